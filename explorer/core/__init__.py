@@ -1,0 +1,1 @@
+"""Qt-free core: models, data, features, decoding, metrics, attention, probe, training, runs."""

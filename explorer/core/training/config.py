@@ -1,0 +1,164 @@
+"""TrainConfig: every setting of a fine-tune, with the BERT paper's recipe as defaults.
+
+Source: Devlin et al. 2019, Section 3.2 / 4 and Appendix A.3 (AdamW, weight decay 0.01 except biases
+and LayerNorm weights, linear warmup over 10% of steps then linear decay to 0, clipping at 1.0,
+dropout 0.1, batch 32, 3 epochs, lr from {5e-5, 4e-5, 3e-5, 2e-5}).
+
+The same dataclass is written to ``runs/<run_id>/config.json``, read by ``bert-explorer train
+--config``, produced by the GUI launcher, and mapped one-to-one onto command-line flags
+(field ``learning_rate`` <-> ``--learning-rate``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TASKS = ("squad_v1", "squad_v2", "single", "pair")
+QA_TASKS = ("squad_v1", "squad_v2")
+MIXED_PRECISION = ("no", "fp16", "bf16")
+
+# The paper's fine-tuning grid (Appendix A.3).
+PAPER_GRID = {"batch_size": [16, 32], "learning_rate": [5e-5, 4e-5, 3e-5, 2e-5], "epochs": [2, 3, 4]}
+
+
+class ConfigError(ValueError):
+    """A setting is missing or out of range; the message names the setting."""
+
+
+@dataclass
+class TrainConfig:
+    """One fine-tuning run. Units: learning rates per optimizer step; lengths in tokens."""
+
+    model: str = "bundled:minilm"
+    task: str = "squad_v2"
+    train: str = ""                 # file path or hub id (with optional "::config" e.g. nyu-mll/glue::sst2)
+    dev: str = ""                   # file path or hub id; empty = no evaluation
+    output_dir: str = ""            # the runs folder; the run lives in output_dir/<run_id>
+    run_id: str = ""                # empty = generated (timestamp + model + task)
+    epochs: float = 3.0
+    max_steps: int = 0              # > 0 overrides epochs
+    batch_size: int = 32
+    gradient_accumulation_steps: int = 1
+    learning_rate: float | None = None   # None = 3e-5 for QA, 2e-5 for classification
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    max_grad_norm: float = 1.0
+    dropout: float = 0.1
+    adam_beta1: float = 0.9
+    adam_beta2: float = 0.999
+    adam_epsilon: float = 1e-8
+    max_seq_length: int | None = None    # None = 384 for QA, 128 for classification
+    doc_stride: int = 128
+    max_query_length: int = 64
+    n_best_size: int = 20
+    max_answer_length: int = 30
+    eval_every: int = 0             # optimizer steps between evaluations; 0 = start and end only
+    dev_cap: int = 0                # evaluate on the first N dev examples; 0 = all
+    train_cap: int = 0              # use the first N train examples; 0 = all
+    mixed_precision: str = "no"
+    seed: int = 42
+    length_grouping: bool = True    # length-grouped batches (dynamic padding) for speed
+    log_every: int = 1
+    save_checkpoints: bool = True
+    watch: list[dict] = field(default_factory=list)   # [{"question": ..., "passage": ...}]
+    text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names)
+    label_column: str = ""
+    num_labels: int = 0             # 0 = inferred from the train labels
+    trust_remote_code: bool = False
+
+    def resolved_learning_rate(self) -> float:
+        if self.learning_rate:
+            return float(self.learning_rate)
+        return 3e-5 if self.task in QA_TASKS else 2e-5
+
+    def resolved_max_seq_length(self) -> int:
+        if self.max_seq_length:
+            return int(self.max_seq_length)
+        return 384 if self.task in QA_TASKS else 128
+
+    def validate(self) -> "TrainConfig":
+        """Raise ConfigError naming the first bad setting; return self when all is well."""
+        if self.task not in TASKS:
+            raise ConfigError(f"task {self.task!r} is not one of {', '.join(TASKS)}")
+        if not self.model:
+            raise ConfigError("model is empty: give a hub id, a local folder or bundled:minilm")
+        if not self.train:
+            raise ConfigError("train data is empty: give a file path or a hub dataset id")
+        if self.mixed_precision not in MIXED_PRECISION:
+            raise ConfigError(f"mixed_precision {self.mixed_precision!r} is not one of {MIXED_PRECISION}")
+        for name in ("batch_size", "gradient_accumulation_steps"):
+            if int(getattr(self, name)) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.max_steps <= 0 and self.epochs <= 0:
+            raise ConfigError("give epochs > 0 or max_steps > 0")
+        if not 0 <= self.warmup_ratio < 1:
+            raise ConfigError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        if self.task in QA_TASKS and self.doc_stride >= self.resolved_max_seq_length() - self.max_query_length - 3:
+            raise ConfigError(f"doc_stride {self.doc_stride} leaves no room: it must be smaller than "
+                              f"max_seq_length - max_query_length - 3")
+        return self
+
+    # ---- serialisation -------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "config") -> "TrainConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ConfigError(f"{source}: unknown setting(s) {', '.join(unknown)}")
+        return cls(**data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "TrainConfig":
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} does not exist") from None
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {path} must hold a JSON object")
+        return cls.from_dict(data, source=str(path))
+
+    def to_cli_args(self) -> list[str]:
+        """The flags of ``bert-explorer train`` that reproduce this config (defaults omitted)."""
+        default = TrainConfig()
+        args: list[str] = []
+        for f in dataclasses.fields(self):
+            value, base = getattr(self, f.name), getattr(default, f.name)
+            if value == base:
+                continue
+            flag = "--" + f.name.replace("_", "-")
+            if isinstance(value, bool):
+                args.append(flag if value else "--no-" + f.name.replace("_", "-"))
+            elif isinstance(value, list):
+                args += [flag, json.dumps(value)]
+            else:
+                args += [flag, str(value)]
+        return args
+
+
+def paper_grid(base: TrainConfig) -> list[TrainConfig]:
+    """The paper's 24-run grid (batch x lr x epochs) around a base config, in a stable order."""
+    out = []
+    for bs in PAPER_GRID["batch_size"]:
+        for lr in PAPER_GRID["learning_rate"]:
+            for ep in PAPER_GRID["epochs"]:
+                out.append(dataclasses.replace(base, batch_size=bs, learning_rate=lr, epochs=float(ep), run_id=""))
+    return out
+
+
+def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
+    """Settings that make the small bundled encoder learn in minutes on a CPU (DESIGN.md speed notes):
+    bf16 autocast, max_seq_length 256, lr 1e-4, length-grouped batches, one epoch."""
+    return dataclasses.replace(base, mixed_precision="bf16", max_seq_length=256, learning_rate=1e-4,
+                               epochs=1.0, length_grouping=True)
