@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 TASKS = ("squad_v1", "squad_v2", "single", "pair")
 QA_TASKS = ("squad_v1", "squad_v2")
-MIXED_PRECISION = ("no", "fp16", "bf16")
+MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
+# "auto": bf16 autocast where bf16 matmul is fast (CUDA with bf16 support; CPUs with AMX tiles), else "no"
+# (fp32). See explorer.core.training.precision.resolve_mixed_precision.
 
 # The paper's fine-tuning grid (Appendix A.3).
 PAPER_GRID = {"batch_size": [16, 32], "learning_rate": [5e-5, 4e-5, 3e-5, 2e-5], "epochs": [2, 3, 4]}
@@ -58,11 +61,13 @@ class TrainConfig:
     eval_every: int = 0             # optimizer steps between evaluations; 0 = start and end only
     dev_cap: int = 0                # evaluate on the first N dev examples; 0 = all
     train_cap: int = 0              # use the first N train examples; 0 = all
-    mixed_precision: str = "no"
+    mixed_precision: str = "auto"  # auto | no | fp16 | bf16 (auto: bf16 on CUDA-bf16 and AMX CPUs)
     seed: int = 42
     length_grouping: bool = True    # length-grouped batches (dynamic padding) for speed
     log_every: int = 1
     save_checkpoints: bool = True
+    save_every: int = 0             # optimizer steps between "last" checkpoints; 0 = at evaluations and the end
+    metric_for_best: str = ""       # eval metric that picks checkpoints/best (higher is better); "" = task default
     watch: list[dict] = field(default_factory=list)   # [{"question": ..., "passage": ...}]
     text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names)
     label_column: str = ""
@@ -81,14 +86,30 @@ class TrainConfig:
 
     def validate(self) -> "TrainConfig":
         """Raise ConfigError naming the first bad setting; return self when all is well."""
-        if self.task not in TASKS:
-            raise ConfigError(f"task {self.task!r} is not one of {', '.join(TASKS)}")
+        known = list(TASKS)
+        registry = sys.modules.get("explorer.core.training.tasks")
+        if registry is not None:  # tasks registered at run time (the worker imports the registry)
+            known += [t for t in registry.task_names() if t not in known]
+        if self.task not in known:
+            raise ConfigError(f"task {self.task!r} is not one of {', '.join(known)}")
         if not self.model:
             raise ConfigError("model is empty: give a hub id, a local folder or bundled:minilm")
         if not self.train:
             raise ConfigError("train data is empty: give a file path or a hub dataset id")
         if self.mixed_precision not in MIXED_PRECISION:
             raise ConfigError(f"mixed_precision {self.mixed_precision!r} is not one of {MIXED_PRECISION}")
+        for name in ("eval_every", "dev_cap", "train_cap", "save_every", "max_steps"):
+            if int(getattr(self, name)) < 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.learning_rate is not None and not self.learning_rate > 0:
+            raise ConfigError(f"learning_rate must be > 0, got {self.learning_rate}")
+        if not 0 <= self.dropout < 1:
+            raise ConfigError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.log_every < 1:
+            raise ConfigError(f"log_every must be >= 1, got {self.log_every}")
+        for item in self.watch:
+            if not isinstance(item, dict):
+                raise ConfigError(f"watch items must be objects like {{\"question\": ..., \"passage\": ...}}, got {item!r}")
         for name in ("batch_size", "gradient_accumulation_steps"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -159,6 +180,8 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
 
 def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
     """Settings that make the small bundled encoder learn in minutes on a CPU (DESIGN.md speed notes):
-    bf16 autocast, max_seq_length 256, lr 1e-4, length-grouped batches, one epoch."""
-    return dataclasses.replace(base, mixed_precision="bf16", max_seq_length=256, learning_rate=1e-4,
+    max_seq_length 256, lr 1e-4, length-grouped batches, one epoch, and mixed precision "auto"
+    (bf16 autocast only where bf16 matmul is fast: AMX CPUs, CUDA with bf16; on a CPU without
+    AMX bf16 matmul is several times *slower* than fp32, so "auto" keeps fp32 there)."""
+    return dataclasses.replace(base, mixed_precision="auto", max_seq_length=256, learning_rate=1e-4,
                                epochs=1.0, length_grouping=True)

@@ -1,0 +1,95 @@
+"""Batched QA inference over a SQuAD dataset: windows -> start_logits, end_logits for every window.
+
+Shared by ``bert-explorer eval``, the training loop's dev evaluation and the GUI. Speed levers
+(DESIGN.md, "Speed notes"): windows are sorted by length so each batch is padded only to its own
+longest window (dynamic padding), the forward runs under ``torch.inference_mode``, and bf16 autocast
+is available on CPUs with AMX. Results come back in feature order, so
+:func:`explorer.core.decoding.decode_predictions` can use them directly.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from explorer.core.features import QAFeatures, collate_qa, prepare_qa_features
+
+
+def _columns(dataset) -> tuple[list[str], list[str]]:
+    if hasattr(dataset, "column_names"):
+        return list(dataset["question"]), list(dataset["context"])
+    return [x["question"] for x in dataset], [x["context"] for x in dataset]
+
+
+def predict_squad(loaded, dataset, *, tokenizer=None, max_seq_length: int = 384, doc_stride: int = 128,
+                  max_query_length: int = 64, batch_size: int = 32, bf16: bool = False,
+                  features: QAFeatures | None = None,
+                  progress: Callable[[int, int], None] | None = None):
+    """Run a QA model over every window of every question.
+
+    Args:
+        loaded: a LoadedModel (model + tokenizer) or a bare ``*ForQuestionAnswering`` model (then pass
+            ``tokenizer``). The model's mode (train/eval) is restored afterwards.
+        dataset: datasets.Dataset or list of dicts with ``question`` and ``context`` (canonical SQuAD rows).
+        tokenizer: overrides/provides the fast tokenizer.
+        max_seq_length, doc_stride, max_query_length: window settings (explorer.core.features).
+        batch_size: windows per forward pass.
+        bf16: run the forward under torch.autocast(bfloat16) (logits are returned as float32).
+        features: precomputed windows of ``dataset`` (skips tokenization).
+        progress: called as progress(windows_done, windows_total) after every batch; may raise to cancel.
+
+    Returns:
+        (features, start_logits, end_logits): QAFeatures and two float32 arrays (n_features, L), L = longest
+        window; positions past ``len(features.input_ids[k])`` hold -inf.
+
+    Raises:
+        ValueError: empty dataset or bad window settings (from prepare_qa_features).
+    """
+    import torch
+
+    model = getattr(loaded, "model", loaded)
+    tok = tokenizer or getattr(loaded, "tokenizer", None)
+    if tok is None:
+        raise ValueError("predict_squad: no tokenizer (pass a LoadedModel or tokenizer=...)")
+    questions, contexts = _columns(dataset)
+    if not questions:
+        raise ValueError("predict_squad: the dataset has no questions")
+    if features is None:
+        features = prepare_qa_features(questions, contexts, tok, max_seq_length=max_seq_length,
+                                       doc_stride=doc_stride, max_query_length=max_query_length)
+    n = len(features)
+    lengths = np.array(features.lengths())
+    width = int(lengths.max())
+    start = np.full((n, width), -np.inf, dtype=np.float32)
+    end = np.full((n, width), -np.inf, dtype=np.float32)
+    order = np.argsort(-lengths, kind="stable")  # longest first: a memory problem shows up at once
+    device = next(model.parameters()).device
+    pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for lo in range(0, n, batch_size):
+                idx = order[lo:lo + batch_size].tolist()
+                batch = collate_qa(features, idx, pad_id)
+                batch.pop("start_positions", None)
+                batch.pop("end_positions", None)
+                batch = {k: v.to(device) for k, v in batch.items()}
+                if bf16:
+                    with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
+                        out = model(**batch)
+                else:
+                    out = model(**batch)
+                s = out.start_logits.float().cpu().numpy()
+                e = out.end_logits.float().cpu().numpy()
+                for row, k in enumerate(idx):
+                    L = lengths[k]
+                    start[k, :L] = s[row, :L]
+                    end[k, :L] = e[row, :L]
+                if progress is not None:
+                    progress(min(lo + batch_size, n), n)
+    finally:
+        if was_training:
+            model.train()
+    return features, start, end

@@ -1,0 +1,375 @@
+"""Probe: one question + one passage -> everything the inspector shows, as plain dataclasses.
+
+The pipeline is the one used for evaluation, so what the inspector shows is what ``eval`` scores:
+windows from :func:`explorer.core.features.prepare_qa_features`, n-best spans and the null score
+from :func:`explorer.core.decoding.decode_example`. On top of that the probe keeps per window the
+tokens, word ids, blocks, start/end logits and softmax probabilities, the by-hand check of the
+output layer (spec seed, Part 4: ``S.T_i = T_i . W[0] + b[0]`` from the last hidden states and the
+``qa_outputs`` weights, compared with the model's ``start_logits``; likewise ``E`` / row 1 for
+``end_logits``), and optionally the attention summaries of :mod:`explorer.core.attention`.
+
+The SQuAD 2.0 rule (BERT paper, Section 4.3): answer iff ``best_non_null_score > null_score + tau``,
+i.e. ``score_diff > tau``. :meth:`ProbeResult.decision` applies it for any tau without a new
+forward pass.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.core.attention import AttentionData, stack_attentions, summarize_attentions, token_blocks
+from explorer.core.decoding import ExampleDecoding, decode_example, span_score_table
+from explorer.core.features import collate_qa, prepare_qa_features
+
+
+class ProbeError(ValueError):
+    """The probe cannot run: empty question/passage, no tokenizer, or not a question-answering model."""
+
+
+@dataclass
+class ProbeWindow:
+    """One window of the probed passage (``[CLS] question [SEP] passage-piece [SEP]``).
+
+    Attributes (seq = number of tokens in this window, no padding):
+        index: window number, 0-based (the order of prepare_qa_features).
+        tokens: seq token strings; input_ids: seq ints.
+        word_ids: seq, the tokenizer's word index (question and passage each count from 0; None for
+            special tokens).
+        blocks: seq, "question" / "passage" / "special" (explorer.core.attention.token_blocks).
+        offsets: seq, ``(start_char, end_char)`` into the passage for passage tokens, else None.
+        cls_index: the null position (the tokenizer's cls token; 0 for BERT, never assumed).
+        start_logits, end_logits: (seq,) float32, the model's S.T_i and E.T_i (logit units).
+        start_probs, end_probs: (seq,) float64, softmax over all tokens of this window.
+        hidden_check_max_abs_diff: max |T_i.W[k] + b[k] - model logit| over tokens and k in {start,
+            end}; None when the head is not a plain (2, hidden) linear layer.
+    """
+
+    index: int
+    tokens: list[str]
+    input_ids: list[int]
+    word_ids: list[int | None]
+    blocks: list[str]
+    offsets: list[tuple[int, int] | None]
+    cls_index: int
+    start_logits: np.ndarray
+    end_logits: np.ndarray
+    start_probs: np.ndarray
+    end_probs: np.ndarray
+    hidden_check_max_abs_diff: float | None
+
+    def span_score_table(self, max_answer_length: int = 30) -> np.ndarray:
+        """(seq, seq) S.T_i + E.T_j, NaN where the span is invalid (decoding.span_score_table)."""
+        return span_score_table(self.start_logits, self.end_logits, self.offsets,
+                                max_answer_length=max_answer_length)
+
+    def __len__(self) -> int:
+        return len(self.input_ids)
+
+
+@dataclass
+class Decision:
+    """The SQuAD 2.0 decision for one tau.
+
+    Attributes:
+        answer: True iff score_diff > tau (best_non_null_score > null_score + tau).
+        answer_text: the best span's text when answering, else "".
+        inequality: e.g. ``"23.25 > 14.18 ? yes -> answer"`` (left: best_non_null_score; right:
+            null_score + tau; 2 decimals), the seed's notation.
+        tau, best_non_null_score, threshold (= null_score + tau), score_diff: the numbers used.
+    """
+
+    answer: bool
+    answer_text: str
+    inequality: str
+    tau: float
+    best_non_null_score: float
+    threshold: float
+    score_diff: float
+
+    @property
+    def text(self) -> str:
+        return self.answer_text
+
+
+@dataclass
+class ProbeResult:
+    """Everything about one probe.
+
+    Attributes:
+        question, passage: as given (offsets index into passage).
+        source: the model source string; head_initialised: True if the QA head is untrained (None
+            when probing a bare model whose loading history is unknown).
+        windows: ProbeWindow per window; the answer may come from any of them.
+        decoding: ExampleDecoding over all windows (n-best spans, null parts, window indices).
+        null_score: min over windows of start_logits[cls] + end_logits[cls]; null_start_logit,
+            null_end_logit: its two parts (from window decoding.null_window).
+        best_non_null_score: best span score (-inf if no valid span); score_diff = best_non_null_score
+            - null_score.
+        tau: the tau given to probe(); decision() uses it by default.
+        byhand_max_abs_diff: max over windows of hidden_check_max_abs_diff; None when not computable,
+            with byhand_note saying why.
+        attention: one AttentionData per window when probe(attentions=True), else None.
+        n_best_size, max_answer_length: decoding settings; seconds: wall time of probe().
+    """
+
+    question: str
+    passage: str
+    source: str
+    head_initialised: bool | None
+    windows: list[ProbeWindow]
+    decoding: ExampleDecoding
+    null_score: float
+    null_start_logit: float
+    null_end_logit: float
+    best_non_null_score: float
+    score_diff: float
+    tau: float
+    byhand_max_abs_diff: float | None
+    attention: list[AttentionData] | None
+    n_best_size: int
+    max_answer_length: int
+    seconds: float
+    byhand_note: str = ""
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def nbest(self):
+        """decoding.nbest: SpanCandidate list, best first."""
+        return self.decoding.nbest
+
+    @property
+    def best_window(self) -> ProbeWindow:
+        """The window of the best span (or of the null score when there is no span)."""
+        w = self.decoding.nbest[0].window_index if self.decoding.nbest else self.decoding.null_window
+        return self.windows[w]
+
+    @property
+    def tokens(self) -> list[str]:
+        """Tokens of best_window (see windows for all of them)."""
+        return self.best_window.tokens
+
+    @property
+    def word_ids(self) -> list[int | None]:
+        return self.best_window.word_ids
+
+    @property
+    def blocks(self) -> list[str]:
+        return self.best_window.blocks
+
+    def decision(self, tau: float | None = None) -> Decision:
+        """Apply the SQuAD 2.0 rule for ``tau`` (default: the tau given to probe); no forward pass.
+
+        Answer iff ``score_diff > tau``; the text reads ``"<best_non_null_score> > <null_score + tau>
+        ? yes -> answer"`` or ``"... ? no -> no answer"`` with 2 decimals.
+        """
+        tau = self.tau if tau is None else float(tau)
+        answer = bool(self.decoding.nbest) and self.score_diff > tau
+        threshold = self.null_score + tau
+        verdict = "yes -> answer" if answer else "no -> no answer"
+        return Decision(answer=answer, answer_text=self.decoding.nbest[0].text if answer else "",
+                        inequality=f"{self.best_non_null_score:.2f} > {threshold:.2f} ? {verdict}",
+                        tau=tau, best_non_null_score=self.best_non_null_score, threshold=threshold,
+                        score_diff=self.score_diff)
+
+    def to_dict(self, *, arrays: bool = True) -> dict:
+        """A JSON-ready dump (floats, lists, no numpy). -inf scores become None. With arrays=False the
+        per-token logits/probabilities are left out. Attention: per-window block flow (layers, heads,
+        3, 3), its head mean and the per-token block share (raw weights and rollout are not dumped)."""
+        def num(x):
+            return None if x is None or not math.isfinite(x) else float(x)
+
+        d = self.decision()
+        out = {
+            "question": self.question, "passage": self.passage, "source": self.source,
+            "head_initialised": self.head_initialised, "tau": self.tau,
+            "answer": d.answer_text, "answered": d.answer, "inequality": d.inequality,
+            "null_score": num(self.null_score), "null_start_logit": num(self.null_start_logit),
+            "null_end_logit": num(self.null_end_logit), "null_window": self.decoding.null_window,
+            "best_non_null_score": num(self.best_non_null_score), "score_diff": num(self.score_diff),
+            "nbest": [{"text": c.text, "start_char": c.start_char, "end_char": c.end_char,
+                       "start_token": c.start_token, "end_token": c.end_token, "window_index": c.window_index,
+                       "start_logit": c.start_logit, "end_logit": c.end_logit, "score": c.score}
+                      for c in self.decoding.nbest],
+            "byhand_max_abs_diff": num(self.byhand_max_abs_diff), "byhand_note": self.byhand_note,
+            "n_best_size": self.n_best_size, "max_answer_length": self.max_answer_length,
+            "settings": dict(self.settings), "seconds": self.seconds, "windows": [],
+        }
+        for w in self.windows:
+            wd = {"index": w.index, "tokens": w.tokens, "word_ids": w.word_ids, "blocks": w.blocks,
+                  "offsets": [list(o) if o is not None else None for o in w.offsets], "cls_index": w.cls_index,
+                  "hidden_check_max_abs_diff": num(w.hidden_check_max_abs_diff)}
+            if arrays:
+                wd.update(start_logits=w.start_logits.tolist(), end_logits=w.end_logits.tolist(),
+                          start_probs=w.start_probs.tolist(), end_probs=w.end_probs.tolist())
+            out["windows"].append(wd)
+        if self.attention is not None:
+            out["attention"] = [{"flow": a.flow.tolist(), "flow_mean": a.flow_mean.tolist(),
+                                 "token_share": a.token_share.tolist()} for a in self.attention]
+        return out
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = np.asarray(x, dtype=np.float64)
+    z = np.exp(z - z.max())
+    return z / z.sum()
+
+
+def _qa_head(model) -> tuple[object | None, str]:
+    """(the (2, hidden) linear head, "") or (None, reason)."""
+    head = getattr(model, "qa_outputs", None)
+    if head is None:
+        return None, (f"{type(model).__name__} has no qa_outputs layer; the by-hand check S.T_i = T_i.W[0] + b[0] "
+                      "only applies to BERT-style QA heads")
+    weight = getattr(head, "weight", None)
+    if weight is None or weight.dim() != 2 or weight.shape[0] != 2:
+        shape = None if weight is None else tuple(weight.shape)
+        return None, f"qa_outputs is not a (2, hidden) linear layer (weight shape {shape}); by-hand check skipped"
+    return head, ""
+
+
+def _word_ids_cached(tokenizer, question: str, passage: str):
+    """A function (seq_ids, offsets) -> word ids of one window: question tokens take the word ids of
+    the question tokenized alone (same pieces, same order), passage tokens the word id of the
+    passage token with the same character offsets in the passage tokenized alone."""
+    q = tokenizer(question.lstrip(), add_special_tokens=False)
+    p = tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True)
+    q_words = q.word_ids()
+    p_by_offset = {tuple(o): w for o, w in zip(p["offset_mapping"], p.word_ids())}
+    p_by_start = {o[0]: w for o, w in zip(p["offset_mapping"], p.word_ids())}
+
+    def assign(seq_ids: list, offsets: list) -> list[int | None]:
+        out: list[int | None] = []
+        qi = 0
+        for sid, off in zip(seq_ids, offsets):
+            if sid == 0:
+                out.append(q_words[qi] if qi < len(q_words) else None)
+                qi += 1
+            elif sid == 1 and off is not None:
+                out.append(p_by_offset.get(tuple(off), p_by_start.get(off[0])))
+            else:
+                out.append(None)
+        return out
+
+    return assign
+
+
+def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tokenizer=None,
+          attentions: bool = False, keep_attentions: str | None = "float32", max_seq_length: int = 384,
+          doc_stride: int = 128, max_query_length: int = 64, n_best_size: int = 20,
+          max_answer_length: int = 30) -> ProbeResult:
+    """Run a QA model on one question + passage and collect everything the inspector shows.
+
+    Args:
+        loaded_or_model: a LoadedModel (explorer.core.models.load_model) or a bare transformers QA
+            model (then ``tokenizer`` is required).
+        question, passage: plain text; offsets in the result index into ``passage``.
+        tau: the SQuAD 2.0 threshold for ``decision()`` (logit units; answer iff score_diff > tau).
+        tokenizer: a fast tokenizer, when loaded_or_model is a bare model.
+        attentions: also compute attention summaries (block flow, token share, rollout) per window.
+            That forward runs with eager attention (explorer.core.models.eager_attention), one window
+            at a time; without it all windows go through SDPA in one batch.
+        keep_attentions: with attentions=True, keep the raw weights (layers, heads, seq, seq) per
+            window as "float32" or "float16" numpy, or None to keep only the summaries.
+        max_seq_length, doc_stride, max_query_length: windowing (features.prepare_qa_features).
+        n_best_size, max_answer_length: span search (decoding.decode_example).
+
+    Returns:
+        ProbeResult.
+
+    Raises:
+        ProbeError: empty question or passage, no tokenizer, or a model without start/end logits.
+        ValueError: window settings that leave no room for the passage (from prepare_qa_features).
+    """
+    import torch
+
+    t0 = time.perf_counter()
+    model = getattr(loaded_or_model, "model", loaded_or_model)
+    tok = tokenizer if tokenizer is not None else getattr(loaded_or_model, "tokenizer", None)
+    if tok is None:
+        raise ProbeError("probe needs a tokenizer: pass a LoadedModel or tokenizer=...")
+    if not isinstance(question, str) or not question.strip():
+        raise ProbeError("probe: the question is empty")
+    if not isinstance(passage, str) or not passage.strip():
+        raise ProbeError("probe: the passage is empty")
+    source = getattr(loaded_or_model, "source", None) or getattr(getattr(model, "config", None),
+                                                                   "name_or_path", "") or type(model).__name__
+    head_initialised = getattr(loaded_or_model, "head_initialised", None)
+
+    feats = prepare_qa_features([question], [passage], tok, max_seq_length=max_seq_length,
+                                doc_stride=doc_stride, max_query_length=max_query_length)
+    n_windows = len(feats)
+    head, byhand_note = _qa_head(model)
+    try:
+        device = next(model.parameters()).device
+    except StopIteration:
+        device = torch.device("cpu")
+    pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
+    chunks = [[k] for k in range(n_windows)] if attentions else [list(range(n_windows))]
+    assign_words = _word_ids_cached(tok, question, passage)
+
+    windows: list[ProbeWindow] = []
+    attention_data: list[AttentionData] | None = [] if attentions else None
+    for chunk in chunks:
+        batch = {k: v.to(device) for k, v in collate_qa(feats, chunk, pad_id).items()}
+        with torch.inference_mode():
+            if attentions:
+                from explorer.core.models import eager_attention
+
+                with eager_attention(model):
+                    out = model(**batch, output_hidden_states=True, output_attentions=True)
+            else:
+                out = model(**batch, output_hidden_states=True)
+            if getattr(out, "start_logits", None) is None or getattr(out, "end_logits", None) is None:
+                raise ProbeError(f"{type(model).__name__} returns no start_logits/end_logits; probe needs a "
+                                 "question-answering model (load_model(source, task='qa'))")
+            last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
+            if head is not None and last_hidden is not None:
+                w = head.weight
+                b = head.bias if getattr(head, "bias", None) is not None else torch.zeros(2, dtype=w.dtype,
+                                                                                            device=w.device)
+                start_hand = last_hidden @ w[0] + b[0]          # (batch, seq): S.T_i
+                end_hand = last_hidden @ w[1] + b[1]            # (batch, seq): E.T_i
+            elif head is not None:
+                byhand_note = "the model returned no hidden states; by-hand check skipped"
+            start_all = out.start_logits.float().cpu().numpy()
+            end_all = out.end_logits.float().cpu().numpy()
+            for row, k in enumerate(chunk):
+                n = len(feats.input_ids[k])
+                ids = list(feats.input_ids[k])
+                seq_ids = feats.sequence_ids[k]
+                offsets = feats.offset_mapping[k]
+                s = start_all[row, :n].copy()
+                e = end_all[row, :n].copy()
+                diff = None
+                if head is not None and last_hidden is not None:
+                    diff = float(max((start_hand[row, :n].float() - out.start_logits[row, :n].float()).abs().max(),
+                                     (end_hand[row, :n].float() - out.end_logits[row, :n].float()).abs().max()))
+                blocks = token_blocks(seq_ids, ids, tok)
+                windows.append(ProbeWindow(
+                    index=k, tokens=tok.convert_ids_to_tokens(ids), input_ids=ids,
+                    word_ids=assign_words(seq_ids, offsets), blocks=blocks, offsets=list(offsets),
+                    cls_index=int(feats.cls_index[k]), start_logits=s, end_logits=e,
+                    start_probs=_softmax(s), end_probs=_softmax(e), hidden_check_max_abs_diff=diff))
+                if attentions:
+                    att = stack_attentions(out.attentions, batch_index=row, length=n)
+                    attention_data.append(summarize_attentions(att, blocks, keep=keep_attentions))
+            del out
+
+    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
+                              [w.offsets for w in windows], [w.cls_index for w in windows],
+                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
+    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
+    return ProbeResult(
+        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
+        windows=windows, decoding=decoding, null_score=decoding.null_score,
+        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
+        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
+        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
+        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
+        byhand_note=byhand_note,
+        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
+                  "attentions": bool(attentions)})

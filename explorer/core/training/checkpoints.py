@@ -1,0 +1,180 @@
+"""Checkpoints of a run: ``checkpoints/last`` (to resume) and ``checkpoints/best`` (best dev metric).
+
+Each checkpoint folder is a complete ``save_pretrained`` model (safetensors) + tokenizer, so it is a
+model source anywhere a folder is accepted, plus:
+
+- ``training_state.pt``: optimizer, scheduler, RNG states, step, epoch position, best metric (``last``
+  only; ``best`` is a hard-linked/copied snapshot of a ``last`` and keeps the same files);
+- ``checkpoint.json``: step, kind, metrics at that step (human-readable).
+
+Atomic writes: everything is written into ``checkpoints/.tmp-<kind>-<pid>``, then the old folder is
+renamed to ``<kind>.old`` and the new one renamed into place, then the old one is removed. A crash
+at any point leaves either the previous checkpoint or the new one complete; :func:`checkpoint_dir`
+falls back to ``<kind>.old`` if the crash hit between the two renames.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "training_state.pt"
+INFO_FILE = "checkpoint.json"
+KINDS = ("last", "best")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing or unreadable; the message names the folder."""
+
+
+def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:
+    """The folder of a complete checkpoint of this kind, or None (falls back to ``<kind>.old``)."""
+    base = Path(run_dir) / CHECKPOINTS
+    for name in (kind, kind + ".old"):
+        p = base / name
+        if (p / INFO_FILE).is_file():
+            return p
+    return None
+
+
+def rng_state() -> dict:
+    """Python, numpy, torch (and CUDA) RNG states, for exact resumption."""
+    import random
+
+    import numpy as np
+    import torch
+
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    import random
+
+    import numpy as np
+    import torch
+
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _replace_dir(tmp: Path, final: Path) -> None:
+    old = final.with_name(final.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if final.exists():
+        os.replace(final, old)
+    os.replace(tmp, final)
+    if old.exists():
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def save_checkpoint(run_dir: str | Path, model, tokenizer, *, step: int, metrics: dict | None = None,
+                    training_state: dict | None = None, kind: str = "last") -> Path:
+    """Write a checkpoint atomically; returns its final folder.
+
+    Args:
+        run_dir: the run folder.
+        model: an (unwrapped) transformers model; saved with ``save_pretrained(safe_serialization=True)``.
+        tokenizer: saved alongside so the folder is a complete model source.
+        step: optimizer steps done.
+        metrics: dev metrics at this step (into checkpoint.json).
+        training_state: dict for ``training_state.pt`` (optimizer/scheduler/rng/position), or None.
+        kind: "last" or "best".
+
+    Raises:
+        OSError: disk full or unwritable folder (the previous checkpoint stays in place).
+    """
+    import torch
+
+    if kind not in KINDS:
+        raise ValueError(f"checkpoint kind must be one of {KINDS}, got {kind!r}")
+    base = Path(run_dir) / CHECKPOINTS
+    base.mkdir(parents=True, exist_ok=True)
+    tmp = base / f".tmp-{kind}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        tmp.mkdir()
+        model.save_pretrained(tmp, safe_serialization=True)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(tmp)
+        if training_state is not None:
+            torch.save(training_state, tmp / STATE_FILE)
+        info = {"step": int(step), "kind": kind, "metrics": metrics or {}}
+        (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
+        _replace_dir(tmp, base / kind)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return base / kind
+
+
+def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str = "best",
+                    metrics: dict | None = None) -> Path:
+    """Snapshot one checkpoint as another (hard links where the file system allows, else copies), atomically."""
+    base = Path(run_dir) / CHECKPOINTS
+    src = checkpoint_dir(run_dir, src_kind)
+    if src is None:
+        raise CheckpointError(f"{base / src_kind}: no complete checkpoint to copy")
+    tmp = base / f".tmp-{dst_kind}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+
+    def link_or_copy(s, d):
+        try:
+            os.link(s, d)
+        except OSError:
+            shutil.copy2(s, d)
+
+    try:
+        shutil.copytree(src, tmp, copy_function=link_or_copy)
+        info = json.loads((tmp / INFO_FILE).read_text(encoding="utf-8"))
+        info["kind"] = dst_kind
+        if metrics is not None:
+            info["metrics"] = metrics
+        (tmp / INFO_FILE).unlink()  # a hard link: write a new file, never through the link
+        (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
+        _replace_dir(tmp, base / dst_kind)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return base / dst_kind
+
+
+def load_training_state(run_dir: str | Path) -> tuple[Path, dict]:
+    """(checkpoint folder, training_state dict) of the ``last`` checkpoint.
+
+    Raises:
+        CheckpointError: no complete ``last`` checkpoint, or its state file is unreadable.
+    """
+    import torch
+
+    folder = checkpoint_dir(run_dir, "last")
+    if folder is None:
+        raise CheckpointError(f"{Path(run_dir)}: no checkpoint to resume from (checkpoints/last is missing; "
+                              "a run saves one at each evaluation and at the end)")
+    path = folder / STATE_FILE
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+    except FileNotFoundError:
+        raise CheckpointError(f"{folder}: {STATE_FILE} is missing (not a resumable checkpoint)") from None
+    except Exception as exc:  # noqa: BLE001 - torn or foreign file
+        raise CheckpointError(f"{path}: cannot read the training state ({exc})") from None
+    return folder, state
+
+
+def read_checkpoint_info(folder: str | Path) -> dict:
+    """checkpoint.json of a checkpoint folder ({} when missing or unreadable)."""
+    try:
+        return json.loads((Path(folder) / INFO_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}

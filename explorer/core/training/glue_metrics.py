@@ -1,0 +1,100 @@
+"""GLUE-style classification metrics in numpy: accuracy, binary F1, Matthews correlation,
+Pearson and Spearman correlation (Wang et al. 2019, GLUE, Table 1; the same definitions as
+scikit-learn / scipy). All values are fractions in [0, 1] (correlations in [-1, 1]), not percent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def accuracy(labels: np.ndarray, preds: np.ndarray) -> float:
+    """Share of predictions equal to the label. labels, preds: int arrays of shape (n,)."""
+    labels, preds = np.asarray(labels), np.asarray(preds)
+    return float((labels == preds).mean()) if labels.size else 0.0
+
+
+def binary_f1(labels: np.ndarray, preds: np.ndarray, positive: int = 1) -> float:
+    """F1 of the positive class: 2 TP / (2 TP + FP + FN); 0.0 when there is no positive at all."""
+    labels, preds = np.asarray(labels), np.asarray(preds)
+    tp = float(((preds == positive) & (labels == positive)).sum())
+    fp = float(((preds == positive) & (labels != positive)).sum())
+    fn = float(((preds != positive) & (labels == positive)).sum())
+    denom = 2 * tp + fp + fn
+    return 2 * tp / denom if denom else 0.0
+
+
+def matthews_corrcoef(labels: np.ndarray, preds: np.ndarray) -> float:
+    """Matthews correlation, multi-class form (Gorodkin 2004); binary case = (TP TN - FP FN) / sqrt(...).
+
+    0.0 when a denominator is zero (e.g. a constant prediction), as scikit-learn does.
+    """
+    labels, preds = np.asarray(labels), np.asarray(preds)
+    classes = np.union1d(labels, preds)
+    index = {c: i for i, c in enumerate(classes)}
+    k = len(classes)
+    conf = np.zeros((k, k), dtype=np.float64)
+    for y, p in zip(labels, preds):
+        conf[index[y], index[p]] += 1
+    t = conf.sum(axis=1)      # true counts per class
+    p = conf.sum(axis=0)      # predicted counts per class
+    c = np.trace(conf)
+    s = conf.sum()
+    cov_ytyp = c * s - t @ p
+    cov_ypyp = s * s - p @ p
+    cov_ytyt = s * s - t @ t
+    denom = np.sqrt(cov_ytyt * cov_ypyp)
+    return float(cov_ytyp / denom) if denom else 0.0
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson correlation of two float arrays of shape (n,); 0.0 if either is constant."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    xm, ym = x - x.mean(), y - y.mean()
+    denom = np.sqrt((xm * xm).sum() * (ym * ym).sum())
+    return float((xm * ym).sum() / denom) if denom else 0.0
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n with ties given their average rank (scipy.stats.rankdata 'average')."""
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x), dtype=np.float64)
+    sorted_x = x[order]
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and sorted_x[j + 1] == sorted_x[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman rank correlation = Pearson correlation of the (tie-averaged) ranks."""
+    return pearson(_ranks(x), _ranks(y))
+
+
+def classification_metrics(labels: np.ndarray, logits: np.ndarray) -> dict:
+    """Metrics for one evaluation.
+
+    Args:
+        labels: (n,) int class ids, or (n,) floats for regression.
+        logits: (n, num_labels) model outputs; num_labels 1 means regression.
+
+    Returns:
+        classification: accuracy, matthews_corrcoef, and f1 (binary tasks only).
+        regression: pearson, spearman, mse.
+    """
+    logits = np.asarray(logits, dtype=np.float64)
+    if logits.ndim == 2 and logits.shape[1] == 1:
+        pred = logits[:, 0]
+        labels = np.asarray(labels, dtype=np.float64)
+        return {"pearson": pearson(pred, labels), "spearman": spearman(pred, labels),
+                "mse": float(((pred - labels) ** 2).mean()) if labels.size else 0.0}
+    preds = logits.argmax(axis=-1)
+    out = {"accuracy": accuracy(labels, preds), "matthews_corrcoef": matthews_corrcoef(labels, preds)}
+    if logits.shape[1] == 2:
+        out["f1"] = binary_f1(labels, preds)
+    return out

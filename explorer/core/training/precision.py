@@ -1,0 +1,49 @@
+"""Choosing the mixed precision: "auto" -> "bf16" where bf16 matmul is fast, else "no" (fp32).
+
+bf16 autocast pays off only with hardware bf16 matmul: CUDA GPUs with bf16 support (Ampere and
+newer) and Intel CPUs with AMX tiles (Sapphire Rapids and newer), where it measured ~5x the fp32
+matmul rate (DESIGN.md speed notes). On CPUs without AMX (or AVX512-BF16), oneDNN emulates bf16 and
+it is several times *slower* than fp32, so "auto" keeps fp32 there. fp16 is only offered on CUDA.
+"""
+
+from __future__ import annotations
+
+
+def cpu_has_amx() -> bool:
+    """True when this CPU exposes AMX tiles to torch (torch.cpu._is_amx_tile_supported)."""
+    import torch
+
+    probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
+    if probe is not None:
+        try:
+            return bool(probe())
+        except Exception:  # noqa: BLE001 - a private API: any failure means "unknown" -> no
+            return False
+    try:  # older torch: the kernel's CPU flags (Linux)
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            return "amx_bf16" in fh.read()
+    except OSError:
+        return False
+
+
+def resolve_mixed_precision(value: str, device_type: str | None = None) -> str:
+    """"auto" -> "bf16" or "no" for the device accelerate will use; other values pass through.
+
+    Args:
+        value: "auto", "no", "fp16" or "bf16".
+        device_type: "cuda", "cpu", "mps", ...; None = what torch would pick (cuda if available).
+
+    Returns:
+        "no", "fp16" or "bf16".
+    """
+    if value != "auto":
+        return value
+    import torch
+
+    if device_type is None:
+        device_type = "cuda" if torch.cuda.is_available() else "cpu"
+    if device_type == "cuda":
+        return "bf16" if torch.cuda.is_bf16_supported() else "no"
+    if device_type == "cpu":
+        return "bf16" if cpu_has_amx() else "no"
+    return "no"

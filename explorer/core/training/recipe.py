@@ -1,0 +1,101 @@
+"""The BERT paper's optimisation recipe: AdamW groups, linear warmup + linear decay, clipping.
+
+Source: Devlin et al. 2019, Appendix A.3 / A.2 (Adam, L2 weight decay 0.01, warmup over the first
+10% of steps, linear decay); the "no decay on bias and LayerNorm weights" rule and the schedule
+are those of the official ``run_squad.py`` / ``optimization.py`` and of Hugging Face
+``get_linear_schedule_with_warmup``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+NO_DECAY_SUFFIXES = ("bias",)
+
+
+def _is_norm(module: torch.nn.Module) -> bool:
+    return isinstance(module, (torch.nn.LayerNorm, torch.nn.GroupNorm, torch.nn.RMSNorm)) or \
+        "layernorm" in type(module).__name__.lower() or "rmsnorm" in type(module).__name__.lower()
+
+
+def decay_parameter_names(model: torch.nn.Module) -> tuple[list[str], list[str]]:
+    """Split trainable parameter names into (decay, no_decay).
+
+    No decay: every bias, and the weights of LayerNorm-like modules (found by module type, so
+    ``LayerNorm.weight`` is caught whatever it is called). Everything else decays.
+    """
+    norm_params = set()
+    for mod_name, module in model.named_modules():
+        if _is_norm(module):
+            for p_name, _ in module.named_parameters(recurse=False):
+                norm_params.add(f"{mod_name}.{p_name}" if mod_name else p_name)
+    decay, no_decay = [], []
+    for name, param in model.named_parameters():
+        if not param.requires_grad:
+            continue
+        if name in norm_params or name.endswith(NO_DECAY_SUFFIXES):
+            no_decay.append(name)
+        else:
+            decay.append(name)
+    return decay, no_decay
+
+
+def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
+    """AdamW parameter groups: [{params: decayed, weight_decay}, {params: no_decay, weight_decay: 0}]."""
+    decay, no_decay = decay_parameter_names(model)
+    params = dict(model.named_parameters())
+    return [
+        {"params": [params[n] for n in decay], "weight_decay": float(weight_decay), "names": decay},
+        {"params": [params[n] for n in no_decay], "weight_decay": 0.0, "names": no_decay},
+    ]
+
+
+def build_optimizer(model: torch.nn.Module, *, learning_rate: float, weight_decay: float = 0.01,
+                    betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> torch.optim.AdamW:
+    """torch AdamW (decoupled weight decay, Loshchilov & Hutter 2019) over :func:`param_groups`.
+
+    Uses the fused CPU/CUDA kernel when this torch build has one for the parameters' device.
+    """
+    groups = [{k: v for k, v in g.items() if k != "names"} for g in param_groups(model, weight_decay)]
+    groups = [g for g in groups if g["params"]]
+    kwargs = dict(lr=learning_rate, betas=betas, eps=eps)
+    try:
+        return torch.optim.AdamW(groups, fused=True, **kwargs)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.AdamW(groups, **kwargs)
+
+
+def warmup_steps_for(total_steps: int, warmup_ratio: float) -> int:
+    """Number of warmup steps: ceil(warmup_ratio * total_steps) (Hugging Face convention)."""
+    return int(math.ceil(warmup_ratio * total_steps))
+
+
+def linear_schedule(warmup_steps: int, total_steps: int):
+    """lr multiplier for optimizer step s (0-based: the multiplier used by the (s+1)-th update).
+
+    s < warmup: s / warmup (0 at s = 0); then (total - s) / (total - warmup), reaching 0 at s = total.
+    Identical to transformers.get_linear_schedule_with_warmup.
+    """
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return float(step) / float(max(1, warmup_steps))
+        return max(0.0, float(total_steps - step) / float(max(1, total_steps - warmup_steps)))
+    return factor
+
+
+def build_scheduler(optimizer: torch.optim.Optimizer, *, warmup_steps: int, total_steps: int):
+    """torch LambdaLR with :func:`linear_schedule`; call ``step()`` once per optimizer step."""
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup_steps, total_steps))
+
+
+def clip_gradients(parameters, max_norm: float) -> torch.Tensor:
+    """Clip the global L2 norm of the gradients to ``max_norm`` (skipped when max_norm <= 0).
+
+    Returns the norm *before* clipping, as a 0-d tensor (no host sync). Pass an accelerate
+    Accelerator's ``clip_grad_norm_`` result instead when running under accelerate.
+    """
+    params = [p for p in parameters if p.grad is not None]
+    limit = float(max_norm) if max_norm and max_norm > 0 else float("inf")
+    return torch.nn.utils.clip_grad_norm_(params, limit)

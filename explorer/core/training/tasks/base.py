@@ -1,0 +1,135 @@
+"""The task interface of the training loop, and the registry of tasks.
+
+A task knows everything task-specific: which model head to load, how to read its data, how to
+turn examples into features and padded batches, the loss from the model's output, what to gather
+at evaluation and how to turn it into metrics, and what a "watch" probe shows. The loop in
+``loop.py`` only talks to this interface, so adding multiple choice (SWAG) or token tagging means
+writing one ``Task`` subclass and calling :func:`register_task`, without touching the loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+MODEL_INPUT_KEYS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class FeatureSet:
+    """Model-ready rows (not padded) plus a collate function that pads a batch of them.
+
+    Attributes:
+        lengths: tokens per row (for length-grouped batches and per-token outputs).
+        collate_rows: callable(list of row indices) -> dict of tensors (model inputs + labels).
+        examples_of_rows: example index of each row (several rows per example for QA windows).
+        raw: the task's own feature object (e.g. QAFeatures) for its metrics.
+    """
+
+    def __init__(self, lengths: list[int], collate_rows: Callable[[list[int]], dict],
+                 examples_of_rows: list[int] | None = None, raw: Any = None):
+        self.lengths = list(lengths)
+        self.collate_rows = collate_rows
+        self.examples_of_rows = examples_of_rows
+        self.raw = raw
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def collate(self, indices: list[int]) -> dict:
+        """Padded batch for rows ``indices`` with ``feature_index`` (batch,) added for gathering."""
+        indices = [int(i) for i in indices]
+        batch = self.collate_rows(indices)
+        batch["feature_index"] = torch.tensor(indices, dtype=torch.long)
+        return batch
+
+
+class Task:
+    """Base class; subclasses fill in every method. See the module docstring.
+
+    Class attributes:
+        name: the ``--task`` value.
+        head: the model head for ``load_model(source, task=head)``.
+        primary_metric: eval metric that picks the "best" checkpoint (higher is better).
+        default_learning_rate, default_max_seq_length: used when the config leaves them unset.
+        token_level_outputs: names of eval outputs that are per token (batch, seq): they are padded
+            across processes and cut back to each row's length before ``metrics``.
+    """
+
+    name = ""
+    head = ""
+    primary_metric = ""
+    default_learning_rate = 2e-5
+    default_max_seq_length = 128
+    token_level_outputs: tuple[str, ...] = ()
+
+    # -- data -----------------------------------------------------------------------------
+    def load(self, config, split: str):
+        """Examples of ``config.train`` (split "train") or ``config.dev`` ("dev"), caps applied.
+        Raises a ValueError subclass naming the file and record on bad data."""
+        raise NotImplementedError
+
+    def num_examples(self, examples) -> int:
+        return len(examples)
+
+    def num_labels(self, train_examples, config) -> int | None:
+        """num_labels for the model head (None when the head has a fixed size)."""
+        return None
+
+    def check_data(self, train_examples, dev_examples, config) -> None:
+        """Cross-checks between train and dev (e.g. label ranges); raise ValueError with specifics."""
+
+    def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
+        raise NotImplementedError
+
+    # -- model ----------------------------------------------------------------------------
+    def model_inputs(self, batch: dict) -> dict:
+        return {k: v for k, v in batch.items() if k in MODEL_INPUT_KEYS}
+
+    def loss(self, outputs, batch: dict) -> torch.Tensor:
+        """Scalar training loss (float32) from the model outputs and the batch labels."""
+        raise NotImplementedError
+
+    def eval_outputs(self, outputs, batch: dict) -> dict[str, torch.Tensor]:
+        """Row-aligned tensors to gather at evaluation, each (batch, ...)."""
+        raise NotImplementedError
+
+    def metrics(self, examples, features: FeatureSet, outputs: dict[str, list[np.ndarray]], config,
+                out_dir: Path | None) -> dict:
+        """Metrics from gathered outputs (``outputs[name][row]`` in feature order). May write
+        prediction files into ``out_dir`` (the run folder) when given."""
+        raise NotImplementedError
+
+    # -- watch ----------------------------------------------------------------------------
+    def watch_items(self, config, dev_examples) -> list[dict]:
+        """The watch list for this run (config.watch, or a task default)."""
+        return list(config.watch or [])
+
+    def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
+        """Probe each watch item with the current model; JSON-safe dicts for the eval event."""
+        return []
+
+
+_REGISTRY: dict[str, Task] = {}
+
+
+def register_task(task: Task) -> Task:
+    """Add a task to the registry under ``task.name`` (replaces one of the same name)."""
+    if not task.name or not task.head:
+        raise ValueError("a task needs a name and a model head")
+    _REGISTRY[task.name] = task
+    return task
+
+
+def get_task(name: str) -> Task:
+    """The registered task called ``name``; ValueError listing the known names otherwise."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def task_names() -> list[str]:
+    return list(_REGISTRY)

@@ -1,0 +1,145 @@
+"""Extractive question answering: SQuAD v1.1 ("squad_v1") and v2.0 ("squad_v2").
+
+Head: ``AutoModelForQuestionAnswering``: start_logits = S.T_i, end_logits = E.T_i (BERT paper, Section
+4.2/4.3). Training loss per window: (-log P_start(s) - log P_end(e)) / 2, averaged over the batch, as
+``BertForQuestionAnswering`` computes it (labels at the [CLS] position when the answer is not in the
+window, or the question has none). Evaluation: windows -> n-best span search (core.decoding) -> official
+SQuAD metrics (core.metrics; v2.0 adds HasAns/NoAns and the best threshold). Watch: core.probe with
+attention block flow.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from explorer.core.training.tasks.base import FeatureSet, Task
+
+FLOW_KEYS = [(a, b) for a in ("question", "passage", "special") for b in ("question", "passage", "special")]
+
+
+class QATask(Task):
+    head = "qa"
+    primary_metric = "f1"
+    default_learning_rate = 3e-5
+    default_max_seq_length = 384
+    token_level_outputs = ("start_logits", "end_logits")
+
+    def __init__(self, name: str, version: str):
+        self.name = name
+        self.version = version  # "v1.1" | "v2.0"
+
+    # -- data -----------------------------------------------------------------------------
+    def load(self, config, split: str):
+        from explorer.core.data.squad import SquadDataError, load_squad
+
+        source = config.train if split == "train" else config.dev
+        cap = config.train_cap if split == "train" else config.dev_cap
+        ds, report = load_squad(source, split="train" if split == "train" else "validation")
+        if cap and cap < len(ds):
+            ds = ds.select(range(cap))
+        if self.version == "v1.1" and report.n_impossible:
+            raise SquadDataError(f"{source}: {report.n_impossible} unanswerable questions (SQuAD 2.0 data) "
+                                 f"but the task is {self.name}; use --task squad_v2")
+        return ds
+
+    def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
+        from explorer.core.features import collate_qa, prepare_qa_features
+
+        feats = prepare_qa_features(list(examples["question"]), list(examples["context"]), tokenizer,
+                                    max_seq_length=config.resolved_max_seq_length(), doc_stride=config.doc_stride,
+                                    max_query_length=config.max_query_length, answers=list(examples["answers"]))
+        pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        return FeatureSet(feats.lengths(), lambda idx: collate_qa(feats, idx, pad_id),
+                          list(feats.example_index), raw=feats)
+
+    # -- model ----------------------------------------------------------------------------
+    def loss(self, outputs, batch: dict) -> torch.Tensor:
+        return self._per_row_loss(outputs, batch).mean()
+
+    @staticmethod
+    def _per_row_loss(outputs, batch: dict) -> torch.Tensor:
+        start, end = outputs.start_logits.float(), outputs.end_logits.float()
+        f = torch.nn.functional.cross_entropy
+        return (f(start, batch["start_positions"], reduction="none")
+                + f(end, batch["end_positions"], reduction="none")) / 2
+
+    def eval_outputs(self, outputs, batch: dict) -> dict[str, torch.Tensor]:
+        out = {"start_logits": outputs.start_logits.float(), "end_logits": outputs.end_logits.float()}
+        if "start_positions" in batch:
+            out["loss"] = self._per_row_loss(outputs, batch)
+        return out
+
+    def metrics(self, examples, features: FeatureSet, outputs, config, out_dir) -> dict:
+        from explorer.core.data.squad import gold_answers
+        from explorer.core.decoding import decode_predictions, write_official_files
+        from explorer.core.metrics import evaluate_decodings
+
+        decodings = decode_predictions(examples, features.raw, outputs["start_logits"], outputs["end_logits"],
+                                       n_best_size=config.n_best_size, max_answer_length=config.max_answer_length)
+        gold = gold_answers(examples)
+        metrics = evaluate_decodings(decodings, gold, tau=0.0, version=self.version)
+        if outputs.get("loss"):
+            metrics["loss"] = float(np.mean(outputs["loss"]))
+        if out_dir is not None:
+            _write_atomically(decodings, out_dir, self.version == "v2.0")
+        return metrics
+
+    # -- watch ----------------------------------------------------------------------------
+    def watch_items(self, config, dev_examples) -> list[dict]:
+        if config.watch:
+            return list(config.watch)
+        if dev_examples is None or len(dev_examples) == 0:
+            return []
+        n = min(2, len(dev_examples))
+        return [{"question": dev_examples[i]["question"], "passage": dev_examples[i]["context"]} for i in range(n)]
+
+    def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
+        from explorer.core.probe import probe
+
+        rows = []
+        for item in items:
+            question = item.get("question", "")
+            passage = item.get("passage") or item.get("context") or ""
+            res = probe(model, question, passage, tokenizer=tokenizer, attentions=True, keep_attentions=None,
+                        max_seq_length=config.resolved_max_seq_length(), doc_stride=config.doc_stride,
+                        max_query_length=config.max_query_length, n_best_size=config.n_best_size,
+                        max_answer_length=config.max_answer_length)
+            dec = res.decoding
+            window = dec.nbest[0].window_index if dec.nbest else dec.null_window
+            flow = res.attention[window].flow_mean if res.attention else None  # (layers, 3, 3)
+            row = {"question": question, "passage": passage,
+                   "answer": dec.answer(0.0) if self.version == "v2.0" else dec.best_text,
+                   "best_span": dec.best_text, "score_diff": _finite(res.score_diff),
+                   "null_score": _finite(res.null_score), "best_non_null_score": _finite(res.best_non_null_score),
+                   "window": int(window)}
+            if flow is not None:
+                idx = {"question": 0, "passage": 1, "special": 2}
+                row["flow"] = {f"{a}->{b}": [float(x) for x in flow[:, idx[a], idx[b]]] for a, b in FLOW_KEYS}
+            rows.append(row)
+        return rows
+
+
+def _finite(x: float):
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def _write_atomically(decodings, out_dir, v2: bool) -> None:
+    """predictions.json (+ nbest, null_odds) into out_dir, each file replaced atomically."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from explorer.core.decoding import write_official_files
+
+    out_dir = Path(out_dir)
+    tmp = Path(tempfile.mkdtemp(prefix=".predictions-", dir=out_dir))
+    try:
+        paths = write_official_files(decodings, tmp, tau=0.0, version_2_with_negative=v2)
+        for p in paths.values():
+            os.replace(p, out_dir / p.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,245 @@
+"""Help texts shown inside the app: tooltips for terms and a paragraph for each panel (no Qt here).
+
+GLOSSARY maps a term in its standard name (the names of ../shared/DESIGN.md: ``start_logits``,
+``null_score``, ``doc_stride``...) to a short plain-language tooltip, with the formula where there is one.
+ALIASES maps other spellings a label may use (``s_null``, ``τ``, ``answer rate``, TrainConfig fields such as
+``warmup_ratio``) to those names. PANEL_HELP maps a panel title to a paragraph on what it shows.
+
+Sources for the facts: Devlin et al. 2019 (BERT) Sections 3.2, 4.2, 4.3 and Appendix A.3; the official
+SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best threshold; Abnar & Zuidema
+2020 for attention rollout.
+"""
+
+from __future__ import annotations
+
+GLOSSARY: dict[str, str] = {
+    # ---- what the QA head outputs -------------------------------------------------------------
+    "start_logits": (
+        "One score per token for \"the answer starts here\": start_logits[i] = S·T_i, the dot product of "
+        "the learned start vector S with the token's final hidden vector T_i (plus a bias). A softmax over "
+        "the window turns them into start probabilities."),
+    "end_logits": (
+        "One score per token for \"the answer ends here\": end_logits[j] = E·T_j, with a second learned "
+        "vector E. The score of the span i..j is start_logits[i] + end_logits[j]."),
+    "null_score": (
+        "s_null, the score of \"no answer\": start_logits[CLS] + end_logits[CLS], the span that starts and "
+        "ends on the [CLS] token. When a passage is split into several windows, the smallest s_null over "
+        "the windows is used."),
+    "best_non_null_score": (
+        "ŝ, the score of the best real span: the maximum of start_logits[i] + end_logits[j] over spans "
+        "inside the passage with i ≤ j < i + max_answer_length, searched over the top n_best_size starts "
+        "and ends of every window. −∞ when no valid span exists."),
+    "score_diff": (
+        "score_diff = best_non_null_score − null_score: how much the best span beats \"no answer\". "
+        "The model answers iff score_diff > τ."),
+    "tau": (
+        "τ (tau), the no-answer threshold of SQuAD 2.0: answer with the best span iff "
+        "best_non_null_score > null_score + τ. A larger τ makes the model more careful (it answers less "
+        "often). The BERT paper picks τ on the dev set to maximise F1."),
+    "null_odds": (
+        "The value written to null_odds.json for each question: null_score − best_non_null_score "
+        "(= −score_diff), the official script's convention, where higher means \"more likely no answer\"."),
+    # ---- decoding and windowing settings ---------------------------------------------------------
+    "n_best_size": (
+        "How many of the highest start scores and of the highest end scores are paired when searching for "
+        "the answer span (default 20), and how many candidates the n-best list keeps."),
+    "max_answer_length": (
+        "The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are never "
+        "considered."),
+    "max_seq_length": (
+        "The length of one input window in tokens, [CLS] question [SEP] passage [SEP] included (default 384 "
+        "for QA, 128 for classification). Longer passages are cut into several overlapping windows."),
+    "doc_stride": (
+        "The overlap, in tokens, between consecutive windows of a long passage (default 128), so that an "
+        "answer cut by one window's edge appears whole in the next."),
+    "max_query_length": (
+        "Questions longer than this many tokens are truncated before the windows are built (default 64)."),
+    # ---- metrics -----------------------------------------------------------------------------------
+    "exact_match": (
+        "EM: the percentage of questions whose prediction equals a gold answer after normalisation (lower "
+        "case, punctuation and a/an/the removed, spaces collapsed). For an unanswerable question the "
+        "prediction must be empty."),
+    "f1": (
+        "The average token-overlap F1 between prediction and gold answer, in percent: "
+        "F1 = 2·precision·recall / (precision + recall) on normalised tokens, the best over the gold answers. "
+        "An unanswerable question scores 100 for an empty prediction and 0 otherwise."),
+    "HasAns_f1": (
+        "F1 over the questions that have an answer only. It drops when τ is too high (the model abstains "
+        "on questions it could answer)."),
+    "NoAns_f1": (
+        "F1 over the unanswerable questions only, which equals the percentage of them the model correctly "
+        "left unanswered. It drops when τ is too low."),
+    "HasAns_exact": "Exact match over the questions that have an answer only.",
+    "NoAns_exact": "Exact match over the unanswerable questions only (the same as NoAns_f1).",
+    "best_f1": "The highest overall F1 reachable on this dev set by choosing the threshold, in percent.",
+    "best_f1_thresh": (
+        "The threshold that gives best_f1, in the official script's null-odds units "
+        "(null_score − best_non_null_score). In τ units it is best_tau = −best_f1_thresh."),
+    "best_tau": "The τ that maximises F1 on the dev set: best_tau = −best_f1_thresh.",
+    "answer_rate": (
+        "The percentage of questions the model answers at a given τ, i.e. with score_diff > τ. Compare it "
+        "with the share of dev questions that really have an answer."),
+    "accuracy": "Classification: the percentage of examples whose predicted label equals the gold label.",
+    # ---- the inspectors ----------------------------------------------------------------------------
+    "block_flow": (
+        "How attention flows between the question, the passage and the special tokens ([CLS], [SEP]) in one "
+        "layer: for each token of block A, the sum of its attention weights on the tokens of block B, "
+        "averaged over A's tokens and over the heads. Each row sums to 1."),
+    "rollout": (
+        "Attention rollout (Abnar & Zuidema 2020): an estimate of how much each token draws on each input "
+        "token through all layers. Per layer Â = ½(A_mean + I), rows normalised, then the layers are "
+        "multiplied from the first to the last."),
+    "by_hand_check": (
+        "The inspector recomputes the start scores as S·T_i + b from the final hidden states and the QA "
+        "head's weights and shows the largest difference from the model's start_logits. It should be about "
+        "1e-5 (rounding): the span scores really are these dot products."),
+    "watch_examples": (
+        "Question/passage pairs probed at every evaluation during training. Their answers, start/end scores "
+        "and block flow are stored in the run, so you can see how one example changes as the model learns."),
+    "honest_tau": (
+        "Choosing τ on the dev set and scoring the same dev set flatters the score. The honest figure splits "
+        "the dev questions in two halves: τ is chosen on one half and F1 measured on the other, and vice "
+        "versa; the average of the two is a fair estimate."),
+    # ---- the training recipe -----------------------------------------------------------------------
+    "learning_rate": (
+        "The peak step size of AdamW. The BERT paper tries 5e-5, 4e-5, 3e-5 and 2e-5; small encoders such "
+        "as the bundled MiniLM often want a higher one (about 1e-4)."),
+    "batch_size": "Examples (QA: windows) per optimizer step, before gradient accumulation (paper: 16 or 32).",
+    "epochs": "Passes over the training data (paper: 2 to 4, default 3). max_steps > 0 overrides it.",
+    "warmup": (
+        "The learning rate rises linearly from 0 to its peak over the first warmup_ratio of the steps "
+        "(default 10%), then falls linearly to 0 at the last step, as in the BERT paper."),
+    "weight_decay": (
+        "AdamW shrinks each weight by lr × weight_decay per step (default 0.01), which keeps weights small. "
+        "Biases and LayerNorm weights are excluded, as in the released BERT code."),
+    "gradient_clipping": (
+        "If the norm of all gradients together exceeds max_grad_norm (default 1.0), they are scaled down to "
+        "that norm before the step, which prevents single huge updates. The grad_norm curve shows the norm "
+        "before clipping."),
+    "mixed_precision": (
+        "Run the matrix products in 16-bit numbers (bf16 or fp16) while the weights stay in fp32. bf16 is "
+        "several times faster on CPUs with AMX and on recent GPUs; fp16 needs loss scaling and a GPU."),
+    "length_grouping": (
+        "Batches are formed from windows of similar length and padded only to the longest in the batch "
+        "(dynamic padding), so little time is spent on [PAD] tokens. Same results, often much faster."),
+    "dev_cap": (
+        "Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. "
+        "The final figures should be computed on the full dev set."),
+    "eval_every": "Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.",
+    "grad_norm": "The norm of all gradients together before clipping, logged at every step.",
+    "dropout": "The probability of zeroing a hidden unit during training (paper: 0.1); off at evaluation.",
+}
+
+ALIASES: dict[str, str] = {
+    "s_null": "null_score",
+    "null score": "null_score",
+    "τ": "tau",
+    "τ (tau)": "tau",
+    "threshold": "tau",
+    "score diff": "score_diff",
+    "em": "exact_match",
+    "exact match": "exact_match",
+    "answer rate": "answer_rate",
+    "block flow": "block_flow",
+    "attention rollout": "rollout",
+    "by-hand check": "by_hand_check",
+    "by hand check": "by_hand_check",
+    "hidden_check_max_abs_diff": "by_hand_check",
+    "byhand_max_abs_diff": "by_hand_check",
+    "watch": "watch_examples",
+    "watch examples": "watch_examples",
+    "honest τ": "honest_tau",
+    "the honest τ": "honest_tau",
+    "honest τ (half split)": "honest_tau",
+    "half split": "honest_tau",
+    "warmup_ratio": "warmup",
+    "weight decay": "weight_decay",
+    "max_grad_norm": "gradient_clipping",
+    "gradient clipping": "gradient_clipping",
+    "mixed precision": "mixed_precision",
+    "length grouping": "length_grouping",
+    "dynamic padding": "length_grouping",
+    "dev cap": "dev_cap",
+    "learning rate": "learning_rate",
+    "lr": "learning_rate",
+}
+
+PANEL_HELP: dict[str, str] = {
+    "Launcher": (
+        "Set up a fine-tune. Pick a base model (a Hugging Face hub id, a local folder, or bundled:minilm, "
+        "which works offline), a task (SQuAD v1.1, SQuAD v2.0, single-sentence or sentence-pair "
+        "classification), training and dev data (a local file or a hub dataset id), and the settings. The "
+        "defaults are the BERT paper's recipe: AdamW, learning rate from {5e-5, 4e-5, 3e-5, 2e-5}, batch 32, "
+        "3 epochs, 10% warmup, weight decay 0.01, clipping at 1.0. The fast CPU preset trades some of that "
+        "for speed on a laptop. Several settings can be queued as a grid; each run trains in its own process, "
+        "so the window stays responsive and cancel really stops it."),
+    "Runs": (
+        "Every run in the runs folder, current and past: its status (running, finished, stopped, failed, "
+        "cancelled), model, task, best dev metric, number of steps and duration. Select one or several runs "
+        "to show their curves side by side; open a run's checkpoint in the inspectors. Stop early finishes "
+        "the current step, saves and evaluates; cancel ends the process at once. Each run is a folder with "
+        "config.json, events.jsonl and checkpoints/."),
+    "Curves": (
+        "Training as it happens: the loss at every step (raw, and smoothed so the trend is visible), the "
+        "learning rate (it should rise during warmup, then fall to 0), the gradient norm before clipping, "
+        "the throughput in samples per second, and the dev metric at each evaluation (EM and F1 for SQuAD, "
+        "accuracy or F1 for classification). A loss that stops falling while the dev metric still rises is "
+        "normal early on; a dev metric that falls while the loss keeps falling is overfitting."),
+    "Attention": (
+        "How attention moves between the question, the passage and the special tokens ([CLS], [SEP]) in "
+        "every layer and head. The block-flow grid shows, for each layer, how much attention the tokens of "
+        "one block give to each block (rows sum to 1); the heat map shows single heads token by token; "
+        "rollout combines the layers. Much attention goes to [CLS] and [SEP], which many heads use as a "
+        "resting place; what matters for QA is how much flows from the question to the passage and back."),
+    "Spans & τ": (
+        "One question and passage through the QA head: start and end scores for every token of every "
+        "window, the table of span scores start_logits[i] + end_logits[j] (only valid spans inside the "
+        "passage, at most max_answer_length tokens long), the n-best answers, the no-answer score s_null and "
+        "the decision best_non_null_score > null_score + τ written out with the numbers. The by-hand check "
+        "recomputes the start scores from the hidden states. If the model's QA head was never trained, its "
+        "scores are random and the panel says so."),
+    "τ on dev set": (
+        "Choose the no-answer threshold τ for SQuAD 2.0. For every dev question the model's score_diff is "
+        "stored once; the sweep then recomputes EM, F1, HasAns_f1, NoAns_f1 and the answer rate for each τ "
+        "from −6 to +6, in milliseconds. Raising τ trades HasAns_f1 for NoAns_f1; the best τ maximises F1. "
+        "Because choosing τ on the same questions flatters the score, the honest figure chooses τ on one "
+        "half of the dev set and scores it on the other."),
+}
+
+
+def _canonical(term: str) -> str | None:
+    """The GLOSSARY key for `term` (exact name, alias, or the same ignoring case, spaces and hyphens)."""
+    if term in GLOSSARY:
+        return term
+    key = term.strip()
+    if key in ALIASES:
+        return ALIASES[key]
+    folded = key.lower().replace("-", "_").replace(" ", "_")
+    for name in GLOSSARY:
+        if name.lower() == folded:
+            return name
+    for alias, name in ALIASES.items():
+        if alias.lower().replace("-", "_").replace(" ", "_") == folded:
+            return name
+    return None
+
+
+def tooltip(term: str) -> str:
+    """The tooltip text for `term`: a standard name (``"score_diff"``), an alias (``"s_null"``, ``"τ"``,
+    ``"answer rate"``, ``"warmup_ratio"``), case, spaces and hyphens not mattering.
+
+    Raises:
+        KeyError: the term is unknown; the message lists every known term.
+    """
+    name = _canonical(term) if isinstance(term, str) else None
+    if name is None:
+        known = ", ".join(sorted(GLOSSARY, key=str.lower))
+        raise KeyError(f"no tooltip for {term!r}; known terms: {known} (aliases: {', '.join(sorted(ALIASES))})")
+    return GLOSSARY[name]
+
+
+def panel_help(panel: str) -> str:
+    """The help paragraph of a panel title in PANEL_HELP; KeyError listing the panels if unknown."""
+    if panel not in PANEL_HELP:
+        raise KeyError(f"no help for panel {panel!r}; panels: {', '.join(PANEL_HELP)}")
+    return PANEL_HELP[panel]

@@ -1,0 +1,369 @@
+"""Attention view: how attention flows between the question and the passage, per layer and head.
+
+Renders a ProbeResult's AttentionData (explorer.core.attention): a token x token heatmap of one
+layer/head (or the head mean, or rollout), a head-view drawing of the top-k weights per token,
+the block-flow table and its plot over layers, and a model view of all layers x heads for one
+block flow. Everything shown is computed in core; this module only slices, merges word pieces
+(explorer.core.wordmerge) and draws. A full 384-token window redraws without a forward pass
+(scripts/bench_inspectors.py prints the time).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
+                               QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+
+from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
+from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
+
+from .glossary import header, tip
+from .head_view import HeadView
+from .heatmap import TokenHeatmap
+
+MODE_LAYER, MODE_ROLLOUT = 0, 1
+DIRECTIONS = [("question → passage", "question", "passage"), ("passage → question", "passage", "question"),
+              ("all tokens → all tokens", None, None)]
+FLOW_COLUMNS = [("question → passage", QUESTION, PASSAGE), ("passage → question", PASSAGE, QUESTION),
+                ("question → [CLS]/[SEP]", QUESTION, SPECIAL)]
+FLOW_HEADERS = ["question\n→ passage", "passage\n→ question", "question\n→ [CLS]/[SEP]"]
+BLOCK_LABEL = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
+
+
+class AttentionView(QWidget):
+    """Attention of one probed window. set_result(ProbeResult | None); set_window(i).
+
+    Signals:
+        window_changed(int): the user picked another window.
+    """
+
+    window_changed = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.result = None
+        self.window = 0
+        self._groups = None
+        self._labels: list[str] = []
+        self._blocks: list[str] = []
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._left_idx = np.zeros(0, dtype=np.int64)
+        self._right_idx = np.zeros(0, dtype=np.int64)
+        self._updating = False
+
+        self.mode = QComboBox()
+        self.mode.addItems(["one layer", "rollout (all layers)"])
+        self.mode.setToolTip(tip("rollout"))
+        self.layer = QComboBox()
+        self.head = QComboBox()
+        self.window_box = QComboBox()
+        self.window_box.setToolTip("A long passage is cut into overlapping windows (doc_stride); each has its "
+                                   "own attention.\n" + tip("doc_stride"))
+        self.merge = QCheckBox("merge word pieces")
+        self.merge.setToolTip("One row/column per word: attention to a word = sum over its pieces, from a word "
+                              "= mean over its pieces (Clark et al. 2019).")
+        self.direction = QComboBox()
+        self.direction.addItems([d[0] for d in DIRECTIONS])
+        self.topk = QSpinBox()
+        self.topk.setRange(1, 50)
+        self.topk.setValue(5)
+        self.topk.setPrefix("top ")
+        self.topk.setToolTip("Lines drawn per from-token in the head view: its k largest weights.")
+        for box in (self.mode, self.layer, self.head, self.window_box, self.direction):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        controls = QHBoxLayout()
+        for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
+                  QLabel("window"), self.window_box, self.merge):
+            controls.addWidget(w)
+        controls.addStretch(1)
+
+        self.heatmap = TokenHeatmap(colorbar_label="attention weight")
+        self.heatmap.setMinimumSize(300, 250)
+        self.head_view = HeadView()
+        self.head_scroll = QScrollArea()
+        self.head_scroll.setWidgetResizable(True)
+        self.head_scroll.setWidget(self.head_view)
+        head_box = QWidget()
+        hl = QVBoxLayout(head_box)
+        hl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.direction)
+        row.addWidget(self.topk)
+        row.addStretch(1)
+        hl.addLayout(row)
+        hl.addWidget(self.head_scroll)
+        self.info = QLabel("Probe a question and a passage to see attention.")
+        self.info.setWordWrap(True)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.heatmap)
+        top.addWidget(head_box)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+
+        # --- block flow: table + plot over layers; model view
+        self.flow_table = QTableWidget(0, len(FLOW_COLUMNS))
+        self.flow_table.setHorizontalHeaderLabels(FLOW_HEADERS)
+        self.flow_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.flow_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.flow_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.flow_table.setToolTip(tip("block flow"))
+        self.flow_plot = pg.PlotWidget(background="w")
+        self.flow_plot.setLabel("bottom", "layer")
+        self.flow_plot.setLabel("left", "share of attention")
+        self.flow_plot.addLegend(offset=(-5, 5))
+        self.flow_plot.getAxis("left").enableAutoSIPrefix(False)
+        self.flow_plot.getAxis("bottom").setTickSpacing(1, 1)
+        self.flow_plot.setToolTip(tip("block flow"))
+        self._flow_curves = []
+        for (name, _, _), color in zip(FLOW_COLUMNS, ("#1f77b4", "#2ca02c", "#7f7f7f")):
+            self._flow_curves.append(self.flow_plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o",
+                                                         symbolSize=6, symbolBrush=color, name=name))
+        self._layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
+        self.flow_plot.addItem(self._layer_line)
+        flow_box = QSplitter(Qt.Orientation.Horizontal)
+        flow_box.addWidget(self.flow_table)
+        flow_box.addWidget(self.flow_plot)
+
+        self.model_pair = QComboBox()
+        self._pairs = [(a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))]
+        self.model_pair.addItems([f"{BLOCK_LABEL[BLOCKS[a]]} → {BLOCK_LABEL[BLOCKS[b]]}" for a, b in self._pairs])
+        self.model_pair.setToolTip(tip("block flow"))
+        self.model_map = TokenHeatmap(cmap="inferno", colorbar_label="block flow")
+        self.model_map.setMinimumHeight(150)
+        model_box = QWidget()
+        ml = QVBoxLayout(model_box)
+        ml.setContentsMargins(0, 0, 0, 0)
+        mrow = QHBoxLayout()
+        mrow.addWidget(QLabel("block flow shown:"))
+        mrow.addWidget(self.model_pair)
+        mrow.addWidget(QLabel("(rows: layers, columns: heads; click a cell to show that layer and head)"))
+        mrow.addStretch(1)
+        ml.addLayout(mrow)
+        ml.addWidget(self.model_map)
+
+        self.bottom = QTabWidget()
+        self.bottom.addTab(flow_box, "Block flow per layer")
+        self.bottom.addTab(model_box, "Model view (layers × heads)")
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.bottom)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("How attention flows between question and passage: one layer and head as a "
+                                "token x token map and as lines (thickness = weight), the block flow per layer, "
+                                "and all layers x heads at once."))
+        layout.addLayout(controls)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.info)
+
+        for box in (self.mode, self.layer, self.head, self.direction, self.model_pair):
+            box.currentIndexChanged.connect(self._redraw)
+        self.window_box.currentIndexChanged.connect(self._on_window_box)
+        self.merge.toggled.connect(self._redraw)
+        self.topk.valueChanged.connect(self._redraw_head_view)
+        self.heatmap.hovered.connect(self._on_heatmap_hover)
+        self.head_view.token_hovered.connect(self._on_head_hover)
+        self.model_map.clicked.connect(self._on_model_click)
+        self.flow_table.cellClicked.connect(lambda r, c: self.layer.setCurrentIndex(r))
+        self._set_enabled(False)
+
+    # ----------------------------------------------------------------------------------- public
+    def set_result(self, result) -> None:
+        """Show a ProbeResult (from probe(..., attentions=True)); None clears the view."""
+        self.result = result
+        has = result is not None and result.attention
+        self._set_enabled(bool(has))
+        self._updating = True
+        try:
+            if not has:
+                self.info.setText("This probe has no attention (probe with attentions=True)."
+                                  if result is not None else "Probe a question and a passage to see attention.")
+                return
+            att = result.attention[0]
+            self._fill_combo(self.layer, [f"layer {i + 1}" for i in range(att.num_layers)])
+            self._fill_combo(self.head, ["mean over heads"] + [f"head {i + 1}" for i in range(att.num_heads)])
+            self._fill_combo(self.window_box, [self._window_label(w) for w in result.windows])
+            self.window = min(self.window, len(result.windows) - 1)
+            self.window_box.setCurrentIndex(self.window)
+        finally:
+            self._updating = False
+        self._redraw()
+
+    def set_window(self, index: int) -> None:
+        if self.result is None or not (0 <= index < len(self.result.windows)):
+            return
+        if index != self.window_box.currentIndex():
+            self.window_box.setCurrentIndex(index)  # -> _on_window_box -> redraw
+
+    def current_matrix(self) -> np.ndarray:
+        """The matrix the heatmap shows now (after merging), (n, n)."""
+        return self._matrix
+
+    def current_labels(self) -> list[str]:
+        return list(self._labels)
+
+    # ----------------------------------------------------------------------------------- internals
+    @staticmethod
+    def _fill_combo(box: QComboBox, items: list[str]) -> None:
+        current = box.currentIndex()
+        if [box.itemText(i) for i in range(box.count())] != items:
+            box.clear()
+            box.addItems(items)
+            box.setCurrentIndex(min(max(current, 0), len(items) - 1))
+
+    def _window_label(self, w) -> str:
+        offs = [o for o in w.offsets if o is not None]
+        chars = f"chars {offs[0][0]}-{offs[-1][1]}" if offs else "no passage"
+        return f"{w.index + 1}: {len(w.tokens)} tokens, {chars}"
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.mode, self.layer, self.head, self.window_box, self.merge, self.direction, self.topk,
+                  self.model_pair):
+            w.setEnabled(on)
+
+    def _on_window_box(self, index: int) -> None:
+        if self._updating or index < 0:
+            return
+        self.window = index
+        self._redraw()
+        self.window_changed.emit(index)
+
+    def _attention(self):
+        return self.result.attention[self.window]
+
+    def _raw_matrix(self) -> tuple[np.ndarray, str]:
+        att = self._attention()
+        if self.mode.currentIndex() == MODE_ROLLOUT:
+            return att.rollout, "rollout over all layers"
+        layer = max(self.layer.currentIndex(), 0)
+        head = self.head.currentIndex()
+        if att.attentions is None:
+            raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
+        if head <= 0:
+            return att.attentions[layer].astype(np.float32).mean(axis=0), f"layer {layer + 1}, mean over heads"
+        return att.attentions[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
+
+    def _redraw(self) -> None:
+        if self._updating or self.result is None or not self.result.attention:
+            return
+        rollout = self.mode.currentIndex() == MODE_ROLLOUT
+        self.layer.setEnabled(not rollout)
+        self.head.setEnabled(not rollout)
+        win = self.result.windows[self.window]
+        matrix, what = self._raw_matrix()
+        if self.merge.isChecked():
+            self._groups = word_groups(win.tokens, win.word_ids, win.blocks)
+            matrix = merge_attention(matrix, self._groups)
+            labels, blocks = self._groups.labels, self._groups.blocks
+        else:
+            self._groups = None
+            labels, blocks = list(win.tokens), list(win.blocks)
+        self._matrix, self._labels, self._blocks = matrix, labels, blocks
+        vmax = float(np.max(matrix)) if matrix.size else 1.0
+        self.heatmap.set_matrix(matrix, labels, labels, blocks, blocks, levels=(0.0, max(vmax, 1e-6)),
+                                keep_view=True)
+        self._what = what
+        self._redraw_head_view()
+        self._redraw_flow()
+        self.info.setText(f"{what}; window {self.window + 1} of {len(self.result.windows)}, "
+                          f"{len(labels)} {'words' if self._groups else 'tokens'}. Rows attend to columns; "
+                          "hover a token to see where its attention goes.")
+
+    def _redraw_head_view(self) -> None:
+        if self.result is None or self._matrix.size == 0:
+            return
+        _, left_block, right_block = DIRECTIONS[max(self.direction.currentIndex(), 0)]
+        blocks = np.array(self._blocks)
+        n = len(self._blocks)
+        self._left_idx = np.flatnonzero(blocks == left_block) if left_block else np.arange(n)
+        self._right_idx = np.flatnonzero(blocks == right_block) if right_block else np.arange(n)
+        weights = self._matrix[np.ix_(self._left_idx, self._right_idx)]
+        self.head_view.set_data(weights, [self._labels[i] for i in self._left_idx],
+                                [self._labels[i] for i in self._right_idx],
+                                [self._blocks[i] for i in self._left_idx],
+                                [self._blocks[i] for i in self._right_idx], k=self.topk.value())
+
+    def _head_mean_or_head(self, flow: np.ndarray) -> tuple[np.ndarray, str]:
+        head = self.head.currentIndex()
+        if head <= 0 or self.mode.currentIndex() == MODE_ROLLOUT:
+            return flow.mean(axis=1), "mean over heads"
+        return flow[:, head - 1], f"head {head}"
+
+    def _redraw_flow(self) -> None:
+        att = self._attention()
+        per_layer, which = self._head_mean_or_head(att.flow)  # (layers, 3, 3)
+        n_layers = per_layer.shape[0]
+        self.flow_table.setRowCount(n_layers)
+        self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
+        for c, (name, a, b) in enumerate(FLOW_COLUMNS):
+            values = per_layer[:, a, b]
+            for r in range(n_layers):
+                item = QTableWidgetItem(f"{values[r]:.3f}")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.flow_table.setItem(r, c, item)
+            self._flow_curves[c].setData(np.arange(1, n_layers + 1), values)
+        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        layer = max(self.layer.currentIndex(), 0)
+        self._layer_line.setValue(layer + 1)
+        self._layer_line.setVisible(self.mode.currentIndex() == MODE_LAYER)
+        if self.mode.currentIndex() == MODE_LAYER:
+            self.flow_table.selectRow(layer)
+        a, b = self._pairs[max(self.model_pair.currentIndex(), 0)]
+        grid = att.flow[:, :, a, b]
+        self.model_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
+                                  [f"H{j + 1}" for j in range(grid.shape[1])], levels=(0.0, 1.0))
+        head = self.head.currentIndex()
+        if self.mode.currentIndex() == MODE_LAYER and head > 0:
+            self.model_map.mark_cell(layer, head - 1)
+
+    # ----------------------------------------------------------------------------------- hover / click
+    def _token_index(self, side: str, i: int) -> int:
+        idx = self._left_idx if side == "left" else self._right_idx
+        return int(idx[i]) if 0 <= i < idx.size else -1
+
+    def _describe_token(self, t: int) -> str:
+        att = self._attention()
+        share = att.token_share
+        if self._groups is not None:
+            share = merge_rows(share, self._groups)
+        s = share[t]
+        row = self._matrix[t]
+        top = np.argsort(-row)[:3]
+        tops = ", ".join(f"'{self._labels[j]}' {row[j]:.3f}" for j in top)
+        return (f"'{self._labels[t]}' ({self._blocks[t]}) attends most to {tops} ({self._what}). Averaged over all "
+                f"layers and heads it gives {s[QUESTION]:.3f} of its attention to the question, {s[PASSAGE]:.3f} "
+                f"to the passage, {s[SPECIAL]:.3f} to [CLS]/[SEP].")
+
+    def _on_heatmap_hover(self, row: int, col: int) -> None:
+        self.heatmap.highlight_row(row)
+        if row < 0:
+            self.head_view.set_hover("", -1)
+            return
+        self.info.setText(f"'{self._labels[row]}' → '{self._labels[col]}': {self._matrix[row, col]:.4f}.  "
+                          + self._describe_token(row))
+        hits = np.flatnonzero(self._left_idx == row)
+        self.head_view.blockSignals(True)
+        self.head_view.set_hover("left", int(hits[0]) if hits.size else -1)
+        self.head_view.blockSignals(False)
+
+    def _on_head_hover(self, side: str, i: int) -> None:
+        t = self._token_index(side, i)
+        self.heatmap.highlight_row(t if side == "left" else -1)
+        if t >= 0:
+            self.info.setText(self._describe_token(t))
+
+    def _on_model_click(self, row: int, col: int) -> None:
+        self.mode.setCurrentIndex(MODE_LAYER)
+        self._updating = True
+        self.layer.setCurrentIndex(row)
+        self.head.setCurrentIndex(col + 1)
+        self._updating = False
+        self._redraw()

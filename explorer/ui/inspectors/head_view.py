@@ -1,0 +1,173 @@
+"""Head view (after bertviz): from-tokens on the left, to-tokens on the right, a line for each of
+the top-k attention weights of every from-token, thickness and opacity = weight.
+
+Only the top-k weights per from-token are kept (k=5 by default), so a full 384-token window
+draws at most 384*k lines, batched into a few pens. Hovering a token shows only its lines:
+a left token its outgoing top weights, a right token the weights flowing into it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from .glossary import block_color
+
+ROW_H = 15
+N_BINS = 6
+
+
+def top_k_edges(weights: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The k largest weights of each row of (n_left, n_right) -> (rows, cols, values), each (m,)."""
+    n_left, n_right = weights.shape
+    if n_left == 0 or n_right == 0 or k <= 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    k = min(k, n_right)
+    cols = np.argpartition(-weights, k - 1, axis=1)[:, :k]
+    rows = np.repeat(np.arange(n_left), k)
+    cols = cols.ravel()
+    return rows, cols, weights[rows, cols].astype(np.float32)
+
+
+class HeadView(QWidget):
+    """Lines from left tokens to right tokens. set_data() then it paints; hover highlights.
+
+    Signals:
+        token_hovered(side, index): side is "left" / "right", index -1 when the mouse leaves.
+    """
+
+    token_hovered = Signal(str, int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.font_ = QFont()
+        self.font_.setPointSize(8)
+        self.left_labels: list[str] = []
+        self.right_labels: list[str] = []
+        self.left_blocks: list[str] = []
+        self.right_blocks: list[str] = []
+        self.weights = np.zeros((0, 0), dtype=np.float32)
+        self.edges = top_k_edges(self.weights, 0)
+        self.k = 5
+        self.hover: tuple[str, int] = ("", -1)
+        self.col_w = 110
+
+    def set_data(self, weights: np.ndarray, left_labels: list[str], right_labels: list[str],
+                 left_blocks: list[str], right_blocks: list[str], k: int = 5) -> None:
+        """weights: (len(left), len(right)) attention weights (rows = from-tokens)."""
+        weights = np.asarray(weights, dtype=np.float32)
+        if weights.shape != (len(left_labels), len(right_labels)):
+            raise ValueError(f"weights {weights.shape} do not match {len(left_labels)} x {len(right_labels)} labels")
+        self.weights = weights
+        self.left_labels, self.right_labels = list(left_labels), list(right_labels)
+        self.left_blocks, self.right_blocks = list(left_blocks), list(right_blocks)
+        self.k = k
+        self.edges = top_k_edges(weights, k)
+        fm = QFontMetrics(self.font_)
+        longest = max([fm.horizontalAdvance(s) for s in self.left_labels + self.right_labels] or [40])
+        self.col_w = min(max(60, longest + 10), 160)
+        self.hover = ("", -1)
+        self.setFixedHeight(self.sizeHint().height())
+        self.update()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        rows = max(len(self.left_labels), len(self.right_labels), 1)
+        return QSize(2 * self.col_w + 200, rows * ROW_H + 2 * ROW_H)
+
+    # ----------------------------------------------------------------------------------- geometry
+    def _anchors(self) -> tuple[float, float]:
+        return float(self.col_w + 4), float(self.width() - self.col_w - 4)
+
+    def _y(self, i: int) -> float:
+        return ROW_H + i * ROW_H + ROW_H / 2
+
+    def token_at(self, pos: QPointF) -> tuple[str, int]:
+        i = int((pos.y() - ROW_H) // ROW_H)
+        if pos.x() <= self.col_w + 4 and 0 <= i < len(self.left_labels):
+            return "left", i
+        if pos.x() >= self.width() - self.col_w - 4 and 0 <= i < len(self.right_labels):
+            return "right", i
+        return "", -1
+
+    # ----------------------------------------------------------------------------------- painting
+    def _visible_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        side, idx = self.hover
+        if side == "left" and idx >= 0:
+            return self._row_edges(idx)
+        if side == "right" and idx >= 0:
+            col = self.weights[:, idx]
+            k = min(max(self.k, 10), col.size)
+            rows = np.argsort(-col)[:k]
+            return rows, np.full(rows.size, idx), col[rows]
+        return self.edges
+
+    def _row_edges(self, idx: int):
+        row = self.weights[idx]
+        k = min(max(self.k, 10), row.size)
+        cols = np.argsort(-row)[:k]
+        return np.full(cols.size, idx), cols, row[cols]
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.fillRect(self.rect(), Qt.GlobalColor.white)
+        p.setFont(self.font_)
+        x0, x1 = self._anchors()
+        top = event.rect().top() - ROW_H
+        bottom = event.rect().bottom() + ROW_H
+        rows, cols, vals = self._visible_edges()
+        if vals.size:
+            vmax = float(vals.max()) or 1.0
+            bins = np.minimum((vals / vmax * N_BINS).astype(int), N_BINS - 1)
+            base = QColor(230, 85, 13) if self.hover[0] else QColor(70, 70, 200)
+            for b in range(N_BINS):
+                sel = np.nonzero(bins == b)[0]
+                if sel.size == 0:
+                    continue
+                color = QColor(base)
+                color.setAlpha(int(50 + 205 * (b + 1) / N_BINS))
+                pen = QPen(color)
+                pen.setWidthF(0.5 + 4.5 * (b + 1) / N_BINS)
+                p.setPen(pen)
+                lines = []
+                for r, c in zip(rows[sel], cols[sel]):
+                    y0, y1 = self._y(int(r)), self._y(int(c))
+                    if max(y0, y1) < top or min(y0, y1) > bottom:
+                        continue
+                    lines.append(QLineF(x0, y0, x1, y1))
+                if lines:
+                    p.drawLines(lines)
+        self._paint_labels(p, self.left_labels, self.left_blocks, 0, Qt.AlignmentFlag.AlignRight, "left", top, bottom)
+        self._paint_labels(p, self.right_labels, self.right_blocks, self.width() - self.col_w,
+                           Qt.AlignmentFlag.AlignLeft, "right", top, bottom)
+        p.end()
+
+    def _paint_labels(self, p: QPainter, labels, blocks, x: float, align, side: str, top: float, bottom: float):
+        first = max(0, int((top - ROW_H) // ROW_H))
+        last = min(len(labels), int((bottom - ROW_H) // ROW_H) + 2)
+        for i in range(first, last):
+            rect = QRectF(x, ROW_H + i * ROW_H, self.col_w, ROW_H)
+            if self.hover == (side, i):
+                p.fillRect(rect, QColor(255, 220, 150))
+            p.setPen(block_color(blocks[i] if i < len(blocks) else ""))
+            p.drawText(rect.adjusted(2, 0, -2, 0), int(align | Qt.AlignmentFlag.AlignVCenter), labels[i])
+
+    # ----------------------------------------------------------------------------------- hover
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        self.set_hover(*self.token_at(event.position()))
+
+    def leaveEvent(self, event) -> None:  # noqa: N802
+        self.set_hover("", -1)
+
+    def set_hover(self, side: str, index: int) -> None:
+        """Highlight one token's lines (side "left"/"right"), or none with index -1."""
+        new = (side, index) if index >= 0 else ("", -1)
+        if new != self.hover:
+            self.hover = new
+            self.token_hovered.emit(new[0] or "left", new[1])
+            self.update()

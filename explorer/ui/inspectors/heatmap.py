@@ -1,0 +1,224 @@
+"""A token x token heatmap (pyqtgraph) with token labels on both axes, block strips, NaN cells
+drawn transparent, hover and click signals, a marked cell and a highlighted row.
+
+Cell (row r, column c) covers x in [c, c+1], y in [r, r+1]; row 0 is at the top. The image is
+colour-mapped here (RGBA bytes), so NaN cells are simply transparent and any size redraws in one
+ImageItem update.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPen
+
+from .glossary import block_color
+
+
+class TokenAxis(pg.AxisItem):
+    """An axis that labels integer cells with token strings, thinning them to what fits."""
+
+    def __init__(self, orientation: str, **kwargs):
+        super().__init__(orientation, **kwargs)
+        self.labels: list[str] = []
+        self.setStyle(tickLength=0, textFillLimits=[(0, 0.95)])
+        self.setTextPen("#333")
+
+    def set_labels(self, labels: list[str]) -> None:
+        self.labels = list(labels)
+        if self.orientation in ("left", "right"):
+            longest = max((len(s) for s in self.labels), default=4)
+            self.setWidth(int(min(140, 12 + 7 * min(longest, 18))))
+        self.picture = None
+        self.update()
+
+    def _label_px(self) -> float:
+        if self.orientation in ("left", "right"):
+            return 16.0
+        longest = max((len(s) for s in self.labels), default=4)
+        return 7.0 * min(longest, 14) + 8.0
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
+        n = len(self.labels)
+        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # an inverted axis gives them reversed
+        if n == 0 or size <= 0 or maxVal <= minVal:
+            return []
+        px_per_cell = size / (maxVal - minVal)
+        step = max(1, math.ceil(self._label_px() / max(px_per_cell, 1e-9)))
+        lo = max(0, int(math.floor(minVal)))
+        hi = min(n, int(math.ceil(maxVal)) + 1)
+        lo -= lo % step
+        return [(float(step), [i + 0.5 for i in range(lo, hi, step)])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802
+        out = []
+        for v in values:
+            i = int(math.floor(v))
+            s = self.labels[i] if 0 <= i < len(self.labels) else ""
+            out.append(s if len(s) <= 18 else s[:17] + "…")
+        return out
+
+
+def colorize(matrix: np.ndarray, levels: tuple[float, float], cmap: pg.ColorMap) -> np.ndarray:
+    """(R, C) float -> (R, C, 4) uint8 RGBA; NaN cells get alpha 0."""
+    lo, hi = levels
+    span = hi - lo if hi > lo else 1.0
+    norm = np.clip((np.nan_to_num(matrix, nan=lo) - lo) / span, 0.0, 1.0)
+    rgba = cmap.map(norm.ravel(), mode="byte").reshape(matrix.shape + (4,))
+    rgba[np.isnan(matrix)] = (0, 0, 0, 0)
+    return np.ascontiguousarray(rgba)
+
+
+def block_strip(blocks: list[str]) -> np.ndarray:
+    """(n,) blocks -> (n, 1, 4) RGBA bytes for a thin strip along an axis."""
+    out = np.zeros((len(blocks), 1, 4), dtype=np.uint8)
+    for i, b in enumerate(blocks):
+        c = block_color(b)
+        out[i, 0] = (c.red(), c.green(), c.blue(), 255)
+    return out
+
+
+class TokenHeatmap(pg.GraphicsLayoutWidget):
+    """Heatmap of a (rows, cols) matrix with token labels.
+
+    Signals:
+        hovered(row, col): the cell under the mouse, (-1, -1) when outside.
+        clicked(row, col): a left click on a cell.
+    """
+
+    hovered = Signal(int, int)
+    clicked = Signal(int, int)
+
+    STRIP = 1.2  # width of the block strips, in cells
+
+    def __init__(self, parent=None, cmap: str = "viridis", colorbar_label: str = ""):
+        super().__init__(parent)
+        self.setBackground("w")
+        self.cmap = pg.colormap.get(cmap)
+        self.left_axis = TokenAxis("left")
+        self.bottom_axis = TokenAxis("bottom")
+        self.plot = self.addPlot(axisItems={"left": self.left_axis, "bottom": self.bottom_axis})
+        self.plot.invertY(True)
+        self.plot.setAspectLocked(False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.image = pg.ImageItem()
+        self.plot.addItem(self.image)
+        self.row_strip = pg.ImageItem()
+        self.col_strip = pg.ImageItem()
+        self.plot.addItem(self.row_strip)
+        self.plot.addItem(self.col_strip)
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=12,
+                                        label=colorbar_label)
+        self.addItem(self.colorbar)
+        self.row_marker = pg.QtWidgets.QGraphicsRectItem()
+        self.row_marker.setPen(QPen(Qt.PenStyle.NoPen))
+        self.row_marker.setBrush(QColor(255, 60, 60, 60))
+        self.row_marker.setVisible(False)
+        self.plot.addItem(self.row_marker)
+        pen = QPen(QColor(230, 20, 20))
+        pen.setCosmetic(True)
+        pen.setWidthF(2.0)
+        self.cell_marker = pg.QtWidgets.QGraphicsRectItem()
+        self.cell_marker.setPen(pen)
+        self.cell_marker.setVisible(False)
+        self.plot.addItem(self.cell_marker)
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.levels = (0.0, 1.0)
+        self._last_hover = (-1, -1)
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    # ----------------------------------------------------------------------------------- data
+    def set_matrix(self, matrix: np.ndarray, row_labels: list[str], col_labels: list[str],
+                   row_blocks: list[str] | None = None, col_blocks: list[str] | None = None,
+                   levels: tuple[float, float] | None = None, keep_view: bool = False) -> None:
+        """Show matrix (rows, cols); NaN cells transparent. levels default to (nanmin, nanmax)."""
+        matrix = np.asarray(matrix, dtype=np.float32)
+        if matrix.ndim != 2:
+            raise ValueError(f"heatmap needs a 2-D matrix, got shape {matrix.shape}")
+        rows, cols = matrix.shape
+        if len(row_labels) != rows or len(col_labels) != cols:
+            raise ValueError(f"{len(row_labels)} row / {len(col_labels)} column labels for a {matrix.shape} matrix")
+        same_shape = self.matrix.shape == matrix.shape
+        self.matrix = matrix
+        finite = matrix[np.isfinite(matrix)]
+        if levels is None:
+            levels = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            if levels[1] <= levels[0]:
+                levels = (levels[0], levels[0] + 1e-6)
+        self.levels = levels
+        rgba = colorize(matrix, levels, self.cmap)
+        # ImageItem is column-major (x first): give it (cols, rows, 4)
+        self.image.setImage(rgba.transpose(1, 0, 2), autoLevels=False)
+        self.image.setRect(QRectF(0, 0, cols, rows))
+        self.colorbar.setLevels(levels)
+        self.left_axis.set_labels(row_labels)
+        self.bottom_axis.set_labels(col_labels)
+        s = self.STRIP
+        if row_blocks is not None:
+            self.row_strip.setImage(block_strip(row_blocks).transpose(1, 0, 2))
+            self.row_strip.setRect(QRectF(-s - 0.3, 0, s, rows))
+            self.row_strip.setVisible(True)
+        else:
+            self.row_strip.setVisible(False)
+        if col_blocks is not None:
+            self.col_strip.setImage(block_strip(col_blocks))
+            self.col_strip.setRect(QRectF(0, -s - 0.3, cols, s))
+            self.col_strip.setVisible(True)
+        else:
+            self.col_strip.setVisible(False)
+        self.cell_marker.setVisible(False)
+        self.row_marker.setVisible(False)
+        if not (keep_view and same_shape):
+            self.plot.setXRange(-s - 0.5, cols, padding=0)
+            self.plot.setYRange(-s - 0.5, rows, padding=0)
+
+    def mark_cell(self, row: int, col: int) -> None:
+        """Outline one cell (row, col); negative values hide the marker."""
+        if row < 0 or col < 0:
+            self.cell_marker.setVisible(False)
+            return
+        self.cell_marker.setRect(QRectF(col, row, 1, 1))
+        self.cell_marker.setVisible(True)
+
+    def highlight_row(self, row: int) -> None:
+        if row < 0 or row >= self.matrix.shape[0]:
+            self.row_marker.setVisible(False)
+            return
+        self.row_marker.setRect(QRectF(0, row, self.matrix.shape[1], 1))
+        self.row_marker.setVisible(True)
+
+    def value(self, row: int, col: int) -> float:
+        return float(self.matrix[row, col])
+
+    # ----------------------------------------------------------------------------------- mouse
+    def cell_at(self, scene_pos: QPointF) -> tuple[int, int]:
+        if not self.plot.sceneBoundingRect().contains(scene_pos):
+            return -1, -1
+        p = self.plot.vb.mapSceneToView(scene_pos)
+        r, c = int(math.floor(p.y())), int(math.floor(p.x()))
+        rows, cols = self.matrix.shape
+        if 0 <= r < rows and 0 <= c < cols:
+            return r, c
+        return -1, -1
+
+    def scene_pos_of(self, row: int, col: int) -> QPointF:
+        """Scene position of a cell's centre (tests use it to click a cell)."""
+        return self.plot.vb.mapViewToScene(QPointF(col + 0.5, row + 0.5))
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        cell = self.cell_at(scene_pos)
+        if cell != self._last_hover:
+            self._last_hover = cell
+            self.hovered.emit(*cell)
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        r, c = self.cell_at(event.scenePos())
+        if r >= 0:
+            self.clicked.emit(r, c)

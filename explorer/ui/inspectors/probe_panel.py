@@ -1,0 +1,289 @@
+"""The probe panel shared by the Attention and Spans views: model source, question, passage,
+example pairs, a "load from dataset" picker and the window settings.
+
+It is a form: it emits what the user asked for and shows what it is told (model description,
+busy state, errors); the InspectorHub does the work on a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+
+from explorer.paths import RESOURCES
+
+from .glossary import tip
+
+EXAMPLES_FILE = RESOURCES / "examples" / "probe_examples.json"
+FALLBACK_EXAMPLES = [{
+    "title": "Ada Lovelace (built-in)",
+    "question": "Where was Ada born?",
+    "passage": "Ada Lovelace was born in London in 1815. She worked with Charles Babbage on the "
+               "Analytical Engine and wrote what is often called the first computer program.",
+}]
+MODEL_PRESETS = ["bundled:minilm", "deepset/bert-base-uncased-squad2", "csarron/bert-base-uncased-squad-v1"]
+DEBOUNCE_MS = 400
+
+
+def load_examples(path: Path = EXAMPLES_FILE) -> tuple[list[dict], str]:
+    """Example pairs from resources/examples/probe_examples.json -> (examples, note).
+
+    Falls back to one built-in pair (with a note saying why) when the file is missing or malformed;
+    each entry needs "title", "question" and "passage" strings.
+    """
+    if not path.exists():
+        return list(FALLBACK_EXAMPLES), f"{path} not found; using the built-in example"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return list(FALLBACK_EXAMPLES), f"{path}: cannot read examples ({exc}); using the built-in example"
+    good = []
+    for k, item in enumerate(data if isinstance(data, list) else []):
+        if isinstance(item, dict) and all(isinstance(item.get(f), str) and item.get(f) for f in
+                                          ("title", "question", "passage")):
+            good.append({"title": item["title"], "question": item["question"], "passage": item["passage"]})
+    if not good:
+        return list(FALLBACK_EXAMPLES), f"{path}: no entry with title, question and passage; using the built-in example"
+    return good, ""
+
+
+class ProbePanel(QWidget):
+    """Inputs of a probe.
+
+    Signals:
+        load_model_requested(str): the user pressed Load (or Enter) with this source.
+        probe_requested(): the inputs changed (debounced) or the user pressed Probe.
+        dataset_requested(str): the user picked a SQuAD file to browse.
+    """
+
+    load_model_requested = Signal(str)
+    probe_requested = Signal()
+    dataset_requested = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setMinimumWidth(280)
+        self._dataset_rows: list[dict] = []   # {"title", "question", "context"} of the loaded SQuAD file
+        # --- model
+        self.source = QComboBox()
+        self.source.setEditable(True)
+        self.source.addItems(MODEL_PRESETS)
+        self.source.setToolTip("A Hugging Face hub id, a local folder (a save_pretrained output or a run "
+                               "checkpoint), or bundled:minilm (the offline encoder; its QA head is untrained "
+                               "until you fine-tune it).")
+        self.browse = QPushButton("Browse…")
+        self.load_button = QPushButton("Load")
+        self.model_info = QLabel("No model loaded.")
+        self.model_info.setWordWrap(True)
+        self.model_note = QLabel("")
+        self.model_note.setWordWrap(True)
+        self.model_note.setStyleSheet("color:#b05000;")
+        self.model_note.setVisible(False)
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)       # indeterminate
+        self.busy_bar.setMaximumHeight(10)
+        self.busy_bar.setTextVisible(False)
+        self.busy_bar.setVisible(False)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.source, 1)
+        model_row.addWidget(self.browse)
+        model_row.addWidget(self.load_button)
+        model_box = QGroupBox("Model")
+        mb = QVBoxLayout(model_box)
+        mb.addLayout(model_row)
+        mb.addWidget(self.model_info)
+        mb.addWidget(self.model_note)
+
+        # --- examples and dataset
+        self.examples_box = QComboBox()
+        self.examples, note = load_examples()
+        self.examples_box.addItem("— example pairs —")
+        for ex in self.examples:
+            self.examples_box.addItem(ex["title"])
+        if note:
+            self.examples_box.setToolTip(note)
+        self.dataset_button = QPushButton("SQuAD file…")
+        self.dataset_button.setToolTip("Pick a SQuAD-format JSON (v1.1 or v2.0), then an article and a question.")
+        self.article_box = QComboBox()
+        self.question_box = QComboBox()
+        self.article_box.setEnabled(False)
+        self.question_box.setEnabled(False)
+        self.dataset_label = QLabel("")
+        self.dataset_label.setWordWrap(True)
+        ds = QGroupBox("Load from dataset")
+        dl = QFormLayout(ds)
+        dl.addRow(self.dataset_button, self.dataset_label)
+        dl.addRow("article", self.article_box)
+        dl.addRow("question", self.question_box)
+
+        # --- inputs
+        self.question = QLineEdit()
+        self.question.setPlaceholderText("Question")
+        self.passage = QPlainTextEdit()
+        self.passage.setPlaceholderText("Passage")
+        self.probe_button = QPushButton("Probe")
+        self.max_seq_length = self._spin(32, 512, 384, "max_seq_length")
+        self.doc_stride = self._spin(8, 256, 128, "doc_stride")
+        self.n_best_size = self._spin(1, 100, 20, "n_best_size")
+        self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
+        settings = QFormLayout()
+        settings.addRow("max_seq_length", self.max_seq_length)
+        settings.addRow("doc_stride", self.doc_stride)
+        settings.addRow("n_best_size", self.n_best_size)
+        settings.addRow("max_answer_length", self.max_answer_length)
+        for row in range(settings.rowCount()):
+            label = settings.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
+            field = settings.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
+            label.setToolTip(field.toolTip())
+
+        self.passage.setMinimumHeight(120)
+        inner = QWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(model_box)
+        layout.addWidget(self.examples_box)
+        layout.addWidget(ds)
+        layout.addWidget(QLabel("Question"))
+        layout.addWidget(self.question)
+        layout.addWidget(QLabel("Passage"))
+        layout.addWidget(self.passage, 1)
+        layout.addLayout(settings)
+        layout.addWidget(self.probe_button)
+        layout.addWidget(self.busy_bar)
+        layout.addWidget(self.status)
+
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(DEBOUNCE_MS)
+        self.debounce.timeout.connect(self.probe_requested)
+        self.question.textChanged.connect(self._edited)
+        self.passage.textChanged.connect(self._edited)
+        for box in (self.max_seq_length, self.doc_stride, self.n_best_size, self.max_answer_length):
+            box.valueChanged.connect(self._edited)
+        self.probe_button.clicked.connect(self._probe_now)
+        self.load_button.clicked.connect(lambda: self.load_model_requested.emit(self.source_text()))
+        self.source.lineEdit().returnPressed.connect(lambda: self.load_model_requested.emit(self.source_text()))
+        self.browse.clicked.connect(self._browse_model)
+        self.examples_box.activated.connect(self._pick_example)
+        self.dataset_button.clicked.connect(self._browse_dataset)
+        self.article_box.currentIndexChanged.connect(self._fill_questions)
+        self.question_box.activated.connect(self._pick_question)
+
+    @staticmethod
+    def _spin(lo: int, hi: int, value: int, term: str) -> QSpinBox:
+        box = QSpinBox()
+        box.setRange(lo, hi)
+        box.setValue(value)
+        box.setToolTip(tip(term))
+        return box
+
+    # ----------------------------------------------------------------------------------- values
+    def source_text(self) -> str:
+        return self.source.currentText().strip()
+
+    def inputs(self) -> dict:
+        """question, passage and the window/decoding settings, as probe() keyword arguments."""
+        return {"question": self.question.text(), "passage": self.passage.toPlainText(),
+                "max_seq_length": self.max_seq_length.value(), "doc_stride": self.doc_stride.value(),
+                "n_best_size": self.n_best_size.value(), "max_answer_length": self.max_answer_length.value()}
+
+    def set_inputs(self, question: str, passage: str) -> None:
+        """Fill the editors without triggering the debounced probe (the caller probes)."""
+        for w in (self.question, self.passage):
+            w.blockSignals(True)
+        self.question.setText(question)
+        self.passage.setPlainText(passage)
+        for w in (self.question, self.passage):
+            w.blockSignals(False)
+        self.debounce.stop()
+
+    def set_source(self, source: str) -> None:
+        self.source.setEditText(source)
+
+    # ----------------------------------------------------------------------------------- display
+    def set_busy(self, text: str | None) -> None:
+        """Show the busy bar with text, or hide it with None."""
+        self.busy_bar.setVisible(text is not None)
+        if text is not None:
+            self.status.setText(text)
+
+    def set_status(self, text: str, error: bool = False) -> None:
+        self.status.setStyleSheet("color:#b03030;" if error else "")
+        self.status.setText(text)
+
+    def set_model_info(self, description: str, head_initialised: bool | None) -> None:
+        self.model_info.setText(description)
+        self.model_note.setVisible(bool(head_initialised))
+        if head_initialised:
+            self.model_note.setText("Honest note: the QA head is freshly initialised (random), so spans, scores "
+                                    "and τ decisions mean nothing until it is fine-tuned. The encoder's "
+                                    "attention is real.")
+
+    # ----------------------------------------------------------------------------------- dataset
+    def set_dataset_rows(self, path: str, rows: list[dict], report_text: str) -> None:
+        """rows: {"title", "question", "context", "id"} in file order; fills the article picker."""
+        self._dataset_rows = rows
+        self.dataset_label.setText(report_text)
+        titles = list(dict.fromkeys(r["title"] for r in rows))
+        self.article_box.blockSignals(True)
+        self.article_box.clear()
+        self.article_box.addItems(titles)
+        self.article_box.blockSignals(False)
+        self.article_box.setEnabled(bool(titles))
+        self.question_box.setEnabled(bool(titles))
+        self._fill_questions(0)
+
+    def _fill_questions(self, index: int) -> None:
+        title = self.article_box.itemText(index)
+        self.question_box.clear()
+        for k, r in enumerate(self._dataset_rows):
+            if r["title"] == title:
+                self.question_box.addItem(r["question"][:90], k)
+
+    def _pick_question(self, index: int) -> None:
+        k = self.question_box.itemData(index)
+        if k is None:
+            return
+        r = self._dataset_rows[k]
+        self.set_inputs(r["question"], r["context"])
+        self.probe_requested.emit()
+
+    def _browse_dataset(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "SQuAD-format JSON", "", "JSON (*.json);;All files (*)")
+        if path:
+            self.dataset_requested.emit(path)
+
+    # ----------------------------------------------------------------------------------- actions
+    def _edited(self) -> None:
+        self.debounce.start()
+
+    def _probe_now(self) -> None:
+        self.debounce.stop()
+        self.probe_requested.emit()
+
+    def _pick_example(self, index: int) -> None:
+        if index <= 0:
+            return
+        ex = self.examples[index - 1]
+        self.set_inputs(ex["question"], ex["passage"])
+        self.probe_requested.emit()
+
+    def _browse_model(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or run checkpoint)")
+        if path:
+            self.set_source(path)
+            self.load_model_requested.emit(path)

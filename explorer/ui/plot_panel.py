@@ -1,0 +1,155 @@
+"""One curve plot (pyqtgraph PlotWidget) with a header line that shows the crosshair values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
+
+from explorer.ui.plotmath import ema_smooth, robust_range, window_mask
+from explorer.ui.run_state import RunState
+
+# Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
+           "#3B3B3B", "#B8860B", "#8C564B"]
+
+TITLES = {
+    "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
+    "lr": ("learning rate", "linear warmup then linear decay to 0 (paper recipe)"),
+    "grad_norm": ("gradient norm", "global L2 norm before clipping at max_grad_norm"),
+    "samples_per_second": ("samples / s", "training throughput"),
+}
+
+
+def series_title(key: str) -> tuple[str, str]:
+    if key in TITLES:
+        return TITLES[key]
+    name = key.split("/", 1)[-1]
+    return f"dev {name}", f"dev-set metric '{name}' at each evaluation"
+
+
+class PlotPanel(QFrame):
+    """A titled plot of one series key (e.g. 'loss', 'dev/f1') for several runs."""
+
+    def __init__(self, key: str, parent=None):
+        super().__init__(parent)
+        self.key = key
+        self.setObjectName("plotPanel")
+        title, tip = series_title(key)
+        self.title = title
+        self.header = QLabel(f"<b>{title}</b>")
+        self.header.setToolTip(tip)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.widget = pg.PlotWidget()
+        self.widget.setMinimumHeight(190)
+        self.plot = self.widget.getPlotItem()
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setLabel("bottom", "step")
+        self.plot.setMenuEnabled(True)
+        self.plot.getViewBox().setMouseEnabled(x=True, y=True)
+        self.vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
+        self.vline.setVisible(False)
+        self.plot.addItem(self.vline, ignoreBounds=True)
+        self.items: dict[str, pg.PlotDataItem] = {}
+        self.raw_items: dict[str, pg.PlotDataItem] = {}
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.setSpacing(0)
+        lay.addWidget(self.header)
+        lay.addWidget(self.widget, 1)
+        self.is_dev = key.startswith("dev/")
+
+    # ---- items ---------------------------------------------------------------------------
+    def _new_item(self, color: str, width: float = 1.6, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:
+        c = QColor(color)
+        c.setAlpha(alpha)
+        kw = {}
+        if self.is_dev:
+            kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
+        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, **kw)
+        item.setDownsampling(auto=True, method="peak")
+        item.setClipToView(True)
+        self.plot.addItem(item)
+        return item
+
+    def set_runs(self, runs: list[tuple[RunState, str]]) -> None:
+        """Keep one item per displayed run (created or removed as needed)."""
+        wanted = {s.run_id for s, _ in runs}
+        for run_id in [r for r in self.items if r not in wanted]:
+            self.plot.removeItem(self.items.pop(run_id))
+            raw = self.raw_items.pop(run_id, None)
+            if raw is not None:
+                self.plot.removeItem(raw)
+        for state, color in runs:
+            if state.run_id in self.items:
+                continue
+            if self.key == "loss":
+                self.raw_items[state.run_id] = self._new_item(color, width=1.0, alpha=70)
+            self.items[state.run_id] = self._new_item(color, name=state.run_id)
+
+    def update_run(self, state: RunState, smoothing: float) -> None:
+        s = state.series.get(self.key)
+        item = self.items.get(state.run_id)
+        if item is None:
+            return
+        if s is None or not len(s):
+            item.setData([], [])
+            return
+        x, y = s.x, s.y
+        if self.key == "loss":
+            self.raw_items[state.run_id].setData(x, y, skipFiniteCheck=True)
+            y = ema_smooth(y, smoothing) if smoothing > 0 else y
+        item.setData(x, y, skipFiniteCheck=True)
+
+    def point_count(self, run_id: str) -> int:
+        item = self.items.get(run_id)
+        if item is None or item.xData is None:
+            return 0
+        return len(item.xData)
+
+    # ---- view ----------------------------------------------------------------------------
+    def set_log(self, on: bool) -> None:
+        self.plot.setLogMode(x=False, y=on)
+
+    def apply_view(self, x_range: tuple[float, float] | None, ignore_outliers: bool, log: bool) -> None:
+        """x_range None = auto; y from percentiles of the visible points when ignoring outliers."""
+        vb = self.plot.getViewBox()
+        if x_range is None:
+            vb.enableAutoRange(axis="x")
+        else:
+            vb.setXRange(*x_range, padding=0.02)
+        if not ignore_outliers:
+            vb.setAutoVisible(y=True)
+            vb.enableAutoRange(axis="y")
+            return
+        arrays = []
+        lo, hi = x_range if x_range is not None else (None, None)
+        for item in list(self.items.values()) + list(self.raw_items.values()):
+            if item.xData is None or not len(item.xData):
+                continue
+            x, y = np.asarray(item.xData), np.asarray(item.yData)
+            if log:   # in log mode pyqtgraph stores log10(y); go back to raw values
+                y = np.power(10.0, y)
+            arrays.append(y[window_mask(x, lo, hi)])
+        rng = robust_range(arrays, log=log)
+        if rng is not None:
+            vb.setYRange(*rng, padding=0)
+
+    def show_crosshair(self, step: float | None, runs: list[tuple[RunState, str]]) -> None:
+        """Move the vertical line to ``step`` and print each run's nearest value in the header."""
+        if step is None:
+            self.vline.setVisible(False)
+            self.header.setText(f"<b>{self.title}</b>")
+            return
+        self.vline.setVisible(True)
+        self.vline.setPos(step)
+        parts = []
+        for state, color in runs:
+            s = state.series.get(self.key)
+            hit = s.value_at(step) if s is not None else None
+            if hit is None:
+                continue
+            parts.append(f"<span style='color:{color}'>■</span> {hit[1]:.4g} <span style='color:#777'>@{hit[0]:.0f}</span>")
+        self.header.setText(f"<b>{self.title}</b>&nbsp;&nbsp;" + "&nbsp;&nbsp;".join(parts))

@@ -1,0 +1,65 @@
+"""Numbers behind the curves (Qt-free): TensorBoard-style smoothing and robust y ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def ema_smooth(y: np.ndarray, weight: float) -> np.ndarray:
+    """TensorBoard's scalar smoothing: a debiased exponential moving average.
+
+    last_i = weight * last_{i-1} + (1 - weight) * y_i (last_{-1} = 0); smoothed_i = last_i / (1 - weight**(i+1)).
+    The debiasing makes the first points follow the data instead of starting at 0.
+    Source: TensorBoard, vz_line_chart2 ``resmoothDataset``. ``y`` shape (n,), finite; weight in [0, 1).
+    Returns shape (n,) float64. weight 0 returns a copy of y.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if weight <= 0 or len(y) == 0:
+        return y.copy()
+    if weight >= 1:
+        raise ValueError(f"smoothing weight must be < 1, got {weight}")
+    try:
+        from scipy.signal import lfilter
+
+        last = lfilter([1.0 - weight], [1.0, -weight], y)
+    except ImportError:  # pragma: no cover - scipy is normally present (datasets/transformers pull it)
+        last = np.empty_like(y)
+        acc = 0.0
+        for i, v in enumerate(y):
+            acc = weight * acc + (1.0 - weight) * v
+            last[i] = acc
+    debias = -np.expm1(np.arange(1, len(y) + 1) * np.log(weight))   # 1 - weight**(i+1), accurate near 1
+    return last / debias
+
+
+def robust_range(arrays: list[np.ndarray], lo_pct: float = 2.0, hi_pct: float = 98.0,
+                 log: bool = False, pad: float = 0.1) -> tuple[float, float] | None:
+    """A y range that ignores outliers: [lo_pct, hi_pct] percentiles of all finite values, padded.
+
+    With ``log`` the range is in log10 units (what a pyqtgraph ViewBox in log mode expects) and
+    non-positive values are dropped. Returns None when there is no usable value.
+    """
+    parts = [np.asarray(a, dtype=np.float64) for a in arrays if len(a)]
+    if not parts:
+        return None
+    v = np.concatenate(parts)
+    v = v[np.isfinite(v)]
+    if log:
+        v = np.log10(v[v > 0])
+    if len(v) == 0:
+        return None
+    lo, hi = np.percentile(v, [lo_pct, hi_pct])
+    span = hi - lo
+    if span <= 0:
+        span = abs(hi) * 0.1 or 1.0
+    return float(lo - pad * span), float(hi + pad * span)
+
+
+def window_mask(x: np.ndarray, x_min: float | None, x_max: float | None) -> np.ndarray:
+    """Boolean mask of the points with x inside [x_min, x_max] (None = unbounded)."""
+    m = np.ones(len(x), dtype=bool)
+    if x_min is not None:
+        m &= x >= x_min
+    if x_max is not None:
+        m &= x <= x_max
+    return m

@@ -1,0 +1,320 @@
+"""Training workers as child processes (QProcess) and the queue that runs them one after another.
+
+Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (DESIGN.md,
+"Training runs in a separate process"): the worker prints JSON-lines events on stdout, which are
+parsed as they arrive (explorer.core.events.iter_events; other lines are kept as log text);
+stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate
+(SIGTERM), then kill after a grace period. A worker that dies without a terminal event is marked
+failed (or cancelled if we asked) and that event is appended to its events.jsonl so the run reads
+the same after a restart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
+
+from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError, encode_event, make_event,
+                                  parse_event)
+from explorer.core.training.config import TrainConfig
+from explorer.paths import REPO_ROOT
+from explorer.ui.run_state import RunState
+
+STDERR_KEEP = 64_000        # characters of stderr kept for the error view
+CANCEL_GRACE_MS = 5_000     # SIGTERM -> SIGKILL
+
+
+def worker_command(config_path: str | Path) -> list[str]:
+    """The argv that starts one training worker."""
+    return [sys.executable, "-m", "explorer", "train", "--config", str(config_path)]
+
+
+def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
+    """'20250612-101530-minilm-squad_v2' (+ suffix, + '-2'... if taken): unique in memory and on disk."""
+    model = config.model.split(":")[-1].rstrip("/").split("/")[-1] or "model"
+    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", model)[:40]
+    base = f"{time.strftime('%Y%m%d-%H%M%S')}-{model}-{config.task}{suffix}"
+    run_id, n = base, 2
+    while run_id in taken or (runs_dir / run_id).exists():
+        run_id, n = f"{base}-{n}", n + 1
+    return run_id
+
+
+class RunProcess(QObject):
+    """One worker process. Signals: ``event(dict)`` per parsed event, ``ended(str status)`` once."""
+
+    event = Signal(dict)
+    output = Signal(str)     # stderr or non-event stdout text, as it arrives
+    ended = Signal(str)
+
+    def __init__(self, config: TrainConfig, config_path: Path, parent: QObject | None = None):
+        super().__init__(parent)
+        self.config = config
+        self.config_path = config_path
+        self.run_dir = Path(config.output_dir) / config.run_id
+        self.stderr = ""
+        self.terminal: dict | None = None
+        self.cancel_requested = False
+        self._buf = b""
+        self._ended = False
+        self.proc = QProcess(self)
+        env = QProcessEnvironment.systemEnvironment()
+        env.insert("PYTHONUNBUFFERED", "1")
+        env.insert("PYTHONPATH", os.pathsep.join(p for p in (str(REPO_ROOT), env.value("PYTHONPATH")) if p))
+        self.proc.setProcessEnvironment(env)
+        self.proc.setWorkingDirectory(str(REPO_ROOT))
+        self.proc.readyReadStandardOutput.connect(self._read_stdout)
+        self.proc.readyReadStandardError.connect(self._read_stderr)
+        self.proc.finished.connect(self._finished)
+        self.proc.errorOccurred.connect(self._error)
+        self._kill_timer = QTimer(self, singleShot=True, interval=CANCEL_GRACE_MS)
+        self._kill_timer.timeout.connect(self.kill)
+
+    # ---- control -------------------------------------------------------------------------
+    def start(self) -> None:
+        argv = worker_command(self.config_path)
+        self.proc.start(argv[0], argv[1:])
+
+    def pid(self) -> int:
+        return int(self.proc.processId())
+
+    def running(self) -> bool:
+        return self.proc.state() != QProcess.ProcessState.NotRunning
+
+    def stop_early(self) -> None:
+        """Graceful stop: the worker finishes its step, saves, evaluates, then reports finished."""
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            (self.run_dir / "STOP").write_text("stop requested from the GUI\n", encoding="utf-8")
+        except OSError as exc:
+            self.output.emit(f"cannot create {self.run_dir / 'STOP'}: {exc}\n")
+
+    def cancel(self) -> None:
+        """SIGTERM now, SIGKILL after CANCEL_GRACE_MS if it is still alive."""
+        self.cancel_requested = True
+        if self.running():
+            self.proc.terminate()
+            self._kill_timer.start()
+
+    def kill(self) -> None:
+        if self.running():
+            self.proc.kill()
+
+    # ---- stdout / stderr -----------------------------------------------------------------
+    def _read_stdout(self) -> None:
+        self._buf += bytes(self.proc.readAllStandardOutput().data())
+        if b"\n" not in self._buf:
+            return
+        *lines, self._buf = self._buf.split(b"\n")
+        self._handle_lines([ln.decode("utf-8", "replace") for ln in lines])
+
+    def _handle_lines(self, lines: list[str]) -> None:
+        events, other = [], []
+        for line in lines:
+            try:
+                events.append(parse_event(line))
+            except EventParseError:
+                if line.strip():
+                    other.append(line)
+        if other:
+            self._keep_text("\n".join(other) + "\n")
+        for ev in events:
+            if ev["event"] in TERMINAL_EVENTS:
+                self.terminal = ev
+            self.event.emit(ev)
+
+    def _read_stderr(self) -> None:
+        self._keep_text(bytes(self.proc.readAllStandardError().data()).decode("utf-8", "replace"))
+
+    def _keep_text(self, text: str) -> None:
+        self.stderr = (self.stderr + text)[-STDERR_KEEP:]
+        self.output.emit(text)
+
+    # ---- end -----------------------------------------------------------------------------
+    def _error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self._keep_text(f"the worker could not start: {self.proc.errorString()}\n")
+            self._finish(None, crashed=True)
+
+    def _finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        self._read_stderr()
+        self._read_stdout()
+        if self._buf.strip():
+            self._handle_lines([self._buf.decode("utf-8", "replace")])
+        self._buf = b""
+        self._finish(code, crashed=status == QProcess.ExitStatus.CrashExit)
+
+    def _finish(self, code: int | None, crashed: bool) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self._kill_timer.stop()
+        if self.terminal is None:
+            self.terminal = self._synthesize(code, crashed)
+            self._append_to_log(self.terminal)
+            self.event.emit(self.terminal)
+        kind = self.terminal["event"]
+        status = kind
+        if kind == "finished" and self.terminal.get("stopped_early"):
+            status = "stopped"
+        self.ended.emit(status)
+
+    def _synthesize(self, code: int | None, crashed: bool) -> dict:
+        if self.cancel_requested:
+            return make_event("cancelled", self.config.run_id, step=None, seconds=None, source="gui")
+        last = [ln for ln in self.stderr.strip().splitlines() if ln.strip()]
+        if code is None:
+            why = "the worker could not start"
+        elif crashed:
+            why = "the worker process was killed or crashed"
+        else:
+            why = f"the worker exited with code {code} without reporting a result"
+        if last:
+            why += f": {last[-1].strip()[:300]}"
+        return make_event("failed", self.config.run_id, error=why, traceback=self.stderr[-8000:], source="gui")
+
+    def _append_to_log(self, ev: dict) -> None:
+        path = self.run_dir / EVENTS_FILE
+        if not self.run_dir.is_dir():
+            return
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(encode_event(ev) + "\n")
+        except OSError:
+            pass
+
+
+class RunManager(QObject):
+    """The run queue: keeps live RunStates and runs at most ``max_parallel`` workers at once.
+
+    Signals: ``added(RunState)`` when queued, ``changed(run_id, set_of_series)`` on every event,
+    ``ended(run_id, status)`` when a worker is done (or a queued run was cancelled).
+    """
+
+    added = Signal(object)
+    changed = Signal(str, object)
+    ended = Signal(str, str)
+
+    def __init__(self, runs_dir: str | Path, parent: QObject | None = None, max_parallel: int = 1):
+        super().__init__(parent)
+        self.runs_dir = Path(runs_dir)
+        self.max_parallel = max_parallel
+        self.states: dict[str, RunState] = {}
+        self.procs: dict[str, RunProcess] = {}
+        self.queue: list[TrainConfig] = []
+
+    # ---- queue ---------------------------------------------------------------------------
+    def enqueue(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
+        """Queue runs (run ids assigned here); returns their ids. Raises ConfigError on a bad config."""
+        ids = []
+        for i, cfg in enumerate(configs):
+            cfg.validate()
+            out_dir = Path(cfg.output_dir) if cfg.output_dir else self.runs_dir
+            run_id = cfg.run_id
+            if not run_id or run_id in self.states or (out_dir / run_id).exists():
+                suffix = suffixes[i] if suffixes else ""
+                run_id = make_run_id(cfg, set(self.states), out_dir, suffix)
+            cfg = dataclasses.replace(cfg, run_id=run_id, output_dir=str(out_dir))
+            state = RunState(run_id=run_id, path=out_dir / run_id, config=cfg.to_dict(), status="queued")
+            self.states[run_id] = state
+            self.queue.append(cfg)
+            ids.append(run_id)
+            self.added.emit(state)
+        self._pump()
+        return ids
+
+    def active(self) -> list[str]:
+        """Run ids with a live worker or waiting in the queue."""
+        return [r for r, s in self.states.items() if s.is_live]
+
+    def _pump(self) -> None:
+        while self.queue and len(self.procs) < self.max_parallel:
+            self._start(self.queue.pop(0))
+
+    def _start(self, cfg: TrainConfig) -> None:
+        state = self.states[cfg.run_id]
+        launch_dir = Path(cfg.output_dir) / ".launch"
+        try:
+            launch_dir.mkdir(parents=True, exist_ok=True)
+            config_path = launch_dir / f"{cfg.run_id}.json"
+            cfg.save(config_path)
+        except OSError as exc:
+            state.status, state.error = "failed", f"cannot write the run config under {launch_dir}: {exc}"
+            self.changed.emit(cfg.run_id, set())
+            self.ended.emit(cfg.run_id, "failed")
+            return
+        proc = RunProcess(cfg, config_path, self)
+        self.procs[cfg.run_id] = proc
+        state.status = "starting"
+        state.started_at = time.time()
+        proc.event.connect(lambda ev, rid=cfg.run_id: self._on_event(rid, ev))
+        proc.output.connect(lambda text, rid=cfg.run_id: self._on_output(rid, text))
+        proc.ended.connect(lambda status, rid=cfg.run_id: self._on_ended(rid, status))
+        proc.start()
+        self.changed.emit(cfg.run_id, set())
+
+    # ---- control -------------------------------------------------------------------------
+    def stop_early(self, run_id: str) -> None:
+        proc = self.procs.get(run_id)
+        if proc is not None:
+            proc.stop_early()
+            self.states[run_id].status = "stopping"
+            self.changed.emit(run_id, set())
+
+    def cancel(self, run_id: str) -> None:
+        """Cancel a running worker, or drop a queued run."""
+        proc = self.procs.get(run_id)
+        state = self.states.get(run_id)
+        if proc is not None:
+            proc.cancel()
+            state.status = "cancelling"
+            self.changed.emit(run_id, set())
+        elif state is not None and state.status == "queued":
+            self.queue = [c for c in self.queue if c.run_id != run_id]
+            state.status = "cancelled"
+            self.changed.emit(run_id, set())
+            self.ended.emit(run_id, "cancelled")
+
+    def cancel_all(self, wait_ms: int = 0) -> None:
+        """Drop the queue and cancel every worker; with wait_ms, block until they exit (quitting)."""
+        for run_id in [c.run_id for c in self.queue]:
+            self.cancel(run_id)
+        for run_id in list(self.procs):
+            self.cancel(run_id)
+        if wait_ms:
+            for proc in list(self.procs.values()):
+                if not proc.proc.waitForFinished(wait_ms):
+                    proc.kill()
+                    proc.proc.waitForFinished(1000)
+
+    # ---- worker callbacks ----------------------------------------------------------------
+    def _on_event(self, run_id: str, ev: dict) -> None:
+        state = self.states[run_id]
+        prev = state.status
+        changed = state.apply(ev)
+        if prev in ("stopping", "cancelling") and state.status == "running":
+            state.status = prev   # a late step event must not hide the pending stop
+        self.changed.emit(run_id, changed)
+
+    def _on_output(self, run_id: str, text: str) -> None:
+        state = self.states[run_id]
+        state.stderr_tail = (state.stderr_tail + text)[-STDERR_KEEP:]
+
+    def _on_ended(self, run_id: str, status: str) -> None:
+        proc = self.procs.pop(run_id, None)
+        state = self.states[run_id]
+        if state.status in ("starting", "running", "stopping", "cancelling"):
+            state.status = status
+        if state.duration is None and state.started_at:
+            state.duration = time.time() - state.started_at
+        if proc is not None:
+            proc.deleteLater()
+        self.changed.emit(run_id, set())
+        self.ended.emit(run_id, state.status)
+        self._pump()

@@ -1,0 +1,298 @@
+"""What the GUI knows about one run, built from its worker events (Qt-free, testable headless).
+
+A :class:`RunState` is fed events one by one (live from the worker's stdout, or replayed from
+``runs/<run_id>/events.jsonl``) and keeps growable numpy series for the curves:
+
+- ``loss``, ``lr``, ``grad_norm``, ``samples_per_second`` against optimizer step (``step`` events);
+- ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``).
+
+Event fields follow explorer/core/events.py (DESIGN.md, "Training runs in a separate process").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
+DEV_PREFIX = "dev/"
+# Metrics that are counts, not scores: never plotted.
+SKIP_METRICS = ("total", "HasAns_total", "NoAns_total", "n_examples", "num_examples")
+# Which dev metric ranks runs ("best dev metric" column), in order of preference.
+PRIMARY_METRICS = ("f1", "accuracy", "matthews_correlation", "exact_match")
+LIVE = ("queued", "starting", "running", "stopping", "cancelling")
+TERMINAL = ("finished", "stopped", "failed", "cancelled", "incomplete")
+
+
+class Series:
+    """An append-only (x, y) series on capacity-doubling float64 buffers.
+
+    ``x`` and ``y`` return views of length ``len(self)``; appends never copy old views.
+    """
+
+    __slots__ = ("_x", "_y", "_n")
+
+    def __init__(self, capacity: int = 256):
+        self._x = np.empty(capacity, dtype=np.float64)
+        self._y = np.empty(capacity, dtype=np.float64)
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def append(self, x: float, y: float) -> None:
+        if self._n == len(self._x):
+            cap = 2 * len(self._x)
+            self._x = np.concatenate([self._x[: self._n], np.empty(cap - self._n)])
+            self._y = np.concatenate([self._y[: self._n], np.empty(cap - self._n)])
+        self._x[self._n] = x
+        self._y[self._n] = y
+        self._n += 1
+
+    def extend(self, xs: np.ndarray, ys: np.ndarray) -> None:
+        xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        need = self._n + len(xs)
+        if need > len(self._x):
+            cap = max(need, 2 * len(self._x))
+            self._x = np.concatenate([self._x[: self._n], np.empty(cap - self._n)])
+            self._y = np.concatenate([self._y[: self._n], np.empty(cap - self._n)])
+        self._x[self._n : need] = xs
+        self._y[self._n : need] = ys
+        self._n = need
+
+    @property
+    def x(self) -> np.ndarray:
+        return self._x[: self._n]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self._y[: self._n]
+
+    def value_at(self, step: float) -> tuple[float, float] | None:
+        """The point whose x is nearest to ``step`` (x is sorted: steps only grow)."""
+        if self._n == 0:
+            return None
+        xs = self.x
+        i = int(np.searchsorted(xs, step))
+        if i >= self._n:
+            i = self._n - 1
+        elif i > 0 and abs(xs[i - 1] - step) <= abs(xs[i] - step):
+            i -= 1
+        return float(xs[i]), float(self._y[i])
+
+
+def _num(value) -> float | None:
+    """A finite float, or None for missing / non-numeric / NaN values."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+@dataclass
+class RunState:
+    """One run as the GUI shows it. ``status`` is one of LIVE + TERMINAL.
+
+    Times are seconds; ``steps_total`` is the optimizer steps the worker plans (``started``).
+    """
+
+    run_id: str
+    path: Path | None = None
+    config: dict = field(default_factory=dict)
+    status: str = "incomplete"
+    steps_total: int = 0
+    step: int = 0
+    epoch: float = 0.0
+    elapsed: float = 0.0
+    duration: float | None = None
+    device: str = ""
+    mixed_precision: str = ""
+    num_parameters: int = 0
+    started_at: float | None = None   # wall clock (event "time") of the started event
+    last_event_at: float | None = None
+    series: dict[str, Series] = field(default_factory=dict)
+    evals: list[dict] = field(default_factory=list)
+    final_metrics: dict = field(default_factory=dict)
+    checkpoints: dict[str, str] = field(default_factory=dict)   # kind ("last"/"best") -> path
+    best_checkpoint: str | None = None
+    error: str = ""
+    traceback: str = ""
+    stderr_tail: str = ""
+    logs: list[str] = field(default_factory=list)
+    stopped_early: bool = False
+    loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
+
+    # ---- derived -------------------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        return str(self.config.get("model", ""))
+
+    @property
+    def task(self) -> str:
+        return str(self.config.get("task", ""))
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE
+
+    def primary_metric(self) -> str | None:
+        """The dev metric used to rank runs: the first of PRIMARY_METRICS seen in an eval."""
+        names = {k[len(DEV_PREFIX):] for k in self.series if k.startswith(DEV_PREFIX)}
+        for name in PRIMARY_METRICS:
+            if name in names:
+                return name
+        return sorted(names)[0] if names else None
+
+    def best_metric(self) -> tuple[str, float, int] | None:
+        """(name, best value, step of it) over all evaluations, or None before the first eval."""
+        name = self.primary_metric()
+        if name is None:
+            return None
+        s = self.series[DEV_PREFIX + name]
+        if not len(s):
+            return None
+        i = int(np.argmax(s.y))
+        return name, float(s.y[i]), int(s.x[i])
+
+    def eta(self) -> float | None:
+        """Remaining seconds, from the mean time per step so far; None before the first step."""
+        if self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0:
+            return None
+        return max(0.0, self.elapsed / self.step * (self.steps_total - self.step))
+
+    def live_elapsed(self, now: float | None = None) -> float:
+        """Elapsed seconds; while running, counts on from the last step event."""
+        if self.status in ("running", "stopping", "cancelling") and self.started_at:
+            return max(self.elapsed, (now or time.time()) - self.started_at)
+        return self.duration if self.duration is not None else self.elapsed
+
+    def dev_metric_names(self) -> list[str]:
+        return [k[len(DEV_PREFIX):] for k in self.series if k.startswith(DEV_PREFIX)]
+
+    # ---- events --------------------------------------------------------------------------
+    def _point(self, name: str, x: float, value) -> bool:
+        y = _num(value)
+        if y is None:
+            return False
+        self.series.setdefault(name, Series()).append(x, y)
+        return True
+
+    def apply(self, ev: dict) -> set[str]:
+        """Update from one event; returns the names of the series that got new points."""
+        kind = ev.get("event")
+        changed: set[str] = set()
+        t = _num(ev.get("time"))
+        if t is not None:
+            self.last_event_at = t
+        if kind == "started":
+            self.status = "running"
+            if isinstance(ev.get("config"), dict):
+                self.config = ev["config"]
+            self.device = str(ev.get("device", ""))
+            self.mixed_precision = str(ev.get("mixed_precision", ""))
+            self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
+            self.steps_total = int(_num(ev.get("steps_total")) or 0)
+            self.started_at = t
+        elif kind == "step":
+            step = _num(ev.get("step"))
+            if step is None:
+                return changed
+            self.step = int(step)
+            self.epoch = _num(ev.get("epoch")) or self.epoch
+            self.elapsed = _num(ev.get("elapsed")) or self.elapsed
+            for name in TRAIN_SERIES:
+                if self._point(name, step, ev.get(name)):
+                    changed.add(name)
+        elif kind == "eval":
+            step = _num(ev.get("step")) or 0.0
+            metrics = ev.get("metrics") or {}
+            self.evals.append(ev)
+            for name, value in metrics.items():
+                if name in SKIP_METRICS:
+                    continue
+                if self._point(DEV_PREFIX + name, step, value):
+                    changed.add(DEV_PREFIX + name)
+        elif kind == "checkpoint":
+            kind_ = str(ev.get("kind", "last"))
+            self.checkpoints[kind_] = str(ev.get("path", ""))
+            if kind_ == "best":
+                self.best_checkpoint = self.checkpoints[kind_]
+        elif kind == "finished":
+            self.stopped_early = bool(ev.get("stopped_early"))
+            self.status = "stopped" if self.stopped_early else "finished"
+            self.final_metrics = dict(ev.get("metrics") or {})
+            self.duration = _num(ev.get("seconds"))
+            if ev.get("best_checkpoint"):
+                self.best_checkpoint = str(ev["best_checkpoint"])
+        elif kind == "failed":
+            self.status = "failed"
+            self.error = str(ev.get("error", "")) or "the worker failed without a message"
+            self.traceback = str(ev.get("traceback", ""))
+            self._end_duration()
+        elif kind == "cancelled":
+            self.status = "cancelled"
+            self.duration = _num(ev.get("seconds")) or self.duration
+            self._end_duration()
+        elif kind == "log":
+            self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
+        return changed
+
+    def _end_duration(self) -> None:
+        if self.duration is None:
+            if self.started_at and self.last_event_at:
+                self.duration = max(self.elapsed, self.last_event_at - self.started_at)
+            else:
+                self.duration = self.elapsed or None
+
+    def best_checkpoint_path(self) -> str | None:
+        """The best checkpoint folder if known, else the last one, else None."""
+        for candidate in (self.best_checkpoint, self.checkpoints.get("best"), self.checkpoints.get("last")):
+            if candidate:
+                return candidate
+        if self.path is not None:
+            for kind in ("best", "last"):
+                p = self.path / "checkpoints" / kind
+                if p.is_dir():
+                    return str(p)
+        return None
+
+    @classmethod
+    def from_events(cls, run_id: str, events: list[dict], *, path: Path | None = None,
+                    config: dict | None = None) -> "RunState":
+        """Replay a run's events (a past run on disk). A log with no terminal event stays
+        ``incomplete`` (the worker died without reporting, or it is still running elsewhere)."""
+        state = cls(run_id=run_id, path=path, config=dict(config or {}))
+        for ev in events:
+            state.apply(ev)
+        if state.status in LIVE:
+            state.status = "incomplete"
+            state._end_duration()
+        return state
+
+
+def format_seconds(seconds: float | None) -> str:
+    """1:02:03 / 4:05 style; '' for None."""
+    if seconds is None or not math.isfinite(seconds):
+        return ""
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def progress_text(state: RunState, now: float | None = None) -> str:
+    """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
+    parts = [f"step {state.step:,} of {state.steps_total:,}" if state.steps_total else f"step {state.step:,}"]
+    parts.append(f"epoch {state.epoch:.2f}")
+    parts.append(f"elapsed {format_seconds(state.live_elapsed(now)) or '0:00'}")
+    if state.is_live:
+        eta = state.eta()
+        parts.append(f"remaining {format_seconds(eta)}" if eta is not None else "remaining …")
+    return " · ".join(parts)

@@ -1,0 +1,145 @@
+"""Test helpers shared across test files: tiny models and data written to disk, no network.
+
+- ``save_tiny_model(folder, task)``: a tiny random BERT (2 layers, 4 heads, hidden 32) + its fast
+  tokenizer saved with ``save_pretrained``, usable as ``--model <folder>`` / ``load_model(folder)``.
+- ``write_tiny_squad(path, v2=True)``: a small official-format SQuAD JSON (v2.0 adds unanswerable
+  questions) whose words the tiny tokenizer covers.
+- ``write_tiny_classification(path, pair=False)``: a small GLUE-style TSV/CSV/JSONL file.
+- ``run_worker(argv)``: ``bert-explorer train`` in a real child process, returning (rc, stdout, stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def save_tiny_model(folder: str | Path, task: str = "qa", num_labels: int = 2, seed: int = 0) -> Path:
+    """Save tiny_loaded_model(task) + tokenizer into ``folder``; returns the folder."""
+    from explorer.core.models import tiny_loaded_model
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    loaded = tiny_loaded_model(task, seed=seed, num_labels=num_labels)
+    loaded.model.save_pretrained(folder)
+    loaded.tokenizer.save_pretrained(folder)
+    return folder
+
+
+# (context, [(question, answer text or None for unanswerable)])
+_SQUAD_ARTICLES = [
+    ("Ada", [
+        ("Ada was born in London in 1815. She wrote the first program for the engine of Babbage.",
+         [("Where was Ada born?", "London"), ("When was Ada born?", "1815"),
+          ("Who wrote the first program?", "Ada"), ("Where was Babbage born?", None)]),
+        ("The river of the city is the Thames. Paris has the river Seine.",
+         [("What is the river of Paris?", "Seine"), ("What is the river of the city?", "Thames"),
+          ("What is the river of Rome?", None)]),
+    ]),
+    ("Bert", [
+        ("BERT is a model that reads text in both directions. It was first released in 2018 by Google.",
+         [("When was BERT first released?", "2018"), ("Who released BERT?", "Google"),
+          ("How does BERT read text?", "in both directions"), ("Who named BERT?", None)]),
+        ("The answer to the question is in the passage. The passage has 42 words or fewer.",
+         [("Where is the answer?", "in the passage"), ("How many words does the passage have?", "42"),
+          ("What is the name of the question?", None)]),
+    ]),
+]
+
+
+def tiny_squad_dict(v2: bool = True, repeat: int = 1) -> dict:
+    """The tiny SQuAD data as an official-format dict (``repeat`` copies each question with a new id)."""
+    data = []
+    qn = 0
+    for title, paragraphs in _SQUAD_ARTICLES:
+        paras = []
+        for context, qas in paragraphs:
+            items = []
+            for r in range(repeat):
+                for question, answer in qas:
+                    if answer is None and not v2:
+                        continue
+                    qn += 1
+                    qid = f"q{qn:04d}"
+                    if answer is None:
+                        item = {"id": qid, "question": question, "answers": [], "is_impossible": True,
+                                "plausible_answers": []}
+                    else:
+                        start = context.index(answer)
+                        item = {"id": qid, "question": question,
+                                "answers": [{"text": answer, "answer_start": start}]}
+                        if v2:
+                            item["is_impossible"] = False
+                    items.append(item)
+            paras.append({"context": context, "qas": items})
+        data.append({"title": title, "paragraphs": paras})
+    return {"version": "v2.0" if v2 else "1.1", "data": data}
+
+
+def write_tiny_squad(path: str | Path, v2: bool = True, repeat: int = 1) -> Path:
+    """Write a small official-format SQuAD file (v1.1: 10 questions per repeat; v2.0: 14, 4 unanswerable)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(tiny_squad_dict(v2=v2, repeat=repeat)), encoding="utf-8")
+    return path
+
+
+_SINGLE = [("a good and fine model", 1), ("the worst year", 0), ("what a fine city", 1),
+           ("bad river and bad city", 0), ("good answer", 1), ("a bad bad question", 0),
+           ("the first good passage", 1), ("worst name of the year", 0)]
+_PAIR = [("ada was born in london", "ada was born in the city of london", 1),
+         ("the river is in paris", "paris has no river", 0),
+         ("bert is a model", "bert is a model of text", 1),
+         ("the year was 1815", "the city was london", 0),
+         ("what is the answer", "which is the answer", 1),
+         ("the first name", "the river of the city", 0)]
+
+
+def write_tiny_classification(path: str | Path, pair: bool = False, repeat: int = 1,
+                              columns: tuple[str, ...] | None = None) -> Path:
+    """Write a GLUE-style file. Format from the suffix: .tsv (tab), .csv, .jsonl.
+
+    Single: columns ``sentence,label`` (SST-2). Pair: ``Quality, #1 String, #2 String`` (MRPC).
+    ``columns`` renames them (in that order: text(s) then label for single; label, a, b for pair).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if pair:
+        names = list(columns or ("Quality", "#1 String", "#2 String"))
+        rows = [{names[0]: y, names[1]: a, names[2]: b} for a, b, y in _PAIR * repeat]
+    else:
+        names = list(columns or ("sentence", "label"))
+        rows = [{names[0]: s, names[1]: y} for s, y in _SINGLE * repeat]
+    if path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        sep = "\t" if path.suffix == ".tsv" else ","
+        lines = [sep.join(names)] + [sep.join(str(r[n]) for n in names) for r in rows]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def worker_env(**extra: str) -> dict:
+    env = dict(os.environ)
+    env.update({"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1",
+                "OMP_NUM_THREADS": "1"})
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def worker_command(argv: list[str]) -> list[str]:
+    """The command line that runs ``bert-explorer train <argv>`` with this interpreter."""
+    return [sys.executable, "-m", "explorer", "train", *argv]
+
+
+def run_worker(argv: list[str], timeout: float = 120.0) -> tuple[int, str, str]:
+    """Run the worker to completion in a child process; returns (exit code, stdout, stderr)."""
+    proc = subprocess.run(worker_command(argv), capture_output=True, text=True, timeout=timeout,
+                          env=worker_env(), cwd=REPO_ROOT)
+    return proc.returncode, proc.stdout, proc.stderr

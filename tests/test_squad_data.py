@@ -1,0 +1,151 @@
+"""SQuAD loading and validation (explorer.core.data.squad)."""
+
+import json
+
+import pytest
+
+from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, squad_version
+from explorer.core.metrics import squad_evaluate
+
+CTX = "Ada Lovelace was born in London in 1815. London is a city."
+
+
+def v1_data():
+    return {"version": "1.1", "data": [{"title": "Ada", "paragraphs": [{"context": CTX, "qas": [
+        {"id": "q1", "question": "Where was Ada born?",
+         "answers": [{"text": "London", "answer_start": 25}, {"text": "in London", "answer_start": 22}]},
+        {"id": "q2", "question": "When was Ada born?", "answers": [{"text": "1815", "answer_start": 35}]},
+    ]}]}]}
+
+
+def v2_data():
+    d = v1_data()
+    d["version"] = "v2.0"
+    qas = d["data"][0]["paragraphs"][0]["qas"]
+    for q in qas:
+        q["is_impossible"] = False
+    qas.append({"id": "q3", "question": "Where did Ada die?", "answers": [], "is_impossible": True,
+                "plausible_answers": [{"text": "London", "answer_start": 25}]})
+    return d
+
+
+def write(tmp_path, data, name="d.json"):
+    p = tmp_path / name
+    p.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return p
+
+
+def test_v11_file(tmp_path):
+    ds, report = load_squad(str(write(tmp_path, v1_data())))
+    assert ds.column_names == ["id", "title", "context", "question", "answers", "is_impossible"]
+    assert len(ds) == 2 and report.version == "v1.1" and report.n_articles == 1
+    assert ds[0]["answers"] == {"text": ["London", "in London"], "answer_start": [25, 22]}
+    assert ds[0]["title"] == "Ada" and ds[0]["context"] == CTX and ds[0]["is_impossible"] is False
+    assert report.problems == [] and report.n_answers == 3
+    assert gold_answers(ds) == {"q1": ["London", "in London"], "q2": ["1815"]}
+    assert squad_version(ds) == "v1.1"
+    assert "2 questions (0 unanswerable)" in report.summary()
+
+
+def test_v20_file(tmp_path):
+    ds, report = load_squad(str(write(tmp_path, v2_data())))
+    assert report.version == "v2.0" and report.n_questions == 3 and report.n_impossible == 1
+    assert ds[2]["answers"] == {"text": [], "answer_start": []} and ds[2]["is_impossible"] is True
+    assert gold_answers(ds)["q3"] == [] and squad_version(ds) == "v2.0"
+
+
+def test_malformed_json_names_line_and_column(tmp_path):
+    text = json.dumps(v1_data(), indent=1).replace('"q2"', '"q2",,', 1)
+    line = next(k + 1 for k, ln in enumerate(text.splitlines()) if '"q2",,' in ln)
+    with pytest.raises(SquadDataError, match=rf"d\.json: malformed JSON at line {line}, column \d+"):
+        load_squad(str(write(tmp_path, text)))
+
+
+def test_missing_fields_strict_and_lenient(tmp_path):
+    d = v1_data()
+    del d["data"][0]["paragraphs"][0]["qas"][1]["question"]
+    d["data"][0]["paragraphs"][0]["qas"].append({"question": "no id?", "answers": []})
+    p = write(tmp_path, d)
+    with pytest.raises(SquadDataError) as err:
+        load_squad(str(p))
+    msg = str(err.value)
+    assert "2 invalid question records" in msg
+    assert "article 0 ('Ada'), paragraph 0, question 1 id 'q2': missing field 'question'" in msg
+    assert "paragraph 0, question 2: missing field 'id'" in msg and "strict=False" in msg
+    ds, report = load_squad(str(p), strict=False)
+    assert ds["id"] == ["q1"] and report.n_skipped == 2
+    assert sum(pr.startswith("skipped:") for pr in report.problems) == 2
+
+
+def test_structural_errors(tmp_path):
+    with pytest.raises(SquadDataError, match="expected an object with a 'data' list"):
+        load_squad(str(write(tmp_path, [1, 2])))
+    d = {"data": [{"title": "T"}]}
+    with pytest.raises(SquadDataError, match="article 0 \\('T'\\): missing field 'paragraphs'"):
+        load_squad(str(write(tmp_path, d)))
+    with pytest.raises(SquadDataError, match="no such file"):
+        load_squad(str(tmp_path / "nope.json"))
+    with pytest.raises(SquadDataError, match="is a folder"):
+        load_squad(str(tmp_path))
+
+
+def test_answer_start_mismatch_reported_and_repaired(tmp_path):
+    d = v1_data()
+    d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 38  # nearest "London" is 41
+    d["data"][0]["paragraphs"][0]["qas"][1]["answers"][0]["text"] = "1816"     # nowhere in the context
+    p = write(tmp_path, d)
+    ds, report = load_squad(str(p))
+    assert len(ds) == 2 and report.repaired == 0
+    assert ds[0]["answers"]["answer_start"][0] == 38  # kept as given without repair
+    assert any("'q1': answer 0 'London' answer_start 38" in pr and "occurs at 41" in pr for pr in report.problems)
+    assert any("'q2': answer 0 '1816' does not occur" in pr for pr in report.problems)
+    ds, report = load_squad(str(p), repair=True)
+    assert report.repaired == 1 and ds[0]["answers"]["answer_start"][0] == 41
+    assert CTX[41:47] == "London"
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("question", "   ", "empty question"),
+    ("answers", "London", "'answers' is a str"),
+    ("is_impossible", True, "is_impossible is true but it has 2 answers"),
+])
+def test_bad_records(tmp_path, field, value, message):
+    d = v1_data()
+    d["data"][0]["paragraphs"][0]["qas"][0][field] = value
+    with pytest.raises(SquadDataError, match=message):
+        load_squad(str(write(tmp_path, d)))
+
+
+def test_empty_context_and_duplicate_ids(tmp_path):
+    d = v1_data()
+    d["data"][0]["paragraphs"].append({"context": "", "qas": [{"id": "q9", "question": "x?", "answers": []}]})
+    d["data"][0]["paragraphs"][0]["qas"][1]["id"] = "q1"
+    with pytest.raises(SquadDataError) as err:
+        load_squad(str(write(tmp_path, d)))
+    assert "question 1 id 'q1': duplicate id (first seen at article 0 ('Ada'), paragraph 0, question 0" in str(err.value)
+    assert "paragraph 1, question 0 id 'q9': empty context" in str(err.value)
+
+
+def test_hub_id_offline_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(SquadDataError, match="hub dataset id .* offline.*local official-format"):
+        load_squad("rajpurkar/squad_v2")
+
+
+@pytest.mark.real_data
+def test_every_real_squad_file_loads_and_gold_scores_100(real_data):
+    files = sorted(real_data.glob("squad*/*.json"))
+    assert len(files) >= 4
+    for path in files:
+        ds, report = load_squad(str(path))
+        assert report.problems == [] and report.n_skipped == 0, path
+        gold = gold_answers(ds)
+        preds = {q: (g[0] if g else "") for q, g in gold.items()}
+        out = squad_evaluate(gold, preds)
+        assert out["exact_match"] == 100.0 and out["f1"] == 100.0, path
+        if path.name == "dev-part1.json":
+            assert report.n_questions == 4961
+            assert sum(len(g) > 1 for g in gold.values()) > 4000  # several gold answers per question
+        if path.parent.name == "squad_v2.0" and path.name == "dev-subset.json":
+            assert (report.n_questions, report.n_impossible) == (4033, 1999)
+            assert out["HasAns_total"] == 2034 and out["NoAns_total"] == 1999
