@@ -29,12 +29,12 @@ def passage_with_tokens(tokenizer, n_tokens: int) -> str:
     lo, hi = 1, len(words)
     while lo < hi:  # largest prefix with <= n_tokens tokens
         mid = (lo + hi + 1) // 2
-        if len(tokenizer(" ".join(words[:mid]), add_special_tokens=False)["input_ids"]) <= n_tokens:
+        if len(tokenizer(" ".join(words[:mid]), add_special_tokens=False, verbose=False)["input_ids"]) <= n_tokens:
             lo = mid
         else:
             hi = mid - 1
     text = " ".join(words[:lo])
-    count = lambda t: len(tokenizer(t, add_special_tokens=False)["input_ids"])  # noqa: E731
+    count = lambda t: len(tokenizer(t, add_special_tokens=False, verbose=False)["input_ids"])  # noqa: E731
     while count(text) < n_tokens and count(text + " a") <= n_tokens:  # top up to exactly n_tokens
         text += " a"
     return text
@@ -72,12 +72,14 @@ def main() -> int:
     room = 384 - q_tokens - tok.num_special_tokens_to_add(pair=True)
     cases = [("~200-token passage", passage_with_tokens(tok, 200)), ("full 384-token window", passage_with_tokens(tok, room))]
     print(f"model {loaded.describe()}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case (3 warm-up)")
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case (3 warm-up); "
+          f"load average before: {os.getloadavg()[0]:.2f} (other work on the machine inflates p95)")
     print(f"{'case':24s} {'attentions':>10s} {'windows':>7s} {'tokens':>6s} {'p50 ms':>8s} {'p95 ms':>8s}")
     for name, passage in cases:
         for att in (False, True):
             p50, p95, nw, nt = bench(loaded, passage, att, args.runs)
             print(f"{name:24s} {'yes' if att else 'no':>10s} {nw:7d} {nt:6d} {p50:8.1f} {p95:8.1f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

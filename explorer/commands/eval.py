@@ -37,7 +37,8 @@ def add_arguments(parser) -> None:
 class _Progress:
     """A small progress bar on stderr (a redraw at most every 0.2 s; plain lines when not a terminal)."""
 
-    def __init__(self, label: str, stream=sys.stderr):
+    def __init__(self, label: str, stream=None):
+        stream = stream or sys.stderr
         self.label, self.stream, self.t0, self.last = label, stream, time.perf_counter(), 0.0
         self.tty = getattr(stream, "isatty", lambda: False)()
         self.last_decile = -1

@@ -69,17 +69,18 @@ class QAFeatures:
         return groups
 
 
-def _truncate_questions(questions: list[str], tokenizer, max_query_length: int) -> list[str]:
+def _truncate_questions(questions: list[str], tokenizer, max_query_length: int) -> tuple[list[str], list[int]]:
     """Strip leading spaces and cut each question to its first ``max_query_length`` tokens (by characters,
-    via offsets, so the pair encoding sees exactly those tokens)."""
+    via offsets, so the pair encoding sees exactly those tokens). Returns (questions, token counts)."""
     qs = [q.lstrip() for q in questions]
     enc = tokenizer(qs, add_special_tokens=False, return_offsets_mapping=True)
-    out = []
+    out, lengths = [], []
     for q, offs in zip(qs, enc["offset_mapping"]):
         if len(offs) > max_query_length:
             q = q[: offs[max_query_length - 1][1]]
         out.append(q)
-    return out
+        lengths.append(min(len(offs), max_query_length))
+    return out, lengths
 
 
 def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *, max_seq_length: int = 384,
@@ -129,9 +130,8 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
                        end_positions=[] if answers is not None else None, sequence_ids=[])
     has_tt = True
     for lo in range(0, len(questions), CHUNK):
-        qs = _truncate_questions(questions[lo:lo + CHUNK], tokenizer, max_query_length)
+        qs, q_lens = _truncate_questions(questions[lo:lo + CHUNK], tokenizer, max_query_length)
         cs = list(contexts[lo:lo + CHUNK])
-        q_lens = [len(x) for x in tokenizer(qs, add_special_tokens=False)["input_ids"]] if qs else [0]
         room = max_seq_length - max(q_lens) - n_special
         if room <= doc_stride:
             raise ValueError(

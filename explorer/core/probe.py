@@ -235,8 +235,8 @@ def _word_ids_cached(tokenizer, question: str, passage: str):
     """A function (seq_ids, offsets) -> word ids of one window: question tokens take the word ids of
     the question tokenized alone (same pieces, same order), passage tokens the word id of the
     passage token with the same character offsets in the passage tokenized alone."""
-    q = tokenizer(question.lstrip(), add_special_tokens=False)
-    p = tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True)
+    q = tokenizer(question.lstrip(), add_special_tokens=False, verbose=False)
+    p = tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
     q_words = q.word_ids()
     p_by_offset = {tuple(o): w for o, w in zip(p["offset_mapping"], p.word_ids())}
     p_by_start = {o[0]: w for o, w in zip(p["offset_mapping"], p.word_ids())}

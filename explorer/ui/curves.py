@@ -62,6 +62,8 @@ class CurvesPanel(QWidget):
         self.panels: dict[str, PlotPanel] = {}
         self._dirty: set[str] = set()
         self._crosshair_step: float | None = None
+        self._setting_x = False
+        self.x_follow = True    # x range follows the data (False after the user pans or zooms)
 
         self.smooth = QSlider(Qt.Orientation.Horizontal)
         self.smooth.setRange(0, 99)
@@ -135,7 +137,7 @@ class CurvesPanel(QWidget):
         self.smooth.valueChanged.connect(self._smoothing_changed)
         self.log_box.toggled.connect(self._log_changed)
         self.outlier_box.toggled.connect(lambda _: self._schedule(all_runs=True))
-        self.last_n.valueChanged.connect(lambda _: self._schedule(all_runs=True))
+        self.last_n.valueChanged.connect(self._last_n_changed)
         self.png_btn.clicked.connect(self._ask_png)
         self.csv_btn.clicked.connect(self._ask_csv)
         self._update_legend()
@@ -147,16 +149,45 @@ class CurvesPanel(QWidget):
         if panel is not None:
             return panel
         panel = PlotPanel(key)
-        first = next(iter(self.panels.values()), None)
         self.panels[key] = panel
-        if first is not None:
-            panel.plot.setXLink(first.plot)
+        # x axes are kept in step here, not with pyqtgraph's setXLink: a link aligns views by screen
+        # position, so plots whose y axes differ in width would show different step ranges.
+        panel.plot.getViewBox().sigXRangeChanged.connect(lambda _vb, rng, p=panel: self._x_changed(p, rng))
         panel.set_log(self.log_box.isChecked())
         proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
                                slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
         panel._proxy = proxy
         self._relayout()
         return panel
+
+    def _x_changed(self, source: PlotPanel, rng) -> None:
+        """The user panned / zoomed one plot (or pressed its auto-range button): follow in all plots."""
+        if self._setting_x:
+            return
+        vb = source.plot.getViewBox()
+        if vb.state["autoRange"][0]:
+            vb.disableAutoRange(axis="x")
+            self.x_follow = True
+            self._schedule()
+            return
+        self.x_follow = False
+        self._set_x(tuple(rng), padding=0.0)
+
+    def _set_x(self, rng: tuple[float, float], padding: float = 0.02) -> None:
+        self._setting_x = True
+        try:
+            for panel in self.panels.values():
+                panel.plot.getViewBox().setXRange(rng[0], rng[1], padding=padding)
+        finally:
+            self._setting_x = False
+
+    def data_x_range(self) -> tuple[float, float] | None:
+        """(first, last) step over every series of the displayed runs."""
+        lo = min((ser.x[0] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
+        hi = max((ser.x[-1] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
+        if lo is None:
+            return None
+        return (float(lo), float(hi)) if hi > lo else (float(lo) - 1.0, float(hi) + 1.0)
 
     def _relayout(self) -> None:
         train = [k for k in TRAIN_SERIES if k in self.panels]
@@ -219,15 +250,23 @@ class CurvesPanel(QWidget):
 
     def _apply_view(self) -> None:
         n = self.last_n.value()
+        data = self.data_x_range()
         x_range = None
-        if n > 0:
-            x_max = max((s.series["loss"].x[-1] for s in self.runs
-                         if "loss" in s.series and len(s.series["loss"])), default=None)
-            if x_max is not None:
-                x_range = (max(0.0, x_max - n), x_max)
+        if data is not None and n > 0:
+            x_range = (max(data[0], data[1] - n), data[1])
+            self._set_x(x_range, padding=0.01)
+        elif data is not None and self.x_follow:
+            x_range = data
+            self._set_x(x_range)
+        elif not self.x_follow:
+            x_range = tuple(next(iter(self.panels.values())).plot.getViewBox().viewRange()[0])
         log, outliers = self.log_box.isChecked(), self.outlier_box.isChecked()
         for panel in self.panels.values():
             panel.apply_view(x_range, outliers, log and not panel.key.startswith(DEV_PREFIX))
+
+    def _last_n_changed(self, _value: int) -> None:
+        self.x_follow = True
+        self._schedule(all_runs=True)
 
     def _smoothing_changed(self, value: int) -> None:
         self.smooth_label.setText(f"{value / 100:.2f}")

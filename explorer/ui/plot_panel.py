@@ -114,12 +114,9 @@ class PlotPanel(QFrame):
         self.plot.setLogMode(x=False, y=on)
 
     def apply_view(self, x_range: tuple[float, float] | None, ignore_outliers: bool, log: bool) -> None:
-        """x_range None = auto; y from percentiles of the visible points when ignoring outliers."""
+        """y range for the visible x_range (set by the caller): auto-fit, or from percentiles of the
+        visible points when ignoring outliers."""
         vb = self.plot.getViewBox()
-        if x_range is None:
-            vb.enableAutoRange(axis="x")
-        else:
-            vb.setXRange(*x_range, padding=0.02)
         if not ignore_outliers:
             vb.setAutoVisible(y=True)
             vb.enableAutoRange(axis="y")
@@ -129,9 +126,7 @@ class PlotPanel(QFrame):
         for item in list(self.items.values()) + list(self.raw_items.values()):
             if item.xData is None or not len(item.xData):
                 continue
-            x, y = np.asarray(item.xData), np.asarray(item.yData)
-            if log:   # in log mode pyqtgraph stores log10(y); go back to raw values
-                y = np.power(10.0, y)
+            x, y = np.asarray(item.xData), np.asarray(item.yData)   # the data as given (not log10)
             arrays.append(y[window_mask(x, lo, hi)])
         rng = robust_range(arrays, log=log)
         if rng is not None:

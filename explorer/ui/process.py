@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 
 from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError, encode_event, make_event,
                                   parse_event)
+from explorer.core.runs import new_run_id, request_stop
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
 from explorer.ui.run_state import RunState
@@ -37,9 +38,7 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
     """'20250612-101530-minilm-squad_v2' (+ suffix, + '-2'... if taken): unique in memory and on disk."""
-    model = config.model.split(":")[-1].rstrip("/").split("/")[-1] or "model"
-    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", model)[:40]
-    base = f"{time.strftime('%Y%m%d-%H%M%S')}-{model}-{config.task}{suffix}"
+    base = new_run_id(config.model, config.task) + re.sub(r"[^A-Za-z0-9._-]+", "-", suffix)
     run_id, n = base, 2
     while run_id in taken or (runs_dir / run_id).exists():
         run_id, n = f"{base}-{n}", n + 1
@@ -91,7 +90,7 @@ class RunProcess(QObject):
         """Graceful stop: the worker finishes its step, saves, evaluates, then reports finished."""
         try:
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            (self.run_dir / "STOP").write_text("stop requested from the GUI\n", encoding="utf-8")
+            request_stop(self.run_dir)
         except OSError as exc:
             self.output.emit(f"cannot create {self.run_dir / 'STOP'}: {exc}\n")
 

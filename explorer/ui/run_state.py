@@ -25,7 +25,7 @@ SKIP_METRICS = ("total", "HasAns_total", "NoAns_total", "n_examples", "num_examp
 # Which dev metric ranks runs ("best dev metric" column), in order of preference.
 PRIMARY_METRICS = ("f1", "accuracy", "matthews_correlation", "exact_match")
 LIVE = ("queued", "starting", "running", "stopping", "cancelling")
-TERMINAL = ("finished", "stopped", "failed", "cancelled", "incomplete")
+TERMINAL = ("finished", "stopped", "failed", "cancelled", "crashed")
 
 
 class Series:
@@ -106,7 +106,7 @@ class RunState:
     run_id: str
     path: Path | None = None
     config: dict = field(default_factory=dict)
-    status: str = "incomplete"
+    status: str = "crashed"
     steps_total: int = 0
     step: int = 0
     epoch: float = 0.0
@@ -265,15 +265,19 @@ class RunState:
 
     @classmethod
     def from_events(cls, run_id: str, events: list[dict], *, path: Path | None = None,
-                    config: dict | None = None) -> "RunState":
-        """Replay a run's events (a past run on disk). A log with no terminal event stays
-        ``incomplete`` (the worker died without reporting, or it is still running elsewhere)."""
+                    config: dict | None = None, alive: bool = False) -> "RunState":
+        """Replay a run's events (a past run on disk). A log with no terminal event is ``running``
+        when its worker process is alive (``alive``: launched elsewhere, e.g. from the CLI), else
+        ``crashed`` (the worker died without reporting), as in explorer.core.runs.derive_status."""
         state = cls(run_id=run_id, path=path, config=dict(config or {}))
         for ev in events:
             state.apply(ev)
         if state.status in LIVE:
-            state.status = "incomplete"
-            state._end_duration()
+            if alive:
+                state.status = "running"
+            else:
+                state.status = "crashed"
+                state._end_duration()
         return state
 
 

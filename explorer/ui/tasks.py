@@ -50,11 +50,14 @@ class _Task(QRunnable):
 
     def run(self) -> None:
         try:
-            result = self.fn(*self.args, **self.kwargs)
-        except Exception as exc:  # noqa: BLE001 - reported to the GUI, never raised in a thread
-            self.signals.error.emit(f"{type(exc).__name__}: {exc}", tb.format_exc())
-        else:
-            self.signals.done.emit(result)
+            try:
+                result = self.fn(*self.args, **self.kwargs)
+            except Exception as exc:  # noqa: BLE001 - reported to the GUI, never raised in a thread
+                self.signals.error.emit(f"{type(exc).__name__}: {exc}", tb.format_exc())
+            else:
+                self.signals.done.emit(result)
+        except RuntimeError:
+            pass  # the receiver is gone (the app is quitting): nobody is waiting for this answer
 
 
 def run_in_thread(fn: Callable, *args: Any, on_done: Callable | None = None,

@@ -100,7 +100,7 @@ class _Collector:
     def error(self, where: str, what: str) -> None:
         self.errors.append(f"{where}: {what}")
 
-    def add(self, where: str, qa: dict, title: str, context, version_hint: str) -> None:
+    def add(self, where: str, qa: dict, title: str, context) -> None:
         """Validate one question dict (official keys) and append it as a row, or record why not."""
         if not isinstance(qa, dict):
             return self.error(where, f"question entry is a {type(qa).__name__}, expected an object")
@@ -245,7 +245,7 @@ def _load_file(path: Path, repair: bool, strict: bool):
                 col.error(where_p, "missing field 'qas' (a list)")
                 continue
             for qi, qa in enumerate(par["qas"]):
-                col.add(f"{where_p}, question {qi}", qa, str(title or ""), par.get("context"), version)
+                col.add(f"{where_p}, question {qi}", qa, str(title or ""), par.get("context"))
     report = SquadReport(path=str(path), version=version, n_articles=len(articles))
     ds, report = col.finish(report, strict)
     if version == "v1.1" and report.n_impossible:
@@ -283,7 +283,7 @@ def _load_hub(hub_id: str, split: str, repair: bool, strict: bool):
     titles = set()
     for k, row in enumerate(ds):
         titles.add(row.get("title"))
-        col.add(f"row {k}", row, str(row.get("title") or ""), row.get("context"), version)
+        col.add(f"row {k}", row, str(row.get("title") or ""), row.get("context"))
     return col.finish(SquadReport(path=f"{hub_id} [{split}]", version=version, n_articles=len(titles)), strict)
 
 

@@ -11,8 +11,9 @@ import torch
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, eval_batches
 
 
-class TrainingCancelled(Exception):
-    """Raised from inside the loop when a cancel (SIGTERM) was requested."""
+class TrainingCancelled(BaseException):
+    """Raised from inside the loop (or from the SIGTERM handler) when a cancel was requested.
+    A BaseException, like KeyboardInterrupt, so that ``except Exception`` blocks do not swallow it."""
 
 
 def eval_loader(accelerator, features, batch_size: int):

@@ -50,6 +50,8 @@ class Control:
     stop_file: Path | None = None
     stop: bool = False
     cancel: bool = False
+    raise_on_cancel: bool = False   # the SIGTERM handler may raise TrainingCancelled at once
+    step: int = 0                   # optimizer steps done (for the cancelled event)
 
     def stop_requested(self) -> bool:
         return self.stop or (self.stop_file is not None and self.stop_file.exists())
@@ -186,6 +188,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         step, epoch, batches_done = int(state["step"]), int(state["epoch"]), int(state["batches_done"])
+        control.step = step
         elapsed_before = float(state.get("elapsed", 0.0))
         best_value = state.get("best_value")
         best_path = state.get("best_path")
@@ -278,6 +281,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
             lr_used = scheduler.get_last_lr()[0]
             scheduler.step()
             step += 1
+            control.step = step
             if step % config.log_every == 0 or step == total:
                 mean_loss = loss_sum / micro
                 if multi:

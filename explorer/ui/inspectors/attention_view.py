@@ -81,6 +81,8 @@ class AttentionView(QWidget):
 
         self.heatmap = TokenHeatmap(colorbar_label="attention weight")
         self.heatmap.setMinimumSize(300, 250)
+        self.heatmap.plot.setLabel("left", "from token (row)")
+        self.heatmap.plot.setLabel("bottom", "to token (column)")
         self.head_view = HeadView()
         self.head_scroll = QScrollArea()
         self.head_scroll.setWidgetResizable(True)
@@ -131,6 +133,7 @@ class AttentionView(QWidget):
         self.model_pair = QComboBox()
         self._pairs = [(a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))]
         self.model_pair.addItems([f"{BLOCK_LABEL[BLOCKS[a]]} → {BLOCK_LABEL[BLOCKS[b]]}" for a, b in self._pairs])
+        self.model_pair.setCurrentIndex(self._pairs.index((QUESTION, PASSAGE)))
         self.model_pair.setToolTip(tip("block flow"))
         self.model_map = TokenHeatmap(cmap="inferno", colorbar_label="block flow")
         self.model_map.setMinimumHeight(150)
@@ -266,7 +269,9 @@ class AttentionView(QWidget):
             self._groups = None
             labels, blocks = list(win.tokens), list(win.blocks)
         self._matrix, self._labels, self._blocks = matrix, labels, blocks
-        vmax = float(np.max(matrix)) if matrix.size else 1.0
+        # colour scale up to the 99.5th percentile: one [CLS]/[SEP] column near 1 would otherwise turn a
+        # 384-token map black; the colour bar shows the range and the hover text gives exact values
+        vmax = float(np.quantile(matrix, 0.995)) if matrix.size else 1.0
         self.heatmap.set_matrix(matrix, labels, labels, blocks, blocks, levels=(0.0, max(vmax, 1e-6)),
                                 keep_view=True)
         self._what = what

@@ -182,6 +182,7 @@ class DevTauView(QWidget):
             self._message(f"{path}: no such file", error=True)
             return False
         self.path.setText(path)
+        self.progress.setFormat("%v / %m windows")
         self.progress.setRange(0, 0)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -226,9 +227,11 @@ class DevTauView(QWidget):
     def _on_finished(self, payload) -> None:
         self.study, self.figures = payload
         self._done_running(None)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
         s, f = self.study, self.figures
+        if s.from_cache or self.progress.maximum() <= 1:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+            self.progress.setFormat("from the cache" if s.from_cache else "done")
         how = "from the cache (instant)" if s.from_cache else f"inference {s.seconds:.1f} s"
         self._message(f"{len(s)} questions of {Path(s.data_path).name}, model {s.source}: {how}.")
         grid = f.grid
@@ -238,10 +241,10 @@ class DevTauView(QWidget):
         ex = f.exact
         inside = (ex.taus >= lo) & (ex.taus <= hi)
         self.exact_curve.setData(ex.taus[inside], ex.f1[inside])
-        self.best_line.setValue(grid.best_tau)
-        self.best_line.setVisible(True)
-        self.best_marker.setData([grid.best_tau], [grid.best_f1])
+        self.best_line.setVisible(True)   # (an InfiniteLine's label only follows its value while visible)
         self.tau_line.setVisible(True)
+        self.best_line.setValue(grid.best_tau)
+        self.best_marker.setData([grid.best_tau], [grid.best_f1])
         self.plot.setXRange(lo, hi, padding=0.02)
         self.plot.setYRange(0, 100, padding=0.02)
         self._render_summary()
@@ -313,12 +316,15 @@ class DevTauView(QWidget):
                       d.best_text, f"{100 * f1:.0f}", self.study.questions[k]]
             for c, v in enumerate(values):
                 item = QTableWidgetItem(v)
+                item.setToolTip(v)
                 if c in (0, 1, 5):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if c == 5:
                     item.setForeground(Qt.GlobalColor.darkGreen if f1 >= 0.5 else Qt.GlobalColor.red)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        for c in (3, 4):
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), 240))
         self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
 
     def row_question(self, row: int) -> tuple[str, str]:

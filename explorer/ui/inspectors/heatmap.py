@@ -174,8 +174,8 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.cell_marker.setVisible(False)
         self.row_marker.setVisible(False)
         if not (keep_view and same_shape):
-            self.plot.setXRange(-s - 0.5, cols, padding=0)
-            self.plot.setYRange(-s - 0.5, rows, padding=0)
+            self.plot.setXRange(-s - 0.5 if row_blocks is not None else 0, cols, padding=0)
+            self.plot.setYRange(-s - 0.5 if col_blocks is not None else 0, rows, padding=0)
 
     def mark_cell(self, row: int, col: int) -> None:
         """Outline one cell (row, col); negative values hide the marker."""

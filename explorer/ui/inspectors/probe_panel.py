@@ -71,6 +71,8 @@ class ProbePanel(QWidget):
         # --- model
         self.source = QComboBox()
         self.source.setEditable(True)
+        self.source.setMinimumContentsLength(8)
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source.addItems(MODEL_PRESETS)
         self.source.setToolTip("A Hugging Face hub id, a local folder (a save_pretrained output or a run "
                                "checkpoint), or bundled:minilm (the offline encoder; its QA head is untrained "
@@ -103,6 +105,7 @@ class ProbePanel(QWidget):
 
         # --- examples and dataset
         self.examples_box = QComboBox()
+        self.examples_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.examples, note = load_examples()
         self.examples_box.addItem("— example pairs —")
         for ex in self.examples:
@@ -113,6 +116,9 @@ class ProbePanel(QWidget):
         self.dataset_button.setToolTip("Pick a SQuAD-format JSON (v1.1 or v2.0), then an article and a question.")
         self.article_box = QComboBox()
         self.question_box = QComboBox()
+        for box in (self.article_box, self.question_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(10)
         self.article_box.setEnabled(False)
         self.question_box.setEnabled(False)
         self.dataset_label = QLabel("")
@@ -148,6 +154,7 @@ class ProbePanel(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)

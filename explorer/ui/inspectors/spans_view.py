@@ -139,6 +139,8 @@ class SpansView(QWidget):
                                   "start_logits[i] + end_logits[j]. Empty cells are invalid spans (j < i, longer "
                                   "than max_answer_length, or outside the passage). Red box: the best cell; "
                                   "click a cell to see its span.")
+        self.table_map.plot.setLabel("left", "start token i")
+        self.table_map.plot.setLabel("bottom", "end token j")
         self.table_map.clicked.connect(self._on_cell_clicked)
         self.table_map.hovered.connect(self._on_cell_hover)
 
@@ -283,7 +285,7 @@ class SpansView(QWidget):
         self._table = table
         labels = list(w.tokens[p0:p1])
         if table.size:
-            self.table_map.set_matrix(table, labels, labels, ["passage"] * len(labels), ["passage"] * len(labels))
+            self.table_map.set_matrix(table, labels, labels)
             if np.isfinite(table).any():
                 bi, bj = np.unravel_index(np.nanargmax(table), table.shape)
                 self._best_cell = (int(bi), int(bj))
@@ -316,8 +318,10 @@ class SpansView(QWidget):
         win = (offs[0][0], offs[-1][1]) if offs else (0, 0)
         d = self.result.decision(self.tau)
         marks = []  # (start, end, style)
+        anchor = None
         if self.result.nbest:
             best = self.result.nbest[0]
+            anchor = best.start_char
             style = ("background:#b6e3b6;" if d.answer else "background:#ffe08a; text-decoration: line-through;")
             marks.append((best.start_char, best.end_char, style))
         if self.selected is not None:
@@ -325,6 +329,7 @@ class SpansView(QWidget):
             ww = self.result.windows[sw]
             if ww.offsets[si] is not None and ww.offsets[sj] is not None:
                 marks.append((ww.offsets[si][0], ww.offsets[sj][1], "border-bottom:3px solid #1f55c0; color:#1f55c0;"))
+                anchor = ww.offsets[si][0]
         cuts = sorted({0, len(text), *win, *[m[0] for m in marks], *[m[1] for m in marks]})
         parts = []
         for a, b in zip(cuts, cuts[1:]):
@@ -335,10 +340,14 @@ class SpansView(QWidget):
                 if s <= a < e:
                     style += st
             chunk = html.escape(text[a:b])
+            if a == anchor:
+                parts.append('<a name="shown"></a>')
             parts.append(f'<span style="{style}">{chunk}</span>' if style else chunk)
         legend = ("<p style='color:#666; font-size:small'>green: predicted answer; yellow struck out: best span, "
                   "withheld at this τ; blue underline: the span you clicked; grey: outside the selected window.</p>")
         self.passage.setHtml(f"<div style='font-size:11pt; line-height:140%'>{''.join(parts)}</div>{legend}")
+        if anchor is not None:
+            self.passage.scrollToAnchor("shown")
 
     def _render_decision(self) -> None:
         r = self.result
@@ -362,8 +371,7 @@ class SpansView(QWidget):
         self.decision_label.setText(f"τ = {self.tau:+.2f}:  {d.inequality}")
         self.decision_label.setStyleSheet("color:#1a7f1a;" if d.answer else "color:#b03030;")
         if r.byhand_max_abs_diff is not None:
-            self.byhand_label.setText(f"S.T_i = T_i·W[0] + b[0] (and E.T_j) recomputed from the last hidden states "
-                                      f"vs the model's logits: max |difference| = {r.byhand_max_abs_diff:.2e}")
+            self.byhand_label.setText(f"max |T_i·W + b − logits| = {r.byhand_max_abs_diff:.2e}")
         else:
             self.byhand_label.setText(r.byhand_note or "not available for this model")
         self._render_passage()

@@ -61,7 +61,16 @@ class QATask(Task):
 
     @staticmethod
     def _per_row_loss(outputs, batch: dict) -> torch.Tensor:
+        """(batch,) (-log P_start(s) - log P_end(e)) / 2 with the softmax over the window's real tokens.
+
+        Padding positions are left out of the softmax. (BertForQuestionAnswering includes them, so its loss
+        depends on how far a batch is padded; leaving them out makes dynamic padding, padding to
+        max_seq_length and gradient accumulation all give the same loss and gradients.)"""
         start, end = outputs.start_logits.float(), outputs.end_logits.float()
+        mask = batch.get("attention_mask")
+        if mask is not None:
+            pad = mask[:, : start.shape[1]] == 0
+            start, end = start.masked_fill(pad, -1e9), end.masked_fill(pad, -1e9)
         f = torch.nn.functional.cross_entropy
         return (f(start, batch["start_positions"], reduction="none")
                 + f(end, batch["end_positions"], reduction="none")) / 2

@@ -1,0 +1,409 @@
+"""The fine-tune launcher: a form over TrainConfig, presets, data preview, command preview, launch.
+
+The form shows the fields of explorer.ui.form_fields.FIELDS and keeps every other field of the
+loaded config untouched. "Launch" and "Queue paper grid" emit ``launch_requested(configs,
+suffixes)``; the main window hands them to the RunManager (explorer.ui.process).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
+                               QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, fast_cpu_preset, paper_grid
+from explorer.paths import SAMPLES
+from explorer.ui.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
+from explorer.ui.launcher_preview import DataPreview
+
+DEFAULT_WATCH = [{"question": "Where was Ada born?", "passage": "Ada Lovelace was born in London in 1815."}]
+PRESETS = (
+    ("offline", "Offline default: bundled:minilm on the bundled SQuAD 2.0 sample (fast CPU, ~2 min)"),
+    ("fast_cpu", "Fast CPU settings (keep model and data)"),
+    ("paper", "Paper recipe (reset the settings, keep model and data)"),
+    ("hub_squad2", "bert-base-uncased · SQuAD v2.0 from the hub (rajpurkar/squad_v2)"),
+    ("hub_squad1", "bert-base-uncased · SQuAD v1.1 from the hub (rajpurkar/squad)"),
+    ("hub_sst2", "bert-base-uncased · SST-2 from the hub (nyu-mll/glue::sst2)"),
+    ("hub_mrpc", "bert-base-uncased · MRPC from the hub (nyu-mll/glue::mrpc)"),
+)
+
+
+def sample_paths() -> tuple[str, str]:
+    """(train, dev) of the bundled SQuAD 2.0 sample (its train/dev split when present)."""
+    train, dev = SAMPLES / "squad_v2_sample_train.json", SAMPLES / "squad_v2_sample_dev.json"
+    if train.is_file() and dev.is_file():
+        return str(train), str(dev)
+    whole = str(SAMPLES / "squad_v2_sample.json")
+    return whole, whole
+
+
+def offline_default(runs_dir: str | Path) -> TrainConfig:
+    """The ready-to-launch first run: bundled:minilm on the sample, fast-CPU settings, a few minutes."""
+    train, dev = sample_paths()
+    base = TrainConfig(model="bundled:minilm", task="squad_v2", train=train, dev=dev, output_dir=str(runs_dir),
+                       watch=list(DEFAULT_WATCH))
+    return dataclasses.replace(fast_cpu_preset(base), epochs=3.0, batch_size=8, eval_every=10)
+
+
+def preset_config(key: str, current: TrainConfig, runs_dir: str | Path) -> TrainConfig:
+    """The config a preset key gives, starting from the form's current config."""
+    keep = dict(model=current.model, task=current.task, train=current.train, dev=current.dev,
+                output_dir=current.output_dir or str(runs_dir), watch=current.watch,
+                text_columns=current.text_columns, label_column=current.label_column)
+    hub = dict(output_dir=current.output_dir or str(runs_dir), model="bert-base-uncased")
+    if key == "offline":
+        return offline_default(current.output_dir or runs_dir)
+    if key == "fast_cpu":
+        return fast_cpu_preset(current)
+    if key == "paper":
+        return TrainConfig(**keep)
+    if key == "hub_squad2":
+        return TrainConfig(task="squad_v2", train="rajpurkar/squad_v2", dev="rajpurkar/squad_v2",
+                           watch=list(DEFAULT_WATCH), eval_every=2000, **hub)
+    if key == "hub_squad1":
+        return TrainConfig(task="squad_v1", train="rajpurkar/squad", dev="rajpurkar/squad",
+                           watch=list(DEFAULT_WATCH), eval_every=2000, **hub)
+    if key == "hub_sst2":
+        return TrainConfig(task="single", train="nyu-mll/glue::sst2", dev="nyu-mll/glue::sst2", eval_every=1000,
+                           **hub)
+    if key == "hub_mrpc":
+        return TrainConfig(task="pair", train="nyu-mll/glue::mrpc", dev="nyu-mll/glue::mrpc", eval_every=100, **hub)
+    raise KeyError(f"unknown preset {key!r}")
+
+
+def command_line(config: TrainConfig) -> str:
+    """The shell command that runs this config headless: ``bert-explorer train`` + its flags."""
+    return shlex.join(["bert-explorer", "train", *config.to_cli_args()])
+
+
+class WatchTable(QWidget):
+    """Watch examples: question + passage pairs the worker probes at every evaluation (QA only)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.table = QTableWidget(0, 2)
+        self.table.setHorizontalHeaderLabels(["question", "passage"])
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(0, 180)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setMaximumHeight(110)
+        add, remove = QPushButton("Add"), QPushButton("Remove")
+        add.clicked.connect(lambda: self._add_row("", ""))
+        remove.clicked.connect(lambda: [self.table.removeRow(i.row()) for i in
+                                        sorted(self.table.selectionModel().selectedRows(), reverse=True)])
+        buttons = QVBoxLayout()
+        buttons.addWidget(add)
+        buttons.addWidget(remove)
+        buttons.addStretch(1)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.table, 1)
+        lay.addLayout(buttons)
+        self.changed = self.table.itemChanged
+
+    def _add_row(self, q: str, p: str) -> None:
+        r = self.table.rowCount()
+        self.table.insertRow(r)
+        self.table.setItem(r, 0, QTableWidgetItem(q))
+        self.table.setItem(r, 1, QTableWidgetItem(p))
+
+    def get(self) -> list[dict]:
+        out = []
+        for r in range(self.table.rowCount()):
+            q, p = (self.table.item(r, c).text().strip() if self.table.item(r, c) else "" for c in (0, 1))
+            if q and p:
+                out.append({"question": q, "passage": p})
+        return out
+
+    def set(self, items: list[dict]) -> None:
+        self.table.setRowCount(0)
+        for it in items or []:
+            self._add_row(str(it.get("question", "")), str(it.get("passage", it.get("context", ""))))
+
+
+class LauncherPanel(QWidget):
+    """Edit a run, preview its data and command line, launch it (or the paper grid)."""
+
+    launch_requested = Signal(list, list)   # [TrainConfig], [run-id suffix]
+    status_message = Signal(str)
+
+    def __init__(self, runs_dir: str | Path, settings=None, parent=None):
+        super().__init__(parent)
+        self.runs_dir = str(runs_dir)
+        self.settings = settings
+        self._base = offline_default(runs_dir)
+        self.editors: dict[str, Editor] = {}
+        self._loading = False
+
+        self.presets = QComboBox()
+        self.presets.addItem("choose a preset…", None)
+        for key, label in PRESETS:
+            self.presets.addItem(label, key)
+        self.presets.activated.connect(self._preset_chosen)
+        hint = QLabel("Set up a fine-tune; the defaults are the BERT paper's recipe, the offline default "
+                      "trains the bundled encoder on the bundled sample. Hover a field for what it means.")
+        hint.setObjectName("hint")
+        hint.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(hint, 1)
+        top.addWidget(QLabel("Presets:"))
+        top.addWidget(self.presets)
+        self.presets.setMaximumWidth(330)
+
+        form_host = QWidget()
+        grid = QGridLayout(form_host)
+        grid.setContentsMargins(0, 0, 0, 0)
+        boxes = {}
+        for g in GROUPS:
+            box = QGroupBox(g)
+            QFormLayout(box).setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            boxes[g] = box
+        for spec in FIELDS:
+            ed = make_editor(spec)
+            ed.focus.setToolTip(field_tooltip(spec))
+            label = QLabel(spec.label)
+            label.setToolTip(field_tooltip(spec))
+            boxes[spec.group].layout().addRow(label, ed.widget)
+            ed.label = label
+            ed.changed.connect(self._changed)
+            self.editors[spec.name] = ed
+        self.watch = WatchTable()
+        watch_box = QGroupBox("Watch examples (probed at every evaluation)")
+        QVBoxLayout(watch_box).addWidget(self.watch)
+        self.watch.setToolTip(field_tooltip(dataclasses.replace(FIELDS[0], name="watch", tip="")))
+        self.watch.changed.connect(self._changed)
+        grid.addWidget(boxes["Model and task"], 0, 0)
+        grid.addWidget(boxes["Data"], 1, 0)
+        grid.addWidget(watch_box, 2, 0)
+        grid.addWidget(boxes["Recipe"], 0, 1, 2, 1)
+        grid.addWidget(boxes["Sequence and QA windows"], 2, 1, 2, 1)
+        grid.addWidget(boxes["Evaluation and output"], 3, 0)
+        grid.setRowStretch(4, 1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(form_host)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+
+        self.train_preview, self.dev_preview = DataPreview("train"), DataPreview("validation")
+        self.preview_tabs = QTabWidget()
+        self.preview_tabs.addTab(self.train_preview, "Train data")
+        self.preview_tabs.addTab(self.dev_preview, "Dev data")
+        self.command = QPlainTextEdit()
+        self.command.setReadOnly(True)
+        self.command.setObjectName("command")
+        self.command.setMaximumHeight(110)
+        self.command.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        copy_btn = QPushButton("Copy")
+        copy_btn.setToolTip("Copy the command: it runs the same fine-tune headless (e.g. on a GPU server).")
+        copy_btn.clicked.connect(self._copy_command)
+        cmd_box = QGroupBox("Preview command")
+        cl = QVBoxLayout(cmd_box)
+        cl.addWidget(self.command)
+        cl.addWidget(copy_btn, 0, Qt.AlignmentFlag.AlignRight)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.preview_tabs, 1)
+        rl.addWidget(cmd_box)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(scroll)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([660, 420])
+
+        self.problem = QLabel()
+        self.problem.setObjectName("errorLabel")
+        self.problem.setWordWrap(True)
+        self.load_btn, self.save_btn = QPushButton("Load…"), QPushButton("Save…")
+        self.load_btn.setToolTip("Load a run config (.json, e.g. a run folder's config.json).")
+        self.save_btn.setToolTip("Save this form as a run config (.json) for `bert-explorer train --config`.")
+        self.grid_btn = QPushButton("Queue paper grid (24 runs)")
+        self.grid_btn.setToolTip("Batch {16, 32} × learning rate {5e-5, 4e-5, 3e-5, 2e-5} × epochs {2, 3, 4} "
+                                 "around this form, run one after another (BERT paper, Appendix A.3).")
+        self.launch_btn = QPushButton("Launch")
+        self.launch_btn.setObjectName("primary")
+        self.launch_btn.setDefault(True)
+        self.launch_btn.setToolTip("Start this run in its own worker process (Ctrl+Return). "
+                                   "If a run is active it waits in the queue.")
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.problem, 1)
+        for b in (self.load_btn, self.save_btn, self.grid_btn, self.launch_btn):
+            bottom.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+        lay.addLayout(bottom)
+
+        self.load_btn.clicked.connect(self._ask_load)
+        self.save_btn.clicked.connect(self._ask_save)
+        self.grid_btn.clicked.connect(self.queue_grid)
+        self.launch_btn.clicked.connect(self.launch)
+        self.editors["model"].button.clicked.connect(self._browse_model)
+        self.editors["train"].button.clicked.connect(lambda: self._browse_data("train"))
+        self.editors["dev"].button.clicked.connect(lambda: self._browse_data("dev"))
+        self.editors["output_dir"].button.clicked.connect(self._browse_output)
+        for name in ("train", "dev", "task", "text_columns", "label_column"):
+            self.editors[name].changed.connect(self._schedule_preview)
+        self._preview_timer = QTimer(self, singleShot=True, interval=400)
+        self._preview_timer.timeout.connect(self.refresh_previews)
+        self.set_config(self._base)
+
+    # ---- config <-> form -----------------------------------------------------------------
+    def config(self) -> TrainConfig:
+        """The form as a TrainConfig (fields not in the form come from the last loaded config)."""
+        values = {name: ed.get() for name, ed in self.editors.items()}
+        values["watch"] = self.watch.get()
+        if not values["output_dir"]:
+            values["output_dir"] = self.runs_dir
+        return dataclasses.replace(self._base, **values)
+
+    def set_config(self, config: TrainConfig) -> None:
+        self._loading = True
+        try:
+            self._base = config
+            for name, ed in self.editors.items():
+                ed.set(getattr(config, name))
+            self.watch.set(config.watch)
+        finally:
+            self._loading = False
+        self._changed()
+        self.refresh_previews()
+
+    def _changed(self, *_args) -> None:
+        if self._loading:
+            return
+        cfg = self.config()
+        qa = cfg.task in QA_TASKS
+        for spec in FIELDS:
+            if spec.qa_only or spec.cls_only:
+                on = qa if spec.qa_only else not qa
+                self.editors[spec.name].widget.setEnabled(on)
+                self.editors[spec.name].label.setEnabled(on)
+        self.watch.setEnabled(qa)
+        self.command.setPlainText(command_line(cfg))
+        try:
+            cfg.validate()
+            self.problem.setText("")
+            self.launch_btn.setEnabled(True)
+            self.grid_btn.setEnabled(True)
+        except ConfigError as exc:
+            self.problem.setText(f"Cannot launch yet: {exc}")
+            self.launch_btn.setEnabled(False)
+            self.grid_btn.setEnabled(False)
+
+    def _schedule_preview(self, *_args) -> None:
+        if not self._loading:
+            self._preview_timer.start()
+
+    def refresh_previews(self) -> None:
+        cfg = self.config()
+        self.train_preview.request(cfg.train, cfg.task, cfg.text_columns, cfg.label_column)
+        self.dev_preview.request(cfg.dev, cfg.task, cfg.text_columns, cfg.label_column)
+
+    # ---- presets / launch ----------------------------------------------------------------
+    def _preset_chosen(self, index: int) -> None:
+        key = self.presets.itemData(index)
+        self.presets.setCurrentIndex(0)
+        if key:
+            self.apply_preset(key)
+
+    def apply_preset(self, key: str) -> None:
+        self.set_config(preset_config(key, self.config(), self.runs_dir))
+        self.status_message.emit(f"Preset: {dict(PRESETS)[key]}")
+
+    def launch(self) -> bool:
+        cfg = self.config()
+        try:
+            cfg.validate()
+        except ConfigError as exc:
+            self.problem.setText(f"Cannot launch: {exc}")
+            return False
+        self._remember(cfg)
+        self.launch_requested.emit([cfg], [""])
+        return True
+
+    def queue_grid(self, confirm: bool = True) -> bool:
+        base = self.config()
+        grid = paper_grid(base)
+        if confirm and QMessageBox.question(
+                self, "Queue the paper grid",
+                f"Queue {len(grid)} runs (batch × learning rate × epochs, BERT paper A.3) around this form? "
+                "They run one after another.") != QMessageBox.StandardButton.Yes:
+            return False
+        suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
+        self._remember(base)
+        self.launch_requested.emit(grid, suffixes)
+        return True
+
+    def _remember(self, cfg: TrainConfig) -> None:
+        if self.settings is not None:
+            self.settings.set_last_config(cfg.to_dict())
+
+    # ---- files ---------------------------------------------------------------------------
+    def save_json(self, path: str | Path) -> None:
+        self.config().save(path)
+
+    def load_json(self, path: str | Path) -> None:
+        """Load a config file into the form (ConfigError with the reason when it is not one)."""
+        self.set_config(TrainConfig.load(path))
+
+    def _ask_load(self) -> None:
+        start = self.settings.last_dir("config") if self.settings else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Load run config", start, "Run configs (*.json)")
+        if not path:
+            return
+        try:
+            self.load_json(path)
+        except ConfigError as exc:
+            QMessageBox.warning(self, "Not a run config", str(exc))
+            return
+        if self.settings:
+            self.settings.set_last_dir("config", str(Path(path).parent))
+        self.status_message.emit(f"Loaded {path}")
+
+    def _ask_save(self) -> None:
+        start = self.settings.last_dir("config") if self.settings else ""
+        path, _ = QFileDialog.getSaveFileName(self, "Save run config", str(Path(start or ".") / "run.json"),
+                                              "Run configs (*.json)")
+        if path:
+            self.save_json(path)
+            if self.settings:
+                self.settings.set_last_dir("config", str(Path(path).parent))
+            self.status_message.emit(f"Saved {path}")
+
+    def _browse_model(self) -> None:
+        start = self.settings.last_dir("model") if self.settings else ""
+        path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or checkpoint)", start)
+        if path:
+            self.editors["model"].set(path)
+            if self.settings:
+                self.settings.set_last_dir("model", path)
+
+    def _browse_data(self, which: str) -> None:
+        start = self.settings.last_dir("data") if self.settings else str(Path(sample_paths()[0]).parent)
+        path, _ = QFileDialog.getOpenFileName(self, f"{which} data", start,
+                                              "Data files (*.json *.jsonl *.tsv *.csv);;All files (*)")
+        if path:
+            self.editors[which].set(path)
+            if self.settings:
+                self.settings.set_last_dir("data", str(Path(path).parent))
+
+    def _browse_output(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Runs folder", self.editors["output_dir"].get())
+        if path:
+            self.editors["output_dir"].set(path)
+
+    def _copy_command(self) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        QApplication.clipboard().setText(self.command.toPlainText())
+        self.status_message.emit("Command copied to the clipboard")

@@ -1,0 +1,160 @@
+"""The launcher's data preview: counts, loader problems and the first records of a data source.
+
+The source is read by ``python -m explorer.ui.data_preview`` in a child process, waited for on a
+QThreadPool thread (so no parsing and no ``datasets`` import ever runs on the GUI thread or holds
+its GIL); stale answers (the user typed on) are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget, QHBoxLayout)
+
+from explorer.paths import REPO_ROOT
+from explorer.ui.tasks import run_in_thread
+
+PREVIEW_TIMEOUT_S = 180
+LOCAL_SUFFIXES = (".json", ".jsonl", ".tsv", ".csv")
+
+
+def is_local_source(source: str) -> bool:
+    """A file path (existing, or written like one) rather than a hub dataset id."""
+    s = source.strip()
+    return bool(s) and (Path(s).expanduser().exists() or s.startswith(("/", ".", "~"))
+                        or Path(s).suffix.lower() in LOCAL_SUFFIXES)
+
+
+def run_preview_process(source: str, task: str, split: str, text_columns: list[str], label_column: str,
+                        n: int = 8) -> dict:
+    """Run the preview child process and return its JSON (blocking: call from a worker thread)."""
+    argv = [sys.executable, "-m", "explorer.ui.data_preview", source, "--task", task, "--split", split,
+            "--n", str(n), "--text-columns", ",".join(text_columns), "--label-column", label_column]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH"))
+                                                      if p))
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=PREVIEW_TIMEOUT_S, env=env,
+                              cwd=str(REPO_ROOT))
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"reading {source} took more than {PREVIEW_TIMEOUT_S} s", "records": []}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"ok": False, "error": f"the preview process failed: {tail}", "records": []}
+    return json.loads(lines[-1])
+
+
+class DataPreview(QWidget):
+    """Preview of one source (train or dev). Call :meth:`request`; results arrive asynchronously."""
+
+    finished = Signal(dict)
+
+    def __init__(self, split: str, parent=None):
+        super().__init__(parent)
+        self.split = split
+        self._token = 0
+        self.result: dict | None = None
+        self._args: tuple | None = None
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problems = QLabel()
+        self.problems.setObjectName("errorLabel")
+        self.problems.setWordWrap(True)
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problems.hide()
+        self.fetch_btn = QPushButton("Preview hub dataset")
+        self.fetch_btn.setToolTip("Fetch the dataset from the Hugging Face hub (needs internet or the HF cache).")
+        self.fetch_btn.hide()
+        self.fetch_btn.clicked.connect(lambda: self._start(force=True))
+        self.table = QTableWidget(0, 0)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        row = QHBoxLayout()
+        row.addWidget(self.fetch_btn)
+        row.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.problems)
+        lay.addLayout(row)
+        lay.addWidget(self.table, 1)
+        self.show_text("")
+
+    def show_text(self, text: str) -> None:
+        self.summary.setText(text)
+
+    def request(self, source: str, task: str, text_columns: list[str] | None = None, label_column: str = "") -> None:
+        """Preview ``source`` for ``task``: local files at once, hub ids on the button (network)."""
+        self._args = (source.strip(), task, list(text_columns or []), label_column)
+        self._token += 1
+        self.result = None
+        self.problems.hide()
+        self.table.setRowCount(0)
+        if not source.strip():
+            self.fetch_btn.hide()
+            self.show_text("<span style='color:#666'>No data given." +
+                           (" The run will not be evaluated." if self.split == "validation" else "") + "</span>")
+            return
+        if is_local_source(source):
+            self.fetch_btn.hide()
+            self._start()
+        else:
+            self.fetch_btn.show()
+            self.show_text(f"Hub dataset <b>{_esc(source)}</b>: the worker downloads it when the run starts "
+                           "(needs internet or the Hugging Face cache).")
+
+    def _start(self, force: bool = False) -> None:
+        if self._args is None:
+            return
+        source, task, cols, label = self._args
+        token = self._token
+        self.show_text(f"Reading <b>{_esc(source)}</b>…")
+        run_in_thread(run_preview_process, source, task, self.split, cols, label,
+                      on_done=lambda res: self._done(token, res),
+                      on_error=lambda msg, _tb: self._done(token, {"ok": False, "error": msg, "records": []}))
+
+    def _done(self, token: int, res: dict) -> None:
+        if token != self._token:
+            return  # stale: the field changed while this was being read
+        self.result = res
+        if not res.get("ok"):
+            self.show_text("<b style='color:#b02a37'>Cannot use this data:</b> " + _esc(res.get("error", "")))
+            self.finished.emit(res)
+            return
+        self.show_text("✓ " + _esc(res.get("summary", "")))
+        problems = res.get("problems") or []
+        if problems:
+            more = res.get("n_problems", len(problems)) - len(problems)
+            text = "<br>".join(_esc(p) for p in problems[:8])
+            if len(problems) > 8 or more > 0:
+                text += f"<br>… {max(0, len(problems) - 8) + max(0, more)} more"
+            self.problems.setText(f"<b>{res.get('n_problems', len(problems))} problem(s):</b><br>{text}")
+            self.problems.show()
+        records = res.get("records") or []
+        cols = list(records[0].keys()) if records else []
+        self.table.setColumnCount(len(cols))
+        self.table.setHorizontalHeaderLabels(cols)
+        self.table.setRowCount(len(records))
+        for r, rec in enumerate(records):
+            for c, key in enumerate(cols):
+                item = QTableWidgetItem(str(rec.get(key, "")))
+                item.setToolTip(str(rec.get(key, "")))
+                self.table.setItem(r, c, item)
+        hh = self.table.horizontalHeader()
+        for c in range(len(cols) - 1):
+            hh.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+            self.table.setColumnWidth(c, 190 if cols[c] in ("question", "text", "text_b") else 110)
+        self.finished.emit(res)
+
+
+def _esc(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

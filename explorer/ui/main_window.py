@@ -1,0 +1,365 @@
+"""The main window: Launch / Curves / inspector tabs, the Runs dock, menus and the status bar.
+
+Nothing here blocks: training runs in worker processes (explorer.ui.process), run folders are read
+on QThreadPool threads (explorer.ui.run_store), the device is probed in a child process
+(explorer.ui.device), the inspectors load models on their own worker thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.training.config import ConfigError, TrainConfig
+from explorer.ui.curves import CurvesPanel
+from explorer.ui.device import DeviceProbe, describe, describe_run
+from explorer.ui.launcher import DEFAULT_WATCH, LauncherPanel
+from explorer.ui.process import RunManager
+from explorer.ui.run_state import RunState
+from explorer.ui.run_store import load_all, load_run_state
+from explorer.ui.runs_panel import RunsPanel
+from explorer.ui.settings import AppSettings
+from explorer.ui.tasks import run_in_thread
+
+INSPECTOR_TITLES = ("Attention", "Spans && τ", "τ on dev set")
+PLACEHOLDER_TEXT = {
+    "Attention": "Attention inspector: block flow between question, passage and [CLS]/[SEP] for every layer "
+                 "and head, head heat maps and rollout.",
+    "Spans && τ": "Spans && τ inspector: start/end scores per token, the span score table, n-best answers, "
+                  "s_null and the τ decision.",
+    "τ on dev set": "τ on a dev set: EM / F1 / answer rate against τ, HasAns / NoAns, the honest half split.",
+}
+EXTERNAL_POLL_MS = 3000
+
+
+def _panel_help(title: str) -> str:
+    try:
+        from explorer.glossary import panel_help
+
+        return panel_help(title.replace("&&", "&"))
+    except (ImportError, KeyError):
+        return ""
+
+
+def placeholder(title: str, why: str = "") -> QWidget:
+    """A clean page that names what will be there."""
+    page = QFrame()
+    page.setObjectName("placeholder")
+    text = PLACEHOLDER_TEXT.get(title, title).replace("&&", "&")
+    label = QLabel(f"<h3>{title.replace('&&', '&')}</h3><p>{text}</p>"
+                   f"<p style='color:#777'>{why or 'This panel is not available in this build.'}</p>")
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    lay = QVBoxLayout(page)
+    lay.addWidget(label)
+    return page
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, runs_dir: str | Path, settings: AppSettings | None = None, probe_device: bool = True):
+        super().__init__()
+        self.runs_dir = Path(runs_dir)
+        self.settings = settings or AppSettings()
+        self.setWindowTitle(f"BERT Explorer — {self.runs_dir}")
+        self.resize(1500, 940)
+        self.manager = RunManager(self.runs_dir, self)
+        self.launcher = LauncherPanel(self.runs_dir, self.settings)
+        self.curves = CurvesPanel()
+        self.runs = RunsPanel()
+        self.hub = None
+        self._inspector_opened = False
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.launcher, "Launch")
+        self.tabs.addTab(self.curves, "Curves")
+        self._add_inspectors()
+        for i in range(self.tabs.count()):
+            help_text = _panel_help({"Launch": "Launcher"}.get(self.tabs.tabText(i), self.tabs.tabText(i)))
+            if help_text:
+                self.tabs.setTabToolTip(i, help_text)
+        self.setCentralWidget(self.tabs)
+        self.runs_dock = QDockWidget("Runs", self)
+        self.runs_dock.setObjectName("runsDock")
+        self.runs_dock.setWidget(self.runs)
+        self.runs_dock.setToolTip(_panel_help("Runs"))
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
+        self.resizeDocks([self.runs_dock], [400], Qt.Orientation.Horizontal)
+
+        self.device_label = QLabel("device: probing…")
+        self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
+                                     "or what a new run would use.")
+        self.activity_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.activity_label)
+        self.statusBar().addPermanentWidget(self.device_label)
+        self.idle_device = "CPU"
+        self._build_menus()
+
+        self.launcher.launch_requested.connect(self.launch)
+        self.launcher.status_message.connect(self.show_message)
+        self.curves.status_message.connect(self.show_message)
+        self.manager.added.connect(self._run_added)
+        self.manager.changed.connect(self._run_changed)
+        self.manager.ended.connect(self._run_ended)
+        self.runs.selection_changed.connect(self._selection_changed)
+        self.runs.stop_requested.connect(self.manager.stop_early)
+        self.runs.cancel_requested.connect(self.manager.cancel)
+        self.runs.open_folder_requested.connect(self._open_folder)
+        self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
+        self.runs.refresh_requested.connect(self.scan_runs)
+        self.tabs.currentChanged.connect(self._tab_changed)
+
+        self.device = DeviceProbe(self)
+        self.device.detected.connect(self._device_detected)
+        if probe_device:
+            self.device.start()
+        self._poll = QTimer(self, interval=EXTERNAL_POLL_MS)
+        self._poll.timeout.connect(self._poll_external)
+        self._poll.start()
+        self._restore()
+        self.scan_runs()
+
+    # ---- layout pieces -------------------------------------------------------------------
+    def _add_inspectors(self) -> None:
+        try:
+            from explorer.ui.inspectors import InspectorHub
+
+            self.hub = InspectorHub(self)
+            for title, widget in self.hub.tabs():
+                self.tabs.addTab(widget, title)
+            self.hub.message.connect(self.show_message)
+        except Exception as exc:  # noqa: BLE001 - ImportError or a half-written inspector: placeholders
+            self.hub = None
+            for title in INSPECTOR_TITLES:
+                self.tabs.addTab(placeholder(title, f"Not available: {exc}"), title)
+
+    def _build_menus(self) -> None:
+        def action(menu, text, slot, shortcut=None, tip=""):
+            act = QAction(text, self)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.setStatusTip(tip)
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+
+        f = self.menuBar().addMenu("&File")
+        action(f, "&New run", self.new_run, QKeySequence.StandardKey.New, "Show the launcher")
+        action(f, "&Open run folder…", self.ask_open_run, QKeySequence.StandardKey.Open,
+               "Add a run folder from disk to the Runs list")
+        action(f, "Load run &config…", self.launcher._ask_load, None, "Load a run config into the launcher")
+        action(f, "&Save run config…", self.launcher._ask_save, QKeySequence.StandardKey.Save)
+        action(f, "Change runs &folder…", self.ask_runs_dir)
+        f.addSeparator()
+        action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        r = self.menuBar().addMenu("&Run")
+        action(r, "&Launch", self.launcher.launch, "Ctrl+Return")
+        action(r, "Queue paper &grid", self.launcher.queue_grid)
+        action(r, "&Stop early (selected)", lambda: self.runs._each_selected(self.runs.stop_requested), "Ctrl+.")
+        action(r, "&Cancel (selected)", lambda: self.runs._each_selected(self.runs.cancel_requested))
+        v = self.menuBar().addMenu("&View")
+        v.addAction(self.runs_dock.toggleViewAction() if hasattr(self, "runs_dock") else QAction(self))
+        action(v, "&Refresh runs", self.scan_runs, "F5")
+        for i in range(self.tabs.count()):
+            action(v, self.tabs.tabText(i).replace("&&", "&&&&"), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+                   f"Ctrl+{i + 1}")
+        h = self.menuBar().addMenu("&Help")
+        action(h, "About this &panel", self.help_panel, "F1")
+        action(h, "&About BERT Explorer", self.about)
+
+    # ---- runs ----------------------------------------------------------------------------
+    def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
+        try:
+            ids = self.manager.enqueue(configs, suffixes)
+        except ConfigError as exc:
+            QMessageBox.warning(self, "Cannot launch", str(exc))
+            return []
+        if ids:
+            self.runs.select(ids[:1])
+            self.tabs.setCurrentWidget(self.curves)
+            self.show_message(f"Launched {ids[0]}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
+        return ids
+
+    def _run_added(self, state: RunState) -> None:
+        self.runs.upsert(state)
+        self._update_activity()
+
+    def _run_changed(self, run_id: str, changed) -> None:
+        self.runs.refresh(run_id)
+        self.curves.run_updated(run_id, changed)
+        state = self.manager.states.get(run_id)
+        if state is not None and state.device and state.is_live:
+            self.device_label.setText(f"device: {describe_run(state.device, state.mixed_precision)} "
+                                      f"({run_id})")
+        self._update_activity()
+
+    def _run_ended(self, run_id: str, status: str) -> None:
+        state = self.manager.states[run_id]
+        self.runs.refresh(run_id)
+        self.curves.run_updated(run_id, set())
+        msg = f"{run_id}: {status}"
+        if status == "failed":
+            msg += f" — {state.error}"
+        self.show_message(msg, 15000)
+        if not self.manager.active():
+            self.device_label.setText(f"device: {self.idle_device} (idle)")
+        self._update_activity()
+
+    def _update_activity(self) -> None:
+        states = list(self.manager.states.values())
+        running = sum(s.status in ("starting", "running", "stopping", "cancelling") for s in states)
+        queued = sum(s.status == "queued" for s in states)
+        parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
+        self.activity_label.setText(", ".join(parts))
+
+    def _selection_changed(self, run_ids: list[str]) -> None:
+        states = [s for s in (self.runs.state(r) for r in run_ids) if s is not None]
+        self.curves.set_runs(states)
+
+    def scan_runs(self) -> None:
+        """Read every run folder under the runs folder on a worker thread, then fill the list."""
+        self.show_message(f"Reading runs in {self.runs_dir} …")
+        run_in_thread(load_all, self.runs_dir, on_done=self._scanned,
+                      on_error=lambda msg, _tb: self.show_message(f"Cannot read {self.runs_dir}: {msg}"))
+
+    def _scanned(self, result) -> None:
+        states, problems = result
+        for s in states:
+            if s.run_id not in self.manager.states:
+                self.runs.upsert(s)
+        self._refresh_selected()
+        text = f"{len(states)} runs in {self.runs_dir}"
+        if problems:
+            text += f"; {len(problems)} unreadable: {problems[0]}"
+        self.show_message(text, 8000)
+
+    def _refresh_selected(self) -> None:
+        self._selection_changed(self.runs.selected_ids())
+
+    def _poll_external(self) -> None:
+        """Runs that are running elsewhere (another window, the CLI): re-read their folders."""
+        for run_id in self.runs.all_ids():
+            s = self.runs.state(run_id)
+            if s is not None and s.status == "running" and run_id not in self.manager.states and s.path:
+                run_in_thread(load_run_state, s.path, on_done=self._reloaded)
+
+    def _reloaded(self, state: RunState) -> None:
+        if state.run_id in self.manager.states:
+            return
+        self.runs.upsert(state)
+        if state.run_id in self.runs.selected_ids():
+            self._refresh_selected()
+
+    def ask_open_run(self) -> None:
+        start = self.settings.last_dir("run") or str(self.runs_dir)
+        path = QFileDialog.getExistingDirectory(self, "Open a run folder", start)
+        if path:
+            self.settings.set_last_dir("run", str(Path(path).parent))
+            self.open_run_folder(path)
+
+    def open_run_folder(self, path: str | Path) -> None:
+        """Add a run folder from disk to the list (read on a worker thread) and select it."""
+        def done(state: RunState) -> None:
+            if state.run_id not in self.manager.states:
+                self.runs.upsert(state)
+            self.runs.select([state.run_id])
+            self.tabs.setCurrentWidget(self.curves)
+            self.show_message(f"Opened {path}")
+
+        run_in_thread(load_run_state, path, on_done=done,
+                      on_error=lambda msg, _tb: QMessageBox.warning(self, "Not a run folder", msg))
+
+    def ask_runs_dir(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Runs folder", str(self.runs_dir))
+        if path:
+            self.settings.set_runs_dir(path)
+            self.show_message(f"Runs folder: {path} (used for new runs after a restart; listed now)")
+            self.runs_dir = Path(path)
+            self.scan_runs()
+
+    def _open_folder(self, run_id: str) -> None:
+        s = self.runs.state(run_id)
+        if s is not None and s.path is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(s.path)))
+
+    def open_checkpoint(self, path: str) -> None:
+        if self.hub is None:
+            self.show_message(f"The inspectors are not available in this build ({path})")
+            return
+        self._inspector_opened = True
+        self.hub.open_model(path)
+        self.tabs.setCurrentIndex(self.tabs.indexOf(self.hub.tabs()[1][1]))
+        self.show_message(f"Opening {path} in the inspectors …")
+
+    def _tab_changed(self, index: int) -> None:
+        """First visit of an inspector: load the bundled encoder and probe the classic example."""
+        if self.hub is None or self._inspector_opened or index < 2:
+            return
+        self._inspector_opened = True
+        self.hub.open_model("bundled:minilm")
+        ex = DEFAULT_WATCH[0]
+        self.hub.open_example(ex["question"], ex["passage"])
+
+    # ---- status / help -------------------------------------------------------------------
+    def _device_detected(self, info: dict) -> None:
+        self.idle_device = describe(info)
+        if not self.manager.active():
+            self.device_label.setText(f"device: {self.idle_device} (idle)")
+
+    def show_message(self, text: str, ms: int = 6000) -> None:
+        self.statusBar().showMessage(text, ms)
+
+    def new_run(self) -> None:
+        self.tabs.setCurrentWidget(self.launcher)
+        self.launcher.editors["model"].focus.setFocus()
+
+    def help_panel(self) -> None:
+        title = self.tabs.tabText(self.tabs.currentIndex())
+        text = _panel_help({"Launch": "Launcher"}.get(title, title)) or "No help for this panel yet."
+        QMessageBox.information(self, f"About the {title.replace('&&', '&')} panel", text)
+
+    def about(self) -> None:
+        QMessageBox.about(self, "BERT Explorer",
+                          "Launch BERT fine-tunes, watch them learn live, and probe span scores, the "
+                          f"no-answer threshold and attention flow.\n\nRuns folder: {self.runs_dir}\n"
+                          f"Settings: {self.settings.file_name()}")
+
+    # ---- settings / close ----------------------------------------------------------------
+    def _restore(self) -> None:
+        geo, state = self.settings.geometry(), self.settings.window_state()
+        if geo is not None:
+            self.restoreGeometry(geo)
+        if state is not None:
+            self.restoreState(state)
+        last = self.settings.last_config()
+        if last:
+            try:
+                known = {k: v for k, v in last.items() if k in TrainConfig.__dataclass_fields__}
+                known["output_dir"] = known.get("output_dir") or str(self.runs_dir)
+                known["run_id"] = ""
+                self.launcher.set_config(TrainConfig.from_dict(known))
+            except (ConfigError, TypeError):
+                pass
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        active = self.manager.active()
+        if active:
+            answer = QMessageBox.question(
+                self, "Runs are still active",
+                f"{len(active)} run(s) are training or queued ({', '.join(active[:3])}"
+                f"{'…' if len(active) > 3 else ''}).\n\nCancel them and quit? Their logged points and "
+                "checkpoints stay on disk. Choose No to keep the window open.",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+            self.manager.cancel_all(wait_ms=5000)
+        self.settings.set_window(self.saveGeometry(), self.saveState())
+        self.settings.set_last_config(self.launcher.config().to_dict())
+        self.settings.sync()
+        self._poll.stop()
+        event.accept()

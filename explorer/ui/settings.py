@@ -1,0 +1,77 @@
+"""What the app remembers between sessions (QSettings): window geometry, folders, the last form.
+
+``AppSettings(path)`` stores in an INI file at ``path`` (tests and scripts pass a temp path, or set
+$EXPLORER_SETTINGS) and otherwise in the platform's usual place under the organisation and
+application name "BERT Explorer".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+APP_NAME = "BERT Explorer"
+ORG_NAME = "BERT Explorer"
+SETTINGS_ENV = "EXPLORER_SETTINGS"
+
+
+class AppSettings:
+    """Typed access to the few things the app remembers."""
+
+    def __init__(self, path: str | Path | None = None):
+        path = path or os.environ.get(SETTINGS_ENV)
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.qs = QSettings(str(path), QSettings.Format.IniFormat)
+        else:
+            self.qs = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG_NAME, APP_NAME)
+
+    def file_name(self) -> str:
+        return self.qs.fileName()
+
+    # ---- window --------------------------------------------------------------------------
+    def geometry(self) -> QByteArray | None:
+        v = self.qs.value("window/geometry")
+        return v if isinstance(v, QByteArray) and not v.isEmpty() else None
+
+    def window_state(self) -> QByteArray | None:
+        v = self.qs.value("window/state")
+        return v if isinstance(v, QByteArray) and not v.isEmpty() else None
+
+    def set_window(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.qs.setValue("window/geometry", geometry)
+        self.qs.setValue("window/state", state)
+
+    # ---- folders -------------------------------------------------------------------------
+    def last_dir(self, kind: str) -> str:
+        """Last folder used for ``kind`` ("model", "data", "config", "run"); '' if none."""
+        return str(self.qs.value(f"dirs/{kind}", "") or "")
+
+    def set_last_dir(self, kind: str, folder: str) -> None:
+        self.qs.setValue(f"dirs/{kind}", folder)
+
+    def runs_dir(self) -> str:
+        return str(self.qs.value("runs_dir", "") or "")
+
+    def set_runs_dir(self, folder: str) -> None:
+        self.qs.setValue("runs_dir", folder)
+
+    # ---- the launcher form ---------------------------------------------------------------
+    def last_config(self) -> dict | None:
+        raw = self.qs.value("launcher/last_config", "")
+        if not raw:
+            return None
+        try:
+            data = json.loads(str(raw))
+        except json.JSONDecodeError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    def set_last_config(self, config: dict) -> None:
+        self.qs.setValue("launcher/last_config", json.dumps(config))
+
+    def sync(self) -> None:
+        self.qs.sync()

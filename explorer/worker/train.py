@@ -1,0 +1,272 @@
+"""`bert-explorer train`: one fine-tune in this process, reported as JSON-lines events.
+
+Usage::
+
+    bert-explorer train --config run.json [--flag value ...]      # flags override the file
+    bert-explorer train --model bundled:minilm --task squad_v1 --train train.json --dev dev.json ...
+    bert-explorer train --resume runs/<run_id>                     # continue from checkpoints/last
+
+Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; booleans also take
+``--no-...``; lists take JSON, ``--text-columns`` also "a,b"). ``TrainConfig.to_cli_args`` produces
+exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
+$EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
+written first; events go to stdout and to ``events.jsonl`` (DESIGN.md protocol).
+
+Exit codes: 0 finished (also after stop early), 1 failed (a ``failed`` event says why),
+2 unusable arguments (a ``failed`` event on stdout; no run folder when none could be named),
+143 cancelled (SIGTERM). Stop early: SIGINT or a file named STOP in the run folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import errno
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from explorer.core.events import EVENTS_FILE, encode_event, make_event
+from explorer.core.training.config import ConfigError, TrainConfig
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
+NOT_FLAGS = ("config", "resume", "command", "_module")
+
+
+def _field_type(f: dataclasses.Field) -> str:
+    return str(f.type).replace(" ", "")
+
+
+def _json_list(text: str) -> list:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if not isinstance(value, list):
+        raise argparse.ArgumentTypeError(f"expected a JSON list, got {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset)."""
+    parser.add_argument("--config", metavar="RUN_JSON", default=argparse.SUPPRESS,
+                        help="a run config (TrainConfig as JSON); flags given as well override its values")
+    parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
+                        help="continue the run in RUN_DIR from its last checkpoint, same schedule")
+    defaults = TrainConfig()
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        kind = _field_type(f)
+        default = getattr(defaults, f.name)
+        help_text = f"(default: {default!r})"
+        if kind == "bool":
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction,
+                                default=argparse.SUPPRESS, help=help_text)
+        elif kind.startswith("list"):
+            parser.add_argument(flag, dest=f.name, type=_json_list, default=argparse.SUPPRESS,
+                                help=help_text + "; a JSON list")
+        elif kind.startswith("int"):
+            parser.add_argument(flag, dest=f.name, type=int, default=argparse.SUPPRESS, help=help_text)
+        elif kind.startswith("float"):
+            parser.add_argument(flag, dest=f.name, type=float, default=argparse.SUPPRESS, help=help_text)
+        else:
+            parser.add_argument(flag, dest=f.name, type=str, default=argparse.SUPPRESS, help=help_text)
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """--config file (if any) overridden by the flags given. Raises ConfigError."""
+    given = {k: v for k, v in vars(args).items() if k not in NOT_FLAGS}
+    base = TrainConfig.load(args.config).to_dict() if getattr(args, "config", None) else {}
+    base.update(given)
+    return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
+
+
+def describe_error(exc: BaseException, config: TrainConfig | None, step: int) -> str:
+    """One specific human message for a failure."""
+    import torch
+
+    from explorer.core.data.classification import ClassificationDataError
+    from explorer.core.models import ModelSourceError
+    from explorer.core.training.checkpoints import CheckpointError
+    from explorer.core.training.loop import NonFiniteLoss, TrainingDataError
+
+    text = str(exc)
+    oom = isinstance(exc, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError))) or (
+        isinstance(exc, RuntimeError) and ("out of memory" in text.lower() or "can't allocate memory" in text.lower()
+                                           or "not enough memory" in text.lower()))
+    if oom:
+        hint = ""
+        if config is not None:
+            hint = (f" (batch_size {config.batch_size}, max_seq_length {config.resolved_max_seq_length()}); "
+                    "lower --batch-size (raise --gradient-accumulation-steps to keep the effective batch) "
+                    "or --max-seq-length")
+        return f"out of memory at step {step}{hint}. Detail: {text.splitlines()[0][:200] if text else type(exc).__name__}"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return f"disk full while writing {exc.filename or 'the run folder'}: free space or use another --output-dir"
+    known = (ConfigError, ClassificationDataError, ModelSourceError, CheckpointError, NonFiniteLoss,
+             TrainingDataError)
+    try:
+        from explorer.core.data.squad import SquadDataError
+
+        known = known + (SquadDataError,)
+    except ImportError:
+        pass
+    if isinstance(exc, known):
+        return text
+    if isinstance(exc, ValueError) and ("window settings" in text or "doc_stride" in text):
+        return text
+    return f"internal error {type(exc).__name__}: {text}".strip()
+
+
+def _print_failed(run_id: str, message: str) -> None:
+    sys.stdout.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
+    sys.stdout.flush()
+
+
+def _write_json_atomically(path: Path, data: dict) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _distributed() -> tuple[bool, bool]:
+    """(several processes?, is this the main process?) without initialising anything when single."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return False, True
+    from accelerate import PartialState
+
+    state = PartialState()
+    return state.num_processes > 1, state.is_main_process
+
+
+def _broadcast(value: str) -> str:
+    from accelerate.utils import broadcast_object_list
+
+    box = [value]
+    broadcast_object_list(box, from_process=0)
+    return box[0]
+
+
+def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
+    """(config, run folder, resume?) from the arguments; creates the folder and config.json.
+
+    Raises ConfigError for unusable arguments.
+    """
+    from explorer.core.runs import CONFIG_FILE, new_run_id
+    from explorer.paths import default_runs_dir
+
+    multi, main = _distributed()
+    if getattr(args, "resume", None):
+        run_dir = Path(args.resume).expanduser()
+        extra = sorted(k for k in vars(args) if k not in NOT_FLAGS)
+        if extra or getattr(args, "config", None):
+            raise ConfigError("--resume continues a run with its own config.json; do not combine it with "
+                              f"other settings (got {', '.join('--' + k.replace('_', '-') for k in extra) or '--config'})")
+        if not (run_dir / CONFIG_FILE).is_file():
+            raise ConfigError(f"cannot resume {run_dir}: no {CONFIG_FILE} there (is it a run folder?)")
+        config = TrainConfig.load(run_dir / CONFIG_FILE)
+        return config, run_dir, True
+    config = config_from_args(args)
+    runs_dir = Path(config.output_dir).expanduser() if config.output_dir else default_runs_dir()
+    run_id = config.run_id or (new_run_id(config.model, config.task, runs_dir) if main else "")
+    if multi:
+        run_id = _broadcast(run_id)
+    if any(c in run_id for c in "/\\") or run_id in (".", ".."):
+        raise ConfigError(f"run_id {run_id!r} must be a plain folder name")
+    run_dir = runs_dir / run_id
+    config = dataclasses.replace(config, run_id=run_id, output_dir=str(runs_dir))
+    if main:
+        if (run_dir / EVENTS_FILE).exists():
+            raise ConfigError(f"run folder {run_dir} already holds a run; use --resume {run_dir} to continue it "
+                              "or choose another run_id")
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the run folder {run_dir}: {exc.strerror}") from None
+        _write_json_atomically(run_dir / CONFIG_FILE, config.to_dict())
+    return config, run_dir, False
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one fine-tune; returns the exit code (see module docstring)."""
+    from explorer.core.runs import STOP_FILE, remove_pid_file, write_pid_file
+    from explorer.worker.signals import GuardedWriter, SignalHandlers
+
+    _quiet_libraries()
+    try:
+        config, run_dir, resume = prepare_run(args)
+    except ConfigError as exc:
+        _print_failed(getattr(args, "run_id", "") or "", str(exc))
+        return EXIT_USAGE
+    _, main = _distributed()
+    writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
+    if main:
+        write_pid_file(run_dir)
+    from explorer.core.training.loop import Control
+
+    control = Control(stop_file=run_dir / STOP_FILE)
+    if resume and main and control.stop_file.exists():
+        control.stop_file.unlink()  # a STOP left from the stopped run must not stop the resumed one
+    code = EXIT_FAILED
+    t0 = time.time()
+    try:
+        with SignalHandlers(control, writer):
+            try:
+                from explorer.core.training.loop import train
+                result = train(config, run_dir, writer, control, resume=resume)
+                control.raise_on_cancel = False
+                writer.emit("finished", **result)
+                code = EXIT_OK
+            except BaseException as exc:  # noqa: BLE001 - every failure becomes an event
+                control.raise_on_cancel = False
+                from explorer.core.training.evaluation import TrainingCancelled
+
+                if isinstance(exc, TrainingCancelled):
+                    writer.emit("cancelled", step=control.step, seconds=time.time() - t0)
+                    code = EXIT_CANCELLED
+                elif isinstance(exc, (SystemExit,)):
+                    raise
+                else:
+                    writer.emit("failed", error=describe_error(exc, config, control.step),
+                                traceback="".join(traceback.format_exception(exc)))
+                    code = EXIT_FAILED
+    finally:
+        writer.close()
+        if main:
+            remove_pid_file(run_dir)
+    return code
+
+
+def _quiet_libraries() -> None:
+    """No progress bars or info chatter from transformers/datasets/hub on stderr (the GUI shows stderr
+    as the error view); warnings and errors still come through."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_warning()
+    except ImportError:
+        pass
+    try:
+        import datasets
+
+        datasets.disable_progress_bars()
+        datasets.logging.set_verbosity_warning()
+    except ImportError:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for ``python -m explorer.worker.train`` (same as ``bert-explorer train``)."""
+    parser = argparse.ArgumentParser(prog="bert-explorer train", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""Figures for the inspectors: probe latency (p50/p95) and the attention view's redraw time.
+
+    QT_QPA_PLATFORM=offscreen python scripts/bench_inspectors.py [--model bundled:minilm] [--repeats 20]
+        [--shots /tmp/shots] [--dev-file FILE --dev-cap 200]
+
+Prints:
+- probe latency for a ~200-token passage and for a passage that fills a full 384-token window, with
+  attentions (what the inspector runs) and without;
+- the attention view redraw for a full 384-token window: set_result, layer change, head change,
+  merge word pieces, rollout, head-view hover; each timed until the widget has painted (grab());
+- the Spans view: set_result and a τ change (no forward pass).
+With --shots, saves a PNG of each view (and of the dev-set view with --dev-file). Never asserts speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+WORDS = ("the lighthouse keeper trimmed the wick every evening and the lamp burned lard oil until kerosene "
+         "replaced it because it was cheaper and brighter and the keepers wrote each change into the log").split()
+
+
+def passage_of(tokenizer, n_tokens: int) -> str:
+    """A passage of about n_tokens word pieces (repeating a plain sentence)."""
+    words, k = [], 0
+    while len(tokenizer(" ".join(words), add_special_tokens=False)["input_ids"]) < n_tokens:
+        words.append(WORDS[k % len(WORDS)])
+        k += 1
+    return " ".join(words)
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def time_probe(loaded, question, passage, repeats, attentions) -> tuple[float, float, int]:
+    from explorer.core.probe import probe
+
+    probe(loaded, question, passage, attentions=attentions)  # warm-up
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        r = probe(loaded, question, passage, attentions=attentions)
+        times.append(time.perf_counter() - t0)
+    return pct(times, 0.5) * 1000, pct(times, 0.95) * 1000, len(r.windows[0].tokens)
+
+
+def timed(app, widget, action, repeats=5) -> float:
+    """Median ms of action() + processEvents + a full paint (grab)."""
+    times = []
+    for k in range(repeats):
+        t0 = time.perf_counter()
+        action(k)
+        app.processEvents()
+        widget.grab()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="bundled:minilm")
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--shots", default="", help="folder for PNG screenshots of each view")
+    ap.add_argument("--dev-file", default="", help="SQuAD v2.0 file for the dev-set view screenshot")
+    ap.add_argument("--dev-cap", type=int, default=200)
+    args = ap.parse_args(argv)
+
+    import torch
+    from PySide6.QtWidgets import QApplication, QTabWidget
+
+    from explorer.core.models import load_model
+    from explorer.core.probe import probe
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    print(f"torch threads {torch.get_num_threads()}, model {args.model}")
+    loaded = load_model(args.model)
+    print(loaded.describe())
+    tok = loaded.tokenizer
+    question = "What fuel replaced lard oil in lighthouse lamps?"
+    p200 = passage_of(tok, 200)
+    p384 = passage_of(tok, 384 - len(tok(question, add_special_tokens=False)["input_ids"]) - 3)
+
+    print("\nprobe latency (ms), p50 / p95 over", args.repeats, "runs:")
+    for name, passage in (("~200-token passage", p200), ("full 384-token window", p384)):
+        for att in (True, False):
+            p50, p95, n = time_probe(loaded, question, passage, args.repeats, att)
+            print(f"  {name:22s} ({n} tokens in window 1), attentions={att!s:5}: p50 {p50:7.1f}  p95 {p95:7.1f}")
+
+    from explorer.ui.inspectors import InspectorHub
+
+    hub = InspectorHub()
+    tabs = QTabWidget()
+    for title, w in hub.tabs():
+        tabs.addTab(w, title)
+    tabs.resize(1500, 950)
+    tabs.show()
+    hub.set_model(loaded)
+    result = probe(loaded, question, p384, attentions=True)
+    n = len(result.windows[0].tokens)
+    view = hub.attention_view
+    tabs.setCurrentIndex(0)
+    app.processEvents()
+    print(f"\nattention view redraw, full window of {n} tokens "
+          f"({result.attention[0].num_layers} layers x {result.attention[0].num_heads} heads), median ms:")
+    hub.panel.set_inputs(question, p384)
+    view.set_result(result)
+    layers, heads = view.layer.count(), view.head.count()
+    rows = [
+        ("set_result (new probe)", lambda k: view.set_result(result)),
+        ("layer change", lambda k: view.layer.setCurrentIndex((view.layer.currentIndex() + 1) % layers)),
+        ("head change", lambda k: view.head.setCurrentIndex(1 + k % (heads - 1))),
+        ("mean over heads", lambda k: (view.head.setCurrentIndex(1), view.head.setCurrentIndex(0))),
+        ("merge word pieces on/off", lambda k: view.merge.setChecked(not view.merge.isChecked())),
+        ("rollout on/off", lambda k: view.mode.setCurrentIndex(1 - view.mode.currentIndex())),
+        ("all tokens -> all tokens lines", lambda k: view.direction.setCurrentIndex(2 if k % 2 == 0 else 0)),
+        ("head-view hover", lambda k: view.head_view.set_hover("left", k % max(1, len(view.head_view.left_labels)))),
+    ]
+    for name, action in rows:
+        print(f"  {name:32s} {timed(app, view, action):7.1f}")
+    view.mode.setCurrentIndex(0)
+    view.merge.setChecked(False)
+    view.direction.setCurrentIndex(0)
+    view.head.setCurrentIndex(0)
+
+    spans = hub.spans_view
+    tabs.setCurrentIndex(1)
+    app.processEvents()
+    print("\nspans view, median ms:")
+    print(f"  {'set_result (new probe)':32s} {timed(app, spans, lambda k: spans.set_result(result)):7.1f}")
+    print(f"  {'τ change (no forward pass)':32s} {timed(app, spans, lambda k: spans.set_tau(0.25 * k)):7.1f}")
+
+    if args.shots:
+        out = Path(args.shots)
+        out.mkdir(parents=True, exist_ok=True)
+        examples = {e["title"]: e for e in hub.panel.examples}
+        ada = next((e for t, e in examples.items() if t.startswith("Ada Lovelace")), hub.panel.examples[0])
+        shot = probe(loaded, ada["question"], ada["passage"], attentions=True)
+        hub.panel.set_inputs(ada["question"], ada["passage"])
+        hub._on_probed(0, shot)
+        spans.set_tau(0.0)
+        tabs.setCurrentIndex(0)
+        view.layer.setCurrentIndex(view.layer.count() - 1)
+        view.merge.setChecked(True)
+        app.processEvents()
+        tabs.grab().save(str(out / "attention.png"))
+        view.bottom.setCurrentIndex(1)
+        app.processEvents()
+        tabs.grab().save(str(out / "attention_model_view.png"))
+        view.bottom.setCurrentIndex(0)
+        view.merge.setChecked(False)
+        hub.panel.set_inputs(question, p384)
+        hub._on_probed(0, result)
+        app.processEvents()
+        tabs.grab().save(str(out / "attention_384.png"))
+        hub.panel.set_inputs(ada["question"], ada["passage"])
+        hub._on_probed(0, shot)
+        tabs.setCurrentIndex(1)
+        app.processEvents()
+        tabs.grab().save(str(out / "spans.png"))
+        spans.right_tabs.setCurrentIndex(1)
+        app.processEvents()
+        tabs.grab().save(str(out / "spans_probs.png"))
+        spans.right_tabs.setCurrentIndex(0)
+        long_ex = next((e for t, e in examples.items() if "long passage" in t), None)
+        if long_ex is not None:
+            r = probe(loaded, long_ex["question"], long_ex["passage"], attentions=True)
+            hub.panel.set_inputs(long_ex["question"], long_ex["passage"])
+            hub._on_probed(0, r)
+            app.processEvents()
+            tabs.grab().save(str(out / "spans_long.png"))
+        if args.dev_file:
+            dev = hub.dev_view
+            tabs.setCurrentIndex(2)
+            done = []
+            dev.study_ready.connect(done.append)
+            dev.job.failed.connect(lambda m, tb: done.append(m))
+            dev.run(args.dev_file, args.dev_cap)
+            t0 = time.perf_counter()
+            while not done and time.perf_counter() - t0 < 600:
+                app.processEvents()
+                time.sleep(0.02)
+            print(f"\ndev-set view: {args.dev_cap} questions in {time.perf_counter() - t0:.1f} s "
+                  f"({dev.status.text()})")
+            app.processEvents()
+            tabs.grab().save(str(out / "dev.png"))
+        print(f"\nscreenshots in {out}")
+    hub.pool.waitForDone(10000)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""Classification data loading (GLUE TSV/CSV/JSONL, column mapping, label checks) and GLUE metrics."""
+
+import numpy as np
+import pytest
+from helpers import write_tiny_classification
+
+from explorer.core.data.classification import ClassificationDataError, load_classification
+from explorer.core.training.glue_metrics import (accuracy, binary_f1, classification_metrics, matthews_corrcoef,
+                                                 pearson, spearman)
+
+
+def test_sst2_style_tsv(tmp_path):
+    p = tmp_path / "train.tsv"
+    p.write_text("sentence\tlabel\nit 's a \"charming\" film . \t1\nbleak \t0\n\n", encoding="utf-8")
+    d = load_classification(str(p))
+    assert d.texts_a == ['it \'s a "charming" film . ', "bleak "] and d.texts_b is None
+    assert d.labels == [1, 0] and d.num_labels == 2 and d.columns == ("sentence", "", "label")
+
+
+def test_mrpc_style_tsv_with_bom_and_pair_columns(tmp_path):
+    p = tmp_path / "dev.tsv"
+    p.write_text("\ufeffQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA \"quoted\" one.\tThe other.\n"
+                 "0\t3\t4\tx\ty\n", encoding="utf-8")
+    d = load_classification(str(p), pair=True)
+    assert d.texts_a == ['A "quoted" one.', "x"] and d.texts_b == ["The other.", "y"] and d.labels == [1, 0]
+    assert d.columns == ("#1 String", "#2 String", "Quality")
+
+
+def test_csv_jsonl_column_mapping_and_cap(tmp_path):
+    csv = tmp_path / "d.csv"
+    csv.write_text('review,stars\n"good, really",2\nbad,0\nok,1\n', encoding="utf-8")
+    d = load_classification(str(csv), text_columns=["review"], label_column="stars")
+    assert d.texts_a[0] == "good, really" and d.labels == [2, 0, 1] and d.num_labels == 3
+    assert len(load_classification(str(csv), text_columns=["review"], label_column="stars", cap=2)) == 2
+    js = write_tiny_classification(tmp_path / "p.jsonl", pair=True, columns=("y", "left", "right"))
+    d = load_classification(str(js), pair=True, text_columns=["left", "right"], label_column="y")
+    assert len(d) == 6 and d.labels[:2] == [1, 0]
+
+
+def test_known_names_are_detected(tmp_path):
+    p = tmp_path / "d.tsv"
+    p.write_text("text\tlabel\nfine\t1\n", encoding="utf-8")
+    assert load_classification(str(p)).texts_a == ["fine"]
+    p.write_text("premise\thypothesis\tgold_label\na\tb\t2\n", encoding="utf-8")
+    d = load_classification(str(p), pair=True)
+    assert (d.texts_a, d.texts_b, d.labels) == (["a"], ["b"], [2])
+
+
+def test_bad_input_messages_name_file_line_and_problem(tmp_path):
+    with pytest.raises(ClassificationDataError, match="does not exist"):
+        load_classification(str(tmp_path / "missing.tsv"))
+    p = tmp_path / "a.tsv"
+    p.write_text("phrase\tsentiment\nok\t1\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match=r"no sentence column found among \['phrase', 'sentiment'\]"):
+        load_classification(str(p))
+    with pytest.raises(ClassificationDataError, match="label column 'y' not found"):
+        load_classification(str(p), text_columns=["phrase"], label_column="y")
+    with pytest.raises(ClassificationDataError, match="needs 2 text column"):
+        load_classification(str(p), pair=True, text_columns=["phrase"], label_column="sentiment")
+    p.write_text("sentence\tlabel\nok\t1\nmeh\tpositive\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match=r"a.tsv line 3: label 'positive' is not an integer"):
+        load_classification(str(p))
+    p.write_text("sentence\tlabel\nok\t1.5\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="line 2: label '1.5' is not an integer"):
+        load_classification(str(p))
+    assert load_classification(str(p), regression=True).labels == [1.5]
+    p.write_text("sentence\tlabel\nok\t-1\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="line 2: label -1 is negative"):
+        load_classification(str(p))
+    p.write_text("sentence\tlabel\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="no examples"):
+        load_classification(str(p))
+    p.write_text("sentence\tlabel\nonly-one-field\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="line 2: 1 fields, the header has 2"):
+        load_classification(str(p))
+    j = tmp_path / "b.jsonl"
+    j.write_text('{"sentence": "a", "label": 1}\n[1]\n', encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="b.jsonl line 2: expected a JSON object"):
+        load_classification(str(j))
+    x = tmp_path / "c.parquet"
+    x.write_text("", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="unknown file type"):
+        load_classification(str(x))
+
+
+def test_glue_metrics_against_hand_computation():
+    y = np.array([1, 1, 1, 0, 0, 0, 1, 0])
+    p = np.array([1, 1, 0, 0, 0, 1, 1, 0])
+    # TP=3 TN=3 FP=1 FN=1
+    assert accuracy(y, p) == 0.75
+    assert binary_f1(y, p) == pytest.approx(2 * 3 / (2 * 3 + 1 + 1))
+    assert matthews_corrcoef(y, p) == pytest.approx((3 * 3 - 1 * 1) / np.sqrt(4 * 4 * 4 * 4))
+    assert matthews_corrcoef(y, np.ones_like(y)) == 0.0       # constant prediction
+    # 3 classes, checked against the covariance formula by hand: perfect = 1
+    assert matthews_corrcoef([0, 1, 2, 2], [0, 1, 2, 2]) == pytest.approx(1.0)
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    assert pearson(x, 2 * x + 1) == pytest.approx(1.0)
+    assert pearson(x, -x) == pytest.approx(-1.0)
+    # Spearman with ties: ranks of [1, 2, 2, 3] are [1, 2.5, 2.5, 4]
+    assert spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(pearson([1, 2.5, 2.5, 4], [1, 2, 3, 4]))
+    assert spearman([1, 5, 2, 9], [10, 50, 20, 90]) == pytest.approx(1.0)
+    m = classification_metrics(y, np.stack([1 - p, p], axis=1).astype(float))
+    assert m["accuracy"] == 0.75 and "f1" in m and "matthews_corrcoef" in m
+    r = classification_metrics(np.array([0.5, 1.5, 2.5]), np.array([[0.4], [1.6], [2.4]]))
+    assert r["pearson"] > 0.99 and r["spearman"] == pytest.approx(1.0) and r["mse"] == pytest.approx(0.01)

@@ -1,0 +1,140 @@
+"""`bert-explorer eval` and `bert-explorer score` end to end on a tiny saved model and tiny SQuAD files."""
+
+import argparse
+import json
+
+import pytest
+
+from explorer.commands import eval as eval_cmd
+from explorer.commands import score as score_cmd
+
+CTX = "Ada Lovelace was born in London in 1815. She wrote the first program for a machine."
+
+
+def squad_file(tmp_path, v2=True, name="dev.json"):
+    qas = [
+        {"id": "q1", "question": "Where was Ada born?", "answers": [{"text": "London", "answer_start": 25}]},
+        {"id": "q2", "question": "When was Ada born?", "answers": [{"text": "1815", "answer_start": 35},
+                                                                  {"text": "in 1815", "answer_start": 32}]},
+        {"id": "q3", "question": "What did she write?", "answers": [{"text": "the first program",
+                                                                     "answer_start": CTX.index("the first")}]},
+    ]
+    if v2:
+        for q in qas:
+            q["is_impossible"] = False
+        qas.append({"id": "q4", "question": "Where did Ada die?", "answers": [], "is_impossible": True})
+    data = {"version": "v2.0" if v2 else "1.1",
+            "data": [{"title": "Ada", "paragraphs": [{"context": " ".join([CTX] * 6), "qas": qas}]}]}
+    p = tmp_path / name
+    p.write_text(json.dumps(data), encoding="utf-8")
+    return p
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    from explorer.core.models import tiny_loaded_model
+
+    lm = tiny_loaded_model("qa")
+    d = tmp_path_factory.mktemp("tiny_qa_model")
+    lm.model.save_pretrained(d)
+    lm.tokenizer.save_pretrained(d)
+    return d
+
+
+def parse(module, argv):
+    p = argparse.ArgumentParser()
+    module.add_arguments(p)
+    return p.parse_args(argv)
+
+
+def test_eval_writes_official_files_and_scores_agree(tmp_path, tiny_model_dir, capsys):
+    data = squad_file(tmp_path)
+    out = tmp_path / "out"
+    argv = ["--model", str(tiny_model_dir), "--data", str(data), "--out", str(out), "--max-seq-length", "64",
+            "--doc-stride", "16", "--batch-size", "3", "--tau", "0.5", "--json"]
+    assert eval_cmd.run(parse(eval_cmd, argv)) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert "windows" in captured.err  # progress on stderr
+    assert result["version"] == "v2.0" and result["speed"]["questions"] == 4
+    assert result["speed"]["windows"] > 4  # the passage needs several 64-token windows
+    preds = json.loads((out / "predictions.json").read_text())
+    odds = json.loads((out / "null_odds.json").read_text())
+    nbest = json.loads((out / "nbest_predictions.json").read_text())
+    assert set(preds) == set(odds) == set(nbest) == {"q1", "q2", "q3", "q4"}
+    for q in preds:  # answered iff score_diff = -null_odds > tau
+        assert (preds[q] != "") == (-odds[q] > 0.5)
+        if preds[q]:
+            assert preds[q] == next(e["text"] for e in nbest[q] if e["text"])
+    # the official-style scorer on the written files gives the same exact / f1 / HasAns numbers
+    scored = score_cmd.score(str(data), str(out / "predictions.json"), str(out / "null_odds.json"))
+    m = result["metrics"]
+    assert scored["exact"] == pytest.approx(m["exact_match"]) and scored["f1"] == pytest.approx(m["f1"])
+    assert scored["HasAns_f1"] == pytest.approx(m["HasAns_f1"]) and scored["NoAns_total"] == 1
+    assert list(scored)[:3] == ["exact", "f1", "total"] and "best_f1_thresh" in scored
+    assert len(result["tau_grid"]["taus"]) == 49
+
+
+def test_eval_text_report_and_cap(tmp_path, tiny_model_dir, capsys):
+    data = squad_file(tmp_path, v2=False)
+    argv = ["--model", str(tiny_model_dir), "--data", str(data), "--out", str(tmp_path / "o"), "--cap", "2"]
+    assert eval_cmd.run(parse(eval_cmd, argv)) == 0
+    text = capsys.readouterr().out
+    assert "SQuAD v1.1: 2 questions" in text and "exact_match" in text and "questions/s" in text
+    assert not (tmp_path / "o" / "null_odds.json").exists()
+    assert set(json.loads((tmp_path / "o" / "predictions.json").read_text())) == {"q1", "q2"}
+
+
+def test_eval_bad_inputs(tmp_path, tiny_model_dir, capsys):
+    assert eval_cmd.run(parse(eval_cmd, ["--model", str(tiny_model_dir), "--data", str(tmp_path / "x.json")])) == 2
+    assert "no such file" in capsys.readouterr().err
+    data = squad_file(tmp_path)
+    assert eval_cmd.run(parse(eval_cmd, ["--model", str(tmp_path / "nomodel"), "--data", str(data)])) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_score_v11_gold_as_predictions(tmp_path, capsys):
+    data = squad_file(tmp_path, v2=False)
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps({"q1": "London", "q2": "1815", "q3": "the first program", "extra": "x"}))
+    args = parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])
+    assert score_cmd.run(args) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"exact_match": 100.0, "f1": 100.0}
+    assert "1 prediction ids are not questions" in captured.err
+
+
+def test_score_v20_worked_values(tmp_path):
+    data = squad_file(tmp_path)
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps({"q1": "in London", "q2": "", "q3": "the first program", "q4": ""}))
+    out = score_cmd.score(str(data), str(preds))
+    # q1: F1 1.0 (articles/"in"? no: "in london" vs "london" -> P 0.5, R 1, F1 2/3), q2 0, q3 1, q4 1
+    assert out["f1"] == pytest.approx(100 * (2 / 3 + 0 + 1 + 1) / 4)
+    assert out["exact"] == pytest.approx(50.0) and out["HasAns_total"] == 3
+    assert "best_f1" not in out
+
+
+def test_score_errors(tmp_path, capsys):
+    data = squad_file(tmp_path)
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps({"q1": "London"}))
+    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])) == 1
+    err = capsys.readouterr().err
+    assert "no prediction for 3 of the 4 questions" in err and "q2, q3, q4" in err
+    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
+                                           "--allow-missing"])) == 0
+    capsys.readouterr()
+    preds.write_text('{"q1": "London",\n "q2": }')
+    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])) == 2
+    assert "malformed JSON at line 2, column" in capsys.readouterr().err
+    preds.write_text(json.dumps({"q1": "a", "q2": "b", "q3": "c", "q4": ""}))
+    odds = tmp_path / "o.json"
+    odds.write_text(json.dumps({"q1": 1.0, "q2": "high"}))
+    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
+                                           "--null-odds", str(odds)])) == 2
+    assert "not a number" in capsys.readouterr().err
+    odds.write_text(json.dumps({"q1": 1.0}))
+    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
+                                           "--null-odds", str(odds)])) == 1
+    assert "no null odds for 3 predicted questions" in capsys.readouterr().err

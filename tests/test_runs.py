@@ -1,0 +1,112 @@
+"""Runs on disk: status from events + worker liveness, listing, loading, run ids, checkpoints."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from explorer.core import runs
+from explorer.core.events import EventWriter
+
+
+def _make_run(folder, run_id, events, config=None, pid=None):
+    d = folder / run_id
+    d.mkdir(parents=True)
+    (d / "config.json").write_text(json.dumps(config or {"run_id": run_id, "model": "m", "task": "squad_v2"}))
+    w = EventWriter(run_id, path=d / "events.jsonl")
+    for name, fields in events:
+        w.emit(name, **fields)
+    w.close()
+    if pid is not None:
+        (d / runs.PID_FILE).write_text(json.dumps({"pid": pid, "host": __import__("socket").gethostname()}))
+    return d
+
+
+def _dead_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_status_is_derived_from_events_and_liveness(tmp_path):
+    start = ("started", {"steps_total": 10})
+    ev = lambda s, f1: ("eval", {"step": s, "metrics": {"f1": f1, "exact_match": f1 - 5}})  # noqa: E731
+    _make_run(tmp_path, "a-finished", [start, ev(0, 10.0), ("step", {"step": 5}), ev(5, 40.0), ev(10, 30.0),
+                                       ("finished", {"metrics": {"f1": 30.0}, "stopped_early": True})])
+    _make_run(tmp_path, "b-failed", [("failed", {"error": "train file x does not exist"})])
+    _make_run(tmp_path, "c-cancelled", [start, ("cancelled", {"step": 3})])
+    _make_run(tmp_path, "d-running", [start, ("step", {"step": 1})], pid=os.getpid())
+    _make_run(tmp_path, "e-crashed", [start, ("step", {"step": 2})], pid=_dead_pid())
+    _make_run(tmp_path, "f-resumed", [start, ("cancelled", {"step": 3}), start, ("step", {"step": 4})],
+              pid=_dead_pid())
+    (tmp_path / ".launch").mkdir()                      # GUI's launch configs: not a run
+    (tmp_path / ".launch" / "config.json").write_text("{}")
+    (tmp_path / "not-a-run").mkdir()
+    found = {s.run_id: s for s in runs.list_runs(tmp_path)}
+    assert set(found) == {"a-finished", "b-failed", "c-cancelled", "d-running", "e-crashed", "f-resumed"}
+    assert {k: s.status for k, s in found.items()} == {
+        "a-finished": "finished", "b-failed": "failed", "c-cancelled": "cancelled", "d-running": "running",
+        "e-crashed": "crashed", "f-resumed": "crashed"}
+    a = found["a-finished"]
+    assert (a.metric_name, a.metric_value, a.steps, a.steps_total, a.stopped_early) == ("f1", 40.0, 10, 10, True)
+    assert found["b-failed"].error == "train file x does not exist"
+    assert runs.derive_status([], alive=True) == "running"
+    assert runs.list_runs(tmp_path / "nowhere") == []
+
+
+def test_load_run_gives_config_events_checkpoints_and_final_metrics(tmp_path):
+    d = _make_run(tmp_path, "r1", [("started", {"steps_total": 2}), ("eval", {"step": 2, "metrics": {"accuracy": 0.8}}),
+                                   ("finished", {"metrics": {"accuracy": 0.8}})],
+                  config={"run_id": "r1", "model": "m", "task": "single"})
+    ck = d / "checkpoints" / "last"
+    ck.mkdir(parents=True)
+    (ck / "checkpoint.json").write_text(json.dumps({"step": 2}))
+    (d / "checkpoints" / ".tmp-best-123").mkdir()      # a torn temp folder is not a checkpoint
+    rec = runs.load_run(d)
+    assert rec.run_id == "r1" and rec.config["task"] == "single" and len(rec.events) == 3
+    assert rec.checkpoints == {"last": str(ck)} and rec.final_metrics == {"accuracy": 0.8}
+    assert rec.status == "finished" and rec.summary.metric_name == "accuracy" and len(rec.evals()) == 1
+    with pytest.raises(ValueError, match="not a run folder"):
+        runs.load_run(tmp_path / "empty-dir-that-is-missing")
+
+
+def test_run_ids_pid_file_and_stop_file(tmp_path):
+    rid = runs.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0)
+    assert rid.endswith("-minilm-squad_v1") and "/" not in rid
+    (tmp_path / rid).mkdir()
+    assert runs.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0) == rid + "-2"
+    assert runs.new_run_id("org/some model", "single", now=0).endswith("-some-model-single")
+    runs.write_pid_file(tmp_path)
+    assert runs.worker_alive(tmp_path)
+    runs.remove_pid_file(tmp_path)
+    assert not runs.worker_alive(tmp_path) and not (tmp_path / runs.PID_FILE).exists()
+    assert runs.request_stop(tmp_path).name == "STOP"
+
+
+def test_checkpoints_are_atomic_and_best_is_a_snapshot(tmp_path):
+    from explorer.core.models import load_model, tiny_loaded_model
+    from explorer.core.training.checkpoints import (CheckpointError, checkpoint_dir, copy_checkpoint,
+                                                    load_training_state, save_checkpoint)
+
+    with pytest.raises(CheckpointError, match="no checkpoint to resume from"):
+        load_training_state(tmp_path)
+    loaded = tiny_loaded_model("qa")
+    save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=3, metrics={"f1": 1.0},
+                    training_state={"step": 3}, kind="last")
+    best = copy_checkpoint(tmp_path, "last", "best", metrics={"f1": 1.0})
+    # overwrite last with a different model: best keeps the old weights
+    other = tiny_loaded_model("qa", seed=1)
+    save_checkpoint(tmp_path, other.model, other.tokenizer, step=5, training_state={"step": 5}, kind="last")
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["best", "last"]
+    folder, state = load_training_state(tmp_path)
+    assert state["step"] == 5 and folder == checkpoint_dir(tmp_path, "last")
+    assert json.loads((best / "checkpoint.json").read_text())["step"] == 3
+    a = load_model(str(best), "qa").model.state_dict()
+    ref = loaded.model.state_dict()
+    assert all((a[k] == ref[k]).all() for k in ref)
+    assert (best / "model.safetensors").exists()
+    # a crash between the two renames leaves last.old, which is still found
+    os.replace(tmp_path / "checkpoints" / "last", tmp_path / "checkpoints" / "last.old")
+    assert checkpoint_dir(tmp_path, "last").name == "last.old"

@@ -1,0 +1,245 @@
+"""The training loop end to end, in this process (fast): classification, QA v1/v2, watch, NaN,
+bad input, out of memory, gradient accumulation, and the CLI <-> TrainConfig round trip."""
+
+import contextlib
+import io
+import json
+
+import pytest
+from helpers import save_tiny_model, write_tiny_classification, write_tiny_squad
+
+from explorer.core.events import iter_events
+from explorer.worker.train import EXIT_FAILED, EXIT_OK, main as train_main
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("train-files")
+    return {
+        "qa": str(save_tiny_model(d / "qa", "qa")),
+        "cls": str(save_tiny_model(d / "cls", "classification")),
+        "sq2": str(write_tiny_squad(d / "sq2.json", v2=True, repeat=3)),
+        "sq1": str(write_tiny_squad(d / "sq1.json", v2=False, repeat=2)),
+        "sst": str(write_tiny_classification(d / "sst.tsv", repeat=8)),
+        "mrpc": str(write_tiny_classification(d / "mrpc.tsv", pair=True, repeat=4)),
+        "dir": d,
+    }
+
+
+def run(argv):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = train_main([str(a) for a in argv])
+    return rc, list(iter_events(buf.getvalue().splitlines()))
+
+
+def kinds(events):
+    return [e["event"] for e in events]
+
+
+def test_classification_learns_and_reports(files, tmp_path):
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--dev", files["sst"],
+                  "--epochs", 6, "--batch-size", 16, "--learning-rate", 1e-2, "--dropout", 0, "--warmup-ratio", 0.1,
+                  "--output-dir", tmp_path, "--run-id", "sst"])
+    assert rc == EXIT_OK, ev[-1]
+    k = kinds(ev)
+    assert k[-1] == "finished" and k.index("started") < k.index("eval") < k.index("step")
+    started = ev[k.index("started")]
+    assert started["steps_total"] == 24 and started["num_train_examples"] == 64 and started["warmup_steps"] == 3
+    evals = [e for e in ev if e["event"] == "eval"]
+    assert evals[0]["step"] == 0 and evals[-1]["step"] == 24
+    assert evals[-1]["metrics"]["loss"] < evals[0]["metrics"]["loss"] - 0.3
+    assert evals[-1]["metrics"]["accuracy"] == 1.0 and evals[0]["metrics"]["accuracy"] < 1.0
+    steps = [e for e in ev if e["event"] == "step"]
+    assert [s["step"] for s in steps] == list(range(1, 25)) and steps[0]["lr"] == 0.0
+    assert steps[3]["lr"] == pytest.approx(1e-2) and steps[-1]["lr"] == pytest.approx(1e-2 / 21)
+    assert all(s["grad_norm"] > 0 and s["samples_per_second"] > 0 for s in steps)
+    fin = ev[-1]
+    assert fin["metrics"]["accuracy"] == 1.0 and fin["stopped_early"] is False and fin["steps"] == 24
+    # what was printed is what was written
+    on_disk = [json.loads(line) for line in (tmp_path / "sst" / "events.jsonl").read_text().splitlines()]
+    assert on_disk == ev
+    assert json.loads((tmp_path / "sst" / "config.json").read_text())["run_id"] == "sst"
+
+
+def test_pair_classification(files, tmp_path):
+    rc, ev = run(["--model", files["cls"], "--task", "pair", "--train", files["mrpc"], "--dev", files["mrpc"],
+                  "--max-steps", 3, "--batch-size", 8, "--output-dir", tmp_path, "--run-id", "mrpc"])
+    assert rc == EXIT_OK, ev[-1]
+    assert set(ev[-1]["metrics"]) >= {"accuracy", "f1", "matthews_corrcoef", "loss"}
+
+
+def test_qa_v2_end_to_end_with_watch_and_checkpoints(files, tmp_path):
+    from explorer.core.models import load_model
+    from explorer.core.probe import probe
+
+    rc, ev = run(["--model", files["qa"], "--task", "squad_v2", "--train", files["sq2"], "--dev", files["sq2"],
+                  "--max-steps", 12, "--batch-size", 8, "--learning-rate", 3e-3, "--eval-every", 5,
+                  "--dev-cap", 14, "--output-dir", tmp_path, "--run-id", "qa"])
+    assert rc == EXIT_OK, ev[-1]
+    evals = [e for e in ev if e["event"] == "eval"]
+    assert [e["step"] for e in evals] == [0, 5, 10, 12]
+    m0, m1 = evals[0]["metrics"], evals[-1]["metrics"]
+    assert {"exact_match", "f1", "HasAns_f1", "NoAns_f1", "best_f1", "best_f1_thresh", "loss"} <= set(m1)
+    assert m1["total"] == 14 and m1["loss"] < m0["loss"]
+    for e in evals:   # default watch: the first 2 dev questions, with per-layer block flow (2 layers)
+        assert [w["question"] for w in e["watch"]] == ["Where was Ada born?", "When was Ada born?"]
+        w = e["watch"][0]
+        assert len(w["flow"]["question->passage"]) == 2 and len(w["flow"]["passage->question"]) == 2
+        rows = [sum(w["flow"][f"question->{b}"][0] for b in ("question", "passage", "special"))]
+        assert rows[0] == pytest.approx(1.0, abs=1e-4)    # each from-token's weights sum to 1
+        assert isinstance(w["score_diff"], float) and isinstance(w["answer"], str)
+    ck = [e for e in ev if e["event"] == "checkpoint"]
+    assert {c["kind"] for c in ck} == {"last", "best"}
+    run_dir = tmp_path / "qa"
+    preds = json.loads((run_dir / "predictions.json").read_text())
+    assert len(preds) == 14 and (run_dir / "null_odds.json").exists()
+    best = load_model(ev[-1]["best_checkpoint"], "qa")
+    assert not best.head_initialised
+    res = probe(best, "Where was Ada born?", "Ada was born in London in 1815.")
+    assert res.decoding.nbest
+    # the last checkpoint reproduces the last watch score_diff
+    last = load_model(str(run_dir / "checkpoints" / "last"), "qa")
+    w = evals[-1]["watch"][0]
+    again = probe(last, w["question"], w["passage"])
+    assert again.score_diff == pytest.approx(w["score_diff"], abs=1e-4)
+
+
+def test_qa_v1_with_configured_watch(files, tmp_path):
+    watch = json.dumps([{"question": "Who released BERT?", "passage": "BERT was released by Google."}])
+    rc, ev = run(["--model", files["qa"], "--task", "squad_v1", "--train", files["sq1"], "--dev", files["sq1"],
+                  "--max-steps", 2, "--batch-size", 8, "--watch", watch, "--no-save-checkpoints",
+                  "--output-dir", tmp_path, "--run-id", "v1"])
+    assert rc == EXIT_OK, ev[-1]
+    e = [x for x in ev if x["event"] == "eval"][-1]
+    assert "HasAns_f1" not in e["metrics"] and e["metrics"]["total"] == 20
+    assert [w["question"] for w in e["watch"]] == ["Who released BERT?"]
+    assert not (tmp_path / "v1" / "checkpoints").exists() and ev[-1]["best_checkpoint"] is None
+
+
+def test_nan_loss_fails_with_a_clear_message(files, tmp_path):
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 5,
+                  "--batch-size", 8, "--learning-rate", 1e38, "--warmup-ratio", 0, "--max-grad-norm", 0,
+                  "--output-dir", tmp_path, "--run-id", "nan"])
+    assert rc == EXIT_FAILED
+    assert ev[-1]["event"] == "failed"
+    assert "became nan" in ev[-1]["error"] or "became inf" in ev[-1]["error"]
+    assert "diverged" in ev[-1]["error"] and "lower learning rate" in ev[-1]["error"]
+    assert not (tmp_path / "nan" / "checkpoints").exists()
+
+
+def _bad_cases(files, d):
+    header_only = d / "empty.tsv"
+    header_only.write_text("sentence\tlabel\n")
+    text_labels = d / "text_labels.tsv"
+    text_labels.write_text("sentence\tlabel\ngood\tpositive\n")
+    wrong_cols = d / "wrong.csv"
+    wrong_cols.write_text("phrase,y\nok,1\n")
+    three = d / "three.tsv"
+    three.write_text("sentence\tlabel\nx\t2\n")
+    not_model = d / "not_model"
+    not_model.mkdir(exist_ok=True)
+    bad_cfg = d / "bad.json"
+    bad_cfg.write_text(json.dumps({"lr": 1}))
+    cls = ["--model", files["cls"], "--task", "single"]
+    return {
+        "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
+        "wrong columns": (cls + ["--train", wrong_cols], "no sentence column found among ['phrase', 'y']"),
+        "text labels": (cls + ["--train", text_labels], "line 2: label 'positive' is not an integer"),
+        "empty train": (cls + ["--train", header_only], "no examples"),
+        "dev label out of range": (cls + ["--train", files["sst"], "--dev", three], "has label 2 but the model has 2"),
+        "missing model": (["--model", d / "no_model", "--task", "single", "--train", files["sst"]], "does not exist"),
+        "not a model": (["--model", not_model, "--task", "single", "--train", files["sst"]], "has no config.json"),
+        "fp16 on cpu": (cls + ["--train", files["sst"], "--mixed-precision", "fp16"], "fp16 needs a CUDA GPU"),
+        "v2 data, v1 task": (["--model", files["qa"], "--task", "squad_v1", "--train", files["sq2"]],
+                             "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1"),
+        "missing squad": (["--model", files["qa"], "--task", "squad_v2", "--train", d / "none.json"], "none.json"),
+        "bad task": (["--model", files["qa"], "--task", "swag", "--train", files["sq2"]], "task 'swag' is not one of"),
+        "bad config key": (["--config", bad_cfg], "unknown setting(s) lr"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing train", "wrong columns", "text labels", "empty train",
+                                  "dev label out of range", "missing model", "not a model", "fp16 on cpu",
+                                  "v2 data, v1 task", "missing squad", "bad task", "bad config key"])
+def test_bad_input_fails_with_a_specific_message(files, tmp_path, case):
+    argv, message = _bad_cases(files, files["dir"])[case]
+    rc, ev = run(argv + ["--output-dir", tmp_path, "--max-steps", 2])
+    assert rc != 0
+    assert ev and ev[-1]["event"] == "failed" and "started" not in kinds(ev)
+    assert message in ev[-1]["error"], ev[-1]["error"]
+    assert not any(p.name == "checkpoints" for p in tmp_path.rglob("*"))
+
+
+def test_resume_errors(files, tmp_path):
+    rc, ev = run(["--resume", tmp_path / "nothing"])
+    assert rc == 2 and "no config.json" in ev[-1]["error"]
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 1,
+                  "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "r"])
+    assert rc == EXIT_OK
+    rc, ev = run(["--resume", tmp_path / "r"])
+    assert rc == EXIT_FAILED and "no checkpoint to resume from" in ev[-1]["error"]
+    rc, ev = run(["--resume", tmp_path / "r", "--epochs", 3])
+    assert rc == 2 and "--epochs" in ev[-1]["error"]
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--output-dir", tmp_path,
+                  "--run-id", "r"])
+    assert rc == 2 and "already holds a run" in ev[-1]["error"]
+
+
+def test_out_of_memory_is_reported(files, tmp_path, monkeypatch):
+    from explorer.core.training.tasks.classification import ClassificationTask
+
+    def boom(self, outputs, batch):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory: "
+                           "you tried to allocate 123456789 bytes")
+
+    monkeypatch.setattr(ClassificationTask, "loss", boom)
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 2,
+                  "--batch-size", 8, "--output-dir", tmp_path, "--run-id", "oom"])
+    assert rc == EXIT_FAILED
+    err = ev[-1]["error"]
+    assert err.startswith("out of memory at step 0 (batch_size 8, max_seq_length 128)") and "--batch-size" in err
+    assert "Traceback" in ev[-1]["traceback"]
+
+
+def test_gradient_accumulation_matches_a_larger_batch(files, tmp_path):
+    """2 micro-batches of 4 accumulate to the gradient of one batch of 8 (same rows, no dropout; padded
+    positions are out of the QA softmax, so padding does not matter): same loss and gradient norm."""
+    common = ["--model", files["qa"], "--task", "squad_v2", "--train", files["sq2"], "--max-steps", 2,
+              "--dropout", 0, "--no-length-grouping", "--learning-rate", 1e-3, "--warmup-ratio", 0,
+              "--output-dir", tmp_path]
+    rc1, big = run(common + ["--batch-size", 8, "--run-id", "big"])
+    rc2, acc = run(common + ["--batch-size", 4, "--gradient-accumulation-steps", 2, "--run-id", "acc"])
+    assert rc1 == rc2 == EXIT_OK
+    s1 = [e for e in big if e["event"] == "step"]
+    s2 = [e for e in acc if e["event"] == "step"]
+    assert len(s1) == len(s2) == 2
+    assert s2[0]["loss"] == pytest.approx(s1[0]["loss"], rel=1e-5)
+    assert s2[0]["grad_norm"] == pytest.approx(s1[0]["grad_norm"], rel=1e-4)
+    assert s2[1]["loss"] == pytest.approx(s1[1]["loss"], rel=1e-3)
+    started = [e for e in acc if e["event"] == "started"][0]
+    assert started["effective_batch_size"] == 8 and started["steps_per_epoch"] == 6   # 11 micro-batches / 2
+
+
+def test_cli_flags_round_trip_train_config():
+    import argparse
+
+    from explorer.core.training.config import TrainConfig, fast_cpu_preset
+    from explorer.worker.train import add_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    configs = [
+        TrainConfig(),
+        TrainConfig(model="m", task="pair", train="t.tsv", dev="d.tsv", epochs=2.5, max_steps=7, batch_size=16,
+                    learning_rate=5e-5, eval_every=3, dev_cap=10, train_cap=20, mixed_precision="no", seed=1,
+                    length_grouping=False, save_checkpoints=False, text_columns=["a", "b"], label_column="y",
+                    num_labels=3, watch=[{"question": "q?", "passage": "p, with \"quotes\"."}], run_id="x",
+                    output_dir="/tmp/r", max_seq_length=64, warmup_ratio=0.0, trust_remote_code=True,
+                    metric_for_best="f1", save_every=5, gradient_accumulation_steps=4, adam_epsilon=1e-6),
+        fast_cpu_preset(TrainConfig(task="squad_v1", train="x.json")),
+    ]
+    for cfg in configs:
+        back = config_from_args(parser.parse_args(cfg.to_cli_args()))
+        assert back == cfg
+    assert parser.parse_args(["--text-columns", "s1,s2"]).text_columns == ["s1", "s2"]

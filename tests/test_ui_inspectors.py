@@ -1,0 +1,273 @@
+"""pytest-qt tests of the inspectors (offscreen, tiny random model)."""
+
+import json
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QThreadPool, Qt
+
+from explorer.core.metrics import evaluate_decodings, tau_sweep
+from explorer.core.probe import probe
+
+from test_ui_inspector_core import squad_v2_file
+
+QUESTION = "where was ada born?"
+PASSAGE = "ada lovelace was born in london in 1815. she wrote the first program."
+
+
+@pytest.fixture
+def hub(qtbot, tiny_qa, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from explorer.ui.inspectors import InspectorHub
+
+    h = InspectorHub()
+    pages = [w for _, w in h.tabs()]
+    for w in pages:
+        qtbot.addWidget(w)
+    h.set_model(tiny_qa)
+    yield h
+    h.pool.waitForDone(10000)
+
+
+def probe_in_hub(qtbot, hub, question=QUESTION, passage=PASSAGE):
+    with qtbot.waitSignal(hub.result_changed, timeout=20000) as blocker:
+        hub.open_example(question, passage)
+    return blocker.args[0]
+
+
+def test_tabs_titles_and_head_note(hub):
+    assert [t for t, _ in hub.tabs()] == ["Attention", "Spans && τ", "τ on dev set"]
+    assert hub.panel.model_note.isVisibleTo(hub.panel)  # tiny model: untrained head -> the honest note
+    assert "untrained head" in hub.panel.model_info.text()
+
+
+def test_probe_and_layer_head_selectors(qtbot, hub, tiny_qa):
+    result = probe_in_hub(qtbot, hub)
+    view = hub.attention_view
+    att = result.attention[0]
+    assert att.attentions.shape[:2] == (2, 4)
+    # default: layer 1, mean over heads
+    np.testing.assert_allclose(view.current_matrix(), att.attentions[0].mean(axis=0), rtol=1e-6)
+    assert view.current_labels() == result.windows[0].tokens
+    view.layer.setCurrentIndex(1)
+    view.head.setCurrentIndex(3)  # head 3
+    np.testing.assert_allclose(view.current_matrix(), att.attentions[1, 2], rtol=1e-6)
+    # the flow table shows layer rows of the chosen head: question -> passage of layer 2, head 3
+    assert view.flow_table.item(1, 0).text() == f"{att.flow[1, 2, 0, 1]:.3f}"
+    view.head.setCurrentIndex(0)
+    assert view.flow_table.item(0, 2).text() == f"{att.flow[0].mean(axis=0)[0, 2]:.3f}"
+    # head view: question tokens on the left, passage tokens on the right, top-k lines per token
+    win = result.windows[0]
+    assert view.head_view.left_labels == [t for t, b in zip(win.tokens, win.blocks) if b == "question"]
+    assert view.head_view.edges[0].size == len(view.head_view.left_labels) * view.topk.value()
+    # rollout mode disables the selectors and shows core's rollout
+    view.mode.setCurrentIndex(1)
+    np.testing.assert_allclose(view.current_matrix(), att.rollout, rtol=1e-6)
+    assert not view.layer.isEnabled()
+    view.mode.setCurrentIndex(0)
+    # merge word pieces: "lovelace" becomes one column
+    view.merge.setChecked(True)
+    assert "lovelace" in view.current_labels()
+    assert view.current_matrix().shape[0] == len(view.current_labels()) < len(win.tokens)
+    # model view click selects that layer and head
+    view.merge.setChecked(False)
+    view._on_model_click(0, 1)
+    assert view.layer.currentIndex() == 0 and view.head.currentIndex() == 2
+    np.testing.assert_allclose(view.current_matrix(), att.attentions[0, 1], rtol=1e-6)
+
+
+def test_tau_slider_flips_decision_at_score_diff(qtbot, hub):
+    result = probe_in_hub(qtbot, hub)
+    spans = hub.spans_view
+    sd = result.score_diff
+    assert math.isfinite(sd)
+    spans.set_tau(sd)                      # answer iff score_diff > tau: equal -> no answer
+    assert spans.decision_label.text().endswith("no -> no answer")
+    spans.set_tau(float(np.nextafter(sd, -np.inf)))
+    assert spans.decision_label.text().endswith("yes -> answer")
+    # the slider (0.01 steps) flips between the two steps around score_diff
+    below, above = math.floor(sd * 100), math.ceil(sd * 100)
+    if below == above:   # score_diff is a multiple of 0.01: step below it
+        below -= 1
+    spans.slider.setValue(below)
+    assert "yes -> answer" in spans.decision_label.text()
+    assert spans.spin.value() == pytest.approx(below / 100)
+    spans.slider.setValue(above)
+    assert "no -> no answer" in spans.decision_label.text()
+    # the inequality carries the real numbers: best_non_null_score > null_score + tau
+    tau = above / 100
+    assert f"{result.best_non_null_score:.2f} > {result.null_score + tau:.2f} ?" in spans.decision_label.text()
+    # the null score's two parts are shown and add up
+    assert f"{result.null_start_logit:.2f} + {result.null_end_logit:.2f} = {result.null_score:.2f}" \
+        in spans.null_label.text()
+    assert f"= {result.byhand_max_abs_diff:.2e}" in spans.byhand_label.text()
+
+
+def test_click_span_cell_shows_that_span(qtbot, hub):
+    result = probe_in_hub(qtbot, hub)
+    spans = hub.spans_view
+    spans.right_tabs.setCurrentIndex(0)
+    spans.show()
+    qtbot.waitExposed(spans)
+    win = result.windows[0]
+    p0 = spans._p0
+    assert win.offsets[p0] is not None and (p0 == 0 or win.offsets[p0 - 1] is None)
+    i, j = p0 + 2, p0 + 4       # a valid span of three passage tokens
+    hm = spans.table_map
+    hm.plot.setXRange(0, 10, padding=0)
+    hm.plot.setYRange(0, 10, padding=0)
+    qtbot.wait(50)
+    scene = hm.scene_pos_of(i - p0, j - p0)
+    pos = hm.mapFromScene(scene)
+    with qtbot.waitSignal(hm.clicked, timeout=2000) as blocker:
+        qtbot.mouseClick(hm.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(int(pos.x()), int(pos.y())))
+    assert blocker.args == [i - p0, j - p0]
+    text = result.passage[win.offsets[i][0]:win.offsets[j][1]]
+    score = win.start_logits[i] + win.end_logits[j]
+    assert f'"{text}"' in spans.span_label.text()
+    assert f"= {score:.2f}" in spans.span_label.text()
+    assert spans.selected == (0, i, j)
+    assert np.isnan(spans._table[j - p0, i - p0])   # end before start: masked
+    # an n-best row selects its span too
+    spans._on_nbest_clicked(0, 0)
+    best = result.nbest[0]
+    assert spans.selected == (best.window_index, best.start_token, best.end_token)
+
+
+def test_long_passage_windows_are_listed_and_synced(qtbot, hub):
+    hub.panel.max_seq_length.setValue(48)
+    hub.panel.doc_stride.setValue(16)
+    hub.panel.debounce.stop()
+    result = probe_in_hub(qtbot, hub, passage=" ".join([PASSAGE] * 6))
+    assert len(result.windows) > 1
+    assert hub.spans_view.windows_list.count() == len(result.windows)
+    assert hub.attention_view.window_box.count() == len(result.windows)
+    target = 1 if hub.spans_view.window != 1 else 0
+    hub.spans_view.windows_list.setCurrentRow(target)
+    assert hub.attention_view.window == target
+    assert hub.attention_view.current_labels() == result.windows[target].tokens
+
+
+def test_new_probe_supersedes_stale_one(qtbot):
+    from explorer.ui.inspectors.workers import LatestOnly
+
+    pool = QThreadPool()
+    pool.setMaxThreadCount(2)
+    channel = LatestOnly(pool)
+    gate = threading.Event()
+    got = []
+    channel.finished.connect(lambda rid, res: got.append(res))
+
+    def slow():
+        gate.wait(5)
+        return "stale"
+
+    channel.submit(slow)
+    time.sleep(0.05)
+    with qtbot.waitSignal(channel.finished, timeout=5000):
+        channel.submit(lambda: "fresh")
+    gate.set()
+    pool.waitForDone(5000)
+    qtbot.wait(50)
+    assert got == ["fresh"]
+    assert channel.dropped == 1
+
+
+def test_typing_reprobes_after_debounce(qtbot, hub):
+    probe_in_hub(qtbot, hub)
+    with qtbot.waitSignal(hub.result_changed, timeout=20000) as blocker:
+        hub.panel.question.setText("who was born in london?")
+    assert blocker.args[0].question == "who was born in london?"
+
+
+def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
+    from explorer.core.models import ModelSourceError
+    from explorer.ui.inspectors import InspectorHub
+
+    def loader(source):
+        if source == "bad/model":
+            raise ModelSourceError("'bad/model' looks like a Hugging Face hub id, but the hub cannot be reached")
+        return tiny_qa
+
+    h = InspectorHub(loader=loader)
+    for _, w in h.tabs():
+        qtbot.addWidget(w)
+    with qtbot.waitSignal(h.message, timeout=5000) as blocker:
+        h.open_model("bad/model")
+    assert "cannot be reached" in blocker.args[0] and "Traceback" not in blocker.args[0]
+    assert "cannot be reached" in h.panel.status.text()
+    with qtbot.waitSignal(h.model_changed, timeout=5000):
+        h.open_model("tiny")
+    assert h.loaded is tiny_qa and h.dev_view.loaded is tiny_qa
+    h.pool.waitForDone(5000)
+
+
+def test_examples_file_fallback(tmp_path):
+    from explorer.ui.inspectors.probe_panel import FALLBACK_EXAMPLES, load_examples
+
+    ex, note = load_examples(tmp_path / "missing.json")
+    assert ex == FALLBACK_EXAMPLES and "not found" in note
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{\"title\": \"x\"}]")
+    ex, note = load_examples(bad)
+    assert ex == FALLBACK_EXAMPLES and "no entry" in note
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps([{"title": "t", "question": "q?", "passage": "p."}]))
+    assert load_examples(good) == ([{"title": "t", "question": "q?", "passage": "p."}], "")
+
+
+def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa, tmp_path):
+    data = squad_v2_file(tmp_path / "dev.json")
+    dev = hub.dev_view
+    with qtbot.waitSignal(dev.study_ready, timeout=60000) as blocker:
+        assert dev.run(str(data), 0)
+    study = blocker.args[0]
+    assert len(study) == 12 and not study.from_cache
+    gold = study.gold
+    expected = tau_sweep(study.decodings, gold)
+    assert dev.figures.grid.best_tau == expected.best_tau
+    assert dev.tau.value() == pytest.approx(expected.best_tau)
+    official = evaluate_decodings(study.decodings, gold, tau=0.0)
+    assert dev.figures.official["best_tau"] == pytest.approx(official["best_tau"])
+    assert f"{official['best_f1']:.2f}" in dev.summary.text()
+    assert "honest" in dev.summary.text()
+    # decodings match a direct probe of the same question (same pipeline)
+    k = 0
+    direct = probe(tiny_qa, study.questions[k], study.context(k))
+    assert study.decodings[study.ids[k]].score_diff == pytest.approx(direct.score_diff, abs=1e-4)
+    # the table is sorted by |score_diff - tau|
+    col = [float(dev.table.item(r, 1).text()) for r in range(dev.table.rowCount())]
+    assert col == sorted(col) and len(col) == 12
+    # clicking a row opens it in the Spans view with the chosen tau
+    question, passage = dev.row_question(0)
+    with qtbot.waitSignal(hub.result_changed, timeout=20000) as res:
+        dev.table.cellClicked.emit(0, 0)
+    assert res.args[0].question == question and res.args[0].passage == passage
+    assert hub.spans_view.tau == pytest.approx(dev.tau.value())
+    # export: official files at the chosen tau
+    paths = dev.export(str(tmp_path / "out"))
+    odds = json.loads(paths["null_odds"].read_text())
+    assert odds[study.ids[0]] == pytest.approx(-study.decodings[study.ids[0]].score_diff)
+    preds = json.loads(paths["predictions"].read_text())
+    assert preds[study.ids[0]] == study.decodings[study.ids[0]].answer(dev.tau.value())
+    # reopening is served from the cache
+    with qtbot.waitSignal(dev.study_ready, timeout=20000) as again:
+        dev.run(str(data), 0)
+    assert again.args[0].from_cache
+    assert "cache" in dev.status.text()
+
+
+def test_dev_sweep_cancel(qtbot, hub, tmp_path):
+    data = squad_v2_file(tmp_path / "dev.json", n_paragraphs=12)
+    dev = hub.dev_view
+    dev.job.cancel()  # no job yet: harmless
+    assert dev.run(str(data), 0)
+    dev.cancel()
+    with qtbot.waitSignal(dev.job.cancelled, timeout=30000):
+        pass
+    assert dev.run_button.isEnabled() and "cancelled" in dev.status.text()
+    assert not dev.run(str(tmp_path / "nope.json"), 0)
+    assert "no such file" in dev.status.text()

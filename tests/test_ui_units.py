@@ -1,0 +1,248 @@
+"""GUI building blocks without child processes: smoothing, run state, curves, runs list, launcher form."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.ui.plotmath import ema_smooth, robust_range  # noqa: E402
+from explorer.ui.run_state import RunState, Series, format_seconds, progress_text  # noqa: E402
+
+
+# ---------------------------------------------------------------------------------- pure numbers
+def test_ema_smooth_matches_tensorboard_by_hand():
+    y = np.array([4.0, 2.0, 3.0])
+    w = 0.5
+    # last: 0.5*0+0.5*4=2 -> /(1-0.5)=4 ; 0.5*2+0.5*2=2 -> /(0.75)=2.6667 ; 0.5*2+0.5*3=2.5 -> /0.875=2.857142
+    assert ema_smooth(y, w) == pytest.approx([4.0, 8 / 3, 2.5 / 0.875])
+    assert ema_smooth(y, 0.0) == pytest.approx(y)
+    with pytest.raises(ValueError):
+        ema_smooth(y, 1.0)
+
+
+def test_robust_range_ignores_a_spike_and_handles_log():
+    y = np.concatenate([np.linspace(1.0, 2.0, 200), [1000.0]])
+    lo, hi = robust_range([y])
+    assert hi < 3.0 and lo > 0.8          # the spike at 1000 does not set the range
+    llo, lhi = robust_range([np.array([0.0, -1.0, 10.0, 100.0])], lo_pct=0, hi_pct=100, log=True, pad=0)
+    assert (llo, lhi) == pytest.approx((1.0, 2.0))   # log10 of the positive values only
+    assert robust_range([np.array([])]) is None
+
+
+def test_series_grows_and_finds_nearest():
+    s = Series(capacity=2)
+    for i in range(5):
+        s.append(i * 10, i * i)
+    assert len(s) == 5 and list(s.x) == [0, 10, 20, 30, 40]
+    assert s.value_at(24) == (20.0, 4.0)
+    assert s.value_at(26) == (30.0, 9.0)
+    assert s.value_at(999) == (40.0, 16.0)
+
+
+def _events(run_id="r1", steps=20, total=40, evals=(10, 20), finish=True, loss=lambda i: 5.0 - i * 0.1):
+    t0 = 1000.0
+    ev = [{"event": "started", "run_id": run_id, "time": t0, "config": {"model": "m", "task": "squad_v2"},
+           "device": "cpu", "mixed_precision": "bf16", "num_parameters": 10, "steps_total": total}]
+    for i in range(1, steps + 1):
+        ev.append({"event": "step", "run_id": run_id, "time": t0 + i, "step": i, "epoch": i / total,
+                   "loss": loss(i), "lr": 1e-4, "grad_norm": 1.0, "samples_per_second": 8.0, "elapsed": float(i)})
+        if i in evals:
+            ev.append({"event": "eval", "run_id": run_id, "time": t0 + i, "step": i,
+                       "metrics": {"f1": 10.0 + i, "exact_match": 5.0 + i, "total": 35, "best_f1_thresh": None}})
+    if finish:
+        ev.append({"event": "finished", "run_id": run_id, "time": t0 + steps + 1, "metrics": {"f1": 30.0},
+                   "seconds": 21.0, "best_checkpoint": "/x/best", "stopped_early": False})
+    return ev
+
+
+def test_run_state_from_events():
+    s = RunState.from_events("r1", _events())
+    assert s.status == "finished" and s.steps_total == 40 and s.step == 20
+    assert len(s.series["loss"]) == 20 and s.series["loss"].y[-1] == pytest.approx(3.0)
+    assert "dev/total" not in s.series and "dev/best_f1_thresh" not in s.series   # counts and nulls skipped
+    assert s.best_metric() == ("f1", 30.0, 20)
+    assert s.best_checkpoint_path() == "/x/best" and s.duration == 21.0
+    live = RunState.from_events("r2", _events(finish=False), alive=True)
+    assert live.status == "running" and live.eta() == pytest.approx(20.0)   # 20 s for 20 steps, 20 to go
+    assert "step 20 of 40" in progress_text(live) and "remaining 0:20" in progress_text(live)
+    dead = RunState.from_events("r3", _events(finish=False))
+    assert dead.status == "crashed"
+    assert format_seconds(3725) == "1:02:05" and format_seconds(65) == "1:05"
+
+
+# ---------------------------------------------------------------------------------- widgets
+@pytest.fixture
+def curves(qtbot):
+    from explorer.ui.curves import CurvesPanel
+
+    w = CurvesPanel()
+    w.resize(1000, 800)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def test_curves_overlay_smoothing_and_crosshair(curves):
+    a, b = RunState.from_events("run-a", _events("run-a")), RunState.from_events("run-b", _events("run-b", steps=10))
+    curves.set_runs([a, b])
+    assert curves.point_count("run-a", "loss") == 20 and curves.point_count("run-b", "loss") == 10
+    assert curves.point_count("run-a", "dev/f1") == 2 and "dev/exact_match" in curves.panels
+    loss = curves.panels["loss"]
+    raw_y = np.asarray(loss.raw_items["run-a"].yData)
+    curves.smooth.setValue(0)
+    curves.redraw_now()
+    assert np.asarray(loss.items["run-a"].yData) == pytest.approx(raw_y)
+    curves.smooth.setValue(90)
+    curves.redraw_now()
+    assert np.asarray(loss.items["run-a"].yData) == pytest.approx(ema_smooth(raw_y, 0.9))
+    curves.set_crosshair(10)
+    assert "</span> 4 <span" in curves.panels["loss"].header.text()   # raw loss at step 10: 5 - 10 * 0.1
+    assert "run-a" in curves.legend.text() and "run-b" in curves.legend.text()
+    curves.set_runs([b])
+    assert "run-a" not in loss.items and curves.point_count("run-b", "loss") == 10
+
+
+def test_curves_live_growth_window_outliers_and_log(curves, qtbot):
+    s = RunState.from_events("live", _events("live", steps=5, total=400, finish=False), alive=True)
+    curves.set_runs([s])
+    for ev in _events("live", steps=300, total=400, finish=False, loss=lambda i: 2.0 + 250.0 / (100 + i))[6:]:
+        changed = s.apply(ev)
+        curves.run_updated("live", changed)
+    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 300, timeout=3000)
+    s.series["grad_norm"].append(301, 1e6)       # one huge spike
+    curves.outlier_box.setChecked(True)
+    curves.redraw_now()
+    y_lo, y_hi = curves.panels["grad_norm"].plot.getViewBox().viewRange()[1]
+    assert y_hi < 10                              # the spike does not set the range
+    curves.last_n.setValue(50)
+    curves.redraw_now()
+    x_lo, x_hi = curves.panels["loss"].plot.getViewBox().viewRange()[0]
+    assert 240 <= x_lo <= 252 and 300 <= x_hi <= 302
+    curves.log_box.setChecked(True)
+    curves.redraw_now()
+    y_lo, y_hi = curves.panels["loss"].plot.getViewBox().viewRange()[1]   # log10 units of loss 2.6..2.7
+    assert math.log10(2.55) < y_lo < math.log10(2.65) < math.log10(2.7) < y_hi < math.log10(2.8)
+    assert curves.panels["loss"].plot.ctrl.logYCheck.isChecked()
+    assert not curves.panels["dev/f1"].plot.ctrl.logYCheck.isChecked()   # metrics in percent stay linear
+    assert "step 300 of 400" in curves.progress_label.text()
+
+
+def test_curves_export_csv_and_png(curves, qtbot, tmp_path):
+    curves.set_runs([RunState.from_events("run-a", _events("run-a", steps=3, evals=(2,)))])
+    done = []
+    curves.export_csv(tmp_path / "c.csv", on_done=done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    rows = list(csv.DictReader(open(tmp_path / "c.csv", encoding="utf-8")))
+    assert done == [len(rows)] and len(rows) == 3 * 4 + 2   # 4 train series x 3 steps + f1, EM at step 2
+    loss = [r for r in rows if r["series"] == "loss"]
+    assert [(r["step"], float(r["value"])) for r in loss] == [("1", 4.9), ("2", 4.8), ("3", 4.7)]
+    assert curves.export_png(tmp_path / "c.png") and (tmp_path / "c.png").stat().st_size > 5000
+
+
+def test_runs_panel_selection_and_failed_error(qtbot):
+    from explorer.ui.runs_panel import RunsPanel
+
+    p = RunsPanel()
+    qtbot.addWidget(p)
+    p.show()
+    ok = RunState.from_events("ok", _events("ok"))
+    bad = RunState.from_events("bad", _events("bad", finish=False) + [
+        {"event": "failed", "run_id": "bad", "error": "out of memory at step 20", "traceback": "Traceback: ..."}])
+    p.upsert(ok)
+    p.upsert(bad)
+    assert p.model.rowCount() == 2
+    row_ok = p.model.rows.index(ok)
+    assert p.model.data(p.model.index(row_ok, 4)) == "f1 30.00 @20"
+    assert p.model.data(p.model.index(row_ok, 5)) == "0:21"
+    with qtbot.waitSignal(p.selection_changed) as sig:
+        p.select(["bad"])
+    assert sig.args == [["bad"]]
+    assert p.error_btn.isEnabled() and "out of memory at step 20" in p.error_label.text()
+    assert not p.stop_btn.isEnabled() and not p.cancel_btn.isEnabled()
+    dlg = p.show_error()
+    text = dlg.layout().itemAt(0).widget().toPlainText()
+    assert "out of memory at step 20" in text and "Traceback: ..." in text
+    dlg.close()
+
+
+def test_launcher_defaults_presets_command_and_json(qtbot, tmp_path):
+    from explorer.paths import SAMPLES
+    from explorer.ui.launcher import LauncherPanel, command_line
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    cfg = w.config()
+    assert cfg.model == "bundled:minilm" and cfg.task == "squad_v2"
+    assert cfg.train.startswith(str(SAMPLES)) and cfg.dev.startswith(str(SAMPLES))
+    assert cfg.max_seq_length == 256 and cfg.learning_rate == 1e-4 and cfg.output_dir == str(tmp_path / "runs")
+    assert w.launch_btn.isEnabled() and cfg.watch[0]["question"] == "Where was Ada born?"
+    # the form edits the config; fields not in the form are kept from the loaded config
+    w.set_config(TrainConfig(model="bundled:minilm", task="squad_v1", train="t.json", adam_beta2=0.98))
+    w.editors["batch_size"].set(16)
+    w.editors["learning_rate"].set(5e-5)
+    w.editors["model"].set("bert-base-uncased")
+    cfg = w.config()
+    assert (cfg.batch_size, cfg.learning_rate, cfg.model, cfg.adam_beta2) == (16, 5e-5, "bert-base-uncased", 0.98)
+    cmd = w.command.toPlainText()
+    assert cmd == command_line(cfg) and cmd.startswith("bert-explorer train ")
+    assert "--batch-size 16" in cmd and "--learning-rate 5e-05" in cmd and "--adam-beta2 0.98" in cmd
+    w.editors["train"].set("")
+    assert not w.launch_btn.isEnabled() and "train data is empty" in w.problem.text()
+    w.apply_preset("hub_squad2")
+    cfg = w.config()
+    assert (cfg.model, cfg.train, cfg.task) == ("bert-base-uncased", "rajpurkar/squad_v2", "squad_v2")
+    w.apply_preset("hub_mrpc")
+    assert w.config().train == "nyu-mll/glue::mrpc" and not w.editors["doc_stride"].widget.isEnabled()
+    w.save_json(tmp_path / "run.json")
+    assert json.loads((tmp_path / "run.json").read_text())["train"] == "nyu-mll/glue::mrpc"
+    w.apply_preset("offline")
+    w.load_json(tmp_path / "run.json")
+    assert w.config().task == "pair"
+    with qtbot.waitSignal(w.launch_requested) as sig:
+        w.queue_grid(confirm=False)
+    configs, suffixes = sig.args
+    assert len(configs) == 24 and {c.learning_rate for c in configs} == {5e-5, 4e-5, 3e-5, 2e-5}
+    assert suffixes[0] == "-bs16-lr5e-05-ep2"
+
+
+def test_data_preview_counts_and_problems(qtbot, tmp_path):
+    from explorer.ui.launcher_preview import DataPreview
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"version": "v2.0", "data": [{"title": "T", "paragraphs": [
+        {"context": "Ada was born in London.", "qas": [
+            {"id": "a", "question": "Where was Ada born?", "answers": [{"text": "London", "answer_start": 16}]},
+            {"id": "b", "question": "Who?", "answers": [{"text": "Paris", "answer_start": 0}]},
+            {"id": "c", "question": "When?", "answers": [], "is_impossible": True}]}]}]}))
+    p = DataPreview("train")
+    qtbot.addWidget(p)
+    with qtbot.waitSignal(p.finished, timeout=60000) as sig:
+        p.request(str(good), "squad_v2")
+    res = sig.args[0]
+    assert res["ok"] and res["counts"]["questions"] == 3 and res["counts"]["unanswerable"] == 1
+    assert len(res["problems"]) == 1 and "id 'b'" in res["problems"][0]   # 'Paris' is not in the context
+    assert "1 problem" in p.problems.text() and "id 'b'" in p.problems.text()
+    assert p.table.rowCount() == 3 and p.table.item(0, 0).text() == "Where was Ada born?"
+    with qtbot.waitSignal(p.finished, timeout=60000) as sig:
+        p.request(str(tmp_path / "missing.json"), "squad_v2")
+    assert not sig.args[0]["ok"] and "missing.json" in p.summary.text()
+    p.request("rajpurkar/squad_v2", "squad_v2")                    # hub ids are not fetched on their own
+    assert "Hub dataset" in p.summary.text() and not p.fetch_btn.isHidden()
+
+
+def test_settings_go_to_the_given_file(tmp_path):
+    from explorer.ui.settings import AppSettings
+
+    s = AppSettings(tmp_path / "s.ini")
+    s.set_last_dir("data", "/data")
+    s.set_last_config({"model": "x"})
+    s.sync()
+    assert (tmp_path / "s.ini").is_file() and AppSettings(tmp_path / "s.ini").last_dir("data") == "/data"
+    assert AppSettings(tmp_path / "s.ini").last_config() == {"model": "x"}
