@@ -154,6 +154,11 @@ def main(argv=None) -> int:
         view.merge.setChecked(True)
         app.processEvents()
         tabs.grab().save(str(out / "attention.png"))
+        left = view.head_view.left_labels
+        view.head_view.set_hover("left", left.index("born") if "born" in left else 0)
+        app.processEvents()
+        tabs.grab().save(str(out / "attention_hover.png"))
+        view.head_view.set_hover("", -1)
         view.bottom.setCurrentIndex(1)
         app.processEvents()
         tabs.grab().save(str(out / "attention_model_view.png"))

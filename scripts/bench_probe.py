@@ -40,18 +40,21 @@ def passage_with_tokens(tokenizer, n_tokens: int) -> str:
     return text
 
 
-def bench(loaded, passage: str, attentions: bool, runs: int) -> tuple[float, float, int, int]:
+def bench(loaded, cases: list[tuple[str, str, bool]], runs: int) -> dict[tuple[str, bool], list[float]]:
+    """Time probe() for every (name, passage, attentions) case; the cases are interleaved run by run so
+    that other load on the machine hits all of them alike. Returns ms per case."""
     from explorer.core.probe import probe
 
-    for _ in range(3):
-        probe(loaded, QUESTION, passage, attentions=attentions, keep_attentions=None)
-    times = []
+    for _, passage, att in cases:  # warm-up
+        for _ in range(2):
+            probe(loaded, QUESTION, passage, attentions=att, keep_attentions=None)
+    times: dict[tuple[str, bool], list[float]] = {(n, a): [] for n, _, a in cases}
     for _ in range(runs):
-        t0 = time.perf_counter()
-        r = probe(loaded, QUESTION, passage, attentions=attentions, keep_attentions=None)
-        times.append(time.perf_counter() - t0)
-    ms = np.array(times) * 1000
-    return float(np.percentile(ms, 50)), float(np.percentile(ms, 95)), len(r.windows), len(r.windows[0])
+        for name, passage, att in cases:
+            t0 = time.perf_counter()
+            probe(loaded, QUESTION, passage, attentions=att, keep_attentions=None)
+            times[(name, att)].append((time.perf_counter() - t0) * 1000)
+    return times
 
 
 def main() -> int:
@@ -70,15 +73,22 @@ def main() -> int:
     tok = loaded.tokenizer
     q_tokens = len(tok(QUESTION, add_special_tokens=False)["input_ids"])
     room = 384 - q_tokens - tok.num_special_tokens_to_add(pair=True)
-    cases = [("~200-token passage", passage_with_tokens(tok, 200)), ("full 384-token window", passage_with_tokens(tok, room))]
+    cases = [("~200-token passage", passage_with_tokens(tok, 200)),
+             ("full 384-token window", passage_with_tokens(tok, room))]
     print(f"model {loaded.describe()}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case (3 warm-up); "
-          f"load average before: {os.getloadavg()[0]:.2f} (other work on the machine inflates p95)")
-    print(f"{'case':24s} {'attentions':>10s} {'windows':>7s} {'tokens':>6s} {'p50 ms':>8s} {'p95 ms':>8s}")
-    for name, passage in cases:
-        for att in (False, True):
-            p50, p95, nw, nt = bench(loaded, passage, att, args.runs)
-            print(f"{name:24s} {'yes' if att else 'no':>10s} {nw:7d} {nt:6d} {p50:8.1f} {p95:8.1f}")
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case "
+          f"(2 warm-up each, cases interleaved); load average before: {os.getloadavg()[0]:.2f} (other work on the machine inflates p95)")
+    print(f"{'case':24s} {'attentions':>10s} {'windows':>7s} {'tokens':>6s} {'min ms':>8s} {'p50 ms':>8s} "
+          f"{'p95 ms':>8s}")
+    from explorer.core.probe import probe
+
+    runs = [(name, passage, att) for name, passage in cases for att in (False, True)]
+    times = bench(loaded, runs, args.runs)
+    for name, passage, att in runs:
+        r = probe(loaded, QUESTION, passage)
+        ms = np.array(times[(name, att)])
+        print(f"{name:24s} {'yes' if att else 'no':>10s} {len(r.windows):7d} {len(r.windows[0]):6d} "
+              f"{ms.min():8.1f} {np.percentile(ms, 50):8.1f} {np.percentile(ms, 95):8.1f}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

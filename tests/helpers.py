@@ -135,7 +135,7 @@ def worker_env(**extra: str) -> dict:
 
 def worker_command(argv: list[str]) -> list[str]:
     """The command line that runs ``bert-explorer train <argv>`` with this interpreter."""
-    return [sys.executable, "-m", "explorer", "train", *argv]
+    return [sys.executable, "-m", "explorer", "train", *[str(a) for a in argv]]
 
 
 def run_worker(argv: list[str], timeout: float = 120.0) -> tuple[int, str, str]:

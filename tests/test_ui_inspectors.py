@@ -44,13 +44,29 @@ def test_tabs_titles_and_head_note(hub):
     assert "untrained head" in hub.panel.model_info.text()
 
 
+def test_terms_have_glossary_tooltips(hub):
+    from explorer.glossary import tooltip
+
+    sv, av, panel = hub.spans_view, hub.attention_view, hub.panel
+    assert sv.null_label.toolTip().endswith(tooltip("s_null"))
+    assert sv.slider.toolTip() == tooltip("tau") == sv.spin.toolTip()
+    assert sv.diff_label.toolTip() == tooltip("score_diff")
+    assert panel.doc_stride.toolTip() == tooltip("doc_stride")
+    assert panel.n_best_size.toolTip() == tooltip("n_best_size")
+    assert av.flow_table.toolTip().endswith(tooltip("block flow"))
+    assert av.mode.toolTip() == tooltip("rollout")
+    assert hub.dev_view.summary.toolTip() == tooltip("honest_tau")
+
+
 def test_probe_and_layer_head_selectors(qtbot, hub, tiny_qa):
     result = probe_in_hub(qtbot, hub)
     view = hub.attention_view
     att = result.attention[0]
     assert att.attentions.shape[:2] == (2, 4)
     # default: layer 1, mean over heads
-    np.testing.assert_allclose(view.current_matrix(), att.attentions[0].mean(axis=0), rtol=1e-6)
+    assert att.attentions.dtype == np.float16  # the hub keeps raw weights in half precision
+    np.testing.assert_allclose(view.current_matrix(), att.attentions[0].astype(np.float32).mean(axis=0),
+                               rtol=1e-6)
     assert view.current_labels() == result.windows[0].tokens
     view.layer.setCurrentIndex(1)
     view.head.setCurrentIndex(3)  # head 3
@@ -203,6 +219,28 @@ def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
         h.open_model("tiny")
     assert h.loaded is tiny_qa and h.dev_view.loaded is tiny_qa
     h.pool.waitForDone(5000)
+
+
+def test_dataset_picker_and_shared_panel(qtbot, hub, tmp_path):
+    data = squad_v2_file(tmp_path / "dev.json")
+    with qtbot.waitSignal(hub.datasets.finished, timeout=20000):
+        hub.open_dataset(str(data))
+    panel = hub.panel
+    assert [panel.article_box.itemText(i) for i in range(panel.article_box.count())] == \
+        ["Article_0", "Article_1", "Article_2"]
+    panel.article_box.setCurrentIndex(2)
+    assert panel.question_box.count() == 4
+    with qtbot.waitSignal(hub.result_changed, timeout=20000) as blocker:
+        panel._pick_question(1)
+    assert blocker.args[0].question == "what did she write?"
+    assert "1812" in blocker.args[0].passage
+    assert "v2.0" in panel.dataset_label.text() and "12 questions" in panel.dataset_label.text()
+    # the one probe panel moves to whichever probe tab is shown
+    attention_page, spans_page = hub.page("Attention"), hub.page("Spans && τ")
+    spans_page.show()
+    assert panel.parent() is spans_page.split
+    attention_page.show()
+    assert panel.parent() is attention_page.split
 
 
 def test_examples_file_fallback(tmp_path):

@@ -147,7 +147,7 @@ def _hub_reachable(timeout_s: float) -> bool:
 
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
-               hub_timeout_s: float = 10.0) -> LoadedModel:
+               hub_timeout_s: float = 10.0, init_seed: int = 0) -> LoadedModel:
     """Load tokenizer + ``AutoModelFor<task>`` from a source, in eval mode.
 
     Args:
@@ -157,6 +157,7 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         trust_remote_code: passed through only when the user asks for it.
         attn_implementation: "sdpa" (default, fast) or "eager" (needed for output_attentions).
         hub_timeout_s: how long a hub request may take before we call the hub unreachable.
+        init_seed: seed for any freshly initialised head, so an untrained head is the same on every load.
 
     Returns:
         LoadedModel.
@@ -193,8 +194,14 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     hf_logging.set_verbosity_error()
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
-        model, info = _auto_class(task).from_pretrained(
-            path, output_loading_info=True, attn_implementation=attn_implementation, **model_kwargs)
+        import torch
+
+        # A freshly initialised head must be the same on every load (reproducible probes and caches):
+        # seed the init from a forked RNG so the caller's global RNG state is untouched.
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(init_seed)
+            model, info = _auto_class(task).from_pretrained(
+                path, output_loading_info=True, attn_implementation=attn_implementation, **model_kwargs)
     except ModelSourceError:
         raise
     except OSError as exc:

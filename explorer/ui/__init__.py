@@ -1,0 +1,5 @@
+"""The desktop app (PySide6 + pyqtgraph). See explorer/ui/pyside_fix.py for why it is imported first."""
+
+from explorer.ui import pyside_fix as _pyside_fix
+
+_pyside_fix.apply()

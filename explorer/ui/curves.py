@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QProgressBar,
-                               QPushButton, QScrollArea, QSlider, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QMenu, QProgressBar,
+                               QPushButton, QScrollArea, QSlider, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
 from explorer.ui.plot_panel import PALETTE, PlotPanel
 from explorer.ui.run_state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text
@@ -28,6 +28,9 @@ pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 
 DEV_ORDER = ("f1", "exact_match", "accuracy", "HasAns_f1", "NoAns_f1", "best_f1", "HasAns_exact",
              "NoAns_exact", "best_exact", "best_f1_thresh", "best_tau", "eval_loss")
+# Dev metrics plotted by default (their plots are built at start-up, hidden until a run has them);
+# the others are one click away in the "Dev metrics" menu (built on demand: ~80 ms per plot).
+DEFAULT_DEV = ("f1", "exact_match", "HasAns_f1", "NoAns_f1", "accuracy")
 REDRAW_MS = 150
 COLUMNS = 2
 
@@ -60,7 +63,7 @@ class CurvesPanel(QWidget):
         self.runs: list[RunState] = []
         self.colors: dict[str, str] = {}
         self.panels: dict[str, PlotPanel] = {}
-        self._dirty: set[str] = set()
+        self._dirty: dict[str, set | None] = {}   # run_id -> series keys with new points (None = all)
         self._crosshair_step: float | None = None
         self._setting_x = False
         self.x_follow = True    # x range follows the data (False after the user pans or zooms)
@@ -83,6 +86,15 @@ class CurvesPanel(QWidget):
         self.last_n.setSpecialValueText("all")
         self.last_n.setToolTip("Show only the last N optimizer steps (0 = all).")
         self.last_n.setFixedWidth(90)
+        self.metrics_btn = QToolButton()
+        self.metrics_btn.setText("Dev metrics")
+        self.metrics_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.metrics_btn.setToolTip("Which dev metrics get a plot (all the metrics of every evaluation are "
+                                    "kept; this only chooses what is drawn).")
+        self.metrics_menu = QMenu(self)
+        self.metrics_menu.aboutToShow.connect(self._fill_metrics_menu)
+        self.metrics_btn.setMenu(self.metrics_menu)
+        self.shown_dev: set[str] = set(DEFAULT_DEV)
         self.png_btn = QPushButton("Export PNG…")
         self.csv_btn = QPushButton("Export CSV…")
 
@@ -96,6 +108,8 @@ class CurvesPanel(QWidget):
         bar.addSpacing(12)
         bar.addWidget(QLabel("Last N steps"))
         bar.addWidget(self.last_n)
+        bar.addSpacing(12)
+        bar.addWidget(self.metrics_btn)
         bar.addStretch(1)
         bar.addWidget(self.png_btn)
         bar.addWidget(self.csv_btn)
@@ -126,8 +140,9 @@ class CurvesPanel(QWidget):
         lay.addLayout(prog)
         lay.addWidget(scroll, 1)
 
-        for key in TRAIN_SERIES:
-            self._panel(key)
+        for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in DEFAULT_DEV):
+            self._panel(key, relayout=False)
+        self._relayout()
 
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._timer.timeout.connect(self.redraw_now)
@@ -144,7 +159,7 @@ class CurvesPanel(QWidget):
         self._update_progress()
 
     # ---- panels --------------------------------------------------------------------------
-    def _panel(self, key: str) -> PlotPanel:
+    def _panel(self, key: str, relayout: bool = True) -> PlotPanel:
         panel = self.panels.get(key)
         if panel is not None:
             return panel
@@ -157,7 +172,8 @@ class CurvesPanel(QWidget):
         proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
                                slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
         panel._proxy = proxy
-        self._relayout()
+        if relayout:
+            self._relayout()
         return panel
 
     def _x_changed(self, source: PlotPanel, rng) -> None:
@@ -189,11 +205,41 @@ class CurvesPanel(QWidget):
             return None
         return (float(lo), float(hi)) if hi > lo else (float(lo) - 1.0, float(hi) + 1.0)
 
-    def _relayout(self) -> None:
-        train = [k for k in TRAIN_SERIES if k in self.panels]
-        dev = sorted((k for k in self.panels if k.startswith(DEV_PREFIX)), key=_dev_sort_key)
-        for i, key in enumerate(train + dev):
+    def visible_keys(self) -> list[str]:
+        """Train plots always; a dev plot when its metric is chosen and a displayed run has it."""
+        have = {k for s in self.runs for k in s.series if k.startswith(DEV_PREFIX)}
+        dev = sorted((k for k in have if k[len(DEV_PREFIX):] in self.shown_dev), key=_dev_sort_key)
+        return list(TRAIN_SERIES) + dev
+
+    def _relayout(self) -> set[str]:
+        """Lay out the visible plots; returns the keys that just became visible."""
+        keys = self.visible_keys()
+        old = getattr(self, "_layout_keys", [])
+        if keys == old:
+            return set()
+        self._layout_keys = keys
+        for panel in self.panels.values():
+            self.grid.removeWidget(panel)
+        for i, key in enumerate(keys):
             self.grid.addWidget(self.panels[key], i // COLUMNS, i % COLUMNS)
+        for key, panel in self.panels.items():
+            panel.setVisible(key in keys)
+        return set(keys) - set(old)
+
+    def _fill_metrics_menu(self) -> None:
+        self.metrics_menu.clear()
+        names = sorted({k[len(DEV_PREFIX):] for s in self.runs for k in s.series if k.startswith(DEV_PREFIX)}
+                       | set(DEFAULT_DEV), key=lambda n: _dev_sort_key(DEV_PREFIX + n))
+        for name in names:
+            act = self.metrics_menu.addAction(name)
+            act.setCheckable(True)
+            act.setChecked(name in self.shown_dev)
+            act.toggled.connect(lambda on, n=name: self.show_dev_metric(n, on))
+
+    def show_dev_metric(self, name: str, on: bool = True) -> None:
+        """Plot (or stop plotting) the dev metric ``name``."""
+        (self.shown_dev.add if on else self.shown_dev.discard)(name)
+        self._schedule(all_runs=True)
 
     def color(self, run_id: str) -> str:
         if run_id not in self.colors:
@@ -215,9 +261,13 @@ class CurvesPanel(QWidget):
         self.redraw_now()
 
     def run_updated(self, run_id: str, changed: set | None = None) -> None:
-        """A displayed run got events: redraw it on the next tick."""
+        """A displayed run got events (``changed``: the series keys with new points; None = all):
+        redraw those curves on the next timer tick."""
         if any(s.run_id == run_id for s in self.runs):
-            self._dirty.add(run_id)
+            if changed is None or run_id in self._dirty and self._dirty[run_id] is None:
+                self._dirty[run_id] = None
+            else:
+                self._dirty.setdefault(run_id, set()).update(changed)
             if not self._timer.isActive():
                 self._timer.start()
 
@@ -227,22 +277,28 @@ class CurvesPanel(QWidget):
 
     def _schedule(self, all_runs: bool = False) -> None:
         if all_runs:
-            self._dirty.update(s.run_id for s in self.runs)
+            self._dirty.update({s.run_id: None for s in self.runs})
         if not self._timer.isActive():
             self._timer.start()
 
     def redraw_now(self) -> None:
         self._timer.stop()
-        dirty, self._dirty = self._dirty, set()
+        dirty, self._dirty = self._dirty, {}
         pairs = self._pairs()
-        keys = {k for s in self.runs for k in s.series if k.startswith(DEV_PREFIX)}
+        keys = set(self.visible_keys())
         for key in sorted(keys - set(self.panels)):
-            self._panel(key).set_runs(pairs)
+            self._panel(key, relayout=False).set_runs(pairs)
+            for state in self.runs:
+                dirty.setdefault(state.run_id, set())
+                if dirty[state.run_id] is not None:
+                    dirty[state.run_id].add(key)
+        newly = self._relayout()
         weight = self.smooth.value() / 100.0
         for state in self.runs:
-            if state.run_id in dirty:
-                for panel in self.panels.values():
-                    panel.update_run(state, weight)
+            wanted = dirty.get(state.run_id, set())
+            for key in keys:
+                if key in newly or wanted is None or key in wanted:
+                    self.panels[key].update_run(state, weight)
         self._apply_view()
         self._update_progress()
         if any(s.run_id in dirty for s in self.runs):
@@ -261,7 +317,8 @@ class CurvesPanel(QWidget):
         elif not self.x_follow:
             x_range = tuple(next(iter(self.panels.values())).plot.getViewBox().viewRange()[0])
         log, outliers = self.log_box.isChecked(), self.outlier_box.isChecked()
-        for panel in self.panels.values():
+        for key in self.visible_keys():
+            panel = self.panels[key]
             panel.apply_view(x_range, outliers, log and not panel.key.startswith(DEV_PREFIX))
 
     def _last_n_changed(self, _value: int) -> None:
@@ -324,6 +381,11 @@ class CurvesPanel(QWidget):
         pairs = self._pairs()
         for panel in self.panels.values():
             panel.show_crosshair(step, pairs)
+
+    def prewarm(self) -> None:
+        """Render the plots once off-screen (fonts, axis pictures) so that switching to the Curves
+        tab at the first launch does not stall the event loop."""
+        self.grid_host.grab()
 
     # ---- export --------------------------------------------------------------------------
     def export_png(self, path: str | Path) -> bool:

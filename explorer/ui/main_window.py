@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self._poll.start()
         self._restore()
         self.scan_runs()
+        QTimer.singleShot(200, self.curves.prewarm)
 
     # ---- layout pieces -------------------------------------------------------------------
     def _add_inspectors(self) -> None:

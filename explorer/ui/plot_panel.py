@@ -46,6 +46,9 @@ class PlotPanel(QFrame):
         self.widget.setMinimumHeight(190)
         self.plot = self.widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
+        # On the PlotItem, not only the curves: PlotItem.addItem re-applies its own settings to each item.
+        self.plot.setDownsampling(auto=True, mode="peak")
+        self.plot.setClipToView(True)
         self.plot.setLabel("bottom", "step")
         self.plot.setMenuEnabled(True)
         self.plot.getViewBox().setMouseEnabled(x=True, y=True)
@@ -62,16 +65,16 @@ class PlotPanel(QFrame):
         self.is_dev = key.startswith("dev/")
 
     # ---- items ---------------------------------------------------------------------------
-    def _new_item(self, color: str, width: float = 1.6, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:
+    def _new_item(self, color: str, width: float = 1.0, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:
         c = QColor(color)
         c.setAlpha(alpha)
         kw = {}
         if self.is_dev:
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
-        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, **kw)
+        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, autoDownsampleFactor=1.5, **kw)
+        self.plot.addItem(item)
         item.setDownsampling(auto=True, method="peak")
         item.setClipToView(True)
-        self.plot.addItem(item)
         return item
 
     def set_runs(self, runs: list[tuple[RunState, str]]) -> None:

@@ -18,18 +18,30 @@ def ema_smooth(y: np.ndarray, weight: float) -> np.ndarray:
         return y.copy()
     if weight >= 1:
         raise ValueError(f"smoothing weight must be < 1, got {weight}")
-    try:
-        from scipy.signal import lfilter
-
-        last = lfilter([1.0 - weight], [1.0, -weight], y)
-    except ImportError:  # pragma: no cover - scipy is normally present (datasets/transformers pull it)
-        last = np.empty_like(y)
-        acc = 0.0
-        for i, v in enumerate(y):
-            acc = weight * acc + (1.0 - weight) * v
-            last[i] = acc
+    last = _ema_blocks(y, weight)
     debias = -np.expm1(np.arange(1, len(y) + 1) * np.log(weight))   # 1 - weight**(i+1), accurate near 1
     return last / debias
+
+
+def _ema_blocks(y: np.ndarray, w: float) -> np.ndarray:
+    """last_i = w * last_{i-1} + (1 - w) * y_i, vectorised in blocks (no scipy: importing
+    scipy.signal costs seconds, too long for the GUI thread).
+
+    Inside a block starting at s with carry c = last_{s-1}: last_{s+j} = w^(j+1) c + (1-w) w^j
+    sum_{m<=j} y_{s+m} w^(-m). Blocks are short enough that w^(-m) stays below e^300 (no overflow); the rounding error
+    stays at float64 epsilon times |y| because each block is rescaled by w^j.
+    """
+    n = len(y)
+    out = np.empty(n, dtype=np.float64)
+    block = max(1, int(300.0 / -np.log(w)))
+    carry = 0.0
+    for s in range(0, n, block):
+        blk = y[s: s + block]
+        j = np.arange(len(blk), dtype=np.float64)
+        wj = np.power(w, j)
+        out[s: s + len(blk)] = wj * (w * carry + (1.0 - w) * np.cumsum(blk / wj))
+        carry = out[s + len(blk) - 1]
+    return out
 
 
 def robust_range(arrays: list[np.ndarray], lo_pct: float = 2.0, hi_pct: float = 98.0,

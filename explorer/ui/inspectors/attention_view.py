@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
 
-from .glossary import header, tip
+from .common import header, tip
 from .head_view import HeadView
 from .heatmap import TokenHeatmap
 
@@ -161,7 +161,7 @@ class AttentionView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(header("How attention flows between question and passage: one layer and head as a "
                                 "token x token map and as lines (thickness = weight), the block flow per layer, "
-                                "and all layers x heads at once."))
+                                "and all layers x heads at once.", panel="Attention"))
         layout.addLayout(controls)
         layout.addWidget(split, 1)
         layout.addWidget(self.info)

@@ -17,12 +17,13 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeader
 
 from explorer.core.tau_study import StudyCancelled, questions_near, run_study, study_figures
 
-from .glossary import header, tip
+from .common import header, tip
 from .workers import CancellableJob
 
 NEAR_ROWS = 100
-CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5), ("HasAns_f1", "HasAns_f1", "#2ca02c", 1.5),
-          ("NoAns_f1", "NoAns_f1", "#1f77b4", 1.5), ("answer_rate", "answer rate %", "#7f7f7f", 1.5)]
+CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
+          ("HasAns_f1", "HasAns_f1", "#2ca02c", 1.5), ("NoAns_f1", "NoAns_f1", "#1f77b4", 1.5),
+          ("answer_rate", "answer rate %", "#7f7f7f", 1.5)]
 
 
 def _study_and_figures(loaded, path: str, cap: int | None, cache_dir, progress=None):
@@ -49,6 +50,7 @@ class DevTauView(QWidget):
         self.study = None
         self.figures = None
         self._near: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._syncing = False
         self.job = CancellableJob(parent=self, cancel_exceptions=(StudyCancelled,))
         self.job.progress.connect(self._on_progress)
         self.job.finished.connect(self._on_finished)
@@ -90,7 +92,7 @@ class DevTauView(QWidget):
         self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
                                           name="F1, exact sweep")
         self.best_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine),
-                                         label="best τ {value:+.2f}", labelOpts={"position": 0.08, "color": "#d62728"})
+                                         label="best τ {value:+.2f}", labelOpts={"position": 0.3, "color": "#d62728"})
         self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2),
                                         label="τ {value:+.2f}", labelOpts={"position": 0.95, "color": "#222"})
         self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)
@@ -103,7 +105,7 @@ class DevTauView(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setToolTip(tip("honest"))
+        self.summary.setToolTip(tip("honest_tau"))
 
         self.tau = QDoubleSpinBox()
         self.tau.setRange(-1000, 1000)
@@ -129,6 +131,7 @@ class DevTauView(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
         self.table.setToolTip("The questions whose score_diff is nearest to τ: a small move of τ flips them. "
                               "Click one to open it in the Spans & τ view.")
 
@@ -151,7 +154,7 @@ class DevTauView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(header("Choose τ on a dev set: F1, EM, HasAns_f1, NoAns_f1 and answer rate against τ, the "
                                 "best τ, the honest figure (τ chosen on one half, scored on the other), and the "
-                                "questions a small move of τ would flip."))
+                                "questions a small move of τ would flip.", panel="τ on dev set"))
         layout.addLayout(row)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
@@ -282,6 +285,8 @@ class DevTauView(QWidget):
         self._apply_tau(float(value))
 
     def _on_tau_line(self) -> None:
+        if self._syncing:
+            return
         value = round(float(self.tau_line.value()), 2)
         if abs(value - self.tau.value()) >= 0.005:
             self.tau.setValue(value)
@@ -291,9 +296,9 @@ class DevTauView(QWidget):
             return
         from explorer.core.metrics import tau_sweep
 
-        self.tau_line.blockSignals(True)
+        self._syncing = True   # (signals stay on: the line's label follows sigPositionChanged)
         self.tau_line.setValue(tau)
-        self.tau_line.blockSignals(False)
+        self._syncing = False
         at = tau_sweep(self.figures.scores, taus=[tau])
         self.at_tau.setText(f"F1 {at.f1[0]:.2f}, EM {at.exact_match[0]:.2f}, HasAns_f1 {at.HasAns_f1[0]:.2f}, "
                             f"NoAns_f1 {at.NoAns_f1[0]:.2f}, answers {at.answer_rate[0]:.1f}%")

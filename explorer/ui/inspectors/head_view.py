@@ -13,7 +13,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from .glossary import block_color
+from .common import block_color
 
 ROW_H = 15
 N_BINS = 6
@@ -114,13 +114,14 @@ class HeadView(QWidget):
 
     def paintEvent(self, event) -> None:  # noqa: N802
         p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        rows, cols, vals = self._visible_edges()
+        # antialiased thick lines are the slow part of a full window: only for a few hundred lines
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, vals.size <= 600)
         p.fillRect(self.rect(), Qt.GlobalColor.white)
         p.setFont(self.font_)
         x0, x1 = self._anchors()
         top = event.rect().top() - ROW_H
         bottom = event.rect().bottom() + ROW_H
-        rows, cols, vals = self._visible_edges()
         if vals.size:
             vmax = float(vals.max()) or 1.0
             bins = np.minimum((vals / vmax * N_BINS).astype(int), N_BINS - 1)

@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPen
 
-from .glossary import block_color
+from .common import block_color
 
 
 class TokenAxis(pg.AxisItem):
@@ -63,11 +63,12 @@ class TokenAxis(pg.AxisItem):
 
 
 def colorize(matrix: np.ndarray, levels: tuple[float, float], cmap: pg.ColorMap) -> np.ndarray:
-    """(R, C) float -> (R, C, 4) uint8 RGBA; NaN cells get alpha 0."""
+    """(R, C) float -> (R, C, 4) uint8 RGBA through a 256-entry lookup table; NaN cells get alpha 0."""
     lo, hi = levels
     span = hi - lo if hi > lo else 1.0
-    norm = np.clip((np.nan_to_num(matrix, nan=lo) - lo) / span, 0.0, 1.0)
-    rgba = cmap.map(norm.ravel(), mode="byte").reshape(matrix.shape + (4,))
+    lut = cmap.getLookupTable(0.0, 1.0, 256, alpha=True, mode="byte")
+    idx = np.clip((np.nan_to_num(matrix, nan=lo) - lo) * (255.0 / span), 0, 255).astype(np.uint8)
+    rgba = lut[idx]
     rgba[np.isnan(matrix)] = (0, 0, 0, 0)
     return np.ascontiguousarray(rgba)
 

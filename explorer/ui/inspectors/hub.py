@@ -92,6 +92,7 @@ def _run_probe(holder: _Holder, inputs: dict, tau: float):
     if loaded is None:
         raise RuntimeError("no model loaded: enter a model source and press Load")
     return probe(loaded, inputs["question"], inputs["passage"], tau=tau, attentions=True,
+                 keep_attentions="float16",  # halves the memory of the raw weights; summaries stay float32
                  max_seq_length=inputs["max_seq_length"], doc_stride=inputs["doc_stride"],
                  n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
 

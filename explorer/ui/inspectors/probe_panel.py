@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, Q
 
 from explorer.paths import RESOURCES
 
-from .glossary import tip
+from .common import tip
 
 EXAMPLES_FILE = RESOURCES / "examples" / "probe_examples.json"
 FALLBACK_EXAMPLES = [{
@@ -71,6 +71,7 @@ class ProbePanel(QWidget):
         # --- model
         self.source = QComboBox()
         self.source.setEditable(True)
+        self.source.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.source.setMinimumContentsLength(8)
         self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source.addItems(MODEL_PRESETS)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayo
                                QListWidget, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from .glossary import header, term_label, tip
+from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
 
 SLIDER_SCALE = 100  # slider steps per logit unit (0.01 resolution)
@@ -63,7 +63,6 @@ class SpansView(QWidget):
         self.diff_label = QLabel("–")
         for lab in (self.null_label, self.best_label, self.diff_label):
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            lab.setWordWrap(True)
         self.null_label.setToolTip(tip("s_null"))
         self.best_label.setToolTip(tip("best_non_null_score"))
         self.diff_label.setToolTip(tip("score_diff"))
@@ -82,10 +81,11 @@ class SpansView(QWidget):
         f.setBold(True)
         self.decision_label.setFont(f)
         self.decision_label.setToolTip("Answer iff best_non_null_score > null_score + τ, i.e. score_diff > τ "
-                                       "(BERT paper, section 4.3). No forward pass: moving τ only re-applies the rule.")
+                                       "(BERT paper, section 4.3). No forward pass: moving τ only re-applies "
+                                       "the rule.")
         self.byhand_label = QLabel("–")
         self.byhand_label.setWordWrap(True)
-        self.byhand_label.setToolTip(tip("byhand"))
+        self.byhand_label.setToolTip(tip("by_hand_check"))
         tau_row = QHBoxLayout()
         tau_row.addWidget(self.slider, 1)
         tau_row.addWidget(self.spin)
@@ -95,7 +95,7 @@ class SpansView(QWidget):
         form.addRow(term_label("score_diff", "score_diff"), self.diff_label)
         form.addRow(term_label("τ", "tau"), tau_row)
         form.addRow("decision", self.decision_label)
-        form.addRow(term_label("by-hand check", "byhand"), self.byhand_label)
+        form.addRow(term_label("by-hand check", "by_hand_check"), self.byhand_label)
         decision_box = QGroupBox("No answer?  answer iff best_non_null_score > null_score + τ")
         decision_box.setLayout(form)
 
@@ -147,7 +147,6 @@ class SpansView(QWidget):
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(decision_box)
         ll.addWidget(QLabel("windows"))
         ll.addWidget(self.windows_list)
         ll.addWidget(self.passage, 2)
@@ -162,12 +161,14 @@ class SpansView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([500, 500])
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
-                                "when τ moves)."))
+                                "when τ moves).", panel="Spans & τ"))
+        layout.addWidget(decision_box)
         layout.addWidget(split, 1)
 
         self.slider.valueChanged.connect(self._on_slider)
@@ -193,6 +194,8 @@ class SpansView(QWidget):
         self.windows_list.clear()
         for w in result.windows:
             self.windows_list.addItem(self._window_text(w))
+        rows = min(max(len(result.windows), 1), 4)
+        self.windows_list.setMaximumHeight(rows * self.windows_list.sizeHintForRow(0) + 24)
         self.windows_list.setCurrentRow(best_window)
         self._updating = False
         limit = max(20.0, math.ceil(abs(result.score_diff)) + 5.0) if math.isfinite(result.score_diff) else 20.0
@@ -357,13 +360,17 @@ class SpansView(QWidget):
             self.decision_label.setText("probe a question to see the decision")
             self.decision_label.setStyleSheet("")
             return
-        self.null_label.setText(f"start_logits[CLS] + end_logits[CLS] = {r.null_start_logit:.2f} + "
-                                f"{r.null_end_logit:.2f} = {r.null_score:.2f}"
-                                + (f"  (window {r.decoding.null_window + 1}, the smallest)" if len(r.windows) > 1 else ""))
+        self.null_label.setText(f"S.C + E.C = {r.null_start_logit:.2f} + {r.null_end_logit:.2f} = {r.null_score:.2f}"
+                                + (f"  [window {r.decoding.null_window + 1}]" if len(r.windows) > 1 else ""))
+        self.null_label.setToolTip("start_logits[CLS] + end_logits[CLS] (S.C + E.C; C = the final vector of [CLS])"
+                                   "\n" + tip("s_null"))
         if r.nbest:
             b = r.nbest[0]
+            short = b.text if len(b.text) <= 28 else b.text[:27] + "…"
             self.best_label.setText(f"S.T_i + E.T_j = {b.start_logit:.2f} + {b.end_logit:.2f} = "
-                                    f"{r.best_non_null_score:.2f}  \"{b.text[:60]}\"")
+                                    f"{r.best_non_null_score:.2f}  \"{short}\"")
+            self.best_label.setToolTip(f"\"{b.text}\" (tokens {b.start_token}..{b.end_token} of window "
+                                       f"{b.window_index + 1})\n" + tip("best_non_null_score"))
         else:
             self.best_label.setText("-inf (no valid span in the passage)")
         self.diff_label.setText(f"{fmt(r.best_non_null_score)} − {r.null_score:.2f} = {fmt(r.score_diff)}")

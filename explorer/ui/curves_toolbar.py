@@ -1,0 +1,77 @@
+"""The Curves panel's controls (smoothing, log y, ignore outliers, last N steps, dev metrics,
+export) and the CSV writer behind "Export CSV"."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QToolButton,
+                               QWidget)
+
+
+def write_curves_csv(path: str | Path, rows: list[tuple[str, str, list, list]]) -> int:
+    """rows: (run_id, series, xs, ys) -> long-format CSV run_id,series,step,value; returns data rows."""
+    n = 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["run_id", "series", "step", "value"])
+        for run_id, name, xs, ys in rows:
+            for x, y in zip(xs, ys):
+                w.writerow([run_id, name, int(x) if float(x).is_integer() else x, repr(float(y))])
+                n += 1
+    return n
+
+
+class CurvesToolbar(QWidget):
+    """Widgets only; CurvesPanel connects them."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.smooth = QSlider(Qt.Orientation.Horizontal)
+        self.smooth.setRange(0, 99)
+        self.smooth.setValue(60)
+        self.smooth.setFixedWidth(140)
+        self.smooth.setToolTip("Smoothing of the training loss, like TensorBoard: an exponential moving average "
+                               "with this weight, debiased so the first points follow the data. The raw loss "
+                               "stays drawn faintly behind.")
+        self.smooth_label = QLabel("0.60")
+        self.log_box = QCheckBox("Log y")
+        self.log_box.setToolTip("Logarithmic y axis for the training plots (non-positive values are not drawn).")
+        self.outlier_box = QCheckBox("Ignore outliers")
+        self.outlier_box.setToolTip("Set each y range from the 2nd-98th percentiles of the visible points, "
+                                    "so one loss spike does not flatten the curve.")
+        self.last_n = QSpinBox()
+        self.last_n.setRange(0, 10_000_000)
+        self.last_n.setSingleStep(100)
+        self.last_n.setSpecialValueText("all")
+        self.last_n.setToolTip("Show only the last N optimizer steps (0 = all).")
+        self.last_n.setFixedWidth(90)
+        self.metrics_btn = QToolButton()
+        self.metrics_btn.setText("Dev metrics")
+        self.metrics_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.metrics_btn.setToolTip("Which dev metrics get a plot (every metric of every evaluation is kept; "
+                                    "this only chooses what is drawn).")
+        self.metrics_menu = QMenu(self)
+        self.metrics_btn.setMenu(self.metrics_menu)
+        self.png_btn = QPushButton("Export PNG…")
+        self.png_btn.setToolTip("Save the plots as one PNG image.")
+        self.csv_btn = QPushButton("Export CSV…")
+        self.csv_btn.setToolTip("Save every point of the shown runs: run_id, series, step, value.")
+        bar = QHBoxLayout(self)
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(QLabel("Smoothing"))
+        bar.addWidget(self.smooth)
+        bar.addWidget(self.smooth_label)
+        bar.addSpacing(12)
+        bar.addWidget(self.log_box)
+        bar.addWidget(self.outlier_box)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("Last N steps"))
+        bar.addWidget(self.last_n)
+        bar.addSpacing(12)
+        bar.addWidget(self.metrics_btn)
+        bar.addStretch(1)
+        bar.addWidget(self.png_btn)
+        bar.addWidget(self.csv_btn)
