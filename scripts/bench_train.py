@@ -1,13 +1,21 @@
 """Benchmark: our fine-tuning loop vs Hugging Face Trainer, same model, data and hyperparameters.
 
-    python scripts/bench_train.py                          # 160 SQuAD v1.1 train questions, all variants
-    python scripts/bench_train.py --questions 600          # more data (steadier figures, longer)
+    python scripts/bench_train.py                       # 12 steps per variant over 2,000 questions
+    python scripts/bench_train.py --steps 40            # steadier figures, longer
     python scripts/bench_train.py --variants ours,trainer-dynamic-fp32
+    python scripts/bench_train.py --steps 0 --questions 500    # whole epochs over 500 questions
 
 Everything runs in this one process, one variant after another, each from the same pre-trained
 weights (``bundled:minilm`` by default) on the same first N questions of
-../shared/data/squad_v1.1/train-subset.json, one epoch, batch 32, lr 3e-5, warmup 10%, weight decay
-0.01, clipping 1.0, seed 42, max_seq_length 384, doc_stride 128.
+../shared/data/squad_v1.1/train-subset.json (tokenized into windows the same way), batch 32, lr 3e-5,
+warmup 10%, weight decay 0.01, clipping 1.0, seed 42, max_seq_length 384, doc_stride 128, for
+``--steps`` optimizer steps (0 = one epoch). Why a step count over a large pool rather than an epoch
+over a few questions: how much padding each loop pays depends on the length mix of its batches, and
+a pool of a few hundred windows is too small for either random or length-grouped batches to look
+like a real run; 12 batches drawn from 2,000 questions do.
+
+bf16 variants are skipped by default on a CPU without AMX (bf16 matmul is then emulated and several
+times slower than fp32; "ours" resolves to fp32 there); name them in --variants to run them anyway.
 
 Variants:
   ours             explorer.core.training.loop.train with our defaults (length-grouped dynamic padding,
@@ -39,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 DEFAULT_DATA = "/work/shared/data/squad_v1.1/train-subset.json"
-ALL_VARIANTS = ["trainer-padded-fp32", "trainer-dynamic-fp32", "ours-fp32", "ours",
+ALL_VARIANTS = ["trainer-padded-fp32", "trainer-dynamic-fp32", "ours", "ours-fp32",
                 "trainer-dynamic-bf16", "ours-bf16", "trainer-padded-bf16"]
 BASELINE = "trainer-dynamic-fp32"
 
@@ -122,6 +130,7 @@ def bench_trainer(model_path, train_file, args, padded: bool, bf16: bool) -> dic
     with tempfile.TemporaryDirectory() as out:
         targs = TrainingArguments(output_dir=out, per_device_train_batch_size=args.batch_size,
                                   learning_rate=args.learning_rate, num_train_epochs=1, weight_decay=0.01,
+                                  max_steps=args.steps if args.steps > 0 else -1,
                                   warmup_steps=0.1, max_grad_norm=1.0, lr_scheduler_type="linear", seed=args.seed,
                                   save_strategy="no", eval_strategy="no", report_to="none", use_cpu=True,
                                   bf16=bf16, logging_steps=10_000, disable_tqdm=True, dataloader_num_workers=0)
@@ -132,7 +141,8 @@ def bench_trainer(model_path, train_file, args, padded: bool, bf16: bool) -> dic
         result = trainer.train()
         total = time.perf_counter() - t0
     n = len(train)
-    timed = n - args.batch_size  # steps 2..N (the random sampler's last batch is the partial one)
+    done = min(n, len(times) * args.batch_size)
+    timed = done - args.batch_size  # steps 2..N (the random sampler's last batch is the partial one)
     return {"features": n, "steps": len(times), "seconds_total": total,
             "samples_per_second": timed / (times[-1] - times[0]) if len(times) > 1 else n / total,
             "train_loss": float(result.training_loss)}
@@ -156,6 +166,7 @@ def bench_ours(model_source, train_file, args, mixed_precision: str) -> dict:
     from explorer.core.training.loop import train
 
     cfg = TrainConfig(model=model_source, task="squad_v1", train=str(train_file), dev="", epochs=1.0,
+                      max_steps=max(0, args.steps),
                       batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed,
                       max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                       mixed_precision=mixed_precision, save_checkpoints=False, log_every=1)
@@ -178,8 +189,10 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="bundled:minilm")
     p.add_argument("--data", default=DEFAULT_DATA)
-    p.add_argument("--questions", type=int, default=160, help="first N train questions (default 160)")
-    p.add_argument("--variants", default=",".join(ALL_VARIANTS))
+    p.add_argument("--questions", type=int, default=2000, help="pool: the first N train questions (2000)")
+    p.add_argument("--steps", type=int, default=12, help="optimizer steps per variant (12; 0 = one epoch)")
+    p.add_argument("--variants", default="", help=f"comma-separated, from {ALL_VARIANTS} (default: all; "
+                   "bf16 ones only with AMX)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--learning-rate", type=float, default=3e-5)
     p.add_argument("--max-seq-length", type=int, default=384)
@@ -200,13 +213,21 @@ def main(argv=None) -> int:
 
     model_path = resolve_source(args.model)
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if not variants:
+        variants = [v for v in ALL_VARIANTS if cpu_has_amx() or torch.cuda.is_available() or not v.endswith("bf16")]
+        auto = resolve_mixed_precision("auto", "cuda" if torch.cuda.is_available() else "cpu")
+        variants = [v for v in variants if v != {"no": "ours-fp32", "bf16": "ours-bf16"}.get(auto)]
+        skipped = [v for v in ALL_VARIANTS if v not in variants]
+        if skipped:
+            print(f"skipping {', '.join(skipped)} (bf16 without AMX is emulated; ours = ours-{auto}); name them to run")
     unknown = set(variants) - set(ALL_VARIANTS)
     if unknown:
         p.error(f"unknown variants {sorted(unknown)}; choose from {ALL_VARIANTS}")
     tmp = Path(tempfile.mkdtemp(prefix="bench-train-"))
     n = write_subset(args.data, args.questions, tmp / "train.json")
     print(f"model {args.model}; {n} questions of {args.data}; batch {args.batch_size}, lr {args.learning_rate}, "
-          f"max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride}, 1 epoch")
+          f"max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride}, "
+          f"{f'{args.steps} steps' if args.steps > 0 else '1 epoch'} per variant")
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, AMX: {cpu_has_amx()}, "
           f"mixed_precision auto -> {resolve_mixed_precision('auto', 'cpu')}, load average {os.getloadavg()[0]:.2f}")
     results = {}
@@ -219,7 +240,7 @@ def main(argv=None) -> int:
             r = bench_ours(args.model, tmp / "train.json", args, mp)
         results[v] = r
         extra = f" (mixed_precision {r['mixed_precision']})" if "mixed_precision" in r else ""
-        print(f"{v:22s} {r['samples_per_second']:6.2f} samples/s  {r['features']} windows, {r['steps']} steps, "
+        print(f"{v:22s} {r['samples_per_second']:6.2f} samples/s  {r['steps']} steps over {r['features']} windows, "
               f"{r['seconds_total']:.0f} s in train, mean loss {r['train_loss']:.3f}{extra}  "
               f"[{time.perf_counter() - t0:.0f} s with set-up; load {os.getloadavg()[0]:.2f}]", flush=True)
     if BASELINE in results:

@@ -65,6 +65,29 @@ def main() -> int:
                 where.append((time.monotonic() - state["t0"], gap, state["seen"]))
         state["last"] = now
 
+    import gc
+
+    gc_pauses: list[float] = []
+    gc_t = {}
+
+    def on_gc(phase, info):
+        if phase == "start":
+            gc_t["t"] = time.perf_counter()
+        elif "t" in gc_t:
+            ms = (time.perf_counter() - gc_t.pop("t")) * 1000
+            if ms > 5:
+                gc_pauses.append(ms)
+                state["seen"] = f"gc gen{info.get('generation')} {ms:.0f} ms"
+
+    gc.callbacks.append(on_gc)
+    refresh = win.curves._refresh_next
+
+    def traced_refresh():
+        key = next(iter(win.curves._pending), "?")
+        refresh()
+        state["seen"] = f"plot refresh {key}"
+
+    win.curves._refresh_next = traced_refresh
     probe = QTimer()
     probe.setTimerType(Qt.TimerType.PreciseTimer)
     probe.setInterval(10)
@@ -129,6 +152,8 @@ def main() -> int:
         print(f"worker throughput: median {statistics.median(sps.y):.2f} samples/s")
     print(f"event-loop probe (10 ms QTimer) over {elapsed:.0f} s, {n} ticks: longest stall {max(gaps_sorted or [0]):.1f} ms, "
           f"p99 {pct(0.99):.1f} ms, p50 {pct(0.5):.1f} ms, stalls > 50 ms: {sum(g > 50 for g in gaps)}")
+    if gc_pauses:
+        print(f"garbage-collector pauses > 5 ms: {len(gc_pauses)}, longest {max(gc_pauses):.0f} ms")
     for t, gap, seen in sorted(where, key=lambda w: -w[1])[: a.top]:
         print(f"  stall {gap:7.1f} ms at {t:6.1f} s ({seen})")
     if shots:

@@ -160,9 +160,11 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
     s = w.runs.state("old-run")
     assert s.status == "finished" and s.best_metric() == ("f1", 35.5, 4) and w.runs.all_ids() == ["old-run"]
     w.runs.select(["old-run"])
+    w.curves.redraw_now()
     assert w.curves.point_count("old-run", "loss") == 4 and w.curves.point_count("old-run", "dev/f1") == 2
     w.open_run_folder(outside)                                   # File > Open run folder…
     qtbot.waitUntil(lambda: w.runs.selected_ids() == ["other-run"], timeout=10_000)
+    w.curves.redraw_now()
     assert w.curves.point_count("other-run", "loss") == 4
 
 

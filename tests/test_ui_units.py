@@ -92,6 +92,7 @@ def curves(qtbot):
 def test_curves_overlay_smoothing_and_crosshair(curves):
     a, b = RunState.from_events("run-a", _events("run-a")), RunState.from_events("run-b", _events("run-b", steps=10))
     curves.set_runs([a, b])
+    curves.redraw_now()
     assert curves.point_count("run-a", "loss") == 20 and curves.point_count("run-b", "loss") == 10
     assert curves.point_count("run-a", "dev/f1") == 2 and "dev/exact_match" in curves.panels
     loss = curves.panels["loss"]
@@ -106,12 +107,14 @@ def test_curves_overlay_smoothing_and_crosshair(curves):
     assert "</span> 4 <span" in curves.panels["loss"].header.text()   # raw loss at step 10: 5 - 10 * 0.1
     assert "run-a" in curves.legend.text() and "run-b" in curves.legend.text()
     curves.set_runs([b])
+    curves.redraw_now()
     assert "run-a" not in loss.items and curves.point_count("run-b", "loss") == 10
 
 
 def test_curves_live_growth_window_outliers_and_log(curves, qtbot):
     s = RunState.from_events("live", _events("live", steps=5, total=400, finish=False), alive=True)
     curves.set_runs([s])
+    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 5, timeout=3000)   # staggered, no redraw_now
     for ev in _events("live", steps=300, total=400, finish=False, loss=lambda i: 2.0 + 250.0 / (100 + i))[6:]:
         changed = s.apply(ev)
         curves.run_updated("live", changed)

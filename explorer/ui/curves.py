@@ -1,25 +1,27 @@
-"""Curves: training loss (raw + smoothed), lr, grad norm, samples/s and every dev metric, live.
+"""Curves: training loss (raw + smoothed), lr, grad norm, samples/s and the dev metrics, live.
 
-All selected runs are overlaid, one colour per run (legend strip above the plots; a pyqtgraph
-LegendItem in x-linked plots crashes PySide6 6.12 at interpreter exit, so there is none in the plots).
-Controls as in TensorBoard / SLEAP's loss viewer: smoothing slider (TensorBoard's debiased EMA),
-log-scale y, ignore outliers (y range from the 2nd-98th percentiles of the visible points),
-last-N-steps window, crosshair with values (header of each plot), export PNG and CSV.
-Redraws are coalesced by a timer, so a fast stream of step events costs one setData per curve
-per tick; curves use pyqtgraph peak downsampling and clip-to-view.
+All selected runs are overlaid, one colour per run (legend strip above the plots). Controls as in
+TensorBoard / SLEAP's loss viewer: smoothing slider (TensorBoard's debiased EMA), log-scale y,
+ignore outliers (y range from the 2nd-98th percentiles of the visible points), last-N-steps
+window, crosshair with values (in each plot's header), export PNG and CSV.
+
+Staying responsive: step events only mark curves dirty; a 150 ms timer collects them and the plots
+are then refreshed one per event-loop turn (each plot repaint is a few ms, all of them at once
+would stall the loop). While a run is live the x axis spans 0..steps_total, so it does not move
+with every step. Curves use pyqtgraph peak downsampling and clip-to-view.
 """
 
 from __future__ import annotations
 
-import csv
 import time
 from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QMenu, QProgressBar,
-                               QPushButton, QScrollArea, QSlider, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
+    QVBoxLayout, QWidget
 
+from explorer.ui.curves_toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.plot_panel import PALETTE, PlotPanel
 from explorer.ui.run_state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text
 from explorer.ui.tasks import run_in_thread
@@ -29,28 +31,18 @@ pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 DEV_ORDER = ("f1", "exact_match", "accuracy", "HasAns_f1", "NoAns_f1", "best_f1", "HasAns_exact",
              "NoAns_exact", "best_exact", "best_f1_thresh", "best_tau", "eval_loss")
 # Dev metrics plotted by default (their plots are built at start-up, hidden until a run has them);
-# the others are one click away in the "Dev metrics" menu (built on demand: ~80 ms per plot).
+# the others are one click away in the "Dev metrics" menu (built on demand).
 DEFAULT_DEV = ("f1", "exact_match", "HasAns_f1", "NoAns_f1", "accuracy")
 REDRAW_MS = 150
+STAGGER_MS = 15
 COLUMNS = 2
+
+__all__ = ["CurvesPanel", "write_curves_csv", "DEFAULT_DEV"]
 
 
 def _dev_sort_key(key: str) -> tuple[int, str]:
     name = key[len(DEV_PREFIX):]
     return (DEV_ORDER.index(name) if name in DEV_ORDER else len(DEV_ORDER), name)
-
-
-def write_curves_csv(path: str | Path, rows: list[tuple[str, str, list, list]]) -> int:
-    """rows: (run_id, series, xs, ys) -> long-format CSV run_id,series,step,value; returns data rows."""
-    n = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["run_id", "series", "step", "value"])
-        for run_id, name, xs, ys in rows:
-            for x, y in zip(xs, ys):
-                w.writerow([run_id, name, int(x) if float(x).is_integer() else x, repr(float(y))])
-                n += 1
-    return n
 
 
 class CurvesPanel(QWidget):
@@ -63,68 +55,27 @@ class CurvesPanel(QWidget):
         self.runs: list[RunState] = []
         self.colors: dict[str, str] = {}
         self.panels: dict[str, PlotPanel] = {}
-        self._dirty: dict[str, set | None] = {}   # run_id -> series keys with new points (None = all)
-        self._crosshair_step: float | None = None
-        self._setting_x = False
-        self.x_follow = True    # x range follows the data (False after the user pans or zooms)
-
-        self.smooth = QSlider(Qt.Orientation.Horizontal)
-        self.smooth.setRange(0, 99)
-        self.smooth.setValue(60)
-        self.smooth.setFixedWidth(140)
-        self.smooth.setToolTip("Smoothing of the training loss, like TensorBoard: an exponential moving average "
-                               "with this weight, debiased so the first points follow the data.")
-        self.smooth_label = QLabel("0.60")
-        self.log_box = QCheckBox("Log y")
-        self.log_box.setToolTip("Logarithmic y axis (non-positive values are not drawn).")
-        self.outlier_box = QCheckBox("Ignore outliers")
-        self.outlier_box.setToolTip("Set each y range from the 2nd-98th percentiles of the visible points, "
-                                    "so one loss spike does not flatten the curve.")
-        self.last_n = QSpinBox()
-        self.last_n.setRange(0, 10_000_000)
-        self.last_n.setSingleStep(100)
-        self.last_n.setSpecialValueText("all")
-        self.last_n.setToolTip("Show only the last N optimizer steps (0 = all).")
-        self.last_n.setFixedWidth(90)
-        self.metrics_btn = QToolButton()
-        self.metrics_btn.setText("Dev metrics")
-        self.metrics_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.metrics_btn.setToolTip("Which dev metrics get a plot (all the metrics of every evaluation are "
-                                    "kept; this only chooses what is drawn).")
-        self.metrics_menu = QMenu(self)
-        self.metrics_menu.aboutToShow.connect(self._fill_metrics_menu)
-        self.metrics_btn.setMenu(self.metrics_menu)
         self.shown_dev: set[str] = set(DEFAULT_DEV)
-        self.png_btn = QPushButton("Export PNG…")
-        self.csv_btn = QPushButton("Export CSV…")
+        self.x_follow = True      # x range follows the data (False after the user pans or zooms)
+        self._dirty: dict[str, set | None] = {}     # run_id -> series keys with new points (None = all)
+        self._pending: dict[str, set] = {}          # plot key -> run ids to redraw (refreshed one per turn)
+        self._x_target: tuple[float, float] | None = None
+        self._layout_keys: list[str] = []
+        self._reveal: list[str] = []               # laid-out plots still hidden, shown one per turn
+        self._setting_x = False
 
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("Smoothing"))
-        bar.addWidget(self.smooth)
-        bar.addWidget(self.smooth_label)
-        bar.addSpacing(12)
-        bar.addWidget(self.log_box)
-        bar.addWidget(self.outlier_box)
-        bar.addSpacing(12)
-        bar.addWidget(QLabel("Last N steps"))
-        bar.addWidget(self.last_n)
-        bar.addSpacing(12)
-        bar.addWidget(self.metrics_btn)
-        bar.addStretch(1)
-        bar.addWidget(self.png_btn)
-        bar.addWidget(self.csv_btn)
-
+        self.toolbar = tb = CurvesToolbar()
+        self.smooth, self.log_box, self.outlier_box, self.last_n = tb.smooth, tb.log_box, tb.outlier_box, tb.last_n
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setFixedWidth(220)
-        self.progress.setTextVisible(True)
         self.progress_label = QLabel()
+        self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         prog = QHBoxLayout()
         prog.addWidget(self.progress)
         prog.addWidget(self.progress_label, 1)
-
         self.grid_host = QWidget()
         self.grid = QGridLayout(self.grid_host)
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -133,33 +84,35 @@ class CurvesPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-
         lay = QVBoxLayout(self)
-        lay.addLayout(bar)
+        lay.addWidget(tb)
         lay.addWidget(self.legend)
         lay.addLayout(prog)
         lay.addWidget(scroll, 1)
 
         for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in DEFAULT_DEV):
-            self._panel(key, relayout=False)
+            self._panel(key)
         self._relayout()
 
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_MS)
-        self._timer.timeout.connect(self.redraw_now)
+        self._timer.timeout.connect(self._live_tick)
+        self._stagger = QTimer(self, interval=STAGGER_MS)
+        self._stagger.timeout.connect(self._stagger_tick)
         self._clock = QTimer(self, interval=1000)
         self._clock.timeout.connect(self._update_progress)
         self._clock.start()
-        self.smooth.valueChanged.connect(self._smoothing_changed)
-        self.log_box.toggled.connect(self._log_changed)
-        self.outlier_box.toggled.connect(lambda _: self._schedule(all_runs=True))
-        self.last_n.valueChanged.connect(self._last_n_changed)
-        self.png_btn.clicked.connect(self._ask_png)
-        self.csv_btn.clicked.connect(self._ask_csv)
+        tb.smooth.valueChanged.connect(self._smoothing_changed)
+        tb.log_box.toggled.connect(self._log_changed)
+        tb.outlier_box.toggled.connect(lambda _: self._schedule(all_runs=True))
+        tb.last_n.valueChanged.connect(self._last_n_changed)
+        tb.metrics_menu.aboutToShow.connect(self._fill_metrics_menu)
+        tb.png_btn.clicked.connect(self._ask_png)
+        tb.csv_btn.clicked.connect(self._ask_csv)
         self._update_legend()
         self._update_progress()
 
-    # ---- panels --------------------------------------------------------------------------
-    def _panel(self, key: str, relayout: bool = True) -> PlotPanel:
+    # ---- plots ---------------------------------------------------------------------------
+    def _panel(self, key: str) -> PlotPanel:
         panel = self.panels.get(key)
         if panel is not None:
             return panel
@@ -168,42 +121,11 @@ class CurvesPanel(QWidget):
         # x axes are kept in step here, not with pyqtgraph's setXLink: a link aligns views by screen
         # position, so plots whose y axes differ in width would show different step ranges.
         panel.plot.getViewBox().sigXRangeChanged.connect(lambda _vb, rng, p=panel: self._x_changed(p, rng))
-        panel.set_log(self.log_box.isChecked())
-        proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
-                               slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
-        panel._proxy = proxy
-        if relayout:
-            self._relayout()
+        panel.set_log(self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
+        panel.set_runs(self._pairs())
+        panel._proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
+                                      slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
         return panel
-
-    def _x_changed(self, source: PlotPanel, rng) -> None:
-        """The user panned / zoomed one plot (or pressed its auto-range button): follow in all plots."""
-        if self._setting_x:
-            return
-        vb = source.plot.getViewBox()
-        if vb.state["autoRange"][0]:
-            vb.disableAutoRange(axis="x")
-            self.x_follow = True
-            self._schedule()
-            return
-        self.x_follow = False
-        self._set_x(tuple(rng), padding=0.0)
-
-    def _set_x(self, rng: tuple[float, float], padding: float = 0.02) -> None:
-        self._setting_x = True
-        try:
-            for panel in self.panels.values():
-                panel.plot.getViewBox().setXRange(rng[0], rng[1], padding=padding)
-        finally:
-            self._setting_x = False
-
-    def data_x_range(self) -> tuple[float, float] | None:
-        """(first, last) step over every series of the displayed runs."""
-        lo = min((ser.x[0] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
-        hi = max((ser.x[-1] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
-        if lo is None:
-            return None
-        return (float(lo), float(hi)) if hi > lo else (float(lo) - 1.0, float(hi) + 1.0)
 
     def visible_keys(self) -> list[str]:
         """Train plots always; a dev plot when its metric is chosen and a displayed run has it."""
@@ -212,26 +134,44 @@ class CurvesPanel(QWidget):
         return list(TRAIN_SERIES) + dev
 
     def _relayout(self) -> set[str]:
-        """Lay out the visible plots; returns the keys that just became visible."""
+        """Lay out the plots to show; returns the keys that just joined. Those are revealed one per
+        event-loop turn (each first paint of a plot costs tens of ms on a busy machine)."""
         keys = self.visible_keys()
-        old = getattr(self, "_layout_keys", [])
+        old = self._layout_keys
         if keys == old:
             return set()
         self._layout_keys = keys
         for panel in self.panels.values():
             self.grid.removeWidget(panel)
         for i, key in enumerate(keys):
+            self._panel(key)
             self.grid.addWidget(self.panels[key], i // COLUMNS, i % COLUMNS)
         for key, panel in self.panels.items():
-            panel.setVisible(key in keys)
+            if key not in keys:
+                panel.setVisible(False)
+            elif panel.isHidden() and key not in self._reveal:
+                self._reveal.append(key)
+        self._reveal = [k for k in self._reveal if k in keys]
         return set(keys) - set(old)
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Coming into view (tab switch): show the plots one per turn instead of all in one paint."""
+        for key in self._layout_keys:
+            panel = self.panels[key]
+            if not panel.isHidden():
+                panel.setVisible(False)
+                self._reveal.append(key)
+        if self._reveal:
+            self._stagger.start()
+        super().showEvent(event)
+
     def _fill_metrics_menu(self) -> None:
-        self.metrics_menu.clear()
+        menu = self.toolbar.metrics_menu
+        menu.clear()
         names = sorted({k[len(DEV_PREFIX):] for s in self.runs for k in s.series if k.startswith(DEV_PREFIX)}
                        | set(DEFAULT_DEV), key=lambda n: _dev_sort_key(DEV_PREFIX + n))
         for name in names:
-            act = self.metrics_menu.addAction(name)
+            act = menu.addAction(name)
             act.setCheckable(True)
             act.setChecked(name in self.shown_dev)
             act.toggled.connect(lambda on, n=name: self.show_dev_metric(n, on))
@@ -251,20 +191,21 @@ class CurvesPanel(QWidget):
 
     # ---- public --------------------------------------------------------------------------
     def set_runs(self, states: list[RunState]) -> None:
-        """Display exactly these runs (in this order)."""
+        """Display exactly these runs (in this order); the plots refresh over the next turns
+        (call :meth:`redraw_now` to have them all at once)."""
         self.runs = list(states)
         pairs = self._pairs()
         for panel in self.panels.values():
             panel.set_runs(pairs)
-        self._update_legend()
+        self.x_follow = True
         self._schedule(all_runs=True)
-        self.redraw_now()
+        self._live_tick()
 
     def run_updated(self, run_id: str, changed: set | None = None) -> None:
         """A displayed run got events (``changed``: the series keys with new points; None = all):
-        redraw those curves on the next timer tick."""
+        redraw those curves shortly (coalesced)."""
         if any(s.run_id == run_id for s in self.runs):
-            if changed is None or run_id in self._dirty and self._dirty[run_id] is None:
+            if changed is None or self._dirty.get(run_id, ()) is None:
                 self._dirty[run_id] = None
             else:
                 self._dirty.setdefault(run_id, set()).update(changed)
@@ -275,59 +216,132 @@ class CurvesPanel(QWidget):
         panel = self.panels.get(key)
         return panel.point_count(run_id) if panel else 0
 
+    def redraw_now(self) -> None:
+        """Show and refresh every pending plot now (tests, benchmarks, exports)."""
+        self._timer.stop()
+        self._collect()
+        while self._reveal:
+            self._reveal_next()
+        while self._pending:
+            self._refresh_next()
+        self._stagger.stop()
+        self._update_progress()
+        self._update_legend()
+
+    # ---- refresh machinery ---------------------------------------------------------------
     def _schedule(self, all_runs: bool = False) -> None:
         if all_runs:
             self._dirty.update({s.run_id: None for s in self.runs})
         if not self._timer.isActive():
             self._timer.start()
 
-    def redraw_now(self) -> None:
-        self._timer.stop()
+    def _live_tick(self) -> None:
+        self._collect()
+        if (self._pending or self._reveal) and not self._stagger.isActive():
+            self._stagger.start()
+        self._update_progress()
+        self._update_legend()
+
+    def _stagger_tick(self) -> None:
+        if self._reveal and self.isVisible():
+            self._reveal_next()
+        elif self._pending:
+            self._refresh_next()
+        if not self._pending and not (self._reveal and self.isVisible()):
+            self._stagger.stop()
+
+    def _reveal_next(self) -> None:
+        key = self._reveal.pop(0)
+        if key in self._pending:
+            self._refresh_next(key)
+        self.panels[key].setVisible(True)
+
+    def _collect(self) -> None:
+        """Turn the dirty runs into pending plot refreshes and fix the x range they will show."""
         dirty, self._dirty = self._dirty, {}
-        pairs = self._pairs()
-        keys = set(self.visible_keys())
-        for key in sorted(keys - set(self.panels)):
-            self._panel(key, relayout=False).set_runs(pairs)
-            for state in self.runs:
-                dirty.setdefault(state.run_id, set())
-                if dirty[state.run_id] is not None:
-                    dirty[state.run_id].add(key)
         newly = self._relayout()
+        target = self._target_x()
+        x_moved = target != self._x_target
+        self._x_target = target
+        for key in self._layout_keys:
+            runs = {s.run_id for s in self.runs
+                    if key in newly or dirty.get(s.run_id, set()) is None or key in dirty.get(s.run_id, set())}
+            if runs or x_moved or key in newly:
+                self._pending.setdefault(key, set()).update(runs)
+
+    def _refresh_next(self, key: str | None = None) -> None:
+        key = key if key is not None else next(iter(self._pending))
+        run_ids = self._pending.pop(key)
+        panel = self.panels.get(key)
+        if panel is None or key not in self._layout_keys:
+            return
         weight = self.smooth.value() / 100.0
         for state in self.runs:
-            wanted = dirty.get(state.run_id, set())
-            for key in keys:
-                if key in newly or wanted is None or key in wanted:
-                    self.panels[key].update_run(state, weight)
-        self._apply_view()
-        self._update_progress()
-        if any(s.run_id in dirty for s in self.runs):
-            self._update_legend()
+            if state.run_id in run_ids:
+                panel.update_run(state, weight)
+        if self._x_target is not None:
+            self._setting_x = True
+            try:
+                panel.plot.getViewBox().setXRange(*self._x_target, padding=0.02)
+            finally:
+                self._setting_x = False
+        x_range = self._x_target or tuple(panel.plot.getViewBox().viewRange()[0])
+        panel.apply_view(x_range, self.outlier_box.isChecked(),
+                         self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
 
-    def _apply_view(self) -> None:
-        n = self.last_n.value()
+    def data_x_range(self) -> tuple[float, float] | None:
+        """(first, last) step over every series of the displayed runs."""
+        lo = min((ser.x[0] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
+        hi = max((ser.x[-1] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
+        if lo is None:
+            return None
+        return (float(lo), float(hi)) if hi > lo else (float(lo) - 1.0, float(hi) + 1.0)
+
+    def _target_x(self) -> tuple[float, float] | None:
+        """The x range all plots show: the last-N window, else (while following) the data extended to
+        steps_total of the live runs; None when the user has panned or zoomed."""
         data = self.data_x_range()
-        x_range = None
+        n = self.last_n.value()
         if data is not None and n > 0:
-            x_range = (max(data[0], data[1] - n), data[1])
-            self._set_x(x_range, padding=0.01)
-        elif data is not None and self.x_follow:
-            x_range = data
-            self._set_x(x_range)
-        elif not self.x_follow:
-            x_range = tuple(next(iter(self.panels.values())).plot.getViewBox().viewRange()[0])
-        log, outliers = self.log_box.isChecked(), self.outlier_box.isChecked()
-        for key in self.visible_keys():
-            panel = self.panels[key]
-            panel.apply_view(x_range, outliers, log and not panel.key.startswith(DEV_PREFIX))
+            return (max(data[0], data[1] - n), data[1])
+        if not self.x_follow:
+            return None
+        planned = max((float(s.steps_total) for s in self.runs if s.is_live and s.steps_total), default=None)
+        if data is None:
+            return (0.0, planned) if planned else None
+        hi = max(data[1], planned or data[1])
+        return (min(data[0], 0.0) if planned else data[0], hi)
+
+    def _x_changed(self, source: PlotPanel, rng) -> None:
+        """The user panned / zoomed one plot (or pressed its auto-range button): all plots follow."""
+        if self._setting_x:
+            return
+        vb = source.plot.getViewBox()
+        if vb.state["autoRange"][0]:
+            vb.disableAutoRange(axis="x")
+            self.x_follow = True
+            self._schedule(all_runs=True)
+            return
+        self.x_follow = False
+        self._x_target = None
+        self._setting_x = True
+        try:
+            for panel in self.panels.values():
+                if panel is not source:
+                    panel.plot.getViewBox().setXRange(rng[0], rng[1], padding=0.0)
+        finally:
+            self._setting_x = False
 
     def _last_n_changed(self, _value: int) -> None:
         self.x_follow = True
         self._schedule(all_runs=True)
 
     def _smoothing_changed(self, value: int) -> None:
-        self.smooth_label.setText(f"{value / 100:.2f}")
-        self._schedule(all_runs=True)
+        self.toolbar.smooth_label.setText(f"{value / 100:.2f}")
+        for s in self.runs:
+            d = self._dirty.get(s.run_id, set())
+            self._dirty[s.run_id] = None if d is None else d | {"loss"}
+        self._schedule()
 
     def _log_changed(self, on: bool) -> None:
         for key, panel in self.panels.items():
@@ -337,16 +351,18 @@ class CurvesPanel(QWidget):
     # ---- legend / progress ---------------------------------------------------------------
     def _update_legend(self) -> None:
         if not self.runs:
-            self.legend.setText("<span style='color:#666'>No run selected. Launch a run, or select runs in the "
-                                "Runs list (Ctrl/Shift-click to overlay several).</span>")
-            return
-        parts = []
-        for state, color in self._pairs():
-            best = state.best_metric()
-            extra = f" · best {best[0]} {best[1]:.2f}" if best else ""
-            parts.append(f"<span style='color:{color};font-size:14pt'>■</span> {state.run_id} "
-                         f"<span style='color:#666'>({state.status}{extra})</span>")
-        self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+            text = ("<span style='color:#666'>No run selected. Launch a run, or select runs in the Runs list "
+                    "(Ctrl/Shift-click to overlay several).</span>")
+        else:
+            parts = []
+            for state, color in self._pairs():
+                best = state.best_metric()
+                extra = f" · best {best[0]} {best[1]:.2f}" if best else ""
+                parts.append(f"<span style='color:{color};font-size:14pt'>■</span> {state.run_id} "
+                             f"<span style='color:#666'>({state.status}{extra})</span>")
+            text = "&nbsp;&nbsp;&nbsp;".join(parts)
+        if text != self.legend.text():
+            self.legend.setText(text)
 
     def focus_run(self) -> RunState | None:
         """The run the progress line describes: the first live one shown, else the first shown."""
@@ -369,18 +385,14 @@ class CurvesPanel(QWidget):
 
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:
-        vb = panel.plot.getViewBox()
-        if not panel.plot.sceneBoundingRect().contains(pos):
-            return
-        step = vb.mapSceneToView(pos).x()
-        self.set_crosshair(step)
+        if panel.plot.sceneBoundingRect().contains(pos):
+            self.set_crosshair(panel.plot.getViewBox().mapSceneToView(pos).x())
 
     def set_crosshair(self, step: float | None) -> None:
         """Show the values of every displayed run at ``step`` in each plot header (None hides)."""
-        self._crosshair_step = step
         pairs = self._pairs()
-        for panel in self.panels.values():
-            panel.show_crosshair(step, pairs)
+        for key in self._layout_keys:
+            self.panels[key].show_crosshair(step, pairs)
 
     def prewarm(self) -> None:
         """Render the plots once off-screen (fonts, axis pictures) so that switching to the Curves

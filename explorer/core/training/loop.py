@@ -131,7 +131,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
     """
     from accelerate.utils import set_seed
 
-    from explorer.core.models import load_model
+    from explorer.core.models import ModelSourceError, load_model
     from explorer.core.training.tasks import get_task
 
     t_start = time.time()
@@ -158,8 +158,15 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         dev_ex = task.load(config, "dev")
     task.check_data(train_ex, dev_ex, config)
     writer.emit("log", level="info", message=f"loading model {source}")
-    loaded = load_model(source, task.head, num_labels=task.num_labels(train_ex, config),
-                        trust_remote_code=config.trust_remote_code)
+    try:
+        loaded = load_model(source, task.head, num_labels=task.num_labels(train_ex, config),
+                            trust_remote_code=config.trust_remote_code)
+    except ModelSourceError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a torn safetensors file, a head of the wrong size
+        first = (str(exc).splitlines() or [""])[0][:300]
+        raise ModelSourceError(f"could not load {source!r} as a {task.head} model: {type(exc).__name__}: "
+                               f"{first}") from exc
     model, tokenizer = loaded.model, loaded.tokenizer
     set_dropout(model, config.dropout)
     writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
