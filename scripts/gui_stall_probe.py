@@ -82,10 +82,10 @@ def main() -> int:
     gc.callbacks.append(on_gc)
     refresh = win.curves._refresh_next
 
-    def traced_refresh():
-        key = next(iter(win.curves._pending), "?")
-        refresh()
-        state["seen"] = f"plot refresh {key}"
+    def traced_refresh(key=None):
+        shown = key if key is not None else next(iter(win.curves._pending), "?")
+        refresh(key)
+        state["seen"] = f"plot refresh {shown}"
 
     win.curves._refresh_next = traced_refresh
     probe = QTimer()

@@ -243,3 +243,28 @@ def test_cli_flags_round_trip_train_config():
         back = config_from_args(parser.parse_args(cfg.to_cli_args()))
         assert back == cfg
     assert parser.parse_args(["--text-columns", "s1,s2"]).text_columns == ["s1", "s2"]
+
+
+def test_runs_dir_from_environment_and_generated_run_id(files, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_RUNS_DIR", str(tmp_path / "runs"))
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 1,
+                  "--no-save-checkpoints"])
+    assert rc == EXIT_OK
+    run_id = ev[-1]["run_id"]
+    assert run_id.endswith("-cls-single") and (tmp_path / "runs" / run_id / "events.jsonl").is_file()
+    cfg = json.loads((tmp_path / "runs" / run_id / "config.json").read_text())
+    assert cfg["run_id"] == run_id and cfg["output_dir"] == str(tmp_path / "runs")
+
+
+def test_bf16_autocast_runs_and_auto_resolves(files, tmp_path):
+    from explorer.core.training.precision import cpu_has_amx, resolve_mixed_precision
+
+    assert resolve_mixed_precision("auto", "cpu") == ("bf16" if cpu_has_amx() else "no")
+    assert resolve_mixed_precision("auto", "mps") == "no" and resolve_mixed_precision("fp16", "cuda") == "fp16"
+    rc, ev = run(["--model", files["qa"], "--task", "squad_v2", "--train", files["sq2"], "--dev", files["sq2"],
+                  "--dev-cap", 4, "--max-steps", 2, "--batch-size", 8, "--mixed-precision", "bf16",
+                  "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "bf16"])
+    assert rc == EXIT_OK, ev[-1]
+    started = [e for e in ev if e["event"] == "started"][0]
+    assert started["mixed_precision"] == "bf16"
+    assert all(isinstance(e["loss"], float) for e in ev if e["event"] == "step")

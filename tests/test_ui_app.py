@@ -73,7 +73,9 @@ def test_launch_real_run_and_watch_it_finish(window, qtbot, tiny_files):
     assert len(w.manager.states) == 1
     run_id = next(iter(w.manager.states))
     seen: list[str] = []
+    labels: set[str] = set()
     w.manager.procs[run_id].event.connect(lambda ev: seen.append(ev["event"]))
+    w.manager.changed.connect(lambda *_: labels.add(w.device_label.text()))
     assert w.tabs.currentWidget() is w.curves and w.runs.selected_ids() == [run_id]
     state = w.manager.states[run_id]
     qtbot.waitUntil(lambda: state.status in ("finished", "failed"), timeout=RUN_TIMEOUT_MS)
@@ -91,7 +93,8 @@ def test_launch_real_run_and_watch_it_finish(window, qtbot, tiny_files):
     row = w.runs.model.rows.index(state)
     assert w.runs.model.data(w.runs.model.index(row, 1)) == "finished"
     assert w.runs.model.data(w.runs.model.index(row, 4)).startswith("f1 ")
-    assert "CPU" in w.device_label.text() or "idle" in w.device_label.text()
+    assert f"device: CPU · fp32 ({run_id})" in labels          # status bar, from the started event
+    assert w.device_label.text().endswith("(idle)")
     # the same run on disk: events.jsonl has every step, the launch config is kept
     disk = read_events(Path(state.path) / "events.jsonl")
     assert sum(e["event"] == "step" for e in disk) == 6 and disk[-1]["event"] == "finished"

@@ -84,6 +84,7 @@ class CurvesPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)   # no width jump
         lay = QVBoxLayout(self)
         lay.addWidget(tb)
         lay.addWidget(self.legend)
@@ -143,9 +144,12 @@ class CurvesPanel(QWidget):
         self._layout_keys = keys
         for panel in self.panels.values():
             self.grid.removeWidget(panel)
+        for row in range(self.grid.rowCount()):
+            self.grid.setRowStretch(row, 0)
         for i, key in enumerate(keys):
             self._panel(key)
             self.grid.addWidget(self.panels[key], i // COLUMNS, i % COLUMNS)
+        self.grid.setRowStretch((len(keys) + COLUMNS - 1) // COLUMNS, 1)   # free space goes below the plots
         for key, panel in self.panels.items():
             if key not in keys:
                 panel.setVisible(False)

@@ -218,7 +218,11 @@ class LauncherPanel(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([660, 420])
+        # the form never scrolls sideways: the preview pane gives way instead
+        scroll.setMinimumWidth(form_host.sizeHint().width() + scroll.verticalScrollBar().sizeHint().width() + 4)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        right.setMinimumWidth(300)
+        split.setSizes([scroll.minimumWidth(), 420])
 
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")

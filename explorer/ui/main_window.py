@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self.activity_label = QLabel("")
         self.statusBar().addPermanentWidget(self.activity_label)
         self.statusBar().addPermanentWidget(self.device_label)
-        self.idle_device = "CPU"
+        self.idle_device = "probing…"
         self._build_menus()
 
         self.launcher.launch_requested.connect(self.launch)
@@ -192,10 +192,7 @@ class MainWindow(QMainWindow):
     def _run_changed(self, run_id: str, changed) -> None:
         self.runs.refresh(run_id)
         self.curves.run_updated(run_id, changed)
-        state = self.manager.states.get(run_id)
-        if state is not None and state.device and state.is_live:
-            self.device_label.setText(f"device: {describe_run(state.device, state.mixed_precision)} "
-                                      f"({run_id})")
+        self._update_device_label()
         self._update_activity()
 
     def _run_ended(self, run_id: str, status: str) -> None:
@@ -206,9 +203,18 @@ class MainWindow(QMainWindow):
         if status == "failed":
             msg += f" — {state.error}"
         self.show_message(msg, 15000)
-        if not self.manager.active():
-            self.device_label.setText(f"device: {self.idle_device} (idle)")
+        self._update_device_label()
         self._update_activity()
+
+    def _update_device_label(self) -> None:
+        """The device of the first live run (from its `started` event), else what a run would use."""
+        live = [s for s in self.manager.states.values() if s.is_live and s.device]
+        if live:
+            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)} ({live[0].run_id})"
+        else:
+            text = f"device: {self.idle_device} (idle)"
+        if text != self.device_label.text():
+            self.device_label.setText(text)
 
     def _update_activity(self) -> None:
         states = list(self.manager.states.values())
@@ -308,8 +314,7 @@ class MainWindow(QMainWindow):
     # ---- status / help -------------------------------------------------------------------
     def _device_detected(self, info: dict) -> None:
         self.idle_device = describe(info)
-        if not self.manager.active():
-            self.device_label.setText(f"device: {self.idle_device} (idle)")
+        self._update_device_label()
 
     def show_message(self, text: str, ms: int = 6000) -> None:
         self.statusBar().showMessage(text, ms)
@@ -359,6 +364,8 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
             self.manager.cancel_all(wait_ms=5000)
+        for proc in list(self.manager.procs.values()):   # reported a result, still saving / exiting
+            proc.proc.waitForFinished(5000)
         self.settings.set_window(self.saveGeometry(), self.saveState())
         self.settings.set_last_config(self.launcher.config().to_dict())
         self.settings.sync()

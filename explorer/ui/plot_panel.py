@@ -15,6 +15,8 @@ from explorer.ui.run_state import RunState
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
            "#3B3B3B", "#B8860B", "#8C564B"]
 
+PANEL_HEIGHT = 250
+
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
     "lr": ("learning rate", "linear warmup then linear decay to 0 (paper recipe)"),
@@ -43,7 +45,6 @@ class PlotPanel(QFrame):
         self.header.setToolTip(tip)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.widget = pg.PlotWidget()
-        self.widget.setMinimumHeight(190)
         self.plot = self.widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         # On the PlotItem, not only the curves: PlotItem.addItem re-applies its own settings to each item.
@@ -63,6 +64,12 @@ class PlotPanel(QFrame):
         lay.addWidget(self.header)
         lay.addWidget(self.widget, 1)
         self.is_dev = key.startswith("dev/")
+        # A fixed height and kept space while hidden: showing one more plot never resizes the others
+        # (a resize repaints every plot, a stall the staggered refresh exists to avoid).
+        self.setFixedHeight(PANEL_HEIGHT)
+        policy = self.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.setSizePolicy(policy)
 
     # ---- items ---------------------------------------------------------------------------
     def _new_item(self, color: str, width: float = 1.0, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:
