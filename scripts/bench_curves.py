@@ -6,9 +6,10 @@ Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm
 step; dev f1 / exact_match every 1000 steps), shows them overlaid in a CurvesPanel (1400 x 1000,
 peak downsampling + clip-to-view), and times, median over ``--repeats``:
 
-- full: setData of every curve + EMA smoothing + one render of all plots (what a run selection costs);
+- full: setData of every curve + EMA smoothing + one render of all plots (a run selection, done at once);
 - render: one render of all plots with nothing changed (a resize / expose);
-- live tick: 10 new steps on each run, then the coalesced redraw + render (one timer tick while training);
+- live tick: 10 new steps on each run, then the coalesced redraw + render of all plots at once;
+  "staggered": the app's way, one plot refreshed and repainted per event-loop turn (longest turn);
 - zoom: last 1000 steps window + render;
 - smoothing: moving the smoothing slider (EMA over every loss curve) + render.
 """
@@ -78,10 +79,10 @@ def main() -> int:
         fn()
         return (time.perf_counter() - t) * 1000
 
-    full, plain, tick, zoom, smooth = [], [], [], [], []
+    full, plain, tick, zoom, smooth, turn = [], [], [], [], [], []
     for r in range(a.repeats):
         w.set_runs([])
-        full.append(timed(lambda: (w.set_runs(runs), render())))
+        full.append(timed(lambda: (w.set_runs(runs), w.redraw_now(), render())))
         plain.append(timed(render))
         step0 = runs[0].step
 
@@ -95,6 +96,18 @@ def main() -> int:
             render()
         tick.append(timed(live))
         assert runs[0].step == step0 + 10
+
+        # what the app does: the same tick, refreshed one plot per event-loop turn (longest turn)
+        for s in runs:
+            s.apply({"event": "step", "step": s.step + 1, "epoch": 1.0, "loss": 1.5, "lr": 1e-5,
+                     "grad_norm": 2.0, "samples_per_second": 8.0, "elapsed": 1.0})
+            w.run_updated(s.run_id, {"loss", "lr", "grad_norm", "samples_per_second"})
+        w._live_tick()
+        app.processEvents()
+        turns = []
+        while w._pending or w._reveal:
+            turns.append(timed(lambda: (w._stagger_tick(), app.processEvents())))
+        turn.append(max(turns or [0.0]))
         w.last_n.setValue(1000)
         zoom.append(timed(lambda: (w.redraw_now(), render())))
         w.last_n.setValue(0)
@@ -107,7 +120,8 @@ def main() -> int:
           f"{sum(len(p.items) + len(p.raw_items) for p in w.panels.values())} curves), "
           f"median of {a.repeats} (min-max), ms:")
     for name, xs in (("full redraw (setData all + render)", full), ("render only", plain),
-                     ("live tick (+10 steps/run, redraw)", tick), ("last-1000-steps zoom", zoom),
+                     ("live tick (+10 steps/run, redraw)", tick),
+                     ("  same, staggered: longest turn", turn), ("last-1000-steps zoom", zoom),
                      ("smoothing slider change", smooth)):
         print(f"  {name:38s} {statistics.median(xs):8.1f}   ({min(xs):.1f}-{max(xs):.1f})")
     w.close()

@@ -27,6 +27,16 @@ def test_ema_smooth_matches_tensorboard_by_hand():
         ema_smooth(y, 1.0)
 
 
+def test_incremental_ema_equals_full_smoothing():
+    from explorer.ui.plotmath import IncrementalEMA
+
+    y = np.random.default_rng(1).normal(3.0, 1.0, 3000)
+    inc = IncrementalEMA()
+    for n in (1, 2, 10, 777, 1500, 3000):       # the series grows between redraws
+        assert np.allclose(inc.update(y[:n], 0.95), ema_smooth(y[:n], 0.95), rtol=0, atol=1e-12)
+    assert np.allclose(inc.update(y[:50], 0.5), ema_smooth(y[:50], 0.5))   # weight change / shorter: recompute
+
+
 def test_robust_range_ignores_a_spike_and_handles_log():
     y = np.concatenate([np.linspace(1.0, 2.0, 200), [1000.0]])
     lo, hi = robust_range([y])
@@ -162,8 +172,9 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     p.upsert(bad)
     assert p.model.rowCount() == 2
     row_ok = p.model.rows.index(ok)
-    assert p.model.data(p.model.index(row_ok, 4)) == "f1 30.00 @20"
-    assert p.model.data(p.model.index(row_ok, 5)) == "0:21"
+    assert p.model.data(p.model.index(row_ok, 2)) == "f1 30.00 @20"      # best dev metric
+    assert p.model.data(p.model.index(row_ok, 3)) == "0:21"              # duration
+    assert p.model.data(p.model.index(row_ok, 4)) == "20/40"             # step
     with qtbot.waitSignal(p.selection_changed) as sig:
         p.select(["bad"])
     assert sig.args == [["bad"]]
@@ -249,3 +260,37 @@ def test_settings_go_to_the_given_file(tmp_path):
     s.sync()
     assert (tmp_path / "s.ini").is_file() and AppSettings(tmp_path / "s.ini").last_dir("data") == "/data"
     assert AppSettings(tmp_path / "s.ini").last_config() == {"model": "x"}
+
+
+def test_run_process_parses_stdout_and_reports_a_silent_exit(qtbot, tmp_path, monkeypatch):
+    """A stand-in worker: two events, a library warning on stdout, stderr text, then exit 3 without
+    a result -> the GUI synthesises `failed` (naming the exit code and the last stderr line) and
+    appends it to the run's events.jsonl."""
+    import sys
+
+    from explorer.ui import process
+
+    script = tmp_path / "fake_worker.py"
+    script.write_text(
+        "import json, sys\n"
+        "print(json.dumps({'event': 'started', 'run_id': 'r', 'steps_total': 3, 'device': 'cpu'}))\n"
+        "print('Some weights were not initialized')\n"
+        "print(json.dumps({'event': 'step', 'run_id': 'r', 'step': 1, 'loss': 2.5}), flush=True)\n"
+        "sys.stderr.write('RuntimeError: boom\\n')\n"
+        "sys.exit(3)\n")
+    monkeypatch.setattr(process, "worker_command", lambda path: [sys.executable, str(script)])
+    cfg = TrainConfig(train="x.json", output_dir=str(tmp_path / "runs"), run_id="r")
+    (tmp_path / "runs" / "r").mkdir(parents=True)
+    proc = process.RunProcess(cfg, tmp_path / "cfg.json")
+    events = []
+    proc.event.connect(events.append)
+    with qtbot.waitSignal(proc.ended, timeout=20_000) as sig:
+        proc.start()
+    assert sig.args == ["failed"]
+    assert [e["event"] for e in events] == ["started", "step", "failed"]
+    assert "exited with code 3" in events[-1]["error"] and "RuntimeError: boom" in events[-1]["error"]
+    assert "Some weights were not initialized" in proc.stderr
+    logged = (tmp_path / "runs" / "r" / "events.jsonl").read_text()
+    assert '"event":"failed"' in logged
+    proc.stop_early()
+    assert (tmp_path / "runs" / "r" / "STOP").is_file()

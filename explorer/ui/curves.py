@@ -14,17 +14,16 @@ with every step. Curves use pyqtgraph peak downsampling and clip-to-view.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QVBoxLayout, QWidget
 
+from explorer.ui.curves_export import CurvesExport
 from explorer.ui.curves_toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.plot_panel import PALETTE, PlotPanel
 from explorer.ui.run_state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text
-from explorer.ui.tasks import run_in_thread
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 
@@ -45,7 +44,7 @@ def _dev_sort_key(key: str) -> tuple[int, str]:
     return (DEV_ORDER.index(name) if name in DEV_ORDER else len(DEV_ORDER), name)
 
 
-class CurvesPanel(QWidget):
+class CurvesPanel(CurvesExport, QWidget):
     """Shows the runs given to :meth:`set_runs`; call :meth:`run_updated` when a run got events."""
 
     status_message = Signal(str)
@@ -402,35 +401,3 @@ class CurvesPanel(QWidget):
         """Render the plots once off-screen (fonts, axis pictures) so that switching to the Curves
         tab at the first launch does not stall the event loop."""
         self.grid_host.grab()
-
-    # ---- export --------------------------------------------------------------------------
-    def export_png(self, path: str | Path) -> bool:
-        """The plot grid as it is shown (all plots, also those scrolled out of view)."""
-        return self.grid_host.grab().save(str(path))
-
-    def csv_rows(self) -> list[tuple[str, str, list, list]]:
-        return [(s.run_id, key, ser.x.copy(), ser.y.copy())
-                for s in self.runs for key, ser in s.series.items() if len(ser)]
-
-    def export_csv(self, path: str | Path, on_done=None) -> None:
-        """Write run_id,series,step,value rows on a worker thread (large runs take a moment)."""
-        rows = self.csv_rows()
-
-        def done(n: int) -> None:
-            self.status_message.emit(f"Wrote {n:,} points to {path}")
-            if on_done:
-                on_done(n)
-
-        run_in_thread(write_curves_csv, path, rows, on_done=done,
-                      on_error=lambda msg, _tb: self.status_message.emit(f"CSV export failed: {msg}"))
-
-    def _ask_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export curves as PNG", "curves.png", "PNG images (*.png)")
-        if path:
-            ok = self.export_png(path)
-            self.status_message.emit(f"Saved {path}" if ok else f"Could not write {path}")
-
-    def _ask_csv(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export curves as CSV", "curves.csv", "CSV files (*.csv)")
-        if path:
-            self.export_csv(path)

@@ -118,7 +118,7 @@ class DataPreview(QWidget):
         source, task, cols, label = self._args
         token = self._token
         self.show_text(f"Reading <b>{_esc(source)}</b>…")
-        run_in_thread(run_preview_process, source, task, self.split, cols, label,
+        run_in_thread(run_preview_process, source, task, self.split, cols, label, owner=self,
                       on_done=lambda res: self._done(token, res),
                       on_error=lambda msg, _tb: self._done(token, {"ok": False, "error": msg, "records": []}))
 

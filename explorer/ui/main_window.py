@@ -230,7 +230,7 @@ class MainWindow(QMainWindow):
     def scan_runs(self) -> None:
         """Read every run folder under the runs folder on a worker thread, then fill the list."""
         self.show_message(f"Reading runs in {self.runs_dir} …")
-        run_in_thread(load_all, self.runs_dir, on_done=self._scanned,
+        run_in_thread(load_all, self.runs_dir, on_done=self._scanned, owner=self,
                       on_error=lambda msg, _tb: self.show_message(f"Cannot read {self.runs_dir}: {msg}"))
 
     def _scanned(self, result) -> None:
@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
         for run_id in self.runs.all_ids():
             s = self.runs.state(run_id)
             if s is not None and s.status == "running" and run_id not in self.manager.states and s.path:
-                run_in_thread(load_run_state, s.path, on_done=self._reloaded)
+                run_in_thread(load_run_state, s.path, on_done=self._reloaded, owner=self)
 
     def _reloaded(self, state: RunState) -> None:
         if state.run_id in self.manager.states:
@@ -277,7 +277,7 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.curves)
             self.show_message(f"Opened {path}")
 
-        run_in_thread(load_run_state, path, on_done=done,
+        run_in_thread(load_run_state, path, on_done=done, owner=self,
                       on_error=lambda msg, _tb: QMessageBox.warning(self, "Not a run folder", msg))
 
     def ask_runs_dir(self) -> None:

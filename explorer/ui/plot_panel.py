@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
-from explorer.ui.plotmath import ema_smooth, robust_range, window_mask
+from explorer.ui.plotmath import IncrementalEMA, robust_range, window_mask
 from explorer.ui.run_state import RunState
 
 # Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
@@ -58,6 +58,8 @@ class PlotPanel(QFrame):
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.items: dict[str, pg.PlotDataItem] = {}
         self.raw_items: dict[str, pg.PlotDataItem] = {}
+        self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
+        self._state_ids: dict[str, int] = {}
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(0)
@@ -89,10 +91,14 @@ class PlotPanel(QFrame):
         wanted = {s.run_id for s, _ in runs}
         for run_id in [r for r in self.items if r not in wanted]:
             self.plot.removeItem(self.items.pop(run_id))
+            self.ema.pop(run_id, None)
             raw = self.raw_items.pop(run_id, None)
             if raw is not None:
                 self.plot.removeItem(raw)
         for state, color in runs:
+            if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
+                self._state_ids[state.run_id] = id(state)
+                self.ema.pop(state.run_id, None)
             if state.run_id in self.items:
                 continue
             if self.key == "loss":
@@ -110,7 +116,7 @@ class PlotPanel(QFrame):
         x, y = s.x, s.y
         if self.key == "loss":
             self.raw_items[state.run_id].setData(x, y, skipFiniteCheck=True)
-            y = ema_smooth(y, smoothing) if smoothing > 0 else y
+            y = self.ema.setdefault(state.run_id, IncrementalEMA()).update(y, smoothing)
         item.setData(x, y, skipFiniteCheck=True)
 
     def point_count(self, run_id: str) -> int:

@@ -23,7 +23,34 @@ def ema_smooth(y: np.ndarray, weight: float) -> np.ndarray:
     return last / debias
 
 
-def _ema_blocks(y: np.ndarray, w: float) -> np.ndarray:
+class IncrementalEMA:
+    """ema_smooth over a series that only grows: each call smooths only the new points.
+
+    ``update(y, weight)`` returns the smoothed series for all of ``y`` (shape (n,)), equal to
+    ``ema_smooth(y, weight)``; it recomputes from scratch when the weight changes or ``y`` shrank.
+    """
+
+    def __init__(self):
+        self.weight: float | None = None
+        self.out = np.empty(0)
+        self.carry = 0.0     # the undebiased average after the last point
+
+    def update(self, y: np.ndarray, weight: float) -> np.ndarray:
+        y = np.asarray(y, dtype=np.float64)
+        n, done = len(y), len(self.out)
+        if weight <= 0:
+            return y
+        if weight != self.weight or n < done:
+            self.weight, self.out, self.carry, done = weight, np.empty(0), 0.0, 0
+        if n > done:
+            last = _ema_blocks(y[done:], weight, self.carry)
+            self.carry = float(last[-1])
+            debias = -np.expm1(np.arange(done + 1, n + 1) * np.log(weight))
+            self.out = np.concatenate([self.out, last / debias])
+        return self.out
+
+
+def _ema_blocks(y: np.ndarray, w: float, carry: float = 0.0) -> np.ndarray:
     """last_i = w * last_{i-1} + (1 - w) * y_i, vectorised in blocks (no scipy: importing
     scipy.signal costs seconds, too long for the GUI thread).
 
@@ -34,7 +61,6 @@ def _ema_blocks(y: np.ndarray, w: float) -> np.ndarray:
     n = len(y)
     out = np.empty(n, dtype=np.float64)
     block = max(1, int(300.0 / -np.log(w)))
-    carry = 0.0
     for s in range(0, n, block):
         blk = y[s: s + block]
         j = np.arange(len(blk), dtype=np.float64)

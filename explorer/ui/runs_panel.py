@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 
 from explorer.ui.run_state import RunState, format_seconds
 
-COLUMNS = ("Run", "Status", "Model", "Task", "Best dev metric", "Duration", "Step")
+COLUMNS = ("Run", "Status", "Best dev metric", "Duration", "Step", "Task", "Model")
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
                  "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
                  "cancelled": "#6c757d", "crashed": "#b02a37"}
@@ -59,33 +59,34 @@ class RunsModel(QAbstractTableModel):
             return self._text(s, col)
         if role == Qt.ItemDataRole.UserRole:   # sort key
             return self._sort_key(s, col)
-        if role == Qt.ItemDataRole.ForegroundRole and col == 1:
+        if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[col] == "Status":
             return QColor(STATUS_COLORS.get(s.status, "#222"))
         if role == Qt.ItemDataRole.ToolTipRole:
-            if col == 1:
+            if COLUMNS[col] == "Status":
                 tip = STATUS_TIPS.get(s.status, s.status)
                 return f"{tip}\n{s.error}" if s.error else tip
-            if col == 0:
+            if COLUMNS[col] == "Run":
                 return f"{s.run_id}\n{s.path or ''}\nmodel: {s.model}\ndevice: {s.device} {s.mixed_precision}"
             return self._text(s, col)
         return None
 
     @staticmethod
     def _text(s: RunState, col: int) -> str:
-        if col == 0:
+        name = COLUMNS[col]
+        if name == "Run":
             return s.run_id
-        if col == 1:
+        if name == "Status":
             return s.status
-        if col == 2:
+        if name == "Model":
             return s.model
-        if col == 3:
+        if name == "Task":
             return s.task
-        if col == 4:
+        if name == "Best dev metric":
             best = s.best_metric()
             return f"{best[0]} {best[1]:.2f} @{best[2]}" if best else ""
-        if col == 5:
+        if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
-        if col == 6:
+        if name == "Step":
             if not s.step and not s.steps_total:
                 return ""
             return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
@@ -93,12 +94,13 @@ class RunsModel(QAbstractTableModel):
 
     @staticmethod
     def _sort_key(s: RunState, col: int):
-        if col == 4:
+        name = COLUMNS[col]
+        if name == "Best dev metric":
             best = s.best_metric()
             return best[1] if best else -1.0
-        if col == 5:
+        if name == "Duration":
             return s.live_elapsed() or 0.0
-        if col == 6:
+        if name == "Step":
             return s.step
         return RunsModel._text(s, col)
 
@@ -172,7 +174,7 @@ class RunsPanel(QWidget):
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(True)
-        for col, width in enumerate((215, 72, 110, 70, 120, 62, 64)):
+        for col, width in enumerate((190, 70, 112, 60, 56, 64, 110)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(self._double_clicked)

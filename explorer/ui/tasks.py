@@ -3,7 +3,7 @@
     run_in_thread(fn, *args, on_done=callback, on_error=callback)
 
 ``on_done(result)`` / ``on_error(message, traceback)`` are called on the GUI thread through a
-queued signal. Callers drop stale answers themselves (compare a request counter).
+queued signal, unless ``owner`` (a QObject) was deleted meanwhile. Callers drop stale answers themselves (compare a request counter).
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ class _Signals(QObject):
 class _Relay(QObject):
     """Lives on the GUI thread; its slots run there (queued connection from the pool thread)."""
 
-    def __init__(self, task: "_Task", on_done: Callable | None, on_error: Callable | None):
-        super().__init__()
+    def __init__(self, task: "_Task", on_done: Callable | None, on_error: Callable | None,
+                 owner: QObject | None = None):
+        super().__init__(owner)
         self.task, self.on_done, self.on_error = task, on_done, on_error
 
     @Slot(object)
@@ -61,10 +62,15 @@ class _Task(QRunnable):
 
 
 def run_in_thread(fn: Callable, *args: Any, on_done: Callable | None = None,
-                  on_error: Callable | None = None, **kwargs: Any) -> None:
-    """Start ``fn(*args, **kwargs)`` on QThreadPool.globalInstance()."""
+                  on_error: Callable | None = None, owner: QObject | None = None, **kwargs: Any) -> None:
+    """Start ``fn(*args, **kwargs)`` on QThreadPool.globalInstance().
+
+    ``owner``: a widget the callbacks belong to; if it is deleted first, the answer is dropped
+    (the relay is its child, and Qt drops queued calls to deleted objects).
+    """
     task = _Task(fn, args, kwargs)
-    task.relay = _Relay(task, on_done, on_error)
+    task.relay = _Relay(task, on_done, on_error, owner)
+    task.relay.destroyed.connect(lambda *_: _alive.discard(task))
     _alive.add(task)
     task.signals.done.connect(task.relay.finish_ok)
     task.signals.error.connect(task.relay.finish_err)

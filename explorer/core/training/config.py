@@ -64,6 +64,7 @@ class TrainConfig:
     mixed_precision: str = "auto"  # auto | no | fp16 | bf16 (auto: bf16 on CUDA-bf16 and AMX CPUs)
     seed: int = 42
     length_grouping: bool = True    # length-grouped batches (dynamic padding) for speed
+    fast_dropout: bool = True       # CPU: cheaper dropout masks (same p everywhere); see training/fast_dropout.py
     log_every: int = 1
     save_checkpoints: bool = True
     save_every: int = 0             # optimizer steps between "last" checkpoints; 0 = at evaluations and the end

@@ -7,7 +7,8 @@ The worker (explorer.worker.train) turns exceptions into ``failed`` / ``cancelle
 Recipe (recipe.py): AdamW with weight decay except biases and LayerNorm weights, linear warmup then
 linear decay to 0, clipping at max_grad_norm. Speed: length-grouped batches with dynamic padding
 (batching.py), SDPA attention (load_model default), bf16 autocast where it is fast (precision.py),
-and no host synchronisation per step except at logging (loss and grad norm stay on the device
+cheaper dropout masks on CPU (fast_dropout.py), fused AdamW, and no host synchronisation per step
+except at logging (loss and grad norm stay on the device
 between log steps; the NaN/inf check runs on the logged values).
 
 Multi-process (``accelerate launch``): each process gets every n-th batch; only the main process
@@ -30,6 +31,7 @@ from explorer.core.training.checkpoints import (copy_checkpoint, load_training_s
                                                 save_checkpoint, set_rng_state)
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.core.training.evaluation import TrainingCancelled, eval_loader, evaluate
+from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import resolve_mixed_precision
 from explorer.core.training.recipe import build_optimizer, build_scheduler, warmup_steps_for
 
@@ -101,7 +103,13 @@ def _device_type() -> str:
 
 def _make_accelerator(config: TrainConfig):
     from accelerate import Accelerator
+    from accelerate.state import AcceleratorState, GradientState, PartialState
 
+    if PartialState().num_processes == 1:
+        # accelerate keeps one state per process; a second run in the same process (tests, the benchmark)
+        # may want another precision or accumulation, so start from a clean state when not distributed
+        AcceleratorState._reset_state()
+        GradientState._reset_state()
     device_type = _device_type()
     mp = resolve_mixed_precision(config.mixed_precision, device_type)
     if mp == "fp16" and device_type != "cuda":
@@ -185,6 +193,8 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
                                 eps=config.adam_epsilon)
     scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=total)
     model, optimizer = accelerator.prepare(model, optimizer)
+    if config.fast_dropout and config.dropout > 0:
+        enable_fast_dropout(accelerator.unwrap_model(model))
     dev_loader = eval_loader(accelerator, dev_feats, config.batch_size) if dev_feats is not None else None
     watch_items = task.watch_items(config, dev_ex)
 

@@ -83,7 +83,7 @@ class QATask(Task):
 
     def metrics(self, examples, features: FeatureSet, outputs, config, out_dir) -> dict:
         from explorer.core.data.squad import gold_answers
-        from explorer.core.decoding import decode_predictions, write_official_files
+        from explorer.core.decoding import decode_predictions
         from explorer.core.metrics import evaluate_decodings
 
         decodings = decode_predictions(examples, features.raw, outputs["start_logits"], outputs["end_logits"],

@@ -1,0 +1,45 @@
+"""Export of the Curves panel: the plot grid as PNG, every shown point as CSV (mixed into CurvesPanel)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog
+
+from explorer.ui.curves_toolbar import write_curves_csv
+from explorer.ui.tasks import run_in_thread
+
+
+class CurvesExport:
+    """Needs ``self.grid_host``, ``self.runs``, ``self.status_message`` (CurvesPanel has them)."""
+
+    def export_png(self, path: str | Path) -> bool:
+        """The plot grid as it is shown (all plots, also those scrolled out of view)."""
+        return self.grid_host.grab().save(str(path))
+
+    def csv_rows(self) -> list[tuple[str, str, list, list]]:
+        return [(s.run_id, key, ser.x.copy(), ser.y.copy())
+                for s in self.runs for key, ser in s.series.items() if len(ser)]
+
+    def export_csv(self, path: str | Path, on_done=None) -> None:
+        """Write run_id,series,step,value rows on a worker thread (large runs take a moment)."""
+        rows = self.csv_rows()
+
+        def done(n: int) -> None:
+            self.status_message.emit(f"Wrote {n:,} points to {path}")
+            if on_done:
+                on_done(n)
+
+        run_in_thread(write_curves_csv, path, rows, on_done=done, owner=self,
+                      on_error=lambda msg, _tb: self.status_message.emit(f"CSV export failed: {msg}"))
+
+    def _ask_png(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export curves as PNG", "curves.png", "PNG images (*.png)")
+        if path:
+            ok = self.export_png(path)
+            self.status_message.emit(f"Saved {path}" if ok else f"Could not write {path}")
+
+    def _ask_csv(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export curves as CSV", "curves.csv", "CSV files (*.csv)")
+        if path:
+            self.export_csv(path)
