@@ -33,6 +33,7 @@ def main() -> int:
     ap.add_argument("--shots", default="", help="folder for screenshots (launcher.png, curves.png)")
     ap.add_argument("--runs-dir", default="", help="runs folder (default: a temp folder)")
     ap.add_argument("--top", type=int, default=5, help="list the N longest stalls with what preceded them")
+    ap.add_argument("--verbose", action="store_true", help="also time the window's own handlers")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
     a = ap.parse_args()
 
@@ -40,6 +41,29 @@ def main() -> int:
     from PySide6.QtTest import QTest
 
     from explorer.ui.app import create_window
+
+    slow: list[tuple[float, str]] = []      # (ms, name) of the window's own handlers that took > 20 ms
+    if a.verbose:   # time the window's own handlers (patched on the classes, before any connect)
+        from explorer.ui.curves import CurvesPanel
+        from explorer.ui.main_window import MainWindow
+        from explorer.ui.runs_panel import RunsPanel
+
+        def timed(cls, name):
+            fn = getattr(cls, name)
+
+            def wrapper(self, *args, **kwargs):
+                t = time.perf_counter()
+                try:
+                    return fn(self, *args, **kwargs)
+                finally:
+                    ms = (time.perf_counter() - t) * 1000
+                    if ms > 20:
+                        slow.append((ms, f"{cls.__name__}.{name}"))
+            setattr(cls, name, wrapper)
+
+        for cls, name in ((CurvesPanel, "_stagger_tick"), (CurvesPanel, "_live_tick"), (CurvesPanel, "_update_progress"),
+                          (MainWindow, "_run_changed"), (MainWindow, "_run_ended"), (RunsPanel, "refresh")):
+            timed(cls, name)
 
     tmp = Path(tempfile.mkdtemp(prefix="stall_probe_"))
     runs_dir = a.runs_dir or str(tmp / "runs")
@@ -152,6 +176,9 @@ def main() -> int:
         print(f"worker throughput: median {statistics.median(sps.y):.2f} samples/s")
     print(f"event-loop probe (10 ms QTimer) over {elapsed:.0f} s, {n} ticks: longest stall {max(gaps_sorted or [0]):.1f} ms, "
           f"p99 {pct(0.99):.1f} ms, p50 {pct(0.5):.1f} ms, stalls > 50 ms: {sum(g > 50 for g in gaps)}")
+    if a.verbose:
+        slow.sort(reverse=True)
+        print(f"own handlers > 20 ms: {len(slow)}" + "".join(f"\n  {ms:7.1f} ms {name}" for ms, name in slow[:8]))
     if gc_pauses:
         print(f"garbage-collector pauses > 5 ms: {len(gc_pauses)}, longest {max(gc_pauses):.0f} ms")
     for t, gap, seen in sorted(where, key=lambda w: -w[1])[: a.top]:

@@ -68,6 +68,10 @@ class CurvesPanel(CurvesExport, QWidget):
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
+        # Fixed size: a legend that changes height would move (and so repaint) every plot below it.
+        self.legend.setFixedHeight(2 * self.legend.fontMetrics().lineSpacing() + 6)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.progress = QProgressBar()
         self.progress.setFixedWidth(220)
         self.progress_label = QLabel()
