@@ -104,6 +104,9 @@ def write_report(out: Path, a, info: dict, events: list[dict], shots: list[tuple
     L.append(f"Date: {time.strftime('%Y-%m-%d %H:%M')}; machine: {platform.processor() or platform.machine()}, "
              f"{os.cpu_count()} CPU threads; device {started.get('device', '?')}, precision "
              f"{started.get('mixed_precision', '?')} (asked: {cfg.get('mixed_precision', '?')}).")
+    if cfg.get("mixed_precision") == "auto" and started.get("mixed_precision") == "no":
+        L.append("(\"auto\" chose fp32: bf16 autocast is only fast with hardware bf16 matmul, i.e. AMX tiles "
+                 "or a bf16 GPU, and this device has neither.)")
     L.append("")
     L.append("## Run")
     L += md_table(["setting", "value"], [
@@ -167,7 +170,10 @@ def write_report(out: Path, a, info: dict, events: list[dict], shots: list[tuple
         L.append("")
     if tau:
         f = tau
-        L.append(f"## τ on the dev set ({f['n']} questions of {Path(f['path']).name}, best checkpoint)")
+        L.append(f"## τ on the dev set ({f['n']} questions of {Path(f['path']).name}, checkpoint of step "
+                 f"{info.get('checkpoint', {}).get('step', '?')})")
+        L.append(f"Settings of the sweep's inference: {f.get('settings')}; inference {fmt(f.get('inference_s'), 1)} s.")
+        L.append("")
         L.append(f"- at τ = 0: EM {fmt(f['official']['exact_match'])}, F1 {fmt(f['official']['f1'])}, "
                  f"HasAns_f1 {fmt(f['official'].get('HasAns_f1'))}, NoAns_f1 {fmt(f['official'].get('NoAns_f1'))}.")
         L.append(f"- best τ on the grid (−6..+6, step 0.25): **{f['best_tau']:+.2f}**, F1 {f['best_f1']:.2f}; official "
@@ -204,7 +210,11 @@ def write_report(out: Path, a, info: dict, events: list[dict], shots: list[tuple
                 L += md_table(header, rows)
                 L.append("")
     if probes:
-        L.append("## Inspectors on real dev questions (best checkpoint)")
+        ck = info.get("checkpoint", {})
+        L.append(f"## Inspectors on real dev questions (checkpoint {ck.get('path', '?')}: step {ck.get('step', '?')}, "
+                 f"dev F1 {fmt((ck.get('metrics') or {}).get('f1'))} at save time)")
+        L.append(f"Probe settings: {info.get('probe_settings', '?')}.")
+        L.append("")
         for p in probes:
             L.append(f"- {p['question']!r} (gold {', '.join(repr(g) for g in p['gold']) or '(no answer)'}): "
                      f"{p['decision']} → {p['answer'] or '(no answer)'!r}; best span {p['best_span']!r}; by-hand "
@@ -237,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train-cap", type=int, default=0, help="use only the first N train questions (0 = all)")
     ap.add_argument("--precision", default="auto", choices=("auto", "no", "bf16", "fp16"))
     ap.add_argument("--shot-every", type=float, default=4.0, help="minutes between curve screenshots")
-    ap.add_argument("--max-kb", type=int, default=300, help="largest PNG size; bigger grabs are scaled down")
+    ap.add_argument("--max-kb", type=int, default=500, help="largest PNG size; bigger grabs are scaled down")
     a = ap.parse_args(argv)
 
     for path in (a.train, a.dev):
@@ -331,7 +341,13 @@ def main(argv: list[str] | None = None) -> int:
         drv.wait(1.0)
         shot("curves_final.png", "Curves at the end: loss, learning rate, gradient norm, samples/s and the dev metrics")
 
-        drv.open_best_checkpoint(run_id)
+        ckpt = drv.open_best_checkpoint(run_id)
+        try:
+            info["checkpoint"] = dict(json.loads((Path(ckpt) / "checkpoint.json").read_text(encoding="utf-8")),
+                                      path=ckpt)
+        except (OSError, ValueError):
+            info["checkpoint"] = {"path": ckpt}
+        info["probe_settings"] = {k: v for k, v in win.hub.panel.inputs().items() if k not in ("question", "passage")}
         for k, w in enumerate(watch, start=1):
             res = drv.probe(w["question"], w["passage"])
             d = res.decision()
@@ -351,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         study, fig = drv.tau_study(a.dev, a.tau_cap, timeout=3600)
         tau = {"n": len(study), "path": a.dev, "seconds": time.monotonic() - t0, "best_tau": fig.grid.best_tau,
-               "best_f1": fig.grid.best_f1, "official": fig.official, "honest": fig.honest}
+               "best_f1": fig.grid.best_f1, "official": fig.official, "honest": fig.honest,
+               "settings": study.settings, "inference_s": study.seconds}
         log(f"τ sweep: {len(study)} questions in {tau['seconds']:.0f} s; best τ {fig.grid.best_tau:+.2f} "
             f"(F1 {fig.grid.best_f1:.2f})" + (f", honest F1 {fig.honest['honest_f1']:.2f}" if fig.honest else ""))
         shot("tau.png", f"τ on dev set: {len(study)} questions, F1/EM/HasAns/NoAns/answer rate against τ")

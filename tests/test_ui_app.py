@@ -44,6 +44,7 @@ def window(qtbot, tmp_path, monkeypatch):
     from explorer.ui.settings import AppSettings
 
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setattr("explorer.ui.process.WORKER_NICE", 0)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "settings.ini"), probe_device=False)
     qtbot.addWidget(w)

@@ -149,9 +149,12 @@ class CurvesPanel(CurvesExport, QWidget):
             self.grid.removeWidget(panel)
         for row in range(self.grid.rowCount()):
             self.grid.setRowStretch(row, 0)
+        pairs = self._pairs()
         for i, key in enumerate(keys):
-            self._panel(key)
-            self.grid.addWidget(self.panels[key], i // COLUMNS, i % COLUMNS)
+            panel = self._panel(key)
+            if key not in old:
+                panel.set_runs(pairs)
+            self.grid.addWidget(panel, i // COLUMNS, i % COLUMNS)
         self.grid.setRowStretch((len(keys) + COLUMNS - 1) // COLUMNS, 1)   # free space goes below the plots
         for key, panel in self.panels.items():
             if key not in keys:
@@ -202,8 +205,10 @@ class CurvesPanel(CurvesExport, QWidget):
         (call :meth:`redraw_now` to have them all at once)."""
         self.runs = list(states)
         pairs = self._pairs()
-        for panel in self.panels.values():
-            panel.set_runs(pairs)
+        keys = set(self.visible_keys())
+        for key, panel in self.panels.items():   # hidden plots catch up when they are shown
+            if key in keys or key in self._layout_keys:
+                panel.set_runs(pairs)
         self.x_follow = True
         self._schedule(all_runs=True)
         self._live_tick()

@@ -60,6 +60,7 @@ class PlotPanel(QFrame):
         self.raw_items: dict[str, pg.PlotDataItem] = {}
         self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
         self._state_ids: dict[str, int] = {}
+        self.colors: dict[str, str] = {}
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(0)
@@ -87,8 +88,10 @@ class PlotPanel(QFrame):
         return item
 
     def set_runs(self, runs: list[tuple[RunState, str]]) -> None:
-        """Keep one item per displayed run (created or removed as needed)."""
-        wanted = {s.run_id for s, _ in runs}
+        """Drop the curves of runs no longer shown; new runs get theirs at their first
+        :meth:`update_run` (creating items costs milliseconds: it happens in the staggered refresh)."""
+        self.colors = {s.run_id: c for s, c in runs}
+        wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
             self.plot.removeItem(self.items.pop(run_id))
             self.ema.pop(run_id, None)
@@ -99,15 +102,23 @@ class PlotPanel(QFrame):
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
                 self.ema.pop(state.run_id, None)
-            if state.run_id in self.items:
-                continue
+
+    def _item(self, run_id: str) -> pg.PlotDataItem | None:
+        item = self.items.get(run_id)
+        if item is None and run_id in self.colors:
+            color = self.colors[run_id]
             if self.key == "loss":
-                self.raw_items[state.run_id] = self._new_item(color, width=1.0, alpha=70)
-            self.items[state.run_id] = self._new_item(color, name=state.run_id)
+                self.raw_items[run_id] = self._new_item(color, width=1.0, alpha=70)
+            item = self.items[run_id] = self._new_item(color, name=run_id)
+        return item
 
     def update_run(self, state: RunState, smoothing: float) -> None:
         s = state.series.get(self.key)
-        item = self.items.get(state.run_id)
+        if s is None or not len(s):
+            if state.run_id in self.items:
+                self.items[state.run_id].setData([], [])
+            return
+        item = self._item(state.run_id)
         if item is None:
             return
         if s is None or not len(s):

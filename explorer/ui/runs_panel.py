@@ -254,7 +254,7 @@ class RunsPanel(QWidget):
             if s.run_id in run_ids:
                 idx = self.proxy.mapFromSource(self.model.index(i, 0))
                 sm.select(idx, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
-        self._selection_changed()
+        # selectionChanged already reported it (once)
 
     # ---- actions -------------------------------------------------------------------------
     def _selected_states(self) -> list[RunState]:

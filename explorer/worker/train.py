@@ -136,9 +136,9 @@ def _distributed() -> tuple[bool, bool]:
     """(several processes?, is this the main process?) without initialising anything when single."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
         return False, True
-    from accelerate import PartialState
+    from explorer.core.training.loop import process_state
 
-    state = PartialState()
+    state = process_state()
     return state.num_processes > 1, state.is_main_process
 
 

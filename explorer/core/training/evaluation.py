@@ -27,11 +27,16 @@ def eval_loader(accelerator, features, batch_size: int):
 def gather_outputs(accelerator, model, task, features, loader, control=None) -> dict[str, list[np.ndarray]]:
     """Forward every dev row once; returns ``{output name: [array per row, in feature order]}``.
 
-    Token-level outputs (task.token_level_outputs, shape (batch, seq)) are padded across processes
-    and cut back to each row's own length. Raises TrainingCancelled when ``control.cancel`` is set.
+    Token-level outputs (task.token_level_outputs, shape (batch, seq)) are cut back to each row's own
+    length. With several processes each one forwards its shard of the batches and the rows are
+    collected from all of them with ``accelerate.utils.gather_object`` keyed by feature index (rows have
+    different lengths and the last batches different sizes, which tensor gathers cannot take; rows that
+    accelerate repeats to even out the shards land on the same index, so nothing is counted twice).
+    Raises TrainingCancelled when ``control.cancel`` is set.
     """
     n = len(features)
     collected: dict[str, list] = {}
+    multi = accelerator.num_processes > 1
     was_training = model.training
     model.eval()
     try:
@@ -41,21 +46,28 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
                     raise TrainingCancelled()
                 outputs = model(**task.model_inputs(batch))
                 outs = task.eval_outputs(outputs, batch)
-                if accelerator.num_processes > 1:
-                    outs = {k: accelerator.pad_across_processes(v, dim=1, pad_index=-1e4)
-                            if k in task.token_level_outputs else v for k, v in outs.items()}
-                idx, outs = accelerator.gather_for_metrics((batch["feature_index"], outs))
-                idx = idx.cpu().numpy()
-                for name, t in outs.items():
-                    arr = t.float().cpu().numpy() if t.is_floating_point() else t.cpu().numpy()
-                    rows = collected.setdefault(name, [None] * n)
-                    for row, fi in zip(arr, idx):
-                        if name in task.token_level_outputs:
-                            row = row[:features.lengths[fi]]
-                        rows[fi] = row
+                idx = batch["feature_index"].cpu().numpy()
+                arrays = {name: (t.float() if t.is_floating_point() else t).cpu().numpy() for name, t in outs.items()}
+                rows = []
+                for r, fi in enumerate(idx):
+                    row = {}
+                    for name, arr in arrays.items():
+                        v = arr[r]
+                        row[name] = v[:features.lengths[fi]] if name in task.token_level_outputs else v
+                    rows.append((int(fi), row))
+                if multi:
+                    from accelerate.utils import gather_object
+
+                    rows = gather_object(rows)
+                for fi, row in rows:
+                    for name, v in row.items():
+                        collected.setdefault(name, [None] * n)[fi] = v
     finally:
         if was_training:
             model.train()
+    missing = [i for i in range(n) if any(col[i] is None for col in collected.values())]
+    if missing:
+        raise RuntimeError(f"evaluation lost {len(missing)} of {n} dev rows (first: {missing[:5]})")
     return collected
 
 

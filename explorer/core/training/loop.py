@@ -95,17 +95,28 @@ def _metric_value(metrics: dict | None, name: str) -> float | None:
     return next((metrics[n] for n in ("f1", "accuracy", "pearson") if n in metrics), None)
 
 
-def _device_type() -> str:
+def _no_gpu() -> bool:
+    mps = getattr(torch.backends, "mps", None)
+    return not torch.cuda.is_available() and not (mps is not None and mps.is_available())
+
+
+def process_state():
+    """accelerate's PartialState; on a machine without GPU with cpu=True, so that several processes
+    started by ``accelerate launch`` / ``torchrun`` form a MULTI_CPU (gloo) group."""
     from accelerate import PartialState
 
-    return PartialState().device.type
+    return PartialState(cpu=_no_gpu())
+
+
+def _device_type() -> str:
+    return process_state().device.type
 
 
 def _make_accelerator(config: TrainConfig):
     from accelerate import Accelerator
-    from accelerate.state import AcceleratorState, GradientState, PartialState
+    from accelerate.state import AcceleratorState, GradientState
 
-    if PartialState().num_processes == 1:
+    if process_state().num_processes == 1:
         # accelerate keeps one state per process; a second run in the same process (tests, the benchmark)
         # may want another precision or accumulation, so start from a clean state when not distributed
         AcceleratorState._reset_state()
@@ -116,7 +127,7 @@ def _make_accelerator(config: TrainConfig):
         raise ConfigError(f"mixed_precision fp16 needs a CUDA GPU (this run is on {device_type}); "
                           "use bf16 (fast on CPUs with AMX) or no")
     return Accelerator(mixed_precision=mp, gradient_accumulation_steps=config.gradient_accumulation_steps,
-                       step_scheduler_with_optimizer=False), mp
+                       step_scheduler_with_optimizer=False, cpu=_no_gpu()), mp
 
 
 def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | None = None, *,
