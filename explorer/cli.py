@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] in {"gui", "--runs-dir"}:
+    gui_option = bool(argv) and argv[0].startswith("-") and argv[0] not in {"-h", "--help"}
+    if not argv or argv[0] == "gui" or gui_option:
         from explorer.ui.app import main as gui_main
 
         return gui_main(argv[1:] if argv and argv[0] == "gui" else argv)

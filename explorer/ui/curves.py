@@ -370,7 +370,7 @@ class CurvesPanel(CurvesExport, QWidget):
             for state, color in self._pairs():
                 best = state.best_metric()
                 extra = f" · best {best[0]} {best[1]:.2f}" if best else ""
-                parts.append(f"<span style='color:{color};font-size:14pt'>■</span> {state.run_id} "
+                parts.append(f"<span style='color:{color}'>■</span>&nbsp;{state.run_id} "
                              f"<span style='color:#666'>({state.status}{extra})</span>")
             text = "&nbsp;&nbsp;&nbsp;".join(parts)
         if text != self.legend.text():

@@ -14,7 +14,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 
 from explorer.ui.run_state import RunState, format_seconds
 
-COLUMNS = ("Run", "Status", "Best dev metric", "Duration", "Step", "Task", "Model")
+COLUMNS = ("Run", "Status", "Best dev", "Duration", "Step", "Task", "Model")
+HEADER_TIPS = {"Best dev": "The best dev metric over all evaluations (f1 for SQuAD, accuracy or f1 for "
+                           "classification) and the step it was reached at.",
+               "Duration": "Wall-clock time from start to end (still counting while the run is live).",
+               "Step": "Optimizer steps done / planned."}
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
                  "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
                  "cancelled": "#6c757d", "crashed": "#b02a37"}
@@ -48,6 +52,8 @@ class RunsModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS.get(COLUMNS[section])
         return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -81,7 +87,7 @@ class RunsModel(QAbstractTableModel):
             return s.model
         if name == "Task":
             return s.task
-        if name == "Best dev metric":
+        if name == "Best dev":
             best = s.best_metric()
             return f"{best[0]} {best[1]:.2f} @{best[2]}" if best else ""
         if name == "Duration":
@@ -95,7 +101,7 @@ class RunsModel(QAbstractTableModel):
     @staticmethod
     def _sort_key(s: RunState, col: int):
         name = COLUMNS[col]
-        if name == "Best dev metric":
+        if name == "Best dev":
             best = s.best_metric()
             return best[1] if best else -1.0
         if name == "Duration":
@@ -171,10 +177,11 @@ class RunsPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # keeps date and task of long run ids
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(True)
-        for col, width in enumerate((190, 70, 112, 60, 56, 64, 110)):
+        for col, width in enumerate((150, 68, 104, 70, 56, 64, 110)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(self._double_clicked)
@@ -293,6 +300,10 @@ class RunsPanel(QWidget):
         self.selection_changed.emit(self.selected_ids())
 
     def _update_buttons(self) -> None:
+        self.note.setText("" if self.model.rows else
+                          "No runs in this folder yet: launch one from the Launch tab (Ctrl+Return), or open a "
+                          "run folder from disk (Ctrl+O).")
+        self.note.setVisible(not self.model.rows)
         states = self._selected_states()
         live = any(s.is_live for s in states)
         self.stop_btn.setEnabled(any(s.status in ("running", "starting") for s in states))
