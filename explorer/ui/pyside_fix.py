@@ -21,7 +21,17 @@ _applied = False
 
 
 def needed() -> bool:
-    return sys.implementation.name == "cpython" and sys.version_info < (3, 12)
+    """Only PySide6 6.12.x on CPython < 3.12 leaks (6.8.3-6.11.3 measured clean; pyproject pins <6.12,
+    so this is a safety net for an environment that ends up on 6.12 anyway)."""
+    if sys.implementation.name != "cpython" or sys.version_info >= (3, 12):
+        return False
+    try:
+        from importlib.metadata import version
+
+        major, minor = (int(x) for x in version("shiboken6").split(".")[:2])
+    except Exception:
+        return True
+    return (major, minor) >= (6, 12)
 
 
 def apply() -> bool:
