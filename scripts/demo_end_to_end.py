@@ -218,7 +218,7 @@ def write_report(out: Path, a, info: dict, events: list[dict], shots: list[tuple
         for p in probes:
             L.append(f"- {p['question']!r} (gold {', '.join(repr(g) for g in p['gold']) or '(no answer)'}): "
                      f"{p['decision']} → {p['answer'] or '(no answer)'!r}; best span {p['best_span']!r}; by-hand "
-                     f"check max |S·T_i − start_logit| {p['byhand']}; probe {p['ms']:.0f} ms.")
+                     f"check max |T_i·W + b − logits| {p['byhand']}; probe {p['ms']:.0f} ms.")
         L.append("")
     L.append("## Screenshots")
     for name, caption in shots:

@@ -29,7 +29,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-SHOTS = ("launcher.png", "curves.png", "attention.png", "spans.png", "tau.png")
 TAB_LAUNCH, TAB_CURVES, TAB_ATTENTION, TAB_SPANS, TAB_TAU = "Launch", "Curves", "Attention", "Spans && τ", \
     "τ on dev set"
 
