@@ -191,7 +191,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     if num_labels is not None:
         model_kwargs["num_labels"] = num_labels
     verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar on the CLI's stderr
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
         import torch
@@ -215,6 +217,8 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"{source!r} cannot be loaded as a {task} model: {str(exc)[:300]}") from None
     finally:
         hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
     if not getattr(tokenizer, "is_fast", False):
         raise ModelSourceError(f"{source!r} has only a slow tokenizer; BERT Explorer needs a fast "
                                "tokenizer (tokenizer.json) for character offsets")

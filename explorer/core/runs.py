@@ -175,7 +175,10 @@ def selection_metric(config: dict) -> str:
     """The metric name that picks the best checkpoint: config metric_for_best or the task default."""
     if config.get("metric_for_best"):
         return str(config["metric_for_best"])
-    return "f1" if str(config.get("task", "")).startswith("squad") else "accuracy"
+    task = str(config.get("task", ""))
+    if task == "squad_v2":
+        return "best_f1"  # threshold-free, as the QA task picks checkpoints (core/training/tasks/qa.py)
+    return "f1" if task.startswith("squad") else "accuracy"
 
 
 def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: bool) -> RunSummary:

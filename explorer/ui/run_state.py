@@ -143,8 +143,13 @@ class RunState:
         return self.status in LIVE
 
     def primary_metric(self) -> str | None:
-        """The dev metric used to rank runs: the first of PRIMARY_METRICS seen in an eval."""
+        """The dev metric used to rank runs: the one that picks the run's best checkpoint
+        (core.runs.selection_metric) when evaluated, else the first of PRIMARY_METRICS seen."""
+        from explorer.core.runs import selection_metric
+
         names = {k[len(DEV_PREFIX):] for k in self.series if k.startswith(DEV_PREFIX)}
+        if self.config and selection_metric(self.config) in names:
+            return selection_metric(self.config)
         for name in PRIMARY_METRICS:
             if name in names:
                 return name

@@ -8,13 +8,16 @@ open the run folder, open the best checkpoint in the inspectors, show the error 
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
                                QPlainTextEdit, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from explorer.ui.run_state import RunState, format_seconds
 
 COLUMNS = ("Run", "Status", "Best dev", "Duration", "Step", "Task", "Model")
+# hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
+# the Run tooltip lists them
+HIDDEN_COLUMNS = ("Duration", "Task", "Model")
 HEADER_TIPS = {"Best dev": "The best dev metric over all evaluations (f1 for SQuAD, accuracy or f1 for "
                            "classification) and the step it was reached at.",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
@@ -72,7 +75,9 @@ class RunsModel(QAbstractTableModel):
                 tip = STATUS_TIPS.get(s.status, s.status)
                 return f"{tip}\n{s.error}" if s.error else tip
             if COLUMNS[col] == "Run":
-                return f"{s.run_id}\n{s.path or ''}\nmodel: {s.model}\ndevice: {s.device} {s.mixed_precision}"
+                return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
+                        f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
+                        f"device: {s.device} {s.mixed_precision}")
             return self._text(s, col)
         return None
 
@@ -178,11 +183,22 @@ class RunsPanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # keeps date and task of long run ids
+        # the run name takes the free width (elided in the middle); the short columns fit their contents and
+        # headers; HIDDEN_COLUMNS start hidden: right-click the header to show them
         hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
-        for col, width in enumerate((150, 68, 104, 70, 56, 64, 110)):
-            self.table.setColumnWidth(col, width)
+        hh.setStretchLastSection(False)
+        hh.setMinimumSectionSize(40)
+        for col, name in enumerate(COLUMNS):
+            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run"
+                                    else QHeaderView.ResizeMode.ResizeToContents)
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for col, name in enumerate(COLUMNS[1:], start=1):
+            act = QAction(f"Show {name}", hh)
+            act.setCheckable(True)
+            act.setChecked(name not in HIDDEN_COLUMNS)
+            act.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
+            hh.addAction(act)
+            self.table.setColumnHidden(col, name in HIDDEN_COLUMNS)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(self._double_clicked)
 

@@ -10,11 +10,14 @@ Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; bo
 ``--no-...``; lists take JSON, ``--text-columns`` also "a,b"). ``TrainConfig.to_cli_args`` produces
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
-written first; events go to stdout and to ``events.jsonl`` (DESIGN.md protocol).
+written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
+docs/architecture.md and the README). Help texts: ``FIELD_HELP`` next to TrainConfig.
 
-Exit codes: 0 finished (also after stop early), 1 failed (a ``failed`` event says why),
-2 unusable arguments (a ``failed`` event on stdout; no run folder when none could be named),
-143 cancelled (SIGTERM). Stop early: SIGINT or a file named STOP in the run folder.
+Exit codes: 0 finished (also after stop early), 1 failed, 2 unusable arguments (bad flag values are
+argparse errors; other unusable settings, e.g. a bad ``--config`` file or resuming a finished run, give a
+``failed`` event on stdout and no run folder when none could be named), 143 cancelled (SIGTERM).
+Every failure also prints one ``error: ...`` message on stderr (the traceback stays in the event).
+Stop early: SIGINT or a file named STOP in the run folder.
 """
 
 from __future__ import annotations
@@ -29,11 +32,16 @@ import time
 import traceback
 from pathlib import Path
 
-from explorer.core.events import EVENTS_FILE, encode_event, make_event
-from explorer.core.training.config import ConfigError, TrainConfig
+from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
+from explorer.core.training.config import FIELD_HELP, TASKS, ConfigError, TrainConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
+DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
+               "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
+EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed, 2 unusable arguments, 143 cancelled. "
+          "Errors are also printed on stderr as 'error: ...'. Stop early: Ctrl-C or a file named STOP in the "
+          "run folder; continue with --resume RUN_DIR.")
 
 
 def _field_type(f: dataclasses.Field) -> str:
@@ -50,30 +58,51 @@ def _json_list(text: str) -> list:
     return value
 
 
+def _task_choices() -> list[str]:
+    """TASKS plus tasks registered at run time (only when the registry is already imported: the
+    parser must stay cheap, `bert-explorer score` builds it too)."""
+    known = list(TASKS)
+    registry = sys.modules.get("explorer.core.training.tasks")
+    if registry is not None:
+        known += [t for t in registry.task_names() if t not in known]
+    return known
+
+
+def field_help(f: dataclasses.Field, default) -> str:
+    """The one-line help of a TrainConfig field: FIELD_HELP plus its default (unless the text gives it)."""
+    text = FIELD_HELP.get(f.name, f.name.replace("_", " "))
+    if "default" not in text and default not in (None, "", []):
+        text += f" (default: {default})"
+    return text.replace("%", "%%")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset)."""
+    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset); help from FIELD_HELP."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
     parser.add_argument("--config", metavar="RUN_JSON", default=argparse.SUPPRESS,
                         help="a run config (TrainConfig as JSON); flags given as well override its values")
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
-                        help="continue the run in RUN_DIR from its last checkpoint, same schedule")
+                        help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
     defaults = TrainConfig()
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = _field_type(f)
-        default = getattr(defaults, f.name)
-        help_text = f"(default: {default!r})"
-        if kind == "bool":
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction,
-                                default=argparse.SUPPRESS, help=help_text)
+        help_text = field_help(f, getattr(defaults, f.name))
+        common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
+        if f.name == "task":
+            parser.add_argument(flag, type=str, choices=_task_choices(), **common)
+        elif kind == "bool":
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
         elif kind.startswith("list"):
-            parser.add_argument(flag, dest=f.name, type=_json_list, default=argparse.SUPPRESS,
-                                help=help_text + "; a JSON list")
+            common["help"] += "; a JSON list" + (' or "a,b"' if f.name == "text_columns" else "")
+            parser.add_argument(flag, type=_json_list, metavar="JSON", **common)
         elif kind.startswith("int"):
-            parser.add_argument(flag, dest=f.name, type=int, default=argparse.SUPPRESS, help=help_text)
+            parser.add_argument(flag, type=int, metavar="N", **common)
         elif kind.startswith("float"):
-            parser.add_argument(flag, dest=f.name, type=float, default=argparse.SUPPRESS, help=help_text)
+            parser.add_argument(flag, type=float, metavar="X", **common)
         else:
-            parser.add_argument(flag, dest=f.name, type=str, default=argparse.SUPPRESS, help=help_text)
+            parser.add_argument(flag, type=str, metavar=f.name.upper(), **common)
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:

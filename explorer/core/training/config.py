@@ -169,6 +169,53 @@ class TrainConfig:
         return args
 
 
+# One line of help per TrainConfig field: the `bert-explorer train --help` texts (and tooltips). A field's
+# default is appended by the CLI unless the text states it (fields whose default depends on the task).
+FIELD_HELP: dict[str, str] = {
+    "model": "hub id, local model folder or bundled:minilm",
+    "task": "squad_v1 / squad_v2 (extractive QA), single / pair (sentence or sentence-pair classification)",
+    "train": "training data: a file path or a hub dataset id (optionally 'id::config', e.g. nyu-mll/glue::sst2)",
+    "dev": "dev data for evaluations: a file path or a hub dataset id; empty = no evaluation",
+    "output_dir": "the runs folder; the run lives in OUTPUT_DIR/RUN_ID "
+                  "(empty = $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs)",
+    "run_id": "name of the run folder; empty = generated from time, model and task",
+    "epochs": "passes over the training data (ignored when --max-steps > 0)",
+    "max_steps": "optimizer steps to run; 0 = use --epochs instead",
+    "batch_size": "examples (QA: windows) per micro-batch",
+    "gradient_accumulation_steps": "micro-batches per optimizer step (effective batch = batch_size x this)",
+    "learning_rate": "peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification",
+    "weight_decay": "AdamW weight decay (not applied to biases and LayerNorm weights)",
+    "warmup_ratio": "fraction of the steps with linear warmup, then linear decay to 0",
+    "max_grad_norm": "clip the gradient norm to this; 0 = no clipping",
+    "dropout": "dropout probability in the encoder",
+    "adam_beta1": "AdamW beta1",
+    "adam_beta2": "AdamW beta2",
+    "adam_epsilon": "AdamW epsilon",
+    "max_seq_length": "tokens per input window; default 384 for QA, 128 for classification",
+    "doc_stride": "QA: tokens between the starts of consecutive passage windows",
+    "max_query_length": "QA: question tokens kept",
+    "n_best_size": "QA: start/end candidates kept per window when decoding",
+    "max_answer_length": "QA: longest answer span, in tokens",
+    "eval_every": "optimizer steps between dev evaluations; 0 = evaluate only at the start and the end",
+    "dev_cap": "evaluate on the first N dev examples; 0 = all",
+    "train_cap": "train on the first N training examples; 0 = all",
+    "mixed_precision": "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX CPUs, else fp32)",
+    "seed": "random seed (data order, dropout, new heads)",
+    "length_grouping": "batch examples of similar length together (less padding, faster)",
+    "fast_dropout": "cheaper dropout masks on CPU (same p everywhere)",
+    "log_every": "optimizer steps between step events",
+    "save_checkpoints": "save checkpoints/last and checkpoints/best",
+    "save_every": "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the end",
+    "metric_for_best": "dev metric that picks checkpoints/best (higher is better); empty = the task's default",
+    "watch": 'question/passage pairs probed at each evaluation, '
+             'e.g. [{"question": "...", "passage": "..."}]',
+    "text_columns": "classification: the 1 or 2 text column names; empty = found among the usual names",
+    "label_column": "classification: the label column name; empty = found among the usual names",
+    "num_labels": "classification: number of labels; 0 = inferred from the training labels",
+    "trust_remote_code": "allow a hub model to run its own code",
+}
+
+
 def paper_grid(base: TrainConfig) -> list[TrainConfig]:
     """The paper's 24-run grid (batch x lr x epochs) around a base config, in a stable order."""
     out = []

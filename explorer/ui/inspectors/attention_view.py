@@ -28,7 +28,7 @@ DIRECTIONS = [("question → passage", "question", "passage"), ("passage → que
               ("all tokens → all tokens", None, None)]
 FLOW_COLUMNS = [("question → passage", QUESTION, PASSAGE), ("passage → question", PASSAGE, QUESTION),
                 ("question → [CLS]/[SEP]", QUESTION, SPECIAL)]
-FLOW_HEADERS = ["question\n→ passage", "passage\n→ question", "question\n→ [CLS]/[SEP]"]
+FLOW_HEADERS = ["q→p", "p→q", "q→[CLS]/[SEP]"]   # short: the full names are the header tooltips
 BLOCK_LABEL = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
 
 
@@ -54,10 +54,12 @@ class AttentionView(QWidget):
         self._updating = False
 
         self.mode = QComboBox()
-        self.mode.addItems(["one layer", "rollout (all layers)"])
+        self.mode.addItems(["one layer", "rollout"])   # short items keep the control row narrow
         self.mode.setToolTip(tip("rollout"))
         self.layer = QComboBox()
+        self.layer.setToolTip("Layer shown in the token map and the head view (1 = closest to the input).")
         self.head = QComboBox()
+        self.head.setToolTip("One attention head, or the mean over all heads of the layer.")
         self.window_box = QComboBox()
         self.window_box.setToolTip("A long passage is cut into overlapping windows (doc_stride); each has its "
                                    "own attention.\n" + tip("doc_stride"))
@@ -71,8 +73,11 @@ class AttentionView(QWidget):
         self.topk.setValue(5)
         self.topk.setPrefix("top ")
         self.topk.setToolTip("Lines drawn per from-token in the head view: its k largest weights.")
-        for box in (self.mode, self.layer, self.head, self.window_box, self.direction):
+        for box in (self.mode, self.layer, self.head, self.direction):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # the window label is long ("1: 384 tokens, chars 0-1712"): elided, so the row stays narrow
+        self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.window_box.setMinimumContentsLength(12)
         controls = QHBoxLayout()
         for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
                   QLabel("window"), self.window_box, self.merge):
@@ -109,7 +114,12 @@ class AttentionView(QWidget):
         # --- block flow: table + plot over layers; model view
         self.flow_table = QTableWidget(0, len(FLOW_COLUMNS))
         self.flow_table.setHorizontalHeaderLabels(FLOW_HEADERS)
-        self.flow_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        for c, (name, _, _) in enumerate(FLOW_COLUMNS):
+            self.flow_table.horizontalHeaderItem(c).setToolTip(f"{name}: share of the attention of the "
+                                                               f"{name.split(' → ')[0]} tokens that goes to the "
+                                                               f"{name.split(' → ')[1]} tokens")
+        self.flow_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.flow_table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
         self.flow_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.flow_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.flow_table.setToolTip(tip("block flow"))
@@ -129,6 +139,8 @@ class AttentionView(QWidget):
         flow_box = QSplitter(Qt.Orientation.Horizontal)
         flow_box.addWidget(self.flow_table)
         flow_box.addWidget(self.flow_plot)
+        flow_box.setStretchFactor(0, 0)
+        flow_box.setStretchFactor(1, 1)
 
         self.model_pair = QComboBox()
         self._pairs = [(a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))]
@@ -143,7 +155,9 @@ class AttentionView(QWidget):
         mrow = QHBoxLayout()
         mrow.addWidget(QLabel("block flow shown:"))
         mrow.addWidget(self.model_pair)
-        mrow.addWidget(QLabel("(rows: layers, columns: heads; click a cell to show that layer and head)"))
+        hint = QLabel("rows: layers, columns: heads")
+        hint.setToolTip("Click a cell to show that layer and head above.")
+        mrow.addWidget(hint)
         mrow.addStretch(1)
         ml.addLayout(mrow)
         ml.addWidget(self.model_map)
@@ -190,8 +204,8 @@ class AttentionView(QWidget):
                                   if result is not None else "Probe a question and a passage to see attention.")
                 return
             att = result.attention[0]
-            self._fill_combo(self.layer, [f"layer {i + 1}" for i in range(att.num_layers)])
-            self._fill_combo(self.head, ["mean over heads"] + [f"head {i + 1}" for i in range(att.num_heads)])
+            self._fill_combo(self.layer, [str(i + 1) for i in range(att.num_layers)])
+            self._fill_combo(self.head, ["mean"] + [str(i + 1) for i in range(att.num_heads)])
             self._fill_combo(self.window_box, [self._window_label(w) for w in result.windows])
             self.window = min(self.window, len(result.windows) - 1)
             self.window_box.setCurrentIndex(self.window)
@@ -315,6 +329,7 @@ class AttentionView(QWidget):
                 self.flow_table.setItem(r, c, item)
             self._flow_curves[c].setData(np.arange(1, n_layers + 1), values)
         self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+        self._fit_flow_table()
         self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
         layer = max(self.layer.currentIndex(), 0)
         self._layer_line.setValue(layer + 1)
@@ -328,6 +343,15 @@ class AttentionView(QWidget):
         head = self.head.currentIndex()
         if self.mode.currentIndex() == MODE_LAYER and head > 0:
             self.model_map.mark_cell(layer, head - 1)
+
+    def _fit_flow_table(self) -> None:
+        """Make the block-flow table wide enough for all its columns (no horizontal scrolling)."""
+        t = self.flow_table
+        t.resizeColumnsToContents()
+        hh = t.horizontalHeader()
+        width = sum(max(hh.sectionSizeHint(c), t.sizeHintForColumn(c)) for c in range(t.columnCount()))
+        width += t.verticalHeader().sizeHint().width() + 2 * t.frameWidth() + t.verticalScrollBar().sizeHint().width()
+        t.setMinimumWidth(width)
 
     # ----------------------------------------------------------------------------------- hover / click
     def _token_index(self, side: str, i: int) -> int:

@@ -48,7 +48,8 @@ class _ProbeHost(QWidget):
             self.split.insertWidget(0, self.panel)
             self.split.setStretchFactor(0, 0)
             self.split.setStretchFactor(1, 1)
-            self.split.setSizes([370, 1000])
+            self.split.setCollapsible(0, False)
+            self.split.setSizes([max(370, self.panel.minimumWidth()), 1000])
             self.panel.show()
 
     def showEvent(self, event) -> None:  # noqa: N802

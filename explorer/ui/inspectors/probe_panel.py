@@ -173,6 +173,9 @@ class ProbePanel(QWidget):
         layout.addWidget(self.probe_button)
         layout.addWidget(self.busy_bar)
         layout.addWidget(self.status)
+        # the scroll area only scrolls vertically, so the panel must be as wide as its contents (model row,
+        # spin boxes) plus the scroll bar; otherwise a neighbour with a large minimum width clips it
+        self.setMinimumWidth(max(280, inner.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()))
 
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)

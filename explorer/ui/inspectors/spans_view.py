@@ -108,7 +108,7 @@ class SpansView(QWidget):
         self.passage.setOpenLinks(False)
         self.nbest = QTableWidget(0, 6)
         self.nbest.setHorizontalHeaderLabels(["#", "text", "start_logit", "end_logit", "score", "window"])
-        self.nbest.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self._nbest_columns()
         self.nbest.verticalHeader().setVisible(False)
         self.nbest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.nbest.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -155,15 +155,15 @@ class SpansView(QWidget):
 
         right = QTabWidget()
         right.addTab(self.table_map, "Span score table")
-        right.addTab(self.probs, "Start / end probabilities")
+        right.addTab(self.probs, "P(start), P(end)")
         self.right_tabs = right
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 1)
+        split.setStretchFactor(0, 2)   # passage and n-best text need the width more than the span table
         split.setStretchFactor(1, 1)
-        split.setSizes([500, 500])
+        split.setSizes([650, 350])
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
@@ -263,11 +263,20 @@ class SpansView(QWidget):
                       str(c.window_index + 1)]
             for k, v in enumerate(values):
                 item = QTableWidgetItem(v)
-                if k != 1:
+                if k == 1:
+                    item.setToolTip(v)
+                else:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.nbest.setItem(r, k, item)
-        self.nbest.resizeColumnsToContents()
-        self.nbest.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self._nbest_columns()
+
+    def _nbest_columns(self) -> None:
+        """The text column takes the free width; the number columns are as wide as their contents."""
+        hh = self.nbest.horizontalHeader()
+        hh.setStretchLastSection(False)
+        for k in range(self.nbest.columnCount()):
+            hh.setSectionResizeMode(k, QHeaderView.ResizeMode.Stretch if k == 1
+                                    else QHeaderView.ResizeMode.ResizeToContents)
 
     def _passage_range(self, w) -> tuple[int, int]:
         idx = [i for i, o in enumerate(w.offsets) if o is not None]

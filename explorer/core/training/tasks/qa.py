@@ -30,6 +30,10 @@ class QATask(Task):
     def __init__(self, name: str, version: str):
         self.name = name
         self.version = version  # "v1.1" | "v2.0"
+        # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is
+        # chosen after training, so the F1 at τ = 0 would reward a checkpoint for where its null score
+        # happens to sit rather than for how well it ranks answers against "no answer".
+        self.primary_metric = "best_f1" if version == "v2.0" else "f1"
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
