@@ -11,7 +11,8 @@ import importlib
 import sys
 
 SUBCOMMANDS = {
-    "train": ("explorer.worker.train", "fine-tune a model; prints JSON-lines events (DESIGN.md)"),
+    "train": ("explorer.worker.train",
+              "fine-tune a model; prints the JSON-lines events described in docs/architecture.md / README"),
     "eval": ("explorer.commands.eval", "batched SQuAD inference + official metrics over a whole file"),
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),

@@ -93,6 +93,24 @@ def test_eval_bad_inputs(tmp_path, tiny_model_dir, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_eval_skip_invalid(tmp_path, tiny_model_dir, capsys):
+    data = json.loads(squad_file(tmp_path).read_text(encoding="utf-8"))
+    del data["data"][0]["paragraphs"][0]["qas"][1]["question"]  # q2: one broken record
+    p = tmp_path / "broken.json"
+    p.write_text(json.dumps(data), encoding="utf-8")
+    argv = ["--model", str(tiny_model_dir), "--data", str(p), "--out", str(tmp_path / "out"), "--json"]
+    assert eval_cmd.run(parse(eval_cmd, argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "1 invalid question record:" in err
+    assert "id 'q2': missing field 'question'" in err
+    assert "--skip-invalid (eval) / strict=False (Python)" in err
+    assert eval_cmd.run(parse(eval_cmd, argv + ["--skip-invalid"])) == 0
+    out = capsys.readouterr()
+    assert "3 questions (1 unanswerable)" in out.err and "1 record skipped" in out.err
+    assert "warning: skipped: " in out.err and json.loads(out.out)["speed"]["questions"] == 3
+    assert "q2" not in json.loads((tmp_path / "out" / "predictions.json").read_text(encoding="utf-8"))
+
+
 def test_score_v11_gold_as_predictions(tmp_path, capsys):
     data = squad_file(tmp_path, v2=False)
     preds = tmp_path / "p.json"

@@ -71,10 +71,27 @@ def test_missing_fields_strict_and_lenient(tmp_path):
     msg = str(err.value)
     assert "2 invalid question records" in msg
     assert "article 0 ('Ada'), paragraph 0, question 1 id 'q2': missing field 'question'" in msg
-    assert "paragraph 0, question 2: missing field 'id'" in msg and "strict=False" in msg
+    assert "paragraph 0, question 2: missing field 'id'" in msg
+    assert "skip them with --skip-invalid (eval) / strict=False (Python)" in msg and "load with" not in msg
     ds, report = load_squad(str(p), strict=False)
     assert ds["id"] == ["q1"] and report.n_skipped == 2
     assert sum(pr.startswith("skipped:") for pr in report.problems) == 2
+    assert "2 records skipped" in report.summary() and "1 article," in report.summary()
+
+
+def test_one_invalid_record_is_singular(tmp_path):
+    d = v1_data()
+    del d["data"][0]["paragraphs"][0]["qas"][1]["question"]
+    p = write(tmp_path, d)
+    with pytest.raises(SquadDataError) as err:
+        load_squad(str(p))
+    msg = str(err.value)
+    assert ": 1 invalid question record:\n" in msg and "record(s)" not in msg
+    assert "skip it with --skip-invalid (eval) / strict=False (Python)" in msg
+    ds, report = load_squad(str(p), strict=False)
+    assert len(ds) == 1
+    assert report.summary() == (f"{p}: SQuAD v1.1, 1 article, 1 question (0 unanswerable), 2 gold answers; "
+                                "1 problem, 1 record skipped")
 
 
 def test_structural_errors(tmp_path):
@@ -98,9 +115,11 @@ def test_answer_start_mismatch_reported_and_repaired(tmp_path):
     assert len(ds) == 2 and report.repaired == 0
     assert ds[0]["answers"]["answer_start"][0] == 38  # kept as given without repair
     assert any("'q1': answer 0 'London' answer_start 38" in pr and "occurs at 41" in pr for pr in report.problems)
+    assert any("use --repair (eval) / repair=True (Python) to move it" in pr for pr in report.problems)
     assert any("'q2': answer 0 '1816' does not occur" in pr for pr in report.problems)
     ds, report = load_squad(str(p), repair=True)
     assert report.repaired == 1 and ds[0]["answers"]["answer_start"][0] == 41
+    assert "1 answer offset repaired" in report.summary()
     assert CTX[41:47] == "London"
 
 

@@ -141,6 +141,8 @@ def _bad_cases(files, d):
     not_model.mkdir(exist_ok=True)
     bad_cfg = d / "bad.json"
     bad_cfg.write_text(json.dumps({"lr": 1}))
+    task_cfg = d / "task.json"
+    task_cfg.write_text(json.dumps({"model": files["qa"], "task": "swag", "train": files["sq2"]}))
     cls = ["--model", files["cls"], "--task", "single"]
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
@@ -154,31 +156,84 @@ def _bad_cases(files, d):
         "v2 data, v1 task": (["--model", files["qa"], "--task", "squad_v1", "--train", files["sq2"]],
                              "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1"),
         "missing squad": (["--model", files["qa"], "--task", "squad_v2", "--train", d / "none.json"], "none.json"),
-        "bad task": (["--model", files["qa"], "--task", "swag", "--train", files["sq2"]], "task 'swag' is not one of"),
+        "bad task in config": (["--config", task_cfg], "task 'swag' is not one of"),
         "bad config key": (["--config", bad_cfg], "unknown setting(s) lr"),
     }
 
 
 @pytest.mark.parametrize("case", ["missing train", "wrong columns", "text labels", "empty train",
                                   "dev label out of range", "missing model", "not a model", "fp16 on cpu",
-                                  "v2 data, v1 task", "missing squad", "bad task", "bad config key"])
-def test_bad_input_fails_with_a_specific_message(files, tmp_path, case):
+                                  "v2 data, v1 task", "missing squad", "bad task in config", "bad config key"])
+def test_bad_input_fails_with_a_specific_message(files, tmp_path, case, capsys):
     argv, message = _bad_cases(files, files["dir"])[case]
     rc, ev = run(argv + ["--output-dir", tmp_path, "--max-steps", 2])
     assert rc != 0
     assert ev and ev[-1]["event"] == "failed" and "started" not in kinds(ev)
     assert message in ev[-1]["error"], ev[-1]["error"]
+    # the same message for people, on stderr: one "error: ..." paragraph, no traceback
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("error: ") == 1, err
+    assert "Traceback" not in err and err.strip() == "error: " + ev[-1]["error"].strip()
     assert not any(p.name == "checkpoints" for p in tmp_path.rglob("*"))
 
 
-def test_resume_errors(files, tmp_path):
+def test_bad_flag_values_are_argparse_errors(files, tmp_path, capsys):
+    for flag, value, choices in (("--task", "squad3", "'squad_v1', 'squad_v2', 'single', 'pair'"),
+                                 ("--mixed-precision", "fp8", "'auto', 'no', 'fp16', 'bf16'")):
+        with pytest.raises(SystemExit) as exc:
+            run(["--model", files["qa"], "--train", files["sq2"], flag, value, "--output-dir", tmp_path])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {flag}: invalid choice: '{value}'" in err and choices in err, err
+    assert not any(tmp_path.iterdir())
+
+
+def test_help_has_one_line_per_flag(capsys):
+    import dataclasses
+
+    from explorer.core.training.config import FIELD_HELP, TrainConfig
+
+    assert set(FIELD_HELP) == {f.name for f in dataclasses.fields(TrainConfig)}
+    with pytest.raises(SystemExit):
+        train_main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert "DESIGN.md" not in text and "JSON-lines events described in docs/architecture.md / README" in text
+    assert "--task {squad_v1,squad_v2,single,pair}" in text
+    assert "--learning-rate X peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification" in text
+    assert "--max-seq-length N tokens per input window; default 384 for QA, 128 for classification" in text
+    assert "--eval-every N optimizer steps between dev evaluations; 0 = evaluate only at the start and the end" in text
+    assert "--max-steps N optimizer steps to run; 0 = use --epochs instead (default: 0)" in text
+    assert "--dev-cap N evaluate on the first N dev examples; 0 = all" in text
+    assert "--train-cap N train on the first N training examples; 0 = all" in text
+    assert "--batch-size N examples (QA: windows) per micro-batch (default: 32)" in text
+
+
+def test_resume_errors(files, tmp_path, capsys):
+    from explorer.core.runs import request_stop
+
     rc, ev = run(["--resume", tmp_path / "nothing"])
     assert rc == 2 and "no config.json" in ev[-1]["error"]
+    # stopped early (a STOP file from the start) without checkpoints: resumable in principle, but nothing saved
+    (tmp_path / "s").mkdir()
+    request_stop(tmp_path / "s")
+    rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 3,
+                  "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "s"])
+    assert rc == EXIT_OK and ev[-1]["event"] == "finished" and ev[-1]["stopped_early"] is True
+    capsys.readouterr()
+    rc, ev = run(["--resume", tmp_path / "s"])
+    assert rc == EXIT_FAILED and "no checkpoint to resume from" in ev[-1]["error"]
+    assert capsys.readouterr().err.startswith("error: ") and "no checkpoint to resume from" in ev[-1]["error"]
+    # finished for good: refused, events.jsonl untouched
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 1,
                   "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "r"])
     assert rc == EXIT_OK
+    before = (tmp_path / "r" / "events.jsonl").read_bytes()
+    capsys.readouterr()
     rc, ev = run(["--resume", tmp_path / "r"])
-    assert rc == EXIT_FAILED and "no checkpoint to resume from" in ev[-1]["error"]
+    assert rc == 2 and [e["event"] for e in ev] == ["failed"]
+    assert ev[-1]["error"].startswith("run r already finished at step 1; nothing to resume")
+    assert capsys.readouterr().err.startswith("error: run r already finished at step 1; nothing to resume")
+    assert (tmp_path / "r" / "events.jsonl").read_bytes() == before
     rc, ev = run(["--resume", tmp_path / "r", "--epochs", 3])
     assert rc == 2 and "--epochs" in ev[-1]["error"]
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--output-dir", tmp_path,

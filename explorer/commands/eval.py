@@ -30,7 +30,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
-    parser.add_argument("--repair", action="store_true", help="repair answer_start offsets that miss their text")
+    parser.add_argument("--repair", action="store_true",
+                        help="move answer_start offsets that miss their text to the nearest occurrence")
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="skip invalid question records (counted in the summary) instead of stopping")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON on stdout")
 
 
@@ -81,13 +84,16 @@ def run(args) -> int:
 
     err = sys.stderr
     try:
-        dataset, report = load_squad(args.data, split=args.split, repair=args.repair)
+        dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
+                                     strict=not args.skip_invalid)
     except SquadDataError as exc:
         print(f"error: {exc}", file=err)
         return 2
     print(report.summary(), file=err)
     for line in report.problems[:5]:
         print(f"  warning: {line}", file=err)
+    if len(report.problems) > 5:
+        print(f"  ... and {len(report.problems) - 5} more", file=err)
     if args.cap is not None:
         if args.cap < 1:
             print("error: --cap must be at least 1", file=err)

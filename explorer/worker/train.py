@@ -33,7 +33,7 @@ import traceback
 from pathlib import Path
 
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
-from explorer.core.training.config import FIELD_HELP, TASKS, ConfigError, TrainConfig
+from explorer.core.training.config import FIELD_HELP, MIXED_PRECISION, TASKS, ConfigError, TrainConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
@@ -92,6 +92,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
         if f.name == "task":
             parser.add_argument(flag, type=str, choices=_task_choices(), **common)
+        elif f.name == "mixed_precision":
+            parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
         elif kind == "bool":
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
         elif kind.startswith("list"):
@@ -155,6 +157,33 @@ def _print_failed(run_id: str, message: str) -> None:
     sys.stdout.flush()
 
 
+def print_error(message: str, run_dir: Path | None = None) -> None:
+    """The human side of a failure: ``error: <message>`` on stderr (the ``failed`` event stays the
+    machine-readable side), plus where the full traceback is when there is one."""
+    text = f"error: {message.strip()}"
+    if run_dir is not None and message.startswith("internal error"):
+        text += f"\n(the traceback is in the failed event in {run_dir / EVENTS_FILE})"
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _already_finished(run_dir: Path) -> int | None:
+    """The step at which the run in run_dir finished for good (a ``finished`` event after its last
+    ``started`` that did not stop early), else None. A run stopped early can be resumed."""
+    from explorer.core.runs import derive_status
+
+    try:
+        events = read_events(run_dir / EVENTS_FILE)
+    except (OSError, ValueError):
+        return None
+    if derive_status(events, alive=False) != "finished":
+        return None
+    last = [e for e in events if e.get("event") == "finished"][-1]
+    if last.get("stopped_early"):
+        return None
+    return int(last.get("steps") or last.get("step") or 0)
+
+
 def _write_json_atomically(path: Path, data: dict) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
@@ -197,6 +226,10 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
         if not (run_dir / CONFIG_FILE).is_file():
             raise ConfigError(f"cannot resume {run_dir}: no {CONFIG_FILE} there (is it a run folder?)")
         config = TrainConfig.load(run_dir / CONFIG_FILE)
+        done = _already_finished(run_dir)
+        if done is not None:
+            raise ConfigError(f"run {config.run_id or run_dir.name} already finished at step {done}; nothing to "
+                              f"resume (start a new run, e.g. with --config {run_dir / CONFIG_FILE} --run-id NEW_ID)")
         return config, run_dir, True
     config = config_from_args(args)
     runs_dir = Path(config.output_dir).expanduser() if config.output_dir else default_runs_dir()
@@ -229,6 +262,7 @@ def run(args: argparse.Namespace) -> int:
         config, run_dir, resume = prepare_run(args)
     except ConfigError as exc:
         _print_failed(getattr(args, "run_id", "") or "", str(exc))
+        print_error(str(exc))
         return EXIT_USAGE
     _, main = _distributed()
     writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
@@ -259,8 +293,10 @@ def run(args: argparse.Namespace) -> int:
                 elif isinstance(exc, (SystemExit,)):
                     raise
                 else:
-                    writer.emit("failed", error=describe_error(exc, config, control.step),
-                                traceback="".join(traceback.format_exception(exc)))
+                    message = describe_error(exc, config, control.step)
+                    writer.emit("failed", error=message, traceback="".join(traceback.format_exception(exc)))
+                    if main:
+                        print_error(message, run_dir)
                     code = EXIT_FAILED
     finally:
         writer.close()
@@ -292,7 +328,7 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point for ``python -m explorer.worker.train`` (same as ``bert-explorer train``)."""
-    parser = argparse.ArgumentParser(prog="bert-explorer train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="bert-explorer train")
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

@@ -13,9 +13,11 @@ Validation never drops anything silently. Two kinds of problem:
 - *record errors* (missing field, wrong type, empty question or context, empty answer text,
   duplicate id, is_impossible contradicting the answers): with ``strict=True`` (default) loading
   raises :class:`SquadDataError` naming the count and the first records; with ``strict=False``
-  those records are skipped and each is listed in ``SquadReport.problems``.
+  (CLI: ``bert-explorer eval --skip-invalid``) those records are skipped and each is listed in
+  ``SquadReport.problems``.
 - *answer offsets* (``context[answer_start:answer_start+len(text)] != text``): always reported;
-  with ``repair=True`` moved to the nearest occurrence of the text (counted in ``repaired``).
+  with ``repair=True`` (CLI: ``eval --repair``) moved to the nearest occurrence of the text
+  (counted in ``repaired``).
 """
 
 from __future__ import annotations
@@ -63,18 +65,24 @@ class SquadReport:
 
     def summary(self) -> str:
         """One line for logs and the CLI."""
-        s = (f"{self.path}: SQuAD {self.version}, {self.n_articles} articles, {self.n_questions} questions "
-             f"({self.n_impossible} unanswerable), {self.n_answers} gold answers")
+        s = (f"{self.path}: SQuAD {self.version}, {_count(self.n_articles, 'article')}, "
+             f"{_count(self.n_questions, 'question')} ({self.n_impossible} unanswerable), "
+             f"{_count(self.n_answers, 'gold answer')}")
         if self.problems:
-            s += f"; {len(self.problems)} problems"
+            s += f"; {_count(len(self.problems), 'problem')}"
         if self.repaired:
-            s += f", {self.repaired} answer offsets repaired"
+            s += f", {_count(self.repaired, 'answer offset')} repaired"
         if self.n_skipped:
-            s += f", {self.n_skipped} records skipped"
+            s += f", {_count(self.n_skipped, 'record')} skipped"
         return s
 
 
 # ------------------------------------------------------------------------------------------------ helpers
+def _count(n: int, noun: str) -> str:
+    """'1 record', '2 records' (noun given in the singular)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _nearest(context: str, text: str, start: int) -> int | None:
     """Start of the occurrence of text in context nearest to start, or None."""
     best, pos = None, context.find(text)
@@ -149,7 +157,7 @@ class _Collector:
                     self.repaired += 1
                 else:
                     self.notes.append(f"{where}: answer {k} {text!r} answer_start {start} reads {got!r}; the text "
-                                      f"occurs at {found} (load with repair=True to move it)")
+                                      f"occurs at {found} (use --repair (eval) / repair=True (Python) to move it)")
             texts.append(text)
             starts.append(start)
         impossible = qa.get("is_impossible")
@@ -175,8 +183,10 @@ class _Collector:
         if self.errors and strict:
             listed = "\n  ".join(self.errors[:MAX_LISTED])
             more = f"\n  ... and {len(self.errors) - MAX_LISTED} more" if len(self.errors) > MAX_LISTED else ""
-            raise SquadDataError(f"{self.path}: {len(self.errors)} invalid question records:\n  {listed}{more}\n"
-                                 "Fix the file, or load with strict=False to skip them (each is listed in the report).")
+            n = len(self.errors)
+            raise SquadDataError(f"{self.path}: {_count(n, 'invalid question record')}:\n  {listed}{more}\n"
+                                 f"Fix the file, or skip {'it' if n == 1 else 'them'} with --skip-invalid (eval) / "
+                                 "strict=False (Python); each skipped record is listed in the report.")
         report.problems = [f"skipped: {e}" for e in self.errors] + self.notes
         report.n_skipped = len(self.errors)
         report.repaired = self.repaired
@@ -184,7 +194,7 @@ class _Collector:
         report.n_impossible = sum(self.rows["is_impossible"])
         report.n_answers = self.n_answers
         if report.n_questions == 0:
-            extra = f" ({len(self.errors)} invalid records skipped)" if self.errors else ""
+            extra = f" ({_count(len(self.errors), 'invalid record')} skipped)" if self.errors else ""
             raise SquadDataError(f"{self.path}: no questions{extra}")
         return datasets.Dataset.from_dict(self.rows, features=squad_features()), report
 
