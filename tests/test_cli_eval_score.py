@@ -103,7 +103,7 @@ def test_eval_skip_invalid(tmp_path, tiny_model_dir, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "1 invalid question record:" in err
     assert "id 'q2': missing field 'question'" in err
-    assert "--skip-invalid (eval) / strict=False (Python)" in err
+    assert "`bert-explorer eval --skip-invalid` / strict=False (Python)" in err
     assert eval_cmd.run(parse(eval_cmd, argv + ["--skip-invalid"])) == 0
     out = capsys.readouterr()
     assert "3 questions (1 unanswerable)" in out.err and "1 record skipped" in out.err

@@ -72,7 +72,7 @@ def test_missing_fields_strict_and_lenient(tmp_path):
     assert "2 invalid question records" in msg
     assert "article 0 ('Ada'), paragraph 0, question 1 id 'q2': missing field 'question'" in msg
     assert "paragraph 0, question 2: missing field 'id'" in msg
-    assert "skip them with --skip-invalid (eval) / strict=False (Python)" in msg and "load with" not in msg
+    assert "skip them with `bert-explorer eval --skip-invalid` / strict=False (Python)" in msg and "load with" not in msg
     ds, report = load_squad(str(p), strict=False)
     assert ds["id"] == ["q1"] and report.n_skipped == 2
     assert sum(pr.startswith("skipped:") for pr in report.problems) == 2
@@ -87,7 +87,7 @@ def test_one_invalid_record_is_singular(tmp_path):
         load_squad(str(p))
     msg = str(err.value)
     assert ": 1 invalid question record:\n" in msg and "record(s)" not in msg
-    assert "skip it with --skip-invalid (eval) / strict=False (Python)" in msg
+    assert "skip it with `bert-explorer eval --skip-invalid` / strict=False (Python)" in msg
     ds, report = load_squad(str(p), strict=False)
     assert len(ds) == 1
     assert report.summary() == (f"{p}: SQuAD v1.1, 1 article, 1 question (0 unanswerable), 2 gold answers; "

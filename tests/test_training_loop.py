@@ -323,3 +323,11 @@ def test_bf16_autocast_runs_and_auto_resolves(files, tmp_path):
     started = [e for e in ev if e["event"] == "started"][0]
     assert started["mixed_precision"] == "bf16"
     assert all(isinstance(e["loss"], float) for e in ev if e["event"] == "step")
+
+
+def test_reusing_the_id_of_a_run_without_checkpoint_says_there_is_nothing_to_resume(files, tmp_path):
+    argv = ["--model", files["cls"], "--task", "single", "--output-dir", tmp_path, "--run-id", "f"]
+    rc, ev = run(argv + ["--train", tmp_path / "nope.tsv"])
+    assert rc == 1 and ev[-1]["event"] == "failed"
+    rc, ev = run(argv + ["--train", files["sst"]])
+    assert rc == 2 and "left no checkpoint" in ev[-1]["error"] and "--resume" not in ev[-1]["error"]

@@ -242,8 +242,12 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
     config = dataclasses.replace(config, run_id=run_id, output_dir=str(runs_dir))
     if main:
         if (run_dir / EVENTS_FILE).exists():
-            raise ConfigError(f"run folder {run_dir} already holds a run; use --resume {run_dir} to continue it "
-                              "or choose another run_id")
+            if (run_dir / "checkpoints" / "last").exists():
+                raise ConfigError(f"run folder {run_dir} already holds a run; use --resume {run_dir} to continue "
+                                  "it or choose another run_id")
+            raise ConfigError(f"run folder {run_dir} already holds a run that left no checkpoint (it failed or was "
+                              "cancelled before its first save), so there is nothing to resume; choose another "
+                              "run_id, or delete that folder to reuse the name")
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

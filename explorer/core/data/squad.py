@@ -185,8 +185,9 @@ class _Collector:
             more = f"\n  ... and {len(self.errors) - MAX_LISTED} more" if len(self.errors) > MAX_LISTED else ""
             n = len(self.errors)
             raise SquadDataError(f"{self.path}: {_count(n, 'invalid question record')}:\n  {listed}{more}\n"
-                                 f"Fix the file, or skip {'it' if n == 1 else 'them'} with --skip-invalid (eval) / "
-                                 "strict=False (Python); each skipped record is listed in the report.")
+                                 f"Fix the file (training needs valid records); for evaluation you can skip "
+                                 f"{'it' if n == 1 else 'them'} with `bert-explorer eval --skip-invalid` / "
+                                 "strict=False (Python), and each skipped record is listed in the report.")
         report.problems = [f"skipped: {e}" for e in self.errors] + self.notes
         report.n_skipped = len(self.errors)
         report.repaired = self.repaired

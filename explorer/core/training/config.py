@@ -206,7 +206,7 @@ FIELD_HELP: dict[str, str] = {
     "log_every": "optimizer steps between step events",
     "save_checkpoints": "save checkpoints/last and checkpoints/best",
     "save_every": "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the end",
-    "metric_for_best": "dev metric that picks checkpoints/best (higher is better); empty = the task's default",
+    "metric_for_best": "dev metric that picks checkpoints/best (higher is better); empty = the task's default (best_f1 for squad_v2, f1 for squad_v1, accuracy for classification)",
     "watch": 'question/passage pairs probed at each evaluation, '
              'e.g. [{"question": "...", "passage": "..."}]',
     "text_columns": "classification: the 1 or 2 text column names; empty = found among the usual names",
