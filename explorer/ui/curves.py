@@ -81,7 +81,7 @@ class CurvesPanel(CurvesExport, QWidget):
         prog.addWidget(self.progress_label, 1)
         self.grid_host = QWidget()
         self.grid = QGridLayout(self.grid_host)
-        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setContentsMargins(0, 0, 0, 8)   # room below the last row's axis label
         self.grid.setSpacing(6)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

@@ -88,7 +88,7 @@ class MainWindow(QMainWindow):
         self.runs_dock.setWidget(self.runs)
         self.runs_dock.setToolTip(_panel_help("Runs"))
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
-        self.resizeDocks([self.runs_dock], [400], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
 
         self.device_label = QLabel("device: probing…")
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "

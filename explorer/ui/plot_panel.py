@@ -15,7 +15,7 @@ from explorer.ui.run_state import RunState
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
            "#3B3B3B", "#B8860B", "#8C564B"]
 
-PANEL_HEIGHT = 250
+PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
 
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),

@@ -17,7 +17,7 @@ from explorer.ui.run_state import RunState, format_seconds
 COLUMNS = ("Run", "Status", "Best dev", "Duration", "Step", "Task", "Model")
 # hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
 # the Run tooltip lists them
-HIDDEN_COLUMNS = ("Duration", "Task", "Model")
+HIDDEN_COLUMNS = ("Duration", "Step", "Task", "Model")
 HEADER_TIPS = {"Best dev": "The best dev metric over all evaluations (f1 for SQuAD, accuracy or f1 for "
                            "classification) and the step it was reached at.",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
@@ -77,6 +77,7 @@ class RunsModel(QAbstractTableModel):
             if COLUMNS[col] == "Run":
                 return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
                         f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
+                        f"step: {self._text(s, COLUMNS.index('Step')) or '-'}\n"
                         f"device: {s.device} {s.mixed_precision}")
             return self._text(s, col)
         return None

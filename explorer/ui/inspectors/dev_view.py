@@ -92,7 +92,7 @@ class DevTauView(QWidget):
         self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
                                           name="F1, exact sweep")
         self.best_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine),
-                                         label="best τ {value:+.2f}", labelOpts={"position": 0.3, "color": "#d62728"})
+                                         label="best τ {value:+.2f}", labelOpts={"position": 0.88, "color": "#d62728"})
         self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2),
                                         label="τ {value:+.2f}", labelOpts={"position": 0.95, "color": "#222"})
         self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)

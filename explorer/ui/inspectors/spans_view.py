@@ -155,7 +155,8 @@ class SpansView(QWidget):
 
         right = QTabWidget()
         right.addTab(self.table_map, "Span score table")
-        right.addTab(self.probs, "P(start), P(end)")
+        right.addTab(self.probs, "P(start/end)")
+        right.setMinimumWidth(320)   # the heat map stays readable; the n-best text keeps room
         self.right_tabs = right
 
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -163,7 +164,7 @@ class SpansView(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 2)   # passage and n-best text need the width more than the span table
         split.setStretchFactor(1, 1)
-        split.setSizes([650, 350])
+        split.setSizes([600, 420])
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
