@@ -15,10 +15,12 @@ falls back to ``<kind>.old`` if the crash hit between the two renames.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "training_state.pt"
@@ -99,10 +101,7 @@ def save_checkpoint(run_dir: str | Path, model, tokenizer, *, step: int, metrics
         raise ValueError(f"checkpoint kind must be one of {KINDS}, got {kind!r}")
     base = Path(run_dir) / CHECKPOINTS
     base.mkdir(parents=True, exist_ok=True)
-    tmp = base / f".tmp-{kind}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    try:
+    with _atomic_dir(base, kind) as tmp:
         tmp.mkdir()
         model.save_pretrained(tmp, safe_serialization=True)
         if tokenizer is not None:
@@ -111,11 +110,22 @@ def save_checkpoint(run_dir: str | Path, model, tokenizer, *, step: int, metrics
             torch.save(training_state, tmp / STATE_FILE)
         info = {"step": int(step), "kind": kind, "metrics": metrics or {}}
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
+    return base / kind
+
+
+@contextlib.contextmanager
+def _atomic_dir(base: Path, kind: str) -> Iterator[Path]:
+    """Yield a fresh temp folder path (not created) in ``base``; on success it replaces ``base/kind``
+    (the previous checkpoint stays until then), on any error it is removed and the error re-raised."""
+    tmp = base / f".tmp-{kind}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        yield tmp
         _replace_dir(tmp, base / kind)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return base / kind
 
 
 def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str = "best",
@@ -125,9 +135,6 @@ def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str =
     src = checkpoint_dir(run_dir, src_kind)
     if src is None:
         raise CheckpointError(f"{base / src_kind}: no complete checkpoint to copy")
-    tmp = base / f".tmp-{dst_kind}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
 
     def link_or_copy(s, d):
         try:
@@ -135,7 +142,7 @@ def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str =
         except OSError:
             shutil.copy2(s, d)
 
-    try:
+    with _atomic_dir(base, dst_kind) as tmp:
         shutil.copytree(src, tmp, copy_function=link_or_copy)
         info = json.loads((tmp / INFO_FILE).read_text(encoding="utf-8"))
         info["kind"] = dst_kind
@@ -143,10 +150,6 @@ def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str =
             info["metrics"] = metrics
         (tmp / INFO_FILE).unlink()  # a hard link: write a new file, never through the link
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
-        _replace_dir(tmp, base / dst_kind)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return base / dst_kind
 
 
