@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from explorer.core.errors import WindowSettingsError
+
 CHUNK = 1000  # questions tokenized per call (bounded memory for large files)
 
 
@@ -118,7 +120,7 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError("prepare_qa_features needs a fast tokenizer (character offsets)")
     if max_query_length < 1 or max_seq_length < 8 or doc_stride < 0:
-        raise ValueError(f"bad window settings: max_seq_length={max_seq_length}, doc_stride={doc_stride}, "
+        raise WindowSettingsError(f"bad window settings: max_seq_length={max_seq_length}, doc_stride={doc_stride}, "
                          f"max_query_length={max_query_length}")
     pad_on_right = getattr(tokenizer, "padding_side", "right") == "right"
     n_special = tokenizer.num_special_tokens_to_add(pair=True)
@@ -134,7 +136,7 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
         cs = list(contexts[lo:lo + CHUNK])
         room = max_seq_length - max(q_lens) - n_special
         if room <= doc_stride:
-            raise ValueError(
+            raise WindowSettingsError(
                 f"window settings leave {room} passage tokens per window (max_seq_length={max_seq_length}, "
                 f"longest question {max(q_lens)} tokens, {n_special} special tokens), not more than "
                 f"doc_stride={doc_stride}; lower doc_stride or max_query_length, or raise max_seq_length")

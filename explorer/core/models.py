@@ -31,8 +31,7 @@ TASK_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 
 
-class ModelSourceError(RuntimeError):
-    """The source cannot be loaded: missing folder, unreachable hub id, not a model, bad task."""
+from explorer.core.errors import ModelSourceError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass

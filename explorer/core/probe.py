@@ -26,8 +26,7 @@ from explorer.core.decoding import ExampleDecoding, decode_example, span_score_t
 from explorer.core.features import collate_qa, prepare_qa_features
 
 
-class ProbeError(ValueError):
-    """The probe cannot run: empty question/passage, no tokenizer, or not a question-answering model."""
+from explorer.core.errors import ProbeError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass

@@ -34,8 +34,7 @@ DEFAULT_SETTINGS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length"
                     "max_answer_length": 30}
 
 
-class StudyCancelled(Exception):
-    """Raised inside the progress callback to stop a running study (the GUI's Cancel)."""
+from explorer.core.errors import Cancelled as StudyCancelled  # noqa: E402,F401 - raise it in progress to stop
 
 
 @dataclass

@@ -32,8 +32,9 @@ import time
 import traceback
 from pathlib import Path
 
+from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
-from explorer.core.training.config import FIELD_HELP, MIXED_PRECISION, TASKS, ConfigError, TrainConfig
+from explorer.core.training.config import FIELD_HELP, MIXED_PRECISION, TASKS, TrainConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
@@ -115,20 +116,30 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
 
 
-def describe_error(exc: BaseException, config: TrainConfig | None, step: int) -> str:
-    """One specific human message for a failure."""
+def _out_of_memory(exc: BaseException) -> bool:
+    """Is ``exc`` an out-of-memory error (by type: MemoryError, core's OutOfMemory, torch's)?"""
     import torch
 
-    from explorer.core.data.classification import ClassificationDataError
-    from explorer.core.models import ModelSourceError
-    from explorer.core.training.checkpoints import CheckpointError
-    from explorer.core.training.loop import NonFiniteLoss, TrainingDataError
+    return isinstance(exc, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError)))
 
+
+def is_internal_error(exc: BaseException) -> bool:
+    """True unless ``exc`` is a user error, out of memory or a full disk (by type)."""
+    return not (isinstance(exc, UserError) or _out_of_memory(exc)
+                or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC))
+
+
+def describe_error(exc: BaseException, config: TrainConfig | None, step: int) -> str:
+    """One specific human message for a failure, chosen by the error's type (never by its text).
+
+    UserError (bad settings or data, see explorer.core.errors): its own message. Out of memory: the
+    settings to lower. Disk full (OSError ENOSPC): where. Anything else: "internal error <type>: ...".
+    """
+    message = user_message(exc)
+    if message is not None:
+        return message
     text = str(exc)
-    oom = isinstance(exc, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError))) or (
-        isinstance(exc, RuntimeError) and ("out of memory" in text.lower() or "can't allocate memory" in text.lower()
-                                           or "not enough memory" in text.lower()))
-    if oom:
+    if _out_of_memory(exc):
         hint = ""
         if config is not None:
             hint = (f" (batch_size {config.batch_size}, max_seq_length {config.resolved_max_seq_length()}); "
@@ -137,18 +148,6 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
         return f"out of memory at step {step}{hint}. Detail: {text.splitlines()[0][:200] if text else type(exc).__name__}"
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"disk full while writing {exc.filename or 'the run folder'}: free space or use another --output-dir"
-    known = (ConfigError, ClassificationDataError, ModelSourceError, CheckpointError, NonFiniteLoss,
-             TrainingDataError)
-    try:
-        from explorer.core.data.squad import SquadDataError
-
-        known = known + (SquadDataError,)
-    except ImportError:
-        pass
-    if isinstance(exc, known):
-        return text
-    if isinstance(exc, ValueError) and ("window settings" in text or "doc_stride" in text):
-        return text
     return f"internal error {type(exc).__name__}: {text}".strip()
 
 
@@ -157,12 +156,13 @@ def _print_failed(run_id: str, message: str) -> None:
     sys.stdout.flush()
 
 
-def print_error(message: str, run_dir: Path | None = None) -> None:
+def print_error(message: str, traceback_in: Path | None = None) -> None:
     """The human side of a failure: ``error: <message>`` on stderr (the ``failed`` event stays the
-    machine-readable side), plus where the full traceback is when there is one."""
+    machine-readable side), plus ``traceback_in`` (the run folder whose events hold the traceback)
+    for internal errors."""
     text = f"error: {message.strip()}"
-    if run_dir is not None and message.startswith("internal error"):
-        text += f"\n(the traceback is in the failed event in {run_dir / EVENTS_FILE})"
+    if traceback_in is not None:
+        text += f"\n(the traceback is in the failed event in {traceback_in / EVENTS_FILE})"
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
 
@@ -289,9 +289,7 @@ def run(args: argparse.Namespace) -> int:
                 code = EXIT_OK
             except BaseException as exc:  # noqa: BLE001 - every failure becomes an event
                 control.raise_on_cancel = False
-                from explorer.core.training.evaluation import TrainingCancelled
-
-                if isinstance(exc, TrainingCancelled):
+                if isinstance(exc, Cancelled):
                     writer.emit("cancelled", step=control.step, seconds=time.time() - t0)
                     code = EXIT_CANCELLED
                 elif isinstance(exc, (SystemExit,)):
@@ -300,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
                     message = describe_error(exc, config, control.step)
                     writer.emit("failed", error=message, traceback="".join(traceback.format_exception(exc)))
                     if main:
-                        print_error(message, run_dir)
+                        print_error(message, run_dir if is_internal_error(exc) else None)
                     code = EXIT_FAILED
     finally:
         writer.close()

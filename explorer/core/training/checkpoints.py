@@ -22,14 +22,12 @@ import shutil
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.errors import CheckpointError
+
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "training_state.pt"
 INFO_FILE = "checkpoint.json"
 KINDS = ("last", "best")
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint is missing or unreadable; the message names the folder."""
 
 
 def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:

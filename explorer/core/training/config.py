@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.core.errors import ConfigError
+
 TASKS = ("squad_v1", "squad_v2", "single", "pair")
 QA_TASKS = ("squad_v1", "squad_v2")
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
@@ -25,10 +27,6 @@ MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
 
 # The paper's fine-tuning grid (Appendix A.3).
 PAPER_GRID = {"batch_size": [16, 32], "learning_rate": [5e-5, 4e-5, 3e-5, 2e-5], "epochs": [2, 3, 4]}
-
-
-class ConfigError(ValueError):
-    """A setting is missing or out of range; the message names the setting."""
 
 
 @dataclass

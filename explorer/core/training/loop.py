@@ -26,22 +26,16 @@ from pathlib import Path
 
 import torch
 
+from explorer.core.errors import (Cancelled, ConfigError, ModelSourceError, NonFiniteLoss, TrainingDataError,
+                                  as_out_of_memory)
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
 from explorer.core.training.checkpoints import (copy_checkpoint, load_training_state, rng_state,
                                                 save_checkpoint, set_rng_state)
-from explorer.core.training.config import ConfigError, TrainConfig
-from explorer.core.training.evaluation import TrainingCancelled, eval_loader, evaluate
+from explorer.core.training.config import TrainConfig
+from explorer.core.training.evaluation import eval_loader, evaluate
 from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import resolve_mixed_precision
 from explorer.core.training.recipe import build_optimizer, build_scheduler, warmup_steps_for
-
-
-class NonFiniteLoss(RuntimeError):
-    """The training loss (or gradient norm) became NaN or infinite."""
-
-
-class TrainingDataError(ValueError):
-    """The data gave nothing to train on (e.g. no training windows)."""
 
 
 @dataclass
@@ -52,7 +46,7 @@ class Control:
     stop_file: Path | None = None
     stop: bool = False
     cancel: bool = False
-    raise_on_cancel: bool = False   # the SIGTERM handler may raise TrainingCancelled at once
+    raise_on_cancel: bool = False   # the SIGTERM handler may raise Cancelled at once
     step: int = 0                   # optimizer steps done (for the cancelled event)
 
     def stop_requested(self) -> bool:
@@ -132,6 +126,19 @@ def _make_accelerator(config: TrainConfig):
 
 def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | None = None, *,
           resume: bool = False) -> dict:
+    """Fine-tune (or resume) one run; see :func:`_train`. An allocator failure (torch's RuntimeError)
+    is raised as explorer.core.errors.OutOfMemory."""
+    try:
+        return _train(config, run_dir, writer, control, resume=resume)
+    except RuntimeError as exc:
+        oom = as_out_of_memory(exc)
+        if oom is not None:
+            raise oom from exc
+        raise
+
+
+def _train(config: TrainConfig, run_dir: str | Path, writer, control: Control | None = None, *,
+           resume: bool = False) -> dict:
     """Fine-tune (or resume) one run; returns the ``finished`` event's fields.
 
     Args:
@@ -145,12 +152,12 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         ConfigError, ClassificationDataError / SquadDataError, ModelSourceError, CheckpointError:
             bad input, with a specific message.
         NonFiniteLoss: the loss became NaN/inf.
-        TrainingCancelled: control.cancel was set.
+        Cancelled: control.cancel was set.
         torch.OutOfMemoryError / RuntimeError: out of memory (the worker words the message).
     """
     from accelerate.utils import set_seed
 
-    from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.models import load_model
     from explorer.core.training.tasks import get_task
 
     t_start = time.time()
@@ -290,7 +297,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
             collate_fn=train_feats.collate, generator=torch.Generator()))
         for batch in loader:
             if control.cancel:
-                raise TrainingCancelled()
+                raise Cancelled()
             with accelerator.accumulate(model):
                 outputs = model(**task.model_inputs(batch))
                 loss = task.loss(outputs, batch)
