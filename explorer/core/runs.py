@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.events import EVENTS_FILE, TERMINAL_EVENTS, read_events
+from explorer.core.task_facts import best_metric_name, choose_metric
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
@@ -171,23 +172,12 @@ def derive_status(events: list[dict], alive: bool) -> str:
     return "running" if alive else "crashed"
 
 
-def selection_metric(config: dict) -> str:
-    """The metric name that picks the best checkpoint: config metric_for_best or the task default."""
-    if config.get("metric_for_best"):
-        return str(config["metric_for_best"])
-    task = str(config.get("task", ""))
-    if task == "squad_v2":
-        return "best_f1"  # threshold-free, as the QA task picks checkpoints (core/training/tasks/qa.py)
-    return "f1" if task.startswith("squad") else "accuracy"
-
-
 def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: bool) -> RunSummary:
     s = RunSummary(run_id=run_id, path=str(path), status=derive_status(events, alive),
                    model=str(config.get("model", "")), task=str(config.get("task", "")))
-    name = selection_metric(config)
     evals = [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
-    if evals and all(name not in e["metrics"] for e in evals):
-        name = next((n for n in ("f1", "accuracy", "pearson") if n in evals[-1]["metrics"]), name)
+    seen = {name for e in evals for name in e["metrics"]}
+    name = choose_metric(seen, config) or best_metric_name(config)
     values = [e["metrics"][name] for e in evals if isinstance(e["metrics"].get(name), (int, float))]
     s.metric_name = name
     s.metric_value = max(values) if values else None

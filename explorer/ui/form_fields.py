@@ -15,12 +15,9 @@ from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
-TASK_LABELS = {
-    "squad_v1": "SQuAD v1.1 (extractive QA)",
-    "squad_v2": "SQuAD v2.0 (QA + no answer)",
-    "single": "Single sentence (SST-2 style)",
-    "pair": "Sentence pair (MRPC style)",
-}
+from explorer.core.task_facts import task_labels
+
+TASK_LABELS = task_labels()   # explorer.core.task_facts
 PRECISION_LABELS = {
     "auto": "auto (bf16 where fast)",
     "no": "fp32",

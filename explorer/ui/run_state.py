@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.task_facts import choose_metric
+
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
 DEV_PREFIX = "dev/"
 # Metrics that are counts, not scores: never plotted.
 SKIP_METRICS = ("total", "HasAns_total", "NoAns_total", "n_examples", "num_examples")
-# Which dev metric ranks runs ("best dev metric" column), in order of preference.
-PRIMARY_METRICS = ("f1", "accuracy", "matthews_correlation", "exact_match")
 LIVE = ("queued", "starting", "running", "stopping", "cancelling")
 TERMINAL = ("finished", "stopped", "failed", "cancelled", "crashed")
 
@@ -143,17 +143,11 @@ class RunState:
         return self.status in LIVE
 
     def primary_metric(self) -> str | None:
-        """The dev metric used to rank runs: the one that picks the run's best checkpoint
-        (core.runs.selection_metric) when evaluated, else the first of PRIMARY_METRICS seen."""
-        from explorer.core.runs import selection_metric
-
-        names = {k[len(DEV_PREFIX):] for k in self.series if k.startswith(DEV_PREFIX)}
-        if self.config and selection_metric(self.config) in names:
-            return selection_metric(self.config)
-        for name in PRIMARY_METRICS:
-            if name in names:
-                return name
-        return sorted(names)[0] if names else None
+        """The dev metric used to rank runs (explorer.core.task_facts.choose_metric: the one that picks
+        the run's best checkpoint when evaluated), else the first name seen in sorted order."""
+        names = set(self.dev_metric_names())
+        chosen = choose_metric(names, self.config)
+        return chosen or (sorted(names)[0] if names else None)
 
     def best_metric(self) -> tuple[str, float, int] | None:
         """(name, best value, step of it) over all evaluations, or None before the first eval."""

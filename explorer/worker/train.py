@@ -11,7 +11,7 @@ Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; bo
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
-docs/architecture.md and the README). Help texts: ``FIELD_HELP`` next to TrainConfig.
+docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_HELP next to TrainConfig).
 
 Exit codes: 0 finished (also after stop early), 1 failed, 2 unusable arguments (bad flag values are
 argparse errors; other unusable settings, e.g. a bad ``--config`` file or resuming a finished run, give a
@@ -34,7 +34,8 @@ from pathlib import Path
 
 from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
-from explorer.core.training.config import FIELD_HELP, MIXED_PRECISION, TASKS, TrainConfig
+from explorer.core.task_facts import task_names
+from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
@@ -59,22 +60,9 @@ def _json_list(text: str) -> list:
     return value
 
 
-def _task_choices() -> list[str]:
-    """TASKS plus tasks registered at run time (only when the registry is already imported: the
-    parser must stay cheap, `bert-explorer score` builds it too)."""
-    known = list(TASKS)
-    registry = sys.modules.get("explorer.core.training.tasks")
-    if registry is not None:
-        known += [t for t in registry.task_names() if t not in known]
-    return known
-
-
-def field_help(f: dataclasses.Field, default) -> str:
-    """The one-line help of a TrainConfig field: FIELD_HELP plus its default (unless the text gives it)."""
-    text = FIELD_HELP.get(f.name, f.name.replace("_", " "))
-    if "default" not in text and default not in (None, "", []):
-        text += f" (default: {default})"
-    return text.replace("%", "%%")
+def _flag_help(name: str) -> str:
+    """The --help line of a TrainConfig field (config.field_help, escaped for argparse)."""
+    return field_help(name).replace("%", "%%")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,14 +73,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a run config (TrainConfig as JSON); flags given as well override its values")
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
                         help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
-    defaults = TrainConfig()
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = _field_type(f)
-        help_text = field_help(f, getattr(defaults, f.name))
+        help_text = _flag_help(f.name)
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
         if f.name == "task":
-            parser.add_argument(flag, type=str, choices=_task_choices(), **common)
+            parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
         elif kind == "bool":

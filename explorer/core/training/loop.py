@@ -28,6 +28,7 @@ import torch
 
 from explorer.core.errors import (Cancelled, ConfigError, ModelSourceError, NonFiniteLoss, TrainingDataError,
                                   as_out_of_memory)
+from explorer.core.task_facts import best_metric_name, choose_metric
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
 from explorer.core.training.checkpoints import (copy_checkpoint, load_training_state, rng_state,
                                                 save_checkpoint, set_rng_state)
@@ -80,13 +81,10 @@ def plan_steps(n_rows: int, config: TrainConfig, num_processes: int = 1) -> dict
             "effective_batch_size": bs * ga * num_processes}
 
 
-def _metric_value(metrics: dict | None, name: str) -> float | None:
-    """metrics[name], or the first of f1 / accuracy / pearson present (e.g. regression tasks)."""
-    if not metrics:
-        return None
-    if name in metrics:
-        return metrics[name]
-    return next((metrics[n] for n in ("f1", "accuracy", "pearson") if n in metrics), None)
+def _metric_value(metrics: dict | None, config: TrainConfig) -> float | None:
+    """The value of the metric that picks the best checkpoint (explorer.core.task_facts.choose_metric)."""
+    name = choose_metric(metrics or {}, config.to_dict())
+    return None if name is None else metrics[name]
 
 
 def _no_gpu() -> bool:
@@ -218,7 +216,7 @@ def _train(config: TrainConfig, run_dir: str | Path, writer, control: Control | 
 
     step, epoch, batches_done, elapsed_before = 0, 0, 0, 0.0
     best_value, best_path = None, None
-    metric_name = config.metric_for_best or task.primary_metric
+    metric_name = best_metric_name(config.to_dict())
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -254,7 +252,7 @@ def _train(config: TrainConfig, run_dir: str | Path, writer, control: Control | 
         nonlocal best_value, best_path
         if not config.save_checkpoints:
             return
-        value = _metric_value(metrics, metric_name)
+        value = _metric_value(metrics, config)
         improved = value is not None and math.isfinite(value) and (best_value is None or value > best_value)
         if improved:
             best_value = float(value)

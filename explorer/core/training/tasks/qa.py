@@ -21,19 +21,11 @@ FLOW_KEYS = [(a, b) for a in ("question", "passage", "special") for b in ("quest
 
 
 class QATask(Task):
-    head = "qa"
-    primary_metric = "f1"
-    default_learning_rate = 3e-5
-    default_max_seq_length = 384
     token_level_outputs = ("start_logits", "end_logits")
 
-    def __init__(self, name: str, version: str):
+    def __init__(self, name: str):
         self.name = name
-        self.version = version  # "v1.1" | "v2.0"
-        # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is
-        # chosen after training, so the F1 at τ = 0 would reward a checkpoint for where its null score
-        # happens to sit rather than for how well it ranks answers against "no answer".
-        self.primary_metric = "best_f1" if version == "v2.0" else "f1"
+        self.version = self.facts.squad_version  # "v1.1" | "v2.0"
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
