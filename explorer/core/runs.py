@@ -10,9 +10,10 @@ Layout (docs/architecture.md, "Runs on disk")::
     <runs folder>/<run_id>/STOP               created by the GUI (or a user) for "stop early"
     <runs folder>/<run_id>/predictions.json, nbest_predictions.json, null_odds.json (last QA evaluation)
 
-Status (derived from the events after the last ``started``, so a resumed run counts from its resume):
-``finished`` / ``failed`` / ``cancelled`` = that terminal event; no terminal event and a live worker
-process = ``running``; no terminal event and no live process = ``crashed``.
+Status: explorer.core.run_status.replay over the events (the last ``started`` counts, so a resumed run
+counts from its resume): ``finished`` / ``stopped`` (finished early on request) / ``failed`` /
+``cancelled`` = the terminal event; no terminal event and a live worker process = ``running``; no
+terminal event and no live process = ``crashed``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.events import EVENTS_FILE, TERMINAL_EVENTS, read_events
+from explorer.core import run_status
+from explorer.core.events import EVENTS_FILE, read_events
 from explorer.core.task_facts import best_metric_name, choose_metric
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
 STOP_FILE = "STOP"
-STATUSES = ("running", "finished", "failed", "cancelled", "crashed")
 
 
 @dataclass
@@ -40,7 +41,7 @@ class RunSummary:
 
     Attributes:
         run_id, path: the run folder's name and path.
-        status: one of STATUSES.
+        status: one of explorer.core.run_status.STATUSES (running or terminal).
         model, task: from config.json.
         metric_name, metric_value: the best value of the run's selection metric over its eval events
             (None before the first evaluation).
@@ -80,7 +81,7 @@ class RunRecord:
 
     @property
     def status(self) -> str:
-        return self.summary.status if self.summary else "crashed"
+        return self.summary.status if self.summary else run_status.CRASHED
 
     def evals(self) -> list[dict]:
         return [e for e in self.events if e.get("event") == "eval"]
@@ -164,12 +165,8 @@ def _since_last_start(events: list[dict]) -> list[dict]:
 
 
 def derive_status(events: list[dict], alive: bool) -> str:
-    """Status from the events (see module docstring) and whether the worker process lives."""
-    tail = _since_last_start(events)
-    terminal = [e for e in tail if e.get("event") in TERMINAL_EVENTS]
-    if terminal:
-        return terminal[-1]["event"]
-    return "running" if alive else "crashed"
+    """Status from the events and whether the worker process lives (explorer.core.run_status.replay)."""
+    return run_status.replay(events, alive)
 
 
 def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: bool) -> RunSummary:

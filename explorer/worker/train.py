@@ -32,6 +32,7 @@ import time
 import traceback
 from pathlib import Path
 
+from explorer.core import run_status
 from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
 from explorer.core.task_facts import task_names
@@ -157,17 +158,13 @@ def print_error(message: str, traceback_in: Path | None = None) -> None:
 def _already_finished(run_dir: Path) -> int | None:
     """The step at which the run in run_dir finished for good (a ``finished`` event after its last
     ``started`` that did not stop early), else None. A run stopped early can be resumed."""
-    from explorer.core.runs import derive_status
-
     try:
         events = read_events(run_dir / EVENTS_FILE)
     except (OSError, ValueError):
         return None
-    if derive_status(events, alive=False) != "finished":
+    if run_status.replay(events, alive=False) != run_status.FINISHED:
         return None
     last = [e for e in events if e.get("event") == "finished"][-1]
-    if last.get("stopped_early"):
-        return None
     return int(last.get("steps") or last.get("step") or 0)
 
 
