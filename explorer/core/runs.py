@@ -29,6 +29,7 @@ from pathlib import Path
 from explorer.core import run_status
 from explorer.core.events import EVENTS_FILE, read_events
 from explorer.core.task_facts import best_metric_name, choose_metric
+from explorer.core.training.checkpoints import checkpoint_dir
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
@@ -244,8 +245,6 @@ def load_run(path: str | Path) -> RunRecord:
     Raises:
         ValueError: the folder holds neither config.json nor events.jsonl.
     """
-    from explorer.core.training.checkpoints import checkpoint_dir
-
     path = Path(path)
     if not is_run_dir(path):
         raise ValueError(f"{path} is not a run folder: it has neither {CONFIG_FILE} nor {EVENTS_FILE}")

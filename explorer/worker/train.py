@@ -35,8 +35,11 @@ from pathlib import Path
 from explorer.core import run_status
 from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
+from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
 from explorer.core.task_facts import task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
+from explorer.paths import default_runs_dir
+from explorer.worker.signals import GuardedWriter, SignalHandlers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
@@ -197,9 +200,6 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
 
     Raises ConfigError for unusable arguments.
     """
-    from explorer.core.runs import CONFIG_FILE, new_run_id
-    from explorer.paths import default_runs_dir
-
     multi, main = _distributed()
     if getattr(args, "resume", None):
         run_dir = Path(args.resume).expanduser()
@@ -242,9 +242,6 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Run one fine-tune; returns the exit code (see module docstring)."""
-    from explorer.core.runs import STOP_FILE, remove_pid_file, write_pid_file
-    from explorer.worker.signals import GuardedWriter, SignalHandlers
-
     _quiet_libraries()
     try:
         config, run_dir, resume = prepare_run(args)

@@ -11,10 +11,19 @@ attention block flow.
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from explorer.core.data.squad import SquadDataError, gold_answers, load_squad
+from explorer.core.decoding import decode_predictions, write_official_files
+from explorer.core.features import collate_qa, prepare_qa_features
+from explorer.core.metrics import evaluate_decodings
+from explorer.core.probe import probe
 from explorer.core.training.tasks.base import FeatureSet, Task
 
 FLOW_KEYS = [(a, b) for a in ("question", "passage", "special") for b in ("question", "passage", "special")]
@@ -29,8 +38,6 @@ class QATask(Task):
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
-        from explorer.core.data.squad import SquadDataError, load_squad
-
         source = config.train if split == "train" else config.dev
         cap = config.train_cap if split == "train" else config.dev_cap
         ds, report = load_squad(source, split="train" if split == "train" else "validation")
@@ -42,8 +49,6 @@ class QATask(Task):
         return ds
 
     def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
-        from explorer.core.features import collate_qa, prepare_qa_features
-
         feats = prepare_qa_features(list(examples["question"]), list(examples["context"]), tokenizer,
                                     max_seq_length=config.resolved_max_seq_length(), doc_stride=config.doc_stride,
                                     max_query_length=config.max_query_length, answers=list(examples["answers"]))
@@ -78,10 +83,6 @@ class QATask(Task):
         return out
 
     def metrics(self, examples, features: FeatureSet, outputs, config, out_dir) -> dict:
-        from explorer.core.data.squad import gold_answers
-        from explorer.core.decoding import decode_predictions
-        from explorer.core.metrics import evaluate_decodings
-
         decodings = decode_predictions(examples, features.raw, outputs["start_logits"], outputs["end_logits"],
                                        n_best_size=config.n_best_size, max_answer_length=config.max_answer_length)
         gold = gold_answers(examples)
@@ -102,8 +103,6 @@ class QATask(Task):
         return [{"question": dev_examples[i]["question"], "passage": dev_examples[i]["context"]} for i in range(n)]
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
-        from explorer.core.probe import probe
-
         rows = []
         for item in items:
             question = item.get("question", "")
@@ -133,13 +132,6 @@ def _finite(x: float):
 
 def _write_atomically(decodings, out_dir, v2: bool) -> None:
     """predictions.json (+ nbest, null_odds) into out_dir, each file replaced atomically."""
-    import os
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from explorer.core.decoding import write_official_files
-
     out_dir = Path(out_dir)
     tmp = Path(tempfile.mkdtemp(prefix=".predictions-", dir=out_dir))
     try:
