@@ -13,7 +13,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 @pytest.fixture(scope="session")
 def tiny_qa():
     """A tiny random BERT QA model + fast tokenizer (2 layers, 4 heads, hidden 32)."""
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     return tiny_loaded_model("qa")
 

@@ -86,7 +86,8 @@ def test_run_ids_pid_file_and_stop_file(tmp_path):
 
 
 def test_checkpoints_are_atomic_and_best_is_a_snapshot(tmp_path):
-    from explorer.core.models import load_model, tiny_loaded_model
+    from explorer.core.models import load_model
+    from helpers import tiny_loaded_model
     from explorer.core.training.checkpoints import (CheckpointError, checkpoint_dir, copy_checkpoint,
                                                     load_training_state, save_checkpoint)
 
