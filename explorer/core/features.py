@@ -4,7 +4,7 @@ A passage longer than the model's input is cut into overlapping *windows* (BERT 
 Google's run_squad.py and Hugging Face's run_qa.py do the same). Each window holds
 ``[CLS] question [SEP] passage-piece [SEP]`` (or the tokenizer's own special tokens).
 
-Settings (standard names, DESIGN.md):
+Settings (standard names, docs/formulas.md):
     max_seq_length: tokens per window, special tokens included (384).
     doc_stride: overlap in tokens between consecutive windows of the same passage (128). This is the
         fast tokenizer's ``stride``.

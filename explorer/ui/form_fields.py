@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout
                                QSpinBox, QWidget)
 
 from explorer.core.task_facts import task_labels
+from explorer.core.training.config import field_help
 
 TASK_LABELS = task_labels()   # explorer.core.task_facts
 PRECISION_LABELS = {
@@ -100,8 +101,9 @@ FIELDS: tuple[FieldSpec, ...] = (
 
 
 def field_tooltip(spec: FieldSpec) -> str:
-    """The glossary's explanation when it has the term, else the spec's own tip."""
-    text = spec.tip
+    """The glossary's explanation when it has the term, plus the spec's tip (else the field's help text,
+    written once in explorer.core.training.config.FIELD_HELP)."""
+    text = spec.tip or field_help(spec.name, with_default=False)
     try:
         from explorer.glossary import tooltip
 

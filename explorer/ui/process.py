@@ -1,6 +1,6 @@
 """Training workers as child processes (QProcess) and the queue that runs them one after another.
 
-Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (DESIGN.md,
+Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (docs/architecture.md,
 "Training runs in a separate process"): the worker prints JSON-lines events on stdout, which are
 parsed as they arrive (explorer.core.events.iter_events; other lines are kept as log text);
 stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate

@@ -6,7 +6,7 @@ A :class:`RunState` is fed events one by one (live from the worker's stdout, or 
 - ``loss``, ``lr``, ``grad_norm``, ``samples_per_second`` against optimizer step (``step`` events);
 - ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``).
 
-Event fields follow explorer/core/events.py (DESIGN.md, "Training runs in a separate process").
+Event fields follow the records in explorer/core/events.py (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -244,7 +244,7 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
 
 
 def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
-    """Settings that make the small bundled encoder learn in minutes on a CPU (DESIGN.md speed notes):
+    """Settings that make the small bundled encoder learn in minutes on a CPU (docs/formulas.md, speed facts):
     max_seq_length 256, lr 1e-4, length-grouped batches, one epoch, and mixed precision "auto"
     (bf16 autocast only where bf16 matmul is fast: AMX CPUs, CUDA with bf16; on a CPU without
     AMX bf16 matmul is several times *slower* than fp32, so "auto" keeps fp32 there)."""
