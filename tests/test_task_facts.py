@@ -48,6 +48,8 @@ def test_help_texts_come_from_the_table():
     assert "best_f1 for squad_v2" in field_help("metric_for_best")
     assert field_help("learning_rate").endswith("default: 3e-5 for QA, 2e-5 for classification")
     assert "SQuAD v2.0 (QA + no answer)" in field_help("task")
+    assert "QA: an official-format SQuAD JSON file" in field_help("train")
+    assert "classification: a .tsv / .csv file with a header row" in field_help("train")
     assert "overlap" in field_help("doc_stride") and field_help("batch_size").endswith("(default: 32)")
     with pytest.raises(KeyError):
         field_help("nope")

@@ -53,8 +53,8 @@ class TaskFacts:
 
 
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
-_GLUE_FORMATS = ("a .tsv / .csv / .jsonl / .json file with a header (GLUE style), or a hub dataset id "
-                 "such as nyu-mll/glue::sst2")
+_GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "
+                 "per line, or a hub dataset id such as nyu-mll/glue::sst2")
 
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
@@ -137,6 +137,14 @@ def choose_metric(available: Iterable[str], config: Mapping) -> str | None:
     if wanted in names:
         return wanted
     return next((n for n in FALLBACK_METRICS if n in names), None)
+
+
+def data_formats_help() -> str:
+    """What ``--train`` / ``--dev`` accept, per kind of task (the help of the data fields)."""
+    groups: dict[str, str] = {}
+    for f in _TABLE.values():
+        groups.setdefault("QA" if f.is_qa else f.head, f.data_formats)
+    return "; ".join(f"{kind}: {formats}" for kind, formats in groups.items())
 
 
 def metric_for_best_help() -> str:

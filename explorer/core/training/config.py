@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ConfigError
-from explorer.core.task_facts import (defaults_help, find_task_facts, is_qa_task, metric_for_best_help, qa_task_names,
+from explorer.core.task_facts import (data_formats_help, defaults_help, find_task_facts, is_qa_task, metric_for_best_help, qa_task_names,
                                      task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
@@ -174,7 +174,7 @@ class TrainConfig:
 FIELD_HELP: dict[str, str] = {
     "model": "hub id, local model folder or bundled:minilm",
     "task": task_help(),
-    "train": "training data: a file path or a hub dataset id (optionally 'id::config', e.g. nyu-mll/glue::sst2)",
+    "train": f"training data ({data_formats_help()})",
     "dev": "dev data for evaluations: a file path or a hub dataset id; empty = no evaluation",
     "output_dir": "the runs folder; the run lives in OUTPUT_DIR/RUN_ID "
                   "(empty = $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs)",
