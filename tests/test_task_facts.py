@@ -67,3 +67,16 @@ def test_registered_tasks_take_their_facts_from_the_table():
     with pytest.raises(ValueError, match="task_facts"):
         register_task(Swag())
 
+
+
+def test_a_facts_row_without_a_training_implementation_is_a_config_error():
+    from explorer.core.training.tasks import get_task
+
+    tf.add_task_facts(tf.TaskFacts("swag_test", "SWAG (test row)", "multiple_choice", False, "accuracy", 2e-5, 128,
+                                   "a SWAG CSV file"))
+    try:
+        assert TrainConfig(task="swag_test", train="x").validate().task == "swag_test"
+        with pytest.raises(ConfigError, match="'swag_test' cannot be trained.*squad_v1, squad_v2, single, pair"):
+            get_task("swag_test")
+    finally:
+        tf._TABLE.pop("swag_test")

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from explorer.core.errors import ConfigError
 from explorer.core.task_facts import TaskFacts, find_task_facts, get_task_facts
 
 MODEL_INPUT_KEYS = ("input_ids", "attention_mask", "token_type_ids")
@@ -134,11 +135,12 @@ def register_task(task: Task) -> Task:
 
 
 def get_task(name: str) -> Task:
-    """The registered task called ``name``; ValueError listing the known names otherwise."""
+    """The registered task called ``name``; ConfigError (a ValueError) listing the trainable ones otherwise."""
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(sorted(_REGISTRY))}") from None
+        raise ConfigError(f"task {name!r} cannot be trained (no implementation registered); trainable tasks: "
+                          f"{', '.join(_REGISTRY)}") from None
 
 
 def task_names() -> list[str]:
