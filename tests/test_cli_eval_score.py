@@ -142,7 +142,9 @@ def test_score_errors(tmp_path, capsys):
     assert "no prediction for 3 of the 4 questions" in err and "q2, q3, q4" in err
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
                                            "--allow-missing"])) == 0
-    capsys.readouterr()
+    captured = capsys.readouterr()
+    assert "3 of 4 questions have no prediction" in captured.err and "q2, q3, q4" in captured.err
+    assert json.loads(captured.out)["total"] == 4   # counted, scored 0 (as evaluate-v1.1.py does)
     preds.write_text('{"q1": "London",\n "q2": }')
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])) == 2
     assert "malformed JSON at line 2, column" in capsys.readouterr().err
