@@ -77,6 +77,37 @@ def _tau_grid_lines(sweep, taus=(-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)) -> list[
     return lines
 
 
+def official_from_files(gold: dict, paths: dict, version: str, tau: float) -> tuple[dict, float]:
+    """The official metrics of the files eval wrote, read back: what ``score`` prints for them.
+
+    v2.0 uses ``--na-prob-thresh max(1.0, -tau)`` (the official default unless tau < -1, where the default
+    would blank answers eval gave) so the numbers are those of the decision ``score_diff > tau``.
+    Returns (metrics with exact_match, f1, ... and ``tau``; the na_prob_thresh used).
+    """
+    from explorer.core.metrics import squad_evaluate
+
+    preds = json.loads(paths["predictions"].read_text(encoding="utf-8"))
+    if version == "v1.1":
+        return squad_evaluate(gold, preds, version="v1.1"), 1.0
+    odds = json.loads(paths["null_odds"].read_text(encoding="utf-8"))
+    thresh = max(1.0, -float(tau))
+    metrics = squad_evaluate(gold, preds, odds, thresh, version="v2.0")
+    metrics["tau"] = float(tau)
+    return metrics, thresh
+
+
+def score_command(data: str, paths: dict, na_prob_thresh: float, capped: bool) -> str:
+    """The ``bert-explorer score`` line that prints eval's numbers from the written files."""
+    cmd = f"bert-explorer score --data {data} --predictions {paths['predictions']}"
+    if "null_odds" in paths:
+        cmd += f" --null-odds {paths['null_odds']}"
+        if na_prob_thresh != 1.0:
+            cmd += f" --na-prob-thresh {na_prob_thresh:g}"
+    if capped:
+        cmd += "  (with --cap: score sees the uncapped questions as missing; eval's figures cover the first N)"
+    return cmd
+
+
 def run(args) -> int:
     from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, squad_version
     from explorer.core.decoding import decode_predictions, write_official_files
@@ -128,13 +159,18 @@ def run(args) -> int:
 
     version = squad_version(dataset)
     gold = gold_answers(dataset)
-    metrics = evaluate_decodings(decodings, gold, tau=args.tau, version=version)
     paths = write_official_files(decodings, args.out, tau=args.tau, version_2_with_negative=version == "v2.0")
+    metrics, na_prob_thresh = official_from_files(gold, paths, version, args.tau)
+    spans = evaluate_decodings(decodings, gold, tau=args.tau, version=version) if version == "v2.0" else None
     n_q = len(dataset)
     speed = {"questions": n_q, "windows": len(features), "seconds": round(seconds, 3),
              "questions_per_second": round(n_q / seconds, 2), "inference_seconds": round(t_infer, 3)}
     result = {"data": args.data, "model": args.model, "version": version, "metrics": metrics, "speed": speed,
-              "files": {k: str(v) for k, v in paths.items()}}
+              "files": {k: str(v) for k, v in paths.items()},
+              "score_command": score_command(args.data, paths, na_prob_thresh, capped=n_q < report.n_questions)}
+    if spans is not None:
+        result["best_spans"] = {k: spans[k] for k in ("best_exact", "best_exact_thresh", "best_f1",
+                                                      "best_f1_thresh", "best_tau")}
     sweep = tau_sweep(decodings, gold) if version == "v2.0" else None
     if sweep is not None:
         result["tau_grid"] = {"taus": sweep.taus.tolist(), "f1": sweep.f1.round(3).tolist(),
@@ -153,12 +189,15 @@ def run(args) -> int:
             if f"{part}_total" in metrics:
                 out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
                            f"({metrics[part + '_total']} questions)")
-        out.append(f"official best threshold: best_f1 {metrics['best_f1']:.2f} at best_f1_thresh "
-                   f"{metrics['best_f1_thresh']:.3f} (null odds) = best_tau {metrics['best_tau']:+.3f}; "
-                   f"best_exact {metrics['best_exact']:.2f}")
+        out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
+                   f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); best_exact {metrics['best_exact']:.2f}")
+        b = result["best_spans"]
+        out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
+                   f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")
         out += _tau_grid_lines(sweep)
     out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {seconds:.1f} s; "
                f"inference {t_infer:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
     out.append("files: " + ", ".join(str(p) for p in paths.values()))
+    out.append("same numbers: " + result["score_command"])
     print("\n".join(out))
     return 0
