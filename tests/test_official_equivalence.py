@@ -79,8 +79,9 @@ def random_case(seed: int, *, allow_empty_text: bool = True, with_missing: bool 
                     start = len(" ".join(context_parts)) + (1 if context_parts else 0)
                     context_parts.append(g if g else "filler")
                     answers.append({"text": g, "answer_start": start})
-                qas.append({"id": qid, "question": f"question {qid}?", "answers": answers,
-                            "is_impossible": not answers})
+                qas.append({"id": qid, "question": f"question {qid}?", "answers": answers})
+                if not v11:
+                    qas[-1]["is_impossible"] = not answers
                 gold[qid] = golds
                 if not (with_missing and rng.random() < 0.08):
                     preds[qid] = _prediction(rng, golds)
@@ -164,6 +165,11 @@ def test_score_command_matches_official_scripts_on_random_files(tmp_path):
                         allow_missing=True, warn=warnings.append)
             p, o = _fill_missing(preds, odds, missing)
             _compare(out, official.v20_main(dataset, p, o), rename=())
+            # without --null-odds a v2.0 file is still scored by evaluate-v2.0.py, even with no unanswerable
+            out = score(str(folder / "data.json"), str(folder / "predictions.json"), allow_missing=True)
+            ref = official.v20_main(dataset, p)
+            assert set(out) == set(ref)
+            _compare(out, ref, rename=())
         if missing:
             assert any(f"{len(missing)} of {len(gold)}" in w and missing[0] in w for w in warnings), warnings
         done += 1

@@ -157,7 +157,7 @@ def run(args) -> int:
 
     from explorer.core.metrics import evaluate_decodings, tau_sweep
 
-    version = squad_version(dataset)
+    version = "v2.0" if report.version == "v2.0" else squad_version(dataset)   # as `score` decides
     gold = gold_answers(dataset)
     paths = write_official_files(decodings, args.out, tau=args.tau, version_2_with_negative=version == "v2.0")
     metrics, na_prob_thresh = official_from_files(gold, paths, version, args.tau)

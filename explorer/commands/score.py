@@ -68,7 +68,7 @@ def score(data: str, predictions: str, null_odds: str | None = None, *, split: s
     from explorer.core.data.squad import gold_answers, load_squad, squad_version
     from explorer.core.metrics import missing_predictions, squad_evaluate
 
-    dataset, _ = load_squad(data, split=split)
+    dataset, report = load_squad(data, split=split)
     gold = gold_answers(dataset)
     preds = _read_mapping(predictions, "answer text", str)
     odds = _read_mapping(null_odds, "a number", (int, float)) if null_odds else None
@@ -86,7 +86,8 @@ def score(data: str, predictions: str, null_odds: str | None = None, *, split: s
     extra = [q for q in preds if q not in gold]
     if extra and warn:
         warn(f"warning: {len(extra)} prediction ids are not questions of {data} (ignored; first: {extra[0]})")
-    version = squad_version(dataset) if odds is None else "v2.0"
+    # evaluate-v2.0.py for a v2.0 file (its "version" field or any unanswerable question) or with null odds
+    version = "v2.0" if odds is not None or report.version == "v2.0" else squad_version(dataset)
     res = squad_evaluate(gold, preds, odds, na_prob_thresh, version=version, allow_missing=allow_missing)
     if version == "v1.1":
         return {"exact_match": res["exact_match"], "f1": res["f1"]}
