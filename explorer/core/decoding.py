@@ -119,6 +119,8 @@ def passage_span(context: str, start_char: int, end_char: int) -> tuple[int, int
         (start, end, text) in characters; (start, start, "") when nothing but white space is covered.
     """
     raw = context[start_char:end_char]
+    if raw and not raw[0].isspace() and not raw[-1].isspace():   # the common case: nothing to strip
+        return int(start_char), int(end_char), raw
     text = raw.strip()
     if not text:
         return int(start_char), int(start_char), ""
@@ -227,7 +229,10 @@ def decode_example(context: str, start_logits: list, end_logits: list, offsets: 
         seen = set()
         for r in order:
             w, i, j = int(ws[r]), int(iis[r]), int(jjs[r])
-            start_char, end_char, text = passage_span(context, offsets[w][i][0], offsets[w][j][1])
+            start_char, end_char = offsets[w][i][0], offsets[w][j][1]
+            text = context[start_char:end_char]
+            if not text or text[0].isspace() or text[-1].isspace():   # rare: strip, move the offsets
+                start_char, end_char, text = passage_span(context, start_char, end_char)
             if not text or text in seen:
                 continue
             seen.add(text)
