@@ -132,13 +132,16 @@ class PlotPanel(QFrame):
             y = self.ema.setdefault(state.run_id, IncrementalEMA()).update(y, smoothing)
         # non-finite values are gaps (connect="finite"), never a line bridging them; each is marked
         item.setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
-        self._mark_nonfinite(state.run_id, x, s.y, y)
+        if not finite or state.run_id in self.markers:
+            self._mark_nonfinite(state.run_id, x, s.y, y)
 
     def _mark_nonfinite(self, run_id: str, x: np.ndarray, y: np.ndarray, drawn: np.ndarray | None = None) -> None:
         """A red cross on every non-finite step of the run's series (tooltip "loss was nan at step 3"),
         and a dot on each finite point left alone between gaps (no line is drawn for it)."""
-        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1])
         marker = self.markers.get(run_id)
+        if marker is None and drawn is None:   # an emptied series that was never marked
+            return
+        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1])
         if not labels:
             if marker is not None:
                 marker.setData([], [])

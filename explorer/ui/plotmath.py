@@ -48,13 +48,17 @@ class IncrementalEMA:
         if n > done:
             new = y[done:]
             finite = np.isfinite(new)
+            k = int(np.count_nonzero(finite))
+            all_finite = k == len(new)
             part = np.full(len(new), np.nan)
-            k = int(finite.sum())
             if k:
-                last = _ema_blocks(new[finite], weight, self.carry)
+                last = _ema_blocks(new if all_finite else new[finite], weight, self.carry)
                 self.carry = float(last[-1])
                 debias = -np.expm1(np.arange(self.n_finite + 1, self.n_finite + k + 1) * np.log(weight))
-                part[finite] = last / debias
+                if all_finite:
+                    part = last / debias
+                else:
+                    part[finite] = last / debias
                 self.n_finite += k
             self.out = np.concatenate([self.out, part])
         return self.out
