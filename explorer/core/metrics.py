@@ -285,9 +285,12 @@ class QuestionScores:
 def question_scores_from(decodings: dict, gold: dict[str, list[str]]) -> QuestionScores:
     """Score each decoding's best span and the empty answer against gold, once (official per-question EM/F1).
 
+    has_ans is the raw gold list being non-empty (official make_qid_to_has_ans); abstaining scores
+    ``not has_ans`` (official apply_no_ans_threshold), answering scores the best span's raw EM/F1.
+
     Args:
         decodings: id -> ExampleDecoding (explorer.core.decoding).
-        gold: id -> gold texts ([] = no answer).
+        gold: id -> raw gold texts ([] = no answer).
 
     Raises:
         ValueError: a gold id without a decoding.
