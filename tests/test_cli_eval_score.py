@@ -77,6 +77,21 @@ def test_eval_writes_official_files_and_scores_agree(tmp_path, tiny_model_dir, c
     assert len(result["tau_grid"]["taus"]) == 49
 
 
+def test_eval_below_minus_one_names_the_score_threshold(tmp_path, tiny_model_dir, capsys):
+    """tau < -1: score's default --na-prob-thresh 1.0 would blank answers eval gave; eval names the
+    threshold that reproduces its numbers, and score with it prints exactly them."""
+    data = squad_file(tmp_path)
+    out = tmp_path / "out"
+    argv = ["--model", str(tiny_model_dir), "--data", str(data), "--out", str(out), "--max-seq-length", "64",
+            "--doc-stride", "16", "--tau", "-3", "--json"]
+    assert eval_cmd.run(parse(eval_cmd, argv)) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["score_command"].endswith("--na-prob-thresh 3")
+    scored = score_cmd.score(str(data), str(out / "predictions.json"), str(out / "null_odds.json"), na_prob_thresh=3.0)
+    for key, value in scored.items():
+        assert result["metrics"]["exact_match" if key == "exact" else key] == value, key
+
+
 def test_eval_text_report_and_cap(tmp_path, tiny_model_dir, capsys):
     data = squad_file(tmp_path, v2=False)
     argv = ["--model", str(tiny_model_dir), "--data", str(data), "--out", str(tmp_path / "o"), "--cap", "2"]

@@ -188,7 +188,7 @@ def run(args) -> int:
         for part in ("HasAns", "NoAns"):
             if f"{part}_total" in metrics:
                 out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
-                           f"({metrics[part + '_total']} questions)")
+                           f"({metrics[part + '_total']} question{'s' if metrics[part + '_total'] != 1 else ''})")
         out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
                    f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); best_exact {metrics['best_exact']:.2f}")
         b = result["best_spans"]
