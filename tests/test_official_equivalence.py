@@ -211,3 +211,49 @@ def test_evaluate_decodings_and_tau_sweep_match_official_scripts():
             for part in ("HasAns", "NoAns"):
                 if f"{part}_f1" in ref:
                     assert abs(getattr(sweep, f"{part}_f1")[k] - ref[f"{part}_f1"]) < 1e-9, (seed, part)
+
+
+@pytest.mark.parametrize("rel", ["squad_v2.0/dev-subset.json", "squad_v1.1/dev-part1.json"])
+def test_real_dev_files_match_official_scripts(rel, tmp_path):
+    """The real dev files (4k questions each) with seeded predictions, through `score`, every key."""
+    import os
+    from pathlib import Path
+
+    from explorer.commands.score import score
+
+    root = os.environ.get("EXPLORER_REAL_DATA")
+    if not root or not (Path(root) / rel).is_file():
+        pytest.skip(f"EXPLORER_REAL_DATA is not set or has no {rel}")
+    path = Path(root) / rel
+    dataset = json.loads(path.read_text(encoding="utf-8"))["data"]
+    rng = random.Random(7)
+    preds, odds, gold_of = {}, {}, {}
+    for article in dataset:
+        for p in article["paragraphs"]:
+            for qa in p["qas"]:
+                gold_of[qa["id"]] = [a["text"] for a in qa["answers"]]
+    for qid, golds in gold_of.items():
+        if rng.random() < 0.03:
+            continue                                         # missing
+        preds[qid] = _prediction(rng, golds)
+        odds[qid] = rng.choice(ODDS_POOL) if rng.random() < 0.5 else round(rng.uniform(-5, 5), 2)
+    missing = missing_predictions(gold_of, preds)
+    (tmp_path / "p.json").write_text(json.dumps(preds))
+    (tmp_path / "o.json").write_text(json.dumps(odds))
+    if "v1.1" in rel:
+        unanswered = []
+        ref = official.v11_evaluate(dataset, preds, unanswered)
+        _compare(score(str(path), str(tmp_path / "p.json"), allow_missing=True), ref, rename=())
+        assert unanswered == missing
+        return
+    p, o = _fill_missing(preds, odds, missing)
+    out = score(str(path), str(tmp_path / "p.json"), str(tmp_path / "o.json"), allow_missing=True)
+    ref = official.v20_main(dataset, p, o)
+    assert set(out) == set(ref) | {"best_tau"}
+    _compare(out, ref, rename=())
+    complete = {q: preds.get(q, "") for q in gold_of}
+    (tmp_path / "p.json").write_text(json.dumps(complete))
+    odds_all = {**odds, **{q: 0.0 for q in missing}}
+    (tmp_path / "o.json").write_text(json.dumps(odds_all))
+    out = score(str(path), str(tmp_path / "p.json"), str(tmp_path / "o.json"))
+    _compare(out, official.v20_main(dataset, complete, odds_all), rename=())   # the plain official run
