@@ -216,3 +216,8 @@ def test_evaluate_decodings_v20_and_v11():
     dec11 = {q: ExampleDecoding(q, [SpanCandidate("Paris", 0, 5, 1, 1, 0, 0, 0, -9.0)], 0, 0, 0, 0, -9.0, -9.0)
              for q in gold}
     assert evaluate_decodings(dec11, v11) == {"exact_match": 100.0, "f1": 100.0, "total": 100}
+
+
+def test_v11_without_gold_names_the_question():
+    with pytest.raises(ValueError, match="1 have none .*first: q2"):
+        squad_evaluate({"q1": ["a"], "q2": []}, {"q1": "a", "q2": ""}, version="v1.1")

@@ -171,6 +171,11 @@ def _check_ids(gold: dict, predictions: dict, null_odds: dict | None, allow_miss
 
 def _raw_scores(gold: dict, preds: dict, version: str) -> tuple[dict, dict]:
     """Per-question (exact 0/1, f1 0..1) of the predictions (official get_raw_scores / evaluate)."""
+    if version == "v1.1":
+        empty = [q for q, g in gold.items() if not g]
+        if empty:
+            raise ValueError(f"SQuAD v1.1 scoring needs a gold answer for every question; {len(empty)} have none "
+                             f"(first: {', '.join(empty[:5])}); score the file as v2.0")
     exact_raw, f1_raw = {}, {}
     for q, golds in gold.items():
         if preds[q] is MISSING_PREDICTION:
