@@ -117,3 +117,16 @@ def test_markers_follow_the_data(curves):
     curves.set_runs([])
     curves.redraw_now()
     assert "nf" not in curves.panels["loss"].markers
+
+
+def test_downsampled_curve_keeps_the_gap(curves):
+    """pyqtgraph's peak decimation (50k points -> about a thousand drawn) keeps a single NaN as a gap."""
+    values = list(np.linspace(5, 1, 50_000))
+    values[25_000] = math.nan
+    curves.smooth.setValue(0)
+    curves.set_runs([RunState.from_events("big", _events("big", values=values))])
+    curves.redraw_now()
+    item = curves.panels["loss"].items["big"]
+    dx, dy = item.getData()          # the decimated data handed to the curve
+    assert len(dx) < 10_000 and np.isnan(dy).any()
+    assert curves.panels["loss"].nonfinite_labels("big") == ["loss was nan at step 25001"]
