@@ -406,13 +406,17 @@ def honest_tau(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS,
 
 def evaluate_decodings(decodings: dict, gold: dict[str, list[str]], tau: float = 0.0, *,
                        version: str | None = None) -> dict:
-    """Official metrics of decodings at tau, for training evaluation and the eval command.
+    """Official metrics of decodings at tau, for training evaluation and the dev view.
 
-    v1.1: exact_match, f1 of the best span (tau ignored). v2.0: exact_match, f1, HasAns_*, NoAns_* of the
-    decision ``score_diff > tau``, plus the official best-threshold search run on the best spans with
-    null_odds = -score_diff (best_exact, best_exact_thresh, best_f1, best_f1_thresh, best_tau), so the
-    best threshold does not depend on the tau used for the texts. ``tau`` is echoed in the result.
-    Version None: v2.0 when any gold list is empty.
+    v1.1: exact_match, f1 of the best span (tau ignored). v2.0: evaluate-v2.0.py run on the best spans with
+    ``--na-prob-file`` = null_odds (-score_diff) and ``--na-prob-thresh`` just below -tau, so it answers
+    exactly where ``score_diff > tau`` (the official rule answers where null_odds <= thresh): exact_match,
+    f1, HasAns_*, NoAns_* of that decision (identical to :func:`tau_sweep` at tau), and the best-threshold
+    search over the same files (best_exact, best_exact_thresh, best_f1, best_f1_thresh, best_tau), which
+    does not depend on tau. ``tau`` is echoed in the result. Version None: v2.0 when any gold list is
+    empty. (``bert-explorer eval`` reports what ``score`` gives on its written files instead: there the
+    abstentions are "" texts, which the official script scores differently only for a gold such as
+    "The" that normalises to "".)
 
     Raises:
         ValueError: a gold question without a decoding.
@@ -425,9 +429,7 @@ def evaluate_decodings(decodings: dict, gold: dict[str, list[str]], tau: float =
     if version == "v1.1":
         return squad_evaluate(gold, predictions_at(decodings, None), version="v1.1")
     _check_ids(gold, decodings, None, False)
-    out = squad_evaluate(gold, predictions_at(decodings, tau), version="v2.0")
-    best = squad_evaluate(gold, predictions_at(decodings, None), _null_odds(decodings), version="v2.0")
-    for key in ("best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh", "best_tau"):
-        out[key] = best[key]
+    thresh = float(np.nextafter(-float(tau), -np.inf))   # null_odds <= thresh  <=>  score_diff > tau
+    out = squad_evaluate(gold, predictions_at(decodings, None), _null_odds(decodings), thresh, version="v2.0")
     out["tau"] = float(tau)
     return out
