@@ -163,7 +163,7 @@ def _check_ids(gold: dict, predictions: dict, null_odds: dict | None, allow_miss
         if no_odds:
             raise ValueError(f"{len(no_odds)} predicted questions have no null odds (first: "
                              + ", ".join(no_odds[:5]) + ")")
-        bad = [q for q in gold if q in null_odds and not isinstance(null_odds[q], (int, float))]
+        bad = [q for q, v in null_odds.items() if isinstance(v, bool) or not isinstance(v, (int, float))]
         if bad:
             raise ValueError(f"null odds of {bad[0]!r} is not a number: {null_odds[bad[0]]!r}")
     return missing
