@@ -152,3 +152,24 @@ def test_study_cache_keyed_on_contents_not_mtime(tiny_qa, tmp_path):
     again = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
     assert not again.from_cache and again.gold["p0a"] == ["London"]
     assert run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache").from_cache   # same contents: a hit
+
+
+def test_damaged_study_cache_is_recomputed(tiny_qa, tmp_path):
+    """A cache file whose lists do not line up (or is not gzip JSON at all) is ignored, never shown."""
+    import gzip
+
+    from explorer.core.tau_study import cache_path
+
+    data = squad_v2_file(tmp_path / "dev.json")
+    study = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
+    path = cache_path(study.key, tmp_path / "cache")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        j = json.load(fh)
+    j["gold"][study.ids[0]] = "london"            # a string, not a list of gold texts
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump(j, fh)
+    assert load_study(study.key, tmp_path / "cache") is None
+    path.write_bytes(b"not gzip")
+    assert load_study(study.key, tmp_path / "cache") is None
+    again = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
+    assert not again.from_cache and again.gold == study.gold

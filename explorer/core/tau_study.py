@@ -233,15 +233,27 @@ def save_study(study: TauStudy, cache_dir: Path | None = None) -> Path:
     return path
 
 
+def _consistent(j: dict) -> bool:
+    """The cached lists line up and hold the right kinds (a damaged cache is recomputed, never shown)."""
+    ids, gold, ci = j["ids"], j["gold"], j["context_index"]
+    n = len(ids)
+    return (isinstance(ids, list) and all(isinstance(q, str) for q in ids) and len(set(ids)) == n
+            and len(j["titles"]) == len(j["questions"]) == len(ci) == n and isinstance(gold, dict)
+            and all(isinstance(gold.get(q), list) and all(isinstance(t, str) for t in gold[q]) for q in ids)
+            and all(isinstance(k, int) and 0 <= k < len(j["contexts"]) for k in ci)
+            and all(q in j["decodings"] for q in ids))
+
+
 def load_study(key: str, cache_dir: Path | None = None) -> TauStudy | None:
-    """The cached study for a key, or None when absent, unreadable or of another format."""
+    """The cached study for a key, or None when absent, unreadable, of another format or inconsistent
+    (then the caller recomputes it)."""
     path = cache_path(key, cache_dir)
     if not path.exists():
         return None
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             j = json.load(fh)
-        if j.get("format") != CACHE_FORMAT:
+        if not isinstance(j, dict) or j.get("format") != CACHE_FORMAT or not _consistent(j):
             return None
         decodings = {q: _decoding_from_json(q, j["decodings"][q]) for q in j["ids"]}
         return TauStudy(ids=j["ids"], titles=j["titles"], questions=j["questions"], contexts=j["contexts"],
