@@ -190,7 +190,8 @@ def run(args) -> int:
                 out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
                            f"({metrics[part + '_total']} question{'s' if metrics[part + '_total'] != 1 else ''})")
         out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
-                   f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); best_exact {metrics['best_exact']:.2f}")
+                   f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); "
+                   f"best_exact {metrics['best_exact']:.2f}")
         b = result["best_spans"]
         out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
                    f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")

@@ -10,7 +10,8 @@ official best-threshold search, honest_tau); nothing is recomputed here.
 Cache: ``<cache dir>/tau_study/<key>.json.gz`` (gzip JSON, no pickle), ``key`` = sha1 of the model
 fingerprint (source, config, QA-head weights), the data file's *contents* (sha256, streamed: an
 edit that keeps the size and the modification time, as ``cp -p`` or ``rsync -t`` do, still gets a new
-key), the cap and the window/decoding settings. The cache dir is ``$EXPLORER_CACHE_DIR`` or ``$XDG_CACHE_HOME/bert-explorer``
+key), the cap and the window/decoding settings. The cache dir is ``$EXPLORER_CACHE_DIR`` or
+``$XDG_CACHE_HOME/bert-explorer``
 (default ``~/.cache/bert-explorer``).
 """
 
