@@ -71,10 +71,41 @@ def _tau_grid_lines(sweep, taus=(-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)) -> list[
     lines = ["  tau     F1     EM  HasAns_f1  NoAns_f1  answer rate"]
     for t in taus:
         r = sweep.at(t)
-        lines.append(f"  {r['tau']:+5.2f} {r['f1']:6.2f} {r['exact_match']:6.2f} {r['HasAns_f1']:10.2f} "
-                     f"{r['NoAns_f1']:9.2f} {r['answer_rate']:10.1f}%")
+        has, no = (f"{v:{w}.2f}" if v == v else f"{'-':>{w}}" for v, w in ((r["HasAns_f1"], 10), (r["NoAns_f1"], 9)))
+        lines.append(f"  {r['tau']:+5.2f} {r['f1']:6.2f} {r['exact_match']:6.2f} {has} {no} {r['answer_rate']:10.1f}%")
     lines.append(f"  best grid tau {sweep.best_tau:+.2f}: F1 {sweep.best_f1:.2f}  (grid -6..+6 step 0.25)")
     return lines
+
+
+def _metric_lines(metrics: dict, result: dict, sweep, tau: float) -> list[str]:
+    """The metric lines of the text report (v1.1: EM/F1; v2.0: at tau, HasAns/NoAns, best thresholds, grid)."""
+    if result["version"] == "v1.1":
+        return [f"exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}"]
+    out = [f"tau {tau:+.2f}: exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}"]
+    for part in ("HasAns", "NoAns"):
+        if f"{part}_total" in metrics:
+            n = metrics[part + "_total"]
+            out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
+                       f"({n} question{'s' if n != 1 else ''})")
+    out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
+               f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); best_exact {metrics['best_exact']:.2f}")
+    b = result["best_spans"]
+    out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
+               f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")
+    return out + _tau_grid_lines(sweep)
+
+
+def _text_report(result: dict, sweep, args) -> list[str]:
+    """The lines `eval` prints without --json."""
+    speed, metrics, n_q = result["speed"], result["metrics"], result["speed"]["questions"]
+    out = [f"SQuAD {result['version']}: {n_q} questions, {speed['windows']} windows "
+           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride})"]
+    out += _metric_lines(metrics, result, sweep, args.tau)
+    out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {speed['seconds']:.1f} s; "
+               f"inference {speed['inference_seconds']:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
+    out.append("files: " + ", ".join(result["files"].values()))
+    out.append("same numbers: " + result["score_command"])
+    return out
 
 
 def official_from_files(gold: dict, paths: dict, version: str, tau: float) -> tuple[dict, float]:
@@ -104,7 +135,8 @@ def score_command(data: str, paths: dict, na_prob_thresh: float, capped: bool) -
         if na_prob_thresh != 1.0:
             cmd += f" --na-prob-thresh {na_prob_thresh:g}"
     if capped:
-        cmd += "  (with --cap: score sees the uncapped questions as missing; eval's figures cover the first N)"
+        cmd += ("  (eval ran on the first questions only (--cap): score needs --allow-missing and then counts "
+                "the others as wrong)")
     return cmd
 
 
@@ -179,26 +211,5 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    out = [f"SQuAD {version}: {n_q} questions, {len(features)} windows "
-           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride})"]
-    if version == "v1.1":
-        out.append(f"exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}")
-    else:
-        out.append(f"tau {args.tau:+.2f}: exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}")
-        for part in ("HasAns", "NoAns"):
-            if f"{part}_total" in metrics:
-                out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
-                           f"({metrics[part + '_total']} question{'s' if metrics[part + '_total'] != 1 else ''})")
-        out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
-                   f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); "
-                   f"best_exact {metrics['best_exact']:.2f}")
-        b = result["best_spans"]
-        out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
-                   f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")
-        out += _tau_grid_lines(sweep)
-    out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {seconds:.1f} s; "
-               f"inference {t_infer:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
-    out.append("files: " + ", ".join(str(p) for p in paths.values()))
-    out.append("same numbers: " + result["score_command"])
-    print("\n".join(out))
+    print("\n".join(_text_report(result, sweep, args)))
     return 0
