@@ -83,3 +83,15 @@ def test_through_the_tokenizer_with_a_no_break_space():
     d = decode_predictions([{"id": "q", "context": passage}], feats, [rng.normal(size=n)], [rng.normal(size=n)])
     _check(passage, d["q"])
     assert d["q"].nbest
+
+
+def test_bench_decoding_script_runs(capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import bench_decoding
+
+    assert bench_decoding.main(["--n", "5", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "clean offsets" in out and "white space in offsets" in out and "windows/s" in out
