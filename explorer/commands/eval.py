@@ -105,7 +105,10 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
-    if loaded.head_initialised:
+    report = getattr(loaded, "load_report", None)
+    if report is not None and report.warning():
+        print(f"warning: {args.model}: {report.warning()}", file=err)
+    elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
 
     from explorer.core.inference import predict_squad

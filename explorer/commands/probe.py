@@ -109,7 +109,10 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
-    if loaded.head_initialised:
+    report = getattr(loaded, "load_report", None)
+    if report is not None and report.warning():
+        print(f"WARNING: {args.model}: {report.warning()}", file=sys.stderr)
+    elif loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
     try:
@@ -122,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         dump = result.to_dict()
         dump["model"] = loaded.describe()
+        if report is not None:
+            dump["load_report"] = report.to_dict()
         if not args.attentions and "attention" in dump:
             for a in dump["attention"]:
                 a.pop("flow", None)

@@ -112,6 +112,18 @@ class Task:
         return []
 
 
+def load_note(examples, what: str = "training") -> tuple[str, str] | None:
+    """(level, message) for the run's ``log`` event from what loading found, or None.
+
+    A task's ``load`` may attach ``examples.load_report`` (e.g. a SquadReport); its answer check ("3 answers
+    repaired, 1 dropped") becomes a warning when anything was changed, else an info line."""
+    report = getattr(examples, "load_report", None)
+    if report is None or not hasattr(report, "answer_check"):
+        return None
+    changed = getattr(report, "n_misaligned", 0) or getattr(report, "n_skipped", 0)
+    return ("warning" if changed else "info"), f"{what} data {report.path}: {report.answer_check()}"
+
+
 _REGISTRY: dict[str, Task] = {}
 
 
