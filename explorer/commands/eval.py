@@ -23,9 +23,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="eval_out", help="folder for the official files (default ./eval_out)")
     parser.add_argument("--cap", type=int, default=None, help="evaluate only the first N questions")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
+    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
+    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
@@ -112,7 +114,15 @@ def run(args) -> int:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
 
     from explorer.core.inference import predict_squad
+    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
+    try:  # before any work: the settings must fit this model and the longest question of the data
+        require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,
+                                args.max_query_length, name=args.model, question_tokens=longest_question_tokens(
+                                    loaded.tokenizer, dataset["question"], args.max_query_length))
+    except WindowSettingsError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
     t0 = time.perf_counter()
     try:
         features, start, end = predict_squad(

@@ -27,9 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-flow", action="store_true",
                         help="skip the attention forward (no block flow table; SDPA only)")
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
+    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
+    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
     parser.add_argument("--max-answer-length", type=int, default=30)
 
 

@@ -26,6 +26,12 @@ from pathlib import Path
 
 ROBERTA_LIKE = ("roberta", "xlm-roberta", "camembert", "longformer", "bart", "mbart", "xlm-roberta-xl")
 NO_LIMIT = 10 ** 8  # tokenizers state ~1e30 when they have no maximum
+MAX_SEQ_LENGTH_HELP = ("tokens per window, special tokens included; at most the model's position embeddings "
+                       "(default: %(default)s)")
+DOC_STRIDE_HELP = ("overlap in tokens between consecutive windows of a long passage (tokenizers' stride); must be "
+                   "smaller than the passage room max_seq_length - question tokens - special tokens "
+                   "(default: %(default)s)")
+MAX_QUERY_LENGTH_HELP = "questions are cut to this many tokens before windowing (default: %(default)s)"
 
 
 class WindowSettingsError(ValueError):
@@ -202,3 +208,36 @@ def longest_question_tokens(tokenizer, questions, max_query_length: int) -> int:
         if longest >= max_query_length:
             return max_query_length
     return longest
+
+
+def source_limits(source: str) -> WindowLimits | None:
+    """WindowLimits of a model source (local folder, ``bundled:...``, or a hub id already in the local
+    cache) read from its JSON files, without loading the model; None when they cannot be read (the model
+    load itself then reports the problem)."""
+    from explorer.core.models import ModelSourceError, resolve_source
+
+    try:
+        path = resolve_source(source)
+    except ModelSourceError:
+        return None
+    folder = Path(path)
+    if not folder.is_dir():
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            hit = try_to_load_from_cache(path, "config.json")
+        except Exception:  # noqa: BLE001 - no cache, bad id: unknown limits
+            return None
+        if not isinstance(hit, str):
+            return None
+        folder = Path(hit).parent
+    return folder_limits(folder, name=source)
+
+
+def check_source_settings(source: str, max_seq_length: int, doc_stride: int | None = None,
+                          max_query_length: int | None = None) -> list[WindowSettingProblem]:
+    """:func:`check_limits` for a model source string (see :func:`source_limits`); [] when unknown."""
+    limits = source_limits(source)
+    if limits is None:
+        return []
+    return check_limits(limits, max_seq_length, doc_stride, max_query_length)
