@@ -261,11 +261,14 @@ class AttentionView(QWidget):
             return att.rollout, "rollout over all layers"
         layer = max(self.layer.currentIndex(), 0)
         head = self.head.currentIndex()
-        if att.attentions is None:
+        # computed when shown if the probe kept only the shown window (attention memory budget)
+        weights = self.result.attention_weights(self.window) if hasattr(self.result, "attention_weights") \
+            else att.attentions
+        if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
         if head <= 0:
-            return att.attentions[layer].astype(np.float32).mean(axis=0), f"layer {layer + 1}, mean over heads"
-        return att.attentions[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
+            return weights[layer].astype(np.float32).mean(axis=0), f"layer {layer + 1}, mean over heads"
+        return weights[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
 
     def _redraw(self) -> None:
         if self._updating or self.result is None or not self.result.attention:
@@ -291,9 +294,11 @@ class AttentionView(QWidget):
         self._what = what
         self._redraw_head_view()
         self._redraw_flow()
+        note = getattr(self.result, "attention_note", "")
         self.info.setText(f"{what}; window {self.window + 1} of {len(self.result.windows)}, "
                           f"{len(labels)} {'words' if self._groups else 'tokens'}. Rows attend to columns; "
-                          "hover a token to see where its attention goes.")
+                          "hover a token to see where its attention goes."
+                          + (f"\nMemory budget: {note}." if note else ""))
 
     def _redraw_head_view(self) -> None:
         if self.result is None or self._matrix.size == 0:

@@ -191,8 +191,29 @@ class InspectorHub(QObject):
                 self._error("no model: enter a model source and press Load")
                 return None
             self.open_model(source)  # the probe queues behind the load on the same thread
+        errors = [p for p in self.check_windows(inputs) if p.severity == "error"]
+        if errors:
+            self._error("window settings do not fit the model: " + "; ".join(p.message for p in errors))
+            return None
         self.panel.set_busy("probing …")
         return self.probes.submit(_run_probe, self._holder, inputs, self.spans_view.tau)
+
+    def check_windows(self, inputs: dict | None = None) -> list:
+        """The panel's window settings against the loaded model and tokenizer (red fields with the reason);
+        returns the WindowSettingProblem list ([] without a model)."""
+        from explorer.core.window_settings import check_window_settings, longest_question_tokens
+
+        loaded = self._holder.get()
+        if loaded is None:
+            return []
+        inputs = inputs or self.panel.inputs()
+        question = inputs["question"].strip()
+        tok = loaded.tokenizer
+        problems = check_window_settings(
+            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], 64,
+            question_tokens=longest_question_tokens(tok, [question], 64) if question else None, name=loaded.source)
+        self.panel.set_window_problems(problems)
+        return problems
 
     def open_dataset(self, path: str) -> int:
         """Read a SQuAD file on a worker and fill the panel's article / question pickers."""
@@ -211,7 +232,8 @@ class InspectorHub(QObject):
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
         self.loaded = loaded
-        self.panel.set_model_info(loaded.describe(), loaded.head_initialised)
+        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, getattr(loaded, "load_report", None))
+        self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
         self.model_changed.emit(loaded)
