@@ -74,8 +74,12 @@ class LoadedModel:
             head = f"{report.kind}: {report.summary()} (its answers mean nothing)"
         elif self.head_initialised:
             head = "untrained head (fine-tune it first; its answers mean nothing)"
+            if report is not None:
+                head = f"{report.kind}: {head}"
         else:
             head = f"{KIND_FINE_TUNED} head"
+            if report is not None and report.unexpected:
+                head += f" ({report.summary()})"
         return (f"{self.source}: {cfg.model_type}, {cfg.num_hidden_layers} layers, "
                 f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}")
 
