@@ -175,3 +175,34 @@ def test_probe_keeps_float16_within_budget_and_one_window_above(tiny_qa):
     assert [k for k, a in enumerate(small.attention) if a.attentions is not None] == [other]
     for a, f in zip(small.attention, full.attention):  # summaries of every window are always there
         np.testing.assert_allclose(a.flow, f.flow, atol=1e-6)
+
+
+def test_loop_checks_the_loaded_model_too(tiny_qa, tmp_path, monkeypatch):
+    """A model whose files the worker's pre-check cannot read (e.g. a hub id downloaded by the loop) is checked
+    once loaded, before tokenizing: a failed event naming the numbers, not an index error mid-forward."""
+    from explorer.core.events import iter_events
+    from explorer.worker import train as worker
+    from helpers import write_tiny_squad
+
+    folder = _short_folder(tmp_path, tiny_qa.tokenizer)
+    monkeypatch.setattr(worker, "window_settings_error", lambda config: None)  # skip the pre-check
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = worker.main(["--model", str(folder), "--task", "squad_v2", "--train",
+                          str(write_tiny_squad(tmp_path / "t.json")), "--max-seq-length", "128", "--doc-stride", "32",
+                          "--output-dir", str(tmp_path / "runs"), "--run-id", "r"])
+    failed = [e for e in iter_events(buf.getvalue().splitlines()) if e["event"] == "failed"]
+    assert rc == worker.EXIT_FAILED and len(failed) == 1
+    assert failed[0]["error"].startswith("window settings do not fit the model: max_seq_length 128 > 64 position "
+                                         "embeddings of")
+
+
+def test_predict_squad_checks_positions(tiny_qa):
+    from explorer.core.inference import predict_squad
+
+    short = _short_model(tiny_qa.tokenizer)
+    rows = [{"question": QUESTION, "context": LONG}]
+    with pytest.raises(WindowSettingsError, match="max_seq_length 128 > 64 position embeddings"):
+        predict_squad(short, rows, tokenizer=tiny_qa.tokenizer, max_seq_length=128, doc_stride=32)
+    feats, start, _ = predict_squad(short, rows, tokenizer=tiny_qa.tokenizer, max_seq_length=64, doc_stride=16)
+    assert start.shape[0] == len(feats) > 1

@@ -145,6 +145,10 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
         known = known + (SquadDataError,)
     except ImportError:
         pass
+    from explorer.core.window_settings import WindowSettingsError
+
+    if isinstance(exc, WindowSettingsError):
+        return f"window settings do not fit the model: {text}"
     if isinstance(exc, known):
         return text
     if isinstance(exc, ValueError) and ("window settings" in text or "doc_stride" in text):
