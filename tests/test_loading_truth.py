@@ -253,3 +253,16 @@ def test_cli_probe_and_eval_warn_about_a_random_encoder(tmp_path, capsys):
     rc = main(["eval", "--model", bad, "--data", str(data), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert rc == 0 and "warning:" in err and "37 of 39 weights not in the checkpoint" in err
+
+
+def test_cli_eval_prints_the_answer_check(tmp_path, capsys):
+    from explorer.cli import main
+
+    model = save_tiny_model(tmp_path / "m", "qa")
+    data = _squad(tmp_path / "d.json", [{"id": "a", "question": "who?", "answers": [{"text": "ada",
+                                                                                     "answer_start": 3}]}],
+                  context="ada was born in london.")
+    assert main(["eval", "--model", str(model), "--data", str(data), "--out", str(tmp_path / "o")]) == 0
+    assert "answer check: 0 answers repaired, 0 dropped, 1 misaligned kept as given" in capsys.readouterr().err
+    assert main(["eval", "--model", str(model), "--data", str(data), "--out", str(tmp_path / "o"), "--repair"]) == 0
+    assert "answer check: 1 answer repaired, 0 dropped" in capsys.readouterr().err

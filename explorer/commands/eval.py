@@ -92,6 +92,8 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(report.summary(), file=err)
+    if report.n_misaligned:  # answers whose answer_start misses their text: what was done with them
+        print(f"answer check: {report.answer_check()}", file=err)
     for line in report.problems[:5]:
         print(f"  warning: {line}", file=err)
     if len(report.problems) > 5:
