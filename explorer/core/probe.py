@@ -304,8 +304,6 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         WindowSettingsError (a ValueError): window settings that do not fit the model (max_seq_length over
             its position embeddings or the tokenizer's maximum, no passage room, doc_stride >= room).
     """
-    import torch
-
     t0 = time.perf_counter()
     model = getattr(loaded_or_model, "model", loaded_or_model)
     tok = tokenizer if tokenizer is not None else getattr(loaded_or_model, "tokenizer", None)
@@ -324,6 +322,44 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
 
     feats = prepare_qa_features([question], [passage], tok, max_seq_length=max_seq_length,
                                 doc_stride=doc_stride, max_query_length=max_query_length)
+    note = ""
+    if attentions and keep_attentions is not None:
+        cfg = model.config
+        note = budget_note(feats.lengths(), cfg.num_hidden_layers, cfg.num_attention_heads, attention_budget,
+                           np.dtype(keep_attentions).itemsize)
+    keep_now = None if note else keep_attentions
+    windows, attention_data, byhand_note, device, pad_id = _forward_windows(
+        model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
+
+    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
+                              [w.offsets for w in windows], [w.cls_index for w in windows],
+                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
+    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
+    lazy = None
+    if attentions and keep_attentions is not None:
+        lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device), within_budget=not note,
+                             dtype=keep_attentions)
+        if note:  # over the budget: only the window shown first (the best one) keeps its weights
+            best = decoding.nbest[0].window_index if decoding.nbest else decoding.null_window
+            lazy.fill(attention_data, best)
+    return ProbeResult(
+        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
+        windows=windows, decoding=decoding, null_score=decoding.null_score,
+        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
+        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
+        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
+        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
+        byhand_note=byhand_note,
+        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
+                  "attentions": bool(attentions)}, attention_note=note, lazy_attention=lazy)
+
+
+def _forward_windows(model, tok, feats, question: str, passage: str, *, attentions: bool, keep: str | None):
+    """Forward every window (one at a time with eager attention when ``attentions``, else all in one SDPA
+    batch) -> (windows: list[ProbeWindow], attention: list[AttentionData] | None, byhand_note, device, pad_id).
+    Raises ProbeError for a model without start/end logits."""
+    import torch
+
     n_windows = len(feats)
     head, byhand_note = _qa_head(model)
     try:
@@ -332,12 +368,6 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         device = torch.device("cpu")
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
     chunks = [[k] for k in range(n_windows)] if attentions else [list(range(n_windows))]
-    note = ""
-    if attentions and keep_attentions is not None:
-        cfg = model.config
-        note = budget_note(feats.lengths(), cfg.num_hidden_layers, cfg.num_attention_heads, attention_budget,
-                           np.dtype(keep_attentions).itemsize)
-    keep_now = None if note else keep_attentions
     assign_words = _word_ids_cached(tok, question, passage)
 
     windows: list[ProbeWindow] = []
@@ -385,30 +415,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
                     start_probs=_softmax(s), end_probs=_softmax(e), hidden_check_max_abs_diff=diff))
                 if attentions:
                     att = stack_attentions(out.attentions, batch_index=row, length=n)
-                    attention_data.append(summarize_attentions(att, blocks, keep=keep_now))
+                    attention_data.append(summarize_attentions(att, blocks, keep=keep))
             del out
-
-    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
-                              [w.offsets for w in windows], [w.cls_index for w in windows],
-                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
-    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
-    lazy = None
-    if attentions and keep_attentions is not None:
-        lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device), within_budget=not note,
-                             dtype=keep_attentions)
-        if note:  # over the budget: only the window shown first (the best one) keeps its weights
-            best = decoding.nbest[0].window_index if decoding.nbest else decoding.null_window
-            lazy.fill(attention_data, best)
-    return ProbeResult(
-        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
-        windows=windows, decoding=decoding, null_score=decoding.null_score,
-        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
-        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
-        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
-        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
-        byhand_note=byhand_note,
-        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
-                  "attentions": bool(attentions)}, attention_note=note, lazy_attention=lazy)
+    return windows, attention_data, byhand_note, device, pad_id
 
 
 def _window_attention_fn(model, feats, pad_id: int, device):

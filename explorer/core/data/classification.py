@@ -129,7 +129,8 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
     try:
         lines = [(reader.line_num, values) for values in reader]
     except csv.Error as exc:
-        raise ClassificationDataError(f"{path} line {reader.line_num}: unreadable {suffix[1:].upper()} ({exc})") from None
+        raise ClassificationDataError(f"{path} line {reader.line_num}: unreadable {suffix[1:].upper()} "
+                                      f"({exc})") from None
     if not lines:
         raise ClassificationDataError(f"{path}: the file is empty (expected a header line and rows)")
     header = [h.strip() for h in lines[0][1]]
