@@ -266,3 +266,16 @@ def test_cli_eval_prints_the_answer_check(tmp_path, capsys):
     assert "answer check: 0 answers repaired, 0 dropped, 1 misaligned kept as given" in capsys.readouterr().err
     assert main(["eval", "--model", str(model), "--data", str(data), "--out", str(tmp_path / "o"), "--repair"]) == 0
     assert "answer check: 1 answer repaired, 0 dropped" in capsys.readouterr().err
+
+
+def test_case_files_squad2_no_answers_key_and_tsv_extra_field():
+    cases = _cases_dir()
+    if cases is None:
+        pytest.skip("EXPLORER_REAL_DATA is not set (the shared cases folder sits beside it)")
+    ds, report = load_training_squad(str(cases / "squad2-no-answers-key" / "train.json"))
+    assert ds["id"] == ["a", "b"] and list(ds["is_impossible"]) == [True, False] and report.n_answers == 1
+    assert ds[0]["answers"]["text"] == []
+    tsv = cases / "tsv-extra-field" / "train.tsv"
+    with pytest.raises(ClassificationDataError, match=r"train.tsv line 2: expected 5 fields \(as in the header\), "
+                                                      r"got 6"):
+        load_classification(str(tsv), pair=True)

@@ -206,3 +206,22 @@ def test_predict_squad_checks_positions(tiny_qa):
         predict_squad(short, rows, tokenizer=tiny_qa.tokenizer, max_seq_length=128, doc_stride=32)
     feats, start, _ = predict_squad(short, rows, tokenizer=tiny_qa.tokenizer, max_seq_length=64, doc_stride=16)
     assert start.shape[0] == len(feats) > 1
+
+
+def test_case_max_seq_over_positions_on_the_bundled_encoder(capsys):
+    import os
+    from pathlib import Path
+
+    from explorer.cli import main
+
+    real = os.environ.get("EXPLORER_REAL_DATA")
+    if not real or not (Path(real).parent / "cases" / "max-seq-over-positions").is_dir():
+        pytest.skip("EXPLORER_REAL_DATA is not set (the shared cases folder sits beside it)")
+    if source_limits("bundled:minilm") is None:
+        pytest.skip("the bundled encoder package is not installed")
+    passage = Path(real).parent / "cases" / "max-seq-over-positions" / "long_passage.txt"
+    rc = main(["probe", "--model", "bundled:minilm", "--question", "Where does the river flow?", "--passage-file",
+               str(passage), "--max-seq-length", "1024"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "max_seq_length 1024 > 512 position embeddings of bundled:minilm" in err
+    assert "Traceback" not in err
