@@ -115,3 +115,28 @@ def test_attention_view_computes_a_window_when_shown(qtbot, tiny_qa):
     expected = full.attention[other].attentions[max(view.layer.currentIndex(), 0)].mean(axis=0)
     np.testing.assert_allclose(view.current_matrix(), expected, atol=2e-3)
     assert [k for k, a in enumerate(small.attention) if a.attentions is not None] == [other]
+
+
+def test_hub_computes_the_shown_window_off_the_gui_thread(qtbot, tiny_qa):
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors import InspectorHub
+
+    hub = InspectorHub()
+    for _, page in hub.tabs():
+        qtbot.addWidget(page)
+    hub.set_model(tiny_qa)
+    small = probe(tiny_qa, QUESTION, LONG, attentions=True, max_seq_length=48, doc_stride=16,
+                  attention_budget=2 * 4 * 48 * 48 * 2)
+    full = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions="float32", max_seq_length=48,
+                 doc_stride=16, attention_budget=None)
+    view = hub.attention_view
+    view.merge.setChecked(False)
+    view.set_result(small)
+    other = (small.best_window.index + 1) % len(small.windows)
+    with qtbot.waitSignal(hub.attention_windows.finished, timeout=20000):
+        view.set_window(other)
+        assert "computing the weights of window" in view.info.text()  # placeholder while it computes
+    layer = max(view.layer.currentIndex(), 0)
+    np.testing.assert_allclose(view.current_matrix(), full.attention[other].attentions[layer].mean(axis=0),
+                               atol=2e-3)
+    hub.pool.waitForDone(10000)

@@ -98,6 +98,11 @@ def _run_probe(holder: _Holder, inputs: dict, tau: float):
                  n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
 
 
+def _window_weights(result, index: int):
+    result.attention_weights(index)  # fills result.attention[index] (and drops others over the budget)
+    return result, index
+
+
 def _load(holder: _Holder, source: str, loader: Callable):
     return holder.set(loader(source))
 
@@ -140,6 +145,11 @@ class InspectorHub(QObject):
         self.loads = LatestOnly(self.pool, self)
         self.probes = LatestOnly(self.pool, self)
         self.datasets = LatestOnly(QThreadPool.globalInstance(), self)
+        self.attention_windows = LatestOnly(self.pool, self)  # a window's weights, computed when shown
+        self.attention_view.async_weights = True
+        self.attention_view.weights_requested.connect(self._fetch_window_weights)
+        self.attention_windows.finished.connect(lambda _id, payload: self.attention_view.weights_ready(*payload))
+        self.attention_windows.failed.connect(lambda _id, msg, _tb: self._error(f"attention weights: {msg}"))
         self.loads.finished.connect(self._on_loaded)
         self.loads.failed.connect(self._on_load_failed)
         self.probes.finished.connect(self._on_probed)
@@ -254,6 +264,11 @@ class InspectorHub(QObject):
         self.spans_view.set_result(result)
         self.attention_view.set_window(self.spans_view.window)
         self.result_changed.emit(result)
+
+    def _fetch_window_weights(self, index: int) -> None:
+        """Compute window ``index``'s raw attention weights on the model's worker thread (memory budget)."""
+        if self.attention_view.result is not None:
+            self.attention_windows.submit(_window_weights, self.attention_view.result, index)
 
     def _on_probe_failed(self, _request_id: int, message: str, _tb: str) -> None:
         self._error(message)
