@@ -109,9 +109,9 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
-    report = getattr(loaded, "load_report", None)
-    if report is not None and report.warning():
-        print(f"warning: {args.model}: {report.warning()}", file=err)
+    loading = getattr(loaded, "load_report", None)
+    if loading is not None and loading.warning():
+        print(f"warning: {args.model}: {loading.warning()}", file=err)
     elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
 
