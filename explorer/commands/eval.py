@@ -79,12 +79,13 @@ def _tau_grid_lines(sweep, taus=(-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)) -> list[
     return lines
 
 
-def run(args) -> int:
-    from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, squad_version
-    from explorer.core.decoding import decode_predictions, write_official_files
+def _load_inputs(args, err):
+    """(dataset, loaded model) ready for inference, checked before any work (data, cap, model, window
+    settings against the model and the longest question), or an exit code after printing the error."""
+    from explorer.core.data.squad import SquadDataError, load_squad
     from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
-    err = sys.stderr
     try:
         dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
                                      strict=not args.skip_invalid)
@@ -114,10 +115,6 @@ def run(args) -> int:
         print(f"warning: {args.model}: {loading.warning()}", file=err)
     elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
-
-    from explorer.core.inference import predict_squad
-    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
-
     try:  # before any work: the settings must fit this model and the longest question of the data
         require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,
                                 args.max_query_length, name=args.model, question_tokens=longest_question_tokens(
@@ -125,6 +122,19 @@ def run(args) -> int:
     except WindowSettingsError as exc:
         print(f"error: {exc}", file=err)
         return 2
+    return dataset, loaded
+
+
+def run(args) -> int:
+    from explorer.core.data.squad import gold_answers, squad_version
+    from explorer.core.decoding import decode_predictions, write_official_files
+    from explorer.core.inference import predict_squad
+
+    err = sys.stderr
+    inputs = _load_inputs(args, err)
+    if isinstance(inputs, int):
+        return inputs
+    dataset, loaded = inputs
     t0 = time.perf_counter()
     try:
         features, start, end = predict_squad(
