@@ -23,9 +23,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="eval_out", help="folder for the official files (default ./eval_out)")
     parser.add_argument("--cap", type=int, default=None, help="evaluate only the first N questions")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
+    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
+    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
@@ -140,12 +142,13 @@ def score_command(data: str, paths: dict, na_prob_thresh: float, capped: bool) -
     return cmd
 
 
-def run(args) -> int:
-    from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, squad_version
-    from explorer.core.decoding import decode_predictions, write_official_files
+def _load_inputs(args, err):
+    """(dataset, its SquadReport, loaded model) ready for inference, checked before any work (data, cap, model, window
+    settings against the model and the longest question), or an exit code after printing the error."""
+    from explorer.core.data.squad import SquadDataError, load_squad
     from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
-    err = sys.stderr
     try:
         dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
                                      strict=not args.skip_invalid)
@@ -153,6 +156,8 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(report.summary(), file=err)
+    if report.n_misaligned:  # answers whose answer_start misses their text: what was done with them
+        print(f"answer check: {report.answer_check()}", file=err)
     for line in report.problems[:5]:
         print(f"  warning: {line}", file=err)
     if len(report.problems) > 5:
@@ -168,9 +173,29 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
-    if loaded.head_initialised:
+    loading = getattr(loaded, "load_report", None)
+    if loading is not None and loading.warning():
+        print(f"warning: {args.model}: {loading.warning()}", file=err)
+    elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
+    try:  # before any work: the settings must fit this model and the longest question of the data
+        require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,
+                                args.max_query_length, name=args.model, question_tokens=longest_question_tokens(
+                                    loaded.tokenizer, dataset["question"], args.max_query_length))
+    except WindowSettingsError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    return dataset, report, loaded
 
+
+def run(args) -> int:
+    from explorer.core.data.squad import gold_answers, squad_version
+    from explorer.core.decoding import decode_predictions, write_official_files
+    err = sys.stderr
+    inputs = _load_inputs(args, err)
+    if isinstance(inputs, int):
+        return inputs
+    dataset, report, loaded = inputs
     from explorer.core.inference import predict_squad
 
     t0 = time.perf_counter()

@@ -192,7 +192,8 @@ FIELD_HELP: dict[str, str] = {
     "adam_beta2": "AdamW beta2",
     "adam_epsilon": "AdamW epsilon",
     "max_seq_length": "tokens per input window; default 384 for QA, 128 for classification",
-    "doc_stride": "QA: tokens between the starts of consecutive passage windows",
+    "doc_stride": "QA: overlap in tokens between consecutive windows of a long passage (tokenizers' stride); "
+                  "must be smaller than the passage room max_seq_length - question tokens - special tokens",
     "max_query_length": "QA: question tokens kept",
     "n_best_size": "QA: start/end candidates kept per window when decoding",
     "max_answer_length": "QA: longest answer span, in tokens",
