@@ -243,6 +243,9 @@ class MainWindow(QMainWindow):
         text = f"{len(states)} runs in {self.runs_dir}"
         if problems:
             text += f"; {len(problems)} unreadable: {problems[0]}"
+        noted = [s for s in states if s.read_notes]
+        if noted:
+            text += f"; {len(noted)} read with parts skipped (see the Status tooltip): {noted[0].read_notes[0]}"
         if self.settings_note:  # keep the startup note in view (this message replaces it)
             text += f". Note: {self.settings_note}"
         self.show_message(text, 15000 if self.settings_note else 8000)
