@@ -8,13 +8,14 @@ A study holds per question: id, title, question, context, gold answers and the E
 official best-threshold search, honest_tau); nothing is recomputed here.
 
 Cache: ``<cache dir>/tau_study/<key>.json.gz`` (gzip JSON, no pickle), ``key`` = sha1 of the model
-fingerprint (source, config, QA-head weights), the data file (path, size, mtime), the cap and the
+fingerprint (source, config, QA-head weights), the data file (path and sha1 of its bytes, never its mtime), the cap and the
 window/decoding settings. The cache dir is ``$EXPLORER_CACHE_DIR`` or ``$XDG_CACHE_HOME/bert-explorer``
 (default ``~/.cache/bert-explorer``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -64,6 +65,7 @@ class TauStudy:
     key: str = ""
     seconds: float = 0.0
     from_cache: bool = False
+    note: str = ""          # a cache file that was unreadable and recomputed, named ("" when none)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -101,12 +103,23 @@ def model_fingerprint(loaded) -> str:
     return h.hexdigest()
 
 
+def file_digest(path: str | Path) -> str:
+    """sha1 of a file's bytes (read in 1 MiB blocks; ~10 ms for the 4 MB SQuAD v2.0 dev file).
+    Raises OSError (FileNotFoundError, IsADirectoryError) for what cannot be read."""
+    h = hashlib.sha1()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def study_key(loaded, data_path: str, cap: int | None, settings: dict | None = None) -> str:
-    """The cache key of a (model, file, cap, settings) run. Raises FileNotFoundError for a missing file."""
+    """The cache key of a (model, file contents, cap, settings) run: keyed on the file's bytes, not its
+    size and modification time (a same-size edit copied with ``cp -p`` / ``rsync -t`` keeps both).
+    Raises FileNotFoundError for a missing file."""
     p = Path(data_path).expanduser().resolve()
-    st = p.stat()
-    payload = {"format": CACHE_FORMAT, "model": model_fingerprint(loaded), "file": str(p), "size": st.st_size,
-               "mtime_ns": st.st_mtime_ns, "cap": cap, "settings": dict(DEFAULT_SETTINGS, **(settings or {}))}
+    payload = {"format": CACHE_FORMAT, "model": model_fingerprint(loaded), "file": str(p),
+               "sha1": file_digest(p), "cap": cap, "settings": dict(DEFAULT_SETTINGS, **(settings or {}))}
     return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -141,8 +154,9 @@ def run_study(loaded, data_path: str, cap: int | None = None, *, settings: dict 
     cap = int(cap) if cap else None
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = study_key(loaded, data_path, cap, settings)
+    note = ""
     if use_cache:
-        cached = load_study(key, cache_dir)
+        cached, note = read_cached_study(key, cache_dir)
         if cached is not None:
             return cached
     ds, _report = load_squad(data_path)
@@ -166,7 +180,7 @@ def run_study(loaded, data_path: str, cap: int | None = None, *, settings: dict 
     study = TauStudy(ids=list(ds["id"]), titles=list(ds["title"]), questions=list(ds["question"]),
                      contexts=contexts, context_index=context_index, gold=gold_answers(ds), decodings=decodings,
                      source=str(getattr(loaded, "source", "")), data_path=str(data_path), cap=cap,
-                     settings=settings, key=key, seconds=seconds)
+                     settings=settings, key=key, seconds=seconds, note=note)
     try:
         save_study(study, cache_dir)
     except OSError:
@@ -221,21 +235,32 @@ def save_study(study: TauStudy, cache_dir: Path | None = None) -> Path:
 
 def load_study(key: str, cache_dir: Path | None = None) -> TauStudy | None:
     """The cached study for a key, or None when absent, unreadable or of another format."""
+    return read_cached_study(key, cache_dir)[0]
+
+
+def read_cached_study(key: str, cache_dir: Path | None = None) -> tuple[TauStudy | None, str]:
+    """(cached study or None, note). The note is "" when the cache file is absent or fine, else it names
+    the file and what was wrong (truncated gzip, not JSON, missing fields, another format); such a
+    file is removed so the recomputed study replaces it."""
     path = cache_path(key, cache_dir)
     if not path.exists():
-        return None
+        return None, ""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             j = json.load(fh)
-        if j.get("format") != CACHE_FORMAT:
-            return None
+        if not isinstance(j, dict) or j.get("format") != CACHE_FORMAT:
+            raise ValueError(f"format {j.get('format') if isinstance(j, dict) else None!r}, "
+                             f"expected {CACHE_FORMAT}")
         decodings = {q: _decoding_from_json(q, j["decodings"][q]) for q in j["ids"]}
         return TauStudy(ids=j["ids"], titles=j["titles"], questions=j["questions"], contexts=j["contexts"],
                         context_index=j["context_index"], gold=j["gold"], decodings=decodings, source=j["source"],
                         data_path=j["data_path"], cap=j["cap"], settings=j["settings"], key=j["key"],
-                        seconds=j["seconds"], from_cache=True)
-    except (OSError, ValueError, KeyError, TypeError, EOFError):
-        return None
+                        seconds=j["seconds"], from_cache=True), ""
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError) as exc:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return None, f"cache file {path} was unreadable ({why[:160]}); recomputed"
 
 
 # ------------------------------------------------------------------------------------------------ figures
