@@ -22,8 +22,10 @@ Event types and their fields (all numbers are plain JSON numbers; times in secon
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,12 +191,15 @@ class EventWriter:
     """Writes events to stdout (or any stream) and appends them, flushed, to events.jsonl.
 
     Only the main process of a distributed run should own a writer (``enabled=False`` elsewhere).
+    If appending to the file fails (disk full), ``file_error`` says why, a warning goes to stderr and
+    the events keep going to the stream (the GUI still receives them).
     """
 
     run_id: str
     path: Path | None = None
     stream: IO[str] | None = None
     enabled: bool = True
+    file_error: str | None = field(default=None, init=False)   # why appending to path stopped (disk full...)
     _file: IO[str] | None = field(default=None, init=False, repr=False)
 
     def emit(self, event: str, **fields: Any) -> dict:
@@ -202,19 +207,29 @@ class EventWriter:
         if not self.enabled:
             return ev
         line = encode_event(ev)
-        if self.path is not None:
-            if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                torn = _ends_mid_line(self.path)
-                self._file = open(self.path, "a", encoding="utf-8")
-                if torn:  # a crash tore the last line: never glue a new event onto it
-                    self._file.write("\n")
-            self._file.write(line + "\n")
-            self._file.flush()
+        if self.path is not None and self.file_error is None:
+            try:
+                self._append(line)
+            except OSError as exc:   # disk full, folder removed: the stream still carries every event
+                self.file_error = f"{self.path}: {exc.strerror or exc}"
+                with contextlib.suppress(OSError):
+                    self.close()
+                sys.stderr.write(f"warning: cannot append to {self.path} ({exc.strerror or exc}); "
+                                 "events continue on stdout only\n")
         if self.stream is not None:
             self.stream.write(line + "\n")
             self.stream.flush()
         return ev
+
+    def _append(self, line: str) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            torn = _ends_mid_line(self.path)
+            self._file = open(self.path, "a", encoding="utf-8")
+            if torn:  # a crash tore the last line: never glue a new event onto it
+                self._file.write("\n")
+        self._file.write(line + "\n")
+        self._file.flush()
 
     def close(self) -> None:
         if self._file is not None:
