@@ -8,7 +8,7 @@ A study holds per question: id, title, question, context, gold answers and the E
 official best-threshold search, honest_tau); nothing is recomputed here.
 
 Cache: ``<cache dir>/tau_study/<key>.json.gz`` (gzip JSON, no pickle), ``key`` = sha1 of the model
-fingerprint (source, config, QA-head weights), the data file (path and sha1 of its bytes, never its mtime), the cap and the
+fingerprint (source, config, QA-head weights), the data file (path, size, mtime), the cap and the
 window/decoding settings. The cache dir is ``$EXPLORER_CACHE_DIR`` or ``$XDG_CACHE_HOME/bert-explorer``
 (default ``~/.cache/bert-explorer``).
 """
@@ -103,23 +103,12 @@ def model_fingerprint(loaded) -> str:
     return h.hexdigest()
 
 
-def file_digest(path: str | Path) -> str:
-    """sha1 of a file's bytes (read in 1 MiB blocks; ~10 ms for the 4 MB SQuAD v2.0 dev file).
-    Raises OSError (FileNotFoundError, IsADirectoryError) for what cannot be read."""
-    h = hashlib.sha1()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def study_key(loaded, data_path: str, cap: int | None, settings: dict | None = None) -> str:
-    """The cache key of a (model, file contents, cap, settings) run: keyed on the file's bytes, not its
-    size and modification time (a same-size edit copied with ``cp -p`` / ``rsync -t`` keeps both).
-    Raises FileNotFoundError for a missing file."""
+    """The cache key of a (model, file, cap, settings) run. Raises FileNotFoundError for a missing file."""
     p = Path(data_path).expanduser().resolve()
-    payload = {"format": CACHE_FORMAT, "model": model_fingerprint(loaded), "file": str(p),
-               "sha1": file_digest(p), "cap": cap, "settings": dict(DEFAULT_SETTINGS, **(settings or {}))}
+    st = p.stat()
+    payload = {"format": CACHE_FORMAT, "model": model_fingerprint(loaded), "file": str(p), "size": st.st_size,
+               "mtime_ns": st.st_mtime_ns, "cap": cap, "settings": dict(DEFAULT_SETTINGS, **(settings or {}))}
     return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -240,17 +229,18 @@ def load_study(key: str, cache_dir: Path | None = None) -> TauStudy | None:
 
 def read_cached_study(key: str, cache_dir: Path | None = None) -> tuple[TauStudy | None, str]:
     """(cached study or None, note). The note is "" when the cache file is absent or fine, else it names
-    the file and what was wrong (truncated gzip, not JSON, missing fields, another format); such a
-    file is removed so the recomputed study replaces it."""
+    the file and what was wrong (truncated gzip, not JSON, missing fields); such a file is removed so
+    the recomputed study replaces it. A file of another CACHE_FORMAT is skipped without a note."""
     path = cache_path(key, cache_dir)
     if not path.exists():
         return None, ""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             j = json.load(fh)
-        if not isinstance(j, dict) or j.get("format") != CACHE_FORMAT:
-            raise ValueError(f"format {j.get('format') if isinstance(j, dict) else None!r}, "
-                             f"expected {CACHE_FORMAT}")
+        if not isinstance(j, dict):
+            raise ValueError(f"a {type(j).__name__}, not an object")
+        if j.get("format") != CACHE_FORMAT:   # written by another version: not an error, just not ours
+            return None, ""
         decodings = {q: _decoding_from_json(q, j["decodings"][q]) for q in j["ids"]}
         return TauStudy(ids=j["ids"], titles=j["titles"], questions=j["questions"], contexts=j["contexts"],
                         context_index=j["context_index"], gold=j["gold"], decodings=decodings, source=j["source"],
