@@ -9,8 +9,9 @@ bundled SQuAD v2.0 sample (resources/samples) as train and dev data. A reference
 (``python -m explorer train ...``, same seed, no fault) gives the loss of every step.
 
 Trials (seeded):
-- kill: SIGKILL at a random moment of the run (uniform between the reference run's first step event
-  and the end of its wall time, so kills land while it trains, before and after checkpoints);
+- kill: SIGKILL at a random moment of the run: 0-0.3 s after a random optimizer step (seen in
+  events.jsonl), so kills land while it trains, before the first checkpoint and between later ones,
+  whatever the machine's load;
 - kill during a save: the checkpoint writer is slowed (EXPLORER_FAULT_INJECT=save_delay=...) and the
   script polls the checkpoints folder in a tight loop, killing while a temp folder is being written,
   between the two renames of the swap, or while ``best`` is being copied;
@@ -128,16 +129,25 @@ def reference_run(inputs: dict, out: Path, max_steps: int) -> tuple[dict[int, fl
 
 
 # ----------------------------------------------------------------------------------------- faults
-def kill_at(proc: subprocess.Popen, seconds: float) -> bool:
-    """SIGKILL after ``seconds``; False when the worker ended first."""
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        if proc.poll() is not None:
-            return False
-        time.sleep(0.005)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    return True
+def kill_after_step(proc: subprocess.Popen, events_file: Path, step: int, delay: float) -> bool:
+    """SIGKILL ``delay`` seconds after the worker logged optimizer step ``step`` (a moment tied to the
+    run's progress, not to the clock, so a busy machine does not shift it); False when the worker ended
+    first."""
+    marker = f'"event":"step","run_id":'
+    while proc.poll() is None:
+        try:
+            text = events_file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if any(marker in line and f'"step":{step},' in line for line in text.splitlines()):
+            time.sleep(delay)
+            if proc.poll() is not None:
+                return False
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            return True
+        time.sleep(0.003)
+    return False
 
 
 def kill_in_save(proc: subprocess.Popen, run_dir: Path, phase: str, nth: int, rng: random.Random) -> bool:
@@ -258,8 +268,7 @@ def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, tri
 
 
 # ----------------------------------------------------------------------------------------- trials
-def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, window: tuple[float, float], args,
-                   rng: random.Random) -> Trial:
+def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random.Random) -> Trial:
     run_id = f"kill-{i:02d}"
     argv = train_args(inputs, out, run_id, args.max_steps)
     if i % 4 == 3:   # every fourth kill is aimed at a checkpoint save
@@ -269,10 +278,10 @@ def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, window: tuple[flo
         proc = start_worker(argv, fault=f"save_delay={SAVE_DELAY}")
         killed = kill_in_save(proc, out / run_id, phase, nth, rng)
     else:
-        moment = rng.uniform(*window)
-        trial = Trial(f"{run_id} at {moment:5.1f} s")
+        step, delay = rng.randint(1, args.max_steps - 2), rng.uniform(0, 0.3)
+        trial = Trial(f"{run_id} {delay:.2f} s after step {step:3d}")
         proc = start_worker(argv)
-        killed = kill_at(proc, moment)
+        killed = kill_after_step(proc, out / run_id / "events.jsonl", step, delay)
     if not killed:
         trial.problems.append(f"the worker ended (exit {proc.returncode}) before the kill")
         return trial
@@ -321,10 +330,9 @@ def main(argv: list[str] | None = None) -> int:
         ref, first, seconds = reference_run(inputs, out, args.max_steps)
         print(f"reference: {len(ref)} steps in {seconds:.1f} s, first step at {first:.1f} s (workdir {workdir})",
               flush=True)
-        window = (first, first + 0.95 * (seconds - first))   # kill moments: while it trains
         trials = []
         for i in range(args.kills):
-            trials.append(run_kill_trial(i, inputs, out, ref, window, args, rng))
+            trials.append(run_kill_trial(i, inputs, out, ref, args, rng))
             report(trials[-1])
         for i in range(args.enospc):
             trials.append(run_enospc_trial(i, inputs, out, ref, args))
