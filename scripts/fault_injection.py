@@ -318,8 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--enospc", type=int, default=1, help="disk-full trials")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps of each run")
-    p.add_argument("--workdir", default="", help="folder for the runs (default: a temp folder)")
-    p.add_argument("--keep", action="store_true", help="keep the run folders")
+    p.add_argument("--workdir", default="", help="folder for the runs and the tiny model (default: a temp "
+                   "folder, removed at the end); its runs/ and tiny-model/ are removed unless --keep")
+    p.add_argument("--keep", action="store_true", help="keep the run folders and the tiny model")
     args = p.parse_args(argv)
     workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="fault-injection-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -338,8 +339,9 @@ def main(argv: list[str] | None = None) -> int:
             trials.append(run_enospc_trial(i, inputs, out, ref, args))
             report(trials[-1])
     finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+        if not args.keep:   # only what this script made: a given --workdir itself stays
+            for made in ((workdir,) if not args.workdir else (out, workdir / "tiny-model")):
+                shutil.rmtree(made, ignore_errors=True)
     return summary(trials, args)
 
 
