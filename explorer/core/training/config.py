@@ -136,7 +136,8 @@ class TrainConfig:
         problems = type_problems(data)
         if problems:
             raise ConfigError(f"{source}: {'; '.join(problems)}")
-        return cls(**data)
+        ints = {f.name for f in dataclasses.fields(cls) if str(f.type).startswith("int")}
+        return cls(**{k: int(v) if k in ints and isinstance(v, float) else v for k, v in data.items()})
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
