@@ -213,11 +213,13 @@ def _(c):
 
 @row("squad2-has-answer", branch="metrics")
 def _(c):
-    data = {"version": "v2.0", "data": [{"title": "T", "paragraphs": [{"context": "The end. Denver Broncos won. a", "qas": [
-        {"id": "q1", "question": "Which word?", "answers": [{"text": "The", "answer_start": 0}], "is_impossible": False},
-        {"id": "q2", "question": "Unanswerable?", "answers": [], "is_impossible": True},
-        {"id": "q3", "question": "Who won?", "answers": [{"text": "Denver Broncos", "answer_start": 9}],
-         "is_impossible": False}]}]}]}
+    qas = [{"id": "q1", "question": "Which word?", "answers": [{"text": "The", "answer_start": 0}],
+            "is_impossible": False},
+           {"id": "q2", "question": "Unanswerable?", "answers": [], "is_impossible": True},
+           {"id": "q3", "question": "Who won?", "answers": [{"text": "Denver Broncos", "answer_start": 9}],
+            "is_impossible": False}]
+    data = {"version": "v2.0",
+            "data": [{"title": "T", "paragraphs": [{"context": "The end. Denver Broncos won. a", "qas": qas}]}]}
     d = c.write("data.json", json.dumps(data))
     p = c.write("pred.json", json.dumps({"q1": "the", "q2": "a", "q3": ""}))
     o = c.write("odds.json", json.dumps({"q1": 2.0, "q2": 2.0, "q3": 2.0}))
@@ -241,11 +243,12 @@ def _(c):
 def _(c):
     from explorer.core.data.squad import load_squad
 
-    data = {"version": "v2.0", "data": [{"title": "T", "paragraphs": [{"context": "Paris is the capital of France.", "qas": [
-        {"id": "a", "question": "What is the capital of Spain?", "plausible_answers": [{"text": "Paris", "answer_start": 0}],
-         "is_impossible": True},
-        {"id": "b", "question": "What is the capital of France?", "answers": [{"text": "Paris", "answer_start": 0}],
-         "is_impossible": False}]}]}]}
+    qas = [{"id": "a", "question": "What is the capital of Spain?", "is_impossible": True,
+            "plausible_answers": [{"text": "Paris", "answer_start": 0}]},
+           {"id": "b", "question": "What is the capital of France?", "is_impossible": False,
+            "answers": [{"text": "Paris", "answer_start": 0}]}]
+    data = {"version": "v2.0",
+            "data": [{"title": "T", "paragraphs": [{"context": "Paris is the capital of France.", "qas": qas}]}]}
     ds, report = load_squad(str(c.write("train.json", json.dumps(data))))
     rows = {r["id"]: r for r in ds}
     assert rows["a"]["answers"]["text"] == [] and rows["a"]["is_impossible"] and report.n_impossible == 1
