@@ -229,6 +229,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"could not load a model from {source!r}: {msg.splitlines()[0][:300]}") from None
     except ValueError as exc:
         raise ModelSourceError(f"{source!r} cannot be loaded as a {task} model: {str(exc)[:300]}") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. safetensors' SafetensorError for a torn weights file
+        raise ModelSourceError(f"could not read the weights in {source!r} (torn or not a weights file?): "
+                               f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}") from None
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars:

@@ -17,6 +17,7 @@ key), the cap and the window/decoding settings. The cache dir is ``$EXPLORER_CAC
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -66,6 +67,7 @@ class TauStudy:
     key: str = ""
     seconds: float = 0.0
     from_cache: bool = False
+    note: str = ""          # a cache file that was unreadable and recomputed, named ("" when none)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -156,8 +158,9 @@ def run_study(loaded, data_path: str, cap: int | None = None, *, settings: dict 
     cap = int(cap) if cap else None
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = study_key(loaded, data_path, cap, settings)
+    note = ""
     if use_cache:
-        cached = load_study(key, cache_dir)
+        cached, note = read_cached_study(key, cache_dir)
         if cached is not None:
             return cached
     ds, _report = load_squad(data_path)
@@ -181,7 +184,7 @@ def run_study(loaded, data_path: str, cap: int | None = None, *, settings: dict 
     study = TauStudy(ids=list(ds["id"]), titles=list(ds["title"]), questions=list(ds["question"]),
                      contexts=contexts, context_index=context_index, gold=gold_answers(ds), decodings=decodings,
                      source=str(getattr(loaded, "source", "")), data_path=str(data_path), cap=cap,
-                     settings=settings, key=key, seconds=seconds)
+                     settings=settings, key=key, seconds=seconds, note=note)
     try:
         save_study(study, cache_dir)
     except OSError:
@@ -248,21 +251,36 @@ def _consistent(j: dict) -> bool:
 def load_study(key: str, cache_dir: Path | None = None) -> TauStudy | None:
     """The cached study for a key, or None when absent, unreadable, of another format or inconsistent
     (then the caller recomputes it)."""
+    return read_cached_study(key, cache_dir)[0]
+
+
+def read_cached_study(key: str, cache_dir: Path | None = None) -> tuple[TauStudy | None, str]:
+    """(cached study or None, note). The note is "" when the cache file is absent or fine, else it names
+    the file and what was wrong (truncated gzip, not JSON, missing fields, lists that do not line up);
+    such a file is removed so the recomputed study replaces it. A file of another CACHE_FORMAT is skipped
+    without a note."""
     path = cache_path(key, cache_dir)
     if not path.exists():
-        return None
+        return None, ""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             j = json.load(fh)
-        if not isinstance(j, dict) or j.get("format") != CACHE_FORMAT or not _consistent(j):
-            return None
+        if not isinstance(j, dict):
+            raise ValueError(f"a {type(j).__name__}, not an object")
+        if j.get("format") != CACHE_FORMAT:   # written by another version: not an error, just not ours
+            return None, ""
+        if not _consistent(j):
+            raise ValueError("its lists do not line up")
         decodings = {q: _decoding_from_json(q, j["decodings"][q]) for q in j["ids"]}
         return TauStudy(ids=j["ids"], titles=j["titles"], questions=j["questions"], contexts=j["contexts"],
                         context_index=j["context_index"], gold=j["gold"], decodings=decodings, source=j["source"],
                         data_path=j["data_path"], cap=j["cap"], settings=j["settings"], key=j["key"],
-                        seconds=j["seconds"], from_cache=True)
-    except (OSError, ValueError, KeyError, TypeError, EOFError):
-        return None
+                        seconds=j["seconds"], from_cache=True), ""
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError) as exc:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return None, f"cache file {path} was unreadable ({why[:160]}); recomputed"
 
 
 # ------------------------------------------------------------------------------------------------ figures

@@ -140,6 +140,7 @@ class RunState:
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)
+    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
 
