@@ -211,7 +211,7 @@ def _(c):
     assert r.events()[-1]["event"] == "failed"
 
 
-@row("squad2-has-answer", branch="metrics")
+@row("squad2-has-answer")
 def _(c):
     qas = [{"id": "q1", "question": "Which word?", "answers": [{"text": "The", "answer_start": 0}],
             "is_impossible": False},
@@ -229,7 +229,7 @@ def _(c):
     assert out["best_f1"] == pytest.approx(200 / 3) and out["best_f1_thresh"] == 2.0
 
 
-@row("answer-start-misaligned", branch="loading")
+@row("answer-start-misaligned")
 def _(c):
     data = {"version": "v1.1", "data": [{"title": "S", "paragraphs": [{"context": "Pure Land sect", "qas": [
         {"id": "syn1", "question": "Which sect?", "answers": [{"text": "Pure Land", "answer_start": 1}]}]}]}]}
@@ -239,7 +239,7 @@ def _(c):
     assert re.search(r"misalign|repair|drop", logs + r.err), logs
 
 
-@row("squad2-no-answers-key", branch="loading")
+@row("squad2-no-answers-key")
 def _(c):
     from explorer.core.data.squad import load_squad
 
@@ -254,7 +254,7 @@ def _(c):
     assert rows["a"]["answers"]["text"] == [] and rows["a"]["is_impossible"] and report.n_impossible == 1
 
 
-@row("tsv-extra-field", branch="loading")
+@row("tsv-extra-field")
 def _(c):
     p = c.write("train.tsv", "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t11\t12\tHe said \"yes\".\tHe said\tyes.\n"
                 "0\t13\t14\tA cat.\tA dog.\n")
@@ -327,7 +327,7 @@ def _(c):
     assert "untrained" in r.err and c.base in r.err
 
 
-@row("checkpoint-missing-encoder", branch="loading")
+@row("checkpoint-missing-encoder")
 def _(c):
     import shutil
 
@@ -356,7 +356,7 @@ def _(c):
     c.train("--mixed-precision", "bf16", model=folder).ok()
 
 
-@row("max-seq-over-positions", branch="loading")
+@row("max-seq-over-positions")
 def _(c):
     c.probe("--question", "q", "--passage", "p " * 50, "--max-seq-length", 1024).user_error(2, "1024", "512")
 
@@ -384,7 +384,7 @@ def _(c):
 
 @row("doc-stride-leaves-no-room")
 def _(c):
-    c.train("--doc-stride", 60).user_error(1, "doc_stride 60 leaves no room")
+    c.train("--doc-stride", 60).user_error(2, "doc_stride (overlap) 60 must be smaller than the passage room 60")
 
 
 @row("non-numeric-flag")
@@ -437,7 +437,7 @@ def _(c):
     c.eval(c.sq, "--cap", 0).user_error(2, "--cap must be at least 1")
 
 
-@row("doc-stride-help", branch="loading")
+@row("doc-stride-help")
 def _(c):
     for cmd in ("train", "eval", "probe"):
         r = c.cli(cmd, "--help")
@@ -479,7 +479,7 @@ def _(c):
         assert passage[cand["start_char"]:cand["end_char"]].strip() == cand["text"]
 
 
-@row("whitespace-only-span", branch="metrics")
+@row("whitespace-only-span")
 def _(c):
     import numpy as np
 
@@ -503,7 +503,7 @@ def _(c):
                                                                    "q0002", "--allow-missing")
 
 
-@row("score-allow-missing-names-them", branch="metrics")
+@row("score-allow-missing-names-them")
 def _(c):
     p = c.write("pred.json", json.dumps({"q0001": "London"}))
     r = c.cli("score", "--data", c.sq, "--predictions", p, "--allow-missing").ok()
