@@ -6,6 +6,7 @@ import errno
 import pytest
 
 from explorer.core import errors
+from explorer.core.window_settings import WindowSettingProblem, WindowSettingsError
 from explorer.worker.train import describe_error, is_internal_error
 
 
@@ -18,9 +19,10 @@ def test_every_input_error_is_a_user_error_wherever_it_is_imported_from():
     from explorer.core.training.config import ConfigError
 
     for cls in (ClassificationDataError, SquadDataError, ModelSourceError, ProbeError, CheckpointError,
-                ConfigError, errors.TrainingDataError, errors.NonFiniteLoss, errors.WindowSettingsError):
+                ConfigError, errors.TrainingDataError, errors.NonFiniteLoss):
         assert issubclass(cls, errors.UserError) and issubclass(cls, ValueError), cls
         assert cls.__module__ == "explorer.core.errors", cls
+    assert issubclass(WindowSettingsError, errors.UserError)
     # the old RuntimeError bases are kept as second parents
     assert issubclass(ModelSourceError, RuntimeError) and issubclass(CheckpointError, RuntimeError)
 
@@ -41,15 +43,15 @@ def test_one_cancellation_type_that_except_exception_does_not_swallow():
 def test_window_settings_errors_come_from_features_as_their_own_type(tiny_qa):
     from explorer.core.features import prepare_qa_features
 
-    with pytest.raises(errors.WindowSettingsError, match="doc_stride=60"):
+    with pytest.raises(WindowSettingsError, match="doc_stride"):
         prepare_qa_features(["Who?"], ["Ada was born in London."], tiny_qa.tokenizer, max_seq_length=64,
                             doc_stride=60, max_query_length=16)
 
 
 @pytest.mark.parametrize("exc, expected, internal", [
     (errors.ConfigError("batch_size must be >= 1, got 0"), "batch_size must be >= 1, got 0", False),
-    (errors.WindowSettingsError("window settings leave 3 passage tokens"), "window settings leave 3 passage tokens",
-     False),
+    (WindowSettingsError([WindowSettingProblem("doc_stride", 60, 40, "doc_stride 60 leaves no passage room")]),
+     "window settings do not fit the model: doc_stride 60 leaves no passage room", False),
     # a plain ValueError whose text *looks* like a settings message is still an internal error
     (ValueError("bad window settings: doc_stride=500"), "internal error ValueError: bad window settings: "
      "doc_stride=500", True),

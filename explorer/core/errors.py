@@ -5,7 +5,8 @@ request) derives from :class:`UserError`. Its message is written for the user: i
 the record or line, the setting and the numbers. Whoever reports a failure (the training worker,
 the CLI commands, the GUI) decides what to show by the error's *type*:
 
-- a ``UserError``: show ``str(error)`` as it is (no traceback);
+- a ``UserError``: show ``str(error)`` as it is (no traceback); besides the classes here,
+  ``explorer.core.window_settings.WindowSettingsError`` (window settings that do not fit the model);
 - :class:`OutOfMemory` / ``MemoryError`` / ``torch.OutOfMemoryError``: say which settings to lower;
 - anything else: an internal error (type, message, and the traceback kept in the run's events).
 
@@ -41,11 +42,6 @@ class ClassificationDataError(UserError):
 
 class TrainingDataError(UserError):
     """The data gave nothing to train on (e.g. no training windows after tokenization)."""
-
-
-class WindowSettingsError(UserError):
-    """max_seq_length / doc_stride / max_query_length leave no room for the passage (or exceed what the
-    model and tokenizer accept); the message names the numbers."""
 
 
 class ModelSourceError(UserError, RuntimeError):

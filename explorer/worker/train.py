@@ -36,8 +36,9 @@ from explorer.core import run_status
 from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
 from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
-from explorer.core.task_facts import task_names
+from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
+from explorer.core.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
 
@@ -126,6 +127,8 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
     UserError (bad settings or data, see explorer.core.errors): its own message. Out of memory: the
     settings to lower. Disk full (OSError ENOSPC): where. Anything else: "internal error <type>: ...".
     """
+    if isinstance(exc, WindowSettingsError):
+        return f"window settings do not fit the model: {exc}"
     message = user_message(exc)
     if message is not None:
         return message
@@ -240,6 +243,23 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
     return config, run_dir, False
 
 
+def window_settings_error(config: TrainConfig) -> str | None:
+    """The window settings checked against the model before any work (max_seq_length against its position
+    embeddings and the tokenizer's maximum; QA: question + special tokens + doc_stride overlap room); one
+    message naming the numbers, or None. Models whose files cannot be read here are checked when loaded."""
+    qa = is_qa_task(config.task)
+    problems = check_source_settings(config.model, config.resolved_max_seq_length(),
+                                     config.doc_stride if qa else None, config.max_query_length if qa else None)
+    errors = [p.message for p in problems if p.severity == "error"]
+    return "window settings do not fit the model: " + "; ".join(errors) if errors else None
+
+
+def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
+    """Record a failure that happened before the event writer existed in the run's events.jsonl."""
+    with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
+        fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one fine-tune; returns the exit code (see module docstring)."""
     _quiet_libraries()
@@ -250,6 +270,13 @@ def run(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_USAGE
     _, main = _distributed()
+    settings_error = None if resume else window_settings_error(config)
+    if settings_error:
+        _print_failed(config.run_id, settings_error)
+        if main:
+            _append_failed(run_dir, config.run_id, settings_error)
+        print_error(settings_error)
+        return EXIT_USAGE
     writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)

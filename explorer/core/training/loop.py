@@ -105,27 +105,16 @@ def emit_started(run: TrainingRun) -> None:
 
 
 def model_load_report(loaded) -> dict:
-    """What loading the model found, JSON-ready: newly initialised / missing / unexpected weights.
-
-    Uses ``loaded.load_report`` when explorer.core.models provides one (its ``to_dict()`` and
-    ``summary()``), else the LoadedModel's own ``missing_keys`` and ``head_initialised``. ``warning``
-    is set when weights outside the task head were not in the checkpoint (the encoder is random).
-    """
-    rich = getattr(loaded, "load_report", None)
-    if rich is not None:
-        out = dict(rich.to_dict()) if hasattr(rich, "to_dict") else dict(vars(rich))
-        summary = rich.summary() if callable(getattr(rich, "summary", None)) else ""
-        encoder_missing = out.get("encoder_missing", out.get("newly_initialised", []))
-    else:
-        missing = list(getattr(loaded, "missing_keys", []) or [])
-        out = {"missing_keys": missing, "head_initialised": bool(getattr(loaded, "head_initialised", False))}
-        encoder_missing = [k for k in missing if not k.startswith(("qa_outputs.", "classifier.", "pooler."))
-                           and ".pooler." not in k]
-        total = sum(1 for _ in loaded.model.state_dict()) if hasattr(loaded, "model") else 0
-        summary = (f"{len(encoder_missing)} of {total} weights outside the task head were not in the checkpoint "
-                   f"and are random, first: {encoder_missing[0]}") if encoder_missing else ""
-    if encoder_missing and summary:
-        out["warning"] = f"{getattr(loaded, 'source', 'the model')}: {summary}"
+    """What loading the model found, JSON-ready (explorer.core.load_report.LoadReport.to_dict: newly
+    initialised / missing / unexpected weights, kind, summary), plus ``warning`` when the encoder did not
+    load. {} for a model built in memory (no report)."""
+    report = getattr(loaded, "load_report", None)
+    if report is None:
+        return {}
+    out = dict(report.to_dict())
+    warning = report.warning()
+    if warning:
+        out["warning"] = f"{loaded.source}: {warning}"
     return out
 
 

@@ -27,6 +27,7 @@ from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
 from explorer.core.training.recipe import build_optimizer, build_scheduler, warmup_steps_for
 from explorer.core.training.tasks import Task, get_task
+from explorer.core.training.tasks.base import check_loaded_windows, load_note
 
 
 @dataclass
@@ -165,6 +166,7 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
 
     Raises:
         ModelSourceError: the source cannot be loaded as this task's model (the message says why).
+        WindowSettingsError: the window settings do not fit the loaded model and tokenizer.
     """
     writer.emit("log", level="info", message=f"loading model {source}")
     try:
@@ -175,6 +177,7 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
         first = (str(exc).splitlines() or [""])[0][:300]
         raise ModelSourceError(f"could not load {source!r} as a {task.head} model: {type(exc).__name__}: "
                                f"{first}") from exc
+    check_loaded_windows(task, loaded, config)   # before any work: the window must fit this model
     stored = sorted({str(p.dtype).replace("torch.", "") for p in loaded.model.parameters()
                      if p.is_floating_point() and p.dtype != torch.float32})
     if stored:
@@ -188,6 +191,8 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
 def _read_data(config: TrainConfig, task: Task, writer) -> tuple[object, object | None]:
     writer.emit("log", level="info", message=f"reading training data {config.train}")
     train_ex = task.load(config, "train")
+    if (note := load_note(train_ex)) is not None:   # answers repaired / dropped while loading
+        writer.emit("log", level=note[0], message=note[1])
     dev_ex = None
     if config.dev:
         writer.emit("log", level="info", message=f"reading dev data {config.dev}")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer.core.data.squad import SquadDataError, gold_answers, load_squad
+from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, load_training_squad
 from explorer.core.decoding import decode_predictions, write_official_files
 from explorer.core.features import collate_qa, prepare_qa_features
 from explorer.core.metrics import evaluate_decodings
@@ -40,9 +40,13 @@ class QATask(Task):
     def load(self, config, split: str):
         source = config.train if split == "train" else config.dev
         cap = config.train_cap if split == "train" else config.dev_cap
-        ds, report = load_squad(source, split="train" if split == "train" else "validation")
+        if split == "train":  # every gold answer checked: misaligned ones repaired or dropped, counted
+            ds, report = load_training_squad(source, split="train")
+        else:
+            ds, report = load_squad(source, split="validation")
         if cap and cap < len(ds):
             ds = ds.select(range(cap))
+        ds.load_report = report  # read by tasks.base.load_note for the run's log event
         if self.version == "v1.1" and report.n_impossible:
             raise SquadDataError(f"{source}: {report.n_impossible} unanswerable questions (SQuAD 2.0 data) "
                                  f"but the task is {self.name}; use --task squad_v2")
