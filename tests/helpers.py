@@ -27,13 +27,15 @@ def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_lab
     Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
     """
     import torch
-    from transformers import AutoModelForQuestionAnswering, AutoModelForSequenceClassification, BertConfig
+    from transformers import (AutoModelForMultipleChoice, AutoModelForQuestionAnswering,
+                              AutoModelForSequenceClassification, BertConfig)
 
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
     config._attn_implementation = "sdpa"
-    auto = {"qa": AutoModelForQuestionAnswering, "classification": AutoModelForSequenceClassification}[task]
+    auto = {"qa": AutoModelForQuestionAnswering, "classification": AutoModelForSequenceClassification,
+            "multiple_choice": AutoModelForMultipleChoice}[task]
     return auto.from_config(config, attn_implementation="sdpa").eval(), config
 
 

@@ -395,13 +395,13 @@ def _(c):
 
 @row("unknown-task-flag")
 def _(c):
-    c.train("--task", "swag").user_error(2, "--task", "invalid choice: 'swag'")
+    c.train("--task", "ner").user_error(2, "--task", "invalid choice: 'ner'")
 
 
 @row("unknown-task-in-config")
 def _(c):
-    p = c.write("task.json", json.dumps({"model": c.qa, "task": "swag", "train": c.sq}))
-    c.cli("train", "--config", p).user_error(1, "task 'swag' is not one of")
+    p = c.write("task.json", json.dumps({"model": c.qa, "task": "ner", "train": c.sq}))
+    c.cli("train", "--config", p).user_error(1, "task 'ner' is not one of")
 
 
 @row("config-unknown-key")

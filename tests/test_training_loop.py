@@ -142,7 +142,7 @@ def _bad_cases(files, d):
     bad_cfg = d / "bad.json"
     bad_cfg.write_text(json.dumps({"lr": 1}))
     task_cfg = d / "task.json"
-    task_cfg.write_text(json.dumps({"model": files["qa"], "task": "swag", "train": files["sq2"]}))
+    task_cfg.write_text(json.dumps({"model": files["qa"], "task": "ner", "train": files["sq2"]}))
     cls = ["--model", files["cls"], "--task", "single"]
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
@@ -156,7 +156,7 @@ def _bad_cases(files, d):
         "v2 data, v1 task": (["--model", files["qa"], "--task", "squad_v1", "--train", files["sq2"]],
                              "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1"),
         "missing squad": (["--model", files["qa"], "--task", "squad_v2", "--train", d / "none.json"], "none.json"),
-        "bad task in config": (["--config", task_cfg], "task 'swag' is not one of"),
+        "bad task in config": (["--config", task_cfg], "task 'ner' is not one of"),
         "bad config key": (["--config", bad_cfg], "unknown setting(s) lr"),
     }
 
@@ -178,7 +178,7 @@ def test_bad_input_fails_with_a_specific_message(files, tmp_path, case, capsys):
 
 
 def test_bad_flag_values_are_argparse_errors(files, tmp_path, capsys):
-    for flag, value, choices in (("--task", "squad3", "'squad_v1', 'squad_v2', 'single', 'pair'"),
+    for flag, value, choices in (("--task", "squad3", "'squad_v1', 'squad_v2', 'single', 'pair', 'swag'"),
                                  ("--mixed-precision", "fp8", "'auto', 'no', 'fp16', 'bf16'")):
         with pytest.raises(SystemExit) as exc:
             run(["--model", files["qa"], "--train", files["sq2"], flag, value, "--output-dir", tmp_path])
@@ -198,9 +198,9 @@ def test_help_has_one_line_per_flag(capsys):
         train_main(["--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     assert "DESIGN.md" not in text and "JSON-lines events described in docs/architecture.md / README" in text
-    assert "--task {squad_v1,squad_v2,single,pair}" in text
-    assert "--learning-rate X peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification" in text
-    assert "--max-seq-length N tokens per input window; default 384 for QA, 128 for classification" in text
+    assert "--task {squad_v1,squad_v2,single,pair,swag}" in text
+    assert "--learning-rate X peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification, 2e-5 for multiple_choice" in text
+    assert "--max-seq-length N tokens per input window; default 384 for QA, 128 for classification, 128 for multiple_choice" in text
     assert "--eval-every N optimizer steps between dev evaluations; 0 = evaluate only at the start and the end" in text
     assert "--max-steps N optimizer steps to run; 0 = use --epochs instead (default: 0)" in text
     assert "--dev-cap N evaluate on the first N dev examples; 0 = all" in text

@@ -40,6 +40,10 @@ class ClassificationDataError(UserError):
     """Bad classification data; the message names the file, the line or record, and what was wrong."""
 
 
+class SwagDataError(UserError):
+    """Bad multiple-choice (SWAG CSV) data; the message names the file, the line and what was wrong."""
+
+
 class TrainingDataError(UserError):
     """The data gave nothing to train on (e.g. no training windows after tokenization)."""
 

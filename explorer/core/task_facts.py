@@ -7,9 +7,9 @@ run states (which metric ranks runs), the launcher (labels, data preview) and th
 ``explorer.core.training.tasks``, which imports torch; this module must stay importable without it.
 
 Adding a task means one :class:`TaskFacts` row here (or :func:`add_task_facts` at run time) plus a
-``Task`` subclass registered in ``explorer.core.training.tasks``. A multiple-choice row (SWAG:
-``head="multiple_choice"``, one score per choice, softmax across choices, best metric ``accuracy``)
-would fit the same table; it is not implemented yet.
+``Task`` subclass registered in ``explorer.core.training.tasks``. The multiple-choice row (``swag``:
+``head="multiple_choice"``, one score C_k . w per choice, softmax across the four choices, best metric
+``accuracy``; BERT paper Section 4.4) sits in the same table.
 
 Sources of the defaults: BERT paper (Devlin et al. 2019) Section 4 and Appendix A.3 for the
 learning rates; the official ``run_squad.py`` (max_seq_length 384) and ``run_classifier.py`` (128).
@@ -28,8 +28,8 @@ class TaskFacts:
     Attributes:
         name: the ``--task`` value and config.json's ``task``.
         label: what the GUI shows for it.
-        head: the model head (``explorer.core.models.load_model(source, task=head)``): "qa" or
-            "classification" ("multiple_choice" is reserved for SWAG).
+        head: the model head (``explorer.core.models.load_model(source, task=head)``): "qa",
+            "classification" or "multiple_choice" (SWAG).
         is_qa: extractive question answering (windows, spans, SQuAD metrics).
         best_metric: the dev metric that picks the best checkpoint and ranks runs (higher is better)
             unless the config's ``metric_for_best`` names another.
@@ -55,6 +55,7 @@ class TaskFacts:
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
 _GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "
                  "per line, or a hub dataset id such as nyu-mll/glue::sst2")
+_SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
 
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
@@ -68,6 +69,7 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
               _GLUE_FORMATS),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, pair=True),
+    TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not

@@ -34,6 +34,8 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
     try:
         if task in QA_TASKS:
             return _preview_squad(source, task, n_records, split)
+        if task == "swag":
+            return _preview_swag(source, n_records)
         return _preview_classification(source, task, n_records, split, text_columns, label_column)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
@@ -67,6 +69,18 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
     return {"ok": True, "kind": "squad", "summary": summary, "answer_check": report.answer_check(),
             "answers_changed": bool(report.n_misaligned), "counts": counts, "problems": problems[:50],
             "n_problems": len(problems), "records": records, "error": ""}
+
+
+def _preview_swag(source: str, n: int) -> dict:
+    from explorer.core.data.swag import load_swag
+
+    data = load_swag(source)
+    records = [{"context": _clip(data.contexts[i], 120),
+                "ending (right)": _clip(data.choice_pair(i, data.labels[i])[1], 80),
+                "label": str(data.labels[i])} for i in range(min(n, len(data)))]
+    counts = {"examples": len(data), "choices": 4}
+    return {"ok": True, "kind": "swag", "summary": f"SWAG CSV: {len(data):,} examples, 4 endings each",
+            "counts": counts, "problems": [], "n_problems": 0, "records": records, "error": ""}
 
 
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column) -> dict:
