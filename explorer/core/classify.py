@@ -1,0 +1,130 @@
+"""The classifier heads' arithmetic, with the model's own numbers (GLUE single / pair, SWAG).
+
+BERT paper Section 4.1 (GLUE): the final hidden vector of [CLS] is pooled (BERT's pooler,
+C = tanh(W_p h_[CLS] + b_p)), then logits = C W^T + b (W: K x H), P = softmax(logits), and the training loss
+for gold label y is -log P_y. Section 4.4 (SWAG): BERT reads "context + ending k" for each of the 4 endings;
+score_k = C_k . w + b (w: one H-vector), and the softmax runs across the four choices.
+
+:func:`softmax_loss` and :func:`head_logits` are plain numpy (the seed's toy numbers are tests);
+:func:`classify` runs a model once and returns a :class:`ClassifyResult` (numpy only, no torch objects),
+which the Classify inspector renders. The by-hand check recomputes C from the last hidden state of [CLS]
+with the pooler's weights, and the logits from C with the classifier's weights, and reports the largest
+difference from the model's logits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.core.errors import UserError
+
+KINDS = ("single", "pair", "swag")
+FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
+
+
+class ClassifyError(UserError):
+    """The inputs or the model cannot be classified (empty text, wrong head, not BERT-style, bad label)."""
+
+
+def softmax_loss(logits, label: int | None = None) -> tuple[np.ndarray, float | None]:
+    """(P, loss): P = softmax(logits) (float64, shape (K,)); loss = -log P[label] (nats), None without a label.
+
+    Raises:
+        ClassifyError: label outside 0..K-1.
+    """
+    z = np.asarray(logits, dtype=np.float64).reshape(-1)
+    e = np.exp(z - z.max())
+    p = e / e.sum()
+    if label is None:
+        return p, None
+    if not 0 <= int(label) < z.size:
+        raise ClassifyError(f"label {label} is out of range: the head has {z.size} outputs (0..{z.size - 1})")
+    return p, float(-np.log(p[int(label)]))
+
+
+def head_logits(C, W, b=None) -> np.ndarray:
+    """logits = C W^T + b. C: (H,) or (n, H); W: (K, H); b: (K,) or None. Returns (K,) or (n, K), float64."""
+    C, W = np.asarray(C, dtype=np.float64), np.asarray(W, dtype=np.float64)
+    out = C @ W.T
+    return out + np.asarray(b, dtype=np.float64) if b is not None else out
+
+
+@dataclass
+class ClassifyInput:
+    """One sequence the model read: its tokens, the block of each token and its C vector.
+
+    Attributes:
+        text_a / text_b: sentence A and sentence B ("" for single sentences); for SWAG, the context and
+            "sent2 + ending k".
+        tokens: the word pieces, [CLS] first.
+        C: (H,) float32, the pooled [CLS] vector fed to the classifier.
+        h_cls: (H,) float32, the last hidden state of [CLS] (before the pooler).
+    """
+
+    text_a: str
+    text_b: str
+    tokens: list[str]
+    C: np.ndarray
+    h_cls: np.ndarray
+
+
+@dataclass
+class ClassifyResult:
+    """The arithmetic of one classification (numpy only; the UI renders it).
+
+    Attributes:
+        kind: "single", "pair" or "swag".
+        inputs: one ClassifyInput (single/pair) or four (swag, one per ending).
+        W: (K, H) classifier weights (K = num_labels; K = 1 for swag, the vector w).
+        b: (K,) classifier bias.
+        logits: (K,) model logits (single/pair) or (4,) choice scores (swag), float64.
+        probabilities: softmax of ``logits``, float64.
+        prediction: argmax of ``logits``.
+        label: the chosen (gold) label / ending, or None.
+        loss: -log probabilities[label] in nats, or None.
+        by_hand_logits: the logits recomputed from h_[CLS] -> pooler -> C W^T + b in float64.
+        max_abs_diff: largest |by_hand_logits - logits|.
+        label_names: class names of the head (id2label), K of them (or "ending 0".."ending 3").
+        flow: (layers, heads, 3, 3) attention block flow between FLOW_BLOCKS (pairs only), else None.
+        pooler: how C was made, in words.
+    """
+
+    kind: str
+    inputs: list[ClassifyInput]
+    W: np.ndarray
+    b: np.ndarray
+    logits: np.ndarray
+    probabilities: np.ndarray
+    prediction: int
+    label: int | None
+    loss: float | None
+    by_hand_logits: np.ndarray
+    max_abs_diff: float
+    label_names: list[str] = field(default_factory=list)
+    flow: np.ndarray | None = None
+    pooler: str = "C = tanh(W_p h_[CLS] + b_p)"
+
+    @property
+    def flow_mean(self) -> np.ndarray | None:
+        """(layers, 3, 3): the block flow averaged over heads, or None."""
+        return None if self.flow is None else np.nanmean(self.flow, axis=1)
+
+    def arithmetic_lines(self, digits: int = 3) -> list[str]:
+        """The arithmetic written out with this result's numbers, one line each (for text views and the CLI)."""
+        f = f"{{:.{digits}f}}"
+        lines = []
+        for k, name in enumerate(self.label_names):
+            if self.kind == "swag":
+                lines.append(f"score {k} = C_{k} . w + b = {f.format(self.logits[k])}   P = "
+                             f"{f.format(self.probabilities[k])}   ({name})")
+            else:
+                lines.append(f"logit {k} = C . W_{k} + b_{k} = {f.format(self.logits[k])}   P = "
+                             f"{f.format(self.probabilities[k])}   ({name})")
+        lines.append(f"prediction: {self.prediction} ({self.label_names[self.prediction]})")
+        if self.label is not None:
+            lines.append(f"loss for label {self.label} = -log {f.format(self.probabilities[self.label])} = "
+                         f"{f.format(self.loss)}")
+        lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
+        return lines
