@@ -78,3 +78,29 @@ def test_wrong_head_and_bad_inputs_are_clear_errors():
         classify_choices(mc.model, mc.tokenizer, "a", ["b", "c"])
     with pytest.raises(ClassifyError, match="sentence A is empty"):
         classify_text(cls.model, cls.tokenizer, "  ")
+
+
+def test_dev_report_counts_and_ranks():
+    from explorer.core.classify_dev import dev_report
+
+    logits = np.array([[2.0, 0.0], [0.1, 0.0], [0.0, 3.0], [4.0, 0.0], [0.0, 0.2]])
+    labels = [0, 1, 1, 1, 1]   # rows 1 and 3 are wrong; row 3 very confidently
+    rep = dev_report(logits, labels, [f"s{i}" for i in range(5)], n=2)
+    assert rep.accuracy == pytest.approx(0.6) and rep.confusion.tolist() == [[1, 0], [2, 2]]
+    assert rep.f1 == pytest.approx(2 * 2 / (2 * 2 + 0 + 2))       # TP 2, FP 0, FN 2
+    assert [r.index for r in rep.mistakes] == [3, 1] and [r.index for r in rep.boundary] == [1, 4]
+    assert rep.mistakes[0].confidence == pytest.approx(np.exp(4) / (np.exp(4) + 1))
+    with pytest.raises(ValueError, match="do not match"):
+        dev_report(logits, labels[:3], ["x"] * 3)
+
+
+def test_score_dev_on_a_tiny_model(tmp_path):
+    from helpers import write_tiny_classification
+
+    from explorer.core.classify_dev import score_classification_dev
+
+    loaded = tiny_loaded_model("classification")
+    path = write_tiny_classification(tmp_path / "d.tsv", repeat=1)
+    rep = score_classification_dev(loaded.model, loaded.tokenizer, "single", str(path), n=3)
+    assert rep.total == rep.confusion.sum() and 0 <= rep.accuracy <= 1 and len(rep.boundary) == 3
+    assert rep.accuracy == pytest.approx(np.trace(rep.confusion) / rep.total)
