@@ -111,7 +111,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     z = np.concatenate(logits) if logits else np.zeros((0, 2))
     if task == "swag":
         texts_a = [data.contexts[i] for i in range(len(data))]
-        texts_b = [" | ".join(data.endings[i]) for i in range(len(data))]
+        texts_b = [" | ".join(data.choice_pairs(i)[1]) for i in range(len(data))]  # sent2 + ending k
         names = [f"ending {k}" for k in range(z.shape[1])]
     else:
         texts_a, texts_b = list(data.texts_a), list(data.texts_b) if data.texts_b is not None else None

@@ -138,6 +138,11 @@ class MainWindow(QMainWindow):
             self.hub = None
             for title in INSPECTOR_TITLES:
                 self.tabs.addTab(placeholder(title, f"Not available: {exc}"), title)
+        from explorer.ui.inspectors.classify_view import classify_tabs  # Classify + its dev set (issue 14)
+
+        self.classify_pages = classify_tabs(self)
+        for title, widget in self.classify_pages:
+            self.tabs.addTab(widget, title)
 
     def _build_menus(self) -> None:
         def action(menu, text, slot, shortcut=None, tip=""):
@@ -301,6 +306,15 @@ class MainWindow(QMainWindow):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(s.path)))
 
     def open_checkpoint(self, path: str) -> None:
+        from explorer.ui.inspectors.classify_view import checkpoint_kind
+
+        kind = checkpoint_kind(path)
+        if kind is not None:  # a classifier or SWAG checkpoint opens in Classify
+            view = self.classify_pages[0][1]
+            view.open_checkpoint(path, kind)
+            self.tabs.setCurrentWidget(view)
+            self.show_message(f"Opening {path} in Classify …")
+            return
         if self.hub is None:
             self.show_message(f"The inspectors are not available in this build ({path})")
             return
@@ -313,6 +327,8 @@ class MainWindow(QMainWindow):
         """First visit of an inspector: load the bundled encoder and probe the classic example."""
         if self.hub is None or self._inspector_opened or index < 2:
             return
+        if any(self.tabs.widget(index) is w for _, w in getattr(self, "classify_pages", [])):
+            return  # Classify loads its own model
         self._inspector_opened = True
         self.hub.open_model("bundled:minilm")
         ex = DEFAULT_WATCH[0]

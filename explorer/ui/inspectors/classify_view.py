@@ -1,0 +1,271 @@
+"""The Classify tab: a GLUE single / pair or SWAG model's arithmetic with its own numbers.
+
+Renders explorer.core.classify.ClassifyResult: the inputs, C (the pooled [CLS] vector fed to the classifier)
+as a colour strip (one row per ending for SWAG), the table of logits = C W^T + b and softmax probabilities,
+the loss for the chosen label, the prediction, the by-hand check, and for pairs the per-layer attention
+block flow between sentence A and sentence B. Model loads and runs happen on a worker thread.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from .common import header
+from .workers import LatestOnly, serial_pool
+
+KINDS = {"Single sentence (SST-2 style)": "single", "Sentence pair (MRPC style)": "pair",
+         "Multiple choice (SWAG)": "swag"}
+HEADS = {"single": "classification", "pair": "classification", "swag": "multiple_choice"}
+
+
+def _load(source: str, kind: str):
+    from explorer.core.models import load_model
+
+    return load_model(source, HEADS[kind])
+
+
+def checkpoint_kind(path: str) -> str | None:
+    """"single" / "pair" / "swag" for a classifier or multiple-choice checkpoint folder, None for other heads.
+
+    The head comes from the folder's config.json ``architectures``; single vs pair from the run's config.json
+    (``runs/<id>/config.json`` beside ``checkpoints/``) when there is one."""
+    import json
+    from pathlib import Path
+
+    folder = Path(path)
+    try:
+        arch = " ".join(json.loads((folder / "config.json").read_text(encoding="utf-8")).get("architectures") or [])
+    except (OSError, ValueError):
+        return None
+    if arch.endswith("ForMultipleChoice"):
+        return "swag"
+    if not arch.endswith("ForSequenceClassification"):
+        return None
+    for run_config in (folder.parent.parent / "config.json", folder.parent / "config.json"):
+        try:
+            task = json.loads(run_config.read_text(encoding="utf-8")).get("task")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if task in ("single", "pair"):
+            return task
+    return "single"
+
+
+def _mono() -> QFont:
+    font = QFont("monospace")
+    font.setStyleHint(QFont.StyleHint.TypeWriter)
+    return font
+
+
+def flow_lines(flow_mean: np.ndarray) -> list[str]:
+    """Per-layer A -> B, B -> A, A -> [CLS]/[SEP], B -> [CLS]/[SEP] lines from a (layers, 3, 3) flow table."""
+    f = np.asarray(flow_mean)
+    return [f"layer {i + 1:2d}: A -> B {f[i, 0, 1]:.3f}   B -> A {f[i, 1, 0]:.3f}   "
+            f"A -> [CLS]/[SEP] {f[i, 0, 2]:.3f}   B -> [CLS]/[SEP] {f[i, 1, 2]:.3f}" for i in range(f.shape[0])]
+
+
+class _Inputs(QStackedWidget):
+    """Sentence A / B (single and pair) or context, start and four endings (SWAG)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        text_page, choice_page = QWidget(), QWidget()
+        form = QFormLayout(text_page)
+        self.text_a, self.text_b = QLineEdit(), QLineEdit()
+        self.text_a.setPlaceholderText("a sentence, e.g. a gripping, beautifully acted film")
+        self.text_b.setPlaceholderText("sentence B (pairs only)")
+        form.addRow("Sentence A", self.text_a)
+        form.addRow("Sentence B", self.text_b)
+        form2 = QFormLayout(choice_page)
+        self.context, self.start = QLineEdit(), QLineEdit()
+        form2.addRow("Context (sent1)", self.context)
+        form2.addRow("Start (sent2)", self.start)
+        self.endings = [QLineEdit() for _ in range(4)]
+        for k, edit in enumerate(self.endings):
+            form2.addRow(f"Ending {k}", edit)
+        self.addWidget(text_page)
+        self.addWidget(choice_page)
+
+
+class ClassifyView(QWidget):
+    """The Classify tab. ``show_result(ClassifyResult)`` renders; ``open_example(dict)`` fills the inputs."""
+
+    message = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.loaded = None
+        self.result = None
+        pool = serial_pool(self)
+        self._loader, self._runner = LatestOnly(pool, self), LatestOnly(pool, self)
+        self._loader.finished.connect(self._loaded)
+        self._runner.finished.connect(lambda _id, res: self.show_result(res))
+        for job in (self._loader, self._runner):
+            job.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        self._build()
+
+    def _build(self) -> None:
+        self.kind = QComboBox()
+        self.kind.addItems(list(KINDS))
+        self.source = QLineEdit("bundled:minilm")
+        self.source.setToolTip("hub id, local folder or a run checkpoint (runs/<id>/checkpoints/best)")
+        load = QPushButton("Load model")
+        load.clicked.connect(self.load_model)
+        top = QHBoxLayout()
+        for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
+            top.addWidget(w)
+        self.inputs = _Inputs()
+        self.kind.currentTextChanged.connect(lambda t: self.inputs.setCurrentIndex(int(KINDS[t] == "swag")))
+        self.label = QSpinBox(minimum=-1, maximum=99, value=-1, specialValueText="none")
+        run = QPushButton("Classify")
+        run.clicked.connect(self.run)
+        row = QHBoxLayout()
+        for w in (QLabel("Gold label / right ending"), self.label, run):
+            row.addWidget(w)
+        self.status = QLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
+        self.status.setWordWrap(True)
+        self.strip = pg.PlotWidget()
+        self.strip.setFixedHeight(120)
+        self.strip.getPlotItem().hideAxis("left")
+        self.strip_image = pg.ImageItem()
+        self.strip.addItem(self.strip_image)
+        self.strip.setLabel("bottom", "dimension of C (hidden size)")
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["class / ending", "logit = C·W_k + b_k", "P = softmax"])
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setFont(_mono())
+        lower = QSplitter()
+        lower.addWidget(self.table)
+        lower.addWidget(self.text)
+        lower.setSizes([350, 650])
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("The classifier head with this model's numbers: C, logits = C Wᵀ + b, softmax, "
+                                "loss, and a by-hand check."))
+        layout.addLayout(top)
+        layout.addWidget(self.inputs)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.strip)
+        layout.addWidget(lower, 1)
+
+    # -- actions ---------------------------------------------------------------------------
+    def current_kind(self) -> str:
+        return KINDS[self.kind.currentText()]
+
+    def load_model(self) -> None:
+        self._status(f"loading {self.source.text()} ...")
+        self._loader.submit(_load, self.source.text().strip(), self.current_kind())
+
+    def open_checkpoint(self, path: str, kind: str) -> None:
+        """Load a checkpoint folder with the head of ``kind`` ("single" / "pair" / "swag")."""
+        self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == kind))
+        self.source.setText(path)
+        self.load_model()
+
+    def set_loaded(self, loaded) -> None:
+        """Use an already loaded model (its head decides the kind when it is multiple choice)."""
+        self.loaded = loaded
+        if getattr(loaded, "task", "") == "multiple_choice":
+            self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == "swag"))
+        self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
+
+    def _loaded(self, _id, loaded) -> None:
+        self.set_loaded(loaded)
+
+    def run(self) -> None:
+        if self.loaded is None:
+            self._status("no model loaded: press Load model first")
+            return
+        from explorer.core.classify_model import classify_choices, classify_text
+
+        label = None if self.label.value() < 0 else self.label.value()
+        model, tok = self.loaded.model, self.loaded.tokenizer
+        if self.current_kind() == "swag":
+            i = self.inputs
+            self._runner.submit(classify_choices, model, tok, i.context.text(), [e.text() for e in i.endings],
+                                start=i.start.text(), label=label)
+        else:
+            text_b = self.inputs.text_b.text() if self.current_kind() == "pair" else ""
+            self._runner.submit(classify_text, model, tok, self.inputs.text_a.text(), text_b, label=label)
+
+    def open_example(self, example: dict) -> None:
+        """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
+        kind = example.get("kind", "single")
+        self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == kind))
+        if kind == "swag":
+            self.inputs.context.setText(example.get("text_a", ""))
+            self.inputs.start.setText(example.get("start", ""))
+            for edit, text in zip(self.inputs.endings, example.get("endings", [])):
+                edit.setText(text)
+        else:
+            self.inputs.text_a.setText(example.get("text_a", ""))
+            self.inputs.text_b.setText(example.get("text_b", ""))
+        self.label.setValue(int(example.get("label", -1)))
+        self.run()
+
+    def _status(self, text: str) -> None:
+        self.status.setText(text)
+        self.message.emit(text)
+
+    # -- rendering -------------------------------------------------------------------------
+    def show_result(self, res) -> None:
+        """Render a ClassifyResult."""
+        self.result = res
+        C = np.stack([x.C for x in res.inputs])              # (inputs, H)
+        lim = float(np.abs(C).max()) or 1.0
+        self.strip_image.setImage(C.T, levels=(-lim, lim))
+        self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
+        self.table.setRowCount(len(res.logits))
+        word = "score = C_k·w + b" if res.kind == "swag" else "logit = C·W_k + b_k"
+        self.table.setHorizontalHeaderLabels(["class / ending", word, "P = softmax"])
+        for k, (z, p) in enumerate(zip(res.logits, res.probabilities)):
+            name = res.label_names[k] + (" ← prediction" if k == res.prediction else "")
+            for col, value in enumerate((name, f"{z:+.4f}", f"{p:.4f}")):
+                self.table.setItem(k, col, QTableWidgetItem(value))
+        self.table.resizeColumnsToContents()
+        self.text.setPlainText("\n".join(self.result_lines(res)))
+        self._status(f"prediction {res.prediction} ({res.label_names[res.prediction]}); by-hand check "
+                     f"{res.max_abs_diff:.1e}")
+
+    @staticmethod
+    def result_lines(res) -> list[str]:
+        """The text panel: inputs, shapes, the pooler, the arithmetic, and the pair flow table."""
+        lines = []
+        for k, x in enumerate(res.inputs):
+            prefix = f"input {k}: " if len(res.inputs) > 1 else "input: "
+            lines.append(prefix + " ".join(x.tokens))
+        H = res.inputs[0].C.shape[0]
+        lines += ["", f"{res.pooler}   (C: {len(res.inputs)} x {H}; W: {res.W.shape[0]} x {res.W.shape[1]}; "
+                  f"b: {res.b.shape[0]})", ""]
+        lines += res.arithmetic_lines(4)
+        if res.flow is not None:
+            lines += ["", "attention block flow (mean over heads; row = from, share of attention on the block):"]
+            lines += flow_lines(res.flow_mean)
+        return lines
+
+
+def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
+    """The Classify tab and the classification dev-set tab, wired (a dev row opens in Classify)."""
+    from .classify_dev_view import ClassifyDevView
+
+    view = ClassifyView(parent)
+    dev = ClassifyDevView(lambda: view.loaded, lambda: view.current_kind(), parent)
+
+    def open_row(example: dict) -> None:
+        view.open_example(example)
+        from PySide6.QtWidgets import QTabWidget
+
+        tabs = view.parentWidget()
+        while tabs is not None and not isinstance(tabs, QTabWidget):
+            tabs = tabs.parentWidget()
+        if tabs is not None:
+            tabs.setCurrentWidget(view)
+
+    dev.open_requested.connect(open_row)
+    return [("Classify", view), ("Classify: dev set", dev)]

@@ -1,0 +1,110 @@
+"""The Classify and classification dev-set tabs, offscreen: a tiny model classified from typed inputs
+(single, pair with flow, SWAG), the dev report rendered, and a click opening an example in Classify."""
+
+import numpy as np
+import pytest
+from helpers import tiny_loaded_model, write_tiny_classification
+
+from explorer.core.classify_dev import dev_report
+from explorer.ui.inspectors.classify_view import ClassifyView, classify_tabs
+
+
+@pytest.fixture
+def view(qtbot):
+    v = ClassifyView()
+    qtbot.addWidget(v)
+    return v
+
+
+def _run(qtbot, v):
+    v.result = None
+    v.run()
+    qtbot.waitUntil(lambda: v.result is not None, timeout=30000)
+    return v.result
+
+
+def test_pair_classification_is_rendered_with_its_arithmetic(qtbot, view):
+    view.set_loaded(tiny_loaded_model("classification", num_labels=3))
+    view.kind.setCurrentIndex(1)
+    view.inputs.text_a.setText("ada was born in london.")
+    view.inputs.text_b.setText("where was ada born?")
+    view.label.setValue(1)
+    res = _run(qtbot, view)
+    assert res.kind == "pair" and view.table.rowCount() == 3
+    assert view.table.item(1, 2).text() == f"{res.probabilities[1]:.4f}"
+    text = view.text.toPlainText()
+    assert "loss for label 1 = -log" in text and "by-hand check" in text and "layer  2: A -> B" in text
+    assert view.strip_image.image.shape == (32, 1)
+
+
+def test_swag_rows_one_per_ending(qtbot, view):
+    view.set_loaded(tiny_loaded_model("multiple_choice"))
+    assert view.current_kind() == "swag"
+    view.inputs.context.setText("ada was born in london.")
+    for edit, text in zip(view.inputs.endings, ["the city", "a river", "the model", "an answer"]):
+        edit.setText(text)
+    res = _run(qtbot, view)
+    assert view.table.rowCount() == 4 and view.table.item(0, 0).text().startswith("ending 0")
+    assert view.strip_image.image.shape == (32, 4) and res.probabilities.sum() == pytest.approx(1.0)
+
+
+def test_errors_show_in_the_status_line(qtbot, view):
+    view.run()
+    assert "no model loaded" in view.status.text()
+    view.set_loaded(tiny_loaded_model("classification"))
+    view.inputs.text_a.setText("   ")
+    view.run()
+    qtbot.waitUntil(lambda: "sentence A is empty" in view.status.text(), timeout=30000)
+
+
+def test_dev_view_renders_and_a_click_opens_the_example(qtbot, tmp_path):
+    from PySide6.QtWidgets import QTabWidget
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    pages = classify_tabs(tabs)
+    for title, w in pages:
+        tabs.addTab(w, title)
+    view, dev = pages[0][1], pages[1][1]
+    view.set_loaded(tiny_loaded_model("classification"))
+    dev.path.setText(str(write_tiny_classification(tmp_path / "d.tsv", repeat=1)))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    assert dev.confusion.rowCount() == 2 and dev.metrics.text().startswith("accuracy")
+    assert sum(int(dev.confusion.item(i, j).text()) for i in range(2) for j in range(2)) == dev.report.total
+    tabs.setCurrentWidget(dev)
+    first = dev.report.boundary[0]
+    with qtbot.waitSignal(dev.open_requested) as sig:
+        dev.boundary.cellClicked.emit(0, 4)
+    assert sig.args[0]["text_a"] == first.text_a and sig.args[0]["label"] == first.label
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert tabs.currentWidget() is view and view.inputs.text_a.text() == first.text_a
+
+
+def test_mistakes_list_from_a_report(qtbot):
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    dev = ClassifyDevView(lambda: None, lambda: "swag")
+    qtbot.addWidget(dev)
+    rep = dev_report(np.array([[3.0, 0, 0, 0], [0, 0, 0, 1.0]]), [1, 3], ["c0", "c1"], ["a | b | c | d"] * 2)
+    dev.show_report(rep, "swag")
+    assert dev.mistakes.rowCount() == 1 and dev.mistakes.item(0, 0).text() == "1"
+    with qtbot.waitSignal(dev.open_requested) as sig:
+        dev.mistakes.cellClicked.emit(0, 0)
+    assert sig.args[0] == {"kind": "swag", "text_a": "c0", "endings": ["a", "b", "c", "d"], "label": 1}
+
+
+def test_checkpoint_kind_routes_classifier_and_swag_checkpoints(tmp_path):
+    import json
+
+    from helpers import save_tiny_model
+
+    from explorer.ui.inspectors.classify_view import checkpoint_kind
+
+    assert checkpoint_kind(str(save_tiny_model(tmp_path / "qa", "qa"))) is None
+    assert checkpoint_kind(str(save_tiny_model(tmp_path / "mc", "multiple_choice"))) == "swag"
+    best = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification")
+    assert checkpoint_kind(str(best)) == "single"
+    (tmp_path / "run" / "config.json").write_text(json.dumps({"task": "pair"}))
+    assert checkpoint_kind(str(best)) == "pair"
+    assert checkpoint_kind(str(tmp_path / "nowhere")) is None
