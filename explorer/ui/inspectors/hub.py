@@ -136,6 +136,8 @@ class InspectorHub(QObject):
         self.panel = ProbePanel()
         self.attention_view = AttentionView()
         self.spans_view = SpansView()
+        self.spans_view.saliency.model_getter = self._holder.get   # saliency runs on the probes' thread
+        self.spans_view.saliency.job.pool = self.pool
         self.dev_view = DevTauView()
         self._pages = {
             TAB_TITLES[0]: _ProbeHost(self.panel, self.attention_view),

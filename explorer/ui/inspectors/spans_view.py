@@ -156,6 +156,10 @@ class SpansView(QWidget):
         right = QTabWidget()
         right.addTab(self.table_map, "Span score table")
         right.addTab(self.probs, "P(start/end)")
+        from .saliency_view import SaliencyView  # issue 14: gradient x input of the chosen span
+
+        self.saliency = SaliencyView()
+        right.addTab(self.saliency, "Saliency")
         right.setMinimumWidth(320)   # the heat map stays readable; the n-best text keeps room
         self.right_tabs = right
 
@@ -207,6 +211,9 @@ class SpansView(QWidget):
         self._fill_nbest()
         self._render_window()
         self._render_decision()
+        if result.nbest:  # the saliency page attributes the best span until another is clicked
+            best = result.nbest[0]
+            self.saliency.set_span(result, best.window_index, best.start_token, best.end_token)
 
     def set_tau(self, tau: float) -> None:
         """Set τ exactly (the spin box shows it rounded to 0.01); updates the decision at once."""
@@ -236,6 +243,8 @@ class SpansView(QWidget):
             self.window = window
             self._render_window()
         self.selected = (window, start_token, end_token)
+        if start_token <= end_token:
+            self.saliency.set_span(self.result, window, start_token, end_token)
         w = self.result.windows[window]
         self.table_map.mark_cell(start_token - self._p0, end_token - self._p0)
         s, e = float(w.start_logits[start_token]), float(w.end_logits[end_token])

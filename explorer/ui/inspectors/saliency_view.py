@@ -1,0 +1,114 @@
+"""Saliency for the Spans tab: which question and passage tokens push the chosen span's start and end
+logits up or down (gradient x input, explorer.core.saliency), drawn as colours on the window's text.
+
+Red: the token raises the logit; blue: lowers it; the strongest |attribution| of the window is full
+colour. ``set_span(result, window, start, end)`` computes on a worker thread with ``model_getter()``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+from .common import header
+from .workers import LatestOnly
+
+
+def _saliency(model, window, start: int, end: int):
+    from explorer.core.saliency import window_saliency
+
+    return window_saliency(model, window, start, end)
+
+
+def colour(value: float, scale: float) -> str:
+    """CSS background for an attribution: red for positive, blue for negative, alpha by |value| / scale."""
+    alpha = min(abs(value) / scale, 1.0) if scale > 0 else 0.0
+    rgb = "214,39,40" if value >= 0 else "31,119,180"
+    return f"background: rgba({rgb},{alpha:.2f});"
+
+
+def saliency_html(sal, which: str = "start") -> str:
+    """The window's tokens (question, then passage) coloured by the start or end attributions."""
+    a = sal.start_attribution if which == "start" else sal.end_attribution
+    scale = float(abs(a).max()) if len(a) else 0.0
+    parts = {"question": [], "passage": []}
+    for i, (tok, block) in enumerate(zip(sal.tokens, sal.blocks)):
+        if block not in parts:
+            continue
+        text = html.escape(tok[2:] if tok.startswith("##") else tok)
+        sep = "" if tok.startswith("##") else " "
+        mark = "font-weight:bold; text-decoration: underline;" if i in (sal.start_index, sal.end_index) else ""
+        parts[block].append(f'{sep}<span title="{a[i]:+.4f}" style="{colour(a[i], scale)}{mark}">{text}</span>')
+    logit = sal.start_logit if which == "start" else sal.end_logit
+    top = ", ".join(f"{t} {v:+.3f}" for _, t, v in sal.top_tokens(which, 5))
+    return (f"<p><b>{which} logit</b> of token {sal.start_index if which == 'start' else sal.end_index} = "
+            f"{logit:.3f}; largest |attribution|: {top}</p>"
+            f"<p><b>question:</b>{''.join(parts['question'])}</p><p><b>passage:</b>{''.join(parts['passage'])}</p>"
+            "<p style='color:#666; font-size:small'>gradient x input on the word embeddings; red raises the logit, "
+            "blue lowers it; hover a token for its number; underlined: the span's start / end token.</p>")
+
+
+class SaliencyView(QWidget):
+    """The saliency page of the Spans tab."""
+
+    computed = Signal(object)
+
+    def __init__(self, parent=None, model_getter: Callable | None = None):
+        super().__init__(parent)
+        self.model_getter = model_getter or (lambda: None)
+        self.saliency = None
+        self.job = LatestOnly(parent=self)
+        self.job.finished.connect(self._show)
+        self.job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
+        self.which = QComboBox()
+        self.which.addItems(["start", "end"])
+        self.which.currentTextChanged.connect(lambda _t: self._render())
+        self.status = QLabel("Probe a question; the best span (or the span you click) is attributed here.")
+        self.status.setWordWrap(True)
+        self.text = QTextBrowser()
+        row = QHBoxLayout()
+        row.addWidget(QLabel("attribute the"))
+        row.addWidget(self.which)
+        row.addWidget(QLabel("logit of the chosen span"))
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("Which tokens make the model start / end the answer here (gradient x input)."))
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.text, 1)
+
+    def set_span(self, result, window: int, start: int, end: int) -> None:
+        """Attribute span (start, end) of ``result.windows[window]`` (a ProbeResult) on a worker thread, now
+        if this page is visible, else when it is next shown (one forward and backward pass each)."""
+        self._pending = (result, window, start, end)
+        if self.isVisible():
+            self._compute()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._compute()
+
+    def _compute(self) -> None:
+        pending, self._pending = getattr(self, "_pending", None), None
+        if pending is None:
+            return
+        result, window, start, end = pending
+        model = self.model_getter()
+        if model is None or result is None or not (0 <= window < len(result.windows)):
+            return
+        model = getattr(model, "model", model)
+        self.status.setText(f"attributing tokens {start}..{end} of window {window + 1} ...")
+        self.job.submit(_saliency, model, result.windows[window], start, end)
+
+    def _show(self, _id, sal) -> None:
+        self.saliency = sal
+        self.status.setText(f"span tokens {sal.start_index}..{sal.end_index}")
+        self._render()
+        self.computed.emit(sal)
+
+    def _render(self) -> None:
+        if self.saliency is not None:
+            self.text.setHtml(saliency_html(self.saliency, self.which.currentText()))
