@@ -108,3 +108,21 @@ def test_checkpoint_kind_routes_classifier_and_swag_checkpoints(tmp_path):
     (tmp_path / "run" / "config.json").write_text(json.dumps({"task": "pair"}))
     assert checkpoint_kind(str(best)) == "pair"
     assert checkpoint_kind(str(tmp_path / "nowhere")) is None
+
+
+def test_screenshot_script_opens_a_checkpoint_in_classify(qtbot, tmp_path):
+    import importlib.util
+    import json
+
+    from helpers import REPO_ROOT, save_tiny_model
+
+    spec = importlib.util.spec_from_file_location("screenshots_classify", REPO_ROOT / "scripts" / "screenshots_classify.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    best = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification")
+    (tmp_path / "run" / "config.json").write_text(json.dumps({"task": "single"}))
+    dev = write_tiny_classification(tmp_path / "d.tsv", repeat=1)
+    assert mod.main([str(tmp_path / "shots"), "--checkpoint", str(best), "--dev", str(dev),
+                     "--text", "the river is in paris."]) == 0
+    for name in ("classify.png", "classify_dev.png", "classify_opened.png"):
+        assert (tmp_path / "shots" / name).stat().st_size > 1000
