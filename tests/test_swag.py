@@ -129,3 +129,16 @@ def test_launcher_preview_reads_swag_and_names_a_wrong_file(tmp_path):
     assert ok["ok"] and ok["counts"]["examples"] == 4 and ok["records"][2]["ending (right)"] == "the bert model"
     bad = preview_data(str(tmp_path / "s.tsv"), "swag")
     assert not bad["ok"] and "reads SWAG-format .csv files" in bad["error"]
+
+
+def test_launcher_builds_a_swag_run(qtbot, tmp_path):
+    from explorer.ui.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    train = write_swag(tmp_path / "s.csv")
+    w.set_config(TrainConfig(model="bundled:minilm", task="swag", train=str(train), dev=str(train)))
+    cfg = w.config()
+    assert cfg.task == "swag" and cfg.resolved_learning_rate() == 2e-5
+    assert "--task swag" in w.command.toPlainText() and w.launch_btn.isEnabled(), w.problem.text()
+    assert not w.editors["doc_stride"].widget.isEnabled()
