@@ -343,7 +343,7 @@ def _(c):
     assert re.search(r"\d+ of \d+ weights", text) and "bert.embeddings" in text and "fine-tuned" not in text
 
 
-@row("fp16-checkpoint", branch="refactor")
+@row("fp16-checkpoint")
 def _(c):
     import shutil
 
