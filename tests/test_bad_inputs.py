@@ -260,7 +260,7 @@ def _(c):
                 "0\t13\t14\tA cat.\tA dog.\n")
     r = c.train("--text-columns", "#1 String,#2 String", "--label-column", "Quality", model=c.cls, data=p,
                 task="pair")
-    r.user_error(1, p, "line 2", "6", "5")
+    r.user_error(1, p, "line 2", "expected 5 fields", "got 6")
 
 
 @row("classification-wrong-columns")
@@ -358,7 +358,8 @@ def _(c):
 
 @row("max-seq-over-positions")
 def _(c):
-    c.probe("--question", "q", "--passage", "p " * 50, "--max-seq-length", 1024).user_error(2, "1024", "512")
+    c.probe("--question", "q", "--passage", "p " * 50, "--max-seq-length", 1024).user_error(
+        2, "max_seq_length 1024 > 512 position embeddings", c.qa)
 
 
 # ---------------------------------------------------------------------------------------------- settings
@@ -507,7 +508,7 @@ def _(c):
 def _(c):
     p = c.write("pred.json", json.dumps({"q0001": "London"}))
     r = c.cli("score", "--data", c.sq, "--predictions", p, "--allow-missing").ok()
-    assert "13" in r.err and "q0002" in r.err
+    assert "13 of 14 questions have no prediction" in r.err and "q0002" in r.err and str(p) in r.err
 
 
 @row("score-predictions-not-object")
