@@ -130,7 +130,7 @@ def _save_base_model(folder: Path) -> Path:
     """A bare encoder (BertModel, no QA head) + tokenizer."""
     from transformers import BertModel
 
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     loaded = tiny_loaded_model("qa")
     BertModel(loaded.model.config).save_pretrained(folder)
@@ -737,7 +737,7 @@ def _(c):
 
 @row("checkpoint-temp-folder-left-by-kill")
 def _(c):
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
     from explorer.core.training.checkpoints import checkpoint_dir, save_checkpoint
 
     run_dir = c.tmp / "run"
@@ -752,7 +752,8 @@ def _(c):
 
 @row("checkpoint-crash-between-renames")
 def _(c):
-    from explorer.core.models import load_model, tiny_loaded_model
+    from explorer.core.models import load_model
+    from helpers import tiny_loaded_model
     from explorer.core.training.checkpoints import checkpoint_dir, read_checkpoint_info, save_checkpoint
 
     run_dir = c.tmp / "run"
@@ -778,7 +779,7 @@ def _(c):
 
 @row("tau-study-cache-corrupt")
 def _(c):
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
     from explorer.core.tau_study import cache_path, run_study, study_key
 
     loaded = tiny_loaded_model("qa")
