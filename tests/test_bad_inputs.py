@@ -343,7 +343,7 @@ def _(c):
     assert re.search(r"\d+ of \d+ weights", text) and "bert.embeddings" in text and "fine-tuned" not in text
 
 
-@row("fp16-checkpoint", branch="refactor")
+@row("fp16-checkpoint")
 def _(c):
     import shutil
 
@@ -532,17 +532,21 @@ def _(c):
     assert re.search(r"became (nan|inf)", r.err)
 
 
-@row("ga-leftover-group", branch="refactor")
+@row("ga-leftover-group")
 def _(c):
-    norms = {}
-    for ga in (1, 5):
+    """GA 1 gives N steps (batch 1, one window each); GA N-1 leaves a last group holding only the N-th
+    window, so its grad_norm must equal GA 1's last (lr 1e-12: the weights do not move)."""
+    def grad_norms(ga):
         r = c.cli("train", "--model", c.qa, "--task", "squad_v2", "--train", c.sq, "--train-cap", 3, "--batch-size", 1,
                   "--epochs", 1, "--no-length-grouping", "--dropout", 0, "--learning-rate", 1e-12, "--warmup-ratio", 0,
                   "--max-grad-norm", 0, "--max-seq-length", 32, "--doc-stride", 8, "--max-query-length", 8,
                   "--mixed-precision", "no", "--no-save-checkpoints", "--output-dir", c.tmp, "--run-id", f"ga{ga}",
                   "--gradient-accumulation-steps", ga).ok()
-        norms[ga] = [e["grad_norm"] for e in r.events() if e["event"] == "step"][-1]
-    assert norms[5] == pytest.approx(norms[1], rel=1e-4)
+        return [e["grad_norm"] for e in r.events() if e["event"] == "step"]
+    ga1 = grad_norms(1)
+    assert len(ga1) >= 3
+    last = grad_norms(len(ga1) - 1)
+    assert len(last) == 2 and last[-1] == pytest.approx(ga1[-1], rel=1e-4)
 
 
 @row("resume-finished-run")
