@@ -808,6 +808,22 @@ def _(c, qapp):
     assert values is None and str(c.tmp / "s.ini") in note and "not JSON" in note
 
 
+@row("settings-runs-dir-is-a-file")
+def _(c, qtbot):
+    from explorer.ui.app import create_window
+    from explorer.ui.settings import AppSettings
+
+    ini, not_a_folder = c.tmp / "s.ini", c.write("runs-file", "x")
+    saved = AppSettings(ini)
+    saved.set_runs_dir(str(not_a_folder))
+    saved.sync()
+    _app, w = create_window("", str(ini), probe_device=False)     # the app's own start-up path
+    qtbot.addWidget(w)
+    assert str(w.runs_dir) != str(not_a_folder)
+    msg = w.statusBar().currentMessage()
+    assert f"saved runs folder {not_a_folder} in {ini}" in msg and "not a folder; using the default" in msg, msg
+
+
 @row("settings-corrupt")
 def _(c, qtbot):
     from explorer.ui.main_window import MainWindow
