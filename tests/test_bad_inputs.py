@@ -809,7 +809,7 @@ def _(c, qapp):
 
 
 @row("settings-runs-dir-is-a-file")
-def _(c, qtbot):
+def _(c, qtbot, monkeypatch):
     from explorer.ui.app import create_window
     from explorer.ui.settings import AppSettings
 
@@ -817,9 +817,10 @@ def _(c, qtbot):
     saved = AppSettings(ini)
     saved.set_runs_dir(str(not_a_folder))
     saved.sync()
+    monkeypatch.setenv("EXPLORER_RUNS_DIR", str(c.tmp / "default-runs"))
     _app, w = create_window("", str(ini), probe_device=False)     # the app's own start-up path
     qtbot.addWidget(w)
-    assert str(w.runs_dir) != str(not_a_folder)
+    assert str(w.runs_dir) == str(c.tmp / "default-runs")
     msg = w.statusBar().currentMessage()
     assert f"saved runs folder {not_a_folder} in {ini}" in msg and "not a folder; using the default" in msg, msg
 
