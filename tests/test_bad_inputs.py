@@ -840,6 +840,25 @@ def _(c, qtbot):
     assert "batch_size" in w.statusBar().currentMessage()      # the note survives the runs scan
 
 
+@row("launcher-config-wrong-type")
+def _(c, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+
+    w = MainWindow(c.tmp / "runs", AppSettings(c.tmp / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    before = w.launcher.config()
+    p = c.write("run.json", json.dumps({"model": "bundled:minilm", "batch_size": "abc"}))
+    warned = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(p), ""))
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+    w.launcher._ask_load()                                   # Load config… as the button does it
+    assert warned and str(p) in warned[0] and "batch_size must be an integer, got 'abc'" in warned[0]
+    assert w.launcher.config() == before                     # the form is untouched
+
+
 @row("closing-app-mid-run")
 def _(c, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
