@@ -105,7 +105,9 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
-    if loaded.head_initialised:
+    if loaded.head_note:
+        print(f"note: {loaded.head_note}", file=err)
+    elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
 
     from explorer.core.inference import predict_squad

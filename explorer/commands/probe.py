@@ -83,6 +83,8 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
                 if blk == "question":
                     s = att.token_share[i]
                     lines.append(f"  {t:>12s}  {s[0]:.3f} / {s[1]:.3f} / {s[2]:.3f}")
+    elif getattr(result, "attention_note", ""):
+        lines.append(f"attention: not available ({result.attention_note})")
     if result.byhand_max_abs_diff is not None:
         lines.append(f"by-hand check: |T_i.W[k] + b[k] - model logit| max = {result.byhand_max_abs_diff:.1e} "
                      "(S = qa_outputs row 0 vs start_logits, E = row 1 vs end_logits, all windows)")
@@ -109,7 +111,9 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
-    if loaded.head_initialised:
+    if loaded.head_note:
+        print(f"WARNING: {loaded.head_note}", file=sys.stderr)
+    elif loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
     try:

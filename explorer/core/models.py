@@ -48,6 +48,8 @@ class LoadedModel:
         head_initialised: True when the task head was freshly (randomly) initialised, i.e. the
             encoder was never fine-tuned for this task; the UI says so plainly.
         missing_keys: parameter names that were not in the checkpoint.
+        head_note: when the task head is new, what the checkpoint was made for and which head is new
+            or unused (:func:`head_note`); "" otherwise.
     """
 
     model: object
@@ -57,6 +59,7 @@ class LoadedModel:
     task: str
     head_initialised: bool
     missing_keys: list[str] = field(default_factory=list)
+    head_note: str = ""
 
     @property
     def cls_index_token_id(self) -> int:
@@ -195,6 +198,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()  # no "Loading weights" bar on the CLI's stderr
     try:
+        from transformers import AutoConfig
+
+        check_architecture(AutoConfig.from_pretrained(path, **kwargs), task, source)
         tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
         import torch
 
@@ -202,8 +208,14 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         # seed the init from a forked RNG so the caller's global RNG state is untouched.
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
-            model, info = _auto_class(task).from_pretrained(
-                path, output_loading_info=True, attn_implementation=attn_implementation, **model_kwargs)
+            try:
+                model, info = _auto_class(task).from_pretrained(
+                    path, output_loading_info=True, attn_implementation=attn_implementation, **model_kwargs)
+            except ValueError as exc:  # e.g. DeBERTa-v2/v3 has no SDPA attention: its own (eager) one
+                if "attention implementation" not in str(exc) or attn_implementation == "eager":
+                    raise
+                model, info = _auto_class(task).from_pretrained(
+                    path, output_loading_info=True, attn_implementation="eager", **model_kwargs)
     except ModelSourceError:
         raise
     except OSError as exc:
@@ -224,10 +236,92 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
     missing = sorted(info.get("missing_keys", []))
-    head_prefixes = ("qa_outputs", "classifier", "score")
-    head_initialised = any(k.split(".")[0] in head_prefixes for k in missing)
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    head_initialised = any(not (prefix and k.startswith(prefix + ".")) for k in missing)  # outside the encoder
+    recorded = checkpoint_task(getattr(model.config, "architectures", None))
+    head_initialised = head_initialised or (recorded is not None and recorded != task)  # another task's head
+    note = head_note(model, task, missing, info.get("unexpected_keys", []), source) if head_initialised else ""
     return LoadedModel(model=model, tokenizer=tokenizer, source=source, path=str(path), task=task,
-                       head_initialised=head_initialised, missing_keys=missing)
+                       head_initialised=head_initialised, missing_keys=missing, head_note=note)
+
+
+ENCODER_FAMILIES = "BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2/v3, XLM-RoBERTa or ModernBERT"
+_TASK_WORDS = {"qa": "question-answering (start/end)", "classification": "sequence-classification",
+               "multiple_choice": "multiple-choice", "token_classification": "token-classification"}
+_ARCH_KINDS = (("ForQuestionAnswering", "question-answering", "qa"),
+               ("ForSequenceClassification", "sequence-classification", "classification"),
+               ("ForMultipleChoice", "multiple-choice", "multiple_choice"),
+               ("ForTokenClassification", "token-classification", "token_classification"),
+               ("ForMaskedLM", "masked-language-model", "masked_lm"),
+               ("ForPreTraining", "pre-training (masked LM)", "pretraining"),
+               ("ForCausalLM", "causal-language-model", "causal_lm"), ("LMHeadModel", "language-model", "causal_lm"))
+
+
+def checkpoint_task(architectures) -> str | None:
+    """The task a checkpoint was saved for, from its config's ``architectures`` (e.g.
+    ["BertForSequenceClassification"] -> "classification"); None for a bare encoder or none recorded."""
+    arch = (architectures or [""])[0] or ""
+    return next((t for suffix, _, t in _ARCH_KINDS if arch.endswith(suffix)), None)
+
+
+def check_architecture(config, task: str, source: str) -> None:
+    """Refuse, before any weight is read, a model that cannot do ``task`` in this app at all.
+
+    An encoder of any family can take any task head (a new head is reported by :func:`head_note`); a
+    decoder-only model (GPT-2, Llama: no [CLS] token, left-to-right attention) or an encoder-decoder
+    (T5, BART) cannot.
+
+    Raises:
+        ModelSourceError: naming the model type, its checkpoint architecture and what to use instead.
+    """
+    from transformers.models.auto import modeling_auto as auto
+
+    model_type = getattr(config, "model_type", "?")
+    arch = ", ".join(getattr(config, "architectures", None) or []) or "no architecture recorded"
+    what = _TASK_WORDS.get(task, task)
+    if getattr(config, "is_encoder_decoder", False):
+        raise ModelSourceError(
+            f"{source!r} is an encoder-decoder model ({model_type}, {arch}); BERT Explorer needs an encoder "
+            f"with a {what} head. Use an encoder checkpoint: {ENCODER_FAMILIES}")
+    causal = model_type in auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    masked = model_type in auto.MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    if causal and not masked:
+        raise ModelSourceError(
+            f"{source!r} is a decoder-only language model ({model_type}, {arch}): it reads text left to right "
+            f"and has no [CLS]/[SEP] tokens, so it cannot take the {what} head here. Use an encoder "
+            f"checkpoint: {ENCODER_FAMILIES}")
+
+
+def head_note(model, task: str, missing_keys: list[str], unexpected_keys: list[str], source: str) -> str:
+    """One plain sentence on a task head that the checkpoint does not hold.
+
+    Says what the checkpoint was made for (from its recorded architecture, e.g. BertForMaskedLM), which
+    head is new (the missing weights outside the encoder, found through the model class's
+    ``base_model_prefix``), which of the checkpoint's weights go unused, and what to do.
+    """
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    new = sorted({k.split(".")[0] for k in missing_keys if prefix and not k.startswith(prefix + ".")})
+    unused = sorted({k.split(".")[0] for k in unexpected_keys if prefix and not k.startswith(prefix + ".")})
+    archs = getattr(model.config, "architectures", None) or []
+    arch = archs[0] if archs else ""
+    kind = next((word for suffix, word, _ in _ARCH_KINDS if arch.endswith(suffix)), None)
+    bare = kind is None and arch.endswith("Model")
+    if kind is None and arch:
+        kind = "bare encoder (no task head)" if bare else arch
+    made_for = f"a {kind} checkpoint ({arch})" if kind else "a checkpoint with no recorded architecture"
+    what = _TASK_WORDS.get(task, task)
+    if new:
+        parts = [f"{source} is {made_for}: the {what} head ({', '.join(new)}) is new, randomly initialised"]
+    else:  # same layer names for both heads (ModernBERT's classifier): the weights load, trained for another task
+        parts = [f"{source} is {made_for}: its head's weights fill the {what} head, but they were trained "
+                 "for another task"]
+    if unused and not bare:
+        parts.append(f"its own head ({', '.join(unused)}) is not used")
+    advice = ("its answers and scores mean nothing until it is fine-tuned for this task "
+              "(bert-explorer train), or open a checkpoint already fine-tuned for it")
+    if task == "qa":
+        advice += " (the inspector's hub presets)"
+    return "; ".join(parts) + "; " + advice + "."
 
 
 @contextlib.contextmanager

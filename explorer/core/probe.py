@@ -135,6 +135,7 @@ class ProbeResult:
     seconds: float
     byhand_note: str = ""
     settings: dict = field(default_factory=dict)
+    attention_note: str = ""  # why attention is missing when it was asked for (a family that cannot give it)
 
     @property
     def nbest(self):
@@ -219,16 +220,22 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _qa_head(model) -> tuple[object | None, str]:
-    """(the (2, hidden) linear head, "") or (None, reason)."""
-    head = getattr(model, "qa_outputs", None)
-    if head is None:
-        return None, (f"{type(model).__name__} has no qa_outputs layer; the by-hand check S.T_i = T_i.W[0] + b[0] "
-                      "only applies to BERT-style QA heads")
-    weight = getattr(head, "weight", None)
-    if weight is None or weight.dim() != 2 or weight.shape[0] != 2:
-        shape = None if weight is None else tuple(weight.shape)
-        return None, f"qa_outputs is not a (2, hidden) linear layer (weight shape {shape}); by-hand check skipped"
-    return head, ""
+    """(the start/end output layer, "") or (None, reason).
+
+    Found through the model's own structure, not by name: the last ``nn.Linear`` with 2 outputs
+    outside the encoder (``model.base_model_prefix``). BERT, RoBERTa, ALBERT, ELECTRA, DeBERTa,
+    XLM-R: ``qa_outputs``; DistilBERT: ``qa_outputs`` after a dropout; ModernBERT: ``classifier``
+    after a dense + norm ``head``.
+    """
+    import torch
+
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    found = [(name, m) for name, m in model.named_modules()
+             if isinstance(m, torch.nn.Linear) and m.out_features == 2 and not (prefix and name.startswith(prefix + "."))]
+    if not found:
+        return None, (f"{type(model).__name__} has no (2, hidden) start/end output layer outside its encoder; the "
+                      "by-hand check S.T_i = T_i.W[0] + b[0] is skipped")
+    return found[-1][1], ""
 
 
 def _word_ids_cached(tokenizer, question: str, passage: str):
@@ -309,6 +316,10 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         device = torch.device("cpu")
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
     chunks = [[k] for k in range(n_windows)] if attentions else [list(range(n_windows))]
+    attention_note = ""
+    head_inputs: list = []
+    hook = head.register_forward_hook(lambda _m, args, _out: head_inputs.append(args[0])) \
+        if head is not None else None
     assign_words = _word_ids_cached(tok, question, passage)
 
     windows: list[ProbeWindow] = []
@@ -316,17 +327,36 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
     for chunk in chunks:
         batch = {k: v.to(device) for k, v in collate_qa(feats, chunk, pad_id).items()}
         with torch.inference_mode():
+            out = None
             if attentions:
                 from explorer.core.models import eager_attention
 
-                with eager_attention(model):
-                    out = model(**batch, output_hidden_states=True, output_attentions=True)
-            else:
+                try:
+                    with eager_attention(model):
+                        out = model(**batch, output_hidden_states=True, output_attentions=True)
+                except (ValueError, NotImplementedError, AttributeError) as exc:
+                    attentions, attention_data = False, None  # say so, and give everything else
+                    attention_note = (f"{type(model).__name__} cannot return attention weights "
+                                      f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
+                if out is not None and not (getattr(out, "attentions", None)
+                                            and all(a is not None for a in out.attentions)):
+                    attentions, attention_data = False, None
+                    attention_note = (f"{type(model).__name__} returned no attention weights with its attention "
+                                      f"implementation ({getattr(model.config, '_attn_implementation', '?')})")
+            if out is None:
                 out = model(**batch, output_hidden_states=True)
             if getattr(out, "start_logits", None) is None or getattr(out, "end_logits", None) is None:
                 raise ProbeError(f"{type(model).__name__} returns no start_logits/end_logits; probe needs a "
                                  "question-answering model (load_model(source, task='qa'))")
             last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
+            if head is not None and head_inputs:
+                # T_i as the output layer reads it: the last hidden state (a head block in between for
+                # ModernBERT, whose layer input then differs from hidden_states[-1])
+                if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
+                        and not torch.allclose(head_inputs[-1], last_hidden):
+                    byhand_note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
+                                   "not the last hidden state; T_i here is that input")
+                last_hidden = head_inputs.pop()
             if head is not None and last_hidden is not None:
                 w = head.weight
                 b = head.bias if getattr(head, "bias", None) is not None else torch.zeros(2, dtype=w.dtype,
@@ -358,6 +388,8 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
                     att = stack_attentions(out.attentions, batch_index=row, length=n)
                     attention_data.append(summarize_attentions(att, blocks, keep=keep_attentions))
             del out
+    if hook is not None:
+        hook.remove()
 
     decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
                               [w.offsets for w in windows], [w.cls_index for w in windows],
@@ -370,6 +402,6 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
         byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
         n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
-        byhand_note=byhand_note,
+        byhand_note=byhand_note, attention_note=attention_note,
         settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
                   "attentions": bool(attentions)})

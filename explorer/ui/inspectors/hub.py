@@ -212,6 +212,8 @@ class InspectorHub(QObject):
     def _on_loaded(self, _request_id: int, loaded) -> None:
         self.loaded = loaded
         self.panel.set_model_info(loaded.describe(), loaded.head_initialised)
+        if getattr(loaded, "head_note", ""):  # which head is new or unused, and what to do
+            self.panel.model_note.setText(loaded.head_note)
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
         self.model_changed.emit(loaded)
