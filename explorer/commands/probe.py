@@ -111,11 +111,11 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
-    if loaded.head_note:
-        print(f"WARNING: {loaded.head_note}", file=sys.stderr)
-    elif loaded.head_initialised:
+    if loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
+        if loaded.head_note:
+            print(f"  {loaded.head_note}", file=sys.stderr)
     try:
         result = probe(loaded, args.question, passage, tau=args.tau, attentions=not args.no_flow,
                        keep_attentions=None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,

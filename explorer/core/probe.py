@@ -230,6 +230,9 @@ def _qa_head(model) -> tuple[object | None, str]:
     import torch
 
     prefix = getattr(model, "base_model_prefix", "") or ""
+    if not prefix or getattr(model, prefix, None) is None:
+        return None, (f"{type(model).__name__} has no qa_outputs-style start/end layer that can be told from its "
+                      "encoder (no base_model_prefix); the by-hand check S.T_i = T_i.W[0] + b[0] is skipped")
     found = [(name, m) for name, m in model.named_modules()
              if isinstance(m, torch.nn.Linear) and m.out_features == 2 and not (prefix and name.startswith(prefix + "."))]
     if not found:
