@@ -73,6 +73,14 @@ class LoadedModel:
                 f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}")
 
 
+def model_of(loaded_or_model):
+    """The transformers model of a LoadedModel, or the argument itself when it is already a model.
+
+    Not ``getattr(x, "model", x)``: ModernBERT's task models keep their encoder in ``.model``.
+    """
+    return loaded_or_model.model if isinstance(loaded_or_model, LoadedModel) else loaded_or_model
+
+
 def resolve_source(source: str) -> str:
     """Source string -> a local folder path or a hub id. Raises ModelSourceError with advice."""
     source = (source or "").strip()

@@ -297,7 +297,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
     import torch
 
     t0 = time.perf_counter()
-    model = getattr(loaded_or_model, "model", loaded_or_model)
+    from explorer.core.models import model_of
+
+    model = model_of(loaded_or_model)
     tok = tokenizer if tokenizer is not None else getattr(loaded_or_model, "tokenizer", None)
     if tok is None:
         raise ProbeError("probe needs a tokenizer: pass a LoadedModel or tokenizer=...")
