@@ -264,3 +264,47 @@ def test_attention_unavailable_is_said_plainly(loaded, monkeypatch):
     r = probe(loaded["modernbert"], QUESTION, PASSAGE, attentions=True, **WINDOW)
     assert r.attention is None and "cannot return attention weights" in r.attention_note
     assert r.decoding.nbest and r.byhand_max_abs_diff is not None
+
+
+# ------------------------------------------------------------------------------------- hub presets
+
+
+def test_presets_cover_every_family_with_card_figures():
+    from explorer.core.presets import QA_PRESETS, preset_for
+
+    assert {p.model_type for p in QA_PRESETS} == set(FAMILIES)
+    for p in QA_PRESETS:
+        assert p.f1 is not None and 70 < p.f1 < 95, p.hub_id
+        assert p.task in ("squad_v1", "squad_v2") and p.card.endswith(p.hub_id)
+        assert f"f1 {p.f1:.2f}" in p.tooltip() and p.evaluated_on in p.tooltip()
+    assert preset_for("DEEPSET/roberta-base-squad2").family == "RoBERTa"
+    assert preset_for("nobody/nothing") is None
+
+
+def test_launcher_and_inspector_show_the_presets(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from explorer.core.presets import QA_PRESETS
+    from explorer.ui.inspectors.hub import InspectorHub
+    from explorer.ui.launcher import LauncherPanel
+    from explorer.ui.launcher_presets import preset_config
+
+    launcher = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(launcher)
+    hub = InspectorHub()
+    combo = hub.panel.source
+    for p in QA_PRESETS:
+        i = launcher.presets.findData(f"qa:{p.hub_id}")
+        assert i >= 0 and launcher.presets.itemData(i, Qt.ItemDataRole.ToolTipRole) == p.tooltip()
+        cfg = preset_config(f"qa:{p.hub_id}", launcher.config(), tmp_path / "runs")
+        assert cfg.model == p.hub_id and cfg.task == p.task and cfg.train.startswith("rajpurkar/squad")
+        j = combo.findText(p.hub_id)
+        assert j >= 0 and combo.itemData(j, Qt.ItemDataRole.ToolTipRole) == p.tooltip()
+
+
+def test_offline_preset_gets_the_clear_hub_message(monkeypatch):
+    from explorer.core.presets import QA_PRESETS
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelSourceError, match="offline"):
+        load_model(QA_PRESETS[1].hub_id)
