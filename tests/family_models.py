@@ -116,9 +116,19 @@ def train_tokenizer(kind: str, texts, *, vocab_size: int = 600, roberta_specials
     return tok
 
 
-def wrap_tokenizer(tok: Tokenizer, *, roberta_specials: bool, token_types: bool):
-    """The transformers fast tokenizer around ``tok`` (special tokens named, model inputs declared)."""
-    from transformers import PreTrainedTokenizerFast
+# The fast tokenizer class each family's hub checkpoints name in tokenizer_config.json. Loading a saved
+# folder goes through that class, which rebuilds parts of the pipeline its own way (RoBERTa: no prefix
+# space; ALBERT: lower case; XLM-R / DeBERTa-v3: their Metaspace setup), as for a real checkpoint.
+FAMILY_TOKENIZER_CLASS = {"bert": "BertTokenizerFast", "roberta": "RobertaTokenizerFast",
+                          "distilbert": "DistilBertTokenizerFast", "albert": "AlbertTokenizerFast",
+                          "electra": "ElectraTokenizerFast", "deberta-v2": "DebertaV2TokenizerFast",
+                          "xlm-roberta": "XLMRobertaTokenizerFast", "modernbert": "PreTrainedTokenizerFast"}
+
+
+def wrap_tokenizer(tok: Tokenizer, *, roberta_specials: bool, token_types: bool,
+                   class_name: str = "PreTrainedTokenizerFast"):
+    """The transformers fast tokenizer ``class_name`` around ``tok`` (special tokens named)."""
+    import transformers
 
     if roberta_specials:
         named = dict(bos_token="<s>", eos_token="</s>", cls_token="<s>", sep_token="</s>", pad_token="<pad>",
@@ -126,15 +136,18 @@ def wrap_tokenizer(tok: Tokenizer, *, roberta_specials: bool, token_types: bool)
     else:
         named = dict(cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", unk_token="[UNK]",
                      mask_token="[MASK]")
-    inputs = ["input_ids", "token_type_ids", "attention_mask"] if token_types else ["input_ids", "attention_mask"]
-    return PreTrainedTokenizerFast(tokenizer_object=tok, model_input_names=inputs, **named)
+    if class_name == "PreTrainedTokenizerFast":
+        named["model_input_names"] = (["input_ids", "token_type_ids", "attention_mask"] if token_types
+                                      else ["input_ids", "attention_mask"])
+    return getattr(transformers, class_name)(tokenizer_object=tok, **named)
 
 
 def family_tokenizer(family: Family, texts, vocab_size: int = 600):
-    """A trained fast tokenizer of ``family``'s kind and special-token layout."""
+    """A trained fast tokenizer of ``family``'s kind, wrapped as the family's own tokenizer class."""
     tok = train_tokenizer(family.tokenizer_kind, texts, vocab_size=vocab_size,
                           roberta_specials=family.roberta_specials, token_types=family.token_types)
-    return wrap_tokenizer(tok, roberta_specials=family.roberta_specials, token_types=family.token_types)
+    return wrap_tokenizer(tok, roberta_specials=family.roberta_specials, token_types=family.token_types,
+                          class_name=FAMILY_TOKENIZER_CLASS[family.name])
 
 
 # --------------------------------------------------------------------------------------------- models

@@ -20,7 +20,7 @@ import pytest
 
 from explorer.core.decoding import decode_example
 from explorer.core.features import prepare_qa_features, token_span
-from family_models import train_tokenizer, wrap_tokenizer
+from family_models import FAMILIES, family_tokenizer, train_tokenizer, wrap_tokenizer
 
 KINDS = ("wordpiece", "bytelevel", "unigram")
 QUESTION = "what is it?"
@@ -126,6 +126,21 @@ def test_hand_made_offsets_round_trip(kind):
     assert exact == len(HAND) - sub_token
     if kind != "unigram":  # Unigram may learn a piece that spans a hand-made edge; the others cannot
         assert sub_token == 0
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_hand_made_offsets_round_trip_through_family_classes(name, tmp_path):
+    """The same cases through each family's own tokenizer class, saved and loaded as a checkpoint's is
+    (RoBERTa's class drops the prefix space, ALBERT's lower-cases, XLM-R's sets up Metaspace itself)."""
+    from transformers import AutoTokenizer
+
+    contexts, answers = _hand_contexts()
+    corpus = contexts * 5 + ["the city has many people and the cafe is open", "日本 東京 首都"]
+    family_tokenizer(FAMILIES[name], corpus, vocab_size=200).save_pretrained(tmp_path)
+    tok = AutoTokenizer.from_pretrained(tmp_path)
+    exact, sub_token, failures, missing = _round_trip(tok, contexts, answers)
+    assert (failures, missing) == ([], [])
+    assert exact + sub_token == len(HAND) and sub_token <= 3
 
 
 def test_length_changing_normaliser_round_trips():
