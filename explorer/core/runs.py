@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.events import EVENTS_FILE, TERMINAL_EVENTS, read_events
+from explorer.core.events import EVENTS_FILE, TERMINAL_EVENTS, read_event_log
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
@@ -48,6 +48,8 @@ class RunSummary:
         stopped_early: the run finished because it was asked to stop.
         error: the ``failed`` event's message ("" otherwise).
         started_at: unix time of the first event (0 if none).
+        notes: one line per thing reading the folder skipped or fell back on (garbled events lines,
+            an unreadable config.json, ...); [] when all was well.
     """
 
     run_id: str
@@ -63,6 +65,7 @@ class RunSummary:
     stopped_early: bool = False
     error: str = ""
     started_at: float = 0.0
+    notes: list[str] = field(default_factory=list)   # what reading the folder skipped or fell back on
 
 
 @dataclass
@@ -76,6 +79,7 @@ class RunRecord:
     checkpoints: dict[str, str] = field(default_factory=dict)   # kind -> folder
     final_metrics: dict = field(default_factory=dict)
     summary: RunSummary | None = None
+    notes: list[str] = field(default_factory=list)   # see RunSummary.notes
 
     @property
     def status(self) -> str:
@@ -191,7 +195,7 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     values = [e["metrics"][name] for e in evals if isinstance(e["metrics"].get(name), (int, float))]
     s.metric_name = name
     s.metric_value = max(values) if values else None
-    steps = [int(e.get("step", 0)) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
+    steps = [int(e.get("step") or 0) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]
     if started:
@@ -208,12 +212,71 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     return s
 
 
-def _read_config(path: Path) -> dict:
+def read_config(path: Path, events: list[dict] | None = None) -> tuple[dict, list[str]]:
+    """A run folder's config.json, checked: (config dict, notes).
+
+    Falls back rather than fails: a missing or unreadable config.json (not JSON, not an object, not UTF-8,
+    a directory) gives the config of the last ``started`` event when there is one, else {}; settings of
+    the wrong type (e.g. ``batch_size: "abc"``) and unknown settings are left out. Every fallback adds a
+    note naming the file and what was wrong.
+    """
+    from explorer.core.training.config import TrainConfig, type_problems
+
+    file = path / CONFIG_FILE
+    notes: list[str] = []
+    data = None
     try:
-        data = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, json.JSONDecodeError):
-        return {}
+        data = json.loads(file.read_bytes().decode("utf-8"))
+        if not isinstance(data, dict):
+            notes.append(f"{file}: holds a {type(data).__name__}, not an object; ignored")
+            data = None
+    except FileNotFoundError:
+        notes.append(f"{file}: missing")
+    except json.JSONDecodeError as exc:
+        notes.append(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); ignored")
+    except UnicodeDecodeError as exc:
+        notes.append(f"{file}: not UTF-8 text (byte {exc.start}); ignored")
+    except OSError as exc:
+        notes.append(f"{file}: unreadable ({exc.strerror or type(exc).__name__}); ignored")
+    if data is None:
+        started = [e for e in events or [] if e.get("event") == "started" and isinstance(e.get("config"), dict)]
+        data = dict(started[-1]["config"]) if started else {}
+        if started:
+            notes[-1] += "; using the config of the run's started event"
+    fields = TrainConfig.__dataclass_fields__
+    unknown = sorted(k for k in data if k not in fields)
+    if unknown:
+        notes.append(f"{file}: unknown setting(s) {', '.join(unknown)} left out")
+    known = {k: v for k, v in data.items() if k in fields}
+    problems = type_problems(known)
+    if problems:
+        notes.append(f"{file}: {'; '.join(problems)}; left out")
+        bad = {p.split(" ", 1)[0] for p in problems}
+        known = {k: v for k, v in known.items() if k not in bad}
+    return known, notes
+
+
+def read_run_events(path: Path) -> tuple[list[dict], list[str]]:
+    """A run folder's events (parseable lines, file order) and notes (skipped lines, unreadable file)."""
+    file = path / EVENTS_FILE
+    if not file.exists():
+        return [], []
+    try:
+        log = read_event_log(file)
+    except OSError as exc:
+        return [], [f"{file}: unreadable ({exc.strerror or type(exc).__name__}); the run shows no points"]
+    note = log.note()
+    if not log.events and not log.skipped:
+        return [], [f"{file}: empty (the run was stopped before its first event)"]
+    return log.events, [note] if note else []
+
+
+def _read_run(path: Path) -> tuple[str, dict, list[dict], list[str]]:
+    """(run_id, config, events, notes) of a run folder, never raising for what is inside it."""
+    events, notes = read_run_events(path)
+    config, config_notes = read_config(path, events)
+    run_id = str(config.get("run_id") or path.name)
+    return run_id, config, events, config_notes + notes
 
 
 def is_run_dir(path: Path) -> bool:
@@ -224,7 +287,8 @@ def is_run_dir(path: Path) -> bool:
 def list_runs(folder: str | Path) -> list[RunSummary]:
     """Every run folder under ``folder`` (those with config.json or events.jsonl), oldest first.
 
-    A missing folder gives []. Unreadable events files count as runs with no events.
+    A missing folder gives []. What cannot be read inside a run folder (garbled events lines, a broken
+    config.json) is skipped and named in the summary's ``notes``; the run is still listed.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -233,13 +297,10 @@ def list_runs(folder: str | Path) -> list[RunSummary]:
     for path in folder.iterdir():
         if not is_run_dir(path):
             continue
-        config = _read_config(path)
-        try:
-            events = read_events(path / EVENTS_FILE) if (path / EVENTS_FILE).is_file() else []
-        except (OSError, UnicodeDecodeError):
-            events = []
-        run_id = str(config.get("run_id") or path.name)
-        out.append(summarize(run_id, path, config, events, worker_alive(path)))
+        run_id, config, events, notes = _read_run(path)
+        summary = summarize(run_id, path, config, events, worker_alive(path))
+        summary.notes = notes
+        out.append(summary)
     out.sort(key=lambda s: (s.started_at or _mtime(Path(s.path)), s.run_id))
     return out
 
@@ -252,7 +313,10 @@ def _mtime(path: Path) -> float:
 
 
 def load_run(path: str | Path) -> RunRecord:
-    """A run folder -> RunRecord (config dict, all events, checkpoints, final metrics, summary).
+    """A run folder -> RunRecord (config dict, all events, checkpoints, final metrics, summary, notes).
+
+    Garbled events lines and a missing/broken config.json never fail the load: they are skipped and
+    named in ``notes`` (see :func:`read_config`, :func:`read_run_events`).
 
     Raises:
         ValueError: the folder holds neither config.json nor events.jsonl.
@@ -262,9 +326,7 @@ def load_run(path: str | Path) -> RunRecord:
     path = Path(path)
     if not is_run_dir(path):
         raise ValueError(f"{path} is not a run folder: it has neither {CONFIG_FILE} nor {EVENTS_FILE}")
-    config = _read_config(path)
-    events = read_events(path / EVENTS_FILE) if (path / EVENTS_FILE).is_file() else []
-    run_id = str(config.get("run_id") or path.name)
+    run_id, config, events, notes = _read_run(path)
     checkpoints = {k: str(p) for k in ("last", "best") if (p := checkpoint_dir(path, k)) is not None}
     final = {}
     for e in _since_last_start(events):
@@ -274,5 +336,6 @@ def load_run(path: str | Path) -> RunRecord:
         evals = [e for e in events if e.get("event") == "eval"]
         final = dict(evals[-1].get("metrics") or {}) if evals else {}
     summary = summarize(run_id, path, config, events, worker_alive(path))
+    summary.notes = notes
     return RunRecord(run_id=run_id, path=str(path), config=config, events=events, checkpoints=checkpoints,
-                     final_metrics=final, summary=summary)
+                     final_metrics=final, summary=summary, notes=notes)

@@ -96,6 +96,20 @@ def _num(value) -> float | None:
     return out if math.isfinite(out) else None
 
 
+def _nonfinite(value) -> float | None:
+    """NaN / +-inf for a reported value that is not finite: JSON null (the worker writes NaN and inf as
+    null), the strings "nan" / "inf" / "-inf", or a float NaN / inf; None for a finite number or text."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isfinite(out) else out
+
+
 @dataclass
 class RunState:
     """One run as the GUI shows it. ``status`` is one of LIVE + TERMINAL.
@@ -126,6 +140,7 @@ class RunState:
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)
+    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
 
@@ -213,7 +228,10 @@ class RunState:
             self.epoch = _num(ev.get("epoch")) or self.epoch
             self.elapsed = _num(ev.get("elapsed")) or self.elapsed
             for name in TRAIN_SERIES:
-                if self._point(name, step, ev.get(name)):
+                if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
+                    self.series.setdefault(name, Series()).append(step, _nonfinite(ev[name]))
+                    changed.add(name)
+                elif self._point(name, step, ev.get(name)):
                     changed.add(name)
         elif kind == "eval":
             step = _num(ev.get("step")) or 0.0

@@ -28,6 +28,8 @@ def load_run_state(path: str | Path) -> RunState:
     rec = load_run(Path(path))
     alive = rec.summary is not None and rec.summary.status == "running"
     state = RunState.from_events(rec.run_id, rec.events, path=Path(rec.path), config=rec.config, alive=alive)
+    state.read_notes = list(rec.notes)
+    state.logs.extend(f"[warning] {n}" for n in rec.notes)
     for kind, folder in rec.checkpoints.items():
         state.checkpoints.setdefault(kind, folder)
     if state.status not in ("running", "stopped") and rec.summary is not None:
@@ -38,7 +40,9 @@ def load_run_state(path: str | Path) -> RunState:
 
 
 def load_all(folder: str | Path) -> tuple[list[RunState], list[str]]:
-    """Every run under ``folder`` -> (states oldest first, problems); a broken folder is a problem line."""
+    """Every run under ``folder`` -> (states oldest first, problems); a broken folder is a problem line.
+    What was skipped inside a readable run (garbled events lines, a broken config.json) is in its
+    ``read_notes``, not in problems: the run still lists with its points."""
     states, problems = [], []
     for p in run_dirs(folder):
         try:

@@ -145,6 +145,10 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
         known = known + (SquadDataError,)
     except ImportError:
         pass
+    from explorer.core.window_settings import WindowSettingsError
+
+    if isinstance(exc, WindowSettingsError):
+        return f"window settings do not fit the model: {text}"
     if isinstance(exc, known):
         return text
     if isinstance(exc, ValueError) and ("window settings" in text or "doc_stride" in text):
@@ -256,6 +260,26 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
     return config, run_dir, False
 
 
+def window_settings_error(config: TrainConfig) -> str | None:
+    """The window settings checked against the model before any work (max_seq_length against its position
+    embeddings and the tokenizer's maximum; QA: question + special tokens + doc_stride overlap room); one
+    message naming the numbers, or None. Models whose files cannot be read here are checked when loaded."""
+    from explorer.core.training.config import QA_TASKS
+    from explorer.core.window_settings import check_source_settings
+
+    qa = config.task in QA_TASKS
+    problems = check_source_settings(config.model, config.resolved_max_seq_length(),
+                                     config.doc_stride if qa else None, config.max_query_length if qa else None)
+    errors = [p.message for p in problems if p.severity == "error"]
+    return "window settings do not fit the model: " + "; ".join(errors) if errors else None
+
+
+def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
+    """Record a failure that happened before the event writer existed in the run's events.jsonl."""
+    with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
+        fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one fine-tune; returns the exit code (see module docstring)."""
     from explorer.core.runs import STOP_FILE, remove_pid_file, write_pid_file
@@ -269,6 +293,13 @@ def run(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_USAGE
     _, main = _distributed()
+    settings_error = None if resume else window_settings_error(config)
+    if settings_error:
+        _print_failed(config.run_id, settings_error)
+        if main:
+            _append_failed(run_dir, config.run_id, settings_error)
+        print_error(settings_error)
+        return EXIT_USAGE
     writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)

@@ -133,7 +133,11 @@ class TrainConfig:
         unknown = sorted(set(data) - names)
         if unknown:
             raise ConfigError(f"{source}: unknown setting(s) {', '.join(unknown)}")
-        return cls(**data)
+        problems = type_problems(data)
+        if problems:
+            raise ConfigError(f"{source}: {'; '.join(problems)}")
+        ints = {f.name for f in dataclasses.fields(cls) if str(f.type).startswith("int")}
+        return cls(**{k: int(v) if k in ints and isinstance(v, float) else v for k, v in data.items()})
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
@@ -192,7 +196,8 @@ FIELD_HELP: dict[str, str] = {
     "adam_beta2": "AdamW beta2",
     "adam_epsilon": "AdamW epsilon",
     "max_seq_length": "tokens per input window; default 384 for QA, 128 for classification",
-    "doc_stride": "QA: tokens between the starts of consecutive passage windows",
+    "doc_stride": "QA: overlap in tokens between consecutive windows of a long passage (tokenizers' stride); "
+                  "must be smaller than the passage room max_seq_length - question tokens - special tokens",
     "max_query_length": "QA: question tokens kept",
     "n_best_size": "QA: start/end candidates kept per window when decoding",
     "max_answer_length": "QA: longest answer span, in tokens",
@@ -214,6 +219,37 @@ FIELD_HELP: dict[str, str] = {
     "num_labels": "classification: number of labels; 0 = inferred from the training labels",
     "trust_remote_code": "allow a hub model to run its own code",
 }
+
+
+def _type_ok(value, kind: str) -> bool:
+    """Does a JSON value fit a TrainConfig annotation ("int", "float | None", "list[dict]", ...)?"""
+    if value is None:
+        return "None" in kind
+    if isinstance(value, bool):
+        return kind.startswith("bool")
+    if kind.startswith("bool"):
+        return False
+    if kind.startswith("int"):
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind.startswith("float"):
+        return isinstance(value, (int, float))
+    if kind.startswith("list"):
+        return isinstance(value, list)
+    return isinstance(value, str)
+
+
+def type_problems(data: dict) -> list[str]:
+    """One message per known setting whose value has the wrong type, e.g. "batch_size must be an
+    integer, got 'abc'". Unknown keys are not checked here (from_dict names them)."""
+    words = {"int": "an integer", "float": "a number", "bool": "true or false", "list": "a list", "str": "text"}
+    out = []
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in data:
+            kind = str(f.type).replace(" ", "")
+            if not _type_ok(data[f.name], kind):
+                word = next((w for k, w in words.items() if kind.startswith(k)), kind)
+                out.append(f"{f.name} must be {word}, got {data[f.name]!r}")
+    return out
 
 
 def paper_grid(base: TrainConfig) -> list[TrainConfig]:

@@ -152,6 +152,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
 
     from explorer.core.models import ModelSourceError, load_model
     from explorer.core.training.tasks import get_task
+    from explorer.core.training.tasks.base import check_loaded_windows, load_note
 
     t_start = time.time()
     run_dir = Path(run_dir)
@@ -171,6 +172,8 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
 
     writer.emit("log", level="info", message=f"reading training data {config.train}")
     train_ex = task.load(config, "train")
+    if (note := load_note(train_ex)) is not None:
+        writer.emit("log", level=note[0], message=note[1])
     dev_ex = None
     if config.dev:
         writer.emit("log", level="info", message=f"reading dev data {config.dev}")
@@ -187,6 +190,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         raise ModelSourceError(f"could not load {source!r} as a {task.head} model: {type(exc).__name__}: "
                                f"{first}") from exc
     model, tokenizer = loaded.model, loaded.tokenizer
+    check_loaded_windows(task, loaded, config)  # before any work: the window must fit this model
     set_dropout(model, config.dropout)
     writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
     train_feats = task.featurize(train_ex, tokenizer, config, train=True)

@@ -112,6 +112,30 @@ class Task:
         return []
 
 
+def load_note(examples, what: str = "training") -> tuple[str, str] | None:
+    """(level, message) for the run's ``log`` event from what loading found, or None.
+
+    A task's ``load`` may attach ``examples.load_report`` (e.g. a SquadReport); its answer check ("3 answers
+    repaired, 1 dropped") becomes a warning when anything was changed, else an info line."""
+    report = getattr(examples, "load_report", None)
+    if report is None or not hasattr(report, "answer_check"):
+        return None
+    changed = getattr(report, "n_misaligned", 0) or getattr(report, "n_skipped", 0)
+    return ("warning" if changed else "info"), f"{what} data {report.path}: {report.answer_check()}"
+
+
+def check_loaded_windows(task: Task, loaded, config) -> None:
+    """The run's window settings against the loaded model and tokenizer (core.window_settings); raises
+    WindowSettingsError (a ValueError naming the numbers) on errors. QA tasks (those with token-level
+    outputs) also check question room and doc_stride; the data's own questions are checked when featurized."""
+    from explorer.core.window_settings import require_window_settings
+
+    qa = bool(task.token_level_outputs)
+    require_window_settings(loaded.tokenizer, getattr(loaded.model, "config", None),
+                            config.resolved_max_seq_length(), config.doc_stride if qa else None,
+                            config.max_query_length if qa else None, name=str(config.model))
+
+
 _REGISTRY: dict[str, Task] = {}
 
 

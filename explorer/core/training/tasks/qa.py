@@ -37,13 +37,17 @@ class QATask(Task):
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
-        from explorer.core.data.squad import SquadDataError, load_squad
+        from explorer.core.data.squad import SquadDataError, load_squad, load_training_squad
 
         source = config.train if split == "train" else config.dev
         cap = config.train_cap if split == "train" else config.dev_cap
-        ds, report = load_squad(source, split="train" if split == "train" else "validation")
+        if split == "train":  # every gold answer checked: misaligned ones repaired or dropped, counted
+            ds, report = load_training_squad(source, split="train")
+        else:
+            ds, report = load_squad(source, split="validation")
         if cap and cap < len(ds):
             ds = ds.select(range(cap))
+        ds.load_report = report  # read by tasks.base.load_note for the run's log event
         if self.version == "v1.1" and report.n_impossible:
             raise SquadDataError(f"{source}: {report.n_impossible} unanswerable questions (SQuAD 2.0 data) "
                                  f"but the task is {self.name}; use --task squad_v2")
