@@ -309,3 +309,28 @@ def test_offline_preset_gets_the_clear_hub_message(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelSourceError, match="offline"):
         load_model(QA_PRESETS[1].hub_id)
+
+
+def test_inspector_says_which_head_is_new_or_refuses_a_decoder(qtbot, family_dirs, tmp_path):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from explorer.ui.inspectors import InspectorHub
+
+    tok = family_dirs["roberta"]["tokenizer"]
+    GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=4, vocab_size=len(tok), bos_token_id=0,
+                               eos_token_id=2)).save_pretrained(tmp_path / "gpt2")
+    tok.save_pretrained(tmp_path / "gpt2")
+    mlm = save_family(tmp_path / "mlm", FAMILIES["roberta"], tok, task="masked_lm")
+    hub = InspectorHub()
+    for _, w in hub.tabs():
+        qtbot.addWidget(w)
+    with qtbot.waitSignal(hub.message, timeout=20000) as blocker:
+        hub.open_model(str(tmp_path / "gpt2"))
+    assert "decoder-only" in blocker.args[0] and "Traceback" not in blocker.args[0]
+    assert "decoder-only" in hub.panel.status.text()
+    with qtbot.waitSignal(hub.model_changed, timeout=20000):
+        hub.open_model(str(mlm))
+    note = hub.panel.model_note.text()
+    assert hub.panel.model_note.isVisibleTo(hub.panel)
+    assert "masked-language-model checkpoint (RobertaForMaskedLM)" in note and "(qa_outputs) is new" in note
+    hub.pool.waitForDone(10000)
