@@ -19,12 +19,14 @@ passage (``passage[start_char:end_char]`` is the token's text); question and spe
 from __future__ import annotations
 
 import bisect
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
 from explorer.core.window_settings import (WindowLimits, WindowSettingProblem, WindowSettingsError,  # noqa: F401
                                            check_limits, check_window_settings, require_window_settings)
 
+_SPACE = re.compile(r"\s+")
 CHUNK = 1000  # questions tokenized per call (bounded memory for large files)
 
 
@@ -236,6 +238,8 @@ def snap_offsets(offs: list, input_ids: list[int], passage: str, tokenizer) -> l
     Returns ``offs``.
     """
     pos = [k for k, o in enumerate(offs) if o is not None]
+    if _clean(offs, pos, passage):
+        return offs
     for a, b in zip(pos, pos[1:] + [None]):
         s, e = offs[a]
         if b is not None and offs[b][0] < e and s < e:
@@ -263,6 +267,16 @@ def snap_offsets(offs: list, input_ids: list[int], passage: str, tokenizer) -> l
         covered = e if covered is None else max(covered, e)
         prev = a
     return offs
+
+
+def _clean(offs: list, pos: list[int], passage: str) -> bool:
+    """Fast path (most windows of WordPiece and byte-level BPE tokenizers): the tokens' texts, joined, are the
+    window's passage text without its whitespace, so no token overlaps another, none has whitespace at an
+    edge and nothing but whitespace lies between them -> nothing to snap."""
+    if not pos:
+        return True
+    covered = "".join([passage[offs[k][0]:offs[k][1]] for k in pos])
+    return covered == _SPACE.sub("", passage[offs[pos[0]][0]:offs[pos[-1]][1]])
 
 
 def collate_qa(features: QAFeatures, indices: list[int], pad_token_id: int, *,
