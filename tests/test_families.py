@@ -94,8 +94,9 @@ def test_windows_labels_and_sequence_ids(name, loaded):
         s_tok, e_tok = feats.start_positions[k], feats.end_positions[k]
         if s_tok != feats.cls_index[k]:
             labelled += 1
-            logits = [np.where(np.arange(len(ids)) == s_tok, 9.0, 0.0)], [np.where(np.arange(len(ids)) == e_tok, 9.0, 0.0)]
-            dec = decode_example(PASSAGE, *logits, [feats.offset_mapping[k]], [feats.cls_index[k]])
+            positions = np.arange(len(ids))
+            starts, ends = np.where(positions == s_tok, 9.0, 0.0), np.where(positions == e_tok, 9.0, 0.0)
+            dec = decode_example(PASSAGE, [starts], [ends], [feats.offset_mapping[k]], [feats.cls_index[k]])
             assert dec.best_text == "Babbage"
     assert labelled >= 1
 
