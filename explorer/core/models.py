@@ -170,6 +170,19 @@ def _hub_reachable(timeout_s: float) -> bool:
         return False
 
 
+def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwargs: dict):
+    """(model, loading info); a family without the asked attention implementation (DeBERTa-v2/v3 has no
+    SDPA, only its own eager attention) loads with eager instead."""
+    try:
+        return _auto_class(task).from_pretrained(path, output_loading_info=True,
+                                                 attn_implementation=attn_implementation, **model_kwargs)
+    except ValueError as exc:
+        if "attention implementation" not in str(exc) or attn_implementation == "eager":
+            raise
+        return _auto_class(task).from_pretrained(path, output_loading_info=True, attn_implementation="eager",
+                                                 **model_kwargs)
+
+
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
                hub_timeout_s: float = 10.0, init_seed: int = 0) -> LoadedModel:
@@ -230,14 +243,7 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         # seed the init from a forked RNG so the caller's global RNG state is untouched.
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
-            try:
-                model, info = _auto_class(task).from_pretrained(
-                    path, output_loading_info=True, attn_implementation=attn_implementation, **model_kwargs)
-            except ValueError as exc:  # e.g. DeBERTa-v2/v3 has no SDPA attention: its own (eager) one
-                if "attention implementation" not in str(exc) or attn_implementation == "eager":
-                    raise
-                model, info = _auto_class(task).from_pretrained(
-                    path, output_loading_info=True, attn_implementation="eager", **model_kwargs)
+            model, info = _from_pretrained(task, path, attn_implementation, model_kwargs)
     except ModelSourceError:
         raise
     except OSError as exc:
