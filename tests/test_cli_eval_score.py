@@ -32,7 +32,7 @@ def squad_file(tmp_path, v2=True, name="dev.json"):
 
 @pytest.fixture(scope="module")
 def tiny_model_dir(tmp_path_factory):
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     lm = tiny_loaded_model("qa")
     d = tmp_path_factory.mktemp("tiny_qa_model")

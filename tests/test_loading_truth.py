@@ -45,7 +45,7 @@ def test_training_data_repairs_a_misaligned_answer(tmp_path):
 
 def test_training_labels_cover_the_repaired_answer(tmp_path):
     from explorer.core.features import prepare_qa_features
-    from explorer.core.models import tiny_tokenizer
+    from helpers import tiny_tokenizer
 
     path = _squad(tmp_path / "train.json", [{"id": "syn1", "question": "Which sect?",
                                              "answers": [{"text": "Pure Land", "answer_start": 1}]}])

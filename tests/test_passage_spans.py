@@ -6,7 +6,7 @@ import pytest
 
 from explorer.core.decoding import decode_example, decode_predictions, passage_span
 from explorer.core.features import prepare_qa_features
-from explorer.core.models import tiny_tokenizer
+from helpers import tiny_tokenizer
 
 
 def _check(passage, decoding):

@@ -200,7 +200,7 @@ def test_unicode_offsets_map_to_exact_characters(tiny_qa):
 
 
 def test_probe_errors(tiny_qa):
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     with pytest.raises(ProbeError, match="question is empty"):
         probe(tiny_qa, "  ", PASSAGE)

@@ -1,23 +1,12 @@
 """The worker protocol: JSON-lines events written by the training process, read by the GUI.
 
-One JSON object per line, each with ``"event"`` and ``"run_id"`` (DESIGN.md, "Training runs in a
-separate process"). The worker prints each line on stdout and appends the same line, flushed, to
-``runs/<run_id>/events.jsonl`` so a crash loses nothing that was reported.
+This module is the contract between ``explorer.worker`` (writes) and ``explorer.ui`` (reads); neither
+imports the other (docs/architecture.md). One JSON object per line, each with ``"event"``, ``"run_id"``
+and ``"time"`` (unix seconds). The worker prints each line on stdout and appends the same line,
+flushed, to ``runs/<run_id>/events.jsonl`` so a crash loses nothing that was reported.
 
-Event types and their fields (all numbers are plain JSON numbers; times in seconds):
-
-- ``started``: config (dict), device (str, e.g. "cpu", "cuda:0"), mixed_precision (str),
-  num_parameters (int), steps_total (int), num_train_examples (int), num_train_features (int)
-- ``step``: step (int, optimizer steps done), epoch (float), loss (float), lr (float),
-  grad_norm (float), samples_per_second (float), elapsed (float)
-- ``eval``: step (int), metrics (dict name -> float), seconds (float), optional ``watch``
-  (list of dicts: question, answer, score_diff, flow {question->passage: [per layer], ...})
-- ``checkpoint``: step (int), path (str), kind ("last" | "best")
-- ``finished``: metrics (dict, final dev metrics), seconds (float), best_checkpoint (str|None),
-  stopped_early (bool)
-- ``failed``: error (str, one specific human message), traceback (str)
-- ``cancelled``: step (int), seconds (float)
-- ``log``: message (str), level ("info" | "warning")
+The fields of each event type are the TypedDicts below (:class:`StartedEvent` ... :class:`LogEvent`);
+all numbers are plain JSON numbers (NaN / inf are written as null), times in seconds.
 """
 
 from __future__ import annotations
@@ -29,11 +18,121 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator, Literal, TypedDict, Union
 
-EVENT_TYPES = ("started", "step", "eval", "checkpoint", "finished", "failed", "cancelled", "log")
 TERMINAL_EVENTS = ("finished", "failed", "cancelled")
 EVENTS_FILE = "events.jsonl"
+
+
+class _Event(TypedDict):
+    event: str
+    run_id: str
+    time: float
+
+
+class StartedEvent(_Event, total=False):
+    """``started``: the run's settings and sizes, once per start (again after a resume)."""
+
+    config: dict                    # TrainConfig as a dict
+    device: str                     # "cpu", "cuda:0", ...
+    mixed_precision: str            # "no" | "fp16" | "bf16" (resolved)
+    num_parameters: int
+    steps_total: int                # optimizer steps planned
+    steps_per_epoch: int
+    warmup_steps: int
+    effective_batch_size: int       # batch_size x gradient_accumulation_steps x processes
+    num_train_examples: int
+    num_train_features: int         # rows after tokenization (QA: windows)
+    num_dev_examples: int
+    num_processes: int
+    resumed_from_step: int | None
+    load_report: dict               # what loading the model found (missing / unexpected / new weights;
+                                    # "warning" when weights outside the task head are random)
+
+
+class StepEvent(_Event, total=False):
+    """``step``: one optimizer step (every ``log_every``)."""
+
+    step: int                       # optimizer steps done
+    epoch: float
+    loss: float                     # mean micro-batch loss since the last step event
+    lr: float                       # learning rate used by this step
+    grad_norm: float                # before clipping
+    samples_per_second: float
+    elapsed: float
+
+
+class WatchRow(TypedDict, total=False):
+    """One watched question at an evaluation (QA)."""
+
+    question: str
+    passage: str
+    answer: str
+    best_span: str
+    score_diff: float
+    null_score: float
+    best_non_null_score: float
+    window: int
+    flow: dict[str, list[float]]    # "question->passage" etc. (9 block pairs) -> one value per layer
+
+
+class EvalEvent(_Event, total=False):
+    """``eval``: dev metrics at a step (step 0 = before training)."""
+
+    step: int
+    epoch: float
+    metrics: dict[str, float]       # exact_match, f1, HasAns_*, NoAns_*, best_f1, ...; accuracy, ...
+    seconds: float
+    watch: list[WatchRow]
+
+
+class CheckpointEvent(_Event, total=False):
+    """``checkpoint``: a checkpoint folder was written."""
+
+    step: int
+    path: str
+    kind: Literal["last", "best"]
+
+
+class FinishedEvent(_Event, total=False):
+    """``finished``: the run ended normally (also after stop early)."""
+
+    metrics: dict[str, float]       # final dev metrics ({} without dev data)
+    seconds: float
+    best_checkpoint: str | None
+    stopped_early: bool
+    steps: int
+
+
+class FailedEvent(_Event, total=False):
+    """``failed``: one specific human message, and the traceback for internal errors."""
+
+    error: str
+    traceback: str
+    source: str                     # "gui" when the GUI wrote it for a worker that died silently
+
+
+class CancelledEvent(_Event, total=False):
+    """``cancelled``: the run was cancelled (SIGTERM, or the GUI for a worker that ignored it)."""
+
+    step: int | None
+    seconds: float | None
+    source: str
+
+
+class LogEvent(_Event, total=False):
+    """``log``: a phase or a warning for the user."""
+
+    message: str
+    level: Literal["info", "warning"]
+
+
+Event = Union[StartedEvent, StepEvent, EvalEvent, CheckpointEvent, FinishedEvent, FailedEvent, CancelledEvent,
+              LogEvent]
+EVENT_RECORDS: dict[str, type] = {"started": StartedEvent, "step": StepEvent, "eval": EvalEvent,
+                                  "checkpoint": CheckpointEvent, "finished": FinishedEvent, "failed": FailedEvent,
+                                  "cancelled": CancelledEvent, "log": LogEvent}
+EVENT_TYPES = tuple(EVENT_RECORDS)
 
 
 class EventParseError(ValueError):

@@ -1,7 +1,7 @@
 """Batched QA inference over a SQuAD dataset: windows -> start_logits, end_logits for every window.
 
 Shared by ``bert-explorer eval``, the training loop's dev evaluation and the GUI. Speed levers
-(DESIGN.md, "Speed notes"): windows are sorted by length so each batch is padded only to its own
+(docs/formulas.md, speed facts): windows are sorted by length so each batch is padded only to its own
 longest window (dynamic padding), the forward runs under ``torch.inference_mode``, and bf16 autocast
 is available on CPUs with AMX. Results come back in feature order, so
 :func:`explorer.core.decoding.decode_predictions` can use them directly.

@@ -363,7 +363,7 @@ def tau_sweep(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS) 
     Args:
         decodings_or_scores: dict id -> ExampleDecoding (with gold) or QuestionScores.
         gold: id -> gold texts, needed with decodings.
-        taus: grid (default -6 .. +6 step 0.25, the seed's grid).
+        taus: grid (default: the τ grid -6 ... +6, step 0.25).
 
     Returns:
         TauSweep (best_tau = the grid point with the highest F1, first on ties).

@@ -33,8 +33,7 @@ TASK_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 
 
-class ModelSourceError(RuntimeError):
-    """The source cannot be loaded: missing folder, unreachable hub id, not a model, bad task."""
+from explorer.core.errors import ModelSourceError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass
@@ -375,45 +374,3 @@ def eager_attention(model) -> Iterator[object]:
         yield model
     finally:
         model.set_attn_implementation(previous)
-
-
-def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2):
-    """A tiny random BERT (2 layers, 4 heads, hidden 32) for tests and demos; no files, no network.
-
-    Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
-    """
-    import torch
-    from transformers import BertConfig
-
-    torch.manual_seed(seed)
-    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
-    config._attn_implementation = "sdpa"
-    return _auto_class(task).from_config(config, attn_implementation="sdpa").eval(), config
-
-
-TINY_WORDS = ("the a an of in on to and is was were what who where when why how which did does "
-              "born city river bert model answer question passage year first name ada london paris").split()
-
-
-def tiny_tokenizer():
-    """A fast WordPiece tokenizer with a small in-memory vocab: special tokens, some words, and
-    every ASCII letter/digit/punctuation as a start piece and a ``##`` piece, so any ASCII text
-    tokenizes without [UNK]. Offsets work like any fast BERT tokenizer. No files, no network."""
-    import string
-
-    from transformers import BertTokenizerFast
-
-    chars = string.ascii_lowercase + string.digits + string.punctuation
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list(TINY_WORDS)
-    vocab += list(chars) + ["##" + c for c in string.ascii_lowercase + string.digits]
-    vocab = list(dict.fromkeys(vocab))
-    return BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
-
-
-def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2) -> LoadedModel:
-    """tiny_tokenizer() + a tiny random BERT sized to its vocab, wrapped as a LoadedModel."""
-    tok = tiny_tokenizer()
-    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels)
-    return LoadedModel(model=model, tokenizer=tok, source="tiny:random", path="", task=task,
-                       head_initialised=True, missing_keys=[])

@@ -4,7 +4,7 @@ The pipeline is the one used for evaluation, so what the inspector shows is what
 windows from :func:`explorer.core.features.prepare_qa_features`, n-best spans and the null score
 from :func:`explorer.core.decoding.decode_example`. On top of that the probe keeps per window the
 tokens, word ids, blocks, start/end logits and softmax probabilities, the by-hand check of the
-output layer (spec seed, Part 4: ``S.T_i = T_i . W[0] + b[0]`` from the last hidden states and the
+output layer (BERT paper Section 4.2, docs/formulas.md: ``S.T_i = T_i . W[0] + b[0]`` from the last hidden states and the
 ``qa_outputs`` weights, compared with the model's ``start_logits``; likewise ``E`` / row 1 for
 ``end_logits``), and optionally the attention summaries of :mod:`explorer.core.attention`.
 
@@ -28,8 +28,7 @@ from explorer.core.features import collate_qa, prepare_qa_features
 from explorer.core.window_settings import longest_question_tokens, require_window_settings
 
 
-class ProbeError(ValueError):
-    """The probe cannot run: empty question/passage, no tokenizer, or not a question-answering model."""
+from explorer.core.errors import ProbeError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass
@@ -80,7 +79,7 @@ class Decision:
         answer: True iff score_diff > tau (best_non_null_score > null_score + tau).
         answer_text: the best span's text when answering, else "".
         inequality: e.g. ``"23.25 > 14.18 ? yes -> answer"`` (left: best_non_null_score; right:
-            null_score + tau; 2 decimals), the seed's notation.
+            null_score + tau; 2 decimals), as docs/formulas.md writes it.
         tau, best_non_null_score, threshold (= null_score + tau), score_diff: the numbers used.
     """
 

@@ -10,9 +10,10 @@ Layout (docs/architecture.md, "Runs on disk")::
     <runs folder>/<run_id>/STOP               created by the GUI (or a user) for "stop early"
     <runs folder>/<run_id>/predictions.json, nbest_predictions.json, null_odds.json (last QA evaluation)
 
-Status (derived from the events after the last ``started``, so a resumed run counts from its resume):
-``finished`` / ``failed`` / ``cancelled`` = that terminal event; no terminal event and a live worker
-process = ``running``; no terminal event and no live process = ``crashed``.
+Status: explorer.core.run_status.replay over the events (the last ``started`` counts, so a resumed run
+counts from its resume): ``finished`` / ``stopped`` (finished early on request) / ``failed`` /
+``cancelled`` = the terminal event; no terminal event and a live worker process = ``running``; no
+terminal event and no live process = ``crashed``.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.events import EVENTS_FILE, TERMINAL_EVENTS, read_event_log
+from explorer.core import run_status
+from explorer.core.events import EVENTS_FILE, read_event_log
+from explorer.core.task_facts import best_metric_name, choose_metric
+from explorer.core.training.checkpoints import checkpoint_dir
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
 STOP_FILE = "STOP"
-STATUSES = ("running", "finished", "failed", "cancelled", "crashed")
 
 
 @dataclass
@@ -39,7 +42,7 @@ class RunSummary:
 
     Attributes:
         run_id, path: the run folder's name and path.
-        status: one of STATUSES.
+        status: one of explorer.core.run_status.STATUSES (running or terminal).
         model, task: from config.json.
         metric_name, metric_value: the best value of the run's selection metric over its eval events
             (None before the first evaluation).
@@ -83,7 +86,7 @@ class RunRecord:
 
     @property
     def status(self) -> str:
-        return self.summary.status if self.summary else "crashed"
+        return self.summary.status if self.summary else run_status.CRASHED
 
     def evals(self) -> list[dict]:
         return [e for e in self.events if e.get("event") == "eval"]
@@ -167,31 +170,16 @@ def _since_last_start(events: list[dict]) -> list[dict]:
 
 
 def derive_status(events: list[dict], alive: bool) -> str:
-    """Status from the events (see module docstring) and whether the worker process lives."""
-    tail = _since_last_start(events)
-    terminal = [e for e in tail if e.get("event") in TERMINAL_EVENTS]
-    if terminal:
-        return terminal[-1]["event"]
-    return "running" if alive else "crashed"
-
-
-def selection_metric(config: dict) -> str:
-    """The metric name that picks the best checkpoint: config metric_for_best or the task default."""
-    if config.get("metric_for_best"):
-        return str(config["metric_for_best"])
-    task = str(config.get("task", ""))
-    if task == "squad_v2":
-        return "best_f1"  # threshold-free, as the QA task picks checkpoints (core/training/tasks/qa.py)
-    return "f1" if task.startswith("squad") else "accuracy"
+    """Status from the events and whether the worker process lives (explorer.core.run_status.replay)."""
+    return run_status.replay(events, alive)
 
 
 def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: bool) -> RunSummary:
     s = RunSummary(run_id=run_id, path=str(path), status=derive_status(events, alive),
                    model=str(config.get("model", "")), task=str(config.get("task", "")))
-    name = selection_metric(config)
     evals = [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
-    if evals and all(name not in e["metrics"] for e in evals):
-        name = next((n for n in ("f1", "accuracy", "pearson") if n in evals[-1]["metrics"]), name)
+    seen = {name for e in evals for name in e["metrics"]}
+    name = choose_metric(seen, config) or best_metric_name(config)
     values = [e["metrics"][name] for e in evals if isinstance(e["metrics"].get(name), (int, float))]
     s.metric_name = name
     s.metric_value = max(values) if values else None
@@ -321,8 +309,6 @@ def load_run(path: str | Path) -> RunRecord:
     Raises:
         ValueError: the folder holds neither config.json nor events.jsonl.
     """
-    from explorer.core.training.checkpoints import checkpoint_dir
-
     path = Path(path)
     if not is_run_dir(path):
         raise ValueError(f"{path} is not a run folder: it has neither {CONFIG_FILE} nor {EVENTS_FILE}")

@@ -4,8 +4,8 @@ a (model, file, cap) instant.
 
 A study holds per question: id, title, question, context, gold answers and the ExampleDecoding
 (n-best spans, null_score and its parts, score_diff). The figures come from
-:mod:`explorer.core.metrics` (tau_sweep on the seed's grid and on every distinct score_diff, the
-official best-threshold search, honest_tau); nothing is recomputed here.
+:mod:`explorer.core.metrics` (tau_sweep on the τ grid -6 ... +6, step 0.25, and on every distinct
+score_diff, the official best-threshold search, honest_tau); nothing is recomputed here.
 
 Cache: ``<cache dir>/tau_study/<key>.json.gz`` (gzip JSON, no pickle), ``key`` = sha1 of the model
 fingerprint (source, config, QA-head weights), the data file's *contents* (sha256, streamed: an
@@ -37,8 +37,7 @@ DEFAULT_SETTINGS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length"
                     "max_answer_length": 30}
 
 
-class StudyCancelled(Exception):
-    """Raised inside the progress callback to stop a running study (the GUI's Cancel)."""
+from explorer.core.errors import Cancelled as StudyCancelled  # noqa: E402,F401 - raise it in progress to stop
 
 
 @dataclass
@@ -290,7 +289,7 @@ def read_cached_study(key: str, cache_dir: Path | None = None) -> tuple[TauStudy
 class StudyFigures:
     """Everything the τ view plots, from explorer.core.metrics.
 
-    grid: TauSweep on the seed's grid (-6..+6 step 0.25); exact: TauSweep at every distinct score_diff
+    grid: TauSweep on the τ grid (-6 ... +6, step 0.25); exact: TauSweep at every distinct score_diff
     and one below the smallest (every distinct set of answered questions, like the official exhaustive
     threshold search); official: the
     evaluate_decodings dict at tau=0 (exact_match, f1, HasAns_*, NoAns_*, best_f1, best_f1_thresh,

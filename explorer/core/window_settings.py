@@ -24,6 +24,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.core.errors import UserError
+
 ROBERTA_LIKE = ("roberta", "xlm-roberta", "camembert", "longformer", "bart", "mbart", "xlm-roberta-xl")
 NO_LIMIT = 10 ** 8  # tokenizers state ~1e30 when they have no maximum
 MAX_SEQ_LENGTH_HELP = ("tokens per window, special tokens included; at most the model's position embeddings "
@@ -34,7 +36,7 @@ DOC_STRIDE_HELP = ("overlap in tokens between consecutive windows of a long pass
 MAX_QUERY_LENGTH_HELP = "questions are cut to this many tokens before windowing (default: %(default)s)"
 
 
-class WindowSettingsError(ValueError):
+class WindowSettingsError(UserError):
     """Window settings that cannot work with this model; ``problems`` lists each."""
 
     def __init__(self, problems: list["WindowSettingProblem"]):

@@ -18,7 +18,9 @@ import argparse
 import json
 import sys
 
-QA_TASKS = ("squad_v1", "squad_v2")
+from explorer.core.task_facts import qa_task_names
+
+QA_TASKS = qa_task_names()
 
 
 def _clip(text: str, n: int = 160) -> str:

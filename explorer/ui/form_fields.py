@@ -15,12 +15,10 @@ from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
-TASK_LABELS = {
-    "squad_v1": "SQuAD v1.1 (extractive QA)",
-    "squad_v2": "SQuAD v2.0 (QA + no answer)",
-    "single": "Single sentence (SST-2 style)",
-    "pair": "Sentence pair (MRPC style)",
-}
+from explorer.core.task_facts import task_labels
+from explorer.core.training.config import field_help
+
+TASK_LABELS = task_labels()   # explorer.core.task_facts
 PRECISION_LABELS = {
     "auto": "auto (bf16 where fast)",
     "no": "fp32",
@@ -106,8 +104,9 @@ FIELDS: tuple[FieldSpec, ...] = (
 
 
 def field_tooltip(spec: FieldSpec) -> str:
-    """The glossary's explanation when it has the term, else the spec's own tip."""
-    text = spec.tip
+    """The glossary's explanation when it has the term, plus the spec's tip (else the field's help text,
+    written once in explorer.core.training.config.FIELD_HELP)."""
+    text = spec.tip or field_help(spec.name, with_default=False)
     try:
         from explorer.glossary import tooltip
 

@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves import CurvesPanel
 from explorer.ui.device import DeviceProbe, describe, describe_run
@@ -218,7 +219,7 @@ class MainWindow(QMainWindow):
 
     def _update_activity(self) -> None:
         states = list(self.manager.states.values())
-        running = sum(s.status in ("starting", "running", "stopping", "cancelling") for s in states)
+        running = sum(s.status in run_status.WORKING for s in states)
         queued = sum(s.status == "queued" for s in states)
         parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
         self.activity_label.setText(", ".join(parts))

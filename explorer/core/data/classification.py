@@ -37,8 +37,7 @@ _INT = re.compile(r"^[+-]?\d+(\.0*)?$")
 csv.field_size_limit(10_000_000)
 
 
-class ClassificationDataError(ValueError):
-    """Bad classification data; the message names the file, the line or record, and what was wrong."""
+from explorer.core.errors import ClassificationDataError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass

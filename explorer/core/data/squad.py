@@ -38,9 +38,7 @@ _HUB_PATTERN = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 MAX_LISTED = 10
 
 
-class SquadDataError(ValueError):
-    """SQuAD data that cannot be loaded; the message names the file, the record (id or position) and what
-    was wrong."""
+from explorer.core.errors import SquadDataError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass

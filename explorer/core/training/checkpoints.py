@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.errors import CheckpointError
+
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "training_state.pt"
 INFO_FILE = "checkpoint.json"
@@ -63,10 +65,6 @@ def _fault_point(phase: str, folder: Path) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / STATE_FILE))
     if faults.get("save_delay", 0) > 0:
         time.sleep(faults["save_delay"])
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint is missing or unreadable; the message names the folder."""
 
 
 def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:
