@@ -202,6 +202,7 @@ def test_masked_lm_and_classification_checkpoints_opened_for_qa(name, family_dir
             assert "is new, randomly initialised" in lm.head_note, head
         else:   # ModernBERT names both heads "classifier": the weights load, trained for another task
             assert "trained for another task" in lm.head_note
+            assert "untrained head" in lm.describe() and "fine-tuned:" not in lm.describe()
 
 
 def test_bert_masked_lm_note_names_both_heads(family_dirs):

@@ -76,7 +76,7 @@ class LoadedModel:
             head = f"{report.kind}: {report.summary()} (its answers mean nothing)"
         elif self.head_initialised:
             head = "untrained head (fine-tune it first; its answers mean nothing)"
-            if report is not None:
+            if report is not None and report.kind != KIND_FINE_TUNED:  # not when another task's head filled it
                 head = f"{report.kind}: {head}"
         else:
             head = f"{KIND_FINE_TUNED} head"
