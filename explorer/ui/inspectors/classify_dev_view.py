@@ -67,6 +67,7 @@ class ClassifyDevView(QWidget):
     def _list_table(self) -> QTableWidget:
         t = QTableWidget(0, 5)
         t.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
+        t.horizontalHeader().setStretchLastSection(True)
         t.cellClicked.connect(lambda r, _c, table=t: self._clicked(table, r))
         return t
 
@@ -96,6 +97,7 @@ class ClassifyDevView(QWidget):
         for i in range(k):
             for j in range(k):
                 self.confusion.setItem(i, j, QTableWidgetItem(str(int(rep.confusion[i, j]))))
+        self.confusion.resizeColumnsToContents()
         self.confusion.setFixedHeight(40 + 30 * k)
         for table, rows in ((self.boundary, rep.boundary), (self.mistakes, rep.mistakes)):
             table.setRowCount(len(rows))

@@ -91,6 +91,17 @@ class _Inputs(QStackedWidget):
             form2.addRow(f"Ending {k}", edit)
         self.addWidget(text_page)
         self.addWidget(choice_page)
+        self.currentChanged.connect(self._fit)
+        self._fit(0)
+
+    def _fit(self, index: int) -> None:
+        """Size the stack to the shown page (a QStackedWidget otherwise keeps the tallest page's height)."""
+        from PySide6.QtWidgets import QSizePolicy
+
+        for i in range(self.count()):
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            self.widget(i).setSizePolicy(QSizePolicy.Policy.Preferred, policy)
+        self.adjustSize()
 
 
 class ClassifyView(QWidget):
@@ -143,12 +154,13 @@ class ClassifyView(QWidget):
         lower = QSplitter()
         lower.addWidget(self.table)
         lower.addWidget(self.text)
-        lower.setSizes([350, 650])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        lower.setSizes([480, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(header("The classifier head with this model's numbers: C, logits = C Wᵀ + b, softmax, "
                                 "loss, and a by-hand check."))
         layout.addLayout(top)
-        layout.addWidget(self.inputs)
+        layout.addWidget(self.inputs, 0)
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addWidget(self.strip)
