@@ -218,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="index into resources/examples/probe_examples.json (default 1)")
     ap.add_argument("--max-kb", type=int, default=300, help="largest PNG size; bigger grabs are scaled down")
     ap.add_argument("--timeout", type=float, default=900, help="seconds to wait for the run")
+    ap.add_argument("--classify-checkpoint", default="", help="a classifier / SWAG checkpoint: also write "
+                    "classify.png, classify_dev.png, classify_opened.png (scripts/screenshots_classify.py)")
+    ap.add_argument("--classify-dev", default="", help="the dev file for classify_dev.png")
     a = ap.parse_args(argv)
 
     from explorer.ui.launcher_presets import sample_paths
@@ -282,6 +285,11 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         shot = drv.grab(out / "tau.png", a.max_kb)
         print(f"tau.png {shot[0]}x{shot[1]} {shot[2] // 1024} KB", flush=True)
+        if a.classify_checkpoint:
+            from screenshots_classify import shoot_classify
+
+            shoot_classify(drv, out, a.classify_checkpoint, a.classify_dev,
+                           "a gripping, beautifully acted film that never lets go .", max_kb=a.max_kb)
     finally:
         drv.close()
     print(f"done in {time.monotonic() - t_all:.0f} s; screenshots in {out}")
