@@ -126,3 +126,14 @@ def test_screenshot_script_opens_a_checkpoint_in_classify(qtbot, tmp_path):
                      "--text", "the river is in paris."]) == 0
     for name in ("classify.png", "classify_dev.png", "classify_opened.png"):
         assert (tmp_path / "shots" / name).stat().st_size > 1000
+
+
+def test_pair_flow_views_show_the_per_layer_numbers(qtbot, view):
+    view.set_loaded(tiny_loaded_model("classification"))
+    view.kind.setCurrentIndex(1)
+    view.inputs.text_a.setText("ada was born in london.")
+    view.inputs.text_b.setText("the river is in paris.")
+    res = _run(qtbot, view)
+    xs, ys = view._flow_curves[0].getData()
+    assert list(xs) == [1, 2] and np.allclose(ys, res.flow_mean[:, 0, 1])
+    assert view.flow_map.value(1, 3) == pytest.approx(float(res.flow[1, 3, 0, 1]))

@@ -13,8 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+                               QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from .common import header
 from .workers import LatestOnly, serial_pool
@@ -22,6 +22,10 @@ from .workers import LatestOnly, serial_pool
 KINDS = {"Single sentence (SST-2 style)": "single", "Sentence pair (MRPC style)": "pair",
          "Multiple choice (SWAG)": "swag"}
 HEADS = {"single": "classification", "pair": "classification", "swag": "multiple_choice"}
+# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
+FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
+               ("B → [CLS]/[SEP]", "#8c564b"))
+FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
 
 
 def _load(source: str, kind: str):
@@ -151,9 +155,22 @@ class ClassifyView(QWidget):
         self.table.setHorizontalHeaderLabels(["class / ending", "logit = C·W_k + b_k", "P = softmax"])
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setFont(_mono())
+        self.flow_plot = pg.PlotWidget(background="w")
+        self.flow_plot.setLabel("bottom", "layer")
+        self.flow_plot.setLabel("left", "share of attention (mean over heads)")
+        self.flow_plot.addLegend(offset=(-5, 5))
+        self._flow_curves = [self.flow_plot.plot([], [], pen=pg.mkPen(c, width=2), symbol="o", symbolSize=6,
+                                                 symbolBrush=c, name=n) for n, c in FLOW_CURVES]
+        from .heatmap import TokenHeatmap
+
+        self.flow_map = TokenHeatmap(cmap="inferno", colorbar_label="A → B block flow")
+        self.right = QTabWidget()
+        self.right.addTab(self.text, "Arithmetic")
+        self.right.addTab(self.flow_plot, "A ↔ B flow per layer (pairs)")
+        self.right.addTab(self.flow_map, "A → B, layers × heads (pairs)")
         lower = QSplitter()
         lower.addWidget(self.table)
-        lower.addWidget(self.text)
+        lower.addWidget(self.right)
         self.table.horizontalHeader().setStretchLastSection(True)
         lower.setSizes([480, 620])
         layout = QVBoxLayout(self)
@@ -242,8 +259,20 @@ class ClassifyView(QWidget):
                 self.table.setItem(k, col, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()
         self.text.setPlainText("\n".join(self.result_lines(res)))
+        self._show_flow(res)
         self._status(f"prediction {res.prediction} ({res.label_names[res.prediction]}); by-hand check "
                      f"{res.max_abs_diff:.1e}")
+
+    def _show_flow(self, res) -> None:
+        """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""
+        fm = res.flow_mean
+        layers = np.arange(1, fm.shape[0] + 1) if fm is not None else []
+        for curve, (a, b) in zip(self._flow_curves, FLOW_CELLS):
+            curve.setData(layers, fm[:, a, b] if fm is not None else [])
+        if res.flow is not None:
+            grid = res.flow[:, :, 0, 1]
+            self.flow_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
+                                     [f"H{j + 1}" for j in range(grid.shape[1])])
 
     @staticmethod
     def result_lines(res) -> list[str]:
