@@ -287,6 +287,22 @@ def _(c):
     c.train(model=c.cls, data=p, task="single").user_error(1, p, "line 2")
 
 
+SWAG_HEADER = ",video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0,ending1,ending2,ending3,label\n"
+SWAG_ROW = "0,v0,0,the city. the,the city.,the,gold,river,model,answer,name,{label}\n"
+
+
+@row("swag-label-out-of-range")
+def _(c):
+    p = c.write("swag.csv", SWAG_HEADER + SWAG_ROW.format(label=1) + SWAG_ROW.format(label=4))
+    c.train(data=p, task="swag").user_error(1, p, "line 3: label 4 is out of range; it must be 0..3")
+
+
+@row("swag-missing-ending")
+def _(c):
+    p = c.write("swag3.csv", SWAG_HEADER.replace(",ending3", "") + "0,v0,0,a b,a,b,gold,x,y,z,1\n")
+    c.train(data=p, task="swag").user_error(1, p, "missing column(s) ending3 in the header row")
+
+
 @row("squad-v2-data-v1-task")
 def _(c):
     c.train(task="squad_v1").user_error(1, "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1")
