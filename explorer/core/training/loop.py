@@ -26,6 +26,7 @@ from pathlib import Path
 
 import torch
 
+from explorer.core.best import is_improvement
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
 from explorer.core.training.checkpoints import (copy_checkpoint, load_training_state, rng_state,
                                                 save_checkpoint, set_rng_state)
@@ -248,7 +249,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         if not config.save_checkpoints:
             return
         value = _metric_value(metrics, metric_name)
-        improved = value is not None and math.isfinite(value) and (best_value is None or value > best_value)
+        improved = is_improvement(value, best_value)   # the rule the Runs dock uses too (core.best)
         if improved:
             best_value = float(value)
             best_path = str(run_dir / "checkpoints" / "best")
