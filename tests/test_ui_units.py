@@ -172,7 +172,7 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     p.upsert(bad)
     assert p.model.rowCount() == 2
     row_ok = p.model.rows.index(ok)
-    assert p.model.data(p.model.index(row_ok, 2)) == "f1 30.00 @20"      # best dev metric
+    assert p.model.data(p.model.index(row_ok, 2)) == "F1 (%) 30.00 @20"  # best dev metric, percent
     assert p.model.data(p.model.index(row_ok, 3)) == "0:21"              # duration
     assert p.model.data(p.model.index(row_ok, 4)) == "20/40"             # step
     with qtbot.waitSignal(p.selection_changed) as sig:

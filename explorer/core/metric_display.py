@@ -20,8 +20,10 @@ LABELS = {"f1": "F1", "exact_match": "EM", "accuracy": "accuracy", "HasAns_f1": 
           "best_exact": "best EM", "precision": "precision", "recall": "recall"}
 
 
-def is_percent(name: str, task: str) -> bool:
-    """Whether metric ``name`` of a ``task`` run is shown as a percentage."""
+def is_percent(name: str, task: str | None = None) -> bool:
+    """Whether metric ``name`` of a ``task`` run is shown as a percentage (task None: of any run)."""
+    if task is None:
+        return name in PERCENT_METRICS or name in FRACTION_METRICS
     if task in QA_TASKS:
         return name in PERCENT_METRICS
     return name in FRACTION_METRICS
@@ -37,7 +39,7 @@ def to_display(name: str, value: float, task: str) -> float:
     return float(value) * display_scale(name, task)
 
 
-def metric_label(name: str, task: str = "squad_v2") -> str:
+def metric_label(name: str, task: str | None = None) -> str:
     """'F1 (%)', 'accuracy (%)', 'matthews_correlation', 'best_f1_thresh', ... for axes and columns."""
     label = LABELS.get(name, name)
     return f"{label} (%)" if is_percent(name, task) else label
