@@ -23,9 +23,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="eval_out", help="folder for the official files (default ./eval_out)")
     parser.add_argument("--cap", type=int, default=None, help="evaluate only the first N questions")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    window_note = ("default: the value in the run's config.json when --model is a run checkpoint "
+                   "(runs/<id>/checkpoints/<name>), else {}")
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help="tokens per input window; " + window_note.format(384))
+    parser.add_argument("--doc-stride", type=int, default=None,
+                        help="overlap in tokens between consecutive passage windows; " + window_note.format(128))
+    parser.add_argument("--max-query-length", type=int, default=None,
+                        help="question tokens kept; " + window_note.format(64))
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
@@ -105,6 +110,13 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
+    from explorer.core.window_settings import resolve_window_settings
+
+    window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                                     max_query_length=args.max_query_length)
+    args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
+                                                                   window.max_query_length)
+    print(f"window settings: {window.describe()}", file=err)
     if loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
 
@@ -124,6 +136,7 @@ def run(args) -> int:
                                    max_answer_length=args.max_answer_length)
     seconds = time.perf_counter() - t0
 
+    from explorer.core.metric_display import explain_best_threshold
     from explorer.core.metrics import evaluate_decodings, tau_sweep
 
     version = squad_version(dataset)
@@ -153,9 +166,9 @@ def run(args) -> int:
             if f"{part}_total" in metrics:
                 out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
                            f"({metrics[part + '_total']} questions)")
-        out.append(f"official best threshold: best_f1 {metrics['best_f1']:.2f} at best_f1_thresh "
-                   f"{metrics['best_f1_thresh']:.3f} (null odds) = best_tau {metrics['best_tau']:+.3f}; "
-                   f"best_exact {metrics['best_exact']:.2f}")
+        n_answered = sum(1 for d in decodings.values() if d.score_diff > metrics["best_tau"])
+        out += explain_best_threshold(metrics, n_answered)
+        out.append(f"best_exact {metrics['best_exact']:.2f} (EM at its own best threshold)")
         out += _tau_grid_lines(sweep)
     out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {seconds:.1f} s; "
                f"inference {t_infer:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")

@@ -48,3 +48,31 @@ def metric_label(name: str, task: str | None = None) -> str:
 def format_metric(name: str, value: float, task: str) -> str:
     """'F1 (%) 66.70' style text of one stored metric value, on the display scale."""
     return f"{metric_label(name, task)} {to_display(name, value, task):.2f}"
+
+
+def explain_best_threshold(metrics: dict, n_answered: int | None = None) -> list[str]:
+    """Plain lines that explain SQuAD 2.0's two best-threshold numbers, each in its own units.
+
+    - ``best_f1_thresh``: the official evaluate-v2.0 search over null_odds.json; null odds = null_score -
+      best_non_null_score; a question is answered iff its null odds <= the threshold. When abstaining on
+      every question scores best the script keeps its starting value 0.0, which then means nothing.
+    - ``best_tau``: the same decision in score_diff units (score_diff = best_non_null_score - null_score;
+      answer iff score_diff > tau), the τ of the inspectors and ``--tau``.
+
+    ``n_answered``: how many questions ``score_diff > best_tau`` answers (None: not said).
+    """
+    if "best_f1" not in metrics:
+        return []
+    tau, thresh = metrics.get("best_tau"), metrics.get("best_f1_thresh")
+    lines = [f"best_f1 {metrics['best_f1']:.2f}: the F1 with the best answer/abstain threshold "
+             f"(official evaluate-v2.0 search), given two ways:"]
+    if thresh is not None:
+        note = ("; 0.000 is the script's starting value: abstaining on every question scored best"
+                if n_answered == 0 else "")
+        lines.append(f"  best_f1_thresh {thresh:.3f}  official, null-odds units (null_odds.json = null_score - "
+                     f"best_non_null_score): answer iff null odds <= it{note}")
+    if tau is not None:
+        answered = f"; answers {n_answered} questions" if n_answered is not None else ""
+        lines.append(f"  best_tau {tau:+.3f}  this app's τ, score_diff units (best_non_null_score - null_score): "
+                     f"answer iff score_diff > τ (use it as --tau or in the Spans & τ tab){answered}")
+    return lines

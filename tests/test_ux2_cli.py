@@ -1,0 +1,56 @@
+"""`bert-explorer eval` (issue 11 part B): window settings from a run checkpoint's config, and the two
+best thresholds explained in their own units."""
+
+import argparse
+import json
+import shutil
+
+from explorer.commands import eval as eval_cmd
+from tests.test_cli_eval_score import squad_file, tiny_model_dir  # noqa: F401 - fixture
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser()
+    eval_cmd.add_arguments(p)
+    return p.parse_args(argv)
+
+
+def _run_checkpoint(tmp_path, model_dir, **config):
+    run = tmp_path / "runs" / "r1"
+    ckpt = run / "checkpoints" / "best"
+    shutil.copytree(model_dir, ckpt)
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2", **config}), encoding="utf-8")
+    return ckpt
+
+
+def test_eval_reads_window_settings_from_run_config(tmp_path, tiny_model_dir, capsys):  # noqa: F811
+    ckpt = _run_checkpoint(tmp_path, tiny_model_dir, max_seq_length=64, doc_stride=16, max_query_length=20)
+    data = squad_file(tmp_path)
+    assert eval_cmd.run(_parse(["--model", str(ckpt), "--data", str(data), "--out", str(tmp_path / "o")])) == 0
+    cap = capsys.readouterr()
+    assert "window settings: max_seq_length 64, doc_stride 16, max_query_length 20 (from" in cap.err
+    assert "(max_seq_length 64, doc_stride 16)" in cap.out
+    # an explicit flag still wins
+    assert eval_cmd.run(_parse(["--model", str(ckpt), "--data", str(data), "--out", str(tmp_path / "o2"),
+                                "--max-seq-length", "96"])) == 0
+    cap = capsys.readouterr()
+    assert "(max_seq_length 96, doc_stride 16)" in cap.out
+
+
+def test_eval_explains_both_thresholds(tmp_path, tiny_model_dir, capsys):  # noqa: F811
+    data = squad_file(tmp_path)
+    assert eval_cmd.run(_parse(["--model", str(tiny_model_dir), "--data", str(data), "--out",
+                                str(tmp_path / "o"), "--max-seq-length", "64", "--doc-stride", "16"])) == 0
+    out = capsys.readouterr().out
+    assert "= best_tau" not in out                         # no equation between two units
+    assert "best_f1_thresh" in out and "null-odds units" in out and "answer iff null odds <= it" in out
+    assert "best_tau" in out and "score_diff units" in out and "answer iff score_diff > τ" in out
+
+
+def test_explain_best_threshold_abstain_all():
+    from explorer.core.metric_display import explain_best_threshold
+
+    lines = explain_best_threshold({"best_f1": 34.29, "best_f1_thresh": 0.0, "best_tau": 2.189}, n_answered=0)
+    text = "\n".join(lines)
+    assert "starting value" in text and "answers 0 questions" in text and "+2.189" in text
+    assert explain_best_threshold({"f1": 1.0}) == []
