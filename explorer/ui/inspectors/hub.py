@@ -95,6 +95,7 @@ def _run_probe(holder: _Holder, inputs: dict, tau: float):
     return probe(loaded, inputs["question"], inputs["passage"], tau=tau, attentions=True,
                  keep_attentions="float16",  # halves the memory of the raw weights; summaries stay float32
                  max_seq_length=inputs["max_seq_length"], doc_stride=inputs["doc_stride"],
+                 max_query_length=inputs.get("max_query_length", 64),
                  n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
 
 
@@ -210,7 +211,10 @@ class InspectorHub(QObject):
         self.busy_changed.emit(busy)
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
+        from explorer.core.window_settings import window_settings_for_checkpoint
+
         self.loaded = loaded
+        self.panel.set_window_settings(window_settings_for_checkpoint(getattr(loaded, "path", "") or loaded.source))
         self.panel.set_model_info(loaded.describe(), loaded.head_initialised)
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)

@@ -138,11 +138,16 @@ class ProbePanel(QWidget):
         self.probe_button = QPushButton("Probe")
         self.max_seq_length = self._spin(32, 512, 384, "max_seq_length")
         self.doc_stride = self._spin(8, 256, 128, "doc_stride")
+        self.max_query_length = self._spin(4, 256, 64, "max_query_length")
+        self.window_note = QLabel("")
+        self.window_note.setObjectName("hint")
+        self.window_note.setWordWrap(True)
         self.n_best_size = self._spin(1, 100, 20, "n_best_size")
         self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
         settings = QFormLayout()
         settings.addRow("max_seq_length", self.max_seq_length)
         settings.addRow("doc_stride", self.doc_stride)
+        settings.addRow("max_query_length", self.max_query_length)
         settings.addRow("n_best_size", self.n_best_size)
         settings.addRow("max_answer_length", self.max_answer_length)
         for row in range(settings.rowCount()):
@@ -170,6 +175,7 @@ class ProbePanel(QWidget):
         layout.addWidget(QLabel("Passage"))
         layout.addWidget(self.passage, 1)
         layout.addLayout(settings)
+        layout.addWidget(self.window_note)
         layout.addWidget(self.probe_button)
         layout.addWidget(self.busy_bar)
         layout.addWidget(self.status)
@@ -183,7 +189,8 @@ class ProbePanel(QWidget):
         self.debounce.timeout.connect(self.probe_requested)
         self.question.textChanged.connect(self._edited)
         self.passage.textChanged.connect(self._edited)
-        for box in (self.max_seq_length, self.doc_stride, self.n_best_size, self.max_answer_length):
+        for box in (self.max_seq_length, self.doc_stride, self.max_query_length, self.n_best_size,
+                    self.max_answer_length):
             box.valueChanged.connect(self._edited)
         self.probe_button.clicked.connect(self._probe_now)
         self.load_button.clicked.connect(lambda: self.load_model_requested.emit(self.source_text()))
@@ -210,6 +217,7 @@ class ProbePanel(QWidget):
         """question, passage and the window/decoding settings, as probe() keyword arguments."""
         return {"question": self.question.text(), "passage": self.passage.toPlainText(),
                 "max_seq_length": self.max_seq_length.value(), "doc_stride": self.doc_stride.value(),
+                "max_query_length": self.max_query_length.value(),
                 "n_best_size": self.n_best_size.value(), "max_answer_length": self.max_answer_length.value()}
 
     def set_inputs(self, question: str, passage: str) -> None:
@@ -221,6 +229,22 @@ class ProbePanel(QWidget):
         for w in (self.question, self.passage):
             w.blockSignals(False)
         self.debounce.stop()
+
+    def set_window_settings(self, window) -> None:
+        """Show a checkpoint's window settings (explorer.core.window_settings.WindowSettings) without
+        re-probing; say where they came from. Defaults are left alone for other models (the user's
+        own choice stays)."""
+        if not window.source:
+            self.window_note.setText("")
+            return
+        boxes = ((self.max_seq_length, window.max_seq_length), (self.doc_stride, window.doc_stride),
+                 (self.max_query_length, window.max_query_length))
+        for box, value in boxes:
+            box.blockSignals(True)
+            box.setValue(value)
+            box.blockSignals(False)
+        self.window_note.setText(f"Window settings the checkpoint was trained with, from {window.source}")
+        self.window_note.setToolTip(window.describe())
 
     def set_source(self, source: str) -> None:
         self.source.setEditText(source)
