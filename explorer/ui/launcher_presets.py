@@ -73,3 +73,30 @@ def preset_config(key: str, current: TrainConfig, runs_dir: str | Path) -> Train
 def command_line(config: TrainConfig) -> str:
     """The shell command that runs this config headless: ``bert-explorer train`` + its flags."""
     return shlex.join(["bert-explorer", "train", *config.to_cli_args()])
+
+
+RECIPE_FIELDS = ("learning_rate", "batch_size", "epochs", "max_steps", "max_seq_length", "warmup_ratio",
+                 "weight_decay", "gradient_accumulation_steps", "dropout", "doc_stride", "max_query_length")
+
+
+def _recipe_text(config: TrainConfig) -> str:
+    steps = f"max_steps {config.max_steps}" if config.max_steps else f"{config.epochs:g} epoch" + \
+        ("s" if config.epochs != 1 else "")
+    return (f"lr {config.resolved_learning_rate():g}, batch {config.batch_size}, {steps}, "
+            f"max_seq_length {config.resolved_max_seq_length()}")
+
+
+def describe_preset(config: TrainConfig) -> str:
+    """Which recipe the form holds, in words: 'Preset: fast CPU (lr 0.0001, batch 4, 4 epochs,
+    max_seq_length 256)', 'Preset: paper recipe (...)' or 'Custom settings (...)'.
+
+    fast CPU = the learning rate and max_seq_length of fast_cpu_preset; paper recipe = every recipe field
+    at the TrainConfig default (BERT paper, Appendix A.3)."""
+    fast = fast_cpu_preset(TrainConfig(task=config.task))
+    paper = TrainConfig(task=config.task)
+    if all(getattr(config, f) == getattr(paper, f) for f in RECIPE_FIELDS):
+        return f"Preset: paper recipe ({_recipe_text(config)})"
+    if (config.resolved_learning_rate() == fast.resolved_learning_rate()
+            and config.resolved_max_seq_length() == fast.resolved_max_seq_length()):
+        return f"Preset: fast CPU ({_recipe_text(config)})"
+    return f"Custom settings ({_recipe_text(config)})"
