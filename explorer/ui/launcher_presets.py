@@ -12,7 +12,7 @@ from explorer.paths import SAMPLES
 
 DEFAULT_WATCH = [{"question": "Where was Ada born?", "passage": "Ada Lovelace was born in London in 1815."}]
 PRESETS = (
-    ("offline", "Offline default: bundled:minilm learns spans on the bundled answerable sample (fast CPU, ~8 min)"),
+    ("offline", "Offline default: bundled:minilm learns spans on the bundled answerable sample (fast CPU, 92 questions x 4 epochs)"),
     ("fast_cpu", "Fast CPU settings (keep model and data)"),
     ("paper", "Paper recipe (reset the settings, keep model and data)"),
     ("hub_squad2", "bert-base-uncased · SQuAD v2.0 from the hub (rajpurkar/squad_v2)"),
