@@ -71,6 +71,11 @@ def test_wheel_scrolls_page_and_ctrl_wheel_zooms(curves, qtbot):
     assert after[0][1] - after[0][0] != pytest.approx(before[1] - before[0])   # zoomed
     assert bar.value() == scrolled
     assert panel.user_zoomed
+    # both are said where a person looks: the toolbar and the panel help
+    from explorer.glossary import panel_help
+
+    assert "Ctrl+wheel: zoom" in curves.toolbar.mouse_hint.text()
+    assert "Ctrl+wheel zooms" in panel_help("Curves") and "Reset view" in panel_help("Curves")
     # "Reset view" brings the fitted range back
     panel.reset_button.click()
     curves.redraw_now()

@@ -131,6 +131,7 @@ class RunState:
     logs: list[str] = field(default_factory=list)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
+    _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -178,7 +179,12 @@ class RunState:
         """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None."""
         from explorer.core.baselines import dev_baseline
 
-        return dev_baseline(self.config) if self.config else None
+        if not self.config:
+            return None
+        key = (self.config.get("task"), self.config.get("dev"), self.config.get("dev_cap"))
+        if self._baseline is None or self._baseline[0] != key:   # read once per run (the list repaints often)
+            self._baseline = (key, dev_baseline(self.config))
+        return self._baseline[1]
 
     def best_text(self) -> str:
         """'F1 (%) 66.70 @120 · baseline 34.29' for the Runs list ('' before a saved evaluation)."""
