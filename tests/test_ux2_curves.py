@@ -119,7 +119,7 @@ def test_baseline_line_on_dev_plots(curves, tmp_path, qtbot):
     assert "all no-answer baseline" in lines[0].label.toPlainText()
     assert curves.panels["dev/HasAns_f1"].baseline_lines == [] or \
         curves.panels["dev/HasAns_f1"].baseline_lines[0].value() == 0.0
-    assert f"all no-answer {share:.2f}" in s.best_text()
+    assert f"baseline {share:.2f}" in s.best_text()
     curves.grab().save("/tmp/ux2_curves_baseline.png")
 
 

@@ -283,8 +283,7 @@ class PlotPanel(QFrame):
             pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
             ln = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen,
                                  label=f"{label} {value:.2f}",
-                                 labelOpts={"position": 0.02, "anchors": [(0, 0), (0, 0)], "color": color,
-                                            "fill": (255, 255, 255, 200)})
+                                 labelOpts={"position": 0.02, "anchors": [(0, 0), (0, 0)], "color": color})
             ln.setToolTip(label)
             self.plot.addItem(ln, ignoreBounds=True)
             self.baseline_lines.append(ln)

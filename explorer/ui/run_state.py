@@ -187,7 +187,8 @@ class RunState:
         return self._baseline[1]
 
     def best_text(self) -> str:
-        """'F1 (%) 66.70 @120 · baseline 34.29' for the Runs list ('' before a saved evaluation)."""
+        """'F1 (%) 66.70 @120 · baseline 34.29' for the Runs list ('' before a saved evaluation); the
+        baseline is the trivial predictor's score on the same dev data (all no-answer / majority class)."""
         from explorer.core.metric_display import metric_label, to_display
 
         best = self.best_metric()
@@ -196,7 +197,7 @@ class RunState:
         text = f"{metric_label(best[0], self.task)} {best[1]:.2f} @{best[2]}"
         base = self.baseline()
         if base is not None and best[0] in base.metrics:
-            text += f" · {base.name} {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
+            text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
         return text
 
     def eta(self) -> float | None:
