@@ -54,3 +54,18 @@ def test_explain_best_threshold_abstain_all():
     text = "\n".join(lines)
     assert "starting value" in text and "answers 0 questions" in text and "+2.189" in text
     assert explain_best_threshold({"f1": 1.0}) == []
+
+
+def test_probe_reads_window_settings_from_run_config(tmp_path, tiny_model_dir, capsys):  # noqa: F811
+    from explorer.commands import probe as probe_cmd
+
+    ckpt = _run_checkpoint(tmp_path, tiny_model_dir, max_seq_length=48, doc_stride=8, max_query_length=16)
+    p = argparse.ArgumentParser()
+    probe_cmd.add_arguments(p)
+    passage = "ada was born in london in 1815. " * 10
+    args = p.parse_args(["--model", str(ckpt), "--question", "where was ada born?", "--passage", passage, "--json"])
+    assert probe_cmd.run(args) == 0
+    cap = capsys.readouterr()
+    assert "max_seq_length 48, doc_stride 8, max_query_length 16" in cap.err
+    dump = json.loads(cap.out)
+    assert all(len(w["tokens"]) <= 48 for w in dump["windows"]) and len(dump["windows"]) > 1

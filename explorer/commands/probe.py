@@ -27,9 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-flow", action="store_true",
                         help="skip the attention forward (no block flow table; SDPA only)")
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    note = ("default: the run's config.json value when --model is a run checkpoint (runs/<id>/checkpoints/<name>), "
+            "else {}")
+    parser.add_argument("--max-seq-length", type=int, default=None, help="tokens per window; " + note.format(384))
+    parser.add_argument("--doc-stride", type=int, default=None,
+                        help="overlap in tokens between passage windows; " + note.format(128))
+    parser.add_argument("--max-query-length", type=int, default=None, help="question tokens kept; " + note.format(64))
     parser.add_argument("--max-answer-length", type=int, default=30)
 
 
@@ -109,6 +112,14 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
+    from explorer.core.window_settings import resolve_window_settings
+
+    window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                                     max_query_length=args.max_query_length)
+    args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
+                                                                   window.max_query_length)
+    if window.source:
+        print(f"window settings: {window.describe()}", file=sys.stderr)
     if loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
