@@ -173,6 +173,9 @@ class DevTauView(QWidget):
         self.tau_table.setWordWrap(False)
         self.tau_table.setToolTip("Every τ is in score_diff units: answer iff score_diff > τ "
                                   "(score_diff = best_non_null_score − null_score).")
+        self.tau_table.setVisible(False)   # until a study has τ values to list
+        self.plot.setXRange(-6, 6, padding=0.02)
+        self.plot.setYRange(0, 100, padding=0.02)
         self.best_line.setVisible(False)
         self.tau_line.setVisible(False)
 
@@ -276,6 +279,7 @@ class DevTauView(QWidget):
                      f"max_query_length {w.max_query_length}")
             self.estimate.setToolTip(w.describe())
         self.estimate.setText(text)
+        self.estimate.setVisible(bool(text))
 
     def run(self, path: str, cap: int | None = None) -> bool:
         """Start the study in the background; False (with a message) when it cannot start."""
@@ -414,6 +418,7 @@ class DevTauView(QWidget):
         if h is not None:
             rows.append(("honest τ (two halves)", f"{h['tau_A']:+.2f} / {h['tau_B']:+.2f}",
                          f"{h['honest_f1']:.2f}", "τ chosen on one half of the questions, F1 scored on the other"))
+        self.tau_table.setVisible(True)
         self.tau_table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
