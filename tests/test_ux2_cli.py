@@ -69,3 +69,21 @@ def test_probe_reads_window_settings_from_run_config(tmp_path, tiny_model_dir, c
     assert "max_seq_length 48, doc_stride 8, max_query_length 16" in cap.err
     dump = json.loads(cap.out)
     assert all(len(w["tokens"]) <= 48 for w in dump["windows"]) and len(dump["windows"]) > 1
+
+
+def test_score_explains_thresholds_on_stderr(tmp_path, tiny_model_dir, capsys):  # noqa: F811
+    from explorer.commands import score as score_cmd
+
+    data = squad_file(tmp_path)
+    out = tmp_path / "o"
+    assert eval_cmd.run(_parse(["--model", str(tiny_model_dir), "--data", str(data), "--out", str(out),
+                                "--max-seq-length", "64", "--doc-stride", "16"])) == 0
+    capsys.readouterr()
+    p = argparse.ArgumentParser()
+    score_cmd.add_arguments(p)
+    args = p.parse_args(["--data", str(data), "--predictions", str(out / "predictions.json"),
+                         "--null-odds", str(out / "null_odds.json")])
+    assert score_cmd.run(args) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["best_f1_thresh"] is not None        # stdout stays the official JSON
+    assert "null-odds units" in cap.err and "score_diff units" in cap.err
