@@ -164,6 +164,9 @@ def test_sniff_kinds(tmp_path):
     assert sniff_data_file(jsonl).kind == "jsonl" and "sentence" in sniff_data_file(jsonl).columns
     assert sniff_data_file(other).kind == "json" and sniff_data_file(other).fits == ()
     assert sniff_data_file(empty).kind == "empty"
+    rows = tmp_path / "squad_rows.jsonl"
+    rows.write_text('{"id": "1", "question": "q?", "context": "c", "title": "t"}\n' * 2, encoding="utf-8")
+    assert "official nested JSON" in sniff_data_file(rows).mismatch("squad_v2")
     assert sniff_data_file(squad).mismatch("squad_v1") is None
     with pytest.raises(OSError):
         sniff_data_file(tmp_path / "missing.json")

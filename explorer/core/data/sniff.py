@@ -86,9 +86,12 @@ def _json_kind(text: str, whole: bool) -> DataKind | None:
                                                for v in first.values())
         if flat and (len(lines) > 1 or whole):
             cols = tuple(str(k) for k in first)
+            squadish = {"question", "context"} <= set(cols)
+            note = (" (SQuAD-like fields, but the SQuAD tasks read the official nested JSON: "
+                    "{\"data\": [{\"paragraphs\": ...}]})" if squadish else "")
             return DataKind("jsonl", CLASSIFICATION_TASKS, cols,
                             f"this is a JSON-lines file (one record per line) with fields "
-                            f"{', '.join(cols[:8]) or 'none'}; {_task_words(CLASSIFICATION_TASKS)}")
+                            f"{', '.join(cols[:8]) or 'none'}{note}; {_task_words(CLASSIFICATION_TASKS)}")
     return DataKind("json", (), (), "this is a JSON file but not in SQuAD format (no \"data\" list of "
                                     "articles with \"paragraphs\") nor one record per line; "
                                     + _task_words(()))
