@@ -157,7 +157,7 @@ def run(args) -> int:
         print(json.dumps(result, indent=2))
         return 0
     out = [f"SQuAD {version}: {n_q} questions, {len(features)} windows "
-           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride})"]
+           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride}); EM and F1 in percent"]
     if version == "v1.1":
         out.append(f"exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}")
     else:

@@ -108,34 +108,7 @@ class DevTauView(QWidget):
         self.job.failed.connect(self._on_failed)
         self.job.cancelled.connect(lambda: self._done_running("cancelled"))
 
-        self.path = QLineEdit()
-        self.path.setPlaceholderText("SQuAD v2.0 dev file (official JSON)")
-        self.browse = QPushButton("Browse…")
-        self.cap = QSpinBox()
-        self.cap.setRange(0, 1_000_000)
-        self.cap.setSpecialValueText("all questions")
-        self.cap.setPrefix("first ")
-        self.cap.setSuffix(" questions")
-        self.cap.setToolTip("Use only the first N questions of the file (0 = all). Inference is the slow part: "
-                            "the line below the bar estimates the time.")
-        self.run_button = QPushButton("Run")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setFormat("no study yet")
-        self.status = QLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
-        self.status.setWordWrap(True)
-        self.estimate = QLabel("")
-        self.estimate.setObjectName("hint")
-        self.estimate.setWordWrap(True)
-        self.head_note = QLabel("")
-        self.head_note.setWordWrap(True)
-        self.head_note.setStyleSheet("color:#b05000;")
-        self.head_note.setVisible(False)
-        self.window = WindowSettings()
-        self._auto_path = ""
+        self._build_inputs()
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
         row.addWidget(self.browse)
@@ -143,41 +116,8 @@ class DevTauView(QWidget):
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
 
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
-        self.plot.setLabel("left", "percent")
-        self.plot.addLegend(offset=(-5, 5))
-        self.plot.setToolTip(tip("tau"))
-        self.curves = {}
-        for key, name, color, width in CURVES:
-            self.curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=width), name=name)
-        self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
-                                          name="F1, exact sweep")
-        # The τ values are named in the legend and the table below, not by labels on the lines (those
-        # overlapped each other when the values were close).
-        best_pen = pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine)
-        self.best_line = pg.InfiniteLine(angle=90, pen=best_pen)
-        self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2))
-        self.tau_line.setToolTip("chosen τ: drag it, or type it below")
-        self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)
-        for item in (self.best_line, self.tau_line, self.best_marker):
-            self.plot.addItem(item)
-        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#222", width=2)), "chosen τ (drag)")
-        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=best_pen, symbol="star", symbolBrush="#d62728",
-                                                          symbolPen=None), "best τ on the grid")
-        self.tau_table = QTableWidget(0, 4)
-        self.tau_table.setHorizontalHeaderLabels(["τ", "value (score_diff units)", "F1 (%)", "what it is"])
-        self.tau_table.verticalHeader().setVisible(False)
-        self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.tau_table.setWordWrap(False)
-        self.tau_table.setToolTip("Every τ is in score_diff units: answer iff score_diff > τ "
-                                  "(score_diff = best_non_null_score − null_score).")
-        self.tau_table.setVisible(False)   # until a study has τ values to list
-        self.plot.setXRange(-6, 6, padding=0.02)
-        self.plot.setYRange(0, 100, padding=0.02)
-        self.best_line.setVisible(False)
-        self.tau_line.setVisible(False)
+        self._build_plot()
+        self._build_tau_table()
 
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
@@ -202,16 +142,7 @@ class DevTauView(QWidget):
         trow.addWidget(self.at_tau, 1)
         trow.addWidget(self.export_button)
 
-        self.table = QTableWidget(0, 7)
-        self.table.setHorizontalHeaderLabels(["score_diff", "|score_diff − τ|", "at τ", "gold", "best span",
-                                              "F1 at τ", "question"])
-        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)
-        self.table.setToolTip("The questions whose score_diff is nearest to τ: a small move of τ flips them. "
-                              "Click one to open it in the Spans & τ view.")
+        self._build_near_table()
 
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -250,6 +181,92 @@ class DevTauView(QWidget):
         self.tau_line.sigPositionChanged.connect(self._on_tau_line)
         self.table.cellClicked.connect(self._on_row_clicked)
         self.export_button.clicked.connect(self._export_dialog)
+
+    def _build_inputs(self) -> None:
+        """File, cap, Run / Cancel, progress, status, the time estimate and the untrained-head note."""
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("SQuAD v2.0 dev file (official JSON)")
+        self.browse = QPushButton("Browse…")
+        self.cap = QSpinBox()
+        self.cap.setRange(0, 1_000_000)
+        self.cap.setSpecialValueText("all questions")
+        self.cap.setPrefix("first ")
+        self.cap.setSuffix(" questions")
+        self.cap.setToolTip("Use only the first N questions of the file (0 = all). Inference is the slow part: "
+                            "the line below the bar estimates the time.")
+        self.run_button = QPushButton("Run")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("no study yet")
+        self.status = QLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
+        self.status.setWordWrap(True)
+        self.estimate = QLabel("")
+        self.estimate.setObjectName("hint")
+        self.estimate.setWordWrap(True)
+        self.head_note = QLabel("")
+        self.head_note.setWordWrap(True)
+        self.head_note.setStyleSheet("color:#b05000;")
+        self.head_note.setVisible(False)
+        self.window = WindowSettings()
+        self._auto_path = ""
+
+    def _build_near_table(self) -> None:
+        """The questions nearest to the chosen τ (a small move of τ flips them); a click opens one."""
+        self.table = QTableWidget(0, 7)
+        self.table.setHorizontalHeaderLabels(["score_diff", "|score_diff − τ|", "at τ", "gold", "best span",
+                                              "F1 at τ", "question"])
+        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setToolTip("The questions whose score_diff is nearest to τ: a small move of τ flips them. "
+                              "Click one to open it in the Spans & τ view.")
+
+    def _build_plot(self) -> None:
+        """The sweep plot: F1 / EM / HasAns_f1 / NoAns_f1 / answer rate against τ, the chosen τ line, the best
+        τ line and star, and a legend naming each (no labels on the lines: they overlapped)."""
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
+        self.plot.setLabel("left", "percent")
+        self.plot.addLegend(offset=(-5, 5))
+        self.plot.setToolTip(tip("tau"))
+        self.curves = {}
+        for key, name, color, width in CURVES:
+            self.curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=width), name=name)
+        self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
+                                          name="F1, exact sweep")
+        # The τ values are named in the legend and the table below, not by labels on the lines (those
+        # overlapped each other when the values were close).
+        best_pen = pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine)
+        self.best_line = pg.InfiniteLine(angle=90, pen=best_pen)
+        self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2))
+        self.tau_line.setToolTip("chosen τ: drag it, or type it below")
+        self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)
+        for item in (self.best_line, self.tau_line, self.best_marker):
+            self.plot.addItem(item)
+        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#222", width=2)), "chosen τ (drag)")
+        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=best_pen, symbol="star", symbolBrush="#d62728",
+                                                          symbolPen=None), "best τ on the grid")
+        self.plot.setXRange(-6, 6, padding=0.02)
+        self.plot.setYRange(0, 100, padding=0.02)
+        self.best_line.setVisible(False)
+        self.tau_line.setVisible(False)
+
+    def _build_tau_table(self) -> None:
+        """The τ values table (chosen, best on the grid, official, honest), hidden until a study exists."""
+        self.tau_table = QTableWidget(0, 4)
+        self.tau_table.setHorizontalHeaderLabels(["τ", "value (score_diff units)", "F1 (%)", "what it is"])
+        self.tau_table.verticalHeader().setVisible(False)
+        self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.tau_table.setWordWrap(False)
+        self.tau_table.setToolTip("Every τ is in score_diff units: answer iff score_diff > τ "
+                                  "(score_diff = best_non_null_score − null_score).")
+        self.tau_table.setVisible(False)   # until a study has τ values to list
 
     # ----------------------------------------------------------------------------------- public
     def set_model(self, loaded) -> None:

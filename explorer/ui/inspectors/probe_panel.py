@@ -68,41 +68,7 @@ class ProbePanel(QWidget):
         super().__init__(parent)
         self.setMinimumWidth(280)
         self._dataset_rows: list[dict] = []   # {"title", "question", "context"} of the loaded SQuAD file
-        # --- model
-        self.source = QComboBox()
-        self.source.setEditable(True)
-        self.source.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.source.setMinimumContentsLength(8)
-        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.source.addItems(MODEL_PRESETS)
-        self.source.setToolTip("A Hugging Face hub id, a local folder (a save_pretrained output or a run "
-                               "checkpoint), or bundled:minilm (the offline encoder; its QA head is untrained "
-                               "until you fine-tune it).")
-        self.browse = QPushButton("Browse…")
-        self.load_button = QPushButton("Load")
-        self.model_info = QLabel("No model loaded.")
-        self.model_info.setWordWrap(True)
-        self.model_note = QLabel("")
-        self.model_note.setWordWrap(True)
-        self.model_note.setStyleSheet("color:#b05000;")
-        self.model_note.setVisible(False)
-        self.busy_bar = QProgressBar()
-        self.busy_bar.setRange(0, 0)       # indeterminate
-        self.busy_bar.setMaximumHeight(10)
-        self.busy_bar.setTextVisible(False)
-        self.busy_bar.setVisible(False)
-        self.status = QLabel("")
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.source, 1)
-        model_row.addWidget(self.browse)
-        model_row.addWidget(self.load_button)
-        model_box = QGroupBox("Model")
-        mb = QVBoxLayout(model_box)
-        mb.addLayout(model_row)
-        mb.addWidget(self.model_info)
-        mb.addWidget(self.model_note)
+        model_box = self._build_model_box()
 
         # --- examples and dataset
         self.examples_box = QComboBox()
@@ -136,24 +102,7 @@ class ProbePanel(QWidget):
         self.passage = QPlainTextEdit()
         self.passage.setPlaceholderText("Passage")
         self.probe_button = QPushButton("Probe")
-        self.max_seq_length = self._spin(32, 512, 384, "max_seq_length")
-        self.doc_stride = self._spin(8, 256, 128, "doc_stride")
-        self.max_query_length = self._spin(4, 256, 64, "max_query_length")
-        self.window_note = QLabel("")
-        self.window_note.setObjectName("hint")
-        self.window_note.setWordWrap(True)
-        self.n_best_size = self._spin(1, 100, 20, "n_best_size")
-        self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
-        settings = QFormLayout()
-        settings.addRow("max_seq_length", self.max_seq_length)
-        settings.addRow("doc_stride", self.doc_stride)
-        settings.addRow("max_query_length", self.max_query_length)
-        settings.addRow("n_best_size", self.n_best_size)
-        settings.addRow("max_answer_length", self.max_answer_length)
-        for row in range(settings.rowCount()):
-            label = settings.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
-            field = settings.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
-            label.setToolTip(field.toolTip())
+        settings = self._build_settings()
 
         self.passage.setMinimumHeight(120)
         inner = QWidget()
@@ -200,6 +149,68 @@ class ProbePanel(QWidget):
         self.dataset_button.clicked.connect(self._browse_dataset)
         self.article_box.currentIndexChanged.connect(self._fill_questions)
         self.question_box.activated.connect(self._pick_question)
+
+    def _build_model_box(self) -> QGroupBox:
+        """Model source (editable presets), Browse / Load, the model description and the head note, busy bar."""
+        # --- model
+        self.source = QComboBox()
+        self.source.setEditable(True)
+        self.source.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.source.setMinimumContentsLength(8)
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source.addItems(MODEL_PRESETS)
+        self.source.setToolTip("A Hugging Face hub id, a local folder (a save_pretrained output or a run "
+                               "checkpoint), or bundled:minilm (the offline encoder; its QA head is untrained "
+                               "until you fine-tune it).")
+        self.browse = QPushButton("Browse…")
+        self.load_button = QPushButton("Load")
+        self.model_info = QLabel("No model loaded.")
+        self.model_info.setWordWrap(True)
+        self.model_note = QLabel("")
+        self.model_note.setWordWrap(True)
+        self.model_note.setStyleSheet("color:#b05000;")
+        self.model_note.setVisible(False)
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)       # indeterminate
+        self.busy_bar.setMaximumHeight(10)
+        self.busy_bar.setTextVisible(False)
+        self.busy_bar.setVisible(False)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.source, 1)
+        model_row.addWidget(self.browse)
+        model_row.addWidget(self.load_button)
+        model_box = QGroupBox("Model")
+        mb = QVBoxLayout(model_box)
+        mb.addLayout(model_row)
+        mb.addWidget(self.model_info)
+        mb.addWidget(self.model_note)
+        return model_box
+
+    def _build_settings(self) -> QFormLayout:
+        """The window and decoding settings (max_seq_length, doc_stride, max_query_length, n_best_size,
+        max_answer_length), each with its glossary tooltip, and the note saying where they came from."""
+        self.max_seq_length = self._spin(32, 512, 384, "max_seq_length")
+        self.doc_stride = self._spin(8, 256, 128, "doc_stride")
+        self.max_query_length = self._spin(4, 256, 64, "max_query_length")
+        self.window_note = QLabel("")
+        self.window_note.setObjectName("hint")
+        self.window_note.setWordWrap(True)
+        self.n_best_size = self._spin(1, 100, 20, "n_best_size")
+        self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
+        settings = QFormLayout()
+        settings.addRow("max_seq_length", self.max_seq_length)
+        settings.addRow("doc_stride", self.doc_stride)
+        settings.addRow("max_query_length", self.max_query_length)
+        settings.addRow("n_best_size", self.n_best_size)
+        settings.addRow("max_answer_length", self.max_answer_length)
+        for row in range(settings.rowCount()):
+            label = settings.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
+            field = settings.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
+            label.setToolTip(field.toolTip())
+        return settings
 
     @staticmethod
     def _spin(lo: int, hi: int, value: int, term: str) -> QSpinBox:
