@@ -10,7 +10,7 @@ from explorer.core.baselines import dev_baseline, majority_class_baseline, squad
 from explorer.core.best import best_evaluation, is_improvement
 from explorer.core.data.sniff import sniff_data_file
 from explorer.core.metric_display import display_scale, format_metric, metric_label, to_display
-from explorer.core.window_settings import resolve_window_settings, window_settings_for_checkpoint
+from explorer.core.checkpoint_windows import resolve_window_settings, window_settings_for_checkpoint
 
 
 # ---- baselines ----------------------------------------------------------------------------------

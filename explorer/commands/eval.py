@@ -110,7 +110,7 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
-    from explorer.core.window_settings import resolve_window_settings
+    from explorer.core.checkpoint_windows import resolve_window_settings
 
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                                      max_query_length=args.max_query_length)

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
-    from explorer.core.window_settings import resolve_window_settings
+    from explorer.core.checkpoint_windows import resolve_window_settings
 
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                                      max_query_length=args.max_query_length)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeader
                                QVBoxLayout, QWidget)
 
 from explorer.core.tau_study import StudyCancelled, questions_near, run_study, study_figures
-from explorer.core.window_settings import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
+from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
 from .common import header, tip
 from .workers import CancellableJob

@@ -211,7 +211,7 @@ class InspectorHub(QObject):
         self.busy_changed.emit(busy)
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
-        from explorer.core.window_settings import window_settings_for_checkpoint
+        from explorer.core.checkpoint_windows import window_settings_for_checkpoint
 
         self.loaded = loaded
         self.panel.set_window_settings(window_settings_for_checkpoint(getattr(loaded, "path", "") or loaded.source))

@@ -242,7 +242,7 @@ class ProbePanel(QWidget):
         self.debounce.stop()
 
     def set_window_settings(self, window) -> None:
-        """Show a checkpoint's window settings (explorer.core.window_settings.WindowSettings) without
+        """Show a checkpoint's window settings (explorer.core.checkpoint_windows.WindowSettings) without
         re-probing; say where they came from. Defaults are left alone for other models (the user's
         own choice stays)."""
         if not window.source:

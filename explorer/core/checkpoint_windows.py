@@ -1,5 +1,7 @@
 """The QA window settings a checkpoint was trained with, read from its run's config.json (Qt-free).
 
+(Checking settings against a model is explorer.core.window_settings; this module only finds them.)
+
 A checkpoint saved by a run lives in ``<runs folder>/<run_id>/checkpoints/<name>/`` next to the run's
 ``config.json`` (a TrainConfig). Inference on that checkpoint (the probe panel, the τ-on-dev-set view,
 ``bert-explorer eval``) should cut passages the way training did: the same max_seq_length, doc_stride
