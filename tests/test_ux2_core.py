@@ -85,12 +85,12 @@ def test_best_first_occurrence_wins_and_step_zero_is_skipped():
     assert not is_improvement(math.inf, None) and not is_improvement(None, None)
 
 
-def test_training_loop_uses_the_shared_rule():
+def test_checkpoint_keeper_uses_the_shared_rule():
     import inspect
 
-    from explorer.core.training import loop
+    from explorer.core.training import keeper
 
-    assert "is_improvement(" in inspect.getsource(loop)
+    assert "is_improvement(" in inspect.getsource(keeper)
 
 
 # ---- display scale --------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, m
         hub.open_model(str(ckpt))
     panel = hub.panel
     assert (panel.max_seq_length.value(), panel.doc_stride.value(), panel.max_query_length.value()) == (64, 16, 20)
-    assert "config.json" in panel.window_note.text()
+    assert "config.json" in panel.trained_note.text()
     dev = hub.dev_view
     assert dev.path.text() == str(data) and "max_seq_length 64" in dev.estimate.text()
     with qtbot.waitSignal(dev.study_ready, timeout=60000) as blocker:

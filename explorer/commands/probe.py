@@ -27,12 +27,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-flow", action="store_true",
                         help="skip the attention forward (no block flow table; SDPA only)")
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
-    note = ("default: the run's config.json value when --model is a run checkpoint (runs/<id>/checkpoints/<name>), "
-            "else {}")
-    parser.add_argument("--max-seq-length", type=int, default=None, help="tokens per window; " + note.format(384))
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    # default None: a run checkpoint's own settings (its run's config.json), else 384 / 128 / 64
+    trained = "without it: the run's config.json value for a run checkpoint (runs/<id>/checkpoints/<name>), else "
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help=MAX_SEQ_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "384)"))
     parser.add_argument("--doc-stride", type=int, default=None,
-                        help="overlap in tokens between passage windows; " + note.format(128))
-    parser.add_argument("--max-query-length", type=int, default=None, help="question tokens kept; " + note.format(64))
+                        help=DOC_STRIDE_HELP.replace("(default: %(default)s)", "(" + trained + "128)"))
+    parser.add_argument("--max-query-length", type=int, default=None,
+                        help=MAX_QUERY_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "64)"))
     parser.add_argument("--max-answer-length", type=int, default=30)
 
 
@@ -120,7 +124,10 @@ def run(args: argparse.Namespace) -> int:
                                                                    window.max_query_length)
     if window.source:
         print(f"window settings: {window.describe()}", file=sys.stderr)
-    if loaded.head_initialised:
+    report = getattr(loaded, "load_report", None)
+    if report is not None and report.warning():
+        print(f"WARNING: {args.model}: {report.warning()}", file=sys.stderr)
+    elif loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
     try:
@@ -133,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         dump = result.to_dict()
         dump["model"] = loaded.describe()
+        if report is not None:
+            dump["load_report"] = report.to_dict()
         if not args.attentions and "attention" in dump:
             for a in dump["attention"]:
                 a.pop("flow", None)

@@ -84,6 +84,7 @@ class LauncherPanel(QWidget):
         self._base = offline_default(runs_dir)
         self.editors: dict[str, Editor] = {}
         self._loading = False
+        self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
 
         self.presets = QComboBox()
         self.presets.addItem("choose a preset…", None)
@@ -248,6 +249,9 @@ class LauncherPanel(QWidget):
         self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>")
         try:
             cfg.validate()
+            window_errors = self._check_windows(cfg, qa)
+            if window_errors:
+                raise ConfigError("window settings do not fit the model: " + "; ".join(window_errors))
             rejected = [name for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]
             if rejected:   # the data preview refused the data: say so, and no launch of a run bound to fail
                 raise ConfigError(f"the {' and '.join(rejected)} data cannot be used (see the data preview)")
@@ -258,6 +262,24 @@ class LauncherPanel(QWidget):
             self.problem.setText(f"Cannot launch yet: {exc}")
             self.launch_btn.setEnabled(False)
             self.grid_btn.setEnabled(False)
+
+    def _check_windows(self, cfg: TrainConfig, qa: bool) -> list[str]:
+        """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
+        tokenizer_config.json, read without loading it): red fields with the reason; returns the errors."""
+        from explorer.core.window_settings import source_limits, check_limits
+        from explorer.ui.form_fields import mark_invalid
+
+        if cfg.model not in self._limits:
+            self._limits[cfg.model] = source_limits(cfg.model)
+        limits = self._limits[cfg.model]
+        problems = [] if limits is None else check_limits(
+            limits, cfg.resolved_max_seq_length(), cfg.doc_stride if qa else None,
+            cfg.max_query_length if qa else None)
+        for name in ("max_seq_length", "doc_stride", "max_query_length"):
+            mine = [p for p in problems if p.setting == name]
+            severity = "error" if any(p.severity == "error" for p in mine) else "warning"
+            mark_invalid(self.editors[name], "; ".join(p.message for p in mine), severity)
+        return [p.message for p in problems if p.severity == "error"]
 
     def _schedule_preview(self, *_args) -> None:
         if not self._loading:

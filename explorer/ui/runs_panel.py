@@ -75,7 +75,8 @@ class RunsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if COLUMNS[col] == "Status":
                 tip = STATUS_TIPS.get(s.status, s.status)
-                return f"{tip}\n{s.error}" if s.error else tip
+                tip = f"{tip}\n{s.error}" if s.error else tip
+                return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
             if COLUMNS[col] == "Run":
                 return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
                         f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"

@@ -68,90 +68,6 @@ class ProbePanel(QWidget):
         super().__init__(parent)
         self.setMinimumWidth(280)
         self._dataset_rows: list[dict] = []   # {"title", "question", "context"} of the loaded SQuAD file
-        model_box = self._build_model_box()
-
-        # --- examples and dataset
-        self.examples_box = QComboBox()
-        self.examples_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.examples, note = load_examples()
-        self.examples_box.addItem("— example pairs —")
-        for ex in self.examples:
-            self.examples_box.addItem(ex["title"])
-        if note:
-            self.examples_box.setToolTip(note)
-        self.dataset_button = QPushButton("SQuAD file…")
-        self.dataset_button.setToolTip("Pick a SQuAD-format JSON (v1.1 or v2.0), then an article and a question.")
-        self.article_box = QComboBox()
-        self.question_box = QComboBox()
-        for box in (self.article_box, self.question_box):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(10)
-        self.article_box.setEnabled(False)
-        self.question_box.setEnabled(False)
-        self.dataset_label = QLabel("")
-        self.dataset_label.setWordWrap(True)
-        ds = QGroupBox("Load from dataset")
-        dl = QFormLayout(ds)
-        dl.addRow(self.dataset_button, self.dataset_label)
-        dl.addRow("article", self.article_box)
-        dl.addRow("question", self.question_box)
-
-        # --- inputs
-        self.question = QLineEdit()
-        self.question.setPlaceholderText("Question")
-        self.passage = QPlainTextEdit()
-        self.passage.setPlaceholderText("Passage")
-        self.probe_button = QPushButton("Probe")
-        settings = self._build_settings()
-
-        self.passage.setMinimumHeight(120)
-        inner = QWidget()
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(inner)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
-        layout = QVBoxLayout(inner)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(model_box)
-        layout.addWidget(self.examples_box)
-        layout.addWidget(ds)
-        layout.addWidget(QLabel("Question"))
-        layout.addWidget(self.question)
-        layout.addWidget(QLabel("Passage"))
-        layout.addWidget(self.passage, 1)
-        layout.addLayout(settings)
-        layout.addWidget(self.window_note)
-        layout.addWidget(self.probe_button)
-        layout.addWidget(self.busy_bar)
-        layout.addWidget(self.status)
-        # the scroll area only scrolls vertically, so the panel must be as wide as its contents (model row,
-        # spin boxes) plus the scroll bar; otherwise a neighbour with a large minimum width clips it
-        self.setMinimumWidth(max(280, inner.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()))
-
-        self.debounce = QTimer(self)
-        self.debounce.setSingleShot(True)
-        self.debounce.setInterval(DEBOUNCE_MS)
-        self.debounce.timeout.connect(self.probe_requested)
-        self.question.textChanged.connect(self._edited)
-        self.passage.textChanged.connect(self._edited)
-        for box in (self.max_seq_length, self.doc_stride, self.max_query_length, self.n_best_size,
-                    self.max_answer_length):
-            box.valueChanged.connect(self._edited)
-        self.probe_button.clicked.connect(self._probe_now)
-        self.load_button.clicked.connect(lambda: self.load_model_requested.emit(self.source_text()))
-        self.source.lineEdit().returnPressed.connect(lambda: self.load_model_requested.emit(self.source_text()))
-        self.browse.clicked.connect(self._browse_model)
-        self.examples_box.activated.connect(self._pick_example)
-        self.dataset_button.clicked.connect(self._browse_dataset)
-        self.article_box.currentIndexChanged.connect(self._fill_questions)
-        self.question_box.activated.connect(self._pick_question)
-
-    def _build_model_box(self) -> QGroupBox:
-        """Model source (editable presets), Browse / Load, the model description and the head note, busy bar."""
         # --- model
         self.source = QComboBox()
         self.source.setEditable(True)
@@ -187,22 +103,47 @@ class ProbePanel(QWidget):
         mb.addLayout(model_row)
         mb.addWidget(self.model_info)
         mb.addWidget(self.model_note)
-        return model_box
 
-    def _build_settings(self) -> QFormLayout:
-        """The window and decoding settings (max_seq_length, doc_stride, max_query_length, n_best_size,
-        max_answer_length), each with its glossary tooltip, and the note saying where they came from."""
-        self.max_seq_length = self._spin(32, 512, 384, "max_seq_length")
+        # --- examples and dataset
+        self.examples_box = QComboBox()
+        self.examples_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.examples, note = load_examples()
+        self.examples_box.addItem("— example pairs —")
+        for ex in self.examples:
+            self.examples_box.addItem(ex["title"])
+        if note:
+            self.examples_box.setToolTip(note)
+        self.dataset_button = QPushButton("SQuAD file…")
+        self.dataset_button.setToolTip("Pick a SQuAD-format JSON (v1.1 or v2.0), then an article and a question.")
+        self.article_box = QComboBox()
+        self.question_box = QComboBox()
+        for box in (self.article_box, self.question_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(10)
+        self.article_box.setEnabled(False)
+        self.question_box.setEnabled(False)
+        self.dataset_label = QLabel("")
+        self.dataset_label.setWordWrap(True)
+        ds = QGroupBox("Load from dataset")
+        dl = QFormLayout(ds)
+        dl.addRow(self.dataset_button, self.dataset_label)
+        dl.addRow("article", self.article_box)
+        dl.addRow("question", self.question_box)
+
+        # --- inputs
+        self.question = QLineEdit()
+        self.question.setPlaceholderText("Question")
+        self.passage = QPlainTextEdit()
+        self.passage.setPlaceholderText("Passage")
+        self.probe_button = QPushButton("Probe")
+        self.max_seq_length = self._spin(32, 4096, 384, "max_seq_length")
         self.doc_stride = self._spin(8, 256, 128, "doc_stride")
         self.max_query_length = self._spin(4, 256, 64, "max_query_length")
-        self.window_note = QLabel("")
-        self.window_note.setObjectName("hint")
-        self.window_note.setWordWrap(True)
         self.n_best_size = self._spin(1, 100, 20, "n_best_size")
         self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
         settings = QFormLayout()
         settings.addRow("max_seq_length", self.max_seq_length)
-        settings.addRow("doc_stride", self.doc_stride)
+        settings.addRow("doc_stride (overlap)", self.doc_stride)
         settings.addRow("max_query_length", self.max_query_length)
         settings.addRow("n_best_size", self.n_best_size)
         settings.addRow("max_answer_length", self.max_answer_length)
@@ -210,7 +151,60 @@ class ProbePanel(QWidget):
             label = settings.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
             field = settings.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
             label.setToolTip(field.toolTip())
-        return settings
+
+        self.passage.setMinimumHeight(120)
+        inner = QWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(model_box)
+        layout.addWidget(self.examples_box)
+        layout.addWidget(ds)
+        layout.addWidget(QLabel("Question"))
+        layout.addWidget(self.question)
+        layout.addWidget(QLabel("Passage"))
+        layout.addWidget(self.passage, 1)
+        layout.addLayout(settings)
+        self.window_note = QLabel()  # why a window field is red (settings checked against the model)
+        self.window_note.setObjectName("errorLabel")
+        self.window_note.setWordWrap(True)
+        self.window_note.hide()
+        layout.addWidget(self.window_note)
+        self.trained_note = QLabel("")   # where a checkpoint's window settings came from (its run's config)
+        self.trained_note.setObjectName("hint")
+        self.trained_note.setWordWrap(True)
+        layout.addWidget(self.trained_note)
+        layout.addWidget(self.probe_button)
+        layout.addWidget(self.busy_bar)
+        layout.addWidget(self.status)
+        # the scroll area only scrolls vertically, so the panel must be as wide as its contents (model row,
+        # spin boxes) plus the scroll bar; otherwise a neighbour with a large minimum width clips it
+        self.setMinimumWidth(max(280, inner.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()))
+
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(DEBOUNCE_MS)
+        self.debounce.timeout.connect(self.probe_requested)
+        self.question.textChanged.connect(self._edited)
+        self.passage.textChanged.connect(self._edited)
+        for box in (self.max_seq_length, self.doc_stride, self.max_query_length, self.n_best_size,
+                    self.max_answer_length):
+            box.valueChanged.connect(self._edited)
+        self.probe_button.clicked.connect(self._probe_now)
+        self.load_button.clicked.connect(lambda: self.load_model_requested.emit(self.source_text()))
+        self.source.lineEdit().returnPressed.connect(lambda: self.load_model_requested.emit(self.source_text()))
+        self.browse.clicked.connect(self._browse_model)
+        self.examples_box.activated.connect(self._pick_example)
+        self.dataset_button.clicked.connect(self._browse_dataset)
+        self.article_box.currentIndexChanged.connect(self._fill_questions)
+        self.question_box.activated.connect(self._pick_question)
 
     @staticmethod
     def _spin(lo: int, hi: int, value: int, term: str) -> QSpinBox:
@@ -241,22 +235,6 @@ class ProbePanel(QWidget):
             w.blockSignals(False)
         self.debounce.stop()
 
-    def set_window_settings(self, window) -> None:
-        """Show a checkpoint's window settings (explorer.core.checkpoint_windows.WindowSettings) without
-        re-probing; say where they came from. Defaults are left alone for other models (the user's
-        own choice stays)."""
-        if not window.source:
-            self.window_note.setText("")
-            return
-        boxes = ((self.max_seq_length, window.max_seq_length), (self.doc_stride, window.doc_stride),
-                 (self.max_query_length, window.max_query_length))
-        for box, value in boxes:
-            box.blockSignals(True)
-            box.setValue(value)
-            box.blockSignals(False)
-        self.window_note.setText(f"Window settings the checkpoint was trained with, from {window.source}")
-        self.window_note.setToolTip(window.describe())
-
     def set_source(self, source: str) -> None:
         self.source.setEditText(source)
 
@@ -271,8 +249,46 @@ class ProbePanel(QWidget):
         self.status.setStyleSheet("color:#b03030;" if error else "")
         self.status.setText(text)
 
-    def set_model_info(self, description: str, head_initialised: bool | None) -> None:
+    def set_window_settings(self, window) -> None:
+        """Show a checkpoint's window settings (explorer.core.checkpoint_windows.WindowSettings) without
+        re-probing, and say where they came from. Other models leave the user's values alone."""
+        if not window.source:
+            self.trained_note.setText("")
+            return
+        for box, value in ((self.max_seq_length, window.max_seq_length), (self.doc_stride, window.doc_stride),
+                           (self.max_query_length, window.max_query_length)):
+            box.blockSignals(True)
+            box.setValue(value)
+            box.blockSignals(False)
+        self.trained_note.setText(f"Window settings the checkpoint was trained with, from {window.source}")
+        self.trained_note.setToolTip(window.describe())
+
+    def set_window_problems(self, problems: list) -> None:
+        """Mark max_seq_length / doc_stride red (errors) or amber (warnings) with the reason in the tooltip
+        and under the fields; [] clears. problems: WindowSettingProblem list (core.window_settings)."""
+        boxes = {"max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
+                 "max_query_length": self.max_query_length}
+        for box in (self.max_seq_length, self.doc_stride, self.max_query_length):
+            mine = [p for p in problems if boxes.get(p.setting) is box]
+            base = box.property("baseToolTip")
+            if base is None:
+                base = box.toolTip()
+                box.setProperty("baseToolTip", base)
+            reason = "; ".join(p.message for p in mine)
+            error = any(p.severity == "error" for p in mine)
+            box.setToolTip(f"{'ERROR' if error else 'WARNING'}: {reason}\n\n{base}" if reason else base)
+            box.setStyleSheet(("background-color:#f8d7da;" if error else "background-color:#fff3cd;")
+                              if reason else "")
+        self.window_note.setText("\n".join(p.message for p in problems))
+        self.window_note.setVisible(bool(problems))
+
+    def set_model_info(self, description: str, head_initialised: bool | None, load_report=None) -> None:
         self.model_info.setText(description)
+        if load_report is not None and not load_report.encoder_loaded:
+            self.model_note.setVisible(True)
+            self.model_note.setText(f"Honest note: the encoder did not load ({load_report.kind}): "
+                                    f"{load_report.summary()}. Nothing this model shows means anything.")
+            return
         self.model_note.setVisible(bool(head_initialised))
         if head_initialised:
             self.model_note.setText("Honest note: the QA head is freshly initialised (random), so spans, scores "
