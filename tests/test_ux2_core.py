@@ -184,3 +184,19 @@ def test_sniff_real_mrpc(tmp_path):
         pytest.skip("no MRPC TSV under EXPLORER_REAL_DATA/glue_mrpc")
     k = sniff_data_file(files[0])
     assert k.kind == "tsv" and "#1 String" in k.columns and "squad" not in k.fits
+
+
+def test_squad_loader_names_a_tsv_for_what_it_is(tmp_path):
+    from explorer.core.data.squad import SquadDataError, load_squad
+
+    tsv = tmp_path / "train.tsv"
+    tsv.write_text("sentence\tlabel\ngood\t1\n", encoding="utf-8")
+    with pytest.raises(SquadDataError) as err:
+        load_squad(str(tsv))
+    msg = str(err.value)
+    assert "tab-separated" in msg and "sentence, label" in msg and "official SQuAD JSON" in msg
+    assert "malformed JSON" not in msg
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"version": "v2.0", "data": [', encoding="utf-8")
+    with pytest.raises(SquadDataError, match="malformed JSON at line 1"):   # real broken JSON stays so
+        load_squad(str(broken))
