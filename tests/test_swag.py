@@ -142,3 +142,12 @@ def test_launcher_builds_a_swag_run(qtbot, tmp_path):
     assert cfg.task == "swag" and cfg.resolved_learning_rate() == 2e-5
     assert "--task swag" in w.command.toPlainText() and w.launch_btn.isEnabled(), w.problem.text()
     assert not w.editors["doc_stride"].widget.isEnabled()
+
+
+def test_sniff_says_a_swag_csv_fits_swag_and_a_tsv_does_not(tmp_path):
+    from explorer.core.data.sniff import sniff_data_file
+
+    assert sniff_data_file(write_swag(tmp_path / "s.csv")).fits_task("swag")
+    tsv = tmp_path / "sst.tsv"
+    tsv.write_text("sentence\tlabel\ngood\t1\n", encoding="utf-8")
+    assert "does not fit the swag task" in sniff_data_file(tsv).mismatch("swag")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 QA_TASKS = ("squad_v1", "squad_v2")
 CLASSIFICATION_TASKS = ("single", "pair")
+SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label")  # core.data.swag
 HEAD_BYTES = 64 * 1024
 
 
@@ -61,8 +62,8 @@ def _columns_text(cols) -> str:
 def _delimited(text: str, delimiter: str, name: str, kind: str) -> DataKind:
     first = text.splitlines()[0] if text else ""
     cols = tuple(c.strip() for c in next(csv.reader([first], delimiter=delimiter)))
-    return DataKind(kind, CLASSIFICATION_TASKS, cols,
-                    f"this is a {name} file with {_columns_text(list(cols))}; {_task_words(CLASSIFICATION_TASKS)}")
+    fits = CLASSIFICATION_TASKS + (("swag",) if set(SWAG_COLUMNS) <= set(cols) else ())
+    return DataKind(kind, fits, cols, f"this is a {name} file with {_columns_text(list(cols))}; {_task_words(fits)}")
 
 
 def _json_kind(text: str, whole: bool) -> DataKind | None:
