@@ -174,6 +174,7 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
 
 def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
     from explorer.core.training.config import TrainConfig
+    from explorer.ui import main_window
     from explorer.ui.main_window import MainWindow
     from explorer.ui.settings import AppSettings
 
@@ -183,12 +184,13 @@ def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
     w.manager.max_parallel = 0                  # keep the run queued: active, but no process needed
     (run_id,) = w.launch([TrainConfig(train="x.json", output_dir=str(tmp_path / "runs"))])
     asked = []
-    answers = iter([QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or next(answers))
-    assert not w.close() and w.isVisible() and "1 run(s)" in asked[0]
+    answers = iter([None, "cancel"])
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: asked.append(queued) or next(answers))
+    assert not w.close() and w.isVisible() and asked[0] == [run_id]
     assert w.manager.states[run_id].status == "queued"
     assert w.close() and len(asked) == 2 and w.manager.states[run_id].status == "cancelled"
     assert AppSettings(tmp_path / "s.ini").geometry() is not None       # window geometry remembered
+    assert (tmp_path / "runs" / run_id / "config.json").is_file()      # the cancelled queued run stays listed
 
 
 def test_app_names_and_temp_settings(qtbot, tmp_path):

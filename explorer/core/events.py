@@ -122,8 +122,11 @@ class EventWriter:
             self._file.write(line + "\n")
             self._file.flush()
         if self.stream is not None:
-            self.stream.write(line + "\n")
-            self.stream.flush()
+            try:
+                self.stream.write(line + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):   # the reader went away (GUI quit, "leave it training"):
+                self.stream = None          # keep training; the events file has every line
         return ev
 
     def close(self) -> None:

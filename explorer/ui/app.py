@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from pathlib import Path
 
@@ -95,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     app, window = create_window(args.runs_dir, args.settings)
     window.show()
     rc = app.exec()
+    if window.detached:
+        # runs left training: exit without running the QProcess destructors, which would kill them
+        print(f"Left training: {', '.join(window.detached)} (the next start shows them again)", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(rc))
     # Destroy the widgets while Python is still fully alive: letting the interpreter's final garbage
     # collection tear down linked pyqtgraph plots crashes PySide6 6.12 (bool refcount abort).
     from PySide6.QtCore import QCoreApplication, QEvent

@@ -48,6 +48,21 @@ def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: st
     return run_id
 
 
+def record_cancelled_queued(cfg: TrainConfig) -> None:
+    """Keep a queued run that was cancelled before it started: its folder gets config.json and one
+    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart."""
+    run_dir = Path(cfg.output_dir) / cfg.run_id
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not (run_dir / "config.json").exists():
+            cfg.save(run_dir / "config.json")
+        with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
+            fh.write(encode_event(make_event("cancelled", cfg.run_id, step=None, seconds=None, queued=True,
+                                             source="gui")) + "\n")
+    except OSError:
+        pass   # the row stays in this window's list; only the record on disk is missing
+
+
 class RunProcess(QObject):
     """One worker process. Signals: ``event(dict)`` per parsed event, ``ended(str status)`` once."""
 
@@ -81,7 +96,13 @@ class RunProcess(QObject):
 
     # ---- control -------------------------------------------------------------------------
     def start(self) -> None:
+        """Start the worker in its own session, so that it can outlive the window ("leave it training",
+        explorer.ui.detach) and a Ctrl+C or hang-up of the window's terminal does not reach it."""
         argv = worker_command(self.config_path)
+        try:
+            self.proc.setUnixProcessParameters(QProcess.UnixProcessFlag.CreateNewSession)
+        except (AttributeError, TypeError):   # not POSIX, or Qt < 6.6
+            pass
         self.proc.start(argv[0], argv[1:])
 
     def _lower_priority(self) -> None:
@@ -288,8 +309,11 @@ class RunManager(QObject):
             state.status = "cancelling"
             self.changed.emit(run_id, set())
         elif state is not None and state.status == "queued":
+            cfg = next((c for c in self.queue if c.run_id == run_id), None)
             self.queue = [c for c in self.queue if c.run_id != run_id]
             state.status = "cancelled"
+            if cfg is not None:
+                record_cancelled_queued(cfg)
             self.changed.emit(run_id, set())
             self.ended.emit(run_id, "cancelled")
 
