@@ -163,7 +163,9 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
     qtbot.waitUntil(lambda: "old-run" in w.runs.all_ids(), timeout=10_000)
     s = w.runs.state("old-run")
     assert s.status == "finished" and s.best_metric() == ("f1", 35.5, 4) and w.runs.all_ids() == ["old-run"]
+    assert not s.loaded and len(s.series["loss"]) == 1          # listed lazily: only the last step event read
     w.runs.select(["old-run"])
+    qtbot.waitUntil(lambda: w.runs.state("old-run").loaded, timeout=10_000)   # curves read on selection
     w.curves.redraw_now()
     assert w.curves.point_count("old-run", "loss") == 4 and w.curves.point_count("old-run", "dev/f1") == 2
     w.open_run_folder(outside)                                   # File > Open run folder…
