@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
                                QWidget)
 
 from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, paper_grid
+from explorer.ui.grid_estimate import grid_message, measured_throughput
 from explorer.ui.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
 from explorer.ui.launcher_preview import DataPreview
 from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESETS, command_line, offline_default, preset_config,
@@ -84,6 +85,7 @@ class LauncherPanel(QWidget):
         self._base = offline_default(runs_dir)
         self.editors: dict[str, Editor] = {}
         self._loading = False
+        self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
 
         self.presets = QComboBox()
         self.presets.addItem("choose a preset…", None)
@@ -278,17 +280,28 @@ class LauncherPanel(QWidget):
         return True
 
     def queue_grid(self, confirm: bool = True) -> bool:
+        """Queue the paper grid around the form, after a confirmation with the count and the estimated
+        time from this machine's measured samples/s (``self.past_runs``: the listed RunStates)."""
         base = self.config()
         grid = paper_grid(base)
-        if confirm and QMessageBox.question(
-                self, "Queue the paper grid",
-                f"Queue {len(grid)} runs (batch × learning rate × epochs, BERT paper A.3) around this form? "
-                "They run one after another.") != QMessageBox.StandardButton.Yes:
-            return False
+        if confirm:
+            speed = measured_throughput(self.past_runs(), base.model)
+            text = grid_message(grid, self.train_examples(), speed, base.task in QA_TASKS)
+            if QMessageBox.question(self, "Queue the paper grid", text) != QMessageBox.StandardButton.Yes:
+                return False
         suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
         self._remember(base)
         self.launch_requested.emit(grid, suffixes)
         return True
+
+    def train_examples(self) -> int | None:
+        """Train questions / examples counted by the train data preview (None before it has read them)."""
+        res = self.train_preview.result or {}
+        counts = res.get("counts") or {}
+        for key in ("questions", "examples", "rows"):
+            if isinstance(counts.get(key), int):
+                return counts[key]
+        return None
 
     def _remember(self, cfg: TrainConfig) -> None:
         if self.settings is not None:

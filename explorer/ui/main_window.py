@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._install_panel_shortcuts()
 
+        self.launcher.past_runs = lambda: list(self.runs.model.rows)
         self.launcher.launch_requested.connect(self.launch)
         self.launcher.status_message.connect(self.show_message)
         self.curves.status_message.connect(self.show_message)

@@ -25,6 +25,7 @@ from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError,
 from explorer.core.runs import new_run_id, request_stop
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
+from explorer.ui.run_names import model_label
 from explorer.ui.run_state import RunState
 
 STDERR_KEEP = 64_000        # characters of stderr kept for the error view
@@ -41,7 +42,7 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
     """'20250612-101530-minilm-squad_v2' (+ suffix, + '-2'... if taken): unique in memory and on disk."""
-    base = new_run_id(config.model, config.task) + re.sub(r"[^A-Za-z0-9._-]+", "-", suffix)
+    base = new_run_id(model_label(config.model), config.task) + re.sub(r"[^A-Za-z0-9._-]+", "-", suffix)
     run_id, n = base, 2
     while run_id in taken or (runs_dir / run_id).exists():
         run_id, n = f"{base}-{n}", n + 1
