@@ -177,3 +177,25 @@ def test_cancelled_queued_run_stays_listed(window, qtbot, tmp_path):
     assert model.data(model.index(row, 1)) == "cancelled (queued)"
     again = load_summary(window.runs_dir / rid)                          # after a restart too
     assert again.status == "cancelled" and model.status_text(again) == "cancelled (queued)"
+
+
+def test_open_best_checkpoint_fills_a_dev_question(window, qtbot, tmp_path, monkeypatch):
+    from explorer.ui.run_examples import example_for_run
+
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [
+        {"context": "Nobody knows.", "qas": [{"id": "a", "question": "Who?", "answers": [], "is_impossible": True}]},
+        {"context": "Paris is the capital of France.",
+         "qas": [{"id": "b", "question": "What is the capital?", "answers": [{"text": "Paris", "answer_start": 0}]}]},
+    ]}]}))
+    assert example_for_run({"dev": str(dev)}) == ("What is the capital?", "Paris is the capital of France.")
+    assert example_for_run({"dev": "missing.json", "watch": [{"question": "Q?", "passage": "P."}]}) == ("Q?", "P.")
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    state = window.runs.model.rows[0]
+    state.config["dev"] = str(dev)
+    opened = []
+    monkeypatch.setattr(window.hub, "open_model", lambda path: opened.append(path))
+    monkeypatch.setattr(window.hub, "open_example", lambda q, p: opened.append((q, p)))
+    window.open_checkpoint(str(state.path / "checkpoints" / "best"))
+    qtbot.waitUntil(lambda: len(opened) == 2, timeout=10_000)
+    assert opened[1] == ("What is the capital?", "Paris is the capital of France.")

@@ -113,3 +113,76 @@ def test_status_bar_names_the_active_run(shell):
     assert "idle" not in shell.device_label.text()
     assert "running" in shell.activity_label.text()
     state.status = "queued"               # back in the queue: the fixture cancels it before closing
+
+
+class _FakeProc:
+    def __init__(self):
+        self.stops = 0
+
+    def stop_early(self):
+        self.stops += 1
+
+
+def test_quit_leave_it_training_keeps_the_worker(shell, monkeypatch):
+    from explorer.ui import detach, main_window
+
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    shell.manager.states[run_id].status = "running"
+    fake = _FakeProc()
+    shell.manager.procs[run_id] = fake
+    offered = []
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: offered.append(running) or detach.LEAVE)
+    cancelled = []
+    monkeypatch.setattr(shell.manager, "cancel_all", lambda *a, **k: cancelled.append(1))
+    assert shell.close()
+    assert offered == [[run_id]] and shell.detached == [run_id] and not cancelled and fake.stops == 0
+    shell.manager.procs.clear()
+    shell.manager.states[run_id].status = "queued"
+
+
+def test_quit_stop_early_closes_when_the_run_has_ended(shell, monkeypatch):
+    from explorer.ui import detach, main_window
+
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    shell.manager.states[run_id].status = "running"
+    fake = _FakeProc()
+    shell.manager.procs[run_id] = fake
+    monkeypatch.setattr(main_window, "ask_quit", lambda *_a: detach.STOP)
+    assert not shell.close() and shell.isVisible() and fake.stops == 1    # stays open while it saves
+    shell.manager.procs.clear()
+    shell.manager.states[run_id].status = "stopped"
+    shell.manager.ended.emit(run_id, "stopped")                          # the worker reported its end
+    assert not shell.isVisible()
+
+
+def test_quit_dialog_offers_the_four_choices(shell, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.ui import detach
+
+    seen = []
+
+    def fake_exec(box):
+        seen.extend(b.text() for b in box.buttons())
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    assert detach.ask_quit(shell, ["r1"], ["r2"]) is None       # closed without a choice: do not quit
+    assert {"Leave it training", "Stop early and quit", "Cancel run and quit", "Cancel"} <= set(
+        t.replace("&", "") for t in seen)
+
+
+def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):
+    from explorer.core.events import EventWriter, read_events
+
+    class Gone:
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    w = EventWriter("r", path=tmp_path / "events.jsonl", stream=Gone())
+    w.emit("step", step=1)
+    w.emit("step", step=2)
+    assert [e["step"] for e in read_events(tmp_path / "events.jsonl")] == [1, 2] and w.stream is None

@@ -24,6 +24,7 @@ from explorer.ui.process import RunManager
 from explorer.ui.run_state import RunState
 from explorer.core.runs import request_stop
 from explorer.ui.run_disk import disk_usage
+from explorer.ui.run_examples import example_for_run
 from explorer.ui.run_list import load_summaries
 from explorer.ui.run_names import display_name
 from explorer.ui.run_store import load_run_state
@@ -417,6 +418,11 @@ class MainWindow(QMainWindow):
         self.hub.open_model(path)
         self.tabs.setCurrentIndex(self.tabs.indexOf(self.hub.tabs()[1][1]))
         self.show_message(f"Opening {path} in the inspectors …")
+        run_dir = Path(path).parent.parent
+        state = next((s for s in self.runs.model.rows if s.path is not None and Path(s.path) == run_dir), None)
+        config = state.config if state is not None else {}
+        run_in_thread(example_for_run, config, owner=self,
+                      on_done=lambda qp: self.hub.open_example(*qp) if self.hub is not None else None)
 
     def _tab_changed(self, index: int) -> None:
         """First visit of an inspector: load the bundled encoder and probe the classic example."""
