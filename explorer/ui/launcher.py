@@ -87,6 +87,17 @@ class LauncherPanel(QWidget):
         self._loading = False
         self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
 
+        top = self._build_top()
+        scroll, form_host = self._build_form()
+        right = self._build_previews()
+        bottom = self._build_buttons()
+        self._layout(top, self._split(scroll, form_host, right), bottom)
+        self._connect()
+        self.set_config(self._base)
+
+    # ---- construction (build / layout / connect) -----------------------------------------
+    def _build_top(self) -> QHBoxLayout:
+        """The hint line and the presets combo box."""
         self.presets = QComboBox()
         self.presets.addItem("choose a preset…", None)
         for key, label in PRESETS:
@@ -102,6 +113,10 @@ class LauncherPanel(QWidget):
         top.addWidget(self.presets)
         self.presets.setMaximumWidth(330)
 
+        return top
+
+    def _build_form(self) -> tuple[QScrollArea, QWidget]:
+        """One editor per FIELDS entry in its group box, the watch table; in a scroll area."""
         form_host = QWidget()
         grid = QGridLayout(form_host)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -136,6 +151,10 @@ class LauncherPanel(QWidget):
         scroll.setWidget(form_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
 
+        return scroll, form_host
+
+    def _build_previews(self) -> QWidget:
+        """Train / dev data previews and the command preview."""
         self.train_preview, self.dev_preview = DataPreview("train"), DataPreview("validation")
         self.preview_tabs = QTabWidget()
         self.preview_tabs.addTab(self.train_preview, "Train data")
@@ -157,6 +176,9 @@ class LauncherPanel(QWidget):
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.preview_tabs, 1)
         rl.addWidget(cmd_box)
+        return right
+
+    def _split(self, scroll: QScrollArea, form_host: QWidget, right: QWidget) -> QSplitter:
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
@@ -168,6 +190,10 @@ class LauncherPanel(QWidget):
         right.setMinimumWidth(300)
         split.setSizes([scroll.minimumWidth(), 420])
 
+        return split
+
+    def _build_buttons(self) -> QHBoxLayout:
+        """The problem line and Load / Save / Queue paper grid / Launch."""
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
@@ -186,11 +212,16 @@ class LauncherPanel(QWidget):
         bottom.addWidget(self.problem, 1)
         for b in (self.load_btn, self.save_btn, self.grid_btn, self.launch_btn):
             bottom.addWidget(b)
+        return bottom
+
+    def _layout(self, top: QHBoxLayout, split: QSplitter, bottom: QHBoxLayout) -> None:
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
         lay.addLayout(bottom)
 
+
+    def _connect(self) -> None:
         self.load_btn.clicked.connect(self._ask_load)
         self.save_btn.clicked.connect(self._ask_save)
         self.grid_btn.clicked.connect(self.queue_grid)
@@ -203,7 +234,6 @@ class LauncherPanel(QWidget):
             self.editors[name].changed.connect(self._schedule_preview)
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
-        self.set_config(self._base)
 
     # ---- config <-> form -----------------------------------------------------------------
     def config(self) -> TrainConfig:

@@ -33,6 +33,12 @@ class Worker(FunctionWorker):
         super().__init__(func, *args, **kwargs)
         self.signals = ProgressSignals()
 
+    def run(self) -> None:  # worker thread (QRunnable API)
+        try:
+            super().run()
+        except RuntimeError:
+            pass   # the signals' receiver is gone (the app is quitting): nobody waits for this answer
+
     def report(self, done: int, total: int) -> None:
         """Emit progress from the worker thread (delivered on the GUI thread)."""
         self.signals.progress.emit(int(done), int(total))

@@ -16,12 +16,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QListWidget, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
+from .tau_spin import tau_spin_box
 
 SLIDER_SCALE = 100  # slider steps per logit unit (0.01 resolution)
 ZOOM_TOKENS = 60    # span table: initial view around the best cell for long windows
@@ -69,11 +70,7 @@ class SpansView(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(-20 * SLIDER_SCALE, 20 * SLIDER_SCALE)
         self.slider.setToolTip(tip("tau"))
-        self.spin = QDoubleSpinBox()
-        self.spin.setRange(-1000.0, 1000.0)
-        self.spin.setDecimals(2)
-        self.spin.setSingleStep(0.25)
-        self.spin.setToolTip(tip("tau"))
+        self.spin = tau_spin_box()
         self.decision_label = QLabel("–")
         self.decision_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         f = self.decision_label.font()
