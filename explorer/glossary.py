@@ -1,6 +1,6 @@
 """Help texts shown inside the app: tooltips for terms and a paragraph for each panel (no Qt here).
 
-GLOSSARY maps a term in its standard name (the names of ../shared/DESIGN.md: ``start_logits``,
+GLOSSARY maps a term in its standard name (the names of docs/formulas.md: ``start_logits``,
 ``null_score``, ``doc_stride``...) to a short plain-language tooltip, with the formula where there is one.
 ALIASES maps other spellings a label may use (``s_null``, ``τ``, ``answer rate``, TrainConfig fields such as
 ``warmup_ratio``) to those names. PANEL_HELP maps a panel title to a paragraph on what it shows.

@@ -13,7 +13,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 @pytest.fixture(scope="session")
 def tiny_qa():
     """A tiny random BERT QA model + fast tokenizer (2 layers, 4 heads, hidden 32)."""
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     return tiny_loaded_model("qa")
 
@@ -23,7 +23,7 @@ def real_data() -> Path:
     """The folder named by EXPLORER_REAL_DATA; skips the test when it is unset or missing."""
     value = os.environ.get("EXPLORER_REAL_DATA")
     if not value:
-        pytest.skip("EXPLORER_REAL_DATA is not set (see ../shared/data/README.md)")
+        pytest.skip("EXPLORER_REAL_DATA is not set (the folder of real SQuAD / GLUE files; see the README)")
     path = Path(value)
     if not path.is_dir():
         pytest.skip(f"EXPLORER_REAL_DATA={value} is not a folder")

@@ -1,5 +1,7 @@
 """Test helpers shared across test files: tiny models and data written to disk, no network.
 
+- ``tiny_tokenizer()``, ``tiny_bert_qa(...)``, ``tiny_loaded_model(task)``: a tiny random BERT (2 layers,
+  4 heads, hidden 32) and a fast WordPiece tokenizer with a small in-memory vocab; no files, no network.
 - ``save_tiny_model(folder, task)``: a tiny random BERT (2 layers, 4 heads, hidden 32) + its fast
   tokenizer saved with ``save_pretrained``, usable as ``--model <folder>`` / ``load_model(folder)``.
 - ``write_tiny_squad(path, v2=True)``: a small official-format SQuAD JSON (v2.0 adds unanswerable
@@ -19,10 +21,53 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2):
+    """A tiny random BERT (2 layers, 4 heads, hidden 32); no files, no network.
+
+    Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
+    """
+    import torch
+    from transformers import AutoModelForQuestionAnswering, AutoModelForSequenceClassification, BertConfig
+
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
+    config._attn_implementation = "sdpa"
+    auto = {"qa": AutoModelForQuestionAnswering, "classification": AutoModelForSequenceClassification}[task]
+    return auto.from_config(config, attn_implementation="sdpa").eval(), config
+
+
+TINY_WORDS = ("the a an of in on to and is was were what who where when why how which did does "
+              "born city river bert model answer question passage year first name ada london paris").split()
+
+
+def tiny_tokenizer():
+    """A fast WordPiece tokenizer with a small in-memory vocab: special tokens, some words, and
+    every ASCII letter/digit/punctuation as a start piece and a ``##`` piece, so any ASCII text
+    tokenizes without [UNK]. Offsets work like any fast BERT tokenizer. No files, no network."""
+    import string
+
+    from transformers import BertTokenizerFast
+
+    chars = string.ascii_lowercase + string.digits + string.punctuation
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list(TINY_WORDS)
+    vocab += list(chars) + ["##" + c for c in string.ascii_lowercase + string.digits]
+    vocab = list(dict.fromkeys(vocab))
+    return BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
+
+
+def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2):
+    """tiny_tokenizer() + a tiny random BERT sized to its vocab, wrapped as a LoadedModel."""
+    from explorer.core.models import LoadedModel
+
+    tok = tiny_tokenizer()
+    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels)
+    return LoadedModel(model=model, tokenizer=tok, source="tiny:random", path="", task=task,
+                       head_initialised=True, missing_keys=[])
+
+
 def save_tiny_model(folder: str | Path, task: str = "qa", num_labels: int = 2, seed: int = 0) -> Path:
     """Save tiny_loaded_model(task) + tokenizer into ``folder``; returns the folder."""
-    from explorer.core.models import tiny_loaded_model
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     loaded = tiny_loaded_model(task, seed=seed, num_labels=num_labels)

@@ -71,7 +71,7 @@ def test_bad_input_messages_name_file_line_and_problem(tmp_path):
     with pytest.raises(ClassificationDataError, match="no examples"):
         load_classification(str(p))
     p.write_text("sentence\tlabel\nonly-one-field\n", encoding="utf-8")
-    with pytest.raises(ClassificationDataError, match="line 2: 1 fields, the header has 2"):
+    with pytest.raises(ClassificationDataError, match=r"line 2: expected 2 fields \(as in the header\), got 1"):
         load_classification(str(p))
     j = tmp_path / "b.jsonl"
     j.write_text('{"sentence": "a", "label": 1}\n[1]\n', encoding="utf-8")

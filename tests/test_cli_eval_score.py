@@ -32,7 +32,7 @@ def squad_file(tmp_path, v2=True, name="dev.json"):
 
 @pytest.fixture(scope="module")
 def tiny_model_dir(tmp_path_factory):
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     lm = tiny_loaded_model("qa")
     d = tmp_path_factory.mktemp("tiny_qa_model")
@@ -69,10 +69,27 @@ def test_eval_writes_official_files_and_scores_agree(tmp_path, tiny_model_dir, c
     # the official-style scorer on the written files gives the same exact / f1 / HasAns numbers
     scored = score_cmd.score(str(data), str(out / "predictions.json"), str(out / "null_odds.json"))
     m = result["metrics"]
-    assert scored["exact"] == pytest.approx(m["exact_match"]) and scored["f1"] == pytest.approx(m["f1"])
-    assert scored["HasAns_f1"] == pytest.approx(m["HasAns_f1"]) and scored["NoAns_total"] == 1
+    for key, value in scored.items():   # every key score prints, best threshold included
+        assert m["exact_match" if key == "exact" else key] == value, key
+    assert scored["NoAns_total"] == 1 and result["score_command"].startswith("bert-explorer score --data")
+    assert set(result["best_spans"]) >= {"best_f1", "best_tau"}
     assert list(scored)[:3] == ["exact", "f1", "total"] and "best_f1_thresh" in scored
     assert len(result["tau_grid"]["taus"]) == 49
+
+
+def test_eval_below_minus_one_names_the_score_threshold(tmp_path, tiny_model_dir, capsys):
+    """tau < -1: score's default --na-prob-thresh 1.0 would blank answers eval gave; eval names the
+    threshold that reproduces its numbers, and score with it prints exactly them."""
+    data = squad_file(tmp_path)
+    out = tmp_path / "out"
+    argv = ["--model", str(tiny_model_dir), "--data", str(data), "--out", str(out), "--max-seq-length", "64",
+            "--doc-stride", "16", "--tau", "-3", "--json"]
+    assert eval_cmd.run(parse(eval_cmd, argv)) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["score_command"].endswith("--na-prob-thresh 3")
+    scored = score_cmd.score(str(data), str(out / "predictions.json"), str(out / "null_odds.json"), na_prob_thresh=3.0)
+    for key, value in scored.items():
+        assert result["metrics"]["exact_match" if key == "exact" else key] == value, key
 
 
 def test_eval_text_report_and_cap(tmp_path, tiny_model_dir, capsys):
@@ -142,7 +159,9 @@ def test_score_errors(tmp_path, capsys):
     assert "no prediction for 3 of the 4 questions" in err and "q2, q3, q4" in err
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
                                            "--allow-missing"])) == 0
-    capsys.readouterr()
+    captured = capsys.readouterr()
+    assert "3 of 4 questions have no prediction" in captured.err and "q2, q3, q4" in captured.err
+    assert json.loads(captured.out)["total"] == 4   # counted, scored 0 (as evaluate-v1.1.py does)
     preds.write_text('{"q1": "London",\n "q2": }')
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])) == 2
     assert "malformed JSON at line 2, column" in capsys.readouterr().err

@@ -21,7 +21,7 @@ def _run(argv):
 @pytest.fixture(scope="module")
 def tiny_folder(tmp_path_factory):
     """The tiny QA model + tokenizer written with save_pretrained (so load_model reads it back)."""
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     lm = tiny_loaded_model("qa")
     path = tmp_path_factory.mktemp("tiny_qa")
@@ -35,7 +35,7 @@ def base_folder(tmp_path_factory):
     """A tiny BertModel without any QA head: loading it for QA initialises a fresh head."""
     from transformers import BertModel
 
-    from explorer.core.models import tiny_bert_qa, tiny_tokenizer
+    from helpers import tiny_bert_qa, tiny_tokenizer
 
     tok = tiny_tokenizer()
     _, config = tiny_bert_qa(vocab_size=len(tok))

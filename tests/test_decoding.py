@@ -9,7 +9,7 @@ import pytest
 from explorer.core.decoding import (decode_example, decode_predictions, span_score_table,
                                     write_official_files)
 from explorer.core.features import prepare_qa_features
-from explorer.core.models import tiny_tokenizer
+from helpers import tiny_tokenizer
 
 # The seed's toy: 4 passage tokens; the largest cell S_i + E_j is 5.8 at i=2, j=0 (below the diagonal,
 # invalid); the best valid cell is 4.5 at i=2, j=3; P_start(2) = 0.782, P_end(3) = 0.181.

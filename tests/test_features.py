@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from explorer.core.features import collate_qa, prepare_qa_features
-from explorer.core.models import tiny_tokenizer
+from helpers import tiny_tokenizer
 
 LONG = " ".join(f"word{k} in london" for k in range(60))  # 60 x (word, ##k.., in, london) ~ 250 tokens
 

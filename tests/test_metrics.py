@@ -55,8 +55,56 @@ def test_v20_hasans_noans_split():
     assert out["HasAns_f1"] == pytest.approx(100 * (1 + 0.5) / 2)
     assert out["NoAns_f1"] == pytest.approx(50.0)
     assert out["f1"] == pytest.approx(100 * (1 + 1 + 0.5 + 0) / 4)
-    # gold answers that normalise to "" count as no answer (official)
-    assert squad_evaluate({"x": ["the"]}, {"x": ""}, version="v2.0")["NoAns_total"] == 1
+    # a gold that normalises to "" still makes the question answerable (official make_qid_to_has_ans),
+    # and an empty prediction matches it when scored raw
+    out = squad_evaluate({"x": ["the"]}, {"x": ""}, version="v2.0")
+    assert out["HasAns_total"] == 1 and "NoAns_total" not in out and out["exact_match"] == 100.0
+
+
+SQUAD2_HAS_ANSWER = {  # case squad2-has-answer (shared/cases), rebuilt here
+    "data": [{"title": "T", "paragraphs": [{"context": "The end. Denver Broncos won. a", "qas": [
+        {"id": "q1", "question": "Which word?", "answers": [{"text": "The", "answer_start": 0}],
+         "is_impossible": False},
+        {"id": "q2", "question": "Unanswerable?", "answers": [], "is_impossible": True},
+        {"id": "q3", "question": "Who won?", "answers": [{"text": "Denver Broncos", "answer_start": 9}],
+         "is_impossible": False}]}]}],
+    "predictions": {"q1": "the", "q2": "a", "q3": ""},
+    "null_odds": {"q1": 2.0, "q2": 2.0, "q3": 2.0},
+}
+
+
+def _check_squad2_has_answer(out):
+    assert (out["HasAns_total"], out["NoAns_total"]) == (2, 1)
+    assert round(out["exact"], 2) == 33.33 and round(out["f1"], 2) == 33.33
+    assert round(out["best_exact"], 2) == 66.67 and round(out["best_f1"], 2) == 66.67
+    assert out["best_exact_thresh"] == 2.0 and out["best_f1_thresh"] == 2.0
+
+
+def test_case_squad2_has_answer_split_by_raw_answers_list(tmp_path):
+    import json
+
+    from explorer.commands.score import score
+
+    for name in ("data", "predictions", "null_odds"):
+        body = {"version": "v2.0", "data": SQUAD2_HAS_ANSWER["data"]} if name == "data" else SQUAD2_HAS_ANSWER[name]
+        (tmp_path / f"{name}.json").write_text(json.dumps(body))
+    _check_squad2_has_answer(score(str(tmp_path / "data.json"), str(tmp_path / "predictions.json"),
+                                   str(tmp_path / "null_odds.json")))
+
+
+def test_case_squad2_has_answer_files():
+    import os
+    from pathlib import Path
+
+    from explorer.commands.score import score
+
+    if not os.environ.get("EXPLORER_REAL_DATA"):
+        pytest.skip("EXPLORER_REAL_DATA is not set (the cases folder sits beside it)")
+    case = Path(os.environ["EXPLORER_REAL_DATA"]).parent / "cases" / "squad2-has-answer"
+    if not case.is_dir():
+        pytest.skip(f"{case} not found")
+    _check_squad2_has_answer(score(str(case / "data.json"), str(case / "predictions.json"),
+                                   str(case / "null_odds.json")))
 
 
 def test_missing_predictions_and_null_odds_are_errors():
@@ -168,3 +216,8 @@ def test_evaluate_decodings_v20_and_v11():
     dec11 = {q: ExampleDecoding(q, [SpanCandidate("Paris", 0, 5, 1, 1, 0, 0, 0, -9.0)], 0, 0, 0, 0, -9.0, -9.0)
              for q in gold}
     assert evaluate_decodings(dec11, v11) == {"exact_match": 100.0, "f1": 100.0, "total": 100}
+
+
+def test_v11_without_gold_names_the_question():
+    with pytest.raises(ValueError, match="1 have none .*first: q2"):
+        squad_evaluate({"q1": ["a"], "q2": []}, {"q1": "a", "q2": ""}, version="v1.1")

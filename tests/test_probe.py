@@ -149,7 +149,8 @@ def test_byhand_none_without_qa_outputs(tiny_qa):
 
 def test_probe_attentions(tiny_qa):
     plain = probe(tiny_qa, QUESTION, LONG, max_seq_length=48, doc_stride=16)
-    r = probe(tiny_qa, QUESTION, LONG, attentions=True, max_seq_length=48, doc_stride=16)
+    r = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions="float32", max_seq_length=48,
+              doc_stride=16)
     assert tiny_qa.model.config._attn_implementation == "sdpa"
     assert len(r.attention) == len(r.windows) >= 2
     for w, a, p in zip(r.windows, r.attention, plain.windows):
@@ -199,7 +200,7 @@ def test_unicode_offsets_map_to_exact_characters(tiny_qa):
 
 
 def test_probe_errors(tiny_qa):
-    from explorer.core.models import tiny_loaded_model
+    from helpers import tiny_loaded_model
 
     with pytest.raises(ProbeError, match="question is empty"):
         probe(tiny_qa, "  ", PASSAGE)

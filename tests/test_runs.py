@@ -47,7 +47,7 @@ def test_status_is_derived_from_events_and_liveness(tmp_path):
     found = {s.run_id: s for s in runs.list_runs(tmp_path)}
     assert set(found) == {"a-finished", "b-failed", "c-cancelled", "d-running", "e-crashed", "f-resumed"}
     assert {k: s.status for k, s in found.items()} == {
-        "a-finished": "finished", "b-failed": "failed", "c-cancelled": "cancelled", "d-running": "running",
+        "a-finished": "stopped", "b-failed": "failed", "c-cancelled": "cancelled", "d-running": "running",
         "e-crashed": "crashed", "f-resumed": "crashed"}
     a = found["a-finished"]
     assert (a.metric_name, a.metric_value, a.steps, a.steps_total, a.stopped_early) == ("f1", 40.0, 10, 10, True)
@@ -86,7 +86,8 @@ def test_run_ids_pid_file_and_stop_file(tmp_path):
 
 
 def test_checkpoints_are_atomic_and_best_is_a_snapshot(tmp_path):
-    from explorer.core.models import load_model, tiny_loaded_model
+    from explorer.core.models import load_model
+    from helpers import tiny_loaded_model
     from explorer.core.training.checkpoints import (CheckpointError, checkpoint_dir, copy_checkpoint,
                                                     load_training_state, save_checkpoint)
 

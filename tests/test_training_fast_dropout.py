@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from explorer.core.models import tiny_loaded_model
+from helpers import tiny_loaded_model
 from explorer.core.training.fast_dropout import (FastDropout, disable_fast_dropout, enable_fast_dropout,
                                                  fast_dropout)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.models import tiny_loaded_model
+from helpers import tiny_loaded_model
 from explorer.core.training.batching import epoch_batches, eval_batches, pad_sequences
 from explorer.core.training.config import TrainConfig
 from explorer.core.training.loop import plan_steps, set_dropout

@@ -133,3 +133,43 @@ def test_run_study_tiny_model_cache_and_cancel(tiny_qa, tmp_path):
 
     with pytest.raises(StudyCancelled):
         run_study(tiny_qa, str(data), cap=7, cache_dir=tmp_path / "cache", progress=stop)
+
+
+def test_study_cache_keyed_on_contents_not_mtime(tiny_qa, tmp_path):
+    """A same-size edit that keeps the modification time (cp -p, rsync -t) returns fresh gold."""
+    import os
+
+    data = squad_v2_file(tmp_path / "dev.json")
+    first = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
+    assert first.gold["p0a"] == ["london"]
+    st = os.stat(data)
+    text = data.read_text(encoding="utf-8")
+    edited = text.replace('"text": "london"', '"text": "London"', 1).replace("born in london", "born in London", 1)
+    assert len(edited) == len(text) and edited != text
+    data.write_text(edited, encoding="utf-8")
+    os.utime(data, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(data).st_size == st.st_size and os.stat(data).st_mtime_ns == st.st_mtime_ns
+    again = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
+    assert not again.from_cache and again.gold["p0a"] == ["London"]
+    assert run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache").from_cache   # same contents: a hit
+
+
+def test_damaged_study_cache_is_recomputed(tiny_qa, tmp_path):
+    """A cache file whose lists do not line up (or is not gzip JSON at all) is ignored, never shown."""
+    import gzip
+
+    from explorer.core.tau_study import cache_path
+
+    data = squad_v2_file(tmp_path / "dev.json")
+    study = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
+    path = cache_path(study.key, tmp_path / "cache")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        j = json.load(fh)
+    j["gold"][study.ids[0]] = "london"            # a string, not a list of gold texts
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump(j, fh)
+    assert load_study(study.key, tmp_path / "cache") is None
+    path.write_bytes(b"not gzip")
+    assert load_study(study.key, tmp_path / "cache") is None
+    again = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
+    assert not again.from_cache and again.gold == study.gold

@@ -242,10 +242,18 @@ def test_data_preview_counts_and_problems(qtbot, tmp_path):
     with qtbot.waitSignal(p.finished, timeout=60000) as sig:
         p.request(str(good), "squad_v2")
     res = sig.args[0]
-    assert res["ok"] and res["counts"]["questions"] == 3 and res["counts"]["unanswerable"] == 1
-    assert len(res["problems"]) == 1 and "id 'b'" in res["problems"][0]   # 'Paris' is not in the context
-    assert "1 problem" in p.problems.text() and "id 'b'" in p.problems.text()
-    assert p.table.rowCount() == 3 and p.table.item(0, 0).text() == "Where was Ada born?"
+    # training data loads as the run loads it: 'Paris' is not in the context, so 'b' is dropped and counted
+    assert res["ok"] and res["counts"]["questions"] == 2 and res["counts"]["unanswerable"] == 1
+    assert res["counts"]["dropped"] == 1 and res["answer_check"].startswith("0 answers repaired, 1 dropped")
+    assert len(res["problems"]) == 2 and all("id 'b'" in x for x in res["problems"])
+    assert "2 problem" in p.problems.text() and "id 'b'" in p.problems.text()
+    assert "0 answers repaired, 1 dropped" in p.summary.text()
+    assert p.table.rowCount() == 2 and p.table.item(0, 0).text() == "Where was Ada born?"
+    dev = DataPreview("validation")  # dev data is scored as given: nothing dropped, the problem listed
+    qtbot.addWidget(dev)
+    with qtbot.waitSignal(dev.finished, timeout=60000) as sig:
+        dev.request(str(good), "squad_v2")
+    assert sig.args[0]["counts"]["questions"] == 3 and "kept as given" in sig.args[0]["answer_check"]
     with qtbot.waitSignal(p.finished, timeout=60000) as sig:
         p.request(str(tmp_path / "missing.json"), "squad_v2")
     assert not sig.args[0]["ok"] and "missing.json" in p.summary.text()

@@ -121,4 +121,4 @@ def test_sigint_stops_early_and_sigterm_cancels(files, tmp_path):
     assert ev[-1]["event"] == "cancelled" and ev[-1]["step"] >= 1
     assert "finished" not in [e["event"] for e in ev]
     assert cancel_seconds < 30
-    assert {s.run_id: s.status for s in runs.list_runs(tmp_path)} == {"int": "finished", "term": "cancelled"}
+    assert {s.run_id: s.status for s in runs.list_runs(tmp_path)} == {"int": "stopped", "term": "cancelled"}

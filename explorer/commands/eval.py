@@ -23,9 +23,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="eval_out", help="folder for the official files (default ./eval_out)")
     parser.add_argument("--cap", type=int, default=None, help="evaluate only the first N questions")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
+    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
+    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
@@ -71,18 +73,82 @@ def _tau_grid_lines(sweep, taus=(-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)) -> list[
     lines = ["  tau     F1     EM  HasAns_f1  NoAns_f1  answer rate"]
     for t in taus:
         r = sweep.at(t)
-        lines.append(f"  {r['tau']:+5.2f} {r['f1']:6.2f} {r['exact_match']:6.2f} {r['HasAns_f1']:10.2f} "
-                     f"{r['NoAns_f1']:9.2f} {r['answer_rate']:10.1f}%")
+        has, no = (f"{v:{w}.2f}" if v == v else f"{'-':>{w}}" for v, w in ((r["HasAns_f1"], 10), (r["NoAns_f1"], 9)))
+        lines.append(f"  {r['tau']:+5.2f} {r['f1']:6.2f} {r['exact_match']:6.2f} {has} {no} {r['answer_rate']:10.1f}%")
     lines.append(f"  best grid tau {sweep.best_tau:+.2f}: F1 {sweep.best_f1:.2f}  (grid -6..+6 step 0.25)")
     return lines
 
 
-def run(args) -> int:
-    from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, squad_version
-    from explorer.core.decoding import decode_predictions, write_official_files
-    from explorer.core.models import ModelSourceError, load_model
+def _metric_lines(metrics: dict, result: dict, sweep, tau: float) -> list[str]:
+    """The metric lines of the text report (v1.1: EM/F1; v2.0: at tau, HasAns/NoAns, best thresholds, grid)."""
+    if result["version"] == "v1.1":
+        return [f"exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}"]
+    out = [f"tau {tau:+.2f}: exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}"]
+    for part in ("HasAns", "NoAns"):
+        if f"{part}_total" in metrics:
+            n = metrics[part + "_total"]
+            out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
+                       f"({n} question{'s' if n != 1 else ''})")
+    out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
+               f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); best_exact {metrics['best_exact']:.2f}")
+    b = result["best_spans"]
+    out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
+               f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")
+    return out + _tau_grid_lines(sweep)
 
-    err = sys.stderr
+
+def _text_report(result: dict, sweep, args) -> list[str]:
+    """The lines `eval` prints without --json."""
+    speed, metrics, n_q = result["speed"], result["metrics"], result["speed"]["questions"]
+    out = [f"SQuAD {result['version']}: {n_q} questions, {speed['windows']} windows "
+           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride})"]
+    out += _metric_lines(metrics, result, sweep, args.tau)
+    out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {speed['seconds']:.1f} s; "
+               f"inference {speed['inference_seconds']:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
+    out.append("files: " + ", ".join(result["files"].values()))
+    out.append("same numbers: " + result["score_command"])
+    return out
+
+
+def official_from_files(gold: dict, paths: dict, version: str, tau: float) -> tuple[dict, float]:
+    """The official metrics of the files eval wrote, read back: what ``score`` prints for them.
+
+    v2.0 uses ``--na-prob-thresh max(1.0, -tau)`` (the official default unless tau < -1, where the default
+    would blank answers eval gave) so the numbers are those of the decision ``score_diff > tau``.
+    Returns (metrics with exact_match, f1, ... and ``tau``; the na_prob_thresh used).
+    """
+    from explorer.core.metrics import squad_evaluate
+
+    preds = json.loads(paths["predictions"].read_text(encoding="utf-8"))
+    if version == "v1.1":
+        return squad_evaluate(gold, preds, version="v1.1"), 1.0
+    odds = json.loads(paths["null_odds"].read_text(encoding="utf-8"))
+    thresh = max(1.0, -float(tau))
+    metrics = squad_evaluate(gold, preds, odds, thresh, version="v2.0")
+    metrics["tau"] = float(tau)
+    return metrics, thresh
+
+
+def score_command(data: str, paths: dict, na_prob_thresh: float, capped: bool) -> str:
+    """The ``bert-explorer score`` line that prints eval's numbers from the written files."""
+    cmd = f"bert-explorer score --data {data} --predictions {paths['predictions']}"
+    if "null_odds" in paths:
+        cmd += f" --null-odds {paths['null_odds']}"
+        if na_prob_thresh != 1.0:
+            cmd += f" --na-prob-thresh {na_prob_thresh:g}"
+    if capped:
+        cmd += ("  (eval ran on the first questions only (--cap): score needs --allow-missing and then counts "
+                "the others as wrong)")
+    return cmd
+
+
+def _load_inputs(args, err):
+    """(dataset, its SquadReport, loaded model) ready for inference, checked before any work (data, cap, model, window
+    settings against the model and the longest question), or an exit code after printing the error."""
+    from explorer.core.data.squad import SquadDataError, load_squad
+    from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
+
     try:
         dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
                                      strict=not args.skip_invalid)
@@ -90,6 +156,8 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(report.summary(), file=err)
+    if report.n_misaligned:  # answers whose answer_start misses their text: what was done with them
+        print(f"answer check: {report.answer_check()}", file=err)
     for line in report.problems[:5]:
         print(f"  warning: {line}", file=err)
     if len(report.problems) > 5:
@@ -105,9 +173,29 @@ def run(args) -> int:
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
-    if loaded.head_initialised:
+    loading = getattr(loaded, "load_report", None)
+    if loading is not None and loading.warning():
+        print(f"warning: {args.model}: {loading.warning()}", file=err)
+    elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
+    try:  # before any work: the settings must fit this model and the longest question of the data
+        require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,
+                                args.max_query_length, name=args.model, question_tokens=longest_question_tokens(
+                                    loaded.tokenizer, dataset["question"], args.max_query_length))
+    except WindowSettingsError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    return dataset, report, loaded
 
+
+def run(args) -> int:
+    from explorer.core.data.squad import gold_answers, squad_version
+    from explorer.core.decoding import decode_predictions, write_official_files
+    err = sys.stderr
+    inputs = _load_inputs(args, err)
+    if isinstance(inputs, int):
+        return inputs
+    dataset, report, loaded = inputs
     from explorer.core.inference import predict_squad
 
     t0 = time.perf_counter()
@@ -126,15 +214,20 @@ def run(args) -> int:
 
     from explorer.core.metrics import evaluate_decodings, tau_sweep
 
-    version = squad_version(dataset)
+    version = "v2.0" if report.version == "v2.0" else squad_version(dataset)   # as `score` decides
     gold = gold_answers(dataset)
-    metrics = evaluate_decodings(decodings, gold, tau=args.tau, version=version)
     paths = write_official_files(decodings, args.out, tau=args.tau, version_2_with_negative=version == "v2.0")
+    metrics, na_prob_thresh = official_from_files(gold, paths, version, args.tau)
+    spans = evaluate_decodings(decodings, gold, tau=args.tau, version=version) if version == "v2.0" else None
     n_q = len(dataset)
     speed = {"questions": n_q, "windows": len(features), "seconds": round(seconds, 3),
              "questions_per_second": round(n_q / seconds, 2), "inference_seconds": round(t_infer, 3)}
     result = {"data": args.data, "model": args.model, "version": version, "metrics": metrics, "speed": speed,
-              "files": {k: str(v) for k, v in paths.items()}}
+              "files": {k: str(v) for k, v in paths.items()},
+              "score_command": score_command(args.data, paths, na_prob_thresh, capped=n_q < report.n_questions)}
+    if spans is not None:
+        result["best_spans"] = {k: spans[k] for k in ("best_exact", "best_exact_thresh", "best_f1",
+                                                      "best_f1_thresh", "best_tau")}
     sweep = tau_sweep(decodings, gold) if version == "v2.0" else None
     if sweep is not None:
         result["tau_grid"] = {"taus": sweep.taus.tolist(), "f1": sweep.f1.round(3).tolist(),
@@ -143,22 +236,5 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    out = [f"SQuAD {version}: {n_q} questions, {len(features)} windows "
-           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride})"]
-    if version == "v1.1":
-        out.append(f"exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}")
-    else:
-        out.append(f"tau {args.tau:+.2f}: exact_match {metrics['exact_match']:.2f}   f1 {metrics['f1']:.2f}")
-        for part in ("HasAns", "NoAns"):
-            if f"{part}_total" in metrics:
-                out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
-                           f"({metrics[part + '_total']} questions)")
-        out.append(f"official best threshold: best_f1 {metrics['best_f1']:.2f} at best_f1_thresh "
-                   f"{metrics['best_f1_thresh']:.3f} (null odds) = best_tau {metrics['best_tau']:+.3f}; "
-                   f"best_exact {metrics['best_exact']:.2f}")
-        out += _tau_grid_lines(sweep)
-    out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {seconds:.1f} s; "
-               f"inference {t_infer:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
-    out.append("files: " + ", ".join(str(p) for p in paths.values()))
-    print("\n".join(out))
+    print("\n".join(_text_report(result, sweep, args)))
     return 0

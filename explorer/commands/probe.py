@@ -27,9 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-flow", action="store_true",
                         help="skip the attention forward (no block flow table; SDPA only)")
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
-    parser.add_argument("--max-seq-length", type=int, default=384)
-    parser.add_argument("--doc-stride", type=int, default=128)
-    parser.add_argument("--max-query-length", type=int, default=64)
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
+    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
+    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
     parser.add_argument("--max-answer-length", type=int, default=30)
 
 
@@ -109,7 +111,10 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
-    if loaded.head_initialised:
+    report = getattr(loaded, "load_report", None)
+    if report is not None and report.warning():
+        print(f"WARNING: {args.model}: {report.warning()}", file=sys.stderr)
+    elif loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
     try:
@@ -122,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         dump = result.to_dict()
         dump["model"] = loaded.describe()
+        if report is not None:
+            dump["load_report"] = report.to_dict()
         if not args.attentions and "attention" in dump:
             for a in dump["attention"]:
                 a.pop("flow", None)

@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--na-prob-thresh", type=float, default=1.0,
                         help="official --na-prob-thresh: predict no answer where null odds exceed it (default 1.0)")
     parser.add_argument("--allow-missing", action="store_true",
-                        help="score missing predictions as wrong instead of failing")
+                        help="score questions without a prediction as wrong (0, named on stderr) instead of failing")
 
 
 class _InputError(Exception):
@@ -50,6 +50,13 @@ def _read_mapping(path: str, what: str, value_type) -> dict:
     return data
 
 
+def missing_note(missing: list[str], total: int, predictions: str) -> str:
+    """The --allow-missing warning: how many questions have no prediction, and every one of their ids
+    (evaluate-v1.1.py prints each as 'Unanswered question ... will receive score 0.')."""
+    return (f"warning: {len(missing)} of {total} questions have no prediction in {predictions}; each is scored 0 "
+            f"(a wrong answer): " + ", ".join(missing))
+
+
 OFFICIAL_V2_ORDER = ("exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total", "NoAns_exact",
                      "NoAns_f1", "NoAns_total", "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh",
                      "best_tau")
@@ -59,16 +66,18 @@ def score(data: str, predictions: str, null_odds: str | None = None, *, split: s
           na_prob_thresh: float = 1.0, allow_missing: bool = False, warn=None) -> dict:
     """Score files; returns the official-style dict. Raises _InputError / SquadDataError / ValueError."""
     from explorer.core.data.squad import gold_answers, load_squad, squad_version
-    from explorer.core.metrics import squad_evaluate
+    from explorer.core.metrics import missing_predictions, squad_evaluate
 
-    dataset, _ = load_squad(data, split=split)
+    dataset, report = load_squad(data, split=split)
     gold = gold_answers(dataset)
     preds = _read_mapping(predictions, "answer text", str)
     odds = _read_mapping(null_odds, "a number", (int, float)) if null_odds else None
-    missing = [q for q in gold if q not in preds]
+    missing = missing_predictions(gold, preds)
     if missing and not allow_missing:
         raise ValueError(f"{predictions} has no prediction for {len(missing)} of the {len(gold)} questions in "
                          f"{data} (first: {', '.join(missing[:5])}); pass --allow-missing to score them as wrong")
+    if missing and warn:
+        warn(missing_note(missing, len(gold), predictions))
     if odds is not None:
         no_odds = [q for q in gold if q in preds and q not in odds]
         if no_odds:
@@ -77,7 +86,8 @@ def score(data: str, predictions: str, null_odds: str | None = None, *, split: s
     extra = [q for q in preds if q not in gold]
     if extra and warn:
         warn(f"warning: {len(extra)} prediction ids are not questions of {data} (ignored; first: {extra[0]})")
-    version = squad_version(dataset) if odds is None else "v2.0"
+    # evaluate-v2.0.py for a v2.0 file (its "version" field or any unanswerable question) or with null odds
+    version = "v2.0" if odds is not None or report.version == "v2.0" else squad_version(dataset)
     res = squad_evaluate(gold, preds, odds, na_prob_thresh, version=version, allow_missing=allow_missing)
     if version == "v1.1":
         return {"exact_match": res["exact_match"], "f1": res["f1"]}

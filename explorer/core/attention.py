@@ -9,7 +9,7 @@ Conventions (all functions):
   Padding must already be sliced off (see :func:`stack_attentions`).
 - ``blocks`` is one block name per token, from :data:`BLOCKS` (``token_blocks`` builds it).
 
-Sources: the block flow is the table in the spec seed (Part 4, "question -> passage" per layer);
+Sources: the block flow is the per-layer "question -> passage" table of docs/formulas.md;
 rollout is Abnar & Zuidema 2020, "Quantifying Attention Flow in Transformers", section 3.
 """
 
@@ -114,7 +114,7 @@ def block_flow(attentions, blocks, *, average_heads: bool = False) -> np.ndarray
     Args:
         attentions: (layers, heads, seq, seq), numpy or torch.
         blocks: seq block names (or indices), see :func:`token_blocks`.
-        average_heads: return the mean over heads, shape (layers, 3, 3) (the seed's table).
+        average_heads: return the mean over heads, shape (layers, 3, 3) (the per-layer flow table).
 
     Returns:
         float32 array (layers, heads, 3, 3), or (layers, 3, 3) with average_heads. Axis order of the
@@ -230,7 +230,7 @@ class AttentionData:
 
     @property
     def flow_mean(self) -> np.ndarray:
-        """(layers, 3, 3): flow averaged over heads (the seed's per-layer table)."""
+        """(layers, 3, 3): flow averaged over heads (the per-layer flow table)."""
         return head_mean(self.flow)
 
     @property
@@ -264,7 +264,7 @@ def summarize_attentions(attentions, blocks, *, keep: str | None = "float32") ->
 
 
 def flow_table_lines(flow_mean: np.ndarray, *, special_label: str = "[CLS]/[SEP]") -> list[str]:
-    """The seed's per-layer table, one line per layer (1-based), from (layers, 3, 3):
+    """The per-layer flow table, one line per layer (1-based), from (layers, 3, 3):
 
     ``layer  1: question -> passage 0.190   passage -> question 0.107   question -> [CLS]/[SEP] 0.306``
     """

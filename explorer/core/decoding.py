@@ -33,7 +33,8 @@ NULL_ODDS_CLIP = 1e6  # null_odds.json must hold finite JSON numbers: +-inf is w
 class SpanCandidate:
     """One answer span.
 
-    text = context[start_char:end_char]; start_token/end_token index into window ``window_index``
+    text = context[start_char:end_char], never empty and without leading/trailing white space
+    (:func:`passage_span`); start_token/end_token index into window ``window_index``
     (inclusive); score = start_logit + end_logit (logit units).
     """
 
@@ -104,6 +105,27 @@ class ExampleDecoding:
         probs /= probs.sum()
         return [{"text": d["text"], "probability": float(p), "start_logit": float(d["start_logit"]),
                  "end_logit": float(d["end_logit"])} for d, p in zip(entries, probs)]
+
+
+def passage_span(context: str, start_char: int, end_char: int) -> tuple[int, int, str]:
+    """``context[start_char:end_char]`` without leading/trailing white space, offsets moved to match.
+
+    Token offsets can include white space (a token covering "Paris " in "Paris  is big", or one
+    covering only a no-break space): the returned text always equals ``context[start:end]`` and is
+    "" for a white-space-only span (such a candidate never enters the n-best). White space is
+    ``str.isspace`` (Unicode, so U+00A0 and U+3000 count).
+
+    Returns:
+        (start, end, text) in characters; (start, start, "") when nothing but white space is covered.
+    """
+    raw = context[start_char:end_char]
+    if raw and not raw[0].isspace() and not raw[-1].isspace():   # the common case: nothing to strip
+        return int(start_char), int(end_char), raw
+    text = raw.strip()
+    if not text:
+        return int(start_char), int(start_char), ""
+    start = int(start_char) + (len(raw) - len(raw.lstrip()))
+    return start, start + len(text), text
 
 
 def passage_mask(offsets: list) -> np.ndarray:
@@ -209,6 +231,8 @@ def decode_example(context: str, start_logits: list, end_logits: list, offsets: 
             w, i, j = int(ws[r]), int(iis[r]), int(jjs[r])
             start_char, end_char = offsets[w][i][0], offsets[w][j][1]
             text = context[start_char:end_char]
+            if not text or text[0].isspace() or text[-1].isspace():   # rare: strip, move the offsets
+                start_char, end_char, text = passage_span(context, start_char, end_char)
             if not text or text in seen:
                 continue
             seen.add(text)

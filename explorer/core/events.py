@@ -1,37 +1,138 @@
 """The worker protocol: JSON-lines events written by the training process, read by the GUI.
 
-One JSON object per line, each with ``"event"`` and ``"run_id"`` (DESIGN.md, "Training runs in a
-separate process"). The worker prints each line on stdout and appends the same line, flushed, to
-``runs/<run_id>/events.jsonl`` so a crash loses nothing that was reported.
+This module is the contract between ``explorer.worker`` (writes) and ``explorer.ui`` (reads); neither
+imports the other (docs/architecture.md). One JSON object per line, each with ``"event"``, ``"run_id"``
+and ``"time"`` (unix seconds). The worker prints each line on stdout and appends the same line,
+flushed, to ``runs/<run_id>/events.jsonl`` so a crash loses nothing that was reported.
 
-Event types and their fields (all numbers are plain JSON numbers; times in seconds):
-
-- ``started``: config (dict), device (str, e.g. "cpu", "cuda:0"), mixed_precision (str),
-  num_parameters (int), steps_total (int), num_train_examples (int), num_train_features (int)
-- ``step``: step (int, optimizer steps done), epoch (float), loss (float), lr (float),
-  grad_norm (float), samples_per_second (float), elapsed (float)
-- ``eval``: step (int), metrics (dict name -> float), seconds (float), optional ``watch``
-  (list of dicts: question, answer, score_diff, flow {question->passage: [per layer], ...})
-- ``checkpoint``: step (int), path (str), kind ("last" | "best")
-- ``finished``: metrics (dict, final dev metrics), seconds (float), best_checkpoint (str|None),
-  stopped_early (bool)
-- ``failed``: error (str, one specific human message), traceback (str)
-- ``cancelled``: step (int), seconds (float)
-- ``log``: message (str), level ("info" | "warning")
+The fields of each event type are the TypedDicts below (:class:`StartedEvent` ... :class:`LogEvent`);
+all numbers are plain JSON numbers (NaN / inf are written as null), times in seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator, Literal, TypedDict, Union
 
-EVENT_TYPES = ("started", "step", "eval", "checkpoint", "finished", "failed", "cancelled", "log")
 TERMINAL_EVENTS = ("finished", "failed", "cancelled")
 EVENTS_FILE = "events.jsonl"
+
+
+class _Event(TypedDict):
+    event: str
+    run_id: str
+    time: float
+
+
+class StartedEvent(_Event, total=False):
+    """``started``: the run's settings and sizes, once per start (again after a resume)."""
+
+    config: dict                    # TrainConfig as a dict
+    device: str                     # "cpu", "cuda:0", ...
+    mixed_precision: str            # "no" | "fp16" | "bf16" (resolved)
+    num_parameters: int
+    steps_total: int                # optimizer steps planned
+    steps_per_epoch: int
+    warmup_steps: int
+    effective_batch_size: int       # batch_size x gradient_accumulation_steps x processes
+    num_train_examples: int
+    num_train_features: int         # rows after tokenization (QA: windows)
+    num_dev_examples: int
+    num_processes: int
+    resumed_from_step: int | None
+    load_report: dict               # what loading the model found (missing / unexpected / new weights;
+                                    # "warning" when weights outside the task head are random)
+
+
+class StepEvent(_Event, total=False):
+    """``step``: one optimizer step (every ``log_every``)."""
+
+    step: int                       # optimizer steps done
+    epoch: float
+    loss: float                     # mean micro-batch loss since the last step event
+    lr: float                       # learning rate used by this step
+    grad_norm: float                # before clipping
+    samples_per_second: float
+    elapsed: float
+
+
+class WatchRow(TypedDict, total=False):
+    """One watched question at an evaluation (QA)."""
+
+    question: str
+    passage: str
+    answer: str
+    best_span: str
+    score_diff: float
+    null_score: float
+    best_non_null_score: float
+    window: int
+    flow: dict[str, list[float]]    # "question->passage" etc. (9 block pairs) -> one value per layer
+
+
+class EvalEvent(_Event, total=False):
+    """``eval``: dev metrics at a step (step 0 = before training)."""
+
+    step: int
+    epoch: float
+    metrics: dict[str, float]       # exact_match, f1, HasAns_*, NoAns_*, best_f1, ...; accuracy, ...
+    seconds: float
+    watch: list[WatchRow]
+
+
+class CheckpointEvent(_Event, total=False):
+    """``checkpoint``: a checkpoint folder was written."""
+
+    step: int
+    path: str
+    kind: Literal["last", "best"]
+
+
+class FinishedEvent(_Event, total=False):
+    """``finished``: the run ended normally (also after stop early)."""
+
+    metrics: dict[str, float]       # final dev metrics ({} without dev data)
+    seconds: float
+    best_checkpoint: str | None
+    stopped_early: bool
+    steps: int
+
+
+class FailedEvent(_Event, total=False):
+    """``failed``: one specific human message, and the traceback for internal errors."""
+
+    error: str
+    traceback: str
+    source: str                     # "gui" when the GUI wrote it for a worker that died silently
+
+
+class CancelledEvent(_Event, total=False):
+    """``cancelled``: the run was cancelled (SIGTERM, or the GUI for a worker that ignored it)."""
+
+    step: int | None
+    seconds: float | None
+    source: str
+
+
+class LogEvent(_Event, total=False):
+    """``log``: a phase or a warning for the user."""
+
+    message: str
+    level: Literal["info", "warning"]
+
+
+Event = Union[StartedEvent, StepEvent, EvalEvent, CheckpointEvent, FinishedEvent, FailedEvent, CancelledEvent,
+              LogEvent]
+EVENT_RECORDS: dict[str, type] = {"started": StartedEvent, "step": StepEvent, "eval": EvalEvent,
+                                  "checkpoint": CheckpointEvent, "finished": FinishedEvent, "failed": FailedEvent,
+                                  "cancelled": CancelledEvent, "log": LogEvent}
+EVENT_TYPES = tuple(EVENT_RECORDS)
 
 
 class EventParseError(ValueError):
@@ -67,8 +168,26 @@ def encode_event(event: dict) -> str:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
 
 
+# Fields that must be numbers (or null) and objects when present; a line breaking this is not an event.
+NUMBER_FIELDS = ("time", "step", "epoch", "loss", "lr", "grad_norm", "samples_per_second", "elapsed", "seconds",
+                 "steps_total")
+OBJECT_FIELDS = ("config", "metrics")
+
+
+def _field_problem(obj: dict) -> str:
+    for name in NUMBER_FIELDS:
+        value = obj.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"field {name!r} is {value!r}, not a number"
+    for name in OBJECT_FIELDS:
+        if name in obj and obj[name] is not None and not isinstance(obj[name], dict):
+            return f"field {name!r} is not an object"
+    return ""
+
+
 def parse_event(line: str) -> dict:
-    """One line -> event dict. Raises EventParseError with the reason."""
+    """One line -> event dict. Raises EventParseError with the reason (not JSON, no "event"/"run_id",
+    unknown type, a number field such as ``loss`` that is not a number, ``metrics`` not an object)."""
     line = line.strip()
     if not line:
         raise EventParseError("empty line")
@@ -80,12 +199,68 @@ def parse_event(line: str) -> dict:
         raise EventParseError(f"not an event (needs 'event' and 'run_id'): {line[:80]!r}")
     if obj["event"] not in EVENT_TYPES:
         raise EventParseError(f"unknown event type {obj['event']!r}")
+    problem = _field_problem(obj)
+    if problem:
+        raise EventParseError(f"{obj['event']} event: {problem}")
     return obj
 
 
+@dataclass
+class EventLog:
+    """What :func:`read_event_log` found in an events.jsonl.
+
+    Attributes:
+        events: the parseable events, in file order.
+        skipped: (line number, reason) of every non-blank line that is not an event, 1-based.
+        path: the file read.
+    """
+
+    events: list[dict]
+    skipped: list[tuple[int, str]]
+    path: Path
+
+    def note(self) -> str:
+        """'' when nothing was skipped, else one line naming the file, the count and the first lines."""
+        if not self.skipped:
+            return ""
+        first = "; ".join(f"line {n}: {why}" for n, why in self.skipped[:3])
+        more = f" (and {len(self.skipped) - 3} more)" if len(self.skipped) > 3 else ""
+        return (f"{self.path}: skipped {len(self.skipped)} unreadable line(s), kept {len(self.events)} events; "
+                f"{first}{more}")
+
+
+def read_event_log(path: str | Path) -> EventLog:
+    """Read an events.jsonl, keeping every parseable event and naming every line that was skipped.
+
+    Tolerates what a crash, a full disk or a stray editor leaves: a torn last line, garbage lines in the
+    middle, bytes that are not UTF-8 (replaced, so the other lines still read), NUL padding, an empty file.
+
+    Raises:
+        OSError: the file cannot be read at all (missing, a directory, no permission).
+    """
+    path = Path(path)
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    events, skipped = [], []
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        line = line.replace("\x00", "")
+        if not line.strip():
+            continue
+        try:
+            events.append(parse_event(line))
+        except EventParseError as exc:
+            torn = n == len(lines) and not text.endswith("\n")
+            skipped.append((n, ("torn last line (the writer stopped mid-line): " if torn else "") + str(exc)))
+    return EventLog(events=events, skipped=skipped, path=path)
+
+
 def read_events(path: str | Path) -> list[dict]:
-    """All parseable events of an events.jsonl; a torn last line (crash mid-write) is skipped."""
-    return list(iter_events(Path(path).read_text(encoding="utf-8").splitlines()))
+    """All parseable events of an events.jsonl (see :func:`read_event_log`; this drops the notes).
+
+    Raises:
+        OSError: the file cannot be read at all.
+    """
+    return read_event_log(path).events
 
 
 def iter_events(lines: Iterable[str]) -> Iterator[dict]:
@@ -97,17 +272,33 @@ def iter_events(lines: Iterable[str]) -> Iterator[dict]:
             continue
 
 
+def _ends_mid_line(path: Path) -> bool:
+    """Does the file end without a newline (a line torn by a crash)? False for a missing/empty file."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, 2)
+            return fh.read(1) != b"\n"
+    except OSError:
+        return False
+
+
 @dataclass
 class EventWriter:
     """Writes events to stdout (or any stream) and appends them, flushed, to events.jsonl.
 
     Only the main process of a distributed run should own a writer (``enabled=False`` elsewhere).
+    If appending to the file fails (disk full), ``file_error`` says why, a warning goes to stderr and
+    the events keep going to the stream (the GUI still receives them).
     """
 
     run_id: str
     path: Path | None = None
     stream: IO[str] | None = None
     enabled: bool = True
+    file_error: str | None = field(default=None, init=False)   # why appending to path stopped (disk full...)
     _file: IO[str] | None = field(default=None, init=False, repr=False)
 
     def emit(self, event: str, **fields: Any) -> dict:
@@ -115,12 +306,15 @@ class EventWriter:
         if not self.enabled:
             return ev
         line = encode_event(ev)
-        if self.path is not None:
-            if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a", encoding="utf-8")
-            self._file.write(line + "\n")
-            self._file.flush()
+        if self.path is not None and self.file_error is None:
+            try:
+                self._append(line)
+            except OSError as exc:   # disk full, folder removed: the stream still carries every event
+                self.file_error = f"{self.path}: {exc.strerror or exc}"
+                with contextlib.suppress(OSError):
+                    self.close()
+                sys.stderr.write(f"warning: cannot append to {self.path} ({exc.strerror or exc}); "
+                                 "events continue on stdout only\n")
         if self.stream is not None:
             try:
                 self.stream.write(line + "\n")
@@ -128,6 +322,16 @@ class EventWriter:
             except (OSError, ValueError):   # the reader went away (GUI quit, "leave it training"):
                 self.stream = None          # keep training; the events file has every line
         return ev
+
+    def _append(self, line: str) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            torn = _ends_mid_line(self.path)
+            self._file = open(self.path, "a", encoding="utf-8")
+            if torn:  # a crash tore the last line: never glue a new event onto it
+                self._file.write("\n")
+        self._file.write(line + "\n")
+        self._file.flush()
 
     def close(self) -> None:
         if self._file is not None:

@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from explorer.core.window_settings import (WindowLimits, WindowSettingProblem, WindowSettingsError,  # noqa: F401
+                                           check_limits, check_window_settings, require_window_settings)
+
 CHUNK = 1000  # questions tokenized per call (bounded memory for large files)
 
 
@@ -102,9 +105,9 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
         QAFeatures with one row per window (every example gets at least one window).
 
     Raises:
-        ValueError: mismatched lengths, a slow tokenizer, or settings that leave no room for the
-            passage (``doc_stride`` must be smaller than the passage room ``max_seq_length -
-            question tokens - special tokens``).
+        ValueError: mismatched lengths, a slow tokenizer; WindowSettingsError (a ValueError) for settings
+            that leave no room for the passage (``doc_stride`` must be smaller than the passage room
+            ``max_seq_length - question tokens - special tokens``; window_settings.py).
 
     Label rule (run_qa.py / Google run_squad.py): the answer's character span
     ``[answer_start, answer_start + len(text))`` is mapped to the first token whose span covers its
@@ -132,12 +135,8 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
     for lo in range(0, len(questions), CHUNK):
         qs, q_lens = _truncate_questions(questions[lo:lo + CHUNK], tokenizer, max_query_length)
         cs = list(contexts[lo:lo + CHUNK])
-        room = max_seq_length - max(q_lens) - n_special
-        if room <= doc_stride:
-            raise ValueError(
-                f"window settings leave {room} passage tokens per window (max_seq_length={max_seq_length}, "
-                f"longest question {max(q_lens)} tokens, {n_special} special tokens), not more than "
-                f"doc_stride={doc_stride}; lower doc_stride or max_query_length, or raise max_seq_length")
+        check_limits_or_raise(WindowLimits(n_special=n_special, name="this tokenizer"), max_seq_length, doc_stride,
+                              max_query_length, question_tokens=max(q_lens))
         enc = tokenizer(qs if pad_on_right else cs, cs if pad_on_right else qs,
                         truncation="only_second" if pad_on_right else "only_first",
                         max_length=max_seq_length, stride=doc_stride, return_overflowing_tokens=True,
@@ -167,6 +166,15 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
     if not has_tt:
         feats.token_type_ids = None
     return feats
+
+
+def check_limits_or_raise(limits: WindowLimits, max_seq_length: int, doc_stride: int, max_query_length: int,
+                          *, question_tokens: int | None = None) -> None:
+    """Raise :class:`WindowSettingsError` (a ValueError) for the error-severity problems of these settings."""
+    errors = [p for p in check_limits(limits, max_seq_length, doc_stride, max_query_length,
+                                      question_tokens=question_tokens) if p.severity == "error"]
+    if errors:
+        raise WindowSettingsError(errors)
 
 
 def _label(answer: dict, offs: list, cls: int) -> tuple[int, int]:

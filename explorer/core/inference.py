@@ -1,7 +1,7 @@
 """Batched QA inference over a SQuAD dataset: windows -> start_logits, end_logits for every window.
 
 Shared by ``bert-explorer eval``, the training loop's dev evaluation and the GUI. Speed levers
-(DESIGN.md, "Speed notes"): windows are sorted by length so each batch is padded only to its own
+(docs/formulas.md, speed facts): windows are sorted by length so each batch is padded only to its own
 longest window (dynamic padding), the forward runs under ``torch.inference_mode``, and bf16 autocast
 is available on CPUs with AMX. Results come back in feature order, so
 :func:`explorer.core.decoding.decode_predictions` can use them directly.
@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from explorer.core.features import QAFeatures, collate_qa, prepare_qa_features
+from explorer.core.window_settings import require_window_settings
 
 
 def _columns(dataset) -> tuple[list[str], list[str]]:
@@ -44,7 +45,8 @@ def predict_squad(loaded, dataset, *, tokenizer=None, max_seq_length: int = 384,
         window; positions past ``len(features.input_ids[k])`` hold -inf.
 
     Raises:
-        ValueError: empty dataset or bad window settings (from prepare_qa_features).
+        ValueError: empty dataset; WindowSettingsError (a ValueError) for window settings that do not fit
+            the model (core.window_settings).
     """
     import torch
 
@@ -55,7 +57,9 @@ def predict_squad(loaded, dataset, *, tokenizer=None, max_seq_length: int = 384,
     questions, contexts = _columns(dataset)
     if not questions:
         raise ValueError("predict_squad: the dataset has no questions")
-    if features is None:
+    if features is None:  # the window must fit the model's positions (the room checks run per chunk below)
+        require_window_settings(tok, getattr(model, "config", None), max_seq_length,
+                                name=getattr(loaded, "source", None) or "the model")
         features = prepare_qa_features(questions, contexts, tok, max_seq_length=max_seq_length,
                                        doc_stride=doc_stride, max_query_length=max_query_length)
     n = len(features)

@@ -3,8 +3,11 @@
 The answer normalisation, exact match, F1 and the best-threshold search reproduce the official
 scripts ``evaluate-v1.1.py`` and ``evaluate-v2.0.py`` (Rajpurkar et al. 2016, 2018), re-written
 here: normalise = lower case, drop punctuation, drop the articles a/an/the, collapse white space;
-F1 on the bag of normalised tokens; max over the gold answers; in v2.0 an empty gold list (after
-dropping golds that normalise to "") means "no answer", scored 1 only for an empty prediction.
+F1 on the bag of normalised tokens; max over the gold answers. In v2.0 a question *has an answer*
+iff its raw ``answers`` list is non-empty (``make_qid_to_has_ans``), whatever normalisation does;
+for scoring, golds that normalise to "" are dropped and an empty list becomes [""] (so a gold "The"
+is matched by an empty prediction, yet the question counts in HasAns). tests/official_squad_eval.py
+holds a line-by-line port of both scripts; tests/test_official_equivalence.py compares every key.
 
 Units: scores in this module are percentages (0..100) like the official scripts, except the
 per-question functions (compute_exact -> 0/1, compute_f1 -> 0..1). Thresholds: ``null_odds`` units
@@ -15,6 +18,7 @@ score_diff > tau, with score_diff = -null_odds).
 from __future__ import annotations
 
 import collections
+import math
 import re
 import string
 from dataclasses import dataclass
@@ -98,8 +102,10 @@ def question_scores(golds: list[str], pred: str, version: str = "v2.0") -> tuple
 
 
 def _find_best(preds, scores, na_probs, qid_to_has_ans) -> tuple[float, float, bool]:
+    """The official walk; ``na_probs`` is walked in its own order for equal values (stable sort), as
+    evaluate-v2.0.py walks the null-odds file. Returns (percent, threshold, whether anything improved)."""
     num_no_ans = sum(1 for k in qid_to_has_ans if not qid_to_has_ans[k])
-    cur_score = best_score = float(num_no_ans)
+    cur_score = best_score = num_no_ans
     best_thresh, improved = 0.0, False
     for qid in sorted(na_probs, key=lambda k: na_probs[k]):
         if qid not in scores:
@@ -133,8 +139,22 @@ def apply_no_ans_threshold(scores: dict[str, float], na_probs: dict[str, float],
             for qid, s in scores.items()}
 
 
+MISSING_PREDICTION = "\x00missing"   # stands for an absent prediction: never empty, never matches a gold
+
+
+def missing_predictions(gold: dict, predictions: dict) -> list[str]:
+    """Gold question ids (in gold order) that have no entry in ``predictions``."""
+    return [q for q in gold if q not in predictions]
+
+
+def has_answer(gold: dict[str, list[str]]) -> dict[str, bool]:
+    """id -> whether the question has an answer: its raw gold list is non-empty (evaluate-v2.0.py
+    ``make_qid_to_has_ans``), even when every gold normalises to "" (a gold "The")."""
+    return {q: bool(g) for q, g in gold.items()}
+
+
 def _check_ids(gold: dict, predictions: dict, null_odds: dict | None, allow_missing: bool) -> list[str]:
-    missing = [q for q in gold if q not in predictions]
+    missing = missing_predictions(gold, predictions)
     if missing and not allow_missing:
         raise ValueError(f"{len(missing)} of {len(gold)} questions have no prediction (first: "
                          + ", ".join(missing[:5]) + ")")
@@ -143,7 +163,26 @@ def _check_ids(gold: dict, predictions: dict, null_odds: dict | None, allow_miss
         if no_odds:
             raise ValueError(f"{len(no_odds)} predicted questions have no null odds (first: "
                              + ", ".join(no_odds[:5]) + ")")
+        bad = [q for q, v in null_odds.items() if isinstance(v, bool) or not isinstance(v, (int, float))]
+        if bad:
+            raise ValueError(f"null odds of {bad[0]!r} is not a number: {null_odds[bad[0]]!r}")
     return missing
+
+
+def _raw_scores(gold: dict, preds: dict, version: str) -> tuple[dict, dict]:
+    """Per-question (exact 0/1, f1 0..1) of the predictions (official get_raw_scores / evaluate)."""
+    if version == "v1.1":
+        empty = [q for q, g in gold.items() if not g]
+        if empty:
+            raise ValueError(f"SQuAD v1.1 scoring needs a gold answer for every question; {len(empty)} have none "
+                             f"(first: {', '.join(empty[:5])}); score the file as v2.0")
+    exact_raw, f1_raw = {}, {}
+    for q, golds in gold.items():
+        if preds[q] is MISSING_PREDICTION:
+            exact_raw[q], f1_raw[q] = 0.0, 0.0
+        else:
+            exact_raw[q], f1_raw[q] = question_scores(golds, preds[q], version)
+    return exact_raw, f1_raw
 
 
 def squad_evaluate(gold: dict[str, list[str]], predictions: dict[str, str], null_odds: dict | None = None,
@@ -152,16 +191,20 @@ def squad_evaluate(gold: dict[str, list[str]], predictions: dict[str, str], null
     """Official SQuAD evaluation of text predictions.
 
     Args:
-        gold: question id -> gold answer texts ([] = no answer, SQuAD 2.0).
+        gold: question id -> raw gold answer texts ([] = no answer, SQuAD 2.0; a non-empty list is
+            "has answer" even when its texts normalise to "").
         predictions: question id -> predicted text ("" = no answer). Extra ids are ignored.
         null_odds: id -> null odds (= null_score - best_non_null_score); enables the best-threshold
             search (best_exact, best_exact_thresh, best_f1, best_f1_thresh) and applies
-            ``na_prob_thresh`` like evaluate-v2.0.py ``--na-prob-file``.
+            ``na_prob_thresh`` like evaluate-v2.0.py ``--na-prob-file``. Equal odds are walked in the
+            mapping's own order, as the official script walks its file.
         na_prob_thresh: official ``--na-prob-thresh`` (default 1.0).
         version: "v1.1" (evaluate-v1.1.py: exact_match, f1) or "v2.0"; None = "v2.0" when any gold list
             is empty or null_odds is given, else "v1.1".
-        allow_missing: count questions without a prediction as wrong (v1.1 script behaviour) instead of
-            raising.
+        allow_missing: score questions without a prediction instead of raising (list them with
+            :func:`missing_predictions`). v1.1: 0 and kept in the total, as evaluate-v1.1.py does. v2.0
+            (where the official script stops with a KeyError): a wrong answer given with certainty, i.e.
+            0 in every total and null odds -inf in the best-threshold walk.
 
     Returns:
         dict in percent: exact_match, f1, total; v2.0 adds HasAns_exact/f1/total and NoAns_exact/f1/total
@@ -174,25 +217,23 @@ def squad_evaluate(gold: dict[str, list[str]], predictions: dict[str, str], null
     """
     if not gold:
         raise ValueError("squad_evaluate: no gold questions")
-    missing = _check_ids(gold, predictions, null_odds, allow_missing)
+    missing = set(_check_ids(gold, predictions, null_odds, allow_missing))
     if version is None:
         version = "v2.0" if (null_odds is not None or any(len(v) == 0 for v in gold.values())) else "v1.1"
     if version not in ("v1.1", "v2.0"):
         raise ValueError(f"unknown SQuAD version {version!r}; expected v1.1 or v2.0")
-    preds = {q: predictions.get(q, "") for q in gold}
-    exact_raw, f1_raw = {}, {}
-    for q, golds in gold.items():
-        if q in missing:
-            exact_raw[q], f1_raw[q] = 0.0, 0.0
-        else:
-            exact_raw[q], f1_raw[q] = question_scores(golds, preds[q], version)
+    preds = {q: (MISSING_PREDICTION if q in missing else predictions[q]) for q in gold}
+    exact_raw, f1_raw = _raw_scores(gold, preds, version)
     total = len(gold)
     if version == "v1.1":
         return {"exact_match": 100.0 * sum(exact_raw.values()) / total,
                 "f1": 100.0 * sum(f1_raw.values()) / total, "total": total}
-    has_ans = {q: bool(_v2_golds(g)[0]) for q, g in gold.items()}
-    odds = null_odds if null_odds is not None else {q: 0.0 for q in gold}
-    odds = {q: float(odds.get(q, 0.0)) for q in gold}
+    has_ans = has_answer(gold)
+    odds = {q: -math.inf for q in gold if q in missing}
+    if null_odds is None:
+        odds.update({q: 0.0 for q in gold if q not in missing})
+    else:   # the file's own order (ties), extra ids included: the walk skips them
+        odds.update({q: v for q, v in null_odds.items() if q not in missing})
     exact_t = apply_no_ans_threshold(exact_raw, odds, has_ans, na_prob_thresh)
     f1_t = apply_no_ans_threshold(f1_raw, odds, has_ans, na_prob_thresh)
     out = {"exact_match": 100.0 * sum(exact_t.values()) / total, "f1": 100.0 * sum(f1_t.values()) / total,
@@ -205,7 +246,8 @@ def squad_evaluate(gold: dict[str, list[str]], predictions: dict[str, str], null
     if null_odds is not None:
         out["best_exact"], out["best_exact_thresh"] = find_best_thresh(preds, exact_raw, odds, has_ans)
         out["best_f1"], out["best_f1_thresh"], improved = _find_best(preds, f1_raw, odds, has_ans)
-        out["best_tau"] = _tau_between(out["best_f1_thresh"], np.array([-odds[q] for q in gold]), improved)
+        diffs = np.array([-float(odds[q]) for q in gold if q not in missing])
+        out["best_tau"] = _tau_between(out["best_f1_thresh"], diffs, improved)
     return out
 
 
@@ -248,9 +290,12 @@ class QuestionScores:
 def question_scores_from(decodings: dict, gold: dict[str, list[str]]) -> QuestionScores:
     """Score each decoding's best span and the empty answer against gold, once (official per-question EM/F1).
 
+    has_ans is the raw gold list being non-empty (official make_qid_to_has_ans); abstaining scores
+    ``not has_ans`` (official apply_no_ans_threshold), answering scores the best span's raw EM/F1.
+
     Args:
         decodings: id -> ExampleDecoding (explorer.core.decoding).
-        gold: id -> gold texts ([] = no answer).
+        gold: id -> raw gold texts ([] = no answer).
 
     Raises:
         ValueError: a gold id without a decoding.
@@ -265,8 +310,7 @@ def question_scores_from(decodings: dict, gold: dict[str, list[str]]) -> Questio
     for k, q in enumerate(ids):
         d = decodings[q]
         sd[k] = d.score_diff
-        golds = _v2_golds(gold[q])
-        ha[k] = bool(golds[0])
+        ha[k] = bool(gold[q])
         es[k], fs[k] = question_scores(gold[q], d.best_text)
         en[k] = fn[k] = float(not ha[k])
     return QuestionScores(ids, sd, ha, es, fs, en, fn)
@@ -319,7 +363,7 @@ def tau_sweep(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS) 
     Args:
         decodings_or_scores: dict id -> ExampleDecoding (with gold) or QuestionScores.
         gold: id -> gold texts, needed with decodings.
-        taus: grid (default -6 .. +6 step 0.25, the seed's grid).
+        taus: grid (default: the τ grid -6 ... +6, step 0.25).
 
     Returns:
         TauSweep (best_tau = the grid point with the highest F1, first on ties).
@@ -362,13 +406,17 @@ def honest_tau(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS,
 
 def evaluate_decodings(decodings: dict, gold: dict[str, list[str]], tau: float = 0.0, *,
                        version: str | None = None) -> dict:
-    """Official metrics of decodings at tau, for training evaluation and the eval command.
+    """Official metrics of decodings at tau, for training evaluation and the dev view.
 
-    v1.1: exact_match, f1 of the best span (tau ignored). v2.0: exact_match, f1, HasAns_*, NoAns_* of the
-    decision ``score_diff > tau``, plus the official best-threshold search run on the best spans with
-    null_odds = -score_diff (best_exact, best_exact_thresh, best_f1, best_f1_thresh, best_tau), so the
-    best threshold does not depend on the tau used for the texts. ``tau`` is echoed in the result.
-    Version None: v2.0 when any gold list is empty.
+    v1.1: exact_match, f1 of the best span (tau ignored). v2.0: evaluate-v2.0.py run on the best spans with
+    ``--na-prob-file`` = null_odds (-score_diff) and ``--na-prob-thresh`` just below -tau, so it answers
+    exactly where ``score_diff > tau`` (the official rule answers where null_odds <= thresh): exact_match,
+    f1, HasAns_*, NoAns_* of that decision (identical to :func:`tau_sweep` at tau), and the best-threshold
+    search over the same files (best_exact, best_exact_thresh, best_f1, best_f1_thresh, best_tau), which
+    does not depend on tau. ``tau`` is echoed in the result. Version None: v2.0 when any gold list is
+    empty. (``bert-explorer eval`` reports what ``score`` gives on its written files instead: there the
+    abstentions are "" texts, which the official script scores differently only for a gold such as
+    "The" that normalises to "".)
 
     Raises:
         ValueError: a gold question without a decoding.
@@ -381,9 +429,7 @@ def evaluate_decodings(decodings: dict, gold: dict[str, list[str]], tau: float =
     if version == "v1.1":
         return squad_evaluate(gold, predictions_at(decodings, None), version="v1.1")
     _check_ids(gold, decodings, None, False)
-    out = squad_evaluate(gold, predictions_at(decodings, tau), version="v2.0")
-    best = squad_evaluate(gold, predictions_at(decodings, None), _null_odds(decodings), version="v2.0")
-    for key in ("best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh", "best_tau"):
-        out[key] = best[key]
+    thresh = float(np.nextafter(-float(tau), -np.inf))   # null_odds <= thresh  <=>  score_diff > tau
+    out = squad_evaluate(gold, predictions_at(decodings, None), _null_odds(decodings), thresh, version="v2.0")
     out["tau"] = float(tau)
     return out

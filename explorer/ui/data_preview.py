@@ -7,7 +7,9 @@ QThreadPool worker, so neither the JSON parsing of a 40 MB file nor the ``datase
 holds the GUI's GIL.
 
 Result keys: ok (bool), kind ("squad" | "classification"), summary (one line), counts (dict),
-problems (list of str, each names the record), records (list of dicts), error (str, when not ok).
+problems (list of str, each names the record), records (list of dicts), error (str, when not ok);
+SQuAD also answer_check: what the answer check does to this data ("3 answers repaired, 1 dropped"; training
+data is loaded exactly as the run will load it: misaligned answers repaired or dropped).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import argparse
 import json
 import sys
 
-QA_TASKS = ("squad_v1", "squad_v2")
+from explorer.core.task_facts import qa_task_names
+
+QA_TASKS = qa_task_names()
 
 
 def _clip(text: str, n: int = 160) -> str:
@@ -39,7 +43,8 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
 def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
     from explorer.core.data.squad import load_squad
 
-    ds, report = load_squad(source, split=split, strict=False)
+    train = split == "train"  # the training run repairs / drops misaligned answers (load_training_squad)
+    ds, report = load_squad(source, split=split, strict=False, repair=train, drop_unfound=train)
     rows = ds.select(range(min(n, len(ds)))).to_list() if len(ds) else []
     records = []
     for r in rows:
@@ -49,7 +54,7 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
                         "context": _clip(r["context"], 200)})
     counts = {"articles": report.n_articles, "questions": report.n_questions,
               "unanswerable": report.n_impossible, "gold answers": report.n_answers,
-              "skipped": report.n_skipped}
+              "skipped": report.n_skipped, "repaired": report.repaired, "dropped": report.dropped}
     summary = (f"SQuAD {report.version}: {report.n_articles:,} articles, {report.n_questions:,} questions "
                f"({report.n_impossible:,} unanswerable)")
     problems = list(report.problems)
@@ -59,7 +64,8 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
     if task == "squad_v1" and report.n_impossible:
         problems.insert(0, f"note: {report.n_impossible} unanswerable questions (SQuAD v2.0 data); "
                            "choose the SQuAD v2.0 task to train the no-answer decision")
-    return {"ok": True, "kind": "squad", "summary": summary, "counts": counts, "problems": problems[:50],
+    return {"ok": True, "kind": "squad", "summary": summary, "answer_check": report.answer_check(),
+            "answers_changed": bool(report.n_misaligned), "counts": counts, "problems": problems[:50],
             "n_problems": len(problems), "records": records, "error": ""}
 
 

@@ -15,12 +15,10 @@ from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
-TASK_LABELS = {
-    "squad_v1": "SQuAD v1.1 (extractive QA)",
-    "squad_v2": "SQuAD v2.0 (QA + no answer)",
-    "single": "Single sentence (SST-2 style)",
-    "pair": "Sentence pair (MRPC style)",
-}
+from explorer.core.task_facts import task_labels
+from explorer.core.training.config import field_help
+
+TASK_LABELS = task_labels()   # explorer.core.task_facts
 PRECISION_LABELS = {
     "auto": "auto (bf16 where fast)",
     "no": "fp32",
@@ -82,7 +80,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("seed", "Seed", "Recipe", "int", "Random seed for initialisation, shuffling and dropout.", hi=2**31 - 1),
     FieldSpec("max_seq_length", "max_seq_length", "Sequence and QA windows", "int",
               "", hi=8192, step=32, special="auto (384 QA / 128 cls)"),
-    FieldSpec("doc_stride", "doc_stride", "Sequence and QA windows", "int", "", lo=1, hi=4096, step=16, qa_only=True),
+    FieldSpec("doc_stride", "doc_stride (overlap)", "Sequence and QA windows", "int",
+              "Overlap in tokens between consecutive windows of a long passage (not the step between their "
+              "starts); must be smaller than max_seq_length - question tokens - special tokens.",
+              lo=0, hi=4096, step=16, qa_only=True),
     FieldSpec("max_query_length", "max_query_length", "Sequence and QA windows", "int", "", lo=1, hi=1024,
               qa_only=True),
     FieldSpec("n_best_size", "n_best_size", "Sequence and QA windows", "int", "", lo=1, hi=1000, qa_only=True),
@@ -103,8 +104,9 @@ FIELDS: tuple[FieldSpec, ...] = (
 
 
 def field_tooltip(spec: FieldSpec) -> str:
-    """The glossary's explanation when it has the term, else the spec's own tip."""
-    text = spec.tip
+    """The glossary's explanation when it has the term, plus the spec's tip (else the field's help text,
+    written once in explorer.core.training.config.FIELD_HELP)."""
+    text = spec.tip or field_help(spec.name, with_default=False)
     try:
         from explorer.glossary import tooltip
 
@@ -133,6 +135,24 @@ def _with_button(edit: QWidget, text: str) -> tuple[QWidget, QPushButton]:
     btn = QPushButton(text)
     lay.addWidget(btn)
     return host, btn
+
+
+INVALID_STYLE = "background-color: #f8d7da; border: 1px solid #b02a37;"
+WARNING_STYLE = "background-color: #fff3cd; border: 1px solid #b35c00;"
+
+
+def mark_invalid(editor: Editor, reason: str = "", severity: str = "error") -> None:
+    """Turn a field red ("error") or amber ("warning") with the reason in its tooltip; "" clears it.
+    The field's own tooltip is kept and shown below the reason."""
+    widgets = [editor.focus] + ([editor.label] if getattr(editor, "label", None) is not None else [])
+    for w in widgets:
+        base = w.property("baseToolTip")
+        if base is None:
+            base = w.toolTip()
+            w.setProperty("baseToolTip", base)
+        w.setToolTip(f"{severity.upper()}: {reason}\n\n{base}" if reason else base)
+    editor.focus.setStyleSheet((INVALID_STYLE if severity == "error" else WARNING_STYLE) if reason else "")
+    editor.focus.setProperty("invalidReason", reason)
 
 
 def make_editor(spec: FieldSpec) -> Editor:

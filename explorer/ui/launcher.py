@@ -86,6 +86,7 @@ class LauncherPanel(QWidget):
         self.editors: dict[str, Editor] = {}
         self._loading = False
         self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
+        self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
 
         top = self._build_top()
         scroll, form_host = self._build_form()
@@ -270,6 +271,9 @@ class LauncherPanel(QWidget):
         self.command.setPlainText(command_line(cfg))
         try:
             cfg.validate()
+            window_errors = self._check_windows(cfg, qa)
+            if window_errors:
+                raise ConfigError("window settings do not fit the model: " + "; ".join(window_errors))
             self.problem.setText("")
             self.launch_btn.setEnabled(True)
             self.grid_btn.setEnabled(True)
@@ -277,6 +281,24 @@ class LauncherPanel(QWidget):
             self.problem.setText(f"Cannot launch yet: {exc}")
             self.launch_btn.setEnabled(False)
             self.grid_btn.setEnabled(False)
+
+    def _check_windows(self, cfg: TrainConfig, qa: bool) -> list[str]:
+        """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
+        tokenizer_config.json, read without loading it): red fields with the reason; returns the errors."""
+        from explorer.core.window_settings import source_limits, check_limits
+        from explorer.ui.form_fields import mark_invalid
+
+        if cfg.model not in self._limits:
+            self._limits[cfg.model] = source_limits(cfg.model)
+        limits = self._limits[cfg.model]
+        problems = [] if limits is None else check_limits(
+            limits, cfg.resolved_max_seq_length(), cfg.doc_stride if qa else None,
+            cfg.max_query_length if qa else None)
+        for name in ("max_seq_length", "doc_stride", "max_query_length"):
+            mine = [p for p in problems if p.setting == name]
+            severity = "error" if any(p.severity == "error" for p in mine) else "warning"
+            mark_invalid(self.editors[name], "; ".join(p.message for p in mine), severity)
+        return [p.message for p in problems if p.severity == "error"]
 
     def _schedule_preview(self, *_args) -> None:
         if not self._loading:

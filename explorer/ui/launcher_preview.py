@@ -130,7 +130,11 @@ class DataPreview(QWidget):
             self.show_text("<b style='color:#b02a37'>Cannot use this data:</b> " + _esc(res.get("error", "")))
             self.finished.emit(res)
             return
-        self.show_text("✓ " + _esc(res.get("summary", "")))
+        text = "✓ " + _esc(res.get("summary", ""))
+        if res.get("answer_check"):  # "3 answers repaired, 1 dropped": what the run will do to the answers
+            color = "#b35c00" if res.get("answers_changed") else "#666"
+            text += f"<br><span style='color:{color}'>{_esc(res['answer_check'])}</span>"
+        self.show_text(text)
         problems = res.get("problems") or []
         if problems:
             more = res.get("n_problems", len(problems)) - len(problems)

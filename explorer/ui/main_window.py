@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves import CurvesPanel
 from explorer.ui.detach import LEAVE, STOP, ask_quit
@@ -272,7 +273,7 @@ class MainWindow(QMainWindow):
 
     def _update_activity(self) -> None:
         states = list(self.manager.states.values())
-        running = sum(s.status in ("starting", "running", "stopping", "cancelling") for s in states)
+        running = sum(s.status in run_status.WORKING for s in states)
         queued = sum(s.status == "queued" for s in states)
         parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
         active = next((s for s in states if s.status in ("starting", "running", "stopping", "cancelling")), None)
@@ -308,7 +309,8 @@ class MainWindow(QMainWindow):
     def scan_runs(self) -> None:
         """List the runs folder on a worker thread: summaries first (config + events without the step
         events), curves when a run is selected; then names and sizes."""
-        self.show_message(f"Reading runs in {self.runs_dir} …")
+        self.show_message(f"Reading runs in {self.runs_dir} …" + (f" Note: {self.settings_note}" if
+                                                                 self.settings_note else ""))
         self.runs.set_loading(True)
         run_in_thread(load_summaries, self.runs_dir, on_done=self._scanned, owner=self,
                       on_error=self._scan_failed)
@@ -327,7 +329,12 @@ class MainWindow(QMainWindow):
         text = f"{len(states)} runs in {self.runs_dir}"
         if problems:
             text += f"; {len(problems)} unreadable: {problems[0]}"
-        self.show_message(text, 8000)
+        noted = [s for s in states if s.read_notes]
+        if noted:
+            text += f"; {len(noted)} read with parts skipped (see the Status tooltip): {noted[0].read_notes[0]}"
+        if self.settings_note:  # keep the startup note in view (this message replaces it)
+            text += f". Note: {self.settings_note}"
+        self.show_message(text, 15000 if self.settings_note else 8000)
         paths = {s.run_id: s.path for s in states if s.path is not None}
         run_in_thread(lambda: {rid: display_name(p) for rid, p in paths.items()}, owner=self,
                       on_done=lambda names: self.runs.set_names({k: v for k, v in names.items() if v}))
@@ -463,15 +470,17 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geo)
         if state is not None:
             self.restoreState(state)
-        last = self.settings.last_config()
+        last, self.settings_note = self.settings.saved_form()
         if last:
+            known = dict(last, output_dir=last.get("output_dir") or str(self.runs_dir), run_id="")
             try:
-                known = {k: v for k, v in last.items() if k in TrainConfig.__dataclass_fields__}
-                known["output_dir"] = known.get("output_dir") or str(self.runs_dir)
-                known["run_id"] = ""
                 self.launcher.set_config(TrainConfig.from_dict(known))
-            except (ConfigError, TypeError):
-                pass
+            except Exception as exc:  # noqa: BLE001 - a saved value no editor accepts: start from the defaults
+                self.settings_note = (f"the saved launcher form in {self.settings.file_name()} was unreadable "
+                                      f"({exc}); using the defaults")
+                self.launcher.set_config(TrainConfig(output_dir=str(self.runs_dir)))
+        if self.settings_note:
+            self.show_message(self.settings_note[0].upper() + self.settings_note[1:], 15000)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay."""

@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
-from explorer.ui.plotmath import IncrementalEMA, robust_range, window_mask
+from explorer.ui.plotmath import (IncrementalEMA, finite_gaps, isolated_points, nonfinite_markers, robust_range,
+                                  window_mask)
 from explorer.ui.run_state import RunState
 
 # Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
@@ -58,6 +59,7 @@ class PlotPanel(QFrame):
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.items: dict[str, pg.PlotDataItem] = {}
         self.raw_items: dict[str, pg.PlotDataItem] = {}
+        self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
         self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
@@ -81,7 +83,8 @@ class PlotPanel(QFrame):
         kw = {}
         if self.is_dev:
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
-        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, autoDownsampleFactor=1.5, **kw)
+        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, autoDownsampleFactor=1.5, connect="finite",
+                               **kw)
         self.plot.addItem(item)
         item.setDownsampling(auto=True, method="peak")
         item.setClipToView(True)
@@ -95,9 +98,9 @@ class PlotPanel(QFrame):
         for run_id in [r for r in self.items if r not in wanted]:
             self.plot.removeItem(self.items.pop(run_id))
             self.ema.pop(run_id, None)
-            raw = self.raw_items.pop(run_id, None)
-            if raw is not None:
-                self.plot.removeItem(raw)
+            for extra in (self.raw_items.pop(run_id, None), self.markers.pop(run_id, None)):
+                if extra is not None:
+                    self.plot.removeItem(extra)
         for state, color in runs:
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
@@ -117,18 +120,53 @@ class PlotPanel(QFrame):
         if s is None or not len(s):
             if state.run_id in self.items:
                 self.items[state.run_id].setData([], [])
+            self._mark_nonfinite(state.run_id, np.empty(0), np.empty(0))
             return
         item = self._item(state.run_id)
         if item is None:
             return
-        if s is None or not len(s):
-            item.setData([], [])
-            return
         x, y = s.x, s.y
+        finite = bool(np.isfinite(y).all())
         if self.key == "loss":
-            self.raw_items[state.run_id].setData(x, y, skipFiniteCheck=True)
+            self.raw_items[state.run_id].setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
             y = self.ema.setdefault(state.run_id, IncrementalEMA()).update(y, smoothing)
-        item.setData(x, y, skipFiniteCheck=True)
+        # non-finite values are gaps (connect="finite"), never a line bridging them; each is marked
+        item.setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
+        if not finite or state.run_id in self.markers:
+            self._mark_nonfinite(state.run_id, x, s.y, y)
+
+    def _mark_nonfinite(self, run_id: str, x: np.ndarray, y: np.ndarray, drawn: np.ndarray | None = None) -> None:
+        """A red cross on every non-finite step of the run's series (tooltip "loss was nan at step 3"),
+        and a dot on each finite point left alone between gaps (no line is drawn for it)."""
+        marker = self.markers.get(run_id)
+        if marker is None and drawn is None:   # an emptied series that was never marked
+            return
+        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1])
+        if not labels:
+            if marker is not None:
+                marker.setData([], [])
+            return
+        if marker is None:
+            marker = self.markers[run_id] = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: data)
+            marker.setZValue(10)
+            self.plot.addItem(marker)
+        red = dict(symbol="x", size=11, pen=pg.mkPen("#d62728", width=2), brush=pg.mkBrush("#d62728"))
+        spots = [dict(pos=(a, b), data=t, **red) for a, b, t in zip(xs, ys, labels)]
+        drawn = y if drawn is None else drawn
+        lone = np.flatnonzero(isolated_points(drawn))
+        color = self.colors.get(run_id, "#333")
+        name = self.key.split("/", 1)[-1]
+        spots += [dict(pos=(float(x[k]), float(drawn[k])), data=f"{name} {drawn[k]:.4g} at step {x[k]:g}",
+                       symbol="o", size=5, pen=None, brush=pg.mkBrush(color)) for k in lone]
+        marker.setData(spots=spots)
+        marker.setToolTip("\n".join(labels[:10]) + (f"\n... {len(labels) - 10} more" if len(labels) > 10 else ""))
+
+    def nonfinite_labels(self, run_id: str) -> list[str]:
+        """The tooltips of the run's non-finite markers (empty when every value is finite)."""
+        marker = self.markers.get(run_id)
+        if marker is None:
+            return []
+        return [str(d) for d, sym in zip(marker.data["data"], marker.data["symbol"]) if sym == "x"]
 
     def point_count(self, run_id: str) -> int:
         item = self.items.get(run_id)

@@ -1,4 +1,5 @@
-"""Numbers behind the curves (Qt-free): TensorBoard-style smoothing and robust y ranges."""
+"""Numbers behind the curves (Qt-free): TensorBoard-style smoothing, robust y ranges and the
+non-finite points (NaN / inf) that curves show as gaps with a marker on the step."""
 
 from __future__ import annotations
 
@@ -6,34 +7,36 @@ import numpy as np
 
 
 def ema_smooth(y: np.ndarray, weight: float) -> np.ndarray:
-    """TensorBoard's scalar smoothing: a debiased exponential moving average.
+    """TensorBoard's scalar smoothing: a debiased exponential moving average over the finite points.
 
-    last_i = weight * last_{i-1} + (1 - weight) * y_i (last_{-1} = 0); smoothed_i = last_i / (1 - weight**(i+1)).
-    The debiasing makes the first points follow the data instead of starting at 0.
-    Source: TensorBoard, vz_line_chart2 ``resmoothDataset``. ``y`` shape (n,), finite; weight in [0, 1).
-    Returns shape (n,) float64. weight 0 returns a copy of y.
+    last_i = weight * last_{i-1} + (1 - weight) * y_i (last_{-1} = 0); smoothed_i = last_i / (1 - weight**k),
+    k = the number of finite points so far. The debiasing makes the first points follow the data instead of
+    starting at 0. A non-finite y_i (NaN, inf) is skipped by the average and gives NaN at i (a gap), as
+    TensorBoard keeps non-finite values out of the average. Source: TensorBoard, vz_line_chart2
+    ``resmoothDataset``. ``y`` shape (n,); weight in [0, 1). Returns shape (n,) float64; weight 0 returns
+    a copy of y.
     """
     y = np.asarray(y, dtype=np.float64)
     if weight <= 0 or len(y) == 0:
         return y.copy()
     if weight >= 1:
         raise ValueError(f"smoothing weight must be < 1, got {weight}")
-    last = _ema_blocks(y, weight)
-    debias = -np.expm1(np.arange(1, len(y) + 1) * np.log(weight))   # 1 - weight**(i+1), accurate near 1
-    return last / debias
+    return IncrementalEMA().update(y, weight).copy()
 
 
 class IncrementalEMA:
     """ema_smooth over a series that only grows: each call smooths only the new points.
 
     ``update(y, weight)`` returns the smoothed series for all of ``y`` (shape (n,)), equal to
-    ``ema_smooth(y, weight)``; it recomputes from scratch when the weight changes or ``y`` shrank.
+    ``ema_smooth(y, weight)`` (NaN where y is not finite); it recomputes from scratch when the weight
+    changes or ``y`` shrank.
     """
 
     def __init__(self):
         self.weight: float | None = None
         self.out = np.empty(0)
-        self.carry = 0.0     # the undebiased average after the last point
+        self.carry = 0.0     # the undebiased average after the last finite point
+        self.n_finite = 0    # finite points averaged so far (the debiasing exponent)
 
     def update(self, y: np.ndarray, weight: float) -> np.ndarray:
         y = np.asarray(y, dtype=np.float64)
@@ -41,12 +44,23 @@ class IncrementalEMA:
         if weight <= 0:
             return y
         if weight != self.weight or n < done:
-            self.weight, self.out, self.carry, done = weight, np.empty(0), 0.0, 0
+            self.weight, self.out, self.carry, self.n_finite, done = weight, np.empty(0), 0.0, 0, 0
         if n > done:
-            last = _ema_blocks(y[done:], weight, self.carry)
-            self.carry = float(last[-1])
-            debias = -np.expm1(np.arange(done + 1, n + 1) * np.log(weight))
-            self.out = np.concatenate([self.out, last / debias])
+            new = y[done:]
+            finite = np.isfinite(new)
+            k = int(np.count_nonzero(finite))
+            all_finite = k == len(new)
+            part = np.full(len(new), np.nan)
+            if k:
+                last = _ema_blocks(new if all_finite else new[finite], weight, self.carry)
+                self.carry = float(last[-1])
+                debias = -np.expm1(np.arange(self.n_finite + 1, self.n_finite + k + 1) * np.log(weight))
+                if all_finite:
+                    part = last / debias
+                else:
+                    part[finite] = last / debias
+                self.n_finite += k
+            self.out = np.concatenate([self.out, part])
         return self.out
 
 
@@ -101,3 +115,54 @@ def window_mask(x: np.ndarray, x_min: float | None, x_max: float | None) -> np.n
     if x_max is not None:
         m &= x <= x_max
     return m
+
+
+def finite_gaps(y: np.ndarray) -> np.ndarray:
+    """y as float64 with every non-finite value (NaN, +-inf) set to NaN: drawn with pyqtgraph's
+    ``connect="finite"`` each one is a gap, never a line bridging it (and +-inf never stretches the
+    y range). Decimation that keeps NaN (pyqtgraph "peak" takes max/min per bin, which stay NaN)
+    keeps the gap."""
+    out = np.array(y, dtype=np.float64, copy=True)
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def nonfinite_markers(x: np.ndarray, y: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Where to mark the non-finite steps of a series, and what to say there.
+
+    Returns (xs, ys, labels): the steps whose value is NaN or +-inf; a y to draw the marker at (the
+    nearest finite value before it, else after it, else 0, so it sits on the curve's level); and one
+    tooltip per marker, e.g. "loss was nan at step 3". Shapes (m,), (m,), m labels.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(y))
+    if bad.size == 0:
+        return np.empty(0), np.empty(0), []
+    finite = np.flatnonzero(np.isfinite(y))
+    ys = np.zeros(bad.size)
+    if finite.size:
+        before = np.searchsorted(finite, bad) - 1            # last finite index before each bad one
+        use = np.where(before >= 0, before, 0)
+        ys = y[finite[use]]
+    labels = [f"{name} was {_word(v)} at step {_step(s)}" for s, v in zip(x[bad], y[bad])]
+    return x[bad], ys, labels
+
+
+def _word(v: float) -> str:
+    return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+
+
+def _step(s: float) -> str:
+    return str(int(s)) if float(s).is_integer() else f"{s:g}"
+
+
+def isolated_points(y: np.ndarray) -> np.ndarray:
+    """(n,) bool: finite points with no finite neighbour on either side. A ``connect="finite"`` curve
+    draws no line for them, so the plot shows them as dots."""
+    f = np.isfinite(np.asarray(y, dtype=np.float64))
+    if f.all():
+        return np.zeros(f.shape, dtype=bool)
+    left = np.concatenate([[False], f[:-1]])
+    right = np.concatenate([f[1:], [False]])
+    return f & ~left & ~right

@@ -1,6 +1,6 @@
 """Training workers as child processes (QProcess) and the queue that runs them one after another.
 
-Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (DESIGN.md,
+Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (docs/architecture.md,
 "Training runs in a separate process"): the worker prints JSON-lines events on stdout, which are
 parsed as they arrive (explorer.core.events.iter_events; other lines are kept as log text);
 stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
+from explorer.core import run_status
 from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError, encode_event, make_event,
                                   parse_event)
 from explorer.core.runs import new_run_id, request_stop
@@ -193,11 +194,7 @@ class RunProcess(QObject):
             self.terminal = self._synthesize(code, crashed)
             self._append_to_log(self.terminal)
             self.event.emit(self.terminal)
-        kind = self.terminal["event"]
-        status = kind
-        if kind == "finished" and self.terminal.get("stopped_early"):
-            status = "stopped"
-        self.ended.emit(status)
+        self.ended.emit(run_status.terminal_status(self.terminal))
 
     def _synthesize(self, code: int | None, crashed: bool) -> dict:
         if self.cancel_requested:
@@ -279,13 +276,14 @@ class RunManager(QObject):
             config_path = launch_dir / f"{cfg.run_id}.json"
             cfg.save(config_path)
         except OSError as exc:
-            state.status, state.error = "failed", f"cannot write the run config under {launch_dir}: {exc}"
+            state.status = run_status.after_request(state.status, "launch_failed")
+            state.error = f"cannot write the run config under {launch_dir}: {exc}"
             self.changed.emit(cfg.run_id, set())
             self.ended.emit(cfg.run_id, "failed")
             return
         proc = RunProcess(cfg, config_path, self)
         self.procs[cfg.run_id] = proc
-        state.status = "starting"
+        state.status = run_status.after_request(state.status, "start")
         state.started_at = time.time()
         proc.event.connect(lambda ev, rid=cfg.run_id: self._on_event(rid, ev))
         proc.output.connect(lambda text, rid=cfg.run_id: self._on_output(rid, text))
@@ -298,7 +296,8 @@ class RunManager(QObject):
         proc = self.procs.get(run_id)
         if proc is not None:
             proc.stop_early()
-            self.states[run_id].status = "stopping"
+            state = self.states[run_id]
+            state.status = run_status.after_request(state.status, "stop")
             self.changed.emit(run_id, set())
 
     def cancel(self, run_id: str) -> None:
@@ -307,12 +306,12 @@ class RunManager(QObject):
         state = self.states.get(run_id)
         if proc is not None:
             proc.cancel()
-            state.status = "cancelling"
+            state.status = run_status.after_request(state.status, "cancel")
             self.changed.emit(run_id, set())
-        elif state is not None and state.status == "queued":
+        elif state is not None and state.status == run_status.QUEUED:
             cfg = next((c for c in self.queue if c.run_id == run_id), None)
             self.queue = [c for c in self.queue if c.run_id != run_id]
-            state.status = "cancelled"
+            state.status = run_status.after_request(state.status, "cancel")
             if cfg is not None:
                 record_cancelled_queued(cfg)
             self.changed.emit(run_id, set())
@@ -332,11 +331,7 @@ class RunManager(QObject):
 
     # ---- worker callbacks ----------------------------------------------------------------
     def _on_event(self, run_id: str, ev: dict) -> None:
-        state = self.states[run_id]
-        prev = state.status
-        changed = state.apply(ev)
-        if prev in ("stopping", "cancelling") and state.status == "running":
-            state.status = prev   # a late step event must not hide the pending stop
+        changed = self.states[run_id].apply(ev)   # a pending stop / cancel stays visible (run_status)
         self.changed.emit(run_id, changed)
 
     def _on_output(self, run_id: str, text: str) -> None:
@@ -346,8 +341,7 @@ class RunManager(QObject):
     def _on_ended(self, run_id: str, status: str) -> None:
         proc = self.procs.pop(run_id, None)
         state = self.states[run_id]
-        if state.status in ("starting", "running", "stopping", "cancelling"):
-            state.status = status
+        state.status = run_status.after_exit(state.status, status)
         if state.duration is None and state.started_at:
             state.duration = time.time() - state.started_at
         if proc is not None:

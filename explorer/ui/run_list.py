@@ -9,11 +9,10 @@ when a run is selected. Each summary is a RunState with ``loaded = False``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from explorer.core.events import EVENTS_FILE, EventParseError, parse_event
-from explorer.core.runs import CONFIG_FILE, derive_status, worker_alive
+from explorer.core.runs import read_config, worker_alive
 from explorer.ui.run_state import RunState
 from explorer.ui.run_store import run_dirs
 
@@ -42,23 +41,16 @@ def summary_events(path: Path) -> list[dict]:
 def load_summary(path: str | Path) -> RunState:
     """One run folder -> a RunState for the list (``loaded = False``: no per-step series).
 
-    Raises ValueError naming the folder when config.json is unreadable JSON.
+    The config is read as core.runs.read_config reads it (fallbacks noted in ``read_notes``); the
+    status is decided where every replayed run's is (RunState.from_events, explorer.core.run_status).
     """
     path = Path(path)
-    config = {}
-    if (path / CONFIG_FILE).is_file():
-        try:
-            config = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path / CONFIG_FILE}: unreadable ({exc})") from exc
-    config = config if isinstance(config, dict) else {}
     events = summary_events(path / EVENTS_FILE)
+    config, notes = read_config(path, events)
     alive = worker_alive(path) if events else False
     run_id = str(config.get("run_id") or path.name)
     state = RunState.from_events(run_id, events, path=path, config=config, alive=alive)
-    status = derive_status(events, alive) if events else None
-    if status in ("finished", "failed", "cancelled", "crashed") and state.status != "stopped":
-        state.status = status if not (status == "finished" and state.stopped_early) else "stopped"
+    state.read_notes = [n for n in notes if not n.endswith(": missing")]
     state.loaded = False
     return state
 

@@ -6,7 +6,7 @@ A :class:`RunState` is fed events one by one (live from the worker's stdout, or 
 - ``loss``, ``lr``, ``grad_norm``, ``samples_per_second`` against optimizer step (``step`` events);
 - ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``).
 
-Event fields follow explorer/core/events.py (DESIGN.md, "Training runs in a separate process").
+Event fields follow the records in explorer/core/events.py (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core import run_status
+from explorer.core.task_facts import choose_metric
+
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
 DEV_PREFIX = "dev/"
 # Metrics that are counts, not scores: never plotted.
 SKIP_METRICS = ("total", "HasAns_total", "NoAns_total", "n_examples", "num_examples")
-# Which dev metric ranks runs ("best dev metric" column), in order of preference.
-PRIMARY_METRICS = ("f1", "accuracy", "matthews_correlation", "exact_match")
-LIVE = ("queued", "starting", "running", "stopping", "cancelling")
-TERMINAL = ("finished", "stopped", "failed", "cancelled", "crashed")
 
 
 class Series:
@@ -96,9 +95,24 @@ def _num(value) -> float | None:
     return out if math.isfinite(out) else None
 
 
+def _nonfinite(value) -> float | None:
+    """NaN / +-inf for a reported value that is not finite: JSON null (the worker writes NaN and inf as
+    null), the strings "nan" / "inf" / "-inf", or a float NaN / inf; None for a finite number or text."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isfinite(out) else out
+
+
 @dataclass
 class RunState:
-    """One run as the GUI shows it. ``status`` is one of LIVE + TERMINAL.
+    """One run as the GUI shows it. ``status`` is one of explorer.core.run_status.STATUSES, changed only
+    through that module's state machine.
 
     Times are seconds; ``steps_total`` is the optimizer steps the worker plans (``started``).
     """
@@ -126,6 +140,7 @@ class RunState:
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)
+    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
 
@@ -140,20 +155,14 @@ class RunState:
 
     @property
     def is_live(self) -> bool:
-        return self.status in LIVE
+        return run_status.is_live(self.status)
 
     def primary_metric(self) -> str | None:
-        """The dev metric used to rank runs: the one that picks the run's best checkpoint
-        (core.runs.selection_metric) when evaluated, else the first of PRIMARY_METRICS seen."""
-        from explorer.core.runs import selection_metric
-
-        names = {k[len(DEV_PREFIX):] for k in self.series if k.startswith(DEV_PREFIX)}
-        if self.config and selection_metric(self.config) in names:
-            return selection_metric(self.config)
-        for name in PRIMARY_METRICS:
-            if name in names:
-                return name
-        return sorted(names)[0] if names else None
+        """The dev metric used to rank runs (explorer.core.task_facts.choose_metric: the one that picks
+        the run's best checkpoint when evaluated), else the first name seen in sorted order."""
+        names = set(self.dev_metric_names())
+        chosen = choose_metric(names, self.config)
+        return chosen or (sorted(names)[0] if names else None)
 
     def best_metric(self) -> tuple[str, float, int] | None:
         """(name, best value, step of it) over all evaluations, or None before the first eval."""
@@ -174,7 +183,7 @@ class RunState:
 
     def live_elapsed(self, now: float | None = None) -> float:
         """Elapsed seconds; while running, counts on from the last step event."""
-        if self.status in ("running", "stopping", "cancelling") and self.started_at:
+        if self.status in (run_status.RUNNING, run_status.STOPPING, run_status.CANCELLING) and self.started_at:
             return max(self.elapsed, (now or time.time()) - self.started_at)
         return self.duration if self.duration is not None else self.elapsed
 
@@ -196,8 +205,8 @@ class RunState:
         t = _num(ev.get("time"))
         if t is not None:
             self.last_event_at = t
+        self.status = run_status.after_event(self.status, ev)
         if kind == "started":
-            self.status = "running"
             if isinstance(ev.get("config"), dict):
                 self.config = ev["config"]
             self.device = str(ev.get("device", ""))
@@ -213,7 +222,10 @@ class RunState:
             self.epoch = _num(ev.get("epoch")) or self.epoch
             self.elapsed = _num(ev.get("elapsed")) or self.elapsed
             for name in TRAIN_SERIES:
-                if self._point(name, step, ev.get(name)):
+                if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
+                    self.series.setdefault(name, Series()).append(step, _nonfinite(ev[name]))
+                    changed.add(name)
+                elif self._point(name, step, ev.get(name)):
                     changed.add(name)
         elif kind == "eval":
             step = _num(ev.get("step")) or 0.0
@@ -231,18 +243,15 @@ class RunState:
                 self.best_checkpoint = self.checkpoints[kind_]
         elif kind == "finished":
             self.stopped_early = bool(ev.get("stopped_early"))
-            self.status = "stopped" if self.stopped_early else "finished"
             self.final_metrics = dict(ev.get("metrics") or {})
             self.duration = _num(ev.get("seconds"))
             if ev.get("best_checkpoint"):
                 self.best_checkpoint = str(ev["best_checkpoint"])
         elif kind == "failed":
-            self.status = "failed"
             self.error = str(ev.get("error", "")) or "the worker failed without a message"
             self.traceback = str(ev.get("traceback", ""))
             self._end_duration()
         elif kind == "cancelled":
-            self.status = "cancelled"
             self.duration = _num(ev.get("seconds")) or self.duration
             self._end_duration()
         elif kind == "log":
@@ -273,16 +282,13 @@ class RunState:
                     config: dict | None = None, alive: bool = False) -> "RunState":
         """Replay a run's events (a past run on disk). A log with no terminal event is ``running``
         when its worker process is alive (``alive``: launched elsewhere, e.g. from the CLI), else
-        ``crashed`` (the worker died without reporting), as in explorer.core.runs.derive_status."""
-        state = cls(run_id=run_id, path=path, config=dict(config or {}))
+        ``crashed`` (the worker died without reporting): explorer.core.run_status.replay."""
+        state = cls(run_id=run_id, path=path, config=dict(config or {}), status=run_status.STARTING)
         for ev in events:
             state.apply(ev)
-        if state.status in LIVE:
-            if alive:
-                state.status = "running"
-            else:
-                state.status = "crashed"
-                state._end_duration()
+        state.status = run_status.replay([], alive, state.status)
+        if state.status == run_status.CRASHED:
+            state._end_duration()
         return state
 
 

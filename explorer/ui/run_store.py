@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.runs import derive_status, is_run_dir, load_run
+from explorer.core import run_status
+from explorer.core.runs import is_run_dir, load_run
 from explorer.ui.run_state import RunState
 
 
@@ -21,24 +22,24 @@ def run_dirs(folder: str | Path) -> list[Path]:
 
 
 def load_run_state(path: str | Path) -> RunState:
-    """A run folder -> RunState with all its events replayed and the status core derives.
+    """A run folder -> RunState with all its events replayed (status: explorer.core.run_status.replay).
 
     Raises ValueError naming the folder when it holds neither config.json nor events.jsonl.
     """
     rec = load_run(Path(path))
-    alive = rec.summary is not None and rec.summary.status == "running"
+    alive = rec.summary is not None and rec.summary.status == run_status.RUNNING
     state = RunState.from_events(rec.run_id, rec.events, path=Path(rec.path), config=rec.config, alive=alive)
+    state.read_notes = list(rec.notes)
+    state.logs.extend(f"[warning] {n}" for n in rec.notes)
     for kind, folder in rec.checkpoints.items():
         state.checkpoints.setdefault(kind, folder)
-    if state.status not in ("running", "stopped") and rec.summary is not None:
-        status = derive_status(rec.events, alive)
-        if status != state.status and status in ("finished", "failed", "cancelled", "crashed"):
-            state.status = status if not (status == "finished" and state.stopped_early) else "stopped"
     return state
 
 
 def load_all(folder: str | Path) -> tuple[list[RunState], list[str]]:
-    """Every run under ``folder`` -> (states oldest first, problems); a broken folder is a problem line."""
+    """Every run under ``folder`` -> (states oldest first, problems); a broken folder is a problem line.
+    What was skipped inside a readable run (garbled events lines, a broken config.json) is in its
+    ``read_notes``, not in problems: the run still lists with its points."""
     states, problems = [], []
     for p in run_dirs(folder):
         try:

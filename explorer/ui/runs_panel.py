@@ -96,7 +96,8 @@ class RunsModel(QAbstractTableModel):
     def _tooltip(self, s: RunState, col: int) -> str:
         if COLUMNS[col] == "Status":
             tip = STATUS_TIPS.get(self.status_text(s), s.status)
-            return f"{tip}\n{s.error}" if s.error else tip
+            tip = f"{tip}\n{s.error}" if s.error else tip
+            return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
         if COLUMNS[col] == "Run":
             cfg = s.config
             return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"

@@ -61,14 +61,35 @@ class AppSettings:
 
     # ---- the launcher form ---------------------------------------------------------------
     def last_config(self) -> dict | None:
+        """The saved launcher form as a dict, or None when there is none or it is unreadable."""
+        return self.saved_form()[0]
+
+    def saved_form(self) -> tuple[dict | None, str]:
+        """The launcher form saved at the last close, checked against TrainConfig.
+
+        Returns:
+            (values, "") when usable (unknown keys, e.g. from another version, are dropped);
+            (None, "") when nothing was saved;
+            (None, note) when it is unreadable: the note names the settings file and what was wrong
+            (not JSON, not an object, a value of the wrong type such as batch_size "abc").
+        """
+        from explorer.core.training.config import TrainConfig, type_problems
+
         raw = self.qs.value("launcher/last_config", "")
         if not raw:
-            return None
+            return None, ""
+        where = f"the saved launcher form in {self.file_name()}"
         try:
             data = json.loads(str(raw))
-        except json.JSONDecodeError:
-            return None
-        return data if isinstance(data, dict) else None
+        except json.JSONDecodeError as exc:
+            return None, f"{where} was unreadable (not JSON: {exc.msg} at column {exc.colno}); using the defaults"
+        if not isinstance(data, dict):
+            return None, f"{where} was unreadable (a {type(data).__name__}, not an object); using the defaults"
+        known = {k: v for k, v in data.items() if k in TrainConfig.__dataclass_fields__}
+        problems = type_problems(known)
+        if problems:
+            return None, f"{where} was unreadable ({'; '.join(problems)}); using the defaults"
+        return known, ""
 
     def set_last_config(self, config: dict) -> None:
         self.qs.setValue("launcher/last_config", json.dumps(config))

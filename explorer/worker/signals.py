@@ -4,7 +4,7 @@
   the loop finishes its step, evaluates, saves and reports ``finished`` with stopped_early true.
   A second SIGINT cancels.
 - SIGTERM (the GUI's cancel, ``kill``): sets ``control.cancel`` and raises
-  :class:`~explorer.core.training.evaluation.TrainingCancelled` right away (it derives from
+  :class:`~explorer.core.errors.Cancelled` right away (it derives from
   BaseException, so library ``except Exception`` blocks do not swallow it), except while an event
   line is being written: then it is raised as soon as that line is complete, so events.jsonl never
   holds a torn line. The loop also polls ``control.cancel`` between batches.
@@ -16,7 +16,7 @@ import signal
 import threading
 
 from explorer.core.events import EventWriter
-from explorer.core.training.evaluation import TrainingCancelled
+from explorer.core.errors import Cancelled
 
 
 class GuardedWriter(EventWriter):
@@ -35,7 +35,7 @@ class GuardedWriter(EventWriter):
             c = self.control
             if c is not None and c.cancel and c.raise_on_cancel and event not in ("cancelled", "failed", "finished"):
                 c.raise_on_cancel = False
-                raise TrainingCancelled()
+                raise Cancelled()
 
 
 class SignalHandlers:
@@ -59,7 +59,7 @@ class SignalHandlers:
         self.control.cancel = True
         if self.control.raise_on_cancel and not (self.writer is not None and self.writer._busy):
             self.control.raise_on_cancel = False
-            raise TrainingCancelled()
+            raise Cancelled()
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():

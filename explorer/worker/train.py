@@ -11,7 +11,7 @@ Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; bo
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
-docs/architecture.md and the README). Help texts: ``FIELD_HELP`` next to TrainConfig.
+docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_HELP next to TrainConfig).
 
 Exit codes: 0 finished (also after stop early), 1 failed, 2 unusable arguments (bad flag values are
 argparse errors; other unusable settings, e.g. a bad ``--config`` file or resuming a finished run, give a
@@ -32,8 +32,15 @@ import time
 import traceback
 from pathlib import Path
 
+from explorer.core import run_status
+from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
-from explorer.core.training.config import FIELD_HELP, MIXED_PRECISION, TASKS, ConfigError, TrainConfig
+from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
+from explorer.core.task_facts import is_qa_task, task_names
+from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
+from explorer.core.window_settings import WindowSettingsError, check_source_settings
+from explorer.paths import default_runs_dir
+from explorer.worker.signals import GuardedWriter, SignalHandlers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
@@ -58,22 +65,9 @@ def _json_list(text: str) -> list:
     return value
 
 
-def _task_choices() -> list[str]:
-    """TASKS plus tasks registered at run time (only when the registry is already imported: the
-    parser must stay cheap, `bert-explorer score` builds it too)."""
-    known = list(TASKS)
-    registry = sys.modules.get("explorer.core.training.tasks")
-    if registry is not None:
-        known += [t for t in registry.task_names() if t not in known]
-    return known
-
-
-def field_help(f: dataclasses.Field, default) -> str:
-    """The one-line help of a TrainConfig field: FIELD_HELP plus its default (unless the text gives it)."""
-    text = FIELD_HELP.get(f.name, f.name.replace("_", " "))
-    if "default" not in text and default not in (None, "", []):
-        text += f" (default: {default})"
-    return text.replace("%", "%%")
+def _flag_help(name: str) -> str:
+    """The --help line of a TrainConfig field (config.field_help, escaped for argparse)."""
+    return field_help(name).replace("%", "%%")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,14 +78,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a run config (TrainConfig as JSON); flags given as well override its values")
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
                         help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
-    defaults = TrainConfig()
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = _field_type(f)
-        help_text = field_help(f, getattr(defaults, f.name))
+        help_text = _flag_help(f.name)
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
         if f.name == "task":
-            parser.add_argument(flag, type=str, choices=_task_choices(), **common)
+            parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
         elif kind == "bool":
@@ -115,20 +108,32 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
 
 
-def describe_error(exc: BaseException, config: TrainConfig | None, step: int) -> str:
-    """One specific human message for a failure."""
+def _out_of_memory(exc: BaseException) -> bool:
+    """Is ``exc`` an out-of-memory error (by type: MemoryError, core's OutOfMemory, torch's)?"""
     import torch
 
-    from explorer.core.data.classification import ClassificationDataError
-    from explorer.core.models import ModelSourceError
-    from explorer.core.training.checkpoints import CheckpointError
-    from explorer.core.training.loop import NonFiniteLoss, TrainingDataError
+    return isinstance(exc, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError)))
 
+
+def is_internal_error(exc: BaseException) -> bool:
+    """True unless ``exc`` is a user error, out of memory or a full disk (by type)."""
+    return not (isinstance(exc, UserError) or _out_of_memory(exc)
+                or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC))
+
+
+def describe_error(exc: BaseException, config: TrainConfig | None, step: int) -> str:
+    """One specific human message for a failure, chosen by the error's type (never by its text).
+
+    UserError (bad settings or data, see explorer.core.errors): its own message. Out of memory: the
+    settings to lower. Disk full (OSError ENOSPC): where. Anything else: "internal error <type>: ...".
+    """
+    if isinstance(exc, WindowSettingsError):
+        return f"window settings do not fit the model: {exc}"
+    message = user_message(exc)
+    if message is not None:
+        return message
     text = str(exc)
-    oom = isinstance(exc, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError))) or (
-        isinstance(exc, RuntimeError) and ("out of memory" in text.lower() or "can't allocate memory" in text.lower()
-                                           or "not enough memory" in text.lower()))
-    if oom:
+    if _out_of_memory(exc):
         hint = ""
         if config is not None:
             hint = (f" (batch_size {config.batch_size}, max_seq_length {config.resolved_max_seq_length()}); "
@@ -137,18 +142,6 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
         return f"out of memory at step {step}{hint}. Detail: {text.splitlines()[0][:200] if text else type(exc).__name__}"
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"disk full while writing {exc.filename or 'the run folder'}: free space or use another --output-dir"
-    known = (ConfigError, ClassificationDataError, ModelSourceError, CheckpointError, NonFiniteLoss,
-             TrainingDataError)
-    try:
-        from explorer.core.data.squad import SquadDataError
-
-        known = known + (SquadDataError,)
-    except ImportError:
-        pass
-    if isinstance(exc, known):
-        return text
-    if isinstance(exc, ValueError) and ("window settings" in text or "doc_stride" in text):
-        return text
     return f"internal error {type(exc).__name__}: {text}".strip()
 
 
@@ -157,12 +150,13 @@ def _print_failed(run_id: str, message: str) -> None:
     sys.stdout.flush()
 
 
-def print_error(message: str, run_dir: Path | None = None) -> None:
+def print_error(message: str, traceback_in: Path | None = None) -> None:
     """The human side of a failure: ``error: <message>`` on stderr (the ``failed`` event stays the
-    machine-readable side), plus where the full traceback is when there is one."""
+    machine-readable side), plus ``traceback_in`` (the run folder whose events hold the traceback)
+    for internal errors."""
     text = f"error: {message.strip()}"
-    if run_dir is not None and message.startswith("internal error"):
-        text += f"\n(the traceback is in the failed event in {run_dir / EVENTS_FILE})"
+    if traceback_in is not None:
+        text += f"\n(the traceback is in the failed event in {traceback_in / EVENTS_FILE})"
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
 
@@ -170,17 +164,13 @@ def print_error(message: str, run_dir: Path | None = None) -> None:
 def _already_finished(run_dir: Path) -> int | None:
     """The step at which the run in run_dir finished for good (a ``finished`` event after its last
     ``started`` that did not stop early), else None. A run stopped early can be resumed."""
-    from explorer.core.runs import derive_status
-
     try:
         events = read_events(run_dir / EVENTS_FILE)
     except (OSError, ValueError):
         return None
-    if derive_status(events, alive=False) != "finished":
+    if run_status.replay(events, alive=False) != run_status.FINISHED:
         return None
     last = [e for e in events if e.get("event") == "finished"][-1]
-    if last.get("stopped_early"):
-        return None
     return int(last.get("steps") or last.get("step") or 0)
 
 
@@ -213,9 +203,6 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
 
     Raises ConfigError for unusable arguments.
     """
-    from explorer.core.runs import CONFIG_FILE, new_run_id
-    from explorer.paths import default_runs_dir
-
     multi, main = _distributed()
     if getattr(args, "resume", None):
         run_dir = Path(args.resume).expanduser()
@@ -256,11 +243,25 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
     return config, run_dir, False
 
 
+def window_settings_error(config: TrainConfig) -> str | None:
+    """The window settings checked against the model before any work (max_seq_length against its position
+    embeddings and the tokenizer's maximum; QA: question + special tokens + doc_stride overlap room); one
+    message naming the numbers, or None. Models whose files cannot be read here are checked when loaded."""
+    qa = is_qa_task(config.task)
+    problems = check_source_settings(config.model, config.resolved_max_seq_length(),
+                                     config.doc_stride if qa else None, config.max_query_length if qa else None)
+    errors = [p.message for p in problems if p.severity == "error"]
+    return "window settings do not fit the model: " + "; ".join(errors) if errors else None
+
+
+def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
+    """Record a failure that happened before the event writer existed in the run's events.jsonl."""
+    with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
+        fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one fine-tune; returns the exit code (see module docstring)."""
-    from explorer.core.runs import STOP_FILE, remove_pid_file, write_pid_file
-    from explorer.worker.signals import GuardedWriter, SignalHandlers
-
     _quiet_libraries()
     try:
         config, run_dir, resume = prepare_run(args)
@@ -269,6 +270,13 @@ def run(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_USAGE
     _, main = _distributed()
+    settings_error = None if resume else window_settings_error(config)
+    if settings_error:
+        _print_failed(config.run_id, settings_error)
+        if main:
+            _append_failed(run_dir, config.run_id, settings_error)
+        print_error(settings_error)
+        return EXIT_USAGE
     writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)
@@ -289,9 +297,7 @@ def run(args: argparse.Namespace) -> int:
                 code = EXIT_OK
             except BaseException as exc:  # noqa: BLE001 - every failure becomes an event
                 control.raise_on_cancel = False
-                from explorer.core.training.evaluation import TrainingCancelled
-
-                if isinstance(exc, TrainingCancelled):
+                if isinstance(exc, Cancelled):
                     writer.emit("cancelled", step=control.step, seconds=time.time() - t0)
                     code = EXIT_CANCELLED
                 elif isinstance(exc, (SystemExit,)):
@@ -300,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
                     message = describe_error(exc, config, control.step)
                     writer.emit("failed", error=message, traceback="".join(traceback.format_exception(exc)))
                     if main:
-                        print_error(message, run_dir)
+                        print_error(message, run_dir if is_internal_error(exc) else None)
                     code = EXIT_FAILED
     finally:
         writer.close()

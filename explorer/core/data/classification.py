@@ -20,6 +20,7 @@ header = line 1) and what was wrong.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -36,8 +37,7 @@ _INT = re.compile(r"^[+-]?\d+(\.0*)?$")
 csv.field_size_limit(10_000_000)
 
 
-class ClassificationDataError(ValueError):
-    """Bad classification data; the message names the file, the line or record, and what was wrong."""
+from explorer.core.errors import ClassificationDataError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass
@@ -120,22 +120,38 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
         return header, rows
     if suffix not in (".tsv", ".csv", ".txt"):
         raise ClassificationDataError(f"{path}: unknown file type {suffix!r}; use .tsv, .csv or .jsonl")
+    # newline="" keeps csv's own line handling: str.splitlines() would also split rows at U+2028, \x0c, ...
     if suffix == ".csv":
-        reader = csv.reader(text.splitlines())
-    else:
-        reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
-    lines = list(reader)
+        reader = csv.reader(io.StringIO(text, newline=""))
+    else:  # GLUE TSV: no quoting at all, so quote characters inside sentences stay text
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
+        lines = [(reader.line_num, values) for values in reader]
+    except csv.Error as exc:
+        raise ClassificationDataError(f"{path} line {reader.line_num}: unreadable {suffix[1:].upper()} "
+                                      f"({exc})") from None
     if not lines:
         raise ClassificationDataError(f"{path}: the file is empty (expected a header line and rows)")
-    header = [h.strip() for h in lines[0]]
+    header = [h.strip() for h in lines[0][1]]
     rows = []
-    for n, values in enumerate(lines[1:], start=2):
+    for n, values in lines[1:]:
         if not values or all(not v.strip() for v in values):
             continue
-        if len(values) < len(header):
-            raise ClassificationDataError(f"{path} line {n}: {len(values)} fields, the header has {len(header)}")
+        check_field_count(path, n, len(values), len(header), suffix)
         rows.append((n, dict(zip(header, values))))
     return header, rows
+
+
+def check_field_count(path, line: int, got: int, expected: int, suffix: str = ".tsv") -> None:
+    """Every row must have exactly the header's number of fields; too many would silently lose text (a tab
+    inside a sentence), too few would shift columns. Raises ClassificationDataError naming the file, the
+    line (1-based, header = line 1) and both counts."""
+    if got == expected:
+        return
+    sep = "tab" if suffix != ".csv" else "comma"
+    hint = (f"an extra {sep} inside a text?" if got > expected else f"a missing {sep} or a cut line?")
+    raise ClassificationDataError(f"{path} line {line}: expected {expected} fields (as in the header), got {got} "
+                                  f"({hint})")
 
 
 def _pick_columns(where: str, header: list[str], pair: bool, text_columns, label_column: str):

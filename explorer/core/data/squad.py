@@ -17,7 +17,13 @@ Validation never drops anything silently. Two kinds of problem:
   ``SquadReport.problems``.
 - *answer offsets* (``context[answer_start:answer_start+len(text)] != text``): always reported;
   with ``repair=True`` (CLI: ``eval --repair``) moved to the nearest occurrence of the text
-  (counted in ``repaired``).
+  (counted in ``repaired``). With ``drop_unfound=True`` an answer whose text does not occur in its
+  passage at all is dropped (counted in ``dropped``), and a question left without answers is
+  dropped too (``dropped_questions``). Training data always loads this way
+  (:func:`load_training_squad`): a misaligned answer would otherwise silently label the wrong tokens.
+
+SQuAD 2.0 variants: an ``is_impossible: true`` question may leave out ``answers`` (it is
+unanswerable); ``plausible_answers`` are never gold.
 """
 
 from __future__ import annotations
@@ -32,9 +38,7 @@ _HUB_PATTERN = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 MAX_LISTED = 10
 
 
-class SquadDataError(ValueError):
-    """SQuAD data that cannot be loaded; the message names the file, the record (id or position) and what
-    was wrong."""
+from explorer.core.errors import SquadDataError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
 
 @dataclass
@@ -51,6 +55,9 @@ class SquadReport:
         repaired: answers whose answer_start was moved (repair=True).
         n_skipped: records skipped (strict=False only).
         n_answers: gold answers loaded (several per question in dev sets).
+        dropped: answers dropped because their text does not occur in the passage (drop_unfound=True).
+        dropped_questions: questions dropped because none of their answers was left.
+        n_misaligned: answers whose answer_start did not match their text (repaired, dropped or kept).
     """
 
     path: str
@@ -62,6 +69,22 @@ class SquadReport:
     repaired: int = 0
     n_skipped: int = 0
     n_answers: int = 0
+    dropped: int = 0
+    dropped_questions: int = 0
+    n_misaligned: int = 0
+
+    def answer_check(self) -> str:
+        """What the answer check did, in one line: "3 answers repaired, 1 dropped" (or "all 5 gold answers
+        match their passage"). Shown by the training run's log event, the CLI and the launcher preview."""
+        if not self.n_misaligned:
+            return f"all {_count(self.n_answers, 'gold answer')} match their passage"
+        s = f"{_count(self.repaired, 'answer')} repaired, {self.dropped} dropped"
+        if self.dropped_questions:
+            s += f" ({_count(self.dropped_questions, 'question')} left without an answer, dropped)"
+        kept = self.n_misaligned - self.repaired - self.dropped
+        if kept:
+            s += f", {kept} misaligned kept as given"
+        return s
 
     def summary(self) -> str:
         """One line for logs and the CLI."""
@@ -72,6 +95,8 @@ class SquadReport:
             s += f"; {_count(len(self.problems), 'problem')}"
         if self.repaired:
             s += f", {_count(self.repaired, 'answer offset')} repaired"
+        if self.dropped:
+            s += f", {_count(self.dropped, 'answer')} not in its passage dropped"
         if self.n_skipped:
             s += f", {_count(self.n_skipped, 'record')} skipped"
         return s
@@ -96,14 +121,17 @@ def _nearest(context: str, text: str, start: int) -> int | None:
 class _Collector:
     """Builds canonical rows and the problem list while walking a source."""
 
-    def __init__(self, path: str, repair: bool):
-        self.path, self.repair = path, repair
+    def __init__(self, path: str, repair: bool, drop_unfound: bool = False):
+        self.path, self.repair, self.drop_unfound = path, repair, drop_unfound
         self.rows: dict[str, list] = {k: [] for k in ("id", "title", "context", "question", "answers", "is_impossible")}
         self.errors: list[str] = []   # record errors (skipped / raise)
         self.notes: list[str] = []    # answer offset problems (kept)
         self.seen: dict[str, str] = {}
         self.repaired = 0
         self.n_answers = 0
+        self.dropped = 0
+        self.dropped_questions = 0
+        self.n_misaligned = 0
 
     def error(self, where: str, what: str) -> None:
         self.errors.append(f"{where}: {what}")
@@ -126,9 +154,11 @@ class _Collector:
         question = qa["question"]
         if not isinstance(question, str) or not question.strip():
             return self.error(where, "empty question")
-        if "answers" not in qa:
-            return self.error(where, "missing field 'answers'")
-        answers = qa["answers"]
+        answers = qa.get("answers")
+        if answers is None:
+            if qa.get("is_impossible") is not True:  # SQuAD 2.0 variants leave it out of unanswerable ones
+                return self.error(where, "missing field 'answers'")
+            answers = []  # plausible_answers are never gold
         if isinstance(answers, dict):  # hub layout {"text": [...], "answer_start": [...]}
             texts, starts = answers.get("text"), answers.get("answer_start")
             if not isinstance(texts, list) or not isinstance(starts, list) or len(texts) != len(starts):
@@ -136,30 +166,14 @@ class _Collector:
             answers = [{"text": t, "answer_start": s} for t, s in zip(texts, starts)]
         if not isinstance(answers, list):
             return self.error(where, f"'answers' is a {type(answers).__name__}, expected a list")
-        texts, starts = [], []
-        for k, ans in enumerate(answers):
-            if not isinstance(ans, dict) or "text" not in ans or "answer_start" not in ans:
-                return self.error(where, f"answer {k} needs fields 'text' and 'answer_start'")
-            text, start = ans["text"], ans["answer_start"]
-            if not isinstance(text, str) or not text:
-                return self.error(where, f"answer {k} has an empty text")
-            if isinstance(start, bool) or not isinstance(start, int):
-                return self.error(where, f"answer {k} answer_start {start!r} is not an integer")
-            if context[start:start + len(text)] != text:
-                found = _nearest(context, text, start)
-                got = context[max(0, start):start + len(text)]
-                if found is None:
-                    self.notes.append(f"{where}: answer {k} {text!r} does not occur in the context "
-                                      f"(answer_start {start} reads {got!r}); kept as given")
-                elif self.repair:
-                    self.notes.append(f"{where}: answer {k} {text!r} answer_start {start} -> {found} (repaired)")
-                    start = found
-                    self.repaired += 1
-                else:
-                    self.notes.append(f"{where}: answer {k} {text!r} answer_start {start} reads {got!r}; the text "
-                                      f"occurs at {found} (use --repair (eval) / repair=True (Python) to move it)")
-            texts.append(text)
-            starts.append(start)
+        checked = self._check_answers(where, answers, context)
+        if isinstance(checked, str):
+            return self.error(where, checked)
+        texts, starts, n_dropped = checked
+        if n_dropped and not texts:
+            self.dropped_questions += 1
+            self.notes.append(f"{where}: dropped (none of its answers occurs in the context)")
+            return None
         impossible = qa.get("is_impossible")
         if impossible is None:
             impossible = not texts
@@ -176,6 +190,41 @@ class _Collector:
                            ("answers", {"text": texts, "answer_start": starts}), ("is_impossible", impossible)):
             self.rows[key].append(value)
         self.n_answers += len(texts)
+
+    def _check_answers(self, where: str, answers: list, context: str):
+        """(texts, starts, n_dropped) after checking every answer against the context, or an error string."""
+        texts, starts, n_dropped = [], [], 0
+        for k, ans in enumerate(answers):
+            if not isinstance(ans, dict) or "text" not in ans or "answer_start" not in ans:
+                return f"answer {k} needs fields 'text' and 'answer_start'"
+            text, start = ans["text"], ans["answer_start"]
+            if not isinstance(text, str) or not text:
+                return f"answer {k} has an empty text"
+            if isinstance(start, bool) or not isinstance(start, int):
+                return f"answer {k} answer_start {start!r} is not an integer"
+            if context[start:start + len(text)] != text:
+                self.n_misaligned += 1
+                found = _nearest(context, text, start)
+                got = context[max(0, start):start + len(text)]
+                if found is None and self.drop_unfound:
+                    self.notes.append(f"{where}: answer {k} {text!r} does not occur in the context "
+                                      f"(answer_start {start} reads {got!r}); dropped")
+                    self.dropped += 1
+                    n_dropped += 1
+                    continue
+                if found is None:
+                    self.notes.append(f"{where}: answer {k} {text!r} does not occur in the context "
+                                      f"(answer_start {start} reads {got!r}); kept as given")
+                elif self.repair:
+                    self.notes.append(f"{where}: answer {k} {text!r} answer_start {start} -> {found} (repaired)")
+                    start = found
+                    self.repaired += 1
+                else:
+                    self.notes.append(f"{where}: answer {k} {text!r} answer_start {start} reads {got!r}; the text "
+                                      f"occurs at {found} (use --repair (eval) / repair=True (Python) to move it)")
+            texts.append(text)
+            starts.append(start)
+        return texts, starts, n_dropped
 
     def finish(self, report: SquadReport, strict: bool):
         import datasets
@@ -194,6 +243,8 @@ class _Collector:
         report.n_questions = len(self.rows["id"])
         report.n_impossible = sum(self.rows["is_impossible"])
         report.n_answers = self.n_answers
+        report.dropped, report.dropped_questions = self.dropped, self.dropped_questions
+        report.n_misaligned = self.n_misaligned
         if report.n_questions == 0:
             extra = f" ({_count(len(self.errors), 'invalid record')} skipped)" if self.errors else ""
             raise SquadDataError(f"{self.path}: no questions{extra}")
@@ -227,7 +278,7 @@ def _read_json(path: Path) -> dict:
         raise SquadDataError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
 
 
-def _load_file(path: Path, repair: bool, strict: bool):
+def _load_file(path: Path, repair: bool, strict: bool, drop_unfound: bool = False):
     data = _read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise SquadDataError(f"{path}: not an official SQuAD file (expected an object with a 'data' list of "
@@ -237,7 +288,7 @@ def _load_file(path: Path, repair: bool, strict: bool):
     has_flag = any(isinstance(q, dict) and "is_impossible" in q for a in articles if isinstance(a, dict)
                    for p in (a.get("paragraphs") or []) if isinstance(p, dict) for q in (p.get("qas") or []))
     version = "v2.0" if raw_version.startswith("2") or has_flag else "v1.1"
-    col = _Collector(str(path), repair)
+    col = _Collector(str(path), repair, drop_unfound)
     for ai, article in enumerate(articles):
         where_a = f"article {ai}"
         if not isinstance(article, dict):
@@ -265,7 +316,7 @@ def _load_file(path: Path, repair: bool, strict: bool):
     return ds, report
 
 
-def _load_hub(hub_id: str, split: str, repair: bool, strict: bool):
+def _load_hub(hub_id: str, split: str, repair: bool, strict: bool, drop_unfound: bool = False):
     import os
 
     from explorer.core.models import _hub_reachable
@@ -290,7 +341,7 @@ def _load_hub(hub_id: str, split: str, repair: bool, strict: bool):
         raise SquadDataError(f"{hub_id!r} is a Hugging Face hub dataset id (split {split!r}) and could not be "
                              f"loaded: {reason}. {advice}") from None
     version = HUB_IDS.get(hub_id, "v2.0" if "v2" in hub_id else "v1.1")
-    col = _Collector(f"{hub_id} [{split}]", repair)
+    col = _Collector(f"{hub_id} [{split}]", repair, drop_unfound)
     titles = set()
     for k, row in enumerate(ds):
         titles.add(row.get("title"))
@@ -298,7 +349,8 @@ def _load_hub(hub_id: str, split: str, repair: bool, strict: bool):
     return col.finish(SquadReport(path=f"{hub_id} [{split}]", version=version, n_articles=len(titles)), strict)
 
 
-def load_squad(source: str, *, split: str = "validation", repair: bool = False, strict: bool = True):
+def load_squad(source: str, *, split: str = "validation", repair: bool = False, strict: bool = True,
+               drop_unfound: bool = False):
     """Load SQuAD v1.1 / v2.0 into the canonical ``datasets.Dataset`` and a :class:`SquadReport`.
 
     Args:
@@ -307,6 +359,7 @@ def load_squad(source: str, *, split: str = "validation", repair: bool = False, 
         split: hub split ("train", "validation"); ignored for files (a file is one split).
         repair: move answer_start values that do not match the answer text to the nearest occurrence.
         strict: raise on record errors (default); False skips them and lists each in the report.
+        drop_unfound: drop answers whose text does not occur in the passage (and questions left without any).
 
     Returns:
         (dataset, report); dataset columns id, title, context, question, answers{text, answer_start},
@@ -324,11 +377,19 @@ def load_squad(source: str, *, split: str = "validation", repair: bool = False, 
     if path.is_dir():
         raise SquadDataError(f"{source}: is a folder; give the SQuAD JSON file (e.g. dev-v2.0.json)")
     if path.exists():
-        return _load_file(path, repair, strict)
+        return _load_file(path, repair, strict, drop_unfound)
     if source in HUB_IDS or (_HUB_PATTERN.match(source) and not source.lower().endswith(".json")
                              and not source.startswith((".", "/", "~"))):
-        return _load_hub(source, split, repair, strict)
+        return _load_hub(source, split, repair, strict, drop_unfound)
     raise SquadDataError(f"{source}: no such file (and not a hub dataset id such as rajpurkar/squad_v2)")
+
+
+def load_training_squad(source: str, *, split: str = "train"):
+    """Load SQuAD data for training: strict records, every gold answer checked against its passage
+    (``passage[s:s+len(text)] == text``), misaligned ones moved to the nearest exact occurrence and those
+    whose text is not in the passage dropped. ``report.answer_check()`` says how many. Same errors as
+    :func:`load_squad`."""
+    return load_squad(source, split=split, repair=True, strict=True, drop_unfound=True)
 
 
 def gold_answers(dataset) -> dict[str, list[str]]:

@@ -10,17 +10,29 @@ model source anywhere a folder is accepted, plus:
 Atomic writes: everything is written into ``checkpoints/.tmp-<kind>-<pid>``, then the old folder is
 renamed to ``<kind>.old`` and the new one renamed into place, then the old one is removed. A crash
 at any point leaves either the previous checkpoint or the new one complete; :func:`checkpoint_dir`
-falls back to ``<kind>.old`` if the crash hit between the two renames.
+falls back to ``<kind>.old`` if the crash hit between the two renames, and the next save keeps that
+``.old`` until the new folder is in place. Temp folders left by a killed process are removed by the
+next save. (SIGKILL loses no written bytes: the page cache survives the process. There is no fsync,
+so a power cut can still lose the newest checkpoint.)
+
+Fault injection (scripts/fault_injection.py; off unless the variable is set):
+``EXPLORER_FAULT_INJECT="save_delay=0.5,enospc_save=3"`` sleeps 0.5 s at each phase of a save (files
+written, between the two renames) so a kill can land inside one, and makes the 3rd save of the process
+fail with ENOSPC (disk full) halfway through writing ``training_state.pt``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Iterator
+
+from explorer.core.errors import CheckpointError
 
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "training_state.pt"
@@ -28,8 +40,31 @@ INFO_FILE = "checkpoint.json"
 KINDS = ("last", "best")
 
 
-class CheckpointError(RuntimeError):
-    """A checkpoint is missing or unreadable; the message names the folder."""
+FAULT_ENV = "EXPLORER_FAULT_INJECT"
+_saves_done = 0   # saves started in this process (for enospc_save)
+
+
+def _faults() -> dict[str, float]:
+    """The EXPLORER_FAULT_INJECT settings ({} when unset); malformed parts are ignored."""
+    out = {}
+    for part in os.environ.get(FAULT_ENV, "").split(","):
+        name, _, value = part.partition("=")
+        with contextlib.suppress(ValueError):
+            out[name.strip()] = float(value)
+    return out
+
+
+def _fault_point(phase: str, folder: Path) -> None:
+    """Where a save can be slowed or failed on purpose (see the module docstring). No-op by default."""
+    faults = _faults()
+    if not faults:
+        return
+    if phase == "model-written" and _saves_done == int(faults.get("enospc_save", -1)):
+        with open(folder / STATE_FILE, "wb") as fh:   # the disk fills halfway through the state file
+            fh.write(b"\x80\x02PK" + b"\0" * 4096)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / STATE_FILE))
+    if faults.get("save_delay", 0) > 0:
+        time.sleep(faults["save_delay"])
 
 
 def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:
@@ -69,11 +104,15 @@ def set_rng_state(state: dict) -> None:
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:
+    """Move the complete folder ``tmp`` to ``final``; at every instant one complete copy exists (``final``,
+    or ``final.old`` while the two are swapped)."""
     old = final.with_name(final.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    if final.exists():
+    if final.exists():   # final is complete (it only ever appears by rename): the stale .old can go
+        if old.exists():
+            shutil.rmtree(old)
         os.replace(final, old)
+    # else: a crash between the renames left the only complete copy in .old: keep it until tmp is in place
+    _fault_point("between-renames", final)
     os.replace(tmp, final)
     if old.exists():
         shutil.rmtree(old, ignore_errors=True)
@@ -101,15 +140,19 @@ def save_checkpoint(run_dir: str | Path, model, tokenizer, *, step: int, metrics
         raise ValueError(f"checkpoint kind must be one of {KINDS}, got {kind!r}")
     base = Path(run_dir) / CHECKPOINTS
     base.mkdir(parents=True, exist_ok=True)
+    global _saves_done
+    _saves_done += 1
     with _atomic_dir(base, kind) as tmp:
         tmp.mkdir()
         model.save_pretrained(tmp, safe_serialization=True)
         if tokenizer is not None:
             tokenizer.save_pretrained(tmp)
+        _fault_point("model-written", tmp)
         if training_state is not None:
             torch.save(training_state, tmp / STATE_FILE)
         info = {"step": int(step), "kind": kind, "metrics": metrics or {}}
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
+        _fault_point("written", tmp)
     return base / kind
 
 
@@ -118,8 +161,8 @@ def _atomic_dir(base: Path, kind: str) -> Iterator[Path]:
     """Yield a fresh temp folder path (not created) in ``base``; on success it replaces ``base/kind``
     (the previous checkpoint stays until then), on any error it is removed and the error re-raised."""
     tmp = base / f".tmp-{kind}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    for stale in base.glob(f".tmp-{kind}-*"):   # this process's, or left by a killed one
+        shutil.rmtree(stale, ignore_errors=True)
     try:
         yield tmp
         _replace_dir(tmp, base / kind)

@@ -13,22 +13,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TASKS = ("squad_v1", "squad_v2", "single", "pair")
-QA_TASKS = ("squad_v1", "squad_v2")
+from explorer.core.errors import ConfigError
+from explorer.core.task_facts import (data_formats_help, defaults_help, find_task_facts, is_qa_task,
+                                     metric_for_best_help, qa_task_names, task_help, task_names)
+
+TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
+QA_TASKS = qa_task_names()
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
 # "auto": bf16 autocast where bf16 matmul is fast (CUDA with bf16 support; CPUs with AMX tiles), else "no"
 # (fp32). See explorer.core.training.precision.resolve_mixed_precision.
 
 # The paper's fine-tuning grid (Appendix A.3).
 PAPER_GRID = {"batch_size": [16, 32], "learning_rate": [5e-5, 4e-5, 3e-5, 2e-5], "epochs": [2, 3, 4]}
-
-
-class ConfigError(ValueError):
-    """A setting is missing or out of range; the message names the setting."""
 
 
 @dataclass
@@ -45,7 +44,7 @@ class TrainConfig:
     max_steps: int = 0              # > 0 overrides epochs
     batch_size: int = 32
     gradient_accumulation_steps: int = 1
-    learning_rate: float | None = None   # None = 3e-5 for QA, 2e-5 for classification
+    learning_rate: float | None = None   # None = the task's default (core/task_facts.py)
     weight_decay: float = 0.01
     warmup_ratio: float = 0.1
     max_grad_norm: float = 1.0
@@ -53,7 +52,7 @@ class TrainConfig:
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
     adam_epsilon: float = 1e-8
-    max_seq_length: int | None = None    # None = 384 for QA, 128 for classification
+    max_seq_length: int | None = None    # None = the task's default (core/task_facts.py)
     doc_stride: int = 128
     max_query_length: int = 64
     n_best_size: int = 20
@@ -76,21 +75,22 @@ class TrainConfig:
     trust_remote_code: bool = False
 
     def resolved_learning_rate(self) -> float:
+        """learning_rate, or the task's default (explorer.core.task_facts)."""
         if self.learning_rate:
             return float(self.learning_rate)
-        return 3e-5 if self.task in QA_TASKS else 2e-5
+        facts = find_task_facts(self.task)
+        return facts.default_learning_rate if facts else 2e-5
 
     def resolved_max_seq_length(self) -> int:
+        """max_seq_length, or the task's default (explorer.core.task_facts)."""
         if self.max_seq_length:
             return int(self.max_seq_length)
-        return 384 if self.task in QA_TASKS else 128
+        facts = find_task_facts(self.task)
+        return facts.default_max_seq_length if facts else 128
 
     def validate(self) -> "TrainConfig":
         """Raise ConfigError naming the first bad setting; return self when all is well."""
-        known = list(TASKS)
-        registry = sys.modules.get("explorer.core.training.tasks")
-        if registry is not None:  # tasks registered at run time (the worker imports the registry)
-            known += [t for t in registry.task_names() if t not in known]
+        known = task_names()
         if self.task not in known:
             raise ConfigError(f"task {self.task!r} is not one of {', '.join(known)}")
         if not self.model:
@@ -118,7 +118,7 @@ class TrainConfig:
             raise ConfigError("give epochs > 0 or max_steps > 0")
         if not 0 <= self.warmup_ratio < 1:
             raise ConfigError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
-        if self.task in QA_TASKS and self.doc_stride >= self.resolved_max_seq_length() - self.max_query_length - 3:
+        if is_qa_task(self.task) and self.doc_stride >= self.resolved_max_seq_length() - self.max_query_length - 3:
             raise ConfigError(f"doc_stride {self.doc_stride} leaves no room: it must be smaller than "
                               f"max_seq_length - max_query_length - 3")
         return self
@@ -133,7 +133,11 @@ class TrainConfig:
         unknown = sorted(set(data) - names)
         if unknown:
             raise ConfigError(f"{source}: unknown setting(s) {', '.join(unknown)}")
-        return cls(**data)
+        problems = type_problems(data)
+        if problems:
+            raise ConfigError(f"{source}: {'; '.join(problems)}")
+        ints = {f.name for f in dataclasses.fields(cls) if str(f.type).startswith("int")}
+        return cls(**{k: int(v) if k in ints and isinstance(v, float) else v for k, v in data.items()})
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
@@ -173,8 +177,8 @@ class TrainConfig:
 # default is appended by the CLI unless the text states it (fields whose default depends on the task).
 FIELD_HELP: dict[str, str] = {
     "model": "hub id, local model folder or bundled:minilm",
-    "task": "squad_v1 / squad_v2 (extractive QA), single / pair (sentence or sentence-pair classification)",
-    "train": "training data: a file path or a hub dataset id (optionally 'id::config', e.g. nyu-mll/glue::sst2)",
+    "task": task_help(),
+    "train": f"training data ({data_formats_help()})",
     "dev": "dev data for evaluations: a file path or a hub dataset id; empty = no evaluation",
     "output_dir": "the runs folder; the run lives in OUTPUT_DIR/RUN_ID "
                   "(empty = $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs)",
@@ -183,7 +187,7 @@ FIELD_HELP: dict[str, str] = {
     "max_steps": "optimizer steps to run; 0 = use --epochs instead",
     "batch_size": "examples (QA: windows) per micro-batch",
     "gradient_accumulation_steps": "micro-batches per optimizer step (effective batch = batch_size x this)",
-    "learning_rate": "peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification",
+    "learning_rate": f"peak AdamW learning rate; default: {defaults_help('default_learning_rate')}",
     "weight_decay": "AdamW weight decay (not applied to biases and LayerNorm weights)",
     "warmup_ratio": "fraction of the steps with linear warmup, then linear decay to 0",
     "max_grad_norm": "clip the gradient norm to this; 0 = no clipping",
@@ -191,8 +195,9 @@ FIELD_HELP: dict[str, str] = {
     "adam_beta1": "AdamW beta1",
     "adam_beta2": "AdamW beta2",
     "adam_epsilon": "AdamW epsilon",
-    "max_seq_length": "tokens per input window; default 384 for QA, 128 for classification",
-    "doc_stride": "QA: tokens between the starts of consecutive passage windows",
+    "max_seq_length": f"tokens per input window; default {defaults_help('default_max_seq_length')}",
+    "doc_stride": "QA: overlap in tokens between consecutive windows of a long passage (tokenizers' stride); "
+                  "must be smaller than the passage room max_seq_length - question tokens - special tokens",
     "max_query_length": "QA: question tokens kept",
     "n_best_size": "QA: start/end candidates kept per window when decoding",
     "max_answer_length": "QA: longest answer span, in tokens",
@@ -206,7 +211,7 @@ FIELD_HELP: dict[str, str] = {
     "log_every": "optimizer steps between step events",
     "save_checkpoints": "save checkpoints/last and checkpoints/best",
     "save_every": "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the end",
-    "metric_for_best": "dev metric that picks checkpoints/best (higher is better); empty = the task's default (best_f1 for squad_v2, f1 for squad_v1, accuracy for classification)",
+    "metric_for_best": metric_for_best_help(),
     "watch": 'question/passage pairs probed at each evaluation, '
              'e.g. [{"question": "...", "passage": "..."}]',
     "text_columns": "classification: the 1 or 2 text column names; empty = found among the usual names",
@@ -214,6 +219,54 @@ FIELD_HELP: dict[str, str] = {
     "num_labels": "classification: number of labels; 0 = inferred from the training labels",
     "trust_remote_code": "allow a hub model to run its own code",
 }
+
+
+def field_help(name: str, *, with_default: bool = True) -> str:
+    """The help of TrainConfig field ``name``, written once in FIELD_HELP: the CLI's ``--help`` line and
+    the launcher's tooltip. With ``with_default`` the default is appended unless the text states it.
+
+    Raises:
+        KeyError: ``name`` is not a TrainConfig field.
+    """
+    defaults = TrainConfig()
+    if not hasattr(defaults, name):
+        raise KeyError(f"{name!r} is not a TrainConfig field")
+    text = FIELD_HELP.get(name, name.replace("_", " "))
+    default = getattr(defaults, name)
+    if with_default and "default" not in text and default not in (None, "", []):
+        text += f" (default: {default})"
+    return text
+
+
+def _type_ok(value, kind: str) -> bool:
+    """Does a JSON value fit a TrainConfig annotation ("int", "float | None", "list[dict]", ...)?"""
+    if value is None:
+        return "None" in kind
+    if isinstance(value, bool):
+        return kind.startswith("bool")
+    if kind.startswith("bool"):
+        return False
+    if kind.startswith("int"):
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind.startswith("float"):
+        return isinstance(value, (int, float))
+    if kind.startswith("list"):
+        return isinstance(value, list)
+    return isinstance(value, str)
+
+
+def type_problems(data: dict) -> list[str]:
+    """One message per known setting whose value has the wrong type, e.g. "batch_size must be an
+    integer, got 'abc'". Unknown keys are not checked here (from_dict names them)."""
+    words = {"int": "an integer", "float": "a number", "bool": "true or false", "list": "a list", "str": "text"}
+    out = []
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in data:
+            kind = str(f.type).replace(" ", "")
+            if not _type_ok(data[f.name], kind):
+                word = next((w for k, w in words.items() if kind.startswith(k)), kind)
+                out.append(f"{f.name} must be {word}, got {data[f.name]!r}")
+    return out
 
 
 def paper_grid(base: TrainConfig) -> list[TrainConfig]:
@@ -227,7 +280,7 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
 
 
 def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
-    """Settings that make the small bundled encoder learn in minutes on a CPU (DESIGN.md speed notes):
+    """Settings that make the small bundled encoder learn in minutes on a CPU (docs/formulas.md, speed facts):
     max_seq_length 256, lr 1e-4, length-grouped batches, one epoch, and mixed precision "auto"
     (bf16 autocast only where bf16 matmul is fast: AMX CPUs, CUDA with bf16; on a CPU without
     AMX bf16 matmul is several times *slower* than fp32, so "auto" keeps fp32 there)."""

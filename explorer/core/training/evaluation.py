@@ -8,12 +8,10 @@ import time
 import numpy as np
 import torch
 
+from explorer.core.errors import Cancelled
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, eval_batches
 
 
-class TrainingCancelled(BaseException):
-    """Raised from inside the loop (or from the SIGTERM handler) when a cancel was requested.
-    A BaseException, like KeyboardInterrupt, so that ``except Exception`` blocks do not swallow it."""
 
 
 def eval_loader(accelerator, features, batch_size: int):
@@ -32,7 +30,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
     collected from all of them with ``accelerate.utils.gather_object`` keyed by feature index (rows have
     different lengths and the last batches different sizes, which tensor gathers cannot take; rows that
     accelerate repeats to even out the shards land on the same index, so nothing is counted twice).
-    Raises TrainingCancelled when ``control.cancel`` is set.
+    Raises Cancelled when ``control.cancel`` is set.
     """
     n = len(features)
     collected: dict[str, list] = {}
@@ -43,7 +41,7 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
         with torch.inference_mode():
             for batch in loader:
                 if control is not None and control.cancel:
-                    raise TrainingCancelled()
+                    raise Cancelled()
                 outputs = model(**task.model_inputs(batch))
                 outs = task.eval_outputs(outputs, batch)
                 idx = batch["feature_index"].cpu().numpy()

@@ -1,15 +1,22 @@
 """The fine-tuning loop: accelerate owns the device, mixed precision and gradient accumulation.
 
-One call of :func:`train` runs a whole fine-tune (or resumes one) and reports through an
-``EventWriter`` (DESIGN.md protocol: started, step, eval, checkpoint, finished; ``log`` for phases).
+Read :func:`train` top to bottom, as accelerate's ``nlp_example.py``: setup (setup.py: model, data,
+optimizer, schedule, resume state), the ``started`` event, the epoch loop (:func:`run_epochs`, one
+screen), the final evaluation and save. It reports through an ``EventWriter`` (the JSON-lines
+protocol of explorer/core/events.py: started, step, eval, checkpoint, finished; ``log`` for phases).
 The worker (explorer.worker.train) turns exceptions into ``failed`` / ``cancelled`` events.
 
 Recipe (recipe.py): AdamW with weight decay except biases and LayerNorm weights, linear warmup then
 linear decay to 0, clipping at max_grad_norm. Speed: length-grouped batches with dynamic padding
 (batching.py), SDPA attention (load_model default), bf16 autocast where it is fast (precision.py),
 cheaper dropout masks on CPU (fast_dropout.py), fused AdamW, and no host synchronisation per step
-except at logging (loss and grad norm stay on the device
-between log steps; the NaN/inf check runs on the logged values).
+except at logging (loss and grad norm stay on the device between log steps; the NaN/inf check runs
+on the logged values).
+
+Gradient accumulation: every optimizer step averages the gradients of the micro-batches it holds.
+accelerate divides each micro-batch loss by ``gradient_accumulation_steps`` and syncs early at the
+end of the data, so a leftover group at the end of an epoch (fewer micro-batches than
+``gradient_accumulation_steps``) would be scaled too small; :func:`group_scale` corrects it.
 
 Multi-process (``accelerate launch``): each process gets every n-th batch; only the main process
 writes events, checkpoints and prediction files; eval outputs are gathered with gather_for_metrics.
@@ -21,118 +28,30 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
-from explorer.core.training.checkpoints import (copy_checkpoint, load_training_state, rng_state,
-                                                save_checkpoint, set_rng_state)
-from explorer.core.training.config import ConfigError, TrainConfig
-from explorer.core.training.evaluation import TrainingCancelled, eval_loader, evaluate
-from explorer.core.training.fast_dropout import enable_fast_dropout
-from explorer.core.training.precision import resolve_mixed_precision
-from explorer.core.training.recipe import build_optimizer, build_scheduler, warmup_steps_for
+from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
+from explorer.core.training.checkpoints import set_rng_state
+from explorer.core.training.config import TrainConfig
+from explorer.core.training.evaluation import evaluate
+from explorer.core.training.keeper import CheckpointKeeper
+from explorer.core.training.setup import (Control, TrainingRun, plan_steps, prepare_run, process_state,
+                                          set_dropout)
 
-
-class NonFiniteLoss(RuntimeError):
-    """The training loss (or gradient norm) became NaN or infinite."""
-
-
-class TrainingDataError(ValueError):
-    """The data gave nothing to train on (e.g. no training windows)."""
-
-
-@dataclass
-class Control:
-    """Requests from outside the loop. Signal handlers set ``stop`` / ``cancel``; the STOP file is
-    polled once per optimizer step."""
-
-    stop_file: Path | None = None
-    stop: bool = False
-    cancel: bool = False
-    raise_on_cancel: bool = False   # the SIGTERM handler may raise TrainingCancelled at once
-    step: int = 0                   # optimizer steps done (for the cancelled event)
-
-    def stop_requested(self) -> bool:
-        return self.stop or (self.stop_file is not None and self.stop_file.exists())
-
-
-def set_dropout(model: torch.nn.Module, p: float) -> None:
-    """Set every dropout probability (embeddings, attention, hidden, classifier) to ``p``."""
-    for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-        if hasattr(model.config, name):
-            setattr(model.config, name, p)
-    for module in model.modules():
-        if isinstance(module, torch.nn.Dropout):
-            module.p = p
-
-
-def plan_steps(n_rows: int, config: TrainConfig, num_processes: int = 1) -> dict:
-    """Batches and optimizer steps of a run.
-
-    Returns:
-        batches_per_epoch (global), micro_batches_per_epoch (per process), steps_per_epoch,
-        steps_total, warmup_steps, effective_batch_size.
-    """
-    bs, ga = config.batch_size, config.gradient_accumulation_steps
-    batches = math.ceil(n_rows / bs)
-    per_proc = math.ceil(batches / num_processes)
-    steps_per_epoch = max(1, math.ceil(per_proc / ga))
-    total = int(config.max_steps) if config.max_steps > 0 else max(1, math.ceil(config.epochs * steps_per_epoch))
-    return {"batches_per_epoch": batches, "micro_batches_per_epoch": per_proc, "steps_per_epoch": steps_per_epoch,
-            "steps_total": total, "warmup_steps": warmup_steps_for(total, config.warmup_ratio),
-            "effective_batch_size": bs * ga * num_processes}
-
-
-def _metric_value(metrics: dict | None, name: str) -> float | None:
-    """metrics[name], or the first of f1 / accuracy / pearson present (e.g. regression tasks)."""
-    if not metrics:
-        return None
-    if name in metrics:
-        return metrics[name]
-    return next((metrics[n] for n in ("f1", "accuracy", "pearson") if n in metrics), None)
-
-
-def _no_gpu() -> bool:
-    mps = getattr(torch.backends, "mps", None)
-    return not torch.cuda.is_available() and not (mps is not None and mps.is_available())
-
-
-def process_state():
-    """accelerate's PartialState; on a machine without GPU with cpu=True, so that several processes
-    started by ``accelerate launch`` / ``torchrun`` form a MULTI_CPU (gloo) group."""
-    from accelerate import PartialState
-
-    return PartialState(cpu=_no_gpu())
-
-
-def _device_type() -> str:
-    return process_state().device.type
-
-
-def _make_accelerator(config: TrainConfig):
-    from accelerate import Accelerator
-    from accelerate.state import AcceleratorState, GradientState
-
-    if process_state().num_processes == 1:
-        # accelerate keeps one state per process; a second run in the same process (tests, the benchmark)
-        # may want another precision or accumulation, so start from a clean state when not distributed
-        AcceleratorState._reset_state()
-        GradientState._reset_state()
-    device_type = _device_type()
-    mp = resolve_mixed_precision(config.mixed_precision, device_type)
-    if mp == "fp16" and device_type != "cuda":
-        raise ConfigError(f"mixed_precision fp16 needs a CUDA GPU (this run is on {device_type}); "
-                          "use bf16 (fast on CPUs with AMX) or no")
-    return Accelerator(mixed_precision=mp, gradient_accumulation_steps=config.gradient_accumulation_steps,
-                       step_scheduler_with_optimizer=False, cpu=_no_gpu()), mp
+__all__ = ["Control", "plan_steps", "process_state", "set_dropout", "train", "run_epochs", "group_scale"]
 
 
 def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | None = None, *,
           resume: bool = False) -> dict:
     """Fine-tune (or resume) one run; returns the ``finished`` event's fields.
+
+    Checkpoints are our own (checkpoints.py: ``save_pretrained`` safetensors + tokenizer + a small
+    ``training_state.pt``, written atomically, ``best`` hard-linked from ``last``) rather than
+    ``accelerator.save_state``: a checkpoint folder must be a model source the inspectors and
+    ``--model`` open directly, and ``save_state`` writes neither the tokenizer nor our position in the
+    length-grouped data order, nor does it replace the previous folder atomically.
 
     Args:
         config: the run's settings (validated here).
@@ -142,214 +61,185 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         resume: continue from ``run_dir/checkpoints/last`` with the same schedule, data order and RNG.
 
     Raises:
-        ConfigError, ClassificationDataError / SquadDataError, ModelSourceError, CheckpointError:
-            bad input, with a specific message.
-        NonFiniteLoss: the loss became NaN/inf.
-        TrainingCancelled: control.cancel was set.
-        torch.OutOfMemoryError / RuntimeError: out of memory (the worker words the message).
+        UserError subclasses (ConfigError, SquadDataError, ClassificationDataError, ModelSourceError,
+            CheckpointError, TrainingDataError, NonFiniteLoss): bad input, with a specific message.
+        OutOfMemory: an allocator failure.
+        Cancelled: control.cancel was set.
     """
-    from accelerate.utils import set_seed
-
-    from explorer.core.models import ModelSourceError, load_model
-    from explorer.core.training.tasks import get_task
-
-    t_start = time.time()
-    run_dir = Path(run_dir)
-    control = control or Control()
-    config.validate()
-    task = get_task(config.task)
-    accelerator, mp = _make_accelerator(config)
-    writer.enabled = writer.enabled and accelerator.is_main_process
-    set_seed(config.seed)
-
-    state = None
-    source = config.model
-    if resume:
-        ckpt, state = load_training_state(run_dir)
-        source = str(ckpt)
-        writer.emit("log", level="info", message=f"resuming from {ckpt} (step {state['step']})")
-
-    writer.emit("log", level="info", message=f"reading training data {config.train}")
-    train_ex = task.load(config, "train")
-    dev_ex = None
-    if config.dev:
-        writer.emit("log", level="info", message=f"reading dev data {config.dev}")
-        dev_ex = task.load(config, "dev")
-    task.check_data(train_ex, dev_ex, config)
-    writer.emit("log", level="info", message=f"loading model {source}")
     try:
-        loaded = load_model(source, task.head, num_labels=task.num_labels(train_ex, config),
-                            trust_remote_code=config.trust_remote_code)
-    except ModelSourceError:
+        # -- setup -----------------------------------------------------------------------------
+        run = prepare_run(config, Path(run_dir), writer, control or Control(), resume)
+        keeper = CheckpointKeeper(run)
+        emit_started(run)
+        if not resume:
+            evaluate_now(run)
+        # -- train -----------------------------------------------------------------------------
+        stopped = run_epochs(run, keeper)
+        # -- finish ----------------------------------------------------------------------------
+        final = evaluate_now(run)
+        if keeper.last_saved_step != run.progress.step or final is not None:
+            keeper.save(final)
+    except RuntimeError as exc:
+        oom = as_out_of_memory(exc)
+        if oom is not None:
+            raise oom from exc
         raise
-    except Exception as exc:  # noqa: BLE001 - e.g. a torn safetensors file, a head of the wrong size
-        first = (str(exc).splitlines() or [""])[0][:300]
-        raise ModelSourceError(f"could not load {source!r} as a {task.head} model: {type(exc).__name__}: "
-                               f"{first}") from exc
-    model, tokenizer = loaded.model, loaded.tokenizer
-    set_dropout(model, config.dropout)
-    writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
-    train_feats = task.featurize(train_ex, tokenizer, config, train=True)
-    if len(train_feats) == 0:
-        raise TrainingDataError(f"{config.train}: no training rows after tokenization")
-    dev_feats = task.featurize(dev_ex, tokenizer, config, train=False) if dev_ex is not None else None
+    return {"metrics": final or {}, "seconds": run.elapsed(), "best_checkpoint": keeper.best_path,
+            "stopped_early": stopped, "steps": run.progress.step}
 
-    plan = plan_steps(len(train_feats), config, accelerator.num_processes)
-    total = plan["steps_total"]
-    if state is not None and int(state.get("steps_total", total)) != total:
-        raise ConfigError(f"cannot resume {run_dir}: the run planned {state['steps_total']} steps but the data and "
-                          f"config now give {total} (did the data files change?)")
-    optimizer = build_optimizer(model, learning_rate=config.resolved_learning_rate(),
-                                weight_decay=config.weight_decay, betas=(config.adam_beta1, config.adam_beta2),
-                                eps=config.adam_epsilon)
-    scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=total)
-    model, optimizer = accelerator.prepare(model, optimizer)
-    if config.fast_dropout and config.dropout > 0:
-        enable_fast_dropout(accelerator.unwrap_model(model))
-    dev_loader = eval_loader(accelerator, dev_feats, config.batch_size) if dev_feats is not None else None
-    watch_items = task.watch_items(config, dev_ex)
 
-    step, epoch, batches_done, elapsed_before = 0, 0, 0, 0.0
-    best_value, best_path = None, None
-    metric_name = config.metric_for_best or task.primary_metric
-    if state is not None:
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        step, epoch, batches_done = int(state["step"]), int(state["epoch"]), int(state["batches_done"])
-        control.step = step
-        elapsed_before = float(state.get("elapsed", 0.0))
-        best_value = state.get("best_value")
-        best_path = state.get("best_path")
+def emit_started(run: TrainingRun) -> None:
+    """The ``started`` event: settings, device, sizes, and what loading the model reported."""
+    plan, task = run.plan, run.task
+    report = model_load_report(run.loaded)
+    if report.get("warning"):
+        run.writer.emit("log", level="warning", message=report["warning"])
+    run.writer.emit(
+        "started", config=run.config.to_dict(), device=str(run.accelerator.device),
+        mixed_precision=run.mixed_precision, num_parameters=sum(p.numel() for p in run.model.parameters()),
+        steps_total=run.steps_total, num_train_examples=task.num_examples(run.train_ex),
+        num_train_features=len(run.train_feats),
+        num_dev_examples=task.num_examples(run.dev_ex) if run.dev_ex is not None else 0,
+        num_processes=run.accelerator.num_processes, resumed_from_step=run.progress.step if run.resumed else None,
+        load_report=report, **{k: plan[k] for k in ("steps_per_epoch", "warmup_steps", "effective_batch_size")})
 
-    writer.emit("started", config=config.to_dict(), device=str(accelerator.device), mixed_precision=mp,
-                num_parameters=sum(p.numel() for p in model.parameters()), steps_total=total,
-                num_train_examples=task.num_examples(train_ex), num_train_features=len(train_feats),
-                num_dev_examples=task.num_examples(dev_ex) if dev_ex is not None else 0,
-                num_processes=accelerator.num_processes, resumed_from_step=step if resume else None,
-                **{k: plan[k] for k in ("steps_per_epoch", "warmup_steps", "effective_batch_size")})
 
-    def elapsed() -> float:
-        return elapsed_before + time.time() - t_start
+def model_load_report(loaded) -> dict:
+    """What loading the model found, JSON-ready (explorer.core.load_report.LoadReport.to_dict: newly
+    initialised / missing / unexpected weights, kind, summary), plus ``warning`` when the encoder did not
+    load. {} for a model built in memory (no report)."""
+    report = getattr(loaded, "load_report", None)
+    if report is None:
+        return {}
+    out = dict(report.to_dict())
+    warning = report.warning()
+    if warning:
+        out["warning"] = f"{loaded.source}: {warning}"
+    return out
 
-    def run_eval() -> dict | None:
-        if dev_loader is None:
-            return None
-        res = evaluate(accelerator, model, tokenizer, task, dev_ex, dev_feats, dev_loader, config,
-                       control=control, out_dir=run_dir, watch_items=watch_items)
-        fields = {"step": step, "epoch": step / plan["steps_per_epoch"], "metrics": res["metrics"],
-                  "seconds": res["seconds"]}
-        if "watch" in res:
-            fields["watch"] = res["watch"]
-        writer.emit("eval", **fields)
-        return res["metrics"]
 
-    def save(metrics: dict | None) -> None:
-        nonlocal best_value, best_path
-        if not config.save_checkpoints:
-            return
-        value = _metric_value(metrics, metric_name)
-        improved = value is not None and math.isfinite(value) and (best_value is None or value > best_value)
-        if improved:
-            best_value = float(value)
-            best_path = str(run_dir / "checkpoints" / "best")
-        e, b = (epoch + 1, 0) if batches_done >= plan["micro_batches_per_epoch"] else (epoch, batches_done)
-        training_state = {"step": step, "epoch": e, "batches_done": b, "steps_total": total,
-                          "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                          "rng": rng_state(), "elapsed": elapsed(), "best_value": best_value,
-                          "best_path": best_path, "metric_for_best": metric_name}
-        accelerator.wait_for_everyone()
-        if accelerator.is_main_process:
-            inner = accelerator.unwrap_model(model, keep_fp32_wrapper=False)
-            path = save_checkpoint(run_dir, inner, tokenizer, step=step, metrics=metrics,
-                                   training_state=training_state, kind="last")
-            writer.emit("checkpoint", step=step, path=str(path), kind="last")
-            if improved:
-                path = copy_checkpoint(run_dir, "last", "best", metrics=metrics)
-                writer.emit("checkpoint", step=step, path=str(path), kind="best")
-        accelerator.wait_for_everyone()
+def evaluate_now(run: TrainingRun) -> dict | None:
+    """Evaluate on the dev set (all processes) and emit the ``eval`` event; None without dev data."""
+    if run.dev_loader is None:
+        return None
+    res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, run.dev_ex, run.dev_feats, run.dev_loader,
+                   run.config, control=run.control, out_dir=run.run_dir, watch_items=run.watch_items)
+    step = run.progress.step
+    fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
+              "seconds": res["seconds"]}
+    if "watch" in res:
+        fields["watch"] = res["watch"]
+    run.writer.emit("eval", **fields)
+    return res["metrics"]
 
-    if not resume:
-        run_eval()
 
-    if state is not None:
-        set_rng_state(state["rng"])
-    model.train()
-    multi = accelerator.num_processes > 1
-    loss_sum = torch.zeros((), device=accelerator.device)
-    micro, samples, grad_norm = 0, 0, None
-    t_log = time.perf_counter()
-    last_saved_step = step if resume else -1
-    stopped = False
-    while step < total and not stopped:
-        batches = epoch_batches(train_feats.lengths, config.batch_size, seed=config.seed, epoch=epoch,
-                                group_by_length=config.length_grouping)
-        if batches_done:
-            batches = batches[batches_done * accelerator.num_processes:]
-        loader = accelerator.prepare(torch.utils.data.DataLoader(
-            IndexDataset(len(train_feats)), batch_sampler=ListBatchSampler(batches),
-            collate_fn=train_feats.collate, generator=torch.Generator()))
-        for batch in loader:
-            if control.cancel:
-                raise TrainingCancelled()
-            with accelerator.accumulate(model):
-                outputs = model(**task.model_inputs(batch))
-                loss = task.loss(outputs, batch)
-                accelerator.backward(loss)
-                if accelerator.sync_gradients:
-                    limit = config.max_grad_norm if config.max_grad_norm > 0 else float("inf")
-                    grad_norm = accelerator.clip_grad_norm_(model.parameters(), limit)
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
-            loss_sum += loss.detach()
-            micro += 1
-            samples += int(batch["input_ids"].shape[0])
-            batches_done += 1
-            if not accelerator.sync_gradients:
+def group_scale(index: int, n_batches: int, accumulation: int) -> float:
+    """Factor for micro-batch ``index`` (0-based) of ``n_batches`` so that accelerate's ``loss /
+    accumulation`` becomes ``loss / (micro-batches in its group)``: 1.0 inside full groups,
+    ``accumulation / k`` in a leftover group of k < accumulation micro-batches at the end of the data."""
+    group_start = (index // accumulation) * accumulation
+    return accumulation / min(accumulation, n_batches - group_start)
+
+
+def run_epochs(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
+    """The training loop (one screen); returns True when it stopped early on request."""
+    acc, cfg, p, meter = run.accelerator, run.config, run.progress, StepMeter(run)
+    if run.state is not None:
+        set_rng_state(run.state["rng"])
+    run.model.train()
+    clip = cfg.max_grad_norm if cfg.max_grad_norm > 0 else float("inf")
+    while p.step < run.steps_total:
+        loader = run.epoch_loader()
+        for i, batch in enumerate(loader):
+            # -- one micro-batch ---------------------------------------------------------------
+            if run.control.cancel:
+                raise Cancelled()
+            with acc.accumulate(run.model):
+                loss = run.task.loss(run.model(**run.task.model_inputs(batch)), batch)
+                acc.backward(loss * group_scale(i, len(loader), cfg.gradient_accumulation_steps))
+                if acc.sync_gradients:
+                    meter.grad_norm = acc.clip_grad_norm_(run.model.parameters(), clip)
+                run.optimizer.step()
+                run.optimizer.zero_grad(set_to_none=True)
+            meter.add(loss, batch)
+            p.batches_done += 1
+            if not acc.sync_gradients:
                 continue
-            lr_used = scheduler.get_last_lr()[0]
-            scheduler.step()
-            step += 1
-            control.step = step
-            if step % config.log_every == 0 or step == total:
-                mean_loss = loss_sum / micro
-                if multi:
-                    mean_loss = accelerator.reduce(mean_loss, "mean")
-                loss_value = float(mean_loss)
-                norm_value = float(grad_norm) if grad_norm is not None else float("nan")
-                if not math.isfinite(loss_value) or (mp != "fp16" and not math.isfinite(norm_value)):
-                    what = "loss" if not math.isfinite(loss_value) else "gradient norm"
-                    raise NonFiniteLoss(
-                        f"the training {what} became {loss_value if what == 'loss' else norm_value} at step "
-                        f"{step} (learning rate {lr_used:.3g}): training diverged; stopped instead of training "
-                        "on garbage. Try a lower learning rate, more warmup, or mixed_precision no")
-                now = time.perf_counter()
-                writer.emit("step", step=step, epoch=step / plan["steps_per_epoch"], loss=loss_value, lr=lr_used,
-                            grad_norm=norm_value, samples_per_second=samples * accelerator.num_processes
-                            / max(now - t_log, 1e-9), elapsed=elapsed())
-                loss_sum.zero_()
-                micro, samples, t_log = 0, 0, now
-            stop = control.stop_requested()
-            if multi:
-                if stop:
-                    accelerator.set_trigger()
-                stop = accelerator.check_trigger()
-            if step >= total or stop:
-                stopped = stop and step < total
-                break
-            if config.eval_every and step % config.eval_every == 0:
-                save(run_eval())
-                last_saved_step = step
-                t_log = time.perf_counter()
-            elif config.save_every and step % config.save_every == 0:
-                save(None)
-                last_saved_step = step
-                t_log = time.perf_counter()
-        else:
-            epoch += 1
-            batches_done = 0
+            # -- one optimizer step ------------------------------------------------------------
+            lr_used = run.scheduler.get_last_lr()[0]
+            run.scheduler.step()
+            p.step += 1
+            run.control.step = p.step
+            if p.step % cfg.log_every == 0 or p.step == run.steps_total:
+                meter.emit(lr_used)
+            stop = stop_requested(run)
+            if p.step >= run.steps_total or stop:
+                return stop and p.step < run.steps_total
+            # -- evaluate / save ---------------------------------------------------------------
+            if cfg.eval_every and p.step % cfg.eval_every == 0:
+                keeper.save(evaluate_now(run))
+                meter.restart_clock()
+            elif cfg.save_every and p.step % cfg.save_every == 0:
+                keeper.save(None)
+                meter.restart_clock()
+        p.epoch += 1
+        p.batches_done = 0
+    return False
 
-    final = run_eval()
-    if last_saved_step != step or final is not None:
-        save(final)
-    return {"metrics": final or {}, "seconds": elapsed(), "best_checkpoint": best_path,
-            "stopped_early": stopped, "steps": step}
+
+def stop_requested(run: TrainingRun) -> bool:
+    """A stop early was asked for; with several processes, on any of them (accelerate's trigger)."""
+    stop = run.control.stop_requested()
+    if run.accelerator.num_processes > 1:
+        if stop:
+            run.accelerator.set_trigger()
+        stop = run.accelerator.check_trigger()
+    return stop
+
+
+class StepMeter:
+    """Sums the loss and counts samples between ``step`` events; emits them with the NaN/inf check.
+
+    The loss stays on the device until a log step (no host synchronisation per micro-batch).
+    """
+
+    def __init__(self, run: TrainingRun):
+        self.run = run
+        self.loss_sum = torch.zeros((), device=run.accelerator.device)
+        self.micro, self.samples, self.grad_norm = 0, 0, None
+        self.t_log = time.perf_counter()
+
+    def add(self, loss: torch.Tensor, batch: dict) -> None:
+        self.loss_sum += loss.detach()
+        self.micro += 1
+        self.samples += int(batch["input_ids"].shape[0])
+
+    def restart_clock(self) -> None:
+        """Leave evaluation / saving time out of samples_per_second."""
+        self.t_log = time.perf_counter()
+
+    def emit(self, lr_used: float) -> None:
+        """The ``step`` event: mean micro-batch loss since the last one, lr, grad norm, throughput.
+
+        Raises:
+            NonFiniteLoss: the loss (or, without fp16 loss scaling, the gradient norm) is NaN / inf.
+        """
+        run, step = self.run, self.run.progress.step
+        mean_loss = self.loss_sum / self.micro
+        if run.accelerator.num_processes > 1:
+            mean_loss = run.accelerator.reduce(mean_loss, "mean")
+        loss_value = float(mean_loss)
+        norm_value = float(self.grad_norm) if self.grad_norm is not None else float("nan")
+        if not math.isfinite(loss_value) or (run.mixed_precision != "fp16" and not math.isfinite(norm_value)):
+            what = "loss" if not math.isfinite(loss_value) else "gradient norm"
+            raise NonFiniteLoss(
+                f"the training {what} became {loss_value if what == 'loss' else norm_value} at step "
+                f"{step} (learning rate {lr_used:.3g}): training diverged; stopped instead of training "
+                "on garbage. Try a lower learning rate, more warmup, or mixed_precision no")
+        now = time.perf_counter()
+        run.writer.emit("step", step=step, epoch=step / run.plan["steps_per_epoch"], loss=loss_value, lr=lr_used,
+                        grad_norm=norm_value,
+                        samples_per_second=self.samples * run.accelerator.num_processes / max(now - self.t_log, 1e-9),
+                        elapsed=run.elapsed())
+        self.loss_sum.zero_()
+        self.micro, self.samples, self.t_log = 0, 0, now

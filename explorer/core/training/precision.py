@@ -2,8 +2,9 @@
 
 bf16 autocast pays off only with hardware bf16 matmul: CUDA GPUs with bf16 support (Ampere and
 newer) and Intel CPUs with AMX tiles (Sapphire Rapids and newer), where it measured ~5x the fp32
-matmul rate (DESIGN.md speed notes). On CPUs without AMX (or AVX512-BF16), oneDNN emulates bf16 and
-it is several times *slower* than fp32, so "auto" keeps fp32 there. fp16 is only offered on CUDA.
+matmul rate (docs/formulas.md, speed notes). On CPUs without AMX (or AVX512-BF16), oneDNN emulates
+bf16 and it is 4-5x *slower* than fp32, so "auto" keeps fp32 there and an explicit "bf16" gets a
+warning (:func:`bf16_warning`). fp16 is only offered on CUDA.
 """
 
 from __future__ import annotations
@@ -47,3 +48,44 @@ def resolve_mixed_precision(value: str, device_type: str | None = None) -> str:
     if device_type == "cpu":
         return "bf16" if cpu_has_amx() else "no"
     return "no"
+
+
+def cpu_has_native_bf16() -> bool:
+    """True when this CPU computes bf16 in hardware: AMX tiles or AVX512-BF16."""
+    if cpu_has_amx():
+        return True
+    import torch
+
+    probe = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
+    if probe is not None:
+        try:
+            return bool(probe())
+        except Exception:  # noqa: BLE001 - a private API: any failure means "unknown" -> no
+            return False
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            return "avx512_bf16" in fh.read()
+    except OSError:
+        return False
+
+
+def bf16_warning(mixed_precision: str, device_type: str | None = None) -> str | None:
+    """The warning to show when bf16 is asked for on a CPU that only emulates it, else None.
+
+    Args:
+        mixed_precision: the setting ("auto", "no", "fp16", "bf16"); "auto" never picks slow bf16.
+        device_type: "cpu", "cuda", ...; None = what torch would pick (cuda if available).
+
+    Returns:
+        One sentence (for a ``log`` event with level "warning", the CLI and the launcher), or None.
+    """
+    if mixed_precision != "bf16":
+        return None
+    if device_type is None:
+        import torch
+
+        device_type = "cuda" if torch.cuda.is_available() else "cpu"
+    if device_type != "cpu" or cpu_has_native_bf16():
+        return None
+    return ("mixed_precision bf16 on a CPU without native bf16 (no AMX or AVX512-BF16): bf16 is emulated "
+            "there and training runs about 4-5x slower than fp32; use mixed_precision no (fp32) or auto")

@@ -37,9 +37,13 @@ class AttentionView(QWidget):
 
     Signals:
         window_changed(int): the user picked another window.
+        weights_requested(int): with ``async_weights`` set, the shown window's raw weights were not kept (memory
+            budget): the owner computes them off the GUI thread (ProbeResult.attention_weights) and calls
+            :meth:`weights_ready`. Without it they are computed here, when shown.
     """
 
     window_changed = Signal(int)
+    weights_requested = Signal(int)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -52,6 +56,7 @@ class AttentionView(QWidget):
         self._left_idx = np.zeros(0, dtype=np.int64)
         self._right_idx = np.zeros(0, dtype=np.int64)
         self._updating = False
+        self.async_weights = False
 
         self.mode = QComboBox()
         self.mode.addItems(["one layer", "rollout"])   # short items keep the control row narrow
@@ -213,6 +218,11 @@ class AttentionView(QWidget):
             self._updating = False
         self._redraw()
 
+    def weights_ready(self, result, index: int) -> None:
+        """The raw weights of window ``index`` of ``result`` are now kept: redraw if that is what is shown."""
+        if result is self.result and index == self.window:
+            self._redraw()
+
     def set_window(self, index: int) -> None:
         if self.result is None or not (0 <= index < len(self.result.windows)):
             return
@@ -261,11 +271,19 @@ class AttentionView(QWidget):
             return att.rollout, "rollout over all layers"
         layer = max(self.layer.currentIndex(), 0)
         head = self.head.currentIndex()
-        if att.attentions is None:
+        # computed when shown if the probe kept only the shown window (attention memory budget)
+        weights = att.attentions
+        if weights is None and getattr(self.result, "lazy_attention", None) is not None:
+            if self.async_weights:
+                self.weights_requested.emit(self.window)
+                n = len(self.result.windows[self.window].tokens)
+                return np.zeros((n, n), np.float32), f"computing the weights of window {self.window + 1} …"
+            weights = self.result.attention_weights(self.window)
+        if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
         if head <= 0:
-            return att.attentions[layer].astype(np.float32).mean(axis=0), f"layer {layer + 1}, mean over heads"
-        return att.attentions[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
+            return weights[layer].astype(np.float32).mean(axis=0), f"layer {layer + 1}, mean over heads"
+        return weights[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
 
     def _redraw(self) -> None:
         if self._updating or self.result is None or not self.result.attention:
@@ -291,9 +309,11 @@ class AttentionView(QWidget):
         self._what = what
         self._redraw_head_view()
         self._redraw_flow()
+        note = getattr(self.result, "attention_note", "")
         self.info.setText(f"{what}; window {self.window + 1} of {len(self.result.windows)}, "
                           f"{len(labels)} {'words' if self._groups else 'tokens'}. Rows attend to columns; "
-                          "hover a token to see where its attention goes.")
+                          "hover a token to see where its attention goes."
+                          + (f"\nMemory budget: {note}." if note else ""))
 
     def _redraw_head_view(self) -> None:
         if self.result is None or self._matrix.size == 0:

@@ -233,7 +233,8 @@ class DevTauView(QWidget):
             self.progress.setValue(1)
             self.progress.setFormat("from the cache" if s.from_cache else "done")
         how = "from the cache (instant)" if s.from_cache else f"inference {s.seconds:.1f} s"
-        self._message(f"{len(s)} questions of {Path(s.data_path).name}, model {s.source}: {how}.")
+        self._message(f"{len(s)} questions of {Path(s.data_path).name}, model {s.source}: {how}."
+                      + (f" Note: {s.note}" if s.note else ""))
         grid = f.grid
         for key, *_ in CURVES:
             self.curves[key].setData(grid.taus, getattr(grid, key))

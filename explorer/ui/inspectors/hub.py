@@ -98,6 +98,11 @@ def _run_probe(holder: _Holder, inputs: dict, tau: float):
                  n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
 
 
+def _window_weights(result, index: int):
+    result.attention_weights(index)  # fills result.attention[index] (and drops others over the budget)
+    return result, index
+
+
 def _load(holder: _Holder, source: str, loader: Callable):
     return holder.set(loader(source))
 
@@ -140,6 +145,11 @@ class InspectorHub(QObject):
         self.loads = LatestOnly(self.pool, self)
         self.probes = LatestOnly(self.pool, self)
         self.datasets = LatestOnly(QThreadPool.globalInstance(), self)
+        self.attention_windows = LatestOnly(self.pool, self)  # a window's weights, computed when shown
+        self.attention_view.async_weights = True
+        self.attention_view.weights_requested.connect(self._fetch_window_weights)
+        self.attention_windows.finished.connect(lambda _id, payload: self.attention_view.weights_ready(*payload))
+        self.attention_windows.failed.connect(lambda _id, msg, _tb: self._error(f"attention weights: {msg}"))
         self.loads.finished.connect(self._on_loaded)
         self.loads.failed.connect(self._on_load_failed)
         self.probes.finished.connect(self._on_probed)
@@ -191,8 +201,29 @@ class InspectorHub(QObject):
                 self._error("no model: enter a model source and press Load")
                 return None
             self.open_model(source)  # the probe queues behind the load on the same thread
+        errors = [p for p in self.check_windows(inputs) if p.severity == "error"]
+        if errors:
+            self._error("window settings do not fit the model: " + "; ".join(p.message for p in errors))
+            return None
         self.panel.set_busy("probing …")
         return self.probes.submit(_run_probe, self._holder, inputs, self.spans_view.tau)
+
+    def check_windows(self, inputs: dict | None = None) -> list:
+        """The panel's window settings against the loaded model and tokenizer (red fields with the reason);
+        returns the WindowSettingProblem list ([] without a model)."""
+        from explorer.core.window_settings import check_window_settings, longest_question_tokens
+
+        loaded = self._holder.get()
+        if loaded is None:
+            return []
+        inputs = inputs or self.panel.inputs()
+        question = inputs["question"].strip()
+        tok = loaded.tokenizer
+        problems = check_window_settings(
+            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], 64,
+            question_tokens=longest_question_tokens(tok, [question], 64) if question else None, name=loaded.source)
+        self.panel.set_window_problems(problems)
+        return problems
 
     def open_dataset(self, path: str) -> int:
         """Read a SQuAD file on a worker and fill the panel's article / question pickers."""
@@ -211,7 +242,8 @@ class InspectorHub(QObject):
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
         self.loaded = loaded
-        self.panel.set_model_info(loaded.describe(), loaded.head_initialised)
+        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, getattr(loaded, "load_report", None))
+        self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
         self.model_changed.emit(loaded)
@@ -232,6 +264,11 @@ class InspectorHub(QObject):
         self.spans_view.set_result(result)
         self.attention_view.set_window(self.spans_view.window)
         self.result_changed.emit(result)
+
+    def _fetch_window_weights(self, index: int) -> None:
+        """Compute window ``index``'s raw attention weights on the model's worker thread (memory budget)."""
+        if self.attention_view.result is not None:
+            self.attention_windows.submit(_window_weights, self.attention_view.result, index)
 
     def _on_probe_failed(self, _request_id: int, message: str, _tb: str) -> None:
         self._error(message)

@@ -136,13 +136,13 @@ class ProbePanel(QWidget):
         self.passage = QPlainTextEdit()
         self.passage.setPlaceholderText("Passage")
         self.probe_button = QPushButton("Probe")
-        self.max_seq_length = self._spin(32, 512, 384, "max_seq_length")
+        self.max_seq_length = self._spin(32, 4096, 384, "max_seq_length")
         self.doc_stride = self._spin(8, 256, 128, "doc_stride")
         self.n_best_size = self._spin(1, 100, 20, "n_best_size")
         self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
         settings = QFormLayout()
         settings.addRow("max_seq_length", self.max_seq_length)
-        settings.addRow("doc_stride", self.doc_stride)
+        settings.addRow("doc_stride (overlap)", self.doc_stride)
         settings.addRow("n_best_size", self.n_best_size)
         settings.addRow("max_answer_length", self.max_answer_length)
         for row in range(settings.rowCount()):
@@ -170,6 +170,11 @@ class ProbePanel(QWidget):
         layout.addWidget(QLabel("Passage"))
         layout.addWidget(self.passage, 1)
         layout.addLayout(settings)
+        self.window_note = QLabel()  # why a window field is red (settings checked against the model)
+        self.window_note.setObjectName("errorLabel")
+        self.window_note.setWordWrap(True)
+        self.window_note.hide()
+        layout.addWidget(self.window_note)
         layout.addWidget(self.probe_button)
         layout.addWidget(self.busy_bar)
         layout.addWidget(self.status)
@@ -236,8 +241,32 @@ class ProbePanel(QWidget):
         self.status.setStyleSheet("color:#b03030;" if error else "")
         self.status.setText(text)
 
-    def set_model_info(self, description: str, head_initialised: bool | None) -> None:
+    def set_window_problems(self, problems: list) -> None:
+        """Mark max_seq_length / doc_stride red (errors) or amber (warnings) with the reason in the tooltip
+        and under the fields; [] clears. problems: WindowSettingProblem list (core.window_settings)."""
+        boxes = {"max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
+                 "max_query_length": self.max_seq_length}
+        for box in (self.max_seq_length, self.doc_stride):
+            mine = [p for p in problems if boxes.get(p.setting) is box]
+            base = box.property("baseToolTip")
+            if base is None:
+                base = box.toolTip()
+                box.setProperty("baseToolTip", base)
+            reason = "; ".join(p.message for p in mine)
+            error = any(p.severity == "error" for p in mine)
+            box.setToolTip(f"{'ERROR' if error else 'WARNING'}: {reason}\n\n{base}" if reason else base)
+            box.setStyleSheet(("background-color:#f8d7da;" if error else "background-color:#fff3cd;")
+                              if reason else "")
+        self.window_note.setText("\n".join(p.message for p in problems))
+        self.window_note.setVisible(bool(problems))
+
+    def set_model_info(self, description: str, head_initialised: bool | None, load_report=None) -> None:
         self.model_info.setText(description)
+        if load_report is not None and not load_report.encoder_loaded:
+            self.model_note.setVisible(True)
+            self.model_note.setText(f"Honest note: the encoder did not load ({load_report.kind}): "
+                                    f"{load_report.summary()}. Nothing this model shows means anything.")
+            return
         self.model_note.setVisible(bool(head_initialised))
         if head_initialised:
             self.model_note.setText("Honest note: the QA head is freshly initialised (random), so spans, scores "

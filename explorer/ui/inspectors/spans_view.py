@@ -313,7 +313,9 @@ class SpansView(QWidget):
         oi, oj = w.offsets[i], w.offsets[j]
         if oi is None or oj is None:
             return "(not passage text)"
-        return self.result.passage[oi[0]:oj[1]]
+        from explorer.core.decoding import passage_span
+
+        return passage_span(self.result.passage, oi[0], oj[1])[2] or "(white space only)"
 
     def _cell_valid(self, i: int, j: int) -> bool:
         r, c = i - self._p0, j - self._p0

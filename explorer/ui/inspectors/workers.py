@@ -102,8 +102,7 @@ def serial_pool(parent: QObject | None = None) -> QThreadPool:
     return pool
 
 
-class JobCancelled(Exception):
-    """Raised inside a job's progress callback after cancel(); the job then reports cancelled."""
+from explorer.core.errors import Cancelled as JobCancelled  # noqa: E402,F401 - raised in progress after cancel()
 
 
 class CancellableJob(QObject):

@@ -15,6 +15,9 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from explorer.core.errors import ConfigError
+from explorer.core.task_facts import TaskFacts, find_task_facts, get_task_facts
+
 MODEL_INPUT_KEYS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -49,21 +52,25 @@ class FeatureSet:
 class Task:
     """Base class; subclasses fill in every method. See the module docstring.
 
-    Class attributes:
-        name: the ``--task`` value.
-        head: the model head for ``load_model(source, task=head)``.
-        primary_metric: eval metric that picks the "best" checkpoint (higher is better).
-        default_learning_rate, default_max_seq_length: used when the config leaves them unset.
+    Attributes:
+        name: the ``--task`` value; its fixed facts (head, best metric, defaults) are the row
+            ``facts`` of explorer.core.task_facts.
         token_level_outputs: names of eval outputs that are per token (batch, seq): they are padded
             across processes and cut back to each row's length before ``metrics``.
     """
 
     name = ""
-    head = ""
-    primary_metric = ""
-    default_learning_rate = 2e-5
-    default_max_seq_length = 128
     token_level_outputs: tuple[str, ...] = ()
+
+    @property
+    def facts(self) -> TaskFacts:
+        """This task's row of explorer.core.task_facts (KeyError if it has none)."""
+        return get_task_facts(self.name)
+
+    @property
+    def head(self) -> str:
+        """The model head for ``load_model(source, task=head)``."""
+        return self.facts.head
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
@@ -112,23 +119,52 @@ class Task:
         return []
 
 
+def load_note(examples, what: str = "training") -> tuple[str, str] | None:
+    """(level, message) for the run's ``log`` event from what loading found, or None.
+
+    A task's ``load`` may attach ``examples.load_report`` (e.g. a SquadReport); its answer check ("3 answers
+    repaired, 1 dropped") becomes a warning when anything was changed, else an info line."""
+    report = getattr(examples, "load_report", None)
+    if report is None or not hasattr(report, "answer_check"):
+        return None
+    changed = getattr(report, "n_misaligned", 0) or getattr(report, "n_skipped", 0)
+    return ("warning" if changed else "info"), f"{what} data {report.path}: {report.answer_check()}"
+
+
+def check_loaded_windows(task: Task, loaded, config) -> None:
+    """The run's window settings against the loaded model and tokenizer (core.window_settings); raises
+    WindowSettingsError (a ValueError naming the numbers) on errors. QA tasks (those with token-level
+    outputs) also check question room and doc_stride; the data's own questions are checked when featurized."""
+    from explorer.core.window_settings import require_window_settings
+
+    qa = bool(task.token_level_outputs)
+    require_window_settings(loaded.tokenizer, getattr(loaded.model, "config", None),
+                            config.resolved_max_seq_length(), config.doc_stride if qa else None,
+                            config.max_query_length if qa else None, name=str(config.model))
+
+
 _REGISTRY: dict[str, Task] = {}
 
 
 def register_task(task: Task) -> Task:
-    """Add a task to the registry under ``task.name`` (replaces one of the same name)."""
-    if not task.name or not task.head:
-        raise ValueError("a task needs a name and a model head")
+    """Add a task to the registry under ``task.name`` (replaces one of the same name).
+
+    Raises:
+        ValueError: the task has no name, or explorer.core.task_facts has no row for it.
+    """
+    if not task.name or find_task_facts(task.name) is None:
+        raise ValueError(f"task {task.name!r} needs a row in explorer.core.task_facts (add_task_facts)")
     _REGISTRY[task.name] = task
     return task
 
 
 def get_task(name: str) -> Task:
-    """The registered task called ``name``; ValueError listing the known names otherwise."""
+    """The registered task called ``name``; ConfigError (a ValueError) listing the trainable ones otherwise."""
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(sorted(_REGISTRY))}") from None
+        raise ConfigError(f"task {name!r} cannot be trained (no implementation registered); trainable tasks: "
+                          f"{', '.join(_REGISTRY)}") from None
 
 
 def task_names() -> list[str]:

@@ -17,17 +17,11 @@ from explorer.core.training.tasks.base import FeatureSet, Task
 
 
 class ClassificationTask(Task):
-    head = "classification"
-    default_learning_rate = 2e-5
-    default_max_seq_length = 128
+    """Sentence or sentence-pair classification; ``pair`` comes from the task's facts row."""
 
-    def __init__(self, name: str, pair: bool):
+    def __init__(self, name: str):
         self.name = name
-        self.pair = pair
-
-    @property
-    def primary_metric(self) -> str:  # type: ignore[override]
-        return "accuracy"
+        self.pair = self.facts.pair
 
     def load(self, config, split: str) -> ClassificationData:
         source = config.train if split == "train" else config.dev

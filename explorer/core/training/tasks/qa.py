@@ -11,47 +11,48 @@ attention block flow.
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, load_training_squad
+from explorer.core.decoding import decode_predictions, write_official_files
+from explorer.core.features import collate_qa, prepare_qa_features
+from explorer.core.metrics import evaluate_decodings
+from explorer.core.probe import probe
 from explorer.core.training.tasks.base import FeatureSet, Task
 
 FLOW_KEYS = [(a, b) for a in ("question", "passage", "special") for b in ("question", "passage", "special")]
 
 
 class QATask(Task):
-    head = "qa"
-    primary_metric = "f1"
-    default_learning_rate = 3e-5
-    default_max_seq_length = 384
     token_level_outputs = ("start_logits", "end_logits")
 
-    def __init__(self, name: str, version: str):
+    def __init__(self, name: str):
         self.name = name
-        self.version = version  # "v1.1" | "v2.0"
-        # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is
-        # chosen after training, so the F1 at τ = 0 would reward a checkpoint for where its null score
-        # happens to sit rather than for how well it ranks answers against "no answer".
-        self.primary_metric = "best_f1" if version == "v2.0" else "f1"
+        self.version = self.facts.squad_version  # "v1.1" | "v2.0"
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
-        from explorer.core.data.squad import SquadDataError, load_squad
-
         source = config.train if split == "train" else config.dev
         cap = config.train_cap if split == "train" else config.dev_cap
-        ds, report = load_squad(source, split="train" if split == "train" else "validation")
+        if split == "train":  # every gold answer checked: misaligned ones repaired or dropped, counted
+            ds, report = load_training_squad(source, split="train")
+        else:
+            ds, report = load_squad(source, split="validation")
         if cap and cap < len(ds):
             ds = ds.select(range(cap))
+        ds.load_report = report  # read by tasks.base.load_note for the run's log event
         if self.version == "v1.1" and report.n_impossible:
             raise SquadDataError(f"{source}: {report.n_impossible} unanswerable questions (SQuAD 2.0 data) "
                                  f"but the task is {self.name}; use --task squad_v2")
         return ds
 
     def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
-        from explorer.core.features import collate_qa, prepare_qa_features
-
         feats = prepare_qa_features(list(examples["question"]), list(examples["context"]), tokenizer,
                                     max_seq_length=config.resolved_max_seq_length(), doc_stride=config.doc_stride,
                                     max_query_length=config.max_query_length, answers=list(examples["answers"]))
@@ -86,10 +87,6 @@ class QATask(Task):
         return out
 
     def metrics(self, examples, features: FeatureSet, outputs, config, out_dir) -> dict:
-        from explorer.core.data.squad import gold_answers
-        from explorer.core.decoding import decode_predictions
-        from explorer.core.metrics import evaluate_decodings
-
         decodings = decode_predictions(examples, features.raw, outputs["start_logits"], outputs["end_logits"],
                                        n_best_size=config.n_best_size, max_answer_length=config.max_answer_length)
         gold = gold_answers(examples)
@@ -110,8 +107,6 @@ class QATask(Task):
         return [{"question": dev_examples[i]["question"], "passage": dev_examples[i]["context"]} for i in range(n)]
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
-        from explorer.core.probe import probe
-
         rows = []
         for item in items:
             question = item.get("question", "")
@@ -141,13 +136,6 @@ def _finite(x: float):
 
 def _write_atomically(decodings, out_dir, v2: bool) -> None:
     """predictions.json (+ nbest, null_odds) into out_dir, each file replaced atomically."""
-    import os
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from explorer.core.decoding import write_official_files
-
     out_dir = Path(out_dir)
     tmp = Path(tempfile.mkdtemp(prefix=".predictions-", dir=out_dir))
     try:

@@ -1,0 +1,90 @@
+"""The errors a user may see, and the one cancellation type (torch-free, Qt-free).
+
+Every error caused by bad input (a setting, a data file, a model source, a checkpoint, a probe
+request) derives from :class:`UserError`. Its message is written for the user: it names the file,
+the record or line, the setting and the numbers. Whoever reports a failure (the training worker,
+the CLI commands, the GUI) decides what to show by the error's *type*:
+
+- a ``UserError``: show ``str(error)`` as it is (no traceback); besides the classes here,
+  ``explorer.core.window_settings.WindowSettingsError`` (window settings that do not fit the model);
+- :class:`OutOfMemory` / ``MemoryError`` / ``torch.OutOfMemoryError``: say which settings to lower;
+- anything else: an internal error (type, message, and the traceback kept in the run's events).
+
+``UserError`` derives from ``ValueError`` so that older ``except ValueError`` handlers keep working.
+Errors that used to be ``RuntimeError`` (model source, checkpoint, non-finite loss) keep that base as
+a second parent for the same reason.
+
+:class:`Cancelled` is the single "the user asked to stop this work" signal, for the training loop
+(SIGTERM / cancel), the dev-set τ study and the GUI's background jobs. It derives from
+``BaseException`` (like ``KeyboardInterrupt``) so that library ``except Exception`` blocks do not
+swallow it.
+"""
+
+from __future__ import annotations
+
+
+class UserError(ValueError):
+    """Bad input with a message written for the user (which file / record / setting, what was wrong)."""
+
+
+class ConfigError(UserError):
+    """A setting is missing or out of range; the message names the setting."""
+
+
+class SquadDataError(UserError):
+    """SQuAD data that cannot be loaded; the message names the file, the record (id or position) and what
+    was wrong."""
+
+
+class ClassificationDataError(UserError):
+    """Bad classification data; the message names the file, the line or record, and what was wrong."""
+
+
+class TrainingDataError(UserError):
+    """The data gave nothing to train on (e.g. no training windows after tokenization)."""
+
+
+class ModelSourceError(UserError, RuntimeError):
+    """The source cannot be loaded: missing folder, unreachable hub id, not a model, bad task."""
+
+
+class CheckpointError(UserError, RuntimeError):
+    """A checkpoint is missing or unreadable; the message names the folder."""
+
+
+class ProbeError(UserError):
+    """The probe cannot run: empty question/passage, no tokenizer, or not a question-answering model."""
+
+
+class NonFiniteLoss(UserError, RuntimeError):
+    """The training loss (or gradient norm) became NaN or infinite; the message names the step and the
+    learning rate."""
+
+
+class OutOfMemory(MemoryError):
+    """The device ran out of memory; raised by core code that recognised an allocator failure."""
+
+
+class Cancelled(BaseException):
+    """The user asked to stop this work (cancel a run, a dev-set study, a background job).
+
+    A BaseException, like KeyboardInterrupt, so that ``except Exception`` blocks do not swallow it.
+    """
+
+
+def user_message(exc: BaseException) -> str | None:
+    """The message to show for ``exc`` as it is, or None when it is not a user error."""
+    return str(exc) if isinstance(exc, UserError) else None
+
+
+# torch reports a failed CPU allocation only as a RuntimeError with this text (no type of its own);
+# this is the one place that recognises it, so that callers can decide by type (OutOfMemory).
+_ALLOCATOR_MESSAGES = ("out of memory", "can't allocate memory", "not enough memory")
+
+
+def as_out_of_memory(exc: BaseException) -> OutOfMemory | None:
+    """An :class:`OutOfMemory` for a RuntimeError that is an allocator failure, else None."""
+    if isinstance(exc, RuntimeError) and any(m in str(exc).lower() for m in _ALLOCATOR_MESSAGES):
+        first = (str(exc).splitlines() or [""])[0]
+        return OutOfMemory(first)
+    return None

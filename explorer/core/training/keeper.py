@@ -1,0 +1,73 @@
+"""The checkpoint keeper: saves ``checkpoints/last`` and keeps ``checkpoints/best`` for one run.
+
+``best`` is the ``last`` checkpoint of the evaluation whose metric was highest so far (the metric is
+explorer.core.task_facts.best_metric_name: the config's ``metric_for_best`` or the task's). The
+best value and folder travel in ``training_state.pt`` so a resumed run keeps comparing against them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from explorer.core.task_facts import best_metric_name, choose_metric
+from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
+
+
+class CheckpointKeeper:
+    """Writes the checkpoints of one :class:`~explorer.core.training.setup.TrainingRun`.
+
+    Attributes:
+        metric_name: the metric that picks ``best``.
+        best_value, best_path: the best metric so far and its folder (None before the first).
+        last_saved_step: the optimizer step of the newest ``last`` (-1 before the first save).
+    """
+
+    def __init__(self, run):
+        self.run = run
+        self.metric_name = best_metric_name(run.config.to_dict())
+        state = run.state or {}
+        self.best_value = state.get("best_value")
+        self.best_path = state.get("best_path")
+        self.last_saved_step = run.progress.step if run.resumed else -1
+
+    def improved(self, metrics: dict | None) -> bool:
+        """Does ``metrics`` beat the best so far (finite, higher)? Records it when it does."""
+        name = choose_metric(metrics or {}, self.run.config.to_dict())
+        value = None if name is None else metrics[name]
+        if value is None or not math.isfinite(value) or (self.best_value is not None and value <= self.best_value):
+            return False
+        self.best_value = float(value)
+        self.best_path = str(Path(self.run.run_dir) / "checkpoints" / "best")
+        return True
+
+    def training_state(self) -> dict:
+        """What ``--resume`` needs: position, optimizer, schedule, RNG, clock and the best so far."""
+        run, p = self.run, self.run.progress
+        epoch_done = p.batches_done >= run.plan["micro_batches_per_epoch"]
+        return {"step": p.step, "epoch": p.epoch + 1 if epoch_done else p.epoch,
+                "batches_done": 0 if epoch_done else p.batches_done, "steps_total": run.steps_total,
+                "optimizer": run.optimizer.state_dict(), "scheduler": run.scheduler.state_dict(),
+                "rng": rng_state(), "elapsed": run.elapsed(), "best_value": self.best_value,
+                "best_path": self.best_path, "metric_for_best": self.metric_name}
+
+    def save(self, metrics: dict | None) -> None:
+        """Save ``last`` (with the training state) and copy it to ``best`` when ``metrics`` improved.
+        No-op when the config turns checkpoints off. All processes must call it (it synchronises)."""
+        run = self.run
+        if not run.config.save_checkpoints:
+            return
+        improved = self.improved(metrics)
+        state = self.training_state()
+        step = run.progress.step
+        run.accelerator.wait_for_everyone()
+        if run.accelerator.is_main_process:
+            inner = run.accelerator.unwrap_model(run.model, keep_fp32_wrapper=False)
+            path = save_checkpoint(run.run_dir, inner, run.tokenizer, step=step, metrics=metrics,
+                                   training_state=state, kind="last")
+            run.writer.emit("checkpoint", step=step, path=str(path), kind="last")
+            if improved:
+                path = copy_checkpoint(run.run_dir, "last", "best", metrics=metrics)
+                run.writer.emit("checkpoint", step=step, path=str(path), kind="best")
+        run.accelerator.wait_for_everyone()
+        self.last_saved_step = step

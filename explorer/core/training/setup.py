@@ -1,0 +1,263 @@
+"""Everything a fine-tune needs before its first step: accelerator, data, model, optimizer, schedule,
+and the position to resume from. :func:`prepare_run` returns them as one :class:`TrainingRun`.
+
+Precision: training always keeps fp32 master weights. A checkpoint saved in float16 / bfloat16 is
+upcast on load (:func:`load_for_training`); bf16 / fp16 then come from accelerate's autocast only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from accelerate import Accelerator, PartialState
+from accelerate.state import AcceleratorState, GradientState
+from accelerate.utils import set_seed
+
+from explorer.core.errors import ConfigError, ModelSourceError, TrainingDataError
+from explorer.core.models import load_model
+from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
+from explorer.core.training.checkpoints import load_training_state
+from explorer.core.training.config import TrainConfig
+from explorer.core.training.evaluation import eval_loader
+from explorer.core.training.fast_dropout import enable_fast_dropout
+from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
+from explorer.core.training.recipe import build_optimizer, build_scheduler, warmup_steps_for
+from explorer.core.training.tasks import Task, get_task
+from explorer.core.training.tasks.base import check_loaded_windows, load_note
+
+
+@dataclass
+class Control:
+    """Requests from outside the loop. Signal handlers set ``stop`` / ``cancel``; the STOP file is
+    polled once per optimizer step."""
+
+    stop_file: Path | None = None
+    stop: bool = False
+    cancel: bool = False
+    raise_on_cancel: bool = False   # the SIGTERM handler may raise Cancelled at once
+    step: int = 0                   # optimizer steps done (for the cancelled event)
+
+    def stop_requested(self) -> bool:
+        """A stop early was asked for (signal or STOP file)."""
+        return self.stop or (self.stop_file is not None and self.stop_file.exists())
+
+
+@dataclass
+class Progress:
+    """Where the run is: optimizer steps done, the epoch, and micro-batches done in that epoch (this
+    process). Saved in ``training_state.pt`` so that ``--resume`` continues with the same data order."""
+
+    step: int = 0
+    epoch: int = 0
+    batches_done: int = 0
+
+
+@dataclass
+class TrainingRun:
+    """The prepared pieces of one fine-tune (see :func:`prepare_run`)."""
+
+    config: TrainConfig
+    run_dir: Path
+    writer: object
+    control: Control
+    accelerator: Accelerator
+    mixed_precision: str
+    task: Task
+    loaded: object                  # explorer.core.models.LoadedModel (model before accelerate wraps it)
+    model: torch.nn.Module          # prepared by accelerate
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    train_ex: object
+    dev_ex: object | None
+    train_feats: object             # tasks.FeatureSet
+    dev_feats: object | None
+    dev_loader: object | None
+    watch_items: list[dict]
+    plan: dict
+    progress: Progress
+    state: dict | None = None       # training_state.pt when resuming
+    resumed: bool = False
+    t_start: float = field(default_factory=time.time)
+
+    @property
+    def tokenizer(self):
+        return self.loaded.tokenizer
+
+    @property
+    def steps_total(self) -> int:
+        return self.plan["steps_total"]
+
+    def elapsed(self) -> float:
+        """Seconds of training, including the time before a resume."""
+        before = float(self.state.get("elapsed", 0.0)) if self.state else 0.0
+        return before + time.time() - self.t_start
+
+    def epoch_loader(self):
+        """The prepared DataLoader over this epoch's batches, skipping those already done (resume)."""
+        batches = epoch_batches(self.train_feats.lengths, self.config.batch_size, seed=self.config.seed,
+                                epoch=self.progress.epoch, group_by_length=self.config.length_grouping)
+        if self.progress.batches_done:
+            batches = batches[self.progress.batches_done * self.accelerator.num_processes:]
+        return self.accelerator.prepare(torch.utils.data.DataLoader(
+            IndexDataset(len(self.train_feats)), batch_sampler=ListBatchSampler(batches),
+            collate_fn=self.train_feats.collate, generator=torch.Generator()))
+
+
+def set_dropout(model: torch.nn.Module, p: float) -> None:
+    """Set every dropout probability (embeddings, attention, hidden, classifier) to ``p``."""
+    for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+        if hasattr(model.config, name):
+            setattr(model.config, name, p)
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = p
+
+
+def plan_steps(n_rows: int, config: TrainConfig, num_processes: int = 1) -> dict:
+    """Batches and optimizer steps of a run.
+
+    Returns:
+        batches_per_epoch (global), micro_batches_per_epoch (per process), steps_per_epoch,
+        steps_total, warmup_steps, effective_batch_size.
+    """
+    bs, ga = config.batch_size, config.gradient_accumulation_steps
+    batches = math.ceil(n_rows / bs)
+    per_proc = math.ceil(batches / num_processes)
+    steps_per_epoch = max(1, math.ceil(per_proc / ga))
+    total = int(config.max_steps) if config.max_steps > 0 else max(1, math.ceil(config.epochs * steps_per_epoch))
+    return {"batches_per_epoch": batches, "micro_batches_per_epoch": per_proc, "steps_per_epoch": steps_per_epoch,
+            "steps_total": total, "warmup_steps": warmup_steps_for(total, config.warmup_ratio),
+            "effective_batch_size": bs * ga * num_processes}
+
+
+def _no_gpu() -> bool:
+    mps = getattr(torch.backends, "mps", None)
+    return not torch.cuda.is_available() and not (mps is not None and mps.is_available())
+
+
+def process_state() -> PartialState:
+    """accelerate's PartialState; on a machine without GPU with cpu=True, so that several processes
+    started by ``accelerate launch`` / ``torchrun`` form a MULTI_CPU (gloo) group."""
+    return PartialState(cpu=_no_gpu())
+
+
+def make_accelerator(config: TrainConfig) -> tuple[Accelerator, str]:
+    """(Accelerator, resolved mixed precision "no" | "fp16" | "bf16"). Raises ConfigError for fp16 off CUDA."""
+    if process_state().num_processes == 1:
+        # accelerate keeps one state per process; a second run in the same process (tests, the benchmark)
+        # may want another precision or accumulation, so start from a clean state when not distributed
+        AcceleratorState._reset_state()
+        GradientState._reset_state()
+    device_type = process_state().device.type
+    mp = resolve_mixed_precision(config.mixed_precision, device_type)
+    if mp == "fp16" and device_type != "cuda":
+        raise ConfigError(f"mixed_precision fp16 needs a CUDA GPU (this run is on {device_type}); "
+                          "use bf16 (fast on CPUs with AMX) or no")
+    return Accelerator(mixed_precision=mp, gradient_accumulation_steps=config.gradient_accumulation_steps,
+                       step_scheduler_with_optimizer=False, cpu=_no_gpu()), mp
+
+
+def load_for_training(source: str, task: Task, num_labels: int | None, config: TrainConfig, writer):
+    """load_model for training, with fp32 master weights whatever dtype the checkpoint was saved in.
+
+    Raises:
+        ModelSourceError: the source cannot be loaded as this task's model (the message says why).
+        WindowSettingsError: the window settings do not fit the loaded model and tokenizer.
+    """
+    writer.emit("log", level="info", message=f"loading model {source}")
+    try:
+        loaded = load_model(source, task.head, num_labels=num_labels, trust_remote_code=config.trust_remote_code)
+    except ModelSourceError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a torn safetensors file, a head of the wrong size
+        first = (str(exc).splitlines() or [""])[0][:300]
+        raise ModelSourceError(f"could not load {source!r} as a {task.head} model: {type(exc).__name__}: "
+                               f"{first}") from exc
+    check_loaded_windows(task, loaded, config)   # before any work: the window must fit this model
+    stored = sorted({str(p.dtype).replace("torch.", "") for p in loaded.model.parameters()
+                     if p.is_floating_point() and p.dtype != torch.float32})
+    if stored:
+        loaded.model.float()
+        writer.emit("log", level="info", message=f"{source}: weights stored as {', '.join(stored)}; training keeps "
+                    "float32 master weights (mixed precision, if any, comes from autocast)")
+    set_dropout(loaded.model, config.dropout)
+    return loaded
+
+
+def _read_data(config: TrainConfig, task: Task, writer) -> tuple[object, object | None]:
+    writer.emit("log", level="info", message=f"reading training data {config.train}")
+    train_ex = task.load(config, "train")
+    if (note := load_note(train_ex)) is not None:   # answers repaired / dropped while loading
+        writer.emit("log", level=note[0], message=note[1])
+    dev_ex = None
+    if config.dev:
+        writer.emit("log", level="info", message=f"reading dev data {config.dev}")
+        dev_ex = task.load(config, "dev")
+    task.check_data(train_ex, dev_ex, config)
+    return train_ex, dev_ex
+
+
+def _restore(run_dir: Path, state: dict | None, plan: dict, optimizer, scheduler, control: Control) -> Progress:
+    """The position to continue from (and the optimizer / schedule state) when resuming."""
+    if state is None:
+        return Progress()
+    total = plan["steps_total"]
+    if int(state.get("steps_total", total)) != total:
+        raise ConfigError(f"cannot resume {run_dir}: the run planned {state['steps_total']} steps but the data and "
+                          f"config now give {total} (did the data files change?)")
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    control.step = int(state["step"])
+    return Progress(step=int(state["step"]), epoch=int(state["epoch"]), batches_done=int(state["batches_done"]))
+
+
+def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, resume: bool) -> TrainingRun:
+    """Validate the config, then set up accelerator, data, model, optimizer, schedule and resume state.
+
+    Raises:
+        ConfigError, SquadDataError / ClassificationDataError, TrainingDataError, ModelSourceError,
+        CheckpointError: bad input, with a specific message.
+    """
+    t_start = time.time()
+    config.validate()
+    task = get_task(config.task)
+    accelerator, mp = make_accelerator(config)
+    writer.enabled = writer.enabled and accelerator.is_main_process
+    warning = bf16_warning(mp, accelerator.device.type)
+    if warning:
+        writer.emit("log", level="warning", message=warning)
+    set_seed(config.seed)
+    state, source = None, config.model
+    if resume:
+        ckpt, state = load_training_state(run_dir)
+        source = str(ckpt)
+        writer.emit("log", level="info", message=f"resuming from {ckpt} (step {state['step']})")
+
+    train_ex, dev_ex = _read_data(config, task, writer)
+    loaded = load_for_training(source, task, task.num_labels(train_ex, config), config, writer)
+    writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
+    train_feats = task.featurize(train_ex, loaded.tokenizer, config, train=True)
+    if len(train_feats) == 0:
+        raise TrainingDataError(f"{config.train}: no training rows after tokenization")
+    dev_feats = task.featurize(dev_ex, loaded.tokenizer, config, train=False) if dev_ex is not None else None
+
+    plan = plan_steps(len(train_feats), config, accelerator.num_processes)
+    optimizer = build_optimizer(loaded.model, learning_rate=config.resolved_learning_rate(),
+                                weight_decay=config.weight_decay, betas=(config.adam_beta1, config.adam_beta2),
+                                eps=config.adam_epsilon)
+    scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=plan["steps_total"])
+    model, optimizer = accelerator.prepare(loaded.model, optimizer)
+    if config.fast_dropout and config.dropout > 0:
+        enable_fast_dropout(accelerator.unwrap_model(model))
+    progress = _restore(run_dir, state, plan, optimizer, scheduler, control)
+    return TrainingRun(
+        config=config, run_dir=run_dir, writer=writer, control=control, accelerator=accelerator,
+        mixed_precision=mp, task=task, loaded=loaded, model=model, optimizer=optimizer, scheduler=scheduler,
+        train_ex=train_ex, dev_ex=dev_ex, train_feats=train_feats, dev_feats=dev_feats,
+        dev_loader=eval_loader(accelerator, dev_feats, config.batch_size) if dev_feats is not None else None,
+        watch_items=task.watch_items(config, dev_ex), plan=plan, progress=progress, state=state, resumed=resume,
+        t_start=t_start)

@@ -1,0 +1,372 @@
+"""Fault injection: kill the training worker at random moments and fill the disk during a save, then
+check that nothing it had written is lost.
+
+    python scripts/fault_injection.py [--kills 20] [--enospc 1] [--seed 0] [--max-steps 200]
+                                      [--workdir DIR] [--keep]
+
+Setup: a tiny random BERT QA model (2 layers, 4 heads, hidden 32) saved in a temp folder, and the
+bundled SQuAD v2.0 sample (resources/samples) as train and dev data. A reference run
+(``python -m explorer train ...``, same seed, no fault) gives the loss of every step.
+
+Trials (seeded):
+- kill: SIGKILL at a random moment of the run: 0-0.3 s after a random optimizer step (seen in
+  events.jsonl), so kills land while it trains, before the first checkpoint and between later ones,
+  whatever the machine's load;
+- kill during a save: the checkpoint writer is slowed (EXPLORER_FAULT_INJECT=save_delay=...) and the
+  script polls the checkpoints folder in a tight loop, killing while a temp folder is being written,
+  between the two renames of the swap, or while ``best`` is being copied;
+- disk full: EXPLORER_FAULT_INJECT=enospc_save=N makes the N-th save of the worker fail with ENOSPC
+  halfway through ``training_state.pt`` (injected: mounting a small tmpfs needs root, which these
+  machines do not give). Only the checkpoint write fails; events still reach the disk.
+
+After each trial: every complete line of ``events.jsonl`` parses (a torn last line is counted, not
+failed); ``checkpoints/last`` and ``checkpoints/best`` either load (model + training state) or are
+absent, never half-written; the run reads as ``crashed`` (``failed`` for disk full) with all its logged
+step points, both in explorer.core.runs and in the GUI's run store; and ``--resume`` finishes with the
+loss of every step after the resume point equal to the reference run's (max |diff| printed; the runs
+are bitwise deterministic on CPU with one thread). A kill before the first checkpoint must make
+``--resume`` refuse with the "no checkpoint to resume from" message instead.
+
+Prints one line per trial and the counts, e.g. "20/20 runs: events parse, checkpoints whole, resume
+identical". Exit code 0 when every trial passed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+from explorer.core.events import parse_event  # noqa: E402
+from explorer.paths import SAMPLES  # noqa: E402
+
+SAVE_DELAY = 0.25      # seconds per save phase while aiming a kill at a save
+LOSS_TOLERANCE = 1e-6  # relative; the runs are expected to match bitwise
+
+
+@dataclass
+class Trial:
+    """One fault and what the checks found."""
+
+    name: str
+    problems: list[str] = field(default_factory=list)
+    detail: str = ""
+    resumed: bool = False
+    max_diff: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# ----------------------------------------------------------------------------------------- setup
+def build_inputs(workdir: Path) -> dict:
+    """Tiny model folder + the bundled SQuAD v2.0 sample files."""
+    from tests.helpers import tiny_loaded_model  # the tiny random test model (tests/helpers.py)
+
+    model_dir = workdir / "tiny-model"
+    if not (model_dir / "config.json").exists():
+        loaded = tiny_loaded_model("qa", seed=0)
+        loaded.model.save_pretrained(model_dir)
+        loaded.tokenizer.save_pretrained(model_dir)
+    return {"model": str(model_dir), "train": str(SAMPLES / "squad_v2_sample_train.json"),
+            "dev": str(SAMPLES / "squad_v2_sample_dev.json")}
+
+
+def train_args(inputs: dict, out: Path, run_id: str, max_steps: int) -> list[str]:
+    """The worker flags of every run: frequent saves so kills land between and inside them."""
+    return ["--model", inputs["model"], "--task", "squad_v2", "--train", inputs["train"], "--dev", inputs["dev"],
+            "--dev-cap", "8", "--max-seq-length", "64", "--doc-stride", "16", "--max-query-length", "16",
+            "--batch-size", "4", "--learning-rate", "1e-3", "--max-steps", str(max_steps), "--save-every", "5",
+            "--eval-every", "20", "--seed", "1", "--mixed-precision", "no", "--output-dir", str(out),
+            "--run-id", run_id]
+
+
+def worker_env(fault: str = "") -> dict:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1",
+               OMP_NUM_THREADS="1", PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("EXPLORER_FAULT_INJECT", None)
+    if fault:
+        env["EXPLORER_FAULT_INJECT"] = fault
+    return env
+
+
+def start_worker(argv: list[str], fault: str = "") -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "explorer", "train", *argv], cwd=REPO, env=worker_env(fault),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def step_losses(events: list[dict]) -> dict[int, float]:
+    return {int(e["step"]): e["loss"] for e in events if e.get("event") == "step"}
+
+
+def reference_run(inputs: dict, out: Path, max_steps: int) -> tuple[dict[int, float], float, float]:
+    """(loss per step, seconds to the first step event, wall seconds) of the uninterrupted run."""
+    from explorer.core.events import read_events
+
+    t0 = time.time()
+    proc = start_worker(train_args(inputs, out, "reference", max_steps))
+    _, err = proc.communicate(timeout=900)
+    seconds = time.time() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"the reference run failed (exit {proc.returncode}): {err[-2000:]}")
+    events = read_events(out / "reference" / "events.jsonl")
+    first = next(e["time"] for e in events if e["event"] == "step") - t0
+    return step_losses(events), first, seconds
+
+
+# ----------------------------------------------------------------------------------------- faults
+def kill_after_step(proc: subprocess.Popen, events_file: Path, step: int, delay: float) -> bool:
+    """SIGKILL ``delay`` seconds after the worker logged optimizer step ``step`` (a moment tied to the
+    run's progress, not to the clock, so a busy machine does not shift it); False when the worker ended
+    first."""
+    marker = f'"event":"step","run_id":'
+    while proc.poll() is None:
+        try:
+            text = events_file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if any(marker in line and f'"step":{step},' in line for line in text.splitlines()):
+            time.sleep(delay)
+            if proc.poll() is not None:
+                return False
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            return True
+        time.sleep(0.003)
+    return False
+
+
+def kill_in_save(proc: subprocess.Popen, run_dir: Path, phase: str, nth: int, rng: random.Random) -> bool:
+    """Poll the checkpoints folder every ~2 ms and SIGKILL inside a save: while the ``nth`` temp folder of
+    ``last`` is being written ("writing"), between the renames of the swap ("swap"), or while ``best`` is
+    copied ("best"). False when the worker ended first."""
+    ckpt = run_dir / "checkpoints"
+    seen, inside = 0, False
+    while proc.poll() is None:
+        tmp_last = any(ckpt.glob(".tmp-last-*")) if ckpt.is_dir() else False
+        if phase == "writing":
+            if tmp_last and not inside:
+                seen += 1
+            inside = tmp_last
+            hit = tmp_last and seen >= nth
+        elif phase == "swap":
+            hit = (ckpt / "last.old").is_dir() and not (ckpt / "last").exists()
+        else:
+            hit = ckpt.is_dir() and any(ckpt.glob(".tmp-best-*"))
+        if hit:
+            time.sleep(rng.uniform(0, SAVE_DELAY * 0.8))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            return True
+        time.sleep(0.002)
+    return False
+
+
+# ----------------------------------------------------------------------------------------- checks
+def check_events(run_dir: Path, trial: Trial) -> int:
+    """Every complete line parses; returns the number of step events. A torn last line is noted."""
+    path = run_dir / "events.jsonl"
+    if not path.exists():
+        trial.detail += " no events.jsonl yet;"
+        return 0
+    raw = path.read_bytes().decode("utf-8", errors="replace")
+    lines = raw.split("\n")
+    tail = lines.pop()  # "" when the file ends with a newline
+    steps = 0
+    for n, line in enumerate(lines, 1):
+        try:
+            steps += parse_event(line).get("event") == "step"
+        except ValueError as exc:
+            trial.problems.append(f"events.jsonl line {n} does not parse: {exc}")
+    if tail.strip():
+        trial.detail += " torn last line;"
+    return steps
+
+
+def check_checkpoints(run_dir: Path, trial: Trial) -> None:
+    """checkpoints/last and best load (model, and the training state of last) or are absent."""
+    from explorer.core.models import load_model
+    from explorer.core.training.checkpoints import INFO_FILE, checkpoint_dir, load_training_state
+
+    for kind in ("last", "best"):
+        folder = run_dir / "checkpoints" / kind
+        if folder.exists() and not (folder / INFO_FILE).is_file():
+            trial.problems.append(f"checkpoints/{kind} is half-written (no {INFO_FILE})")
+        found = checkpoint_dir(run_dir, kind)
+        if found is None:
+            trial.detail += f" {kind}: absent;"
+            continue
+        try:
+            load_model(str(found), "qa")
+            if kind == "last":
+                load_training_state(run_dir)
+            trial.detail += f" {kind}: loads{' (.old)' if found.name.endswith('.old') else ''};"
+        except Exception as exc:  # noqa: BLE001 - any failure to load is the finding
+            trial.problems.append(f"checkpoints/{kind} does not load: {type(exc).__name__}: {exc}"[:300])
+
+
+def check_reads_as(run_dir: Path, status: str, steps: int, trial: Trial) -> None:
+    """core.runs and the GUI's run store both read the run as ``status`` with all its step points."""
+    from explorer.core.runs import load_run
+    from explorer.ui.run_store import load_run_state
+
+    rec = load_run(run_dir)
+    if rec.status != status:
+        trial.problems.append(f"core.runs reads the run as {rec.status}, not {status}")
+    if len(rec.steps()) != steps:
+        trial.problems.append(f"core.runs shows {len(rec.steps())} step points of {steps} logged")
+    state = load_run_state(run_dir)
+    if state.status != status:
+        trial.problems.append(f"the GUI reads the run as {state.status}, not {status}")
+    loss = state.series.get("loss")
+    shown = len(loss) if loss is not None else 0
+    if shown != steps:
+        trial.problems.append(f"the GUI shows {shown} loss points of {steps} logged")
+
+
+def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, trial: Trial) -> None:
+    """--resume finishes with the reference losses after the resume point (or refuses: no checkpoint)."""
+    from explorer.core.events import read_events
+    from explorer.core.training.checkpoints import checkpoint_dir
+
+    had_checkpoint = checkpoint_dir(run_dir, "last") is not None
+    proc = subprocess.run([sys.executable, "-m", "explorer", "train", "--resume", str(run_dir)], cwd=REPO,
+                          env=worker_env(), capture_output=True, text=True, timeout=900)
+    if not had_checkpoint:
+        if proc.returncode != 1 or "no checkpoint to resume from" not in proc.stderr or "Traceback" in proc.stderr:
+            trial.problems.append(f"resume without a checkpoint: exit {proc.returncode}, {proc.stderr[-300:]!r}")
+        trial.detail += " resume refused (no checkpoint yet);"
+        return
+    if proc.returncode != 0:
+        trial.problems.append(f"--resume exited {proc.returncode}: {proc.stderr[-500:]!r}")
+        return
+    events = read_events(run_dir / "events.jsonl")
+    start = [i for i, e in enumerate(events) if e["event"] == "started"][-1]
+    resumed = step_losses(events[start:])
+    if not resumed or max(resumed) != max_steps:
+        trial.problems.append(f"resumed run ended at step {max(resumed, default=None)}, not {max_steps}")
+    diffs = [abs(loss - reference[s]) / max(abs(reference[s]), 1e-12) for s, loss in resumed.items()]
+    trial.max_diff = max(diffs, default=0.0)
+    trial.resumed = True
+    if trial.max_diff > LOSS_TOLERANCE:
+        trial.problems.append(f"resumed losses differ from the reference (max relative diff {trial.max_diff:.2e})")
+    trial.detail += f" resumed from step {events[start].get('resumed_from_step')}, {len(resumed)} steps;"
+
+
+# ----------------------------------------------------------------------------------------- trials
+def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random.Random) -> Trial:
+    run_id = f"kill-{i:02d}"
+    argv = train_args(inputs, out, run_id, args.max_steps)
+    if i % 4 == 3:   # every fourth kill is aimed at a checkpoint save
+        phase = ("writing", "swap", "best")[(i // 4) % 3]
+        nth = rng.randint(1, 4)
+        trial = Trial(f"{run_id} in save ({phase})")
+        proc = start_worker(argv, fault=f"save_delay={SAVE_DELAY}")
+        killed = kill_in_save(proc, out / run_id, phase, nth, rng)
+    else:
+        step, delay = rng.randint(1, args.max_steps - 2), rng.uniform(0, 0.3)
+        trial = Trial(f"{run_id} {delay:.2f} s after step {step:3d}")
+        proc = start_worker(argv)
+        killed = kill_after_step(proc, out / run_id / "events.jsonl", step, delay)
+    if not killed:
+        trial.problems.append(f"the worker ended (exit {proc.returncode}) before the kill")
+        return trial
+    steps = check_events(out / run_id, trial)
+    check_checkpoints(out / run_id, trial)
+    if (out / run_id / "config.json").exists():
+        check_reads_as(out / run_id, "crashed", steps, trial)
+        check_resume(out / run_id, ref, args.max_steps, trial)
+    else:
+        trial.detail += " killed before the run folder existed;"
+    return trial
+
+
+def run_enospc_trial(i: int, inputs: dict, out: Path, ref: dict, args) -> Trial:
+    run_id = f"diskfull-{i:02d}"
+    nth = 2 + i
+    trial = Trial(f"{run_id} at save {nth}")
+    proc = start_worker(train_args(inputs, out, run_id, args.max_steps), fault=f"enospc_save={nth}")
+    _, err = proc.communicate(timeout=900)
+    if proc.returncode != 1 or "disk full while writing" not in err or "Traceback" in err:
+        trial.problems.append(f"disk full: exit {proc.returncode}, stderr {err[-300:]!r}")
+    if any((out / run_id / "checkpoints").glob(".tmp-*")):
+        trial.problems.append("the half-written temp folder was left behind")
+    steps = check_events(out / run_id, trial)
+    check_checkpoints(out / run_id, trial)
+    check_reads_as(out / run_id, "failed", steps, trial)
+    check_resume(out / run_id, ref, args.max_steps, trial)
+    return trial
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--kills", type=int, default=20, help="SIGKILL trials (every fourth aimed at a save)")
+    p.add_argument("--enospc", type=int, default=1, help="disk-full trials")
+    p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
+    p.add_argument("--max-steps", type=int, default=200, help="optimizer steps of each run")
+    p.add_argument("--workdir", default="", help="folder for the runs and the tiny model (default: a temp "
+                   "folder, removed at the end); its runs/ and tiny-model/ are removed unless --keep")
+    p.add_argument("--keep", action="store_true", help="keep the run folders and the tiny model")
+    args = p.parse_args(argv)
+    workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="fault-injection-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    out = workdir / "runs"
+    rng = random.Random(args.seed)
+    try:
+        inputs = build_inputs(workdir)
+        ref, first, seconds = reference_run(inputs, out, args.max_steps)
+        print(f"reference: {len(ref)} steps in {seconds:.1f} s, first step at {first:.1f} s (workdir {workdir})",
+              flush=True)
+        trials = []
+        for i in range(args.kills):
+            trials.append(run_kill_trial(i, inputs, out, ref, args, rng))
+            report(trials[-1])
+        for i in range(args.enospc):
+            trials.append(run_enospc_trial(i, inputs, out, ref, args))
+            report(trials[-1])
+    finally:
+        if not args.keep:   # only what this script made: a given --workdir itself stays
+            for made in ((workdir,) if not args.workdir else (out, workdir / "tiny-model")):
+                shutil.rmtree(made, ignore_errors=True)
+    return summary(trials, args)
+
+
+def report(t: Trial) -> None:
+    mark = "ok  " if t.ok else "FAIL"
+    diff = f" max loss diff {t.max_diff:.1e}" if t.resumed else ""
+    print(f"{mark} {t.name}:{t.detail}{diff}", flush=True)
+    for problem in t.problems:
+        print(f"     - {problem}", flush=True)
+
+
+def summary(trials: list[Trial], args) -> int:
+    kills = [t for t in trials if t.name.startswith("kill")]
+    full = [t for t in trials if t.name.startswith("diskfull")]
+    good = sum(t.ok for t in kills)
+    resumed = sum(t.resumed for t in kills)
+    print(f"{good}/{len(kills)} runs: events parse, checkpoints whole, reads as crashed with its points, "
+          f"resume identical ({resumed} resumed, {len(kills) - resumed} refused: killed before the first checkpoint)")
+    if full:
+        print(f"{sum(t.ok for t in full)}/{len(full)} disk-full runs: clear message, previous checkpoint kept, "
+              "resume identical")
+    print(json.dumps({"kills": len(kills), "kills_ok": good, "resumed": resumed, "disk_full": len(full),
+                      "disk_full_ok": sum(t.ok for t in full), "seed": args.seed, "max_steps": args.max_steps}))
+    return 0 if all(t.ok for t in trials) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

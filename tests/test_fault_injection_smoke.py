@@ -1,0 +1,44 @@
+"""scripts/fault_injection.py, small: one SIGKILL of a real worker on a tiny model, then --resume.
+
+The full run (20 kills, disk full) is by hand: ``python scripts/fault_injection.py`` (docs/reliability.md);
+the disk-full save itself is tested in process by tests/test_bad_inputs.py (disk-full-on-checkpoint-save).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+import fault_injection  # noqa: E402
+
+
+def test_one_kill_loses_nothing(tmp_path):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = fault_injection.main(["--kills", "1", "--enospc", "0", "--max-steps", "12", "--seed", "1",
+                                   "--workdir", str(tmp_path)])
+    text = out.getvalue()
+    assert rc == 0, text
+    assert "1/1 runs: events parse, checkpoints whole" in text, text
+    counts = json.loads(text.strip().splitlines()[-1])
+    assert counts["kills_ok"] == 1 and counts["kills"] == 1
+    assert tmp_path.is_dir() and not any(tmp_path.iterdir())   # its runs and model removed, the folder kept
+
+
+def test_checks_catch_a_half_written_checkpoint_and_a_bad_line(tmp_path):
+    """The checks themselves can fail: a torn middle line and a checkpoint folder without its info file."""
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints" / "last").mkdir(parents=True)
+    (run_dir / "events.jsonl").write_text('{"event":"step","run_id":"r","step":1,"loss":1.0}\nnot json\n'
+                                          '{"event":"step","run_id":"r","step":2,"loss":1.0}\n')
+    trial = fault_injection.Trial("t")
+    assert fault_injection.check_events(run_dir, trial) == 2
+    fault_injection.check_checkpoints(run_dir, trial)
+    assert any("line 2 does not parse" in p for p in trial.problems)
+    assert any("checkpoints/last is half-written" in p for p in trial.problems)

@@ -1,0 +1,82 @@
+"""Task facts in one torch-free table (explorer/core/task_facts.py), read by the config, the loop, the
+runs list, the GUI's run states, the data preview and the worker's flags."""
+
+import pytest
+from helpers import REPO_ROOT
+
+from explorer.core import task_facts as tf
+from explorer.core.training.config import TASKS, ConfigError, TrainConfig, field_help
+
+
+def test_table_rows_and_defaults():
+    assert tf.task_names() == ["squad_v1", "squad_v2", "single", "pair"] and list(TASKS) == tf.task_names()
+    assert tf.qa_task_names() == ("squad_v1", "squad_v2")
+    assert [tf.get_task_facts(n).best_metric for n in tf.task_names()] == ["f1", "best_f1", "accuracy", "accuracy"]
+    assert TrainConfig(task="squad_v1").resolved_learning_rate() == 3e-5
+    assert TrainConfig(task="pair").resolved_learning_rate() == 2e-5
+    assert TrainConfig(task="squad_v2").resolved_max_seq_length() == 384
+    assert TrainConfig(task="single").resolved_max_seq_length() == 128
+    with pytest.raises(KeyError, match="swag"):
+        tf.get_task_facts("swag")
+
+
+def test_best_metric_rule_is_the_same_for_loop_runs_and_gui():
+    from explorer.core.runs import summarize
+    from explorer.ui.run_state import RunState
+
+    cfg = {"task": "squad_v2"}
+    assert tf.best_metric_name(cfg) == "best_f1"
+    assert tf.best_metric_name({"task": "squad_v2", "metric_for_best": "exact_match"}) == "exact_match"
+    # regression heads report pearson, not accuracy: the fallback picks it
+    assert tf.choose_metric({"pearson": 0.5, "spearman": 0.4}, {"task": "single"}) == "pearson"
+    assert tf.choose_metric({"loss": 1.0}, {"task": "single"}) is None
+    events = [{"event": "started", "time": 1.0, "steps_total": 4, "config": cfg},
+              {"event": "eval", "step": 2, "time": 2.0, "metrics": {"f1": 50.0, "best_f1": 60.0}},
+              {"event": "eval", "step": 4, "time": 3.0, "metrics": {"f1": 70.0, "best_f1": 55.0}}]
+    s = summarize("r", REPO_ROOT, cfg, events, alive=False)
+    assert (s.metric_name, s.metric_value) == ("best_f1", 60.0)
+    state = RunState.from_events("r", events, config=cfg)
+    assert state.best_metric() == ("best_f1", 60.0, 2)
+
+
+def test_unknown_task_is_a_config_error_naming_the_known_ones():
+    with pytest.raises(ConfigError, match="'swag' is not one of squad_v1, squad_v2, single, pair"):
+        TrainConfig(task="swag", train="x").validate()
+
+
+def test_help_texts_come_from_the_table():
+    assert "best_f1 for squad_v2" in field_help("metric_for_best")
+    assert field_help("learning_rate").endswith("default: 3e-5 for QA, 2e-5 for classification")
+    assert "SQuAD v2.0 (QA + no answer)" in field_help("task")
+    assert "QA: an official-format SQuAD JSON file" in field_help("train")
+    assert "classification: a .tsv / .csv file with a header row" in field_help("train")
+    assert "overlap" in field_help("doc_stride") and field_help("batch_size").endswith("(default: 32)")
+    with pytest.raises(KeyError):
+        field_help("nope")
+
+
+def test_registered_tasks_take_their_facts_from_the_table():
+    from explorer.core.training.tasks import Task, get_task, register_task
+
+    assert get_task("squad_v2").head == "qa" and get_task("squad_v2").version == "v2.0"
+    assert get_task("pair").head == "classification" and get_task("pair").pair is True
+
+    class Swag(Task):
+        name = "swag_not_in_table"
+
+    with pytest.raises(ValueError, match="task_facts"):
+        register_task(Swag())
+
+
+
+def test_a_facts_row_without_a_training_implementation_is_a_config_error():
+    from explorer.core.training.tasks import get_task
+
+    tf.add_task_facts(tf.TaskFacts("swag_test", "SWAG (test row)", "multiple_choice", False, "accuracy", 2e-5, 128,
+                                   "a SWAG CSV file"))
+    try:
+        assert TrainConfig(task="swag_test", train="x").validate().task == "swag_test"
+        with pytest.raises(ConfigError, match="'swag_test' cannot be trained.*squad_v1, squad_v2, single, pair"):
+            get_task("swag_test")
+    finally:
+        tf._TABLE.pop("swag_test")
