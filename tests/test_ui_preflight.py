@@ -84,3 +84,13 @@ def test_readme_has_the_apt_line_and_two_commands_matching_ci():
     assert setup[0].startswith("python3 -m venv ") and setup[0].endswith("bert-explorer --background")
     ci = (root / ".ci" / "run").read_text(encoding="utf-8")
     assert "QT_QPA_PLATFORM=offscreen" in ci and setup[1].split("offscreen ", 1)[1] in ci
+
+
+def test_readme_lists_every_shortcut():
+    from pathlib import Path
+
+    from explorer.ui.help_dialog import SHORTCUTS
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for key, where, what in SHORTCUTS:
+        assert f"| {key} | {where} | {what} |" in readme
