@@ -79,13 +79,14 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
 
     Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
     ('lr 3e-05 · bs 16 · ep 2'); a run alone in its group shows model and task. The start time
-    follows. ``stored`` names (run.json) are used as they are.
+    ('11-30 10:15') follows only where names would otherwise repeat. ``stored`` names (run.json) are
+    used as they are.
     """
     stored = stored or {}
     groups: dict[tuple, list[str]] = {}
     for run_id, cfg in runs.items():
         groups.setdefault(tuple(str(cfg.get(f, "")) for f in GROUP_FIELDS), []).append(run_id)
-    out = {}
+    base = {}
     for members in groups.values():
         varying = [(f, lab) for f, lab in DIFF_FIELDS
                    if len({_fmt(runs[r].get(f, "")) for r in members}) > 1]
@@ -96,7 +97,12 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
             else:
                 parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") else "",
                          str(cfg.get("task", ""))]
-            when = _start_time(run_id)
-            name = " · ".join(p for p in parts if p) or run_id
-            out[run_id] = stored.get(run_id) or (f"{name} · {when}" if when else name)
+            base[run_id] = " · ".join(p for p in parts if p) or run_id
+    counts: dict[str, int] = {}
+    for name in base.values():
+        counts[name] = counts.get(name, 0) + 1
+    out = {}
+    for run_id, name in base.items():   # the start time only where the settings alone do not tell runs apart
+        when = _start_time(run_id) if counts[name] > 1 else ""
+        out[run_id] = stored.get(run_id) or (f"{name} · {when}" if when else name)
     return out
