@@ -59,7 +59,7 @@ def test_short_names_show_what_differs_and_user_names_win():
             "20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": dict(base, learning_rate=3e-5),
             "20261130-111700-minilm-pair": dict(base, task="pair", train="m.tsv", learning_rate=2e-5)}
     names = run_names.short_names(runs, {"20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": "my best"})
-    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "lr 5e-05"
+    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "lr5e-05"
     assert names["20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3"] == "my best"
     assert names["20261130-111700-minilm-pair"] == "minilm · pair"
     twins = run_names.short_names({"20261130-101500-a": base, "20261130-121600-b": base})
@@ -124,7 +124,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
     model = window.runs.model
     texts = sorted(model.data(model.index(i, 0)) for i in range(2))
-    assert texts == ["lr 3e-05", "lr 5e-05"]
+    assert texts == ["lr3e-05", "lr5e-05"]
     tip = model.data(model.index(0, 0), role=3)  # ToolTipRole
     assert model.rows[0].run_id in tip
     qtbot.waitUntil(lambda: len(model.sizes) == 2, timeout=10_000)

@@ -78,7 +78,7 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     """run_id -> a short readable name, from each run's config dict (as in config.json).
 
     Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
-    ('lr 3e-05 · bs 16 · ep 2'); a run alone in its group shows model and task. The start time
+    ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows model and task. The start time
     ('11-30 10:15') follows only where names would otherwise repeat. ``stored`` names (run.json) are
     used as they are.
     """
@@ -93,11 +93,11 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
         for run_id in members:
             cfg = runs[run_id]
             if varying:
-                parts = [f"{lab} {_fmt(cfg.get(f, ''))}".strip() for f, lab in varying]
+                parts = [f"{lab}{_fmt(cfg.get(f, ''))}" for f, lab in varying]
             else:
                 parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") else "",
                          str(cfg.get("task", ""))]
-            base[run_id] = " · ".join(p for p in parts if p) or run_id
+            base[run_id] = (" " if varying else " · ").join(p for p in parts if p) or run_id
     counts: dict[str, int] = {}
     for name in base.values():
         counts[name] = counts.get(name, 0) + 1
