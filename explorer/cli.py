@@ -3,9 +3,10 @@
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and ``run(args) -> int``;
 modules are imported lazily so `bert-explorer score` never pays for torch or Qt imports it does not need.
 
-Exit codes, the same for every subcommand (:data:`EXIT_CODES`): 0 done, 1 internal error (or a
-training run that failed), 2 user error (an unknown or misspelt flag, a bad value, an unusable input
-file or setting; nothing is written), 143 a training run cancelled (SIGTERM).
+Exit codes, the same for every subcommand (:data:`EXIT_CODES`): 0 done, 1 internal error (or out of
+memory, disk full), 2 user error (an unknown or misspelt flag - nothing is written - a bad value or
+setting, unusable input data, for `train` also when found during the run), 143 a training run
+cancelled (SIGTERM).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ SUBCOMMANDS = {
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
 }
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
-EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error, or a training run that failed; "
-              "2 user error (unknown or misspelt flag, bad value, unusable input file or setting); "
+EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
+              "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "
               "143 training cancelled")
 
 

@@ -485,9 +485,9 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay."""
         if self._quit_choice is None and self.manager.active():
-            states = self.manager.states
-            running = [r for r in self.manager.active() if states[r].status != "queued"]
-            queued = [r for r in self.manager.active() if states[r].status == "queued"]
+            active = self.manager.active()
+            queued = [r for r in active if r in self.manager.states and self.manager.states[r].status == "queued"]
+            running = [r for r in active if r not in queued]
             choice = ask_quit(self, running, queued)
             if choice is None:
                 event.ignore()
