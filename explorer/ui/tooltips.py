@@ -1,8 +1,9 @@
 """Wrapped tooltips, app-wide: Qt shows a plain-text tooltip on one line (1,000 px and more, off the
 screen), and word-wraps rich text at about 80 characters. :func:`rich_tooltip` turns plain text into
-such rich text (line breaks kept); :class:`TooltipWrapper`, installed on the QApplication, applies it
-to every widget's tooltip as it is set, so no call site has to remember it. Item models and tab bars
-(whose tooltips are not widget properties) call :func:`rich_tooltip` where they set them.
+such rich text (line breaks kept); :class:`TooltipWrapper`, installed on the QApplication, shows every
+widget's plain tooltip that way when it pops up, so no call site has to remember it. The widgets'
+``toolTip()`` stays as it was set (code that reads or extends it sees its own text). Item models and
+tab bars (whose tooltips are not widget properties) call :func:`rich_tooltip` where they set them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import html
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import Qt as QtGuiNamespace
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 WRAP_AT = 70   # characters; shorter single-line tips stay plain
 
@@ -37,14 +38,15 @@ def _might_be_rich(text: str) -> bool:
 
 
 class TooltipWrapper(QObject):
-    """Event filter: rewrites a widget's plain-text tooltip as wrapped rich text when it is set."""
+    """Event filter: a widget's plain-text tooltip pops up as wrapped rich text (the property is untouched)."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.ToolTipChange and isinstance(obj, QWidget):
+        if event.type() == QEvent.Type.ToolTip and isinstance(obj, QWidget):
             tip = obj.toolTip()
             wrapped = rich_tooltip(tip)
-            if wrapped != tip:
-                obj.setToolTip(wrapped)   # re-enters once with rich text, which is left alone
+            if tip and wrapped != tip:
+                QToolTip.showText(event.globalPos(), wrapped, obj)
+                return True
         return False
 
 
