@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from .attention_view import AttentionView
@@ -28,6 +28,19 @@ from .spans_view import SpansView
 from .workers import LatestOnly, serial_pool
 
 TAB_TITLES = ("Attention", "Spans && τ", "τ on dev set")
+
+
+def _add_family_presets(combo) -> None:
+    """Fine-tuned QA checkpoints of every encoder family (explorer.core.presets) in the model box; hovering one
+    shows the dev figure of its model card."""
+    from explorer.core.presets import QA_PRESETS
+
+    for preset in QA_PRESETS:
+        index = combo.findText(preset.hub_id)
+        if index < 0:
+            combo.addItem(preset.hub_id)
+            index = combo.count() - 1
+        combo.setItemData(index, preset.tooltip(), Qt.ItemDataRole.ToolTipRole)
 
 
 class _ProbeHost(QWidget):
@@ -95,6 +108,7 @@ def _run_probe(holder: _Holder, inputs: dict, tau: float):
     return probe(loaded, inputs["question"], inputs["passage"], tau=tau, attentions=True,
                  keep_attentions="float16",  # halves the memory of the raw weights; summaries stay float32
                  max_seq_length=inputs["max_seq_length"], doc_stride=inputs["doc_stride"],
+                 max_query_length=inputs.get("max_query_length", 64),
                  n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
 
 
@@ -134,6 +148,7 @@ class InspectorHub(QObject):
         self.loaded = None
         self.result = None
         self.panel = ProbePanel()
+        _add_family_presets(self.panel.source)
         self.attention_view = AttentionView()
         self.spans_view = SpansView()
         self.dev_view = DevTauView()
@@ -218,10 +233,11 @@ class InspectorHub(QObject):
             return []
         inputs = inputs or self.panel.inputs()
         question = inputs["question"].strip()
+        mql = int(inputs.get("max_query_length", 64))
         tok = loaded.tokenizer
         problems = check_window_settings(
-            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], 64,
-            question_tokens=longest_question_tokens(tok, [question], 64) if question else None, name=loaded.source)
+            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], mql,
+            question_tokens=longest_question_tokens(tok, [question], mql) if question else None, name=loaded.source)
         self.panel.set_window_problems(problems)
         return problems
 
@@ -241,8 +257,14 @@ class InspectorHub(QObject):
         self.busy_changed.emit(busy)
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
+        from explorer.core.checkpoint_windows import window_settings_for_checkpoint
+
         self.loaded = loaded
-        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, getattr(loaded, "load_report", None))
+        self.panel.set_window_settings(window_settings_for_checkpoint(getattr(loaded, "path", "") or loaded.source))
+        report = getattr(loaded, "load_report", None)
+        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, report)
+        if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
+            self.panel.model_note.setText(loaded.head_note)  # which head is new or unused, and what to do
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
