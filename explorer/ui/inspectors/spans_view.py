@@ -57,8 +57,16 @@ class SpansView(QWidget):
         self._best_cell: tuple[int, int] | None = None
         self._p0 = 0  # first passage token of the current window (table row/col 0)
         self._updating = False
+        decision_box = self._build_decision()
+        self._build_passage_views()
+        self._build_score_views()
+        self._layout(decision_box)
+        self._connect()
+        self._render_decision()
 
-        # --- decision panel
+    # ----------------------------------------------------------------------------------- building
+    def _build_decision(self) -> QGroupBox:
+        """The decision panel: null_score, best_non_null_score, score_diff, τ (slider + spin box), the answer."""
         self.null_label = QLabel("–")
         self.best_label = QLabel("–")
         self.diff_label = QLabel("–")
@@ -95,8 +103,10 @@ class SpansView(QWidget):
         form.addRow(term_label("by-hand check", "by_hand_check"), self.byhand_label)
         decision_box = QGroupBox("No answer?  answer iff best_non_null_score > null_score + τ")
         decision_box.setLayout(form)
+        return decision_box
 
-        # --- windows, passage, n-best
+    def _build_passage_views(self) -> None:
+        """The windows list, the passage with the span marked, and the n-best table."""
         self.windows_list = QListWidget()
         self.windows_list.setToolTip("The passage is cut into windows of max_seq_length tokens overlapping by "
                                      "doc_stride; the answer may come from any window.\n" + tip("doc_stride"))
@@ -115,7 +125,8 @@ class SpansView(QWidget):
         self.span_label.setWordWrap(True)
         self.span_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        # --- per-token probabilities
+    def _build_score_views(self) -> None:
+        """Per-token P(start)/P(end) bars and the span score table heat map."""
         self.prob_axis = TokenAxis("bottom")
         self.probs = pg.PlotWidget(background="w", axisItems={"bottom": self.prob_axis})
         self.probs.setLabel("left", "P(start) ↑  P(end) ↓")
@@ -141,6 +152,7 @@ class SpansView(QWidget):
         self.table_map.clicked.connect(self._on_cell_clicked)
         self.table_map.hovered.connect(self._on_cell_hover)
 
+    def _layout(self, decision_box: QGroupBox) -> None:
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -169,11 +181,11 @@ class SpansView(QWidget):
         layout.addWidget(decision_box)
         layout.addWidget(split, 1)
 
+    def _connect(self) -> None:
         self.slider.valueChanged.connect(self._on_slider)
         self.spin.valueChanged.connect(self._on_spin)
         self.windows_list.currentRowChanged.connect(self._on_window_row)
         self.nbest.cellClicked.connect(self._on_nbest_clicked)
-        self._render_decision()
 
     # ----------------------------------------------------------------------------------- public
     def set_result(self, result) -> None:
