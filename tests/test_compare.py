@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from explorer.core.compare import compare_decodings
-from tests.helpers import save_tiny_model, write_tiny_squad
+from helpers import save_tiny_model, write_tiny_squad
 
 
 @dataclass

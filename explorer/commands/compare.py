@@ -111,6 +111,7 @@ def run(args) -> int:
         decodings.append(dec)
     version = squad_version(dataset)
     result = compare_decodings(*decodings, gold_answers(dataset), questions=dict(zip(dataset["id"], dataset["question"])),
+                               contexts=dict(zip(dataset["id"], dataset["context"])),
                                version=version, tau_a=args.tau_a, tau_b=args.tau_b, label_a=args.a, label_b=args.b)
     if args.out:
         from explorer.core.reports import write_comparison_report

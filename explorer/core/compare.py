@@ -35,6 +35,7 @@ class QuestionComparison:
     f1_b: float
     score_diff_a: float = float("nan")
     score_diff_b: float = float("nan")
+    context: str = ""
 
     @property
     def f1_diff(self) -> float:
@@ -82,14 +83,14 @@ def _answer(decoding, version: str, tau: float) -> str:
 
 
 def compare_decodings(decodings_a: dict, decodings_b: dict, gold: dict[str, list[str]], *,
-                      questions: dict[str, str] | None = None, version: str = "v2.0", tau_a: float = 0.0,
+                      questions: dict[str, str] | None = None, contexts: dict[str, str] | None = None, version: str = "v2.0", tau_a: float = 0.0,
                       tau_b: float = 0.0, label_a: str = "A", label_b: str = "B") -> Comparison:
     """Score A and B on every gold question and count where they agree.
 
     Args:
         decodings_a, decodings_b: id -> ExampleDecoding for each checkpoint.
         gold: id -> raw gold texts ([] = unanswerable), e.g. core.data.squad.gold_answers.
-        questions: id -> question text (for display), optional.
+        questions, contexts: id -> question text / passage (for display and for opening in Spans & tau), optional.
         version: "v1.1" (best span always) or "v2.0" (answer iff score_diff > tau).
 
     Raises:
@@ -109,7 +110,7 @@ def compare_decodings(decodings_a: dict, decodings_b: dict, gold: dict[str, list
         ea, fa = question_scores(golds, aa, version)
         eb, fb = question_scores(golds, ab, version)
         rows.append(QuestionComparison(qid, (questions or {}).get(qid, ""), list(golds), aa, ab, ea, fa, eb, fb,
-                                       float(da.score_diff), float(db.score_diff)))
+                                       float(da.score_diff), float(db.score_diff), (contexts or {}).get(qid, "")))
     return Comparison(version=version, label_a=label_a, label_b=label_b, tau_a=tau_a, tau_b=tau_b,
                       questions=rows, counts=count_agreement(rows, version),
                       metrics_a=_totals([r.exact_a for r in rows], [r.f1_a for r in rows]),
