@@ -86,3 +86,49 @@ def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
     folder = view.export_report(tmp_path / "rep", data="dev.json")
     assert (folder / "compare.png").stat().st_size > 1000 and "dev.json" in (folder / "report.md").read_text()
     assert isinstance(view.rows[0], QuestionComparison)
+
+
+def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
+    from test_groups import _fake_run
+
+    from explorer.core.groups import write_group
+    from explorer.ui.group_tabs import GroupsTab
+
+    group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2, 3])
+    write_group(tmp_path, group)
+    _fake_run(tmp_path, "r-01", [(0, 0.5), (10, 0.8)])
+    _fake_run(tmp_path, "r-02", [(0, 0.5), (5, 0.6)], finished=False)   # killed: no terminal event
+    (tmp_path / ".groups" / "broken").mkdir()
+    (tmp_path / ".groups" / "broken" / "group.json").write_text("[]")
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    assert tab.tree.topLevelItemCount() == 1
+    top = tab.tree.topLevelItem(0)
+    assert [top.child(i).text(1) for i in range(top.childCount())] == ["finished", "crashed", "missing"]
+    assert top.child(0).text(2) == "0.8"
+    assert "broken" in tab.message.text() and "not an object" in tab.message.text()
+    tab.tree.setCurrentItem(top)
+    assert tab.view.group.name == "r" and tab.view.table.rowCount() == 3
+
+
+def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
+    from explorer.core.reports import write_comparison_report
+    from explorer.ui.group_tabs import CompareTab
+
+    gold = {"q1": ["Paris"], "q2": []}
+    c = compare_decodings({"q1": _Dec("Paris", 1), "q2": _Dec("x", 1)}, {"q1": _Dec("Rome", 1), "q2": _Dec("x", -1)},
+                          gold, contexts={"q1": "Paris.", "q2": "x"})
+    folder = write_comparison_report(tmp_path / "rep", c)
+    tab = CompareTab()
+    qtbot.addWidget(tab)
+    tab.a.setText("A")
+    tab.b.setText("B")
+    tab.data.setText("dev.json")
+    cmd = tab.command(tmp_path / "o")
+    assert cmd[:3] == ["-m", "explorer", "compare"] and cmd[cmd.index("--cap") + 1] == "300"
+    assert tab.load_folder(folder) and tab.view.table.rowCount() == 2
+    assert tab.view.comparison.counts == c.counts
+    assert not tab.load_folder(tmp_path) and "comparison.json" in tab.status.text()
+    tab.a.setText("")
+    tab.start()
+    assert "checkpoint A" in tab.status.text() and tab.process is None

@@ -135,3 +135,23 @@ def count_agreement(rows: list[QuestionComparison], version: str) -> dict[str, i
         counts.update(both_answered=int(np.sum(aa & ab)), only_a_answered=int(np.sum(aa & ~ab)),
                       only_b_answered=int(np.sum(~aa & ab)), both_abstained=int(np.sum(~aa & ~ab)))
     return counts
+
+
+def comparison_to_dict(c: Comparison) -> dict:
+    """JSON-ready dict of a Comparison (``comparison.json`` of a report folder; read by the Compare view)."""
+    rows = [{**{k: getattr(q, k) for k in QuestionComparison.__dataclass_fields__}} for q in c.questions]
+    return {"version": c.version, "label_a": c.label_a, "label_b": c.label_b, "tau_a": c.tau_a, "tau_b": c.tau_b,
+            "counts": c.counts, "metrics_a": c.metrics_a, "metrics_b": c.metrics_b, "questions": rows}
+
+
+def comparison_from_dict(data: dict, source: str = "comparison") -> Comparison:
+    """The inverse of :func:`comparison_to_dict`. Raises ValueError naming ``source`` and the bad field."""
+    try:
+        rows = [QuestionComparison(**{k: q[k] for k in QuestionComparison.__dataclass_fields__ if k in q})
+                for q in data["questions"]]
+        return Comparison(version=data["version"], label_a=data["label_a"], label_b=data["label_b"],
+                          tau_a=float(data["tau_a"]), tau_b=float(data["tau_b"]), questions=rows,
+                          counts=dict(data["counts"]), metrics_a=dict(data["metrics_a"]),
+                          metrics_b=dict(data["metrics_b"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: not a comparison ({type(exc).__name__}: {exc})") from None

@@ -6,16 +6,18 @@ Markdown links every ``*.png`` it finds there, so a report written without figur
 Group folder: report.md, runs.csv (one row per member: run_id, status, varied settings, final, best),
 summary.csv (final/best mean, sd, best, worst, n), heatmap.csv (grid: x, y, mean, sd, low, high, n),
 curves.csv (step, mean, low, high, n of the dev metric band).
-Comparison folder: report.md, questions.csv (every question), disagreements.csv (sorted by |F1 diff|),
+Comparison folder: report.md, comparison.json (core.compare.comparison_to_dict), questions.csv (every question), disagreements.csv (sorted by |F1 diff|),
 counts.csv.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
+from explorer.core.compare import comparison_to_dict
 from explorer.core.group_stats import GroupTable, HeatMap, mean_band
 
 
@@ -104,6 +106,7 @@ def write_comparison_report(folder: str | Path, comparison, data: str = "", show
     dis = [_question_row(q) for q in c.disagreements()]
     write_csv(folder / "disagreements.csv", QUESTION_COLUMNS, dis)
     write_csv(folder / "counts.csv", ["count", "questions"], [{"count": k, "questions": v} for k, v in c.counts.items()])
+    (folder / "comparison.json").write_text(json.dumps(comparison_to_dict(c), allow_nan=True), encoding="utf-8")
     lines = [f"# {c.label_a} vs {c.label_b}", "", f"Data: {data} ({c.version}, {len(c.questions)} questions; "
              f"tau A {c.tau_a:g}, tau B {c.tau_b:g}).", "",
              f"- A {c.label_a}: exact_match {c.metrics_a['exact_match']:.2f}, f1 {c.metrics_a['f1']:.2f}",
