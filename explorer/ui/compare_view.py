@@ -16,6 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, \
     QWidget
 
+pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
+
 COUNT_LABELS = (("both_right", "both right"), ("only_a", "only A"), ("only_b", "only B"), ("both_wrong", "both wrong"),
                 ("both_answered", "both answered"), ("only_a_answered", "only A answered"),
                 ("only_b_answered", "only B answered"), ("both_abstained", "both abstained"))
@@ -34,9 +36,9 @@ class CompareView(QWidget):
         self.header = QLabel("No comparison")
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.bars = pg.PlotWidget()
+        self.bars = pg.PlotWidget(background="w")
         self.bars.setMouseEnabled(False, False)
-        self.scatter = pg.PlotWidget()
+        self.scatter = pg.PlotWidget(background="w")
         self.scatter.setLabel("bottom", "F1 of A")
         self.scatter.setLabel("left", "F1 of B")
         self.scatter.setAspectLocked(True)

@@ -76,6 +76,8 @@ class GroupsTab(QWidget):
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
+        self.tree.expandAll()
+        self.tree.resizeColumnToContents(0)
         self.message.setText("\n".join(notes) if notes else
                              ("" if groups else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
 

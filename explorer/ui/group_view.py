@@ -19,6 +19,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
 
 from explorer.core.group_stats import BAND_MODES, group_table, heat_map, mean_band
 
+pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
+
 BAND_LABELS = {"minmax": "min-max band", "sd": "± one sd band"}
 MEAN_PEN = pg.mkPen("#1f5fa8", width=2.5)
 RUN_PEN = pg.mkPen(color=(120, 120, 120, 90), width=1)
@@ -55,13 +57,15 @@ class GroupView(QWidget):
         self.y_axis.currentIndexChanged.connect(self._draw_heat)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
+        self.axis_labels = []
         for label, w in (("Band", self.band_mode), ("Heat map x", self.x_axis), ("y", self.y_axis)):
             top.addWidget(QLabel(label))
             top.addWidget(w)
-        self.curves = pg.PlotWidget()
+            self.axis_labels.append(top.itemAt(top.count() - 2).widget())
+        self.curves = pg.PlotWidget(background="w")
         self.curves.setLabel("bottom", "step")
         self.curves.showGrid(x=True, y=True, alpha=0.2)
-        self.heat_plot = pg.PlotWidget()
+        self.heat_plot = pg.PlotWidget(background="w")
         self.heat_image = pg.ImageItem()
         self.heat_image.setColorMap(pg.colormap.get("viridis"))
         self.heat_plot.addItem(self.heat_image)
@@ -112,7 +116,7 @@ class GroupView(QWidget):
             combo.setCurrentIndex(min(pick, len(axes) - 1))
             combo.blockSignals(False)
         grid = group.kind == "grid" and len(axes) >= 2
-        for w in (self.x_axis, self.y_axis, self.heat_plot):
+        for w in (self.x_axis, self.y_axis, self.heat_plot, *self.axis_labels[1:]):
             w.setVisible(grid)
         self._draw_curves()
         self._draw_heat()
@@ -147,7 +151,8 @@ class GroupView(QWidget):
             self.curves.plot(band.steps, band.mean, pen=MEAN_PEN, symbol="o", symbolSize=5,
                              symbolBrush="#1f5fa8", name="mean")
         name = self.table_data.metric_name if self.table_data else ""
-        self.curves.setTitle(f"dev {name}: mean of {len(self.members)} runs, "
+        with_points = sum(1 for m in self.members if len(m.eval_steps))
+        self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
                              f"{BAND_LABELS[self.band_mode.currentData()]}")
         self.curves.setLabel("left", name)
 
