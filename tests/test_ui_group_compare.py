@@ -132,3 +132,22 @@ def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
     tab.a.setText("")
     tab.start()
     assert "checkpoint A" in tab.status.text() and tab.process is None
+
+
+def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path):
+    from explorer.core.groups import load_group_file
+    from explorer.ui.group_tabs import GroupsTab
+
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.group_name.setText("seeds")
+    tab.restarts.setValue(2)
+    group, configs = tab.plan_group("restarts", TrainConfig(task="pair", output_dir="/elsewhere"))
+    assert [c.run_id for c in configs] == ["seeds-01", "seeds-02"] and {c.output_dir for c in configs} == {str(tmp_path)}
+    assert load_group_file(tmp_path / ".groups" / "seeds" / "group.json").seeds == [c.seed for c in configs]
+    assert tab.tree.topLevelItemCount() == 1
+    with pytest.raises(ValueError, match="already exists"):
+        tab.plan_group("restarts", TrainConfig())
+    tab.group_name.setText("grid")
+    _, grid = tab.plan_group("grid", TrainConfig())
+    assert len(grid) == 24

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QProcess, Qt
+from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
     QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -25,7 +25,12 @@ from explorer.ui.group_view import GroupView
 
 
 class GroupsTab(QWidget):
-    """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView."""
+    """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView.
+
+    ``queue_requested(kind)`` ("restarts" | "grid"): the user asked for a new group (install() plans it
+    from the Launch tab's settings with :meth:`plan_group` and queues it)."""
+
+    queue_requested = Signal(str)
 
     def __init__(self, runs_dir: str | Path, parent=None):
         super().__init__(parent)
@@ -36,6 +41,18 @@ class GroupsTab(QWidget):
         self.view = GroupView()
         self.message = QLabel("")
         self.message.setWordWrap(True)
+        self.group_name = QLineEdit()
+        self.group_name.setPlaceholderText("new group name")
+        self.restarts = QSpinBox()
+        self.restarts.setRange(1, 100)
+        self.restarts.setValue(3)
+        self.restarts.setSuffix(" restarts")
+        self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
+        for b in (self.queue_restarts, self.queue_grid):
+            b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
+                         "(restarts: generated seeds; grid: batch_size x learning_rate x epochs)")
+        self.queue_restarts.clicked.connect(lambda: self.queue_requested.emit("restarts"))
+        self.queue_grid.clicked.connect(lambda: self.queue_requested.emit("grid"))
         refresh, export = QPushButton("Refresh"), QPushButton("Export report…")
         refresh.clicked.connect(self.refresh)
         export.clicked.connect(self._ask_export)
@@ -43,6 +60,14 @@ class GroupsTab(QWidget):
         lay = QVBoxLayout(left)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree, 1)
+        queue = QHBoxLayout()
+        queue.addWidget(self.group_name, 1)
+        queue.addWidget(self.restarts)
+        lay.addLayout(queue)
+        queue2 = QHBoxLayout()
+        queue2.addWidget(self.queue_restarts)
+        queue2.addWidget(self.queue_grid)
+        lay.addLayout(queue2)
         row = QHBoxLayout()
         row.addWidget(refresh)
         row.addWidget(export)
@@ -80,6 +105,23 @@ class GroupsTab(QWidget):
         self.tree.resizeColumnToContents(0)
         self.message.setText("\n".join(notes) if notes else
                              ("" if groups else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+
+    def plan_group(self, kind: str, base):
+        """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
+        configs carry their run ids and the runs folder. Raises GroupError (bad/taken name)."""
+        import dataclasses
+
+        from explorer.core.groups import generate_seeds, plan_grid, plan_restarts, write_group
+
+        base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
+        name = self.group_name.text().strip()
+        if kind == "grid":
+            group, configs = plan_grid(base, name)
+        else:
+            group, configs = plan_restarts(base, name, generate_seeds(self.restarts.value(), seed=base.seed))
+        write_group(self.runs_dir, group)
+        self.refresh()
+        return group, configs
 
     def show_group(self, name: str) -> None:
         """Load and show one group (members missing or killed are rows with that status)."""
@@ -228,4 +270,17 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
         hub.open_example(question, passage)
 
     compare.view.question_requested.connect(open_question)
+
+    def queue_group(kind: str) -> None:
+        from explorer.core.groups import GroupError
+
+        try:
+            group, configs = groups.plan_group(kind, window.launcher.config())
+        except (GroupError, ValueError) as exc:
+            groups.message.setText(str(exc))
+            return
+        ids = window.launch(configs)
+        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
+
+    groups.queue_requested.connect(queue_group)
     return groups, compare
