@@ -42,3 +42,26 @@ def test_checks_catch_a_half_written_checkpoint_and_a_bad_line(tmp_path):
     fault_injection.check_checkpoints(run_dir, trial)
     assert any("line 2 does not parse" in p for p in trial.problems)
     assert any("checkpoints/last is half-written" in p for p in trial.problems)
+
+
+def test_checkpoint_files_are_fsynced_before_the_swap(tmp_path, monkeypatch):
+    """Power-cut safety: every file of the new checkpoint is fsynced while it is still the temp folder."""
+    import os
+
+    from helpers import tiny_loaded_model
+
+    from explorer.core.training import checkpoints
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+    monkeypatch.setattr(checkpoints.os, "fsync", spy)
+    loaded = tiny_loaded_model("qa")
+    final = checkpoints.save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=1, training_state={"step": 1})
+    names = {p.name for p in final.iterdir()}
+    in_temp = {Path(s).name for s in synced if "/.tmp-last-" in s}
+    assert names <= in_temp and {"model.safetensors", "training_state.pt", "checkpoint.json"} <= names
+    assert str(tmp_path / "checkpoints") in synced          # the folder holding the renamed checkpoint

@@ -80,3 +80,11 @@ def test_a_facts_row_without_a_training_implementation_is_a_config_error():
             get_task("swag_test")
     finally:
         tf._TABLE.pop("swag_test")
+
+
+def test_settings_doc_is_generated_from_the_field_help():
+    from explorer.core.training.config import settings_markdown
+
+    doc = (REPO_ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert doc == settings_markdown(), "regenerate docs/settings.md with explorer.core.training.config.settings_markdown()"
+    assert "| `doc_stride` | `--doc-stride` | 128 | QA: overlap in tokens" in doc

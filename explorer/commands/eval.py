@@ -176,6 +176,8 @@ def _load_inputs(args, err):
     loading = getattr(loaded, "load_report", None)
     if loading is not None and loading.warning():
         print(f"warning: {args.model}: {loading.warning()}", file=err)
+    elif loaded.head_note:
+        print(f"note: {loaded.head_note}", file=err)
     elif loaded.head_initialised:
         print("note: the QA head is untrained, so the scores are near zero; this run checks the pipeline.", file=err)
     try:  # before any work: the settings must fit this model and the longest question of the data

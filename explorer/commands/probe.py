@@ -85,6 +85,8 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
                 if blk == "question":
                     s = att.token_share[i]
                     lines.append(f"  {t:>12s}  {s[0]:.3f} / {s[1]:.3f} / {s[2]:.3f}")
+    elif getattr(result, "attention_note", ""):
+        lines.append(f"attention: not available ({result.attention_note})")
     if result.byhand_max_abs_diff is not None:
         lines.append(f"by-hand check: |T_i.W[k] + b[k] - model logit| max = {result.byhand_max_abs_diff:.1e} "
                      "(S = qa_outputs row 0 vs start_logits, E = row 1 vs end_logits, all windows)")
@@ -117,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     elif loaded.head_initialised:
         print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
+        if loaded.head_note:
+            print(f"  {loaded.head_note}", file=sys.stderr)
     try:
         result = probe(loaded, args.question, passage, tau=args.tau, attentions=not args.no_flow,
                        keep_attentions=None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,

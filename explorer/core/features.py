@@ -18,11 +18,15 @@ passage (``passage[start_char:end_char]`` is the token's text); question and spe
 
 from __future__ import annotations
 
+import bisect
+import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from explorer.core.window_settings import (WindowLimits, WindowSettingProblem, WindowSettingsError,  # noqa: F401
                                            check_limits, check_window_settings, require_window_settings)
 
+_SPACE = re.compile(r"\s+")
 CHUNK = 1000  # questions tokenized per call (bounded memory for large files)
 
 
@@ -149,6 +153,7 @@ def prepare_qa_features(questions: list[str], contexts: list[str], tokenizer, *,
             if not pad_on_right:  # report question-first semantics: 0 question, 1 passage
                 seq_ids = [None if s is None else 1 - s for s in seq_ids]
             offs = [tuple(o) if s == 1 else None for o, s in zip(enc["offset_mapping"][k], seq_ids)]
+            snap_offsets(offs, ids, cs[sample_map[k]], tokenizer)
             cls = ids.index(cls_id) if cls_id is not None and cls_id in ids else 0
             ex = lo + sample_map[k]
             feats.input_ids.append(ids)
@@ -183,25 +188,95 @@ def _label(answer: dict, offs: list, cls: int) -> tuple[int, int]:
     starts = answer.get("answer_start") or []
     if not texts or not starts:
         return cls, cls
-    start_char = int(starts[0])
-    end_char = start_char + len(texts[0])
+    span = token_span(offs, int(starts[0]), int(starts[0]) + len(texts[0]), texts[0])
+    return span if span is not None else (cls, cls)
+
+
+def token_span(offs: list, start_char: int, end_char: int, text: str | None = None) -> tuple[int, int] | None:
+    """Token positions ``(start, end)`` (inclusive) of the character span ``[start_char, end_char)`` in one
+    window, or None when the window does not hold the whole span.
+
+    Rule of run_qa.py / Google's run_squad.py: the start token is the last passage token starting at or
+    before ``start_char``, the end token the first passage token ending at or after ``end_char``.
+    Whitespace at either edge of ``text`` (the gold answer, when given) is left out first, so a gold
+    "Denver Broncos " labels the tokens of "Denver Broncos", not the next word.
+    ``offs``: the window's offsets (None for question/special tokens), as :func:`snap_offsets` left them.
+    """
+    if text is not None and text != text.strip():
+        lead = len(text) - len(text.lstrip())
+        trail = len(text) - len(text.rstrip())
+        if lead + trail < len(text):
+            start_char, end_char = start_char + lead, end_char - trail
     passage = [k for k, o in enumerate(offs) if o is not None]
     if not passage:
-        return cls, cls
+        return None
     first, last = passage[0], passage[-1]
     if offs[first][0] > start_char or offs[last][1] < end_char:
-        return cls, cls
-    s = first
-    while s <= last and offs[s][0] <= start_char:
-        s += 1
-    s -= 1
-    e = last
-    while e >= first and offs[e][1] >= end_char:
-        e -= 1
-    e += 1
+        return None
+    starts = [offs[k][0] for k in passage]
+    ends = [offs[k][1] for k in passage]
+    s = passage[max(bisect.bisect_right(starts, start_char) - 1, 0)]
+    e = passage[min(bisect.bisect_left(ends, end_char), len(passage) - 1)]
     if e < s:  # answer inside one token's span: both point at that token
         e = s
     return s, e
+
+
+def snap_offsets(offs: list, input_ids: list[int], passage: str, tokenizer) -> list:
+    """Fix, in place, passage-token offsets that do not round-trip to the passage text.
+
+    - A standalone word-start marker token (SentencePiece "▁": XLM-R, ALBERT, DeBERTa-v3) whose span
+      overlaps the next token (the real word) becomes zero-width at its start: it covers no character.
+    - A token that covers a word and the whitespace before or after it (Metaspace "▁word" spans the space
+      it replaced) is trimmed to the word, as byte-level BPE's ``trim_offsets`` does; whitespace-only
+      tokens keep their span.
+    - Characters that a normaliser dropped or merged and no token covers are given to a neighbour:
+      combining marks (U+0301 after "Cafe", composed by NFKC) to the token before them, other
+      non-space characters (the first of two backquotes that a Replace normaliser turned into one
+      quote) to the token after them.
+    Byte-level BPE leading-space tokens are already zero-width with ``trim_offsets`` (RoBERTa).
+    Returns ``offs``.
+    """
+    pos = [k for k, o in enumerate(offs) if o is not None]
+    if _clean(offs, pos, passage):
+        return offs
+    for a, b in zip(pos, pos[1:] + [None]):
+        s, e = offs[a]
+        if b is not None and offs[b][0] < e and s < e:
+            token = tokenizer.convert_ids_to_tokens(input_ids[a])
+            if token and not token.strip("\u2581"):
+                offs[a] = (s, s)
+                continue
+        if s < e and (passage[s].isspace() or passage[e - 1].isspace()) and passage[s:e].strip():
+            text = passage[s:e]
+            offs[a] = (s + len(text) - len(text.lstrip()), e - len(text) + len(text.rstrip()))
+    covered, prev = None, None
+    for a in pos:
+        s, e = offs[a]
+        if covered is not None and covered < s:
+            gap_end = covered
+            while gap_end < s and unicodedata.combining(passage[gap_end]):
+                gap_end += 1
+            if gap_end > covered and prev is not None:
+                offs[prev] = (offs[prev][0], gap_end)
+            gap_start = s
+            while gap_start > gap_end and not passage[gap_start - 1].isspace():
+                gap_start -= 1
+            s = gap_start
+            offs[a] = (s, e)
+        covered = e if covered is None else max(covered, e)
+        prev = a
+    return offs
+
+
+def _clean(offs: list, pos: list[int], passage: str) -> bool:
+    """Fast path (most windows of WordPiece and byte-level BPE tokenizers): the tokens' texts, joined, are the
+    window's passage text without its whitespace, so no token overlaps another, none has whitespace at an
+    edge and nothing but whitespace lies between them -> nothing to snap."""
+    if not pos:
+        return True
+    covered = "".join([passage[offs[k][0]:offs[k][1]] for k in pos])
+    return covered == _SPACE.sub("", passage[offs[pos[0]][0]:offs[pos[-1]][1]])
 
 
 def collate_qa(features: QAFeatures, indices: list[int], pad_token_id: int, *,

@@ -50,7 +50,9 @@ def predict_squad(loaded, dataset, *, tokenizer=None, max_seq_length: int = 384,
     """
     import torch
 
-    model = getattr(loaded, "model", loaded)
+    from explorer.core.models import model_of
+
+    model = model_of(loaded)
     tok = tokenizer or getattr(loaded, "tokenizer", None)
     if tok is None:
         raise ValueError("predict_squad: no tokenizer (pass a LoadedModel or tokenizer=...)")

@@ -51,6 +51,8 @@ class LoadedModel:
         missing_keys: parameter names that were not in the checkpoint.
         load_report: what loading did (newly initialised / missing / unexpected / mismatched weights,
             ``kind``, ``encoder_loaded``, ``summary()``); None when unknown.
+        head_note: when the task head is new, what the checkpoint was made for and which head is new
+            or unused (:func:`head_note`); "" otherwise.
     """
 
     model: object
@@ -61,6 +63,7 @@ class LoadedModel:
     head_initialised: bool
     missing_keys: list[str] = field(default_factory=list)
     load_report: LoadReport | None = None
+    head_note: str = ""
 
     @property
     def cls_index_token_id(self) -> int:
@@ -73,7 +76,7 @@ class LoadedModel:
             head = f"{report.kind}: {report.summary()} (its answers mean nothing)"
         elif self.head_initialised:
             head = "untrained head (fine-tune it first; its answers mean nothing)"
-            if report is not None:
+            if report is not None and report.kind != KIND_FINE_TUNED:  # not when another task's head filled it
                 head = f"{report.kind}: {head}"
         else:
             head = f"{KIND_FINE_TUNED} head"
@@ -81,6 +84,14 @@ class LoadedModel:
                 head += f" ({report.summary()})"
         return (f"{self.source}: {cfg.model_type}, {cfg.num_hidden_layers} layers, "
                 f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}")
+
+
+def model_of(loaded_or_model):
+    """The transformers model of a LoadedModel, or the argument itself when it is already a model.
+
+    Not ``getattr(x, "model", x)``: ModernBERT's task models keep their encoder in ``.model``.
+    """
+    return loaded_or_model.model if isinstance(loaded_or_model, LoadedModel) else loaded_or_model
 
 
 def resolve_source(source: str) -> str:
@@ -158,6 +169,19 @@ def _hub_reachable(timeout_s: float) -> bool:
         return False
 
 
+def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwargs: dict):
+    """(model, loading info); a family without the asked attention implementation (DeBERTa-v2/v3 has no
+    SDPA, only its own eager attention) loads with eager instead."""
+    try:
+        return _auto_class(task).from_pretrained(path, output_loading_info=True,
+                                                 attn_implementation=attn_implementation, **model_kwargs)
+    except ValueError as exc:
+        if "attention implementation" not in str(exc) or attn_implementation == "eager":
+            raise
+        return _auto_class(task).from_pretrained(path, output_loading_info=True, attn_implementation="eager",
+                                                 **model_kwargs)
+
+
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
                hub_timeout_s: float = 10.0, init_seed: int = 0) -> LoadedModel:
@@ -208,6 +232,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()  # no "Loading weights" bar on the CLI's stderr
     try:
+        from transformers import AutoConfig
+
+        check_architecture(AutoConfig.from_pretrained(path, **kwargs), task, source)
         tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
         import torch
 
@@ -215,8 +242,7 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         # seed the init from a forked RNG so the caller's global RNG state is untouched.
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
-            model, info = _auto_class(task).from_pretrained(
-                path, output_loading_info=True, attn_implementation=attn_implementation, **model_kwargs)
+            model, info = _from_pretrained(task, path, attn_implementation, model_kwargs)
     except ModelSourceError:
         raise
     except OSError as exc:
@@ -240,9 +266,94 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
     report = LoadReport.from_loading_info(info, list(model.state_dict()))
-    head_initialised = any(k.split(".")[0] in ("qa_outputs", "classifier", "score") for k in report.missing)
+    missing = report.missing
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    head_initialised = any(not (prefix and k.startswith(prefix + ".")) for k in missing)  # outside the encoder
+    recorded = checkpoint_task(getattr(model.config, "architectures", None))
+    head_initialised = head_initialised or (recorded is not None and recorded != task)  # another task's head
+    note = head_note(model, task, missing, info.get("unexpected_keys", []), source) if head_initialised else ""
     return LoadedModel(model=model, tokenizer=tokenizer, source=source, path=str(path), task=task,
-                       head_initialised=head_initialised, missing_keys=report.missing, load_report=report)
+                       head_initialised=head_initialised, missing_keys=missing, load_report=report,
+                       head_note=note)
+
+
+ENCODER_FAMILIES = "BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2/v3, XLM-RoBERTa or ModernBERT"
+_TASK_WORDS = {"qa": "question-answering (start/end)", "classification": "sequence-classification",
+               "multiple_choice": "multiple-choice", "token_classification": "token-classification"}
+_ARCH_KINDS = (("ForQuestionAnswering", "question-answering", "qa"),
+               ("ForSequenceClassification", "sequence-classification", "classification"),
+               ("ForMultipleChoice", "multiple-choice", "multiple_choice"),
+               ("ForTokenClassification", "token-classification", "token_classification"),
+               ("ForMaskedLM", "masked-language-model", "masked_lm"),
+               ("ForPreTraining", "pre-training (masked LM)", "pretraining"),
+               ("ForCausalLM", "causal-language-model", "causal_lm"), ("LMHeadModel", "language-model", "causal_lm"))
+
+
+def checkpoint_task(architectures) -> str | None:
+    """The task a checkpoint was saved for, from its config's ``architectures`` (e.g.
+    ["BertForSequenceClassification"] -> "classification"); None for a bare encoder or none recorded."""
+    arch = (architectures or [""])[0] or ""
+    return next((t for suffix, _, t in _ARCH_KINDS if arch.endswith(suffix)), None)
+
+
+def check_architecture(config, task: str, source: str) -> None:
+    """Refuse, before any weight is read, a model that cannot do ``task`` in this app at all.
+
+    An encoder of any family can take any task head (a new head is reported by :func:`head_note`); a
+    decoder-only model (GPT-2, Llama: no [CLS] token, left-to-right attention) or an encoder-decoder
+    (T5, BART) cannot.
+
+    Raises:
+        ModelSourceError: naming the model type, its checkpoint architecture and what to use instead.
+    """
+    from transformers.models.auto import modeling_auto as auto
+
+    model_type = getattr(config, "model_type", "?")
+    arch = ", ".join(getattr(config, "architectures", None) or []) or "no architecture recorded"
+    what = _TASK_WORDS.get(task, task)
+    if getattr(config, "is_encoder_decoder", False):
+        raise ModelSourceError(
+            f"{source!r} is an encoder-decoder model ({model_type}, {arch}); BERT Explorer needs an encoder "
+            f"with a {what} head. Use an encoder checkpoint: {ENCODER_FAMILIES}")
+    causal = model_type in auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    masked = model_type in auto.MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    if causal and not masked:
+        raise ModelSourceError(
+            f"{source!r} is a decoder-only language model ({model_type}, {arch}): it reads text left to right "
+            f"and has no [CLS]/[SEP] tokens, so it cannot take the {what} head here. Use an encoder "
+            f"checkpoint: {ENCODER_FAMILIES}")
+
+
+def head_note(model, task: str, missing_keys: list[str], unexpected_keys: list[str], source: str) -> str:
+    """One plain sentence on a task head that the checkpoint does not hold.
+
+    Says what the checkpoint was made for (from its recorded architecture, e.g. BertForMaskedLM), which
+    head is new (the missing weights outside the encoder, found through the model class's
+    ``base_model_prefix``), which of the checkpoint's weights go unused, and what to do.
+    """
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    new = sorted({k.split(".")[0] for k in missing_keys if prefix and not k.startswith(prefix + ".")})
+    unused = sorted({k.split(".")[0] for k in unexpected_keys if prefix and not k.startswith(prefix + ".")})
+    archs = getattr(model.config, "architectures", None) or []
+    arch = archs[0] if archs else ""
+    kind = next((word for suffix, word, _ in _ARCH_KINDS if arch.endswith(suffix)), None)
+    bare = kind is None and arch.endswith("Model")
+    if kind is None and arch:
+        kind = "bare encoder (no task head)" if bare else arch
+    made_for = f"a {kind} checkpoint ({arch})" if kind else "a checkpoint with no recorded architecture"
+    what = _TASK_WORDS.get(task, task)
+    if new:
+        parts = [f"{source} is {made_for}: the {what} head ({', '.join(new)}) is new, randomly initialised"]
+    else:  # same layer names for both heads (ModernBERT's classifier): the weights load, trained for another task
+        parts = [f"{source} is {made_for}: its head's weights fill the {what} head, but they were trained "
+                 "for another task"]
+    if unused and not bare:
+        parts.append(f"its own head ({', '.join(unused)}) is not used")
+    advice = ("its answers and scores mean nothing until it is fine-tuned for this task "
+              "(bert-explorer train), or open a checkpoint already fine-tuned for it")
+    if task == "qa":
+        advice += " (the inspector's hub presets)"
+    return "; ".join(parts) + "; " + advice + "."
 
 
 @contextlib.contextmanager

@@ -115,8 +115,9 @@ class ProbeResult:
             with byhand_note saying why.
         attention: one AttentionData per window when probe(attentions=True), else None.
         n_best_size, max_answer_length: decoding settings; seconds: wall time of probe().
-        attention_note: "" or the budget warning ("30 windows x 12 layers x 12 heads x 384² float16 would
-            need 1.2 GiB (budget 256 MiB); keeping only the shown window"); see attention_weights().
+        attention_note: "" or why attention is missing (a model that cannot return weights) or the budget
+            warning ("30 windows x 12 layers x 12 heads x 384² float16 would need 1.2 GiB (budget 256 MiB);
+            keeping only the shown window"); see attention_weights().
     """
 
     question: str
@@ -234,16 +235,25 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _qa_head(model) -> tuple[object | None, str]:
-    """(the (2, hidden) linear head, "") or (None, reason)."""
-    head = getattr(model, "qa_outputs", None)
-    if head is None:
-        return None, (f"{type(model).__name__} has no qa_outputs layer; the by-hand check S.T_i = T_i.W[0] + b[0] "
-                      "only applies to BERT-style QA heads")
-    weight = getattr(head, "weight", None)
-    if weight is None or weight.dim() != 2 or weight.shape[0] != 2:
-        shape = None if weight is None else tuple(weight.shape)
-        return None, f"qa_outputs is not a (2, hidden) linear layer (weight shape {shape}); by-hand check skipped"
-    return head, ""
+    """(the start/end output layer, "") or (None, reason).
+
+    Found through the model's own structure, not by name: the last ``nn.Linear`` with 2 outputs
+    outside the encoder (``model.base_model_prefix``). BERT, RoBERTa, ALBERT, ELECTRA, DeBERTa,
+    XLM-R: ``qa_outputs``; DistilBERT: ``qa_outputs`` after a dropout; ModernBERT: ``classifier``
+    after a dense + norm ``head``.
+    """
+    import torch
+
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    if not prefix or getattr(model, prefix, None) is None:
+        return None, (f"{type(model).__name__} has no qa_outputs-style start/end layer that can be told from its "
+                      "encoder (no base_model_prefix); the by-hand check S.T_i = T_i.W[0] + b[0] is skipped")
+    found = [(name, m) for name, m in model.named_modules()
+             if isinstance(m, torch.nn.Linear) and m.out_features == 2 and not name.startswith(prefix + ".")]
+    if not found:
+        return None, (f"{type(model).__name__} has no (2, hidden) start/end output layer outside its encoder; the "
+                      "by-hand check S.T_i = T_i.W[0] + b[0] is skipped")
+    return found[-1][1], ""
 
 
 def _word_ids_cached(tokenizer, question: str, passage: str):
@@ -304,7 +314,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
             its position embeddings or the tokenizer's maximum, no passage room, doc_stride >= room).
     """
     t0 = time.perf_counter()
-    model = getattr(loaded_or_model, "model", loaded_or_model)
+    from explorer.core.models import model_of
+
+    model = model_of(loaded_or_model)
     tok = tokenizer if tokenizer is not None else getattr(loaded_or_model, "tokenizer", None)
     if tok is None:
         raise ProbeError("probe needs a tokenizer: pass a LoadedModel or tokenizer=...")
@@ -327,15 +339,16 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         note = budget_note(feats.lengths(), cfg.num_hidden_layers, cfg.num_attention_heads, attention_budget,
                            np.dtype(keep_attentions).itemsize)
     keep_now = None if note else keep_attentions
-    windows, attention_data, byhand_note, device, pad_id = _forward_windows(
+    windows, attention_data, byhand_note, device, pad_id, unavailable = _forward_windows(
         model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
+    note = unavailable or note   # a family whose attention cannot return weights: say so
 
     decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
                               [w.offsets for w in windows], [w.cls_index for w in windows],
                               n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
     diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
     lazy = None
-    if attentions and keep_attentions is not None:
+    if attentions and keep_attentions is not None and attention_data is not None:
         lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device), within_budget=not note,
                              dtype=keep_attentions)
         if note:  # over the budget: only the window shown first (the best one) keeps its weights
@@ -355,8 +368,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
 
 def _forward_windows(model, tok, feats, question: str, passage: str, *, attentions: bool, keep: str | None):
     """Forward every window (one at a time with eager attention when ``attentions``, else all in one SDPA
-    batch) -> (windows: list[ProbeWindow], attention: list[AttentionData] | None, byhand_note, device, pad_id).
-    Raises ProbeError for a model without start/end logits."""
+    batch) -> (windows: list[ProbeWindow], attention: list[AttentionData] | None, byhand_note, device, pad_id,
+    unavailable: "" or why the model gave no attention weights). Raises ProbeError for a model without
+    start/end logits."""
     import torch
 
     n_windows = len(feats)
@@ -368,23 +382,34 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
     chunks = [[k] for k in range(n_windows)] if attentions else [list(range(n_windows))]
     assign_words = _word_ids_cached(tok, question, passage)
+    unavailable = ""
+    head_inputs: list = []   # what the start/end layer reads (T_i), captured by a hook
+    hook = head.register_forward_hook(lambda _m, args, _out: head_inputs.append(args[0])) \
+        if head is not None else None
 
     windows: list[ProbeWindow] = []
     attention_data: list[AttentionData] | None = [] if attentions else None
     for chunk in chunks:
         batch = {k: v.to(device) for k, v in collate_qa(feats, chunk, pad_id).items()}
         with torch.inference_mode():
+            out = None
             if attentions:
-                from explorer.core.models import eager_attention
-
-                with eager_attention(model):
-                    out = model(**batch, output_hidden_states=True, output_attentions=True)
-            else:
+                out, unavailable = _attention_forward(model, batch)
+                if unavailable:
+                    attentions, attention_data = False, None
+            if out is None:
                 out = model(**batch, output_hidden_states=True)
             if getattr(out, "start_logits", None) is None or getattr(out, "end_logits", None) is None:
                 raise ProbeError(f"{type(model).__name__} returns no start_logits/end_logits; probe needs a "
                                  "question-answering model (load_model(source, task='qa'))")
             last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
+            if head is not None and head_inputs:
+                # T_i as the output layer reads it: the last hidden state, or (ModernBERT) a head block's output
+                if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
+                        and not torch.allclose(head_inputs[-1], last_hidden):
+                    byhand_note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
+                                   "not the last hidden state; T_i here is that input")
+                last_hidden = head_inputs.pop()
             if head is not None and last_hidden is not None:
                 w = head.weight
                 b = head.bias if getattr(head, "bias", None) is not None else torch.zeros(2, dtype=w.dtype,
@@ -416,7 +441,26 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
                     att = stack_attentions(out.attentions, batch_index=row, length=n)
                     attention_data.append(summarize_attentions(att, blocks, keep=keep))
             del out
-    return windows, attention_data, byhand_note, device, pad_id
+    if hook is not None:
+        hook.remove()
+    return windows, attention_data, byhand_note, device, pad_id, unavailable
+
+
+def _attention_forward(model, batch) -> tuple[object | None, str]:
+    """(output with attentions, "") or (None or an output without them, why not): an attention implementation
+    that cannot return weights is said plainly instead of failing."""
+    from explorer.core.models import eager_attention
+
+    try:
+        with eager_attention(model):
+            out = model(**batch, output_hidden_states=True, output_attentions=True)
+    except (ValueError, NotImplementedError, AttributeError) as exc:
+        return None, (f"{type(model).__name__} cannot return attention weights "
+                      f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
+    if not (getattr(out, "attentions", None) and all(a is not None for a in out.attentions)):
+        return None, (f"{type(model).__name__} returned no attention weights with its attention implementation "
+                      f"({getattr(model.config, '_attn_implementation', '?')})")
+    return out, ""
 
 
 def _window_attention_fn(model, feats, pad_id: int, device):

@@ -92,7 +92,9 @@ def default_cache_dir() -> Path:
 def model_fingerprint(loaded) -> str:
     """sha1 of the source, the model config and the QA head's weights: a re-saved checkpoint (new
     weights) gets a new fingerprint even under the same folder name."""
-    model = getattr(loaded, "model", loaded)
+    from explorer.core.models import model_of
+
+    model = model_of(loaded)
     h = hashlib.sha1()
     h.update(str(getattr(loaded, "source", "")).encode())
     config = getattr(model, "config", None)

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
 from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, paper_grid
 from explorer.ui.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
 from explorer.ui.launcher_preview import DataPreview
-from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESETS, command_line, offline_default, preset_config,
-                                          sample_paths)
+from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, offline_default,
+                                          preset_config, sample_paths)
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
 
@@ -90,6 +90,8 @@ class LauncherPanel(QWidget):
         self.presets.addItem("choose a preset…", None)
         for key, label in PRESETS:
             self.presets.addItem(label, key)
+            if key in PRESET_TIPS:
+                self.presets.setItemData(self.presets.count() - 1, PRESET_TIPS[key], Qt.ItemDataRole.ToolTipRole)
         self.presets.activated.connect(self._preset_chosen)
         hint = QLabel("Set up a fine-tune; the defaults are the BERT paper's recipe, the offline default "
                       "trains the bundled encoder on the bundled sample. Hover a field for what it means.")

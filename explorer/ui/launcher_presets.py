@@ -7,6 +7,7 @@ import dataclasses
 import shlex
 from pathlib import Path
 
+from explorer.core.presets import QA_PRESETS, preset_for
 from explorer.core.training.config import TrainConfig, fast_cpu_preset
 from explorer.paths import SAMPLES
 
@@ -19,7 +20,10 @@ PRESETS = (
     ("hub_squad1", "bert-base-uncased · SQuAD v1.1 from the hub (rajpurkar/squad)"),
     ("hub_sst2", "bert-base-uncased · SST-2 from the hub (nyu-mll/glue::sst2)"),
     ("hub_mrpc", "bert-base-uncased · MRPC from the hub (nyu-mll/glue::mrpc)"),
-)
+) + tuple((f"qa:{p.hub_id}", f"{p.label} · QA checkpoint · {'SQuAD v2.0' if p.task == 'squad_v2' else 'SQuAD v1.1'}"
+                                                                 " from the hub") for p in QA_PRESETS)
+# hover text of the QA checkpoint presets: the dev figure their model cards report (explorer.core.presets)
+PRESET_TIPS = {f"qa:{p.hub_id}": p.tooltip() for p in QA_PRESETS}
 
 
 def sample_paths() -> tuple[str, str]:
@@ -62,6 +66,11 @@ def preset_config(key: str, current: TrainConfig, runs_dir: str | Path) -> Train
                            **hub)
     if key == "hub_mrpc":
         return TrainConfig(task="pair", train="nyu-mll/glue::mrpc", dev="nyu-mll/glue::mrpc", eval_every=100, **hub)
+    if key.startswith("qa:") and preset_for(key[3:]) is not None:  # a fine-tuned QA checkpoint of any family
+        p = preset_for(key[3:])
+        data = "rajpurkar/squad_v2" if p.task == "squad_v2" else "rajpurkar/squad"
+        return TrainConfig(task=p.task, train=data, dev=data, watch=list(DEFAULT_WATCH), eval_every=2000,
+                           **dict(hub, model=p.hub_id))
     raise KeyError(f"unknown preset {key!r}")
 
 

@@ -360,6 +360,8 @@ class MainWindow(QMainWindow):
                 self.settings_note = (f"the saved launcher form in {self.settings.file_name()} was unreadable "
                                       f"({exc}); using the defaults")
                 self.launcher.set_config(TrainConfig(output_dir=str(self.runs_dir)))
+        notes = list(getattr(self.settings, "notes", []))   # e.g. a saved runs folder that is now a file
+        self.settings_note = "; ".join(notes + ([self.settings_note] if self.settings_note else []))
         if self.settings_note:
             self.show_message(self.settings_note[0].upper() + self.settings_note[1:], 15000)
 

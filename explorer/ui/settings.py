@@ -28,6 +28,7 @@ class AppSettings:
             self.qs = QSettings(str(path), QSettings.Format.IniFormat)
         else:
             self.qs = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG_NAME, APP_NAME)
+        self.notes: list[str] = []   # what reading the settings fell back on (shown in the status bar)
 
     def file_name(self) -> str:
         return self.qs.fileName()
@@ -54,7 +55,15 @@ class AppSettings:
         self.qs.setValue(f"dirs/{kind}", folder)
 
     def runs_dir(self) -> str:
-        return str(self.qs.value("runs_dir", "") or "")
+        """The remembered runs folder; '' when none, or when the saved path now names something that is
+        not a folder (a file): then :attr:`notes` says so and the caller uses its default."""
+        value = str(self.qs.value("runs_dir", "") or "")
+        if value and Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
+            note = f"the saved runs folder {value} in {self.file_name()} is not a folder; using the default"
+            if note not in self.notes:
+                self.notes.append(note)
+            return ""
+        return value
 
     def set_runs_dir(self, folder: str) -> None:
         self.qs.setValue("runs_dir", folder)

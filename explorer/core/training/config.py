@@ -286,3 +286,19 @@ def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
     AMX bf16 matmul is several times *slower* than fp32, so "auto" keeps fp32 there)."""
     return dataclasses.replace(base, mixed_precision="auto", max_seq_length=256, learning_rate=1e-4,
                                epochs=1.0, length_grouping=True)
+
+
+def settings_markdown() -> str:
+    """docs/settings.md: one row per TrainConfig field (flag, default, help), generated from FIELD_HELP
+    so the CLI help, the tooltips and the docs say the same (tests/test_task_facts.py checks the file)."""
+    defaults = TrainConfig()
+    lines = ["# Training settings", "",
+             "Generated from `explorer/core/training/config.py` (`FIELD_HELP`) by `settings_markdown()`; the same",
+             "texts are `bert-explorer train --help` and the launcher's tooltips. Edit them there, not here.", "",
+             "| setting | flag | default | what it does |", "|---|---|---|---|"]
+    for f in dataclasses.fields(TrainConfig):
+        default = getattr(defaults, f.name)
+        shown = "task default" if default is None else ("" if default in ("", []) else str(default))
+        text = field_help(f.name, with_default=False).replace("|", "\\|")
+        lines.append(f"| `{f.name}` | `--{f.name.replace('_', '-')}` | {shown} | {text} |")
+    return "\n".join(lines) + "\n"

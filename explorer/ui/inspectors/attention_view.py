@@ -205,7 +205,8 @@ class AttentionView(QWidget):
         self._updating = True
         try:
             if not has:
-                self.info.setText("This probe has no attention (probe with attentions=True)."
+                self.info.setText((getattr(result, "attention_note", "")
+                                   or "This probe has no attention (probe with attentions=True).")
                                   if result is not None else "Probe a question and a passage to see attention.")
                 return
             att = result.attention[0]

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from .attention_view import AttentionView
@@ -28,6 +28,19 @@ from .spans_view import SpansView
 from .workers import LatestOnly, serial_pool
 
 TAB_TITLES = ("Attention", "Spans && τ", "τ on dev set")
+
+
+def _add_family_presets(combo) -> None:
+    """Fine-tuned QA checkpoints of every encoder family (explorer.core.presets) in the model box; hovering one
+    shows the dev figure of its model card."""
+    from explorer.core.presets import QA_PRESETS
+
+    for preset in QA_PRESETS:
+        index = combo.findText(preset.hub_id)
+        if index < 0:
+            combo.addItem(preset.hub_id)
+            index = combo.count() - 1
+        combo.setItemData(index, preset.tooltip(), Qt.ItemDataRole.ToolTipRole)
 
 
 class _ProbeHost(QWidget):
@@ -134,6 +147,7 @@ class InspectorHub(QObject):
         self.loaded = None
         self.result = None
         self.panel = ProbePanel()
+        _add_family_presets(self.panel.source)
         self.attention_view = AttentionView()
         self.spans_view = SpansView()
         self.dev_view = DevTauView()
@@ -242,7 +256,10 @@ class InspectorHub(QObject):
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
         self.loaded = loaded
-        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, getattr(loaded, "load_report", None))
+        report = getattr(loaded, "load_report", None)
+        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, report)
+        if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
+            self.panel.model_note.setText(loaded.head_note)  # which head is new or unused, and what to do
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
