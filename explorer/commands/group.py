@@ -12,7 +12,7 @@ Every training flag of ``bert-explorer train`` is accepted and applies to every 
 the other, each as its own ``bert-explorer train --config`` child process, so a member that fails or is
 killed never stops the group file from being read, and the next member still runs.
 
-Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments.
+Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -120,7 +120,12 @@ def run(args: argparse.Namespace) -> int:
     failed = []
     for member, cmd in zip(group.members, commands):
         print(f"group {group.name}: starting {member.run_id} (seed {member.seed})", file=sys.stderr)
-        rc = subprocess.call(cmd)
+        try:
+            rc = subprocess.call(cmd)
+        except KeyboardInterrupt:   # Ctrl-C reaches the member too: it stops early and saves
+            print(f"group {group.name}: interrupted during {member.run_id}; the members after it were not started "
+                  f"(group file {path} stays readable)", file=sys.stderr)
+            return 130
         if rc != 0:
             failed.append(f"{member.run_id} (exit {rc})")
     if failed:
