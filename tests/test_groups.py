@@ -126,3 +126,24 @@ def test_cli_group_needs_a_kind_and_consistent_seeds(tmp_path):
     assert p.returncode == 2 and "--restarts N, --seeds" in p.stderr
     p = _cli(["group", "--group", "x", "--restarts", "2", "--seeds", "1,2,3", "--output-dir", str(tmp_path)])
     assert p.returncode == 2 and "--restarts 2 but 3 --seeds" in p.stderr
+
+
+def test_cli_group_runs_two_tiny_restarts_to_the_end(tmp_path):
+    """The whole path: group.json, two members trained in child processes, statuses and curves read back."""
+    from helpers import REPO_ROOT, save_tiny_model, worker_env, write_tiny_squad
+
+    model = save_tiny_model(tmp_path / "qa", "qa")
+    data = write_tiny_squad(tmp_path / "sq2.json")
+    runs = tmp_path / "runs"
+    p = subprocess.run([sys.executable, "-m", "explorer", "group", "--group", "two", "--seeds", "5,6",
+                        "--model", str(model), "--task", "squad_v2", "--train", str(data), "--dev", str(data),
+                        "--dev-cap", "4", "--batch-size", "4", "--max-steps", "2", "--max-seq-length", "64",
+                        "--doc-stride", "16", "--max-query-length", "16", "--no-save-checkpoints",
+                        "--output-dir", str(runs)], capture_output=True, text=True, env=worker_env(),
+                       cwd=REPO_ROOT, timeout=400)
+    assert p.returncode == 0, p.stderr[-2000:]
+    g, rows, notes = groups.load_group_data(runs, "two")
+    assert [r.status for r in rows] == ["finished", "finished"] and [m.seed for m in g.members] == [5, 6]
+    assert all(len(r.eval_values) >= 1 and r.metric_name for r in rows)
+    configs = [json.loads((runs / r.run_id / "config.json").read_text()) for r in rows]
+    assert [c["seed"] for c in configs] == [5, 6]
