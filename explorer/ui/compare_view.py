@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTableWidget
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
 
 COUNT_LABELS = (("both_right", "both right"), ("only_a", "only A"), ("only_b", "only B"), ("both_wrong", "both wrong"),
-                ("both_answered", "both answered"), ("only_a_answered", "only A answered"),
-                ("only_b_answered", "only B answered"), ("both_abstained", "both abstained"))
+                ("both_answered", "both ans."), ("only_a_answered", "only A ans."),
+                ("only_b_answered", "only B ans."), ("both_abstained", "both abst."))   # answered / abstained
 COLUMNS = ("F1 B - A", "question", "gold", "answer A", "answer B", "F1 A", "F1 B", "id")
 
 
@@ -41,7 +41,6 @@ class CompareView(QWidget):
         self.scatter = pg.PlotWidget(background="w")
         self.scatter.setLabel("bottom", "F1 of A")
         self.scatter.setLabel("left", "F1 of B")
-        self.scatter.setAspectLocked(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -81,7 +80,9 @@ class CompareView(QWidget):
             t = pg.TextItem(str(h), color="#222", anchor=(0.5, 1.0))
             t.setPos(i, h)
             self.bars.addItem(t)
-        self.bars.getAxis("bottom").setTicks([[(i, label.replace(" ", "\n", 1)) for i, (_, label) in enumerate(keys)]])
+        self.bars.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(keys)]])
+        self.bars.getAxis("bottom").setStyle(tickFont=self.font())
+        self.bars.setXRange(-0.6, len(keys) - 0.4, padding=0)
         self.bars.setTitle(f"questions (of {len(c.questions)})")
 
     def _draw_scatter(self) -> None:
@@ -94,6 +95,8 @@ class CompareView(QWidget):
         self.scatter.plot([0, 1], [0, 1], pen=pg.mkPen("#999", style=Qt.DashLine))
         self.scatter.plot(fa + jitter[0], fb + jitter[1], pen=None, symbol="o", symbolSize=5,
                           symbolBrush=pg.mkBrush(31, 95, 168, 110), symbolPen=None)
+        self.scatter.setXRange(-0.05, 1.05, padding=0)
+        self.scatter.setYRange(-0.05, 1.05, padding=0)
         self.scatter.setTitle("per-question F1 (above the diagonal: B better)")
 
     def _fill_table(self) -> None:
@@ -105,7 +108,8 @@ class CompareView(QWidget):
             for j, v in enumerate(values):
                 self.table.setItem(i, j, QTableWidgetItem(v))
         self.table.resizeColumnsToContents()
-        self.table.setColumnWidth(1, min(self.table.columnWidth(1), 360))
+        for column, most in ((1, 360), (2, 220), (3, 220), (4, 220)):
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), most))
 
     def _open_row(self, row: int, _column: int = 0) -> None:
         if 0 <= row < len(self.rows):
