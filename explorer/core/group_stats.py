@@ -64,14 +64,13 @@ def _series(events: list[dict], kind: str, pick) -> tuple[np.ndarray, np.ndarray
 
 
 def member_data(record, params: dict | None = None) -> MemberData:
-    """A MemberData from a ``runs.RunRecord`` (events since the last ``started``: a resumed run counts
-    from its resume, as its status does). Non-finite values and rows without a step are left out."""
+    """A MemberData from a ``runs.RunRecord``: every eval/step event of the log (a resumed run continues
+    its step count). Non-finite values and rows without a step are left out."""
     events = record.events
-    starts = [i for i, e in enumerate(events) if e.get("event") == "started"]
     name = record.summary.metric_name if record.summary else ""
     es, ev = _series(events, "eval", lambda e: (e.get("metrics") or {}).get(name)
                      if isinstance(e.get("metrics"), dict) else None)
-    ls, lv = _series(events[starts[0]:] if starts else events, "step", lambda e: e.get("loss"))
+    ls, lv = _series(events, "step", lambda e: e.get("loss"))
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv)
 
