@@ -147,3 +147,24 @@ def test_cli_group_runs_two_tiny_restarts_to_the_end(tmp_path):
     assert all(len(r.eval_values) >= 1 and r.metric_name for r in rows)
     configs = [json.loads((runs / r.run_id / "config.json").read_text()) for r in rows]
     assert [c["seed"] for c in configs] == [5, 6]
+
+
+def test_restart_seed_reaches_the_new_head(tmp_path):
+    """Restarts differ in the new head's initialisation (paper section 4.1), not only in data order."""
+    import torch
+    from helpers import save_tiny_model
+
+    from explorer.core.training.setup import load_for_training
+    from explorer.core.training.tasks import get_task
+
+    folder = save_tiny_model(tmp_path / "enc", "qa")   # no classifier in the files: the pair head is new
+
+    class _Writer:
+        def emit(self, *_a, **_k):
+            pass
+
+    heads = []
+    for seed in (1, 2, 1):
+        loaded = load_for_training(str(folder), get_task("pair"), 2, TrainConfig(task="pair", seed=seed), _Writer())
+        heads.append(loaded.model.classifier.weight.detach().clone())
+    assert not torch.equal(heads[0], heads[1]) and torch.equal(heads[0], heads[2])

@@ -65,6 +65,8 @@ class GroupView(QWidget):
         self.curves = pg.PlotWidget(background="w")
         self.curves.setLabel("bottom", "step")
         self.curves.showGrid(x=True, y=True, alpha=0.2)
+        for side in ("left", "bottom"):
+            self.curves.getAxis(side).enableAutoSIPrefix(False)   # accuracy 0.69, not 690 x0.001
         self.heat_plot = pg.PlotWidget(background="w")
         self.heat_image = pg.ImageItem()
         self.heat_image.setColorMap(pg.colormap.get("viridis"))
