@@ -183,8 +183,12 @@ PANEL_HELP: dict[str, str] = {
         "Training as it happens: the loss at every step (raw, and smoothed so the trend is visible), the "
         "learning rate (it should rise during warmup, then fall to 0), the gradient norm before clipping, "
         "the throughput in samples per second, and the dev metric at each evaluation (EM and F1 for SQuAD, "
-        "accuracy or F1 for classification). A loss that stops falling while the dev metric still rises is "
-        "normal early on; a dev metric that falls while the loss keeps falling is overfitting."),
+        "accuracy or F1 for classification, all in percent). A dashed line on a dev plot is the trivial "
+        "baseline on the same dev data (SQuAD 2.0: answering \"no answer\" everywhere; classification: always "
+        "the majority class): a run on that line has learnt nothing else. A loss that stops falling while the "
+        "dev metric still rises is normal early on; a dev metric that falls while the loss keeps falling is "
+        "overfitting. Mouse: the wheel scrolls the page, Ctrl+wheel zooms a plot, dragging pans it, and "
+        "\"Reset view\" above each plot returns to the automatic range."),
     "Attention": (
         "How attention moves between the question, the passage and the special tokens ([CLS], [SEP]) in "
         "every layer and head. The block-flow grid shows, for each layer, how much attention the tokens of "

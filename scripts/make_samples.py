@@ -11,6 +11,9 @@ Outputs (SQuAD v2.0 official format, as read by evaluate-v2.0.py and explorer.co
   resources/samples/squad_v2_sample.json        all 30 passages
   resources/samples/squad_v2_sample_train.json  24 passages (every passage whose index % 5 != 4)
   resources/samples/squad_v2_sample_dev.json    6 passages (index % 5 == 4), disjoint from train
+  resources/samples/squad_v1_sample_train.json  the train passages' answerable questions only (SQuAD v1.1)
+  resources/samples/squad_v1_sample_dev.json    the dev passages' answerable questions only (SQuAD v1.1):
+                                                the offline default run, which must learn spans in minutes
   resources/samples/sst2_sample.tsv             GLUE SST-2 style: "sentence<TAB>label" with a header
   resources/examples/probe_examples.json        question/passage pairs for the inspector's example picker
 
@@ -681,8 +684,24 @@ def build_squad(indices) -> dict:
     return {"version": "v2.0", "data": [build_article(PASSAGES[i]) for i in indices]}
 
 
+def answerable_only(squad: dict) -> dict:
+    """The same articles as SQuAD v1.1: unanswerable questions left out (no is_impossible flags)."""
+    articles = []
+    for article in squad["data"]:
+        paragraphs = []
+        for para in article["paragraphs"]:
+            qas = [{"question": q["question"], "id": q["id"], "answers": q["answers"]}
+                   for q in para["qas"] if q["answers"]]
+            if qas:
+                paragraphs.append({"context": para["context"], "qas": qas})
+        if paragraphs:
+            articles.append({"title": article["title"], "paragraphs": paragraphs})
+    return {"version": "1.1", "data": articles}
+
+
 def squad_outputs() -> dict[str, dict]:
-    """File name -> SQuAD v2.0 JSON object, for the whole set and its train / dev split."""
+    """File name -> SQuAD JSON object: v2.0 for the whole set and its train / dev split, v1.1 (answerable
+    questions only) for the split."""
     all_idx = range(len(PASSAGES))
     dev = [i for i in all_idx if i % DEV_EVERY == DEV_EVERY - 1]
     train = [i for i in all_idx if i % DEV_EVERY != DEV_EVERY - 1]
@@ -690,6 +709,8 @@ def squad_outputs() -> dict[str, dict]:
         "squad_v2_sample.json": build_squad(all_idx),
         "squad_v2_sample_train.json": build_squad(train),
         "squad_v2_sample_dev.json": build_squad(dev),
+        "squad_v1_sample_train.json": answerable_only(build_squad(train)),
+        "squad_v1_sample_dev.json": answerable_only(build_squad(dev)),
     }
 
 

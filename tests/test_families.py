@@ -336,3 +336,15 @@ def test_inspector_says_which_head_is_new_or_refuses_a_decoder(qtbot, family_dir
     assert hub.panel.model_note.isVisibleTo(hub.panel)
     assert "masked-language-model checkpoint (RobertaForMaskedLM)" in note and "(qa_outputs) is new" in note
     hub.pool.waitForDone(10000)
+
+
+@pytest.mark.parametrize("name", ["distilbert", "modernbert"])
+def test_heads_with_extra_layers_are_not_called_a_random_encoder(name, family_dirs):
+    """DistilBERT's classifier has a pre_classifier layer, ModernBERT's heads a `head` block: new layers outside
+    the encoder (base_model_prefix), so a masked-LM checkpoint loads as "pre-trained encoder, new head"."""
+    folder = family_dirs[name]["root"] / f"{name}-masked_lm"
+    if not folder.exists():
+        save_family(folder, FAMILIES[name], family_dirs[name]["tokenizer"], task="masked_lm")
+    for task in ("qa", "classification"):
+        report = load_model(str(folder), task=task, num_labels=2).load_report
+        assert report.encoder_loaded and report.kind == "pre-trained encoder, new head", (task, report.summary())

@@ -93,7 +93,7 @@ def test_launch_real_run_and_watch_it_finish(window, qtbot, tiny_files):
     assert "step 6 of 6" in w.curves.progress_label.text()
     row = w.runs.model.rows.index(state)
     assert w.runs.model.data(w.runs.model.index(row, 1)) == "finished"
-    assert w.runs.model.data(w.runs.model.index(row, 2)).startswith("best_f1 ")  # squad_v2 ranks by the threshold-free best_f1
+    assert w.runs.model.data(w.runs.model.index(row, 2)).startswith("best F1 (%) ")  # squad_v2 ranks by the threshold-free best_f1
     assert f"device: CPU · fp32 ({run_id})" in labels          # status bar, from the started event
     assert w.device_label.text().endswith("(idle)")
     # the same run on disk: events.jsonl has every step, the launch config is kept

@@ -270,7 +270,12 @@ def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa,
     assert dev.tau.value() == pytest.approx(expected.best_tau)
     official = evaluate_decodings(study.decodings, gold, tau=0.0)
     assert dev.figures.official["best_tau"] == pytest.approx(official["best_tau"])
-    assert f"{official['best_f1']:.2f}" in dev.summary.text()
+    table = {dev.tau_table.item(r, 0).text(): [dev.tau_table.item(r, c).text() for c in (1, 2)]
+             for r in range(dev.tau_table.rowCount())}
+    assert table["official best τ"] == [f"{official['best_tau']:+.3f}", f"{official['best_f1']:.2f}"]
+    assert table["best τ on the grid"][0] == f"{expected.best_tau:+.2f}"
+    assert table["chosen τ"][0] == f"{dev.tau.value():+.2f}"
+    assert "honest τ (two halves)" in table
     assert "honest" in dev.summary.text()
     # decodings match a direct probe of the same question (same pipeline)
     k = 0

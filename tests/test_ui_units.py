@@ -172,7 +172,7 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     p.upsert(bad)
     assert p.model.rowCount() == 2
     row_ok = p.model.rows.index(ok)
-    assert p.model.data(p.model.index(row_ok, 2)) == "f1 30.00 @20"      # best dev metric
+    assert p.model.data(p.model.index(row_ok, 2)) == "F1 (%) 30.00 @20"  # best dev metric, percent
     assert p.model.data(p.model.index(row_ok, 3)) == "0:21"              # duration
     assert p.model.data(p.model.index(row_ok, 4)) == "20/40"             # step
     with qtbot.waitSignal(p.selection_changed) as sig:
@@ -193,7 +193,7 @@ def test_launcher_defaults_presets_command_and_json(qtbot, tmp_path):
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)
     cfg = w.config()
-    assert cfg.model == "bundled:minilm" and cfg.task == "squad_v2"
+    assert cfg.model == "bundled:minilm" and cfg.task == "squad_v1"   # answerable sample: learns spans fast
     assert cfg.train.startswith(str(SAMPLES)) and cfg.dev.startswith(str(SAMPLES))
     assert cfg.max_seq_length == 256 and cfg.learning_rate == 1e-4 and cfg.output_dir == str(tmp_path / "runs")
     assert w.launch_btn.isEnabled() and cfg.watch[0]["question"] == "Where was Ada born?"

@@ -25,9 +25,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
 
-    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
-    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
-    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
+    # default None: a run checkpoint's own settings (its run's config.json), else 384 / 128 / 64
+    trained = "without it: the run's config.json value for a run checkpoint (runs/<id>/checkpoints/<name>), else "
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help=MAX_SEQ_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "384)"))
+    parser.add_argument("--doc-stride", type=int, default=None,
+                        help=DOC_STRIDE_HELP.replace("(default: %(default)s)", "(" + trained + "128)"))
+    parser.add_argument("--max-query-length", type=int, default=None,
+                        help=MAX_QUERY_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "64)"))
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
@@ -89,11 +94,15 @@ def _metric_lines(metrics: dict, result: dict, sweep, tau: float) -> list[str]:
             n = metrics[part + "_total"]
             out.append(f"  {part}: exact {metrics[part + '_exact']:.2f}  f1 {metrics[part + '_f1']:.2f}  "
                        f"({n} question{'s' if n != 1 else ''})")
+    # two thresholds in two units, each said once (they are not the same number with a sign flipped)
     out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
-               f"best_f1_thresh {metrics['best_f1_thresh']:.3f} (null odds); best_exact {metrics['best_exact']:.2f}")
+               f"best_f1_thresh {metrics['best_f1_thresh']:.3f}; best_exact {metrics['best_exact']:.2f}")
+    out.append("  (null-odds units: null_odds.json = null_score - best_non_null_score; answer iff null odds <= it)")
     b = result["best_spans"]
     out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
                f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")
+    out.append("  (score_diff units, this app's τ: score_diff = best_non_null_score - null_score; answer iff "
+               "score_diff > τ; use it as --tau or in the Spans & τ tab)")
     return out + _tau_grid_lines(sweep)
 
 
@@ -101,7 +110,7 @@ def _text_report(result: dict, sweep, args) -> list[str]:
     """The lines `eval` prints without --json."""
     speed, metrics, n_q = result["speed"], result["metrics"], result["speed"]["questions"]
     out = [f"SQuAD {result['version']}: {n_q} questions, {speed['windows']} windows "
-           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride})"]
+           f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride}); EM and F1 in percent"]
     out += _metric_lines(metrics, result, sweep, args.tau)
     out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {speed['seconds']:.1f} s; "
                f"inference {speed['inference_seconds']:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
@@ -173,6 +182,13 @@ def _load_inputs(args, err):
         print(f"error: {exc}", file=err)
         return 2
     print(loaded.describe(), file=err)
+    from explorer.core.checkpoint_windows import resolve_window_settings
+
+    window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                                     max_query_length=args.max_query_length)
+    args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
+                                                                   window.max_query_length)
+    print(f"window settings: {window.describe()}", file=err)
     loading = getattr(loaded, "load_report", None)
     if loading is not None and loading.warning():
         print(f"warning: {args.model}: {loading.warning()}", file=err)

@@ -29,9 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
     from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
 
-    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
-    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
-    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
+    # default None: a run checkpoint's own settings (its run's config.json), else 384 / 128 / 64
+    trained = "without it: the run's config.json value for a run checkpoint (runs/<id>/checkpoints/<name>), else "
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help=MAX_SEQ_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "384)"))
+    parser.add_argument("--doc-stride", type=int, default=None,
+                        help=DOC_STRIDE_HELP.replace("(default: %(default)s)", "(" + trained + "128)"))
+    parser.add_argument("--max-query-length", type=int, default=None,
+                        help=MAX_QUERY_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "64)"))
     parser.add_argument("--max-answer-length", type=int, default=30)
 
 
@@ -113,6 +118,14 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
+    from explorer.core.checkpoint_windows import resolve_window_settings
+
+    window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                                     max_query_length=args.max_query_length)
+    args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
+                                                                   window.max_query_length)
+    if window.source:
+        print(f"window settings: {window.describe()}", file=sys.stderr)
     report = getattr(loaded, "load_report", None)
     if report is not None and report.warning():
         print(f"WARNING: {args.model}: {report.warning()}", file=sys.stderr)

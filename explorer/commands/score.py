@@ -111,4 +111,8 @@ def run(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(out, indent=2))
+    from explorer.core.metric_display import explain_best_threshold
+
+    for line in explain_best_threshold(out):   # the two thresholds, each in its own units (stderr: stdout stays JSON)
+        print(line, file=sys.stderr)
     return 0

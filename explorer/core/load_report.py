@@ -19,11 +19,19 @@ KIND_RANDOM = "random encoder"
 KIND_PARTLY_RANDOM = "partly random encoder"
 
 
-def is_head_key(name: str) -> bool:
-    """True for task-head parameters (qa_outputs / classifier / score) and the pooler, which only the
-    classification head reads."""
+def is_head_key(name: str, encoder_prefix: str = "") -> bool:
+    """True for task-head parameters and the pooler, which only the classification head reads.
+
+    With ``encoder_prefix`` (the model class's ``base_model_prefix``, e.g. "distilbert"), every parameter
+    outside the encoder is head: DistilBERT's ``pre_classifier``, ModernBERT's ``head`` block. Without it,
+    the BERT-style names qa_outputs / classifier / score.
+    """
     parts = name.split(".")
-    return parts[0] in HEAD_PREFIXES or "pooler" in parts
+    if "pooler" in parts:
+        return True
+    if encoder_prefix:
+        return parts[0] != encoder_prefix
+    return parts[0] in HEAD_PREFIXES
 
 
 @dataclass
@@ -45,11 +53,15 @@ class LoadReport:
     mismatched: list[str] = field(default_factory=list)
     n_expected: int = 0
     n_encoder_expected: int = 0
+    encoder_prefix: str = ""
 
     @classmethod
-    def from_loading_info(cls, info: dict, expected: list[str]) -> "LoadReport":
+    def from_loading_info(cls, info: dict, expected: list[str], encoder_prefix: str = "") -> "LoadReport":
         """Build from transformers' loading info dict (missing_keys, unexpected_keys, mismatched_keys) and
-        the names the model expects (``list(model.state_dict())``)."""
+        the names the model expects (``list(model.state_dict())``); ``encoder_prefix``: the model's
+        ``base_model_prefix`` when every expected name outside it is head (see :func:`is_head_key`)."""
+        if encoder_prefix and not any(k.startswith(encoder_prefix + ".") for k in expected):
+            encoder_prefix = ""  # a bare encoder's names carry no prefix
         missing = sorted(str(k) for k in info.get("missing_keys") or [])
         unexpected = sorted(str(k) for k in info.get("unexpected_keys") or [])
         mismatched, mismatched_names = [], []
@@ -63,7 +75,8 @@ class LoadReport:
             mismatched_names.append(name)
         newly = sorted(set(missing) | set(mismatched_names))
         return cls(newly_initialised=newly, missing=missing, unexpected=unexpected, mismatched=mismatched,
-                   n_expected=len(expected), n_encoder_expected=sum(not is_head_key(k) for k in expected))
+                   n_expected=len(expected), encoder_prefix=encoder_prefix,
+                   n_encoder_expected=sum(not is_head_key(k, encoder_prefix) for k in expected))
 
     @classmethod
     def random(cls, names: list[str]) -> "LoadReport":
@@ -75,7 +88,7 @@ class LoadReport:
     @property
     def encoder_missing(self) -> list[str]:
         """Newly initialised weights outside the task head and pooler."""
-        return [k for k in self.newly_initialised if not is_head_key(k)]
+        return [k for k in self.newly_initialised if not is_head_key(k, self.encoder_prefix)]
 
     @property
     def encoder_loaded(self) -> bool:
@@ -85,7 +98,7 @@ class LoadReport:
     @property
     def head_initialised(self) -> bool:
         """True when any head (or pooler) weight was newly initialised."""
-        return any(is_head_key(k) for k in self.newly_initialised)
+        return any(is_head_key(k, self.encoder_prefix) for k in self.newly_initialised)
 
     @property
     def kind(self) -> str:

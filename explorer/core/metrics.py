@@ -383,7 +383,7 @@ def tau_sweep(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS) 
 def honest_tau(decodings_or_scores, gold: dict | None = None, taus=DEFAULT_TAUS, seed: int = 0) -> dict:
     """Tau chosen on one random half of the questions, F1 measured on the other half, and vice versa.
 
-    Choosing tau on the dev set and reporting the same dev set flatters the score (seed, "Choosing tau");
+    Choosing tau on the dev set and reporting the same dev set flatters the score (docs/formulas.md, "Choosing τ");
     this gives the unflattered figure.
 
     Returns:

@@ -265,7 +265,8 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"{source!r} has only a slow tokenizer; BERT Explorer needs a fast "
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
-    report = LoadReport.from_loading_info(info, list(model.state_dict()))
+    report = LoadReport.from_loading_info(info, list(model.state_dict()),
+                                          encoder_prefix=getattr(model, "base_model_prefix", "") or "")
     missing = report.missing
     prefix = getattr(model, "base_model_prefix", "") or ""
     head_initialised = any(not (prefix and k.startswith(prefix + ".")) for k in missing)  # outside the encoder

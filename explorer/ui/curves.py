@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QVBoxLayout, QWidget
 
+from explorer.core.metric_display import to_display
 from explorer.ui.curves_export import CurvesExport
 from explorer.ui.curves_toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.plot_panel import PALETTE, PlotPanel
@@ -127,6 +128,7 @@ class CurvesPanel(CurvesExport, QWidget):
         panel.plot.getViewBox().sigXRangeChanged.connect(lambda _vb, rng, p=panel: self._x_changed(p, rng))
         panel.set_log(self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
         panel.set_runs(self._pairs())
+        panel.reset_requested.connect(self._reset_view)
         panel._proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
                                       slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
         return panel
@@ -203,15 +205,55 @@ class CurvesPanel(CurvesExport, QWidget):
     def set_runs(self, states: list[RunState]) -> None:
         """Display exactly these runs (in this order); the plots refresh over the next turns
         (call :meth:`redraw_now` to have them all at once)."""
+        changed = [s.run_id for s in states] != [s.run_id for s in self.runs]
         self.runs = list(states)
         pairs = self._pairs()
         keys = set(self.visible_keys())
+        if changed:   # other runs: no readouts, zooms or ranges left over from the previous ones
+            self._forget_view()
         for key, panel in self.panels.items():   # hidden plots catch up when they are shown
             if key in keys or key in self._layout_keys:
                 panel.set_runs(pairs)
         self.x_follow = True
         self._schedule(all_runs=True)
         self._live_tick()
+
+    def _forget_view(self) -> None:
+        self._x_target = None
+        empty = self.data_x_range() is None and self._target_x() is None
+        for panel in self.panels.values():
+            panel.clear_readout()
+            panel.user_zoomed = False
+            if empty:
+                self._setting_x = True
+                try:
+                    panel.plot.getViewBox().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+                finally:
+                    self._setting_x = False
+
+    def _reset_view(self) -> None:
+        """A plot's "Reset view": every plot follows the data again."""
+        for panel in self.panels.values():
+            panel.user_zoomed = False
+        self.x_follow = True
+        self._schedule(all_runs=True)
+
+    def baselines_for(self, key: str) -> list[tuple[float, str, str]]:
+        """Dashed baseline lines of a dev plot: (value on the display scale, label, run colour), one per
+        distinct (dev data, value) among the shown runs (explorer.core.baselines)."""
+        if not key.startswith(DEV_PREFIX):
+            return []
+        name, out, seen = key[len(DEV_PREFIX):], [], set()
+        for state, color in self._pairs():
+            base = state.baseline()
+            if base is None or name not in base.metrics:
+                continue
+            value = to_display(name, base.metrics[name], state.task)
+            if (round(value, 6), base.name) in seen:
+                continue
+            seen.add((round(value, 6), base.name))
+            out.append((value, f"{base.name} baseline", color if len(self.runs) > 1 else "#666666"))
+        return out
 
     def run_updated(self, run_id: str, changed: set | None = None) -> None:
         """A displayed run got events (``changed``: the series keys with new points; None = all):
@@ -291,6 +333,7 @@ class CurvesPanel(CurvesExport, QWidget):
         for state in self.runs:
             if state.run_id in run_ids:
                 panel.update_run(state, weight)
+        panel.set_baselines(self.baselines_for(key))
         if self._x_target is not None:
             self._setting_x = True
             try:
@@ -368,8 +411,8 @@ class CurvesPanel(CurvesExport, QWidget):
         else:
             parts = []
             for state, color in self._pairs():
-                best = state.best_metric()
-                extra = f" · best {best[0]} {best[1]:.2f}" if best else ""
+                best = state.best_text()
+                extra = (f" · {best}" if best.startswith("best") else f" · best {best}") if best else ""
                 parts.append(f"<span style='color:{color}'>■</span>&nbsp;{state.run_id} "
                              f"<span style='color:#666'>({state.status}{extra})</span>")
             text = "&nbsp;&nbsp;&nbsp;".join(parts)

@@ -30,14 +30,39 @@ def _clip(text: str, n: int = 160) -> str:
 
 def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "train",
                  text_columns: list[str] | None = None, label_column: str = "") -> dict:
-    """Load ``source`` for ``task`` and summarise it. Never raises for bad data: ok=False + error."""
+    """Load ``source`` for ``task`` and summarise it. Never raises for bad data: ok=False + error.
+
+    A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
+    given to a SQuAD task, SQuAD JSON given to classification) is rejected with what the file is and
+    which tasks it fits, instead of the parser's first complaint."""
     try:
+        mismatch = _kind_mismatch(source, task)
+        if mismatch:
+            return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
+                    "counts": {}, "problems": [], "records": [], "error": mismatch}
         if task in QA_TASKS:
             return _preview_squad(source, task, n_records, split)
         return _preview_classification(source, task, n_records, split, text_columns, label_column)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
                 "counts": {}, "problems": [], "records": [], "error": str(exc) or type(exc).__name__}
+
+
+def _kind_mismatch(source: str, task: str) -> str:
+    """'<file>: this is a tab-separated file with columns ...; it fits ...; it does not fit the squad_v2
+    task' for a local file of the wrong kind, else '' (hub ids and unreadable paths: the loader says)."""
+    from pathlib import Path
+
+    from explorer.core.data.sniff import sniff_data_file
+
+    path = Path(source).expanduser()
+    if not path.is_file():
+        return ""
+    try:
+        message = sniff_data_file(path).mismatch(task)
+    except OSError:
+        return ""
+    return f"{path}: {message}" if message else ""
 
 
 def _preview_squad(source: str, task: str, n: int, split: str) -> dict:

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
 from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, paper_grid
 from explorer.ui.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
 from explorer.ui.launcher_preview import DataPreview
-from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, offline_default,
-                                          preset_config, sample_paths)
+from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
+                                          offline_default, preset_config, sample_paths)
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
 
@@ -93,12 +93,19 @@ class LauncherPanel(QWidget):
             if key in PRESET_TIPS:
                 self.presets.setItemData(self.presets.count() - 1, PRESET_TIPS[key], Qt.ItemDataRole.ToolTipRole)
         self.presets.activated.connect(self._preset_chosen)
-        hint = QLabel("Set up a fine-tune; the defaults are the BERT paper's recipe, the offline default "
-                      "trains the bundled encoder on the bundled sample. Hover a field for what it means.")
+        hint = QLabel("Set up a fine-tune. The first form is the offline default: the bundled encoder learns "
+                      "spans on the bundled sample with fast-CPU settings. Hover a field for what it means.")
         hint.setObjectName("hint")
         hint.setWordWrap(True)
+        self.preset_label = QLabel()   # which recipe the form holds (launcher_presets.describe_preset)
+        self.preset_label.setWordWrap(True)
+        self.preset_label.setToolTip("fast CPU: lr 1e-4 and max_seq_length 256, for small encoders on a CPU "
+                                     "(DESIGN.md speed notes); paper recipe: BERT paper Appendix A.3 defaults")
+        text_col = QVBoxLayout()
+        text_col.addWidget(hint)
+        text_col.addWidget(self.preset_label)
         top = QHBoxLayout()
-        top.addWidget(hint, 1)
+        top.addLayout(text_col, 1)
         top.addWidget(QLabel("Presets:"))
         top.addWidget(self.presets)
         self.presets.setMaximumWidth(330)
@@ -138,6 +145,8 @@ class LauncherPanel(QWidget):
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
 
         self.train_preview, self.dev_preview = DataPreview("train"), DataPreview("validation")
+        for preview in (self.train_preview, self.dev_preview):
+            preview.rejected_changed.connect(self._changed)
         self.preview_tabs = QTabWidget()
         self.preview_tabs.addTab(self.train_preview, "Train data")
         self.preview_tabs.addTab(self.dev_preview, "Dev data")
@@ -239,11 +248,15 @@ class LauncherPanel(QWidget):
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
         self.command.setPlainText(command_line(cfg))
+        self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>")
         try:
             cfg.validate()
             window_errors = self._check_windows(cfg, qa)
             if window_errors:
                 raise ConfigError("window settings do not fit the model: " + "; ".join(window_errors))
+            rejected = [name for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]
+            if rejected:   # the data preview refused the data: say so, and no launch of a run bound to fail
+                raise ConfigError(f"the {' and '.join(rejected)} data cannot be used (see the data preview)")
             self.problem.setText("")
             self.launch_btn.setEnabled(True)
             self.grid_btn.setEnabled(True)
@@ -297,6 +310,8 @@ class LauncherPanel(QWidget):
         except ConfigError as exc:
             self.problem.setText(f"Cannot launch: {exc}")
             return False
+        if self.train_preview.rejected or self.dev_preview.rejected:
+            return False   # _changed already says why (the data preview rejected the data)
         self._remember(cfg)
         self.launch_requested.emit([cfg], [""])
         return True

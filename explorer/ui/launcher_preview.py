@@ -54,12 +54,14 @@ class DataPreview(QWidget):
     """Preview of one source (train or dev). Call :meth:`request`; results arrive asynchronously."""
 
     finished = Signal(dict)
+    rejected_changed = Signal(bool)   # True while the data shown is rejected (the launcher disables Launch)
 
     def __init__(self, split: str, parent=None):
         super().__init__(parent)
         self.split = split
         self._token = 0
         self.result: dict | None = None
+        self.rejected = False
         self._args: tuple | None = None
         self.summary = QLabel()
         self.summary.setWordWrap(True)
@@ -91,6 +93,16 @@ class DataPreview(QWidget):
 
     def show_text(self, text: str) -> None:
         self.summary.setText(text)
+        self._fit_summary()
+
+    def _fit_summary(self) -> None:
+        """Give the wrapped summary the height it needs (a long message must never be cut off)."""
+        width = max(self.contentsRect().width() - 8, 200)
+        self.summary.setMinimumHeight(self.summary.heightForWidth(width) + self.summary.fontMetrics().lineSpacing() // 2)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_summary()
 
     def request(self, source: str, task: str, text_columns: list[str] | None = None, label_column: str = "") -> None:
         """Preview ``source`` for ``task``: local files at once, hub ids on the button (network)."""
@@ -99,6 +111,9 @@ class DataPreview(QWidget):
         self.result = None
         self.problems.hide()
         self.table.setRowCount(0)
+        self.table.setColumnCount(0)   # no headers left over from the previous source
+        self.table.show()
+        self._set_rejected(False)
         if not source.strip():
             self.fetch_btn.hide()
             self.show_text("<span style='color:#666'>No data given." +
@@ -126,7 +141,9 @@ class DataPreview(QWidget):
         if token != self._token:
             return  # stale: the field changed while this was being read
         self.result = res
+        self._set_rejected(not res.get("ok"))
         if not res.get("ok"):
+            self.table.hide()
             self.show_text("<b style='color:#b02a37'>Cannot use this data:</b> " + _esc(res.get("error", "")))
             self.finished.emit(res)
             return
@@ -158,6 +175,12 @@ class DataPreview(QWidget):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(c, 190 if cols[c] in ("question", "text", "text_b") else 110)
         self.finished.emit(res)
+
+
+    def _set_rejected(self, on: bool) -> None:
+        if on != self.rejected:
+            self.rejected = on
+            self.rejected_changed.emit(on)
 
 
 def _esc(text: str) -> str:

@@ -1,12 +1,20 @@
-"""One curve plot (pyqtgraph PlotWidget) with a header line that shows the crosshair values."""
+"""One curve plot (pyqtgraph PlotWidget) with a header line that shows the crosshair values.
+
+Mouse: the wheel scrolls the page the plot sits in (the Curves panel); Ctrl+wheel zooms the plot; drag
+pans; "Reset view" (on each plot) returns to the automatic range. Dev plots may show a dashed
+baseline per run (the trivial predictor's score on the same dev data: all no-answer / majority class).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QHBoxLayout, QLabel, QSizePolicy,
+                               QToolButton, QVBoxLayout)
+
+from explorer.core.metric_display import metric_label
 
 from explorer.ui.plotmath import (IncrementalEMA, finite_gaps, isolated_points, nonfinite_markers, robust_range,
                                   window_mask)
@@ -26,15 +34,88 @@ TITLES = {
 }
 
 
+# Series that can be negative (thresholds in score units, correlations); every other one is >= 0 and
+# its axis never shows negative values.
+SIGNED = ("best_tau", "best_f1_thresh", "best_exact_thresh", "matthews_corrcoef", "matthews_correlation",
+          "pearson", "spearmanr", "spearman")
+
+
 def series_title(key: str) -> tuple[str, str]:
+    """(title, tooltip) of a series key: 'training loss', 'dev F1 (%)', ..."""
     if key in TITLES:
         return TITLES[key]
     name = key.split("/", 1)[-1]
-    return f"dev {name}", f"dev-set metric '{name}' at each evaluation"
+    label = metric_label(name)
+    extra = " (classification accuracy and F1 are shown in percent too)" if "(%)" in label else ""
+    return f"dev {label}", f"dev-set metric '{name}' at each evaluation{extra}"
+
+
+def non_negative(key: str) -> bool:
+    """Whether the series ``key`` can never be negative (its y axis then starts at 0 or above)."""
+    return key.split("/", 1)[-1] not in SIGNED
+
+
+def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
+            pad: float = 0.08) -> tuple[float, float] | None:
+    """min..max of the finite values, padded; a flat series gets a band around its value; a
+    non-negative series never goes below 0. ``log``: log10 units (positive values only). None if empty."""
+    parts = [np.asarray(a, dtype=np.float64) for a in arrays if len(a)]
+    v = np.concatenate(parts) if parts else np.empty(0)
+    v = v[np.isfinite(v)]
+    if log:
+        v = np.log10(v[v > 0])
+    if not len(v):
+        return None
+    lo, hi = float(v.min()), float(v.max())
+    span = hi - lo
+    if span <= 0:   # flat: a band around the value (pyqtgraph would give +-0.5, negative for a flat 0)
+        band = abs(hi) * 0.1 if hi != 0 else 1.0
+        lo, hi = lo - band / 2, hi + band / 2
+    else:
+        lo, hi = lo - pad * span, hi + pad * span
+    if non_neg and not log and lo < 0 <= float(v.min()):
+        lo = 0.0
+        if float(v.max()) == 0:
+            hi = 1.0
+    return lo, hi
+
+
+class PageScrollPlotWidget(pg.PlotWidget):
+    """A PlotWidget that hands a plain wheel to the scroll area it sits in (the page scrolls) and lets
+    Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents."""
+
+    def wheelEvent(self, ev):  # noqa: N802 - Qt API
+        if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            super().wheelEvent(ev)
+            return
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QAbstractScrollArea):
+            parent = parent.parentWidget()
+        if parent is None:
+            ev.ignore()
+            return
+        QApplication.sendEvent(parent.verticalScrollBar(), ev)
+        ev.accept()
+
+
+class WheelPassViewBox(pg.ViewBox):
+    """A ViewBox whose wheel zooms only with Ctrl held; a plain wheel goes on to the scroll area."""
+
+    def wheelEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph API
+        if not (ev.modifiers() & Qt.KeyboardModifier.ControlModifier):
+            ev.ignore()
+            return
+        super().wheelEvent(ev, axis)
 
 
 class PlotPanel(QFrame):
-    """A titled plot of one series key (e.g. 'loss', 'dev/f1') for several runs."""
+    """A titled plot of one series key (e.g. 'loss', 'dev/f1') for several runs.
+
+    Signals:
+        reset_requested(): the user pressed "Reset view" (the owner re-fits x for every plot).
+    """
+
+    reset_requested = Signal()
 
     def __init__(self, key: str, parent=None):
         super().__init__(parent)
@@ -45,7 +126,14 @@ class PlotPanel(QFrame):
         self.header = QLabel(f"<b>{title}</b>")
         self.header.setToolTip(tip)
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.widget = pg.PlotWidget()
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.reset_button = QToolButton()
+        self.reset_button.setText("Reset view")
+        self.reset_button.setAutoRaise(True)
+        self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
+                                     "The wheel alone scrolls the page.")
+        self.reset_button.clicked.connect(self.reset_view)
+        self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox())
         self.plot = self.widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         # On the PlotItem, not only the curves: PlotItem.addItem re-applies its own settings to each item.
@@ -54,6 +142,10 @@ class PlotPanel(QFrame):
         self.plot.setLabel("bottom", "step")
         self.plot.setMenuEnabled(True)
         self.plot.getViewBox().setMouseEnabled(x=True, y=True)
+        self.plot.getViewBox().sigRangeChangedManually.connect(self._zoomed_by_user)
+        self.plot.hideButtons()   # the small "A" button: "Reset view" above says it in words
+        self.baseline_lines: list[pg.InfiniteLine] = []
+        self.user_zoomed = False
         self.vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
         self.vline.setVisible(False)
         self.plot.addItem(self.vline, ignoreBounds=True)
@@ -66,7 +158,11 @@ class PlotPanel(QFrame):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(0)
-        lay.addWidget(self.header)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.header, 1)
+        top.addWidget(self.reset_button)
+        lay.addLayout(top)
         lay.addWidget(self.widget, 1)
         self.is_dev = key.startswith("dev/")
         # A fixed height and kept space while hidden: showing one more plot never resizes the others
@@ -182,10 +278,6 @@ class PlotPanel(QFrame):
         """y range for the visible x_range (set by the caller): auto-fit, or from percentiles of the
         visible points when ignoring outliers."""
         vb = self.plot.getViewBox()
-        if not ignore_outliers:
-            vb.setAutoVisible(y=True)
-            vb.enableAutoRange(axis="y")
-            return
         arrays = []
         lo, hi = x_range if x_range is not None else (None, None)
         for item in list(self.items.values()) + list(self.raw_items.values()):
@@ -193,9 +285,46 @@ class PlotPanel(QFrame):
                 continue
             x, y = np.asarray(item.xData), np.asarray(item.yData)   # the data as given (not log10)
             arrays.append(y[window_mask(x, lo, hi)])
-        rng = robust_range(arrays, log=log)
-        if rng is not None:
-            vb.setYRange(*rng, padding=0)
+        if self.user_zoomed:
+            return
+        if ignore_outliers:
+            rng = robust_range(arrays, log=log)
+        else:
+            rng = y_range(arrays + [np.array([ln.value() for ln in self.baseline_lines])],
+                          non_neg=non_negative(self.key), log=log)
+        if rng is None:   # nothing to show: a neutral axis, not the previous run's range
+            rng = (0.0, 1.0)
+        vb.disableAutoRange(axis="y")
+        vb.setYRange(*rng, padding=0)
+
+    def _zoomed_by_user(self, *_args) -> None:
+        self.user_zoomed = True
+
+    def reset_view(self) -> None:
+        """Forget a Ctrl+wheel zoom or drag: y follows the data again, and the owner re-fits x."""
+        self.user_zoomed = False
+        self.reset_requested.emit()
+
+    def clear_readout(self) -> None:
+        """Hide the crosshair and its values (e.g. when other runs are shown)."""
+        self.show_crosshair(None, [])
+
+    def set_baselines(self, lines: list[tuple[float, str, str]]) -> None:
+        """Dashed horizontal baselines: (value on the display scale, label, colour) each."""
+        if lines == getattr(self, "_baseline_spec", None):
+            return
+        self._baseline_spec = list(lines)
+        for ln in self.baseline_lines:
+            self.plot.removeItem(ln)
+        self.baseline_lines = []
+        for value, label, color in lines:
+            pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
+            ln = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen,
+                                 label=f"{label} {value:.2f}",
+                                 labelOpts={"position": 0.02, "anchors": [(0, 0), (0, 0)], "color": color})
+            ln.setToolTip(label)
+            self.plot.addItem(ln, ignoreBounds=True)
+            self.baseline_lines.append(ln)
 
     def show_crosshair(self, step: float | None, runs: list[tuple[RunState, str]]) -> None:
         """Move the vertical line to ``step`` and print each run's nearest value in the header."""

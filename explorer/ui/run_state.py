@@ -4,7 +4,8 @@ A :class:`RunState` is fed events one by one (live from the worker's stdout, or 
 ``runs/<run_id>/events.jsonl``) and keeps growable numpy series for the curves:
 
 - ``loss``, ``lr``, ``grad_norm``, ``samples_per_second`` against optimizer step (``step`` events);
-- ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``).
+- ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``), on the display
+  scale: percent for shares (classification accuracy/F1 are multiplied by 100; core.metric_display).
 
 Event fields follow the records in explorer/core/events.py (docs/architecture.md).
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core import run_status
+from explorer.core.metric_display import to_display
 from explorer.core.task_facts import choose_metric
 
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
@@ -143,6 +145,7 @@ class RunState:
     read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
+    _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -165,15 +168,45 @@ class RunState:
         return chosen or (sorted(names)[0] if names else None)
 
     def best_metric(self) -> tuple[str, float, int] | None:
-        """(name, best value, step of it) over all evaluations, or None before the first eval."""
+        """(name, best value, step of it): the evaluation ``checkpoints/best`` holds, by the training
+        loop's own rule (explorer.core.best: strictly better wins, a tie keeps the earlier step, the
+        step-0 evaluation of the untrained model is never saved). None before such an evaluation.
+        The value is on the display scale (percent; see dev series)."""
+        from explorer.core.best import best_evaluation
+
         name = self.primary_metric()
         if name is None:
             return None
         s = self.series[DEV_PREFIX + name]
-        if not len(s):
+        found = best_evaluation(zip(s.x.tolist(), s.y.tolist()))
+        if found is None:
             return None
-        i = int(np.argmax(s.y))
-        return name, float(s.y[i]), int(s.x[i])
+        return name, found[1], found[0]
+
+    def baseline(self):
+        """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None."""
+        from explorer.core.baselines import dev_baseline
+
+        if not self.config:
+            return None
+        key = (self.config.get("task"), self.config.get("dev"), self.config.get("dev_cap"))
+        if self._baseline is None or self._baseline[0] != key:   # read once per run (the list repaints often)
+            self._baseline = (key, dev_baseline(self.config))
+        return self._baseline[1]
+
+    def best_text(self) -> str:
+        """'F1 (%) 66.70 @120 · baseline 34.29' for the Runs list ('' before a saved evaluation); the
+        baseline is the trivial predictor's score on the same dev data (all no-answer / majority class)."""
+        from explorer.core.metric_display import metric_label, to_display
+
+        best = self.best_metric()
+        if best is None:
+            return ""
+        text = f"{metric_label(best[0], self.task)} {best[1]:.2f} @{best[2]}"
+        base = self.baseline()
+        if base is not None and best[0] in base.metrics:
+            text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
+        return text
 
     def eta(self) -> float | None:
         """Remaining seconds, from the mean time per step so far; None before the first step."""
@@ -234,6 +267,8 @@ class RunState:
             for name, value in metrics.items():
                 if name in SKIP_METRICS:
                     continue
+                if _num(value) is not None:   # one display scale: percent (core.metric_display)
+                    value = to_display(name, float(value), self.task)
                 if self._point(DEV_PREFIX + name, step, value):
                     changed.add(DEV_PREFIX + name)
         elif kind == "checkpoint":

@@ -18,8 +18,10 @@ COLUMNS = ("Run", "Status", "Best dev", "Duration", "Step", "Task", "Model")
 # hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
 # the Run tooltip lists them
 HIDDEN_COLUMNS = ("Duration", "Step", "Task", "Model")
-HEADER_TIPS = {"Best dev": "The best dev metric over all evaluations (f1 for SQuAD, accuracy or f1 for "
-                           "classification) and the step it was reached at.",
+HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
+                           "accuracy for classification), in percent, and the step of checkpoints/best: a tie "
+                           "keeps the earlier step, the untrained model at step 0 is never saved. After '·': "
+                           "the trivial baseline on the same dev data (all no-answer / majority class).",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
                "Step": "Optimizer steps done / planned."}
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
@@ -95,8 +97,7 @@ class RunsModel(QAbstractTableModel):
         if name == "Task":
             return s.task
         if name == "Best dev":
-            best = s.best_metric()
-            return f"{best[0]} {best[1]:.2f} @{best[2]}" if best else ""
+            return s.best_text()
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
         if name == "Step":

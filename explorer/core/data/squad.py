@@ -275,6 +275,12 @@ def _read_json(path: Path) -> dict:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        from explorer.core.data.sniff import sniff_data_file
+
+        kind = sniff_data_file(path)   # a TSV / CSV / JSONL file is named for what it is, not as broken JSON
+        if kind.kind in ("tsv", "csv", "jsonl", "text", "binary"):
+            raise SquadDataError(f"{path}: {kind.description}; the SQuAD tasks need "
+                                 "the official SQuAD JSON format") from None
         raise SquadDataError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
 
 

@@ -1,5 +1,5 @@
 """Evaluation inside the training loop: batched forward over the dev features, gathered across
-processes (``accelerator.gather_for_metrics``), metrics from the task, and the watch probes."""
+processes (``accelerate.utils.gather_object``, keyed by feature index), metrics from the task, and the watch probes."""
 
 from __future__ import annotations
 

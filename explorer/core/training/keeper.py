@@ -7,9 +7,9 @@ best value and folder travel in ``training_state.pt`` so a resumed run keeps com
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
+from explorer.core.best import is_improvement
 from explorer.core.task_facts import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
 
@@ -35,7 +35,7 @@ class CheckpointKeeper:
         """Does ``metrics`` beat the best so far (finite, higher)? Records it when it does."""
         name = choose_metric(metrics or {}, self.run.config.to_dict())
         value = None if name is None else metrics[name]
-        if value is None or not math.isfinite(value) or (self.best_value is not None and value <= self.best_value):
+        if not is_improvement(value, self.best_value):   # the rule the Runs dock uses too (core.best)
             return False
         self.best_value = float(value)
         self.best_path = str(Path(self.run.run_dir) / "checkpoints" / "best")

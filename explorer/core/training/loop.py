@@ -19,7 +19,7 @@ end of the data, so a leftover group at the end of an epoch (fewer micro-batches
 ``gradient_accumulation_steps``) would be scaled too small; :func:`group_scale` corrects it.
 
 Multi-process (``accelerate launch``): each process gets every n-th batch; only the main process
-writes events, checkpoints and prediction files; eval outputs are gathered with gather_for_metrics.
+writes events, checkpoints and prediction files; eval outputs are gathered with accelerate.utils.gather_object, keyed by feature index.
 ``batch_size`` is per process and per micro-batch: the effective batch is batch_size x
 gradient_accumulation_steps x processes.
 """

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
 
-from .common import header, tip
+from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
 from .heatmap import TokenHeatmap
 
@@ -106,9 +106,9 @@ class AttentionView(QWidget):
         row.addStretch(1)
         hl.addLayout(row)
         hl.addWidget(self.head_scroll)
-        self.info = QLabel("Probe a question and a passage to see attention.")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # fixed height: a hover readout that wraps to more lines would move the plots (and re-thin the
+        # heat map's token labels) on every mouse move
+        self.info = ReadoutLabel("Probe a question and a passage to see attention.", lines=3)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.heatmap)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from explorer.glossary import panel_help, tooltip
 
@@ -47,3 +47,36 @@ def term_label(text: str, term: str) -> QLabel:
     label.setToolTip(tip(term))
     label.setStyleSheet("text-decoration: underline dotted;")
     return label
+
+
+class ReadoutLabel(QLabel):
+    """A fixed-height readout of ``lines`` wrapped lines: a longer text is elided ("…") and given whole in
+    the tooltip, so a hover readout that grows never moves (re-lays out) the plots around it."""
+
+    def __init__(self, text: str = "", lines: int = 2, parent=None):
+        super().__init__(parent)
+        self.lines = lines
+        self.full_text = ""
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 6)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
+        self.full_text = str(text)
+        self.setToolTip(self.full_text)
+        super().setText(self._fitted())
+
+    def text_shown(self) -> str:
+        return super().text()
+
+    def _fitted(self) -> str:
+        width = max(self.width(), 100)
+        budget = int(width * self.lines * 0.85)   # wrapped lines leave some of each line empty
+        return self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        super().setText(self._fitted())

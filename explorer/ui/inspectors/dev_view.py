@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeader
                                QVBoxLayout, QWidget)
 
 from explorer.core.tau_study import StudyCancelled, questions_near, run_study, study_figures
+from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
 from .common import header, tip
 from .workers import CancellableJob
@@ -26,10 +27,60 @@ CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
           ("answer_rate", "answer rate %", "#7f7f7f", 1.5)]
 
 
-def _study_and_figures(loaded, path: str, cap: int | None, cache_dir, progress=None):
+# Questions per second of dev-set inference, measured by the last study run here (not from the cache);
+# before that, a rough figure for the bundled encoder on a 2-core CPU, said to be a guess.
+ASSUMED_QPS = 10.0
+_measured_qps: float | None = None
+_question_counts: dict[tuple, int] = {}
+
+
+def _run_dev_file(checkpoint: str) -> str:
+    """The local dev file of the run a checkpoint belongs to ("" when none)."""
+    import json
+
+    config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
+    if config_path is None:
+        return ""
+    try:
+        dev = str(json.loads(config_path.read_text(encoding="utf-8")).get("dev") or "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return dev if dev and Path(dev).expanduser().is_file() else ""
+
+
+def _study_and_figures(loaded, path: str, cap: int | None, cache_dir, progress=None, settings=None):
     """Worker: run (or reload) the study, then its figures."""
-    study = run_study(loaded, path, cap, progress=progress, cache_dir=cache_dir)
+    study = run_study(loaded, path, cap, settings=settings, progress=progress, cache_dir=cache_dir)
     return study, study_figures(study)
+
+
+def count_questions(path: str) -> int | None:
+    """Questions in a SQuAD JSON file, counted from its bytes (fast, cached on path/size/mtime; for the
+    time estimate only). None when the file cannot be read."""
+    try:
+        p = Path(path).expanduser()
+        st = p.stat()
+        key = (str(p), st.st_size, st.st_mtime_ns)
+        if key not in _question_counts:
+            _question_counts[key] = p.read_bytes().count(b'"question"')
+        return _question_counts[key]
+    except OSError:
+        return None
+
+
+def estimate_text(n_questions: int | None, cap: int) -> str:
+    """'≈ 6 min 40 s for 4,000 questions at 10.0 questions/s (...)' for the chosen file and cap."""
+    if not n_questions:
+        return ""
+    n = min(n_questions, cap) if cap else n_questions
+    qps = _measured_qps or ASSUMED_QPS
+    seconds = n / qps
+    how = "measured here by the last run" if _measured_qps else "a guess until the first run here measures it"
+    when = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    text = f"≈ {when} for {n:,} of {n_questions:,} questions at {qps:.1f} questions/s ({how})"
+    if seconds > 120 and not cap:
+        text += "; set \"first N questions\" to try a part first"
+    return text
 
 
 class DevTauView(QWidget):
@@ -57,23 +108,7 @@ class DevTauView(QWidget):
         self.job.failed.connect(self._on_failed)
         self.job.cancelled.connect(lambda: self._done_running("cancelled"))
 
-        self.path = QLineEdit()
-        self.path.setPlaceholderText("SQuAD v2.0 dev file (official JSON)")
-        self.browse = QPushButton("Browse…")
-        self.cap = QSpinBox()
-        self.cap.setRange(0, 1_000_000)
-        self.cap.setSpecialValueText("all questions")
-        self.cap.setPrefix("first ")
-        self.cap.setSuffix(" questions")
-        self.cap.setToolTip("Use only the first N questions of the file (0 = all). Inference is the slow part.")
-        self.run_button = QPushButton("Run")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setFormat("%v / %m windows")
-        self.progress.setValue(0)
-        self.status = QLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
-        self.status.setWordWrap(True)
+        self._build_inputs()
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
         row.addWidget(self.browse)
@@ -81,25 +116,8 @@ class DevTauView(QWidget):
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
 
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
-        self.plot.setLabel("left", "percent")
-        self.plot.addLegend(offset=(-5, 5))
-        self.plot.setToolTip(tip("tau"))
-        self.curves = {}
-        for key, name, color, width in CURVES:
-            self.curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=width), name=name)
-        self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
-                                          name="F1, exact sweep")
-        self.best_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine),
-                                         label="best τ {value:+.2f}", labelOpts={"position": 0.88, "color": "#d62728"})
-        self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2),
-                                        label="τ {value:+.2f}", labelOpts={"position": 0.95, "color": "#222"})
-        self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)
-        for item in (self.best_line, self.tau_line, self.best_marker):
-            self.plot.addItem(item)
-        self.best_line.setVisible(False)
-        self.tau_line.setVisible(False)
+        self._build_plot()
+        self._build_tau_table()
 
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
@@ -124,21 +142,13 @@ class DevTauView(QWidget):
         trow.addWidget(self.at_tau, 1)
         trow.addWidget(self.export_button)
 
-        self.table = QTableWidget(0, 7)
-        self.table.setHorizontalHeaderLabels(["score_diff", "|score_diff − τ|", "at τ", "gold", "best span",
-                                              "F1 at τ", "question"])
-        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)
-        self.table.setToolTip("The questions whose score_diff is nearest to τ: a small move of τ flips them. "
-                              "Click one to open it in the Spans & τ view.")
+        self._build_near_table()
 
         top = QWidget()
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.plot, 1)
+        tl.addWidget(self.tau_table)
         tl.addWidget(self.summary)
         bottom = QWidget()
         bl = QVBoxLayout(bottom)
@@ -155,12 +165,16 @@ class DevTauView(QWidget):
         layout.addWidget(header("Choose τ on a dev set: F1, EM, HasAns_f1, NoAns_f1 and answer rate against τ, the "
                                 "best τ, the honest figure (τ chosen on one half, scored on the other), and the "
                                 "questions a small move of τ would flip.", panel="τ on dev set"))
+        layout.addWidget(self.head_note)
         layout.addLayout(row)
+        layout.addWidget(self.estimate)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
 
         self.browse.clicked.connect(self._browse)
+        self.path.textChanged.connect(self._update_estimate)
+        self.cap.valueChanged.connect(self._update_estimate)
         self.run_button.clicked.connect(lambda: self.run(self.path.text(), self.cap.value()))
         self.cancel_button.clicked.connect(self.cancel)
         self.tau.valueChanged.connect(self._on_tau_spin)
@@ -168,9 +182,121 @@ class DevTauView(QWidget):
         self.table.cellClicked.connect(self._on_row_clicked)
         self.export_button.clicked.connect(self._export_dialog)
 
+    def _build_inputs(self) -> None:
+        """File, cap, Run / Cancel, progress, status, the time estimate and the untrained-head note."""
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("SQuAD v2.0 dev file (official JSON)")
+        self.browse = QPushButton("Browse…")
+        self.cap = QSpinBox()
+        self.cap.setRange(0, 1_000_000)
+        self.cap.setSpecialValueText("all questions")
+        self.cap.setPrefix("first ")
+        self.cap.setSuffix(" questions")
+        self.cap.setToolTip("Use only the first N questions of the file (0 = all). Inference is the slow part: "
+                            "the line below the bar estimates the time.")
+        self.run_button = QPushButton("Run")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("no study yet")
+        self.status = QLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
+        self.status.setWordWrap(True)
+        self.estimate = QLabel("")
+        self.estimate.setObjectName("hint")
+        self.estimate.setWordWrap(True)
+        self.head_note = QLabel("")
+        self.head_note.setWordWrap(True)
+        self.head_note.setStyleSheet("color:#b05000;")
+        self.head_note.setVisible(False)
+        self.window = WindowSettings()
+        self._auto_path = ""
+
+    def _build_near_table(self) -> None:
+        """The questions nearest to the chosen τ (a small move of τ flips them); a click opens one."""
+        self.table = QTableWidget(0, 7)
+        self.table.setHorizontalHeaderLabels(["score_diff", "|score_diff − τ|", "at τ", "gold", "best span",
+                                              "F1 at τ", "question"])
+        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setToolTip("The questions whose score_diff is nearest to τ: a small move of τ flips them. "
+                              "Click one to open it in the Spans & τ view.")
+
+    def _build_plot(self) -> None:
+        """The sweep plot: F1 / EM / HasAns_f1 / NoAns_f1 / answer rate against τ, the chosen τ line, the best
+        τ line and star, and a legend naming each (no labels on the lines: they overlapped)."""
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
+        self.plot.setLabel("left", "percent")
+        self.plot.addLegend(offset=(-5, 5))
+        self.plot.setToolTip(tip("tau"))
+        self.curves = {}
+        for key, name, color, width in CURVES:
+            self.curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=width), name=name)
+        self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
+                                          name="F1, exact sweep")
+        # The τ values are named in the legend and the table below, not by labels on the lines (those
+        # overlapped each other when the values were close).
+        best_pen = pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine)
+        self.best_line = pg.InfiniteLine(angle=90, pen=best_pen)
+        self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2))
+        self.tau_line.setToolTip("chosen τ: drag it, or type it below")
+        self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)
+        for item in (self.best_line, self.tau_line, self.best_marker):
+            self.plot.addItem(item)
+        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#222", width=2)), "chosen τ (drag)")
+        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=best_pen, symbol="star", symbolBrush="#d62728",
+                                                          symbolPen=None), "best τ on the grid")
+        self.plot.setXRange(-6, 6, padding=0.02)
+        self.plot.setYRange(0, 100, padding=0.02)
+        self.best_line.setVisible(False)
+        self.tau_line.setVisible(False)
+
+    def _build_tau_table(self) -> None:
+        """The τ values table (chosen, best on the grid, official, honest), hidden until a study exists."""
+        self.tau_table = QTableWidget(0, 4)
+        self.tau_table.setHorizontalHeaderLabels(["τ", "value (score_diff units)", "F1 (%)", "what it is"])
+        self.tau_table.verticalHeader().setVisible(False)
+        self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.tau_table.setWordWrap(False)
+        self.tau_table.setToolTip("Every τ is in score_diff units: answer iff score_diff > τ "
+                                  "(score_diff = best_non_null_score − null_score).")
+        self.tau_table.setVisible(False)   # until a study has τ values to list
+
     # ----------------------------------------------------------------------------------- public
     def set_model(self, loaded) -> None:
+        """Use this LoadedModel. A run checkpoint brings its run's window settings and dev file (pre-filled
+        unless the user typed another one); an untrained head gets the same warning as the Spans tab."""
         self.loaded = loaded
+        where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
+        self.window = window_settings_for_checkpoint(where)
+        dev = _run_dev_file(where)
+        if dev and (not self.path.text().strip() or self.path.text().strip() == self._auto_path):
+            self._auto_path = dev
+            self.path.setText(dev)
+        untrained = bool(getattr(loaded, "head_initialised", False))
+        self.head_note.setVisible(untrained)
+        self.head_note.setText("Honest note: this model's QA head is freshly initialised (random), so its "
+                               "score_diff values, τ and F1 here mean nothing until it is fine-tuned."
+                               if untrained else "")
+        self._update_estimate()
+
+    def _update_estimate(self, *_args) -> None:
+        path = self.path.text().strip()
+        n = count_questions(path) if path else None
+        text = estimate_text(n, self.cap.value())
+        if text and self.window.source:
+            w = self.window
+            text += (f". Windows as the run trained: max_seq_length {w.max_seq_length}, doc_stride {w.doc_stride}, "
+                     f"max_query_length {w.max_query_length}")
+            self.estimate.setToolTip(w.describe())
+        self.estimate.setText(text)
+        self.estimate.setVisible(bool(text))
 
     def run(self, path: str, cap: int | None = None) -> bool:
         """Start the study in the background; False (with a message) when it cannot start."""
@@ -190,7 +316,8 @@ class DevTauView(QWidget):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
-        self.job.start(_study_and_figures, self.loaded, path, cap or None, self.cache_dir)
+        self.job.start(_study_and_figures, self.loaded, path, cap or None, self.cache_dir,
+                       settings=self.window.as_dict())
         return True
 
     def cancel(self) -> None:
@@ -228,9 +355,13 @@ class DevTauView(QWidget):
             self._message(text)
 
     def _on_finished(self, payload) -> None:
+        global _measured_qps
         self.study, self.figures = payload
         self._done_running(None)
         s, f = self.study, self.figures
+        if not s.from_cache and s.seconds > 0 and len(s):
+            _measured_qps = len(s) / s.seconds
+            self._update_estimate()
         if s.from_cache or self.progress.maximum() <= 1:
             self.progress.setRange(0, 1)
             self.progress.setValue(1)
@@ -270,9 +401,7 @@ class DevTauView(QWidget):
             parts.append(f"NoAns_f1 {o['NoAns_f1']:.2f} ({o['NoAns_total']} q)")
         parts.append(f"answers {g0['answer_rate']:.1f}% of questions")
         lines = [", ".join(parts)]
-        lines.append(f"<b>best τ on the grid</b> (-6..+6, step 0.25): <b>{f.grid.best_tau:+.2f}</b>, F1 "
-                     f"{f.grid.best_f1:.2f}; <b>official exact search</b>: best_f1 {o['best_f1']:.2f} at "
-                     f"best_f1_thresh {o['best_f1_thresh']:.3f} (null-odds units) = τ {o['best_tau']:+.3f}")
+        self._fill_tau_table()
         h = f.honest
         if h is not None:
             lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "
@@ -280,6 +409,47 @@ class DevTauView(QWidget):
                          f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> vs "
                          f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions")
         self.summary.setText("<br>".join(lines))
+
+    def _fill_tau_table(self) -> None:
+        """One row per τ value: chosen, best on the grid, the official search's, and the honest ones."""
+        f, o = self.figures, self.figures.official
+        chosen = float(self.tau.value())
+        from explorer.core.metrics import tau_sweep
+
+        rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
+                 "the black line: drag it or type it; the table of questions below is sorted around it"),
+                ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}",
+                 "red dashed line and star: the highest F1 of the curve (τ from −6 to +6, step 0.25)")]
+        if "best_tau" in o:
+            thresh = o.get("best_f1_thresh")
+            answered = int((f.scores.score_diff > o["best_tau"]).sum())
+            if thresh is None:
+                what = "evaluate-v2.0's exact search"
+            elif answered == 0:
+                what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
+                        f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
+            else:
+                what = (f"evaluate-v2.0's exact search; it reports best_f1_thresh {thresh:.3f} in null-odds "
+                        f"units (answer iff null odds ≤ it): the same {answered} question{'s' if answered != 1 else ''} "
+                        "answered")
+            rows.append(("official best τ", f"{o['best_tau']:+.3f}", f"{o['best_f1']:.2f}", what))
+        h = f.honest
+        if h is not None:
+            rows.append(("honest τ (two halves)", f"{h['tau_A']:+.2f} / {h['tau_B']:+.2f}",
+                         f"{h['honest_f1']:.2f}", "τ chosen on one half of the questions, F1 scored on the other"))
+        self.tau_table.setVisible(True)
+        self.tau_table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                if c in (1, 2):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.tau_table.setItem(r, c, item)
+        self.tau_table.resizeColumnsToContents()
+        self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        height = self.tau_table.horizontalHeader().height() + sum(self.tau_table.rowHeight(r) for r in range(len(rows)))
+        self.tau_table.setFixedHeight(height + 2 * self.tau_table.frameWidth())
 
     # ----------------------------------------------------------------------------------- τ and the table
     def _on_tau_spin(self, value: float) -> None:
@@ -301,6 +471,9 @@ class DevTauView(QWidget):
         self.tau_line.setValue(tau)
         self._syncing = False
         at = tau_sweep(self.figures.scores, taus=[tau])
+        if self.tau_table.rowCount():
+            self.tau_table.item(0, 1).setText(f"{tau:+.2f}")
+            self.tau_table.item(0, 2).setText(f"{at.f1[0]:.2f}")
         self.at_tau.setText(f"F1 {at.f1[0]:.2f}, EM {at.exact_match[0]:.2f}, HasAns_f1 {at.HasAns_f1[0]:.2f}, "
                             f"NoAns_f1 {at.NoAns_f1[0]:.2f}, answers {at.answer_rate[0]:.1f}%")
         self._fill_table(tau)

@@ -26,6 +26,7 @@ class TokenAxis(pg.AxisItem):
         self.labels: list[str] = []
         self.setStyle(tickLength=0, textFillLimits=[(0, 0.95)])
         self.setTextPen("#333")
+        self.enableAutoSIPrefix(False)   # token indices: never "(x0.001)" on an empty or tiny range
 
     def set_labels(self, labels: list[str]) -> None:
         self.labels = list(labels)
@@ -127,6 +128,12 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.cell_marker.setPen(pen)
         self.cell_marker.setVisible(False)
         self.plot.addItem(self.cell_marker)
+        # the hovered row's own token, next to the highlight (the axis shows only every k-th label)
+        self.hover_label = pg.TextItem("", color="#000", anchor=(0, 0.5), fill=pg.mkBrush(255, 255, 215, 230),
+                                       border=pg.mkPen("#c00"))
+        self.hover_label.setZValue(20)
+        self.hover_label.setVisible(False)
+        self.plot.addItem(self.hover_label, ignoreBounds=True)
         self.matrix = np.zeros((0, 0), dtype=np.float32)
         self.levels = (0.0, 1.0)
         self._last_hover = (-1, -1)
@@ -187,11 +194,39 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
         self.cell_marker.setVisible(True)
 
     def highlight_row(self, row: int) -> None:
+        """Highlight row ``row`` and label it with its own token; negative hides both."""
         if row < 0 or row >= self.matrix.shape[0]:
             self.row_marker.setVisible(False)
+            self.hover_label.setVisible(False)
             return
         self.row_marker.setRect(QRectF(0, row, self.matrix.shape[1], 1))
         self.row_marker.setVisible(True)
+        labels = self.left_axis.labels
+        self.hover_label.setText(labels[row] if row < len(labels) else str(row))
+        x_left = max(0.0, float(self.plot.vb.viewRange()[0][0]))
+        self.hover_label.setPos(x_left, row + 0.5)
+        self.hover_label.setVisible(True)
+
+    def clear_map(self) -> None:
+        """Show nothing (an empty probe): no image, labels, markers or old view range."""
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.image.clear()
+        for strip in (self.row_strip, self.col_strip):
+            strip.setVisible(False)
+        self.left_axis.set_labels([])
+        self.bottom_axis.set_labels([])
+        self.cell_marker.setVisible(False)
+        self.highlight_row(-1)
+        self.plot.setXRange(0, 1, padding=0)
+        self.plot.setYRange(0, 1, padding=0)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """The mouse left the map: the hover line, its label and the readout go away."""
+        self.highlight_row(-1)
+        if self._last_hover != (-1, -1):
+            self._last_hover = (-1, -1)
+            self.hovered.emit(-1, -1)
+        super().leaveEvent(event)
 
     def value(self, row: int, col: int) -> float:
         return float(self.matrix[row, col])

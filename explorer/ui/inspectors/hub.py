@@ -108,6 +108,7 @@ def _run_probe(holder: _Holder, inputs: dict, tau: float):
     return probe(loaded, inputs["question"], inputs["passage"], tau=tau, attentions=True,
                  keep_attentions="float16",  # halves the memory of the raw weights; summaries stay float32
                  max_seq_length=inputs["max_seq_length"], doc_stride=inputs["doc_stride"],
+                 max_query_length=inputs.get("max_query_length", 64),
                  n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
 
 
@@ -232,10 +233,11 @@ class InspectorHub(QObject):
             return []
         inputs = inputs or self.panel.inputs()
         question = inputs["question"].strip()
+        mql = int(inputs.get("max_query_length", 64))
         tok = loaded.tokenizer
         problems = check_window_settings(
-            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], 64,
-            question_tokens=longest_question_tokens(tok, [question], 64) if question else None, name=loaded.source)
+            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], mql,
+            question_tokens=longest_question_tokens(tok, [question], mql) if question else None, name=loaded.source)
         self.panel.set_window_problems(problems)
         return problems
 
@@ -255,7 +257,10 @@ class InspectorHub(QObject):
         self.busy_changed.emit(busy)
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
+        from explorer.core.checkpoint_windows import window_settings_for_checkpoint
+
         self.loaded = loaded
+        self.panel.set_window_settings(window_settings_for_checkpoint(getattr(loaded, "path", "") or loaded.source))
         report = getattr(loaded, "load_report", None)
         self.panel.set_model_info(loaded.describe(), loaded.head_initialised, report)
         if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):

@@ -138,11 +138,13 @@ class ProbePanel(QWidget):
         self.probe_button = QPushButton("Probe")
         self.max_seq_length = self._spin(32, 4096, 384, "max_seq_length")
         self.doc_stride = self._spin(8, 256, 128, "doc_stride")
+        self.max_query_length = self._spin(4, 256, 64, "max_query_length")
         self.n_best_size = self._spin(1, 100, 20, "n_best_size")
         self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
         settings = QFormLayout()
         settings.addRow("max_seq_length", self.max_seq_length)
         settings.addRow("doc_stride (overlap)", self.doc_stride)
+        settings.addRow("max_query_length", self.max_query_length)
         settings.addRow("n_best_size", self.n_best_size)
         settings.addRow("max_answer_length", self.max_answer_length)
         for row in range(settings.rowCount()):
@@ -175,6 +177,10 @@ class ProbePanel(QWidget):
         self.window_note.setWordWrap(True)
         self.window_note.hide()
         layout.addWidget(self.window_note)
+        self.trained_note = QLabel("")   # where a checkpoint's window settings came from (its run's config)
+        self.trained_note.setObjectName("hint")
+        self.trained_note.setWordWrap(True)
+        layout.addWidget(self.trained_note)
         layout.addWidget(self.probe_button)
         layout.addWidget(self.busy_bar)
         layout.addWidget(self.status)
@@ -188,7 +194,8 @@ class ProbePanel(QWidget):
         self.debounce.timeout.connect(self.probe_requested)
         self.question.textChanged.connect(self._edited)
         self.passage.textChanged.connect(self._edited)
-        for box in (self.max_seq_length, self.doc_stride, self.n_best_size, self.max_answer_length):
+        for box in (self.max_seq_length, self.doc_stride, self.max_query_length, self.n_best_size,
+                    self.max_answer_length):
             box.valueChanged.connect(self._edited)
         self.probe_button.clicked.connect(self._probe_now)
         self.load_button.clicked.connect(lambda: self.load_model_requested.emit(self.source_text()))
@@ -215,6 +222,7 @@ class ProbePanel(QWidget):
         """question, passage and the window/decoding settings, as probe() keyword arguments."""
         return {"question": self.question.text(), "passage": self.passage.toPlainText(),
                 "max_seq_length": self.max_seq_length.value(), "doc_stride": self.doc_stride.value(),
+                "max_query_length": self.max_query_length.value(),
                 "n_best_size": self.n_best_size.value(), "max_answer_length": self.max_answer_length.value()}
 
     def set_inputs(self, question: str, passage: str) -> None:
@@ -241,12 +249,26 @@ class ProbePanel(QWidget):
         self.status.setStyleSheet("color:#b03030;" if error else "")
         self.status.setText(text)
 
+    def set_window_settings(self, window) -> None:
+        """Show a checkpoint's window settings (explorer.core.checkpoint_windows.WindowSettings) without
+        re-probing, and say where they came from. Other models leave the user's values alone."""
+        if not window.source:
+            self.trained_note.setText("")
+            return
+        for box, value in ((self.max_seq_length, window.max_seq_length), (self.doc_stride, window.doc_stride),
+                           (self.max_query_length, window.max_query_length)):
+            box.blockSignals(True)
+            box.setValue(value)
+            box.blockSignals(False)
+        self.trained_note.setText(f"Window settings the checkpoint was trained with, from {window.source}")
+        self.trained_note.setToolTip(window.describe())
+
     def set_window_problems(self, problems: list) -> None:
         """Mark max_seq_length / doc_stride red (errors) or amber (warnings) with the reason in the tooltip
         and under the fields; [] clears. problems: WindowSettingProblem list (core.window_settings)."""
         boxes = {"max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
-                 "max_query_length": self.max_seq_length}
-        for box in (self.max_seq_length, self.doc_stride):
+                 "max_query_length": self.max_query_length}
+        for box in (self.max_seq_length, self.doc_stride, self.max_query_length):
             mine = [p for p in problems if boxes.get(p.setting) is box]
             base = box.property("baseToolTip")
             if base is None:

@@ -187,6 +187,7 @@ class SpansView(QWidget):
             self.passage.clear()
             self.nbest.setRowCount(0)
             self.windows_list.clear()
+            self.table_map.clear_map()
             self._render_decision()
             return
         best_window = result.best_window.index
@@ -310,6 +311,9 @@ class SpansView(QWidget):
                     self.table_map.plot.setYRange(lo, hi, padding=0)
             else:
                 self._best_cell = None
+        else:   # no passage tokens in this window: nothing (and nothing of the previous probe) to show
+            self._best_cell = None
+            self.table_map.clear_map()
         self._render_passage()
 
     def _span_text(self, w, i: int, j: int) -> str:

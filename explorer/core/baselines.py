@@ -1,0 +1,122 @@
+"""Trivial baselines a dev metric must beat, computed from the dev data alone (Qt-free).
+
+- SQuAD 2.0, "always no answer": every prediction is "" (abstain). The official v2.0 script scores
+  an abstention 1 on an unanswerable question and 0 on an answerable one (EM and F1 alike), so
+  exact_match = f1 = 100 x (share of unanswerable questions); HasAns_f1 = 0, NoAns_f1 = 100.
+  Source: evaluate-v2.0.py (compute_exact / compute_f1 with an empty gold or prediction).
+  A run whose dev F1 sits flat on this line has learnt to abstain everywhere, not to find spans.
+- Classification, "always the majority class": accuracy = (count of the most common dev label) / n,
+  a fraction in [0, 1] like the run's own accuracy.
+
+SQuAD 1.1 has no abstention: its trivial baseline is 0, so none is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A trivial predictor's dev metrics.
+
+    Attributes:
+        name: short label for a plot line ("all no-answer", "majority class").
+        metrics: metric name -> value, on the same scale as the run's metrics (SQuAD: percent;
+            classification: fraction).
+        detail: one plain sentence: what the baseline predicts and why its value is what it is.
+    """
+
+    name: str
+    metrics: dict = field(default_factory=dict)
+    detail: str = ""
+
+
+def squad_no_answer_baseline(gold: dict[str, list[str]]) -> Baseline | None:
+    """The all-no-answer baseline of SQuAD 2.0 gold answers (id -> gold texts, [] = unanswerable).
+
+    Returns None when no question is unanswerable (SQuAD 1.1 data: the baseline would be 0).
+    """
+    n = len(gold)
+    n_no = sum(1 for texts in gold.values() if not texts)
+    if n == 0 or n_no == 0:
+        return None
+    share = 100.0 * n_no / n
+    metrics = {"exact_match": share, "f1": share, "HasAns_exact": 0.0, "HasAns_f1": 0.0,
+               "NoAns_exact": 100.0, "NoAns_f1": 100.0, "best_f1": share, "best_exact": share}
+    detail = (f"answering \"no answer\" to every question scores F1 {share:.2f}: "
+              f"{n_no} of {n} dev questions are unanswerable")
+    return Baseline("all no-answer", metrics, detail)
+
+
+def majority_class_baseline(labels: list) -> Baseline | None:
+    """The always-the-majority-class baseline of integer dev labels (None for no labels)."""
+    if not labels:
+        return None
+    label, count = Counter(labels).most_common(1)[0]
+    acc = count / len(labels)
+    detail = (f"predicting class {label} for every example scores accuracy {100 * acc:.2f}%: "
+              f"{count} of {len(labels)} dev labels are {label}")
+    return Baseline("majority class", {"accuracy": acc}, detail)
+
+
+def _squad_gold_from_file(path: Path) -> dict[str, list[str]]:
+    """id -> gold texts of an official SQuAD JSON file, read directly (no validation, fast)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    gold = {}
+    for article in data.get("data", []):
+        for para in article.get("paragraphs", []):
+            for qa in para.get("qas", []):
+                answers = qa.get("answers") or []
+                gold[str(qa.get("id"))] = [a.get("text", "") for a in answers if isinstance(a, dict)]
+    return gold
+
+
+_CACHE: dict[tuple, Baseline | None] = {}
+
+
+def dev_baseline(config: dict) -> Baseline | None:
+    """The baseline for a run config's dev data (``task`` and ``dev`` keys of a TrainConfig dict).
+
+    Local files only (a hub id or a missing / unreadable file gives None: a baseline is a hint, never
+    an error). ``dev_cap`` > 0 limits it to the first N dev examples, as the run's evaluations are.
+    Cached on (path, size, mtime_ns, task, label column, cap).
+    """
+    task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
+    if not dev or task == "squad_v1":
+        return None
+    path = Path(dev)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    cap = int(config.get("dev_cap", 0) or 0)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, task, str(config.get("label_column", "")), cap)
+    if key not in _CACHE:
+        _CACHE[key] = _compute(path, config)
+    return _CACHE[key]
+
+
+def _compute(path: Path, config: dict) -> Baseline | None:
+    task = str(config.get("task", ""))
+    cap = int(config.get("dev_cap", 0) or 0)
+    try:
+        if task == "squad_v2":
+            gold = _squad_gold_from_file(path)
+            if cap > 0:
+                gold = dict(list(gold.items())[:cap])
+            return squad_no_answer_baseline(gold)
+        if task in ("single", "pair"):
+            from explorer.core.data.classification import load_classification
+
+            data = load_classification(os.fspath(path), pair=task == "pair",
+                                       text_columns=config.get("text_columns") or None,
+                                       label_column=str(config.get("label_column", "")), cap=cap)
+            return None if data.regression else majority_class_baseline(list(data.labels))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return None

@@ -1,0 +1,94 @@
+"""The QA window settings a checkpoint was trained with, read from its run's config.json (Qt-free).
+
+(Checking settings against a model is explorer.core.window_settings; this module only finds them.)
+
+A checkpoint saved by a run lives in ``<runs folder>/<run_id>/checkpoints/<name>/`` next to the run's
+``config.json`` (a TrainConfig). Inference on that checkpoint (the probe panel, the τ-on-dev-set view,
+``bert-explorer eval``) should cut passages the way training did: the same max_seq_length, doc_stride
+(overlap in tokens) and max_query_length. Explicit settings (command-line flags) still win.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULTS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length": 64}   # DESIGN.md standard values
+CONFIG_FILE = "config.json"
+
+
+@dataclass(frozen=True)
+class WindowSettings:
+    """max_seq_length / doc_stride / max_query_length (tokens), and where they came from.
+
+    ``source`` is the config.json path they were read from, or "" for the defaults.
+    """
+
+    max_seq_length: int = DEFAULTS["max_seq_length"]
+    doc_stride: int = DEFAULTS["doc_stride"]
+    max_query_length: int = DEFAULTS["max_query_length"]
+    source: str = ""
+
+    def as_dict(self) -> dict:
+        return {"max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
+                "max_query_length": self.max_query_length}
+
+    def describe(self) -> str:
+        """'max_seq_length 256, doc_stride 128, max_query_length 64 (from runs/x/config.json)'."""
+        where = f" (from {self.source})" if self.source else " (defaults)"
+        return (f"max_seq_length {self.max_seq_length}, doc_stride {self.doc_stride}, "
+                f"max_query_length {self.max_query_length}{where}")
+
+
+def run_config_for_checkpoint(path: str | Path) -> Path | None:
+    """The config.json of the run a checkpoint folder belongs to, or None.
+
+    Looks at ``<path>/../../config.json`` when ``<path>`` sits in a ``checkpoints`` folder, and at
+    ``<path>/config.json`` only when it is a run folder (a TrainConfig, not a model's config.json).
+    """
+    p = Path(path)
+    candidates = []
+    if p.parent.name == "checkpoints":
+        candidates.append(p.parent.parent / CONFIG_FILE)
+    if (p / "checkpoints").is_dir():
+        candidates.append(p / CONFIG_FILE)
+    for c in candidates:
+        if c.is_file():
+            return c
+    return None
+
+
+def window_settings_for_checkpoint(path: str | Path) -> WindowSettings:
+    """The window settings to run a checkpoint with: its run's config.json when present, else defaults.
+
+    A run config's ``max_seq_length`` of null means the task default (384 for QA). An unreadable or
+    foreign config gives the defaults (never an error: this only pre-fills settings).
+    """
+    config_path = run_config_for_checkpoint(path) if path and not str(path).startswith("bundled:") else None
+    if config_path is None:
+        return WindowSettings()
+    try:
+        data = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return WindowSettings()
+    if not isinstance(data, dict) or "task" not in data:
+        return WindowSettings()
+    values = {}
+    for name, default in DEFAULTS.items():
+        value = data.get(name)
+        values[name] = int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and value > 0 else default
+    return WindowSettings(**values, source=str(config_path))
+
+
+def resolve_window_settings(model: str, **explicit) -> WindowSettings:
+    """The settings for ``model``: explicit values (not None) win over the run's config, which wins over
+    the defaults. ``explicit`` keys: max_seq_length, doc_stride, max_query_length."""
+    base = window_settings_for_checkpoint(model)
+    given = {k: int(v) for k, v in explicit.items() if v is not None and k in DEFAULTS}
+    if not given:
+        return base
+    values = {**base.as_dict(), **given}
+    source = base.source if len(given) < len(DEFAULTS) else ""
+    return WindowSettings(**values, source=source)

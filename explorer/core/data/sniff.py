@@ -1,0 +1,124 @@
+"""What kind of data file is this? A quick look at the first bytes (Qt-free).
+
+Used before loading, so that a file given to the wrong task gets a message about what the file *is*
+and which tasks it fits ("a tab-separated file with columns sentence, label: it fits the single
+classification task"), not the parser's first complaint ("malformed JSON at line 1, column 1").
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+QA_TASKS = ("squad_v1", "squad_v2")
+CLASSIFICATION_TASKS = ("single", "pair")
+HEAD_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class DataKind:
+    """The kind of a data file.
+
+    Attributes:
+        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "json" (other JSON) | "empty" | "binary" | "text".
+        fits: the task names the file can feed (("squad_v1", "squad_v2"), ("single", "pair"), ...).
+        columns: column / field names (header of a TSV/CSV, keys of the first JSONL record).
+        description: one plain sentence naming the kind, its columns and the tasks it fits.
+    """
+
+    kind: str
+    fits: tuple[str, ...] = ()
+    columns: tuple[str, ...] = field(default_factory=tuple)
+    description: str = ""
+
+    def fits_task(self, task: str) -> bool:
+        return task in self.fits
+
+    def mismatch(self, task: str) -> str | None:
+        """A message when the file cannot feed ``task`` (None when it may)."""
+        if self.fits_task(task) or self.kind in ("text",):
+            return None
+        return f"{self.description}; it does not fit the {task} task"
+
+
+def _task_words(fits: tuple[str, ...]) -> str:
+    if set(fits) == set(QA_TASKS):
+        return "it fits the SQuAD tasks (squad_v1 / squad_v2)"
+    if set(fits) == set(CLASSIFICATION_TASKS):
+        return "it fits the single / pair classification tasks"
+    if fits:
+        return "it fits the " + " / ".join(fits) + " task" + ("s" if len(fits) > 1 else "")
+    return "it fits no task of this app"
+
+
+def _columns_text(cols) -> str:
+    shown = ", ".join(cols[:8]) + (", …" if len(cols) > 8 else "")
+    return f"columns {shown}" if cols else "no header"
+
+
+def _delimited(text: str, delimiter: str, name: str, kind: str) -> DataKind:
+    first = text.splitlines()[0] if text else ""
+    cols = tuple(c.strip() for c in next(csv.reader([first], delimiter=delimiter)))
+    return DataKind(kind, CLASSIFICATION_TASKS, cols,
+                    f"this is a {name} file with {_columns_text(list(cols))}; {_task_words(CLASSIFICATION_TASKS)}")
+
+
+def _json_kind(text: str, whole: bool) -> DataKind | None:
+    """SQuAD JSON or other JSON from the head of the file (None when it is not JSON at all)."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    head = stripped[:4096]
+    if stripped.startswith("{") and '"data"' in head and ('"paragraphs"' in stripped[:HEAD_BYTES] or
+                                                          '"version"' in head):
+        return DataKind("squad_json", QA_TASKS, ("version", "data"),
+                        f"this is a SQuAD-format JSON file (articles with paragraphs and questions); "
+                        f"{_task_words(QA_TASKS)}")
+    lines = [ln for ln in stripped.splitlines() if ln.strip()]
+    if stripped.startswith("{") and len(lines) >= 1:
+        try:
+            first = json.loads(lines[0])
+        except ValueError:
+            first = None
+        flat = isinstance(first, dict) and all(v is None or isinstance(v, (str, int, float, bool))
+                                               for v in first.values())
+        if flat and (len(lines) > 1 or whole):
+            cols = tuple(str(k) for k in first)
+            squadish = {"question", "context"} <= set(cols)
+            note = (" (SQuAD-like fields, but the SQuAD tasks read the official nested JSON: "
+                    "{\"data\": [{\"paragraphs\": ...}]})" if squadish else "")
+            return DataKind("jsonl", CLASSIFICATION_TASKS, cols,
+                            f"this is a JSON-lines file (one record per line) with fields "
+                            f"{', '.join(cols[:8]) or 'none'}{note}; {_task_words(CLASSIFICATION_TASKS)}")
+    return DataKind("json", (), (), "this is a JSON file but not in SQuAD format (no \"data\" list of "
+                                    "articles with \"paragraphs\") nor one record per line; "
+                                    + _task_words(()))
+
+
+def sniff_data_file(path: str | Path) -> DataKind:
+    """Recognise a local data file from its first 64 KiB: SQuAD JSON, JSONL, TSV, CSV or other.
+
+    Raises:
+        OSError: the file cannot be read (missing, a folder, no permission).
+    """
+    path = Path(path)
+    with open(path, "rb") as fh:
+        raw = fh.read(HEAD_BYTES)
+        whole = len(fh.read(1)) == 0
+    if not raw.strip():
+        return DataKind("empty", (), (), f"{path.name} is empty")
+    if b"\x00" in raw:
+        return DataKind("binary", (), (), f"{path.name} is a binary file, not text data; {_task_words(())}")
+    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    as_json = _json_kind(text, whole)
+    if as_json is not None:
+        return as_json
+    first = text.splitlines()[0]
+    suffix = path.suffix.lower()
+    if "\t" in first or suffix == ".tsv":
+        return _delimited(text, "\t", "tab-separated", "tsv")
+    if "," in first or suffix == ".csv":
+        return _delimited(text, ",", "comma-separated", "csv")
+    return DataKind("text", (), (), f"{path.name} is plain text with no tab or comma columns; {_task_words(())}")

@@ -1,0 +1,78 @@
+"""One display scale for dev metrics: percent, labelled (Qt-free).
+
+The official SQuAD scripts report exact_match / f1 in percent (0-100) while GLUE-style classification
+metrics (accuracy, f1) are fractions (0-1) under the same key names. Every display (curves, the Runs
+list, the CLI) shows the percent form and says so in its label: "F1 (%)". Correlations (Matthews,
+Pearson, Spearman) are not shares and stay on their own -1..1 scale; loss and thresholds are
+unit-bearing numbers, never scaled.
+"""
+
+from __future__ import annotations
+
+QA_TASKS = ("squad_v1", "squad_v2")
+# Shares that classification reports as fractions; SQuAD's are already percent.
+FRACTION_METRICS = ("accuracy", "f1", "precision", "recall", "exact_match")
+# Metrics of SQuAD that are percentages (the official scripts' scale).
+PERCENT_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1",
+                   "best_exact", "best_f1", "answer_rate")
+LABELS = {"f1": "F1", "exact_match": "EM", "accuracy": "accuracy", "HasAns_f1": "HasAns F1",
+          "HasAns_exact": "HasAns EM", "NoAns_f1": "NoAns F1", "NoAns_exact": "NoAns EM", "best_f1": "best F1",
+          "best_exact": "best EM", "precision": "precision", "recall": "recall"}
+
+
+def is_percent(name: str, task: str | None = None) -> bool:
+    """Whether metric ``name`` of a ``task`` run is shown as a percentage (task None: of any run)."""
+    if task is None:
+        return name in PERCENT_METRICS or name in FRACTION_METRICS
+    if task in QA_TASKS:
+        return name in PERCENT_METRICS
+    return name in FRACTION_METRICS
+
+
+def display_scale(name: str, task: str) -> float:
+    """Factor from the stored value to the displayed one: 100 for classification shares, else 1."""
+    return 100.0 if task not in QA_TASKS and name in FRACTION_METRICS else 1.0
+
+
+def to_display(name: str, value: float, task: str) -> float:
+    """The displayed value of a stored metric (see module docstring)."""
+    return float(value) * display_scale(name, task)
+
+
+def metric_label(name: str, task: str | None = None) -> str:
+    """'F1 (%)', 'accuracy (%)', 'matthews_correlation', 'best_f1_thresh', ... for axes and columns."""
+    label = LABELS.get(name, name)
+    return f"{label} (%)" if is_percent(name, task) else label
+
+
+def format_metric(name: str, value: float, task: str) -> str:
+    """'F1 (%) 66.70' style text of one stored metric value, on the display scale."""
+    return f"{metric_label(name, task)} {to_display(name, value, task):.2f}"
+
+
+def explain_best_threshold(metrics: dict, n_answered: int | None = None) -> list[str]:
+    """Plain lines that explain SQuAD 2.0's two best-threshold numbers, each in its own units.
+
+    - ``best_f1_thresh``: the official evaluate-v2.0 search over null_odds.json; null odds = null_score -
+      best_non_null_score; a question is answered iff its null odds <= the threshold. When abstaining on
+      every question scores best the script keeps its starting value 0.0, which then means nothing.
+    - ``best_tau``: the same decision in score_diff units (score_diff = best_non_null_score - null_score;
+      answer iff score_diff > tau), the τ of the inspectors and ``--tau``.
+
+    ``n_answered``: how many questions ``score_diff > best_tau`` answers (None: not said).
+    """
+    if "best_f1" not in metrics:
+        return []
+    tau, thresh = metrics.get("best_tau"), metrics.get("best_f1_thresh")
+    lines = [f"best_f1 {metrics['best_f1']:.2f}: the F1 with the best answer/abstain threshold "
+             f"(official evaluate-v2.0 search), given two ways:"]
+    if thresh is not None:
+        note = ("; 0.000 is the script's starting value: abstaining on every question scored best"
+                if n_answered == 0 else "")
+        lines.append(f"  best_f1_thresh {thresh:.3f}  official, null-odds units (null_odds.json = null_score - "
+                     f"best_non_null_score): answer iff null odds <= it{note}")
+    if tau is not None:
+        answered = f"; answers {n_answered} questions" if n_answered is not None else ""
+        lines.append(f"  best_tau {tau:+.3f}  this app's τ, score_diff units (best_non_null_score - null_score): "
+                     f"answer iff score_diff > τ (use it as --tau or in the Spans & τ tab){answered}")
+    return lines

@@ -1,0 +1,153 @@
+"""Curves (issue 11 part B): wheel scrolls the page and Ctrl+wheel zooms, a "Reset view" per plot,
+baselines drawn as labelled dashed lines, percent labels, one "best" rule, and no leftovers when
+other (empty, new, failed) runs are shown."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QScrollArea
+
+from explorer.ui.run_state import RunState
+
+
+def _events(run_id="r", steps=20, evals=(0, 10, 20), f1=lambda i: 10.0 + i, config=None, finish=True):
+    ev = [{"event": "started", "run_id": run_id, "time": 1000.0, "steps_total": steps,
+           "config": config or {"model": "m", "task": "squad_v2"}}]
+    for i in range(0, steps + 1):
+        if i:
+            ev.append({"event": "step", "run_id": run_id, "time": 1000.0 + i, "step": i, "epoch": i / steps,
+                       "loss": 5 - 0.1 * i, "lr": 1e-4, "grad_norm": 1.0, "samples_per_second": 8.0,
+                       "elapsed": float(i)})
+        if i in evals:
+            ev.append({"event": "eval", "run_id": run_id, "time": 1000.0 + i, "step": i,
+                       "metrics": {"f1": f1(i), "exact_match": 0.0, "HasAns_f1": 0.0, "best_f1": f1(i)}})
+    if finish:
+        ev.append({"event": "finished", "run_id": run_id, "time": 1100.0, "metrics": {}, "seconds": 10.0})
+    return ev
+
+
+@pytest.fixture
+def curves(qtbot):
+    from explorer.ui.curves import CurvesPanel
+
+    w = CurvesPanel()
+    w.resize(1000, 600)       # shorter than the plots: the page has something to scroll
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _wheel(widget, ctrl: bool, delta: int = -240) -> None:
+    pos = QPointF(widget.width() / 2, widget.height() / 2)
+    glob = QPointF(widget.mapToGlobal(pos.toPoint()))
+    mods = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+    ev = QWheelEvent(pos, glob, QPoint(0, 0), QPoint(0, delta), Qt.MouseButton.NoButton, mods,
+                     Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, ev)
+
+
+def test_wheel_scrolls_page_and_ctrl_wheel_zooms(curves, qtbot):
+    curves.set_runs([RunState.from_events("a", _events("a"))])
+    curves.redraw_now()
+    scroll = curves.findChild(QScrollArea)
+    bar = scroll.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(0)
+    panel = curves.panels["loss"]
+    vb = panel.plot.getViewBox()
+    before = [v for r in vb.viewRange() for v in r]
+    _wheel(panel.widget.viewport(), ctrl=False)
+    assert [v for r in vb.viewRange() for v in r] == pytest.approx(before)   # no zoom
+    assert bar.value() > 0                                             # the page scrolled
+    scrolled = bar.value()
+    _wheel(panel.widget.viewport(), ctrl=True)
+    after = vb.viewRange()
+    assert after[0][1] - after[0][0] != pytest.approx(before[1] - before[0])   # zoomed
+    assert bar.value() == scrolled
+    assert panel.user_zoomed
+    # both are said where a person looks: the toolbar and the panel help
+    from explorer.glossary import panel_help
+
+    assert "Ctrl+wheel: zoom" in curves.toolbar.mouse_hint.text()
+    assert "Ctrl+wheel zooms" in panel_help("Curves") and "Reset view" in panel_help("Curves")
+    # "Reset view" brings the fitted range back
+    panel.reset_button.click()
+    curves.redraw_now()
+    assert not panel.user_zoomed
+    assert vb.viewRange()[0] == pytest.approx(before[:2], abs=0.5)
+
+
+def test_percent_titles_and_best_rule(curves):
+    s = RunState.from_events("flat", _events("flat", f1=lambda i: 34.29))
+    curves.set_runs([s])
+    curves.redraw_now()
+    assert curves.panels["dev/f1"].title == "dev F1 (%)"
+    assert curves.panels["dev/exact_match"].title == "dev EM (%)"
+    # flat from step 0: checkpoints/best holds the first saved evaluation (step 10), not step 0
+    assert s.best_metric() == ("best_f1", 34.29, 10)
+    assert "@10" in curves.legend.text()
+
+
+def test_classification_fractions_shown_as_percent():
+    ev = [{"event": "started", "run_id": "c", "config": {"task": "single"}, "steps_total": 2},
+          {"event": "eval", "run_id": "c", "step": 2, "metrics": {"accuracy": 0.875, "matthews_corrcoef": 0.5}}]
+    s = RunState.from_events("c", ev)
+    assert s.series["dev/accuracy"].y[-1] == pytest.approx(87.5)
+    assert s.series["dev/matthews_corrcoef"].y[-1] == pytest.approx(0.5)
+    assert s.best_text() == "accuracy (%) 87.50 @2"
+
+
+def test_baseline_line_on_dev_plots(curves, tmp_path, qtbot):
+    from tests.helpers import tiny_squad_dict
+
+    dev = tmp_path / "dev.json"
+    data = tiny_squad_dict(v2=True)
+    dev.write_text(json.dumps(data), encoding="utf-8")
+    qs = [q for a in data["data"] for p in a["paragraphs"] for q in p["qas"]]
+    share = 100 * sum(1 for q in qs if not q["answers"]) / len(qs)
+    s = RunState.from_events("a", _events("a", config={"task": "squad_v2", "dev": str(dev), "model": "m"}))
+    curves.set_runs([s])
+    curves.redraw_now()
+    lines = curves.panels["dev/f1"].baseline_lines
+    assert len(lines) == 1 and lines[0].value() == pytest.approx(share)
+    assert "all no-answer baseline" in lines[0].label.toPlainText()
+    assert curves.panels["dev/HasAns_f1"].baseline_lines == [] or \
+        curves.panels["dev/HasAns_f1"].baseline_lines[0].value() == 0.0
+    assert f"baseline {share:.2f}" in s.best_text()
+    curves.grab().save("/tmp/ux2_curves_baseline.png")
+
+
+def test_other_runs_leave_no_readouts_or_ranges(curves):
+    a = RunState.from_events("a", _events("a", steps=400, evals=(100, 200)))
+    curves.set_runs([a])
+    curves.redraw_now()
+    curves.set_crosshair(150)
+    assert "@" in curves.panels["loss"].header.text()
+    empty = RunState(run_id="new", status="failed")
+    curves.set_runs([empty])
+    curves.redraw_now()
+    for key in ("loss", "lr"):
+        panel = curves.panels[key]
+        assert panel.header.text() == f"<b>{panel.title}</b>"          # no readout from run a
+        (x0, x1), (y0, y1) = panel.plot.getViewBox().viewRange()
+        assert x1 <= 10 and y0 >= -0.01 and y1 <= 10                  # not run a's 0..400 steps
+
+
+def test_flat_series_axis_non_negative(curves):
+    s = RunState.from_events("z", _events("z", f1=lambda i: 0.0))
+    curves.set_runs([s])
+    curves.redraw_now()
+    y0, y1 = curves.panels["dev/f1"].plot.getViewBox().viewRange()[1]
+    assert y0 >= 0 and y1 > 0
+    from explorer.ui.plot_panel import y_range
+
+    assert y_range([np.array([34.29, 34.29])], non_neg=True)[0] > 30
+    assert y_range([np.array([0.0, 0.0])], non_neg=True) == (0.0, 1.0)
+    assert y_range([np.array([-2.0, 1.0])], non_neg=False)[0] < -2.0
+    assert y_range([], non_neg=True) is None

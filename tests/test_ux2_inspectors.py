@@ -1,0 +1,182 @@
+"""Inspectors (issue 11 part B): the τ-on-dev-set tab before and after a file is chosen, window settings
+and dev file from a run checkpoint, the three τ values as a table, and the views' labels."""
+
+import json
+import shutil
+
+import pytest
+
+from test_ui_inspector_core import squad_v2_file
+
+
+@pytest.fixture
+def dev_view(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from explorer.ui.inspectors.dev_view import DevTauView
+
+    w = DevTauView(cache_dir=tmp_path / "cache")
+    w.resize(1000, 700)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def test_dev_tab_before_a_file_and_untrained_warning(dev_view, tiny_qa):
+    assert dev_view.progress.text() == "no study yet"          # not "0 / 100 windows"
+    assert "windows" not in dev_view.progress.text()
+    dev_view.set_model(tiny_qa)
+    assert dev_view.head_note.isVisibleTo(dev_view) and "freshly initialised" in dev_view.head_note.text()
+    assert dev_view.estimate.text() == ""
+    dev_view.grab().save("/tmp/ux2_dev_empty.png")
+
+
+def test_dev_tab_estimate_and_cap(dev_view, tiny_qa, tmp_path, monkeypatch):
+    import explorer.ui.inspectors.dev_view as dv
+
+    monkeypatch.setattr(dv, "_measured_qps", None)
+    data = squad_v2_file(tmp_path / "dev.json")   # 12 questions
+    dev_view.set_model(tiny_qa)
+    dev_view.path.setText(str(data))
+    assert "12 of 12 questions" in dev_view.estimate.text() and "guess" in dev_view.estimate.text()
+    dev_view.cap.setValue(5)
+    assert "5 of 12 questions" in dev_view.estimate.text()
+    monkeypatch.setattr(dv, "_measured_qps", 0.01)   # slow machine: 4,000 s -> suggest a cap
+    dev_view.cap.setValue(0)
+    assert "measured here" in dev_view.estimate.text() and "first N questions" in dev_view.estimate.text()
+    assert dv.estimate_text(4000, 0).startswith("≈ 111 h") is False   # minutes, not hours text
+    assert "min" in dv.estimate_text(4000, 0)
+
+
+def _checkpoint_of_run(tmp_path, model_dir, dev, **config):
+    run = tmp_path / "runs" / "r1"
+    ckpt = run / "checkpoints" / "best"
+    shutil.copytree(model_dir, ckpt)
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2", "dev": str(dev), **config}), encoding="utf-8")
+    return ckpt
+
+
+def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
+    from explorer.core.models import load_model
+    from explorer.ui.inspectors import InspectorHub
+    from tests.helpers import save_tiny_model
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    data = squad_v2_file(tmp_path / "dev.json")
+    model_dir = save_tiny_model(tmp_path / "m")
+    ckpt = _checkpoint_of_run(tmp_path, model_dir, data, max_seq_length=64, doc_stride=16, max_query_length=20)
+    hub = InspectorHub()
+    for _, w in hub.tabs():
+        qtbot.addWidget(w)
+    with qtbot.waitSignal(hub.model_changed, timeout=30000):
+        hub.open_model(str(ckpt))
+    panel = hub.panel
+    assert (panel.max_seq_length.value(), panel.doc_stride.value(), panel.max_query_length.value()) == (64, 16, 20)
+    assert "config.json" in panel.trained_note.text()
+    dev = hub.dev_view
+    assert dev.path.text() == str(data) and "max_seq_length 64" in dev.estimate.text()
+    with qtbot.waitSignal(dev.study_ready, timeout=60000) as blocker:
+        assert dev.run(dev.path.text(), 0)
+    assert blocker.args[0].settings["max_seq_length"] == 64 and blocker.args[0].settings["doc_stride"] == 16
+    dev.resize(1200, 800)
+    dev.show()
+    qtbot.wait(50)
+    dev.grab().save("/tmp/ux2_dev_study.png")
+    hub.pool.waitForDone(10000)
+
+
+# ---- heat maps, readouts, n-best ------------------------------------------------------------------
+def test_heatmap_hover_label_leave_and_no_si_prefix(qtbot):
+    import numpy as np
+    from PySide6.QtCore import QEvent
+
+    from explorer.ui.inspectors.heatmap import TokenHeatmap
+
+    hm = TokenHeatmap()
+    qtbot.addWidget(hm)
+    hm.resize(300, 300)
+    hm.show()
+    labels = [f"tok{i}" for i in range(60)]      # 60 rows in 300 px: the axis shows only some labels
+    hm.set_matrix(np.random.default_rng(0).random((60, 60)), labels, labels)
+    hm.plot.setLabel("left", "start token i")
+    with qtbot.waitSignal(hm.hovered) as sig:
+        hm._on_mouse_moved(hm.scene_pos_of(37, 5))
+    assert sig.args == [37, 5]
+    hm.highlight_row(37)
+    assert hm.row_marker.isVisible() and hm.hover_label.isVisible()
+    assert hm.hover_label.textItem.toPlainText() == "tok37"     # the hovered row's own token
+    assert abs(hm.hover_label.pos().y() - 37.5) < 1e-6
+    ticks_before = hm.left_axis.tickValues(0, 60, 250)
+    with qtbot.waitSignal(hm.hovered) as sig:
+        QApplication_send_leave(hm)
+    assert sig.args == [-1, -1]
+    assert not hm.row_marker.isVisible() and not hm.hover_label.isVisible()
+    assert hm.left_axis.tickValues(0, 60, 250) == ticks_before
+    hm.clear_map()
+    hm.plot.setYRange(0, 1e-3)
+    assert "x0.001" not in hm.left_axis.labelString() and "0.001" not in hm.left_axis.labelString()
+    assert hm.matrix.shape == (0, 0) and hm.left_axis.labels == []
+    assert QEvent is not None
+
+
+def QApplication_send_leave(widget):  # noqa: N802 - helper
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendEvent(widget, QEvent(QEvent.Type.Leave))
+
+
+def test_attention_readout_fixed_height(qtbot, tiny_qa):
+    from explorer.ui.inspectors.common import ReadoutLabel
+
+    label = ReadoutLabel("short", lines=2)
+    qtbot.addWidget(label)
+    label.resize(300, label.height())
+    label.show()
+    h = label.height()
+    label.setText("a very long hover readout " * 40)
+    assert label.height() == h and label.text_shown().endswith("…") and label.toolTip().startswith("a very long")
+    assert label.full_text.count("readout") == 40
+
+
+def test_attention_view_hover_keeps_layout(qtbot, tiny_qa):
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show()
+    res = probe(tiny_qa, "where was ada born?", "ada lovelace was born in london in 1815. " * 3, attentions=True)
+    view.set_result(res)
+    qtbot.wait(20)
+    geometry = view.heatmap.geometry()
+    info_h = view.info.height()
+    view._on_heatmap_hover(3, 4)
+    qtbot.wait(20)
+    assert view.heatmap.geometry() == geometry and view.info.height() == info_h
+    assert view.heatmap.hover_label.textItem.toPlainText() == view._labels[3]
+    view._on_heatmap_hover(-1, -1)
+    assert not view.heatmap.row_marker.isVisible()
+    view.grab().save("/tmp/ux2_attention.png")
+
+
+def test_nbest_text_column_gets_the_room(qtbot, tiny_qa):
+    from PySide6.QtWidgets import QHeaderView
+
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors.spans_view import SpansView
+
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show()
+    view.set_result(probe(tiny_qa, "where was ada born?", "ada lovelace was born in london in 1815. " * 4))
+    qtbot.wait(20)
+    hh = view.nbest.horizontalHeader()
+    assert hh.sectionResizeMode(1) == QHeaderView.ResizeMode.Stretch
+    assert all(hh.sectionResizeMode(k) == QHeaderView.ResizeMode.ResizeToContents for k in (0, 2, 3, 4, 5))
+    assert view.nbest.columnWidth(1) > max(view.nbest.columnWidth(k) for k in (0, 2, 3, 4, 5))
+    view.grab().save("/tmp/ux2_spans.png")
+    view.set_result(None)
+    assert view.table_map.matrix.shape == (0, 0)
+    assert "0.001" not in view.table_map.left_axis.labelString()

@@ -1,0 +1,76 @@
+"""Launcher (issue 11 part B): which preset the form holds, a TSV given to a QA task named for what it
+is, Launch disabled while the data preview rejects the data, and the offline default."""
+
+import json
+
+import pytest
+
+from explorer.core.training.config import TrainConfig, fast_cpu_preset
+from explorer.ui.launcher_presets import describe_preset, offline_default, sample_paths
+
+MRPC = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tAda was born.\tShe was born.\n"
+
+
+def test_describe_preset():
+    assert describe_preset(TrainConfig()).startswith("Preset: paper recipe (lr 3e-05, batch 32, 3 epochs, "
+                                                     "max_seq_length 384")
+    fast = describe_preset(fast_cpu_preset(TrainConfig()))
+    assert fast.startswith("Preset: fast CPU (lr 0.0001") and "max_seq_length 256" in fast
+    assert describe_preset(TrainConfig(learning_rate=5e-5)).startswith("Custom settings (lr 5e-05")
+
+
+def test_offline_default_is_answerable_sample_with_fast_cpu_recipe(tmp_path):
+    from explorer.core.data.squad import load_squad
+
+    cfg = offline_default(tmp_path)
+    assert cfg.task == "squad_v1" and (cfg.train, cfg.dev) == sample_paths("v1")
+    assert cfg.learning_rate == 1e-4 and cfg.max_seq_length == 256
+    _, report = load_squad(cfg.train)
+    assert report.version == "v1.1" and report.n_impossible == 0 and report.n_questions == 92
+    assert describe_preset(cfg).startswith("Preset: fast CPU")
+    cfg.validate()
+
+
+def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
+    from explorer.ui.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(1300, 800)
+    w.show()
+    assert "Preset: fast CPU (lr 0.0001" in w.preset_label.text()
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
+    assert w.train_preview.result["ok"] and w.launch_btn.isEnabled()
+    w.grab().save("/tmp/ux2_launcher_default.png")
+    tsv = tmp_path / "train.tsv"
+    tsv.write_text(MRPC, encoding="utf-8")
+    with qtbot.waitSignal(w.train_preview.rejected_changed, timeout=90000) as sig:
+        w.editors["train"].set(str(tsv))
+        w.refresh_previews()
+    assert sig.args == [True]
+    text = w.train_preview.summary.text()
+    assert "tab-separated" in text and "#1 String" in text and "single / pair" in text
+    assert "malformed JSON" not in text
+    assert not w.launch_btn.isEnabled() and "train data cannot be used" in w.problem.text()
+    assert w.launch() is False
+    w.grab().save("/tmp/ux2_launcher_tsv.png")
+    # the right task accepts it and Launch comes back
+    with qtbot.waitSignal(w.train_preview.rejected_changed, timeout=90000):
+        w.editors["task"].set("pair")
+        w.editors["dev"].set("")
+        w.refresh_previews()
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
+    assert w.train_preview.result["ok"] and w.launch_btn.isEnabled()
+    w.editors["learning_rate"].set(5e-5)
+    assert "Custom settings" in w.preset_label.text()
+
+
+def test_preview_squad_json_given_to_classification(tmp_path):
+    from explorer.ui.data_preview import preview_data
+    from tests.helpers import tiny_squad_dict
+
+    p = tmp_path / "d.json"
+    p.write_text(json.dumps(tiny_squad_dict()), encoding="utf-8")
+    res = preview_data(str(p), "single")
+    assert not res["ok"] and "SQuAD-format JSON" in res["error"] and "single task" in res["error"]
+    assert str(p) in res["error"]
