@@ -202,5 +202,6 @@ def test_app_names_and_temp_settings(qtbot, tmp_path):
     assert QCoreApplication.applicationName() == "BERT Explorer"
     assert w.settings.file_name() == str(tmp_path / "s.ini") and w.runs_dir == tmp_path / "r"
     assert [w.tabs.tabText(i) for i in range(w.tabs.count())][:2] == ["Launch", "Curves"]
-    assert w.tabs.count() == 5
+    assert w.tabs.count() == 7   # Launch, Curves, three inspectors, Groups, Compare (issue 15)
+    assert [w.tabs.tabText(i) for i in (5, 6)] == ["Groups", "Compare"]
     time.sleep(0)
