@@ -2,11 +2,17 @@
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and ``run(args) -> int``;
 modules are imported lazily so `bert-explorer score` never pays for torch or Qt imports it does not need.
+
+Exit codes, the same for every subcommand (:data:`EXIT_CODES`): 0 done, 1 internal error (or out of
+memory, disk full), 2 user error (an unknown or misspelt flag - nothing is written - a bad value or
+setting, unusable input data, for `train` also when found during the run), 143 a training run
+cancelled (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 
@@ -19,22 +25,64 @@ SUBCOMMANDS = {
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
 }
+EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
+EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
+              "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "
+              "143 training cancelled")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one subparser per entry of SUBCOMMANDS (each with the exit-code epilog)."""
     parser = argparse.ArgumentParser(
         prog="bert-explorer",
         description="BERT Explorer. With no subcommand, opens the desktop app.",
+        epilog=EXIT_CODES,
     )
     sub = parser.add_subparsers(dest="command")
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         importlib.import_module(module).add_arguments(p)
+        if "exit codes" not in (p.epilog or "").lower():
+            p.epilog = f"{p.epilog} {EXIT_CODES}" if p.epilog else EXIT_CODES
         p.set_defaults(_module=module)
     return parser
 
 
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:  # noqa: SLF001 - argparse keeps subparsers only here
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return action.choices.get(name)
+    return None
+
+
+def suggest_flag(unknown: str, parser: argparse.ArgumentParser) -> str | None:
+    """The known flag of ``parser`` closest to ``unknown`` ('--learning_rate' -> '--learning-rate'), else None.
+
+    Underscores count as hyphens (a Python name typed as a flag); difflib's ratio decides otherwise.
+    """
+    flag = unknown.split("=", 1)[0]
+    known = [s for a in parser._actions for s in a.option_strings if s.startswith("--")]  # noqa: SLF001
+    normalised = flag.replace("_", "-").lower()
+    if normalised in known:
+        return normalised
+    close = difflib.get_close_matches(normalised, known, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def unknown_arguments_message(extra: list[str], parser: argparse.ArgumentParser) -> str:
+    """'unrecognized arguments: --learning_rate 1e-4 (did you mean --learning-rate?)'."""
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    hints = []
+    for token in extra:
+        if token.startswith("-"):
+            guess = suggest_flag(token, parser)
+            if guess and guess != token:
+                hints.append(f"{token.split('=', 1)[0]} -> did you mean {guess}?")
+    return message + (f" ({'; '.join(hints)})" if hints else "")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of `bert-explorer`; returns the exit code (see the module docstring)."""
     argv = sys.argv[1:] if argv is None else argv
     gui_option = bool(argv) and argv[0].startswith("-") and argv[0] not in {"-h", "--help"}
     if not argv or argv[0] == "gui" or gui_option:
@@ -42,10 +90,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return gui_main(argv[1:] if argv and argv[0] == "gui" else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()
-        return 2
+        return EXIT_USER
+    if extra:   # the subcommand's usage and a suggestion, not the top-level usage; exits 2, writes nothing
+        sub = _subparser(parser, args.command) or parser
+        sub.error(unknown_arguments_message(extra, sub))
     return int(importlib.import_module(args._module).run(args) or 0)
 
 

@@ -207,7 +207,7 @@ def _(c):
 def _(c):
     p = c.squad("noq.json", lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(question=""))
     r = c.train(data=p)
-    r.user_error(1, p, "empty question", "q0001")
+    r.user_error(2, p, "empty question", "q0001")
     assert r.events()[-1]["event"] == "failed"
 
 
@@ -260,36 +260,36 @@ def _(c):
                 "0\t13\t14\tA cat.\tA dog.\n")
     r = c.train("--text-columns", "#1 String,#2 String", "--label-column", "Quality", model=c.cls, data=p,
                 task="pair")
-    r.user_error(1, p, "line 2", "expected 5 fields", "got 6")
+    r.user_error(2, p, "line 2", "expected 5 fields", "got 6")
 
 
 @row("classification-wrong-columns")
 def _(c):
     p = c.write("wrong.csv", "phrase,y\nok,1\n")
-    c.train(model=c.cls, data=p, task="single").user_error(1, p, "no sentence column found among ['phrase', 'y']")
+    c.train(model=c.cls, data=p, task="single").user_error(2, p, "no sentence column found among ['phrase', 'y']")
 
 
 @row("classification-text-labels")
 def _(c):
     p = c.write("text.tsv", "sentence\tlabel\ngood\tpositive\n")
-    c.train(model=c.cls, data=p, task="single").user_error(1, "line 2", "'positive' is not an integer")
+    c.train(model=c.cls, data=p, task="single").user_error(2, "line 2", "'positive' is not an integer")
 
 
 @row("classification-header-only")
 def _(c):
     p = c.write("empty.tsv", "sentence\tlabel\n")
-    c.train(model=c.cls, data=p, task="single").user_error(1, p, "no examples")
+    c.train(model=c.cls, data=p, task="single").user_error(2, p, "no examples")
 
 
 @row("classification-too-few-fields")
 def _(c):
     p = c.write("short.tsv", "sentence\tlabel\ngood movie\n")
-    c.train(model=c.cls, data=p, task="single").user_error(1, p, "line 2")
+    c.train(model=c.cls, data=p, task="single").user_error(2, p, "line 2")
 
 
 @row("squad-v2-data-v1-task")
 def _(c):
-    c.train(task="squad_v1").user_error(1, "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1")
+    c.train(task="squad_v1").user_error(2, "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1")
 
 
 # ---------------------------------------------------------------------------------------------- models
@@ -365,22 +365,22 @@ def _(c):
 # ---------------------------------------------------------------------------------------------- settings
 @row("negative-learning-rate")
 def _(c):
-    c.train("--learning-rate=-1e-5").user_error(1, "learning_rate must be > 0, got -1e-05")
+    c.train("--learning-rate=-1e-5").user_error(2, "learning_rate must be > 0, got -1e-05")
 
 
 @row("zero-batch-size")
 def _(c):
-    c.train("--batch-size", 0).user_error(1, "batch_size must be >= 1, got 0")
+    c.train("--batch-size", 0).user_error(2, "batch_size must be >= 1, got 0")
 
 
 @row("dropout-out-of-range")
 def _(c):
-    c.train("--dropout", 1.0).user_error(1, "dropout must be in [0, 1), got 1.0")
+    c.train("--dropout", 1.0).user_error(2, "dropout must be in [0, 1), got 1.0")
 
 
 @row("zero-epochs-and-steps")
 def _(c):
-    c.train("--epochs", 0, "--max-steps", 0).user_error(1, "give epochs > 0 or max_steps > 0")
+    c.train("--epochs", 0, "--max-steps", 0).user_error(2, "give epochs > 0 or max_steps > 0")
 
 
 @row("doc-stride-leaves-no-room")
@@ -402,7 +402,7 @@ def _(c):
 @row("unknown-task-in-config")
 def _(c):
     p = c.write("task.json", json.dumps({"model": c.qa, "task": "swag", "train": c.sq}))
-    c.cli("train", "--config", p).user_error(1, "task 'swag' is not one of")
+    c.cli("train", "--config", p).user_error(2, "task 'swag' is not one of")
 
 
 @row("config-unknown-key")
@@ -425,7 +425,7 @@ def _(c):
 
 @row("fp16-on-cpu")
 def _(c):
-    c.train("--mixed-precision", "fp16").user_error(1, "fp16 needs a CUDA GPU")
+    c.train("--mixed-precision", "fp16").user_error(2, "fp16 needs a CUDA GPU")
 
 
 @row("run-id-with-slash")
@@ -500,7 +500,7 @@ def _(c):
 @row("score-missing-predictions")
 def _(c):
     p = c.write("pred.json", json.dumps({"q0001": "London"}))
-    c.cli("score", "--data", c.sq, "--predictions", p).user_error(1, p, "no prediction for 13 of the 14",
+    c.cli("score", "--data", c.sq, "--predictions", p).user_error(2, p, "no prediction for 13 of the 14",
                                                                    "q0002", "--allow-missing")
 
 
@@ -528,7 +528,7 @@ def _(c):
 def _(c):
     r = c.train("--learning-rate", 1e38, "--warmup-ratio", 0, "--max-grad-norm", 0, "--max-steps", 5,
                 "--batch-size", 8, model=c.cls, data=c.sst, task="single")
-    r.user_error(1, "diverged", "lower learning rate")
+    r.user_error(2, "diverged", "lower learning rate")
     assert re.search(r"became (nan|inf)", r.err)
 
 
@@ -561,7 +561,7 @@ def _(c):
     # a run that never saved: make it look unfinished (killed), then resume
     ev = c.tmp / "runs" / "r" / "events.jsonl"
     ev.write_text("".join(line + "\n" for line in ev.read_text().splitlines() if '"finished"' not in line))
-    c.cli("train", "--resume", c.tmp / "runs" / "r").user_error(1, "no checkpoint to resume from")
+    c.cli("train", "--resume", c.tmp / "runs" / "r").user_error(2, "no checkpoint to resume from")
 
 
 @row("resume-not-a-run-folder")
@@ -572,7 +572,7 @@ def _(c):
 
 @row("reuse-failed-run-id")
 def _(c):
-    c.train("--learning-rate=-1").user_error(1)
+    c.train("--learning-rate=-1").user_error(2)
     (c.tmp / "runs" / "r").mkdir(parents=True, exist_ok=True)
     (c.tmp / "runs" / "r" / "events.jsonl").write_text("")
     c.train().user_error(2, "left no checkpoint", "choose another run_id")
@@ -778,7 +778,7 @@ def _(c):
     ev = run_dir / "events.jsonl"
     ev.write_text("".join(line + "\n" for line in ev.read_text().splitlines() if '"finished"' not in line))
     (run_dir / "checkpoints" / "last" / "training_state.pt").write_bytes(b"garbage")
-    c.cli("train", "--resume", run_dir).user_error(1, "training_state.pt", "cannot read the training state")
+    c.cli("train", "--resume", run_dir).user_error(2, "training_state.pt", "cannot read the training state")
 
 
 @row("tau-study-cache-corrupt")
@@ -861,8 +861,7 @@ def _(c, qtbot, monkeypatch):
 
 @row("closing-app-mid-run")
 def _(c, qtbot, monkeypatch):
-    from PySide6.QtWidgets import QMessageBox
-
+    from explorer.ui import main_window
     from explorer.ui.main_window import MainWindow
     from explorer.ui.settings import AppSettings
 
@@ -872,11 +871,11 @@ def _(c, qtbot, monkeypatch):
     monkeypatch.setattr(w.manager, "active", lambda: ["run-a"])
     asked, cancelled = [], []
     monkeypatch.setattr(w.manager, "cancel_all", lambda wait_ms=0: cancelled.append(wait_ms))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
-    w.close()
-    assert w.isVisible() and not cancelled and "run-a" in asked[0] and "stay on disk" in asked[0]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    w.close()
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: asked.append(running) or None)
+    w.close()                                        # the quit dialog's Cancel: the window stays
+    assert w.isVisible() and not cancelled and asked[0] == ["run-a"]
+    monkeypatch.setattr(main_window, "ask_quit", lambda *_a: "cancel")
+    w.close()                                        # "Cancel run and quit"
     assert not w.isVisible() and cancelled
 
 

@@ -154,7 +154,7 @@ def test_score_errors(tmp_path, capsys):
     data = squad_file(tmp_path)
     preds = tmp_path / "p.json"
     preds.write_text(json.dumps({"q1": "London"}))
-    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])) == 1
+    assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds)])) == 2  # user error
     err = capsys.readouterr().err
     assert "no prediction for 3 of the 4 questions" in err and "q2, q3, q4" in err
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
@@ -173,5 +173,5 @@ def test_score_errors(tmp_path, capsys):
     assert "not a number" in capsys.readouterr().err
     odds.write_text(json.dumps({"q1": 1.0}))
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
-                                           "--null-odds", str(odds)])) == 1
+                                           "--null-odds", str(odds)])) == 2
     assert "no null odds for 3 predicted questions" in capsys.readouterr().err

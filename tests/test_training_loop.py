@@ -9,7 +9,7 @@ import pytest
 from helpers import save_tiny_model, write_tiny_classification, write_tiny_squad
 
 from explorer.core.events import iter_events
-from explorer.worker.train import EXIT_FAILED, EXIT_OK, main as train_main
+from explorer.worker.train import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main as train_main
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,7 @@ def test_nan_loss_fails_with_a_clear_message(files, tmp_path):
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 5,
                   "--batch-size", 8, "--learning-rate", 1e38, "--warmup-ratio", 0, "--max-grad-norm", 0,
                   "--output-dir", tmp_path, "--run-id", "nan"])
-    assert rc == EXIT_FAILED
+    assert rc == EXIT_USAGE                      # a diverging learning rate is the user's setting
     assert ev[-1]["event"] == "failed"
     assert "became nan" in ev[-1]["error"] or "became inf" in ev[-1]["error"]
     assert "diverged" in ev[-1]["error"] and "lower learning rate" in ev[-1]["error"]
@@ -221,7 +221,7 @@ def test_resume_errors(files, tmp_path, capsys):
     assert rc == EXIT_OK and ev[-1]["event"] == "finished" and ev[-1]["stopped_early"] is True
     capsys.readouterr()
     rc, ev = run(["--resume", tmp_path / "s"])
-    assert rc == EXIT_FAILED and "no checkpoint to resume from" in ev[-1]["error"]
+    assert rc == EXIT_USAGE and "no checkpoint to resume from" in ev[-1]["error"]
     assert capsys.readouterr().err.startswith("error: ") and "no checkpoint to resume from" in ev[-1]["error"]
     # finished for good: refused, events.jsonl untouched
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 1,
@@ -328,6 +328,6 @@ def test_bf16_autocast_runs_and_auto_resolves(files, tmp_path):
 def test_reusing_the_id_of_a_run_without_checkpoint_says_there_is_nothing_to_resume(files, tmp_path):
     argv = ["--model", files["cls"], "--task", "single", "--output-dir", tmp_path, "--run-id", "f"]
     rc, ev = run(argv + ["--train", tmp_path / "nope.tsv"])
-    assert rc == 1 and ev[-1]["event"] == "failed"
+    assert rc == 2 and ev[-1]["event"] == "failed"
     rc, ev = run(argv + ["--train", files["sst"]])
     assert rc == 2 and "left no checkpoint" in ev[-1]["error"] and "--resume" not in ev[-1]["error"]

@@ -94,7 +94,8 @@ def test_launch_real_run_and_watch_it_finish(window, qtbot, tiny_files):
     row = w.runs.model.rows.index(state)
     assert w.runs.model.data(w.runs.model.index(row, 1)) == "finished"
     assert w.runs.model.data(w.runs.model.index(row, 2)).startswith("best F1 (%) ")  # squad_v2 ranks by the threshold-free best_f1
-    assert f"device: CPU · fp32 ({run_id})" in labels          # status bar, from the started event
+    assert "device: CPU · fp32" in labels                      # status bar, from the started event
+    assert not any("idle" in t for t in labels - {"device: probing… (idle)"})   # never "idle" during the run
     assert w.device_label.text().endswith("(idle)")
     # the same run on disk: events.jsonl has every step, the launch config is kept
     disk = read_events(Path(state.path) / "events.jsonl")
@@ -163,7 +164,9 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
     qtbot.waitUntil(lambda: "old-run" in w.runs.all_ids(), timeout=10_000)
     s = w.runs.state("old-run")
     assert s.status == "finished" and s.best_metric() == ("f1", 35.5, 4) and w.runs.all_ids() == ["old-run"]
+    assert not s.loaded and len(s.series["loss"]) == 1          # listed lazily: only the last step event read
     w.runs.select(["old-run"])
+    qtbot.waitUntil(lambda: w.runs.state("old-run").loaded, timeout=10_000)   # curves read on selection
     w.curves.redraw_now()
     assert w.curves.point_count("old-run", "loss") == 4 and w.curves.point_count("old-run", "dev/f1") == 2
     w.open_run_folder(outside)                                   # File > Open run folder…
@@ -174,6 +177,7 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
 
 def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
     from explorer.core.training.config import TrainConfig
+    from explorer.ui import main_window
     from explorer.ui.main_window import MainWindow
     from explorer.ui.settings import AppSettings
 
@@ -183,12 +187,13 @@ def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
     w.manager.max_parallel = 0                  # keep the run queued: active, but no process needed
     (run_id,) = w.launch([TrainConfig(train="x.json", output_dir=str(tmp_path / "runs"))])
     asked = []
-    answers = iter([QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or next(answers))
-    assert not w.close() and w.isVisible() and "1 run(s)" in asked[0]
+    answers = iter([None, "cancel"])
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: asked.append(queued) or next(answers))
+    assert not w.close() and w.isVisible() and asked[0] == [run_id]
     assert w.manager.states[run_id].status == "queued"
     assert w.close() and len(asked) == 2 and w.manager.states[run_id].status == "cancelled"
     assert AppSettings(tmp_path / "s.ini").geometry() is not None       # window geometry remembered
+    assert (tmp_path / "runs" / run_id / "config.json").is_file()      # the cancelled queued run stays listed
 
 
 def test_app_names_and_temp_settings(qtbot, tmp_path):

@@ -173,8 +173,10 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     assert p.model.rowCount() == 2
     row_ok = p.model.rows.index(ok)
     assert p.model.data(p.model.index(row_ok, 2)) == "F1 (%) 30.00 @20"  # best dev metric, percent
-    assert p.model.data(p.model.index(row_ok, 3)) == "0:21"              # duration
-    assert p.model.data(p.model.index(row_ok, 4)) == "20/40"             # step
+    from explorer.ui.runs_panel import COLUMNS
+
+    assert p.model.data(p.model.index(row_ok, COLUMNS.index("Duration"))) == "0:21"
+    assert p.model.data(p.model.index(row_ok, COLUMNS.index("Step"))) == "20/40"
     with qtbot.waitSignal(p.selection_changed) as sig:
         p.select(["bad"])
     assert sig.args == [["bad"]]

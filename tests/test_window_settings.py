@@ -192,7 +192,7 @@ def test_loop_checks_the_loaded_model_too(tiny_qa, tmp_path, monkeypatch):
                           str(write_tiny_squad(tmp_path / "t.json")), "--max-seq-length", "128", "--doc-stride", "32",
                           "--output-dir", str(tmp_path / "runs"), "--run-id", "r"])
     failed = [e for e in iter_events(buf.getvalue().splitlines()) if e["event"] == "failed"]
-    assert rc == worker.EXIT_FAILED and len(failed) == 1
+    assert rc == worker.EXIT_USAGE and len(failed) == 1          # a user error (2)
     assert failed[0]["error"].startswith("window settings do not fit the model: max_seq_length 128 > 64 position "
                                          "embeddings of")
 

@@ -107,9 +107,9 @@ def run(args) -> int:
     except (SquadDataError, _InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except ValueError as exc:
+    except ValueError as exc:   # e.g. predictions missing questions: the input, not the program (2)
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return 2
     print(json.dumps(out, indent=2))
     from explorer.core.metric_display import explain_best_threshold
 

@@ -316,8 +316,11 @@ class EventWriter:
                 sys.stderr.write(f"warning: cannot append to {self.path} ({exc.strerror or exc}); "
                                  "events continue on stdout only\n")
         if self.stream is not None:
-            self.stream.write(line + "\n")
-            self.stream.flush()
+            try:
+                self.stream.write(line + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):   # the reader went away (GUI quit, "leave it training"):
+                self.stream = None          # keep training; the events file has every line
         return ev
 
     def _append(self, line: str) -> None:

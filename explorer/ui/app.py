@@ -1,8 +1,12 @@
 """`bert-explorer` with no arguments: the desktop app.
 
-    bert-explorer [--runs-dir FOLDER] [--settings FILE.ini]
+    bert-explorer [--runs-dir FOLDER] [--settings FILE.ini] [--background]
 
---runs-dir: where runs are listed and written (default: the remembered folder, else
+Before Qt is touched, explorer.ui.preflight checks that the window can open (Qt's xcb libraries
+present, a display set) and otherwise prints why, with the apt line that fixes it, and exits 1
+(instead of Qt's abort, exit 134). --background: start the app detached from the terminal and return
+at once; where there is no display, only say how to start it (exit 0) - the README's install command
+ends with it. --runs-dir: where runs are listed and written (default: the remembered folder, else
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs). --settings: keep the app's settings in this INI
 file instead of the user's (tests and scripts; $EXPLORER_SETTINGS does the same).
 """
@@ -11,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
+from pathlib import Path
 
 from explorer.paths import default_runs_dir
 
@@ -20,7 +26,34 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bert-explorer", description="BERT Explorer desktop app.")
     p.add_argument("--runs-dir", default="", help="runs folder (default: remembered, else ~/bert-explorer-runs)")
     p.add_argument("--settings", default="", help="settings INI file (default: the user's settings)")
+    p.add_argument("--background", action="store_true",
+                   help="start the app detached and return at once; without a display only say how to start it")
     return p
+
+
+def start_in_background(argv: list[str]) -> int:
+    """The README's install command ends here: start the app detached (its output in a log file) when a
+    display is present, else print how to start it. Returns the exit code (0, or 1 when Qt cannot start)."""
+    import subprocess
+    import tempfile
+
+    from explorer.ui.preflight import HEADLESS_HINT, has_display, platform_problem
+
+    if not has_display():
+        print(f"BERT Explorer is installed. No display here, so the app was not started: {HEADLESS_HINT}. "
+              "On a desktop, start it with `bert-explorer`.")
+        return 0
+    problem = platform_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
+    log = Path(tempfile.gettempdir()) / "bert-explorer.log"
+    with open(log, "ab") as out:
+        child = subprocess.Popen([sys.executable, "-m", "explorer", *argv], stdin=subprocess.DEVNULL,
+                                 stdout=out, stderr=out, start_new_session=True)
+    print(f"BERT Explorer started in the background (pid {child.pid}; its output goes to {log}). "
+          "Start it again any time with `bert-explorer`.")
+    return 0
 
 
 def create_window(runs_dir: str = "", settings_path: str = "", probe_device: bool = True):
@@ -50,10 +83,25 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(argv)
+    if args.background:
+        return start_in_background([a for a in argv if a != "--background"])
+    from explorer.ui.preflight import platform_problem
+
+    problem = platform_problem()
+    if problem:   # Qt would abort (exit 134) with a message about one library; say what to install instead
+        print(problem, file=sys.stderr)
+        return 1
     app, window = create_window(args.runs_dir, args.settings)
     window.show()
     rc = app.exec()
+    if window.detached:
+        # runs left training: exit without running the QProcess destructors, which would kill them
+        print(f"Left training: {', '.join(window.detached)} (the next start shows them again)", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(rc))
     # Destroy the widgets while Python is still fully alive: letting the interpreter's final garbage
     # collection tear down linked pyqtgraph plots crashes PySide6 6.12 (bool refcount abort).
     from PySide6.QtCore import QCoreApplication, QEvent

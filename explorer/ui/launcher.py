@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
                                QWidget)
 
 from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, paper_grid
+from explorer.ui.grid_estimate import grid_message, measured_throughput
 from explorer.ui.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
 from explorer.ui.launcher_preview import DataPreview
 from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
@@ -84,8 +85,20 @@ class LauncherPanel(QWidget):
         self._base = offline_default(runs_dir)
         self.editors: dict[str, Editor] = {}
         self._loading = False
+        self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
         self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
 
+        top = self._build_top()
+        scroll, form_host = self._build_form()
+        right = self._build_previews()
+        bottom = self._build_buttons()
+        self._layout(top, self._split(scroll, form_host, right), bottom)
+        self._connect()
+        self.set_config(self._base)
+
+    # ---- construction (build / layout / connect) -----------------------------------------
+    def _build_top(self) -> QHBoxLayout:
+        """The hint line and the presets combo box."""
         self.presets = QComboBox()
         self.presets.addItem("choose a preset…", None)
         for key, label in PRESETS:
@@ -110,6 +123,10 @@ class LauncherPanel(QWidget):
         top.addWidget(self.presets)
         self.presets.setMaximumWidth(330)
 
+        return top
+
+    def _build_form(self) -> tuple[QScrollArea, QWidget]:
+        """One editor per FIELDS entry in its group box, the watch table; in a scroll area."""
         form_host = QWidget()
         grid = QGridLayout(form_host)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -144,6 +161,10 @@ class LauncherPanel(QWidget):
         scroll.setWidget(form_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
 
+        return scroll, form_host
+
+    def _build_previews(self) -> QWidget:
+        """Train / dev data previews and the command preview."""
         self.train_preview, self.dev_preview = DataPreview("train"), DataPreview("validation")
         for preview in (self.train_preview, self.dev_preview):
             preview.rejected_changed.connect(self._changed)
@@ -167,6 +188,9 @@ class LauncherPanel(QWidget):
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.preview_tabs, 1)
         rl.addWidget(cmd_box)
+        return right
+
+    def _split(self, scroll: QScrollArea, form_host: QWidget, right: QWidget) -> QSplitter:
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
@@ -178,6 +202,10 @@ class LauncherPanel(QWidget):
         right.setMinimumWidth(300)
         split.setSizes([scroll.minimumWidth(), 420])
 
+        return split
+
+    def _build_buttons(self) -> QHBoxLayout:
+        """The problem line and Load / Save / Queue paper grid / Launch."""
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
@@ -196,11 +224,16 @@ class LauncherPanel(QWidget):
         bottom.addWidget(self.problem, 1)
         for b in (self.load_btn, self.save_btn, self.grid_btn, self.launch_btn):
             bottom.addWidget(b)
+        return bottom
+
+    def _layout(self, top: QHBoxLayout, split: QSplitter, bottom: QHBoxLayout) -> None:
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
         lay.addLayout(bottom)
 
+
+    def _connect(self) -> None:
         self.load_btn.clicked.connect(self._ask_load)
         self.save_btn.clicked.connect(self._ask_save)
         self.grid_btn.clicked.connect(self.queue_grid)
@@ -213,7 +246,6 @@ class LauncherPanel(QWidget):
             self.editors[name].changed.connect(self._schedule_preview)
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
-        self.set_config(self._base)
 
     # ---- config <-> form -----------------------------------------------------------------
     def config(self) -> TrainConfig:
@@ -317,17 +349,28 @@ class LauncherPanel(QWidget):
         return True
 
     def queue_grid(self, confirm: bool = True) -> bool:
+        """Queue the paper grid around the form, after a confirmation with the count and the estimated
+        time from this machine's measured samples/s (``self.past_runs``: the listed RunStates)."""
         base = self.config()
         grid = paper_grid(base)
-        if confirm and QMessageBox.question(
-                self, "Queue the paper grid",
-                f"Queue {len(grid)} runs (batch × learning rate × epochs, BERT paper A.3) around this form? "
-                "They run one after another.") != QMessageBox.StandardButton.Yes:
-            return False
+        if confirm:
+            speed = measured_throughput(self.past_runs(), base.model)
+            text = grid_message(grid, self.train_examples(), speed, base.task in QA_TASKS)
+            if QMessageBox.question(self, "Queue the paper grid", text) != QMessageBox.StandardButton.Yes:
+                return False
         suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
         self._remember(base)
         self.launch_requested.emit(grid, suffixes)
         return True
+
+    def train_examples(self) -> int | None:
+        """Train questions / examples counted by the train data preview (None before it has read them)."""
+        res = self.train_preview.result or {}
+        counts = res.get("counts") or {}
+        for key in ("questions", "examples", "rows"):
+            if isinstance(counts.get(key), int):
+                return counts[key]
+        return None
 
     def _remember(self, cfg: TrainConfig) -> None:
         if self.settings is not None:

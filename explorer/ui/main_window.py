@@ -10,21 +10,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves import CurvesPanel
+from explorer.ui.detach import LEAVE, STOP, ask_quit
 from explorer.ui.device import DeviceProbe, describe, describe_run
+from explorer.ui.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
 from explorer.ui.launcher import DEFAULT_WATCH, LauncherPanel
 from explorer.ui.process import RunManager
 from explorer.ui.run_state import RunState
-from explorer.ui.run_store import load_all, load_run_state
+from explorer.core.runs import request_stop
+from explorer.ui.run_disk import disk_usage
+from explorer.ui.run_examples import example_for_run
+from explorer.ui.run_list import load_summaries
+from explorer.ui.run_names import display_name
+from explorer.ui.run_store import load_run_state
 from explorer.ui.runs_panel import RunsPanel
 from explorer.ui.settings import AppSettings
 from explorer.ui.tasks import run_in_thread
+from explorer.ui.tooltips import rich_tooltip
 
 INSPECTOR_TITLES = ("Attention", "Spans && τ", "τ on dev set")
 PLACEHOLDER_TEXT = {
@@ -35,6 +43,18 @@ PLACEHOLDER_TEXT = {
     "τ on dev set": "τ on a dev set: EM / F1 / answer rate against τ, HasAns / NoAns, the honest half split.",
 }
 EXTERNAL_POLL_MS = 3000
+PANEL_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's; per panel: Launch, or Probe
+
+
+def panel_shortcut(widget: QWidget, slot) -> list[QShortcut]:
+    """Ctrl+Return (and keypad Enter) active only while focus is inside ``widget`` (its tab)."""
+    out = []
+    for key in PANEL_KEYS:
+        sc = QShortcut(QKeySequence(key), widget)
+        sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        sc.activated.connect(slot)
+        out.append(sc)
+    return out
 
 
 def _panel_help(title: str) -> str:
@@ -65,7 +85,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.runs_dir = Path(runs_dir)
         self.settings = settings or AppSettings()
-        self.setWindowTitle(f"BERT Explorer — {self.runs_dir}")
+        self._set_title()
         self.resize(1500, 940)
         self.manager = RunManager(self.runs_dir, self)
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
@@ -73,6 +93,9 @@ class MainWindow(QMainWindow):
         self.runs = RunsPanel()
         self.hub = None
         self._inspector_opened = False
+        self._loading_runs: set[str] = set()
+        self._quit_choice: str | None = None
+        self.detached: list[str] = []   # runs left training on quit (app.main then exits without killing them)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -85,12 +108,13 @@ class MainWindow(QMainWindow):
         for i in range(self.tabs.count()):
             help_text = _panel_help({"Launch": "Launcher"}.get(self.tabs.tabText(i), self.tabs.tabText(i)))
             if help_text:
-                self.tabs.setTabToolTip(i, help_text)
+                self.tabs.setTabToolTip(i, rich_tooltip(help_text))
         self.setCentralWidget(self.tabs)
         self.runs_dock = QDockWidget("Runs", self)
         self.runs_dock.setObjectName("runsDock")
         self.runs_dock.setWidget(self.runs)
         self.runs_dock.setToolTip(_panel_help("Runs"))
+        self._help_dialogs: dict[str, HelpDialog] = {}
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
         self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
 
@@ -102,7 +126,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.device_label)
         self.idle_device = "probing…"
         self._build_menus()
+        self._install_panel_shortcuts()
 
+        self.launcher.past_runs = lambda: list(self.runs.model.rows)
         self.launcher.launch_requested.connect(self.launch)
         self.launcher.status_message.connect(self.show_message)
         self.curves.status_message.connect(self.show_message)
@@ -110,11 +136,13 @@ class MainWindow(QMainWindow):
         self.manager.changed.connect(self._run_changed)
         self.manager.ended.connect(self._run_ended)
         self.runs.selection_changed.connect(self._selection_changed)
-        self.runs.stop_requested.connect(self.manager.stop_early)
-        self.runs.cancel_requested.connect(self.manager.cancel)
+        self.runs.stop_requested.connect(self.stop_early)
+        self.runs.cancel_requested.connect(self.cancel_run)
         self.runs.open_folder_requested.connect(self._open_folder)
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
         self.runs.refresh_requested.connect(self.scan_runs)
+        self.runs.removed.connect(lambda _rid: self._refresh_selected())
+        self.runs.message.connect(self.show_message)
         self.tabs.currentChanged.connect(self._tab_changed)
 
         self.device = DeviceProbe(self)
@@ -160,9 +188,9 @@ class MainWindow(QMainWindow):
         action(f, "&Save run config…", self.launcher._ask_save, QKeySequence.StandardKey.Save)
         action(f, "Change runs &folder…", self.ask_runs_dir)
         f.addSeparator()
-        action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        action(f, "&Quit", self.close, "Ctrl+Q")
         r = self.menuBar().addMenu("&Run")
-        action(r, "&Launch", self.launcher.launch, "Ctrl+Return")
+        action(r, "&Launch", self.launcher.launch, None, "Launch the form's run (Ctrl+Return in the Launch tab)")
         action(r, "Queue paper &grid", self.launcher.queue_grid)
         action(r, "&Stop early (selected)", lambda: self.runs._each_selected(self.runs.stop_requested), "Ctrl+.")
         action(r, "&Cancel (selected)", lambda: self.runs._each_selected(self.runs.cancel_requested))
@@ -173,8 +201,31 @@ class MainWindow(QMainWindow):
             action(v, self.tabs.tabText(i).replace("&&", "&&&&"), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
                    f"Ctrl+{i + 1}")
         h = self.menuBar().addMenu("&Help")
+        action(h, "&Getting started", lambda: self.show_help("Getting started", GETTING_STARTED))
+        action(h, "&Keyboard shortcuts", lambda: self.show_help("Keyboard shortcuts", shortcuts_html()))
+        action(h, "&Zooming and moving plots", lambda: self.show_help("Zooming and moving plots", PLOTS_HELP))
         action(h, "About this &panel", self.help_panel, "F1")
         action(h, "&About BERT Explorer", self.about)
+
+    def _install_panel_shortcuts(self) -> None:
+        """Ctrl+Return means Launch in the Launch tab and Probe in the inspectors, nothing elsewhere."""
+        self.shortcuts = panel_shortcut(self.launcher, self.launcher.launch)
+        if self.hub is not None:
+            for _title, page in self.hub.tabs()[:2]:
+                self.shortcuts += panel_shortcut(page, self.hub.panel.probe_button.click)
+
+    def _set_title(self) -> None:
+        # Qt adds the application's display name ("… — BERT Explorer") itself; do not repeat it
+        self.setWindowTitle(f"runs in {self.runs_dir}")
+
+    def show_help(self, title: str, html: str) -> HelpDialog:
+        """One non-modal help page per title (shown again, not duplicated)."""
+        dlg = self._help_dialogs.get(title)
+        if dlg is None:
+            dlg = self._help_dialogs[title] = HelpDialog(title, html, self)
+        dlg.show()
+        dlg.raise_()
+        return dlg
 
     # ---- runs ----------------------------------------------------------------------------
     def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
@@ -209,12 +260,15 @@ class MainWindow(QMainWindow):
         self.show_message(msg, 15000)
         self._update_device_label()
         self._update_activity()
+        self._measure_sizes([state])
 
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
-        live = [s for s in self.manager.states.values() if s.is_live and s.device]
-        if live:
-            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)} ({live[0].run_id})"
+        live = [s for s in self.manager.states.values() if s.is_live and s.status != "queued"]
+        if live and live[0].device:
+            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}"
+        elif live:
+            text = f"device: {self.idle_device} (starting)"
         else:
             text = f"device: {self.idle_device} (idle)"
         if text != self.device_label.text():
@@ -225,24 +279,55 @@ class MainWindow(QMainWindow):
         running = sum(s.status in run_status.WORKING for s in states)
         queued = sum(s.status == "queued" for s in states)
         parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
-        self.activity_label.setText(", ".join(parts))
+        active = next((s for s in states if s.status in ("starting", "running", "stopping", "cancelling")), None)
+        if active is not None:   # the active run by name, with its progress
+            name = self.runs.model.names.get(active.run_id, active.run_id)
+            step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
+            parts.insert(0, f"{active.status}: {name}{step}")
+        self.activity_label.setText(" · ".join(parts))
+        self.activity_label.setToolTip(active.run_id if active is not None else "")
 
     def _selection_changed(self, run_ids: list[str]) -> None:
+        """Show the selected runs in Curves; a run listed from its summary is read whole first."""
         states = [s for s in (self.runs.state(r) for r in run_ids) if s is not None]
-        self.curves.set_runs(states)
+        for s in states:
+            if not s.loaded and s.path is not None and s.run_id not in self._loading_runs:
+                self._loading_runs.add(s.run_id)
+                run_in_thread(load_run_state, s.path, on_done=self._run_loaded, owner=self,
+                              on_error=lambda msg, _tb, rid=s.run_id: self._run_load_failed(rid, msg))
+        self.curves.set_runs([s for s in states if s.loaded])
+
+    def _run_loaded(self, state: RunState) -> None:
+        self._loading_runs.discard(state.run_id)
+        if state.run_id in self.manager.states or self.runs.state(state.run_id) is None:
+            return
+        self.runs.upsert(state)
+        if state.run_id in self.runs.selected_ids():
+            self._refresh_selected()
+
+    def _run_load_failed(self, run_id: str, message: str) -> None:
+        self._loading_runs.discard(run_id)
+        self.show_message(f"Cannot read {run_id}: {message}", 10000)
 
     def scan_runs(self) -> None:
-        """Read every run folder under the runs folder on a worker thread, then fill the list."""
+        """List the runs folder on a worker thread: summaries first (config + events without the step
+        events), curves when a run is selected; then names and sizes."""
         self.show_message(f"Reading runs in {self.runs_dir} …" + (f" Note: {self.settings_note}" if
                                                                  self.settings_note else ""))
-        run_in_thread(load_all, self.runs_dir, on_done=self._scanned, owner=self,
-                      on_error=lambda msg, _tb: self.show_message(f"Cannot read {self.runs_dir}: {msg}"))
+        self.runs.set_loading(True)
+        run_in_thread(load_summaries, self.runs_dir, on_done=self._scanned, owner=self,
+                      on_error=self._scan_failed)
+
+    def _scan_failed(self, message: str, _tb: str) -> None:
+        self.runs.set_loading(False)
+        self.show_message(f"Cannot read {self.runs_dir}: {message}")
 
     def _scanned(self, result) -> None:
         states, problems = result
         for s in states:
             if s.run_id not in self.manager.states:
                 self.runs.upsert(s)
+        self.runs.set_loading(False)
         self._refresh_selected()
         text = f"{len(states)} runs in {self.runs_dir}"
         if problems:
@@ -253,6 +338,37 @@ class MainWindow(QMainWindow):
         if self.settings_note:  # keep the startup note in view (this message replaces it)
             text += f". Note: {self.settings_note}"
         self.show_message(text, 15000 if self.settings_note else 8000)
+        paths = {s.run_id: s.path for s in states if s.path is not None}
+        run_in_thread(lambda: {rid: display_name(p) for rid, p in paths.items()}, owner=self,
+                      on_done=lambda names: self.runs.set_names({k: v for k, v in names.items() if v}))
+        self._measure_sizes(states)
+
+    def _measure_sizes(self, states: list[RunState]) -> None:
+        paths = {s.run_id: s.path for s in states if s.path is not None}
+        if paths:
+            run_in_thread(lambda: {rid: disk_usage(p) for rid, p in paths.items()}, owner=self,
+                          on_done=lambda sizes: [self.runs.model.set_size(r, n) for r, n in sizes.items()])
+
+    def stop_early(self, run_id: str) -> None:
+        """Stop early: our own worker, or a worker left training by an earlier window (its STOP file)."""
+        if run_id in self.manager.procs:
+            self.manager.stop_early(run_id)
+            return
+        s = self.runs.state(run_id)
+        if s is not None and s.path is not None and s.status == "running":
+            request_stop(s.path)
+            self.show_message(f"Asked {run_id} to stop early (it saves and evaluates first)")
+
+    def cancel_run(self, run_id: str) -> None:
+        """Cancel our own worker or queued run, or signal a worker left training by an earlier window."""
+        if run_id in self.manager.states:
+            self.manager.cancel(run_id)
+            return
+        s = self.runs.state(run_id)
+        if s is not None and s.path is not None and s.status == "running":
+            from explorer.ui.detach import terminate_external
+
+            self.show_message(terminate_external(s.path))
 
     def _refresh_selected(self) -> None:
         self._selection_changed(self.runs.selected_ids())
@@ -296,6 +412,7 @@ class MainWindow(QMainWindow):
             self.settings.set_runs_dir(path)
             self.show_message(f"Runs folder: {path} (used for new runs after a restart; listed now)")
             self.runs_dir = Path(path)
+            self._set_title()
             self.scan_runs()
 
     def _open_folder(self, run_id: str) -> None:
@@ -311,6 +428,11 @@ class MainWindow(QMainWindow):
         self.hub.open_model(path)
         self.tabs.setCurrentIndex(self.tabs.indexOf(self.hub.tabs()[1][1]))
         self.show_message(f"Opening {path} in the inspectors …")
+        run_dir = Path(path).parent.parent
+        state = next((s for s in self.runs.model.rows if s.path is not None and Path(s.path) == run_dir), None)
+        config = state.config if state is not None else {}
+        run_in_thread(example_for_run, config, owner=self,
+                      on_done=lambda qp: self.hub.open_example(*qp) if self.hub is not None else None)
 
     def _tab_changed(self, index: int) -> None:
         """First visit of an inspector: load the bundled encoder and probe the classic example."""
@@ -366,22 +488,39 @@ class MainWindow(QMainWindow):
             self.show_message(self.settings_note[0].upper() + self.settings_note[1:], 15000)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        active = self.manager.active()
-        if active:
-            answer = QMessageBox.question(
-                self, "Runs are still active",
-                f"{len(active)} run(s) are training or queued ({', '.join(active[:3])}"
-                f"{'…' if len(active) > 3 else ''}).\n\nCancel them and quit? Their logged points and "
-                "checkpoints stay on disk. Choose No to keep the window open.",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-            if answer != QMessageBox.StandardButton.Yes:
+        """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay."""
+        if self._quit_choice is None and self.manager.active():
+            active = self.manager.active()
+            queued = [r for r in active if r in self.manager.states and self.manager.states[r].status == "queued"]
+            running = [r for r in active if r not in queued]
+            choice = ask_quit(self, running, queued)
+            if choice is None:
                 event.ignore()
                 return
-            self.manager.cancel_all(wait_ms=5000)
-        for proc in list(self.manager.procs.values()):   # reported a result, still saving / exiting
-            proc.proc.waitForFinished(5000)
+            self._quit_choice = choice
+            for run_id in queued:
+                self.manager.cancel(run_id)
+            if choice == STOP:     # close again when the last one has saved and ended
+                for run_id in running:
+                    self.manager.stop_early(run_id)
+                self.show_message("Stopping early: the window closes when the runs have saved and evaluated",
+                                  0)
+                self.manager.ended.connect(self._close_when_idle)
+                event.ignore()
+                return
+            if choice == LEAVE:
+                self.detached = running
+            else:
+                self.manager.cancel_all(wait_ms=5000)
+        if not self.detached:
+            for proc in list(self.manager.procs.values()):   # reported a result, still saving / exiting
+                proc.proc.waitForFinished(5000)
         self.settings.set_window(self.saveGeometry(), self.saveState())
         self.settings.set_last_config(self.launcher.config().to_dict())
         self.settings.sync()
         self._poll.stop()
         event.accept()
+
+    def _close_when_idle(self, *_args) -> None:
+        if not self.manager.procs:
+            self.close()

@@ -26,6 +26,7 @@ from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError,
 from explorer.core.runs import new_run_id, request_stop
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
+from explorer.ui.run_names import model_label
 from explorer.ui.run_state import RunState
 
 STDERR_KEEP = 64_000        # characters of stderr kept for the error view
@@ -42,11 +43,26 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
     """'20250612-101530-minilm-squad_v2' (+ suffix, + '-2'... if taken): unique in memory and on disk."""
-    base = new_run_id(config.model, config.task) + re.sub(r"[^A-Za-z0-9._-]+", "-", suffix)
+    base = new_run_id(model_label(config.model), config.task) + re.sub(r"[^A-Za-z0-9._-]+", "-", suffix)
     run_id, n = base, 2
     while run_id in taken or (runs_dir / run_id).exists():
         run_id, n = f"{base}-{n}", n + 1
     return run_id
+
+
+def record_cancelled_queued(cfg: TrainConfig) -> None:
+    """Keep a queued run that was cancelled before it started: its folder gets config.json and one
+    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart."""
+    run_dir = Path(cfg.output_dir) / cfg.run_id
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not (run_dir / "config.json").exists():
+            cfg.save(run_dir / "config.json")
+        with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
+            fh.write(encode_event(make_event("cancelled", cfg.run_id, step=None, seconds=None, queued=True,
+                                             source="gui")) + "\n")
+    except OSError:
+        pass   # the row stays in this window's list; only the record on disk is missing
 
 
 class RunProcess(QObject):
@@ -82,7 +98,13 @@ class RunProcess(QObject):
 
     # ---- control -------------------------------------------------------------------------
     def start(self) -> None:
+        """Start the worker in its own session, so that it can outlive the window ("leave it training",
+        explorer.ui.detach) and a Ctrl+C or hang-up of the window's terminal does not reach it."""
         argv = worker_command(self.config_path)
+        try:
+            self.proc.setUnixProcessParameters(QProcess.UnixProcessFlag.CreateNewSession)
+        except (AttributeError, TypeError):   # not POSIX, or Qt < 6.6
+            pass
         self.proc.start(argv[0], argv[1:])
 
     def _lower_priority(self) -> None:
@@ -287,8 +309,11 @@ class RunManager(QObject):
             state.status = run_status.after_request(state.status, "cancel")
             self.changed.emit(run_id, set())
         elif state is not None and state.status == run_status.QUEUED:
+            cfg = next((c for c in self.queue if c.run_id == run_id), None)
             self.queue = [c for c in self.queue if c.run_id != run_id]
             state.status = run_status.after_request(state.status, "cancel")
+            if cfg is not None:
+                record_cancelled_queued(cfg)
             self.changed.emit(run_id, set())
             self.ended.emit(run_id, "cancelled")
 

@@ -1,20 +1,28 @@
-"""The Runs list: every run under the runs folder, past and live, with its status and best metric.
+"""The Runs list: every run under the runs folder, past and live, with its status, best metric and size.
 
-Selecting runs (Ctrl/Shift-click for several) shows them in Curves. Buttons: stop early, cancel,
-open the run folder, open the best checkpoint in the inspectors, show the error of a failed run
-(with the traceback and the worker's stderr one click away).
+Each run shows a short readable name (what differs from the runs of its group, or the name the user
+gave it; explorer.ui.run_names) with the full id in the tooltip. Selecting runs (Ctrl/Shift-click for
+several) shows them in Curves. Buttons: stop early, cancel, open the run folder, open the best
+checkpoint in the inspectors, show the error of a failed run. The context menu adds rename (F2),
+delete (Delete; moved to the runs folder's .trash), and for finished runs "keep only best checkpoint"
+and "delete optimizer state" (sizes before and after). While the folder is read, the list says so.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPlainTextEdit, QPushButton, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
+                               QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTableView,
+                               QVBoxLayout, QWidget)
 
+from explorer.ui.run_disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
+from explorer.ui.run_names import set_display_name, short_names
 from explorer.ui.run_state import RunState, format_seconds
+from explorer.ui.tasks import run_in_thread
+from explorer.ui.tooltips import rich_tooltip
 
-COLUMNS = ("Run", "Status", "Best dev", "Duration", "Step", "Task", "Model")
+COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model")
 # hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
 # the Run tooltip lists them
 HIDDEN_COLUMNS = ("Duration", "Step", "Task", "Model")
@@ -23,7 +31,14 @@ HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 
                            "keeps the earlier step, the untrained model at step 0 is never saved. After '·': "
                            "the trivial baseline on the same dev data (all no-answer / majority class).",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
-               "Step": "Optimizer steps done / planned."}
+               "Step": "Optimizer steps done / planned.",
+               "Size": "Disk space of the run folder (checkpoints/last and best with optimizer state are most "
+                       "of it). Right-click a finished run to keep only its best checkpoint or drop the "
+                       "optimizer state."}
+FINISHED = ("finished", "stopped", "failed", "cancelled", "crashed")
+LOADING_TEXT = "Loading runs…"
+EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+Return there), or open a run "
+              "folder from disk (Ctrl+O).")
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
                  "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
                  "cancelled": "#6c757d", "crashed": "#b02a37"}
@@ -37,6 +52,7 @@ STATUS_TIPS = {
     "stopped": "stopped early on request; checkpoint saved and evaluated",
     "failed": "the worker reported an error or died; select it to see why",
     "cancelled": "cancelled: no final evaluation",
+    "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
     "crashed": "the event log ends without a result and no worker process is alive",
 }
 
@@ -47,6 +63,9 @@ class RunsModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[RunState] = []
+        self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.run_names)
+        self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
+        self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
         return 0 if parent.isValid() else len(self.rows)
@@ -73,25 +92,39 @@ class RunsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[col] == "Status":
             return QColor(STATUS_COLORS.get(s.status, "#222"))
         if role == Qt.ItemDataRole.ToolTipRole:
-            if COLUMNS[col] == "Status":
-                tip = STATUS_TIPS.get(s.status, s.status)
-                tip = f"{tip}\n{s.error}" if s.error else tip
-                return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
-            if COLUMNS[col] == "Run":
-                return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
-                        f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
-                        f"step: {self._text(s, COLUMNS.index('Step')) or '-'}\n"
-                        f"device: {s.device} {s.mixed_precision}")
-            return self._text(s, col)
+            return rich_tooltip(self._tooltip(s, col))
         return None
 
+    def _tooltip(self, s: RunState, col: int) -> str:
+        if COLUMNS[col] == "Status":
+            tip = STATUS_TIPS.get(self.status_text(s), s.status)
+            tip = f"{tip}\n{s.error}" if s.error else tip
+            return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
+        if COLUMNS[col] == "Run":
+            cfg = s.config
+            return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
+                    f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
+                    f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
+                    f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
+                    f"step: {self._text(s, COLUMNS.index('Step')) or '-'}\n"
+                    f"device: {s.device} {s.mixed_precision}\n(F2 renames, Delete deletes)")
+        return self._text(s, col)
+
     @staticmethod
-    def _text(s: RunState, col: int) -> str:
+    def status_text(s: RunState) -> str:
+        """The status as listed: 'cancelled (queued)' for a run cancelled before it ever started."""
+        if s.status == "cancelled" and s.started_at is None and not s.step:
+            return "cancelled (queued)"
+        return s.status
+
+    def _text(self, s: RunState, col: int) -> str:
         name = COLUMNS[col]
         if name == "Run":
-            return s.run_id
+            return self.names.get(s.run_id) or s.run_id
         if name == "Status":
-            return s.status
+            return self.status_text(s)
+        if name == "Size":
+            return format_size(self.sizes.get(s.run_id))
         if name == "Model":
             return s.model
         if name == "Task":
@@ -106,20 +139,23 @@ class RunsModel(QAbstractTableModel):
             return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
         return ""
 
-    @staticmethod
-    def _sort_key(s: RunState, col: int):
+    def _sort_key(self, s: RunState, col: int):
         name = COLUMNS[col]
         if name == "Best dev":
             best = s.best_metric()
             return best[1] if best else -1.0
+        if name == "Size":
+            return self.sizes.get(s.run_id, -1)
+        if name == "Run":
+            return s.run_id          # start time first: names sort like the runs were made
         if name == "Duration":
             return s.live_elapsed() or 0.0
         if name == "Step":
             return s.step
-        return RunsModel._text(s, col)
+        return self._text(s, col)
 
     def upsert(self, state: RunState) -> None:
-        """Add a run or replace the row with the same run_id."""
+        """Add a run or replace the row with the same run_id (names are recomputed when a run is new)."""
         for i, s in enumerate(self.rows):
             if s.run_id == state.run_id:
                 self.rows[i] = state
@@ -128,6 +164,26 @@ class RunsModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows))
         self.rows.append(state)
         self.endInsertRows()
+        self.update_names()
+
+    def remove(self, run_id: str) -> None:
+        for i, s in enumerate(self.rows):
+            if s.run_id == run_id:
+                self.beginRemoveRows(QModelIndex(), i, i)
+                del self.rows[i]
+                self.endRemoveRows()
+                self.update_names()
+                return
+
+    def update_names(self) -> None:
+        """Recompute every row's short name (what differs within its group changes as runs come and go)."""
+        self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 0))
+
+    def set_size(self, run_id: str, size: int) -> None:
+        self.sizes[run_id] = size
+        self.refresh(run_id)
 
     def refresh(self, run_id: str) -> None:
         for i, s in enumerate(self.rows):
@@ -170,9 +226,20 @@ class RunsPanel(QWidget):
     open_folder_requested = Signal(str)     # run id
     open_checkpoint_requested = Signal(str)  # checkpoint folder
     refresh_requested = Signal()
+    removed = Signal(str)                   # run id, after its folder went to the trash
+    message = Signal(str)                   # a one-line status for the status bar
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.loading = False
+        self._build_table()
+        self._build_buttons()
+        self._layout()
+        self._connect()
+        self._update_buttons()
+
+    # ---- construction --------------------------------------------------------------------
+    def _build_table(self) -> None:
         self.model = RunsModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -185,9 +252,10 @@ class RunsPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # keeps date and task of long run ids
-        # the run name takes the free width (elided in the middle); the short columns fit their contents and
-        # headers; HIDDEN_COLUMNS start hidden: right-click the header to show them
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)   # short names: the differing part comes first
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        # the run name takes the free width; the short columns fit their contents and headers (never clipped);
+        # HIDDEN_COLUMNS start hidden: right-click the header to show them
         hh = self.table.horizontalHeader()
         hh.setStretchLastSection(False)
         hh.setMinimumSectionSize(40)
@@ -202,18 +270,18 @@ class RunsPanel(QWidget):
             act.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
             hh.addAction(act)
             self.table.setColumnHidden(col, name in HIDDEN_COLUMNS)
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.table.doubleClicked.connect(self._double_clicked)
 
+    def _build_buttons(self) -> None:
         self.stop_btn = QPushButton("Stop early")
         self.stop_btn.setToolTip("Graceful: the worker finishes the current step, saves a checkpoint and evaluates.")
         self.cancel_btn = QPushButton("Cancel")
-        self.cancel_btn.setToolTip("Terminate the worker now (queued runs are dropped). No final evaluation.")
+        self.cancel_btn.setToolTip("Terminate the worker now (a queued run is listed as cancelled). "
+                                   "No final evaluation.")
         self.folder_btn = QPushButton("Open folder")
         self.folder_btn.setToolTip("Open the run folder (config.json, events.jsonl, checkpoints/) in the file manager.")
         self.inspect_btn = QPushButton("Open best checkpoint in inspectors")
         self.inspect_btn.setToolTip("Load checkpoints/best (else last) of the selected run into the Attention "
-                                    "and Spans && τ panels.")
+                                    "and Spans && τ panels, with a question and passage from the run's dev data.")
         self.error_btn = QPushButton("Show error…")
         self.error_btn.setToolTip("The failed run's message, traceback and worker output.")
         self.refresh_btn = QPushButton("Refresh")
@@ -227,6 +295,7 @@ class RunsPanel(QWidget):
         self.note.setObjectName("hint")
         self.note.setWordWrap(True)
 
+    def _layout(self) -> None:
         row1 = QHBoxLayout()
         for b in (self.stop_btn, self.cancel_btn, self.folder_btn, self.refresh_btn):
             row1.addWidget(b)
@@ -237,21 +306,35 @@ class RunsPanel(QWidget):
         row2.addStretch(1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.note)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.error_label)
         lay.addLayout(row1)
         lay.addLayout(row2)
-        lay.addWidget(self.note)
 
+    def _connect(self) -> None:
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.doubleClicked.connect(self._double_clicked)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         self.stop_btn.clicked.connect(lambda: self._each_selected(self.stop_requested))
         self.cancel_btn.clicked.connect(lambda: self._each_selected(self.cancel_requested))
         self.folder_btn.clicked.connect(self._open_folder)
         self.inspect_btn.clicked.connect(self._open_checkpoint)
         self.error_btn.clicked.connect(self.show_error)
         self.refresh_btn.clicked.connect(self.refresh_requested)
-        self._update_buttons()
+        self.shortcuts = []
+        for key, slot in (("F2", self.rename_selected), ("Delete", self.delete_selected)):
+            sc = QShortcut(QKeySequence(key), self.table)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
+            self.shortcuts.append(sc)
 
     # ---- rows ----------------------------------------------------------------------------
+    def set_loading(self, loading: bool) -> None:
+        """While the runs folder is read, say so (never "no runs" before the read is done)."""
+        self.loading = loading
+        self._update_buttons()
+
     def upsert(self, state: RunState) -> None:
         self.model.upsert(state)
         self._update_buttons()
@@ -260,6 +343,11 @@ class RunsPanel(QWidget):
         self.model.refresh(run_id)
         if run_id in self.selected_ids():
             self._update_buttons()
+
+    def set_names(self, stored: dict[str, str]) -> None:
+        """The user's names (run.json) of the listed runs."""
+        self.model.stored_names.update(stored)
+        self.model.update_names()
 
     def state(self, run_id: str) -> RunState | None:
         return self.model.find(run_id)
@@ -275,7 +363,6 @@ class RunsPanel(QWidget):
         """Select exactly these runs (emits selection_changed)."""
         sm = self.table.selectionModel()
         sm.clearSelection()
-        from PySide6.QtCore import QItemSelectionModel
         for i, s in enumerate(self.model.rows):
             if s.run_id in run_ids:
                 idx = self.proxy.mapFromSource(self.model.index(i, 0))
@@ -314,15 +401,116 @@ class RunsPanel(QWidget):
         if s.status == "failed":
             self.show_error()
 
+    def _context_menu(self, pos) -> QMenu | None:
+        states = self._selected_states()
+        if not states:
+            return None
+        menu = self.context_menu(states)
+        menu.popup(self.table.viewport().mapToGlobal(pos))
+        return menu
+
+    def context_menu(self, states: list[RunState]) -> QMenu:
+        """The menu for the selected runs (built, not shown: tests read its actions)."""
+        menu = QMenu(self)
+        one = len(states) == 1
+        done = all(s.status in FINISHED and s.path is not None for s in states)
+        menu.addAction("Rename…", self.rename_selected).setEnabled(one and states[0].path is not None)
+        menu.addAction("Delete…", self.delete_selected).setEnabled(done)
+        menu.addSeparator()
+        best = one and states[0].path is not None and (states[0].path / "checkpoints" / "best").is_dir()
+        menu.addAction("Keep only best checkpoint…", self.keep_only_best_selected).setEnabled(done and best)
+        has_state = one and states[0].path is not None and bool(optimizer_state_files(states[0].path))
+        menu.addAction("Delete optimizer state…", self.delete_optimizer_state_selected).setEnabled(done and has_state)
+        menu.addSeparator()
+        menu.addAction("Open folder", self._open_folder).setEnabled(one)
+        menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(
+            one and states[0].best_checkpoint_path() is not None)
+        return menu
+
+    def rename_selected(self) -> bool:
+        states = self._selected_states()
+        if len(states) != 1 or states[0].path is None:
+            return False
+        s = states[0]
+        current = self.model.stored_names.get(s.run_id, "") or self.model.names.get(s.run_id, "")
+        name, ok = QInputDialog.getText(self, "Rename run", f"Name for {s.run_id} (empty: the automatic name):",
+                                        text=current)
+        if not ok:
+            return False
+        try:
+            set_display_name(s.path, name)
+        except OSError as exc:
+            QMessageBox.warning(self, "Cannot rename", f"Cannot write {s.path / 'run.json'}: {exc}")
+            return False
+        if name.strip():
+            self.model.stored_names[s.run_id] = name.strip()
+        else:
+            self.model.stored_names.pop(s.run_id, None)
+        self.model.update_names()
+        return True
+
+    def delete_selected(self) -> bool:
+        states = [s for s in self._selected_states() if s.path is not None]
+        if not states:
+            return False
+        if any(s.is_live for s in states):
+            QMessageBox.information(self, "Run is active", "Stop or cancel a live run before deleting it.")
+            return False
+        size = sum(self.model.sizes.get(s.run_id, 0) for s in states)
+        names = "\n".join(f"  {s.run_id}" for s in states[:8]) + ("\n  …" if len(states) > 8 else "")
+        answer = QMessageBox.question(
+            self, "Delete runs", f"Delete {len(states)} run(s) ({format_size(size) or 'size unknown'})?\n{names}\n\n"
+            "Their folders move to .trash in the runs folder (delete it by hand to free the space).",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        for s in states:
+            try:
+                trash_run(s.path)
+            except OSError as exc:
+                QMessageBox.warning(self, "Cannot delete", f"Cannot move {s.path} to the trash: {exc}")
+                continue
+            self.model.remove(s.run_id)
+            self.removed.emit(s.run_id)
+        self._update_buttons()
+        return True
+
+    def keep_only_best_selected(self) -> bool:
+        return self._clean_up("Keep only the best checkpoint", keep_only_best,
+                              "Removes checkpoints/last (the run can no longer be resumed); checkpoints/best stays.")
+
+    def delete_optimizer_state_selected(self) -> bool:
+        return self._clean_up("Delete optimizer state", delete_optimizer_state,
+                              "Removes training_state.pt (optimizer, scheduler and random states) from the "
+                              "checkpoints; they stay usable as models but the run can no longer be resumed.")
+
+    def _clean_up(self, title: str, fn, what: str) -> bool:
+        states = self._selected_states()
+        if len(states) != 1 or states[0].path is None or states[0].status not in FINISHED:
+            return False
+        s = states[0]
+        size = format_size(self.model.sizes.get(s.run_id))
+        if QMessageBox.question(self, title, f"{s.run_id} ({size or 'size unknown'}): {what}\n\nGo ahead?",
+                                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                QMessageBox.StandardButton.No) != QMessageBox.StandardButton.Yes:
+            return False
+
+        def done(sizes) -> None:
+            before, after = sizes
+            self.model.set_size(s.run_id, after)
+            self.message.emit(f"{title}: {s.run_id} {format_size(before)} -> {format_size(after)}")
+
+        run_in_thread(fn, s.path, on_done=done, owner=self,
+                      on_error=lambda msg, _tb: QMessageBox.warning(self, title, f"{s.path}: {msg}"))
+        return True
+
     def _selection_changed(self, *_args) -> None:
         self._update_buttons()
         self.selection_changed.emit(self.selected_ids())
 
     def _update_buttons(self) -> None:
-        self.note.setText("" if self.model.rows else
-                          "No runs in this folder yet: launch one from the Launch tab (Ctrl+Return), or open a "
-                          "run folder from disk (Ctrl+O).")
-        self.note.setVisible(not self.model.rows)
+        self.note.setText(LOADING_TEXT if self.loading else "" if self.model.rows else EMPTY_TEXT)
+        self.note.setVisible(self.loading or not self.model.rows)
         states = self._selected_states()
         live = any(s.is_live for s in states)
         self.stop_btn.setEnabled(any(s.status in ("running", "starting") for s in states))

@@ -18,8 +18,11 @@ def icon(name: str) -> QIcon:
 
 
 def apply_style(app: QApplication) -> None:
-    """Fusion style + the project's style sheet + the window icon."""
+    """Fusion style + the project's style sheet + the window icon + wrapped tooltips app-wide."""
+    from explorer.ui.tooltips import install_tooltip_wrapper
+
     app.setStyle("Fusion")
+    install_tooltip_wrapper(app)
     if STYLE_FILE.is_file():
         app.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8"))
     app.setWindowIcon(icon("app"))

@@ -13,7 +13,8 @@ $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``con
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
 docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_HELP next to TrainConfig).
 
-Exit codes: 0 finished (also after stop early), 1 failed, 2 unusable arguments (bad flag values are
+Exit codes (the convention of every command, explorer.cli): 0 finished (also after stop early), 1 failed
+for another reason (internal error, out of memory, disk full), 2 user error: unusable arguments (bad flag values are
 argparse errors; other unusable settings, e.g. a bad ``--config`` file or resuming a finished run, give a
 ``failed`` event on stdout and no run folder when none could be named), 143 cancelled (SIGTERM).
 Every failure also prints one ``error: ...`` message on stderr (the traceback stays in the event).
@@ -46,7 +47,9 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
 NOT_FLAGS = ("config", "resume", "command", "_module")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
                "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
-EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed, 2 unusable arguments, 143 cancelled. "
+EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
+          "2 user error (unknown or misspelt flag, bad setting or data, also when found during training), "
+          "143 cancelled. "
           "Errors are also printed on stderr as 'error: ...'. Stop early: Ctrl-C or a file named STOP in the "
           "run folder; continue with --resume RUN_DIR.")
 
@@ -307,7 +310,8 @@ def run(args: argparse.Namespace) -> int:
                     writer.emit("failed", error=message, traceback="".join(traceback.format_exception(exc)))
                     if main:
                         print_error(message, run_dir if is_internal_error(exc) else None)
-                    code = EXIT_FAILED
+                    # one convention for every command (explorer.cli): 2 = the user's input, 1 = ours
+                    code = EXIT_USAGE if isinstance(exc, UserError) else EXIT_FAILED
     finally:
         writer.close()
         if main:

@@ -57,7 +57,18 @@ class AttentionView(QWidget):
         self._right_idx = np.zeros(0, dtype=np.int64)
         self._updating = False
         self.async_weights = False
+        controls = self._build_controls()
+        top = self._build_token_views()
+        self.bottom = QTabWidget()
+        self.bottom.addTab(self._build_flow(), "Block flow per layer")
+        self.bottom.addTab(self._build_model_view(), "Model view (layers × heads)")
+        self._layout(controls, top)
+        self._connect()
+        self._set_enabled(False)
 
+    # ----------------------------------------------------------------------------------- building
+    def _build_controls(self) -> QHBoxLayout:
+        """The mode / layer / head / window row (and the head view's direction and top-k controls)."""
         self.mode = QComboBox()
         self.mode.addItems(["one layer", "rollout"])   # short items keep the control row narrow
         self.mode.setToolTip(tip("rollout"))
@@ -88,7 +99,10 @@ class AttentionView(QWidget):
                   QLabel("window"), self.window_box, self.merge):
             controls.addWidget(w)
         controls.addStretch(1)
+        return controls
 
+    def _build_token_views(self) -> QSplitter:
+        """The token x token heat map beside the head view (lines), and the hover readout."""
         self.heatmap = TokenHeatmap(colorbar_label="attention weight")
         self.heatmap.setMinimumSize(300, 250)
         self.heatmap.plot.setLabel("left", "from token (row)")
@@ -115,8 +129,10 @@ class AttentionView(QWidget):
         top.addWidget(head_box)
         top.setStretchFactor(0, 3)
         top.setStretchFactor(1, 2)
+        return top
 
-        # --- block flow: table + plot over layers; model view
+    def _build_flow(self) -> QSplitter:
+        """Block flow per layer: the table and the plot over layers."""
         self.flow_table = QTableWidget(0, len(FLOW_COLUMNS))
         self.flow_table.setHorizontalHeaderLabels(FLOW_HEADERS)
         for c, (name, _, _) in enumerate(FLOW_COLUMNS):
@@ -133,6 +149,7 @@ class AttentionView(QWidget):
         self.flow_plot.setLabel("left", "share of attention")
         self.flow_plot.addLegend(offset=(-5, 5))
         self.flow_plot.getAxis("left").enableAutoSIPrefix(False)
+        self.flow_plot.getAxis("bottom").enableAutoSIPrefix(False)   # no "layer (x0.001)" on an empty plot
         self.flow_plot.getAxis("bottom").setTickSpacing(1, 1)
         self.flow_plot.setToolTip(tip("block flow"))
         self._flow_curves = []
@@ -146,7 +163,10 @@ class AttentionView(QWidget):
         flow_box.addWidget(self.flow_plot)
         flow_box.setStretchFactor(0, 0)
         flow_box.setStretchFactor(1, 1)
+        return flow_box
 
+    def _build_model_view(self) -> QWidget:
+        """The model view: one block-flow pair over all layers x heads."""
         self.model_pair = QComboBox()
         self._pairs = [(a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))]
         self.model_pair.addItems([f"{BLOCK_LABEL[BLOCKS[a]]} → {BLOCK_LABEL[BLOCKS[b]]}" for a, b in self._pairs])
@@ -166,11 +186,9 @@ class AttentionView(QWidget):
         mrow.addStretch(1)
         ml.addLayout(mrow)
         ml.addWidget(self.model_map)
+        return model_box
 
-        self.bottom = QTabWidget()
-        self.bottom.addTab(flow_box, "Block flow per layer")
-        self.bottom.addTab(model_box, "Model view (layers × heads)")
-
+    def _layout(self, controls: QHBoxLayout, top: QSplitter) -> None:
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(self.bottom)
@@ -185,6 +203,7 @@ class AttentionView(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.info)
 
+    def _connect(self) -> None:
         for box in (self.mode, self.layer, self.head, self.direction, self.model_pair):
             box.currentIndexChanged.connect(self._redraw)
         self.window_box.currentIndexChanged.connect(self._on_window_box)
@@ -194,7 +213,6 @@ class AttentionView(QWidget):
         self.head_view.token_hovered.connect(self._on_head_hover)
         self.model_map.clicked.connect(self._on_model_click)
         self.flow_table.cellClicked.connect(lambda r, c: self.layer.setCurrentIndex(r))
-        self._set_enabled(False)
 
     # ----------------------------------------------------------------------------------- public
     def set_result(self, result) -> None:

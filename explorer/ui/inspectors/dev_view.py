@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
@@ -19,6 +19,7 @@ from explorer.core.tau_study import StudyCancelled, questions_near, run_study, s
 from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
 from .common import header, tip
+from .tau_spin import tau_spin_box
 from .workers import CancellableJob
 
 NEAR_ROWS = 100
@@ -125,11 +126,7 @@ class DevTauView(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setToolTip(tip("honest_tau"))
 
-        self.tau = QDoubleSpinBox()
-        self.tau.setRange(-1000, 1000)
-        self.tau.setDecimals(2)
-        self.tau.setSingleStep(0.25)
-        self.tau.setToolTip(tip("tau"))
+        self.tau = tau_spin_box()
         self.export_button = QPushButton("Export predictions.json + null_odds.json…")
         self.export_button.setEnabled(False)
         self.export_button.setToolTip("Writes predictions.json (answers at this τ), nbest_predictions.json and "

@@ -68,7 +68,15 @@ class ProbePanel(QWidget):
         super().__init__(parent)
         self.setMinimumWidth(280)
         self._dataset_rows: list[dict] = []   # {"title", "question", "context"} of the loaded SQuAD file
-        # --- model
+        model_box = self._build_model_box()
+        dataset_box = self._build_dataset_box()
+        settings = self._build_inputs()
+        self._layout(model_box, dataset_box, settings)
+        self._connect()
+
+    # ----------------------------------------------------------------------------------- building
+    def _build_model_box(self) -> QGroupBox:
+        """Model source, Browse / Load, what was loaded and its notes, the busy bar and status line."""
         self.source = QComboBox()
         self.source.setEditable(True)
         self.source.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -103,8 +111,10 @@ class ProbePanel(QWidget):
         mb.addLayout(model_row)
         mb.addWidget(self.model_info)
         mb.addWidget(self.model_note)
+        return model_box
 
-        # --- examples and dataset
+    def _build_dataset_box(self) -> QGroupBox:
+        """The example pairs and the SQuAD file browser (article, question)."""
         self.examples_box = QComboBox()
         self.examples_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.examples, note = load_examples()
@@ -129,8 +139,10 @@ class ProbePanel(QWidget):
         dl.addRow(self.dataset_button, self.dataset_label)
         dl.addRow("article", self.article_box)
         dl.addRow("question", self.question_box)
+        return ds
 
-        # --- inputs
+    def _build_inputs(self) -> QFormLayout:
+        """Question, passage, Probe, and the window / decoding settings (returned as a form)."""
         self.question = QLineEdit()
         self.question.setPlaceholderText("Question")
         self.passage = QPlainTextEdit()
@@ -151,7 +163,9 @@ class ProbePanel(QWidget):
             label = settings.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
             field = settings.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
             label.setToolTip(field.toolTip())
+        return settings
 
+    def _layout(self, model_box: QGroupBox, ds: QGroupBox, settings: QFormLayout) -> None:
         self.passage.setMinimumHeight(120)
         inner = QWidget()
         scroll = QScrollArea()
@@ -188,6 +202,7 @@ class ProbePanel(QWidget):
         # spin boxes) plus the scroll bar; otherwise a neighbour with a large minimum width clips it
         self.setMinimumWidth(max(280, inner.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()))
 
+    def _connect(self) -> None:
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)
         self.debounce.setInterval(DEBOUNCE_MS)

@@ -16,12 +16,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QListWidget, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
+from .tau_spin import tau_spin_box
 
 SLIDER_SCALE = 100  # slider steps per logit unit (0.01 resolution)
 ZOOM_TOKENS = 60    # span table: initial view around the best cell for long windows
@@ -56,8 +57,16 @@ class SpansView(QWidget):
         self._best_cell: tuple[int, int] | None = None
         self._p0 = 0  # first passage token of the current window (table row/col 0)
         self._updating = False
+        decision_box = self._build_decision()
+        self._build_passage_views()
+        self._build_score_views()
+        self._layout(decision_box)
+        self._connect()
+        self._render_decision()
 
-        # --- decision panel
+    # ----------------------------------------------------------------------------------- building
+    def _build_decision(self) -> QGroupBox:
+        """The decision panel: null_score, best_non_null_score, score_diff, τ (slider + spin box), the answer."""
         self.null_label = QLabel("–")
         self.best_label = QLabel("–")
         self.diff_label = QLabel("–")
@@ -69,11 +78,7 @@ class SpansView(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(-20 * SLIDER_SCALE, 20 * SLIDER_SCALE)
         self.slider.setToolTip(tip("tau"))
-        self.spin = QDoubleSpinBox()
-        self.spin.setRange(-1000.0, 1000.0)
-        self.spin.setDecimals(2)
-        self.spin.setSingleStep(0.25)
-        self.spin.setToolTip(tip("tau"))
+        self.spin = tau_spin_box()
         self.decision_label = QLabel("–")
         self.decision_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         f = self.decision_label.font()
@@ -98,8 +103,10 @@ class SpansView(QWidget):
         form.addRow(term_label("by-hand check", "by_hand_check"), self.byhand_label)
         decision_box = QGroupBox("No answer?  answer iff best_non_null_score > null_score + τ")
         decision_box.setLayout(form)
+        return decision_box
 
-        # --- windows, passage, n-best
+    def _build_passage_views(self) -> None:
+        """The windows list, the passage with the span marked, and the n-best table."""
         self.windows_list = QListWidget()
         self.windows_list.setToolTip("The passage is cut into windows of max_seq_length tokens overlapping by "
                                      "doc_stride; the answer may come from any window.\n" + tip("doc_stride"))
@@ -118,7 +125,8 @@ class SpansView(QWidget):
         self.span_label.setWordWrap(True)
         self.span_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        # --- per-token probabilities
+    def _build_score_views(self) -> None:
+        """Per-token P(start)/P(end) bars and the span score table heat map."""
         self.prob_axis = TokenAxis("bottom")
         self.probs = pg.PlotWidget(background="w", axisItems={"bottom": self.prob_axis})
         self.probs.setLabel("left", "P(start) ↑  P(end) ↓")
@@ -144,6 +152,7 @@ class SpansView(QWidget):
         self.table_map.clicked.connect(self._on_cell_clicked)
         self.table_map.hovered.connect(self._on_cell_hover)
 
+    def _layout(self, decision_box: QGroupBox) -> None:
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -172,11 +181,11 @@ class SpansView(QWidget):
         layout.addWidget(decision_box)
         layout.addWidget(split, 1)
 
+    def _connect(self) -> None:
         self.slider.valueChanged.connect(self._on_slider)
         self.spin.valueChanged.connect(self._on_spin)
         self.windows_list.currentRowChanged.connect(self._on_window_row)
         self.nbest.cellClicked.connect(self._on_nbest_clicked)
-        self._render_decision()
 
     # ----------------------------------------------------------------------------------- public
     def set_result(self, result) -> None:

@@ -1,5 +1,6 @@
-"""Background work for the inspectors: run a function on a QThreadPool, deliver the result on the
-GUI thread, and drop results of requests that a newer one has superseded.
+"""Background work for the inspectors: only the newest request's outcome is delivered
+(:class:`LatestOnly`), and one long job at a time with progress and cancel (:class:`CancellableJob`).
+Both run on explorer.ui.threads.start_worker (superqt), the app's one way off the GUI thread.
 
 Pattern (one :class:`LatestOnly` per kind of request)::
 
@@ -16,40 +17,14 @@ from __future__ import annotations
 
 import itertools
 import threading
-import traceback
 from typing import Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from explorer.ui.threads import launch, prepare_worker, start_worker
 
 _ids = itertools.count(1)
-
-
-class _Relay(QObject):
-    """Lives on the GUI thread; the runnable emits through it (queued across threads)."""
-
-    done = Signal(int, object)
-    error = Signal(int, str, str)
-    progress = Signal(int, int, int)
-
-
-class _Task(QRunnable):
-    def __init__(self, request_id: int, fn: Callable, args, kwargs, relay: _Relay, is_current: Callable[[int], bool]):
-        super().__init__()
-        self.setAutoDelete(True)
-        self.request_id = request_id
-        self.fn, self.args, self.kwargs = fn, args, kwargs
-        self.relay = relay
-        self.is_current = is_current
-
-    def run(self) -> None:  # worker thread
-        if not self.is_current(self.request_id):
-            return  # superseded while queued: never start
-        try:
-            result = self.fn(*self.args, **self.kwargs)
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised into Qt
-            self.relay.error.emit(self.request_id, f"{type(exc).__name__}: {exc}", traceback.format_exc())
-            return
-        self.relay.done.emit(self.request_id, result)
+_SUPERSEDED = object()   # what a request returns when a newer one replaced it before it started
 
 
 class LatestOnly(QObject):
@@ -70,9 +45,6 @@ class LatestOnly(QObject):
         self.pool = pool or QThreadPool.globalInstance()
         self._latest = 0
         self._outstanding = False
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_done)
-        self._relay.error.connect(self._on_error)
         self.dropped = 0  # late results thrown away (for tests and the status line)
 
     @property
@@ -88,7 +60,14 @@ class LatestOnly(QObject):
         self._latest = request_id
         self._set_busy(True)
         self.started.emit(request_id)
-        self.pool.start(_Task(request_id, fn, args, kwargs, self._relay, self.is_current))
+
+        def job():   # worker thread
+            if not self.is_current(request_id):
+                return _SUPERSEDED   # superseded while queued: never start
+            return fn(*args, **kwargs)
+
+        start_worker(job, pool=self.pool, on_done=lambda result: self._on_done(request_id, result),
+                     on_error=lambda msg, tb: self._on_error(request_id, msg, tb))
         return request_id
 
     def cancel(self) -> None:
@@ -102,7 +81,7 @@ class LatestOnly(QObject):
             self.busy.emit(value)
 
     def _on_done(self, request_id: int, result: object) -> None:
-        if request_id != self._latest:
+        if request_id != self._latest or result is _SUPERSEDED:
             self.dropped += 1
             return
         self._set_busy(False)
@@ -126,41 +105,6 @@ def serial_pool(parent: QObject | None = None) -> QThreadPool:
 from explorer.core.errors import Cancelled as JobCancelled  # noqa: E402,F401 - raised in progress after cancel()
 
 
-class _JobRelay(QObject):
-    progress = Signal(int, int, int)
-    done = Signal(int, object)
-    error = Signal(int, str, str)
-    cancelled = Signal(int)
-
-
-class _JobTask(QRunnable):
-    def __init__(self, job_id: int, fn: Callable, args, kwargs, relay: _JobRelay, stop: threading.Event,
-                 cancel_exceptions: tuple):
-        super().__init__()
-        self.setAutoDelete(True)
-        self.job_id, self.fn, self.args, self.kwargs = job_id, fn, args, kwargs
-        self.relay, self.stop, self.cancel_exceptions = relay, stop, cancel_exceptions
-
-    def run(self) -> None:  # worker thread
-        def progress(done: int, total: int) -> None:
-            if self.stop.is_set():
-                raise JobCancelled()
-            self.relay.progress.emit(self.job_id, int(done), int(total))
-
-        try:
-            result = self.fn(*self.args, progress=progress, **self.kwargs)
-        except (JobCancelled, *self.cancel_exceptions):
-            self.relay.cancelled.emit(self.job_id)
-            return
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.relay.error.emit(self.job_id, f"{type(exc).__name__}: {exc}", traceback.format_exc())
-            return
-        if self.stop.is_set():
-            self.relay.cancelled.emit(self.job_id)
-        else:
-            self.relay.done.emit(self.job_id, result)
-
-
 class CancellableJob(QObject):
     """One long job at a time with progress and cancel. fn is called as fn(*args, progress=cb, **kwargs);
     cb(done, total) raises JobCancelled after cancel(), which stops fn at its next progress report.
@@ -178,11 +122,6 @@ class CancellableJob(QObject):
         super().__init__(parent)
         self.pool = pool or QThreadPool.globalInstance()
         self.cancel_exceptions = cancel_exceptions
-        self._relay = _JobRelay(self)
-        self._relay.progress.connect(lambda j, d, t: j == self._job and self.progress.emit(d, t))
-        self._relay.done.connect(self._on_done)
-        self._relay.error.connect(self._on_error)
-        self._relay.cancelled.connect(self._on_cancelled)
         self._job = 0
         self._stop = threading.Event()
         self.running = False
@@ -191,27 +130,44 @@ class CancellableJob(QObject):
         """Start fn on the pool (cancelling a running job first); returns the job id."""
         if self.running:
             self.cancel()
-        self._job = next(_ids)
-        self._stop = threading.Event()
+        job_id = self._job = next(_ids)
+        stop = self._stop = threading.Event()
         self.running = True
-        self.pool.start(_JobTask(self._job, fn, args, kwargs, self._relay, self._stop, self.cancel_exceptions))
-        return self._job
+        box: dict = {}
+
+        def progress(done: int, total: int) -> None:   # worker thread
+            if stop.is_set():
+                raise JobCancelled()
+            box["worker"].report(done, total)
+
+        def job():   # worker thread: a cancelled job returns the stop event itself
+            try:
+                result = fn(*args, progress=progress, **kwargs)
+            except (JobCancelled, *self.cancel_exceptions):
+                return stop
+            return stop if stop.is_set() else result
+
+        box["worker"] = prepare_worker(
+            job, on_done=lambda result: self._on_done(job_id, stop, result),
+            on_error=lambda msg, tb: self._on_error(job_id, msg, tb),
+            on_progress=lambda d, t: job_id == self._job and self.progress.emit(d, t))
+        launch(box["worker"], self.pool)
+        return job_id
 
     def cancel(self) -> None:
         """Ask the running job to stop at its next progress report (the GUI does not wait)."""
         self._stop.set()
 
-    def _on_done(self, job: int, result: object) -> None:
-        if job == self._job:
-            self.running = False
+    def _on_done(self, job: int, stop: threading.Event, result: object) -> None:
+        if job != self._job:
+            return
+        self.running = False
+        if result is stop:
+            self.cancelled.emit()
+        else:
             self.finished.emit(result)
 
     def _on_error(self, job: int, message: str, tb: str) -> None:
         if job == self._job:
             self.running = False
             self.failed.emit(message, tb)
-
-    def _on_cancelled(self, job: int) -> None:
-        if job == self._job:
-            self.running = False
-            self.cancelled.emit()

@@ -1,0 +1,68 @@
+"""Quitting while runs are active, and runs left training by an earlier window.
+
+A worker is a separate process started in its own session (explorer.ui.process), writing every event
+to ``<run>/events.jsonl`` and its pid to ``<run>/worker.pid``. So quitting can leave it training: the
+window exits without tearing its QProcess objects down (their destructor would kill the child), the
+worker carries on (its event writer stops writing to the closed stdout pipe and keeps the log), and
+the next window lists it as running (the pid is alive), follows its log and can stop it early (STOP
+file) or cancel it (SIGTERM to the pid).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from explorer.core.runs import PID_FILE, worker_alive
+
+LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
+
+
+def ask_quit(parent: QWidget, running: list[str], queued: list[str]) -> str | None:
+    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL, or None (do not quit)."""
+    names = ", ".join(running[:3]) + ("…" if len(running) > 3 else "")
+    text = (f"{len(running)} run(s) training ({names})" if running else "No run is training") + \
+        (f", {len(queued)} queued" if queued else "") + "."
+    box = QMessageBox(QMessageBox.Icon.Question, "Runs are still active", text, parent=parent)
+    box.setInformativeText(
+        "Leave it training: the worker process goes on without this window; the next start shows it "
+        "again (queued runs are cancelled).\n"
+        "Stop early and quit: the runs finish their step, save and evaluate, then the window closes.\n"
+        "Cancel run and quit: terminate the workers now (logged points and checkpoints stay on disk).")
+    leave = box.addButton("Leave it training", QMessageBox.ButtonRole.AcceptRole) if running else None
+    stop = box.addButton("Stop early and quit", QMessageBox.ButtonRole.DestructiveRole) if running else None
+    cancel = box.addButton("Cancel run and quit", QMessageBox.ButtonRole.DestructiveRole)
+    keep = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(keep)
+    box.exec()
+    clicked = box.clickedButton()
+    return {id(leave): LEAVE, id(stop): STOP, id(cancel): CANCEL}.get(id(clicked)) if clicked is not None else None
+
+
+def worker_pid(run_dir: str | Path) -> int | None:
+    """The pid in ``<run_dir>/worker.pid`` when that worker is alive (this host), else None."""
+    if not worker_alive(run_dir):
+        return None
+    try:
+        return int(json.loads((Path(run_dir) / PID_FILE).read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def terminate_external(run_dir: str | Path) -> str:
+    """SIGTERM the worker of a run this window did not start (the worker then logs ``cancelled``).
+
+    Returns a one-line message for the status bar (what was done, or why nothing was).
+    """
+    pid = worker_pid(run_dir)
+    if pid is None:
+        return f"{Path(run_dir).name}: no live worker process to cancel"
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError as exc:
+        return f"{Path(run_dir).name}: cannot signal worker {pid}: {exc}"
+    return f"{Path(run_dir).name}: cancel sent to worker {pid}"

@@ -1,0 +1,70 @@
+"""How long a queue of runs will take, from this machine's measured speed (Qt-free).
+
+Speed = the median ``samples_per_second`` of the step events of past runs of the same model on this
+machine (the Runs list holds them); without such runs, a stated rough default. A run's samples =
+train examples x epochs (or max_steps x batch size x accumulation); for SQuAD, long passages give
+several windows per question, so the estimate is a lower bound there.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from explorer.ui.run_state import format_seconds
+
+# rough CPU defaults (samples/s) when no past run measured this model here (DESIGN.md speed notes:
+# 2.3-8.6 samples/s for the bundled 6-layer encoder on a 2-core CPU; BERT-base is ~5x slower)
+DEFAULT_SPS = {"bundled:minilm": 3.0}
+DEFAULT_SPS_OTHER = 0.6
+
+
+@dataclass
+class Throughput:
+    """samples_per_second and where it came from (n_runs measured, 0 for the rough default)."""
+
+    samples_per_second: float
+    n_runs: int
+
+    def describe(self) -> str:
+        if self.n_runs:
+            return f"{self.samples_per_second:.1f} samples/s, the median of {self.n_runs} past run(s) of this model here"
+        return f"{self.samples_per_second:.1f} samples/s, a rough default (no past run of this model here)"
+
+
+def measured_throughput(states, model: str) -> Throughput:
+    """The median samples/s of the runs in ``states`` (RunState) that trained ``model``, else a default."""
+    values = []
+    for s in states:
+        if s.model != model:
+            continue
+        series = s.series.get("samples_per_second")
+        if series is not None and len(series):
+            values.append(float(statistics.median(series.y)))
+    values = [v for v in values if v > 0]
+    if values:
+        return Throughput(float(statistics.median(values)), len(values))
+    return Throughput(DEFAULT_SPS.get(model, DEFAULT_SPS_OTHER), 0)
+
+
+def run_samples(config, n_examples: int | None) -> int | None:
+    """Training samples one config will process (None when the data size is unknown)."""
+    if config.max_steps:
+        return int(config.max_steps * config.batch_size * max(1, config.gradient_accumulation_steps))
+    if not n_examples:
+        return None
+    n = min(n_examples, config.train_cap) if config.train_cap else n_examples
+    return int(n * config.epochs)
+
+
+def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -> str:
+    """The confirmation text: count, total samples and the estimated time (or why there is none)."""
+    samples = [run_samples(c, n_examples) for c in configs]
+    head = (f"Queue {len(configs)} runs (batch size × learning rate × epochs, BERT paper A.3) around this "
+            "form? They run one after another.")
+    if any(n is None for n in samples):
+        return head + "\n\nNo time estimate: the size of the train data is not known yet (see its preview)."
+    seconds = sum(samples) / speed.samples_per_second
+    lower = " at least" if qa else ""
+    return (head + f"\n\nEstimated time:{lower} {format_seconds(seconds)} in all ({sum(samples):,} training "
+            f"samples at {speed.describe()}; evaluation comes on top).")

@@ -1,0 +1,88 @@
+"""The Help menu's pages: keyboard shortcuts, getting started, zooming plots (texts + one dialog).
+
+SHORTCUTS is the one list of the app's keys: the main window binds them (tests check each is bound)
+and the Help → Keyboard shortcuts page and the README table show it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
+
+# (key, where it works, what it does)
+SHORTCUTS = (
+    ("Ctrl+Return", "Launch tab", "launch the form's run"),
+    ("Ctrl+Return", "Attention, Spans & τ tabs", "probe the question and passage now"),
+    ("Ctrl+N", "anywhere", "new run (show the launcher)"),
+    ("Ctrl+O", "anywhere", "open a run folder from disk"),
+    ("Ctrl+S", "anywhere", "save the form as a run config (.json)"),
+    ("Ctrl+.", "anywhere", "stop early (selected runs)"),
+    ("F2", "Runs list", "rename the selected run"),
+    ("Delete", "Runs list", "delete the selected run (asks first)"),
+    ("F5", "anywhere", "re-read the runs folder"),
+    ("Ctrl+1 … Ctrl+5", "anywhere", "Launch, Curves, Attention, Spans & τ, τ on dev set"),
+    ("F1", "anywhere", "help on the panel you are on"),
+    ("Ctrl+wheel", "plots", "zoom the plot under the mouse (the wheel alone scrolls the page)"),
+    ("Ctrl+Q", "anywhere", "quit (asks first when a run is active)"),
+)
+
+GETTING_STARTED = """
+<h3>Getting started</h3>
+<ol>
+<li><b>Launch</b> (Ctrl+1): the form is filled with a ready-to-launch run: the bundled encoder
+(<code>bundled:minilm</code>) on the bundled SQuAD 2.0 sample, fast-CPU settings. Press <b>Launch</b>
+(or Ctrl+Return in this tab). The run trains in its own process; the window stays responsive.</li>
+<li><b>Curves</b> (Ctrl+2): watch the training loss, learning rate, gradient norm, samples/s and the dev
+metrics grow. Select several runs in the <b>Runs</b> list (Ctrl/Shift-click) to compare them.</li>
+<li>When it has finished, select the run and press <b>Open best checkpoint in inspectors</b>: a dev
+question and its passage are filled in and probed.</li>
+<li><b>Attention</b> (Ctrl+3) and <b>Spans &amp; τ</b> (Ctrl+4): type a question and a passage; Ctrl+Return
+probes at once.</li>
+<li><b>τ on dev set</b> (Ctrl+5): sweep the no-answer threshold τ over a dev file.</li>
+</ol>
+<h3>What each panel answers</h3>
+<ul>
+<li><b>Launch</b>: what will this run do, on which data, and is the data well formed?</li>
+<li><b>Runs</b>: which runs exist, which are live, which did best, how much disk each takes?</li>
+<li><b>Curves</b>: is it learning? Too high a learning rate, a plateau, overfitting?</li>
+<li><b>Attention</b>: how much does the question look at the passage (and vice versa), layer by layer?</li>
+<li><b>Spans &amp; τ</b>: why did the model give this answer, or abstain? Start/end scores, span table,
+no-answer score and the τ decision.</li>
+<li><b>τ on dev set</b>: which τ to use, and how honest is that choice?</li>
+</ul>
+<p>Hover any field or term for its meaning; F1 explains the panel you are on.</p>
+"""
+
+PLOTS_HELP = """
+<h3>Zooming and moving plots</h3>
+<ul>
+<li>The mouse <b>wheel</b> scrolls the page, as anywhere else.</li>
+<li><b>Ctrl+wheel</b> zooms the plot under the mouse (linked plots follow on the step axis).</li>
+<li>Drag with the left button to pan a zoomed plot; drag with the right button to zoom one axis.</li>
+<li>The <b>reset view</b> button on each plot goes back to showing all the data.</li>
+<li>Right-click a plot for export (PNG, CSV) and its other options.</li>
+</ul>
+"""
+
+
+def shortcuts_html() -> str:
+    """SHORTCUTS as an HTML table for the Help page."""
+    rows = "".join(f"<tr><td><b>{k}</b></td><td>{w}</td><td>{d}</td></tr>" for k, w, d in SHORTCUTS)
+    return ("<h3>Keyboard shortcuts</h3><table cellspacing='0' cellpadding='4'>"
+            f"<tr><th align='left'>key</th><th align='left'>where</th><th align='left'>what</th></tr>{rows}</table>")
+
+
+class HelpDialog(QDialog):
+    """A non-modal page of help (rich text, links open in the browser)."""
+
+    def __init__(self, title: str, html: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.resize(640, 520)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setHtml(html)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.browser)
+        lay.addWidget(buttons)

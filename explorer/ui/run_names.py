@@ -1,0 +1,108 @@
+"""Readable run names (Qt-free): what tells a run apart from the runs around it.
+
+Run ids are ``YYYYmmdd-HHMMSS-<model>-<task>[suffix]``; a list of them elides to the same text.
+:func:`short_names` names each run by the settings in which it differs from the other runs of its
+group (same model, task and train data) - learning rate, batch size, epochs, seed, max_seq_length -
+plus its start time; a name the user gave (:func:`set_display_name`, stored as ``run.json`` "name"
+in the run folder) wins. The full id stays in the tooltip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+RUN_INFO = "run.json"          # {"name": "..."}: the user's name for the run (Runs dock: Rename…)
+# config field -> short label, in the order shown
+DIFF_FIELDS = (("learning_rate", "lr"), ("batch_size", "bs"), ("epochs", "ep"), ("seed", "seed"),
+               ("max_seq_length", "len"), ("max_steps", "steps"), ("task", ""))
+GROUP_FIELDS = ("model", "task", "train")
+
+
+def display_name(run_dir: str | Path | None) -> str:
+    """The name stored in ``<run_dir>/run.json`` ("" when none or unreadable)."""
+    if run_dir is None:
+        return ""
+    try:
+        data = json.loads((Path(run_dir) / RUN_INFO).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return str(data.get("name", "")).strip() if isinstance(data, dict) else ""
+
+
+def set_display_name(run_dir: str | Path, name: str) -> None:
+    """Store (or, with "", clear) the run's display name in run.json, atomically. Raises OSError."""
+    path = Path(run_dir) / RUN_INFO
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    data["name"] = name.strip()
+    tmp = path.with_name(f".{RUN_INFO}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def model_label(model: str) -> str:
+    """A short model name for run ids: 'bundled:minilm' -> 'minilm'; a run's checkpoint folder
+    '<runs>/<run_id>/checkpoints/best' -> '<that run's model>-ft' (not 'best')."""
+    path = Path(model.rstrip("/"))
+    if path.parent.name == "checkpoints" and path.name.split(".")[0] in ("best", "last"):
+        parent_cfg = path.parent.parent / "config.json"
+        try:
+            parent_model = str(json.loads(parent_cfg.read_text(encoding="utf-8")).get("model", ""))
+        except (OSError, ValueError, AttributeError):
+            parent_model = ""
+        base = model_label(parent_model) if parent_model else path.parent.parent.name
+        return f"{base}-ft"
+    return (model or "model").rstrip("/").split("/")[-1].split(":")[-1] or "model"
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _start_time(run_id: str) -> str:
+    """'20261130-224518-…' -> '11-30 22:45' ('' when the id does not start with a time stamp)."""
+    parts = run_id.split("-")
+    if len(parts) >= 2 and len(parts[0]) == 8 and parts[0].isdigit() and parts[1][:4].isdigit():
+        return f"{parts[0][4:6]}-{parts[0][6:8]} {parts[1][:2]}:{parts[1][2:4]}"
+    return ""
+
+
+def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> dict[str, str]:
+    """run_id -> a short readable name, from each run's config dict (as in config.json).
+
+    Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
+    ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows model and task. The start time
+    ('11-30 10:15') follows only where names would otherwise repeat. ``stored`` names (run.json) are
+    used as they are.
+    """
+    stored = stored or {}
+    groups: dict[tuple, list[str]] = {}
+    for run_id, cfg in runs.items():
+        groups.setdefault(tuple(str(cfg.get(f, "")) for f in GROUP_FIELDS), []).append(run_id)
+    base = {}
+    for members in groups.values():
+        varying = [(f, lab) for f, lab in DIFF_FIELDS
+                   if len({_fmt(runs[r].get(f, "")) for r in members}) > 1]
+        for run_id in members:
+            cfg = runs[run_id]
+            if varying:
+                parts = [f"{lab}{_fmt(cfg.get(f, ''))}" for f, lab in varying]
+            else:
+                parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") else "",
+                         str(cfg.get("task", ""))]
+            base[run_id] = (" " if varying else " · ").join(p for p in parts if p) or run_id
+    counts: dict[str, int] = {}
+    for name in base.values():
+        counts[name] = counts.get(name, 0) + 1
+    out = {}
+    for run_id, name in base.items():   # the start time only where the settings alone do not tell runs apart
+        when = _start_time(run_id) if counts[name] > 1 else ""
+        out[run_id] = stored.get(run_id) or (f"{name} · {when}" if when else name)
+    return out

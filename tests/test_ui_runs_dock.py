@@ -1,0 +1,204 @@
+"""The Runs dock (issue 11, points 3, 5, 16, 24): lazy listing with a loading note, readable names,
+rename / delete, sizes and clean-ups, the paper grid's confirmation, cancelled queued runs kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
+
+from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.ui import run_disk, run_names  # noqa: E402
+from explorer.ui.run_list import load_summaries, load_summary  # noqa: E402
+
+
+def write_run(folder: Path, run_id: str, *, lr=5e-5, bs=32, ep=3.0, steps=50, f1s=(10.0, 30.0, 20.0),
+              checkpoints=True) -> Path:
+    run = folder / run_id
+    run.mkdir(parents=True)
+    cfg = {"run_id": run_id, "model": "bundled:minilm", "task": "squad_v2", "train": "t.json",
+           "learning_rate": lr, "batch_size": bs, "epochs": ep, "seed": 42}
+    (run / "config.json").write_text(json.dumps(cfg))
+    ev = [{"event": "started", "run_id": run_id, "time": 100.0, "steps_total": steps}]
+    for i in range(1, steps + 1):
+        ev.append({"event": "step", "run_id": run_id, "time": 100.0 + i, "step": i, "loss": 3.0,
+                   "samples_per_second": 4.0 + (i % 3), "elapsed": float(i)})
+        if i % (steps // len(f1s)) == 0 and i // (steps // len(f1s)) <= len(f1s):
+            ev.append({"event": "eval", "run_id": run_id, "time": 100.0 + i, "step": i,
+                       "metrics": {"f1": f1s[i // (steps // len(f1s)) - 1]}})
+    ev.append({"event": "finished", "run_id": run_id, "time": 200.0, "metrics": {}, "seconds": 100.0})
+    (run / "events.jsonl").write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in ev))
+    if checkpoints:
+        for kind in ("last", "best"):
+            ck = run / "checkpoints" / kind
+            ck.mkdir(parents=True)
+            (ck / "model.safetensors").write_bytes(b"m" * 1000)
+            (ck / "training_state.pt").write_bytes(b"o" * 2000)
+            (ck / "checkpoint.json").write_text("{}")
+    return run
+
+
+def test_summary_reads_status_and_best_without_the_step_events(tmp_path):
+    write_run(tmp_path, "20261130-101500-minilm-squad_v2")
+    s = load_summary(tmp_path / "20261130-101500-minilm-squad_v2")
+    assert s.status == "finished" and not s.loaded
+    assert s.best_metric() == ("f1", 30.0, 32) and s.step == 50 and s.steps_total == 50
+    assert len(s.series["loss"]) == 1                          # only the last step event
+    states, problems = load_summaries(tmp_path)
+    assert [x.run_id for x in states] == [s.run_id] and problems == []
+
+
+def test_short_names_show_what_differs_and_user_names_win():
+    base = {"model": "bundled:minilm", "task": "squad_v2", "train": "t.json", "batch_size": 32, "epochs": 3.0}
+    runs = {"20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3": dict(base, learning_rate=5e-5),
+            "20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": dict(base, learning_rate=3e-5),
+            "20261130-111700-minilm-pair": dict(base, task="pair", train="m.tsv", learning_rate=2e-5)}
+    names = run_names.short_names(runs, {"20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": "my best"})
+    assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "lr5e-05"
+    assert names["20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3"] == "my best"
+    assert names["20261130-111700-minilm-pair"] == "minilm · pair"
+    twins = run_names.short_names({"20261130-101500-a": base, "20261130-121600-b": base})
+    assert twins == {"20261130-101500-a": "minilm · squad_v2 · 11-30 10:15",      # same settings: the time
+                     "20261130-121600-b": "minilm · squad_v2 · 11-30 12:16"}
+
+
+def test_model_label_of_a_checkpoint_names_its_run(tmp_path):
+    run = write_run(tmp_path, "20261130-101500-minilm-squad_v2")
+    assert run_names.model_label(str(run / "checkpoints" / "best")) == "minilm-ft"
+    assert run_names.model_label("bert-base-uncased") == "bert-base-uncased"
+    from explorer.ui.process import make_run_id
+
+    cfg = TrainConfig(model=str(run / "checkpoints" / "best"), task="squad_v2")
+    assert "-best-" not in make_run_id(cfg, set(), tmp_path) and "minilm-ft-squad_v2" in make_run_id(cfg, set(), tmp_path)
+
+
+def test_sizes_count_hard_links_once_and_clean_ups(tmp_path):
+    run = write_run(tmp_path, "r1")
+    (run / "checkpoints" / "best" / "model.safetensors").unlink()
+    (run / "checkpoints" / "best" / "model.safetensors").hardlink_to(run / "checkpoints" / "last" / "model.safetensors")
+    total = run_disk.disk_usage(run)
+    assert total == run_disk.disk_usage(run / "checkpoints") + sum(
+        p.stat().st_size for p in run.iterdir() if p.is_file())
+    assert run_disk.disk_usage(run / "checkpoints") == 1000 + 2000 * 2 + 4    # the linked model once
+    before, after = run_disk.delete_optimizer_state(run)
+    assert before - after == 4000 and not run_disk.optimizer_state_files(run)
+    before, after = run_disk.keep_only_best(run)
+    assert not (run / "checkpoints" / "last").exists() and (run / "checkpoints" / "best").is_dir()
+    assert after == before - 2                                               # the link stays with best
+    assert run_disk.format_size(519_000_000) == "519 MB" and run_disk.format_size(1536) == "1.5 KB"
+    with pytest.raises(FileNotFoundError, match="best"):
+        run_disk.keep_only_best(write_run(tmp_path, "r2", checkpoints=False))
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    write_run(runs, "20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3")
+    write_run(runs, "20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3", lr=3e-5)
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    return w
+
+
+def test_loading_note_never_says_no_runs_while_reading(window, qtbot):
+    assert window.runs.note.text() == "Loading runs…"          # the read runs on a worker thread
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
+    assert window.runs.note.isHidden()
+    window.runs.set_loading(False)
+    for rid in window.runs.all_ids():
+        window.runs.model.remove(rid)
+    window.runs._update_buttons()
+    assert "No runs in this folder yet" in window.runs.note.text()
+
+
+def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    model = window.runs.model
+    texts = sorted(model.data(model.index(i, 0)) for i in range(2))
+    assert texts == ["lr3e-05", "lr5e-05"]
+    tip = model.data(model.index(0, 0), role=3)  # ToolTipRole
+    assert model.rows[0].run_id in tip
+    qtbot.waitUntil(lambda: len(model.sizes) == 2, timeout=10_000)
+    size_col = list(model.__class__.__module__ and __import__("explorer.ui.runs_panel", fromlist=["x"]).COLUMNS).index("Size")
+    assert model.data(model.index(0, size_col)).endswith("KB")
+
+    rid = model.rows[0].run_id
+    window.runs.select([rid])
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("baseline", True))
+    assert window.runs.rename_selected()
+    assert run_names.display_name(window.runs_dir / rid) == "baseline"
+    assert model.data(model.index(0, 0)) == "baseline"
+
+    menu = window.runs.context_menu(window.runs._selected_states())
+    enabled = {a.text(): a.isEnabled() for a in menu.actions() if a.text()}
+    assert enabled["Keep only best checkpoint…"] and enabled["Delete optimizer state…"] and enabled["Delete…"]
+
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)
+    assert window.runs.delete_optimizer_state_selected()
+    qtbot.waitUntil(lambda: not run_disk.optimizer_state_files(window.runs_dir / rid), timeout=10_000)
+    assert "can no longer be resumed" in asked[-1]
+    assert window.runs.delete_selected()
+    assert rid not in window.runs.all_ids() and not (window.runs_dir / rid).exists()
+    assert (window.runs_dir / ".trash" / rid / "config.json").is_file()      # moved, not lost
+    assert "Delete 1 run(s)" in asked[-1]
+
+
+def test_paper_grid_confirmation_gives_count_and_estimate(window, qtbot, monkeypatch):
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: window.launcher.train_examples() is not None, timeout=30_000)
+    n = window.launcher.train_examples()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
+    assert not window.launcher.queue_grid()
+    assert not window.manager.states                                   # nothing queued without a yes
+    text = asked[0]
+    assert text.startswith("Queue 24 runs") and "Estimated time: at least" in text
+    assert "median of 2 past run(s)" in text and "6.0 samples/s" in text   # listed runs: their last step (4 + 50 % 3)
+    from explorer.core.training.config import paper_grid
+
+    samples = sum(int(n * c.epochs) for c in paper_grid(window.launcher.config()))
+    assert f"{samples:,} training samples" in text
+
+
+def test_cancelled_queued_run_stays_listed(window, qtbot, tmp_path):
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    (rid,) = window.launch([TrainConfig(train="x.json", output_dir=str(window.runs_dir))])
+    window.manager.cancel(rid)
+    assert rid in window.runs.all_ids()
+    model = window.runs.model
+    row = next(i for i, s in enumerate(model.rows) if s.run_id == rid)
+    assert model.data(model.index(row, 1)) == "cancelled (queued)"
+    again = load_summary(window.runs_dir / rid)                          # after a restart too
+    assert again.status == "cancelled" and model.status_text(again) == "cancelled (queued)"
+
+
+def test_open_best_checkpoint_fills_a_dev_question(window, qtbot, tmp_path, monkeypatch):
+    from explorer.ui.run_examples import example_for_run
+
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [
+        {"context": "Nobody knows.", "qas": [{"id": "a", "question": "Who?", "answers": [], "is_impossible": True}]},
+        {"context": "Paris is the capital of France.",
+         "qas": [{"id": "b", "question": "What is the capital?", "answers": [{"text": "Paris", "answer_start": 0}]}]},
+    ]}]}))
+    assert example_for_run({"dev": str(dev)}) == ("What is the capital?", "Paris is the capital of France.")
+    assert example_for_run({"dev": "missing.json", "watch": [{"question": "Q?", "passage": "P."}]}) == ("Q?", "P.")
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    state = window.runs.model.rows[0]
+    state.config["dev"] = str(dev)
+    opened = []
+    monkeypatch.setattr(window.hub, "open_model", lambda path: opened.append(path))
+    monkeypatch.setattr(window.hub, "open_example", lambda q, p: opened.append((q, p)))
+    window.open_checkpoint(str(state.path / "checkpoints" / "best"))
+    qtbot.waitUntil(lambda: len(opened) == 2, timeout=10_000)
+    assert opened[1] == ("What is the capital?", "Paris is the capital of France.")

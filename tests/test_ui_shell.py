@@ -1,0 +1,193 @@
+"""The main window's shell (issue 11, points 4, 19, 20, 23): per-panel Ctrl+Return, the Help menu,
+wrapped tooltips, the window title, the status bar during a run."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QToolTip  # noqa: E402
+
+from explorer.core.training.config import TrainConfig  # noqa: E402
+
+
+@pytest.fixture
+def shell(qtbot, tmp_path):
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.style import apply_style
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0            # launched runs stay queued: no worker process
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())   # pytest-qt closes first
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    return w
+
+
+def ctrl_return(qtbot, widget):
+    widget.setFocus()
+    qtbot.keyClick(widget, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_ctrl_return_launches_only_from_the_launch_tab(shell, qtbot):
+    assert shell.tabs.currentWidget() is shell.launcher
+    ctrl_return(qtbot, shell.launcher.editors["learning_rate"].focus)
+    assert len(shell.manager.states) == 1                      # launched from the Launch tab
+    shell.tabs.setCurrentWidget(shell.curves)
+    ctrl_return(qtbot, shell.curves)
+    assert len(shell.manager.states) == 1                      # not from Curves
+
+
+def test_ctrl_return_in_the_passage_box_probes_not_launches(shell, qtbot):
+    assert shell.hub is not None
+    probes = []
+    shell.hub.panel.probe_requested.connect(lambda: probes.append(1))
+    shell._inspector_opened = True                             # do not load the bundled model
+    spans_page = shell.hub.tabs()[1][1]
+    shell.tabs.setCurrentWidget(spans_page)
+    passage = shell.hub.panel.passage
+    assert spans_page.isAncestorOf(passage)
+    ctrl_return(qtbot, passage)
+    assert probes == [1] and not shell.manager.states
+    shell.tabs.setCurrentWidget(shell.hub.tabs()[0][1])        # Attention: the panel moves along
+    ctrl_return(qtbot, shell.hub.panel.question)
+    assert probes == [1, 1] and not shell.manager.states
+
+
+def test_every_listed_shortcut_is_bound(shell):
+    from PySide6.QtGui import QAction, QKeySequence
+
+    from explorer.ui.help_dialog import SHORTCUTS
+
+    bound = {a.shortcut().toString() for a in shell.findChildren(QAction) if not a.shortcut().isEmpty()}
+    bound |= {s.key().toString() for s in shell.shortcuts}
+    bound |= {s.key().toString() for s in shell.runs.shortcuts}
+    for key, _where, _what in SHORTCUTS:
+        if key.startswith("Ctrl+wheel") or "…" in key:
+            continue
+        assert QKeySequence(key).toString() in bound, key
+
+
+def test_help_menu_pages(shell):
+    titles = [a.text() for m in shell.menuBar().findChildren(type(shell.menuBar().addMenu("x")))
+              for a in m.actions()]
+    assert {"&Getting started", "&Keyboard shortcuts", "&Zooming and moving plots"} <= set(titles)
+    dlg = shell.show_help("Keyboard shortcuts", __import__("explorer.ui.help_dialog", fromlist=["x"]).shortcuts_html())
+    text = dlg.browser.toPlainText()
+    assert "Ctrl+Return" in text and "probe the question and passage now" in text
+    from explorer.ui.help_dialog import PLOTS_HELP
+    assert "Ctrl+wheel" in PLOTS_HELP and "reset view" in PLOTS_HELP
+
+
+def test_window_title_does_not_repeat_the_app_name(shell):
+    assert "BERT Explorer" not in shell.windowTitle() and str(shell.runs_dir) in shell.windowTitle()
+
+
+def test_long_tooltips_wrap(shell, qtbot):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+
+    from explorer.ui.tooltips import rich_tooltip
+
+    long_text = "a tooltip that explains something at length " * 12
+    label = QLabel("x")
+    qtbot.addWidget(label)
+    label.setToolTip(long_text)
+    label.show()
+    assert label.toolTip() == long_text                          # the property stays as set
+    QApplication.sendEvent(label, QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), label.mapToGlobal(QPoint(2, 2))))
+    tips = [w for w in QApplication.topLevelWidgets() if w.objectName() == "qtooltip_label" and w.isVisible()]
+    assert tips and "explains" in tips[0].text() and tips[0].text().startswith("<p")
+    assert tips[0].width() < 800                                 # one line would be ~2,800 px
+    QToolTip.hideText()
+    assert rich_tooltip("short") == "short"
+    assert rich_tooltip("<b>rich</b> " + long_text).startswith("<b>")   # rich text is left to Qt
+
+
+def test_status_bar_names_the_active_run(shell):
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    state = shell.manager.states[run_id]
+    state.status = "running"
+    shell._update_device_label()
+    shell._update_activity()
+    assert "idle" not in shell.device_label.text()
+    assert "running" in shell.activity_label.text()
+    state.status = "queued"               # back in the queue: the fixture cancels it before closing
+
+
+class _FakeProc:
+    def __init__(self):
+        self.stops = 0
+
+    def stop_early(self):
+        self.stops += 1
+
+
+def test_quit_leave_it_training_keeps_the_worker(shell, monkeypatch):
+    from explorer.ui import detach, main_window
+
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    shell.manager.states[run_id].status = "running"
+    fake = _FakeProc()
+    shell.manager.procs[run_id] = fake
+    offered = []
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: offered.append(running) or detach.LEAVE)
+    cancelled = []
+    monkeypatch.setattr(shell.manager, "cancel_all", lambda *a, **k: cancelled.append(1))
+    assert shell.close()
+    assert offered == [[run_id]] and shell.detached == [run_id] and not cancelled and fake.stops == 0
+    shell.manager.procs.clear()
+    shell.manager.states[run_id].status = "queued"
+
+
+def test_quit_stop_early_closes_when_the_run_has_ended(shell, monkeypatch):
+    from explorer.ui import detach, main_window
+
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    shell.manager.states[run_id].status = "running"
+    fake = _FakeProc()
+    shell.manager.procs[run_id] = fake
+    monkeypatch.setattr(main_window, "ask_quit", lambda *_a: detach.STOP)
+    assert not shell.close() and shell.isVisible() and fake.stops == 1    # stays open while it saves
+    shell.manager.procs.clear()
+    shell.manager.states[run_id].status = "stopped"
+    shell.manager.ended.emit(run_id, "stopped")                          # the worker reported its end
+    assert not shell.isVisible()
+
+
+def test_quit_dialog_offers_the_four_choices(shell, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.ui import detach
+
+    seen = []
+
+    def fake_exec(box):
+        seen.extend(b.text() for b in box.buttons())
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    assert detach.ask_quit(shell, ["r1"], ["r2"]) is None       # closed without a choice: do not quit
+    assert {"Leave it training", "Stop early and quit", "Cancel run and quit", "Cancel"} <= set(
+        t.replace("&", "") for t in seen)
+
+
+def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):
+    from explorer.core.events import EventWriter, read_events
+
+    class Gone:
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    w = EventWriter("r", path=tmp_path / "events.jsonl", stream=Gone())
+    w.emit("step", step=1)
+    w.emit("step", step=2)
+    assert [e["step"] for e in read_events(tmp_path / "events.jsonl")] == [1, 2] and w.stream is None
