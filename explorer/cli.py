@@ -22,6 +22,8 @@ SUBCOMMANDS = {
     "eval": ("explorer.commands.eval", "batched SQuAD inference + official metrics over a whole file"),
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
+    "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
+    "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
 }
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "

@@ -102,6 +102,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.launcher, "Launch")
         self.tabs.addTab(self.curves, "Curves")
         self._add_inspectors()
+        from explorer.ui.group_tabs import install as install_group_tabs   # issue 15: Groups, Compare tabs
+
+        self.groups_tab, self.compare_tab = install_group_tabs(self)
         for i in range(self.tabs.count()):
             help_text = _panel_help({"Launch": "Launcher"}.get(self.tabs.tabText(i), self.tabs.tabText(i)))
             if help_text:

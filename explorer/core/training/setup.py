@@ -170,7 +170,8 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
     """
     writer.emit("log", level="info", message=f"loading model {source}")
     try:
-        loaded = load_model(source, task.head, num_labels=num_labels, trust_remote_code=config.trust_remote_code)
+        loaded = load_model(source, task.head, num_labels=num_labels, trust_remote_code=config.trust_remote_code,
+                            init_seed=config.seed)   # restarts differ in the new head too (paper, section 4.1)
     except ModelSourceError:
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. a torn safetensors file, a head of the wrong size

@@ -1,0 +1,127 @@
+"""`bert-explorer compare`: two checkpoints on one SQuAD dev set, question by question.
+
+Usage::
+
+    bert-explorer compare --a runs/r-01/checkpoints/best --b runs/r-02/checkpoints/best --data dev-v2.0.json \
+        [--cap 300] [--tau-a 0 --tau-b 0] [--out compare_report] [--json]
+
+Prints each checkpoint's EM/F1, the agreement counts (both right / only A / only B / both wrong; SQuAD 2.0
+also answered / abstained) and the questions where the answers differ, largest F1 difference first.
+``--out`` writes the report folder (report.md, questions.csv, disagreements.csv, counts.csv;
+explorer/core/reports.py). Exit codes: 0 done, 2 unusable data, model or settings.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_arguments(parser) -> None:
+    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+
+    parser.add_argument("--a", required=True, metavar="CKPT", help="checkpoint A: folder, hub id or bundled:minilm")
+    parser.add_argument("--b", required=True, metavar="CKPT", help="checkpoint B")
+    parser.add_argument("--data", required=True, help="official SQuAD JSON file (v1.1 or v2.0) or hub id")
+    parser.add_argument("--split", default="validation", help="hub split (default validation)")
+    parser.add_argument("--cap", type=int, default=None, help="compare on the first N questions only")
+    parser.add_argument("--tau-a", type=float, default=0.0, help="A answers iff score_diff > tau (SQuAD 2.0)")
+    parser.add_argument("--tau-b", type=float, default=0.0, help="B answers iff score_diff > tau (SQuAD 2.0)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--max-seq-length", type=int, default=384, help=MAX_SEQ_LENGTH_HELP)
+    parser.add_argument("--doc-stride", type=int, default=128, help=DOC_STRIDE_HELP)
+    parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
+    parser.add_argument("--n-best-size", type=int, default=20)
+    parser.add_argument("--max-answer-length", type=int, default=30)
+    parser.add_argument("--show", type=int, default=10, help="disagreements to print (default 10)")
+    parser.add_argument("--out", default=None, help="write a report folder (Markdown + CSV) here")
+    parser.add_argument("--json", action="store_true", help="print the counts and metrics as JSON")
+
+
+def _decode(source: str, dataset, args, err):
+    """Decodings of one checkpoint over the dataset, or an exit code after printing why not."""
+    from explorer.core.decoding import decode_predictions
+    from explorer.core.inference import predict_squad
+    from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
+
+    try:
+        loaded = load_model(source, task="qa")
+    except ModelSourceError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    print(loaded.describe(), file=err)
+    try:
+        require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,
+                                args.max_query_length, name=source, question_tokens=longest_question_tokens(
+                                    loaded.tokenizer, dataset["question"], args.max_query_length))
+        features, start, end = predict_squad(loaded, dataset, max_seq_length=args.max_seq_length,
+                                             doc_stride=args.doc_stride, max_query_length=args.max_query_length,
+                                             batch_size=args.batch_size)
+    except (WindowSettingsError, ValueError) as exc:
+        print(f"error: {source}: {exc}", file=err)
+        return 2
+    return decode_predictions(dataset, features, start, end, n_best_size=args.n_best_size,
+                              max_answer_length=args.max_answer_length)
+
+
+def _load_data(args, err):
+    from explorer.core.data.squad import SquadDataError, load_squad
+
+    try:
+        dataset, report = load_squad(args.data, split=args.split)
+    except SquadDataError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    print(report.summary(), file=err)
+    if args.cap is not None:
+        if args.cap < 1:
+            print("error: --cap must be at least 1", file=err)
+            return 2
+        dataset = dataset.select(range(min(args.cap, len(dataset))))
+    return dataset
+
+
+def _lines(result, show: int) -> list[str]:
+    lines = [f"A {result.label_a}: exact_match {result.metrics_a['exact_match']:.2f}, f1 {result.metrics_a['f1']:.2f}",
+             f"B {result.label_b}: exact_match {result.metrics_b['exact_match']:.2f}, f1 {result.metrics_b['f1']:.2f}",
+             *result.count_lines()]
+    dis = result.disagreements()
+    lines.append(f"{len(dis)} questions where the answers differ; largest F1 difference first:")
+    for q in dis[:show]:
+        lines.append(f"  {q.f1_diff:+.2f}  {q.id}  {q.question[:60]!r}  A {q.answer_a[:30]!r}  B {q.answer_b[:30]!r}  "
+                     f"gold {(q.gold[0] if q.gold else '(no answer)')[:30]!r}")
+    return lines
+
+
+def run(args) -> int:
+    """Decode both checkpoints, compare, print (and write the report folder with --out)."""
+    from explorer.core.compare import compare_decodings
+    from explorer.core.data.squad import gold_answers, squad_version
+
+    err = sys.stderr
+    dataset = _load_data(args, err)
+    if isinstance(dataset, int):
+        return dataset
+    decodings = []
+    for source in (args.a, args.b):
+        dec = _decode(source, dataset, args, err)
+        if isinstance(dec, int):
+            return dec
+        decodings.append(dec)
+    version = squad_version(dataset)
+    result = compare_decodings(*decodings, gold_answers(dataset), questions=dict(zip(dataset["id"], dataset["question"])),
+                               contexts=dict(zip(dataset["id"], dataset["context"])),
+                               version=version, tau_a=args.tau_a, tau_b=args.tau_b, label_a=args.a, label_b=args.b)
+    if args.out:
+        from explorer.core.reports import write_comparison_report
+
+        folder = write_comparison_report(args.out, result, data=args.data)
+        print(f"report: {folder / 'report.md'}", file=err)
+    if args.json:
+        print(json.dumps({"version": version, "questions": len(result.questions), "counts": result.counts,
+                          "a": {"source": args.a, **result.metrics_a}, "b": {"source": args.b, **result.metrics_b},
+                          "disagreements": len(result.disagreements())}, indent=2))
+        return 0
+    print("\n".join(_lines(result, args.show)))
+    return 0

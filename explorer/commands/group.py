@@ -1,0 +1,135 @@
+"""`bert-explorer group`: queue N restarts of one configuration, or the paper's grid, as a named group.
+
+Usage::
+
+    bert-explorer group --group mrpc-seeds --restarts 3 --model bundled:minilm --task pair --train ... --dev ...
+    bert-explorer group --group mrpc-seeds --seeds 1,2,3 --config run.json
+    bert-explorer group --group squad-grid --grid paper --config run.json [--seeds 1,2]
+    bert-explorer group ... --plan-only        # write group.json and the member configs, start nothing
+
+Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
+(explorer/core/groups.py) is written before the first member starts; then the members run one after
+the other, each as its own ``bert-explorer train --config`` child process, so a member that fails or is
+killed never stops the group file from being read, and the next member still runs.
+
+Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments, 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The train flags (explorer.worker.train.add_arguments) plus the group's own."""
+    from explorer.worker.train import add_arguments as train_arguments
+
+    train_arguments(parser)
+    parser.description = ("Queue N restarts of one configuration, or the paper's grid, as a named group in the "
+                          "runs folder (group.json), then run the members one after the other.")
+    parser.epilog = "Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments."
+    g = parser.add_argument_group("group")
+    g.add_argument("--group", dest="group_name", required=True, metavar="NAME",
+                   help="the group's name (a folder name); members are named NAME-01, NAME-02, ...")
+    g.add_argument("--restarts", type=int, default=None, metavar="N",
+                   help="N restarts of the configuration with generated seeds (or give --seeds)")
+    g.add_argument("--seeds", type=_seed_list, default=None, metavar="S1,S2",
+                   help="the seeds of the restarts (a grid runs every point once per seed)")
+    g.add_argument("--grid", choices=["paper"], default=None,
+                   help="paper: batch_size 16,32 x learning_rate 5e-5..2e-5 x epochs 2,3,4 (24 runs per seed)")
+    g.add_argument("--plan-only", action="store_true",
+                   help="write group.json and the member configs, print the train commands, start nothing")
+
+
+GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only")
+
+
+def _seed_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seeds takes whole numbers separated by commas, got {text!r}") from None
+
+
+def plan(args: argparse.Namespace):
+    """(Group, member TrainConfigs, runs folder) from the arguments. Raises ConfigError / GroupError."""
+    from explorer.core.errors import ConfigError
+    from explorer.core.groups import generate_seeds, plan_grid, plan_restarts
+    from explorer.paths import default_runs_dir
+    from explorer.worker.train import config_from_args
+
+    if getattr(args, "resume", None):
+        raise ConfigError("--resume continues one run; resume a group member with `bert-explorer train --resume`")
+    train_args = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in GROUP_ONLY})
+    base = config_from_args(train_args)
+    if base.run_id:
+        raise ConfigError("--run-id names one run; a group names its members <group>-01, <group>-02, ...")
+    runs_dir = Path(base.output_dir).expanduser() if base.output_dir else default_runs_dir()
+    seeds = args.seeds
+    if args.restarts is not None and seeds is not None and len(seeds) != args.restarts:
+        raise ConfigError(f"--restarts {args.restarts} but {len(seeds)} --seeds given; give one or the other")
+    if args.grid:
+        group, configs = plan_grid(base, args.group_name, seeds or None)
+    else:
+        if seeds is None:
+            if args.restarts is None:
+                raise ConfigError("say what the group is: --restarts N, --seeds S1,S2,... or --grid paper")
+            seeds = generate_seeds(args.restarts, seed=base.seed)
+        group, configs = plan_restarts(base, args.group_name, seeds)
+    configs = [c.__class__(**{**c.to_dict(), "output_dir": str(runs_dir)}) for c in configs]
+    return group, configs, runs_dir
+
+
+def write_member_configs(runs_dir: Path, group, configs) -> list[Path]:
+    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json``; returns the paths."""
+    from explorer.core.groups import group_dir
+
+    folder = group_dir(runs_dir, group.name) / "configs"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for c in configs:
+        path = folder / f"{c.run_id}.json"
+        path.write_text(json.dumps(c.to_dict(), indent=2), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan, write the group, run the members in turn; the exit code as in the module docstring."""
+    from explorer.core.errors import ConfigError
+    from explorer.core.groups import GroupError, write_group
+
+    try:
+        group, configs, runs_dir = plan(args)
+        path = write_group(runs_dir, group)
+    except (ConfigError, GroupError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    config_paths = write_member_configs(runs_dir, group, configs)
+    print(f"group {group.name}: {len(configs)} {group.kind} member(s), varied {', '.join(group.varied)}; {path}",
+          file=sys.stderr)
+    commands = [[sys.executable, "-m", "explorer", "train", "--config", str(p)] for p in config_paths]
+    if args.plan_only:
+        for cmd in commands:
+            print(" ".join(cmd[1:]))
+        return 0
+    failed = []
+    for member, cmd in zip(group.members, commands):
+        print(f"group {group.name}: starting {member.run_id} (seed {member.seed})", file=sys.stderr)
+        try:
+            rc = subprocess.call(cmd)
+        except KeyboardInterrupt:   # Ctrl-C reaches the member too: it stops early and saves
+            print(f"group {group.name}: interrupted during {member.run_id}; the members after it were not started "
+                  f"(group file {path} stays readable)", file=sys.stderr)
+            return 130
+        if rc != 0:
+            failed.append(f"{member.run_id} (exit {rc})")
+    if failed:
+        print(f"group {group.name}: {len(failed)} of {len(commands)} member(s) did not finish: {', '.join(failed)}",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,242 @@
+"""Statistics of a run group (pure numpy): mean curves with a band, the per-run table, grid heat maps.
+
+Inputs are plain :class:`MemberData` rows (one per member run: its varied settings and its curves);
+:func:`member_data` builds one from a ``runs.RunRecord``. Conventions:
+
+- sd is the sample standard deviation (ddof=1; 0.0 for a single run), as reported for restarts
+  in the fine-tuning literature (e.g. Dodge et al. 2020, "Fine-tuning pretrained language models").
+- A band is built on the union of the members' steps; a member counts at a step only inside its own
+  first..last logged step (linear interpolation between its points), so a member killed early
+  shortens nothing else. ``n`` says how many members count at each step.
+- Metrics are higher-is-better (every dev metric of core/task_facts.py is).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BAND_MODES = ("minmax", "sd")
+
+
+@dataclass
+class MemberData:
+    """One member run, reduced to what the group views need.
+
+    eval_steps/eval_values: the dev metric (``metric_name``) at each evaluation, (n_evals,) arrays.
+    loss_steps/loss_values: training loss at each logged step, (n_steps,) arrays.
+    """
+
+    run_id: str
+    status: str
+    params: dict = field(default_factory=dict)
+    metric_name: str = ""
+    eval_steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    eval_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    loss_steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    loss_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def final(self) -> float:
+        """The last dev metric (NaN before the first evaluation)."""
+        return float(self.eval_values[-1]) if len(self.eval_values) else math.nan
+
+    @property
+    def best(self) -> float:
+        """The best dev metric over all evaluations (NaN before the first)."""
+        finite = self.eval_values[np.isfinite(self.eval_values)] if len(self.eval_values) else self.eval_values
+        return float(finite.max()) if len(finite) else math.nan
+
+
+def _series(events: list[dict], kind: str, pick) -> tuple[np.ndarray, np.ndarray]:
+    steps, values = [], []
+    for e in events:
+        if e.get("event") != kind:
+            continue
+        v = pick(e)
+        step = e.get("step")
+        if isinstance(v, (int, float)) and isinstance(step, (int, float)) and math.isfinite(v):
+            steps.append(float(step))
+            values.append(float(v))
+    return np.asarray(steps, dtype=float), np.asarray(values, dtype=float)
+
+
+def member_data(record, params: dict | None = None) -> MemberData:
+    """A MemberData from a ``runs.RunRecord``: every eval/step event of the log (a resumed run continues
+    its step count). Non-finite values and rows without a step are left out."""
+    events = record.events
+    name = record.summary.metric_name if record.summary else ""
+    es, ev = _series(events, "eval", lambda e: (e.get("metrics") or {}).get(name)
+                     if isinstance(e.get("metrics"), dict) else None)
+    ls, lv = _series(events, "step", lambda e: e.get("loss"))
+    return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name,
+                      eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv)
+
+
+@dataclass
+class Band:
+    """A group curve: steps (k,), mean (k,), low (k,), high (k,), n (k,) members counted per step."""
+
+    steps: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: np.ndarray
+    mode: str
+
+
+def mean_band(curves: list[tuple[np.ndarray, np.ndarray]], mode: str = "minmax") -> Band:
+    """The mean of several curves on a common step grid with a band around it.
+
+    Args:
+        curves: (steps, values) per member, each (m_i,) with increasing steps; empty ones are skipped.
+        mode: "minmax" (low/high = min/max over members) or "sd" (mean -/+ one sample sd).
+
+    Raises:
+        ValueError: an unknown mode.
+    """
+    if mode not in BAND_MODES:
+        raise ValueError(f"band mode {mode!r} is not one of {', '.join(BAND_MODES)}")
+    curves = [(np.asarray(s, float), np.asarray(v, float)) for s, v in curves if len(s)]
+    if not curves:
+        empty = np.zeros(0)
+        return Band(empty, empty, empty, empty, np.zeros(0, dtype=int), mode)
+    grid = np.unique(np.concatenate([s for s, _ in curves]))
+    table = np.full((len(curves), len(grid)), np.nan)
+    for i, (s, v) in enumerate(curves):
+        inside = (grid >= s[0]) & (grid <= s[-1])
+        table[i, inside] = np.interp(grid[inside], s, v)
+    n = np.sum(np.isfinite(table), axis=0)
+    with np.errstate(invalid="ignore"):
+        mean = np.nanmean(table, axis=0)
+        if mode == "minmax":
+            low, high = np.nanmin(table, axis=0), np.nanmax(table, axis=0)
+        else:
+            sd = np.where(n > 1, np.nanstd(table, axis=0, ddof=1) if len(curves) > 1 else 0.0, 0.0)
+            low, high = mean - sd, mean + sd
+    return Band(grid, mean, low, high, n, mode)
+
+
+@dataclass
+class Stats:
+    """mean, sd (sample, ddof=1; 0 for one value), best (max), worst (min), n of the finite values."""
+
+    mean: float
+    sd: float
+    best: float
+    worst: float
+    n: int
+
+    def text(self, digits: int = 2) -> str:
+        """"82.10 ± 1.35 (best 83.50, worst 80.20, n 3)" or "-" with no values."""
+        if not self.n:
+            return "-"
+        return (f"{self.mean:.{digits}f} ± {self.sd:.{digits}f} (best {self.best:.{digits}f}, "
+                f"worst {self.worst:.{digits}f}, n {self.n})")
+
+
+def stats(values) -> Stats:
+    """Stats of the finite values among ``values`` (NaN for all fields but n when there are none)."""
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return Stats(math.nan, math.nan, math.nan, math.nan, 0)
+    sd = float(np.std(v, ddof=1)) if len(v) > 1 else 0.0
+    return Stats(float(v.mean()), sd, float(v.max()), float(v.min()), len(v))
+
+
+@dataclass
+class GroupTable:
+    """The per-run table: rows (one per member: run_id, status, params..., final, best) and the
+    summary of the final and best dev metric over the members."""
+
+    metric_name: str
+    columns: list[str]
+    rows: list[dict]
+    final: Stats
+    best: Stats
+
+    def sorted_by(self, column: str, descending: bool = False) -> list[dict]:
+        """The rows sorted by one column (a varied setting, final, best, ...); NaN and missing last.
+
+        Raises KeyError for a column the table does not have."""
+        if column not in self.columns:
+            raise KeyError(f"no column {column!r}; the table has {', '.join(self.columns)}")
+
+        def key(row):
+            v = row.get(column)
+            missing = v is None or (isinstance(v, float) and math.isnan(v))
+            if missing:
+                return (1, 0, "")
+            if isinstance(v, (int, float)):
+                return (0, -v if descending else v, "")
+            return (0, 0, str(v))
+        rows = sorted(self.rows, key=key)
+        if descending and rows and not isinstance(rows[0].get(column), (int, float)):
+            present = [r for r in rows if key(r)[0] == 0][::-1]
+            rows = present + [r for r in rows if key(r)[0] == 1]
+        return rows
+
+
+def group_table(members: list[MemberData], varied: list[str]) -> GroupTable:
+    """The table of final and best dev metric per member plus their Stats; the columns are run_id,
+    status, the varied settings, final, best."""
+    rows = []
+    for m in members:
+        row = {"run_id": m.run_id, "status": m.status}
+        row.update({k: m.params.get(k) for k in varied})
+        row.update(final=m.final, best=m.best)
+        rows.append(row)
+    name = next((m.metric_name for m in members if m.metric_name), "")
+    return GroupTable(metric_name=name, columns=["run_id", "status", *varied, "final", "best"], rows=rows,
+                      final=stats(m.final for m in members), best=stats(m.best for m in members))
+
+
+@dataclass
+class HeatMap:
+    """The dev metric over two settings: x_values (nx,), y_values (ny,); mean, sd, low, high (ny, nx)
+    over the members at each cell (restarts; NaN where none), n (ny, nx) members counted."""
+
+    x_name: str
+    y_name: str
+    x_values: list
+    y_values: list
+    mean: np.ndarray
+    sd: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: np.ndarray
+
+    def tooltip(self, iy: int, ix: int, digits: int = 2) -> str:
+        """"learning_rate 3e-05, epochs 3.0: 81.20 ± 0.40 (80.80..81.60, n 2)"."""
+        head = f"{self.x_name} {self.x_values[ix]}, {self.y_name} {self.y_values[iy]}"
+        if not self.n[iy, ix]:
+            return f"{head}: no finished evaluation"
+        return (f"{head}: {self.mean[iy, ix]:.{digits}f} ± {self.sd[iy, ix]:.{digits}f} "
+                f"({self.low[iy, ix]:.{digits}f}..{self.high[iy, ix]:.{digits}f}, n {int(self.n[iy, ix])})")
+
+
+def heat_map(rows: list[dict], x: str, y: str, value: str = "best") -> HeatMap:
+    """Cells = distinct values of settings ``x`` and ``y`` among the rows (sorted); each cell averages
+    ``value`` over its rows (every other setting, e.g. the seed and a third grid axis, pooled).
+
+    Raises KeyError when a row lacks ``x`` or ``y``."""
+    for r in rows:
+        if x not in r or y not in r:
+            raise KeyError(f"row {r.get('run_id', '?')} has no setting {x if x not in r else y!r}")
+    xs = sorted({r[x] for r in rows}, key=_order)
+    ys = sorted({r[y] for r in rows}, key=_order)
+    shape = (len(ys), len(xs))
+    mean, sd, low, high = (np.full(shape, np.nan) for _ in range(4))
+    n = np.zeros(shape, dtype=int)
+    for iy, yv in enumerate(ys):
+        for ix, xv in enumerate(xs):
+            s = stats(r.get(value) for r in rows if r[x] == xv and r[y] == yv)
+            mean[iy, ix], sd[iy, ix], low[iy, ix], high[iy, ix], n[iy, ix] = s.mean, s.sd, s.worst, s.best, s.n
+    return HeatMap(x, y, xs, ys, mean, sd, low, high, n)
+
+
+def _order(v):
+    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))

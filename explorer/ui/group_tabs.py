@@ -1,0 +1,286 @@
+"""The "Groups" and "Compare" tabs and their hook into the main window (``install(window)``).
+
+Groups tab: the run groups of the runs folder (explorer/core/groups.py), one expandable row per group
+(members and their status below it), the selected group in a GroupView; "Export report…" writes the
+report folder. Compare tab: checkpoint A, B, a SQuAD dev file and a cap; "Compare" runs
+``python -m explorer compare ... --out <folder>`` as a child process (the forward passes never run in
+the GUI process) and shows the folder's comparison.json in a CompareView; a double-click on a
+disagreement opens the question in Spans & τ.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QProcess, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
+    QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from explorer.paths import REPO_ROOT
+from explorer.ui.compare_view import CompareView
+from explorer.ui.group_view import GroupView
+
+
+class GroupsTab(QWidget):
+    """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView.
+
+    ``queue_requested(kind)`` ("restarts" | "grid"): the user asked for a new group (install() plans it
+    from the Launch tab's settings with :meth:`plan_group` and queues it)."""
+
+    queue_requested = Signal(str)
+
+    def __init__(self, runs_dir: str | Path, parent=None):
+        super().__init__(parent)
+        self.runs_dir = Path(runs_dir)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["group / run", "status", "best"])
+        self.tree.itemSelectionChanged.connect(self._selected)
+        self.view = GroupView()
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.group_name = QLineEdit()
+        self.group_name.setPlaceholderText("new group name")
+        self.restarts = QSpinBox()
+        self.restarts.setRange(1, 100)
+        self.restarts.setValue(3)
+        self.restarts.setSuffix(" restarts")
+        self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
+        for b in (self.queue_restarts, self.queue_grid):
+            b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
+                         "(restarts: generated seeds; grid: batch_size x learning_rate x epochs)")
+        self.queue_restarts.clicked.connect(lambda: self.queue_requested.emit("restarts"))
+        self.queue_grid.clicked.connect(lambda: self.queue_requested.emit("grid"))
+        refresh, export = QPushButton("Refresh"), QPushButton("Export report…")
+        refresh.clicked.connect(self.refresh)
+        export.clicked.connect(self._ask_export)
+        left = QWidget()
+        lay = QVBoxLayout(left)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.tree, 1)
+        queue = QHBoxLayout()
+        queue.addWidget(self.group_name, 1)
+        queue.addWidget(self.restarts)
+        lay.addLayout(queue)
+        queue2 = QHBoxLayout()
+        queue2.addWidget(self.queue_restarts)
+        queue2.addWidget(self.queue_grid)
+        lay.addLayout(queue2)
+        row = QHBoxLayout()
+        row.addWidget(refresh)
+        row.addWidget(export)
+        lay.addLayout(row)
+        lay.addWidget(self.message)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.view)
+        split.setSizes([320, 1100])
+        main = QVBoxLayout(self)
+        main.addWidget(split)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the groups (a broken group.json is a line under the list, never an error dialog)."""
+        from explorer.core.groups import list_groups, read_group
+
+        self.tree.clear()
+        groups, notes = list_groups(self.runs_dir)
+        for g in groups:
+            top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
+            top.setData(0, Qt.UserRole, g.name)
+            try:
+                _, states = read_group(self.runs_dir, g.name)
+            except ValueError as exc:
+                notes.append(str(exc))
+                states = []
+            for st in states:
+                best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
+                child = QTreeWidgetItem([st.member.run_id, st.status, "" if best is None else f"{best:.4g}"])
+                child.setData(0, Qt.UserRole, g.name)
+                top.addChild(child)
+            self.tree.addTopLevelItem(top)
+        self.tree.expandAll()
+        self.tree.resizeColumnToContents(0)
+        self.message.setText("\n".join(notes) if notes else
+                             ("" if groups else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+
+    def plan_group(self, kind: str, base):
+        """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
+        configs carry their run ids and the runs folder. Raises GroupError (bad/taken name)."""
+        import dataclasses
+
+        from explorer.core.groups import generate_seeds, plan_grid, plan_restarts, write_group
+
+        base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
+        name = self.group_name.text().strip()
+        if kind == "grid":
+            group, configs = plan_grid(base, name)
+        else:
+            group, configs = plan_restarts(base, name, generate_seeds(self.restarts.value(), seed=base.seed))
+        write_group(self.runs_dir, group)
+        self.refresh()
+        return group, configs
+
+    def show_group(self, name: str) -> None:
+        """Load and show one group (members missing or killed are rows with that status)."""
+        from explorer.core.groups import GroupError, load_group_data
+
+        try:
+            group, members, notes = load_group_data(self.runs_dir, name)
+        except GroupError as exc:
+            self.message.setText(str(exc))
+            return
+        self.view.set_group(group, members, notes)
+
+    def _selected(self) -> None:
+        items = self.tree.selectedItems()
+        if items:
+            self.show_group(items[0].data(0, Qt.UserRole))
+
+    def _ask_export(self) -> None:
+        if self.view.group is None:
+            self.message.setText("Select a group first.")
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Export the group report into")
+        if folder:
+            out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
+            self.message.setText(f"Wrote {out / 'report.md'}")
+
+
+class CompareTab(QWidget):
+    """A/B/data form, a child process for the forward passes, and the CompareView."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.a, self.b, self.data = QLineEdit(), QLineEdit(), QLineEdit()
+        self.a.setPlaceholderText("checkpoint folder, hub id or bundled:minilm")
+        self.b.setPlaceholderText("checkpoint folder, hub id or bundled:minilm")
+        self.data.setPlaceholderText("SQuAD dev JSON (v1.1 or v2.0)")
+        self.cap = QSpinBox()
+        self.cap.setRange(0, 1_000_000)
+        self.cap.setValue(300)
+        self.cap.setSpecialValueText("all")
+        self.run_button, self.export_button = QPushButton("Compare"), QPushButton("Export report…")
+        self.run_button.clicked.connect(self.start)
+        self.export_button.clicked.connect(self._ask_export)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Checkpoint A", self.a)
+        form.addRow("Checkpoint B", self.b)
+        form.addRow("Dev set", self.data)
+        form.addRow("Questions (cap)", self.cap)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.status, 1)
+        self.view = CompareView()
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addLayout(buttons)
+        lay.addWidget(self.view, 1)
+        self.process: QProcess | None = None
+        self.out_dir: Path | None = None
+        self.stderr = ""
+
+    def command(self, out_dir: Path) -> list[str]:
+        """The child command: ``python -m explorer compare --a A --b B --data D [--cap N] --out DIR --json``."""
+        args = ["-m", "explorer", "compare", "--a", self.a.text().strip(), "--b", self.b.text().strip(),
+                "--data", self.data.text().strip(), "--out", str(out_dir), "--json"]
+        if self.cap.value():
+            args += ["--cap", str(self.cap.value())]
+        return args
+
+    def start(self) -> None:
+        """Start the comparison in a child process (one at a time)."""
+        if self.process is not None:
+            return
+        missing = [n for n, w in (("checkpoint A", self.a), ("checkpoint B", self.b), ("the dev set", self.data))
+                   if not w.text().strip()]
+        if missing:
+            self.status.setText("Fill in " + ", ".join(missing) + ".")
+            return
+        self.out_dir = Path(tempfile.mkdtemp(prefix="compare-"))
+        self.stderr = ""
+        self.process = QProcess(self)
+        self.process.setWorkingDirectory(str(REPO_ROOT))
+        self.process.readyReadStandardError.connect(self._read_stderr)
+        self.process.finished.connect(self._finished)
+        self.process.start(sys.executable, self.command(self.out_dir))
+        self.run_button.setEnabled(False)
+        self.status.setText("Comparing… (both checkpoints run over the dev set in a child process)")
+
+    def _read_stderr(self) -> None:
+        self.stderr += bytes(self.process.readAllStandardError()).decode("utf-8", "replace")
+
+    def _finished(self, code: int, _status=None) -> None:
+        self.process = None
+        self.run_button.setEnabled(True)
+        errors = [line for line in self.stderr.splitlines() if line.startswith("error:")]
+        if code != 0:
+            self.status.setText(errors[-1] if errors else f"compare stopped (exit {code})")
+            return
+        self.load_folder(self.out_dir)
+
+    def load_folder(self, folder: str | Path) -> bool:
+        """Show the comparison.json of a report folder; False (with a message) when it cannot be read."""
+        from explorer.core.compare import comparison_from_dict
+
+        path = Path(folder) / "comparison.json"
+        try:
+            comparison = comparison_from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+        except (OSError, ValueError) as exc:
+            self.status.setText(f"cannot read {path}: {exc}")
+            return False
+        self.view.set_comparison(comparison)
+        self.status.setText(f"{len(comparison.disagreements())} disagreements; double-click one to open it in Spans & τ")
+        return True
+
+    def _ask_export(self) -> None:
+        if self.view.comparison is None:
+            self.status.setText("Run a comparison first.")
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Export the comparison report into")
+        if folder:
+            out = self.view.export_report(Path(folder) / "comparison", data=self.data.text().strip())
+            self.status.setText(f"Wrote {out / 'report.md'}")
+
+
+def install(window) -> tuple[GroupsTab, CompareTab]:
+    """Add the Groups and Compare tabs to the main window; a disagreement opens in Spans & τ."""
+    groups, compare = GroupsTab(window.runs_dir), CompareTab()
+    window.tabs.addTab(groups, "Groups")
+    window.tabs.addTab(compare, "Compare")
+
+    def open_question(question: str, passage: str) -> None:
+        hub = getattr(window, "hub", None)
+        if hub is None:
+            window.show_message("The inspectors are not available.")
+            return
+        window.tabs.setCurrentIndex(window.tabs.indexOf(hub.tabs()[1][1]))
+        if getattr(hub, "loaded", None) is None and compare.a.text().strip():
+            def probe_when_loaded(_loaded) -> None:   # one shot: the model load is asynchronous
+                hub.model_changed.disconnect(probe_when_loaded)
+                hub.open_example(question, passage)
+            hub.model_changed.connect(probe_when_loaded)
+            hub.open_model(compare.a.text().strip())
+            return
+        hub.open_example(question, passage)
+
+    compare.view.question_requested.connect(open_question)
+
+    def queue_group(kind: str) -> None:
+        from explorer.core.groups import GroupError
+
+        try:
+            group, configs = groups.plan_group(kind, window.launcher.config())
+        except (GroupError, ValueError) as exc:
+            groups.message.setText(str(exc))
+            return
+        ids = window.launch(configs)
+        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
+
+    groups.queue_requested.connect(queue_group)
+    return groups, compare

@@ -1,0 +1,218 @@
+"""Group view: a run group's dev-metric curves (mean + band, runs faint behind), its table, and for a grid
+the heat map of the dev metric over two chosen settings (restart spread in the tooltip).
+
+Renders plain data from core (explorer/core/groups.py load_group_data, explorer/core/group_stats.py);
+``export_png(path)`` grabs the whole view (also offscreen), ``export_report(folder)`` writes the report
+folder (explorer/core/reports.py) with the figures as PNG.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
+    QVBoxLayout, QWidget
+
+from explorer.core.group_stats import BAND_MODES, group_table, heat_map, mean_band
+
+pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
+
+BAND_LABELS = {"minmax": "min-max band", "sd": "± one sd band"}
+MEAN_PEN = pg.mkPen("#1f5fa8", width=2.5)
+RUN_PEN = pg.mkPen(color=(120, 120, 120, 90), width=1)
+BAND_BRUSH = pg.mkBrush(31, 95, 168, 60)
+
+
+class _NumberItem(QTableWidgetItem):
+    """A table cell that sorts by number (NaN last) and shows 4 significant digits."""
+
+    def __init__(self, value):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        text = ("" if math.isnan(value) else f"{value:.4g}") if isinstance(value, float) else str(value)
+        super().__init__(text if value is not None else "")
+        self.key = (0, float(value)) if number and not math.isnan(float(value)) else (1, text)
+
+    def __lt__(self, other):
+        return self.key < getattr(other, "key", (1, other.text()))
+
+
+class GroupView(QWidget):
+    """``set_group(group, members, notes)`` shows a group; the band mode and heat-map axes are selectable."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.group, self.members, self.notes, self.table_data, self.heat = None, [], [], None, None
+        self.title = QLabel("No group")
+        self.title.setWordWrap(True)
+        self.band_mode = QComboBox()
+        for mode in BAND_MODES:
+            self.band_mode.addItem(BAND_LABELS[mode], mode)
+        self.band_mode.currentIndexChanged.connect(self._draw_curves)
+        self.x_axis, self.y_axis = QComboBox(), QComboBox()
+        self.x_axis.currentIndexChanged.connect(self._draw_heat)
+        self.y_axis.currentIndexChanged.connect(self._draw_heat)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        self.axis_labels = []
+        for label, w in (("Band", self.band_mode), ("Heat map x", self.x_axis), ("y", self.y_axis)):
+            top.addWidget(QLabel(label))
+            top.addWidget(w)
+            self.axis_labels.append(top.itemAt(top.count() - 2).widget())
+        self.curves = pg.PlotWidget(background="w")
+        self.curves.setLabel("bottom", "step")
+        self.curves.showGrid(x=True, y=True, alpha=0.2)
+        for side in ("left", "bottom"):
+            self.curves.getAxis(side).enableAutoSIPrefix(False)   # accuracy 0.69, not 690 x0.001
+        self.heat_plot = pg.PlotWidget(background="w")
+        self.heat_image = pg.ImageItem()
+        self.heat_image.setColorMap(pg.colormap.get("viridis"))
+        self.heat_plot.addItem(self.heat_image)
+        self.heat_plot.setMouseEnabled(False, False)
+        self.heat_image.setAcceptHoverEvents(True)
+        self.heat_image.hoverEvent = self._heat_hover
+        self.heat_labels: list = []
+        self.table = QTableWidget()
+        self.table.setSortingEnabled(True)
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        plots = QSplitter(Qt.Horizontal)
+        plots.addWidget(self.curves)
+        plots.addWidget(self.heat_plot)
+        below = QWidget()
+        lay = QVBoxLayout(below)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.table)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(plots)
+        split.addWidget(below)
+        main = QVBoxLayout(self)
+        main.addLayout(top)
+        main.addWidget(split, 1)
+
+    # -- data --------------------------------------------------------------------------------
+    def set_group(self, group, members, notes=()) -> None:
+        """Show ``group`` (core.groups.Group) with its members ([group_stats.MemberData])."""
+        self.group, self.members, self.notes = group, list(members), list(notes)
+        self.table_data = group_table(self.members, list(group.varied))
+        counts = {}
+        for m in self.members:
+            counts[m.status] = counts.get(m.status, 0) + 1
+        status = ", ".join(f"{n} {s}" for s, n in counts.items())
+        self.title.setText(f"<b>{group.name}</b>: {group.kind}, {len(self.members)} runs ({status}); "
+                           f"varied {', '.join(group.varied)}")
+        name = self.table_data.metric_name or "dev metric"
+        self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
+                             f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else ""))
+        self.summary.setToolTip("\n".join(self.notes))
+        self._fill_table()
+        axes = [v for v in group.varied if v != "seed"] or list(group.varied)
+        for combo, pick in ((self.x_axis, 0), (self.y_axis, 1)):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(axes)
+            combo.setCurrentIndex(min(pick, len(axes) - 1))
+            combo.blockSignals(False)
+        grid = group.kind == "grid" and len(axes) >= 2
+        for w in (self.x_axis, self.y_axis, self.heat_plot, *self.axis_labels[1:]):
+            w.setVisible(grid)
+        self._draw_curves()
+        self._draw_heat()
+
+    def _fill_table(self) -> None:
+        t = self.table_data
+        self.table.setSortingEnabled(False)
+        self.table.clear()
+        self.table.setColumnCount(len(t.columns))
+        self.table.setHorizontalHeaderLabels([c if c not in ("final", "best") else f"{c} {t.metric_name}"
+                                              for c in t.columns])
+        self.table.setRowCount(len(t.rows))
+        for i, row in enumerate(t.rows):
+            for j, col in enumerate(t.columns):
+                self.table.setItem(i, j, _NumberItem(row.get(col)))
+        self.table.setSortingEnabled(True)
+        self.table.resizeColumnsToContents()
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _draw_curves(self) -> None:
+        self.curves.clear()
+        if not self.members:
+            return
+        for m in self.members:
+            if len(m.eval_steps):
+                self.curves.plot(m.eval_steps, m.eval_values, pen=RUN_PEN)
+        band = mean_band([(m.eval_steps, m.eval_values) for m in self.members], self.band_mode.currentData())
+        if len(band.steps):
+            low = self.curves.plot(band.steps, band.low, pen=None)
+            high = self.curves.plot(band.steps, band.high, pen=None)
+            self.curves.addItem(pg.FillBetweenItem(low, high, brush=BAND_BRUSH))
+            self.curves.plot(band.steps, band.mean, pen=MEAN_PEN, symbol="o", symbolSize=5,
+                             symbolBrush="#1f5fa8", name="mean")
+        name = self.table_data.metric_name if self.table_data else ""
+        with_points = sum(1 for m in self.members if len(m.eval_steps))
+        self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
+                             f"{BAND_LABELS[self.band_mode.currentData()]}")
+        self.curves.setLabel("left", name)
+
+    def _draw_heat(self) -> None:
+        for item in self.heat_labels:
+            self.heat_plot.removeItem(item)
+        self.heat_labels, self.heat = [], None
+        x, y = self.x_axis.currentText(), self.y_axis.currentText()
+        if not self.heat_plot.isVisibleTo(self) and self.group is not None and self.group.kind != "grid":
+            return
+        if not x or not y or x == y or self.table_data is None:
+            self.heat_image.clear()
+            return
+        self.heat = heat_map(self.table_data.rows, x, y, "best")
+        data = np.nan_to_num(self.heat.mean.T, nan=np.nanmin(self.heat.mean) if np.isfinite(self.heat.mean).any() else 0)
+        self.heat_image.setImage(data, autoLevels=True)
+        for iy in range(len(self.heat.y_values)):
+            for ix in range(len(self.heat.x_values)):
+                v = self.heat.mean[iy, ix]
+                text = pg.TextItem("-" if math.isnan(v) else f"{v:.3g}", color="w", anchor=(0.5, 0.5))
+                text.setPos(ix + 0.5, iy + 0.5)
+                self.heat_plot.addItem(text)
+                self.heat_labels.append(text)
+        ax_b, ax_l = self.heat_plot.getAxis("bottom"), self.heat_plot.getAxis("left")
+        ax_b.setTicks([[(i + 0.5, f"{v:g}" if isinstance(v, float) else str(v)) for i, v in enumerate(self.heat.x_values)]])
+        ax_l.setTicks([[(i + 0.5, f"{v:g}" if isinstance(v, float) else str(v)) for i, v in enumerate(self.heat.y_values)]])
+        self.heat_plot.setLabel("bottom", x)
+        self.heat_plot.setLabel("left", y)
+        self.heat_plot.setTitle(f"best {self.table_data.metric_name} (mean over restarts)")
+
+    def heat_tooltip(self, ix: int, iy: int) -> str:
+        """The tooltip of heat-map cell (ix, iy): value, ± sd, range and n over the restarts."""
+        return self.heat.tooltip(iy, ix) if self.heat is not None else ""
+
+    def _heat_hover(self, event) -> None:
+        if event.isExit() or self.heat is None:
+            self.heat_plot.setToolTip("")
+            return
+        pos = event.pos()
+        ix, iy = int(pos.x()), int(pos.y())
+        if 0 <= ix < len(self.heat.x_values) and 0 <= iy < len(self.heat.y_values):
+            self.heat_plot.setToolTip(self.heat_tooltip(ix, iy))
+
+    # -- export ------------------------------------------------------------------------------
+    def export_png(self, path: str | Path) -> bool:
+        """The whole view as PNG (works offscreen)."""
+        return self.grab().save(str(path))
+
+    def export_report(self, folder: str | Path) -> Path:
+        """The report folder: group.png + curves.png (+ heatmap.png for a grid), report.md, CSV tables."""
+        from explorer.core.reports import write_group_report
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.export_png(folder / "group.png")
+        self.curves.grab().save(str(folder / "curves.png"))
+        if self.heat is not None and self.heat_plot.isVisibleTo(self):
+            self.heat_plot.grab().save(str(folder / "heatmap.png"))
+        return write_group_report(folder, self.group, self.members, self.table_data,
+                                  self.heat if self.group.kind == "grid" else None, self.notes,
+                                  band_mode=self.band_mode.currentData())

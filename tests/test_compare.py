@@ -1,0 +1,98 @@
+"""Two-checkpoint comparison (core/compare.py, `bert-explorer compare`): per-question scores, counts that add up."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+from explorer.core.compare import compare_decodings
+from helpers import save_tiny_model, write_tiny_squad
+
+
+@dataclass
+class _Dec:   # the two things compare_decodings reads of an ExampleDecoding
+    text: str
+    score_diff: float
+
+    def answer(self, tau=0.0):
+        return self.text if self.text and self.score_diff > tau else ""
+
+    @property
+    def best_text(self):
+        return self.text
+
+
+def test_counts_by_hand_squad2():
+    gold = {"q1": ["Paris"], "q2": ["Ada Lovelace"], "q3": [], "q4": ["1815"], "q5": []}
+    a = {"q1": _Dec("Paris", 2.0), "q2": _Dec("Lovelace", 1.0), "q3": _Dec("London", -1.0),
+         "q4": _Dec("1816", 3.0), "q5": _Dec("x", 0.5)}
+    b = {"q1": _Dec("paris.", 2.0), "q2": _Dec("Ada Lovelace", 1.0), "q3": _Dec("London", 1.0),
+         "q4": _Dec("1815", -2.0), "q5": _Dec("y", -0.5)}
+    c = compare_decodings(a, b, gold, version="v2.0")
+    # A answers: Paris(right) Lovelace(wrong, f1 2/3) "" (q3 right) 1816(wrong) x (q5 wrong)
+    # B answers: paris.(right) Ada Lovelace(right) London(wrong) ""(q4 wrong) ""(q5 right)
+    assert c.counts["both_right"] == 1 and c.counts["only_a"] == 1 and c.counts["only_b"] == 2
+    assert c.counts["both_wrong"] == 1
+    assert c.counts == {**c.counts, "both_answered": 2, "only_a_answered": 2, "only_b_answered": 1,
+                        "both_abstained": 0}
+    assert sum(c.counts[k] for k in ("both_right", "only_a", "only_b", "both_wrong")) == 5
+    assert sum(c.counts[k] for k in ("both_answered", "only_a_answered", "only_b_answered", "both_abstained")) == 5
+    assert c.metrics_a["exact_match"] == pytest.approx(40.0) and c.metrics_a["f1"] == pytest.approx(100 * (1 + 2 / 3 + 1) / 5)
+    dis = c.disagreements()
+    assert "q1" not in [q.id for q in dis]          # "Paris" and "paris." normalise to the same answer
+    assert [abs(q.f1_diff) for q in dis] == sorted((abs(q.f1_diff) for q in dis), reverse=True)
+    assert [q.id for q in dis] == ["q3", "q5", "q2", "q4"]   # |diff| 1, 1, 1/3, 0 (both wrong, different answers)
+    assert dis[2].f1_diff == pytest.approx(1 / 3) and dis[0].f1_diff == -1.0
+    assert "both right 1 | only A 1 | only B 2 | both wrong 1 (of 5)" in c.count_lines()[0]
+
+
+def test_v11_ignores_tau_and_missing_ids_are_named():
+    gold = {"q1": ["Paris"]}
+    c = compare_decodings({"q1": _Dec("Paris", -5.0)}, {"q1": _Dec("Rome", 5.0)}, gold, version="v1.1")
+    assert c.counts == {"both_right": 0, "only_a": 1, "only_b": 0, "both_wrong": 0}
+    with pytest.raises(ValueError, match="B: 1 of 1 questions have no decoding"):
+        compare_decodings({"q1": _Dec("Paris", 1.0)}, {}, gold)
+
+
+def _cli(args):
+    return subprocess.run([sys.executable, "-m", "explorer", "compare", *args], capture_output=True, text=True,
+                          env=dict(os.environ), timeout=300)
+
+
+def test_cli_compare_two_tiny_checkpoints(tmp_path):
+    a = save_tiny_model(tmp_path / "a", seed=0)
+    b = save_tiny_model(tmp_path / "b", seed=1)
+    data = write_tiny_squad(tmp_path / "dev.json", v2=True)
+    p = _cli(["--a", str(a), "--b", str(b), "--data", str(data), "--max-seq-length", "64", "--doc-stride", "16",
+              "--max-query-length", "16", "--out", str(tmp_path / "rep"), "--json"])
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    c = out["counts"]
+    assert out["questions"] == 14 and out["version"] == "v2.0"
+    assert c["both_right"] + c["only_a"] + c["only_b"] + c["both_wrong"] == 14
+    assert c["both_answered"] + c["only_a_answered"] + c["only_b_answered"] + c["both_abstained"] == 14
+    rows = list(csv.DictReader(open(tmp_path / "rep" / "questions.csv", encoding="utf-8")))
+    assert len(rows) == 14
+    dis = list(csv.DictReader(open(tmp_path / "rep" / "disagreements.csv", encoding="utf-8")))
+    assert len(dis) == out["disagreements"]
+    assert "# " in (tmp_path / "rep" / "report.md").read_text()
+    same = _cli(["--a", str(a), "--b", str(a), "--data", str(data), "--cap", "5", "--max-seq-length", "64",
+                 "--doc-stride", "16", "--max-query-length", "16", "--json"])
+    out = json.loads(same.stdout)
+    assert out["disagreements"] == 0 and out["counts"]["only_a"] == out["counts"]["only_b"] == 0
+
+
+def test_cli_compare_bad_inputs_are_messages(tmp_path):
+    data = write_tiny_squad(tmp_path / "dev.json", v2=True)
+    p = _cli(["--a", str(tmp_path / "nope"), "--b", str(tmp_path / "nope"), "--data", str(data)])
+    assert p.returncode == 2 and "error:" in p.stderr and "Traceback" not in p.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    p = _cli(["--a", "x", "--b", "y", "--data", str(bad)])
+    assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr

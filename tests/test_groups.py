@@ -1,0 +1,170 @@
+"""Run groups (core/groups.py, commands/group.py): group files, planning, reading with killed/missing members."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from explorer.core import groups
+from explorer.core.events import EVENTS_FILE
+from explorer.core.runs import CONFIG_FILE
+from explorer.core.training.config import TrainConfig
+
+
+def _fake_run(runs_dir, run_id, evals, finished=True, seed=1):
+    """A run folder written by hand: config.json + events (started, steps, evals, finished or nothing)."""
+    d = runs_dir / run_id
+    d.mkdir(parents=True)
+    (d / CONFIG_FILE).write_text(json.dumps(TrainConfig(run_id=run_id, task="pair", seed=seed).to_dict()))
+    ev = [{"event": "started", "run_id": run_id, "time": 1.0, "steps_total": 10}]
+    for step, acc in evals:
+        ev.append({"event": "step", "run_id": run_id, "time": 2.0, "step": step, "loss": 1.0 / (step + 1)})
+        ev.append({"event": "eval", "run_id": run_id, "time": 2.0, "step": step, "metrics": {"accuracy": acc}})
+    if finished:
+        ev.append({"event": "finished", "run_id": run_id, "time": 3.0, "metrics": {}, "seconds": 2.0})
+    (d / EVENTS_FILE).write_text("\n".join(json.dumps(e) for e in ev) + "\n")
+    return d
+
+
+def test_plan_restarts_names_seeds_and_varied():
+    group, configs = groups.plan_restarts(TrainConfig(epochs=1.0), "mrpc", [3, 1, 2])
+    assert [c.run_id for c in configs] == ["mrpc-01", "mrpc-02", "mrpc-03"]
+    assert [c.seed for c in configs] == [3, 1, 2] and all(c.epochs == 1.0 for c in configs)
+    assert group.kind == "restarts" and group.varied == ["seed"] and group.seeds == [3, 1, 2]
+    assert "seed" not in group.base and group.base["epochs"] == 1.0
+    with pytest.raises(groups.GroupError, match="seeds repeat"):
+        groups.plan_restarts(TrainConfig(), "x", [1, 1])
+    with pytest.raises(groups.GroupError, match="plain folder name"):
+        groups.plan_restarts(TrainConfig(), "../up", [1])
+
+
+def test_generated_seeds_distinct_and_reproducible():
+    a = groups.generate_seeds(5, seed=7)
+    assert len(set(a)) == 5 and a == groups.generate_seeds(5, seed=7) and a != groups.generate_seeds(5, seed=8)
+    with pytest.raises(groups.GroupError, match="at least 1"):
+        groups.generate_seeds(0)
+
+
+def test_plan_paper_grid_with_two_seeds():
+    group, configs = groups.plan_grid(TrainConfig(), "g", seeds=[1, 2])
+    assert len(configs) == 48 and group.varied == ["batch_size", "learning_rate", "epochs", "seed"]
+    points = {(c.batch_size, c.learning_rate, c.epochs, c.seed) for c in configs}
+    assert len(points) == 48 and (16, 5e-5, 2.0, 2) in points
+    assert group.members[1].params == {"batch_size": 16, "learning_rate": 5e-5, "epochs": 2.0, "seed": 2}
+    small, cfgs = groups.plan_grid(TrainConfig(), "s", grid={"learning_rate": [1e-4, 2e-4], "epochs": [1, 2]})
+    assert [(c.learning_rate, c.epochs) for c in cfgs] == [(1e-4, 1), (1e-4, 2), (2e-4, 1), (2e-4, 2)]
+    with pytest.raises(groups.GroupError, match="not training settings"):
+        groups.plan_grid(TrainConfig(), "s", grid={"nope": [1]})
+
+
+def test_group_file_round_trip_and_no_overwrite(tmp_path):
+    group, _ = groups.plan_restarts(TrainConfig(), "r", [1, 2, 3])
+    path = groups.write_group(tmp_path, group)
+    assert path == tmp_path / ".groups" / "r" / "group.json"
+    back = groups.load_group_file(path)
+    assert back.run_ids == ["r-01", "r-02", "r-03"] and back.seeds == [1, 2, 3] and back.kind == "restarts"
+    with pytest.raises(groups.GroupError, match="already exists"):
+        groups.write_group(tmp_path, group)
+    listed, notes = groups.list_groups(tmp_path)
+    assert [g.name for g in listed] == ["r"] and notes == []
+
+
+def test_broken_group_file_is_a_note(tmp_path):
+    bad = tmp_path / ".groups" / "bad"
+    bad.mkdir(parents=True)
+    (bad / "group.json").write_text('{"kind": "restarts", "members": [')
+    listed, notes = groups.list_groups(tmp_path)
+    assert listed == [] and len(notes) == 1 and "not valid JSON" in notes[0] and "bad" in notes[0]
+    (bad / "group.json").write_text('{"kind": "other", "members": []}')
+    with pytest.raises(groups.GroupError, match="kind 'other'"):
+        groups.load_group_file(bad / "group.json")
+
+
+def test_killed_and_missing_members_leave_the_group_readable(tmp_path):
+    group, _ = groups.plan_restarts(TrainConfig(), "r", [1, 2, 3])
+    groups.write_group(tmp_path, group)
+    _fake_run(tmp_path, "r-01", [(0, 0.5), (5, 0.7), (10, 0.8)])
+    killed = _fake_run(tmp_path, "r-02", [(0, 0.5), (5, 0.6)], finished=False)
+    with open(killed / EVENTS_FILE, "a") as fh:
+        fh.write('{"event": "step", "run_id": "r-02", "st')   # torn last line of a killed worker
+    g, states = groups.read_group(tmp_path, "r")
+    assert [s.status for s in states] == ["finished", "crashed", "missing"]
+    g, rows, notes = groups.load_group_data(tmp_path, "r")
+    assert [r.status for r in rows] == ["finished", "crashed", "missing"]
+    assert rows[0].best == 0.8 and rows[1].final == 0.6 and len(rows[2].eval_values) == 0
+    assert any("r-03" in n and "no run folder" in n for n in notes)
+    assert any("r-02" in n for n in notes)   # the skipped torn line is named
+
+
+def _cli(args, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_cli_group_plan_only_writes_group_and_configs(tmp_path):
+    p = _cli(["group", "--group", "mrpc3", "--restarts", "3", "--task", "pair", "--train", "t.tsv",
+              "--output-dir", str(tmp_path), "--epochs", "1", "--plan-only"])
+    assert p.returncode == 0, p.stderr
+    g = groups.load_group_file(tmp_path / ".groups" / "mrpc3" / "group.json")
+    assert len(g.members) == 3 and len(set(g.seeds)) == 3
+    cfgs = sorted((tmp_path / ".groups" / "mrpc3" / "configs").glob("*.json"))
+    assert [c.stem for c in cfgs] == ["mrpc3-01", "mrpc3-02", "mrpc3-03"]
+    data = [json.loads(c.read_text()) for c in cfgs]
+    assert [d["seed"] for d in data] == g.seeds and {d["output_dir"] for d in data} == {str(tmp_path)}
+    assert p.stdout.count("train --config") == 3
+    again = _cli(["group", "--group", "mrpc3", "--restarts", "3", "--output-dir", str(tmp_path), "--plan-only"])
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_cli_group_needs_a_kind_and_consistent_seeds(tmp_path):
+    p = _cli(["group", "--group", "x", "--output-dir", str(tmp_path)])
+    assert p.returncode == 2 and "--restarts N, --seeds" in p.stderr
+    p = _cli(["group", "--group", "x", "--restarts", "2", "--seeds", "1,2,3", "--output-dir", str(tmp_path)])
+    assert p.returncode == 2 and "--restarts 2 but 3 --seeds" in p.stderr
+
+
+def test_cli_group_runs_two_tiny_restarts_to_the_end(tmp_path):
+    """The whole path: group.json, two members trained in child processes, statuses and curves read back."""
+    from helpers import REPO_ROOT, save_tiny_model, worker_env, write_tiny_squad
+
+    model = save_tiny_model(tmp_path / "qa", "qa")
+    data = write_tiny_squad(tmp_path / "sq2.json")
+    runs = tmp_path / "runs"
+    p = subprocess.run([sys.executable, "-m", "explorer", "group", "--group", "two", "--seeds", "5,6",
+                        "--model", str(model), "--task", "squad_v2", "--train", str(data), "--dev", str(data),
+                        "--dev-cap", "4", "--batch-size", "4", "--max-steps", "2", "--max-seq-length", "64",
+                        "--doc-stride", "16", "--max-query-length", "16", "--no-save-checkpoints",
+                        "--output-dir", str(runs)], capture_output=True, text=True, env=worker_env(),
+                       cwd=REPO_ROOT, timeout=400)
+    assert p.returncode == 0, p.stderr[-2000:]
+    g, rows, notes = groups.load_group_data(runs, "two")
+    assert [r.status for r in rows] == ["finished", "finished"] and [m.seed for m in g.members] == [5, 6]
+    assert all(len(r.eval_values) >= 1 and r.metric_name for r in rows)
+    configs = [json.loads((runs / r.run_id / "config.json").read_text()) for r in rows]
+    assert [c["seed"] for c in configs] == [5, 6]
+
+
+def test_restart_seed_reaches_the_new_head(tmp_path):
+    """Restarts differ in the new head's initialisation (paper section 4.1), not only in data order."""
+    import torch
+    from helpers import save_tiny_model
+
+    from explorer.core.training.setup import load_for_training
+    from explorer.core.training.tasks import get_task
+
+    folder = save_tiny_model(tmp_path / "enc", "qa")   # no classifier in the files: the pair head is new
+
+    class _Writer:
+        def emit(self, *_a, **_k):
+            pass
+
+    heads = []
+    for seed in (1, 2, 1):
+        loaded = load_for_training(str(folder), get_task("pair"), 2, TrainConfig(task="pair", seed=seed), _Writer())
+        heads.append(loaded.model.classifier.weight.detach().clone())
+    assert not torch.equal(heads[0], heads[1]) and torch.equal(heads[0], heads[2])
