@@ -15,6 +15,8 @@ import json
 import sys
 import time
 
+from explorer.commands.window_args import add_window_arguments
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("--model", required=True, help="hub id, local folder or bundled:minilm")
@@ -23,16 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="eval_out", help="folder for the official files (default ./eval_out)")
     parser.add_argument("--cap", type=int, default=None, help="evaluate only the first N questions")
     parser.add_argument("--batch-size", type=int, default=32)
-    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
-
-    # default None: a run checkpoint's own settings (its run's config.json), else 384 / 128 / 64
-    trained = "without it: the run's config.json value for a run checkpoint (runs/<id>/checkpoints/<name>), else "
-    parser.add_argument("--max-seq-length", type=int, default=None,
-                        help=MAX_SEQ_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "384)"))
-    parser.add_argument("--doc-stride", type=int, default=None,
-                        help=DOC_STRIDE_HELP.replace("(default: %(default)s)", "(" + trained + "128)"))
-    parser.add_argument("--max-query-length", type=int, default=None,
-                        help=MAX_QUERY_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "64)"))
+    add_window_arguments(parser)
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")

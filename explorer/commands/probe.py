@@ -9,6 +9,8 @@ import math
 import sys
 from pathlib import Path
 
+from explorer.commands.window_args import add_window_arguments
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="bundled:minilm",
@@ -27,16 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-flow", action="store_true",
                         help="skip the attention forward (no block flow table; SDPA only)")
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
-    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
-
-    # default None: a run checkpoint's own settings (its run's config.json), else 384 / 128 / 64
-    trained = "without it: the run's config.json value for a run checkpoint (runs/<id>/checkpoints/<name>), else "
-    parser.add_argument("--max-seq-length", type=int, default=None,
-                        help=MAX_SEQ_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "384)"))
-    parser.add_argument("--doc-stride", type=int, default=None,
-                        help=DOC_STRIDE_HELP.replace("(default: %(default)s)", "(" + trained + "128)"))
-    parser.add_argument("--max-query-length", type=int, default=None,
-                        help=MAX_QUERY_LENGTH_HELP.replace("(default: %(default)s)", "(" + trained + "64)"))
+    add_window_arguments(parser)
     parser.add_argument("--max-answer-length", type=int, default=30)
 
 

@@ -21,7 +21,7 @@ SHORTCUTS = (
     ("F5", "anywhere", "re-read the runs folder"),
     ("Ctrl+1 … Ctrl+5", "anywhere", "Launch, Curves, Attention, Spans & τ, τ on dev set"),
     ("F1", "anywhere", "help on the panel you are on"),
-    ("Ctrl+wheel", "plots", "zoom the plot under the mouse (the wheel alone scrolls the page)"),
+    ("Ctrl+wheel", "plots", "zoom the plot under the mouse; the other plots follow on the shared step axis (the wheel alone scrolls the page)"),
     ("Ctrl+Q", "anywhere", "quit (asks first when a run is active)"),
 )
 
@@ -29,7 +29,7 @@ GETTING_STARTED = """
 <h3>Getting started</h3>
 <ol>
 <li><b>Launch</b> (Ctrl+1): the form is filled with a ready-to-launch run: the bundled encoder
-(<code>bundled:minilm</code>) on the bundled SQuAD 2.0 sample, fast-CPU settings. Press <b>Launch</b>
+(<code>bundled:minilm</code>) on the bundled SQuAD sample (its answerable questions, SQuAD v1.1 format), fast-CPU settings. Press <b>Launch</b>
 (or Ctrl+Return in this tab). The run trains in its own process; the window stays responsive.</li>
 <li><b>Curves</b> (Ctrl+2): watch the training loss, learning rate, gradient norm, samples/s and the dev
 metrics grow. Select several runs in the <b>Runs</b> list (Ctrl/Shift-click) to compare them.</li>

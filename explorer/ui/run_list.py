@@ -14,7 +14,7 @@ from pathlib import Path
 from explorer.core.events import EVENTS_FILE, EventParseError, parse_event
 from explorer.core.runs import read_config, worker_alive
 from explorer.ui.run_state import RunState
-from explorer.ui.run_store import run_dirs
+from explorer.ui.run_store import read_each_run
 
 STEP_MARKERS = (b'"event":"step"', b'"event": "step"')
 
@@ -57,11 +57,4 @@ def load_summary(path: str | Path) -> RunState:
 
 def load_summaries(folder: str | Path) -> tuple[list[RunState], list[str]]:
     """Every run under ``folder`` as a summary -> (states oldest first, problems, one line per bad folder)."""
-    states, problems = [], []
-    for p in run_dirs(folder):
-        try:
-            states.append(load_summary(p))
-        except Exception as exc:  # noqa: BLE001 - one bad folder must not hide the others
-            problems.append(f"{p}: {exc}")
-    states.sort(key=lambda s: (s.started_at or 0.0, s.run_id))
-    return states, problems
+    return read_each_run(folder, load_summary)

@@ -40,10 +40,16 @@ def load_all(folder: str | Path) -> tuple[list[RunState], list[str]]:
     """Every run under ``folder`` -> (states oldest first, problems); a broken folder is a problem line.
     What was skipped inside a readable run (garbled events lines, a broken config.json) is in its
     ``read_notes``, not in problems: the run still lists with its points."""
+    return read_each_run(folder, load_run_state)
+
+
+def read_each_run(folder: str | Path, read) -> tuple[list[RunState], list[str]]:
+    """``read(run_dir)`` for every run folder -> (states oldest first, problems: one line per folder whose
+    read raised; one bad folder never hides the others)."""
     states, problems = [], []
     for p in run_dirs(folder):
         try:
-            states.append(load_run_state(p))
+            states.append(read(p))
         except Exception as exc:  # noqa: BLE001 - one bad folder must not hide the others
             problems.append(f"{p}: {exc}")
     states.sort(key=lambda s: (s.started_at or 0.0, s.run_id))
