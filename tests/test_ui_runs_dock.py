@@ -203,3 +203,15 @@ def test_open_best_checkpoint_fills_a_dev_question(window, qtbot, tmp_path, monk
     window.open_checkpoint(str(state.path / "checkpoints" / "best"))
     qtbot.waitUntil(lambda: len(opened) == 2, timeout=10_000)
     assert opened[1] == ("What is the capital?", "Paris is the capital of France.")
+
+
+def test_status_bar_counts_a_run_running_in_another_process(window, qtbot):
+    """A run left training when the app last quit is listed as running; the status bar says so."""
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
+    assert "idle" in window.device_label.text() and window.activity_label.text() == ""
+    state = window.runs.state(window.runs.all_ids()[0])
+    state.status = "running"
+    window._update_device_label()
+    window._update_activity()
+    assert "idle" not in window.device_label.text()
+    assert window.activity_label.text().startswith("running: ")

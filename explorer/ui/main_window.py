@@ -267,9 +267,19 @@ class MainWindow(QMainWindow):
         self._update_activity()
         self._measure_sizes([state])
 
+    def _tracked_states(self) -> list[RunState]:
+        """The runs this window started, then runs listed as running by another process (a run left
+        training when the app last quit, another window, the CLI)."""
+        states = list(self.manager.states.values())
+        for run_id in self.runs.all_ids():
+            s = self.runs.state(run_id)
+            if s is not None and s.status == "running" and run_id not in self.manager.states:
+                states.append(s)
+        return states
+
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
-        live = [s for s in self.manager.states.values() if s.is_live and s.status != "queued"]
+        live = [s for s in self._tracked_states() if s.is_live and s.status != "queued"]
         if live and live[0].device:
             text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}"
         elif live:
@@ -280,7 +290,7 @@ class MainWindow(QMainWindow):
             self.device_label.setText(text)
 
     def _update_activity(self) -> None:
-        states = list(self.manager.states.values())
+        states = self._tracked_states()
         running = sum(s.status in run_status.WORKING for s in states)
         queued = sum(s.status == "queued" for s in states)
         parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
@@ -347,6 +357,8 @@ class MainWindow(QMainWindow):
         run_in_thread(lambda: {rid: display_name(p) for rid, p in paths.items()}, owner=self,
                       on_done=lambda names: self.runs.set_names({k: v for k, v in names.items() if v}))
         self._measure_sizes(states)
+        self._update_device_label()   # a run left training last time is listed as running: say so
+        self._update_activity()
 
     def _measure_sizes(self, states: list[RunState]) -> None:
         paths = {s.run_id: s.path for s in states if s.path is not None}
@@ -391,6 +403,8 @@ class MainWindow(QMainWindow):
         self.runs.upsert(state)
         if state.run_id in self.runs.selected_ids():
             self._refresh_selected()
+        self._update_device_label()
+        self._update_activity()
 
     def ask_open_run(self) -> None:
         start = self.settings.last_dir("run") or str(self.runs_dir)

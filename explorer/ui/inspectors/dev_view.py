@@ -36,15 +36,22 @@ _question_counts: dict[tuple, int] = {}
 
 
 def _run_dev_file(checkpoint: str) -> str:
-    """The local dev file of the run a checkpoint belongs to ("" when none)."""
+    """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
+    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
     import json
+
+    from explorer.core.task_facts import find_task_facts
 
     config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
     if config_path is None:
         return ""
     try:
-        dev = str(json.loads(config_path.read_text(encoding="utf-8")).get("dev") or "")
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        dev, task = str(config.get("dev") or ""), str(config.get("task") or "")
     except (OSError, ValueError, AttributeError):
+        return ""
+    facts = find_task_facts(task)
+    if facts is None or facts.squad_version != "v2.0":
         return ""
     return dev if dev and Path(dev).expanduser().is_file() else ""
 
