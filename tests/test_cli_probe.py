@@ -64,6 +64,9 @@ def test_probe_text_output(tiny_folder, capsys):
     flow = re.findall(r"^layer +(\d+): question -> passage ([\d.]+) +passage -> question ([\d.]+) +"
                       r"question -> \[CLS\]/\[SEP\] ([\d.]+)$", out, flags=re.M)
     assert [f[0] for f in flow] == ["1", "2"]
+    # windows are numbered from 1, as in the app's window picker
+    assert f"(window {expected.decoding.null_window + 1}; minimum over" in out
+    assert all(int(n) >= 1 for n in re.findall(r"\(window (\d+)", out))
     check = float(re.search(r"by-hand check: .* max = (\S+)", out).group(1))
     assert check < 1e-5
 
