@@ -105,12 +105,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             passage = Path(args.passage_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            print(f"bert-explorer probe: error: cannot read --passage-file {args.passage_file}: {exc}", file=sys.stderr)
+            print(f"error: cannot read --passage-file {args.passage_file}: {exc}", file=sys.stderr)
             return 2
     try:
         loaded = load_model(args.model, task="qa")
     except ModelSourceError as exc:
-        print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     from explorer.core.checkpoint_windows import resolve_window_settings
 
@@ -122,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"window settings: {window.describe()}", file=sys.stderr)
     report = getattr(loaded, "load_report", None)
     if report is not None and report.warning():
-        print(f"WARNING: {args.model}: {report.warning()}", file=sys.stderr)
+        print(f"warning: {args.model}: {report.warning()}", file=sys.stderr)
     elif loaded.head_initialised:
-        print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
+        print(f"warning: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
         if loaded.head_note:
             print(f"  {loaded.head_note}", file=sys.stderr)
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                        keep_attentions=None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                        max_query_length=args.max_query_length, max_answer_length=args.max_answer_length)
     except (ProbeError, ValueError) as exc:
-        print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         dump = result.to_dict()
