@@ -329,17 +329,17 @@ class CurvesPanel(CurvesExport, QWidget):
         panel = self.panels.get(key)
         if panel is None or key not in self._layout_keys:
             return
-        weight = self.smooth.value() / 100.0
-        for state in self.runs:
-            if state.run_id in run_ids:
-                panel.update_run(state, weight)
-        panel.set_baselines(self.baselines_for(key))
-        if self._x_target is not None:
+        if self._x_target is not None:   # first the x range: the curves are decimated for it
             self._setting_x = True
             try:
                 panel.plot.getViewBox().setXRange(*self._x_target, padding=0.02)
             finally:
                 self._setting_x = False
+        weight = self.smooth.value() / 100.0
+        for state in self.runs:
+            if state.run_id in run_ids:
+                panel.update_run(state, weight)
+        panel.set_baselines(self.baselines_for(key))
         x_range = self._x_target or tuple(panel.plot.getViewBox().viewRange()[0])
         panel.apply_view(x_range, self.outlier_box.isChecked(),
                          self.log_box.isChecked() and not key.startswith(DEV_PREFIX))

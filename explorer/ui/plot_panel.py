@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QHBoxL
 
 from explorer.core.metric_display import metric_label
 
-from explorer.ui.plotmath import (IncrementalEMA, finite_gaps, isolated_points, nonfinite_markers, robust_range,
-                                  window_mask)
+from explorer.ui.decimate import ColumnDecimator
+from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.run_state import RunState
 
 # Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
@@ -80,6 +80,31 @@ def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
     return lo, hi
 
 
+class CurveData:
+    """The full series behind one run's curves in one plot, and the decimators that draw it."""
+
+    def __init__(self, series):
+        self.series = series
+        self.x = self.y = self.shown = np.empty(0)
+        self.version = "raw"
+        self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
+        self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
+        self.drawn = None                    # (grid, n, version) last drawn
+        self.marked = 0                      # points checked for non-finite markers
+        self.marked_version = None
+
+    @property
+    def n(self) -> int:
+        return len(self.x)
+
+    def set(self, x: np.ndarray, y: np.ndarray, shown: np.ndarray, version, with_raw: bool) -> None:
+        if len(x) < self.n:
+            self.marked = 0
+        self.x, self.y, self.shown, self.version = x, y, shown, version
+        if with_raw and self.raw is None:
+            self.raw = ColumnDecimator()
+
+
 class PageScrollPlotWidget(pg.PlotWidget):
     """A PlotWidget that hands a plain wheel to the scroll area it sits in (the page scrolls) and lets
     Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents."""
@@ -136,13 +161,14 @@ class PlotPanel(QFrame):
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox())
         self.plot = self.widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        # On the PlotItem, not only the curves: PlotItem.addItem re-applies its own settings to each item.
-        self.plot.setDownsampling(auto=True, mode="peak")
-        self.plot.setClipToView(True)
+        # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
+        # column from explorer.ui.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")
         self.plot.setMenuEnabled(True)
         self.plot.getViewBox().setMouseEnabled(x=True, y=True)
         self.plot.getViewBox().sigRangeChangedManually.connect(self._zoomed_by_user)
+        self.plot.getViewBox().sigXRangeChanged.connect(self._view_changed)
+        self.plot.getViewBox().sigResized.connect(self._view_changed)
         self.plot.hideButtons()   # the small "A" button: "Reset view" above says it in words
         self.baseline_lines: list[pg.InfiniteLine] = []
         self.user_zoomed = False
@@ -153,6 +179,7 @@ class PlotPanel(QFrame):
         self.raw_items: dict[str, pg.PlotDataItem] = {}
         self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
         self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
+        self.data: dict[str, CurveData] = {}           # per run: the full series behind its curves
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
         lay = QVBoxLayout(self)
@@ -179,11 +206,8 @@ class PlotPanel(QFrame):
         kw = {}
         if self.is_dev:
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
-        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, autoDownsampleFactor=1.5, connect="finite",
-                               **kw)
+        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
         self.plot.addItem(item)
-        item.setDownsampling(auto=True, method="peak")
-        item.setClipToView(True)
         return item
 
     def set_runs(self, runs: list[tuple[RunState, str]]) -> None:
@@ -194,6 +218,7 @@ class PlotPanel(QFrame):
         for run_id in [r for r in self.items if r not in wanted]:
             self.plot.removeItem(self.items.pop(run_id))
             self.ema.pop(run_id, None)
+            self.data.pop(run_id, None)
             for extra in (self.raw_items.pop(run_id, None), self.markers.pop(run_id, None)):
                 if extra is not None:
                     self.plot.removeItem(extra)
@@ -201,6 +226,7 @@ class PlotPanel(QFrame):
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
                 self.ema.pop(state.run_id, None)
+                self.data.pop(state.run_id, None)
 
     def _item(self, run_id: str) -> pg.PlotDataItem | None:
         item = self.items.get(run_id)
@@ -212,24 +238,75 @@ class PlotPanel(QFrame):
         return item
 
     def update_run(self, state: RunState, smoothing: float) -> None:
+        """Show the run's current points (``smoothing``: the loss EMA weight in [0, 1)). Only new points
+        are smoothed and folded into the per-column min/max of the curves (explorer.ui.decimate)."""
         s = state.series.get(self.key)
+        run_id = state.run_id
         if s is None or not len(s):
-            if state.run_id in self.items:
-                self.items[state.run_id].setData([], [])
-            self._mark_nonfinite(state.run_id, np.empty(0), np.empty(0))
+            self.data.pop(run_id, None)
+            for item in (self.items.get(run_id), self.raw_items.get(run_id)):
+                if item is not None:
+                    item.setData([], [])
+            self._mark_nonfinite(run_id, np.empty(0), np.empty(0))
             return
-        item = self._item(state.run_id)
-        if item is None:
+        if self._item(run_id) is None:
             return
-        x, y = s.x, s.y
-        finite = bool(np.isfinite(y).all())
+        data = self.data.get(run_id)
+        if data is None or data.series is not s:
+            data = self.data[run_id] = CurveData(s)
+        y = shown = s.y
+        version = "raw"
         if self.key == "loss":
-            self.raw_items[state.run_id].setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
-            y = self.ema.setdefault(state.run_id, IncrementalEMA()).update(y, smoothing)
-        # non-finite values are gaps (connect="finite"), never a line bridging them; each is marked
-        item.setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
-        if not finite or state.run_id in self.markers:
-            self._mark_nonfinite(state.run_id, x, s.y, y)
+            ema = self.ema.setdefault(run_id, IncrementalEMA())
+            shown = ema.update(y, smoothing)
+            if shown is not y:
+                version = ("ema", ema.generation)
+        data.set(s.x, y, shown, version, with_raw=self.key == "loss")
+        self._draw(run_id)
+        self._update_markers(run_id, data)
+
+    def _grid(self) -> tuple[float, float, int]:
+        """(x0, x1, pixel columns) of the view the curves are decimated for."""
+        vb = self.plot.getViewBox()
+        x0, x1 = vb.viewRange()[0]
+        return float(x0), float(x1), int(vb.width()) or 1000
+
+    def _draw(self, run_id: str) -> None:
+        data = self.data.get(run_id)
+        item = self.items.get(run_id)
+        if data is None or item is None:
+            return
+        grid = self._grid()
+        key = (grid, data.n, data.version)
+        if data.drawn == key:
+            return
+        data.drawn = key
+        pairs = [(item, data.shown, data.main)]
+        if data.raw is not None and run_id in self.raw_items:
+            pairs.append((self.raw_items[run_id], data.y, data.raw))
+        for target, y, decimator in pairs:
+            vers = data.version if y is data.shown else "raw"
+            xs, ys = decimator.points(data.x, y, *grid, version=vers)
+            target.setData(xs, ys, skipFiniteCheck=not np.isnan(ys).any())
+
+    def _view_changed(self, *_args) -> None:
+        """x range or plot width changed: the columns changed, so do the curves' points."""
+        for run_id in list(self.data):
+            self._draw(run_id)
+
+    def _update_markers(self, run_id: str, data: "CurveData") -> None:
+        """Re-mark the non-finite steps when the new points (or their neighbours) are not all finite,
+        or when the series or its smoothing changed; a clean append costs no O(n) pass."""
+        if (data.marked, data.marked_version) == (data.n, data.version):
+            return
+        redo = data.marked == 0 or data.marked_version != data.version
+        if redo:
+            needed = run_id in self.markers or not np.isfinite(data.y).all()
+        else:
+            needed = not np.isfinite(data.y[max(data.marked - 2, 0):]).all()
+        if needed:
+            self._mark_nonfinite(run_id, data.x, data.y, data.shown)
+        data.marked, data.marked_version = data.n, data.version
 
     def _mark_nonfinite(self, run_id: str, x: np.ndarray, y: np.ndarray, drawn: np.ndarray | None = None) -> None:
         """A red cross on every non-finite step of the run's series (tooltip "loss was nan at step 3"),
@@ -265,10 +342,9 @@ class PlotPanel(QFrame):
         return [str(d) for d, sym in zip(marker.data["data"], marker.data["symbol"]) if sym == "x"]
 
     def point_count(self, run_id: str) -> int:
-        item = self.items.get(run_id)
-        if item is None or item.xData is None:
-            return 0
-        return len(item.xData)
+        """The number of points of the run's series shown here (not the decimated points drawn)."""
+        data = self.data.get(run_id)
+        return data.n if data is not None and run_id in self.items else 0
 
     # ---- view ----------------------------------------------------------------------------
     def set_log(self, on: bool) -> None:
@@ -277,16 +353,20 @@ class PlotPanel(QFrame):
     def apply_view(self, x_range: tuple[float, float] | None, ignore_outliers: bool, log: bool) -> None:
         """y range for the visible x_range (set by the caller): auto-fit, or from percentiles of the
         visible points when ignoring outliers."""
-        vb = self.plot.getViewBox()
-        arrays = []
-        lo, hi = x_range if x_range is not None else (None, None)
-        for item in list(self.items.values()) + list(self.raw_items.values()):
-            if item.xData is None or not len(item.xData):
-                continue
-            x, y = np.asarray(item.xData), np.asarray(item.yData)   # the data as given (not log10)
-            arrays.append(y[window_mask(x, lo, hi)])
         if self.user_zoomed:
             return
+        vb = self.plot.getViewBox()
+        lo, hi = x_range if x_range is not None else (None, None)
+        arrays = []
+        if ignore_outliers or log:   # percentiles / the smallest positive value: every point counts
+            for data in self.data.values():
+                m = window_mask(data.x, lo, hi)
+                arrays += [data.shown[m]] + ([data.y[m]] if data.raw is not None else [])
+        else:   # min and max: the drawn points hold every column's extremes
+            for item in list(self.items.values()) + list(self.raw_items.values()):
+                if item.xData is not None and len(item.xData):
+                    x, y = np.asarray(item.xData), np.asarray(item.yData)   # the data as given (not log10)
+                    arrays.append(y[window_mask(x, lo, hi)])
         if ignore_outliers:
             rng = robust_range(arrays, log=log)
         else:
