@@ -33,7 +33,7 @@ DEV_ORDER = ("f1", "exact_match", "accuracy", "HasAns_f1", "NoAns_f1", "best_f1"
 # Dev metrics plotted by default (their plots are built at start-up, hidden until a run has them);
 # the others are one click away in the "Dev metrics" menu (built on demand).
 DEFAULT_DEV = ("f1", "exact_match", "HasAns_f1", "NoAns_f1", "accuracy")
-REDRAW_MS = 150
+REDRAW_MS = 100
 STAGGER_MS = 15
 COLUMNS = 2
 

@@ -1,0 +1,255 @@
+"""Curves that redraw fast (issue 12 target 3): min/max decimation per pixel column keeps every
+column's extremes, spikes and the end points; appends give the same picture as a full redraw; live
+ticks are coalesced."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from explorer.ui.decimate import RAW_FACTOR, ColumnDecimator
+from explorer.ui.plotmath import IncrementalEMA, ema_smooth
+
+
+def _columns(x, x0, x1, ncols):
+    """Brute force: the pixel column of every point (-1 left of the view, ncols right of it)."""
+    w = (x1 - x0) / ncols
+    col = np.floor((x - x0) / w).astype(int)
+    col[x < x0] = -1
+    col[(x >= x0 + w * ncols) & (x <= x1)] = ncols - 1
+    col[x > x1] = ncols
+    return col
+
+
+def _walk(n, seed=0):
+    rng = np.random.default_rng(seed)
+    x = np.cumsum(rng.integers(1, 4, n)).astype(float)      # uneven steps
+    y = np.cumsum(rng.normal(size=n))
+    return x, y
+
+
+def test_every_column_keeps_its_min_max_first_and_last_exactly():
+    x, y = _walk(20_000)
+    x0, x1, ncols = float(x[300]) + 0.5, float(x[-500]) + 0.25, 97
+    xs, ys = ColumnDecimator().points(x, y, x0, x1, ncols)
+    assert len(xs) <= 5 * (ncols + 2) < 20_000
+    col = _columns(x, x0, x1, ncols)
+    vis = np.flatnonzero((col >= 0) & (col < ncols))
+    dcol = _columns(xs, x0, x1, ncols)
+    for c in np.unique(col[vis]):
+        pts = np.flatnonzero(col == c)
+        drawn = ys[dcol == c]
+        assert drawn.min() == y[pts].min() and drawn.max() == y[pts].max()     # exact values, not means
+        first, last = pts[0], pts[-1]
+        assert np.any((xs == x[first]) & (ys == y[first])) and np.any((xs == x[last]) & (ys == y[last]))
+    # the curve runs to the plot's edges: the nearest point outside the view on each side is kept
+    assert (xs[0], ys[0]) == (x[300], y[300]) and xs[-1] == x[-500 + 1] and ys[-1] == y[-500 + 1]
+    assert np.all(np.diff(xs) >= 0)
+
+
+@pytest.mark.parametrize("where", [0, 1, 49_999, 50_000, 77_777, 99_998, 99_999])
+def test_a_spike_is_never_lost(where):
+    n = 100_000
+    x = np.arange(1, n + 1, dtype=float)
+    y = np.sin(x / 500.0)
+    y[where] = 40.0
+    y[(where + 5_000) % n] = -40.0
+    xs, ys = ColumnDecimator().points(x, y, 0.0, float(n), 640)
+    assert len(xs) < 4 * 642 + 2
+    assert ys.max() == 40.0 and ys.min() == -40.0
+    assert xs[0] == 1.0 and ys[0] == y[0] and xs[-1] == n and ys[-1] == y[-1]   # first and last points
+
+
+def test_few_points_are_drawn_as_they_are():
+    x = np.arange(1.0, 11.0)
+    y = np.array([2.1, 1.9, math.nan, 1.7, math.inf, 1.5, 1.4, -math.inf, 1.2, 1.1])
+    xs, ys = ColumnDecimator().points(x, y, 0.0, 10.0, 400)
+    assert xs.tolist() == x.tolist()
+    assert np.isnan(ys[[2, 4, 7]]).all() and ys[[0, 1, 3, 5, 6, 8, 9]].tolist() == [2.1, 1.9, 1.7, 1.5, 1.4, 1.2, 1.1]
+    assert not np.isinf(ys).any()
+    # zoomed in: the visible points and one on each side
+    xs, ys = ColumnDecimator().points(x, y, 4.5, 6.5, 400)
+    assert xs.tolist() == [4.0, 5.0, 6.0, 7.0]
+
+
+def test_non_finite_values_leave_a_gap_and_never_hide_an_extreme():
+    n = 50_000
+    x = np.arange(n, dtype=float)
+    y = np.linspace(5, 1, n)
+    y[[10_000, 30_000]] = [math.nan, math.inf]
+    y[10_001] = 9.0                     # a spike right after the NaN, in the same column
+    xs, ys = ColumnDecimator().points(x, y, 0.0, float(n), 300)
+    assert not np.isinf(ys).any()
+    assert ys[np.isfinite(ys)].max() == 9.0
+    gaps = xs[np.isnan(ys)]
+    near = [np.abs(gaps - at) <= n / 300 for at in (10_000, 30_000)]
+    assert near[0].any() and near[1].any() and (near[0] | near[1]).all()    # a gap there, nowhere else
+    # a column that is all NaN is a gap too
+    y2 = y.copy()
+    y2[20_000:21_000] = math.nan
+    xs, ys = ColumnDecimator().points(x, y2, 0.0, float(n), 300)
+    assert np.isnan(ys[(xs > 20_200) & (xs < 20_800)]).all()
+
+
+def test_appends_give_the_same_points_as_one_pass():
+    x, y = _walk(60_000, seed=3)
+    y[[5_000, 41_234, 41_235]] = [math.nan, math.inf, math.nan]
+    x0, x1, ncols = 0.0, float(x[-1]) + 100.0, 512
+    inc = ColumnDecimator()
+    rng = np.random.default_rng(1)
+    n = 0
+    while n < len(x):
+        n = min(len(x), n + int(rng.integers(1, 5_000)))
+        xs, ys = inc.points(x[:n], y[:n], x0, x1, ncols)
+        ref = ColumnDecimator().points(x[:n], y[:n], x0, x1, ncols)
+        np.testing.assert_array_equal(xs, ref[0])
+        np.testing.assert_array_equal(ys, ref[1])
+    assert inc._edges is not None                       # it did decimate (not the raw path)
+    assert len(xs) < 5 * (ncols + 2)
+
+
+def test_grid_or_data_changes_start_over():
+    x, y = _walk(10_000, seed=5)
+    d = ColumnDecimator()
+    d.points(x, y, 0.0, float(x[-1]), 100)
+    z = y[::-1].copy()                                   # other values, same length: a new version
+    xs, ys = d.points(x, z, 0.0, float(x[-1]), 100, version=2)
+    ref = ColumnDecimator().points(x, z, 0.0, float(x[-1]), 100)
+    np.testing.assert_array_equal(ys, ref[1])
+    xs, ys = d.points(x, z, float(x[100]), float(x[5_000]), 50, version=2)   # zoomed
+    ref = ColumnDecimator().points(x, z, float(x[100]), float(x[5_000]), 50)
+    np.testing.assert_array_equal(xs, ref[0])
+    np.testing.assert_array_equal(ys, ref[1])
+
+
+def test_growing_past_the_raw_limit_switches_to_columns():
+    ncols = 50
+    x = np.arange(1, 1001, dtype=float)
+    y = np.cos(x)
+    d = ColumnDecimator()
+    n = RAW_FACTOR * ncols
+    xs, _ = d.points(x[:n], y[:n], 0.0, 1000.0, ncols)
+    assert len(xs) == n                                       # still every point
+    xs, ys = d.points(x, y, 0.0, 1000.0, ncols)
+    assert len(xs) < len(x) and ys.max() == y.max() and ys.min() == y.min()
+
+
+def test_steps_that_go_back_are_drawn_as_they_are():
+    x = np.concatenate([np.arange(1000.0), np.arange(500.0, 1500.0)])   # a resumed run repeating steps
+    y = np.arange(len(x), dtype=float)
+    xs, ys = ColumnDecimator().points(x, y, 0.0, 1500.0, 10)
+    assert xs.tolist() == x.tolist() and ys.tolist() == y.tolist()
+
+
+def test_incremental_ema_appends_match_one_pass_and_count_recomputes():
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=5_000)
+    y[[100, 2_000]] = [math.nan, math.inf]
+    ema = IncrementalEMA()
+    for n in (1, 7, 300, 301, 4_000, 5_000):
+        out = ema.update(y[:n], 0.9)
+    np.testing.assert_allclose(out, ema_smooth(y, 0.9), equal_nan=True, rtol=1e-12)
+    assert ema.generation == 1
+    ema.update(y, 0.5)
+    assert ema.generation == 2
+    assert ema.update(y, 0.0) is y
+
+
+# ---------------------------------------------------------------------------------- the widget
+def _state(run_id, n, seed=0):
+    from explorer.ui.run_state import RunState, Series
+
+    rng = np.random.default_rng(seed)
+    steps = np.arange(1, n + 1, dtype=np.float64)
+    s = RunState(run_id=run_id, status="running", steps_total=2 * n, step=n)
+    for name, y in {"loss": 1 + 4 * np.exp(-steps / n) + rng.normal(0, 0.3, n) ** 2,
+                    "lr": 1e-4 * np.minimum(1.0, steps / 100), "grad_norm": np.abs(rng.normal(3, 1, n)),
+                    "samples_per_second": 8 + rng.normal(0, 0.5, n)}.items():
+        ser = Series()
+        ser.extend(steps, y)
+        s.series[name] = ser
+    return s
+
+
+def _step(state, loss):
+    state.apply({"event": "step", "step": state.step + 1, "epoch": 1.0, "loss": loss, "lr": 1e-5,
+                 "grad_norm": 2.0, "samples_per_second": 8.0, "elapsed": 1.0})
+
+
+@pytest.fixture
+def curves(qtbot):
+    from explorer.ui.curves import CurvesPanel
+
+    w = CurvesPanel()
+    w.resize(1000, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _drawn(panel, run_id):
+    out = []
+    for items in (panel.items, panel.raw_items):
+        if run_id in items:
+            x, y = items[run_id].getData()
+            out += [np.asarray(x), np.asarray(y)]
+    return out
+
+
+def test_live_appends_draw_the_same_picture_as_a_full_redraw(curves, qtbot):
+    from explorer.ui.curves import CurvesPanel
+
+    runs = [_state("a", 30_000, 0), _state("b", 20_000, 1)]
+    curves.set_runs(runs)
+    curves.redraw_now()
+    loss = curves.panels["loss"]
+    x, _ = loss.items["a"].getData()
+    assert len(x) < 10_000                                   # decimated, not 30k points
+    assert curves.point_count("a", "loss") == 30_000
+    for k in range(300):
+        for s in runs:
+            _step(s, 9.0 if k == 150 else 1.5)               # one spike during the live run
+            curves.run_updated(s.run_id, {"loss", "lr", "grad_norm", "samples_per_second"})
+        if k % 37 == 0:
+            curves.redraw_now()
+    curves.redraw_now()
+    fresh = CurvesPanel()
+    fresh.resize(1000, 700)
+    qtbot.addWidget(fresh)
+    fresh.show()
+    qtbot.waitExposed(fresh)
+    fresh.set_runs(runs)
+    fresh.redraw_now()
+    for key in ("loss", "lr", "grad_norm", "samples_per_second"):
+        a, b = curves.panels[key], fresh.panels[key]
+        assert a.plot.getViewBox().viewRange()[0] == pytest.approx(b.plot.getViewBox().viewRange()[0])
+        for s in runs:
+            for got, want in zip(_drawn(a, s.run_id), _drawn(b, s.run_id), strict=True):
+                # the same points; the smoothed loss may differ in the last bit (EMA summed in other blocks)
+                np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    assert np.nanmax(_drawn(loss, "a")[3]) == 9.0             # the raw loss keeps the spike
+    assert curves.point_count("b", "loss") == 20_300
+
+
+def test_live_ticks_are_coalesced(curves, qtbot, monkeypatch):
+    from explorer.ui import curves as curves_mod
+    from explorer.ui.plot_panel import PlotPanel
+
+    state = _state("live", 2_000)
+    curves.set_runs([state])
+    curves.redraw_now()
+    calls = []
+    real = PlotPanel.update_run
+    monkeypatch.setattr(PlotPanel, "update_run", lambda self, s, w: (calls.append(self.key), real(self, s, w)))
+    assert curves_mod.REDRAW_MS <= 100
+    for _ in range(50):                                      # 50 step events arrive before the timer fires
+        _step(state, 1.0)
+        curves.run_updated("live", {"loss", "lr", "grad_norm", "samples_per_second"})
+    assert calls == []                                       # nothing drawn per event
+    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 2_050, timeout=3_000)
+    qtbot.wait(curves_mod.REDRAW_MS + 100)
+    assert sorted(calls) == sorted(["loss", "lr", "grad_norm", "samples_per_second"])   # once per plot
+    assert "dev/f1" not in calls                            # plots without new points are left alone
