@@ -63,6 +63,8 @@ class CurvesPanel(CurvesExport, QWidget):
         self._layout_keys: list[str] = []
         self._reveal: list[str] = []               # laid-out plots still hidden, shown one per turn
         self._setting_x = False
+        self._hover: tuple[PlotPanel, object] | None = None   # (plot, scene position) of a still pointer
+        self._cross_step: float | None = None                  # the step the readouts show (None: none)
 
         self.toolbar = tb = CurvesToolbar()
         self.smooth, self.log_box, self.outlier_box, self.last_n = tb.smooth, tb.log_box, tb.outlier_box, tb.last_n
@@ -131,6 +133,7 @@ class CurvesPanel(CurvesExport, QWidget):
         panel.reset_requested.connect(self._reset_view)
         panel._proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
                                       slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
+        panel.widget.left.connect(lambda p=panel: self._mouse_left(p))
         return panel
 
     def visible_keys(self) -> list[str]:
@@ -221,6 +224,7 @@ class CurvesPanel(CurvesExport, QWidget):
     def _forget_view(self) -> None:
         self._x_target = None
         empty = self.data_x_range() is None and self._target_x() is None
+        self._hover = self._cross_step = None
         for panel in self.panels.values():
             panel.clear_readout()
             panel.user_zoomed = False
@@ -343,6 +347,10 @@ class CurvesPanel(CurvesExport, QWidget):
         x_range = self._x_target or tuple(panel.plot.getViewBox().viewRange()[0])
         panel.apply_view(x_range, self.outlier_box.isChecked(),
                          self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
+        step = self._hover_step()
+        if step is not None:   # the readout follows the new data under a still pointer
+            self._cross_step = step
+            panel.show_crosshair(step, self._pairs())
 
     def data_x_range(self) -> tuple[float, float] | None:
         """(first, last) step over every series of the displayed runs."""
@@ -441,10 +449,28 @@ class CurvesPanel(CurvesExport, QWidget):
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:
         if panel.plot.sceneBoundingRect().contains(pos):
+            self._hover = (panel, pos)
             self.set_crosshair(panel.plot.getViewBox().mapSceneToView(pos).x())
+        elif self._hover is not None and self._hover[0] is panel:
+            self._mouse_left(panel)
+
+    def _mouse_left(self, panel: PlotPanel) -> None:
+        """The pointer left the plot it was over: no readout is left standing."""
+        if self._hover is not None and self._hover[0] is panel:
+            self._hover = None
+            self.set_crosshair(None)
+
+    def _hover_step(self) -> float | None:
+        """The step under a still pointer, for the plots' current x range (None: no readout)."""
+        if self._hover is None:
+            return self._cross_step
+        panel, pos = self._hover
+        return panel.plot.getViewBox().mapSceneToView(pos).x()
 
     def set_crosshair(self, step: float | None) -> None:
-        """Show the values of every displayed run at ``step`` in each plot header (None hides)."""
+        """Show the values of every displayed run at ``step`` in each plot header (None hides).
+        Refreshed plots show it again with their new data (a live run under a still pointer)."""
+        self._cross_step = step
         pairs = self._pairs()
         for key in self._layout_keys:
             self.panels[key].show_crosshair(step, pairs)

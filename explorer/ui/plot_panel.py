@@ -107,7 +107,17 @@ class CurveData:
 
 class PageScrollPlotWidget(pg.PlotWidget):
     """A PlotWidget that hands a plain wheel to the scroll area it sits in (the page scrolls) and lets
-    Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents."""
+    Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents.
+
+    Signals:
+        left(): the pointer left the widget (its crosshair readout should go).
+    """
+
+    left = Signal()
+
+    def leaveEvent(self, ev):  # noqa: N802 - Qt API
+        self.left.emit()
+        super().leaveEvent(ev)
 
     def wheelEvent(self, ev):  # noqa: N802 - Qt API
         if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:

@@ -1,0 +1,65 @@
+"""Small faults a fresh user found in the live views (issue 12, round 2): a readout that went stale
+under a still pointer, the block-flow legend over the curves, a window wider than the screen, a
+single tick on the span table's end-token axis."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF
+
+from explorer.ui.run_state import RunState
+
+
+def _started(run_id="live", steps_total=100):
+    return {"event": "started", "run_id": run_id, "time": 0.0, "steps_total": steps_total,
+            "config": {"model": "m", "task": "squad"}}
+
+
+def _step(i, loss):
+    return {"event": "step", "run_id": "live", "time": float(i), "step": i, "epoch": i / 100, "loss": loss,
+            "lr": 1e-4, "grad_norm": 1.0, "samples_per_second": 8.0, "elapsed": float(i)}
+
+
+@pytest.fixture
+def curves(qtbot):
+    from explorer.ui.curves import CurvesPanel
+
+    w = CurvesPanel()
+    w.resize(1000, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _readout(panel) -> str:
+    return panel.header.text().split("&nbsp;", 1)[-1]
+
+
+def test_hover_readout_follows_live_data_under_a_still_pointer(curves):
+    state = RunState.from_events("live", [_started()] + [_step(i, 5.0 - 0.01 * i) for i in range(1, 21)])
+    state.status = "running"
+    curves.smooth.setValue(0)
+    curves.set_runs([state])
+    curves.redraw_now()
+    panel = curves.panels["loss"]
+    vb = panel.plot.getViewBox()
+    assert vb.viewRange()[0][1] >= 100                       # live: the axis spans the planned steps
+    # the pointer rests over step ~90, right of the last point (step 20): the readout shows step 20
+    pos = vb.mapViewToScene(QPointF(90.0, 4.9))
+    curves._mouse_moved(panel, pos)
+    assert "@20" in _readout(panel) and "4.8" in _readout(panel)
+    for i in range(21, 41):                                  # the run goes on; the pointer does not move
+        state.apply(_step(i, 1.25))
+    curves.run_updated("live", {"loss", "lr", "grad_norm", "samples_per_second"})
+    curves.redraw_now()
+    for key in ("loss", "lr"):
+        assert "@40" in _readout(curves.panels[key])        # every refreshed plot follows the new data
+    assert "1.25" in _readout(panel)
+    # the pointer leaves the plot: no readout stays behind
+    panel.widget.left.emit()
+    assert panel.header.text() == f"<b>{panel.title}</b>"
+    state.apply(_step(41, 1.0))
+    curves.run_updated("live", {"loss"})
+    curves.redraw_now()
+    assert panel.header.text() == f"<b>{panel.title}</b>"
