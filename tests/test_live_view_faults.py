@@ -5,7 +5,7 @@ single tick on the span table's end-token axis."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 
 from explorer.ui.run_state import RunState
 
@@ -63,3 +63,34 @@ def test_hover_readout_follows_live_data_under_a_still_pointer(curves):
     curves.run_updated("live", {"loss"})
     curves.redraw_now()
     assert panel.header.text() == f"<b>{panel.title}</b>"
+
+
+@pytest.mark.parametrize("view_name", ["attention", "classify"])
+def test_block_flow_legend_never_covers_the_curves(qtbot, view_name):
+    import numpy as np
+
+    if view_name == "attention":
+        from explorer.ui.inspectors.attention_view import AttentionView as View
+    else:
+        from explorer.ui.inspectors.classify_view import ClassifyView as View
+    view = View()
+    qtbot.addWidget(view)
+    view.resize(1100, 800)
+    view.show()
+    qtbot.waitExposed(view)
+    plot = view.flow_plot.getPlotItem()
+    for k, curve in enumerate(view._flow_curves):          # shares up to 1.0 in every layer, as in BERT
+        curve.setData(np.arange(12), np.linspace(0.7, 1.0, 12) - 0.02 * k)
+    view.flow_plot.show()
+    view.flow_plot.resize(600, 300)
+    qtbot.waitUntil(lambda: view.flow_plot.isVisible())
+    qtbot.wait(50)
+    legend = plot.legend
+    assert legend is not None and len(legend.items) == len(view._flow_curves)
+    assert [label.text for _, label in legend.items] == [c.name() for c in view._flow_curves]
+    brush = legend.opts["brush"]
+    assert brush.style() == Qt.BrushStyle.SolidPattern and brush.color().alpha() == 255   # opaque
+    box, plot_area = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
+    assert box.height() > 10 and not box.intersects(plot_area)          # outside the data area
+    assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()
+    assert box.bottom() <= view.flow_plot.height() + 1                    # and inside the widget
