@@ -94,3 +94,72 @@ def test_block_flow_legend_never_covers_the_curves(qtbot, view_name):
     assert box.height() > 10 and not box.intersects(plot_area)          # outside the data area
     assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()
     assert box.bottom() <= view.flow_plot.height() + 1                    # and inside the widget
+
+
+def _drawn_ticks(axis):
+    """The tick labels pyqtgraph would draw on ``axis`` now, with their rectangles."""
+    from PySide6.QtGui import QImage, QPainter
+
+    img = QImage(10, 10, QImage.Format.Format_ARGB32)
+    p = QPainter(img)
+    try:
+        specs = axis.generateDrawSpecs(p)
+    finally:
+        p.end()
+    return [(rect, text) for rect, _flags, text in (specs[2] if specs else []) if text]
+
+
+def _readable(drawn, labels):
+    """Every drawn label is its token or a "…"-shortened start of one, and no two overlap."""
+    texts = [t for _, t in drawn]
+    assert all(t in labels or (t.endswith("…") and any(lab.startswith(t[:-1]) for lab in labels)) for t in texts)
+    rects = sorted((r for r, _ in drawn), key=lambda r: r.left())
+    assert all(a.right() <= b.left() for a, b in zip(rects, rects[1:]))
+
+
+WORDS = "the quick brown fox jumped over lazy dogs ##ing university normandy photosynthesis a in of".split()
+
+
+@pytest.mark.parametrize("width", [330, 700])
+@pytest.mark.parametrize("n", [1, 3, 8, 20, 60, 384])
+def test_end_token_axis_shows_readable_ticks_for_any_span_count(qtbot, width, n):
+    import numpy as np
+
+    from explorer.ui.inspectors.heatmap import TokenHeatmap
+    from explorer.ui.inspectors.token_axis import ReadableTokenAxis
+
+    hm = TokenHeatmap()
+    axis = ReadableTokenAxis("bottom")
+    hm.plot.setAxisItems({"bottom": axis})
+    hm.bottom_axis = axis
+    qtbot.addWidget(hm)
+    hm.resize(width, 400)
+    hm.show()
+    qtbot.waitExposed(hm)
+    labels = [WORDS[i % len(WORDS)] for i in range(n)]
+    hm.set_matrix(np.random.default_rng(0).random((n, n)), labels, labels)
+    qtbot.wait(10)
+    drawn = _drawn_ticks(axis)
+    assert len(drawn) >= min(n, 3), [t for _, t in drawn]
+    _readable(drawn, labels)
+
+
+def test_span_table_end_axis_in_the_spans_view(qtbot, tiny_qa):
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors.spans_view import SpansView
+    from explorer.ui.inspectors.token_axis import ReadableTokenAxis
+
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    passage = "ada lovelace was born in london in 1815 and wrote notes on the analytical engine. " * 2
+    view.set_result(probe(tiny_qa, "where was ada born?", passage))
+    qtbot.wait(20)
+    axis = view.table_map.bottom_axis
+    assert isinstance(axis, ReadableTokenAxis) and view.table_map.plot.getAxis("bottom") is axis
+    assert axis.labelString() and "end token j" in axis.labelString()
+    drawn = _drawn_ticks(axis)
+    assert len(drawn) >= 3, [t for _, t in drawn]
+    _readable(drawn, axis.labels)
