@@ -163,3 +163,40 @@ def test_span_table_end_axis_in_the_spans_view(qtbot, tiny_qa):
     drawn = _drawn_ticks(axis)
     assert len(drawn) >= 3, [t for _, t in drawn]
     _readable(drawn, axis.labels)
+
+
+@pytest.fixture
+def app_style():
+    """The app's style sheet (fonts, paddings: the sizes a user sees), taken off again afterwards."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.style import apply_style
+
+    app = QApplication.instance()
+    sheet, style = app.styleSheet(), app.style().name()
+    apply_style(app)
+    yield
+    app.setStyleSheet(sheet)
+    app.setStyle(style)
+
+
+def test_main_window_opens_inside_a_small_screen(qtbot, tmp_path, monkeypatch, app_style):
+    """Reported: the window opened 1683 px wide on a 1600 x 900 screen."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    from explorer.ui import screen_fit
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+
+    width, height = 1600, 900
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, width, height))
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.width() + screen_fit.FRAME_W <= width and w.height() + screen_fit.FRAME_H <= height
+    assert w.minimumSizeHint().width() + screen_fit.FRAME_W <= width
+    w.tabs.setCurrentWidget(w.curves)                 # the widest page no longer widens the window
+    qtbot.wait(10)
+    assert w.width() + screen_fit.FRAME_W <= width
