@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QHBoxL
 from explorer.core.metric_display import metric_label
 
 from explorer.ui.decimate import ColumnDecimator
+from explorer.ui.plot_grid import GridLines
 from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.run_state import RunState
 
@@ -170,7 +171,7 @@ class PlotPanel(QFrame):
         self.reset_button.clicked.connect(self.reset_view)
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox())
         self.plot = self.widget.getPlotItem()
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
         # column from explorer.ui.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")

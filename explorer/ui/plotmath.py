@@ -82,23 +82,32 @@ class IncrementalEMA:
 
 
 def _ema_blocks(y: np.ndarray, w: float, carry: float = 0.0) -> np.ndarray:
-    """last_i = w * last_{i-1} + (1 - w) * y_i, vectorised in blocks (no scipy: importing
-    scipy.signal costs seconds, too long for the GUI thread).
+    """last_i = w * last_{i-1} + (1 - w) * y_i (last_{-1} = carry), vectorised over blocks (no scipy:
+    importing scipy.signal costs seconds, too long for the GUI thread).
 
-    Inside a block starting at s with carry c = last_{s-1}: last_{s+j} = w^(j+1) c + (1-w) w^j
-    sum_{m<=j} y_{s+m} w^(-m). Blocks are short enough that w^(-m) stays below e^300 (no overflow); the rounding error
-    stays at float64 epsilon times |y| because each block is rescaled by w^j.
+    Inside block k starting at s, with c_k = last_{s-1}: last_{s+j} = w^(j+1) c_k + (1-w) w^j
+    sum_{m<=j} y_{s+m} w^(-m). All blocks are done at once as the rows of a (blocks, B) array, then
+    the carries c_k = w^B c_{k-1} + (block k-1's zero-carry end) are chained (one scalar per block).
+    B is short enough that w^(-m) stays below e^300 (no overflow); the rounding error stays at
+    float64 epsilon times |y| because each block is rescaled by w^j. y shape (n,); returns (n,).
     """
     n = len(y)
-    out = np.empty(n, dtype=np.float64)
-    block = max(1, int(300.0 / -np.log(w)))
-    for s in range(0, n, block):
-        blk = y[s: s + block]
-        j = np.arange(len(blk), dtype=np.float64)
-        wj = np.power(w, j)
-        out[s: s + len(blk)] = wj * (w * carry + (1.0 - w) * np.cumsum(blk / wj))
-        carry = out[s + len(blk) - 1]
-    return out
+    if n == 0:
+        return np.empty(0)
+    size = max(1, min(n, int(300.0 / -np.log(w))))
+    rows = -(-n // size)
+    blocks = np.zeros(rows * size)
+    blocks[:n] = y
+    blocks = blocks.reshape(rows, size)
+    wj = np.power(w, np.arange(size, dtype=np.float64))
+    zero_carry = (1.0 - w) * wj * np.cumsum(blocks / wj, axis=1)
+    carries = np.empty(rows)
+    step, acc = w ** size, float(carry)
+    for k, end in enumerate(zero_carry[:, -1].tolist()):
+        carries[k] = acc
+        acc = step * acc + end
+    out = zero_carry + np.outer(carries, w * wj)
+    return out.reshape(-1)[:n]
 
 
 def robust_range(arrays: list[np.ndarray], lo_pct: float = 2.0, hi_pct: float = 98.0,
