@@ -253,3 +253,31 @@ def test_live_ticks_are_coalesced(curves, qtbot, monkeypatch):
     qtbot.wait(curves_mod.REDRAW_MS + 100)
     assert sorted(calls) == sorted(["loss", "lr", "grad_norm", "samples_per_second"])   # once per plot
     assert "dev/f1" not in calls                            # plots without new points are left alone
+
+
+def test_other_runs_reuse_the_curve_items(curves):
+    import pyqtgraph as pg
+
+    a, b = _state("a", 5_000, 0), _state("b", 3_000, 1)
+    curves.set_runs([a])
+    curves.redraw_now()
+    loss = curves.panels["loss"]
+
+    def data_items():
+        return [i for i in loss.plot.items if isinstance(i, pg.PlotDataItem)]
+
+    before = data_items()
+    curves.set_runs([b])
+    curves.redraw_now()
+    assert data_items() == before                            # the same two items (smoothed + raw), recoloured
+    assert loss.items["b"].opts["pen"].color().name() == curves.color("b").lower() != curves.color("a").lower()
+    assert loss.raw_items["b"].opts["pen"].color().alpha() < 255
+    assert "a" not in loss.items and curves.point_count("b", "loss") == 3_000
+    x, _ = loss.items["b"].getData()
+    assert x.max() <= 3_000                                  # b's points, nothing of a's
+    curves.set_runs([a, b])
+    curves.redraw_now()
+    assert len(data_items()) == 4 and all(i.isVisible() for i in data_items())
+    curves.set_runs([])
+    curves.redraw_now()
+    assert not any(i.isVisible() and i.xData is not None for i in data_items())

@@ -25,6 +25,7 @@ from explorer.ui.run_state import RunState
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
            "#3B3B3B", "#B8860B", "#8C564B"]
 
+RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
 
 TITLES = {
@@ -191,6 +192,7 @@ class PlotPanel(QFrame):
         self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
         self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
         self.data: dict[str, CurveData] = {}           # per run: the full series behind its curves
+        self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
         lay = QVBoxLayout(self)
@@ -212,14 +214,32 @@ class PlotPanel(QFrame):
 
     # ---- items ---------------------------------------------------------------------------
     def _new_item(self, color: str, width: float = 1.0, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:
+        """A curve item in ``color`` (a spare one of an earlier run when there is one: creating and
+        adding an item costs ~2 ms, recolouring one next to nothing)."""
         c = QColor(color)
         c.setAlpha(alpha)
+        spare = self._spare.get(alpha)
+        if spare:
+            item = spare.pop()
+            item.setPen(pg.mkPen(c, width=width))
+            if self.is_dev:
+                item.setSymbolBrush(QColor(color))
+            item.opts["name"] = name
+            item.setVisible(True)
+            return item
         kw = {}
         if self.is_dev:
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
         item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
+        item.setZValue(0 if alpha == 255 else -1)   # the faint raw loss behind every smoothed curve
         self.plot.addItem(item)
         return item
+
+    def _retire(self, item: pg.PlotDataItem, alpha: int) -> None:
+        """Keep an unused curve item, empty and hidden, for the next run shown here."""
+        item.setData([], [])
+        item.setVisible(False)
+        self._spare.setdefault(alpha, []).append(item)
 
     def set_runs(self, runs: list[tuple[RunState, str]]) -> None:
         """Drop the curves of runs no longer shown; new runs get theirs at their first
@@ -227,24 +247,36 @@ class PlotPanel(QFrame):
         self.colors = {s.run_id: c for s, c in runs}
         wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
-            self.plot.removeItem(self.items.pop(run_id))
+            self._retire(self.items.pop(run_id), 255)
             self.ema.pop(run_id, None)
             self.data.pop(run_id, None)
-            for extra in (self.raw_items.pop(run_id, None), self.markers.pop(run_id, None)):
-                if extra is not None:
-                    self.plot.removeItem(extra)
+            if run_id in self.raw_items:
+                self._retire(self.raw_items.pop(run_id), RAW_ALPHA)
+            if run_id in self.markers:
+                self.plot.removeItem(self.markers.pop(run_id))
         for state, color in runs:
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
                 self.ema.pop(state.run_id, None)
                 self.data.pop(state.run_id, None)
+            if state.run_id in self.items and self.items[state.run_id].opts["pen"].color() != QColor(color):
+                self._recolor(state.run_id, color)
+
+    def _recolor(self, run_id: str, color: str) -> None:
+        for item, alpha in ((self.items.get(run_id), 255), (self.raw_items.get(run_id), RAW_ALPHA)):
+            if item is not None:
+                c = QColor(color)
+                c.setAlpha(alpha)
+                item.setPen(pg.mkPen(c, width=1.0))
+                if self.is_dev:
+                    item.setSymbolBrush(QColor(color))
 
     def _item(self, run_id: str) -> pg.PlotDataItem | None:
         item = self.items.get(run_id)
         if item is None and run_id in self.colors:
             color = self.colors[run_id]
             if self.key == "loss":
-                self.raw_items[run_id] = self._new_item(color, width=1.0, alpha=70)
+                self.raw_items[run_id] = self._new_item(color, width=1.0, alpha=RAW_ALPHA)
             item = self.items[run_id] = self._new_item(color, name=run_id)
         return item
 
