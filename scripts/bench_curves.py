@@ -8,11 +8,13 @@ Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm
 step; dev f1 / exact_match every 1000 steps) and shows them overlaid in the real CurvesPanel
 (1400 x 1000, offscreen). Times, median over ``--repeats`` (min-max):
 
-- full redraw: show the runs (a run selection): every curve decimated + one render of all plots;
-- render only: one render of all plots with nothing changed (a resize / expose): the floor;
-- live tick: one new ``step`` event per run, then the coalesced redraw + one render of all plots;
-  "staggered": the app's way, one plot refreshed and repainted per event-loop turn (longest turn);
-- zoom (last 1000 steps) and a smoothing slider change, each + render.
+- full redraw: show the runs (a run selection): every curve decimated, then either the event loop
+  paints the plots on screen (what a user waits for) or all plots are rendered with ``grab()``;
+- render of all plots only: a ``grab()`` with nothing changed (a resize / expose): the floor;
+- live tick: one new ``step`` event per run, then the coalesced redraw, then the event loop repaints
+  the plots that changed (the count is printed), or a ``grab()`` renders all of them; "staggered":
+  the app's way, one plot refreshed and repainted per event-loop turn (longest turn);
+- zoom (last 1000 steps) and a smoothing slider change, each + ``grab()``.
 
 Reference, timed in the same process on the same data and plot grid: what the panel did before
 (pyqtgraph's own "peak" auto-downsampling + clip-to-view, every curve given all its points with
@@ -36,6 +38,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 TRAIN = ("loss", "lr", "grad_norm", "samples_per_second")
+PAINTS = [0]   # plot repaints counted (GraphicsView.paintEvent)
 
 
 def make_run(run_id: str, n: int, seed: int):
@@ -170,7 +173,16 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
+    import pyqtgraph as pg
+
     from explorer.ui.curves import CurvesPanel
+
+    paint_event = pg.GraphicsView.paintEvent
+
+    def counted(self, ev):
+        PAINTS[0] += 1
+        return paint_event(self, ev)
+    pg.GraphicsView.paintEvent = counted
 
     w = CurvesPanel()
     w.resize(1400, 1000)
@@ -182,21 +194,33 @@ def main() -> int:
     def render():
         w.grid_host.grab()
 
-    def live():
+    def paint():   # what the app does: the event loop repaints the plots that changed (on screen)
+        app.processEvents()
+
+    def live(show=render):
         for s in runs:
             s.apply(step_event(s))
             w.run_updated(s.run_id, set(TRAIN))
         w.redraw_now()
-        render()
+        show()
 
-    res = {k: [] for k in ("full", "render", "tick", "turn", "zoom", "smooth")}
+    res = {k: [] for k in ("full", "full_paint", "render", "tick", "tick_paint", "turn", "zoom", "smooth")}
+    painted = []
     for r in range(a.repeats):
-        w.set_runs([])
-        w.redraw_now()
-        res["full"].append(timed(lambda: (w.set_runs(runs), w.redraw_now(), render())))
+        for key, show in (("full_paint", paint), ("full", render)):
+            w.set_runs([])
+            w.redraw_now()
+            for _ in range(3):
+                app.processEvents()
+            res[key].append(timed(lambda: (w.set_runs(runs), w.redraw_now(), show())))
         res["render"].append(timed(render))
         res["tick"].append(timed(live))
-        for s in runs:      # what the app does: the same tick refreshed one plot per event-loop turn
+        for _ in range(3):
+            app.processEvents()
+        before = PAINTS[0]
+        res["tick_paint"].append(timed(lambda: live(paint)))
+        painted.append(PAINTS[0] - before)
+        for s in runs:      # the same tick refreshed one plot per event-loop turn (the app's staggering)
             s.apply(step_event(s))
             w.run_updated(s.run_id, set(TRAIN))
         w._live_tick()
@@ -218,20 +242,23 @@ def main() -> int:
     x_range = w._target_x()
     ref = Reference(keys, (w.grid_host.width(), w.grid_host.height()))
     app.processEvents()
-    rres = {k: [] for k in ("full", "render", "tick")}
+    rres = {k: [] for k in ("full", "full_paint", "render", "tick", "tick_paint")}
     for _ in range(a.repeats):
-        ref.clear()
-        rres["full"].append(timed(lambda: (ref.draw(runs, keys, x_range, {}), ref.render())))
+        for key, show in (("full_paint", app.processEvents), ("full", ref.render)):
+            ref.clear()
+            app.processEvents()
+            rres[key].append(timed(lambda: (ref.draw(runs, keys, x_range, {}), show())))
         rres["render"].append(timed(ref.render))
         emas: dict = {}
         ref.draw(runs, keys, x_range, emas)
-
-        def ref_live():
-            for s in runs:
-                s.apply(step_event(s))
-            ref.draw(runs, list(TRAIN), x_range, emas)
-            ref.render()
-        rres["tick"].append(timed(ref_live))
+        app.processEvents()
+        for key, show in (("tick", ref.render), ("tick_paint", app.processEvents)):
+            def ref_live():
+                for s in runs:
+                    s.apply(step_event(s))
+                ref.draw(runs, list(TRAIN), x_range, emas)
+                show()
+            rres[key].append(timed(ref_live))
 
     pts = sum(len(ser) for s in runs for ser in s.series.values())
     drawn = sum(len(i.xData) for p in w.panels.values() for i in list(p.items.values()) + list(p.raw_items.values())
@@ -241,17 +268,21 @@ def main() -> int:
           f"median of {a.repeats} (min-max), ms; load average {load0[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end")
     med = statistics.median
     print(f"  {'':44s} {'panel':>8s} {'reference':>10s} {'ratio':>6s}")
-    for name, key in (("full redraw (decimate all + render)", "full"), ("render only", "render"),
-                      ("live tick (+1 step/run, redraw + render)", "tick"),
-                      ("  same, staggered: longest turn", "turn"), ("last-1000-steps zoom", "zoom"),
-                      ("smoothing slider change", "smooth")):
+    for name, key in (("full redraw, shown plots painted", "full_paint"),
+                      ("full redraw + render of all plots (grab)", "full"), ("render of all plots only", "render"),
+                      ("live tick, changed plots painted", "tick_paint"),
+                      ("live tick + render of all plots (grab)", "tick"),
+                      ("  live tick, staggered: longest turn", "turn"), ("last-1000-steps zoom + render", "zoom"),
+                      ("smoothing slider change + render", "smooth")):
         xs = res[key]
         line = f"  {name:44s} {med(xs):8.1f}"
         if key in rres:
             line += f" {med(rres[key]):10.1f} {med(rres[key]) / max(med(xs), 1e-9):5.1f}x"
+        else:
+            line += " " * 18
         print(line + f"   ({min(xs):.1f}-{max(xs):.1f})")
-    print(f"  live tick without the render: {med(res['tick']) - med(res['render']):.1f} ms (panel) vs "
-          f"{med(rres['tick']) - med(rres['render']):.1f} ms (reference)")
+    print(f"  plots repainted per live tick (event loop): {statistics.median(painted):.0f} of {len(keys)}; "
+          f"cold first full redraw (items created): {res['full_paint'][0]:.1f} ms")
     if a.profile:
         w.set_runs([])
         w.redraw_now()

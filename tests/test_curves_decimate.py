@@ -281,3 +281,31 @@ def test_other_runs_reuse_the_curve_items(curves):
     curves.set_runs([])
     curves.redraw_now()
     assert not any(i.isVisible() and i.xData is not None for i in data_items())
+
+
+def test_grid_lines_follow_the_axes_ticks(curves):
+    curves.set_runs([_state("a", 400, 0)])
+    curves.redraw_now()
+    panel = curves.panels["loss"]
+    assert panel.plot.getAxis("bottom").grid is False           # not the axes' slow grid pictures
+    vb = panel.plot.getViewBox()
+
+    def major_x():
+        rect = vb.viewRect()
+        levels = panel.plot.getAxis("bottom").tickValues(rect.left(), rect.right(), vb.width())
+        return sorted(v for v in levels[0][1] if rect.left() <= v <= rect.right())
+
+    lines = panel.grid_lines.lines()
+    xs = sorted({ln.x1() for ln in lines[0] if ln.x1() == ln.x2()})
+    assert xs == major_x() and len(xs) >= 3
+    assert any(ln.y1() == ln.y2() for ln in lines[0])           # horizontal lines too
+    curves.last_n.setValue(50)                                    # another x range: other lines
+    curves.redraw_now()
+    xs2 = sorted({ln.x1() for ln in panel.grid_lines.lines()[0] if ln.x1() == ln.x2()})
+    assert xs2 == major_x() and xs2 != xs
+    curves.log_box.setChecked(True)                               # log y: lines at the log axis' ticks
+    curves.redraw_now()
+    rect = vb.viewRect()
+    ys = sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
+    want = panel.plot.getAxis("left").tickValues(rect.top(), rect.bottom(), vb.height())
+    assert ys == sorted(v for _, vals in want[:2] for v in vals if rect.top() <= v <= rect.bottom())

@@ -33,6 +33,8 @@ class GridLines(pg.GraphicsObject):
         self.plot = plot
         self.vb = plot.getViewBox()
         self.pens = (_pen(MAJOR), _pen(MINOR))
+        self._key = None
+        self._lines: list[list[QLineF]] = [[], []]
         self.setZValue(-100)
         plot.addItem(self, ignoreBounds=True)
         self.vb.sigRangeChanged.connect(self._changed)
@@ -46,12 +48,19 @@ class GridLines(pg.GraphicsObject):
         return self.vb.viewRect()
 
     def lines(self) -> list[list[QLineF]]:
-        """[major lines, minor lines] in view coordinates for the current range."""
+        """[major lines, minor lines] in view coordinates for the current range (cached: a repaint of
+        new curve points in the same range reuses them)."""
         rect = self.vb.viewRect()
+        size = self.vb.size()
+        key = (rect.getRect(), size.width(), size.height(), self.plot.getAxis("left").logMode)
+        if key != self._key:
+            self._key, self._lines = key, self._compute(rect, size)
+        return self._lines
+
+    def _compute(self, rect: QRectF, size) -> list[list[QLineF]]:
         out: list[list[QLineF]] = [[], []]
         if rect.width() <= 0 or rect.height() <= 0:
             return out
-        size = self.vb.size()
         for name, lo, hi, px in (("bottom", rect.left(), rect.right(), size.width()),
                                  ("left", rect.top(), rect.bottom(), size.height())):
             axis = self.plot.getAxis(name)
