@@ -309,3 +309,28 @@ def test_grid_lines_follow_the_axes_ticks(curves):
     ys = sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
     want = panel.plot.getAxis("left").tickValues(rect.top(), rect.bottom(), vb.height())
     assert ys == sorted(v for _, vals in want[:2] for v in vals if rect.top() <= v <= rect.bottom())
+
+
+def test_re_estimated_steps_total_does_not_move_the_axis_every_step(curves):
+    """A time-budgeted run's step events carry a new steps_total each time (main: TrainClock)."""
+    state = _state("tb", 2_000)
+    state.steps_total = 5_000
+    curves.set_runs([state])
+    curves.redraw_now()
+    vb = curves.panels["loss"].plot.getViewBox()
+    first = vb.viewRange()[0]
+    assert first[1] == pytest.approx(5_000, rel=0.03)            # a plain run: 0..steps_total
+    seen = []
+    for total in (5_010, 4_990, 5_040, 5_100, 4_900, 5_060):      # small re-estimates
+        state.apply({"event": "step", "step": state.step + 1, "loss": 1.0, "lr": 1e-5, "grad_norm": 1.0,
+                     "samples_per_second": 8.0, "steps_total": total})
+        curves.run_updated("tb", {"loss", "lr", "grad_norm", "samples_per_second"})
+        curves.redraw_now()
+        seen.append(tuple(vb.viewRange()[0]))
+        assert vb.viewRange()[0][1] >= total
+    assert len(set(seen)) == 1                                     # moved once (2% to spare), then stayed
+    state.apply({"event": "step", "step": state.step + 1, "loss": 1.0, "lr": 1e-5, "grad_norm": 1.0,
+                 "samples_per_second": 8.0, "steps_total": 6_000})  # a big one: the axis follows
+    curves.run_updated("tb", {"loss"})
+    curves.redraw_now()
+    assert vb.viewRange()[0][1] >= 6_000

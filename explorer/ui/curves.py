@@ -65,6 +65,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self._setting_x = False
         self._hover: tuple[PlotPanel, object] | None = None   # (plot, scene position) of a still pointer
         self._cross_step: float | None = None                  # the step the readouts show (None: none)
+        self._planned_end: float | None = None                 # x axis end of the live runs (_axis_end)
 
         self.toolbar = tb = CurvesToolbar()
         self.smooth, self.log_box, self.outlier_box, self.last_n = tb.smooth, tb.log_box, tb.outlier_box, tb.last_n
@@ -225,6 +226,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self._x_target = None
         empty = self.data_x_range() is None and self._target_x() is None
         self._hover = self._cross_step = None
+        self._planned_end = None
         for panel in self.panels.values():
             panel.clear_readout()
             panel.user_zoomed = False
@@ -369,11 +371,22 @@ class CurvesPanel(CurvesExport, QWidget):
             return (max(data[0], data[1] - n), data[1])
         if not self.x_follow:
             return None
-        planned = max((float(s.steps_total) for s in self.runs if s.is_live and s.steps_total), default=None)
+        planned = self._axis_end(max((float(s.steps_total) for s in self.runs if s.is_live and s.steps_total),
+                                     default=None))
         if data is None:
             return (0.0, planned) if planned else None
         hi = max(data[1], planned or data[1])
         return (min(data[0], 0.0) if planned else data[0], hi)
+
+    def _axis_end(self, planned: float | None) -> float | None:
+        """The x axis end for the live runs' steps_total. A time-budgeted run re-estimates steps_total
+        with every step: the end moves only when that passes it (then with 2% to spare) or drops below
+        95% of it, so the axis (and every curve's pixel columns) does not shift on each step."""
+        end = self._planned_end
+        if planned is None or end is None or not (0.95 * end <= planned <= end):
+            end = planned if end is None or planned is None or planned < end else planned * 1.02
+        self._planned_end = end
+        return end
 
     def _x_changed(self, source: PlotPanel, rng) -> None:
         """The user panned / zoomed one plot (or pressed its auto-range button): all plots follow."""
