@@ -5,10 +5,12 @@ TensorBoard / SLEAP's loss viewer: smoothing slider (TensorBoard's debiased EMA)
 ignore outliers (y range from the 2nd-98th percentiles of the visible points), last-N-steps
 window, crosshair with values (in each plot's header), export PNG and CSV.
 
-Staying responsive: step events only mark curves dirty; a 150 ms timer collects them and the plots
-are then refreshed one per event-loop turn (each plot repaint is a few ms, all of them at once
-would stall the loop). While a run is live the x axis spans 0..steps_total, so it does not move
-with every step. Curves use pyqtgraph peak downsampling and clip-to-view.
+Staying responsive: step events only mark curves dirty; a 100 ms timer collects them (the latest
+state wins) and the plots are then refreshed one per event-loop turn, only those with new points.
+While a run is live the x axis spans 0..steps_total, so it does not move with every step. Each curve
+draws at most four points per pixel column (first, min, max, last: explorer.ui.decimate), cached
+per curve, so a live tick folds in only the new points; curve items are reused across selections;
+the grid is one cheap item (explorer.ui.plot_grid).
 """
 
 from __future__ import annotations
