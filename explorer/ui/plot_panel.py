@@ -312,7 +312,7 @@ class PlotPanel(QFrame):
         """(x0, x1, pixel columns) of the view the curves are decimated for."""
         vb = self.plot.getViewBox()
         x0, x1 = vb.viewRange()[0]
-        return float(x0), float(x1), int(vb.width()) or 1000
+        return float(x0), float(x1), int(vb.width() * self.devicePixelRatioF()) or 1000   # device pixels
 
     def _draw(self, run_id: str) -> None:
         data = self.data.get(run_id)
