@@ -334,3 +334,24 @@ def test_re_estimated_steps_total_does_not_move_the_axis_every_step(curves):
     curves.run_updated("tb", {"loss"})
     curves.redraw_now()
     assert vb.viewRange()[0][1] >= 6_000
+
+
+def test_bench_curves_prints_both_figures_with_a_reference(qtbot, monkeypatch, capsys):
+    import sys
+    from pathlib import Path
+
+    import pyqtgraph as pg
+
+    monkeypatch.setattr(pg.GraphicsView, "paintEvent", pg.GraphicsView.paintEvent)   # the script counts paints
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "scripts"))
+    import bench_curves
+
+    monkeypatch.setattr(sys, "argv", ["bench_curves.py", "--runs", "2", "--points", "3000", "--repeats", "1"])
+    assert bench_curves.main() == 0
+    out = capsys.readouterr().out
+    for name in ("full redraw, shown plots painted", "full redraw + render of all plots (grab)",
+                 "live tick, changed plots painted", "live tick + render of all plots (grab)"):
+        line = next(ln for ln in out.splitlines() if name in ln)
+        panel, reference, ratio = line.split(name)[1].split()[:3]
+        assert float(panel) > 0 and float(reference) > 0 and ratio.endswith("x")
+    assert "load average" in out and "plots repainted per live tick" in out
