@@ -355,3 +355,19 @@ def test_bench_curves_prints_both_figures_with_a_reference(qtbot, monkeypatch, c
         panel, reference, ratio = line.split(name)[1].split()[:3]
         assert float(panel) > 0 and float(reference) > 0 and ratio.endswith("x")
     assert "load average" in out and "plots repainted per live tick" in out
+
+
+def test_y_range_from_the_drawn_points_equals_the_data_range(curves):
+    from explorer.ui.plot_panel import y_range
+
+    runs = [_state("a", 40_000, 0), _state("b", 25_000, 1)]
+    runs[1].series["grad_norm"].y[12_345] = 50.0                 # one spike: the axis must reach it
+    curves.set_runs(runs)
+    curves.redraw_now()
+    for key in ("grad_norm", "samples_per_second", "loss"):
+        panel = curves.panels[key]
+        want = [s.series[key].y for s in runs]
+        if key == "loss":
+            want += [panel.data[s.run_id].shown for s in runs]
+        assert panel.plot.getViewBox().viewRange()[1] == pytest.approx(y_range(want, non_neg=True), rel=1e-9)
+    assert curves.panels["grad_norm"].plot.getViewBox().viewRange()[1][1] > 50.0
