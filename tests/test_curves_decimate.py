@@ -30,11 +30,11 @@ def _walk(n, seed=0):
     return x, y
 
 
-def test_every_column_keeps_its_min_max_first_and_last_exactly():
+def test_every_column_keeps_its_min_and_max_exactly_and_the_end_points():
     x, y = _walk(20_000)
     x0, x1, ncols = float(x[300]) + 0.5, float(x[-500]) + 0.25, 97
     xs, ys = ColumnDecimator().points(x, y, x0, x1, ncols)
-    assert len(xs) <= 5 * (ncols + 2) < 20_000
+    assert len(xs) <= 2 * (ncols + 2) + 4 < 20_000                # about two points per column
     col = _columns(x, x0, x1, ncols)
     vis = np.flatnonzero((col >= 0) & (col < ncols))
     dcol = _columns(xs, x0, x1, ncols)
@@ -42,11 +42,23 @@ def test_every_column_keeps_its_min_max_first_and_last_exactly():
         pts = np.flatnonzero(col == c)
         drawn = ys[dcol == c]
         assert drawn.min() == y[pts].min() and drawn.max() == y[pts].max()     # exact values, not means
-        first, last = pts[0], pts[-1]
-        assert np.any((xs == x[first]) & (ys == y[first])) and np.any((xs == x[last]) & (ys == y[last]))
+        assert xs[dcol == c].min() >= x[pts[0]] and xs[dcol == c].max() <= x[pts[-1]]   # inside the column
     # the curve runs to the plot's edges: the nearest point outside the view on each side is kept
     assert (xs[0], ys[0]) == (x[300], y[300]) and xs[-1] == x[-500 + 1] and ys[-1] == y[-500 + 1]
     assert np.all(np.diff(xs) >= 0)
+    # the series' own first and last points when the whole series is in view
+    xs, ys = ColumnDecimator().points(x, y, 0.0, float(x[-1]) + 1.0, ncols)
+    assert (xs[0], ys[0]) == (x[0], y[0]) and (xs[-1], ys[-1]) == (x[-1], y[-1])
+
+
+def test_a_column_is_drawn_in_the_direction_the_data_runs():
+    x = np.arange(10_000, dtype=float)
+    down = 10_000 - x                                               # a falling line: max then min per column
+    xs, ys = ColumnDecimator().points(x, down, 0.0, 10_000.0, 100)
+    inner = ys[1:-1]
+    assert np.all(np.diff(inner) <= 0)                              # never up and down again
+    xs, ys = ColumnDecimator().points(x, x.copy(), 0.0, 10_000.0, 100)
+    assert np.all(np.diff(ys) >= 0)
 
 
 @pytest.mark.parametrize("where", [0, 1, 49_999, 50_000, 77_777, 99_998, 99_999])
@@ -57,7 +69,7 @@ def test_a_spike_is_never_lost(where):
     y[where] = 40.0
     y[(where + 5_000) % n] = -40.0
     xs, ys = ColumnDecimator().points(x, y, 0.0, float(n), 640)
-    assert len(xs) < 4 * 642 + 2
+    assert len(xs) < 2 * 642 + 4
     assert ys.max() == 40.0 and ys.min() == -40.0
     assert xs[0] == 1.0 and ys[0] == y[0] and xs[-1] == n and ys[-1] == y[-1]   # first and last points
 
@@ -107,7 +119,7 @@ def test_appends_give_the_same_points_as_one_pass():
         np.testing.assert_array_equal(xs, ref[0])
         np.testing.assert_array_equal(ys, ref[1])
     assert inc._edges is not None                       # it did decimate (not the raw path)
-    assert len(xs) < 5 * (ncols + 2)
+    assert len(xs) < 3 * (ncols + 2)
 
 
 def test_grid_or_data_changes_start_over():

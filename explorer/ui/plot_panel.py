@@ -25,6 +25,7 @@ from explorer.ui.run_state import RunState
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
            "#3B3B3B", "#B8860B", "#8C564B"]
 
+LEFT_AXIS_TEXT_PX = 44   # room for y tick labels such as "0.0001" / "100"
 RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
 
@@ -176,6 +177,11 @@ class PlotPanel(QFrame):
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
         # column from explorer.ui.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")
+        # A y axis as wide as typical labels ("0.0001") from the start that only ever grows: a new
+        # selection or range then never changes its width, which would re-lay out and repaint the plot.
+        left = self.plot.getAxis("left")
+        left.textWidth = LEFT_AXIS_TEXT_PX
+        left.setStyle(autoReduceTextSpace=False)
         self.plot.setMenuEnabled(True)
         self.plot.getViewBox().setMouseEnabled(x=True, y=True)
         self.plot.getViewBox().sigRangeChangedManually.connect(self._zoomed_by_user)
@@ -232,6 +238,9 @@ class PlotPanel(QFrame):
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
         item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
         item.setZValue(0 if alpha == 255 else -1)   # the faint raw loss behind every smoothed curve
+        # no re-clipping of the data on every y range change (it re-sets each curve); the points are
+        # few and the view always holds them (apply_view), so there is nothing huge to clip
+        item.setDynamicRangeLimit(None)
         self.plot.addItem(item)
         return item
 
