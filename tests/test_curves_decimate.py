@@ -383,3 +383,22 @@ def test_y_range_from_the_drawn_points_equals_the_data_range(curves):
             want += [panel.data[s.run_id].shown for s in runs]
         assert panel.plot.getViewBox().viewRange()[1] == pytest.approx(y_range(want, non_neg=True), rel=1e-9)
     assert curves.panels["grad_norm"].plot.getViewBox().viewRange()[1][1] > 50.0
+
+
+@pytest.mark.parametrize("ncols", [7, 300])
+def test_point_by_point_appends_give_the_same_points_as_one_pass(ncols):
+    """A live run: one to three new points per tick (the point-by-point path), gaps included."""
+    x, y = _walk(3_000, seed=4)
+    y[[40, 41, 1_000, 2_222]] = [math.nan, math.inf, -math.inf, math.nan]
+    x0, x1 = -5.0, float(x[-1]) + 50.0
+    inc = ColumnDecimator()
+    rng = np.random.default_rng(7)
+    n = 1_200
+    inc.points(x[:n], y[:n], x0, x1, ncols)
+    while n < len(x):
+        n = min(len(x), n + int(rng.integers(1, 4)))
+        xs, ys = inc.points(x[:n], y[:n], x0, x1, ncols)
+        if n % 7 == 0 or n == len(x):
+            ref = ColumnDecimator().points(x[:n], y[:n], x0, x1, ncols)
+            np.testing.assert_array_equal(xs, ref[0])
+            np.testing.assert_array_equal(ys, ref[1])

@@ -338,11 +338,7 @@ class CurvesPanel(CurvesExport, QWidget):
         if panel is None or key not in self._layout_keys:
             return
         if self._x_target is not None:   # first the x range: the curves are decimated for it
-            self._setting_x = True
-            try:
-                panel.plot.getViewBox().setXRange(*self._x_target, padding=0.02)
-            finally:
-                self._setting_x = False
+            self._set_x(panel, self._x_target)
         weight = self.smooth.value() / 100.0
         for state in self.runs:
             if state.run_id in run_ids:
@@ -355,6 +351,20 @@ class CurvesPanel(CurvesExport, QWidget):
         if step is not None:   # the readout follows the new data under a still pointer
             self._cross_step = step
             panel.show_crosshair(step, self._pairs())
+
+    def _set_x(self, panel: PlotPanel, target: tuple[float, float]) -> None:
+        """Show steps target[0]..target[1] (2% padding) in ``panel``; nothing to do when it already does
+        (a live tick: setting an unchanged range still costs pyqtgraph a few signals per plot)."""
+        vb = panel.plot.getViewBox()
+        done = getattr(panel, "_x_applied", None)
+        if done is not None and done[0] == target and done[1] == vb.state["targetRange"][0]:
+            return
+        self._setting_x = True
+        try:
+            vb.setXRange(*target, padding=0.02)
+        finally:
+            self._setting_x = False
+        panel._x_applied = (target, list(vb.state["targetRange"][0]))
 
     def data_x_range(self) -> tuple[float, float] | None:
         """(first, last) step over every series of the displayed runs."""
@@ -428,6 +438,10 @@ class CurvesPanel(CurvesExport, QWidget):
 
     # ---- legend / progress ---------------------------------------------------------------
     def _update_legend(self) -> None:
+        key = [(id(s), s.status, len(s.evals), c) for s, c in self._pairs()]
+        if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
+            return
+        self._legend_key = key
         if not self.runs:
             text = ("<span style='color:#666'>No run selected. Launch a run, or select runs in the Runs list "
                     "(Ctrl/Shift-click to overlay several).</span>")

@@ -17,9 +17,13 @@ shows the gap.
 
 from __future__ import annotations
 
+import bisect
+import math
+
 import numpy as np
 
 RAW_FACTOR = 3   # up to RAW_FACTOR points per pixel column are drawn as they are
+FEW = 16         # up to this many new points / changed columns are handled point by point (a live tick)
 
 
 class ColumnDecimator:
@@ -51,6 +55,8 @@ class ColumnDecimator:
         self._dirty = 0                            # columns >= _dirty changed since the last emit
         self._out = (np.empty(0), np.empty(0))     # the points emitted last time
         self._offsets = np.zeros(1, dtype=np.int64)   # where each column's points start in _out
+        self._edge_list: list[float] = []
+        self._cols = (0, -1)
 
     def points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int,
                version=None) -> tuple[np.ndarray, np.ndarray]:
@@ -103,9 +109,14 @@ class ColumnDecimator:
         self.ymax = np.full(m, np.nan)
         self.gap = np.zeros(m, dtype=bool)
         self._dirty, self._out, self._offsets = 0, (np.empty(0), np.empty(0)), np.zeros(m + 1, dtype=np.int64)
+        self._edge_list = self._edges.tolist()
+        self._cols = (m, -1)     # first and last non-empty column
 
     def _fold(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
         """Aggregate points a..b-1 (all at or right of the points already folded) into the columns."""
+        if b - a <= FEW:
+            self._fold_few(x, y, a, b)
+            return
         xs = x[a:b]
         ys = y[a:b]
         starts = np.searchsorted(xs, self._edges, side="left")
@@ -123,9 +134,9 @@ class ColumnDecimator:
                 mn = np.fmin.reduceat(clean, s)
                 mx = np.fmax.reduceat(clean, s)
             gap = np.logical_or.reduceat(~finite, s)
-        nonempty = np.flatnonzero(self.count)
-        last_before = int(nonempty[-1]) if len(nonempty) else 0   # it loses its "last point" role
-        self._dirty = min(self._dirty, int(cols[0]) if len(cols) else self._dirty, last_before)
+        lo, hi = self._cols
+        self._dirty = min(self._dirty, int(cols[0]), max(hi, 0))   # the old last column loses that role
+        self._cols = (min(lo, int(cols[0])), max(hi, int(cols[-1])))
         old = self.count[cols] > 0    # only the first touched column can hold earlier points
         self.first[cols] = np.where(old, self.first[cols], s + a)
         self.last[cols] = ends[cols] - 1 + a
@@ -134,24 +145,79 @@ class ColumnDecimator:
         self.ymax[cols] = np.fmax(self.ymax[cols], mx)
         self.gap[cols] |= gap
 
+    def _fold_few(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
+        """_fold for a few points, one by one (numpy calls cost more than the arithmetic here)."""
+        lo, hi = self._cols
+        dirty = min(self._dirty, max(hi, 0))
+        for i in range(a, b):
+            col = bisect.bisect_right(self._edge_list, float(x[i])) - 1
+            yv = float(y[i])
+            if self.count[col] == 0:
+                self.first[col] = i
+            self.last[col] = i
+            self.count[col] += 1
+            if math.isfinite(yv):
+                cur = float(self.ymin[col])
+                if cur != cur or yv < cur:
+                    self.ymin[col] = yv
+                cur = float(self.ymax[col])
+                if cur != cur or yv > cur:
+                    self.ymax[col] = yv
+            else:
+                self.gap[col] = True
+            dirty, lo, hi = min(dirty, col), min(lo, col), max(hi, col)
+        self._dirty, self._cols = dirty, (lo, hi)
+
     def _emit(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The points of every column: those emitted last time for the clean columns, new ones from
         the first changed column on."""
         d = self._dirty
         if d >= len(self.count):
             return self._out
-        nonempty = np.flatnonzero(self.count)
-        ends = (int(nonempty[0]), int(nonempty[-1])) if len(nonempty) else (-1, -1)
-        cols = nonempty[nonempty >= d]
-        px, py, keep = self._column_points(x, y, cols, ends)
-        k = np.zeros(len(self.count), dtype=np.int64)
-        k[cols] = keep.sum(axis=1)
+        ends = self._cols
         start = int(self._offsets[d])
-        self._offsets[d + 1:] = start + np.cumsum(k[d:])
-        new_x, new_y = px[keep], _nan_for_nonfinite(py[keep])
+        if ends[1] - d < FEW:   # a live tick: one or two columns changed
+            new_x, new_y = self._few_points(x, y, d, ends)
+        else:
+            nonempty = np.flatnonzero(self.count[d:]) + d
+            px, py, keep = self._column_points(x, y, nonempty, ends)
+            k = np.zeros(len(self.count) - d, dtype=np.int64)
+            k[nonempty - d] = keep.sum(axis=1)
+            self._offsets[d + 1:] = start + np.cumsum(k)
+            new_x, new_y = px[keep], _nan_for_nonfinite(py[keep])
         self._out = (np.concatenate([self._out[0][:start], new_x]), np.concatenate([self._out[1][:start], new_y]))
         self._dirty = len(self.count)
         return self._out
+
+    def _few_points(self, x, y, d: int, ends: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """_column_points for columns d..ends[1], one by one; also moves the offsets."""
+        xs: list[float] = []
+        ys: list[float] = []
+        off = int(self._offsets[d])
+        for col in range(d, ends[1] + 1):
+            self._offsets[col] = off
+            c = int(self.count[col])
+            if c:
+                f, la = int(self.first[col]), int(self.last[col])
+                xf, xl, yf, yl = float(x[f]), float(x[la]), float(y[f]), float(y[la])
+                many = c > 2
+                e1, e2 = yf, yl
+                if many:
+                    lo, hi = float(self.ymin[col]), float(self.ymax[col])
+                    e1, e2 = (hi, lo) if yl < yf else (lo, hi)
+                pts = [(xf, yf)] if many and col == ends[0] else []
+                pts.append((xf, e1))
+                if c > 1:
+                    pts.append((xl, e2))
+                if self.gap[col]:
+                    pts.append((xl, math.nan))
+                if many and col == ends[1]:
+                    pts.append((xl, yl))
+                xs += [p[0] for p in pts]
+                ys += [p[1] if math.isfinite(p[1]) else math.nan for p in pts]
+                off += len(pts)
+        self._offsets[ends[1] + 1:] = off
+        return np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
 
     def _column_points(self, x, y, cols, ends):
         """(cols, 5) x, y and keep mask: [series' first point, extreme 1, extreme 2, NaN gap, series'

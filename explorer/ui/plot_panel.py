@@ -426,6 +426,8 @@ class PlotPanel(QFrame):
                           non_neg=non_negative(self.key), log=log)
         if rng is None:   # nothing to show: a neutral axis, not the previous run's range
             rng = (0.0, 1.0)
+        if not vb.state["autoRange"][1] and vb.state["targetRange"][1] == list(rng):
+            return   # unchanged (most live ticks): no signals, no axis redraw
         vb.disableAutoRange(axis="y")
         vb.setYRange(*rng, padding=0)
 
