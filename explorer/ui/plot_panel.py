@@ -225,11 +225,13 @@ class PlotPanel(QFrame):
         c = QColor(color)
         c.setAlpha(alpha)
         spare = self._spare.get(alpha)
-        if spare:
-            item = spare.pop()
-            item.setPen(pg.mkPen(c, width=width))
-            if self.is_dev:
-                item.setSymbolBrush(QColor(color))
+        if spare:   # one that already has this colour (the same run shown again) first
+            same = [k for k, it in enumerate(spare) if it.opts["pen"].color() == c]
+            item = spare.pop(same[0] if same else -1)
+            if not same:
+                item.setPen(pg.mkPen(c, width=width))
+                if self.is_dev:
+                    item.setSymbolBrush(QColor(color))
             item.opts["name"] = name
             item.setVisible(True)
             return item
