@@ -38,6 +38,8 @@ def test_colorize_is_the_plain_expression(dtype):
     m = rng.normal(size=(50, 60)).astype(dtype)
     for levels in ((-1.0, 1.5), (0.0, 0.0), (0.3, 0.2000001)):
         np.testing.assert_array_equal(colorize(m, levels, cmap), _old_colorize(m, levels, cmap))
+    strided = m.T[::2]                     # a strided view (the model map's flow[:, :, a, b] is one)
+    np.testing.assert_array_equal(colorize(strided, (-1.0, 1.0), cmap), _old_colorize(strided, (-1.0, 1.0), cmap))
     m[3, 4] = np.nan
     m[0, :] = np.nan
     out = colorize(m, (-1.0, 1.0), cmap)

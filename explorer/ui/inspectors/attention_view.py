@@ -387,17 +387,23 @@ class AttentionView(QWidget):
     def _fill_flow(self, per_layer: np.ndarray, which: str) -> None:
         """The block-flow table and its curves for (layers, 3, 3) flow (one head or the head mean)."""
         n_layers = per_layer.shape[0]
-        self.flow_table.setRowCount(n_layers)
-        self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
+        resize = self.flow_table.rowCount() != n_layers
+        if resize:   # new rows: new items; otherwise only their texts change (a head change)
+            self.flow_table.setRowCount(n_layers)
+            self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
         for c, (name, a, b) in enumerate(FLOW_COLUMNS):
             values = per_layer[:, a, b]
             for r in range(n_layers):
-                item = QTableWidgetItem(f"{values[r]:.3f}")
-                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                self.flow_table.setItem(r, c, item)
+                item = self.flow_table.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    self.flow_table.setItem(r, c, item)
+                item.setText(f"{values[r]:.3f}")
             self._flow_curves[c].setData(np.arange(1, n_layers + 1), values)
         self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
-        self._fit_flow_table()
+        if resize:
+            self._fit_flow_table()
         self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
 
     def _fit_flow_table(self) -> None:

@@ -67,10 +67,12 @@ _LUTS: dict[int, np.ndarray] = {}
 
 
 def _lut(cmap: pg.ColorMap) -> np.ndarray:
-    """The colour map's 256-entry RGBA byte table, built once per map."""
+    """The colour map's 256-entry RGBA table as (256,) uint32 (4 bytes per entry: one gather per cell), built
+    once per map."""
     lut = _LUTS.get(id(cmap))
     if lut is None:
-        lut = _LUTS[id(cmap)] = cmap.getLookupTable(0.0, 1.0, 256, alpha=True, mode="byte")
+        rgba = np.ascontiguousarray(cmap.getLookupTable(0.0, 1.0, 256, alpha=True, mode="byte"), dtype=np.uint8)
+        lut = _LUTS[id(cmap)] = rgba.view(np.uint32).reshape(256)
     return lut
 
 
@@ -85,10 +87,10 @@ def colorize(matrix: np.ndarray, levels: tuple[float, float], cmap: pg.ColorMap)
     scaled = np.subtract(np.nan_to_num(matrix, nan=lo) if has_nan else matrix, lo, dtype=dtype)
     scaled *= dtype.type(255.0 / span)
     idx = np.clip(scaled, 0, 255, out=scaled).astype(np.uint8)
-    rgba = lut[idx]
+    packed = np.ascontiguousarray(lut[idx])   # (R, C) uint32, each the 4 RGBA bytes of one cell
     if has_nan:
-        rgba[nan] = (0, 0, 0, 0)
-    return np.ascontiguousarray(rgba)
+        packed[nan] = 0                    # (0, 0, 0, 0): transparent
+    return packed.view(np.uint8).reshape(*matrix.shape, 4)
 
 
 def upper_level(matrix: np.ndarray, q: float) -> float:
