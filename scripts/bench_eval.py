@@ -293,7 +293,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=DEFAULT_DATA, help="a SQuAD JSON file (ignored with --concat-dev)")
     ap.add_argument("--concat-dev", action="store_true", help="build the 12k-question file from $EXPLORER_REAL_DATA")
     ap.add_argument("--total", type=int, default=12000, help="questions in the --concat-dev file (default 12000)")
-    ap.add_argument("--cap", type=int, default=None, help="evaluate the first N questions only (eval --cap)")
+    ap.add_argument("--cap", "--n", type=int, default=None, help="evaluate the first N questions only (eval --cap)")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--bare-sample", type=int, default=1, help="time the bare forward on every Nth batch (scaled)")
     ap.add_argument("--one-at-a-time", type=int, default=0, help="also the batched vs one-at-a-time figure on N")
