@@ -115,12 +115,32 @@ def profile_top(fn, repeats: int = 10, top: int = 14) -> str:
     return "\n".join(lines)
 
 
+def report_int8(loaded, cases, pairs, runs: int) -> None:
+    """The probe on the int8-quantized encoder against the fp32 bare forward (alternating), and its answer."""
+    from explorer.core.inference import quantize_int8
+    from explorer.core.probe import probe
+
+    q8 = quantize_int8(loaded)
+    pairs8 = {name: (pairs[name][0], probe_fn(q8, passage, att)) for name, passage, att in cases}
+    times = timed_pairs(pairs8, runs, warmup=min(3, runs))
+    print(f"\nint8 (encoder linear layers, torch.ao dynamic quantization); load average {os.getloadavg()[0]:.2f}:")
+    for name, passage, att in cases:
+        bare, full = np.array(times[name]["bare"]), np.array(times[name]["probe"])
+        a32 = probe(loaded, QUESTION, passage).decision().text
+        a8 = probe(q8, QUESTION, passage).decision().text
+        print(f"  {name}: int8 probe p50 {np.percentile(full, 50):.1f} ms, p95 {np.percentile(full, 95):.1f} ms; "
+              f"/ fp32 bare forward p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}; answer "
+              f"{'identical' if a32 == a8 else f'differs ({a32!r} vs {a8!r})'}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="bundled:minilm")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
     ap.add_argument("--profile", action="store_true", help="also print the probe's top costs (cProfile)")
+    ap.add_argument("--int8", action="store_true",
+                    help="also the probe on the int8-quantized model (inference.quantize_int8) against the fp32 forward")
     args = ap.parse_args(argv)
     import torch
 
@@ -156,6 +176,8 @@ def main(argv=None) -> int:
               f"p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}  (median of per-run ratios "
               f"{np.median(per_run):.3f}; target p95 <= 1.20)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if args.int8:
+        report_int8(loaded, cases, pairs, args.runs)
     if args.profile:
         for name, _, _ in cases:
             print(f"\nprofile of the probe, {name} (top own time, 10 calls):")
