@@ -184,7 +184,11 @@ def _load_inputs(args, err):
     if getattr(args, "int8", False):
         from explorer.core.inference import quantize_int8
 
-        loaded = quantize_int8(loaded)
+        try:
+            loaded = quantize_int8(loaded)
+        except ValueError as exc:
+            print(f"error: --int8: {exc}", file=err)
+            return 2
     t_model = time.perf_counter() - t0
     print(loaded.describe(), file=err)
     from explorer.core.checkpoint_windows import resolve_window_settings
