@@ -315,21 +315,22 @@ def summarize_attention_layers(hf_attentions, blocks, *, batch_index: int = 0, l
         kept_t = None if kept is None else torch.from_numpy(kept)
         flow = torch.empty((n_layers, n_heads, len(BLOCKS), len(BLOCKS)), dtype=torch.float32)
         share = torch.zeros((n, len(BLOCKS)), dtype=torch.float32)
-        eye = torch.eye(n, dtype=torch.float32)
         r = None
         for layer, full in enumerate(hf_attentions):
             a = full[batch_index, :, :n, :n].float()
             if kept_t is not None:
                 kept_t[layer].copy_(a)
-            to_block = a @ m                                    # (heads, seq, 3)
+            to_block = (a.reshape(n_heads * n, n) @ m).view(n_heads, n, len(BLOCKS))   # one GEMM for all heads
             flow[layer] = (m.T @ to_block) / counts[:, None]    # (heads, 3, 3); 0/0 = NaN for an empty block
             share += to_block.sum(dim=0)
-            a_hat = 0.5 * (a.mean(dim=0) + eye)                 # rollout step (Abnar & Zuidema 2020)
+            a_hat = a.mean(dim=0)                               # rollout step (Abnar & Zuidema 2020):
+            a_hat.diagonal().add_(1.0)                          # 0.5 (A_mean + I), in place
+            a_hat *= 0.5
             a_hat /= a_hat.sum(dim=-1, keepdim=True)
             r = a_hat if r is None else a_hat @ r
         share /= n_layers * n_heads
     return AttentionData(attentions=kept, blocks=list(blocks), flow=flow.numpy(), token_share=share.numpy(),
-                         rollout=(eye if r is None else r).numpy())
+                         rollout=(torch.eye(n) if r is None else r).numpy())
 
 
 def flow_table_lines(flow_mean: np.ndarray, *, special_label: str = "[CLS]/[SEP]") -> list[str]:
