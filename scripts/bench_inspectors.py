@@ -97,10 +97,13 @@ def attention_redraw(app, result, repeats: int) -> None:
     view.grab()
     att = result.attention[0]
     layers, heads = att.num_layers, att.num_heads
+    def next_layer(k):
+        view.layer.setCurrentIndex((view.layer.currentIndex() + 1) % layers)
+
     rows = [
-        ("layer change (mean over heads)", lambda k: view.layer.setCurrentIndex((view.layer.currentIndex() + 1) % layers)),
+        ("layer change (mean over heads)", next_layer),
         ("head change", lambda k: view.head.setCurrentIndex(1 + k % heads)),
-        ("layer change (one head)", lambda k: view.layer.setCurrentIndex((view.layer.currentIndex() + 1) % layers)),
+        ("layer change (one head)", next_layer),
         ("back to mean over heads", lambda k: (view.head.setCurrentIndex(1 + k % heads), app.processEvents(),
                                                view.head.setCurrentIndex(0))),
     ]

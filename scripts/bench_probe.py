@@ -140,7 +140,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
     ap.add_argument("--profile", action="store_true", help="also print the probe's top costs (cProfile)")
     ap.add_argument("--int8", action="store_true",
-                    help="also the probe on the int8-quantized model (inference.quantize_int8) against the fp32 forward")
+                    help="also the probe on the int8-quantized model (inference.quantize_int8) against the fp32 "
+                         "forward")
     args = ap.parse_args(argv)
     import torch
 
