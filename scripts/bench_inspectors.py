@@ -69,10 +69,15 @@ def timed(app, widget, action, repeats=5) -> float:
     return statistics.median(times) * 1000
 
 
-def timed_split(app, widget, action, repeats) -> tuple[list[float], list[float]]:
-    """Per repeat: ms of action() + processEvents (the update), and ms of that plus a full paint (grab)."""
+def timed_split(app, widget, action, repeats, prepare=None) -> tuple[list[float], list[float]]:
+    """Per repeat: ms of action() + processEvents (the update), and ms of that plus a full paint (grab);
+    prepare(k), when given, runs (and paints) before each timing, untimed."""
     update, total = [], []
     for k in range(repeats):
+        if prepare is not None:
+            prepare(k)
+            app.processEvents()
+            widget.grab()
         t0 = time.perf_counter()
         action(k)
         app.processEvents()
@@ -104,16 +109,16 @@ def attention_redraw(app, result, repeats: int) -> None:
         ("layer change (mean over heads)", next_layer),
         ("head change", lambda k: view.head.setCurrentIndex(1 + k % heads)),
         ("layer change (one head)", next_layer),
-        ("back to mean over heads", lambda k: (view.head.setCurrentIndex(1 + k % heads), app.processEvents(),
-                                               view.head.setCurrentIndex(0))),
+        ("one head -> mean over heads", lambda k: view.head.setCurrentIndex(0),
+         lambda k: view.head.setCurrentIndex(1 + k % heads)),
     ]
     n = len(result.windows[0].tokens)
     print(f"\nattention view alone, {n}-token window ({layers} layers x {heads} heads), {repeats} changes each, "
           f"ms (update = the change + processEvents; + paint = until grab() has painted the view); "
           f"load average {os.getloadavg()[0]:.2f}:")
     print(f"  {'':32s} {'update p50':>10s} {'p95':>6s} {'+ paint p50':>12s} {'p95':>6s}")
-    for name, action in rows:
-        update, total = timed_split(app, view, action, repeats)
+    for name, action, *prepare in rows:
+        update, total = timed_split(app, view, action, repeats, *prepare)
         print(f"  {name:32s} {pct(update, 0.5):10.1f} {pct(update, 0.95):6.1f} {pct(total, 0.5):12.1f} "
               f"{pct(total, 0.95):6.1f}")
     view.close()
