@@ -406,7 +406,9 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
             last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
             if head is not None and head_inputs:
                 # T_i as the output layer reads it: the last hidden state, or (ModernBERT) a head block's output
+                # the same tensor (BERT & co.: qa_outputs reads hidden_states[-1]) needs no element-wise compare
                 if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
+                        and head_inputs[-1].data_ptr() != last_hidden.data_ptr() \
                         and not torch.allclose(head_inputs[-1], last_hidden):
                     byhand_note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
                                    "not the last hidden state; T_i here is that input")
