@@ -116,11 +116,11 @@ def time_bare(model, batches) -> float:
     return time.perf_counter() - t0
 
 
-def run_eval_child(model: str, data: Path, cap: int | None, batch_size: int, out: Path, int8: bool = False):
+def run_eval_child(model: str, data: Path, cap: int | None, batch_size: int, out: Path):
     """`python -m explorer eval ... --json` in a child process -> (result dict, wall seconds, peak RSS MiB)."""
     cmd = [sys.executable, "-m", "explorer", "eval", "--model", model, "--data", str(data), "--out", str(out),
            "--batch-size", str(batch_size), "--json"]
-    cmd += (["--cap", str(cap)] if cap else []) + (["--int8"] if int8 else [])
+    cmd += ["--cap", str(cap)] if cap else []
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT))

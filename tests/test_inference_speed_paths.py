@@ -135,25 +135,3 @@ def test_bench_probe_prints_the_ratio(tmp_path, tiny_qa, capsys):
     out = capsys.readouterr().out
     assert out.count("probe / bare forward") == 2 and "full 384-token window" in out
 
-
-def test_probe_and_eval_int8_flags(tmp_path, tiny_qa, capsys):
-    from explorer.commands import eval as eval_cmd
-    from explorer.commands import probe as probe_cmd
-
-    model_dir = tmp_path / "model"
-    tiny_qa.model.save_pretrained(model_dir)
-    tiny_qa.tokenizer.save_pretrained(model_dir)
-    parser = argparse.ArgumentParser()
-    probe_cmd.add_arguments(parser)
-    assert probe_cmd.run(parser.parse_args(["--model", str(model_dir), "--question", "Where was Ada born?",
-                                            "--passage", CTX, "--int8", "--json"])) == 0
-    dump = json.loads(capsys.readouterr().out)
-    assert dump["byhand_max_abs_diff"] < 1e-4 and dump["nbest"]
-    data, _ = _squad(tmp_path)
-    parser = argparse.ArgumentParser()
-    eval_cmd.add_arguments(parser)
-    assert eval_cmd.run(parser.parse_args(["--model", str(model_dir), "--data", str(data), "--out",
-                                           str(tmp_path / "out8"), "--int8"])) == 0
-    out = capsys.readouterr().out
-    assert ", int8)" in out and "exact_match" in out
-    assert set(json.loads((tmp_path / "out8" / "predictions.json").read_text())) == {"q1", "q2", "q3"}

@@ -30,9 +30,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
-    parser.add_argument("--int8", action="store_true",
-                        help="int8 dynamic quantization of the encoder's linear layers (CPU; the start/end layer "
-                             "stays float32): faster, answers nearly always the same (scripts/bench_eval.py --int8)")
     parser.add_argument("--repair", action="store_true",
                         help="move answer_start offsets that miss their text to the nearest occurrence")
     parser.add_argument("--skip-invalid", action="store_true",
@@ -109,8 +106,7 @@ def _text_report(result: dict, sweep, args) -> list[str]:
            f"(max_seq_length {args.max_seq_length}, doc_stride {args.doc_stride}); EM and F1 in percent"]
     out += _metric_lines(metrics, result, sweep, args.tau)
     out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {speed['seconds']:.1f} s; "
-               f"inference {speed['inference_seconds']:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''}"
-               f"{', int8' if getattr(args, 'int8', False) else ''})")
+               f"inference {speed['inference_seconds']:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
     out.append("files: " + ", ".join(result["files"].values()))
     out.append("same numbers: " + result["score_command"])
     return out
@@ -181,14 +177,6 @@ def _load_inputs(args, err):
     except ModelSourceError as exc:
         print(f"error: {exc}", file=err)
         return 2
-    if getattr(args, "int8", False):
-        from explorer.core.inference import quantize_int8
-
-        try:
-            loaded = quantize_int8(loaded)
-        except ValueError as exc:
-            print(f"error: --int8: {exc}", file=err)
-            return 2
     t_model = time.perf_counter() - t0
     print(loaded.describe(), file=err)
     from explorer.core.checkpoint_windows import resolve_window_settings

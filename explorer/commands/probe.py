@@ -31,9 +31,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
     add_window_arguments(parser)
     parser.add_argument("--max-answer-length", type=int, default=30)
-    parser.add_argument("--int8", action="store_true",
-                        help="int8 dynamic quantization of the encoder's linear layers (CPU; the start/end layer "
-                             "stays float32, so the by-hand check still holds)")
 
 
 def _fmt(x: float) -> str:
@@ -114,14 +111,6 @@ def run(args: argparse.Namespace) -> int:
     except ModelSourceError as exc:
         print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
         return 2
-    if args.int8:
-        from explorer.core.inference import quantize_int8
-
-        try:
-            loaded = quantize_int8(loaded)
-        except ValueError as exc:
-            print(f"bert-explorer probe: error: --int8: {exc}", file=sys.stderr)
-            return 2
     from explorer.core.checkpoint_windows import resolve_window_settings
 
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
