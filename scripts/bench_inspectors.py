@@ -6,7 +6,9 @@
 Prints:
 - probe latency for a ~200-token passage and for a passage that fills a full 384-token window, with
   attentions (what the inspector runs) and without;
-- the attention view redraw for a full 384-token window: set_result, layer change, head change,
+- the Attention view alone on a full 384-token window: layer and head changes, median and p95 of the update and of
+  the update + paint (target <= 30 ms); ``--attention-only`` prints only this;
+- the attention view redraw in the hub for a full 384-token window: set_result, layer change, head change,
   merge word pieces, rollout, head-view hover; each timed until the widget has painted (grab());
 - the Spans view: set_result and a τ change (no forward pass).
 With --shots, saves a PNG of each view (and of the dev-set view with --dev-file). Never asserts speed.
@@ -67,6 +69,61 @@ def timed(app, widget, action, repeats=5) -> float:
     return statistics.median(times) * 1000
 
 
+def timed_split(app, widget, action, repeats, prepare=None) -> tuple[list[float], list[float]]:
+    """Per repeat: ms of action() + processEvents (the update), and ms of that plus a full paint (grab);
+    prepare(k), when given, runs (and paints) before each timing, untimed."""
+    update, total = [], []
+    for k in range(repeats):
+        if prepare is not None:
+            prepare(k)
+            app.processEvents()
+            widget.grab()
+        t0 = time.perf_counter()
+        action(k)
+        app.processEvents()
+        t1 = time.perf_counter()
+        widget.grab()
+        t2 = time.perf_counter()
+        update.append((t1 - t0) * 1000)
+        total.append((t2 - t0) * 1000)
+    return update, total
+
+
+def attention_redraw(app, result, repeats: int) -> None:
+    """The Attention view alone (1500 x 950, as in the app) on one probed window: layer and head changes,
+    timed until painted; median and p95 (target: <= 30 ms for a layer / head change)."""
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    view = AttentionView()
+    view.resize(1500, 950)
+    view.show()
+    view.set_result(result)
+    app.processEvents()
+    view.grab()
+    att = result.attention[0]
+    layers, heads = att.num_layers, att.num_heads
+    def next_layer(k):
+        view.layer.setCurrentIndex((view.layer.currentIndex() + 1) % layers)
+
+    rows = [
+        ("layer change (mean over heads)", next_layer),
+        ("head change", lambda k: view.head.setCurrentIndex(1 + k % heads)),
+        ("layer change (one head)", next_layer),
+        ("one head -> mean over heads", lambda k: view.head.setCurrentIndex(0),
+         lambda k: view.head.setCurrentIndex(1 + k % heads)),
+    ]
+    n = len(result.windows[0].tokens)
+    print(f"\nattention view alone, {n}-token window ({layers} layers x {heads} heads), {repeats} changes each, "
+          f"ms (update = the change + processEvents; + paint = until grab() has painted the view); "
+          f"load average {os.getloadavg()[0]:.2f}:")
+    print(f"  {'':32s} {'update p50':>10s} {'p95':>6s} {'+ paint p50':>12s} {'p95':>6s}")
+    for name, action, *prepare in rows:
+        update, total = timed_split(app, view, action, repeats, *prepare)
+        print(f"  {name:32s} {pct(update, 0.5):10.1f} {pct(update, 0.95):6.1f} {pct(total, 0.5):12.1f} "
+              f"{pct(total, 0.95):6.1f}")
+    view.close()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="bundled:minilm")
@@ -74,6 +131,8 @@ def main(argv=None) -> int:
     ap.add_argument("--shots", default="", help="folder for PNG screenshots of each view")
     ap.add_argument("--dev-file", default="", help="SQuAD v2.0 file for the dev-set view screenshot")
     ap.add_argument("--dev-cap", type=int, default=200)
+    ap.add_argument("--attention-only", action="store_true",
+                    help="only the Attention view's layer / head redraw (no probe latency, hub or spans view)")
     args = ap.parse_args(argv)
 
     import torch
@@ -91,6 +150,9 @@ def main(argv=None) -> int:
     p200 = passage_of(tok, 200)
     p384 = passage_of(tok, 384 - len(tok(question, add_special_tokens=False)["input_ids"]) - 3)
 
+    if args.attention_only:
+        attention_redraw(app, probe(loaded, question, p384, attentions=True), max(args.repeats, 20))
+        return 0
     print("\nprobe latency (ms), p50 / p95 over", args.repeats, "runs:")
     for name, passage in (("~200-token passage", p200), ("full 384-token window", p384)):
         for att in (True, False):
@@ -99,6 +161,7 @@ def main(argv=None) -> int:
 
     from explorer.ui.inspectors import InspectorHub
 
+    attention_redraw(app, probe(loaded, question, p384, attentions=True), max(args.repeats, 20))
     hub = InspectorHub()
     tabs = QTabWidget()
     for title, w in hub.tabs():

@@ -1,13 +1,24 @@
-"""Probe latency (p50 / p95) with the bundled encoder: a ~200-token window and a full 384-token window,
-with and without attentions. Prints figures; asserts nothing about speed.
+"""Probe latency against the bare model forward on the same input, timed in the same process (issue 12, target 2).
 
-    python scripts/bench_probe.py [--model bundled:minilm] [--runs 30] [--threads N]
+    python scripts/bench_probe.py [--model bundled:minilm] [--runs 40] [--threads N] [--profile]
+
+Two cases, as the inspector runs them:
+- a ~200-token passage without attentions: bare forward = ``model(**batch)`` (SDPA) on the window the probe
+  builds; probe = ``probe(loaded, q, passage)``;
+- a passage filling one full 384-token window with attentions: bare forward = the eager forward with
+  ``output_attentions=True`` on that window; probe = ``probe(..., attentions=True, keep_attentions="float16")``
+  (what the Attention inspector asks for).
+Bare forward and probe run alternately, run by run, so load on the machine hits both alike; the ratio
+probe / bare is the figure (target: probe p95 within 20% of the bare forward's p95). ``--profile``
+prints the probe's top costs (cProfile, own time) per case. Prints figures; asserts nothing about speed.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import sys
 import time
 
@@ -40,29 +51,98 @@ def passage_with_tokens(tokenizer, n_tokens: int) -> str:
     return text
 
 
-def bench(loaded, cases: list[tuple[str, str, bool]], runs: int) -> dict[tuple[str, bool], list[float]]:
-    """Time probe() for every (name, passage, attentions) case; the cases are interleaved run by run so
-    that other load on the machine hits all of them alike. Returns ms per case."""
+def bare_forward_fn(loaded, passage: str, attentions: bool):
+    """A function running the bare model on the probe's own (single) window: tokenizing is done here,
+    outside the timing; with attentions the forward is eager with output_attentions=True."""
+    import torch
+
+    from explorer.core.features import collate_qa, prepare_qa_features
+    from explorer.core.models import eager_attention
+
+    feats = prepare_qa_features([QUESTION], [passage], loaded.tokenizer)
+    if len(feats) != 1:
+        raise SystemExit(f"the bench passage makes {len(feats)} windows; expected 1")
+    batch = collate_qa(feats, [0], loaded.tokenizer.pad_token_id)
+    model = loaded.model
+
+    def run():
+        with torch.inference_mode():
+            if attentions:
+                with eager_attention(model):
+                    return model(**batch, output_attentions=True)
+            return model(**batch)
+
+    return run, len(feats.input_ids[0])
+
+
+def probe_fn(loaded, passage: str, attentions: bool):
     from explorer.core.probe import probe
 
-    for _, passage, att in cases:  # warm-up
-        for _ in range(2):
-            probe(loaded, QUESTION, passage, attentions=att, keep_attentions=None)
-    times: dict[tuple[str, bool], list[float]] = {(n, a): [] for n, _, a in cases}
+    return lambda: probe(loaded, QUESTION, passage, attentions=attentions,
+                         keep_attentions="float16" if attentions else None)
+
+
+def timed_pairs(pairs: dict, runs: int, warmup: int = 3) -> dict:
+    """pairs: name -> (bare_fn, probe_fn). Every run times each case's bare forward then its probe, cases
+    interleaved. Returns name -> {"bare": [ms], "probe": [ms]}."""
+    for bare, full in pairs.values():
+        for _ in range(warmup):
+            bare()
+            full()
+    times = {name: {"bare": [], "probe": []} for name in pairs}
     for _ in range(runs):
-        for name, passage, att in cases:
-            t0 = time.perf_counter()
-            probe(loaded, QUESTION, passage, attentions=att, keep_attentions=None)
-            times[(name, att)].append((time.perf_counter() - t0) * 1000)
+        for name, (bare, full) in pairs.items():
+            for kind, fn in (("bare", bare), ("probe", full)):
+                t0 = time.perf_counter()
+                fn()
+                times[name][kind].append((time.perf_counter() - t0) * 1000)
     return times
 
 
-def main() -> int:
+def profile_top(fn, repeats: int = 10, top: int = 14) -> str:
+    """cProfile of ``repeats`` calls: the ``top`` functions by own time (ms per call)."""
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(repeats):
+        fn()
+    prof.disable()
+    stats = pstats.Stats(prof)
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    lines = [f"    {'own ms/call':>11s} {'cum ms/call':>11s}  function"]
+    for (path, line, name), (_, ncalls, tottime, cumtime, _) in rows:
+        where = f"{os.path.basename(path)}:{line}({name})" if path != "~" else name
+        lines.append(f"    {1000 * tottime / repeats:11.2f} {1000 * cumtime / repeats:11.2f}  {where}")
+    return "\n".join(lines)
+
+
+def report_int8(loaded, cases, pairs, runs: int) -> None:
+    """The probe on the int8-quantized encoder against the fp32 bare forward (alternating), and its answer."""
+    from explorer.core.inference import quantize_int8
+    from explorer.core.probe import probe
+
+    q8 = quantize_int8(loaded)
+    pairs8 = {name: (pairs[name][0], probe_fn(q8, passage, att)) for name, passage, att in cases}
+    times = timed_pairs(pairs8, runs, warmup=min(3, runs))
+    print(f"\nint8 (encoder linear layers, torch.ao dynamic quantization); load average {os.getloadavg()[0]:.2f}:")
+    for name, passage, att in cases:
+        bare, full = np.array(times[name]["bare"]), np.array(times[name]["probe"])
+        a32 = probe(loaded, QUESTION, passage).decision().text
+        a8 = probe(q8, QUESTION, passage).decision().text
+        print(f"  {name}: int8 probe p50 {np.percentile(full, 50):.1f} ms, p95 {np.percentile(full, 95):.1f} ms; "
+              f"/ fp32 bare forward p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}; answer "
+              f"{'identical' if a32 == a8 else f'differs ({a32!r} vs {a8!r})'}")
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="bundled:minilm")
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
-    args = ap.parse_args()
+    ap.add_argument("--profile", action="store_true", help="also print the probe's top costs (cProfile)")
+    ap.add_argument("--int8", action="store_true",
+                    help="also the probe on the int8-quantized model (inference.quantize_int8) against the fp32 "
+                         "forward")
+    args = ap.parse_args(argv)
     import torch
 
     from explorer.core.models import load_model
@@ -73,23 +153,36 @@ def main() -> int:
     tok = loaded.tokenizer
     q_tokens = len(tok(QUESTION, add_special_tokens=False)["input_ids"])
     room = 384 - q_tokens - tok.num_special_tokens_to_add(pair=True)
-    cases = [("~200-token passage", passage_with_tokens(tok, 200)),
-             ("full 384-token window", passage_with_tokens(tok, room))]
+    cases = [("~200-token passage", passage_with_tokens(tok, 200), False),
+             ("full 384-token window", passage_with_tokens(tok, room), True)]
+    pairs, tokens = {}, {}
+    for name, passage, att in cases:
+        bare, tokens[name] = bare_forward_fn(loaded, passage, att)
+        pairs[name] = (bare, probe_fn(loaded, passage, att))
     print(f"model {loaded.describe()}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case "
-          f"(2 warm-up each, cases interleaved); load average before: {os.getloadavg()[0]:.2f} (other work on the machine inflates p95)")
-    print(f"{'case':24s} {'attentions':>10s} {'windows':>7s} {'tokens':>6s} {'min ms':>8s} {'p50 ms':>8s} "
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case (3 warm-up, bare "
+          f"and probe alternating, cases interleaved); load average before: {os.getloadavg()[0]:.2f}")
+    times = timed_pairs(pairs, args.runs, warmup=min(3, args.runs))
+    print(f"{'case':24s} {'attentions':>10s} {'tokens':>6s} {'what':>6s} {'min ms':>8s} {'p50 ms':>8s} "
           f"{'p95 ms':>8s}")
-    from explorer.core.probe import probe
-
-    runs = [(name, passage, att) for name, passage in cases for att in (False, True)]
-    times = bench(loaded, runs, args.runs)
-    for name, passage, att in runs:
-        r = probe(loaded, QUESTION, passage)
-        ms = np.array(times[(name, att)])
-        print(f"{name:24s} {'yes' if att else 'no':>10s} {len(r.windows):7d} {len(r.windows[0]):6d} "
-              f"{ms.min():8.1f} {np.percentile(ms, 50):8.1f} {np.percentile(ms, 95):8.1f}")
+    for name, _, att in cases:
+        for kind in ("bare", "probe"):
+            ms = np.array(times[name][kind])
+            print(f"{name:24s} {'yes' if att else 'no':>10s} {tokens[name]:6d} {kind:>6s} {ms.min():8.1f} "
+                  f"{np.percentile(ms, 50):8.1f} {np.percentile(ms, 95):8.1f}")
+    for name, _, att in cases:
+        bare, full = np.array(times[name]["bare"]), np.array(times[name]["probe"])
+        per_run = full / bare
+        print(f"{name}: probe / bare forward  p50 {np.percentile(full, 50) / np.percentile(bare, 50):.3f}  "
+              f"p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}  (median of per-run ratios "
+              f"{np.median(per_run):.3f}; target p95 <= 1.20)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if args.int8:
+        report_int8(loaded, cases, pairs, args.runs)
+    if args.profile:
+        for name, _, _ in cases:
+            print(f"\nprofile of the probe, {name} (top own time, 10 calls):")
+            print(profile_top(pairs[name][1]))
     return 0
 
 

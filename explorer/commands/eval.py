@@ -151,6 +151,7 @@ def _load_inputs(args, err):
     from explorer.core.models import ModelSourceError, load_model
     from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
+    t0 = time.perf_counter()
     try:
         dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
                                      strict=not args.skip_invalid)
@@ -169,11 +170,14 @@ def _load_inputs(args, err):
             print("error: --cap must be at least 1", file=err)
             return 2
         dataset = dataset.select(range(min(args.cap, len(dataset))))
+    t_data = time.perf_counter() - t0
+    t0 = time.perf_counter()
     try:
         loaded = load_model(args.model, task="qa")
     except ModelSourceError as exc:
         print(f"error: {exc}", file=err)
         return 2
+    t_model = time.perf_counter() - t0
     print(loaded.describe(), file=err)
     from explorer.core.checkpoint_windows import resolve_window_settings
 
@@ -196,33 +200,56 @@ def _load_inputs(args, err):
     except WindowSettingsError as exc:
         print(f"error: {exc}", file=err)
         return 2
-    return dataset, report, loaded
+    return dataset, report, loaded, {"data_load": t_data, "model_load": t_model}
 
 
 def run(args) -> int:
-    from explorer.core.data.squad import gold_answers, squad_version
-    from explorer.core.decoding import decode_predictions, write_official_files
+    """`bert-explorer eval`: exit 0 (metrics printed, files written) or 2 (bad data, model or settings)."""
+    from explorer.core.decoding import decode_predictions
+
     err = sys.stderr
     inputs = _load_inputs(args, err)
     if isinstance(inputs, int):
         return inputs
-    dataset, report, loaded = inputs
+    dataset, report, loaded, timing = inputs
+    from explorer.core.features import prepare_qa_features
     from explorer.core.inference import predict_squad
 
     t0 = time.perf_counter()
     try:
+        features = prepare_qa_features(list(dataset["question"]), list(dataset["context"]), loaded.tokenizer,
+                                       max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                                       max_query_length=args.max_query_length)
+        timing["windows"] = time.perf_counter() - t0
         features, start, end = predict_squad(
             loaded, dataset, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
             max_query_length=args.max_query_length, batch_size=args.batch_size, bf16=args.bf16,
-            progress=_Progress("eval"))
+            features=features, progress=_Progress("eval"))
     except ValueError as exc:
         print(f"error: {exc}", file=err)
         return 2
     t_infer = time.perf_counter() - t0
+    timing["forward"] = t_infer - timing["windows"]
+    t1 = time.perf_counter()
     decodings = decode_predictions(dataset, features, start, end, n_best_size=args.n_best_size,
                                    max_answer_length=args.max_answer_length)
     seconds = time.perf_counter() - t0
+    timing["decoding"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    result, sweep = _score(args, dataset, report, decodings, features, seconds, t_infer)
+    timing["files_and_metrics"] = time.perf_counter() - t1
+    result["speed"]["timing"] = {k: round(v, 3) for k, v in timing.items()}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print("\n".join(_text_report(result, sweep, args)))
+    return 0
 
+
+def _score(args, dataset, report, decodings, features, seconds: float, t_infer: float):
+    """Write the official files, score them, and build eval's result dict -> (result, tau sweep or None)."""
+    from explorer.core.data.squad import gold_answers, squad_version
+    from explorer.core.decoding import write_official_files
     from explorer.core.metrics import evaluate_decodings, tau_sweep
 
     version = "v2.0" if report.version == "v2.0" else squad_version(dataset)   # as `score` decides
@@ -244,8 +271,4 @@ def run(args) -> int:
         result["tau_grid"] = {"taus": sweep.taus.tolist(), "f1": sweep.f1.round(3).tolist(),
                               "answer_rate": sweep.answer_rate.round(3).tolist(),
                               "best_tau": sweep.best_tau, "best_f1": sweep.best_f1}
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return 0
-    print("\n".join(_text_report(result, sweep, args)))
-    return 0
+    return result, sweep

@@ -30,11 +30,14 @@ class AttentionShapeError(ValueError):
 
 
 def _as_numpy(x, dtype=np.float32) -> np.ndarray:
-    """numpy array from a numpy array or a torch tensor (no torch import needed)."""
+    """numpy array from a numpy array or a torch tensor (torch is imported only for a tensor). A tensor is
+    converted to float16 / float32 by torch (vectorised; numpy's float16 casts are several times slower)."""
     if hasattr(x, "detach"):
+        import torch
+
+        target = {np.dtype(np.float16): torch.float16, np.dtype(np.float32): torch.float32}.get(np.dtype(dtype))
         x = x.detach()
-        if getattr(x, "dtype", None) is not None and str(x.dtype) == "torch.bfloat16":
-            x = x.float()
+        x = x.to(target) if target is not None else x.float()
         x = x.cpu().numpy()
     return np.asarray(x, dtype=dtype)
 
@@ -261,6 +264,73 @@ def summarize_attentions(attentions, blocks, *, keep: str | None = "float32") ->
         token_share=token_block_share(a, blocks),
         rollout=rollout(a),
     )
+
+
+def summarize_attention_layers(hf_attentions, blocks, *, batch_index: int = 0, length: int | None = None,
+                               keep: str | None = "float16") -> AttentionData:
+    """The same AttentionData as ``summarize_attentions(stack_attentions(...), blocks, keep=keep)``, computed
+    layer by layer straight from the model's tensors (torch, its threads), without stacking a float32 copy.
+
+    Per layer (``a`` = the (heads, seq, seq) slice of one window, padding cut off, a view, no copy):
+    ``to_block = a @ M`` (heads, seq, 3) gives the block flow ``M.T @ to_block / |A|`` and, averaged over
+    layers and heads, the token share (the mean of ``a`` over layers and heads, times M: matrix products
+    are linear); the head mean of ``a`` gives the rollout step; the raw weights are converted once into
+    the kept array (float16 by default). So each layer's weights are read three times, where the numpy
+    path read them about eight times and copied them three times (scripts/bench_probe.py).
+    Numbers agree with the numpy path to float32 rounding (tests/test_probe_speed_paths.py).
+
+    Args:
+        hf_attentions: transformers' ``output.attentions``: per layer a torch tensor (batch, heads, seq, seq).
+            numpy inputs go through the numpy path.
+        blocks: the window's block names (``length`` of them).
+        batch_index, length: which row of the batch, and its real (unpadded) length (default: all).
+        keep: "float16" / "float32" (raw weights kept, numpy) or None (summaries only).
+
+    Returns:
+        AttentionData (flow, token_share, rollout float32; attentions in ``keep`` or None).
+
+    Raises:
+        AttentionShapeError: no attentions, or blocks that do not match the length.
+    """
+    if hf_attentions is None or len(hf_attentions) == 0:
+        raise AttentionShapeError("no attentions returned; the forward needs output_attentions=True "
+                                  "and eager attention (explorer.core.models.eager_attention)")
+    if keep not in (None, "float32", "float16"):
+        raise ValueError(f"keep must be 'float32', 'float16' or None; got {keep!r}")
+    if not hasattr(hf_attentions[0], "detach"):
+        return summarize_attentions(stack_attentions(hf_attentions, batch_index=batch_index, length=length),
+                                    blocks, keep=keep)
+    import torch
+
+    first = hf_attentions[0]
+    n = int(first.shape[-1] if length is None else length)
+    m_np = block_matrix(blocks)
+    if m_np.shape[0] != n:
+        raise AttentionShapeError(f"{m_np.shape[0]} blocks given for a sequence of {n} tokens")
+    n_layers, n_heads = len(hf_attentions), int(first.shape[1])
+    with torch.inference_mode():
+        m = torch.from_numpy(m_np)
+        counts = m.sum(dim=0)
+        kept = None if keep is None else np.empty((n_layers, n_heads, n, n), dtype=keep)
+        kept_t = None if kept is None else torch.from_numpy(kept)
+        flow = torch.empty((n_layers, n_heads, len(BLOCKS), len(BLOCKS)), dtype=torch.float32)
+        share = torch.zeros((n, len(BLOCKS)), dtype=torch.float32)
+        r = None
+        for layer, full in enumerate(hf_attentions):
+            a = full[batch_index, :, :n, :n].float()
+            if kept_t is not None:
+                kept_t[layer].copy_(a)
+            to_block = (a.reshape(n_heads * n, n) @ m).view(n_heads, n, len(BLOCKS))   # one GEMM for all heads
+            flow[layer] = (m.T @ to_block) / counts[:, None]    # (heads, 3, 3); 0/0 = NaN for an empty block
+            share += to_block.sum(dim=0)
+            a_hat = a.mean(dim=0)                               # rollout step (Abnar & Zuidema 2020):
+            a_hat.diagonal().add_(1.0)                          # 0.5 (A_mean + I), in place
+            a_hat *= 0.5
+            a_hat /= a_hat.sum(dim=-1, keepdim=True)
+            r = a_hat if r is None else a_hat @ r
+        share /= n_layers * n_heads
+    return AttentionData(attentions=kept, blocks=list(blocks), flow=flow.numpy(), token_share=share.numpy(),
+                         rollout=(torch.eye(n) if r is None else r).numpy())
 
 
 def flow_table_lines(flow_mean: np.ndarray, *, special_label: str = "[CLS]/[SEP]") -> list[str]:

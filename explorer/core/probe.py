@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.attention import AttentionData, stack_attentions, summarize_attentions, token_blocks
+from explorer.core.attention import AttentionData, stack_attentions, summarize_attention_layers, token_blocks
 from explorer.core.attention_budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
 from explorer.core.decoding import ExampleDecoding, decode_example, span_score_table
 from explorer.core.features import collate_qa, prepare_qa_features
@@ -349,7 +349,8 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
     diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
     lazy = None
     if attentions and keep_attentions is not None and attention_data is not None:
-        lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device), within_budget=not note,
+        lazy = LazyAttention(_window_attention_fn(model, feats, pad_id, device, keep_attentions),
+                             within_budget=not note,
                              dtype=keep_attentions)
         if note:  # over the budget: only the window shown first (the best one) keeps its weights
             best = decoding.nbest[0].window_index if decoding.nbest else decoding.null_window
@@ -405,7 +406,9 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
             last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
             if head is not None and head_inputs:
                 # T_i as the output layer reads it: the last hidden state, or (ModernBERT) a head block's output
+                # the same tensor (BERT & co.: qa_outputs reads hidden_states[-1]) needs no element-wise compare
                 if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
+                        and head_inputs[-1].data_ptr() != last_hidden.data_ptr() \
                         and not torch.allclose(head_inputs[-1], last_hidden):
                     byhand_note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
                                    "not the last hidden state; T_i here is that input")
@@ -438,8 +441,8 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
                     cls_index=int(feats.cls_index[k]), start_logits=s, end_logits=e,
                     start_probs=_softmax(s), end_probs=_softmax(e), hidden_check_max_abs_diff=diff))
                 if attentions:
-                    att = stack_attentions(out.attentions, batch_index=row, length=n)
-                    attention_data.append(summarize_attentions(att, blocks, keep=keep))
+                    attention_data.append(summarize_attention_layers(out.attentions, blocks, batch_index=row,
+                                                                     length=n, keep=keep))
             del out
     if hook is not None:
         hook.remove()
@@ -463,8 +466,8 @@ def _attention_forward(model, batch) -> tuple[object | None, str]:
     return out, ""
 
 
-def _window_attention_fn(model, feats, pad_id: int, device):
-    """A function k -> (layers, heads, seq, seq) float32 attention weights of window k (one eager forward)."""
+def _window_attention_fn(model, feats, pad_id: int, device, dtype: str = "float32"):
+    """A function k -> (layers, heads, seq, seq) attention weights of window k in ``dtype`` (one eager forward)."""
     def compute(k: int) -> np.ndarray:
         import torch
 
@@ -473,6 +476,6 @@ def _window_attention_fn(model, feats, pad_id: int, device):
         batch = {name: v.to(device) for name, v in collate_qa(feats, [k], pad_id).items()}
         with torch.inference_mode(), eager_attention(model):
             out = model(**batch, output_attentions=True)
-        return stack_attentions(out.attentions, batch_index=0, length=len(feats.input_ids[k]))
+        return stack_attentions(out.attentions, batch_index=0, length=len(feats.input_ids[k]), dtype=dtype)
 
     return compute

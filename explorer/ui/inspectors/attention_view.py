@@ -22,7 +22,7 @@ from explorer.ui.plot_legend import legend_below
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
-from .heatmap import TokenHeatmap
+from .heatmap import TokenHeatmap, upper_level
 
 MODE_LAYER, MODE_ROLLOUT = 0, 1
 DIRECTIONS = [("question → passage", "question", "passage"), ("passage → question", "passage", "question"),
@@ -57,6 +57,8 @@ class AttentionView(QWidget):
         self._left_idx = np.zeros(0, dtype=np.int64)
         self._right_idx = np.zeros(0, dtype=np.int64)
         self._updating = False
+        self._flow_key: tuple | None = None    # what the flow table / model map show now (see _redraw_flow)
+        self._model_key: tuple | None = None
         self.async_weights = False
         controls = self._build_controls()
         top = self._build_token_views()
@@ -219,6 +221,7 @@ class AttentionView(QWidget):
     def set_result(self, result) -> None:
         """Show a ProbeResult (from probe(..., attentions=True)); None clears the view."""
         self.result = result
+        self._flow_key = self._model_key = None
         has = result is not None and result.attention
         self._set_enabled(bool(has))
         self._updating = True
@@ -301,8 +304,8 @@ class AttentionView(QWidget):
             weights = self.result.attention_weights(self.window)
         if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
-        if head <= 0:
-            return weights[layer].astype(np.float32).mean(axis=0), f"layer {layer + 1}, mean over heads"
+        if head <= 0:   # float32 accumulation straight from float16: no float32 copy of the layer's heads
+            return weights[layer].mean(axis=0, dtype=np.float32), f"layer {layer + 1}, mean over heads"
         return weights[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
 
     def _redraw(self) -> None:
@@ -323,7 +326,7 @@ class AttentionView(QWidget):
         self._matrix, self._labels, self._blocks = matrix, labels, blocks
         # colour scale up to the 99.5th percentile: one [CLS]/[SEP] column near 1 would otherwise turn a
         # 384-token map black; the colour bar shows the range and the hover text gives exact values
-        vmax = float(np.quantile(matrix, 0.995)) if matrix.size else 1.0
+        vmax = upper_level(matrix, 0.995) if matrix.size else 1.0
         self.heatmap.set_matrix(matrix, labels, labels, blocks, blocks, levels=(0.0, max(vmax, 1e-6)),
                                 keep_view=True)
         self._what = what
@@ -358,31 +361,51 @@ class AttentionView(QWidget):
     def _redraw_flow(self) -> None:
         att = self._attention()
         per_layer, which = self._head_mean_or_head(att.flow)  # (layers, 3, 3)
-        n_layers = per_layer.shape[0]
-        self.flow_table.setRowCount(n_layers)
-        self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
-        for c, (name, a, b) in enumerate(FLOW_COLUMNS):
-            values = per_layer[:, a, b]
-            for r in range(n_layers):
-                item = QTableWidgetItem(f"{values[r]:.3f}")
-                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                self.flow_table.setItem(r, c, item)
-            self._flow_curves[c].setData(np.arange(1, n_layers + 1), values)
-        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
-        self._fit_flow_table()
-        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        # a layer change only moves the marks: the table, curves and model map are refilled when what they
+        # show changes (another probe, window, head choice or block pair)
+        key = (id(att), which)
+        if key != self._flow_key:
+            self._flow_key = key
+            self._fill_flow(per_layer, which)
         layer = max(self.layer.currentIndex(), 0)
         self._layer_line.setValue(layer + 1)
         self._layer_line.setVisible(self.mode.currentIndex() == MODE_LAYER)
         if self.mode.currentIndex() == MODE_LAYER:
             self.flow_table.selectRow(layer)
-        a, b = self._pairs[max(self.model_pair.currentIndex(), 0)]
-        grid = att.flow[:, :, a, b]
-        self.model_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
-                                  [f"H{j + 1}" for j in range(grid.shape[1])], levels=(0.0, 1.0))
+        pair = max(self.model_pair.currentIndex(), 0)
+        if (id(att), pair) != self._model_key:
+            self._model_key = (id(att), pair)
+            a, b = self._pairs[pair]
+            grid = att.flow[:, :, a, b]
+            self.model_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
+                                      [f"H{j + 1}" for j in range(grid.shape[1])], levels=(0.0, 1.0))
         head = self.head.currentIndex()
         if self.mode.currentIndex() == MODE_LAYER and head > 0:
             self.model_map.mark_cell(layer, head - 1)
+        else:
+            self.model_map.mark_cell(-1, -1)
+
+    def _fill_flow(self, per_layer: np.ndarray, which: str) -> None:
+        """The block-flow table and its curves for (layers, 3, 3) flow (one head or the head mean)."""
+        n_layers = per_layer.shape[0]
+        resize = self.flow_table.rowCount() != n_layers
+        if resize:   # new rows: new items; otherwise only their texts change (a head change)
+            self.flow_table.setRowCount(n_layers)
+            self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
+        for c, (name, a, b) in enumerate(FLOW_COLUMNS):
+            values = per_layer[:, a, b]
+            for r in range(n_layers):
+                item = self.flow_table.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    self.flow_table.setItem(r, c, item)
+                item.setText(f"{values[r]:.3f}")
+            self._flow_curves[c].setData(np.arange(1, n_layers + 1), values)
+        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+        if resize:
+            self._fit_flow_table()
+        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
 
     def _fit_flow_table(self) -> None:
         """Make the block-flow table wide enough for all its columns (no horizontal scrolling)."""

@@ -56,6 +56,7 @@ class HeadView(QWidget):
         self.k = 5
         self.hover: tuple[str, int] = ("", -1)
         self.col_w = 110
+        self._measured: tuple = ([], [])   # the labels col_w was measured for
 
     def set_data(self, weights: np.ndarray, left_labels: list[str], right_labels: list[str],
                  left_blocks: list[str], right_blocks: list[str], k: int = 5) -> None:
@@ -68,11 +69,16 @@ class HeadView(QWidget):
         self.left_blocks, self.right_blocks = list(left_blocks), list(right_blocks)
         self.k = k
         self.edges = top_k_edges(weights, k)
-        fm = QFontMetrics(self.font_)
-        longest = max([fm.horizontalAdvance(s) for s in self.left_labels + self.right_labels] or [40])
-        self.col_w = min(max(60, longest + 10), 160)
+        labels = (self.left_labels, self.right_labels)
+        if labels != self._measured:   # a layer / head change keeps the tokens: measure them once
+            self._measured = labels
+            fm = QFontMetrics(self.font_)
+            longest = max([fm.horizontalAdvance(s) for s in set(self.left_labels + self.right_labels)] or [40])
+            self.col_w = min(max(60, longest + 10), 160)
         self.hover = ("", -1)
-        self.setFixedHeight(self.sizeHint().height())
+        height = self.sizeHint().height()
+        if self.minimumHeight() != height or self.maximumHeight() != height:
+            self.setFixedHeight(height)
         self.update()
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -135,12 +141,10 @@ class HeadView(QWidget):
                 pen = QPen(color)
                 pen.setWidthF(0.5 + 4.5 * (b + 1) / N_BINS)
                 p.setPen(pen)
-                lines = []
-                for r, c in zip(rows[sel], cols[sel]):
-                    y0, y1 = self._y(int(r)), self._y(int(c))
-                    if max(y0, y1) < top or min(y0, y1) > bottom:
-                        continue
-                    lines.append(QLineF(x0, y0, x1, y1))
+                y0s = ROW_H + rows[sel] * ROW_H + ROW_H / 2   # self._y, for all lines of this pen at once
+                y1s = ROW_H + cols[sel] * ROW_H + ROW_H / 2
+                shown = (np.maximum(y0s, y1s) >= top) & (np.minimum(y0s, y1s) <= bottom)
+                lines = [QLineF(x0, y0, x1, y1) for y0, y1 in zip(y0s[shown].tolist(), y1s[shown].tolist())]
                 if lines:
                     p.drawLines(lines)
         self._paint_labels(p, self.left_labels, self.left_blocks, 0, Qt.AlignmentFlag.AlignRight, "left", top, bottom)

@@ -1,0 +1,114 @@
+"""The probe's fast paths give what the straightforward computation gives (issue 12, target 2).
+
+Reference = an independent computation on the same tiny model: the windows from prepare_qa_features, one
+plain forward per window (eager attention, output_attentions=True), stack_attentions + the numpy
+summaries (block_flow, token_block_share, rollout: the probe's previous code path) and decode_example.
+Raw weights and every decoding field must be identical; the attention summaries (now computed layer by
+layer in torch) equal to float32 rounding (1e-6).
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from explorer.core.attention import (block_flow, rollout, stack_attentions, summarize_attention_layers,
+                                     summarize_attentions, token_block_share, token_blocks)
+from explorer.core.decoding import decode_example
+from explorer.core.features import collate_qa, prepare_qa_features
+from explorer.core.models import eager_attention
+from explorer.core.probe import probe
+
+QUESTION = "Where was Ada born?"
+LONG = " ".join(f"In year {1800 + k} the river city of Paris had {k} bridges and Ada was born in London."
+                for k in range(12))
+SETTINGS = {"max_seq_length": 48, "doc_stride": 16}
+
+
+def _reference(loaded, question, passage, *, max_seq_length, doc_stride):
+    """Per window: (start_logits, end_logits, raw float32 attentions (L, H, n, n), blocks), and the
+    decoding over all windows, computed without probe()."""
+    tok, model = loaded.tokenizer, loaded.model
+    feats = prepare_qa_features([question], [passage], tok, max_seq_length=max_seq_length, doc_stride=doc_stride)
+    rows = []
+    for k in range(len(feats)):
+        batch = collate_qa(feats, [k], tok.pad_token_id)
+        with torch.inference_mode(), eager_attention(model):
+            out = model(**batch, output_attentions=True)
+        n = len(feats.input_ids[k])
+        rows.append((out.start_logits[0, :n].numpy().copy(), out.end_logits[0, :n].numpy().copy(),
+                     stack_attentions(out.attentions, length=n),
+                     token_blocks(feats.sequence_ids[k], feats.input_ids[k], tok)))
+    decoding = decode_example(passage, [r[0] for r in rows], [r[1] for r in rows], feats.offset_mapping,
+                              feats.cls_index, example_id="probe")
+    return rows, decoding
+
+
+@pytest.mark.parametrize("keep", ["float16", "float32", None])
+def test_probe_with_attentions_matches_the_straightforward_computation(tiny_qa, keep):
+    rows, decoding = _reference(tiny_qa, QUESTION, LONG, **SETTINGS)
+    r = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions=keep, attention_budget=None, **SETTINGS)
+    assert len(r.windows) == len(rows) >= 3
+    for w, a, (s, e, att, blocks) in zip(r.windows, r.attention, rows):
+        np.testing.assert_array_equal(w.start_logits, s)
+        np.testing.assert_array_equal(w.end_logits, e)
+        assert w.blocks == blocks == a.blocks
+        if keep is None:
+            assert a.attentions is None
+        else:
+            assert a.attentions.dtype == np.dtype(keep)
+            np.testing.assert_array_equal(a.attentions, att.astype(keep))   # the same rounding as numpy's cast
+        np.testing.assert_allclose(a.flow, block_flow(att, blocks), atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a.token_share, token_block_share(att, blocks), atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a.rollout, rollout(att), atol=1e-6, rtol=0)
+        assert a.flow.dtype == a.token_share.dtype == a.rollout.dtype == np.float32
+    assert r.nbest == decoding.nbest       # SpanCandidate dataclasses: text, offsets, tokens, logits, score
+    assert (r.null_score, r.null_start_logit, r.null_end_logit, r.decoding.null_window) == (
+        decoding.null_score, decoding.null_start_logit, decoding.null_end_logit, decoding.null_window)
+    assert r.score_diff == decoding.score_diff and r.best_non_null_score == decoding.best_non_null_score
+
+
+def test_probe_without_attentions_matches_the_straightforward_computation(tiny_qa):
+    rows, decoding = _reference(tiny_qa, QUESTION, LONG, **SETTINGS)
+    r = probe(tiny_qa, QUESTION, LONG, **SETTINGS)
+    assert r.attention is None
+    for w, (s, e, _, blocks) in zip(r.windows, rows):   # one SDPA batch vs eager one by one: float rounding
+        np.testing.assert_allclose(w.start_logits, s, atol=1e-5)
+        np.testing.assert_allclose(w.end_logits, e, atol=1e-5)
+        assert w.blocks == blocks
+    assert [c.text for c in r.nbest] == [c.text for c in decoding.nbest]
+
+
+def test_layer_summaries_slice_padding_and_batch_rows():
+    """A padded batch: each row's summaries come from its own unpadded slice, as stack_attentions cuts it."""
+    rng = np.random.default_rng(0)
+    layers, heads, seq, n = 3, 2, 9, 6
+    raw = rng.random((layers, 2, heads, seq, seq)).astype(np.float32)
+    raw /= raw.sum(-1, keepdims=True)
+    hf = tuple(torch.from_numpy(raw[layer]) for layer in range(layers))
+    blocks = ["special", "question", "question", "special", "passage", "special"]
+    fast = summarize_attention_layers(hf, blocks, batch_index=1, length=n, keep="float32")
+    slow = summarize_attentions(stack_attentions(hf, batch_index=1, length=n), blocks, keep="float32")
+    np.testing.assert_array_equal(fast.attentions, slow.attentions)
+    for name in ("flow", "token_share", "rollout"):
+        np.testing.assert_allclose(getattr(fast, name), getattr(slow, name), atol=1e-6, rtol=0)
+    # numpy input takes the numpy path and gives the same
+    as_numpy = summarize_attention_layers([raw[layer] for layer in range(layers)], blocks, batch_index=1, length=n,
+                                          keep=None)
+    assert as_numpy.attentions is None
+    np.testing.assert_allclose(as_numpy.flow, slow.flow, atol=1e-6, rtol=0)
+    # a block with no tokens gives a NaN row, as block_flow documents
+    no_question = summarize_attention_layers(hf, ["special", "passage", "passage", "special", "passage", "special"],
+                                             batch_index=0, length=n, keep=None)
+    assert np.isnan(no_question.flow[:, :, 0, :]).all() and not np.isnan(no_question.flow[:, :, 1, :]).any()
+
+
+def test_layer_summaries_reject_bad_input():
+    from explorer.core.attention import AttentionShapeError
+
+    with pytest.raises(AttentionShapeError, match="no attentions"):
+        summarize_attention_layers((), ["special"])
+    hf = (torch.full((1, 1, 4, 4), 0.25),)
+    with pytest.raises(AttentionShapeError, match="3 blocks given for a sequence of 4 tokens"):
+        summarize_attention_layers(hf, ["special", "question", "special"])
+    with pytest.raises(ValueError, match="keep must be"):
+        summarize_attention_layers(hf, ["special"] * 4, keep="int8")
