@@ -29,7 +29,6 @@ def hub(qtbot, tiny_qa, tmp_path, monkeypatch):
         qtbot.addWidget(w)
     h.set_model(tiny_qa)
     yield h
-    h.pool.waitForDone(10000)
 
 
 def probe_in_hub(qtbot, hub, question=QUESTION, passage=PASSAGE):
@@ -200,15 +199,19 @@ def test_typing_reprobes_after_debounce(qtbot, hub):
 
 
 def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
+    from inspect_double import ThreadTransport
+
     from explorer.core.models import ModelSourceError
     from explorer.ui.inspectors import InspectorHub
+    from explorer.ui.inspectors.client import InspectClient
 
     def loader(source):
         if source == "bad/model":
             raise ModelSourceError("'bad/model' looks like a Hugging Face hub id, but the hub cannot be reached")
         return tiny_qa
 
-    h = InspectorHub(loader=loader)
+    client = InspectClient(lambda: ThreadTransport(loader=loader))
+    h = InspectorHub(client=client)
     for _, w in h.tabs():
         qtbot.addWidget(w)
     with qtbot.waitSignal(h.message, timeout=5000) as blocker:
@@ -217,8 +220,9 @@ def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
     assert "cannot be reached" in h.panel.status.text()
     with qtbot.waitSignal(h.model_changed, timeout=5000):
         h.open_model("tiny")
-    assert h.loaded is tiny_qa and h.dev_view.loaded is tiny_qa
-    h.pool.waitForDone(5000)
+    assert h.loaded.source == tiny_qa.source and h.loaded.describe() == tiny_qa.describe()
+    assert h.dev_view.loaded is h.loaded
+    client.stop()
 
 
 def test_dataset_picker_and_shared_panel(qtbot, hub, tmp_path):

@@ -66,7 +66,6 @@ def test_probe_panel_marks_fields_and_refuses_to_probe(qtbot, tmp_path, tiny_qa)
     assert hub.probe_now() is None and panel.doc_stride.toolTip().startswith("ERROR: doc_stride (overlap) 60")
     panel.doc_stride.setValue(16)
     assert hub.check_windows() == [] and panel.window_note.isHidden()
-    hub.pool.waitForDone(10000)
 
 
 def test_hub_says_when_the_encoder_did_not_load(qtbot, tmp_path):
@@ -94,7 +93,6 @@ def test_hub_says_when_the_encoder_did_not_load(qtbot, tmp_path):
     assert "fine-tuned" not in hub.panel.model_info.text()
     hub.set_model(load_model(str(good), "qa"))
     assert not hub.panel.model_note.isVisibleTo(hub.panel) and "fine-tuned" in hub.panel.model_info.text()
-    hub.pool.waitForDone(10000)
 
 
 def test_attention_view_computes_a_window_when_shown(qtbot, tiny_qa):
@@ -139,4 +137,3 @@ def test_hub_computes_the_shown_window_off_the_gui_thread(qtbot, tiny_qa):
     layer = max(view.layer.currentIndex(), 0)
     np.testing.assert_allclose(view.current_matrix(), full.attention[other].attentions[layer].mean(axis=0),
                                atol=2e-3)
-    hub.pool.waitForDone(10000)
