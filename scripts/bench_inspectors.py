@@ -200,7 +200,7 @@ def main(argv=None) -> int:
             app.processEvents()
             tabs.grab().save(str(out / "dev.png"))
         print(f"\nscreenshots in {out}")
-    hub.pool.waitForDone(10000)
+    hub.client.stop()
     return 0
 
 

@@ -9,6 +9,7 @@ live in ``state.models`` under a slot name ("qa", "classify", ...): a load repla
 from __future__ import annotations
 
 import collections
+import itertools
 import threading
 from pathlib import Path
 from typing import Callable
@@ -26,6 +27,11 @@ class State:
         self.models: dict[str, object] = {}
         self.results: collections.OrderedDict = collections.OrderedDict()
         self.lock = threading.Lock()
+        self._refs = itertools.count(1)
+
+    def next_ref(self) -> int:
+        """A new name for a kept probe result."""
+        return next(self._refs)
 
     def model(self, slot: str):
         with self.lock:
@@ -77,8 +83,8 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
                    max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
-    ref = args.get("ref")
     if result.lazy_attention is not None:
+        ref = state.next_ref()
         result.lazy_attention.wire_ref = ref
         state.keep_result(ref, result)
     return result
