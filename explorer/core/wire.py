@@ -278,18 +278,23 @@ def pack(message: dict, value=None, *, has_value: bool = False) -> bytes:
             np.savez(buf, **{f"a{i}": a for i, a in enumerate(arrays)})
             payload = buf.getvalue()
             message["nbytes"] = len(payload)
-    line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
     return line + payload
 
 
-def unpack(line: bytes, payload: bytes = b"") -> tuple[dict, object]:
-    """(message, value) of one frame (value None when the frame carries none)."""
+def _header(line: bytes) -> dict:
     try:
-        message = json.loads(line)
+        message = json.loads(line.decode("utf-8", "surrogatepass"))
     except ValueError as exc:
         raise WireError(f"not a JSON line on the inspector pipe: {line[:80]!r} ({exc})") from None
     if not isinstance(message, dict):
         raise WireError(f"not a JSON object on the inspector pipe: {line[:80]!r}")
+    return message
+
+
+def unpack(line: bytes, payload: bytes = b"", *, message: dict | None = None) -> tuple[dict, object]:
+    """(message, value) of one frame (value None when the frame carries none)."""
+    message = _header(line) if message is None else message
     if "data" not in message:
         return message, None
     arrays: list[np.ndarray] = []
@@ -313,12 +318,13 @@ def read_frame(stream: BinaryIO) -> tuple[dict, object] | None:
         line = stream.readline()
     if not line:
         return None
+    message = _header(line)
     try:
-        nbytes = int(json.loads(line).get("nbytes", 0))
-    except (ValueError, AttributeError, TypeError):
-        nbytes = 0
+        nbytes = int(message.get("nbytes", 0))
+    except (ValueError, TypeError):
+        raise WireError(f"bad nbytes {message.get('nbytes')!r} on the inspector pipe") from None
     payload = _read_exactly(stream, nbytes) if nbytes > 0 else b""
-    return unpack(line, payload)
+    return unpack(line, payload, message=message)
 
 
 def _read_exactly(stream: BinaryIO, n: int) -> bytes:

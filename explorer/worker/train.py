@@ -263,8 +263,32 @@ def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
         fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
 
 
+WORKER_NICE = 10   # default niceness of a training worker ($EXPLORER_WORKER_NICE; 0 = leave it)
+
+
+def lower_priority(default: int = WORKER_NICE) -> int:
+    """Run at niceness >= $EXPLORER_WORKER_NICE (default 10), before torch starts its threads (they inherit
+    it): a fine-tune using every core then leaves the GUI (niceness 0) and the inspector child (5) the CPU
+    when they need it, and only loses the time they use. Absolute, so calling it twice adds nothing.
+    Returns the niceness now (0 where the OS has no nice)."""
+    try:
+        target = int(os.environ.get("EXPLORER_WORKER_NICE", default) or 0)
+    except ValueError:
+        target = default
+    if not hasattr(os, "nice"):
+        return 0
+    current = os.nice(0)
+    if target > current:
+        try:
+            return os.nice(target - current)
+        except OSError:
+            return current
+    return current
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one fine-tune; returns the exit code (see module docstring)."""
+    lower_priority()
     _quiet_libraries()
     try:
         config, run_dir, resume = prepare_run(args)
