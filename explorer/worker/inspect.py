@@ -32,7 +32,7 @@ import traceback
 from typing import BinaryIO, Callable
 
 from explorer.core.errors import Cancelled, UserError, user_message
-from explorer.core.wire import WireError, read_frame, write_frame
+from explorer.core.wire import WireError, pack, read_frame
 from explorer.worker.inspect_ops import OPS, State
 
 DEFAULT_NICE = 5
@@ -52,10 +52,13 @@ class Server:
 
     # ----------------------------------------------------------------------------------- pipe
     def send(self, message: dict, value=None, *, has_value: bool = False) -> None:
+        """Write one frame; raises WireError (before writing anything) for a value that cannot be sent."""
+        frame = pack(message, value, has_value=has_value)
         with self._write_lock:
             try:
-                write_frame(self.out, message, value, has_value=has_value)
-            except (BrokenPipeError, ValueError, OSError):
+                self.out.write(frame)
+                self.out.flush()
+            except (ValueError, OSError):
                 pass   # the GUI is gone: nobody reads the answer
 
     def serve(self) -> None:

@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from explorer.core.wire import WireError, pack, read_frame
 from explorer.paths import REPO_ROOT
@@ -121,6 +121,16 @@ def reset_shared_client() -> None:
         _shared = None
 
 
+def _warm(value) -> None:
+    """Work a reply would otherwise cost the GUI thread, done here on the reader thread: a ModelInfo's
+    tokenizer (the tokenizers import and parsing its tokenizer.json take tens of milliseconds)."""
+    if type(value).__name__ == "ModelInfo":
+        try:
+            value.question_tokens("warm up", 1)
+        except Exception:   # noqa: BLE001 - a tokenizer that cannot be built is reported when it is used
+            pass
+
+
 @dataclass
 class _Pending:
     op: str
@@ -168,7 +178,14 @@ class InspectClient(QObject):
         rid = next(self._ids)
         if channel:
             self._latest[channel] = rid
-        self._ensure_started()
+        try:
+            self._ensure_started()
+        except OSError as exc:   # no python, no fork: say so where the result would have been
+            text = f"cannot start the inspector process ({sys.executable} -m explorer.worker.inspect): {exc}"
+            self.message.emit(text)
+            if on_error is not None:
+                QTimer.singleShot(0, lambda: on_error(text, ""))
+            return rid
         self._pending[rid] = _Pending(op, channel, self._generation, on_done, on_error, on_progress)
         self._send({"id": rid, "op": op, **({"channel": channel} if channel else {})}, data or {})
         return rid
@@ -228,9 +245,9 @@ class InspectClient(QObject):
     def _ensure_started(self) -> None:
         if self._transport is not None:
             return
-        self._generation += 1
         transport = self._factory()
         transport.start()
+        self._generation += 1
         self._transport = transport
         self._stopping = False
         threading.Thread(target=self._read, args=(transport, self._generation), daemon=True,
@@ -266,6 +283,7 @@ class InspectClient(QObject):
                 break
             if frame is None:
                 break
+            _warm(frame[1])
             self._arrived.emit(frame[0], frame[1], generation)
         code = transport.wait() if hasattr(transport, "wait") else None
         self._arrived.emit({"event": "exited", "code": code, "error": error}, None, generation)

@@ -250,7 +250,14 @@ class InspectorHub(QObject):
         """Ask the child for window ``index``'s raw attention weights (not kept under the memory budget)."""
         result = self.attention_view.result
         lazy = getattr(result, "lazy_attention", None)
-        if result is None or getattr(lazy, "ref", None) is None:
+        if result is None or lazy is None:
+            return
+        if getattr(lazy, "ref", None) is None:   # a result probed in this process (scripts): its own model
+            from explorer.ui.threads import start_worker
+
+            start_worker(result.attention_weights, index,
+                         on_done=lambda _w: self.attention_view.weights_ready(result, index),
+                         on_error=lambda msg, _tb: self._error(f"attention weights: {msg}"))
             return
         if self._weights_for is not None and self._weights_for[0] is result and self._weights_for[1] == index \
                 and self.attention_windows._outstanding:
