@@ -158,12 +158,16 @@ def test_long_passage_windows_are_listed_and_synced(qtbot, hub):
     hub.panel.debounce.stop()
     result = probe_in_hub(qtbot, hub, passage=" ".join([PASSAGE] * 6))
     assert len(result.windows) > 1
+    # only the shown (best) window's raw weights travel with the probe; the others come when shown
+    assert [k for k, a in enumerate(result.attention) if a.attentions is not None] == [result.best_window.index]
     assert hub.spans_view.windows_list.count() == len(result.windows)
     assert hub.attention_view.window_box.count() == len(result.windows)
     target = 1 if hub.spans_view.window != 1 else 0
     hub.spans_view.windows_list.setCurrentRow(target)
-    assert hub.attention_view.window == target
+    qtbot.waitUntil(lambda: hub.attention_view.window == target, timeout=5000)   # one event later
     assert hub.attention_view.current_labels() == result.windows[target].tokens
+    qtbot.waitUntil(lambda: result.attention[target].attentions is not None, timeout=20000)
+    assert result.attention[target].attentions.shape[2] == len(result.windows[target].tokens)
 
 
 def test_new_probe_supersedes_stale_one(qtbot):

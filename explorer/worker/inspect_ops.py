@@ -83,11 +83,26 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
                    max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
-    if result.lazy_attention is not None:
-        ref = state.next_ref()
-        result.lazy_attention.wire_ref = ref
-        state.keep_result(ref, result)
-    return result
+    if result.lazy_attention is None:
+        return result
+    ref = state.next_ref()
+    result.lazy_attention.wire_ref = ref
+    state.keep_result(ref, result)
+    return shown_window_only(result)
+
+
+def shown_window_only(result):
+    """A copy of a ProbeResult whose raw attention weights are those of the window shown first (the best
+    one) only: the others stay here and travel when the GUI shows them (op_attention_weights), so a
+    10-window probe sends 1/10 of its weights (21 MB per 384-token window of a 12-head, 6-layer model)."""
+    import copy
+    import dataclasses
+
+    best = result.best_window.index
+    out = copy.copy(result)
+    out.attention = [a if k == best else dataclasses.replace(a, attentions=None)
+                     for k, a in enumerate(result.attention)]
+    return out
 
 
 def op_attention_weights(state: State, args: dict, progress, cancelled):

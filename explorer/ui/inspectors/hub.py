@@ -16,7 +16,7 @@ dropped). Typing re-probes after a short debounce. Nothing blocks the GUI thread
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from .attention_view import AttentionView
@@ -127,8 +127,9 @@ class InspectorHub(QObject):
         self.panel.load_model_requested.connect(self.open_model)
         self.panel.probe_requested.connect(self.probe_now)
         self.panel.dataset_requested.connect(self.open_dataset)
-        self.attention_view.window_changed.connect(self.spans_view.set_window)
-        self.spans_view.window_changed.connect(self.attention_view.set_window)
+        # the other view follows a window change one event later (each redraw is 10-20 ms of the GUI thread)
+        self.attention_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.spans_view.set_window(i)))
+        self.spans_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
 
     # ----------------------------------------------------------------------------------- public API
@@ -237,14 +238,36 @@ class InspectorHub(QObject):
         self._error(message.split(": ", 1)[-1] if message.startswith("ModelSourceError") else message)
 
     def _on_probed(self, _request_id: int, result) -> None:
+        """Show a probe: the visible view first, the other one in a later event (each redraw of a 384-token
+        window takes 10-20 ms of the GUI thread; together they would stall the event loop for twice that)."""
         self.result = result
         self.panel.set_status(f"probe: {result.seconds * 1000:.0f} ms, {len(result.windows)} window"
                               f"{'s' if len(result.windows) != 1 else ''}; answer at τ={self.spans_view.tau:+.2f}: "
                               f"\"{result.decision(self.spans_view.tau).answer_text or 'no answer'}\"")
-        self.attention_view.set_result(result)
+        views = [self.spans_view.set_result, self._show_attention]
+        if self.attention_view.isVisible():
+            views.reverse()
+        self._show_in_turn(result, views + [self.result_changed.emit])
+
+    def show_result(self, result) -> None:
+        """Show a ProbeResult in both views at once (scripts, screenshots); probes arriving from the child are
+        shown a view per event-loop turn instead."""
+        self.result = result
         self.spans_view.set_result(result)
-        self.attention_view.set_window(self.spans_view.window)
+        self._show_attention(result)
         self.result_changed.emit(result)
+
+    def _show_attention(self, result) -> None:
+        self.attention_view.window = result.best_window.index   # the window the Spans view shows too
+        self.attention_view.set_result(result)
+
+    def _show_in_turn(self, result, steps: list) -> None:
+        """Run ``steps`` (each called with result) one per event-loop turn, while result is still the newest."""
+        if result is not self.result or not steps:
+            return
+        steps[0](result)
+        if len(steps) > 1:
+            QTimer.singleShot(0, lambda: self._show_in_turn(result, steps[1:]))
 
     def _fetch_window_weights(self, index: int) -> None:
         """Ask the child for window ``index``'s raw attention weights (not kept under the memory budget)."""
