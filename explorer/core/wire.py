@@ -313,6 +313,13 @@ def write_frame(stream: BinaryIO, message: dict, value=None, *, has_value: bool 
 def read_frame(stream: BinaryIO) -> tuple[dict, object] | None:
     """Read one frame (message, value) from a binary stream; None at the end of the stream. Raises
     WireError for a garbled line or a payload cut short."""
+    raw = read_raw(stream)
+    return None if raw is None else unpack(raw[1], raw[2], message=raw[0])
+
+
+def read_raw(stream: BinaryIO) -> tuple[dict, bytes, bytes] | None:
+    """Read one frame without decoding its value: (message, line, payload); None at the end of the stream
+    (unpack(line, payload, message=message) decodes it)."""
     line = stream.readline()
     while line and not line.strip():
         line = stream.readline()
@@ -324,7 +331,7 @@ def read_frame(stream: BinaryIO) -> tuple[dict, object] | None:
     except (ValueError, TypeError):
         raise WireError(f"bad nbytes {message.get('nbytes')!r} on the inspector pipe") from None
     payload = _read_exactly(stream, nbytes) if nbytes > 0 else b""
-    return unpack(line, payload, message=message)
+    return message, line, payload
 
 
 def _read_exactly(stream: BinaryIO, n: int) -> bytes:

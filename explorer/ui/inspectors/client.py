@@ -14,6 +14,7 @@ over pipes); the real process path is :class:`ProcessTransport`.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import subprocess
@@ -25,7 +26,7 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from explorer.core.wire import WireError, pack, read_frame
+from explorer.core.wire import WireError, pack, read_raw, unpack
 from explorer.paths import REPO_ROOT
 
 STDERR_KEEP = 4000   # characters of the child's stderr kept for the crash message
@@ -119,6 +120,31 @@ def reset_shared_client() -> None:
     if _shared is not None:
         _shared.stop()
         _shared = None
+
+
+FREEZE_BYTES = 1 << 20   # a reply this large (a τ study: ~2 MB per 1,000 questions) is frozen after decoding
+
+
+def _read_without_gc_pauses(stream):
+    """read_frame with the cyclic garbage collector paused while the reply is rebuilt (not while waiting for
+    it), and a large reply's objects moved out of its reach afterwards (gc.freeze, as explorer.ui.app does
+    at start): rebuilding a 12,000-question τ study creates ~500k objects, whose full collections (~100 ms
+    each, holding the GIL) would otherwise stall the event loop. Frozen objects are still freed by
+    reference counting."""
+    raw = read_raw(stream)
+    if raw is None:
+        return None
+    message, line, payload = raw
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        frame = unpack(line, payload, message=message)
+        if len(payload) >= FREEZE_BYTES:
+            gc.freeze()
+        return frame
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _warm(value) -> None:
@@ -277,7 +303,7 @@ class InspectClient(QObject):
         error = ""
         while True:
             try:
-                frame = read_frame(transport.stdout)
+                frame = _read_without_gc_pauses(transport.stdout)
             except (WireError, OSError, ValueError) as exc:
                 error = str(exc)
                 break
