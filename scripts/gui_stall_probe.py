@@ -107,6 +107,9 @@ class StallMeter:
         return done()
 
 
+TRAINING = {"run": None}   # the fine-tune's RunState, to say whether it still trained during an action
+
+
 def run_action(meter: StallMeter, name: str, start, done, timeout: float, settle: float = 0.5) -> None:
     """Measure one action: ``start()``, then the event loop until ``done()`` and ``settle`` seconds more."""
     meter.start(name)
@@ -116,7 +119,9 @@ def run_action(meter: StallMeter, name: str, start, done, timeout: float, settle
     took = time.monotonic() - t0
     meter.wait(settle)
     meter.stop()
-    print(f"  {name}: {'done' if ok else 'TIMED OUT'} in {took:.1f} s", flush=True)
+    run = TRAINING["run"]
+    during = "" if run is None else (f", fine-tune at step {run.step}" if run.is_live else ", the fine-tune had ended")
+    print(f"  {name}: {'done' if ok else 'TIMED OUT'} in {took:.1f} s{during}", flush=True)
 
 
 def inspector_actions(meter: StallMeter, win, dev_file: str, dev_cap: int) -> None:
@@ -283,6 +288,7 @@ def main() -> int:
     run, cfg = None, win.launcher.config()
     if not a.no_train:
         cfg, run = launch(meter, win)
+        TRAINING["run"] = run
     spy = start_py_spy(a.py_spy) if a.py_spy else None
     if not a.no_actions:
         inspector_actions(meter, win, a.dev_file or cfg.dev, a.dev_cap)
