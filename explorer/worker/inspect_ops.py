@@ -16,7 +16,7 @@ from typing import Callable
 
 from explorer.core.errors import UserError
 
-RESULTS_KEPT = 8   # probe results kept for later attention-weight requests (per child)
+RESULTS_KEPT = 3   # probe results kept for later attention-weight requests (each up to the 256 MiB budget)
 
 
 class State:
