@@ -143,19 +143,19 @@ def inspector_actions(meter: StallMeter, win, dev_file: str, dev_cap: int) -> No
     result = seen.get("result")
     view = hub.attention_view
 
-    def changes():
-        steps = [lambda i=i: view.layer.setCurrentIndex(i) for i in range(view.layer.count())]
-        steps += [lambda i=i: view.head.setCurrentIndex(i) for i in (1, 5, 0)]
-        if result is not None and len(result.windows) > 1:
-            steps += [lambda: view.set_window(1), lambda: view.set_window(0)]
-        steps += [lambda: view.mode.setCurrentIndex(1), lambda: view.mode.setCurrentIndex(0),
-                  lambda: view.merge.setChecked(not view.merge.isChecked())]
-        for step in steps:
-            meter.seen = "attention view change"
-            step()
-            meter.wait(0.25)
-
-    run_action(meter, "attention-view changes (layer, head, window, rollout, merge)", changes, lambda: True, 30)
+    groups = {"layer": [lambda i=i: view.layer.setCurrentIndex(i) for i in range(view.layer.count())],
+              "head": [lambda i=i: view.head.setCurrentIndex(i) for i in (1, 5, 0)],
+              "window": [lambda: view.set_window(1), lambda: view.set_window(0)]
+              if result is not None and len(result.windows) > 1 else [],
+              "rollout on / off": [lambda: view.mode.setCurrentIndex(1), lambda: view.mode.setCurrentIndex(0)],
+              "merge word pieces on / off": [lambda: view.merge.setChecked(not view.merge.isChecked())] * 2}
+    for what, steps in groups.items():
+        def change(steps=steps):
+            for step in steps:
+                step()
+                meter.wait(0.3)
+        if steps:
+            run_action(meter, f"attention view: {what} changes ({len(steps)})", change, lambda: True, 30, settle=0.2)
     if not dev_file:
         print("  τ study skipped: no dev file")
         return
