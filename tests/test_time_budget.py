@@ -47,7 +47,7 @@ def test_time_scheduler_follows_the_clock():
 
 def test_clock_leaves_paused_blocks_out(monkeypatch):
     t = [100.0]
-    monkeypatch.setattr(clock_module.time, "perf_counter", lambda: t[0])
+    monkeypatch.setattr(clock_module, "_now", lambda: t[0])
     c = TrainClock(before=7.0)
     assert c.seconds() == 7.0
     c.start()
@@ -71,15 +71,22 @@ def test_negative_budget_is_a_config_error():
         TrainConfig(train="x.json", time_budget_minutes=-1).validate()
 
 
-def test_a_budgeted_run_ends_on_time_with_the_lr_decayed(tmp_path):
+def test_a_budgeted_run_ends_on_time_with_the_lr_decayed(tmp_path, monkeypatch):
     model = save_tiny_model(tmp_path / "qa", "qa")
     data = write_tiny_squad(tmp_path / "sq1.json", v2=False, repeat=2)
+    virtual = [0.0]
+
+    def tick():                               # a virtual clock: 50 ms per reading, whatever the machine's load
+        virtual[0] += 0.05
+        return virtual[0]
+
+    monkeypatch.setattr(clock_module, "_now", tick)
     buf = io.StringIO()
-    budget_minutes = 0.04                      # 2.4 s of training steps
+    budget_minutes = 0.04                      # 2.4 virtual seconds of training steps
     with contextlib.redirect_stdout(buf):
         rc = train_main(["--model", str(model), "--task", "squad_v1", "--train", str(data), "--dev", str(data),
                          "--max-steps", "100000", "--batch-size", "2", "--learning-rate", "1e-3",
-                         "--time-budget-minutes", str(budget_minutes), "--eval-every", "3",
+                         "--time-budget-minutes", str(budget_minutes), "--eval-every", "5",
                          "--output-dir", str(tmp_path), "--run-id", "budget"])
     events = list(iter_events(buf.getvalue().splitlines()))
     assert rc == EXIT_OK, events[-1]

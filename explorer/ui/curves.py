@@ -5,10 +5,12 @@ TensorBoard / SLEAP's loss viewer: smoothing slider (TensorBoard's debiased EMA)
 ignore outliers (y range from the 2nd-98th percentiles of the visible points), last-N-steps
 window, crosshair with values (in each plot's header), export PNG and CSV.
 
-Staying responsive: step events only mark curves dirty; a 150 ms timer collects them and the plots
-are then refreshed one per event-loop turn (each plot repaint is a few ms, all of them at once
-would stall the loop). While a run is live the x axis spans 0..steps_total, so it does not move
-with every step. Curves use pyqtgraph peak downsampling and clip-to-view.
+Staying responsive: step events only mark curves dirty; a 100 ms timer collects them (the latest
+state wins) and the plots are then refreshed one per event-loop turn, only those with new points.
+While a run is live the x axis spans 0..steps_total, so it does not move with every step. Each curve
+draws at most four points per pixel column (first, min, max, last: explorer.ui.decimate), cached
+per curve, so a live tick folds in only the new points; curve items are reused across selections;
+the grid is one cheap item (explorer.ui.plot_grid).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ DEV_ORDER = ("f1", "exact_match", "accuracy", "HasAns_f1", "NoAns_f1", "best_f1"
 # Dev metrics plotted by default (their plots are built at start-up, hidden until a run has them);
 # the others are one click away in the "Dev metrics" menu (built on demand).
 DEFAULT_DEV = ("f1", "exact_match", "HasAns_f1", "NoAns_f1", "accuracy")
-REDRAW_MS = 150
+REDRAW_MS = 100
 STAGGER_MS = 15
 COLUMNS = 2
 
@@ -63,6 +65,9 @@ class CurvesPanel(CurvesExport, QWidget):
         self._layout_keys: list[str] = []
         self._reveal: list[str] = []               # laid-out plots still hidden, shown one per turn
         self._setting_x = False
+        self._hover: tuple[PlotPanel, object] | None = None   # (plot, scene position) of a still pointer
+        self._cross_step: float | None = None                  # the step the readouts show (None: none)
+        self._planned_end: float | None = None                 # x axis end of the live runs (_axis_end)
 
         self.toolbar = tb = CurvesToolbar()
         self.smooth, self.log_box, self.outlier_box, self.last_n = tb.smooth, tb.log_box, tb.outlier_box, tb.last_n
@@ -131,6 +136,7 @@ class CurvesPanel(CurvesExport, QWidget):
         panel.reset_requested.connect(self._reset_view)
         panel._proxy = pg.SignalProxy(panel.widget.scene().sigMouseMoved, rateLimit=30,
                                       slot=lambda evt, p=panel: self._mouse_moved(p, evt[0]))
+        panel.widget.left.connect(lambda p=panel: self._mouse_left(p))
         return panel
 
     def visible_keys(self) -> list[str]:
@@ -221,6 +227,8 @@ class CurvesPanel(CurvesExport, QWidget):
     def _forget_view(self) -> None:
         self._x_target = None
         empty = self.data_x_range() is None and self._target_x() is None
+        self._hover = self._cross_step = None
+        self._planned_end = None
         for panel in self.panels.values():
             panel.clear_readout()
             panel.user_zoomed = False
@@ -329,20 +337,34 @@ class CurvesPanel(CurvesExport, QWidget):
         panel = self.panels.get(key)
         if panel is None or key not in self._layout_keys:
             return
+        if self._x_target is not None:   # first the x range: the curves are decimated for it
+            self._set_x(panel, self._x_target)
         weight = self.smooth.value() / 100.0
         for state in self.runs:
             if state.run_id in run_ids:
                 panel.update_run(state, weight)
         panel.set_baselines(self.baselines_for(key))
-        if self._x_target is not None:
-            self._setting_x = True
-            try:
-                panel.plot.getViewBox().setXRange(*self._x_target, padding=0.02)
-            finally:
-                self._setting_x = False
         x_range = self._x_target or tuple(panel.plot.getViewBox().viewRange()[0])
         panel.apply_view(x_range, self.outlier_box.isChecked(),
                          self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
+        step = self._hover_step()
+        if step is not None:   # the readout follows the new data under a still pointer
+            self._cross_step = step
+            panel.show_crosshair(step, self._pairs())
+
+    def _set_x(self, panel: PlotPanel, target: tuple[float, float]) -> None:
+        """Show steps target[0]..target[1] (2% padding) in ``panel``; nothing to do when it already does
+        (a live tick: setting an unchanged range still costs pyqtgraph a few signals per plot)."""
+        vb = panel.plot.getViewBox()
+        done = getattr(panel, "_x_applied", None)
+        if done is not None and done[0] == target and done[1] == vb.state["targetRange"][0]:
+            return
+        self._setting_x = True
+        try:
+            vb.setXRange(*target, padding=0.02)
+        finally:
+            self._setting_x = False
+        panel._x_applied = (target, list(vb.state["targetRange"][0]))
 
     def data_x_range(self) -> tuple[float, float] | None:
         """(first, last) step over every series of the displayed runs."""
@@ -361,11 +383,22 @@ class CurvesPanel(CurvesExport, QWidget):
             return (max(data[0], data[1] - n), data[1])
         if not self.x_follow:
             return None
-        planned = max((float(s.steps_total) for s in self.runs if s.is_live and s.steps_total), default=None)
+        planned = self._axis_end(max((float(s.steps_total) for s in self.runs if s.is_live and s.steps_total),
+                                     default=None))
         if data is None:
             return (0.0, planned) if planned else None
         hi = max(data[1], planned or data[1])
         return (min(data[0], 0.0) if planned else data[0], hi)
+
+    def _axis_end(self, planned: float | None) -> float | None:
+        """The x axis end for the live runs' steps_total. A time-budgeted run re-estimates steps_total
+        with every step: the end moves only when that passes it (then with 2% to spare) or drops below
+        95% of it, so the axis (and every curve's pixel columns) does not shift on each step."""
+        end = self._planned_end
+        if planned is None or end is None or not (0.95 * end <= planned <= end):
+            end = planned if end is None or planned is None or planned < end else planned * 1.02
+        self._planned_end = end
+        return end
 
     def _x_changed(self, source: PlotPanel, rng) -> None:
         """The user panned / zoomed one plot (or pressed its auto-range button): all plots follow."""
@@ -405,6 +438,10 @@ class CurvesPanel(CurvesExport, QWidget):
 
     # ---- legend / progress ---------------------------------------------------------------
     def _update_legend(self) -> None:
+        key = [(id(s), s.status, len(s.evals), c) for s, c in self._pairs()]
+        if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
+            return
+        self._legend_key = key
         if not self.runs:
             text = ("<span style='color:#666'>No run selected. Launch a run, or select runs in the Runs list "
                     "(Ctrl/Shift-click to overlay several).</span>")
@@ -441,10 +478,28 @@ class CurvesPanel(CurvesExport, QWidget):
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:
         if panel.plot.sceneBoundingRect().contains(pos):
+            self._hover = (panel, pos)
             self.set_crosshair(panel.plot.getViewBox().mapSceneToView(pos).x())
+        elif self._hover is not None and self._hover[0] is panel:
+            self._mouse_left(panel)
+
+    def _mouse_left(self, panel: PlotPanel) -> None:
+        """The pointer left the plot it was over: no readout is left standing."""
+        if self._hover is not None and self._hover[0] is panel:
+            self._hover = None
+            self.set_crosshair(None)
+
+    def _hover_step(self) -> float | None:
+        """The step under a still pointer, for the plots' current x range (None: no readout)."""
+        if self._hover is None:
+            return self._cross_step
+        panel, pos = self._hover
+        return panel.plot.getViewBox().mapSceneToView(pos).x()
 
     def set_crosshair(self, step: float | None) -> None:
-        """Show the values of every displayed run at ``step`` in each plot header (None hides)."""
+        """Show the values of every displayed run at ``step`` in each plot header (None hides).
+        Refreshed plots show it again with their new data (a live run under a still pointer)."""
+        self._cross_step = step
         pairs = self._pairs()
         for key in self._layout_keys:
             self.panels[key].show_crosshair(step, pairs)

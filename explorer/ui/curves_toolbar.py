@@ -76,6 +76,7 @@ class CurvesToolbar(QWidget):
         self.mouse_hint = QLabel("wheel: scroll · Ctrl+wheel: zoom · drag: pan")
         self.mouse_hint.setObjectName("hint")
         self.mouse_hint.setToolTip("Each plot's \"Reset view\" returns it to the automatic range.")
+        self.mouse_hint.setWordWrap(True)   # a narrow window wraps the hint instead of widening the window
         bar.addWidget(self.mouse_hint)
         bar.addWidget(self.png_btn)
         bar.addWidget(self.csv_btn)

@@ -30,6 +30,7 @@ from explorer.ui.run_list import load_summaries
 from explorer.ui.run_names import display_name
 from explorer.ui.run_store import load_run_state
 from explorer.ui.runs_panel import RunsPanel
+from explorer.ui.screen_fit import fit_to_screen
 from explorer.ui.settings import AppSettings
 from explorer.ui.tasks import run_in_thread
 from explorer.ui.tooltips import rich_tooltip
@@ -86,7 +87,7 @@ class MainWindow(QMainWindow):
         self.runs_dir = Path(runs_dir)
         self.settings = settings or AppSettings()
         self._set_title()
-        self.resize(1500, 940)
+        fit_to_screen(self, 1500, 940)   # never wider or taller than the screen it opens on
         self.manager = RunManager(self.runs_dir, self)
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
         self.curves = CurvesPanel()

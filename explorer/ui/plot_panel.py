@@ -16,14 +16,17 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QHBoxL
 
 from explorer.core.metric_display import metric_label
 
-from explorer.ui.plotmath import (IncrementalEMA, finite_gaps, isolated_points, nonfinite_markers, robust_range,
-                                  window_mask)
+from explorer.ui.decimate import ColumnDecimator
+from explorer.ui.plot_grid import GridLines
+from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.run_state import RunState
 
 # Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
            "#3B3B3B", "#B8860B", "#8C564B"]
 
+LEFT_AXIS_TEXT_PX = 44   # room for y tick labels such as "0.0001" / "100"
+RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
 
 TITLES = {
@@ -80,9 +83,44 @@ def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
     return lo, hi
 
 
+class CurveData:
+    """The full series behind one run's curves in one plot, and the decimators that draw it."""
+
+    def __init__(self, series):
+        self.series = series
+        self.x = self.y = self.shown = np.empty(0)
+        self.version = "raw"
+        self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
+        self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
+        self.drawn = None                    # (grid, n, version) last drawn
+        self.marked = 0                      # points checked for non-finite markers
+        self.marked_version = None
+
+    @property
+    def n(self) -> int:
+        return len(self.x)
+
+    def set(self, x: np.ndarray, y: np.ndarray, shown: np.ndarray, version, with_raw: bool) -> None:
+        if len(x) < self.n:
+            self.marked = 0
+        self.x, self.y, self.shown, self.version = x, y, shown, version
+        if with_raw and self.raw is None:
+            self.raw = ColumnDecimator()
+
+
 class PageScrollPlotWidget(pg.PlotWidget):
     """A PlotWidget that hands a plain wheel to the scroll area it sits in (the page scrolls) and lets
-    Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents."""
+    Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents.
+
+    Signals:
+        left(): the pointer left the widget (its crosshair readout should go).
+    """
+
+    left = Signal()
+
+    def leaveEvent(self, ev):  # noqa: N802 - Qt API
+        self.left.emit()
+        super().leaveEvent(ev)
 
     def wheelEvent(self, ev):  # noqa: N802 - Qt API
         if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
@@ -135,14 +173,20 @@ class PlotPanel(QFrame):
         self.reset_button.clicked.connect(self.reset_view)
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox())
         self.plot = self.widget.getPlotItem()
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
-        # On the PlotItem, not only the curves: PlotItem.addItem re-applies its own settings to each item.
-        self.plot.setDownsampling(auto=True, mode="peak")
-        self.plot.setClipToView(True)
+        self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
+        # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
+        # column from explorer.ui.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")
+        # A y axis as wide as typical labels ("0.0001") from the start that only ever grows: a new
+        # selection or range then never changes its width, which would re-lay out and repaint the plot.
+        left = self.plot.getAxis("left")
+        left.textWidth = LEFT_AXIS_TEXT_PX
+        left.setStyle(autoReduceTextSpace=False)
         self.plot.setMenuEnabled(True)
         self.plot.getViewBox().setMouseEnabled(x=True, y=True)
         self.plot.getViewBox().sigRangeChangedManually.connect(self._zoomed_by_user)
+        self.plot.getViewBox().sigXRangeChanged.connect(self._view_changed)
+        self.plot.getViewBox().sigResized.connect(self._view_changed)
         self.plot.hideButtons()   # the small "A" button: "Reset view" above says it in words
         self.baseline_lines: list[pg.InfiniteLine] = []
         self.user_zoomed = False
@@ -153,6 +197,8 @@ class PlotPanel(QFrame):
         self.raw_items: dict[str, pg.PlotDataItem] = {}
         self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
         self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
+        self.data: dict[str, CurveData] = {}           # per run: the full series behind its curves
+        self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
         lay = QVBoxLayout(self)
@@ -174,17 +220,37 @@ class PlotPanel(QFrame):
 
     # ---- items ---------------------------------------------------------------------------
     def _new_item(self, color: str, width: float = 1.0, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:
+        """A curve item in ``color`` (a spare one of an earlier run when there is one: creating and
+        adding an item costs ~2 ms, recolouring one next to nothing)."""
         c = QColor(color)
         c.setAlpha(alpha)
+        spare = self._spare.get(alpha)
+        if spare:   # one that already has this colour (the same run shown again) first
+            same = [k for k, it in enumerate(spare) if it.opts["pen"].color() == c]
+            item = spare.pop(same[0] if same else -1)
+            if not same:
+                item.setPen(pg.mkPen(c, width=width))
+                if self.is_dev:
+                    item.setSymbolBrush(QColor(color))
+            item.opts["name"] = name
+            item.setVisible(True)
+            return item
         kw = {}
         if self.is_dev:
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
-        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, autoDownsampleFactor=1.5, connect="finite",
-                               **kw)
+        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
+        item.setZValue(0 if alpha == 255 else -1)   # the faint raw loss behind every smoothed curve
+        # no re-clipping of the data on every y range change (it re-sets each curve); the points are
+        # few and the view always holds them (apply_view), so there is nothing huge to clip
+        item.setDynamicRangeLimit(None)
         self.plot.addItem(item)
-        item.setDownsampling(auto=True, method="peak")
-        item.setClipToView(True)
         return item
+
+    def _retire(self, item: pg.PlotDataItem, alpha: int) -> None:
+        """Keep an unused curve item, empty and hidden, for the next run shown here."""
+        item.setData([], [])
+        item.setVisible(False)
+        self._spare.setdefault(alpha, []).append(item)
 
     def set_runs(self, runs: list[tuple[RunState, str]]) -> None:
         """Drop the curves of runs no longer shown; new runs get theirs at their first
@@ -192,44 +258,109 @@ class PlotPanel(QFrame):
         self.colors = {s.run_id: c for s, c in runs}
         wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
-            self.plot.removeItem(self.items.pop(run_id))
+            self._retire(self.items.pop(run_id), 255)
             self.ema.pop(run_id, None)
-            for extra in (self.raw_items.pop(run_id, None), self.markers.pop(run_id, None)):
-                if extra is not None:
-                    self.plot.removeItem(extra)
+            self.data.pop(run_id, None)
+            if run_id in self.raw_items:
+                self._retire(self.raw_items.pop(run_id), RAW_ALPHA)
+            if run_id in self.markers:
+                self.plot.removeItem(self.markers.pop(run_id))
         for state, color in runs:
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
                 self.ema.pop(state.run_id, None)
+                self.data.pop(state.run_id, None)
+            if state.run_id in self.items and self.items[state.run_id].opts["pen"].color() != QColor(color):
+                self._recolor(state.run_id, color)
+
+    def _recolor(self, run_id: str, color: str) -> None:
+        for item, alpha in ((self.items.get(run_id), 255), (self.raw_items.get(run_id), RAW_ALPHA)):
+            if item is not None:
+                c = QColor(color)
+                c.setAlpha(alpha)
+                item.setPen(pg.mkPen(c, width=1.0))
+                if self.is_dev:
+                    item.setSymbolBrush(QColor(color))
 
     def _item(self, run_id: str) -> pg.PlotDataItem | None:
         item = self.items.get(run_id)
         if item is None and run_id in self.colors:
             color = self.colors[run_id]
             if self.key == "loss":
-                self.raw_items[run_id] = self._new_item(color, width=1.0, alpha=70)
+                self.raw_items[run_id] = self._new_item(color, width=1.0, alpha=RAW_ALPHA)
             item = self.items[run_id] = self._new_item(color, name=run_id)
         return item
 
     def update_run(self, state: RunState, smoothing: float) -> None:
+        """Show the run's current points (``smoothing``: the loss EMA weight in [0, 1)). Only new points
+        are smoothed and folded into the per-column min/max of the curves (explorer.ui.decimate)."""
         s = state.series.get(self.key)
+        run_id = state.run_id
         if s is None or not len(s):
-            if state.run_id in self.items:
-                self.items[state.run_id].setData([], [])
-            self._mark_nonfinite(state.run_id, np.empty(0), np.empty(0))
+            self.data.pop(run_id, None)
+            for item in (self.items.get(run_id), self.raw_items.get(run_id)):
+                if item is not None:
+                    item.setData([], [])
+            self._mark_nonfinite(run_id, np.empty(0), np.empty(0))
             return
-        item = self._item(state.run_id)
-        if item is None:
+        if self._item(run_id) is None:
             return
-        x, y = s.x, s.y
-        finite = bool(np.isfinite(y).all())
+        data = self.data.get(run_id)
+        if data is None or data.series is not s:
+            data = self.data[run_id] = CurveData(s)
+        y = shown = s.y
+        version = "raw"
         if self.key == "loss":
-            self.raw_items[state.run_id].setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
-            y = self.ema.setdefault(state.run_id, IncrementalEMA()).update(y, smoothing)
-        # non-finite values are gaps (connect="finite"), never a line bridging them; each is marked
-        item.setData(x, y if finite else finite_gaps(y), skipFiniteCheck=finite)
-        if not finite or state.run_id in self.markers:
-            self._mark_nonfinite(state.run_id, x, s.y, y)
+            ema = self.ema.setdefault(run_id, IncrementalEMA())
+            shown = ema.update(y, smoothing)
+            if shown is not y:
+                version = ("ema", ema.generation)
+        data.set(s.x, y, shown, version, with_raw=self.key == "loss")
+        self._draw(run_id)
+        self._update_markers(run_id, data)
+
+    def _grid(self) -> tuple[float, float, int]:
+        """(x0, x1, pixel columns) of the view the curves are decimated for."""
+        vb = self.plot.getViewBox()
+        x0, x1 = vb.viewRange()[0]
+        return float(x0), float(x1), int(vb.width() * self.devicePixelRatioF()) or 1000   # device pixels
+
+    def _draw(self, run_id: str) -> None:
+        data = self.data.get(run_id)
+        item = self.items.get(run_id)
+        if data is None or item is None:
+            return
+        grid = self._grid()
+        key = (grid, data.n, data.version)
+        if data.drawn == key:
+            return
+        data.drawn = key
+        pairs = [(item, data.shown, data.main)]
+        if data.raw is not None and run_id in self.raw_items:
+            pairs.append((self.raw_items[run_id], data.y, data.raw))
+        for target, y, decimator in pairs:
+            vers = data.version if y is data.shown else "raw"
+            xs, ys = decimator.points(data.x, y, *grid, version=vers)
+            target.setData(xs, ys, skipFiniteCheck=not np.isnan(ys).any())
+
+    def _view_changed(self, *_args) -> None:
+        """x range or plot width changed: the columns changed, so do the curves' points."""
+        for run_id in list(self.data):
+            self._draw(run_id)
+
+    def _update_markers(self, run_id: str, data: "CurveData") -> None:
+        """Re-mark the non-finite steps when the new points (or their neighbours) are not all finite,
+        or when the series or its smoothing changed; a clean append costs no O(n) pass."""
+        if (data.marked, data.marked_version) == (data.n, data.version):
+            return
+        redo = data.marked == 0 or data.marked_version != data.version
+        if redo:
+            needed = run_id in self.markers or not np.isfinite(data.y).all()
+        else:
+            needed = not np.isfinite(data.y[max(data.marked - 2, 0):]).all()
+        if needed:
+            self._mark_nonfinite(run_id, data.x, data.y, data.shown)
+        data.marked, data.marked_version = data.n, data.version
 
     def _mark_nonfinite(self, run_id: str, x: np.ndarray, y: np.ndarray, drawn: np.ndarray | None = None) -> None:
         """A red cross on every non-finite step of the run's series (tooltip "loss was nan at step 3"),
@@ -265,10 +396,9 @@ class PlotPanel(QFrame):
         return [str(d) for d, sym in zip(marker.data["data"], marker.data["symbol"]) if sym == "x"]
 
     def point_count(self, run_id: str) -> int:
-        item = self.items.get(run_id)
-        if item is None or item.xData is None:
-            return 0
-        return len(item.xData)
+        """The number of points of the run's series shown here (not the decimated points drawn)."""
+        data = self.data.get(run_id)
+        return data.n if data is not None and run_id in self.items else 0
 
     # ---- view ----------------------------------------------------------------------------
     def set_log(self, on: bool) -> None:
@@ -277,16 +407,20 @@ class PlotPanel(QFrame):
     def apply_view(self, x_range: tuple[float, float] | None, ignore_outliers: bool, log: bool) -> None:
         """y range for the visible x_range (set by the caller): auto-fit, or from percentiles of the
         visible points when ignoring outliers."""
-        vb = self.plot.getViewBox()
-        arrays = []
-        lo, hi = x_range if x_range is not None else (None, None)
-        for item in list(self.items.values()) + list(self.raw_items.values()):
-            if item.xData is None or not len(item.xData):
-                continue
-            x, y = np.asarray(item.xData), np.asarray(item.yData)   # the data as given (not log10)
-            arrays.append(y[window_mask(x, lo, hi)])
         if self.user_zoomed:
             return
+        vb = self.plot.getViewBox()
+        lo, hi = x_range if x_range is not None else (None, None)
+        arrays = []
+        if ignore_outliers or log:   # percentiles / the smallest positive value: every point counts
+            for data in self.data.values():
+                m = window_mask(data.x, lo, hi)
+                arrays += [data.shown[m]] + ([data.y[m]] if data.raw is not None else [])
+        else:   # min and max: the drawn points hold every column's extremes
+            for item in list(self.items.values()) + list(self.raw_items.values()):
+                if item.xData is not None and len(item.xData):
+                    x, y = np.asarray(item.xData), np.asarray(item.yData)   # the data as given (not log10)
+                    arrays.append(y[window_mask(x, lo, hi)])
         if ignore_outliers:
             rng = robust_range(arrays, log=log)
         else:
@@ -294,6 +428,8 @@ class PlotPanel(QFrame):
                           non_neg=non_negative(self.key), log=log)
         if rng is None:   # nothing to show: a neutral axis, not the previous run's range
             rng = (0.0, 1.0)
+        if not vb.state["autoRange"][1] and vb.state["targetRange"][1] == list(rng):
+            return   # unchanged (most live ticks): no signals, no axis redraw
         vb.disableAutoRange(axis="y")
         vb.setYRange(*rng, padding=0)
 

@@ -29,59 +29,85 @@ class IncrementalEMA:
 
     ``update(y, weight)`` returns the smoothed series for all of ``y`` (shape (n,)), equal to
     ``ema_smooth(y, weight)`` (NaN where y is not finite); it recomputes from scratch when the weight
-    changes or ``y`` shrank.
+    changes or ``y`` shrank, and then increments ``generation`` (earlier values changed). The result
+    is a view of a capacity-doubling buffer: appends cost O(new points), never a copy of the rest.
     """
 
     def __init__(self):
         self.weight: float | None = None
-        self.out = np.empty(0)
+        self.generation = 0
+        self._buf = np.empty(0)
+        self._n = 0
         self.carry = 0.0     # the undebiased average after the last finite point
         self.n_finite = 0    # finite points averaged so far (the debiasing exponent)
 
+    @property
+    def out(self) -> np.ndarray:
+        return self._buf[: self._n]
+
     def update(self, y: np.ndarray, weight: float) -> np.ndarray:
         y = np.asarray(y, dtype=np.float64)
-        n, done = len(y), len(self.out)
+        n = len(y)
         if weight <= 0:
             return y
-        if weight != self.weight or n < done:
-            self.weight, self.out, self.carry, self.n_finite, done = weight, np.empty(0), 0.0, 0, 0
-        if n > done:
-            new = y[done:]
-            finite = np.isfinite(new)
-            k = int(np.count_nonzero(finite))
-            all_finite = k == len(new)
-            part = np.full(len(new), np.nan)
-            if k:
-                last = _ema_blocks(new if all_finite else new[finite], weight, self.carry)
-                self.carry = float(last[-1])
-                debias = -np.expm1(np.arange(self.n_finite + 1, self.n_finite + k + 1) * np.log(weight))
-                if all_finite:
-                    part = last / debias
-                else:
-                    part[finite] = last / debias
-                self.n_finite += k
-            self.out = np.concatenate([self.out, part])
+        if weight != self.weight or n < self._n:
+            self.weight, self._n, self.carry, self.n_finite = weight, 0, 0.0, 0
+            self._buf = np.empty(max(n, 256))
+            self.generation += 1
+        if n > self._n:
+            if n > len(self._buf):
+                grown = np.empty(max(n, 2 * len(self._buf)))
+                grown[: self._n] = self._buf[: self._n]
+                self._buf = grown
+            self._buf[self._n: n] = self._smooth_new(y[self._n:], weight)
+            self._n = n
         return self.out
+
+    def _smooth_new(self, new: np.ndarray, weight: float) -> np.ndarray:
+        """The smoothed values of the points after the ones done so far (updates the carry)."""
+        finite = np.isfinite(new)
+        k = int(np.count_nonzero(finite))
+        part = np.full(len(new), np.nan)
+        if k:
+            all_finite = k == len(new)
+            last = _ema_blocks(new if all_finite else new[finite], weight, self.carry)
+            self.carry = float(last[-1])
+            debias = -np.expm1(np.arange(self.n_finite + 1, self.n_finite + k + 1) * np.log(weight))
+            if all_finite:
+                part = last / debias
+            else:
+                part[finite] = last / debias
+            self.n_finite += k
+        return part
 
 
 def _ema_blocks(y: np.ndarray, w: float, carry: float = 0.0) -> np.ndarray:
-    """last_i = w * last_{i-1} + (1 - w) * y_i, vectorised in blocks (no scipy: importing
-    scipy.signal costs seconds, too long for the GUI thread).
+    """last_i = w * last_{i-1} + (1 - w) * y_i (last_{-1} = carry), vectorised over blocks (no scipy:
+    importing scipy.signal costs seconds, too long for the GUI thread).
 
-    Inside a block starting at s with carry c = last_{s-1}: last_{s+j} = w^(j+1) c + (1-w) w^j
-    sum_{m<=j} y_{s+m} w^(-m). Blocks are short enough that w^(-m) stays below e^300 (no overflow); the rounding error
-    stays at float64 epsilon times |y| because each block is rescaled by w^j.
+    Inside block k starting at s, with c_k = last_{s-1}: last_{s+j} = w^(j+1) c_k + (1-w) w^j
+    sum_{m<=j} y_{s+m} w^(-m). All blocks are done at once as the rows of a (blocks, B) array, then
+    the carries c_k = w^B c_{k-1} + (block k-1's zero-carry end) are chained (one scalar per block).
+    B is short enough that w^(-m) stays below e^300 (no overflow); the rounding error stays at
+    float64 epsilon times |y| because each block is rescaled by w^j. y shape (n,); returns (n,).
     """
     n = len(y)
-    out = np.empty(n, dtype=np.float64)
-    block = max(1, int(300.0 / -np.log(w)))
-    for s in range(0, n, block):
-        blk = y[s: s + block]
-        j = np.arange(len(blk), dtype=np.float64)
-        wj = np.power(w, j)
-        out[s: s + len(blk)] = wj * (w * carry + (1.0 - w) * np.cumsum(blk / wj))
-        carry = out[s + len(blk) - 1]
-    return out
+    if n == 0:
+        return np.empty(0)
+    size = max(1, min(n, int(300.0 / -np.log(w))))
+    rows = -(-n // size)
+    blocks = np.zeros(rows * size)
+    blocks[:n] = y
+    blocks = blocks.reshape(rows, size)
+    wj = np.power(w, np.arange(size, dtype=np.float64))
+    zero_carry = (1.0 - w) * wj * np.cumsum(blocks / wj, axis=1)
+    carries = np.empty(rows)
+    step, acc = w ** size, float(carry)
+    for k, end in enumerate(zero_carry[:, -1].tolist()):
+        carries[k] = acc
+        acc = step * acc + end
+    out = zero_carry + np.outer(carries, w * wj)
+    return out.reshape(-1)[:n]
 
 
 def robust_range(arrays: list[np.ndarray], lo_pct: float = 2.0, hi_pct: float = 98.0,

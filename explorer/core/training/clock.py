@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
+_now = time.perf_counter   # the time source (tests replace it with a virtual clock)
+
 
 class TrainClock:
     """A pausable stopwatch in seconds (``time.perf_counter``).
@@ -26,17 +28,17 @@ class TrainClock:
     def start(self) -> None:
         """Start (or keep) counting."""
         if self._since is None:
-            self._since = time.perf_counter()
+            self._since = _now()
 
     def pause(self) -> None:
         """Stop counting; the seconds so far are kept."""
         if self._since is not None:
-            self.before += time.perf_counter() - self._since
+            self.before += _now() - self._since
             self._since = None
 
     def seconds(self) -> float:
         """Seconds counted so far."""
-        running = time.perf_counter() - self._since if self._since is not None else 0.0
+        running = _now() - self._since if self._since is not None else 0.0
         return self.before + running
 
     @contextmanager

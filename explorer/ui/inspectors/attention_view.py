@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
+from explorer.ui.plot_legend import legend_below
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
@@ -147,7 +148,7 @@ class AttentionView(QWidget):
         self.flow_plot = pg.PlotWidget(background="w")
         self.flow_plot.setLabel("bottom", "layer")
         self.flow_plot.setLabel("left", "share of attention")
-        self.flow_plot.addLegend(offset=(-5, 5))
+        legend_below(self.flow_plot)   # under the axis: never over the curves (shares run up to 1.0)
         self.flow_plot.getAxis("left").enableAutoSIPrefix(False)
         self.flow_plot.getAxis("bottom").enableAutoSIPrefix(False)   # no "layer (x0.001)" on an empty plot
         self.flow_plot.getAxis("bottom").setTickSpacing(1, 1)

@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from explorer.ui.plot_legend import legend_below
+
 from .client import shared_client
 from .common import header
 from .remote import RemoteLatest
@@ -156,7 +158,7 @@ class ClassifyView(QWidget):
         self.flow_plot = pg.PlotWidget(background="w")
         self.flow_plot.setLabel("bottom", "layer")
         self.flow_plot.setLabel("left", "share of attention (mean over heads)")
-        self.flow_plot.addLegend(offset=(-5, 5))
+        legend_below(self.flow_plot)   # under the axis: never over the curves (shares run up to 1.0)
         self._flow_curves = [self.flow_plot.plot([], [], pen=pg.mkPen(c, width=2), symbol="o", symbolSize=6,
                                                  symbolBrush=c, name=n) for n, c in FLOW_CURVES]
         from .heatmap import TokenHeatmap

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
 
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
+from .token_axis import ReadableTokenAxis
 from .tau_spin import tau_spin_box
 
 SLIDER_SCALE = 100  # slider steps per logit unit (0.01 resolution)
@@ -143,6 +144,9 @@ class SpansView(QWidget):
 
         # --- span score table
         self.table_map = TokenHeatmap(cmap="viridis", colorbar_label="S.T_i + E.T_j")
+        end_axis = ReadableTokenAxis("bottom")   # several readable end-token ticks however narrow the table
+        self.table_map.plot.setAxisItems({"bottom": end_axis})
+        self.table_map.bottom_axis = end_axis
         self.table_map.setToolTip("Span score table: row = start token i, column = end token j, value "
                                   "start_logits[i] + end_logits[j]. Empty cells are invalid spans (j < i, longer "
                                   "than max_answer_length, or outside the passage). Red box: the best cell; "

@@ -1,0 +1,252 @@
+"""Min/max decimation of a growing curve per pixel column (Qt-free, numpy only).
+
+A 100k-point curve drawn on a 600 px wide plot needs about two points per pixel column to look the
+same: the column's minimum and maximum (its vertical extent), in the order the data runs through
+them (max then min where the column goes down, else min then max); a column with one or two points
+keeps them as they are, and the series' first and last visible points are always kept. (The M4
+aggregation of Jugel et al., PVLDB 7(10), 2014, also keeps each column's first and last point; at
+one pixel per column that draws the same pixels with twice the points.)
+
+:class:`ColumnDecimator` keeps the per-column aggregates of one series for the current column
+grid (x range and plot width) and, while the grid stays the same (a live run: the x axis spans
+0..steps_total), folds appended points into them and re-emits only the columns that changed: a
+live tick costs O(new points), not O(n). Non-finite values (NaN, +-inf) never enter a column's min /
+max; a column that has one gets a NaN point after its extremes, so a ``connect="finite"`` curve
+shows the gap.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+import numpy as np
+
+RAW_FACTOR = 3   # up to RAW_FACTOR points per pixel column are drawn as they are
+FEW = 16         # up to this many new points / changed columns are handled point by point (a live tick)
+
+
+class ColumnDecimator:
+    """The M4 points of one append-only series (x non-decreasing) for a column grid.
+
+    Call :meth:`points` with the whole series every time; the decimator remembers how far it got
+    and only aggregates the new points while ``(x0, x1, ncols, version)`` is unchanged. Pass a new
+    ``version`` (any hashable) whenever earlier values may have changed (another series object, a
+    new smoothing weight); a shorter series also starts over.
+    """
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything (the next call aggregates from scratch)."""
+        self._version = None
+        self._key = None
+        self._n = 0                # points aggregated so far (the columns hold indices [i0, _n))
+        self._checked = 0          # x[:_checked] is known to be sorted (or _unsorted is set)
+        self._unsorted = False
+        self._edges: np.ndarray | None = None      # None: not decimating (yet)
+        self.count = np.empty(0, dtype=np.int64)   # per column (two extra columns: left / right of the view)
+        self.first = np.empty(0, dtype=np.int64)   # index of the column's first point
+        self.last = np.empty(0, dtype=np.int64)
+        self.ymin = np.empty(0)                    # over the finite values (NaN when none)
+        self.ymax = np.empty(0)
+        self.gap = np.empty(0, dtype=bool)         # the column holds a non-finite value
+        self._dirty = 0                            # columns >= _dirty changed since the last emit
+        self._out = (np.empty(0), np.empty(0))     # the points emitted last time
+        self._offsets = np.zeros(1, dtype=np.int64)   # where each column's points start in _out
+        self._edge_list: list[float] = []
+        self._cols = (0, -1)
+
+    def points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int,
+               version=None) -> tuple[np.ndarray, np.ndarray]:
+        """The points to draw for the view x0..x1 on ``ncols`` pixel columns.
+
+        x, y: shape (n,), x non-decreasing (optimizer steps). Returns (xs, ys) float64, ys NaN where y
+        is not finite. Few points per column (or an unsorted x): the visible points themselves. Else
+        per non-empty column its first point, its min and max (at the middle of the column's x
+        span, min first), a NaN if the column has a non-finite value, and its last point; plus the
+        nearest point on each side outside the view so the curve runs to the plot's edges.
+        """
+        n = len(x)
+        ncols = max(int(ncols), 1)
+        if version != self._version or n < self._checked:   # other data: start over
+            self.reset()
+            self._version = version
+        key = (float(x0), float(x1), ncols)
+        if key != self._key or n < self._n:   # another grid: the columns start over
+            self._key = key
+            self._edges = None
+        if n > self._checked:   # x sorted so far? (checked once per point)
+            lo = max(self._checked - 1, 0)
+            self._unsorted |= bool(np.any(x[lo + 1: n] < x[lo: n - 1]))
+            self._checked = n
+        if self._unsorted or x1 <= x0:
+            return self._raw_points(x, y, x0, x1)
+        i1 = min(n, int(np.searchsorted(x, x1, side="right")) + 1)
+        if self._edges is None:
+            i0 = max(int(np.searchsorted(x, x0, side="left")) - 1, 0)
+            if i1 - i0 <= RAW_FACTOR * ncols:   # few points: drawn as they are
+                return self._raw_points(x, y, x0, x1)
+            self._start(x0, x1, ncols, i0)
+        if i1 > self._n:
+            self._fold(x, y, self._n, i1)
+            self._n = i1
+        return self._emit(x, y)
+
+    # ---- building --------------------------------------------------------------------------
+    def _start(self, x0: float, x1: float, ncols: int, i0: int) -> None:
+        """Empty columns for the grid; points before index i0 (left of the view) are never folded."""
+        self._n = i0
+        # column j covers [edges[j], edges[j + 1]); column 0 is left of the view, the last one right of it
+        inner = x0 + (x1 - x0) * np.arange(ncols + 1) / ncols
+        self._edges = np.concatenate([[-np.inf], inner[:-1], [np.nextafter(x1, np.inf)]])
+        m = len(self._edges)
+        self.count = np.zeros(m, dtype=np.int64)
+        self.first = np.zeros(m, dtype=np.int64)
+        self.last = np.zeros(m, dtype=np.int64)
+        self.ymin = np.full(m, np.nan)
+        self.ymax = np.full(m, np.nan)
+        self.gap = np.zeros(m, dtype=bool)
+        self._dirty, self._out, self._offsets = 0, (np.empty(0), np.empty(0)), np.zeros(m + 1, dtype=np.int64)
+        self._edge_list = self._edges.tolist()
+        self._cols = (m, -1)     # first and last non-empty column
+
+    def _fold(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
+        """Aggregate points a..b-1 (all at or right of the points already folded) into the columns."""
+        if b - a <= FEW:
+            self._fold_few(x, y, a, b)
+            return
+        xs = x[a:b]
+        ys = y[a:b]
+        starts = np.searchsorted(xs, self._edges, side="left")
+        ends = np.append(starts[1:], len(xs))
+        cols = np.flatnonzero(ends > starts)
+        s = starts[cols]
+        finite = np.isfinite(ys)
+        if finite.all():
+            mn = np.minimum.reduceat(ys, s)
+            mx = np.maximum.reduceat(ys, s)
+            gap = np.zeros(len(cols), dtype=bool)
+        else:
+            clean = np.where(finite, ys, np.nan)
+            with np.errstate(invalid="ignore"):
+                mn = np.fmin.reduceat(clean, s)
+                mx = np.fmax.reduceat(clean, s)
+            gap = np.logical_or.reduceat(~finite, s)
+        lo, hi = self._cols
+        self._dirty = min(self._dirty, int(cols[0]), max(hi, 0))   # the old last column loses that role
+        self._cols = (min(lo, int(cols[0])), max(hi, int(cols[-1])))
+        old = self.count[cols] > 0    # only the first touched column can hold earlier points
+        self.first[cols] = np.where(old, self.first[cols], s + a)
+        self.last[cols] = ends[cols] - 1 + a
+        self.count[cols] += ends[cols] - s
+        self.ymin[cols] = np.fmin(self.ymin[cols], mn)
+        self.ymax[cols] = np.fmax(self.ymax[cols], mx)
+        self.gap[cols] |= gap
+
+    def _fold_few(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
+        """_fold for a few points, one by one (numpy calls cost more than the arithmetic here)."""
+        lo, hi = self._cols
+        dirty = min(self._dirty, max(hi, 0))
+        for i in range(a, b):
+            col = bisect.bisect_right(self._edge_list, float(x[i])) - 1
+            yv = float(y[i])
+            if self.count[col] == 0:
+                self.first[col] = i
+            self.last[col] = i
+            self.count[col] += 1
+            if math.isfinite(yv):
+                cur = float(self.ymin[col])
+                if cur != cur or yv < cur:
+                    self.ymin[col] = yv
+                cur = float(self.ymax[col])
+                if cur != cur or yv > cur:
+                    self.ymax[col] = yv
+            else:
+                self.gap[col] = True
+            dirty, lo, hi = min(dirty, col), min(lo, col), max(hi, col)
+        self._dirty, self._cols = dirty, (lo, hi)
+
+    def _emit(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The points of every column: those emitted last time for the clean columns, new ones from
+        the first changed column on."""
+        d = self._dirty
+        if d >= len(self.count):
+            return self._out
+        ends = self._cols
+        start = int(self._offsets[d])
+        if ends[1] - d < FEW:   # a live tick: one or two columns changed
+            new_x, new_y = self._few_points(x, y, d, ends)
+        else:
+            nonempty = np.flatnonzero(self.count[d:]) + d
+            px, py, keep = self._column_points(x, y, nonempty, ends)
+            k = np.zeros(len(self.count) - d, dtype=np.int64)
+            k[nonempty - d] = keep.sum(axis=1)
+            self._offsets[d + 1:] = start + np.cumsum(k)
+            new_x, new_y = px[keep], _nan_for_nonfinite(py[keep])
+        self._out = (np.concatenate([self._out[0][:start], new_x]), np.concatenate([self._out[1][:start], new_y]))
+        self._dirty = len(self.count)
+        return self._out
+
+    def _few_points(self, x, y, d: int, ends: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """_column_points for columns d..ends[1], one by one; also moves the offsets."""
+        xs: list[float] = []
+        ys: list[float] = []
+        off = int(self._offsets[d])
+        for col in range(d, ends[1] + 1):
+            self._offsets[col] = off
+            c = int(self.count[col])
+            if c:
+                f, la = int(self.first[col]), int(self.last[col])
+                xf, xl, yf, yl = float(x[f]), float(x[la]), float(y[f]), float(y[la])
+                many = c > 2
+                e1, e2 = yf, yl
+                if many:
+                    lo, hi = float(self.ymin[col]), float(self.ymax[col])
+                    e1, e2 = (hi, lo) if yl < yf else (lo, hi)
+                pts = [(xf, yf)] if many and col == ends[0] else []
+                pts.append((xf, e1))
+                if c > 1:
+                    pts.append((xl, e2))
+                if self.gap[col]:
+                    pts.append((xl, math.nan))
+                if many and col == ends[1]:
+                    pts.append((xl, yl))
+                xs += [p[0] for p in pts]
+                ys += [p[1] if math.isfinite(p[1]) else math.nan for p in pts]
+                off += len(pts)
+        self._offsets[ends[1] + 1:] = off
+        return np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+
+    def _column_points(self, x, y, cols, ends):
+        """(cols, 5) x, y and keep mask: [series' first point, extreme 1, extreme 2, NaN gap, series'
+        last point] per column (``ends``: the first and last non-empty columns)."""
+        c = self.count[cols]
+        f, la = self.first[cols], self.last[cols]
+        xf, xl, yf, yl = x[f], x[la], y[f], y[la]
+        many = c > 2
+        down = yl < yf
+        lo, hi = self.ymin[cols], self.ymax[cols]
+        e1 = np.where(many, np.where(down, hi, lo), yf)
+        e2 = np.where(many, np.where(down, lo, hi), yl)
+        px = np.stack([xf, xf, xl, xl, xl], axis=1)
+        py = np.stack([yf, e1, e2, np.full(len(cols), np.nan), yl], axis=1)
+        keep = np.stack([many & (cols == ends[0]), np.ones(len(cols), dtype=bool), c > 1, self.gap[cols],
+                         many & (cols == ends[1])], axis=1)
+        return px, py, keep
+
+    def _raw_points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float) -> tuple[np.ndarray, np.ndarray]:
+        if len(x) and x1 > x0 and not self._unsorted:   # the visible points and one on each side
+            i0 = max(int(np.searchsorted(x, x0, side="left")) - 1, 0)
+            i1 = min(len(x), int(np.searchsorted(x, x1, side="right")) + 1)
+        else:
+            i0, i1 = 0, len(x)
+        return np.array(x[i0:i1], dtype=np.float64), _nan_for_nonfinite(np.array(y[i0:i1], dtype=np.float64))
+
+
+def _nan_for_nonfinite(y: np.ndarray) -> np.ndarray:
+    bad = ~np.isfinite(y)
+    if bad.any():
+        y[bad] = np.nan
+    return y
