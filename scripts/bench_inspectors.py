@@ -210,7 +210,7 @@ def main(argv=None) -> int:
         ada = next((e for t, e in examples.items() if t.startswith("Ada Lovelace")), hub.panel.examples[0])
         shot = probe(loaded, ada["question"], ada["passage"], attentions=True)
         hub.panel.set_inputs(ada["question"], ada["passage"])
-        hub._on_probed(0, shot)
+        hub.show_result(shot)
         spans.set_tau(0.0)
         tabs.setCurrentIndex(0)
         view.layer.setCurrentIndex(view.layer.count() - 1)
@@ -228,11 +228,11 @@ def main(argv=None) -> int:
         view.bottom.setCurrentIndex(0)
         view.merge.setChecked(False)
         hub.panel.set_inputs(question, p384)
-        hub._on_probed(0, result)
+        hub.show_result(result)
         app.processEvents()
         tabs.grab().save(str(out / "attention_384.png"))
         hub.panel.set_inputs(ada["question"], ada["passage"])
-        hub._on_probed(0, shot)
+        hub.show_result(shot)
         tabs.setCurrentIndex(1)
         app.processEvents()
         tabs.grab().save(str(out / "spans.png"))
@@ -244,7 +244,7 @@ def main(argv=None) -> int:
         if long_ex is not None:
             r = probe(loaded, long_ex["question"], long_ex["passage"], attentions=True)
             hub.panel.set_inputs(long_ex["question"], long_ex["passage"])
-            hub._on_probed(0, r)
+            hub.show_result(r)
             app.processEvents()
             tabs.grab().save(str(out / "spans_long.png"))
         if args.dev_file:
@@ -263,7 +263,7 @@ def main(argv=None) -> int:
             app.processEvents()
             tabs.grab().save(str(out / "dev.png"))
         print(f"\nscreenshots in {out}")
-    hub.pool.waitForDone(10000)
+    hub.client.stop()
     return 0
 
 

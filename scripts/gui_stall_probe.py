@@ -1,21 +1,32 @@
-"""The longest GUI event-loop stall while a real fine-tune runs (prints figures, asserts nothing).
+"""The longest GUI event-loop stall while a real fine-tune runs and the inspectors are used (prints figures,
+asserts nothing).
 
-    QT_QPA_PLATFORM=offscreen python scripts/gui_stall_probe.py [--duration 120] [--shots /tmp/shots]
+    QT_QPA_PLATFORM=offscreen python scripts/gui_stall_probe.py [--duration 240] [--dev-cap 100]
+        [--no-train] [--no-actions] [--py-spy /tmp/gui.txt] [--shots /tmp/shots]
 
-Starts the real app offscreen (temp runs folder and settings), launches the launcher's offline
-default (bundled:minilm on the bundled SQuAD 2.0 sample) by clicking Launch, and runs a 10 ms QTimer
-probe: a stall is the time between two probe ticks minus 10 ms, i.e. how long the event loop could
-not answer. Runs for --duration seconds (the run is cancelled at the end if it is still going).
-With --shots, saves launcher.png before the launch and curves.png (plus curves_<s>.png every 30 s)
-of the whole window; the time spent grabbing screenshots is left out of the stall figures.
-Target: longest stall under 50 ms.
+Starts the real app offscreen (temp runs folder, settings and τ-study cache), launches the launcher's offline
+default (bundled:minilm on the bundled SQuAD 2.0 sample) by clicking Launch, waits for its first training
+step, and then, while it trains, drives the inspectors as a user would: the first visit of the Attention tab
+(the inspector child starts, loads the bundled encoder and probes the example), a probe with attentions of a
+passage longer than one 384-token window, attention-view changes (layer, head, window, rollout, merged word
+pieces), and the τ study on the run's dev file (first --dev-cap questions). A 10 ms QTimer measures the event
+loop: a stall is the time between two ticks minus 10 ms. The worst stall is printed per action, for the
+training alone (plot refreshes) and overall. Target: every action's worst stall <= 50 ms.
+
+With --py-spy FILE, py-spy (pip install py-spy) samples this process without pausing it (--nonblocking) during
+the actions; the busiest frames of the GUI thread are printed (what the remaining stalls are made of).
+$EXPLORER_INSPECT_NICE / $EXPLORER_WORKER_NICE set the child processes' niceness (defaults 5 and 10).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import gc
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,165 +37,280 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+LONG_PASSAGE = " ".join(["Ada Lovelace was born in London in 1815 and wrote the first program for the Analytical "
+                         "Engine, which Charles Babbage designed but never finished building."] * 14)
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--duration", type=float, default=120.0, help="seconds to probe after the launch")
-    ap.add_argument("--shots", default="", help="folder for screenshots (launcher.png, curves.png)")
-    ap.add_argument("--runs-dir", default="", help="runs folder (default: a temp folder)")
-    ap.add_argument("--top", type=int, default=5, help="list the N longest stalls with what preceded them")
-    ap.add_argument("--verbose", action="store_true", help="also time the window's own handlers")
-    ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
-    a = ap.parse_args()
 
-    from PySide6.QtCore import QElapsedTimer, Qt, QTimer
-    from PySide6.QtTest import QTest
+class StallMeter:
+    """A 10 ms precise QTimer; gaps are filed under the current action (and 'seen': the last thing noticed)."""
 
-    from explorer.ui.app import create_window
+    def __init__(self, app):
+        from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
-    slow: list[tuple[float, str]] = []      # (ms, name) of the window's own handlers that took > 20 ms
-    if a.verbose:   # time the window's own handlers (patched on the classes, before any connect)
-        from explorer.ui.curves import CurvesPanel
-        from explorer.ui.main_window import MainWindow
-        from explorer.ui.runs_panel import RunsPanel
+        self.app = app
+        self.clock = QElapsedTimer()
+        self.clock.start()
+        self.action = None
+        self.gaps: dict[str, list[float]] = collections.defaultdict(list)
+        self.worst: dict[str, tuple[float, str]] = {}
+        self.seconds: dict[str, float] = collections.defaultdict(float)
+        self.last = None
+        self.seen = "start"
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self.tick)
+        self.timer.start()
+        self._gc_t = None
+        gc.callbacks.append(self._on_gc)
 
-        def timed(cls, name):
-            fn = getattr(cls, name)
+    def tick(self) -> None:
+        now = self.clock.nsecsElapsed() / 1e6
+        if self.action is not None and self.last is not None:
+            gap = now - self.last - 10.0
+            self.gaps[self.action].append(gap)
+            if gap > self.worst.get(self.action, (-1.0, ""))[0]:
+                self.worst[self.action] = (gap, self.seen)
+        self.last = now
 
-            def wrapper(self, *args, **kwargs):
-                t = time.perf_counter()
-                try:
-                    return fn(self, *args, **kwargs)
-                finally:
-                    ms = (time.perf_counter() - t) * 1000
-                    if ms > 20:
-                        slow.append((ms, f"{cls.__name__}.{name}"))
-            setattr(cls, name, wrapper)
-
-        for cls, name in ((CurvesPanel, "_stagger_tick"), (CurvesPanel, "_live_tick"), (CurvesPanel, "_update_progress"),
-                          (MainWindow, "_run_changed"), (MainWindow, "_run_ended"), (RunsPanel, "refresh")):
-            timed(cls, name)
-
-    tmp = Path(tempfile.mkdtemp(prefix="stall_probe_"))
-    runs_dir = a.runs_dir or str(tmp / "runs")
-    app, win = create_window(runs_dir, str(tmp / "settings.ini"))
-    win.resize(1500, 940)
-    win.show()
-    shots = Path(a.shots) if a.shots else None
-    if shots:
-        shots.mkdir(parents=True, exist_ok=True)
-
-    clock = QElapsedTimer()
-    clock.start()
-    gaps: list[float] = []
-    where: list[tuple[float, float, str]] = []   # (seconds since launch, stall ms, last thing seen)
-    state = {"last": None, "measure": False, "t0": 0.0, "seen": "start"}
-
-    def tick():
-        now = clock.nsecsElapsed() / 1e6
-        if state["measure"] and state["last"] is not None:
-            gap = now - state["last"] - 10.0
-            gaps.append(gap)
-            if gap > 50:
-                where.append((time.monotonic() - state["t0"], gap, state["seen"]))
-        state["last"] = now
-
-    import gc
-
-    gc_pauses: list[float] = []
-    gc_t = {}
-
-    def on_gc(phase, info):
+    def _on_gc(self, phase, info) -> None:
         if phase == "start":
-            gc_t["t"] = time.perf_counter()
-        elif "t" in gc_t:
-            ms = (time.perf_counter() - gc_t.pop("t")) * 1000
+            self._gc_t = time.perf_counter()
+        elif self._gc_t is not None:
+            ms = (time.perf_counter() - self._gc_t) * 1000
+            self._gc_t = None
             if ms > 5:
-                gc_pauses.append(ms)
-                state["seen"] = f"gc gen{info.get('generation')} {ms:.0f} ms"
+                self.seen = f"gc gen{info.get('generation')} {ms:.0f} ms"
 
-    gc.callbacks.append(on_gc)
-    refresh = win.curves._refresh_next
+    def start(self, action: str) -> None:
+        self.action, self.last, self.seen = action, None, action
+        self._t0 = time.monotonic()
 
-    def traced_refresh(key=None):
-        shown = key if key is not None else next(iter(win.curves._pending), "?")
-        refresh(key)
-        state["seen"] = f"plot refresh {shown}"
+    def stop(self) -> None:
+        if self.action is not None:
+            self.seconds[self.action] += time.monotonic() - self._t0
+        self.action, self.last = None, None
 
-    win.curves._refresh_next = traced_refresh
-    probe = QTimer()
-    probe.setTimerType(Qt.TimerType.PreciseTimer)
-    probe.setInterval(10)
-    probe.timeout.connect(tick)
-    probe.start()
-
-    def wait(seconds: float):
+    def wait(self, seconds: float) -> None:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            app.processEvents()
+            self.app.processEvents()
             time.sleep(0.002)
 
-    def grab(name: str):
-        state["measure"] = False
-        win.grab().save(str(shots / name))
-        app.processEvents()
-        state["last"] = None
-        state["measure"] = True
+    def wait_until(self, done, timeout: float) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if done():
+                return True
+            self.app.processEvents()
+            time.sleep(0.002)
+        return done()
 
-    wait(a.settle)          # device probe, data preview and runs scan finish in the background
+
+TRAINING = {"run": None}   # the fine-tune's RunState, to say whether it still trained during an action
+
+
+def run_action(meter: StallMeter, name: str, start, done, timeout: float, settle: float = 0.5) -> None:
+    """Measure one action: ``start()``, then the event loop until ``done()`` and ``settle`` seconds more."""
+    meter.start(name)
+    t0 = time.monotonic()
+    start()
+    ok = meter.wait_until(done, timeout)
+    took = time.monotonic() - t0
+    meter.wait(settle)
+    meter.stop()
+    run = TRAINING["run"]
+    during = "" if run is None else (f", fine-tune at step {run.step}" if run.is_live else ", the fine-tune had ended")
+    print(f"  {name}: {'done' if ok else 'TIMED OUT'} in {took:.1f} s{during}", flush=True)
+
+
+def inspector_actions(meter: StallMeter, win, dev_file: str, dev_cap: int) -> None:
+    """The inspector actions, in the order a user would do them."""
+    hub = win.hub
+    seen: dict[str, object] = {}
+    hub.result_changed.connect(lambda r: seen.__setitem__("result", r))
+    hub.model_changed.connect(lambda m: seen.__setitem__("model", m))
+    hub.message.connect(lambda text: setattr(meter, "seen", f"hub message: {text[:60]}"))
+    attention_page = hub.tabs()[0][1]
+    run_action(meter, "first inspector load (tab visit: child start, model load, probe)",
+               lambda: win.tabs.setCurrentWidget(attention_page),
+               lambda: "model" in seen and "result" in seen, timeout=300)
+    seen.pop("result", None)
+    question = "Who designed the Analytical Engine?"
+    run_action(meter, "probe with attentions (2 windows of 384 tokens)",
+               lambda: hub.open_example(question, LONG_PASSAGE),
+               lambda: "result" in seen and seen["result"].question == question, timeout=120)
+    result = seen.get("result")
+    view = hub.attention_view
+
+    groups = {"layer": [lambda i=i: view.layer.setCurrentIndex(i) for i in range(view.layer.count())],
+              "head": [lambda i=i: view.head.setCurrentIndex(i) for i in (1, 5, 0)],
+              "window": [lambda: view.set_window(1), lambda: view.set_window(0)]
+              if result is not None and len(result.windows) > 1 else [],
+              "rollout on / off": [lambda: view.mode.setCurrentIndex(1), lambda: view.mode.setCurrentIndex(0)],
+              "merge word pieces on / off": [lambda: view.merge.setChecked(not view.merge.isChecked())] * 2}
+    for what, steps in groups.items():
+        def change(steps=steps):
+            for step in steps:
+                step()
+                meter.wait(0.3)
+        if steps:
+            run_action(meter, f"attention view: {what} changes ({len(steps)})", change, lambda: True, 30, settle=0.2)
+    if not dev_file:
+        print("  τ study skipped: no dev file")
+        return
+    dev = hub.dev_view
+    done: list = []
+    dev.study_ready.connect(done.append)
+    dev.job.failed.connect(lambda m, _tb: done.append(m))
+    run_action(meter, f"τ study on the dev file (first {dev_cap} questions)",
+               lambda: (win.tabs.setCurrentWidget(dev), dev.run(dev_file, dev_cap)), lambda: bool(done), 600)
+    if done and isinstance(done[0], str):
+        print(f"  τ study failed: {done[0]}")
+
+
+def launch(meter: StallMeter, win):
+    """Click Launch on the offline default; returns the run's state once it has reported a training step."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
     win.tabs.setCurrentWidget(win.launcher)
-    if shots:
-        grab("launcher.png")
     cfg = win.launcher.config()
     print(f"launching: {cfg.model} {cfg.task} train={Path(cfg.train).name} dev={Path(cfg.dev).name} "
           f"epochs={cfg.epochs:g} batch={cfg.batch_size} lr={cfg.resolved_learning_rate():g} "
           f"max_seq_length={cfg.resolved_max_seq_length()} precision={cfg.mixed_precision}", flush=True)
-    state["measure"] = True
-    t0 = state["t0"] = time.monotonic()
+    steps: list = []
+    meter.start("training start (launch to first step)")
     QTest.mouseClick(win.launcher.launch_btn, Qt.MouseButton.LeftButton)
     run_id = next(iter(win.manager.states))
-    win.manager.procs[run_id].event.connect(lambda ev: state.__setitem__("seen", f"after {ev['event']}"))
-    run = win.manager.states[run_id]
-    next_shot = 30.0
-    while time.monotonic() - t0 < a.duration:
-        wait(0.5)
-        if shots and time.monotonic() - t0 >= next_shot:
-            grab(f"curves_{int(next_shot):03d}s.png")
-            next_shot += 30.0
-        if not run.is_live and time.monotonic() - t0 > 5:
-            break
-    elapsed = time.monotonic() - t0
-    state["measure"] = False
-    if shots:
-        win.curves.redraw_now()
-        grab("curves.png")
-        state["measure"] = False
-    status_at_end = run.status
-    if run.is_live:
-        win.manager.cancel_all(wait_ms=10_000)
 
-    gaps_sorted = sorted(gaps)
-    n = len(gaps_sorted)
-    pct = (lambda q: gaps_sorted[min(n - 1, int(q * n))]) if n else (lambda q: float("nan"))
-    best = run.best_metric()
-    print(f"run {run_id}: {status_at_end} at step {run.step} of {run.steps_total}, device "
-          f"{run.device or '?'} {run.mixed_precision}, {len(run.evals)} evaluations"
-          + (f", best dev {best[0]} {best[1]:.2f}" if best else "")
-          + (f", error: {run.error}" if run.error else ""))
-    sps = run.series.get("samples_per_second")
-    if sps is not None and len(sps):
-        print(f"worker throughput: median {statistics.median(sps.y):.2f} samples/s")
-    print(f"event-loop probe (10 ms QTimer) over {elapsed:.0f} s, {n} ticks: longest stall {max(gaps_sorted or [0]):.1f} ms, "
-          f"p99 {pct(0.99):.1f} ms, p50 {pct(0.5):.1f} ms, stalls > 50 ms: {sum(g > 50 for g in gaps)}")
-    if a.verbose:
-        slow.sort(reverse=True)
-        print(f"own handlers > 20 ms: {len(slow)}" + "".join(f"\n  {ms:7.1f} ms {name}" for ms, name in slow[:8]))
-    if gc_pauses:
-        print(f"garbage-collector pauses > 5 ms: {len(gc_pauses)}, longest {max(gc_pauses):.0f} ms")
-    for t, gap, seen in sorted(where, key=lambda w: -w[1])[: a.top]:
-        print(f"  stall {gap:7.1f} ms at {t:6.1f} s ({seen})")
-    if shots:
-        print(f"screenshots in {shots}")
+    def on_event(ev):
+        meter.seen = f"after {ev['event']}"
+        if ev.get("event") == "step":
+            steps.append(ev)
+
+    win.manager.procs[run_id].event.connect(on_event)
+    win.curves._refresh_next = _traced(win.curves._refresh_next, meter)
+    meter.wait_until(lambda: bool(steps) or not win.manager.states[run_id].is_live, 300)
+    meter.stop()
+    return cfg, win.manager.states[run_id]
+
+
+def _traced(refresh, meter: StallMeter):
+    def traced_refresh(key=None):
+        refresh(key)
+        meter.seen = f"plot refresh {key or ''}".strip()
+    return traced_refresh
+
+
+def start_py_spy(out: str) -> subprocess.Popen | None:
+    exe = shutil.which("py-spy")
+    if exe is None:
+        print("py-spy not found (pip install py-spy): no profile")
+        return None
+    return subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--rate", "250", "--nonblocking",
+                             "--format", "raw", "--threads", "--output", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+
+
+def report_py_spy(proc: subprocess.Popen, out: str, top: int) -> None:
+    """Stop py-spy and print the GUI thread's busiest frames of this project, PySide6 and pyqtgraph."""
+    proc.send_signal(2)   # SIGINT: py-spy writes its file and exits
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    try:
+        lines = Path(out).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        print(f"py-spy wrote no profile ({exc}): {proc.stderr.read().decode(errors='replace')[-300:]}")
+        return
+    own, total = collections.Counter(), 0
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if not frames or "MainThread" not in frames[0] or not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        ours = [f for f in frames[1:] if ("/explorer/" in f or "pyqtgraph" in f) and "gui_stall_probe" not in f]
+        if ours:
+            own[ours[-1] if ours[-1] == frames[-1] else f"{ours[-1]} -> {frames[-1]}"] += n
+        elif "gui_stall_probe" in frames[-1]:
+            own["Qt C++ inside processEvents (painting, layout, signal delivery without Python frames)"] += n
+        else:
+            own[frames[-1]] += n
+    print(f"py-spy: {total} busy samples of the GUI thread at 250 Hz ({total / 250:.1f} s busy); busiest frames:")
+    for frame, n in own.most_common(top):
+        print(f"  {100 * n / max(total, 1):5.1f}%  {frame}")
+
+
+def print_report(meter: StallMeter, top: int) -> None:
+    everything = [g for gaps in meter.gaps.values() for g in gaps]
+    print("\nworst event-loop stall per action (10 ms QTimer; target <= 50 ms):")
+    for name, gaps in meter.gaps.items():
+        worst, seen = meter.worst.get(name, (0.0, ""))
+        ordered = sorted(gaps)
+        p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else float("nan")
+        print(f"  {worst:7.1f} ms worst, p99 {p99:5.1f} ms, {sum(g > 50 for g in gaps):3d} > 50 ms over "
+              f"{meter.seconds[name]:5.1f} s  {name}" + (f"  [worst after: {seen}]" if worst > 50 else ""))
+    if everything:
+        print(f"  overall: worst {max(everything):.1f} ms, median {statistics.median(everything):.1f} ms, "
+              f"{sum(g > 50 for g in everything)} stalls > 50 ms in {len(everything)} ticks")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", type=float, default=240.0, help="seconds of training to probe in all")
+    ap.add_argument("--dev-cap", type=int, default=100, help="questions of the dev file for the τ study")
+    ap.add_argument("--dev-file", default="", help="dev file for the τ study (default: the run's dev file)")
+    ap.add_argument("--no-train", action="store_true", help="the inspector actions without a fine-tune")
+    ap.add_argument("--no-actions", action="store_true", help="only the fine-tune (plot refreshes)")
+    ap.add_argument("--py-spy", default="", help="profile the GUI process with py-spy into this file")
+    ap.add_argument("--shots", default="", help="folder for a screenshot of the window at the end")
+    ap.add_argument("--top", type=int, default=10, help="frames listed from the py-spy profile")
+    ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
+    a = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="stall_probe_"))
+    os.environ.setdefault("EXPLORER_CACHE_DIR", str(tmp / "cache"))   # the τ study is computed, not cached
+    from explorer.ui.app import create_window
+
+    app, win = create_window(str(tmp / "runs"), str(tmp / "settings.ini"))
+    win.resize(1500, 940)
+    win.show()
+    meter = StallMeter(app)
+    meter.wait(a.settle)          # device probe, data preview and runs scan finish in the background
+    print(f"GUI pid {os.getpid()}, niceness {os.nice(0)}; EXPLORER_WORKER_NICE="
+          f"{os.environ.get('EXPLORER_WORKER_NICE', '10 (default)')}, EXPLORER_INSPECT_NICE="
+          f"{os.environ.get('EXPLORER_INSPECT_NICE', '5 (default)')}; load average {os.getloadavg()}", flush=True)
+    t0 = time.monotonic()
+    run, cfg = None, win.launcher.config()
+    if not a.no_train:
+        cfg, run = launch(meter, win)
+        TRAINING["run"] = run
+    spy = start_py_spy(a.py_spy) if a.py_spy else None
+    if not a.no_actions:
+        inspector_actions(meter, win, a.dev_file or cfg.dev, a.dev_cap)
+    if spy is not None:
+        report_py_spy(spy, a.py_spy, a.top)
+    if run is not None:
+        meter.start("training only (plot refreshes), after the actions")
+        meter.wait_until(lambda: not run.is_live, max(10.0, a.duration - (time.monotonic() - t0)))
+        meter.stop()
+        best = run.best_metric()
+        sps = run.series.get("samples_per_second")
+        print(f"run: {run.status} at step {run.step} of {run.steps_total}"
+              + (f", best dev {best[0]} {best[1]:.2f}" if best else "")
+              + (f", median {statistics.median(sps.y):.2f} samples/s" if sps is not None and len(sps) else ""))
+        if run.is_live:
+            win.manager.cancel_all(wait_ms=10_000)
+    print_report(meter, a.top)
+    if a.shots:
+        Path(a.shots).mkdir(parents=True, exist_ok=True)
+        win.grab().save(str(Path(a.shots) / "stall_probe_end.png"))
+    if win.hub is not None:
+        win.hub.client.stop()
     win.close()
     from PySide6.QtCore import QCoreApplication, QEvent
 

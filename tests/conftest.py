@@ -28,3 +28,21 @@ def real_data() -> Path:
     if not path.is_dir():
         pytest.skip(f"EXPLORER_REAL_DATA={value} is not a folder")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _inspector_child_in_a_thread(request):
+    """The inspector views talk to the real server on a thread of this process (tests/inspect_double.py),
+    so that tests may hand in-memory tiny models over; tests marked ``real_inspect_process`` start the real
+    child process instead. Each test gets a fresh shared client."""
+    from explorer.ui.inspectors import client
+
+    if request.node.get_closest_marker("real_inspect_process"):
+        old = client.set_transport_factory(client.ProcessTransport)
+    else:
+        from inspect_double import ThreadTransport
+
+        old = client.set_transport_factory(ThreadTransport)
+    yield
+    client.reset_shared_client()
+    client.set_transport_factory(old)

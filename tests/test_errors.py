@@ -29,9 +29,9 @@ def test_every_input_error_is_a_user_error_wherever_it_is_imported_from():
 
 def test_one_cancellation_type_that_except_exception_does_not_swallow():
     from explorer.core.tau_study import StudyCancelled
-    from explorer.ui.inspectors.workers import JobCancelled
+    from explorer.worker.inspect import Cancelled as InspectorCancelled   # the inspector child's cancel
 
-    assert StudyCancelled is errors.Cancelled and JobCancelled is errors.Cancelled
+    assert StudyCancelled is errors.Cancelled and InspectorCancelled is errors.Cancelled
     assert not issubclass(errors.Cancelled, Exception)
     with pytest.raises(errors.Cancelled):
         try:

@@ -335,7 +335,6 @@ def test_inspector_says_which_head_is_new_or_refuses_a_decoder(qtbot, family_dir
     note = hub.panel.model_note.text()
     assert hub.panel.model_note.isVisibleTo(hub.panel)
     assert "masked-language-model checkpoint (RobertaForMaskedLM)" in note and "(qa_outputs) is new" in note
-    hub.pool.waitForDone(10000)
 
 
 @pytest.mark.parametrize("name", ["distilbert", "modernbert"])

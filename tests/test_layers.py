@@ -36,3 +36,51 @@ def test_core_modules_used_by_the_gui_import_without_torch():
                    "heavy = [m for m in ('torch', 'transformers', 'PySide6') if m in sys.modules]; print(heavy); "
                    "sys.exit(1 if heavy else 0)")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+GUI_PROBE = r'''
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+app = QApplication([])
+import explorer.ui.main_window  # noqa: F401 - the whole window's imports, as the app has them
+from explorer.ui.inspectors import InspectorHub
+
+hub = InspectorHub()
+seen = {}
+
+def probed(result):
+    seen["answer"] = result.decoding.best_text
+    seen["attention"] = result.attention is not None
+    hub.dev_view.run(sys.argv[2], 0)
+
+hub.result_changed.connect(probed)
+hub.dev_view.study_ready.connect(lambda study: (seen.__setitem__("study", len(study)), app.quit()))
+hub.message.connect(lambda text: seen.setdefault("messages", []).append(text))
+hub.open_model(sys.argv[1])
+hub.open_example("where was ada born?", "ada lovelace was born in london in 1815.")
+QTimer.singleShot(240_000, app.quit)
+app.exec()
+heavy = [m for m in ("torch", "transformers", "datasets", "accelerate", "explorer.worker") if m in sys.modules]
+print("child", hub.client.pid, "seen", seen, "heavy", heavy)
+hub.client.stop()
+sys.exit(0 if "study" in seen and not heavy else 1)
+'''
+
+
+def test_probe_and_dev_study_through_the_inspector_child_keep_torch_out_of_the_gui(tmp_path):
+    """Loading a model, probing with attentions and the τ study, all through the inspector child: the GUI
+    process never imports torch (nor transformers, datasets, accelerate)."""
+    from helpers import save_tiny_model
+    from test_ui_inspector_core import squad_v2_file
+
+    folder = save_tiny_model(tmp_path / "tiny", "qa")
+    dev = squad_v2_file(tmp_path / "dev.json")
+    script = tmp_path / "gui_probe.py"
+    script.write_text(GUI_PROBE, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script), str(folder), str(dev)], capture_output=True, text=True,
+                          cwd=REPO_ROOT, env=worker_env(QT_QPA_PLATFORM="offscreen",
+                                                        EXPLORER_CACHE_DIR=str(tmp_path / "cache")), timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "'study': 12" in proc.stdout and "'attention': True" in proc.stdout and "heavy []" in proc.stdout

@@ -29,7 +29,6 @@ def hub(qtbot, tiny_qa, tmp_path, monkeypatch):
         qtbot.addWidget(w)
     h.set_model(tiny_qa)
     yield h
-    h.pool.waitForDone(10000)
 
 
 def probe_in_hub(qtbot, hub, question=QUESTION, passage=PASSAGE):
@@ -159,12 +158,16 @@ def test_long_passage_windows_are_listed_and_synced(qtbot, hub):
     hub.panel.debounce.stop()
     result = probe_in_hub(qtbot, hub, passage=" ".join([PASSAGE] * 6))
     assert len(result.windows) > 1
+    # only the shown (best) window's raw weights travel with the probe; the others come when shown
+    assert [k for k, a in enumerate(result.attention) if a.attentions is not None] == [result.best_window.index]
     assert hub.spans_view.windows_list.count() == len(result.windows)
     assert hub.attention_view.window_box.count() == len(result.windows)
     target = 1 if hub.spans_view.window != 1 else 0
     hub.spans_view.windows_list.setCurrentRow(target)
-    assert hub.attention_view.window == target
+    qtbot.waitUntil(lambda: hub.attention_view.window == target, timeout=5000)   # one event later
     assert hub.attention_view.current_labels() == result.windows[target].tokens
+    qtbot.waitUntil(lambda: result.attention[target].attentions is not None, timeout=20000)
+    assert result.attention[target].attentions.shape[2] == len(result.windows[target].tokens)
 
 
 def test_new_probe_supersedes_stale_one(qtbot):
@@ -200,15 +203,19 @@ def test_typing_reprobes_after_debounce(qtbot, hub):
 
 
 def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
+    from inspect_double import ThreadTransport
+
     from explorer.core.models import ModelSourceError
     from explorer.ui.inspectors import InspectorHub
+    from explorer.ui.inspectors.client import InspectClient
 
     def loader(source):
         if source == "bad/model":
             raise ModelSourceError("'bad/model' looks like a Hugging Face hub id, but the hub cannot be reached")
         return tiny_qa
 
-    h = InspectorHub(loader=loader)
+    client = InspectClient(lambda: ThreadTransport(loader=loader))
+    h = InspectorHub(client=client)
     for _, w in h.tabs():
         qtbot.addWidget(w)
     with qtbot.waitSignal(h.message, timeout=5000) as blocker:
@@ -217,8 +224,9 @@ def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
     assert "cannot be reached" in h.panel.status.text()
     with qtbot.waitSignal(h.model_changed, timeout=5000):
         h.open_model("tiny")
-    assert h.loaded is tiny_qa and h.dev_view.loaded is tiny_qa
-    h.pool.waitForDone(5000)
+    assert h.loaded.source == tiny_qa.source and h.loaded.describe() == tiny_qa.describe()
+    assert h.dev_view.loaded is h.loaded
+    client.stop()
 
 
 def test_dataset_picker_and_shared_panel(qtbot, hub, tmp_path):

@@ -95,7 +95,6 @@ def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, m
     dev.show()
     qtbot.wait(50)
     dev.grab().save("/tmp/ux2_dev_study.png")
-    hub.pool.waitForDone(10000)
 
 
 # ---- heat maps, readouts, n-best ------------------------------------------------------------------

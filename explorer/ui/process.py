@@ -33,7 +33,9 @@ STDERR_KEEP = 64_000        # characters of stderr kept for the error view
 CANCEL_GRACE_MS = 5_000     # SIGTERM -> SIGKILL
 # Workers run at a lower CPU priority (POSIX nice) so that a CPU-bound fine-tune on the same
 # machine does not take the cores from the window while it redraws. $EXPLORER_WORKER_NICE (0 = off).
-WORKER_NICE = int(os.environ.get("EXPLORER_WORKER_NICE", "5") or 0)
+# The worker also lowers itself to the same value (explorer.worker.train.lower_priority), which covers
+# runs started from the command line; setting it here too covers the seconds before its first line runs.
+WORKER_NICE = int(os.environ.get("EXPLORER_WORKER_NICE", "10") or 0)
 
 
 def worker_command(config_path: str | Path) -> list[str]:

@@ -2,10 +2,12 @@
 
 superqt (napari's choice, PySide6-compatible) gives a QRunnable with ``started``, ``returned``,
 ``errored`` and ``finished`` signals delivered on the GUI thread. This module adds what the app needs
-around it, once: a chosen pool (the inspectors run model loads and probes in order on a one-thread
-pool), keeping the worker referenced until it has finished, a ``progress(done, total)`` signal for
-long jobs, and error reporting as (message, traceback) text. explorer.ui.tasks.run_in_thread and
-explorer.ui.inspectors.workers (LatestOnly, CancellableJob) are built on it.
+around it, once: a chosen pool, keeping the worker referenced until it has finished, a
+``progress(done, total)`` signal for long jobs, and error reporting as (message, traceback) text.
+explorer.ui.tasks.run_in_thread and explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of
+the GUI process suit file reading and light work only: torch work (model loads, probes, the τ study)
+holds the GIL and stalls the event loop, so the inspectors run it in a child process
+(explorer.ui.inspectors.client).
 """
 
 from __future__ import annotations

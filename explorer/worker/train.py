@@ -44,7 +44,7 @@ from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
-NOT_FLAGS = ("config", "resume", "command", "_module")
+NOT_FLAGS = ("config", "resume", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
                "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
 EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
@@ -263,8 +263,33 @@ def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
         fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
 
 
+WORKER_NICE = 10   # default niceness of a training worker ($EXPLORER_WORKER_NICE; 0 = leave it)
+
+
+def lower_priority(default: int = WORKER_NICE) -> int:
+    """Run at niceness >= $EXPLORER_WORKER_NICE (default 10), before torch starts its threads (they inherit
+    it): a fine-tune using every core then leaves the GUI (niceness 0) and the inspector child (5) the CPU
+    when they need it, and only loses the time they use. Absolute, so calling it twice adds nothing.
+    Returns the niceness now (0 where the OS has no nice)."""
+    try:
+        target = int(os.environ.get("EXPLORER_WORKER_NICE", default) or 0)
+    except ValueError:
+        target = default
+    if not hasattr(os, "nice"):
+        return 0
+    current = os.nice(0)
+    if target > current:
+        try:
+            return os.nice(target - current)
+        except OSError:
+            return current
+    return current
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one fine-tune; returns the exit code (see module docstring)."""
+    if getattr(args, "_module", None) or getattr(args, "_own_process", False):
+        lower_priority()   # a worker process of its own (the CLI); never a caller's process (tests, scripts)
     _quiet_libraries()
     try:
         config, run_dir, resume = prepare_run(args)
@@ -344,7 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point for ``python -m explorer.worker.train`` (same as ``bert-explorer train``)."""
     parser = argparse.ArgumentParser(prog="bert-explorer train")
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    args._own_process = argv is None   # started from the command line: lower this process's priority
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -316,6 +316,13 @@ class AttentionView(QWidget):
         self.head.setEnabled(not rollout)
         win = self.result.windows[self.window]
         matrix, what = self._raw_matrix()
+        if self.async_weights and self.result.attention[self.window].attentions is None \
+                and self.mode.currentIndex() != MODE_ROLLOUT:
+            # the weights are on their way (weights_ready redraws): no 30-100 ms redraw of a placeholder
+            self._groups, self._what = None, what
+            self._matrix, self._labels, self._blocks = matrix, list(win.tokens), list(win.blocks)
+            self.info.setText(f"{what} (the maps still show the window before)")
+            return
         if self.merge.isChecked():
             self._groups = word_groups(win.tokens, win.word_ids, win.blocks)
             matrix = merge_attention(matrix, self._groups)

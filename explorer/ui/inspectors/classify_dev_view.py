@@ -10,8 +10,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from .client import shared_client
 from .common import header
-from .workers import LatestOnly
+from .remote import RemoteLatest
 
 
 def _dev_example(kind: str, row) -> dict:
@@ -27,11 +28,11 @@ class ClassifyDevView(QWidget):
 
     open_requested = Signal(dict)
 
-    def __init__(self, get_loaded: Callable, get_kind: Callable[[], str], parent=None):
+    def __init__(self, get_loaded: Callable, get_kind: Callable[[], str], parent=None, *, client=None):
         super().__init__(parent)
         self.get_loaded, self.get_kind = get_loaded, get_kind
         self.report, self._kind = None, "single"
-        self._job = LatestOnly(parent=self)
+        self._job = RemoteLatest(client or shared_client(), "classify.dev", self)   # runs in the inspector child
         self._job.finished.connect(lambda _id, rep: self.show_report(rep, self._kind))
         self._job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
         self.path = QLineEdit()
@@ -72,16 +73,14 @@ class ClassifyDevView(QWidget):
         return t
 
     def run(self) -> None:
-        from explorer.core.classify_dev import score_classification_dev
-
         loaded = self.get_loaded()
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
             return
         self._kind = self.get_kind()
         self.status.setText(f"scoring {self.path.text()} ...")
-        self._job.submit(score_classification_dev, loaded.model, loaded.tokenizer, self._kind,
-                         self.path.text().strip(), cap=self.cap.value() or None)
+        self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
+                                          "cap": self.cap.value() or None})
 
     def show_report(self, rep, kind: str = "single") -> None:
         """Render a ClassificationDevReport."""

@@ -3,7 +3,8 @@
 Renders explorer.core.classify.ClassifyResult: the inputs, C (the pooled [CLS] vector fed to the classifier)
 as a colour strip (one row per ending for SWAG), the table of logits = C W^T + b and softmax probabilities,
 the loss for the chosen label, the prediction, the by-hand check, and for pairs the per-layer attention
-block flow between sentence A and sentence B. Model loads and runs happen on a worker thread.
+block flow between sentence A and sentence B. Model loads and runs happen in the inspector child process
+(slot "classify"; explorer.ui.inspectors.client), never in the GUI process.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
 
 from explorer.ui.plot_legend import legend_below
 
+from .client import shared_client
 from .common import header
-from .workers import LatestOnly, serial_pool
+from .remote import RemoteLatest
 
 KINDS = {"Single sentence (SST-2 style)": "single", "Sentence pair (MRPC style)": "pair",
          "Multiple choice (SWAG)": "swag"}
@@ -28,12 +30,6 @@ HEADS = {"single": "classification", "pair": "classification", "swag": "multiple
 FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
                ("B → [CLS]/[SEP]", "#8c564b"))
 FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
-
-
-def _load(source: str, kind: str):
-    from explorer.core.models import load_model
-
-    return load_model(source, HEADS[kind])
 
 
 def checkpoint_kind(path: str) -> str | None:
@@ -115,12 +111,14 @@ class ClassifyView(QWidget):
 
     message = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, *, client=None, slot: str = "classify"):
         super().__init__(parent)
-        self.loaded = None
+        self.client = client or shared_client()
+        self.slot = slot
+        self.loaded = None        # ModelInfo of the model in the child
         self.result = None
-        pool = serial_pool(self)
-        self._loader, self._runner = LatestOnly(pool, self), LatestOnly(pool, self)
+        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
+        self._runner = RemoteLatest(self.client, f"{slot}.classify", self)
         self._loader.finished.connect(self._loaded)
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         for job in (self._loader, self._runner):
@@ -191,7 +189,9 @@ class ClassifyView(QWidget):
 
     def load_model(self) -> None:
         self._status(f"loading {self.source.text()} ...")
-        self._loader.submit(_load, self.source.text().strip(), self.current_kind())
+        data = {"slot": self.slot, "source": self.source.text().strip(), "task": HEADS[self.current_kind()]}
+        self._loader.submit("load", data)
+        self.client.remember_load(self.slot, data)
 
     def open_checkpoint(self, path: str, kind: str) -> None:
         """Load a checkpoint folder with the head of ``kind`` ("single" / "pair" / "swag")."""
@@ -200,7 +200,13 @@ class ClassifyView(QWidget):
         self.load_model()
 
     def set_loaded(self, loaded) -> None:
-        """Use an already loaded model (its head decides the kind when it is multiple choice)."""
+        """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
+        given (its head decides the kind when it is multiple choice)."""
+        from explorer.core.model_info import ModelInfo, model_info
+
+        if not isinstance(loaded, ModelInfo):
+            self.client.adopt(self.slot, loaded)
+            loaded = model_info(loaded, self.slot)
         self.loaded = loaded
         if getattr(loaded, "task", "") == "multiple_choice":
             self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == "swag"))
@@ -213,17 +219,15 @@ class ClassifyView(QWidget):
         if self.loaded is None:
             self._status("no model loaded: press Load model first")
             return
-        from explorer.core.classify_model import classify_choices, classify_text
-
         label = None if self.label.value() < 0 else self.label.value()
-        model, tok = self.loaded.model, self.loaded.tokenizer
+        data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
         if self.current_kind() == "swag":
             i = self.inputs
-            self._runner.submit(classify_choices, model, tok, i.context.text(), [e.text() for e in i.endings],
-                                start=i.start.text(), label=label)
+            data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
-            text_b = self.inputs.text_b.text() if self.current_kind() == "pair" else ""
-            self._runner.submit(classify_text, model, tok, self.inputs.text_a.text(), text_b, label=label)
+            data.update(text_a=self.inputs.text_a.text(),
+                        text_b=self.inputs.text_b.text() if self.current_kind() == "pair" else "")
+        self._runner.submit("classify", data)
 
     def open_example(self, example: dict) -> None:
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
@@ -298,7 +302,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
     from .classify_dev_view import ClassifyDevView
 
     view = ClassifyView(parent)
-    dev = ClassifyDevView(lambda: view.loaded, lambda: view.current_kind(), parent)
+    dev = ClassifyDevView(lambda: view.loaded, lambda: view.current_kind(), parent, client=view.client)
 
     def open_row(example: dict) -> None:
         view.open_example(example)

@@ -1,7 +1,8 @@
 """τ on a dev set: run the model over a SQuAD v2.0 file once, then see F1, EM, HasAns_f1, NoAns_f1
 and the answer rate against τ, the best τ, the honest τ (chosen on one half, scored on the other),
 and the questions a small move of τ would flip. Results are cached per (model, file, cap) by
-explorer.core.tau_study, so reopening is instant. All numbers come from explorer.core.metrics.
+explorer.core.tau_study, so reopening is instant. All numbers come from explorer.core.metrics. The study
+runs in the inspector child process (request "study", with progress and cancel), never in the GUI.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QL
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from explorer.core.tau_study import StudyCancelled, questions_near, run_study, study_figures
+from explorer.core.tau_study import default_cache_dir, questions_near
 from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
 from .common import header, tip
 from .tau_spin import tau_spin_box
-from .workers import CancellableJob
+from .client import shared_client
+from .remote import RemoteJob
 
 NEAR_ROWS = 100
 CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
@@ -54,12 +56,6 @@ def _run_dev_file(checkpoint: str) -> str:
     if facts is None or facts.squad_version != "v2.0":
         return ""
     return dev if dev and Path(dev).expanduser().is_file() else ""
-
-
-def _study_and_figures(loaded, path: str, cap: int | None, cache_dir, progress=None, settings=None):
-    """Worker: run (or reload) the study, then its figures."""
-    study = run_study(loaded, path, cap, settings=settings, progress=progress, cache_dir=cache_dir)
-    return study, study_figures(study)
 
 
 def count_questions(path: str) -> int | None:
@@ -102,15 +98,17 @@ class DevTauView(QWidget):
     open_question = Signal(str, str, float)
     study_ready = Signal(object)
 
-    def __init__(self, parent=None, cache_dir: Path | None = None):
+    def __init__(self, parent=None, cache_dir: Path | None = None, *, client=None, slot: str = "qa"):
         super().__init__(parent)
+        self.client = client or shared_client()
+        self.slot = slot
         self.loaded = None
         self.cache_dir = cache_dir
         self.study = None
         self.figures = None
         self._near: np.ndarray = np.zeros(0, dtype=np.int64)
         self._syncing = False
-        self.job = CancellableJob(parent=self, cancel_exceptions=(StudyCancelled,))
+        self.job = RemoteJob(self.client, self)
         self.job.progress.connect(self._on_progress)
         self.job.finished.connect(self._on_finished)
         self.job.failed.connect(self._on_failed)
@@ -274,8 +272,14 @@ class DevTauView(QWidget):
 
     # ----------------------------------------------------------------------------------- public
     def set_model(self, loaded) -> None:
-        """Use this LoadedModel. A run checkpoint brings its run's window settings and dev file (pre-filled
-        unless the user typed another one); an untrained head gets the same warning as the Spans tab."""
+        """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
+        run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
+        another one); an untrained head gets the same warning as the Spans tab."""
+        from explorer.core.model_info import ModelInfo, model_info
+
+        if not isinstance(loaded, ModelInfo):
+            self.client.adopt(self.slot, loaded)
+            loaded = model_info(loaded, self.slot)
         self.loaded = loaded
         where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
         self.window = window_settings_for_checkpoint(where)
@@ -320,8 +324,9 @@ class DevTauView(QWidget):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
-        self.job.start(_study_and_figures, self.loaded, path, cap or None, self.cache_dir,
-                       settings=self.window.as_dict())
+        cache_dir = self.cache_dir if self.cache_dir is not None else default_cache_dir()
+        self.job.start("study", {"slot": self.slot, "path": path, "cap": cap or None, "cache_dir": str(cache_dir),
+                                 "settings": self.window.as_dict()})
         return True
 
     def cancel(self) -> None:

@@ -7,25 +7,24 @@ The main window does::
         tab_widget.addTab(widget, title)
     hub.open_model("bundled:minilm")
 
-Model loads and probes run on one worker thread (in order, so a probe after a load uses the new
-model); a new probe supersedes a queued or running one (its late result is dropped). Typing
-re-probes after a short debounce. Nothing blocks the GUI thread.
+Model loads, probes, attention weights, saliency, dataset reading and the dev-set τ study run in the
+inspector child process (explorer/worker/inspect.py, reached through explorer.ui.inspectors.client): the
+GUI process never imports torch for them. Loads and probes run in order on the child's model lane, so a
+probe after a load uses the new model; a new probe supersedes a queued or running one (its late result is
+dropped). Typing re-probes after a short debounce. Nothing blocks the GUI thread.
 """
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-from typing import Callable
-
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from .attention_view import AttentionView
 from .dev_view import DevTauView
 from .probe_panel import ProbePanel
+from .client import InspectClient, shared_client
+from .remote import RemoteLatest
 from .spans_view import SpansView
-from .workers import LatestOnly, serial_pool
 
 TAB_TITLES = ("Attention", "Spans && τ", "τ on dev set")
 
@@ -70,65 +69,15 @@ class _ProbeHost(QWidget):
         super().showEvent(event)
 
 
-class _Holder:
-    """The current LoadedModel, set by the worker that loaded it (read by later worker tasks)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._value = None
-
-    def get(self):
-        with self._lock:
-            return self._value
-
-    def set(self, value):
-        with self._lock:
-            self._value = value
-        return value
-
-
-def _squad_rows(path: str) -> tuple[list[dict], str]:
-    """A SQuAD file -> rows for the dataset picker and a one-line report (runs on a worker)."""
-    from explorer.core.data.squad import load_squad
-
-    ds, report = load_squad(path)
-    rows = [{"id": i, "title": t, "question": q, "context": c}
-            for i, t, q, c in zip(ds["id"], ds["title"], ds["question"], ds["context"])]
-    text = (f"{Path(path).name}: SQuAD {report.version}, {report.n_articles} articles, "
-            f"{report.n_questions} questions ({report.n_impossible} without answer)")
-    return rows, text
-
-
-def _run_probe(holder: _Holder, inputs: dict, tau: float):
-    from explorer.core.probe import probe
-
-    loaded = holder.get()
-    if loaded is None:
-        raise RuntimeError("no model loaded: enter a model source and press Load")
-    return probe(loaded, inputs["question"], inputs["passage"], tau=tau, attentions=True,
-                 keep_attentions="float16",  # halves the memory of the raw weights; summaries stay float32
-                 max_seq_length=inputs["max_seq_length"], doc_stride=inputs["doc_stride"],
-                 max_query_length=inputs.get("max_query_length", 64),
-                 n_best_size=inputs["n_best_size"], max_answer_length=inputs["max_answer_length"])
-
-
-def _window_weights(result, index: int):
-    result.attention_weights(index)  # fills result.attention[index] (and drops others over the budget)
-    return result, index
-
-
-def _load(holder: _Holder, source: str, loader: Callable):
-    return holder.set(loader(source))
-
-
 class InspectorHub(QObject):
-    """Owns the probe panel, the Attention / Spans & τ / τ on dev set views, and their workers.
+    """Owns the probe panel, the Attention / Spans & τ / τ on dev set views, and their requests to the
+    inspector child (one model slot, default "qa").
 
     Signals:
-        model_changed(object): a LoadedModel is now in use.
+        model_changed(object): a model is now in use (a :class:`~explorer.core.model_info.ModelInfo`).
         result_changed(object): a new ProbeResult is shown.
         busy_changed(bool): a load or probe is outstanding.
-        message(str): a one-line status (errors included), for a status bar.
+        message(str): a one-line status (errors included, and the child's restarts), for a status bar.
         tab_requested(str): a view asks to be shown (e.g. "Spans && τ" after a dev-set click).
     """
 
@@ -138,34 +87,32 @@ class InspectorHub(QObject):
     message = Signal(str)
     tab_requested = Signal(str)
 
-    def __init__(self, parent=None, *, loader: Callable | None = None):
+    def __init__(self, parent=None, *, client: InspectClient | None = None, slot: str = "qa"):
         super().__init__(parent)
-        if loader is None:
-            from explorer.core.models import load_model as loader
-        self._loader = loader
-        self.pool = serial_pool(self)
-        self._holder = _Holder()
-        self.loaded = None
+        self.client = client or shared_client()
+        self.slot = slot
+        self.loaded = None            # ModelInfo of the model in the child
         self.result = None
+        self.attention_budget: int | None = None   # None: the probe's default budget (attention_budget.py)
         self.panel = ProbePanel()
         _add_family_presets(self.panel.source)
         self.attention_view = AttentionView()
         self.spans_view = SpansView()
-        self.spans_view.saliency.model_getter = self._holder.get   # saliency runs on the probes' thread
-        self.spans_view.saliency.job.pool = self.pool
-        self.dev_view = DevTauView()
+        self.spans_view.saliency.use_client(self.client, slot)
+        self.dev_view = DevTauView(client=self.client, slot=slot)
         self._pages = {
             TAB_TITLES[0]: _ProbeHost(self.panel, self.attention_view),
             TAB_TITLES[1]: _ProbeHost(self.panel, self.spans_view),
             TAB_TITLES[2]: self.dev_view,
         }
-        self.loads = LatestOnly(self.pool, self)
-        self.probes = LatestOnly(self.pool, self)
-        self.datasets = LatestOnly(QThreadPool.globalInstance(), self)
-        self.attention_windows = LatestOnly(self.pool, self)  # a window's weights, computed when shown
+        self.loads = RemoteLatest(self.client, f"{slot}.load", self)
+        self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
+        self.datasets = RemoteLatest(self.client, f"{slot}.squad_rows", self)
+        self.attention_windows = RemoteLatest(self.client, f"{slot}.attention", self)  # a window's weights
+        self._weights_for: tuple | None = None     # (result, window) asked of the child
         self.attention_view.async_weights = True
         self.attention_view.weights_requested.connect(self._fetch_window_weights)
-        self.attention_windows.finished.connect(lambda _id, payload: self.attention_view.weights_ready(*payload))
+        self.attention_windows.finished.connect(self._on_window_weights)
         self.attention_windows.failed.connect(lambda _id, msg, _tb: self._error(f"attention weights: {msg}"))
         self.loads.finished.connect(self._on_loaded)
         self.loads.failed.connect(self._on_load_failed)
@@ -175,12 +122,14 @@ class InspectorHub(QObject):
         self.datasets.failed.connect(lambda _id, msg, _tb: self._error(f"cannot read that SQuAD file: {msg}"))
         for channel in (self.loads, self.probes):
             channel.busy.connect(self._update_busy)
+        self.client.message.connect(self.message)
 
         self.panel.load_model_requested.connect(self.open_model)
         self.panel.probe_requested.connect(self.probe_now)
         self.panel.dataset_requested.connect(self.open_dataset)
-        self.attention_view.window_changed.connect(self.spans_view.set_window)
-        self.spans_view.window_changed.connect(self.attention_view.set_window)
+        # the other view follows a window change one event later (each redraw is 10-20 ms of the GUI thread)
+        self.attention_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.spans_view.set_window(i)))
+        self.spans_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
 
     # ----------------------------------------------------------------------------------- public API
@@ -189,15 +138,23 @@ class InspectorHub(QObject):
         return list(self._pages.items())
 
     def open_model(self, source: str) -> int:
-        """Load a model (hub id, folder, run checkpoint, bundled:minilm) on the worker thread."""
+        """Load a model (hub id, folder, run checkpoint, bundled:minilm) in the inspector child."""
         source = (source or "").strip()
         self.panel.set_source(source)
         self.panel.set_busy(f"loading {source} …")
-        return self.loads.submit(_load, self._holder, source, self._loader)
+        data = {"slot": self.slot, "source": source, "task": "qa"}
+        rid = self.loads.submit("load", data)
+        self.client.remember_load(self.slot, data)   # a restarted child reloads it (after this request)
+        return rid
 
     def set_model(self, loaded) -> None:
-        """Use an already loaded LoadedModel (tests, or a model the caller loaded itself)."""
-        self._holder.set(loaded)
+        """Use an already loaded model: a ModelInfo of this hub's slot, or a LoadedModel (tests, or a model the
+        caller loaded itself), which the child is given (explorer.ui.inspectors.client.InspectClient.adopt)."""
+        from explorer.core.model_info import ModelInfo, model_info
+
+        if not isinstance(loaded, ModelInfo):
+            self.client.adopt(self.slot, loaded)
+            loaded = model_info(loaded, self.slot)
         self.panel.set_source(loaded.source)
         self._on_loaded(0, loaded)
 
@@ -207,46 +164,47 @@ class InspectorHub(QObject):
         return self.probe_now()
 
     def probe_now(self) -> int | None:
-        """Probe the panel's inputs on the worker thread (supersedes any earlier probe)."""
+        """Probe the panel's inputs in the child (supersedes any earlier probe)."""
         inputs = self.panel.inputs()
         if not inputs["question"].strip() or not inputs["passage"].strip():
             self.panel.set_status("Type a question and a passage (or pick an example).")
             return None
-        if self._holder.get() is None and self.loads.latest == 0:
+        if self.loaded is None and self.loads.latest == 0:
             source = self.panel.source_text()
             if not source:
                 self._error("no model: enter a model source and press Load")
                 return None
-            self.open_model(source)  # the probe queues behind the load on the same thread
+            self.open_model(source)  # the probe queues behind the load on the child's model lane
         errors = [p for p in self.check_windows(inputs) if p.severity == "error"]
         if errors:
             self._error("window settings do not fit the model: " + "; ".join(p.message for p in errors))
             return None
         self.panel.set_busy("probing …")
-        return self.probes.submit(_run_probe, self._holder, inputs, self.spans_view.tau)
+        data = {"slot": self.slot, "question": inputs["question"], "passage": inputs["passage"],
+                "tau": self.spans_view.tau, "attentions": True, "keep": "float16",
+                "max_seq_length": inputs["max_seq_length"], "doc_stride": inputs["doc_stride"],
+                "max_query_length": inputs.get("max_query_length", 64), "n_best_size": inputs["n_best_size"],
+                "max_answer_length": inputs["max_answer_length"]}
+        if self.attention_budget is not None:
+            data["attention_budget"] = self.attention_budget
+        rid = self.probes.submit("probe", data)
+        return rid
 
     def check_windows(self, inputs: dict | None = None) -> list:
-        """The panel's window settings against the loaded model and tokenizer (red fields with the reason);
-        returns the WindowSettingProblem list ([] without a model)."""
-        from explorer.core.window_settings import check_window_settings, longest_question_tokens
-
-        loaded = self._holder.get()
-        if loaded is None:
+        """The panel's window settings against the loaded model's limits and tokenizer (red fields with the
+        reason); returns the WindowSettingProblem list ([] without a model)."""
+        if self.loaded is None:
             return []
         inputs = inputs or self.panel.inputs()
-        question = inputs["question"].strip()
-        mql = int(inputs.get("max_query_length", 64))
-        tok = loaded.tokenizer
-        problems = check_window_settings(
-            tok, getattr(loaded.model, "config", None), inputs["max_seq_length"], inputs["doc_stride"], mql,
-            question_tokens=longest_question_tokens(tok, [question], mql) if question else None, name=loaded.source)
+        problems = self.loaded.check_windows(inputs["max_seq_length"], inputs["doc_stride"],
+                                             int(inputs.get("max_query_length", 64)), inputs["question"])
         self.panel.set_window_problems(problems)
         return problems
 
     def open_dataset(self, path: str) -> int:
-        """Read a SQuAD file on a worker and fill the panel's article / question pickers."""
+        """Read a SQuAD file in the child and fill the panel's article / question pickers."""
         self.panel.dataset_label.setText(f"reading {path} …")
-        return self.datasets.submit(_squad_rows, path)
+        return self.datasets.submit("squad_rows", {"path": path})
 
     def page(self, title: str) -> QWidget:
         return self._pages[title]
@@ -280,19 +238,61 @@ class InspectorHub(QObject):
         self._error(message.split(": ", 1)[-1] if message.startswith("ModelSourceError") else message)
 
     def _on_probed(self, _request_id: int, result) -> None:
+        """Show a probe: the visible view first, the other one in a later event (each redraw of a 384-token
+        window takes 10-20 ms of the GUI thread; together they would stall the event loop for twice that)."""
         self.result = result
         self.panel.set_status(f"probe: {result.seconds * 1000:.0f} ms, {len(result.windows)} window"
                               f"{'s' if len(result.windows) != 1 else ''}; answer at τ={self.spans_view.tau:+.2f}: "
                               f"\"{result.decision(self.spans_view.tau).answer_text or 'no answer'}\"")
-        self.attention_view.set_result(result)
+        views = [self.spans_view.set_result, self._show_attention]
+        if self.attention_view.isVisible():
+            views.reverse()
+        self._show_in_turn(result, views + [self.result_changed.emit])
+
+    def show_result(self, result) -> None:
+        """Show a ProbeResult in both views at once (scripts, screenshots); probes arriving from the child are
+        shown a view per event-loop turn instead."""
+        self.result = result
         self.spans_view.set_result(result)
-        self.attention_view.set_window(self.spans_view.window)
+        self._show_attention(result)
         self.result_changed.emit(result)
 
+    def _show_attention(self, result) -> None:
+        self.attention_view.window = result.best_window.index   # the window the Spans view shows too
+        self.attention_view.set_result(result)
+
+    def _show_in_turn(self, result, steps: list) -> None:
+        """Run ``steps`` (each called with result) one per event-loop turn, while result is still the newest."""
+        if result is not self.result or not steps:
+            return
+        steps[0](result)
+        if len(steps) > 1:
+            QTimer.singleShot(0, lambda: self._show_in_turn(result, steps[1:]))
+
     def _fetch_window_weights(self, index: int) -> None:
-        """Compute window ``index``'s raw attention weights on the model's worker thread (memory budget)."""
-        if self.attention_view.result is not None:
-            self.attention_windows.submit(_window_weights, self.attention_view.result, index)
+        """Ask the child for window ``index``'s raw attention weights (not kept under the memory budget)."""
+        result = self.attention_view.result
+        lazy = getattr(result, "lazy_attention", None)
+        if result is None or lazy is None:
+            return
+        if getattr(lazy, "ref", None) is None:   # a result probed in this process (scripts): its own model
+            from explorer.ui.threads import start_worker
+
+            start_worker(result.attention_weights, index,
+                         on_done=lambda _w: self.attention_view.weights_ready(result, index),
+                         on_error=lambda msg, _tb: self._error(f"attention weights: {msg}"))
+            return
+        if self._weights_for is not None and self._weights_for[0] is result and self._weights_for[1] == index \
+                and self.attention_windows._outstanding:
+            return   # already asked
+        self._weights_for = (result, index)
+        self.attention_windows.submit("attention_weights", {"ref": lazy.ref, "window": index})
+
+    def _on_window_weights(self, _request_id: int, weights) -> None:
+        result, index = self._weights_for
+        result.lazy_attention.store(result.attention, index, weights)
+        self._weights_for = None
+        self.attention_view.weights_ready(result, index)
 
     def _on_probe_failed(self, _request_id: int, message: str, _tb: str) -> None:
         self._error(message)

@@ -2,7 +2,9 @@
 logits up or down (gradient x input, explorer.core.saliency), drawn as colours on the window's text.
 
 Red: the token raises the logit; blue: lowers it; the strongest |attribution| of the window is full
-colour. ``set_span(result, window, start, end)`` computes on a worker thread with ``model_getter()``.
+colour. ``set_span(result, window, start, end)`` computes off the GUI thread: in the inspector child
+process once ``use_client(client, slot)`` was called (the hub does), else on a worker thread with
+``model_getter()`` (a view used on its own, with a model of this process).
 """
 
 from __future__ import annotations
@@ -60,9 +62,8 @@ class SaliencyView(QWidget):
         super().__init__(parent)
         self.model_getter = model_getter or (lambda: None)
         self.saliency = None
-        self.job = LatestOnly(parent=self)
-        self.job.finished.connect(self._show)
-        self.job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
+        self._slot = None
+        self._connect_job(LatestOnly(parent=self))
         self.which = QComboBox()
         self.which.addItems(["start", "end"])
         self.which.currentTextChanged.connect(lambda _t: self._render())
@@ -80,6 +81,18 @@ class SaliencyView(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.text, 1)
 
+    def _connect_job(self, job) -> None:
+        self.job = job
+        job.finished.connect(self._show)
+        job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
+
+    def use_client(self, client, slot: str) -> None:
+        """Compute in the inspector child with the model of ``slot`` (explorer.ui.inspectors.client)."""
+        from .remote import RemoteLatest
+
+        self._slot = slot
+        self._connect_job(RemoteLatest(client, f"{slot}.saliency", self))
+
     def set_span(self, result, window: int, start: int, end: int) -> None:
         """Attribute span (start, end) of ``result.windows[window]`` (a ProbeResult) on a worker thread, now
         if this page is visible, else when it is next shown (one forward and backward pass each)."""
@@ -96,6 +109,12 @@ class SaliencyView(QWidget):
         if pending is None:
             return
         result, window, start, end = pending
+        if self._slot is not None:
+            if result is not None and 0 <= window < len(result.windows):
+                self.status.setText(f"attributing tokens {start}..{end} of window {window + 1} ...")
+                self.job.submit("saliency", {"slot": self._slot, "window": result.windows[window],
+                                             "start": int(start), "end": int(end)})
+            return
         model = self.model_getter()
         if model is None or result is None or not (0 <= window < len(result.windows)):
             return

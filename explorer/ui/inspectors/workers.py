@@ -1,6 +1,8 @@
-"""Background work for the inspectors: only the newest request's outcome is delivered
-(:class:`LatestOnly`), and one long job at a time with progress and cancel (:class:`CancellableJob`).
-Both run on explorer.ui.threads.start_worker (superqt), the app's one way off the GUI thread.
+"""Background work in this process: only the newest request's outcome is delivered (:class:`LatestOnly`),
+on explorer.ui.threads.start_worker (superqt), the app's one way off the GUI thread. The inspectors' model
+work does not use it: it runs in the inspector child process (explorer.ui.inspectors.remote has the same
+API over explorer.ui.inspectors.client); LatestOnly serves work of this process (the saliency page used on
+its own with a model of this process).
 
 Pattern (one :class:`LatestOnly` per kind of request)::
 
@@ -16,12 +18,11 @@ finishes, and its result is dropped. Nothing here blocks the GUI thread.
 from __future__ import annotations
 
 import itertools
-import threading
 from typing import Callable
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from explorer.ui.threads import launch, prepare_worker, start_worker
+from explorer.ui.threads import start_worker
 
 _ids = itertools.count(1)
 _SUPERSEDED = object()   # what a request returns when a newer one replaced it before it started
@@ -93,81 +94,3 @@ class LatestOnly(QObject):
             return
         self._set_busy(False)
         self.failed.emit(request_id, message, tb)
-
-
-def serial_pool(parent: QObject | None = None) -> QThreadPool:
-    """A pool with one thread: model loads and probes run in order on the same model."""
-    pool = QThreadPool(parent)
-    pool.setMaxThreadCount(1)
-    return pool
-
-
-from explorer.core.errors import Cancelled as JobCancelled  # noqa: E402,F401 - raised in progress after cancel()
-
-
-class CancellableJob(QObject):
-    """One long job at a time with progress and cancel. fn is called as fn(*args, progress=cb, **kwargs);
-    cb(done, total) raises JobCancelled after cancel(), which stops fn at its next progress report.
-
-    Signals (GUI thread): progress(done, total), finished(result), failed(message, traceback), cancelled().
-    """
-
-    progress = Signal(int, int)
-    finished = Signal(object)
-    failed = Signal(str, str)
-    cancelled = Signal()
-
-    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None,
-                 cancel_exceptions: tuple = ()):
-        super().__init__(parent)
-        self.pool = pool or QThreadPool.globalInstance()
-        self.cancel_exceptions = cancel_exceptions
-        self._job = 0
-        self._stop = threading.Event()
-        self.running = False
-
-    def start(self, fn: Callable, *args, **kwargs) -> int:
-        """Start fn on the pool (cancelling a running job first); returns the job id."""
-        if self.running:
-            self.cancel()
-        job_id = self._job = next(_ids)
-        stop = self._stop = threading.Event()
-        self.running = True
-        box: dict = {}
-
-        def progress(done: int, total: int) -> None:   # worker thread
-            if stop.is_set():
-                raise JobCancelled()
-            box["worker"].report(done, total)
-
-        def job():   # worker thread: a cancelled job returns the stop event itself
-            try:
-                result = fn(*args, progress=progress, **kwargs)
-            except (JobCancelled, *self.cancel_exceptions):
-                return stop
-            return stop if stop.is_set() else result
-
-        box["worker"] = prepare_worker(
-            job, on_done=lambda result: self._on_done(job_id, stop, result),
-            on_error=lambda msg, tb: self._on_error(job_id, msg, tb),
-            on_progress=lambda d, t: job_id == self._job and self.progress.emit(d, t))
-        launch(box["worker"], self.pool)
-        return job_id
-
-    def cancel(self) -> None:
-        """Ask the running job to stop at its next progress report (the GUI does not wait)."""
-        self._stop.set()
-
-    def _on_done(self, job: int, stop: threading.Event, result: object) -> None:
-        if job != self._job:
-            return
-        self.running = False
-        if result is stop:
-            self.cancelled.emit()
-        else:
-            self.finished.emit(result)
-
-    def _on_error(self, job: int, message: str, tb: str) -> None:
-        if job == self._job:
-            self.running = False
-            self.failed.emit(message, tb)

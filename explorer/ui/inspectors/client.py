@@ -1,0 +1,375 @@
+"""The GUI side of the inspector child process (explorer/worker/inspect.py): start it, send requests,
+deliver replies on the GUI thread, restart it after a crash.
+
+:class:`InspectClient` speaks the protocol of explorer.core.wire over the child's stdin / stdout. A reader
+thread decodes replies (npz payloads included) so that the event loop only ever runs the callbacks;
+torch is never imported here. The child starts on the first request; when it dies, every outstanding
+request fails with a clear message (shown where its result would have been), ``message`` says so for the
+status bar, and the next request starts a new child that first reloads the models the GUI had loaded.
+
+One client is shared by all inspector views (:func:`shared_client`), stopped when the application quits.
+Tests may install another transport with :func:`set_transport_factory` (a thread running the same server
+over pipes); the real process path is :class:`ProcessTransport`.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
+
+from explorer.core.wire import WireError, pack, read_raw, unpack
+from explorer.paths import REPO_ROOT
+
+STDERR_KEEP = 4000   # characters of the child's stderr kept for the crash message
+
+
+class ProcessTransport:
+    """``python -m explorer.worker.inspect`` as a subprocess: ``stdin`` / ``stdout`` binary pipes."""
+
+    def __init__(self):
+        self.proc: subprocess.Popen | None = None
+        self._stderr_tail = ""
+
+    def start(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        env.setdefault("TOKENIZERS_PARALLELISM", "false")
+        self.proc = subprocess.Popen([sys.executable, "-m", "explorer.worker.inspect"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(REPO_ROOT))
+        threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,), daemon=True,
+                         name="inspect-stderr").start()
+
+    def _drain_stderr(self, stream) -> None:
+        for raw in iter(lambda: stream.readline(), b""):
+            self._stderr_tail = (self._stderr_tail + raw.decode("utf-8", "replace"))[-STDERR_KEEP:]
+
+    @property
+    def stdin(self):
+        return self.proc.stdin
+
+    @property
+    def stdout(self):
+        return self.proc.stdout
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid if self.proc is not None else 0
+
+    def wait(self) -> int | None:
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def last_error_line(self) -> str:
+        lines = [ln.strip() for ln in self._stderr_tail.splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
+
+    def stop(self) -> None:
+        """Close its stdin (the child exits at the end of its input); kill it if it lingers."""
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+
+
+_transport_factory: Callable[[], object] = ProcessTransport
+_shared: "InspectClient | None" = None
+
+
+def set_transport_factory(factory: Callable[[], object]) -> Callable[[], object]:
+    """Use ``factory()`` for clients created from now on (tests); returns the previous factory."""
+    global _transport_factory
+    old, _transport_factory = _transport_factory, factory
+    return old
+
+
+def shared_client() -> "InspectClient":
+    """The application's one InspectClient (created on first use, stopped when the application quits)."""
+    global _shared
+    if _shared is None:
+        app = QCoreApplication.instance()
+        _shared = InspectClient(parent=app)
+        if app is not None:
+            app.aboutToQuit.connect(_shared.stop)
+    return _shared
+
+
+def reset_shared_client() -> None:
+    """Stop and forget the shared client (tests, between cases)."""
+    global _shared
+    if _shared is not None:
+        _shared.stop()
+        _shared = None
+
+
+FREEZE_BYTES = 1 << 20   # a reply this large (a τ study: ~2 MB per 1,000 questions) is frozen after decoding
+
+
+def _read_without_gc_pauses(stream):
+    """read_frame with the cyclic garbage collector paused while the reply is rebuilt (not while waiting for
+    it), and a large reply's objects moved out of its reach afterwards (gc.freeze, as explorer.ui.app does
+    at start): rebuilding a 12,000-question τ study creates ~500k objects, whose full collections (~100 ms
+    each, holding the GIL) would otherwise stall the event loop. Frozen objects are still freed by
+    reference counting."""
+    raw = read_raw(stream)
+    if raw is None:
+        return None
+    message, line, payload = raw
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        frame = unpack(line, payload, message=message)
+        if len(payload) >= FREEZE_BYTES:
+            gc.freeze()
+        return frame
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _warm(value) -> None:
+    """Work a reply would otherwise cost the GUI thread, done here on the reader thread: a ModelInfo's
+    tokenizer (the tokenizers import and parsing its tokenizer.json take tens of milliseconds)."""
+    if type(value).__name__ == "ModelInfo":
+        try:
+            value.question_tokens("warm up", 1)
+        except Exception:   # noqa: BLE001 - a tokenizer that cannot be built is reported when it is used
+            pass
+
+
+@dataclass
+class _Pending:
+    op: str
+    channel: str | None
+    generation: int
+    on_done: Callable | None
+    on_error: Callable | None
+    on_progress: Callable | None
+
+
+class InspectClient(QObject):
+    """Requests to the inspector child; callbacks run on the GUI thread.
+
+    Signals:
+        message(str): status-bar text (the child stopped; it restarts with the next request).
+        started(int): a child was started (its pid).
+    """
+
+    message = Signal(str)
+    started = Signal(int)
+    _arrived = Signal(object, object, int)   # (reply, value, generation), from the reader thread
+
+    def __init__(self, transport_factory: Callable[[], object] | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self._factory = transport_factory or _transport_factory
+        self._transport = None
+        self._generation = 0
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._latest: dict[str, int] = {}
+        self._slots: dict[str, tuple] = {}        # slot -> ("load", data) | ("adopt", loaded): replayed on restart
+        self._tmp: list[tempfile.TemporaryDirectory] = []
+        self._stopping = False
+        self.dropped = 0
+        self.restarts = 0
+        self._arrived.connect(self._on_arrived)
+
+    # ----------------------------------------------------------------------------------- requests
+    def request(self, op: str, data: dict | None = None, *, channel: str | None = None,
+                on_done: Callable | None = None, on_error: Callable | None = None,
+                on_progress: Callable | None = None) -> int:
+        """Send ``op`` with ``data``; returns the request id. ``on_done(value)``, ``on_error(message,
+        traceback)`` and ``on_progress(done, total)`` run on the GUI thread. With ``channel``, a newer request
+        on the same channel supersedes this one (its reply is dropped; queued, it never runs)."""
+        rid = next(self._ids)
+        if channel:
+            self._latest[channel] = rid
+        try:
+            self._ensure_started()
+        except OSError as exc:   # no python, no fork: say so where the result would have been
+            text = f"cannot start the inspector process ({sys.executable} -m explorer.worker.inspect): {exc}"
+            self.message.emit(text)
+            if on_error is not None:
+                QTimer.singleShot(0, lambda: on_error(text, ""))
+            return rid
+        self._pending[rid] = _Pending(op, channel, self._generation, on_done, on_error, on_progress)
+        self._send({"id": rid, "op": op, **({"channel": channel} if channel else {})}, data or {})
+        return rid
+
+    def cancel(self, rid: int) -> None:
+        """Ask the child to stop request ``rid`` (the τ study stops at its next batch)."""
+        if self._transport is not None and rid in self._pending:
+            self._send({"id": next(self._ids), "op": "cancel", "target": rid}, None)
+
+    def forget(self, rid: int) -> None:
+        """Drop request ``rid``'s reply when it comes (the caller no longer wants it)."""
+        self._pending.pop(rid, None)
+
+    def load(self, slot: str, source: str, task: str = "qa", *, label: str | None = None,
+             on_done: Callable | None = None, on_error: Callable | None = None) -> int:
+        """Load ``source`` into ``slot`` in the child (remembered: a restarted child reloads it)."""
+        data = {"slot": slot, "source": source, "task": task, **({"label": label} if label else {})}
+        rid = self.request("load", data, channel=f"{slot}.load", on_done=on_done, on_error=on_error)
+        self.remember_load(slot, data)
+        return rid
+
+    def remember_load(self, slot: str, data: dict) -> None:
+        """Reload ``data`` (a load request's) into ``slot`` whenever a new child starts."""
+        self._slots[slot] = ("load", dict(data))
+
+    def adopt(self, slot: str, loaded) -> None:
+        """Give the child an already loaded LoadedModel (tests, embedding): a transport that runs in this
+        process takes it as it is; the real child loads a safetensors copy written to a temporary folder."""
+        self._slots[slot] = ("adopt", loaded)
+        if self._transport is not None:
+            self._give(slot, loaded)
+
+    def _give(self, slot: str, loaded) -> None:
+        if hasattr(self._transport, "adopt"):
+            self._transport.adopt(slot, loaded)
+            return
+        tmp = tempfile.TemporaryDirectory(prefix="explorer-inspect-")
+        self._tmp.append(tmp)
+        loaded.model.save_pretrained(tmp.name)
+        loaded.tokenizer.save_pretrained(tmp.name)
+        data = {"slot": slot, "source": tmp.name, "task": loaded.task, "label": loaded.source}
+        self.request("load", data, channel=f"{slot}.load", on_error=lambda msg, _tb: self.message.emit(msg))
+
+    @property
+    def pid(self) -> int:
+        """The child's pid (0 when none runs)."""
+        return getattr(self._transport, "pid", 0) if self._transport is not None else 0
+
+    @property
+    def running(self) -> bool:
+        return self._transport is not None
+
+    def outstanding(self) -> int:
+        return len(self._pending)
+
+    # ----------------------------------------------------------------------------------- process
+    def _ensure_started(self) -> None:
+        if self._transport is not None:
+            return
+        transport = self._factory()
+        transport.start()
+        self._generation += 1
+        self._transport = transport
+        self._stopping = False
+        threading.Thread(target=self._read, args=(transport, self._generation), daemon=True,
+                         name="inspect-reader").start()
+        self.started.emit(self.pid)
+        for slot, (kind, what) in list(self._slots.items()):   # a restarted child gets the models back
+            if kind == "load":
+                self.request("load", what, channel=f"{slot}.load", on_error=lambda m, _t: self.message.emit(m))
+            else:
+                self._give(slot, what)
+
+    def _send(self, message: dict, data) -> None:
+        try:
+            frame = pack(message, data) if data is not None else pack(message)
+        except WireError as exc:
+            pending = self._pending.pop(message.get("id"), None)
+            if pending is not None and pending.on_error is not None:
+                pending.on_error(f"cannot send this request to the inspector process: {exc}", "")
+            return
+        try:
+            self._transport.stdin.write(frame)
+            self._transport.stdin.flush()
+        except (OSError, ValueError, AttributeError):
+            pass   # the child is gone: the reader thread reports it and fails what is pending
+
+    def _read(self, transport, generation: int) -> None:   # reader thread
+        error = ""
+        while True:
+            try:
+                frame = _read_without_gc_pauses(transport.stdout)
+            except (WireError, OSError, ValueError) as exc:
+                error = str(exc)
+                break
+            if frame is None:
+                break
+            _warm(frame[1])
+            self._arrived.emit(frame[0], frame[1], generation)
+        code = transport.wait() if hasattr(transport, "wait") else None
+        self._arrived.emit({"event": "exited", "code": code, "error": error}, None, generation)
+
+    def _on_arrived(self, reply: dict, value, generation: int) -> None:
+        if generation != self._generation:
+            return
+        event = reply.get("event")
+        if event == "exited":
+            self._on_exited(reply)
+            return
+        rid = reply.get("id")
+        pending = self._pending.get(rid)
+        if pending is None:
+            return
+        if event == "progress":
+            if pending.on_progress is not None:
+                pending.on_progress(int(reply.get("done", 0)), int(reply.get("total", 0)))
+            return
+        del self._pending[rid]
+        if pending.channel and self._latest.get(pending.channel) != rid or event == "dropped":
+            self.dropped += 1
+            return
+        if event == "result" and pending.on_done is not None:
+            pending.on_done(value)
+        elif event == "cancelled" and pending.on_error is not None:
+            pending.on_error("cancelled", "")
+        elif event == "error" and pending.on_error is not None:
+            pending.on_error(str(reply.get("error", "error")), str(reply.get("traceback", "")))
+
+    def _on_exited(self, reply: dict) -> None:
+        transport, self._transport = self._transport, None
+        if self._stopping:
+            return
+        self.restarts += 1
+        code = reply.get("code")
+        why = f"exit code {code}" if code is not None else "no exit code"
+        last = transport.last_error_line() if hasattr(transport, "last_error_line") else ""
+        if reply.get("error"):
+            last = reply["error"]
+        text = (f"The inspector process stopped ({why}{': ' + last if last else ''}); "
+                "it restarts with the next request.")
+        pending, self._pending = self._pending, {}
+        for p in pending.values():
+            if p.on_error is not None:
+                p.on_error(text, "")
+        self.message.emit(text)
+
+    def stop(self) -> None:
+        """Stop the child (closing the app); outstanding requests are forgotten."""
+        self._stopping = True
+        transport, self._transport = self._transport, None
+        self._pending.clear()
+        if transport is not None:
+            transport.stop()
+        for tmp in self._tmp:
+            tmp.cleanup()
+        self._tmp.clear()
+
+    def kill(self) -> None:
+        """Kill the child now (tests: a crash); the reader thread reports it like any death."""
+        if self._transport is not None:
+            self._transport.kill()

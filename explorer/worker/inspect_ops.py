@@ -1,0 +1,187 @@
+"""The inspector child's operations: what each request does with the models it holds.
+
+Each operation is ``fn(state, args, progress, cancelled) -> value``; ``args`` is the request's decoded
+``"data"`` (a dict), ``progress(done, total)`` sends a progress event, ``cancelled()`` is True after the GUI
+cancelled the request. Values go back through explorer.core.wire (ProbeResult, TauStudy, ...). Models
+live in ``state.models`` under a slot name ("qa", "classify", ...): a load replaces the slot's model.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import threading
+from pathlib import Path
+from typing import Callable
+
+from explorer.core.errors import UserError
+
+RESULTS_KEPT = 3   # probe results kept for later attention-weight requests (each up to the 256 MiB budget)
+
+
+class State:
+    """The models and recent probe results of one inspector child (shared by its lanes)."""
+
+    def __init__(self, loader: Callable | None = None):
+        self.loader = loader
+        self.models: dict[str, object] = {}
+        self.results: collections.OrderedDict = collections.OrderedDict()
+        self.lock = threading.Lock()
+        self._refs = itertools.count(1)
+
+    def next_ref(self) -> int:
+        """A new name for a kept probe result."""
+        return next(self._refs)
+
+    def model(self, slot: str):
+        with self.lock:
+            loaded = self.models.get(slot)
+        if loaded is None:
+            raise UserError("no model loaded: enter a model source and press Load")
+        return loaded
+
+    def keep_result(self, ref, result) -> None:
+        with self.lock:
+            self.results[ref] = result
+            while len(self.results) > RESULTS_KEPT:
+                self.results.popitem(last=False)
+
+    def result(self, ref):
+        with self.lock:
+            found = self.results.get(ref)
+        if found is None:
+            raise UserError("that probe is no longer held by the inspector process; probe again")
+        return found
+
+
+def op_load(state: State, args: dict, progress, cancelled):
+    """Load ``source`` for ``task`` into ``slot``; returns its ModelInfo (shown under ``label`` if given)."""
+    from explorer.core.model_info import model_info
+
+    source, task, slot = args["source"], args.get("task", "qa"), args.get("slot", "qa")
+    if state.loader is not None and task == "qa":
+        loaded = state.loader(source)
+    else:
+        from explorer.core.models import load_model
+
+        kwargs = {"num_labels": args["num_labels"]} if args.get("num_labels") else {}
+        loaded = load_model(source, task, **kwargs)
+    with state.lock:
+        state.models[slot] = loaded
+    return model_info(loaded, slot, args.get("label") or None)
+
+
+def op_probe(state: State, args: dict, progress, cancelled):
+    """probe() with attentions on the slot's model; the result is kept for attention_weights."""
+    from explorer.core.probe import ATTENTION_BUDGET_BYTES, probe
+
+    loaded = state.model(args.get("slot", "qa"))
+    budget = args.get("attention_budget", ATTENTION_BUDGET_BYTES)
+    result = probe(loaded, args["question"], args["passage"], tau=float(args.get("tau", 0.0)),
+                   attentions=bool(args.get("attentions", True)), keep_attentions=args.get("keep", "float16"),
+                   max_seq_length=int(args["max_seq_length"]), doc_stride=int(args["doc_stride"]),
+                   max_query_length=int(args.get("max_query_length", 64)),
+                   n_best_size=int(args.get("n_best_size", 20)),
+                   max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
+    if result.lazy_attention is None:
+        return result
+    ref = state.next_ref()
+    result.lazy_attention.wire_ref = ref
+    state.keep_result(ref, result)
+    return shown_window_only(result)
+
+
+def shown_window_only(result):
+    """A copy of a ProbeResult whose raw attention weights are those of the window shown first (the best
+    one) only: the others stay here and travel when the GUI shows them (op_attention_weights), so a
+    10-window probe sends 1/10 of its weights (21 MB per 384-token window of a 12-head, 6-layer model)."""
+    import copy
+    import dataclasses
+
+    best = result.best_window.index
+    out = copy.copy(result)
+    out.attention = [a if k == best else dataclasses.replace(a, attentions=None)
+                     for k, a in enumerate(result.attention)]
+    return out
+
+
+def op_attention_weights(state: State, args: dict, progress, cancelled):
+    """(layers, heads, seq, seq) raw weights of window ``window`` of the kept probe ``ref``."""
+    result = state.result(args["ref"])
+    return result.attention_weights(int(args["window"]))
+
+
+def op_saliency(state: State, args: dict, progress, cancelled):
+    """Gradient x input of a span of a ProbeWindow (explorer.core.saliency.window_saliency)."""
+    from explorer.core.models import model_of
+    from explorer.core.saliency import window_saliency
+
+    loaded = state.model(args.get("slot", "qa"))
+    return window_saliency(model_of(loaded), args["window"], int(args["start"]), int(args["end"]))
+
+
+def op_study(state: State, args: dict, progress, cancelled):
+    """The τ study (run_study + study_figures) with progress; cancel stops it at the next batch."""
+    from explorer.core.tau_study import StudyCancelled, run_study, study_figures
+
+    loaded = state.model(args.get("slot", "qa"))
+
+    def report(done: int, total: int) -> None:
+        if cancelled():
+            raise StudyCancelled()
+        progress(done, total)
+
+    study = run_study(loaded, args["path"], args.get("cap") or None, settings=args.get("settings"),
+                      progress=report, cache_dir=Path(args["cache_dir"]) if args.get("cache_dir") else None)
+    return study, study_figures(study)
+
+
+def op_classify(state: State, args: dict, progress, cancelled):
+    """The classifier / multiple-choice arithmetic for typed inputs (explorer.core.classify_model)."""
+    from explorer.core.classify_model import classify_choices, classify_text
+
+    loaded = state.model(args.get("slot", "classify"))
+    label = args.get("label")
+    if args.get("kind") == "swag":
+        return classify_choices(loaded.model, loaded.tokenizer, args["context"], list(args["endings"]),
+                                start=args.get("start", ""), label=label)
+    return classify_text(loaded.model, loaded.tokenizer, args["text_a"], args.get("text_b", ""), label=label)
+
+
+def op_classify_dev(state: State, args: dict, progress, cancelled):
+    """A classification dev file scored by the slot's model (explorer.core.classify_dev)."""
+    from explorer.core.classify_dev import score_classification_dev
+
+    loaded = state.model(args.get("slot", "classify"))
+    return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
+                                    cap=args.get("cap") or None)
+
+
+def op_squad_rows(state: State, args: dict, progress, cancelled):
+    """A SQuAD file -> (rows for the probe panel's pickers, a one-line report)."""
+    from explorer.core.data.squad import load_squad
+
+    path = args["path"]
+    ds, report = load_squad(path)
+    rows = [{"id": i, "title": t, "question": q, "context": c}
+            for i, t, q, c in zip(ds["id"], ds["title"], ds["question"], ds["context"])]
+    text = (f"{Path(path).name}: SQuAD {report.version}, {report.n_articles} articles, "
+            f"{report.n_questions} questions ({report.n_impossible} without answer)")
+    return rows, text
+
+
+def op_ping(state: State, args: dict, progress, cancelled):
+    """The child's pid and whether torch is loaded (tests, health checks)."""
+    import os
+    import sys
+
+    return {"pid": os.getpid(), "torch": "torch" in sys.modules, "slots": sorted(state.models)}
+
+
+# op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
+# "study" (long, cancellable), "io" (file reading).
+OPS: dict[str, tuple[Callable, str]] = {
+    "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
+    "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "ping": (op_ping, "model"),
+    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "squad_rows": (op_squad_rows, "io"),
+}

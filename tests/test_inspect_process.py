@@ -1,0 +1,100 @@
+"""The real inspector child process (python -m explorer.worker.inspect) behind the inspector views: it
+answers load / probe / attention-weights / dev-study requests, a newer probe supersedes an older one, the τ
+study is cancellable, and a child killed mid-request gives a clear error in the view, after which the next
+request starts a new child that reloads the model. (The other inspector tests use the in-thread double of
+tests/inspect_double.py; the GUI process staying free of torch is checked in tests/test_layers.py.)"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import save_tiny_model
+
+from test_ui_inspector_core import squad_v2_file
+
+pytestmark = [pytest.mark.real_inspect_process, pytest.mark.slow]
+
+QUESTION = "where was ada born?"
+PASSAGE = "ada lovelace was born in london in 1815. she wrote the first program."
+LONG = " ".join([PASSAGE] * 8)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return save_tiny_model(tmp_path_factory.mktemp("inspect") / "tiny", "qa")
+
+
+@pytest.fixture
+def hub(qtbot, model_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from explorer.ui.inspectors import InspectorHub
+
+    h = InspectorHub()
+    for _, w in h.tabs():
+        qtbot.addWidget(w)
+    with qtbot.waitSignal(h.model_changed, timeout=120_000):
+        h.open_model(str(model_dir))
+    yield h
+    h.client.stop()
+
+
+def test_child_answers_load_probe_attention_and_dev_study(qtbot, hub, model_dir, tmp_path):
+    import os
+
+    client = hub.client
+    assert client.pid not in (0, os.getpid())              # a separate process
+    assert hub.loaded.source == str(model_dir) and hub.loaded.num_layers == 2
+    hub.attention_budget = 2 * 4 * 48 * 48 * 2              # only the shown window keeps its raw weights
+    hub.panel.max_seq_length.setValue(48)
+    hub.panel.doc_stride.setValue(16)
+    hub.panel.debounce.stop()
+    with qtbot.waitSignal(hub.result_changed, timeout=60_000) as blocker:
+        hub.open_example(QUESTION, LONG)
+    result = blocker.args[0]
+    assert len(result.windows) > 1 and result.attention is not None and result.nbest
+    view = hub.attention_view
+    other = (result.best_window.index + 1) % len(result.windows)
+    with qtbot.waitSignal(hub.attention_windows.finished, timeout=60_000):
+        view.set_window(other)
+    assert result.attention[other].attentions.shape == (2, 4, len(result.windows[other]), len(result.windows[other]))
+    assert view.current_matrix().shape[0] > 0
+    dev = hub.dev_view
+    with qtbot.waitSignal(dev.study_ready, timeout=120_000) as study:
+        assert dev.run(str(squad_v2_file(tmp_path / "dev.json")), 0)
+    assert len(study.args[0]) == 12 and dev.figures is not None and dev.table.rowCount() == 12
+
+
+def test_a_newer_probe_supersedes_an_older_one(qtbot, hub):
+    got, dropped_before = [], hub.client.dropped
+    hub.result_changed.connect(lambda r: got.append(r.question))
+    hub.panel.debounce.stop()
+    hub.open_example("who wrote the first program?", LONG)
+    with qtbot.waitSignal(hub.result_changed, timeout=60_000):
+        hub.open_example(QUESTION, PASSAGE)
+    qtbot.wait(300)
+    assert got == [QUESTION]                                # the first one never reached the views
+    assert hub.client.dropped == dropped_before + 1
+
+
+def test_the_dev_study_is_cancelled_in_the_child(qtbot, hub, tmp_path):
+    dev = hub.dev_view
+    data = squad_v2_file(tmp_path / "dev.json", n_paragraphs=150)   # 600 questions, 19 batches
+    assert dev.run(str(data), 0)
+    dev.cancel()
+    with qtbot.waitSignal(dev.job.cancelled, timeout=60_000):
+        pass
+    assert dev.run_button.isEnabled() and "cancelled" in dev.status.text() and dev.study is None
+
+
+def test_a_killed_child_is_an_error_in_the_view_and_the_next_request_restarts_it(qtbot, hub):
+    client = hub.client
+    first = client.pid
+    hub.panel.debounce.stop()
+    with qtbot.waitSignal(hub.message, timeout=60_000, check_params_cb=lambda m: "stopped" in m) as blocker:
+        hub.open_example(QUESTION, LONG)
+        client.kill()                                       # mid-request
+    assert "The inspector process stopped" in blocker.args[0] and "restarts with the next request" in blocker.args[0]
+    assert "The inspector process stopped" in hub.panel.status.text()    # where the result would have been
+    assert not hub.probes._outstanding and hub.result is None
+    with qtbot.waitSignal(hub.result_changed, timeout=120_000) as again:
+        hub.probe_now()                                     # a new child, which reloads the model first
+    assert again.args[0].question == QUESTION and client.pid not in (0, first) and client.restarts == 1
