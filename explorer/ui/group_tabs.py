@@ -134,6 +134,18 @@ class GroupsTab(QWidget):
             return
         self.view.set_group(group, members, notes)
 
+    def select_group(self, name: str) -> None:
+        """Select the group's row here (and show it); a group not listed yet is read and shown anyway."""
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(0, Qt.UserRole) == name:
+                if self.tree.currentItem() is item and self.view.group is not None and self.view.group.name == name:
+                    self.show_group(name)   # re-read: members may have moved on since
+                else:
+                    self.tree.setCurrentItem(item)
+                return
+        self.show_group(name)
+
     def _selected(self) -> None:
         items = self.tree.selectedItems()
         if items:
@@ -271,6 +283,18 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
 
     compare.view.question_requested.connect(open_question)
 
+    def show_group(name: str) -> None:   # a group row of the Runs dock: its curves and table
+        groups.select_group(name)
+        window.tabs.setCurrentWidget(groups)
+
+    def groups_changed() -> None:
+        groups.runs_dir = Path(window.runs_dir)
+        groups.refresh()
+
+    window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
+    window.runs.group_selected.connect(show_group)
+    window.runs.groups_changed.connect(groups_changed)
+
     def queue_group(kind: str) -> None:
         from explorer.core.groups import GroupError
 
@@ -279,6 +303,7 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
         except (GroupError, ValueError) as exc:
             groups.message.setText(str(exc))
             return
+        window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
         ids = window.launch(configs)
         groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
 
