@@ -5,7 +5,8 @@ Groups tab: the run groups of the runs folder (explorer/core/groups.py), one exp
 report folder. Compare tab: checkpoint A, B, a SQuAD dev file and a cap; "Compare" runs
 ``python -m explorer compare ... --out <folder>`` as a child process (the forward passes never run in
 the GUI process) and shows the folder's comparison.json in a CompareView; a double-click on a
-disagreement opens the question in Spans & τ.
+disagreement opens the question in Spans & τ for both checkpoints side by side (PairSpansView, the
+"A | B" page), from where either side opens in the Spans & τ inspector.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
-    QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+    QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.paths import REPO_ROOT
+from explorer.ui.compare_spans import PairSpansView
 from explorer.ui.compare_view import CompareView
 from explorer.ui.group_view import GroupView
 
@@ -189,17 +191,27 @@ class CompareTab(QWidget):
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.status, 1)
         self.view = CompareView()
+        self.pair = PairSpansView()
+        self.pages = QTabWidget()
+        self.pages.addTab(self.view, "Questions")
+        self.pages.addTab(self.pair, "Spans && τ: A | B")
+        self.view.row_requested.connect(self.open_row)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addLayout(buttons)
-        lay.addWidget(self.view, 1)
+        lay.addWidget(self.pages, 1)
         self.process: QProcess | None = None
         self.out_dir: Path | None = None
         self.stderr = ""
 
+    def open_row(self, row) -> int:
+        """Show one question of the comparison for both checkpoints side by side (the A | B page)."""
+        self.pages.setCurrentWidget(self.pair)
+        return self.pair.open_row(self.view.comparison, row)
+
     def command(self, out_dir: Path) -> list[str]:
         """The child command: ``python -m explorer compare --a A --b B --data D [--cap N] --out DIR --json``."""
-        args = ["-m", "explorer", "compare", "--a", self.a.text().strip(), "--b", self.b.text().strip(),
+        args = ["-m", "explorer", "compare", "--a", _source(self.a.text()), "--b", _source(self.b.text()),
                 "--data", self.data.text().strip(), "--out", str(out_dir), "--json"]
         if self.cap.value():
             args += ["--cap", str(self.cap.value())]
@@ -247,7 +259,9 @@ class CompareTab(QWidget):
             self.status.setText(f"cannot read {path}: {exc}")
             return False
         self.view.set_comparison(comparison)
-        self.status.setText(f"{len(comparison.disagreements())} disagreements; double-click one to open it in Spans & τ")
+        self.pages.setCurrentWidget(self.view)
+        self.status.setText(f"{len(comparison.disagreements())} disagreements; double-click one to see it in "
+                            "Spans & τ for both checkpoints")
         return True
 
     def _ask_export(self) -> None:
@@ -260,28 +274,37 @@ class CompareTab(QWidget):
             self.status.setText(f"Wrote {out / 'report.md'}")
 
 
+def _source(text: str) -> str:
+    """A local folder as an absolute path (the child runs in the repository folder), else the text."""
+    text = text.strip()
+    return str(Path(text).expanduser().resolve()) if text and Path(text).expanduser().exists() else text
+
+
 def install(window) -> tuple[GroupsTab, CompareTab]:
     """Add the Groups and Compare tabs to the main window; a disagreement opens in Spans & τ."""
     groups, compare = GroupsTab(window.runs_dir), CompareTab()
     window.tabs.addTab(groups, "Groups")
     window.tabs.addTab(compare, "Compare")
 
-    def open_question(question: str, passage: str) -> None:
+    def open_question(source: str, question: str, passage: str) -> None:
+        """One side of the A | B page in the Spans & τ inspector (its model loaded first when another)."""
         hub = getattr(window, "hub", None)
         if hub is None:
             window.show_message("The inspectors are not available.")
             return
+        window._inspector_opened = True   # the inspectors' first visit must not load the bundled encoder over it
         window.tabs.setCurrentIndex(window.tabs.indexOf(hub.tabs()[1][1]))
-        if getattr(hub, "loaded", None) is None and compare.a.text().strip():
+        loaded = getattr(hub, "loaded", None)
+        if source and (loaded is None or getattr(loaded, "source", None) != source):
             def probe_when_loaded(_loaded) -> None:   # one shot: the model load is asynchronous
                 hub.model_changed.disconnect(probe_when_loaded)
                 hub.open_example(question, passage)
             hub.model_changed.connect(probe_when_loaded)
-            hub.open_model(compare.a.text().strip())
+            hub.open_model(source)
             return
         hub.open_example(question, passage)
 
-    compare.view.question_requested.connect(open_question)
+    compare.pair.inspector_requested.connect(open_question)
 
     def show_group(name: str) -> None:   # a group row of the Runs dock: its curves and table
         groups.select_group(name)
