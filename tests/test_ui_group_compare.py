@@ -151,3 +151,10 @@ def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path
     tab.group_name.setText("grid")
     _, grid = tab.plan_group("grid", TrainConfig())
     assert len(grid) == 24
+    tab.group_name.setText("listed")
+    tab.seeds.setText("7, 8 9")
+    group, configs = tab.plan_group("restarts", TrainConfig())
+    assert [c.seed for c in configs] == [7, 8, 9] and group.seeds == [7, 8, 9]
+    tab.seeds.setText("7,x")
+    with pytest.raises(ValueError, match="'x' is not a whole number"):
+        tab.plan_group("restarts", TrainConfig())

@@ -49,6 +49,10 @@ class GroupsTab(QWidget):
         self.restarts.setRange(1, 100)
         self.restarts.setValue(3)
         self.restarts.setSuffix(" restarts")
+        self.seeds = QLineEdit()
+        self.seeds.setPlaceholderText("seeds, e.g. 1,2,3 (empty: generated)")
+        self.seeds.setToolTip("The restarts' seeds (their count wins over the restarts box); for the grid, every "
+                              "point runs once per seed. Empty: generated from the Launch tab's seed.")
         self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
         for b in (self.queue_restarts, self.queue_grid):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
@@ -66,6 +70,7 @@ class GroupsTab(QWidget):
         queue.addWidget(self.group_name, 1)
         queue.addWidget(self.restarts)
         lay.addLayout(queue)
+        lay.addWidget(self.seeds)
         queue2 = QHBoxLayout()
         queue2.addWidget(self.queue_restarts)
         queue2.addWidget(self.queue_grid)
@@ -117,10 +122,11 @@ class GroupsTab(QWidget):
 
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
         name = self.group_name.text().strip()
+        seeds = parse_seeds(self.seeds.text())
         if kind == "grid":
-            group, configs = plan_grid(base, name)
+            group, configs = plan_grid(base, name, seeds or None)
         else:
-            group, configs = plan_restarts(base, name, generate_seeds(self.restarts.value(), seed=base.seed))
+            group, configs = plan_restarts(base, name, seeds or generate_seeds(self.restarts.value(), seed=base.seed))
         write_group(self.runs_dir, group)
         self.refresh()
         return group, configs
@@ -272,6 +278,20 @@ class CompareTab(QWidget):
         if folder:
             out = self.view.export_report(Path(folder) / "comparison", data=self.data.text().strip())
             self.status.setText(f"Wrote {out / 'report.md'}")
+
+
+def parse_seeds(text: str) -> list[int]:
+    """'1, 2,3' -> [1, 2, 3]; '' -> []. Raises GroupError naming the part that is not a whole number."""
+    from explorer.core.groups import GroupError
+
+    out = []
+    for part in text.replace(";", ",").replace(" ", ",").split(","):
+        if part:
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise GroupError(f"seeds: {part!r} is not a whole number (write e.g. 1,2,3)") from None
+    return out
 
 
 def _source(text: str) -> str:
