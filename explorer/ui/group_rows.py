@@ -59,13 +59,13 @@ class GroupRow:
         return name, stats(values)
 
     def best_text(self) -> str:
-        """'accuracy (%) 74.10 ± 2.31 (n 3)' ('' before any member has an evaluation)."""
+        """'accuracy (%) 74.10 ± 2.31' ('' before any member has an evaluation; n is in the tooltip)."""
         from explorer.core.metric_display import metric_label
 
         name, st = self.best()
         if name is None or not st.n:
             return ""
-        return f"{metric_label(name, self.task)} {st.mean:.2f} ± {st.sd:.2f} (n {st.n})"
+        return f"{metric_label(name, self.task)} {st.mean:.2f} ± {st.sd:.2f}"
 
     def best_sort_key(self) -> float:
         _, st = self.best()
@@ -86,8 +86,11 @@ class GroupRow:
 
     def tooltip(self) -> str:
         g = self.group
+        name, st = self.best()
         lines = [f"group {g.name}: {g.kind}, {len(g.members)} runs, varied {', '.join(g.varied) or '-'}",
                  f"task: {self.task or '-'} · model: {self.model or '-'}"]
+        if st.n:
+            lines.append(f"best dev {name} over {st.n} run(s): {st.text()}")
         for m, s in zip(g.members, self.states):
             params = ", ".join(f"{k} {v}" for k, v in m.params.items())
             lines.append(f"  {m.run_id}: {MISSING if s is None else s.status} ({params})")

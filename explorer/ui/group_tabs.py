@@ -265,6 +265,9 @@ class CompareTab(QWidget):
             self.status.setText(f"cannot read {path}: {exc}")
             return False
         self.view.set_comparison(comparison)
+        for field, label in ((self.a, comparison.label_a), (self.b, comparison.label_b)):
+            if not field.text().strip():   # what was compared, so "Compare" reruns it
+                field.setText(label)
         self.pages.setCurrentWidget(self.view)
         self.status.setText(f"{len(comparison.disagreements())} disagreements; double-click one to see it in "
                             "Spans & τ for both checkpoints")

@@ -92,6 +92,7 @@ class RunsModel(QAbstractItemModel):
         self.group_of = group_of(self.groups)
         self._rebuild()
         self.endResetModel()
+        self.update_names()
 
     def _rebuild(self) -> None:
         listed = {s.run_id for s in self.rows}
@@ -189,7 +190,7 @@ class RunsModel(QAbstractItemModel):
         name = COLUMNS[col]
         size = sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
         if role == Qt.ItemDataRole.DisplayRole:
-            return {"Run": f"{row.name} ({row.group.kind}, {len(row.group.members)})", "Status": row.status_text(),
+            return {"Run": row.name, "Status": row.status_text(),
                     "Best dev": row.best_text(), "Size": format_size(size) if size else "", "Task": row.task,
                     "Model": row.model}.get(name, "")
         if role == Qt.ItemDataRole.UserRole:
@@ -304,6 +305,12 @@ class RunsModel(QAbstractItemModel):
     def update_names(self) -> None:
         """Recompute every row's short name (what differs within its group changes as runs come and go)."""
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
+        for g in self.groups:   # a member is named by its id and what its group varies: "r-02 · seed 7"
+            for m in g.members:
+                if m.run_id in self.names and m.run_id not in self.stored_names:
+                    params = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
+                                       for k, v in m.params.items())
+                    self.names[m.run_id] = f"{m.run_id} · {params}" if params else m.run_id
         for s in self.rows:
             self.refresh(s.run_id, first=0, last=0)
 
