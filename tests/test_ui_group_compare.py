@@ -31,6 +31,8 @@ def test_group_view_restarts_band_table_and_report(qtbot, tmp_path):
     assert not view.heat_plot.isVisibleTo(view)
     view.band_mode.setCurrentIndex(1)   # ± sd
     assert "sd" in view.curves.plotItem.titleLabel.text
+    low, high = view.curves.viewRange()[1]
+    assert 0.4 < low < 0.5 and 0.9 < high < 1.0        # the data's range (0.5 .. 0.9 + sd), not down to 0
     view.table.sortItems(view.table_data.columns.index("best"), Qt.DescendingOrder)
     assert view.table.item(0, 0).text() == "r-03"
     folder = view.export_report(tmp_path / "rep")

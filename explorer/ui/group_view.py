@@ -152,6 +152,12 @@ class GroupView(QWidget):
             self.curves.addItem(pg.FillBetweenItem(low, high, brush=BAND_BRUSH))
             self.curves.plot(band.steps, band.mean, pen=MEAN_PEN, symbol="o", symbolSize=5,
                              symbolBrush="#1f5fa8", name="mean")
+        values = np.concatenate([m.eval_values for m in self.members] + [band.low, band.high])
+        values = values[np.isfinite(values)]
+        if len(values):   # the data's own range (a fill item would otherwise pull the axis down to 0)
+            low, high = float(values.min()), float(values.max())
+            pad = max((high - low) * 0.08, 1e-3)
+            self.curves.setYRange(low - pad, high + pad, padding=0)
         name = self.table_data.metric_name if self.table_data else ""
         with_points = sum(1 for m in self.members if len(m.eval_steps))
         self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
