@@ -506,7 +506,7 @@ class RunsPanel(QWidget):
         for name in self.model.group_names:   # new groups open; the user's collapsed ones stay closed
             if name in expanded or name not in known:
                 self.table.expand(self._view_index(self.model.group_index(name)))
-        self._select(selected, chosen)
+        self._select(selected, chosen, quiet=True)   # the same rows as before: nothing to tell
         self.groups_changed.emit()
 
     def selected_groups(self) -> list[str]:
@@ -558,7 +558,7 @@ class RunsPanel(QWidget):
         """Select exactly these runs (emits selection_changed); a member's group is expanded."""
         self._select(run_ids, [])
 
-    def _select(self, run_ids: list[str], group_names: list[str]) -> None:
+    def _select(self, run_ids: list[str], group_names: list[str], quiet: bool = False) -> None:
         sm = self.table.selectionModel()
         flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
         sm.blockSignals(True)
@@ -572,7 +572,10 @@ class RunsPanel(QWidget):
                 sm.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.NoUpdate)
         sm.blockSignals(False)
         self.table.viewport().update()
-        self._selection_changed()
+        if quiet:
+            self._update_buttons()
+        else:
+            self._selection_changed()
 
     # ---- actions -------------------------------------------------------------------------
     def _selected_states(self) -> list[RunState]:
