@@ -168,3 +168,25 @@ def test_restart_seed_reaches_the_new_head(tmp_path):
         loaded = load_for_training(str(folder), get_task("pair"), 2, TrainConfig(task="pair", seed=seed), _Writer())
         heads.append(loaded.model.classifier.weight.detach().clone())
     assert not torch.equal(heads[0], heads[1]) and torch.equal(heads[0], heads[2])
+
+
+def test_rename_and_trash_a_group_folder(tmp_path):
+    g1, _ = groups.plan_restarts(TrainConfig(), "a", [1, 2])
+    g2, _ = groups.plan_restarts(TrainConfig(), "b", [1])
+    groups.write_group(tmp_path, g1)
+    groups.write_group(tmp_path, g2)
+    with pytest.raises(groups.GroupError, match="'b' already exists"):
+        groups.rename_group(tmp_path, "a", "b")
+    with pytest.raises(groups.GroupError, match="has no group.json"):
+        groups.rename_group(tmp_path, "nope", "c")
+    path = groups.rename_group(tmp_path, "a", "c")
+    renamed = groups.load_group_file(path)
+    assert renamed.name == "c" and renamed.run_ids == ["a-01", "a-02"]      # members keep their run ids
+    assert sorted(g.name for g in groups.list_groups(tmp_path)[0]) == ["b", "c"]
+    first = groups.trash_group_folder(tmp_path, "c")
+    assert (first / "group.json").is_file() and not (tmp_path / ".groups" / "c").exists()
+    groups.write_group(tmp_path, groups.plan_restarts(TrainConfig(), "c", [5])[0])
+    second = groups.trash_group_folder(tmp_path, "c")                      # a second "c" keeps the first
+    assert second != first and (first / "group.json").is_file()
+    with pytest.raises(groups.GroupError, match="no folder"):
+        groups.trash_group_folder(tmp_path, "c")
