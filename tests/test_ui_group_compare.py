@@ -71,7 +71,7 @@ class _Dec:
 
 
 def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
-    from explorer.ui.compare_view import CompareView
+    from explorer.ui.compare_view import COLUMNS, CompareView
 
     gold = {"q1": ["Paris"], "q2": ["Ada"], "q3": []}
     a = {"q1": _Dec("Paris", 1), "q2": _Dec("Bob", 1), "q3": _Dec("x", -1)}
@@ -82,6 +82,8 @@ def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
     qtbot.addWidget(view)
     view.set_comparison(c)
     assert view.table.rowCount() == 2 and "only A 1 | only B 1" in view.header.text()
+    em = [view.table.item(0, COLUMNS.index(c)).text() for c in ("EM A", "EM B")]
+    assert sorted(em) == ["0", "1"]                                      # one right, the other wrong
     with qtbot.waitSignal(view.question_requested, timeout=1000) as sig:
         view.table.cellDoubleClicked.emit(0, 1)
     assert sig.args[0] in ("capital?", "who?") and sig.args[1] in ("Paris is the capital.", "Ada wrote.")

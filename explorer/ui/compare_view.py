@@ -22,7 +22,7 @@ pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/
 COUNT_LABELS = (("both_right", "both right"), ("only_a", "only A"), ("only_b", "only B"), ("both_wrong", "both wrong"),
                 ("both_answered", "both ans."), ("only_a_answered", "only A ans."),
                 ("only_b_answered", "only B ans."), ("both_abstained", "both abst."))   # answered / abstained
-COLUMNS = ("F1 B - A", "question", "gold", "answer A", "answer B", "F1 A", "F1 B", "id")
+COLUMNS = ("F1 B - A", "question", "gold", "answer A", "answer B", "EM A", "EM B", "F1 A", "F1 B", "id")
 
 
 class CompareView(QWidget):
@@ -106,7 +106,8 @@ class CompareView(QWidget):
         self.table.setRowCount(len(self.rows))
         for i, q in enumerate(self.rows):
             values = (f"{q.f1_diff:+.2f}", q.question, " | ".join(q.gold) or "(no answer)", q.answer_a or "(abstain)",
-                      q.answer_b or "(abstain)", f"{q.f1_a:.2f}", f"{q.f1_b:.2f}", q.id)
+                      q.answer_b or "(abstain)", f"{q.exact_a:.0f}", f"{q.exact_b:.0f}", f"{q.f1_a:.2f}", f"{q.f1_b:.2f}",
+                      q.id)
             for j, v in enumerate(values):
                 self.table.setItem(i, j, QTableWidgetItem(v))
         self.table.resizeColumnsToContents()
