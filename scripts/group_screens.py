@@ -31,8 +31,9 @@ def _group_shot(drv, out: Path, name: str, band: str, max_kb: int) -> None:
     win = drv.win
     drv.wait_until(lambda: not win.runs.loading and name in win.runs.model.group_names, 60,
                    f"group {name} in the Runs dock")
-    win.runs.select_group(name)
     tab = win.groups_tab
+    win.runs.select_group(name)
+    drv.wait_until(lambda: tab.view.group is not None and tab.view.group.name == name, 60, f"group {name} read")
     tab.view.band_mode.setCurrentIndex(tab.view.band_mode.findData(band))
     drv.wait(0.5)
     w, h, size = drv.grab(out / "group.png", max_kb)

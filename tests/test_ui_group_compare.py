@@ -111,8 +111,13 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
     assert [top.child(i).text(1) for i in range(top.childCount())] == ["finished", "crashed", "missing"]
     assert top.child(0).text(2) == "0.8"
     assert "broken" in tab.message.text() and "not an object" in tab.message.text()
-    tab.tree.setCurrentItem(top)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):   # read off the GUI thread
+        tab.tree.setCurrentItem(top)
     assert tab.view.group.name == "r" and tab.view.table.rowCount() == 3
+    (tmp_path / ".groups" / "r" / "group.json").write_text("{")
+    tab.show_group("r")
+    qtbot.waitUntil(lambda: "not valid JSON" in tab.message.text(), timeout=10_000)
+    assert tab.view.group.name == "r" and "GroupError" not in tab.message.text()
 
 
 def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):

@@ -134,7 +134,8 @@ def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
     qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 3 and not w.runs.loading, timeout=10_000)
     assert w.runs.model.rowCount() == 2 and w.runs.model.group_names == ["r"]
-    w.runs.select_group("r")
+    with qtbot.waitSignal(w.groups_tab.group_shown, timeout=10_000):
+        w.runs.select_group("r")
     assert w.tabs.currentWidget() is w.groups_tab and w.groups_tab.view.group.name == "r"
     assert w.groups_tab.view.table.rowCount() == 3
     w.runs.select(["r-01"])

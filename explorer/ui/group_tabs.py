@@ -24,19 +24,23 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.compare_spans import PairSpansView
 from explorer.ui.compare_view import CompareView
 from explorer.ui.group_view import GroupView
+from explorer.ui.tasks import run_in_thread
 
 
 class GroupsTab(QWidget):
     """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView.
 
     ``queue_requested(kind)`` ("restarts" | "grid"): the user asked for a new group (install() plans it
-    from the Launch tab's settings with :meth:`plan_group` and queues it)."""
+    from the Launch tab's settings with :meth:`plan_group` and queues it). ``group_shown(name)``: a group
+    read off the GUI thread is on screen."""
 
     queue_requested = Signal(str)
+    group_shown = Signal(str)   # a group read by show_group is on screen
 
     def __init__(self, runs_dir: str | Path, parent=None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
+        self.request = 0
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -131,16 +135,31 @@ class GroupsTab(QWidget):
         self.refresh()
         return group, configs
 
-    def show_group(self, name: str) -> None:
-        """Load and show one group (members missing or killed are rows with that status)."""
-        from explorer.core.groups import GroupError, load_group_data
+    def show_group(self, name: str) -> int:
+        """Read one group on a worker thread (every member's events: long runs take a while) and show it;
+        members missing or killed are rows with that status. Returns the request number; ``group_shown``
+        follows (an older request's answer is dropped)."""
+        from explorer.core.groups import load_group_data
 
-        try:
-            group, members, notes = load_group_data(self.runs_dir, name)
-        except GroupError as exc:
-            self.message.setText(str(exc))
+        self.request += 1
+        request = self.request
+        self.message.setText(f"Reading group {name}…")
+        run_in_thread(load_group_data, self.runs_dir, name, owner=self,
+                      on_done=lambda data, r=request: self._group_read(r, data),
+                      on_error=lambda msg, _tb, r=request: self._group_failed(r, msg))
+        return request
+
+    def _group_read(self, request: int, data) -> None:
+        if request != self.request:
             return
+        group, members, notes = data
         self.view.set_group(group, members, notes)
+        self.message.setText("")
+        self.group_shown.emit(group.name)
+
+    def _group_failed(self, request: int, message: str) -> None:
+        if request == self.request:   # GroupError: the file and what was wrong
+            self.message.setText(message.split(": ", 1)[1] if message.startswith("GroupError: ") else message)
 
     def select_group(self, name: str) -> None:
         """Select the group's row here (and show it); a group not listed yet is read and shown anyway."""
