@@ -106,7 +106,7 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
     (tmp_path / ".groups" / "broken" / "group.json").write_text("[]")
     tab = GroupsTab(tmp_path)
     qtbot.addWidget(tab)
-    assert tab.tree.topLevelItemCount() == 1
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)   # read off the GUI thread
     top = tab.tree.topLevelItem(0)
     assert [top.child(i).text(1) for i in range(top.childCount())] == ["finished", "crashed", "missing"]
     assert top.child(0).text(2) == "0.8"
@@ -154,7 +154,7 @@ def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path
     group, configs = tab.plan_group("restarts", TrainConfig(task="pair", output_dir="/elsewhere"))
     assert [c.run_id for c in configs] == ["seeds-01", "seeds-02"] and {c.output_dir for c in configs} == {str(tmp_path)}
     assert load_group_file(tmp_path / ".groups" / "seeds" / "group.json").seeds == [c.seed for c in configs]
-    assert tab.tree.topLevelItemCount() == 1
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
     with pytest.raises(ValueError, match="already exists"):
         tab.plan_group("restarts", TrainConfig())
     tab.group_name.setText("grid")

@@ -36,11 +36,12 @@ class GroupsTab(QWidget):
 
     queue_requested = Signal(str)
     group_shown = Signal(str)   # a group read by show_group is on screen
+    listed = Signal()           # the list of groups was re-read
 
     def __init__(self, runs_dir: str | Path, parent=None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
-        self.request = 0
+        self.request = self.list_request = 0
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -92,30 +93,40 @@ class GroupsTab(QWidget):
         main.addWidget(split)
         self.refresh()
 
-    def refresh(self) -> None:
-        """Re-read the groups (a broken group.json is a line under the list, never an error dialog)."""
-        from explorer.core.groups import list_groups, read_group
+    def refresh(self) -> int:
+        """Re-read the groups on a worker thread (a broken group.json is a line under the list, never an
+        error dialog); ``listed`` follows. Returns the request number (older answers are dropped)."""
+        self.list_request += 1
+        request = self.list_request
+        run_in_thread(read_groups, self.runs_dir, owner=self,
+                      on_done=lambda data, r=request: self._fill_tree(r, *data),
+                      on_error=lambda msg, _tb: self.message.setText(f"Cannot read the groups: {msg}"))
+        return request
 
+    def _fill_tree(self, request: int, listing: list, notes: list[str]) -> None:
+        if request != self.list_request:
+            return
+        current = self.tree.currentItem()
+        keep = current.data(0, Qt.UserRole) if current is not None else None
+        self.tree.blockSignals(True)
         self.tree.clear()
-        groups, notes = list_groups(self.runs_dir)
-        for g in groups:
+        for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
             top.setData(0, Qt.UserRole, g.name)
-            try:
-                _, states = read_group(self.runs_dir, g.name)
-            except ValueError as exc:
-                notes.append(str(exc))
-                states = []
             for st in states:
                 best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
                 child = QTreeWidgetItem([st.member.run_id, st.status, "" if best is None else f"{best:.4g}"])
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
+            if g.name == keep:
+                self.tree.setCurrentItem(top)
+        self.tree.blockSignals(False)
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
         self.message.setText("\n".join(notes) if notes else
-                             ("" if groups else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+                             ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+        self.listed.emit()
 
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
@@ -186,6 +197,20 @@ class GroupsTab(QWidget):
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
+
+
+def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
+    """([(Group, [MemberState])], notes) of a runs folder (worker thread: reads every member's events)."""
+    from explorer.core.groups import list_groups, read_group
+
+    groups, notes = list_groups(runs_dir)
+    listing = []
+    for g in groups:
+        try:
+            listing.append(read_group(runs_dir, g.name))
+        except ValueError as exc:
+            notes.append(str(exc))
+    return listing, notes
 
 
 class CompareTab(QWidget):
