@@ -141,3 +141,24 @@ def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
     w.runs.select(["r-01"])
     assert w.runs.selected_ids() == ["r-01"]
     json.dumps(w.runs.model.group("r").to_dict())   # the group stays plain data
+
+
+def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    w.groups_tab.group_name.setText("q")
+    w.groups_tab.seeds.setText("4,5")
+    w.groups_tab.queue_restarts.click()
+    assert "Queued group q: 2 runs" in w.groups_tab.message.text()
+    m = w.runs.model
+    grp = m.group_index("q")
+    assert grp.isValid() and m.rowCount(grp) == 2 and m.rowCount() == 1
+    assert m.data(grp.siblingAtColumn(COLUMNS.index("Status"))) == "2 queued"
+    assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
