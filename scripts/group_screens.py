@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", default=None, help="a `bert-explorer compare --out` folder")
     ap.add_argument("--band", choices=["minmax", "sd"], default="sd")
     ap.add_argument("--max-kb", type=int, default=300, help="scale each PNG down until it is under this size")
+    ap.add_argument("--dock-width", type=int, default=560, help="width of the Runs dock in pixels")
     ap.add_argument("--timeout", type=float, default=300, help="seconds to wait for the side-by-side probe")
     a = ap.parse_args(argv)
     from screenshots import AppDriver
@@ -89,8 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        drv = AppDriver(a.runs, Path(tmp) / "settings.ini")
+        drv = AppDriver(a.runs, Path(tmp) / "settings.ini", size=(1900, 980))
         try:
+            from PySide6.QtCore import Qt
+
+            drv.win.runs_dock.setMinimumWidth(a.dock_width)   # the names, status and mean ± sd unelided
+            drv.wait(0.3)
+            drv.win.resizeDocks([drv.win.runs_dock], [a.dock_width], Qt.Orientation.Horizontal)
             drv.win._inspector_opened = True   # these shots never need the inspectors' first-visit model
             _group_shot(drv, out, a.group, a.band, a.max_kb)
             if a.compare:

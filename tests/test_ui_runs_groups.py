@@ -162,3 +162,14 @@ def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
     assert grp.isValid() and m.rowCount(grp) == 2 and m.rowCount() == 1
     assert m.data(grp.siblingAtColumn(COLUMNS.index("Status"))) == "2 queued"
     assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
+
+
+def test_best_dev_column_leaves_room_for_the_names_in_a_narrow_dock(panel, qtbot):
+    panel.resize(330, 400)
+    panel.show()
+    qtbot.waitUntil(lambda: panel.fit_best_column() > 0, timeout=1000)
+    best = panel.table.columnWidth(COLUMNS.index("Best dev"))
+    assert best <= int(panel.table.viewport().width() * panel.BEST_SHARE)
+    assert panel.table.columnWidth(COLUMNS.index("Run")) >= 60          # the names stay readable
+    panel.resize(1400, 400)
+    qtbot.waitUntil(lambda: panel.table.columnWidth(COLUMNS.index("Best dev")) > best, timeout=2000)

@@ -17,7 +17,8 @@ after a confirmation.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer,
+                            Signal)
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTreeView,
@@ -403,8 +404,14 @@ class RunsPanel(QWidget):
         hh.setStretchLastSection(False)
         hh.setMinimumSectionSize(40)
         for col, name in enumerate(COLUMNS):
-            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run"
+            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
+                                    QHeaderView.ResizeMode.Interactive if name == "Best dev"
                                     else QHeaderView.ResizeMode.ResizeToContents)
+        # "Best dev" fits its contents up to a share of the width, so the run names never vanish in a narrow dock
+        self._fit_timer = QTimer(self, singleShot=True, interval=0)
+        self._fit_timer.timeout.connect(self.fit_best_column)
+        for signal in (self.model.rowsInserted, self.model.dataChanged, self.model.modelReset):
+            signal.connect(lambda *_: self._fit_timer.start())
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
             act = QAction(f"Show {name}", hh)
@@ -471,6 +478,21 @@ class RunsPanel(QWidget):
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
+
+    BEST_SHARE = 0.38   # the most of the list's width the "Best dev" column takes by itself
+
+    def fit_best_column(self) -> int:
+        """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
+        elided; the tooltip has them whole). Returns the width set."""
+        col = COLUMNS.index("Best dev")
+        wanted = max(self.table.sizeHintForColumn(col), self.table.header().sectionSizeHint(col))
+        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)))
+        self.table.setColumnWidth(col, width)
+        return width
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_timer.start()
 
     # ---- rows ----------------------------------------------------------------------------
     def set_loading(self, loading: bool) -> None:
