@@ -102,9 +102,11 @@ class RunsModel(QAbstractItemModel):
         self.top += [("group", name) for name in self.group_names]
 
     def group(self, name: str):
+        """The core.groups.Group of that name, or None."""
         return next((g for g in self.groups if g.name == name), None)
 
     def group_row(self, name: str) -> GroupRow | None:
+        """The group with its members' listed RunStates (None for a member not listed), or None."""
         g = self.group(name)
         return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members])
 
@@ -128,6 +130,7 @@ class RunsModel(QAbstractItemModel):
         return QModelIndex()
 
     def group_index(self, name: str, column: int = 0) -> QModelIndex:
+        """The source index of a group's row; invalid if no such group is listed."""
         if ("group", name) in self.top:
             return self.createIndex(self.top.index(("group", name)), column, id=0)
         return QModelIndex()
@@ -504,6 +507,7 @@ class RunsPanel(QWidget):
 
     # ---- groups --------------------------------------------------------------------------
     def runs_dir(self):
+        """The runs folder whose groups are listed (None until group_tabs.install sets the getter)."""
         return self.runs_dir_getter() if self.runs_dir_getter is not None else None
 
     def reload_groups(self) -> list[str]:
