@@ -75,3 +75,14 @@ def test_compare_tab_double_click_opens_the_pair_page(qtbot, tmp_path, monkeypat
     monkeypatch.setattr(tab.pair, "open_row", lambda c, r: asked.append((c, r)) or 1)
     tab.view.table.cellDoubleClicked.emit(0, 0)
     assert asked == [(comparison, row)] and tab.pages.currentWidget() is tab.pair
+
+
+def test_an_older_question_answering_late_is_dropped(qtbot):
+    from explorer.ui.compare_spans import PairSpansView
+
+    view = PairSpansView()
+    qtbot.addWidget(view)
+    view.generation = 2                       # the user asked a newer question meanwhile
+    view._done(1, ("stale A", "stale B"))
+    view._failed(1, "stale error")
+    assert [v.result for v in view.views] == [None, None] and "stale" not in view.status.text()
