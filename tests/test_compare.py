@@ -99,7 +99,7 @@ def test_cli_compare_bad_inputs_are_messages(tmp_path):
 
 
 def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_path):
-    """8 real SQuAD 2.0 dev questions, two different tiny checkpoints: every 2x2 count adds up to 12, and a
+    """8 real SQuAD 2.0 dev questions, two different tiny checkpoints: every 2x2 count adds up to 8, and a
     question counts as right for an abstention exactly when its raw gold list is empty (official v2.0)."""
     real = os.environ.get("EXPLORER_REAL_DATA")
     if not real:
