@@ -61,6 +61,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
     # best accuracy per member (percent): 80 and 60 -> mean 70, sample sd 14.14
     assert _text(m, grp, "Best dev") == "accuracy (%) 70.00 ± 14.14"
+    assert _text(m, grp, "Step") == "15/20"                    # 10 of 10 + 5 of 10 (r-02 was killed at 5)
     assert "r-03: missing" in m.data(grp, 3) and "(best 80.00, worst 60.00, n 2)" in m.data(grp, 3)
     view_group = panel._view_index(m.group_index("r"))
     assert panel.table.isExpanded(view_group)

@@ -194,9 +194,13 @@ class RunsModel(QAbstractItemModel):
         name = COLUMNS[col]
         size = sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
         if role == Qt.ItemDataRole.DisplayRole:
-            return {"Run": row.name, "Status": row.status_text(),
-                    "Best dev": row.best_text(), "Size": format_size(size) if size else "", "Task": row.task,
-                    "Model": row.model}.get(name, "")
+            listed = [st for st in row.states if st is not None]
+            steps, total = sum(st.step for st in listed), sum(st.steps_total for st in listed)
+            seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != "queued")
+            return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_text(),
+                    "Size": format_size(size) if size else "", "Task": row.task, "Model": row.model,
+                    "Step": f"{steps}/{total}" if total else "",
+                    "Duration": format_seconds(seconds) if seconds else ""}.get(name, "")
         if role == Qt.ItemDataRole.UserRole:
             return {"Run": row.sort_name(), "Best dev": row.best_sort_key(), "Size": size}.get(name, "")
         if role == Qt.ItemDataRole.ForegroundRole and name == "Status":
