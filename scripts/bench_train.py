@@ -46,7 +46,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-DEFAULT_DATA = "/work/shared/data/squad_v1.1/train-subset.json"
+_DATA_DIR = Path(os.environ.get("EXPLORER_REAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DEFAULT_DATA = str(_DATA_DIR / "squad_v1.1" / "train-subset.json")
+DEFAULT_DEV = str(_DATA_DIR / "squad_v1.1" / "dev-part1.json")
 ALL_VARIANTS = ["trainer-padded-fp32", "trainer-dynamic-fp32", "ours", "ours-fp32",
                 "trainer-dynamic-bf16", "ours-bf16", "trainer-padded-bf16"]
 BASELINE = "trainer-dynamic-fp32"
@@ -71,6 +73,23 @@ def write_subset(src: str, n: int, out: Path) -> int:
             break
     out.write_text(json.dumps({"version": data.get("version", "1.1"), "data": articles}), encoding="utf-8")
     return n - left
+
+
+def dev_scores(model, tokenizer, dev_file: str, n_questions: int, max_seq_length: int, doc_stride: int) -> dict:
+    """exact_match and f1 of a trained QA model on the first n_questions of dev_file, decoded and scored the
+    same way for every variant (explorer.core.inference / decoding / metrics: the official v1.1 logic)."""
+    from explorer.core.data.squad import gold_answers, load_squad
+    from explorer.core.decoding import decode_predictions
+    from explorer.core.inference import predict_squad
+    from explorer.core.metrics import evaluate_decodings
+
+    ds, _ = load_squad(dev_file)
+    ds = ds.select(range(min(n_questions, len(ds))))
+    features, start, end = predict_squad(model, ds, tokenizer=tokenizer, max_seq_length=max_seq_length,
+                                         doc_stride=doc_stride)
+    decodings = decode_predictions(ds, features, start, end)
+    m = evaluate_decodings(decodings, gold_answers(ds), version="v1.1")
+    return {"exact_match": float(m.get("exact_match", m.get("exact"))), "f1": float(m["f1"]), "questions": len(ds)}
 
 
 # ---- Hugging Face Trainer with run_qa.py-style preprocessing -------------------------------------
@@ -143,9 +162,12 @@ def bench_trainer(model_path, train_file, args, padded: bool, bf16: bool) -> dic
     n = len(train)
     done = min(n, len(times) * args.batch_size)
     timed = done - args.batch_size  # steps 2..N (the random sampler's last batch is the partial one)
-    return {"features": n, "steps": len(times), "seconds_total": total,
-            "samples_per_second": timed / (times[-1] - times[0]) if len(times) > 1 else n / total,
-            "train_loss": float(result.training_loss)}
+    out = {"features": n, "steps": len(times), "seconds_total": total,
+           "samples_per_second": timed / (times[-1] - times[0]) if len(times) > 1 else n / total,
+           "train_loss": float(result.training_loss)}
+    if args.dev_questions:
+        out["dev"] = dev_scores(model, tok, args.dev, args.dev_questions, args.max_seq_length, args.doc_stride)
+    return out
 
 
 # ---- our loop -----------------------------------------------------------------------------------
@@ -169,12 +191,19 @@ def bench_ours(model_source, train_file, args, mixed_precision: str) -> dict:
                       max_steps=max(0, args.steps),
                       batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed,
                       max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
-                      mixed_precision=mixed_precision, save_checkpoints=False, log_every=1)
+                      mixed_precision=mixed_precision, save_checkpoints=bool(args.dev_questions), log_every=1)
     cap = _Capture()
+    dev = None
     with tempfile.TemporaryDirectory() as run_dir, contextlib.redirect_stdout(io.StringIO()):
         t0 = time.perf_counter()
         train(cfg, run_dir, cap)
         total = time.perf_counter() - t0
+        if args.dev_questions:   # the model the run ended with (checkpoints/last), scored like the Trainer's
+            from explorer.core.models import load_model
+
+            loaded = load_model(str(Path(run_dir) / "checkpoints" / "last"), task="qa")
+            dev = dev_scores(loaded.model, loaded.tokenizer, args.dev, args.dev_questions, args.max_seq_length,
+                             args.doc_stride)
     started = next(e for e in cap.events if e["event"] == "started")
     steps = [e for e in cap.events if e["event"] == "step"]
     # samples in step k = samples_per_second x its interval (what the loop measured)
@@ -182,7 +211,8 @@ def bench_ours(model_source, train_file, args, mixed_precision: str) -> dict:
     span = steps[-1]["t"] - steps[0]["t"]
     return {"features": started["num_train_features"], "steps": len(steps), "seconds_total": total,
             "samples_per_second": timed / span if span > 0 else float("nan"),
-            "train_loss": sum(s["loss"] for s in steps) / len(steps), "mixed_precision": started["mixed_precision"]}
+            "train_loss": sum(s["loss"] for s in steps) / len(steps), "mixed_precision": started["mixed_precision"],
+            **({"dev": dev} if dev else {})}
 
 
 def main(argv=None) -> int:
@@ -198,6 +228,9 @@ def main(argv=None) -> int:
     p.add_argument("--max-seq-length", type=int, default=384)
     p.add_argument("--doc-stride", type=int, default=128)
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--dev", default=DEFAULT_DEV, help="SQuAD v1.1 dev file for --dev-questions")
+    p.add_argument("--dev-questions", type=int, default=0,
+                   help="after training, score each variant's model on the first N questions of --dev (0 = skip)")
     args = p.parse_args(argv)
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -240,6 +273,8 @@ def main(argv=None) -> int:
             r = bench_ours(args.model, tmp / "train.json", args, mp)
         results[v] = r
         extra = f" (mixed_precision {r['mixed_precision']})" if "mixed_precision" in r else ""
+        if "dev" in r:
+            extra += f"; dev exact_match {r['dev']['exact_match']:.2f} f1 {r['dev']['f1']:.2f} ({r['dev']['questions']} q)"
         print(f"{v:22s} {r['samples_per_second']:6.2f} samples/s  {r['steps']} steps over {r['features']} windows, "
               f"{r['seconds_total']:.0f} s in train, mean loss {r['train_loss']:.3f}{extra}  "
               f"[{time.perf_counter() - t0:.0f} s with set-up; load {os.getloadavg()[0]:.2f}]", flush=True)

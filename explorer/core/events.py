@@ -60,6 +60,8 @@ class StepEvent(_Event, total=False):
     grad_norm: float                # before clipping
     samples_per_second: float
     elapsed: float
+    train_seconds: float            # time-budgeted runs: seconds in training steps (evaluations not counted)
+    steps_total: int                # time-budgeted runs: the steps now expected to fit in the budget
 
 
 class WatchRow(TypedDict, total=False):

@@ -188,6 +188,9 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     started = [e for e in events if e.get("event") == "started"]
     if started:
         s.steps_total = int(started[-1].get("steps_total", 0) or 0)
+    budgeted = [e for e in events if e.get("event") == "step" and e.get("steps_total")]
+    if budgeted:   # a time-budgeted run: its latest estimate of the steps that fit
+        s.steps_total = int(budgeted[-1]["steps_total"])
     if events:
         s.started_at = float(events[0].get("time", 0) or 0)
         s.duration = max(0.0, float(events[-1].get("time", 0) or 0) - s.started_at)

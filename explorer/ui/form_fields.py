@@ -68,6 +68,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("epochs", "Epochs", "Recipe", "float", "", lo=0.01, hi=1000, step=0.5, decimals=2),
     FieldSpec("max_steps", "Max steps", "Recipe", "int", "Stop after this many optimizer steps (0 = use epochs).",
               hi=100_000_000, step=100, special="use epochs"),
+    FieldSpec("time_budget_minutes", "Time budget (min)", "Recipe", "float",
+              "End the run after this many minutes of training steps (evaluations and saves not counted); the "
+              "learning rate warms up and decays to 0 over the budget. Epochs / max steps stay an upper bound.",
+              lo=0, hi=100_000, step=5, decimals=1, special="none"),
     FieldSpec("batch_size", "Batch size", "Recipe", "int", "", lo=1, hi=4096),
     FieldSpec("gradient_accumulation_steps", "Grad. accumulation", "Recipe", "int",
               "Optimizer step every N batches (effective batch = batch size × N).", lo=1, hi=1024),
@@ -209,7 +213,9 @@ def make_editor(spec: FieldSpec) -> Editor:
         spin.setDecimals(spec.decimals)
         spin.setRange(spec.lo, spec.hi)
         spin.setSingleStep(spec.step)
-        spin.setMaximumWidth(120)
+        spin.setMaximumWidth(190 if spec.special else 120)
+        if spec.special:
+            spin.setSpecialValueText(spec.special)
         return Editor(spin, lambda: float(spin.value()), lambda v: spin.setValue(float(v or 0)), spin.valueChanged)
     if k == "lr":
         edit = QLineEdit()

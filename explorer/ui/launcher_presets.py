@@ -45,7 +45,7 @@ def offline_default(runs_dir: str | Path) -> TrainConfig:
     train, dev = sample_paths("v1")
     base = TrainConfig(model="bundled:minilm", task="squad_v1", train=train, dev=dev, output_dir=str(runs_dir),
                        watch=list(DEFAULT_WATCH))
-    return dataclasses.replace(fast_cpu_preset(base), epochs=4.0, batch_size=4, eval_every=23)
+    return dataclasses.replace(fast_cpu_preset(base), epochs=4.0, batch_size=4, eval_every=23, time_budget_minutes=0.0)
 
 
 def preset_config(key: str, current: TrainConfig, runs_dir: str | Path) -> TrainConfig:
@@ -84,13 +84,16 @@ def command_line(config: TrainConfig) -> str:
     return shlex.join(["bert-explorer", "train", *config.to_cli_args()])
 
 
-RECIPE_FIELDS = ("learning_rate", "batch_size", "epochs", "max_steps", "max_seq_length", "warmup_ratio",
+RECIPE_FIELDS = ("learning_rate", "batch_size", "epochs", "max_steps", "time_budget_minutes", "max_seq_length",
+                 "warmup_ratio",
                  "weight_decay", "gradient_accumulation_steps", "dropout", "doc_stride", "max_query_length")
 
 
 def _recipe_text(config: TrainConfig) -> str:
     steps = f"max_steps {config.max_steps}" if config.max_steps else f"{config.epochs:g} epoch" + \
         ("s" if config.epochs != 1 else "")
+    if config.time_budget_minutes:
+        steps = f"{config.time_budget_minutes:g} min (at most {steps})"
     return (f"lr {config.resolved_learning_rate():g}, batch {config.batch_size}, {steps}, "
             f"max_seq_length {config.resolved_max_seq_length()}")
 

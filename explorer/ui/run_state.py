@@ -254,6 +254,8 @@ class RunState:
             self.step = int(step)
             self.epoch = _num(ev.get("epoch")) or self.epoch
             self.elapsed = _num(ev.get("elapsed")) or self.elapsed
+            if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
+                self.steps_total = int(_num(ev.get("steps_total")))
             for name in TRAIN_SERIES:
                 if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
                     self.series.setdefault(name, Series()).append(step, _nonfinite(ev[name]))

@@ -42,6 +42,7 @@ class TrainConfig:
     run_id: str = ""                # empty = generated (timestamp + model + task)
     epochs: float = 3.0
     max_steps: int = 0              # > 0 overrides epochs
+    time_budget_minutes: float = 0.0     # > 0: end when the training steps have taken this long (lr follows the clock)
     batch_size: int = 32
     gradient_accumulation_steps: int = 1
     learning_rate: float | None = None   # None = the task's default (core/task_facts.py)
@@ -114,6 +115,8 @@ class TrainConfig:
         for name in ("batch_size", "gradient_accumulation_steps"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not self.time_budget_minutes >= 0:
+            raise ConfigError(f"time_budget_minutes must be >= 0, got {self.time_budget_minutes}")
         if self.max_steps <= 0 and self.epochs <= 0:
             raise ConfigError("give epochs > 0 or max_steps > 0")
         if not 0 <= self.warmup_ratio < 1:
@@ -185,6 +188,9 @@ FIELD_HELP: dict[str, str] = {
     "run_id": "name of the run folder; empty = generated from time, model and task",
     "epochs": "passes over the training data (ignored when --max-steps > 0)",
     "max_steps": "optimizer steps to run; 0 = use --epochs instead",
+    "time_budget_minutes": "end the run when its training steps have taken this many minutes (evaluations and "
+                           "saves not counted); the learning rate then warms up and decays to 0 over the budget "
+                           "instead of over the steps (epochs / max_steps stay an upper bound); 0 = no budget",
     "batch_size": "examples (QA: windows) per micro-batch",
     "gradient_accumulation_steps": "micro-batches per optimizer step (effective batch = batch_size x this)",
     "learning_rate": f"peak AdamW learning rate; default: {defaults_help('default_learning_rate')}",

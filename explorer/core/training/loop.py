@@ -148,7 +148,8 @@ def run_epochs(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
         set_rng_state(run.state["rng"])
     run.model.train()
     clip = cfg.max_grad_norm if cfg.max_grad_norm > 0 else float("inf")
-    while p.step < run.steps_total:
+    run.clock.start()
+    while p.step < run.steps_total and not run.budget_spent():
         loader = run.epoch_loader()
         for i, batch in enumerate(loader):
             # -- one micro-batch ---------------------------------------------------------------
@@ -170,21 +171,34 @@ def run_epochs(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
             run.scheduler.step()
             p.step += 1
             run.control.step = p.step
-            if p.step % cfg.log_every == 0 or p.step == run.steps_total:
+            done = p.step >= run.steps_total or run.budget_spent()
+            if p.step % cfg.log_every == 0 or done:
                 meter.emit(lr_used)
             stop = stop_requested(run)
-            if p.step >= run.steps_total or stop:
-                return stop and p.step < run.steps_total
-            # -- evaluate / save ---------------------------------------------------------------
+            if done or stop:
+                run.clock.pause()
+                return not done
+            # -- evaluate / save (outside the time budget) ------------------------------------
             if cfg.eval_every and p.step % cfg.eval_every == 0:
-                keeper.save(evaluate_now(run))
+                with run.clock.paused():
+                    keeper.save(evaluate_now(run))
                 meter.restart_clock()
             elif cfg.save_every and p.step % cfg.save_every == 0:
-                keeper.save(None)
+                with run.clock.paused():
+                    keeper.save(None)
                 meter.restart_clock()
         p.epoch += 1
         p.batches_done = 0
+    run.clock.pause()
     return False
+
+
+def budget_fields(run: TrainingRun) -> dict:
+    """Extra ``step`` fields of a time-budgeted run: ``train_seconds`` (the clock) and ``steps_total``, the
+    steps now expected to fit in the budget (the UI's progress and ETA follow it); {} without a budget."""
+    if run.budget_seconds <= 0:
+        return {}
+    return {"train_seconds": run.clock.seconds(), "steps_total": run.planned_steps()}
 
 
 def stop_requested(run: TrainingRun) -> bool:
@@ -240,6 +254,6 @@ class StepMeter:
         run.writer.emit("step", step=step, epoch=step / run.plan["steps_per_epoch"], loss=loss_value, lr=lr_used,
                         grad_norm=norm_value,
                         samples_per_second=self.samples * run.accelerator.num_processes / max(now - self.t_log, 1e-9),
-                        elapsed=run.elapsed())
+                        elapsed=run.elapsed(), **budget_fields(run))
         self.loss_sum.zero_()
         self.micro, self.samples, self.t_log = 0, 0, now

@@ -90,6 +90,33 @@ def build_scheduler(optimizer: torch.optim.Optimizer, *, warmup_steps: int, tota
     return torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup_steps, total_steps))
 
 
+def time_schedule(warmup_ratio: float, budget_seconds: float, clock):
+    """lr multiplier by training time: the linear warmup + linear decay of :func:`linear_schedule` with
+    the fraction of the time budget spent, ``f = clock() / budget_seconds``, in place of the fraction of
+    steps done: f / warmup_ratio while f < warmup_ratio, then (1 - f) / (1 - warmup_ratio), 0 from f = 1.
+
+    Used when a run has ``time_budget_minutes`` (a fixed wall-clock budget, as on a CPU where the number
+    of steps that fit is not known in advance): the learning rate reaches 0 when the budget is spent,
+    whatever the machine's speed. The step argument is ignored.
+
+    Args:
+        warmup_ratio: the share of the budget spent warming up, in [0, 1).
+        budget_seconds: the budget, > 0.
+        clock: a callable giving the training seconds so far (explorer.core.training.clock.TrainClock.seconds).
+    """
+    def factor(_step: int) -> float:
+        f = min(1.0, max(0.0, clock() / budget_seconds))
+        if f < warmup_ratio:
+            return f / warmup_ratio
+        return max(0.0, (1.0 - f) / max(1e-12, 1.0 - warmup_ratio))
+    return factor
+
+
+def build_time_scheduler(optimizer: torch.optim.Optimizer, *, warmup_ratio: float, budget_seconds: float, clock):
+    """torch LambdaLR with :func:`time_schedule`; call ``step()`` once per optimizer step."""
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, time_schedule(warmup_ratio, budget_seconds, clock))
+
+
 def clip_gradients(parameters, max_norm: float) -> torch.Tensor:
     """Clip the global L2 norm of the gradients to ``max_norm`` (skipped when max_norm <= 0).
 

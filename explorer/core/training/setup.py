@@ -25,7 +25,8 @@ from explorer.core.training.config import TrainConfig
 from explorer.core.training.evaluation import eval_loader
 from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
-from explorer.core.training.recipe import build_optimizer, build_scheduler, warmup_steps_for
+from explorer.core.training.clock import TrainClock
+from explorer.core.training.recipe import build_optimizer, build_scheduler, build_time_scheduler, warmup_steps_for
 from explorer.core.training.tasks import Task, get_task
 from explorer.core.training.tasks.base import check_loaded_windows, load_note
 
@@ -82,6 +83,7 @@ class TrainingRun:
     state: dict | None = None       # training_state.pt when resuming
     resumed: bool = False
     t_start: float = field(default_factory=time.time)
+    clock: TrainClock = field(default_factory=TrainClock)   # seconds in training steps (time budget)
 
     @property
     def tokenizer(self):
@@ -90,6 +92,23 @@ class TrainingRun:
     @property
     def steps_total(self) -> int:
         return self.plan["steps_total"]
+
+    @property
+    def budget_seconds(self) -> float:
+        """The time budget in seconds; 0 when the run has none."""
+        return 60.0 * float(self.config.time_budget_minutes or 0.0)
+
+    def budget_spent(self) -> bool:
+        """A time-budgeted run has used its budget (the schedule's learning rate is then 0)."""
+        return self.budget_seconds > 0 and self.clock.seconds() >= self.budget_seconds
+
+    def planned_steps(self) -> int:
+        """The optimizer steps the run expects to do: steps_total, or for a time-budgeted run the steps that
+        fit in the budget at the speed so far (never above steps_total)."""
+        seconds, step = self.clock.seconds(), self.progress.step
+        if self.budget_seconds <= 0 or step <= 0 or seconds <= 0:
+            return self.steps_total
+        return min(self.steps_total, max(step, round(step * self.budget_seconds / seconds)))
 
     def elapsed(self) -> float:
         """Seconds of training, including the time before a resume."""
@@ -250,7 +269,12 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
     optimizer = build_optimizer(loaded.model, learning_rate=config.resolved_learning_rate(),
                                 weight_decay=config.weight_decay, betas=(config.adam_beta1, config.adam_beta2),
                                 eps=config.adam_epsilon)
-    scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=plan["steps_total"])
+    clock = TrainClock(float(state.get("train_seconds", 0.0)) if state else 0.0)
+    if config.time_budget_minutes > 0:
+        scheduler = build_time_scheduler(optimizer, warmup_ratio=config.warmup_ratio,
+                                         budget_seconds=60.0 * config.time_budget_minutes, clock=clock.seconds)
+    else:
+        scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=plan["steps_total"])
     model, optimizer = accelerator.prepare(loaded.model, optimizer)
     if config.fast_dropout and config.dropout > 0:
         enable_fast_dropout(accelerator.unwrap_model(model))
@@ -261,4 +285,4 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
         train_ex=train_ex, dev_ex=dev_ex, train_feats=train_feats, dev_feats=dev_feats,
         dev_loader=eval_loader(accelerator, dev_feats, config.batch_size) if dev_feats is not None else None,
         watch_items=task.watch_items(config, dev_ex), plan=plan, progress=progress, state=state, resumed=resume,
-        t_start=t_start)
+        t_start=t_start, clock=clock)
