@@ -92,6 +92,45 @@ def dev_scores(model, tokenizer, dev_file: str, n_questions: int, max_seq_length
     return {"exact_match": float(m.get("exact_match", m.get("exact"))), "f1": float(m["f1"]), "questions": len(ds)}
 
 
+def matmul_gflops(seconds: float = 3.0, n: int = 1024) -> float:
+    """The CPU's fp32 matmul rate in GFLOP/s: repeated n x n @ n x n products for about ``seconds``."""
+    import torch
+
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    torch.mm(a, b)
+    done, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        torch.mm(a, b)
+        done += 1
+    return 2 * n ** 3 * done / (time.perf_counter() - t0) / 1e9
+
+
+def train_flops_per_window(model_path: str, mean_tokens: float) -> float:
+    """Training FLOPs of one window of ``mean_tokens`` real tokens: 3 x (forward matmuls) = 6 x the encoder's
+    non-embedding weights x tokens, plus the attention products (q k^T and probs v: 4 x L^2 x hidden per
+    layer forward, x 3 with the backward). Padding is not counted: this is the useful work."""
+    from transformers import AutoConfig
+
+    c = AutoConfig.from_pretrained(model_path)
+    per_layer = 4 * c.hidden_size ** 2 + 2 * c.hidden_size * c.intermediate_size
+    weights = c.num_hidden_layers * per_layer
+    attention = c.num_hidden_layers * 4 * mean_tokens ** 2 * c.hidden_size
+    return 3 * (2 * weights * mean_tokens + attention)
+
+
+def mean_window_tokens(model_path: str, train_file, args) -> float:
+    """Mean real tokens per training window of the pool (run_qa.py windows, no padding)."""
+    from transformers import AutoTokenizer
+
+    from explorer.core.data.squad import load_squad
+
+    ds, _ = load_squad(str(train_file))
+    tok = AutoTokenizer.from_pretrained(model_path)
+    enc = run_qa_train_features(tok, list(ds["question"]), list(ds["context"]), list(ds["answers"]),
+                                args.max_seq_length, args.doc_stride, False)
+    return sum(len(x) for x in enc["input_ids"]) / len(enc["input_ids"])
+
+
 # ---- Hugging Face Trainer with run_qa.py-style preprocessing -------------------------------------
 def run_qa_train_features(tokenizer, questions, contexts, answers, max_len, stride, pad):
     """run_qa.py prepare_train_features (question first, only_second truncation, labels by offsets)."""
@@ -283,6 +322,15 @@ def main(argv=None) -> int:
         print(f"\nratios against {BASELINE} ({base:.2f} samples/s):")
         for v, r in results.items():
             print(f"  {v:22s} {r['samples_per_second'] / base:5.2f}x")
+    tokens = mean_window_tokens(model_path, tmp / "train.json", args)
+    per_window = train_flops_per_window(model_path, tokens)
+    peak = matmul_gflops()
+    print(f"\nuseful work: {tokens:.0f} real tokens per window on average, {per_window / 1e9:.1f} GFLOP per window "
+          f"(forward + backward); fp32 matmul rate of this CPU now: {peak:.0f} GFLOP/s (1024^3 torch.mm, "
+          f"{torch.get_num_threads()} threads; load {os.getloadavg()[0]:.2f})")
+    for v, r in results.items():
+        rate = r["samples_per_second"] * per_window / 1e9
+        print(f"  {v:22s} {rate:6.1f} GFLOP/s of useful work = {100 * rate / peak:4.1f}% of the matmul rate")
     return 0
 
 

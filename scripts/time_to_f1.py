@@ -91,6 +91,8 @@ def evaluate(args, snaps: Path) -> list[dict]:
     rows = []
     for snap in sorted(snaps.glob("step-*"), key=lambda p: int(p.name.split("-")[1])):
         rec = json.loads((snap / "snapshot.json").read_text())
+        if args.only and rec["step"] not in args.only:
+            continue
         out = snap / "eval"
         cmd = [sys.executable, "-m", "explorer", "eval", "--model", str(snap), "--data",
                str(DATA / "squad_v1.1" / "dev-part1.json"), "--cap", str(args.dev_questions), "--out", str(out),
@@ -123,6 +125,8 @@ def main() -> None:
     ap.add_argument("--save-every", type=int, default=50)
     ap.add_argument("--dev-questions", type=int, default=1000)
     ap.add_argument("--eval-only", action="store_true")
+    ap.add_argument("--only", type=lambda t: [int(x) for x in t.split(",")], default=None,
+                    help="evaluate only these snapshot steps, e.g. 150,300,470")
     ap.add_argument("extra", nargs="*", help="further train flags, after --")
     args = ap.parse_args()
     out = Path(args.out)

@@ -14,7 +14,7 @@ from explorer.paths import SAMPLES
 DEFAULT_WATCH = [{"question": "Where was Ada born?", "passage": "Ada Lovelace was born in London in 1815."}]
 PRESETS = (
     ("offline", "Offline default: bundled:minilm learns spans on the bundled answerable sample (fast CPU, 92 questions x 4 epochs)"),
-    ("fast_cpu", "Fast CPU settings (keep model and data)"),
+    ("fast_cpu", "Fast CPU settings: a 30-minute budget, batch 16, lr 1e-4 (keep model and data)"),
     ("paper", "Paper recipe (reset the settings, keep model and data)"),
     ("hub_squad2", "bert-base-uncased · SQuAD v2.0 from the hub (rajpurkar/squad_v2)"),
     ("hub_squad1", "bert-base-uncased · SQuAD v1.1 from the hub (rajpurkar/squad)"),

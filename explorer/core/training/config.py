@@ -285,13 +285,20 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
     return out
 
 
+FAST_CPU_MINUTES = 30.0
+
+
 def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
-    """Settings that make the small bundled encoder learn in minutes on a CPU (docs/formulas.md, speed facts):
-    max_seq_length 256, lr 1e-4, length-grouped batches, one epoch, and mixed precision "auto"
+    """Settings that make the small bundled encoder useful in half an hour on a CPU (docs/formulas.md, speed
+    facts; README, Benchmarks: the F1-by-minutes curve that chose them, ``scripts/time_to_f1.py``):
+    a 30-minute time budget (the learning rate warms up and decays to 0 over the budget, so the run ends
+    annealed whatever the machine's speed; at most 2 epochs), batch 16 (twice the updates of batch 32 for
+    the same windows), lr 1e-4, max_seq_length 256, length-grouped batches, and mixed precision "auto"
     (bf16 autocast only where bf16 matmul is fast: AMX CPUs, CUDA with bf16; on a CPU without
     AMX bf16 matmul is several times *slower* than fp32, so "auto" keeps fp32 there)."""
     return dataclasses.replace(base, mixed_precision="auto", max_seq_length=256, learning_rate=1e-4,
-                               epochs=1.0, length_grouping=True)
+                               batch_size=16, epochs=2.0, max_steps=0, time_budget_minutes=FAST_CPU_MINUTES,
+                               length_grouping=True)
 
 
 def settings_markdown() -> str:
