@@ -73,8 +73,8 @@ def member_data(record, params: dict | None = None) -> MemberData:
                      if isinstance(e.get("metrics"), dict) else None)
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
     last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
-    finals = {k: float(v) for k, v in (last or {}).get("metrics", {}).items()
-              if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
+    finals = {k: float(v) for k, v in (last or {}).get("metrics", {}).items()   # "total" is a count, not a metric
+              if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals)
 

@@ -107,7 +107,7 @@ class GroupView(QWidget):
                            f"varied {', '.join(group.varied)}")
         name = self.table_data.metric_name or "dev metric"
         others = [f"{k} {st.mean:.4g} ± {st.sd:.2g}" for k, st in final_metric_stats(self.members).items()
-                  if k != self.table_data.metric_name and st.n]
+                  if k not in (self.table_data.metric_name, "total") and st.n]
         self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
                              f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
                              + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
