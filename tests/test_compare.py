@@ -96,3 +96,32 @@ def test_cli_compare_bad_inputs_are_messages(tmp_path):
     bad.write_text("{")
     p = _cli(["--a", "x", "--b", "y", "--data", str(bad)])
     assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_path):
+    """8 real SQuAD 2.0 dev questions, two different tiny checkpoints: every 2x2 count adds up to 8, and a
+    question counts as right for an abstention exactly when its raw gold list is empty (official v2.0)."""
+    real = os.environ.get("EXPLORER_REAL_DATA")
+    if not real:
+        pytest.skip("EXPLORER_REAL_DATA is unset (the folder with squad_v2.0/dev-subset.json)")
+    from explorer.core.data.squad import gold_answers, load_squad
+    from explorer.core.decoding import decode_predictions
+    from explorer.core.inference import predict_squad
+    from explorer.core.models import load_model
+
+    dataset, _ = load_squad(os.path.join(real, "squad_v2.0", "dev-subset.json"))
+    dataset = dataset.select(range(8))
+    gold = gold_answers(dataset)
+    decs = []
+    for seed in (0, 1):
+        loaded = load_model(str(save_tiny_model(tmp_path / f"m{seed}", seed=seed)), task="qa")
+        feats, start, end = predict_squad(loaded, dataset, max_seq_length=128, doc_stride=32, max_query_length=32)
+        decs.append(decode_predictions(dataset, feats, start, end))
+    c = compare_decodings(*decs, gold, version="v2.0")
+    k = c.counts
+    assert k["both_right"] + k["only_a"] + k["only_b"] + k["both_wrong"] == 8
+    assert k["both_answered"] + k["only_a_answered"] + k["only_b_answered"] + k["both_abstained"] == 8
+    for q in c.questions:
+        if not q.answer_a:
+            assert q.exact_a == (1.0 if not gold[q.id] else 0.0)
+    assert c.metrics_a["exact_match"] == pytest.approx(100 * sum(q.exact_a for q in c.questions) / 8)

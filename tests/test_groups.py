@@ -147,6 +147,7 @@ def test_cli_group_runs_two_tiny_restarts_to_the_end(tmp_path):
     assert all(len(r.eval_values) >= 1 and r.metric_name for r in rows)
     configs = [json.loads((runs / r.run_id / "config.json").read_text()) for r in rows]
     assert [c["seed"] for c in configs] == [5, 6]
+    assert "group two: restarts, 2 runs" in p.stdout and "final best_f1: " in p.stdout   # the spread, printed
 
 
 def test_restart_seed_reaches_the_new_head(tmp_path):
@@ -168,3 +169,41 @@ def test_restart_seed_reaches_the_new_head(tmp_path):
         loaded = load_for_training(str(folder), get_task("pair"), 2, TrainConfig(task="pair", seed=seed), _Writer())
         heads.append(loaded.model.classifier.weight.detach().clone())
     assert not torch.equal(heads[0], heads[1]) and torch.equal(heads[0], heads[2])
+
+
+def test_rename_and_trash_a_group_folder(tmp_path):
+    g1, _ = groups.plan_restarts(TrainConfig(), "a", [1, 2])
+    g2, _ = groups.plan_restarts(TrainConfig(), "b", [1])
+    groups.write_group(tmp_path, g1)
+    groups.write_group(tmp_path, g2)
+    with pytest.raises(groups.GroupError, match="'b' already exists"):
+        groups.rename_group(tmp_path, "a", "b")
+    with pytest.raises(groups.GroupError, match="has no group.json"):
+        groups.rename_group(tmp_path, "nope", "c")
+    path = groups.rename_group(tmp_path, "a", "c")
+    renamed = groups.load_group_file(path)
+    assert renamed.name == "c" and renamed.run_ids == ["a-01", "a-02"]      # members keep their run ids
+    assert sorted(g.name for g in groups.list_groups(tmp_path)[0]) == ["b", "c"]
+    first = groups.trash_group_folder(tmp_path, "c")
+    assert (first / "group.json").is_file() and not (tmp_path / ".groups" / "c").exists()
+    groups.write_group(tmp_path, groups.plan_restarts(TrainConfig(), "c", [5])[0])
+    second = groups.trash_group_folder(tmp_path, "c")                      # a second "c" keeps the first
+    assert second != first and (first / "group.json").is_file()
+    with pytest.raises(groups.GroupError, match="no folder"):
+        groups.trash_group_folder(tmp_path, "c")
+
+
+def test_cli_group_summary_prints_the_spread_of_every_final_metric(tmp_path):
+    g, _ = groups.plan_restarts(TrainConfig(task="pair"), "s", [1, 2, 3])
+    groups.write_group(tmp_path, g)
+    _fake_run(tmp_path, "s-01", [(0, 0.5), (10, 0.70)])
+    _fake_run(tmp_path, "s-02", [(0, 0.5), (10, 0.80)], finished=False)     # killed: its last evaluation counts
+    p = _cli(["group", "--group", "s", "--summary", "--output-dir", str(tmp_path)])
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "group s: restarts, 3 runs, varied seed"
+    assert "s-03" in lines[3] and "missing" in lines[3]
+    assert "final accuracy: 0.7500 ± 0.0707 (best 0.8000, worst 0.7000, n 2)" in lines
+    assert any("s-03: no run folder" in ln for ln in lines)
+    p = _cli(["group", "--group", "nope", "--summary", "--output-dir", str(tmp_path)])
+    assert p.returncode == 2 and "nope" in p.stderr and "Traceback" not in p.stderr

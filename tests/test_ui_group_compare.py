@@ -31,6 +31,8 @@ def test_group_view_restarts_band_table_and_report(qtbot, tmp_path):
     assert not view.heat_plot.isVisibleTo(view)
     view.band_mode.setCurrentIndex(1)   # ± sd
     assert "sd" in view.curves.plotItem.titleLabel.text
+    low, high = view.curves.viewRange()[1]
+    assert 0.4 < low < 0.5 and 0.9 < high < 1.0        # the data's range (0.5 .. 0.9 + sd), not down to 0
     view.table.sortItems(view.table_data.columns.index("best"), Qt.DescendingOrder)
     assert view.table.item(0, 0).text() == "r-03"
     folder = view.export_report(tmp_path / "rep")
@@ -69,7 +71,7 @@ class _Dec:
 
 
 def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
-    from explorer.ui.compare_view import CompareView
+    from explorer.ui.compare_view import COLUMNS, CompareView
 
     gold = {"q1": ["Paris"], "q2": ["Ada"], "q3": []}
     a = {"q1": _Dec("Paris", 1), "q2": _Dec("Bob", 1), "q3": _Dec("x", -1)}
@@ -80,6 +82,8 @@ def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
     qtbot.addWidget(view)
     view.set_comparison(c)
     assert view.table.rowCount() == 2 and "only A 1 | only B 1" in view.header.text()
+    em = [view.table.item(0, COLUMNS.index(c)).text() for c in ("EM A", "EM B")]
+    assert sorted(em) == ["0", "1"]                                      # one right, the other wrong
     with qtbot.waitSignal(view.question_requested, timeout=1000) as sig:
         view.table.cellDoubleClicked.emit(0, 1)
     assert sig.args[0] in ("capital?", "who?") and sig.args[1] in ("Paris is the capital.", "Ada wrote.")
@@ -102,13 +106,18 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
     (tmp_path / ".groups" / "broken" / "group.json").write_text("[]")
     tab = GroupsTab(tmp_path)
     qtbot.addWidget(tab)
-    assert tab.tree.topLevelItemCount() == 1
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)   # read off the GUI thread
     top = tab.tree.topLevelItem(0)
     assert [top.child(i).text(1) for i in range(top.childCount())] == ["finished", "crashed", "missing"]
     assert top.child(0).text(2) == "0.8"
     assert "broken" in tab.message.text() and "not an object" in tab.message.text()
-    tab.tree.setCurrentItem(top)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):   # read off the GUI thread
+        tab.tree.setCurrentItem(top)
     assert tab.view.group.name == "r" and tab.view.table.rowCount() == 3
+    (tmp_path / ".groups" / "r" / "group.json").write_text("{")
+    tab.show_group("r")
+    qtbot.waitUntil(lambda: "not valid JSON" in tab.message.text(), timeout=10_000)
+    assert tab.view.group.name == "r" and "GroupError" not in tab.message.text()
 
 
 def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
@@ -145,9 +154,16 @@ def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path
     group, configs = tab.plan_group("restarts", TrainConfig(task="pair", output_dir="/elsewhere"))
     assert [c.run_id for c in configs] == ["seeds-01", "seeds-02"] and {c.output_dir for c in configs} == {str(tmp_path)}
     assert load_group_file(tmp_path / ".groups" / "seeds" / "group.json").seeds == [c.seed for c in configs]
-    assert tab.tree.topLevelItemCount() == 1
+    qtbot.waitUntil(lambda: tab.tree.topLevelItemCount() == 1, timeout=10_000)
     with pytest.raises(ValueError, match="already exists"):
         tab.plan_group("restarts", TrainConfig())
     tab.group_name.setText("grid")
     _, grid = tab.plan_group("grid", TrainConfig())
     assert len(grid) == 24
+    tab.group_name.setText("listed")
+    tab.seeds.setText("7, 8 9")
+    group, configs = tab.plan_group("restarts", TrainConfig())
+    assert [c.seed for c in configs] == [7, 8, 9] and group.seeds == [7, 8, 9]
+    tab.seeds.setText("7,x")
+    with pytest.raises(ValueError, match="'x' is not a whole number"):
+        tab.plan_group("restarts", TrainConfig())

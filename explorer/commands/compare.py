@@ -113,6 +113,8 @@ def run(args) -> int:
     result = compare_decodings(*decodings, gold_answers(dataset), questions=dict(zip(dataset["id"], dataset["question"])),
                                contexts=dict(zip(dataset["id"], dataset["context"])),
                                version=version, tau_a=args.tau_a, tau_b=args.tau_b, label_a=args.a, label_b=args.b)
+    result.settings = {k: getattr(args, k) for k in ("max_seq_length", "doc_stride", "max_query_length",
+                                                      "n_best_size", "max_answer_length")}
     if args.out:
         from explorer.core.reports import write_comparison_report
 

@@ -6,6 +6,7 @@ Usage::
     bert-explorer group --group mrpc-seeds --seeds 1,2,3 --config run.json
     bert-explorer group --group squad-grid --grid paper --config run.json [--seeds 1,2]
     bert-explorer group ... --plan-only        # write group.json and the member configs, start nothing
+    bert-explorer group --group mrpc-seeds --summary [--output-dir RUNS]   # the spread of a group's runs
 
 Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
 (explorer/core/groups.py) is written before the first member starts; then the members run one after
@@ -43,9 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="paper: batch_size 16,32 x learning_rate 5e-5..2e-5 x epochs 2,3,4 (24 runs per seed)")
     g.add_argument("--plan-only", action="store_true",
                    help="write group.json and the member configs, print the train commands, start nothing")
+    g.add_argument("--summary", action="store_true",
+                   help="print the group's per-run table and the mean ± sd (best, worst) of every final dev metric "
+                        "of an existing group in --output-dir; start nothing")
 
 
-GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only")
+GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary")
 
 
 def _seed_list(text: str) -> list[int]:
@@ -98,10 +102,39 @@ def write_member_configs(runs_dir: Path, group, configs) -> list[Path]:
     return paths
 
 
+def summary_lines(runs_dir: Path, name: str) -> list[str]:
+    """The group's table (one line per member: status, varied settings, final and best dev metric) and one
+    line per final dev metric: mean ± sd (best, worst, n) over the members. Raises GroupError."""
+    from explorer.core.group_stats import final_metric_stats, group_table
+    from explorer.core.groups import load_group_data
+
+    group, members, notes = load_group_data(runs_dir, name)
+    table = group_table(members, list(group.varied))
+    lines = [f"group {group.name}: {group.kind}, {len(members)} runs, varied {', '.join(group.varied)}"]
+    for row in table.rows:
+        params = " ".join(f"{k}={row[k]}" for k in group.varied)
+        lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.metric_name} "
+                     f"{row['final']:.4f}  best {row['best']:.4f}")
+    for metric, st in final_metric_stats(members).items():
+        lines.append(f"final {metric}: {st.text(4)}")
+    return lines + [f"note: {n}" for n in notes]
+
+
 def run(args: argparse.Namespace) -> int:
     """Plan, write the group, run the members in turn; the exit code as in the module docstring."""
     from explorer.core.errors import ConfigError
     from explorer.core.groups import GroupError, write_group
+
+    if args.summary:
+        from explorer.paths import default_runs_dir
+
+        runs_dir = Path(args.output_dir).expanduser() if args.output_dir else default_runs_dir()
+        try:
+            print("\n".join(summary_lines(runs_dir, args.group_name)))
+        except GroupError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
 
     try:
         group, configs, runs_dir = plan(args)
@@ -128,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
             return 130
         if rc != 0:
             failed.append(f"{member.run_id} (exit {rc})")
+    print("\n".join(summary_lines(runs_dir, group.name)))
     if failed:
         print(f"group {group.name}: {len(failed)} of {len(commands)} member(s) did not finish: {', '.join(failed)}",
               file=sys.stderr)

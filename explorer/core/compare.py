@@ -50,7 +50,9 @@ class QuestionComparison:
 class Comparison:
     """Result of :func:`compare_decodings`. ``counts`` keys: both_right, only_a, only_b, both_wrong, and
     for v2.0 both_answered, only_a_answered, only_b_answered, both_abstained. ``metrics_a``/``metrics_b``:
-    exact_match and f1 in percent over the questions (the official totals at the given tau)."""
+    exact_match and f1 in percent over the questions (the official totals at the given tau). ``settings``: the
+    window and decoding settings both checkpoints ran with (max_seq_length, doc_stride, max_query_length,
+    n_best_size, max_answer_length), so a question can be probed again the same way."""
 
     version: str
     label_a: str
@@ -61,6 +63,7 @@ class Comparison:
     counts: dict[str, int] = field(default_factory=dict)
     metrics_a: dict[str, float] = field(default_factory=dict)
     metrics_b: dict[str, float] = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)   # max_seq_length, doc_stride, ... the decodings used
 
     def disagreements(self) -> list[QuestionComparison]:
         """The questions whose answers differ, sorted by |f1_b - f1_a| (largest first), then by id order."""
@@ -141,7 +144,8 @@ def comparison_to_dict(c: Comparison) -> dict:
     """JSON-ready dict of a Comparison (``comparison.json`` of a report folder; read by the Compare view)."""
     rows = [{**{k: getattr(q, k) for k in QuestionComparison.__dataclass_fields__}} for q in c.questions]
     return {"version": c.version, "label_a": c.label_a, "label_b": c.label_b, "tau_a": c.tau_a, "tau_b": c.tau_b,
-            "counts": c.counts, "metrics_a": c.metrics_a, "metrics_b": c.metrics_b, "questions": rows}
+            "counts": c.counts, "metrics_a": c.metrics_a, "metrics_b": c.metrics_b, "settings": c.settings,
+            "questions": rows}
 
 
 def comparison_from_dict(data: dict, source: str = "comparison") -> Comparison:
@@ -152,6 +156,6 @@ def comparison_from_dict(data: dict, source: str = "comparison") -> Comparison:
         return Comparison(version=data["version"], label_a=data["label_a"], label_b=data["label_b"],
                           tau_a=float(data["tau_a"]), tau_b=float(data["tau_b"]), questions=rows,
                           counts=dict(data["counts"]), metrics_a=dict(data["metrics_a"]),
-                          metrics_b=dict(data["metrics_b"]))
+                          metrics_b=dict(data["metrics_b"]), settings=dict(data.get("settings") or {}))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{source}: not a comparison ({type(exc).__name__}: {exc})") from None

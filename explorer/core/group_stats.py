@@ -37,6 +37,7 @@ class MemberData:
     eval_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     loss_steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
     loss_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    final_metrics: dict = field(default_factory=dict)   # every finite metric of the last evaluation
 
     @property
     def final(self) -> float:
@@ -71,8 +72,20 @@ def member_data(record, params: dict | None = None) -> MemberData:
     es, ev = _series(events, "eval", lambda e: (e.get("metrics") or {}).get(name)
                      if isinstance(e.get("metrics"), dict) else None)
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
+    last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
+    finals = {k: float(v) for k, v in (last or {}).get("metrics", {}).items()   # "total" is a count, not a metric
+              if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name,
-                      eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv)
+                      eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals)
+
+
+def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:
+    """Stats over the members of every metric of their last evaluation (accuracy, f1, exact_match, ...),
+    in the order the metrics first appear; a member without that metric is left out of its n."""
+    names: list[str] = []
+    for m in members:
+        names += [k for k in m.final_metrics if k not in names]
+    return {k: stats(m.final_metrics.get(k) for m in members) for k in names}
 
 
 @dataclass

@@ -279,3 +279,49 @@ def load_group_data(runs_dir: str | Path, name: str):
         rows.append(member_data(record, st.member.params))
         notes.extend(f"{st.member.run_id}: {n}" for n in record.notes)
     return group, rows, notes
+
+
+# -- renaming and deleting ---------------------------------------------------------------------
+def _rewrite_name(path: Path, name: str) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["name"] = name
+    tmp = path.parent / f".{GROUP_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def rename_group(runs_dir: str | Path, old: str, new: str) -> Path:
+    """Rename a group: its folder ``.groups/<old>`` becomes ``.groups/<new>`` and group.json says the new
+    name. The member runs keep their folders and run ids (group.json lists them by run_id).
+
+    Returns the new group.json path. Raises GroupError for a bad or taken name or a missing group."""
+    new = check_group_name(new)
+    src, dst = group_dir(runs_dir, old), group_dir(runs_dir, new)
+    if not (src / GROUP_FILE).is_file():
+        raise GroupError(f"group {old!r} has no {GROUP_FILE} in {src}")
+    if dst.exists() and dst != src:
+        raise GroupError(f"group {new!r} already exists ({dst}); choose another name")
+    load_group_file(src / GROUP_FILE)          # refuse to rename a file that cannot be read back
+    if dst != src:
+        os.replace(src, dst)
+    _rewrite_name(dst / GROUP_FILE, new)
+    return dst / GROUP_FILE
+
+
+def trash_group_folder(runs_dir: str | Path, name: str, trash: str = ".trash") -> Path:
+    """Move ``.groups/<name>`` (group.json, member configs) to ``<runs_dir>/<trash>/groups/<name>`` (a time
+    suffix when taken); the member runs are the caller's (the Runs dock trashes them one by one).
+
+    Returns the new folder. Raises GroupError when the group folder does not exist."""
+    import shutil
+
+    src = group_dir(runs_dir, name)
+    if not src.is_dir():
+        raise GroupError(f"group {name!r}: no folder {src}")
+    target_root = Path(runs_dir) / trash / "groups"
+    target_root.mkdir(parents=True, exist_ok=True)
+    target = target_root / src.name
+    if target.exists():
+        target = target_root / f"{src.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    shutil.move(str(src), str(target))
+    return target

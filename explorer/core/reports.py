@@ -4,7 +4,8 @@ Figures (PNG) are drawn by the UI layer (explorer/ui/report_figures.py) into the
 Markdown links every ``*.png`` it finds there, so a report written without figures is still complete.
 
 Group folder: report.md, runs.csv (one row per member: run_id, status, varied settings, final, best),
-summary.csv (final/best mean, sd, best, worst, n), heatmap.csv (grid: x, y, mean, sd, low, high, n),
+summary.csv (final/best mean, sd, best, worst, n of the dev metric, and of every other metric of the last
+evaluation), heatmap.csv (grid: x, y, mean, sd, low, high, n),
 curves.csv (step, mean, low, high, n of the dev metric band).
 Comparison folder: report.md, comparison.json (core.compare.comparison_to_dict), questions.csv (every question), disagreements.csv (sorted by |F1 diff|),
 counts.csv.
@@ -18,7 +19,7 @@ import math
 from pathlib import Path
 
 from explorer.core.compare import comparison_to_dict
-from explorer.core.group_stats import GroupTable, HeatMap, mean_band
+from explorer.core.group_stats import GroupTable, HeatMap, final_metric_stats, mean_band
 
 
 def _fmt(v) -> str:
@@ -60,6 +61,9 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     write_csv(folder / "runs.csv", table.columns, table.rows)
     summary = [{"metric": f"{kind} {table.metric_name}", "mean": s.mean, "sd": s.sd, "best": s.best,
                 "worst": s.worst, "n": s.n} for kind, s in (("final", table.final), ("best", table.best))]
+    finals = final_metric_stats(members)
+    summary += [{"metric": f"final {name}", "mean": s.mean, "sd": s.sd, "best": s.best, "worst": s.worst, "n": s.n}
+                for name, s in finals.items() if name != table.metric_name]
     write_csv(folder / "summary.csv", ["metric", "mean", "sd", "best", "worst", "n"], summary)
     band = mean_band([(m.eval_steps, m.eval_values) for m in members], band_mode)
     write_csv(folder / "curves.csv", ["step", "mean", "low", "high", "n"],
@@ -70,6 +74,7 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
              f"{', '.join(map(str, group.seeds))}. Model {group.base.get('model', '?')}, task "
              f"{group.base.get('task', '?')}.", "",
              f"- final {table.metric_name}: {table.final.text()}", f"- best {table.metric_name}: {table.best.text()}",
+             *[f"- final {name}: {st.text(4)}" for name, st in finals.items() if name != table.metric_name],
              "", "## Runs", "", *_md_table(table.columns, table.rows), ""]
     if heat is not None:
         cells = [{heat.x_name: x, heat.y_name: y, "mean": heat.mean[iy, ix], "sd": heat.sd[iy, ix],

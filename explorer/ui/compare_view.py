@@ -3,7 +3,8 @@
 Shows each checkpoint's EM/F1, the agreement counts as bars (both right / only A / only B / both wrong;
 SQuAD 2.0 also answered / abstained), a scatter of per-question F1 (A on x, B on y) and the table of the
 questions where the answers differ, largest |F1 B - F1 A| first. Double-clicking a row emits
-``question_requested(question, passage)`` (the main window opens it in Spans & τ).
+``row_requested(QuestionComparison)`` (the Compare tab shows it for both checkpoints side by side,
+explorer/ui/compare_spans.py) and ``question_requested(question, passage)``.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/
 COUNT_LABELS = (("both_right", "both right"), ("only_a", "only A"), ("only_b", "only B"), ("both_wrong", "both wrong"),
                 ("both_answered", "both ans."), ("only_a_answered", "only A ans."),
                 ("only_b_answered", "only B ans."), ("both_abstained", "both abst."))   # answered / abstained
-COLUMNS = ("F1 B - A", "question", "gold", "answer A", "answer B", "F1 A", "F1 B", "id")
+COLUMNS = ("F1 B - A", "question", "gold", "answer A", "answer B", "EM A", "EM B", "F1 A", "F1 B", "id")
 
 
 class CompareView(QWidget):
     """``set_comparison(comparison)``; signal ``question_requested(str question, str passage)``."""
 
     question_requested = Signal(str, str)
+    row_requested = Signal(object)   # the QuestionComparison of the double-clicked row
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -46,7 +48,7 @@ class CompareView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.cellDoubleClicked.connect(self._open_row)
-        self.table.setToolTip("Double-click a question to open it in Spans & τ")
+        self.table.setToolTip("Double-click a question to see it in Spans & τ for both checkpoints, side by side")
         plots = QSplitter(Qt.Horizontal)
         plots.addWidget(self.bars)
         plots.addWidget(self.scatter)
@@ -104,7 +106,8 @@ class CompareView(QWidget):
         self.table.setRowCount(len(self.rows))
         for i, q in enumerate(self.rows):
             values = (f"{q.f1_diff:+.2f}", q.question, " | ".join(q.gold) or "(no answer)", q.answer_a or "(abstain)",
-                      q.answer_b or "(abstain)", f"{q.f1_a:.2f}", f"{q.f1_b:.2f}", q.id)
+                      q.answer_b or "(abstain)", f"{q.exact_a:.0f}", f"{q.exact_b:.0f}", f"{q.f1_a:.2f}", f"{q.f1_b:.2f}",
+                      q.id)
             for j, v in enumerate(values):
                 self.table.setItem(i, j, QTableWidgetItem(v))
         self.table.resizeColumnsToContents()
@@ -114,6 +117,7 @@ class CompareView(QWidget):
     def _open_row(self, row: int, _column: int = 0) -> None:
         if 0 <= row < len(self.rows):
             q = self.rows[row]
+            self.row_requested.emit(q)
             self.question_requested.emit(q.question, q.context)
 
     def export_png(self, path: str | Path) -> bool:

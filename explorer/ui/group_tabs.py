@@ -5,7 +5,8 @@ Groups tab: the run groups of the runs folder (explorer/core/groups.py), one exp
 report folder. Compare tab: checkpoint A, B, a SQuAD dev file and a cap; "Compare" runs
 ``python -m explorer compare ... --out <folder>`` as a child process (the forward passes never run in
 the GUI process) and shows the folder's comparison.json in a CompareView; a double-click on a
-disagreement opens the question in Spans & τ.
+disagreement opens the question in Spans & τ for both checkpoints side by side (PairSpansView, the
+"A | B" page), from where either side opens in the Spans & τ inspector.
 """
 
 from __future__ import annotations
@@ -17,24 +18,30 @@ from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
-    QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+    QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.paths import REPO_ROOT
+from explorer.ui.compare_spans import PairSpansView
 from explorer.ui.compare_view import CompareView
 from explorer.ui.group_view import GroupView
+from explorer.ui.tasks import run_in_thread
 
 
 class GroupsTab(QWidget):
     """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView.
 
     ``queue_requested(kind)`` ("restarts" | "grid"): the user asked for a new group (install() plans it
-    from the Launch tab's settings with :meth:`plan_group` and queues it)."""
+    from the Launch tab's settings with :meth:`plan_group` and queues it). ``group_shown(name)``: a group
+    read off the GUI thread is on screen."""
 
     queue_requested = Signal(str)
+    group_shown = Signal(str)   # a group read by show_group is on screen
+    listed = Signal()           # the list of groups was re-read
 
     def __init__(self, runs_dir: str | Path, parent=None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
+        self.request = self.list_request = 0
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -47,6 +54,10 @@ class GroupsTab(QWidget):
         self.restarts.setRange(1, 100)
         self.restarts.setValue(3)
         self.restarts.setSuffix(" restarts")
+        self.seeds = QLineEdit()
+        self.seeds.setPlaceholderText("seeds, e.g. 1,2,3 (empty: generated)")
+        self.seeds.setToolTip("The restarts' seeds (their count wins over the restarts box); for the grid, every "
+                              "point runs once per seed. Empty: generated from the Launch tab's seed.")
         self.queue_restarts, self.queue_grid = QPushButton("Queue restarts"), QPushButton("Queue paper grid")
         for b in (self.queue_restarts, self.queue_grid):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
@@ -64,6 +75,7 @@ class GroupsTab(QWidget):
         queue.addWidget(self.group_name, 1)
         queue.addWidget(self.restarts)
         lay.addLayout(queue)
+        lay.addWidget(self.seeds)
         queue2 = QHBoxLayout()
         queue2.addWidget(self.queue_restarts)
         queue2.addWidget(self.queue_grid)
@@ -81,30 +93,40 @@ class GroupsTab(QWidget):
         main.addWidget(split)
         self.refresh()
 
-    def refresh(self) -> None:
-        """Re-read the groups (a broken group.json is a line under the list, never an error dialog)."""
-        from explorer.core.groups import list_groups, read_group
+    def refresh(self) -> int:
+        """Re-read the groups on a worker thread (a broken group.json is a line under the list, never an
+        error dialog); ``listed`` follows. Returns the request number (older answers are dropped)."""
+        self.list_request += 1
+        request = self.list_request
+        run_in_thread(read_groups, self.runs_dir, owner=self,
+                      on_done=lambda data, r=request: self._fill_tree(r, *data),
+                      on_error=lambda msg, _tb: self.message.setText(f"Cannot read the groups: {msg}"))
+        return request
 
+    def _fill_tree(self, request: int, listing: list, notes: list[str]) -> None:
+        if request != self.list_request:
+            return
+        current = self.tree.currentItem()
+        keep = current.data(0, Qt.UserRole) if current is not None else None
+        self.tree.blockSignals(True)
         self.tree.clear()
-        groups, notes = list_groups(self.runs_dir)
-        for g in groups:
+        for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
             top.setData(0, Qt.UserRole, g.name)
-            try:
-                _, states = read_group(self.runs_dir, g.name)
-            except ValueError as exc:
-                notes.append(str(exc))
-                states = []
             for st in states:
                 best = st.summary.metric_value if st.summary and st.summary.metric_value is not None else None
                 child = QTreeWidgetItem([st.member.run_id, st.status, "" if best is None else f"{best:.4g}"])
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
+            if g.name == keep:
+                self.tree.setCurrentItem(top)
+        self.tree.blockSignals(False)
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
         self.message.setText("\n".join(notes) if notes else
-                             ("" if groups else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+                             ("" if listing else "No groups yet: `bert-explorer group --group NAME --restarts 3 ...`"))
+        self.listed.emit()
 
     def plan_group(self, kind: str, base):
         """(Group, configs) for a new group from ``base`` (a TrainConfig), written to group.json; the
@@ -115,24 +137,52 @@ class GroupsTab(QWidget):
 
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
         name = self.group_name.text().strip()
+        seeds = parse_seeds(self.seeds.text())
         if kind == "grid":
-            group, configs = plan_grid(base, name)
+            group, configs = plan_grid(base, name, seeds or None)
         else:
-            group, configs = plan_restarts(base, name, generate_seeds(self.restarts.value(), seed=base.seed))
+            group, configs = plan_restarts(base, name, seeds or generate_seeds(self.restarts.value(), seed=base.seed))
         write_group(self.runs_dir, group)
         self.refresh()
         return group, configs
 
-    def show_group(self, name: str) -> None:
-        """Load and show one group (members missing or killed are rows with that status)."""
-        from explorer.core.groups import GroupError, load_group_data
+    def show_group(self, name: str) -> int:
+        """Read one group on a worker thread (every member's events: long runs take a while) and show it;
+        members missing or killed are rows with that status. Returns the request number; ``group_shown``
+        follows (an older request's answer is dropped)."""
+        from explorer.core.groups import load_group_data
 
-        try:
-            group, members, notes = load_group_data(self.runs_dir, name)
-        except GroupError as exc:
-            self.message.setText(str(exc))
+        self.request += 1
+        request = self.request
+        self.message.setText(f"Reading group {name}…")
+        run_in_thread(load_group_data, self.runs_dir, name, owner=self,
+                      on_done=lambda data, r=request: self._group_read(r, data),
+                      on_error=lambda msg, _tb, r=request: self._group_failed(r, msg))
+        return request
+
+    def _group_read(self, request: int, data) -> None:
+        if request != self.request:
             return
+        group, members, notes = data
         self.view.set_group(group, members, notes)
+        self.message.setText("")
+        self.group_shown.emit(group.name)
+
+    def _group_failed(self, request: int, message: str) -> None:
+        if request == self.request:   # GroupError: the file and what was wrong
+            self.message.setText(message.split(": ", 1)[1] if message.startswith("GroupError: ") else message)
+
+    def select_group(self, name: str) -> None:
+        """Select the group's row here (and show it); a group not listed yet is read and shown anyway."""
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(0, Qt.UserRole) == name:
+                if self.tree.currentItem() is item and self.view.group is not None and self.view.group.name == name:
+                    self.show_group(name)   # re-read: members may have moved on since
+                else:
+                    self.tree.setCurrentItem(item)
+                return
+        self.show_group(name)
 
     def _selected(self) -> None:
         items = self.tree.selectedItems()
@@ -147,6 +197,20 @@ class GroupsTab(QWidget):
         if folder:
             out = self.view.export_report(Path(folder) / f"group-{self.view.group.name}")
             self.message.setText(f"Wrote {out / 'report.md'}")
+
+
+def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
+    """([(Group, [MemberState])], notes) of a runs folder (worker thread: reads every member's events)."""
+    from explorer.core.groups import list_groups, read_group
+
+    groups, notes = list_groups(runs_dir)
+    listing = []
+    for g in groups:
+        try:
+            listing.append(read_group(runs_dir, g.name))
+        except ValueError as exc:
+            notes.append(str(exc))
+    return listing, notes
 
 
 class CompareTab(QWidget):
@@ -177,17 +241,27 @@ class CompareTab(QWidget):
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.status, 1)
         self.view = CompareView()
+        self.pair = PairSpansView()
+        self.pages = QTabWidget()
+        self.pages.addTab(self.view, "Questions")
+        self.pages.addTab(self.pair, "Spans && τ: A | B")
+        self.view.row_requested.connect(self.open_row)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addLayout(buttons)
-        lay.addWidget(self.view, 1)
+        lay.addWidget(self.pages, 1)
         self.process: QProcess | None = None
         self.out_dir: Path | None = None
         self.stderr = ""
 
+    def open_row(self, row) -> int:
+        """Show one question of the comparison for both checkpoints side by side (the A | B page)."""
+        self.pages.setCurrentWidget(self.pair)
+        return self.pair.open_row(self.view.comparison, row)
+
     def command(self, out_dir: Path) -> list[str]:
         """The child command: ``python -m explorer compare --a A --b B --data D [--cap N] --out DIR --json``."""
-        args = ["-m", "explorer", "compare", "--a", self.a.text().strip(), "--b", self.b.text().strip(),
+        args = ["-m", "explorer", "compare", "--a", _source(self.a.text()), "--b", _source(self.b.text()),
                 "--data", self.data.text().strip(), "--out", str(out_dir), "--json"]
         if self.cap.value():
             args += ["--cap", str(self.cap.value())]
@@ -235,7 +309,12 @@ class CompareTab(QWidget):
             self.status.setText(f"cannot read {path}: {exc}")
             return False
         self.view.set_comparison(comparison)
-        self.status.setText(f"{len(comparison.disagreements())} disagreements; double-click one to open it in Spans & τ")
+        for field, label in ((self.a, comparison.label_a), (self.b, comparison.label_b)):
+            if not field.text().strip():   # what was compared, so "Compare" reruns it
+                field.setText(label)
+        self.pages.setCurrentWidget(self.view)
+        self.status.setText(f"{len(comparison.disagreements())} disagreements; double-click one to see it in "
+                            "Spans & τ for both checkpoints")
         return True
 
     def _ask_export(self) -> None:
@@ -248,28 +327,63 @@ class CompareTab(QWidget):
             self.status.setText(f"Wrote {out / 'report.md'}")
 
 
+def parse_seeds(text: str) -> list[int]:
+    """'1, 2,3' -> [1, 2, 3]; '' -> []. Raises GroupError naming the part that is not a whole number."""
+    from explorer.core.groups import GroupError
+
+    out = []
+    for part in text.replace(";", ",").replace(" ", ",").split(","):
+        if part:
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise GroupError(f"seeds: {part!r} is not a whole number (write e.g. 1,2,3)") from None
+    return out
+
+
+def _source(text: str) -> str:
+    """A local folder as an absolute path (the child runs in the repository folder), else the text."""
+    text = text.strip()
+    return str(Path(text).expanduser().resolve()) if text and Path(text).expanduser().exists() else text
+
+
 def install(window) -> tuple[GroupsTab, CompareTab]:
     """Add the Groups and Compare tabs to the main window; a disagreement opens in Spans & τ."""
     groups, compare = GroupsTab(window.runs_dir), CompareTab()
     window.tabs.addTab(groups, "Groups")
     window.tabs.addTab(compare, "Compare")
 
-    def open_question(question: str, passage: str) -> None:
+    def open_question(source: str, question: str, passage: str) -> None:
+        """One side of the A | B page in the Spans & τ inspector (its model loaded first when another)."""
         hub = getattr(window, "hub", None)
         if hub is None:
             window.show_message("The inspectors are not available.")
             return
+        window._inspector_opened = True   # the inspectors' first visit must not load the bundled encoder over it
         window.tabs.setCurrentIndex(window.tabs.indexOf(hub.tabs()[1][1]))
-        if getattr(hub, "loaded", None) is None and compare.a.text().strip():
+        loaded = getattr(hub, "loaded", None)
+        if source and (loaded is None or getattr(loaded, "source", None) != source):
             def probe_when_loaded(_loaded) -> None:   # one shot: the model load is asynchronous
                 hub.model_changed.disconnect(probe_when_loaded)
                 hub.open_example(question, passage)
             hub.model_changed.connect(probe_when_loaded)
-            hub.open_model(compare.a.text().strip())
+            hub.open_model(source)
             return
         hub.open_example(question, passage)
 
-    compare.view.question_requested.connect(open_question)
+    compare.pair.inspector_requested.connect(open_question)
+
+    def show_group(name: str) -> None:   # a group row of the Runs dock: its curves and table
+        groups.select_group(name)
+        window.tabs.setCurrentWidget(groups)
+
+    def groups_changed() -> None:
+        groups.runs_dir = Path(window.runs_dir)
+        groups.refresh()
+
+    window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
+    window.runs.group_selected.connect(show_group)
+    window.runs.groups_changed.connect(groups_changed)
 
     def queue_group(kind: str) -> None:
         from explorer.core.groups import GroupError
@@ -279,6 +393,7 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
         except (GroupError, ValueError) as exc:
             groups.message.setText(str(exc))
             return
+        window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
         ids = window.launch(configs)
         groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
     QVBoxLayout, QWidget
 
-from explorer.core.group_stats import BAND_MODES, group_table, heat_map, mean_band
+from explorer.core.group_stats import BAND_MODES, final_metric_stats, group_table, heat_map, mean_band
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
 
@@ -106,8 +106,11 @@ class GroupView(QWidget):
         self.title.setText(f"<b>{group.name}</b>: {group.kind}, {len(self.members)} runs ({status}); "
                            f"varied {', '.join(group.varied)}")
         name = self.table_data.metric_name or "dev metric"
+        others = [f"{k} {st.mean:.4g} ± {st.sd:.2g}" for k, st in final_metric_stats(self.members).items()
+                  if k not in (self.table_data.metric_name, "total") and st.n]
         self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
-                             f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else ""))
+                             f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
+                             + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
         self.summary.setToolTip("\n".join(self.notes))
         self._fill_table()
         axes = [v for v in group.varied if v != "seed"] or list(group.varied)
@@ -152,6 +155,12 @@ class GroupView(QWidget):
             self.curves.addItem(pg.FillBetweenItem(low, high, brush=BAND_BRUSH))
             self.curves.plot(band.steps, band.mean, pen=MEAN_PEN, symbol="o", symbolSize=5,
                              symbolBrush="#1f5fa8", name="mean")
+        values = np.concatenate([m.eval_values for m in self.members] + [band.low, band.high])
+        values = values[np.isfinite(values)]
+        if len(values):   # the data's own range (a fill item would otherwise pull the axis down to 0)
+            low, high = float(values.min()), float(values.max())
+            pad = max((high - low) * 0.08, 1e-3)
+            self.curves.setYRange(low - pad, high + pad, padding=0)
         name = self.table_data.metric_name if self.table_data else ""
         with_points = sum(1 for m in self.members if len(m.eval_steps))
         self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "

@@ -467,8 +467,8 @@ class MainWindow(QMainWindow):
         """First visit of an inspector: load the bundled encoder and probe the classic example."""
         if self.hub is None or self._inspector_opened or index < 2:
             return
-        if any(self.tabs.widget(index) is w for _, w in getattr(self, "classify_pages", [])):
-            return  # Classify loads its own model
+        if not any(self.tabs.widget(index) is w for _, w in self.hub.tabs()):
+            return  # Classify loads its own model; Groups and Compare need none
         self._inspector_opened = True
         self.hub.open_model("bundled:minilm")
         ex = DEFAULT_WATCH[0]

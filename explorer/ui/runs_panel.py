@@ -6,16 +6,25 @@ several) shows them in Curves. Buttons: stop early, cancel, open the run folder,
 checkpoint in the inspectors, show the error of a failed run. The context menu adds rename (F2),
 delete (Delete; moved to the runs folder's .trash), and for finished runs "keep only best checkpoint"
 and "delete optimizer state" (sizes before and after). While the folder is read, the list says so.
+
+A run group (explorer/core/groups.py, ``<runs folder>/.groups/<name>/group.json``) is one expandable row:
+its status counts, its best dev metric as mean ± sd over the members (explorer.ui.group_rows) and its
+member runs as children. Selecting the group row emits ``group_selected(name)`` (the Groups tab shows its
+curves and table); selecting a member is selecting a run. Rename renames the group (its folder and
+group.json; the member runs keep their ids); delete moves the members and the group folder to .trash,
+after a confirmation.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence, QShortcut
+from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer,
+                            Signal)
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
-                               QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTableView,
+                               QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTreeView,
                                QVBoxLayout, QWidget)
 
+from explorer.ui.group_rows import GroupRow, group_of
 from explorer.ui.run_disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.run_names import set_display_name, short_names
 from explorer.ui.run_state import RunState, format_seconds
@@ -57,8 +66,11 @@ STATUS_TIPS = {
 }
 
 
-class RunsModel(QAbstractTableModel):
-    """Rows = RunState objects (shared with the curves; the model only reads them)."""
+class RunsModel(QAbstractItemModel):
+    """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/groups.py)
+    whose children are its member runs. ``rows`` holds every RunState (shared with the curves; the model
+    only reads them), grouped or not. Index ids: 0 for a top-level row, 1 + the group's position in
+    ``group_names`` for a member row."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -66,12 +78,92 @@ class RunsModel(QAbstractTableModel):
         self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.run_names)
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
+        self.groups: list = []                # core.groups.Group, oldest first
+        self.group_names: list[str] = []
+        self.group_of: dict[str, str] = {}    # member run_id -> group name
+        self.top: list[tuple[str, str]] = []  # ("run", run_id) | ("group", name)
+        self.kids: dict[str, list[str]] = {}  # group name -> listed member run ids, in group order
+
+    # ---- tree structure ------------------------------------------------------------------
+    def set_groups(self, groups: list) -> None:
+        """Replace the groups (a model reset: the panel keeps the selection and expansion)."""
+        self.beginResetModel()
+        self.groups = list(groups)
+        self.group_names = [g.name for g in self.groups]
+        self.group_of = group_of(self.groups)
+        self._rebuild()
+        self.endResetModel()
+        self.update_names()
+
+    def _rebuild(self) -> None:
+        listed = {s.run_id for s in self.rows}
+        self.kids = {g.name: [m.run_id for m in g.members if m.run_id in listed] for g in self.groups}
+        self.top = [("run", s.run_id) for s in self.rows if s.run_id not in self.group_of]
+        self.top += [("group", name) for name in self.group_names]
+
+    def group(self, name: str):
+        """The core.groups.Group of that name, or None."""
+        return next((g for g in self.groups if g.name == name), None)
+
+    def group_row(self, name: str) -> GroupRow | None:
+        """The group with its members' listed RunStates (None for a member not listed), or None."""
+        g = self.group(name)
+        return None if g is None else GroupRow(g, [self.find(m.run_id) for m in g.members])
+
+    def node(self, index) -> tuple[str, object] | None:
+        """("run", RunState) or ("group", GroupRow) of a source index; None when invalid."""
+        if not index.isValid():
+            return None
+        gid = index.internalId()
+        if gid == 0:
+            kind, key = self.top[index.row()]
+            return ("run", self.find(key)) if kind == "run" else ("group", self.group_row(key))
+        return "run", self.find(self.kids[self.group_names[gid - 1]][index.row()])
+
+    def run_index(self, run_id: str, column: int = 0) -> QModelIndex:
+        """The source index of a run's row (top level or under its group); invalid if not listed."""
+        name = self.group_of.get(run_id)
+        if name is not None and run_id in self.kids.get(name, []):
+            return self.createIndex(self.kids[name].index(run_id), column, id=self.group_names.index(name) + 1)
+        if ("run", run_id) in self.top:
+            return self.createIndex(self.top.index(("run", run_id)), column, id=0)
+        return QModelIndex()
+
+    def group_index(self, name: str, column: int = 0) -> QModelIndex:
+        """The source index of a group's row; invalid if no such group is listed."""
+        if ("group", name) in self.top:
+            return self.createIndex(self.top.index(("group", name)), column, id=0)
+        return QModelIndex()
+
+    def index(self, row, column, parent=QModelIndex()):  # noqa: A003 - Qt API
+        if column < 0 or column >= len(COLUMNS) or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, id=0) if row < len(self.top) else QModelIndex()
+        if parent.internalId() != 0:
+            return QModelIndex()
+        kind, key = self.top[parent.row()]
+        if kind != "group" or row >= len(self.kids.get(key, [])):
+            return QModelIndex()
+        return self.createIndex(row, column, id=self.group_names.index(key) + 1)
+
+    def parent(self, index=None):  # Qt API; without an index it is QObject.parent()
+        if index is None:
+            return super().parent()
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.group_index(self.group_names[index.internalId() - 1])
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
-        return 0 if parent.isValid() else len(self.rows)
+        if not parent.isValid():
+            return len(self.top)
+        if parent.internalId() != 0 or parent.column() != 0:
+            return 0
+        kind, key = self.top[parent.row()]
+        return len(self.kids.get(key, [])) if kind == "group" else 0
 
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
+        return len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
@@ -81,9 +173,12 @@ class RunsModel(QAbstractTableModel):
         return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
+        node = self.node(index)
+        if node is None or node[1] is None:
             return None
-        s = self.rows[index.row()]
+        if node[0] == "group":
+            return self._group_data(node[1], index.column(), role)
+        s = node[1]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(s, col)
@@ -93,6 +188,29 @@ class RunsModel(QAbstractTableModel):
             return QColor(STATUS_COLORS.get(s.status, "#222"))
         if role == Qt.ItemDataRole.ToolTipRole:
             return rich_tooltip(self._tooltip(s, col))
+        return None
+
+    def _group_data(self, row: GroupRow, col: int, role):
+        name = COLUMNS[col]
+        size = sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
+        if role == Qt.ItemDataRole.DisplayRole:
+            listed = [st for st in row.states if st is not None]
+            steps, total = sum(st.step for st in listed), sum(st.steps_total for st in listed)
+            seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != "queued")
+            return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_text(),
+                    "Size": format_size(size) if size else "", "Task": row.task, "Model": row.model,
+                    "Step": f"{steps}/{total}" if total else "",
+                    "Duration": format_seconds(seconds) if seconds else ""}.get(name, "")
+        if role == Qt.ItemDataRole.UserRole:
+            return {"Run": row.sort_name(), "Best dev": row.best_sort_key(), "Size": size}.get(name, "")
+        if role == Qt.ItemDataRole.ForegroundRole and name == "Status":
+            return QColor(STATUS_COLORS.get(row.colour_status(), "#222"))
+        if role == Qt.ItemDataRole.FontRole and name == "Run":
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return rich_tooltip(row.tooltip())
         return None
 
     def _tooltip(self, s: RunState, col: int) -> str:
@@ -155,40 +273,68 @@ class RunsModel(QAbstractTableModel):
         return self._text(s, col)
 
     def upsert(self, state: RunState) -> None:
-        """Add a run or replace the row with the same run_id (names are recomputed when a run is new)."""
+        """Add a run or replace the row with the same run_id (names are recomputed when a run is new); a
+        member of a listed group goes under its group row, in group order."""
         for i, s in enumerate(self.rows):
             if s.run_id == state.run_id:
                 self.rows[i] = state
-                self.dataChanged.emit(self.index(i, 0), self.index(i, len(COLUMNS) - 1))
+                self.refresh(state.run_id)
                 return
-        self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows))
-        self.rows.append(state)
+        name = self.group_of.get(state.run_id)
+        if name is not None:
+            order = [m.run_id for m in self.group(name).members]
+            kids = self.kids[name]
+            pos = sum(1 for r in kids if order.index(r) < order.index(state.run_id))
+            self.beginInsertRows(self.group_index(name), pos, pos)
+            self.rows.append(state)
+            kids.insert(pos, state.run_id)
+        else:
+            first_group = next((i for i, (kind, _) in enumerate(self.top) if kind == "group"), len(self.top))
+            self.beginInsertRows(QModelIndex(), first_group, first_group)
+            self.rows.append(state)
+            self.top.insert(first_group, ("run", state.run_id))
         self.endInsertRows()
         self.update_names()
 
     def remove(self, run_id: str) -> None:
-        for i, s in enumerate(self.rows):
-            if s.run_id == run_id:
-                self.beginRemoveRows(QModelIndex(), i, i)
-                del self.rows[i]
-                self.endRemoveRows()
-                self.update_names()
-                return
+        index = self.run_index(run_id)
+        if not index.isValid():
+            return
+        parent = self.parent(index)
+        self.beginRemoveRows(parent, index.row(), index.row())
+        del self.rows[next(i for i, s in enumerate(self.rows) if s.run_id == run_id)]
+        if parent.isValid():
+            self.kids[self.group_of[run_id]].remove(run_id)
+        else:
+            self.top.remove(("run", run_id))
+        self.endRemoveRows()
+        self.update_names()
 
     def update_names(self) -> None:
         """Recompute every row's short name (what differs within its group changes as runs come and go)."""
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
-        if self.rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 0))
+        for g in self.groups:   # a member is named by its id and what its group varies: "r-02 · seed 7"
+            for m in g.members:
+                if m.run_id in self.names and m.run_id not in self.stored_names:
+                    params = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
+                                       for k, v in m.params.items())
+                    self.names[m.run_id] = f"{m.run_id} · {params}" if params else m.run_id
+        for s in self.rows:
+            self.refresh(s.run_id, first=0, last=0)
 
     def set_size(self, run_id: str, size: int) -> None:
         self.sizes[run_id] = size
         self.refresh(run_id)
 
-    def refresh(self, run_id: str) -> None:
-        for i, s in enumerate(self.rows):
-            if s.run_id == run_id:
-                self.dataChanged.emit(self.index(i, 0), self.index(i, len(COLUMNS) - 1))
+    def refresh(self, run_id: str, first: int = 0, last: int = len(COLUMNS) - 1) -> None:
+        """Repaint a run's row and its group's row (whose counts and mean follow the members)."""
+        index = self.run_index(run_id)
+        if not index.isValid():
+            return
+        self.dataChanged.emit(index.siblingAtColumn(first), index.siblingAtColumn(last))
+        parent = self.parent(index)
+        if parent.isValid():
+            self.dataChanged.emit(parent.siblingAtColumn(0), parent.siblingAtColumn(len(COLUMNS) - 1))
 
     def find(self, run_id: str) -> RunState | None:
         return next((s for s in self.rows if s.run_id == run_id), None)
@@ -228,10 +374,13 @@ class RunsPanel(QWidget):
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
     message = Signal(str)                   # a one-line status for the status bar
+    group_selected = Signal(str)            # a group row was selected (its name)
+    groups_changed = Signal()               # groups were re-read, renamed or deleted
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.loading = False
+        self.runs_dir_getter = None         # () -> runs folder; set by explorer.ui.group_tabs.install
         self._build_table()
         self._build_buttons()
         self._layout()
@@ -244,24 +393,32 @@ class RunsPanel(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.table = QTableView()
+        self.table = QTreeView()   # named table since the list was one; groups made it a tree
         self.table.setModel(self.proxy)
+        self.table.setRootIsDecorated(True)
+        self.table.setUniformRowHeights(True)
+        self.table.setExpandsOnDoubleClick(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setSortingEnabled(True)
-        self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)   # short names: the differing part comes first
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # the run name takes the free width; the short columns fit their contents and headers (never clipped);
         # HIDDEN_COLUMNS start hidden: right-click the header to show them
-        hh = self.table.horizontalHeader()
+        hh = self.table.header()
         hh.setStretchLastSection(False)
         hh.setMinimumSectionSize(40)
         for col, name in enumerate(COLUMNS):
-            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run"
+            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
+                                    QHeaderView.ResizeMode.Interactive if name == "Best dev"
                                     else QHeaderView.ResizeMode.ResizeToContents)
+        # "Best dev" fits its contents up to a share of the width, so the run names never vanish in a narrow dock
+        self._fit_timer = QTimer(self, singleShot=True, interval=0)
+        self._fit_timer.timeout.connect(self.fit_best_column)
+        for signal in (self.model.rowsInserted, self.model.dataChanged, self.model.modelReset):
+            signal.connect(lambda *_: self._fit_timer.start())
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
             act = QAction(f"Show {name}", hh)
@@ -329,11 +486,74 @@ class RunsPanel(QWidget):
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
 
+    BEST_SHARE = 0.38   # the most of the list's width the "Best dev" column takes by itself
+
+    def fit_best_column(self) -> int:
+        """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
+        elided; the tooltip has them whole). Returns the width set."""
+        col = COLUMNS.index("Best dev")
+        wanted = max(self.table.sizeHintForColumn(col), self.table.header().sectionSizeHint(col))
+        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)))
+        self.table.setColumnWidth(col, width)
+        return width
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_timer.start()
+
     # ---- rows ----------------------------------------------------------------------------
     def set_loading(self, loading: bool) -> None:
         """While the runs folder is read, say so (never "no runs" before the read is done)."""
-        self.loading = loading
+        was, self.loading = self.loading, loading
+        if was and not loading:
+            self.reload_groups()
         self._update_buttons()
+
+    # ---- groups --------------------------------------------------------------------------
+    def runs_dir(self):
+        """The runs folder whose groups are listed (None until group_tabs.install sets the getter)."""
+        return self.runs_dir_getter() if self.runs_dir_getter is not None else None
+
+    def reload_groups(self) -> list[str]:
+        """Re-read the group files of the runs folder (small JSON files); returns the notes about
+        unreadable ones (also sent as a message). Keeps the selection and the expanded groups."""
+        from explorer.core.groups import list_groups
+
+        folder = self.runs_dir()
+        groups, notes = list_groups(folder) if folder is not None else ([], [])
+        self.set_groups(groups)
+        if notes:
+            self.message.emit(f"{len(notes)} group file(s) unreadable: {notes[0]}")
+        return notes
+
+    def set_groups(self, groups: list) -> None:
+        """Show these groups (core.groups.Group) as expandable rows."""
+        selected, chosen = self.selected_ids(), self.selected_groups()
+        expanded = {n for n in self.model.group_names if self.table.isExpanded(self._view_index(
+            self.model.group_index(n)))}
+        known = set(self.model.group_names)
+        self.model.set_groups(groups)
+        for name in self.model.group_names:   # new groups open; the user's collapsed ones stay closed
+            if name in expanded or name not in known:
+                self.table.expand(self._view_index(self.model.group_index(name)))
+        self._select(selected, chosen, quiet=True)   # the same rows as before: nothing to tell
+        self.groups_changed.emit()
+
+    def selected_groups(self) -> list[str]:
+        """Names of the selected group rows."""
+        out = []
+        for i in self.table.selectionModel().selectedRows():
+            node = self.model.node(self.proxy.mapToSource(i))
+            if node is not None and node[0] == "group" and node[1] is not None:
+                out.append(node[1].name)
+        return out
+
+    def select_group(self, name: str) -> None:
+        """Select exactly one group row (emits group_selected)."""
+        self._select([], [name])
+
+    def _view_index(self, source_index):
+        return self.proxy.mapFromSource(source_index)
 
     def upsert(self, state: RunState) -> None:
         self.model.upsert(state)
@@ -356,18 +576,36 @@ class RunsPanel(QWidget):
         return [s.run_id for s in self.model.rows]
 
     def selected_ids(self) -> list[str]:
-        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
-        return [self.model.rows[r].run_id for r in rows]
+        """The selected runs (group rows left out), in the order of ``model.rows``."""
+        chosen = set()
+        for i in self.table.selectionModel().selectedRows():
+            node = self.model.node(self.proxy.mapToSource(i))
+            if node is not None and node[0] == "run" and node[1] is not None:
+                chosen.add(node[1].run_id)
+        return [s.run_id for s in self.model.rows if s.run_id in chosen]
 
     def select(self, run_ids: list[str]) -> None:
-        """Select exactly these runs (emits selection_changed)."""
+        """Select exactly these runs (emits selection_changed); a member's group is expanded."""
+        self._select(run_ids, [])
+
+    def _select(self, run_ids: list[str], group_names: list[str], quiet: bool = False) -> None:
         sm = self.table.selectionModel()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        sm.blockSignals(True)
         sm.clearSelection()
-        for i, s in enumerate(self.model.rows):
-            if s.run_id in run_ids:
-                idx = self.proxy.mapFromSource(self.model.index(i, 0))
-                sm.select(idx, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
-        # selectionChanged already reported it (once)
+        for source in [self.model.run_index(r) for r in run_ids] + [self.model.group_index(g) for g in group_names]:
+            if source.isValid():
+                idx = self._view_index(source)
+                if idx.parent().isValid():
+                    self.table.expand(idx.parent())
+                sm.select(idx, flags)
+                sm.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.NoUpdate)
+        sm.blockSignals(False)
+        self.table.viewport().update()
+        if quiet:
+            self._update_buttons()
+        else:
+            self._selection_changed()
 
     # ---- actions -------------------------------------------------------------------------
     def _selected_states(self) -> list[RunState]:
@@ -397,15 +635,16 @@ class RunsPanel(QWidget):
         return dlg
 
     def _double_clicked(self, index) -> None:
-        s = self.model.rows[self.proxy.mapToSource(index).row()]
-        if s.status == "failed":
+        node = self.model.node(self.proxy.mapToSource(index))
+        if node is not None and node[0] == "run" and node[1] is not None and node[1].status == "failed":
             self.show_error()
 
     def _context_menu(self, pos) -> QMenu | None:
         states = self._selected_states()
-        if not states:
+        groups = self.selected_groups()
+        if not states and not groups:
             return None
-        menu = self.context_menu(states)
+        menu = self.group_menu(groups[0]) if groups and not states else self.context_menu(states)
         menu.popup(self.table.viewport().mapToGlobal(pos))
         return menu
 
@@ -427,7 +666,80 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         return menu
 
+    def group_menu(self, name: str) -> QMenu:
+        """The menu of a group row (built, not shown: tests read its actions)."""
+        menu = QMenu(self)
+        row = self.model.group_row(name)
+        live = row is not None and any(s is not None and s.is_live for s in row.states)
+        menu.addAction("Show group curves and table", lambda: self.group_selected.emit(name))
+        menu.addSeparator()
+        menu.addAction("Rename group…", self.rename_selected).setEnabled(self.runs_dir() is not None)
+        menu.addAction("Delete group…", self.delete_selected).setEnabled(self.runs_dir() is not None and not live)
+        return menu
+
+    def rename_group(self, name: str) -> bool:
+        """Ask for a new group name; renames .groups/<name> and its group.json (members keep their ids)."""
+        from explorer.core.groups import GroupError, rename_group
+
+        new, ok = QInputDialog.getText(self, "Rename group", f"New name for group {name} (letters, digits, . _ -):",
+                                       text=name)
+        if not ok or not new.strip() or new.strip() == name:
+            return False
+        try:
+            rename_group(self.runs_dir(), name, new)
+        except (GroupError, OSError) as exc:
+            QMessageBox.warning(self, "Cannot rename group", str(exc))
+            return False
+        self.reload_groups()
+        self.select_group(new.strip())
+        return True
+
+    def delete_group(self, name: str) -> bool:
+        """After a confirmation, move the group's member runs and its group folder to .trash."""
+        from explorer.core.groups import GroupError, trash_group_folder
+
+        row = self.model.group_row(name)
+        if row is None or self.runs_dir() is None:
+            return False
+        members = [s for s in row.states if s is not None]
+        if any(s.is_live for s in members):
+            QMessageBox.information(self, "Group is active", f"Stop or cancel the live runs of {name} first.")
+            return False
+        size = sum(self.model.sizes.get(s.run_id, 0) for s in members)
+        answer = QMessageBox.question(
+            self, "Delete group", f"Delete group {name}: its group file and {len(members)} member run(s) "
+            f"({format_size(size) or 'size unknown'})?\n\nThe folders move to .trash in the runs folder (delete it "
+            "by hand to free the space).",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        failed = []
+        for s in members:
+            if s.path is None:
+                continue
+            try:
+                trash_run(s.path)
+            except OSError as exc:
+                failed.append(f"{s.run_id}: {exc}")
+                continue
+            self.model.remove(s.run_id)
+            self.removed.emit(s.run_id)
+        if failed:   # the group file stays, so what is left stays grouped
+            QMessageBox.warning(self, "Cannot delete", "Some runs could not be moved:\n" + "\n".join(failed))
+        else:
+            try:
+                trash_group_folder(self.runs_dir(), name)
+            except (GroupError, OSError) as exc:
+                QMessageBox.warning(self, "Cannot delete", str(exc))
+        self.reload_groups()
+        self.message.emit(f"Deleted group {name} ({len(members) - len(failed)} run(s) moved to .trash)")
+        self._update_buttons()
+        return True
+
     def rename_selected(self) -> bool:
+        groups = self.selected_groups()
+        if groups and not self.selected_ids():
+            return self.rename_group(groups[0]) if len(groups) == 1 else False
         states = self._selected_states()
         if len(states) != 1 or states[0].path is None:
             return False
@@ -450,6 +762,9 @@ class RunsPanel(QWidget):
         return True
 
     def delete_selected(self) -> bool:
+        groups = self.selected_groups()
+        if groups and not self.selected_ids():
+            return self.delete_group(groups[0]) if len(groups) == 1 else False
         states = [s for s in self._selected_states() if s.path is not None]
         if not states:
             return False
@@ -506,7 +821,10 @@ class RunsPanel(QWidget):
 
     def _selection_changed(self, *_args) -> None:
         self._update_buttons()
-        self.selection_changed.emit(self.selected_ids())
+        ids, groups = self.selected_ids(), self.selected_groups()
+        self.selection_changed.emit(ids)
+        if groups and not ids:
+            self.group_selected.emit(groups[0])
 
     def _update_buttons(self) -> None:
         self.note.setText(LOADING_TEXT if self.loading else "" if self.model.rows else EMPTY_TEXT)

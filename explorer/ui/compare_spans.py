@@ -1,0 +1,168 @@
+"""One question in Spans & τ for both checkpoints of a comparison, side by side (issue 15 point 3).
+
+:class:`PairSpansView` holds two :class:`~explorer.ui.inspectors.spans_view.SpansView` panels, A on the
+left and B on the right, each with its own n-best, null_score, best_non_null_score, score_diff and τ
+decision, computed for its own checkpoint. ``open_row(comparison, row)`` probes the question of a
+``core.compare.QuestionComparison`` with both checkpoints (``comparison.label_a`` / ``label_b`` are their
+sources) at the comparison's τ and window settings.
+
+The work (model loads, two forward passes) runs off the GUI thread through :func:`probe_pair`, a plain
+function of the public probe entry point (explorer.core.probe.probe) started with
+explorer.ui.threads.start_worker on a one-thread pool, so it can later be routed through the inspectors'
+child process unchanged. Loaded checkpoints are kept (at most two) so the next question is quick; a
+newer request makes an older answer stale (dropped).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+from PySide6.QtCore import QThreadPool, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+
+from explorer.ui.inspectors.spans_view import SpansView
+from explorer.ui.threads import start_worker
+
+PROBE_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length", "n_best_size", "max_answer_length")
+
+
+def probe_pair(sources: tuple[str, str], question: str, passage: str, taus: tuple[float, float],
+               settings: dict | None = None, cache: dict | None = None):
+    """(ProbeResult of A, ProbeResult of B): explorer.core.probe.probe of one question for two checkpoints.
+
+    Args:
+        sources: the two model sources (folder, hub id or bundled:minilm); the same source twice loads once.
+        taus: each checkpoint's τ (answer iff score_diff > τ).
+        settings: max_seq_length, doc_stride, max_query_length, n_best_size, max_answer_length (others ignored).
+        cache: source -> LoadedModel, filled and reused (keeps the two last sources).
+
+    Raises:
+        explorer.core.models.ModelSourceError and explorer.core.window_settings.WindowSettingsError (user
+        errors naming the source and the setting) from loading and probing.
+    """
+    from explorer.core.models import load_model
+    from explorer.core.probe import probe
+
+    cache = {} if cache is None else cache
+    kwargs = {k: int(v) for k, v in (settings or {}).items() if k in PROBE_SETTINGS and v}
+    results = []
+    for source, tau in zip(sources, taus):
+        if source not in cache:
+            for old in [k for k in cache if k not in sources]:
+                del cache[old]
+            cache[source] = load_model(source, task="qa")
+        results.append(probe(cache[source], question, passage, tau=float(tau), **kwargs))
+    return tuple(results)
+
+
+def decision_line(label: str, result, tau: float) -> str:
+    """'<b>A</b> runs/x/best: answers "Paris" · score_diff 3.21 > τ 0.00' (HTML) for the header of a side."""
+    if result is None:
+        return f"<b>{label}</b>"
+    d = result.decision(tau)
+    diff = result.score_diff
+    diff_text = f"{diff:.2f}" if math.isfinite(diff) else "-inf"
+    what = f"answers “{html.escape(d.answer_text)}”" if d.answer else "abstains (no answer)"
+    cmp = ">" if d.answer else "≤"
+    return (f"<b>{label}</b> {html.escape(result.source)}: {what} · score_diff {diff_text} {cmp} τ {tau:.2f} · "
+            f"null_score {result.null_score:.2f} · best_non_null_score {result.best_non_null_score:.2f}")
+
+
+class PairSpansView(QWidget):
+    """Spans & τ of one question for checkpoint A (left) and B (right).
+
+    Signals:
+        inspector_requested(str source, str question, str passage): "Open in Spans & τ" of one side.
+    """
+
+    inspector_requested = Signal(str, str, str)
+    probed = Signal()     # both results are shown (tests and screenshots wait for it)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)    # loads and probes in order; the cache is touched by one thread
+        self.cache: dict = {}
+        self.generation = 0
+        self.sources = ("", "")
+        self.taus = (0.0, 0.0)
+        self.row = None
+        self.question = QLabel("Double-click a question in the table to see it here for both checkpoints.")
+        self.question.setWordWrap(True)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.views = (SpansView(), SpansView())
+        self.headers = (QLabel("<b>A</b>"), QLabel("<b>B</b>"))
+        self.open_buttons = (QPushButton("Open A in Spans && τ"), QPushButton("Open B in Spans && τ"))
+        split = QSplitter()
+        for i in range(2):
+            side = QWidget()
+            lay = QVBoxLayout(side)
+            lay.setContentsMargins(2, 2, 2, 2)
+            top = QHBoxLayout()
+            self.headers[i].setWordWrap(True)
+            top.addWidget(self.headers[i], 1)
+            top.addWidget(self.open_buttons[i])
+            self.open_buttons[i].setEnabled(False)
+            self.open_buttons[i].clicked.connect(lambda _=False, k=i: self._open_in_inspector(k))
+            lay.addLayout(top)
+            lay.addWidget(self.views[i], 1)
+            self.views[i].tau_changed.connect(lambda tau, k=i: self._tau_moved(k, tau))
+            split.addWidget(side)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.question)
+        lay.addWidget(self.status)
+        lay.addWidget(split, 1)
+
+    def open_row(self, comparison, row) -> int:
+        """Probe ``row`` (core.compare.QuestionComparison) with both checkpoints of ``comparison``;
+        returns the request number (an older request's answer is dropped)."""
+        self.row = row
+        gold = " | ".join(row.gold) or "(no answer)"
+        self.question.setText(f"<b>{html.escape(row.question)}</b> &nbsp; gold: {html.escape(gold)} &nbsp; "
+                              f"F1 A {row.f1_a:.2f} · F1 B {row.f1_b:.2f} &nbsp; <span style='color:#666'>{row.id}"
+                              "</span>")
+        return self.open(row.question, row.context, (comparison.label_a, comparison.label_b),
+                         (comparison.tau_a, comparison.tau_b), comparison.settings)
+
+    def open(self, question: str, passage: str, sources: tuple[str, str], taus=(0.0, 0.0),
+             settings: dict | None = None) -> int:
+        """Probe one question + passage with both sources on the worker pool; returns the request number."""
+        self.generation += 1
+        gen, self.sources, self.taus = self.generation, tuple(sources), tuple(float(t) for t in taus)
+        if self.row is None or self.row.question != question:
+            self.question.setText(f"<b>{html.escape(question)}</b>")
+        for i, label in enumerate("AB"):
+            self.headers[i].setText(f"<b>{label}</b> {html.escape(self.sources[i])}")
+            self.open_buttons[i].setEnabled(False)
+        self.status.setText("Probing the question with both checkpoints… (the first time loads them)")
+        self._text = (question, passage)
+        start_worker(probe_pair, self.sources, question, passage, self.taus, settings, self.cache, pool=self.pool,
+                     on_done=lambda res, g=gen: self._done(g, res),
+                     on_error=lambda msg, _tb, g=gen: self._failed(g, msg))
+        return gen
+
+    def _done(self, gen: int, results) -> None:
+        if gen != self.generation:
+            return   # a newer question was asked meanwhile
+        for i, (view, result) in enumerate(zip(self.views, results)):
+            view.set_tau(self.taus[i])
+            view.set_result(result)
+            self.headers[i].setText(decision_line("AB"[i], result, self.taus[i]))
+            self.open_buttons[i].setEnabled(True)
+        self.status.setText("")
+        self.probed.emit()
+
+    def _failed(self, gen: int, message: str) -> None:
+        if gen == self.generation:
+            self.status.setText(f"Cannot probe this question: {message}")
+
+    def _tau_moved(self, k: int, tau: float) -> None:
+        view = self.views[k]
+        if view.result is not None:
+            self.headers[k].setText(decision_line("AB"[k], view.result, tau))
+
+    def _open_in_inspector(self, k: int) -> None:
+        question, passage = getattr(self, "_text", ("", ""))
+        self.inspector_requested.emit(self.sources[k], question, passage)

@@ -1,0 +1,107 @@
+"""What the Runs dock shows on a run group's row (Qt-free; explorer.ui.runs_panel renders it).
+
+A group (explorer/core/groups.py) is one expandable row with its member runs as children. The group row
+reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as
+mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/group_stats.py), the
+total size, and the group's task and model from the group file's base settings.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from explorer.core.group_stats import Stats, stats
+from explorer.core.groups import MISSING, Group
+
+LIVE_FIRST = ("running", "starting", "stopping", "cancelling", "queued", "failed", "crashed", "cancelled",
+              "stopped", "finished", MISSING)
+
+
+@dataclass
+class GroupRow:
+    """One group as listed: its file data, and its members' states (None = no run folder listed)."""
+
+    group: Group
+    states: list   # RunState | None per member, in group order
+
+    @property
+    def name(self) -> str:
+        return self.group.name
+
+    def statuses(self) -> dict[str, int]:
+        """status -> member count, live ones first; "missing" for members not listed (never started)."""
+        counts: dict[str, int] = {}
+        for s in self.states:
+            key = MISSING if s is None else s.status
+            counts[key] = counts.get(key, 0) + 1
+        order = {k: i for i, k in enumerate(LIVE_FIRST)}
+        return dict(sorted(counts.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+    def status_text(self) -> str:
+        """'3 finished' or '1 running, 2 queued'."""
+        return ", ".join(f"{n} {status}" for status, n in self.statuses().items())
+
+    def colour_status(self) -> str:
+        """The status whose colour the row takes: live, else failed/crashed, else finished."""
+        counts = self.statuses()
+        return next(iter(counts)) if counts else MISSING
+
+    def best(self) -> tuple[str | None, Stats]:
+        """(metric name, Stats of the members' best dev metric on the display scale)."""
+        values, name = [], None
+        for s in self.states:
+            found = s.best_metric() if s is not None else None
+            if found is not None:
+                name = name or found[0]
+                if found[0] == name:
+                    values.append(found[1])
+        return name, stats(values)
+
+    def best_text(self) -> str:
+        """'accuracy (%) 74.10 ± 2.31' ('' before any member has an evaluation; n is in the tooltip)."""
+        from explorer.core.metric_display import metric_label
+
+        name, st = self.best()
+        if name is None or not st.n:
+            return ""
+        return f"{metric_label(name, self.task)} {st.mean:.2f} ± {st.sd:.2f}"
+
+    def best_sort_key(self) -> float:
+        _, st = self.best()
+        return st.mean if st.n else -1.0
+
+    @property
+    def task(self) -> str:
+        return str(self.group.base.get("task") or "")
+
+    @property
+    def model(self) -> str:
+        return str(self.group.base.get("model") or "")
+
+    def sort_name(self) -> str:
+        """Sorts among run ids (which start with their start time) by the group's creation time."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.group.created)) if self.group.created else ""
+        return f"{stamp}-{self.name}"
+
+    def tooltip(self) -> str:
+        g = self.group
+        name, st = self.best()
+        lines = [f"group {g.name}: {g.kind}, {len(g.members)} runs, varied {', '.join(g.varied) or '-'}",
+                 f"task: {self.task or '-'} · model: {self.model or '-'}"]
+        if st.n:
+            lines.append(f"best dev {name} over {st.n} run(s): {st.text()}")
+        for m, s in zip(g.members, self.states):
+            params = ", ".join(f"{k} {v}" for k, v in m.params.items())
+            lines.append(f"  {m.run_id}: {MISSING if s is None else s.status} ({params})")
+        lines.append("Select the row for the group curves and table; F2 renames, Delete deletes the group.")
+        return "\n".join(lines)
+
+
+def group_of(groups: list[Group]) -> dict[str, str]:
+    """run_id -> the name of the first group listing it (a run listed by two groups goes under the first)."""
+    out: dict[str, str] = {}
+    for g in groups:
+        for m in g.members:
+            out.setdefault(m.run_id, g.name)
+    return out

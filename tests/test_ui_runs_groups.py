@@ -1,0 +1,176 @@
+"""Run groups in the Runs dock (issue 15 point 1): one expandable row per group with its members as
+children, the group row's status counts and mean ± sd, selecting a group or a member, rename and delete."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
+
+from explorer.core.groups import load_group_file, plan_restarts, write_group  # noqa: E402
+from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.ui.run_list import load_summary  # noqa: E402
+from explorer.ui.runs_panel import COLUMNS  # noqa: E402
+
+
+def _group_folder(tmp_path):
+    """Group r of 3 restarts: r-01 best 80 %, r-02 best 60 % (killed), r-03 never started; one lone run."""
+    from test_groups import _fake_run
+
+    group, _ = plan_restarts(TrainConfig(task="pair", model="bundled:minilm"), "r", [1, 2, 3])
+    write_group(tmp_path, group)
+    _fake_run(tmp_path, "r-01", [(0, 0.5), (5, 0.7), (10, 0.8)])
+    _fake_run(tmp_path, "r-02", [(0, 0.5), (5, 0.6)], finished=False)
+    _fake_run(tmp_path, "lone", [(0, 0.5), (5, 0.55)])
+    return group
+
+
+@pytest.fixture
+def panel(qtbot, tmp_path):
+    from explorer.ui.runs_panel import RunsPanel
+
+    _group_folder(tmp_path)
+    p = RunsPanel()
+    qtbot.addWidget(p)
+    p.runs_dir_getter = lambda: tmp_path
+    p.set_loading(True)
+    for rid in ("r-01", "r-02", "lone"):
+        p.upsert(load_summary(tmp_path / rid))
+    p.set_loading(False)        # the end of a read re-reads the groups
+    p.show()
+    return p
+
+
+def _text(model, index, col):
+    return model.data(index.siblingAtColumn(COLUMNS.index(col)))
+
+
+def test_group_is_one_expandable_row_with_members_as_children(panel):
+    m = panel.model
+    assert m.rowCount() == 2                                          # the lone run + the group row
+    lone, grp = m.index(0, 0), m.index(1, 0)
+    assert m.data(lone) == "lone" or "lone" in m.data(lone, 3)
+    assert m.data(grp) == "r" and m.rowCount(grp) == 2
+    assert m.data(m.index(0, 0, grp)) == "r-01 · seed 1"             # a member: its id and what the group varies
+    assert [m.node(m.index(i, 0, grp))[1].run_id for i in range(2)] == ["r-01", "r-02"]
+    assert m.parent(m.index(1, 0, grp)) == grp
+    assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
+    # best accuracy per member (percent): 80 and 60 -> mean 70, sample sd 14.14
+    assert _text(m, grp, "Best dev") == "accuracy (%) 70.00 ± 14.14"
+    assert _text(m, grp, "Step") == "15/20"                    # 10 of 10 + 5 of 10 (r-02 was killed at 5)
+    assert "r-03: missing" in m.data(grp, 3) and "(best 80.00, worst 60.00, n 2)" in m.data(grp, 3)
+    view_group = panel._view_index(m.group_index("r"))
+    assert panel.table.isExpanded(view_group)
+
+
+def test_selecting_group_row_or_member(panel, qtbot):
+    with qtbot.waitSignal(panel.group_selected, timeout=1000) as sig:
+        panel.select_group("r")
+    assert sig.args == ["r"] and panel.selected_ids() == [] and panel.selected_groups() == ["r"]
+    with qtbot.waitSignal(panel.selection_changed, timeout=1000) as sig:
+        panel.select(["r-02"])
+    assert sig.args == [["r-02"]] and panel.selected_groups() == []
+    # a new member (the queue adds it live) goes under its group, in group order
+    from test_groups import _fake_run
+
+    _fake_run(panel.runs_dir(), "r-03", [(0, 0.5)])
+    panel.upsert(load_summary(panel.runs_dir() / "r-03"))
+    grp = panel.model.group_index("r")
+    assert [panel.model.node(panel.model.index(i, 0, grp))[1].run_id for i in range(3)] == ["r-01", "r-02", "r-03"]
+    assert panel.selected_ids() == ["r-02"]                         # the selection survived the insert
+    told = []
+    panel.selection_changed.connect(told.append)
+    panel.group_selected.connect(told.append)
+    panel.reload_groups()                                            # a re-read keeps the selection, quietly
+    assert told == [] and panel.selected_ids() == ["r-02"] and panel.model.rowCount(panel.model.group_index("r")) == 3
+
+
+def test_rename_and_delete_a_group(panel, monkeypatch, tmp_path):
+    panel.select_group("r")
+    menu = panel.group_menu("r")
+    assert {a.text(): a.isEnabled() for a in menu.actions() if a.text()}["Delete group…"]
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("seeds", True))
+    assert panel.rename_selected()
+    assert load_group_file(tmp_path / ".groups" / "seeds" / "group.json").name == "seeds"
+    assert not (tmp_path / ".groups" / "r").exists() and panel.selected_groups() == ["seeds"]
+    assert panel.model.rowCount(panel.model.group_index("seeds")) == 2
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("../x", True))
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+    assert not panel.rename_selected() and "plain folder name" in warned[-1]
+
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
+    assert not panel.delete_selected() and (tmp_path / "r-01").is_dir()       # no: nothing moves
+    assert "Delete group seeds" in asked[-1] and "2 member run(s)" in asked[-1]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    assert panel.delete_selected()
+    assert not (tmp_path / "r-01").exists() and (tmp_path / ".trash" / "r-01" / "config.json").is_file()
+    assert (tmp_path / ".trash" / "groups" / "seeds" / "group.json").is_file()
+    assert not (tmp_path / ".groups" / "seeds").exists()
+    assert panel.all_ids() == ["lone"] and panel.model.rowCount() == 1
+
+
+def test_a_live_member_blocks_deleting_its_group(panel, monkeypatch):
+    panel.model.find("r-01").status = "running"
+    told = []
+    monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: told.append(a[2]))
+    assert not panel.group_menu("r").actions()[-1].isEnabled()
+    assert not panel.delete_group("r") and "Stop or cancel" in told[-1]
+
+
+def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _group_folder(runs)
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 3 and not w.runs.loading, timeout=10_000)
+    assert w.runs.model.rowCount() == 2 and w.runs.model.group_names == ["r"]
+    with qtbot.waitSignal(w.groups_tab.group_shown, timeout=10_000):
+        w.runs.select_group("r")
+    assert w.tabs.currentWidget() is w.groups_tab and w.groups_tab.view.group.name == "r"
+    assert w.groups_tab.view.table.rowCount() == 3
+    w.runs.select(["r-01"])
+    assert w.runs.selected_ids() == ["r-01"]
+    json.dumps(w.runs.model.group("r").to_dict())   # the group stays plain data
+
+
+def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    w.groups_tab.group_name.setText("q")
+    w.groups_tab.seeds.setText("4,5")
+    w.groups_tab.queue_restarts.click()
+    assert "Queued group q: 2 runs" in w.groups_tab.message.text()
+    m = w.runs.model
+    grp = m.group_index("q")
+    assert grp.isValid() and m.rowCount(grp) == 2 and m.rowCount() == 1
+    assert m.data(grp.siblingAtColumn(COLUMNS.index("Status"))) == "2 queued"
+    assert [m.data(m.index(i, 0, grp)) for i in range(2)] == ["q-01 · seed 4", "q-02 · seed 5"]
+
+
+def test_best_dev_column_leaves_room_for_the_names_in_a_narrow_dock(panel, qtbot):
+    panel.resize(330, 400)
+    panel.show()
+    qtbot.waitUntil(lambda: panel.fit_best_column() > 0, timeout=1000)
+    best = panel.table.columnWidth(COLUMNS.index("Best dev"))
+    assert best <= int(panel.table.viewport().width() * panel.BEST_SHARE)
+    assert panel.table.columnWidth(COLUMNS.index("Run")) >= 60          # the names stay readable
+    panel.resize(1400, 400)
+    qtbot.waitUntil(lambda: panel.table.columnWidth(COLUMNS.index("Best dev")) > best, timeout=2000)
