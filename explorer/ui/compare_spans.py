@@ -6,11 +6,11 @@ decision, computed for its own checkpoint. ``open_row(comparison, row)`` probes 
 ``core.compare.QuestionComparison`` with both checkpoints (``comparison.label_a`` / ``label_b`` are their
 sources) at the comparison's τ and window settings.
 
-The work (model loads, two forward passes) runs off the GUI thread through :func:`probe_pair`, a plain
-function of the public probe entry point (explorer.core.probe.probe) started with
-explorer.ui.threads.start_worker on a one-thread pool, so it can later be routed through the inspectors'
-child process unchanged. Loaded checkpoints are kept (at most two) so the next question is quick; a
-newer request makes an older answer stale (dropped).
+The work (model loads, two forward passes) runs in the inspectors' child process
+(explorer.ui.inspectors.client, explorer.worker.inspect), like every inspector computation: each checkpoint
+is loaded once into its own slot there ("compare-a", "compare-b") and probed without attentions, so the GUI
+process never imports torch. A newer request makes an older answer stale (dropped). :func:`probe_pair` is
+the same computation in this process (scripts and tests).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from __future__ import annotations
 import html
 import math
 
-from PySide6.QtCore import QThreadPool, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from explorer.ui.inspectors.spans_view import SpansView
-from explorer.ui.threads import start_worker
 
 PROBE_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length", "n_best_size", "max_answer_length")
 
@@ -79,11 +78,11 @@ class PairSpansView(QWidget):
     inspector_requested = Signal(str, str, str)
     probed = Signal()     # both results are shown (tests and screenshots wait for it)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, client=None):
         super().__init__(parent)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)    # loads and probes in order; the cache is touched by one thread
-        self.cache: dict = {}
+        self.client = client               # None = the app's shared inspector child (explorer.ui.inspectors.client)
+        self.cache: dict = {}              # child slot -> the source loaded there
+        self._results: list = [None, None]
         self.generation = 0
         self.sources = ("", "")
         self.taus = (0.0, 0.0)
@@ -138,10 +137,36 @@ class PairSpansView(QWidget):
             self.open_buttons[i].setEnabled(False)
         self.status.setText("Probing the question with both checkpoints… (the first time loads them)")
         self._text = (question, passage)
-        start_worker(probe_pair, self.sources, question, passage, self.taus, settings, self.cache, pool=self.pool,
-                     on_done=lambda res, g=gen: self._done(g, res),
-                     on_error=lambda msg, _tb, g=gen: self._failed(g, msg))
+        self._results = [None, None]
+        client = self.client
+        if client is None:
+            from explorer.ui.inspectors.client import shared_client
+
+            client = shared_client()
+        window = {k: int(v) for k, v in (settings or {}).items() if k in PROBE_SETTINGS and v}
+        window = {"max_seq_length": 384, "doc_stride": 128, **window}
+        for k in range(2):   # in the inspector child: slot compare-a / compare-b, each loaded once per source
+            slot = f"compare-{'ab'[k]}"
+            if self.cache.get(slot) != self.sources[k]:
+                self.cache[slot] = self.sources[k]
+                client.load(slot, self.sources[k], on_error=lambda msg, _tb, g=gen, sl=slot: self._load_failed(g, sl, msg))
+            data = {"slot": slot, "question": question, "passage": passage, "tau": self.taus[k], "attentions": False,
+                    **window}
+            client.request("probe", data, channel=f"{slot}.probe",
+                           on_done=lambda res, g=gen, side=k: self._side_done(g, side, res),
+                           on_error=lambda msg, _tb, g=gen: self._failed(g, msg))
         return gen
+
+    def _side_done(self, gen: int, side: int, result) -> None:
+        if gen != self.generation:
+            return
+        self._results[side] = result
+        if all(r is not None for r in self._results):
+            self._done(gen, tuple(self._results))
+
+    def _load_failed(self, gen: int, slot: str, message: str) -> None:
+        self.cache.pop(slot, None)          # the next question tries the load again
+        self._failed(gen, message)
 
     def _done(self, gen: int, results) -> None:
         if gen != self.generation:
@@ -157,6 +182,7 @@ class PairSpansView(QWidget):
     def _failed(self, gen: int, message: str) -> None:
         if gen == self.generation:
             self.status.setText(f"Cannot probe this question: {message}")
+            self.generation += 1     # the rest of this request (e.g. a probe on a slot whose load failed) is void
 
     def _tau_moved(self, k: int, tau: float) -> None:
         view = self.views[k]
