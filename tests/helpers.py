@@ -190,3 +190,15 @@ def run_worker(argv: list[str], timeout: float = 120.0) -> tuple[int, str, str]:
     proc = subprocess.run(worker_command(argv), capture_output=True, text=True, timeout=timeout,
                           env=worker_env(), cwd=REPO_ROOT)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):
+    """A CurvesPanel of ``width`` x ``height``, shown (and exposed) offscreen, closed with the test."""
+    from explorer.ui.curves import CurvesPanel
+
+    w = CurvesPanel()
+    w.resize(width, height)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w

@@ -192,14 +192,9 @@ def _step(state, loss):
 
 @pytest.fixture
 def curves(qtbot):
-    from explorer.ui.curves import CurvesPanel
+    from helpers import shown_curves_panel
 
-    w = CurvesPanel()
-    w.resize(1000, 700)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return shown_curves_panel(qtbot, 1000, 700)
 
 
 def _drawn(panel, run_id):

@@ -59,13 +59,9 @@ def test_run_state_keeps_non_finite_steps(encode):
 # ---------------------------------------------------------------------------------- widget
 @pytest.fixture
 def curves(qtbot):
-    from explorer.ui.curves import CurvesPanel
+    from helpers import shown_curves_panel
 
-    w = CurvesPanel()
-    w.resize(900, 700)
-    qtbot.addWidget(w)
-    w.show()
-    return w
+    return shown_curves_panel(qtbot, 900, 700)
 
 
 def _segments(x, y):

@@ -90,13 +90,9 @@ def test_run_state_from_events():
 # ---------------------------------------------------------------------------------- widgets
 @pytest.fixture
 def curves(qtbot):
-    from explorer.ui.curves import CurvesPanel
+    from helpers import shown_curves_panel
 
-    w = CurvesPanel()
-    w.resize(1000, 800)
-    qtbot.addWidget(w)
-    w.show()
-    return w
+    return shown_curves_panel(qtbot, 1000, 800)
 
 
 def test_curves_overlay_smoothing_and_crosshair(curves):

@@ -33,14 +33,9 @@ def _events(run_id="r", steps=20, evals=(0, 10, 20), f1=lambda i: 10.0 + i, conf
 
 @pytest.fixture
 def curves(qtbot):
-    from explorer.ui.curves import CurvesPanel
+    from helpers import shown_curves_panel
 
-    w = CurvesPanel()
-    w.resize(1000, 600)       # shorter than the plots: the page has something to scroll
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return shown_curves_panel(qtbot, 1000, 600)
 
 
 def _wheel(widget, ctrl: bool, delta: int = -240) -> None:
