@@ -9,8 +9,7 @@ sources) at the comparison's τ and window settings.
 The work (model loads, two forward passes) runs in the inspectors' child process
 (explorer.ui.inspectors.client, explorer.worker.inspect), like every inspector computation: each checkpoint
 is loaded once into its own slot there ("compare-a", "compare-b") and probed without attentions, so the GUI
-process never imports torch. A newer request makes an older answer stale (dropped). :func:`probe_pair` is
-the same computation in this process (scripts and tests).
+process never imports torch. A newer request makes an older answer stale (dropped).
 """
 
 from __future__ import annotations
@@ -24,35 +23,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBox
 from explorer.ui.inspectors.spans_view import SpansView
 
 PROBE_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length", "n_best_size", "max_answer_length")
-
-
-def probe_pair(sources: tuple[str, str], question: str, passage: str, taus: tuple[float, float],
-               settings: dict | None = None, cache: dict | None = None):
-    """(ProbeResult of A, ProbeResult of B): explorer.core.probe.probe of one question for two checkpoints.
-
-    Args:
-        sources: the two model sources (folder, hub id or bundled:minilm); the same source twice loads once.
-        taus: each checkpoint's τ (answer iff score_diff > τ).
-        settings: max_seq_length, doc_stride, max_query_length, n_best_size, max_answer_length (others ignored).
-        cache: source -> LoadedModel, filled and reused (keeps the two last sources).
-
-    Raises:
-        explorer.core.models.ModelSourceError and explorer.core.window_settings.WindowSettingsError (user
-        errors naming the source and the setting) from loading and probing.
-    """
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
-
-    cache = {} if cache is None else cache
-    kwargs = {k: int(v) for k, v in (settings or {}).items() if k in PROBE_SETTINGS and v}
-    results = []
-    for source, tau in zip(sources, taus):
-        if source not in cache:
-            for old in [k for k in cache if k not in sources]:
-                del cache[old]
-            cache[source] = load_model(source, task="qa")
-        results.append(probe(cache[source], question, passage, tau=float(tau), **kwargs))
-    return tuple(results)
 
 
 def decision_line(label: str, result, tau: float) -> str:
