@@ -98,12 +98,10 @@ def test_cli_compare_bad_inputs_are_messages(tmp_path):
     assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_path):
+def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_path, real_data):
     """8 real SQuAD 2.0 dev questions, two different tiny checkpoints: every 2x2 count adds up to 8, and a
     question counts as right for an abstention exactly when its raw gold list is empty (official v2.0)."""
-    real = os.environ.get("EXPLORER_REAL_DATA")
-    if not real:
-        pytest.skip("EXPLORER_REAL_DATA is unset (the folder with squad_v2.0/dev-subset.json)")
+    real = str(real_data)          # conftest: skips when EXPLORER_REAL_DATA is unset or not a folder
     from explorer.core.data.squad import gold_answers, load_squad
     from explorer.core.decoding import decode_predictions
     from explorer.core.inference import predict_squad

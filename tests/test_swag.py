@@ -4,7 +4,6 @@
 import contextlib
 import csv
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -44,11 +43,8 @@ def test_loader_reads_the_four_choices(tmp_path):
     assert load_swag(write_swag(tmp_path / "c.csv", repeat=3), cap=5).labels == [0, 0, 1, 2, 0]
 
 
-def test_real_swag_dev_sample_loads():
-    root = os.environ.get("EXPLORER_REAL_DATA")
-    if not root:
-        pytest.skip("EXPLORER_REAL_DATA is not set (the 91 real SWAG dev rows live there)")
-    data = load_swag(Path(root) / "swag" / "val-sample.csv")
+def test_real_swag_dev_sample_loads(real_data):
+    data = load_swag(real_data / "swag" / "val-sample.csv")   # conftest: skips without the real-data folder
     assert len(data) == 91 and set(data.labels) <= {0, 1, 2, 3}
     assert data.choice_pair(0, 2) == ("Students lower their eyes nervously.", "She walks slowly towards someone.")
 
