@@ -86,6 +86,7 @@ class LauncherPanel(QWidget):
         self.editors: dict[str, Editor] = {}
         self._loading = False
         self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
+        self.group_grid = None  # () -> bool: queue the grid as a run group (set by the main window); None: flat runs
         self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
 
         top = self._build_top()
@@ -236,7 +237,7 @@ class LauncherPanel(QWidget):
     def _connect(self) -> None:
         self.load_btn.clicked.connect(self._ask_load)
         self.save_btn.clicked.connect(self._ask_save)
-        self.grid_btn.clicked.connect(self.queue_grid)
+        self.grid_btn.clicked.connect(lambda: self.queue_grid())   # clicked(bool) must not reach `confirm`
         self.launch_btn.clicked.connect(self.launch)
         self.editors["model"].button.clicked.connect(self._browse_model)
         self.editors["train"].button.clicked.connect(lambda: self._browse_data("train"))
@@ -358,8 +359,10 @@ class LauncherPanel(QWidget):
             text = grid_message(grid, self.train_examples(), speed, base.task in QA_TASKS)
             if QMessageBox.question(self, "Queue the paper grid", text) != QMessageBox.StandardButton.Yes:
                 return False
-        suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
         self._remember(base)
+        if self.group_grid is not None:      # the main window: the grid becomes a run group (Groups tab, Runs dock)
+            return bool(self.group_grid())
+        suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
         self.launch_requested.emit(grid, suffixes)
         return True
 
