@@ -113,8 +113,10 @@ class LauncherPanel(QWidget):
         hint.setWordWrap(True)
         self.preset_label = QLabel()   # which recipe the form holds (launcher_presets.describe_preset)
         self.preset_label.setWordWrap(True)
-        self.preset_label.setToolTip("fast CPU: lr 1e-4 and max_seq_length 256, for small encoders on a CPU "
-                                     "(DESIGN.md speed notes); paper recipe: BERT paper Appendix A.3 defaults")
+        self.preset_label.setToolTip("offline default: the bundled encoder on the bundled answerable sample, batch 4, "
+                                     "4 epochs (minutes); fast CPU: a 30-minute budget, batch 16, lr 1e-4, "
+                                     "max_seq_length 256 (README, Benchmarks); paper recipe: BERT paper Appendix "
+                                     "A.3 defaults")
         text_col = QVBoxLayout()
         text_col.addWidget(hint)
         text_col.addWidget(self.preset_label)
