@@ -397,3 +397,19 @@ def test_point_by_point_appends_give_the_same_points_as_one_pass(ncols):
             ref = ColumnDecimator().points(x[:n], y[:n], x0, x1, ncols)
             np.testing.assert_array_equal(xs, ref[0])
             np.testing.assert_array_equal(ys, ref[1])
+
+
+@pytest.mark.parametrize("weight", [0.05, 0.6, 0.9, 0.999])
+def test_ema_debiasing_only_the_start_gives_the_same_numbers_as_debiasing_every_point(weight):
+    """After w^k < 2^-60 the debiasing factor 1 - w^k is exactly 1.0: skipping it changes no bit."""
+    from explorer.ui.plotmath import _ema_blocks
+
+    rng = np.random.default_rng(3)
+    y = rng.normal(2.0, 1.0, 60_000)
+    want = _ema_blocks(y, weight) / -np.expm1(np.arange(1, len(y) + 1) * np.log(weight))   # every point
+    np.testing.assert_array_equal(ema_smooth(y, weight), want)
+    ema = IncrementalEMA()                                   # appends: the debiasing goes on from k done
+    for n in (3, 40, 41, 1_000, 45_000, 60_000):
+        out = ema.update(y[:n], weight)
+    np.testing.assert_allclose(out, want, rtol=1e-13, atol=0)
+    assert not np.array_equal(out[:3], _ema_blocks(y[:3], weight))   # the start is debiased (not skipped)
