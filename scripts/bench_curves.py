@@ -10,8 +10,9 @@ step; dev f1 / exact_match every 1000 steps) and shows them overlaid in the real
 
 - full redraw: show the runs (a run selection): every curve decimated, then either the event loop
   paints the plots on screen (what a user waits for) or all plots are rendered with ``grab()``. Each
-  repeat shows fresh copies of the runs (new objects, same values), so nothing the panel keeps per
-  series can be reused: every curve is smoothed and decimated from scratch. The two halves are printed
+  repeat shows fresh copies of the runs (new objects, values and ranges a little different), so
+  nothing the panel keeps can be reused: every curve is smoothed and decimated from scratch and every
+  axis laid out for a range it has not shown. The two halves are printed
   too: the selection with every curve decimated and handed to its item, and the paint after it;
 - render of all plots only: a ``grab()`` with nothing changed (a resize / expose): the floor;
 - live tick: one new ``step`` event per run, then the coalesced redraw, then the event loop repaints
@@ -72,14 +73,17 @@ def make_run(run_id: str, n: int, seed: int):
     return s
 
 
-def copy_run(state):
-    """A new RunState with copies of ``state``'s series (the same values, other objects)."""
+def copy_run(state, k: int = 0):
+    """A new RunState with copies of ``state``'s series: other objects, and for k > 0 other values and
+    ranges (y scaled by 1 + k / 100, steps_total k * 37 steps further), so that a full redraw of the
+    copy can reuse nothing of an earlier one (no cached curve, axis or grid line of the same range)."""
     from explorer.ui.run_state import RunState, Series
 
-    out = RunState(run_id=state.run_id, status=state.status, steps_total=state.steps_total, step=state.step)
+    out = RunState(run_id=state.run_id, status=state.status, steps_total=state.steps_total + 37 * k,
+                   step=state.step)
     for name, ser in state.series.items():
         out.series[name] = Series()
-        out.series[name].extend(ser.x, ser.y)
+        out.series[name].extend(ser.x, ser.y * (1 + k / 100))
     return out
 
 
@@ -204,7 +208,8 @@ def main() -> int:
     w.resize(1400, 1000)
     w.show()
     app.processEvents()
-    runs = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
+    base = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
+    runs = base
     w.smooth.setValue(60)
 
     def render():
@@ -227,7 +232,7 @@ def main() -> int:
         for key, show in (("full_paint", paint), ("full", render)):
             w.set_runs([])
             w.redraw_now()
-            runs = [copy_run(s) for s in runs]   # runs never shown: nothing cached for them
+            runs = [copy_run(s, 1 + 2 * r + (key == "full")) for s in base]   # never shown before
             for _ in range(3):
                 app.processEvents()
             t0 = time.perf_counter()
@@ -323,7 +328,7 @@ def main() -> int:
     if a.png:
         w.set_runs([])
         w.redraw_now()
-        runs = [copy_run(s) for s in runs]
+        runs = [copy_run(s) for s in base]
         w.set_runs(runs)
         w.redraw_now()
         app.processEvents()
@@ -332,7 +337,7 @@ def main() -> int:
     if a.profile:
         w.set_runs([])
         w.redraw_now()
-        runs = [copy_run(s) for s in runs]
+        runs = [copy_run(s) for s in base]
         print("\nprofile, one full redraw (own time):")
         print(profile(lambda: (w.set_runs(runs), w.redraw_now(), render())))
         print("\nprofile, 20 live ticks (own time):")
