@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QHBoxL
 from explorer.core.metric_display import metric_label
 
 from explorer.ui.decimate import ColumnDecimator
+from explorer.ui.plot_axis import MeasuredAxis
 from explorer.ui.plot_grid import GridLines
 from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.run_state import RunState
@@ -171,7 +172,8 @@ class PlotPanel(QFrame):
         self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
                                      "The wheel alone scrolls the page.")
         self.reset_button.clicked.connect(self.reset_view)
-        self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox())
+        self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox(),
+                                           axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})
         self.plot = self.widget.getPlotItem()
         self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
