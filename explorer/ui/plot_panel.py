@@ -18,6 +18,7 @@ from explorer.core.metric_display import metric_label
 
 from explorer.ui.decimate import ColumnDecimator
 from explorer.ui.plot_axis import MeasuredAxis
+from explorer.ui.plot_curve import FastCurve
 from explorer.ui.plot_grid import GridLines
 from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.run_state import RunState
@@ -240,7 +241,7 @@ class PlotPanel(QFrame):
         kw = {}
         if self.is_dev:
             kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
-        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
+        item = FastCurve(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
         item.setZValue(0 if alpha == 255 else -1)   # the faint raw loss behind every smoothed curve
         # no re-clipping of the data on every y range change (it re-sets each curve); the points are
         # few and the view always holds them (apply_view), so there is nothing huge to clip
@@ -343,7 +344,7 @@ class PlotPanel(QFrame):
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
             xs, ys = decimator.points(data.x, y, *grid, version=vers)
-            target.setData(xs, ys, skipFiniteCheck=not np.isnan(ys).any())
+            target.set_points(xs, ys, not np.isnan(ys).any())
 
     def _view_changed(self, *_args) -> None:
         """x range or plot width changed: the columns changed, so do the curves' points."""
