@@ -290,32 +290,44 @@ def test_other_runs_reuse_the_curve_items(curves):
     assert not any(i.isVisible() and i.xData is not None for i in data_items())
 
 
+def _drawn_tick_positions(panel, name):
+    """Where the axis ``name`` drew its major and minor tick marks (the two longest kinds: the levels the
+    grid draws), in view coordinates, from its draw specs."""
+    axis, vb = panel.plot.getAxis(name), panel.plot.getViewBox()
+    panel.widget.grab()                                            # paint: the specs are current
+    shortest = abs(axis.style["tickLength"]) / 1.5 - 1e-9          # level i is tickLength / (1 + i / 2) long
+    out = []
+    for _pen, p1, p2 in axis._specs[1]:
+        if abs((p2 - p1).y() if name == "bottom" else (p2 - p1).x()) >= shortest:
+            v = vb.mapSceneToView(axis.mapToScene(p1))
+            out.append(v.x() if name == "bottom" else v.y())
+    return sorted(out)
+
+
 def test_grid_lines_follow_the_axes_ticks(curves):
     curves.set_runs([_state("a", 400, 0)])
     curves.redraw_now()
     panel = curves.panels["loss"]
     assert panel.plot.getAxis("bottom").grid is False           # not the axes' slow grid pictures
-    vb = panel.plot.getViewBox()
 
-    def major_x():
-        rect = vb.viewRect()
-        levels = panel.plot.getAxis("bottom").tickValues(rect.left(), rect.right(), vb.width())
-        return sorted(v for v in levels[0][1] if rect.left() <= v <= rect.right())
+    def grid_x():
+        return sorted({ln.x1() for lv in panel.grid_lines.lines() for ln in lv if ln.x1() == ln.x2()})
 
-    lines = panel.grid_lines.lines()
-    xs = sorted({ln.x1() for ln in lines[0] if ln.x1() == ln.x2()})
-    assert xs == major_x() and len(xs) >= 3
-    assert any(ln.y1() == ln.y2() for ln in lines[0])           # horizontal lines too
+    def grid_y():
+        return sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
+
+    xs = grid_x()
+    assert len(xs) >= 3 and grid_y()
+    # a grid line on every tick mark the axes drew, and nowhere else (both levels)
+    assert xs == pytest.approx(_drawn_tick_positions(panel, "bottom"), rel=1e-9, abs=1e-6)
+    assert grid_y() == pytest.approx(_drawn_tick_positions(panel, "left"), rel=1e-9, abs=1e-9)
     curves.last_n.setValue(50)                                    # another x range: other lines
     curves.redraw_now()
-    xs2 = sorted({ln.x1() for ln in panel.grid_lines.lines()[0] if ln.x1() == ln.x2()})
-    assert xs2 == major_x() and xs2 != xs
+    assert grid_x() != xs
+    assert grid_x() == pytest.approx(_drawn_tick_positions(panel, "bottom"), rel=1e-9, abs=1e-6)
     curves.log_box.setChecked(True)                               # log y: lines at the log axis' ticks
     curves.redraw_now()
-    rect = vb.viewRect()
-    ys = sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
-    want = panel.plot.getAxis("left").tickValues(rect.top(), rect.bottom(), vb.height())
-    assert ys == sorted(v for _, vals in want[:2] for v in vals if rect.top() <= v <= rect.bottom())
+    assert grid_y() == pytest.approx(_drawn_tick_positions(panel, "left"), rel=1e-9, abs=1e-9)
 
 
 def test_re_estimated_steps_total_does_not_move_the_axis_every_step(curves):

@@ -12,11 +12,13 @@ from PySide6.QtGui import QColor
 
 
 def _curve_state(item):
+    """What the item shows: its data, the points and path its curve item draws, pen, visibility."""
     x, y = item.getData()
     cx, cy = item.curve.getData()
+    path = item.curve.getPath()
+    elements = [(e.x, e.y, int(e.type.value)) for e in (path.elementAt(i) for i in range(path.elementCount()))]
     return (np.asarray(x).tolist(), np.asarray(y).tolist(), np.asarray(cx).tolist(), np.asarray(cy).tolist(),
-            item.curve.opts["pen"].color().name(QColor.NameFormat.HexArgb), item.curve.opts["connect"],
-            item.curve.opts["skipFiniteCheck"], item.curve.isVisible())
+            item.curve.opts["pen"].color().name(QColor.NameFormat.HexArgb), elements, item.curve.isVisible())
 
 
 def _same(a, b):
@@ -64,6 +66,7 @@ def test_set_points_shows_what_set_data_shows(plot, log):
             for item in (fast, ref):                      # a style change after points: it reaches the curve
                 item.setPen(pg.mkPen("#D55E00", width=1))
     assert _curve_state(fast)[4] == QColor("#D55E00").name(QColor.NameFormat.HexArgb)
+    assert fast.curve.opts["connect"] == ("finite" if log else "all")   # finite points: one polygon
     for item in (fast, ref):                              # emptied (a retired item), recoloured, refilled
         item.setData([], [])
         item.setPen(pg.mkPen("#009E73"))

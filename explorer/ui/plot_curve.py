@@ -78,6 +78,16 @@ class Dots(pg.GraphicsObject):
         p.drawPixmapFragments(*self._frags.drawargs(), self.pixmap)
 
 
+class _BoundsKeepingCurve(pg.PlotCurveItem):
+    """pyqtgraph's curve item, except that a change of the view (range, size) keeps its data bounds:
+    they depend on the points and pens alone (setData / setPen clear them), only the pixel padding
+    around them depends on the view. pyqtgraph recomputes both on every range change."""
+
+    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
+        self._boundingRect = None
+        self.prepareGeometryChange()
+
+
 class FastCurve(pg.PlotDataItem):
     """A ``PlotDataItem`` with :meth:`set_points` for data-only updates, and optional :class:`Dots` on
     its points (``dots=color``)."""
@@ -86,6 +96,14 @@ class FastCurve(pg.PlotDataItem):
 
     def __init__(self, *args, dots=None, **kwargs):
         super().__init__(*args, **kwargs)
+        if self._dataset is None:   # no points yet, so no style on the curve: swap in the lean one
+            old = self.curve
+            old.sigClicked.disconnect(self.sigClicked)
+            old.setParentItem(None)
+            self.curve = _BoundsKeepingCurve()
+            self.curve.setParentItem(self)
+            self.curve.stackBefore(self.scatter)
+            self.curve.sigClicked.connect(self.sigClicked)
         self.dots = Dots(dots, parent=self) if dots is not None else None
 
     def updateItems(self, styleUpdate: bool = True):  # noqa: N802 - pyqtgraph API
@@ -106,7 +124,11 @@ class FastCurve(pg.PlotDataItem):
         self._datasetMapped = None
         self._datasetDisplay = None
         shown = self._getDisplayDataset()   # log mapping, when the plot is in log mode
-        self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite)   # as updateItems passes it
+        # connect="all" where every point is finite: pyqtgraph then builds the path as one polygon
+        # instead of splitting it at the (absent) gaps: the same path for less
+        finite = all_finite and shown.yAllFinite is not False
+        self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite,
+                           connect="all" if finite else self.opts["connect"])
         self.curve.show()
         self.informViewBoundsChanged()
         self.sigPlotChanged.emit(self)
