@@ -62,6 +62,9 @@ def test_set_points_shows_what_set_data_shows(plot, log):
         fast.set_points(x, y, finite)
         ref.setData(x, y, skipFiniteCheck=finite)
         _same(_curve_state(fast), _curve_state(ref))
+        fresh = pg.PlotCurveItem(*ref.curve.getData(), pen=ref.curve.opts["pen"])   # nothing cached
+        for ax in (0, 1):
+            np.testing.assert_array_equal(fast.curve.dataBounds(ax), fresh.dataBounds(ax))
         if k == 1:
             for item in (fast, ref):                      # a style change after points: it reaches the curve
                 item.setPen(pg.mkPen("#D55E00", width=1))

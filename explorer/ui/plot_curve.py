@@ -13,6 +13,8 @@ A dev metric's evaluations are marked with dots (:class:`Dots`: pyqtgraph's "o" 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
@@ -87,6 +89,21 @@ class _BoundsKeepingCurve(pg.PlotCurveItem):
         self._boundingRect = None
         self.prepareGeometryChange()
 
+    def seed_bounds(self) -> None:
+        """Fill pyqtgraph's data-bounds cache for the whole data range (what ``dataBounds(ax)`` returns:
+        min and max ignoring NaN; no pen widening for a cosmetic pen) with two NaN-ignoring reductions,
+        instead of its nanmin / nanmax under a warnings filter, asked from Qt's bounding-rect calls."""
+        pen, spen = self.opts["pen"], self.opts["shadowPen"]
+        if (self.xData is None or not len(self.xData) or self.opts["fillLevel"] is not None
+                or self.opts["stepMode"] or (pen is not None and not pen.isCosmetic())
+                or (spen is not None and not spen.isCosmetic())):
+            return
+        for ax, d in enumerate((self.xData, self.yData)):
+            lo, hi = float(np.fmin.reduce(d)), float(np.fmax.reduce(d))
+            if math.isinf(lo) or math.isinf(hi):
+                return   # pyqtgraph drops infinities first: leave it to dataBounds
+            self._boundsCache[ax] = [(1.0, None), (lo, hi)]
+
 
 class FastCurve(pg.PlotDataItem):
     """A ``PlotDataItem`` with :meth:`set_points` for data-only updates, and optional :class:`Dots` on
@@ -129,6 +146,7 @@ class FastCurve(pg.PlotDataItem):
         finite = all_finite and shown.yAllFinite is not False
         self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite,
                            connect="all" if finite else self.opts["connect"])
+        self.curve.seed_bounds()
         self.curve.show()
         self.informViewBoundsChanged()
         self.sigPlotChanged.emit(self)
