@@ -74,3 +74,31 @@ def test_tick_values_follow_the_range_size_and_log_mode(pair):
     for ax in (axis, plain):
         ax.setLogMode(False, True)
     assert axis.tickValues(-3.0, 1.0, 200) == plain.tickValues(-3.0, 1.0, 200)
+
+
+def _pixels(widget):
+    img = widget.grab().toImage()
+    return bytes(img.constBits())[: img.sizeInBytes()], img.size()
+
+
+def test_an_axis_drawn_from_shared_specs_has_the_same_pixels(pair, qtbot):
+    """Direct drawing of (shared) specs instead of pyqtgraph's recorded picture: not one pixel differs,
+    also for the second plot of the same range and size, whose axes reuse the first one's specs."""
+    from explorer.ui import plot_axis
+    from explorer.ui.plot_axis import MeasuredAxis
+
+    plain, measured = pair
+    twin = pg.PlotWidget(axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})
+    twin.resize(640, 260)
+    qtbot.addWidget(twin)
+    twin.show()
+    qtbot.waitExposed(twin)
+    plot_axis._SPECS.clear()
+    for xr, yr in (((0, 101_000), (0.5, 5.2)), ((250, 2_750), (-3, 40))):
+        for w in (plain, measured, twin):
+            w.getPlotItem().getViewBox().setRange(xRange=xr, yRange=yr, padding=0)
+        want = _pixels(plain)
+        assert _pixels(measured) == want
+        assert _pixels(twin) == want
+    assert len(plot_axis._SPECS) < 8         # 2 ranges x 2 axes x 2 plots without sharing (a left axis that
+    # widened for its labels has a new key)

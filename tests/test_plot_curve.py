@@ -88,3 +88,31 @@ def test_the_view_bounds_follow_the_new_points(plot):
     item.set_points(np.arange(10.0), np.arange(10.0) * 5, True)
     assert item.dataBounds(1) == (0.0, 45.0)
     assert item.curve.boundingRect().bottom() >= 45.0
+
+
+def test_dots_have_the_pixels_of_pyqtgraphs_symbols(qtbot):
+    """Dev dots (one drawPixmapFragments call) look exactly like PlotDataItem's symbol="o" dots."""
+    from explorer.ui.plot_curve import FastCurve
+
+    x = np.arange(1.0, 40.0) * 1000
+    y = 20 + 50 * (1 - np.exp(-x / 9000))
+    y[7] = math.nan                                          # no dot where there is no value
+    images = []
+    for make in (lambda: FastCurve(pen=pg.mkPen("#009E73"), connect="finite", dots=QColor("#009E73")),
+                 lambda: pg.PlotDataItem(pen=pg.mkPen("#009E73"), connect="finite", symbol="o", symbolSize=5,
+                                         symbolBrush=QColor("#009E73"), symbolPen=None)):
+        w = pg.PlotWidget()
+        w.resize(500, 260)
+        qtbot.addWidget(w)
+        w.show()
+        qtbot.waitExposed(w)
+        item = make()
+        w.getPlotItem().addItem(item)
+        if isinstance(item, FastCurve):
+            item.set_points(x, y, False)
+        else:
+            item.setData(x, y)
+        w.getPlotItem().getViewBox().setRange(xRange=(0, 40_000), yRange=(15, 75), padding=0)
+        img = w.grab().toImage()
+        images.append(bytes(img.constBits())[: img.sizeInBytes()])
+    assert images[0] == images[1]
