@@ -5,8 +5,8 @@ pyqtgraph's ``AxisItem`` rebuilds its draw specs (tick positions, label strings 
 that on every paint; ``tickValues`` is asked again by the grid lines for the same range. In the Curves
 panel every plot's x axis shows the same steps over the same width, so :class:`MeasuredAxis` keeps the
 specs of the last few (range, size, style) combinations shared by all its axes (five of six x axes reuse
-the first one's), caches label sizes per font and tick values per range, and draws the specs directly
-(no picture recorded, checksummed and replayed). Same ticks, same labels, same places (tests).
+the first one's) and caches label sizes per font and tick values per range. The specs are drawn as
+pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tests).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from PySide6.QtGui import QPainter, QPicture
 _SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
 _SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on)
 _MAX_SIZES, _MAX_SPECS = 4096, 64
-_DRAWN = object()                  # AxisItem.picture while our specs are current (pyqtgraph resets it to None)
 
 
 class _MeasuringPainter:
@@ -112,14 +111,15 @@ class MeasuredAxis(pg.AxisItem):
 
     def paint(self, p, opt, widget):  # noqa: D102 - pyqtgraph API
         if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag)
-            self._specs = self._make_specs(widget)
-            self.picture = _DRAWN
-        if self._specs is None:
-            return
-        p.save()
-        try:
-            if self.style["tickFont"]:
-                p.setFont(self.style["tickFont"])
-            self.drawPicture(p, *self._specs)
-        finally:
-            p.restore()
+            specs = self._specs = self._make_specs(widget)   # (axis, ticks, texts) last drawn
+            picture = QPicture()   # recorded and replayed as pyqtgraph does: the same pixels
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                if specs is not None:
+                    self.drawPicture(painter, *specs)
+            finally:
+                painter.end()
+            self.picture = picture
+        self.picture.play(p)
