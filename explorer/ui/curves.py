@@ -17,6 +17,8 @@ and draw them directly (explorer.ui.plot_axis). The same pixels as pyqtgraph's o
 
 from __future__ import annotations
 
+import html
+
 import time
 
 import pyqtgraph as pg
@@ -73,6 +75,7 @@ class CurvesPanel(CurvesExport, QWidget):
 
         self.toolbar = tb = CurvesToolbar()
         self.smooth, self.log_box, self.outlier_box, self.last_n = tb.smooth, tb.log_box, tb.outlier_box, tb.last_n
+        self.name_of = lambda run_id: run_id     # run id -> the name the Runs list shows (set by the main window)
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
@@ -439,8 +442,12 @@ class CurvesPanel(CurvesExport, QWidget):
         self._schedule(all_runs=True)
 
     # ---- legend / progress ---------------------------------------------------------------
+    def update_legend(self) -> None:
+        """Redraw the legend strip now (after a run was renamed)."""
+        self._update_legend()
+
     def _update_legend(self) -> None:
-        key = [(id(s), s.status, len(s.evals), c) for s, c in self._pairs()]
+        key = [(id(s), s.status, len(s.evals), c, self.name_of(s.run_id)) for s, c in self._pairs()]
         if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
             return
         self._legend_key = key
@@ -452,7 +459,8 @@ class CurvesPanel(CurvesExport, QWidget):
             for state, color in self._pairs():
                 best = state.best_text()
                 extra = (f" · {best}" if best.startswith("best") else f" · best {best}") if best else ""
-                parts.append(f"<span style='color:{color}'>■</span>&nbsp;{state.run_id} "
+                name = html.escape(self.name_of(state.run_id))
+                parts.append(f"<span style='color:{color}'>■</span>&nbsp;{name} "
                              f"<span style='color:#666'>({state.status}{extra})</span>")
             text = "&nbsp;&nbsp;&nbsp;".join(parts)
         if text != self.legend.text():

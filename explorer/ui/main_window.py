@@ -143,6 +143,8 @@ class MainWindow(QMainWindow):
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
         self.runs.refresh_requested.connect(self.scan_runs)
         self.runs.removed.connect(lambda _rid: self._refresh_selected())
+        self.curves.name_of = self.runs.name_of                      # the legend names runs as the list does
+        self.runs.renamed.connect(lambda _rid: self.curves.update_legend())
         self.runs.message.connect(self.show_message)
         self.tabs.currentChanged.connect(self._tab_changed)
 

@@ -374,6 +374,7 @@ class RunsPanel(QWidget):
     open_checkpoint_requested = Signal(str)  # checkpoint folder
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
+    renamed = Signal(str)                   # run id, after F2 gave it a new display name
     message = Signal(str)                   # a one-line status for the status bar
     group_selected = Signal(str)            # a group row was selected (its name)
     groups_changed = Signal()               # groups were re-read, renamed or deleted
@@ -760,7 +761,12 @@ class RunsPanel(QWidget):
         else:
             self.model.stored_names.pop(s.run_id, None)
         self.model.update_names()
+        self.renamed.emit(s.run_id)
         return True
+
+    def name_of(self, run_id: str) -> str:
+        """The name the list shows for a run (the user's, else the short automatic one, else its id)."""
+        return self.model.names.get(run_id) or run_id
 
     def delete_selected(self) -> bool:
         groups = self.selected_groups()
