@@ -271,12 +271,8 @@ def summarize_attention_layers(hf_attentions, blocks, *, batch_index: int = 0, l
     """The same AttentionData as ``summarize_attentions(stack_attentions(...), blocks, keep=keep)``, computed
     layer by layer straight from the model's tensors (torch, its threads), without stacking a float32 copy.
 
-    Per layer (``a`` = the (heads, seq, seq) slice of one window, padding cut off, a view, no copy):
-    ``to_block = a @ M`` (heads, seq, 3) gives the block flow ``M.T @ to_block / |A|`` and, averaged over
-    layers and heads, the token share (the mean of ``a`` over layers and heads, times M: matrix products
-    are linear); the head mean of ``a`` gives the rollout step; the raw weights are converted once into
-    the kept array (float16 by default). So each layer's weights are read three times, where the numpy
-    path read them about eight times and copied them three times (scripts/bench_probe.py).
+    Each layer's (heads, seq, seq) slice of the window (padding cut off, a view) goes through
+    :class:`LayerSummaries`, which the probe also feeds from inside the forward (explorer.core.attention_hooks).
     Numbers agree with the numpy path to float32 rounding (tests/test_probe_speed_paths.py).
 
     Args:
@@ -295,42 +291,103 @@ def summarize_attention_layers(hf_attentions, blocks, *, batch_index: int = 0, l
     if hf_attentions is None or len(hf_attentions) == 0:
         raise AttentionShapeError("no attentions returned; the forward needs output_attentions=True "
                                   "and eager attention (explorer.core.models.eager_attention)")
-    if keep not in (None, "float32", "float16"):
-        raise ValueError(f"keep must be 'float32', 'float16' or None; got {keep!r}")
+    _check_keep(keep)
     if not hasattr(hf_attentions[0], "detach"):
         return summarize_attentions(stack_attentions(hf_attentions, batch_index=batch_index, length=length),
                                     blocks, keep=keep)
-    import torch
-
     first = hf_attentions[0]
     n = int(first.shape[-1] if length is None else length)
-    m_np = block_matrix(blocks)
-    if m_np.shape[0] != n:
-        raise AttentionShapeError(f"{m_np.shape[0]} blocks given for a sequence of {n} tokens")
-    n_layers, n_heads = len(hf_attentions), int(first.shape[1])
-    with torch.inference_mode():
-        m = torch.from_numpy(m_np)
-        counts = m.sum(dim=0)
-        kept = None if keep is None else np.empty((n_layers, n_heads, n, n), dtype=keep)
-        kept_t = None if kept is None else torch.from_numpy(kept)
-        flow = torch.empty((n_layers, n_heads, len(BLOCKS), len(BLOCKS)), dtype=torch.float32)
-        share = torch.zeros((n, len(BLOCKS)), dtype=torch.float32)
-        r = None
-        for layer, full in enumerate(hf_attentions):
-            a = full[batch_index, :, :n, :n].float()
-            if kept_t is not None:
-                kept_t[layer].copy_(a)
-            to_block = (a.reshape(n_heads * n, n) @ m).view(n_heads, n, len(BLOCKS))   # one GEMM for all heads
-            flow[layer] = (m.T @ to_block) / counts[:, None]    # (heads, 3, 3); 0/0 = NaN for an empty block
-            share += to_block.sum(dim=0)
+    acc = LayerSummaries(blocks, len(hf_attentions), int(first.shape[1]), keep=keep, length=n)
+    for full in hf_attentions:
+        acc.add(full[batch_index, :, :n, :n])
+    return acc.result()
+
+
+def _check_keep(keep) -> None:
+    if keep not in (None, "float32", "float16"):
+        raise ValueError(f"keep must be 'float32', 'float16' or None; got {keep!r}")
+
+
+class LayerSummaries:
+    """One window's AttentionData built one layer at a time, as the forward pass produces the layers.
+
+    ``add(a)`` takes layer l's weights ``a`` (heads, seq, seq), a torch tensor (padding cut off; a view is
+    fine), and reads it three times while it is still in the cache: ``to_block = a @ M`` (one GEMM for all
+    heads) gives the block flow ``M.T @ to_block / |A|`` of every head and, summed over heads, the token share
+    (the mean of ``a`` over layers and heads times M: matrix products are linear); the head mean gives the
+    rollout step ``A_hat = 0.5 (A_mean + I)`` row-normalised, ``R = A_hat @ R`` (Abnar & Zuidema 2020,
+    section 3); the raw weights are cast once into the preallocated kept array (float16 by default).
+    :func:`summarize_attention_layers` (after a forward) and ``explorer.core.attention_hooks`` (inside it,
+    through forward hooks) both use it, so the two give identical numbers.
+
+    Args:
+        blocks: the window's block names (seq of them; :func:`token_blocks`).
+        num_layers, num_heads: the model's; ``add`` must be called exactly num_layers times.
+        keep: "float16" / "float32" (raw weights kept as numpy (layers, heads, seq, seq)) or None.
+        length: seq, checked against the blocks (default: len(blocks)).
+
+    Raises:
+        AttentionShapeError: blocks that do not match the length, a layer of the wrong shape, more layers than
+            num_layers, or ``result()`` before the last layer.
+        ValueError: an unknown ``keep``.
+    """
+
+    def __init__(self, blocks, num_layers: int, num_heads: int, *, keep: str | None = "float16",
+                 length: int | None = None):
+        import torch
+
+        _check_keep(keep)
+        m_np = block_matrix(blocks)
+        n = m_np.shape[0] if length is None else int(length)
+        if m_np.shape[0] != n:
+            raise AttentionShapeError(f"{m_np.shape[0]} blocks given for a sequence of {n} tokens")
+        self.blocks, self.n, self.num_layers, self.num_heads = list(blocks), n, int(num_layers), int(num_heads)
+        self.kept = None if keep is None else np.empty((self.num_layers, self.num_heads, n, n), dtype=keep)
+        with torch.inference_mode():
+            self.m = torch.from_numpy(m_np)
+            self.counts = self.m.sum(dim=0)
+            self._kept_t = None if self.kept is None else torch.from_numpy(self.kept)
+            self.flow = torch.empty((self.num_layers, self.num_heads, len(BLOCKS), len(BLOCKS)), dtype=torch.float32)
+            self.share = torch.zeros((n, len(BLOCKS)), dtype=torch.float32)
+        self.r = None
+        self.layers = 0
+
+    def add(self, weights) -> None:
+        """Fold in the next layer's weights, (heads, seq, seq) torch (any float dtype; summed in float32)."""
+        import torch
+
+        shape = (self.num_heads, self.n, self.n)
+        if tuple(weights.shape) != shape:
+            raise AttentionShapeError(f"layer {self.layers + 1}: attention weights of shape {tuple(weights.shape)}; "
+                                      f"expected (heads, seq, seq) = {shape}")
+        if self.layers >= self.num_layers:
+            raise AttentionShapeError(f"more than the {self.num_layers} layers announced")
+        layer, heads, n = self.layers, self.num_heads, self.n
+        with torch.inference_mode():
+            a = weights.detach().float()
+            if self._kept_t is not None:
+                self._kept_t[layer].copy_(a)
+            to_block = (a.reshape(heads * n, n) @ self.m).view(heads, n, len(BLOCKS))   # one GEMM for all heads
+            self.flow[layer] = (self.m.T @ to_block) / self.counts[:, None]   # 0/0 = NaN for an empty block
+            self.share += to_block.sum(dim=0)
             a_hat = a.mean(dim=0)                               # rollout step (Abnar & Zuidema 2020):
             a_hat.diagonal().add_(1.0)                          # 0.5 (A_mean + I), in place
             a_hat *= 0.5
             a_hat /= a_hat.sum(dim=-1, keepdim=True)
-            r = a_hat if r is None else a_hat @ r
-        share /= n_layers * n_heads
-    return AttentionData(attentions=kept, blocks=list(blocks), flow=flow.numpy(), token_share=share.numpy(),
-                         rollout=(torch.eye(n) if r is None else r).numpy())
+            self.r = a_hat if self.r is None else a_hat @ self.r
+        self.layers += 1
+
+    def result(self) -> AttentionData:
+        """The AttentionData of the window (after the last layer)."""
+        import torch
+
+        if self.layers != self.num_layers:
+            raise AttentionShapeError(f"attention of {self.layers} layers received; the model has {self.num_layers}")
+        with torch.inference_mode():
+            share = self.share / (self.num_layers * self.num_heads)
+            r = torch.eye(self.n) if self.r is None else self.r
+        return AttentionData(attentions=self.kept, blocks=list(self.blocks), flow=self.flow.numpy(),
+                             token_share=share.numpy(), rollout=r.numpy())
 
 
 def flow_table_lines(flow_mean: np.ndarray, *, special_label: str = "[CLS]/[SEP]") -> list[str]:
