@@ -159,3 +159,40 @@ def test_a_model_whose_attention_modules_give_no_weights_falls_back_to_output_at
     for a, b in zip(expected.attention, got.attention):
         for name in ("attentions", "flow", "token_share", "rollout"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
+    """Block sums as segment sums over contiguous runs equal the one-hot GEMM (more than MAX_RUNS runs) and the
+    numpy path, to float32 rounding."""
+    from explorer.core import attention as attention_module
+    from explorer.core.attention import LayerSummaries, block_runs
+
+    blocks = ["special", "question", "question", "special", "passage", "passage", "special", "passage", "special"]
+    assert block_runs(blocks) == [(2, 0, 1), (0, 1, 3), (2, 3, 4), (1, 4, 6), (2, 6, 7), (1, 7, 8), (2, 8, 9)]
+    assert block_runs([]) == []
+    rng = np.random.default_rng(1)
+    raw = rng.random((3, 2, 9, 9)).astype(np.float32)
+    raw /= raw.sum(-1, keepdims=True)
+
+    def summarize():
+        acc = LayerSummaries(blocks, 3, 2, keep=None)
+        for layer in raw:
+            acc.add(torch.from_numpy(layer))
+        return acc, acc.result()
+
+    seg_acc, seg = summarize()
+    monkeypatch.setattr(attention_module, "MAX_RUNS", 2)
+    gemm_acc, gemm = summarize()
+    assert seg_acc.runs is not None and gemm_acc.runs is None
+    slow = summarize_attentions(raw, blocks, keep=None)
+    for name in ("flow", "token_share", "rollout"):
+        np.testing.assert_allclose(getattr(seg, name), getattr(gemm, name), atol=1e-6, rtol=0)
+        np.testing.assert_allclose(getattr(seg, name), getattr(slow, name), atol=1e-6, rtol=0)
+    with pytest.raises(attention_module.AttentionShapeError, match="more than the 3 layers"):
+        seg_acc.add(torch.from_numpy(raw[0]))
+    with pytest.raises(attention_module.AttentionShapeError, match="expected \\(heads, seq, seq\\)"):
+        LayerSummaries(blocks, 3, 2).add(torch.zeros(2, 8, 8))
+    with pytest.raises(attention_module.AttentionShapeError, match="1 layers received; the model has 3"):
+        one = LayerSummaries(blocks, 3, 2)
+        one.add(torch.from_numpy(raw[0]))
+        one.result()

@@ -308,17 +308,40 @@ def _check_keep(keep) -> None:
         raise ValueError(f"keep must be 'float32', 'float16' or None; got {keep!r}")
 
 
+MAX_RUNS = 12   # block runs up to which the block sums are segment sums (else one GEMM with the one-hot M)
+
+
+def block_runs(blocks) -> list[tuple[int, int, int]]:
+    """Maximal runs of one block: [(block index, start, end)] in token order, e.g. [CLS] q q [SEP] p p [SEP] ->
+    [(2, 0, 1), (0, 1, 3), (2, 3, 4), (1, 4, 6), (2, 6, 7)]."""
+    idx = block_matrix(blocks).argmax(axis=1) if len(blocks) else np.zeros(0, np.int64)
+    runs, start = [], 0
+    for i in range(1, len(idx) + 1):
+        if i == len(idx) or idx[i] != idx[start]:
+            runs.append((int(idx[start]), start, i))
+            start = i
+    return runs
+
+
 class LayerSummaries:
     """One window's AttentionData built one layer at a time, as the forward pass produces the layers.
 
     ``add(a)`` takes layer l's weights ``a`` (heads, seq, seq), a torch tensor (padding cut off; a view is
-    fine), and reads it three times while it is still in the cache: ``to_block = a @ M`` (one GEMM for all
-    heads) gives the block flow ``M.T @ to_block / |A|`` of every head and, summed over heads, the token share
-    (the mean of ``a`` over layers and heads times M: matrix products are linear); the head mean gives the
-    rollout step ``A_hat = 0.5 (A_mean + I)`` row-normalised, ``R = A_hat @ R`` (Abnar & Zuidema 2020,
-    section 3); the raw weights are cast once into the preallocated kept array (float16 by default).
-    :func:`summarize_attention_layers` (after a forward) and ``explorer.core.attention_hooks`` (inside it,
-    through forward hooks) both use it, so the two give identical numbers.
+    fine), and reads it three times while it is still in the cache:
+
+    - the block sums ``to_block[h, i, B]`` = sum of row i's weights on block B's tokens (``a @ M`` with the
+      one-hot M): blocks come in a few contiguous runs ([CLS] question [SEP] passage [SEP]), so they are a few
+      segment sums of contiguous row pieces (a GEMM with a 3-column M runs at a fraction of the memory speed);
+      with more than MAX_RUNS runs, one GEMM. Kept per layer (layers, 3, heads, seq), small;
+    - the head mean gives the rollout step ``A_hat = 0.5 (A_mean + I)`` row-normalised, ``R = A_hat @ R``
+      (Abnar & Zuidema 2020, section 3);
+    - the raw weights are cast once into the preallocated kept array (float16 by default).
+
+    ``result()`` then turns all layers' block sums into the block flow ``M.T @ to_block / |A|`` (one small
+    GEMM) and the token share (their mean over layers and heads). :func:`summarize_attention_layers` (after a
+    forward) and ``explorer.core.attention_hooks`` (inside it, through forward hooks) both use this class, so
+    the two give identical numbers; against the numpy path (block_flow, token_block_share, rollout) they agree
+    to float32 rounding (the sums are accumulated in another order).
 
     Args:
         blocks: the window's block names (seq of them; :func:`token_blocks`).
@@ -342,13 +365,16 @@ class LayerSummaries:
         if m_np.shape[0] != n:
             raise AttentionShapeError(f"{m_np.shape[0]} blocks given for a sequence of {n} tokens")
         self.blocks, self.n, self.num_layers, self.num_heads = list(blocks), n, int(num_layers), int(num_heads)
+        runs = block_runs(self.blocks)
+        self.runs = runs if len(runs) <= MAX_RUNS else None
+        # the first run of each block writes its sums, later runs of the same block add theirs
+        self._first = {k: min(i for i, (b, _, _) in enumerate(runs) if b == k) for k in {b for b, _, _ in runs}}
         self.kept = None if keep is None else np.empty((self.num_layers, self.num_heads, n, n), dtype=keep)
         with torch.inference_mode():
             self.m = torch.from_numpy(m_np)
             self.counts = self.m.sum(dim=0)
             self._kept_t = None if self.kept is None else torch.from_numpy(self.kept)
-            self.flow = torch.empty((self.num_layers, self.num_heads, len(BLOCKS), len(BLOCKS)), dtype=torch.float32)
-            self.share = torch.zeros((n, len(BLOCKS)), dtype=torch.float32)
+            self.to_block = torch.zeros((self.num_layers, len(BLOCKS), self.num_heads, n), dtype=torch.float32)
         self.r = None
         self.layers = 0
 
@@ -367,9 +393,15 @@ class LayerSummaries:
             a = weights.detach().float()
             if self._kept_t is not None:
                 self._kept_t[layer].copy_(a)
-            to_block = (a.reshape(heads * n, n) @ self.m).view(heads, n, len(BLOCKS))   # one GEMM for all heads
-            self.flow[layer] = (self.m.T @ to_block) / self.counts[:, None]   # 0/0 = NaN for an empty block
-            self.share += to_block.sum(dim=0)
+            sums = self.to_block[layer]                          # (3, heads, seq): block B's sum of each row
+            if self.runs is not None:
+                for i, (k, start, end) in enumerate(self.runs):
+                    if self._first[k] == i:
+                        torch.sum(a[:, :, start:end], dim=-1, out=sums[k])
+                    else:
+                        sums[k] += a[:, :, start:end].sum(dim=-1)
+            else:
+                sums.copy_((a.reshape(heads * n, n) @ self.m).T.reshape(len(BLOCKS), heads, n))
             a_hat = a.mean(dim=0)                               # rollout step (Abnar & Zuidema 2020):
             a_hat.diagonal().add_(1.0)                          # 0.5 (A_mean + I), in place
             a_hat *= 0.5
@@ -383,11 +415,15 @@ class LayerSummaries:
 
         if self.layers != self.num_layers:
             raise AttentionShapeError(f"attention of {self.layers} layers received; the model has {self.num_layers}")
+        nb, layers, heads, n = len(BLOCKS), self.num_layers, self.num_heads, self.n
         with torch.inference_mode():
-            share = self.share / (self.num_layers * self.num_heads)
-            r = torch.eye(self.n) if self.r is None else self.r
-        return AttentionData(attentions=self.kept, blocks=list(self.blocks), flow=self.flow.numpy(),
-                             token_share=share.numpy(), rollout=r.numpy())
+            # flow[l, h, A, B] = sum over i in A of to_block[l, B, h, i] / |A|: one GEMM for every layer and head
+            per_from = (self.to_block.reshape(layers * nb * heads, n) @ self.m).view(layers, nb, heads, nb)
+            flow = per_from.permute(0, 2, 3, 1) / self.counts[:, None]     # (l, h, A, B); 0/0 = NaN (empty A)
+            share = self.to_block.sum(dim=(0, 2)).T / (layers * heads)      # (seq, 3)
+            r = torch.eye(n) if self.r is None else self.r
+        return AttentionData(attentions=self.kept, blocks=list(self.blocks), flow=flow.contiguous().numpy(),
+                             token_share=share.contiguous().numpy(), rollout=r.numpy())
 
 
 def flow_table_lines(flow_mean: np.ndarray, *, special_label: str = "[CLS]/[SEP]") -> list[str]:
