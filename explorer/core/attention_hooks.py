@@ -12,13 +12,29 @@ summarised. A model that does not name its attention modules, or whose modules g
 from __future__ import annotations
 
 import contextlib
+import weakref
 from typing import Callable, Iterator
+
+
+_FOUND: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # model -> attention_modules(model)
 
 
 def attention_modules(model) -> list[tuple[object, int]]:
     """(module, index of the weights in its output tuple) for every module the model's class names as the
     producer of ``attentions`` (transformers' ``_can_record_outputs``), in ``named_modules`` order; [] when
-    the class names none (older modelling code: use ``output_attentions=True``)."""
+    the class names none (older modelling code: use ``output_attentions=True``). Found once per model."""
+    try:
+        return _FOUND[model]
+    except (KeyError, TypeError):
+        found = _find_attention_modules(model)
+    try:
+        _FOUND[model] = found
+    except TypeError:
+        pass
+    return found
+
+
+def _find_attention_modules(model) -> list[tuple[object, int]]:
     specs = (getattr(type(model), "_can_record_outputs", None) or {}).get("attentions")
     if specs is None:
         return []

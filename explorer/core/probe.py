@@ -236,7 +236,23 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return z / z.sum()
 
 
+_HEADS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # model -> _find_qa_head(model), found once
+
+
 def _qa_head(model) -> tuple[object | None, str]:
+    """_find_qa_head, remembered per model (walking all modules costs about a millisecond per probe)."""
+    try:
+        return _HEADS[model]
+    except (KeyError, TypeError):
+        found = _find_qa_head(model)
+    try:
+        _HEADS[model] = found
+    except TypeError:   # not weak-referenceable: look again next time
+        pass
+    return found
+
+
+def _find_qa_head(model) -> tuple[object | None, str]:
     """(the start/end output layer, "") or (None, reason).
 
     Found through the model's own structure, not by name: the last ``nn.Linear`` with 2 outputs
@@ -262,11 +278,11 @@ def _word_ids_cached(tokenizer, question: str, passage: str):
     """A function (seq_ids, offsets) -> word ids of one window: question tokens take the word ids of
     the question tokenized alone (same pieces, same order), passage tokens the word id of the
     passage token with the same character offsets in the passage tokenized alone."""
-    q = tokenizer(question.lstrip(), add_special_tokens=False, verbose=False)
-    p = tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-    q_words = q.word_ids()
-    p_by_offset = {tuple(o): w for o, w in zip(p["offset_mapping"], p.word_ids())}
-    p_by_start = {o[0]: w for o, w in zip(p["offset_mapping"], p.word_ids())}
+    both = tokenizer([question.lstrip(), passage], add_special_tokens=False, return_offsets_mapping=True,
+                     verbose=False)   # one call for both texts
+    q_words, p_words, p_offsets = both.word_ids(0), both.word_ids(1), both["offset_mapping"][1]
+    p_by_offset = {tuple(o): w for o, w in zip(p_offsets, p_words)}
+    p_by_start = {o[0]: w for o, w in zip(p_offsets, p_words)}
 
     def assign(seq_ids: list, offsets: list) -> list[int | None]:
         out: list[int | None] = []
