@@ -64,7 +64,7 @@ class StallSampler:
     action comes with what the GUI thread was running during it ("gui_stall_probe.py:.. wait" innermost =
     Qt's own C++ work inside processEvents: painting, layout, signal delivery)."""
 
-    def __init__(self, meter, every_ms: float = 4.0, after_ms: float = 20.0):
+    def __init__(self, meter, every_ms: float = 2.0, after_ms: float = 15.0):
         import threading
 
         self.meter, self.every, self.after = meter, every_ms / 1000, after_ms / 1000
@@ -107,6 +107,7 @@ class StallMeter:
         self.last_wall = time.perf_counter()
         self.sampler: StallSampler | None = None
         self.worst_stacks: dict[str, list[str]] = {}
+        self.long_gaps: dict[str, list] = collections.defaultdict(list)   # with --stacks: every gap over 30 ms
         self.seen = "start"
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -126,6 +127,8 @@ class StallMeter:
             if gap > self.worst.get(self.action, (-1.0, ""))[0]:
                 self.worst[self.action] = (gap, self.seen)
                 self.worst_stacks[self.action] = stacks
+            if gap > 30 and self.sampler is not None:
+                self.long_gaps[self.action].append((round(gap), self.seen, collections.Counter(stacks).most_common(2)))
         self.last = now
 
     def _on_gc(self, phase, info) -> None:
@@ -186,6 +189,8 @@ def inspector_actions(meter: StallMeter, win, dev_file: str, dev_cap: int) -> No
     hub.result_changed.connect(lambda r: seen.__setitem__("result", r))
     hub.model_changed.connect(lambda m: seen.__setitem__("model", m))
     hub.message.connect(lambda text: setattr(meter, "seen", f"hub message: {text[:60]}"))
+    hub.client._arrived.connect(lambda reply, value, _gen: setattr(
+        meter, "seen", f"inspector reply {reply.get('event')} {type(value).__name__ if value is not None else ''}"))
     attention_page = hub.tabs()[0][1]
     run_action(meter, "first inspector load (tab visit: child start, model load, probe)",
                lambda: win.tabs.setCurrentWidget(attention_page),
@@ -312,6 +317,9 @@ def print_report(meter: StallMeter, top: int) -> None:
         if meter.sampler is not None and worst > 30:
             for stack, n in collections.Counter(meter.worst_stacks.get(name, [])).most_common(3):
                 print(f"      {n:3d} x {stack}")
+            gaps = meter.long_gaps.get(name, [])
+            if len(gaps) > 1:
+                print(f"      all gaps over 30 ms: " + "; ".join(f"{g} ms after {seen}" for g, seen, _ in gaps[:8]))
     if everything:
         print(f"  overall: worst {max(everything):.1f} ms, median {statistics.median(everything):.1f} ms, "
               f"{sum(g > 50 for g in everything)} stalls > 50 ms in {len(everything)} ticks")
@@ -328,7 +336,7 @@ def main() -> int:
     ap.add_argument("--shots", default="", help="folder for a screenshot of the window at the end")
     ap.add_argument("--top", type=int, default=10, help="frames listed from the py-spy profile")
     ap.add_argument("--stacks", action="store_true",
-                    help="sample the GUI thread's stack during gaps (a thread, every 4 ms once a tick is 20 ms late) "
+                    help="sample the GUI thread's stack during gaps (a thread, every 2 ms once a tick is 15 ms late) "
                          "and print what ran in each action's worst gap")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
     a = ap.parse_args()
