@@ -133,7 +133,8 @@ class InspectorHub(QObject):
         self.spans_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
         self._prewarmed = False
-        QTimer.singleShot(PREWARM_AFTER_MS, self.prewarm)
+        # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
+        QTimer.singleShot(PREWARM_AFTER_MS, self._pages[TAB_TITLES[0]], self.prewarm)
 
     # ----------------------------------------------------------------------------------- public API
     def tabs(self) -> list[tuple[str, QWidget]]:
@@ -242,7 +243,7 @@ class InspectorHub(QObject):
             finally:
                 tabs.blockSignals(False)
                 window.setUpdatesEnabled(True)
-        QTimer.singleShot(0, back)
+        QTimer.singleShot(0, tabs, back)
 
     # ----------------------------------------------------------------------------------- slots
     def _update_busy(self, _=None) -> None:
