@@ -86,15 +86,17 @@ def test_group_report_folder(tmp_path):
 
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2])
     ms = [_member("r-01", [(0, 50.0), (10, 80.0)], seed=1), _member("r-02", [(0, 60.0), (10, 90.0)], seed=2)]
-    ms[0].final_metrics, ms[1].final_metrics = {"f1": 80.0, "exact_match": 0.70}, {"f1": 90.0, "exact_match": 0.75}
+    ms[0].final_metrics, ms[1].final_metrics = {"f1": 80.0, "exact_match": 70.0}, {"f1": 90.0, "exact_match": 75.0}
+    for m in ms:
+        m.task = "squad_v1"          # SQuAD: percent already; the labels say so
     table = group_table(ms, ["seed"])
     folder = write_group_report(tmp_path / "rep", group, ms, table, notes=["r-03: missing"])
     text = (folder / "report.md").read_text()
     assert "# Group r" in text and "85.00 ± 7.07" in text and "r-03: missing" in text
-    assert "- final exact_match: 0.7250 ± 0.0354 (best 0.7500, worst 0.7000, n 2)" in text   # every final metric
+    assert "- final EM (%): 72.5000 ± 3.5355 (best 75.0000, worst 70.0000, n 2)" in text   # every final metric
     summary = {r["metric"]: r for r in csv.DictReader(open(folder / "summary.csv"))}
-    assert summary["final exact_match"]["mean"] == "0.725" and list(summary) == ["final f1", "best f1",
-                                                                                  "final exact_match"]
+    assert summary["final EM (%)"]["mean"] == "72.5" and list(summary) == ["final F1 (%)", "best F1 (%)",
+                                                                            "final EM (%)"]
     rows = list(csv.DictReader(open(folder / "runs.csv")))
     assert [r["best"] for r in rows] == ["80", "90"]
     curve = list(csv.DictReader(open(folder / "curves.csv")))

@@ -15,15 +15,15 @@ from explorer.core.runs import CONFIG_FILE
 from explorer.core.training.config import TrainConfig
 
 
-def _fake_run(runs_dir, run_id, evals, finished=True, seed=1):
+def _fake_run(runs_dir, run_id, evals, finished=True, seed=1, task="pair", metric="accuracy"):
     """A run folder written by hand: config.json + events (started, steps, evals, finished or nothing)."""
     d = runs_dir / run_id
     d.mkdir(parents=True)
-    (d / CONFIG_FILE).write_text(json.dumps(TrainConfig(run_id=run_id, task="pair", seed=seed).to_dict()))
+    (d / CONFIG_FILE).write_text(json.dumps(TrainConfig(run_id=run_id, task=task, seed=seed).to_dict()))
     ev = [{"event": "started", "run_id": run_id, "time": 1.0, "steps_total": 10}]
     for step, acc in evals:
         ev.append({"event": "step", "run_id": run_id, "time": 2.0, "step": step, "loss": 1.0 / (step + 1)})
-        ev.append({"event": "eval", "run_id": run_id, "time": 2.0, "step": step, "metrics": {"accuracy": acc}})
+        ev.append({"event": "eval", "run_id": run_id, "time": 2.0, "step": step, "metrics": {metric: acc}})
     if finished:
         ev.append({"event": "finished", "run_id": run_id, "time": 3.0, "metrics": {}, "seconds": 2.0})
     (d / EVENTS_FILE).write_text("\n".join(json.dumps(e) for e in ev) + "\n")
@@ -95,9 +95,27 @@ def test_killed_and_missing_members_leave_the_group_readable(tmp_path):
     assert [s.status for s in states] == ["finished", "crashed", "missing"]
     g, rows, notes = groups.load_group_data(tmp_path, "r")
     assert [r.status for r in rows] == ["finished", "crashed", "missing"]
-    assert rows[0].best == 0.8 and rows[1].final == 0.6 and len(rows[2].eval_values) == 0
+    # classification shares on the display scale (percent), as the Runs list and the curves show them
+    assert rows[0].best == pytest.approx(80.0) and rows[1].final == pytest.approx(60.0)
+    assert len(rows[2].eval_values) == 0
+    assert rows[0].final_metrics == {"accuracy": pytest.approx(80.0)}
     assert any("r-03" in n and "no run folder" in n for n in notes)
     assert any("r-02" in n for n in notes)   # the skipped torn line is named
+
+
+def test_group_values_and_labels_use_the_runs_lists_display_scale(tmp_path):
+    from explorer.core.group_stats import group_table
+
+    for task, metric, value, shown, label in (("pair", "accuracy", 0.7075, 70.75, "accuracy (%)"),
+                                               ("squad_v1", "f1", 66.7, 66.7, "F1 (%)")):
+        folder = tmp_path / task
+        g, _ = groups.plan_restarts(TrainConfig(task=task), "g", [1])
+        groups.write_group(folder, g)
+        _fake_run(folder, "g-01", [(10, value)], task=task, metric=metric)
+        _, rows, _ = groups.load_group_data(folder, "g")
+        assert rows[0].eval_values[-1] == pytest.approx(shown)      # SQuAD is percent already: not scaled again
+        table = group_table(rows, ["seed"])
+        assert table.label == label and table.final.mean == pytest.approx(shown)
 
 
 def _cli(args, env_extra=None):
@@ -147,7 +165,7 @@ def test_cli_group_runs_two_tiny_restarts_to_the_end(tmp_path):
     assert all(len(r.eval_values) >= 1 and r.metric_name for r in rows)
     configs = [json.loads((runs / r.run_id / "config.json").read_text()) for r in rows]
     assert [c["seed"] for c in configs] == [5, 6]
-    assert "group two: restarts, 2 runs" in p.stdout and "final best_f1: " in p.stdout   # the spread, printed
+    assert "group two: restarts, 2 runs" in p.stdout and "final best F1 (%): " in p.stdout   # the spread, printed
 
 
 def test_restart_seed_reaches_the_new_head(tmp_path):
@@ -203,7 +221,8 @@ def test_cli_group_summary_prints_the_spread_of_every_final_metric(tmp_path):
     lines = p.stdout.splitlines()
     assert lines[0] == "group s: restarts, 3 runs, varied seed"
     assert "s-03" in lines[3] and "missing" in lines[3]
-    assert "final accuracy: 0.7500 ± 0.0707 (best 0.8000, worst 0.7000, n 2)" in lines
+    assert "final accuracy (%): 75.0000 ± 7.0711 (best 80.0000, worst 70.0000, n 2)" in lines   # the Runs list's scale
+    assert "final accuracy (%) 70.0000" in lines[1] and "best 70.0000" in lines[1]
     assert any("s-03: no run folder" in ln for ln in lines)
     p = _cli(["group", "--group", "nope", "--summary", "--output-dir", str(tmp_path)])
     assert p.returncode == 2 and "nope" in p.stderr and "Traceback" not in p.stderr

@@ -169,6 +169,20 @@ def test_paper_grid_confirmation_gives_count_and_estimate(window, qtbot, monkeyp
 
     samples = sum(int(n * c.epochs) for c in paper_grid(window.launcher.config()))
     assert f"{samples:,} training samples" in text
+    # the Launch tab's button and the Run menu's action ask too (their clicked(bool) / triggered(bool) once
+    # arrived as confirm=False and queued 24 runs at once)
+    window.launcher.grid_btn.click()
+    menu_action = next(a for m in window.menuBar().actions() for a in m.menu().actions()
+                       if a.text() == "Queue paper &grid")
+    menu_action.trigger()
+    assert len(asked) == 3 and not window.manager.states
+    # a yes queues the grid as a run group (the Groups tab's planner), not as 24 loose runs
+    grouped, flat = [], []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(window.launcher, "group_grid", lambda: grouped.append(1) or True)
+    window.launcher.launch_requested.connect(lambda *a: flat.append(a))
+    window.launcher.grid_btn.click()
+    assert grouped == [1] and flat == []
 
 
 def test_cancelled_queued_run_stays_listed(window, qtbot, tmp_path):

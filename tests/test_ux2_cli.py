@@ -87,3 +87,17 @@ def test_score_explains_thresholds_on_stderr(tmp_path, tiny_model_dir, capsys): 
     cap = capsys.readouterr()
     assert json.loads(cap.out)["best_f1_thresh"] is not None        # stdout stays the official JSON
     assert "null-odds units" in cap.err and "score_diff units" in cap.err
+
+
+def test_all_abstain_best_threshold_is_said_to_mean_nothing():
+    """60 SQuAD 2.0 questions, 31 unanswerable: the official search keeps best_f1_thresh 0.0 and best_f1 =
+    31 / 60 = 51.67 when no threshold beats abstaining everywhere; eval and score say so instead of
+    'answer iff null odds <= 0.000' (which would answer everything: F1 5.97 in the case that found it)."""
+    from explorer.core.metric_display import abstain_note, abstaining_scores_best, explain_best_threshold
+
+    metrics = {"best_f1": 100 * 31 / 60, "best_f1_thresh": 0.0, "HasAns_total": 29, "NoAns_total": 31}
+    assert abstaining_scores_best(metrics)
+    assert "answering nothing scores" in abstain_note(metrics) and "31 of 60" in abstain_note(metrics)
+    assert "abstaining on every question scored best" in explain_best_threshold(metrics)[1]
+    for other in ({**metrics, "best_f1_thresh": -1.2}, {**metrics, "best_f1": 60.0}, {"best_f1": 51.67}):
+        assert not abstaining_scores_best(other) and abstain_note(other) == ""

@@ -17,6 +17,9 @@ def test_describe_preset():
     fast = describe_preset(fast_cpu_preset(TrainConfig()))
     assert fast.startswith("Preset: fast CPU (lr 0.0001") and "max_seq_length 256" in fast
     assert describe_preset(TrainConfig(learning_rate=5e-5)).startswith("Custom settings (lr 5e-05")
+    # the offline default (batch 4, 4 epochs, no budget) is not called "fast CPU" (batch 16, 30 minutes)
+    import dataclasses
+    assert describe_preset(dataclasses.replace(fast_cpu_preset(TrainConfig()), batch_size=4)).startswith("Custom")
 
 
 def test_offline_default_is_answerable_sample_with_fast_cpu_recipe(tmp_path):
@@ -27,7 +30,7 @@ def test_offline_default_is_answerable_sample_with_fast_cpu_recipe(tmp_path):
     assert cfg.learning_rate == 1e-4 and cfg.max_seq_length == 256
     _, report = load_squad(cfg.train)
     assert report.version == "v1.1" and report.n_impossible == 0 and report.n_questions == 92
-    assert describe_preset(cfg).startswith("Preset: fast CPU")
+    assert describe_preset(cfg).startswith("Preset: offline default (lr 0.0001, batch 4, 4 epochs")
     cfg.validate()
 
 
@@ -38,7 +41,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
     qtbot.addWidget(w)
     w.resize(1300, 800)
     w.show()
-    assert "Preset: fast CPU (lr 0.0001" in w.preset_label.text()
+    assert "Preset: offline default (lr 0.0001" in w.preset_label.text()
     qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
     assert w.train_preview.result["ok"] and w.launch_btn.isEnabled()
     w.grab().save("/tmp/ux2_launcher_default.png")

@@ -113,10 +113,13 @@ def summary_lines(runs_dir: Path, name: str) -> list[str]:
     lines = [f"group {group.name}: {group.kind}, {len(members)} runs, varied {', '.join(group.varied)}"]
     for row in table.rows:
         params = " ".join(f"{k}={row[k]}" for k in group.varied)
-        lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.metric_name} "
+        lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.label} "
                      f"{row['final']:.4f}  best {row['best']:.4f}")
+    from explorer.core.metric_display import metric_label
+
+    task = next((m.task for m in members if m.task), None)
     for metric, st in final_metric_stats(members).items():
-        lines.append(f"final {metric}: {st.text(4)}")
+        lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
     return lines + [f"note: {n}" for n in notes]
 
 

@@ -25,7 +25,9 @@ BAND_MODES = ("minmax", "sd")
 class MemberData:
     """One member run, reduced to what the group views need.
 
-    eval_steps/eval_values: the dev metric (``metric_name``) at each evaluation, (n_evals,) arrays.
+    eval_steps/eval_values: the dev metric (``metric_name``) at each evaluation, (n_evals,) arrays, on the
+    display scale of ``explorer.core.metric_display`` (classification shares in percent, as the Runs list and
+    the curves show them; SQuAD's are percent already). ``final_metrics`` is on the same scale.
     loss_steps/loss_values: training loss at each logged step, (n_steps,) arrays.
     """
 
@@ -33,6 +35,7 @@ class MemberData:
     status: str
     params: dict = field(default_factory=dict)
     metric_name: str = ""
+    task: str = ""
     eval_steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
     eval_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     loss_steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -67,15 +70,19 @@ def _series(events: list[dict], kind: str, pick) -> tuple[np.ndarray, np.ndarray
 def member_data(record, params: dict | None = None) -> MemberData:
     """A MemberData from a ``runs.RunRecord``: every eval/step event of the log (a resumed run continues
     its step count). Non-finite values and rows without a step are left out."""
+    from explorer.core.metric_display import display_scale
+
     events = record.events
     name = record.summary.metric_name if record.summary else ""
+    task = record.summary.task if record.summary else ""
     es, ev = _series(events, "eval", lambda e: (e.get("metrics") or {}).get(name)
                      if isinstance(e.get("metrics"), dict) else None)
+    ev = ev * display_scale(name, task)
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
     last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
-    finals = {k: float(v) for k, v in (last or {}).get("metrics", {}).items()   # "total" is a count, not a metric
+    finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()   # "total" is a count, not a metric
               if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
-    return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name,
+    return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals)
 
 
@@ -163,13 +170,15 @@ def stats(values) -> Stats:
 @dataclass
 class GroupTable:
     """The per-run table: rows (one per member: run_id, status, params..., final, best) and the
-    summary of the final and best dev metric over the members."""
+    summary of the final and best dev metric over the members; ``label`` names the metric with its display
+    scale ("accuracy (%)", "F1 (%)", "matthews_correlation")."""
 
     metric_name: str
     columns: list[str]
     rows: list[dict]
     final: Stats
     best: Stats
+    label: str = ""
 
     def sorted_by(self, column: str, descending: bool = False) -> list[dict]:
         """The rows sorted by one column (a varied setting, final, best, ...); NaN and missing last.
@@ -202,9 +211,13 @@ def group_table(members: list[MemberData], varied: list[str]) -> GroupTable:
         row.update({k: m.params.get(k) for k in varied})
         row.update(final=m.final, best=m.best)
         rows.append(row)
+    from explorer.core.metric_display import metric_label
+
     name = next((m.metric_name for m in members if m.metric_name), "")
+    task = next((m.task for m in members if m.task), None)
     return GroupTable(metric_name=name, columns=["run_id", "status", *varied, "final", "best"], rows=rows,
-                      final=stats(m.final for m in members), best=stats(m.best for m in members))
+                      final=stats(m.final for m in members), best=stats(m.best for m in members),
+                      label=metric_label(name, task) if name else "")
 
 
 @dataclass

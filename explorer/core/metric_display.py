@@ -50,6 +50,28 @@ def format_metric(name: str, value: float, task: str) -> str:
     return f"{metric_label(name, task)} {to_display(name, value, task):.2f}"
 
 
+def abstaining_scores_best(metrics: dict) -> bool:
+    """Whether the official best threshold is the all-abstain one: best_f1 equals the share of unanswerable
+    questions (NoAns_total / total, in percent) and best_f1_thresh kept the script's starting value 0.0.
+    Then the model's span scores never beat "no answer" anywhere, and 0.0 is not a threshold to use."""
+    try:
+        total = metrics["HasAns_total"] + metrics["NoAns_total"] if "HasAns_total" in metrics else metrics["NoAns_total"]
+        share = 100.0 * metrics["NoAns_total"] / total
+        return metrics.get("best_f1_thresh") == 0.0 and abs(metrics["best_f1"] - share) < 1e-6
+    except (KeyError, TypeError, ZeroDivisionError):
+        return False
+
+
+def abstain_note(metrics: dict) -> str:
+    """One line for an all-abstain best threshold (see abstaining_scores_best), '' otherwise."""
+    if not abstaining_scores_best(metrics):
+        return ""
+    return (f"note: best_f1 {metrics['best_f1']:.2f} is what answering nothing scores (the share of unanswerable "
+            f"questions, {metrics['NoAns_total']} of {metrics.get('HasAns_total', 0) + metrics['NoAns_total']}); "
+            "best_f1_thresh 0.000 is the official script's starting value, not a threshold to use: no threshold "
+            "made the model's answers score better than abstaining everywhere")
+
+
 def explain_best_threshold(metrics: dict, n_answered: int | None = None) -> list[str]:
     """Plain lines that explain SQuAD 2.0's two best-threshold numbers, each in its own units.
 
@@ -68,7 +90,7 @@ def explain_best_threshold(metrics: dict, n_answered: int | None = None) -> list
              f"(official evaluate-v2.0 search), given two ways:"]
     if thresh is not None:
         note = ("; 0.000 is the script's starting value: abstaining on every question scored best"
-                if n_answered == 0 else "")
+                if n_answered == 0 or abstaining_scores_best(metrics) else "")
         lines.append(f"  best_f1_thresh {thresh:.3f}  official, null-odds units (null_odds.json = null_score - "
                      f"best_non_null_score): answer iff null odds <= it{note}")
     if tau is not None:

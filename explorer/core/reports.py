@@ -18,6 +18,7 @@ import json
 import math
 from pathlib import Path
 
+from explorer.core.metric_display import metric_label
 from explorer.core.compare import comparison_to_dict
 from explorer.core.group_stats import GroupTable, HeatMap, final_metric_stats, mean_band
 
@@ -59,11 +60,12 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_csv(folder / "runs.csv", table.columns, table.rows)
-    summary = [{"metric": f"{kind} {table.metric_name}", "mean": s.mean, "sd": s.sd, "best": s.best,
-                "worst": s.worst, "n": s.n} for kind, s in (("final", table.final), ("best", table.best))]
+    summary = [{"metric": f"{kind} {table.label or table.metric_name}", "mean": s.mean, "sd": s.sd,
+                "best": s.best, "worst": s.worst, "n": s.n} for kind, s in (("final", table.final), ("best", table.best))]
     finals = final_metric_stats(members)
-    summary += [{"metric": f"final {name}", "mean": s.mean, "sd": s.sd, "best": s.best, "worst": s.worst, "n": s.n}
-                for name, s in finals.items() if name != table.metric_name]
+    task = next((m.task for m in members if m.task), None)
+    summary += [{"metric": f"final {metric_label(name, task)}", "mean": s.mean, "sd": s.sd, "best": s.best,
+                 "worst": s.worst, "n": s.n} for name, s in finals.items() if name != table.metric_name]
     write_csv(folder / "summary.csv", ["metric", "mean", "sd", "best", "worst", "n"], summary)
     band = mean_band([(m.eval_steps, m.eval_values) for m in members], band_mode)
     write_csv(folder / "curves.csv", ["step", "mean", "low", "high", "n"],
@@ -73,8 +75,9 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
              f"{group.kind}, {len(group.members)} runs, varied: {', '.join(group.varied)}; seeds "
              f"{', '.join(map(str, group.seeds))}. Model {group.base.get('model', '?')}, task "
              f"{group.base.get('task', '?')}.", "",
-             f"- final {table.metric_name}: {table.final.text()}", f"- best {table.metric_name}: {table.best.text()}",
-             *[f"- final {name}: {st.text(4)}" for name, st in finals.items() if name != table.metric_name],
+             f"- final {table.label}: {table.final.text()}", f"- best {table.label}: {table.best.text()}",
+             *[f"- final {metric_label(name, task)}: {st.text(4)}" for name, st in finals.items()
+               if name != table.metric_name],
              "", "## Runs", "", *_md_table(table.columns, table.rows), ""]
     if heat is not None:
         cells = [{heat.x_name: x, heat.y_name: y, "mean": heat.mean[iy, ix], "sd": heat.sd[iy, ix],
@@ -82,7 +85,7 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
                  for iy, y in enumerate(heat.y_values) for ix, x in enumerate(heat.x_values)]
         cols = [heat.x_name, heat.y_name, "mean", "sd", "low", "high", "n"]
         write_csv(folder / "heatmap.csv", cols, cells)
-        lines += [f"## {table.metric_name} over {heat.x_name} x {heat.y_name}", "", *_md_table(cols, cells), ""]
+        lines += [f"## {table.label} over {heat.x_name} x {heat.y_name}", "", *_md_table(cols, cells), ""]
     figures = _figures(folder)
     if figures:
         lines += ["## Figures", "", *figures, ""]

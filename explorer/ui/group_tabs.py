@@ -385,17 +385,21 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     window.runs.group_selected.connect(show_group)
     window.runs.groups_changed.connect(groups_changed)
 
-    def queue_group(kind: str) -> None:
+    def queue_group(kind: str) -> bool:
         from explorer.core.groups import GroupError
 
         try:
             group, configs = groups.plan_group(kind, window.launcher.config())
         except (GroupError, ValueError) as exc:
             groups.message.setText(str(exc))
-            return
+            return False
         window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
         ids = window.launch(configs)
         groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
+        return True
 
-    groups.queue_requested.connect(queue_group)
+    # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
+    # time, then queues the grid as a run group
+    window.launcher.group_grid = lambda: queue_group("grid")
+    groups.queue_requested.connect(lambda kind: window.launcher.queue_grid() if kind == "grid" else queue_group(kind))
     return groups, compare

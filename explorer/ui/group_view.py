@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
     QVBoxLayout, QWidget
 
+from explorer.core.metric_display import metric_label
 from explorer.core.group_stats import BAND_MODES, final_metric_stats, group_table, heat_map, mean_band
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
@@ -105,8 +106,10 @@ class GroupView(QWidget):
         status = ", ".join(f"{n} {s}" for s, n in counts.items())
         self.title.setText(f"<b>{group.name}</b>: {group.kind}, {len(self.members)} runs ({status}); "
                            f"varied {', '.join(group.varied)}")
-        name = self.table_data.metric_name or "dev metric"
-        others = [f"{k} {st.mean:.4g} ± {st.sd:.2g}" for k, st in final_metric_stats(self.members).items()
+        name = self.table_data.label or "dev metric"
+        task = next((m.task for m in self.members if m.task), None)
+        others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
+                  for k, st in final_metric_stats(self.members).items()
                   if k not in (self.table_data.metric_name, "total") and st.n]
         self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
                              f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
@@ -131,7 +134,7 @@ class GroupView(QWidget):
         self.table.setSortingEnabled(False)
         self.table.clear()
         self.table.setColumnCount(len(t.columns))
-        self.table.setHorizontalHeaderLabels([c if c not in ("final", "best") else f"{c} {t.metric_name}"
+        self.table.setHorizontalHeaderLabels([c if c not in ("final", "best") else f"{c} {t.label}"
                                               for c in t.columns])
         self.table.setRowCount(len(t.rows))
         for i, row in enumerate(t.rows):
@@ -161,7 +164,7 @@ class GroupView(QWidget):
             low, high = float(values.min()), float(values.max())
             pad = max((high - low) * 0.08, 1e-3)
             self.curves.setYRange(low - pad, high + pad, padding=0)
-        name = self.table_data.metric_name if self.table_data else ""
+        name = self.table_data.label if self.table_data else ""
         with_points = sum(1 for m in self.members if len(m.eval_steps))
         self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
                              f"{BAND_LABELS[self.band_mode.currentData()]}")
@@ -192,7 +195,7 @@ class GroupView(QWidget):
         ax_l.setTicks([[(i + 0.5, f"{v:g}" if isinstance(v, float) else str(v)) for i, v in enumerate(self.heat.y_values)]])
         self.heat_plot.setLabel("bottom", x)
         self.heat_plot.setLabel("left", y)
-        self.heat_plot.setTitle(f"best {self.table_data.metric_name} (mean over restarts)")
+        self.heat_plot.setTitle(f"best {self.table_data.label} (mean over restarts)")
 
     def heat_tooltip(self, ix: int, iy: int) -> str:
         """The tooltip of heat-map cell (ix, iy): value, ± sd, range and n over the restarts."""

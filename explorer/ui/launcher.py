@@ -86,6 +86,7 @@ class LauncherPanel(QWidget):
         self.editors: dict[str, Editor] = {}
         self._loading = False
         self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
+        self.group_grid = None  # () -> bool: queue the grid as a run group (set by the main window); None: flat runs
         self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
 
         top = self._build_top()
@@ -112,8 +113,10 @@ class LauncherPanel(QWidget):
         hint.setWordWrap(True)
         self.preset_label = QLabel()   # which recipe the form holds (launcher_presets.describe_preset)
         self.preset_label.setWordWrap(True)
-        self.preset_label.setToolTip("fast CPU: lr 1e-4 and max_seq_length 256, for small encoders on a CPU "
-                                     "(DESIGN.md speed notes); paper recipe: BERT paper Appendix A.3 defaults")
+        self.preset_label.setToolTip("offline default: the bundled encoder on the bundled answerable sample, batch 4, "
+                                     "4 epochs (minutes); fast CPU: a 30-minute budget, batch 16, lr 1e-4, "
+                                     "max_seq_length 256 (README, Benchmarks); paper recipe: BERT paper Appendix "
+                                     "A.3 defaults")
         text_col = QVBoxLayout()
         text_col.addWidget(hint)
         text_col.addWidget(self.preset_label)
@@ -236,7 +239,7 @@ class LauncherPanel(QWidget):
     def _connect(self) -> None:
         self.load_btn.clicked.connect(self._ask_load)
         self.save_btn.clicked.connect(self._ask_save)
-        self.grid_btn.clicked.connect(self.queue_grid)
+        self.grid_btn.clicked.connect(lambda: self.queue_grid())   # clicked(bool) must not reach `confirm`
         self.launch_btn.clicked.connect(self.launch)
         self.editors["model"].button.clicked.connect(self._browse_model)
         self.editors["train"].button.clicked.connect(lambda: self._browse_data("train"))
@@ -358,8 +361,10 @@ class LauncherPanel(QWidget):
             text = grid_message(grid, self.train_examples(), speed, base.task in QA_TASKS)
             if QMessageBox.question(self, "Queue the paper grid", text) != QMessageBox.StandardButton.Yes:
                 return False
-        suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
         self._remember(base)
+        if self.group_grid is not None:      # the main window: the grid becomes a run group (Groups tab, Runs dock)
+            return bool(self.group_grid())
+        suffixes = [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
         self.launch_requested.emit(grid, suffixes)
         return True
 

@@ -99,16 +99,16 @@ def _recipe_text(config: TrainConfig) -> str:
 
 
 def describe_preset(config: TrainConfig) -> str:
-    """Which recipe the form holds, in words: 'Preset: fast CPU (lr 0.0001, batch 4, 4 epochs,
-    max_seq_length 256)', 'Preset: paper recipe (...)' or 'Custom settings (...)'.
+    """Which recipe the form holds, in words: 'Preset: offline default (lr 0.0001, batch 4, 4 epochs,
+    max_seq_length 256)', 'Preset: fast CPU (lr 0.0001, batch 16, 30 min (at most 2 epochs), ...)',
+    'Preset: paper recipe (...)' or 'Custom settings (...)'.
 
-    fast CPU = the learning rate and max_seq_length of fast_cpu_preset; paper recipe = every recipe field
-    at the TrainConfig default (BERT paper, Appendix A.3)."""
-    fast = fast_cpu_preset(TrainConfig(task=config.task))
-    paper = TrainConfig(task=config.task)
-    if all(getattr(config, f) == getattr(paper, f) for f in RECIPE_FIELDS):
-        return f"Preset: paper recipe ({_recipe_text(config)})"
-    if (config.resolved_learning_rate() == fast.resolved_learning_rate()
-            and config.resolved_max_seq_length() == fast.resolved_max_seq_length()):
-        return f"Preset: fast CPU ({_recipe_text(config)})"
+    A preset is named only when every recipe field (RECIPE_FIELDS) equals its value there: the offline
+    default, fast_cpu_preset, or the TrainConfig defaults (the paper recipe, BERT Appendix A.3)."""
+    named = (("paper recipe", TrainConfig(task=config.task)),
+             ("offline default", offline_default(config.output_dir or ".")),
+             ("fast CPU", fast_cpu_preset(TrainConfig(task=config.task))))
+    for name, preset in named:
+        if all(getattr(config, f) == getattr(preset, f) for f in RECIPE_FIELDS):
+            return f"Preset: {name} ({_recipe_text(config)})"
     return f"Custom settings ({_recipe_text(config)})"

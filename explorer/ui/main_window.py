@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
         action(f, "&Quit", self.close, "Ctrl+Q")
         r = self.menuBar().addMenu("&Run")
         action(r, "&Launch", self.launcher.launch, None, "Launch the form's run (Ctrl+Return in the Launch tab)")
-        action(r, "Queue paper &grid", self.launcher.queue_grid)
+        action(r, "Queue paper &grid", lambda: self.launcher.queue_grid())
         action(r, "&Stop early (selected)", lambda: self.runs._each_selected(self.runs.stop_requested), "Ctrl+.")
         action(r, "&Cancel (selected)", lambda: self.runs._each_selected(self.runs.cancel_requested))
         v = self.menuBar().addMenu("&View")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import torch
 
+from explorer.core.training.dropout_attention import dropout_attention
+
 IMPLEMENTATION = "explorer_sdpa_fast_dropout"
 _LANES = 65536
 
@@ -68,7 +70,8 @@ class FastDropout(torch.nn.Dropout):
 
 
 def sdpa_fast_dropout(module, query, key, value, attention_mask, dropout: float = 0.0, scaling=None, **kwargs):
-    """transformers attention function: softmax(q k^T * scaling + mask) with our dropout, then @ v.
+    """transformers attention function: softmax(q k^T * scaling + mask) with our dropout, then @ v
+    (:func:`explorer.core.training.dropout_attention.dropout_attention`, one autograd node).
 
     Shapes as transformers' ``sdpa_attention_forward``: query (batch, heads, q_len, head_dim), key/value
     (batch, kv_heads, kv_len, head_dim), attention_mask bool (True = attend) or additive float,
@@ -85,17 +88,8 @@ def sdpa_fast_dropout(module, query, key, value, attention_mask, dropout: float 
     if groups > 1:
         key, value = repeat_kv(key, groups), repeat_kv(value, groups)
     scale = scaling if scaling is not None else query.shape[-1] ** -0.5
-    scores = torch.matmul(query, key.transpose(2, 3)) * scale
-    if attention_mask is not None:
-        if attention_mask.dtype == torch.bool:
-            scores = scores.masked_fill(~attention_mask, torch.finfo(scores.dtype).min)
-        else:
-            scores = scores + attention_mask
-    probs = torch.softmax(scores, dim=-1)
-    # dropout on the (batch, heads, q, kv) probabilities: zero the dropped ones here and apply the
-    # 1 / (1 - p) scale to the 4x-16x smaller output instead (same result, one pass less)
-    probs = probs.masked_fill(_drop_mask(probs.shape, dropout, probs.device), 0.0)
-    out = torch.matmul(probs.to(value.dtype), value) * (1.0 / (1.0 - dropout))
+    drop = _drop_mask((*query.shape[:-1], key.shape[-2]), dropout, query.device)
+    out = dropout_attention(query, key, value, attention_mask, drop, dropout, scale)
     return out.transpose(1, 2).contiguous(), None
 
 
