@@ -196,3 +196,27 @@ def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
         one = LayerSummaries(blocks, 3, 2)
         one.add(torch.from_numpy(raw[0]))
         one.result()
+
+
+def test_layer_summaries_inside_autocast_stay_float32():
+    """accelerate runs a bf16 model's forward under autocast, and the hooks summarise inside it (the training
+    loop's watch probes): the summaries are computed in float32 as outside."""
+    from explorer.core.attention import LayerSummaries
+
+    blocks = ["special", "question", "special", "passage", "passage", "special"]
+    rng = np.random.default_rng(2)
+    raw = rng.random((2, 2, 6, 6)).astype(np.float32)
+    raw /= raw.sum(-1, keepdims=True)
+
+    def run():
+        acc = LayerSummaries(blocks, 2, 2, keep=None)
+        for layer in raw:
+            acc.add(torch.from_numpy(layer))
+        return acc.result()
+
+    plain = run()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = run()
+    for name in ("flow", "token_share", "rollout"):
+        assert getattr(inside, name).dtype == np.float32
+        np.testing.assert_array_equal(getattr(inside, name), getattr(plain, name))

@@ -389,7 +389,8 @@ class LayerSummaries:
         if self.layers >= self.num_layers:
             raise AttentionShapeError(f"more than the {self.num_layers} layers announced")
         layer, heads, n = self.layers, self.num_heads, self.n
-        with torch.inference_mode():
+        # inside a forward that accelerate runs under autocast (bf16 training's watch probes) the sums stay float32
+        with torch.inference_mode(), torch.autocast(weights.device.type, enabled=False):
             a = weights.detach().float()
             if self._kept_t is not None:
                 self._kept_t[layer].copy_(a)
@@ -416,7 +417,7 @@ class LayerSummaries:
         if self.layers != self.num_layers:
             raise AttentionShapeError(f"attention of {self.layers} layers received; the model has {self.num_layers}")
         nb, layers, heads, n = len(BLOCKS), self.num_layers, self.num_heads, self.n
-        with torch.inference_mode():
+        with torch.inference_mode(), torch.autocast("cpu", enabled=False):
             # flow[l, h, A, B] = sum over i in A of to_block[l, B, h, i] / |A|: one GEMM for every layer and head
             per_from = (self.to_block.reshape(layers * nb * heads, n) @ self.m).view(layers, nb, heads, nb)
             flow = per_from.permute(0, 2, 3, 1) / self.counts[:, None]     # (l, h, A, B); 0/0 = NaN (empty A)
