@@ -181,7 +181,9 @@ PANEL_HELP: dict[str, str] = {
         "config.json, events.jsonl and checkpoints/."),
     "Curves": (
         "Training as it happens: the loss at every step (raw, and smoothed so the trend is visible), the "
-        "learning rate (it should rise during warmup, then fall to 0), the gradient norm before clipping, "
+        "learning rate (it should rise during warmup, then fall to 0; with a time budget it follows training "
+        "time, not steps, so a slow step - a busy machine, a long batch - shows as a jump, and the planned "
+        "number of steps is re-estimated as the run goes), the gradient norm before clipping, "
         "the throughput in samples per second, and the dev metric at each evaluation (EM and F1 for SQuAD, "
         "accuracy or F1 for classification, all in percent). A dashed line on a dev plot is the trivial "
         "baseline on the same dev data (SQuAD 2.0: answering \"no answer\" everywhere; classification: always "

@@ -2,14 +2,18 @@
 figures, asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python scripts/bench_curves.py [--runs 4] [--points 100000] [--repeats 10]
-        [--profile]
+        [--profile] [--png curves.png]
 
 Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm, samples/s at every
 step; dev f1 / exact_match every 1000 steps) and shows them overlaid in the real CurvesPanel
 (1400 x 1000, offscreen). Times, median over ``--repeats`` (min-max):
 
 - full redraw: show the runs (a run selection): every curve decimated, then either the event loop
-  paints the plots on screen (what a user waits for) or all plots are rendered with ``grab()``;
+  paints the plots on screen (what a user waits for) or all plots are rendered with ``grab()``. Each
+  repeat shows fresh copies of the runs (new objects, values and ranges a little different), so
+  nothing the panel keeps can be reused: every curve is smoothed and decimated from scratch and every
+  axis laid out for a range it has not shown. The two halves are printed
+  too: the selection with every curve decimated and handed to its item, and the paint after it;
 - render of all plots only: a ``grab()`` with nothing changed (a resize / expose): the floor;
 - live tick: one new ``step`` event per run, then the coalesced redraw, then the event loop repaints
   the plots that changed (the count is printed), or a ``grab()`` renders all of them; "staggered":
@@ -19,7 +23,8 @@ step; dev f1 / exact_match every 1000 steps) and shows them overlaid in the real
 Reference, timed in the same process on the same data and plot grid: what the panel did before
 (pyqtgraph's own "peak" auto-downsampling + clip-to-view, every curve given all its points with
 setData on each redraw). The ratio column is reference / panel. ``--profile`` prints the top
-cProfile entries of one full redraw and of 20 live ticks.
+cProfile entries of one full redraw and of 20 live ticks. ``--png`` saves the panel after a full
+redraw (to compare the picture before and after a change).
 """
 
 from __future__ import annotations
@@ -66,6 +71,20 @@ def make_run(run_id: str, n: int, seed: int):
         ser.extend(ev_steps, y)
         s.series[name] = ser
     return s
+
+
+def copy_run(state, k: int = 0):
+    """A new RunState with copies of ``state``'s series: other objects, and for k > 0 other values and
+    ranges (y scaled by 1 + k / 100, steps_total k * 37 steps further), so that a full redraw of the
+    copy can reuse nothing of an earlier one (no cached curve, axis or grid line of the same range)."""
+    from explorer.ui.run_state import RunState, Series
+
+    out = RunState(run_id=state.run_id, status=state.status, steps_total=state.steps_total + 37 * k,
+                   step=state.step)
+    for name, ser in state.series.items():
+        out.series[name] = Series()
+        out.series[name].extend(ser.x, ser.y * (1 + k / 100))
+    return out
 
 
 def step_event(state) -> dict:
@@ -167,6 +186,7 @@ def main() -> int:
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
+    ap.add_argument("--png", help="save the Curves panel after a full redraw to this PNG file")
     a = ap.parse_args()
     load0 = os.getloadavg()
 
@@ -188,7 +208,8 @@ def main() -> int:
     w.resize(1400, 1000)
     w.show()
     app.processEvents()
-    runs = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
+    base = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
+    runs = base
     w.smooth.setValue(60)
 
     def render():
@@ -204,15 +225,26 @@ def main() -> int:
         w.redraw_now()
         show()
 
-    res = {k: [] for k in ("full", "full_paint", "render", "tick", "tick_paint", "turn", "zoom", "smooth")}
+    res = {k: [] for k in ("full", "full_paint", "full_set", "full_draw", "render", "tick", "tick_paint", "turn",
+                           "zoom", "smooth")}
     painted = []
     for r in range(a.repeats):
         for key, show in (("full_paint", paint), ("full", render)):
             w.set_runs([])
             w.redraw_now()
+            runs = [copy_run(s, 1 + 2 * r + (key == "full")) for s in base]   # never shown before
             for _ in range(3):
                 app.processEvents()
-            res[key].append(timed(lambda: (w.set_runs(runs), w.redraw_now(), show())))
+            t0 = time.perf_counter()
+            w.set_runs(runs)
+            w.redraw_now()
+            t1 = time.perf_counter()
+            show()
+            t2 = time.perf_counter()
+            res[key].append((t2 - t0) * 1000)
+            if key == "full_paint":
+                res["full_set"].append((t1 - t0) * 1000)
+                res["full_draw"].append((t2 - t1) * 1000)
         res["render"].append(timed(render))
         res["tick"].append(timed(live))
         for _ in range(3):
@@ -242,12 +274,20 @@ def main() -> int:
     x_range = w._target_x()
     ref = Reference(keys, (w.grid_host.width(), w.grid_host.height()))
     app.processEvents()
-    rres = {k: [] for k in ("full", "full_paint", "render", "tick", "tick_paint")}
+    rres = {k: [] for k in ("full", "full_paint", "full_set", "full_draw", "render", "tick", "tick_paint")}
     for _ in range(a.repeats):
         for key, show in (("full_paint", app.processEvents), ("full", ref.render)):
             ref.clear()
             app.processEvents()
-            rres[key].append(timed(lambda: (ref.draw(runs, keys, x_range, {}), show())))
+            t0 = time.perf_counter()
+            ref.draw(runs, keys, x_range, {})
+            t1 = time.perf_counter()
+            show()
+            t2 = time.perf_counter()
+            rres[key].append((t2 - t0) * 1000)
+            if key == "full_paint":
+                rres["full_set"].append((t1 - t0) * 1000)
+                rres["full_draw"].append((t2 - t1) * 1000)
         rres["render"].append(timed(ref.render))
         emas: dict = {}
         ref.draw(runs, keys, x_range, emas)
@@ -269,6 +309,8 @@ def main() -> int:
     med = statistics.median
     print(f"  {'':44s} {'panel':>8s} {'reference':>10s} {'ratio':>6s}")
     for name, key in (("full redraw, shown plots painted", "full_paint"),
+                      ("  of which selection + curves decimated, set", "full_set"),
+                      ("  of which paint (event loop)", "full_draw"),
                       ("full redraw + render of all plots (grab)", "full"), ("render of all plots only", "render"),
                       ("live tick, changed plots painted", "tick_paint"),
                       ("live tick + render of all plots (grab)", "tick"),
@@ -283,9 +325,19 @@ def main() -> int:
         print(line + f"   ({min(xs):.1f}-{max(xs):.1f})")
     print(f"  plots repainted per live tick (event loop): {statistics.median(painted):.0f} of {len(keys)}; "
           f"cold first full redraw (items created): {res['full_paint'][0]:.1f} ms")
+    if a.png:
+        w.set_runs([])
+        w.redraw_now()
+        runs = [copy_run(s) for s in base]
+        w.set_runs(runs)
+        w.redraw_now()
+        app.processEvents()
+        w.grab().save(a.png)
+        print(f"  saved the panel after a full redraw to {a.png}")
     if a.profile:
         w.set_runs([])
         w.redraw_now()
+        runs = [copy_run(s) for s in base]
         print("\nprofile, one full redraw (own time):")
         print(profile(lambda: (w.set_runs(runs), w.redraw_now(), render())))
         print("\nprofile, 20 live ticks (own time):")

@@ -290,32 +290,44 @@ def test_other_runs_reuse_the_curve_items(curves):
     assert not any(i.isVisible() and i.xData is not None for i in data_items())
 
 
+def _drawn_tick_positions(panel, name):
+    """Where the axis ``name`` drew its major and minor tick marks (the two longest kinds: the levels the
+    grid draws), in view coordinates, from its draw specs."""
+    axis, vb = panel.plot.getAxis(name), panel.plot.getViewBox()
+    panel.widget.grab()                                            # paint: the specs are current
+    shortest = abs(axis.style["tickLength"]) / 1.5 - 1e-9          # level i is tickLength / (1 + i / 2) long
+    out = []
+    for _pen, p1, p2 in axis._specs[1]:
+        if abs((p2 - p1).y() if name == "bottom" else (p2 - p1).x()) >= shortest:
+            v = vb.mapSceneToView(axis.mapToScene(p1))
+            out.append(v.x() if name == "bottom" else v.y())
+    return sorted(out)
+
+
 def test_grid_lines_follow_the_axes_ticks(curves):
     curves.set_runs([_state("a", 400, 0)])
     curves.redraw_now()
     panel = curves.panels["loss"]
     assert panel.plot.getAxis("bottom").grid is False           # not the axes' slow grid pictures
-    vb = panel.plot.getViewBox()
 
-    def major_x():
-        rect = vb.viewRect()
-        levels = panel.plot.getAxis("bottom").tickValues(rect.left(), rect.right(), vb.width())
-        return sorted(v for v in levels[0][1] if rect.left() <= v <= rect.right())
+    def grid_x():
+        return sorted({ln.x1() for lv in panel.grid_lines.lines() for ln in lv if ln.x1() == ln.x2()})
 
-    lines = panel.grid_lines.lines()
-    xs = sorted({ln.x1() for ln in lines[0] if ln.x1() == ln.x2()})
-    assert xs == major_x() and len(xs) >= 3
-    assert any(ln.y1() == ln.y2() for ln in lines[0])           # horizontal lines too
+    def grid_y():
+        return sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
+
+    xs = grid_x()
+    assert len(xs) >= 3 and grid_y()
+    # a grid line on every tick mark the axes drew, and nowhere else (both levels)
+    assert xs == pytest.approx(_drawn_tick_positions(panel, "bottom"), rel=1e-9, abs=1e-6)
+    assert grid_y() == pytest.approx(_drawn_tick_positions(panel, "left"), rel=1e-9, abs=1e-9)
     curves.last_n.setValue(50)                                    # another x range: other lines
     curves.redraw_now()
-    xs2 = sorted({ln.x1() for ln in panel.grid_lines.lines()[0] if ln.x1() == ln.x2()})
-    assert xs2 == major_x() and xs2 != xs
+    assert grid_x() != xs
+    assert grid_x() == pytest.approx(_drawn_tick_positions(panel, "bottom"), rel=1e-9, abs=1e-6)
     curves.log_box.setChecked(True)                               # log y: lines at the log axis' ticks
     curves.redraw_now()
-    rect = vb.viewRect()
-    ys = sorted({ln.y1() for lv in panel.grid_lines.lines() for ln in lv if ln.y1() == ln.y2()})
-    want = panel.plot.getAxis("left").tickValues(rect.top(), rect.bottom(), vb.height())
-    assert ys == sorted(v for _, vals in want[:2] for v in vals if rect.top() <= v <= rect.bottom())
+    assert grid_y() == pytest.approx(_drawn_tick_positions(panel, "left"), rel=1e-9, abs=1e-9)
 
 
 def test_re_estimated_steps_total_does_not_move_the_axis_every_step(curves):
@@ -397,3 +409,19 @@ def test_point_by_point_appends_give_the_same_points_as_one_pass(ncols):
             ref = ColumnDecimator().points(x[:n], y[:n], x0, x1, ncols)
             np.testing.assert_array_equal(xs, ref[0])
             np.testing.assert_array_equal(ys, ref[1])
+
+
+@pytest.mark.parametrize("weight", [0.05, 0.6, 0.9, 0.999])
+def test_ema_debiasing_only_the_start_gives_the_same_numbers_as_debiasing_every_point(weight):
+    """After w^k < 2^-60 the debiasing factor 1 - w^k is exactly 1.0: skipping it changes no bit."""
+    from explorer.ui.plotmath import _ema_blocks
+
+    rng = np.random.default_rng(3)
+    y = rng.normal(2.0, 1.0, 60_000)
+    want = _ema_blocks(y, weight) / -np.expm1(np.arange(1, len(y) + 1) * np.log(weight))   # every point
+    np.testing.assert_array_equal(ema_smooth(y, weight), want)
+    ema = IncrementalEMA()                                   # appends: the debiasing goes on from k done
+    for n in (3, 40, 41, 1_000, 45_000, 60_000):
+        out = ema.update(y[:n], weight)
+    np.testing.assert_allclose(out, want, rtol=1e-13, atol=0)
+    assert not np.array_equal(out[:3], _ema_blocks(y[:3], weight))   # the start is debiased (not skipped)

@@ -134,7 +134,8 @@ def test_cli_group_plan_only_writes_group_and_configs(tmp_path):
     assert [c.stem for c in cfgs] == ["mrpc3-01", "mrpc3-02", "mrpc3-03"]
     data = [json.loads(c.read_text()) for c in cfgs]
     assert [d["seed"] for d in data] == g.seeds and {d["output_dir"] for d in data} == {str(tmp_path)}
-    assert p.stdout.count("train --config") == 3
+    assert p.stdout.count("bert-explorer train --config ") == 3      # lines that run as they stand
+    assert "3 restarts, varied seed" in p.stderr
     again = _cli(["group", "--group", "mrpc3", "--restarts", "3", "--output-dir", str(tmp_path), "--plan-only"])
     assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
 

@@ -87,6 +87,21 @@ def test_run_state_from_events():
     assert format_seconds(3725) == "1:02:05" and format_seconds(65) == "1:05"
 
 
+def test_time_budgeted_run_progress_says_estimate_and_budget_left():
+    """The fresh-user report: 'step 0 of 13,292' (the epochs cap) and an x axis to 13,000 before the first
+    estimate. A budgeted run shows no total until the worker's estimate, then '~' and the budget trained."""
+    cfg = {"time_budget_minutes": 30.0}
+    events = [{"event": "started", "run_id": "b", "time": 1.0, "steps_total": 13292, "config": cfg}]
+    state = RunState.from_events("b", events, alive=True)
+    assert state.steps_total == 0 and progress_text(state).startswith("step 0 · 0:00 of 30:00 budget trained")
+    events.append({"event": "step", "run_id": "b", "time": 130.0, "step": 10, "loss": 2.0, "elapsed": 129.0,
+                   "train_seconds": 120.0, "steps_total": 150})
+    state = RunState.from_events("b", events, alive=True)
+    assert state.steps_total == 150 and state.eta() == pytest.approx(30 * 60 - 120)   # the budget left
+    assert "step 10 of ~150 · 2:00 of 30:00 budget trained" in progress_text(state)
+    assert "remaining 28:00" in progress_text(state)
+
+
 # ---------------------------------------------------------------------------------- widgets
 @pytest.fixture
 def curves(qtbot):

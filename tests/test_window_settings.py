@@ -48,6 +48,23 @@ def test_tokenizer_maximum_and_roberta_offset():
     assert [p.message for p in problems] == ["max_seq_length 513 > 512 position embeddings of roberta-base"]
 
 
+def test_same_bound_from_positions_and_tokenizer_is_said_once():
+    both = WindowLimits(max_positions=512, tokenizer_max_length=512, name="bundled:minilm")
+    assert [p.message for p in check_limits(both, 1024, 128, 64)] == [
+        "max_seq_length 1024 > 512 position embeddings of bundled:minilm (its tokenizer's model_max_length is the same)"]
+    other = WindowLimits(max_positions=512, tokenizer_max_length=256, name="m")
+    assert len(check_limits(other, 1024, 128, 64)) == 2            # two different bounds: both said
+
+
+def test_cli_eval_refuses_bad_settings_before_reading_data_or_loading_weights(capsys, tmp_path):
+    from explorer.cli import main
+
+    rc = main(["eval", "--model", "bundled:minilm", "--data", str(tmp_path / "missing.json"), "--max-seq-length", "1024"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("error:") == 1 and "max_seq_length 1024 > 512 position embeddings" in err
+    assert "missing.json" not in err and "bundled:minilm: bert" not in err       # neither read nor loaded
+
+
 def test_room_for_question_special_tokens_and_doc_stride():
     limits = WindowLimits(n_special=3)
     # 64 - 1 - 3 = 60 <= doc_stride 60: no question at all could work -> error

@@ -155,6 +155,18 @@ def _load_inputs(args, err):
     from explorer.core.models import ModelSourceError, load_model
     from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
+    from explorer.core.checkpoint_windows import resolve_window_settings
+    from explorer.core.window_settings import check_source_settings
+
+    window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                                     max_query_length=args.max_query_length)
+    args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
+                                                                   window.max_query_length)
+    early = [p for p in check_source_settings(args.model, args.max_seq_length, args.doc_stride, args.max_query_length)
+             if p.severity == "error"]      # from the model's JSON files, before reading data or loading weights
+    if early:
+        print(f"error: {WindowSettingsError(early)}", file=err)
+        return 2
     t0 = time.perf_counter()
     try:
         dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
@@ -183,12 +195,6 @@ def _load_inputs(args, err):
         return 2
     t_model = time.perf_counter() - t0
     print(loaded.describe(), file=err)
-    from explorer.core.checkpoint_windows import resolve_window_settings
-
-    window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
-                                     max_query_length=args.max_query_length)
-    args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
-                                                                   window.max_query_length)
     print(f"window settings: {window.describe()}", file=err)
     loading = getattr(loaded, "load_report", None)
     if loading is not None and loading.warning():

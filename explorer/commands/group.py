@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -146,12 +147,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     config_paths = write_member_configs(runs_dir, group, configs)
-    print(f"group {group.name}: {len(configs)} {group.kind} member(s), varied {', '.join(group.varied)}; {path}",
+    kind = {"restarts": "restart", "grid": "grid point"}.get(group.kind, group.kind)
+    print(f"group {group.name}: {len(configs)} {kind}{'s' if len(configs) != 1 else ''}, varied {', '.join(group.varied)}; {path}",
           file=sys.stderr)
     commands = [[sys.executable, "-m", "explorer", "train", "--config", str(p)] for p in config_paths]
     if args.plan_only:
-        for cmd in commands:
-            print(" ".join(cmd[1:]))
+        for config_path in config_paths:     # each line runs as it stands (bert-explorer is on PATH once installed)
+            print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
         return 0
     failed = []
     for member, cmd in zip(group.members, commands):

@@ -138,11 +138,15 @@ def check_limits(limits: WindowLimits, max_seq_length: int, doc_stride: int | No
             out.append(WindowSettingProblem(setting, value, low, f"{setting} {value!r} must be an integer >= {low}"))
     if out:
         return out
-    if limits.max_positions is not None and max_seq_length > limits.max_positions:
+    over_positions = limits.max_positions is not None and max_seq_length > limits.max_positions
+    if over_positions:
+        same = " (its tokenizer's model_max_length is the same)" \
+            if limits.tokenizer_max_length == limits.max_positions else ""
         out.append(WindowSettingProblem(
             "max_seq_length", max_seq_length, limits.max_positions,
-            f"max_seq_length {max_seq_length} > {limits.max_positions} position embeddings of {name}"))
-    if limits.tokenizer_max_length is not None and max_seq_length > limits.tokenizer_max_length:
+            f"max_seq_length {max_seq_length} > {limits.max_positions} position embeddings of {name}{same}"))
+    if (limits.tokenizer_max_length is not None and max_seq_length > limits.tokenizer_max_length
+            and not (over_positions and limits.tokenizer_max_length == limits.max_positions)):   # said once
         out.append(WindowSettingProblem(
             "max_seq_length", max_seq_length, limits.tokenizer_max_length,
             f"max_seq_length {max_seq_length} > the tokenizer's model_max_length {limits.tokenizer_max_length} "

@@ -19,9 +19,11 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTableWidget
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
 
-COUNT_LABELS = (("both_right", "both right"), ("only_a", "only A"), ("only_b", "only B"), ("both_wrong", "both wrong"),
-                ("both_answered", "both ans."), ("only_a_answered", "only A ans."),
-                ("only_b_answered", "only B ans."), ("both_abstained", "both abst."))   # answered / abstained
+# two lines each, so eight labels fit under their bars side by side
+COUNT_LABELS = (("both_right", "both\nright"), ("only_a", "only A\nright"), ("only_b", "only B\nright"),
+                ("both_wrong", "both\nwrong"), ("both_answered", "both\nanswered"),
+                ("only_a_answered", "only A\nanswered"), ("only_b_answered", "only B\nanswered"),
+                ("both_abstained", "both\nabstained"))   # answered / abstained
 COLUMNS = ("F1 B - A", "question", "gold", "answer A", "answer B", "EM A", "EM B", "F1 A", "F1 B", "id")
 
 
@@ -84,6 +86,7 @@ class CompareView(QWidget):
             self.bars.addItem(t)
         self.bars.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(keys)]])
         self.bars.getAxis("bottom").setStyle(tickFont=self.font())
+        self.bars.getAxis("bottom").setHeight(2 * self.fontMetrics().height() + 12)   # room for two lines
         self.bars.setXRange(-0.6, len(keys) - 0.4, padding=0)
         self.bars.setTitle(f"questions (of {len(c.questions)})")
 

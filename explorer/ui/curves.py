@@ -9,8 +9,10 @@ Staying responsive: step events only mark curves dirty; a 100 ms timer collects 
 state wins) and the plots are then refreshed one per event-loop turn, only those with new points.
 While a run is live the x axis spans 0..steps_total, so it does not move with every step. Each curve
 draws at most four points per pixel column (first, min, max, last: explorer.ui.decimate), cached
-per curve, so a live tick folds in only the new points; curve items are reused across selections;
-the grid is one cheap item (explorer.ui.plot_grid).
+per curve, so a live tick folds in only the new points; curve items are reused across selections and
+take new points without being re-styled (explorer.ui.plot_curve, which also stamps the dev dots); the
+grid is one cheap item at the axes' own ticks (explorer.ui.plot_grid); the axes share their draw specs
+and draw them directly (explorer.ui.plot_axis). The same pixels as pyqtgraph's own items draw.
 """
 
 from __future__ import annotations

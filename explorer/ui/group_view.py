@@ -94,6 +94,7 @@ class GroupView(QWidget):
         main = QVBoxLayout(self)
         main.addLayout(top)
         main.addWidget(split, 1)
+        self._draw_curves()      # the empty state says what to do
 
     # -- data --------------------------------------------------------------------------------
     def set_group(self, group, members, notes=()) -> None:
@@ -147,6 +148,7 @@ class GroupView(QWidget):
     def _draw_curves(self) -> None:
         self.curves.clear()
         if not self.members:
+            self.curves.setTitle("no group shown: pick a group row in the Runs dock, or queue one above")
             return
         for m in self.members:
             if len(m.eval_steps):
@@ -164,10 +166,13 @@ class GroupView(QWidget):
             low, high = float(values.min()), float(values.max())
             pad = max((high - low) * 0.08, 1e-3)
             self.curves.setYRange(low - pad, high + pad, padding=0)
-        name = self.table_data.label if self.table_data else ""
+        name = (self.table_data.label if self.table_data else "") or "metric"
         with_points = sum(1 for m in self.members if len(m.eval_steps))
-        self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
-                             f"{BAND_LABELS[self.band_mode.currentData()]}")
+        if not with_points:
+            self.curves.setTitle(f"no dev evaluation yet in the {len(self.members)} runs of this group")
+        else:
+            self.curves.setTitle(f"dev {name}: mean of {with_points} of {len(self.members)} runs (grey: each run), "
+                                 f"{BAND_LABELS[self.band_mode.currentData()]}")
         self.curves.setLabel("left", name)
 
     def _draw_heat(self) -> None:

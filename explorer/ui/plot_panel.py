@@ -11,12 +11,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QHBoxLayout, QLabel, QSizePolicy,
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
                                QToolButton, QVBoxLayout)
 
 from explorer.core.metric_display import metric_label
 
 from explorer.ui.decimate import ColumnDecimator
+from explorer.ui.plot_axis import MeasuredAxis
+from explorer.ui.plot_curve import FastCurve
 from explorer.ui.plot_grid import GridLines
 from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.run_state import RunState
@@ -171,7 +173,10 @@ class PlotPanel(QFrame):
         self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
                                      "The wheel alone scrolls the page.")
         self.reset_button.clicked.connect(self.reset_view)
-        self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox())
+        self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox(),
+                                           axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})
+        # No cached background picture: blitting it costs more than filling the plain white it holds.
+        self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         self.plot = self.widget.getPlotItem()
         self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
@@ -230,15 +235,14 @@ class PlotPanel(QFrame):
             item = spare.pop(same[0] if same else -1)
             if not same:
                 item.setPen(pg.mkPen(c, width=width))
-                if self.is_dev:
-                    item.setSymbolBrush(QColor(color))
+                if item.dots is not None:
+                    item.dots.set_color(color)
             item.opts["name"] = name
             item.setVisible(True)
             return item
-        kw = {}
-        if self.is_dev:
-            kw = dict(symbol="o", symbolSize=5, symbolBrush=QColor(color), symbolPen=None)
-        item = pg.PlotDataItem(pen=pg.mkPen(c, width=width), name=name, connect="finite", **kw)
+        # dev metrics: a dot (5 px, filled) on each evaluation
+        item = FastCurve(pen=pg.mkPen(c, width=width), name=name, connect="finite",
+                         dots=QColor(color) if self.is_dev else None)
         item.setZValue(0 if alpha == 255 else -1)   # the faint raw loss behind every smoothed curve
         # no re-clipping of the data on every y range change (it re-sets each curve); the points are
         # few and the view always holds them (apply_view), so there is nothing huge to clip
@@ -247,8 +251,9 @@ class PlotPanel(QFrame):
         return item
 
     def _retire(self, item: pg.PlotDataItem, alpha: int) -> None:
-        """Keep an unused curve item, empty and hidden, for the next run shown here."""
-        item.setData([], [])
+        """Keep an unused curve item, hidden, for the next run shown here. Its last points stay in it
+        (hidden items count for no range): pyqtgraph re-styles an emptied item when it gets points again,
+        while a filled one takes new points alone (FastCurve.set_points)."""
         item.setVisible(False)
         self._spare.setdefault(alpha, []).append(item)
 
@@ -279,8 +284,8 @@ class PlotPanel(QFrame):
                 c = QColor(color)
                 c.setAlpha(alpha)
                 item.setPen(pg.mkPen(c, width=1.0))
-                if self.is_dev:
-                    item.setSymbolBrush(QColor(color))
+                if item.dots is not None:
+                    item.dots.set_color(color)
 
     def _item(self, run_id: str) -> pg.PlotDataItem | None:
         item = self.items.get(run_id)
@@ -300,7 +305,7 @@ class PlotPanel(QFrame):
             self.data.pop(run_id, None)
             for item in (self.items.get(run_id), self.raw_items.get(run_id)):
                 if item is not None:
-                    item.setData([], [])
+                    item.set_points(np.empty(0), np.empty(0), True)
             self._mark_nonfinite(run_id, np.empty(0), np.empty(0))
             return
         if self._item(run_id) is None:
@@ -341,7 +346,7 @@ class PlotPanel(QFrame):
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
             xs, ys = decimator.points(data.x, y, *grid, version=vers)
-            target.setData(xs, ys, skipFiniteCheck=not np.isnan(ys).any())
+            target.set_points(xs, ys, not np.isnan(ys).any())
 
     def _view_changed(self, *_args) -> None:
         """x range or plot width changed: the columns changed, so do the curves' points."""

@@ -124,6 +124,7 @@ class RunState:
     config: dict = field(default_factory=dict)
     status: str = "crashed"
     steps_total: int = 0
+    train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
     step: int = 0
     epoch: float = 0.0
     elapsed: float = 0.0
@@ -208,8 +209,17 @@ class RunState:
             text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
         return text
 
+    @property
+    def budget_seconds(self) -> float:
+        """The run's time budget in seconds of training (config ``time_budget_minutes``); 0 without one."""
+        value = _num((self.config or {}).get("time_budget_minutes"))
+        return 60.0 * value if value and value > 0 else 0.0
+
     def eta(self) -> float | None:
-        """Remaining seconds, from the mean time per step so far; None before the first step."""
+        """Remaining seconds: a time-budgeted run, the budget not yet trained (evaluations add to it);
+        otherwise the mean time per step so far times the steps left. None before the first step."""
+        if self.budget_seconds and self.train_seconds > 0:
+            return max(0.0, self.budget_seconds - self.train_seconds)
         if self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0:
             return None
         return max(0.0, self.elapsed / self.step * (self.steps_total - self.step))
@@ -246,6 +256,8 @@ class RunState:
             self.mixed_precision = str(ev.get("mixed_precision", ""))
             self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
             self.steps_total = int(_num(ev.get("steps_total")) or 0)
+            if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
+                self.steps_total = 0
             self.started_at = t
         elif kind == "step":
             step = _num(ev.get("step"))
@@ -256,6 +268,7 @@ class RunState:
             self.elapsed = _num(ev.get("elapsed")) or self.elapsed
             if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
                 self.steps_total = int(_num(ev.get("steps_total")))
+            self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
             for name in TRAIN_SERIES:
                 if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
                     self.series.setdefault(name, Series()).append(step, _nonfinite(ev[name]))
@@ -341,7 +354,12 @@ def format_seconds(seconds: float | None) -> str:
 
 def progress_text(state: RunState, now: float | None = None) -> str:
     """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
-    parts = [f"step {state.step:,} of {state.steps_total:,}" if state.steps_total else f"step {state.step:,}"]
+    budget = state.budget_seconds
+    if budget:      # the steps that fit in a time budget are an estimate that follows the speed
+        parts = [f"step {state.step:,} of ~{state.steps_total:,}" if state.steps_total else f"step {state.step:,}",
+                 f"{format_seconds(state.train_seconds) or '0:00'} of {format_seconds(budget)} budget trained"]
+    else:
+        parts = [f"step {state.step:,} of {state.steps_total:,}" if state.steps_total else f"step {state.step:,}"]
     parts.append(f"epoch {state.epoch:.2f}")
     parts.append(f"elapsed {format_seconds(state.live_elapsed(now)) or '0:00'}")
     if state.is_live:

@@ -225,7 +225,8 @@ class RunsModel(QAbstractItemModel):
                     f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
                     f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
                     f"step: {self._text(s, COLUMNS.index('Step')) or '-'}\n"
-                    f"device: {s.device} {s.mixed_precision}\n(F2 renames, Delete deletes)")
+                    f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
+                    "(F2 renames, Delete deletes)")
         return self._text(s, col)
 
     @staticmethod

@@ -1,0 +1,125 @@
+"""A pyqtgraph axis that lays out its ticks and labels for less (the Curves panel's plots).
+
+pyqtgraph's ``AxisItem`` rebuilds its draw specs (tick positions, label strings and rects, measured with
+``QPainter.boundingRect`` each) whenever its range changes, records them into a ``QPicture`` and replays
+that on every paint; ``tickValues`` is asked again by the grid lines for the same range. In the Curves
+panel every plot's x axis shows the same steps over the same width, so :class:`MeasuredAxis` keeps the
+specs of the last few (range, size, style) combinations shared by all its axes (five of six x axes reuse
+the first one's) and caches label sizes per font and tick values per range. The specs are drawn as
+pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tests).
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QPainter, QPicture
+
+_SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
+_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on)
+_MAX_SIZES, _MAX_SPECS = 4096, 64
+
+
+class _MeasuringPainter:
+    """Stands in for the QPainter ``generateDrawSpecs`` measures with (it only sets the font and asks
+    for bounding rects): bounding rects come from the cache when the same text was measured before in
+    the same font on a device of the same resolution."""
+
+    def __init__(self, painter):
+        self._p = painter
+        self._font = None
+
+    def setFont(self, font) -> None:  # noqa: N802 - QPainter API
+        self._p.setFont(font)
+        self._font = None
+
+    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
+        if self._font is None:
+            dev = self._p.device()
+            self._font = (self._p.font().key(), dev.logicalDpiX() if dev is not None else 0)
+        key = (self._font, int(flags), rect.width(), rect.height(), text)
+        hit = _SIZES.get(key)
+        if hit is None:
+            if len(_SIZES) >= _MAX_SIZES:
+                _SIZES.clear()
+            hit = _SIZES[key] = QRectF(self._p.boundingRect(rect, flags, text))
+        return QRectF(hit)   # a copy: the caller resizes it
+
+
+class MeasuredAxis(pg.AxisItem):
+    """``pg.AxisItem`` with shared draw specs, cached label sizes and tick values (module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._ticks_key = None
+        self._ticks = None
+        self._specs = None
+
+    def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
+        return super().generateDrawSpecs(_MeasuringPainter(p))
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph API
+        key = (minVal, maxVal, size, self.logMode, self.scale, self._tickDensity, repr(self._tickSpacing),
+               self.style["maxTickLevel"])
+        if key != self._ticks_key:
+            self._ticks_key, self._ticks = key, super().tickValues(minVal, maxVal, size)
+        return [(spacing, list(values)) for spacing, values in self._ticks]
+
+    def _spec_key(self, widget) -> tuple | None:
+        """Everything generateDrawSpecs reads, or None when this axis is not a plain linked one."""
+        if self._tickLevels is not None or self.grid is not False or type(self).tickStrings is not pg.AxisItem.tickStrings:
+            return None
+        view = widget.parentWidget() if widget is not None else None
+        transform = view.transform() if hasattr(view, "transform") else None
+        if transform is None or not transform.isIdentity():
+            return None
+        st = self.style
+        font = st["tickFont"].key() if st["tickFont"] is not None else ""
+        pens = tuple(pen.color().rgba() for pen in (self.pen(), self.tickPen(), self.textPen()))
+        geo = self.mapRectFromParent(self.geometry()).getRect()
+        return (self.orientation, tuple(self.range), geo, self.logMode, self.scale, self.autoSIPrefixScale,
+                self._tickDensity, repr(self._tickSpacing), st["tickLength"], st["tickTextOffset"][0],
+                st["tickTextOffset"][1], st["showValues"], st["maxTextLevel"], st["maxTickLevel"],
+                repr(st["textFillLimits"]), repr(st["stopAxisAtTick"]), st["tickAlpha"], font, pens,
+                self.textWidth, self.textHeight, self.labelText, self.labelUnits)
+
+    def _make_specs(self, widget):
+        key = self._spec_key(widget)
+        hit = _SPECS.get(key) if key is not None else None
+        if hit is not None:
+            specs, text_size = hit
+            if text_size is not None:
+                self._updateMaxTextSize(text_size)
+            return specs
+        seen = []
+        real = self._updateMaxTextSize
+        self._updateMaxTextSize = lambda x: (seen.append(x), real(x))
+        picture = QPicture()   # measured on a picture device, as pyqtgraph does
+        painter = QPainter(picture)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            specs = self.generateDrawSpecs(painter)
+        finally:
+            painter.end()
+            del self._updateMaxTextSize
+        if key is not None:
+            if len(_SPECS) >= _MAX_SPECS:
+                _SPECS.clear()
+            _SPECS[key] = (specs, seen[-1] if seen else None)
+        return specs
+
+    def paint(self, p, opt, widget):  # noqa: D102 - pyqtgraph API
+        if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag)
+            specs = self._specs = self._make_specs(widget)   # (axis, ticks, texts) last drawn
+            picture = QPicture()   # recorded and replayed as pyqtgraph does: the same pixels
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                if specs is not None:
+                    self.drawPicture(painter, *specs)
+            finally:
+                painter.end()
+            self.picture = picture
+        self.picture.play(p)

@@ -1,0 +1,152 @@
+"""Curve items whose points are replaced for less (the Curves panel's decimated curves and dev dots).
+
+``PlotDataItem.setData`` re-reads its arguments' types and then re-applies every style option (pen,
+shadow pen, fill, brush, antialias, connect, step mode) to its curve item, copying the pen each time,
+even when only the points changed. The Curves panel replaces the points of 20-30 curves per full redraw
+and of several per live tick, with the style fixed, so :meth:`FastCurve.set_points` hands the new points
+to the curve item alone. Everything else (log mode, getData, xData) is pyqtgraph's own.
+
+A dev metric's evaluations are marked with dots (:class:`Dots`: pyqtgraph's "o" symbol stamped with one
+``drawPixmapFragments`` call) instead of a ScatterPlotItem, whose per-point records, atlas and bounds cost
+16% of a full redraw (py-spy) for 8 curves of 100 points.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QPainter, QPixmap
+
+try:   # pyqtgraph >= 0.13: the container PlotDataItem keeps its data in
+    from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
+except ImportError:  # pragma: no cover - older pyqtgraph: set_points falls back to setData
+    PlotDataset = None
+
+
+class Dots(pg.GraphicsObject):
+    """Filled round dots ``size`` device pixels across at the finite points given to :meth:`set_points`
+    (a child of the curve they mark: shown and hidden with it). The dot is pyqtgraph's own "o" symbol
+    picture (``renderSymbol``, antialiased, no outline), stamped at each point with one
+    ``drawPixmapFragments`` call, as ScatterPlotItem draws it; only its per-point bookkeeping is left out."""
+
+    def __init__(self, color, size: float = 5.0, parent=None):
+        super().__init__(parent)
+        self.size = size
+        self.x = self.y = np.empty(0)
+        self._rect = QRectF()
+        self._frags = pg.Qt.internals.PrimitiveArray(QPainter.PixmapFragment, 10)
+        self.set_color(color)
+
+    def set_color(self, color) -> None:
+        from pyqtgraph.graphicsItems.ScatterPlotItem import renderSymbol
+
+        image = renderSymbol("o", self.size, pg.mkPen(None), pg.mkBrush(QColor(color)))
+        self.pixmap = QPixmap.fromImage(image)
+        self.update()
+
+    def set_points(self, x: np.ndarray, y: np.ndarray) -> None:
+        """x, y: shape (n,) (y NaN where there is no value: no dot there)."""
+        keep = np.isfinite(x) & np.isfinite(y)
+        self.x, self.y = np.array(x[keep], dtype=np.float64), np.array(y[keep], dtype=np.float64)
+        self.prepareGeometryChange()
+        if len(self.x):
+            lo_x, hi_x = float(self.x.min()), float(self.x.max())
+            lo_y, hi_y = float(self.y.min()), float(self.y.max())
+            # Never an empty rect (one dot, a flat metric): Qt would not paint the item at all.
+            pad_x = (hi_x - lo_x) * 0.01 or 1e-9 * max(abs(hi_x), 1.0)
+            pad_y = (hi_y - lo_y) * 0.01 or 1e-9 * max(abs(hi_y), 1.0)
+            self._rect = QRectF(lo_x - pad_x, lo_y - pad_y, hi_x - lo_x + 2 * pad_x, hi_y - lo_y + 2 * pad_y)
+        else:
+            self._rect = QRectF()
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        return self._rect
+
+    def paint(self, p, *_args) -> None:
+        n = len(self.x)
+        if not n:
+            return
+        pts = pg.functions.transformCoordinates(p.transform(), np.vstack([self.x, self.y]))
+        self._frags.resize(n)
+        frags = self._frags.ndarray()
+        frags[:, 0:2] = np.clip(pts, -2 ** 30, 2 ** 30).T   # device pixels (centres)
+        frags[:, 2:6] = [0, 0, self.pixmap.width(), self.pixmap.height()]
+        frags[:, 6:10] = [1.0, 1.0, 0.0, 1.0]   # scale x, y, rotation, opacity
+        p.resetTransform()
+        p.drawPixmapFragments(*self._frags.drawargs(), self.pixmap)
+
+
+class _BoundsKeepingCurve(pg.PlotCurveItem):
+    """pyqtgraph's curve item, except that a change of the view (range, size) keeps its data bounds:
+    they depend on the points and pens alone (setData / setPen clear them), only the pixel padding
+    around them depends on the view. pyqtgraph recomputes both on every range change."""
+
+    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
+        self._boundingRect = None
+        self.prepareGeometryChange()
+
+    def seed_bounds(self) -> None:
+        """Fill pyqtgraph's data-bounds cache for the whole data range (what ``dataBounds(ax)`` returns:
+        min and max ignoring NaN; no pen widening for a cosmetic pen) with two NaN-ignoring reductions,
+        instead of its nanmin / nanmax under a warnings filter, asked from Qt's bounding-rect calls."""
+        pen, spen = self.opts["pen"], self.opts["shadowPen"]
+        if (self.xData is None or not len(self.xData) or self.opts["fillLevel"] is not None
+                or self.opts["stepMode"] or (pen is not None and not pen.isCosmetic())
+                or (spen is not None and not spen.isCosmetic())):
+            return
+        for ax, d in enumerate((self.xData, self.yData)):
+            lo, hi = float(np.fmin.reduce(d)), float(np.fmax.reduce(d))
+            if math.isinf(lo) or math.isinf(hi):
+                return   # pyqtgraph drops infinities first: leave it to dataBounds
+            self._boundsCache[ax] = [(1.0, None), (lo, hi)]
+
+
+class FastCurve(pg.PlotDataItem):
+    """A ``PlotDataItem`` with :meth:`set_points` for data-only updates, and optional :class:`Dots` on
+    its points (``dots=color``)."""
+
+    _styled = False   # the curve item holds this item's style (a setData with points has run since)
+
+    def __init__(self, *args, dots=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self._dataset is None:   # no points yet, so no style on the curve: swap in the lean one
+            old = self.curve
+            old.sigClicked.disconnect(self.sigClicked)
+            old.setParentItem(None)
+            self.curve = _BoundsKeepingCurve()
+            self.curve.setParentItem(self)
+            self.curve.stackBefore(self.scatter)
+            self.curve.sigClicked.connect(self.sigClicked)
+        self.dots = Dots(dots, parent=self) if dots is not None else None
+
+    def updateItems(self, styleUpdate: bool = True):  # noqa: N802 - pyqtgraph API
+        super().updateItems(styleUpdate)
+        self._styled = getattr(self, "_dataset", None) is not None   # without points pyqtgraph passes no style on
+
+    def set_points(self, x: np.ndarray, y: np.ndarray, all_finite: bool) -> None:
+        """Show points (x, y): float64 arrays of shape (n,), x finite, y NaN where not finite
+        (``all_finite``: y has no NaN). The same result as ``setData(x, y, skipFiniteCheck=all_finite)``
+        for an item with a pen and no symbols; otherwise (or when empty) that is what runs."""
+        if self.dots is not None:
+            self.dots.set_points(x, y)
+        if PlotDataset is None or not len(x) or self.opts["symbol"] is not None or not self._styled:
+            self.setData(x, y, skipFiniteCheck=all_finite)
+            return
+        self.opts["skipFiniteCheck"] = all_finite
+        self._dataset = PlotDataset(x, y, True, all_finite)
+        self._datasetMapped = None
+        self._datasetDisplay = None
+        shown = self._getDisplayDataset()   # log mapping, when the plot is in log mode
+        # connect="all" where every point is finite: pyqtgraph then builds the path as one polygon
+        # instead of splitting it at the (absent) gaps: the same path for less
+        finite = all_finite and shown.yAllFinite is not False
+        self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite,
+                           connect="all" if finite else self.opts["connect"])
+        self.curve.seed_bounds()
+        self.curve.show()
+        self.informViewBoundsChanged()
+        self.sigPlotChanged.emit(self)
