@@ -1,6 +1,7 @@
 """Probe latency against the bare model forward on the same input, timed in the same process (issue 12, target 2).
 
-    python scripts/bench_probe.py [--model bundled:minilm] [--runs 40] [--threads N] [--profile]
+    python scripts/bench_probe.py [--model bundled:minilm] [--runs 40] [--threads N] [--profile] [--torch-profile]
+    py-spy record -o probe.txt --format raw -- python scripts/bench_probe.py --only 384 --runs 60
 
 Two cases, as the inspector runs them:
 - a ~200-token passage without attentions: bare forward = ``model(**batch)`` (SDPA) on the window the probe
@@ -115,6 +116,20 @@ def profile_top(fn, repeats: int = 10, top: int = 14) -> str:
     return "\n".join(lines)
 
 
+def torch_profile(fn, repeats: int = 5, top: int = 18) -> str:
+    """torch.profiler over ``repeats`` calls: the ``top`` operators by self CPU time (ms per call)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(repeats):
+            fn()
+    rows = sorted(prof.key_averages(), key=lambda e: -e.self_cpu_time_total)[:top]
+    lines = [f"    {'self ms/call':>12s} {'calls/call':>10s}  operator"]
+    for e in rows:
+        lines.append(f"    {e.self_cpu_time_total / 1000 / repeats:12.2f} {e.count / repeats:10.1f}  {e.key}")
+    return "\n".join(lines)
+
+
 def report_int8(loaded, cases, pairs, runs: int) -> None:
     """The probe on the int8-quantized encoder against the fp32 bare forward (alternating), and its answer."""
     from explorer.core.inference import quantize_int8
@@ -139,6 +154,10 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
     ap.add_argument("--profile", action="store_true", help="also print the probe's top costs (cProfile)")
+    ap.add_argument("--torch-profile", action="store_true",
+                    help="also print torch.profiler's top operators (self CPU time) of the bare forward and the probe")
+    ap.add_argument("--only", choices=("200", "384"), default="",
+                    help="run only the probe of one case (--runs times, no timing table): for py-spy record")
     ap.add_argument("--int8", action="store_true",
                     help="also the probe on the int8-quantized model (inference.quantize_int8) against the fp32 "
                          "forward")
@@ -159,6 +178,11 @@ def main(argv=None) -> int:
     for name, passage, att in cases:
         bare, tokens[name] = bare_forward_fn(loaded, passage, att)
         pairs[name] = (bare, probe_fn(loaded, passage, att))
+    if args.only:
+        fn = pairs[cases[0 if args.only == "200" else 1][0]][1]
+        for _ in range(args.runs):
+            fn()
+        return 0
     print(f"model {loaded.describe()}")
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case (3 warm-up, bare "
           f"and probe alternating, cases interleaved); load average before: {os.getloadavg()[0]:.2f}")
@@ -179,6 +203,11 @@ def main(argv=None) -> int:
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.int8:
         report_int8(loaded, cases, pairs, args.runs)
+    if args.torch_profile:
+        for name, _, _ in cases:
+            for kind, fn in zip(("bare forward", "probe"), pairs[name]):
+                print(f"\ntorch.profiler, {name}, {kind} (top self CPU time, 5 calls):")
+                print(torch_profile(fn))
     if args.profile:
         for name, _, _ in cases:
             print(f"\nprofile of the probe, {name} (top own time, 10 calls):")

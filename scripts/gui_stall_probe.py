@@ -2,7 +2,7 @@
 asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python scripts/gui_stall_probe.py [--duration 240] [--dev-cap 100]
-        [--no-train] [--no-actions] [--py-spy /tmp/gui.txt] [--shots /tmp/shots]
+        [--no-train] [--no-actions] [--py-spy /tmp/gui.txt] [--stacks] [--shots /tmp/shots]
 
 Starts the real app offscreen (temp runs folder, settings and τ-study cache), launches the launcher's offline
 default (bundled:minilm on the bundled SQuAD 2.0 sample) by clicking Launch, waits for its first training
@@ -14,7 +14,9 @@ loop: a stall is the time between two ticks minus 10 ms. The worst stall is prin
 training alone (plot refreshes) and overall. Target: every action's worst stall <= 50 ms.
 
 With --py-spy FILE, py-spy (pip install py-spy) samples this process without pausing it (--nonblocking) during
-the actions; the busiest frames of the GUI thread are printed (what the remaining stalls are made of).
+the actions; the busiest frames of the GUI thread are printed (what the remaining stalls are made of). With
+--stacks a thread samples the GUI thread's Python stack while a tick is late and each action's worst gap is
+printed with the stacks seen in it.
 $EXPLORER_INSPECT_NICE / $EXPLORER_WORKER_NICE set the child processes' niceness (defaults 5 and 10).
 """
 
@@ -41,6 +43,53 @@ LONG_PASSAGE = " ".join(["Ada Lovelace was born in London in 1815 and wrote the 
                          "Engine, which Charles Babbage designed but never finished building."] * 14)
 
 
+def _short_stack(frame, depth: int = 7) -> str:
+    """The innermost ``depth`` frames of a stack, outermost first, as 'file:line func' (site-packages shortened)."""
+    parts = []
+    while frame is not None and len(parts) < depth:
+        code = frame.f_code
+        path = code.co_filename
+        for marker in ("site-packages/", "/explorer/", "/scripts/"):
+            if marker in path:
+                path = ("explorer/" if marker == "/explorer/" else "") + path.split(marker, 1)[1]
+                break
+        parts.append(f"{os.path.basename(path) if '/' not in path else path}:{frame.f_lineno} {code.co_name}")
+        frame = frame.f_back
+    return " <- ".join(parts)
+
+
+class StallSampler:
+    """A thread that, while the GUI thread has not ticked for ``after_ms``, samples the GUI thread's Python
+    stack every ``every_ms``; the meter files the samples with the gap they fell in, so the worst gap of each
+    action comes with what the GUI thread was running during it ("gui_stall_probe.py:.. wait" innermost =
+    Qt's own C++ work inside processEvents: painting, layout, signal delivery)."""
+
+    def __init__(self, meter, every_ms: float = 2.0, after_ms: float = 15.0):
+        import threading
+
+        self.meter, self.every, self.after = meter, every_ms / 1000, after_ms / 1000
+        self.main = threading.main_thread().ident
+        self.samples: list[str] = []
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="stall-sampler")
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            if self.meter.action is None or time.perf_counter() - self.meter.last_wall < self.after:
+                continue
+            frame = sys._current_frames().get(self.main)
+            if frame is not None:
+                self.samples.append(_short_stack(frame))
+
+    def take(self) -> list[str]:
+        out, self.samples = self.samples, []
+        return out
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
 class StallMeter:
     """A 10 ms precise QTimer; gaps are filed under the current action (and 'seen': the last thing noticed)."""
 
@@ -55,6 +104,10 @@ class StallMeter:
         self.worst: dict[str, tuple[float, str]] = {}
         self.seconds: dict[str, float] = collections.defaultdict(float)
         self.last = None
+        self.last_wall = time.perf_counter()
+        self.sampler: StallSampler | None = None
+        self.worst_stacks: dict[str, list[str]] = {}
+        self.long_gaps: dict[str, list] = collections.defaultdict(list)   # with --stacks: every gap over 30 ms
         self.seen = "start"
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -66,11 +119,16 @@ class StallMeter:
 
     def tick(self) -> None:
         now = self.clock.nsecsElapsed() / 1e6
+        self.last_wall = time.perf_counter()
+        stacks = self.sampler.take() if self.sampler is not None else []
         if self.action is not None and self.last is not None:
             gap = now - self.last - 10.0
             self.gaps[self.action].append(gap)
             if gap > self.worst.get(self.action, (-1.0, ""))[0]:
                 self.worst[self.action] = (gap, self.seen)
+                self.worst_stacks[self.action] = stacks
+            if gap > 30 and self.sampler is not None:
+                self.long_gaps[self.action].append((round(gap), self.seen, collections.Counter(stacks).most_common(2)))
         self.last = now
 
     def _on_gc(self, phase, info) -> None:
@@ -131,6 +189,8 @@ def inspector_actions(meter: StallMeter, win, dev_file: str, dev_cap: int) -> No
     hub.result_changed.connect(lambda r: seen.__setitem__("result", r))
     hub.model_changed.connect(lambda m: seen.__setitem__("model", m))
     hub.message.connect(lambda text: setattr(meter, "seen", f"hub message: {text[:60]}"))
+    hub.client._arrived.connect(lambda reply, value, _gen: setattr(
+        meter, "seen", f"inspector reply {reply.get('event')} {type(value).__name__ if value is not None else ''}"))
     attention_page = hub.tabs()[0][1]
     run_action(meter, "first inspector load (tab visit: child start, model load, probe)",
                lambda: win.tabs.setCurrentWidget(attention_page),
@@ -254,6 +314,12 @@ def print_report(meter: StallMeter, top: int) -> None:
         p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else float("nan")
         print(f"  {worst:7.1f} ms worst, p99 {p99:5.1f} ms, {sum(g > 50 for g in gaps):3d} > 50 ms over "
               f"{meter.seconds[name]:5.1f} s  {name}" + (f"  [worst after: {seen}]" if worst > 50 else ""))
+        if meter.sampler is not None and worst > 30:
+            for stack, n in collections.Counter(meter.worst_stacks.get(name, [])).most_common(3):
+                print(f"      {n:3d} x {stack}")
+            gaps = meter.long_gaps.get(name, [])
+            if len(gaps) > 1:
+                print(f"      all gaps over 30 ms: " + "; ".join(f"{g} ms after {seen}" for g, seen, _ in gaps[:8]))
     if everything:
         print(f"  overall: worst {max(everything):.1f} ms, median {statistics.median(everything):.1f} ms, "
               f"{sum(g > 50 for g in everything)} stalls > 50 ms in {len(everything)} ticks")
@@ -269,6 +335,9 @@ def main() -> int:
     ap.add_argument("--py-spy", default="", help="profile the GUI process with py-spy into this file")
     ap.add_argument("--shots", default="", help="folder for a screenshot of the window at the end")
     ap.add_argument("--top", type=int, default=10, help="frames listed from the py-spy profile")
+    ap.add_argument("--stacks", action="store_true",
+                    help="sample the GUI thread's stack during gaps (a thread, every 2 ms once a tick is 15 ms late) "
+                         "and print what ran in each action's worst gap")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
     a = ap.parse_args()
 
@@ -280,6 +349,8 @@ def main() -> int:
     win.resize(1500, 940)
     win.show()
     meter = StallMeter(app)
+    if a.stacks:
+        meter.sampler = StallSampler(meter)
     meter.wait(a.settle)          # device probe, data preview and runs scan finish in the background
     print(f"GUI pid {os.getpid()}, niceness {os.nice(0)}; EXPLORER_WORKER_NICE="
           f"{os.environ.get('EXPLORER_WORKER_NICE', '10 (default)')}, EXPLORER_INSPECT_NICE="
@@ -305,6 +376,8 @@ def main() -> int:
               + (f", median {statistics.median(sps.y):.2f} samples/s" if sps is not None and len(sps) else ""))
         if run.is_live:
             win.manager.cancel_all(wait_ms=10_000)
+    if meter.sampler is not None:
+        meter.sampler.stop()
     print_report(meter, a.top)
     if a.shots:
         Path(a.shots).mkdir(parents=True, exist_ok=True)

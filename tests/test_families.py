@@ -253,6 +253,31 @@ def test_decoder_only_in_train_is_a_clear_failure(family_dirs, data_files, tmp_p
     assert "decoder-only" in ev[-1]["error"] and "internal error" not in ev[-1]["error"]
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_probe_attention_from_hooks_equals_output_attentions(name, loaded):
+    """The probe summarises each layer inside the forward (hooks on the modules the family names for its
+    attentions, explorer.core.attention_hooks); per window that equals the summaries of a plain eager forward's
+    output.attentions (raw float16 weights and block flow, token share, rollout identical)."""
+    import torch
+
+    from explorer.core.attention import summarize_attention_layers
+    from explorer.core.features import collate_qa, prepare_qa_features
+    from explorer.core.models import eager_attention
+    from explorer.core.probe import probe
+
+    lm = loaded[name]
+    r = probe(lm, QUESTION, PASSAGE, attentions=True, **WINDOW)
+    feats = prepare_qa_features([QUESTION], [PASSAGE], lm.tokenizer, **WINDOW)
+    assert len(r.attention) == len(feats) >= 2
+    for k, (w, att) in enumerate(zip(r.windows, r.attention)):
+        batch = collate_qa(feats, [k], lm.tokenizer.pad_token_id)
+        with torch.inference_mode(), eager_attention(lm.model):
+            plain = lm.model(**batch, output_attentions=True)
+        ref = summarize_attention_layers(plain.attentions, w.blocks, keep="float16")
+        for field in ("attentions", "flow", "token_share", "rollout"):
+            np.testing.assert_array_equal(getattr(att, field), getattr(ref, field), err_msg=f"{name} {field}")
+
+
 def test_attention_unavailable_is_said_plainly(loaded, monkeypatch):
     """A model whose attention implementation cannot return weights: the probe still answers and says why."""
     from explorer.core import models as models_mod

@@ -112,3 +112,111 @@ def test_layer_summaries_reject_bad_input():
         summarize_attention_layers(hf, ["special", "question", "special"])
     with pytest.raises(ValueError, match="keep must be"):
         summarize_attention_layers(hf, ["special"] * 4, keep="int8")
+
+
+def test_hook_summaries_equal_the_after_the_forward_computation(tiny_qa):
+    """The probe summarises each layer inside the forward (hooks on the attention modules, buffers freed per
+    layer); the same window through output.attentions + summarize_attention_layers gives identical numbers."""
+    from explorer.core import probe as probe_module
+    from explorer.core.attention_hooks import attention_modules, attention_hooks
+
+    model, tok = tiny_qa.model, tiny_qa.tokenizer
+    assert len(attention_modules(model)) == model.config.num_hidden_layers == 2
+    feats = prepare_qa_features([QUESTION], [LONG], tok, **SETTINGS)
+    batch = collate_qa(feats, [1], tok.pad_token_id)
+    blocks = token_blocks(feats.sequence_ids[1], feats.input_ids[1], tok)
+    with torch.inference_mode():
+        out, hooked, note = probe_module._attention_forward(model, batch, blocks, "float16")
+        with eager_attention(model):
+            plain = model(**batch, output_attentions=True)
+    assert note == "" and model not in probe_module._NOT_HOOKABLE
+    assert out.attentions is None          # nothing kept for the whole forward: each layer was summarised in it
+    after = summarize_attention_layers(plain.attentions, blocks, keep="float16")
+    for name in ("attentions", "flow", "token_share", "rollout"):
+        np.testing.assert_array_equal(getattr(hooked, name), getattr(after, name))
+    seen = []
+    with torch.inference_mode(), eager_attention(model):
+        with attention_hooks(model, seen.append) as state:
+            model(**batch)
+        assert state.calls == 2 and state.missing == 0 and state.error is None
+        assert [tuple(w.shape) for w in seen] == [(1, 4, len(blocks), len(blocks))] * 2
+        model(**batch)                                    # the hooks are gone after the block
+    assert len(seen) == 2
+
+
+def test_a_model_whose_attention_modules_give_no_weights_falls_back_to_output_attentions(tiny_qa, monkeypatch):
+    """Hooks that see no weights tensor (an implementation returning them only on request): the probe runs the
+    output_attentions forward instead and the numbers are the same."""
+    from explorer.core import attention_hooks, probe as probe_module
+
+    expected = probe(tiny_qa, QUESTION, LONG, attentions=True, attention_budget=None, **SETTINGS)
+    real = attention_hooks.attention_modules
+    monkeypatch.setattr(attention_hooks, "attention_modules", lambda m: [(mod, 5) for mod, _ in real(m)])
+    monkeypatch.setattr(probe_module, "_NOT_HOOKABLE", __import__("weakref").WeakSet())
+    got = probe(tiny_qa, QUESTION, LONG, attentions=True, attention_budget=None, **SETTINGS)
+    assert tiny_qa.model in probe_module._NOT_HOOKABLE
+    assert got.attention_note == ""
+    for a, b in zip(expected.attention, got.attention):
+        for name in ("attentions", "flow", "token_share", "rollout"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
+    """Block sums as segment sums over contiguous runs equal the one-hot GEMM (more than MAX_RUNS runs) and the
+    numpy path, to float32 rounding."""
+    from explorer.core import attention as attention_module
+    from explorer.core.attention import LayerSummaries, block_runs
+
+    blocks = ["special", "question", "question", "special", "passage", "passage", "special", "passage", "special"]
+    assert block_runs(blocks) == [(2, 0, 1), (0, 1, 3), (2, 3, 4), (1, 4, 6), (2, 6, 7), (1, 7, 8), (2, 8, 9)]
+    assert block_runs([]) == []
+    rng = np.random.default_rng(1)
+    raw = rng.random((3, 2, 9, 9)).astype(np.float32)
+    raw /= raw.sum(-1, keepdims=True)
+
+    def summarize():
+        acc = LayerSummaries(blocks, 3, 2, keep=None)
+        for layer in raw:
+            acc.add(torch.from_numpy(layer))
+        return acc, acc.result()
+
+    seg_acc, seg = summarize()
+    monkeypatch.setattr(attention_module, "MAX_RUNS", 2)
+    gemm_acc, gemm = summarize()
+    assert seg_acc.runs is not None and gemm_acc.runs is None
+    slow = summarize_attentions(raw, blocks, keep=None)
+    for name in ("flow", "token_share", "rollout"):
+        np.testing.assert_allclose(getattr(seg, name), getattr(gemm, name), atol=1e-6, rtol=0)
+        np.testing.assert_allclose(getattr(seg, name), getattr(slow, name), atol=1e-6, rtol=0)
+    with pytest.raises(attention_module.AttentionShapeError, match="more than the 3 layers"):
+        seg_acc.add(torch.from_numpy(raw[0]))
+    with pytest.raises(attention_module.AttentionShapeError, match="expected \\(heads, seq, seq\\)"):
+        LayerSummaries(blocks, 3, 2).add(torch.zeros(2, 8, 8))
+    with pytest.raises(attention_module.AttentionShapeError, match="1 layers received; the model has 3"):
+        one = LayerSummaries(blocks, 3, 2)
+        one.add(torch.from_numpy(raw[0]))
+        one.result()
+
+
+def test_layer_summaries_inside_autocast_stay_float32():
+    """accelerate runs a bf16 model's forward under autocast, and the hooks summarise inside it (the training
+    loop's watch probes): the summaries are computed in float32 as outside."""
+    from explorer.core.attention import LayerSummaries
+
+    blocks = ["special", "question", "special", "passage", "passage", "special"]
+    rng = np.random.default_rng(2)
+    raw = rng.random((2, 2, 6, 6)).astype(np.float32)
+    raw /= raw.sum(-1, keepdims=True)
+
+    def run():
+        acc = LayerSummaries(blocks, 2, 2, keep=None)
+        for layer in raw:
+            acc.add(torch.from_numpy(layer))
+        return acc.result()
+
+    plain = run()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = run()
+    for name in ("flow", "token_share", "rollout"):
+        assert getattr(inside, name).dtype == np.float32
+        np.testing.assert_array_equal(getattr(inside, name), getattr(plain, name))

@@ -322,3 +322,41 @@ def test_dev_sweep_cancel(qtbot, hub, tmp_path):
     assert dev.run_button.isEnabled() and "cancelled" in dev.status.text()
     assert not dev.run(str(tmp_path / "nope.json"), 0)
     assert "no such file" in dev.status.text()
+
+
+def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
+    """The idle prewarm gives the Attention page its first show (polish, layout, one render) while the window
+    shows another tab, with the tab widget's signals blocked: the current tab, the window's updates and the
+    inspector child (not started: nothing loads) are as before."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QLabel, QTabWidget
+
+    from explorer.ui.inspectors import InspectorHub
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    tabs.addTab(QLabel("launcher"), "Launch")
+    hub = InspectorHub(tabs)
+    for title, widget in hub.tabs():
+        tabs.addTab(widget, title)
+    changes = []
+    tabs.currentChanged.connect(changes.append)
+    page = hub.tabs()[0][1]
+    tabs.resize(900, 600)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    shows = []
+
+    class Shows(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802
+            if event.type() == QEvent.Type.Show:
+                shows.append(obj)
+            return False
+
+    spy = Shows()
+    page.installEventFilter(spy)
+    hub.prewarm()
+    qtbot.waitUntil(lambda: tabs.window().updatesEnabled(), timeout=2000)
+    assert shows == [page]
+    assert tabs.currentIndex() == 0 and not page.isVisible() and changes == []
+    assert not hub.client.running

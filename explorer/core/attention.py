@@ -271,12 +271,8 @@ def summarize_attention_layers(hf_attentions, blocks, *, batch_index: int = 0, l
     """The same AttentionData as ``summarize_attentions(stack_attentions(...), blocks, keep=keep)``, computed
     layer by layer straight from the model's tensors (torch, its threads), without stacking a float32 copy.
 
-    Per layer (``a`` = the (heads, seq, seq) slice of one window, padding cut off, a view, no copy):
-    ``to_block = a @ M`` (heads, seq, 3) gives the block flow ``M.T @ to_block / |A|`` and, averaged over
-    layers and heads, the token share (the mean of ``a`` over layers and heads, times M: matrix products
-    are linear); the head mean of ``a`` gives the rollout step; the raw weights are converted once into
-    the kept array (float16 by default). So each layer's weights are read three times, where the numpy
-    path read them about eight times and copied them three times (scripts/bench_probe.py).
+    Each layer's (heads, seq, seq) slice of the window (padding cut off, a view) goes through
+    :class:`LayerSummaries`, which the probe also feeds from inside the forward (explorer.core.attention_hooks).
     Numbers agree with the numpy path to float32 rounding (tests/test_probe_speed_paths.py).
 
     Args:
@@ -295,42 +291,140 @@ def summarize_attention_layers(hf_attentions, blocks, *, batch_index: int = 0, l
     if hf_attentions is None or len(hf_attentions) == 0:
         raise AttentionShapeError("no attentions returned; the forward needs output_attentions=True "
                                   "and eager attention (explorer.core.models.eager_attention)")
-    if keep not in (None, "float32", "float16"):
-        raise ValueError(f"keep must be 'float32', 'float16' or None; got {keep!r}")
+    _check_keep(keep)
     if not hasattr(hf_attentions[0], "detach"):
         return summarize_attentions(stack_attentions(hf_attentions, batch_index=batch_index, length=length),
                                     blocks, keep=keep)
-    import torch
-
     first = hf_attentions[0]
     n = int(first.shape[-1] if length is None else length)
-    m_np = block_matrix(blocks)
-    if m_np.shape[0] != n:
-        raise AttentionShapeError(f"{m_np.shape[0]} blocks given for a sequence of {n} tokens")
-    n_layers, n_heads = len(hf_attentions), int(first.shape[1])
-    with torch.inference_mode():
-        m = torch.from_numpy(m_np)
-        counts = m.sum(dim=0)
-        kept = None if keep is None else np.empty((n_layers, n_heads, n, n), dtype=keep)
-        kept_t = None if kept is None else torch.from_numpy(kept)
-        flow = torch.empty((n_layers, n_heads, len(BLOCKS), len(BLOCKS)), dtype=torch.float32)
-        share = torch.zeros((n, len(BLOCKS)), dtype=torch.float32)
-        r = None
-        for layer, full in enumerate(hf_attentions):
-            a = full[batch_index, :, :n, :n].float()
-            if kept_t is not None:
-                kept_t[layer].copy_(a)
-            to_block = (a.reshape(n_heads * n, n) @ m).view(n_heads, n, len(BLOCKS))   # one GEMM for all heads
-            flow[layer] = (m.T @ to_block) / counts[:, None]    # (heads, 3, 3); 0/0 = NaN for an empty block
-            share += to_block.sum(dim=0)
+    acc = LayerSummaries(blocks, len(hf_attentions), int(first.shape[1]), keep=keep, length=n)
+    for full in hf_attentions:
+        acc.add(full[batch_index, :, :n, :n])
+    return acc.result()
+
+
+def _check_keep(keep) -> None:
+    if keep not in (None, "float32", "float16"):
+        raise ValueError(f"keep must be 'float32', 'float16' or None; got {keep!r}")
+
+
+MAX_RUNS = 12   # block runs up to which the block sums are segment sums (else one GEMM with the one-hot M)
+
+
+def block_runs(blocks) -> list[tuple[int, int, int]]:
+    """Maximal runs of one block: [(block index, start, end)] in token order, e.g. [CLS] q q [SEP] p p [SEP] ->
+    [(2, 0, 1), (0, 1, 3), (2, 3, 4), (1, 4, 6), (2, 6, 7)]."""
+    idx = block_matrix(blocks).argmax(axis=1) if len(blocks) else np.zeros(0, np.int64)
+    runs, start = [], 0
+    for i in range(1, len(idx) + 1):
+        if i == len(idx) or idx[i] != idx[start]:
+            runs.append((int(idx[start]), start, i))
+            start = i
+    return runs
+
+
+class LayerSummaries:
+    """One window's AttentionData built one layer at a time, as the forward pass produces the layers.
+
+    ``add(a)`` takes layer l's weights ``a`` (heads, seq, seq), a torch tensor (padding cut off; a view is
+    fine), and reads it three times while it is still in the cache:
+
+    - the block sums ``to_block[h, i, B]`` = sum of row i's weights on block B's tokens (``a @ M`` with the
+      one-hot M): blocks come in a few contiguous runs ([CLS] question [SEP] passage [SEP]), so they are a few
+      segment sums of contiguous row pieces (a GEMM with a 3-column M runs at a fraction of the memory speed);
+      with more than MAX_RUNS runs, one GEMM. Kept per layer (layers, 3, heads, seq), small;
+    - the head mean gives the rollout step ``A_hat = 0.5 (A_mean + I)`` row-normalised, ``R = A_hat @ R``
+      (Abnar & Zuidema 2020, section 3);
+    - the raw weights are cast once into the preallocated kept array (float16 by default).
+
+    ``result()`` then turns all layers' block sums into the block flow ``M.T @ to_block / |A|`` (one small
+    GEMM) and the token share (their mean over layers and heads). :func:`summarize_attention_layers` (after a
+    forward) and ``explorer.core.attention_hooks`` (inside it, through forward hooks) both use this class, so
+    the two give identical numbers; against the numpy path (block_flow, token_block_share, rollout) they agree
+    to float32 rounding (the sums are accumulated in another order).
+
+    Args:
+        blocks: the window's block names (seq of them; :func:`token_blocks`).
+        num_layers, num_heads: the model's; ``add`` must be called exactly num_layers times.
+        keep: "float16" / "float32" (raw weights kept as numpy (layers, heads, seq, seq)) or None.
+        length: seq, checked against the blocks (default: len(blocks)).
+
+    Raises:
+        AttentionShapeError: blocks that do not match the length, a layer of the wrong shape, more layers than
+            num_layers, or ``result()`` before the last layer.
+        ValueError: an unknown ``keep``.
+    """
+
+    def __init__(self, blocks, num_layers: int, num_heads: int, *, keep: str | None = "float16",
+                 length: int | None = None):
+        import torch
+
+        _check_keep(keep)
+        m_np = block_matrix(blocks)
+        n = m_np.shape[0] if length is None else int(length)
+        if m_np.shape[0] != n:
+            raise AttentionShapeError(f"{m_np.shape[0]} blocks given for a sequence of {n} tokens")
+        self.blocks, self.n, self.num_layers, self.num_heads = list(blocks), n, int(num_layers), int(num_heads)
+        runs = block_runs(self.blocks)
+        self.runs = runs if len(runs) <= MAX_RUNS else None
+        # the first run of each block writes its sums, later runs of the same block add theirs
+        self._first = {k: min(i for i, (b, _, _) in enumerate(runs) if b == k) for k in {b for b, _, _ in runs}}
+        self.kept = None if keep is None else np.empty((self.num_layers, self.num_heads, n, n), dtype=keep)
+        with torch.inference_mode():
+            self.m = torch.from_numpy(m_np)
+            self.counts = self.m.sum(dim=0)
+            self._kept_t = None if self.kept is None else torch.from_numpy(self.kept)
+            self.to_block = torch.zeros((self.num_layers, len(BLOCKS), self.num_heads, n), dtype=torch.float32)
+        self.r = None
+        self.layers = 0
+
+    def add(self, weights) -> None:
+        """Fold in the next layer's weights, (heads, seq, seq) torch (any float dtype; summed in float32)."""
+        import torch
+
+        shape = (self.num_heads, self.n, self.n)
+        if tuple(weights.shape) != shape:
+            raise AttentionShapeError(f"layer {self.layers + 1}: attention weights of shape {tuple(weights.shape)}; "
+                                      f"expected (heads, seq, seq) = {shape}")
+        if self.layers >= self.num_layers:
+            raise AttentionShapeError(f"more than the {self.num_layers} layers announced")
+        layer, heads, n = self.layers, self.num_heads, self.n
+        # inside a forward that accelerate runs under autocast (bf16 training's watch probes) the sums stay float32
+        with torch.inference_mode(), torch.autocast(weights.device.type, enabled=False):
+            a = weights.detach().float()
+            if self._kept_t is not None:
+                self._kept_t[layer].copy_(a)
+            sums = self.to_block[layer]                          # (3, heads, seq): block B's sum of each row
+            if self.runs is not None:
+                for i, (k, start, end) in enumerate(self.runs):
+                    if self._first[k] == i:
+                        torch.sum(a[:, :, start:end], dim=-1, out=sums[k])
+                    else:
+                        sums[k] += a[:, :, start:end].sum(dim=-1)
+            else:
+                sums.copy_((a.reshape(heads * n, n) @ self.m).T.reshape(len(BLOCKS), heads, n))
             a_hat = a.mean(dim=0)                               # rollout step (Abnar & Zuidema 2020):
             a_hat.diagonal().add_(1.0)                          # 0.5 (A_mean + I), in place
             a_hat *= 0.5
             a_hat /= a_hat.sum(dim=-1, keepdim=True)
-            r = a_hat if r is None else a_hat @ r
-        share /= n_layers * n_heads
-    return AttentionData(attentions=kept, blocks=list(blocks), flow=flow.numpy(), token_share=share.numpy(),
-                         rollout=(torch.eye(n) if r is None else r).numpy())
+            self.r = a_hat if self.r is None else a_hat @ self.r
+        self.layers += 1
+
+    def result(self) -> AttentionData:
+        """The AttentionData of the window (after the last layer)."""
+        import torch
+
+        if self.layers != self.num_layers:
+            raise AttentionShapeError(f"attention of {self.layers} layers received; the model has {self.num_layers}")
+        nb, layers, heads, n = len(BLOCKS), self.num_layers, self.num_heads, self.n
+        with torch.inference_mode(), torch.autocast("cpu", enabled=False):
+            # flow[l, h, A, B] = sum over i in A of to_block[l, B, h, i] / |A|: one GEMM for every layer and head
+            per_from = (self.to_block.reshape(layers * nb * heads, n) @ self.m).view(layers, nb, heads, nb)
+            flow = per_from.permute(0, 2, 3, 1) / self.counts[:, None]     # (l, h, A, B); 0/0 = NaN (empty A)
+            share = self.to_block.sum(dim=(0, 2)).T / (layers * heads)      # (seq, 3)
+            r = torch.eye(n) if self.r is None else self.r
+        return AttentionData(attentions=self.kept, blocks=list(self.blocks), flow=flow.contiguous().numpy(),
+                             token_share=share.contiguous().numpy(), rollout=r.numpy())
 
 
 def flow_table_lines(flow_mean: np.ndarray, *, special_label: str = "[CLS]/[SEP]") -> list[str]:

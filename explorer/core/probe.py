@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.attention import AttentionData, stack_attentions, summarize_attention_layers, token_blocks
+from explorer.core.attention import (AttentionData, LayerSummaries, stack_attentions, summarize_attention_layers,
+                                     token_blocks)
 from explorer.core.attention_budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
 from explorer.core.decoding import ExampleDecoding, decode_example, span_score_table
 from explorer.core.features import collate_qa, prepare_qa_features
@@ -234,7 +236,23 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return z / z.sum()
 
 
+_HEADS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # model -> _find_qa_head(model), found once
+
+
 def _qa_head(model) -> tuple[object | None, str]:
+    """_find_qa_head, remembered per model (walking all modules costs about a millisecond per probe)."""
+    try:
+        return _HEADS[model]
+    except (KeyError, TypeError):
+        found = _find_qa_head(model)
+    try:
+        _HEADS[model] = found
+    except TypeError:   # not weak-referenceable: look again next time
+        pass
+    return found
+
+
+def _find_qa_head(model) -> tuple[object | None, str]:
     """(the start/end output layer, "") or (None, reason).
 
     Found through the model's own structure, not by name: the last ``nn.Linear`` with 2 outputs
@@ -260,11 +278,11 @@ def _word_ids_cached(tokenizer, question: str, passage: str):
     """A function (seq_ids, offsets) -> word ids of one window: question tokens take the word ids of
     the question tokenized alone (same pieces, same order), passage tokens the word id of the
     passage token with the same character offsets in the passage tokenized alone."""
-    q = tokenizer(question.lstrip(), add_special_tokens=False, verbose=False)
-    p = tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-    q_words = q.word_ids()
-    p_by_offset = {tuple(o): w for o, w in zip(p["offset_mapping"], p.word_ids())}
-    p_by_start = {o[0]: w for o, w in zip(p["offset_mapping"], p.word_ids())}
+    both = tokenizer([question.lstrip(), passage], add_special_tokens=False, return_offsets_mapping=True,
+                     verbose=False)   # one call for both texts
+    q_words, p_words, p_offsets = both.word_ids(0), both.word_ids(1), both["offset_mapping"][1]
+    p_by_offset = {tuple(o): w for o, w in zip(p_offsets, p_words)}
+    p_by_start = {o[0]: w for o, w in zip(p_offsets, p_words)}
 
     def assign(seq_ids: list, offsets: list) -> list[int | None]:
         out: list[int | None] = []
@@ -374,96 +392,125 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
     start/end logits."""
     import torch
 
-    n_windows = len(feats)
     head, byhand_note = _qa_head(model)
     try:
         device = next(model.parameters()).device
     except StopIteration:
         device = torch.device("cpu")
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
-    chunks = [[k] for k in range(n_windows)] if attentions else [list(range(n_windows))]
+    chunks = [[k] for k in range(len(feats))] if attentions else [list(range(len(feats)))]
     assign_words = _word_ids_cached(tok, question, passage)
     unavailable = ""
     head_inputs: list = []   # what the start/end layer reads (T_i), captured by a hook
     hook = head.register_forward_hook(lambda _m, args, _out: head_inputs.append(args[0])) \
         if head is not None else None
-
     windows: list[ProbeWindow] = []
     attention_data: list[AttentionData] | None = [] if attentions else None
-    for chunk in chunks:
-        batch = {k: v.to(device) for k, v in collate_qa(feats, chunk, pad_id).items()}
-        with torch.inference_mode():
-            out = None
-            if attentions:
-                out, unavailable = _attention_forward(model, batch)
-                if unavailable:
-                    attentions, attention_data = False, None
-            if out is None:
-                out = model(**batch, output_hidden_states=True)
-            if getattr(out, "start_logits", None) is None or getattr(out, "end_logits", None) is None:
-                raise ProbeError(f"{type(model).__name__} returns no start_logits/end_logits; probe needs a "
-                                 "question-answering model (load_model(source, task='qa'))")
-            last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
-            if head is not None and head_inputs:
-                # T_i as the output layer reads it: the last hidden state, or (ModernBERT) a head block's output
-                # the same tensor (BERT & co.: qa_outputs reads hidden_states[-1]) needs no element-wise compare
-                if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
-                        and head_inputs[-1].data_ptr() != last_hidden.data_ptr() \
-                        and not torch.allclose(head_inputs[-1], last_hidden):
-                    byhand_note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
-                                   "not the last hidden state; T_i here is that input")
-                last_hidden = head_inputs.pop()
-            if head is not None and last_hidden is not None:
-                w = head.weight
-                b = head.bias if getattr(head, "bias", None) is not None else torch.zeros(2, dtype=w.dtype,
-                                                                                            device=w.device)
-                start_hand = last_hidden @ w[0] + b[0]          # (batch, seq): S.T_i
-                end_hand = last_hidden @ w[1] + b[1]            # (batch, seq): E.T_i
-            elif head is not None:
-                byhand_note = "the model returned no hidden states; by-hand check skipped"
-            start_all = out.start_logits.float().cpu().numpy()
-            end_all = out.end_logits.float().cpu().numpy()
-            for row, k in enumerate(chunk):
-                n = len(feats.input_ids[k])
-                ids = list(feats.input_ids[k])
-                seq_ids = feats.sequence_ids[k]
-                offsets = feats.offset_mapping[k]
-                s = start_all[row, :n].copy()
-                e = end_all[row, :n].copy()
-                diff = None
-                if head is not None and last_hidden is not None:
-                    diff = float(max((start_hand[row, :n].float() - out.start_logits[row, :n].float()).abs().max(),
-                                     (end_hand[row, :n].float() - out.end_logits[row, :n].float()).abs().max()))
-                blocks = token_blocks(seq_ids, ids, tok)
-                windows.append(ProbeWindow(
-                    index=k, tokens=tok.convert_ids_to_tokens(ids), input_ids=ids,
-                    word_ids=assign_words(seq_ids, offsets), blocks=blocks, offsets=list(offsets),
-                    cls_index=int(feats.cls_index[k]), start_logits=s, end_logits=e,
-                    start_probs=_softmax(s), end_probs=_softmax(e), hidden_check_max_abs_diff=diff))
+    try:
+        for chunk in chunks:
+            batch = {k: v.to(device) for k, v in collate_qa(feats, chunk, pad_id).items()}
+            blocks = [token_blocks(feats.sequence_ids[k], feats.input_ids[k], tok) for k in chunk]
+            with torch.inference_mode():
+                out = summary = None
                 if attentions:
-                    attention_data.append(summarize_attention_layers(out.attentions, blocks, batch_index=row,
-                                                                     length=n, keep=keep))
-            del out
-    if hook is not None:
-        hook.remove()
+                    out, summary, unavailable = _attention_forward(model, batch, blocks[0], keep)
+                    if unavailable:
+                        attentions, attention_data = False, None
+                if out is None:
+                    out = model(**batch, output_hidden_states=True)
+                if getattr(out, "start_logits", None) is None or getattr(out, "end_logits", None) is None:
+                    raise ProbeError(f"{type(model).__name__} returns no start_logits/end_logits; probe needs a "
+                                     "question-answering model (load_model(source, task='qa'))")
+                hand, note = _byhand_logits(model, head, out, head_inputs)
+                byhand_note = note or byhand_note
+                start_all = out.start_logits.float().cpu().numpy()
+                end_all = out.end_logits.float().cpu().numpy()
+                for row, k in enumerate(chunk):
+                    n = len(feats.input_ids[k])
+                    diff = None
+                    if hand is not None:
+                        diff = float(max((hand[0][row, :n].float() - out.start_logits[row, :n].float()).abs().max(),
+                                         (hand[1][row, :n].float() - out.end_logits[row, :n].float()).abs().max()))
+                    windows.append(_probe_window(tok, feats, k, blocks[row], start_all[row, :n].copy(),
+                                                 end_all[row, :n].copy(), diff, assign_words))
+                if attentions:
+                    attention_data.append(summary)
+                del out
+    finally:
+        if hook is not None:
+            hook.remove()
     return windows, attention_data, byhand_note, device, pad_id, unavailable
 
 
-def _attention_forward(model, batch) -> tuple[object | None, str]:
-    """(output with attentions, "") or (None or an output without them, why not): an attention implementation
-    that cannot return weights is said plainly instead of failing."""
+def _byhand_logits(model, head, out, head_inputs: list):
+    """((S.T_i, E.T_i) (batch, seq) tensors recomputed from the start/end layer's input and weights, or None;
+    a note or ""). BERT & co.: T_i = the last hidden state; ModernBERT: a head block's output (hooked)."""
+    import torch
+
+    note = ""
+    last_hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else None
+    if head is not None and head_inputs:
+        # the same tensor (BERT & co.: qa_outputs reads hidden_states[-1]) needs no element-wise compare
+        if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
+                and head_inputs[-1].data_ptr() != last_hidden.data_ptr() \
+                and not torch.allclose(head_inputs[-1], last_hidden):
+            note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
+                    "not the last hidden state; T_i here is that input")
+        last_hidden = head_inputs.pop()
+    if head is None:
+        return None, note
+    if last_hidden is None:
+        return None, "the model returned no hidden states; by-hand check skipped"
+    w = head.weight
+    b = head.bias if getattr(head, "bias", None) is not None else torch.zeros(2, dtype=w.dtype, device=w.device)
+    return (last_hidden @ w[0] + b[0], last_hidden @ w[1] + b[1]), note
+
+
+def _probe_window(tok, feats, k: int, blocks: list[str], start: np.ndarray, end: np.ndarray, diff, assign_words):
+    """ProbeWindow k from its features, blocks and (seq,) start / end logits."""
+    ids = list(feats.input_ids[k])
+    offsets = feats.offset_mapping[k]
+    return ProbeWindow(index=k, tokens=tok.convert_ids_to_tokens(ids), input_ids=ids,
+                       word_ids=assign_words(feats.sequence_ids[k], offsets), blocks=blocks, offsets=list(offsets),
+                       cls_index=int(feats.cls_index[k]), start_logits=start, end_logits=end,
+                       start_probs=_softmax(start), end_probs=_softmax(end), hidden_check_max_abs_diff=diff)
+
+
+_NOT_HOOKABLE: "weakref.WeakSet" = weakref.WeakSet()   # models whose attention modules gave no weights to hooks
+
+
+def _attention_forward(model, batch, blocks: list[str], keep: str | None):
+    """One window's eager forward with its attention summaries -> (output, AttentionData, "") or (None or an
+    output without attentions, None, why not): an attention implementation that cannot return weights is said
+    plainly instead of failing.
+
+    Each layer is summarised inside the forward by a hook on its attention module (explorer.core.attention_hooks:
+    LayerSummaries.add while the weights are cache-hot, the layer's buffer freed right after); a model whose
+    modules the hooks cannot read takes the whole ``output.attentions`` afterwards (summarize_attention_layers).
+    Both give identical numbers (tests/test_probe_speed_paths.py)."""
+    from explorer.core.attention_hooks import attention_hooks
     from explorer.core.models import eager_attention
 
+    cfg = model.config
+    layers, heads = getattr(cfg, "num_hidden_layers", None), getattr(cfg, "num_attention_heads", None)
+    n = len(blocks)
     try:
+        if layers and heads and model not in _NOT_HOOKABLE:
+            acc = LayerSummaries(blocks, layers, heads, keep=keep)
+            with eager_attention(model), attention_hooks(model, lambda w: acc.add(w[0, :, :n, :n])) as state:
+                out = model(**batch, output_hidden_states=True) if state is not None else None
+            if state is not None and state.error is None and not state.missing and acc.layers == layers:
+                return out, acc.result(), ""
+            _NOT_HOOKABLE.add(model)
         with eager_attention(model):
             out = model(**batch, output_hidden_states=True, output_attentions=True)
     except (ValueError, NotImplementedError, AttributeError) as exc:
-        return None, (f"{type(model).__name__} cannot return attention weights "
-                      f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
+        return None, None, (f"{type(model).__name__} cannot return attention weights "
+                            f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
     if not (getattr(out, "attentions", None) and all(a is not None for a in out.attentions)):
-        return None, (f"{type(model).__name__} returned no attention weights with its attention implementation "
-                      f"({getattr(model.config, '_attn_implementation', '?')})")
-    return out, ""
+        return None, None, (f"{type(model).__name__} returned no attention weights with its attention "
+                            f"implementation ({getattr(model.config, '_attn_implementation', '?')})")
+    return out, summarize_attention_layers(out.attentions, blocks, length=n, keep=keep), ""
 
 
 def _window_attention_fn(model, feats, pad_id: int, device, dtype: str = "float32"):

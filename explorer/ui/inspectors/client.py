@@ -147,6 +147,22 @@ def _read_without_gc_pauses(stream):
             gc.enable()
 
 
+# Modules the views import lazily when a first result arrives, imported on the reader thread while the child
+# starts (an import on the GUI thread holds it for its whole duration: numpy.ma, pulled in by the first
+# np.unique, took 34 ms of a first inspector load; scripts/gui_stall_probe.py --stacks).
+PREIMPORT = ("numpy.ma",)
+
+
+def _preimport() -> None:
+    import importlib
+
+    for name in PREIMPORT:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
 def _warm(value) -> None:
     """Work a reply would otherwise cost the GUI thread, done here on the reader thread: a ModelInfo's
     tokenizer (the tokenizers import and parsing its tokenizer.json take tens of milliseconds)."""
@@ -300,6 +316,7 @@ class InspectClient(QObject):
             pass   # the child is gone: the reader thread reports it and fails what is pending
 
     def _read(self, transport, generation: int) -> None:   # reader thread
+        _preimport()
         error = ""
         while True:
             try:

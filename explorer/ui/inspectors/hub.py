@@ -27,6 +27,7 @@ from .remote import RemoteLatest
 from .spans_view import SpansView
 
 TAB_TITLES = ("Attention", "Spans && τ", "τ on dev set")
+PREWARM_AFTER_MS = 2500   # after the window has settled (runs scan, device probe, curves prewarm)
 
 
 def _add_family_presets(combo) -> None:
@@ -131,6 +132,9 @@ class InspectorHub(QObject):
         self.attention_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.spans_view.set_window(i)))
         self.spans_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
+        self._prewarmed = False
+        # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
+        QTimer.singleShot(PREWARM_AFTER_MS, self._pages[TAB_TITLES[0]], self.prewarm)
 
     # ----------------------------------------------------------------------------------- public API
     def tabs(self) -> list[tuple[str, QWidget]]:
@@ -208,6 +212,38 @@ class InspectorHub(QObject):
 
     def page(self, title: str) -> QWidget:
         return self._pages[title]
+
+    def prewarm(self) -> None:
+        """Show the Attention page once while the window is idle, unseen (the window's updates off, the tab
+        widget's signals blocked, so nothing loads), and hide it again one event-loop turn later: its first real
+        visit then skips Qt's first show of the page (polish and layout of every widget: 25-30 ms of the 50 ms
+        budget on a busy 2-core machine; scripts/gui_stall_probe.py). Nothing happens when the page is not in a
+        visible tab widget (tests, embedding) or is already shown."""
+        page = self._pages[TAB_TITLES[0]]
+        stack = page.parentWidget()
+        tabs = stack.parentWidget() if stack is not None else None
+        if self._prewarmed or not isinstance(tabs, QTabWidget) or not tabs.isVisible() or page.isVisible():
+            return
+        self._prewarmed = True
+        window, current = tabs.window(), tabs.currentWidget()
+        window.setUpdatesEnabled(False)
+        tabs.blockSignals(True)
+        try:
+            tabs.setCurrentWidget(page)
+        finally:
+            tabs.blockSignals(False)
+
+        def back() -> None:
+            if tabs.currentWidget() is page:
+                page.grab()   # one render now: the first paint's one-time costs (fonts, pyqtgraph's caches)
+            tabs.blockSignals(True)
+            try:
+                if tabs.currentWidget() is page:
+                    tabs.setCurrentWidget(current)
+            finally:
+                tabs.blockSignals(False)
+                window.setUpdatesEnabled(True)
+        QTimer.singleShot(0, tabs, back)
 
     # ----------------------------------------------------------------------------------- slots
     def _update_busy(self, _=None) -> None:
