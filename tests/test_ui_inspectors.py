@@ -285,6 +285,8 @@ def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa,
     assert table["chosen τ"][0] == f"{dev.tau.value():+.2f}"
     assert "honest τ (two halves)" in table
     assert "honest" in dev.summary.text()
+    abstains = dev.figures.grid.at(expected.best_tau)["answer_rate"] == 0      # the all-no-answer baseline
+    assert ("answers no question" in dev.summary.text()) == abstains
     # decodings match a direct probe of the same question (same pipeline)
     k = 0
     direct = probe(tiny_qa, study.questions[k], study.context(k))

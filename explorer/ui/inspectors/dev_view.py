@@ -410,6 +410,12 @@ class DevTauView(QWidget):
             parts.append(f"NoAns_f1 {o['NoAns_f1']:.2f} ({o['NoAns_total']} q)")
         parts.append(f"answers {g0['answer_rate']:.1f}% of questions")
         lines = [", ".join(parts)]
+        best = f.grid.at(f.grid.best_tau)
+        if best["answer_rate"] == 0 and "NoAns_total" in o:   # the best τ abstains everywhere: say what that means
+            total = o.get("HasAns_total", 0) + o["NoAns_total"]
+            lines.append(f"<b>note</b>: the best τ on the grid ({f.grid.best_tau:+.2f}) answers no question: its F1 "
+                         f"{f.grid.best_f1:.2f} is the all-no-answer baseline (the {o['NoAns_total']} unanswerable of "
+                         f"{total} questions); the model's answers do not beat abstaining yet")
         self._fill_tau_table()
         h = f.honest
         if h is not None:
