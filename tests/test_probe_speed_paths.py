@@ -161,6 +161,22 @@ def test_a_model_whose_attention_modules_give_no_weights_falls_back_to_output_at
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
+def _random_attention(shape, seed):
+    """(layers, heads, seq, seq) float32 rows that sum to 1, like attention weights."""
+    raw = np.random.default_rng(seed).random(shape).astype(np.float32)
+    return raw / raw.sum(-1, keepdims=True)
+
+
+def _summarize_layers(blocks, raw):
+    """LayerSummaries fed layer by layer, as the hooks do: (the accumulator, its result)."""
+    from explorer.core.attention import LayerSummaries
+
+    acc = LayerSummaries(blocks, raw.shape[0], raw.shape[1], keep=None)
+    for layer in raw:
+        acc.add(torch.from_numpy(layer))
+    return acc, acc.result()
+
+
 def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
     """Block sums as segment sums over contiguous runs equal the one-hot GEMM (more than MAX_RUNS runs) and the
     numpy path, to float32 rounding."""
@@ -170,19 +186,10 @@ def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
     blocks = ["special", "question", "question", "special", "passage", "passage", "special", "passage", "special"]
     assert block_runs(blocks) == [(2, 0, 1), (0, 1, 3), (2, 3, 4), (1, 4, 6), (2, 6, 7), (1, 7, 8), (2, 8, 9)]
     assert block_runs([]) == []
-    rng = np.random.default_rng(1)
-    raw = rng.random((3, 2, 9, 9)).astype(np.float32)
-    raw /= raw.sum(-1, keepdims=True)
-
-    def summarize():
-        acc = LayerSummaries(blocks, 3, 2, keep=None)
-        for layer in raw:
-            acc.add(torch.from_numpy(layer))
-        return acc, acc.result()
-
-    seg_acc, seg = summarize()
+    raw = _random_attention((3, 2, 9, 9), seed=1)
+    seg_acc, seg = _summarize_layers(blocks, raw)
     monkeypatch.setattr(attention_module, "MAX_RUNS", 2)
-    gemm_acc, gemm = summarize()
+    gemm_acc, gemm = _summarize_layers(blocks, raw)
     assert seg_acc.runs is not None and gemm_acc.runs is None
     slow = summarize_attentions(raw, blocks, keep=None)
     for name in ("flow", "token_share", "rollout"):
@@ -201,22 +208,11 @@ def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
 def test_layer_summaries_inside_autocast_stay_float32():
     """accelerate runs a bf16 model's forward under autocast, and the hooks summarise inside it (the training
     loop's watch probes): the summaries are computed in float32 as outside."""
-    from explorer.core.attention import LayerSummaries
-
     blocks = ["special", "question", "special", "passage", "passage", "special"]
-    rng = np.random.default_rng(2)
-    raw = rng.random((2, 2, 6, 6)).astype(np.float32)
-    raw /= raw.sum(-1, keepdims=True)
-
-    def run():
-        acc = LayerSummaries(blocks, 2, 2, keep=None)
-        for layer in raw:
-            acc.add(torch.from_numpy(layer))
-        return acc.result()
-
-    plain = run()
+    raw = _random_attention((2, 2, 6, 6), seed=2)
+    plain = _summarize_layers(blocks, raw)[1]
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        inside = run()
+        inside = _summarize_layers(blocks, raw)[1]
     for name in ("flow", "token_share", "rollout"):
         assert getattr(inside, name).dtype == np.float32
         np.testing.assert_array_equal(getattr(inside, name), getattr(plain, name))
