@@ -94,6 +94,8 @@ class GroupView(QWidget):
         main = QVBoxLayout(self)
         main.addLayout(top)
         main.addWidget(split, 1)
+        for w in (self.x_axis, self.y_axis, self.heat_plot, *self.axis_labels[1:]):
+            w.setVisible(False)  # the heat map is for a grid; set_group shows it
         self._draw_curves()      # the empty state says what to do
 
     # -- data --------------------------------------------------------------------------------
@@ -148,7 +150,7 @@ class GroupView(QWidget):
     def _draw_curves(self) -> None:
         self.curves.clear()
         if not self.members:
-            self.curves.setTitle("no group shown: pick a group row in the Runs dock, or queue one above")
+            self.curves.setTitle("no group: pick one in the Runs dock")
             return
         for m in self.members:
             if len(m.eval_steps):
