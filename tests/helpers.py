@@ -202,3 +202,15 @@ def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+def probe_in_small_windows(qtbot, hub, question: str, passage: str, timeout: int = 20_000):
+    """Probe ``question`` / ``passage`` through an InspectorHub with 48-token windows (overlap 16) and an
+    attention budget that keeps only the shown window's raw weights; returns the ProbeResult."""
+    hub.attention_budget = 2 * 4 * 48 * 48 * 2
+    hub.panel.max_seq_length.setValue(48)
+    hub.panel.doc_stride.setValue(16)
+    hub.panel.debounce.stop()
+    with qtbot.waitSignal(hub.result_changed, timeout=timeout) as blocker:
+        hub.open_example(question, passage)
+    return blocker.args[0]

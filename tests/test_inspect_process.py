@@ -7,7 +7,7 @@ tests/inspect_double.py; the GUI process staying free of torch is checked in tes
 from __future__ import annotations
 
 import pytest
-from helpers import save_tiny_model
+from helpers import probe_in_small_windows, save_tiny_model
 
 from test_ui_inspector_core import squad_v2_file
 
@@ -43,13 +43,7 @@ def test_child_answers_load_probe_attention_and_dev_study(qtbot, hub, model_dir,
     client = hub.client
     assert client.pid not in (0, os.getpid())              # a separate process
     assert hub.loaded.source == str(model_dir) and hub.loaded.num_layers == 2
-    hub.attention_budget = 2 * 4 * 48 * 48 * 2              # only the shown window keeps its raw weights
-    hub.panel.max_seq_length.setValue(48)
-    hub.panel.doc_stride.setValue(16)
-    hub.panel.debounce.stop()
-    with qtbot.waitSignal(hub.result_changed, timeout=60_000) as blocker:
-        hub.open_example(QUESTION, LONG)
-    result = blocker.args[0]
+    result = probe_in_small_windows(qtbot, hub, QUESTION, LONG, timeout=60_000)   # only the shown window's weights
     assert len(result.windows) > 1 and result.attention is not None and result.nbest
     view = hub.attention_view
     other = (result.best_window.index + 1) % len(result.windows)

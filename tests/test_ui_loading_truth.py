@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import probe_in_small_windows
 
 pytest.importorskip("pytestqt")
 
@@ -125,13 +126,7 @@ def test_hub_computes_the_shown_window_off_the_gui_thread(qtbot, tiny_qa):
     for _, page in hub.tabs():
         qtbot.addWidget(page)
     hub.set_model(tiny_qa)
-    hub.attention_budget = 2 * 4 * 48 * 48 * 2
-    hub.panel.max_seq_length.setValue(48)
-    hub.panel.doc_stride.setValue(16)
-    hub.panel.debounce.stop()
-    with qtbot.waitSignal(hub.result_changed, timeout=20000) as blocker:
-        hub.open_example(QUESTION, LONG)
-    small = blocker.args[0]
+    small = probe_in_small_windows(qtbot, hub, QUESTION, LONG)
     assert "keeping only the shown window" in small.attention_note
     full = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions="float32", max_seq_length=48,
                  doc_stride=16, attention_budget=None)
