@@ -93,8 +93,9 @@ def _metric_lines(metrics: dict, result: dict, sweep, tau: float) -> list[str]:
     out.append("  (null-odds units: null_odds.json = null_score - best_non_null_score; answer iff null odds <= it)")
     from explorer.core.metric_display import abstain_note
 
-    if abstain_note(metrics):
-        out.append("  " + abstain_note(metrics))
+    note = abstain_note(metrics)
+    if note:
+        out.append("  " + note)
     b = result["best_spans"]
     out.append(f"every threshold on the best spans (independent of --tau): best_f1 {b['best_f1']:.2f} at "
                f"best_tau {b['best_tau']:+.3f}; best_exact {b['best_exact']:.2f}")
