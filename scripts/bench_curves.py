@@ -49,7 +49,7 @@ PAINTS = [0]   # plot repaints counted (GraphicsView.paintEvent)
 def make_run(run_id: str, n: int, seed: int):
     import numpy as np
 
-    from explorer.ui.run_state import RunState, Series
+    from explorer.ui.runs.state import RunState, Series
 
     rng = np.random.default_rng(seed)
     steps = np.arange(1, n + 1, dtype=np.float64)
@@ -77,7 +77,7 @@ def copy_run(state, k: int = 0):
     """A new RunState with copies of ``state``'s series: other objects, and for k > 0 other values and
     ranges (y scaled by 1 + k / 100, steps_total k * 37 steps further), so that a full redraw of the
     copy can reuse nothing of an earlier one (no cached curve, axis or grid line of the same range)."""
-    from explorer.ui.run_state import RunState, Series
+    from explorer.ui.runs.state import RunState, Series
 
     out = RunState(run_id=state.run_id, status=state.status, steps_total=state.steps_total + 37 * k,
                    step=state.step)
@@ -101,7 +101,7 @@ class Reference:
         import pyqtgraph as pg
         from PySide6.QtWidgets import QGridLayout, QWidget
 
-        from explorer.ui.plot_panel import PALETTE, PANEL_HEIGHT, y_range
+        from explorer.ui.curves.plot import PALETTE, PANEL_HEIGHT, y_range
 
         self.np, self.y_range = np, y_range
         self.host = QWidget()
@@ -157,7 +157,7 @@ class Reference:
 
 
 def _ema():
-    from explorer.ui.plotmath import IncrementalEMA
+    from explorer.ui.curves.plotmath import IncrementalEMA
 
     return IncrementalEMA()
 
@@ -195,7 +195,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     import pyqtgraph as pg
 
-    from explorer.ui.curves import CurvesPanel
+    from explorer.ui.curves.panel import CurvesPanel
 
     paint_event = pg.GraphicsView.paintEvent
 

@@ -222,7 +222,7 @@ def check_checkpoints(run_dir: Path, trial: Trial) -> None:
 def check_reads_as(run_dir: Path, status: str, steps: int, trial: Trial) -> None:
     """core.runs and the GUI's run store both read the run as ``status`` with all its step points."""
     from explorer.core.runs import load_run
-    from explorer.ui.run_store import load_run_state
+    from explorer.ui.runs.store import load_run_state
 
     rec = load_run(run_dir)
     if rec.status != status:

@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--launcher-only", action="store_true", help="only the launcher image (no run)")
     a = ap.parse_args(argv)
 
-    from explorer.ui.launcher_presets import sample_paths
+    from explorer.ui.launch.presets import sample_paths
 
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -194,7 +194,7 @@ def run_worker(argv: list[str], timeout: float = 120.0) -> tuple[int, str, str]:
 
 def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):
     """A CurvesPanel of ``width`` x ``height``, shown (and exposed) offscreen, closed with the test."""
-    from explorer.ui.curves import CurvesPanel
+    from explorer.ui.curves.panel import CurvesPanel
 
     w = CurvesPanel()
     w.resize(width, height)

@@ -640,7 +640,7 @@ def _run_folder(c, name="run1", events=None, config=None) -> Path:
 def _read_both(run_dir: Path):
     """The run as core.runs lists it and as the GUI's run store loads it."""
     from explorer.core.runs import list_runs, load_run
-    from explorer.ui.run_store import load_run_state
+    from explorer.ui.runs.store import load_run_state
 
     summary = [s for s in list_runs(run_dir.parent) if s.path == str(run_dir)]
     assert len(summary) == 1, "the run is not listed"
@@ -816,7 +816,7 @@ def _(c):
 
 @row("settings-form-not-json")
 def _(c, qapp):
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.settings import AppSettings
 
     s = AppSettings(c.tmp / "s.ini")
     s.qs.setValue("launcher/last_config", "{batch_size: ")
@@ -827,7 +827,7 @@ def _(c, qapp):
 @row("settings-runs-dir-is-a-file")
 def _(c, qtbot, monkeypatch):
     from explorer.ui.app import create_window
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.settings import AppSettings
 
     ini, not_a_folder = c.tmp / "s.ini", c.write("runs-file", "x")
     saved = AppSettings(ini)
@@ -843,8 +843,8 @@ def _(c, qtbot, monkeypatch):
 
 @row("settings-corrupt")
 def _(c, qtbot):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     ini = c.write("settings.ini", '[launcher]\nlast_config="{\\"batch_size\\": \\"abc\\"}"\n')
     w = MainWindow(c.tmp / "runs", AppSettings(ini), probe_device=False)
@@ -860,8 +860,8 @@ def _(c, qtbot):
 def _(c, qtbot, monkeypatch):
     from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     w = MainWindow(c.tmp / "runs", AppSettings(c.tmp / "s.ini"), probe_device=False)
     qtbot.addWidget(w)
@@ -877,9 +877,9 @@ def _(c, qtbot, monkeypatch):
 
 @row("closing-app-mid-run")
 def _(c, qtbot, monkeypatch):
-    from explorer.ui import main_window
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell import main_window
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     w = MainWindow(c.tmp / "runs", AppSettings(c.tmp / "s.ini"), probe_device=False)
     qtbot.addWidget(w)

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from explorer.ui.decimate import RAW_FACTOR, ColumnDecimator
-from explorer.ui.plotmath import IncrementalEMA, ema_smooth
+from explorer.ui.curves.decimate import RAW_FACTOR, ColumnDecimator
+from explorer.ui.curves.plotmath import IncrementalEMA, ema_smooth
 
 
 def _columns(x, x0, x1, ncols):
@@ -171,7 +171,7 @@ def test_incremental_ema_appends_match_one_pass_and_count_recomputes():
 
 # ---------------------------------------------------------------------------------- the widget
 def _state(run_id, n, seed=0):
-    from explorer.ui.run_state import RunState, Series
+    from explorer.ui.runs.state import RunState, Series
 
     rng = np.random.default_rng(seed)
     steps = np.arange(1, n + 1, dtype=np.float64)
@@ -207,7 +207,7 @@ def _drawn(panel, run_id):
 
 
 def test_live_appends_draw_the_same_picture_as_a_full_redraw(curves, qtbot):
-    from explorer.ui.curves import CurvesPanel
+    from explorer.ui.curves.panel import CurvesPanel
 
     runs = [_state("a", 30_000, 0), _state("b", 20_000, 1)]
     curves.set_runs(runs)
@@ -242,8 +242,8 @@ def test_live_appends_draw_the_same_picture_as_a_full_redraw(curves, qtbot):
 
 
 def test_live_ticks_are_coalesced(curves, qtbot, monkeypatch):
-    from explorer.ui import curves as curves_mod
-    from explorer.ui.plot_panel import PlotPanel
+    from explorer.ui.curves import panel as curves_mod
+    from explorer.ui.curves.plot import PlotPanel
 
     state = _state("live", 2_000)
     curves.set_runs([state])
@@ -377,7 +377,7 @@ def test_bench_curves_prints_both_figures_with_a_reference(qtbot, monkeypatch, c
 
 
 def test_y_range_from_the_drawn_points_equals_the_data_range(curves):
-    from explorer.ui.plot_panel import y_range
+    from explorer.ui.curves.plot import y_range
 
     runs = [_state("a", 40_000, 0), _state("b", 25_000, 1)]
     runs[1].series["grad_norm"].y[12_345] = 50.0                 # one spike: the axis must reach it
@@ -414,7 +414,7 @@ def test_point_by_point_appends_give_the_same_points_as_one_pass(ncols):
 @pytest.mark.parametrize("weight", [0.05, 0.6, 0.9, 0.999])
 def test_ema_debiasing_only_the_start_gives_the_same_numbers_as_debiasing_every_point(weight):
     """After w^k < 2^-60 the debiasing factor 1 - w^k is exactly 1.0: skipping it changes no bit."""
-    from explorer.ui.plotmath import _ema_blocks
+    from explorer.ui.curves.plotmath import _ema_blocks
 
     rng = np.random.default_rng(3)
     y = rng.normal(2.0, 1.0, 60_000)

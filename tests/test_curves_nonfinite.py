@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from explorer.ui.plotmath import IncrementalEMA, ema_smooth, finite_gaps, nonfinite_markers  # noqa: E402
-from explorer.ui.run_state import RunState  # noqa: E402
+from explorer.ui.curves.plotmath import IncrementalEMA, ema_smooth, finite_gaps, nonfinite_markers  # noqa: E402
+from explorer.ui.runs.state import RunState  # noqa: E402
 
 LOSS = [2.1, 1.9, math.nan, 1.7, math.inf, 1.5]
 

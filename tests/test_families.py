@@ -314,8 +314,8 @@ def test_launcher_and_inspector_show_the_presets(qtbot, tmp_path):
 
     from explorer.core.presets import QA_PRESETS
     from explorer.ui.inspectors.hub import InspectorHub
-    from explorer.ui.launcher import LauncherPanel
-    from explorer.ui.launcher_presets import preset_config
+    from explorer.ui.launch.launcher import LauncherPanel
+    from explorer.ui.launch.presets import preset_config
 
     launcher = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(launcher)

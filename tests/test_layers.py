@@ -23,7 +23,7 @@ def test_import_linter_contracts_are_kept():
 
 
 def test_main_window_import_does_not_import_torch():
-    proc = _python("import sys; import explorer.ui.main_window; "
+    proc = _python("import sys; import explorer.ui.shell.main_window; "
                    "heavy = [m for m in ('torch', 'transformers', 'datasets', 'accelerate', 'explorer.worker') "
                    "if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -44,7 +44,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 app = QApplication([])
-import explorer.ui.main_window  # noqa: F401 - the whole window's imports, as the app has them
+import explorer.ui.shell.main_window  # noqa: F401 - the whole window's imports, as the app has them
 from explorer.ui.inspectors import InspectorHub
 
 hub = InspectorHub()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from explorer.ui.run_state import RunState
+from explorer.ui.runs.state import RunState
 
 
 def _started(run_id="live", steps_total=100):
@@ -165,7 +165,7 @@ def app_style():
     """The app's style sheet (fonts, paddings: the sizes a user sees), taken off again afterwards."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.ui.style import apply_style
+    from explorer.ui.shell.style import apply_style
 
     app = QApplication.instance()
     sheet, style = app.styleSheet(), app.style().name()
@@ -180,9 +180,9 @@ def test_main_window_opens_inside_a_small_screen(qtbot, tmp_path, monkeypatch, a
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QScreen
 
-    from explorer.ui import screen_fit
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell import screen_fit
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     width, height = 1600, 900
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, width, height))

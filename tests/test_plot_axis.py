@@ -1,4 +1,4 @@
-"""MeasuredAxis (explorer/ui/plot_axis.py): the same tick labels in the same places as pyqtgraph's own
+"""MeasuredAxis (explorer/ui/curves/axis.py): the same tick labels in the same places as pyqtgraph's own
 axis, with the measuring cached; the caches follow range, size and log mode changes."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _specs(axis):
 
 @pytest.fixture
 def pair(qtbot):
-    from explorer.ui.plot_axis import MeasuredAxis
+    from explorer.ui.curves.axis import MeasuredAxis
 
     widgets = []
     for axes in ({}, {"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")}):
@@ -51,7 +51,7 @@ def _settle(widgets):
 
 @pytest.mark.parametrize("log", [False, True])
 def test_same_labels_in_the_same_places_as_pyqtgraph(pair, qtbot, log):
-    from explorer.ui.plot_axis import MeasuredAxis
+    from explorer.ui.curves.axis import MeasuredAxis
 
     plain, measured = pair
     assert isinstance(measured.getPlotItem().getAxis("bottom"), MeasuredAxis)
@@ -99,8 +99,8 @@ def _pixels(widget):
 def test_an_axis_drawn_from_shared_specs_has_the_same_pixels(pair, qtbot):
     """Direct drawing of (shared) specs instead of pyqtgraph's recorded picture: not one pixel differs,
     also for the second plot of the same range and size, whose axes reuse the first one's specs."""
-    from explorer.ui import plot_axis
-    from explorer.ui.plot_axis import MeasuredAxis
+    from explorer.ui.curves import axis as plot_axis
+    from explorer.ui.curves.axis import MeasuredAxis
 
     plain, measured = pair
     twin = pg.PlotWidget(axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})

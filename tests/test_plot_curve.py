@@ -1,4 +1,4 @@
-"""FastCurve.set_points (explorer/ui/plot_curve.py) shows what PlotDataItem.setData shows: the same
+"""FastCurve.set_points (explorer/ui/curves/items.py) shows what PlotDataItem.setData shows: the same
 points handed to the curve item, the same pen, gaps and log mapping; style changes still reach it."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def plot(qtbot):
 
 @pytest.mark.parametrize("log", [False, True])
 def test_set_points_shows_what_set_data_shows(plot, log):
-    from explorer.ui.plot_curve import FastCurve
+    from explorer.ui.curves.items import FastCurve
 
     plot.setLogMode(False, log)
     fast = FastCurve(pen=pg.mkPen("#0072B2"), connect="finite")
@@ -80,7 +80,7 @@ def test_set_points_shows_what_set_data_shows(plot, log):
 
 
 def test_the_view_bounds_follow_the_new_points(plot):
-    from explorer.ui.plot_curve import FastCurve
+    from explorer.ui.curves.items import FastCurve
 
     item = FastCurve(pen="r", connect="finite")
     plot.addItem(item)
@@ -92,7 +92,7 @@ def test_the_view_bounds_follow_the_new_points(plot):
 
 def test_dots_have_the_pixels_of_pyqtgraphs_symbols(qtbot):
     """Dev dots (one drawPixmapFragments call) look exactly like PlotDataItem's symbol="o" dots."""
-    from explorer.ui.plot_curve import FastCurve
+    from explorer.ui.curves.items import FastCurve
 
     x = np.arange(1.0, 40.0) * 1000
     y = 20 + 50 * (1 - np.exp(-x / 9000))

@@ -76,7 +76,7 @@ def test_terminal_status_of_events():
 ])
 def test_replay(events, alive, expected):
     from explorer.core.runs import derive_status
-    from explorer.ui.run_state import RunState
+    from explorer.ui.runs.state import RunState
 
     assert rs.replay(events, alive) == expected
     assert derive_status(events, alive) == expected
@@ -84,7 +84,7 @@ def test_replay(events, alive, expected):
 
 
 def test_live_run_state_keeps_a_pending_stop_until_the_end():
-    from explorer.ui.run_state import RunState
+    from explorer.ui.runs.state import RunState
 
     state = RunState("r", status="queued")
     state.status = rs.after_request(state.status, "start")
@@ -99,7 +99,7 @@ def test_live_run_state_keeps_a_pending_stop_until_the_end():
 
 def test_run_store_reads_the_same_status(tmp_path):
     from explorer.core.events import EventWriter
-    from explorer.ui.run_store import load_run_state
+    from explorer.ui.runs.store import load_run_state
 
     for name, events in {"a": [S, E], "b": [S, OTHER[0]], "c": [S, FAIL, S, F]}.items():
         w = EventWriter(name, path=tmp_path / name / "events.jsonl")

@@ -119,7 +119,7 @@ def test_swag_trains_two_steps_and_reports_dev_accuracy(tmp_path):
 
 
 def test_launcher_preview_reads_swag_and_names_a_wrong_file(tmp_path):
-    from explorer.ui.data_preview import preview_data
+    from explorer.ui.launch.data_preview import preview_data
 
     ok = preview_data(str(write_swag(tmp_path / "s.csv")), "swag")
     assert ok["ok"] and ok["counts"]["examples"] == 4 and ok["records"][2]["ending (right)"] == "the bert model"
@@ -128,7 +128,7 @@ def test_launcher_preview_reads_swag_and_names_a_wrong_file(tmp_path):
 
 
 def test_launcher_builds_a_swag_run(qtbot, tmp_path):
-    from explorer.ui.launcher import LauncherPanel
+    from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)

@@ -40,11 +40,11 @@ def tiny_files(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    monkeypatch.setattr("explorer.ui.process.WORKER_NICE", 0)
+    monkeypatch.setattr("explorer.ui.runs.runner.WORKER_NICE", 0)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "settings.ini"), probe_device=False)
     qtbot.addWidget(w)
@@ -126,7 +126,7 @@ def test_cancel_one_run_and_kill_another(window, qtbot, tiny_files):
     assert w.curves.point_count(kill_id, "loss") == points       # the logged points stay
     assert "killed" in w.runs.error_label.text() and w.runs.error_btn.isEnabled()
     # the GUI wrote the failure into the run's log, so the run reads the same from disk
-    from explorer.ui.run_store import load_run_state
+    from explorer.ui.runs.store import load_run_state
 
     again = load_run_state(b.path)
     assert again.status == "failed" and len(again.series["loss"]) == points
@@ -153,8 +153,8 @@ def _write_past_run(folder: Path, run_id: str, f1s=(20.0, 35.5)) -> Path:
 
 
 def test_past_runs_load_from_disk(qtbot, tmp_path):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     _write_past_run(tmp_path / "runs", "old-run")
     (tmp_path / "runs" / "not-a-run").mkdir()
@@ -177,9 +177,9 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
 
 def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
     from explorer.core.training.config import TrainConfig
-    from explorer.ui import main_window
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell import main_window
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
     qtbot.addWidget(w)

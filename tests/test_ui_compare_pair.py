@@ -1,4 +1,4 @@
-"""A disagreement opens in Spans & τ for both checkpoints side by side (issue 15 point 3; explorer/ui/compare_spans.py)."""
+"""A disagreement opens in Spans & τ for both checkpoints side by side (issue 15 point 3; explorer/ui/groups/compare_spans.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _comparison(a, b, tau_b=1.5):
 def test_side_by_side_shows_each_checkpoints_own_result(qtbot, tmp_path):
     from explorer.core.models import load_model
     from explorer.core.probe import probe
-    from explorer.ui.compare_spans import PairSpansView
+    from explorer.ui.groups.compare_spans import PairSpansView
 
     a, b = save_tiny_model(tmp_path / "a", seed=0), save_tiny_model(tmp_path / "b", seed=1)
     comparison, row = _comparison(a, b)
@@ -54,7 +54,7 @@ def test_side_by_side_shows_each_checkpoints_own_result(qtbot, tmp_path):
 
 
 def test_bad_checkpoint_is_a_message_not_a_traceback(qtbot, tmp_path):
-    from explorer.ui.compare_spans import PairSpansView
+    from explorer.ui.groups.compare_spans import PairSpansView
 
     view = PairSpansView()
     qtbot.addWidget(view)
@@ -65,7 +65,7 @@ def test_bad_checkpoint_is_a_message_not_a_traceback(qtbot, tmp_path):
 
 
 def test_compare_tab_double_click_opens_the_pair_page(qtbot, tmp_path, monkeypatch):
-    from explorer.ui.group_tabs import CompareTab
+    from explorer.ui.groups.tabs import CompareTab
 
     tab = CompareTab()
     qtbot.addWidget(tab)
@@ -78,7 +78,7 @@ def test_compare_tab_double_click_opens_the_pair_page(qtbot, tmp_path, monkeypat
 
 
 def test_an_older_question_answering_late_is_dropped(qtbot):
-    from explorer.ui.compare_spans import PairSpansView
+    from explorer.ui.groups.compare_spans import PairSpansView
 
     view = PairSpansView()
     qtbot.addWidget(view)

@@ -1,4 +1,4 @@
-"""Group view and Compare view (explorer/ui/group_view.py, compare_view.py), offscreen."""
+"""Group view and Compare view (explorer/ui/groups/view.py, compare_view.py), offscreen."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _members(group, values):
 
 
 def test_group_view_restarts_band_table_and_report(qtbot, tmp_path):
-    from explorer.ui.group_view import GroupView
+    from explorer.ui.groups.view import GroupView
 
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2, 3])
     view = GroupView()
@@ -41,7 +41,7 @@ def test_group_view_restarts_band_table_and_report(qtbot, tmp_path):
 
 
 def test_group_view_grid_heat_map_and_tooltip(qtbot, tmp_path):
-    from explorer.ui.group_view import GroupView
+    from explorer.ui.groups.view import GroupView
 
     group, _ = plan_grid(TrainConfig(), "g", seeds=[1, 2], grid={"learning_rate": [2e-5, 3e-5], "epochs": [2, 3]})
     values = [0.60, 0.64, 0.70, 0.72, 0.80, 0.84, 0.50, 0.52]   # (lr, ep, seed) in plan order
@@ -71,7 +71,7 @@ class _Dec:
 
 
 def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
-    from explorer.ui.compare_view import COLUMNS, CompareView
+    from explorer.ui.groups.compare_view import COLUMNS, CompareView
 
     gold = {"q1": ["Paris"], "q2": ["Ada"], "q3": []}
     a = {"q1": _Dec("Paris", 1), "q2": _Dec("Bob", 1), "q3": _Dec("x", -1)}
@@ -96,7 +96,7 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
     from test_groups import _fake_run
 
     from explorer.core.groups import write_group
-    from explorer.ui.group_tabs import GroupsTab
+    from explorer.ui.groups.tabs import GroupsTab
 
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2, 3])
     write_group(tmp_path, group)
@@ -122,7 +122,7 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
 
 def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
     from explorer.core.reports import write_comparison_report
-    from explorer.ui.group_tabs import CompareTab
+    from explorer.ui.groups.tabs import CompareTab
 
     gold = {"q1": ["Paris"], "q2": []}
     c = compare_decodings({"q1": _Dec("Paris", 1), "q2": _Dec("x", 1)}, {"q1": _Dec("Rome", 1), "q2": _Dec("x", -1)},
@@ -145,7 +145,7 @@ def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
 
 def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path):
     from explorer.core.groups import load_group_file
-    from explorer.ui.group_tabs import GroupsTab
+    from explorer.ui.groups.tabs import GroupsTab
 
     tab = GroupsTab(tmp_path)
     qtbot.addWidget(tab)

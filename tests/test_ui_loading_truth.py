@@ -27,7 +27,7 @@ def _short_folder(tmp_path, tok, positions=64):
 
 
 def test_launcher_marks_max_seq_length_red_with_the_reason(qtbot, tmp_path, tiny_qa):
-    from explorer.ui.launcher import LauncherPanel
+    from explorer.ui.launch.launcher import LauncherPanel
 
     folder = str(_short_folder(tmp_path, tiny_qa.tokenizer))
     w = LauncherPanel(tmp_path / "runs")

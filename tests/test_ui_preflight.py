@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from explorer.ui import app, preflight
+from explorer.ui import app
+
+from explorer.ui.shell import preflight
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the xcb plugin is Linux-only")
 
@@ -89,7 +91,7 @@ def test_readme_has_the_apt_line_and_two_commands_matching_ci():
 def test_readme_lists_every_shortcut():
     from pathlib import Path
 
-    from explorer.ui.help_dialog import SHORTCUTS
+    from explorer.ui.shell.help_dialog import SHORTCUTS
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for key, where, what in SHORTCUTS:

@@ -13,8 +13,9 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
 
 from explorer.core.training.config import TrainConfig  # noqa: E402
-from explorer.ui import run_disk, run_names  # noqa: E402
-from explorer.ui.run_list import load_summaries, load_summary  # noqa: E402
+from explorer.ui.runs import names as run_names  # noqa: E402
+from explorer.ui.runs import disk as run_disk
+from explorer.ui.runs.listing import load_summaries, load_summary  # noqa: E402
 
 
 def write_run(folder: Path, run_id: str, *, lr=5e-5, bs=32, ep=3.0, steps=50, f1s=(10.0, 30.0, 20.0),
@@ -71,7 +72,7 @@ def test_model_label_of_a_checkpoint_names_its_run(tmp_path):
     run = write_run(tmp_path, "20261130-101500-minilm-squad_v2")
     assert run_names.model_label(str(run / "checkpoints" / "best")) == "minilm-ft"
     assert run_names.model_label("bert-base-uncased") == "bert-base-uncased"
-    from explorer.ui.process import make_run_id
+    from explorer.ui.runs.runner import make_run_id
 
     cfg = TrainConfig(model=str(run / "checkpoints" / "best"), task="squad_v2")
     assert "-best-" not in make_run_id(cfg, set(), tmp_path) and "minilm-ft-squad_v2" in make_run_id(cfg, set(), tmp_path)
@@ -97,8 +98,8 @@ def test_sizes_count_hard_links_once_and_clean_ups(tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     runs = tmp_path / "runs"
     write_run(runs, "20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3")
@@ -129,7 +130,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     tip = model.data(model.index(0, 0), role=3)  # ToolTipRole
     assert model.rows[0].run_id in tip
     qtbot.waitUntil(lambda: len(model.sizes) == 2, timeout=10_000)
-    size_col = list(model.__class__.__module__ and __import__("explorer.ui.runs_panel", fromlist=["x"]).COLUMNS).index("Size")
+    size_col = list(model.__class__.__module__ and __import__("explorer.ui.runs.dock", fromlist=["x"]).COLUMNS).index("Size")
     assert model.data(model.index(0, size_col)).endswith("KB")
 
     rid = model.rows[0].run_id
@@ -199,7 +200,7 @@ def test_cancelled_queued_run_stays_listed(window, qtbot, tmp_path):
 
 
 def test_open_best_checkpoint_fills_a_dev_question(window, qtbot, tmp_path, monkeypatch):
-    from explorer.ui.run_examples import example_for_run
+    from explorer.ui.runs.examples import example_for_run
 
     dev = tmp_path / "dev.json"
     dev.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
 
 from explorer.core.groups import load_group_file, plan_restarts, write_group  # noqa: E402
 from explorer.core.training.config import TrainConfig  # noqa: E402
-from explorer.ui.run_list import load_summary  # noqa: E402
-from explorer.ui.runs_panel import COLUMNS  # noqa: E402
+from explorer.ui.runs.listing import load_summary  # noqa: E402
+from explorer.ui.runs.dock import COLUMNS  # noqa: E402
 
 
 def _group_folder(tmp_path):
@@ -31,7 +31,7 @@ def _group_folder(tmp_path):
 
 @pytest.fixture
 def panel(qtbot, tmp_path):
-    from explorer.ui.runs_panel import RunsPanel
+    from explorer.ui.runs.dock import RunsPanel
 
     _group_folder(tmp_path)
     p = RunsPanel()
@@ -124,8 +124,8 @@ def test_a_live_member_blocks_deleting_its_group(panel, monkeypatch):
 
 
 def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -145,8 +145,8 @@ def test_main_window_group_row_shows_the_group_tab(qtbot, tmp_path):
 
 
 def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
 
     runs = tmp_path / "runs"
     runs.mkdir()

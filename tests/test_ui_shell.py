@@ -15,9 +15,9 @@ from explorer.core.training.config import TrainConfig  # noqa: E402
 
 @pytest.fixture
 def shell(qtbot, tmp_path):
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.settings import AppSettings
-    from explorer.ui.style import apply_style
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
 
     apply_style(QApplication.instance())
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
@@ -62,7 +62,7 @@ def test_ctrl_return_in_the_passage_box_probes_not_launches(shell, qtbot):
 def test_every_listed_shortcut_is_bound(shell):
     from PySide6.QtGui import QAction, QKeySequence
 
-    from explorer.ui.help_dialog import SHORTCUTS
+    from explorer.ui.shell.help_dialog import SHORTCUTS
 
     bound = {a.shortcut().toString() for a in shell.findChildren(QAction) if not a.shortcut().isEmpty()}
     bound |= {s.key().toString() for s in shell.shortcuts}
@@ -77,10 +77,10 @@ def test_help_menu_pages(shell):
     titles = [a.text() for m in shell.menuBar().findChildren(type(shell.menuBar().addMenu("x")))
               for a in m.actions()]
     assert {"&Getting started", "&Keyboard shortcuts", "&Zooming and moving plots"} <= set(titles)
-    dlg = shell.show_help("Keyboard shortcuts", __import__("explorer.ui.help_dialog", fromlist=["x"]).shortcuts_html())
+    dlg = shell.show_help("Keyboard shortcuts", __import__("explorer.ui.shell.help_dialog", fromlist=["x"]).shortcuts_html())
     text = dlg.browser.toPlainText()
     assert "Ctrl+Return" in text and "probe the question and passage now" in text
-    from explorer.ui.help_dialog import PLOTS_HELP
+    from explorer.ui.shell.help_dialog import PLOTS_HELP
     assert "Ctrl+wheel" in PLOTS_HELP and "reset view" in PLOTS_HELP
 
 
@@ -92,7 +92,7 @@ def test_long_tooltips_wrap(shell, qtbot):
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent
 
-    from explorer.ui.tooltips import rich_tooltip
+    from explorer.ui.shell.tooltips import rich_tooltip
 
     long_text = "a tooltip that explains something at length " * 12
     label = QLabel("x")
@@ -129,7 +129,8 @@ class _FakeProc:
 
 
 def test_quit_leave_it_training_keeps_the_worker(shell, monkeypatch):
-    from explorer.ui import detach, main_window
+    from explorer.ui.shell import detach
+    from explorer.ui.shell import main_window
 
     (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
     shell.manager.states[run_id].status = "running"
@@ -146,7 +147,8 @@ def test_quit_leave_it_training_keeps_the_worker(shell, monkeypatch):
 
 
 def test_quit_stop_early_closes_when_the_run_has_ended(shell, monkeypatch):
-    from explorer.ui import detach, main_window
+    from explorer.ui.shell import detach
+    from explorer.ui.shell import main_window
 
     (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
     shell.manager.states[run_id].status = "running"
@@ -163,7 +165,7 @@ def test_quit_stop_early_closes_when_the_run_has_ended(shell, monkeypatch):
 def test_quit_dialog_offers_the_four_choices(shell, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    from explorer.ui import detach
+    from explorer.ui.shell import detach
 
     seen = []
 

@@ -11,8 +11,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QLabel  # noqa: E402
 
-from explorer.ui.tasks import run_in_thread  # noqa: E402
-from explorer.ui.threads import Worker, prepare_worker, launch, start_worker  # noqa: E402
+from explorer.ui.shell.tasks import run_in_thread  # noqa: E402
+from explorer.ui.shell.threads import Worker, prepare_worker, launch, start_worker  # noqa: E402
 
 
 def test_result_error_and_progress_arrive_on_the_gui_thread(qtbot):

@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from explorer.core.training.config import TrainConfig  # noqa: E402
-from explorer.ui.plotmath import ema_smooth, robust_range  # noqa: E402
-from explorer.ui.run_state import RunState, Series, format_seconds, progress_text  # noqa: E402
+from explorer.ui.curves.plotmath import ema_smooth, robust_range  # noqa: E402
+from explorer.ui.runs.state import RunState, Series, format_seconds, progress_text  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------- pure numbers
@@ -28,7 +28,7 @@ def test_ema_smooth_matches_tensorboard_by_hand():
 
 
 def test_incremental_ema_equals_full_smoothing():
-    from explorer.ui.plotmath import IncrementalEMA
+    from explorer.ui.curves.plotmath import IncrementalEMA
 
     y = np.random.default_rng(1).normal(3.0, 1.0, 3000)
     inc = IncrementalEMA()
@@ -171,7 +171,7 @@ def test_curves_export_csv_and_png(curves, qtbot, tmp_path):
 
 
 def test_runs_panel_selection_and_failed_error(qtbot):
-    from explorer.ui.runs_panel import RunsPanel
+    from explorer.ui.runs.dock import RunsPanel
 
     p = RunsPanel()
     qtbot.addWidget(p)
@@ -184,7 +184,7 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     assert p.model.rowCount() == 2
     row_ok = p.model.rows.index(ok)
     assert p.model.data(p.model.index(row_ok, 2)) == "F1 (%) 30.00 @20"  # best dev metric, percent
-    from explorer.ui.runs_panel import COLUMNS
+    from explorer.ui.runs.dock import COLUMNS
 
     assert p.model.data(p.model.index(row_ok, COLUMNS.index("Duration"))) == "0:21"
     assert p.model.data(p.model.index(row_ok, COLUMNS.index("Step"))) == "20/40"
@@ -201,7 +201,7 @@ def test_runs_panel_selection_and_failed_error(qtbot):
 
 def test_launcher_defaults_presets_command_and_json(qtbot, tmp_path):
     from explorer.paths import SAMPLES
-    from explorer.ui.launcher import LauncherPanel, command_line
+    from explorer.ui.launch.launcher import LauncherPanel, command_line
 
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)
@@ -240,7 +240,7 @@ def test_launcher_defaults_presets_command_and_json(qtbot, tmp_path):
 
 
 def test_data_preview_counts_and_problems(qtbot, tmp_path):
-    from explorer.ui.launcher_preview import DataPreview
+    from explorer.ui.launch.preview import DataPreview
 
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"version": "v2.0", "data": [{"title": "T", "paragraphs": [
@@ -273,7 +273,7 @@ def test_data_preview_counts_and_problems(qtbot, tmp_path):
 
 
 def test_settings_go_to_the_given_file(tmp_path):
-    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.settings import AppSettings
 
     s = AppSettings(tmp_path / "s.ini")
     s.set_last_dir("data", "/data")
@@ -289,7 +289,7 @@ def test_run_process_parses_stdout_and_reports_a_silent_exit(qtbot, tmp_path, mo
     appends it to the run's events.jsonl."""
     import sys
 
-    from explorer.ui import process
+    from explorer.ui.runs import runner as process
 
     script = tmp_path / "fake_worker.py"
     script.write_text(

@@ -65,7 +65,7 @@ def test_dev_baseline_from_files(tmp_path):
 
 
 def test_bundled_v2_dev_sample_baseline():
-    from explorer.ui.launcher_presets import sample_paths
+    from explorer.ui.launch.presets import sample_paths
 
     _, dev = sample_paths("v2")
     b = dev_baseline({"task": "squad_v2", "dev": dev})

@@ -12,7 +12,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QScrollArea
 
-from explorer.ui.run_state import RunState
+from explorer.ui.runs.state import RunState
 
 
 def _events(run_id="r", steps=20, evals=(0, 10, 20), f1=lambda i: 10.0 + i, config=None, finish=True):
@@ -140,7 +140,7 @@ def test_flat_series_axis_non_negative(curves):
     curves.redraw_now()
     y0, y1 = curves.panels["dev/f1"].plot.getViewBox().viewRange()[1]
     assert y0 >= 0 and y1 > 0
-    from explorer.ui.plot_panel import y_range
+    from explorer.ui.curves.plot import y_range
 
     assert y_range([np.array([34.29, 34.29])], non_neg=True)[0] > 30
     assert y_range([np.array([0.0, 0.0])], non_neg=True) == (0.0, 1.0)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from explorer.core.training.config import TrainConfig, fast_cpu_preset
-from explorer.ui.launcher_presets import describe_preset, offline_default, sample_paths
+from explorer.ui.launch.presets import describe_preset, offline_default, sample_paths
 
 MRPC = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tAda was born.\tShe was born.\n"
 
@@ -35,7 +35,7 @@ def test_offline_default_is_answerable_sample_with_fast_cpu_recipe(tmp_path):
 
 
 def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
-    from explorer.ui.launcher import LauncherPanel
+    from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)
@@ -69,7 +69,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
 
 
 def test_preview_squad_json_given_to_classification(tmp_path):
-    from explorer.ui.data_preview import preview_data
+    from explorer.ui.launch.data_preview import preview_data
     from tests.helpers import tiny_squad_dict
 
     p = tmp_path / "d.json"

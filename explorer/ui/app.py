@@ -2,7 +2,7 @@
 
     bert-explorer [--runs-dir FOLDER] [--settings FILE.ini] [--background]
 
-Before Qt is touched, explorer.ui.preflight checks that the window can open (Qt's xcb libraries
+Before Qt is touched, explorer.ui.shell.preflight checks that the window can open (Qt's xcb libraries
 present, a display set) and otherwise prints why, with the apt line that fixes it, and exits 1
 (instead of Qt's abort, exit 134). --background: start the app detached from the terminal and return
 at once; where there is no display, only say how to start it (exit 0) - the README's install command
@@ -37,7 +37,7 @@ def start_in_background(argv: list[str]) -> int:
     import subprocess
     import tempfile
 
-    from explorer.ui.preflight import HEADLESS_HINT, has_display, platform_problem
+    from explorer.ui.shell.preflight import HEADLESS_HINT, has_display, platform_problem
 
     if not has_display():
         print(f"BERT Explorer is installed. No display here, so the app was not started: {HEADLESS_HINT}. "
@@ -60,8 +60,8 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
     """The QApplication (created if needed, named for QSettings) and a MainWindow (not shown)."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.ui.settings import APP_NAME, ORG_NAME, AppSettings
-    from explorer.ui.style import apply_style
+    from explorer.ui.shell.settings import APP_NAME, ORG_NAME, AppSettings
+    from explorer.ui.shell.style import apply_style
 
     app = QApplication.instance()
     if app is None:
@@ -70,7 +70,7 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
     app.setOrganizationName(ORG_NAME)
     app.setApplicationDisplayName(APP_NAME)
     apply_style(app)
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.shell.main_window import MainWindow
 
     settings = AppSettings(settings_path or None)
     folder = runs_dir or settings.runs_dir() or str(default_runs_dir())
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.background:
         return start_in_background([a for a in argv if a != "--background"])
-    from explorer.ui.preflight import platform_problem
+    from explorer.ui.shell.preflight import platform_problem
 
     problem = platform_problem()
     if problem:   # Qt would abort (exit 134) with a message about one library; say what to install instead

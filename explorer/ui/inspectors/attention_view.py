@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
-from explorer.ui.plot_legend import legend_below
+from explorer.ui.curves.legend import legend_below
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from explorer.ui.plot_legend import legend_below
+from explorer.ui.curves.legend import legend_below
 
 from .client import shared_client
 from .common import header

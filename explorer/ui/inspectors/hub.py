@@ -312,7 +312,7 @@ class InspectorHub(QObject):
         if result is None or lazy is None:
             return
         if getattr(lazy, "ref", None) is None:   # a result probed in this process (scripts): its own model
-            from explorer.ui.threads import start_worker
+            from explorer.ui.shell.threads import start_worker
 
             start_worker(result.attention_weights, index,
                          on_done=lambda _w: self.attention_view.weights_ready(result, index),

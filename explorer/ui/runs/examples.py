@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer.ui.launcher_presets import DEFAULT_WATCH
+from explorer.ui.launch.presets import DEFAULT_WATCH
 
 
 def first_dev_question(path: str | Path) -> tuple[str, str] | None:

@@ -1,4 +1,4 @@
-"""What the Runs dock shows on a run group's row (Qt-free; explorer.ui.runs_panel renders it).
+"""What the Runs dock shows on a run group's row (Qt-free; explorer.ui.runs.dock renders it).
 
 A group (explorer/core/groups.py) is one expandable row with its member runs as children. The group row
 reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as

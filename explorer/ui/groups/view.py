@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
 from explorer.core.metric_display import metric_label
 from explorer.core.group_stats import BAND_MODES, final_metric_stats, group_table, heat_map, mean_band
 
-pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
+pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
 BAND_LABELS = {"minmax": "min-max band", "sd": "± one sd band"}
 MEAN_PEN = pg.mkPen("#1f5fa8", width=2.5)

@@ -1,14 +1,14 @@
 """The Runs list: every run under the runs folder, past and live, with its status, best metric and size.
 
 Each run shows a short readable name (what differs from the runs of its group, or the name the user
-gave it; explorer.ui.run_names) with the full id in the tooltip. Selecting runs (Ctrl/Shift-click for
+gave it; explorer.ui.runs.names) with the full id in the tooltip. Selecting runs (Ctrl/Shift-click for
 several) shows them in Curves. Buttons: stop early, cancel, open the run folder, open the best
 checkpoint in the inspectors, show the error of a failed run. The context menu adds rename (F2),
 delete (Delete; moved to the runs folder's .trash), and for finished runs "keep only best checkpoint"
 and "delete optimizer state" (sizes before and after). While the folder is read, the list says so.
 
 A run group (explorer/core/groups.py, ``<runs folder>/.groups/<name>/group.json``) is one expandable row:
-its status counts, its best dev metric as mean ± sd over the members (explorer.ui.group_rows) and its
+its status counts, its best dev metric as mean ± sd over the members (explorer.ui.runs.group_rows) and its
 member runs as children. Selecting the group row emits ``group_selected(name)`` (the Groups tab shows its
 curves and table); selecting a member is selecting a run. Rename renames the group (its folder and
 group.json; the member runs keep their ids); delete moves the members and the group folder to .trash,
@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
                                QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTreeView,
                                QVBoxLayout, QWidget)
 
-from explorer.ui.group_rows import GroupRow, group_of
-from explorer.ui.run_disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
-from explorer.ui.run_names import set_display_name, short_names
-from explorer.ui.run_state import RunState, format_seconds
-from explorer.ui.tasks import run_in_thread
-from explorer.ui.tooltips import rich_tooltip
+from explorer.ui.runs.group_rows import GroupRow, group_of
+from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
+from explorer.ui.runs.names import set_display_name, short_names
+from explorer.ui.runs.state import RunState, format_seconds
+from explorer.ui.shell.tasks import run_in_thread
+from explorer.ui.shell.tooltips import rich_tooltip
 
 COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model")
 # hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
@@ -75,7 +75,7 @@ class RunsModel(QAbstractItemModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[RunState] = []
-        self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.run_names)
+        self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.runs.names)
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
         self.groups: list = []                # core.groups.Group, oldest first
@@ -382,7 +382,7 @@ class RunsPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.loading = False
-        self.runs_dir_getter = None         # () -> runs folder; set by explorer.ui.group_tabs.install
+        self.runs_dir_getter = None         # () -> runs folder; set by explorer.ui.groups.tabs.install
         self._build_table()
         self._build_buttons()
         self._layout()

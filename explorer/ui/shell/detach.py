@@ -1,6 +1,6 @@
 """Quitting while runs are active, and runs left training by an earlier window.
 
-A worker is a separate process started in its own session (explorer.ui.process), writing every event
+A worker is a separate process started in its own session (explorer.ui.runs.runner), writing every event
 to ``<run>/events.jsonl`` and its pid to ``<run>/worker.pid``. So quitting can leave it training: the
 window exits without tearing its QProcess objects down (their destructor would kill the child), the
 worker carries on (its event writer stops writing to the closed stdout pipe and keeps the log), and

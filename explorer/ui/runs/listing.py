@@ -3,7 +3,7 @@
 Listing a runs folder must not replay every step of every run (15-20 s for a few dozen long runs on a
 busy CPU). :func:`load_summaries` reads each run's config and, from its events.jsonl, every event
 except the step events (only the last step event is kept): status, best dev metric, steps and
-duration come out right, while the per-step curves are left for :func:`explorer.ui.run_store.load_run_state`
+duration come out right, while the per-step curves are left for :func:`explorer.ui.runs.store.load_run_state`
 when a run is selected. Each summary is a RunState with ``loaded = False``.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from explorer.core.events import EVENTS_FILE, EventParseError, parse_event
 from explorer.core.runs import read_config, worker_alive
-from explorer.ui.run_state import RunState
-from explorer.ui.run_store import read_each_run
+from explorer.ui.runs.state import RunState
+from explorer.ui.runs.store import read_each_run
 
 STEP_MARKERS = (b'"event":"step"', b'"event": "step"')
 

@@ -1,8 +1,8 @@
 """The main window: Launch / Curves / inspector tabs, the Runs dock, menus and the status bar.
 
-Nothing here blocks: training runs in worker processes (explorer.ui.process), run folders are read
-on QThreadPool threads (explorer.ui.run_store), the device is probed in a child process
-(explorer.ui.device), the inspectors load models on their own worker thread.
+Nothing here blocks: training runs in worker processes (explorer.ui.runs.runner), run folders are read
+on QThreadPool threads (explorer.ui.runs.store), the device is probed in a child process
+(explorer.ui.launch.device), the inspectors load models on their own worker thread.
 """
 
 from __future__ import annotations
@@ -16,24 +16,24 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWi
 
 from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
-from explorer.ui.curves import CurvesPanel
-from explorer.ui.detach import LEAVE, STOP, ask_quit
-from explorer.ui.device import DeviceProbe, describe, describe_run
-from explorer.ui.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
-from explorer.ui.launcher import DEFAULT_WATCH, LauncherPanel
-from explorer.ui.process import RunManager
-from explorer.ui.run_state import RunState
+from explorer.ui.curves.panel import CurvesPanel
+from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
+from explorer.ui.launch.device import DeviceProbe, describe, describe_run
+from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
+from explorer.ui.launch.launcher import DEFAULT_WATCH, LauncherPanel
+from explorer.ui.runs.runner import RunManager
+from explorer.ui.runs.state import RunState
 from explorer.core.runs import request_stop
-from explorer.ui.run_disk import disk_usage
-from explorer.ui.run_examples import example_for_run
-from explorer.ui.run_list import load_summaries
-from explorer.ui.run_names import display_name
-from explorer.ui.run_store import load_run_state
-from explorer.ui.runs_panel import RunsPanel
-from explorer.ui.screen_fit import fit_to_screen
-from explorer.ui.settings import AppSettings
-from explorer.ui.tasks import run_in_thread
-from explorer.ui.tooltips import rich_tooltip
+from explorer.ui.runs.disk import disk_usage
+from explorer.ui.runs.examples import example_for_run
+from explorer.ui.runs.listing import load_summaries
+from explorer.ui.runs.names import display_name
+from explorer.ui.runs.store import load_run_state
+from explorer.ui.runs.dock import RunsPanel
+from explorer.ui.shell.screen_fit import fit_to_screen
+from explorer.ui.shell.settings import AppSettings
+from explorer.ui.shell.tasks import run_in_thread
+from explorer.ui.shell.tooltips import rich_tooltip
 
 INSPECTOR_TITLES = ("Attention", "Spans && τ", "τ on dev set")
 PLACEHOLDER_TEXT = {
@@ -103,7 +103,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.launcher, "Launch")
         self.tabs.addTab(self.curves, "Curves")
         self._add_inspectors()
-        from explorer.ui.group_tabs import install as install_group_tabs   # issue 15: Groups, Compare tabs
+        from explorer.ui.groups.tabs import install as install_group_tabs   # issue 15: Groups, Compare tabs
 
         self.groups_tab, self.compare_tab = install_group_tabs(self)
         for i in range(self.tabs.count()):
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
             return
         s = self.runs.state(run_id)
         if s is not None and s.path is not None and s.status == "running":
-            from explorer.ui.detach import terminate_external
+            from explorer.ui.shell.detach import terminate_external
 
             self.show_message(terminate_external(s.path))
 

@@ -21,10 +21,10 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLi
     QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explorer.paths import REPO_ROOT
-from explorer.ui.compare_spans import PairSpansView
-from explorer.ui.compare_view import CompareView
-from explorer.ui.group_view import GroupView
-from explorer.ui.tasks import run_in_thread
+from explorer.ui.groups.compare_spans import PairSpansView
+from explorer.ui.groups.compare_view import CompareView
+from explorer.ui.groups.view import GroupView
+from explorer.ui.shell.tasks import run_in_thread
 
 
 class GroupsTab(QWidget):

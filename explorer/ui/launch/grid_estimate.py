@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from explorer.ui.run_state import format_seconds
+from explorer.ui.runs.state import format_seconds
 
 # rough CPU defaults (samples/s) when no past run measured this model here (DESIGN.md speed notes:
 # 2.3-8.6 samples/s for the bundled 6-layer encoder on a 2-core CPU; BERT-base is ~5x slower)

@@ -19,7 +19,7 @@ def icon(name: str) -> QIcon:
 
 def apply_style(app: QApplication) -> None:
     """Fusion style + the project's style sheet + the window icon + wrapped tooltips app-wide."""
-    from explorer.ui.tooltips import install_tooltip_wrapper
+    from explorer.ui.shell.tooltips import install_tooltip_wrapper
 
     app.setStyle("Fusion")
     install_tooltip_wrapper(app)

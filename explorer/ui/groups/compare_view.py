@@ -4,7 +4,7 @@ Shows each checkpoint's EM/F1, the agreement counts as bars (both right / only A
 SQuAD 2.0 also answered / abstained), a scatter of per-question F1 (A on x, B on y) and the table of the
 questions where the answers differ, largest |F1 B - F1 A| first. Double-clicking a row emits
 ``row_requested(QuestionComparison)`` (the Compare tab shows it for both checkpoints side by side,
-explorer/ui/compare_spans.py) and ``question_requested(question, passage)``.
+explorer/ui/groups/compare_spans.py) and ``question_requested(question, passage)``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, \
     QWidget
 
-pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves.py
+pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
 # two lines each, so eight labels fit under their bars side by side
 COUNT_LABELS = (("both_right", "both\nright"), ("only_a", "only A\nright"), ("only_b", "only B\nright"),

@@ -8,11 +8,11 @@ window, crosshair with values (in each plot's header), export PNG and CSV.
 Staying responsive: step events only mark curves dirty; a 100 ms timer collects them (the latest
 state wins) and the plots are then refreshed one per event-loop turn, only those with new points.
 While a run is live the x axis spans 0..steps_total, so it does not move with every step. Each curve
-draws at most four points per pixel column (first, min, max, last: explorer.ui.decimate), cached
+draws at most four points per pixel column (first, min, max, last: explorer.ui.curves.decimate), cached
 per curve, so a live tick folds in only the new points; curve items are reused across selections and
-take new points without being re-styled (explorer.ui.plot_curve, which also stamps the dev dots); the
-grid is one cheap item at the axes' own ticks (explorer.ui.plot_grid); the axes share their draw specs
-and draw them directly (explorer.ui.plot_axis). The same pixels as pyqtgraph's own items draw.
+take new points without being re-styled (explorer.ui.curves.items, which also stamps the dev dots); the
+grid is one cheap item at the axes' own ticks (explorer.ui.curves.grid); the axes share their draw specs
+and draw them directly (explorer.ui.curves.axis). The same pixels as pyqtgraph's own items draw.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QS
     QVBoxLayout, QWidget
 
 from explorer.core.metric_display import to_display
-from explorer.ui.curves_export import CurvesExport
-from explorer.ui.curves_toolbar import CurvesToolbar, write_curves_csv
-from explorer.ui.plot_panel import PALETTE, PlotPanel
-from explorer.ui.run_state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text
+from explorer.ui.curves.export import CurvesExport
+from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
+from explorer.ui.curves.plot import PALETTE, PlotPanel
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
-from explorer.ui.curves_toolbar import write_curves_csv
-from explorer.ui.tasks import run_in_thread
+from explorer.ui.curves.toolbar import write_curves_csv
+from explorer.ui.shell.tasks import run_in_thread
 
 
 class CurvesExport:

@@ -4,7 +4,7 @@ superqt (napari's choice, PySide6-compatible) gives a QRunnable with ``started``
 ``errored`` and ``finished`` signals delivered on the GUI thread. This module adds what the app needs
 around it, once: a chosen pool, keeping the worker referenced until it has finished, a
 ``progress(done, total)`` signal for long jobs, and error reporting as (message, traceback) text.
-explorer.ui.tasks.run_in_thread and explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of
+explorer.ui.shell.tasks.run_in_thread and explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of
 the GUI process suit file reading and light work only: torch work (model loads, probes, the τ study)
 holds the GIL and stalls the event loop, so the inspectors run it in a child process
 (explorer.ui.inspectors.client).

@@ -4,7 +4,7 @@
 
 ``on_done(result)`` / ``on_error(message, traceback)`` are called on the GUI thread unless ``owner`` (a
 QObject) was deleted meanwhile. Callers drop stale answers themselves (compare a request counter).
-Built on explorer.ui.threads.start_worker (superqt), the one way work leaves the GUI thread.
+Built on explorer.ui.shell.threads.start_worker (superqt), the one way work leaves the GUI thread.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Callable
 import shiboken6
 from PySide6.QtCore import QObject
 
-from explorer.ui.threads import start_worker
+from explorer.ui.shell.threads import start_worker
 
 
 def _if_alive(owner: QObject | None, callback: Callable | None) -> Callable | None:

@@ -20,7 +20,7 @@ MINOR = "#efefef"
 def axis_ticks(axis: pg.AxisItem) -> list[tuple[float, list[float]]]:
     """The tick levels ``axis`` draws for its current range: ``tickValues`` asked exactly as
     ``AxisItem.generateDrawSpecs`` asks it (the axis' range, its length in pixels: the axis line runs
-    one pixel past each end), so an axis that caches its tick values (explorer.ui.plot_axis) answers
+    one pixel past each end), so an axis that caches its tick values (explorer.ui.curves.axis) answers
     both from one computation."""
     geo = axis.geometry()
     length = (geo.width() if axis.orientation in ("top", "bottom") else geo.height()) + 2.0

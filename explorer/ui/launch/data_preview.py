@@ -2,7 +2,7 @@
 
 ``preview_data(source, task)`` loads the source with the core loaders (explorer.core.data.squad /
 classification) and returns a small JSON-ready dict: counts, the loader's problems, the first
-records. The launcher runs it as ``python -m explorer.ui.data_preview`` in a child process from a
+records. The launcher runs it as ``python -m explorer.ui.launch.data_preview`` in a child process from a
 QThreadPool worker, so neither the JSON parsing of a 40 MB file nor the ``datasets`` import ever
 holds the GUI's GIL.
 

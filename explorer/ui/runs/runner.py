@@ -26,8 +26,8 @@ from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError,
 from explorer.core.runs import new_run_id, request_stop
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
-from explorer.ui.run_names import model_label
-from explorer.ui.run_state import RunState
+from explorer.ui.runs.names import model_label
+from explorer.ui.runs.state import RunState
 
 STDERR_KEEP = 64_000        # characters of stderr kept for the error view
 CANCEL_GRACE_MS = 5_000     # SIGTERM -> SIGKILL
@@ -101,7 +101,7 @@ class RunProcess(QObject):
     # ---- control -------------------------------------------------------------------------
     def start(self) -> None:
         """Start the worker in its own session, so that it can outlive the window ("leave it training",
-        explorer.ui.detach) and a Ctrl+C or hang-up of the window's terminal does not reach it."""
+        explorer.ui.shell.detach) and a Ctrl+C or hang-up of the window's terminal does not reach it."""
         argv = worker_command(self.config_path)
         try:
             self.proc.setUnixProcessParameters(QProcess.UnixProcessFlag.CreateNewSession)

@@ -1,6 +1,6 @@
 """The launcher's data preview: counts, loader problems and the first records of a data source.
 
-The source is read by ``python -m explorer.ui.data_preview`` in a child process, waited for on a
+The source is read by ``python -m explorer.ui.launch.data_preview`` in a child process, waited for on a
 QThreadPool thread (so no parsing and no ``datasets`` import ever runs on the GUI thread or holds
 its GIL); stale answers (the user typed on) are dropped.
 """
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QPushButt
                                QTableWidgetItem, QVBoxLayout, QWidget, QHBoxLayout)
 
 from explorer.paths import REPO_ROOT
-from explorer.ui.tasks import run_in_thread
+from explorer.ui.shell.tasks import run_in_thread
 
 PREVIEW_TIMEOUT_S = 180
 LOCAL_SUFFIXES = (".json", ".jsonl", ".tsv", ".csv")
@@ -34,7 +34,7 @@ def is_local_source(source: str) -> bool:
 def run_preview_process(source: str, task: str, split: str, text_columns: list[str], label_column: str,
                         n: int = 8) -> dict:
     """Run the preview child process and return its JSON (blocking: call from a worker thread)."""
-    argv = [sys.executable, "-m", "explorer.ui.data_preview", source, "--task", task, "--split", split,
+    argv = [sys.executable, "-m", "explorer.ui.launch.data_preview", source, "--task", task, "--split", split,
             "--n", str(n), "--text-columns", ",".join(text_columns), "--label-column", label_column]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH"))
                                                       if p))

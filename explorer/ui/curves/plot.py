@@ -16,12 +16,12 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraph
 
 from explorer.core.metric_display import metric_label
 
-from explorer.ui.decimate import ColumnDecimator
-from explorer.ui.plot_axis import MeasuredAxis
-from explorer.ui.plot_curve import FastCurve
-from explorer.ui.plot_grid import GridLines
-from explorer.ui.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
-from explorer.ui.run_state import RunState
+from explorer.ui.curves.decimate import ColumnDecimator
+from explorer.ui.curves.axis import MeasuredAxis
+from explorer.ui.curves.items import FastCurve
+from explorer.ui.curves.grid import GridLines
+from explorer.ui.curves.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
+from explorer.ui.runs.state import RunState
 
 # Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
@@ -180,7 +180,7 @@ class PlotPanel(QFrame):
         self.plot = self.widget.getPlotItem()
         self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
-        # column from explorer.ui.decimate (cached per curve, so a live tick folds in only new points).
+        # column from explorer.ui.curves.decimate (cached per curve, so a live tick folds in only new points).
         self.plot.setLabel("bottom", "step")
         # A y axis as wide as typical labels ("0.0001") from the start that only ever grows: a new
         # selection or range then never changes its width, which would re-lay out and repaint the plot.
@@ -298,7 +298,7 @@ class PlotPanel(QFrame):
 
     def update_run(self, state: RunState, smoothing: float) -> None:
         """Show the run's current points (``smoothing``: the loss EMA weight in [0, 1)). Only new points
-        are smoothed and folded into the per-column min/max of the curves (explorer.ui.decimate)."""
+        are smoothed and folded into the per-column min/max of the curves (explorer.ui.curves.decimate)."""
         s = state.series.get(self.key)
         run_id = state.run_id
         if s is None or not len(s):

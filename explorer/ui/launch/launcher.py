@@ -1,8 +1,8 @@
 """The fine-tune launcher: a form over TrainConfig, presets, data preview, command preview, launch.
 
-The form shows the fields of explorer.ui.form_fields.FIELDS and keeps every other field of the
+The form shows the fields of explorer.ui.launch.form_fields.FIELDS and keeps every other field of the
 loaded config untouched. "Launch" and "Queue paper grid" emit ``launch_requested(configs,
-suffixes)``; the main window hands them to the RunManager (explorer.ui.process).
+suffixes)``; the main window hands them to the RunManager (explorer.ui.runs.runner).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
                                QWidget)
 
 from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, paper_grid
-from explorer.ui.grid_estimate import grid_message, measured_throughput
-from explorer.ui.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
-from explorer.ui.launcher_preview import DataPreview
-from explorer.ui.launcher_presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
+from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
+from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
+from explorer.ui.launch.preview import DataPreview
+from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
                                           offline_default, preset_config, sample_paths)
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
@@ -304,7 +304,7 @@ class LauncherPanel(QWidget):
         """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
         tokenizer_config.json, read without loading it): red fields with the reason; returns the errors."""
         from explorer.core.window_settings import source_limits, check_limits
-        from explorer.ui.form_fields import mark_invalid
+        from explorer.ui.launch.form_fields import mark_invalid
 
         if cfg.model not in self._limits:
             self._limits[cfg.model] = source_limits(cfg.model)

@@ -1,7 +1,7 @@
 """Reading runs from disk for the GUI (Qt-free; call it from a worker thread, never the GUI thread).
 
 Thin layer over explorer.core.runs (layout: docs/architecture.md, "Runs on disk"): a run folder
-becomes a :class:`~explorer.ui.run_state.RunState` with all its events replayed.
+becomes a :class:`~explorer.ui.runs.state.RunState` with all its events replayed.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from explorer.core import run_status
 from explorer.core.runs import is_run_dir, load_run
-from explorer.ui.run_state import RunState
+from explorer.ui.runs.state import RunState
 
 
 def run_dirs(folder: str | Path) -> list[Path]:

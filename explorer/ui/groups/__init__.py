@@ -1,0 +1,1 @@
+"""Run groups and comparisons: the Groups and Compare tabs and their views."""

@@ -1,0 +1,1 @@
+"""The fine-tune launcher: its form, presets, data preview and device check."""
