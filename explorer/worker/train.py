@@ -222,6 +222,7 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
                               f"resume (start a new run, e.g. with --config {run_dir / CONFIG_FILE} --run-id NEW_ID)")
         return config, run_dir, True
     config = config_from_args(args)
+    refuse_before_the_folder(config)
     runs_dir = Path(config.output_dir).expanduser() if config.output_dir else default_runs_dir()
     run_id = config.run_id or (new_run_id(config.model, config.task, runs_dir) if main else "")
     if multi:
@@ -257,10 +258,16 @@ def window_settings_error(config: TrainConfig) -> str | None:
     return "window settings do not fit the model: " + "; ".join(errors) if errors else None
 
 
-def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
-    """Record a failure that happened before the event writer existed in the run's events.jsonl."""
-    with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
-        fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
+def refuse_before_the_folder(config: TrainConfig) -> None:
+    """Raise ConfigError for a setting that can be refused before anything is made: the task name, the
+    window settings against the model (:func:`window_settings_error`), then the rest of
+    ``TrainConfig.validate``. A refused run leaves no run folder behind."""
+    if config.task not in task_names():
+        config.validate()
+    settings_error = window_settings_error(config)
+    if settings_error:
+        raise ConfigError(settings_error)
+    config.validate()
 
 
 WORKER_NICE = 10   # default niceness of a training worker ($EXPLORER_WORKER_NICE; 0 = leave it)
@@ -298,13 +305,6 @@ def run(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_USAGE
     _, main = _distributed()
-    settings_error = None if resume else window_settings_error(config)
-    if settings_error:
-        _print_failed(config.run_id, settings_error)
-        if main:
-            _append_failed(run_dir, config.run_id, settings_error)
-        print_error(settings_error)
-        return EXIT_USAGE
     writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)
