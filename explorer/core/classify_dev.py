@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.training.glue_metrics import accuracy, binary_f1, matthews_corrcoef
+from explorer.core.eval_mode import inference
 
 
 @dataclass
@@ -92,7 +93,6 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     """Run ``model`` over a dev file of ``task`` ("single", "pair" or "swag") and summarise it.
 
     Raises the loaders' UserErrors (file, line) for bad data."""
-    import torch
 
     from explorer.core.training.config import TrainConfig
     from explorer.core.training.tasks import get_task
@@ -103,7 +103,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     feats = t.featurize(data, tokenizer, config, train=False)
     device = next(model.parameters()).device
     logits = []
-    with torch.inference_mode():
+    with inference(model):
         for i in range(0, len(feats), batch_size):
             batch = feats.collate(list(range(i, min(i + batch_size, len(feats)))))
             out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})

@@ -13,6 +13,7 @@ import numpy as np
 from explorer.core.attention import block_flow, stack_attentions, token_blocks
 from explorer.core.classify import ClassifyError, ClassifyInput, ClassifyResult, softmax_loss
 from explorer.core.data.swag import NUM_CHOICES
+from explorer.core.eval_mode import inference
 
 
 def _parts(model, want: str):
@@ -35,13 +36,12 @@ def _np(t) -> np.ndarray:
 
 def _forward(model, enc: dict, attentions: bool):
     """Model outputs with hidden states (and attentions, eager) for the encoded batch."""
-    import torch
 
     from explorer.core.models import eager_attention
 
     device = next(model.parameters()).device
     batch = {k: v.to(device) for k, v in enc.items()}
-    with torch.inference_mode():
+    with inference(model):
         if attentions:
             with eager_attention(model):
                 return model(**batch, output_hidden_states=True, output_attentions=True)
@@ -59,9 +59,8 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
     by_hand = (C_hand @ W.astype(np.float64).T + b.astype(np.float64)).reshape(-1)
     logits = _np(out.logits).astype(np.float64).reshape(-1)
     probs, loss = softmax_loss(logits, label)
-    import torch
 
-    with torch.inference_mode():
+    with inference(model):
         C_model = _np(model.base_model.pooler(last))   # (inputs, H): what the classifier is fed
     inputs = [ClassifyInput(a, bt, tok, C_model[i], h[i].astype(np.float32))
               for i, ((a, bt), tok) in enumerate(zip(inputs_text, tokens))]

@@ -14,6 +14,7 @@ from explorer.core.data.classification import ClassificationData, Classification
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.glue_metrics import classification_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
+from explorer.core.eval_mode import inference
 
 
 class ClassificationTask(Task):
@@ -104,7 +105,7 @@ class ClassificationTask(Task):
             enc = tokenizer(text, pair, truncation=True, max_length=config.resolved_max_seq_length(),
                             return_tensors="pt") if pair else \
                 tokenizer(text, truncation=True, max_length=config.resolved_max_seq_length(), return_tensors="pt")
-            with torch.inference_mode():
+            with inference(model):
                 logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float()[0]
             row = {"text": text, "logits": logits.tolist()}
             if pair:

@@ -14,6 +14,7 @@ import torch
 from explorer.core.data.swag import NUM_CHOICES, SwagData, load_swag
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.tasks.base import FeatureSet, Task
+from explorer.core.eval_mode import inference
 
 
 def encode_choices(tokenizer, contexts: list[str], endings: list[str], max_length: int) -> dict:
@@ -98,7 +99,7 @@ class MultipleChoiceTask(Task):
                                  config.resolved_max_seq_length())
             pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
             batch = {k: pad_sequences(v, pad_id if k == "input_ids" else 0).unsqueeze(0) for k, v in enc.items()}
-            with torch.inference_mode():
+            with inference(model):
                 scores = model(**{k: v.to(device) for k, v in batch.items()}).logits.float()[0]
             probs = torch.softmax(scores, -1)
             out.append({"context": context, "endings": endings, "scores": scores.tolist(),
