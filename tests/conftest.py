@@ -45,6 +45,14 @@ def _user_files_untouched():
         pytest.fail(f"tests wrote into the user's own files (use tmp_path):\n  {shown}", pytrace=False)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test on the real data (the ``real_data`` fixture or marker) is also ``slow``: ``-m "not slow"``
+    runs the fast set alone (README, Tests)."""
+    for item in items:
+        if "real_data" in getattr(item, "fixturenames", ()) or item.get_closest_marker("real_data"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def tiny_qa():
     """A tiny random BERT QA model + fast tokenizer (2 layers, 4 heads, hidden 32)."""

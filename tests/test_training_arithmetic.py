@@ -130,6 +130,7 @@ def _steps(files, tmp_path, batch, ga):
     return [(e["loss"], e["grad_norm"]) for e in ev if e["event"] == "step"]
 
 
+@pytest.mark.slow
 def test_length_grouping_works_on_the_effective_batch(files, tmp_path):
     """Case ga-length-grouping: with length grouping on (the default), batch 3 x GA 2 and batch 6 x GA 1 see the
     same windows in every optimizer step, so with dropout 0 their per-step loss and grad norm agree."""

@@ -171,6 +171,7 @@ def test_budget_note_names_the_estimate():
     assert ATTENTION_BUDGET_BYTES == 256 * 2 ** 20
 
 
+@pytest.mark.slow
 def test_probe_keeps_float16_within_budget_and_one_window_above(tiny_qa):
     full = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions="float32", max_seq_length=48,
                  doc_stride=16, attention_budget=None)
