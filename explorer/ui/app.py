@@ -23,11 +23,11 @@ from explorer.paths import default_runs_dir
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The app's parser: the options that `bert-explorer --help` lists (explorer.cli.add_app_arguments)."""
+    from explorer.cli import add_app_arguments
+
     p = argparse.ArgumentParser(prog="bert-explorer", description="BERT Explorer desktop app.")
-    p.add_argument("--runs-dir", default="", help="runs folder (default: remembered, else ~/bert-explorer-runs)")
-    p.add_argument("--settings", default="", help="settings INI file (default: the user's settings)")
-    p.add_argument("--background", action="store_true",
-                   help="start the app detached and return at once; without a display only say how to start it")
+    add_app_arguments(p)
     return p
 
 

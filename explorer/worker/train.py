@@ -16,8 +16,9 @@ docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_H
 Exit codes (the convention of every command, explorer.cli): 0 finished (also after stop early), 1 failed
 for another reason (internal error, out of memory, disk full), 2 user error: unusable arguments (bad flag values are
 argparse errors; other unusable settings, e.g. a bad ``--config`` file or resuming a finished run, give a
-``failed`` event on stdout and no run folder when none could be named), 143 cancelled (SIGTERM).
-Every failure also prints one ``error: ...`` message on stderr (the traceback stays in the event).
+``failed`` event on stdout and no run folder; so does bad data found before the first step), 143 cancelled
+(SIGTERM). Every failure also prints one ``error: ...`` message on stderr (an internal error's traceback
+stays in the event; a user error's event has none).
 Stop early: SIGINT or a file named STOP in the run folder.
 """
 
@@ -36,7 +37,7 @@ from pathlib import Path
 from explorer.core import run_status
 from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
-from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
+from explorer.core.runs import CONFIG_FILE, PID_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
 from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
 from explorer.core.window_settings import WindowSettingsError, check_source_settings
@@ -258,6 +259,26 @@ def window_settings_error(config: TrainConfig) -> str | None:
     return "window settings do not fit the model: " + "; ".join(errors) if errors else None
 
 
+UNSTARTED_RUN_FILES = frozenset({CONFIG_FILE, EVENTS_FILE, PID_FILE, STOP_FILE})
+
+
+def remove_unstarted_run(run_dir: Path) -> bool:
+    """Remove the folder of a run refused before its first step (bad data found while preparing it: the
+    ``failed`` event on stdout says why), so no run that never started is listed. Only a folder holding
+    nothing but this worker's own files (config.json, events.jsonl, the pid and STOP files) goes; returns
+    True when it went."""
+    try:
+        entries = list(run_dir.iterdir())
+        if any(e.name not in UNSTARTED_RUN_FILES or not e.is_file() for e in entries):
+            return False
+        for entry in entries:
+            entry.unlink()
+        run_dir.rmdir()
+        return True
+    except OSError:
+        return False
+
+
 def refuse_before_the_folder(config: TrainConfig) -> None:
     """Raise ConfigError for a setting that can be refused before anything is made: the task name, the
     window settings against the model (:func:`window_settings_error`), then the rest of
@@ -314,6 +335,7 @@ def run(args: argparse.Namespace) -> int:
     if resume and main and control.stop_file.exists():
         control.stop_file.unlink()  # a STOP left from the stopped run must not stop the resumed one
     code = EXIT_FAILED
+    never_started = False
     t0 = time.time()
     try:
         with SignalHandlers(control, writer):
@@ -332,7 +354,11 @@ def run(args: argparse.Namespace) -> int:
                     raise
                 else:
                     message = describe_error(exc, config, control.step)
-                    writer.emit("failed", error=message, traceback="".join(traceback.format_exception(exc)))
+                    never_started = (isinstance(exc, UserError) and not resume and control.step == 0
+                                     and not (run_dir / "checkpoints").exists())
+                    # the traceback is for internal errors; a user error's message is the whole story
+                    writer.emit("failed", error=message,
+                                traceback="".join(traceback.format_exception(exc)) if is_internal_error(exc) else "")
                     if main:
                         print_error(message, run_dir if is_internal_error(exc) else None)
                     # one convention for every command (explorer.cli): 2 = the user's input, 1 = ours
@@ -341,6 +367,8 @@ def run(args: argparse.Namespace) -> int:
         writer.close()
         if main:
             remove_pid_file(run_dir)
+            if never_started:
+                remove_unstarted_run(run_dir)
     return code
 
 
