@@ -329,6 +329,9 @@ def test_reusing_the_id_of_a_run_without_checkpoint_says_there_is_nothing_to_res
     argv = ["--model", files["cls"], "--task", "single", "--output-dir", tmp_path, "--run-id", "f"]
     rc, ev = run(argv + ["--train", tmp_path / "nope.tsv"])
     assert rc == 2 and ev[-1]["event"] == "failed"
+    assert not (tmp_path / "f").exists()          # refused before its first step: no folder left (issue 25)
+    (tmp_path / "f").mkdir()                      # a run that started and died before its first save
+    (tmp_path / "f" / "events.jsonl").write_text('{"event":"started","run_id":"f","time":1}\n', encoding="utf-8")
     rc, ev = run(argv + ["--train", files["sst"]])
     assert rc == 2 and "left no checkpoint" in ev[-1]["error"] and "--resume" not in ev[-1]["error"]
 

@@ -356,9 +356,9 @@ def run(args: argparse.Namespace) -> int:
                     message = describe_error(exc, config, control.step)
                     never_started = (isinstance(exc, UserError) and not resume and control.step == 0
                                      and not (run_dir / "checkpoints").exists())
-                    # the traceback is for internal errors; a user error's message is the whole story
+                    # a user error's message is the whole story; other failures keep the traceback
                     writer.emit("failed", error=message,
-                                traceback="".join(traceback.format_exception(exc)) if is_internal_error(exc) else "")
+                                traceback="" if isinstance(exc, UserError) else "".join(traceback.format_exception(exc)))
                     if main:
                         print_error(message, run_dir if is_internal_error(exc) else None)
                     # one convention for every command (explorer.cli): 2 = the user's input, 1 = ours
