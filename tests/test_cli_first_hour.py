@@ -91,3 +91,18 @@ def test_an_unstarted_run_folder_with_other_files_is_kept(tmp_path):
     (tmp_path / "b" / "config.json").write_text("{}")
     (tmp_path / "b" / "notes.txt").write_text("mine")
     assert not remove_unstarted_run(tmp_path / "b") and (tmp_path / "b" / "notes.txt").exists()
+
+
+def test_one_default_task_for_the_command_and_the_app(tmp_path):
+    """`train` without --task takes the task of its data: squad_v1 on the app's first-run sample (the app's
+    default), squad_v2 on SQuAD 2.0 data; --help says so."""
+    from explorer.ui.launch.presets import offline_default
+    from explorer.worker.train import TASK_DEFAULT_HELP, default_task
+
+    first = offline_default(tmp_path)
+    assert default_task(first.train) == first.task == "squad_v1"
+    assert default_task(str(write_tiny_squad(tmp_path / "v2.json", v2=True))) == "squad_v2"
+    assert default_task(str(write_tiny_squad(tmp_path / "v1.json", v2=False))) == "squad_v1"
+    assert default_task("rajpurkar/squad_v2") == "squad_v2" and default_task("rajpurkar/squad") == "squad_v1"
+    _, out, _ = cli("train", "--help")
+    assert " ".join(TASK_DEFAULT_HELP.split()) in " ".join(out.split())

@@ -29,6 +29,7 @@ import dataclasses
 import errno
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -69,6 +70,10 @@ def _json_list(text: str) -> list:
     return value
 
 
+def _flag_help_without_default(name: str) -> str:
+    return field_help(name, with_default=False).replace("%", "%%")
+
+
 def _flag_help(name: str) -> str:
     """The --help line of a TrainConfig field (config.field_help, escaped for argparse)."""
     return field_help(name).replace("%", "%%")
@@ -88,6 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help_text = _flag_help(f.name)
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
         if f.name == "task":
+            common["help"] = _flag_help_without_default(f.name) + f" ({TASK_DEFAULT_HELP})"
             parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
@@ -104,12 +110,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, type=str, metavar=f.name.upper(), **common)
 
 
+TASK_DEFAULT_HELP = ("default: from the training data, squad_v2 when it holds unanswerable questions "
+                     "(is_impossible, or a hub id naming squad_v2), else squad_v1, the task of the app's first run")
+_IMPOSSIBLE = re.compile(rb'"is_impossible"\s*:\s*true')
+
+
+def default_task(train: str) -> str:
+    """The task of a run that names none (no --task, none in its --config): squad_v2 for SQuAD 2.0 data (a
+    local file with an ``"is_impossible": true`` question, or a hub id containing "squad_v2"), squad_v1 for
+    other SQuAD JSON and hub ids containing "squad" (the app's first run: squad_v1 on the answerable sample),
+    else TrainConfig's default. Reads the file as bytes, no parsing (the loader checks it properly)."""
+    source = str(train or "").strip()
+    path = Path(source).expanduser()
+    if path.is_file() and path.suffix.lower() in (".json", ".jsonl"):
+        try:
+            return "squad_v2" if _IMPOSSIBLE.search(path.read_bytes()) else "squad_v1"
+        except OSError:
+            return TrainConfig.task
+    lowered = source.lower()
+    if "squad_v2" in lowered:
+        return "squad_v2"
+    if "squad" in lowered and not path.exists():
+        return "squad_v1"
+    return TrainConfig.task
+
+
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """--config file (if any) overridden by the flags given. Raises ConfigError."""
+    """--config file (if any) overridden by the flags given; a run that names no task gets
+    :func:`default_task` of its training data. Raises ConfigError."""
     given = {k: v for k, v in vars(args).items() if k not in NOT_FLAGS}
     base = TrainConfig.load(args.config).to_dict() if getattr(args, "config", None) else {}
+    named_task = "task" in given or (getattr(args, "config", None) and _config_names_task(args.config))
     base.update(given)
+    if not named_task:
+        base["task"] = default_task(base.get("train", ""))
     return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
+
+
+def _config_names_task(path: str) -> bool:
+    try:
+        return "task" in json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return True    # TrainConfig.load has already read it; keep what it gave
 
 
 def _out_of_memory(exc: BaseException) -> bool:
