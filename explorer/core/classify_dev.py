@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.training.glue_metrics import accuracy, binary_f1, matthews_corrcoef
 from explorer.core.eval_mode import inference
+from explorer.core.training.glue_metrics import accuracy, binary_f1, matthews_corrcoef
 
 
 @dataclass

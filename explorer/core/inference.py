@@ -13,9 +13,9 @@ from typing import Callable
 
 import numpy as np
 
+from explorer.core.eval_mode import inference
 from explorer.core.features import QAFeatures, collate_qa, prepare_qa_features
 from explorer.core.window_settings import require_window_settings
-from explorer.core.eval_mode import inference
 
 
 def _columns(dataset) -> tuple[list[str], list[str]]:

@@ -12,9 +12,9 @@ import numpy as np
 import torch
 
 from explorer.core.data.swag import NUM_CHOICES, SwagData, load_swag
+from explorer.core.eval_mode import inference
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.tasks.base import FeatureSet, Task
-from explorer.core.eval_mode import inference
 
 
 def encode_choices(tokenizer, contexts: list[str], endings: list[str], max_length: int) -> dict:
