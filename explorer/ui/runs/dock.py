@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
                                QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTreeView,
                                QVBoxLayout, QWidget)
 
+from explorer.core.runs import checkpoint_path
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
@@ -658,7 +659,7 @@ class RunsPanel(QWidget):
         menu.addAction("Rename…", self.rename_selected).setEnabled(one and states[0].path is not None)
         menu.addAction("Delete…", self.delete_selected).setEnabled(done)
         menu.addSeparator()
-        best = one and states[0].path is not None and (states[0].path / "checkpoints" / "best").is_dir()
+        best = one and states[0].path is not None and checkpoint_path(states[0].path, "best").is_dir()
         menu.addAction("Keep only best checkpoint…", self.keep_only_best_selected).setEnabled(done and best)
         has_state = one and states[0].path is not None and bool(optimizer_state_files(states[0].path))
         menu.addAction("Delete optimizer state…", self.delete_optimizer_state_selected).setEnabled(done and has_state)
