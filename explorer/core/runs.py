@@ -523,6 +523,19 @@ class RunStore:
     def __contains__(self, run_id: str) -> bool:
         return run_id in self._states
 
+    def run_of(self, path: str | Path):
+        """The listed run a checkpoint folder (or run folder) belongs to (:func:`run_dir_of`), or None."""
+        run_dir = run_dir_of(path)
+        if run_dir is None:
+            return None
+        return next((s for s in self._states.values() if s.path is not None and Path(s.path) == run_dir), None)
+
+    def config_of(self, path: str | Path) -> dict:
+        """The run config of the run a checkpoint belongs to: the listed run's (as it knows it, e.g. from
+        its ``started`` event), else its config.json (:func:`run_config_of`); {} outside a run folder."""
+        state = self.run_of(path)
+        return dict(state.config) if state is not None else run_config_of(path)
+
     def is_driven(self, run_id: str) -> bool:
         """Is the run's worker (or its place in the queue) handled by a driver in this process?"""
         return run_id in self._drivers

@@ -7,7 +7,6 @@ best value and folder travel in ``training_state.pt`` so a resumed run keeps com
 
 from __future__ import annotations
 
-
 from explorer.core.best import is_improvement
 from explorer.core.runs import checkpoint_path
 from explorer.core.task_facts import best_metric_name, choose_metric
