@@ -215,11 +215,13 @@ class EventLog:
         events: the parseable events, in file order.
         skipped: (line number, reason) of every non-blank line that is not an event, 1-based.
         path: the file read.
+        omitted: step lines left out unparsed (``steps="last"``); counted as kept in :meth:`note`.
     """
 
     events: list[dict]
     skipped: list[tuple[int, str]]
     path: Path
+    omitted: int = 0
 
     def note(self) -> str:
         """'' when nothing was skipped, else one line naming the file, the count and the first lines."""
@@ -227,7 +229,8 @@ class EventLog:
             return ""
         first = "; ".join(f"line {n}: {why}" for n, why in self.skipped[:3])
         more = f" (and {len(self.skipped) - 3} more)" if len(self.skipped) > 3 else ""
-        return (f"{self.path}: skipped {len(self.skipped)} unreadable line(s), kept {len(self.events)} events; "
+        return (f"{self.path}: skipped {len(self.skipped)} unreadable line(s), kept {len(self.events) + self.omitted} "
+                f"events; "
                 f"{first}{more}")
 
 
@@ -248,21 +251,24 @@ def read_event_log(path: str | Path, *, steps: str = "all") -> EventLog:
     """
     path = Path(path)
     text = path.read_bytes().decode("utf-8", errors="replace")
-    events, skipped = [], []
+    events, skipped, omitted = [], [], 0
     lines = text.split("\n")
     last_step = -1
     if steps == "last":
         last_step = max((n for n, ln in enumerate(lines, 1) if any(m in ln for m in STEP_MARKERS)), default=-1)
     for n, line in enumerate(lines, 1):
         line = line.replace("\x00", "")
-        if not line.strip() or (last_step > 0 and n != last_step and any(m in line for m in STEP_MARKERS)):
+        if not line.strip():
+            continue
+        if last_step > 0 and n != last_step and any(m in line for m in STEP_MARKERS):
+            omitted += 1
             continue
         try:
             events.append(parse_event(line))
         except EventParseError as exc:
             torn = n == len(lines) and not text.endswith("\n")
             skipped.append((n, ("torn last line (the writer stopped mid-line): " if torn else "") + str(exc)))
-    return EventLog(events=events, skipped=skipped, path=path)
+    return EventLog(events=events, skipped=skipped, path=path, omitted=omitted)
 
 
 def read_events(path: str | Path) -> list[dict]:
