@@ -1,6 +1,6 @@
 """A run on disk: config, events log, checkpoints; listing and reloading past runs.
 
-Layout (docs/architecture.md, "Runs on disk")::
+Layout (docs/architecture.md, "The run store")::
 
     <runs folder>/<run_id>/config.json        TrainConfig, written first
     <runs folder>/<run_id>/events.jsonl       one event per line, flushed per line
