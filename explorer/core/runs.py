@@ -437,14 +437,20 @@ def list_runs(folder: str | Path) -> list[RunSummary]:
     A missing folder gives []. What cannot be read inside a run folder (garbled events lines, a broken
     config.json) is skipped and named in the summary's ``notes``; the run is still listed.
     """
-    out = []
-    for path in run_dirs(folder):
-        run_id, config, events, notes = _read_run(path)
-        summary = summarize(run_id, path, config, events, worker_alive(path))
-        summary.notes = notes
-        out.append(summary)
+    out = [read_summary(path) for path in run_dirs(folder)]
     out.sort(key=lambda s: (s.started_at or _mtime(Path(s.path)), s.run_id))
     return out
+
+
+def read_summary(path: str | Path) -> RunSummary | None:
+    """The RunSummary of one run folder (notes included), or None when it is not a run folder."""
+    path = Path(path)
+    if not is_run_dir(path):
+        return None
+    run_id, config, events, notes = _read_run(path)
+    summary = summarize(run_id, path, config, events, worker_alive(path))
+    summary.notes = notes
+    return summary
 
 
 def _mtime(path: Path) -> float:
@@ -592,30 +598,31 @@ class RunStore:
         self.events.message.emit(text)
 
     # ---- requests ---------------------------------------------------------------------------------
-    def stop_early(self, run_id: str) -> str:
-        """Stop early: through its driver, or (a worker started elsewhere) its STOP file. Returns a
-        message for the status bar ("" when the driver handled it or nothing could be done)."""
+    def _request(self, run_id: str, request: str, elsewhere) -> str:
+        """``request`` ("stop_early" | "cancel") through the run's driver (-> ""), else ``elsewhere(run_dir)``
+        for a run running with a worker started elsewhere, else "" (nothing to do)."""
         driver = self._drivers.get(run_id)
         if driver is not None:
-            driver.stop_early(run_id)
+            getattr(driver, request)(run_id)
             return ""
         s = self._states.get(run_id)
         if s is None or s.path is None or s.status != run_status.RUNNING:
             return ""
-        try:
-            request_stop(s.path)
-        except OSError as exc:
-            return f"cannot create {stop_file(s.path)}: {exc}"
-        return f"Asked {run_id} to stop early (it saves and evaluates first)"
+        return elsewhere(Path(s.path))
+
+    def stop_early(self, run_id: str) -> str:
+        """Stop early: through its driver, or (a worker started elsewhere) its STOP file. Returns a
+        message for the status bar ("" when the driver handled it or nothing could be done)."""
+        def by_file(run_dir: Path) -> str:
+            try:
+                request_stop(run_dir)
+            except OSError as exc:
+                return f"cannot create {stop_file(run_dir)}: {exc}"
+            return f"Asked {run_id} to stop early (it saves and evaluates first)"
+
+        return self._request(run_id, "stop_early", by_file)
 
     def cancel(self, run_id: str) -> str:
         """Cancel: through its driver (a queued run is dropped), or SIGTERM to a worker started elsewhere.
         Returns a message for the status bar ("" when the driver handled it or nothing could be done)."""
-        driver = self._drivers.get(run_id)
-        if driver is not None:
-            driver.cancel(run_id)
-            return ""
-        s = self._states.get(run_id)
-        if s is None or s.path is None or s.status != run_status.RUNNING:
-            return ""
-        return terminate_worker(s.path)
+        return self._request(run_id, "cancel", terminate_worker)
