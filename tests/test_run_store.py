@@ -228,3 +228,41 @@ def test_store_emits_per_field_events_and_owns_who_drives_a_run(tmp_path):
     assert seen == [("added", live), ("added", outside), ("changed", "live", {"loss"}), ("ended", "live", "finished"),
                     ("removed", "elsewhere"), ("message", "hello")]
     assert "elsewhere" not in store and store.ids() == ["live"]
+
+
+# ---- the Qt side: the bridge, the Runs dock and Curves follow the store ----------------------------
+def test_dock_and_curves_follow_the_store_and_the_bridge_delivers_on_the_gui_thread(qtbot, tmp_path):
+    pytest.importorskip("pytestqt")
+    import threading
+
+    from PySide6.QtCore import QThread
+
+    from explorer.ui.curves.panel import CurvesPanel
+    from explorer.ui.runs.bridge import StoreBridge
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.store import load_summary
+
+    store = runs.RunStore(tmp_path)
+    bridge = StoreBridge(store)
+    dock, curves = RunsPanel(), CurvesPanel()
+    qtbot.addWidget(dock)
+    qtbot.addWidget(curves)
+    dock.follow(bridge)
+    curves.follow(bridge)
+    state = load_summary(write_run(tmp_path, "r1"))
+    store.offer(state)
+    assert dock.all_ids() == ["r1"] and dock.state("r1") is state
+    curves.set_runs([state])
+    curves._timer.stop()
+    curves._dirty.clear()
+    store.changed("r1", {"loss"})
+    assert curves._dirty == {"r1": {"loss"}}                # the shown run's curve is due for a redraw
+    threads = []
+    bridge.changed.connect(lambda *_: threads.append(QThread.currentThread()))
+    worker = threading.Thread(target=store.changed, args=("r1", {"lr"}))
+    worker.start()
+    worker.join()
+    qtbot.waitUntil(lambda: len(threads) == 1, timeout=5000)
+    assert threads[0] is dock.thread()                      # delivered on the GUI thread
+    store.remove("r1")
+    assert dock.all_ids() == []
