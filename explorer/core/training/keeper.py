@@ -7,9 +7,8 @@ best value and folder travel in ``training_state.pt`` so a resumed run keeps com
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from explorer.core.best import is_improvement
+from explorer.core.runs import checkpoint_path
 from explorer.core.task_facts import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
 
@@ -38,7 +37,7 @@ class CheckpointKeeper:
         if not is_improvement(value, self.best_value):   # the rule the Runs dock uses too (core.best)
             return False
         self.best_value = float(value)
-        self.best_path = str(Path(self.run.run_dir) / "checkpoints" / "best")
+        self.best_path = str(checkpoint_path(self.run.run_dir, "best"))
         return True
 
     def training_state(self) -> dict:

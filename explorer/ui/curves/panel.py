@@ -52,7 +52,8 @@ def _dev_sort_key(key: str) -> tuple[int, str]:
 
 
 class CurvesPanel(CurvesExport, QWidget):
-    """Shows the runs given to :meth:`set_runs`; call :meth:`run_updated` when a run got events."""
+    """Shows the runs given to :meth:`set_runs`; :meth:`follow` the run store (or call :meth:`run_updated`)
+    so that a shown run's new points are drawn."""
 
     status_message = Signal(str)
 
@@ -267,6 +268,12 @@ class CurvesPanel(CurvesExport, QWidget):
             seen.add((round(value, 6), base.name))
             out.append((value, f"{base.name} baseline", color if len(self.runs) > 1 else "#666666"))
         return out
+
+    def follow(self, bridge) -> None:
+        """Redraw shown runs when the run store says they changed or ended (``bridge``: a StoreBridge,
+        explorer.ui.runs.bridge)."""
+        bridge.changed.connect(self.run_updated)
+        bridge.ended.connect(lambda run_id, _status: self.run_updated(run_id, set()))
 
     def run_updated(self, run_id: str, changed: set | None = None) -> None:
         """A displayed run got events (``changed``: the series keys with new points; None = all):

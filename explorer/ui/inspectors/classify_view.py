@@ -49,14 +49,15 @@ def checkpoint_kind(path: str) -> str | None:
         return "swag"
     if not arch.endswith("ForSequenceClassification"):
         return None
-    for run_config in (folder.parent.parent / "config.json", folder.parent / "config.json"):
+    from explorer.core.runs import config_file, run_config_of
+
+    task = run_config_of(folder).get("task")
+    if task not in ("single", "pair"):   # a folder saved beside a run config (not a run's checkpoints/)
         try:
-            task = json.loads(run_config.read_text(encoding="utf-8")).get("task")
+            task = json.loads(config_file(folder.parent).read_text(encoding="utf-8")).get("task")
         except (OSError, ValueError, AttributeError):
-            continue
-        if task in ("single", "pair"):
-            return task
-    return "single"
+            task = None
+    return task if task in ("single", "pair") else "single"
 
 
 def _mono() -> QFont:

@@ -321,8 +321,10 @@ class RunState:
             if candidate:
                 return candidate
         if self.path is not None:
+            from explorer.core.runs import checkpoint_path
+
             for kind in ("best", "last"):
-                p = self.path / "checkpoints" / kind
+                p = checkpoint_path(self.path, kind)
                 if p.is_dir():
                     return str(p)
         return None
