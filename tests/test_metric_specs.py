@@ -25,9 +25,10 @@ def test_every_metric_a_task_declares_has_a_row_and_the_agreed_names_too():
         assert facts.best_metric in facts.metrics, name
         for metric in facts.metrics + tf.emitted_metrics(name, num_labels=1):
             assert ms.known_metric(metric), f"{name} reports {metric!r} without a row in core/metric_specs"
-    agreed = ("exact_match f1 best_f1 accuracy macro_f1 weighted_f1 matthews_corrcoef f_avg pearson spearman mse "
-              "micro_f1 subset_accuracy precision recall token_accuracy loss HasAns_f1 NoAns_f1 HasAns_exact "
-              "NoAns_exact best_exact best_exact_thresh best_f1_thresh best_tau answer_rate").split()
+    agreed = ["exact_match", "f1", "best_f1", "accuracy", "macro_f1", "weighted_f1", "matthews_corrcoef", "f_avg",
+              "pearson", "spearman", "mse", "micro_f1", "subset_accuracy", "precision", "recall", "token_accuracy",
+              "loss", "HasAns_f1", "NoAns_f1", "HasAns_exact", "NoAns_exact", "best_exact", "best_exact_thresh",
+              "best_f1_thresh", "best_tau", "answer_rate"]
     assert [n for n in agreed if not ms.known_metric(n)] == []
 
 

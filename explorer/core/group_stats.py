@@ -181,7 +181,7 @@ def stats(values, higher_is_better: bool = True) -> Stats:
 class GroupTable:
     """The per-run table: rows (one per member: run_id, status, params..., final, best) and the
     summary of the final and best dev metric over the members; ``label`` names the metric with its display
-    scale ("accuracy (%)", "F1 (%)", "matthews_correlation")."""
+    scale ("accuracy (%)", "F1 (%)", "matthews_corrcoef")."""
 
     metric_name: str
     columns: list[str]

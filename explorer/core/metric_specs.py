@@ -132,18 +132,26 @@ _ROWS = (
         "The percentage of questions the model answers at a given τ, i.e. with score_diff > τ. Compare it "
         "with the share of dev questions that really have an answer.")),
     # ---- every task -------------------------------------------------------------------------------------
-    _lower("loss", "loss", 110, "nats"),
+    _lower("loss", "loss", 110, "nats", help=(
+        "The task's training objective averaged over the dev set (cross-entropy in nats; QA: the mean of the "
+        "start and end cross-entropies; regression: squared error). Lower is better.")),
     # ---- classification (fractions, shown in percent; correlations unscaled) ----------------------------
-    _share("macro_f1", "macro F1", 120),
+    _share("macro_f1", "macro F1", 120, help=(
+        "The unweighted mean of the per-class F1 scores, in percent: every class counts the same, however rare.")),
     _share("weighted_f1", "weighted F1", 121),
     _share("f_avg", "F_avg", 122),
     _share("precision", "precision", 123),
     _share("recall", "recall", 124),
-    _correlation("matthews_corrcoef", "matthews_corrcoef", 130),
+    _correlation("matthews_corrcoef", "matthews_corrcoef", 130, help=(
+        "Matthews correlation between predicted and gold labels, from −1 to 1 (0 = chance), the CoLA metric of "
+        "GLUE; unlike accuracy it is not flattered by a majority class.")),
     # ---- regression (STS-B style) ----------------------------------------------------------------------
-    MetricSpec("pearson", "pearson", "", 1.0, True, True, True, 140, True),
-    _correlation("spearman", "spearman", 141),
-    _lower("mse", "mse", 142, "label units²"),
+    MetricSpec("pearson", "pearson", "", 1.0, True, True, True, 140, True, (
+        "Pearson correlation between predictions and gold scores, from −1 to 1 (STS-B's main metric).")),
+    _correlation("spearman", "spearman", 141, help=(
+        "Spearman rank correlation between predictions and gold scores, from −1 to 1 (STS-B).")),
+    _lower("mse", "mse", 142, "label units²", help=(
+        "Mean squared error between predicted and gold scores, in squared label units. Lower is better.")),
     _lower("rmse", "rmse", 143, "label units"),
     _lower("mae", "mae", 144, "label units"),
     # ---- multi-label, token tagging ---------------------------------------------------------------------

@@ -37,7 +37,7 @@ STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "step", "epoch", "elapsed", "t
 
 def series_name(key: str) -> str:
     """The metric or scalar name of a series key: 'dev/f1' -> 'f1', 'loss_scale' -> 'loss_scale'."""
-    return key[len(DEV_PREFIX):] if key.startswith(DEV_PREFIX) else key
+    return key.removeprefix(DEV_PREFIX)
 
 
 def _is_scalar(value) -> bool:
