@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core import run_status
+from explorer.core.best import best_of_events
 from explorer.core.evented import EmitterGroup
 from explorer.core.events import EVENTS_FILE, EventWriter, read_event_log
 from explorer.core.task_facts import best_metric_name, choose_metric
@@ -306,9 +307,9 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     evals = [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
     seen = {name for e in evals for name in e["metrics"]}
     name = choose_metric(seen, config) or best_metric_name(config)
-    values = [e["metrics"][name] for e in evals if isinstance(e["metrics"].get(name), (int, float))]
+    best = best_of_events(evals, name)   # core/best: the metric's direction, step 0 skipped, ties keep the earlier
     s.metric_name = name
-    s.metric_value = max(values) if values else None
+    s.metric_value = best[1] if best else None
     steps = [int(e.get("step") or 0) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ConfigError
-from explorer.core.task_facts import (data_formats_help, defaults_help, find_task_facts, is_qa_task,
-                                     metric_for_best_help, qa_task_names, task_help, task_names)
+from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, find_task_facts,
+                                     is_qa_task, metric_for_best_help, qa_task_names, task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
 QA_TASKS = qa_task_names()
@@ -68,7 +68,7 @@ class TrainConfig:
     log_every: int = 1
     save_checkpoints: bool = True
     save_every: int = 0             # optimizer steps between "last" checkpoints; 0 = at evaluations and the end
-    metric_for_best: str = ""       # eval metric that picks checkpoints/best (higher is better); "" = task default
+    metric_for_best: str = ""       # eval metric that picks checkpoints/best (its direction: core/metric_specs); "" = task default
     watch: list[dict] = field(default_factory=list)   # [{"question": ..., "passage": ...}]
     text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names)
     label_column: str = ""
@@ -94,6 +94,7 @@ class TrainConfig:
         known = task_names()
         if self.task not in known:
             raise ConfigError(f"task {self.task!r} is not one of {', '.join(known)}")
+        check_metric_for_best(self.task, self.metric_for_best, self.num_labels)
         if not self.model:
             raise ConfigError("model is empty: give a hub id, a local folder or bundled:minilm")
         if not self.train:
