@@ -74,6 +74,7 @@ class ClassificationData:
     row_ids: list[str] = field(default_factory=list)
     raw_labels: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
+    loss_weights: list[float] | None = None   # per-class cross-entropy weights (training data; set by the run)
 
     def __len__(self) -> int:
         return len(self.texts_a)
