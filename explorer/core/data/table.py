@@ -170,19 +170,19 @@ def decode_bytes(data: bytes, path: str, encoding: str = "") -> tuple[str, str, 
     return text, encoding_label(guess), notes
 
 
-_WESTERN = ("cp1252", "cp1250", "cp1251", "cp1254", "cp1257", "latin_1", "iso8859_2", "iso8859_15", "mac_roman",
-            "cp850", "cp437", "iso8859_9")
+_MULTIBYTE = ("utf_16", "utf_32", "big5", "gb", "hz", "shift_jis", "euc", "cp932", "cp936", "cp949", "cp950",
+              "iso2022", "johab", "utf_7")
 
 
 def _guess_encoding(matches, data: bytes) -> str:
     """charset-normalizer's best guess, except that Windows-1252 (the usual Western single-byte code page,
-    what Excel on Windows writes) wins among the single-byte Latin code pages whenever it decodes the bytes:
-    on a few non-ASCII bytes these guesses are a coin toss."""
+    what Excel on Windows writes) wins over any single-byte guess whenever it decodes the bytes: on a few
+    non-ASCII bytes these guesses (Windows-1250, Mac Latin-2, ...) are a coin toss."""
     best = matches.best()
     guess = best.encoding if best is not None else "cp1252"
     if codecs.lookup(guess).name in ("ascii", "utf-8"):
         guess = "cp1252"
-    if codecs.lookup(guess).name.replace("-", "_") in _WESTERN:
+    if not codecs.lookup(guess).name.replace("-", "_").startswith(_MULTIBYTE):
         try:
             data.decode("cp1252")
             return "cp1252"
