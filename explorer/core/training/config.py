@@ -100,7 +100,7 @@ class TrainConfig:
 
     def resolved_dev_fraction(self) -> float:
         """The share of the training rows held out as dev when no dev file is given (0.1 by default);
-        0 when a dev file is given."""
+        0 when a dev file is given (dev_fraction is then ignored)."""
         if self.dev:
             return 0.0
         return 0.1 if self.dev_fraction is None else float(self.dev_fraction)
@@ -139,9 +139,6 @@ class TrainConfig:
             raise ConfigError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
         if self.dev_fraction is not None and not 0 <= self.dev_fraction < 1:
             raise ConfigError(f"dev_fraction must be in [0, 1), got {self.dev_fraction}")
-        if self.dev_fraction and self.dev:
-            raise ConfigError("dev_fraction holds out part of the training data when there is no dev file; "
-                              f"this run has one ({self.dev}): give one or the other")
         parse_class_weights(self.class_weights)
         if len(set(self.label_names)) != len(self.label_names):
             raise ConfigError(f"label_names has a name twice: {self.label_names}")

@@ -113,7 +113,7 @@ class ClassificationTask(Task):
                     f"{dev_examples.source} line {dev_examples.lines[k]}: dev label {dev_examples.raw_labels[k]!r} "
                     "is a name, but the training labels are integer ids")
         k = self.num_labels(train_examples, config)
-        if k != 1 and not train_examples.regression:
+        if not train_examples.regression:
             present = sorted(set(train_examples.labels))
             if len(present) < 2:
                 shown = ", ".join(repr(n) for n in (names or [str(y) for y in present]))
@@ -126,7 +126,7 @@ class ClassificationTask(Task):
             if bad is not None:
                 line = data.lines[bad] if data.lines else bad + 1
                 raise ClassificationDataError(
-                    f"{data.source} line {line}: {name} label {data.labels[bad]} but the model has "
+                    f"{data.source} line {line}: {name} example has label {data.labels[bad]} but the model has "
                     f"{k} labels (0..{k - 1}); set num_labels or fix the data")
         parse_weights_for(config.class_weights, train_examples)   # names checked before any model loads
         unknown = [c for c in config.f1_classes if c not in train_examples.class_names()]
