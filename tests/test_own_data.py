@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 from helpers import save_tiny_model
 
-from explorer.core.data.classification import ClassificationDataError, load_classification
+from explorer.core.data.classification import (
+    ClassificationDataError,
+    load_classification,
+)
 from explorer.core.data.split import stratified_split
 from explorer.core.data.table import guess_columns, preview_table, read_table
 from explorer.core.events import iter_events
@@ -254,8 +257,8 @@ def test_stance_like_file_trains_with_split_weights_names_and_resume_reads_the_s
 
 
 def test_labels_the_head_knows_are_mapped_by_name(models, tmp_path):
-    from explorer.core.training.setup import fit_head
     from explorer.core.training.config import TrainConfig
+    from explorer.core.training.setup import fit_head
     from explorer.core.training.tasks import get_task
 
     folder = Path(models["cls3"]).parent / "named3"

@@ -6,7 +6,11 @@ import json
 
 import pytest
 
-from explorer.ui.launch.data_preview import class_distribution_warnings, plain_words, preview_data
+from explorer.ui.launch.data_preview import (
+    class_distribution_warnings,
+    plain_words,
+    preview_data,
+)
 
 
 def _stance(path, rows):

@@ -27,8 +27,14 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from explorer.core.data.table import TABLE_SUFFIXES, Table, guess_columns, read_table, resolve_column
-from explorer.core.data.table import check_field_count  # noqa: F401 - re-exported (older callers)
+from explorer.core.data.table import (
+    TABLE_SUFFIXES,
+    Table,
+    check_field_count,  # noqa: F401 - re-exported (older callers)
+    guess_columns,
+    read_table,
+    resolve_column,
+)
 
 KNOWN_SINGLE = ("sentence", "text", "sentence1", "#1 String", "review", "content")
 KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("question1", "question2"),
@@ -97,7 +103,7 @@ class ClassificationData:
         counts = Counter(self.labels)
         return {name: counts.get(i, 0) for i, name in enumerate(self.class_names())}
 
-    def subset(self, indices: list[int]) -> "ClassificationData":
+    def subset(self, indices: list[int]) -> ClassificationData:
         """The examples at ``indices`` (in that order), everything else kept."""
         def pick(xs):
             return [xs[i] for i in indices] if xs else xs
@@ -106,13 +112,13 @@ class ClassificationData:
                        lines=pick(self.lines), row_ids=pick(self.row_ids), raw_labels=pick(self.raw_labels),
                        problems=list(self.problems), notes=list(self.notes))
 
-    def head(self, n: int) -> "ClassificationData":
+    def head(self, n: int) -> ClassificationData:
         """The first n examples (n <= 0: all)."""
         if n <= 0 or n >= len(self):
             return self
         return self.subset(list(range(n)))
 
-    def relabel(self, names: list[str], what: str = "dev") -> "ClassificationData":
+    def relabel(self, names: list[str], what: str = "dev") -> ClassificationData:
         """These examples with class ids by ``names`` (the training data's id2label), matched by name.
 
         Raises:
@@ -332,15 +338,14 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
     ids: list[str] = []
     invalid: list[str] = []
     stripped: list[int] = []
+    def cell(values: list, i: int):
+        return values[i] if i < len(values) else None
     for n, values in rows:
         if cap > 0 and len(a) >= cap:
             break
-
-        def cell(i):
-            return values[i] if i < len(values) else None
-        ta = _text(cell(texts[0]))
-        tb = _text(cell(texts[1])) if pair else ""
-        lab = _label_text(cell(label_col))
+        ta = _text(cell(values, texts[0]))
+        tb = _text(cell(values, texts[1])) if pair else ""
+        lab = _label_text(cell(values, label_col))
         bad = [f"{table.where(n, texts[j])}: empty text" for j, t in enumerate((ta, tb) if pair else (ta,))
                if t is None or not t.strip()]
         if lab is None or not lab.strip():
@@ -356,7 +361,7 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
             b.append(tb)
         raw.append(lab)
         lines.append(n)
-        ids.append(str(cell(id_col)).strip() if id_col is not None else str(n))
+        ids.append(str(cell(values, id_col)).strip() if id_col is not None else str(n))
     if invalid:
         if not skip_invalid:
             shown = "; ".join(invalid[:5]) + (f"; and {len(invalid) - 5} more" if len(invalid) > 5 else "")

@@ -33,7 +33,7 @@ def stratified_split(labels: list[int], fraction: float, seed: int, names: list[
     thin = []
     for c in np.unique(y):
         rows = np.flatnonzero(y == c)
-        k = int(round(len(rows) * fraction))
+        k = round(len(rows) * fraction)
         k = min(max(k, 1), len(rows) - 1) if len(rows) >= 2 else 0
         if k < 1 or len(rows) * fraction < 1:
             thin.append((names[c] if names and c < len(names) else str(c), len(rows)))

@@ -18,13 +18,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer.core.data.classification import ClassificationData, ClassificationDataError, load_classification
+from explorer.core.data.classification import (
+    ClassificationData,
+    ClassificationDataError,
+    load_classification,
+)
 from explorer.core.errors import ConfigError
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.config import parse_class_weights
 from explorer.core.training.glue_metrics import classification_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
-
 
 DEV_SPLIT_FILE = "dev_split.csv"
 
@@ -85,7 +88,11 @@ class ClassificationTask(Task):
         frac = config.resolved_dev_fraction()
         if config.dev or frac <= 0 or train_examples.regression:
             return train_examples, None, []
-        from explorer.core.data.split import load_dev_split, stratified_split, write_dev_split
+        from explorer.core.data.split import (
+            load_dev_split,
+            stratified_split,
+            write_dev_split,
+        )
 
         path = Path(run_dir) / DEV_SPLIT_FILE if run_dir is not None else None
         if path is not None and path.is_file():
@@ -201,7 +208,7 @@ class ClassificationTask(Task):
         names = examples.class_names() if examples is not None and not examples.regression else None
         out = classification_metrics(labels, logits, label_names=names, f1_classes=config.f1_classes or None)
         out["loss"] = float(np.mean(outputs["loss"])) if len(outputs["loss"]) else 0.0
-        out["total"] = int(len(labels))
+        out["total"] = len(labels)
         return out
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:
