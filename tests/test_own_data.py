@@ -291,3 +291,25 @@ def test_real_stance_file_loads_with_its_columns():
     assert d.class_counts() == {"AGAINST": 1342, "FAVOR": 731, "NONE": 741}
     assert any("read as Windows-1252: 12 bytes are not UTF-8" in m for _, m in d.notes)
     assert not any(t.endswith("\r") for t in d.texts_a)
+
+
+def test_own_data_flags_parse():
+    import argparse
+
+    from explorer.worker.train import add_arguments, config_from_args
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    cfg = config_from_args(p.parse_args(["--train", "x.csv", "--task", "pair", "--no-header", "--text-columns", "6,7",
+                                         "--label-column", "5", "--class-weights", "balanced", "--f1-classes",
+                                         "FAVOR,AGAINST", "--label-names", "AGAINST,NONE,FAVOR", "--new-head",
+                                         "--skip-invalid", "--dev-fraction", "0.2", "--encoding", "cp1252"]))
+    assert cfg.no_header is True and cfg.text_columns == ["6", "7"] and cfg.label_column == "5"
+    assert cfg.f1_classes == ["FAVOR", "AGAINST"] and cfg.label_names == ["AGAINST", "NONE", "FAVOR"]
+    assert cfg.new_head and cfg.skip_invalid and cfg.dev_fraction == 0.2 and cfg.encoding == "cp1252"
+    assert config_from_args(p.parse_args(["--train", "x", "--text-columns", "Tweet"])).text_columns == ["Tweet"]
+    cfg.validate()
+    with pytest.raises(ValueError, match="class_weights"):
+        config_from_args(p.parse_args(["--train", "x", "--class-weights", "lots"])).validate()
+    with pytest.raises(ValueError, match="dev_fraction must be in"):
+        config_from_args(p.parse_args(["--train", "x", "--dev-fraction", "1.5"])).validate()

@@ -92,6 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
+        elif kind == "bool" and f.name.startswith("no_"):
+            # BooleanOptionalAction reads any "--no-..." as False: --no-header must mean no_header = True
+            parser.add_argument(flag, action="store_const", const=True, **common)
         elif kind == "bool":
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
         elif kind.startswith("list"):
