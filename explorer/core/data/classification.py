@@ -271,8 +271,8 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
             k = ids.index(int(hi))
             raise _scale_error(at(k), values[k], f"a {int(lo)}-{int(hi)} rating scale with no class 0")
         if hi >= 5 and len(distinct) >= 6:
-            notes.append(("warning", f"column {column!r}: labels 0..{int(hi)} are read as {int(hi) + 1} classes; if "
-                          f"they are scores on a 0-{int(hi)} scale, use --task regression"))
+            notes.append(("warning", (f"column {column!r}: labels 0..{int(hi)} are read as {int(hi) + 1} classes; if "
+                           f"they are scores on a 0-{int(hi)} scale, use --task regression")))
         if lo >= 1:
             notes.append(("warning", f"column {column!r}: no example has label 0 (class 0 is never trained)"))
         return ids, None, notes
@@ -282,8 +282,8 @@ def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] |
         by_case.setdefault(n.casefold(), []).append(n)
     for group in by_case.values():
         if len(group) > 1:
-            notes.append(("warning", f"column {column!r}: labels {' and '.join(repr(g) for g in group)} differ only "
-                          f"by case; they are {len(group)} different classes"))
+            notes.append(("warning", (f"column {column!r}: labels {' and '.join(repr(g) for g in group)} differ only "
+                           f"by case; they are {len(group)} different classes")))
     index = {n: i for i, n in enumerate(names)}
     return [index[v] for v in values], names, notes
 
@@ -367,8 +367,8 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
             shown = "; ".join(invalid[:5]) + (f"; and {len(invalid) - 5} more" if len(invalid) > 5 else "")
             raise ClassificationDataError(f"{len(invalid)} row problem{'s' if len(invalid) != 1 else ''}: {shown} "
                                           "(fix them, or skip such rows with --skip-invalid)")
-        notes.append(("warning", f"{table.path}: {len(invalid)} row{'s' if len(invalid) != 1 else ''} skipped "
-                      f"(empty text or missing label), first: {invalid[0]}"))
+        notes.append(("warning", (f"{table.path}: {len(invalid)} row{'s' if len(invalid) != 1 else ''} skipped "
+                       f"(empty text or missing label), first: {invalid[0]}")))
     if not a:
         raise ClassificationDataError(f"{table.path}: no examples (only a header, or an empty split)")
     label_name = table.columns[label_col] if table.has_header else f"column {label_col + 1}"
@@ -384,8 +384,8 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
             names = list(hub_names)
         notes.extend((lvl, f"{table.path}: {msg}") for lvl, msg in label_notes)
     if stripped:
-        notes.append(("info", f"{table.path}: {len(stripped)} label{'s' if len(stripped) != 1 else ''} had spaces "
-                      f"around them, stripped (first: line {stripped[0]})"))
+        notes.append(("info", (f"{table.path}: {len(stripped)} label{'s' if len(stripped) != 1 else ''} had spaces "
+                       f"around them, stripped (first: line {stripped[0]})")))
     keys = Counter(zip(a, b or [""] * len(a), raw))
     dup = sum(c - 1 for c in keys.values() if c > 1)
     if dup:
@@ -400,8 +400,8 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
     if id_col is not None:
         repeated = sum(c - 1 for c in Counter(ids).values() if c > 1)
         if repeated:
-            notes.append(("warning", f"{table.path}: {repeated} repeated id{'s' if repeated != 1 else ''} in "
-                          f"{table.column_label(id_col)}"))
+            notes.append(("warning", (f"{table.path}: {repeated} repeated id{'s' if repeated != 1 else ''} in "
+                           f"{table.column_label(id_col)}")))
     col = [table.columns[i] if table.has_header else str(i + 1) for i in texts]
     problems = [m for lvl, m in notes if lvl == "warning"]
     return ClassificationData(a, b, labels, source, (col[0], col[1] if pair else "",
