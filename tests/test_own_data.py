@@ -313,3 +313,10 @@ def test_own_data_flags_parse():
         config_from_args(p.parse_args(["--train", "x", "--class-weights", "lots"])).validate()
     with pytest.raises(ValueError, match="dev_fraction must be in"):
         config_from_args(p.parse_args(["--train", "x", "--dev-fraction", "1.5"])).validate()
+
+
+def test_label_names_name_integer_ids_in_train_and_dev(tmp_path):
+    p = _write(tmp_path / "i.tsv", "sentence\tlabel\na\t0\nb\t1\n")
+    train = load_classification(str(p), label_names=["negative", "positive"])
+    dev = load_classification(str(p), label_names=["negative", "positive"])
+    assert train.label_names == ["negative", "positive"] and dev.relabel(train.label_names).labels == [0, 1]

@@ -131,8 +131,9 @@ class ClassificationData:
         for k, raw in enumerate(self.raw_labels):
             if raw in index:
                 ids.append(index[raw])
-            elif self.label_names is None and _INT.match(raw) and int(float(raw)) < len(names):
-                ids.append(int(float(raw)))   # integer ids on both sides
+            elif (self.label_names is None or list(self.label_names) == list(names)) and _INT.match(raw) \
+                    and int(float(raw)) < len(names):
+                ids.append(int(float(raw)))   # integer ids on both sides (label_names naming the ids)
             else:
                 raise ClassificationDataError(
                     f"{self.source} line {self.lines[k] if self.lines else k + 1}, column {self.columns[2]!r}: "
