@@ -451,7 +451,7 @@ class LauncherPanel(QWidget):
     def _browse_data(self, which: str) -> None:
         start = self.settings.last_dir("data") if self.settings else str(Path(sample_paths()[0]).parent)
         path, _ = QFileDialog.getOpenFileName(self, f"{which} data", start,
-                                              "Data files (*.json *.jsonl *.tsv *.csv);;All files (*)")
+                                              "Data files (*.json *.jsonl *.tsv *.csv *.txt *.xlsx);;All files (*)")
         if path:
             self.editors[which].set(path)
             if self.settings:
