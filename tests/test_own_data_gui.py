@@ -104,3 +104,17 @@ def test_dev_labels_are_matched_to_the_head_by_name(tmp_path):
     with pytest.raises(ClassificationDataError, match="line 3, column 'verdict': dev label 'meh' never occurs"):
         score_classification_dev(loaded.model, loaded.tokenizer, "single", str(p),
                                  settings={"text_columns": ["review"], "label_column": "verdict"})
+
+
+def test_an_excel_workbook_is_previewed_for_classification_only(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["text", "label"])
+    book.active.append(["good", "pos"])
+    book.active.append(["bad", "neg"])
+    book.save(tmp_path / "t.xlsx")
+    res = preview_data(str(tmp_path / "t.xlsx"), "single")
+    assert res["ok"] and res["columns"] == ["text", "label"] and res["class_counts"] == {"neg": 1, "pos": 1}
+    res = preview_data(str(tmp_path / "t.xlsx"), "squad_v2")
+    assert not res["ok"] and "is an Excel workbook; it fits the single / pair classification tasks" in res["error"]
