@@ -147,7 +147,7 @@ def _bad_cases(files, d):
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
         "wrong columns": (cls + ["--train", wrong_cols], "no sentence column found among ['phrase', 'y']"),
-        "text labels": (cls + ["--train", text_labels], "line 2: label 'positive' is not an integer"),
+        "text labels": (cls + ["--train", text_labels], "only 1 class ('positive')"),   # names are classes (issue 21)
         "empty train": (cls + ["--train", header_only], "no examples"),
         "dev label out of range": (cls + ["--train", files["sst"], "--dev", three], "has label 2 but the model has 2"),
         "missing model": (["--model", d / "no_model", "--task", "single", "--train", files["sst"]], "does not exist"),

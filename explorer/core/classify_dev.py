@@ -87,19 +87,52 @@ def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = N
                                    boundary, mistakes, int(len(y)), label_names or [str(c) for c in range(k)])
 
 
+TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
+
+
+def run_data_settings(model_source: str) -> dict:
+    """The data settings of the run a checkpoint belongs to, read from ``runs/<id>/config.json`` two folders
+    above ``runs/<id>/checkpoints/<name>``: {"dev", "train", "task", text_columns, label_column, id_column,
+    no_header, encoding, label_names}; {} when the source is not a run checkpoint. Reads JSON only (no torch)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(str(model_source or "")).expanduser()
+    for cfg in (folder.parent.parent / "config.json", folder / "run_config.json"):
+        if folder.parent.name == "checkpoints" and cfg.is_file():
+            try:
+                data = json.loads(cfg.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+            if not isinstance(data, dict):
+                return {}
+            return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
+    return {}
+
+
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
-                             max_seq_length: int = 128, batch_size: int = 16, n: int = 10) -> ClassificationDevReport:
+                             max_seq_length: int = 128, batch_size: int = 16, n: int = 10,
+                             settings: dict | None = None) -> ClassificationDevReport:
     """Run ``model`` over a dev file of ``task`` ("single", "pair" or "swag") and summarise it.
 
-    Raises the loaders' UserErrors (file, line) for bad data."""
+    ``settings``: the table settings (TABLE_SETTINGS: text_columns, label_column, ...; e.g. the run's own from
+    :func:`run_data_settings`). Labels written as names are matched to the head's id2label by name.
+
+    Raises the loaders' UserErrors (file, line) for bad data, and for a label the head does not have."""
     import torch
 
     from explorer.core.training.config import TrainConfig
     from explorer.core.training.tasks import get_task
 
     t = get_task(task)
-    config = TrainConfig(task=task, dev=source, dev_cap=cap or 0, max_seq_length=max_seq_length)
+    extra = {k: v for k, v in (settings or {}).items() if k in TABLE_SETTINGS and v not in (None, "")}
+    config = TrainConfig(task=task, dev=source, dev_cap=cap or 0, max_seq_length=max_seq_length, **extra)
     data = t.load(config, "dev")
+    if task != "swag" and getattr(data, "label_names", None):   # names: map them to the head's, by name
+        id2label = getattr(model.config, "id2label", None) or {}
+        head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
+        if not all(h == f"LABEL_{c}" for c, h in enumerate(head)):
+            data = data.relabel(head, "dev")
     feats = t.featurize(data, tokenizer, config, train=False)
     device = next(model.parameters()).device
     logits = []

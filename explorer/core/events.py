@@ -48,6 +48,9 @@ class StartedEvent(_Event, total=False):
     resumed_from_step: int | None
     load_report: dict               # what loading the model found (missing / unexpected / new weights;
                                     # "warning" when weights outside the task head are random)
+    label_names: list               # classification: class names in id order (id2label)
+    class_counts: dict              # classification: training examples per class name
+    class_weights: dict             # classification with class_weights: loss weight per class name
 
 
 class StepEvent(_Event, total=False):

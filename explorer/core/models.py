@@ -184,7 +184,8 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
 
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
-               hub_timeout_s: float = 10.0, init_seed: int = 0) -> LoadedModel:
+               hub_timeout_s: float = 10.0, init_seed: int = 0, id2label: dict | None = None,
+               new_head: bool = False) -> LoadedModel:
     """Load tokenizer + ``AutoModelFor<task>`` from a source, in eval mode.
 
     Args:
@@ -195,6 +196,10 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         attn_implementation: "sdpa" (default, fast) or "eager" (needed for output_attentions).
         hub_timeout_s: how long a hub request may take before we call the hub unreachable.
         init_seed: seed for any freshly initialised head, so an untrained head is the same on every load.
+        id2label: class names by id for a classification head ({0: "AGAINST", ...}); written into the model's
+            config (and so into every checkpoint's config.json, which a transformers pipeline reads).
+        new_head: drop the checkpoint's task head (whatever its size) and start a fresh one; the encoder's
+            weights still load.
 
     Returns:
         LoadedModel.
@@ -227,6 +232,12 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     model_kwargs = dict(kwargs)
     if num_labels is not None:
         model_kwargs["num_labels"] = num_labels
+    if id2label:
+        model_kwargs["id2label"] = {int(i): str(n) for i, n in id2label.items()}
+        model_kwargs["label2id"] = {str(n): int(i) for i, n in id2label.items()}
+        model_kwargs["num_labels"] = len(id2label)
+    if new_head:
+        model_kwargs["ignore_mismatched_sizes"] = True
     verbosity = hf_logging.get_verbosity()
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
@@ -243,6 +254,10 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
             model, info = _from_pretrained(task, path, attn_implementation, model_kwargs)
+            if new_head:
+                fresh = reset_head(model)
+                info = dict(info)
+                info["missing_keys"] = sorted(set(info.get("missing_keys", [])) | set(fresh))
     except ModelSourceError:
         raise
     except OSError as exc:
@@ -276,6 +291,20 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     return LoadedModel(model=model, tokenizer=tokenizer, source=source, path=str(path), task=task,
                        head_initialised=head_initialised, missing_keys=missing, load_report=report,
                        head_note=note)
+
+
+def reset_head(model) -> list[str]:
+    """Re-initialise every weight outside the encoder (the task head) with the model's own init; returns
+    their names. The caller seeds the RNG."""
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    names = []
+    for child_name, child in model.named_children():
+        if child_name == prefix:
+            continue
+        for module in child.modules():
+            model._init_weights(module)
+        names += [f"{child_name}.{n}" for n, _ in child.named_parameters()]
+    return names
 
 
 ENCODER_FAMILIES = "BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2/v3, XLM-RoBERTa or ModernBERT"

@@ -154,7 +154,7 @@ def op_classify_dev(state: State, args: dict, progress, cancelled):
 
     loaded = state.model(args.get("slot", "classify"))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
-                                    cap=args.get("cap") or None)
+                                    cap=args.get("cap") or None, settings=args.get("settings") or None)
 
 
 def op_squad_rows(state: State, args: dict, progress, cancelled):

@@ -64,8 +64,10 @@ def _json_list(text: str) -> list:
         value = json.loads(text)
     except json.JSONDecodeError:
         return [part.strip() for part in text.split(",") if part.strip()]
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return [str(value)]   # one item: --text-columns 6, --text-columns Tweet
     if not isinstance(value, list):
-        raise argparse.ArgumentTypeError(f"expected a JSON list, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a JSON list or \"a,b\", got {text!r}")
     return value
 
 
@@ -91,10 +93,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
+        elif kind == "bool" and f.name.startswith("no_"):
+            # BooleanOptionalAction reads any "--no-..." as False: --no-header must mean no_header = True
+            parser.add_argument(flag, action="store_const", const=True, **common)
         elif kind == "bool":
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
         elif kind.startswith("list"):
-            common["help"] += "; a JSON list" + (' or "a,b"' if f.name == "text_columns" else "")
+            common["help"] += '; a JSON list or "a,b"'
+
             parser.add_argument(flag, type=_json_list, metavar="JSON", **common)
         elif kind.startswith("int"):
             parser.add_argument(flag, type=int, metavar="N", **common)

@@ -23,7 +23,7 @@ class DataKind:
     """The kind of a data file.
 
     Attributes:
-        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "json" (other JSON) | "empty" | "binary" | "text".
+        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "xlsx" | "json" (other JSON) | "empty" | "binary" | "text".
         fits: the task names the file can feed (("squad_v1", "squad_v2"), ("single", "pair"), ...).
         columns: column / field names (header of a TSV/CSV, keys of the first JSONL record).
         description: one plain sentence naming the kind, its columns and the tasks it fits.
@@ -110,6 +110,9 @@ def sniff_data_file(path: str | Path) -> DataKind:
         whole = len(fh.read(1)) == 0
     if not raw.strip():
         return DataKind("empty", (), (), f"{path.name} is empty")
+    if path.suffix.lower() == ".xlsx" and raw.startswith(b"PK"):   # a zip: an Excel workbook (core/data/table.py)
+        return DataKind("xlsx", CLASSIFICATION_TASKS, (), f"{path.name} is an Excel workbook; "
+                        f"{_task_words(CLASSIFICATION_TASKS)}")
     if b"\x00" in raw:
         return DataKind("binary", (), (), f"{path.name} is a binary file, not text data; {_task_words(())}")
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from explorer.core.classify_dev import run_data_settings
 
 from .client import shared_client
 from .common import header
@@ -21,6 +23,12 @@ def _dev_example(kind: str, row) -> dict:
         endings = row.text_b.split(" | ")
         return {"kind": "swag", "text_a": row.text_a, "endings": endings, "label": row.label}
     return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
+
+
+def _f1_kind(rep) -> str:
+    """Which F1 the report holds (explorer.core.classify_dev._f1): binary F1 of the second class, or macro."""
+    names = list(rep.label_names or [])
+    return f"of class {names[1]}" if len(names) == 2 else "macro"
 
 
 class ClassifyDevView(QWidget):
@@ -40,9 +48,20 @@ class ClassifyDevView(QWidget):
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
         run = QPushButton("Score dev set")
         run.clicked.connect(self.run)
+        # the column picker, pre-filled from the run's config.json when the model is a run checkpoint
+        self.text_columns = self._picker("text column(s): the usual names", "The text column, or the two of a pair "
+                                         "(comma-separated); a 1-based position for a file without a header.")
+        self.label_column = self._picker("label column: the usual names", "The label column (name or position).")
+        self.no_header = QCheckBox("no header row")
+        self._settings: dict = {}
+        self._prefilled_for = None
         top = QHBoxLayout()
         for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run):
             top.addWidget(w)
+        cols = QHBoxLayout()
+        for w in (QLabel("Text"), self.text_columns, QLabel("Label"), self.label_column, self.no_header):
+            cols.addWidget(w)
+        cols.addStretch(1)
         self.status = QLabel("Load a model in Classify, choose a dev file, press Score dev set.")
         self.metrics = QLabel("")
         self.confusion = QTableWidget(0, 0)
@@ -60,6 +79,7 @@ class ClassifyDevView(QWidget):
         layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix; click an example to open it "
                                 "in Classify."))
         layout.addLayout(top)
+        layout.addLayout(cols)
         layout.addWidget(self.status)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
@@ -72,21 +92,75 @@ class ClassifyDevView(QWidget):
         t.cellClicked.connect(lambda r, _c, table=t: self._clicked(table, r))
         return t
 
+    @staticmethod
+    def _picker(placeholder: str, tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setEditable(True)
+        combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        combo.setMinimumWidth(140)
+        combo.lineEdit().setPlaceholderText(placeholder)
+        combo.setToolTip(tip)
+        return combo
+
+    def prefill_from_run(self, source: str) -> bool:
+        """Fill the dev file and the column picker from the run's config.json when ``source`` is a run
+        checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept. True when a run was found."""
+        settings = run_data_settings(source)
+        self._prefilled_for = source
+        if not settings:
+            return False
+        self._settings = settings
+        if not self.path.text().strip():
+            self.path.setText(str(settings.get("dev") or settings.get("train") or ""))
+        texts = ", ".join(str(c) for c in settings.get("text_columns") or [])
+        if texts and not self.text_columns.currentText().strip():
+            self.text_columns.addItem(texts)
+            self.text_columns.setCurrentText(texts)
+        label = str(settings.get("label_column") or "")
+        if label and not self.label_column.currentText().strip():
+            self.label_column.addItem(label)
+            self.label_column.setCurrentText(label)
+        self.no_header.setChecked(bool(settings.get("no_header")))
+        return True
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Pre-fill from the run of the model loaded in Classify when the tab is shown."""
+        super().showEvent(event)
+        loaded = self.get_loaded()
+        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
+        if source and source != self._prefilled_for:
+            self.prefill_from_run(source)
+
+    def table_settings(self) -> dict:
+        """The table settings sent with the request: the picker's columns, plus the run's encoding, id column
+        and label names."""
+        out = {k: self._settings[k] for k in ("encoding", "id_column", "label_names") if self._settings.get(k)}
+        texts = [c.strip() for c in self.text_columns.currentText().split(",") if c.strip()]
+        if texts:
+            out["text_columns"] = texts
+        if self.label_column.currentText().strip():
+            out["label_column"] = self.label_column.currentText().strip()
+        out["no_header"] = self.no_header.isChecked()
+        return out
+
     def run(self) -> None:
         loaded = self.get_loaded()
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
             return
+        source = str(getattr(loaded, "source", "") or "")
+        if source and source != self._prefilled_for:
+            self.prefill_from_run(source)
         self._kind = self.get_kind()
         self.status.setText(f"scoring {self.path.text()} ...")
         self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
-                                          "cap": self.cap.value() or None})
+                                          "cap": self.cap.value() or None, "settings": self.table_settings()})
 
     def show_report(self, rep, kind: str = "single") -> None:
         """Render a ClassificationDevReport."""
         self.report, self._kind = rep, kind
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
+        self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 ({_f1_kind(rep)}) {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
                              f"({rep.total} examples)")
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)

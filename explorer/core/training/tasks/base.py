@@ -85,8 +85,22 @@ class Task:
         """num_labels for the model head (None when the head has a fixed size)."""
         return None
 
-    def check_data(self, train_examples, dev_examples, config) -> None:
-        """Cross-checks between train and dev (e.g. label ranges); raise ValueError with specifics."""
+    def check_data(self, train_examples, dev_examples, config):
+        """Cross-checks between train and dev (e.g. label ranges); raise ValueError with specifics. May return
+        the dev examples changed (e.g. labels mapped by name); None = unchanged."""
+
+    def split_dev(self, train_examples, config, run_dir) -> tuple[object, object | None, list[tuple[str, str]]]:
+        """(train, dev, notes) when the run has no dev file: tasks that hold out a dev split do it here
+        (classification: a stratified ``dev_fraction``); the default holds out nothing."""
+        return train_examples, None, []
+
+    def label_names(self, train_examples) -> list[str] | None:
+        """Class names of the head in id order (the model config's id2label), or None."""
+        return None
+
+    def started_info(self, train_examples, config) -> dict:
+        """Extra JSON-safe fields for the run's ``started`` event (e.g. class weights)."""
+        return {}
 
     def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
         raise NotImplementedError
