@@ -90,8 +90,8 @@ def test_no_other_module_restates_the_metric_vocabulary():
 @pytest.mark.parametrize("name, task, hint", [
     ("acc", "single", "did you mean accuracy?"),
     ("matthews_correlation", "pair", "did you mean matthews_corrcoef?"),
-    ("eval_loss", "single", "accuracy, f1, matthews_corrcoef, loss"),
-    ("mse", "single", "the single task reports (accuracy, f1, matthews_corrcoef, loss)"),
+    ("eval_loss", "single", "accuracy, f1, macro_f1, weighted_f1, f_avg, matthews_corrcoef, loss"),
+    ("mse", "single", "the single task reports (accuracy, f1, macro_f1, weighted_f1, f_avg, matthews_corrcoef, loss)"),
     ("accuracy", "squad_v2", "exact_match, f1, HasAns_exact"),
     ("F1", "squad_v1", "did you mean f1?"),
 ])

@@ -69,7 +69,7 @@ _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending
 _SQUAD_V1_METRICS = ("exact_match", "f1", "loss")
 _SQUAD_V2_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1", "best_exact",
                      "best_exact_thresh", "best_f1", "best_f1_thresh", "best_tau", "tau", "loss")
-_CLASSIFICATION_METRICS = ("accuracy", "f1", "matthews_corrcoef", "loss")
+_CLASSIFICATION_METRICS = ("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss")
 # A classification task with num_labels 1 trains a regression head (STS-B style) and reports these instead.
 _REGRESSION_HEAD_METRICS = ("pearson", "spearman", "mse", "loss")
 
