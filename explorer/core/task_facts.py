@@ -55,6 +55,10 @@ class TaskFacts:
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
 _GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "
                  "per line, or a hub dataset id such as nyu-mll/glue::sst2")
+_REGRESSION_FORMATS = (_GLUE_FORMATS + "; the label column holds numbers (e.g. STS-B similarity 0-5), one or two "
+                       "text columns")
+_MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one column (econ;politics, "
+                       "--label-separator) or one 0/1 column per label (several --label-column names)")
 _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
 
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
@@ -70,6 +74,12 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, pair=True),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS),
+    # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
+    TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
+              "pearson", 2e-5, 128, _REGRESSION_FORMATS),
+    # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
+    TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
+              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not

@@ -207,7 +207,7 @@ def _parse_label(where: str, value, regression: bool):
     else:
         raise ClassificationDataError(
             f"{where}: label {value!r} is not an integer (classification labels must be 0..K-1; "
-            "for real-valued scores set num_labels 1)")
+            "for real-valued scores choose the regression task)")
     if out < 0:
         raise ClassificationDataError(f"{where}: label {out} is negative (labels must be 0..K-1; "
                                       "-1 marks unlabeled test rows in GLUE files)")

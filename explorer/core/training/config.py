@@ -72,6 +72,7 @@ class TrainConfig:
     watch: list[dict] = field(default_factory=list)   # [{"question": ..., "passage": ...}]
     text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names)
     label_column: str = ""
+    label_separator: str = ";"      # multilabel: what separates the label names in one cell
     num_labels: int = 0             # 0 = inferred from the train labels
     trust_remote_code: bool = False
 
@@ -117,6 +118,8 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not self.time_budget_minutes >= 0:
             raise ConfigError(f"time_budget_minutes must be >= 0, got {self.time_budget_minutes}")
+        if self.task == "multilabel" and not self.label_separator:
+            raise ConfigError("label_separator is empty: give the character that separates label names, e.g. ;")
         if self.max_steps <= 0 and self.epochs <= 0:
             raise ConfigError("give epochs > 0 or max_steps > 0")
         if not 0 <= self.warmup_ratio < 1:
@@ -221,8 +224,12 @@ FIELD_HELP: dict[str, str] = {
     "watch": 'question/passage pairs probed at each evaluation, '
              'e.g. [{"question": "...", "passage": "..."}]',
     "text_columns": "classification: the 1 or 2 text column names; empty = found among the usual names",
-    "label_column": "classification: the label column name; empty = found among the usual names",
-    "num_labels": "classification: number of labels; 0 = inferred from the training labels",
+    "label_column": "classification: the label column name; empty = found among the usual names; multilabel: "
+                    "one column holding a delimited list (see label_separator), or several 0/1 columns, one per "
+                    "label, as names separated by commas",
+    "label_separator": "multilabel: what separates the label names in one cell (econ;politics)",
+    "num_labels": "classification: number of labels; 0 = inferred from the training labels (regression "
+                  "and multilabel need no setting)",
     "trust_remote_code": "allow a hub model to run its own code",
 }
 

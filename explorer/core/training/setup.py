@@ -259,6 +259,7 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
 
     train_ex, dev_ex = _read_data(config, task, writer)
     loaded = load_for_training(source, task, task.num_labels(train_ex, config), config, writer)
+    task.configure_model(loaded.model, train_ex, config)
     writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
     train_feats = task.featurize(train_ex, loaded.tokenizer, config, train=True)
     if len(train_feats) == 0:
