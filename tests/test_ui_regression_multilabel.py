@@ -82,3 +82,30 @@ def test_regression_dev_view_draws_predicted_against_gold_with_the_identity_line
 
 def test_the_head_list_offers_both_tasks():
     assert {"regression", "multilabel"} <= set(KINDS.values())
+
+
+def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_path):
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    scores = tmp_path / "sts.tsv"
+    scores.write_text("sentence1\tsentence2\tscore\na\tb\t0.5\nc\td\t4.5\n", encoding="utf-8")
+    res = preview_data(str(scores), "regression")
+    assert res["ok"] and "scores 0.5 to 4.5" in res["summary"] and res["records"][1]["label"] == "4.5"
+    sets = tmp_path / "ml.tsv"
+    sets.write_text("text\tlabels\na\tecon;politics\nb\tecon\n", encoding="utf-8")
+    res = preview_data(str(sets), "multilabel")
+    assert res["ok"] and "2 labels (econ: 2, politics: 1)" in res["summary"]
+    assert res["records"][0]["label"] == "econ; politics"
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["train"].set(str(scores))
+    w.editors["dev"].set("")
+    w.editors["task"].set("regression")
+    w._changed()
+    assert not w.editors["label_separator"].widget.isEnabled() and w.editors["label_column"].widget.isEnabled()
+    assert "--task regression" in w.command.toPlainText() and "num_labels" not in w.problem.text()
+    w.editors["task"].set("multilabel")
+    w._changed()
+    assert w.editors["label_separator"].widget.isEnabled() and w.config().label_separator == ";"

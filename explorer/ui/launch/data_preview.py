@@ -29,7 +29,7 @@ def _clip(text: str, n: int = 160) -> str:
 
 
 def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "train",
-                 text_columns: list[str] | None = None, label_column: str = "") -> dict:
+                 text_columns: list[str] | None = None, label_column: str = "", label_separator: str = ";") -> dict:
     """Load ``source`` for ``task`` and summarise it. Never raises for bad data: ok=False + error.
 
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
@@ -44,6 +44,9 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
             return _preview_squad(source, task, n_records, split)
         if task == "swag":
             return _preview_swag(source, n_records)
+        if task in ("regression", "multilabel"):
+            return _preview_scores_or_label_sets(source, task, n_records, split, text_columns, label_column,
+                                                 label_separator)
         return _preview_classification(source, task, n_records, split, text_columns, label_column)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
@@ -108,6 +111,41 @@ def _preview_swag(source: str, n: int) -> dict:
             "counts": counts, "problems": [], "n_problems": 0, "records": records, "error": ""}
 
 
+def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, text_columns, label_column,
+                                  separator: str) -> dict:
+    """Regression: the score range and mean; multi-label: how many texts carry each label."""
+    from explorer.core.data.scores_and_label_sets import load_multilabel, load_regression
+
+    if task == "regression":
+        data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split)
+        ys = data.labels
+        shape = f"scores {min(ys):g} to {max(ys):g}, mean {sum(ys) / len(ys):.3g}"
+        counts = {"examples": len(data), "outputs": 1}
+        shown = [f"{y:g}" for y in ys[:n]]
+    else:
+        data = load_multilabel(source, text_columns=text_columns or None, label_column=label_column,
+                               separator=separator or ";", split=split)
+        per = [0] * data.num_labels
+        for row in data.labels:
+            for k in row:
+                per[k] += 1
+        shape = f"{data.num_labels} labels (" + ", ".join(f"{name}: {c:,}" for name, c in zip(data.label_names, per)) + ")"
+        counts = {"examples": len(data), "labels": data.num_labels}
+        shown = ["; ".join(data.label_names[k] for k in row) or "(none)" for row in data.labels[:n]]
+    records = []
+    for i, label in enumerate(shown):
+        rec = {"text": _clip(data.texts_a[i], 140)}
+        if data.texts_b is not None:
+            rec["text_b"] = _clip(data.texts_b[i], 140)
+        rec["label"] = label
+        records.append(rec)
+    a, b, lab = data.columns
+    cols = f"columns {a!r}" + (f" + {b!r}" if b else "") + f", label {lab!r}"
+    return {"ok": True, "kind": "classification", "summary": f"{len(data):,} examples, {shape}; {cols}",
+            "counts": counts, "problems": list(data.problems)[:50], "n_problems": len(data.problems),
+            "records": records, "error": ""}
+
+
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column) -> dict:
     from explorer.core.data.classification import load_classification
 
@@ -140,9 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=8)
     p.add_argument("--text-columns", default="")
     p.add_argument("--label-column", default="")
+    p.add_argument("--label-separator", default=";")
     a = p.parse_args(argv)
     cols = [c.strip() for c in a.text_columns.split(",") if c.strip()]
-    out = preview_data(a.source, a.task, n_records=a.n, split=a.split, text_columns=cols, label_column=a.label_column)
+    out = preview_data(a.source, a.task, n_records=a.n, split=a.split, text_columns=cols, label_column=a.label_column,
+                       label_separator=a.label_separator)
     sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     return 0
 

@@ -43,6 +43,7 @@ class FieldSpec:
     special: str = ""    # text shown for the minimum value of a spin box (e.g. "auto")
     qa_only: bool = False
     cls_only: bool = False
+    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / cls_only say)
 
 
 GROUPS = ("Model and task", "Data", "Recipe", "Sequence and QA windows", "Evaluation and output")
@@ -64,7 +65,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("text_columns", "Text columns", "Data", "columns",
               "Column name(s) of the sentence (or the two sentences), comma-separated; empty = detect.",
               cls_only=True),
-    FieldSpec("label_column", "Label column", "Data", "text", "The label column; empty = detect.", cls_only=True),
+    FieldSpec("label_column", "Label column", "Data", "text",
+              "The label column; empty = detect. Regression: the column of scores. Multi-label: one column "
+              "holding the label names (econ;politics), or several 0/1 columns, one per label, comma-separated.",
+              cls_only=True),
+    FieldSpec("label_separator", "Label separator", "Data", "text",
+              "Multi-label: what separates the label names in one cell (econ;politics).", tasks=("multilabel",)),
     FieldSpec("epochs", "Epochs", "Recipe", "float", "", lo=0.01, hi=1000, step=0.5, decimals=2),
     FieldSpec("max_steps", "Max steps", "Recipe", "int", "Stop after this many optimizer steps (0 = use epochs).",
               hi=100_000_000, step=100, special="use epochs"),

@@ -245,7 +245,7 @@ class LauncherPanel(QWidget):
         self.editors["train"].button.clicked.connect(lambda: self._browse_data("train"))
         self.editors["dev"].button.clicked.connect(lambda: self._browse_data("dev"))
         self.editors["output_dir"].button.clicked.connect(self._browse_output)
-        for name in ("train", "dev", "task", "text_columns", "label_column"):
+        for name in ("train", "dev", "task", "text_columns", "label_column", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
@@ -277,8 +277,8 @@ class LauncherPanel(QWidget):
         cfg = self.config()
         qa = cfg.task in QA_TASKS
         for spec in FIELDS:
-            if spec.qa_only or spec.cls_only:
-                on = qa if spec.qa_only else not qa
+            if spec.qa_only or spec.cls_only or spec.tasks:
+                on = cfg.task in spec.tasks if spec.tasks else (qa if spec.qa_only else not qa)
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
