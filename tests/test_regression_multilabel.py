@@ -2,8 +2,6 @@
 threshold split, the Classify arithmetic of both heads (by-hand check), and a few training steps of each
 through the worker on files the tests write."""
 
-import contextlib
-import io
 import json
 import os
 from pathlib import Path
@@ -11,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import save_tiny_model, tiny_loaded_model
+from test_training_loop import run as _train   # the worker's main in this process -> (rc, events)
 
 from explorer.core.data.classification import ClassificationDataError
 from explorer.core.data.scores_and_label_sets import (load_multilabel, load_regression, multi_hot,
                                                       parse_label_lists, parse_scores)
-from explorer.core.events import iter_events
 from explorer.core.training.multilabel_metrics import (honest_thresholds, multilabel_metrics, multilabel_scores,
                                                        predict, tune_thresholds)
 from explorer.core.training.regression_metrics import regression_metrics
@@ -189,15 +187,6 @@ def test_multilabel_head_in_classify_has_sigmoids_and_saved_thresholds():
 
 
 # -- training end to end (in process) -----------------------------------------------------------------
-def _train(argv):
-    from explorer.worker.train import main
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        rc = main([str(a) for a in argv])
-    return rc, list(iter_events(buf.getvalue().splitlines()))
-
-
 def test_regression_trains_through_the_worker(tmp_path):
     model = save_tiny_model(tmp_path / "m", "classification", num_labels=1)
     data = _pairs(tmp_path / "sts.tsv", 32)

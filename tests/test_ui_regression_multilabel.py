@@ -2,26 +2,15 @@
 identity line) and a multi-label head (sigmoids with thresholds), offscreen, tiny models in memory."""
 
 import numpy as np
-import pytest
+import test_ui_classify
 from helpers import tiny_loaded_model
 
 from explorer.core.classify_dev import regression_dev_report
 from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
-from explorer.ui.inspectors.classify_view import KINDS, ClassifyView
+from explorer.ui.inspectors.classify_view import KINDS
 
-
-@pytest.fixture
-def view(qtbot):
-    v = ClassifyView()
-    qtbot.addWidget(v)
-    return v
-
-
-def _run(qtbot, v):
-    v.result = None
-    v.run()
-    qtbot.waitUntil(lambda: v.result is not None, timeout=30000)
-    return v.result
+view = test_ui_classify.view   # the Classify tab fixture and its run-and-wait helper
+_run = test_ui_classify._run
 
 
 def test_a_regression_head_shows_as_a_score_not_a_one_class_softmax(qtbot, view):
