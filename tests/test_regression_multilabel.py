@@ -250,3 +250,36 @@ def test_real_stsb_rows_train_a_few_steps(tmp_path):
     started = next(e for e in ev if e["event"] == "started")
     assert started["num_train_examples"] == 300
     assert np.isfinite([e["metrics"]["pearson"] for e in ev if e["event"] == "eval"]).all()
+
+
+def test_the_new_results_cross_the_inspector_pipe():
+    """RegressionDevReport, MultiLabelDevReport and a multi-label ClassifyResult round-trip (core/wire.py)."""
+    from explorer.core.classify_dev import multilabel_dev_report, regression_dev_report
+    from explorer.core.classify_model import classify_text
+    from explorer.core.wire import decode, encode
+
+    rep = regression_dev_report(np.arange(12.0) * 0.4, np.arange(12.0) * 0.5, [f"a{i}" for i in range(12)], n=9)
+    back = decode(*encode(rep))
+    assert back.pearson == rep.pearson and back.gold.tolist() == rep.gold.tolist()
+    assert [r.error for r in back.worst] == [r.error for r in rep.worst]
+    ml = multilabel_dev_report(np.array([[2.0, -2.0], [-1.0, 3.0]]), [[0], [0, 1]], ["econ", "sport"], [0.5, 0.5])
+    assert ml.micro_f1 == pytest.approx(0.8) and decode(*encode(ml)).label_f1.tolist() == ml.label_f1.tolist()
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    loaded.model.config.problem_type = "multi_label_classification"
+    res = decode(*encode(classify_text(loaded.model, loaded.tokenizer, "the city", label=[1])))
+    assert res.problem_type == "multi_label_classification" and res.label == [1] and res.thresholds.shape == (2,)
+
+
+def test_dev_files_are_scored_by_regression_and_multilabel_heads(tmp_path):
+    from explorer.core.classify_dev import score_classification_dev
+
+    loaded = tiny_loaded_model("classification", num_labels=1)
+    rep = score_classification_dev(loaded.model, loaded.tokenizer, "regression", str(_pairs(tmp_path / "s.tsv")))
+    assert type(rep).__name__ == "RegressionDevReport" and rep.total == 24 and rep.predicted.shape == (24,)
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    cfg = loaded.model.config
+    cfg.id2label, cfg.label_thresholds = {0: "econ", 1: "politics"}, {"econ": 0.0, "politics": 0.0}
+    rep = score_classification_dev(loaded.model, loaded.tokenizer, "multilabel", str(_label_lists(tmp_path / "m.tsv")))
+    # every label predicted at tau 0: recall 1, precision = the share of rows carrying the label (12 of 24)
+    assert rep.total == 24 and rep.thresholds.tolist() == [0.0, 0.0] and rep.label_f1 == pytest.approx([2 / 3, 2 / 3])
+    assert rep.support.tolist() == [12, 12]
