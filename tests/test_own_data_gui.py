@@ -117,4 +117,4 @@ def test_an_excel_workbook_is_previewed_for_classification_only(tmp_path):
     res = preview_data(str(tmp_path / "t.xlsx"), "single")
     assert res["ok"] and res["columns"] == ["text", "label"] and res["class_counts"] == {"neg": 1, "pos": 1}
     res = preview_data(str(tmp_path / "t.xlsx"), "squad_v2")
-    assert not res["ok"] and "is an Excel workbook; it fits the single / pair classification tasks" in res["error"]
+    assert not res["ok"] and "is an Excel workbook; it fits the single / pair classification, regression and multi-label tasks" in res["error"]

@@ -157,6 +157,13 @@ _ROWS = (
     # ---- multi-label, token tagging ---------------------------------------------------------------------
     _share("micro_f1", "micro F1", 150, drawn=True),
     _share("subset_accuracy", "subset accuracy", 151),
+    # multi-label thresholds tuned on one half of dev and scored on the other, both ways (the honest τ's rule)
+    _share("honest_micro_f1", "micro F1 (thresholds tuned on the other half)", 152),
+    _share("honest_macro_f1", "macro F1 (thresholds tuned on the other half)", 153),
+    _share("honest_subset_accuracy", "subset accuracy (thresholds tuned on the other half)", 154),
+    _share("micro_f1_B_at_A", "micro F1 of half B at half A's thresholds", 155),
+    _share("micro_f1_A_at_B", "micro F1 of half A at half B's thresholds", 156),
+    _share("dev_tuned_micro_f1", "micro F1 at thresholds tuned on all of dev (flattered)", 157),
     _share("token_accuracy", "token accuracy", 160),
     # ---- sizes (reported with the metrics, never plotted) -----------------------------------------------
     _count("total"), _count("HasAns_total"), _count("NoAns_total"), _count("n_examples"), _count("num_examples"),

@@ -17,6 +17,7 @@ unless the caller asks for it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -324,6 +325,29 @@ def checkpoint_task(architectures) -> str | None:
     ["BertForSequenceClassification"] -> "classification"); None for a bare encoder or none recorded."""
     arch = (architectures or [""])[0] or ""
     return next((t for suffix, _, t in _ARCH_KINDS if arch.endswith(suffix)), None)
+
+
+def checkpoint_problem(source) -> str | None:
+    """What a sequence-classification head does: "regression" (``problem_type`` "regression", or one output),
+    "multilabel" ("multi_label_classification": a sigmoid per label) or "classification" (softmax); None
+    when it is no sequence-classification head (or the folder has no readable config.json).
+
+    ``source``: a checkpoint folder (its config.json is read; no torch), a config.json dict, or a
+    transformers config object."""
+    if isinstance(source, (str, Path)):
+        try:
+            source = json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+    get = source.get if isinstance(source, dict) else (lambda k, d=None: getattr(source, k, d))
+    if checkpoint_task(get("architectures")) != "classification":
+        return None
+    problem = get("problem_type") or ""
+    if problem == "multi_label_classification":
+        return "multilabel"
+    labels = get("id2label") or {}
+    n = int(get("num_labels", 0) or 0) if not isinstance(source, dict) else len(labels)
+    return "regression" if problem == "regression" or n == 1 else "classification"
 
 
 def check_architecture(config, task: str, source: str) -> None:

@@ -63,6 +63,10 @@ class TaskFacts:
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
 _GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "
                  "per line, or a hub dataset id such as nyu-mll/glue::sst2")
+_REGRESSION_FORMATS = (_GLUE_FORMATS + "; the label column holds numbers (e.g. STS-B similarity 0-5), one or two "
+                       "text columns")
+_MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one column (econ;politics, "
+                       "--label-separator) or one 0/1 column per label (several --label-column names)")
 _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
 # What each task's evaluation reports (tasks/qa.py: evaluate-v1.1 / evaluate-v2.0 with null odds, plus the
 # dev loss; tasks/classification.py: glue_metrics.classification_metrics, f1 for binary heads only).
@@ -72,6 +76,8 @@ _SQUAD_V2_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_ex
 _CLASSIFICATION_METRICS = ("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss")
 # A classification task with num_labels 1 trains a regression head (STS-B style) and reports these instead.
 _REGRESSION_HEAD_METRICS = ("pearson", "spearman", "mse", "loss")
+_MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_f1", "honest_macro_f1",
+                       "honest_subset_accuracy", "loss")
 
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
@@ -87,6 +93,12 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
               _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
               metrics=("accuracy", "loss")),
+    # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
+    TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
+              "pearson", 2e-5, 128, _REGRESSION_FORMATS, metrics=_REGRESSION_HEAD_METRICS),
+    # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
+    TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
+              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, metrics=_MULTILABEL_METRICS),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 QA_TASKS = ("squad_v1", "squad_v2")
-CLASSIFICATION_TASKS = ("single", "pair")
+CLASSIFICATION_TASKS = ("single", "pair", "regression", "multilabel")
 SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label")  # core.data.swag
 HEAD_BYTES = 64 * 1024
 
@@ -48,7 +48,7 @@ def _task_words(fits: tuple[str, ...]) -> str:
     if set(fits) == set(QA_TASKS):
         return "it fits the SQuAD tasks (squad_v1 / squad_v2)"
     if set(fits) == set(CLASSIFICATION_TASKS):
-        return "it fits the single / pair classification tasks"
+        return "it fits the single / pair classification, regression and multi-label tasks"
     if fits:
         return "it fits the " + " / ".join(fits) + " task" + ("s" if len(fits) > 1 else "")
     return "it fits no task of this app"

@@ -81,6 +81,7 @@ class TrainConfig:
     class_weights: str = ""         # "" | "balanced" | "a=1.0,b=2.5": per-class weights in the loss
     f1_classes: list[str] = field(default_factory=list)     # f_avg = macro F1 over these classes (SemEval-2016)
     new_head: bool = False          # a fresh classification head (the checkpoint's dropped), encoder kept
+    label_separator: str = ";"      # multilabel: what separates the label names in one cell
     num_labels: int = 0             # 0 = inferred from the train labels
     trust_remote_code: bool = False
 
@@ -134,6 +135,8 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not self.time_budget_minutes >= 0:
             raise ConfigError(f"time_budget_minutes must be >= 0, got {self.time_budget_minutes}")
+        if self.task == "multilabel" and not self.label_separator:
+            raise ConfigError("label_separator is empty: give the character that separates label names, e.g. ;")
         if self.max_steps <= 0 and self.epochs <= 0:
             raise ConfigError("give epochs > 0 or max_steps > 0")
         if not 0 <= self.warmup_ratio < 1:
@@ -279,7 +282,8 @@ FIELD_HELP: dict[str, str] = {
     "text_columns": "classification: the 1 or 2 text columns, by name or 1-based position (files without a "
                     "header: positions, e.g. 6,7); empty = found among the usual names",
     "label_column": "classification: the label column, by name or 1-based position; empty = found among the "
-                    "usual names",
+                    "usual names; multilabel: one column holding a delimited list (see label_separator), or several "
+                    "0/1 columns, one per label, as names separated by commas",
     "id_column": "classification: a column of row ids (name or 1-based position), used in the dev split and "
                  "reports; empty = line numbers",
     "no_header": "classification: the table's first row is data, not a header (columns then by 1-based position)",
@@ -295,7 +299,9 @@ FIELD_HELP: dict[str, str] = {
     "f1_classes": "classification: classes whose F1 is averaged into f_avg (SemEval-2016 stance: FAVOR,AGAINST)",
     "new_head": "classification: start a fresh head for the data's labels, keeping the checkpoint's encoder "
                 "(needed when the checkpoint's head has other labels)",
-    "num_labels": "classification: number of labels; 0 = inferred from the training labels",
+    "label_separator": "multilabel: what separates the label names in one cell (econ;politics)",
+    "num_labels": "classification: number of labels; 0 = inferred from the training labels (regression "
+                  "and multilabel need no setting)",
     "trust_remote_code": "allow a hub model to run its own code",
 }
 

@@ -63,6 +63,7 @@ class CheckpointKeeper:
         run.accelerator.wait_for_everyone()
         if run.accelerator.is_main_process:
             inner = run.accelerator.unwrap_model(run.model, keep_fp32_wrapper=False)
+            run.task.before_save(inner, metrics)
             path = save_checkpoint(run.run_dir, inner, run.tokenizer, step=step, metrics=metrics,
                                    training_state=state, kind="last")
             run.writer.emit("checkpoint", step=step, path=str(path), kind="last")

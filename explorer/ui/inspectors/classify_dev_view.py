@@ -1,11 +1,17 @@
 """The classification dev-set tab: accuracy, F1, MCC, the confusion matrix, the examples nearest the
 decision boundary and the most confident mistakes (explorer.core.classify_dev). Clicking an example opens
-it in the Classify tab (signal ``open_requested``)."""
+it in the Classify tab (signal ``open_requested``).
+
+A regression head shows Pearson, Spearman and MSE, predicted against gold as a scatter with the identity
+line (on it = predicted exactly), and the largest errors; a multi-label head shows micro / macro F1, subset
+accuracy and a per-label table (threshold, F1, support)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -19,6 +25,8 @@ from .remote import RemoteLatest
 
 def _dev_example(kind: str, row) -> dict:
     """The dict ClassifyView.open_example takes, from a DevRow."""
+    if kind == "regression":
+        return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.gold}
     if kind == "swag":
         endings = row.text_b.split(" | ")
         return {"kind": "swag", "text_a": row.text_a, "endings": endings, "label": row.label}
@@ -65,24 +73,37 @@ class ClassifyDevView(QWidget):
         self.status = QLabel("Load a model in Classify, choose a dev file, press Score dev set.")
         self.metrics = QLabel("")
         self.confusion = QTableWidget(0, 0)
+        self.scatter = pg.PlotWidget(background="w")
+        self.scatter.setLabel("bottom", "gold score")
+        self.scatter.setLabel("left", "predicted score")
+        self.scatter.setMinimumHeight(240)
+        self._identity = self.scatter.plot([], [], pen=pg.mkPen("#888888", width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
+        self._points = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(31, 119, 180, 140))
+        self.scatter.addItem(self._points)
+        self.scatter.setVisible(False)
         self.boundary = self._list_table()
         self.mistakes = self._list_table()
         lists = QSplitter()
+        self._titles = []
         for title, table in (("Nearest the decision boundary", self.boundary),
                              ("Most confident mistakes", self.mistakes)):
             box = QWidget()
             v = QVBoxLayout(box)
-            v.addWidget(QLabel(title))
+            self._titles.append(QLabel(title))
+            v.addWidget(self._titles[-1])
             v.addWidget(table)
             lists.addWidget(box)
+        self._boundary_box = self.boundary.parentWidget()
         layout = QVBoxLayout(self)
-        layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix; click an example to open it "
-                                "in Classify."))
+        layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix (a regression head: Pearson, "
+                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1); click "
+                                "an example to open it in Classify."))
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
+        layout.addWidget(self.scatter)
         layout.addWidget(lists, 1)
 
     def _list_table(self) -> QTableWidget:
@@ -157,8 +178,19 @@ class ClassifyDevView(QWidget):
                                           "cap": self.cap.value() or None, "settings": self.table_settings()})
 
     def show_report(self, rep, kind: str = "single") -> None:
-        """Render a ClassificationDevReport."""
+        """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport."""
         self.report, self._kind = rep, kind
+        name = type(rep).__name__
+        self.scatter.setVisible(name == "RegressionDevReport")
+        self._boundary_box.setVisible(name == "ClassificationDevReport")
+        self.mistakes.parentWidget().setVisible(name != "MultiLabelDevReport")
+        self.confusion.setVisible(name != "RegressionDevReport")
+        if name == "RegressionDevReport":
+            return self._show_regression(rep)
+        if name == "MultiLabelDevReport":
+            return self._show_multilabel(rep)
+        self._titles[1].setText("Most confident mistakes")
+        self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
         self.status.setText(f"{rep.total} dev examples scored")
         self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 ({_f1_kind(rep)}) {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
                              f"({rep.total} examples)")
@@ -181,8 +213,49 @@ class ClassifyDevView(QWidget):
             table.resizeColumnsToContents()
 
     def _clicked(self, table: QTableWidget, r: int) -> None:
-        if self.report is None:
+        if self.report is None or type(self.report).__name__ == "MultiLabelDevReport":
             return
-        rows = self.report.boundary if table is self.boundary else self.report.mistakes
+        if type(self.report).__name__ == "RegressionDevReport":
+            rows = self.report.worst if table is self.mistakes else []
+        else:
+            rows = self.report.boundary if table is self.boundary else self.report.mistakes
         if 0 <= r < len(rows):
             self.open_requested.emit(_dev_example(self._kind, rows[r]))
+
+    def _show_regression(self, rep) -> None:
+        """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
+        self.status.setText(f"{rep.total} dev examples scored")
+        self.metrics.setText(f"Pearson r {rep.pearson:.4f}   Spearman ρ {rep.spearman:.4f}   MSE {rep.mse:.4f}   "
+                             f"({rep.total} examples; on the dashed identity line = predicted exactly)")
+        gold, pred = np.asarray(rep.gold, dtype=float), np.asarray(rep.predicted, dtype=float)
+        self._points.setData(gold, pred)
+        if gold.size:
+            lo, hi = float(min(gold.min(), pred.min())), float(max(gold.max(), pred.max()))
+            self._identity.setData([lo, hi], [lo, hi])
+        else:
+            self._identity.setData([], [])
+        self._titles[1].setText("Largest errors |predicted - gold|")
+        self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "error", "text"])
+        self.mistakes.setRowCount(len(rep.worst))
+        for r, row in enumerate(rep.worst):
+            text = row.text_a + (f"  ||  {row.text_b}" if row.text_b else "")
+            for c, value in enumerate((row.index + 1, f"{row.gold:.3f}", f"{row.predicted:.3f}", f"{row.error:+.3f}",
+                                       text)):
+                self.mistakes.setItem(r, c, QTableWidgetItem(str(value)))
+        self.mistakes.resizeColumnsToContents()
+
+    def _show_multilabel(self, rep) -> None:
+        """Micro / macro F1 and subset accuracy at the saved thresholds; one row per label."""
+        self.status.setText(f"{rep.total} dev examples scored")
+        self.metrics.setText(f"micro F1 {rep.micro_f1:.4f}   macro F1 {rep.macro_f1:.4f}   subset accuracy "
+                             f"{rep.subset_accuracy:.4f}   (at the checkpoint's thresholds; {rep.total} examples)")
+        k = len(rep.label_names)
+        self.confusion.setRowCount(k)
+        self.confusion.setColumnCount(3)
+        self.confusion.setHorizontalHeaderLabels(["threshold τ", "F1", "support"])
+        self.confusion.setVerticalHeaderLabels(list(rep.label_names))
+        for i in range(k):
+            for j, value in enumerate((f"{rep.thresholds[i]:.2f}", f"{rep.label_f1[i]:.4f}", str(int(rep.support[i])))):
+                self.confusion.setItem(i, j, QTableWidgetItem(value))
+        self.confusion.resizeColumnsToContents()
+        self.confusion.setFixedHeight(40 + 30 * min(k, 10))

@@ -45,6 +45,9 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
             return _preview_squad(source, task, n_records, split)
         if task == "swag":
             return _preview_swag(source, n_records)
+        if task in ("regression", "multilabel"):
+            return _preview_scores_or_label_sets(source, task, n_records, split, text_columns, label_column,
+                                                 (options or {}).get("label_separator") or ";")
         return _preview_classification(source, task, n_records, split, text_columns, label_column, options)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
@@ -127,6 +130,41 @@ FLAG_WORDS = {"--text-columns": "Text columns", "--label-column": "Label column"
               "--label-names": "Label names", "--new-head": "New head", "--class-weights": "Class weights",
               "--f1-classes": "F1 classes", "--dev-fraction": "Dev fraction", "--num-labels": "num_labels"}
 IMBALANCE_RATIO = 0.10   # warn when the smallest class has fewer than 10% of the largest's examples
+
+
+def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, text_columns, label_column,
+                                  separator: str) -> dict:
+    """Regression: the score range and mean; multi-label: how many texts carry each label."""
+    from explorer.core.data.scores_and_label_sets import load_multilabel, load_regression
+
+    if task == "regression":
+        data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split)
+        ys = data.labels
+        shape = f"scores {min(ys):g} to {max(ys):g}, mean {sum(ys) / len(ys):.3g}"
+        counts = {"examples": len(data), "outputs": 1}
+        shown = [f"{y:g}" for y in ys[:n]]
+    else:
+        data = load_multilabel(source, text_columns=text_columns or None, label_column=label_column,
+                               separator=separator or ";", split=split)
+        per = [0] * data.num_labels
+        for row in data.labels:
+            for k in row:
+                per[k] += 1
+        shape = f"{data.num_labels} labels (" + ", ".join(f"{name}: {c:,}" for name, c in zip(data.label_names, per)) + ")"
+        counts = {"examples": len(data), "labels": data.num_labels}
+        shown = ["; ".join(data.label_names[k] for k in row) or "(none)" for row in data.labels[:n]]
+    records = []
+    for i, label in enumerate(shown):
+        rec = {"text": _clip(data.texts_a[i], 140)}
+        if data.texts_b is not None:
+            rec["text_b"] = _clip(data.texts_b[i], 140)
+        rec["label"] = label
+        records.append(rec)
+    a, b, lab = data.columns
+    cols = f"columns {a!r}" + (f" + {b!r}" if b else "") + f", label {lab!r}"
+    return {"ok": True, "kind": "classification", "summary": f"{len(data):,} examples, {shape}; {cols}",
+            "counts": counts, "problems": list(data.problems)[:50], "n_problems": len(data.problems),
+            "records": records, "error": ""}
 
 
 def plain_words(message: str) -> str:

@@ -44,6 +44,7 @@ class FieldSpec:
     special: str = ""    # text shown for the minimum value of a spin box (e.g. "auto")
     qa_only: bool = False
     cls_only: bool = False
+    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / cls_only say)
 
 
 GROUPS = ("Model and task", "Data", "Recipe", "Sequence and QA windows", "Evaluation and output")
@@ -66,7 +67,9 @@ FIELDS: tuple[FieldSpec, ...] = (
               "The column of the sentence (or the two columns of a pair, comma-separated), picked from the file's "
               "header; without a header, 1-based positions (e.g. 6, 7). Empty = the usual names.", cls_only=True),
     FieldSpec("label_column", "Label column", "Data", "colpick",
-              "The label column, picked from the file's header (or a 1-based position); empty = the usual names.",
+              "The label column, picked from the file's header (or a 1-based position); empty = the usual names. "
+              "Regression: the column of scores. Multi-label: one column holding the label names (econ;politics), "
+              "or several 0/1 columns, one per label, comma-separated.",
               cls_only=True),
     FieldSpec("id_column", "Id column", "Data", "colpick",
               "Optional column of row ids (kept in the dev split and reports); empty = line numbers.", cls_only=True),
@@ -91,6 +94,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("new_head", "New head", "Model and task", "bool",
               "Start a fresh classification head for this data's labels, keeping the checkpoint's encoder "
               "(needed when the checkpoint's head has other labels).", cls_only=True),
+    FieldSpec("label_separator", "Label separator", "Data", "text",
+              "Multi-label: what separates the label names in one cell (econ;politics).", tasks=("multilabel",)),
     FieldSpec("epochs", "Epochs", "Recipe", "float", "", lo=0.01, hi=1000, step=0.5, decimals=2),
     FieldSpec("max_steps", "Max steps", "Recipe", "int", "Stop after this many optimizer steps (0 = use epochs).",
               hi=100_000_000, step=100, special="use epochs"),

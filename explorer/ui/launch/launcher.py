@@ -246,7 +246,7 @@ class LauncherPanel(QWidget):
         self.editors["dev"].button.clicked.connect(lambda: self._browse_data("dev"))
         self.editors["output_dir"].button.clicked.connect(self._browse_output)
         for name in ("train", "dev", "task", "text_columns", "label_column", "id_column", "no_header", "encoding",
-                     "label_names", "skip_invalid", "dev_fraction"):
+                     "label_names", "skip_invalid", "dev_fraction", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
@@ -279,8 +279,8 @@ class LauncherPanel(QWidget):
         cfg = self.config()
         qa = cfg.task in QA_TASKS
         for spec in FIELDS:
-            if spec.qa_only or spec.cls_only:
-                on = qa if spec.qa_only else not qa
+            if spec.qa_only or spec.cls_only or spec.tasks:
+                on = cfg.task in spec.tasks if spec.tasks else (qa if spec.qa_only else not qa)
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
@@ -328,7 +328,8 @@ class LauncherPanel(QWidget):
         cfg = self.config()
         options = {"id_column": cfg.id_column, "no_header": cfg.no_header, "encoding": cfg.encoding,
                    "label_names": cfg.label_names, "skip_invalid": cfg.skip_invalid,
-                   "dev_fraction": 0.0 if cfg.dev else cfg.resolved_dev_fraction()}
+                   "dev_fraction": 0.0 if cfg.dev else cfg.resolved_dev_fraction(),
+                   "label_separator": cfg.label_separator}
         self.train_preview.request(cfg.train, cfg.task, cfg.text_columns, cfg.label_column, options)
         self.dev_preview.request(cfg.dev, cfg.task, cfg.text_columns, cfg.label_column, options)
 

@@ -106,6 +106,14 @@ class Task:
         raise NotImplementedError
 
     # -- model ----------------------------------------------------------------------------
+    def configure_model(self, model, train_examples, config) -> None:
+        """Set what the saved config.json must say about the head (e.g. ``problem_type``, ``id2label``);
+        called once after the model is loaded for training. Default: nothing."""
+
+    def before_save(self, model, metrics: dict | None) -> None:
+        """Called with the unwrapped model and the latest dev metrics (None without an evaluation) just
+        before a checkpoint is written, e.g. to put tuned thresholds into its config. Default: nothing."""
+
     def model_inputs(self, batch: dict) -> dict:
         return {k: v for k, v in batch.items() if k in MODEL_INPUT_KEYS}
 
