@@ -140,8 +140,11 @@ class ClassifyView(QWidget):
         self.label = QSpinBox(minimum=-1, maximum=99, value=-1, specialValueText="none")
         run = QPushButton("Classify")
         run.clicked.connect(self.run)
+        from explorer.ui.inspectors.predictions_view import predict_button
+
         row = QHBoxLayout()
-        for w in (QLabel("Gold label / right ending"), self.label, run):
+        for w in (QLabel("Gold label / right ending"), self.label, run,
+                  predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
         self.status = QLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
         self.status.setWordWrap(True)
