@@ -29,13 +29,14 @@ from explorer.core.predict.review import (PredictionTable, Review, agreement, cu
 
 UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
+FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
 
 
 class PredictionsModel(QAbstractTableModel):
     """Rows of a PredictionTable in a kept order (``order``: file rows shown, top to bottom).
 
     Columns: "#" (file row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
-    uncertainty column for QA / SWAG / multi-label, then the file's columns.
+    uncertainty column for QA / SWAG / multi-label, then the file's prediction columns, then its input columns.
     """
 
     def __init__(self, table: PredictionTable, review: Review, parent: QObject | None = None):
@@ -44,7 +45,10 @@ class PredictionsModel(QAbstractTableModel):
         self.unc = uncertainty(table, review)
         self.virtual = ["#", "reviewed", "label"] + ([UNCERTAINTY_HEADER[review.kind]]
                                                      if review.kind in UNCERTAINTY_HEADER else [])
-        self.headers = self.virtual + table.columns
+        inputs = [c for c in table.columns if c in review.input_columns]   # predictions first, then the input
+        self.file_columns = [c for c in table.columns if c not in inputs] + inputs
+        self._cell_index = [table.columns.index(c) for c in self.file_columns]
+        self.headers = self.virtual + self.file_columns
         pred_col = "predicted_ending" if review.kind == "swag" else "predicted_label"
         self.predicted = table.column(pred_col)
         self.labels = current_labels(table, review)
@@ -82,7 +86,12 @@ class PredictionsModel(QAbstractTableModel):
             if c < len(self.virtual):
                 v = self.unc[i]
                 return "" if v != v else f"{v:.4f}"
-            text = self.table.cells[c - len(self.virtual)][i]
+            text = self.table.cells[self._cell_index[c - len(self.virtual)]][i]
+            if text and (name in FLOAT_COLUMNS or name.startswith("p_")):
+                try:
+                    return f"{float(text):.4f}"
+                except ValueError:
+                    return text
             return text if len(text) <= 200 else text[:200] + "…"
         if role == Qt.ItemDataRole.ForegroundRole and name == "label" and i in self.review.labels:
             return PERSON_BRUSH
@@ -105,7 +114,7 @@ class PredictionsModel(QAbstractTableModel):
         if column < len(self.virtual):
             return self.unc
         nums = self.table.numbers(name)
-        values = self.table.cells[column - len(self.virtual)]
+        values = self.table.cells[self._cell_index[column - len(self.virtual)]]
         filled = sum(bool(v) for v in values)
         if filled and np.isfinite(nums).sum() >= filled:   # a numeric column (blank cells sort last)
             return nums
@@ -261,7 +270,7 @@ class PredictionsView(QWidget):
         self.label_box.addItems(self._choices())
         self.sort_least_certain()
         for c in range(min(self.model.columnCount(), 14)):
-            self.view.setColumnWidth(c, 60 if c < 2 else 110)
+            self.view.setColumnWidth(c, 48 if c == 0 else 72 if c == 1 else 100)
         if table.columns and len(table):
             self.view.selectRow(0)
         self._show_current()
