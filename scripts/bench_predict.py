@@ -1,28 +1,26 @@
 """Benchmark `bert-explorer predict`: rows/s against the bare forward over the same batches, and peak memory.
 
-    python scripts/bench_predict.py --rows 100000                  # a file it makes (short random texts)
+    python scripts/bench_predict.py --rows 100000 --tiny           # a file it makes, the tests' tiny model
     python scripts/bench_predict.py --stance                       # $EXPLORER_REAL_DATA/stance_semeval2016/train.txt
     python scripts/bench_predict.py --rows 20000 --model runs/x/checkpoints/best
 
-What it does, with one checkpoint (default: bundled:minilm with a new 3-class head, saved to a temp folder so it
-is a checkpoint with a task head):
-1. The real command, ``python -m explorer predict ... --json``, in a child process: its rows/s (model load left
-   out) and its peak resident memory (getrusage of the child).
-2. The bare model (``model(**batch).logits`` under inference_mode) in this process over the same texts, the same
-   tokenization and the same length-sorted batches (explorer.core.inference.batch_order) of the same chunks;
-   tokenization and padding are left out of its time. ratio = predict rows/s / bare rows/s (1.0 = no overhead).
-The stance file is Windows-1252 tab-separated (column Tweet): predict's reader finds it is not UTF-8 and reads
-it as cp1252 (its note is printed). Prints figures with the load average; asserts nothing about speed.
+One run of the real pipeline (explorer.core.predict.engine.predict_file: read, tokenize, length-sorted batches,
+inference_mode, softmax, write) in this process, with a forward pre-hook and hook on the model that time each
+``model(**batch)`` call: the bare forward over exactly the batches predict ran, measured in the same run, so
+the ratio does not drift with the machine's load (a shared machine's load changed the two-run figure by 20%).
+ratio = predict rows/s / bare-forward rows/s (1.0 = no overhead). Memory: the resident set (/proc/self/statm)
+after every chunk: its peak, and its value after the first chunk (constant memory = the two stay close).
+Default model: bundled:minilm with a new 3-class head, saved to a temp folder so it is a checkpoint with a task
+head; ``--tiny``: the tests' tiny random BERT (hidden 32: the forward is cheap, so the overhead share is the
+largest). The stance file is Windows-1252 tab-separated (column Tweet): predict's reader finds it is not UTF-8
+and reads it as cp1252 (its note is printed). Prints figures with the load average; asserts nothing about speed.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,38 +54,9 @@ def make_checkpoint(folder: Path, source: str) -> str:
     return str(folder)
 
 
-def bare_forward(model_dir: str, data: str, text_column: str, batch_size: int, chunk_rows: int,
-                 max_seq_length: int) -> tuple[float, int]:
-    """(seconds of forward passes only, rows) over predict's batches."""
-    import torch
-
-    from explorer.core.inference import batch_order
-    from explorer.core.models import load_model
-    from explorer.core.predict.reading import iter_rows, text_of
-
-    loaded = load_model(model_dir, task="classification")
-    model, tok = loaded.model.eval(), loaded.tokenizer
-    _, rows = iter_rows(data)
-    texts = [text_of(r.values.get(text_column, "")) for r in rows]
-    texts = [t for t in texts if t.strip()]
-    seconds = 0.0
-    pad = tok.pad_token_id or 0
-    with torch.inference_mode():
-        for lo in range(0, len(texts), chunk_rows):
-            enc = tok(texts[lo:lo + chunk_rows], truncation=True, max_length=max_seq_length)
-            lengths = [len(x) for x in enc["input_ids"]]
-            for idx in batch_order(lengths, batch_size):
-                width = max(lengths[k] for k in idx)
-                batch = {}
-                for name, fill in (("input_ids", pad), ("token_type_ids", 0), ("attention_mask", 0)):
-                    arr = np.full((len(idx), width), fill, dtype=np.int64)
-                    for r, k in enumerate(idx):
-                        arr[r, :lengths[k]] = enc[name][k]
-                    batch[name] = torch.from_numpy(arr)
-                t0 = time.perf_counter()
-                model(**batch).logits.float().cpu().numpy()
-                seconds += time.perf_counter() - t0
-    return seconds, len(texts)
+def rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def main(argv=None) -> int:
@@ -95,6 +64,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--stance", action="store_true", help="the shared SemEval-2016 stance train file instead")
     ap.add_argument("--model", default=None, help="a classification checkpoint (default: bundled:minilm + new head)")
+    ap.add_argument("--tiny", action="store_true", help="the tests' tiny random BERT (2 layers, hidden 32)")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--chunk-rows", type=int, default=2048)
     ap.add_argument("--max-seq-length", type=int, default=128)
@@ -108,35 +78,47 @@ def main(argv=None) -> int:
         data, column = Path(root) / "stance_semeval2016" / "train.txt", "Tweet"
     else:
         data, column = make_file(tmp / "bench.csv", args.rows), "text"
-    model = args.model or make_checkpoint(tmp / "ckpt", "bundled:minilm")
-    out = tmp / "out.csv"
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               TOKENIZERS_PARALLELISM="false")
-    cmd = [sys.executable, "-m", "explorer", "predict", "--model", model, "--data", str(data), "--out", str(out),
-           "--text-columns", column, "--batch-size", str(args.batch_size), "--chunk-rows", str(args.chunk_rows),
-           "--max-seq-length", str(args.max_seq_length), "--json"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if proc.returncode != 0:
-        print(proc.stderr[-3000:], file=sys.stderr)
-        return proc.returncode
-    summary = json.loads(proc.stdout)
-    bare_s, bare_rows = bare_forward(model, str(data), column, args.batch_size, args.chunk_rows, args.max_seq_length)
-    run_s = summary["seconds"] - summary["load_seconds"]
-    predict_rate, bare_rate = summary["new_rows"] / run_s, bare_rows / bare_s
+    if args.tiny:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from helpers import save_tiny_model
+
+        model, name = str(save_tiny_model(tmp / "ckpt", "classification", num_labels=3)), "tiny random BERT"
+    else:
+        model = args.model or make_checkpoint(tmp / "ckpt", "bundled:minilm")
+        name = args.model or "bundled:minilm + new 3-class head"
+    from explorer.core.models import load_model
+    from explorer.core.predict.engine import predict_file
+
+    loaded = load_model(model, task="classification")
+    clock = {"t": 0.0, "forward": 0.0, "calls": 0}
+
+    def pre(_module, _args, _kwargs):
+        clock["t"] = time.perf_counter()
+
+    def post(_module, _args, _kwargs, _out):
+        clock["forward"] += time.perf_counter() - clock["t"]
+        clock["calls"] += 1
+    loaded.model.register_forward_pre_hook(pre, with_kwargs=True)
+    loaded.model.register_forward_hook(post, with_kwargs=True)
+    rss = []
+    summary = predict_file(model, str(data), str(tmp / "out.csv"), loaded=loaded, text_columns=[column],
+                           batch_size=args.batch_size, chunk_rows=args.chunk_rows, max_seq_length=args.max_seq_length,
+                           progress=lambda done, total: rss.append(rss_mib()))
+    run_s = summary.seconds - summary.load_seconds
+    predict_rate = summary.new_rows / run_s
+    bare_rate = (summary.new_rows - summary.errors) / clock["forward"]
     load = os.getloadavg()
-    print(f"data: {data} ({summary['rows']} rows, {summary['errors']} with an error)")
-    for note in summary["notes"]:
+    print(f"data: {data} ({summary.rows} rows, {summary.errors} with an error)")
+    for note in summary.notes:
         print(f"note: {note}")
-    print(f"model: {args.model or 'bundled:minilm + new 3-class head'}; batch {args.batch_size}, chunk "
-          f"{args.chunk_rows} rows, max_seq_length {args.max_seq_length}; threads {os.cpu_count()} CPUs, "
-          f"load average {load[0]:.1f}")
-    print(f"predict: {predict_rate:.1f} rows/s ({summary['new_rows']} rows in {run_s:.1f} s after a "
-          f"{summary['load_seconds']:.1f} s model load)")
-    print(f"bare forward over the same batches: {bare_rate:.1f} rows/s ({bare_s:.1f} s)")
-    print(f"ratio predict / bare forward: {predict_rate / bare_rate:.3f} (overhead {100 * (bare_rate / predict_rate - 1):.1f}%)")
-    print(f"peak resident memory of the predict process: {max(peak_kib, before) / 1024:.0f} MiB")
+    print(f"model: {name}; batch {args.batch_size}, chunk {args.chunk_rows} rows, max_seq_length "
+          f"{args.max_seq_length}; {os.cpu_count()} CPUs, load average {load[0]:.1f}")
+    print(f"predict: {predict_rate:.1f} rows/s ({summary.new_rows} rows in {run_s:.1f} s)")
+    print(f"bare forward over the same {clock['calls']} batches: {bare_rate:.1f} rows/s ({clock['forward']:.1f} s)")
+    print(f"ratio predict / bare forward: {predict_rate / bare_rate:.3f} "
+          f"(predict spends {100 * (run_s - clock['forward']) / run_s:.1f}% of its time outside the forward)")
+    print(f"resident memory: {rss[1] if len(rss) > 1 else rss[0]:.0f} MiB after the first chunk, peak "
+          f"{max(rss):.0f} MiB over {len(rss) - 1} chunks")
     return 0
 
 

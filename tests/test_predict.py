@@ -203,3 +203,23 @@ def test_cli_predict_and_bad_input(tmp_path, cls_model, capsys):
     assert main(["predict", "--model", str(cls_model), "--data", str(data), "--out", str(tmp_path / "o.csv"),
                  "--text-columns", "nope"]) == 2
     assert "no column 'nope'" in capsys.readouterr().err
+
+
+def test_encoding_equals_the_tokenizer_call_with_truncation(cls_model):
+    from explorer.core.models import load_model
+    from explorer.core.predict.engine import _Runner
+    from explorer.core.predict.facts import checkpoint_facts
+
+    loaded = load_model(str(cls_model), task="classification")
+    runner = _Runner(loaded, checkpoint_facts(str(cls_model)), max_seq_length=12, batch_size=4, tau=0.0,
+                     doc_stride=128, max_query_length=64, n_best_size=20, max_answer_length=30, cancelled=None)
+    a, b = ["the model of the year was good " * 5, "a city"], ["the worst river", "name of the first answer " * 4]
+    got = runner.encode([[x, y] for x, y in zip(a, b)])
+    want = loaded.tokenizer(a, b, truncation=True, max_length=12)
+    for key in ("input_ids", "token_type_ids", "attention_mask"):
+        assert got[key] == want[key]
+    assert runner.encode([[x] for x in a])["input_ids"] == loaded.tokenizer(a, truncation=True, max_length=12)["input_ids"]
+    backend = loaded.tokenizer.backend_tokenizer
+    backend.no_truncation()
+    runner.encode([["a city"]])
+    assert backend.truncation is None and backend.padding is None     # the shared tokenizer is left as it was

@@ -231,11 +231,41 @@ class _Runner:
             raise Cancelled()
 
     def encode(self, texts: list[list[str]]) -> dict:
-        """Tokenize as training / Classify do: (a) or (a, b) pairs, truncation to max_seq_length."""
+        """Tokenize as training / Classify do: ``tokenizer(a[, b], truncation=True, max_length=max_seq_length)``.
+
+        A fast tokenizer's Rust backend is called directly (``encode_batch`` with the same truncation:
+        longest_first to max_seq_length, special tokens added), which gives the same ids without transformers'
+        per-row Python conversion (a third of predict's time around a small model); its truncation and padding
+        settings are restored afterwards. Returns lists per row: input_ids, token_type_ids, attention_mask.
+        """
         a = [t[0] for t in texts]
-        if len(texts[0]) > 1:
-            return self.tok(a, [t[1] for t in texts], truncation=True, max_length=self.max_seq_length)
-        return self.tok(a, truncation=True, max_length=self.max_seq_length)
+        pairs = len(texts[0]) > 1
+        backend = getattr(self.tok, "backend_tokenizer", None)
+        if backend is None:
+            if pairs:
+                return self.tok(a, [t[1] for t in texts], truncation=True, max_length=self.max_seq_length)
+            return self.tok(a, truncation=True, max_length=self.max_seq_length)
+        trunc, pad = backend.truncation, backend.padding
+        try:
+            backend.enable_truncation(self.max_seq_length, strategy="longest_first")
+            backend.no_padding()
+            encs = backend.encode_batch(list(zip(a, [t[1] for t in texts])) if pairs else a, add_special_tokens=True)
+        finally:
+            if trunc is None:
+                backend.no_truncation()
+            else:
+                backend.enable_truncation(**{k: v for k, v in trunc.items() if k in ("max_length", "stride",
+                                                                                     "strategy", "direction")})
+            if pad is None:
+                backend.no_padding()
+            else:
+                backend.enable_padding(**{k: v for k, v in pad.items() if k in ("direction", "pad_id", "pad_type_id",
+                                                                               "pad_token", "length",
+                                                                               "pad_to_multiple_of")})
+        out = {"input_ids": [e.ids for e in encs], "attention_mask": [e.attention_mask for e in encs]}
+        if "token_type_ids" in getattr(self.tok, "model_input_names", ["token_type_ids"]):
+            out["token_type_ids"] = [e.type_ids for e in encs]
+        return out
 
     def pad(self, enc: dict, idx: list[int], shape=None):
         """Right-padded int64 tensors for the rows ``idx`` of an encoding (attention_mask 0 on padding)."""
@@ -282,17 +312,19 @@ class _Runner:
         return out
 
     def classification(self, texts):
-        from explorer.core.classify import softmax_loss
-
         names = self.facts.label_names
         z = self.logits_for(texts)
+        e = np.exp(z - z.max(axis=1, keepdims=True))      # softmax as classify.softmax_loss, all rows at once
+        p = e / e.sum(axis=1, keepdims=True)
+        top = np.sort(p, axis=1)[:, ::-1]
+        margin = top[:, 0] - (top[:, 1] if p.shape[1] > 1 else 0.0)
+        best = np.argmax(z, axis=1)
+        cols = [f"p_{n}" for n in names]
         res = []
-        for row in z:
-            p, _ = softmax_loss(row)
-            top = np.sort(p)[::-1]
-            d = {"predicted_label": names[int(np.argmax(row))]}
-            d.update({f"p_{n}": float(p[k]) for k, n in enumerate(names)})
-            d["margin"] = float(top[0] - (top[1] if top.size > 1 else 0.0))
+        for i in range(len(texts)):
+            d = dict(zip(cols, p[i].tolist()))
+            d["predicted_label"] = names[int(best[i])]
+            d["margin"] = float(margin[i])
             res.append(d)
         return res
 
