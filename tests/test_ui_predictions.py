@@ -135,3 +135,27 @@ def test_filter_by_predicted_label_and_qa_order(qtbot, tmp_path):
     page.set_predictions(table, review)
     page.filter.setCurrentText("b")
     assert page.model.rowCount() == 2 and np.all(np.isin(page.model.order, [1, 3]))
+
+
+def test_main_window_opens_a_predictions_tab_and_fills_its_launcher(qtbot, tmp_path):
+    import sys
+
+    from explorer.core.predict.engine import predict_file
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "p.csv")).to_dict()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    torch_before = "torch" in sys.modules
+    dialog = w.predict_on_file(str(ckpt))
+    dialog.set_data(str(data))
+    assert dialog.text_columns() == ["text"] and ("torch" in sys.modules) == torch_before   # header read torch-free
+    dialog.close()
+    page = w.open_predictions(summary)
+    assert w.tabs.tabText(w.tabs.currentIndex()) == "Predictions: p.csv"
+    page.set_label(0, "pos" if page.model.predicted[0] == "neg" else "neg")
+    page.finetune()
+    assert w.tabs.currentWidget() is w.launcher and w.launcher.config().train.endswith("p-train-plus-corrected.tsv")
