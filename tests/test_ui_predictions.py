@@ -159,3 +159,24 @@ def test_main_window_opens_a_predictions_tab_and_fills_its_launcher(qtbot, tmp_p
     page.set_label(0, "pos" if page.model.predicted[0] == "neg" else "neg")
     page.finetune()
     assert w.tabs.currentWidget() is w.launcher and w.launcher.config().train.endswith("p-train-plus-corrected.tsv")
+
+
+def test_dialog_cancel_then_resume_writes_each_row_once(qtbot, tmp_path):
+    runs, ckpt, _ = _run_with_checkpoint(tmp_path)
+    data = tmp_path / "big.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "text"])
+        w.writerows([i, TEXTS[i % len(TEXTS)]] for i in range(5000))
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(data))
+    dialog.start()
+    dialog.cancel()
+    qtbot.waitUntil(lambda: dialog.request_id is None, timeout=60_000)
+    assert dialog.status.text().startswith("Cancelled") and dialog.resume.isChecked()
+    with qtbot.waitSignal(dialog.finished_predictions, timeout=120_000) as blocker:
+        dialog.start()
+    assert blocker.args[0]["rows"] == 5000
+    rows = list(csv.DictReader(open(blocker.args[0]["out"], encoding="utf-8")))
+    assert [int(r["id"]) for r in rows] == list(range(5000))
