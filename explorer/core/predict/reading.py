@@ -95,7 +95,15 @@ def detect_encoding(path: str | Path, encoding: str = "auto") -> tuple[str, str]
 
 
 def _bad_bytes(values) -> bool:
-    return any(isinstance(v, str) and any("\udc80" <= ch <= "\udcff" for ch in v) for v in values)
+    """True when a value holds bytes the encoding could not decode (surrogateescape's lone surrogates, which
+    strict UTF-8 encoding refuses: one C call per value)."""
+    for v in values:
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
 
 
 def read_header(path: str | Path, encoding: str = "auto") -> TableInfo:

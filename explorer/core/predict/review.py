@@ -231,7 +231,8 @@ def agreement(reference: list[str], predicted: list[str], labels: list[str] | No
 
 def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Path:
     """Write the labelled file: the input columns, ``label`` (the person's where set, else the model's) and
-    ``label_source`` ("person" / "model"); format by the suffix of ``out``."""
+    ``label_source`` ("person" / "model"); format by the suffix of ``out``. An input column named ``label`` (a
+    gold column) is replaced by the new one; the prediction columns are left out."""
     inputs = [c for c in (review.input_columns or table.columns) if c in table.columns and c != "label"]
     cols = [table.column(c) for c in inputs]
     labels = current_labels(table, review)
