@@ -78,7 +78,19 @@ def main(argv=None) -> int:
     dialog.show()
     app.processEvents()
     dialog.grab().save(str(out / "predict_dialog.png"))
-    print("\n".join(str(out / n) for n in ("predictions_page.png", "predictions_filtered.png", "predict_dialog.png")))
+    from helpers import write_tiny_squad
+
+    qa = save_tiny_model(tmp / "qa", "qa", seed=1)
+    squad = write_tiny_squad(tmp / "dev.json", repeat=3)
+    qa_summary = predict_file(str(qa), str(squad), str(tmp / "dev.predictions.csv"), tau=0.5).to_dict()
+    qa_page = PredictionsView()
+    qa_page.resize(1400, 600)
+    qa_page.open(qa_summary["out"], qa_summary)
+    qa_page.show()
+    app.processEvents()
+    qa_page.grab().save(str(out / "predictions_qa.png"))
+    names = ("predictions_page.png", "predictions_filtered.png", "predict_dialog.png", "predictions_qa.png")
+    print("\n".join(str(out / n) for n in names))
     return 0
 
 

@@ -159,6 +159,15 @@ class PredictionsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(r, 0), self.index(r, self.columnCount() - 1))
 
 
+def _answer_span(table: PredictionTable, i: int) -> tuple[int, int] | None:
+    """(answer_start, answer_end) of row ``i`` when it answered, else None."""
+    try:
+        a, b = int(float(table.column("answer_start")[i])), int(float(table.column("answer_end")[i]))
+    except ValueError:
+        return None
+    return (a, b) if 0 <= a < b else None
+
+
 def _gold_column(review: Review, table: PredictionTable) -> str:
     return review.gold_column if review.gold_column in table.columns else ""
 
@@ -268,6 +277,7 @@ class PredictionsView(QWidget):
             self.person.setCurrentText(review.person_column)
         self.label_box.clear()
         self.label_box.addItems(self._choices())
+        self.label_box.setEnabled(bool(self._choices()))
         self.sort_least_certain()
         for c in range(min(self.model.columnCount(), 14)):
             self.view.setColumnWidth(c, 48 if c == 0 else 72 if c == 1 else 100)
@@ -314,17 +324,23 @@ class PredictionsView(QWidget):
     def _show_current(self) -> None:
         i = self.current_row()
         if i is None or self.table_data is None:
-            self.text.setPlainText("")
+            self.text.setPlainText("" if self.table_data is None else "No row selected (none shown?)")
             return
         import html
 
         t, r = self.table_data, self.review
         parts = []
+        span = _answer_span(t, i) if r.kind == "qa" else None
         for c in r.text_columns + [c for c in t.columns if c not in r.text_columns]:
             if c in t.columns:
                 v = t.column(c)[i]
-                parts.append(f"<p><b>{html.escape(c)}</b>: {html.escape(v)}</p>" if c in r.text_columns
-                             else f"<span style='color:#555'>{html.escape(c)}: {html.escape(v)}</span><br>")
+                if c == "context" and span is not None:   # the answer marked where it stands in the passage
+                    a, b = span
+                    shown = f"{html.escape(v[:a])}<b style='background:#ffe082'>{html.escape(v[a:b])}</b>{html.escape(v[b:])}"
+                else:
+                    shown = html.escape(v)
+                parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
+                             else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
         self.text.setHtml("".join(parts))
         self.label_box.setCurrentText(self.model.labels[i])
         self.reviewed_box.setChecked(i in r.reviewed)
@@ -373,6 +389,11 @@ class PredictionsView(QWidget):
     def _filter_changed(self, k: int) -> None:
         if self.model is not None:
             self.model.set_filter(None if k <= 0 else self.filter.itemText(k))
+            if self.model.rowCount():
+                self.view.selectRow(0)
+            else:
+                self.view.setCurrentIndex(self.model.index(-1, -1))
+            self._show_current()
             self._update_info()
 
     def _person_changed(self, k: int) -> None:
@@ -394,11 +415,13 @@ class PredictionsView(QWidget):
             return
         errors = sum(bool(v) for v in t.column("error"))
         tau = f", τ {r.tau:+.2f}" if r.kind == "qa" and r.tau is not None else ""
+        k = len(self._choices())
+        keys = f"keys 1..{k} set the label, " if k else ""
+        first = {"qa": "nearest τ first", "regression": "in file order"}.get(r.kind, "least certain first")
         self.info.setText(
             f"<b>{Path(t.path).name}</b>: {len(t)} rows ({self.model.rowCount()} shown), {r.kind}{tau}, model "
             f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
-            f"{len(r.reviewed)} reviewed. Least certain first; keys 1..{max(1, len(self._choices()))} set the "
-            "label, R marks reviewed.")
+            f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
 
     def _update_metrics(self) -> None:
         t, r = self.table_data, self.review
