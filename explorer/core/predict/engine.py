@@ -14,7 +14,8 @@ Output columns (scripts may rely on them), after the input columns:
 - classification: ``predicted_label``, ``p_<label>`` per class (softmax; they sum to 1), ``margin``
   (top probability - second);
 - regression: ``predicted_score``;
-- multi-label: ``predicted_labels`` (the labels whose sigmoid probability >= their threshold), ``p_<label>``;
+- multi-label: ``predicted_labels`` (the labels whose sigmoid probability >= their threshold; a JSON list, in
+  CSV / TSV / xlsx cells as its JSON text, e.g. ``["sports", "tech"]``), ``p_<label>``;
 - SWAG: ``predicted_ending`` (0..3), ``p_ending0``..``p_ending3`` (softmax across the four endings);
 - QA: ``answer``, ``answer_start``, ``answer_end`` (character offsets in the context, end exclusive),
   ``score_diff``, ``null_score``, ``decision`` ("answer" / "abstain"), ``window`` (0-based window of the best
