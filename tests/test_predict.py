@@ -163,21 +163,24 @@ def test_swag_predicts_an_ending_per_row(tmp_path):
 def test_qa_answers_equal_eval(tmp_path, v2):
     from explorer.cli import main
 
-    qa = save_tiny_model(tmp_path / "qa", "qa")
+    run = tmp_path / "runs" / "r1"
+    qa = save_tiny_model(run / "checkpoints" / "best", "qa")
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2" if v2 else "squad_v1", "max_seq_length": 48,
+                                                 "doc_stride": 16, "max_query_length": 64}))
     squad = write_tiny_squad(tmp_path / "dev.json", v2=v2, repeat=2)
     assert main(["eval", "--model", str(qa), "--data", str(squad), "--out", str(tmp_path / "ev"),
                  "--max-seq-length", "48", "--doc-stride", "16"]) == 0
     official = json.loads((tmp_path / "ev" / "predictions.json").read_text())
     # one chunk holds every question, so predict runs eval's batches (inference.batch_order over the same windows)
-    summary = predict_file(str(qa), str(squad), str(tmp_path / "p.jsonl"), max_seq_length=48, doc_stride=16)
+    summary = predict_file(str(qa), str(squad), str(tmp_path / "p.jsonl"))   # window settings from the run
     rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     assert summary.rows == len(official) == len(rows)
     for r in rows:
+        assert r["answer"] == official[r["id"]]
         if v2:
-            assert r["answer"] == official[r["id"]]
             assert r["decision"] == ("answer" if r["score_diff"] is not None and r["score_diff"] > 0 else "abstain")
-        else:   # eval on a v1.1 file always answers the best span; predict's answer at τ 0 agrees where it answers
-            assert r["answer"] in ("", official[r["id"]])
+        else:   # a squad_v1 run's checkpoint always answers, as eval does on a v1.1 file
+            assert r["decision"] == "answer"
         if r["answer"]:
             assert r["context"][r["answer_start"]:r["answer_end"]] == r["answer"]
     # the same questions as a CSV with question and context columns give the same answers
@@ -186,7 +189,7 @@ def test_qa_answers_equal_eval(tmp_path, v2):
         w = csv.writer(fh)
         w.writerow(["question", "context"])
         w.writerows([r["question"], r["context"]] for r in rows)
-    predict_file(str(qa), str(table), str(tmp_path / "t.csv"), max_seq_length=48, doc_stride=16)
+    predict_file(str(qa), str(table), str(tmp_path / "t.csv"))
     assert [r["answer"] for r in _read_csv(tmp_path / "t.csv")] == [r["answer"] for r in rows]
 
 
@@ -230,3 +233,17 @@ def test_undecodable_bytes_in_one_row_give_that_row_an_error(tmp_path, cls_model
     rows = _read_csv(tmp_path / "out.csv")
     assert summary.rows == len(rows) == 302 and summary.errors == 1
     assert "line 302: bytes that are not utf-8 text" in rows[300]["error"] and rows[300]["text"] == "caf\ufffd bad"
+
+
+def test_qa_decides_at_the_tau_saved_with_the_run_unless_tau_is_given(tmp_path):
+    run = tmp_path / "runs" / "r1"
+    qa = save_tiny_model(run / "checkpoints" / "best", "qa")
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2", "max_seq_length": 48, "doc_stride": 16}))
+    (run / "tau.json").write_text(json.dumps({"tau": 0.3}))
+    squad = write_tiny_squad(tmp_path / "dev.json")
+    summary = predict_file(str(qa), str(squad), str(tmp_path / "p.jsonl"))
+    assert summary.tau == 0.3 and any("τ +0.300 saved in" in n for n in summary.notes)
+    for r in (json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()):
+        answered = r["score_diff"] is not None and r["score_diff"] > 0.3
+        assert r["decision"] == ("answer" if answered else "abstain") and (r["answer"] != "") == answered
+    assert predict_file(str(qa), str(squad), str(tmp_path / "q.jsonl"), tau=-1.5).tau == -1.5
