@@ -144,6 +144,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     menu = window.runs.context_menu(window.runs._selected_states())
     enabled = {a.text(): a.isEnabled() for a in menu.actions() if a.text()}
     assert enabled["Keep only best checkpoint…"] and enabled["Delete optimizer state…"] and enabled["Delete…"]
+    assert "Predict on a file…" in enabled    # issue 22
 
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)

@@ -156,8 +156,11 @@ class ClassifyView(QWidget):
         self.gold.setVisible(False)
         run = QPushButton("Classify")
         run.clicked.connect(self.run)
+        from explorer.ui.inspectors.predictions_view import predict_button
+
         row = QHBoxLayout()
-        for w in (QLabel("Gold label / right ending"), self.label, self.gold, run):
+        for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
+                  predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
         self.status = QLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
         self.status.setWordWrap(True)

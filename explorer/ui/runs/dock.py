@@ -378,6 +378,7 @@ class RunsPanel(QWidget):
     cancel_requested = Signal(str)
     open_folder_requested = Signal(str)     # run id
     open_checkpoint_requested = Signal(str)  # checkpoint folder
+    predict_requested = Signal(str)          # checkpoint folder: "Predict on a file…"
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
@@ -700,7 +701,15 @@ class RunsPanel(QWidget):
         menu.addAction("Open folder", self._open_folder).setEnabled(one)
         menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
+        menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
+            one and states[0].best_checkpoint_path() is not None)
         return menu
+
+    def _predict_on_file(self) -> None:
+        states = self._selected_states()
+        path = states[0].best_checkpoint_path() if len(states) == 1 else None
+        if path is not None:
+            self.predict_requested.emit(str(path))
 
     def group_menu(self, name: str) -> QMenu:
         """The menu of a group row (built, not shown: tests read its actions)."""

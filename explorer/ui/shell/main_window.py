@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         self.runs.cancel_requested.connect(self.cancel_run)
         self.runs.open_folder_requested.connect(self._open_folder)
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
+        self.runs.predict_requested.connect(self.predict_on_file)
         self.runs.refresh_requested.connect(self.scan_runs)
         self.runs.removed.connect(lambda _rid: self._refresh_selected())   # the dock removed it from the store
         self.curves.name_of = self.runs.name_of                      # the legend names runs as the list does
@@ -417,6 +418,30 @@ class MainWindow(QMainWindow):
         s = self.runs.state(run_id)
         if s is not None and s.path is not None:
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(s.path)))
+
+    def predict_on_file(self, checkpoint: str):
+        """"Predict on a file…" for a checkpoint: the dialog; its result opens in a Predictions page."""
+        from explorer.ui.inspectors.predictions_view import open_predict_dialog
+
+        return open_predict_dialog(self, checkpoint, on_finished=self.open_predictions)
+
+    def open_predictions(self, summary_or_path):
+        """A new Predictions page for a predict result (its summary dict) or a predictions file path."""
+        from explorer.ui.inspectors.predictions_view import PredictionsView, fill_launcher
+
+        summary = summary_or_path if isinstance(summary_or_path, dict) else None
+        path = summary["out"] if summary else str(summary_or_path)
+        page = PredictionsView(self)
+        page.open(path, summary)
+        page.message.connect(self.show_message)
+
+        def finetune(fields, note):
+            fill_launcher(self.launcher, fields, note)
+            self.tabs.setCurrentWidget(self.launcher)
+        page.finetune_requested.connect(finetune)
+        self.tabs.addTab(page, f"Predictions: {Path(path).name}")
+        self.tabs.setCurrentWidget(page)
+        return page
 
     def open_checkpoint(self, path: str) -> None:
         from explorer.ui.inspectors.classify_view import checkpoint_kind
