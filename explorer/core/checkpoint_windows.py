@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULTS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length": 64}   # DESIGN.md standard values
-CONFIG_FILE = "config.json"
 
 
 @dataclass(frozen=True)
@@ -47,16 +46,12 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     Looks at ``<path>/../../config.json`` when ``<path>`` sits in a ``checkpoints`` folder, and at
     ``<path>/config.json`` only when it is a run folder (a TrainConfig, not a model's config.json).
     """
-    p = Path(path)
-    candidates = []
-    if p.parent.name == "checkpoints":
-        candidates.append(p.parent.parent / CONFIG_FILE)
-    if (p / "checkpoints").is_dir():
-        candidates.append(p / CONFIG_FILE)
-    for c in candidates:
-        if c.is_file():
-            return c
-    return None
+    from explorer.core.runs import config_file, run_dir_of
+
+    run_dir = run_dir_of(path)
+    if run_dir is None or not config_file(run_dir).is_file():
+        return None
+    return config_file(run_dir)
 
 
 def window_settings_for_checkpoint(path: str | Path) -> WindowSettings:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 QA_TASKS = ("squad_v1", "squad_v2")
-CLASSIFICATION_TASKS = ("single", "pair")
+CLASSIFICATION_TASKS = ("single", "pair", "regression", "multilabel")
 SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label")  # core.data.swag
 HEAD_BYTES = 64 * 1024
 
@@ -23,7 +23,7 @@ class DataKind:
     """The kind of a data file.
 
     Attributes:
-        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "json" (other JSON) | "empty" | "binary" | "text".
+        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "xlsx" | "json" (other JSON) | "empty" | "binary" | "text".
         fits: the task names the file can feed (("squad_v1", "squad_v2"), ("single", "pair"), ...).
         columns: column / field names (header of a TSV/CSV, keys of the first JSONL record).
         description: one plain sentence naming the kind, its columns and the tasks it fits.
@@ -48,7 +48,7 @@ def _task_words(fits: tuple[str, ...]) -> str:
     if set(fits) == set(QA_TASKS):
         return "it fits the SQuAD tasks (squad_v1 / squad_v2)"
     if set(fits) == set(CLASSIFICATION_TASKS):
-        return "it fits the single / pair classification tasks"
+        return "it fits the single / pair classification, regression and multi-label tasks"
     if fits:
         return "it fits the " + " / ".join(fits) + " task" + ("s" if len(fits) > 1 else "")
     return "it fits no task of this app"
@@ -110,6 +110,9 @@ def sniff_data_file(path: str | Path) -> DataKind:
         whole = len(fh.read(1)) == 0
     if not raw.strip():
         return DataKind("empty", (), (), f"{path.name} is empty")
+    if path.suffix.lower() == ".xlsx" and raw.startswith(b"PK"):   # a zip: an Excel workbook (core/data/table.py)
+        return DataKind("xlsx", CLASSIFICATION_TASKS, (), f"{path.name} is an Excel workbook; "
+                        f"{_task_words(CLASSIFICATION_TASKS)}")
     if b"\x00" in raw:
         return DataKind("binary", (), (), f"{path.name} is a binary file, not text data; {_task_words(())}")
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ConfigError
-from explorer.core.task_facts import (data_formats_help, defaults_help, find_task_facts, is_qa_task,
-                                     metric_for_best_help, qa_task_names, task_help, task_names)
+from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, find_task_facts,
+                                     is_qa_task, metric_for_best_help, qa_task_names, task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
 QA_TASKS = qa_task_names()
@@ -68,10 +68,20 @@ class TrainConfig:
     log_every: int = 1
     save_checkpoints: bool = True
     save_every: int = 0             # optimizer steps between "last" checkpoints; 0 = at evaluations and the end
-    metric_for_best: str = ""       # eval metric that picks checkpoints/best (higher is better); "" = task default
+    metric_for_best: str = ""       # eval metric that picks checkpoints/best (its direction: core/metric_specs); "" = task default
     watch: list[dict] = field(default_factory=list)   # [{"question": ..., "passage": ...}]
-    text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names)
-    label_column: str = ""
+    text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names or positions)
+    label_column: str = ""          # name or 1-based position
+    id_column: str = ""             # name or 1-based position of a row-id column; "" = line numbers
+    no_header: bool = False         # the table's first row is data: columns by 1-based position
+    encoding: str = ""              # "" = UTF-8, else the detected encoding; or forced ("cp1252")
+    label_names: list[str] = field(default_factory=list)   # class names in id order; [] = sorted names
+    skip_invalid: bool = False      # skip rows with an empty text or missing label (counted) instead of refusing
+    dev_fraction: float | None = None    # no dev file: share held out (stratified, seeded); None = 0.1, 0 = none
+    class_weights: str = ""         # "" | "balanced" | "a=1.0,b=2.5": per-class weights in the loss
+    f1_classes: list[str] = field(default_factory=list)     # f_avg = macro F1 over these classes (SemEval-2016)
+    new_head: bool = False          # a fresh classification head (the checkpoint's dropped), encoder kept
+    label_separator: str = ";"      # multilabel: what separates the label names in one cell
     num_labels: int = 0             # 0 = inferred from the train labels
     trust_remote_code: bool = False
 
@@ -89,11 +99,19 @@ class TrainConfig:
         facts = find_task_facts(self.task)
         return facts.default_max_seq_length if facts else 128
 
+    def resolved_dev_fraction(self) -> float:
+        """The share of the training rows held out as dev when no dev file is given (0.1 by default);
+        0 when a dev file is given (dev_fraction is then ignored)."""
+        if self.dev:
+            return 0.0
+        return 0.1 if self.dev_fraction is None else float(self.dev_fraction)
+
     def validate(self) -> "TrainConfig":
         """Raise ConfigError naming the first bad setting; return self when all is well."""
         known = task_names()
         if self.task not in known:
             raise ConfigError(f"task {self.task!r} is not one of {', '.join(known)}")
+        check_metric_for_best(self.task, self.metric_for_best, self.num_labels)
         if not self.model:
             raise ConfigError("model is empty: give a hub id, a local folder or bundled:minilm")
         if not self.train:
@@ -117,10 +135,26 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not self.time_budget_minutes >= 0:
             raise ConfigError(f"time_budget_minutes must be >= 0, got {self.time_budget_minutes}")
+        if self.task == "multilabel" and not self.label_separator:
+            raise ConfigError("label_separator is empty: give the character that separates label names, e.g. ;")
         if self.max_steps <= 0 and self.epochs <= 0:
             raise ConfigError("give epochs > 0 or max_steps > 0")
         if not 0 <= self.warmup_ratio < 1:
             raise ConfigError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        if self.dev_fraction is not None and not 0 <= self.dev_fraction < 1:
+            raise ConfigError(f"dev_fraction must be in [0, 1), got {self.dev_fraction}")
+        parse_class_weights(self.class_weights)
+        if len(set(self.label_names)) != len(self.label_names):
+            raise ConfigError(f"label_names has a name twice: {self.label_names}")
+        if self.encoding:
+            import codecs
+
+            try:
+                codecs.lookup(self.encoding)
+            except LookupError:
+                raise ConfigError(f"encoding {self.encoding!r} is unknown (e.g. utf-8, cp1252, latin-1)") from None
+        if len(self.text_columns) > 2:
+            raise ConfigError(f"text_columns takes 1 or 2 columns, got {self.text_columns}")
         if is_qa_task(self.task) and self.doc_stride >= self.resolved_max_seq_length() - self.max_query_length - 3:
             raise ConfigError(f"doc_stride {self.doc_stride} leaves no room: it must be smaller than "
                               f"max_seq_length - max_query_length - 3")
@@ -176,6 +210,31 @@ class TrainConfig:
         return args
 
 
+def parse_class_weights(text: str) -> str | dict[str, float]:
+    """``class_weights`` as "" (none), "balanced" or {class name: weight} from "a=1.0,b=2.5".
+
+    Raises:
+        ConfigError: not of those forms, or a weight that is not a positive number.
+    """
+    text = (text or "").strip()
+    if text in ("", "balanced"):
+        return text
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"class_weights {text!r}: expected \"balanced\" or name=weight pairs like "
+                              "\"AGAINST=1.0,FAVOR=2.5\"")
+        try:
+            w = float(value)
+        except ValueError:
+            raise ConfigError(f"class_weights: weight {value.strip()!r} of {name.strip()!r} is not a number") from None
+        if not w > 0 or w != w or w == float("inf"):
+            raise ConfigError(f"class_weights: weight of {name.strip()!r} must be a positive number, got {value.strip()}")
+        out[name.strip()] = w
+    return out
+
+
 # One line of help per TrainConfig field: the `bert-explorer train --help` texts (and tooltips). A field's
 # default is appended by the CLI unless the text states it (fields whose default depends on the task).
 FIELD_HELP: dict[str, str] = {
@@ -220,9 +279,29 @@ FIELD_HELP: dict[str, str] = {
     "metric_for_best": metric_for_best_help(),
     "watch": 'question/passage pairs probed at each evaluation, '
              'e.g. [{"question": "...", "passage": "..."}]',
-    "text_columns": "classification: the 1 or 2 text column names; empty = found among the usual names",
-    "label_column": "classification: the label column name; empty = found among the usual names",
-    "num_labels": "classification: number of labels; 0 = inferred from the training labels",
+    "text_columns": "classification: the 1 or 2 text columns, by name or 1-based position (files without a "
+                    "header: positions, e.g. 6,7); empty = found among the usual names",
+    "label_column": "classification: the label column, by name or 1-based position; empty = found among the "
+                    "usual names; multilabel: one column holding a delimited list (see label_separator), or several "
+                    "0/1 columns, one per label, as names separated by commas",
+    "id_column": "classification: a column of row ids (name or 1-based position), used in the dev split and "
+                 "reports; empty = line numbers",
+    "no_header": "classification: the table's first row is data, not a header (columns then by 1-based position)",
+    "encoding": "classification: the data files' text encoding (e.g. cp1252); empty = UTF-8, or the encoding "
+                "detected when a file is not UTF-8",
+    "label_names": "classification: the class names in id order (id2label); empty = the labels' names sorted",
+    "skip_invalid": "classification: skip rows with an empty text or a missing label (counted) instead of "
+                    "refusing the file",
+    "dev_fraction": "classification without --dev: the share of the training rows held out as a seeded, "
+                    "stratified dev split (written to dev_split.csv in the run folder); default 0.1, 0 = none",
+    "class_weights": "classification: per-class weights in the cross-entropy loss: balanced (n / (K x class "
+                     "count), as scikit-learn's compute_class_weight) or name=weight pairs, e.g. AGAINST=1,FAVOR=2.5",
+    "f1_classes": "classification: classes whose F1 is averaged into f_avg (SemEval-2016 stance: FAVOR,AGAINST)",
+    "new_head": "classification: start a fresh head for the data's labels, keeping the checkpoint's encoder "
+                "(needed when the checkpoint's head has other labels)",
+    "label_separator": "multilabel: what separates the label names in one cell (econ;politics)",
+    "num_labels": "classification: number of labels; 0 = inferred from the training labels (regression "
+                  "and multilabel need no setting)",
     "trust_remote_code": "allow a hub model to run its own code",
 }
 

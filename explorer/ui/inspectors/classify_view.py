@@ -24,8 +24,10 @@ from .common import header
 from .remote import RemoteLatest
 
 KINDS = {"Single sentence (SST-2 style)": "single", "Sentence pair (MRPC style)": "pair",
-         "Multiple choice (SWAG)": "swag"}
-HEADS = {"single": "classification", "pair": "classification", "swag": "multiple_choice"}
+         "Multiple choice (SWAG)": "swag", "Regression: a score (STS-B style)": "regression",
+         "Multi-label (a sigmoid per label)": "multilabel"}
+HEADS = {"single": "classification", "pair": "classification", "swag": "multiple_choice",
+         "regression": "classification", "multilabel": "classification"}
 # (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
 FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
                ("B → [CLS]/[SEP]", "#8c564b"))
@@ -33,10 +35,13 @@ FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
 
 
 def checkpoint_kind(path: str) -> str | None:
-    """"single" / "pair" / "swag" for a classifier or multiple-choice checkpoint folder, None for other heads.
+    """"single" / "pair" / "swag" / "regression" / "multilabel" for a classifier or multiple-choice checkpoint
+    folder, None for other heads.
 
-    The head comes from the folder's config.json ``architectures``; single vs pair from the run's config.json
-    (``runs/<id>/config.json`` beside ``checkpoints/``) when there is one."""
+    The head comes from the folder's config.json ``architectures`` and, for sequence classifiers, its
+    ``problem_type`` / number of outputs (explorer.core.models.checkpoint_problem: one output = regression);
+    single vs pair from the run's config.json (``runs/<id>/config.json`` beside ``checkpoints/``) when there
+    is one."""
     import json
     from pathlib import Path
 
@@ -49,14 +54,21 @@ def checkpoint_kind(path: str) -> str | None:
         return "swag"
     if not arch.endswith("ForSequenceClassification"):
         return None
-    for run_config in (folder.parent.parent / "config.json", folder.parent / "config.json"):
+    from explorer.core.models import checkpoint_problem
+    from explorer.core.runs import config_file, run_config_of
+
+    problem = checkpoint_problem(folder)
+    if problem in ("regression", "multilabel"):
+        return problem
+    from explorer.core.runs import config_file, run_config_of
+
+    task = run_config_of(folder).get("task")
+    if task not in ("single", "pair"):   # a folder saved beside a run config (not a run's checkpoints/)
         try:
-            task = json.loads(run_config.read_text(encoding="utf-8")).get("task")
+            task = json.loads(config_file(folder.parent).read_text(encoding="utf-8")).get("task")
         except (OSError, ValueError, AttributeError):
-            continue
-        if task in ("single", "pair"):
-            return task
-    return "single"
+            task = None
+    return task if task in ("single", "pair") else "single"
 
 
 def _mono() -> QFont:
@@ -136,12 +148,19 @@ class ClassifyView(QWidget):
         for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
             top.addWidget(w)
         self.inputs = _Inputs()
-        self.kind.currentTextChanged.connect(lambda t: self.inputs.setCurrentIndex(int(KINDS[t] == "swag")))
+        self.kind.currentTextChanged.connect(self._kind_changed)
         self.label = QSpinBox(minimum=-1, maximum=99, value=-1, specialValueText="none")
+        self.gold = QLineEdit()
+        self.gold.setPlaceholderText("none")
+        self.gold.setToolTip("regression: a gold score (e.g. 3.8); multi-label: gold labels separated by ';'")
+        self.gold.setVisible(False)
         run = QPushButton("Classify")
         run.clicked.connect(self.run)
+        from explorer.ui.inspectors.predictions_view import predict_button
+
         row = QHBoxLayout()
-        for w in (QLabel("Gold label / right ending"), self.label, run):
+        for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
+                  predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
         self.status = QLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
         self.status.setWordWrap(True)
@@ -187,6 +206,38 @@ class ClassifyView(QWidget):
     def current_kind(self) -> str:
         return KINDS[self.kind.currentText()]
 
+    def _kind_changed(self, text: str) -> None:
+        kind = KINDS[text]
+        self.inputs.setCurrentIndex(int(kind == "swag"))
+        free = kind in ("regression", "multilabel")     # a float score / a set of labels, not one class id
+        self.gold.setVisible(free)
+        self.label.setVisible(not free)
+
+    def _gold(self):
+        """The gold of the typed box: a float (regression), label ids (multi-label) or None.
+
+        Raises:
+            ValueError: a score that is not a number, or a label name the head does not have."""
+        text = self.gold.text().strip()
+        if not text:
+            return None
+        if self.current_kind() == "regression":
+            try:
+                return float(text)
+            except ValueError:
+                raise ValueError(f"gold score {text!r} is not a number") from None
+        names = list(getattr(self.loaded, "label_names", None) or [])
+        out = []
+        for part in (p.strip() for p in text.split(";")):
+            if not part:
+                continue
+            if part in names:
+                out.append(names.index(part))
+            elif part.isdigit():
+                out.append(int(part))
+            else:
+                raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
+        return sorted(set(out))
     def load_model(self) -> None:
         self._status(f"loading {self.source.text()} ...")
         data = {"slot": self.slot, "source": self.source.text().strip(), "task": HEADS[self.current_kind()]}
@@ -210,6 +261,9 @@ class ClassifyView(QWidget):
         self.loaded = loaded
         if getattr(loaded, "task", "") == "multiple_choice":
             self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == "swag"))
+        problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax
+        if problem in ("regression", "multilabel"):
+            self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == problem))
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
 
     def _loaded(self, _id, loaded) -> None:
@@ -220,13 +274,19 @@ class ClassifyView(QWidget):
             self._status("no model loaded: press Load model first")
             return
         label = None if self.label.value() < 0 else self.label.value()
+        if self.current_kind() in ("regression", "multilabel"):
+            try:
+                label = self._gold()
+            except ValueError as exc:
+                self._status(str(exc))
+                return
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
         if self.current_kind() == "swag":
             i = self.inputs
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
             data.update(text_a=self.inputs.text_a.text(),
-                        text_b=self.inputs.text_b.text() if self.current_kind() == "pair" else "")
+                        text_b=self.inputs.text_b.text() if self.current_kind() != "single" else "")
         self._runner.submit("classify", data)
 
     def open_example(self, example: dict) -> None:
@@ -241,7 +301,13 @@ class ClassifyView(QWidget):
         else:
             self.inputs.text_a.setText(example.get("text_a", ""))
             self.inputs.text_b.setText(example.get("text_b", ""))
-        self.label.setValue(int(example.get("label", -1)))
+        gold = example.get("label", -1)
+        if kind == "regression":
+            self.gold.setText("" if gold is None else f"{float(gold):g}")
+        elif kind == "multilabel":
+            self.gold.setText(";".join(str(g) for g in gold or []))
+        else:
+            self.label.setValue(int(gold))
         self.run()
 
     def _status(self, text: str) -> None:
@@ -257,17 +323,35 @@ class ClassifyView(QWidget):
         self.strip_image.setImage(C.T, levels=(-lim, lim))
         self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
         self.table.setRowCount(len(res.logits))
+        problem = getattr(res, "problem_type", "single_label_classification")
         word = "score = C_k·w + b" if res.kind == "swag" else "logit = C·W_k + b_k"
-        self.table.setHorizontalHeaderLabels(["class / ending", word, "P = softmax"])
-        for k, (z, p) in enumerate(zip(res.logits, res.probabilities)):
-            name = res.label_names[k] + (" ← prediction" if k == res.prediction else "")
-            for col, value in enumerate((name, f"{z:+.4f}", f"{p:.4f}")):
+        third = "P = softmax"
+        if problem == "regression":
+            word, third = "score = C·w + b", "(no softmax)"
+        elif problem == "multi_label_classification":
+            third = "P = sigmoid  (τ)"
+        self.table.setHorizontalHeaderLabels(["class / ending", word, third])
+        chosen = set(res.predicted) if problem == "multi_label_classification" else {res.prediction}
+        for k, z in enumerate(res.logits):
+            name = res.label_names[k] + (" ← prediction" if k in chosen else "")
+            if problem == "regression":
+                p = "the score is the prediction"
+            elif problem == "multi_label_classification":
+                p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
+            else:
+                p = f"{res.probabilities[k]:.4f}"
+            for col, value in enumerate((name, f"{z:+.4f}", p)):
                 self.table.setItem(k, col, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()
         self.text.setPlainText("\n".join(self.result_lines(res)))
         self._show_flow(res)
-        self._status(f"prediction {res.prediction} ({res.label_names[res.prediction]}); by-hand check "
-                     f"{res.max_abs_diff:.1e}")
+        if problem == "regression":
+            said = f"score {res.score:.4f}"
+        elif problem == "multi_label_classification":
+            said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
+        else:
+            said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"
+        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}")
 
     def _show_flow(self, res) -> None:
         """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""

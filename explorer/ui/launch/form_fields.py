@@ -34,7 +34,8 @@ class FieldSpec:
     name: str            # TrainConfig field
     label: str
     group: str
-    kind: str            # text | model | task | data | int | float | lr | choice | bool | folder | columns
+    kind: str            # text | model | task | data | int | float | lr | choice | bool | folder | columns |
+                         # colpick (a column of the data, editable drop-down) | colpicks (1-2 of them) | weights
     tip: str = ""
     lo: float = 0
     hi: float = 1e9
@@ -43,6 +44,7 @@ class FieldSpec:
     special: str = ""    # text shown for the minimum value of a spin box (e.g. "auto")
     qa_only: bool = False
     cls_only: bool = False
+    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / cls_only say)
 
 
 GROUPS = ("Model and task", "Data", "Recipe", "Sequence and QA windows", "Evaluation and output")
@@ -61,10 +63,39 @@ FIELDS: tuple[FieldSpec, ...] = (
               hi=10_000_000, step=100, special="all"),
     FieldSpec("dev_cap", "Dev cap", "Data", "int", "Evaluate on the first N dev examples only (0 = all).",
               hi=10_000_000, step=100, special="all"),
-    FieldSpec("text_columns", "Text columns", "Data", "columns",
-              "Column name(s) of the sentence (or the two sentences), comma-separated; empty = detect.",
+    FieldSpec("text_columns", "Text columns", "Data", "colpicks",
+              "The column of the sentence (or the two columns of a pair, comma-separated), picked from the file's "
+              "header; without a header, 1-based positions (e.g. 6, 7). Empty = the usual names.", cls_only=True),
+    FieldSpec("label_column", "Label column", "Data", "colpick",
+              "The label column, picked from the file's header (or a 1-based position); empty = the usual names. "
+              "Regression: the column of scores. Multi-label: one column holding the label names (econ;politics), "
+              "or several 0/1 columns, one per label, comma-separated.",
               cls_only=True),
-    FieldSpec("label_column", "Label column", "Data", "text", "The label column; empty = detect.", cls_only=True),
+    FieldSpec("id_column", "Id column", "Data", "colpick",
+              "Optional column of row ids (kept in the dev split and reports); empty = line numbers.", cls_only=True),
+    FieldSpec("no_header", "No header row", "Data", "bool",
+              "The file's first row is data; columns are then picked by position.", cls_only=True),
+    FieldSpec("encoding", "Encoding", "Data", "text",
+              "The file's text encoding (e.g. cp1252); empty = UTF-8, or the encoding found when it is not UTF-8.",
+              cls_only=True),
+    FieldSpec("label_names", "Label names", "Data", "columns",
+              "The class names in id order, comma-separated; empty = the labels' names sorted.", cls_only=True),
+    FieldSpec("skip_invalid", "Skip invalid rows", "Data", "bool",
+              "Skip rows with an empty text or a missing label (counted) instead of refusing the file.",
+              cls_only=True),
+    FieldSpec("dev_fraction", "Dev fraction", "Data", "float",
+              "Without dev data: the share of the training rows held out as a stratified dev split (0 = none).",
+              lo=0, hi=0.9, step=0.05, decimals=2, cls_only=True),
+    FieldSpec("class_weights", "Class weights", "Recipe", "weights",
+              "Per-class weights in the loss: balanced (rarer classes weigh more, as scikit-learn's "
+              "compute_class_weight) or name=weight pairs; empty = none.", cls_only=True),
+    FieldSpec("f1_classes", "F1 classes", "Evaluation and output", "columns",
+              "Classes whose F1 is averaged into f_avg (SemEval-2016 stance: FAVOR, AGAINST).", cls_only=True),
+    FieldSpec("new_head", "New head", "Model and task", "bool",
+              "Start a fresh classification head for this data's labels, keeping the checkpoint's encoder "
+              "(needed when the checkpoint's head has other labels).", cls_only=True),
+    FieldSpec("label_separator", "Label separator", "Data", "text",
+              "Multi-label: what separates the label names in one cell (econ;politics).", tasks=("multilabel",)),
     FieldSpec("epochs", "Epochs", "Recipe", "float", "", lo=0.01, hi=1000, step=0.5, decimals=2),
     FieldSpec("max_steps", "Max steps", "Recipe", "int", "Stop after this many optimizer steps (0 = use epochs).",
               hi=100_000_000, step=100, special="use epochs"),
@@ -175,6 +206,19 @@ def make_editor(spec: FieldSpec) -> Editor:
             host, btn = _with_button(edit, "Browse…")
             return Editor(host, get, set_, edit.textChanged, focus=edit, button=btn)
         return Editor(edit, get, set_, edit.textChanged)
+    if k in ("colpick", "colpicks", "weights"):
+        combo = QComboBox()
+        combo.setEditable(True)
+        combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        if k == "weights":
+            combo.addItems(["", "balanced"])
+        if k == "colpicks":
+            get = lambda: [c.strip() for c in combo.currentText().split(",") if c.strip()]  # noqa: E731
+            set_ = lambda v: combo.setCurrentText(", ".join(str(x) for x in (v or [])))  # noqa: E731
+        else:
+            get = lambda: combo.currentText().strip()  # noqa: E731
+            set_ = lambda v: combo.setCurrentText(str(v or ""))  # noqa: E731
+        return Editor(combo, get, set_, combo.currentTextChanged)
     if k == "model":
         combo = QComboBox()
         combo.setEditable(True)
@@ -216,6 +260,9 @@ def make_editor(spec: FieldSpec) -> Editor:
         spin.setMaximumWidth(190 if spec.special else 120)
         if spec.special:
             spin.setSpecialValueText(spec.special)
+        if spec.name == "dev_fraction":   # None (= 0.1, the config's default) shows as 0.10
+            return Editor(spin, lambda: float(spin.value()), lambda v: spin.setValue(0.1 if v is None else float(v)),
+                          spin.valueChanged)
         return Editor(spin, lambda: float(spin.value()), lambda v: spin.setValue(float(v or 0)), spin.valueChanged)
     if k == "lr":
         edit = QLineEdit()
