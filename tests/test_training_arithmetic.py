@@ -41,7 +41,8 @@ def _grad_norms(files, tmp_path, ga):
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--epochs", 1,
                   "--batch-size", 1, "--gradient-accumulation-steps", ga, "--no-length-grouping", "--dropout", 0,
                   "--learning-rate", 1e-12, "--warmup-ratio", 0, "--max-grad-norm", 0, "--mixed-precision", "no",
-                  "--no-save-checkpoints", "--seed", 7, "--output-dir", tmp_path, "--run-id", f"ga{ga}"])
+                  "--no-save-checkpoints", "--seed", 7, "--dev-fraction", 0, "--output-dir", tmp_path,
+                  "--run-id", f"ga{ga}"])   # no dev file and no held-out split: all 8 rows train
     assert rc == EXIT_OK, ev[-1]
     return [e["grad_norm"] for e in ev if e["event"] == "step"]
 
@@ -86,7 +87,7 @@ def test_bf16_on_a_cpu_without_native_bf16_warns(files, tmp_path, monkeypatch):
     assert precision.bf16_warning("no", "cpu") is None and precision.bf16_warning("auto", "cpu") is None
     assert precision.bf16_warning("bf16", "cuda") is None
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 1,
-                  "--mixed-precision", "bf16", "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "bf"])
+                  "--dev-fraction", 0, "--mixed-precision", "bf16", "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "bf"])
     assert rc == EXIT_OK, ev[-1]
     warnings = [e for e in ev if e["event"] == "log" and e["level"] == "warning"]
     assert [w["message"] for w in warnings] == [message]
