@@ -147,7 +147,7 @@ def _hub_available_locally(hub_id: str) -> bool:
 
         hit = try_to_load_from_cache(hub_id, "config.json")
         return isinstance(hit, str)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a cache lookup that fails in any way means "not cached"
         return False
 
 
@@ -160,7 +160,7 @@ def _hub_reachable(timeout_s: float) -> bool:
         from huggingface_hub import constants
 
         url = urlparse(constants.ENDPOINT)
-    except Exception:
+    except Exception:  # noqa: BLE001 - no usable endpoint setting: treat the hub as unreachable
         return False
     try:
         with socket.create_connection((url.hostname, url.port or 443), timeout=timeout_s):
