@@ -20,7 +20,6 @@ import numpy as np
 
 from explorer.core.errors import UserError
 
-KINDS = ("single", "pair", "swag")
 FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
 
 
@@ -75,7 +74,7 @@ class ClassifyResult:
     """The arithmetic of one classification (numpy only; the UI renders it).
 
     Attributes:
-        kind: "single", "pair" or "swag".
+        kind: the task the inputs were classified as ("single", "pair", "swag"; core/task_facts.py).
         inputs: one ClassifyInput (single/pair) or four (swag, one per ending).
         W: (K, H) classifier weights (K = num_labels; K = 1 for swag, the vector w).
         b: (K,) classifier bias.

@@ -89,7 +89,8 @@ def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = N
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
                              max_seq_length: int = 128, batch_size: int = 16, n: int = 10) -> ClassificationDevReport:
-    """Run ``model`` over a dev file of ``task`` ("single", "pair" or "swag") and summarise it.
+    """Run ``model`` over a dev file of ``task`` (a task with a classification or multiple-choice head: "single", "pair",
+    "swag") and summarise it.
 
     Raises the loaders' UserErrors (file, line) for bad data."""
     import torch
@@ -109,7 +110,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
             out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})
             logits.append(out.logits.float().cpu().numpy())
     z = np.concatenate(logits) if logits else np.zeros((0, 2))
-    if task == "swag":
+    if t.facts.is_multiple_choice:
         texts_a = [data.contexts[i] for i in range(len(data))]
         texts_b = [" | ".join(data.choice_pairs(i)[1]) for i in range(len(data))]  # sent2 + ending k
         names = [f"ending {k}" for k in range(z.shape[1])]

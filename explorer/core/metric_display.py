@@ -9,7 +9,8 @@ unit-bearing numbers, never scaled.
 
 from __future__ import annotations
 
-QA_TASKS = ("squad_v1", "squad_v2")
+from explorer.core.task_facts import is_qa_task
+
 # Shares that classification reports as fractions; SQuAD's are already percent.
 FRACTION_METRICS = ("accuracy", "f1", "precision", "recall", "exact_match")
 # Metrics of SQuAD that are percentages (the official scripts' scale).
@@ -24,14 +25,14 @@ def is_percent(name: str, task: str | None = None) -> bool:
     """Whether metric ``name`` of a ``task`` run is shown as a percentage (task None: of any run)."""
     if task is None:
         return name in PERCENT_METRICS or name in FRACTION_METRICS
-    if task in QA_TASKS:
+    if is_qa_task(task):
         return name in PERCENT_METRICS
     return name in FRACTION_METRICS
 
 
 def display_scale(name: str, task: str) -> float:
     """Factor from the stored value to the displayed one: 100 for classification shares, else 1."""
-    return 100.0 if task not in QA_TASKS and name in FRACTION_METRICS else 1.0
+    return 100.0 if not is_qa_task(task) and name in FRACTION_METRICS else 1.0
 
 
 def to_display(name: str, value: float, task: str) -> float:

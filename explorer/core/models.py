@@ -297,6 +297,19 @@ def checkpoint_task(architectures) -> str | None:
     return next((t for suffix, _, t in _ARCH_KINDS if arch.endswith(suffix)), None)
 
 
+def checkpoint_head(folder: str | Path) -> str | None:
+    """The model head a checkpoint folder was saved with: :func:`checkpoint_task` of the ``architectures``
+    in ``<folder>/config.json`` ("qa", "classification", "multiple_choice", ...); None when the folder has
+    no readable config.json or it records no head (a bare encoder). Reads the file only (no torch)."""
+    import json
+
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return checkpoint_task(config.get("architectures")) if isinstance(config, dict) else None
+
+
 def check_architecture(config, task: str, source: str) -> None:
     """Refuse, before any weight is read, a model that cannot do ``task`` in this app at all.
 

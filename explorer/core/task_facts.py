@@ -38,6 +38,10 @@ class TaskFacts:
         data_formats: what ``--train`` / ``--dev`` accept for this task, in words.
         squad_version: "v1.1" / "v2.0" for the QA tasks, "" otherwise.
         pair: classification of sentence pairs (two text columns) rather than single sentences.
+        data_kind: which reader its ``--train`` / ``--dev`` files go through: "squad" (official SQuAD
+            JSON, ``core/data/squad.py``), "table" (rows of a .tsv / .csv / .jsonl file,
+            ``core/data/classification.py``) or "swag" (the SWAG CSV, ``core/data/swag.py``). The data
+            sniffer (``core/data/sniff.py``) and the launcher's data preview go by it.
     """
 
     name: str
@@ -50,6 +54,17 @@ class TaskFacts:
     data_formats: str
     squad_version: str = ""
     pair: bool = False
+    data_kind: str = "table"
+
+    @property
+    def is_multiple_choice(self) -> bool:
+        """One score per candidate ending, softmax across them (SWAG; BERT paper Section 4.4)."""
+        return self.head == "multiple_choice"
+
+    @property
+    def has_no_answer(self) -> bool:
+        """QA with unanswerable questions (SQuAD v2.0): the no-answer baseline and τ apply."""
+        return self.squad_version == "v2.0"
 
 
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
@@ -62,14 +77,15 @@ _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending
 # rather than for how well it ranks answers against "no answer".
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     TaskFacts("squad_v1", "SQuAD v1.1 (extractive QA)", "qa", True, "f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v1.1"),
+              squad_version="v1.1", data_kind="squad"),
     TaskFacts("squad_v2", "SQuAD v2.0 (QA + no answer)", "qa", True, "best_f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v2.0"),
+              squad_version="v2.0", data_kind="squad"),
     TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, pair=True),
-    TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS),
+    TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
+              data_kind="swag"),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
@@ -85,6 +101,28 @@ def task_names() -> list[str]:
 def qa_task_names() -> tuple[str, ...]:
     """The extractive-QA task names."""
     return tuple(name for name, f in _TABLE.items() if f.is_qa)
+
+
+def tasks_reading(data_kind: str) -> tuple[str, ...]:
+    """The task names whose data files go through reader ``data_kind`` ("squad", "table", "swag")."""
+    return tuple(name for name, f in _TABLE.items() if f.data_kind == data_kind)
+
+
+def tasks_with_head(*heads: str) -> tuple[str, ...]:
+    """The task names whose model head is one of ``heads`` ("qa", "classification", "multiple_choice")."""
+    return tuple(name for name, f in _TABLE.items() if f.head in heads)
+
+
+def task_for_checkpoint(head: str | None, run_task: str | None = None) -> str | None:
+    """The task a checkpoint with model head ``head`` (``core.models.checkpoint_task``) is opened as:
+    ``run_task`` (the task in its run's config.json) when that task has this head, else the first task
+    of the table with this head; None for no head or a head no task has."""
+    if not head:
+        return None
+    facts = _TABLE.get(str(run_task or ""))
+    if facts is not None and facts.head == head:
+        return facts.name
+    return next(iter(tasks_with_head(head)), None)
 
 
 def get_task_facts(name: str) -> TaskFacts:

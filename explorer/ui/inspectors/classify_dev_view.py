@@ -10,6 +10,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from explorer.core.task_facts import find_task_facts
+
 from .client import shared_client
 from .common import header
 from .remote import RemoteLatest
@@ -17,9 +19,10 @@ from .remote import RemoteLatest
 
 def _dev_example(kind: str, row) -> dict:
     """The dict ClassifyView.open_example takes, from a DevRow."""
-    if kind == "swag":
+    facts = find_task_facts(kind)
+    if facts is not None and facts.is_multiple_choice:
         endings = row.text_b.split(" | ")
-        return {"kind": "swag", "text_a": row.text_a, "endings": endings, "label": row.label}
+        return {"kind": kind, "text_a": row.text_a, "endings": endings, "label": row.label}
     return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
 
 

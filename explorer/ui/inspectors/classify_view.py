@@ -17,46 +17,31 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from explorer.core.task_facts import find_task_facts, get_task_facts, tasks_with_head
 from explorer.ui.curves.legend import legend_below
 
 from .client import shared_client
 from .common import header
 from .remote import RemoteLatest
 
-KINDS = {"Single sentence (SST-2 style)": "single", "Sentence pair (MRPC style)": "pair",
-         "Multiple choice (SWAG)": "swag"}
-HEADS = {"single": "classification", "pair": "classification", "swag": "multiple_choice"}
+# The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
+CLASSIFY_HEADS = ("classification", "multiple_choice")
+
+
+def classify_tasks() -> dict[str, str]:
+    """GUI label -> task name of every task with a CLASSIFY_HEADS head, in table order."""
+    return {get_task_facts(name).label: name for name in tasks_with_head(*CLASSIFY_HEADS)}
+
+
+def _is_choice(task: str) -> bool:
+    facts = find_task_facts(task)
+    return bool(facts and facts.is_multiple_choice)
+
+
 # (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
 FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
                ("B → [CLS]/[SEP]", "#8c564b"))
 FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
-
-
-def checkpoint_kind(path: str) -> str | None:
-    """"single" / "pair" / "swag" for a classifier or multiple-choice checkpoint folder, None for other heads.
-
-    The head comes from the folder's config.json ``architectures``; single vs pair from the run's config.json
-    (``runs/<id>/config.json`` beside ``checkpoints/``) when there is one."""
-    import json
-    from pathlib import Path
-
-    folder = Path(path)
-    try:
-        arch = " ".join(json.loads((folder / "config.json").read_text(encoding="utf-8")).get("architectures") or [])
-    except (OSError, ValueError):
-        return None
-    if arch.endswith("ForMultipleChoice"):
-        return "swag"
-    if not arch.endswith("ForSequenceClassification"):
-        return None
-    for run_config in (folder.parent.parent / "config.json", folder.parent / "config.json"):
-        try:
-            task = json.loads(run_config.read_text(encoding="utf-8")).get("task")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if task in ("single", "pair"):
-            return task
-    return "single"
 
 
 def _mono() -> QFont:
@@ -127,7 +112,7 @@ class ClassifyView(QWidget):
 
     def _build(self) -> None:
         self.kind = QComboBox()
-        self.kind.addItems(list(KINDS))
+        self.kind.addItems(list(classify_tasks()))
         self.source = QLineEdit("bundled:minilm")
         self.source.setToolTip("hub id, local folder or a run checkpoint (runs/<id>/checkpoints/best)")
         load = QPushButton("Load model")
@@ -136,7 +121,7 @@ class ClassifyView(QWidget):
         for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
             top.addWidget(w)
         self.inputs = _Inputs()
-        self.kind.currentTextChanged.connect(lambda t: self.inputs.setCurrentIndex(int(KINDS[t] == "swag")))
+        self.kind.currentTextChanged.connect(lambda t: self.inputs.setCurrentIndex(int(_is_choice(classify_tasks()[t]))))
         self.label = QSpinBox(minimum=-1, maximum=99, value=-1, specialValueText="none")
         run = QPushButton("Classify")
         run.clicked.connect(self.run)
@@ -185,17 +170,20 @@ class ClassifyView(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
     def current_kind(self) -> str:
-        return KINDS[self.kind.currentText()]
+        return classify_tasks()[self.kind.currentText()]
+
+    def _show_kind(self, task: str) -> None:
+        self.kind.setCurrentText(get_task_facts(task).label)
 
     def load_model(self) -> None:
         self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": HEADS[self.current_kind()]}
+        data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
 
     def open_checkpoint(self, path: str, kind: str) -> None:
-        """Load a checkpoint folder with the head of ``kind`` ("single" / "pair" / "swag")."""
-        self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == kind))
+        """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head."""
+        self._show_kind(kind)
         self.source.setText(path)
         self.load_model()
 
@@ -208,8 +196,9 @@ class ClassifyView(QWidget):
             self.client.adopt(self.slot, loaded)
             loaded = model_info(loaded, self.slot)
         self.loaded = loaded
-        if getattr(loaded, "task", "") == "multiple_choice":
-            self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == "swag"))
+        head = getattr(loaded, "task", "")
+        if head != get_task_facts(self.current_kind()).head and tasks_with_head(head):
+            self._show_kind(tasks_with_head(head)[0])
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
 
     def _loaded(self, _id, loaded) -> None:
@@ -221,19 +210,19 @@ class ClassifyView(QWidget):
             return
         label = None if self.label.value() < 0 else self.label.value()
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
-        if self.current_kind() == "swag":
+        if _is_choice(self.current_kind()):
             i = self.inputs
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
             data.update(text_a=self.inputs.text_a.text(),
-                        text_b=self.inputs.text_b.text() if self.current_kind() == "pair" else "")
+                        text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).pair else "")
         self._runner.submit("classify", data)
 
     def open_example(self, example: dict) -> None:
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
-        kind = example.get("kind", "single")
-        self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == kind))
-        if kind == "swag":
+        kind = example.get("kind") or self.current_kind()
+        self._show_kind(kind)
+        if _is_choice(kind):
             self.inputs.context.setText(example.get("text_a", ""))
             self.inputs.start.setText(example.get("start", ""))
             for edit, text in zip(self.inputs.endings, example.get("endings", [])):
@@ -257,7 +246,7 @@ class ClassifyView(QWidget):
         self.strip_image.setImage(C.T, levels=(-lim, lim))
         self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
         self.table.setRowCount(len(res.logits))
-        word = "score = C_k·w + b" if res.kind == "swag" else "logit = C·W_k + b_k"
+        word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
         self.table.setHorizontalHeaderLabels(["class / ending", word, "P = softmax"])
         for k, (z, p) in enumerate(zip(res.logits, res.probabilities)):
             name = res.label_names[k] + (" ← prediction" if k == res.prediction else "")

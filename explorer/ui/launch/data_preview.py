@@ -18,9 +18,7 @@ import argparse
 import json
 import sys
 
-from explorer.core.task_facts import qa_task_names
-
-QA_TASKS = qa_task_names()
+from explorer.core.task_facts import find_task_facts, is_qa_task
 
 
 def _clip(text: str, n: int = 160) -> str:
@@ -35,18 +33,16 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
     given to a SQuAD task, SQuAD JSON given to classification) is rejected with what the file is and
     which tasks it fits, instead of the parser's first complaint."""
+    kind = "squad" if is_qa_task(task) else "classification"
     try:
         mismatch = _kind_mismatch(source, task)
         if mismatch:
-            return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
+            return {"ok": False, "kind": kind, "summary": "",
                     "counts": {}, "problems": [], "records": [], "error": mismatch}
-        if task in QA_TASKS:
-            return _preview_squad(source, task, n_records, split)
-        if task == "swag":
-            return _preview_swag(source, n_records)
-        return _preview_classification(source, task, n_records, split, text_columns, label_column)
+        reader = _READERS[getattr(find_task_facts(task), "data_kind", "table")]
+        return reader(source, task, n_records, split, text_columns, label_column)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
-        return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
+        return {"ok": False, "kind": kind, "summary": "",
                 "counts": {}, "problems": [], "records": [], "error": str(exc) or type(exc).__name__}
 
 
@@ -67,7 +63,7 @@ def _kind_mismatch(source: str, task: str) -> str:
     return f"{path}: {message}" if message else ""
 
 
-def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
+def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=None, _label_column="") -> dict:
     from explorer.core.data.squad import load_squad
 
     train = split == "train"  # the training run repairs / drops misaligned answers (load_training_squad)
@@ -85,10 +81,11 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
     summary = (f"SQuAD {report.version}: {report.n_articles:,} articles, {report.n_questions:,} questions "
                f"({report.n_impossible:,} unanswerable)")
     problems = list(report.problems)
-    if task == "squad_v2" and report.version != "v2.0":
+    version = find_task_facts(task).squad_version
+    if version == "v2.0" and report.version != "v2.0":
         problems.insert(0, "note: no unanswerable questions, so this is SQuAD v1.1 data; "
                            "SQuAD v2.0 training still works but the model never learns to abstain")
-    if task == "squad_v1" and report.n_impossible:
+    if version == "v1.1" and report.n_impossible:
         problems.insert(0, f"note: {report.n_impossible} unanswerable questions (SQuAD v2.0 data); "
                            "choose the SQuAD v2.0 task to train the no-answer decision")
     return {"ok": True, "kind": "squad", "summary": summary, "answer_check": report.answer_check(),
@@ -96,7 +93,7 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
             "n_problems": len(problems), "records": records, "error": ""}
 
 
-def _preview_swag(source: str, n: int) -> dict:
+def _preview_swag(source: str, _task: str, n: int, _split: str = "", _text_columns=None, _label_column="") -> dict:
     from explorer.core.data.swag import load_swag
 
     data = load_swag(source)
@@ -111,7 +108,7 @@ def _preview_swag(source: str, n: int) -> dict:
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column) -> dict:
     from explorer.core.data.classification import load_classification
 
-    data = load_classification(source, pair=task == "pair", text_columns=text_columns or None,
+    data = load_classification(source, pair=getattr(find_task_facts(task), "pair", False), text_columns=text_columns or None,
                                label_column=label_column, split=split)
     labels = {}
     for y in data.labels:
@@ -130,6 +127,10 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
     return {"ok": True, "kind": "classification", "summary": summary,
             "counts": {"examples": len(data), "labels": data.num_labels}, "problems": list(data.problems)[:50],
             "n_problems": len(data.problems), "records": records, "error": ""}
+
+
+# TaskFacts.data_kind -> its preview (the readers of core/data)
+_READERS = {"squad": _preview_squad, "table": _preview_classification, "swag": _preview_swag}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -443,10 +443,11 @@ class MainWindow(QMainWindow):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(s.path)))
 
     def open_checkpoint(self, path: str) -> None:
-        from explorer.ui.inspectors.classify_view import checkpoint_kind
+        from explorer.core.checkpoint_windows import checkpoint_task_name
+        from explorer.ui.inspectors.classify_view import CLASSIFY_HEADS
 
-        kind = checkpoint_kind(path)
-        if kind is not None:  # a classifier or SWAG checkpoint opens in Classify
+        head, kind = checkpoint_task_name(path)
+        if head in CLASSIFY_HEADS and kind is not None:  # a classifier or SWAG checkpoint opens in Classify
             view = self.classify_pages[0][1]
             view.open_checkpoint(path, kind)
             self.tabs.setCurrentWidget(view)
