@@ -3,7 +3,8 @@
 GLOSSARY maps a term in its standard name (the names of docs/formulas.md: ``start_logits``,
 ``null_score``, ``doc_stride``...) to a short plain-language tooltip, with the formula where there is one.
 ALIASES maps other spellings a label may use (``s_null``, ``τ``, ``answer rate``, TrainConfig fields such as
-``warmup_ratio``) to those names. PANEL_HELP maps a panel title to a paragraph on what it shows.
+``warmup_ratio``) to those names. PANEL_HELP maps a shell panel (Launcher, Runs, Curves) to a paragraph on what it shows; the inspector
+pages declare their own help in explorer/ui/inspectors/registry.py.
 
 Sources for the facts: Devlin et al. 2019 (BERT) Sections 3.2, 4.2, 4.3 and Appendix A.3; the official
 SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best threshold; Abnar & Zuidema
@@ -191,25 +192,6 @@ PANEL_HELP: dict[str, str] = {
         "dev metric still rises is normal early on; a dev metric that falls while the loss keeps falling is "
         "overfitting. Mouse: the wheel scrolls the page, Ctrl+wheel zooms a plot, dragging pans it, and "
         "\"Reset view\" above each plot returns to the automatic range."),
-    "Attention": (
-        "How attention moves between the question, the passage and the special tokens ([CLS], [SEP]) in "
-        "every layer and head. The block-flow grid shows, for each layer, how much attention the tokens of "
-        "one block give to each block (rows sum to 1); the heat map shows single heads token by token; "
-        "rollout combines the layers. Much attention goes to [CLS] and [SEP], which many heads use as a "
-        "resting place; what matters for QA is how much flows from the question to the passage and back."),
-    "Spans & τ": (
-        "One question and passage through the QA head: start and end scores for every token of every "
-        "window, the table of span scores start_logits[i] + end_logits[j] (only valid spans inside the "
-        "passage, at most max_answer_length tokens long), the n-best answers, the no-answer score s_null and "
-        "the decision best_non_null_score > null_score + τ written out with the numbers. The by-hand check "
-        "recomputes the start scores from the hidden states. If the model's QA head was never trained, its "
-        "scores are random and the panel says so."),
-    "τ on dev set": (
-        "Choose the no-answer threshold τ for SQuAD 2.0. For every dev question the model's score_diff is "
-        "stored once; the sweep then recomputes EM, F1, HasAns_f1, NoAns_f1 and the answer rate for each τ "
-        "from −6 to +6, in milliseconds. Raising τ trades HasAns_f1 for NoAns_f1; the best τ maximises F1. "
-        "Because choosing τ on the same questions flatters the score, the honest figure chooses τ on one "
-        "half of the dev set and scores it on the other."),
 }
 
 

@@ -22,6 +22,7 @@ from explorer.ui.curves.legend import legend_below
 
 from .client import shared_client
 from .common import header
+from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
 # The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
@@ -304,4 +305,22 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
             tabs.setCurrentWidget(view)
 
     dev.open_requested.connect(open_row)
-    return [("Classify", view), ("Classify: dev set", dev)]
+    return [(CLASSIFY_PAGE, view), (CLASSIFY_DEV_PAGE, dev)]
+
+
+class ClassifyPages:
+    """The page set of the registry's Classify pages (registry.CLASSIFY): a classifier or SWAG checkpoint
+    opens in Classify as its task (its head and the run's task: core.checkpoint_windows.checkpoint_task_name)."""
+
+    def __init__(self, pages: list[tuple[str, QWidget]]):
+        self.pages = dict(pages)
+
+    def open_checkpoint(self, title: str, path: str, task: str | None, _run_config: dict) -> None:
+        view = self.pages[title]
+        view.open_checkpoint(path, task or view.current_kind())
+
+
+def page_set(window) -> ClassifyPages:
+    """The registry's provider of Classify and Classify: dev set (kept as ``window.classify_pages``)."""
+    window.classify_pages = classify_tabs(window)
+    return ClassifyPages(window.classify_pages)
