@@ -11,7 +11,9 @@ Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; bo
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
-docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_HELP next to TrainConfig).
+docs/architecture.md and the README). Help texts: ``config.field_help`` (each field's Setting, beside it in TrainConfig).
+``--preset NAME`` applies a run preset of resources/presets (``fast-cpu``, ``paper``, ...) over ``--config``;
+flags given explicitly win over both.
 
 Exit codes (the convention of every command, explorer.cli): 0 finished (also after stop early), 1 failed
 for another reason (internal error, out of memory, disk full), 2 user error: unusable arguments (bad flag values are
@@ -39,12 +41,13 @@ from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_eve
 from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
 from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
+from explorer.core.training.run_presets import load_preset, preset_names
 from explorer.core.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
-NOT_FLAGS = ("config", "resume", "command", "_module", "_own_process")
+NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
                "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
 EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
@@ -74,11 +77,14 @@ def _flag_help(name: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset); help from FIELD_HELP."""
+    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset); help from each field's Setting."""
     parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.add_argument("--config", metavar="RUN_JSON", default=argparse.SUPPRESS,
                         help="a run config (TrainConfig as JSON); flags given as well override its values")
+    parser.add_argument("--preset", metavar="NAME", default=argparse.SUPPRESS,
+                        help=f"a run preset of resources/presets ({', '.join(preset_names())}) applied over "
+                             "--config; flags given as well override it")
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
                         help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
     for f in dataclasses.fields(TrainConfig):
@@ -104,9 +110,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """--config file (if any) overridden by the flags given. Raises ConfigError."""
+    """--config file (if any), then --preset (resources/presets), overridden by the flags given.
+    Raises ConfigError (an unknown preset names the known ones)."""
     given = {k: v for k, v in vars(args).items() if k not in NOT_FLAGS}
     base = TrainConfig.load(args.config).to_dict() if getattr(args, "config", None) else {}
+    if getattr(args, "preset", None):
+        base = load_preset(args.preset).apply(TrainConfig.from_dict(base, source="--config")).to_dict()
     base.update(given)
     return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
 
