@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.errors import UserError
+from explorer.core.task_facts import find_task_facts
 
 FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
 
@@ -114,8 +115,9 @@ class ClassifyResult:
         """The arithmetic written out with this result's numbers, one line each (for text views and the CLI)."""
         f = f"{{:.{digits}f}}"
         lines = []
+        facts = find_task_facts(self.kind)
         for k, name in enumerate(self.label_names):
-            if self.kind == "swag":
+            if facts is not None and facts.is_multiple_choice:
                 lines.append(f"score {k} = C_{k} . w + b = {f.format(self.logits[k])}   P = "
                              f"{f.format(self.probabilities[k])}   ({name})")
             else:

@@ -36,8 +36,10 @@ import traceback
 from pathlib import Path
 
 from explorer.core import run_status
-from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
+from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USER, Cancelled, ConfigError, UserError,
+                                  exits_on_user_error, user_message)
 from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
+from explorer.core.priorities import TRAIN_NICE, worker_niceness
 from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
 from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
@@ -46,7 +48,7 @@ from explorer.core.window_settings import WindowSettingsError, check_source_sett
 from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
+EXIT_USAGE = EXIT_USER   # the exit codes of every command: explorer.core.errors
 NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
                "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
@@ -272,18 +274,12 @@ def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
         fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
 
 
-WORKER_NICE = 10   # default niceness of a training worker ($EXPLORER_WORKER_NICE; 0 = leave it)
-
-
-def lower_priority(default: int = WORKER_NICE) -> int:
+def lower_priority(default: int = TRAIN_NICE) -> int:
     """Run at niceness >= $EXPLORER_WORKER_NICE (default 10), before torch starts its threads (they inherit
     it): a fine-tune using every core then leaves the GUI (niceness 0) and the inspector child (5) the CPU
     when they need it, and only loses the time they use. Absolute, so calling it twice adds nothing.
     Returns the niceness now (0 where the OS has no nice)."""
-    try:
-        target = int(os.environ.get("EXPLORER_WORKER_NICE", default) or 0)
-    except ValueError:
-        target = default
+    target = worker_niceness(default)
     if not hasattr(os, "nice"):
         return 0
     current = os.nice(0)
@@ -295,8 +291,11 @@ def lower_priority(default: int = WORKER_NICE) -> int:
     return current
 
 
+@exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    """Run one fine-tune; returns the exit code (see module docstring)."""
+    """Run one fine-tune; returns the exit code (see module docstring). Unusable settings found before the
+    run starts: a ``failed`` event on stdout (and in events.jsonl when the run folder exists), then the
+    UserError is raised (``exits_on_user_error``: ``error: ...`` on stderr, exit 2)."""
     if getattr(args, "_module", None) or getattr(args, "_own_process", False):
         lower_priority()   # a worker process of its own (the CLI); never a caller's process (tests, scripts)
     _quiet_libraries()
@@ -304,16 +303,14 @@ def run(args: argparse.Namespace) -> int:
         config, run_dir, resume = prepare_run(args)
     except ConfigError as exc:
         _print_failed(getattr(args, "run_id", "") or "", str(exc))
-        print_error(str(exc))
-        return EXIT_USAGE
+        raise
     _, main = _distributed()
     settings_error = None if resume else window_settings_error(config)
     if settings_error:
         _print_failed(config.run_id, settings_error)
         if main:
             _append_failed(run_dir, config.run_id, settings_error)
-        print_error(settings_error)
-        return EXIT_USAGE
+        raise UserError(settings_error)
     writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)
@@ -345,7 +342,7 @@ def run(args: argparse.Namespace) -> int:
                     if main:
                         print_error(message, run_dir if is_internal_error(exc) else None)
                     # one convention for every command (explorer.cli): 2 = the user's input, 1 = ours
-                    code = EXIT_USAGE if isinstance(exc, UserError) else EXIT_FAILED
+                    code = EXIT_USER if isinstance(exc, UserError) else EXIT_FAILED
     finally:
         writer.close()
         if main:

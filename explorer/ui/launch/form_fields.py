@@ -190,7 +190,7 @@ def _model_editor(_spec: FieldSpec) -> Editor:
 @register_editor("choice")
 def _choice_editor(spec: FieldSpec) -> Editor:
     combo = QComboBox()
-    labels = TASK_LABELS if spec.kind == "task" else PRECISION_LABELS
+    labels = task_labels() if spec.kind == "task" else PRECISION_LABELS   # live: rows added at run time too
     for key, label in labels.items():
         combo.addItem(label, key)
 

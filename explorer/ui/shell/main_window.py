@@ -1,8 +1,11 @@
-"""The main window: Launch / Curves / inspector tabs, the Runs dock, menus and the status bar.
+"""The main window: Launch / Curves and the registry's pages, the Runs dock, menus and the status bar.
 
-Nothing here blocks: training runs in worker processes (explorer.ui.runs.runner), run folders are read
-on QThreadPool threads (explorer.ui.runs.store), the device is probed in a child process
-(explorer.ui.launch.device), the inspectors load models on their own worker thread.
+The tabs after Launch and Curves, their help, their shortcuts and where an opened checkpoint goes come
+from the page registry (explorer.ui.inspectors.registry), never from their position. Nothing here blocks:
+training runs in worker processes (explorer.ui.runs.runner), run folders are read on QThreadPool threads
+(explorer.ui.runs.store), the device is probed in a child process (explorer.ui.launch.device), and the
+inspectors' model loads and computation run in the inspector child process (explorer.worker.inspect,
+reached through explorer.ui.inspectors.client): the GUI process never imports torch.
 """
 
 from __future__ import annotations
