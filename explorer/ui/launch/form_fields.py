@@ -23,7 +23,6 @@ from explorer.core.training.config import GROUPS, TrainConfig, field_help, setti
 __all__ = ["EDITORS", "FIELDS", "GROUPS", "Editor", "FieldSpec", "field_spec", "field_tooltip", "make_editor",
            "mark_invalid", "register_editor"]
 
-TASK_LABELS = task_labels()   # explorer.core.task_facts
 PRECISION_LABELS = {
     "auto": "auto (bf16 where fast)",
     "no": "fp32",
@@ -233,7 +232,7 @@ def _float_editor(spec: FieldSpec) -> Editor:
 @register_editor("lr")
 def _lr_editor(_spec: FieldSpec) -> Editor:
     edit = QLineEdit()
-    edit.setPlaceholderText("task default")
+    edit.setPlaceholderText("paper default")
     edit.setMaximumWidth(120)
     v = QDoubleValidator(0.0, 1.0, 12)
     v.setNotation(QDoubleValidator.Notation.ScientificNotation)
