@@ -133,7 +133,7 @@ class TrainConfig:
     gradient_accumulation_steps: int = setting(1, "micro-batches per optimizer step (effective batch = "
                                                "batch_size x this)", label="Grad. accumulation", group=RECIPE,
                                                kind="int", lo=1)
-    learning_rate: float | None = setting(None, f"peak AdamW learning rate; empty = the task's default: "
+    learning_rate: float | None = setting(None, f"peak AdamW learning rate; default: "
                                           f"{defaults_help('default_learning_rate')}", label="Learning rate",
                                           group=RECIPE, kind="lr", lo=0, lo_open=True)
     weight_decay: float = setting(0.01, "AdamW weight decay (not applied to biases and LayerNorm weights)",
@@ -149,7 +149,7 @@ class TrainConfig:
     adam_beta1: float = setting(0.9, "AdamW beta1", lo=0, hi=1, hi_open=True)
     adam_beta2: float = setting(0.999, "AdamW beta2", lo=0, hi=1, hi_open=True)
     adam_epsilon: float = setting(1e-8, "AdamW epsilon", lo=0, lo_open=True)
-    max_seq_length: int | None = setting(None, f"tokens per input window; empty = the task's default: "
+    max_seq_length: int | None = setting(None, f"tokens per input window; default "
                                          f"{defaults_help('default_max_seq_length')}", label="max_seq_length",
                                          group=WINDOWS, kind="int", lo=0, step=32, special="task default")
     doc_stride: int = setting(128, "QA: overlap in tokens between consecutive windows of a long passage "
