@@ -3,8 +3,9 @@
 GLOSSARY maps a term in its standard name (the names of docs/formulas.md: ``start_logits``,
 ``null_score``, ``doc_stride``...) to a short plain-language tooltip, with the formula where there is one.
 ALIASES maps other spellings a label may use (``s_null``, ``τ``, ``answer rate``, TrainConfig fields such as
-``warmup_ratio``) to those names. PANEL_HELP maps a shell panel (Launcher, Runs, Curves) to a paragraph on what it shows; the inspector
-pages declare their own help in explorer/ui/inspectors/registry.py.
+``warmup_ratio``) to those names. The training settings' entries come from their TrainConfig ``Setting``
+(``explain``, written once beside the field). PANEL_HELP maps a shell panel (Launcher, Runs, Curves) to a
+paragraph on what it shows; the inspector pages declare their own help in explorer/ui/inspectors/registry.py.
 
 Sources for the facts: Devlin et al. 2019 (BERT) Sections 3.2, 4.2, 4.3 and Appendix A.3; the official
 SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best threshold; Abnar & Zuidema
@@ -12,6 +13,8 @@ SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best thr
 """
 
 from __future__ import annotations
+
+from explorer.core.training.config import settings as _settings
 
 GLOSSARY: dict[str, str] = {
     # ---- what the QA head outputs -------------------------------------------------------------
@@ -40,21 +43,7 @@ GLOSSARY: dict[str, str] = {
     "null_odds": (
         "The value written to null_odds.json for each question: null_score − best_non_null_score "
         "(= −score_diff), the official script's convention, where higher means \"more likely no answer\"."),
-    # ---- decoding and windowing settings ---------------------------------------------------------
-    "n_best_size": (
-        "How many of the highest start scores and of the highest end scores are paired when searching for "
-        "the answer span (default 20), and how many candidates the n-best list keeps."),
-    "max_answer_length": (
-        "The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are never "
-        "considered."),
-    "max_seq_length": (
-        "The length of one input window in tokens, [CLS] question [SEP] passage [SEP] included (default 384 "
-        "for QA, 128 for classification). Longer passages are cut into several overlapping windows."),
-    "doc_stride": (
-        "The overlap, in tokens, between consecutive windows of a long passage (default 128), so that an "
-        "answer cut by one window's edge appears whole in the next."),
-    "max_query_length": (
-        "Questions longer than this many tokens are truncated before the windows are built (default 64)."),
+    # ---- decoding and windowing settings: from their TrainConfig Settings (below) ------------------
     # ---- metrics -----------------------------------------------------------------------------------
     "exact_match": (
         "EM: the percentage of questions whose prediction equals a gold answer after normalisation (lower "
@@ -102,34 +91,17 @@ GLOSSARY: dict[str, str] = {
         "the dev questions in two halves: τ is chosen on one half and F1 measured on the other, and vice "
         "versa; the average of the two is a fair estimate."),
     # ---- the training recipe -----------------------------------------------------------------------
-    "learning_rate": (
-        "The peak step size of AdamW. The BERT paper tries 5e-5, 4e-5, 3e-5 and 2e-5; small encoders such "
-        "as the bundled MiniLM often want a higher one (about 1e-4)."),
-    "batch_size": "Examples (QA: windows) per optimizer step, before gradient accumulation (paper: 16 or 32).",
-    "epochs": "Passes over the training data (paper: 2 to 4, default 3). max_steps > 0 overrides it.",
     "warmup": (
         "The learning rate rises linearly from 0 to its peak over the first warmup_ratio of the steps "
         "(default 10%), then falls linearly to 0 at the last step, as in the BERT paper."),
-    "weight_decay": (
-        "AdamW shrinks each weight by lr × weight_decay per step (default 0.01), which keeps weights small. "
-        "Biases and LayerNorm weights are excluded, as in the released BERT code."),
     "gradient_clipping": (
         "If the norm of all gradients together exceeds max_grad_norm (default 1.0), they are scaled down to "
         "that norm before the step, which prevents single huge updates. The grad_norm curve shows the norm "
         "before clipping."),
-    "mixed_precision": (
-        "Run the matrix products in 16-bit numbers (bf16 or fp16) while the weights stay in fp32. bf16 is "
-        "several times faster on CPUs with AMX and on recent GPUs; fp16 needs loss scaling and a GPU."),
-    "length_grouping": (
-        "Batches are formed from windows of similar length and padded only to the longest in the batch "
-        "(dynamic padding), so little time is spent on [PAD] tokens. Same results, often much faster."),
-    "dev_cap": (
-        "Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. "
-        "The final figures should be computed on the full dev set."),
-    "eval_every": "Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.",
     "grad_norm": "The norm of all gradients together before clipping, logged at every step.",
-    "dropout": "The probability of zeroing a hidden unit during training (paper: 0.1); off at evaluation.",
 }
+# The training settings explain themselves once, beside their TrainConfig field (Setting.explain).
+GLOSSARY.update({name: s.explain for name, s in _settings().items() if s.explain})
 
 ALIASES: dict[str, str] = {
     "s_null": "null_score",

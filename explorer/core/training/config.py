@@ -55,6 +55,8 @@ class Setting:
         applies: "qa" = only QA tasks use it, "table" = only tasks reading tables (text / label columns);
             "" = every task (the launcher greys the others out).
         rank: order inside its launcher group (ties: field order).
+        explain: the longer explanation (why, typical values, the paper's choice): the launcher's tooltip
+            and the glossary's entry for the setting's name (explorer.glossary takes it from here).
     """
 
     help: str
@@ -70,6 +72,7 @@ class Setting:
     special: str = ""
     applies: str = ""
     rank: int = 0
+    explain: str = ""
 
     def bounds_text(self) -> str:
         """">= 0", "> 0", "in [0, 1)" or "" (the words of validate's message)."""
@@ -120,7 +123,9 @@ class TrainConfig:
     run_id: str = setting("", "name of the run folder; empty = generated from date, time, model and task",
                           label="Run name", group=OUTPUT, kind="text", rank=5)
     epochs: float = setting(3.0, "passes over the training data (ignored when --max-steps > 0)",
-                            label="Epochs", group=RECIPE, kind="float", lo=0, step=0.5, decimals=2)
+                            label="Epochs", group=RECIPE, kind="float", lo=0, step=0.5, decimals=2,
+        explain=(
+        'Passes over the training data (paper: 2 to 4, default 3). max_steps > 0 overrides it.'))
     max_steps: int = setting(0, "optimizer steps to run; 0 = use --epochs instead", label="Max steps",
                              group=RECIPE, kind="int", lo=0, step=100, special="use epochs")
     time_budget_minutes: float = setting(
@@ -129,52 +134,87 @@ class TrainConfig:
         "(epochs / max_steps stay an upper bound); 0 = no budget", label="Time budget (min)", group=RECIPE,
         kind="float", lo=0, step=5, decimals=1, special="none")
     batch_size: int = setting(32, "examples (QA: windows) per micro-batch", label="Batch size", group=RECIPE,
-                              kind="int", lo=1)
+                              kind="int", lo=1,
+        explain=(
+        'Examples (QA: windows) per optimizer step, before gradient accumulation (paper: 16 or 32).'))
     gradient_accumulation_steps: int = setting(1, "micro-batches per optimizer step (effective batch = "
                                                "batch_size x this)", label="Grad. accumulation", group=RECIPE,
                                                kind="int", lo=1)
     learning_rate: float | None = setting(None, f"peak AdamW learning rate; default: "
                                           f"{defaults_help('default_learning_rate')}", label="Learning rate",
-                                          group=RECIPE, kind="lr", lo=0, lo_open=True)
+                                          group=RECIPE, kind="lr", lo=0, lo_open=True,
+        explain=(
+        'The peak step size of AdamW. The BERT paper tries 5e-5, 4e-5, 3e-5 and 2e-5; small encoders '
+        'such as the bundled MiniLM often want a higher one (about 1e-4).'))
     weight_decay: float = setting(0.01, "AdamW weight decay (not applied to biases and LayerNorm weights)",
                                   label="Weight decay", group=RECIPE, kind="float", lo=0, step=0.01, decimals=4,
-                                  rank=2)
+                                  rank=2,
+        explain=(
+        'AdamW shrinks each weight by lr × weight_decay per step (default 0.01), which keeps weights '
+        'small. Biases and LayerNorm weights are excluded, as in the released BERT code.'))
     warmup_ratio: float = setting(0.1, "fraction of the steps with linear warmup, then linear decay to 0",
                                   label="Warmup ratio", group=RECIPE, kind="float", lo=0, hi=1, hi_open=True,
                                   step=0.05, rank=1)
     max_grad_norm: float = setting(1.0, "clip the gradient norm to this; 0 = no clipping", label="Max grad norm",
                                    group=RECIPE, kind="float", lo=0, step=0.5, decimals=2, rank=3)
     dropout: float = setting(0.1, "dropout probability in the encoder", label="Dropout", group=RECIPE,
-                             kind="float", lo=0, hi=1, hi_open=True, step=0.05, decimals=2, rank=4)
+                             kind="float", lo=0, hi=1, hi_open=True, step=0.05, decimals=2, rank=4,
+        explain=(
+        'The probability of zeroing a hidden unit during training (paper: 0.1); off at evaluation.'))
     adam_beta1: float = setting(0.9, "AdamW beta1", lo=0, hi=1, hi_open=True)
     adam_beta2: float = setting(0.999, "AdamW beta2", lo=0, hi=1, hi_open=True)
     adam_epsilon: float = setting(1e-8, "AdamW epsilon", lo=0, lo_open=True)
     max_seq_length: int | None = setting(None, f"tokens per input window; default "
                                          f"{defaults_help('default_max_seq_length')}", label="max_seq_length",
-                                         group=WINDOWS, kind="int", lo=0, step=32, special="task default")
+                                         group=WINDOWS, kind="int", lo=0, step=32, special="task default",
+        explain=(
+        'The length of one input window in tokens, [CLS] question [SEP] passage [SEP] included (default '
+        '384 for QA, 128 for classification). Longer passages are cut into several overlapping windows.'))
     doc_stride: int = setting(128, "QA: overlap in tokens between consecutive windows of a long passage "
                               "(tokenizers' stride, not the step between their starts); must be smaller than the "
                               "passage room max_seq_length - question tokens - special tokens",
-                              label="doc_stride (overlap)", group=WINDOWS, kind="int", lo=0, step=16, applies="qa")
+                              label="doc_stride (overlap)", group=WINDOWS, kind="int", lo=0, step=16, applies="qa",
+        explain=(
+        'The overlap, in tokens, between consecutive windows of a long passage (default 128), so that an '
+        "answer cut by one window's edge appears whole in the next."))
     max_query_length: int = setting(64, "QA: question tokens kept", label="max_query_length", group=WINDOWS,
-                                    kind="int", lo=1, applies="qa")
+                                    kind="int", lo=1, applies="qa",
+        explain=(
+        'Questions longer than this many tokens are truncated before the windows are built (default 64).'))
     n_best_size: int = setting(20, "QA: start/end candidates kept per window when decoding", label="n_best_size",
-                               group=WINDOWS, kind="int", lo=1, applies="qa")
+                               group=WINDOWS, kind="int", lo=1, applies="qa",
+        explain=(
+        'How many of the highest start scores and of the highest end scores are paired when searching '
+        'for the answer span (default 20), and how many candidates the n-best list keeps.'))
     max_answer_length: int = setting(30, "QA: longest answer span, in tokens", label="max_answer_length",
-                                     group=WINDOWS, kind="int", lo=1, applies="qa")
+                                     group=WINDOWS, kind="int", lo=1, applies="qa",
+        explain=(
+        'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
+        'never considered.'))
     eval_every: int = setting(0, "optimizer steps between dev evaluations; 0 = evaluate only at the start and "
                               "the end", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
-                              special="start and end", rank=2)
+                              special="start and end", rank=2,
+        explain=(
+        'Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.'))
     dev_cap: int = setting(0, "evaluate on the first N dev examples; 0 = all", label="Dev cap", group=DATA,
-                           kind="int", lo=0, step=100, special="all", rank=2)
+                           kind="int", lo=0, step=100, special="all", rank=2,
+        explain=(
+        'Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. '
+        'The final figures should be computed on the full dev set.'))
     train_cap: int = setting(0, "train on the first N training examples; 0 = all", label="Train cap", group=DATA,
                              kind="int", lo=0, step=100, special="all", rank=1)
     mixed_precision: str = setting("auto", "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX "
-                                   "CPUs, else fp32)", label="Precision", group=OUTPUT, kind="choice", rank=1)
+                                   "CPUs, else fp32)", label="Precision", group=OUTPUT, kind="choice", rank=1,
+        explain=(
+        'Run the matrix products in 16-bit numbers (bf16 or fp16) while the weights stay in fp32. bf16 '
+        'is several times faster on CPUs with AMX and on recent GPUs; fp16 needs loss scaling and a GPU.'))
     seed: int = setting(42, "random seed (data order, dropout, new heads)", label="Seed", group=RECIPE,
                         kind="int", lo=0, hi=2**31 - 1, rank=5)
     length_grouping: bool = setting(True, "batch examples of similar length together (less padding, faster)",
-                                    label="Length-grouped batches", group=WINDOWS, kind="bool")
+                                    label="Length-grouped batches", group=WINDOWS, kind="bool",
+        explain=(
+        'Batches are formed from windows of similar length and padded only to the longest in the batch '
+        '(dynamic padding), so little time is spent on [PAD] tokens. Same results, often much faster.'))
     fast_dropout: bool = setting(True, "cheaper dropout masks on CPU (same p everywhere); "
                                  "see training/fast_dropout.py")
     log_every: int = setting(1, "optimizer steps between step events", lo=1)
