@@ -1,4 +1,4 @@
-"""The `bert-explorer` command: no arguments opens the GUI; subcommands train, eval, score, probe.
+"""The `bert-explorer` command: no arguments opens the GUI; subcommands train, eval, predict, score, probe, ...
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and ``run(args) -> int``;
 modules are imported lazily so `bert-explorer score` never pays for torch or Qt imports it does not need.
@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "train": ("explorer.worker.train",
               "fine-tune a model; prints the JSON-lines events described in docs/architecture.md / README"),
     "eval": ("explorer.commands.eval", "batched SQuAD inference + official metrics over a whole file"),
+    "predict": ("explorer.commands.predict", "label every row of a file with a fine-tuned checkpoint (CSV/TSV/JSONL/xlsx)"),
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),

@@ -14,6 +14,7 @@ SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best thr
 
 from __future__ import annotations
 
+from explorer.core.metric_specs import help_texts
 from explorer.core.training.config import settings as _settings
 
 GLOSSARY: dict[str, str] = {
@@ -44,32 +45,8 @@ GLOSSARY: dict[str, str] = {
         "The value written to null_odds.json for each question: null_score − best_non_null_score "
         "(= −score_diff), the official script's convention, where higher means \"more likely no answer\"."),
     # ---- decoding and windowing settings: from their TrainConfig Settings (below) ------------------
-    # ---- metrics -----------------------------------------------------------------------------------
-    "exact_match": (
-        "EM: the percentage of questions whose prediction equals a gold answer after normalisation (lower "
-        "case, punctuation and a/an/the removed, spaces collapsed). For an unanswerable question the "
-        "prediction must be empty."),
-    "f1": (
-        "The average token-overlap F1 between prediction and gold answer, in percent: "
-        "F1 = 2·precision·recall / (precision + recall) on normalised tokens, the best over the gold answers. "
-        "An unanswerable question scores 100 for an empty prediction and 0 otherwise."),
-    "HasAns_f1": (
-        "F1 over the questions that have an answer only. It drops when τ is too high (the model abstains "
-        "on questions it could answer)."),
-    "NoAns_f1": (
-        "F1 over the unanswerable questions only, which equals the percentage of them the model correctly "
-        "left unanswered. It drops when τ is too low."),
-    "HasAns_exact": "Exact match over the questions that have an answer only.",
-    "NoAns_exact": "Exact match over the unanswerable questions only (the same as NoAns_f1).",
-    "best_f1": "The highest overall F1 reachable on this dev set by choosing the threshold, in percent.",
-    "best_f1_thresh": (
-        "The threshold that gives best_f1, in the official script's null-odds units "
-        "(null_score − best_non_null_score). In τ units it is best_tau = −best_f1_thresh."),
-    "best_tau": "The τ that maximises F1 on the dev set: best_tau = −best_f1_thresh.",
-    "answer_rate": (
-        "The percentage of questions the model answers at a given τ, i.e. with score_diff > τ. Compare it "
-        "with the share of dev questions that really have an answer."),
-    "accuracy": "Classification: the percentage of examples whose predicted label equals the gold label.",
+    # ---- metrics: their tooltips are the ``help`` of their rows in core/metric_specs -------------------
+    **help_texts(),
     # ---- the inspectors ----------------------------------------------------------------------------
     "block_flow": (
         "How attention flows between the question, the passage and the special tokens ([CLS], [SEP]) in one "

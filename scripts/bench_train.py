@@ -239,8 +239,9 @@ def bench_ours(model_source, train_file, args, mixed_precision: str) -> dict:
         total = time.perf_counter() - t0
         if args.dev_questions:   # the model the run ended with (checkpoints/last), scored like the Trainer's
             from explorer.core.models import load_model
+            from explorer.core.runs import checkpoint_path
 
-            loaded = load_model(str(Path(run_dir) / "checkpoints" / "last"), task="qa")
+            loaded = load_model(str(checkpoint_path(run_dir, "last")), task="qa")
             dev = dev_scores(loaded.model, loaded.tokenizer, args.dev, args.dev_questions, args.max_seq_length,
                              args.doc_stride)
     started = next(e for e in cap.events if e["event"] == "started")

@@ -388,8 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     info["total_s"] = time.monotonic() - t_all
     if run_id:
         from explorer.core.events import read_events
+        from explorer.core.runs import events_file
 
-        events_path = out / "runs" / run_id / "events.jsonl"
+        events_path = events_file(out / "runs" / run_id)
         events = read_events(events_path) if events_path.is_file() else []
         report = write_report(out, a, info, events, shots, probes, tau)
         log(f"report: {report}")

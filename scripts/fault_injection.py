@@ -51,6 +51,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 from explorer.core.events import parse_event  # noqa: E402
+from explorer.core.runs import checkpoint_path, config_file, events_file  # noqa: E402
 from explorer.paths import SAMPLES  # noqa: E402
 
 SAVE_DELAY = 0.25      # seconds per save phase while aiming a kill at a save
@@ -123,7 +124,7 @@ def reference_run(inputs: dict, out: Path, max_steps: int) -> tuple[dict[int, fl
     seconds = time.time() - t0
     if proc.returncode != 0:
         raise SystemExit(f"the reference run failed (exit {proc.returncode}): {err[-2000:]}")
-    events = read_events(out / "reference" / "events.jsonl")
+    events = read_events(events_file(out / "reference"))
     first = next(e["time"] for e in events if e["event"] == "step") - t0
     return step_losses(events), first, seconds
 
@@ -154,7 +155,7 @@ def kill_in_save(proc: subprocess.Popen, run_dir: Path, phase: str, nth: int, rn
     """Poll the checkpoints folder every ~2 ms and SIGKILL inside a save: while the ``nth`` temp folder of
     ``last`` is being written ("writing"), between the renames of the swap ("swap"), or while ``best`` is
     copied ("best"). False when the worker ended first."""
-    ckpt = run_dir / "checkpoints"
+    ckpt = checkpoint_path(run_dir, "").parent
     seen, inside = 0, False
     while proc.poll() is None:
         tmp_last = any(ckpt.glob(".tmp-last-*")) if ckpt.is_dir() else False
@@ -179,7 +180,7 @@ def kill_in_save(proc: subprocess.Popen, run_dir: Path, phase: str, nth: int, rn
 # ----------------------------------------------------------------------------------------- checks
 def check_events(run_dir: Path, trial: Trial) -> int:
     """Every complete line parses; returns the number of step events. A torn last line is noted."""
-    path = run_dir / "events.jsonl"
+    path = events_file(run_dir)
     if not path.exists():
         trial.detail += " no events.jsonl yet;"
         return 0
@@ -203,7 +204,7 @@ def check_checkpoints(run_dir: Path, trial: Trial) -> None:
     from explorer.core.training.checkpoints import INFO_FILE, checkpoint_dir, load_training_state
 
     for kind in ("last", "best"):
-        folder = run_dir / "checkpoints" / kind
+        folder = checkpoint_path(run_dir, kind)
         if folder.exists() and not (folder / INFO_FILE).is_file():
             trial.problems.append(f"checkpoints/{kind} is half-written (no {INFO_FILE})")
         found = checkpoint_dir(run_dir, kind)
@@ -254,7 +255,7 @@ def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, tri
     if proc.returncode != 0:
         trial.problems.append(f"--resume exited {proc.returncode}: {proc.stderr[-500:]!r}")
         return
-    events = read_events(run_dir / "events.jsonl")
+    events = read_events(events_file(run_dir))
     start = [i for i, e in enumerate(events) if e["event"] == "started"][-1]
     resumed = step_losses(events[start:])
     if not resumed or max(resumed) != max_steps:
@@ -281,13 +282,13 @@ def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random
         step, delay = rng.randint(1, args.max_steps - 2), rng.uniform(0, 0.3)
         trial = Trial(f"{run_id} {delay:.2f} s after step {step:3d}")
         proc = start_worker(argv)
-        killed = kill_after_step(proc, out / run_id / "events.jsonl", step, delay)
+        killed = kill_after_step(proc, events_file(out / run_id), step, delay)
     if not killed:
         trial.problems.append(f"the worker ended (exit {proc.returncode}) before the kill")
         return trial
     steps = check_events(out / run_id, trial)
     check_checkpoints(out / run_id, trial)
-    if (out / run_id / "config.json").exists():
+    if config_file(out / run_id).exists():
         check_reads_as(out / run_id, "crashed", steps, trial)
         check_resume(out / run_id, ref, args.max_steps, trial)
     else:
@@ -303,7 +304,7 @@ def run_enospc_trial(i: int, inputs: dict, out: Path, ref: dict, args) -> Trial:
     _, err = proc.communicate(timeout=900)
     if proc.returncode != 1 or "disk full while writing" not in err or "Traceback" in err:
         trial.problems.append(f"disk full: exit {proc.returncode}, stderr {err[-300:]!r}")
-    if any((out / run_id / "checkpoints").glob(".tmp-*")):
+    if any(checkpoint_path(out / run_id, "").parent.glob(".tmp-*")):
         trial.problems.append("the half-written temp folder was left behind")
     steps = check_events(out / run_id, trial)
     check_checkpoints(out / run_id, trial)

@@ -56,4 +56,9 @@ class ThreadTransport:
             pass
         self._done.wait(5)
 
-    kill = stop
+    def kill(self) -> None:
+        """The "process" dies now: its output closes before any reply to what is pending can be written
+        (closing stdin alone would let the server answer the last request first: a race)."""
+        with self.server._write_lock:
+            self._server_out.close()
+        self.stop()

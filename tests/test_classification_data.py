@@ -58,14 +58,14 @@ def test_bad_input_messages_name_file_line_and_problem(tmp_path):
     with pytest.raises(ClassificationDataError, match="needs 2 text column"):
         load_classification(str(p), pair=True, text_columns=["phrase"], label_column="sentiment")
     p.write_text("sentence\tlabel\nok\t1\nmeh\tpositive\n", encoding="utf-8")
-    with pytest.raises(ClassificationDataError, match=r"a.tsv line 3: label 'positive' is not an integer"):
+    with pytest.raises(ClassificationDataError, match=r"a.tsv line 3, column 2 'label': label 'positive' is not an integer"):
         load_classification(str(p))
     p.write_text("sentence\tlabel\nok\t1.5\n", encoding="utf-8")
-    with pytest.raises(ClassificationDataError, match="line 2: label '1.5' is not an integer"):
+    with pytest.raises(ClassificationDataError, match="line 2, column 2 'label': label '1.5' is not an integer"):
         load_classification(str(p))
     assert load_classification(str(p), regression=True).labels == [1.5]
     p.write_text("sentence\tlabel\nok\t-1\n", encoding="utf-8")
-    with pytest.raises(ClassificationDataError, match="line 2: label -1 is negative"):
+    with pytest.raises(ClassificationDataError, match="line 2, column 2 'label': label -1 is negative"):
         load_classification(str(p))
     p.write_text("sentence\tlabel\n", encoding="utf-8")
     with pytest.raises(ClassificationDataError, match="no examples"):

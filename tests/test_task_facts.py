@@ -9,10 +9,11 @@ from explorer.core.training.config import TASKS, ConfigError, TrainConfig, field
 
 
 def test_table_rows_and_defaults():
-    assert tf.task_names() == ["squad_v1", "squad_v2", "single", "pair", "swag"] and list(TASKS) == tf.task_names()
+    assert tf.task_names() == ["squad_v1", "squad_v2", "single", "pair", "swag", "regression", "multilabel"]
+    assert list(TASKS) == tf.task_names()
     assert tf.qa_task_names() == ("squad_v1", "squad_v2")
     assert [tf.get_task_facts(n).best_metric for n in tf.task_names()] == ["f1", "best_f1", "accuracy", "accuracy",
-                                                                     "accuracy"]
+                                                                     "accuracy", "pearson", "micro_f1"]
     assert TrainConfig(task="squad_v1").resolved_learning_rate() == 3e-5
     assert TrainConfig(task="pair").resolved_learning_rate() == 2e-5
     assert TrainConfig(task="squad_v2").resolved_max_seq_length() == 384

@@ -147,7 +147,7 @@ def _bad_cases(files, d):
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
         "wrong columns": (cls + ["--train", wrong_cols], "no sentence column found among ['phrase', 'y']"),
-        "text labels": (cls + ["--train", text_labels], "line 2: label 'positive' is not an integer"),
+        "text labels": (cls + ["--train", text_labels], "only 1 class ('positive')"),   # names are classes (issue 21)
         "empty train": (cls + ["--train", header_only], "no examples"),
         "dev label out of range": (cls + ["--train", files["sst"], "--dev", three], "has label 2 but the model has 2"),
         "missing model": (["--model", d / "no_model", "--task", "single", "--train", files["sst"]], "does not exist"),
@@ -178,7 +178,8 @@ def test_bad_input_fails_with_a_specific_message(files, tmp_path, case, capsys):
 
 
 def test_bad_flag_values_are_argparse_errors(files, tmp_path, capsys):
-    for flag, value, choices in (("--task", "squad3", "'squad_v1', 'squad_v2', 'single', 'pair', 'swag'"),
+    for flag, value, choices in (("--task", "squad3", "'squad_v1', 'squad_v2', 'single', 'pair', 'swag', "
+                                                      "'regression', 'multilabel'"),
                                  ("--mixed-precision", "fp8", "'auto', 'no', 'fp16', 'bf16'")):
         with pytest.raises(SystemExit) as exc:
             run(["--model", files["qa"], "--train", files["sq2"], flag, value, "--output-dir", tmp_path])
@@ -199,7 +200,7 @@ def test_help_has_one_line_per_flag(capsys):
         train_main(["--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     assert "DESIGN.md" not in text and "JSON-lines events described in docs/architecture.md / README" in text
-    assert "--task {squad_v1,squad_v2,single,pair,swag}" in text
+    assert "--task {squad_v1,squad_v2,single,pair,swag,regression,multilabel}" in text
     assert "--learning-rate X peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification, 2e-5 for multiple_choice" in text
     assert "--max-seq-length N tokens per input window; default 384 for QA, 128 for classification, 128 for multiple_choice" in text
     assert "--eval-every N optimizer steps between dev evaluations; 0 = evaluate only at the start and the end" in text

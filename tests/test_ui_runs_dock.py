@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
 from explorer.core.training.config import TrainConfig  # noqa: E402
 from explorer.ui.runs import names as run_names  # noqa: E402
 from explorer.ui.runs import disk as run_disk
-from explorer.ui.runs.listing import load_summaries, load_summary  # noqa: E402
+from explorer.ui.runs.store import load_summaries, load_summary  # noqa: E402
 
 
 def write_run(folder: Path, run_id: str, *, lr=5e-5, bs=32, ep=3.0, steps=50, f1s=(10.0, 30.0, 20.0),
@@ -144,6 +144,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     menu = window.runs.context_menu(window.runs._selected_states())
     enabled = {a.text(): a.isEnabled() for a in menu.actions() if a.text()}
     assert enabled["Keep only best checkpoint…"] and enabled["Delete optimizer state…"] and enabled["Delete…"]
+    assert "Predict on a file…" in enabled    # issue 22
 
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULTS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length": 64}   # DESIGN.md standard values
-CONFIG_FILE = "config.json"
 
 
 @dataclass(frozen=True)
@@ -47,24 +46,21 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     Looks at ``<path>/../../config.json`` when ``<path>`` sits in a ``checkpoints`` folder, and at
     ``<path>/config.json`` only when it is a run folder (a TrainConfig, not a model's config.json).
     """
-    p = Path(path)
-    candidates = []
-    if p.parent.name == "checkpoints":
-        candidates.append(p.parent.parent / CONFIG_FILE)
-    if (p / "checkpoints").is_dir():
-        candidates.append(p / CONFIG_FILE)
-    for c in candidates:
-        if c.is_file():
-            return c
-    return None
+    from explorer.core.runs import config_file, run_dir_of
+
+    run_dir = run_dir_of(path)
+    if run_dir is None or not config_file(run_dir).is_file():
+        return None
+    return config_file(run_dir)
 
 
 def checkpoint_task_name(path: str | Path) -> tuple[str | None, str | None]:
     """(head, task) of a checkpoint folder: its model head (``core.models.checkpoint_head``, read once
     here) and the task it opens as (``core.task_facts.task_for_checkpoint``: the run's config.json task
     when that task has this head, e.g. "pair" for an MRPC run, else the table's first task with the head).
-    (None, None) for a bare encoder or an unreadable folder."""
-    from explorer.core.models import checkpoint_head
+    A sequence classifier's problem (``core.models.checkpoint_problem``: one output = regression, sigmoids =
+    multilabel) picks among the classification tasks. (None, None) for a bare encoder or an unreadable folder."""
+    from explorer.core.models import checkpoint_head, checkpoint_problem
     from explorer.core.task_facts import task_for_checkpoint
 
     head = checkpoint_head(path)
@@ -75,7 +71,8 @@ def checkpoint_task_name(path: str | Path) -> tuple[str | None, str | None]:
             run_task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
         except (OSError, ValueError, AttributeError):
             run_task = None
-    return head, task_for_checkpoint(head, run_task)
+    problem = checkpoint_problem(path) if head == "classification" else None
+    return head, task_for_checkpoint(head, run_task, problem)
 
 
 def window_settings_for_checkpoint(path: str | Path) -> WindowSettings:

@@ -5,6 +5,12 @@ C = tanh(W_p h_[CLS] + b_p)), then logits = C W^T + b (W: K x H), P = softmax(lo
 for gold label y is -log P_y. Section 4.4 (SWAG): BERT reads "context + ending k" for each of the 4 endings;
 score_k = C_k . w + b (w: one H-vector), and the softmax runs across the four choices.
 
+Two more heads on the same C (``problem_type`` in the model's config): regression (GLUE STS-B, one output):
+score = C . w + b is the prediction itself, no softmax, loss (score - gold)^2; multi-label: one sigmoid per
+label, P_k = sigmoid(logit_k), label k predicted when P_k >= tau_k (the thresholds tuned on dev and saved in
+the checkpoint's config.json, ``label_thresholds``; 0.5 when there are none), loss = the mean binary
+cross-entropy over the labels.
+
 :func:`softmax_loss` and :func:`head_logits` are plain numpy (the seed's toy numbers are tests);
 :func:`classify` runs a model once and returns a :class:`ClassifyResult` (numpy only, no torch objects),
 which the Classify inspector renders. The by-hand check recomputes C from the last hidden state of [CLS]
@@ -21,6 +27,7 @@ import numpy as np
 from explorer.core.errors import UserError
 from explorer.core.task_facts import find_task_facts
 
+PROBLEM_TYPES = ("single_label_classification", "regression", "multi_label_classification")
 FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
 
 
@@ -51,6 +58,38 @@ def head_logits(C, W, b=None) -> np.ndarray:
     return out + np.asarray(b, dtype=np.float64) if b is not None else out
 
 
+def head_problem(config) -> str:
+    """The head's problem_type from a model config: its ``problem_type`` when set, else "regression" for one
+    output (transformers' own rule), else "single_label_classification"."""
+    kind = str(getattr(config, "problem_type", None) or "")
+    if kind in PROBLEM_TYPES:
+        return kind
+    return "regression" if int(getattr(config, "num_labels", 2) or 2) == 1 else "single_label_classification"
+
+
+def sigmoid_loss(logits, thresholds=None, gold=None) -> tuple[np.ndarray, list[int], float | None]:
+    """Multi-label head: (P, predicted, loss). P = sigmoid(logits) (K,); predicted = the k with P_k >= tau_k
+    (``thresholds``: (K,), default 0.5); loss = mean_k BCE(logit_k, y_k) in nats for the gold label ids
+    ``gold`` (None: no loss).
+
+    Raises:
+        ClassifyError: a gold id outside 0..K-1.
+    """
+    z = np.asarray(logits, dtype=np.float64).reshape(-1)
+    p = 1.0 / (1.0 + np.exp(-z))
+    tau = np.full(z.size, 0.5) if thresholds is None else np.asarray(thresholds, dtype=np.float64)
+    predicted = [int(k) for k in np.flatnonzero(p >= tau)]
+    if gold is None:
+        return p, predicted, None
+    ids = [int(k) for k in gold]
+    if any(not 0 <= k < z.size for k in ids):
+        raise ClassifyError(f"labels {ids} are out of range: the head has {z.size} outputs (0..{z.size - 1})")
+    y = np.zeros(z.size)
+    y[ids] = 1.0
+    loss = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))     # BCE with logits, stable form
+    return p, predicted, float(loss.mean())
+
+
 @dataclass
 class ClassifyInput:
     """One sequence the model read: its tokens, the block of each token and its C vector.
@@ -75,7 +114,7 @@ class ClassifyResult:
     """The arithmetic of one classification (numpy only; the UI renders it).
 
     Attributes:
-        kind: the task the inputs were classified as ("single", "pair", "swag"; core/task_facts.py).
+        kind: the task the inputs were classified as ("single", "pair", "swag", "regression", "multilabel"; core/task_facts.py).
         inputs: one ClassifyInput (single/pair) or four (swag, one per ending).
         W: (K, H) classifier weights (K = num_labels; K = 1 for swag, the vector w).
         b: (K,) classifier bias.
@@ -89,6 +128,10 @@ class ClassifyResult:
         label_names: class names of the head (id2label), K of them (or "ending 0".."ending 3").
         flow: (layers, heads, 3, 3) attention block flow between FLOW_BLOCKS (pairs only), else None.
         pooler: how C was made, in words.
+        problem_type: "single_label_classification" (softmax), "regression" (one output, ``logits[0]`` is the
+            score, no probabilities) or "multi_label_classification" (``probabilities`` are sigmoids).
+        thresholds: multi-label: (K,) the decision thresholds used; None otherwise.
+        predicted: multi-label: the label ids with P_k >= tau_k; else [prediction].
     """
 
     kind: str
@@ -105,6 +148,14 @@ class ClassifyResult:
     label_names: list[str] = field(default_factory=list)
     flow: np.ndarray | None = None
     pooler: str = "C = tanh(W_p h_[CLS] + b_p)"
+    problem_type: str = "single_label_classification"
+    thresholds: np.ndarray | None = None
+    predicted: list[int] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        """Regression: the prediction score = C . w + b."""
+        return float(self.logits[0])
 
     @property
     def flow_mean(self) -> np.ndarray | None:
@@ -114,6 +165,10 @@ class ClassifyResult:
     def arithmetic_lines(self, digits: int = 3) -> list[str]:
         """The arithmetic written out with this result's numbers, one line each (for text views and the CLI)."""
         f = f"{{:.{digits}f}}"
+        if self.problem_type == "regression":
+            return self._regression_lines(f)
+        if self.problem_type == "multi_label_classification":
+            return self._multilabel_lines(f)
         lines = []
         facts = find_task_facts(self.kind)
         for k, name in enumerate(self.label_names):
@@ -127,5 +182,29 @@ class ClassifyResult:
         if self.label is not None:
             lines.append(f"loss for label {self.label} = -log {f.format(self.probabilities[self.label])} = "
                          f"{f.format(self.loss)}")
+        lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
+        return lines
+
+    def _regression_lines(self, f: str) -> list[str]:
+        name = self.label_names[0] if self.label_names else "score"
+        lines = [f"score = C . w + b = {f.format(self.score)}   ({name}; one output, no softmax: the score is "
+                 "the prediction)"]
+        if self.label is not None:
+            lines.append(f"loss for gold {f.format(float(self.label))} = (score - gold)^2 = {f.format(self.loss)}")
+        lines.append(f"by-hand check: |score by hand - model score| = {self.max_abs_diff:.2e}")
+        return lines
+
+    def _multilabel_lines(self, f: str) -> list[str]:
+        tau = self.thresholds if self.thresholds is not None else np.full(len(self.logits), 0.5)
+        lines = []
+        for k, name in enumerate(self.label_names):
+            mark = ">=" if self.probabilities[k] >= tau[k] else "< "
+            lines.append(f"logit {k} = C . W_{k} + b_{k} = {f.format(self.logits[k])}   P = sigmoid = "
+                         f"{f.format(self.probabilities[k])} {mark} tau {f.format(tau[k])}   ({name})")
+        shown = ", ".join(self.label_names[k] for k in self.predicted) or "no label"
+        lines.append(f"predicted labels (P >= tau, each label on its own): {shown}")
+        if self.label is not None:
+            gold = ", ".join(self.label_names[k] for k in self.label) or "no label"
+            lines.append(f"loss for gold {{{gold}}} = mean binary cross-entropy over the labels = {f.format(self.loss)}")
         lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
         return lines

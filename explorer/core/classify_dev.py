@@ -3,6 +3,12 @@ the decision boundary and the most confident mistakes (numpy only; ``score_class
 
 Margin of an example = P(top class) - P(second class) (0 = on the boundary). Confidence of a mistake =
 P(predicted class). Metric definitions: explorer.core.training.glue_metrics (GLUE, Wang et al. 2019).
+
+A regression head (STS-B) gets a :class:`RegressionDevReport` instead: Pearson, Spearman, MSE
+(explorer.core.training.regression_metrics), every (gold, predicted) pair for the scatter against the identity
+line, and the examples with the largest errors. A multi-label head gets a :class:`MultiLabelDevReport`: micro /
+macro F1 and subset accuracy at the checkpoint's saved thresholds (``label_thresholds``; 0.5 without) and per
+label (explorer.core.training.multilabel_metrics).
 """
 
 from __future__ import annotations
@@ -53,6 +59,94 @@ class ClassificationDevReport:
     label_names: list[str] = field(default_factory=list)
 
 
+@dataclass
+class ScoreRow:
+    """One regression dev example: its index, texts, gold and predicted score, and predicted - gold."""
+
+    index: int
+    text_a: str
+    text_b: str
+    gold: float
+    predicted: float
+
+    @property
+    def error(self) -> float:
+        return float(self.predicted - self.gold)
+
+
+@dataclass
+class RegressionDevReport:
+    """Dev-set summary of a regression head.
+
+    Attributes:
+        pearson, spearman: correlations in [-1, 1]; mse: mean squared error (label units squared).
+        gold, predicted: (N,) float64, for the scatter of predicted against gold (identity line = perfect).
+        worst: the ``n`` examples with the largest |predicted - gold|, largest first.
+        total: examples scored; label_names: the output's name (e.g. ["score"]).
+    """
+
+    pearson: float
+    spearman: float
+    mse: float
+    gold: np.ndarray
+    predicted: np.ndarray
+    worst: list[ScoreRow] = field(default_factory=list)
+    total: int = 0
+    label_names: list[str] = field(default_factory=list)
+
+
+def regression_dev_report(scores, gold, texts_a: list[str], texts_b: list[str] | None = None, *,
+                          n: int = 10, label_names: list[str] | None = None) -> RegressionDevReport:
+    """Summarise regression dev predictions. scores: (N,) or (N, 1); gold: (N,).
+
+    Raises:
+        ValueError: the lengths differ."""
+    from explorer.core.training.regression_metrics import regression_metrics
+
+    pred = np.asarray(scores, dtype=np.float64).reshape(-1)
+    y = np.asarray(gold, dtype=np.float64).reshape(-1)
+    m = regression_metrics(pred, y)
+    texts_b = texts_b or [""] * len(y)
+    rows = [ScoreRow(i, texts_a[i], texts_b[i], float(y[i]), float(pred[i])) for i in range(len(y))]
+    worst = sorted(rows, key=lambda r: -abs(r.error))[:n]
+    return RegressionDevReport(m["pearson"], m["spearman"], m["mse"], y, pred, worst, int(len(y)),
+                               label_names or ["score"])
+
+
+@dataclass
+class MultiLabelDevReport:
+    """Dev-set summary of a multi-label head at its saved thresholds.
+
+    Attributes:
+        micro_f1, macro_f1, subset_accuracy: fractions (explorer.core.training.multilabel_metrics).
+        label_names; thresholds: (K,) the tau used per label; label_f1: (K,) F1 per label; support: (K,) gold
+        positives per label; total: examples scored.
+    """
+
+    micro_f1: float
+    macro_f1: float
+    subset_accuracy: float
+    label_names: list[str]
+    thresholds: np.ndarray
+    label_f1: np.ndarray
+    support: np.ndarray
+    total: int = 0
+
+
+def multilabel_dev_report(logits, gold_ids: list[list[int]], label_names: list[str],
+                          thresholds) -> MultiLabelDevReport:
+    """Summarise multi-label dev predictions. logits: (N, K); gold_ids: the gold label ids per example."""
+    from explorer.core.data.scores_and_label_sets import multi_hot
+    from explorer.core.training.multilabel_metrics import multilabel_scores, predict, sigmoid
+
+    z = np.asarray(logits, dtype=np.float64)
+    y = multi_hot(gold_ids, z.shape[1]).astype(np.int64)
+    tau = np.asarray(thresholds, dtype=np.float64)
+    s = multilabel_scores(y, predict(sigmoid(z), tau))
+    return MultiLabelDevReport(s["micro_f1"], s["macro_f1"], s["subset_accuracy"], list(label_names), tau,
+                               np.asarray(s["label_f1"]), y.sum(0), int(len(y)))
+
+
 def _f1(labels: np.ndarray, preds: np.ndarray, k: int) -> float:
     if k <= 2:
         return binary_f1(labels, preds)
@@ -87,20 +181,54 @@ def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = N
                                    boundary, mistakes, int(len(y)), label_names or [str(c) for c in range(k)])
 
 
-def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
-                             max_seq_length: int = 128, batch_size: int = 16, n: int = 10) -> ClassificationDevReport:
-    """Run ``model`` over a dev file of ``task`` (a task with a classification or multiple-choice head: "single", "pair",
-    "swag") and summarise it.
+TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
 
-    Raises the loaders' UserErrors (file, line) for bad data."""
+
+def run_data_settings(model_source: str) -> dict:
+    """The data settings of the run a checkpoint belongs to, read from ``runs/<id>/config.json`` two folders
+    above ``runs/<id>/checkpoints/<name>``: {"dev", "train", "task", text_columns, label_column, id_column,
+    no_header, encoding, label_names}; {} when the source is not a run checkpoint. Reads JSON only (no torch)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(str(model_source or "")).expanduser()
+    for cfg in (folder.parent.parent / "config.json", folder / "run_config.json"):
+        if folder.parent.name == "checkpoints" and cfg.is_file():
+            try:
+                data = json.loads(cfg.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+            if not isinstance(data, dict):
+                return {}
+            return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
+    return {}
+
+
+def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
+                             max_seq_length: int = 128, batch_size: int = 16, n: int = 10,
+                             settings: dict | None = None):
+    """Run ``model`` over a dev file of ``task`` (a task with a classification or multiple-choice head: "single",
+    "pair", "swag", "regression" or "multilabel") and
+    summarise it: a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport.
+
+    ``settings``: the table settings (TABLE_SETTINGS: text_columns, label_column, ...; e.g. the run's own from
+    :func:`run_data_settings`). Labels written as names are matched to the head's id2label by name.
+
+    Raises the loaders' UserErrors (file, line) for bad data, and for a label the head does not have."""
     import torch
 
     from explorer.core.training.config import TrainConfig
     from explorer.core.training.tasks import get_task
 
     t = get_task(task)
-    config = TrainConfig(task=task, dev=source, dev_cap=cap or 0, max_seq_length=max_seq_length)
+    extra = {k: v for k, v in (settings or {}).items() if k in TABLE_SETTINGS and v not in (None, "")}
+    config = TrainConfig(task=task, dev=source, dev_cap=cap or 0, max_seq_length=max_seq_length, **extra)
     data = t.load(config, "dev")
+    if not t.facts.is_multiple_choice and getattr(data, "label_names", None):   # names: map them to the head's, by name
+        id2label = getattr(model.config, "id2label", None) or {}
+        head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
+        if not all(h == f"LABEL_{c}" for c, h in enumerate(head)):
+            data = data.relabel(head, "dev")
     feats = t.featurize(data, tokenizer, config, train=False)
     device = next(model.parameters()).device
     logits = []
@@ -110,12 +238,27 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
             out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})
             logits.append(out.logits.float().cpu().numpy())
     z = np.concatenate(logits) if logits else np.zeros((0, 2))
+    id2label = getattr(model.config, "id2label", None) or {}
+    names = [str(id2label.get(c, c)) for c in range(z.shape[1])]
+    if t.facts.is_regression:
+        return regression_dev_report(z, data.labels, list(data.texts_a), data.texts_b, n=n, label_names=names)
+    if t.facts.is_multilabel:
+        from explorer.core.classify_model import label_thresholds
+
+        if data.label_names != names:   # the file's names, renumbered by the head's
+            index = {name: k for k, name in enumerate(names)}
+            unknown = [name for name in data.label_names if name not in index]
+            if unknown:
+                from explorer.core.data.classification import ClassificationDataError
+
+                raise ClassificationDataError(f"{source}: label {unknown[0]!r} is not one of the model's labels "
+                                              f"({', '.join(names)})")
+            data.labels = [sorted(index[data.label_names[j]] for j in row) for row in data.labels]
+        return multilabel_dev_report(z, data.labels, names, label_thresholds(model.config, names))
     if t.facts.is_multiple_choice:
         texts_a = [data.contexts[i] for i in range(len(data))]
         texts_b = [" | ".join(data.choice_pairs(i)[1]) for i in range(len(data))]  # sent2 + ending k
         names = [f"ending {k}" for k in range(z.shape[1])]
     else:
         texts_a, texts_b = list(data.texts_a), list(data.texts_b) if data.texts_b is not None else None
-        id2label = getattr(model.config, "id2label", None) or {}
-        names = [str(id2label.get(c, c)) for c in range(z.shape[1])]
     return dev_report(z, data.labels, texts_a, texts_b, n=n, label_names=names)

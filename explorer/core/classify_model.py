@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.core.attention import block_flow, stack_attentions, token_blocks
-from explorer.core.classify import ClassifyError, ClassifyInput, ClassifyResult, softmax_loss
+from explorer.core.classify import (ClassifyError, ClassifyInput, ClassifyResult, head_problem, sigmoid_loss,
+                                    softmax_loss)
 from explorer.core.data.swag import NUM_CHOICES
 
 
@@ -48,8 +49,10 @@ def _forward(model, enc: dict, attentions: bool):
         return model(**batch, output_hidden_states=True)
 
 
-def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names, flow) -> ClassifyResult:
-    """Assemble the result: C, logits, softmax, loss and the float64 by-hand check."""
+def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names, flow,
+                thresholds=None) -> ClassifyResult:
+    """Assemble the result: C, logits, softmax (or the regression score, or the sigmoids), loss and the
+    float64 by-hand check."""
     dense, classifier = _parts(model, want)
     last = out.hidden_states[-1]                       # (inputs, tokens, H): MC models flatten the choices
     h = _np(last)[:, 0, :]
@@ -58,7 +61,16 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
     C_hand = np.tanh(h.astype(np.float64) @ Wp.T + bp)
     by_hand = (C_hand @ W.astype(np.float64).T + b.astype(np.float64)).reshape(-1)
     logits = _np(out.logits).astype(np.float64).reshape(-1)
-    probs, loss = softmax_loss(logits, label)
+    problem = head_problem(model.config) if kind != "swag" else "single_label_classification"
+    predicted, tau = None, None
+    if problem == "regression":
+        probs = np.zeros(0)
+        loss = None if label is None else float((logits[0] - float(label)) ** 2)
+    elif problem == "multi_label_classification":
+        tau = label_thresholds(model.config, label_names)
+        probs, predicted, loss = sigmoid_loss(logits, tau, label)
+    else:
+        probs, loss = softmax_loss(logits, label)
     import torch
 
     with torch.inference_mode():
@@ -66,15 +78,26 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
     inputs = [ClassifyInput(a, bt, tok, C_model[i], h[i].astype(np.float32))
               for i, ((a, bt), tok) in enumerate(zip(inputs_text, tokens))]
     return ClassifyResult(kind, inputs, W, b, logits, probs, int(np.argmax(logits)), label, loss, by_hand,
-                          float(np.max(np.abs(by_hand - logits))), label_names, flow)
+                          float(np.max(np.abs(by_hand - logits))), label_names, flow, problem_type=problem,
+                          thresholds=tau, predicted=predicted if predicted is not None else [int(np.argmax(logits))])
 
 
-def classify_text(model, tokenizer, text_a: str, text_b: str = "", *, label: int | None = None,
+def label_thresholds(config, label_names: list[str]) -> np.ndarray:
+    """(K,) multi-label decision thresholds from a model config's ``label_thresholds`` ({label: tau}, written
+    by training from dev), 0.5 for a label it does not list (or when there are none)."""
+    saved = getattr(config, "label_thresholds", None) or {}
+    return np.array([float(saved.get(name, 0.5)) for name in label_names], dtype=np.float64)
+
+
+def classify_text(model, tokenizer, text_a: str, text_b: str = "", *, label=None,
                   max_seq_length: int = 128, attentions: bool = True) -> ClassifyResult:
     """Classify one sentence (``text_b`` empty: kind "single") or one sentence pair (kind "pair").
 
     Returns a ClassifyResult with K logits; for pairs, ``flow`` is the attention block flow
     (layers, heads, 3, 3) between sentence A, sentence B and [CLS]/[SEP] (explorer.core.attention).
+    The head's ``problem_type`` (explorer.core.classify.head_problem) decides what follows the logits:
+    softmax (``label``: a class id), a regression score (``label``: a float gold score) or per-label sigmoids
+    with the checkpoint's thresholds (``label``: a list of gold label ids).
 
     Raises:
         ClassifyError: empty text, a label outside 0..K-1, or a model that is not a BERT-style

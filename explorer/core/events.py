@@ -48,6 +48,9 @@ class StartedEvent(_Event, total=False):
     resumed_from_step: int | None
     load_report: dict               # what loading the model found (missing / unexpected / new weights;
                                     # "warning" when weights outside the task head are random)
+    label_names: list               # classification: class names in id order (id2label)
+    class_counts: dict              # classification: training examples per class name
+    class_weights: dict             # classification with class_weights: loss weight per class name
 
 
 class StepEvent(_Event, total=False):
@@ -215,11 +218,13 @@ class EventLog:
         events: the parseable events, in file order.
         skipped: (line number, reason) of every non-blank line that is not an event, 1-based.
         path: the file read.
+        omitted: step lines left out unparsed (``steps="last"``); counted as kept in :meth:`note`.
     """
 
     events: list[dict]
     skipped: list[tuple[int, str]]
     path: Path
+    omitted: int = 0
 
     def note(self) -> str:
         """'' when nothing was skipped, else one line naming the file, the count and the first lines."""
@@ -227,33 +232,46 @@ class EventLog:
             return ""
         first = "; ".join(f"line {n}: {why}" for n, why in self.skipped[:3])
         more = f" (and {len(self.skipped) - 3} more)" if len(self.skipped) > 3 else ""
-        return (f"{self.path}: skipped {len(self.skipped)} unreadable line(s), kept {len(self.events)} events; "
+        return (f"{self.path}: skipped {len(self.skipped)} unreadable line(s), kept {len(self.events) + self.omitted} "
+                f"events; "
                 f"{first}{more}")
 
 
-def read_event_log(path: str | Path) -> EventLog:
+STEP_MARKERS = ('"event":"step"', '"event": "step"')   # how a step line looks before it is parsed
+
+
+def read_event_log(path: str | Path, *, steps: str = "all") -> EventLog:
     """Read an events.jsonl, keeping every parseable event and naming every line that was skipped.
 
     Tolerates what a crash, a full disk or a stray editor leaves: a torn last line, garbage lines in the
     middle, bytes that are not UTF-8 (replaced, so the other lines still read), NUL padding, an empty file.
+    ``steps="last"`` (the runs list) leaves out every ``step`` line but the last one, unparsed: status,
+    best dev metric, steps and duration come out as from the whole log without parsing thousands of
+    step lines.
 
     Raises:
         OSError: the file cannot be read at all (missing, a directory, no permission).
     """
     path = Path(path)
     text = path.read_bytes().decode("utf-8", errors="replace")
-    events, skipped = [], []
+    events, skipped, omitted = [], [], 0
     lines = text.split("\n")
+    last_step = -1
+    if steps == "last":
+        last_step = max((n for n, ln in enumerate(lines, 1) if any(m in ln for m in STEP_MARKERS)), default=-1)
     for n, line in enumerate(lines, 1):
         line = line.replace("\x00", "")
         if not line.strip():
+            continue
+        if last_step > 0 and n != last_step and any(m in line for m in STEP_MARKERS):
+            omitted += 1
             continue
         try:
             events.append(parse_event(line))
         except EventParseError as exc:
             torn = n == len(lines) and not text.endswith("\n")
             skipped.append((n, ("torn last line (the writer stopped mid-line): " if torn else "") + str(exc)))
-    return EventLog(events=events, skipped=skipped, path=path)
+    return EventLog(events=events, skipped=skipped, path=path, omitted=omitted)
 
 
 def read_events(path: str | Path) -> list[dict]:
@@ -304,7 +322,12 @@ class EventWriter:
     _file: IO[str] | None = field(default=None, init=False, repr=False)
 
     def emit(self, event: str, **fields: Any) -> dict:
-        ev = make_event(event, self.run_id, **fields)
+        """Make one event (:func:`make_event`) and :meth:`write` it; returns the event."""
+        return self.write(make_event(event, self.run_id, **fields))
+
+    def write(self, ev: dict) -> dict:
+        """Append an event made elsewhere (e.g. the GUI's ``failed`` for a worker that died without one)
+        to the file and the stream, as :meth:`emit` does; returns it. Check ``file_error`` after."""
         if not self.enabled:
             return ev
         line = encode_event(ev)

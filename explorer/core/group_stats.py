@@ -8,7 +8,8 @@ Inputs are plain :class:`MemberData` rows (one per member run: its varied settin
 - A band is built on the union of the members' steps; a member counts at a step only inside its own
   first..last logged step (linear interpolation between its points), so a member killed early
   shortens nothing else. ``n`` says how many members count at each step.
-- Metrics are higher-is-better (every dev metric of core/task_facts.py is).
+- "Best" follows core/best: the metric's own direction (core/metric_specs: lowest loss), the step-0
+  evaluation skipped, a tie keeping the earlier step; the Runs list shows the same value.
 """
 
 from __future__ import annotations
@@ -49,9 +50,12 @@ class MemberData:
 
     @property
     def best(self) -> float:
-        """The best dev metric over all evaluations (NaN before the first)."""
-        finite = self.eval_values[np.isfinite(self.eval_values)] if len(self.eval_values) else self.eval_values
-        return float(finite.max()) if len(finite) else math.nan
+        """The dev metric of the evaluation ``checkpoints/best`` holds (core/best: the metric's direction,
+        step 0 skipped; NaN before such an evaluation)."""
+        from explorer.core.best import best_evaluation
+
+        found = best_evaluation(zip(self.eval_steps.tolist(), self.eval_values.tolist()), metric=self.metric_name)
+        return found[1] if found else math.nan
 
 
 def _series(events: list[dict], kind: str, pick) -> tuple[np.ndarray, np.ndarray]:
@@ -71,6 +75,7 @@ def member_data(record, params: dict | None = None) -> MemberData:
     """A MemberData from a ``runs.RunRecord``: every eval/step event of the log (a resumed run continues
     its step count). Non-finite values and rows without a step are left out."""
     from explorer.core.metric_display import display_scale
+    from explorer.core.metric_specs import metric_spec
 
     events = record.events
     name = record.summary.metric_name if record.summary else ""
@@ -80,8 +85,8 @@ def member_data(record, params: dict | None = None) -> MemberData:
     ev = ev * display_scale(name, task)
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
     last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
-    finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()   # "total" is a count, not a metric
-              if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
+    finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()
+              if not metric_spec(k).is_count and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals)
 
@@ -92,7 +97,9 @@ def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:
     names: list[str] = []
     for m in members:
         names += [k for k in m.final_metrics if k not in names]
-    return {k: stats(m.final_metrics.get(k) for m in members) for k in names}
+    from explorer.core.metric_specs import higher_is_better
+
+    return {k: stats((m.final_metrics.get(k) for m in members), higher_is_better(k)) for k in names}
 
 
 @dataclass
@@ -141,7 +148,8 @@ def mean_band(curves: list[tuple[np.ndarray, np.ndarray]], mode: str = "minmax")
 
 @dataclass
 class Stats:
-    """mean, sd (sample, ddof=1; 0 for one value), best (max), worst (min), n of the finite values."""
+    """mean, sd (sample, ddof=1; 0 for one value), best, worst (max and min; min and max for a
+    lower-is-better metric), n of the finite values."""
 
     mean: float
     sd: float
@@ -157,21 +165,23 @@ class Stats:
                 f"worst {self.worst:.{digits}f}, n {self.n})")
 
 
-def stats(values) -> Stats:
-    """Stats of the finite values among ``values`` (NaN for all fields but n when there are none)."""
+def stats(values, higher_is_better: bool = True) -> Stats:
+    """Stats of the finite values among ``values`` (NaN for all fields but n when there are none);
+    ``higher_is_better`` False: best is the smallest value (loss)."""
     v = np.asarray([x for x in values if x is not None], dtype=float)
     v = v[np.isfinite(v)]
     if not len(v):
         return Stats(math.nan, math.nan, math.nan, math.nan, 0)
     sd = float(np.std(v, ddof=1)) if len(v) > 1 else 0.0
-    return Stats(float(v.mean()), sd, float(v.max()), float(v.min()), len(v))
+    best, worst = (float(v.max()), float(v.min())) if higher_is_better else (float(v.min()), float(v.max()))
+    return Stats(float(v.mean()), sd, best, worst, len(v))
 
 
 @dataclass
 class GroupTable:
     """The per-run table: rows (one per member: run_id, status, params..., final, best) and the
     summary of the final and best dev metric over the members; ``label`` names the metric with its display
-    scale ("accuracy (%)", "F1 (%)", "matthews_correlation")."""
+    scale ("accuracy (%)", "F1 (%)", "matthews_corrcoef")."""
 
     metric_name: str
     columns: list[str]
@@ -212,11 +222,13 @@ def group_table(members: list[MemberData], varied: list[str]) -> GroupTable:
         row.update(final=m.final, best=m.best)
         rows.append(row)
     from explorer.core.metric_display import metric_label
+    from explorer.core.metric_specs import higher_is_better
 
     name = next((m.metric_name for m in members if m.metric_name), "")
     task = next((m.task for m in members if m.task), None)
+    up = higher_is_better(name or None)
     return GroupTable(metric_name=name, columns=["run_id", "status", *varied, "final", "best"], rows=rows,
-                      final=stats(m.final for m in members), best=stats(m.best for m in members),
+                      final=stats((m.final for m in members), up), best=stats((m.best for m in members), up),
                       label=metric_label(name, task) if name else "")
 
 

@@ -180,16 +180,11 @@ def read_group(runs_dir: str | Path, name: str) -> tuple[Group, list[MemberState
 
 
 def member_summary(path: Path):
-    """runs.RunSummary of a member folder (notes included), or None when it is not a run folder."""
-    from explorer.core.runs import is_run_dir, read_config, read_run_events, summarize, worker_alive
+    """runs.RunSummary of a member folder (notes included), or None when it is not a run folder
+    (read as the run store reads every run: explorer.core.runs.read_summary)."""
+    from explorer.core.runs import read_summary
 
-    if not is_run_dir(path):
-        return None
-    events, notes = read_run_events(path)
-    config, config_notes = read_config(path, events)
-    summary = summarize(str(config.get("run_id") or path.name), path, config, events, worker_alive(path))
-    summary.notes = config_notes + notes
-    return summary
+    return read_summary(path)
 
 
 # -- planning ----------------------------------------------------------------------------------

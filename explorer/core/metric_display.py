@@ -4,35 +4,25 @@ The official SQuAD scripts report exact_match / f1 in percent (0-100) while GLUE
 metrics (accuracy, f1) are fractions (0-1) under the same key names. Every display (curves, the Runs
 list, the CLI) shows the percent form and says so in its label: "F1 (%)". Correlations (Matthews,
 Pearson, Spearman) are not shares and stay on their own -1..1 scale; loss and thresholds are
-unit-bearing numbers, never scaled.
+unit-bearing numbers, never scaled. Labels, units and scales are rows of ``core/metric_specs``.
 """
 
 from __future__ import annotations
 
+from explorer.core.metric_specs import metric_spec
 from explorer.core.task_facts import is_qa_task
-
-# Shares that classification reports as fractions; SQuAD's are already percent.
-FRACTION_METRICS = ("accuracy", "f1", "precision", "recall", "exact_match")
-# Metrics of SQuAD that are percentages (the official scripts' scale).
-PERCENT_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1",
-                   "best_exact", "best_f1", "answer_rate")
-LABELS = {"f1": "F1", "exact_match": "EM", "accuracy": "accuracy", "HasAns_f1": "HasAns F1",
-          "HasAns_exact": "HasAns EM", "NoAns_f1": "NoAns F1", "NoAns_exact": "NoAns EM", "best_f1": "best F1",
-          "best_exact": "best EM", "precision": "precision", "recall": "recall"}
 
 
 def is_percent(name: str, task: str | None = None) -> bool:
-    """Whether metric ``name`` of a ``task`` run is shown as a percentage (task None: of any run)."""
-    if task is None:
-        return name in PERCENT_METRICS or name in FRACTION_METRICS
-    if is_qa_task(task):
-        return name in PERCENT_METRICS
-    return name in FRACTION_METRICS
+    """Whether metric ``name`` is shown as a percentage (its row's unit is "%"; core/metric_specs).
+    ``task`` is accepted for callers that have one: a name means the same share in every task."""
+    return metric_spec(name).is_percent
 
 
 def display_scale(name: str, task: str) -> float:
-    """Factor from the stored value to the displayed one: 100 for classification shares, else 1."""
-    return 100.0 if not is_qa_task(task) and name in FRACTION_METRICS else 1.0
+    """Factor from the stored value to the displayed one: the row's ``scale`` (100 for classification
+    shares stored as fractions), 1 for the QA tasks (the official SQuAD scripts report percent)."""
+    return 1.0 if is_qa_task(task) else metric_spec(name).scale
 
 
 def to_display(name: str, value: float, task: str) -> float:
@@ -41,9 +31,9 @@ def to_display(name: str, value: float, task: str) -> float:
 
 
 def metric_label(name: str, task: str | None = None) -> str:
-    """'F1 (%)', 'accuracy (%)', 'matthews_correlation', 'best_f1_thresh', ... for axes and columns."""
-    label = LABELS.get(name, name)
-    return f"{label} (%)" if is_percent(name, task) else label
+    """'F1 (%)', 'accuracy (%)', 'matthews_corrcoef', 'best_f1_thresh', ... for axes and columns."""
+    spec = metric_spec(name)
+    return f"{spec.label} (%)" if spec.is_percent else spec.label
 
 
 def format_metric(name: str, value: float, task: str) -> str:

@@ -25,7 +25,9 @@ class ModelInfo:
         load_report, head_note: as on :class:`~explorer.core.models.LoadedModel`. description: its
         ``describe()`` line. limits: window limits of its tokenizer and config. model_type, num_layers,
         num_heads, hidden_size: from its config. tokenizer_json: the fast tokenizer's ``tokenizer.json``
-        ("" when it has none); num_labels: the head's outputs.
+        ("" when it has none); num_labels: the head's outputs. head_problem: what a sequence-classification
+        head does ("classification", "regression", "multilabel"; explorer.core.models.checkpoint_problem), ""
+        for other heads; label_names: its id2label names in id order.
     """
 
     slot: str
@@ -42,6 +44,8 @@ class ModelInfo:
     num_heads: int = 0
     hidden_size: int = 0
     num_labels: int = 0
+    head_problem: str = ""
+    label_names: list[str] = field(default_factory=list)
     tokenizer_json: str = field(default="", repr=False)
 
     def describe(self) -> str:
@@ -93,4 +97,23 @@ def model_info(loaded, slot: str, source: str | None = None) -> ModelInfo:
         num_layers=int(getattr(cfg, "num_hidden_layers", 0) or 0),
         num_heads=int(getattr(cfg, "num_attention_heads", 0) or 0),
         hidden_size=int(getattr(cfg, "hidden_size", 0) or 0), num_labels=int(getattr(cfg, "num_labels", 0) or 0),
+        head_problem=_head_problem(loaded.model, cfg), label_names=_label_names(cfg),
         tokenizer_json=backend.to_str() if backend is not None else "")
+
+
+def _head_problem(model, cfg) -> str:
+    """checkpoint_problem of the loaded model's config ("" for heads other than sequence classification)."""
+    from explorer.core.models import checkpoint_problem
+
+    if cfg is None or not type(model).__name__.endswith("ForSequenceClassification"):
+        return ""
+    arch = list(getattr(cfg, "architectures", None) or []) or [type(model).__name__]
+    view = {"architectures": arch, "problem_type": getattr(cfg, "problem_type", None),
+            "id2label": dict(getattr(cfg, "id2label", None) or {})}
+    return checkpoint_problem(view) or ""
+
+
+def _label_names(cfg) -> list[str]:
+    id2label = getattr(cfg, "id2label", None) or {}
+    n = int(getattr(cfg, "num_labels", 0) or 0)
+    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(n)]

@@ -17,6 +17,7 @@ unless the caller asks for it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -184,7 +185,8 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
 
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
-               hub_timeout_s: float = 10.0, init_seed: int = 0) -> LoadedModel:
+               hub_timeout_s: float = 10.0, init_seed: int = 0, id2label: dict | None = None,
+               new_head: bool = False) -> LoadedModel:
     """Load tokenizer + ``AutoModelFor<task>`` from a source, in eval mode.
 
     Args:
@@ -195,6 +197,10 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         attn_implementation: "sdpa" (default, fast) or "eager" (needed for output_attentions).
         hub_timeout_s: how long a hub request may take before we call the hub unreachable.
         init_seed: seed for any freshly initialised head, so an untrained head is the same on every load.
+        id2label: class names by id for a classification head ({0: "AGAINST", ...}); written into the model's
+            config (and so into every checkpoint's config.json, which a transformers pipeline reads).
+        new_head: drop the checkpoint's task head (whatever its size) and start a fresh one; the encoder's
+            weights still load.
 
     Returns:
         LoadedModel.
@@ -227,6 +233,12 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     model_kwargs = dict(kwargs)
     if num_labels is not None:
         model_kwargs["num_labels"] = num_labels
+    if id2label:
+        model_kwargs["id2label"] = {int(i): str(n) for i, n in id2label.items()}
+        model_kwargs["label2id"] = {str(n): int(i) for i, n in id2label.items()}
+        model_kwargs["num_labels"] = len(id2label)
+    if new_head:
+        model_kwargs["ignore_mismatched_sizes"] = True
     verbosity = hf_logging.get_verbosity()
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
@@ -243,6 +255,10 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
             model, info = _from_pretrained(task, path, attn_implementation, model_kwargs)
+            if new_head:
+                fresh = reset_head(model)
+                info = dict(info)
+                info["missing_keys"] = sorted(set(info.get("missing_keys", [])) | set(fresh))
     except ModelSourceError:
         raise
     except OSError as exc:
@@ -278,6 +294,20 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                        head_note=note)
 
 
+def reset_head(model) -> list[str]:
+    """Re-initialise every weight outside the encoder (the task head) with the model's own init; returns
+    their names. The caller seeds the RNG."""
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    names = []
+    for child_name, child in model.named_children():
+        if child_name == prefix:
+            continue
+        for module in child.modules():
+            model._init_weights(module)
+        names += [f"{child_name}.{n}" for n, _ in child.named_parameters()]
+    return names
+
+
 ENCODER_FAMILIES = "BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2/v3, XLM-RoBERTa or ModernBERT"
 _TASK_WORDS = {"qa": "question-answering (start/end)", "classification": "sequence-classification",
                "multiple_choice": "multiple-choice", "token_classification": "token-classification"}
@@ -301,13 +331,34 @@ def checkpoint_head(folder: str | Path) -> str | None:
     """The model head a checkpoint folder was saved with: :func:`checkpoint_task` of the ``architectures``
     in ``<folder>/config.json`` ("qa", "classification", "multiple_choice", ...); None when the folder has
     no readable config.json or it records no head (a bare encoder). Reads the file only (no torch)."""
-    import json
-
     try:
         config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return checkpoint_task(config.get("architectures")) if isinstance(config, dict) else None
+
+
+def checkpoint_problem(source) -> str | None:
+    """What a sequence-classification head does: "regression" (``problem_type`` "regression", or one output),
+    "multilabel" ("multi_label_classification": a sigmoid per label) or "classification" (softmax); None
+    when it is no sequence-classification head (or the folder has no readable config.json).
+
+    ``source``: a checkpoint folder (its config.json is read; no torch), a config.json dict, or a
+    transformers config object."""
+    if isinstance(source, (str, Path)):
+        try:
+            source = json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+    get = source.get if isinstance(source, dict) else (lambda k, d=None: getattr(source, k, d))
+    if checkpoint_task(get("architectures")) != "classification":
+        return None
+    problem = get("problem_type") or ""
+    if problem == "multi_label_classification":
+        return "multilabel"
+    labels = get("id2label") or {}
+    n = int(get("num_labels", 0) or 0) if not isinstance(source, dict) else len(labels)
+    return "regression" if problem == "regression" or n == 1 else "classification"
 
 
 def check_architecture(config, task: str, source: str) -> None:

@@ -1,8 +1,8 @@
 """A run's status: one list of names and one state machine (torch-free, Qt-free).
 
 Everyone who shows or decides a run's status uses these functions: the runs list on disk
-(explorer.core.runs), the GUI's run states (explorer.ui.runs.state, run_store) and the run queue
-(explorer.ui.runs.runner.RunManager). The worker's events are the source of truth; the GUI adds its
+(explorer.core.runs, the run store), the GUI's run states (explorer.ui.runs.state, explorer.ui.runs.store)
+and the run queue (explorer.ui.runs.runner.RunManager). The worker's events are the source of truth; the GUI adds its
 requests (queue, start, stop early, cancel) and the end of the worker process.
 
 ::

@@ -1,6 +1,6 @@
 """A run on disk: config, events log, checkpoints; listing and reloading past runs.
 
-Layout (docs/architecture.md, "Runs on disk")::
+Layout (docs/architecture.md, "The run store")::
 
     <runs folder>/<run_id>/config.json        TrainConfig, written first
     <runs folder>/<run_id>/events.jsonl       one event per line, flushed per line
@@ -9,6 +9,13 @@ Layout (docs/architecture.md, "Runs on disk")::
     <runs folder>/<run_id>/checkpoints/best/  same, best dev metric so far
     <runs folder>/<run_id>/STOP               created by the GUI (or a user) for "stop early"
     <runs folder>/<run_id>/predictions.json, nbest_predictions.json, null_odds.json (last QA evaluation)
+
+This module is the run store: the one place that knows that layout (:func:`run_dir_of`,
+:func:`config_file`, :func:`events_file`, :func:`checkpoint_path`, ...), the run id rule
+(:func:`new_run_id`), how a run folder is read (:func:`load_run`, :func:`list_runs`, :func:`run_dirs`;
+``steps="last"`` for the quick list read), how events are appended outside the worker
+(:func:`append_event`, through :class:`~explorer.core.events.EventWriter`), and :class:`RunStore`, the
+observable model of the listed runs (per-field events; explorer.core.evented).
 
 Status: explorer.core.run_status.replay over the events (the last ``started`` counts, so a resumed run
 counts from its resume): ``finished`` / ``stopped`` (finished early on request) / ``failed`` /
@@ -27,9 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core import run_status
-from explorer.core.events import EVENTS_FILE, read_event_log
+from explorer.core.best import best_of_events
+from explorer.core.evented import EmitterGroup
+from explorer.core.events import EVENTS_FILE, EventWriter, read_event_log
 from explorer.core.task_facts import best_metric_name, choose_metric
-from explorer.core.training.checkpoints import checkpoint_dir
+from explorer.core.training.checkpoints import CHECKPOINTS, checkpoint_dir
 
 CONFIG_FILE = "config.json"
 PID_FILE = "worker.pid"
@@ -88,6 +97,15 @@ class RunRecord:
     def status(self) -> str:
         return self.summary.status if self.summary else run_status.CRASHED
 
+    @property
+    def started_at(self) -> float:
+        return self.summary.started_at if self.summary else 0.0
+
+    @property
+    def alive(self) -> bool:
+        """The run has no terminal event and its worker process lives (run_status: ``running``)."""
+        return self.status == run_status.RUNNING
+
     def evals(self) -> list[dict]:
         return [e for e in self.events if e.get("event") == "eval"]
 
@@ -95,24 +113,88 @@ class RunRecord:
         return [e for e in self.events if e.get("event") == "step"]
 
 
-# -- run ids and folders ----------------------------------------------------------------------
-def new_run_id(model: str, task: str, runs_dir: str | Path | None = None, now: float | None = None) -> str:
-    """``YYYYmmdd-HHMMSS-<model>-<task>`` (filesystem-safe); suffixed -2, -3... if the folder exists."""
+# -- the layout: every path inside a run folder comes from here ---------------------------------
+def config_file(run_dir: str | Path) -> Path:
+    """``<run_dir>/config.json``: the run's TrainConfig, written first."""
+    return Path(run_dir) / CONFIG_FILE
+
+
+def events_file(run_dir: str | Path) -> Path:
+    """``<run_dir>/events.jsonl``: one event per line (explorer.core.events)."""
+    return Path(run_dir) / EVENTS_FILE
+
+
+def pid_file(run_dir: str | Path) -> Path:
+    """``<run_dir>/worker.pid``: {"pid", "host", "time"} while the worker lives."""
+    return Path(run_dir) / PID_FILE
+
+
+def stop_file(run_dir: str | Path) -> Path:
+    """``<run_dir>/STOP``: "stop early" (the worker finishes its step, evaluates, saves)."""
+    return Path(run_dir) / STOP_FILE
+
+
+def checkpoint_path(run_dir: str | Path, kind: str = "last") -> Path:
+    """``<run_dir>/checkpoints/<kind>`` (kind "last" or "best"), whether or not it exists yet; use
+    explorer.core.training.checkpoints.checkpoint_dir for the folder of a *complete* checkpoint."""
+    return Path(run_dir) / CHECKPOINTS / kind
+
+
+def run_dir_of(path: str | Path) -> Path | None:
+    """The run folder a checkpoint folder belongs to: ``<run>/checkpoints/<kind>`` -> ``<run>`` (also for
+    ``last.old`` and the like); a run folder (it holds ``checkpoints/``) -> itself; else None (a hub
+    model, a folder saved elsewhere)."""
+    p = Path(str(path).rstrip("/"))
+    if p.parent.name == CHECKPOINTS:
+        return p.parent.parent
+    if (p / CHECKPOINTS).is_dir():
+        return p
+    return None
+
+
+def run_config_of(path: str | Path) -> dict:
+    """The run config (config.json, as :func:`read_config` checks it) of the run a checkpoint belongs to;
+    {} when ``path`` is not inside a run folder or the run has no readable config.json."""
+    run_dir = run_dir_of(path)
+    if run_dir is None or not config_file(run_dir).is_file():
+        return {}
+    return read_config(run_dir)[0]
+
+
+# -- run ids --------------------------------------------------------------------------------------
+def model_short_name(model: str) -> str:
+    """The model part of a run id: the last path or hub part ('bundled:minilm' -> 'minilm',
+    'google-bert/bert-base-uncased' -> 'bert-base-uncased'); a run's checkpoint folder
+    '<runs>/<run_id>/checkpoints/best' (or last, last.old) -> '<that run's model>-ft' (not 'best'), the
+    run folder's name standing in for a model it does not record."""
+    path = Path((model or "").rstrip("/"))
+    if path.parent.name == CHECKPOINTS and path.name.split(".")[0] in ("best", "last"):
+        run_dir = path.parent.parent
+        parent_model = run_config_of(path).get("model") or ""
+        return f"{model_short_name(str(parent_model)) if parent_model else run_dir.name}-ft"
+    return (model or "model").rstrip("/").split("/")[-1].split(":")[-1] or "model"
+
+
+def new_run_id(model: str, task: str, runs_dir: str | Path | None = None, now: float | None = None, *,
+               suffix: str = "", taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """The one run id rule: ``YYYYmmdd-HHMMSS-<model>-<task><suffix>`` (local time, filesystem-safe:
+    other characters become '-'); suffixed -2, -3... while the id is in ``taken`` (ids handed out but
+    not yet on disk, e.g. queued runs) or its folder exists under ``runs_dir``. Used by the worker
+    (``train`` without --run-id) and the GUI's run queue."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now if now is not None else time.time()))
-    short = (model or "model").rstrip("/").split("/")[-1].split(":")[-1] or "model"
-    base = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{stamp}-{short}-{task or 'task'}").strip("-")
-    if runs_dir is None:
-        return base
+    text = f"{stamp}-{model_short_name(model)}-{task or 'task'}{suffix}"
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
     run_id, n = base, 1
-    while (Path(runs_dir) / run_id).exists():
+    while run_id in taken or (runs_dir is not None and (Path(runs_dir) / run_id).exists()):
         n += 1
         run_id = f"{base}-{n}"
     return run_id
 
 
+# -- the worker process ---------------------------------------------------------------------------
 def write_pid_file(run_dir: str | Path) -> Path:
     """Record this process as the run's worker (removed by :func:`remove_pid_file` on exit)."""
-    path = Path(run_dir) / PID_FILE
+    path = pid_file(run_dir)
     path.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": time.time()}),
                     encoding="utf-8")
     return path
@@ -120,7 +202,7 @@ def write_pid_file(run_dir: str | Path) -> Path:
 
 def remove_pid_file(run_dir: str | Path) -> None:
     try:
-        path = Path(run_dir) / PID_FILE
+        path = pid_file(run_dir)
         info = json.loads(path.read_text(encoding="utf-8"))
         if info.get("pid") == os.getpid():
             path.unlink()
@@ -132,7 +214,7 @@ def worker_alive(run_dir: str | Path) -> bool:
     """Is the run's worker process still alive? (pid file present, same host, process exists and
     is not a zombie). On another host the answer is "assume yes"."""
     try:
-        info = json.loads((Path(run_dir) / PID_FILE).read_text(encoding="utf-8"))
+        info = json.loads(pid_file(run_dir).read_text(encoding="utf-8"))
         pid = int(info["pid"])
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return False
@@ -158,9 +240,54 @@ def worker_alive(run_dir: str | Path) -> bool:
 
 def request_stop(run_dir: str | Path) -> Path:
     """Create the STOP file: the worker finishes its step, evaluates, saves and finishes."""
-    path = Path(run_dir) / STOP_FILE
+    path = stop_file(run_dir)
     path.write_text(str(time.time()), encoding="utf-8")
     return path
+
+
+def worker_pid(run_dir: str | Path) -> int | None:
+    """The pid in ``<run_dir>/worker.pid`` when that worker is alive (this host), else None."""
+    if not worker_alive(run_dir):
+        return None
+    try:
+        return int(json.loads(pid_file(run_dir).read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def terminate_worker(run_dir: str | Path) -> str:
+    """SIGTERM the worker of a run this process did not start (the worker then logs ``cancelled``).
+
+    Returns a one-line message for the status bar (what was done, or why nothing was).
+    """
+    import signal
+
+    pid = worker_pid(run_dir)
+    if pid is None:
+        return f"{Path(run_dir).name}: no live worker process to cancel"
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError as exc:
+        return f"{Path(run_dir).name}: cannot signal worker {pid}: {exc}"
+    return f"{Path(run_dir).name}: cancel sent to worker {pid}"
+
+
+# -- appending events (only through EventWriter) ----------------------------------------------------
+def append_event(run_dir: str | Path, event: dict) -> dict:
+    """Append one event (made with explorer.core.events.make_event) to ``<run_dir>/events.jsonl``
+    through :class:`~explorer.core.events.EventWriter` (a torn last line is ended first); returns it.
+
+    Raises:
+        OSError: the line could not be written; the message names the file and the reason.
+    """
+    writer = EventWriter(str(event.get("run_id", "")), path=events_file(run_dir))
+    try:
+        writer.write(event)
+    finally:
+        writer.close()
+    if writer.file_error is not None:
+        raise OSError(f"cannot append the {event.get('event')} event to {writer.file_error}")
+    return event
 
 
 # -- status and summaries ---------------------------------------------------------------------
@@ -180,9 +307,9 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     evals = [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
     seen = {name for e in evals for name in e["metrics"]}
     name = choose_metric(seen, config) or best_metric_name(config)
-    values = [e["metrics"][name] for e in evals if isinstance(e["metrics"].get(name), (int, float))]
+    best = best_of_events(evals, name)   # core/best: the metric's direction, step 0 skipped, ties keep the earlier
     s.metric_name = name
-    s.metric_value = max(values) if values else None
+    s.metric_value = best[1] if best else None
     steps = [int(e.get("step") or 0) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]
@@ -213,7 +340,7 @@ def read_config(path: Path, events: list[dict] | None = None) -> tuple[dict, lis
     """
     from explorer.core.training.config import TrainConfig, type_problems
 
-    file = path / CONFIG_FILE
+    file = config_file(path)
     notes: list[str] = []
     data = None
     try:
@@ -247,13 +374,16 @@ def read_config(path: Path, events: list[dict] | None = None) -> tuple[dict, lis
     return known, notes
 
 
-def read_run_events(path: Path) -> tuple[list[dict], list[str]]:
-    """A run folder's events (parseable lines, file order) and notes (skipped lines, unreadable file)."""
-    file = path / EVENTS_FILE
+def read_run_events(path: Path, steps: str = "all") -> tuple[list[dict], list[str]]:
+    """A run folder's events (parseable lines, file order) and notes (skipped lines, unreadable file).
+
+    ``steps="last"`` leaves out every step event but the last (events.read_event_log: the list read).
+    """
+    file = events_file(path)
     if not file.exists():
         return [], []
     try:
-        log = read_event_log(file)
+        log = read_event_log(file, steps=steps)
     except OSError as exc:
         return [], [f"{file}: unreadable ({exc.strerror or type(exc).__name__}); the run shows no points"]
     note = log.note()
@@ -262,17 +392,44 @@ def read_run_events(path: Path) -> tuple[list[dict], list[str]]:
     return log.events, [note] if note else []
 
 
-def _read_run(path: Path) -> tuple[str, dict, list[dict], list[str]]:
+def _read_run(path: Path, steps: str = "all") -> tuple[str, dict, list[dict], list[str]]:
     """(run_id, config, events, notes) of a run folder, never raising for what is inside it."""
-    events, notes = read_run_events(path)
+    events, notes = read_run_events(path, steps)
     config, config_notes = read_config(path, events)
     run_id = str(config.get("run_id") or path.name)
     return run_id, config, events, config_notes + notes
 
 
 def is_run_dir(path: Path) -> bool:
+    """A run folder: not a dot-folder (``.launch``, ``.groups``, ``.trash``), holding config.json or
+    events.jsonl."""
+    path = Path(path)
     return path.is_dir() and not path.name.startswith(".") and \
-        ((path / CONFIG_FILE).is_file() or (path / EVENTS_FILE).is_file())
+        (config_file(path).is_file() or events_file(path).is_file())
+
+
+def run_dirs(folder: str | Path) -> list[Path]:
+    """The run folders directly under ``folder`` (:func:`is_run_dir`), by name; [] for a missing folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if is_run_dir(p))
+
+
+def read_runs(folder: str | Path, read=None) -> tuple[list, list[str]]:
+    """``read(run_dir)`` (default :func:`load_run`) for every run folder under ``folder`` -> (results
+    oldest first by their ``started_at`` then ``run_id``, problems: one line per folder whose read
+    raised; one bad folder never hides the others). The one discovery loop: the CLI, Groups and the
+    GUI's Runs list go through it."""
+    read = read or load_run
+    results, problems = [], []
+    for p in run_dirs(folder):
+        try:
+            results.append(read(p))
+        except Exception as exc:  # noqa: BLE001 - one bad folder must not hide the others
+            problems.append(f"{p}: {exc}")
+    results.sort(key=lambda r: (getattr(r, "started_at", None) or 0.0, r.run_id))
+    return results, problems
 
 
 def list_runs(folder: str | Path) -> list[RunSummary]:
@@ -281,33 +438,35 @@ def list_runs(folder: str | Path) -> list[RunSummary]:
     A missing folder gives []. What cannot be read inside a run folder (garbled events lines, a broken
     config.json) is skipped and named in the summary's ``notes``; the run is still listed.
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        return []
-    out = []
-    for path in folder.iterdir():
-        if not is_run_dir(path):
-            continue
-        run_id, config, events, notes = _read_run(path)
-        summary = summarize(run_id, path, config, events, worker_alive(path))
-        summary.notes = notes
-        out.append(summary)
+    out = [read_summary(path) for path in run_dirs(folder)]
     out.sort(key=lambda s: (s.started_at or _mtime(Path(s.path)), s.run_id))
     return out
 
 
+def read_summary(path: str | Path) -> RunSummary | None:
+    """The RunSummary of one run folder (notes included), or None when it is not a run folder."""
+    path = Path(path)
+    if not is_run_dir(path):
+        return None
+    run_id, config, events, notes = _read_run(path)
+    summary = summarize(run_id, path, config, events, worker_alive(path))
+    summary.notes = notes
+    return summary
+
+
 def _mtime(path: Path) -> float:
     try:
-        return (path / CONFIG_FILE).stat().st_mtime
+        return config_file(path).stat().st_mtime
     except OSError:
         return 0.0
 
 
-def load_run(path: str | Path) -> RunRecord:
+def load_run(path: str | Path, *, steps: str = "all") -> RunRecord:
     """A run folder -> RunRecord (config dict, all events, checkpoints, final metrics, summary, notes).
 
     Garbled events lines and a missing/broken config.json never fail the load: they are skipped and
-    named in ``notes`` (see :func:`read_config`, :func:`read_run_events`).
+    named in ``notes`` (see :func:`read_config`, :func:`read_run_events`). ``steps="last"`` reads only the
+    last step event (the runs list: everything but the per-step curves comes out the same).
 
     Raises:
         ValueError: the folder holds neither config.json nor events.jsonl.
@@ -315,7 +474,7 @@ def load_run(path: str | Path) -> RunRecord:
     path = Path(path)
     if not is_run_dir(path):
         raise ValueError(f"{path} is not a run folder: it has neither {CONFIG_FILE} nor {EVENTS_FILE}")
-    run_id, config, events, notes = _read_run(path)
+    run_id, config, events, notes = _read_run(path, steps)
     checkpoints = {k: str(p) for k in ("last", "best") if (p := checkpoint_dir(path, k)) is not None}
     final = {}
     for e in _since_last_start(events):
@@ -328,3 +487,143 @@ def load_run(path: str | Path) -> RunRecord:
     summary.notes = notes
     return RunRecord(run_id=run_id, path=str(path), config=config, events=events, checkpoints=checkpoints,
                      final_metrics=final, summary=summary, notes=notes)
+
+
+# -- the observable store of listed runs ----------------------------------------------------------
+class RunStore:
+    """The runs a window lists, as an observable model (Qt-free; the napari ``Dims`` pattern).
+
+    A run's state object (the GUI's explorer.ui.runs.state.RunState, or anything with ``run_id``,
+    ``status``, ``path``) comes from one of two places: a *driver* that runs its worker in this process
+    (the GUI's run queue, explorer.ui.runs.runner.RunManager: :meth:`add` with ``driver=``), or a read
+    of its folder (:meth:`offer`). The store decides who owns a run: a driven run is never replaced by
+    a read from disk, and stop / cancel go to its driver, or for a run whose worker was started
+    elsewhere (an earlier window that left it training, the CLI) to the folder (the STOP file; SIGTERM
+    to the pid in worker.pid).
+
+    Events (``store.events.<name>.connect(callback)``; explorer.core.evented):
+        added(state): a run is listed, or its state object was replaced (a fresh read from disk);
+        changed(run_id, series): the run's state changed in place (``series``: the set of series keys
+            with new points, empty for a status / progress change);
+        ended(run_id, status): its driven worker is done (or a queued run was cancelled);
+        removed(run_id): it is no longer listed (its folder went to the trash);
+        message(text): a one-line note for the status bar (e.g. an event that could not be recorded).
+    """
+
+    def __init__(self, folder: str | Path | None = None):
+        self.folder = Path(folder) if folder is not None else None
+        self.events = EmitterGroup("added", "changed", "ended", "removed", "message")
+        self._states: dict = {}
+        self._drivers: dict = {}   # run_id -> the object running its worker in this process
+
+    # ---- what is listed --------------------------------------------------------------------------
+    def get(self, run_id: str):
+        """The state of a listed run, or None."""
+        return self._states.get(run_id)
+
+    def ids(self) -> list[str]:
+        return list(self._states)
+
+    def states(self) -> list:
+        return list(self._states.values())
+
+    def __contains__(self, run_id: str) -> bool:
+        return run_id in self._states
+
+    def run_of(self, path: str | Path):
+        """The listed run a checkpoint folder (or run folder) belongs to (:func:`run_dir_of`), or None."""
+        run_dir = run_dir_of(path)
+        if run_dir is None:
+            return None
+        return next((s for s in self._states.values() if s.path is not None and Path(s.path) == run_dir), None)
+
+    def config_of(self, path: str | Path) -> dict:
+        """The run config of the run a checkpoint belongs to: the listed run's (as it knows it, e.g. from
+        its ``started`` event), else its config.json (:func:`run_config_of`); {} outside a run folder."""
+        state = self.run_of(path)
+        return dict(state.config) if state is not None else run_config_of(path)
+
+    def is_driven(self, run_id: str) -> bool:
+        """Is the run's worker (or its place in the queue) handled by a driver in this process?"""
+        return run_id in self._drivers
+
+    def driven(self) -> list:
+        """The states of the runs driven in this process, in the order they were added."""
+        return [self._states[r] for r in self._drivers if r in self._states]
+
+    def running_elsewhere(self) -> list:
+        """Listed runs that are running with a worker this process did not start (followed by re-reading
+        their folders)."""
+        return [s for r, s in self._states.items()
+                if r not in self._drivers and s.status == run_status.RUNNING and s.path is not None]
+
+    def tracked(self) -> list:
+        """The runs driven here, then the runs running elsewhere (the status bar's activity)."""
+        return self.driven() + self.running_elsewhere()
+
+    # ---- changes ----------------------------------------------------------------------------------
+    def add(self, state, driver=None) -> None:
+        """List a run (replacing a state of the same id); ``driver``: the object that runs its worker
+        here (it must have ``stop_early(run_id)`` and ``cancel(run_id)``). Emits ``added``."""
+        self._states[state.run_id] = state
+        if driver is not None:
+            self._drivers[state.run_id] = driver
+        self.events.added.emit(state)
+
+    def offer(self, state) -> bool:
+        """A state read from disk: listed (new, or replacing the listed one) unless the run is driven
+        here, whose live state wins. Returns whether it was taken (``added`` was emitted)."""
+        if state.run_id in self._drivers:
+            return False
+        self.add(state)
+        return True
+
+    def changed(self, run_id: str, series=frozenset()) -> None:
+        """The run's state changed in place; emits ``changed(run_id, set(series))``."""
+        if run_id in self._states:
+            self.events.changed.emit(run_id, set(series))
+
+    def ended(self, run_id: str, status: str) -> None:
+        """Its driven worker is done (the driver keeps the run listed); emits ``ended``."""
+        if run_id in self._states:
+            self.events.ended.emit(run_id, status)
+
+    def remove(self, run_id: str) -> None:
+        """No longer list the run (its folder went to the trash); emits ``removed``."""
+        if self._states.pop(run_id, None) is not None:
+            self._drivers.pop(run_id, None)
+            self.events.removed.emit(run_id)
+
+    def note(self, text: str) -> None:
+        """A one-line message for whoever shows them; emits ``message``."""
+        self.events.message.emit(text)
+
+    # ---- requests ---------------------------------------------------------------------------------
+    def _request(self, run_id: str, request: str, elsewhere) -> str:
+        """``request`` ("stop_early" | "cancel") through the run's driver (-> ""), else ``elsewhere(run_dir)``
+        for a run running with a worker started elsewhere, else "" (nothing to do)."""
+        driver = self._drivers.get(run_id)
+        if driver is not None:
+            getattr(driver, request)(run_id)
+            return ""
+        s = self._states.get(run_id)
+        if s is None or s.path is None or s.status != run_status.RUNNING:
+            return ""
+        return elsewhere(Path(s.path))
+
+    def stop_early(self, run_id: str) -> str:
+        """Stop early: through its driver, or (a worker started elsewhere) its STOP file. Returns a
+        message for the status bar ("" when the driver handled it or nothing could be done)."""
+        def by_file(run_dir: Path) -> str:
+            try:
+                request_stop(run_dir)
+            except OSError as exc:
+                return f"cannot create {stop_file(run_dir)}: {exc}"
+            return f"Asked {run_id} to stop early (it saves and evaluates first)"
+
+        return self._request(run_id, "stop_early", by_file)
+
+    def cancel(self, run_id: str) -> str:
+        """Cancel: through its driver (a queued run is dropped), or SIGTERM to a worker started elsewhere.
+        Returns a message for the status bar ("" when the driver handled it or nothing could be done)."""
+        return self._request(run_id, "cancel", terminate_worker)

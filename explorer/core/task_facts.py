@@ -17,8 +17,12 @@ learning rates; the official ``run_squad.py`` (max_seq_length 384) and ``run_cla
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Iterable, Mapping
+
+from explorer.core.errors import ConfigError
+from explorer.core.metric_specs import metric_spec, ranking_fallbacks
 
 
 @dataclass(frozen=True)
@@ -31,8 +35,8 @@ class TaskFacts:
         head: the model head (``explorer.core.models.load_model(source, task=head)``): "qa",
             "classification" or "multiple_choice" (SWAG).
         is_qa: extractive question answering (windows, spans, SQuAD metrics).
-        best_metric: the dev metric that picks the best checkpoint and ranks runs (higher is better)
-            unless the config's ``metric_for_best`` names another.
+        best_metric: the dev metric that picks the best checkpoint and ranks runs unless the config's
+            ``metric_for_best`` names another (its direction is its row's in ``core/metric_specs``).
         default_learning_rate: peak AdamW learning rate when the config leaves it unset.
         default_max_seq_length: tokens per window when the config leaves it unset.
         data_formats: what ``--train`` / ``--dev`` accept for this task, in words.
@@ -42,6 +46,13 @@ class TaskFacts:
             JSON, ``core/data/squad.py``), "table" (rows of a .tsv / .csv / .jsonl file,
             ``core/data/classification.py``) or "swag" (the SWAG CSV, ``core/data/swag.py``). The data
             sniffer (``core/data/sniff.py``) and the launcher's data preview go by it.
+        metrics: the scalar dev metrics the task's evaluation reports (each has a row in
+            ``core/metric_specs``; counts such as ``total`` are not listed); ``metric_for_best`` must be
+            one of them (:func:`check_metric_for_best`).
+        problem: what a classification head predicts, in ``core.models.checkpoint_problem``'s words:
+            "classification" (softmax over labels), "regression" (one score, mean squared error) or
+            "multilabel" (one sigmoid per label); what routes a checkpoint to its task
+            (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads.
     """
 
     name: str
@@ -55,6 +66,8 @@ class TaskFacts:
     squad_version: str = ""
     pair: bool = False
     data_kind: str = "table"
+    metrics: tuple[str, ...] = ()
+    problem: str = ""
 
     @property
     def is_multiple_choice(self) -> bool:
@@ -66,31 +79,68 @@ class TaskFacts:
         """QA with unanswerable questions (SQuAD v2.0): the no-answer baseline and τ apply."""
         return self.squad_version == "v2.0"
 
+    @property
+    def is_regression(self) -> bool:
+        """One score per text or pair (STS-B style), not a label."""
+        return self.problem == "regression"
+
+    @property
+    def is_multilabel(self) -> bool:
+        """Any number of labels per text (one sigmoid per label)."""
+        return self.problem == "multilabel"
+
+    @property
+    def predicts_labels(self) -> bool:
+        """A label per example from a softmax (single / pair classification, SWAG's choice)."""
+        return not self.is_qa and self.problem in ("", "classification")
+
 
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
 _GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "
                  "per line, or a hub dataset id such as nyu-mll/glue::sst2")
+_REGRESSION_FORMATS = (_GLUE_FORMATS + "; the label column holds numbers (e.g. STS-B similarity 0-5), one or two "
+                       "text columns")
+_MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one column (econ;politics, "
+                       "--label-separator) or one 0/1 column per label (several --label-column names)")
 _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
+# What each task's evaluation reports (tasks/qa.py: evaluate-v1.1 / evaluate-v2.0 with null odds, plus the
+# dev loss; tasks/classification.py: glue_metrics.classification_metrics, f1 for binary heads only).
+_SQUAD_V1_METRICS = ("exact_match", "f1", "loss")
+_SQUAD_V2_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1", "best_exact",
+                     "best_exact_thresh", "best_f1", "best_f1_thresh", "best_tau", "tau", "loss")
+_CLASSIFICATION_METRICS = ("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss")
+# A classification task with num_labels 1 trains a regression head (STS-B style) and reports these instead.
+_REGRESSION_HEAD_METRICS = ("pearson", "spearman", "mse", "loss")
+_MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_f1", "honest_macro_f1",
+                       "honest_subset_accuracy", "loss")
 
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
 # rather than for how well it ranks answers against "no answer".
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     TaskFacts("squad_v1", "SQuAD v1.1 (extractive QA)", "qa", True, "f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v1.1", data_kind="squad"),
+              squad_version="v1.1", data_kind="squad", metrics=_SQUAD_V1_METRICS),
     TaskFacts("squad_v2", "SQuAD v2.0 (QA + no answer)", "qa", True, "best_f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v2.0", data_kind="squad"),
+              squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
     TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS),
+              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification"),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, pair=True),
+              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification"),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
-              data_kind="swag"),
+              data_kind="swag", metrics=("accuracy", "loss")),
+    # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
+    TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
+              "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
+              problem="regression"),
+    # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
+    TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
+              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
+              problem="multilabel"),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
-# accuracy), the first of these that is present ranks the run instead.
-FALLBACK_METRICS = ("f1", "accuracy", "pearson", "matthews_correlation", "exact_match")
+# accuracy), the first of these that is present ranks the run instead (core/metric_specs).
+FALLBACK_METRICS = ranking_fallbacks()
 
 
 def task_names() -> list[str]:
@@ -113,16 +163,33 @@ def tasks_with_head(*heads: str) -> tuple[str, ...]:
     return tuple(name for name, f in _TABLE.items() if f.head in heads)
 
 
-def task_for_checkpoint(head: str | None, run_task: str | None = None) -> str | None:
+def task_for_checkpoint(head: str | None, run_task: str | None = None, problem: str | None = None) -> str | None:
     """The task a checkpoint with model head ``head`` (``core.models.checkpoint_task``) is opened as:
-    ``run_task`` (the task in its run's config.json) when that task has this head, else the first task
-    of the table with this head; None for no head or a head no task has."""
+    ``run_task`` (the task in its run's config.json) when that task has this head (and this ``problem``,
+    ``core.models.checkpoint_problem``, when given), else the first task of the table with this head and
+    problem; None for no head or a head no task has."""
     if not head:
         return None
+
+    def fits(facts: TaskFacts) -> bool:
+        return facts.head == head and (not problem or not facts.problem or facts.problem == problem)
+
     facts = _TABLE.get(str(run_task or ""))
-    if facts is not None and facts.head == head:
+    if facts is not None and fits(facts):
         return facts.name
-    return next(iter(tasks_with_head(head)), None)
+    return next((name for name, f in _TABLE.items() if fits(f)), None)
+
+
+def tasks_with_problem(*problems: str) -> tuple[str, ...]:
+    """The task names whose classification head's problem is one of ``problems`` ("classification",
+    "regression", "multilabel")."""
+    return tuple(name for name, f in _TABLE.items() if f.problem in problems)
+
+
+def task_problem(name: str | None) -> str:
+    """The head problem of task ``name`` ("" for an unknown task or a head other than classification)."""
+    facts = _TABLE.get(str(name or ""))
+    return facts.problem if facts else ""
 
 
 def get_task_facts(name: str) -> TaskFacts:
@@ -179,6 +246,58 @@ def choose_metric(available: Iterable[str], config: Mapping) -> str | None:
     return next((n for n in FALLBACK_METRICS if n in names), None)
 
 
+def emitted_metrics(task: str, num_labels: int = 0) -> tuple[str, ...]:
+    """The scalar dev metrics a ``task`` run reports (its row's ``metrics``; a classification head with
+    ``num_labels`` 1 is a regression head: pearson, spearman, mse, loss). () for an unknown task."""
+    facts = _TABLE.get(task)
+    if facts is None:
+        return ()
+    if facts.head == "classification" and int(num_labels or 0) == 1:
+        return _REGRESSION_HEAD_METRICS
+    return facts.metrics
+
+
+def _close_match(name: str, candidates: tuple[str, ...]) -> str | None:
+    """The candidate ``name`` most likely meant: the same name in another case or without an ``eval_``
+    prefix (transformers' spelling), a candidate it begins ('acc' -> accuracy), else difflib's closest."""
+    low = name.lower().removeprefix("eval_")
+    for c in candidates:
+        if c.lower() == low:
+            return c
+    starts = [c for c in candidates if c.lower().startswith(low)]
+    if starts:
+        return starts[0]
+    found = difflib.get_close_matches(low, [c.lower() for c in candidates], n=1, cutoff=0.6)
+    return next((c for c in candidates if found and c.lower() == found[0]), None)
+
+
+def check_metric_for_best(task: str, name: str, num_labels: int = 0) -> None:
+    """Refuse a ``metric_for_best`` that the ``task`` never reports (or that cannot rank: a threshold).
+
+    ``name`` "" (the task's default) and unknown tasks pass (the task check reports those).
+
+    Raises:
+        ConfigError: "metric_for_best 'acc' is not a metric the single task reports (accuracy, f1,
+            matthews_corrcoef, loss); did you mean accuracy?" (as transformers' Trainer refuses a
+            ``metric_for_best_model`` missing from the evaluation metrics).
+    """
+    if not name:
+        return
+    metrics = emitted_metrics(task, num_labels)
+    if not metrics:
+        return
+    pickable = tuple(m for m in metrics if metric_spec(m).can_pick_best)
+    if name in pickable:
+        return
+    if name in metrics:
+        raise ConfigError(f"metric_for_best {name!r} is not a score (it has no better direction); the {task} "
+                          f"task can pick checkpoints/best by {', '.join(pickable)}")
+    guess = _close_match(name, pickable)
+    hint = f"; did you mean {guess}?" if guess else ""
+    raise ConfigError(f"metric_for_best {name!r} is not a metric the {task} task reports "
+                      f"({', '.join(pickable)}){hint}")
+
+
 def data_formats_help() -> str:
     """What ``--train`` / ``--dev`` accept, per kind of task (the help of the data fields)."""
     groups: dict[str, str] = {}
@@ -190,7 +309,8 @@ def data_formats_help() -> str:
 def metric_for_best_help() -> str:
     """The help text of ``metric_for_best``, naming each task's default."""
     defaults = ", ".join(f"{f.best_metric} for {name}" for name, f in _TABLE.items())
-    return f"dev metric that picks checkpoints/best (higher is better); empty = the task's default ({defaults})"
+    return (f"dev metric that picks checkpoints/best (lowest for loss, highest for the scores); empty = the "
+            f"task's default ({defaults})")
 
 
 def task_help() -> str:

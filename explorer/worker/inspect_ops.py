@@ -156,7 +156,25 @@ def op_classify_dev(state: State, args: dict, progress, cancelled):
 
     loaded = state.model(args.get("slot", "classify"))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
-                                    cap=args.get("cap") or None)
+                                    cap=args.get("cap") or None, settings=args.get("settings") or None)
+
+
+def op_predict(state: State, args: dict, progress, cancelled):
+    """Predict a whole file with a checkpoint (explorer.core.predict.engine.predict_file), with progress events
+    (rows done, rows total or 0) and cancel after the current batch; the rows written so far stay (resume).
+    The model is loaded here for this job (not kept in a slot). Returns PredictSummary.to_dict()."""
+    from explorer.core.errors import Cancelled
+    from explorer.core.predict.engine import predict_file
+
+    def report(done: int, total) -> None:
+        if cancelled():
+            raise Cancelled()
+        progress(done, total or 0)
+
+    keys = ("text_columns", "encoding", "tau", "batch_size", "chunk_rows", "resume", "max_seq_length")
+    kwargs = {k: args[k] for k in keys if args.get(k) not in (None, "")}
+    summary = predict_file(args["model"], args["data"], args["out"], progress=report, cancelled=cancelled, **kwargs)
+    return summary.to_dict()
 
 
 def op_squad_rows(state: State, args: dict, progress, cancelled):
@@ -181,9 +199,10 @@ def op_ping(state: State, args: dict, progress, cancelled):
 
 
 # op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
-# "study" (long, cancellable), "io" (file reading).
+# "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading).
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "ping": (op_ping, "model"),
-    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "squad_rows": (op_squad_rows, "io"),
+    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"),
+    "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"),
 }

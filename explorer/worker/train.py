@@ -38,9 +38,10 @@ from pathlib import Path
 from explorer.core import run_status
 from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USER, Cancelled, ConfigError, UserError,
                                   exits_on_user_error, user_message)
-from explorer.core.events import EVENTS_FILE, encode_event, make_event, read_events
+from explorer.core.events import EventWriter, make_event, read_events
 from explorer.core.priorities import TRAIN_NICE, worker_niceness
-from explorer.core.runs import CONFIG_FILE, STOP_FILE, new_run_id, remove_pid_file, write_pid_file
+from explorer.core.runs import (CONFIG_FILE, append_event, checkpoint_path, config_file, events_file, new_run_id,
+                                remove_pid_file, stop_file, write_pid_file)
 from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
 from explorer.core.training.run_presets import load_preset, preset_names
@@ -68,8 +69,10 @@ def _json_list(text: str) -> list:
         value = json.loads(text)
     except json.JSONDecodeError:
         return [part.strip() for part in text.split(",") if part.strip()]
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return [str(value)]   # one item: --text-columns 6, --text-columns Tweet
     if not isinstance(value, list):
-        raise argparse.ArgumentTypeError(f"expected a JSON list, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a JSON list or \"a,b\", got {text!r}")
     return value
 
 
@@ -98,10 +101,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
+        elif kind == "bool" and f.name.startswith("no_"):
+            # BooleanOptionalAction reads any "--no-..." as False: --no-header must mean no_header = True
+            parser.add_argument(flag, action="store_const", const=True, **common)
         elif kind == "bool":
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
         elif kind.startswith("list"):
-            common["help"] += "; a JSON list" + (' or "a,b"' if f.name == "text_columns" else "")
+            common["help"] += '; a JSON list or "a,b"'
+
             parser.add_argument(flag, type=_json_list, metavar="JSON", **common)
         elif kind.startswith("int"):
             parser.add_argument(flag, type=int, metavar="N", **common)
@@ -160,8 +167,7 @@ def describe_error(exc: BaseException, config: TrainConfig | None, step: int) ->
 
 
 def _print_failed(run_id: str, message: str) -> None:
-    sys.stdout.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
-    sys.stdout.flush()
+    EventWriter(run_id, stream=sys.stdout).write(make_event("failed", run_id, error=message, traceback=""))
 
 
 def print_error(message: str, traceback_in: Path | None = None) -> None:
@@ -170,7 +176,7 @@ def print_error(message: str, traceback_in: Path | None = None) -> None:
     for internal errors."""
     text = f"error: {message.strip()}"
     if traceback_in is not None:
-        text += f"\n(the traceback is in the failed event in {traceback_in / EVENTS_FILE})"
+        text += f"\n(the traceback is in the failed event in {events_file(traceback_in)})"
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
 
@@ -179,7 +185,7 @@ def _already_finished(run_dir: Path) -> int | None:
     """The step at which the run in run_dir finished for good (a ``finished`` event after its last
     ``started`` that did not stop early), else None. A run stopped early can be resumed."""
     try:
-        events = read_events(run_dir / EVENTS_FILE)
+        events = read_events(events_file(run_dir))
     except (OSError, ValueError):
         return None
     if run_status.replay(events, alive=False) != run_status.FINISHED:
@@ -224,13 +230,13 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
         if extra or getattr(args, "config", None):
             raise ConfigError("--resume continues a run with its own config.json; do not combine it with "
                               f"other settings (got {', '.join('--' + k.replace('_', '-') for k in extra) or '--config'})")
-        if not (run_dir / CONFIG_FILE).is_file():
+        if not config_file(run_dir).is_file():
             raise ConfigError(f"cannot resume {run_dir}: no {CONFIG_FILE} there (is it a run folder?)")
-        config = TrainConfig.load(run_dir / CONFIG_FILE)
+        config = TrainConfig.load(config_file(run_dir))
         done = _already_finished(run_dir)
         if done is not None:
             raise ConfigError(f"run {config.run_id or run_dir.name} already finished at step {done}; nothing to "
-                              f"resume (start a new run, e.g. with --config {run_dir / CONFIG_FILE} --run-id NEW_ID)")
+                              f"resume (start a new run, e.g. with --config {config_file(run_dir)} --run-id NEW_ID)")
         return config, run_dir, True
     config = config_from_args(args)
     runs_dir = Path(config.output_dir).expanduser() if config.output_dir else default_runs_dir()
@@ -242,8 +248,8 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
     run_dir = runs_dir / run_id
     config = dataclasses.replace(config, run_id=run_id, output_dir=str(runs_dir))
     if main:
-        if (run_dir / EVENTS_FILE).exists():
-            if (run_dir / "checkpoints" / "last").exists():
+        if events_file(run_dir).exists():
+            if checkpoint_path(run_dir, "last").exists():
                 raise ConfigError(f"run folder {run_dir} already holds a run; use --resume {run_dir} to continue "
                                   "it or choose another run_id")
             raise ConfigError(f"run folder {run_dir} already holds a run that left no checkpoint (it failed or was "
@@ -253,7 +259,7 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot create the run folder {run_dir}: {exc.strerror}") from None
-        _write_json_atomically(run_dir / CONFIG_FILE, config.to_dict())
+        _write_json_atomically(config_file(run_dir), config.to_dict())
     return config, run_dir, False
 
 
@@ -269,9 +275,9 @@ def window_settings_error(config: TrainConfig) -> str | None:
 
 
 def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
-    """Record a failure that happened before the event writer existed in the run's events.jsonl."""
-    with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
-        fh.write(encode_event(make_event("failed", run_id, error=message, traceback="")) + "\n")
+    """Record a failure that happened before the event writer existed in the run's events.jsonl (through
+    EventWriter, explorer.core.runs.append_event). Raises OSError when the line cannot be written."""
+    append_event(run_dir, make_event("failed", run_id, error=message, traceback=""))
 
 
 def lower_priority(default: int = TRAIN_NICE) -> int:
@@ -311,12 +317,12 @@ def run(args: argparse.Namespace) -> int:
         if main:
             _append_failed(run_dir, config.run_id, settings_error)
         raise UserError(settings_error)
-    writer = GuardedWriter(config.run_id, path=run_dir / EVENTS_FILE, stream=sys.stdout, enabled=main)
+    writer = GuardedWriter(config.run_id, path=events_file(run_dir), stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)
     from explorer.core.training.loop import Control
 
-    control = Control(stop_file=run_dir / STOP_FILE)
+    control = Control(stop_file=stop_file(run_dir))
     if resume and main and control.stop_file.exists():
         control.stop_file.unlink()  # a STOP left from the stopped run must not stop the resumed one
     code = EXIT_FAILED

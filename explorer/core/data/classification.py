@@ -1,31 +1,40 @@
-"""Sentence and sentence-pair classification data: GLUE-style TSV / CSV / JSONL files and hub ids.
+"""Sentence and sentence-pair classification data: any table (CSV, TSV, JSONL, Excel) and hub ids.
 
-Formats (chosen by the file suffix):
+Files are read by :mod:`explorer.core.data.table` (encodings, CRLF, BOM, a lone ``\\r`` kept as text,
+files without a header, field counts). A hub id takes an optional config and split:
+``nyu-mll/glue::sst2`` or ``nyu-mll/glue::mnli::validation_matched`` (default split: "train" for training
+data, "validation" for dev data).
 
-- ``.tsv``: tab-separated with a header line, no quoting (the GLUE files: SST-2 ``sentence<TAB>label``,
-  MRPC ``Quality<TAB>#1 ID<TAB>#2 ID<TAB>#1 String<TAB>#2 String``). A UTF-8 BOM is ignored.
-- ``.csv``: comma-separated with a header line, standard CSV quoting.
-- ``.jsonl`` / ``.json``: one JSON object per line.
-- a hub id with an optional config and split: ``nyu-mll/glue::sst2`` or ``nyu-mll/glue::mnli::validation_matched``
-  (default split: "train" for training data, "validation" for dev data).
+Columns: ``text_columns`` / ``label_column`` / ``id_column`` by name or 1-based position; when not given,
+found among the usual names (KNOWN_SINGLE, KNOWN_PAIRS, KNOWN_LABELS, then
+explorer.core.data.table.guess_columns); otherwise the error lists the columns present.
 
-Column mapping: when ``text_columns`` / ``label_column`` are not given they are found among the usual
-names (KNOWN_SINGLE, KNOWN_PAIRS, KNOWN_LABELS); otherwise the error lists the columns present.
-
-Labels must be integers 0..K-1 (classification); with ``regression=True`` (``num_labels`` 1, e.g. STS-B)
-they are floats. Every problem raises :class:`ClassificationDataError` naming the file, the line (1-based,
-header = line 1) and what was wrong.
+Labels (classification): integer ids 0..K-1, or names (``AGAINST``, ``neutral``), which become classes in
+sorted order unless ``label_names`` gives the order (the model's id2label). Surrounding whitespace is
+stripped and reported; names that differ only by case are reported. A column that looks like scores
+(non-integers, whole numbers written ``5.0``, or a 1-based rating scale such as 1-5 or 1-7) is refused with
+a pointer to regression. With ``regression=True`` (``num_labels`` 1, e.g. STS-B) labels are floats. Empty
+texts and missing labels are listed with their lines and refused, or skipped with ``skip_invalid`` and
+counted; duplicate rows are counted. Every problem raises :class:`ClassificationDataError` naming the
+file, the line (1-based, header = line 1), the column and what was wrong.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from explorer.core.data.table import (
+    TABLE_SUFFIXES,
+    Table,
+    check_field_count,  # noqa: F401 - re-exported (older callers)
+    guess_columns,
+    read_table,
+    resolve_column,
+)
 
 KNOWN_SINGLE = ("sentence", "text", "sentence1", "#1 String", "review", "content")
 KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("question1", "question2"),
@@ -33,8 +42,7 @@ KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("questio
                ("sentence_a", "sentence_b"))
 KNOWN_LABELS = ("label", "Quality", "labels", "score", "gold_label")
 _INT = re.compile(r"^[+-]?\d+(\.0*)?$")
-
-csv.field_size_limit(10_000_000)
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
 from explorer.core.errors import ClassificationDataError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
@@ -50,8 +58,14 @@ class ClassificationData:
         labels: int class ids 0..K-1, or floats when ``regression``.
         source: the file path or hub id as given.
         columns: the column names used: (text_a, text_b or "", label).
-        label_names: class names when the source has them (hub ClassLabel), else None.
+        label_names: class names (id2label order) when the labels are names, ``label_names`` was given or the
+            hub dataset has a ClassLabel; None for plain integer ids.
         regression: float labels (num_labels 1).
+        problems: warnings found while loading (plain sentences).
+        lines: the file line (hub: record number) of each example.
+        row_ids: each example's id (the id column, else its line number as text).
+        raw_labels: each example's label as written (stripped), to map dev labels by name.
+        notes: (level, message) pairs for the run's ``log`` events ("info" | "warning").
     """
 
     texts_a: list[str]
@@ -62,26 +76,69 @@ class ClassificationData:
     label_names: list[str] | None = None
     regression: bool = False
     problems: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    row_ids: list[str] = field(default_factory=list)
+    raw_labels: list[str] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    loss_weights: list[float] | None = None   # per-class cross-entropy weights (training data; set by the run)
 
     def __len__(self) -> int:
         return len(self.texts_a)
 
     @property
     def num_labels(self) -> int:
-        """1 for regression, else max label + 1 (at least 2)."""
+        """1 for regression, else the number of label names, else max label + 1 (at least 2)."""
         if self.regression:
             return 1
         if self.label_names:
             return len(self.label_names)
         return max(2, max(self.labels) + 1) if self.labels else 2
 
-    def head(self, n: int) -> "ClassificationData":
+    def class_names(self) -> list[str]:
+        """The name of every class id 0..K-1 (label_names, else the ids as text)."""
+        return list(self.label_names) if self.label_names else [str(i) for i in range(self.num_labels)]
+
+    def class_counts(self) -> dict[str, int]:
+        """Examples per class name, in class-id order (classification only)."""
+        counts = Counter(self.labels)
+        return {name: counts.get(i, 0) for i, name in enumerate(self.class_names())}
+
+    def subset(self, indices: list[int]) -> ClassificationData:
+        """The examples at ``indices`` (in that order), everything else kept."""
+        def pick(xs):
+            return [xs[i] for i in indices] if xs else xs
+        return replace(self, texts_a=pick(self.texts_a),
+                       texts_b=pick(self.texts_b) if self.texts_b is not None else None, labels=pick(self.labels),
+                       lines=pick(self.lines), row_ids=pick(self.row_ids), raw_labels=pick(self.raw_labels),
+                       problems=list(self.problems), notes=list(self.notes))
+
+    def head(self, n: int) -> ClassificationData:
         """The first n examples (n <= 0: all)."""
         if n <= 0 or n >= len(self):
             return self
-        return ClassificationData(self.texts_a[:n], self.texts_b[:n] if self.texts_b is not None else None,
-                                  self.labels[:n], self.source, self.columns, self.label_names,
-                                  self.regression, list(self.problems))
+        return self.subset(list(range(n)))
+
+    def relabel(self, names: list[str], what: str = "dev") -> ClassificationData:
+        """These examples with class ids by ``names`` (the training data's id2label), matched by name.
+
+        Raises:
+            ClassificationDataError: a label the names do not have, naming it and its line.
+        """
+        if self.regression or not self.raw_labels:
+            return self
+        index = {n: i for i, n in enumerate(names)}
+        ids = []
+        for k, raw in enumerate(self.raw_labels):
+            if raw in index:
+                ids.append(index[raw])
+            elif (self.label_names is None or list(self.label_names) == list(names)) and _INT.match(raw) \
+                    and int(float(raw)) < len(names):
+                ids.append(int(float(raw)))   # integer ids on both sides (label_names naming the ids)
+            else:
+                raise ClassificationDataError(
+                    f"{self.source} line {self.lines[k] if self.lines else k + 1}, column {self.columns[2]!r}: "
+                    f"{what} label {raw!r} never occurs in the training data (its labels: {', '.join(names)})")
+        return replace(self, labels=ids, label_names=list(names))
 
 
 def _split_hub(source: str, default_split: str) -> tuple[str, str | None, str]:
@@ -94,97 +151,46 @@ def _split_hub(source: str, default_split: str) -> tuple[str, str | None, str]:
     return hub_id, config, split
 
 
-def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
-    """Header + (line number, row dict) pairs from a TSV / CSV / JSONL file."""
-    suffix = path.suffix.lower()
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ClassificationDataError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    if suffix in (".jsonl", ".json"):
-        rows, header = [], []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ClassificationDataError(f"{path} line {n}: not a JSON object ({exc.msg}); "
-                                              "expected one JSON object per line (JSONL)") from None
-            if not isinstance(obj, dict):
-                raise ClassificationDataError(f"{path} line {n}: expected a JSON object, got {type(obj).__name__}")
-            for k in obj:
-                if k not in header:
-                    header.append(k)
-            rows.append((n, obj))
-        return header, rows
-    if suffix not in (".tsv", ".csv", ".txt"):
-        raise ClassificationDataError(f"{path}: unknown file type {suffix!r}; use .tsv, .csv or .jsonl")
-    # newline="" keeps csv's own line handling: str.splitlines() would also split rows at U+2028, \x0c, ...
-    if suffix == ".csv":
-        reader = csv.reader(io.StringIO(text, newline=""))
-    else:  # GLUE TSV: no quoting at all, so quote characters inside sentences stay text
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-    try:
-        lines = [(reader.line_num, values) for values in reader]
-    except csv.Error as exc:
-        raise ClassificationDataError(f"{path} line {reader.line_num}: unreadable {suffix[1:].upper()} "
-                                      f"({exc})") from None
-    if not lines:
-        raise ClassificationDataError(f"{path}: the file is empty (expected a header line and rows)")
-    header = [h.strip() for h in lines[0][1]]
-    rows = []
-    for n, values in lines[1:]:
-        if not values or all(not v.strip() for v in values):
-            continue
-        check_field_count(path, n, len(values), len(header), suffix)
-        rows.append((n, dict(zip(header, values))))
-    return header, rows
-
-
-def check_field_count(path, line: int, got: int, expected: int, suffix: str = ".tsv") -> None:
-    """Every row must have exactly the header's number of fields; too many would silently lose text (a tab
-    inside a sentence), too few would shift columns. Raises ClassificationDataError naming the file, the
-    line (1-based, header = line 1) and both counts."""
-    if got == expected:
-        return
-    sep = "tab" if suffix != ".csv" else "comma"
-    hint = (f"an extra {sep} inside a text?" if got > expected else f"a missing {sep} or a cut line?")
-    raise ClassificationDataError(f"{path} line {line}: expected {expected} fields (as in the header), got {got} "
-                                  f"({hint})")
-
-
-def _pick_columns(where: str, header: list[str], pair: bool, text_columns, label_column: str):
+def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_column) -> tuple[list[int], int, int | None]:
+    """(text column indices, label column index, id column index or None)."""
+    where, header = table.path, table.columns
     if text_columns:
-        text_columns = list(text_columns)
+        text_columns = [str(c) for c in text_columns]
         want = 2 if pair else 1
         if len(text_columns) != want:
             raise ClassificationDataError(f"{where}: a {'pair' if pair else 'single-sentence'} task needs "
                                           f"{want} text column(s), got {text_columns}")
-        missing = [c for c in text_columns if c not in header]
-        if missing:
-            raise ClassificationDataError(f"{where}: column(s) {missing} not found; columns are {header}")
-        texts = text_columns
-    elif pair:
-        texts = next((list(p) for p in KNOWN_PAIRS if p[0] in header and p[1] in header), None)
-        if texts is None:
-            raise ClassificationDataError(f"{where}: no sentence-pair columns found among {header}; "
-                                          "give the two names with --text-columns")
+        texts = [resolve_column(table, c, "text column", "--text-columns") for c in text_columns]
+    elif not table.has_header:
+        raise ClassificationDataError(f"{where}: the file has no header; give the text column(s) by 1-based "
+                                      f"position with --text-columns (columns 1..{len(header)})")
     else:
-        texts = next(([c] for c in KNOWN_SINGLE if c in header), None)
-        if texts is None:
-            raise ClassificationDataError(f"{where}: no sentence column found among {header}; "
-                                          "give its name with --text-columns")
+        guess = guess_columns(header, pair)
+        if pair:
+            names = next((list(p) for p in KNOWN_PAIRS if p[0] in header and p[1] in header), None) or \
+                (list(guess.text_columns) or None)
+            if names is None:
+                raise ClassificationDataError(f"{where}: no sentence-pair columns found among {header}; "
+                                              "give the two names with --text-columns")
+        else:
+            names = next(([c] for c in KNOWN_SINGLE if c in header), None) or (list(guess.text_columns) or None)
+            if names is None:
+                raise ClassificationDataError(f"{where}: no sentence column found among {header}; "
+                                              "give its name with --text-columns")
+        texts = [header.index(n) for n in names]
     if label_column:
-        if label_column not in header:
-            raise ClassificationDataError(f"{where}: label column {label_column!r} not found; columns are {header}")
-        label = label_column
+        label = resolve_column(table, label_column, "label column", "--label-column")
+    elif not table.has_header:
+        raise ClassificationDataError(f"{where}: the file has no header; give the label column by 1-based position "
+                                      "with --label-column")
     else:
-        label = next((c for c in KNOWN_LABELS if c in header), None)
-        if label is None:
+        name = next((c for c in KNOWN_LABELS if c in header), None) or guess_columns(header).label_column
+        if name is None or header.index(name) in texts:
             raise ClassificationDataError(f"{where}: no label column found among {header}; "
                                           "give its name with --label-column")
-    return texts, label
+        label = header.index(name)
+    ident = resolve_column(table, id_column, "id column", "--id-column") if id_column else None
+    return texts, label, ident
 
 
 def _parse_label(where: str, value, regression: bool):
@@ -198,79 +204,217 @@ def _parse_label(where: str, value, regression: bool):
         if not math.isfinite(out):
             raise ClassificationDataError(f"{where}: label {value!r} is not finite")
         return out
-    if isinstance(value, int):
-        out = value
-    elif isinstance(value, float) and value.is_integer():
-        out = int(value)
-    elif isinstance(value, str) and _INT.match(value.strip()):
-        out = int(float(value.strip()))
-    else:
-        raise ClassificationDataError(
-            f"{where}: label {value!r} is not an integer (classification labels must be 0..K-1; "
-            "for real-valued scores set num_labels 1)")
-    if out < 0:
-        raise ClassificationDataError(f"{where}: label {out} is negative (labels must be 0..K-1; "
-                                      "-1 marks unlabeled test rows in GLUE files)")
-    return out
+    raise AssertionError("classification labels go through _class_ids")
 
 
-def _text(where: str, value) -> str:
+def _text(value) -> str | None:
+    """A cell as text (None when missing); a CR left at the end of a field is dropped."""
     if value is None:
-        raise ClassificationDataError(f"{where}: text is missing")
+        return None
     if not isinstance(value, str):
         value = str(value)
-    return value
+    return value.rstrip("\r")
 
 
-def load_classification(source: str, *, pair: bool = False, text_columns=None, label_column: str = "",
-                        split: str = "train", cap: int = 0, regression: bool = False) -> ClassificationData:
-    """Load a classification file or hub dataset.
+def _label_text(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:.1f}"
+    return str(value)
+
+
+def _scale_error(at: str, value: str, detail: str) -> ClassificationDataError:
+    return ClassificationDataError(
+        f"{at}: label {value!r} is not an integer: the labels look like scores ({detail}); for scores use "
+        "--task regression; for classes give integer ids 0..K-1 or names")
+
+
+def _class_ids(values: list[str], lines: list[int], at, label_names: list[str] | None, column: str
+               ) -> tuple[list[int], list[str] | None, list[tuple[str, str]]]:
+    """Class ids for stripped label strings: (ids, names or None for integer ids, notes).
+
+    ``at(k)`` names the file, line and column of example k. Raises ClassificationDataError."""
+    notes: list[tuple[str, str]] = []
+    if label_names:
+        index = {n: i for i, n in enumerate(label_names)}
+        if all(v in index for v in values):
+            return [index[v] for v in values], list(label_names), notes
+        if all(_INT.match(v) and 0 <= int(float(v)) < len(label_names) for v in values):
+            return [int(float(v)) for v in values], list(label_names), notes   # names for integer ids
+        k = next(k for k, v in enumerate(values) if v not in index)
+        raise ClassificationDataError(f"{at(k)}: label {values[k]!r} is not one of the label names "
+                                      f"({', '.join(label_names)})")
+    numeric = [bool(_NUMBER.match(v)) for v in values]
+    if values and numeric[0] and not all(numeric):
+        k = numeric.index(False)
+        raise ClassificationDataError(f"{at(k)}: label {values[k]!r} is not an integer (the labels before it are "
+                                      "numbers; a label column holds either integer ids or names)")
+    if values and all(numeric):
+        nums = [float(v) for v in values]
+        k = next((k for k, x in enumerate(nums) if not x.is_integer()), None)
+        lo, hi = min(nums), max(nums)
+        if k is not None:
+            raise _scale_error(at(k), values[k], f"values from {lo:g} to {hi:g}")
+        distinct = sorted(set(nums))
+        dotted = next((k for k, v in enumerate(values) if not re.match(r"^[+-]?\d+$", v)), None)
+        if dotted is not None and len(distinct) > 2:
+            raise _scale_error(at(dotted), values[dotted], f"whole numbers written as {values[dotted]}, "
+                               f"{len(distinct)} values from {lo:g} to {hi:g}")
+        ids = [int(x) for x in nums]
+        neg = next((k for k, y in enumerate(ids) if y < 0), None)
+        if neg is not None:
+            raise ClassificationDataError(f"{at(neg)}: label {ids[neg]} is negative (labels must be 0..K-1; "
+                                          "-1 marks unlabeled test rows in GLUE files)")
+        if lo >= 1 and hi >= 4:
+            k = ids.index(int(hi))
+            raise _scale_error(at(k), values[k], f"a {int(lo)}-{int(hi)} rating scale with no class 0")
+        if hi >= 5 and len(distinct) >= 6:
+            notes.append(("warning", (f"column {column!r}: labels 0..{int(hi)} are read as {int(hi) + 1} classes; if "
+                           f"they are scores on a 0-{int(hi)} scale, use --task regression")))
+        if lo >= 1:
+            notes.append(("warning", f"column {column!r}: no example has label 0 (class 0 is never trained)"))
+        return ids, None, notes
+    names = sorted(set(values))
+    by_case: dict[str, list[str]] = {}
+    for n in names:
+        by_case.setdefault(n.casefold(), []).append(n)
+    for group in by_case.values():
+        if len(group) > 1:
+            notes.append(("warning", (f"column {column!r}: labels {' and '.join(repr(g) for g in group)} differ only "
+                           f"by case; they are {len(group)} different classes")))
+    index = {n: i for i, n in enumerate(names)}
+    return [index[v] for v in values], names, notes
+
+
+def load_classification(source: str, *, pair: bool = False, text_columns=None, label_column="",
+                        split: str = "train", cap: int = 0, regression: bool = False, id_column="",
+                        no_header: bool = False, encoding: str = "", label_names: list[str] | None = None,
+                        skip_invalid: bool = False) -> ClassificationData:
+    """Load a classification table or hub dataset.
 
     Args:
-        source: a .tsv/.csv/.jsonl path, or a hub id ``owner/name[::config[::split]]``.
+        source: a .csv/.tsv/.txt/.jsonl/.xlsx path, or a hub id ``owner/name[::config[::split]]``.
         pair: sentence-pair task (two text columns).
-        text_columns: 1 (single) or 2 (pair) column names; empty = detect.
-        label_column: the label column; empty = detect.
+        text_columns: 1 (single) or 2 (pair) column names or 1-based positions; empty = detect.
+        label_column: the label column (name or 1-based position); empty = detect.
         split: hub split when the source does not name one ("train", "validation").
         cap: keep the first ``cap`` examples (0 = all).
         regression: float labels (num_labels 1).
+        id_column: a column of row ids (name or position); empty = the line numbers.
+        no_header: the file's first row is data; columns are then given by position.
+        encoding: force the file's encoding ("" = UTF-8, or the one detected).
+        label_names: class names in id order; empty = the labels' own names, sorted.
+        skip_invalid: skip rows with an empty text or a missing label (counted) instead of refusing the file.
 
     Returns:
-        ClassificationData.
+        ClassificationData (``notes`` say what was found: encoding, stripped labels, skipped and duplicate rows).
 
     Raises:
-        ClassificationDataError: missing file, unknown format, wrong columns, non-integer or negative
-            labels, empty data, unreachable hub dataset.
+        ClassificationDataError: missing file, unknown format, wrong columns, bad labels (score-like,
+            negative, mixed), empty texts or missing labels (unless skip_invalid), empty data, unreachable hub
+            dataset; each naming the file, line and column.
     """
     source = (source or "").strip()
     if not source:
         raise ClassificationDataError("no data source given")
     path = Path(source).expanduser()
-    label_names = None
-    if path.exists() or source.startswith((".", "/", "~")) or path.suffix.lower() in (".tsv", ".csv", ".jsonl", ".json"):
-        if not path.exists():
-            raise ClassificationDataError(f"data file {source} does not exist")
-        if path.is_dir():
-            raise ClassificationDataError(f"{source} is a folder; give a .tsv, .csv or .jsonl file")
-        header, rows = _read_rows(path)
-        where = str(path)
+    hub_names = None
+    if path.exists() or source.startswith((".", "/", "~")) or path.suffix.lower() in TABLE_SUFFIXES:
+        table = read_table(path if path.exists() else source, no_header=no_header, encoding=encoding)
+        table.path = source if not path.exists() else str(path)
     else:
-        header, rows, label_names = _hub_rows(source, split)
-        where = source
-    texts, label_col = _pick_columns(where, header, pair, text_columns, label_column)
+        table, hub_names = _hub_table(source, split)
+    notes: list[tuple[str, str]] = [("info", f"{table.path}: {n}") for n in table.notes if not n.startswith("sheet")]
+    texts, label_col, id_col = _pick_columns(table, pair, text_columns, label_column, id_column)
+    rows = table.rows
     if not rows:
-        raise ClassificationDataError(f"{where}: no examples (only a header, or an empty split)")
-    if cap > 0:
-        rows = rows[:cap]
-    a, b, labels = [], [] if pair else None, []
-    for n, row in rows:
-        at = f"{where} line {n}" if where == str(path) else f"{where} record {n}"
-        a.append(_text(at, row.get(texts[0])))
-        if pair:
-            b.append(_text(at, row.get(texts[1])))
-        labels.append(_parse_label(at, row.get(label_col), regression))
-    return ClassificationData(a, b, labels, source, (texts[0], texts[1] if pair else "", label_col),
-                              label_names=label_names, regression=regression)
+        raise ClassificationDataError(f"{table.path}: no examples (only a header, or an empty split)")
+    a: list[str] = []
+    b: list[str] | None = [] if pair else None
+    raw: list[str] = []
+    lines: list[int] = []
+    ids: list[str] = []
+    invalid: list[str] = []
+    stripped: list[int] = []
+    def cell(values: list, i: int):
+        return values[i] if i < len(values) else None
+    for n, values in rows:
+        if cap > 0 and len(a) >= cap:
+            break
+        ta = _text(cell(values, texts[0]))
+        tb = _text(cell(values, texts[1])) if pair else ""
+        lab = _label_text(cell(values, label_col))
+        bad = [f"{table.where(n, texts[j])}: empty text" for j, t in enumerate((ta, tb) if pair else (ta,))
+               if t is None or not t.strip()]
+        if lab is None or not lab.strip():
+            bad.append(f"{table.where(n, label_col)}: missing label")
+        if bad:
+            invalid.extend(bad)
+            continue
+        if lab != lab.strip():
+            stripped.append(n)
+            lab = lab.strip()
+        a.append(ta)
+        if b is not None:
+            b.append(tb)
+        raw.append(lab)
+        lines.append(n)
+        ids.append(str(cell(values, id_col)).strip() if id_col is not None else str(n))
+    if invalid:
+        if not skip_invalid:
+            shown = "; ".join(invalid[:5]) + (f"; and {len(invalid) - 5} more" if len(invalid) > 5 else "")
+            raise ClassificationDataError(f"{len(invalid)} row problem{'s' if len(invalid) != 1 else ''}: {shown} "
+                                          "(fix them, or skip such rows with --skip-invalid)")
+        notes.append(("warning", (f"{table.path}: {len(invalid)} row{'s' if len(invalid) != 1 else ''} skipped "
+                       f"(empty text or missing label), first: {invalid[0]}")))
+    if not a:
+        raise ClassificationDataError(f"{table.path}: no examples (only a header, or an empty split)")
+    label_name = table.columns[label_col] if table.has_header else f"column {label_col + 1}"
+
+    def at(k: int) -> str:
+        return table.where(lines[k], label_col)
+    if regression:
+        labels: list = [_parse_label(at(k), v, True) for k, v in enumerate(raw)]
+        names = None
+    else:
+        labels, names, label_notes = _class_ids(raw, lines, at, list(label_names) if label_names else None, label_name)
+        if hub_names and names is None:
+            names = list(hub_names)
+        notes.extend((lvl, f"{table.path}: {msg}") for lvl, msg in label_notes)
+    if stripped:
+        notes.append(("info", (f"{table.path}: {len(stripped)} label{'s' if len(stripped) != 1 else ''} had spaces "
+                       f"around them, stripped (first: line {stripped[0]})")))
+    keys = Counter(zip(a, b or [""] * len(a), raw))
+    dup = sum(c - 1 for c in keys.values() if c > 1)
+    if dup:
+        notes.append(("info", f"{table.path}: {dup} duplicate row{'s' if dup != 1 else ''} (same text and label)"))
+    if not regression:
+        by_text: dict[tuple, set] = {}
+        for key in keys:
+            by_text.setdefault(key[:2], set()).add(key[2])
+        clash = sum(1 for v in by_text.values() if len(v) > 1)
+        if clash:
+            notes.append(("warning", f"{table.path}: {clash} text{'s' if clash != 1 else ''} occur with different labels"))
+    if id_col is not None:
+        repeated = sum(c - 1 for c in Counter(ids).values() if c > 1)
+        if repeated:
+            notes.append(("warning", (f"{table.path}: {repeated} repeated id{'s' if repeated != 1 else ''} in "
+                           f"{table.column_label(id_col)}")))
+    col = [table.columns[i] if table.has_header else str(i + 1) for i in texts]
+    problems = [m for lvl, m in notes if lvl == "warning"]
+    return ClassificationData(a, b, labels, source, (col[0], col[1] if pair else "",
+                                                     table.columns[label_col] if table.has_header else str(label_col + 1)),
+                              label_names=names, regression=regression, problems=problems, lines=lines, row_ids=ids,
+                              raw_labels=raw, notes=notes)
+
+
+def _hub_table(source: str, split: str) -> tuple[Table, list[str] | None]:
+    header, rows, label_names = _hub_rows(source, split)
+    table = Table(source, "hub", header, True, [(n, [row.get(c) for c in header]) for n, row in rows], len(rows))
+    return table, label_names
 
 
 def _hub_rows(source: str, split: str):

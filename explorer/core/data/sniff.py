@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.task_facts import tasks_reading
+from explorer.core.task_facts import task_problem, tasks_reading
 
 SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label")  # core.data.swag
 HEAD_BYTES = 64 * 1024
@@ -23,7 +23,7 @@ class DataKind:
     """The kind of a data file.
 
     Attributes:
-        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "json" (other JSON) | "empty" | "binary" | "text".
+        kind: "squad_json" | "jsonl" | "tsv" | "csv" | "xlsx" | "json" (other JSON) | "empty" | "binary" | "text".
         fits: the task names the file can feed (``task_facts.tasks_reading`` of its reader).
         columns: column / field names (header of a TSV/CSV, keys of the first JSONL record).
         description: one plain sentence naming the kind, its columns and the tasks it fits.
@@ -44,11 +44,21 @@ class DataKind:
         return f"{self.description}; it does not fit the {task} task"
 
 
+def _table_words(fits: tuple[str, ...]) -> str:
+    """'it fits the single / pair classification, regression and multi-label tasks' (by each task's head
+    problem, ``TaskFacts.problem``)."""
+    plain = [n for n in fits if task_problem(n) in ("", "classification")]
+    others = [{"multilabel": "multi-label"}.get(task_problem(n), task_problem(n)) for n in fits if n not in plain]
+    parts = ([" / ".join(plain) + " classification"] if plain else []) + others
+    words = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"it fits the {words} task" + ("s" if len(fits) > 1 else "")
+
+
 def _task_words(fits: tuple[str, ...]) -> str:
     if fits and set(fits) == set(tasks_reading("squad")):
         return f"it fits the SQuAD tasks ({' / '.join(fits)})"
     if fits and set(fits) == set(tasks_reading("table")):
-        return f"it fits the {' / '.join(fits)} classification tasks"
+        return _table_words(fits)
     if fits:
         return "it fits the " + " / ".join(fits) + " task" + ("s" if len(fits) > 1 else "")
     return "it fits no task of this app"
@@ -112,6 +122,9 @@ def sniff_data_file(path: str | Path) -> DataKind:
         whole = len(fh.read(1)) == 0
     if not raw.strip():
         return DataKind("empty", (), (), f"{path.name} is empty")
+    if path.suffix.lower() == ".xlsx" and raw.startswith(b"PK"):   # a zip: an Excel workbook (core/data/table.py)
+        return DataKind("xlsx", tasks_reading("table"), (), f"{path.name} is an Excel workbook; "
+                        f"{_task_words(tasks_reading('table'))}")
     if b"\x00" in raw:
         return DataKind("binary", (), (), f"{path.name} is a binary file, not text data; {_task_words(())}")
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")

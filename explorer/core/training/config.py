@@ -18,8 +18,8 @@ from pathlib import Path
 
 from explorer.core.errors import ConfigError
 from explorer.paths import RESOURCES
-from explorer.core.task_facts import (data_formats_help, defaults_help, find_task_facts, is_qa_task,
-                                     metric_for_best_help, task_help, task_names)
+from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, find_task_facts,
+                                     is_qa_task, metric_for_best_help, task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
@@ -47,13 +47,15 @@ class Setting:
         label: the launcher's label; "" = not an editor of the launcher form.
         group: the launcher's group box (one of GROUPS).
         kind: the editor kind (explorer/ui/launch/form_fields.py EDITORS: text, model, task, data, int,
-            float, lr, choice, bool, folder, columns).
+            float, lr, choice, bool, folder, columns, colpick, colpicks, weights).
         lo, hi: the valid range (None = unbounded), checked by validate and used by the editors;
             ``lo_open`` / ``hi_open``: the bound itself is not allowed.
         step, decimals: the spin box's step and (floats) decimals.
         special: what the editor shows for the lowest value (e.g. "all" for a cap of 0).
         applies: "qa" = only QA tasks use it, "table" = only tasks reading tables (text / label columns);
             "" = every task (the launcher greys the others out).
+        tasks: the task names that use it when fewer than ``applies`` says (label_separator: multilabel).
+        none_value: what a spin box shows for the default None (dev_fraction: 0.1, the share None means).
         rank: order inside its launcher group (ties: field order).
         explain: the longer explanation (why, typical values, the paper's choice): the launcher's tooltip
             and the glossary's entry for the setting's name (explorer.glossary takes it from here).
@@ -71,6 +73,8 @@ class Setting:
     decimals: int = 3
     special: str = ""
     applies: str = ""
+    tasks: tuple[str, ...] = ()
+    none_value: float | None = None
     rank: int = 0
     explain: str = ""
 
@@ -226,12 +230,49 @@ class TrainConfig:
     metric_for_best: str = setting("", metric_for_best_help())
     watch: list[dict] = setting([], 'question/passage pairs probed at each evaluation, '
                                 'e.g. [{"question": "...", "passage": "..."}]')
-    text_columns: list[str] = setting([], "classification: the 1 or 2 text column names, comma-separated; "
-                                      "empty = found among the usual names", label="Text columns", group=DATA,
-                                      kind="columns", applies="table", rank=3)
-    label_column: str = setting("", "classification: the label column name; empty = found among the usual names",
-                                label="Label column", group=DATA, kind="text", applies="table", rank=4)
-    num_labels: int = setting(0, "classification: number of labels; 0 = inferred from the training labels", lo=0)
+    text_columns: list[str] = setting([], "classification: the 1 or 2 text columns, by name or 1-based position "
+                                      "(files without a header: positions, e.g. 6,7); empty = found among the usual "
+                                      "names", label="Text columns", group=DATA, kind="colpicks", applies="table",
+                                      rank=3)
+    label_column: str = setting("", "classification: the label column, by name or 1-based position; empty = found "
+                                "among the usual names; multilabel: one column holding a delimited list (see "
+                                "label_separator), or several 0/1 columns, one per label, as names separated by "
+                                "commas", label="Label column", group=DATA, kind="colpick", applies="table", rank=4)
+    id_column: str = setting("", "classification: a column of row ids (name or 1-based position), used in the dev "
+                             "split and reports; empty = line numbers", label="Id column", group=DATA,
+                             kind="colpick", applies="table", rank=5)
+    no_header: bool = setting(False, "classification: the table's first row is data, not a header (columns then by "
+                              "1-based position)", label="No header row", group=DATA, kind="bool", applies="table",
+                              rank=6)
+    encoding: str = setting("", "classification: the data files' text encoding (e.g. cp1252); empty = UTF-8, or "
+                            "the encoding detected when a file is not UTF-8", label="Encoding", group=DATA,
+                            kind="text", applies="table", rank=7)
+    label_names: list[str] = setting([], "classification: the class names in id order (id2label); empty = the "
+                                     "labels' names sorted", label="Label names", group=DATA, kind="columns",
+                                     applies="table", rank=8)
+    skip_invalid: bool = setting(False, "classification: skip rows with an empty text or a missing label (counted) "
+                                 "instead of refusing the file", label="Skip invalid rows", group=DATA, kind="bool",
+                                 applies="table", rank=9)
+    dev_fraction: float | None = setting(
+        None, "classification without --dev: the share of the training rows held out as a seeded, stratified dev "
+        "split (written to dev_split.csv in the run folder); default 0.1, 0 = none", label="Dev fraction",
+        group=DATA, kind="float", lo=0, hi=1, hi_open=True, step=0.05, decimals=2, applies="table", rank=10,
+        none_value=0.1)
+    class_weights: str = setting("", "classification: per-class weights in the cross-entropy loss: balanced (n / "
+                                 "(K x class count), as scikit-learn's compute_class_weight) or name=weight pairs, "
+                                 "e.g. AGAINST=1,FAVOR=2.5", label="Class weights", group=RECIPE, kind="weights",
+                                 applies="table", rank=6)
+    f1_classes: list[str] = setting([], "classification: classes whose F1 is averaged into f_avg (SemEval-2016 "
+                                    "stance: FAVOR,AGAINST)", label="F1 classes", group=OUTPUT, kind="columns",
+                                    applies="table", rank=6)
+    new_head: bool = setting(False, "classification: start a fresh head for the data's labels, keeping the "
+                             "checkpoint's encoder (needed when the checkpoint's head has other labels)",
+                             label="New head", group=MODEL_AND_TASK, kind="bool", applies="table", rank=1)
+    label_separator: str = setting(";", "multilabel: what separates the label names in one cell (econ;politics)",
+                                   label="Label separator", group=DATA, kind="text", tasks=("multilabel",),
+                                   rank=11)
+    num_labels: int = setting(0, "classification: number of labels; 0 = inferred from the training labels "
+                              "(regression and multilabel need no setting)", lo=0)
     trust_remote_code: bool = setting(False, "allow a hub model to run its own code")
 
     def resolved_learning_rate(self) -> float:
@@ -248,11 +289,19 @@ class TrainConfig:
         facts = find_task_facts(self.task)
         return facts.default_max_seq_length if facts else 128
 
+    def resolved_dev_fraction(self) -> float:
+        """The share of the training rows held out as dev when no dev file is given (0.1 by default);
+        0 when a dev file is given (dev_fraction is then ignored)."""
+        if self.dev:
+            return 0.0
+        return 0.1 if self.dev_fraction is None else float(self.dev_fraction)
+
     def validate(self) -> "TrainConfig":
         """Raise ConfigError naming the first bad setting; return self when all is well."""
         known = task_names()
         if self.task not in known:
             raise ConfigError(f"task {self.task!r} is not one of {', '.join(known)}")
+        check_metric_for_best(self.task, self.metric_for_best, self.num_labels)
         if not self.model:
             raise ConfigError("model is empty: give a hub id, a local folder or bundled:minilm")
         if not self.train:
@@ -266,8 +315,22 @@ class TrainConfig:
         for item in self.watch:
             if not isinstance(item, dict):
                 raise ConfigError(f"watch items must be objects like {{\"question\": ..., \"passage\": ...}}, got {item!r}")
+        if find_task_facts(self.task).is_multilabel and not self.label_separator:
+            raise ConfigError("label_separator is empty: give the character that separates label names, e.g. ;")
         if self.max_steps <= 0 and self.epochs <= 0:
             raise ConfigError("give epochs > 0 or max_steps > 0")
+        parse_class_weights(self.class_weights)
+        if len(set(self.label_names)) != len(self.label_names):
+            raise ConfigError(f"label_names has a name twice: {self.label_names}")
+        if self.encoding:
+            import codecs
+
+            try:
+                codecs.lookup(self.encoding)
+            except LookupError:
+                raise ConfigError(f"encoding {self.encoding!r} is unknown (e.g. utf-8, cp1252, latin-1)") from None
+        if len(self.text_columns) > 2:
+            raise ConfigError(f"text_columns takes 1 or 2 columns, got {self.text_columns}")
         if is_qa_task(self.task) and self.doc_stride >= self.resolved_max_seq_length() - self.max_query_length - 3:
             raise ConfigError(f"doc_stride {self.doc_stride} leaves no room: it must be smaller than "
                               f"max_seq_length - max_query_length - 3")
@@ -326,6 +389,31 @@ class TrainConfig:
 def settings() -> dict[str, Setting]:
     """name -> Setting of every TrainConfig field, in field order."""
     return {f.name: f.metadata["setting"] for f in dataclasses.fields(TrainConfig)}
+
+
+def parse_class_weights(text: str) -> str | dict[str, float]:
+    """``class_weights`` as "" (none), "balanced" or {class name: weight} from "a=1.0,b=2.5".
+
+    Raises:
+        ConfigError: not of those forms, or a weight that is not a positive number.
+    """
+    text = (text or "").strip()
+    if text in ("", "balanced"):
+        return text
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"class_weights {text!r}: expected \"balanced\" or name=weight pairs like "
+                              "\"AGAINST=1.0,FAVOR=2.5\"")
+        try:
+            w = float(value)
+        except ValueError:
+            raise ConfigError(f"class_weights: weight {value.strip()!r} of {name.strip()!r} is not a number") from None
+        if not w > 0 or w != w or w == float("inf"):
+            raise ConfigError(f"class_weights: weight of {name.strip()!r} must be a positive number, got {value.strip()}")
+        out[name.strip()] = w
+    return out
 
 
 def field_help(name: str, *, with_default: bool = True) -> str:

@@ -76,15 +76,53 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return pearson(_ranks(x), _ranks(y))
 
 
-def classification_metrics(labels: np.ndarray, logits: np.ndarray) -> dict:
+def per_class_metrics(labels: np.ndarray, preds: np.ndarray, names: list[str]) -> dict:
+    """Per-class and averaged figures from scikit-learn's ``precision_recall_fscore_support``.
+
+    Args:
+        labels, preds: (n,) int class ids 0..K-1.
+        names: the K class names (id2label order).
+
+    Returns:
+        ``per_class`` {name: {precision, recall, f1, support}} (fractions; support a count; a class never
+        predicted has precision 0), ``macro_f1`` (unweighted mean over the K classes), ``weighted_f1``
+        (weighted by support).
+    """
+    from sklearn.metrics import precision_recall_fscore_support
+
+    ids = list(range(len(names)))
+    p, r, f, n = precision_recall_fscore_support(labels, preds, labels=ids, zero_division=0)
+    per_class = {name: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(n[i])}
+                 for i, name in enumerate(names)}
+    total = float(n.sum())
+    return {"per_class": per_class, "macro_f1": float(f.mean()) if len(f) else 0.0,
+            "weighted_f1": float((f * n).sum() / total) if total else 0.0}
+
+
+def f_avg(per_class: dict, classes: list[str]) -> float:
+    """Macro F1 over chosen classes: SemEval-2016 Task 6's official F_avg = (F1(FAVOR) + F1(AGAINST)) / 2
+    (Mohammad et al. 2016, Section 5; the NONE class is left out of the average but still counts in the
+    other classes' precision and recall).
+
+    Raises:
+        KeyError: a class not in ``per_class``.
+    """
+    return float(np.mean([per_class[c]["f1"] for c in classes])) if classes else 0.0
+
+
+def classification_metrics(labels: np.ndarray, logits: np.ndarray, *, label_names: list[str] | None = None,
+                           f1_classes: list[str] | None = None) -> dict:
     """Metrics for one evaluation.
 
     Args:
         labels: (n,) int class ids, or (n,) floats for regression.
         logits: (n, num_labels) model outputs; num_labels 1 means regression.
+        label_names: class names in id order (default: the ids as text).
+        f1_classes: names whose F1 values are averaged into ``f_avg``.
 
     Returns:
-        classification: accuracy, matthews_corrcoef, and f1 (binary tasks only).
+        classification: accuracy, matthews_corrcoef, macro_f1, weighted_f1, per_class (a nested dict), f1
+        (binary tasks only: F1 of class 1) and f_avg (when f1_classes are given).
         regression: pearson, spearman, mse.
     """
     logits = np.asarray(logits, dtype=np.float64)
@@ -97,4 +135,11 @@ def classification_metrics(labels: np.ndarray, logits: np.ndarray) -> dict:
     out = {"accuracy": accuracy(labels, preds), "matthews_corrcoef": matthews_corrcoef(labels, preds)}
     if logits.shape[1] == 2:
         out["f1"] = binary_f1(labels, preds)
+    names = list(label_names) if label_names and len(label_names) == logits.shape[1] else \
+        [str(i) for i in range(logits.shape[1])]
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.size:
+        out.update(per_class_metrics(labels, preds, names))
+        if f1_classes:
+            out["f_avg"] = f_avg(out["per_class"], [c for c in f1_classes if c in out["per_class"]])
     return out

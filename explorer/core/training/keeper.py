@@ -1,15 +1,15 @@
 """The checkpoint keeper: saves ``checkpoints/last`` and keeps ``checkpoints/best`` for one run.
 
-``best`` is the ``last`` checkpoint of the evaluation whose metric was highest so far (the metric is
-explorer.core.task_facts.best_metric_name: the config's ``metric_for_best`` or the task's). The
+``best`` is the ``last`` checkpoint of the evaluation whose metric was best so far, in the metric's own
+direction (explorer.core.best; lowest for ``loss``). The metric is
+explorer.core.task_facts.best_metric_name: the config's ``metric_for_best`` or the task's. The
 best value and folder travel in ``training_state.pt`` so a resumed run keeps comparing against them.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from explorer.core.best import is_improvement
+from explorer.core.runs import checkpoint_path
 from explorer.core.task_facts import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
 
@@ -32,13 +32,13 @@ class CheckpointKeeper:
         self.last_saved_step = run.progress.step if run.resumed else -1
 
     def improved(self, metrics: dict | None) -> bool:
-        """Does ``metrics`` beat the best so far (finite, higher)? Records it when it does."""
+        """Does ``metrics`` beat the best so far (finite, better in the metric's direction)? Records it when it does."""
         name = choose_metric(metrics or {}, self.run.config.to_dict())
         value = None if name is None else metrics[name]
-        if not is_improvement(value, self.best_value):   # the rule the Runs dock uses too (core.best)
+        if not is_improvement(value, self.best_value, name):   # the rule the Runs dock uses too (core.best)
             return False
         self.best_value = float(value)
-        self.best_path = str(Path(self.run.run_dir) / "checkpoints" / "best")
+        self.best_path = str(checkpoint_path(self.run.run_dir, "best"))
         return True
 
     def training_state(self) -> dict:
@@ -63,6 +63,7 @@ class CheckpointKeeper:
         run.accelerator.wait_for_everyone()
         if run.accelerator.is_main_process:
             inner = run.accelerator.unwrap_model(run.model, keep_fp32_wrapper=False)
+            run.task.before_save(inner, metrics)
             path = save_checkpoint(run.run_dir, inner, run.tokenizer, step=step, metrics=metrics,
                                    training_state=state, kind="last")
             run.writer.emit("checkpoint", step=step, path=str(path), kind="last")

@@ -101,7 +101,8 @@ def emit_started(run: TrainingRun) -> None:
         num_train_features=len(run.train_feats),
         num_dev_examples=task.num_examples(run.dev_ex) if run.dev_ex is not None else 0,
         num_processes=run.accelerator.num_processes, resumed_from_step=run.progress.step if run.resumed else None,
-        load_report=report, **{k: plan[k] for k in ("steps_per_epoch", "warmup_steps", "effective_batch_size")})
+        load_report=report, **{k: plan[k] for k in ("steps_per_epoch", "warmup_steps", "effective_batch_size")},
+        **task.started_info(run.train_ex, run.config))
 
 
 def model_load_report(loaded) -> dict:

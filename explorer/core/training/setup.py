@@ -7,6 +7,7 @@ upcast on load (:func:`load_for_training`); bf16 / fp16 then come from accelerat
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -180,7 +181,8 @@ def make_accelerator(config: TrainConfig) -> tuple[Accelerator, str]:
                        step_scheduler_with_optimizer=False, cpu=_no_gpu()), mp
 
 
-def load_for_training(source: str, task: Task, num_labels: int | None, config: TrainConfig, writer):
+def load_for_training(source: str, task: Task, num_labels: int | None, config: TrainConfig, writer, *,
+                      id2label: dict | None = None, new_head: bool = False):
     """load_model for training, with fp32 master weights whatever dtype the checkpoint was saved in.
 
     Raises:
@@ -190,7 +192,8 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
     writer.emit("log", level="info", message=f"loading model {source}")
     try:
         loaded = load_model(source, task.head, num_labels=num_labels, trust_remote_code=config.trust_remote_code,
-                            init_seed=config.seed)   # restarts differ in the new head too (paper, section 4.1)
+                            init_seed=config.seed,   # restarts differ in the new head too (paper, section 4.1)
+                            id2label=id2label, new_head=new_head)
     except ModelSourceError:
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. a torn safetensors file, a head of the wrong size
@@ -208,17 +211,89 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
     return loaded
 
 
-def _read_data(config: TrainConfig, task: Task, writer) -> tuple[object, object | None]:
+def _emit_notes(writer, notes) -> None:
+    for level, message in notes or []:
+        writer.emit("log", level=level, message=message)
+
+
+def _read_data(config: TrainConfig, task: Task, writer, run_dir: Path | None = None) -> tuple[object, object | None]:
     writer.emit("log", level="info", message=f"reading training data {config.train}")
     train_ex = task.load(config, "train")
     if (note := load_note(train_ex)) is not None:   # answers repaired / dropped while loading
         writer.emit("log", level=note[0], message=note[1])
+    _emit_notes(writer, getattr(train_ex, "notes", None))   # encoding, stripped labels, skipped rows, ...
     dev_ex = None
     if config.dev:
         writer.emit("log", level="info", message=f"reading dev data {config.dev}")
         dev_ex = task.load(config, "dev")
-    task.check_data(train_ex, dev_ex, config)
-    return train_ex, dev_ex
+        _emit_notes(writer, getattr(dev_ex, "notes", None))
+    else:
+        train_ex, dev_ex, notes = task.split_dev(train_ex, config, run_dir)
+        _emit_notes(writer, notes)
+        if dev_ex is not None and config.dev_cap:
+            dev_ex = dev_ex.head(config.dev_cap)
+    checked = task.check_data(train_ex, dev_ex, config)
+    return train_ex, (checked if checked is not None else dev_ex)
+
+
+def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, writer) -> tuple[dict, object, object]:
+    """How the classification head meets the data's labels, before any weight is read.
+
+    Returns ``(load kwargs for load_model: num_labels, id2label, new_head; train_ex; dev_ex)``. A checkpoint
+    fine-tuned for classification keeps its head when it fits: labels it knows by name are mapped by name
+    (the examples' class ids are renumbered to the head's); a head with other labels is refused unless
+    ``new_head`` (a fresh head for the data's labels, the encoder kept, said in a ``log`` event).
+
+    Raises:
+        ModelSourceError: the head does not fit ("the checkpoint's head has 3 labels (a, b, c); the data has 2
+            (neg, pos)"), naming the data's labels the head lacks.
+    """
+    k = task.num_labels(train_ex, config)
+    names = task.label_names(train_ex) if train_ex is not None else None
+    plain = {"num_labels": k, "id2label": dict(enumerate(names)) if names else None, "new_head": False}
+    if task.head != "classification" or not k or k == 1:
+        return plain, train_ex, dev_ex
+    data_names = list(names) if names else [str(i) for i in range(k)]
+    if names is None and hasattr(train_ex, "labels"):
+        present = len(set(train_ex.labels))
+        if config.num_labels and present < k:
+            writer.emit("log", level="warning", message=f"num_labels {k}, but the training data has {present} "
+                        f"classes: {k - present} output(s) of the head are never trained")
+    try:
+        from transformers import AutoConfig
+
+        from explorer.core.models import checkpoint_task, resolve_source
+
+        ckpt = AutoConfig.from_pretrained(resolve_source(source), trust_remote_code=config.trust_remote_code)
+    except Exception:  # noqa: BLE001 - the load itself reports an unreadable source
+        return plain, train_ex, dev_ex
+    if checkpoint_task(getattr(ckpt, "architectures", None)) != "classification":
+        return plain, train_ex, dev_ex    # the head is new anyway
+    ck = int(getattr(ckpt, "num_labels", 0) or 0)
+    id2label = getattr(ckpt, "id2label", None) or {}
+    ck_names = [str(id2label.get(i, id2label.get(str(i), f"LABEL_{i}"))) for i in range(ck)]
+    generic = all(n == f"LABEL_{i}" for i, n in enumerate(ck_names))
+    head = f"the checkpoint's head has {ck} label{'s' if ck != 1 else ''} ({', '.join(ck_names)})"
+    data = f"the data has {k} ({', '.join(data_names)})"
+    if config.new_head:
+        writer.emit("log", level="info", message=f"new head: {head}; {data}. The checkpoint's head is dropped and a "
+                    f"fresh {k}-label head starts from random weights; the encoder's weights are kept")
+        return {**plain, "new_head": True}, train_ex, dev_ex
+    if names and not generic:
+        missing = [n for n in names if n not in ck_names]
+        if not missing:
+            train_ex = train_ex.relabel(ck_names, "training")
+            dev_ex = dev_ex.relabel(ck_names) if dev_ex is not None else None
+            if ck_names != list(names):
+                writer.emit("log", level="info", message=f"{head}; the data's labels are mapped to it by name")
+            return {"num_labels": ck, "id2label": dict(enumerate(ck_names)), "new_head": False}, train_ex, dev_ex
+        raise ModelSourceError(f"{head}; {data}: {', '.join(repr(n) for n in missing)} "
+                               f"{'is' if len(missing) == 1 else 'are'} not in the head. Use --new-head to start a "
+                               f"fresh {k}-label head (the encoder is kept), or fine-tune a checkpoint with these labels")
+    if ck != k:
+        raise ModelSourceError(f"{head}; {data}. Use --new-head to start a fresh {k}-label head (the encoder is "
+                               "kept), or give data with the head's labels")
+    return plain, train_ex, dev_ex
 
 
 def _restore(run_dir: Path, state: dict | None, plan: dict, optimizer, scheduler, control: Control) -> Progress:
@@ -257,8 +332,15 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
         source = str(ckpt)
         writer.emit("log", level="info", message=f"resuming from {ckpt} (step {state['step']})")
 
-    train_ex, dev_ex = _read_data(config, task, writer)
-    loaded = load_for_training(source, task, task.num_labels(train_ex, config), config, writer)
+    train_ex, dev_ex = _read_data(config, task, writer, run_dir)
+    # resuming: the run's own checkpoint already holds the head it started (new_head or not)
+    fit_config = dataclasses.replace(config, new_head=False) if resume else config
+    head, train_ex, dev_ex = fit_head(source, task, train_ex, dev_ex, fit_config, writer)
+    if hasattr(task, "class_weights"):
+        train_ex.loss_weights = task.class_weights(train_ex, config)
+    loaded = load_for_training(source, task, head["num_labels"], config, writer, id2label=head["id2label"],
+                               new_head=head["new_head"])
+    task.configure_model(loaded.model, train_ex, config)
     writer.emit("log", level="info", message=f"tokenizing {task.num_examples(train_ex)} training examples")
     train_feats = task.featurize(train_ex, loaded.tokenizer, config, train=True)
     if len(train_feats) == 0:

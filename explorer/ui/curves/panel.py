@@ -27,32 +27,36 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QS
     QVBoxLayout, QWidget
 
 from explorer.core.metric_display import to_display
+from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.curves.plot import PALETTE, PlotPanel
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 
-DEV_ORDER = ("f1", "exact_match", "accuracy", "HasAns_f1", "NoAns_f1", "best_f1", "HasAns_exact",
-             "NoAns_exact", "best_exact", "best_f1_thresh", "best_tau", "eval_loss")
-# Dev metrics plotted by default (their plots are built at start-up, hidden until a run has them);
-# the others are one click away in the "Dev metrics" menu (built on demand).
-DEFAULT_DEV = ("f1", "exact_match", "HasAns_f1", "NoAns_f1", "accuracy")
+# Which series get a plot, and in which order, is the metric table's (core/metric_specs): the rows drawn by
+# default have their plots built at start-up (hidden until a run has them); any other scalar a run reports
+# (dev metric or step field) is drawn when its row says so or it has no row, and is one click away in the
+# "Dev metrics" menu otherwise (plots built on demand).
 REDRAW_MS = 100
 STAGGER_MS = 15
 COLUMNS = 2
 
-__all__ = ["CurvesPanel", "write_curves_csv", "DEFAULT_DEV"]
+__all__ = ["CurvesPanel", "write_curves_csv"]
 
 
-def _dev_sort_key(key: str) -> tuple[int, str]:
-    name = key[len(DEV_PREFIX):]
-    return (DEV_ORDER.index(name) if name in DEV_ORDER else len(DEV_ORDER), name)
+def _series_sort_key(key: str) -> tuple[int, str]:
+    """The fixed training plots first (TRAIN_SERIES order), then other step scalars, then the dev metrics,
+    each group in the metric table's order."""
+    if key in TRAIN_SERIES:
+        return (0, TRAIN_SERIES.index(key), key)
+    return (1 if not key.startswith(DEV_PREFIX) else 2, *sort_key(series_name(key)))
 
 
 class CurvesPanel(CurvesExport, QWidget):
-    """Shows the runs given to :meth:`set_runs`; call :meth:`run_updated` when a run got events."""
+    """Shows the runs given to :meth:`set_runs`; :meth:`follow` the run store (or call :meth:`run_updated`)
+    so that a shown run's new points are drawn."""
 
     status_message = Signal(str)
 
@@ -61,7 +65,8 @@ class CurvesPanel(CurvesExport, QWidget):
         self.runs: list[RunState] = []
         self.colors: dict[str, str] = {}
         self.panels: dict[str, PlotPanel] = {}
-        self.shown_dev: set[str] = set(DEFAULT_DEV)
+        self.shown: set[str] = {DEV_PREFIX + m for m in drawn_by_default()}   # series keys chosen for a plot
+        self._decided: set[str] = set(self.shown)   # keys whose plot was chosen (by the table or the user)
         self.x_follow = True      # x range follows the data (False after the user pans or zooms)
         self._dirty: dict[str, set | None] = {}     # run_id -> series keys with new points (None = all)
         self._pending: dict[str, set] = {}          # plot key -> run ids to redraw (refreshed one per turn)
@@ -105,7 +110,7 @@ class CurvesPanel(CurvesExport, QWidget):
         lay.addLayout(prog)
         lay.addWidget(scroll, 1)
 
-        for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in DEFAULT_DEV):
+        for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
             self._panel(key)
         self._relayout()
 
@@ -144,11 +149,21 @@ class CurvesPanel(CurvesExport, QWidget):
         panel.widget.left.connect(lambda p=panel: self._mouse_left(p))
         return panel
 
+    def _reported_keys(self) -> set[str]:
+        """Every series key a displayed run has beyond the fixed training plots; a key seen for the first
+        time is shown when the metric table draws it by default (a name without a row: drawn)."""
+        have = {k for s in self.runs for k in s.series if k not in TRAIN_SERIES}
+        for key in have - self._decided:
+            self._decided.add(key)
+            if metric_spec(series_name(key)).drawn_by_default:
+                self.shown.add(key)
+        return have
+
     def visible_keys(self) -> list[str]:
-        """Train plots always; a dev plot when its metric is chosen and a displayed run has it."""
-        have = {k for s in self.runs for k in s.series if k.startswith(DEV_PREFIX)}
-        dev = sorted((k for k in have if k[len(DEV_PREFIX):] in self.shown_dev), key=_dev_sort_key)
-        return list(TRAIN_SERIES) + dev
+        """Train plots always; any other series (dev metric or step scalar) when it is chosen and a
+        displayed run has it."""
+        return list(TRAIN_SERIES) + sorted((k for k in self._reported_keys() if k in self.shown),
+                                           key=_series_sort_key)
 
     def _relayout(self) -> set[str]:
         """Lay out the plots to show; returns the keys that just joined. Those are revealed one per
@@ -191,18 +206,22 @@ class CurvesPanel(CurvesExport, QWidget):
     def _fill_metrics_menu(self) -> None:
         menu = self.toolbar.metrics_menu
         menu.clear()
-        names = sorted({k[len(DEV_PREFIX):] for s in self.runs for k in s.series if k.startswith(DEV_PREFIX)}
-                       | set(DEFAULT_DEV), key=lambda n: _dev_sort_key(DEV_PREFIX + n))
-        for name in names:
-            act = menu.addAction(name)
+        keys = sorted(self._reported_keys() | {DEV_PREFIX + m for m in drawn_by_default()}, key=_series_sort_key)
+        for key in keys:   # dev metrics by name (as before), other step scalars as "step: name"
+            act = menu.addAction(series_name(key) if key.startswith(DEV_PREFIX) else f"step: {key}")
             act.setCheckable(True)
-            act.setChecked(name in self.shown_dev)
-            act.toggled.connect(lambda on, n=name: self.show_dev_metric(n, on))
+            act.setChecked(key in self.shown)
+            act.toggled.connect(lambda on, k=key: self.show_series(k, on))
+
+    def show_series(self, key: str, on: bool = True) -> None:
+        """Plot (or stop plotting) the series ``key`` ('dev/f1', or a step scalar such as 'loss_scale')."""
+        self._decided.add(key)
+        (self.shown.add if on else self.shown.discard)(key)
+        self._schedule(all_runs=True)
 
     def show_dev_metric(self, name: str, on: bool = True) -> None:
         """Plot (or stop plotting) the dev metric ``name``."""
-        (self.shown_dev.add if on else self.shown_dev.discard)(name)
-        self._schedule(all_runs=True)
+        self.show_series(DEV_PREFIX + name, on)
 
     def color(self, run_id: str) -> str:
         if run_id not in self.colors:
@@ -267,6 +286,12 @@ class CurvesPanel(CurvesExport, QWidget):
             seen.add((round(value, 6), base.name))
             out.append((value, f"{base.name} baseline", color if len(self.runs) > 1 else "#666666"))
         return out
+
+    def follow(self, bridge) -> None:
+        """Redraw shown runs when the run store says they changed or ended (``bridge``: a StoreBridge,
+        explorer.ui.runs.bridge)."""
+        bridge.changed.connect(self.run_updated)
+        bridge.ended.connect(lambda run_id, _status: self.run_updated(run_id, set()))
 
     def run_updated(self, run_id: str, changed: set | None = None) -> None:
         """A displayed run got events (``changed``: the series keys with new points; None = all):

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraph
                                QToolButton, QVBoxLayout)
 
 from explorer.core.metric_display import metric_label
+from explorer.core.metric_specs import metric_spec
 
 from explorer.ui.curves.decimate import ColumnDecimator
 from explorer.ui.curves.axis import MeasuredAxis
@@ -39,25 +40,23 @@ TITLES = {
 }
 
 
-# Series that can be negative (thresholds in score units, correlations); every other one is >= 0 and
-# its axis never shows negative values.
-SIGNED = ("best_tau", "best_f1_thresh", "best_exact_thresh", "matthews_corrcoef", "matthews_correlation",
-          "pearson", "spearmanr", "spearman")
-
-
 def series_title(key: str) -> tuple[str, str]:
-    """(title, tooltip) of a series key: 'training loss', 'dev F1 (%)', ..."""
+    """(title, tooltip) of a series key: 'training loss', 'dev F1 (%)', 'loss_scale' (a step scalar
+    without a title: its label from core/metric_specs, or its plain name)."""
     if key in TITLES:
         return TITLES[key]
     name = key.split("/", 1)[-1]
     label = metric_label(name)
+    if not key.startswith("dev/"):
+        return label, f"'{name}' as the worker reports it at each logged step"
     extra = " (classification accuracy and F1 are shown in percent too)" if "(%)" in label else ""
     return f"dev {label}", f"dev-set metric '{name}' at each evaluation{extra}"
 
 
 def non_negative(key: str) -> bool:
-    """Whether the series ``key`` can never be negative (its y axis then starts at 0 or above)."""
-    return key.split("/", 1)[-1] not in SIGNED
+    """Whether the series ``key`` can never be negative (its y axis then starts at 0 or above): every
+    series whose metric row is not ``signed`` (thresholds in score units and correlations are)."""
+    return not metric_spec(key.split("/", 1)[-1]).signed
 
 
 def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,

@@ -51,8 +51,8 @@ class CurvesToolbar(QWidget):
         self.metrics_btn = QToolButton()
         self.metrics_btn.setText("Dev metrics")
         self.metrics_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.metrics_btn.setToolTip("Which dev metrics get a plot (every metric of every evaluation is kept; "
-                                    "this only chooses what is drawn).")
+        self.metrics_btn.setToolTip("Which dev metrics, and which other scalars of the step events (\"step: …\"), "
+                                    "get a plot (every value is kept; this only chooses what is drawn).")
         self.metrics_menu = QMenu(self)
         self.metrics_btn.setMenu(self.metrics_menu)
         self.png_btn = QPushButton("Export PNG…")

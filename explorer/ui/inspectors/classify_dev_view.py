@@ -1,14 +1,22 @@
 """The classification dev-set tab: accuracy, F1, MCC, the confusion matrix, the examples nearest the
 decision boundary and the most confident mistakes (explorer.core.classify_dev). Clicking an example opens
-it in the Classify tab (signal ``open_requested``)."""
+it in the Classify tab (signal ``open_requested``).
+
+A regression head shows Pearson, Spearman and MSE, predicted against gold as a scatter with the identity
+line (on it = predicted exactly), and the largest errors; a multi-label head shows micro / macro F1, subset
+accuracy and a per-label table (threshold, F1, support)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from explorer.core.classify_dev import run_data_settings
 
 from explorer.core.task_facts import find_task_facts
 
@@ -20,10 +28,18 @@ from .remote import RemoteLatest
 def _dev_example(kind: str, row) -> dict:
     """The dict ClassifyView.open_example takes, from a DevRow."""
     facts = find_task_facts(kind)
+    if facts is not None and facts.is_regression:
+        return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.gold}
     if facts is not None and facts.is_multiple_choice:
         endings = row.text_b.split(" | ")
         return {"kind": kind, "text_a": row.text_a, "endings": endings, "label": row.label}
     return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
+
+
+def _f1_kind(rep) -> str:
+    """Which F1 the report holds (explorer.core.classify_dev._f1): binary F1 of the second class, or macro."""
+    names = list(rep.label_names or [])
+    return f"of class {names[1]}" if len(names) == 2 else "macro"
 
 
 class ClassifyDevView(QWidget):
@@ -43,29 +59,54 @@ class ClassifyDevView(QWidget):
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
         run = QPushButton("Score dev set")
         run.clicked.connect(self.run)
+        # the column picker, pre-filled from the run's config.json when the model is a run checkpoint
+        self.text_columns = self._picker("text column(s): the usual names", "The text column, or the two of a pair "
+                                         "(comma-separated); a 1-based position for a file without a header.")
+        self.label_column = self._picker("label column: the usual names", "The label column (name or position).")
+        self.no_header = QCheckBox("no header row")
+        self._settings: dict = {}
+        self._prefilled_for = None
         top = QHBoxLayout()
         for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run):
             top.addWidget(w)
+        cols = QHBoxLayout()
+        for w in (QLabel("Text"), self.text_columns, QLabel("Label"), self.label_column, self.no_header):
+            cols.addWidget(w)
+        cols.addStretch(1)
         self.status = QLabel("Load a model in Classify, choose a dev file, press Score dev set.")
         self.metrics = QLabel("")
         self.confusion = QTableWidget(0, 0)
+        self.scatter = pg.PlotWidget(background="w")
+        self.scatter.setLabel("bottom", "gold score")
+        self.scatter.setLabel("left", "predicted score")
+        self.scatter.setMinimumHeight(240)
+        self._identity = self.scatter.plot([], [], pen=pg.mkPen("#888888", width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
+        self._points = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(31, 119, 180, 140))
+        self.scatter.addItem(self._points)
+        self.scatter.setVisible(False)
         self.boundary = self._list_table()
         self.mistakes = self._list_table()
         lists = QSplitter()
+        self._titles = []
         for title, table in (("Nearest the decision boundary", self.boundary),
                              ("Most confident mistakes", self.mistakes)):
             box = QWidget()
             v = QVBoxLayout(box)
-            v.addWidget(QLabel(title))
+            self._titles.append(QLabel(title))
+            v.addWidget(self._titles[-1])
             v.addWidget(table)
             lists.addWidget(box)
+        self._boundary_box = self.boundary.parentWidget()
         layout = QVBoxLayout(self)
-        layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix; click an example to open it "
-                                "in Classify."))
+        layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix (a regression head: Pearson, "
+                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1); click "
+                                "an example to open it in Classify."))
         layout.addLayout(top)
+        layout.addLayout(cols)
         layout.addWidget(self.status)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
+        layout.addWidget(self.scatter)
         layout.addWidget(lists, 1)
 
     def _list_table(self) -> QTableWidget:
@@ -75,21 +116,86 @@ class ClassifyDevView(QWidget):
         t.cellClicked.connect(lambda r, _c, table=t: self._clicked(table, r))
         return t
 
+    @staticmethod
+    def _picker(placeholder: str, tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setEditable(True)
+        combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        combo.setMinimumWidth(140)
+        combo.lineEdit().setPlaceholderText(placeholder)
+        combo.setToolTip(tip)
+        return combo
+
+    def prefill_from_run(self, source: str) -> bool:
+        """Fill the dev file and the column picker from the run's config.json when ``source`` is a run
+        checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept. True when a run was found."""
+        settings = run_data_settings(source)
+        self._prefilled_for = source
+        if not settings:
+            return False
+        self._settings = settings
+        if not self.path.text().strip():
+            self.path.setText(str(settings.get("dev") or settings.get("train") or ""))
+        texts = ", ".join(str(c) for c in settings.get("text_columns") or [])
+        if texts and not self.text_columns.currentText().strip():
+            self.text_columns.addItem(texts)
+            self.text_columns.setCurrentText(texts)
+        label = str(settings.get("label_column") or "")
+        if label and not self.label_column.currentText().strip():
+            self.label_column.addItem(label)
+            self.label_column.setCurrentText(label)
+        self.no_header.setChecked(bool(settings.get("no_header")))
+        return True
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Pre-fill from the run of the model loaded in Classify when the tab is shown."""
+        super().showEvent(event)
+        loaded = self.get_loaded()
+        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
+        if source and source != self._prefilled_for:
+            self.prefill_from_run(source)
+
+    def table_settings(self) -> dict:
+        """The table settings sent with the request: the picker's columns, plus the run's encoding, id column
+        and label names."""
+        out = {k: self._settings[k] for k in ("encoding", "id_column", "label_names") if self._settings.get(k)}
+        texts = [c.strip() for c in self.text_columns.currentText().split(",") if c.strip()]
+        if texts:
+            out["text_columns"] = texts
+        if self.label_column.currentText().strip():
+            out["label_column"] = self.label_column.currentText().strip()
+        out["no_header"] = self.no_header.isChecked()
+        return out
+
     def run(self) -> None:
         loaded = self.get_loaded()
         if loaded is None:
             self.status.setText("no model: load one in the Classify tab first")
             return
+        source = str(getattr(loaded, "source", "") or "")
+        if source and source != self._prefilled_for:
+            self.prefill_from_run(source)
         self._kind = self.get_kind()
         self.status.setText(f"scoring {self.path.text()} ...")
         self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
-                                          "cap": self.cap.value() or None})
+                                          "cap": self.cap.value() or None, "settings": self.table_settings()})
 
     def show_report(self, rep, kind: str = "single") -> None:
-        """Render a ClassificationDevReport."""
+        """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport."""
         self.report, self._kind = rep, kind
+        name = type(rep).__name__
+        self.scatter.setVisible(name == "RegressionDevReport")
+        self._boundary_box.setVisible(name == "ClassificationDevReport")
+        self.mistakes.parentWidget().setVisible(name != "MultiLabelDevReport")
+        self.confusion.setVisible(name != "RegressionDevReport")
+        if name == "RegressionDevReport":
+            return self._show_regression(rep)
+        if name == "MultiLabelDevReport":
+            return self._show_multilabel(rep)
+        self._titles[1].setText("Most confident mistakes")
+        self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
+        self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 ({_f1_kind(rep)}) {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
                              f"({rep.total} examples)")
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
@@ -110,8 +216,49 @@ class ClassifyDevView(QWidget):
             table.resizeColumnsToContents()
 
     def _clicked(self, table: QTableWidget, r: int) -> None:
-        if self.report is None:
+        if self.report is None or type(self.report).__name__ == "MultiLabelDevReport":
             return
-        rows = self.report.boundary if table is self.boundary else self.report.mistakes
+        if type(self.report).__name__ == "RegressionDevReport":
+            rows = self.report.worst if table is self.mistakes else []
+        else:
+            rows = self.report.boundary if table is self.boundary else self.report.mistakes
         if 0 <= r < len(rows):
             self.open_requested.emit(_dev_example(self._kind, rows[r]))
+
+    def _show_regression(self, rep) -> None:
+        """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
+        self.status.setText(f"{rep.total} dev examples scored")
+        self.metrics.setText(f"Pearson r {rep.pearson:.4f}   Spearman ρ {rep.spearman:.4f}   MSE {rep.mse:.4f}   "
+                             f"({rep.total} examples; on the dashed identity line = predicted exactly)")
+        gold, pred = np.asarray(rep.gold, dtype=float), np.asarray(rep.predicted, dtype=float)
+        self._points.setData(gold, pred)
+        if gold.size:
+            lo, hi = float(min(gold.min(), pred.min())), float(max(gold.max(), pred.max()))
+            self._identity.setData([lo, hi], [lo, hi])
+        else:
+            self._identity.setData([], [])
+        self._titles[1].setText("Largest errors |predicted - gold|")
+        self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "error", "text"])
+        self.mistakes.setRowCount(len(rep.worst))
+        for r, row in enumerate(rep.worst):
+            text = row.text_a + (f"  ||  {row.text_b}" if row.text_b else "")
+            for c, value in enumerate((row.index + 1, f"{row.gold:.3f}", f"{row.predicted:.3f}", f"{row.error:+.3f}",
+                                       text)):
+                self.mistakes.setItem(r, c, QTableWidgetItem(str(value)))
+        self.mistakes.resizeColumnsToContents()
+
+    def _show_multilabel(self, rep) -> None:
+        """Micro / macro F1 and subset accuracy at the saved thresholds; one row per label."""
+        self.status.setText(f"{rep.total} dev examples scored")
+        self.metrics.setText(f"micro F1 {rep.micro_f1:.4f}   macro F1 {rep.macro_f1:.4f}   subset accuracy "
+                             f"{rep.subset_accuracy:.4f}   (at the checkpoint's thresholds; {rep.total} examples)")
+        k = len(rep.label_names)
+        self.confusion.setRowCount(k)
+        self.confusion.setColumnCount(3)
+        self.confusion.setHorizontalHeaderLabels(["threshold τ", "F1", "support"])
+        self.confusion.setVerticalHeaderLabels(list(rep.label_names))
+        for i in range(k):
+            for j, value in enumerate((f"{rep.thresholds[i]:.2f}", f"{rep.label_f1[i]:.4f}", str(int(rep.support[i])))):
+                self.confusion.setItem(i, j, QTableWidgetItem(value))
+        self.confusion.resizeColumnsToContents()
+        self.confusion.setFixedHeight(40 + 30 * min(k, 10))

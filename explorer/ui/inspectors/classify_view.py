@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from explorer.core.task_facts import find_task_facts, get_task_facts, tasks_with_head
+from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
 
 from .client import shared_client
@@ -37,6 +37,17 @@ def classify_tasks() -> dict[str, str]:
 def _is_choice(task: str) -> bool:
     facts = find_task_facts(task)
     return bool(facts and facts.is_multiple_choice)
+
+
+def _problem(task: str) -> str:
+    """The head problem of ``task`` ("classification", "regression", "multilabel"; TaskFacts.problem)."""
+    facts = find_task_facts(task)
+    return facts.problem if facts else ""
+
+
+def _free_gold(task: str) -> bool:
+    """The gold is a float score (regression) or a set of labels (multi-label), not one class id."""
+    return _problem(task) in ("regression", "multilabel")
 
 
 # (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
@@ -122,12 +133,19 @@ class ClassifyView(QWidget):
         for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
             top.addWidget(w)
         self.inputs = _Inputs()
-        self.kind.currentTextChanged.connect(lambda t: self.inputs.setCurrentIndex(int(_is_choice(classify_tasks()[t]))))
+        self.kind.currentTextChanged.connect(self._kind_changed)
         self.label = QSpinBox(minimum=-1, maximum=99, value=-1, specialValueText="none")
+        self.gold = QLineEdit()
+        self.gold.setPlaceholderText("none")
+        self.gold.setToolTip("regression: a gold score (e.g. 3.8); multi-label: gold labels separated by ';'")
+        self.gold.setVisible(False)
         run = QPushButton("Classify")
         run.clicked.connect(self.run)
+        from explorer.ui.inspectors.predictions_view import predict_button
+
         row = QHBoxLayout()
-        for w in (QLabel("Gold label / right ending"), self.label, run):
+        for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
+                  predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
         self.status = QLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
         self.status.setWordWrap(True)
@@ -176,6 +194,38 @@ class ClassifyView(QWidget):
     def _show_kind(self, task: str) -> None:
         self.kind.setCurrentText(get_task_facts(task).label)
 
+    def _kind_changed(self, text: str) -> None:
+        kind = classify_tasks().get(text, "")
+        self.inputs.setCurrentIndex(int(_is_choice(kind)))
+        free = _free_gold(kind)     # a float score / a set of labels, not one class id
+        self.gold.setVisible(free)
+        self.label.setVisible(not free)
+
+    def _gold(self):
+        """The gold of the typed box: a float (regression), label ids (multi-label) or None.
+
+        Raises:
+            ValueError: a score that is not a number, or a label name the head does not have."""
+        text = self.gold.text().strip()
+        if not text:
+            return None
+        if _problem(self.current_kind()) == "regression":
+            try:
+                return float(text)
+            except ValueError:
+                raise ValueError(f"gold score {text!r} is not a number") from None
+        names = list(getattr(self.loaded, "label_names", None) or [])
+        out = []
+        for part in (p.strip() for p in text.split(";")):
+            if not part:
+                continue
+            if part in names:
+                out.append(names.index(part))
+            elif part.isdigit():
+                out.append(int(part))
+            else:
+                raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
+        return sorted(set(out))
     def load_model(self) -> None:
         self._status(f"loading {self.source.text()} ...")
         data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
@@ -198,8 +248,10 @@ class ClassifyView(QWidget):
             loaded = model_info(loaded, self.slot)
         self.loaded = loaded
         head = getattr(loaded, "task", "")
-        if head != get_task_facts(self.current_kind()).head and tasks_with_head(head):
-            self._show_kind(tasks_with_head(head)[0])
+        problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax
+        task = task_for_checkpoint(head, self.current_kind(), problem or None)
+        if task in classify_tasks().values() and task != self.current_kind():
+            self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
 
     def _loaded(self, _id, loaded) -> None:
@@ -210,6 +262,12 @@ class ClassifyView(QWidget):
             self._status("no model loaded: press Load model first")
             return
         label = None if self.label.value() < 0 else self.label.value()
+        if _free_gold(self.current_kind()):
+            try:
+                label = self._gold()
+            except ValueError as exc:
+                self._status(str(exc))
+                return
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
         if _is_choice(self.current_kind()):
             i = self.inputs
@@ -231,7 +289,13 @@ class ClassifyView(QWidget):
         else:
             self.inputs.text_a.setText(example.get("text_a", ""))
             self.inputs.text_b.setText(example.get("text_b", ""))
-        self.label.setValue(int(example.get("label", -1)))
+        gold = example.get("label", -1)
+        if _problem(kind) == "regression":
+            self.gold.setText("" if gold is None else f"{float(gold):g}")
+        elif _problem(kind) == "multilabel":
+            self.gold.setText(";".join(str(g) for g in gold or []))
+        else:
+            self.label.setValue(int(gold))
         self.run()
 
     def _status(self, text: str) -> None:
@@ -247,17 +311,35 @@ class ClassifyView(QWidget):
         self.strip_image.setImage(C.T, levels=(-lim, lim))
         self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
         self.table.setRowCount(len(res.logits))
+        problem = getattr(res, "problem_type", "single_label_classification")
         word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
-        self.table.setHorizontalHeaderLabels(["class / ending", word, "P = softmax"])
-        for k, (z, p) in enumerate(zip(res.logits, res.probabilities)):
-            name = res.label_names[k] + (" ← prediction" if k == res.prediction else "")
-            for col, value in enumerate((name, f"{z:+.4f}", f"{p:.4f}")):
+        third = "P = softmax"
+        if problem == "regression":
+            word, third = "score = C·w + b", "(no softmax)"
+        elif problem == "multi_label_classification":
+            third = "P = sigmoid  (τ)"
+        self.table.setHorizontalHeaderLabels(["class / ending", word, third])
+        chosen = set(res.predicted) if problem == "multi_label_classification" else {res.prediction}
+        for k, z in enumerate(res.logits):
+            name = res.label_names[k] + (" ← prediction" if k in chosen else "")
+            if problem == "regression":
+                p = "the score is the prediction"
+            elif problem == "multi_label_classification":
+                p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
+            else:
+                p = f"{res.probabilities[k]:.4f}"
+            for col, value in enumerate((name, f"{z:+.4f}", p)):
                 self.table.setItem(k, col, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()
         self.text.setPlainText("\n".join(self.result_lines(res)))
         self._show_flow(res)
-        self._status(f"prediction {res.prediction} ({res.label_names[res.prediction]}); by-hand check "
-                     f"{res.max_abs_diff:.1e}")
+        if problem == "regression":
+            said = f"score {res.score:.4f}"
+        elif problem == "multi_label_classification":
+            said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
+        else:
+            said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"
+        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}")
 
     def _show_flow(self, res) -> None:
         """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""

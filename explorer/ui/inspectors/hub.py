@@ -102,6 +102,10 @@ class InspectorHub(QObject):
         self.spans_view = SpansView()
         self.spans_view.saliency.use_client(self.client, slot)
         self.dev_view = DevTauView(client=self.client, slot=slot)
+        from explorer.ui.inspectors.predictions_view import predict_button   # issue 22: a whole file through the QA model
+
+        self.predict_button = predict_button(self.spans_view, lambda: self.loaded.path if self.loaded is not None else "")
+        self.spans_view.layout().addWidget(self.predict_button)
         self._pages = {
             ATTENTION: _ProbeHost(self.panel, self.attention_view),
             SPANS: _ProbeHost(self.panel, self.spans_view),

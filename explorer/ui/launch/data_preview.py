@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from explorer.core.task_facts import find_task_facts, is_qa_task
@@ -27,7 +28,7 @@ def _clip(text: str, n: int = 160) -> str:
 
 
 def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "train",
-                 text_columns: list[str] | None = None, label_column: str = "") -> dict:
+                 text_columns: list[str] | None = None, label_column: str = "", options: dict | None = None) -> dict:
     """Load ``source`` for ``task`` and summarise it. Never raises for bad data: ok=False + error.
 
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
@@ -40,10 +41,22 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
             return {"ok": False, "kind": kind, "summary": "",
                     "counts": {}, "problems": [], "records": [], "error": mismatch}
         reader = _READERS[getattr(find_task_facts(task), "data_kind", "table")]
-        return reader(source, task, n_records, split, text_columns, label_column)
+        return reader(source, task, n_records, split, text_columns, label_column, options)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         return {"ok": False, "kind": kind, "summary": "",
-                "counts": {}, "problems": [], "records": [], "error": str(exc) or type(exc).__name__}
+                "counts": {}, "problems": [], "records": [], "error": plain_words(str(exc) or type(exc).__name__),
+                "columns": _columns_anyway(source, options)}
+
+
+def _columns_anyway(source: str, options: dict | None) -> list[str]:
+    """The table's columns even when the data cannot be used as set (so the pickers can offer them)."""
+    try:
+        from explorer.core.data.table import preview_table
+
+        return list(preview_table(source, n=1, no_header=bool((options or {}).get("no_header")),
+                                  encoding=str((options or {}).get("encoding") or "")).columns)
+    except Exception:  # noqa: BLE001 - no columns to offer is all it means
+        return []
 
 
 def _kind_mismatch(source: str, task: str) -> str:
@@ -63,7 +76,8 @@ def _kind_mismatch(source: str, task: str) -> str:
     return f"{path}: {message}" if message else ""
 
 
-def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=None, _label_column="") -> dict:
+def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=None, _label_column="",
+                   _options=None) -> dict:
     from explorer.core.data.squad import load_squad
 
     train = split == "train"  # the training run repairs / drops misaligned answers (load_training_squad)
@@ -93,7 +107,8 @@ def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=Non
             "n_problems": len(problems), "records": records, "error": ""}
 
 
-def _preview_swag(source: str, _task: str, n: int, _split: str = "", _text_columns=None, _label_column="") -> dict:
+def _preview_swag(source: str, _task: str, n: int, _split: str = "", _text_columns=None, _label_column="",
+                  _options=None) -> dict:
     from explorer.core.data.swag import load_swag
 
     data = load_swag(source)
@@ -105,32 +120,136 @@ def _preview_swag(source: str, _task: str, n: int, _split: str = "", _text_colum
             "counts": counts, "problems": [], "n_problems": 0, "records": records, "error": ""}
 
 
-def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column) -> dict:
-    from explorer.core.data.classification import load_classification
+# launcher words for the settings that core messages name by their CLI flag (no GUI message names a flag)
+FLAG_WORDS = {"--text-columns": "Text columns", "--label-column": "Label column", "--id-column": "Id column",
+              "--skip-invalid": "Skip invalid rows", "--no-header": "No header row", "--encoding": "Encoding",
+              "--label-names": "Label names", "--new-head": "New head", "--class-weights": "Class weights",
+              "--f1-classes": "F1 classes", "--dev-fraction": "Dev fraction", "--num-labels": "num_labels"}
+IMBALANCE_RATIO = 0.10   # warn when the smallest class has fewer than 10% of the largest's examples
 
-    data = load_classification(source, pair=getattr(find_task_facts(task), "pair", False), text_columns=text_columns or None,
-                               label_column=label_column, split=split)
-    labels = {}
-    for y in data.labels:
-        labels[str(y)] = labels.get(str(y), 0) + 1
+
+def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, text_columns, label_column,
+                                  separator: str) -> dict:
+    """Regression: the score range and mean; multi-label: how many texts carry each label."""
+    from explorer.core.data.scores_and_label_sets import load_multilabel, load_regression
+
+    if find_task_facts(task).is_regression:
+        data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split)
+        ys = data.labels
+        shape = f"scores {min(ys):g} to {max(ys):g}, mean {sum(ys) / len(ys):.3g}"
+        counts = {"examples": len(data), "outputs": 1}
+        shown = [f"{y:g}" for y in ys[:n]]
+    else:
+        data = load_multilabel(source, text_columns=text_columns or None, label_column=label_column,
+                               separator=separator or ";", split=split)
+        per = [0] * data.num_labels
+        for row in data.labels:
+            for k in row:
+                per[k] += 1
+        shape = f"{data.num_labels} labels (" + ", ".join(f"{name}: {c:,}" for name, c in zip(data.label_names, per)) + ")"
+        counts = {"examples": len(data), "labels": data.num_labels}
+        shown = ["; ".join(data.label_names[k] for k in row) or "(none)" for row in data.labels[:n]]
     records = []
-    for i in range(min(n, len(data))):
+    for i, label in enumerate(shown):
         rec = {"text": _clip(data.texts_a[i], 140)}
         if data.texts_b is not None:
             rec["text_b"] = _clip(data.texts_b[i], 140)
-        rec["label"] = str(data.labels[i])
+        rec["label"] = label
         records.append(rec)
     a, b, lab = data.columns
     cols = f"columns {a!r}" + (f" + {b!r}" if b else "") + f", label {lab!r}"
-    dist = ", ".join(f"{k}: {v:,}" for k, v in sorted(labels.items()))
+    return {"ok": True, "kind": "classification", "summary": f"{len(data):,} examples, {shape}; {cols}",
+            "counts": counts, "problems": list(data.problems)[:50], "n_problems": len(data.problems),
+            "records": records, "error": ""}
+
+
+def plain_words(message: str) -> str:
+    """A core message for the GUI: each ``--flag`` becomes the launcher's name for that setting
+    ("skip such rows with --skip-invalid" -> "skip such rows with “Skip invalid rows”"); ``--task regression``
+    becomes "the regression task"."""
+    message = re.sub(r"--task (\w+)", r"the \1 task", message)
+    return re.sub(r"--[a-z][a-z0-9-]+", lambda m: f"“{FLAG_WORDS.get(m.group(0), m.group(0)[2:].replace('-', ' '))}”",
+                  message)
+
+
+def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.0) -> list[str]:
+    """Warnings on the class distribution: imbalance (the smallest class under 10% of the largest) and
+    classes too small for a dev split of ``dev_fraction``."""
+    out = []
+    if len(counts) >= 2:
+        small = min(counts, key=counts.get)
+        big = max(counts, key=counts.get)
+        if counts[big] and counts[small] < IMBALANCE_RATIO * counts[big]:
+            out.append(f"imbalanced classes: {small!r} has {counts[small]:,} examples, under 10% of {big!r} "
+                       f"({counts[big]:,}); consider balanced class weights and judge by macro F1")
+    if dev_fraction > 0:
+        thin = [k for k, v in counts.items() if v * dev_fraction < 1]
+        if thin:
+            out.append(f"classes with fewer examples than a {dev_fraction:.0%} dev split needs: "
+                       + ", ".join(f"{k} ({counts[k]})" for k in thin))
+    return out
+
+
+def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column,
+                            options: dict | None = None) -> dict:
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.table import TABLE_SUFFIXES, preview_table
+
+    options = dict(options or {})
+    pair = bool(getattr(find_task_facts(task), "pair", False))
+    table = None
+    from pathlib import Path
+
+    if Path(source).expanduser().suffix.lower() in TABLE_SUFFIXES and Path(source).expanduser().is_file():
+        table = preview_table(source, n=n, no_header=bool(options.get("no_header")),
+                              encoding=str(options.get("encoding") or ""), pair=pair)
+    data = load_classification(source, pair=pair, text_columns=text_columns or None,
+                               label_column=label_column, split=split, id_column=str(options.get("id_column") or ""),
+                               no_header=bool(options.get("no_header")), encoding=str(options.get("encoding") or ""),
+                               label_names=options.get("label_names") or None,
+                               skip_invalid=bool(options.get("skip_invalid")))
+    counts = data.class_counts() if not data.regression else {}
+    if table is not None:   # the file as it is: its header and first rows
+        records = [{c: _clip(v, 140) for c, v in zip(table.columns, row)} for row in table.rows]
+    else:
+        records = []
+        for i in range(min(n, len(data))):
+            rec = {"text": _clip(data.texts_a[i], 140)}
+            if data.texts_b is not None:
+                rec["text_b"] = _clip(data.texts_b[i], 140)
+            rec["label"] = data.class_names()[data.labels[i]] if counts else str(data.labels[i])
+            records.append(rec)
+    a, b, lab = data.columns
+    cols = f"columns {a!r}" + (f" + {b!r}" if b else "") + f", label {lab!r}"
+    dist = ", ".join(f"{k}: {v:,}" for k, v in counts.items())
     summary = f"{len(data):,} examples, {data.num_labels} labels ({dist}); {cols}"
-    return {"ok": True, "kind": "classification", "summary": summary,
-            "counts": {"examples": len(data), "labels": data.num_labels}, "problems": list(data.problems)[:50],
-            "n_problems": len(data.problems), "records": records, "error": ""}
+    dev_fraction = float(options.get("dev_fraction") or 0.0) if split == "train" else 0.0
+    problems = class_distribution_warnings(counts, dev_fraction) + [m for lvl, m in data.notes if lvl == "warning"]
+    notes = [m for lvl, m in data.notes if lvl != "warning"]
+    guess = table.guess if table is not None else None
+    return {"ok": True, "kind": "classification", "summary": summary, "notes": [plain_words(x) for x in notes],
+            "counts": {"examples": len(data), "labels": data.num_labels}, "class_counts": counts,
+            "columns": list(table.columns) if table is not None else [],
+            "guess": {"text_columns": list(guess.text_columns), "label_column": guess.label_column or "",
+                      "id_column": guess.id_column or ""} if guess is not None else {},
+            "used": {"text_columns": [c for c in (a, b) if c], "label_column": lab},
+            "problems": [plain_words(p) for p in problems][:50], "n_problems": len(problems),
+            "records": records, "error": ""}
+
+
+def _preview_table(source: str, task: str, n: int, split: str, text_columns, label_column,
+                   options: dict | None = None) -> dict:
+    """A table for a task of data_kind "table": scores / label sets for a regression or multi-label head
+    (TaskFacts.problem), else classes."""
+    facts = find_task_facts(task)
+    if facts is not None and (facts.is_regression or facts.is_multilabel):
+        return _preview_scores_or_label_sets(source, task, n, split, text_columns, label_column,
+                                             (options or {}).get("label_separator") or ";")
+    return _preview_classification(source, task, n, split, text_columns, label_column, options)
 
 
 # TaskFacts.data_kind -> its preview (the readers of core/data)
-_READERS = {"squad": _preview_squad, "table": _preview_classification, "swag": _preview_swag}
+_READERS = {"squad": _preview_squad, "table": _preview_table, "swag": _preview_swag}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,9 +260,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=8)
     p.add_argument("--text-columns", default="")
     p.add_argument("--label-column", default="")
+    p.add_argument("--options", default="{}", help="JSON: id_column, no_header, encoding, label_names, skip_invalid, "
+                                                   "dev_fraction")
     a = p.parse_args(argv)
     cols = [c.strip() for c in a.text_columns.split(",") if c.strip()]
-    out = preview_data(a.source, a.task, n_records=a.n, split=a.split, text_columns=cols, label_column=a.label_column)
+    out = preview_data(a.source, a.task, n_records=a.n, split=a.split, text_columns=cols, label_column=a.label_column,
+                       options=json.loads(a.options or "{}"))
     sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     return 0
 

@@ -45,7 +45,8 @@ class FieldSpec:
     name: str
     label: str
     group: str
-    kind: str
+    kind: str            # text | model | task | data | int | float | lr | choice | bool | folder | columns |
+                         # colpick (a column of the data, editable drop-down) | colpicks (1-2 of them) | weights
     lo: float = 0
     hi: float = FLOAT_MAX
     step: float = 1
@@ -54,6 +55,8 @@ class FieldSpec:
     qa_only: bool = False
     cls_only: bool = False
     optional: bool = False
+    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / cls_only say)
+    none_value: float | None = None   # what a spin box shows for None (the value None stands for)
 
 
 def field_spec(name: str) -> FieldSpec:
@@ -65,7 +68,8 @@ def field_spec(name: str) -> FieldSpec:
     hi = top if rule.hi is None else min(top, rule.hi - (tick if rule.hi_open else 0))
     return FieldSpec(name, rule.label or name, rule.group, rule.kind, lo, hi, rule.step, rule.decimals,
                      rule.special, qa_only=rule.applies == "qa", cls_only=rule.applies == "table",
-                     optional=getattr(TrainConfig(), name) is None)
+                     optional=getattr(TrainConfig(), name) is None, tasks=tuple(rule.tasks),
+                     none_value=rule.none_value)
 
 
 def _form_order() -> list[str]:
@@ -174,6 +178,28 @@ def _line_editor(spec: FieldSpec) -> Editor:
     return Editor(edit, get, set_, edit.textChanged)
 
 
+@register_editor("colpick")
+@register_editor("colpicks")
+@register_editor("weights")
+def _column_pick_editor(spec: FieldSpec) -> Editor:
+    """An editable drop-down: a column of the data file (colpick), one or two of them (colpicks, comma-
+    separated; the launcher fills the choices from the file's header), or class weights (weights:
+    "", balanced, or typed name=weight pairs)."""
+    k = spec.kind
+    combo = QComboBox()
+    combo.setEditable(True)
+    combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+    if k == "weights":
+        combo.addItems(["", "balanced"])
+    if k == "colpicks":
+        get = lambda: [c.strip() for c in combo.currentText().split(",") if c.strip()]  # noqa: E731
+        set_ = lambda v: combo.setCurrentText(", ".join(str(x) for x in (v or [])))  # noqa: E731
+    else:
+        get = lambda: combo.currentText().strip()  # noqa: E731
+        set_ = lambda v: combo.setCurrentText(str(v or ""))  # noqa: E731
+    return Editor(combo, get, set_, combo.currentTextChanged)
+
+
 @register_editor("model")
 def _model_editor(_spec: FieldSpec) -> Editor:
     combo = QComboBox()
@@ -226,6 +252,9 @@ def _float_editor(spec: FieldSpec) -> Editor:
     spin.setMaximumWidth(190 if spec.special else 120)
     if spec.special:
         spin.setSpecialValueText(spec.special)
+    if spec.none_value is not None:   # None (the config's default) shows as the value it stands for
+        return Editor(spin, lambda: float(spin.value()),
+                      lambda v: spin.setValue(spec.none_value if v is None else float(v)), spin.valueChanged)
     return Editor(spin, lambda: float(spin.value()), lambda v: spin.setValue(float(v or 0)), spin.valueChanged)
 
 

@@ -246,8 +246,10 @@ class LauncherPanel(QWidget):
         self.editors["train"].button.clicked.connect(lambda: self._browse_data("train"))
         self.editors["dev"].button.clicked.connect(lambda: self._browse_data("dev"))
         self.editors["output_dir"].button.clicked.connect(self._browse_output)
-        for name in ("train", "dev", "task", "text_columns", "label_column"):
+        for name in ("train", "dev", "task", "text_columns", "label_column", "id_column", "no_header", "encoding",
+                     "label_names", "skip_invalid", "dev_fraction", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
+        self.train_preview.finished.connect(self._offer_columns)
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -278,8 +280,8 @@ class LauncherPanel(QWidget):
         cfg = self.config()
         qa = is_qa_task(cfg.task)
         for spec in FIELDS:
-            if spec.qa_only or spec.cls_only:
-                on = qa if spec.qa_only else not qa
+            if spec.qa_only or spec.cls_only or spec.tasks:
+                on = cfg.task in spec.tasks if spec.tasks else (qa if spec.qa_only else not qa)
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
@@ -325,8 +327,34 @@ class LauncherPanel(QWidget):
 
     def refresh_previews(self) -> None:
         cfg = self.config()
-        self.train_preview.request(cfg.train, cfg.task, cfg.text_columns, cfg.label_column)
-        self.dev_preview.request(cfg.dev, cfg.task, cfg.text_columns, cfg.label_column)
+        options = {"id_column": cfg.id_column, "no_header": cfg.no_header, "encoding": cfg.encoding,
+                   "label_names": cfg.label_names, "skip_invalid": cfg.skip_invalid,
+                   "dev_fraction": 0.0 if cfg.dev else cfg.resolved_dev_fraction(),
+                   "label_separator": cfg.label_separator}
+        self.train_preview.request(cfg.train, cfg.task, cfg.text_columns, cfg.label_column, options)
+        self.dev_preview.request(cfg.dev, cfg.task, cfg.text_columns, cfg.label_column, options)
+
+    def _offer_columns(self, res: dict) -> None:
+        """Fill the column pickers with the training file's columns; the guess shows as the placeholder."""
+        columns = list(res.get("columns") or [])
+        guess = res.get("guess") or {}
+        pair = self.config().task == "pair"
+        for name, placeholder in (("text_columns", ", ".join(guess.get("text_columns") or [])),
+                                  ("label_column", guess.get("label_column") or ""),
+                                  ("id_column", guess.get("id_column") or "")):
+            combo = self.editors[name].widget
+            current = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            items = [""] + columns
+            if name == "text_columns" and pair and len(columns) >= 2:
+                items = [""] + [f"{a}, {b}" for i, a in enumerate(columns) for b in columns[i + 1:]]
+            combo.addItems(items)
+            combo.setCurrentText(current)
+            combo.blockSignals(False)
+            if combo.lineEdit() is not None:
+                combo.lineEdit().setPlaceholderText(f"guessed: {placeholder}" if placeholder else
+                                                    ("pick a column" if columns else ""))
 
     # ---- presets / launch ----------------------------------------------------------------
     def _preset_chosen(self, index: int) -> None:
@@ -428,7 +456,7 @@ class LauncherPanel(QWidget):
     def _browse_data(self, which: str) -> None:
         start = self.settings.last_dir("data") if self.settings else str(Path(sample_paths()[0]).parent)
         path, _ = QFileDialog.getOpenFileName(self, f"{which} data", start,
-                                              "Data files (*.json *.jsonl *.tsv *.csv);;All files (*)")
+                                              "Data files (*.json *.jsonl *.tsv *.csv *.txt *.xlsx);;All files (*)")
         if path:
             self.editors[which].set(path)
             if self.settings:

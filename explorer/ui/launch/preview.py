@@ -21,7 +21,7 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.shell.tasks import run_in_thread
 
 PREVIEW_TIMEOUT_S = 180
-LOCAL_SUFFIXES = (".json", ".jsonl", ".tsv", ".csv")
+LOCAL_SUFFIXES = (".json", ".jsonl", ".tsv", ".csv", ".txt", ".xlsx")
 
 
 def is_local_source(source: str) -> bool:
@@ -32,10 +32,11 @@ def is_local_source(source: str) -> bool:
 
 
 def run_preview_process(source: str, task: str, split: str, text_columns: list[str], label_column: str,
-                        n: int = 8) -> dict:
+                        n: int = 8, options: dict | None = None) -> dict:
     """Run the preview child process and return its JSON (blocking: call from a worker thread)."""
     argv = [sys.executable, "-m", "explorer.ui.launch.data_preview", source, "--task", task, "--split", split,
-            "--n", str(n), "--text-columns", ",".join(text_columns), "--label-column", label_column]
+            "--n", str(n), "--text-columns", ",".join(text_columns), "--label-column", label_column,
+            "--options", json.dumps(options or {})]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH"))
                                                       if p))
     try:
@@ -104,9 +105,11 @@ class DataPreview(QWidget):
         super().resizeEvent(event)
         self._fit_summary()
 
-    def request(self, source: str, task: str, text_columns: list[str] | None = None, label_column: str = "") -> None:
-        """Preview ``source`` for ``task``: local files at once, hub ids on the button (network)."""
-        self._args = (source.strip(), task, list(text_columns or []), label_column)
+    def request(self, source: str, task: str, text_columns: list[str] | None = None, label_column: str = "",
+                options: dict | None = None) -> None:
+        """Preview ``source`` for ``task``: local files at once, hub ids on the button (network). ``options``:
+        the other table settings (id_column, no_header, encoding, label_names, skip_invalid, dev_fraction)."""
+        self._args = (source.strip(), task, list(text_columns or []), label_column, dict(options or {}))
         self._token += 1
         self.result = None
         self.problems.hide()
@@ -130,10 +133,10 @@ class DataPreview(QWidget):
     def _start(self, force: bool = False) -> None:
         if self._args is None:
             return
-        source, task, cols, label = self._args
+        source, task, cols, label, options = self._args
         token = self._token
         self.show_text(f"Reading <b>{_esc(source)}</b>…")
-        run_in_thread(run_preview_process, source, task, self.split, cols, label, owner=self,
+        run_in_thread(run_preview_process, source, task, self.split, cols, label, 8, options, owner=self,
                       on_done=lambda res: self._done(token, res),
                       on_error=lambda msg, _tb: self._done(token, {"ok": False, "error": msg, "records": []}))
 
@@ -148,6 +151,13 @@ class DataPreview(QWidget):
             self.finished.emit(res)
             return
         text = "✓ " + _esc(res.get("summary", ""))
+        for note in res.get("notes") or []:   # encoding read, CRLF, stripped labels, duplicates
+            text += f"<br><span style='color:#666'>{_esc(note)}</span>"
+        counts = res.get("class_counts") or {}
+        if counts:   # the class distribution, as bars of text
+            top = max(counts.values()) or 1
+            text += "<br>" + "<br>".join(f"<tt>{_esc(k[:24])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}"
+                                         for k, v in counts.items())
         if res.get("answer_check"):  # "3 answers repaired, 1 dropped": what the run will do to the answers
             color = "#b35c00" if res.get("answers_changed") else "#666"
             text += f"<br><span style='color:{color}'>{_esc(res['answer_check'])}</span>"

@@ -14,6 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
+from explorer.core.runs import checkpoint_path
 from explorer.core.training.checkpoints import CHECKPOINTS, STATE_FILE
 
 TRASH = ".trash"
@@ -67,14 +68,13 @@ def keep_only_best(run_dir: str | Path) -> tuple[int, int]:
     Returns (bytes before, bytes after). Raises FileNotFoundError naming the folder when the run has no
     best checkpoint (nothing would be left to probe), OSError when a file cannot be removed.
     """
-    base = Path(run_dir) / CHECKPOINTS
-    if not (base / "best").is_dir():
-        raise FileNotFoundError(f"{base / 'best'} does not exist: keeping only the best checkpoint would "
-                                "leave none")
+    best = checkpoint_path(run_dir, "best")
+    if not best.is_dir():
+        raise FileNotFoundError(f"{best} does not exist: keeping only the best checkpoint would leave none")
     before = disk_usage(run_dir)
     for name in ("last", "last.old"):
-        if (base / name).exists():
-            shutil.rmtree(base / name)
+        if checkpoint_path(run_dir, name).exists():
+            shutil.rmtree(checkpoint_path(run_dir, name))
     return before, disk_usage(run_dir)
 
 

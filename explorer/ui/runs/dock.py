@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
                                QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTreeView,
                                QVBoxLayout, QWidget)
 
+from explorer.core.runs import checkpoint_path
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
@@ -365,13 +366,19 @@ class ErrorDialog(QDialog):
 
 
 class RunsPanel(QWidget):
-    """Table of runs + actions. Emits requests; the main window acts on them."""
+    """Table of runs + actions. Emits requests; the main window acts on them.
+
+    :meth:`follow` subscribes the list to the run store (explorer.core.runs.RunStore, through its Qt
+    bridge explorer.ui.runs.bridge.StoreBridge): listed, replaced, changed, ended and removed runs show
+    without anyone relaying them; a run deleted here is removed from the store.
+    """
 
     selection_changed = Signal(list)        # run ids, in table order
     stop_requested = Signal(str)
     cancel_requested = Signal(str)
     open_folder_requested = Signal(str)     # run id
     open_checkpoint_requested = Signal(str)  # checkpoint folder
+    predict_requested = Signal(str)          # checkpoint folder: "Predict on a file…"
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
@@ -383,6 +390,7 @@ class RunsPanel(QWidget):
         super().__init__(parent)
         self.loading = False
         self.runs_dir_getter = None         # () -> runs folder; set by explorer.ui.groups.tabs.install
+        self.store = None                   # explorer.core.runs.RunStore once follow() was called
         self._build_table()
         self._build_buttons()
         self._layout()
@@ -504,6 +512,33 @@ class RunsPanel(QWidget):
         self._fit_timer.start()
 
     # ---- rows ----------------------------------------------------------------------------
+    def follow(self, bridge) -> None:
+        """List what the run store lists (``bridge``: a StoreBridge): a new or replaced state is upserted
+        (a replaced state of a selected run re-announces the selection, so Curves shows the new one),
+        a changed or ended run is repainted, a removed one leaves the list."""
+        self.store = bridge.store
+        bridge.added.connect(self._store_added)
+        bridge.changed.connect(lambda run_id, _series: self.refresh(run_id))
+        bridge.ended.connect(lambda run_id, _status: self.refresh(run_id))
+        bridge.removed.connect(self._store_removed)
+
+    def _store_added(self, state: RunState) -> None:
+        replaced = self.model.find(state.run_id) is not None and self.model.find(state.run_id) is not state
+        self.upsert(state)
+        if replaced and state.run_id in self.selected_ids():
+            self._selection_changed()
+
+    def _store_removed(self, run_id: str) -> None:
+        self.model.remove(run_id)
+        self._update_buttons()
+
+    def _forget(self, run_id: str) -> None:
+        """A run whose folder went to the trash: out of the store (and so the list), then ``removed``."""
+        if self.store is not None:
+            self.store.remove(run_id)
+        self.model.remove(run_id)
+        self.removed.emit(run_id)
+
     def set_loading(self, loading: bool) -> None:
         """While the runs folder is read, say so (never "no runs" before the read is done)."""
         was, self.loading = self.loading, loading
@@ -658,7 +693,7 @@ class RunsPanel(QWidget):
         menu.addAction("Rename…", self.rename_selected).setEnabled(one and states[0].path is not None)
         menu.addAction("Delete…", self.delete_selected).setEnabled(done)
         menu.addSeparator()
-        best = one and states[0].path is not None and (states[0].path / "checkpoints" / "best").is_dir()
+        best = one and states[0].path is not None and checkpoint_path(states[0].path, "best").is_dir()
         menu.addAction("Keep only best checkpoint…", self.keep_only_best_selected).setEnabled(done and best)
         has_state = one and states[0].path is not None and bool(optimizer_state_files(states[0].path))
         menu.addAction("Delete optimizer state…", self.delete_optimizer_state_selected).setEnabled(done and has_state)
@@ -666,7 +701,15 @@ class RunsPanel(QWidget):
         menu.addAction("Open folder", self._open_folder).setEnabled(one)
         menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
+        menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
+            one and states[0].best_checkpoint_path() is not None)
         return menu
+
+    def _predict_on_file(self) -> None:
+        states = self._selected_states()
+        path = states[0].best_checkpoint_path() if len(states) == 1 else None
+        if path is not None:
+            self.predict_requested.emit(str(path))
 
     def group_menu(self, name: str) -> QMenu:
         """The menu of a group row (built, not shown: tests read its actions)."""
@@ -724,8 +767,7 @@ class RunsPanel(QWidget):
             except OSError as exc:
                 failed.append(f"{s.run_id}: {exc}")
                 continue
-            self.model.remove(s.run_id)
-            self.removed.emit(s.run_id)
+            self._forget(s.run_id)
         if failed:   # the group file stays, so what is left stays grouped
             QMessageBox.warning(self, "Cannot delete", "Some runs could not be moved:\n" + "\n".join(failed))
         else:
@@ -792,8 +834,7 @@ class RunsPanel(QWidget):
             except OSError as exc:
                 QMessageBox.warning(self, "Cannot delete", f"Cannot move {s.path} to the trash: {exc}")
                 continue
-            self.model.remove(s.run_id)
-            self.removed.emit(s.run_id)
+            self._forget(s.run_id)
         self._update_buttons()
         return True
 

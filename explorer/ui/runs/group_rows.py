@@ -56,7 +56,9 @@ class GroupRow:
                 name = name or found[0]
                 if found[0] == name:
                     values.append(found[1])
-        return name, stats(values)
+        from explorer.core.metric_specs import higher_is_better
+
+        return name, stats(values, higher_is_better(name))
 
     def best_text(self) -> str:
         """'accuracy (%) 74.10 ± 2.31' ('' before any member has an evaluation; n is in the tooltip)."""

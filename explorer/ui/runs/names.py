@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from explorer.core.runs import model_short_name
+
 RUN_INFO = "run.json"          # {"name": "..."}: the user's name for the run (Runs dock: Rename…)
 # config field -> short label, in the order shown
 DIFF_FIELDS = (("learning_rate", "lr"), ("batch_size", "bs"), ("epochs", "ep"), ("seed", "seed"),
@@ -46,18 +48,10 @@ def set_display_name(run_dir: str | Path, name: str) -> None:
 
 
 def model_label(model: str) -> str:
-    """A short model name for run ids: 'bundled:minilm' -> 'minilm'; a run's checkpoint folder
-    '<runs>/<run_id>/checkpoints/best' -> '<that run's model>-ft' (not 'best')."""
-    path = Path(model.rstrip("/"))
-    if path.parent.name == "checkpoints" and path.name.split(".")[0] in ("best", "last"):
-        parent_cfg = path.parent.parent / "config.json"
-        try:
-            parent_model = str(json.loads(parent_cfg.read_text(encoding="utf-8")).get("model", ""))
-        except (OSError, ValueError, AttributeError):
-            parent_model = ""
-        base = model_label(parent_model) if parent_model else path.parent.parent.name
-        return f"{base}-ft"
-    return (model or "model").rstrip("/").split("/")[-1].split(":")[-1] or "model"
+    """A short model name: 'bundled:minilm' -> 'minilm'; a run's checkpoint folder
+    '<runs>/<run_id>/checkpoints/best' -> '<that run's model>-ft' (the run id rule's model part,
+    explorer.core.runs.model_short_name)."""
+    return model_short_name(model)
 
 
 def _fmt(value) -> str:

@@ -5,15 +5,18 @@ Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (
 parsed as they arrive (explorer.core.events.iter_events; other lines are kept as log text);
 stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate
 (SIGTERM), then kill after a grace period. A worker that dies without a terminal event is marked
-failed (or cancelled if we asked) and that event is appended to its events.jsonl so the run reads
-the same after a restart.
+failed (or cancelled if we asked) and that event is appended to its events.jsonl (through the run
+store, explorer.core.runs.append_event) so the run reads the same after a restart; when that append
+fails, the reason is in the run's log and the store's ``message``.
+
+The queue puts every run it makes into the window's :class:`~explorer.core.runs.RunStore` as their
+driver and tells the store of each change; the Runs dock and Curves follow the store.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -21,13 +24,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from explorer.core import run_status
+from explorer.core.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
 from explorer.core.priorities import worker_niceness
-from explorer.core.events import (EVENTS_FILE, TERMINAL_EVENTS, EventParseError, encode_event, make_event,
-                                  parse_event)
-from explorer.core.runs import new_run_id, request_stop
+from explorer.core.runs import RunStore, append_event, config_file, new_run_id, request_stop, stop_file
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
-from explorer.ui.runs.names import model_label
 from explorer.ui.runs.state import RunState
 
 STDERR_KEEP = 64_000        # characters of stderr kept for the error view
@@ -45,27 +46,27 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
-    """'20250612-101530-minilm-squad_v2' (+ suffix, + '-2'... if taken): unique in memory and on disk."""
-    base = new_run_id(model_label(config.model), config.task) + re.sub(r"[^A-Za-z0-9._-]+", "-", suffix)
-    run_id, n = base, 2
-    while run_id in taken or (runs_dir / run_id).exists():
-        run_id, n = f"{base}-{n}", n + 1
-    return run_id
+    """The run id rule (explorer.core.runs.new_run_id): '20250612-101530-minilm-squad_v2' (+ suffix,
+    + '-2'... if taken): unique in memory and on disk."""
+    return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken)
 
 
-def record_cancelled_queued(cfg: TrainConfig) -> None:
+def record_cancelled_queued(cfg: TrainConfig) -> str:
     """Keep a queued run that was cancelled before it started: its folder gets config.json and one
-    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart."""
+    ``cancelled`` event (``queued: true``), so it stays listed ("cancelled (queued)") after a restart.
+
+    Returns "" when recorded, else what failed (the row stays in this window's list; only the record on
+    disk is missing)."""
     run_dir = Path(cfg.output_dir) / cfg.run_id
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        if not (run_dir / "config.json").exists():
-            cfg.save(run_dir / "config.json")
-        with open(run_dir / EVENTS_FILE, "a", encoding="utf-8") as fh:
-            fh.write(encode_event(make_event("cancelled", cfg.run_id, step=None, seconds=None, queued=True,
-                                             source="gui")) + "\n")
-    except OSError:
-        pass   # the row stays in this window's list; only the record on disk is missing
+        if not config_file(run_dir).exists():
+            cfg.save(config_file(run_dir))
+        append_event(run_dir, make_event("cancelled", cfg.run_id, step=None, seconds=None, queued=True,
+                                         source="gui"))
+    except OSError as exc:
+        return f"{cfg.run_id}: the cancelled queued run is not recorded on disk ({exc})"
+    return ""
 
 
 class RunProcess(QObject):
@@ -74,6 +75,7 @@ class RunProcess(QObject):
     event = Signal(dict)
     output = Signal(str)     # stderr or non-event stdout text, as it arrives
     ended = Signal(str)
+    record_failed = Signal(str)   # the GUI's own terminal event could not be appended to events.jsonl
 
     def __init__(self, config: TrainConfig, config_path: Path, parent: QObject | None = None):
         super().__init__(parent)
@@ -131,7 +133,7 @@ class RunProcess(QObject):
             self.run_dir.mkdir(parents=True, exist_ok=True)
             request_stop(self.run_dir)
         except OSError as exc:
-            self.output.emit(f"cannot create {self.run_dir / 'STOP'}: {exc}\n")
+            self.output.emit(f"cannot create {stop_file(self.run_dir)}: {exc}\n")
 
     def cancel(self) -> None:
         """SIGTERM now, SIGKILL after CANCEL_GRACE_MS if it is still alive."""
@@ -214,20 +216,24 @@ class RunProcess(QObject):
         return make_event("failed", self.config.run_id, error=why, traceback=self.stderr[-8000:], source="gui")
 
     def _append_to_log(self, ev: dict) -> None:
-        path = self.run_dir / EVENTS_FILE
+        """Record the event the worker could not write; a failure is shown as worker output (the error
+        view) and sent as ``record_failed``."""
         if not self.run_dir.is_dir():
             return
         try:
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(encode_event(ev) + "\n")
-        except OSError:
-            pass
+            append_event(self.run_dir, ev)
+        except OSError as exc:
+            text = f"the {ev.get('event')} event is not recorded on disk: {exc}"
+            self._keep_text(text + "\n")
+            self.record_failed.emit(text)
 
 
 class RunManager(QObject):
     """The run queue: keeps live RunStates and runs at most ``max_parallel`` workers at once.
 
-    Signals: ``added(RunState)`` when queued, ``changed(run_id, set_of_series)`` on every event,
+    Every run it queues is added to ``store`` (explorer.core.runs.RunStore) with this manager as its
+    driver, and each change is told to the store (``changed``, ``ended``, ``message``). The same news
+    as Qt signals: ``added(RunState)`` when queued, ``changed(run_id, set_of_series)`` on every event,
     ``ended(run_id, status)`` when a worker is done (or a queued run was cancelled).
     """
 
@@ -235,9 +241,14 @@ class RunManager(QObject):
     changed = Signal(str, object)
     ended = Signal(str, str)
 
-    def __init__(self, runs_dir: str | Path, parent: QObject | None = None, max_parallel: int = 1):
+    def __init__(self, runs_dir: str | Path, parent: QObject | None = None, max_parallel: int = 1,
+                 store: RunStore | None = None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
+        self.store = store if store is not None else RunStore(self.runs_dir)
+        self.added.connect(lambda state: self.store.add(state, driver=self))
+        self.changed.connect(self.store.changed)
+        self.ended.connect(self.store.ended)
         self.max_parallel = max_parallel
         self.states: dict[str, RunState] = {}
         self.procs: dict[str, RunProcess] = {}
@@ -267,6 +278,20 @@ class RunManager(QObject):
         """Run ids with a live worker or waiting in the queue."""
         return [r for r, s in self.states.items() if s.is_live]
 
+    def queued(self) -> list[str]:
+        """Run ids waiting in the queue (no worker yet)."""
+        return [r for r, s in self.states.items() if s.status == run_status.QUEUED]
+
+    def working(self) -> bool:
+        """Is any worker process of this queue still running (also one that reported its result and
+        is saving / exiting)?"""
+        return bool(self.procs)
+
+    def wait_for_workers(self, wait_ms: int) -> None:
+        """Block until each worker process has exited, at most ``wait_ms`` each (quitting)."""
+        for proc in list(self.procs.values()):
+            proc.proc.waitForFinished(wait_ms)
+
     def _pump(self) -> None:
         while self.queue and len(self.procs) < self.max_parallel:
             self._start(self.queue.pop(0))
@@ -291,6 +316,7 @@ class RunManager(QObject):
         proc.event.connect(lambda ev, rid=cfg.run_id: self._on_event(rid, ev))
         proc.output.connect(lambda text, rid=cfg.run_id: self._on_output(rid, text))
         proc.ended.connect(lambda status, rid=cfg.run_id: self._on_ended(rid, status))
+        proc.record_failed.connect(self.store.note)
         proc.start()
         self.changed.emit(cfg.run_id, set())
 
@@ -315,8 +341,10 @@ class RunManager(QObject):
             cfg = next((c for c in self.queue if c.run_id == run_id), None)
             self.queue = [c for c in self.queue if c.run_id != run_id]
             state.status = run_status.after_request(state.status, "cancel")
-            if cfg is not None:
-                record_cancelled_queued(cfg)
+            problem = record_cancelled_queued(cfg) if cfg is not None else ""
+            if problem:
+                state.logs.append(f"[warning] {problem}")
+                self.store.note(problem)
             self.changed.emit(run_id, set())
             self.ended.emit(run_id, "cancelled")
 

@@ -3,9 +3,13 @@
 A :class:`RunState` is fed events one by one (live from the worker's stdout, or replayed from
 ``runs/<run_id>/events.jsonl``) and keeps growable numpy series for the curves:
 
-- ``loss``, ``lr``, ``grad_norm``, ``samples_per_second`` against optimizer step (``step`` events);
+- ``loss``, ``lr``, ``grad_norm``, ``samples_per_second`` against optimizer step (``step`` events), and
+  every other numeric field a worker adds to its step events (an open vocabulary, as accelerate's
+  ``GeneralTracker.log(values, step)``: a new scalar needs no change here);
 - ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``), on the display
   scale: percent for shares (classification accuracy/F1 are multiplied by 100; core.metric_display).
+  Counts (``total``, ``HasAns_total``, ...: rows of unit "count" in core.metric_specs) and nested values
+  (``per_class``) are not scalars and get no series.
 
 Event fields follow the records in explorer/core/events.py (docs/architecture.md).
 """
@@ -21,12 +25,24 @@ import numpy as np
 
 from explorer.core import run_status
 from explorer.core.metric_display import to_display
+from explorer.core.metric_specs import metric_spec
 from explorer.core.task_facts import choose_metric
 
+# The step-event series that always have a plot (their titles: ui/curves/plot.TITLES).
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
 DEV_PREFIX = "dev/"
-# Metrics that are counts, not scores: never plotted.
-SKIP_METRICS = ("total", "HasAns_total", "NoAns_total", "n_examples", "num_examples")
+# Step-event fields that say where and when, not what was measured (core/events.StepEvent): no series.
+STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "step", "epoch", "elapsed", "train_seconds", "steps_total")
+
+
+def series_name(key: str) -> str:
+    """The metric or scalar name of a series key: 'dev/f1' -> 'f1', 'loss_scale' -> 'loss_scale'."""
+    return key.removeprefix(DEV_PREFIX)
+
+
+def _is_scalar(value) -> bool:
+    """A number a curve can show (bool, text, lists and dicts such as per_class are not)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class Series:
@@ -170,7 +186,7 @@ class RunState:
 
     def best_metric(self) -> tuple[str, float, int] | None:
         """(name, best value, step of it): the evaluation ``checkpoints/best`` holds, by the training
-        loop's own rule (explorer.core.best: strictly better wins, a tie keeps the earlier step, the
+        loop's own rule (explorer.core.best: strictly better in the metric's direction wins, a tie keeps the earlier step, the
         step-0 evaluation of the untrained model is never saved). None before such an evaluation.
         The value is on the display scale (percent; see dev series)."""
         from explorer.core.best import best_evaluation
@@ -179,7 +195,7 @@ class RunState:
         if name is None:
             return None
         s = self.series[DEV_PREFIX + name]
-        found = best_evaluation(zip(s.x.tolist(), s.y.tolist()))
+        found = best_evaluation(zip(s.x.tolist(), s.y.tolist()), metric=name)
         if found is None:
             return None
         return name, found[1], found[0]
@@ -275,12 +291,19 @@ class RunState:
                     changed.add(name)
                 elif self._point(name, step, ev.get(name)):
                     changed.add(name)
+            for name, value in ev.items():   # any other scalar the worker reports
+                if name in TRAIN_SERIES or name in STEP_CONTEXT_FIELDS or name.startswith(DEV_PREFIX):
+                    continue
+                if _is_scalar(value) or (value is None and name in self.series):   # null: NaN/inf, a gap
+                    y = float(value) if value is not None else math.nan
+                    self.series.setdefault(name, Series()).append(step, y)
+                    changed.add(name)
         elif kind == "eval":
             step = _num(ev.get("step")) or 0.0
             metrics = ev.get("metrics") or {}
             self.evals.append(ev)
             for name, value in metrics.items():
-                if name in SKIP_METRICS:
+                if metric_spec(name).is_count or not (_is_scalar(value) or value is None):
                     continue
                 if _num(value) is not None:   # one display scale: percent (core.metric_display)
                     value = to_display(name, float(value), self.task)
@@ -321,8 +344,10 @@ class RunState:
             if candidate:
                 return candidate
         if self.path is not None:
+            from explorer.core.runs import checkpoint_path
+
             for kind in ("best", "last"):
-                p = self.path / "checkpoints" / kind
+                p = checkpoint_path(self.path, kind)
                 if p.is_dir():
                     return str(p)
         return None

@@ -10,14 +10,9 @@ file) or cancel it (SIGTERM to the pid).
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-from pathlib import Path
-
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.core.runs import PID_FILE, worker_alive
+from explorer.core.runs import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: the run store
 
 LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
 
@@ -43,26 +38,4 @@ def ask_quit(parent: QWidget, running: list[str], queued: list[str]) -> str | No
     return {id(leave): LEAVE, id(stop): STOP, id(cancel): CANCEL}.get(id(clicked)) if clicked is not None else None
 
 
-def worker_pid(run_dir: str | Path) -> int | None:
-    """The pid in ``<run_dir>/worker.pid`` when that worker is alive (this host), else None."""
-    if not worker_alive(run_dir):
-        return None
-    try:
-        return int(json.loads((Path(run_dir) / PID_FILE).read_text(encoding="utf-8"))["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def terminate_external(run_dir: str | Path) -> str:
-    """SIGTERM the worker of a run this window did not start (the worker then logs ``cancelled``).
-
-    Returns a one-line message for the status bar (what was done, or why nothing was).
-    """
-    pid = worker_pid(run_dir)
-    if pid is None:
-        return f"{Path(run_dir).name}: no live worker process to cancel"
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except OSError as exc:
-        return f"{Path(run_dir).name}: cannot signal worker {pid}: {exc}"
-    return f"{Path(run_dir).name}: cancel sent to worker {pid}"
+terminate_external = terminate_worker   # a run this window did not start (explorer.core.runs.terminate_worker)

@@ -6,6 +6,13 @@ training runs in worker processes (explorer.ui.runs.runner), run folders are rea
 (explorer.ui.runs.store), the device is probed in a child process (explorer.ui.launch.device), and the
 inspectors' model loads and computation run in the inspector child process (explorer.worker.inspect,
 reached through explorer.ui.inspectors.client): the GUI process never imports torch.
+
+The runs live in one observable model, explorer.core.runs.RunStore: the run queue adds the runs it
+drives, reads from disk are offered to it (it decides that a driven run's live state wins), and the
+Runs dock and Curves follow it through explorer.ui.runs.bridge.StoreBridge. The window relays no run
+events and never asks who owns a run: stop and cancel go to the store. A Predictions page is opened per
+predictions file, as a tab of its own ("Predictions: <file>", :meth:`MainWindow.open_predictions`), not a
+registry page.
 """
 
 from __future__ import annotations
@@ -26,11 +33,11 @@ from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialo
 from explorer.ui.launch.launcher import LauncherPanel
 from explorer.ui.runs.runner import RunManager
 from explorer.ui.runs.state import RunState
-from explorer.core.runs import request_stop
+from explorer.core.runs import RunStore
+from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.disk import disk_usage
-from explorer.ui.runs.listing import load_summaries
 from explorer.ui.runs.names import display_name
-from explorer.ui.runs.store import load_run_state
+from explorer.ui.runs.store import load_run_state, load_summaries
 from explorer.ui.runs.dock import RunsPanel
 from explorer.ui.shell.screen_fit import fit_to_screen
 from explorer.ui.shell.settings import AppSettings
@@ -87,10 +94,14 @@ class MainWindow(QMainWindow):
         self.settings = settings or AppSettings()
         self._set_title()
         fit_to_screen(self, 1500, 940)   # never wider or taller than the screen it opens on
-        self.manager = RunManager(self.runs_dir, self)
+        self.store = RunStore(self.runs_dir)
+        self.store_events = StoreBridge(self.store, self)
+        self.manager = RunManager(self.runs_dir, self, store=self.store)
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
         self.curves = CurvesPanel()
         self.runs = RunsPanel()
+        self.runs.follow(self.store_events)
+        self.curves.follow(self.store_events)
         self.hub = None                 # the InspectorHub, set by its page set (explorer.ui.inspectors.hub)
         self.page_sets: dict[str, object] = {}   # registry provider -> its page set
         self.pages: dict[str, QWidget] = {}      # registry page title -> its tab widget
@@ -131,16 +142,18 @@ class MainWindow(QMainWindow):
         self.launcher.launch_requested.connect(self.launch)
         self.launcher.status_message.connect(self.show_message)
         self.curves.status_message.connect(self.show_message)
-        self.manager.added.connect(self._run_added)
-        self.manager.changed.connect(self._run_changed)
-        self.manager.ended.connect(self._run_ended)
+        self.store_events.added.connect(lambda _state: self._update_activity())
+        self.store_events.changed.connect(lambda *_: self._update_status_labels())
+        self.store_events.ended.connect(self._run_ended)
+        self.store_events.message.connect(lambda text: self.show_message(text, 15000))
         self.runs.selection_changed.connect(self._selection_changed)
         self.runs.stop_requested.connect(self.stop_early)
         self.runs.cancel_requested.connect(self.cancel_run)
         self.runs.open_folder_requested.connect(self._open_folder)
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
+        self.runs.predict_requested.connect(self.predict_on_file)
         self.runs.refresh_requested.connect(self.scan_runs)
-        self.runs.removed.connect(lambda _rid: self._refresh_selected())
+        self.runs.removed.connect(lambda _rid: self._refresh_selected())   # the dock removed it from the store
         self.curves.name_of = self.runs.name_of                      # the legend names runs as the list does
         self.runs.renamed.connect(lambda _rid: self.curves.update_legend())
         self.runs.message.connect(self.show_message)
@@ -257,41 +270,24 @@ class MainWindow(QMainWindow):
             self.show_message(f"Launched {ids[0]}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
         return ids
 
-    def _run_added(self, state: RunState) -> None:
-        self.runs.upsert(state)
-        self._update_activity()
-
-    def _run_changed(self, run_id: str, changed) -> None:
-        self.runs.refresh(run_id)
-        self.curves.run_updated(run_id, changed)
-        self._update_device_label()
-        self._update_activity()
-
     def _run_ended(self, run_id: str, status: str) -> None:
-        state = self.manager.states[run_id]
-        self.runs.refresh(run_id)
-        self.curves.run_updated(run_id, set())
+        """A worker this window drove is done: say so in the status bar, measure its folder."""
+        state = self.store.get(run_id)
         msg = f"{run_id}: {status}"
-        if status == "failed":
+        if status == "failed" and state is not None:
             msg += f" — {state.error}"
         self.show_message(msg, 15000)
+        self._update_status_labels()
+        if state is not None:
+            self._measure_sizes([state])
+
+    def _update_status_labels(self) -> None:
         self._update_device_label()
         self._update_activity()
-        self._measure_sizes([state])
-
-    def _tracked_states(self) -> list[RunState]:
-        """The runs this window started, then runs listed as running by another process (a run left
-        training when the app last quit, another window, the CLI)."""
-        states = list(self.manager.states.values())
-        for run_id in self.runs.all_ids():
-            s = self.runs.state(run_id)
-            if s is not None and s.status == "running" and run_id not in self.manager.states:
-                states.append(s)
-        return states
 
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
-        live = [s for s in self._tracked_states() if s.is_live and s.status != "queued"]
+        live = [s for s in self.store.tracked() if s.is_live and s.status != "queued"]
         if live and live[0].device:
             text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}"
         elif live:
@@ -302,7 +298,9 @@ class MainWindow(QMainWindow):
             self.device_label.setText(text)
 
     def _update_activity(self) -> None:
-        states = self._tracked_states()
+        """'running: <name> step 120/400 · 1 running · 2 queued': the runs driven here and those running
+        elsewhere (a run left training when the app last quit, another window, the CLI)."""
+        states = self.store.tracked()
         running = sum(s.status in run_status.WORKING for s in states)
         queued = sum(s.status == "queued" for s in states)
         parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
@@ -325,12 +323,11 @@ class MainWindow(QMainWindow):
         self.curves.set_runs([s for s in states if s.loaded])
 
     def _run_loaded(self, state: RunState) -> None:
+        """A selected run read whole: the store takes it unless the run left the list meanwhile (the
+        Runs dock then re-announces the selection, so Curves shows it)."""
         self._loading_runs.discard(state.run_id)
-        if state.run_id in self.manager.states or self.runs.state(state.run_id) is None:
-            return
-        self.runs.upsert(state)
-        if state.run_id in self.runs.selected_ids():
-            self._refresh_selected()
+        if state.run_id in self.store:
+            self.store.offer(state)
 
     def _run_load_failed(self, run_id: str, message: str) -> None:
         self._loading_runs.discard(run_id)
@@ -352,8 +349,7 @@ class MainWindow(QMainWindow):
     def _scanned(self, result) -> None:
         states, problems = result
         for s in states:
-            if s.run_id not in self.manager.states:
-                self.runs.upsert(s)
+            self.store.offer(s)
         self.runs.set_loading(False)
         self._refresh_selected()
         text = f"{len(states)} runs in {self.runs_dir}"
@@ -379,44 +375,28 @@ class MainWindow(QMainWindow):
                           on_done=lambda sizes: [self.runs.model.set_size(r, n) for r, n in sizes.items()])
 
     def stop_early(self, run_id: str) -> None:
-        """Stop early: our own worker, or a worker left training by an earlier window (its STOP file)."""
-        if run_id in self.manager.procs:
-            self.manager.stop_early(run_id)
-            return
-        s = self.runs.state(run_id)
-        if s is not None and s.path is not None and s.status == "running":
-            request_stop(s.path)
-            self.show_message(f"Asked {run_id} to stop early (it saves and evaluates first)")
+        """Stop early (the store asks our own worker, or a worker left training elsewhere via its STOP file)."""
+        message = self.store.stop_early(run_id)
+        if message:
+            self.show_message(message)
 
     def cancel_run(self, run_id: str) -> None:
-        """Cancel our own worker or queued run, or signal a worker left training by an earlier window."""
-        if run_id in self.manager.states:
-            self.manager.cancel(run_id)
-            return
-        s = self.runs.state(run_id)
-        if s is not None and s.path is not None and s.status == "running":
-            from explorer.ui.shell.detach import terminate_external
-
-            self.show_message(terminate_external(s.path))
+        """Cancel (the store cancels our own worker or queued run, or signals a worker started elsewhere)."""
+        message = self.store.cancel(run_id)
+        if message:
+            self.show_message(message)
 
     def _refresh_selected(self) -> None:
         self._selection_changed(self.runs.selected_ids())
 
     def _poll_external(self) -> None:
         """Runs that are running elsewhere (another window, the CLI): re-read their folders."""
-        for run_id in self.runs.all_ids():
-            s = self.runs.state(run_id)
-            if s is not None and s.status == "running" and run_id not in self.manager.states and s.path:
-                run_in_thread(load_run_state, s.path, on_done=self._reloaded, owner=self)
+        for s in self.store.running_elsewhere():
+            run_in_thread(load_run_state, s.path, on_done=self._reloaded, owner=self)
 
     def _reloaded(self, state: RunState) -> None:
-        if state.run_id in self.manager.states:
-            return
-        self.runs.upsert(state)
-        if state.run_id in self.runs.selected_ids():
-            self._refresh_selected()
-        self._update_device_label()
-        self._update_activity()
+        if self.store.offer(state):
+            self._update_status_labels()
 
     def ask_open_run(self) -> None:
         start = self.settings.last_dir("run") or str(self.runs_dir)
@@ -428,8 +408,7 @@ class MainWindow(QMainWindow):
     def open_run_folder(self, path: str | Path) -> None:
         """Add a run folder from disk to the list (read on a worker thread) and select it."""
         def done(state: RunState) -> None:
-            if state.run_id not in self.manager.states:
-                self.runs.upsert(state)
+            self.store.offer(state)
             self.runs.select([state.run_id])
             self.tabs.setCurrentWidget(self.curves)
             self.show_message(f"Opened {path}")
@@ -451,6 +430,30 @@ class MainWindow(QMainWindow):
         if s is not None and s.path is not None:
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(s.path)))
 
+    def predict_on_file(self, checkpoint: str):
+        """"Predict on a file…" for a checkpoint: the dialog; its result opens in a Predictions page."""
+        from explorer.ui.inspectors.predictions_view import open_predict_dialog
+
+        return open_predict_dialog(self, checkpoint, on_finished=self.open_predictions)
+
+    def open_predictions(self, summary_or_path):
+        """A new Predictions page for a predict result (its summary dict) or a predictions file path."""
+        from explorer.ui.inspectors.predictions_view import PredictionsView, fill_launcher
+
+        summary = summary_or_path if isinstance(summary_or_path, dict) else None
+        path = summary["out"] if summary else str(summary_or_path)
+        page = PredictionsView(self)
+        page.open(path, summary)
+        page.message.connect(self.show_message)
+
+        def finetune(fields, note):
+            fill_launcher(self.launcher, fields, note)
+            self.tabs.setCurrentWidget(self.launcher)
+        page.finetune_requested.connect(finetune)
+        self.tabs.addTab(page, f"Predictions: {Path(path).name}")
+        self.tabs.setCurrentWidget(page)
+        return page
+
     def open_checkpoint(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
         core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to."""
@@ -462,9 +465,7 @@ class MainWindow(QMainWindow):
         if page_set is None:
             self.show_message(f"No page of this build opens {path}")
             return
-        run_dir = Path(path).parent.parent
-        state = next((s for s in self.runs.model.rows if s.path is not None and Path(s.path) == run_dir), None)
-        page_set.open_checkpoint(spec.title, path, task, state.config if state is not None else {})
+        page_set.open_checkpoint(spec.title, path, task, self.store.config_of(path))
         self.show_page(spec.title)
         self.show_message(f"Opening {path} in {spec.plain_title} …")
 
@@ -524,8 +525,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay."""
         if self._quit_choice is None and self.manager.active():
-            active = self.manager.active()
-            queued = [r for r in active if r in self.manager.states and self.manager.states[r].status == "queued"]
+            active, queued = self.manager.active(), self.manager.queued()
             running = [r for r in active if r not in queued]
             choice = ask_quit(self, running, queued)
             if choice is None:
@@ -546,9 +546,8 @@ class MainWindow(QMainWindow):
                 self.detached = running
             else:
                 self.manager.cancel_all(wait_ms=5000)
-        if not self.detached:
-            for proc in list(self.manager.procs.values()):   # reported a result, still saving / exiting
-                proc.proc.waitForFinished(5000)
+        if not self.detached:   # workers that reported a result may still be saving / exiting
+            self.manager.wait_for_workers(5000)
         self.settings.set_window(self.saveGeometry(), self.saveState())
         self.settings.set_last_config(self.launcher.config().to_dict())
         self.settings.sync()
@@ -556,5 +555,5 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def _close_when_idle(self, *_args) -> None:
-        if not self.manager.procs:
+        if not self.manager.working():
             self.close()

@@ -85,13 +85,35 @@ class Task:
         """num_labels for the model head (None when the head has a fixed size)."""
         return None
 
-    def check_data(self, train_examples, dev_examples, config) -> None:
-        """Cross-checks between train and dev (e.g. label ranges); raise ValueError with specifics."""
+    def check_data(self, train_examples, dev_examples, config):
+        """Cross-checks between train and dev (e.g. label ranges); raise ValueError with specifics. May return
+        the dev examples changed (e.g. labels mapped by name); None = unchanged."""
+
+    def split_dev(self, train_examples, config, run_dir) -> tuple[object, object | None, list[tuple[str, str]]]:
+        """(train, dev, notes) when the run has no dev file: tasks that hold out a dev split do it here
+        (classification: a stratified ``dev_fraction``); the default holds out nothing."""
+        return train_examples, None, []
+
+    def label_names(self, train_examples) -> list[str] | None:
+        """Class names of the head in id order (the model config's id2label), or None."""
+        return None
+
+    def started_info(self, train_examples, config) -> dict:
+        """Extra JSON-safe fields for the run's ``started`` event (e.g. class weights)."""
+        return {}
 
     def featurize(self, examples, tokenizer, config, *, train: bool) -> FeatureSet:
         raise NotImplementedError
 
     # -- model ----------------------------------------------------------------------------
+    def configure_model(self, model, train_examples, config) -> None:
+        """Set what the saved config.json must say about the head (e.g. ``problem_type``, ``id2label``);
+        called once after the model is loaded for training. Default: nothing."""
+
+    def before_save(self, model, metrics: dict | None) -> None:
+        """Called with the unwrapped model and the latest dev metrics (None without an evaluation) just
+        before a checkpoint is written, e.g. to put tuned thresholds into its config. Default: nothing."""
+
     def model_inputs(self, batch: dict) -> dict:
         return {k: v for k, v in batch.items() if k in MODEL_INPUT_KEYS}
 

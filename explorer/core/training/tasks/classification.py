@@ -2,18 +2,59 @@
 
 Head: ``AutoModelForSequenceClassification``: logits = pooled([CLS]) W^T + b (BERT paper, Section 4.1);
 loss -log softmax(logits)[y] (cross-entropy), or mean squared error when num_labels is 1 (regression,
-STS-B style). Metrics: accuracy, F1 (binary), Matthews correlation; Pearson / Spearman for regression.
+STS-B style). Class weights (``class_weights``: "balanced" as scikit-learn's
+``compute_class_weight("balanced")`` = n / (K * count), or explicit) weight the cross-entropy. Metrics:
+accuracy, F1 (binary), macro / weighted F1, per-class precision / recall / F1 / support, Matthews
+correlation, f_avg over ``f1_classes`` (SemEval-2016 stance); Pearson / Spearman for regression.
+
+No dev file: a seeded, stratified share (``dev_fraction``, default 0.1) of the training rows is held out
+and its row ids written to ``dev_split.csv`` in the run folder, which later starts (resume) read back.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import torch
 
-from explorer.core.data.classification import ClassificationData, ClassificationDataError, load_classification
+from explorer.core.data.classification import (
+    ClassificationData,
+    ClassificationDataError,
+    load_classification,
+)
+from explorer.core.errors import ConfigError
 from explorer.core.training.batching import pad_sequences
+from explorer.core.training.config import parse_class_weights
 from explorer.core.training.glue_metrics import classification_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
+
+DEV_SPLIT_FILE = "dev_split.csv"
+
+
+def parse_weights_for(text: str, train_examples: ClassificationData) -> list[float] | None:
+    """Per-class loss weights in class-id order from ``class_weights``: "balanced" = n / (K * count_c)
+    (scikit-learn's ``compute_class_weight("balanced")``, King and Zeng 2001), or "name=w,..." (classes not
+    named weigh 1.0); None for "".
+
+    Raises:
+        ConfigError: a named class the training data does not have; "balanced" with an empty class.
+    """
+    spec = parse_class_weights(text)
+    if not spec or train_examples.regression:
+        return None
+    names = train_examples.class_names()
+    counts = np.bincount(np.asarray(train_examples.labels, dtype=np.int64), minlength=len(names))
+    if spec == "balanced":
+        empty = [names[i] for i, c in enumerate(counts) if c == 0]
+        if empty:
+            raise ConfigError(f"class_weights balanced: class(es) {', '.join(empty)} have no training example")
+        return [float(len(train_examples.labels) / (len(names) * c)) for c in counts]
+    unknown = [n for n in spec if n not in names]
+    if unknown:
+        raise ConfigError(f"class_weights names {', '.join(repr(n) for n in unknown)}, not a class of the training "
+                          f"data (its classes: {', '.join(names)})")
+    return [float(spec.get(n, 1.0)) for n in names]
 
 
 class ClassificationTask(Task):
@@ -29,23 +70,92 @@ class ClassificationTask(Task):
         return load_classification(source, pair=self.pair, text_columns=config.text_columns or None,
                                    label_column=config.label_column, cap=cap,
                                    split="train" if split == "train" else "validation",
-                                   regression=config.num_labels == 1)
+                                   regression=config.num_labels == 1, id_column=config.id_column,
+                                   no_header=config.no_header, encoding=config.encoding,
+                                   label_names=config.label_names or None, skip_invalid=config.skip_invalid)
 
     def num_labels(self, train_examples: ClassificationData, config) -> int:
         if config.num_labels:
             return int(config.num_labels)
         return train_examples.num_labels
 
-    def check_data(self, train_examples, dev_examples, config) -> None:
+    def label_names(self, train_examples: ClassificationData) -> list[str] | None:
+        """The class names (id2label order) when the data names its classes, else None."""
+        return None if train_examples.regression else train_examples.label_names
+
+    def split_dev(self, train_examples: ClassificationData, config, run_dir):
+        """(train, dev or None, notes): the held-out dev split when the run has no dev file (see module doc)."""
+        frac = config.resolved_dev_fraction()
+        if config.dev or frac <= 0 or train_examples.regression:
+            return train_examples, None, []
+        from explorer.core.data.split import (
+            load_dev_split,
+            stratified_split,
+            write_dev_split,
+        )
+
+        path = Path(run_dir) / DEV_SPLIT_FILE if run_dir is not None else None
+        if path is not None and path.is_file():
+            dev_idx = load_dev_split(path, train_examples)
+            notes = [("info", f"dev split read back from {path}: {len(dev_idx)} rows")]
+        else:
+            dev_idx, notes = stratified_split(train_examples.labels, frac, config.seed, train_examples.class_names())
+            if path is not None:
+                write_dev_split(path, train_examples, dev_idx)
+            notes = notes + [("info", f"no dev file: {len(dev_idx)} of {len(train_examples)} training rows "
+                              f"({frac:.0%}, stratified, seed {config.seed}) held out as dev"
+                              + (f"; their ids are in {path}" if path is not None else ""))]
+        keep = sorted(set(range(len(train_examples))) - set(dev_idx))
+        return train_examples.subset(keep), train_examples.subset(sorted(dev_idx)), notes
+
+    def check_data(self, train_examples, dev_examples, config) -> ClassificationData | None:
+        """Cross-checks; returns the dev examples with their labels mapped to the training classes by name."""
+        names = self.label_names(train_examples)
+        if dev_examples is not None and not train_examples.regression and not dev_examples.regression:
+            if names:
+                dev_examples = dev_examples.relabel(names)
+            elif dev_examples.label_names:
+                k = next(i for i, n in enumerate(dev_examples.raw_labels) if not n.lstrip("+-").isdigit())
+                raise ClassificationDataError(
+                    f"{dev_examples.source} line {dev_examples.lines[k]}: dev label {dev_examples.raw_labels[k]!r} "
+                    "is a name, but the training labels are integer ids")
         k = self.num_labels(train_examples, config)
+        if not train_examples.regression:
+            present = sorted(set(train_examples.labels))
+            if len(present) < 2:
+                shown = ", ".join(repr(n) for n in (names or [str(y) for y in present]))
+                raise ClassificationDataError(f"{train_examples.source}: the training labels have only 1 class "
+                                              f"({shown}); classification needs at least 2")
         for name, data in (("train", train_examples), ("dev", dev_examples)):
             if data is None or k == 1:
                 continue
             bad = next((i for i, y in enumerate(data.labels) if y >= k), None)
             if bad is not None:
+                line = data.lines[bad] if data.lines else bad + 1
                 raise ClassificationDataError(
-                    f"{data.source}: {name} example {bad + 1} has label {data.labels[bad]} but the model has "
+                    f"{data.source} line {line}: {name} example has label {data.labels[bad]} but the model has "
                     f"{k} labels (0..{k - 1}); set num_labels or fix the data")
+        parse_weights_for(config.class_weights, train_examples)   # names checked before any model loads
+        unknown = [c for c in config.f1_classes if c not in train_examples.class_names()]
+        if unknown and not train_examples.regression:
+            raise ConfigError(f"f1_classes names {', '.join(repr(c) for c in unknown)}, not a class of the training "
+                              f"data (its classes: {', '.join(train_examples.class_names())})")
+        return dev_examples
+
+    def class_weights(self, train_examples: ClassificationData, config) -> list[float] | None:
+        """The loss weight of every class id, or None (see :func:`parse_weights_for`)."""
+        return parse_weights_for(config.class_weights, train_examples)
+
+    def started_info(self, train_examples, config) -> dict:
+        """Fields for the run's ``started`` event: class names, counts and loss weights."""
+        if train_examples.regression:
+            return {}
+        names = train_examples.class_names()
+        info = {"label_names": names, "class_counts": train_examples.class_counts()}
+        weights = self.class_weights(train_examples, config)
+        if weights is not None:
+            info["class_weights"] = dict(zip(names, weights))
+        return info
 
     def featurize(self, examples: ClassificationData, tokenizer, config, *, train: bool) -> FeatureSet:
         max_len = config.resolved_max_seq_length()
@@ -57,6 +167,8 @@ class ClassificationTask(Task):
         types = enc.get("token_type_ids")
         labels = examples.labels
         regression = examples.regression or config.num_labels == 1
+        weights = None if regression or not train else getattr(examples, "loss_weights", None)
+        weight_tensor = torch.tensor(weights, dtype=torch.float32) if weights else None
         pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
         def collate(indices: list[int]) -> dict:
@@ -68,6 +180,8 @@ class ClassificationTask(Task):
                 batch["token_type_ids"] = pad_sequences([types[i] for i in indices], 0)
             batch["labels"] = torch.tensor([labels[i] for i in indices],
                                            dtype=torch.float32 if regression else torch.long)
+            if weight_tensor is not None:
+                batch["class_weight"] = weight_tensor   # (num_labels,) for the loss; not a model input
             return batch
 
         return FeatureSet([len(r) for r in ids], collate, list(range(len(ids))), raw=enc)
@@ -76,7 +190,9 @@ class ClassificationTask(Task):
         logits = outputs.logits.float()
         if logits.shape[-1] == 1:
             return torch.nn.functional.mse_loss(logits.squeeze(-1), batch["labels"].float())
-        return torch.nn.functional.cross_entropy(logits, batch["labels"])
+        weight = batch.get("class_weight")
+        return torch.nn.functional.cross_entropy(logits, batch["labels"],
+                                                 weight=weight.to(logits.device) if weight is not None else None)
 
     def eval_outputs(self, outputs, batch: dict) -> dict[str, torch.Tensor]:
         logits = outputs.logits.float()
@@ -89,9 +205,10 @@ class ClassificationTask(Task):
     def metrics(self, examples, features, outputs, config, out_dir) -> dict:
         logits = np.stack(outputs["logits"]) if outputs["logits"] else np.zeros((0, 2))
         labels = np.asarray(outputs["labels"])
-        out = classification_metrics(labels, logits)
+        names = examples.class_names() if examples is not None and not examples.regression else None
+        out = classification_metrics(labels, logits, label_names=names, f1_classes=config.f1_classes or None)
         out["loss"] = float(np.mean(outputs["loss"])) if len(outputs["loss"]) else 0.0
-        out["total"] = int(len(labels))
+        out["total"] = len(labels)
         return out
 
     def watch(self, model, tokenizer, items: list[dict], config) -> list[dict]:

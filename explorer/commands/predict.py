@@ -1,0 +1,106 @@
+"""`bert-explorer predict`: label every row of a file with a fine-tuned checkpoint.
+
+Example::
+
+    bert-explorer predict --model runs/x/checkpoints/best --data new.csv --out new.predicted.csv
+    bert-explorer predict --model runs/x/checkpoints/best --data new.csv --out new.predicted.csv --resume
+
+The output keeps the input columns and adds the task's columns (explorer.core.predict.engine: predicted_label,
+p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending0..3; answer, answer_start,
+answer_end, score_diff, null_score, decision, window; error). Progress with ETA on stderr (tqdm); Ctrl-C stops
+after the current batch, and ``--resume`` continues where the output stopped. Exit codes: 0 done, 2 bad
+input, 130 interrupted (the rows written so far stay).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--model", required=True, help="a fine-tuned checkpoint folder (a run's checkpoints/best)")
+    parser.add_argument("--data", required=True, help=".csv / .tsv / .txt / .jsonl / .xlsx (QA: also a SQuAD JSON)")
+    parser.add_argument("--out", required=True, help="output file; its suffix picks the format: .csv .tsv .jsonl .xlsx")
+    parser.add_argument("--text-columns", nargs="+", default=None,
+                        help="the text column(s) by name or 1-based position (default: the run's, or "
+                             "sentence / text / Tweet ...; QA: question context)")
+    parser.add_argument("--encoding", default="auto", help="text encoding (default auto: UTF-8, else cp1252)")
+    parser.add_argument("--tau", type=float, default=None,
+                        help="QA: answer iff score_diff > tau (default: the τ saved with the checkpoint, else 0)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--chunk-rows", type=int, default=2048, help="rows read, run and written together")
+    parser.add_argument("--max-seq-length", type=int, default=None, help="default: the run's, else the task's")
+    parser.add_argument("--doc-stride", type=int, default=None)
+    parser.add_argument("--max-query-length", type=int, default=None)
+    parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
+    parser.add_argument("--resume", action="store_true", help="continue after the rows already in --out")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+
+
+class _Bar:
+    """tqdm over rows (ETA when the row count is known)."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, done: int, total: int | None) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, initial=done, unit="row", file=sys.stderr, dynamic_ncols=True,
+                            desc="predict")
+        else:
+            if total is not None and total != self.bar.total:
+                self.bar.total = total
+            self.bar.update(done - self.bar.n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run(args) -> int:
+    from explorer.core.errors import Cancelled, UserError
+    from explorer.core.predict.engine import predict_file
+
+    err = sys.stderr
+    stop = {"flag": False}
+
+    def on_sigint(signum, frame):
+        if stop["flag"]:
+            raise KeyboardInterrupt
+        stop["flag"] = True
+        print("\nstopping after this batch (Ctrl-C again to quit at once)", file=err)
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    bar = _Bar()
+    try:
+        summary = predict_file(args.model, args.data, args.out, text_columns=args.text_columns,
+                               encoding=args.encoding, tau=args.tau, batch_size=args.batch_size,
+                               chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
+                               doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
+                               progress=bar, cancelled=lambda: stop["flag"])
+    except Cancelled:
+        bar.close()
+        print(f"stopped; the rows written so far are in {args.out}; continue with the same command and --resume",
+              file=err)
+        return 130
+    except UserError as exc:
+        bar.close()
+        print(f"error: {exc}", file=err)
+        return 2
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    bar.close()
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+        return 0
+    for note in summary.notes:
+        print(f"note: {note}", file=err)
+    resumed = f" ({summary.resumed_from} were already there)" if summary.resumed_from else ""
+    tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
+    print(f"{summary.rows} rows written to {summary.out}{resumed}; {summary.errors} with an error; "
+          f"{summary.kind}{tau}; text columns {', '.join(summary.text_columns)}; "
+          f"{summary.rows_per_second:.1f} rows/s")
+    return 0

@@ -1,0 +1,472 @@
+"""Read any table a researcher has: CSV, TSV, JSONL or Excel ``.xlsx``, with or without a header.
+
+Formats (chosen by the file suffix; ``.txt`` is TSV when its first line holds a tab, else CSV):
+
+- ``.tsv`` / tab-separated ``.txt``: no quoting at all (the GLUE files, SemEval-2016 stance), so quote
+  characters inside texts stay text.
+- ``.csv``: standard CSV quoting (RFC 4180: a quoted field may hold commas and line breaks).
+- ``.jsonl`` / ``.json``: one JSON object per line; the columns are the keys in order of appearance.
+- ``.xlsx``: the first sheet, read with openpyxl in read-only mode; "lines" are the sheet's row numbers.
+
+Text: UTF-8 by default (a BOM is dropped). A file that is not UTF-8 is decoded in the encoding
+charset-normalizer detects and the table says so ("read as Windows-1252: 12 bytes are not UTF-8");
+``encoding`` forces one. Line ends: rows end only at ``\\n`` or ``\\r\\n``; a lone ``\\r`` inside a field is
+kept as text (csv's ``newline=""`` rule), and no field ever ends with the ``\\r`` of a CRLF.
+
+Columns are named by the header, or, with ``no_header``, by 1-based position ("1", "2", ...); a column
+spec may always be a 1-based position (:func:`resolve_column`). Field counts: with a header, a row with
+another number of fields than the header is an error naming the line (an extra tab inside a text would
+otherwise shift every later column). Without a header, rows may have more fields than the columns used
+(STS-B rows carry 7 or 9): they are counted and named in :attr:`Table.notes`, never shifted.
+
+Every problem raises :class:`explorer.core.errors.ClassificationDataError` naming the file, the line
+(1-based, header = line 1) and the column.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explorer.core.errors import ClassificationDataError
+
+csv.field_size_limit(10_000_000)
+
+TABLE_SUFFIXES = (".tsv", ".csv", ".txt", ".jsonl", ".json", ".xlsx")
+# Usual column names, most specific first (lower-case; matched case-insensitively).
+TEXT_NAMES = ("text", "sentence", "tweet", "review", "content", "question", "sentence1", "#1 string",
+              "text_a", "premise", "question1", "sentence_a", "comment", "body", "document")
+PAIR_NAMES = (("sentence1", "sentence2"), ("#1 string", "#2 string"), ("question1", "question2"),
+              ("question", "sentence"), ("premise", "hypothesis"), ("text_a", "text_b"),
+              ("sentence_a", "sentence_b"), ("text1", "text2"))
+LABEL_NAMES = ("label", "labels", "stance", "class", "category", "sentiment", "quality", "gold_label",
+               "score", "target_label", "y")
+ID_NAMES = ("id", "idx", "guid", "row_id", "tweet_id", "uid")
+_ENCODING_NAMES = {"cp1252": "Windows-1252", "cp1250": "Windows-1250", "cp1251": "Windows-1251",
+                   "latin_1": "ISO-8859-1", "iso8859_15": "ISO-8859-15", "utf_16": "UTF-16", "utf_8": "UTF-8",
+                   "mac_roman": "Mac Roman", "utf_8_sig": "UTF-8"}
+_LONE_CR = "\uf8ff"   # a private-use character stands for a lone \r while csv splits the rows
+
+
+@dataclass
+class Table:
+    """A table read from one file.
+
+    Attributes:
+        path: the file as given.
+        kind: "csv" | "tsv" | "jsonl" | "xlsx".
+        columns: column names (the header; "1", "2", ... without one).
+        has_header: False when read with ``no_header``.
+        rows: (line, values) per data row; ``line`` is 1-based in the file (header = line 1; for CSV the
+            line where the row starts), ``values`` one per column (JSONL: None for a missing key; rows
+            without a header may be longer than ``columns``). Blank rows are left out.
+        n_rows: data rows in the file (all of them, also when only the first ones are kept).
+        encoding: the encoding used, by its usual name ("UTF-8", "Windows-1252").
+        notes: plain sentences on what reading found (encoding, BOM, CRLF, long rows).
+        field_counts: how many rows have each number of fields (CSV / TSV).
+        long_rows: lines whose rows have more fields than ``columns`` (no header only).
+    """
+
+    path: str
+    kind: str
+    columns: list[str]
+    has_header: bool
+    rows: list[tuple[int, list]]
+    n_rows: int
+    encoding: str = "UTF-8"
+    notes: list[str] = field(default_factory=list)
+    field_counts: dict[int, int] = field(default_factory=dict)
+    long_rows: list[int] = field(default_factory=list)
+
+    def where(self, line: int, column: int | None = None) -> str:
+        """"FILE line N, column C 'name'" for messages (xlsx: "row N")."""
+        word = {"xlsx": "row", "hub": "record"}.get(self.kind, "line")
+        text = f"{self.path} {word} {line}"
+        if column is not None:
+            text += f", column {column + 1}"
+            if self.has_header and column < len(self.columns):
+                text += f" {self.columns[column]!r}"
+        return text
+
+    def column_label(self, index: int) -> str:
+        """A column as the user knows it: its name, or "column 5" without a header."""
+        return repr(self.columns[index]) if self.has_header else f"column {index + 1}"
+
+
+# ---- text ------------------------------------------------------------------------------------------------
+def encoding_label(name: str) -> str:
+    """The usual name of a Python codec ("cp1252" -> "Windows-1252")."""
+    try:
+        key = codecs.lookup(name).name.replace("-", "_")
+    except LookupError:
+        return name
+    return _ENCODING_NAMES.get(key, key.upper().replace("_", "-"))
+
+
+def _count_bad_utf8(data: bytes) -> int:
+    bad = 0
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    i = 0
+    while i < len(data):
+        try:
+            decoder.decode(data[i:], final=True)
+            break
+        except UnicodeDecodeError as exc:
+            bad += exc.end - exc.start
+            i += exc.end
+            decoder.reset()
+    return bad
+
+
+def decode_bytes(data: bytes, path: str, encoding: str = "") -> tuple[str, str, list[str]]:
+    """(text, encoding's usual name, notes). UTF-8 (BOM dropped) unless ``encoding`` is given; a file that is
+    not UTF-8 is decoded as charset-normalizer's best guess, and a note names it.
+
+    Raises:
+        ClassificationDataError: the forced encoding is unknown or does not fit the bytes; the file is not
+            text in any encoding found.
+    """
+    notes: list[str] = []
+    if encoding:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise ClassificationDataError(f"{path}: unknown encoding {encoding!r} (e.g. utf-8, cp1252, latin-1)") from None
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            line = data[:exc.start].count(b"\n") + 1
+            raise ClassificationDataError(f"{path} line {line}: byte {data[exc.start]:#04x} is not "
+                                          f"{encoding_label(encoding)} text") from None
+        return text.lstrip("\ufeff"), encoding_label(encoding), notes
+    if data.startswith(codecs.BOM_UTF8):
+        notes.append("UTF-8 byte order mark dropped")
+    try:
+        return data.decode("utf-8-sig"), "UTF-8", notes
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16"), "UTF-16", notes
+    from charset_normalizer import from_bytes
+
+    # the guess needs the non-UTF-8 bytes: look at the start and around the first bad byte
+    sample = data[:200_000] if len(data) <= 400_000 else data[:100_000] + data[max(0, first - 50_000):first + 50_000]
+    guess = _guess_encoding(from_bytes(sample), data)
+    try:
+        text = data.decode(guess)
+    except UnicodeDecodeError:
+        line = data[:first].count(b"\n") + 1
+        raise ClassificationDataError(f"{path} line {line}: not UTF-8 text (byte {data[first]:#04x}) and no other "
+                                      "encoding fits; give the file's encoding") from None
+    bad = len(data.translate(None, bytes(range(128))))   # the non-ASCII bytes: all read in the other encoding
+    first_line = data[:first].count(b"\n") + 1
+    notes.append(f"read as {encoding_label(guess)}: {bad} byte{'s' if bad != 1 else ''} "
+                 f"{'are' if bad != 1 else 'is'} not UTF-8 (the first on line {first_line})")
+    return text, encoding_label(guess), notes
+
+
+_MULTIBYTE = ("utf_16", "utf_32", "big5", "gb", "hz", "shift_jis", "euc", "cp932", "cp936", "cp949", "cp950",
+              "iso2022", "johab", "utf_7")
+
+
+def _guess_encoding(matches, data: bytes) -> str:
+    """charset-normalizer's best guess, except that Windows-1252 (the usual Western single-byte code page,
+    what Excel on Windows writes) wins over any single-byte guess whenever it decodes the bytes: on a few
+    non-ASCII bytes these guesses (Windows-1250, Mac Latin-2, ...) are a coin toss."""
+    best = matches.best()
+    guess = best.encoding if best is not None else "cp1252"
+    if codecs.lookup(guess).name in ("ascii", "utf-8"):
+        guess = "cp1252"
+    if not codecs.lookup(guess).name.replace("-", "_").startswith(_MULTIBYTE):
+        try:
+            data.decode("cp1252")
+            return "cp1252"
+        except UnicodeDecodeError:
+            pass
+    return guess
+
+
+def _kind(path: Path, text_head: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        return "jsonl"
+    if suffix == ".xlsx":
+        return "xlsx"
+    if suffix == ".tsv":
+        return "tsv"
+    if suffix in (".csv", ".txt"):   # STS-B's train.csv is tab-separated: look at the first line
+        first = text_head.split("\n", 1)[0]
+        return "tsv" if first.count("\t") > first.count(",") else "csv"
+    raise ClassificationDataError(f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .txt, .jsonl or .xlsx")
+
+
+def _protect_lone_cr(text: str) -> tuple[str, bool]:
+    """CRLF -> LF; a lone \\r (not before \\n) -> a placeholder, so that csv ends rows only at \\n."""
+    crlf = "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = text.replace("\r", _LONE_CR)
+    return text, crlf
+
+
+def _restore(values: list[str]) -> list[str]:
+    return [v.replace(_LONE_CR, "\r") if _LONE_CR in v else v for v in values]
+
+
+# ---- reading ---------------------------------------------------------------------------------------------
+def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "", max_rows: int = 0) -> Table:
+    """Read a table file.
+
+    Args:
+        source: a .csv / .tsv / .txt / .jsonl / .json / .xlsx path.
+        no_header: the first row is data; columns are then "1", "2", ... (1-based positions).
+        encoding: force this encoding (e.g. "cp1252"); "" = UTF-8, else the detected one.
+        max_rows: keep only the first ``max_rows`` data rows in ``rows`` (0 = all); the rest are counted
+            (``n_rows``) and their field counts checked without being kept.
+
+    Returns:
+        Table.
+
+    Raises:
+        ClassificationDataError: missing file, folder, unknown type, undecodable text, unreadable CSV or
+            JSON, a row whose field count differs from the header's (file, line, both counts, a likely cause).
+    """
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise ClassificationDataError(f"data file {source} does not exist")
+    if path.is_dir():
+        raise ClassificationDataError(f"{source} is a folder; give a .csv, .tsv, .jsonl or .xlsx file")
+    if path.suffix.lower() == ".xlsx":
+        return _read_xlsx(path, str(source), no_header, max_rows)
+    _kind(path, "")   # an unknown suffix fails before the file is read
+    data = path.read_bytes()
+    text, enc, notes = decode_bytes(data, str(source), encoding)
+    kind = _kind(path, text[:65536])
+    if kind == "jsonl":
+        return _read_jsonl(text, str(source), enc, notes, max_rows)
+    return _read_delimited(text, str(source), kind, enc, notes, no_header, max_rows)
+
+
+def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str], no_header: bool,
+                    max_rows: int) -> Table:
+    text, crlf = _protect_lone_cr(text)
+    if crlf:
+        notes.append("Windows line ends (CRLF)")
+    lone = text.count(_LONE_CR)
+    if lone:
+        notes.append(f"{lone} carriage return{'s' if lone != 1 else ''} inside fields kept as text")
+    stream = io.StringIO(text, newline="")
+    if kind == "csv":
+        reader = csv.reader(stream)
+    else:
+        reader = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
+    columns: list[str] = []
+    rows: list[tuple[int, list]] = []
+    counts: Counter = Counter()
+    long_rows: list[int] = []
+    n_rows = 0
+    width = 0
+    start = 1
+    try:
+        for values in reader:
+            line, start = start, reader.line_num + 1
+            if not values or all(not v.strip() for v in values):
+                continue
+            if not columns and not no_header:
+                columns = [h.strip() for h in _restore(values)]
+                width = len(columns)
+                continue
+            if not width:
+                width = len(values)
+                columns = [str(i) for i in range(1, width + 1)]
+            n = len(values)
+            counts[n] += 1
+            if n != width:
+                if no_header and n > width:
+                    long_rows.append(line)
+                else:
+                    check_field_count(where, line, n, width, kind, header=not no_header)
+            n_rows += 1
+            if not max_rows or n_rows <= max_rows:
+                rows.append((line, _restore(values)))
+    except csv.Error as exc:
+        raise ClassificationDataError(f"{where} line {reader.line_num}: unreadable {kind.upper()} ({exc})") from None
+    if not columns:
+        raise ClassificationDataError(f"{where}: the file is empty (expected {'rows' if no_header else 'a header line and rows'})")
+    if long_rows:
+        most = max(counts, key=counts.get)
+        notes.append(f"{len(long_rows)} row{'s' if len(long_rows) != 1 else ''} "
+                     f"{'have' if len(long_rows) != 1 else 'has'} more fields than the {width} of the first row "
+                     f"({', '.join(f'{k} fields: {v}' for k, v in sorted(counts.items()))}; most have {most}); "
+                     f"the extra fields are not read, lines {_lines(long_rows)}")
+    return Table(where, kind, columns, not no_header, rows, n_rows, enc, notes, dict(counts), long_rows)
+
+
+def _lines(lines: list[int], k: int = 5) -> str:
+    shown = ", ".join(str(n) for n in lines[:k])
+    return shown + (f" and {len(lines) - k} more" if len(lines) > k else "")
+
+
+def check_field_count(path, line: int, got: int, expected: int, kind: str = "tsv", *, header: bool = True) -> None:
+    """Every row must have the header's number of fields: too many would shift or cut texts (a tab inside a
+    sentence), too few shift columns. Raises ClassificationDataError naming the file, the line (1-based,
+    header = line 1) and both counts."""
+    if got == expected:
+        return
+    kind = kind.lstrip(".").lower()
+    sep = "comma" if kind == "csv" else "tab"
+    hint = f"an extra {sep} inside a text?" if got > expected else f"a missing {sep} or a cut line?"
+    than = "as in the header" if header else "as in the first row"
+    raise ClassificationDataError(f"{path} line {line}: expected {expected} fields ({than}), got {got} ({hint})")
+
+
+def _read_jsonl(text: str, where: str, enc: str, notes: list[str], max_rows: int) -> Table:
+    columns: list[str] = []
+    seen: set[str] = set()
+    objs: list[tuple[int, dict]] = []
+    n_rows = 0
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ClassificationDataError(f"{where} line {n}, character {exc.colno}: not a JSON object ({exc.msg}); "
+                                          "expected one JSON object per line (JSONL)") from None
+        if not isinstance(obj, dict):
+            raise ClassificationDataError(f"{where} line {n}: expected a JSON object, got {type(obj).__name__}")
+        for k in obj:
+            if k not in seen:
+                seen.add(k)
+                columns.append(k)
+        n_rows += 1
+        if not max_rows or n_rows <= max_rows:
+            objs.append((n, obj))
+    if not columns:
+        raise ClassificationDataError(f"{where}: the file is empty (expected one JSON object per line)")
+    rows = [(n, [obj.get(c) for c in columns]) for n, obj in objs]
+    return Table(where, "jsonl", columns, True, rows, n_rows, enc, notes)
+
+
+def _cell(value):
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else str(value)
+    return "" if value is None else (value if isinstance(value, str) else str(value))
+
+
+def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
+    try:
+        import openpyxl
+
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # noqa: BLE001 - zipfile.BadZipFile, KeyError for a broken workbook
+        raise ClassificationDataError(f"{where}: not a readable Excel .xlsx workbook ({type(exc).__name__}: "
+                                      f"{str(exc)[:200]})") from None
+    try:
+        sheet = book.worksheets[0]
+        columns: list[str] = []
+        rows: list[tuple[int, list]] = []
+        n_rows = 0
+        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            cells = [_cell(v) for v in values]
+            while cells and cells[-1] == "":
+                cells.pop()
+            if not cells or all(not c.strip() for c in cells):
+                continue
+            if not columns:
+                if no_header:
+                    columns = [str(i) for i in range(1, len(cells) + 1)]
+                else:
+                    columns = [c.strip() for c in cells]
+                    continue
+            n_rows += 1
+            if not max_rows or n_rows <= max_rows:
+                rows.append((number, cells + [""] * (len(columns) - len(cells))))
+        notes = [f"sheet {sheet.title!r}" + (f" (of {len(book.worksheets)} sheets)" if len(book.worksheets) > 1 else "")]
+    finally:
+        book.close()
+    if not columns:
+        raise ClassificationDataError(f"{where}: the first sheet is empty")
+    return Table(where, "xlsx", columns, not no_header, rows, n_rows, "xlsx", notes)
+
+
+# ---- columns ---------------------------------------------------------------------------------------------
+def resolve_column(table: Table, spec, what: str = "column", flag: str = "") -> int:
+    """The 0-based index of a column given by name or by 1-based position (an int or a digit string;
+    a header name that is itself digits wins).
+
+    Raises:
+        ClassificationDataError: no such column (the message lists the columns, and a near name).
+    """
+    text = str(spec).strip()
+    if table.has_header and text in table.columns:
+        return table.columns.index(text)
+    if text.isdigit():
+        pos = int(text)
+        width = max([len(table.columns)] + [len(v) for _, v in table.rows[:1000]])
+        if 1 <= pos <= width:
+            return pos - 1
+        raise ClassificationDataError(f"{table.path}: {what} {pos} is out of range (1..{width})")
+    near = [c for c in table.columns if c.lower() == text.lower()]
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    if not table.has_header:
+        raise ClassificationDataError(f"{table.path}: the file has no header, so {what} {text!r} must be a 1-based "
+                                      f"position (1..{len(table.columns)})")
+    raise ClassificationDataError(f"{table.path}: {what} {text!r} not found{hint}; columns are {table.columns}"
+                                  + (f" (give it with {flag})" if flag and not near else ""))
+
+
+@dataclass(frozen=True)
+class ColumnGuess:
+    """Columns guessed from the usual names (None where nothing fits)."""
+
+    text_columns: tuple[str, ...]
+    label_column: str | None
+    id_column: str | None
+
+
+def guess_columns(columns: list[str], pair: bool = False) -> ColumnGuess:
+    """Guess text column(s), label and id column from the usual names (case-insensitive): text / sentence /
+    tweet / sentence1+sentence2 / question ..., label / stance / class / score ..., id."""
+    lower = {c.lower().strip(): c for c in reversed(columns)}
+    texts: tuple[str, ...] = ()
+    if pair:
+        for a, b in PAIR_NAMES:
+            if a in lower and b in lower:
+                texts = (lower[a], lower[b])
+                break
+    else:
+        texts = next(((lower[n],) for n in TEXT_NAMES if n in lower), ())
+    label = next((lower[n] for n in LABEL_NAMES if n in lower), None)
+    ident = next((lower[n] for n in ID_NAMES if n in lower), None)
+    return ColumnGuess(texts, label, ident)
+
+
+# ---- preview ---------------------------------------------------------------------------------------------
+@dataclass
+class TablePreview:
+    """The head of a table for the launcher: columns, the first rows, the row count and what reading found."""
+
+    path: str
+    columns: list[str]
+    rows: list[list[str]]
+    n_rows: int
+    encoding: str
+    notes: list[str]
+    guess: ColumnGuess
+
+
+def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, encoding: str = "",
+                  pair: bool = False) -> TablePreview:
+    """The first ``n`` rows of a table, every row counted (the rest are not kept); column guesses."""
+    table = read_table(source, no_header=no_header, encoding=encoding, max_rows=n)
+    rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
+            for _, values in table.rows]
+    guess = guess_columns(table.columns, pair) if table.has_header else ColumnGuess((), None, None)
+    return TablePreview(table.path, table.columns, rows, table.n_rows, table.encoding, table.notes, guess)

@@ -1,0 +1,534 @@
+"""Label a whole file with a checkpoint, streaming: read, tokenize, run, write in chunks (constant memory).
+
+``predict_file`` is what ``bert-explorer predict`` and the app's "Predict on a file…" run. Per chunk of
+``chunk_rows`` input rows: the texts are tokenized with the model's tokenizer exactly as training and Classify
+do (``tokenizer(text_a[, text_b], truncation=True, max_length=max_seq_length)``), cut into length-sorted
+batches (:func:`explorer.core.inference.batch_order`: each batch padded to its own longest sequence), run
+under ``torch.inference_mode``, and written in input order. QA runs the project's own
+:func:`explorer.core.inference.predict_squad` and :func:`explorer.core.decoding.decode_predictions`, so its
+answers are those of ``bert-explorer eval`` (SQuAD 2.0 decision: answer iff score_diff > τ, else "" as in the
+official predictions.json; SQuAD v1.1 checkpoints always answer).
+
+Output columns (scripts may rely on them), after the input columns:
+
+- classification: ``predicted_label``, ``p_<label>`` per class (softmax; they sum to 1), ``margin``
+  (top probability - second);
+- regression: ``predicted_score``;
+- multi-label: ``predicted_labels`` (the labels whose sigmoid probability >= their threshold; a JSON list, in
+  CSV / TSV / xlsx cells as its JSON text, e.g. ``["sports", "tech"]``), ``p_<label>``;
+- SWAG: ``predicted_ending`` (0..3), ``p_ending0``..``p_ending3`` (softmax across the four endings);
+- QA: ``answer``, ``answer_start``, ``answer_end`` (character offsets in the context, end exclusive),
+  ``score_diff``, ``null_score``, ``decision`` ("answer" / "abstain"), ``window`` (0-based window of the best
+  span);
+- every task: ``error`` ("" or why the row could not be used; its prediction cells are empty).
+
+Every input row gives one output row, in input order. Cancel (``cancelled()`` true) stops after the current
+batch; the rows of completed chunks are in OUT, and ``resume=True`` continues after them (each row written
+once).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from explorer.core.errors import Cancelled
+from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
+from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
+from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
+
+KNOWN_SINGLE = ("sentence", "text", "Tweet", "tweet", "review", "content", "sentence1")
+KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("question1", "question2"),
+               ("premise", "hypothesis"), ("text_a", "text_b"), ("sentence_a", "sentence_b"))
+SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3")
+DEFAULT_MAX_SEQ = {"classification": 128, "regression": 128, "multilabel": 128, "swag": 128, "qa": 384}
+
+
+@dataclass
+class PredictSummary:
+    """What a run did. rows: output rows in OUT now (resumed ones included); new_rows: written by this call;
+    resumed_from: rows already there at the start; errors: rows with an error (this call); seconds: wall time
+    of this call; load_seconds: of it, loading the model; kind, columns (of OUT), label_names, tau (QA), input_columns, text_columns, notes."""
+
+    out: str
+    data: str
+    model: str
+    kind: str
+    rows: int = 0
+    new_rows: int = 0
+    resumed_from: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    load_seconds: float = 0.0
+    columns: list[str] = field(default_factory=list)
+    input_columns: list[str] = field(default_factory=list)
+    text_columns: list[str] = field(default_factory=list)
+    label_names: list[str] = field(default_factory=list)
+    tau: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rows_per_second(self) -> float:
+        """Rows of this call per second of reading, running and writing (the model load left out)."""
+        run = self.seconds - self.load_seconds
+        return self.new_rows / run if run > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        import dataclasses
+
+        return dataclasses.asdict(self)
+
+
+def prediction_columns(kind: str, label_names: list[str]) -> list[str]:
+    """The output columns a task adds after the input columns (``error`` last)."""
+    if kind == "classification":
+        cols = ["predicted_label"] + [f"p_{n}" for n in label_names] + ["margin"]
+    elif kind == "regression":
+        cols = ["predicted_score"]
+    elif kind == "multilabel":
+        cols = ["predicted_labels"] + [f"p_{n}" for n in label_names]
+    elif kind == "swag":
+        cols = ["predicted_ending"] + [f"p_ending{k}" for k in range(4)]
+    else:
+        cols = ["answer", "answer_start", "answer_end", "score_diff", "null_score", "decision", "window"]
+    return cols + ["error"]
+
+
+def _pick(columns: list[str], wanted) -> list[str]:
+    """Resolve names or 1-based positions against the header; PredictDataError naming what is there."""
+    out = []
+    for w in wanted:
+        w = str(w).strip()
+        if w in columns:
+            out.append(w)
+        elif w.isdigit() and 1 <= int(w) <= len(columns):
+            out.append(columns[int(w) - 1])
+        else:
+            raise PredictDataError(f"no column {w!r} in the file; its columns are: {', '.join(columns)}")
+    return out
+
+
+def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=None) -> list[str]:
+    """The input columns the model reads: explicit ``text_columns`` (names or 1-based positions), else the
+    run's ``text_columns``, else the usual names (sentence / text / Tweet ..., the GLUE pairs; SWAG's sent1,
+    sent2, ending0..3; QA's question, context)."""
+    cols = info.columns
+    if text_columns:
+        return _pick(cols, text_columns)
+    if facts.kind == "qa":
+        return _pick(cols, ["question", "context"])
+    if facts.kind == "swag":
+        return _pick(cols, SWAG_COLUMNS)
+    run_cols = facts.run_config.get("text_columns")
+    if run_cols:
+        try:
+            return _pick(cols, run_cols)
+        except PredictDataError:
+            pass
+    pair = facts.run_config.get("task") == "pair"
+    if pair:
+        for a, b in KNOWN_PAIRS:
+            if a in cols and b in cols:
+                return [a, b]
+    for name in KNOWN_SINGLE:
+        if name in cols:
+            return [name]
+    for a, b in KNOWN_PAIRS:
+        if a in cols and b in cols:
+            return [a, b]
+    raise PredictDataError(f"{info.path}: which column holds the text? None of the usual names is there "
+                           f"(columns: {', '.join(cols)}); pass --text-columns NAME (or two for pairs)")
+
+
+def estimate_rows(path: str | Path) -> int | None:
+    """Data rows in a file, counted fast (line ends - 1; .xlsx: the sheet's dimension) for the ETA."""
+    p = Path(path)
+    try:
+        if p.suffix.lower() == ".xlsx":
+            import openpyxl
+
+            book = openpyxl.load_workbook(p, read_only=True)
+            try:
+                n = book.worksheets[0].max_row
+            finally:
+                book.close()
+            return max(0, (n or 1) - 1)
+        n, last = 0, b"\n"
+        with open(p, "rb") as fh:
+            while chunk := fh.read(1 << 22):
+                n += chunk.count(b"\n")
+                last = chunk[-1:]
+        n += last != b"\n"
+        return max(0, n - (0 if p.suffix.lower() in (".jsonl", ".json") else 1))
+    except OSError:
+        return None
+
+
+def _is_squad_json(path: Path) -> bool:
+    if path.suffix.lower() != ".json":
+        return False
+    from explorer.core.data.sniff import sniff_data_file
+
+    try:
+        return sniff_data_file(path).kind == "squad_json"
+    except OSError:
+        return False
+
+
+def _squad_rows(path: Path, start: int) -> tuple[TableInfo, Iterator[Row], list[str]]:
+    from explorer.core.data.squad import load_squad
+
+    ds, report = load_squad(str(path), strict=False)
+    info = TableInfo(str(path), "squad_json", ["id", "title", "question", "context", "answers"], "utf-8")
+    notes = [report.summary()]
+
+    def rows():
+        for i in range(start, len(ds)):
+            r = ds[i]
+            yield Row(i, 0, {"id": r["id"], "title": r["title"], "question": r["question"], "context": r["context"],
+                             "answers": list(r["answers"]["text"])})
+    return info, rows(), notes
+
+
+def _chunks(rows: Iterator[Row], size: int) -> Iterator[list[Row]]:
+    chunk = []
+    for r in rows:
+        chunk.append(r)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+class _Runner:
+    """The model side of predict_file: one method per kind, each chunk -> list of prediction dicts."""
+
+    def __init__(self, loaded, facts: CheckpointFacts, *, max_seq_length: int, batch_size: int, tau: float,
+                 doc_stride: int, max_query_length: int, n_best_size: int, max_answer_length: int,
+                 cancelled: Callable[[], bool] | None, bf16: bool = False):
+        self.loaded, self.facts = loaded, facts
+        self.model, self.tok = loaded.model, loaded.tokenizer
+        self.max_seq_length, self.batch_size, self.tau = max_seq_length, batch_size, tau
+        self.doc_stride, self.max_query_length = doc_stride, max_query_length
+        self.n_best_size, self.max_answer_length = n_best_size, max_answer_length
+        self.cancelled, self.bf16 = cancelled, bf16
+        self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
+        self.device = next(self.model.parameters()).device
+        self.model.eval()
+
+    def _check(self):
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled()
+
+    def encode(self, texts: list[list[str]]) -> dict:
+        """Tokenize as training / Classify do: ``tokenizer(a[, b], truncation=True, max_length=max_seq_length)``.
+
+        A fast tokenizer's Rust backend is called directly (``encode_batch`` with the same truncation:
+        longest_first to max_seq_length, special tokens added), which gives the same ids without transformers'
+        per-row Python conversion (a third of predict's time around a small model); its truncation and padding
+        settings are restored afterwards. Returns lists per row: input_ids, token_type_ids, attention_mask.
+        """
+        a = [t[0] for t in texts]
+        pairs = len(texts[0]) > 1
+        backend = getattr(self.tok, "backend_tokenizer", None)
+        if backend is None:
+            if pairs:
+                return self.tok(a, [t[1] for t in texts], truncation=True, max_length=self.max_seq_length)
+            return self.tok(a, truncation=True, max_length=self.max_seq_length)
+        trunc, pad = backend.truncation, backend.padding
+        try:
+            backend.enable_truncation(self.max_seq_length, strategy="longest_first")
+            backend.no_padding()
+            encs = backend.encode_batch(list(zip(a, [t[1] for t in texts])) if pairs else a, add_special_tokens=True)
+        finally:
+            if trunc is None:
+                backend.no_truncation()
+            else:
+                backend.enable_truncation(**{k: v for k, v in trunc.items() if k in ("max_length", "stride",
+                                                                                     "strategy", "direction")})
+            if pad is None:
+                backend.no_padding()
+            else:
+                backend.enable_padding(**{k: v for k, v in pad.items() if k in ("direction", "pad_id", "pad_type_id",
+                                                                               "pad_token", "length",
+                                                                               "pad_to_multiple_of")})
+        out = {"input_ids": [e.ids for e in encs], "attention_mask": [e.attention_mask for e in encs]}
+        if "token_type_ids" in getattr(self.tok, "model_input_names", ["token_type_ids"]):
+            out["token_type_ids"] = [e.type_ids for e in encs]
+        return out
+
+    def pad(self, enc: dict, idx: list[int], shape=None):
+        """Right-padded int64 tensors for the rows ``idx`` of an encoding (attention_mask 0 on padding)."""
+        import torch
+
+        ids = [enc["input_ids"][k] for k in idx]
+        width = max(len(x) for x in ids)
+        out = {}
+        for name, fill in (("input_ids", self.pad_id), ("token_type_ids", 0), ("attention_mask", 0)):
+            if name not in enc:
+                continue
+            arr = np.full((len(idx), width), fill, dtype=np.int64)
+            for r, k in enumerate(idx):
+                v = enc[name][k]
+                arr[r, :len(v)] = v
+            t = torch.from_numpy(arr)
+            out[name] = (t.view(*shape, width) if shape else t).to(self.device)
+        return out
+
+    def forward(self, batch: dict):
+        import torch
+
+        if self.bf16:
+            with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16):
+                return self.model(**batch).logits.float().cpu().numpy()
+        return self.model(**batch).logits.float().cpu().numpy()
+
+    def logits_for(self, texts: list[list[str]]) -> np.ndarray:
+        """(n, K) logits of the texts, length-sorted batches, returned in input order."""
+        import torch
+
+        from explorer.core.inference import batch_order
+
+        enc = self.encode(texts)
+        lengths = [len(x) for x in enc["input_ids"]]
+        out = None
+        with torch.inference_mode():
+            for idx in batch_order(lengths, self.batch_size):
+                logits = self.forward(self.pad(enc, idx))
+                if out is None:
+                    out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
+                out[idx] = logits
+                self._check()
+        return out
+
+    def classification(self, texts):
+        names = self.facts.label_names
+        z = self.logits_for(texts)
+        e = np.exp(z - z.max(axis=1, keepdims=True))      # softmax as classify.softmax_loss, all rows at once
+        p = e / e.sum(axis=1, keepdims=True)
+        top = np.sort(p, axis=1)[:, ::-1]
+        margin = top[:, 0] - (top[:, 1] if p.shape[1] > 1 else 0.0)
+        best = np.argmax(z, axis=1)
+        cols = [f"p_{n}" for n in names]
+        res = []
+        for i in range(len(texts)):
+            d = dict(zip(cols, p[i].tolist()))
+            d["predicted_label"] = names[int(best[i])]
+            d["margin"] = float(margin[i])
+            res.append(d)
+        return res
+
+    def regression(self, texts):
+        return [{"predicted_score": float(row[0])} for row in self.logits_for(texts)]
+
+    def multilabel(self, texts):
+        names, th = self.facts.label_names, self.facts.thresholds
+        p = 1.0 / (1.0 + np.exp(-self.logits_for(texts)))
+        res = []
+        for row in p:
+            d = {"predicted_labels": [n for k, n in enumerate(names) if row[k] >= th[k]]}
+            d.update({f"p_{n}": float(row[k]) for k, n in enumerate(names)})
+            res.append(d)
+        return res
+
+    def swag(self, texts):
+        import torch
+
+        from explorer.core.classify import softmax_loss
+        from explorer.core.inference import batch_order
+
+        pairs = [[t[0], f"{t[1]} {t[2 + k]}".strip()] for t in texts for k in range(4)]
+        enc = self.encode(pairs)
+        lengths = [max(len(enc["input_ids"][4 * i + k]) for k in range(4)) for i in range(len(texts))]
+        scores = np.zeros((len(texts), 4))
+        with torch.inference_mode():
+            for idx in batch_order(lengths, self.batch_size):
+                flat = [4 * i + k for i in idx for k in range(4)]
+                scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), 4))).reshape(len(idx), 4)
+                self._check()
+        res = []
+        for row in scores:
+            p, _ = softmax_loss(row)
+            d = {"predicted_ending": int(np.argmax(row))}
+            d.update({f"p_ending{k}": float(p[k]) for k in range(4)})
+            res.append(d)
+        return res
+
+    def qa(self, texts):
+        from explorer.core.decoding import decode_predictions
+        from explorer.core.inference import predict_squad
+
+        examples = [{"id": str(i), "question": q, "context": c} for i, (q, c) in enumerate(texts)]
+
+        def report(done, total):
+            self._check()
+        features, start, end = predict_squad(self.loaded, examples, max_seq_length=self.max_seq_length,
+                                             doc_stride=self.doc_stride, max_query_length=self.max_query_length,
+                                             batch_size=self.batch_size, bf16=self.bf16, progress=report)
+        decodings = decode_predictions(examples, features, start, end, n_best_size=self.n_best_size,
+                                       max_answer_length=self.max_answer_length)
+        res = []
+        for ex in examples:
+            dec = decodings.get(ex["id"])
+            if dec is None:
+                res.append({"error": "no window for this question (empty context?)"})
+                continue
+            best = dec.nbest[0] if dec.nbest else None
+            answers = best is not None and (not self.facts.abstains or dec.score_diff > self.tau)
+            res.append({"answer": best.text if answers else "",
+                        "answer_start": best.start_char if answers else None,
+                        "answer_end": best.end_char if answers else None,
+                        "score_diff": _finite(dec.score_diff), "null_score": _finite(dec.null_score),
+                        "decision": "answer" if answers else "abstain",
+                        "window": best.window_index if best is not None else dec.null_window})
+        return res
+
+
+def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] | None, str]:
+    """The texts the model reads from a row, or (None, error)."""
+    if row.error:
+        return None, row.error
+    texts = []
+    for c in text_columns:
+        if c not in row.values:
+            return None, f"line {row.line}: no {c!r} value"
+        texts.append(text_of(row.values[c]))
+    required = [c for k, c in enumerate(text_columns) if not (kind == "swag" and k == 1)]   # sent2 may be ""
+    empty = [c for c, t in zip(text_columns, texts) if c in required and not t.strip()]
+    if empty:
+        where = f"line {row.line}" if row.line else f"row {row.index + 1}"
+        return None, f"{where}: empty {empty[0]!r}"
+    return texts, ""
+
+
+def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=None, encoding: str = "auto",
+                 tau: float | None = None, batch_size: int = 32, chunk_rows: int = 2048, resume: bool = False,
+                 max_seq_length: int | None = None, doc_stride: int | None = None,
+                 max_query_length: int | None = None, n_best_size: int = 20, max_answer_length: int = 30,
+                 bf16: bool = False, progress: Callable[[int, int | None], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None) -> PredictSummary:
+    """Predict every row of ``data`` with checkpoint ``model`` and write ``out`` (see the module docstring).
+
+    Args:
+        model: checkpoint folder / hub id (its config.json says the task; :mod:`explorer.core.predict.facts`).
+        data: .csv / .tsv / .txt / .jsonl / .xlsx, or (QA) a SQuAD JSON.
+        out: .csv / .tsv / .jsonl / .xlsx by suffix.
+        loaded: an already loaded LoadedModel of ``model`` (the inspector child, tests); else loaded here.
+        text_columns: names or 1-based positions of the text column(s) (QA: question, context; SWAG: sent1,
+            sent2, ending0..3); default: the run's or the usual names.
+        encoding: "auto" or a codec (reading.iter_rows).
+        tau: QA decision threshold (score_diff units); None = the τ saved with the checkpoint, else 0.
+        batch_size: sequences (QA: windows; SWAG: items) per forward pass. chunk_rows: rows read, run and
+            written together (memory scales with it, not with the file).
+        resume: keep the rows already in ``out`` and continue after them.
+        max_seq_length, doc_stride, max_query_length: default: the run's settings, else the task's defaults.
+        progress: progress(rows_done, rows_total or None) after every chunk (rows_done counts resumed rows).
+        cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
+            of finished chunks stay in ``out``).
+
+    Returns:
+        PredictSummary.
+
+    Raises:
+        PredictDataError (a UserError): unreadable file, unknown suffix, no text column, ``out`` holding other
+            columns on resume. ModelSourceError: not a checkpoint with a task head. Cancelled.
+    """
+    t0 = time.perf_counter()
+    facts = facts or checkpoint_facts(model)
+    out_kind(out)
+    data_path = Path(data)
+    squad = facts.kind == "qa" and _is_squad_json(data_path)
+    done, old_header = count_rows(out) if resume else (0, [])
+    if squad:
+        info, rows, data_notes = _squad_rows(data_path, done)
+    else:
+        info, rows = iter_rows(data_path, encoding, start=done)
+        data_notes = [info.note] if info.note else []
+    cols = resolve_text_columns(info, facts, text_columns)
+    pred_cols = prediction_columns(facts.kind, facts.label_names)
+    columns = list(dict.fromkeys([c for c in info.columns if c not in pred_cols] + pred_cols))
+    if resume and done and old_header and out_kind(out) != "jsonl" and old_header != columns:
+        raise PredictDataError(f"{out} holds other columns than this run writes ({', '.join(old_header[:6])} ...); "
+                               "resume with the same model and data, or choose another output file")
+    summary = PredictSummary(str(out), str(data), str(model), facts.kind, columns=columns,
+                             input_columns=list(info.columns), text_columns=cols, label_names=facts.label_names,
+                             resumed_from=done, notes=list(facts.notes) + data_notes)
+    if facts.kind == "qa":
+        summary.tau = float(tau) if tau is not None else (facts.tau if facts.tau is not None else 0.0)
+        if not facts.abstains:
+            summary.notes.append("SQuAD v1.1 checkpoint: every question is answered (no τ)")
+    if loaded is None:
+        from explorer.core.models import load_model
+
+        t_load = time.perf_counter()
+        loaded = load_model(model, task=facts.head)
+        summary.load_seconds = time.perf_counter() - t_load
+    from explorer.core.checkpoint_windows import window_settings_for_checkpoint
+
+    window = window_settings_for_checkpoint(model) if facts.kind == "qa" else None
+    msl = max_seq_length or facts.max_seq_length or DEFAULT_MAX_SEQ[facts.kind]
+    runner = _Runner(loaded, facts, max_seq_length=msl, batch_size=batch_size, tau=summary.tau or 0.0,
+                     doc_stride=doc_stride or (window.doc_stride if window else 128),
+                     max_query_length=max_query_length or (window.max_query_length if window else 64),
+                     n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16)
+    method = getattr(runner, facts.kind)
+    total = (len_squad(data_path) if squad else estimate_rows(data_path))
+    writer = RowWriter(out, columns, append=resume and done > 0)
+    written = done
+    try:
+        if progress is not None:
+            progress(written, total)
+        for chunk in _chunks(rows, chunk_rows):
+            texts, where, results = [], [], [dict() for _ in chunk]
+            for j, row in enumerate(chunk):
+                t, err = _row_texts(row, cols, facts.kind)
+                if t is None:
+                    results[j]["error"] = err
+                else:
+                    texts.append(t)
+                    where.append(j)
+            if texts:
+                for j, pred in zip(where, method(texts)):
+                    results[j].update(pred)
+            out_rows = []
+            for row, pred in zip(chunk, results):
+                r = {c: row.values.get(c, "") for c in info.columns}
+                r.update({c: None for c in pred_cols})
+                r.update(pred)
+                r["error"] = pred.get("error", "")
+                summary.errors += bool(r["error"])
+                out_rows.append(r)
+            writer.write(out_rows)
+            written += len(chunk)
+            summary.new_rows += len(chunk)
+            if progress is not None:
+                progress(written, max(total, written) if total is not None else None)
+    finally:
+        writer.close()
+        summary.rows = written
+        summary.seconds = time.perf_counter() - t0
+    finish(out)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def len_squad(path: Path) -> int | None:
+    """Questions in a SQuAD JSON (for the ETA)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return sum(len(p.get("qas", [])) for a in data.get("data", []) for p in a.get("paragraphs", []))
+    except (OSError, ValueError, AttributeError):
+        return None

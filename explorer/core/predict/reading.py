@@ -1,0 +1,276 @@
+"""Streaming reader of the files ``predict`` labels: CSV, TSV, JSONL and .xlsx, one row at a time (Qt-free).
+
+This is the one function the predict pipeline reads files through (:func:`iter_rows`), so that it can be
+swapped for the general table reader (``explorer/core/data/table.py``) at merge. Formats by suffix:
+
+- ``.csv``: comma-separated with a header row, standard CSV quoting (stdlib ``csv``).
+- ``.tsv`` / ``.txt``: tab-separated with a header row, no quoting (the GLUE / SemEval convention).
+- ``.jsonl`` / ``.json`` (one object per line): each object's keys are its columns.
+- ``.xlsx``: the first sheet, first row = header (openpyxl ``read_only``: rows stream from the zip).
+
+Encoding (text formats): ``"auto"`` (default) reads UTF-8 (a BOM is dropped) when the first MiB decodes as
+UTF-8, else Windows-1252 (cp1252: the usual encoding of files saved by Excel on Windows) and says so in
+:attr:`TableInfo.note`. Any other name is used as given. Bytes that do not decode in the chosen encoding
+never stop the stream: that row comes out with an ``error``.
+
+Rows are never dropped: a row that cannot be used (a JSON line that is not an object, a CSV line with more or
+fewer fields than the header, undecodable bytes) is yielded as a :class:`Row` with ``error`` set, so every
+input row gives one output row.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from explorer.core.errors import UserError
+
+csv.field_size_limit(2**31 - 1)
+
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json")
+SUFFIXES = TEXT_SUFFIXES + (".xlsx",)
+_SNIFF_BYTES = 1 << 20
+
+
+class PredictDataError(UserError):
+    """A file ``predict`` cannot read at all (missing, unknown format, no header); the message names it."""
+
+
+@dataclass
+class Row:
+    """One input row. ``index``: 0-based data row; ``line``: 1-based line in the file (header = line 1;
+    the first line of a multi-line CSV record); ``values``: column -> value (str, or what JSON / Excel
+    held); ``error``: why the row cannot be used, or ""."""
+
+    index: int
+    line: int
+    values: dict
+    error: str = ""
+
+
+@dataclass
+class TableInfo:
+    """What :func:`iter_rows` found: the header columns, the format, the encoding used and a note."""
+
+    path: str
+    kind: str                      # "csv" | "tsv" | "jsonl" | "xlsx"
+    columns: list[str] = field(default_factory=list)
+    encoding: str = ""
+    note: str = ""
+
+
+def file_kind(path: str | Path) -> str:
+    """"csv" | "tsv" | "jsonl" | "xlsx" from the suffix (``.txt`` counts as TSV). PredictDataError otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".tsv", ".txt"):
+        return "tsv"
+    if suffix in (".jsonl", ".json"):
+        return "jsonl"
+    if suffix == ".xlsx":
+        return "xlsx"
+    raise PredictDataError(f"{path}: unknown file type {suffix or '(no suffix)'}; use one of "
+                           f"{', '.join(SUFFIXES)}")
+
+
+def detect_encoding(path: str | Path, encoding: str = "auto") -> tuple[str, str]:
+    """(encoding to read with, note): see the module docstring. The note is "" for plain UTF-8."""
+    if encoding and encoding != "auto":
+        return encoding, ""
+    with open(path, "rb") as fh:
+        head = fh.read(_SNIFF_BYTES)
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig", ""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:     # not just a character cut at the end of the sample
+            return "cp1252", (f"{Path(path).name} is not UTF-8 (byte 0x{head[exc.start]:02x} at offset "
+                              f"{exc.start}); read as Windows-1252 (cp1252)")
+    return "utf-8-sig", ""
+
+
+def _bad_bytes(values) -> bool:
+    """True when a value holds bytes the encoding could not decode (surrogateescape's lone surrogates, which
+    strict UTF-8 encoding refuses: one C call per value)."""
+    for v in values:
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
+
+
+def read_header(path: str | Path, encoding: str = "auto") -> TableInfo:
+    """The columns and format of a file without reading its rows (the column pickers use it).
+
+    JSONL columns are the keys of the first 100 objects in order of appearance.
+    """
+    info = None
+    for info, _ in _rows(path, encoding, header_only=True):
+        break
+    return info
+
+
+def iter_rows(path: str | Path, encoding: str = "auto", *, start: int = 0) -> tuple[TableInfo, Iterator[Row]]:
+    """Stream the rows of ``path``: (TableInfo, iterator of Row in file order), constant memory.
+
+    Args:
+        path: a .csv / .tsv / .txt / .jsonl / .json (JSON lines) / .xlsx file with a header row.
+        encoding: "auto" (UTF-8, else cp1252 with a note) or a Python codec name (text formats).
+        start: skip the first ``start`` data rows (``--resume``); they are read but not yielded.
+
+    Raises:
+        PredictDataError: missing file, unknown suffix, unknown encoding, no header row. Problems of single
+            rows never raise: the row carries ``error``.
+    """
+    gen = _rows(path, encoding)
+    info, _ = next(gen)
+
+    def rows() -> Iterator[Row]:
+        for _, row in gen:
+            if row.index >= start:
+                yield row
+    return info, rows()
+
+
+def _rows(path, encoding: str, header_only: bool = False):
+    p = Path(path)
+    if not p.is_file():
+        raise PredictDataError(f"{path}: no such file")
+    kind = file_kind(p)
+    if kind == "xlsx":
+        yield from _xlsx_rows(p, header_only)
+        return
+    try:
+        enc, note = detect_encoding(p, encoding)
+        "".encode(enc)
+    except LookupError:
+        raise PredictDataError(f"{path}: unknown encoding {encoding!r}") from None
+    fh = open(p, "r", encoding=enc, errors="surrogateescape", newline="")
+    with fh:
+        if kind == "jsonl":
+            yield from _jsonl_rows(p, fh, enc, note, header_only)
+        else:
+            yield from _delimited_rows(p, fh, kind, enc, note, header_only)
+
+
+def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bool):
+    if kind == "tsv":
+        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(fh)
+    header = next(reader, None)
+    while header is not None and not any(h.strip() for h in header):
+        header = next(reader, None)
+    if header is None:
+        raise PredictDataError(f"{p}: empty file (no header row)")
+    header = [h.strip() for h in header]
+    if _bad_bytes(header):
+        raise PredictDataError(f"{p}: the header row is not {enc} text; pass the file's encoding")
+    info = TableInfo(str(p), kind, header, enc, note)
+    yield info, None
+    if header_only:
+        return
+    index = 0
+    line = reader.line_num + 1
+    for fields in reader:
+        first = line
+        line = reader.line_num + 1
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
+            continue                      # blank lines are not rows
+        values = dict(zip(header, fields))
+        error = ""
+        if len(fields) != len(header):
+            error = (f"{p.name} line {first}: {len(fields)} fields, the header has {len(header)}"
+                     + (" (a tab or comma inside the text?)" if len(fields) > len(header) else ""))
+            for k in header[len(fields):]:
+                values[k] = ""
+        if not error and _bad_bytes(fields):
+            error = f"{p.name} line {first}: bytes that are not {enc} text"
+            values = {k: v.encode(enc, "surrogateescape").decode(enc, "replace") for k, v in values.items()}
+        yield info, Row(index, first, values, error)
+        index += 1
+
+
+def _jsonl_rows(p: Path, fh, enc: str, note: str, header_only: bool):
+    columns: list[str] = []
+    peeked = []
+    for n, text in enumerate(fh, start=1):
+        peeked.append((n, text))
+        try:
+            obj = json.loads(text) if text.strip() else None
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            columns.extend(k for k in obj if k not in columns)
+        if len(peeked) >= 100:
+            break
+    info = TableInfo(str(p), "jsonl", columns, enc, note)
+    yield info, None
+    if header_only:
+        return
+    index = 0
+
+    def lines():
+        yield from peeked
+        yield from enumerate(fh, start=len(peeked) + 1)
+    for n, text in lines():
+        if not text.strip():
+            continue
+        error, values = "", {}
+        try:
+            obj = json.loads(text)
+            if isinstance(obj, dict):
+                values = obj
+            else:
+                error = f"{p.name} line {n}: a JSON {type(obj).__name__}, not an object"
+        except ValueError as exc:
+            error = f"{p.name} line {n}: not JSON ({exc})"
+        if not error and _bad_bytes(values.values()):
+            error = f"{p.name} line {n}: bytes that are not {enc} text"
+        yield info, Row(index, n, values, error)
+        index += 1
+
+
+def _xlsx_rows(p: Path, header_only: bool):
+    try:
+        import openpyxl
+        book = openpyxl.load_workbook(p, read_only=True, data_only=True)
+    except Exception as exc:  # noqa: BLE001 - zip / XML errors of a broken workbook
+        raise PredictDataError(f"{p}: not a readable .xlsx workbook ({type(exc).__name__}: {exc})") from None
+    try:
+        sheet = book.worksheets[0]
+        it = sheet.iter_rows(values_only=True)
+        header = next(it, None)
+        if header is None or not any(h is not None for h in header):
+            raise PredictDataError(f"{p}: the first sheet has no header row")
+        header = [str(h).strip() if h is not None else f"column {i + 1}" for i, h in enumerate(header)]
+        info = TableInfo(str(p), "xlsx", header, "", f"sheet {sheet.title!r}" if len(book.worksheets) > 1 else "")
+        yield info, None
+        if header_only:
+            return
+        index = 0
+        for n, cells in enumerate(it, start=2):
+            if cells is None or all(c is None or (isinstance(c, str) and not c.strip()) for c in cells):
+                continue
+            values = {h: ("" if c is None else c) for h, c in zip(header, cells)}
+            yield info, Row(index, n, values, "")
+            index += 1
+    finally:
+        book.close()
+
+
+def text_of(value) -> str:
+    """A cell as text: None -> "", floats that are integers without ".0" (Excel numbers)."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+

@@ -1,0 +1,301 @@
+"""A person's review of a predictions file: corrections, reviewed marks, the labelled file, agreement and the
+data for the next fine-tune (Qt-free, torch-free; the Predictions page renders these).
+
+The review lives beside the predictions as ``<predictions>.review.json`` (written atomically after every
+change), so closing the app loses nothing and opening the predictions again restores it::
+
+    {"version": 1, "predictions": "...", "model": "...", "data": "...", "kind": "classification",
+     "label_names": [...], "input_columns": [...], "text_columns": [...], "tau": null,
+     "labels": {"17": "positive"}, "reviewed": [17, 40], "person_column": "", "gold_column": "label"}
+
+Row numbers are 0-based data rows of the predictions file (its input order).
+
+Uncertainty ("least certain first"): classification the margin between the two top probabilities (smallest
+first), SWAG the same over the endings, multi-label the smallest |p - threshold| over the labels (0.5 when not
+saved), regression none (file order), QA |score_diff - τ| (the questions nearest τ first; abstentions with no
+span sort last). Metrics: accuracy and macro F1 (scikit-learn) with the confusion matrix (rows gold, columns
+predicted); agreement with a person's label column: Cohen's κ (``sklearn.metrics.cohen_kappa_score``) and
+the share of equal labels.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from explorer.core.predict.reading import PredictDataError, iter_rows, text_of
+from explorer.core.predict.writing import write_table
+
+GOLD_NAMES = ("label", "labels", "gold_label", "Quality", "Stance", "gold")
+REVIEW_SUFFIX = ".review.json"
+
+
+def review_path(predictions: str | Path) -> Path:
+    """``<predictions>.review.json``."""
+    p = Path(predictions)
+    return p.with_name(p.name + REVIEW_SUFFIX)
+
+
+@dataclass
+class Review:
+    """See the module docstring. ``labels``: row -> label set by a person; ``reviewed``: rows marked."""
+
+    predictions: str
+    model: str = ""
+    data: str = ""
+    kind: str = "classification"
+    label_names: list[str] = field(default_factory=list)
+    input_columns: list[str] = field(default_factory=list)
+    text_columns: list[str] = field(default_factory=list)
+    tau: float | None = None
+    labels: dict[int, str] = field(default_factory=dict)
+    reviewed: set[int] = field(default_factory=set)
+    person_column: str = ""
+    gold_column: str = ""
+    version: int = 1
+
+    @classmethod
+    def from_summary(cls, summary: dict) -> "Review":
+        """A fresh review of the file a predict run wrote (PredictSummary.to_dict())."""
+        r = cls(summary["out"], summary.get("model", ""), summary.get("data", ""), summary.get("kind", ""),
+                list(summary.get("label_names") or []), list(summary.get("input_columns") or []),
+                list(summary.get("text_columns") or []), summary.get("tau"))
+        r.gold_column = next((c for c in GOLD_NAMES if c in r.input_columns), "")
+        return r
+
+    @property
+    def path(self) -> Path:
+        return review_path(self.predictions)
+
+    def set_label(self, row: int, label: str) -> None:
+        """A person's label for ``row`` (also marks it reviewed)."""
+        if self.label_names and label not in self.label_names:
+            raise PredictDataError(f"{label!r} is not one of the labels {', '.join(self.label_names)}")
+        self.labels[int(row)] = label
+        self.reviewed.add(int(row))
+
+    def clear_label(self, row: int) -> None:
+        self.labels.pop(int(row), None)
+
+    def mark_reviewed(self, row: int, on: bool = True) -> None:
+        (self.reviewed.add if on else self.reviewed.discard)(int(row))
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["labels"] = {str(k): v for k, v in sorted(self.labels.items())}
+        d["reviewed"] = sorted(self.reviewed)
+        return d
+
+    def save(self) -> Path:
+        """Write the review JSON atomically (temp file + rename); returns its path."""
+        path = self.path
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, predictions: str | Path) -> "Review | None":
+        """The saved review of a predictions file, or None when there is none (or it is unreadable)."""
+        path = review_path(predictions)
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(d, dict):
+            return None
+        known = {f for f in cls.__dataclass_fields__}
+        d = {k: v for k, v in d.items() if k in known}
+        d["predictions"] = str(predictions)
+        r = cls(**d)
+        r.labels = {int(k): str(v) for k, v in (d.get("labels") or {}).items()}
+        r.reviewed = {int(x) for x in d.get("reviewed") or []}
+        return r
+
+
+@dataclass
+class PredictionTable:
+    """A predictions file in memory as columns of text (what the page shows). ``columns``: names in file
+    order; ``cells``: one list of strings per column (all the same length)."""
+
+    path: str
+    columns: list[str]
+    cells: list[list[str]]
+
+    def __len__(self) -> int:
+        return len(self.cells[0]) if self.cells else 0
+
+    def column(self, name: str) -> list[str]:
+        return self.cells[self.columns.index(name)] if name in self.columns else [""] * len(self)
+
+    def numbers(self, name: str) -> np.ndarray:
+        """A column as float64 (NaN where not a number)."""
+        out = np.full(len(self), np.nan)
+        for i, v in enumerate(self.column(name)):
+            try:
+                out[i] = float(v)
+            except (TypeError, ValueError):
+                pass
+        return out
+
+
+def load_predictions(path: str | Path) -> PredictionTable:
+    """Read a predictions file (any format predict writes) into a PredictionTable."""
+    info, rows = iter_rows(path, "utf-8-sig" if Path(path).suffix.lower() != ".xlsx" else "auto")
+    columns = list(info.columns)
+    cells: list[list[str]] = [[] for _ in columns]
+    for r in rows:
+        for k, c in enumerate(columns):
+            v = r.values.get(c, "")
+            cells[k].append(json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else text_of(v))
+    return PredictionTable(str(path), columns, cells)
+
+
+def uncertainty(table: PredictionTable, review: Review) -> np.ndarray:
+    """Per row, smaller = less certain (see the module docstring); NaN rows sort last."""
+    n = len(table)
+    if review.kind in ("classification",):
+        return table.numbers("margin")
+    if review.kind == "swag":
+        p = np.stack([table.numbers(f"p_ending{k}") for k in range(4)], axis=1) if n else np.zeros((0, 4))
+        s = np.sort(p, axis=1)
+        return s[:, -1] - s[:, -2]
+    if review.kind == "multilabel" and review.label_names:
+        p = np.stack([table.numbers(f"p_{x}") for x in review.label_names], axis=1)
+        return np.min(np.abs(p - 0.5), axis=1)
+    if review.kind == "qa":
+        return np.abs(table.numbers("score_diff") - (review.tau or 0.0))
+    return np.arange(n, dtype=float)
+
+
+def current_labels(table: PredictionTable, review: Review) -> list[str]:
+    """Per row, the label in force: the person's when set, else the model's predicted_label (or ending)."""
+    col = "predicted_ending" if review.kind == "swag" else "predicted_label"
+    pred = table.column(col)
+    return [review.labels.get(i, pred[i]) for i in range(len(table))]
+
+
+def gold_as_names(values: list[str], names: list[str]) -> list[str]:
+    """Gold labels as class names: ids 0..K-1 become names[id]; names stay; "" stays ""."""
+    out = []
+    for v in values:
+        v = str(v).strip()
+        if v.lstrip("-").isdigit() and names and 0 <= int(v) < len(names) and v not in names:
+            out.append(names[int(v)])
+        elif v.endswith(".0") and v[:-2].isdigit() and names and int(v[:-2]) < len(names):
+            out.append(names[int(v[:-2])])
+        else:
+            out.append(v)
+    return out
+
+
+@dataclass
+class Agreement:
+    """Metrics of the model (or a person) against a label column. n: rows compared (both labels present);
+    accuracy, macro_f1 (fractions), kappa (Cohen's κ, NaN when undefined), labels and confusion (rows: the
+    reference column, columns: the model's labels; counts)."""
+
+    n: int
+    accuracy: float
+    macro_f1: float
+    kappa: float
+    labels: list[str]
+    confusion: np.ndarray
+
+
+def agreement(reference: list[str], predicted: list[str], labels: list[str] | None = None) -> Agreement | None:
+    """Accuracy, macro F1, Cohen's κ and the confusion matrix of ``predicted`` against ``reference`` over the
+    rows where both are set; None when no row has both."""
+    from sklearn.metrics import cohen_kappa_score, confusion_matrix, f1_score
+
+    pairs = [(a, b) for a, b in zip(reference, predicted) if str(a).strip() and str(b).strip()]
+    if not pairs:
+        return None
+    ref, pred = [a for a, _ in pairs], [b for _, b in pairs]
+    names = list(labels or [])
+    names += sorted({*ref, *pred} - set(names))
+    acc = float(np.mean([a == b for a, b in pairs]))
+    f1 = float(f1_score(ref, pred, labels=names, average="macro", zero_division=0))
+    with np.errstate(all="ignore"):
+        try:
+            kappa = float(cohen_kappa_score(ref, pred, labels=names))
+        except ValueError:
+            kappa = math.nan
+    return Agreement(len(pairs), acc, f1, kappa, names, confusion_matrix(ref, pred, labels=names))
+
+
+def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Path:
+    """Write the labelled file: the input columns, ``label`` (the person's where set, else the model's) and
+    ``label_source`` ("person" / "model"); format by the suffix of ``out``. An input column named ``label`` (a
+    gold column) is replaced by the new one; the prediction columns are left out."""
+    inputs = [c for c in (review.input_columns or table.columns) if c in table.columns and c != "label"]
+    cols = [table.column(c) for c in inputs]
+    labels = current_labels(table, review)
+
+    def rows():
+        for i in range(len(table)):
+            r = {c: cols[k][i] for k, c in enumerate(inputs)}
+            r["label"] = labels[i]
+            r["label_source"] = "person" if i in review.labels else "model"
+            yield r
+    return write_table(out, inputs + ["label", "label_source"], rows())
+
+
+def finetune_data(table: PredictionTable, review: Review, run_config: dict, folder: str | Path) -> tuple[dict, str]:
+    """The TrainConfig fields of a new run on the original training file plus the corrected rows, and a note.
+
+    The training config names one train file, so a combined TSV is written into ``folder`` (the runs folder's
+    ``.corrections``): the original training examples (read with the run's column mapping) and the rows a
+    person labelled, as ``text`` (or ``text_a``/``text_b``) and ``label`` (class ids 0..K-1 in id2label order).
+
+    Raises:
+        PredictDataError: no corrected rows, or a label that is not a class of the model.
+    """
+    if not review.labels:
+        raise PredictDataError("no corrected rows yet: set the label of a row (keys 1..K) first")
+    names = review.label_names
+    text_cols = review.text_columns or [c for c in ("text", "sentence") if c in table.columns][:1]
+    pair = len(text_cols) == 2
+    header = ["text_a", "text_b", "label"] if pair else ["text", "label"]
+    rows, note_parts = [], []
+    train = str(run_config.get("train") or "")
+    if train:
+        from explorer.core.data.classification import load_classification
+
+        data = load_classification(train, pair=pair, text_columns=run_config.get("text_columns") or None,
+                                   label_column=run_config.get("label_column") or "")
+        for k in range(len(data)):
+            r = {header[0]: data.texts_a[k], "label": int(data.labels[k])}
+            if pair:
+                r["text_b"] = data.texts_b[k]
+            rows.append(r)
+        note_parts.append(f"{len(data)} rows of {train}")
+    texts = [table.column(c) for c in text_cols]
+    for i, label in sorted(review.labels.items()):
+        if label not in names:
+            raise PredictDataError(f"row {i + 1}: {label!r} is not a class of the model ({', '.join(names)})")
+        r = {header[0]: texts[0][i], "label": names.index(label)}
+        if pair:
+            r["text_b"] = texts[1][i]
+        rows.append(r)
+    note_parts.append(f"{len(review.labels)} corrected rows of {Path(review.predictions).name}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = Path(review.predictions).name.split(".")[0]
+    out = folder / f"{stem}-train-plus-corrected.tsv"
+    write_table(out, header, rows)
+    note = (f"The training config takes one train file, so {out} combines {' and '.join(note_parts)}"
+            + (f" (the original: {train})" if train else "") + ".")
+    fields = {"train": str(out), "text_columns": header[:-1], "label_column": "label"}
+    for key in ("model", "task", "dev", "max_seq_length", "num_labels"):
+        if key in run_config and run_config[key] not in (None, ""):
+            fields[key] = run_config[key]
+    fields["task"] = fields.get("task") or ("pair" if pair else "single")
+    fields["model"] = fields.get("model") or review.model   # the run's starting model: the same recipe, more data
+    fields["num_labels"] = len(names)
+    return fields, note

@@ -1,0 +1,700 @@
+"""The Predictions page: a predicted file to review, sort, filter, correct and fine-tune on (issue 22).
+
+``PredictDialog`` picks a file and its text columns for a checkpoint and runs ``predict`` in the inspector child
+(op "predict": progress events, cancel; never in the GUI process). The result opens in a ``PredictionsView``:
+a QTableView over :class:`PredictionsModel` (a row order kept as a numpy array, so sorting and filtering 100,000
+rows is one argsort, not a Python comparison per pair), sortable by every column, filtered by predicted label,
+least certain first (classification: smallest margin; QA: nearest τ by |score_diff − τ|); the full text of the
+current row in a side pane; with a gold label column the metrics (accuracy, macro F1) and the confusion matrix,
+and Cohen's κ with a person's label column. Keys 1..K set the current row's label (or the drop-down), R marks
+it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
+reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source``;
+"Fine-tune on corrected rows" fills the launcher (:func:`fill_launcher`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+                               QMessageBox, QProgressBar, QPushButton, QSplitter, QTableView, QTableWidget,
+                               QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
+
+from explorer.core.predict.review import (PredictionTable, Review, agreement, current_labels, finetune_data,
+                                          gold_as_names, load_predictions, uncertainty)
+
+UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
+PERSON_BRUSH = QBrush(QColor("#1565c0"))
+FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
+
+
+class PredictionsModel(QAbstractTableModel):
+    """Rows of a PredictionTable in a kept order (``order``: file rows shown, top to bottom).
+
+    Columns: "#" (file row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
+    uncertainty column for QA / SWAG / multi-label, then the file's prediction columns, then its input columns.
+    """
+
+    def __init__(self, table: PredictionTable, review: Review, parent: QObject | None = None):
+        super().__init__(parent)
+        self.table, self.review = table, review
+        self.unc = uncertainty(table, review)
+        self.virtual = ["#", "reviewed", "label"] + ([UNCERTAINTY_HEADER[review.kind]]
+                                                     if review.kind in UNCERTAINTY_HEADER else [])
+        inputs = [c for c in table.columns if c in review.input_columns]   # predictions first, then the input
+        self.file_columns = [c for c in table.columns if c not in inputs] + inputs
+        self._cell_index = [table.columns.index(c) for c in self.file_columns]
+        self.headers = self.virtual + self.file_columns
+        pred_col = "predicted_ending" if review.kind == "swag" else "predicted_label"
+        self.predicted = table.column(pred_col)
+        self.labels = current_labels(table, review)
+        self.order = np.arange(len(table))
+        self.filter_label: str | None = None
+        self.sort_column, self.sort_order = None, Qt.SortOrder.AscendingOrder
+
+    # ---- Qt model
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else int(self.order.size)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.headers)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.headers[section]
+        return None
+
+    def file_row(self, view_row: int) -> int:
+        return int(self.order[view_row])
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        i, c = self.file_row(index.row()), index.column()
+        name = self.headers[c]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "#":
+                return str(i + 1)
+            if name == "reviewed":
+                return "✓" if i in self.review.reviewed else ""
+            if name == "label":
+                return self.labels[i]
+            if c < len(self.virtual):
+                v = self.unc[i]
+                return "" if v != v else f"{v:.4f}"
+            text = self.table.cells[self._cell_index[c - len(self.virtual)]][i]
+            if text and (name in FLOAT_COLUMNS or name.startswith("p_")):
+                try:
+                    return f"{float(text):.4f}"
+                except ValueError:
+                    return text
+            return text if len(text) <= 200 else text[:200] + "…"
+        if role == Qt.ItemDataRole.ForegroundRole and name == "label" and i in self.review.labels:
+            return PERSON_BRUSH
+        if role == Qt.ItemDataRole.FontRole and name == "label" and i in self.review.labels:
+            f = QFont()
+            f.setBold(True)
+            return f
+        return None
+
+    # ---- order
+    def _key(self, column: int):
+        name = self.headers[column]
+        n = len(self.table)
+        if name == "#":
+            return np.arange(n, dtype=float)
+        if name == "reviewed":
+            return np.array([i in self.review.reviewed for i in range(n)], dtype=float)
+        if name == "label":
+            return np.array(self.labels, dtype=object)
+        if column < len(self.virtual):
+            return self.unc
+        nums = self.table.numbers(name)
+        values = self.table.cells[self._cell_index[column - len(self.virtual)]]
+        filled = sum(bool(v) for v in values)
+        if filled and np.isfinite(nums).sum() >= filled:   # a numeric column (blank cells sort last)
+            return nums
+        return np.array([v.lower() for v in values], dtype=object)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        """Stable sort of the shown rows by ``column`` (numbers as numbers, NaN / blank last either way)."""
+        self.layoutAboutToBeChanged.emit()
+        self.sort_column, self.sort_order = column, order
+        self._reorder()
+        self.layoutChanged.emit()
+
+    def _reorder(self) -> None:
+        rows = np.arange(len(self.table))
+        if self.filter_label is not None:
+            rows = rows[np.array([p == self.filter_label for p in self.predicted], dtype=bool)]
+        if self.sort_column is not None:
+            key = self._key(self.sort_column)[rows]
+            desc = self.sort_order == Qt.SortOrder.DescendingOrder
+            if key.dtype == object:
+                idx = sorted(range(rows.size), key=lambda k: key[k], reverse=desc)
+                rows = rows[np.array(idx, dtype=int)] if idx else rows
+            else:
+                nan = np.isnan(key)
+                k = np.where(nan, 0.0, -key if desc else key)
+                idx = np.lexsort((k, nan))       # NaN last, then the value (stable)
+                rows = rows[idx]
+        self.order = rows
+
+    def set_filter(self, label: str | None) -> None:
+        """Show only rows the model predicted as ``label`` (None: all)."""
+        self.layoutAboutToBeChanged.emit()
+        self.filter_label = label
+        self._reorder()
+        self.layoutChanged.emit()
+
+    def row_changed(self, file_row: int) -> None:
+        self.labels[file_row] = self.review.labels.get(file_row, self.predicted[file_row])
+        where = np.nonzero(self.order == file_row)[0]
+        if where.size:
+            r = int(where[0])
+            self.dataChanged.emit(self.index(r, 0), self.index(r, self.columnCount() - 1))
+
+
+def _answer_span(table: PredictionTable, i: int) -> tuple[int, int] | None:
+    """(answer_start, answer_end) of row ``i`` when it answered, else None."""
+    try:
+        a, b = int(float(table.column("answer_start")[i])), int(float(table.column("answer_end")[i]))
+    except ValueError:
+        return None
+    return (a, b) if 0 <= a < b else None
+
+
+def _gold_column(review: Review, table: PredictionTable) -> str:
+    return review.gold_column if review.gold_column in table.columns else ""
+
+
+class PredictionsView(QWidget):
+    """One predictions file under review. ``open(path)`` / ``set_predictions(table, review)``.
+
+    Signals: ``finetune_requested(dict fields, str note)`` (fill the launcher), ``message(str)``.
+    """
+
+    finetune_requested = Signal(dict, str)
+    message = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.table_data: PredictionTable | None = None
+        self.review: Review | None = None
+        self.model: PredictionsModel | None = None
+        self._build()
+
+    def _build(self) -> None:
+        self.info = QLabel("Predict on a file (Runs list, Classify or Spans & τ) to review its predictions here.")
+        self.info.setWordWrap(True)
+        self.filter = QComboBox()
+        self.filter.setToolTip("Show only the rows the model predicted as this label")
+        self.filter.currentIndexChanged.connect(self._filter_changed)
+        self.person = QComboBox()
+        self.person.setToolTip("A column holding a person's labels: agreement of the model with it (Cohen's κ)")
+        self.person.currentIndexChanged.connect(self._person_changed)
+        save = QPushButton("Save labelled file…")
+        save.clicked.connect(self.ask_save_labelled)
+        self.finetune_button = QPushButton("Fine-tune on corrected rows")
+        self.finetune_button.setToolTip("Fill the launcher with the original training file plus the rows you "
+                                        "corrected (a new run)")
+        self.finetune_button.clicked.connect(self.finetune)
+        top = QHBoxLayout()
+        for w in (QLabel("Predicted label"), self.filter, QLabel("Person's labels"), self.person):
+            top.addWidget(w)
+        top.addStretch(1)
+        top.addWidget(save)
+        top.addWidget(self.finetune_button)
+
+        self.view = QTableView()
+        self.view.setSortingEnabled(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.installEventFilter(self)
+
+        self.label_box = QComboBox()
+        self.label_box.setToolTip("The label of this row (keys 1..K do the same)")
+        self.label_box.activated.connect(lambda k: self.set_label(self.current_row(), self.label_box.itemText(k)))
+        self.reviewed_box = QCheckBox("Reviewed (R)")
+        self.reviewed_box.clicked.connect(lambda on: self.mark_reviewed(self.current_row(), on))
+        self.text = QTextBrowser()
+        self.metrics = QLabel("")
+        self.metrics.setWordWrap(True)
+        self.metrics.setTextFormat(Qt.TextFormat.RichText)
+        self.confusion = QTableWidget(0, 0)
+        self.confusion.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        side = QWidget()
+        sv = QVBoxLayout(side)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Label"))
+        row.addWidget(self.label_box, 1)
+        row.addWidget(self.reviewed_box)
+        sv.addLayout(row)
+        sv.addWidget(self.text, 3)
+        sv.addWidget(self.metrics)
+        sv.addWidget(self.confusion, 2)
+        split = QSplitter()
+        split.addWidget(self.view)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.info)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+
+    # ---- loading
+    def open(self, path: str | Path, summary: dict | None = None) -> None:
+        """Show a predictions file; its saved review is restored (or a new one made from ``summary``)."""
+        table = load_predictions(path)
+        review = Review.load(path)
+        if review is None:
+            review = Review.from_summary(dict(summary or {}, out=str(path)))
+            if not review.label_names and review.kind == "classification":
+                review.label_names = [c[2:] for c in table.columns if c.startswith("p_")]
+            review.save()
+        self.set_predictions(table, review)
+
+    def set_predictions(self, table: PredictionTable, review: Review) -> None:
+        self.table_data, self.review = table, review
+        self.model = PredictionsModel(table, review, self)
+        self.view.setModel(self.model)
+        self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
+        for widget, items in ((self.filter, ["all"] + self._choices()),
+                              (self.person, ["none"] + [c for c in review.input_columns if c not in review.text_columns])):
+            widget.blockSignals(True)
+            widget.clear()
+            widget.addItems(items)
+            widget.blockSignals(False)
+        if review.person_column:
+            self.person.setCurrentText(review.person_column)
+        self.label_box.clear()
+        self.label_box.addItems(self._choices())
+        self.label_box.setEnabled(bool(self._choices()))
+        self.sort_least_certain()
+        for c in range(min(self.model.columnCount(), 14)):
+            self.view.setColumnWidth(c, 48 if c == 0 else 72 if c == 1 else 100)
+        if table.columns and len(table):
+            self.view.selectRow(0)
+        self._show_current()
+        self._update_info()
+        self._update_metrics()
+
+    def _choices(self) -> list[str]:
+        if self.review is None:
+            return []
+        if self.review.kind == "swag":
+            return ["0", "1", "2", "3"]
+        return list(self.review.label_names)
+
+    def sort_least_certain(self) -> None:
+        """The default order: least certain first (margin / |score_diff − τ| ascending); regression: file order."""
+        m = self.model
+        if m is None:
+            return
+        kind = self.review.kind
+        if kind == "classification" and "margin" in m.headers:
+            col = m.headers.index("margin")
+        elif kind in UNCERTAINTY_HEADER:
+            col = m.headers.index(UNCERTAINTY_HEADER[kind])
+        else:
+            col = 0
+        self.view.sortByColumn(col, Qt.SortOrder.AscendingOrder)
+
+    # ---- the current row
+    def current_row(self) -> int | None:
+        """The file row (0-based) of the selected table row, or None."""
+        idx = self.view.currentIndex()
+        if self.model is None or not idx.isValid():
+            return None
+        return self.model.file_row(idx.row())
+
+    def select_file_row(self, file_row: int) -> None:
+        where = np.nonzero(self.model.order == file_row)[0]
+        if where.size:
+            self.view.selectRow(int(where[0]))
+
+    def _show_current(self) -> None:
+        i = self.current_row()
+        if i is None or self.table_data is None:
+            self.text.setPlainText("" if self.table_data is None else "No row selected (none shown?)")
+            return
+        import html
+
+        t, r = self.table_data, self.review
+        parts = []
+        span = _answer_span(t, i) if r.kind == "qa" else None
+        for c in r.text_columns + [c for c in t.columns if c not in r.text_columns]:
+            if c in t.columns:
+                v = t.column(c)[i]
+                if c == "context" and span is not None:   # the answer marked where it stands in the passage
+                    a, b = span
+                    shown = f"{html.escape(v[:a])}<b style='background:#ffe082'>{html.escape(v[a:b])}</b>{html.escape(v[b:])}"
+                else:
+                    shown = html.escape(v)
+                parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
+                             else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
+        self.text.setHtml("".join(parts))
+        self.label_box.setCurrentText(self.model.labels[i])
+        self.reviewed_box.setChecked(i in r.reviewed)
+
+    # ---- review actions
+    def eventFilter(self, obj, event):
+        from PySide6.QtCore import QEvent
+
+        if obj is self.view and event.type() == QEvent.Type.KeyPress and self.review is not None:
+            key, text = event.key(), event.text()
+            choices = self._choices()
+            if text.isdigit() and 1 <= int(text) <= len(choices):
+                self.set_label(self.current_row(), choices[int(text) - 1])
+                return True
+            if key == Qt.Key.Key_R:
+                i = self.current_row()
+                if i is not None:
+                    self.mark_reviewed(i, i not in self.review.reviewed)
+                return True
+        return super().eventFilter(obj, event)
+
+    def set_label(self, file_row: int | None, label: str) -> None:
+        """A person's label for a file row (saved at once); the same as the model's still counts as reviewed."""
+        if file_row is None or self.review is None:
+            return
+        if label == self.model.predicted[file_row] and file_row not in self.review.labels:
+            self.review.mark_reviewed(file_row)
+        else:
+            self.review.set_label(file_row, label)
+        self._changed(file_row)
+
+    def mark_reviewed(self, file_row: int | None, on: bool = True) -> None:
+        if file_row is None or self.review is None:
+            return
+        self.review.mark_reviewed(file_row, on)
+        self._changed(file_row)
+
+    def _changed(self, file_row: int) -> None:
+        self.review.save()
+        self.model.row_changed(file_row)
+        self._show_current()
+        self._update_info()
+        self._update_metrics()
+
+    # ---- filters and metrics
+    def _filter_changed(self, k: int) -> None:
+        if self.model is not None:
+            self.model.set_filter(None if k <= 0 else self.filter.itemText(k))
+            if self.model.rowCount():
+                self.view.selectRow(0)
+            else:
+                self.view.setCurrentIndex(self.model.index(-1, -1))
+            self._show_current()
+            self._update_info()
+
+    def _person_changed(self, k: int) -> None:
+        if self.review is None:
+            return
+        self.review.person_column = "" if k <= 0 else self.person.itemText(k)
+        self.review.save()
+        self._update_metrics()
+
+    def corrected(self) -> int:
+        """Rows whose label a person changed from the model's."""
+        if self.review is None:
+            return 0
+        return sum(1 for i, v in self.review.labels.items() if v != self.model.predicted[i])
+
+    def _update_info(self) -> None:
+        t, r = self.table_data, self.review
+        if t is None:
+            return
+        errors = sum(bool(v) for v in t.column("error"))
+        tau = f", τ {r.tau:+.2f}" if r.kind == "qa" and r.tau is not None else ""
+        k = len(self._choices())
+        keys = f"keys 1..{k} set the label, " if k else ""
+        first = {"qa": "nearest τ first", "regression": "in file order"}.get(r.kind, "least certain first")
+        self.info.setText(
+            f"<b>{Path(t.path).name}</b>: {len(t)} rows ({self.model.rowCount()} shown), {r.kind}{tau}, model "
+            f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
+            f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
+
+    def _update_metrics(self) -> None:
+        t, r = self.table_data, self.review
+        self.metrics.setText("")
+        self.confusion.setRowCount(0)
+        self.confusion.setColumnCount(0)
+        if t is None or r.kind not in ("classification", "swag"):
+            return
+        lines = []
+        names = self._choices()
+        gold_col = _gold_column(r, t)
+        if gold_col:
+            gold = gold_as_names(t.column(gold_col), names) if r.kind == "classification" else t.column(gold_col)
+            a = agreement(gold, self.model.predicted, names)
+            if a is not None:
+                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): accuracy {100 * a.accuracy:.1f}%, "
+                             f"macro F1 {100 * a.macro_f1:.1f}%")
+                self._show_confusion(a)
+        if r.person_column:
+            person = gold_as_names(t.column(r.person_column), names)
+            a = agreement(person, self.model.predicted, names)
+            if a is not None:
+                lines.append(f"Model vs person <b>{r.person_column}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
+                             f"accuracy {100 * a.accuracy:.1f}%")
+        self.metrics.setText("<br>".join(lines))
+
+    def _show_confusion(self, a) -> None:
+        k = len(a.labels)
+        self.confusion.setRowCount(k)
+        self.confusion.setColumnCount(k)
+        self.confusion.setHorizontalHeaderLabels([f"pred {x}" for x in a.labels])
+        self.confusion.setVerticalHeaderLabels([f"gold {x}" for x in a.labels])
+        top = max(1, int(a.confusion.max()))
+        for i in range(k):
+            for j in range(k):
+                item = QTableWidgetItem(str(int(a.confusion[i, j])))
+                shade = int(255 - 120 * a.confusion[i, j] / top)
+                item.setBackground(QColor(shade, shade, 255) if i == j else QColor(255, shade, shade))
+                self.confusion.setItem(i, j, item)
+
+    # ---- outputs
+    def ask_save_labelled(self) -> None:
+        if self.review is None:
+            return
+        stem = Path(self.review.predictions)
+        path, _ = QFileDialog.getSaveFileName(self, "Save labelled file", str(stem.with_name(stem.stem + ".labelled.csv")),
+                                              "CSV (*.csv);;TSV (*.tsv);;JSON lines (*.jsonl);;Excel (*.xlsx)")
+        if path:
+            self.save_labelled(path)
+
+    def save_labelled(self, path: str | Path) -> Path:
+        """Write the input columns + label + label_source (model / person) to ``path`` (format by suffix)."""
+        from explorer.core.predict.review import save_labelled
+
+        out = save_labelled(self.table_data, self.review, path)
+        self.message.emit(f"Saved {len(self.table_data)} labelled rows ({len(self.review.labels)} by a person) "
+                          f"to {out}")
+        return out
+
+    def finetune(self) -> tuple[dict, str] | None:
+        """Build the next run's data (original training file + corrected rows) and emit finetune_requested."""
+        import json
+
+        from explorer.core.checkpoint_windows import run_config_for_checkpoint
+        from explorer.core.errors import UserError
+
+        if self.review is None:
+            return None
+        cfg_path = run_config_for_checkpoint(self.review.model) if self.review.model else None
+        run_cfg = {}
+        if cfg_path is not None:
+            try:
+                run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                run_cfg = {}
+        folder = (cfg_path.parent.parent if cfg_path else Path(self.review.predictions).parent) / ".corrections"
+        try:
+            fields, note = finetune_data(self.table_data, self.review, run_cfg, folder)
+        except UserError as exc:
+            QMessageBox.information(self, "Fine-tune on corrected rows", str(exc))
+            return None
+        self.finetune_requested.emit(fields, note)
+        self.message.emit(note)
+        return fields, note
+
+
+def fill_launcher(launcher, fields: dict, note: str) -> None:
+    """Put a new run's fields into the launcher (the rest of its form stays) and say what was done."""
+    import dataclasses
+
+    from explorer.core.training.config import TrainConfig
+
+    cfg = launcher.config()
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    cfg = dataclasses.replace(cfg, **{k: v for k, v in fields.items() if k in known})
+    cfg = dataclasses.replace(cfg, run_id="")
+    launcher.set_config(cfg)
+    if hasattr(launcher, "status_message"):
+        launcher.status_message.emit(note)
+
+
+class PredictDialog(QDialog):
+    """Pick a file and its text columns, start predict in the inspector child, watch progress, cancel.
+
+    ``finished_predictions(dict)`` carries the PredictSummary dict when the run ends.
+    """
+
+    finished_predictions = Signal(dict)
+
+    def __init__(self, model: str, parent=None, *, client=None):
+        super().__init__(parent)
+        from explorer.ui.inspectors.client import shared_client
+
+        self.setWindowTitle("Predict on a file")
+        self.client = client or shared_client()
+        self.request_id: int | None = None
+        self.summary: dict | None = None
+        self.model_edit = QLineEdit(model)
+        self.data_edit = QLineEdit()
+        self.data_edit.editingFinished.connect(self.read_columns)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        data_row = QHBoxLayout()
+        data_row.addWidget(self.data_edit, 1)
+        data_row.addWidget(browse)
+        self.columns = QListWidget()
+        self.columns.setToolTip("The text column(s) the model reads (QA: question, context; SWAG: sent1, sent2, "
+                                "ending0..3)")
+        self.out_edit = QLineEdit()
+        self.resume = QCheckBox("Resume (continue after the rows already in the output)")
+        self.progress = QProgressBar()
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.start_button = QPushButton("Start")
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        form = QFormLayout(self)
+        form.addRow("Checkpoint", self.model_edit)
+        form.addRow("File", data_row)
+        form.addRow("Text columns", self.columns)
+        form.addRow("Output (.csv .tsv .jsonl .xlsx)", self.out_edit)
+        form.addRow("", self.resume)
+        form.addRow(self.progress)
+        form.addRow(self.status)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        form.addRow(buttons)
+        self._t0 = 0.0
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "File to predict", "",
+                                              "Tables (*.csv *.tsv *.txt *.jsonl *.json *.xlsx);;All files (*)")
+        if path:
+            self.set_data(path)
+
+    def set_data(self, path: str) -> None:
+        self.data_edit.setText(path)
+        self.read_columns()
+
+    def read_columns(self) -> None:
+        """Fill the column list from the file's header, the model's guess checked (torch-free)."""
+        from explorer.core.errors import UserError
+        from explorer.core.predict.engine import resolve_text_columns
+        from explorer.core.predict.facts import checkpoint_facts
+        from explorer.core.predict.reading import read_header
+
+        path = self.data_edit.text().strip()
+        self.columns.clear()
+        if not path:
+            return
+        try:
+            info = read_header(path)
+        except (UserError, OSError) as exc:
+            self.status.setText(str(exc))
+            return
+        try:
+            guess = resolve_text_columns(info, checkpoint_facts(self.model_edit.text().strip()))
+        except (UserError, OSError):
+            guess = []
+        for c in info.columns:
+            item = QListWidgetItem(c)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if c in guess else Qt.CheckState.Unchecked)
+            self.columns.addItem(item)
+        if not self.out_edit.text().strip():
+            p = Path(path)
+            self.out_edit.setText(str(p.with_name(p.stem + ".predictions.csv")))
+        self.status.setText(info.note or f"{len(info.columns)} columns ({info.kind})")
+
+    def text_columns(self) -> list[str]:
+        return [self.columns.item(k).text() for k in range(self.columns.count())
+                if self.columns.item(k).checkState() == Qt.CheckState.Checked]
+
+    def start(self) -> int | None:
+        """Send the predict request; returns its id."""
+        import time
+
+        data = {"model": self.model_edit.text().strip(), "data": self.data_edit.text().strip(),
+                "out": self.out_edit.text().strip(), "text_columns": self.text_columns() or None,
+                "resume": self.resume.isChecked()}
+        if not data["data"] or not data["out"]:
+            self.status.setText("Pick a file and an output file first")
+            return None
+        self._t0 = time.perf_counter()
+        self.summary = None
+        self.start_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setRange(0, 0)
+        self.status.setText("Starting (the inspector process loads the model)…")
+        self.request_id = self.client.request("predict", data, on_done=self._done, on_error=self._failed,
+                                              on_progress=self._progress)
+        return self.request_id
+
+    def _progress(self, done: int, total: int) -> None:
+        import time
+
+        elapsed = time.perf_counter() - self._t0
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = f", about {max(0.0, (total - done) / rate):.0f} s left" if total and rate > 0 else ""
+        self.status.setText(f"{done} of {total or '?'} rows, {rate:.0f} rows/s{eta}")
+
+    def _done(self, summary) -> None:
+        self.summary = summary
+        self.request_id = None
+        self.start_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.status.setText(f"{summary['rows']} rows written to {summary['out']} ({summary['errors']} with an error)")
+        self.finished_predictions.emit(summary)
+
+    def _failed(self, message: str, *rest) -> None:
+        self.request_id = None
+        self.start_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setRange(0, 1)
+        cancelled = "cancel" in str(message).lower()
+        self.status.setText("Cancelled; the rows written so far stay: tick Resume and Start to continue"
+                            if cancelled else str(message))
+        if cancelled:
+            self.resume.setChecked(True)
+
+    def cancel(self) -> None:
+        if self.request_id is not None:
+            self.client.cancel(self.request_id)
+            self.status.setText("Cancelling after the current batch…")
+
+
+def open_predict_dialog(parent, model: str, *, client=None, on_finished=None) -> PredictDialog:
+    """Show a PredictDialog for ``model``; ``on_finished(summary)`` runs when its predictions are written
+    (default: the main window's Predictions page when there is one)."""
+    dialog = PredictDialog(model, parent, client=client)
+    target = on_finished
+    if target is None:
+        win = parent.window() if parent is not None else None
+        target = getattr(win, "open_predictions", None)
+    if target is not None:
+        dialog.finished_predictions.connect(target)
+    dialog.show()
+    return dialog
+
+
+def predict_button(parent, source) -> QPushButton:
+    """A "Predict on a file…" button for a view whose checkpoint is ``source()`` (a path or "")."""
+    button = QPushButton("Predict on a file…")
+    button.setToolTip("Label every row of a CSV / TSV / JSONL / xlsx file with this checkpoint (runs in the "
+                      "inspector process; the result opens in a Predictions page)")
+    button.clicked.connect(lambda: open_predict_dialog(parent, source() or ""))
+    return button

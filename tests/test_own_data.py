@@ -1,0 +1,322 @@
+"""Issue 21: your own labelled data. Every loader path of core/data/table.py with a file the test writes
+(CSV, TSV, JSONL, xlsx, cp1252, BOM + CRLF, lone \\r, no header, extra fields), the label rules (string
+classes, score-like columns, empty texts, missing labels, unseen dev labels), the stratified dev split,
+balanced class weights against scikit-learn, f_avg, and the checkpoint head against the data's labels."""
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import save_tiny_model
+
+from explorer.core.data.classification import (
+    ClassificationDataError,
+    load_classification,
+)
+from explorer.core.data.split import stratified_split
+from explorer.core.data.table import guess_columns, preview_table, read_table
+from explorer.core.events import iter_events
+from explorer.core.training.glue_metrics import classification_metrics
+from explorer.core.training.tasks.classification import parse_weights_for
+
+
+def _write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    with open(path, "w", newline="", encoding=encoding) as fh:
+        fh.write(text)
+    return path
+
+
+def test_csv_tsv_jsonl_and_string_labels(tmp_path):
+    c = _write(tmp_path / "d.csv", 'id,text,stance\n7,"good, really",FAVOR\n8,bad,AGAINST\n9,meh,NONE\n')
+    d = load_classification(str(c), id_column="id")
+    assert d.texts_a == ["good, really", "bad", "meh"] and d.label_names == ["AGAINST", "FAVOR", "NONE"]
+    assert d.labels == [1, 0, 2] and d.row_ids == ["7", "8", "9"] and d.lines == [2, 3, 4]
+    t = _write(tmp_path / "d.tsv", 'Tweet\tStance\nsay "hi"\tFAVOR\nno\tAGAINST\n')
+    d = load_classification(str(t), label_names=["FAVOR", "AGAINST"])
+    assert d.texts_a[0] == 'say "hi"' and d.labels == [0, 1] and d.label_names == ["FAVOR", "AGAINST"]
+    j = _write(tmp_path / "d.jsonl", '{"sentence": "a", "label": "pos"}\n\n{"sentence": "b", "label": "neg"}\n')
+    assert load_classification(str(j)).labels == [1, 0]
+
+
+def test_xlsx_first_sheet(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["text", "label"])
+    sheet.append(["fine film", "pos"])
+    sheet.append(["dull", "neg"])
+    sheet.append([None, "neg"])
+    book.save(tmp_path / "d.xlsx")
+    with pytest.raises(ClassificationDataError, match=r"d.xlsx row 4, column 1 'text': empty text"):
+        load_classification(str(tmp_path / "d.xlsx"))
+    d = load_classification(str(tmp_path / "d.xlsx"), skip_invalid=True)
+    assert d.texts_a == ["fine film", "dull"] and d.label_names == ["neg", "pos"]
+    assert any("1 row skipped" in m for _, m in d.notes)
+
+
+def test_cp1252_is_detected_and_named_or_forced(tmp_path):
+    p = tmp_path / "w.txt"
+    p.write_bytes("Tweet\tStance\r\nit\u2019s caf\u00e9 time\tFAVOR\r\nno\tNONE\r\n".encode("cp1252"))
+    t = read_table(p)
+    assert t.encoding == "Windows-1252" and t.rows[0][1] == ["it\u2019s caf\u00e9 time", "FAVOR"]
+    assert "read as Windows-1252: 2 bytes are not UTF-8 (the first on line 2)" in t.notes
+    assert read_table(p, encoding="latin-1").rows[0][1][0] == "it\x92s caf\u00e9 time"
+    with pytest.raises(ClassificationDataError, match="line 2: byte 0x92 is not UTF-8 text"):
+        read_table(p, encoding="utf-8")
+
+
+def test_bom_crlf_lone_cr_and_quoted_line_break(tmp_path):
+    p = _write(tmp_path / "a.tsv", "\ufeffsentence\tlabel\r\na warm\rfilm\t1\r\na dull plot\t0\r\n")
+    d = load_classification(str(p))
+    assert d.texts_a == ["a warm\rfilm", "a dull plot"] and d.labels == [1, 0] and d.columns[0] == "sentence"
+    c = _write(tmp_path / "a.csv", 'sentence,label\r\n"a warm, funny film",1\r\n"two\r\nlines",0\r\nthree,1\r\n')
+    d = load_classification(str(c))
+    assert d.texts_a == ["a warm, funny film", "two\nlines", "three"] and d.lines == [2, 3, 5]
+    assert not any(t.endswith("\r") for t in d.texts_a) and d.raw_labels == ["1", "0", "1"]
+
+
+def test_no_header_positions_and_long_rows_counted(tmp_path):
+    p = _write(tmp_path / "sts.csv", "g\tf\ty\t1\t4.2\tA man.\tA guy.\n"
+                                     "g\tf\ty\t2\t0.5\tA dog.\tA cat.\tnote\tmore\n"
+                                     "g\tf\ty\t3\t3.0\tRain.\tIt rains.\n")
+    t = read_table(p, no_header=True)
+    assert t.columns == ["1", "2", "3", "4", "5", "6", "7"] and t.long_rows == [2]
+    assert any("1 row has more fields than the 7 of the first row" in n and "lines 2" in n for n in t.notes)
+    d = load_classification(str(p), pair=True, no_header=True, text_columns=["6", "7"], label_column="5",
+                            regression=True)
+    assert d.texts_b == ["A guy.", "A cat.", "It rains."] and d.labels == [4.2, 0.5, 3.0]
+    with pytest.raises(ClassificationDataError, match="no header; give the text column"):
+        load_classification(str(p), no_header=True)
+
+
+def test_extra_field_with_a_header_is_an_error_naming_the_line(tmp_path):
+    p = _write(tmp_path / "x.tsv", "sentence\tlabel\nok\t1\nnot\tok\t0\n")
+    with pytest.raises(ClassificationDataError, match=r"x.tsv line 3: expected 2 fields \(as in the header\), got 3"):
+        load_classification(str(p))
+
+
+def test_empty_text_and_missing_label_are_listed_or_skipped(tmp_path):
+    p = _write(tmp_path / "e.csv", "text,label\nfine,a\n  ,b\nok,\nyes,b\nyes,b\n")
+    with pytest.raises(ClassificationDataError) as exc:
+        load_classification(str(p))
+    msg = str(exc.value)
+    assert "2 row problems" in msg and "e.csv line 3, column 1 'text': empty text" in msg
+    assert "e.csv line 4, column 2 'label': missing label" in msg and "--skip-invalid" in msg
+    d = load_classification(str(p), skip_invalid=True)
+    assert d.texts_a == ["fine", "yes", "yes"]
+    assert any("2 rows skipped" in m for _, m in d.notes) and any("1 duplicate row" in m for _, m in d.notes)
+
+
+def test_whitespace_and_case_of_labels(tmp_path):
+    p = _write(tmp_path / "l.tsv", "text\tlabel\na\t FAVOR \nb\tFavor\nc\tAGAINST\n")
+    d = load_classification(str(p))
+    assert d.label_names == ["AGAINST", "FAVOR", "Favor"]
+    assert any("1 label had spaces around them, stripped" in m for _, m in d.notes)
+    assert any("'FAVOR' and 'Favor' differ only by case" in m for lvl, m in d.notes if lvl == "warning")
+
+
+@pytest.mark.parametrize("labels, why", [(["0.5", "3.8", "2"], "values from 0.5 to 3.8"),
+                                         (["5.0", "3.0", "1.0"], "whole numbers written as 5.0"),
+                                         (["1", "7", "4", "2"], "a 1-7 rating scale")])
+def test_score_like_labels_are_refused_with_a_pointer_to_regression(tmp_path, labels, why):
+    p = _write(tmp_path / "s.tsv", "text\tscore\n" + "".join(f"t{i}\t{y}\n" for i, y in enumerate(labels)))
+    with pytest.raises(ClassificationDataError, match="--task regression") as exc:
+        load_classification(str(p))
+    assert why in str(exc.value) and "s.tsv line" in str(exc.value) and "column 2 'score'" in str(exc.value)
+
+
+def test_a_dev_label_never_seen_in_training_names_it_and_its_line(tmp_path):
+    train = load_classification(str(_write(tmp_path / "t.tsv", "text\tlabel\na\tneg\nb\tpos\n")))
+    dev = load_classification(str(_write(tmp_path / "d.tsv", "text\tlabel\nc\tpos\nd\tneutral\n")))
+    with pytest.raises(ClassificationDataError, match=r"d.tsv line 3, column 'label': dev label 'neutral' never "
+                                                      r"occurs in the training data \(its labels: neg, pos\)"):
+        dev.relabel(train.label_names)
+    dev_ok = load_classification(str(_write(tmp_path / "d2.tsv", "text\tlabel\nc\tpos\n")))
+    assert dev_ok.labels == [0] and dev_ok.relabel(train.label_names).labels == [1]
+
+
+def test_column_guessing_and_preview(tmp_path):
+    g = guess_columns(["ID", "Target", "Tweet", "Stance"])
+    assert (g.text_columns, g.label_column, g.id_column) == (("Tweet",), "Stance", "ID")
+    assert guess_columns(["sentence1", "sentence2", "score"], pair=True).text_columns == ("sentence1", "sentence2")
+    p = _write(tmp_path / "big.csv", "id,question,class\n" + "".join(f"{i},q{i},c{i % 2}\n" for i in range(50)))
+    prev = preview_table(p, n=5)
+    assert prev.n_rows == 50 and len(prev.rows) == 5 and prev.guess.label_column == "class"
+
+
+def test_stratified_split_is_reproducible_and_keeps_shares():
+    y = [0] * 60 + [1] * 30 + [2] * 10
+    a, notes = stratified_split(y, 0.1, seed=3)
+    b, _ = stratified_split(y, 0.1, seed=3)
+    c, _ = stratified_split(y, 0.1, seed=4)
+    assert a == b and a != c and notes == []
+    assert [sum(1 for i in a if y[i] == k) for k in range(3)] == [6, 3, 1]
+    _, notes = stratified_split([0] * 20 + [1], 0.1, seed=0, names=["big", "tiny"])
+    assert "tiny (1 row)" in notes[0][1]
+
+
+def test_balanced_weights_equal_sklearn_and_explicit(tmp_path):
+    from sklearn.utils.class_weight import compute_class_weight
+
+    d = load_classification(str(_write(tmp_path / "w.tsv", "text\tlabel\n" + "".join(
+        f"t{i}\t{lab}\n" for i, lab in enumerate(["AGAINST"] * 7 + ["FAVOR"] * 2 + ["NONE"] * 3)))))
+    ours = parse_weights_for("balanced", d)
+    theirs = compute_class_weight("balanced", classes=np.arange(3), y=np.asarray(d.labels))
+    assert np.allclose(ours, theirs)
+    assert parse_weights_for("FAVOR=2.5", d) == [1.0, 2.5, 1.0]
+    with pytest.raises(ValueError, match="'MAYBE', not a class of the training data"):
+        parse_weights_for("MAYBE=2", d)
+
+
+def test_per_class_metrics_and_f_avg():
+    from sklearn.metrics import f1_score
+
+    y = np.array([0, 0, 1, 1, 2, 2, 2, 0])
+    p = np.array([0, 1, 1, 1, 2, 0, 2, 0])
+    logits = np.eye(3)[p]
+    m = classification_metrics(y, logits, label_names=["AGAINST", "FAVOR", "NONE"], f1_classes=["FAVOR", "AGAINST"])
+    per = f1_score(y, p, average=None)
+    assert m["per_class"]["FAVOR"]["f1"] == pytest.approx(per[1]) and m["per_class"]["NONE"]["support"] == 3
+    assert m["f_avg"] == pytest.approx((per[0] + per[1]) / 2)
+    assert m["macro_f1"] == pytest.approx(f1_score(y, p, average="macro"))
+    assert m["weighted_f1"] == pytest.approx(f1_score(y, p, average="weighted"))
+
+
+# ---- training: head against data, split, weights -------------------------------------------------------
+def _run(argv):
+    from explorer.worker.train import main as train_main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = train_main([str(a) for a in argv])
+    return rc, list(iter_events(buf.getvalue().splitlines()))
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("own-models")
+    return {"cls3": str(save_tiny_model(d / "cls3", "classification", num_labels=3)),
+            "cls2": str(save_tiny_model(d / "cls2", "classification", num_labels=2))}
+
+
+def _stance(path: Path, n: int = 20) -> Path:
+    rows = [("I love it", "FAVOR"), ("I hate it", "AGAINST"), ("the sky", "NONE"), ("so bad", "AGAINST")]
+    return _write(path, "ID\tTweet\tStance\r\n" + "".join(f"{i}\t{rows[i % 4][0]} {i}\t{rows[i % 4][1]}\r\n"
+                                                            for i in range(n)))
+
+
+COMMON = ["--task", "single", "--max-steps", 2, "--batch-size", 4, "--max-seq-length", 32, "--mixed-precision", "no",
+          "--no-save-checkpoints"]
+
+
+def test_head_mismatch_message_and_new_head(models, tmp_path):
+    data = _write(tmp_path / "two.tsv", "sentence\tlabel\n" + "a b\tneg\nc d\tpos\n" * 4)
+    rc, ev = _run(COMMON + ["--model", models["cls3"], "--train", data, "--output-dir", tmp_path, "--run-id", "a"])
+    assert rc == 2 and ev[-1]["event"] == "failed"
+    assert ("the checkpoint's head has 3 labels (LABEL_0, LABEL_1, LABEL_2); the data has 2 (neg, pos). "
+            "Use --new-head") in ev[-1]["error"]
+    rc, ev = _run(COMMON + ["--model", models["cls3"], "--train", data, "--output-dir", tmp_path, "--run-id", "b",
+                            "--new-head", "--dev-fraction", 0])
+    assert rc == 0, ev[-1]
+    logs = [e["message"] for e in ev if e["event"] == "log"]
+    assert any(m.startswith("new head: the checkpoint's head has 3 labels") and "encoder's weights are kept" in m
+               for m in logs)
+    started = next(e for e in ev if e["event"] == "started")
+    assert started["label_names"] == ["neg", "pos"] and not started["load_report"].get("warning")
+
+
+def test_stance_like_file_trains_with_split_weights_names_and_resume_reads_the_split(models, tmp_path):
+    data = _stance(tmp_path / "stance.txt")
+    argv = COMMON + ["--model", models["cls2"], "--train", data, "--text-columns", "Tweet", "--label-column", "Stance",
+                     "--id-column", "ID", "--class-weights", "balanced", "--f1-classes", "FAVOR,AGAINST",
+                     "--new-head", "--output-dir", tmp_path, "--run-id", "s", "--save-checkpoints"]
+    rc, ev = _run(argv)
+    assert rc == 0, ev[-1]
+    started = next(e for e in ev if e["event"] == "started")
+    assert started["class_weights"] == pytest.approx({"AGAINST": 20 / 30, "FAVOR": 20 / 15, "NONE": 20 / 15}, rel=0.2)
+    assert started["num_train_examples"] + started["num_dev_examples"] == 20
+    split = (tmp_path / "s" / "dev_split.csv").read_text().splitlines()
+    assert split[0] == "row_id,line,label" and len(split) - 1 == started["num_dev_examples"]
+    final = ev[-1]["metrics"]
+    assert set(final["per_class"]) == {"AGAINST", "FAVOR", "NONE"} and "f_avg" in final and "macro_f1" in final
+    cfg = json.loads((tmp_path / "s" / "checkpoints" / "last" / "config.json").read_text())
+    assert cfg["id2label"] == {"0": "AGAINST", "1": "FAVOR", "2": "NONE"} and cfg["label2id"]["NONE"] == 2
+    # the same split comes back on a later start from the same folder
+    from explorer.core.training.config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    config = TrainConfig.load(tmp_path / "s" / "config.json")
+    task = get_task("single")
+    _, dev, notes = task.split_dev(task.load(config, "train"), config, tmp_path / "s")
+    assert "read back" in notes[0][1] and [str(i) for i in dev.row_ids] == [r.split(",")[0] for r in split[1:]]
+
+
+def test_labels_the_head_knows_are_mapped_by_name(models, tmp_path):
+    from explorer.core.training.config import TrainConfig
+    from explorer.core.training.setup import fit_head
+    from explorer.core.training.tasks import get_task
+
+    folder = Path(models["cls3"]).parent / "named3"
+    if not folder.exists():
+        save_tiny_model(folder, "classification", num_labels=3)
+        cfg = json.loads((folder / "config.json").read_text())
+        cfg["id2label"] = {"0": "pos", "1": "neg", "2": "none"}
+        cfg["label2id"] = {"pos": 0, "neg": 1, "none": 2}
+        (folder / "config.json").write_text(json.dumps(cfg))
+    data = _write(tmp_path / "pn.tsv", "sentence\tlabel\na\tneg\nb\tpos\n")
+    config = TrainConfig(task="single", model=str(folder), train=str(data))
+    task = get_task("single")
+    train = task.load(config, "train")
+
+    class Quiet:
+        def emit(self, *a, **k):
+            pass
+    head, train2, _ = fit_head(str(folder), task, train, None, config, Quiet())
+    assert head["num_labels"] == 3 and train2.labels == [1, 0] and train2.label_names == ["pos", "neg", "none"]
+
+
+@pytest.mark.real_data
+def test_real_stance_file_loads_with_its_columns():
+    real = os.environ.get("EXPLORER_REAL_DATA")
+    if not real:
+        pytest.skip("EXPLORER_REAL_DATA is not set")
+    path = Path(real) / "stance_semeval2016" / "train.txt"
+    d = load_classification(str(path), text_columns=["Tweet"], label_column="Stance", id_column="ID")
+    assert len(d) == 2814 and d.label_names == ["AGAINST", "FAVOR", "NONE"]
+    assert d.class_counts() == {"AGAINST": 1342, "FAVOR": 731, "NONE": 741}
+    assert any("read as Windows-1252: 12 bytes are not UTF-8" in m for _, m in d.notes)
+    assert not any(t.endswith("\r") for t in d.texts_a)
+
+
+def test_own_data_flags_parse():
+    import argparse
+
+    from explorer.worker.train import add_arguments, config_from_args
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    cfg = config_from_args(p.parse_args(["--train", "x.csv", "--task", "pair", "--no-header", "--text-columns", "6,7",
+                                         "--label-column", "5", "--class-weights", "balanced", "--f1-classes",
+                                         "FAVOR,AGAINST", "--label-names", "AGAINST,NONE,FAVOR", "--new-head",
+                                         "--skip-invalid", "--dev-fraction", "0.2", "--encoding", "cp1252"]))
+    assert cfg.no_header is True and cfg.text_columns == ["6", "7"] and cfg.label_column == "5"
+    assert cfg.f1_classes == ["FAVOR", "AGAINST"] and cfg.label_names == ["AGAINST", "NONE", "FAVOR"]
+    assert cfg.new_head and cfg.skip_invalid and cfg.dev_fraction == 0.2 and cfg.encoding == "cp1252"
+    assert config_from_args(p.parse_args(["--train", "x", "--text-columns", "Tweet"])).text_columns == ["Tweet"]
+    cfg.validate()
+    with pytest.raises(ValueError, match="class_weights"):
+        config_from_args(p.parse_args(["--train", "x", "--class-weights", "lots"])).validate()
+    with pytest.raises(ValueError, match="dev_fraction must be in"):
+        config_from_args(p.parse_args(["--train", "x", "--dev-fraction", "1.5"])).validate()
+
+
+def test_label_names_name_integer_ids_in_train_and_dev(tmp_path):
+    p = _write(tmp_path / "i.tsv", "sentence\tlabel\na\t0\nb\t1\n")
+    train = load_classification(str(p), label_names=["negative", "positive"])
+    dev = load_classification(str(p), label_names=["negative", "positive"])
+    assert train.label_names == ["negative", "positive"] and dev.relabel(train.label_names).labels == [0, 1]

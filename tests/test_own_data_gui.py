@@ -1,0 +1,120 @@
+"""Issue 21 in the GUI: the launcher's column pickers and class distribution for a researcher's own table,
+no CLI flag in any GUI message, and Classify: dev set pre-filled from the run's config.json; a dev file with
+names scored against the head's id2label by name."""
+
+import json
+
+import pytest
+
+from explorer.ui.launch.data_preview import (
+    class_distribution_warnings,
+    plain_words,
+    preview_data,
+)
+
+
+def _stance(path, rows):
+    path.write_bytes(("ID\tTarget\tTweet\tStance\r\n" + "".join(f"{i}\tX\tcaf\u00e9 {t}\t{s}\r\n"
+                                                                 for i, (t, s) in enumerate(rows))).encode("cp1252"))
+    return path
+
+
+def test_plain_words_replace_flags_with_the_launcher_names():
+    text = plain_words("2 row problems: ... (fix them, or skip such rows with --skip-invalid); use --task regression")
+    assert "--" not in text and "“Skip invalid rows”" in text and "the regression task" in text
+
+
+def test_class_distribution_warns_on_imbalance_and_thin_classes():
+    warn = class_distribution_warnings({"big": 100, "small": 9}, 0.1)
+    assert "imbalanced classes: 'small' has 9 examples, under 10% of 'big' (100)" in warn[0]
+    assert "small (9)" in warn[1]
+    assert class_distribution_warnings({"a": 50, "b": 40}, 0.1) == []
+
+
+def test_preview_of_an_own_table_has_header_rows_guess_and_classes(tmp_path):
+    p = _stance(tmp_path / "s.txt", [("yes", "FAVOR")] * 30 + [("no", "AGAINST")] * 2)
+    res = preview_data(str(p), "single", n_records=3, options={"dev_fraction": 0.1})
+    assert res["ok"] and res["columns"] == ["ID", "Target", "Tweet", "Stance"]
+    assert res["guess"] == {"text_columns": ["Tweet"], "label_column": "Stance", "id_column": "ID"}
+    assert res["class_counts"] == {"AGAINST": 2, "FAVOR": 30} and len(res["records"]) == 3
+    assert res["records"][0]["Tweet"] == "caf\u00e9 yes"
+    assert any("imbalanced" in x for x in res["problems"]) and any("Windows-1252" in x for x in res["notes"])
+    bad = preview_data(str(p), "single", text_columns=["Nope"])
+    assert not bad["ok"] and "--" not in bad["error"] and bad["columns"] == ["ID", "Target", "Tweet", "Stance"]
+
+
+def test_launcher_offers_the_columns_and_shows_the_distribution(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    p = _stance(tmp_path / "stance.txt", [("yes", "FAVOR"), ("no", "AGAINST"), ("hm", "NONE")] * 5)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.show()
+    w.editors["task"].set("single")
+    w.editors["dev"].set("")
+    w.editors["train"].set(str(p))
+    w.refresh_previews()
+    qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("kind") == "classification"
+                    and bool((w.train_preview.result or {}).get("columns")), timeout=90000)
+    combo = w.editors["label_column"].widget
+    assert [combo.itemText(i) for i in range(combo.count())] == ["", "ID", "Target", "Tweet", "Stance"]
+    assert combo.lineEdit().placeholderText() == "guessed: Stance"
+    assert w.editors["text_columns"].widget.lineEdit().placeholderText() == "guessed: Tweet"
+    assert w.editors["id_column"].widget.lineEdit().placeholderText() == "guessed: ID"
+    text = w.train_preview.summary.text()
+    assert "AGAINST" in text and "FAVOR" in text and "NONE" in text and "--" not in text
+    w.editors["label_column"].set("Stance")
+    w.editors["class_weights"].set("balanced")
+    cfg = w.config()
+    assert cfg.label_column == "Stance" and cfg.class_weights == "balanced" and cfg.resolved_dev_fraction() == 0.1
+
+
+def test_classify_dev_view_is_prefilled_from_the_run(qtbot, tmp_path):
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    run = tmp_path / "runs" / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "single", "train": "/data/t.txt", "dev": "/data/d.txt",
+                                                 "text_columns": ["Tweet"], "label_column": "Stance",
+                                                 "encoding": "cp1252"}))
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    assert dev.prefill_from_run(str(run / "checkpoints" / "best"))
+    assert dev.path.text() == "/data/d.txt" and dev.text_columns.currentText() == "Tweet"
+    assert dev.table_settings() == {"encoding": "cp1252", "text_columns": ["Tweet"], "label_column": "Stance",
+                                    "no_header": False}
+    assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
+
+
+def test_dev_labels_are_matched_to_the_head_by_name(tmp_path):
+    from helpers import tiny_loaded_model
+
+    from explorer.core.classify_dev import score_classification_dev
+    from explorer.core.errors import ClassificationDataError
+
+    loaded = tiny_loaded_model("classification")
+    loaded.model.config.id2label = {0: "pos", 1: "neg"}
+    loaded.model.config.label2id = {"pos": 0, "neg": 1}
+    p = tmp_path / "d.csv"
+    p.write_text("review,verdict\ngood,pos\nbad,neg\nfine,pos\n", encoding="utf-8")
+    rep = score_classification_dev(loaded.model, loaded.tokenizer, "single", str(p), n=2,
+                                   settings={"text_columns": ["review"], "label_column": "verdict"})
+    assert rep.label_names == ["pos", "neg"] and rep.confusion.sum(axis=1).tolist() == [2, 1]
+    p.write_text("review,verdict\ngood,pos\nbad,meh\n", encoding="utf-8")
+    with pytest.raises(ClassificationDataError, match="line 3, column 'verdict': dev label 'meh' never occurs"):
+        score_classification_dev(loaded.model, loaded.tokenizer, "single", str(p),
+                                 settings={"text_columns": ["review"], "label_column": "verdict"})
+
+
+def test_an_excel_workbook_is_previewed_for_classification_only(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["text", "label"])
+    book.active.append(["good", "pos"])
+    book.active.append(["bad", "neg"])
+    book.save(tmp_path / "t.xlsx")
+    res = preview_data(str(tmp_path / "t.xlsx"), "single")
+    assert res["ok"] and res["columns"] == ["text", "label"] and res["class_counts"] == {"neg": 1, "pos": 1}
+    res = preview_data(str(tmp_path / "t.xlsx"), "squad_v2")
+    assert not res["ok"] and "is an Excel workbook; it fits the single / pair classification, regression and multi-label tasks" in res["error"]

@@ -1,0 +1,249 @@
+"""bert-explorer predict: every row out in input order, the same labels as Classify, resume, QA = eval."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from explorer.core.errors import Cancelled
+from explorer.core.predict.engine import predict_file
+from explorer.core.predict.reading import iter_rows
+from helpers import save_tiny_model, write_tiny_squad
+
+WORDS = "good bad fine worst city river model answer year first name the a of".split()
+
+
+def _texts(n: int, seed: int = 0) -> list[str]:
+    rng = np.random.default_rng(seed)
+    return [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 7)))) for _ in range(n)]
+
+
+def _write_csv(path, texts, labels=None):
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "text"] + (["label"] if labels is not None else []))
+        for i, t in enumerate(texts):
+            w.writerow([f"r{i}", t] + ([labels[i]] if labels is not None else []))
+    return path
+
+
+def _read_csv(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture(scope="module")
+def cls_model(tmp_path_factory):
+    return save_tiny_model(tmp_path_factory.mktemp("m") / "cls", "classification", num_labels=3)
+
+
+def test_ten_thousand_rows_in_order_probabilities_and_classify_labels(tmp_path, cls_model):
+    from explorer.core.classify_model import classify_text
+    from explorer.core.models import load_model
+
+    texts = _texts(10_000)
+    data = _write_csv(tmp_path / "in.csv", texts)
+    loaded = load_model(str(cls_model), task="classification")
+    summary = predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"), loaded=loaded, batch_size=256,
+                           chunk_rows=4096)
+    rows = _read_csv(tmp_path / "out.csv")
+    assert summary.rows == len(rows) == 10_000
+    assert [r["id"] for r in rows] == [f"r{i}" for i in range(10_000)]
+    assert [r["text"] for r in rows] == texts
+    names = ["LABEL_0", "LABEL_1", "LABEL_2"]
+    p = np.array([[float(r[f"p_{n}"]) for n in names] for r in rows])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-9)
+    top2 = np.sort(p, axis=1)[:, ::-1]
+    np.testing.assert_allclose([float(r["margin"]) for r in rows], top2[:, 0] - top2[:, 1], atol=1e-9)
+    for i in range(0, 10_000, 499):   # the same label as Classify, row by row
+        res = classify_text(loaded.model, loaded.tokenizer, texts[i])
+        assert rows[i]["predicted_label"] == res.label_names[res.prediction]
+        np.testing.assert_allclose(p[i], res.probabilities, atol=1e-5)
+    assert all(r["error"] == "" for r in rows)
+
+
+def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model):
+    from explorer.core.models import load_model
+
+    texts = _texts(700, seed=1)
+    data = _write_csv(tmp_path / "in.csv", texts)
+    loaded = load_model(str(cls_model), task="classification")
+    polls = {"n": 0}
+
+    def cancel_late():
+        polls["n"] += 1
+        return polls["n"] > 5    # batches of 32 -> inside the third chunk of 100 rows
+
+    out = tmp_path / "out.tsv"
+    with pytest.raises(Cancelled):
+        predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, cancelled=cancel_late)
+    partial = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
+    assert 0 < len(partial) < 700 and len(partial) % 100 == 0
+    summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, resume=True)
+    assert summary.resumed_from == len(partial) and summary.rows == 700
+    rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
+    assert [r["id"] for r in rows] == [f"r{i}" for i in range(700)]
+    full = tmp_path / "full.tsv"
+    predict_file(str(cls_model), str(data), str(full), loaded=loaded, chunk_rows=100)
+    again = list(csv.DictReader(open(full, encoding="utf-8"), delimiter="\t"))
+    assert [r["predicted_label"] for r in rows] == [r["predicted_label"] for r in again]
+
+
+def test_every_row_comes_out_with_an_error_column(tmp_path, cls_model):
+    lines = [json.dumps({"text": "a good model", "n": 1}), "not json", json.dumps([1, 2]),
+             json.dumps({"text": "   "}), json.dumps({"text": "the worst year"})]
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    summary = predict_file(str(cls_model), str(data), str(tmp_path / "out.jsonl"))
+    rows = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 5 and summary.errors == 3
+    assert rows[0]["error"] == "" and rows[0]["predicted_label"].startswith("LABEL_")
+    assert "line 2" in rows[1]["error"] and "not JSON" in rows[1]["error"]
+    assert "not an object" in rows[2]["error"] and "empty 'text'" in rows[3]["error"]
+    assert rows[3]["predicted_label"] is None and rows[4]["error"] == ""
+
+
+def test_xlsx_in_and_out_and_cp1252_tsv(tmp_path, cls_model):
+    import openpyxl
+
+    data = tmp_path / "in.txt"
+    data.write_bytes("ID\tTweet\n1\tcafé good “model”\n2\tthe worst year\n".encode("cp1252"))
+    info, rows = iter_rows(data)
+    assert "Windows-1252" in info.note and [r.values["Tweet"] for r in rows][0] == "café good “model”"
+    out = tmp_path / "out.xlsx"
+    summary = predict_file(str(cls_model), str(data), str(out))
+    assert summary.text_columns == ["Tweet"] and any("cp1252" in n for n in summary.notes)
+    got = list(openpyxl.load_workbook(out).active.iter_rows(values_only=True))
+    assert got[0][:3] == ("ID", "Tweet", "predicted_label") and len(got) == 3
+    again = predict_file(str(cls_model), str(out), str(tmp_path / "again.csv"), text_columns=["2"])
+    assert again.rows == 2 and again.text_columns == ["Tweet"]
+
+
+def test_regression_and_multilabel_columns_follow_the_checkpoint_config(tmp_path):
+    import json as _json
+
+    reg = save_tiny_model(tmp_path / "reg", "classification", num_labels=1)
+    ml = save_tiny_model(tmp_path / "ml", "classification", num_labels=3)
+    cfg = _json.loads((ml / "config.json").read_text())
+    cfg["problem_type"] = "multi_label_classification"
+    cfg["id2label"] = {"0": "sports", "1": "politics", "2": "tech"}
+    cfg["label2id"] = {v: int(k) for k, v in cfg["id2label"].items()}
+    (ml / "config.json").write_text(_json.dumps(cfg))
+    (ml / "thresholds.json").write_text(_json.dumps({"sports": 0.0, "politics": 1.0, "tech": 0.5}))
+    data = _write_csv(tmp_path / "in.csv", _texts(5))
+    predict_file(str(reg), str(data), str(tmp_path / "reg.csv"))
+    rows = _read_csv(tmp_path / "reg.csv")
+    assert "predicted_score" in rows[0] and all(float(r["predicted_score"]) == float(r["predicted_score"]) for r in rows)
+    predict_file(str(ml), str(data), str(tmp_path / "ml.jsonl"))
+    rows = [_json.loads(x) for x in (tmp_path / "ml.jsonl").read_text().splitlines()]
+    for r in rows:   # threshold 0 -> always, 1 -> never, 0.5 -> by the sigmoid
+        assert "sports" in r["predicted_labels"] and "politics" not in r["predicted_labels"]
+        assert ("tech" in r["predicted_labels"]) == (r["p_tech"] >= 0.5)
+
+
+def test_swag_predicts_an_ending_per_row(tmp_path):
+    mc = save_tiny_model(tmp_path / "mc", "multiple_choice")
+    data = tmp_path / "swag.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sent1", "sent2", "ending0", "ending1", "ending2", "ending3"])
+        w.writerow(["the model", "it", "is good", "is bad", "was first", "the city"])
+        w.writerow(["a river", "", "of paris", "of london", "the year", "a name"])
+    predict_file(str(mc), str(data), str(tmp_path / "out.csv"))
+    rows = _read_csv(tmp_path / "out.csv")
+    for r in rows:
+        p = [float(r[f"p_ending{k}"]) for k in range(4)]
+        assert abs(sum(p) - 1) < 1e-9 and int(r["predicted_ending"]) == int(np.argmax(p))
+
+
+@pytest.mark.parametrize("v2", [True, False])
+def test_qa_answers_equal_eval(tmp_path, v2):
+    from explorer.cli import main
+
+    run = tmp_path / "runs" / "r1"
+    qa = save_tiny_model(run / "checkpoints" / "best", "qa")
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2" if v2 else "squad_v1", "max_seq_length": 48,
+                                                 "doc_stride": 16, "max_query_length": 64}))
+    squad = write_tiny_squad(tmp_path / "dev.json", v2=v2, repeat=2)
+    assert main(["eval", "--model", str(qa), "--data", str(squad), "--out", str(tmp_path / "ev"),
+                 "--max-seq-length", "48", "--doc-stride", "16"]) == 0
+    official = json.loads((tmp_path / "ev" / "predictions.json").read_text())
+    # one chunk holds every question, so predict runs eval's batches (inference.batch_order over the same windows)
+    summary = predict_file(str(qa), str(squad), str(tmp_path / "p.jsonl"))   # window settings from the run
+    rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert summary.rows == len(official) == len(rows)
+    for r in rows:
+        assert r["answer"] == official[r["id"]]
+        if v2:
+            assert r["decision"] == ("answer" if r["score_diff"] is not None and r["score_diff"] > 0 else "abstain")
+        else:   # a squad_v1 run's checkpoint always answers, as eval does on a v1.1 file
+            assert r["decision"] == "answer"
+        if r["answer"]:
+            assert r["context"][r["answer_start"]:r["answer_end"]] == r["answer"]
+    # the same questions as a CSV with question and context columns give the same answers
+    table = tmp_path / "qa.csv"
+    with open(table, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question", "context"])
+        w.writerows([r["question"], r["context"]] for r in rows)
+    predict_file(str(qa), str(table), str(tmp_path / "t.csv"))
+    assert [r["answer"] for r in _read_csv(tmp_path / "t.csv")] == [r["answer"] for r in rows]
+
+
+def test_cli_predict_and_bad_input(tmp_path, cls_model, capsys):
+    from explorer.cli import main
+
+    data = _write_csv(tmp_path / "in.csv", _texts(3))
+    assert main(["predict", "--model", str(cls_model), "--data", str(data), "--out", str(tmp_path / "o.csv")]) == 0
+    assert "3 rows written" in capsys.readouterr().out
+    assert main(["predict", "--model", str(cls_model), "--data", str(data), "--out", str(tmp_path / "o.doc")]) == 2
+    assert "suffix must be one of" in capsys.readouterr().err
+    assert main(["predict", "--model", str(cls_model), "--data", str(data), "--out", str(tmp_path / "o.csv"),
+                 "--text-columns", "nope"]) == 2
+    assert "no column 'nope'" in capsys.readouterr().err
+
+
+def test_encoding_equals_the_tokenizer_call_with_truncation(cls_model):
+    from explorer.core.models import load_model
+    from explorer.core.predict.engine import _Runner
+    from explorer.core.predict.facts import checkpoint_facts
+
+    loaded = load_model(str(cls_model), task="classification")
+    runner = _Runner(loaded, checkpoint_facts(str(cls_model)), max_seq_length=12, batch_size=4, tau=0.0,
+                     doc_stride=128, max_query_length=64, n_best_size=20, max_answer_length=30, cancelled=None)
+    a, b = ["the model of the year was good " * 5, "a city"], ["the worst river", "name of the first answer " * 4]
+    got = runner.encode([[x, y] for x, y in zip(a, b)])
+    want = loaded.tokenizer(a, b, truncation=True, max_length=12)
+    for key in ("input_ids", "token_type_ids", "attention_mask"):
+        assert got[key] == want[key]
+    assert runner.encode([[x] for x in a])["input_ids"] == loaded.tokenizer(a, truncation=True, max_length=12)["input_ids"]
+    backend = loaded.tokenizer.backend_tokenizer
+    backend.no_truncation()
+    runner.encode([["a city"]])
+    assert backend.truncation is None and backend.padding is None     # the shared tokenizer is left as it was
+
+
+def test_undecodable_bytes_in_one_row_give_that_row_an_error(tmp_path, cls_model):
+    data = tmp_path / "in.csv"
+    data.write_bytes(b"text\n" + b"a good model\n" * 300 + b"caf\xe9 bad\n" + b"the worst year\n")
+    summary = predict_file(str(cls_model), str(data), str(tmp_path / "out.csv"), encoding="utf-8")
+    rows = _read_csv(tmp_path / "out.csv")
+    assert summary.rows == len(rows) == 302 and summary.errors == 1
+    assert "line 302: bytes that are not utf-8 text" in rows[300]["error"] and rows[300]["text"] == "caf\ufffd bad"
+
+
+def test_qa_decides_at_the_tau_saved_with_the_run_unless_tau_is_given(tmp_path):
+    run = tmp_path / "runs" / "r1"
+    qa = save_tiny_model(run / "checkpoints" / "best", "qa")
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2", "max_seq_length": 48, "doc_stride": 16}))
+    (run / "tau.json").write_text(json.dumps({"tau": 0.3}))
+    squad = write_tiny_squad(tmp_path / "dev.json")
+    summary = predict_file(str(qa), str(squad), str(tmp_path / "p.jsonl"))
+    assert summary.tau == 0.3 and any("τ +0.300 saved in" in n for n in summary.notes)
+    for r in (json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()):
+        answered = r["score_diff"] is not None and r["score_diff"] > 0.3
+        assert r["decision"] == ("answer" if answered else "abstain") and (r["answer"] != "") == answered
+    assert predict_file(str(qa), str(squad), str(tmp_path / "q.jsonl"), tau=-1.5).tau == -1.5

@@ -1,0 +1,268 @@
+"""The run store (explorer/core/runs.py): one layout, one run id rule, one discovery, appends only through
+EventWriter, and the observable RunStore with its callback emitters (explorer/core/evented.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from explorer.core import runs
+from explorer.core.evented import EmitterGroup, EventEmitter
+from explorer.core.events import EventWriter, make_event, read_events
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write_run(folder: Path, run_id: str, *, steps: int = 6, finished: bool = True, model="bundled:minilm") -> Path:
+    run = folder / run_id
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"run_id": run_id, "model": model, "task": "squad_v2"}))
+    ev = [{"event": "started", "run_id": run_id, "time": 100.0, "steps_total": steps}]
+    for i in range(1, steps + 1):
+        ev.append({"event": "step", "run_id": run_id, "time": 100.0 + i, "step": i, "loss": 3.0 - 0.1 * i})
+        if i % 3 == 0:
+            ev.append({"event": "eval", "run_id": run_id, "time": 100.0 + i, "step": i, "metrics": {"best_f1": 10.0 * i}})
+    if finished:
+        ev.append({"event": "finished", "run_id": run_id, "time": 200.0, "metrics": {}, "seconds": 100.0})
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+    return run
+
+
+# ---- layout -------------------------------------------------------------------------------------
+def test_layout_paths_and_checkpoint_to_run_folder(tmp_path):
+    run = tmp_path / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    assert runs.config_file(run) == run / "config.json"
+    assert runs.events_file(run) == run / "events.jsonl"
+    assert runs.stop_file(run) == run / "STOP" and runs.pid_file(run) == run / "worker.pid"
+    assert runs.checkpoint_path(run, "best") == run / "checkpoints" / "best"
+    assert runs.run_dir_of(run / "checkpoints" / "best") == run
+    assert runs.run_dir_of(str(run / "checkpoints" / "last.old") + "/") == run
+    assert runs.run_dir_of(run) == run                        # a run folder is its own run
+    assert runs.run_dir_of(tmp_path / "saved-model") is None   # a folder saved elsewhere
+    assert runs.run_config_of(run / "checkpoints" / "best") == {}   # no config.json
+    (run / "config.json").write_text(json.dumps({"model": "bundled:minilm", "task": "pair", "bogus": 1}))
+    assert runs.run_config_of(run / "checkpoints" / "best") == {"model": "bundled:minilm", "task": "pair"}
+
+
+def test_no_module_outside_the_store_rebuilds_the_layout():
+    """`.parent.parent` and path joins with "events.jsonl", "checkpoints", "STOP", "worker.pid" live in
+    core/runs.py only (a model folder's own config.json is transformers' file, not the run's: not checked)."""
+    offenders = []
+    pattern = re.compile(r"\.parent\.parent|/ \"(events\.jsonl|checkpoints|STOP|worker\.pid)\"")
+    allowed = {"explorer/paths.py", "explorer/core/runs.py"}
+    for path in sorted((REPO / "explorer").rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        if rel in allowed:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                offenders.append(f"{rel}:{n}: {line.strip()}")
+    assert offenders == []
+
+
+# ---- the run id rule ----------------------------------------------------------------------------
+def test_one_run_id_rule_for_the_worker_and_the_gui(tmp_path):
+    pytest.importorskip("PySide6")
+    from explorer.core.training.config import TrainConfig
+    from explorer.ui.runs.runner import make_run_id
+
+    now = 1_780_000_000.0
+    base = runs.new_run_id("google-bert/bert-base-uncased", "pair", now=now)
+    assert re.fullmatch(r"\d{8}-\d{6}-bert-base-uncased-pair", base)
+    assert runs.new_run_id("bundled:minilm", "pair", now=now, suffix=" lr 3e-5").endswith("-minilm-pair-lr-3e-5")
+    assert runs.new_run_id("bundled:minilm", "pair", now=now, taken={runs.new_run_id("bundled:minilm", "pair",
+                                                                                      now=now)}).endswith("-2")
+    (tmp_path / runs.new_run_id("bundled:minilm", "pair", now=now)).mkdir()
+    assert runs.new_run_id("bundled:minilm", "pair", tmp_path, now=now).endswith("-pair-2")
+    parent = write_run(tmp_path, "20261130-101500-minilm-squad_v2")
+    ckpt = str(parent / "checkpoints" / "best")
+    assert runs.model_short_name(ckpt) == "minilm-ft"        # a run's checkpoint is named by its run's model
+    cfg = TrainConfig(model=ckpt, task="squad_v2")
+    gui = make_run_id(cfg, set(), tmp_path)
+    assert gui[16:] == runs.new_run_id(ckpt, "squad_v2", tmp_path)[16:] and "-minilm-ft-squad_v2" in gui
+
+
+# ---- discovery ----------------------------------------------------------------------------------
+def test_discovery_lists_run_folders_and_names_broken_ones(tmp_path, monkeypatch):
+    write_run(tmp_path, "b")
+    write_run(tmp_path, "a")
+    (tmp_path / ".launch").mkdir()
+    (tmp_path / ".launch" / "config.json").write_text("{}")
+    (tmp_path / "not-a-run").mkdir()
+    assert [p.name for p in runs.run_dirs(tmp_path)] == ["a", "b"]
+    assert runs.run_dirs(tmp_path / "missing") == []
+
+    def read(path):
+        if path.name == "b":
+            raise ValueError("boom")
+        return runs.load_run(path)
+
+    records, problems = runs.read_runs(tmp_path, read)
+    assert [r.run_id for r in records] == ["a"] and problems == [f"{tmp_path / 'b'}: boom"]
+
+
+def test_the_list_read_keeps_only_the_last_step_and_agrees_with_the_full_read(tmp_path):
+    run = write_run(tmp_path, "r", finished=False)
+    with open(run / "events.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("garbage\n")
+    full, quick = runs.load_run(run), runs.load_run(run, steps="last")
+    assert len(full.steps()) == 6 and [e["step"] for e in quick.steps()] == [6]
+    assert quick.evals() == full.evals() and quick.status == full.status == "crashed"
+    for name in ("status", "metric_name", "metric_value", "steps", "steps_total", "duration"):
+        assert getattr(quick.summary, name) == getattr(full.summary, name), name
+    assert quick.notes == full.notes and "skipped 1 unreadable line" in quick.notes[0]
+
+
+# ---- appends through EventWriter ----------------------------------------------------------------
+def test_append_event_goes_through_the_writer_ends_a_torn_line_and_raises(tmp_path, monkeypatch):
+    run = write_run(tmp_path, "r", finished=False)
+    with open(run / "events.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"event": "step", "run_')       # a crash tore the last line
+    written = []
+    real = EventWriter.write
+    monkeypatch.setattr(EventWriter, "write", lambda self, ev: written.append(ev) or real(self, ev))
+    ev = runs.append_event(run, make_event("failed", "r", error="died", traceback="", source="gui"))
+    assert written == [ev]
+    assert read_events(run / "events.jsonl")[-1]["error"] == "died"
+    with pytest.raises(OSError, match="cannot append the failed event to .*events.jsonl"):
+        runs.append_event(tmp_path / "r" / "config.json", ev)   # a file where the run folder should be
+
+
+def test_gui_and_worker_records_go_through_the_writer(tmp_path, monkeypatch):
+    pytest.importorskip("PySide6")
+    from explorer.core.training.config import TrainConfig
+    from explorer.ui.runs.runner import record_cancelled_queued
+    from explorer.worker import train
+
+    written = []
+    real = EventWriter.write
+    monkeypatch.setattr(EventWriter, "write", lambda self, ev: written.append(ev["event"]) or real(self, ev))
+    cfg = TrainConfig(output_dir=str(tmp_path), run_id="q1")
+    assert record_cancelled_queued(cfg) == ""
+    assert read_events(tmp_path / "q1" / "events.jsonl")[-1]["queued"] is True
+    (tmp_path / "w").mkdir()
+    train._append_failed(tmp_path / "w", "w", "window settings do not fit")
+    assert written == ["cancelled", "failed"]
+    (tmp_path / "blocked").write_text("a file, not a folder")
+    problem = record_cancelled_queued(TrainConfig(output_dir=str(tmp_path / "blocked"), run_id="q2"))
+    assert problem.startswith("q2: the cancelled queued run is not recorded on disk")   # visible, not swallowed
+
+
+def test_nothing_appends_to_events_jsonl_by_hand():
+    hits = []
+    for path in sorted((REPO / "explorer").rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"open\(.*[\"']a[\"']", line) and rel != "explorer/core/events.py":
+                hits.append(f"{rel}:{n}")
+    assert hits == []
+
+
+# ---- the emitter --------------------------------------------------------------------------------
+def test_event_emitter_calls_in_order_once_and_lets_errors_through():
+    e, seen = EventEmitter("x"), []
+    first = e.connect(lambda v: seen.append(("first", v)))
+    e.connect(first)                                       # connected once
+    e.connect(lambda v: seen.append(("second", v)))
+    e.emit(1)
+    assert seen == [("first", 1), ("second", 1)] and len(e) == 2
+    e.disconnect(first)
+    e.emit(2)
+    assert seen[-1] == ("second", 2) and len(seen) == 3
+    e.connect(lambda v: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        e.emit(3)
+    group = EmitterGroup("added", "changed")
+    assert group["added"] is group.added
+    with pytest.raises(KeyError, match="no event 'nope'; events: added, changed"):
+        group["nope"]
+
+
+# ---- the observable store -----------------------------------------------------------------------
+class _State:
+    def __init__(self, run_id, status="running", path=None):
+        self.run_id, self.status, self.path, self.config = run_id, status, path, {"task": "pair"}
+
+
+class _Driver:
+    def __init__(self):
+        self.calls = []
+
+    def stop_early(self, run_id):
+        self.calls.append(("stop", run_id))
+
+    def cancel(self, run_id):
+        self.calls.append(("cancel", run_id))
+
+
+def test_store_emits_per_field_events_and_owns_who_drives_a_run(tmp_path):
+    store, seen, driver = runs.RunStore(tmp_path), [], _Driver()
+    for name in store.events.names:
+        store.events[name].connect(lambda *args, name=name: seen.append((name, *args)))
+    live = _State("live", "queued")
+    store.add(live, driver=driver)
+    assert store.offer(_State("live", "crashed")) is False and store.get("live") is live   # the live state wins
+    run_dir = tmp_path / "elsewhere"
+    run_dir.mkdir()
+    outside = _State("elsewhere", "running", run_dir)
+    assert store.offer(outside) is True
+    store.changed("live", {"loss"})
+    store.ended("live", "finished")
+    store.changed("unknown", {"loss"})                      # not listed: nothing
+    assert [s.run_id for s in store.tracked()] == ["live", "elsewhere"]
+    assert store.running_elsewhere() == [outside] and store.is_driven("live") and not store.is_driven("elsewhere")
+    assert store.stop_early("live") == "" and store.cancel("live") == ""
+    assert driver.calls == [("stop", "live"), ("cancel", "live")]
+    assert store.stop_early("elsewhere").startswith("Asked elsewhere to stop early")
+    assert (run_dir / "STOP").is_file()
+    assert store.cancel("elsewhere") == "elsewhere: no live worker process to cancel"
+    (run_dir / "checkpoints" / "best").mkdir(parents=True)
+    assert store.run_of(run_dir / "checkpoints" / "best") is outside
+    assert store.config_of(run_dir / "checkpoints" / "best") == {"task": "pair"}
+    store.remove("elsewhere")
+    store.note("hello")
+    assert seen == [("added", live), ("added", outside), ("changed", "live", {"loss"}), ("ended", "live", "finished"),
+                    ("removed", "elsewhere"), ("message", "hello")]
+    assert "elsewhere" not in store and store.ids() == ["live"]
+
+
+# ---- the Qt side: the bridge, the Runs dock and Curves follow the store ----------------------------
+def test_dock_and_curves_follow_the_store_and_the_bridge_delivers_on_the_gui_thread(qtbot, tmp_path):
+    pytest.importorskip("pytestqt")
+    import threading
+
+    from PySide6.QtCore import QThread
+
+    from explorer.ui.curves.panel import CurvesPanel
+    from explorer.ui.runs.bridge import StoreBridge
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.store import load_summary
+
+    store = runs.RunStore(tmp_path)
+    bridge = StoreBridge(store)
+    dock, curves = RunsPanel(), CurvesPanel()
+    qtbot.addWidget(dock)
+    qtbot.addWidget(curves)
+    dock.follow(bridge)
+    curves.follow(bridge)
+    state = load_summary(write_run(tmp_path, "r1"))
+    store.offer(state)
+    assert dock.all_ids() == ["r1"] and dock.state("r1") is state
+    curves.set_runs([state])
+    curves._timer.stop()
+    curves._dirty.clear()
+    store.changed("r1", {"loss"})
+    assert curves._dirty == {"r1": {"loss"}}                # the shown run's curve is due for a redraw
+    threads = []
+    bridge.changed.connect(lambda *_: threads.append(QThread.currentThread()))
+    worker = threading.Thread(target=store.changed, args=("r1", {"lr"}))
+    worker.start()
+    worker.join()
+    qtbot.waitUntil(lambda: len(threads) == 1, timeout=5000)
+    assert threads[0] is dock.thread()                      # delivered on the GUI thread
+    store.remove("r1")
+    assert dock.all_ids() == []

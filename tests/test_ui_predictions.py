@@ -1,0 +1,182 @@
+"""The GUI path of issue 22 offscreen: Predict on a file (the inspector server's "predict" op), the Predictions
+page (sort by margin, filter, correct two rows by key and drop-down, save the labelled file), the review
+restored on reopening, and "Fine-tune on corrected rows" filling the launcher."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+from helpers import save_tiny_model, write_tiny_classification
+from PySide6.QtCore import Qt
+
+from explorer.ui.inspectors.predictions_view import PredictDialog, PredictionsView, fill_launcher
+
+TEXTS = ["a good model", "the worst year", "fine city", "bad river", "good answer", "a bad question",
+         "the first passage", "worst name", "what a city", "the model of the year"]
+
+
+def _run_with_checkpoint(tmp_path):
+    runs = tmp_path / "runs"
+    run = runs / "run1"
+    ckpt = save_tiny_model(run / "checkpoints" / "best", "classification", num_labels=2)
+    cfg = json.loads((ckpt / "config.json").read_text())
+    cfg["id2label"], cfg["label2id"] = {"0": "neg", "1": "pos"}, {"neg": 0, "pos": 1}
+    (ckpt / "config.json").write_text(json.dumps(cfg))
+    train = write_tiny_classification(tmp_path / "train.tsv")
+    (run / "config.json").write_text(json.dumps({"task": "single", "model": "bundled:minilm", "train": str(train),
+                                                 "dev": "", "output_dir": str(runs)}))
+    data = tmp_path / "new.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["text", "label", "annotator"])
+        for i in range(30):
+            w.writerow([TEXTS[i % len(TEXTS)] + f" {i}", i % 2, ["neg", "pos"][(i // 3) % 2]])
+    return runs, ckpt, data
+
+
+def predict_through_dialog(qtbot, ckpt, data):
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(data))
+    assert dialog.text_columns() == ["text"]
+    assert dialog.out_edit.text().endswith("new.predictions.csv")
+    with qtbot.waitSignal(dialog.finished_predictions, timeout=60_000) as blocker:
+        dialog.start()
+    return blocker.args[0]
+
+
+def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    summary = predict_through_dialog(qtbot, ckpt, data)
+    assert summary["rows"] == 30 and summary["label_names"] == ["neg", "pos"]
+
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(summary["out"], summary)
+    m = page.model
+    margin_col = m.headers.index("margin")
+    shown = [float(m.data(m.index(r, margin_col))) for r in range(m.rowCount())]
+    assert shown == sorted(shown) and m.rowCount() == 30          # least certain first
+    page.view.sortByColumn(margin_col, Qt.SortOrder.DescendingOrder)
+    shown = [float(m.data(m.index(r, margin_col))) for r in range(m.rowCount())]
+    assert shown == sorted(shown, reverse=True)
+    page.sort_least_certain()
+    assert "Model vs gold <b>label</b> (30 rows)" in page.metrics.text()
+    assert page.confusion.rowCount() == 2 and sum(int(page.confusion.item(i, j).text())
+                                                  for i in range(2) for j in range(2)) == 30
+    page.person.setCurrentText("annotator")
+    assert "Cohen's κ" in page.metrics.text()
+
+    # correct two rows: the first by key, the second by the drop-down
+    page.view.selectRow(0)
+    first = page.current_row()
+    other = "pos" if m.predicted[first] == "neg" else "neg"
+    qtbot.keyClick(page.view, "1" if other == "neg" else "2")
+    page.view.selectRow(1)
+    second = page.current_row()
+    other2 = "pos" if m.predicted[second] == "neg" else "neg"
+    page.label_box.setCurrentText(other2)
+    page.label_box.activated.emit(page.label_box.currentIndex())
+    qtbot.keyClick(page.view, Qt.Key.Key_R)
+    assert page.review.labels == {first: other, second: other2} and page.corrected() == 2
+    assert "2 corrected" in page.info.text()
+    label_col = m.headers.index("label")
+    assert m.data(m.index(0, label_col)) == other
+
+    out = page.save_labelled(tmp_path / "labelled.jsonl")
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(rows) == 30 and list(rows[0]) == ["text", "annotator", "label", "label_source"]
+    assert [i for i, r in enumerate(rows) if r["label_source"] == "person"] == sorted([first, second])
+    assert rows[first]["label"] == other
+
+    # closing loses nothing: a new page on the same file restores the review
+    again = PredictionsView()
+    qtbot.addWidget(again)
+    again.open(summary["out"])
+    assert again.review.labels == {first: other, second: other2} and again.corrected() == 2
+    assert again.review.person_column == "annotator"
+
+    # fine-tune on the corrected rows fills the launcher
+    launcher = LauncherPanel(runs)
+    qtbot.addWidget(launcher)
+    again.finetune_requested.connect(lambda fields, note: fill_launcher(launcher, fields, note))
+    fields, note = again.finetune()
+    cfg = launcher.config()
+    assert cfg.train == fields["train"] and cfg.task == "single" and cfg.text_columns == ["text"]
+    assert cfg.label_column == "label" and cfg.model == "bundled:minilm"
+    combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
+    assert len(combined) == 8 + 2 and str(runs / ".corrections") in cfg.train
+    assert "one train file" in note
+
+
+def test_filter_by_predicted_label_and_qa_order(qtbot, tmp_path):
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+
+    cols = ["question", "context", "answer", "score_diff", "decision", "error"]
+    rows = [{"question": f"q{i}", "context": "c", "answer": "a" if d > 0 else "", "score_diff": d,
+             "decision": "answer" if d > 0 else "abstain", "error": ""} for i, d in enumerate([3.0, -0.2, 1.1, -4.0])]
+    path = write_table(tmp_path / "qa.csv", cols, rows)
+    review = Review.from_summary({"out": str(path), "kind": "qa", "tau": 1.0, "input_columns": cols[:2],
+                                  "text_columns": ["question", "context"]})
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(load_predictions(path), review)
+    m = page.model
+    assert [m.file_row(r) for r in range(4)] == [2, 1, 0, 3]      # |score_diff - τ| ascending
+    table, review = load_predictions(path), Review.from_summary({"out": str(path), "kind": "classification",
+                                                                 "label_names": ["a", "b"]})
+    table.columns.append("predicted_label")
+    table.cells.append(["a", "b", "a", "b"])
+    page.set_predictions(table, review)
+    page.filter.setCurrentText("b")
+    assert page.model.rowCount() == 2 and np.all(np.isin(page.model.order, [1, 3]))
+
+
+def test_main_window_opens_a_predictions_tab_and_fills_its_launcher(qtbot, tmp_path):
+    import sys
+
+    from explorer.core.predict.engine import predict_file
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs, ckpt, data = _run_with_checkpoint(tmp_path)
+    summary = predict_file(str(ckpt), str(data), str(tmp_path / "p.csv")).to_dict()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    torch_before = "torch" in sys.modules
+    dialog = w.predict_on_file(str(ckpt))
+    dialog.set_data(str(data))
+    assert dialog.text_columns() == ["text"] and ("torch" in sys.modules) == torch_before   # header read torch-free
+    dialog.close()
+    page = w.open_predictions(summary)
+    assert w.tabs.tabText(w.tabs.currentIndex()) == "Predictions: p.csv"
+    page.set_label(0, "pos" if page.model.predicted[0] == "neg" else "neg")
+    page.finetune()
+    assert w.tabs.currentWidget() is w.launcher and w.launcher.config().train.endswith("p-train-plus-corrected.tsv")
+
+
+def test_dialog_cancel_then_resume_writes_each_row_once(qtbot, tmp_path):
+    runs, ckpt, _ = _run_with_checkpoint(tmp_path)
+    data = tmp_path / "big.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "text"])
+        w.writerows([i, TEXTS[i % len(TEXTS)]] for i in range(5000))
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(data))
+    dialog.start()
+    dialog.cancel()
+    qtbot.waitUntil(lambda: dialog.request_id is None, timeout=60_000)
+    assert dialog.status.text().startswith("Cancelled") and dialog.resume.isChecked()
+    with qtbot.waitSignal(dialog.finished_predictions, timeout=120_000) as blocker:
+        dialog.start()
+    assert blocker.args[0]["rows"] == 5000
+    rows = list(csv.DictReader(open(blocker.args[0]["out"], encoding="utf-8")))
+    assert [int(r["id"]) for r in rows] == list(range(5000))

@@ -1,0 +1,100 @@
+"""Classify and Classify: dev set with a regression head (a score, no softmax; predicted against gold with the
+identity line) and a multi-label head (sigmoids with thresholds), offscreen, tiny models in memory."""
+
+import numpy as np
+import test_ui_classify
+from helpers import tiny_loaded_model
+
+from explorer.core.classify_dev import regression_dev_report
+from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+from explorer.ui.inspectors.classify_view import KINDS
+
+view = test_ui_classify.view   # the Classify tab fixture and its run-and-wait helper
+_run = test_ui_classify._run
+
+
+def test_a_regression_head_shows_as_a_score_not_a_one_class_softmax(qtbot, view):
+    loaded = tiny_loaded_model("classification", num_labels=1)
+    loaded.model.config.problem_type = "regression"
+    view.set_loaded(loaded)
+    assert view.current_kind() == "regression" and view.gold.isVisibleTo(view) and not view.label.isVisibleTo(view)
+    view.inputs.text_a.setText("the city")
+    view.inputs.text_b.setText("the river")
+    view.gold.setText("3.5")
+    res = _run(qtbot, view)
+    assert res.problem_type == "regression" and res.label == 3.5 and res.inputs[0].text_b == "the river"
+    assert view.table.horizontalHeaderItem(1).text() == "score = C·w + b"
+    assert view.table.rowCount() == 1 and "P = 1.0000" not in view.text.toPlainText()
+    assert view.status.text().startswith(f"score {res.score:.4f}") and "prediction 0" not in view.status.text()
+    assert "(score - gold)^2" in view.text.toPlainText()
+    view.gold.setText("high")
+    view.run()
+    assert "gold score 'high' is not a number" in view.status.text()
+
+
+def test_a_multilabel_head_shows_sigmoids_and_the_labels_over_their_thresholds(qtbot, view):
+    loaded = tiny_loaded_model("classification", num_labels=3)
+    cfg = loaded.model.config
+    cfg.problem_type = "multi_label_classification"
+    cfg.id2label, cfg.label2id = {0: "econ", 1: "politics", 2: "sport"}, {"econ": 0, "politics": 1, "sport": 2}
+    cfg.label_thresholds = {"econ": 0.0, "politics": 1.0, "sport": 0.0}
+    view.set_loaded(loaded)
+    assert view.current_kind() == "multilabel"
+    view.inputs.text_a.setText("the city")
+    view.gold.setText("econ;sport")
+    res = _run(qtbot, view)
+    assert res.label == [0, 2] and res.predicted == [0, 2]
+    assert view.table.horizontalHeaderItem(2).text().startswith("P = sigmoid")
+    assert "τ 1.00" in view.table.item(1, 2).text() and "← prediction" not in view.table.item(1, 0).text()
+    assert view.status.text().startswith("predicted labels: econ, sport")
+
+
+def test_regression_dev_view_draws_predicted_against_gold_with_the_identity_line(qtbot):
+    dev = ClassifyDevView(lambda: None, lambda: "regression")
+    qtbot.addWidget(dev)
+    gold = np.array([0.0, 1.0, 2.5, 4.0, 5.0])
+    pred = np.array([0.5, 1.0, 2.0, 4.5, 3.0])
+    rep = regression_dev_report(pred.reshape(-1, 1), gold, [f"a{i}" for i in range(5)], [f"b{i}" for i in range(5)],
+                                n=2)
+    dev.show_report(rep, "regression")
+    x, y = dev._points.getData()
+    assert list(x) == list(gold) and list(y) == list(pred)
+    ix, iy = dev._identity.getData()
+    assert list(ix) == list(iy) == [0.0, 5.0]
+    assert "Pearson r" in dev.metrics.text() and "Spearman" in dev.metrics.text() and "MSE 0.9500" in dev.metrics.text()
+    assert dev.scatter.isVisibleTo(dev) and not dev.confusion.isVisibleTo(dev)
+    assert dev.mistakes.item(0, 0).text() == "5" and dev.mistakes.item(0, 3).text() == "-2.000"   # largest error first
+    with qtbot.waitSignal(dev.open_requested) as sig:
+        dev.mistakes.cellClicked.emit(0, 0)
+    assert sig.args[0] == {"kind": "regression", "text_a": "a4", "text_b": "b4", "label": 5.0}
+
+
+def test_the_head_list_offers_both_tasks():
+    assert {"regression", "multilabel"} <= set(KINDS.values())
+
+
+def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_path):
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    scores = tmp_path / "sts.tsv"
+    scores.write_text("sentence1\tsentence2\tscore\na\tb\t0.5\nc\td\t4.5\n", encoding="utf-8")
+    res = preview_data(str(scores), "regression")
+    assert res["ok"] and "scores 0.5 to 4.5" in res["summary"] and res["records"][1]["label"] == "4.5"
+    sets = tmp_path / "ml.tsv"
+    sets.write_text("text\tlabels\na\tecon;politics\nb\tecon\n", encoding="utf-8")
+    res = preview_data(str(sets), "multilabel")
+    assert res["ok"] and "2 labels (econ: 2, politics: 1)" in res["summary"]
+    assert res["records"][0]["label"] == "econ; politics"
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["train"].set(str(scores))
+    w.editors["dev"].set("")
+    w.editors["task"].set("regression")
+    w._changed()
+    assert not w.editors["label_separator"].widget.isEnabled() and w.editors["label_column"].widget.isEnabled()
+    assert "--task regression" in w.command.toPlainText() and "num_labels" not in w.problem.text()
+    w.editors["task"].set("multilabel")
+    w._changed()
+    assert w.editors["label_separator"].widget.isEnabled() and w.config().label_separator == ";"
