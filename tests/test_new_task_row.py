@@ -33,9 +33,12 @@ def test_a_new_row_reaches_every_reader(toy_pair, tmp_path):
     assert sniff_data_file(path).fits_task("toy_pair")
     assert dev_baseline({"task": "toy_pair", "dev": str(path)}).metrics["accuracy"] == pytest.approx(2 / 3)
     preview = preview_data(str(path), "toy_pair")
-    assert preview["ok"] and preview["records"][0]["text_b"] == "She was born."
+    assert preview["ok"] and preview["used"]["text_columns"] == ["sentence1", "sentence2"]   # a pair: both texts
+    assert preview["records"][0]["sentence2"] == "She was born."     # the file's rows as they are
     assert display_scale("accuracy", "toy_pair") == 100.0
     assert task_facts.task_for_checkpoint("classification", "toy_pair") == "toy_pair"
+    assert task_facts.task_for_checkpoint("classification", "toy_pair", "classification") == "toy_pair"
+    assert task_facts.task_for_checkpoint("classification", "toy_pair", "regression") == "regression"
 
 
 def test_classify_offers_the_new_row(toy_pair):

@@ -338,6 +338,11 @@ def checkpoint_head(folder: str | Path) -> str | None:
     return checkpoint_task(config.get("architectures")) if isinstance(config, dict) else None
 
 
+# transformers' ``problem_type`` values of a sequence-classification head (softmax, one score, a sigmoid per label)
+PROBLEM_TYPES = SINGLE_LABEL_TYPE, REGRESSION_TYPE, MULTI_LABEL_TYPE = (
+    "single_label_classification", "regression", "multi_label_classification")
+
+
 def checkpoint_problem(source) -> str | None:
     """What a sequence-classification head does: "regression" (``problem_type`` "regression", or one output),
     "multilabel" ("multi_label_classification": a sigmoid per label) or "classification" (softmax); None
@@ -354,11 +359,11 @@ def checkpoint_problem(source) -> str | None:
     if checkpoint_task(get("architectures")) != "classification":
         return None
     problem = get("problem_type") or ""
-    if problem == "multi_label_classification":
+    if problem == MULTI_LABEL_TYPE:
         return "multilabel"
     labels = get("id2label") or {}
     n = int(get("num_labels", 0) or 0) if not isinstance(source, dict) else len(labels)
-    return "regression" if problem == "regression" or n == 1 else "classification"
+    return "regression" if problem == REGRESSION_TYPE or n == 1 else "classification"
 
 
 def check_architecture(config, task: str, source: str) -> None:

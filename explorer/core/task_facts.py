@@ -52,7 +52,8 @@ class TaskFacts:
         problem: what a classification head predicts, in ``core.models.checkpoint_problem``'s words:
             "classification" (softmax over labels), "regression" (one score, mean squared error) or
             "multilabel" (one sigmoid per label); what routes a checkpoint to its task
-            (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads.
+            (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads (and, with a
+            classification head, the same as "classification").
     """
 
     name: str
@@ -88,11 +89,6 @@ class TaskFacts:
     def is_multilabel(self) -> bool:
         """Any number of labels per text (one sigmoid per label)."""
         return self.problem == "multilabel"
-
-    @property
-    def predicts_labels(self) -> bool:
-        """A label per example from a softmax (single / pair classification, SWAG's choice)."""
-        return not self.is_qa and self.problem in ("", "classification")
 
 
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
@@ -172,7 +168,7 @@ def task_for_checkpoint(head: str | None, run_task: str | None = None, problem: 
         return None
 
     def fits(facts: TaskFacts) -> bool:
-        return facts.head == head and (not problem or not facts.problem or facts.problem == problem)
+        return facts.head == head and (not problem or (facts.problem or "classification") == problem)
 
     facts = _TABLE.get(str(run_task or ""))
     if facts is not None and fits(facts):

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
 
@@ -39,15 +40,19 @@ def _is_choice(task: str) -> bool:
     return bool(facts and facts.is_multiple_choice)
 
 
-def _problem(task: str) -> str:
-    """The head problem of ``task`` ("classification", "regression", "multilabel"; TaskFacts.problem)."""
+def _is_regression(task: str) -> bool:
     facts = find_task_facts(task)
-    return facts.problem if facts else ""
+    return bool(facts and facts.is_regression)
+
+
+def _is_multilabel(task: str) -> bool:
+    facts = find_task_facts(task)
+    return bool(facts and facts.is_multilabel)
 
 
 def _free_gold(task: str) -> bool:
     """The gold is a float score (regression) or a set of labels (multi-label), not one class id."""
-    return _problem(task) in ("regression", "multilabel")
+    return _is_regression(task) or _is_multilabel(task)
 
 
 # (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
@@ -209,7 +214,7 @@ class ClassifyView(QWidget):
         text = self.gold.text().strip()
         if not text:
             return None
-        if _problem(self.current_kind()) == "regression":
+        if _is_regression(self.current_kind()):
             try:
                 return float(text)
             except ValueError:
@@ -290,9 +295,9 @@ class ClassifyView(QWidget):
             self.inputs.text_a.setText(example.get("text_a", ""))
             self.inputs.text_b.setText(example.get("text_b", ""))
         gold = example.get("label", -1)
-        if _problem(kind) == "regression":
+        if _is_regression(kind):
             self.gold.setText("" if gold is None else f"{float(gold):g}")
-        elif _problem(kind) == "multilabel":
+        elif _is_multilabel(kind):
             self.gold.setText(";".join(str(g) for g in gold or []))
         else:
             self.label.setValue(int(gold))
@@ -311,20 +316,20 @@ class ClassifyView(QWidget):
         self.strip_image.setImage(C.T, levels=(-lim, lim))
         self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
         self.table.setRowCount(len(res.logits))
-        problem = getattr(res, "problem_type", "single_label_classification")
+        problem = getattr(res, "problem_type", SINGLE_LABEL_TYPE)
         word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
         third = "P = softmax"
-        if problem == "regression":
+        if problem == REGRESSION_TYPE:
             word, third = "score = C·w + b", "(no softmax)"
-        elif problem == "multi_label_classification":
+        elif problem == MULTI_LABEL_TYPE:
             third = "P = sigmoid  (τ)"
         self.table.setHorizontalHeaderLabels(["class / ending", word, third])
-        chosen = set(res.predicted) if problem == "multi_label_classification" else {res.prediction}
+        chosen = set(res.predicted) if problem == MULTI_LABEL_TYPE else {res.prediction}
         for k, z in enumerate(res.logits):
             name = res.label_names[k] + (" ← prediction" if k in chosen else "")
-            if problem == "regression":
+            if problem == REGRESSION_TYPE:
                 p = "the score is the prediction"
-            elif problem == "multi_label_classification":
+            elif problem == MULTI_LABEL_TYPE:
                 p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
             else:
                 p = f"{res.probabilities[k]:.4f}"
@@ -333,9 +338,9 @@ class ClassifyView(QWidget):
         self.table.resizeColumnsToContents()
         self.text.setPlainText("\n".join(self.result_lines(res)))
         self._show_flow(res)
-        if problem == "regression":
+        if problem == REGRESSION_TYPE:
             said = f"score {res.score:.4f}"
-        elif problem == "multi_label_classification":
+        elif problem == MULTI_LABEL_TYPE:
             said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
         else:
             said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"

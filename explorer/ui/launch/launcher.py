@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from explorer.core.task_facts import is_qa_task
+from explorer.core.task_facts import find_task_facts, is_qa_task
 from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
@@ -338,7 +338,7 @@ class LauncherPanel(QWidget):
         """Fill the column pickers with the training file's columns; the guess shows as the placeholder."""
         columns = list(res.get("columns") or [])
         guess = res.get("guess") or {}
-        pair = self.config().task == "pair"
+        pair = bool(getattr(find_task_facts(self.config().task), "pair", False))
         for name, placeholder in (("text_columns", ", ".join(guess.get("text_columns") or [])),
                                   ("label_column", guess.get("label_column") or ""),
                                   ("id_column", guess.get("id_column") or "")):
