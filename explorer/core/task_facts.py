@@ -90,6 +90,12 @@ class TaskFacts:
         """Any number of labels per text (one sigmoid per label)."""
         return self.problem == "multilabel"
 
+    @property
+    def takes_pairs(self) -> bool:
+        """Its examples may be sentence pairs: the pair tasks, and regression / multi-label, whose tables
+        hold one or two text columns (STS-B scores pairs)."""
+        return self.pair or self.is_regression or self.is_multilabel
+
 
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
 _GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "

@@ -279,7 +279,7 @@ class ClassifyView(QWidget):
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
             data.update(text_a=self.inputs.text_a.text(),
-                        text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).pair else "")
+                        text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).takes_pairs else "")
         self._runner.submit("classify", data)
 
     def open_example(self, example: dict) -> None:
