@@ -191,17 +191,20 @@ def run_data_settings(model_source: str) -> dict:
     import json
     from pathlib import Path
 
+    from explorer.core.runs import CHECKPOINTS, run_config_of
+
     folder = Path(str(model_source or "")).expanduser()
-    for cfg in (folder.parent.parent / "config.json", folder / "run_config.json"):
-        if folder.parent.name == "checkpoints" and cfg.is_file():
-            try:
-                data = json.loads(cfg.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return {}
-            if not isinstance(data, dict):
-                return {}
-            return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
-    return {}
+    if folder.parent.name != CHECKPOINTS:
+        return {}
+    data = run_config_of(folder)   # the run's config.json (core/runs: the run layout in one place)
+    if not data and (folder / "run_config.json").is_file():
+        try:
+            data = json.loads((folder / "run_config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,

@@ -498,7 +498,10 @@ class PredictionsView(QWidget):
                 run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 run_cfg = {}
-        folder = (cfg_path.parent.parent if cfg_path else Path(self.review.predictions).parent) / ".corrections"
+        from explorer.core.runs import run_dir_of
+
+        run_dir = run_dir_of(self.review.model) if cfg_path else None   # the corrections sit beside the runs
+        folder = (run_dir.parent if run_dir is not None else Path(self.review.predictions).parent) / ".corrections"
         try:
             fields, note = finetune_data(self.table_data, self.review, run_cfg, folder)
         except UserError as exc:
