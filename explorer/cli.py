@@ -16,6 +16,8 @@ import difflib
 import importlib
 import sys
 
+from explorer.core.errors import EXIT_USER
+
 SUBCOMMANDS = {
     "train": ("explorer.worker.train",
               "fine-tune a model; prints the JSON-lines events described in docs/architecture.md / README"),
@@ -26,7 +28,6 @@ SUBCOMMANDS = {
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
 }
-EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
               "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "
               "143 training cancelled")

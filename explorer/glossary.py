@@ -3,7 +3,9 @@
 GLOSSARY maps a term in its standard name (the names of docs/formulas.md: ``start_logits``,
 ``null_score``, ``doc_stride``...) to a short plain-language tooltip, with the formula where there is one.
 ALIASES maps other spellings a label may use (``s_null``, ``τ``, ``answer rate``, TrainConfig fields such as
-``warmup_ratio``) to those names. PANEL_HELP maps a panel title to a paragraph on what it shows.
+``warmup_ratio``) to those names. The training settings' entries come from their TrainConfig ``Setting``
+(``explain``, written once beside the field). PANEL_HELP maps a shell panel (Launcher, Runs, Curves) to a
+paragraph on what it shows; the inspector pages declare their own help in explorer/ui/inspectors/registry.py.
 
 Sources for the facts: Devlin et al. 2019 (BERT) Sections 3.2, 4.2, 4.3 and Appendix A.3; the official
 SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best threshold; Abnar & Zuidema
@@ -13,6 +15,7 @@ SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best thr
 from __future__ import annotations
 
 from explorer.core.metric_specs import help_texts
+from explorer.core.training.config import settings as _settings
 
 GLOSSARY: dict[str, str] = {
     # ---- what the QA head outputs -------------------------------------------------------------
@@ -41,21 +44,7 @@ GLOSSARY: dict[str, str] = {
     "null_odds": (
         "The value written to null_odds.json for each question: null_score − best_non_null_score "
         "(= −score_diff), the official script's convention, where higher means \"more likely no answer\"."),
-    # ---- decoding and windowing settings ---------------------------------------------------------
-    "n_best_size": (
-        "How many of the highest start scores and of the highest end scores are paired when searching for "
-        "the answer span (default 20), and how many candidates the n-best list keeps."),
-    "max_answer_length": (
-        "The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are never "
-        "considered."),
-    "max_seq_length": (
-        "The length of one input window in tokens, [CLS] question [SEP] passage [SEP] included (default 384 "
-        "for QA, 128 for classification). Longer passages are cut into several overlapping windows."),
-    "doc_stride": (
-        "The overlap, in tokens, between consecutive windows of a long passage (default 128), so that an "
-        "answer cut by one window's edge appears whole in the next."),
-    "max_query_length": (
-        "Questions longer than this many tokens are truncated before the windows are built (default 64)."),
+    # ---- decoding and windowing settings: from their TrainConfig Settings (below) ------------------
     # ---- metrics: their tooltips are the ``help`` of their rows in core/metric_specs -------------------
     **help_texts(),
     # ---- the inspectors ----------------------------------------------------------------------------
@@ -79,34 +68,17 @@ GLOSSARY: dict[str, str] = {
         "the dev questions in two halves: τ is chosen on one half and F1 measured on the other, and vice "
         "versa; the average of the two is a fair estimate."),
     # ---- the training recipe -----------------------------------------------------------------------
-    "learning_rate": (
-        "The peak step size of AdamW. The BERT paper tries 5e-5, 4e-5, 3e-5 and 2e-5; small encoders such "
-        "as the bundled MiniLM often want a higher one (about 1e-4)."),
-    "batch_size": "Examples (QA: windows) per optimizer step, before gradient accumulation (paper: 16 or 32).",
-    "epochs": "Passes over the training data (paper: 2 to 4, default 3). max_steps > 0 overrides it.",
     "warmup": (
         "The learning rate rises linearly from 0 to its peak over the first warmup_ratio of the steps "
         "(default 10%), then falls linearly to 0 at the last step, as in the BERT paper."),
-    "weight_decay": (
-        "AdamW shrinks each weight by lr × weight_decay per step (default 0.01), which keeps weights small. "
-        "Biases and LayerNorm weights are excluded, as in the released BERT code."),
     "gradient_clipping": (
         "If the norm of all gradients together exceeds max_grad_norm (default 1.0), they are scaled down to "
         "that norm before the step, which prevents single huge updates. The grad_norm curve shows the norm "
         "before clipping."),
-    "mixed_precision": (
-        "Run the matrix products in 16-bit numbers (bf16 or fp16) while the weights stay in fp32. bf16 is "
-        "several times faster on CPUs with AMX and on recent GPUs; fp16 needs loss scaling and a GPU."),
-    "length_grouping": (
-        "Batches are formed from windows of similar length and padded only to the longest in the batch "
-        "(dynamic padding), so little time is spent on [PAD] tokens. Same results, often much faster."),
-    "dev_cap": (
-        "Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. "
-        "The final figures should be computed on the full dev set."),
-    "eval_every": "Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.",
     "grad_norm": "The norm of all gradients together before clipping, logged at every step.",
-    "dropout": "The probability of zeroing a hidden unit during training (paper: 0.1); off at evaluation.",
 }
+# The training settings explain themselves once, beside their TrainConfig field (Setting.explain).
+GLOSSARY.update({name: s.explain for name, s in _settings().items() if s.explain})
 
 ALIASES: dict[str, str] = {
     "s_null": "null_score",
@@ -169,25 +141,6 @@ PANEL_HELP: dict[str, str] = {
         "dev metric still rises is normal early on; a dev metric that falls while the loss keeps falling is "
         "overfitting. Mouse: the wheel scrolls the page, Ctrl+wheel zooms a plot, dragging pans it, and "
         "\"Reset view\" above each plot returns to the automatic range."),
-    "Attention": (
-        "How attention moves between the question, the passage and the special tokens ([CLS], [SEP]) in "
-        "every layer and head. The block-flow grid shows, for each layer, how much attention the tokens of "
-        "one block give to each block (rows sum to 1); the heat map shows single heads token by token; "
-        "rollout combines the layers. Much attention goes to [CLS] and [SEP], which many heads use as a "
-        "resting place; what matters for QA is how much flows from the question to the passage and back."),
-    "Spans & τ": (
-        "One question and passage through the QA head: start and end scores for every token of every "
-        "window, the table of span scores start_logits[i] + end_logits[j] (only valid spans inside the "
-        "passage, at most max_answer_length tokens long), the n-best answers, the no-answer score s_null and "
-        "the decision best_non_null_score > null_score + τ written out with the numbers. The by-hand check "
-        "recomputes the start scores from the hidden states. If the model's QA head was never trained, its "
-        "scores are random and the panel says so."),
-    "τ on dev set": (
-        "Choose the no-answer threshold τ for SQuAD 2.0. For every dev question the model's score_diff is "
-        "stored once; the sweep then recomputes EM, F1, HasAns_f1, NoAns_f1 and the answer rate for each τ "
-        "from −6 to +6, in milliseconds. Raising τ trades HasAns_f1 for NoAns_f1; the best τ maximises F1. "
-        "Because choosing τ on the same questions flatters the score, the honest figure chooses τ on one "
-        "half of the dev set and scores it on the other."),
 }
 
 

@@ -200,10 +200,10 @@ def test_regression_trains_through_the_worker(tmp_path):
     assert saved["problem_type"] == "regression" and saved["id2label"] == {"0": "score"}
 
     from explorer.core.models import checkpoint_problem
-    from explorer.ui.inspectors.classify_view import checkpoint_kind
+    from explorer.core.checkpoint_windows import checkpoint_task_name
 
     assert checkpoint_problem(tmp_path / "r" / "checkpoints" / "best") == "regression"
-    assert checkpoint_kind(str(tmp_path / "r" / "checkpoints" / "best")) == "regression"
+    assert checkpoint_task_name(str(tmp_path / "r" / "checkpoints" / "best")) == ("classification", "regression")
 
 
 def test_multilabel_trains_and_saves_its_thresholds(tmp_path):

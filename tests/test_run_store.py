@@ -144,8 +144,7 @@ def test_gui_and_worker_records_go_through_the_writer(tmp_path, monkeypatch):
     cfg = TrainConfig(output_dir=str(tmp_path), run_id="q1")
     assert record_cancelled_queued(cfg) == ""
     assert read_events(tmp_path / "q1" / "events.jsonl")[-1]["queued"] is True
-    (tmp_path / "w").mkdir()
-    train._append_failed(tmp_path / "w", "w", "window settings do not fit")
+    train._print_failed("w", "window settings do not fit")   # a run refused before its folder: stdout only
     assert written == ["cancelled", "failed"]
     (tmp_path / "blocked").write_text("a file, not a folder")
     problem = record_cancelled_queued(TrainConfig(output_dir=str(tmp_path / "blocked"), run_id="q2"))

@@ -89,4 +89,4 @@ def test_settings_doc_is_generated_from_the_field_help():
 
     doc = (REPO_ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     assert doc == settings_markdown(), "regenerate docs/settings.md with explorer.core.training.config.settings_markdown()"
-    assert "| `doc_stride` | `--doc-stride` | 128 | QA: overlap in tokens" in doc
+    assert "| `doc_stride` | `--doc-stride` | 128 | >= 0 | QA: overlap in tokens" in doc

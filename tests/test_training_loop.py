@@ -192,9 +192,10 @@ def test_bad_flag_values_are_argparse_errors(files, tmp_path, capsys):
 def test_help_has_one_line_per_flag(capsys):
     import dataclasses
 
-    from explorer.core.training.config import FIELD_HELP, TrainConfig
+    from explorer.core.training.config import TrainConfig, settings
 
-    assert set(FIELD_HELP) == {f.name for f in dataclasses.fields(TrainConfig)}
+    assert list(settings()) == [f.name for f in dataclasses.fields(TrainConfig)]
+    assert all(s.help for s in settings().values())
     with pytest.raises(SystemExit):
         train_main(["--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines

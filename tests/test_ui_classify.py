@@ -94,20 +94,22 @@ def test_mistakes_list_from_a_report(qtbot):
     assert sig.args[0] == {"kind": "swag", "text_a": "c0", "endings": ["a", "b", "c", "d"], "label": 1}
 
 
-def test_checkpoint_kind_routes_classifier_and_swag_checkpoints(tmp_path):
+def test_checkpoint_head_and_task_of_classifier_and_swag_checkpoints(tmp_path):
     import json
 
     from helpers import save_tiny_model
 
-    from explorer.ui.inspectors.classify_view import checkpoint_kind
+    from explorer.core.checkpoint_windows import checkpoint_task_name
 
-    assert checkpoint_kind(str(save_tiny_model(tmp_path / "qa", "qa"))) is None
-    assert checkpoint_kind(str(save_tiny_model(tmp_path / "mc", "multiple_choice"))) == "swag"
+    assert checkpoint_task_name(str(save_tiny_model(tmp_path / "qa", "qa"))) == ("qa", "squad_v1")
+    assert checkpoint_task_name(str(save_tiny_model(tmp_path / "mc", "multiple_choice"))) == ("multiple_choice", "swag")
     best = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification")
-    assert checkpoint_kind(str(best)) == "single"
+    assert checkpoint_task_name(str(best)) == ("classification", "single")
     (tmp_path / "run" / "config.json").write_text(json.dumps({"task": "pair"}))
-    assert checkpoint_kind(str(best)) == "pair"
-    assert checkpoint_kind(str(tmp_path / "nowhere")) is None
+    assert checkpoint_task_name(str(best)) == ("classification", "pair")
+    (tmp_path / "run" / "config.json").write_text(json.dumps({"task": "squad_v2"}))   # the run's task has another head
+    assert checkpoint_task_name(str(best)) == ("classification", "single")
+    assert checkpoint_task_name(str(tmp_path / "nowhere")) == (None, None)
 
 
 def test_screenshot_script_opens_a_checkpoint_in_classify(qtbot, tmp_path):

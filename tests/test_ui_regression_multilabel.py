@@ -7,7 +7,7 @@ from helpers import tiny_loaded_model
 
 from explorer.core.classify_dev import regression_dev_report
 from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
-from explorer.ui.inspectors.classify_view import KINDS
+from explorer.ui.inspectors.classify_view import classify_tasks
 
 view = test_ui_classify.view   # the Classify tab fixture and its run-and-wait helper
 _run = test_ui_classify._run
@@ -70,7 +70,7 @@ def test_regression_dev_view_draws_predicted_against_gold_with_the_identity_line
 
 
 def test_the_head_list_offers_both_tasks():
-    assert {"regression", "multilabel"} <= set(KINDS.values())
+    assert {"regression", "multilabel"} <= set(classify_tasks().values())
 
 
 def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_path):

@@ -24,6 +24,8 @@ def shell(qtbot, tmp_path):
     if w.hub is not None:   # its idle prewarm (a timer, 2.5 s) flips to the Attention tab for one event-loop
         w.hub._prewarmed = True   # turn: on a slow machine a test would meet that tab (no clock in tests)
     w.manager.max_parallel = 0            # launched runs stay queued: no worker process
+    if w.hub is not None:                 # its 2.5 s prewarm timer shows the Attention page for one event-loop
+        w.hub._prewarmed = True           # turn: on a busy machine a test body can land in that turn
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())   # pytest-qt closes first
     w.show()
     qtbot.waitExposed(w)

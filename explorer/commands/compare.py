@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import sys
 
+from explorer.core.errors import UserError, as_user_error, exits_on_user_error
+
 
 def add_arguments(parser) -> None:
     from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
@@ -39,7 +41,7 @@ def add_arguments(parser) -> None:
 
 
 def _decode(source: str, dataset, args, err):
-    """Decodings of one checkpoint over the dataset, or an exit code after printing why not."""
+    """Decodings of one checkpoint over the dataset. Raises UserError (model, window settings, data)."""
     from explorer.core.decoding import decode_predictions
     from explorer.core.inference import predict_squad
     from explorer.core.models import ModelSourceError, load_model
@@ -48,8 +50,7 @@ def _decode(source: str, dataset, args, err):
     try:
         loaded = load_model(source, task="qa")
     except ModelSourceError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+        raise as_user_error(exc) from None
     print(loaded.describe(), file=err)
     try:
         require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,
@@ -59,8 +60,7 @@ def _decode(source: str, dataset, args, err):
                                              doc_stride=args.doc_stride, max_query_length=args.max_query_length,
                                              batch_size=args.batch_size)
     except (WindowSettingsError, ValueError) as exc:
-        print(f"error: {source}: {exc}", file=err)
-        return 2
+        raise as_user_error(exc, f"{source}: ") from None
     return decode_predictions(dataset, features, start, end, n_best_size=args.n_best_size,
                               max_answer_length=args.max_answer_length)
 
@@ -71,13 +71,11 @@ def _load_data(args, err):
     try:
         dataset, report = load_squad(args.data, split=args.split)
     except SquadDataError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+        raise as_user_error(exc) from None
     print(report.summary(), file=err)
     if args.cap is not None:
         if args.cap < 1:
-            print("error: --cap must be at least 1", file=err)
-            return 2
+            raise UserError("--cap must be at least 1")
         dataset = dataset.select(range(min(args.cap, len(dataset))))
     return dataset
 
@@ -94,6 +92,7 @@ def _lines(result, show: int) -> list[str]:
     return lines
 
 
+@exits_on_user_error
 def run(args) -> int:
     """Decode both checkpoints, compare, print (and write the report folder with --out)."""
     from explorer.core.compare import compare_decodings
@@ -101,14 +100,7 @@ def run(args) -> int:
 
     err = sys.stderr
     dataset = _load_data(args, err)
-    if isinstance(dataset, int):
-        return dataset
-    decodings = []
-    for source in (args.a, args.b):
-        dec = _decode(source, dataset, args, err)
-        if isinstance(dec, int):
-            return dec
-        decodings.append(dec)
+    decodings = [_decode(source, dataset, args, err) for source in (args.a, args.b)]
     version = squad_version(dataset)
     result = compare_decodings(*decodings, gold_answers(dataset), questions=dict(zip(dataset["id"], dataset["question"])),
                                contexts=dict(zip(dataset["id"], dataset["context"])),

@@ -16,6 +16,7 @@ import sys
 import time
 
 from explorer.commands.window_args import add_window_arguments
+from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
 def add_arguments(parser) -> None:
@@ -151,7 +152,7 @@ def score_command(data: str, paths: dict, na_prob_thresh: float, capped: bool) -
 
 def _load_inputs(args, err):
     """(dataset, its SquadReport, loaded model) ready for inference, checked before any work (data, cap, model, window
-    settings against the model and the longest question), or an exit code after printing the error."""
+    settings against the model and the longest question). Raises UserError naming what is wrong."""
     from explorer.core.data.squad import SquadDataError, load_squad
     from explorer.core.models import ModelSourceError, load_model
     from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
@@ -171,15 +172,13 @@ def _load_inputs(args, err):
     early = [p for p in check_source_settings(args.model, args.max_seq_length, args.doc_stride, args.max_query_length)
              if p.severity == "error"]      # from the model's JSON files, before reading data or loading weights
     if early:
-        print(f"error: {WindowSettingsError(early)}", file=err)
-        return 2
+        raise WindowSettingsError(early)
     t0 = time.perf_counter()
     try:
         dataset, report = load_squad(args.data, split=args.split, repair=args.repair,
                                      strict=not args.skip_invalid)
     except SquadDataError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+        raise as_user_error(exc) from None
     print(report.summary(), file=err)
     if report.n_misaligned:  # answers whose answer_start misses their text: what was done with them
         print(f"answer check: {report.answer_check()}", file=err)
@@ -189,16 +188,14 @@ def _load_inputs(args, err):
         print(f"  ... and {len(report.problems) - 5} more", file=err)
     if args.cap is not None:
         if args.cap < 1:
-            print("error: --cap must be at least 1", file=err)
-            return 2
+            raise UserError("--cap must be at least 1")
         dataset = dataset.select(range(min(args.cap, len(dataset))))
     t_data = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
         loaded = load_model(args.model, task="qa", refuse_other_task=True)
     except ModelSourceError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+        raise as_user_error(exc) from None
     t_model = time.perf_counter() - t0
     print(loaded.describe(), file=err)
     print(f"window settings: {window.describe()}", file=err)
@@ -214,20 +211,18 @@ def _load_inputs(args, err):
                                 args.max_query_length, name=args.model, question_tokens=longest_question_tokens(
                                     loaded.tokenizer, dataset["question"], args.max_query_length))
     except WindowSettingsError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+        raise as_user_error(exc) from None
     return dataset, report, loaded, {"data_load": t_data, "model_load": t_model}
 
 
+@exits_on_user_error
 def run(args) -> int:
-    """`bert-explorer eval`: exit 0 (metrics printed, files written) or 2 (bad data, model or settings)."""
+    """`bert-explorer eval`: exit 0 (metrics printed, files written) or 2 (bad data, model or settings: a
+    UserError, printed by ``exits_on_user_error``)."""
     from explorer.core.decoding import decode_predictions
 
     err = sys.stderr
-    inputs = _load_inputs(args, err)
-    if isinstance(inputs, int):
-        return inputs
-    dataset, report, loaded, timing = inputs
+    dataset, report, loaded, timing = _load_inputs(args, err)
     from explorer.core.features import prepare_qa_features
     from explorer.core.inference import predict_squad
 
@@ -242,8 +237,7 @@ def run(args) -> int:
             max_query_length=args.max_query_length, batch_size=args.batch_size, bf16=args.bf16,
             features=features, progress=_Progress("eval"))
     except ValueError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
+        raise as_user_error(exc) from None
     t_infer = time.perf_counter() - t0
     timing["forward"] = t_infer - timing["windows"]
     t1 = time.perf_counter()

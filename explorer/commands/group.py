@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from explorer.core.errors import exits_on_user_error
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The train flags (explorer.worker.train.add_arguments) plus the group's own."""
@@ -124,9 +126,10 @@ def summary_lines(runs_dir: Path, name: str) -> list[str]:
     return lines + [f"note: {n}" for n in notes]
 
 
+@exits_on_user_error
 def run(args: argparse.Namespace) -> int:
     """Plan, write the group, run the members in turn; the exit code as in the module docstring."""
-    from explorer.core.errors import ConfigError
+    from explorer.core.errors import ConfigError, as_user_error
     from explorer.core.groups import GroupError, write_group
 
     if args.summary:
@@ -136,16 +139,14 @@ def run(args: argparse.Namespace) -> int:
         try:
             print("\n".join(summary_lines(runs_dir, args.group_name)))
         except GroupError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            raise as_user_error(exc) from None
         return 0
 
     try:
         group, configs, runs_dir = plan(args)
         path = write_group(runs_dir, group)
     except (ConfigError, GroupError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise as_user_error(exc) from None
     config_paths = write_member_configs(runs_dir, group, configs)
     kind = {"restarts": "restart", "grid": "grid point"}.get(group.kind, group.kind)
     print(f"group {group.name}: {len(configs)} {kind}{'s' if len(configs) != 1 else ''}, varied {', '.join(group.varied)}; {path}",

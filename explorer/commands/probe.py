@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from explorer.commands.window_args import add_window_arguments
+from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +97,7 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
     return "\n".join(lines)
 
 
+@exits_on_user_error
 def run(args: argparse.Namespace) -> int:
     from explorer.core.models import ModelSourceError, load_model, source_other_task_error
     from explorer.core.probe import ProbeError, probe
@@ -110,13 +112,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             passage = Path(args.passage_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            print(f"error: cannot read --passage-file {args.passage_file}: {exc}", file=sys.stderr)
-            return 2
+            raise UserError(f"cannot read --passage-file {args.passage_file}: {exc}") from None
     try:
         loaded = load_model(args.model, task="qa", refuse_other_task=True)
     except ModelSourceError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise as_user_error(exc) from None
     from explorer.core.checkpoint_windows import resolve_window_settings
 
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
@@ -138,8 +138,7 @@ def run(args: argparse.Namespace) -> int:
                        keep_attentions=None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                        max_query_length=args.max_query_length, max_answer_length=args.max_answer_length)
     except (ProbeError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise as_user_error(exc) from None
     if args.json:
         dump = result.to_dict()
         dump["model"] = loaded.describe()

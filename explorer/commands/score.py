@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from explorer.core.errors import UserError, as_user_error, exits_on_user_error
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("--data", required=True, help="official SQuAD JSON file (or hub id) with the gold answers")
@@ -28,7 +30,7 @@ def add_arguments(parser) -> None:
                         help="score questions without a prediction as wrong (0, named on stderr) instead of failing")
 
 
-class _InputError(Exception):
+class _InputError(UserError):
     pass
 
 
@@ -95,6 +97,7 @@ def score(data: str, predictions: str, null_odds: str | None = None, *, split: s
     return {k: res[k] for k in OFFICIAL_V2_ORDER if k in res}
 
 
+@exits_on_user_error
 def run(args) -> int:
     from explorer.core.data.squad import SquadDataError
 
@@ -104,12 +107,8 @@ def run(args) -> int:
     try:
         out = score(args.data, args.predictions, args.null_odds, split=args.split,
                     na_prob_thresh=args.na_prob_thresh, allow_missing=args.allow_missing, warn=warn)
-    except (SquadDataError, _InputError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:   # e.g. predictions missing questions: the input, not the program (2)
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (SquadDataError, _InputError, ValueError) as exc:   # ValueError: e.g. predictions missing questions
+        raise as_user_error(exc) from None
     print(json.dumps(out, indent=2))
     from explorer.core.metric_display import explain_best_threshold
 

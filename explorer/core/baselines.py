@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.core.task_facts import find_task_facts
+
 
 @dataclass(frozen=True)
 class Baseline:
@@ -87,7 +89,8 @@ def dev_baseline(config: dict) -> Baseline | None:
     Cached on (path, size, mtime_ns, task, label column, cap).
     """
     task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
-    if not dev or task == "squad_v1":
+    facts = find_task_facts(task)
+    if not dev or facts is None or (facts.is_qa and not facts.has_no_answer):
         return None
     path = Path(dev)
     try:
@@ -102,18 +105,18 @@ def dev_baseline(config: dict) -> Baseline | None:
 
 
 def _compute(path: Path, config: dict) -> Baseline | None:
-    task = str(config.get("task", ""))
+    facts = find_task_facts(str(config.get("task", "")))
     cap = int(config.get("dev_cap", 0) or 0)
     try:
-        if task == "squad_v2":
+        if facts is not None and facts.has_no_answer:
             gold = _squad_gold_from_file(path)
             if cap > 0:
                 gold = dict(list(gold.items())[:cap])
             return squad_no_answer_baseline(gold)
-        if task in ("single", "pair"):
+        if facts is not None and facts.data_kind == "table":
             from explorer.core.data.classification import load_classification
 
-            data = load_classification(os.fspath(path), pair=task == "pair",
+            data = load_classification(os.fspath(path), pair=facts.pair,
                                        text_columns=config.get("text_columns") or None,
                                        label_column=str(config.get("label_column", "")), cap=cap)
             return None if data.regression else majority_class_baseline(list(data.labels))

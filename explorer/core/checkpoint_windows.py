@@ -54,6 +54,27 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     return config_file(run_dir)
 
 
+def checkpoint_task_name(path: str | Path) -> tuple[str | None, str | None]:
+    """(head, task) of a checkpoint folder: its model head (``core.models.checkpoint_head``, read once
+    here) and the task it opens as (``core.task_facts.task_for_checkpoint``: the run's config.json task
+    when that task has this head, e.g. "pair" for an MRPC run, else the table's first task with the head).
+    A sequence classifier's problem (``core.models.checkpoint_problem``: one output = regression, sigmoids =
+    multilabel) picks among the classification tasks. (None, None) for a bare encoder or an unreadable folder."""
+    from explorer.core.models import checkpoint_head, checkpoint_problem
+    from explorer.core.task_facts import task_for_checkpoint
+
+    head = checkpoint_head(path)
+    run_task = None
+    config_path = run_config_for_checkpoint(path)
+    if head and config_path is not None:
+        try:
+            run_task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
+        except (OSError, ValueError, AttributeError):
+            run_task = None
+    problem = checkpoint_problem(path) if head == "classification" else None
+    return head, task_for_checkpoint(head, run_task, problem)
+
+
 def window_settings_for_checkpoint(path: str | Path) -> WindowSettings:
     """The window settings to run a checkpoint with: its run's config.json when present, else defaults.
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.errors import UserError
+from explorer.core.models import MULTI_LABEL_TYPE, PROBLEM_TYPES, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.task_facts import find_task_facts
 
-KINDS = ("single", "pair", "swag", "regression", "multilabel")
-PROBLEM_TYPES = ("single_label_classification", "regression", "multi_label_classification")
 FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
 
 
@@ -64,7 +64,7 @@ def head_problem(config) -> str:
     kind = str(getattr(config, "problem_type", None) or "")
     if kind in PROBLEM_TYPES:
         return kind
-    return "regression" if int(getattr(config, "num_labels", 2) or 2) == 1 else "single_label_classification"
+    return REGRESSION_TYPE if int(getattr(config, "num_labels", 2) or 2) == 1 else SINGLE_LABEL_TYPE
 
 
 def sigmoid_loss(logits, thresholds=None, gold=None) -> tuple[np.ndarray, list[int], float | None]:
@@ -114,7 +114,7 @@ class ClassifyResult:
     """The arithmetic of one classification (numpy only; the UI renders it).
 
     Attributes:
-        kind: "single", "pair" or "swag".
+        kind: the task the inputs were classified as ("single", "pair", "swag", "regression", "multilabel"; core/task_facts.py).
         inputs: one ClassifyInput (single/pair) or four (swag, one per ending).
         W: (K, H) classifier weights (K = num_labels; K = 1 for swag, the vector w).
         b: (K,) classifier bias.
@@ -148,7 +148,7 @@ class ClassifyResult:
     label_names: list[str] = field(default_factory=list)
     flow: np.ndarray | None = None
     pooler: str = "C = tanh(W_p h_[CLS] + b_p)"
-    problem_type: str = "single_label_classification"
+    problem_type: str = SINGLE_LABEL_TYPE
     thresholds: np.ndarray | None = None
     predicted: list[int] = field(default_factory=list)
 
@@ -165,13 +165,14 @@ class ClassifyResult:
     def arithmetic_lines(self, digits: int = 3) -> list[str]:
         """The arithmetic written out with this result's numbers, one line each (for text views and the CLI)."""
         f = f"{{:.{digits}f}}"
-        if self.problem_type == "regression":
+        if self.problem_type == REGRESSION_TYPE:
             return self._regression_lines(f)
-        if self.problem_type == "multi_label_classification":
+        if self.problem_type == MULTI_LABEL_TYPE:
             return self._multilabel_lines(f)
         lines = []
+        facts = find_task_facts(self.kind)
         for k, name in enumerate(self.label_names):
-            if self.kind == "swag":
+            if facts is not None and facts.is_multiple_choice:
                 lines.append(f"score {k} = C_{k} . w + b = {f.format(self.logits[k])}   P = "
                              f"{f.format(self.probabilities[k])}   ({name})")
             else:

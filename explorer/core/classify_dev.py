@@ -192,23 +192,27 @@ def run_data_settings(model_source: str) -> dict:
     import json
     from pathlib import Path
 
+    from explorer.core.runs import CHECKPOINTS, run_config_of
+
     folder = Path(str(model_source or "")).expanduser()
-    for cfg in (folder.parent.parent / "config.json", folder / "run_config.json"):
-        if folder.parent.name == "checkpoints" and cfg.is_file():
-            try:
-                data = json.loads(cfg.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return {}
-            if not isinstance(data, dict):
-                return {}
-            return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
-    return {}
+    if folder.parent.name != CHECKPOINTS:
+        return {}
+    data = run_config_of(folder)   # the run's config.json (core/runs: the run layout in one place)
+    if not data and (folder / "run_config.json").is_file():
+        try:
+            data = json.loads((folder / "run_config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
                              max_seq_length: int = 128, batch_size: int = 16, n: int = 10,
                              settings: dict | None = None):
-    """Run ``model`` over a dev file of ``task`` ("single", "pair", "swag", "regression" or "multilabel") and
+    """Run ``model`` over a dev file of ``task`` (a task with a classification or multiple-choice head: "single",
+    "pair", "swag", "regression" or "multilabel") and
     summarise it: a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport.
 
     ``settings``: the table settings (TABLE_SETTINGS: text_columns, label_column, ...; e.g. the run's own from
@@ -222,7 +226,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     extra = {k: v for k, v in (settings or {}).items() if k in TABLE_SETTINGS and v not in (None, "")}
     config = TrainConfig(task=task, dev=source, dev_cap=cap or 0, max_seq_length=max_seq_length, **extra)
     data = t.load(config, "dev")
-    if task != "swag" and getattr(data, "label_names", None):   # names: map them to the head's, by name
+    if not t.facts.is_multiple_choice and getattr(data, "label_names", None):   # names: map them to the head's, by name
         id2label = getattr(model.config, "id2label", None) or {}
         head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
         if not all(h == f"LABEL_{c}" for c, h in enumerate(head)):
@@ -238,9 +242,9 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     z = np.concatenate(logits) if logits else np.zeros((0, 2))
     id2label = getattr(model.config, "id2label", None) or {}
     names = [str(id2label.get(c, c)) for c in range(z.shape[1])]
-    if task == "regression":
+    if t.facts.is_regression:
         return regression_dev_report(z, data.labels, list(data.texts_a), data.texts_b, n=n, label_names=names)
-    if task == "multilabel":
+    if t.facts.is_multilabel:
         from explorer.core.classify_model import label_thresholds
 
         if data.label_names != names:   # the file's names, renumbered by the head's
@@ -253,7 +257,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
                                               f"({', '.join(names)})")
             data.labels = [sorted(index[data.label_names[j]] for j in row) for row in data.labels]
         return multilabel_dev_report(z, data.labels, names, label_thresholds(model.config, names))
-    if task == "swag":
+    if t.facts.is_multiple_choice:
         texts_a = [data.contexts[i] for i in range(len(data))]
         texts_b = [" | ".join(data.choice_pairs(i)[1]) for i in range(len(data))]  # sent2 + ending k
         names = [f"ending {k}" for k in range(z.shape[1])]

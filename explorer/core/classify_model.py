@@ -15,6 +15,8 @@ from explorer.core.classify import (ClassifyError, ClassifyInput, ClassifyResult
                                     softmax_loss)
 from explorer.core.data.swag import NUM_CHOICES
 from explorer.core.eval_mode import inference
+from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.task_facts import find_task_facts
 
 
 def _parts(model, want: str):
@@ -61,12 +63,13 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
     C_hand = np.tanh(h.astype(np.float64) @ Wp.T + bp)
     by_hand = (C_hand @ W.astype(np.float64).T + b.astype(np.float64)).reshape(-1)
     logits = _np(out.logits).astype(np.float64).reshape(-1)
-    problem = head_problem(model.config) if kind != "swag" else "single_label_classification"
+    choice = find_task_facts(kind)
+    problem = SINGLE_LABEL_TYPE if choice is not None and choice.is_multiple_choice else head_problem(model.config)
     predicted, tau = None, None
-    if problem == "regression":
+    if problem == REGRESSION_TYPE:
         probs = np.zeros(0)
         loss = None if label is None else float((logits[0] - float(label)) ** 2)
-    elif problem == "multi_label_classification":
+    elif problem == MULTI_LABEL_TYPE:
         tau = label_thresholds(model.config, label_names)
         probs, predicted, loss = sigmoid_loss(logits, tau, label)
     else:

@@ -76,6 +76,36 @@ class Cancelled(BaseException):
     """
 
 
+# Exit codes of every command (explorer.cli, the train worker): 0 done, 1 failed for another reason (internal
+# error, out of memory, disk full), 2 the user's input (UserError), 143 a training run cancelled (SIGTERM).
+EXIT_OK, EXIT_FAILED, EXIT_USER, EXIT_CANCELLED = 0, 1, 2, 143
+
+
+def exits_on_user_error(run):
+    """Decorate a command's ``run(args) -> int``: a :class:`UserError` it raises becomes ``error: <message>``
+    on stderr and exit code EXIT_USER. The one place that maps user errors to an exit code; commands raise."""
+    import functools
+    import sys
+
+    @functools.wraps(run)
+    def wrapper(*args, **kwargs) -> int:
+        try:
+            return int(run(*args, **kwargs) or 0)
+        except UserError as exc:
+            sys.stderr.write(f"error: {str(exc).strip()}\n")
+            sys.stderr.flush()
+            return EXIT_USER
+    return wrapper
+
+
+def as_user_error(exc: BaseException, prefix: str = "") -> UserError:
+    """``exc`` as a UserError to raise: itself when it is one (and no ``prefix``), else a UserError with
+    its message (e.g. a ValueError of a library about the user's input), ``prefix`` in front."""
+    if isinstance(exc, UserError) and not prefix:
+        return exc
+    return UserError(f"{prefix}{exc}")
+
+
 def user_message(exc: BaseException) -> str | None:
     """The message to show for ``exc`` as it is, or None when it is not a user error."""
     return str(exc) if isinstance(exc, UserError) else None

@@ -70,26 +70,26 @@ class MetricSpec:
         return self.unit == "count"
 
 
-def _share(name, label, order, *, scale=100.0, drawn=False, help=""):
+def _share(name, label, order, *, scale=100.0, drawn=False, help=""):   # noqa: A002 - the MetricSpec field it fills
     """A share: percent on screen, >= 0, higher is better. scale 100 = stored as a fraction outside QA."""
     return MetricSpec(name, label, "%", scale, True, False, drawn, order, True, help)
 
 
-def _qa_share(name, label, order, *, drawn=False, help=""):
+def _qa_share(name, label, order, *, drawn=False, help=""):   # noqa: A002 - the MetricSpec field it fills
     """A SQuAD share that only the official QA scripts report (percent already)."""
     return _share(name, label, order, scale=1.0, drawn=drawn, help=help)
 
 
-def _correlation(name, label, order, *, help=""):
+def _correlation(name, label, order, *, help=""):   # noqa: A002 - the MetricSpec field it fills
     return MetricSpec(name, label, "", 1.0, True, True, False, order, True, help)
 
 
-def _figure(name, label, order, unit, *, signed=True, help=""):
+def _figure(name, label, order, unit, *, signed=True, help=""):   # noqa: A002 - the MetricSpec field it fills
     """A threshold or setting echoed with the metrics: no direction, never picks the best checkpoint."""
     return MetricSpec(name, label, unit, 1.0, None, signed, False, order, False, help)
 
 
-def _lower(name, label, order, unit, *, help=""):
+def _lower(name, label, order, unit, *, help=""):   # noqa: A002 - the MetricSpec field it fills
     return MetricSpec(name, label, unit, 1.0, False, False, False, order, True, help)
 
 

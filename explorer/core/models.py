@@ -148,7 +148,7 @@ def _hub_available_locally(hub_id: str) -> bool:
 
         hit = try_to_load_from_cache(hub_id, "config.json")
         return isinstance(hit, str)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a cache lookup that fails in any way means "not cached"
         return False
 
 
@@ -161,7 +161,7 @@ def _hub_reachable(timeout_s: float) -> bool:
         from huggingface_hub import constants
 
         url = urlparse(constants.ENDPOINT)
-    except Exception:
+    except Exception:  # noqa: BLE001 - no usable endpoint setting: treat the hub as unreachable
         return False
     try:
         with socket.create_connection((url.hostname, url.port or 443), timeout=timeout_s):
@@ -371,6 +371,24 @@ def source_other_task_error(source: str, task: str) -> str | None:
     except (ModelSourceError, OSError, ValueError, AttributeError):
         return None
     return other_task_error(SimpleNamespace(architectures=architectures), task, source)
+
+
+def checkpoint_head(folder: str | Path) -> str | None:
+    """The model head a checkpoint folder was saved with: :func:`checkpoint_task` of the ``architectures``
+    in ``<folder>/config.json`` ("qa", "classification", "multiple_choice", ...); None when the folder has
+    no readable config.json or it records no head (a bare encoder). Reads the file only (no torch)."""
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return checkpoint_task(config.get("architectures")) if isinstance(config, dict) else None
+
+
+# transformers' ``problem_type`` values of a sequence-classification head (softmax, one score, a sigmoid per label)
+PROBLEM_TYPES = SINGLE_LABEL_TYPE, REGRESSION_TYPE, MULTI_LABEL_TYPE = (
+    "single_label_classification", "regression", "multi_label_classification")
+
+
 def checkpoint_problem(source) -> str | None:
     """What a sequence-classification head does: "regression" (``problem_type`` "regression", or one output),
     "multilabel" ("multi_label_classification": a sigmoid per label) or "classification" (softmax); None
@@ -387,11 +405,11 @@ def checkpoint_problem(source) -> str | None:
     if checkpoint_task(get("architectures")) != "classification":
         return None
     problem = get("problem_type") or ""
-    if problem == "multi_label_classification":
+    if problem == MULTI_LABEL_TYPE:
         return "multilabel"
     labels = get("id2label") or {}
     n = int(get("num_labels", 0) or 0) if not isinstance(source, dict) else len(labels)
-    return "regression" if problem == "regression" or n == 1 else "classification"
+    return "regression" if problem == REGRESSION_TYPE or n == 1 else "classification"
 
 
 def check_architecture(config, task: str, source: str) -> None:

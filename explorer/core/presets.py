@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer.core.task_facts import get_task_facts
+
 
 @dataclass(frozen=True)
 class HubPreset:
@@ -46,7 +48,7 @@ class HubPreset:
             figures.append(f"exact_match {self.exact_match:.2f}")
         if self.f1 is not None:
             figures.append(f"f1 {self.f1:.2f}")
-        version = "SQuAD 2.0" if self.task == "squad_v2" else "SQuAD v1.1"
+        version = "SQuAD 2.0" if get_task_facts(self.task).has_no_answer else "SQuAD v1.1"
         shown = ", ".join(figures) if figures else "no figure given"
         return (f"{self.family} fine-tuned on {version}. Model card: {shown} on {self.evaluated_on}. "
                 f"{self.card}")

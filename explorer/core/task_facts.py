@@ -42,9 +42,18 @@ class TaskFacts:
         data_formats: what ``--train`` / ``--dev`` accept for this task, in words.
         squad_version: "v1.1" / "v2.0" for the QA tasks, "" otherwise.
         pair: classification of sentence pairs (two text columns) rather than single sentences.
+        data_kind: which reader its ``--train`` / ``--dev`` files go through: "squad" (official SQuAD
+            JSON, ``core/data/squad.py``), "table" (rows of a .tsv / .csv / .jsonl file,
+            ``core/data/classification.py``) or "swag" (the SWAG CSV, ``core/data/swag.py``). The data
+            sniffer (``core/data/sniff.py``) and the launcher's data preview go by it.
         metrics: the scalar dev metrics the task's evaluation reports (each has a row in
             ``core/metric_specs``; counts such as ``total`` are not listed); ``metric_for_best`` must be
             one of them (:func:`check_metric_for_best`).
+        problem: what a classification head predicts, in ``core.models.checkpoint_problem``'s words:
+            "classification" (softmax over labels), "regression" (one score, mean squared error) or
+            "multilabel" (one sigmoid per label); what routes a checkpoint to its task
+            (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads (and, with a
+            classification head, the same as "classification").
     """
 
     name: str
@@ -57,7 +66,35 @@ class TaskFacts:
     data_formats: str
     squad_version: str = ""
     pair: bool = False
+    data_kind: str = "table"
     metrics: tuple[str, ...] = ()
+    problem: str = ""
+
+    @property
+    def is_multiple_choice(self) -> bool:
+        """One score per candidate ending, softmax across them (SWAG; BERT paper Section 4.4)."""
+        return self.head == "multiple_choice"
+
+    @property
+    def has_no_answer(self) -> bool:
+        """QA with unanswerable questions (SQuAD v2.0): the no-answer baseline and τ apply."""
+        return self.squad_version == "v2.0"
+
+    @property
+    def is_regression(self) -> bool:
+        """One score per text or pair (STS-B style), not a label."""
+        return self.problem == "regression"
+
+    @property
+    def is_multilabel(self) -> bool:
+        """Any number of labels per text (one sigmoid per label)."""
+        return self.problem == "multilabel"
+
+    @property
+    def takes_pairs(self) -> bool:
+        """Its examples may be sentence pairs: the pair tasks, and regression / multi-label, whose tables
+        hold one or two text columns (STS-B scores pairs)."""
+        return self.pair or self.is_regression or self.is_multilabel
 
 
 _SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
@@ -84,21 +121,23 @@ _MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_
 # rather than for how well it ranks answers against "no answer".
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     TaskFacts("squad_v1", "SQuAD v1.1 (extractive QA)", "qa", True, "f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v1.1", metrics=_SQUAD_V1_METRICS),
+              squad_version="v1.1", data_kind="squad", metrics=_SQUAD_V1_METRICS),
     TaskFacts("squad_v2", "SQuAD v2.0 (QA + no answer)", "qa", True, "best_f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v2.0", metrics=_SQUAD_V2_METRICS),
+              squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
     TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS),
+              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification"),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS),
+              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification"),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
-              metrics=("accuracy", "loss")),
+              data_kind="swag", metrics=("accuracy", "loss")),
     # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
     TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
-              "pearson", 2e-5, 128, _REGRESSION_FORMATS, metrics=_REGRESSION_HEAD_METRICS),
+              "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
+              problem="regression"),
     # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
     TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
-              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, metrics=_MULTILABEL_METRICS),
+              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
+              problem="multilabel"),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
@@ -114,6 +153,45 @@ def task_names() -> list[str]:
 def qa_task_names() -> tuple[str, ...]:
     """The extractive-QA task names."""
     return tuple(name for name, f in _TABLE.items() if f.is_qa)
+
+
+def tasks_reading(data_kind: str) -> tuple[str, ...]:
+    """The task names whose data files go through reader ``data_kind`` ("squad", "table", "swag")."""
+    return tuple(name for name, f in _TABLE.items() if f.data_kind == data_kind)
+
+
+def tasks_with_head(*heads: str) -> tuple[str, ...]:
+    """The task names whose model head is one of ``heads`` ("qa", "classification", "multiple_choice")."""
+    return tuple(name for name, f in _TABLE.items() if f.head in heads)
+
+
+def task_for_checkpoint(head: str | None, run_task: str | None = None, problem: str | None = None) -> str | None:
+    """The task a checkpoint with model head ``head`` (``core.models.checkpoint_task``) is opened as:
+    ``run_task`` (the task in its run's config.json) when that task has this head (and this ``problem``,
+    ``core.models.checkpoint_problem``, when given), else the first task of the table with this head and
+    problem; None for no head or a head no task has."""
+    if not head:
+        return None
+
+    def fits(facts: TaskFacts) -> bool:
+        return facts.head == head and (not problem or (facts.problem or "classification") == problem)
+
+    facts = _TABLE.get(str(run_task or ""))
+    if facts is not None and fits(facts):
+        return facts.name
+    return next((name for name, f in _TABLE.items() if fits(f)), None)
+
+
+def tasks_with_problem(*problems: str) -> tuple[str, ...]:
+    """The task names whose classification head's problem is one of ``problems`` ("classification",
+    "regression", "multilabel")."""
+    return tuple(name for name, f in _TABLE.items() if f.problem in problems)
+
+
+def task_problem(name: str | None) -> str:
+    """The head problem of task ``name`` ("" for an unknown task or a head other than classification)."""
+    facts = _TABLE.get(str(name or ""))
+    return facts.problem if facts else ""
 
 
 def get_task_facts(name: str) -> TaskFacts:

@@ -32,10 +32,11 @@ import traceback
 from typing import BinaryIO, Callable
 
 from explorer.core.errors import Cancelled, UserError, user_message
+from explorer.core.priorities import INSPECT_NICE, inspect_niceness
 from explorer.core.wire import WireError, pack, read_frame
 from explorer.worker.inspect_ops import OPS, State
 
-DEFAULT_NICE = 5
+DEFAULT_NICE = INSPECT_NICE   # explorer.core.priorities
 
 
 class Server:
@@ -150,10 +151,7 @@ def _error_reply(rid: int, exc: BaseException) -> dict:
 
 def lower_priority(default: int = DEFAULT_NICE) -> int:
     """os.nice by $EXPLORER_INSPECT_NICE (default ``default``); returns the increment applied (0 if none)."""
-    try:
-        step = int(os.environ.get("EXPLORER_INSPECT_NICE", default))
-    except ValueError:
-        step = default
+    step = inspect_niceness(default)
     if step > 0 and hasattr(os, "nice"):
         try:
             os.nice(step)

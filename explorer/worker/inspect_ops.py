@@ -139,10 +139,12 @@ def op_study(state: State, args: dict, progress, cancelled):
 def op_classify(state: State, args: dict, progress, cancelled):
     """The classifier / multiple-choice arithmetic for typed inputs (explorer.core.classify_model)."""
     from explorer.core.classify_model import classify_choices, classify_text
+    from explorer.core.task_facts import find_task_facts
 
     loaded = state.model(args.get("slot", "classify"))
     label = args.get("label")
-    if args.get("kind") == "swag":
+    facts = find_task_facts(str(args.get("kind", "")))
+    if facts is not None and facts.is_multiple_choice:
         return classify_choices(loaded.model, loaded.tokenizer, args["context"], list(args["endings"]),
                                 start=args.get("start", ""), label=label)
     return classify_text(loaded.model, loaded.tokenizer, args["text_a"], args.get("text_b", ""), label=label)

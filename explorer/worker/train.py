@@ -11,7 +11,9 @@ Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; bo
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in
-docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_HELP next to TrainConfig).
+docs/architecture.md and the README). Help texts: ``config.field_help`` (each field's Setting, beside it in TrainConfig).
+``--preset NAME`` applies a run preset of resources/presets (``fast-cpu``, ``paper``, ...) over ``--config``;
+flags given explicitly win over both.
 
 Exit codes (the convention of every command, explorer.cli): 0 finished (also after stop early), 1 failed
 for another reason (internal error, out of memory, disk full), 2 user error: unusable arguments (bad flag values are
@@ -36,18 +38,21 @@ import traceback
 from pathlib import Path
 
 from explorer.core import run_status
-from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
+from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USER, Cancelled, ConfigError, UserError,
+                                  exits_on_user_error, user_message)
 from explorer.core.events import EVENTS_FILE, EventWriter, make_event, read_events
+from explorer.core.priorities import TRAIN_NICE, worker_niceness
 from explorer.core.runs import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file,
                                 events_file, new_run_id, remove_pid_file, stop_file, write_pid_file)
 from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
+from explorer.core.training.run_presets import load_preset, preset_names
 from explorer.core.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 143
-NOT_FLAGS = ("config", "resume", "command", "_module", "_own_process")
+EXIT_USAGE = EXIT_USER   # the exit codes of every command: explorer.core.errors
+NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
                "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
 EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
@@ -83,11 +88,14 @@ def _flag_help(name: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset); help from FIELD_HELP."""
+    """Flags: --config, --resume, and one flag per TrainConfig field (default: unset); help from each field's Setting."""
     parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.add_argument("--config", metavar="RUN_JSON", default=argparse.SUPPRESS,
                         help="a run config (TrainConfig as JSON); flags given as well override its values")
+    parser.add_argument("--preset", metavar="NAME", default=argparse.SUPPRESS,
+                        help=f"a run preset of resources/presets ({', '.join(preset_names())}) applied over "
+                             "--config; flags given as well override it")
     parser.add_argument("--resume", metavar="RUN_DIR", default=argparse.SUPPRESS,
                         help="continue the unfinished run in RUN_DIR from its last checkpoint, same schedule")
     for f in dataclasses.fields(TrainConfig):
@@ -143,10 +151,13 @@ def default_task(train: str) -> str:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """--config file (if any) overridden by the flags given; a run that names no task gets
-    :func:`default_task` of its training data. Raises ConfigError."""
+    """--config file (if any), then --preset (resources/presets), overridden by the flags given; a run that
+    names no task gets :func:`default_task` of its training data. Raises ConfigError (an unknown preset names
+    the known ones)."""
     given = {k: v for k, v in vars(args).items() if k not in NOT_FLAGS}
     base = TrainConfig.load(args.config).to_dict() if getattr(args, "config", None) else {}
+    if getattr(args, "preset", None):
+        base = load_preset(args.preset).apply(TrainConfig.from_dict(base, source="--config")).to_dict()
     named_task = "task" in given or (getattr(args, "config", None) and _config_names_task(args.config))
     base.update(given)
     if not named_task:
@@ -337,18 +348,14 @@ def refuse_before_the_folder(config: TrainConfig) -> None:
     if settings_error:
         raise ConfigError(settings_error)
     config.validate()
-WORKER_NICE = 10   # default niceness of a training worker ($EXPLORER_WORKER_NICE; 0 = leave it)
 
 
-def lower_priority(default: int = WORKER_NICE) -> int:
+def lower_priority(default: int = TRAIN_NICE) -> int:
     """Run at niceness >= $EXPLORER_WORKER_NICE (default 10), before torch starts its threads (they inherit
     it): a fine-tune using every core then leaves the GUI (niceness 0) and the inspector child (5) the CPU
     when they need it, and only loses the time they use. Absolute, so calling it twice adds nothing.
     Returns the niceness now (0 where the OS has no nice)."""
-    try:
-        target = int(os.environ.get("EXPLORER_WORKER_NICE", default) or 0)
-    except ValueError:
-        target = default
+    target = worker_niceness(default)
     if not hasattr(os, "nice"):
         return 0
     current = os.nice(0)
@@ -360,8 +367,11 @@ def lower_priority(default: int = WORKER_NICE) -> int:
     return current
 
 
+@exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    """Run one fine-tune; returns the exit code (see module docstring)."""
+    """Run one fine-tune; returns the exit code (see module docstring). Unusable settings found before the
+    run starts: a ``failed`` event on stdout (and in events.jsonl when the run folder exists), then the
+    UserError is raised (``exits_on_user_error``: ``error: ...`` on stderr, exit 2)."""
     if getattr(args, "_module", None) or getattr(args, "_own_process", False):
         lower_priority()   # a worker process of its own (the CLI); never a caller's process (tests, scripts)
     _quiet_libraries()
@@ -369,8 +379,7 @@ def run(args: argparse.Namespace) -> int:
         config, run_dir, resume = prepare_run(args)
     except ConfigError as exc:
         _print_failed(getattr(args, "run_id", "") or "", str(exc))
-        print_error(str(exc))
-        return EXIT_USAGE
+        raise
     _, main = _distributed()
     writer = GuardedWriter(config.run_id, path=events_file(run_dir), stream=sys.stdout, enabled=main)
     if main:
@@ -408,7 +417,7 @@ def run(args: argparse.Namespace) -> int:
                     if main:
                         print_error(message, run_dir if is_internal_error(exc) else None)
                     # one convention for every command (explorer.cli): 2 = the user's input, 1 = ours
-                    code = EXIT_USAGE if isinstance(exc, UserError) else EXIT_FAILED
+                    code = EXIT_USER if isinstance(exc, UserError) else EXIT_FAILED
     finally:
         writer.close()
         if main:

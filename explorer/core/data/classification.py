@@ -423,7 +423,7 @@ def _hub_rows(source: str, split: str):
         import datasets
 
         ds = datasets.load_dataset(hub_id, config, split=split)
-    except Exception as exc:  # offline, unknown id, unknown config/split
+    except Exception as exc:  # noqa: BLE001 - offline, unknown id, unknown config/split: datasets raises many kinds
         first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         raise ClassificationDataError(
             f"could not load hub dataset {source!r} (split {split!r}): {first}. Offline, use a local "

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-QA_TASKS = ("squad_v1", "squad_v2")
-CLASSIFICATION_TASKS = ("single", "pair", "regression", "multilabel")
+from explorer.core.task_facts import task_problem, tasks_reading
+
 SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label")  # core.data.swag
 HEAD_BYTES = 64 * 1024
 
@@ -24,7 +24,7 @@ class DataKind:
 
     Attributes:
         kind: "squad_json" | "jsonl" | "tsv" | "csv" | "xlsx" | "json" (other JSON) | "empty" | "binary" | "text".
-        fits: the task names the file can feed (("squad_v1", "squad_v2"), ("single", "pair"), ...).
+        fits: the task names the file can feed (``task_facts.tasks_reading`` of its reader).
         columns: column / field names (header of a TSV/CSV, keys of the first JSONL record).
         description: one plain sentence naming the kind, its columns and the tasks it fits.
     """
@@ -44,11 +44,21 @@ class DataKind:
         return f"{self.description}; it does not fit the {task} task"
 
 
+def _table_words(fits: tuple[str, ...]) -> str:
+    """'it fits the single / pair classification, regression and multi-label tasks' (by each task's head
+    problem, ``TaskFacts.problem``)."""
+    plain = [n for n in fits if task_problem(n) in ("", "classification")]
+    others = [{"multilabel": "multi-label"}.get(task_problem(n), task_problem(n)) for n in fits if n not in plain]
+    parts = ([" / ".join(plain) + " classification"] if plain else []) + others
+    words = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"it fits the {words} task" + ("s" if len(fits) > 1 else "")
+
+
 def _task_words(fits: tuple[str, ...]) -> str:
-    if set(fits) == set(QA_TASKS):
-        return "it fits the SQuAD tasks (squad_v1 / squad_v2)"
-    if set(fits) == set(CLASSIFICATION_TASKS):
-        return "it fits the single / pair classification, regression and multi-label tasks"
+    if fits and set(fits) == set(tasks_reading("squad")):
+        return f"it fits the SQuAD tasks ({' / '.join(fits)})"
+    if fits and set(fits) == set(tasks_reading("table")):
+        return _table_words(fits)
     if fits:
         return "it fits the " + " / ".join(fits) + " task" + ("s" if len(fits) > 1 else "")
     return "it fits no task of this app"
@@ -62,7 +72,7 @@ def _columns_text(cols) -> str:
 def _delimited(text: str, delimiter: str, name: str, kind: str) -> DataKind:
     first = text.splitlines()[0] if text else ""
     cols = tuple(c.strip() for c in next(csv.reader([first], delimiter=delimiter)))
-    fits = CLASSIFICATION_TASKS + (("swag",) if set(SWAG_COLUMNS) <= set(cols) else ())
+    fits = tasks_reading("table") + (tasks_reading("swag") if set(SWAG_COLUMNS) <= set(cols) else ())
     return DataKind(kind, fits, cols, f"this is a {name} file with {_columns_text(list(cols))}; {_task_words(fits)}")
 
 
@@ -74,9 +84,10 @@ def _json_kind(text: str, whole: bool) -> DataKind | None:
     head = stripped[:4096]
     if stripped.startswith("{") and '"data"' in head and ('"paragraphs"' in stripped[:HEAD_BYTES] or
                                                           '"version"' in head):
-        return DataKind("squad_json", QA_TASKS, ("version", "data"),
+        squad = tasks_reading("squad")
+        return DataKind("squad_json", squad, ("version", "data"),
                         f"this is a SQuAD-format JSON file (articles with paragraphs and questions); "
-                        f"{_task_words(QA_TASKS)}")
+                        f"{_task_words(squad)}")
     lines = [ln for ln in stripped.splitlines() if ln.strip()]
     if stripped.startswith("{") and len(lines) >= 1:
         try:
@@ -90,9 +101,10 @@ def _json_kind(text: str, whole: bool) -> DataKind | None:
             squadish = {"question", "context"} <= set(cols)
             note = (" (SQuAD-like fields, but the SQuAD tasks read the official nested JSON: "
                     "{\"data\": [{\"paragraphs\": ...}]})" if squadish else "")
-            return DataKind("jsonl", CLASSIFICATION_TASKS, cols,
+            table = tasks_reading("table")
+            return DataKind("jsonl", table, cols,
                             f"this is a JSON-lines file (one record per line) with fields "
-                            f"{', '.join(cols[:8]) or 'none'}{note}; {_task_words(CLASSIFICATION_TASKS)}")
+                            f"{', '.join(cols[:8]) or 'none'}{note}; {_task_words(table)}")
     return DataKind("json", (), (), "this is a JSON file but not in SQuAD format (no \"data\" list of "
                                     "articles with \"paragraphs\") nor one record per line; "
                                     + _task_words(()))
@@ -111,8 +123,8 @@ def sniff_data_file(path: str | Path) -> DataKind:
     if not raw.strip():
         return DataKind("empty", (), (), f"{path.name} is empty")
     if path.suffix.lower() == ".xlsx" and raw.startswith(b"PK"):   # a zip: an Excel workbook (core/data/table.py)
-        return DataKind("xlsx", CLASSIFICATION_TASKS, (), f"{path.name} is an Excel workbook; "
-                        f"{_task_words(CLASSIFICATION_TASKS)}")
+        return DataKind("xlsx", tasks_reading("table"), (), f"{path.name} is an Excel workbook; "
+                        f"{_task_words(tasks_reading('table'))}")
     if b"\x00" in raw:
         return DataKind("binary", (), (), f"{path.name} is a binary file, not text data; {_task_words(())}")
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")

@@ -40,6 +40,8 @@ import numpy as np
 from explorer.core.errors import Cancelled
 from explorer.core.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
+from explorer.core.predict.facts import MULTILABEL, REGRESSION, SWAG
+from explorer.core.task_facts import find_task_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
 
@@ -89,11 +91,11 @@ def prediction_columns(kind: str, label_names: list[str]) -> list[str]:
     """The output columns a task adds after the input columns (``error`` last)."""
     if kind == "classification":
         cols = ["predicted_label"] + [f"p_{n}" for n in label_names] + ["margin"]
-    elif kind == "regression":
+    elif kind == REGRESSION:
         cols = ["predicted_score"]
-    elif kind == "multilabel":
+    elif kind == MULTILABEL:
         cols = ["predicted_labels"] + [f"p_{n}" for n in label_names]
-    elif kind == "swag":
+    elif kind == SWAG:
         cols = ["predicted_ending"] + [f"p_ending{k}" for k in range(4)]
     else:
         cols = ["answer", "answer_start", "answer_end", "score_diff", "null_score", "decision", "window"]
@@ -123,7 +125,7 @@ def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=N
         return _pick(cols, text_columns)
     if facts.kind == "qa":
         return _pick(cols, ["question", "context"])
-    if facts.kind == "swag":
+    if facts.kind == SWAG:
         return _pick(cols, SWAG_COLUMNS)
     run_cols = facts.run_config.get("text_columns")
     if run_cols:
@@ -131,7 +133,7 @@ def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=N
             return _pick(cols, run_cols)
         except PredictDataError:
             pass
-    pair = facts.run_config.get("task") == "pair"
+    pair = bool(getattr(find_task_facts(str(facts.run_config.get("task") or "")), "pair", False))
     if pair:
         for a, b in KNOWN_PAIRS:
             if a in cols and b in cols:
@@ -296,8 +298,6 @@ class _Runner:
 
     def logits_for(self, texts: list[list[str]]) -> np.ndarray:
         """(n, K) logits of the texts, length-sorted batches, returned in input order."""
-        import torch
-
         from explorer.core.inference import batch_order
 
         enc = self.encode(texts)
@@ -343,8 +343,6 @@ class _Runner:
         return res
 
     def swag(self, texts):
-        import torch
-
         from explorer.core.classify import softmax_loss
         from explorer.core.inference import batch_order
 
@@ -404,7 +402,7 @@ def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] 
         if c not in row.values:
             return None, f"line {row.line}: no {c!r} value"
         texts.append(text_of(row.values[c]))
-    required = [c for k, c in enumerate(text_columns) if not (kind == "swag" and k == 1)]   # sent2 may be ""
+    required = [c for k, c in enumerate(text_columns) if not (kind == SWAG and k == 1)]   # sent2 may be ""
     empty = [c for c, t in zip(text_columns, texts) if c in required and not t.strip()]
     if empty:
         where = f"line {row.line}" if row.line else f"row {row.index + 1}"

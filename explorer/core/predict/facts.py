@@ -6,7 +6,7 @@ Kinds, from the checkpoint's ``config.json`` (transformers' own conventions):
 - ``"qa"``: ``architectures`` ends in ``ForQuestionAnswering`` (SQuAD v1.1 if the run's task is squad_v1:
   always answers; else the SQuAD 2.0 rule answer iff score_diff > τ).
 - ``"swag"``: ``...ForMultipleChoice``.
-- ``"regression"``: a sequence classifier with ``problem_type == "regression"`` or ``num_labels == 1``.
+- ``"regression"``: a sequence classifier whose ``problem_type`` is regression, or with ``num_labels`` 1.
 - ``"multilabel"``: ``problem_type == "multi_label_classification"`` (sigmoid per label; a label is predicted
   iff its probability >= its threshold).
 - ``"classification"``: any other sequence classifier (softmax over ``id2label``).
@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ModelSourceError
+from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE
+from explorer.core.task_facts import find_task_facts
 
-KINDS = ("classification", "regression", "multilabel", "swag", "qa")
+KINDS = CLASSIFICATION, REGRESSION, MULTILABEL, SWAG, QA = ("classification", "regression", "multilabel", "swag", "qa")
 HEADS = {"classification": "classification", "regression": "classification", "multilabel": "classification",
          "swag": "multiple_choice", "qa": "qa"}
 
@@ -94,31 +96,32 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
     run_cfg = _read_json(run_path) if run_path else None
     run_cfg = run_cfg if isinstance(run_cfg, dict) else {}
     task = str(run_cfg.get("task") or "")
+    run_task = find_task_facts(task)    # the run's task (core/task_facts), when the checkpoint has a run
     if head == "qa":
-        kind = "qa"
+        kind = QA
     elif head == "multiple_choice":
-        kind = "swag"
+        kind = SWAG
     elif head == "classification":
         problem = cfg.get("problem_type") or ""
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
-        if problem == "multi_label_classification" or task == "multilabel":
-            kind = "multilabel"
-        elif problem == "regression" or k == 1 or task == "regression":
-            kind = "regression"
+        if problem == MULTI_LABEL_TYPE or (run_task is not None and run_task.is_multilabel):
+            kind = MULTILABEL
+        elif problem == REGRESSION_TYPE or k == 1 or (run_task is not None and run_task.is_regression):
+            kind = REGRESSION
         else:
-            kind = "classification"
+            kind = CLASSIFICATION
     else:
         arch = ", ".join(cfg.get("architectures") or []) or "no architecture recorded"
         raise ModelSourceError(f"{source!r} has no fine-tuned task head ({arch}); predict needs a checkpoint "
                                "trained for a task (a run's checkpoints/best or checkpoints/last)")
     facts = CheckpointFacts(source, kind, HEADS[kind], run_config=run_cfg, notes=notes)
-    if kind in ("classification", "multilabel"):
+    if kind in (CLASSIFICATION, MULTILABEL):
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
         facts.label_names = label_names_of(cfg, k)
-    if kind == "multilabel":
+    if kind == MULTILABEL:
         facts.thresholds = _thresholds(cfg, folder, facts.label_names, notes)
-    if kind == "qa":
-        facts.abstains = task != "squad_v1"
+    if kind == QA:
+        facts.abstains = run_task is None or run_task.has_no_answer   # SQuAD v1.1 always answers
         facts.tau = _saved_tau(folder, run_path, notes)
     msl = run_cfg.get("max_seq_length")
     if isinstance(msl, int) and not isinstance(msl, bool) and msl > 0:

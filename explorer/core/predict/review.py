@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.predict.reading import PredictDataError, iter_rows, text_of
+from explorer.core.predict.facts import MULTILABEL, SWAG
 from explorer.core.predict.writing import write_table
 
 GOLD_NAMES = ("label", "labels", "gold_label", "Quality", "Stance", "gold")
@@ -161,11 +162,11 @@ def uncertainty(table: PredictionTable, review: Review) -> np.ndarray:
     n = len(table)
     if review.kind in ("classification",):
         return table.numbers("margin")
-    if review.kind == "swag":
+    if review.kind == SWAG:
         p = np.stack([table.numbers(f"p_ending{k}") for k in range(4)], axis=1) if n else np.zeros((0, 4))
         s = np.sort(p, axis=1)
         return s[:, -1] - s[:, -2]
-    if review.kind == "multilabel" and review.label_names:
+    if review.kind == MULTILABEL and review.label_names:
         p = np.stack([table.numbers(f"p_{x}") for x in review.label_names], axis=1)
         return np.min(np.abs(p - 0.5), axis=1)
     if review.kind == "qa":
@@ -175,7 +176,7 @@ def uncertainty(table: PredictionTable, review: Review) -> np.ndarray:
 
 def current_labels(table: PredictionTable, review: Review) -> list[str]:
     """Per row, the label in force: the person's when set, else the model's predicted_label (or ending)."""
-    col = "predicted_ending" if review.kind == "swag" else "predicted_label"
+    col = "predicted_ending" if review.kind == SWAG else "predicted_label"
     pred = table.column(col)
     return [review.labels.get(i, pred[i]) for i in range(len(table))]
 

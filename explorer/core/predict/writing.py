@@ -109,7 +109,8 @@ class RowWriter:
         self.file = stream_path(path)
         self.file.parent.mkdir(parents=True, exist_ok=True)
         fresh = not (append and self.file.is_file() and self.file.stat().st_size > 0)
-        self.fh = open(self.file, "w" if fresh else "a", encoding="utf-8", newline="")
+        mode = "w" if fresh else "a"   # the predictions file itself (resumed runs append), not events.jsonl
+        self.fh = open(self.file, mode, encoding="utf-8", newline="")
         self._csv = None
         if self.kind in ("csv", "tsv"):
             self._csv = (csv.writer(self.fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar=None,

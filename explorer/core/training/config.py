@@ -17,73 +17,263 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ConfigError
+from explorer.paths import RESOURCES
 from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, find_task_facts,
-                                     is_qa_task, metric_for_best_help, qa_task_names, task_help, task_names)
+                                     is_qa_task, metric_for_best_help, task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
-QA_TASKS = qa_task_names()
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
 # "auto": bf16 autocast where bf16 matmul is fast (CUDA with bf16 support; CPUs with AMX tiles), else "no"
 # (fp32). See explorer.core.training.precision.resolve_mixed_precision.
 
-# The paper's fine-tuning grid (Appendix A.3).
-PAPER_GRID = {"batch_size": [16, 32], "learning_rate": [5e-5, 4e-5, 3e-5, 2e-5], "epochs": [2, 3, 4]}
+# The paper's fine-tuning grid (Appendix A.3): the "grid" of resources/presets/paper.json.
+PAPER_GRID = json.loads((RESOURCES / "presets" / "paper.json").read_text(encoding="utf-8"))["grid"]
+
+
+MODEL_AND_TASK, DATA, RECIPE, WINDOWS, OUTPUT = ("Model and task", "Data", "Recipe", "Sequence and QA windows",
+                                                 "Evaluation and output")
+GROUPS = (MODEL_AND_TASK, DATA, RECIPE, WINDOWS, OUTPUT)   # the launcher's group boxes
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Everything said about one TrainConfig field, written once beside it (``dataclasses.field`` metadata):
+    the CLI's ``--help`` line, the launcher's label, group, editor and tooltip, docs/settings.md, and the
+    bounds ``TrainConfig.validate`` checks.
+
+    Attributes:
+        help: one line on what the setting does (CLI help, docs, tooltip); the CLI appends the default
+            unless the text states it.
+        label: the launcher's label; "" = not an editor of the launcher form.
+        group: the launcher's group box (one of GROUPS).
+        kind: the editor kind (explorer/ui/launch/form_fields.py EDITORS: text, model, task, data, int,
+            float, lr, choice, bool, folder, columns, colpick, colpicks, weights).
+        lo, hi: the valid range (None = unbounded), checked by validate and used by the editors;
+            ``lo_open`` / ``hi_open``: the bound itself is not allowed.
+        step, decimals: the spin box's step and (floats) decimals.
+        special: what the editor shows for the lowest value (e.g. "all" for a cap of 0).
+        applies: "qa" = only QA tasks use it, "table" = only tasks reading tables (text / label columns);
+            "" = every task (the launcher greys the others out).
+        tasks: the task names that use it when fewer than ``applies`` says (label_separator: multilabel).
+        none_value: what a spin box shows for the default None (dev_fraction: 0.1, the share None means).
+        rank: order inside its launcher group (ties: field order).
+        explain: the longer explanation (why, typical values, the paper's choice): the launcher's tooltip
+            and the glossary's entry for the setting's name (explorer.glossary takes it from here).
+    """
+
+    help: str
+    label: str = ""
+    group: str = ""
+    kind: str = ""
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+    step: float = 1
+    decimals: int = 3
+    special: str = ""
+    applies: str = ""
+    tasks: tuple[str, ...] = ()
+    none_value: float | None = None
+    rank: int = 0
+    explain: str = ""
+
+    def bounds_text(self) -> str:
+        """">= 0", "> 0", "in [0, 1)" or "" (the words of validate's message)."""
+        if self.lo is not None and self.hi is not None:
+            return f"in {'(' if self.lo_open else '['}{self.lo:g}, {self.hi:g}{')' if self.hi_open else ']'}"
+        if self.lo is not None:
+            return f"{'>' if self.lo_open else '>='} {self.lo:g}"
+        if self.hi is not None:
+            return f"{'<' if self.hi_open else '<='} {self.hi:g}"
+        return ""
+
+    def accepts(self, value) -> bool:
+        """Is ``value`` inside the bounds? (NaN never is; None is: "the task's default".)"""
+        if value is None or isinstance(value, (str, list, bool)):
+            return True
+        if self.lo is not None and not (value > self.lo if self.lo_open else value >= self.lo):
+            return False
+        if self.hi is not None and not (value < self.hi if self.hi_open else value <= self.hi):
+            return False
+        return value == value
+
+
+def setting(default, help: str, **described) -> dataclasses.Field:   # noqa: A002 - the word the docs use
+    """A TrainConfig field with its :class:`Setting` (``described``: its other attributes)."""
+    meta = {"setting": Setting(help, **described)}
+    if isinstance(default, list):
+        return field(default_factory=list, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
 class TrainConfig:
-    """One fine-tuning run. Units: learning rates per optimizer step; lengths in tokens."""
+    """One fine-tuning run. Units: learning rates per optimizer step; lengths in tokens. Each field's
+    help, label, group, editor and bounds: its :class:`Setting` (``settings()``)."""
 
-    model: str = "bundled:minilm"
-    task: str = "squad_v2"
-    train: str = ""                 # file path or hub id (with optional "::config" e.g. nyu-mll/glue::sst2)
-    dev: str = ""                   # file path or hub id; empty = no evaluation
-    output_dir: str = ""            # the runs folder; the run lives in output_dir/<run_id>
-    run_id: str = ""                # empty = generated (timestamp + model + task)
-    epochs: float = 3.0
-    max_steps: int = 0              # > 0 overrides epochs
-    time_budget_minutes: float = 0.0     # > 0: end when the training steps have taken this long (lr follows the clock)
-    batch_size: int = 32
-    gradient_accumulation_steps: int = 1
-    learning_rate: float | None = None   # None = the task's default (core/task_facts.py)
-    weight_decay: float = 0.01
-    warmup_ratio: float = 0.1
-    max_grad_norm: float = 1.0
-    dropout: float = 0.1
-    adam_beta1: float = 0.9
-    adam_beta2: float = 0.999
-    adam_epsilon: float = 1e-8
-    max_seq_length: int | None = None    # None = the task's default (core/task_facts.py)
-    doc_stride: int = 128
-    max_query_length: int = 64
-    n_best_size: int = 20
-    max_answer_length: int = 30
-    eval_every: int = 0             # optimizer steps between evaluations; 0 = start and end only
-    dev_cap: int = 0                # evaluate on the first N dev examples; 0 = all
-    train_cap: int = 0              # use the first N train examples; 0 = all
-    mixed_precision: str = "auto"  # auto | no | fp16 | bf16 (auto: bf16 on CUDA-bf16 and AMX CPUs)
-    seed: int = 42
-    length_grouping: bool = True    # length-grouped batches (dynamic padding) for speed
-    fast_dropout: bool = True       # CPU: cheaper dropout masks (same p everywhere); see training/fast_dropout.py
-    log_every: int = 1
-    save_checkpoints: bool = True
-    save_every: int = 0             # optimizer steps between "last" checkpoints; 0 = at evaluations and the end
-    metric_for_best: str = ""       # eval metric that picks checkpoints/best (its direction: core/metric_specs); "" = task default
-    watch: list[dict] = field(default_factory=list)   # [{"question": ..., "passage": ...}]
-    text_columns: list[str] = field(default_factory=list)   # classification column mapping (1 or 2 names or positions)
-    label_column: str = ""          # name or 1-based position
-    id_column: str = ""             # name or 1-based position of a row-id column; "" = line numbers
-    no_header: bool = False         # the table's first row is data: columns by 1-based position
-    encoding: str = ""              # "" = UTF-8, else the detected encoding; or forced ("cp1252")
-    label_names: list[str] = field(default_factory=list)   # class names in id order; [] = sorted names
-    skip_invalid: bool = False      # skip rows with an empty text or missing label (counted) instead of refusing
-    dev_fraction: float | None = None    # no dev file: share held out (stratified, seeded); None = 0.1, 0 = none
-    class_weights: str = ""         # "" | "balanced" | "a=1.0,b=2.5": per-class weights in the loss
-    f1_classes: list[str] = field(default_factory=list)     # f_avg = macro F1 over these classes (SemEval-2016)
-    new_head: bool = False          # a fresh classification head (the checkpoint's dropped), encoder kept
-    label_separator: str = ";"      # multilabel: what separates the label names in one cell
-    num_labels: int = 0             # 0 = inferred from the train labels
-    trust_remote_code: bool = False
+    model: str = setting("bundled:minilm", "a Hugging Face hub id (bert-base-uncased), a local folder with a "
+                         "saved model, or bundled:minilm (the offline 6-layer MiniLM encoder shipped with the app)",
+                         label="Base model", group=MODEL_AND_TASK, kind="model")
+    task: str = setting("squad_v2", f"what the model learns: {task_help()}", label="Task", group=MODEL_AND_TASK,
+                        kind="task")
+    train: str = setting("", f"training data ({data_formats_help()}); hub ids take an optional ::config "
+                         "(nyu-mll/glue::sst2)", label="Train data", group=DATA, kind="data")
+    dev: str = setting("", "dev data for evaluations during training: a file path or a hub dataset id; "
+                       "empty = no evaluation", label="Dev data", group=DATA, kind="data")
+    output_dir: str = setting("", "the runs folder; each run is written to OUTPUT_DIR/RUN_ID (config.json, "
+                              "events.jsonl, checkpoints/); empty = $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs",
+                              label="Runs folder", group=OUTPUT, kind="folder", rank=4)
+    run_id: str = setting("", "name of the run folder; empty = generated from date, time, model and task",
+                          label="Run name", group=OUTPUT, kind="text", rank=5)
+    epochs: float = setting(3.0, "passes over the training data (ignored when --max-steps > 0)",
+                            label="Epochs", group=RECIPE, kind="float", lo=0, step=0.5, decimals=2,
+        explain=(
+        'Passes over the training data (paper: 2 to 4, default 3). max_steps > 0 overrides it.'))
+    max_steps: int = setting(0, "optimizer steps to run; 0 = use --epochs instead", label="Max steps",
+                             group=RECIPE, kind="int", lo=0, step=100, special="use epochs")
+    time_budget_minutes: float = setting(
+        0.0, "end the run when its training steps have taken this many minutes (evaluations and saves not "
+        "counted); the learning rate then warms up and decays to 0 over the budget instead of over the steps "
+        "(epochs / max_steps stay an upper bound); 0 = no budget", label="Time budget (min)", group=RECIPE,
+        kind="float", lo=0, step=5, decimals=1, special="none")
+    batch_size: int = setting(32, "examples (QA: windows) per micro-batch", label="Batch size", group=RECIPE,
+                              kind="int", lo=1,
+        explain=(
+        'Examples (QA: windows) per optimizer step, before gradient accumulation (paper: 16 or 32).'))
+    gradient_accumulation_steps: int = setting(1, "micro-batches per optimizer step (effective batch = "
+                                               "batch_size x this)", label="Grad. accumulation", group=RECIPE,
+                                               kind="int", lo=1)
+    learning_rate: float | None = setting(None, f"peak AdamW learning rate; default: "
+                                          f"{defaults_help('default_learning_rate')}", label="Learning rate",
+                                          group=RECIPE, kind="lr", lo=0, lo_open=True,
+        explain=(
+        'The peak step size of AdamW. The BERT paper tries 5e-5, 4e-5, 3e-5 and 2e-5; small encoders '
+        'such as the bundled MiniLM often want a higher one (about 1e-4).'))
+    weight_decay: float = setting(0.01, "AdamW weight decay (not applied to biases and LayerNorm weights)",
+                                  label="Weight decay", group=RECIPE, kind="float", lo=0, step=0.01, decimals=4,
+                                  rank=2,
+        explain=(
+        'AdamW shrinks each weight by lr × weight_decay per step (default 0.01), which keeps weights '
+        'small. Biases and LayerNorm weights are excluded, as in the released BERT code.'))
+    warmup_ratio: float = setting(0.1, "fraction of the steps with linear warmup, then linear decay to 0",
+                                  label="Warmup ratio", group=RECIPE, kind="float", lo=0, hi=1, hi_open=True,
+                                  step=0.05, rank=1)
+    max_grad_norm: float = setting(1.0, "clip the gradient norm to this; 0 = no clipping", label="Max grad norm",
+                                   group=RECIPE, kind="float", lo=0, step=0.5, decimals=2, rank=3)
+    dropout: float = setting(0.1, "dropout probability in the encoder", label="Dropout", group=RECIPE,
+                             kind="float", lo=0, hi=1, hi_open=True, step=0.05, decimals=2, rank=4,
+        explain=(
+        'The probability of zeroing a hidden unit during training (paper: 0.1); off at evaluation.'))
+    adam_beta1: float = setting(0.9, "AdamW beta1", lo=0, hi=1, hi_open=True)
+    adam_beta2: float = setting(0.999, "AdamW beta2", lo=0, hi=1, hi_open=True)
+    adam_epsilon: float = setting(1e-8, "AdamW epsilon", lo=0, lo_open=True)
+    max_seq_length: int | None = setting(None, f"tokens per input window; default "
+                                         f"{defaults_help('default_max_seq_length')}", label="max_seq_length",
+                                         group=WINDOWS, kind="int", lo=0, step=32, special="task default",
+        explain=(
+        'The length of one input window in tokens, [CLS] question [SEP] passage [SEP] included (default '
+        '384 for QA, 128 for classification). Longer passages are cut into several overlapping windows.'))
+    doc_stride: int = setting(128, "QA: overlap in tokens between consecutive windows of a long passage "
+                              "(tokenizers' stride, not the step between their starts); must be smaller than the "
+                              "passage room max_seq_length - question tokens - special tokens",
+                              label="doc_stride (overlap)", group=WINDOWS, kind="int", lo=0, step=16, applies="qa",
+        explain=(
+        'The overlap, in tokens, between consecutive windows of a long passage (default 128), so that an '
+        "answer cut by one window's edge appears whole in the next."))
+    max_query_length: int = setting(64, "QA: question tokens kept", label="max_query_length", group=WINDOWS,
+                                    kind="int", lo=1, applies="qa",
+        explain=(
+        'Questions longer than this many tokens are truncated before the windows are built (default 64).'))
+    n_best_size: int = setting(20, "QA: start/end candidates kept per window when decoding", label="n_best_size",
+                               group=WINDOWS, kind="int", lo=1, applies="qa",
+        explain=(
+        'How many of the highest start scores and of the highest end scores are paired when searching '
+        'for the answer span (default 20), and how many candidates the n-best list keeps.'))
+    max_answer_length: int = setting(30, "QA: longest answer span, in tokens", label="max_answer_length",
+                                     group=WINDOWS, kind="int", lo=1, applies="qa",
+        explain=(
+        'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
+        'never considered.'))
+    eval_every: int = setting(0, "optimizer steps between dev evaluations; 0 = evaluate only at the start and "
+                              "the end", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
+                              special="start and end", rank=2,
+        explain=(
+        'Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.'))
+    dev_cap: int = setting(0, "evaluate on the first N dev examples; 0 = all", label="Dev cap", group=DATA,
+                           kind="int", lo=0, step=100, special="all", rank=2,
+        explain=(
+        'Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. '
+        'The final figures should be computed on the full dev set.'))
+    train_cap: int = setting(0, "train on the first N training examples; 0 = all", label="Train cap", group=DATA,
+                             kind="int", lo=0, step=100, special="all", rank=1)
+    mixed_precision: str = setting("auto", "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX "
+                                   "CPUs, else fp32)", label="Precision", group=OUTPUT, kind="choice", rank=1,
+        explain=(
+        'Run the matrix products in 16-bit numbers (bf16 or fp16) while the weights stay in fp32. bf16 '
+        'is several times faster on CPUs with AMX and on recent GPUs; fp16 needs loss scaling and a GPU.'))
+    seed: int = setting(42, "random seed (data order, dropout, new heads)", label="Seed", group=RECIPE,
+                        kind="int", lo=0, hi=2**31 - 1, rank=5)
+    length_grouping: bool = setting(True, "batch examples of similar length together (less padding, faster)",
+                                    label="Length-grouped batches", group=WINDOWS, kind="bool",
+        explain=(
+        'Batches are formed from windows of similar length and padded only to the longest in the batch '
+        '(dynamic padding), so little time is spent on [PAD] tokens. Same results, often much faster.'))
+    fast_dropout: bool = setting(True, "cheaper dropout masks on CPU (same p everywhere); "
+                                 "see training/fast_dropout.py")
+    log_every: int = setting(1, "optimizer steps between step events", lo=1)
+    save_checkpoints: bool = setting(True, "save checkpoints/last and checkpoints/best (needed to open the model "
+                                     "in the inspectors)", label="Save checkpoints", group=OUTPUT, kind="bool",
+                                     rank=3)
+    save_every: int = setting(0, "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the "
+                              "end", lo=0)
+    metric_for_best: str = setting("", metric_for_best_help())
+    watch: list[dict] = setting([], 'question/passage pairs probed at each evaluation, '
+                                'e.g. [{"question": "...", "passage": "..."}]')
+    text_columns: list[str] = setting([], "classification: the 1 or 2 text columns, by name or 1-based position "
+                                      "(files without a header: positions, e.g. 6,7); empty = found among the usual "
+                                      "names", label="Text columns", group=DATA, kind="colpicks", applies="table",
+                                      rank=3)
+    label_column: str = setting("", "classification: the label column, by name or 1-based position; empty = found "
+                                "among the usual names; multilabel: one column holding a delimited list (see "
+                                "label_separator), or several 0/1 columns, one per label, as names separated by "
+                                "commas", label="Label column", group=DATA, kind="colpick", applies="table", rank=4)
+    id_column: str = setting("", "classification: a column of row ids (name or 1-based position), used in the dev "
+                             "split and reports; empty = line numbers", label="Id column", group=DATA,
+                             kind="colpick", applies="table", rank=5)
+    no_header: bool = setting(False, "classification: the table's first row is data, not a header (columns then by "
+                              "1-based position)", label="No header row", group=DATA, kind="bool", applies="table",
+                              rank=6)
+    encoding: str = setting("", "classification: the data files' text encoding (e.g. cp1252); empty = UTF-8, or "
+                            "the encoding detected when a file is not UTF-8", label="Encoding", group=DATA,
+                            kind="text", applies="table", rank=7)
+    label_names: list[str] = setting([], "classification: the class names in id order (id2label); empty = the "
+                                     "labels' names sorted", label="Label names", group=DATA, kind="columns",
+                                     applies="table", rank=8)
+    skip_invalid: bool = setting(False, "classification: skip rows with an empty text or a missing label (counted) "
+                                 "instead of refusing the file", label="Skip invalid rows", group=DATA, kind="bool",
+                                 applies="table", rank=9)
+    dev_fraction: float | None = setting(
+        None, "classification without --dev: the share of the training rows held out as a seeded, stratified dev "
+        "split (written to dev_split.csv in the run folder); default 0.1, 0 = none", label="Dev fraction",
+        group=DATA, kind="float", lo=0, hi=1, hi_open=True, step=0.05, decimals=2, applies="table", rank=10,
+        none_value=0.1)
+    class_weights: str = setting("", "classification: per-class weights in the cross-entropy loss: balanced (n / "
+                                 "(K x class count), as scikit-learn's compute_class_weight) or name=weight pairs, "
+                                 "e.g. AGAINST=1,FAVOR=2.5", label="Class weights", group=RECIPE, kind="weights",
+                                 applies="table", rank=6)
+    f1_classes: list[str] = setting([], "classification: classes whose F1 is averaged into f_avg (SemEval-2016 "
+                                    "stance: FAVOR,AGAINST)", label="F1 classes", group=OUTPUT, kind="columns",
+                                    applies="table", rank=6)
+    new_head: bool = setting(False, "classification: start a fresh head for the data's labels, keeping the "
+                             "checkpoint's encoder (needed when the checkpoint's head has other labels)",
+                             label="New head", group=MODEL_AND_TASK, kind="bool", applies="table", rank=1)
+    label_separator: str = setting(";", "multilabel: what separates the label names in one cell (econ;politics)",
+                                   label="Label separator", group=DATA, kind="text", tasks=("multilabel",),
+                                   rank=11)
+    num_labels: int = setting(0, "classification: number of labels; 0 = inferred from the training labels "
+                              "(regression and multilabel need no setting)", lo=0)
+    trust_remote_code: bool = setting(False, "allow a hub model to run its own code")
 
     def resolved_learning_rate(self) -> float:
         """learning_rate, or the task's default (explorer.core.task_facts)."""
@@ -118,31 +308,17 @@ class TrainConfig:
             raise ConfigError("train data is empty: give a file path or a hub dataset id")
         if self.mixed_precision not in MIXED_PRECISION:
             raise ConfigError(f"mixed_precision {self.mixed_precision!r} is not one of {MIXED_PRECISION}")
-        for name in ("eval_every", "dev_cap", "train_cap", "save_every", "max_steps"):
-            if int(getattr(self, name)) < 0:
-                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.learning_rate is not None and not self.learning_rate > 0:
-            raise ConfigError(f"learning_rate must be > 0, got {self.learning_rate}")
-        if not 0 <= self.dropout < 1:
-            raise ConfigError(f"dropout must be in [0, 1), got {self.dropout}")
-        if self.log_every < 1:
-            raise ConfigError(f"log_every must be >= 1, got {self.log_every}")
+        for f in dataclasses.fields(self):
+            rule = f.metadata["setting"]
+            if not rule.accepts(getattr(self, f.name)):
+                raise ConfigError(f"{f.name} must be {rule.bounds_text()}, got {getattr(self, f.name)}")
         for item in self.watch:
             if not isinstance(item, dict):
                 raise ConfigError(f"watch items must be objects like {{\"question\": ..., \"passage\": ...}}, got {item!r}")
-        for name in ("batch_size", "gradient_accumulation_steps"):
-            if int(getattr(self, name)) < 1:
-                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not self.time_budget_minutes >= 0:
-            raise ConfigError(f"time_budget_minutes must be >= 0, got {self.time_budget_minutes}")
-        if self.task == "multilabel" and not self.label_separator:
+        if find_task_facts(self.task).is_multilabel and not self.label_separator:
             raise ConfigError("label_separator is empty: give the character that separates label names, e.g. ;")
         if self.max_steps <= 0 and self.epochs <= 0:
             raise ConfigError("give epochs > 0 or max_steps > 0")
-        if not 0 <= self.warmup_ratio < 1:
-            raise ConfigError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
-        if self.dev_fraction is not None and not 0 <= self.dev_fraction < 1:
-            raise ConfigError(f"dev_fraction must be in [0, 1), got {self.dev_fraction}")
         parse_class_weights(self.class_weights)
         if len(set(self.label_names)) != len(self.label_names):
             raise ConfigError(f"label_names has a name twice: {self.label_names}")
@@ -210,6 +386,11 @@ class TrainConfig:
         return args
 
 
+def settings() -> dict[str, Setting]:
+    """name -> Setting of every TrainConfig field, in field order."""
+    return {f.name: f.metadata["setting"] for f in dataclasses.fields(TrainConfig)}
+
+
 def parse_class_weights(text: str) -> str | dict[str, float]:
     """``class_weights`` as "" (none), "balanced" or {class name: weight} from "a=1.0,b=2.5".
 
@@ -235,79 +416,8 @@ def parse_class_weights(text: str) -> str | dict[str, float]:
     return out
 
 
-# One line of help per TrainConfig field: the `bert-explorer train --help` texts (and tooltips). A field's
-# default is appended by the CLI unless the text states it (fields whose default depends on the task).
-FIELD_HELP: dict[str, str] = {
-    "model": "hub id, local model folder or bundled:minilm",
-    "task": task_help(),
-    "train": f"training data ({data_formats_help()})",
-    "dev": "dev data for evaluations: a file path or a hub dataset id; empty = no evaluation",
-    "output_dir": "the runs folder; the run lives in OUTPUT_DIR/RUN_ID "
-                  "(empty = $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs)",
-    "run_id": "name of the run folder; empty = generated from time, model and task",
-    "epochs": "passes over the training data (ignored when --max-steps > 0)",
-    "max_steps": "optimizer steps to run; 0 = use --epochs instead",
-    "time_budget_minutes": "end the run when its training steps have taken this many minutes (evaluations and "
-                           "saves not counted); the learning rate then warms up and decays to 0 over the budget "
-                           "instead of over the steps (epochs / max_steps stay an upper bound); 0 = no budget",
-    "batch_size": "examples (QA: windows) per micro-batch",
-    "gradient_accumulation_steps": "micro-batches per optimizer step (effective batch = batch_size x this)",
-    "learning_rate": f"peak AdamW learning rate; default: {defaults_help('default_learning_rate')}",
-    "weight_decay": "AdamW weight decay (not applied to biases and LayerNorm weights)",
-    "warmup_ratio": "fraction of the steps with linear warmup, then linear decay to 0",
-    "max_grad_norm": "clip the gradient norm to this; 0 = no clipping",
-    "dropout": "dropout probability in the encoder",
-    "adam_beta1": "AdamW beta1",
-    "adam_beta2": "AdamW beta2",
-    "adam_epsilon": "AdamW epsilon",
-    "max_seq_length": f"tokens per input window; default {defaults_help('default_max_seq_length')}",
-    "doc_stride": "QA: overlap in tokens between consecutive windows of a long passage (tokenizers' stride); "
-                  "must be smaller than the passage room max_seq_length - question tokens - special tokens",
-    "max_query_length": "QA: question tokens kept",
-    "n_best_size": "QA: start/end candidates kept per window when decoding",
-    "max_answer_length": "QA: longest answer span, in tokens",
-    "eval_every": "optimizer steps between dev evaluations; 0 = evaluate only at the start and the end",
-    "dev_cap": "evaluate on the first N dev examples; 0 = all",
-    "train_cap": "train on the first N training examples; 0 = all",
-    "mixed_precision": "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX CPUs, else fp32)",
-    "seed": "random seed (data order, dropout, new heads)",
-    "length_grouping": "batch examples of similar length together (less padding, faster)",
-    "fast_dropout": "cheaper dropout masks on CPU (same p everywhere)",
-    "log_every": "optimizer steps between step events",
-    "save_checkpoints": "save checkpoints/last and checkpoints/best",
-    "save_every": "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the end",
-    "metric_for_best": metric_for_best_help(),
-    "watch": 'question/passage pairs probed at each evaluation, '
-             'e.g. [{"question": "...", "passage": "..."}]',
-    "text_columns": "classification: the 1 or 2 text columns, by name or 1-based position (files without a "
-                    "header: positions, e.g. 6,7); empty = found among the usual names",
-    "label_column": "classification: the label column, by name or 1-based position; empty = found among the "
-                    "usual names; multilabel: one column holding a delimited list (see label_separator), or several "
-                    "0/1 columns, one per label, as names separated by commas",
-    "id_column": "classification: a column of row ids (name or 1-based position), used in the dev split and "
-                 "reports; empty = line numbers",
-    "no_header": "classification: the table's first row is data, not a header (columns then by 1-based position)",
-    "encoding": "classification: the data files' text encoding (e.g. cp1252); empty = UTF-8, or the encoding "
-                "detected when a file is not UTF-8",
-    "label_names": "classification: the class names in id order (id2label); empty = the labels' names sorted",
-    "skip_invalid": "classification: skip rows with an empty text or a missing label (counted) instead of "
-                    "refusing the file",
-    "dev_fraction": "classification without --dev: the share of the training rows held out as a seeded, "
-                    "stratified dev split (written to dev_split.csv in the run folder); default 0.1, 0 = none",
-    "class_weights": "classification: per-class weights in the cross-entropy loss: balanced (n / (K x class "
-                     "count), as scikit-learn's compute_class_weight) or name=weight pairs, e.g. AGAINST=1,FAVOR=2.5",
-    "f1_classes": "classification: classes whose F1 is averaged into f_avg (SemEval-2016 stance: FAVOR,AGAINST)",
-    "new_head": "classification: start a fresh head for the data's labels, keeping the checkpoint's encoder "
-                "(needed when the checkpoint's head has other labels)",
-    "label_separator": "multilabel: what separates the label names in one cell (econ;politics)",
-    "num_labels": "classification: number of labels; 0 = inferred from the training labels (regression "
-                  "and multilabel need no setting)",
-    "trust_remote_code": "allow a hub model to run its own code",
-}
-
-
 def field_help(name: str, *, with_default: bool = True) -> str:
-    """The help of TrainConfig field ``name``, written once in FIELD_HELP: the CLI's ``--help`` line and
+    """The help of TrainConfig field ``name``, written once in its Setting: the CLI's ``--help`` line and
     the launcher's tooltip. With ``with_default`` the default is appended unless the text states it.
 
     Raises:
@@ -316,7 +426,7 @@ def field_help(name: str, *, with_default: bool = True) -> str:
     defaults = TrainConfig()
     if not hasattr(defaults, name):
         raise KeyError(f"{name!r} is not a TrainConfig field")
-    text = FIELD_HELP.get(name, name.replace("_", " "))
+    text = settings()[name].help
     default = getattr(defaults, name)
     if with_default and "default" not in text and default not in (None, "", []):
         text += f" (default: {default})"
@@ -366,33 +476,27 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
     return out
 
 
-FAST_CPU_MINUTES = 30.0
-
-
 def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
-    """Settings that make the small bundled encoder useful in half an hour on a CPU (docs/formulas.md, speed
-    facts; README, Benchmarks: the F1-by-minutes curve that chose them, ``scripts/time_to_f1.py``):
-    a 30-minute time budget (the learning rate warms up and decays to 0 over the budget, so the run ends
-    annealed whatever the machine's speed; at most 2 epochs), batch 16 (twice the updates of batch 32 for
-    the same windows), lr 1e-4, max_seq_length 256, length-grouped batches, and mixed precision "auto"
-    (bf16 autocast only where bf16 matmul is fast: AMX CPUs, CUDA with bf16; on a CPU without
-    AMX bf16 matmul is several times *slower* than fp32, so "auto" keeps fp32 there)."""
-    return dataclasses.replace(base, mixed_precision="auto", max_seq_length=256, learning_rate=1e-4,
-                               batch_size=16, epochs=2.0, max_steps=0, time_budget_minutes=FAST_CPU_MINUTES,
-                               length_grouping=True)
+    """``base`` with the fast-CPU preset (resources/presets/fast-cpu.json: its "why" says where the values
+    come from): a 30-minute time budget, batch 16, lr 1e-4, max_seq_length 256, mixed precision "auto"."""
+    from explorer.core.training.run_presets import load_preset
+
+    return load_preset("fast-cpu").apply(base)
 
 
 def settings_markdown() -> str:
-    """docs/settings.md: one row per TrainConfig field (flag, default, help), generated from FIELD_HELP
+    """docs/settings.md: one row per TrainConfig field (flag, default, bounds, help), generated from the Settings
     so the CLI help, the tooltips and the docs say the same (tests/test_task_facts.py checks the file)."""
     defaults = TrainConfig()
     lines = ["# Training settings", "",
-             "Generated from `explorer/core/training/config.py` (`FIELD_HELP`) by `settings_markdown()`; the same",
-             "texts are `bert-explorer train --help` and the launcher's tooltips. Edit them there, not here.", "",
-             "| setting | flag | default | what it does |", "|---|---|---|---|"]
+             "Generated from `explorer/core/training/config.py` (each field's `Setting`) by `settings_markdown()`;",
+             "the same texts are `bert-explorer train --help` and the launcher's tooltips, the same bounds are",
+             "checked by `TrainConfig.validate`. Edit them there, not here.", "",
+             "| setting | flag | default | valid | what it does |", "|---|---|---|---|---|"]
     for f in dataclasses.fields(TrainConfig):
         default = getattr(defaults, f.name)
         shown = "task default" if default is None else ("" if default in ("", []) else str(default))
         text = field_help(f.name, with_default=False).replace("|", "\\|")
-        lines.append(f"| `{f.name}` | `--{f.name.replace('_', '-')}` | {shown} | {text} |")
+        valid = f.metadata["setting"].bounds_text()
+        lines.append(f"| `{f.name}` | `--{f.name.replace('_', '-')}` | {shown} | {valid} | {text} |")
     return "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
 from explorer.ui.groups.view import GroupView
+from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
 from explorer.ui.shell.tasks import run_in_thread
 
 
@@ -347,11 +348,24 @@ def _source(text: str) -> str:
     return str(Path(text).expanduser().resolve()) if text and Path(text).expanduser().exists() else text
 
 
+class GroupPages:
+    """The page set of the registry's Groups and Compare pages (registry.GROUPS)."""
+
+    def __init__(self, groups: GroupsTab, compare: CompareTab):
+        self.pages = {GROUPS_PAGE: groups, COMPARE_PAGE: compare}
+
+
+def page_set(window) -> GroupPages:
+    """The registry's provider of Groups and Compare (kept as ``window.groups_tab`` / ``compare_tab``),
+    wired into the main window by :func:`install`."""
+    window.groups_tab, window.compare_tab = install(window)
+    return GroupPages(window.groups_tab, window.compare_tab)
+
+
 def install(window) -> tuple[GroupsTab, CompareTab]:
-    """Add the Groups and Compare tabs to the main window; a disagreement opens in Spans & τ."""
+    """Build the Groups and Compare tabs and wire them to the main window (the window adds them as its
+    registry says); a disagreement opens in Spans & τ."""
     groups, compare = GroupsTab(window.runs_dir), CompareTab()
-    window.tabs.addTab(groups, "Groups")
-    window.tabs.addTab(compare, "Compare")
 
     def open_question(source: str, question: str, passage: str) -> None:
         """One side of the A | B page in the Spans & τ inspector (its model loaded first when another)."""
@@ -360,7 +374,7 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
             window.show_message("The inspectors are not available.")
             return
         window._inspector_opened = True   # the inspectors' first visit must not load the bundled encoder over it
-        window.tabs.setCurrentIndex(window.tabs.indexOf(hub.tabs()[1][1]))
+        window.show_page(SPANS)
         loaded = getattr(hub, "loaded", None)
         if source and (loaded is None or getattr(loaded, "source", None) != source):
             def probe_when_loaded(_loaded) -> None:   # one shot: the model load is asynchronous

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
 
 from explorer.core.classify_dev import run_data_settings
 
+from explorer.core.task_facts import find_task_facts
+
 from .client import shared_client
 from .common import header
 from .remote import RemoteLatest
@@ -25,11 +27,12 @@ from .remote import RemoteLatest
 
 def _dev_example(kind: str, row) -> dict:
     """The dict ClassifyView.open_example takes, from a DevRow."""
-    if kind == "regression":
+    facts = find_task_facts(kind)
+    if facts is not None and facts.is_regression:
         return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.gold}
-    if kind == "swag":
+    if facts is not None and facts.is_multiple_choice:
         endings = row.text_b.split(" | ")
-        return {"kind": "swag", "text_a": row.text_a, "endings": endings, "label": row.label}
+        return {"kind": kind, "text_a": row.text_a, "endings": endings, "label": row.label}
     return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
 
 

@@ -17,58 +17,48 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
 
 from .client import shared_client
 from .common import header
+from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
-KINDS = {"Single sentence (SST-2 style)": "single", "Sentence pair (MRPC style)": "pair",
-         "Multiple choice (SWAG)": "swag", "Regression: a score (STS-B style)": "regression",
-         "Multi-label (a sigmoid per label)": "multilabel"}
-HEADS = {"single": "classification", "pair": "classification", "swag": "multiple_choice",
-         "regression": "classification", "multilabel": "classification"}
+# The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
+CLASSIFY_HEADS = ("classification", "multiple_choice")
+
+
+def classify_tasks() -> dict[str, str]:
+    """GUI label -> task name of every task with a CLASSIFY_HEADS head, in table order."""
+    return {get_task_facts(name).label: name for name in tasks_with_head(*CLASSIFY_HEADS)}
+
+
+def _is_choice(task: str) -> bool:
+    facts = find_task_facts(task)
+    return bool(facts and facts.is_multiple_choice)
+
+
+def _is_regression(task: str) -> bool:
+    facts = find_task_facts(task)
+    return bool(facts and facts.is_regression)
+
+
+def _is_multilabel(task: str) -> bool:
+    facts = find_task_facts(task)
+    return bool(facts and facts.is_multilabel)
+
+
+def _free_gold(task: str) -> bool:
+    """The gold is a float score (regression) or a set of labels (multi-label), not one class id."""
+    return _is_regression(task) or _is_multilabel(task)
+
+
 # (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
 FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
                ("B → [CLS]/[SEP]", "#8c564b"))
 FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
-
-
-def checkpoint_kind(path: str) -> str | None:
-    """"single" / "pair" / "swag" / "regression" / "multilabel" for a classifier or multiple-choice checkpoint
-    folder, None for other heads.
-
-    The head comes from the folder's config.json ``architectures`` and, for sequence classifiers, its
-    ``problem_type`` / number of outputs (explorer.core.models.checkpoint_problem: one output = regression);
-    single vs pair from the run's config.json (``runs/<id>/config.json`` beside ``checkpoints/``) when there
-    is one."""
-    import json
-    from pathlib import Path
-
-    folder = Path(path)
-    try:
-        arch = " ".join(json.loads((folder / "config.json").read_text(encoding="utf-8")).get("architectures") or [])
-    except (OSError, ValueError):
-        return None
-    if arch.endswith("ForMultipleChoice"):
-        return "swag"
-    if not arch.endswith("ForSequenceClassification"):
-        return None
-    from explorer.core.models import checkpoint_problem
-    from explorer.core.runs import config_file, run_config_of
-
-    problem = checkpoint_problem(folder)
-    if problem in ("regression", "multilabel"):
-        return problem
-    from explorer.core.runs import config_file, run_config_of
-
-    task = run_config_of(folder).get("task")
-    if task not in ("single", "pair"):   # a folder saved beside a run config (not a run's checkpoints/)
-        try:
-            task = json.loads(config_file(folder.parent).read_text(encoding="utf-8")).get("task")
-        except (OSError, ValueError, AttributeError):
-            task = None
-    return task if task in ("single", "pair") else "single"
 
 
 def _mono() -> QFont:
@@ -139,7 +129,7 @@ class ClassifyView(QWidget):
 
     def _build(self) -> None:
         self.kind = QComboBox()
-        self.kind.addItems(list(KINDS))
+        self.kind.addItems(list(classify_tasks()))
         self.source = QLineEdit("bundled:minilm")
         self.source.setToolTip("hub id, local folder or a run checkpoint (runs/<id>/checkpoints/best)")
         load = QPushButton("Load model")
@@ -204,12 +194,15 @@ class ClassifyView(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
     def current_kind(self) -> str:
-        return KINDS[self.kind.currentText()]
+        return classify_tasks()[self.kind.currentText()]
+
+    def _show_kind(self, task: str) -> None:
+        self.kind.setCurrentText(get_task_facts(task).label)
 
     def _kind_changed(self, text: str) -> None:
-        kind = KINDS[text]
-        self.inputs.setCurrentIndex(int(kind == "swag"))
-        free = kind in ("regression", "multilabel")     # a float score / a set of labels, not one class id
+        kind = classify_tasks().get(text, "")
+        self.inputs.setCurrentIndex(int(_is_choice(kind)))
+        free = _free_gold(kind)     # a float score / a set of labels, not one class id
         self.gold.setVisible(free)
         self.label.setVisible(not free)
 
@@ -221,7 +214,7 @@ class ClassifyView(QWidget):
         text = self.gold.text().strip()
         if not text:
             return None
-        if self.current_kind() == "regression":
+        if _is_regression(self.current_kind()):
             try:
                 return float(text)
             except ValueError:
@@ -240,13 +233,13 @@ class ClassifyView(QWidget):
         return sorted(set(out))
     def load_model(self) -> None:
         self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": HEADS[self.current_kind()]}
+        data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
 
     def open_checkpoint(self, path: str, kind: str) -> None:
-        """Load a checkpoint folder with the head of ``kind`` ("single" / "pair" / "swag")."""
-        self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == kind))
+        """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head."""
+        self._show_kind(kind)
         self.source.setText(path)
         self.load_model()
 
@@ -259,11 +252,11 @@ class ClassifyView(QWidget):
             self.client.adopt(self.slot, loaded)
             loaded = model_info(loaded, self.slot)
         self.loaded = loaded
-        if getattr(loaded, "task", "") == "multiple_choice":
-            self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == "swag"))
+        head = getattr(loaded, "task", "")
         problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax
-        if problem in ("regression", "multilabel"):
-            self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == problem))
+        task = task_for_checkpoint(head, self.current_kind(), problem or None)
+        if task in classify_tasks().values() and task != self.current_kind():
+            self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
 
     def _loaded(self, _id, loaded) -> None:
@@ -274,26 +267,26 @@ class ClassifyView(QWidget):
             self._status("no model loaded: press Load model first")
             return
         label = None if self.label.value() < 0 else self.label.value()
-        if self.current_kind() in ("regression", "multilabel"):
+        if _free_gold(self.current_kind()):
             try:
                 label = self._gold()
             except ValueError as exc:
                 self._status(str(exc))
                 return
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
-        if self.current_kind() == "swag":
+        if _is_choice(self.current_kind()):
             i = self.inputs
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
             data.update(text_a=self.inputs.text_a.text(),
-                        text_b=self.inputs.text_b.text() if self.current_kind() != "single" else "")
+                        text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).takes_pairs else "")
         self._runner.submit("classify", data)
 
     def open_example(self, example: dict) -> None:
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
-        kind = example.get("kind", "single")
-        self.kind.setCurrentText(next(k for k, v in KINDS.items() if v == kind))
-        if kind == "swag":
+        kind = example.get("kind") or self.current_kind()
+        self._show_kind(kind)
+        if _is_choice(kind):
             self.inputs.context.setText(example.get("text_a", ""))
             self.inputs.start.setText(example.get("start", ""))
             for edit, text in zip(self.inputs.endings, example.get("endings", [])):
@@ -302,9 +295,9 @@ class ClassifyView(QWidget):
             self.inputs.text_a.setText(example.get("text_a", ""))
             self.inputs.text_b.setText(example.get("text_b", ""))
         gold = example.get("label", -1)
-        if kind == "regression":
+        if _is_regression(kind):
             self.gold.setText("" if gold is None else f"{float(gold):g}")
-        elif kind == "multilabel":
+        elif _is_multilabel(kind):
             self.gold.setText(";".join(str(g) for g in gold or []))
         else:
             self.label.setValue(int(gold))
@@ -323,20 +316,20 @@ class ClassifyView(QWidget):
         self.strip_image.setImage(C.T, levels=(-lim, lim))
         self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
         self.table.setRowCount(len(res.logits))
-        problem = getattr(res, "problem_type", "single_label_classification")
-        word = "score = C_k·w + b" if res.kind == "swag" else "logit = C·W_k + b_k"
+        problem = getattr(res, "problem_type", SINGLE_LABEL_TYPE)
+        word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
         third = "P = softmax"
-        if problem == "regression":
+        if problem == REGRESSION_TYPE:
             word, third = "score = C·w + b", "(no softmax)"
-        elif problem == "multi_label_classification":
+        elif problem == MULTI_LABEL_TYPE:
             third = "P = sigmoid  (τ)"
         self.table.setHorizontalHeaderLabels(["class / ending", word, third])
-        chosen = set(res.predicted) if problem == "multi_label_classification" else {res.prediction}
+        chosen = set(res.predicted) if problem == MULTI_LABEL_TYPE else {res.prediction}
         for k, z in enumerate(res.logits):
             name = res.label_names[k] + (" ← prediction" if k in chosen else "")
-            if problem == "regression":
+            if problem == REGRESSION_TYPE:
                 p = "the score is the prediction"
-            elif problem == "multi_label_classification":
+            elif problem == MULTI_LABEL_TYPE:
                 p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
             else:
                 p = f"{res.probabilities[k]:.4f}"
@@ -345,9 +338,9 @@ class ClassifyView(QWidget):
         self.table.resizeColumnsToContents()
         self.text.setPlainText("\n".join(self.result_lines(res)))
         self._show_flow(res)
-        if problem == "regression":
+        if problem == REGRESSION_TYPE:
             said = f"score {res.score:.4f}"
-        elif problem == "multi_label_classification":
+        elif problem == MULTI_LABEL_TYPE:
             said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
         else:
             said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"
@@ -399,4 +392,22 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
             tabs.setCurrentWidget(view)
 
     dev.open_requested.connect(open_row)
-    return [("Classify", view), ("Classify: dev set", dev)]
+    return [(CLASSIFY_PAGE, view), (CLASSIFY_DEV_PAGE, dev)]
+
+
+class ClassifyPages:
+    """The page set of the registry's Classify pages (registry.CLASSIFY): a classifier or SWAG checkpoint
+    opens in Classify as its task (its head and the run's task: core.checkpoint_windows.checkpoint_task_name)."""
+
+    def __init__(self, pages: list[tuple[str, QWidget]]):
+        self.pages = dict(pages)
+
+    def open_checkpoint(self, title: str, path: str, task: str | None, _run_config: dict) -> None:
+        view = self.pages[title]
+        view.open_checkpoint(path, task or view.current_kind())
+
+
+def page_set(window) -> ClassifyPages:
+    """The registry's provider of Classify and Classify: dev set (kept as ``window.classify_pages``)."""
+    window.classify_pages = classify_tabs(window)
+    return ClassifyPages(window.classify_pages)

@@ -24,9 +24,10 @@ from .dev_view import DevTauView
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
 from .remote import RemoteLatest
+from .registry import ATTENTION, DEV_TAU, SPANS
 from .spans_view import SpansView
 
-TAB_TITLES = ("Attention", "Spans && τ", "τ on dev set")
+TAB_TITLES = (ATTENTION, SPANS, DEV_TAU)   # the hub's pages (titles declared in registry.py)
 PREWARM_AFTER_MS = 2500   # after the window has settled (runs scan, device probe, curves prewarm)
 
 
@@ -106,9 +107,9 @@ class InspectorHub(QObject):
         self.predict_button = predict_button(self.spans_view, lambda: self.loaded.path if self.loaded is not None else "")
         self.spans_view.layout().addWidget(self.predict_button)
         self._pages = {
-            TAB_TITLES[0]: _ProbeHost(self.panel, self.attention_view),
-            TAB_TITLES[1]: _ProbeHost(self.panel, self.spans_view),
-            TAB_TITLES[2]: self.dev_view,
+            ATTENTION: _ProbeHost(self.panel, self.attention_view),
+            SPANS: _ProbeHost(self.panel, self.spans_view),
+            DEV_TAU: self.dev_view,
         }
         self.loads = RemoteLatest(self.client, f"{slot}.load", self)
         self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
@@ -138,7 +139,7 @@ class InspectorHub(QObject):
         self.dev_view.open_question.connect(self._open_from_dev)
         self._prewarmed = False
         # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
-        QTimer.singleShot(PREWARM_AFTER_MS, self._pages[TAB_TITLES[0]], self.prewarm)
+        QTimer.singleShot(PREWARM_AFTER_MS, self._pages[ATTENTION], self.prewarm)
 
     # ----------------------------------------------------------------------------------- public API
     def tabs(self) -> list[tuple[str, QWidget]]:
@@ -223,7 +224,7 @@ class InspectorHub(QObject):
         visit then skips Qt's first show of the page (polish and layout of every widget: 25-30 ms of the 50 ms
         budget on a busy 2-core machine; scripts/gui_stall_probe.py). Nothing happens when the page is not in a
         visible tab widget (tests, embedding) or is already shown."""
-        page = self._pages[TAB_TITLES[0]]
+        page = self._pages[ATTENTION]
         stack = page.parentWidget()
         tabs = stack.parentWidget() if stack is not None else None
         if self._prewarmed or not isinstance(tabs, QTabWidget) or not tabs.isVisible() or page.isVisible():
@@ -344,13 +345,51 @@ class InspectorHub(QObject):
     def _open_from_dev(self, question: str, passage: str, tau: float) -> None:
         self.spans_view.set_tau(tau)
         self.open_example(question, passage)
-        page = self._pages[TAB_TITLES[1]]
+        page = self._pages[SPANS]
         stack = page.parentWidget()
         if isinstance(stack, QStackedWidget) and isinstance(stack.parentWidget(), QTabWidget):
             stack.parentWidget().setCurrentWidget(page)
-        self.tab_requested.emit(TAB_TITLES[1])
+        self.tab_requested.emit(SPANS)
 
     def _error(self, text: str) -> None:
         self.panel.set_busy(None)
         self.panel.set_status(text, error=True)
         self.message.emit(text)
+
+
+class HubPages:
+    """The page set of the registry's QA pages (registry.HUB): Attention, Spans && τ, τ on dev set around
+    one InspectorHub (``window.hub``). A checkpoint opens in the hub with a dev question of its run; the first
+    visit of a page loads the bundled encoder and probes the classic example, unless something was opened."""
+
+    def __init__(self, window, hub: InspectorHub):
+        self.window, self.hub = window, hub
+        self.pages = dict(hub.tabs())
+
+    def open_checkpoint(self, _title: str, path: str, _task: str | None, run_config: dict) -> None:
+        from explorer.ui.runs.examples import example_for_run
+        from explorer.ui.shell.tasks import run_in_thread
+
+        self.window._inspector_opened = True
+        self.hub.open_model(path)
+        run_in_thread(example_for_run, run_config, owner=self.window,
+                      on_done=lambda qp: self.hub.open_example(*qp))
+
+    def first_visit(self, _title: str) -> None:
+        if self.window._inspector_opened:
+            return
+        from explorer.ui.launch.presets import DEFAULT_WATCH
+
+        self.window._inspector_opened = True
+        self.hub.open_model("bundled:minilm")
+        self.hub.open_example(DEFAULT_WATCH[0]["question"], DEFAULT_WATCH[0]["passage"])
+
+    def probe(self) -> None:
+        self.hub.panel.probe_button.click()
+
+
+def page_set(window) -> HubPages:
+    """The registry's provider of the QA pages: one InspectorHub, kept as ``window.hub``."""
+    window.hub = InspectorHub(window)
+    window.hub.message.connect(window.show_message)
+    return HubPages(window, window.hub)

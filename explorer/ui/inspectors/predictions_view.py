@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QMessageBox, QProgressBar, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
+from explorer.core.predict.facts import SWAG
 from explorer.core.predict.review import (PredictionTable, Review, agreement, current_labels, finetune_data,
                                           gold_as_names, load_predictions, uncertainty)
 
@@ -49,7 +50,7 @@ class PredictionsModel(QAbstractTableModel):
         self.file_columns = [c for c in table.columns if c not in inputs] + inputs
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
         self.headers = self.virtual + self.file_columns
-        pred_col = "predicted_ending" if review.kind == "swag" else "predicted_label"
+        pred_col = "predicted_ending" if review.kind == SWAG else "predicted_label"
         self.predicted = table.column(pred_col)
         self.labels = current_labels(table, review)
         self.order = np.arange(len(table))
@@ -57,13 +58,13 @@ class PredictionsModel(QAbstractTableModel):
         self.sort_column, self.sort_order = None, Qt.SortOrder.AscendingOrder
 
     # ---- Qt model
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
         return 0 if parent.isValid() else int(self.order.size)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
         return 0 if parent.isValid() else len(self.headers)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return self.headers[section]
         return None
@@ -290,7 +291,7 @@ class PredictionsView(QWidget):
     def _choices(self) -> list[str]:
         if self.review is None:
             return []
-        if self.review.kind == "swag":
+        if self.review.kind == SWAG:
             return ["0", "1", "2", "3"]
         return list(self.review.label_names)
 
@@ -346,7 +347,7 @@ class PredictionsView(QWidget):
         self.reviewed_box.setChecked(i in r.reviewed)
 
     # ---- review actions
-    def eventFilter(self, obj, event):
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt API
         from PySide6.QtCore import QEvent
 
         if obj is self.view and event.type() == QEvent.Type.KeyPress and self.review is not None:
@@ -497,7 +498,10 @@ class PredictionsView(QWidget):
                 run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 run_cfg = {}
-        folder = (cfg_path.parent.parent if cfg_path else Path(self.review.predictions).parent) / ".corrections"
+        from explorer.core.runs import run_dir_of
+
+        run_dir = run_dir_of(self.review.model) if cfg_path else None   # the corrections sit beside the runs
+        folder = (run_dir.parent if run_dir is not None else Path(self.review.predictions).parent) / ".corrections"
         try:
             fields, note = finetune_data(self.table_data, self.review, run_cfg, folder)
         except UserError as exc:

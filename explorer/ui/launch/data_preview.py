@@ -19,9 +19,7 @@ import json
 import re
 import sys
 
-from explorer.core.task_facts import qa_task_names
-
-QA_TASKS = qa_task_names()
+from explorer.core.task_facts import find_task_facts, is_qa_task
 
 
 def _clip(text: str, n: int = 160) -> str:
@@ -36,21 +34,16 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
     given to a SQuAD task, SQuAD JSON given to classification) is rejected with what the file is and
     which tasks it fits, instead of the parser's first complaint."""
+    kind = "squad" if is_qa_task(task) else "classification"
     try:
         mismatch = _kind_mismatch(source, task)
         if mismatch:
-            return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
+            return {"ok": False, "kind": kind, "summary": "",
                     "counts": {}, "problems": [], "records": [], "error": mismatch}
-        if task in QA_TASKS:
-            return _preview_squad(source, task, n_records, split)
-        if task == "swag":
-            return _preview_swag(source, n_records)
-        if task in ("regression", "multilabel"):
-            return _preview_scores_or_label_sets(source, task, n_records, split, text_columns, label_column,
-                                                 (options or {}).get("label_separator") or ";")
-        return _preview_classification(source, task, n_records, split, text_columns, label_column, options)
+        reader = _READERS[getattr(find_task_facts(task), "data_kind", "table")]
+        return reader(source, task, n_records, split, text_columns, label_column, options)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
-        return {"ok": False, "kind": "squad" if task in QA_TASKS else "classification", "summary": "",
+        return {"ok": False, "kind": kind, "summary": "",
                 "counts": {}, "problems": [], "records": [], "error": plain_words(str(exc) or type(exc).__name__),
                 "columns": _columns_anyway(source, options)}
 
@@ -62,7 +55,7 @@ def _columns_anyway(source: str, options: dict | None) -> list[str]:
 
         return list(preview_table(source, n=1, no_header=bool((options or {}).get("no_header")),
                                   encoding=str((options or {}).get("encoding") or "")).columns)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - no columns to offer is all it means
         return []
 
 
@@ -83,7 +76,8 @@ def _kind_mismatch(source: str, task: str) -> str:
     return f"{path}: {message}" if message else ""
 
 
-def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
+def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=None, _label_column="",
+                   _options=None) -> dict:
     from explorer.core.data.squad import load_squad
 
     train = split == "train"  # the training run repairs / drops misaligned answers (load_training_squad)
@@ -101,10 +95,11 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
     summary = (f"SQuAD {report.version}: {report.n_articles:,} articles, {report.n_questions:,} questions "
                f"({report.n_impossible:,} unanswerable)")
     problems = list(report.problems)
-    if task == "squad_v2" and report.version != "v2.0":
+    version = find_task_facts(task).squad_version
+    if version == "v2.0" and report.version != "v2.0":
         problems.insert(0, "note: no unanswerable questions, so this is SQuAD v1.1 data; "
                            "SQuAD v2.0 training still works but the model never learns to abstain")
-    if task == "squad_v1" and report.n_impossible:
+    if version == "v1.1" and report.n_impossible:
         problems.insert(0, f"note: {report.n_impossible} unanswerable questions (SQuAD v2.0 data); "
                            "choose the SQuAD v2.0 task to train the no-answer decision")
     return {"ok": True, "kind": "squad", "summary": summary, "answer_check": report.answer_check(),
@@ -112,7 +107,8 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
             "n_problems": len(problems), "records": records, "error": ""}
 
 
-def _preview_swag(source: str, n: int) -> dict:
+def _preview_swag(source: str, _task: str, n: int, _split: str = "", _text_columns=None, _label_column="",
+                  _options=None) -> dict:
     from explorer.core.data.swag import load_swag
 
     data = load_swag(source)
@@ -137,7 +133,7 @@ def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, te
     """Regression: the score range and mean; multi-label: how many texts carry each label."""
     from explorer.core.data.scores_and_label_sets import load_multilabel, load_regression
 
-    if task == "regression":
+    if find_task_facts(task).is_regression:
         data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split)
         ys = data.labels
         shape = f"scores {min(ys):g} to {max(ys):g}, mean {sum(ys) / len(ys):.3g}"
@@ -200,7 +196,7 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
     from explorer.core.data.table import TABLE_SUFFIXES, preview_table
 
     options = dict(options or {})
-    pair = task == "pair"
+    pair = bool(getattr(find_task_facts(task), "pair", False))
     table = None
     from pathlib import Path
 
@@ -239,6 +235,21 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
             "used": {"text_columns": [c for c in (a, b) if c], "label_column": lab},
             "problems": [plain_words(p) for p in problems][:50], "n_problems": len(problems),
             "records": records, "error": ""}
+
+
+def _preview_table(source: str, task: str, n: int, split: str, text_columns, label_column,
+                   options: dict | None = None) -> dict:
+    """A table for a task of data_kind "table": scores / label sets for a regression or multi-label head
+    (TaskFacts.problem), else classes."""
+    facts = find_task_facts(task)
+    if facts is not None and (facts.is_regression or facts.is_multilabel):
+        return _preview_scores_or_label_sets(source, task, n, split, text_columns, label_column,
+                                             (options or {}).get("label_separator") or ";")
+    return _preview_classification(source, task, n, split, text_columns, label_column, options)
+
+
+# TaskFacts.data_kind -> its preview (the readers of core/data)
+_READERS = {"squad": _preview_squad, "table": _preview_table, "swag": _preview_swag}
 
 
 def main(argv: list[str] | None = None) -> int:

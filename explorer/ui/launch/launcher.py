@@ -17,9 +17,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from explorer.core.training.config import QA_TASKS, ConfigError, TrainConfig, paper_grid
+from explorer.core.task_facts import find_task_facts, is_qa_task
+from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
-from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_tooltip, make_editor
+from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
 from explorer.ui.launch.preview import DataPreview
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
                                           offline_default, preset_config, sample_paths)
@@ -150,7 +151,7 @@ class LauncherPanel(QWidget):
         self.watch = WatchTable()
         watch_box = QGroupBox("Watch examples (probed at every evaluation)")
         QVBoxLayout(watch_box).addWidget(self.watch)
-        self.watch.setToolTip(field_tooltip(dataclasses.replace(FIELDS[0], name="watch", tip="")))
+        self.watch.setToolTip(field_tooltip(field_spec("watch")))
         self.watch.changed.connect(self._changed)
         grid.addWidget(boxes["Model and task"], 0, 0)
         grid.addWidget(boxes["Data"], 1, 0)
@@ -277,7 +278,7 @@ class LauncherPanel(QWidget):
         if self._loading:
             return
         cfg = self.config()
-        qa = cfg.task in QA_TASKS
+        qa = is_qa_task(cfg.task)
         for spec in FIELDS:
             if spec.qa_only or spec.cls_only or spec.tasks:
                 on = cfg.task in spec.tasks if spec.tasks else (qa if spec.qa_only else not qa)
@@ -337,7 +338,7 @@ class LauncherPanel(QWidget):
         """Fill the column pickers with the training file's columns; the guess shows as the placeholder."""
         columns = list(res.get("columns") or [])
         guess = res.get("guess") or {}
-        pair = self.config().task == "pair"
+        pair = bool(getattr(find_task_facts(self.config().task), "pair", False))
         for name, placeholder in (("text_columns", ", ".join(guess.get("text_columns") or [])),
                                   ("label_column", guess.get("label_column") or ""),
                                   ("id_column", guess.get("id_column") or "")):
@@ -363,8 +364,11 @@ class LauncherPanel(QWidget):
             self.apply_preset(key)
 
     def apply_preset(self, key: str) -> None:
+        """Fill the form from preset ``key`` (a resources/presets file name, "fast_cpu" or "fast-cpu", or
+        "qa:<hub id>")."""
         self.set_config(preset_config(key, self.config(), self.runs_dir))
-        self.status_message.emit(f"Preset: {dict(PRESETS)[key]}")
+        labels = dict(PRESETS)
+        self.status_message.emit(f"Preset: {labels.get(key) or labels.get(key.replace('_', '-'), key)}")
 
     def launch(self) -> bool:
         cfg = self.config()
@@ -386,7 +390,7 @@ class LauncherPanel(QWidget):
         grid = paper_grid(base)
         if confirm:
             speed = measured_throughput(self.past_runs(), base.model)
-            text = grid_message(grid, self.train_examples(), speed, base.task in QA_TASKS)
+            text = grid_message(grid, self.train_examples(), speed, is_qa_task(base.task))
             if QMessageBox.question(self, "Queue the paper grid", text) != QMessageBox.StandardButton.Yes:
                 return False
         self._remember(base)

@@ -1,5 +1,6 @@
-"""Launcher presets: the offline default run, the fast-CPU and paper settings, hub presets, and the
-command line a config corresponds to (Qt-free)."""
+"""Launcher presets: the preset files of resources/presets (offline default, fast CPU, paper recipe, hub
+data sets; read by explorer.core.training.run_presets, as ``bert-explorer train --preset`` does), one
+preset per fine-tuned QA checkpoint, and the command line a config corresponds to (Qt-free)."""
 
 from __future__ import annotations
 
@@ -7,23 +8,24 @@ import dataclasses
 import shlex
 from pathlib import Path
 
+from explorer.core.errors import ConfigError
 from explorer.core.presets import QA_PRESETS, preset_for
+from explorer.core.task_facts import get_task_facts
 from explorer.core.training.config import TrainConfig, fast_cpu_preset
+from explorer.core.training.run_presets import list_presets, load_preset
 from explorer.paths import SAMPLES
 
-DEFAULT_WATCH = [{"question": "Where was Ada born?", "passage": "Ada Lovelace was born in London in 1815."}]
-PRESETS = (
-    ("offline", "Offline default: bundled:minilm learns spans on the bundled answerable sample (fast CPU, 92 questions x 4 epochs)"),
-    ("fast_cpu", "Fast CPU settings: a 30-minute budget, batch 16, lr 1e-4 (keep model and data)"),
-    ("paper", "Paper recipe (reset the settings, keep model and data)"),
-    ("hub_squad2", "bert-base-uncased · SQuAD v2.0 from the hub (rajpurkar/squad_v2)"),
-    ("hub_squad1", "bert-base-uncased · SQuAD v1.1 from the hub (rajpurkar/squad)"),
-    ("hub_sst2", "bert-base-uncased · SST-2 from the hub (nyu-mll/glue::sst2)"),
-    ("hub_mrpc", "bert-base-uncased · MRPC from the hub (nyu-mll/glue::mrpc)"),
-) + tuple((f"qa:{p.hub_id}", f"{p.label} · QA checkpoint · {'SQuAD v2.0' if p.task == 'squad_v2' else 'SQuAD v1.1'}"
-                                                                 " from the hub") for p in QA_PRESETS)
-# hover text of the QA checkpoint presets: the dev figure their model cards report (explorer.core.presets)
-PRESET_TIPS = {f"qa:{p.hub_id}": p.tooltip() for p in QA_PRESETS}
+def _preset_label(p) -> str:
+    return f"{p.label} · QA checkpoint · {'SQuAD v2.0' if get_task_facts(p.task).has_no_answer else 'SQuAD v1.1'} from the hub"
+
+
+# (key, label): the preset files of resources/presets (core/training/run_presets.py), then one per fine-tuned QA
+# checkpoint of explorer.core.presets ("qa:<hub id>")
+PRESETS = tuple((p.name, p.label) for p in list_presets()) + tuple((f"qa:{p.hub_id}", _preset_label(p))
+                                                                    for p in QA_PRESETS)
+# hover text: where a preset's values come from; the QA checkpoints: the dev figure their model cards report
+PRESET_TIPS = {p.name: p.why for p in list_presets() if p.why} | {f"qa:{p.hub_id}": p.tooltip() for p in QA_PRESETS}
+DEFAULT_WATCH = list(load_preset("offline").settings["watch"])
 
 
 def sample_paths(version: str = "v2") -> tuple[str, str]:
@@ -36,47 +38,25 @@ def sample_paths(version: str = "v2") -> tuple[str, str]:
 
 
 def offline_default(runs_dir: str | Path) -> TrainConfig:
-    """The ready-to-launch first run: bundled:minilm on the answerable (SQuAD v1.1-style) sample with the
-    fast-CPU recipe, 4 epochs of batch 4, an evaluation per epoch: about 8 minutes on a 2-core CPU.
-
-    Why answerable data: on 137 SQuAD 2.0 sample questions (a third unanswerable) a few hundred training
-    samples only teach the model to predict "no answer" everywhere (dev F1 flat at the share of
-    unanswerable questions); with every question answerable it has to learn spans, and dev F1 rises."""
-    train, dev = sample_paths("v1")
-    base = TrainConfig(model="bundled:minilm", task="squad_v1", train=train, dev=dev, output_dir=str(runs_dir),
-                       watch=list(DEFAULT_WATCH))
-    return dataclasses.replace(fast_cpu_preset(base), epochs=4.0, batch_size=4, eval_every=23, time_budget_minutes=0.0)
+    """The ready-to-launch first run (resources/presets/offline.json, its "why" says why): bundled:minilm
+    on the answerable (SQuAD v1.1-style) sample with the fast-CPU recipe, 4 epochs of batch 4, an
+    evaluation per epoch: about 8 minutes on a 2-core CPU."""
+    return load_preset("offline").apply(TrainConfig(output_dir=str(runs_dir)))
 
 
 def preset_config(key: str, current: TrainConfig, runs_dir: str | Path) -> TrainConfig:
-    """The config a preset key gives, starting from the form's current config."""
-    keep = dict(model=current.model, task=current.task, train=current.train, dev=current.dev,
-                output_dir=current.output_dir or str(runs_dir), watch=current.watch,
-                text_columns=current.text_columns, label_column=current.label_column)
-    hub = dict(output_dir=current.output_dir or str(runs_dir), model="bert-base-uncased")
-    if key == "offline":
-        return offline_default(current.output_dir or runs_dir)
-    if key == "fast_cpu":
-        return fast_cpu_preset(current)
-    if key == "paper":
-        return TrainConfig(**keep)
-    if key == "hub_squad2":
-        return TrainConfig(task="squad_v2", train="rajpurkar/squad_v2", dev="rajpurkar/squad_v2",
-                           watch=list(DEFAULT_WATCH), eval_every=2000, **hub)
-    if key == "hub_squad1":
-        return TrainConfig(task="squad_v1", train="rajpurkar/squad", dev="rajpurkar/squad",
-                           watch=list(DEFAULT_WATCH), eval_every=2000, **hub)
-    if key == "hub_sst2":
-        return TrainConfig(task="single", train="nyu-mll/glue::sst2", dev="nyu-mll/glue::sst2", eval_every=1000,
-                           **hub)
-    if key == "hub_mrpc":
-        return TrainConfig(task="pair", train="nyu-mll/glue::mrpc", dev="nyu-mll/glue::mrpc", eval_every=100, **hub)
+    """The config a preset key gives, starting from the form's current config (a preset file's name, or
+    "qa:<hub id>" for a fine-tuned QA checkpoint). Raises KeyError for an unknown key."""
+    base = dataclasses.replace(current, output_dir=current.output_dir or str(runs_dir))
     if key.startswith("qa:") and preset_for(key[3:]) is not None:  # a fine-tuned QA checkpoint of any family
         p = preset_for(key[3:])
-        data = "rajpurkar/squad_v2" if p.task == "squad_v2" else "rajpurkar/squad"
+        data = "rajpurkar/squad_v2" if get_task_facts(p.task).has_no_answer else "rajpurkar/squad"
         return TrainConfig(task=p.task, train=data, dev=data, watch=list(DEFAULT_WATCH), eval_every=2000,
-                           **dict(hub, model=p.hub_id))
-    raise KeyError(f"unknown preset {key!r}")
+                           output_dir=base.output_dir, model=p.hub_id)
+    try:
+        return load_preset(key).apply(base)
+    except ConfigError as exc:
+        raise KeyError(str(exc)) from None
 
 
 def command_line(config: TrainConfig) -> str:

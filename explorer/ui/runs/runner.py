@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 
 from explorer.core import run_status
 from explorer.core.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
+from explorer.core.priorities import worker_niceness
 from explorer.core.runs import RunStore, append_event, config_file, new_run_id, request_stop, stop_file
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
@@ -36,7 +37,7 @@ CANCEL_GRACE_MS = 5_000     # SIGTERM -> SIGKILL
 # machine does not take the cores from the window while it redraws. $EXPLORER_WORKER_NICE (0 = off).
 # The worker also lowers itself to the same value (explorer.worker.train.lower_priority), which covers
 # runs started from the command line; setting it here too covers the seconds before its first line runs.
-WORKER_NICE = int(os.environ.get("EXPLORER_WORKER_NICE", "10") or 0)
+WORKER_NICE = worker_niceness()   # explorer.core.priorities
 
 
 def worker_command(config_path: str | Path) -> list[str]:

@@ -1,17 +1,20 @@
 """The Help menu's pages: keyboard shortcuts, getting started, zooming plots (texts + one dialog).
 
-SHORTCUTS is the one list of the app's keys: the main window binds them (tests check each is bound)
-and the Help → Keyboard shortcuts page and the README table show it.
+SHORTCUTS is the one list of the app's keys (the inspector pages' keys from their entries in
+explorer/ui/inspectors/registry.py): the main window binds them (tests check each is bound) and the
+Help → Keyboard shortcuts page and the README table show it.
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-# (key, where it works, what it does)
+from explorer.ui.inspectors.registry import shortcut_rows
+
+# (key, where it works, what it does); the pages' own keys come from their registry rows
 SHORTCUTS = (
     ("Ctrl+Return", "Launch tab", "launch the form's run"),
-    ("Ctrl+Return", "Attention, Spans & τ tabs", "probe the question and passage now"),
+    *shortcut_rows(),
     ("Ctrl+N", "anywhere", "new run (show the launcher)"),
     ("Ctrl+O", "anywhere", "open a run folder from disk"),
     ("Ctrl+S", "anywhere", "save the form as a run config (.json)"),

@@ -1,13 +1,18 @@
-"""The main window: Launch / Curves / inspector tabs, the Runs dock, menus and the status bar.
+"""The main window: Launch / Curves and the registry's pages, the Runs dock, menus and the status bar.
 
-Nothing here blocks: training runs in worker processes (explorer.ui.runs.runner), run folders are read
-on QThreadPool threads (explorer.ui.runs.store), the device is probed in a child process
-(explorer.ui.launch.device), the inspectors load models on their own worker thread.
+The tabs after Launch and Curves, their help, their shortcuts and where an opened checkpoint goes come
+from the page registry (explorer.ui.inspectors.registry), never from their position. Nothing here blocks:
+training runs in worker processes (explorer.ui.runs.runner), run folders are read on QThreadPool threads
+(explorer.ui.runs.store), the device is probed in a child process (explorer.ui.launch.device), and the
+inspectors' model loads and computation run in the inspector child process (explorer.worker.inspect,
+reached through explorer.ui.inspectors.client): the GUI process never imports torch.
 
 The runs live in one observable model, explorer.core.runs.RunStore: the run queue adds the runs it
 drives, reads from disk are offered to it (it decides that a driven run's live state wins), and the
 Runs dock and Curves follow it through explorer.ui.runs.bridge.StoreBridge. The window relays no run
-events and never asks who owns a run: stop and cancel go to the store.
+events and never asks who owns a run: stop and cancel go to the store. A Predictions page is opened per
+predictions file, as a tab of its own ("Predictions: <file>", :meth:`MainWindow.open_predictions`), not a
+registry page.
 """
 
 from __future__ import annotations
@@ -25,13 +30,12 @@ from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
-from explorer.ui.launch.launcher import DEFAULT_WATCH, LauncherPanel
+from explorer.ui.launch.launcher import LauncherPanel
 from explorer.ui.runs.runner import RunManager
 from explorer.ui.runs.state import RunState
 from explorer.core.runs import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.disk import disk_usage
-from explorer.ui.runs.examples import example_for_run
 from explorer.ui.runs.names import display_name
 from explorer.ui.runs.store import load_run_state, load_summaries
 from explorer.ui.runs.dock import RunsPanel
@@ -39,23 +43,16 @@ from explorer.ui.shell.screen_fit import fit_to_screen
 from explorer.ui.shell.settings import AppSettings
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
+from explorer.ui.inspectors.registry import PROBE_KEYS, page, page_for_checkpoint, page_help, pages, providers
 
-INSPECTOR_TITLES = ("Attention", "Spans && τ", "τ on dev set")
-PLACEHOLDER_TEXT = {
-    "Attention": "Attention inspector: block flow between question, passage and [CLS]/[SEP] for every layer "
-                 "and head, head heat maps and rollout.",
-    "Spans && τ": "Spans && τ inspector: start/end scores per token, the span score table, n-best answers, "
-                  "s_null and the τ decision.",
-    "τ on dev set": "τ on a dev set: EM / F1 / answer rate against τ, HasAns / NoAns, the honest half split.",
-}
 EXTERNAL_POLL_MS = 3000
-PANEL_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's; per panel: Launch, or Probe
+PANEL_KEYS = PROBE_KEYS   # Ctrl+Return and the keypad's Enter: Launch in the Launch tab, a page's own elsewhere
 
 
-def panel_shortcut(widget: QWidget, slot) -> list[QShortcut]:
-    """Ctrl+Return (and keypad Enter) active only while focus is inside ``widget`` (its tab)."""
+def panel_shortcut(widget: QWidget, slot, keys: tuple[str, ...] = PANEL_KEYS) -> list[QShortcut]:
+    """``keys`` (Ctrl+Return and keypad Enter) active only while focus is inside ``widget`` (its tab)."""
     out = []
-    for key in PANEL_KEYS:
+    for key in keys:
         sc = QShortcut(QKeySequence(key), widget)
         sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         sc.activated.connect(slot)
@@ -64,10 +61,14 @@ def panel_shortcut(widget: QWidget, slot) -> list[QShortcut]:
 
 
 def _panel_help(title: str) -> str:
+    """A tab's help: the registry page's (explorer.ui.inspectors.registry), else the glossary's shell panel."""
+    text = page_help(title)
+    if text is not None:
+        return text
     try:
         from explorer.glossary import panel_help
 
-        return panel_help(title.replace("&&", "&"))
+        return panel_help({"Launch": "Launcher"}.get(title, title).replace("&&", "&"))
     except (ImportError, KeyError):
         return ""
 
@@ -76,7 +77,7 @@ def placeholder(title: str, why: str = "") -> QWidget:
     """A clean page that names what will be there."""
     page = QFrame()
     page.setObjectName("placeholder")
-    text = PLACEHOLDER_TEXT.get(title, title).replace("&&", "&")
+    text = (page_help(title) or title).replace("&&", "&")
     label = QLabel(f"<h3>{title.replace('&&', '&')}</h3><p>{text}</p>"
                    f"<p style='color:#777'>{why or 'This panel is not available in this build.'}</p>")
     label.setWordWrap(True)
@@ -101,7 +102,9 @@ class MainWindow(QMainWindow):
         self.runs = RunsPanel()
         self.runs.follow(self.store_events)
         self.curves.follow(self.store_events)
-        self.hub = None
+        self.hub = None                 # the InspectorHub, set by its page set (explorer.ui.inspectors.hub)
+        self.page_sets: dict[str, object] = {}   # registry provider -> its page set
+        self.pages: dict[str, QWidget] = {}      # registry page title -> its tab widget
         self._inspector_opened = False
         self._loading_runs: set[str] = set()
         self._quit_choice: str | None = None
@@ -111,12 +114,9 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.launcher, "Launch")
         self.tabs.addTab(self.curves, "Curves")
-        self._add_inspectors()
-        from explorer.ui.groups.tabs import install as install_group_tabs   # issue 15: Groups, Compare tabs
-
-        self.groups_tab, self.compare_tab = install_group_tabs(self)
+        self._add_pages()
         for i in range(self.tabs.count()):
-            help_text = _panel_help({"Launch": "Launcher"}.get(self.tabs.tabText(i), self.tabs.tabText(i)))
+            help_text = _panel_help(self.tabs.tabText(i))
             if help_text:
                 self.tabs.setTabToolTip(i, rich_tooltip(help_text))
         self.setCentralWidget(self.tabs)
@@ -171,23 +171,31 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(200, self.curves.prewarm)
 
     # ---- layout pieces -------------------------------------------------------------------
-    def _add_inspectors(self) -> None:
-        try:
-            from explorer.ui.inspectors import InspectorHub
+    def _add_pages(self) -> None:
+        """The registry's pages after Launch and Curves, in its order, each built by its provider; a
+        provider that fails (ImportError, a half-written page) leaves placeholders naming the reason."""
+        import importlib
 
-            self.hub = InspectorHub(self)
-            for title, widget in self.hub.tabs():
-                self.tabs.addTab(widget, title)
-            self.hub.message.connect(self.show_message)
-        except Exception as exc:  # noqa: BLE001 - ImportError or a half-written inspector: placeholders
-            self.hub = None
-            for title in INSPECTOR_TITLES:
-                self.tabs.addTab(placeholder(title, f"Not available: {exc}"), title)
-        from explorer.ui.inspectors.classify_view import classify_tabs  # Classify + its dev set (issue 14)
+        for provider in providers():
+            try:
+                module, _, function = provider.partition(":")
+                self.page_sets[provider] = getattr(importlib.import_module(module), function)(self)
+            except Exception as exc:  # noqa: BLE001 - any failure of one provider: its pages become placeholders
+                self.page_sets.pop(provider, None)
+                for spec in pages():
+                    if spec.provider == provider:
+                        self.pages[spec.title] = placeholder(spec.title, f"Not available: {exc}")
+            else:
+                self.pages.update(self.page_sets[provider].pages)
+        for spec in pages():
+            self.tabs.addTab(self.pages[spec.title], spec.title)
 
-        self.classify_pages = classify_tabs(self)
-        for title, widget in self.classify_pages:
-            self.tabs.addTab(widget, title)
+    def show_page(self, title: str) -> QWidget | None:
+        """Bring the registry page ``title`` to the front; its widget (None when there is no such page)."""
+        widget = self.pages.get(page(title).title)
+        if widget is not None:
+            self.tabs.setCurrentWidget(widget)
+        return widget
 
     def _build_menus(self) -> None:
         def action(menu, text, slot, shortcut=None, tip=""):
@@ -227,11 +235,14 @@ class MainWindow(QMainWindow):
         action(h, "&About BERT Explorer", self.about)
 
     def _install_panel_shortcuts(self) -> None:
-        """Ctrl+Return means Launch in the Launch tab and Probe in the inspectors, nothing elsewhere."""
+        """Ctrl+Return means Launch in the Launch tab; on a registry page, what the page declares (Probe on
+        Attention and Spans && τ); nothing elsewhere."""
         self.shortcuts = panel_shortcut(self.launcher, self.launcher.launch)
-        if self.hub is not None:
-            for _title, page in self.hub.tabs()[:2]:
-                self.shortcuts += panel_shortcut(page, self.hub.panel.probe_button.click)
+        for spec in pages():
+            page_set = self.page_sets.get(spec.provider)
+            for shortcut in spec.shortcuts if page_set is not None else ():
+                self.shortcuts += panel_shortcut(self.pages[spec.title], getattr(page_set, shortcut.method),
+                                                 shortcut.keys)
 
     def _set_title(self) -> None:
         # Qt adds the application's display name ("… — BERT Explorer") itself; do not repeat it
@@ -444,36 +455,28 @@ class MainWindow(QMainWindow):
         return page
 
     def open_checkpoint(self, path: str) -> None:
-        from explorer.ui.inspectors.classify_view import checkpoint_kind
+        """Open a checkpoint folder in the registry page that accepts its model head (read once:
+        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to."""
+        from explorer.core.checkpoint_windows import checkpoint_task_name
 
-        kind = checkpoint_kind(path)
-        if kind is not None:  # a classifier or SWAG checkpoint opens in Classify
-            view = self.classify_pages[0][1]
-            view.open_checkpoint(path, kind)
-            self.tabs.setCurrentWidget(view)
-            self.show_message(f"Opening {path} in Classify …")
+        head, task = checkpoint_task_name(path)
+        spec = page_for_checkpoint(head)
+        page_set = self.page_sets.get(spec.provider) if spec is not None else None
+        if page_set is None:
+            self.show_message(f"No page of this build opens {path}")
             return
-        if self.hub is None:
-            self.show_message(f"The inspectors are not available in this build ({path})")
-            return
-        self._inspector_opened = True
-        self.hub.open_model(path)
-        self.tabs.setCurrentIndex(self.tabs.indexOf(self.hub.tabs()[1][1]))
-        self.show_message(f"Opening {path} in the inspectors …")
-        config = self.store.config_of(path)
-        run_in_thread(example_for_run, config, owner=self,
-                      on_done=lambda qp: self.hub.open_example(*qp) if self.hub is not None else None)
+        page_set.open_checkpoint(spec.title, path, task, self.store.config_of(path))
+        self.show_page(spec.title)
+        self.show_message(f"Opening {path} in {spec.plain_title} …")
 
     def _tab_changed(self, index: int) -> None:
-        """First visit of an inspector: load the bundled encoder and probe the classic example."""
-        if self.hub is None or self._inspector_opened or index < 2:
-            return
-        if not any(self.tabs.widget(index) is w for _, w in self.hub.tabs()):
-            return  # Classify loads its own model; Groups and Compare need none
-        self._inspector_opened = True
-        self.hub.open_model("bundled:minilm")
-        ex = DEFAULT_WATCH[0]
-        self.hub.open_example(ex["question"], ex["passage"])
+        """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled
+        encoder and probe the classic example; Classify loads its own model; Groups and Compare need none)."""
+        widget = self.tabs.widget(index)
+        spec = next((p for p in pages() if self.pages.get(p.title) is widget), None)
+        first_visit = getattr(self.page_sets.get(spec.provider), "first_visit", None) if spec else None
+        if first_visit is not None:
+            first_visit(spec.title)
 
     # ---- status / help -------------------------------------------------------------------
     def _device_detected(self, info: dict) -> None:
@@ -489,7 +492,7 @@ class MainWindow(QMainWindow):
 
     def help_panel(self) -> None:
         title = self.tabs.tabText(self.tabs.currentIndex())
-        text = _panel_help({"Launch": "Launcher"}.get(title, title)) or "No help for this panel yet."
+        text = _panel_help(title) or "No help for this panel yet."
         QMessageBox.information(self, f"About the {title.replace('&&', '&')} panel", text)
 
     def about(self) -> None:

@@ -29,7 +29,7 @@ def needed() -> bool:
         from importlib.metadata import version
 
         major, minor = (int(x) for x in version("shiboken6").split(".")[:2])
-    except Exception:
+    except Exception:  # noqa: BLE001 - no or an odd version string: apply the fix to be safe
         return True
     return (major, minor) >= (6, 12)
 

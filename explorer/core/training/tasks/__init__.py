@@ -2,9 +2,14 @@
 
 Registered: ``squad_v1``, ``squad_v2`` (extractive QA), ``single``, ``pair`` (classification), ``swag``
 (multiple choice), ``regression`` (one score, STS-B), ``multilabel`` (a sigmoid per label).
-Add one with a row in explorer.core.task_facts (its fixed facts) and ``register_task(MyTask(name))``
-(see base.Task); the loop needs no change.
+Add one with a row in explorer.core.task_facts (its fixed facts) and a module in this package whose
+``Task`` subclass registers itself (``register_task(MyTask(name))`` at the end of the module; see base.Task):
+every module of the package is imported here, so the new module needs no line in this file, and the loop
+needs no change.
 """
+
+import importlib
+import pkgutil
 
 from explorer.core.training.tasks.base import FeatureSet, Task, get_task, register_task, task_names
 from explorer.core.training.tasks.classification import ClassificationTask
@@ -19,6 +24,10 @@ register_task(ClassificationTask("pair"))
 register_task(MultipleChoiceTask("swag"))
 register_task(RegressionTask("regression"))
 register_task(MultiLabelTask("multilabel"))
+
+# Any other module of the package registers its own tasks when imported (a new task: its module, no line here).
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["FeatureSet", "Task", "get_task", "register_task", "task_names", "ClassificationTask", "MultipleChoiceTask", "QATask",
            "RegressionTask", "MultiLabelTask"]

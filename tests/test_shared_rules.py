@@ -1,4 +1,4 @@
-"""Core helpers behind issue 11 part B: baselines, the "best" rule, the percent display scale, window
+"""Small shared rules: baselines, the "best" rule, the percent display scale, window
 settings read from a run's config, and recognising the kind of a data file."""
 
 import json

@@ -1,4 +1,4 @@
-"""Inspectors (issue 11 part B): the τ-on-dev-set tab before and after a file is chosen, window settings
+"""Inspectors: the τ-on-dev-set tab before and after a file is chosen, window settings
 and dev file from a run checkpoint, the three τ values as a table, and the views' labels."""
 
 import json
@@ -21,13 +21,13 @@ def dev_view(qtbot, tmp_path, monkeypatch):
     return w
 
 
-def test_dev_tab_before_a_file_and_untrained_warning(dev_view, tiny_qa):
+def test_dev_tab_before_a_file_and_untrained_warning(dev_view, tiny_qa, tmp_path):
     assert dev_view.progress.text() == "no study yet"          # not "0 / 100 windows"
     assert "windows" not in dev_view.progress.text()
     dev_view.set_model(tiny_qa)
     assert dev_view.head_note.isVisibleTo(dev_view) and "freshly initialised" in dev_view.head_note.text()
     assert dev_view.estimate.text() == ""
-    dev_view.grab().save("/tmp/ux2_dev_empty.png")
+    dev_view.grab().save(str(tmp_path / "dev_empty.png"))
 
 
 def test_dev_tab_estimate_and_cap(dev_view, tiny_qa, tmp_path, monkeypatch):
@@ -94,7 +94,7 @@ def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, m
     dev.resize(1200, 800)
     dev.show()
     qtbot.wait(50)
-    dev.grab().save("/tmp/ux2_dev_study.png")
+    dev.grab().save(str(tmp_path / "dev_study.png"))
 
 
 # ---- heat maps, readouts, n-best ------------------------------------------------------------------
@@ -151,7 +151,7 @@ def test_attention_readout_fixed_height(qtbot, tiny_qa):
     assert label.full_text.count("readout") == 40
 
 
-def test_attention_view_hover_keeps_layout(qtbot, tiny_qa):
+def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
     from explorer.core.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
@@ -170,10 +170,10 @@ def test_attention_view_hover_keeps_layout(qtbot, tiny_qa):
     assert view.heatmap.hover_label.textItem.toPlainText() == view._labels[3]
     view._on_heatmap_hover(-1, -1)
     assert not view.heatmap.row_marker.isVisible()
-    view.grab().save("/tmp/ux2_attention.png")
+    view.grab().save(str(tmp_path / "attention.png"))
 
 
-def test_nbest_text_column_gets_the_room(qtbot, tiny_qa):
+def test_nbest_text_column_gets_the_room(qtbot, tiny_qa, tmp_path):
     from PySide6.QtWidgets import QHeaderView
 
     from explorer.core.probe import probe
@@ -189,7 +189,7 @@ def test_nbest_text_column_gets_the_room(qtbot, tiny_qa):
     assert hh.sectionResizeMode(1) == QHeaderView.ResizeMode.Stretch
     assert all(hh.sectionResizeMode(k) == QHeaderView.ResizeMode.ResizeToContents for k in (0, 2, 3, 4, 5))
     assert view.nbest.columnWidth(1) > max(view.nbest.columnWidth(k) for k in (0, 2, 3, 4, 5))
-    view.grab().save("/tmp/ux2_spans.png")
+    view.grab().save(str(tmp_path / "spans.png"))
     view.set_result(None)
     assert view.table_map.matrix.shape == (0, 0)
     assert "0.001" not in view.table_map.left_axis.labelString()

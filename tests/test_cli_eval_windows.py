@@ -1,4 +1,4 @@
-"""`bert-explorer eval` (issue 11 part B): window settings from a run checkpoint's config, and the two
+"""`bert-explorer eval`: window settings from a run checkpoint's config, and the two
 best thresholds explained in their own units."""
 
 import argparse

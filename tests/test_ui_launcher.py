@@ -1,4 +1,4 @@
-"""Launcher (issue 11 part B): which preset the form holds, a TSV given to a QA task named for what it
+"""Launcher: which preset the form holds, a TSV given to a QA task named for what it
 is, Launch disabled while the data preview rejects the data, and the offline default."""
 
 import json
@@ -44,7 +44,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
     assert "Preset: offline default (lr 0.0001" in w.preset_label.text()
     qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
     assert w.train_preview.result["ok"] and w.launch_btn.isEnabled()
-    w.grab().save("/tmp/ux2_launcher_default.png")
+    w.grab().save(str(tmp_path / "launcher_default.png"))
     tsv = tmp_path / "train.tsv"
     tsv.write_text(MRPC, encoding="utf-8")
     with qtbot.waitSignal(w.train_preview.rejected_changed, timeout=90000) as sig:
@@ -56,7 +56,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
     assert "malformed JSON" not in text
     assert not w.launch_btn.isEnabled() and "train data cannot be used" in w.problem.text()
     assert w.launch() is False
-    w.grab().save("/tmp/ux2_launcher_tsv.png")
+    w.grab().save(str(tmp_path / "launcher_tsv.png"))
     # the right task accepts it and Launch comes back
     with qtbot.waitSignal(w.train_preview.rejected_changed, timeout=90000):
         w.editors["task"].set("pair")

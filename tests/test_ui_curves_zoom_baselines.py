@@ -1,4 +1,4 @@
-"""Curves (issue 11 part B): wheel scrolls the page and Ctrl+wheel zooms, a "Reset view" per plot,
+"""Curves: wheel scrolls the page and Ctrl+wheel zooms, a "Reset view" per plot,
 baselines drawn as labelled dashed lines, percent labels, one "best" rule, and no leftovers when
 other (empty, new, failed) runs are shown."""
 
@@ -115,7 +115,7 @@ def test_baseline_line_on_dev_plots(curves, tmp_path, qtbot):
     assert curves.panels["dev/HasAns_f1"].baseline_lines == [] or \
         curves.panels["dev/HasAns_f1"].baseline_lines[0].value() == 0.0
     assert f"baseline {share:.2f}" in s.best_text()
-    curves.grab().save("/tmp/ux2_curves_baseline.png")
+    curves.grab().save(str(tmp_path / "curves_baseline.png"))
 
 
 def test_other_runs_leave_no_readouts_or_ranges(curves):

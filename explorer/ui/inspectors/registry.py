@@ -1,0 +1,190 @@
+"""The inspector page registry: every page after Launch and Curves, declared once (Qt-free).
+
+Each :class:`InspectorPage` says what the main window needs to know about a page: its tab title, its
+help paragraph (F1 "About this panel" and the tab's tooltip), which checkpoints it opens (LIT's
+``is_compatible``: by the model head recorded in the checkpoint, ``core.models.checkpoint_task``), its
+keyboard shortcuts, and the provider that builds it. The main window builds its tabs in registry order
+and routes an opened checkpoint through :func:`page_for_checkpoint`; it never picks a page by position.
+
+A provider is ``"module:function"``; ``function(window)`` builds a *page set*: an object with
+``pages`` (title -> QWidget, one per page of this provider) and, where its pages declare them,
+``open_checkpoint(title, path, task, run_config)`` (open a checkpoint folder of task ``task``; the run's
+config.json as a dict, {} when none), ``first_visit(title)`` (the first time the page is shown) and the
+methods its shortcuts name. Several pages can share a provider (the three QA pages share one
+InspectorHub and its probe panel).
+
+Adding a page: write the page (and its provider, or add it to an existing page set) and one
+``InspectorPage`` row below, or :func:`register_page` at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HUB = "explorer.ui.inspectors.hub:page_set"
+CLASSIFY = "explorer.ui.inspectors.classify_view:page_set"
+GROUPS = "explorer.ui.groups.tabs:page_set"
+PROBE_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's
+ATTENTION, SPANS, DEV_TAU = "Attention", "Spans && τ", "τ on dev set"   # the InspectorHub's pages
+CLASSIFY_PAGE, CLASSIFY_DEV_PAGE = "Classify", "Classify: dev set"
+GROUPS_PAGE, COMPARE_PAGE = "Groups", "Compare"
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A key bound while focus is inside the page. ``keys``: QKeySequence strings (the first is the one
+    the Help page lists); ``what``: the Help page's words; ``method``: the page set's method it calls."""
+
+    keys: tuple[str, ...]
+    what: str
+    method: str
+
+
+@dataclass(frozen=True)
+class InspectorPage:
+    """One tab of the main window after Launch and Curves.
+
+    Attributes:
+        title: the tab text (Qt's "&&" shows one "&").
+        help: what the page shows and how to read it (plain text, a paragraph or two).
+        provider: "module:function" building the page set that holds this page (module docstring).
+        heads: the checkpoint heads it opens ("qa", "classification", "multiple_choice"; None = a
+            checkpoint that records no head, such as a bare encoder); () = it opens no checkpoint.
+        shortcuts: keys bound while the page has focus.
+    """
+
+    title: str
+    help: str
+    provider: str
+    heads: tuple[str | None, ...] = ()
+    shortcuts: tuple[Shortcut, ...] = ()
+
+    def is_compatible(self, head: str | None) -> bool:
+        """Can this page open a checkpoint whose model head is ``head``?"""
+        return head in self.heads
+
+    @property
+    def plain_title(self) -> str:
+        """The title as shown ("Spans & τ")."""
+        return self.title.replace("&&", "&")
+
+
+PROBE = Shortcut(PROBE_KEYS, "probe the question and passage now", "probe")
+
+_PAGES: list[InspectorPage] = [
+    InspectorPage(
+        ATTENTION,
+        "How attention moves between the question, the passage and the special tokens ([CLS], [SEP]) in "
+        "every layer and head. The block-flow grid shows, for each layer, how much attention the tokens of "
+        "one block give to each block (rows sum to 1); the heat map shows single heads token by token; "
+        "rollout combines the layers. Much attention goes to [CLS] and [SEP], which many heads use as a "
+        "resting place; what matters for QA is how much flows from the question to the passage and back.",
+        HUB, shortcuts=(PROBE,)),
+    InspectorPage(
+        SPANS,
+        "One question and passage through the QA head: start and end scores for every token of every "
+        "window, the table of span scores start_logits[i] + end_logits[j] (only valid spans inside the "
+        "passage, at most max_answer_length tokens long), the n-best answers, the no-answer score s_null and "
+        "the decision best_non_null_score > null_score + τ written out with the numbers. The by-hand check "
+        "recomputes the start scores from the hidden states. If the model's QA head was never trained, its "
+        "scores are random and the panel says so.",
+        HUB, heads=("qa", None), shortcuts=(PROBE,)),
+    InspectorPage(
+        DEV_TAU,
+        "Choose the no-answer threshold τ for SQuAD 2.0. For every dev question the model's score_diff is "
+        "stored once; the sweep then recomputes EM, F1, HasAns_f1, NoAns_f1 and the answer rate for each τ "
+        "from −6 to +6, in milliseconds. Raising τ trades HasAns_f1 for NoAns_f1; the best τ maximises F1. "
+        "Because choosing τ on the same questions flatters the score, the honest figure chooses τ on one "
+        "half of the dev set and scores it on the other.",
+        HUB),
+    InspectorPage(
+        CLASSIFY_PAGE,
+        "The classifier head of a single-sentence (SST-2 style) or sentence-pair (MRPC style) model, or the "
+        "multiple-choice head of a SWAG model, with this model's own numbers. C is the pooled [CLS] vector "
+        "fed to the head (drawn as a colour strip, one row per ending for SWAG); the table gives the logits "
+        "C Wᵀ + b (SWAG: one score C_k·w + b per ending), their softmax probabilities, the loss "
+        "−log p(label) in nats for the label you choose, and the prediction. The by-hand check recomputes "
+        "the logits from the hidden state of [CLS] through the pooler in float64 and shows the largest "
+        "difference. For pairs, the curves show per layer how much attention flows from sentence A to B and "
+        "back, and to [CLS]/[SEP].",
+        CLASSIFY, heads=("classification", "multiple_choice")),
+    InspectorPage(
+        CLASSIFY_DEV_PAGE,
+        "The Classify tab's model over a dev file (GLUE .tsv / .csv / .jsonl, or a SWAG .csv; the first N "
+        "examples with the cap): accuracy, F1, Matthews correlation (MCC) and the confusion matrix (rows: "
+        "gold label, columns: prediction), the examples nearest the decision boundary (smallest margin "
+        "between the two most probable labels) and the most confident mistakes. Click an example to open it "
+        "in Classify with its numbers.",
+        CLASSIFY),
+    InspectorPage(
+        GROUPS_PAGE,
+        "Run groups of the runs folder: restarts (the same settings with several seeds) and grids (the "
+        "paper's batch × learning rate × epochs grid, each point once per seed). A group's dev curves are "
+        "drawn as their mean with a band (min–max or ± one standard deviation, each run counted over its own "
+        "steps); the table gives each member's best dev metric and the group's mean and sample standard "
+        "deviation; a grid also gets a heat map of the mean over two of its settings. Queue a new group "
+        "from the Launch tab's settings here; Export report writes report.md, CSV and the plots.",
+        GROUPS),
+    InspectorPage(
+        COMPARE_PAGE,
+        "Two checkpoints on the same SQuAD dev file, question by question: the 2×2 table of exact matches "
+        "(right / wrong under A and B; for SQuAD 2.0 also answered / abstained), both checkpoints' metrics "
+        "and the window and decoding settings each used, and the questions where they disagree most "
+        "(largest |F1 B − F1 A|). The forward passes run in a child process. Double-click a disagreement to "
+        "see the question in Spans & τ for both checkpoints side by side.",
+        GROUPS),
+]
+
+
+def pages() -> tuple[InspectorPage, ...]:
+    """Every registered page, in tab order."""
+    return tuple(_PAGES)
+
+
+def page(title: str) -> InspectorPage:
+    """The page titled ``title`` ("Spans && τ" or "Spans & τ").
+
+    Raises:
+        KeyError: no such page (the message lists the titles)."""
+    for p in _PAGES:
+        if title in (p.title, p.plain_title):
+            return p
+    raise KeyError(f"no inspector page {title!r}; pages: {', '.join(p.plain_title for p in _PAGES)}")
+
+
+def page_help(title: str) -> str | None:
+    """The help of page ``title``; None when no page has that title (a shell panel: Launch, Curves)."""
+    try:
+        return page(title).help
+    except KeyError:
+        return None
+
+
+def register_page(new: InspectorPage, *, before: str | None = None) -> InspectorPage:
+    """Add (or replace, by title) a page at run time; ``before`` = the title it goes in front of."""
+    _PAGES[:] = [p for p in _PAGES if p.title != new.title]
+    index = next((i for i, p in enumerate(_PAGES) if p.title == before), len(_PAGES))
+    _PAGES.insert(index, new)
+    return new
+
+
+def page_for_checkpoint(head: str | None) -> InspectorPage | None:
+    """The first page that opens a checkpoint with model head ``head``; else the first page that opens
+    headless checkpoints (its head note then says what the checkpoint was made for); else None."""
+    return (next((p for p in _PAGES if p.is_compatible(head)), None)
+            or next((p for p in _PAGES if p.is_compatible(None)), None))
+
+
+def providers() -> tuple[str, ...]:
+    """The distinct providers, in the order of their first page."""
+    return tuple(dict.fromkeys(p.provider for p in _PAGES))
+
+
+def shortcut_rows() -> list[tuple[str, str, str]]:
+    """(key, where, what) rows for the Help page: one per distinct shortcut, naming every page it works on."""
+    rows: dict[tuple[str, str], list[str]] = {}
+    for p in _PAGES:
+        for s in p.shortcuts:
+            rows.setdefault((s.keys[0], s.what), []).append(p.plain_title)
+    return [(key, ", ".join(titles) + (" tabs" if len(titles) > 1 else " tab"), what)
+            for (key, what), titles in rows.items()]
