@@ -112,8 +112,8 @@ class Significance:
         m = self.mcnemar
         return [f"F1: {difference_in_words(self.f1, label='F1', p=m.p, p_for='exact match')}",
                 f"exact match: {difference_in_words(self.exact_match, label='EM')}",
-                f"McNemar's exact test (exact match): only A right {m.only_a}, only B right {m.only_b}, "
-                f"{fmt_p(m.p)}; paired bootstrap of {self.f1.resamples:,} resamples (seed {self.f1.seed})"]
+                (f"McNemar's exact test (exact match): only A right {m.only_a}, only B right {m.only_b}, "
+                 f"{fmt_p(m.p)}; paired bootstrap of {self.f1.resamples:,} resamples (seed {self.f1.seed})")]
 
     def to_dict(self) -> dict:
         from dataclasses import asdict
