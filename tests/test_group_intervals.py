@@ -7,11 +7,11 @@ import math
 
 import pytest
 from scipy.stats import ttest_ind
+from test_groups import _fake_run
 
 from explorer.core import groups
 from explorer.core.group_stats import MemberData, final_metric_intervals, welch_lines
 from explorer.core.training.config import TrainConfig
-from test_groups import _fake_run
 
 
 def _m(run_id, acc):

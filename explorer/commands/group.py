@@ -111,7 +111,12 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
     line per final dev metric: mean ± sd (best, worst, n) and the 95% t interval over the members; with
     ``versus`` (another group's name) Welch's test of each metric, this group against that one.
     Raises GroupError."""
-    from explorer.core.group_stats import final_metric_intervals, final_metric_stats, group_table, welch_lines
+    from explorer.core.group_stats import (
+        final_metric_intervals,
+        final_metric_stats,
+        group_table,
+        welch_lines,
+    )
     from explorer.core.groups import load_group_data
 
     group, members, notes = load_group_data(runs_dir, name)
