@@ -7,9 +7,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import save_tiny_model
 
 from explorer.core import calibration as C
-from helpers import save_tiny_model
 
 
 def _probs(path, names):
