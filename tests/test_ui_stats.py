@@ -84,7 +84,7 @@ def test_calibration_view_from_the_dev_tab_and_saved_with_the_run(qtbot, tmp_pat
     assert c.half_a.after.ece < c.half_a.before.ece and c.half_b.after.ece < c.half_b.before.ece
     assert "half A (100 examples)" in view.summary.text() and "-&gt;" in view.summary.text() or \
         "->" in view.summary.text()
-    assert view.plots[0].plotItem.titleLabel.text.startswith("before: softmax(z) — ECE")
+    assert view.plots[0].plotItem.titleLabel.text.startswith("before softmax(z): ECE")
     assert f"ECE {c.after.ece:.3f}" in view.plots[1].plotItem.titleLabel.text
     path = view.save()
     assert path == tmp_path / "r-01" / "calibration.json"

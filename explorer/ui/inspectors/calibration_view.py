@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from explorer.core.calibration import run_dir_of_checkpoint, save_calibration
 
+pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
+
 
 class CalibrationView(QWidget):
     """``set_calibration(core.calibration.Calibration, checkpoint="")``; ``save()`` writes calibration.json."""
@@ -57,10 +59,12 @@ class CalibrationView(QWidget):
         """Show a core.calibration.Calibration; ``checkpoint``: where it came from (its run gets the file)."""
         c = self.calibration = calibration
         self.checkpoint = str(checkpoint or "")
-        self.summary.setText("<br>".join(c.lines()))
-        for plot, rel, name in ((self.plots[0], c.before, "before: softmax(z)"),
-                                (self.plots[1], c.after, "after: softmax(z / T), T from the other half")):
-            self._draw(plot, rel, f"{name} — ECE {rel.ece:.3f}, MCE {rel.mce:.3f}, Brier {rel.brier:.3f}")
+        self.summary.setText("<br>".join(c.lines()) + "<br><i>bars: accuracy in each confidence bin (count above); "
+                             "◆ the bin's mean confidence; dashed: perfectly calibrated. After = each half at the T "
+                             "fitted on the other half.</i>")
+        for plot, rel, name in ((self.plots[0], c.before, "before softmax(z)"),
+                                (self.plots[1], c.after, "after softmax(z/T)")):
+            self._draw(plot, rel, f"{name}: ECE {rel.ece:.3f}, MCE {rel.mce:.3f}, Brier {rel.brier:.3f}")
         run = run_dir_of_checkpoint(self.checkpoint) if self.checkpoint else None
         self.save_button.setEnabled(run is not None)
         self.status.setText(f"saves to {run}/calibration.json" if run else "not a run checkpoint: nothing to save to")
@@ -71,9 +75,10 @@ class CalibrationView(QWidget):
         edges = np.asarray(rel.edges)
         mids, width = (edges[:-1] + edges[1:]) / 2, float(edges[1] - edges[0])
         acc = np.nan_to_num(np.asarray(rel.accuracy, dtype=float))
-        plot.addItem(pg.BarGraphItem(x=mids, height=acc, width=width * 0.9, brush=pg.mkBrush(31, 95, 168, 170)))
         conf = np.asarray(rel.confidence, dtype=float)
-        full = np.asarray(rel.counts) > 0
+        full = np.asarray(rel.counts) > 0   # an empty bin draws nothing
+        plot.addItem(pg.BarGraphItem(x=mids[full], height=acc[full], width=width * 0.9,
+                                     brush=pg.mkBrush(31, 95, 168, 170)))
         plot.plot(mids[full], conf[full], pen=None, symbol="d", symbolSize=7, symbolBrush="#d07a12", symbolPen=None)
         plot.plot([0, 1], [0, 1], pen=pg.mkPen("#888", style=Qt.DashLine))
         for x, h, n in zip(mids, acc, rel.counts):
@@ -82,6 +87,9 @@ class CalibrationView(QWidget):
                 t.setPos(float(x), float(h) + 0.01)
                 plot.addItem(t)
         plot.setTitle(title)
+        plot.disableAutoRange()
+        plot.setXRange(0, 1, padding=0.02)
+        plot.setYRange(0, 1.08, padding=0.02)
 
     def save(self) -> Path | None:
         """Write calibration.json into the checkpoint's run folder; returns its path (None: nowhere to save)."""
