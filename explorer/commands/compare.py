@@ -6,7 +6,8 @@ Usage::
         [--cap 300] [--tau-a 0 --tau-b 0] [--out compare_report] [--json]
 
 Prints each checkpoint's EM/F1, the agreement counts (both right / only A / only B / both wrong; SQuAD 2.0
-also answered / abstained) and the questions where the answers differ, largest F1 difference first.
+also answered / abstained), whether B is better than A (McNemar's exact test on exact match, paired bootstrap
+intervals of EM and F1; core/stats.py) and the questions where the answers differ, largest F1 difference first.
 ``--out`` writes the report folder (report.md, questions.csv, disagreements.csv, counts.csv;
 explorer/core/reports.py). Exit codes: 0 done, 2 unusable data, model or settings.
 """
@@ -20,7 +21,11 @@ from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
 def add_arguments(parser) -> None:
-    from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP, MAX_SEQ_LENGTH_HELP
+    from explorer.core.window_settings import (
+        DOC_STRIDE_HELP,
+        MAX_QUERY_LENGTH_HELP,
+        MAX_SEQ_LENGTH_HELP,
+    )
 
     parser.add_argument("--a", required=True, metavar="CKPT", help="checkpoint A: folder, hub id or bundled:minilm")
     parser.add_argument("--b", required=True, metavar="CKPT", help="checkpoint B")
@@ -45,7 +50,11 @@ def _decode(source: str, dataset, args, err):
     from explorer.core.decoding import decode_predictions
     from explorer.core.inference import predict_squad
     from explorer.core.models import ModelSourceError, load_model
-    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
+    from explorer.core.window_settings import (
+        WindowSettingsError,
+        longest_question_tokens,
+        require_window_settings,
+    )
 
     try:
         loaded = load_model(source, task="qa")
@@ -83,7 +92,7 @@ def _load_data(args, err):
 def _lines(result, show: int) -> list[str]:
     lines = [f"A {result.label_a}: exact_match {result.metrics_a['exact_match']:.2f}, f1 {result.metrics_a['f1']:.2f}",
              f"B {result.label_b}: exact_match {result.metrics_b['exact_match']:.2f}, f1 {result.metrics_b['f1']:.2f}",
-             *result.count_lines()]
+             *result.count_lines(), *(result.significance().lines() if result.questions else [])]
     dis = result.disagreements()
     lines.append(f"{len(dis)} questions where the answers differ; largest F1 difference first:")
     for q in dis[:show]:
@@ -115,7 +124,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"version": version, "questions": len(result.questions), "counts": result.counts,
                           "a": {"source": args.a, **result.metrics_a}, "b": {"source": args.b, **result.metrics_b},
-                          "disagreements": len(result.disagreements())}, indent=2))
+                          "disagreements": len(result.disagreements()),
+                          "significance": result.significance().to_dict() if result.questions else None}, indent=2))
         return 0
     print("\n".join(_lines(result, args.show)))
     return 0

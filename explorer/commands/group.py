@@ -50,9 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--summary", action="store_true",
                    help="print the group's per-run table and the mean ± sd (best, worst) of every final dev metric "
                         "of an existing group in --output-dir; start nothing")
+    g.add_argument("--versus", default=None, metavar="OTHER",
+                   help="with --summary: Welch's t test of every final dev metric, this group against group OTHER "
+                        "(e.g. two learning rates over restarts)")
 
 
-GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary")
+GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus")
 
 
 def _seed_list(text: str) -> list[int]:
@@ -105,10 +108,17 @@ def write_member_configs(runs_dir: Path, group, configs) -> list[Path]:
     return paths
 
 
-def summary_lines(runs_dir: Path, name: str) -> list[str]:
+def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[str]:
     """The group's table (one line per member: status, varied settings, final and best dev metric) and one
-    line per final dev metric: mean ± sd (best, worst, n) over the members. Raises GroupError."""
-    from explorer.core.group_stats import final_metric_stats, group_table
+    line per final dev metric: mean ± sd (best, worst, n) and the 95% t interval over the members; with
+    ``versus`` (another group's name) Welch's test of each metric, this group against that one.
+    Raises GroupError."""
+    from explorer.core.group_stats import (
+        final_metric_intervals,
+        final_metric_stats,
+        group_table,
+        welch_lines,
+    )
     from explorer.core.groups import load_group_data
 
     group, members, notes = load_group_data(runs_dir, name)
@@ -121,8 +131,16 @@ def summary_lines(runs_dir: Path, name: str) -> list[str]:
     from explorer.core.metric_display import metric_label
 
     task = next((m.task for m in members if m.task), None)
+    intervals = final_metric_intervals(members)
     for metric, st in final_metric_stats(members).items():
+        ci = intervals[metric]
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
+        if ci.n > 1:
+            lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
+    if versus:
+        _, other, _ = load_group_data(runs_dir, versus)
+        lines.append(f"Welch's t test, {name} (B) against {versus} (A):")
+        lines += [f"  {line}" for line in welch_lines(other, members, versus, name)]
     return lines + [f"note: {n}" for n in notes]
 
 
@@ -137,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
 
         runs_dir = Path(args.output_dir).expanduser() if args.output_dir else default_runs_dir()
         try:
-            print("\n".join(summary_lines(runs_dir, args.group_name)))
+            print("\n".join(summary_lines(runs_dir, args.group_name, versus=args.versus)))
         except GroupError as exc:
             raise as_user_error(exc) from None
         return 0

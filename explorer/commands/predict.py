@@ -35,6 +35,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--doc-stride", type=int, default=None)
     parser.add_argument("--max-query-length", type=int, default=None)
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
+    parser.add_argument("--no-calibration", action="store_true",
+                        help="classification: the raw softmax, not scaled by the run's calibration.json temperature")
     parser.add_argument("--resume", action="store_true", help="continue after the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
 
@@ -80,7 +82,8 @@ def run(args) -> int:
                                encoding=args.encoding, tau=args.tau, batch_size=args.batch_size,
                                chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
-                               progress=bar, cancelled=lambda: stop["flag"])
+                               progress=bar, cancelled=lambda: stop["flag"],
+                               calibration=not args.no_calibration)
     except Cancelled:
         bar.close()
         print(f"stopped; the rows written so far are in {args.out}; continue with the same command and --resume",

@@ -48,6 +48,8 @@ class ClassificationDevReport:
         boundary: the ``n`` examples with the smallest margin (nearest the decision boundary).
         mistakes: the ``n`` wrong examples with the highest confidence, most confident first.
         total: examples scored.
+        logits: (N, K) float64 and labels: (N,) int64 of every scored example, for calibration
+            (explorer.core.calibration: reliability, temperature scaling); None in reports built elsewhere.
     """
 
     accuracy: float
@@ -58,6 +60,8 @@ class ClassificationDevReport:
     mistakes: list[DevRow] = field(default_factory=list)
     total: int = 0
     label_names: list[str] = field(default_factory=list)
+    logits: np.ndarray | None = None
+    labels: np.ndarray | None = None
 
 
 @dataclass
@@ -179,7 +183,8 @@ def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = N
     boundary = sorted(rows, key=lambda r: r.margin)[:n]
     mistakes = sorted((r for r in rows if r.prediction != r.label), key=lambda r: -r.confidence)[:n]
     return ClassificationDevReport(accuracy(y, pred), _f1(y, pred, k), matthews_corrcoef(y, pred), confusion,
-                                   boundary, mistakes, int(len(y)), label_names or [str(c) for c in range(k)])
+                                   boundary, mistakes, int(len(y)), label_names or [str(c) for c in range(k)],
+                                   logits=z, labels=y)
 
 
 TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")

@@ -9,6 +9,11 @@ SQuAD v1.1 = best span, v2.0 = the tau decision ``score_diff > tau``, abstaining
 
 A disagreement is a question where the two answers differ after the official normalisation
 (core.metrics.normalize_answer); disagreements are sorted by |F1(B) - F1(A)|, largest first.
+
+:meth:`Comparison.significance` says whether B differs from A by more than chance (core/stats.py):
+McNemar's exact test on the exact-match discordant pairs (only A right / only B right) and paired
+bootstrap intervals (10,000 resamples, seeded, the same questions drawn for both) for the difference in
+exact match and F1, with the result in words.
 """
 
 from __future__ import annotations
@@ -70,6 +75,15 @@ class Comparison:
         rows = [q for q in self.questions if q.disagree]
         return sorted(rows, key=lambda q: -abs(q.f1_diff))
 
+    def significance(self, resamples: int = 10_000, seed: int = 0) -> Significance:
+        """McNemar on exact match and paired bootstrap intervals of EM and F1 (B - A, 0..1 shares);
+        computed once per (resamples, seed) and kept."""
+        key = (resamples, seed)
+        cache = self.__dict__.setdefault("_significance", {})
+        if key not in cache:
+            cache[key] = significance(self.questions, resamples=resamples, seed=seed)
+        return cache[key]
+
     def count_lines(self) -> list[str]:
         """The counts as text lines, e.g. "both right 120 | only A 14 | only B 30 | both wrong 136 (of 300)"."""
         c, n = self.counts, len(self.questions)
@@ -79,6 +93,48 @@ class Comparison:
             lines.append(f"decision: both answered {c['both_answered']} | only A answered {c['only_a_answered']} | "
                          f"only B answered {c['only_b_answered']} | both abstained {c['both_abstained']} (of {n})")
         return lines
+
+
+@dataclass
+class Significance:
+    """Is B better than A on these questions? ``mcnemar`` (exact match, core.stats.McNemarResult),
+    ``exact_match`` and ``f1``: core.stats.BootstrapResult of B - A (0..1 shares; shown in points)."""
+
+    mcnemar: object
+    exact_match: object
+    f1: object
+
+    def lines(self) -> list[str]:
+        """The result in words, e.g. "F1: B is better by 2.3 F1 points, 95% interval 0.8 to 3.9; p = 0.004 for
+        exact match" and a line each for EM and for McNemar's counts."""
+        from explorer.core.stats import difference_in_words, fmt_p
+
+        m = self.mcnemar
+        return [f"F1: {difference_in_words(self.f1, label='F1', p=m.p, p_for='exact match')}",
+                f"exact match: {difference_in_words(self.exact_match, label='EM')}",
+                (f"McNemar's exact test (exact match): only A right {m.only_a}, only B right {m.only_b}, "
+                 f"{fmt_p(m.p)}; paired bootstrap of {self.f1.resamples:,} resamples (seed {self.f1.seed})")]
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return {"mcnemar_exact_match": asdict(self.mcnemar), "bootstrap_exact_match": asdict(self.exact_match),
+                "bootstrap_f1": asdict(self.f1)}
+
+
+def significance(rows: list[QuestionComparison], resamples: int = 10_000, seed: int = 0) -> Significance:
+    """McNemar's exact test on exact match and paired bootstrap intervals of EM and F1 (core/stats.py).
+
+    Raises ValueError with no questions."""
+    from explorer.core.stats import mcnemar_exact, paired_bootstrap_mean
+
+    ea = np.array([r.exact_a for r in rows], dtype=float)
+    eb = np.array([r.exact_b for r in rows], dtype=float)
+    fa = np.array([r.f1_a for r in rows], dtype=float)
+    fb = np.array([r.f1_b for r in rows], dtype=float)
+    return Significance(mcnemar=mcnemar_exact(ea == 1.0, eb == 1.0),
+                        exact_match=paired_bootstrap_mean(ea, eb, metric="exact_match", resamples=resamples, seed=seed),
+                        f1=paired_bootstrap_mean(fa, fb, metric="f1", resamples=resamples, seed=seed))
 
 
 def _answer(decoding, version: str, tau: float) -> str:

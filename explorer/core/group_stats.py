@@ -102,6 +102,42 @@ def final_metric_stats(members: list[MemberData]) -> dict[str, Stats]:
     return {k: stats((m.final_metrics.get(k) for m in members), higher_is_better(k)) for k in names}
 
 
+def final_metric_intervals(members: list[MemberData], level: float = 0.95) -> dict:
+    """Each final dev metric's mean, sd and Student t interval over the members (restarts or folds):
+    name -> core.stats.MeanInterval, in the order of :func:`final_metric_stats`."""
+    from explorer.core.stats import t_interval
+
+    names: list[str] = []
+    for m in members:
+        names += [k for k in m.final_metrics if k not in names]
+    return {k: t_interval((m.final_metrics.get(k) for m in members), level) for k in names}
+
+
+def welch_lines(members_a: list[MemberData], members_b: list[MemberData], name_a: str = "A",
+                name_b: str = "B") -> list[str]:
+    """Welch's t test (core.stats.welch_test) of group B against group A for every final dev metric both
+    have, e.g. "accuracy (%): B - A = +1.20 (A 80.10, n 3; B 81.30, n 3), Welch t 2.10, df 3.8, p = 0.11"."""
+    from explorer.core.metric_display import metric_label
+    from explorer.core.stats import fmt_p, welch_test
+
+    task = next((m.task for m in members_a + members_b if m.task), None)
+    names: list[str] = []
+    for m in members_a + members_b:
+        names += [k for k in m.final_metrics if k not in names and k != "total"]
+    lines = []
+    for k in names:
+        r = welch_test([m.final_metrics.get(k) for m in members_a], [m.final_metrics.get(k) for m in members_b])
+        if not (r.n_a and r.n_b):
+            continue
+        head = (f"{metric_label(k, task)}: {name_b} - {name_a} = {r.difference:+.2f} ({name_a} {r.mean_a:.2f}, n {r.n_a}; "
+                f"{name_b} {r.mean_b:.2f}, n {r.n_b})")
+        if math.isfinite(r.p):
+            lines.append(f"{head}, Welch t {r.t:.2f}, df {r.df:.1f}, {fmt_p(r.p)}")
+        else:
+            lines.append(f"{head}, Welch's test needs at least 2 runs in each group")
+    return lines
+
+
 @dataclass
 class Band:
     """A group curve: steps (k,), mean (k,), low (k,), high (k,), n (k,) members counted per step."""

@@ -18,9 +18,9 @@ import json
 import math
 from pathlib import Path
 
-from explorer.core.metric_display import metric_label
 from explorer.core.compare import comparison_to_dict
 from explorer.core.group_stats import GroupTable, HeatMap, final_metric_stats, mean_band
+from explorer.core.metric_display import metric_label
 
 
 def _fmt(v) -> str:
@@ -120,6 +120,8 @@ def write_comparison_report(folder: str | Path, comparison, data: str = "", show
              f"- A {c.label_a}: exact_match {c.metrics_a['exact_match']:.2f}, f1 {c.metrics_a['f1']:.2f}",
              f"- B {c.label_b}: exact_match {c.metrics_b['exact_match']:.2f}, f1 {c.metrics_b['f1']:.2f}",
              *[f"- {line}" for line in c.count_lines()], "",
+             *(["## Is B better than A?", "", *[f"- {line}" for line in c.significance().lines()], ""]
+               if c.questions else []),
              f"## Disagreements ({len(dis)}; the first {min(show, len(dis))} by |F1 B - F1 A|)", "",
              *_md_table(["id", "question", "gold", "answer_a", "answer_b", "f1_diff"], dis[:show]), ""]
     figures = _figures(folder)

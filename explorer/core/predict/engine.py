@@ -226,6 +226,7 @@ class _Runner:
         self.doc_stride, self.max_query_length = doc_stride, max_query_length
         self.n_best_size, self.max_answer_length = n_best_size, max_answer_length
         self.cancelled, self.bf16 = cancelled, bf16
+        self.temperature = 1.0   # classification: softmax(z / T), T from the run's calibration.json
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
         self.device = next(self.model.parameters()).device
 
@@ -314,7 +315,7 @@ class _Runner:
 
     def classification(self, texts):
         names = self.facts.label_names
-        z = self.logits_for(texts)
+        z = self.logits_for(texts) / self.temperature      # temperature scaling (core/calibration.py); 1 = none
         e = np.exp(z - z.max(axis=1, keepdims=True))      # softmax as classify.softmax_loss, all rows at once
         p = e / e.sum(axis=1, keepdims=True)
         top = np.sort(p, axis=1)[:, ::-1]
@@ -415,7 +416,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                  max_seq_length: int | None = None, doc_stride: int | None = None,
                  max_query_length: int | None = None, n_best_size: int = 20, max_answer_length: int = 30,
                  bf16: bool = False, progress: Callable[[int, int | None], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None) -> PredictSummary:
+                 cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None,
+                 calibration: bool = True) -> PredictSummary:
     """Predict every row of ``data`` with checkpoint ``model`` and write ``out`` (see the module docstring).
 
     Args:
@@ -434,6 +436,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         progress: progress(rows_done, rows_total or None) after every chunk (rows_done counts resumed rows).
         cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
             of finished chunks stay in ``out``).
+        calibration: classification: divide the logits by the temperature saved with the checkpoint's run
+            (``<run>/calibration.json``, core/calibration.py) before the softmax; False (``--no-calibration``)
+            or no such file: the raw softmax. The predicted label is the same either way.
 
     Returns:
         PredictSummary.
@@ -480,6 +485,18 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                      doc_stride=doc_stride or (window.doc_stride if window else 128),
                      max_query_length=max_query_length or (window.max_query_length if window else 64),
                      n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16)
+    if calibration and facts.kind == "classification":
+        from explorer.core.calibration import load_temperature
+
+        try:
+            t = load_temperature(model)
+        except ValueError as exc:
+            t = None
+            summary.notes.append(f"calibration ignored: {exc}")
+        if t is not None:
+            runner.temperature = t
+            summary.notes.append(f"probabilities temperature-scaled with T = {t:.3f} (the run's calibration.json; "
+                                 "--no-calibration for the raw softmax)")
     method = getattr(runner, facts.kind)
     total = (len_squad(data_path) if squad else estimate_rows(data_path))
     writer = RowWriter(out, columns, append=resume and done > 0)

@@ -2,7 +2,8 @@
 
 Shows each checkpoint's EM/F1, the agreement counts as bars (both right / only A / only B / both wrong;
 SQuAD 2.0 also answered / abstained), a scatter of per-question F1 (A on x, B on y) and the table of the
-questions where the answers differ, largest |F1 B - F1 A| first. Double-clicking a row emits
+questions where the answers differ, largest |F1 B - F1 A| first. Under the header, whether B is better
+than A in words (McNemar's exact test on exact match, paired bootstrap intervals; Comparison.significance). Double-clicking a row emits
 ``row_requested(QuestionComparison)`` (the Compare tab shows it for both checkpoints side by side,
 explorer/ui/groups/compare_spans.py) and ``question_requested(question, passage)``.
 """
@@ -14,8 +15,15 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, \
-    QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -40,6 +48,12 @@ class CompareView(QWidget):
         self.header = QLabel("No comparison")
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.verdict.setToolTip("McNemar's exact test on the questions only one checkpoint got exactly right; "
+                                "paired bootstrap (10,000 resamples of the questions, the same for A and B, seed 0) "
+                                "for the 95% interval of B - A. 'No detectable difference': the interval contains 0.")
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMouseEnabled(False, False)
         self.scatter = pg.PlotWidget(background="w")
@@ -59,6 +73,7 @@ class CompareView(QWidget):
         split.addWidget(self.table)
         lay = QVBoxLayout(self)
         lay.addWidget(self.header)
+        lay.addWidget(self.verdict)
         lay.addWidget(split, 1)
 
     def set_comparison(self, comparison) -> None:
@@ -68,6 +83,7 @@ class CompareView(QWidget):
             f"<b>A</b> {c.label_a}: EM {c.metrics_a['exact_match']:.2f}, F1 {c.metrics_a['f1']:.2f} &nbsp; "
             f"<b>B</b> {c.label_b}: EM {c.metrics_b['exact_match']:.2f}, F1 {c.metrics_b['f1']:.2f} &nbsp; "
             f"({c.version}, {len(c.questions)} questions)<br>" + "<br>".join(c.count_lines()))
+        self.verdict.setText("<br>".join(c.significance().lines()) if c.questions else "")
         self._draw_bars()
         self._draw_scatter()
         self._fill_table()

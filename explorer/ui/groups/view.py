@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
     QVBoxLayout, QWidget
 
 from explorer.core.metric_display import metric_label
-from explorer.core.group_stats import BAND_MODES, final_metric_stats, group_table, heat_map, mean_band
+from explorer.core.group_stats import BAND_MODES, final_metric_intervals, final_metric_stats, group_table, heat_map, \
+    mean_band
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -117,6 +118,10 @@ class GroupView(QWidget):
         self.summary.setText(f"final {name}: {self.table_data.final.text()}  |  best {name}: "
                              f"{self.table_data.best.text()}" + (f"  |  {len(self.notes)} note(s)" if self.notes else "")
                              + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
+        intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(self.members).items()
+                     if k != "total" and ci.n > 1]
+        if intervals:   # the mean of restarts/folds with its 95% Student t interval (core/stats.py)
+            self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
         self.summary.setToolTip("\n".join(self.notes))
         self._fill_table()
         axes = [v for v in group.varied if v != "seed"] or list(group.varied)

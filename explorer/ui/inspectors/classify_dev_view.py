@@ -59,6 +59,12 @@ class ClassifyDevView(QWidget):
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
         run = QPushButton("Score dev set")
         run.clicked.connect(self.run)
+        self.calibrate = QPushButton("Calibration...")
+        self.calibrate.setToolTip("Reliability diagrams, ECE, MCE, Brier score before and after temperature scaling "
+                                  "(T fitted on one half of these dev examples, shown on the other, both ways)")
+        self.calibrate.setEnabled(False)
+        self.calibrate.clicked.connect(self.open_calibration)
+        self.calibration_view = None
         # the column picker, pre-filled from the run's config.json when the model is a run checkpoint
         self.text_columns = self._picker("text column(s): the usual names", "The text column, or the two of a pair "
                                          "(comma-separated); a 1-based position for a file without a header.")
@@ -67,7 +73,7 @@ class ClassifyDevView(QWidget):
         self._settings: dict = {}
         self._prefilled_for = None
         top = QHBoxLayout()
-        for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run):
+        for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run, self.calibrate):
             top.addWidget(w)
         cols = QHBoxLayout()
         for w in (QLabel("Text"), self.text_columns, QLabel("Label"), self.label_column, self.no_header):
@@ -186,6 +192,8 @@ class ClassifyDevView(QWidget):
         name = type(rep).__name__
         self.scatter.setVisible(name == "RegressionDevReport")
         self._boundary_box.setVisible(name == "ClassificationDevReport")
+        self.calibrate.setEnabled(name == "ClassificationDevReport" and getattr(rep, "logits", None) is not None
+                                  and rep.total >= 4)
         self.mistakes.parentWidget().setVisible(name != "MultiLabelDevReport")
         self.confusion.setVisible(name != "RegressionDevReport")
         if name == "RegressionDevReport":
@@ -214,6 +222,30 @@ class ClassifyDevView(QWidget):
                 for c, value in enumerate((row.index + 1, row.label, row.prediction, f"{row.confidence:.3f}", text)):
                     table.setItem(r, c, QTableWidgetItem(str(value)))
             table.resizeColumnsToContents()
+
+    def open_calibration(self):
+        """The calibration view (explorer/ui/inspectors/calibration_view.py) of the dev logits shown now."""
+        from explorer.core.calibration import honest_temperature
+
+        from .calibration_view import CalibrationView
+
+        rep = self.report
+        if rep is None or getattr(rep, "logits", None) is None:
+            return None
+        loaded = self.get_loaded()
+        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
+        try:
+            cal = honest_temperature(rep.logits, rep.labels, source=f"{source} on {self.path.text().strip()}")
+        except ValueError as exc:
+            self.status.setText(f"calibration: {exc}")
+            return None
+        if self.calibration_view is None:
+            self.calibration_view = CalibrationView()
+            self.calibration_view.resize(1100, 520)
+        self.calibration_view.set_calibration(cal, source)
+        self.calibration_view.show()
+        self.calibration_view.raise_()
+        return self.calibration_view
 
     def _clicked(self, table: QTableWidget, r: int) -> None:
         if self.report is None or type(self.report).__name__ == "MultiLabelDevReport":

@@ -1,0 +1,368 @@
+"""Significance, intervals and agreement (Qt-free; numpy, scipy.stats, scikit-learn, krippendorff).
+
+What each function answers, and its source:
+
+- :func:`mcnemar_exact` - do two classifiers on the same examples differ in accuracy? McNemar's exact test
+  on the discordant pairs (only A right ``b``, only B right ``c``): under H0 each discordant pair is a fair
+  coin, so p = two-sided binomial test of b successes in b + c trials at 0.5 (scipy.stats.binomtest;
+  McNemar 1947, the exact form as in Dietterich 1998, "Approximate statistical tests for comparing
+  supervised classification learning algorithms", section 3.3).
+- :func:`paired_bootstrap` - an interval for metric(B) - metric(A) on the same examples: resample the
+  examples with replacement, the same indices for A and B (Efron & Tibshirani 1993, ch. 13, percentile
+  interval; Koehn 2004 "Statistical significance tests for machine translation evaluation" for the paired
+  form). Vectorised: one (n_resamples, n) index matrix per chunk.
+- :func:`t_interval` - the mean of a few restarts or folds with its 95% Student t interval (scipy.stats.t).
+- :func:`welch_test` - two groups of runs (e.g. two learning rates over restarts): Welch's unequal-variance
+  t test (scipy.stats.ttest_ind(equal_var=False); Welch 1947).
+- :func:`cohen_kappa` - agreement of two labelings beyond chance (sklearn.metrics.cohen_kappa_score;
+  Cohen 1960).
+- :func:`krippendorff_alpha` - agreement among several annotators with missing values (the
+  ``krippendorff`` package; Krippendorff 2011, "Computing Krippendorff's alpha-reliability").
+- :func:`difference_in_words` - the result said as a sentence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_SEED = 0
+
+
+# ----------------------------------------------------------------------------------------------- McNemar
+@dataclass(frozen=True)
+class McNemarResult:
+    """only_a: examples only A got right (b); only_b: only B right (c); p: exact two-sided p-value
+    (1.0 when there is no discordant pair)."""
+
+    only_a: int
+    only_b: int
+    p: float
+
+    @property
+    def discordant(self) -> int:
+        return self.only_a + self.only_b
+
+
+def mcnemar_exact(correct_a, correct_b) -> McNemarResult:
+    """McNemar's exact test from two (n,) boolean arrays "A right" / "B right" on the same examples.
+
+    Raises ValueError when the arrays differ in length."""
+    a = np.asarray(correct_a, dtype=bool).ravel()
+    b = np.asarray(correct_b, dtype=bool).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"McNemar: A has {a.size} examples, B has {b.size}; they must be the same examples")
+    return mcnemar_from_counts(int(np.sum(a & ~b)), int(np.sum(~a & b)))
+
+
+def mcnemar_from_counts(only_a: int, only_b: int) -> McNemarResult:
+    """McNemar's exact test from the discordant counts (only A right, only B right).
+
+    10 vs 2 -> p = 0.0386 (two-sided binomial, 12 trials, 0.5). Raises ValueError for a negative count."""
+    from scipy.stats import binomtest
+
+    if only_a < 0 or only_b < 0:
+        raise ValueError(f"McNemar: discordant counts must be >= 0 (got {only_a}, {only_b})")
+    n = only_a + only_b
+    p = 1.0 if n == 0 else float(binomtest(only_a, n, 0.5, alternative="two-sided").pvalue)
+    return McNemarResult(int(only_a), int(only_b), min(p, 1.0))
+
+
+# --------------------------------------------------------------------------------------- paired bootstrap
+@dataclass(frozen=True)
+class BootstrapResult:
+    """metric(B) - metric(A) on the full sample (``difference``) and its percentile interval
+    [low, high] at ``level`` over ``resamples`` paired resamples drawn with ``seed``; ``metric`` names the
+    figure, ``scale`` is what one unit of the metric is shown as (100: points of a share)."""
+
+    metric: str
+    value_a: float
+    value_b: float
+    difference: float
+    low: float
+    high: float
+    level: float
+    resamples: int
+    seed: int
+    n: int
+
+    @property
+    def contains_zero(self) -> bool:
+        return self.low <= 0.0 <= self.high
+
+
+def _indices(n: int, resamples: int, rng: np.random.Generator, chunk: int):
+    done = 0
+    while done < resamples:
+        k = min(chunk, resamples - done)
+        yield rng.integers(0, n, size=(k, n), dtype=np.int32 if n < 2**31 else np.int64)
+        done += k
+
+
+def paired_bootstrap_mean(values_a, values_b, *, metric: str = "mean", resamples: int = DEFAULT_RESAMPLES,
+                          seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 500) -> BootstrapResult:
+    """Paired bootstrap of mean(B) - mean(A) for per-example scores (n,) each: accuracy (0/1 right),
+    SQuAD exact match (0/1) or SQuAD F1 (0..1 per question).
+
+    Only the per-example differences matter, so each resample is one gather + mean over an (chunk, n)
+    index matrix. Raises ValueError for different lengths or no examples."""
+    a = np.asarray(values_a, dtype=float).ravel()
+    b = np.asarray(values_b, dtype=float).ravel()
+    _check_pair(a, b, resamples, level)
+    d = b - a
+    rng = np.random.default_rng(seed)
+    diffs = np.concatenate([d[idx].mean(axis=1) for idx in _indices(len(d), resamples, rng, chunk)])
+    return _result(metric, float(a.mean()), float(b.mean()), diffs, level, resamples, seed, len(d))
+
+
+def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: int = DEFAULT_RESAMPLES,
+                              seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 200) -> BootstrapResult:
+    """Paired bootstrap of macro F1(B) - macro F1(A) (0..1) for class predictions (n,) against gold (n,).
+
+    Macro F1 as sklearn.metrics.f1_score(average="macro", zero_division=0) over ``labels`` (default: every
+    label in gold or either prediction). Each example is a (gold, A, B) triple; a resample is a count of
+    each distinct triple (one bincount), and tp/fp/fn per class follow by a matrix product, so there is no
+    Python loop over resamples. Raises ValueError for different lengths."""
+    g = np.asarray(gold).ravel()
+    pa = np.asarray(pred_a).ravel()
+    pb = np.asarray(pred_b).ravel()
+    if not (len(g) == len(pa) == len(pb)):
+        raise ValueError(f"macro F1 bootstrap: gold has {len(g)} examples, A {len(pa)}, B {len(pb)}")
+    _check_pair(pa, pb, resamples, level)
+    classes = sorted(set(g.tolist()) | set(pa.tolist()) | set(pb.tolist())) if labels is None else list(labels)
+    code = {c: i for i, c in enumerate(classes)}
+    k = len(classes)
+    gi, ai, bi = (np.array([code.get(x, -1) for x in v.tolist()]) for v in (g, pa, pb))
+    # each example is one (gold, A, B) triple; a resample only changes how often each triple occurs
+    triples, inverse = np.unique(np.stack([gi, ai, bi], axis=1), axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    m = len(triples)
+    onehot = np.eye(k + 1)[:, :k]                   # row k (label outside ``labels``) counts nowhere
+    tg, ta, tb = (onehot[np.where(triples[:, j] >= 0, triples[:, j], k)] for j in range(3))   # (m, k)
+
+    def macro(counts):   # counts (r, m) of each triple -> macro F1 of A and of B, (r,) each
+        out = []
+        for tp_ in (ta, tb):
+            hit = tg * tp_                          # gold class == predicted class
+            tp = counts @ hit
+            fp = counts @ (tp_ - hit)
+            fn = counts @ (tg - hit)
+            denom = 2 * tp + fp + fn
+            f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
+            out.append(f1.mean(axis=1))
+        return out
+
+    full = macro(np.bincount(inverse, minlength=m)[None, :].astype(float))
+    rng = np.random.default_rng(seed)
+    diffs = []
+    for idx in _indices(len(g), resamples, rng, chunk):
+        r = idx.shape[0]
+        counts = np.bincount((np.arange(r)[:, None] * m + inverse[idx]).ravel(), minlength=r * m)
+        fa, fb = macro(counts.reshape(r, m).astype(float))
+        diffs.append(fb - fa)
+    return _result("macro_f1", float(full[0][0]), float(full[1][0]), np.concatenate(diffs), level, resamples,
+                   seed, len(g))
+
+
+def paired_bootstrap(metric_fn: Callable, data_a, data_b, *, metric: str = "metric",
+                     resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                     level: float = 0.95) -> BootstrapResult:
+    """The general (slow, Python-loop) paired bootstrap for any ``metric_fn(indices, data) -> float``;
+    the same indices for A and B each resample. Prefer the vectorised forms above."""
+    n = len(data_a)
+    if n != len(data_b):
+        raise ValueError(f"paired bootstrap: A has {n} examples, B has {len(data_b)}")
+    _check_pair(np.zeros(n), np.zeros(n), resamples, level)
+    rng = np.random.default_rng(seed)
+    full = np.arange(n)
+    va, vb = float(metric_fn(full, data_a)), float(metric_fn(full, data_b))
+    diffs = np.empty(resamples)
+    for i in range(resamples):
+        idx = rng.integers(0, n, size=n)
+        diffs[i] = metric_fn(idx, data_b) - metric_fn(idx, data_a)
+    return _result(metric, va, vb, diffs, level, resamples, seed, n)
+
+
+def _check_pair(a: np.ndarray, b: np.ndarray, resamples: int, level: float) -> None:
+    if a.shape != b.shape:
+        raise ValueError(f"paired bootstrap: A has {a.size} examples, B has {b.size}; they must be the same examples")
+    if a.size == 0:
+        raise ValueError("paired bootstrap: no examples")
+    if resamples < 1:
+        raise ValueError(f"paired bootstrap: resamples must be at least 1 (got {resamples})")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"paired bootstrap: level must be between 0 and 1 (got {level})")
+
+
+def _result(metric, va, vb, diffs, level, resamples, seed, n) -> BootstrapResult:
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(diffs, [alpha, 1.0 - alpha])
+    return BootstrapResult(metric, va, vb, vb - va, float(low), float(high), level, resamples, seed, n)
+
+
+# --------------------------------------------------------------------------------------- t interval, Welch
+@dataclass(frozen=True)
+class MeanInterval:
+    """mean, sample sd (ddof=1), n, and the Student t interval [low, high] at ``level`` (NaN for n < 2)."""
+
+    mean: float
+    sd: float
+    n: int
+    low: float
+    high: float
+    level: float = 0.95
+
+    def text(self, digits: int = 2) -> str:
+        """"82.10 ± 1.35, 95% interval 80.42 to 83.78 (n 3)"; "-" with no values."""
+        if not self.n:
+            return "-"
+        head = f"{self.mean:.{digits}f} ± {self.sd:.{digits}f}"
+        if self.n < 2:
+            return f"{head} (n 1, no interval)"
+        return (f"{head}, {self.level:.0%} interval {self.low:.{digits}f} to {self.high:.{digits}f} "
+                f"(n {self.n})")
+
+
+def t_interval(values, level: float = 0.95) -> MeanInterval:
+    """Mean of the finite ``values`` (restarts, folds) with mean ± t_{(1+level)/2, n-1} * sd / sqrt(n)."""
+    from scipy.stats import t
+
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    n = len(v)
+    if n == 0:
+        return MeanInterval(math.nan, math.nan, 0, math.nan, math.nan, level)
+    mean = float(v.mean())
+    if n == 1:
+        return MeanInterval(mean, 0.0, 1, math.nan, math.nan, level)
+    sd = float(v.std(ddof=1))
+    half = float(t.ppf((1 + level) / 2, n - 1)) * sd / math.sqrt(n)
+    return MeanInterval(mean, sd, n, mean - half, mean + half, level)
+
+
+@dataclass(frozen=True)
+class WelchResult:
+    """mean_a, mean_b, difference = mean_b - mean_a, Welch's t statistic, its degrees of freedom and the
+    two-sided p (NaN when either group has fewer than 2 finite values)."""
+
+    mean_a: float
+    mean_b: float
+    difference: float
+    t: float
+    df: float
+    p: float
+    n_a: int
+    n_b: int
+
+
+def welch_test(values_a, values_b) -> WelchResult:
+    """Welch's two-sample t test (unequal variances) of group B against group A (scipy.stats.ttest_ind)."""
+    from scipy.stats import ttest_ind
+
+    a = np.asarray([x for x in values_a if x is not None], dtype=float)
+    b = np.asarray([x for x in values_b if x is not None], dtype=float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    ma = float(a.mean()) if len(a) else math.nan
+    mb = float(b.mean()) if len(b) else math.nan
+    if len(a) < 2 or len(b) < 2:
+        return WelchResult(ma, mb, mb - ma, math.nan, math.nan, math.nan, len(a), len(b))
+    res = ttest_ind(b, a, equal_var=False)
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)) if va + vb > 0 else math.nan
+    return WelchResult(ma, mb, mb - ma, float(res.statistic), float(df), float(res.pvalue), len(a), len(b))
+
+
+# -------------------------------------------------------------------------------------------- agreement
+def cohen_kappa(labels_1, labels_2) -> float:
+    """Cohen's kappa of two labelings (n,) each: model vs gold, or checkpoint A vs B
+    (sklearn.metrics.cohen_kappa_score). NaN when every label is the same on both sides (chance agreement
+    1). Raises ValueError for different lengths."""
+    from sklearn.metrics import cohen_kappa_score
+
+    x, y = np.asarray(labels_1).ravel(), np.asarray(labels_2).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"Cohen's kappa: {x.size} labels against {y.size}; they must be the same examples")
+    if x.size == 0:
+        raise ValueError("Cohen's kappa: no examples")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        k = float(cohen_kappa_score(x.astype(str), y.astype(str)))
+    return k
+
+
+def krippendorff_alpha(columns: dict[str, list], level: str = "nominal") -> float:
+    """Krippendorff's alpha among annotators: ``columns`` maps annotator name -> labels (n,) with None/"" /
+    NaN for a missing label. Labels are coded to integers (nominal) first. Uses the ``krippendorff`` package.
+
+    Raises ValueError for fewer than two annotators or columns of different lengths."""
+    import krippendorff
+
+    if len(columns) < 2:
+        raise ValueError(f"Krippendorff's alpha needs at least two annotator columns (got {len(columns)})")
+    lengths = {k: len(v) for k, v in columns.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"Krippendorff's alpha: annotator columns differ in length: {lengths}")
+
+    def missing(x):
+        return x is None or (isinstance(x, float) and math.isnan(x)) or (isinstance(x, str) and not x.strip())
+
+    values = sorted({str(x) for col in columns.values() for x in col if not missing(x)})
+    code = {v: i for i, v in enumerate(values)}
+    data = np.array([[np.nan if missing(x) else code[str(x)] for x in col] for col in columns.values()], dtype=float)
+    if level != "nominal":
+        data = np.array([[np.nan if missing(x) else float(x) for x in col] for col in columns.values()])
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+
+
+def agreement_table(columns: dict[str, list], model: list | None = None) -> list[dict]:
+    """Rows {"pair", "kappa"} for every pair of annotator columns and each annotator against the model,
+    then {"pair": "all annotators", "alpha": ...} (Krippendorff) - one table."""
+    names = list(columns)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            keep = [j for j, (x, y) in enumerate(zip(columns[a], columns[b])) if x not in (None, "") and y not in (None, "")]
+            rows.append({"pair": f"{a} vs {b}", "kappa": cohen_kappa([columns[a][j] for j in keep],
+                                                                     [columns[b][j] for j in keep]) if keep else math.nan})
+        if model is not None:
+            keep = [j for j, x in enumerate(columns[a]) if x not in (None, "")]
+            rows.append({"pair": f"{a} vs model", "kappa": cohen_kappa([columns[a][j] for j in keep],
+                                                                       [model[j] for j in keep]) if keep else math.nan})
+    if len(names) >= 2:
+        rows.append({"pair": "all annotators", "alpha": krippendorff_alpha(columns)})
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------- in words
+def fmt_p(p: float) -> str:
+    """"p = 0.004", "p < 0.001", "p = 0.39"."""
+    if not math.isfinite(p):
+        return "p n/a"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
+
+
+def difference_in_words(boot: BootstrapResult, *, label: str = "", scale: float = 100.0, unit: str = "points",
+                        name_a: str = "A", name_b: str = "B", p: float | None = None,
+                        p_for: str = "") -> str:
+    """The bootstrap result as a sentence, e.g. "B is better by 2.3 F1 points, 95% interval 0.8 to 3.9;
+    p = 0.004 for exact match", or "no detectable difference in F1 (B - A = 0.4 points, 95% interval -1.1
+    to 1.9)" when the interval contains 0. ``scale`` converts the metric (a 0..1 share) into ``unit``."""
+    label = label or boot.metric
+    d, lo, hi = boot.difference * scale, boot.low * scale, boot.high * scale
+    if boot.contains_zero:
+        text = (f"no detectable difference in {label} ({name_b} - {name_a} = {d:+.1f} {unit}, "
+                f"{boot.level:.0%} interval {lo:.1f} to {hi:.1f})")
+    else:   # the interval of the winner's lead, so both ends are positive
+        better, by, lo, hi = (name_b, d, lo, hi) if d > 0 else (name_a, -d, -hi, -lo)
+        text = f"{better} is better by {by:.1f} {label} {unit}, {boot.level:.0%} interval {lo:.1f} to {hi:.1f}"
+    if p is not None:
+        text += f"; {fmt_p(p)}" + (f" for {p_for}" if p_for else "")
+    return text

@@ -1,0 +1,123 @@
+"""core/stats.py against hand-computed and library values on small tables."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+
+from explorer.core import stats as S
+
+
+def test_mcnemar_10_vs_2_discordant_pairs():
+    r = S.mcnemar_from_counts(10, 2)
+    assert r.p == pytest.approx(0.0386, abs=5e-5)   # 2 * P(X <= 2), X ~ Bin(12, 0.5) = 2 * 79 / 4096
+    assert r.p == pytest.approx(2 * 79 / 4096)
+    a = np.array([1] * 10 + [0] * 2 + [1] * 5 + [0] * 3, bool)   # 10 only A, 2 only B, 5 both, 3 neither
+    b = np.array([0] * 10 + [1] * 2 + [1] * 5 + [0] * 3, bool)
+    assert S.mcnemar_exact(a, b) == r
+    assert S.mcnemar_from_counts(0, 0).p == 1.0
+    with pytest.raises(ValueError, match="same examples"):
+        S.mcnemar_exact([1, 0], [1])
+
+
+def test_cohen_kappa_textbook_2x2():
+    # 50 items: both yes 20, A yes/B no 5, A no/B yes 10, both no 15 -> po 0.7, pe 0.5, kappa 0.4
+    a = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
+    b = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
+    assert S.cohen_kappa(a, b) == pytest.approx(0.4)
+    assert S.cohen_kappa([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+
+
+def test_krippendorff_alpha_perfect_and_hand_value():
+    assert S.krippendorff_alpha({"x": ["a", "b", "a", "b"], "y": ["a", "b", "a", "b"]}) == pytest.approx(1.0)
+    # two coders, 4 units, one disagreement: nominal alpha = 1 - (n-1) * D_o / D_e with pairable values
+    # n = 8 values; o_ab = o_ba = 1, o_aa = 4 (units 1,3 agree 'a'? see below), computed by hand:
+    x, y = ["a", "a", "b", "b"], ["a", "b", "b", "b"]
+    # coincidences: aa 2, ab 1, ba 1, bb 4; n_a 3, n_b 5, n 8 -> D_o = 2/8, D_e = 2*3*5/(8*7)
+    expected = 1 - (2 / 8) / (2 * 3 * 5 / (8 * 7))
+    assert S.krippendorff_alpha({"x": x, "y": y}) == pytest.approx(expected)
+    with_missing = S.krippendorff_alpha({"x": x + [None], "y": y + ["a"]})   # a lone value is not pairable
+    assert with_missing == pytest.approx(expected)
+    with pytest.raises(ValueError, match="at least two"):
+        S.krippendorff_alpha({"x": x})
+
+
+def test_agreement_table_has_pairs_model_and_alpha():
+    rows = S.agreement_table({"ann1": ["a", "b", "a"], "ann2": ["a", "b", "b"]}, model=["a", "b", "a"])
+    pairs = [r["pair"] for r in rows]
+    assert pairs == ["ann1 vs ann2", "ann1 vs model", "ann2 vs model", "all annotators"]
+    assert rows[1]["kappa"] == pytest.approx(1.0)
+
+
+def test_bootstrap_mean_seeded_reproducible_and_sensible():
+    rng = np.random.default_rng(1)
+    a = (rng.random(400) < 0.70).astype(float)
+    b = np.where(rng.random(400) < 0.15, 1.0, a)                 # B = A plus some extra right answers
+    r1 = S.paired_bootstrap_mean(a, b, metric="accuracy", resamples=2000, seed=7)
+    r2 = S.paired_bootstrap_mean(a, b, metric="accuracy", resamples=2000, seed=7)
+    assert r1 == r2
+    assert r1.difference == pytest.approx(b.mean() - a.mean())
+    assert 0 < r1.low < r1.difference < r1.high
+    c = rng.random(400)
+    assert S.paired_bootstrap_mean(a, c, resamples=500, seed=8).low != S.paired_bootstrap_mean(a, c, resamples=500, seed=9).low
+    same = S.paired_bootstrap_mean(a, a, resamples=200)
+    assert same.low == same.high == 0.0 and same.contains_zero
+
+
+def test_bootstrap_mean_matches_the_python_loop_form():
+    rng = np.random.default_rng(2)
+    a, b = rng.random(50), rng.random(50)
+    fast = S.paired_bootstrap_mean(a, b, resamples=300, seed=3, chunk=300)
+    slow = S.paired_bootstrap(lambda idx, v: v[idx].mean(), a, b, resamples=300, seed=3)
+    # same generator, same draws in the same order (one (300, 50) matrix vs 300 rows of 50)
+    assert fast.low == pytest.approx(slow.low) and fast.high == pytest.approx(slow.high)
+
+
+def test_bootstrap_macro_f1_agrees_with_sklearn():
+    rng = np.random.default_rng(4)
+    gold = rng.integers(0, 3, 120)
+    pa = np.where(rng.random(120) < 0.6, gold, rng.integers(0, 3, 120))
+    pb = np.where(rng.random(120) < 0.8, gold, rng.integers(0, 3, 120))
+    r = S.paired_bootstrap_macro_f1(gold, pa, pb, resamples=60, seed=5)
+    assert r.value_a == pytest.approx(f1_score(gold, pa, average="macro"))
+    assert r.value_b == pytest.approx(f1_score(gold, pb, average="macro"))
+    slow = S.paired_bootstrap(lambda idx, p: f1_score(gold[idx], p[idx], average="macro", labels=[0, 1, 2],
+                                                      zero_division=0), pa, pb, resamples=60, seed=5)
+    fast = S.paired_bootstrap_macro_f1(gold, pa, pb, resamples=60, seed=5, chunk=60)
+    assert fast.low == pytest.approx(slow.low) and fast.high == pytest.approx(slow.high)
+
+
+def test_t_interval_by_hand():
+    r = S.t_interval([80.0, 82.0, 84.0])      # mean 82, sd 2, t_{0.975,2} = 4.302653
+    assert r.mean == 82.0 and r.sd == pytest.approx(2.0)
+    half = 4.302652729911275 * 2.0 / math.sqrt(3)
+    assert r.low == pytest.approx(82 - half) and r.high == pytest.approx(82 + half)
+    assert "95% interval 77.03 to 86.97 (n 3)" in r.text()
+    assert S.t_interval([5.0]).n == 1 and math.isnan(S.t_interval([5.0]).low)
+    assert S.t_interval([]).text() == "-"
+
+
+def test_welch_matches_scipy_and_hand_df():
+    from scipy.stats import ttest_ind
+
+    a, b = [80.0, 81.0, 82.0], [83.0, 85.0, 87.0, 86.0]
+    r = S.welch_test(a, b)
+    ref = ttest_ind(b, a, equal_var=False)
+    assert r.p == pytest.approx(ref.pvalue) and r.t == pytest.approx(ref.statistic)
+    assert r.difference == pytest.approx(np.mean(b) - 81.0)
+    va, vb = np.var(a, ddof=1) / 3, np.var(b, ddof=1) / 4
+    assert r.df == pytest.approx((va + vb) ** 2 / (va**2 / 2 + vb**2 / 3))
+    assert math.isnan(S.welch_test([1.0], [2.0, 3.0]).p)
+
+
+def test_difference_in_words():
+    boot = S.BootstrapResult("f1", 0.80, 0.823, 0.023, 0.008, 0.039, 0.95, 10000, 0, 300)
+    assert S.difference_in_words(boot, label="F1", p=0.004, p_for="exact match") == \
+        "B is better by 2.3 F1 points, 95% interval 0.8 to 3.9; p = 0.004 for exact match"
+    worse = S.BootstrapResult("f1", 0.823, 0.80, -0.023, -0.039, -0.008, 0.95, 10000, 0, 300)
+    assert S.difference_in_words(worse, label="F1").startswith("A is better by 2.3 F1 points, 95% interval 0.8 to 3.9")
+    none = S.BootstrapResult("f1", 0.80, 0.804, 0.004, -0.011, 0.019, 0.95, 10000, 0, 300)
+    assert S.difference_in_words(none, label="F1").startswith("no detectable difference in F1")
