@@ -230,9 +230,11 @@ def save_calibration(run_dir: str | Path, calibration: Calibration) -> Path:
 
 
 def run_dir_of_checkpoint(checkpoint: str | Path) -> Path | None:
-    """The run folder of ``<run>/checkpoints/<name>`` (None for a folder elsewhere, e.g. a hub id)."""
-    p = Path(checkpoint)
-    return p.parent.parent if p.parent.name == "checkpoints" else None
+    """The run folder of ``<run>/checkpoints/<name>`` (None for a folder elsewhere, e.g. a hub id): the run
+    store's rule (core/runs.run_dir_of)."""
+    from explorer.core.runs import run_dir_of
+
+    return run_dir_of(checkpoint)
 
 
 def load_temperature(checkpoint: str | Path) -> float | None:

@@ -410,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     message = describe_error(exc, config, control.step)
                     never_started = (isinstance(exc, UserError) and not resume and control.step == 0
-                                     and not (run_dir / "checkpoints").exists())
+                                     and not checkpoint_path(run_dir).parent.exists())   # no checkpoints/ yet
                     # a user error's message is the whole story; other failures keep the traceback
                     writer.emit("failed", error=message,
                                 traceback="" if isinstance(exc, UserError) else "".join(traceback.format_exception(exc)))
