@@ -67,6 +67,8 @@ _REGRESSION_FORMATS = (_GLUE_FORMATS + "; the label column holds numbers (e.g. S
                        "text columns")
 _MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one column (econ;politics, "
                        "--label-separator) or one 0/1 column per label (several --label-column names)")
+_TAGGING_FORMATS = ("a CoNLL column file (word first, tag last, 2 or 4 columns, a blank line between sentences; "
+                    "IOB1 / IOB2 / BIOES, read as IOB2) or a .jsonl file with tokens and tags lists")
 _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
 # What each task's evaluation reports (tasks/qa.py: evaluate-v1.1 / evaluate-v2.0 with null odds, plus the
 # dev loss; tasks/classification.py: glue_metrics.classification_metrics, f1 for binary heads only).
@@ -99,6 +101,10 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
     TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
               False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, metrics=_MULTILABEL_METRICS),
+    # CoNLL-2003 NER (BERT paper Section 5.3, Figure 4d): a tag per word from its first piece, entity-level F1
+    # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
+    TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
+              128, _TAGGING_FORMATS, metrics=("f1", "precision", "recall", "token_accuracy", "loss")),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not

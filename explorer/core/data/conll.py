@@ -286,11 +286,21 @@ def load_tagging(source: str | Path, *, cap: int = 0, encoding: str = "", scheme
     if label_names is None:
         data.label_names = tag_set(data.tags)
     else:
-        known = set(label_names)
-        for i, row in enumerate(data.tags):
-            for j, t in enumerate(row):
-                if t not in known:
-                    raise TaggingDataError(f"{data.where(i, j)}: tag {t!r} is not in the training data's tag set "
-                                           f"({', '.join(label_names)})")
-        data.label_names = list(label_names)
+        require_tag_set(data, label_names)
+    return data
+
+
+def require_tag_set(data: TaggingData, label_names: list[str]) -> TaggingData:
+    """Give ``data`` the training tag set ``label_names`` (id2label order); returns ``data``.
+
+    Raises:
+        TaggingDataError: a tag outside the set, naming its file and line.
+    """
+    known = set(label_names)
+    for i, row in enumerate(data.tags):
+        for j, t in enumerate(row):
+            if t not in known:
+                raise TaggingDataError(f"{data.where(i, j)}: tag {t!r} is not in the training data's tag set "
+                                       f"({', '.join(label_names)})")
+    data.label_names = list(label_names)
     return data
