@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import itertools
 import json
 import random
 
@@ -11,11 +12,21 @@ from helpers import save_tiny_model, tiny_tokenizer, write_tiny_conll
 
 from explorer.core.data.conll import TaggingData
 from explorer.core.events import iter_events
-from explorer.core.tagging import IGNORE_INDEX, align_labels, best_windows, entities_of, plan_windows
+from explorer.core.tagging import (
+    IGNORE_INDEX,
+    align_labels,
+    best_windows,
+    entities_of,
+    plan_windows,
+)
 from explorer.core.training.config import TrainConfig
 from explorer.core.training.tagging_metrics import tagging_metrics
 from explorer.core.training.tasks import get_task
-from explorer.core.training.tasks.tagging import merge_word_predictions, window_rows, word_pieces
+from explorer.core.training.tasks.tagging import (
+    merge_word_predictions,
+    window_rows,
+    word_pieces,
+)
 
 
 def test_first_piece_labelled_rest_ignored():
@@ -39,7 +50,7 @@ def test_windows_overlap_and_cover_every_word(seed):
     room, overlap = 16, 4
     wins = plan_windows(counts, room, overlap)
     assert len(wins) > 1 and wins[0].start == 0 and wins[-1].end == len(counts)
-    for a, b in zip(wins, wins[1:]):
+    for a, b in itertools.pairwise(wins):
         assert b.start < a.end and sum(counts[b.start:a.end]) >= overlap and b.start > a.start
     assert all(sum(counts[w.start:w.end]) <= room for w in wins)
     best = best_windows(wins, len(counts))

@@ -17,7 +17,12 @@ def tagging_metrics(gold: list[list[str]], pred: list[list[str]]) -> dict:
         {"f1", "precision", "recall" (0..1, entity level, micro), "token_accuracy" (0..1),
          "per_type": {type: {"precision", "recall", "f1", "support"}}, "entities": gold entity count}.
     """
-    from seqeval.metrics import classification_report, f1_score, precision_score, recall_score
+    from seqeval.metrics import (
+        classification_report,
+        f1_score,
+        precision_score,
+        recall_score,
+    )
     from seqeval.scheme import IOB2
 
     kw = {"mode": "strict", "scheme": IOB2, "zero_division": 0}
