@@ -17,16 +17,14 @@ from explorer.core.tagging import (
     align_labels,
     best_windows,
     entities_of,
+    merge_word_predictions,
     plan_windows,
+    window_rows,
+    word_pieces,
 )
 from explorer.core.training.config import TrainConfig
 from explorer.core.training.tagging_metrics import tagging_metrics
 from explorer.core.training.tasks import get_task
-from explorer.core.training.tasks.tagging import (
-    merge_word_predictions,
-    window_rows,
-    word_pieces,
-)
 
 
 def test_first_piece_labelled_rest_ignored():

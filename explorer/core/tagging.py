@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 IGNORE_INDEX = -100   # torch.nn.CrossEntropyLoss's default ignore_index
 
 
@@ -158,3 +160,66 @@ def split_words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
         words.append(m.group())
         offsets.append((m.start(), m.end()))
     return words, offsets
+
+
+def window_overlap(room: int) -> int:
+    """Pieces shared by consecutive windows of a long sentence: a quarter of the room."""
+    return max(0, room // 4)
+
+
+def word_pieces(tokenizer, sentences: list[list[str]]) -> list[list[list[int]]]:
+    """Piece ids of every word of every sentence (fast tokenizer, ``is_split_into_words``); a word the
+    tokenizer turns into no piece at all gets the unknown token, so every word has a first piece."""
+    if not sentences:
+        return []
+    enc = tokenizer(sentences, is_split_into_words=True, add_special_tokens=False)
+    unk = tokenizer.unk_token_id if tokenizer.unk_token_id is not None else 0
+    out = []
+    for i, words in enumerate(sentences):
+        pieces: list[list[int]] = [[] for _ in words]
+        for pid, w in zip(enc["input_ids"][i], enc.word_ids(i)):
+            if w is not None:
+                pieces[w].append(int(pid))
+        out.append([p or [unk] for p in pieces])
+    return out
+
+
+def window_rows(tokenizer, pieces: list[list[list[int]]], max_seq_length: int):
+    """Model rows for sentences of word pieces: ``(input_ids, word_ids, (sentence, window index, Window))``
+    per row, [CLS] + pieces + [SEP]; a word longer than the room keeps its first ``room`` pieces."""
+    room = max_seq_length - 2
+    cls = tokenizer.cls_token_id if tokenizer.cls_token_id is not None else tokenizer.bos_token_id
+    sep = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else tokenizer.eos_token_id
+    rows = []
+    for i, sent in enumerate(pieces):
+        counts = [min(len(p), room) for p in sent]
+        for k, win in enumerate(plan_windows(counts, room, window_overlap(room))):
+            ids, wids = [cls], [None]
+            for w in range(win.start, win.end):
+                ids.extend(sent[w][:room])
+                wids.extend([w] * min(len(sent[w]), room))
+            ids.append(sep)
+            wids.append(None)
+            rows.append((ids, wids, (i, k, win)))
+    return rows
+
+
+def merge_word_predictions(n_words: list[int], rows, row_values: list[np.ndarray]) -> list[np.ndarray]:
+    """Per sentence, one value per word (e.g. logits (n_words, K)) taken from the first piece of each word
+    in the window where it has the most context (:func:`explorer.core.tagging.best_windows`)."""
+    by_sentence: dict[int, list[int]] = {}
+    for r, (_, _, (i, _, _)) in enumerate(rows):
+        by_sentence.setdefault(i, []).append(r)
+    out = []
+    for i, n in enumerate(n_words):
+        rs = by_sentence.get(i, [])
+        wins = [rows[r][2][2] for r in rs]
+        best = best_windows(wins, n)
+        k_dim = row_values[rs[0]].shape[-1] if rs else 0
+        words = np.zeros((n, k_dim), dtype=np.float32)
+        for w in range(n):
+            r = rs[best[w]]
+            pos = rows[r][1].index(w)
+            words[w] = row_values[r][pos]
+        out.append(words)
+    return out

@@ -10,6 +10,8 @@ Kinds, from the checkpoint's ``config.json`` (transformers' own conventions):
 - ``"multilabel"``: ``problem_type == "multi_label_classification"`` (sigmoid per label; a label is predicted
   iff its probability >= its threshold).
 - ``"classification"``: any other sequence classifier (softmax over ``id2label``).
+- ``"ner"``: ``...ForTokenClassification`` (a tag per word, ``id2label`` the IOB2 tag set; entities with
+  character offsets).
 
 Saved decisions: τ from ``checkpoint.json`` key ``tau`` in the checkpoint folder, else ``<run>/tau.json``
 ``{"tau": x}``; multi-label thresholds from ``thresholds.json`` (``{label: t}``) in the checkpoint folder, else
@@ -24,9 +26,9 @@ from pathlib import Path
 
 from explorer.core.errors import ModelSourceError
 
-KINDS = ("classification", "regression", "multilabel", "swag", "qa")
+KINDS = ("classification", "regression", "multilabel", "swag", "qa", "ner")
 HEADS = {"classification": "classification", "regression": "classification", "multilabel": "classification",
-         "swag": "multiple_choice", "qa": "qa"}
+         "swag": "multiple_choice", "qa": "qa", "ner": "token_classification"}
 
 
 @dataclass
@@ -98,6 +100,8 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
         kind = "qa"
     elif head == "multiple_choice":
         kind = "swag"
+    elif head == "token_classification":
+        kind = "ner"
     elif head == "classification":
         problem = cfg.get("problem_type") or ""
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
@@ -112,7 +116,7 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
         raise ModelSourceError(f"{source!r} has no fine-tuned task head ({arch}); predict needs a checkpoint "
                                "trained for a task (a run's checkpoints/best or checkpoints/last)")
     facts = CheckpointFacts(source, kind, HEADS[kind], run_config=run_cfg, notes=notes)
-    if kind in ("classification", "multilabel"):
+    if kind in ("classification", "multilabel", "ner"):
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
         facts.label_names = label_names_of(cfg, k)
     if kind == "multilabel":
