@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.tagging import Entity, entity_offsets, merge_word_predictions, split_words, window_rows, word_pieces
+from explorer.core.tagging import (
+    Entity,
+    entity_offsets,
+    merge_word_predictions,
+    split_words,
+    window_rows,
+    word_pieces,
+)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
