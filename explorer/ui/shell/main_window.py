@@ -188,6 +188,10 @@ class MainWindow(QMainWindow):
         self.classify_pages = classify_tabs(self)
         for title, widget in self.classify_pages:
             self.tabs.addTab(widget, title)
+        from explorer.ui.inspectors.tag_view import TagView  # token tagging (issue 23)
+
+        self.tag_page = TagView(self)
+        self.tabs.addTab(self.tag_page, "Tag")
 
     def _build_menus(self) -> None:
         def action(menu, text, slot, shortcut=None, tip=""):

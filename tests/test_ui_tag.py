@@ -1,0 +1,51 @@
+"""The Tag page offscreen: a tiny token-classification model tags a typed sentence in the inspector child
+(thread double), the heat strip, the highlighted entities and the head written out with its by-hand check."""
+
+import pytest
+from helpers import tiny_loaded_model
+
+from explorer.ui.inspectors.tag_view import TagView, entity_types, highlighted_html
+
+TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
+
+
+@pytest.fixture
+def view(qtbot):
+    v = TagView()
+    qtbot.addWidget(v)
+    return v
+
+
+def test_tag_page_renders_probabilities_entities_and_head(qtbot, view):
+    import torch
+
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    with torch.no_grad():
+        loaded.model.classifier.bias[1] += 6.0    # every word starts a LOC entity
+    view.set_loaded(loaded)
+    view.sentence.setText("ada was born in london")
+    view.token.setValue(2)
+    view.result = None
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    tagged, head = view.result["tagged"], view.result["head"]
+    assert view.heat.matrix.shape == (5, 5) and tagged.tags == ["B-LOC"] * 5
+    assert head.index == 2 and head.max_abs_diff < 1e-5
+    text = view.text.toPlainText()
+    assert "logits_i = T_i Wᵀ + b" in text and "by-hand check" in text and "B-LOC" in text
+    assert view.marked.text().count("<span") == 5 and "LOC" in view.status.text()
+
+
+def test_highlight_html_by_type():
+    from explorer.core.tagging import Entity
+
+    html = highlighted_html("Ada in <Paris>", [Entity("PER", 0, 0, 0, 3, "Ada"), Entity("LOC", 2, 2, 8, 13, "Paris")],
+                            TAGS)
+    assert html.startswith('<span style="background:') and "&lt;" in html and "<sub> LOC</sub>" in html
+    assert entity_types(TAGS) == ["LOC", "PER"]
+
+
+def test_no_model_says_so(view):
+    view.run()
+    assert "no model loaded" in view.status.text()
