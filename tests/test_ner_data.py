@@ -92,3 +92,18 @@ def test_bad_jsonl_named(tmp_path):
 
 def test_tag_set_order():
     assert tag_set([["I-PER", "O", "B-LOC", "B-PER"]]) == ["O", "B-LOC", "B-PER", "I-PER"]
+
+
+@pytest.mark.real_data
+def test_real_conll2003_reads_as_iob2_with_its_counts(real_data):
+    """The shared CoNLL-2003 files (README: IOB2, four columns, no DOCSTART): counts on a capped read, and the
+    dev file's tags all in the training tag set."""
+    from explorer.core.data.conll import require_tag_set
+    from explorer.core.tagging import entities_of
+
+    train = load_tagging(real_data / "conll2003" / "train.txt", cap=500)
+    assert len(train) == 500 and train.columns == 4 and train.scheme == "IOB2" and not train.notes
+    assert train.label_names == ["O", "B-LOC", "I-LOC", "B-MISC", "I-MISC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+    dev = load_tagging(real_data / "conll2003" / "dev.txt", cap=300)
+    require_tag_set(dev, train.label_names)
+    assert sum(len(entities_of(t)) for t in dev.tags) > 300

@@ -13,8 +13,17 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .client import shared_client
 from .common import header
@@ -51,14 +60,14 @@ def highlighted_html(text: str, entities, tag_names: list[str]) -> str:
 
 def head_lines(head, digits: int = 4) -> list[str]:
     """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check."""
-    lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b   (T_i: {head.T.shape[0]}; "
-             f"W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
+    lines = [(f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b   (T_i: {head.T.shape[0]}; "
+              f"W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})"), ""]
     for k, name in enumerate(head.tag_names):
         dot = float(head.T @ head.W[k])
         lines.append(f"{name:>10}: T_i·W_k {dot:+.{digits}f} + b_k {head.b[k]:+.{digits}f} = {head.by_hand[k]:+.{digits}f}"
                      f"   model {head.model_logits[k]:+.{digits}f}   P = {head.probabilities[k]:.{digits}f}")
-    lines += ["", f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
-              f"{head.tag_names[int(head.probabilities.argmax())]}",
+    lines += ["", (f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
+                   f"{head.tag_names[int(head.probabilities.argmax())]}"),
               f"by-hand check: max |T_i Wᵀ + b - model logits| = {head.max_abs_diff:.1e}"]
     return lines
 
