@@ -49,3 +49,36 @@ def test_highlight_html_by_type():
 def test_no_model_says_so(view):
     view.run()
     assert "no model loaded" in view.status.text()
+
+
+def test_tagging_checkpoint_is_recognised(tmp_path):
+    from explorer.ui.inspectors.tag_view import is_tagging_checkpoint
+
+    (tmp_path / "config.json").write_text('{"architectures": ["BertForTokenClassification"]}', encoding="utf-8")
+    assert is_tagging_checkpoint(str(tmp_path)) and not is_tagging_checkpoint(str(tmp_path / "none"))
+
+
+def test_dev_view_scores_a_file_and_a_mistake_opens_on_the_tag_page(qtbot, tmp_path):
+    from helpers import write_tiny_conll
+
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view.set_loaded(loaded)
+    dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    rep = dev.report
+    assert rep.n_sentences == 4 and dev.confusion.rowCount() == 4 and dev.confusion.columnCount() == 4
+    assert int(rep.confusion[:3].sum()) == 4   # each of the 4 gold entities: matched, mistyped or missed
+    assert len(rep.mistakes) == dev.mistakes.rowCount() > 0
+    confid = [m.confidence for m in rep.mistakes]
+    assert confid == sorted(confid, reverse=True)
+    view.result = None
+    dev._open_row(0, 0)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.sentence.text() == rep.mistakes[0].text

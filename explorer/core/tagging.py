@@ -223,3 +223,77 @@ def merge_word_predictions(n_words: list[int], rows, row_values: list[np.ndarray
             words[w] = row_values[r][pos]
         out.append(words)
     return out
+
+
+MISSED = "missed"       # a gold entity no predicted entity has the same span as
+SPURIOUS = "spurious"   # a predicted entity no gold entity has the same span as
+
+
+def entity_confusion(gold: list[list[str]], pred: list[list[str]], types: list[str]) -> tuple[list[str], list[str],
+                                                                                            np.ndarray]:
+    """Confusion between entity types on exact spans: rows = gold type or "spurious", columns = predicted
+    type or "missed". A gold entity whose span is predicted with another type counts in (gold, predicted);
+    a boundary error counts once as missed and once as spurious. Returns (row names, column names, counts)."""
+    rows, cols = list(types) + [SPURIOUS], list(types) + [MISSED]
+    counts = np.zeros((len(rows), len(cols)), dtype=np.int64)
+    for g, p in zip(gold, pred):
+        gs = {(e.start_word, e.end_word): e.type for e in entities_of(g)}
+        ps = {(e.start_word, e.end_word): e.type for e in entities_of(p)}
+        for span, t in gs.items():
+            counts[rows.index(t), cols.index(ps[span]) if span in ps else -1] += 1
+        for span, t in ps.items():
+            if span not in gs:
+                counts[-1, cols.index(t)] += 1
+    return rows, cols, counts
+
+
+@dataclass
+class TagMistake:
+    """One wrongly tagged word: sentence index, word index, the sentence's words joined by spaces, the word,
+    gold and predicted tags, and the predicted tag's probability (how sure the model was)."""
+
+    sentence: int
+    word: int
+    text: str
+    token: str
+    gold: str
+    predicted: str
+    confidence: float
+
+
+@dataclass
+class TagDevReport:
+    """A dev file tagged: source, f1 / precision / recall / token_accuracy (seqeval strict IOB2, 0..1),
+    per_type {type: {precision, recall, f1, support}}, the type confusion (confusion_rows, confusion_cols,
+    confusion), and the most confident mistakes (highest probability on a wrong tag first)."""
+
+    source: str
+    n_sentences: int
+    f1: float
+    precision: float
+    recall: float
+    token_accuracy: float
+    per_type: dict
+    confusion_rows: list[str]
+    confusion_cols: list[str]
+    confusion: np.ndarray
+    mistakes: list[TagMistake]
+
+
+def tag_dev_report(source: str, words: list[list[str]], gold: list[list[str]], probabilities: list[np.ndarray],
+                   tag_names: list[str], *, n_mistakes: int = 50) -> TagDevReport:
+    """The dev view's figures from every word's tag probabilities ((n_words, K) per sentence)."""
+    from explorer.core.training.tagging_metrics import tagging_metrics
+
+    pred = [[tag_names[k] for k in p.argmax(-1)] if len(p) else [] for p in probabilities]
+    m = tagging_metrics(gold, pred)
+    types = list(dict.fromkeys(t[2:] for t in tag_names if t != "O" and len(t) > 2))
+    rows, cols, counts = entity_confusion(gold, pred, types)
+    mistakes = []
+    for i, (g, p, pr) in enumerate(zip(gold, pred, probabilities)):
+        for j, (a, b) in enumerate(zip(g, p)):
+            if a != b:
+                mistakes.append(TagMistake(i, j, " ".join(words[i]), words[i][j], a, b, float(pr[j].max())))
+    mistakes.sort(key=lambda x: -x.confidence)
+    return TagDevReport(source, len(words), m["f1"], m["precision"], m["recall"], m["token_accuracy"], m["per_type"],
+                        rows, cols, counts, mistakes[:n_mistakes])

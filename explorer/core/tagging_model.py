@@ -23,7 +23,8 @@ from explorer.core.tagging import (
 )
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis (max subtracted first)."""
     e = np.exp(z - z.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -69,18 +70,44 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
     """Tag raw texts: words split as :func:`explorer.core.tagging.split_words`, pieces aligned with the fast
     tokenizer's word_ids, long texts in overlapping windows merged per word (as training evaluates).
     ``keep_hidden`` also keeps the first window's pieces, T_i and logits (the Tag page)."""
-    import torch
-
     split = [split_words(t) for t in texts]
     sentences = [w for w, _ in split]
     nonempty = [i for i, w in enumerate(sentences) if w]
-    pieces = word_pieces(tokenizer, [sentences[i] for i in nonempty])
+    merged, rows, row_logits, row_hidden, first_rows = _forward_words(
+        model, tokenizer, [sentences[i] for i in nonempty], max_seq_length, batch_size, keep_hidden)
+    names = tag_names_of(model)
+    by_text = dict(zip(nonempty, merged))
+    results = []
+    for i, text in enumerate(texts):
+        words, offsets = split[i]
+        z = by_text.get(i, np.zeros((0, len(names))))
+        p = softmax(z) if len(z) else z
+        tags = [names[k] for k in z.argmax(-1)] if len(z) else []
+        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags))
+        if keep_hidden and i in by_text:
+            r = first_rows[nonempty.index(i)]
+            res.pieces = tokenizer.convert_ids_to_tokens(rows[r][0])
+            res.piece_words = list(rows[r][1])
+            res.hidden = row_hidden[r]
+            res.piece_logits = row_logits[r]
+        results.append(res)
+    return results
+
+
+def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length: int, batch_size: int,
+                   keep_hidden: bool = False):
+    """(per-sentence word logits, rows, per-row logits, per-row hidden (first rows, keep_hidden), sentence ->
+    its first row) for sentences of words, in length-sorted batches."""
+    import torch
+
+    pieces = word_pieces(tokenizer, sentences)
     rows = window_rows(tokenizer, pieces, max_seq_length)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     device = next(model.parameters()).device
     row_logits: list[np.ndarray] = [None] * len(rows)   # type: ignore[list-item]
     row_hidden: dict[int, np.ndarray] = {}
     first_rows = {rows[r][2][0]: r for r in reversed(range(len(rows)))}
+    firsts = set(first_rows.values())
     order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
     was_training = model.training
     model.eval()
@@ -100,29 +127,20 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
                 for j, r in enumerate(idx):
                     n = len(rows[r][0])
                     row_logits[r] = logits[j, :n].astype(np.float64)
-                    if keep_hidden and r in first_rows.values():
+                    if keep_hidden and r in firsts:
                         row_hidden[r] = out.hidden_states[-1][j, :n].float().cpu().numpy().astype(np.float64)
     finally:
         if was_training:
             model.train()
-    names = tag_names_of(model)
-    merged = merge_word_predictions([len(sentences[i]) for i in nonempty], rows, row_logits)
-    by_text = dict(zip(nonempty, merged))
-    results = []
-    for i, text in enumerate(texts):
-        words, offsets = split[i]
-        z = by_text.get(i, np.zeros((0, len(names))))
-        p = _softmax(z) if len(z) else z
-        tags = [names[k] for k in z.argmax(-1)] if len(z) else []
-        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags))
-        if keep_hidden and i in by_text:
-            r = first_rows[nonempty.index(i)]
-            res.pieces = tokenizer.convert_ids_to_tokens(rows[r][0])
-            res.piece_words = list(rows[r][1])
-            res.hidden = row_hidden[r]
-            res.piece_logits = row_logits[r]
-        results.append(res)
-    return results
+    merged = merge_word_predictions([len(w) for w in sentences], rows, row_logits)
+    return merged, rows, row_logits, row_hidden, first_rows
+
+
+def word_logits(model, tokenizer, sentences: list[list[str]], *, max_seq_length: int = 128,
+                batch_size: int = 32) -> list[np.ndarray]:
+    """(n_words, K) logits per sentence of already split words (a dev file), each word from its first piece
+    in its max-context window."""
+    return _forward_words(model, tokenizer, sentences, max_seq_length, batch_size)[0]
 
 
 @dataclass
@@ -166,5 +184,5 @@ def token_head(model, tagged: TaggedText, index: int) -> TokenHead:
     T = tagged.hidden[index]
     z = T @ W.T + b
     ref = tagged.piece_logits[index]
-    return TokenHead(index, tagged.pieces[index], T, W, b, z, ref, float(np.max(np.abs(z - ref))), _softmax(z),
+    return TokenHead(index, tagged.pieces[index], T, W, b, z, ref, float(np.max(np.abs(z - ref))), softmax(z),
                      list(tagged.tag_names))

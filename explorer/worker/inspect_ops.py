@@ -166,6 +166,20 @@ def op_tag(state: State, args: dict, progress, cancelled):
     return {"tagged": tagged, "head": head}
 
 
+def op_tag_dev(state: State, args: dict, progress, cancelled):
+    """A CoNLL / JSONL dev file tagged by the slot's model: TagDevReport (per type, confusion, confident
+    mistakes). The file's tags must be in the model's tag set (id2label)."""
+    from explorer.core.data.conll import load_tagging
+    from explorer.core.tagging import tag_dev_report
+    from explorer.core.tagging_model import softmax, tag_names_of, word_logits
+
+    loaded = state.model(args.get("slot", "tag"))
+    names = tag_names_of(loaded.model)
+    data = load_tagging(args["path"], cap=int(args.get("cap") or 0), label_names=names, repair=True)
+    logits = word_logits(loaded.model, loaded.tokenizer, data.words, max_seq_length=int(args.get("max_seq_length") or 128))
+    return tag_dev_report(str(args["path"]), data.words, data.tags, [softmax(z) if len(z) else z for z in logits], names)
+
+
 def op_classify_dev(state: State, args: dict, progress, cancelled):
     """A classification dev file scored by the slot's model (explorer.core.classify_dev)."""
     from explorer.core.classify_dev import score_classification_dev
@@ -219,6 +233,6 @@ def op_ping(state: State, args: dict, progress, cancelled):
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
-    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"),
+    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"),
 }

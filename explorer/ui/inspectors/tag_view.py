@@ -32,6 +32,21 @@ from .remote import RemoteLatest
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
 
 
+def is_tagging_checkpoint(path: str) -> bool:
+    """True for a folder whose config.json ``architectures`` is a ...ForTokenClassification (a ner run's
+    checkpoint); reads the JSON only."""
+    import json
+    from pathlib import Path
+
+    try:
+        cfg = json.loads((Path(path) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    from explorer.core.models import checkpoint_task
+
+    return checkpoint_task(cfg.get("architectures") if isinstance(cfg, dict) else None) == "token_classification"
+
+
 def type_color(entity_type: str, types: list[str]) -> str:
     """The highlight colour of an entity type (by its place among the head's types)."""
     k = types.index(entity_type) if entity_type in types else len(types)
@@ -185,3 +200,111 @@ class TagView(QWidget):
         ents = ", ".join(f"{e.text} ({e.type})" for e in tagged.entities) or "no entity"
         self._status(f"{len(tagged.words)} words, {len(tagged.pieces)} pieces: {ents}; "
                      f"by-hand check {head.max_abs_diff:.1e}")
+
+
+class TagDevView(QWidget):
+    """The Tag page's dev view: a CoNLL / JSONL dev file scored by the Tag page's model (entity F1 overall and
+    per type, the confusion between types with missed / spurious, the most confident mistakes). A double
+    click on a mistake opens its sentence on the Tag page (``open_requested(text)``)."""
+
+    open_requested = Signal(str)
+    message = Signal(str)
+
+    def __init__(self, tag_view: TagView, parent=None):
+        from PySide6.QtWidgets import QAbstractItemView, QTableWidget
+
+        from .remote import RemoteJob
+
+        super().__init__(parent)
+        self.tag_view = tag_view
+        self.report = None
+        self._job = RemoteJob(tag_view.client, self)
+        self._job.finished.connect(self.show_report)
+        self._job.failed.connect(lambda msg, _tb: self._status(msg))
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("a dev file: CoNLL columns (word first, tag last) or JSONL tokens / tags")
+        run = QPushButton("Score dev file")
+        run.clicked.connect(self.run)
+        top = QHBoxLayout()
+        for w in (QLabel("Dev file"), self.path, run):
+            top.addWidget(w)
+        self.status = QLabel("Load a model on the Tag page, choose a dev file, press Score dev file.")
+        self.status.setWordWrap(True)
+        self.types = QTableWidget(0, 5)
+        self.types.setHorizontalHeaderLabels(["type", "precision", "recall", "F1", "support"])
+        self.confusion = QTableWidget(0, 0)
+        self.confusion.setToolTip("rows: gold type (spurious = no gold entity on that span); columns: predicted "
+                                  "type (missed = no predicted entity on that span); exact spans")
+        self.mistakes = QTableWidget(0, 5)
+        self.mistakes.setHorizontalHeaderLabels(["word", "gold", "predicted", "P(predicted)", "sentence"])
+        self.mistakes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.mistakes.cellDoubleClicked.connect(self._open_row)
+        upper = QSplitter()
+        upper.addWidget(self.types)
+        upper.addWidget(self.confusion)
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("A dev file tagged by the Tag page's model: entity F1 per type (seqeval strict IOB2), "
+                                "which types are confused, missed or spurious, and the most confident mistakes."))
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(upper, 1)
+        layout.addWidget(self.mistakes, 1)
+
+    def run(self) -> None:
+        if self.tag_view.loaded is None:
+            self._status("no model loaded: load one on the Tag page first")
+            return
+        self._status(f"tagging {self.path.text()} ...")
+        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip()})
+
+    def _status(self, text: str) -> None:
+        self.status.setText(text)
+        self.message.emit(text)
+
+    def show_report(self, rep) -> None:
+        """Render a TagDevReport."""
+        from PySide6.QtWidgets import QTableWidgetItem
+
+        self.report = rep
+        self.types.setRowCount(len(rep.per_type))
+        for r, (t, v) in enumerate(rep.per_type.items()):
+            cells = (t, f"{100 * v['precision']:.2f}", f"{100 * v['recall']:.2f}", f"{100 * v['f1']:.2f}",
+                     str(v["support"]))
+            for c, text in enumerate(cells):
+                self.types.setItem(r, c, QTableWidgetItem(text))
+        self.confusion.setRowCount(len(rep.confusion_rows))
+        self.confusion.setColumnCount(len(rep.confusion_cols))
+        self.confusion.setHorizontalHeaderLabels(list(rep.confusion_cols))
+        self.confusion.setVerticalHeaderLabels(list(rep.confusion_rows))
+        for r in range(len(rep.confusion_rows)):
+            for c in range(len(rep.confusion_cols)):
+                self.confusion.setItem(r, c, QTableWidgetItem(str(int(rep.confusion[r, c]))))
+        self.mistakes.setRowCount(len(rep.mistakes))
+        for r, m in enumerate(rep.mistakes):
+            for c, text in enumerate((m.token, m.gold, m.predicted, f"{m.confidence:.3f}", m.text)):
+                self.mistakes.setItem(r, c, QTableWidgetItem(text))
+        self._status(f"{rep.n_sentences} sentences: entity F1 {100 * rep.f1:.2f} (precision {100 * rep.precision:.2f}, "
+                     f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
+
+    def _open_row(self, row: int, _col: int) -> None:
+        if self.report is not None and 0 <= row < len(self.report.mistakes):
+            self.open_requested.emit(self.report.mistakes[row].text)
+
+
+def tag_tabs(parent=None) -> list[tuple[str, QWidget]]:
+    """The Tag page and its dev view, wired (a double-clicked mistake opens its sentence on the Tag page)."""
+    view = TagView(parent)
+    dev = TagDevView(view, parent)
+
+    def open_sentence(text: str) -> None:
+        view.tag(text)
+        from PySide6.QtWidgets import QTabWidget
+
+        tabs = view.parentWidget()
+        while tabs is not None and not isinstance(tabs, QTabWidget):
+            tabs = tabs.parentWidget()
+        if tabs is not None:
+            tabs.setCurrentWidget(view)
+
+    dev.open_requested.connect(open_sentence)
+    return [("Tag", view), ("Tag: dev set", dev)]

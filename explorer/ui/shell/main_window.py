@@ -188,10 +188,12 @@ class MainWindow(QMainWindow):
         self.classify_pages = classify_tabs(self)
         for title, widget in self.classify_pages:
             self.tabs.addTab(widget, title)
-        from explorer.ui.inspectors.tag_view import TagView  # token tagging (issue 23)
+        from explorer.ui.inspectors.tag_view import tag_tabs  # token tagging + its dev set (issue 23)
 
-        self.tag_page = TagView(self)
-        self.tabs.addTab(self.tag_page, "Tag")
+        self.tag_pages = tag_tabs(self)
+        self.tag_page = self.tag_pages[0][1]
+        for title, widget in self.tag_pages:
+            self.tabs.addTab(widget, title)
 
     def _build_menus(self) -> None:
         def action(menu, text, slot, shortcut=None, tip=""):
@@ -456,6 +458,13 @@ class MainWindow(QMainWindow):
             view.open_checkpoint(path, kind)
             self.tabs.setCurrentWidget(view)
             self.show_message(f"Opening {path} in Classify …")
+            return
+        from explorer.ui.inspectors.tag_view import is_tagging_checkpoint
+
+        if is_tagging_checkpoint(path):  # a token-classification (ner) checkpoint opens in Tag
+            self.tag_page.open_checkpoint(path)
+            self.tabs.setCurrentWidget(self.tag_page)
+            self.show_message(f"Opening {path} in Tag …")
             return
         if self.hub is None:
             self.show_message(f"The inspectors are not available in this build ({path})")
