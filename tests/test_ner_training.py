@@ -1,7 +1,5 @@
 """Token tagging: piece alignment, windows, seqeval equality, and a few training steps of --task ner."""
 
-import contextlib
-import io
 import itertools
 import json
 import random
@@ -9,9 +7,11 @@ import random
 import numpy as np
 import pytest
 from helpers import save_tiny_model, tiny_tokenizer, write_tiny_conll
+from test_training_loop import (
+    run,  # the worker's main in this process, its events parsed
+)
 
 from explorer.core.data.conll import TaggingData
-from explorer.core.events import iter_events
 from explorer.core.tagging import (
     IGNORE_INDEX,
     align_labels,
@@ -83,15 +83,6 @@ def test_f1_equals_seqeval_and_hand_example():
     p = [[tags[k] for k in rng.integers(0, 5, 12)] for _ in range(40)]
     assert tagging_metrics(g, p)["f1"] == f1_score(g, p, mode="strict", scheme=IOB2)
     assert [(e.type, e.start_word, e.end_word) for e in entities_of(pred[0])] == [("PER", 0, 1)]
-
-
-def run(argv):
-    from explorer.worker.train import main as train_main
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        rc = train_main([str(a) for a in argv])
-    return rc, list(iter_events(buf.getvalue().splitlines()))
 
 
 def test_train_ner_end_to_end(tmp_path):
