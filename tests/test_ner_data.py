@@ -107,3 +107,20 @@ def test_real_conll2003_reads_as_iob2_with_its_counts(real_data):
     dev = load_tagging(real_data / "conll2003" / "dev.txt", cap=300)
     require_tag_set(dev, train.label_names)
     assert sum(len(entities_of(t)) for t in dev.tags) > 300
+
+
+def test_sniff_and_launcher_preview_know_tagging_files(tmp_path):
+    from explorer.core.data.sniff import sniff_data_file
+    from explorer.ui.launch.data_preview import preview_data
+
+    two = write(tmp_path / "t.tsv", "Peter\tI-PER\nBlackburn\tI-PER\nsaw\tO\n\nParis\tI-LOC\n")
+    four = write(tmp_path / "f.txt", "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")
+    js = write(tmp_path / "t.jsonl", '{"tokens": ["EU"], "tags": ["B-ORG"]}\n')
+    for f in (two, four, js):
+        assert sniff_data_file(f).fits_task("ner") and sniff_data_file(f).mismatch("ner") is None
+    assert sniff_data_file(two).mismatch("single")
+    prev = preview_data(str(two), "ner")
+    assert prev["ok"] and "IOB1 read as IOB2" in prev["summary"] and prev["counts"]["entities PER"] == 1
+    assert prev["records"][0]["sentence"] == "Peter/B-PER Blackburn/I-PER saw"
+    bad = preview_data(str(write(tmp_path / "bad.txt", "EU B-ORG\nsaw X O\n")), "ner")
+    assert not bad["ok"] and "line 2" in bad["error"]

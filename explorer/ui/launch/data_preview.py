@@ -45,6 +45,8 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
             return _preview_squad(source, task, n_records, split)
         if task == "swag":
             return _preview_swag(source, n_records)
+        if _is_tagging(task):
+            return _preview_tagging(source, n_records, options)
         if task in ("regression", "multilabel"):
             return _preview_scores_or_label_sets(source, task, n_records, split, text_columns, label_column,
                                                  (options or {}).get("label_separator") or ";")
@@ -110,6 +112,36 @@ def _preview_squad(source: str, task: str, n: int, split: str) -> dict:
     return {"ok": True, "kind": "squad", "summary": summary, "answer_check": report.answer_check(),
             "answers_changed": bool(report.n_misaligned), "counts": counts, "problems": problems[:50],
             "n_problems": len(problems), "records": records, "error": ""}
+
+
+def _is_tagging(task: str) -> bool:
+    from explorer.core.task_facts import find_task_facts
+
+    facts = find_task_facts(task)
+    return bool(facts and facts.head == "token_classification")
+
+
+def _preview_tagging(source: str, n: int, options: dict | None) -> dict:
+    """A CoNLL / JSONL tagging file: sentences, words, entities per type, the scheme read (and converted to
+    IOB2), the first sentences as word/TAG."""
+    from explorer.core.data.conll import load_tagging
+    from explorer.core.tagging import entities_of
+
+    data = load_tagging(source, encoding=str((options or {}).get("encoding") or ""),
+                        repair=bool((options or {}).get("skip_invalid")))
+    per_type: dict[str, int] = {}
+    for tags in data.tags:
+        for e in entities_of(tags):
+            per_type[e.type] = per_type.get(e.type, 0) + 1
+    words = sum(len(w) for w in data.words)
+    layout = f"CoNLL, {data.columns} columns" if data.columns else "JSONL tokens / tags"
+    summary = (f"{layout}, {data.scheme}{' read as IOB2' if data.scheme != 'IOB2' else ''}: {len(data):,} sentences, "
+               f"{words:,} words, {sum(per_type.values()):,} entities ({', '.join(sorted(per_type))})")
+    records = [{"sentence": _clip(" ".join(f"{w}/{t}" if t != "O" else w for w, t in zip(ws, ts)), 200)}
+               for ws, ts in zip(data.words[:n], data.tags[:n])]
+    counts = {"sentences": len(data), "words": words, **{f"entities {t}": c for t, c in sorted(per_type.items())}}
+    return {"ok": True, "kind": "tagging", "summary": summary, "counts": counts, "problems": list(data.notes),
+            "n_problems": 0, "records": records, "error": "", "tags": list(data.label_names)}
 
 
 def _preview_swag(source: str, n: int) -> dict:
