@@ -82,3 +82,13 @@ def test_dev_view_scores_a_file_and_a_mistake_opens_on_the_tag_page(qtbot, tmp_p
     dev._open_row(0, 0)
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     assert view.sentence.text() == rep.mistakes[0].text
+
+
+def test_tag_page_and_its_wire_classes_import_without_torch():
+    """The GUI rebuilds TaggedText / TokenHead / TagDevReport from the pipe: their modules must not pull in torch."""
+    import subprocess
+    import sys
+
+    code = ("import sys, explorer.ui.inspectors.tag_view, explorer.core.tagging_model, explorer.core.tagging; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
