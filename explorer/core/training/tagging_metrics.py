@@ -2,8 +2,12 @@
 accuracy.
 
 Entity scores are seqeval's (``seqeval.metrics``, mode="strict", scheme=IOB2): an entity counts as right
-only when its type and both its boundaries match a gold entity, as the CoNLL-2003 ``conlleval`` script
-scores them (Tjong Kim Sang and De Meulder 2003). F1 = 2PR / (P + R), micro-averaged over entities.
+only when its type and both its boundaries match a gold entity, as in the CoNLL-2003 ``conlleval`` script
+(Tjong Kim Sang and De Meulder 2003). F1 = 2PR / (P + R), micro-averaged over entities. On well-formed IOB2
+sequences strict mode and conlleval agree; they differ only on an ill-formed *predicted* I-X that follows O
+or another type: conlleval (and seqeval's default mode) read it as the start of an entity, strict mode does
+not count it as an entity at all. Gold files are converted to well-formed IOB2 when read
+(explorer.core.data.conll).
 Token accuracy = right tags / words (every word, O included).
 """
 
