@@ -7,6 +7,8 @@
 - ``write_tiny_squad(path, v2=True)``: a small official-format SQuAD JSON (v2.0 adds unanswerable
   questions) whose words the tiny tokenizer covers.
 - ``write_tiny_classification(path, pair=False)``: a small GLUE-style TSV/CSV/JSONL file.
+- ``write_tiny_conll(path)``: a small 2-column IOB2 CoNLL file (``--task ner``); ``tiny_loaded_model(
+  "token_classification", num_labels=K)`` is the matching tiny token-classification BERT.
 - ``run_worker(argv)``: ``bert-explorer train`` in a real child process, returning (rc, stdout, stderr).
 """
 
