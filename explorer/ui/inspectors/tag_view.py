@@ -239,6 +239,7 @@ class TagDevView(QWidget):
         self.mistakes.setHorizontalHeaderLabels(["word", "gold", "predicted", "P(predicted)", "sentence"])
         self.mistakes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.mistakes.cellDoubleClicked.connect(self._open_row)
+        self.mistakes.horizontalHeader().setStretchLastSection(True)
         upper = QSplitter()
         upper.addWidget(self.types)
         upper.addWidget(self.confusion)
