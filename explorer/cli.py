@@ -32,14 +32,38 @@ EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out o
               "143 training cancelled")
 
 
+def add_app_arguments(parser: argparse.ArgumentParser, *, listed_only: bool = False) -> None:
+    """The desktop app's options (``bert-explorer [options]`` with no subcommand) and ``--version``; shared
+    by this parser's --help and the app's own parser (explorer.ui.app), so both list the same ones.
+    ``listed_only``: no defaults in the parsed namespace (the top-level parser, whose namespace the
+    subcommands read)."""
+    from explorer import __version__
+
+    unset = {"default": argparse.SUPPRESS} if listed_only else {}
+
+    group = parser.add_argument_group("desktop app (no subcommand)")
+    group.add_argument("--runs-dir", **({"default": ""} | unset), metavar="FOLDER",
+                       help="runs folder (default: the remembered one, else $EXPLORER_RUNS_DIR, else "
+                            "~/bert-explorer-runs)")
+    group.add_argument("--settings", **({"default": ""} | unset), metavar="FILE.ini",
+                       help="keep the app's settings in this INI file (default: the user's settings; "
+                            "$EXPLORER_SETTINGS does the same)")
+    group.add_argument("--background", action="store_true", **unset,
+                       help="start the app detached and return at once; without a display only say how to "
+                            "start it")
+    parser.add_argument("--version", action="version", version=f"bert-explorer {__version__}")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with one subparser per entry of SUBCOMMANDS (each with the exit-code epilog)."""
+    """The top-level parser: the app's options (:func:`add_app_arguments`) and one subparser per entry of
+    SUBCOMMANDS (each with the exit-code epilog)."""
     parser = argparse.ArgumentParser(
         prog="bert-explorer",
-        description="BERT Explorer. With no subcommand, opens the desktop app.",
+        description="BERT Explorer. With no subcommand, opens the desktop app (the options below).",
         epilog=EXIT_CODES,
     )
-    sub = parser.add_subparsers(dest="command")
+    add_app_arguments(parser, listed_only=True)
+    sub = parser.add_subparsers(dest="command", title="subcommands")
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         importlib.import_module(module).add_arguments(p)
@@ -85,7 +109,7 @@ def unknown_arguments_message(extra: list[str], parser: argparse.ArgumentParser)
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `bert-explorer`; returns the exit code (see the module docstring)."""
     argv = sys.argv[1:] if argv is None else argv
-    gui_option = bool(argv) and argv[0].startswith("-") and argv[0] not in {"-h", "--help"}
+    gui_option = bool(argv) and argv[0].startswith("-") and argv[0] not in {"-h", "--help", "--version"}
     if not argv or argv[0] == "gui" or gui_option:
         from explorer.ui.app import main as gui_main
 

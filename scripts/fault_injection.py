@@ -1,7 +1,7 @@
 """Fault injection: kill the training worker at random moments and fill the disk during a save, then
 check that nothing it had written is lost.
 
-    python scripts/fault_injection.py [--kills 20] [--enospc 1] [--seed 0] [--max-steps 200]
+    python scripts/fault_injection.py [--kills 20] [--enospc 1] [--seed 0 | --seeds 0-4] [--max-steps 200]
                                       [--workdir DIR] [--keep]
 
 Setup: a tiny random BERT QA model (2 layers, 4 heads, hidden 32) saved in a temp folder, and the
@@ -24,8 +24,14 @@ failed); ``checkpoints/last`` and ``checkpoints/best`` either load (model + trai
 absent, never half-written; the run reads as ``crashed`` (``failed`` for disk full) with all its logged
 step points, both in explorer.core.runs and in the GUI's run store; and ``--resume`` finishes with the
 loss of every step after the resume point equal to the reference run's (max |diff| printed; the runs
-are bitwise deterministic on CPU with one thread). A kill before the first checkpoint must make
-``--resume`` refuse with the "no checkpoint to resume from" message instead.
+are bitwise deterministic on CPU with one thread). The expectation follows what the kill left: when no
+complete ``checkpoints/last`` exists (killed before the first save finished, e.g. while writing the first
+one), the pass is ``--resume`` refusing with the "no checkpoint to resume from" message (exit 2, a user
+error by the commands' convention, no traceback); a checkpoint that events.jsonl reported as written but
+that is not there is a failure.
+
+``--seeds 0-4`` (or ``0,3,7``) repeats the trials for each seed (one reference run for all) and prints
+each seed's count and the total, so a figure is not one seed's luck.
 
 Prints one line per trial and the counts, e.g. "20/20 runs: events parse, checkpoints whole, resume
 identical". Exit code 0 when every trial passed, 1 otherwise.
@@ -56,6 +62,7 @@ from explorer.paths import SAMPLES  # noqa: E402
 
 SAVE_DELAY = 0.25      # seconds per save phase while aiming a kill at a save
 LOSS_TOLERANCE = 1e-6  # relative; the runs are expected to match bitwise
+REFUSED = 2            # the exit code of a refused --resume (a user error: explorer.cli's convention)
 
 
 @dataclass
@@ -66,7 +73,9 @@ class Trial:
     problems: list[str] = field(default_factory=list)
     detail: str = ""
     resumed: bool = False
+    refused: bool = False
     max_diff: float = 0.0
+    seed: int = 0
 
     @property
     def ok(self) -> bool:
@@ -134,7 +143,7 @@ def kill_after_step(proc: subprocess.Popen, events_file: Path, step: int, delay:
     """SIGKILL ``delay`` seconds after the worker logged optimizer step ``step`` (a moment tied to the
     run's progress, not to the clock, so a busy machine does not shift it); False when the worker ended
     first."""
-    marker = f'"event":"step","run_id":'
+    marker = '"event":"step","run_id":'
     while proc.poll() is None:
         try:
             text = events_file.read_text(encoding="utf-8", errors="replace")
@@ -245,12 +254,22 @@ def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, tri
     from explorer.core.training.checkpoints import checkpoint_dir
 
     had_checkpoint = checkpoint_dir(run_dir, "last") is not None
+    if not had_checkpoint:
+        reported = [e for e in read_events(run_dir / "events.jsonl") if e.get("event") == "checkpoint"
+                    and e.get("kind") == "last"] if (run_dir / "events.jsonl").exists() else []
+        if reported:
+            trial.problems.append(f"checkpoints/last of step {reported[-1].get('step')} was reported written "
+                                  "but is not there")
     proc = subprocess.run([sys.executable, "-m", "explorer", "train", "--resume", str(run_dir)], cwd=REPO,
                           env=worker_env(), capture_output=True, text=True, timeout=900)
-    if not had_checkpoint:
-        if proc.returncode != 1 or "no checkpoint to resume from" not in proc.stderr or "Traceback" in proc.stderr:
+    if not had_checkpoint:   # nothing complete to resume from: the right answer is a clear refusal
+        if proc.returncode != REFUSED or "no checkpoint to resume from" not in proc.stderr \
+                or "Traceback" in proc.stderr:
             trial.problems.append(f"resume without a checkpoint: exit {proc.returncode}, {proc.stderr[-300:]!r}")
-        trial.detail += " resume refused (no checkpoint yet);"
+        writing = any((run_dir / "checkpoints").glob(".tmp-last-*")) if (run_dir / "checkpoints").is_dir() else False
+        trial.detail += (" resume refused (killed while writing the first checkpoint);" if writing
+                         else " resume refused (no checkpoint yet);")
+        trial.refused = True
         return
     if proc.returncode != 0:
         trial.problems.append(f"--resume exited {proc.returncode}: {proc.stderr[-500:]!r}")
@@ -269,18 +288,19 @@ def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, tri
 
 
 # ----------------------------------------------------------------------------------------- trials
-def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random.Random) -> Trial:
-    run_id = f"kill-{i:02d}"
+def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random.Random, seed: int = 0,
+                   tag: str = "") -> Trial:
+    run_id = f"kill-{i:02d}{tag}"
     argv = train_args(inputs, out, run_id, args.max_steps)
     if i % 4 == 3:   # every fourth kill is aimed at a checkpoint save
         phase = ("writing", "swap", "best")[(i // 4) % 3]
         nth = rng.randint(1, 4)
-        trial = Trial(f"{run_id} in save ({phase})")
+        trial = Trial(f"{run_id} in save ({phase})", seed=seed)
         proc = start_worker(argv, fault=f"save_delay={SAVE_DELAY}")
         killed = kill_in_save(proc, out / run_id, phase, nth, rng)
     else:
         step, delay = rng.randint(1, args.max_steps - 2), rng.uniform(0, 0.3)
-        trial = Trial(f"{run_id} {delay:.2f} s after step {step:3d}")
+        trial = Trial(f"{run_id} {delay:.2f} s after step {step:3d}", seed=seed)
         proc = start_worker(argv)
         killed = kill_after_step(proc, events_file(out / run_id), step, delay)
     if not killed:
@@ -296,10 +316,10 @@ def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random
     return trial
 
 
-def run_enospc_trial(i: int, inputs: dict, out: Path, ref: dict, args) -> Trial:
-    run_id = f"diskfull-{i:02d}"
+def run_enospc_trial(i: int, inputs: dict, out: Path, ref: dict, args, seed: int = 0, tag: str = "") -> Trial:
+    run_id = f"diskfull-{i:02d}{tag}"
     nth = 2 + i
-    trial = Trial(f"{run_id} at save {nth}")
+    trial = Trial(f"{run_id} at save {nth}", seed=seed)
     proc = start_worker(train_args(inputs, out, run_id, args.max_steps), fault=f"enospc_save={nth}")
     _, err = proc.communicate(timeout=900)
     if proc.returncode != 1 or "disk full while writing" not in err or "Traceback" in err:
@@ -318,32 +338,55 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kills", type=int, default=20, help="SIGKILL trials (every fourth aimed at a save)")
     p.add_argument("--enospc", type=int, default=1, help="disk-full trials")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
+    p.add_argument("--seeds", default="", metavar="A-B|A,B,...",
+                   help="run the trials once per seed (e.g. 0-4); overrides --seed")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps of each run")
     p.add_argument("--workdir", default="", help="folder for the runs and the tiny model (default: a temp "
                    "folder, removed at the end); its runs/ and tiny-model/ are removed unless --keep")
     p.add_argument("--keep", action="store_true", help="keep the run folders and the tiny model")
     args = p.parse_args(argv)
+    try:
+        seeds = parse_seeds(args.seeds) if args.seeds else [args.seed]
+    except ValueError as exc:
+        p.error(f"--seeds {args.seeds!r}: {exc}")
     workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="fault-injection-"))
     workdir.mkdir(parents=True, exist_ok=True)
     out = workdir / "runs"
-    rng = random.Random(args.seed)
     try:
         inputs = build_inputs(workdir)
         ref, first, seconds = reference_run(inputs, out, args.max_steps)
         print(f"reference: {len(ref)} steps in {seconds:.1f} s, first step at {first:.1f} s (workdir {workdir})",
               flush=True)
         trials = []
-        for i in range(args.kills):
-            trials.append(run_kill_trial(i, inputs, out, ref, args, rng))
-            report(trials[-1])
-        for i in range(args.enospc):
-            trials.append(run_enospc_trial(i, inputs, out, ref, args))
-            report(trials[-1])
+        for seed in seeds:
+            rng = random.Random(seed)
+            tag = f"-s{seed}" if len(seeds) > 1 else ""
+            for i in range(args.kills):
+                trials.append(run_kill_trial(i, inputs, out, ref, args, rng, seed, tag))
+                report(trials[-1])
+            for i in range(args.enospc):
+                trials.append(run_enospc_trial(i, inputs, out, ref, args, seed, tag))
+                report(trials[-1])
     finally:
         if not args.keep:   # only what this script made: a given --workdir itself stays
             for made in ((workdir,) if not args.workdir else (out, workdir / "tiny-model")):
                 shutil.rmtree(made, ignore_errors=True)
-    return summary(trials, args)
+    return summary(trials, args, seeds)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """'0-4' -> [0, 1, 2, 3, 4]; '0,3,7' -> [0, 3, 7]; '2' -> [2]. Raises ValueError."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if dash:
+            lo, hi = int(first), int(last)
+            if hi < lo:
+                raise ValueError(f"{part.strip()}: the range runs backwards")
+            seeds.extend(range(lo, hi + 1))
+        else:
+            seeds.append(int(first))
+    return seeds
 
 
 def report(t: Trial) -> None:
@@ -354,18 +397,25 @@ def report(t: Trial) -> None:
         print(f"     - {problem}", flush=True)
 
 
-def summary(trials: list[Trial], args) -> int:
+def summary(trials: list[Trial], args, seeds: list[int] | None = None) -> int:
+    seeds = seeds or [args.seed]
     kills = [t for t in trials if t.name.startswith("kill")]
     full = [t for t in trials if t.name.startswith("diskfull")]
     good = sum(t.ok for t in kills)
     resumed = sum(t.resumed for t in kills)
+    refused = sum(t.refused for t in kills)
+    if len(seeds) > 1:
+        for seed in seeds:
+            mine = [t for t in trials if t.seed == seed]
+            print(f"seed {seed}: {sum(t.ok for t in mine)}/{len(mine)} trials passed")
     print(f"{good}/{len(kills)} runs: events parse, checkpoints whole, reads as crashed with its points, "
-          f"resume identical ({resumed} resumed, {len(kills) - resumed} refused: killed before the first checkpoint)")
+          f"resume identical ({resumed} resumed, {refused} refused rightly: no complete checkpoint yet)")
     if full:
         print(f"{sum(t.ok for t in full)}/{len(full)} disk-full runs: clear message, previous checkpoint kept, "
               "resume identical")
     print(json.dumps({"kills": len(kills), "kills_ok": good, "resumed": resumed, "disk_full": len(full),
-                      "disk_full_ok": sum(t.ok for t in full), "seed": args.seed, "max_steps": args.max_steps}))
+                      "disk_full_ok": sum(t.ok for t in full), "refused": refused, "seeds": seeds,
+                      "seed": seeds[0], "max_steps": args.max_steps}))
     return 0 if all(t.ok for t in trials) else 1
 
 

@@ -1,13 +1,56 @@
 """Shared fixtures: offscreen Qt, no network, tiny random models, the real-data folder."""
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from isolation import WriteGuard, protected_locations, sandbox_locations
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# Every location the product or its libraries write to points into one temporary folder for the whole
+# run, set here (at import, before any test module imports transformers or huggingface_hub, which read
+# their cache variables once) and checked by the session fixture below (tests/isolation.py).
+_PROTECTED = protected_locations()
+SANDBOX = Path(tempfile.mkdtemp(prefix="bert-explorer-tests-"))
+SANDBOX_LOCATIONS = sandbox_locations(SANDBOX)
+_GUARD = WriteGuard(_PROTECTED)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_files_untouched():
+    """The whole session runs with HOME, XDG_*, the runs folder, the settings, the caches and HF_HOME in a
+    temporary folder (SANDBOX); QSettings' own paths too. Fails the session if anything was written into
+    the user's real locations (an audit hook records every write-like call there)."""
+    try:
+        from PySide6.QtCore import QSettings
+
+        for scope in (QSettings.Scope.UserScope, QSettings.Scope.SystemScope):
+            for fmt in (QSettings.Format.IniFormat, QSettings.Format.NativeFormat):
+                QSettings.setPath(fmt, scope, SANDBOX_LOCATIONS["XDG_CONFIG_HOME"])
+    except ImportError:
+        pass
+    if not _GUARD.active:
+        _GUARD.install()
+    yield _GUARD
+    _GUARD.active = False
+    shutil.rmtree(SANDBOX, ignore_errors=True)
+    if _GUARD.violations:
+        shown = "\n  ".join(sorted(set(_GUARD.violations))[:20])
+        pytest.fail(f"tests wrote into the user's own files (use tmp_path):\n  {shown}", pytrace=False)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test on the real data (the ``real_data`` fixture or marker) is also ``slow``: ``-m "not slow"``
+    runs the fast set alone (README, Tests)."""
+    for item in items:
+        if "real_data" in getattr(item, "fixturenames", ()) or item.get_closest_marker("real_data"):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

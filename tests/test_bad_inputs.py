@@ -417,8 +417,10 @@ def _(c):
 
 @row("unknown-task-in-config")
 def _(c):
-    p = c.write("task.json", json.dumps({"model": c.qa, "task": "ner", "train": c.sq}))
+    p = c.write("task.json", json.dumps({"model": c.qa, "task": "ner", "train": c.sq,
+                                         "output_dir": str(c.tmp / "runs")}))
     c.cli("train", "--config", p).user_error(2, "task 'ner' is not one of")
+    assert not (c.tmp / "runs").exists()           # refused before a run folder was made
 
 
 @row("config-unknown-key")

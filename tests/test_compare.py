@@ -65,6 +65,7 @@ def _cli(args):
                           env=dict(os.environ), timeout=300)
 
 
+@pytest.mark.slow
 def test_cli_compare_two_tiny_checkpoints(tmp_path):
     a = save_tiny_model(tmp_path / "a", seed=0)
     b = save_tiny_model(tmp_path / "b", seed=1)
@@ -88,6 +89,7 @@ def test_cli_compare_two_tiny_checkpoints(tmp_path):
     assert out["disagreements"] == 0 and out["counts"]["only_a"] == out["counts"]["only_b"] == 0
 
 
+@pytest.mark.slow
 def test_cli_compare_bad_inputs_are_messages(tmp_path):
     data = write_tiny_squad(tmp_path / "dev.json", v2=True)
     p = _cli(["--a", str(tmp_path / "nope"), "--b", str(tmp_path / "nope"), "--data", str(data)])
@@ -98,6 +100,7 @@ def test_cli_compare_bad_inputs_are_messages(tmp_path):
     assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.real_data
 def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_path, real_data):
     """8 real SQuAD 2.0 dev questions, two different tiny checkpoints: every 2x2 count adds up to 8, and a
     question counts as right for an abstention exactly when its raw gold list is empty (official v2.0)."""

@@ -256,8 +256,15 @@ def test_live_ticks_are_coalesced(curves, qtbot, monkeypatch):
         _step(state, 1.0)
         curves.run_updated("live", {"loss", "lr", "grad_norm", "samples_per_second"})
     assert calls == []                                       # nothing drawn per event
-    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 2_050, timeout=3_000)
-    qtbot.wait(curves_mod.REDRAW_MS + 100)
+    assert curves._timer.isActive() and curves._timer.isSingleShot()   # one coalescing timer is pending
+    curves._timer.stop()
+    curves._timer.timeout.emit()                             # it fires (driven here: no wall-clock wait)
+    for _ in range(100):                                     # the staggered refreshes, one per tick
+        if not curves._stagger.isActive():
+            break
+        curves._stagger.timeout.emit()
+    assert not curves._stagger.isActive()
+    assert curves.point_count("live", "loss") == 2_050
     assert sorted(calls) == sorted(["loss", "lr", "grad_norm", "samples_per_second"])   # once per plot
     assert "dev/f1" not in calls                            # plots without new points are left alone
 

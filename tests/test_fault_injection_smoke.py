@@ -65,3 +65,32 @@ def test_checkpoint_files_are_fsynced_before_the_swap(tmp_path, monkeypatch):
     in_temp = {Path(s).name for s in synced if "/.tmp-last-" in s}
     assert names <= in_temp and {"model.safetensors", "training_state.pt", "checkpoint.json"} <= names
     assert str(tmp_path / "checkpoints") in synced          # the folder holding the renamed checkpoint
+
+
+def test_seed_ranges():
+    assert fault_injection.parse_seeds("0-4") == [0, 1, 2, 3, 4]
+    assert fault_injection.parse_seeds("0,3,7-8") == [0, 3, 7, 8]
+    import pytest
+
+    with pytest.raises(ValueError):
+        fault_injection.parse_seeds("4-0")
+
+
+def test_no_complete_checkpoint_makes_the_refusal_the_pass(tmp_path):
+    """Killed while the first checkpoint was written (only its temp folder left): --resume must refuse, and
+    that refusal passes the trial; a checkpoint the events reported but that is gone fails it."""
+    from explorer.core.training.config import TrainConfig
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints" / ".tmp-last-123").mkdir(parents=True)
+    TrainConfig(train="x.json", run_id="run", output_dir=str(tmp_path)).save(run_dir / "config.json")
+    (run_dir / "events.jsonl").write_text('{"event":"started","run_id":"run","time":1}\n'
+                                          '{"event":"step","run_id":"run","time":2,"step":1,"loss":1.0}\n')
+    trial = fault_injection.Trial("t")
+    fault_injection.check_resume(run_dir, {1: 1.0}, 12, trial)
+    assert trial.ok and trial.refused and "while writing the first checkpoint" in trial.detail, trial
+    with open(run_dir / "events.jsonl", "a") as fh:
+        fh.write('{"event":"checkpoint","run_id":"run","time":3,"step":5,"path":"x","kind":"last"}\n')
+    lost = fault_injection.Trial("t2")
+    fault_injection.check_resume(run_dir, {1: 1.0}, 12, lost)
+    assert any("reported written but is not there" in p for p in lost.problems), lost

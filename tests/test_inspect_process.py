@@ -64,7 +64,7 @@ def test_a_newer_probe_supersedes_an_older_one(qtbot, hub):
     hub.open_example("who wrote the first program?", LONG)
     with qtbot.waitSignal(hub.result_changed, timeout=60_000):
         hub.open_example(QUESTION, PASSAGE)
-    qtbot.wait(300)
+    qtbot.waitUntil(lambda: hub.client.dropped == dropped_before + 1, timeout=60_000)   # the older answer came
     assert got == [QUESTION]                                # the first one never reached the views
     assert hub.client.dropped == dropped_before + 1
 

@@ -168,6 +168,7 @@ def test_tsv_keeps_quotes_bom_and_unicode_line_separators_as_text(tmp_path):
     assert d.texts_a == ['"the witness", he said'] and d.texts_b == ['He said \u2028"no'] and d.labels == [1]
 
 
+@pytest.mark.real_data
 @pytest.mark.parametrize("name,pair,rows", [("glue_mrpc", True, (3668, 408)), ("glue_sst2", False, (67349, 872))])
 def test_real_glue_files_still_load(name, pair, rows):
     real = os.environ.get("EXPLORER_REAL_DATA")

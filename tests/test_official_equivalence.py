@@ -144,6 +144,7 @@ def test_squad_evaluate_matches_official_scripts_on_random_files(block):
                 assert seen == missing
 
 
+@pytest.mark.slow
 def test_score_command_matches_official_scripts_on_random_files(tmp_path):
     from explorer.commands.score import score
 
@@ -214,6 +215,7 @@ def test_evaluate_decodings_and_tau_sweep_match_official_scripts():
                     assert abs(getattr(sweep, f"{part}_f1")[k] - ref[f"{part}_f1"]) < 1e-9, (seed, part)
 
 
+@pytest.mark.real_data
 @pytest.mark.parametrize("rel", ["squad_v2.0/dev-subset.json", "squad_v1.1/dev-part1.json"])
 def test_real_dev_files_match_official_scripts(rel, tmp_path):
     """The real dev files (4k questions each) with seeded predictions, through `score`, every key."""

@@ -247,3 +247,24 @@ def test_qa_decides_at_the_tau_saved_with_the_run_unless_tau_is_given(tmp_path):
         answered = r["score_diff"] is not None and r["score_diff"] > 0.3
         assert r["decision"] == ("answer" if answered else "abstain") and (r["answer"] != "") == answered
     assert predict_file(str(qa), str(squad), str(tmp_path / "q.jsonl"), tau=-1.5).tau == -1.5
+
+
+def test_predict_runs_in_eval_mode_and_gives_the_model_back_in_train_mode(tmp_path, cls_model):
+    """Case eval-mode-determinism for predict: a model left in train mode with dropout 0.5 gives the same
+    probabilities twice, and is in train mode again afterwards."""
+    import torch
+
+    from explorer.core.models import load_model
+
+    loaded = load_model(str(cls_model), task="classification")
+    for m in loaded.model.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.p = 0.5
+    loaded.model.train()
+    data = _write_csv(tmp_path / "in.csv", _texts(40))
+    outs = []
+    for k in range(2):
+        predict_file(str(cls_model), str(data), str(tmp_path / f"out{k}.csv"), loaded=loaded, batch_size=8)
+        outs.append([r["p_LABEL_0"] for r in _read_csv(tmp_path / f"out{k}.csv")])
+        assert all(m.training for m in loaded.model.modules())
+    assert outs[0] == outs[1]

@@ -43,6 +43,7 @@ def test_loader_reads_the_four_choices(tmp_path):
     assert load_swag(write_swag(tmp_path / "c.csv", repeat=3), cap=5).labels == [0, 0, 1, 2, 0]
 
 
+@pytest.mark.real_data
 def test_real_swag_dev_sample_loads(real_data):
     data = load_swag(real_data / "swag" / "val-sample.csv")   # conftest: skips without the real-data folder
     assert len(data) == 91 and set(data.labels) <= {0, 1, 2, 3}
@@ -98,6 +99,7 @@ def test_featurize_gives_batch_by_four_by_tokens_and_matches_the_head(tmp_path):
     assert task.loss(out, batch).item() == pytest.approx(by_hand.item(), rel=1e-6)
 
 
+@pytest.mark.slow
 def test_swag_trains_two_steps_and_reports_dev_accuracy(tmp_path):
     model = save_tiny_model(tmp_path / "mc", "multiple_choice")
     train = write_swag(tmp_path / "train.csv", repeat=4)

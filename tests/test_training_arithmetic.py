@@ -41,7 +41,8 @@ def _grad_norms(files, tmp_path, ga):
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--epochs", 1,
                   "--batch-size", 1, "--gradient-accumulation-steps", ga, "--no-length-grouping", "--dropout", 0,
                   "--learning-rate", 1e-12, "--warmup-ratio", 0, "--max-grad-norm", 0, "--mixed-precision", "no",
-                  "--no-save-checkpoints", "--seed", 7, "--output-dir", tmp_path, "--run-id", f"ga{ga}"])
+                  "--no-save-checkpoints", "--seed", 7, "--dev-fraction", 0, "--output-dir", tmp_path,
+                  "--run-id", f"ga{ga}"])   # no dev file and no held-out split: all 8 rows train
     assert rc == EXIT_OK, ev[-1]
     return [e["grad_norm"] for e in ev if e["event"] == "step"]
 
@@ -86,7 +87,7 @@ def test_bf16_on_a_cpu_without_native_bf16_warns(files, tmp_path, monkeypatch):
     assert precision.bf16_warning("no", "cpu") is None and precision.bf16_warning("auto", "cpu") is None
     assert precision.bf16_warning("bf16", "cuda") is None
     rc, ev = run(["--model", files["cls"], "--task", "single", "--train", files["sst"], "--max-steps", 1,
-                  "--mixed-precision", "bf16", "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "bf"])
+                  "--dev-fraction", 0, "--mixed-precision", "bf16", "--no-save-checkpoints", "--output-dir", tmp_path, "--run-id", "bf"])
     assert rc == EXIT_OK, ev[-1]
     warnings = [e for e in ev if e["event"] == "log" and e["level"] == "warning"]
     assert [w["message"] for w in warnings] == [message]
@@ -119,3 +120,23 @@ def test_started_event_carries_the_load_report(files, tmp_path):
                   "--output-dir", tmp_path, "--run-id", "sound"])
     started = next(e for e in ev if e["event"] == "started")
     assert rc == EXIT_OK and isinstance(started["load_report"], dict) and "warning" not in started["load_report"]
+
+
+def _steps(files, tmp_path, batch, ga):
+    rc, ev = run(["--model", files["qa"], "--task", "squad_v2", "--train", files["sq2"], "--max-steps", 3,
+                  "--batch-size", batch, "--gradient-accumulation-steps", ga, "--dropout", 0, "--learning-rate", 1e-3,
+                  "--max-seq-length", 48, "--doc-stride", 8, "--max-query-length", 16, "--mixed-precision", "no",
+                  "--no-save-checkpoints", "--seed", 1, "--output-dir", tmp_path, "--run-id", f"b{batch}ga{ga}"])
+    assert rc == EXIT_OK, ev[-1]
+    return [(e["loss"], e["grad_norm"]) for e in ev if e["event"] == "step"]
+
+
+@pytest.mark.slow
+def test_length_grouping_works_on_the_effective_batch(files, tmp_path):
+    """Case ga-length-grouping: with length grouping on (the default), batch 3 x GA 2 and batch 6 x GA 1 see the
+    same windows in every optimizer step, so with dropout 0 their per-step loss and grad norm agree."""
+    a, b = _steps(files, tmp_path, 3, 2), _steps(files, tmp_path, 6, 1)
+    assert len(a) == len(b) == 3
+    for (loss_a, norm_a), (loss_b, norm_b) in zip(a, b):
+        assert loss_a == pytest.approx(loss_b, rel=1e-3)
+        assert norm_a == pytest.approx(norm_b, rel=1e-3)

@@ -330,5 +330,36 @@ def test_reusing_the_id_of_a_run_without_checkpoint_says_there_is_nothing_to_res
     argv = ["--model", files["cls"], "--task", "single", "--output-dir", tmp_path, "--run-id", "f"]
     rc, ev = run(argv + ["--train", tmp_path / "nope.tsv"])
     assert rc == 2 and ev[-1]["event"] == "failed"
+    assert not (tmp_path / "f").exists()          # refused before its first step: no folder left (issue 25)
+    (tmp_path / "f").mkdir()                      # a run that started and died before its first save
+    (tmp_path / "f" / "events.jsonl").write_text('{"event":"started","run_id":"f","time":1}\n', encoding="utf-8")
     rc, ev = run(argv + ["--train", files["sst"]])
     assert rc == 2 and "left no checkpoint" in ev[-1]["error"] and "--resume" not in ev[-1]["error"]
+
+
+def test_best_is_a_model_folder_without_the_optimizer_state(tmp_path):
+    """Issue 25, finding 11: only checkpoints/last keeps training_state.pt (resume needs only that); best shares
+    the weights by hard link while they are the same, and keeps them when last moves on."""
+    import os
+
+    from helpers import tiny_loaded_model
+
+    from explorer.core.training.checkpoints import (STATE_FILE, checkpoint_bytes, copy_checkpoint,
+                                                    load_training_state, save_checkpoint)
+    from explorer.core.training.loop import checkpoint_size_note
+
+    loaded = tiny_loaded_model("qa")
+    save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=1, training_state={"step": 1}, kind="last")
+    best = copy_checkpoint(tmp_path, "last", "best", metrics={"f1": 1.0})
+    last = tmp_path / "checkpoints" / "last"
+    assert (last / STATE_FILE).is_file() and not (best / STATE_FILE).exists()
+    weights = "model.safetensors"
+    assert os.stat(best / weights).st_ino == os.stat(last / weights).st_ino        # linked, not copied
+    before = (best / weights).read_bytes()
+    save_checkpoint(tmp_path, loaded.model, loaded.tokenizer, step=2, training_state={"step": 2}, kind="last")
+    assert (best / weights).read_bytes() == before and load_training_state(tmp_path)[1]["step"] == 2
+    kept = copy_checkpoint(tmp_path, "last", "best", with_training_state=True)
+    assert (kept / STATE_FILE).is_file()
+    assert checkpoint_bytes(1000) == {"model": 4000, "last": 12000, "best": 4000, "total": 16000}
+    assert checkpoint_size_note(22_700_000) == ("checkpoints: about 272 MB in last (model 91 MB + optimizer state, "
+                                                "for --resume) and 91 MB in best (model only); 363 MB in all")

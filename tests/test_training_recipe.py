@@ -144,3 +144,16 @@ def test_pad_sequences_and_dropout():
     set_dropout(model, 0.25)
     ps = {m.p for m in model.modules() if isinstance(m, torch.nn.Dropout)}
     assert ps == {0.25} and model.config.attention_probs_dropout_prob == 0.25
+
+
+def test_length_groups_are_whole_optimizer_steps():
+    """Case ga-length-grouping: the unit of length grouping is batch_size x accumulation_steps; each step's
+    micro-batches sit next to each other, hold the rows the one-batch step holds, and a leftover step is last."""
+    lengths = np.random.default_rng(1).integers(10, 300, size=1003).tolist()
+    ga2 = epoch_batches(lengths, 6, seed=3, epoch=0, accumulation_steps=2)
+    ga1 = epoch_batches(lengths, 12, seed=3, epoch=0)
+    assert sorted(i for b in ga2 for i in b) == list(range(1003))
+    steps2 = [sorted(ga2[k] + ga2[k + 1]) if k + 1 < len(ga2) else sorted(ga2[k]) for k in range(0, len(ga2), 2)]
+    assert steps2 == [sorted(b) for b in ga1]
+    assert len(ga1[-1]) == 1003 % 12 and all(len(b) == 12 for b in ga1[:-1])   # the short step comes last
+    assert [len(b) for b in ga2[-2:]] == [6, 1003 % 12 - 6]

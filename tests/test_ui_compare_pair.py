@@ -48,7 +48,7 @@ def test_side_by_side_shows_each_checkpoints_own_result(qtbot, tmp_path):
     assert "score_diff" in view.headers[1].text() and "τ 1.50" in view.headers[1].text()
     assert "ada born" in view.question.text() and "F1 A 1.00" in view.question.text()
     assert view.cache == {"compare-a": str(a), "compare-b": str(b)}       # one child slot per checkpoint
-    with qtbot.waitSignal(view.inspector_requested, timeout=1000) as sig:
+    with qtbot.waitSignal(view.inspector_requested, timeout=60_000) as sig:
         view.open_buttons[1].click()
     assert sig.args == [str(b), QUESTION, PASSAGE]
 

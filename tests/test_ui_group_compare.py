@@ -84,7 +84,7 @@ def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
     assert view.table.rowCount() == 2 and "only A 1 | only B 1" in view.header.text()
     em = [view.table.item(0, COLUMNS.index(c)).text() for c in ("EM A", "EM B")]
     assert sorted(em) == ["0", "1"]                                      # one right, the other wrong
-    with qtbot.waitSignal(view.question_requested, timeout=1000) as sig:
+    with qtbot.waitSignal(view.question_requested, timeout=60_000) as sig:
         view.table.cellDoubleClicked.emit(0, 1)
     assert sig.args[0] in ("capital?", "who?") and sig.args[1] in ("Paris is the capital.", "Ada wrote.")
     folder = view.export_report(tmp_path / "rep", data="dev.json")

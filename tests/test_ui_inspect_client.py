@@ -28,7 +28,7 @@ def test_a_child_that_cannot_start_is_a_clear_message(qtbot):
             raise FileNotFoundError(2, "No such file or directory", "/gone/python")
 
     hub = _hub(qtbot, InspectClient(NoPython))
-    with qtbot.waitSignal(hub.loads.failed, timeout=5000):
+    with qtbot.waitSignal(hub.loads.failed, timeout=60_000):
         hub.open_model("bundled:minilm")
     status = hub.panel.status.text()
     assert "cannot start the inspector process" in status and "/gone/python" in status

@@ -3,7 +3,6 @@
 import json
 import math
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -137,7 +136,7 @@ def test_click_span_cell_shows_that_span(qtbot, hub):
     qtbot.wait(50)
     scene = hm.scene_pos_of(i - p0, j - p0)
     pos = hm.mapFromScene(scene)
-    with qtbot.waitSignal(hm.clicked, timeout=2000) as blocker:
+    with qtbot.waitSignal(hm.clicked, timeout=60_000) as blocker:
         qtbot.mouseClick(hm.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(int(pos.x()), int(pos.y())))
     assert blocker.args == [i - p0, j - p0]
     text = result.passage[win.offsets[i][0]:win.offsets[j][1]]
@@ -164,7 +163,7 @@ def test_long_passage_windows_are_listed_and_synced(qtbot, hub):
     assert hub.attention_view.window_box.count() == len(result.windows)
     target = 1 if hub.spans_view.window != 1 else 0
     hub.spans_view.windows_list.setCurrentRow(target)
-    qtbot.waitUntil(lambda: hub.attention_view.window == target, timeout=5000)   # one event later
+    qtbot.waitUntil(lambda: hub.attention_view.window == target, timeout=60_000)   # one event later
     assert hub.attention_view.current_labels() == result.windows[target].tokens
     qtbot.waitUntil(lambda: result.attention[target].attentions is not None, timeout=20000)
     assert result.attention[target].attentions.shape[2] == len(result.windows[target].tokens)
@@ -180,17 +179,20 @@ def test_new_probe_supersedes_stale_one(qtbot):
     got = []
     channel.finished.connect(lambda rid, res: got.append(res))
 
+    started = threading.Event()
+
     def slow():
-        gate.wait(5)
+        started.set()
+        gate.wait(60)
         return "stale"
 
     channel.submit(slow)
-    time.sleep(0.05)
-    with qtbot.waitSignal(channel.finished, timeout=5000):
+    assert started.wait(60)                                  # the slow job runs before the fresh one is sent
+    with qtbot.waitSignal(channel.finished, timeout=60_000):
         channel.submit(lambda: "fresh")
     gate.set()
-    pool.waitForDone(5000)
-    qtbot.wait(50)
+    assert pool.waitForDone(60_000)
+    qtbot.waitUntil(lambda: channel.dropped == 1, timeout=60_000)   # the stale answer arrived and was dropped
     assert got == ["fresh"]
     assert channel.dropped == 1
 
@@ -218,11 +220,11 @@ def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
     h = InspectorHub(client=client)
     for _, w in h.tabs():
         qtbot.addWidget(w)
-    with qtbot.waitSignal(h.message, timeout=5000) as blocker:
+    with qtbot.waitSignal(h.message, timeout=60_000) as blocker:
         h.open_model("bad/model")
     assert "cannot be reached" in blocker.args[0] and "Traceback" not in blocker.args[0]
     assert "cannot be reached" in h.panel.status.text()
-    with qtbot.waitSignal(h.model_changed, timeout=5000):
+    with qtbot.waitSignal(h.model_changed, timeout=60_000):
         h.open_model("tiny")
     assert h.loaded.source == tiny_qa.source and h.loaded.describe() == tiny_qa.describe()
     assert h.dev_view.loaded is h.loaded
@@ -358,7 +360,7 @@ def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
     spy = Shows()
     page.installEventFilter(spy)
     hub.prewarm()
-    qtbot.waitUntil(lambda: tabs.window().updatesEnabled(), timeout=2000)
+    qtbot.waitUntil(lambda: tabs.window().updatesEnabled(), timeout=60_000)
     assert shows == [page]
     assert tabs.currentIndex() == 0 and not page.isVisible() and changes == []
     assert not hub.client.running

@@ -139,7 +139,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     assert window.runs.rename_selected()
     assert run_names.display_name(window.runs_dir / rid) == "baseline"
     assert model.data(model.index(0, 0)) == "baseline"
-    qtbot.waitUntil(lambda: "baseline" in window.curves.legend.text(), timeout=5_000)   # the legend follows
+    qtbot.waitUntil(lambda: "baseline" in window.curves.legend.text(), timeout=60_000)   # the legend follows
 
     menu = window.runs.context_menu(window.runs._selected_states())
     enabled = {a.text(): a.isEnabled() for a in menu.actions() if a.text()}

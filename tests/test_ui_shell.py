@@ -21,6 +21,8 @@ def shell(qtbot, tmp_path):
 
     apply_style(QApplication.instance())
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    if w.hub is not None:   # its idle prewarm (a timer, 2.5 s) flips to the Attention tab for one event-loop
+        w.hub._prewarmed = True   # turn: on a slow machine a test would meet that tab (no clock in tests)
     w.manager.max_parallel = 0            # launched runs stay queued: no worker process
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())   # pytest-qt closes first
     w.show()

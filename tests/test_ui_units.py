@@ -135,11 +135,11 @@ def test_curves_overlay_smoothing_and_crosshair(curves):
 def test_curves_live_growth_window_outliers_and_log(curves, qtbot):
     s = RunState.from_events("live", _events("live", steps=5, total=400, finish=False), alive=True)
     curves.set_runs([s])
-    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 5, timeout=3000)   # staggered, no redraw_now
+    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 5, timeout=60_000)   # staggered, no redraw_now
     for ev in _events("live", steps=300, total=400, finish=False, loss=lambda i: 2.0 + 250.0 / (100 + i))[6:]:
         changed = s.apply(ev)
         curves.run_updated("live", changed)
-    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 300, timeout=3000)
+    qtbot.waitUntil(lambda: curves.point_count("live", "loss") == 300, timeout=60_000)
     s.series["grad_norm"].append(301, 1e6)       # one huge spike
     curves.outlier_box.setChecked(True)
     curves.redraw_now()
@@ -162,7 +162,7 @@ def test_curves_export_csv_and_png(curves, qtbot, tmp_path):
     curves.set_runs([RunState.from_events("run-a", _events("run-a", steps=3, evals=(2,)))])
     done = []
     curves.export_csv(tmp_path / "c.csv", on_done=done.append)
-    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    qtbot.waitUntil(lambda: bool(done), timeout=60_000)
     rows = list(csv.DictReader(open(tmp_path / "c.csv", encoding="utf-8")))
     assert done == [len(rows)] and len(rows) == 3 * 4 + 2   # 4 train series x 3 steps + f1, EM at step 2
     loss = [r for r in rows if r["series"] == "loss"]

@@ -172,6 +172,7 @@ def test_sniff_kinds(tmp_path):
         sniff_data_file(tmp_path / "missing.json")
 
 
+@pytest.mark.real_data
 def test_sniff_real_mrpc(tmp_path):
     import os
     from pathlib import Path

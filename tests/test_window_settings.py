@@ -142,8 +142,8 @@ def test_train_refuses_before_any_work(tiny_qa, tmp_path, capsys):
     assert rc == EXIT_USAGE and event["event"] == "failed"
     assert event["error"].startswith("window settings do not fit the model: max_seq_length 128 > 64 position "
                                      "embeddings of")
-    on_disk = [json.loads(x) for x in (tmp_path / "runs" / "r" / "events.jsonl").read_text().splitlines()]
-    assert on_disk[0]["error"] == event["error"]
+    assert not (tmp_path / "runs" / "r").exists()      # a run that never started leaves no folder (issue 25)
+    assert event["traceback"] == ""
     assert "error: window settings do not fit" in capsys.readouterr().err
 
 
@@ -171,6 +171,7 @@ def test_budget_note_names_the_estimate():
     assert ATTENTION_BUDGET_BYTES == 256 * 2 ** 20
 
 
+@pytest.mark.slow
 def test_probe_keeps_float16_within_budget_and_one_window_above(tiny_qa):
     full = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions="float32", max_seq_length=48,
                  doc_stride=16, attention_budget=None)

@@ -157,8 +157,13 @@ def _load_inputs(args, err):
     from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
     from explorer.core.checkpoint_windows import resolve_window_settings
+    from explorer.core.models import source_other_task_error
     from explorer.core.window_settings import check_source_settings
 
+    wrong = source_other_task_error(args.model, "qa")    # a classifier: say so, not a window-settings error
+    if wrong:
+        print(f"error: {wrong}", file=err)
+        return 2
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                                      max_query_length=args.max_query_length)
     args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,
@@ -190,7 +195,7 @@ def _load_inputs(args, err):
     t_data = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        loaded = load_model(args.model, task="qa")
+        loaded = load_model(args.model, task="qa", refuse_other_task=True)
     except ModelSourceError as exc:
         print(f"error: {exc}", file=err)
         return 2

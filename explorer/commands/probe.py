@@ -97,8 +97,13 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
 
 
 def run(args: argparse.Namespace) -> int:
-    from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.models import ModelSourceError, load_model, source_other_task_error
     from explorer.core.probe import ProbeError, probe
+
+    wrong = source_other_task_error(args.model, "qa")    # a classifier: say so, not a window-settings error
+    if wrong:
+        print(f"error: {wrong}", file=sys.stderr)
+        return 2
 
     passage = args.passage
     if args.passage_file:
@@ -108,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: cannot read --passage-file {args.passage_file}: {exc}", file=sys.stderr)
             return 2
     try:
-        loaded = load_model(args.model, task="qa")
+        loaded = load_model(args.model, task="qa", refuse_other_task=True)
     except ModelSourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

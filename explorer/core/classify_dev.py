@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.core.eval_mode import inference
 from explorer.core.training.glue_metrics import accuracy, binary_f1, matthews_corrcoef
 
 
@@ -214,8 +215,6 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     :func:`run_data_settings`). Labels written as names are matched to the head's id2label by name.
 
     Raises the loaders' UserErrors (file, line) for bad data, and for a label the head does not have."""
-    import torch
-
     from explorer.core.training.config import TrainConfig
     from explorer.core.training.tasks import get_task
 
@@ -231,7 +230,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     feats = t.featurize(data, tokenizer, config, train=False)
     device = next(model.parameters()).device
     logits = []
-    with torch.inference_mode():
+    with inference(model):
         for i in range(0, len(feats), batch_size):
             batch = feats.collate(list(range(i, min(i + batch_size, len(feats)))))
             out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})

@@ -14,6 +14,7 @@ from explorer.core.attention import block_flow, stack_attentions, token_blocks
 from explorer.core.classify import (ClassifyError, ClassifyInput, ClassifyResult, head_problem, sigmoid_loss,
                                     softmax_loss)
 from explorer.core.data.swag import NUM_CHOICES
+from explorer.core.eval_mode import inference
 
 
 def _parts(model, want: str):
@@ -36,13 +37,12 @@ def _np(t) -> np.ndarray:
 
 def _forward(model, enc: dict, attentions: bool):
     """Model outputs with hidden states (and attentions, eager) for the encoded batch."""
-    import torch
 
     from explorer.core.models import eager_attention
 
     device = next(model.parameters()).device
     batch = {k: v.to(device) for k, v in enc.items()}
-    with torch.inference_mode():
+    with inference(model):
         if attentions:
             with eager_attention(model):
                 return model(**batch, output_hidden_states=True, output_attentions=True)
@@ -71,9 +71,7 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
         probs, predicted, loss = sigmoid_loss(logits, tau, label)
     else:
         probs, loss = softmax_loss(logits, label)
-    import torch
-
-    with torch.inference_mode():
+    with inference(model):
         C_model = _np(model.base_model.pooler(last))   # (inputs, H): what the classifier is fed
     inputs = [ClassifyInput(a, bt, tok, C_model[i], h[i].astype(np.float32))
               for i, ((a, bt), tok) in enumerate(zip(inputs_text, tokens))]

@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from explorer.core.eval_mode import inference
 from explorer.core.features import QAFeatures, collate_qa, prepare_qa_features
 from explorer.core.window_settings import require_window_settings
 
@@ -89,33 +90,27 @@ def predict_squad(loaded, dataset, *, tokenizer=None, max_seq_length: int = 384,
     end = np.full((n, width), -np.inf, dtype=np.float32)
     device = next(model.parameters()).device
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
-    was_training = model.training
-    model.eval()
-    try:
-        done = 0
-        with torch.inference_mode():
-            for idx in batch_order(lengths, batch_size):
-                batch = collate_qa(features, idx, pad_id)
-                batch.pop("start_positions", None)
-                batch.pop("end_positions", None)
-                batch = {k: v.to(device) for k, v in batch.items()}
-                if bf16:
-                    with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
-                        out = model(**batch)
-                else:
+    done = 0
+    with inference(model):
+        for idx in batch_order(lengths, batch_size):
+            batch = collate_qa(features, idx, pad_id)
+            batch.pop("start_positions", None)
+            batch.pop("end_positions", None)
+            batch = {k: v.to(device) for k, v in batch.items()}
+            if bf16:
+                with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
                     out = model(**batch)
-                s = out.start_logits.float().cpu().numpy()
-                e = out.end_logits.float().cpu().numpy()
-                for row, k in enumerate(idx):
-                    L = lengths[k]
-                    start[k, :L] = s[row, :L]
-                    end[k, :L] = e[row, :L]
-                done += len(idx)
-                if progress is not None:
-                    progress(done, n)
-    finally:
-        if was_training:
-            model.train()
+            else:
+                out = model(**batch)
+            s = out.start_logits.float().cpu().numpy()
+            e = out.end_logits.float().cpu().numpy()
+            for row, k in enumerate(idx):
+                L = lengths[k]
+                start[k, :L] = s[row, :L]
+                end[k, :L] = e[row, :L]
+            done += len(idx)
+            if progress is not None:
+                progress(done, n)
     return features, start, end
 
 

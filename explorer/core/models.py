@@ -186,7 +186,7 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
                hub_timeout_s: float = 10.0, init_seed: int = 0, id2label: dict | None = None,
-               new_head: bool = False) -> LoadedModel:
+               new_head: bool = False, refuse_other_task: bool = False) -> LoadedModel:
     """Load tokenizer + ``AutoModelFor<task>`` from a source, in eval mode.
 
     Args:
@@ -201,13 +201,17 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
             config (and so into every checkpoint's config.json, which a transformers pipeline reads).
         new_head: drop the checkpoint's task head (whatever its size) and start a fresh one; the encoder's
             weights still load.
+        refuse_other_task: refuse a checkpoint fine-tuned for another task (:func:`other_task_error`), as
+            the commands that only use the ``task`` head do (``probe`` and ``eval`` on a classifier),
+            instead of putting a new random head on it.
 
     Returns:
         LoadedModel.
 
     Raises:
         ModelSourceError: folder missing, hub unreachable (offline or no network), not a model,
-            or a tokenizer without offset mappings (a slow tokenizer).
+            a tokenizer without offset mappings (a slow tokenizer), or (``refuse_other_task``) a
+            checkpoint fine-tuned for another task.
     """
     from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
@@ -246,7 +250,11 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     try:
         from transformers import AutoConfig
 
-        check_architecture(AutoConfig.from_pretrained(path, **kwargs), task, source)
+        config = AutoConfig.from_pretrained(path, **kwargs)
+        check_architecture(config, task, source)
+        wrong = other_task_error(config, task, source) if refuse_other_task else None
+        if wrong:
+            raise ModelSourceError(wrong)
         tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
         import torch
 
@@ -327,6 +335,42 @@ def checkpoint_task(architectures) -> str | None:
     return next((t for suffix, _, t in _ARCH_KINDS if arch.endswith(suffix)), None)
 
 
+_OTHER_TASK_USE = {
+    "classification": ("a classification model", "use Classify in the app (or bert-explorer predict)"),
+    "multiple_choice": ("a multiple-choice model", "use Classify in the app (or bert-explorer predict)"),
+    "token_classification": ("a token-classification (tagging) model", "use bert-explorer predict"),
+    "qa": ("a question-answering model", "use the probe (bert-explorer probe / eval)"),
+}
+
+
+def other_task_error(config, task: str, source: str) -> str | None:
+    """The message for a checkpoint fine-tuned for another task than ``task`` (its config's
+    ``architectures``, :func:`checkpoint_task`), e.g. "'run/best' is a classification model
+    (BertForSequenceClassification), not a question-answering one: use Classify in the app (or
+    bert-explorer predict)"; None when it was fine-tuned for ``task``, or is a bare encoder / pre-training
+    checkpoint (those take a new head)."""
+    recorded = checkpoint_task(getattr(config, "architectures", None))
+    if recorded is None or recorded == task or recorded not in _OTHER_TASK_USE:
+        return None
+    kind, use = _OTHER_TASK_USE[recorded]
+    wanted = _OTHER_TASK_USE.get(task, (f"a {task} model", ""))[0].replace("a ", "", 1).replace(" model", "")
+    arch = ", ".join(config.architectures)
+    return f"{source!r} is {kind} ({arch}), not a {wanted} one: {use}"
+
+
+def source_other_task_error(source: str, task: str) -> str | None:
+    """:func:`other_task_error` for a local folder (or bundled model) read from its config.json alone, before
+    any window setting is resolved or weight read; None when it cannot tell (a hub id, an unreadable
+    config: load_model(refuse_other_task=True) checks those)."""
+    import json
+    from types import SimpleNamespace
+
+    try:
+        config_file = Path(resolve_source(source)) / "config.json"
+        architectures = json.loads(config_file.read_text(encoding="utf-8")).get("architectures")
+    except (ModelSourceError, OSError, ValueError, AttributeError):
+        return None
+    return other_task_error(SimpleNamespace(architectures=architectures), task, source)
 def checkpoint_problem(source) -> str | None:
     """What a sequence-classification head does: "regression" (``problem_type`` "regression", or one output),
     "multilabel" ("multi_label_classification": a sigmoid per label) or "classification" (softmax); None

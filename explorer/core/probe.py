@@ -31,6 +31,7 @@ from explorer.core.window_settings import longest_question_tokens, require_windo
 
 
 from explorer.core.errors import ProbeError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
+from explorer.core.eval_mode import inference
 
 
 @dataclass
@@ -357,8 +358,9 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         note = budget_note(feats.lengths(), cfg.num_hidden_layers, cfg.num_attention_heads, attention_budget,
                            np.dtype(keep_attentions).itemsize)
     keep_now = None if note else keep_attentions
-    windows, attention_data, byhand_note, device, pad_id, unavailable = _forward_windows(
-        model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
+    with inference(model):     # eval mode whatever the caller left it in; the caller's mode restored
+        windows, attention_data, byhand_note, device, pad_id, unavailable = _forward_windows(
+            model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
     note = unavailable or note   # a family whose attention cannot return weights: say so
 
     decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
@@ -516,12 +518,11 @@ def _attention_forward(model, batch, blocks: list[str], keep: str | None):
 def _window_attention_fn(model, feats, pad_id: int, device, dtype: str = "float32"):
     """A function k -> (layers, heads, seq, seq) attention weights of window k in ``dtype`` (one eager forward)."""
     def compute(k: int) -> np.ndarray:
-        import torch
 
         from explorer.core.models import eager_attention
 
         batch = {name: v.to(device) for name, v in collate_qa(feats, [k], pad_id).items()}
-        with torch.inference_mode(), eager_attention(model):
+        with inference(model), eager_attention(model):
             out = model(**batch, output_attentions=True)
         return stack_attentions(out.attentions, batch_index=0, length=len(feats.input_ids[k]), dtype=dtype)
 

@@ -68,17 +68,21 @@ def token_type_ids_from_blocks(blocks: list[str]) -> list[int]:
 
 def logit_gradients(model, input_ids: list[int], token_type_ids: list[int], start_index: int, end_index: int):
     """(embeddings x (seq, H), d start_logits[s] / dx, d end_logits[e] / dx, start logit, end logit) as torch
-    tensors, in the model's dtype. The model must be in eval mode (no dropout)."""
+    tensors, in the model's dtype. Runs in eval mode (no dropout) with gradients on, the caller's mode restored
+    (explorer.core.eval_mode.inference)."""
     import torch
+
+    from explorer.core.eval_mode import inference
 
     device = next(model.parameters()).device
     ids = torch.tensor([input_ids], device=device)
-    x = model.get_input_embeddings()(ids).detach().requires_grad_(True)
-    out = model(inputs_embeds=x, token_type_ids=torch.tensor([token_type_ids], device=device),
-                attention_mask=torch.ones_like(ids))
-    start, end = out.start_logits[0, start_index], out.end_logits[0, end_index]
-    g_start, = torch.autograd.grad(start, x, retain_graph=True)
-    g_end, = torch.autograd.grad(end, x)
+    with inference(model, gradients=True):
+        x = model.get_input_embeddings()(ids).detach().requires_grad_(True)
+        out = model(inputs_embeds=x, token_type_ids=torch.tensor([token_type_ids], device=device),
+                    attention_mask=torch.ones_like(ids))
+        start, end = out.start_logits[0, start_index], out.end_logits[0, end_index]
+        g_start, = torch.autograd.grad(start, x, retain_graph=True)
+        g_end, = torch.autograd.grad(end, x)
     return x.detach()[0], g_start[0], g_end[0], float(start.detach()), float(end.detach())
 
 
@@ -88,7 +92,7 @@ def span_saliency(model, input_ids: list[int], blocks: list[str], start_index: i
     """Gradient x input attributions of start_logits[start_index] and end_logits[end_index] of one window.
 
     Args:
-        model: a question-answering model (``start_logits`` / ``end_logits`` outputs) in eval mode.
+        model: a question-answering model (``start_logits`` / ``end_logits`` outputs); run in eval mode.
         input_ids, blocks: the window's ids and blocks (a ProbeWindow's fields).
         start_index, end_index: the span in token positions of this window.
         tokens, offsets: carried into the result for display (default: ids as text / no offsets).

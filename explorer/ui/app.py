@@ -23,11 +23,11 @@ from explorer.paths import default_runs_dir
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The app's parser: the options that `bert-explorer --help` lists (explorer.cli.add_app_arguments)."""
+    from explorer.cli import add_app_arguments
+
     p = argparse.ArgumentParser(prog="bert-explorer", description="BERT Explorer desktop app.")
-    p.add_argument("--runs-dir", default="", help="runs folder (default: remembered, else ~/bert-explorer-runs)")
-    p.add_argument("--settings", default="", help="settings INI file (default: the user's settings)")
-    p.add_argument("--background", action="store_true",
-                   help="start the app detached and return at once; without a display only say how to start it")
+    add_app_arguments(p)
     return p
 
 
@@ -56,11 +56,11 @@ def start_in_background(argv: list[str]) -> int:
     return 0
 
 
-def create_window(runs_dir: str = "", settings_path: str = "", probe_device: bool = True):
-    """The QApplication (created if needed, named for QSettings) and a MainWindow (not shown)."""
+def create_app():
+    """The QApplication (created if needed), named for QSettings and styled; nothing heavy imported yet."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.ui.shell.settings import APP_NAME, ORG_NAME, AppSettings
+    from explorer.ui.shell.settings import APP_NAME, ORG_NAME
     from explorer.ui.shell.style import apply_style
 
     app = QApplication.instance()
@@ -70,11 +70,24 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
     app.setOrganizationName(ORG_NAME)
     app.setApplicationDisplayName(APP_NAME)
     apply_style(app)
+    return app
+
+
+def create_window(runs_dir: str = "", settings_path: str = "", probe_device: bool = True, splash=None):
+    """The QApplication (created if needed, named for QSettings) and a MainWindow (not shown).
+    ``splash``: a shell.splash.StartupSplash told each step while the window is built."""
+    from explorer.ui.shell.settings import AppSettings
+
+    app = create_app()
+    if splash is not None:
+        splash.step("loading the plotting library and building the pages…")
     from explorer.ui.shell.main_window import MainWindow
 
     settings = AppSettings(settings_path or None)
     folder = runs_dir or settings.runs_dir() or str(default_runs_dir())
     window = MainWindow(folder, settings, probe_device=probe_device)
+    if splash is not None:
+        splash.step("opening the window…")
     # Move everything built so far out of the cyclic garbage collector's reach: later full
     # collections then scan only new objects and stay short (no pauses in the event loop).
     gc.collect()
@@ -93,8 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     if problem:   # Qt would abort (exit 134) with a message about one library; say what to install instead
         print(problem, file=sys.stderr)
         return 1
-    app, window = create_window(args.runs_dir, args.settings)
+    create_app()
+    from explorer.ui.shell.splash import show_splash
+
+    splash = show_splash()   # on screen within a second; the main window takes longer (issue 25, finding 9)
+    app, window = create_window(args.runs_dir, args.settings, splash=splash)
     window.show()
+    splash.finish(window)
     rc = app.exec()
     if window.detached:
         # runs left training: exit without running the QProcess destructors, which would kill them

@@ -16,8 +16,9 @@ docs/architecture.md and the README). Help texts: ``config.field_help`` (FIELD_H
 Exit codes (the convention of every command, explorer.cli): 0 finished (also after stop early), 1 failed
 for another reason (internal error, out of memory, disk full), 2 user error: unusable arguments (bad flag values are
 argparse errors; other unusable settings, e.g. a bad ``--config`` file or resuming a finished run, give a
-``failed`` event on stdout and no run folder when none could be named), 143 cancelled (SIGTERM).
-Every failure also prints one ``error: ...`` message on stderr (the traceback stays in the event).
+``failed`` event on stdout and no run folder; so does bad data found before the first step), 143 cancelled
+(SIGTERM). Every failure also prints one ``error: ...`` message on stderr (an internal error's traceback
+stays in the event; a user error's event has none).
 Stop early: SIGINT or a file named STOP in the run folder.
 """
 
@@ -28,6 +29,7 @@ import dataclasses
 import errno
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -35,9 +37,9 @@ from pathlib import Path
 
 from explorer.core import run_status
 from explorer.core.errors import Cancelled, ConfigError, UserError, user_message
-from explorer.core.events import EventWriter, make_event, read_events
-from explorer.core.runs import (CONFIG_FILE, append_event, checkpoint_path, config_file, events_file, new_run_id,
-                                remove_pid_file, stop_file, write_pid_file)
+from explorer.core.events import EVENTS_FILE, EventWriter, make_event, read_events
+from explorer.core.runs import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file,
+                                events_file, new_run_id, remove_pid_file, stop_file, write_pid_file)
 from explorer.core.task_facts import is_qa_task, task_names
 from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
 from explorer.core.window_settings import WindowSettingsError, check_source_settings
@@ -71,6 +73,10 @@ def _json_list(text: str) -> list:
     return value
 
 
+def _flag_help_without_default(name: str) -> str:
+    return field_help(name, with_default=False).replace("%", "%%")
+
+
 def _flag_help(name: str) -> str:
     """The --help line of a TrainConfig field (config.field_help, escaped for argparse)."""
     return field_help(name).replace("%", "%%")
@@ -90,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help_text = _flag_help(f.name)
         common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text}
         if f.name == "task":
+            common["help"] = _flag_help_without_default(f.name) + f" ({TASK_DEFAULT_HELP})"
             parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
@@ -110,12 +117,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, type=str, metavar=f.name.upper(), **common)
 
 
+TASK_DEFAULT_HELP = ("default: from the training data, squad_v2 when it holds unanswerable questions "
+                     "(is_impossible, or a hub id naming squad_v2), else squad_v1, the task of the app's first run")
+_IMPOSSIBLE = re.compile(rb'"is_impossible"\s*:\s*true')
+
+
+def default_task(train: str) -> str:
+    """The task of a run that names none (no --task, none in its --config): squad_v2 for SQuAD 2.0 data (a
+    local file with an ``"is_impossible": true`` question, or a hub id containing "squad_v2"), squad_v1 for
+    other SQuAD JSON and hub ids containing "squad" (the app's first run: squad_v1 on the answerable sample),
+    else TrainConfig's default. Reads the file as bytes, no parsing (the loader checks it properly)."""
+    source = str(train or "").strip()
+    path = Path(source).expanduser()
+    if path.is_file() and path.suffix.lower() in (".json", ".jsonl"):
+        try:
+            return "squad_v2" if _IMPOSSIBLE.search(path.read_bytes()) else "squad_v1"
+        except OSError:
+            return TrainConfig.task
+    lowered = source.lower()
+    if "squad_v2" in lowered:
+        return "squad_v2"
+    if "squad" in lowered and not path.exists():
+        return "squad_v1"
+    return TrainConfig.task
+
+
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """--config file (if any) overridden by the flags given. Raises ConfigError."""
+    """--config file (if any) overridden by the flags given; a run that names no task gets
+    :func:`default_task` of its training data. Raises ConfigError."""
     given = {k: v for k, v in vars(args).items() if k not in NOT_FLAGS}
     base = TrainConfig.load(args.config).to_dict() if getattr(args, "config", None) else {}
+    named_task = "task" in given or (getattr(args, "config", None) and _config_names_task(args.config))
     base.update(given)
+    if not named_task:
+        base["task"] = default_task(base.get("train", ""))
     return TrainConfig.from_dict(base, source=getattr(args, "config", None) or "flags")
+
+
+def _config_names_task(path: str) -> bool:
+    try:
+        return "task" in json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return True    # TrainConfig.load has already read it; keep what it gave
 
 
 def _out_of_memory(exc: BaseException) -> bool:
@@ -228,6 +271,7 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
                               f"resume (start a new run, e.g. with --config {config_file(run_dir)} --run-id NEW_ID)")
         return config, run_dir, True
     config = config_from_args(args)
+    refuse_before_the_folder(config)
     runs_dir = Path(config.output_dir).expanduser() if config.output_dir else default_runs_dir()
     run_id = config.run_id or (new_run_id(config.model, config.task, runs_dir) if main else "")
     if multi:
@@ -263,12 +307,36 @@ def window_settings_error(config: TrainConfig) -> str | None:
     return "window settings do not fit the model: " + "; ".join(errors) if errors else None
 
 
-def _append_failed(run_dir: Path, run_id: str, message: str) -> None:
-    """Record a failure that happened before the event writer existed in the run's events.jsonl (through
-    EventWriter, explorer.core.runs.append_event). Raises OSError when the line cannot be written."""
-    append_event(run_dir, make_event("failed", run_id, error=message, traceback=""))
+UNSTARTED_RUN_FILES = frozenset({CONFIG_FILE, EVENTS_FILE, PID_FILE, STOP_FILE})
 
 
+def remove_unstarted_run(run_dir: Path) -> bool:
+    """Remove the folder of a run refused before its first step (bad data found while preparing it: the
+    ``failed`` event on stdout says why), so no run that never started is listed. Only a folder holding
+    nothing but this worker's own files (config.json, events.jsonl, the pid and STOP files) goes; returns
+    True when it went."""
+    try:
+        entries = list(run_dir.iterdir())
+        if any(e.name not in UNSTARTED_RUN_FILES or not e.is_file() for e in entries):
+            return False
+        for entry in entries:
+            entry.unlink()
+        run_dir.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+def refuse_before_the_folder(config: TrainConfig) -> None:
+    """Raise ConfigError for a setting that can be refused before anything is made: the task name, the
+    window settings against the model (:func:`window_settings_error`), then the rest of
+    ``TrainConfig.validate``. A refused run leaves no run folder behind."""
+    if config.task not in task_names():
+        config.validate()
+    settings_error = window_settings_error(config)
+    if settings_error:
+        raise ConfigError(settings_error)
+    config.validate()
 WORKER_NICE = 10   # default niceness of a training worker ($EXPLORER_WORKER_NICE; 0 = leave it)
 
 
@@ -304,13 +372,6 @@ def run(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_USAGE
     _, main = _distributed()
-    settings_error = None if resume else window_settings_error(config)
-    if settings_error:
-        _print_failed(config.run_id, settings_error)
-        if main:
-            _append_failed(run_dir, config.run_id, settings_error)
-        print_error(settings_error)
-        return EXIT_USAGE
     writer = GuardedWriter(config.run_id, path=events_file(run_dir), stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)
@@ -320,6 +381,7 @@ def run(args: argparse.Namespace) -> int:
     if resume and main and control.stop_file.exists():
         control.stop_file.unlink()  # a STOP left from the stopped run must not stop the resumed one
     code = EXIT_FAILED
+    never_started = False
     t0 = time.time()
     try:
         with SignalHandlers(control, writer):
@@ -338,7 +400,11 @@ def run(args: argparse.Namespace) -> int:
                     raise
                 else:
                     message = describe_error(exc, config, control.step)
-                    writer.emit("failed", error=message, traceback="".join(traceback.format_exception(exc)))
+                    never_started = (isinstance(exc, UserError) and not resume and control.step == 0
+                                     and not (run_dir / "checkpoints").exists())
+                    # a user error's message is the whole story; other failures keep the traceback
+                    writer.emit("failed", error=message,
+                                traceback="" if isinstance(exc, UserError) else "".join(traceback.format_exception(exc)))
                     if main:
                         print_error(message, run_dir if is_internal_error(exc) else None)
                     # one convention for every command (explorer.cli): 2 = the user's input, 1 = ours
@@ -347,6 +413,8 @@ def run(args: argparse.Namespace) -> int:
         writer.close()
         if main:
             remove_pid_file(run_dir)
+            if never_started:
+                remove_unstarted_run(run_dir)
     return code
 
 

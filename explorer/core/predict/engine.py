@@ -41,6 +41,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from explorer.core.errors import Cancelled
+from explorer.core.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
@@ -230,7 +231,6 @@ class _Runner:
         self.cancelled, self.bf16 = cancelled, bf16
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
         self.device = next(self.model.parameters()).device
-        self.model.eval()
 
     def _check(self):
         if self.cancelled is not None and self.cancelled():
@@ -308,7 +308,7 @@ class _Runner:
         enc = self.encode(texts)
         lengths = [len(x) for x in enc["input_ids"]]
         out = None
-        with torch.inference_mode():
+        with inference(self.model):   # eval mode, inference_mode, the caller's mode restored
             for idx in batch_order(lengths, self.batch_size):
                 logits = self.forward(self.pad(enc, idx))
                 if out is None:
@@ -365,7 +365,7 @@ class _Runner:
         enc = self.encode(pairs)
         lengths = [max(len(enc["input_ids"][4 * i + k]) for k in range(4)) for i in range(len(texts))]
         scores = np.zeros((len(texts), 4))
-        with torch.inference_mode():
+        with inference(self.model):   # eval mode, inference_mode, the caller's mode restored
             for idx in batch_order(lengths, self.batch_size):
                 flat = [4 * i + k for i in idx for k in range(4)]
                 scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), 4))).reshape(len(idx), 4)

@@ -18,31 +18,42 @@ MEGABATCH_FACTOR = 50
 
 def epoch_batches(lengths: Sequence[int], batch_size: int, *, seed: int, epoch: int,
                   group_by_length: bool = True, megabatch_factor: int = MEGABATCH_FACTOR,
-                  drop_last: bool = False) -> list[list[int]]:
-    """The training batches of one epoch as lists of row indices; the same (seed, epoch) gives the same list.
+                  drop_last: bool = False, accumulation_steps: int = 1) -> list[list[int]]:
+    """The training micro-batches of one epoch as lists of row indices; the same (seed, epoch) gives the
+    same list.
 
-    Shuffle all rows with ``numpy.random.default_rng([seed, epoch])``; with ``group_by_length``, cut the
-    shuffled order into megabatches of ``megabatch_factor * batch_size`` rows, sort each by length
-    (longest first) and cut it into batches, then shuffle the batch order (so long and short batches
-    alternate through the epoch, and the padded length of each batch is close to its rows' lengths).
+    Shuffle all rows with ``numpy.random.default_rng([seed, epoch])``. With ``group_by_length`` the unit is
+    the *effective* batch, ``batch_size * accumulation_steps`` rows (one optimizer step; pass
+    gradient_accumulation_steps x processes), as Hugging Face's Trainer gives ``LengthGroupedSampler``:
+    cut the shuffled order into megabatches of ``megabatch_factor`` effective batches, sort each by
+    length (longest first), cut it into effective batches, shuffle their order (so long and short steps
+    alternate through the epoch) with an incomplete one last, and only then split each into micro-batches
+    of ``batch_size`` rows, kept next to each other. So batch 6 x GA 2 and batch 12 x GA 1 see the same
+    rows in every optimizer step (case ga-length-grouping), and a step's micro-batches never mix steps.
+    ``drop_last`` drops a last micro-batch shorter than ``batch_size``.
     """
     n = len(lengths)
     rng = np.random.default_rng([int(seed), int(epoch)])
     order = rng.permutation(n)
+    step_rows = batch_size * max(1, int(accumulation_steps))
     if group_by_length:
         lengths = np.asarray(lengths)
-        mega = max(batch_size, megabatch_factor * batch_size)
+        mega = max(step_rows, megabatch_factor * step_rows)
         sorted_chunks = []
         for i in range(0, n, mega):
             chunk = order[i:i + mega]
             sorted_chunks.append(chunk[np.argsort(-lengths[chunk], kind="stable")])
         order = np.concatenate(sorted_chunks) if sorted_chunks else order
+        steps = [order[i:i + step_rows] for i in range(0, n, step_rows)]
+        last = steps.pop() if steps and len(steps[-1]) < step_rows else None
+        if len(steps) > 1:
+            steps = [steps[i] for i in rng.permutation(len(steps))]
+        if last is not None:
+            steps.append(last)                    # a leftover step stays at the end, where the loop expects it
+        order = np.concatenate(steps) if steps else order
     batches = [order[i:i + batch_size].tolist() for i in range(0, n, batch_size)]
     if drop_last and batches and len(batches[-1]) < batch_size:
         batches.pop()
-    if group_by_length and len(batches) > 1:
-        perm = rng.permutation(len(batches))
-        batches = [batches[i] for i in perm]
     return batches
 
 

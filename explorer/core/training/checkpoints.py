@@ -3,8 +3,10 @@
 Each checkpoint folder is a complete ``save_pretrained`` model (safetensors) + tokenizer, so it is a
 model source anywhere a folder is accepted, plus:
 
-- ``training_state.pt``: optimizer, scheduler, RNG states, step, epoch position, best metric (``last``
-  only; ``best`` is a hard-linked/copied snapshot of a ``last`` and keeps the same files);
+- ``training_state.pt``: optimizer, scheduler, RNG states, step, epoch position, best metric, in ``last``
+  only: ``--resume`` reads only ``last``, and the AdamW moments are twice the model's size, so ``best`` (a
+  hard-linked/copied snapshot of a ``last``) leaves it out by default. Once ``last`` moves on, ``best``
+  then costs one model's weights, not three (:func:`checkpoint_bytes`);
 - ``checkpoint.json``: step, kind, metrics at that step (human-readable).
 
 Atomic writes: everything is written into ``checkpoints/.tmp-<kind>-<pid>``, then the old folder is
@@ -198,8 +200,12 @@ def _atomic_dir(base: Path, kind: str) -> Iterator[Path]:
 
 
 def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str = "best",
-                    metrics: dict | None = None) -> Path:
-    """Snapshot one checkpoint as another (hard links where the file system allows, else copies), atomically."""
+                    metrics: dict | None = None, *, with_training_state: bool = False) -> Path:
+    """Snapshot one checkpoint as another (hard links where the file system allows, else copies), atomically.
+
+    ``with_training_state``: also link ``training_state.pt`` (default False: only ``last`` is resumed from, so
+    the snapshot is a model folder: weights, tokenizer, checkpoint.json). Nothing is ever written through a
+    link: checkpoint.json is replaced by a new file, and ``last`` is only ever replaced as a whole folder."""
     base = Path(run_dir) / CHECKPOINTS
     src = checkpoint_dir(run_dir, src_kind)
     if src is None:
@@ -212,7 +218,8 @@ def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str =
             shutil.copy2(s, d)
 
     with _atomic_dir(base, dst_kind) as tmp:
-        shutil.copytree(src, tmp, copy_function=link_or_copy)
+        shutil.copytree(src, tmp, copy_function=link_or_copy,
+                        ignore=None if with_training_state else shutil.ignore_patterns(STATE_FILE))
         info = json.loads((tmp / INFO_FILE).read_text(encoding="utf-8"))
         info["kind"] = dst_kind
         if metrics is not None:
@@ -220,6 +227,19 @@ def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str =
         (tmp / INFO_FILE).unlink()  # a hard link: write a new file, never through the link
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
     return base / dst_kind
+
+
+ADAMW_STATE_FACTOR = 2   # AdamW keeps exp_avg and exp_avg_sq: two tensors the size of each parameter
+
+
+def checkpoint_bytes(num_parameters: int, *, bytes_per_parameter: int = 4) -> dict[str, int]:
+    """Expected disk use of a run's checkpoints, in bytes, for a model of ``num_parameters`` (fp32 weights):
+    ``model`` (one safetensors copy), ``last`` (model + AdamW state, ``ADAMW_STATE_FACTOR`` x the model),
+    ``best`` (model only: no training state) and ``total`` (``last`` + ``best`` once they differ; tokenizer
+    and JSON files, a few hundred KB, are left out)."""
+    model = int(num_parameters) * int(bytes_per_parameter)
+    last = model * (1 + ADAMW_STATE_FACTOR)
+    return {"model": model, "last": last, "best": model, "total": last + model}
 
 
 def load_training_state(run_dir: str | Path) -> tuple[Path, dict]:

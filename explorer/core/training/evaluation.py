@@ -10,6 +10,7 @@ import torch
 
 from explorer.core.errors import Cancelled
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, eval_batches
+from explorer.core.eval_mode import inference
 
 
 
@@ -35,34 +36,28 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
     n = len(features)
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.inference_mode():
-            for batch in loader:
-                if control is not None and control.cancel:
-                    raise Cancelled()
-                outputs = model(**task.model_inputs(batch))
-                outs = task.eval_outputs(outputs, batch)
-                idx = batch["feature_index"].cpu().numpy()
-                arrays = {name: (t.float() if t.is_floating_point() else t).cpu().numpy() for name, t in outs.items()}
-                rows = []
-                for r, fi in enumerate(idx):
-                    row = {}
-                    for name, arr in arrays.items():
-                        v = arr[r]
-                        row[name] = v[:features.lengths[fi]] if name in task.token_level_outputs else v
-                    rows.append((int(fi), row))
-                if multi:
-                    from accelerate.utils import gather_object
+    with inference(model):
+        for batch in loader:
+            if control is not None and control.cancel:
+                raise Cancelled()
+            outputs = model(**task.model_inputs(batch))
+            outs = task.eval_outputs(outputs, batch)
+            idx = batch["feature_index"].cpu().numpy()
+            arrays = {name: (t.float() if t.is_floating_point() else t).cpu().numpy() for name, t in outs.items()}
+            rows = []
+            for r, fi in enumerate(idx):
+                row = {}
+                for name, arr in arrays.items():
+                    v = arr[r]
+                    row[name] = v[:features.lengths[fi]] if name in task.token_level_outputs else v
+                rows.append((int(fi), row))
+            if multi:
+                from accelerate.utils import gather_object
 
-                    rows = gather_object(rows)
-                for fi, row in rows:
-                    for name, v in row.items():
-                        collected.setdefault(name, [None] * n)[fi] = v
-    finally:
-        if was_training:
-            model.train()
+                rows = gather_object(rows)
+            for fi, row in rows:
+                for name, v in row.items():
+                    collected.setdefault(name, [None] * n)[fi] = v
     missing = [i for i in range(n) if any(col[i] is None for col in collected.values())]
     if missing:
         raise RuntimeError(f"evaluation lost {len(missing)} of {n} dev rows (first: {missing[:5]})")
@@ -83,12 +78,7 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
     result = {"metrics": metrics}
     if watch_items and accelerator.is_main_process:
         inner = accelerator.unwrap_model(model)
-        was_training = inner.training
-        inner.eval()
-        try:
+        with inference(inner):
             result["watch"] = task.watch(inner, tokenizer, watch_items, config)
-        finally:
-            if was_training:
-                inner.train()
     result["seconds"] = time.perf_counter() - t0
     return result

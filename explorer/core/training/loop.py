@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 
 from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
-from explorer.core.training.checkpoints import set_rng_state
+from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
 from explorer.core.training.config import TrainConfig
 from explorer.core.training.evaluation import evaluate
 from explorer.core.training.keeper import CheckpointKeeper
@@ -94,15 +94,30 @@ def emit_started(run: TrainingRun) -> None:
     report = model_load_report(run.loaded)
     if report.get("warning"):
         run.writer.emit("log", level="warning", message=report["warning"])
+    num_parameters = sum(p.numel() for p in run.model.parameters())
     run.writer.emit(
         "started", config=run.config.to_dict(), device=str(run.accelerator.device),
-        mixed_precision=run.mixed_precision, num_parameters=sum(p.numel() for p in run.model.parameters()),
+        mixed_precision=run.mixed_precision, num_parameters=num_parameters,
         steps_total=run.steps_total, num_train_examples=task.num_examples(run.train_ex),
         num_train_features=len(run.train_feats),
         num_dev_examples=task.num_examples(run.dev_ex) if run.dev_ex is not None else 0,
         num_processes=run.accelerator.num_processes, resumed_from_step=run.progress.step if run.resumed else None,
         load_report=report, **{k: plan[k] for k in ("steps_per_epoch", "warmup_steps", "effective_batch_size")},
         **task.started_info(run.train_ex, run.config))
+    if run.config.save_checkpoints:
+        run.writer.emit("log", level="info", message=checkpoint_size_note(num_parameters))
+
+
+def checkpoint_size_note(num_parameters: int) -> str:
+    """'checkpoints: about 270 MB in last (model 90 MB + optimizer state, for --resume) and 90 MB in best
+    (model only); 360 MB in all': the run's expected disk use (checkpoints.checkpoint_bytes)."""
+    b = checkpoint_bytes(num_parameters)
+
+    def mb(n: int) -> str:
+        return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.0f} KB"
+
+    return (f"checkpoints: about {mb(b['last'])} in last (model {mb(b['model'])} + optimizer state, for --resume) "
+            f"and {mb(b['best'])} in best (model only); {mb(b['total'])} in all")
 
 
 def model_load_report(loaded) -> dict:

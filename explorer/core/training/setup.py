@@ -119,7 +119,9 @@ class TrainingRun:
     def epoch_loader(self):
         """The prepared DataLoader over this epoch's batches, skipping those already done (resume)."""
         batches = epoch_batches(self.train_feats.lengths, self.config.batch_size, seed=self.config.seed,
-                                epoch=self.progress.epoch, group_by_length=self.config.length_grouping)
+                                epoch=self.progress.epoch, group_by_length=self.config.length_grouping,
+                                accumulation_steps=self.config.gradient_accumulation_steps
+                                * self.accelerator.num_processes)
         if self.progress.batches_done:
             batches = batches[self.progress.batches_done * self.accelerator.num_processes:]
         return self.accelerator.prepare(torch.utils.data.DataLoader(

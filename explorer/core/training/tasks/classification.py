@@ -28,6 +28,7 @@ from explorer.core.training.batching import pad_sequences
 from explorer.core.training.config import parse_class_weights
 from explorer.core.training.glue_metrics import classification_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
+from explorer.core.eval_mode import inference
 
 DEV_SPLIT_FILE = "dev_split.csv"
 
@@ -221,7 +222,7 @@ class ClassificationTask(Task):
             enc = tokenizer(text, pair, truncation=True, max_length=config.resolved_max_seq_length(),
                             return_tensors="pt") if pair else \
                 tokenizer(text, truncation=True, max_length=config.resolved_max_seq_length(), return_tensors="pt")
-            with torch.inference_mode():
+            with inference(model):
                 logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float()[0]
             row = {"text": text, "logits": logits.tolist()}
             if pair:

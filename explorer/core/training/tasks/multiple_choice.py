@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from explorer.core.data.swag import NUM_CHOICES, SwagData, load_swag
+from explorer.core.eval_mode import inference
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.tasks.base import FeatureSet, Task
 
@@ -98,7 +99,7 @@ class MultipleChoiceTask(Task):
                                  config.resolved_max_seq_length())
             pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
             batch = {k: pad_sequences(v, pad_id if k == "input_ids" else 0).unsqueeze(0) for k, v in enc.items()}
-            with torch.inference_mode():
+            with inference(model):
                 scores = model(**{k: v.to(device) for k, v in batch.items()}).logits.float()[0]
             probs = torch.softmax(scores, -1)
             out.append({"context": context, "endings": endings, "scores": scores.tolist(),

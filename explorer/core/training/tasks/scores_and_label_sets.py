@@ -19,6 +19,7 @@ import dataclasses
 import numpy as np
 import torch
 
+from explorer.core.eval_mode import inference
 from explorer.core.data.classification import ClassificationDataError
 from explorer.core.data.scores_and_label_sets import MultiLabelData, load_multilabel, load_regression, multi_hot
 from explorer.core.training.multilabel_metrics import multilabel_metrics
@@ -37,7 +38,7 @@ def _encode(tokenizer, model, text: str, pair: str, max_len: int) -> torch.Tenso
     args = (text, pair) if pair else (text,)
     enc = tokenizer(*args, truncation=True, max_length=max_len, return_tensors="pt")
     device = next(model.parameters()).device
-    with torch.inference_mode():
+    with inference(model):
         return model(**{k: v.to(device) for k, v in enc.items()}).logits.float()[0]
 
 
