@@ -109,29 +109,25 @@ def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length:
     first_rows = {rows[r][2][0]: r for r in reversed(range(len(rows)))}
     firsts = set(first_rows.values())
     order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.inference_mode():
-            for s in range(0, len(order), batch_size):
-                idx = order[s:s + batch_size]
-                width = max(len(rows[r][0]) for r in idx)
-                ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
-                mask = torch.zeros((len(idx), width), dtype=torch.long)
-                for j, r in enumerate(idx):
-                    ids[j, :len(rows[r][0])] = torch.tensor(rows[r][0])
-                    mask[j, :len(rows[r][0])] = 1
-                out = model(input_ids=ids.to(device), attention_mask=mask.to(device),
-                            token_type_ids=torch.zeros_like(ids).to(device), output_hidden_states=keep_hidden)
-                logits = out.logits.float().cpu().numpy()
-                for j, r in enumerate(idx):
-                    n = len(rows[r][0])
-                    row_logits[r] = logits[j, :n].astype(np.float64)
-                    if keep_hidden and r in firsts:
-                        row_hidden[r] = out.hidden_states[-1][j, :n].float().cpu().numpy().astype(np.float64)
-    finally:
-        if was_training:
-            model.train()
+    from explorer.core.eval_mode import inference
+
+    with inference(model):   # eval mode (dropout off), no autograd, every submodule's mode restored
+        for s in range(0, len(order), batch_size):
+            idx = order[s:s + batch_size]
+            width = max(len(rows[r][0]) for r in idx)
+            ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(idx), width), dtype=torch.long)
+            for j, r in enumerate(idx):
+                ids[j, :len(rows[r][0])] = torch.tensor(rows[r][0])
+                mask[j, :len(rows[r][0])] = 1
+            out = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                        token_type_ids=torch.zeros_like(ids).to(device), output_hidden_states=keep_hidden)
+            logits = out.logits.float().cpu().numpy()
+            for j, r in enumerate(idx):
+                n = len(rows[r][0])
+                row_logits[r] = logits[j, :n].astype(np.float64)
+                if keep_hidden and r in firsts:
+                    row_hidden[r] = out.hidden_states[-1][j, :n].float().cpu().numpy().astype(np.float64)
     merged = merge_word_predictions([len(w) for w in sentences], rows, row_logits)
     return merged, rows, row_logits, row_hidden, first_rows
 
