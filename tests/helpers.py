@@ -7,6 +7,8 @@
 - ``write_tiny_squad(path, v2=True)``: a small official-format SQuAD JSON (v2.0 adds unanswerable
   questions) whose words the tiny tokenizer covers.
 - ``write_tiny_classification(path, pair=False)``: a small GLUE-style TSV/CSV/JSONL file.
+- ``write_tiny_conll(path)``: a small 2-column IOB2 CoNLL file (``--task ner``); ``tiny_loaded_model(
+  "token_classification", num_labels=K)`` is the matching tiny token-classification BERT.
 - ``run_worker(argv)``: ``bert-explorer train`` in a real child process, returning (rc, stdout, stderr).
 """
 
@@ -28,14 +30,14 @@ def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_lab
     """
     import torch
     from transformers import (AutoModelForMultipleChoice, AutoModelForQuestionAnswering,
-                              AutoModelForSequenceClassification, BertConfig)
+                              AutoModelForSequenceClassification, AutoModelForTokenClassification, BertConfig)
 
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
     config._attn_implementation = "sdpa"
     auto = {"qa": AutoModelForQuestionAnswering, "classification": AutoModelForSequenceClassification,
-            "multiple_choice": AutoModelForMultipleChoice}[task]
+            "multiple_choice": AutoModelForMultipleChoice, "token_classification": AutoModelForTokenClassification}[task]
     return auto.from_config(config, attn_implementation="sdpa").eval(), config
 
 
@@ -145,6 +147,20 @@ _PAIR = [("ada was born in london", "ada was born in the city of london", 1),
          ("the year was 1815", "the city was london", 0),
          ("what is the answer", "which is the answer", 1),
          ("the first name", "the river of the city", 0)]
+
+
+TINY_CONLL = [("ada was born in london", "B-PER O O O B-LOC"), ("the river of paris", "O O O B-LOC"),
+              ("bert model of the city", "B-MISC I-MISC O O O"), ("who wrote the first answer", "O O O O O")]
+
+
+def write_tiny_conll(path: str | Path, repeat: int = 1) -> Path:
+    """A small 2-column CoNLL file (word tag, IOB2, blank line between sentences) the tiny tokenizer covers."""
+    lines = []
+    for _ in range(repeat):
+        for words, tags in TINY_CONLL:
+            lines += [f"{w} {t}" for w, t in zip(words.split(), tags.split())] + [""]
+    Path(path).write_text("\n".join(lines), encoding="utf-8")
+    return Path(path)
 
 
 def write_tiny_classification(path: str | Path, pair: bool = False, repeat: int = 1,

@@ -412,14 +412,14 @@ def _(c):
 
 @row("unknown-task-flag")
 def _(c):
-    c.train("--task", "ner").user_error(2, "--task", "invalid choice: 'ner'")
+    c.train("--task", "pos").user_error(2, "--task", "invalid choice: 'pos'")
 
 
 @row("unknown-task-in-config")
 def _(c):
-    p = c.write("task.json", json.dumps({"model": c.qa, "task": "ner", "train": c.sq,
+    p = c.write("task.json", json.dumps({"model": c.qa, "task": "pos", "train": c.sq,
                                          "output_dir": str(c.tmp / "runs")}))
-    c.cli("train", "--config", p).user_error(2, "task 'ner' is not one of")
+    c.cli("train", "--config", p).user_error(2, "task 'pos' is not one of")
     assert not (c.tmp / "runs").exists()           # refused before a run folder was made
 
 

@@ -9,17 +9,17 @@ from explorer.core.training.config import TASKS, ConfigError, TrainConfig, field
 
 
 def test_table_rows_and_defaults():
-    assert tf.task_names() == ["squad_v1", "squad_v2", "single", "pair", "swag", "regression", "multilabel"]
+    assert tf.task_names() == ["squad_v1", "squad_v2", "single", "pair", "swag", "regression", "multilabel", "ner"]
     assert list(TASKS) == tf.task_names()
     assert tf.qa_task_names() == ("squad_v1", "squad_v2")
     assert [tf.get_task_facts(n).best_metric for n in tf.task_names()] == ["f1", "best_f1", "accuracy", "accuracy",
-                                                                     "accuracy", "pearson", "micro_f1"]
+                                                                     "accuracy", "pearson", "micro_f1", "f1"]
     assert TrainConfig(task="squad_v1").resolved_learning_rate() == 3e-5
     assert TrainConfig(task="pair").resolved_learning_rate() == 2e-5
     assert TrainConfig(task="squad_v2").resolved_max_seq_length() == 384
     assert TrainConfig(task="single").resolved_max_seq_length() == 128
-    with pytest.raises(KeyError, match="ner"):
-        tf.get_task_facts("ner")
+    with pytest.raises(KeyError, match="pos"):
+        tf.get_task_facts("pos")
 
 
 def test_best_metric_rule_is_the_same_for_loop_runs_and_gui():
@@ -42,13 +42,14 @@ def test_best_metric_rule_is_the_same_for_loop_runs_and_gui():
 
 
 def test_unknown_task_is_a_config_error_naming_the_known_ones():
-    with pytest.raises(ConfigError, match="'ner' is not one of squad_v1, squad_v2, single, pair, swag"):
-        TrainConfig(task="ner", train="x").validate()
+    with pytest.raises(ConfigError, match="'pos' is not one of squad_v1, squad_v2, single, pair, swag"):
+        TrainConfig(task="pos", train="x").validate()
 
 
 def test_help_texts_come_from_the_table():
     assert "best_f1 for squad_v2" in field_help("metric_for_best")
-    assert field_help("learning_rate").endswith("default: 3e-5 for QA, 2e-5 for classification, 2e-5 for multiple_choice")
+    assert field_help("learning_rate").endswith("default: 3e-5 for QA, 2e-5 for classification, 2e-5 for multiple_choice, "
+                                               "5e-5 for token_classification")
     assert "SQuAD v2.0 (QA + no answer)" in field_help("task")
     assert "QA: an official-format SQuAD JSON file" in field_help("train")
     assert "classification: a .tsv / .csv file with a header row" in field_help("train")

@@ -142,7 +142,7 @@ def _bad_cases(files, d):
     bad_cfg = d / "bad.json"
     bad_cfg.write_text(json.dumps({"lr": 1}))
     task_cfg = d / "task.json"
-    task_cfg.write_text(json.dumps({"model": files["qa"], "task": "ner", "train": files["sq2"]}))
+    task_cfg.write_text(json.dumps({"model": files["qa"], "task": "pos", "train": files["sq2"]}))
     cls = ["--model", files["cls"], "--task", "single"]
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
@@ -156,7 +156,7 @@ def _bad_cases(files, d):
         "v2 data, v1 task": (["--model", files["qa"], "--task", "squad_v1", "--train", files["sq2"]],
                              "unanswerable questions (SQuAD 2.0 data) but the task is squad_v1"),
         "missing squad": (["--model", files["qa"], "--task", "squad_v2", "--train", d / "none.json"], "none.json"),
-        "bad task in config": (["--config", task_cfg], "task 'ner' is not one of"),
+        "bad task in config": (["--config", task_cfg], "task 'pos' is not one of"),
         "bad config key": (["--config", bad_cfg], "unknown setting(s) lr"),
     }
 

@@ -44,6 +44,10 @@ class SwagDataError(UserError):
     """Bad multiple-choice (SWAG CSV) data; the message names the file, the line and what was wrong."""
 
 
+class TaggingDataError(UserError):
+    """Bad token-tagging (CoNLL / JSONL) data; the message names the file, the line and what was wrong."""
+
+
 class TrainingDataError(UserError):
     """The data gave nothing to train on (e.g. no training windows after tokenization)."""
 

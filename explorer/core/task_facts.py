@@ -44,7 +44,8 @@ class TaskFacts:
         pair: classification of sentence pairs (two text columns) rather than single sentences.
         data_kind: which reader its ``--train`` / ``--dev`` files go through: "squad" (official SQuAD
             JSON, ``core/data/squad.py``), "table" (rows of a .tsv / .csv / .jsonl file,
-            ``core/data/classification.py``) or "swag" (the SWAG CSV, ``core/data/swag.py``). The data
+            ``core/data/classification.py``), "swag" (the SWAG CSV, ``core/data/swag.py``) or "conll" (CoNLL word/tag
+            columns or JSONL tokens/tags, ``core/data/conll.py``). The data
             sniffer (``core/data/sniff.py``) and the launcher's data preview go by it.
         metrics: the scalar dev metrics the task's evaluation reports (each has a row in
             ``core/metric_specs``; counts such as ``total`` are not listed); ``metric_for_best`` must be
@@ -104,6 +105,8 @@ _REGRESSION_FORMATS = (_GLUE_FORMATS + "; the label column holds numbers (e.g. S
                        "text columns")
 _MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one column (econ;politics, "
                        "--label-separator) or one 0/1 column per label (several --label-column names)")
+_TAGGING_FORMATS = ("a CoNLL column file (word first, tag last, 2 or 4 columns, a blank line between sentences; "
+                    "IOB1 / IOB2 / BIOES, read as IOB2) or a .jsonl file with tokens and tags lists")
 _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
 # What each task's evaluation reports (tasks/qa.py: evaluate-v1.1 / evaluate-v2.0 with null odds, plus the
 # dev loss; tasks/classification.py: glue_metrics.classification_metrics, f1 for binary heads only).
@@ -138,6 +141,10 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
               False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
               problem="multilabel"),
+    # CoNLL-2003 NER (BERT paper Section 5.3, Figure 4d): a tag per word from its first piece, entity-level F1
+    # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
+    TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
+              128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss")),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
@@ -156,7 +163,7 @@ def qa_task_names() -> tuple[str, ...]:
 
 
 def tasks_reading(data_kind: str) -> tuple[str, ...]:
-    """The task names whose data files go through reader ``data_kind`` ("squad", "table", "swag")."""
+    """The task names whose data files go through reader ``data_kind`` ("squad", "table", "swag", "conll")."""
     return tuple(name for name, f in _TABLE.items() if f.data_kind == data_kind)
 
 

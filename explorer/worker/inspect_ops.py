@@ -150,6 +150,38 @@ def op_classify(state: State, args: dict, progress, cancelled):
     return classify_text(loaded.model, loaded.tokenizer, args["text_a"], args.get("text_b", ""), label=label)
 
 
+def op_tag(state: State, args: dict, progress, cancelled):
+    """Token tagging of a typed sentence on the slot's token-classification model, and the head written out
+    for piece ``token`` (explorer.core.tagging_model): {"tagged": TaggedText, "head": TokenHead | None}."""
+    from explorer.core.tagging_model import tag_texts, token_head
+
+    loaded = state.model(args.get("slot", "tag"))
+    tagged = tag_texts(loaded.model, loaded.tokenizer, [str(args.get("text", ""))],
+                       max_seq_length=int(args.get("max_seq_length") or 128), keep_hidden=True)[0]
+    if not tagged.words:
+        raise UserError("type a sentence to tag")
+    token = int(args.get("token", -1))
+    if token < 0:   # the first piece of the first word
+        token = next(i for i, w in enumerate(tagged.piece_words) if w is not None)
+    head = token_head(loaded.model, tagged, min(token, len(tagged.pieces) - 1))
+    tagged.piece_words = [-1 if w is None else int(w) for w in tagged.piece_words]   # plain ints on the pipe
+    return {"tagged": tagged, "head": head}
+
+
+def op_tag_dev(state: State, args: dict, progress, cancelled):
+    """A CoNLL / JSONL dev file tagged by the slot's model: TagDevReport (per type, confusion, confident
+    mistakes). The file's tags must be in the model's tag set (id2label)."""
+    from explorer.core.data.conll import load_tagging
+    from explorer.core.tagging import tag_dev_report
+    from explorer.core.tagging_model import softmax, tag_names_of, word_logits
+
+    loaded = state.model(args.get("slot", "tag"))
+    names = tag_names_of(loaded.model)
+    data = load_tagging(args["path"], cap=int(args.get("cap") or 0), label_names=names, repair=True)
+    logits = word_logits(loaded.model, loaded.tokenizer, data.words, max_seq_length=int(args.get("max_seq_length") or 128))
+    return tag_dev_report(str(args["path"]), data.words, data.tags, [softmax(z) if len(z) else z for z in logits], names)
+
+
 def op_classify_dev(state: State, args: dict, progress, cancelled):
     """A classification dev file scored by the slot's model (explorer.core.classify_dev)."""
     from explorer.core.classify_dev import score_classification_dev
@@ -202,7 +234,7 @@ def op_ping(state: State, args: dict, progress, cancelled):
 # "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading).
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
-    "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "ping": (op_ping, "model"),
-    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"),
+    "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
+    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"),
 }

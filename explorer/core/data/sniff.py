@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.task_facts import task_problem, tasks_reading
+
+TAGGING_TASKS = tasks_reading("conll")   # core.data.conll: CoNLL columns or JSONL tokens / tags
 
 SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label")  # core.data.swag
 HEAD_BYTES = 64 * 1024
@@ -94,6 +97,9 @@ def _json_kind(text: str, whole: bool) -> DataKind | None:
             first = json.loads(lines[0])
         except ValueError:
             first = None
+        if isinstance(first, dict) and isinstance(first.get("tokens"), list):
+            return DataKind("jsonl", TAGGING_TASKS, tuple(str(k) for k in first),
+                            "this is a JSON-lines file of tokens and tags; " + _task_words(TAGGING_TASKS))
         flat = isinstance(first, dict) and all(v is None or isinstance(v, (str, int, float, bool))
                                                for v in first.values())
         if flat and (len(lines) > 1 or whole):
@@ -108,6 +114,25 @@ def _json_kind(text: str, whole: bool) -> DataKind | None:
     return DataKind("json", (), (), "this is a JSON file but not in SQuAD format (no \"data\" list of "
                                     "articles with \"paragraphs\") nor one record per line; "
                                     + _task_words(()))
+
+
+_TAG = re.compile(r"^(O|[BIESLU][-_]\S+)$")
+
+
+def _conll_kind(text: str) -> DataKind | None:
+    """A CoNLL column file (word first, tag last; explorer.core.data.conll) from its first lines, else None."""
+    seen = 0
+    for line in text.splitlines()[:40]:
+        fields = line.split()
+        if not fields or fields[0] == "-DOCSTART-":
+            continue
+        if len(fields) < 2 or not _TAG.match(fields[-1]):
+            return None
+        seen += 1
+    if not seen:
+        return None
+    return DataKind("conll", TAGGING_TASKS, (), "this is a CoNLL column file (a word and its tag a line); "
+                    + _task_words(TAGGING_TASKS))
 
 
 def sniff_data_file(path: str | Path) -> DataKind:
@@ -131,6 +156,9 @@ def sniff_data_file(path: str | Path) -> DataKind:
     as_json = _json_kind(text, whole)
     if as_json is not None:
         return as_json
+    conll = _conll_kind(text)
+    if conll is not None:
+        return conll
     first = text.splitlines()[0]
     suffix = path.suffix.lower()
     if "\t" in first or suffix == ".tsv":

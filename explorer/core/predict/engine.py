@@ -16,6 +16,9 @@ Output columns (scripts may rely on them), after the input columns:
 - regression: ``predicted_score``;
 - multi-label: ``predicted_labels`` (the labels whose sigmoid probability >= their threshold; a JSON list, in
   CSV / TSV / xlsx cells as its JSON text, e.g. ``["sports", "tech"]``), ``p_<label>``;
+- token tagging (ner): ``entities`` (a JSON list of ``{"text", "type", "start", "end"}``, character offsets
+  in the text, end exclusive; words split at spaces and punctuation, tags from each word's first piece,
+  entities as seqeval's strict IOB2 reads them), ``tags`` (the tag of every word, space-separated);
 - SWAG: ``predicted_ending`` (0..3), ``p_ending0``..``p_ending3`` (softmax across the four endings);
 - QA: ``answer``, ``answer_start``, ``answer_end`` (character offsets in the context, end exclusive),
   ``score_diff``, ``null_score``, ``decision`` ("answer" / "abstain"), ``window`` (0-based window of the best
@@ -40,7 +43,7 @@ import numpy as np
 from explorer.core.errors import Cancelled
 from explorer.core.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
-from explorer.core.predict.facts import MULTILABEL, REGRESSION, SWAG
+from explorer.core.predict.facts import MULTILABEL, NER, REGRESSION, SWAG
 from explorer.core.task_facts import find_task_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
@@ -49,7 +52,7 @@ KNOWN_SINGLE = ("sentence", "text", "Tweet", "tweet", "review", "content", "sent
 KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("question1", "question2"),
                ("premise", "hypothesis"), ("text_a", "text_b"), ("sentence_a", "sentence_b"))
 SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3")
-DEFAULT_MAX_SEQ = {"classification": 128, "regression": 128, "multilabel": 128, "swag": 128, "qa": 384}
+DEFAULT_MAX_SEQ = {"classification": 128, "regression": 128, "multilabel": 128, "swag": 128, "qa": 384, "ner": 128}
 
 
 @dataclass
@@ -95,6 +98,8 @@ def prediction_columns(kind: str, label_names: list[str]) -> list[str]:
         cols = ["predicted_score"]
     elif kind == MULTILABEL:
         cols = ["predicted_labels"] + [f"p_{n}" for n in label_names]
+    elif kind == NER:
+        cols = ["entities", "tags"]
     elif kind == SWAG:
         cols = ["predicted_ending"] + [f"p_ending{k}" for k in range(4)]
     else:
@@ -342,6 +347,14 @@ class _Runner:
             d.update({f"p_{n}": float(row[k]) for k, n in enumerate(names)})
             res.append(d)
         return res
+
+    def ner(self, texts):
+        from explorer.core.tagging_model import tag_texts
+
+        self._check()
+        tagged = tag_texts(self.model, self.tok, [t[0] for t in texts], max_seq_length=self.max_seq_length,
+                           batch_size=self.batch_size)
+        return [{"entities": [e.to_dict() for e in r.entities], "tags": " ".join(r.tags)} for r in tagged]
 
     def swag(self, texts):
         from explorer.core.classify import softmax_loss

@@ -10,6 +10,8 @@ Kinds, from the checkpoint's ``config.json`` (transformers' own conventions):
 - ``"multilabel"``: ``problem_type == "multi_label_classification"`` (sigmoid per label; a label is predicted
   iff its probability >= its threshold).
 - ``"classification"``: any other sequence classifier (softmax over ``id2label``).
+- ``"ner"``: ``...ForTokenClassification`` (a tag per word, ``id2label`` the IOB2 tag set; entities with
+  character offsets).
 
 Saved decisions: τ from ``checkpoint.json`` key ``tau`` in the checkpoint folder, else ``<run>/tau.json``
 ``{"tau": x}``; multi-label thresholds from ``thresholds.json`` (``{label: t}``) in the checkpoint folder, else
@@ -26,9 +28,10 @@ from explorer.core.errors import ModelSourceError
 from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE
 from explorer.core.task_facts import find_task_facts
 
-KINDS = CLASSIFICATION, REGRESSION, MULTILABEL, SWAG, QA = ("classification", "regression", "multilabel", "swag", "qa")
+KINDS = CLASSIFICATION, REGRESSION, MULTILABEL, SWAG, QA, NER = ("classification", "regression", "multilabel", "swag", "qa",
+                                                          "ner")
 HEADS = {"classification": "classification", "regression": "classification", "multilabel": "classification",
-         "swag": "multiple_choice", "qa": "qa"}
+         "swag": "multiple_choice", "qa": "qa", "ner": "token_classification"}
 
 
 @dataclass
@@ -101,6 +104,8 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
         kind = QA
     elif head == "multiple_choice":
         kind = SWAG
+    elif head == "token_classification":
+        kind = NER
     elif head == "classification":
         problem = cfg.get("problem_type") or ""
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
@@ -115,7 +120,7 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
         raise ModelSourceError(f"{source!r} has no fine-tuned task head ({arch}); predict needs a checkpoint "
                                "trained for a task (a run's checkpoints/best or checkpoints/last)")
     facts = CheckpointFacts(source, kind, HEADS[kind], run_config=run_cfg, notes=notes)
-    if kind in (CLASSIFICATION, MULTILABEL):
+    if kind in (CLASSIFICATION, MULTILABEL, NER):
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
         facts.label_names = label_names_of(cfg, k)
     if kind == MULTILABEL:

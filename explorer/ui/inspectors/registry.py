@@ -24,10 +24,12 @@ from dataclasses import dataclass
 HUB = "explorer.ui.inspectors.hub:page_set"
 CLASSIFY = "explorer.ui.inspectors.classify_view:page_set"
 GROUPS = "explorer.ui.groups.tabs:page_set"
+TAG = "explorer.ui.inspectors.tag_view:page_set"
 PROBE_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's
 ATTENTION, SPANS, DEV_TAU = "Attention", "Spans && τ", "τ on dev set"   # the InspectorHub's pages
 CLASSIFY_PAGE, CLASSIFY_DEV_PAGE = "Classify", "Classify: dev set"
 GROUPS_PAGE, COMPARE_PAGE = "Groups", "Compare"
+TAG_PAGE, TAG_DEV_PAGE = "Tag", "Tag: dev set"
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,20 @@ _PAGES: list[InspectorPage] = [
         "between the two most probable labels) and the most confident mistakes. Click an example to open it "
         "in Classify with its numbers.",
         CLASSIFY),
+    InspectorPage(
+        TAG_PAGE,
+        "Token tagging (named entities, BERT paper Figure 4d): a tag for every word from its first word piece. "
+        "Type a sentence to see the entities found, highlighted by type, and a heat strip of every word's tag "
+        "probabilities (words x tags). Pick a word piece to see its head written out: logits = T_i Wᵀ + b from "
+        "its final hidden state T_i, the softmax over the tags, and the by-hand check against the model.",
+        TAG, heads=("token_classification",)),
+    InspectorPage(
+        TAG_DEV_PAGE,
+        "The Tag page's model over a dev file (CoNLL columns or JSONL tokens / tags): entity-level precision, "
+        "recall and F1 per type (seqeval, strict IOB2, as conlleval), a confusion table between types with "
+        "missed and spurious entities, and the most confident mistakes. Double-click a mistake to open its "
+        "sentence on the Tag page.",
+        TAG),
     InspectorPage(
         GROUPS_PAGE,
         "Run groups of the runs folder: restarts (the same settings with several seeds) and grids (the "

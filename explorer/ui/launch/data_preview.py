@@ -107,6 +107,30 @@ def _preview_squad(source: str, task: str, n: int, split: str, _text_columns=Non
             "n_problems": len(problems), "records": records, "error": ""}
 
 
+def _preview_tagging(source: str, _task: str, n: int, _split: str = "", _text_columns=None, _label_column="",
+                     options: dict | None = None) -> dict:
+    """A CoNLL / JSONL tagging file: sentences, words, entities per type, the scheme read (and converted to
+    IOB2), the first sentences as word/TAG."""
+    from explorer.core.data.conll import load_tagging
+    from explorer.core.tagging import entities_of
+
+    data = load_tagging(source, encoding=str((options or {}).get("encoding") or ""),
+                        repair=bool((options or {}).get("skip_invalid")))
+    per_type: dict[str, int] = {}
+    for tags in data.tags:
+        for e in entities_of(tags):
+            per_type[e.type] = per_type.get(e.type, 0) + 1
+    words = sum(len(w) for w in data.words)
+    layout = f"CoNLL, {data.columns} columns" if data.columns else "JSONL tokens / tags"
+    summary = (f"{layout}, {data.scheme}{' read as IOB2' if data.scheme != 'IOB2' else ''}: {len(data):,} sentences, "
+               f"{words:,} words, {sum(per_type.values()):,} entities ({', '.join(sorted(per_type))})")
+    records = [{"sentence": _clip(" ".join(f"{w}/{t}" if t != "O" else w for w, t in zip(ws, ts)), 200)}
+               for ws, ts in zip(data.words[:n], data.tags[:n])]
+    counts = {"sentences": len(data), "words": words, **{f"entities {t}": c for t, c in sorted(per_type.items())}}
+    return {"ok": True, "kind": "tagging", "summary": summary, "counts": counts, "problems": list(data.notes),
+            "n_problems": 0, "records": records, "error": "", "tags": list(data.label_names)}
+
+
 def _preview_swag(source: str, _task: str, n: int, _split: str = "", _text_columns=None, _label_column="",
                   _options=None) -> dict:
     from explorer.core.data.swag import load_swag
@@ -249,7 +273,7 @@ def _preview_table(source: str, task: str, n: int, split: str, text_columns, lab
 
 
 # TaskFacts.data_kind -> its preview (the readers of core/data)
-_READERS = {"squad": _preview_squad, "table": _preview_table, "swag": _preview_swag}
+_READERS = {"squad": _preview_squad, "table": _preview_table, "swag": _preview_swag, "conll": _preview_tagging}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -156,10 +156,10 @@ def load_note(examples, what: str = "training") -> tuple[str, str] | None:
 def check_loaded_windows(task: Task, loaded, config) -> None:
     """The run's window settings against the loaded model and tokenizer (core.window_settings); raises
     WindowSettingsError (a ValueError naming the numbers) on errors. QA tasks (those with token-level
-    outputs) also check question room and doc_stride; the data's own questions are checked when featurized."""
+    facts.is_qa) also check question room and doc_stride; the data's own questions are checked when featurized."""
     from explorer.core.window_settings import require_window_settings
 
-    qa = bool(task.token_level_outputs)
+    qa = task.facts.is_qa   # token tagging has token-level outputs too, but no question or doc_stride
     require_window_settings(loaded.tokenizer, getattr(loaded.model, "config", None),
                             config.resolved_max_seq_length(), config.doc_stride if qa else None,
                             config.max_query_length if qa else None, name=str(config.model))

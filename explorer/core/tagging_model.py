@@ -1,0 +1,184 @@
+"""Running a token-classification model on raw text: words, tag probabilities, entities, and the head
+written out for one token (the Tag page, ``bert-explorer predict``). Imports torch; the arithmetic without
+torch is explorer.core.tagging.
+
+The head (``BertForTokenClassification``): logits_i = T_i W^T + b for the final hidden vector T_i (H,) of
+token i, W (K, H), b (K,); P_i = softmax(logits_i) over the K tags (BERT paper, Section 4.3 and Figure 4d).
+Dropout is off in eval mode, so the by-hand product equals the model's logits up to float rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.core.tagging import (
+    Entity,
+    entity_offsets,
+    merge_word_predictions,
+    split_words,
+    window_rows,
+    word_pieces,
+)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis (max subtracted first)."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@dataclass
+class TaggedText:
+    """One text tagged.
+
+    Attributes:
+        text: the input. words / offsets: its words and their character (start, end) in ``text``.
+        tag_names: the K tags (id2label order). logits (n_words, K): each word's logits from its first piece
+            (the max-context window when the text needed several); probabilities (n_words, K) = softmax.
+        tags: the argmax tag per word. entities: seqeval-strict IOB2 entities with character offsets.
+        pieces: the word pieces of the first window as the model saw them ([CLS] ... [SEP]); piece_words:
+            the word index of each piece (None for specials); hidden (n_pieces, H): the final hidden vectors
+            T_i of that window; piece_logits (n_pieces, K): the model's logits per piece (float64 copies).
+    """
+
+    text: str
+    words: list[str]
+    offsets: list[tuple[int, int]]
+    tag_names: list[str]
+    logits: np.ndarray
+    probabilities: np.ndarray
+    tags: list[str]
+    entities: list[Entity]
+    pieces: list[str] = field(default_factory=list)
+    piece_words: list = field(default_factory=list)
+    hidden: np.ndarray | None = None
+    piece_logits: np.ndarray | None = None
+
+
+def tag_names_of(model) -> list[str]:
+    """The K tags of a token-classification model, from its config's id2label."""
+    cfg = model.config
+    id2label = getattr(cfg, "id2label", None) or {}
+    k = int(getattr(cfg, "num_labels", 0) or len(id2label))
+    return [str(id2label.get(i, id2label.get(str(i), f"LABEL_{i}"))) for i in range(k)]
+
+
+def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, batch_size: int = 32,
+              keep_hidden: bool = False) -> list[TaggedText]:
+    """Tag raw texts: words split as :func:`explorer.core.tagging.split_words`, pieces aligned with the fast
+    tokenizer's word_ids, long texts in overlapping windows merged per word (as training evaluates).
+    ``keep_hidden`` also keeps the first window's pieces, T_i and logits (the Tag page)."""
+    split = [split_words(t) for t in texts]
+    sentences = [w for w, _ in split]
+    nonempty = [i for i, w in enumerate(sentences) if w]
+    merged, rows, row_logits, row_hidden, first_rows = _forward_words(
+        model, tokenizer, [sentences[i] for i in nonempty], max_seq_length, batch_size, keep_hidden)
+    names = tag_names_of(model)
+    by_text = dict(zip(nonempty, merged))
+    results = []
+    for i, text in enumerate(texts):
+        words, offsets = split[i]
+        z = by_text.get(i, np.zeros((0, len(names))))
+        p = softmax(z) if len(z) else z
+        tags = [names[k] for k in z.argmax(-1)] if len(z) else []
+        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags))
+        if keep_hidden and i in by_text:
+            r = first_rows[nonempty.index(i)]
+            res.pieces = tokenizer.convert_ids_to_tokens(rows[r][0])
+            res.piece_words = list(rows[r][1])
+            res.hidden = row_hidden[r]
+            res.piece_logits = row_logits[r]
+        results.append(res)
+    return results
+
+
+def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length: int, batch_size: int,
+                   keep_hidden: bool = False):
+    """(per-sentence word logits, rows, per-row logits, per-row hidden (first rows, keep_hidden), sentence ->
+    its first row) for sentences of words, in length-sorted batches."""
+    import torch
+
+    pieces = word_pieces(tokenizer, sentences)
+    rows = window_rows(tokenizer, pieces, max_seq_length)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    device = next(model.parameters()).device
+    row_logits: list[np.ndarray] = [None] * len(rows)   # type: ignore[list-item]
+    row_hidden: dict[int, np.ndarray] = {}
+    first_rows = {rows[r][2][0]: r for r in reversed(range(len(rows)))}
+    firsts = set(first_rows.values())
+    order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
+    from explorer.core.eval_mode import inference
+
+    with inference(model):   # eval mode (dropout off), no autograd, every submodule's mode restored
+        for s in range(0, len(order), batch_size):
+            idx = order[s:s + batch_size]
+            width = max(len(rows[r][0]) for r in idx)
+            ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(idx), width), dtype=torch.long)
+            for j, r in enumerate(idx):
+                ids[j, :len(rows[r][0])] = torch.tensor(rows[r][0])
+                mask[j, :len(rows[r][0])] = 1
+            out = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                        token_type_ids=torch.zeros_like(ids).to(device), output_hidden_states=keep_hidden)
+            logits = out.logits.float().cpu().numpy()
+            for j, r in enumerate(idx):
+                n = len(rows[r][0])
+                row_logits[r] = logits[j, :n].astype(np.float64)
+                if keep_hidden and r in firsts:
+                    row_hidden[r] = out.hidden_states[-1][j, :n].float().cpu().numpy().astype(np.float64)
+    merged = merge_word_predictions([len(w) for w in sentences], rows, row_logits)
+    return merged, rows, row_logits, row_hidden, first_rows
+
+
+def word_logits(model, tokenizer, sentences: list[list[str]], *, max_seq_length: int = 128,
+                batch_size: int = 32) -> list[np.ndarray]:
+    """(n_words, K) logits per sentence of already split words (a dev file), each word from its first piece
+    in its max-context window."""
+    return _forward_words(model, tokenizer, sentences, max_seq_length, batch_size)[0]
+
+
+@dataclass
+class TokenHead:
+    """The head written out for one piece i: ``T`` (H,), ``W`` (K, H), ``b`` (K,), ``by_hand`` = T W^T + b
+    (float64), ``model_logits`` (the model's, K), ``max_abs_diff`` between them, ``probabilities`` =
+    softmax(by_hand), ``tag_names``."""
+
+    index: int
+    piece: str
+    T: np.ndarray
+    W: np.ndarray
+    b: np.ndarray
+    by_hand: np.ndarray
+    model_logits: np.ndarray
+    max_abs_diff: float
+    probabilities: np.ndarray
+    tag_names: list[str]
+
+
+def classifier_of(model):
+    """The token-classification head's Linear layer (``model.classifier`` for BERT, RoBERTa, ...)."""
+    head = getattr(model, "classifier", None)
+    if head is None or not hasattr(head, "weight"):
+        raise ValueError(f"{type(model).__name__} has no linear classifier head")
+    return head
+
+
+def token_head(model, tagged: TaggedText, index: int) -> TokenHead:
+    """logits_i = T_i W^T + b for piece ``index`` of ``tagged`` (from :func:`tag_texts` with keep_hidden),
+    checked against the model's logits (max_abs_diff ~1e-6 in float32).
+
+    Raises:
+        IndexError: ``index`` outside the pieces.
+    """
+    if tagged.hidden is None or not 0 <= index < len(tagged.hidden):
+        raise IndexError(f"piece {index} is not one of the {0 if tagged.hidden is None else len(tagged.hidden)}")
+    head = classifier_of(model)
+    W = head.weight.detach().float().cpu().numpy().astype(np.float64)
+    b = head.bias.detach().float().cpu().numpy().astype(np.float64) if head.bias is not None else np.zeros(len(W))
+    T = tagged.hidden[index]
+    z = T @ W.T + b
+    ref = tagged.piece_logits[index]
+    return TokenHead(index, tagged.pieces[index], T, W, b, z, ref, float(np.max(np.abs(z - ref))), softmax(z),
+                     list(tagged.tag_names))

@@ -1,0 +1,329 @@
+"""The Tag page: a token-classification (NER) model's tags for a typed sentence, with its own numbers.
+
+Renders what the inspector child's ``tag`` op returns (explorer.core.tagging_model: TaggedText, TokenHead):
+the sentence with its predicted entities highlighted by type, a heat strip of every word's tag
+probabilities (words x tags, the softmax of each word's first piece), and for a chosen word piece the head
+written out: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
+logits. Model loads and runs happen in the inspector child (slot "tag"), never in the GUI process.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .client import shared_client
+from .common import header
+from .remote import RemoteLatest
+
+TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
+
+
+def is_tagging_checkpoint(path: str) -> bool:
+    """True for a folder whose config.json ``architectures`` is a ...ForTokenClassification (a ner run's
+    checkpoint); reads the JSON only."""
+    import json
+    from pathlib import Path
+
+    try:
+        cfg = json.loads((Path(path) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    from explorer.core.models import checkpoint_task
+
+    return checkpoint_task(cfg.get("architectures") if isinstance(cfg, dict) else None) == "token_classification"
+
+
+def type_color(entity_type: str, types: list[str]) -> str:
+    """The highlight colour of an entity type (by its place among the head's types)."""
+    k = types.index(entity_type) if entity_type in types else len(types)
+    return TYPE_COLORS[k % len(TYPE_COLORS)]
+
+
+def entity_types(tag_names: list[str]) -> list[str]:
+    """The entity types of a tag set, in order (B-LOC, I-LOC, B-PER -> LOC, PER)."""
+    return list(dict.fromkeys(t[2:] for t in tag_names if t != "O" and len(t) > 2))
+
+
+def highlighted_html(text: str, entities, tag_names: list[str]) -> str:
+    """``text`` as HTML with every entity (character offsets) on its type's colour, the type after it."""
+    types = entity_types(tag_names)
+    out, pos = [], 0
+    for e in sorted(entities, key=lambda e: e.start):
+        if e.start < pos or e.start < 0:
+            continue
+        out.append(html.escape(text[pos:e.start]))
+        out.append(f'<span style="background:{type_color(e.type, types)}">{html.escape(text[e.start:e.end])}'
+                   f'<sub> {html.escape(e.type)}</sub></span>')
+        pos = e.end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def head_lines(head, digits: int = 4) -> list[str]:
+    """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check."""
+    lines = [(f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b   (T_i: {head.T.shape[0]}; "
+              f"W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})"), ""]
+    for k, name in enumerate(head.tag_names):
+        dot = float(head.T @ head.W[k])
+        lines.append(f"{name:>10}: T_i·W_k {dot:+.{digits}f} + b_k {head.b[k]:+.{digits}f} = {head.by_hand[k]:+.{digits}f}"
+                     f"   model {head.model_logits[k]:+.{digits}f}   P = {head.probabilities[k]:.{digits}f}")
+    lines += ["", (f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
+                   f"{head.tag_names[int(head.probabilities.argmax())]}"),
+              f"by-hand check: max |T_i Wᵀ + b - model logits| = {head.max_abs_diff:.1e}"]
+    return lines
+
+
+class TagView(QWidget):
+    """The Tag page. ``show_result({"tagged", "head"})`` renders; ``tag(text)`` asks the child."""
+
+    message = Signal(str)
+
+    def __init__(self, parent=None, *, client=None, slot: str = "tag"):
+        super().__init__(parent)
+        self.client = client or shared_client()
+        self.slot = slot
+        self.loaded = None
+        self.result = None
+        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
+        self._runner = RemoteLatest(self.client, f"{slot}.tag", self)
+        self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
+        self._runner.finished.connect(lambda _id, res: self.show_result(res))
+        for job in (self._loader, self._runner):
+            job.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        self._build()
+
+    def _build(self) -> None:
+        from .heatmap import TokenHeatmap
+
+        self.source = QLineEdit("bundled:minilm")
+        self.source.setToolTip("a token-classification checkpoint (a ner run's checkpoints/best), hub id or folder")
+        load = QPushButton("Load model")
+        load.clicked.connect(self.load_model)
+        top = QHBoxLayout()
+        for w in (QLabel("Model"), self.source, load):
+            top.addWidget(w)
+        self.sentence = QLineEdit()
+        self.sentence.setPlaceholderText("a sentence, e.g. EU rejects German call to boycott British lamb .")
+        self.sentence.returnPressed.connect(self.run)
+        self.token = QSpinBox(minimum=-1, maximum=511, value=-1, specialValueText="first word")
+        self.token.setToolTip("the word piece whose head arithmetic is written out (0 = [CLS])")
+        self.token.valueChanged.connect(lambda _v: self.result is not None and self.run())
+        run = QPushButton("Tag")
+        run.clicked.connect(self.run)
+        row = QHBoxLayout()
+        for w in (QLabel("Sentence"), self.sentence, QLabel("Piece"), self.token, run):
+            row.addWidget(w)
+        self.status = QLabel("Load a token-classification model, type a sentence, press Tag.")
+        self.status.setWordWrap(True)
+        self.marked = QLabel()
+        self.marked.setTextFormat(Qt.TextFormat.RichText)
+        self.marked.setWordWrap(True)
+        self.heat = TokenHeatmap(cmap="viridis", colorbar_label="P(tag)")
+        self.text = QPlainTextEdit(readOnly=True)
+        font = QFont("monospace")
+        font.setStyleHint(QFont.StyleHint.TypeWriter)
+        self.text.setFont(font)
+        lower = QSplitter()
+        lower.addWidget(self.heat)
+        lower.addWidget(self.text)
+        lower.setSizes([520, 580])
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("Token tagging with this model's numbers: a tag per word from its first piece, "
+                                "logits_i = T_i Wᵀ + b, softmax over the tags, entities by type."))
+        layout.addLayout(top)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.marked)
+        layout.addWidget(lower, 1)
+
+    # -- actions ---------------------------------------------------------------------------
+    def load_model(self) -> None:
+        self._status(f"loading {self.source.text()} ...")
+        data = {"slot": self.slot, "source": self.source.text().strip(), "task": "token_classification"}
+        self._loader.submit("load", data)
+        self.client.remember_load(self.slot, data)
+
+    def open_checkpoint(self, path: str) -> None:
+        self.source.setText(path)
+        self.load_model()
+
+    def set_loaded(self, loaded) -> None:
+        """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
+        from explorer.core.model_info import ModelInfo, model_info
+
+        if not isinstance(loaded, ModelInfo):
+            self.client.adopt(self.slot, loaded)
+            loaded = model_info(loaded, self.slot)
+        self.loaded = loaded
+        self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
+
+    def run(self) -> None:
+        if self.loaded is None:
+            self._status("no model loaded: press Load model first")
+            return
+        self._runner.submit("tag", {"slot": self.slot, "text": self.sentence.text(), "token": self.token.value()})
+
+    def tag(self, text: str) -> None:
+        self.sentence.setText(text)
+        self.run()
+
+    def _status(self, text: str) -> None:
+        self.status.setText(text)
+        self.message.emit(text)
+
+    # -- rendering -------------------------------------------------------------------------
+    def show_result(self, res: dict) -> None:
+        """Render {"tagged": TaggedText, "head": TokenHead}."""
+        self.result = res
+        tagged, head = res["tagged"], res["head"]
+        self.marked.setText(highlighted_html(tagged.text, tagged.entities, tagged.tag_names))
+        rows = [f"{w} ({t})" for w, t in zip(tagged.words, tagged.tags)]
+        self.heat.set_matrix(tagged.probabilities, rows, list(tagged.tag_names), levels=(0.0, 1.0))
+        chosen = tagged.piece_words[head.index] if head is not None else -1
+        if chosen is not None and chosen >= 0:
+            self.heat.highlight_row(int(chosen))
+        self.text.setPlainText("\n".join(head_lines(head) if head is not None else []))
+        ents = ", ".join(f"{e.text} ({e.type})" for e in tagged.entities) or "no entity"
+        self._status(f"{len(tagged.words)} words, {len(tagged.pieces)} pieces: {ents}; "
+                     f"by-hand check {head.max_abs_diff:.1e}")
+
+
+class TagDevView(QWidget):
+    """The Tag page's dev view: a CoNLL / JSONL dev file scored by the Tag page's model (entity F1 overall and
+    per type, the confusion between types with missed / spurious, the most confident mistakes). A double
+    click on a mistake opens its sentence on the Tag page (``open_requested(text)``)."""
+
+    open_requested = Signal(str)
+    message = Signal(str)
+
+    def __init__(self, tag_view: TagView, parent=None):
+        from PySide6.QtWidgets import QAbstractItemView, QTableWidget
+
+        from .remote import RemoteJob
+
+        super().__init__(parent)
+        self.tag_view = tag_view
+        self.report = None
+        self._job = RemoteJob(tag_view.client, self)
+        self._job.finished.connect(self.show_report)
+        self._job.failed.connect(lambda msg, _tb: self._status(msg))
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("a dev file: CoNLL columns (word first, tag last) or JSONL tokens / tags")
+        run = QPushButton("Score dev file")
+        run.clicked.connect(self.run)
+        top = QHBoxLayout()
+        for w in (QLabel("Dev file"), self.path, run):
+            top.addWidget(w)
+        self.status = QLabel("Load a model on the Tag page, choose a dev file, press Score dev file.")
+        self.status.setWordWrap(True)
+        self.types = QTableWidget(0, 5)
+        self.types.setHorizontalHeaderLabels(["type", "precision", "recall", "F1", "support"])
+        self.confusion = QTableWidget(0, 0)
+        self.confusion.setToolTip("rows: gold type (spurious = no gold entity on that span); columns: predicted "
+                                  "type (missed = no predicted entity on that span); exact spans")
+        self.mistakes = QTableWidget(0, 5)
+        self.mistakes.setHorizontalHeaderLabels(["word", "gold", "predicted", "P(predicted)", "sentence"])
+        self.mistakes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.mistakes.cellDoubleClicked.connect(self._open_row)
+        self.mistakes.horizontalHeader().setStretchLastSection(True)
+        upper = QSplitter()
+        upper.addWidget(self.types)
+        upper.addWidget(self.confusion)
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("A dev file tagged by the Tag page's model: entity F1 per type (seqeval strict IOB2), "
+                                "which types are confused, missed or spurious, and the most confident mistakes."))
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(upper, 1)
+        layout.addWidget(self.mistakes, 1)
+
+    def run(self) -> None:
+        if self.tag_view.loaded is None:
+            self._status("no model loaded: load one on the Tag page first")
+            return
+        self._status(f"tagging {self.path.text()} ...")
+        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip()})
+
+    def _status(self, text: str) -> None:
+        self.status.setText(text)
+        self.message.emit(text)
+
+    def show_report(self, rep) -> None:
+        """Render a TagDevReport."""
+        from PySide6.QtWidgets import QTableWidgetItem
+
+        self.report = rep
+        self.types.setRowCount(len(rep.per_type))
+        for r, (t, v) in enumerate(rep.per_type.items()):
+            cells = (t, f"{100 * v['precision']:.2f}", f"{100 * v['recall']:.2f}", f"{100 * v['f1']:.2f}",
+                     str(v["support"]))
+            for c, text in enumerate(cells):
+                self.types.setItem(r, c, QTableWidgetItem(text))
+        self.confusion.setRowCount(len(rep.confusion_rows))
+        self.confusion.setColumnCount(len(rep.confusion_cols))
+        self.confusion.setHorizontalHeaderLabels(list(rep.confusion_cols))
+        self.confusion.setVerticalHeaderLabels(list(rep.confusion_rows))
+        for r in range(len(rep.confusion_rows)):
+            for c in range(len(rep.confusion_cols)):
+                self.confusion.setItem(r, c, QTableWidgetItem(str(int(rep.confusion[r, c]))))
+        self.mistakes.setRowCount(len(rep.mistakes))
+        for r, m in enumerate(rep.mistakes):
+            for c, text in enumerate((m.token, m.gold, m.predicted, f"{m.confidence:.3f}", m.text)):
+                self.mistakes.setItem(r, c, QTableWidgetItem(text))
+        self._status(f"{rep.n_sentences} sentences: entity F1 {100 * rep.f1:.2f} (precision {100 * rep.precision:.2f}, "
+                     f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
+
+    def _open_row(self, row: int, _col: int) -> None:
+        if self.report is not None and 0 <= row < len(self.report.mistakes):
+            self.open_requested.emit(self.report.mistakes[row].text)
+
+
+def tag_tabs(parent=None) -> list[tuple[str, QWidget]]:
+    """The Tag page and its dev view, wired (a double-clicked mistake opens its sentence on the Tag page)."""
+    view = TagView(parent)
+    dev = TagDevView(view, parent)
+
+    def open_sentence(text: str) -> None:
+        view.tag(text)
+        from PySide6.QtWidgets import QTabWidget
+
+        tabs = view.parentWidget()
+        while tabs is not None and not isinstance(tabs, QTabWidget):
+            tabs = tabs.parentWidget()
+        if tabs is not None:
+            tabs.setCurrentWidget(view)
+
+    dev.open_requested.connect(open_sentence)
+    return [("Tag", view), ("Tag: dev set", dev)]
+
+
+class TagPages:
+    """The registry's page set of Tag and Tag: dev set (registry.TAG): a token-classification checkpoint
+    opens on the Tag page."""
+
+    def __init__(self, pages: list[tuple[str, QWidget]]):
+        self.pages = dict(pages)
+
+    def open_checkpoint(self, title: str, path: str, _task: str | None, _run_config: dict) -> None:
+        self.pages[title].open_checkpoint(path)
+
+
+def page_set(window) -> TagPages:
+    """The registry's provider of the Tag pages (kept as ``window.tag_pages``; ``window.tag_page`` is Tag)."""
+    window.tag_pages = tag_tabs(window)
+    window.tag_page = window.tag_pages[0][1]
+    return TagPages(window.tag_pages)

@@ -1,0 +1,94 @@
+"""The Tag page offscreen: a tiny token-classification model tags a typed sentence in the inspector child
+(thread double), the heat strip, the highlighted entities and the head written out with its by-hand check."""
+
+import pytest
+from helpers import tiny_loaded_model
+
+from explorer.ui.inspectors.tag_view import TagView, entity_types, highlighted_html
+
+TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
+
+
+@pytest.fixture
+def view(qtbot):
+    v = TagView()
+    qtbot.addWidget(v)
+    return v
+
+
+def test_tag_page_renders_probabilities_entities_and_head(qtbot, view):
+    import torch
+
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    with torch.no_grad():
+        loaded.model.classifier.bias[1] += 6.0    # every word starts a LOC entity
+    view.set_loaded(loaded)
+    view.sentence.setText("ada was born in london")
+    view.token.setValue(2)
+    view.result = None
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    tagged, head = view.result["tagged"], view.result["head"]
+    assert view.heat.matrix.shape == (5, 5) and tagged.tags == ["B-LOC"] * 5
+    assert head.index == 2 and head.max_abs_diff < 1e-5
+    text = view.text.toPlainText()
+    assert "logits_i = T_i Wᵀ + b" in text and "by-hand check" in text and "B-LOC" in text
+    assert view.marked.text().count("<span") == 5 and "LOC" in view.status.text()
+
+
+def test_highlight_html_by_type():
+    from explorer.core.tagging import Entity
+
+    html = highlighted_html("Ada in <Paris>", [Entity("PER", 0, 0, 0, 3, "Ada"), Entity("LOC", 2, 2, 8, 13, "Paris")],
+                            TAGS)
+    assert html.startswith('<span style="background:') and "&lt;" in html and "<sub> LOC</sub>" in html
+    assert entity_types(TAGS) == ["LOC", "PER"]
+
+
+def test_no_model_says_so(view):
+    view.run()
+    assert "no model loaded" in view.status.text()
+
+
+def test_tagging_checkpoint_is_recognised(tmp_path):
+    from explorer.ui.inspectors.tag_view import is_tagging_checkpoint
+
+    (tmp_path / "config.json").write_text('{"architectures": ["BertForTokenClassification"]}', encoding="utf-8")
+    assert is_tagging_checkpoint(str(tmp_path)) and not is_tagging_checkpoint(str(tmp_path / "none"))
+
+
+def test_dev_view_scores_a_file_and_a_mistake_opens_on_the_tag_page(qtbot, tmp_path):
+    from helpers import write_tiny_conll
+
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view.set_loaded(loaded)
+    dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    rep = dev.report
+    assert rep.n_sentences == 4 and dev.confusion.rowCount() == 4 and dev.confusion.columnCount() == 4
+    assert int(rep.confusion[:3].sum()) == 4   # each of the 4 gold entities: matched, mistyped or missed
+    assert len(rep.mistakes) == dev.mistakes.rowCount() > 0
+    confid = [m.confidence for m in rep.mistakes]
+    assert confid == sorted(confid, reverse=True)
+    view.result = None
+    dev._open_row(0, 0)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.sentence.text() == rep.mistakes[0].text
+
+
+def test_tag_page_and_its_wire_classes_import_without_torch():
+    """The GUI rebuilds TaggedText / TokenHead / TagDevReport from the pipe: their modules must not pull in torch."""
+    import subprocess
+    import sys
+
+    code = ("import sys, explorer.ui.inspectors.tag_view, explorer.core.tagging_model, explorer.core.tagging; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
