@@ -52,18 +52,18 @@ def test_a_registered_page_becomes_a_tab_with_its_help(qtbot, tmp_path, monkeypa
     monkeypatch.setitem(__import__("sys").modules, "tests_tokens_page", type("M", (), {"page_set": Pages}))
     registry.register_page(InspectorPage("Tokens", "Token tagging: " + "one label per token. " * 12,
                                          "tests_tokens_page:page_set", heads=("token_classification",)),
-                           before="Groups")
+                           before="Tag")   # in front of the real Tag page: the first compatible page wins
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
     qtbot.addWidget(w)
     titles = [w.tabs.tabText(i) for i in range(w.tabs.count())]
     assert titles[:2] == ["Launch", "Curves"] and titles[2:] == [p.title for p in pages()]
-    assert titles.index("Tokens") == titles.index("Groups") - 1
+    assert titles.index("Tokens") == titles.index("Tag") - 1
     assert "one label per token" in w.tabs.tabToolTip(titles.index("Tokens"))
     folder = tmp_path / "ckpt"
     folder.mkdir()
     (folder / "config.json").write_text('{"architectures": ["BertForTokenClassification"]}')
     w.open_checkpoint(str(folder))
-    assert w.page_sets["tests_tokens_page:page_set"].opened == [("Tokens", str(folder), None)]
+    assert w.page_sets["tests_tokens_page:page_set"].opened == [("Tokens", str(folder), "ner")]   # its task: TaskFacts
     assert w.tabs.currentWidget() is w.pages["Tokens"]
 
 
