@@ -77,3 +77,23 @@ def test_preview_squad_json_given_to_classification(tmp_path):
     res = preview_data(str(p), "single")
     assert not res["ok"] and "SQuAD-format JSON" in res["error"] and "single task" in res["error"]
     assert str(p) in res["error"]
+
+
+def test_a_setting_the_task_does_not_use_stays_out_of_its_run(qtbot, tmp_path):
+    """Issue 25 finding 6: switching to a classification task drops the QA watch example and the QA window
+    settings from the run's config and command; back on QA they return (the editors keep their values)."""
+    from explorer.core.training.config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["doc_stride"].set(96)
+    qa = w.config()
+    assert qa.watch and qa.doc_stride == 96 and qa.dev_fraction is None and "--dev-fraction" not in w.command.toPlainText()
+    w.editors["task"].set("single")
+    cls = w.config()
+    assert cls.watch == [] and cls.doc_stride == TrainConfig().doc_stride
+    assert "--watch" not in w.command.toPlainText() and "Ada" not in w.command.toPlainText()
+    w.editors["task"].set("squad_v1")
+    back = w.config()
+    assert back.watch == qa.watch and back.doc_stride == 96

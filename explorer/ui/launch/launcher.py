@@ -73,6 +73,17 @@ class WatchTable(QWidget):
             self._add_row(str(it.get("question", "")), str(it.get("passage", it.get("context", ""))))
 
 
+def _applies(spec, task: str, qa: bool) -> bool:
+    """Whether launcher field ``spec`` is a setting of ``task`` (its ``tasks``, else QA-only / table-only)."""
+    if spec.tasks:
+        return task in spec.tasks
+    if spec.qa_only:
+        return qa
+    if spec.cls_only:
+        return not qa
+    return True
+
+
 class LauncherPanel(QWidget):
     """Edit a run, preview its data and command line, launch it (or the paper grid)."""
 
@@ -257,7 +268,13 @@ class LauncherPanel(QWidget):
     def config(self) -> TrainConfig:
         """The form as a TrainConfig (fields not in the form come from the last loaded config)."""
         values = {name: ed.get() for name, ed in self.editors.items()}
-        values["watch"] = self.watch.get()
+        task = values.get("task", self._base.task)
+        qa = is_qa_task(task)
+        defaults = TrainConfig()
+        for spec in FIELDS:   # a setting the task does not use stays at its default (not in the run's config)
+            if spec.name in values and not _applies(spec, task, qa):
+                values[spec.name] = getattr(defaults, spec.name)
+        values["watch"] = self.watch.get() if qa else []   # watch examples are QA questions
         if not values["output_dir"]:
             values["output_dir"] = self.runs_dir
         return dataclasses.replace(self._base, **values)
@@ -281,7 +298,7 @@ class LauncherPanel(QWidget):
         qa = is_qa_task(cfg.task)
         for spec in FIELDS:
             if spec.qa_only or spec.cls_only or spec.tasks:
-                on = cfg.task in spec.tasks if spec.tasks else (qa if spec.qa_only else not qa)
+                on = _applies(spec, cfg.task, qa)
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
