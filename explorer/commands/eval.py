@@ -163,8 +163,7 @@ def _load_inputs(args, err):
 
     wrong = source_other_task_error(args.model, "qa")    # a classifier: say so, not a window-settings error
     if wrong:
-        print(f"error: {wrong}", file=err)
-        return 2
+        raise ModelSourceError(wrong)   # a UserError: "error: ..." on stderr, exit 2
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                                      max_query_length=args.max_query_length)
     args.max_seq_length, args.doc_stride, args.max_query_length = (window.max_seq_length, window.doc_stride,

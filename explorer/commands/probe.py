@@ -104,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     wrong = source_other_task_error(args.model, "qa")    # a classifier: say so, not a window-settings error
     if wrong:
-        print(f"error: {wrong}", file=sys.stderr)
-        return 2
+        raise ModelSourceError(wrong)   # a UserError: "error: ..." on stderr, exit 2
 
     passage = args.passage
     if args.passage_file:
