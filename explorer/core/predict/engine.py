@@ -490,6 +490,39 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         t_load = time.perf_counter()
         loaded = load_model(model, task=facts.head)
         summary.load_seconds = time.perf_counter() - t_load
+    runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
+                          doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
+                          max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
+                          calibration=calibration)
+    method = getattr(runner, facts.kind)
+    total = (len_squad(data_path) if squad else estimate_rows(data_path))
+    writer = RowWriter(out, columns, append=resume and done > 0)
+    written = done
+    try:
+        if progress is not None:
+            progress(written, total)
+        for chunk in _chunks(rows, chunk_rows):
+            out_rows = _predict_chunk(chunk, cols, facts.kind, method, info.columns, pred_cols)
+            summary.errors += sum(bool(r["error"]) for r in out_rows)
+            writer.write(out_rows)
+            written += len(chunk)
+            summary.new_rows += len(chunk)
+            if progress is not None:
+                progress(written, max(total, written) if total is not None else None)
+    finally:
+        writer.close()
+        summary.rows = written
+        summary.seconds = time.perf_counter() - t0
+    finish(out)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSummary, *, max_seq_length, batch_size,
+                 doc_stride, max_query_length, n_best_size, max_answer_length, cancelled, bf16,
+                 calibration: bool) -> "_Runner":
+    """The batched forward of ``facts.kind`` with its settings (explicit > the run's window settings > the
+    task's defaults) and, for classification, the run's saved temperature (said in ``summary.notes``)."""
     from explorer.core.checkpoint_windows import window_settings_for_checkpoint
 
     window = window_settings_for_checkpoint(model) if facts.kind == "qa" else None
@@ -510,45 +543,31 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             runner.temperature = t
             summary.notes.append(f"probabilities temperature-scaled with T = {t:.3f} (the run's calibration.json; "
                                  "--no-calibration for the raw softmax)")
-    method = getattr(runner, facts.kind)
-    total = (len_squad(data_path) if squad else estimate_rows(data_path))
-    writer = RowWriter(out, columns, append=resume and done > 0)
-    written = done
-    try:
-        if progress is not None:
-            progress(written, total)
-        for chunk in _chunks(rows, chunk_rows):
-            texts, where, results = [], [], [dict() for _ in chunk]
-            for j, row in enumerate(chunk):
-                t, err = _row_texts(row, cols, facts.kind)
-                if t is None:
-                    results[j]["error"] = err
-                else:
-                    texts.append(t)
-                    where.append(j)
-            if texts:
-                for j, pred in zip(where, method(texts)):
-                    results[j].update(pred)
-            out_rows = []
-            for row, pred in zip(chunk, results):
-                r = {c: row.values.get(c, "") for c in info.columns}
-                r.update({c: None for c in pred_cols})
-                r.update(pred)
-                r["error"] = pred.get("error", "")
-                summary.errors += bool(r["error"])
-                out_rows.append(r)
-            writer.write(out_rows)
-            written += len(chunk)
-            summary.new_rows += len(chunk)
-            if progress is not None:
-                progress(written, max(total, written) if total is not None else None)
-    finally:
-        writer.close()
-        summary.rows = written
-        summary.seconds = time.perf_counter() - t0
-    finish(out)
-    summary.seconds = time.perf_counter() - t0
-    return summary
+    return runner
+
+
+def _predict_chunk(chunk, cols, kind: str, method, input_columns, pred_cols) -> list[dict]:
+    """One chunk of rows through ``method`` (the runner's forward for ``kind``): every row out, in order, its
+    input columns, the prediction columns (None where a row could not be used) and ``error``."""
+    texts, where, results = [], [], [dict() for _ in chunk]
+    for j, row in enumerate(chunk):
+        t, err = _row_texts(row, cols, kind)
+        if t is None:
+            results[j]["error"] = err
+        else:
+            texts.append(t)
+            where.append(j)
+    if texts:
+        for j, pred in zip(where, method(texts)):
+            results[j].update(pred)
+    out_rows = []
+    for row, pred in zip(chunk, results):
+        r = {c: row.values.get(c, "") for c in input_columns}
+        r.update({c: None for c in pred_cols})
+        r.update(pred)
+        r["error"] = pred.get("error", "")
+        out_rows.append(r)
+    return out_rows
 
 
 def len_squad(path: Path) -> int | None:
