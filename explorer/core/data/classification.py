@@ -317,52 +317,12 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
             negative, mixed), empty texts or missing labels (unless skip_invalid), empty data, unreachable hub
             dataset; each naming the file, line and column.
     """
-    source = (source or "").strip()
-    if not source:
-        raise ClassificationDataError("no data source given")
-    path = Path(source).expanduser()
-    hub_names = None
-    if path.exists() or source.startswith((".", "/", "~")) or path.suffix.lower() in TABLE_SUFFIXES:
-        table = read_table(path if path.exists() else source, no_header=no_header, encoding=encoding)
-        table.path = source if not path.exists() else str(path)
-    else:
-        table, hub_names = _hub_table(source, split)
+    table, hub_names = _open_table(source, split, no_header, encoding)
     notes: list[tuple[str, str]] = [("info", f"{table.path}: {n}") for n in table.notes if not n.startswith("sheet")]
     texts, label_col, id_col = _pick_columns(table, pair, text_columns, label_column, id_column)
-    rows = table.rows
-    if not rows:
+    if not table.rows:
         raise ClassificationDataError(f"{table.path}: no examples (only a header, or an empty split)")
-    a: list[str] = []
-    b: list[str] | None = [] if pair else None
-    raw: list[str] = []
-    lines: list[int] = []
-    ids: list[str] = []
-    invalid: list[str] = []
-    stripped: list[int] = []
-    def cell(values: list, i: int):
-        return values[i] if i < len(values) else None
-    for n, values in rows:
-        if cap > 0 and len(a) >= cap:
-            break
-        ta = _text(cell(values, texts[0]))
-        tb = _text(cell(values, texts[1])) if pair else ""
-        lab = _label_text(cell(values, label_col))
-        bad = [f"{table.where(n, texts[j])}: empty text" for j, t in enumerate((ta, tb) if pair else (ta,))
-               if t is None or not t.strip()]
-        if lab is None or not lab.strip():
-            bad.append(f"{table.where(n, label_col)}: missing label")
-        if bad:
-            invalid.extend(bad)
-            continue
-        if lab != lab.strip():
-            stripped.append(n)
-            lab = lab.strip()
-        a.append(ta)
-        if b is not None:
-            b.append(tb)
-        raw.append(lab)
-        lines.append(n)
-        ids.append(str(cell(values, id_col)).strip() if id_col is not None else str(n))
+    a, b, raw, lines, ids, invalid, stripped = _collect_rows(table, texts, label_col, id_col, pair, cap)
     if invalid:
         if not skip_invalid:
             shown = "; ".join(invalid[:5]) + (f"; and {len(invalid) - 5} more" if len(invalid) > 5 else "")
@@ -387,6 +347,69 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
     if stripped:
         notes.append(("info", (f"{table.path}: {len(stripped)} label{'s' if len(stripped) != 1 else ''} had spaces "
                        f"around them, stripped (first: line {stripped[0]})")))
+    notes.extend(_repeat_notes(table, a, b, raw, ids, id_col, regression))
+    col = [table.columns[i] if table.has_header else str(i + 1) for i in texts]
+    problems = [m for lvl, m in notes if lvl == "warning"]
+    return ClassificationData(a, b, labels, source, (col[0], col[1] if pair else "",
+                                                     table.columns[label_col] if table.has_header else str(label_col + 1)),
+                              label_names=names, regression=regression, problems=problems, lines=lines, row_ids=ids,
+                              raw_labels=raw, notes=notes)
+
+
+def _open_table(source: str, split: str, no_header: bool, encoding: str) -> tuple[Table, list[str] | None]:
+    """(the table of a local file or hub dataset, the hub's class names or None). Raises ClassificationDataError."""
+    source = (source or "").strip()
+    if not source:
+        raise ClassificationDataError("no data source given")
+    path = Path(source).expanduser()
+    if path.exists() or source.startswith((".", "/", "~")) or path.suffix.lower() in TABLE_SUFFIXES:
+        table = read_table(path if path.exists() else source, no_header=no_header, encoding=encoding)
+        table.path = source if not path.exists() else str(path)
+        return table, None
+    return _hub_table(source, split)
+
+
+def _collect_rows(table: Table, texts: list[int], label_col: int, id_col: int | None, pair: bool, cap: int):
+    """The usable rows of ``table`` (at most ``cap``, 0 = all): (texts a, texts b or None, raw labels stripped,
+    lines, row ids, problems of the unusable rows (file, line, column), lines whose label had spaces around it)."""
+    a: list[str] = []
+    b: list[str] | None = [] if pair else None
+    raw: list[str] = []
+    lines: list[int] = []
+    ids: list[str] = []
+    invalid: list[str] = []
+    stripped: list[int] = []
+
+    def cell(values: list, i: int):
+        return values[i] if i < len(values) else None
+    for n, values in table.rows:
+        if cap > 0 and len(a) >= cap:
+            break
+        ta = _text(cell(values, texts[0]))
+        tb = _text(cell(values, texts[1])) if pair else ""
+        lab = _label_text(cell(values, label_col))
+        bad = [f"{table.where(n, texts[j])}: empty text" for j, t in enumerate((ta, tb) if pair else (ta,))
+               if t is None or not t.strip()]
+        if lab is None or not lab.strip():
+            bad.append(f"{table.where(n, label_col)}: missing label")
+        if bad:
+            invalid.extend(bad)
+            continue
+        if lab != lab.strip():
+            stripped.append(n)
+            lab = lab.strip()
+        a.append(ta)
+        if b is not None:
+            b.append(tb)
+        raw.append(lab)
+        lines.append(n)
+        ids.append(str(cell(values, id_col)).strip() if id_col is not None else str(n))
+    return a, b, raw, lines, ids, invalid, stripped
+
+
+def _repeat_notes(table: Table, a, b, raw, ids, id_col, regression: bool) -> list[tuple[str, str]]:
+    """Notes on duplicate rows, texts with different labels (classification) and repeated ids."""
+    notes: list[tuple[str, str]] = []
     keys = Counter(zip(a, b or [""] * len(a), raw))
     dup = sum(c - 1 for c in keys.values() if c > 1)
     if dup:
@@ -403,12 +426,7 @@ def load_classification(source: str, *, pair: bool = False, text_columns=None, l
         if repeated:
             notes.append(("warning", (f"{table.path}: {repeated} repeated id{'s' if repeated != 1 else ''} in "
                            f"{table.column_label(id_col)}")))
-    col = [table.columns[i] if table.has_header else str(i + 1) for i in texts]
-    problems = [m for lvl, m in notes if lvl == "warning"]
-    return ClassificationData(a, b, labels, source, (col[0], col[1] if pair else "",
-                                                     table.columns[label_col] if table.has_header else str(label_col + 1)),
-                              label_names=names, regression=regression, problems=problems, lines=lines, row_ids=ids,
-                              raw_labels=raw, notes=notes)
+    return notes
 
 
 def _hub_table(source: str, split: str) -> tuple[Table, list[str] | None]:
