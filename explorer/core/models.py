@@ -220,29 +220,10 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     is_hub = not Path(path).exists()
     kwargs: dict = {}
     if is_hub:
-        if _is_offline() and not _hub_available_locally(path):
-            raise ModelSourceError(
-                f"{source!r} is a Hugging Face hub id, and this machine is offline (HF_HUB_OFFLINE=1) with "
-                "no cached copy. Use a local folder (a save_pretrained output or a run checkpoint) "
-                "or the bundled offline encoder: bundled:minilm")
-        if not _is_offline() and not _hub_available_locally(path) and not _hub_reachable(min(hub_timeout_s, 5.0)):
-            raise ModelSourceError(
-                f"{source!r} looks like a Hugging Face hub id, but the hub cannot be reached from this machine "
-                "(no network?) and there is no cached copy. Use a local folder (a save_pretrained output or a "
-                "run checkpoint) or the bundled offline encoder: bundled:minilm")
-        os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", str(int(hub_timeout_s)))
-        os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", str(int(hub_timeout_s)))
+        _check_hub_source(source, path, hub_timeout_s)
     if trust_remote_code:
         kwargs["trust_remote_code"] = True
-    model_kwargs = dict(kwargs)
-    if num_labels is not None:
-        model_kwargs["num_labels"] = num_labels
-    if id2label:
-        model_kwargs["id2label"] = {int(i): str(n) for i, n in id2label.items()}
-        model_kwargs["label2id"] = {str(n): int(i) for i, n in id2label.items()}
-        model_kwargs["num_labels"] = len(id2label)
-    if new_head:
-        model_kwargs["ignore_mismatched_sizes"] = True
+    model_kwargs = _head_kwargs(kwargs, num_labels, id2label, new_head)
     verbosity = hf_logging.get_verbosity()
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
@@ -289,6 +270,44 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         raise ModelSourceError(f"{source!r} has only a slow tokenizer; BERT Explorer needs a fast "
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
+    return _loaded(model, tokenizer, info, source, path, task)
+
+
+def _check_hub_source(source: str, path: str, hub_timeout_s: float) -> None:
+    """A hub id must be cached when offline, or the hub reachable; sets the hub's request timeouts.
+    Raises ModelSourceError (what to use instead)."""
+    if _is_offline() and not _hub_available_locally(path):
+        raise ModelSourceError(
+            f"{source!r} is a Hugging Face hub id, and this machine is offline (HF_HUB_OFFLINE=1) with "
+            "no cached copy. Use a local folder (a save_pretrained output or a run checkpoint) "
+            "or the bundled offline encoder: bundled:minilm")
+    if not _is_offline() and not _hub_available_locally(path) and not _hub_reachable(min(hub_timeout_s, 5.0)):
+        raise ModelSourceError(
+            f"{source!r} looks like a Hugging Face hub id, but the hub cannot be reached from this machine "
+            "(no network?) and there is no cached copy. Use a local folder (a save_pretrained output or a "
+            "run checkpoint) or the bundled offline encoder: bundled:minilm")
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", str(int(hub_timeout_s)))
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", str(int(hub_timeout_s)))
+
+
+def _head_kwargs(kwargs: dict, num_labels: int | None, id2label: dict | None, new_head: bool) -> dict:
+    """from_pretrained's keyword arguments for the task head: num_labels, id2label / label2id (names by id),
+    ignore_mismatched_sizes for a new head."""
+    model_kwargs = dict(kwargs)
+    if num_labels is not None:
+        model_kwargs["num_labels"] = num_labels
+    if id2label:
+        model_kwargs["id2label"] = {int(i): str(n) for i, n in id2label.items()}
+        model_kwargs["label2id"] = {str(n): int(i) for i, n in id2label.items()}
+        model_kwargs["num_labels"] = len(id2label)
+    if new_head:
+        model_kwargs["ignore_mismatched_sizes"] = True
+    return model_kwargs
+
+
+def _loaded(model, tokenizer, info: dict, source: str, path, task: str) -> LoadedModel:
+    """The LoadedModel with its load report and whether its ``task`` head is new (weights outside the encoder
+    missing, or a checkpoint saved for another task), and the head note that says so."""
     report = LoadReport.from_loading_info(info, list(model.state_dict()),
                                           encoder_prefix=getattr(model, "base_model_prefix", "") or "")
     missing = report.missing
