@@ -226,8 +226,9 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
     label = (_column_name(where, header, label_column, table, "label column") if str(label_column or "").strip()
              else _one_label_column(where, header, "", KNOWN_LABELS))
     scores = parse_scores((w, row.get(label)) for w, (_, row) in zip(at, rows))
+    notes = [("info", f"{where}: {n}") for n in (table.notes if table is not None else [])]   # encoding, long rows
     return ClassificationData(a, b, scores, source, (texts[0], texts[1] if b is not None else "", label),
-                              regression=True)
+                              regression=True, notes=notes)
 
 
 def _one_label_column(where: str, header: list[str], label_column: str, known: Sequence[str]) -> str:
