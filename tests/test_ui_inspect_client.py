@@ -60,7 +60,11 @@ def test_a_dead_child_fails_the_pending_request_and_the_next_one_gets_the_model_
         hub.probe_now()
     assert len(transports) == 2 and again.args[0].question == QUESTION
     assert transports[1].server.state.models["qa"] is tiny_qa      # the adopted model was handed over again
+    reader = client._reader
     client.stop()
+    # stop() returns after the reader thread ended: it holds the client and emits on it, and a QObject whose
+    # last reference went on that thread would be deleted there (the segfault the suite met at this test)
+    assert reader is not None and not reader.is_alive()
 
 
 @pytest.mark.parametrize("bad", [{"question": "q", "passage": "p", "callback": print}])

@@ -200,6 +200,7 @@ class InspectClient(QObject):
         self._factory = transport_factory or _transport_factory
         self._transport = None
         self._generation = 0
+        self._reader: threading.Thread | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._latest: dict[str, int] = {}
@@ -292,8 +293,9 @@ class InspectClient(QObject):
         self._generation += 1
         self._transport = transport
         self._stopping = False
-        threading.Thread(target=self._read, args=(transport, self._generation), daemon=True,
-                         name="inspect-reader").start()
+        self._reader = threading.Thread(target=self._read, args=(transport, self._generation), daemon=True,
+                                        name="inspect-reader")
+        self._reader.start()
         self.started.emit(self.pid)
         for slot, (kind, what) in list(self._slots.items()):   # a restarted child gets the models back
             if kind == "load":
@@ -382,6 +384,11 @@ class InspectClient(QObject):
         self._pending.clear()
         if transport is not None:
             transport.stop()
+        reader, self._reader = self._reader, None
+        if reader is not None and reader is not threading.current_thread():
+            # the reader holds this QObject (its bound method) and emits on it until it ends: let it end here,
+            # so the last reference is never dropped (and the object deleted) on the reader thread
+            reader.join(timeout=5)
         for tmp in self._tmp:
             tmp.cleanup()
         self._tmp.clear()
