@@ -139,3 +139,20 @@ def test_pair_flow_views_show_the_per_layer_numbers(qtbot, view):
     xs, ys = view._flow_curves[0].getData()
     assert list(xs) == [1, 2] and np.allclose(ys, res.flow_mean[:, 0, 1])
     assert view.flow_map.value(1, 3) == pytest.approx(float(res.flow[1, 3, 0, 1]))
+
+
+def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
+    """Class names rather than numbers: the gold box of a head with id2label shows "1 (FAVOR)" and goes up to
+    K - 1; a name typed in it is read as its id."""
+    from helpers import tiny_loaded_model
+
+    loaded = tiny_loaded_model("classification", num_labels=3)
+    cfg = loaded.model.config
+    cfg.id2label = {0: "AGAINST", 1: "FAVOR", 2: "NONE"}
+    cfg.label2id = {n: i for i, n in cfg.id2label.items()}
+    view.set_loaded(loaded)
+    view.label.setValue(1)
+    assert view.label.text() == "1 (FAVOR)" and view.label.maximum() == 2
+    assert view.label.valueFromText("NONE") == 2
+    view.label.setValue(-1)
+    assert view.label.text() == "none"

@@ -61,6 +61,36 @@ FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SE
 FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
 
 
+class ClassSpin(QSpinBox):
+    """The gold class id, shown with the head's class name ("1 (FAVOR)"; "none" below 0); up to K - 1 once the
+    head's names are known (SWAG: the ending index, no names)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent, minimum=-1, maximum=99, value=-1, specialValueText="none")
+        self.names: list[str] = []
+
+    def set_names(self, names: list[str]) -> None:
+        self.names = list(names)
+        self.setMaximum(len(self.names) - 1 if self.names else 99)
+        self.lineEdit().setText(self.textFromValue(self.value()))
+
+    def textFromValue(self, value: int) -> str:  # noqa: N802 - Qt's name
+        if 0 <= value < len(self.names):
+            return f"{value} ({self.names[value]})"
+        return super().textFromValue(value)
+
+    def valueFromText(self, text: str) -> int:  # noqa: N802 - Qt's name
+        head = text.split(" (", 1)[0].strip()
+        if head in self.names:
+            return self.names.index(head)
+        return int(head) if head.lstrip("-").isdigit() else self.value()
+
+    def validate(self, text: str, pos: int):
+        from PySide6.QtGui import QValidator
+
+        return QValidator.State.Acceptable, text, pos
+
+
 def _mono() -> QFont:
     font = QFont("monospace")
     font.setStyleHint(QFont.StyleHint.TypeWriter)
@@ -139,7 +169,7 @@ class ClassifyView(QWidget):
             top.addWidget(w)
         self.inputs = _Inputs()
         self.kind.currentTextChanged.connect(self._kind_changed)
-        self.label = QSpinBox(minimum=-1, maximum=99, value=-1, specialValueText="none")
+        self.label = ClassSpin()
         self.gold = QLineEdit()
         self.gold.setPlaceholderText("none")
         self.gold.setToolTip("regression: a gold score (e.g. 3.8); multi-label: gold labels separated by ';'")
@@ -252,6 +282,7 @@ class ClassifyView(QWidget):
             self.client.adopt(self.slot, loaded)
             loaded = model_info(loaded, self.slot)
         self.loaded = loaded
+        self.label.set_names(list(getattr(loaded, "label_names", None) or []))
         head = getattr(loaded, "task", "")
         problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax
         task = task_for_checkpoint(head, self.current_kind(), problem or None)
