@@ -170,6 +170,15 @@ def decode_bytes(data: bytes, path: str, encoding: str = "") -> tuple[str, str, 
     return text, encoding_label(guess), notes
 
 
+def guess_encoding(data: bytes) -> str:
+    """The codec of bytes that are not UTF-8: charset-normalizer's guess, Windows-1252 winning over any other
+    single-byte guess that it decodes (see :func:`_guess_encoding`). The one rule for every reader (this
+    module's tables and predict's streaming reader, core/predict/reading.py)."""
+    from charset_normalizer import from_bytes
+
+    return _guess_encoding(from_bytes(data[:200_000]), data)
+
+
 _MULTIBYTE = ("utf_16", "utf_32", "big5", "gb", "hz", "shift_jis", "euc", "cp932", "cp936", "cp949", "cp950",
               "iso2022", "johab", "utf_7")
 

@@ -9,8 +9,9 @@ swapped for the general table reader (``explorer/core/data/table.py``) at merge.
 - ``.xlsx``: the first sheet, first row = header (openpyxl ``read_only``: rows stream from the zip).
 
 Encoding (text formats): ``"auto"`` (default) reads UTF-8 (a BOM is dropped) when the first MiB decodes as
-UTF-8, else Windows-1252 (cp1252: the usual encoding of files saved by Excel on Windows) and says so in
-:attr:`TableInfo.note`. Any other name is used as given. Bytes that do not decode in the chosen encoding
+UTF-8, else the encoding guessed by the tables' one rule (core/data/table.guess_encoding: charset-normalizer,
+Windows-1252 first among single-byte guesses, the usual encoding of files saved by Excel on Windows) and says
+so in :attr:`TableInfo.note`. Any other name is used as given. Bytes that do not decode in the chosen encoding
 never stop the stream: that row comes out with an ``error``.
 
 Rows are never dropped: a row that cannot be used (a JSON line that is not an object, a CSV line with more or
@@ -89,8 +90,11 @@ def detect_encoding(path: str | Path, encoding: str = "auto") -> tuple[str, str]
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:     # not just a character cut at the end of the sample
-            return "cp1252", (f"{Path(path).name} is not UTF-8 (byte 0x{head[exc.start]:02x} at offset "
-                              f"{exc.start}); read as Windows-1252 (cp1252)")
+            from explorer.core.data.table import encoding_label, guess_encoding
+
+            guess = guess_encoding(head)
+            return guess, (f"{Path(path).name} is not UTF-8 (byte 0x{head[exc.start]:02x} at offset "
+                           f"{exc.start}); read as {encoding_label(guess)} ({guess})")
     return "utf-8-sig", ""
 
 
