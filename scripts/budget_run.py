@@ -27,6 +27,7 @@ def budget_parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for the run")
     p.add_argument("--minutes", type=float, default=10.0, help="training time budget (minutes)")
     p.add_argument("--model", default="bundled:minilm")
+    p.add_argument("--epochs", type=float, default=3.0, help="at most this many epochs (the budget usually ends first)")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--learning-rate", type=float, default=1e-4)
     p.add_argument("--max-seq-length", type=int, default=128)
@@ -36,11 +37,13 @@ def budget_parser(description: str) -> argparse.ArgumentParser:
     return p
 
 
-def budget_command(a: argparse.Namespace, task: str, train: Path, dev: Path, run_id: str,
+def budget_command(a: argparse.Namespace, task: str, train: Path, dev: Path | None, run_id: str,
                    extra: tuple[str, ...] = ()) -> list[str]:
-    """``python -m explorer train`` for ``task`` with the parsed flags ``a`` and a time budget."""
+    """``python -m explorer train`` for ``task`` with the parsed flags ``a`` and a time budget; ``dev`` None
+    leaves the dev set to ``extra`` (e.g. ``--dev-fraction 0.1``, a split held out of ``train``)."""
+    dev_flags = ["--dev", str(dev)] if dev is not None else []
     return [sys.executable, "-m", "explorer", "train", "--model", a.model, "--task", task,
-            "--train", str(train), "--dev", str(dev), "--time-budget-minutes", str(a.minutes), "--epochs", "3",
+            "--train", str(train), *dev_flags, "--time-budget-minutes", str(a.minutes), "--epochs", str(a.epochs),
             "--batch-size", str(a.batch_size), "--learning-rate", str(a.learning_rate),
             "--max-seq-length", str(a.max_seq_length), "--eval-every", str(a.eval_every),
             "--train-cap", str(a.train_cap), "--dev-cap", str(a.dev_cap),
