@@ -10,7 +10,11 @@ What each function answers, and its source:
 - :func:`paired_bootstrap` - an interval for metric(B) - metric(A) on the same examples: resample the
   examples with replacement, the same indices for A and B (Efron & Tibshirani 1993, ch. 13, percentile
   interval; Koehn 2004 "Statistical significance tests for machine translation evaluation" for the paired
-  form). Vectorised: one (n_resamples, n) index matrix per chunk.
+  form). Vectorised. When the per-example outcomes take few distinct values (accuracy and exact match:
+  a difference of -1, 0 or +1; macro F1: a (gold, A, B) triple), a resample only changes how often each
+  value occurs, and those counts are drawn directly as Multinomial(n, observed shares) - the same
+  distribution as counting n indices drawn with replacement, without the (n_resamples, n) index matrix.
+  Otherwise one (chunk, n) index matrix per chunk.
 - :func:`t_interval` - the mean of a few restarts or folds with its 95% Student t interval (scipy.stats.t).
 - :func:`welch_test` - two groups of runs (e.g. two learning rates over restarts): Welch's unequal-variance
   t test (scipy.stats.ttest_ind(equal_var=False); Welch 1947).
@@ -95,6 +99,30 @@ class BootstrapResult:
         return self.low <= 0.0 <= self.high
 
 
+BOOTSTRAP_METHODS = ("auto", "counts", "indices")
+
+
+def _use_counts(method: str, distinct: int, n: int) -> bool:
+    """Whether a bootstrap draws category counts (Multinomial) rather than index matrices: ``method``
+    "counts" / "indices" force it; "auto" draws counts when there are at most n / 8 distinct outcomes (then
+    R x distinct binomial draws are far cheaper than R x n indices). Raises ValueError for another method."""
+    if method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"paired bootstrap: method must be one of {', '.join(BOOTSTRAP_METHODS)} (got {method!r})")
+    return method == "counts" or (method == "auto" and distinct * 8 <= n)
+
+
+def _resampled_counts(freq: np.ndarray, resamples: int, rng: np.random.Generator, chunk: int = 20_000):
+    """(k, m) counts per chunk: how often each of the m outcomes occurs in a resample of n = freq.sum()
+    examples drawn with replacement, i.e. Multinomial(n, freq / n) (Efron & Tibshirani 1993, ch. 6)."""
+    n = int(freq.sum())
+    p = freq / n
+    done = 0
+    while done < resamples:
+        k = min(chunk, resamples - done)
+        yield rng.multinomial(n, p, size=k).astype(float)
+        done += k
+
+
 def _indices(n: int, resamples: int, rng: np.random.Generator, chunk: int):
     done = 0
     while done < resamples:
@@ -104,29 +132,40 @@ def _indices(n: int, resamples: int, rng: np.random.Generator, chunk: int):
 
 
 def paired_bootstrap_mean(values_a, values_b, *, metric: str = "mean", resamples: int = DEFAULT_RESAMPLES,
-                          seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 500) -> BootstrapResult:
+                          seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 500,
+                          method: str = "auto") -> BootstrapResult:
     """Paired bootstrap of mean(B) - mean(A) for per-example scores (n,) each: accuracy (0/1 right),
     SQuAD exact match (0/1) or SQuAD F1 (0..1 per question).
 
-    Only the per-example differences matter, so each resample is one gather + mean over an (chunk, n)
-    index matrix. Raises ValueError for different lengths or no examples."""
+    Only the per-example differences d = B - A matter. With few distinct d (0/1 scores: -1, 0, +1) a
+    resample is a Multinomial draw of how often each occurs (``method`` "counts"; "auto" picks it when
+    there are at most n / 8 distinct differences); else one gather + mean over a (chunk, n) index matrix
+    ("indices", the same draws as :func:`paired_bootstrap` for one seed). Raises ValueError for different
+    lengths, no examples or an unknown method."""
     a = np.asarray(values_a, dtype=float).ravel()
     b = np.asarray(values_b, dtype=float).ravel()
     _check_pair(a, b, resamples, level)
     d = b - a
     rng = np.random.default_rng(seed)
-    diffs = np.concatenate([d[idx].mean(axis=1) for idx in _indices(len(d), resamples, rng, chunk)])
+    values, freq = np.unique(d, return_counts=True)
+    if _use_counts(method, len(values), len(d)):
+        diffs = np.concatenate([c @ values / len(d) for c in _resampled_counts(freq, resamples, rng)])
+    else:
+        diffs = np.concatenate([d[idx].mean(axis=1) for idx in _indices(len(d), resamples, rng, chunk)])
     return _result(metric, float(a.mean()), float(b.mean()), diffs, level, resamples, seed, len(d))
 
 
 def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: int = DEFAULT_RESAMPLES,
-                              seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 200) -> BootstrapResult:
+                              seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 200,
+                              method: str = "auto") -> BootstrapResult:
     """Paired bootstrap of macro F1(B) - macro F1(A) (0..1) for class predictions (n,) against gold (n,).
 
     Macro F1 as sklearn.metrics.f1_score(average="macro", zero_division=0) over ``labels`` (default: every
     label in gold or either prediction). Each example is a (gold, A, B) triple; a resample is a count of
-    each distinct triple (one bincount), and tp/fp/fn per class follow by a matrix product, so there is no
-    Python loop over resamples. Raises ValueError for different lengths."""
+    each distinct triple, and tp/fp/fn per class follow by a matrix product, so there is no Python loop over
+    resamples. The counts are drawn as Multinomial(n, triple shares) (``method`` "counts", what "auto" picks
+    when there are at most n / 8 distinct triples) or counted from index matrices ("indices", the same draws
+    as :func:`paired_bootstrap` for one seed). Raises ValueError for different lengths or an unknown method."""
     g = np.asarray(gold).ravel()
     pa = np.asarray(pred_a).ravel()
     pb = np.asarray(pred_b).ravel()
@@ -156,9 +195,16 @@ def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: i
             out.append(f1.mean(axis=1))
         return out
 
-    full = macro(np.bincount(inverse, minlength=m)[None, :].astype(float))
+    freq = np.bincount(inverse, minlength=m)
+    full = macro(freq[None, :].astype(float))
     rng = np.random.default_rng(seed)
     diffs = []
+    if _use_counts(method, m, len(g)):
+        for counts in _resampled_counts(freq, resamples, rng, chunk=2_000):
+            fa, fb = macro(counts)
+            diffs.append(fb - fa)
+        return _result("macro_f1", float(full[0][0]), float(full[1][0]), np.concatenate(diffs), level,
+                       resamples, seed, len(g))
     for idx in _indices(len(g), resamples, rng, chunk):
         r = idx.shape[0]
         counts = np.bincount((np.arange(r)[:, None] * m + inverse[idx]).ravel(), minlength=r * m)
