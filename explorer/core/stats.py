@@ -104,11 +104,11 @@ BOOTSTRAP_METHODS = ("auto", "counts", "indices")
 
 def _use_counts(method: str, distinct: int, n: int) -> bool:
     """Whether a bootstrap draws category counts (Multinomial) rather than index matrices: ``method``
-    "counts" / "indices" force it; "auto" draws counts when there are at most n / 8 distinct outcomes (then
-    R x distinct binomial draws are far cheaper than R x n indices). Raises ValueError for another method."""
+    "counts" / "indices" force it; "auto" draws counts when there are at most n / 16 distinct outcomes (then
+    R x distinct binomial draws, about ten times dearer each, are cheaper than R x n indices). Raises ValueError for another method."""
     if method not in BOOTSTRAP_METHODS:
         raise ValueError(f"paired bootstrap: method must be one of {', '.join(BOOTSTRAP_METHODS)} (got {method!r})")
-    return method == "counts" or (method == "auto" and distinct * 8 <= n)
+    return method == "counts" or (method == "auto" and distinct * 16 <= n)
 
 
 def _resampled_counts(freq: np.ndarray, resamples: int, rng: np.random.Generator, chunk: int = 20_000):
@@ -139,7 +139,7 @@ def paired_bootstrap_mean(values_a, values_b, *, metric: str = "mean", resamples
 
     Only the per-example differences d = B - A matter. With few distinct d (0/1 scores: -1, 0, +1) a
     resample is a Multinomial draw of how often each occurs (``method`` "counts"; "auto" picks it when
-    there are at most n / 8 distinct differences); else one gather + mean over a (chunk, n) index matrix
+    there are at most n / 16 distinct differences); else one gather + mean over a (chunk, n) index matrix
     ("indices", the same draws as :func:`paired_bootstrap` for one seed). Raises ValueError for different
     lengths, no examples or an unknown method."""
     a = np.asarray(values_a, dtype=float).ravel()
@@ -164,7 +164,7 @@ def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: i
     label in gold or either prediction). Each example is a (gold, A, B) triple; a resample is a count of
     each distinct triple, and tp/fp/fn per class follow by a matrix product, so there is no Python loop over
     resamples. The counts are drawn as Multinomial(n, triple shares) (``method`` "counts", what "auto" picks
-    when there are at most n / 8 distinct triples) or counted from index matrices ("indices", the same draws
+    when there are at most n / 16 distinct triples) or counted from index matrices ("indices", the same draws
     as :func:`paired_bootstrap` for one seed). Raises ValueError for different lengths or an unknown method."""
     g = np.asarray(gold).ravel()
     pa = np.asarray(pred_a).ravel()
