@@ -86,6 +86,49 @@ def test_classify_dev_view_is_prefilled_from_the_run(qtbot, tmp_path):
     assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
 
 
+def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_path):
+    """A run that held 10% of its training rows out as dev (dev_split.csv) is scored in Classify: dev set on
+    those rows, not on every training row (which would flatter it); unticked, the whole file is scored."""
+    from helpers import tiny_loaded_model
+
+    from explorer.core.classify_dev import run_data_settings, score_classification_dev
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    train = tmp_path / "t.csv"
+    train.write_text("id,review,verdict\n" + "".join(f"r{i},text {i},{'pos' if i % 2 else 'neg'}\n"
+                                                     for i in range(12)), encoding="utf-8")
+    run = tmp_path / "runs" / "r1"
+    (run / "checkpoints" / "best").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "single", "train": str(train), "dev": "",
+                                                 "text_columns": ["review"], "label_column": "verdict",
+                                                 "id_column": "id"}))
+    data = load_classification(str(train), text_columns=["review"], label_column="verdict", id_column="id")
+    write_dev_split(run / "dev_split.csv", data, [1, 4, 7])
+    ckpt = str(run / "checkpoints" / "best")
+    settings = run_data_settings(ckpt)
+    assert settings["dev_split"] == str(run / "dev_split.csv")
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    assert dev.prefill_from_run(ckpt)
+    assert dev.path.text() == str(train) and dev.only_split.isChecked() and not dev.only_split.isHidden()
+    sent = dev.table_settings()
+    assert sent["dev_split"] == settings["dev_split"]
+    loaded = tiny_loaded_model("classification")
+    rep = score_classification_dev(loaded.model, loaded.tokenizer, "single", str(train), settings=sent, n=12)
+    assert rep.total == 3
+    assert sorted(rep.confusion.sum(axis=1).tolist()) == [1, 2]      # rows 1, 7 are pos, row 4 is neg
+    assert score_classification_dev(loaded.model, loaded.tokenizer, "single", str(train), settings=sent,
+                                    cap=2).total == 2
+    dev.only_split.setChecked(False)
+    rep_all = score_classification_dev(loaded.model, loaded.tokenizer, "single", str(train),
+                                       settings=dev.table_settings(), cap=None)
+    assert rep_all.total == 12
+    assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))          # another model: nothing carries over
+    assert dev.only_split.isHidden() and "dev_split" not in dev.table_settings()
+
+
 def test_dev_labels_are_matched_to_the_head_by_name(tmp_path):
     from helpers import tiny_loaded_model
 

@@ -193,11 +193,13 @@ TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "enc
 def run_data_settings(model_source: str) -> dict:
     """The data settings of the run a checkpoint belongs to, read from ``runs/<id>/config.json`` two folders
     above ``runs/<id>/checkpoints/<name>``: {"dev", "train", "task", text_columns, label_column, id_column,
-    no_header, encoding, label_names}; {} when the source is not a run checkpoint. Reads JSON only (no torch)."""
+    no_header, encoding, label_names}, plus "dev_split" (the path of ``<run>/dev_split.csv``) when the run had
+    no dev file and held training rows out as dev; {} when the source is not a run checkpoint. Reads JSON
+    only (no torch)."""
     import json
     from pathlib import Path
 
-    from explorer.core.runs import CHECKPOINTS, run_config_of
+    from explorer.core.runs import CHECKPOINTS, dev_split_file, run_config_of
 
     folder = Path(str(model_source or "")).expanduser()
     if folder.parent.name != CHECKPOINTS:
@@ -210,7 +212,11 @@ def run_data_settings(model_source: str) -> dict:
             return {}
     if not isinstance(data, dict):
         return {}
-    return {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
+    out = {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
+    split = dev_split_file(folder.parent.parent)
+    if not out.get("dev") and split.is_file():
+        out["dev_split"] = str(split)
+    return out
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
@@ -221,16 +227,29 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     summarise it: a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport.
 
     ``settings``: the table settings (TABLE_SETTINGS: text_columns, label_column, ...; e.g. the run's own from
-    :func:`run_data_settings`). Labels written as names are matched to the head's id2label by name.
+    :func:`run_data_settings`). Labels written as names are matched to the head's id2label by name. With
+    ``settings["dev_split"]`` (a run's ``dev_split.csv``) only the rows of ``source`` (the run's training
+    file) that the run held out as dev are scored, so a run without a dev file is never scored on the rows
+    it trained on; ``cap`` then counts those rows.
 
-    Raises the loaders' UserErrors (file, line) for bad data, and for a label the head does not have."""
+    Raises the loaders' UserErrors (file, line) for bad data, for a label the head does not have, and for a
+    dev split naming rows the file no longer has."""
     from explorer.core.training.config import TrainConfig
     from explorer.core.training.tasks import get_task
 
     t = get_task(task)
     extra = {k: v for k, v in (settings or {}).items() if k in TABLE_SETTINGS and v not in (None, "")}
-    config = TrainConfig(task=task, dev=source, dev_cap=cap or 0, max_seq_length=max_seq_length, **extra)
+    split = (settings or {}).get("dev_split") or ""
+    config = TrainConfig(task=task, dev=source, dev_cap=0 if split else cap or 0, max_seq_length=max_seq_length,
+                         **extra)
     data = t.load(config, "dev")
+    if split:
+        from pathlib import Path
+
+        from explorer.core.data.split import load_dev_split
+
+        rows = load_dev_split(Path(split), data)
+        data = data.subset(rows[:cap] if cap else rows)
     if not t.facts.is_multiple_choice and getattr(data, "label_names", None):   # names: map them to the head's, by name
         id2label = getattr(model.config, "id2label", None) or {}
         head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]

@@ -41,6 +41,7 @@ from explorer.core.task_facts import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import CHECKPOINTS, checkpoint_dir
 
 CONFIG_FILE = "config.json"
+DEV_SPLIT_FILE = "dev_split.csv"   # a run without a dev file: the training rows held out as dev (core/data/split.py)
 PID_FILE = "worker.pid"
 STOP_FILE = "STOP"
 
@@ -117,6 +118,12 @@ class RunRecord:
 def config_file(run_dir: str | Path) -> Path:
     """``<run_dir>/config.json``: the run's TrainConfig, written first."""
     return Path(run_dir) / CONFIG_FILE
+
+
+def dev_split_file(run_dir: str | Path) -> Path:
+    """``<run>/dev_split.csv``: the ids and lines of the training rows a run without a dev file held out as
+    dev (written by the classification task; read back by resume, prediction and Classify: dev set)."""
+    return Path(run_dir) / DEV_SPLIT_FILE
 
 
 def events_file(run_dir: str | Path) -> Path:

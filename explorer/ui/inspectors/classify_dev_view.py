@@ -70,13 +70,19 @@ class ClassifyDevView(QWidget):
                                          "(comma-separated); a 1-based position for a file without a header.")
         self.label_column = self._picker("label column: the usual names", "The label column (name or position).")
         self.no_header = QCheckBox("no header row")
+        self.only_split = QCheckBox("only the run's held-out dev rows")
+        self.only_split.setToolTip("The run had no dev file: it held some training rows out as dev (dev_split.csv "
+                                   "in the run folder). Score only those; unticked, every row of the file is "
+                                   "scored, including the rows the model was trained on.")
+        self.only_split.setVisible(False)
         self._settings: dict = {}
         self._prefilled_for = None
         top = QHBoxLayout()
         for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run, self.calibrate):
             top.addWidget(w)
         cols = QHBoxLayout()
-        for w in (QLabel("Text"), self.text_columns, QLabel("Label"), self.label_column, self.no_header):
+        for w in (QLabel("Text"), self.text_columns, QLabel("Label"), self.label_column, self.no_header,
+                  self.only_split):
             cols.addWidget(w)
         cols.addStretch(1)
         self.status = QLabel("Load a model in Classify, choose a dev file, press Score dev set.")
@@ -138,6 +144,8 @@ class ClassifyDevView(QWidget):
         settings = run_data_settings(source)
         self._prefilled_for = source
         if not settings:
+            self._settings = {}            # another run's encoding, names or dev split must not carry over
+            self.only_split.setVisible(False)
             return False
         self._settings = settings
         if not self.path.text().strip():
@@ -151,6 +159,9 @@ class ClassifyDevView(QWidget):
             self.label_column.addItem(label)
             self.label_column.setCurrentText(label)
         self.no_header.setChecked(bool(settings.get("no_header")))
+        split = bool(settings.get("dev_split"))
+        self.only_split.setVisible(split)
+        self.only_split.setChecked(split)
         return True
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
@@ -171,6 +182,8 @@ class ClassifyDevView(QWidget):
         if self.label_column.currentText().strip():
             out["label_column"] = self.label_column.currentText().strip()
         out["no_header"] = self.no_header.isChecked()
+        if self._settings.get("dev_split") and self.only_split.isChecked() and self.only_split.isVisibleTo(self):
+            out["dev_split"] = self._settings["dev_split"]
         return out
 
     def run(self) -> None:
@@ -182,7 +195,8 @@ class ClassifyDevView(QWidget):
         if source and source != self._prefilled_for:
             self.prefill_from_run(source)
         self._kind = self.get_kind()
-        self.status.setText(f"scoring {self.path.text()} ...")
+        split = " (the run's held-out dev rows)" if "dev_split" in self.table_settings() else ""
+        self.status.setText(f"scoring {self.path.text()}{split} ...")
         self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
                                           "cap": self.cap.value() or None, "settings": self.table_settings()})
 

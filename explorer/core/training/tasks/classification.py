@@ -13,7 +13,6 @@ and its row ids written to ``dev_split.csv`` in the run folder, which later star
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -24,13 +23,13 @@ from explorer.core.data.classification import (
     load_classification,
 )
 from explorer.core.errors import ConfigError
+from explorer.core.runs import dev_split_file
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.config import parse_class_weights
 from explorer.core.training.glue_metrics import classification_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
 from explorer.core.eval_mode import inference
 
-DEV_SPLIT_FILE = "dev_split.csv"
 
 
 def parse_weights_for(text: str, train_examples: ClassificationData) -> list[float] | None:
@@ -95,7 +94,7 @@ class ClassificationTask(Task):
             write_dev_split,
         )
 
-        path = Path(run_dir) / DEV_SPLIT_FILE if run_dir is not None else None
+        path = dev_split_file(run_dir) if run_dir is not None else None
         if path is not None and path.is_file():
             dev_idx = load_dev_split(path, train_examples)
             notes = [("info", f"dev split read back from {path}: {len(dev_idx)} rows")]
