@@ -95,9 +95,9 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
 
 
 def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length: int, batch_size: int,
-                   keep_hidden: bool = False):
+                   keep_hidden: bool = False, progress=None):
     """(per-sentence word logits, rows, per-row logits, per-row hidden (first rows, keep_hidden), sentence ->
-    its first row) for sentences of words, in length-sorted batches."""
+    its first row) for sentences of words, in length-sorted batches; ``progress(rows done, rows)`` after each."""
     import torch
 
     pieces = word_pieces(tokenizer, sentences)
@@ -128,15 +128,18 @@ def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length:
                 row_logits[r] = logits[j, :n].astype(np.float64)
                 if keep_hidden and r in firsts:
                     row_hidden[r] = out.hidden_states[-1][j, :n].float().cpu().numpy().astype(np.float64)
+            if progress is not None:
+                progress(min(s + batch_size, len(order)), len(order))
     merged = merge_word_predictions([len(w) for w in sentences], rows, row_logits)
     return merged, rows, row_logits, row_hidden, first_rows
 
 
 def word_logits(model, tokenizer, sentences: list[list[str]], *, max_seq_length: int = 128,
-                batch_size: int = 32) -> list[np.ndarray]:
+                batch_size: int = 32, progress=None) -> list[np.ndarray]:
     """(n_words, K) logits per sentence of already split words (a dev file), each word from its first piece
-    in its max-context window."""
-    return _forward_words(model, tokenizer, sentences, max_seq_length, batch_size)[0]
+    in its max-context window. ``progress(done, total)``: called after each batch with model rows (windows)
+    done and in all."""
+    return _forward_words(model, tokenizer, sentences, max_seq_length, batch_size, progress=progress)[0]
 
 
 @dataclass

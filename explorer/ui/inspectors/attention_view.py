@@ -39,7 +39,8 @@ class BlockLayout:
         flow_columns: the block-flow table's (label, from block index, to block index) columns;
             flow_headers: their short headers (the full names are the header tooltips).
         pairs: the model view's (from, to) block index pairs; default_pair: the one shown first.
-        header: the view's one-line header; empty: the readout before the first result.
+        header: the view's one-line header; empty: the readout before the first result; panel: the page whose
+            help is the header's tooltip.
     """
 
     labels: dict
@@ -50,6 +51,7 @@ class BlockLayout:
     default_pair: tuple
     header: str
     empty: str
+    panel: str = "Attention"
 
 
 QA_BLOCKS = BlockLayout(
@@ -78,7 +80,7 @@ SENTENCE_BLOCKS = BlockLayout(
     header=("The attention of the sentence being tagged: one layer and head as a token x token map and as lines "
             "(thickness = weight), the share of attention the sentence gives [CLS]/[SEP] per layer, and all "
             "layers x heads at once."),
-    empty="Tag a sentence to see its attention.")
+    empty="Tag a sentence to see its attention.", panel="Tag")
 
 
 class AttentionView(QWidget):
@@ -249,7 +251,7 @@ class AttentionView(QWidget):
         split.setStretchFactor(1, 2)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(header(self.blocks.header, panel="Attention"))
+        layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
         layout.addLayout(controls)
         layout.addWidget(split, 1)
         layout.addWidget(self.info)

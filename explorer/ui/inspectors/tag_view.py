@@ -79,12 +79,17 @@ def highlighted_html(text: str, entities, tag_names: list[str]) -> str:
 
 def head_lines(head, digits: int = 4) -> list[str]:
     """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check."""
-    lines = [(f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b   (T_i: {head.T.shape[0]}; "
-              f"W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})"), ""]
+    lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
+             f"(T_i: {head.T.shape[0]}; W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
+    width = max([len(n) for n in head.tag_names] + [3])
+    cols = digits + 5   # one signed number: sign, two digits, the point
+    lines.append(f"{'tag':>{width}}  {'T_i·W_k':>{cols}}  {'+ b_k':>{cols}}  {'= logit':>{cols}}  {'model':>{cols}}"
+                 f"  {'P':>{cols - 1}}")
     for k, name in enumerate(head.tag_names):
         dot = float(head.T @ head.W[k])
-        lines.append(f"{name:>10}: T_i·W_k {dot:+.{digits}f} + b_k {head.b[k]:+.{digits}f} = {head.by_hand[k]:+.{digits}f}"
-                     f"   model {head.model_logits[k]:+.{digits}f}   P = {head.probabilities[k]:.{digits}f}")
+        lines.append(f"{name:>{width}}  {dot:+{cols}.{digits}f}  {head.b[k]:+{cols}.{digits}f}  "
+                     f"{head.by_hand[k]:+{cols}.{digits}f}  {head.model_logits[k]:+{cols}.{digits}f}  "
+                     f"{head.probabilities[k]:{cols - 1}.{digits}f}")
     lines += ["", (f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
                    f"{head.tag_names[int(head.probabilities.argmax())]}"),
               f"by-hand check: max |T_i Wᵀ + b - model logits| = {head.max_abs_diff:.1e}"]
@@ -150,7 +155,8 @@ class TagView(QWidget):
         head_split = QSplitter()
         head_split.addWidget(self.heat)
         head_split.addWidget(self.text)
-        head_split.setSizes([520, 580])
+        head_split.setSizes([640, 460])
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.attention_view = AttentionView(blocks=SENTENCE_BLOCKS)
         self.attention_view.async_weights = True
         self.attention_view.weights_requested.connect(self._fetch_window_weights)
@@ -263,12 +269,16 @@ class TagDevView(QWidget):
         self._job = RemoteJob(tag_view.client, self)
         self._job.finished.connect(self.show_report)
         self._job.failed.connect(lambda msg, _tb: self._status(msg))
+        self._job.progress.connect(lambda done, total: self._status(
+            f"tagging {self.path.text()} … {done} / {total} windows"))
         self.path = QLineEdit()
         self.path.setPlaceholderText("a dev file: CoNLL columns (word first, tag last) or JSONL tokens / tags")
+        self.cap = QSpinBox(minimum=0, maximum=1_000_000, value=0, specialValueText="all")
+        self.cap.setToolTip("score the first N sentences of the file (all: the whole file)")
         run = QPushButton("Score dev file")
         run.clicked.connect(self.run)
         top = QHBoxLayout()
-        for w in (QLabel("Dev file"), self.path, run):
+        for w in (QLabel("Dev file"), self.path, QLabel("first"), self.cap, QLabel("sentences"), run):
             top.addWidget(w)
         self.status = QLabel("Load a model on the Tag page, choose a dev file, press Score dev file.")
         self.status.setWordWrap(True)
@@ -298,7 +308,8 @@ class TagDevView(QWidget):
             self._status("no model loaded: load one on the Tag page first")
             return
         self._status(f"tagging {self.path.text()} ...")
-        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip()})
+        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip(),
+                                    "cap": self.cap.value(), "max_seq_length": self.tag_view.max_seq_length})
 
     def _status(self, text: str) -> None:
         self.status.setText(text)
