@@ -337,6 +337,8 @@ class TagDevView(QWidget):
         for r, m in enumerate(rep.mistakes):
             for c, text in enumerate((m.token, m.gold, m.predicted, f"{m.confidence:.3f}", m.text)):
                 self.mistakes.setItem(r, c, QTableWidgetItem(text))
+        for table in (self.types, self.confusion, self.mistakes):   # headers and numbers whole, not clipped
+            table.resizeColumnsToContents()
         self._status(f"{rep.n_sentences} sentences: entity F1 {100 * rep.f1:.2f} (precision {100 * rep.precision:.2f}, "
                      f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
 
