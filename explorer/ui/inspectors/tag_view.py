@@ -82,14 +82,14 @@ def head_lines(head, digits: int = 4) -> list[str]:
     lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
              f"(T_i: {head.T.shape[0]}; W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
     width = max([len(n) for n in head.tag_names] + [3])
-    cols = digits + 5   # one signed number: sign, two digits, the point
+    cols = digits + 4   # one signed number: sign, a digit, the point (wider numbers push the row)
     lines.append(f"{'tag':>{width}}  {'T_i·W_k':>{cols}}  {'+ b_k':>{cols}}  {'= logit':>{cols}}  {'model':>{cols}}"
-                 f"  {'P':>{cols - 1}}")
+                 f"  {'P':>{cols - 2}}")
     for k, name in enumerate(head.tag_names):
         dot = float(head.T @ head.W[k])
         lines.append(f"{name:>{width}}  {dot:+{cols}.{digits}f}  {head.b[k]:+{cols}.{digits}f}  "
                      f"{head.by_hand[k]:+{cols}.{digits}f}  {head.model_logits[k]:+{cols}.{digits}f}  "
-                     f"{head.probabilities[k]:{cols - 1}.{digits}f}")
+                     f"{head.probabilities[k]:{cols - 2}.{digits}f}")
     lines += ["", (f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
                    f"{head.tag_names[int(head.probabilities.argmax())]}"),
               f"by-hand check: max |T_i Wᵀ + b - model logits| = {head.max_abs_diff:.1e}"]
@@ -155,7 +155,7 @@ class TagView(QWidget):
         head_split = QSplitter()
         head_split.addWidget(self.heat)
         head_split.addWidget(self.text)
-        head_split.setSizes([640, 460])
+        head_split.setSizes([760, 440])
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.attention_view = AttentionView(blocks=SENTENCE_BLOCKS)
         self.attention_view.async_weights = True
