@@ -82,17 +82,17 @@ def head_lines(head, digits: int = 4) -> list[str]:
     lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
              f"(T_i: {head.T.shape[0]}; W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
     width = max([len(n) for n in head.tag_names] + [3])
-    cols = digits + 4   # one signed number: sign, a digit, the point (wider numbers push the row)
-    lines.append(f"{'tag':>{width}}  {'T_i·W_k':>{cols}}  {'+ b_k':>{cols}}  {'= logit':>{cols}}  {'model':>{cols}}"
-                 f"  {'P':>{cols - 2}}")
+    cols = digits + 4   # a signed number and one space: sign, a digit, the point (wider ones push the row)
+    lines.append(f"{'tag':>{width}} {'T_i·W_k':>{cols}} {'+ b_k':>{cols}} {'= logit':>{cols}} {'model':>{cols}}"
+                 f" {'P':>{cols - 2}}")
     for k, name in enumerate(head.tag_names):
         dot = float(head.T @ head.W[k])
-        lines.append(f"{name:>{width}}  {dot:+{cols}.{digits}f}  {head.b[k]:+{cols}.{digits}f}  "
-                     f"{head.by_hand[k]:+{cols}.{digits}f}  {head.model_logits[k]:+{cols}.{digits}f}  "
+        lines.append(f"{name:>{width}} {dot:+{cols}.{digits}f} {head.b[k]:+{cols}.{digits}f} "
+                     f"{head.by_hand[k]:+{cols}.{digits}f} {head.model_logits[k]:+{cols}.{digits}f} "
                      f"{head.probabilities[k]:{cols - 2}.{digits}f}")
-    lines += ["", (f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
-                   f"{head.tag_names[int(head.probabilities.argmax())]}"),
-              f"by-hand check: max |T_i Wᵀ + b - model logits| = {head.max_abs_diff:.1e}"]
+    lines += ["", f"P = softmax(logits_i) over the {len(head.tag_names)} tags",
+              f"prediction: {head.tag_names[int(head.probabilities.argmax())]}",
+              f"by-hand check: max |logit - model| = {head.max_abs_diff:.1e}"]
     return lines
 
 
