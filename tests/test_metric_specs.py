@@ -165,3 +165,9 @@ def test_runs_list_groups_and_summarize_use_the_same_rule():
     table = group_table(members, [])
     assert table.best.best == pytest.approx(0.3) and table.best.worst == pytest.approx(0.6942)
     assert "total" not in members[0].final_metrics
+
+
+def test_the_tagging_entity_count_is_a_size_not_a_curve():
+    """The NER run's ``entities`` (the dev set's gold entity count) has a count row: never a dev curve."""
+    spec = ms.METRICS["entities"]
+    assert spec.unit == "count" and not spec.drawn_by_default and spec.higher_is_better is None

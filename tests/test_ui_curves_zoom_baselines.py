@@ -146,3 +146,19 @@ def test_flat_series_axis_non_negative(curves):
     assert y_range([np.array([0.0, 0.0])], non_neg=True) == (0.0, 1.0)
     assert y_range([np.array([-2.0, 1.0])], non_neg=False)[0] < -2.0
     assert y_range([], non_neg=True) is None
+
+
+def test_ner_runs_name_their_f1_entity_f1(curves):
+    """An NER run's dev F1 is seqeval's entity-level F1: the Curves title and the Runs list say so; a QA run
+    beside it keeps the plain 'F1' (one shared metric row, the task's own name only when all runs are NER)."""
+    ev = [{"event": "started", "run_id": "n", "config": {"task": "ner"}, "steps_total": 2},
+          {"event": "eval", "run_id": "n", "step": 2, "metrics": {"f1": 0.4778, "precision": 0.46, "recall": 0.5}}]
+    ner = RunState.from_events("n", ev)
+    curves.set_runs([ner])
+    curves.redraw_now()
+    assert curves.panels["dev/f1"].title == "dev entity F1 (%)"
+    assert ner.best_text() == "entity F1 (%) 47.78 @2"
+    qa = RunState.from_events("flat", _events("flat", f1=lambda i: 34.29))
+    curves.set_runs([ner, qa])
+    curves.redraw_now()
+    assert curves.panels["dev/f1"].title == "dev F1 (%)"

@@ -92,3 +92,40 @@ def test_tag_page_and_its_wire_classes_import_without_torch():
     code = ("import sys, explorer.ui.inspectors.tag_view, explorer.core.tagging_model, explorer.core.tagging; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_dev_view_caps_the_sentences_and_reports_progress(qtbot, tmp_path):
+    from helpers import write_tiny_conll
+
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view.set_loaded(loaded)
+    said = []
+    dev.message.connect(said.append)
+    dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
+    dev.cap.setValue(2)
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    assert dev.report.n_sentences == 2
+    assert any(s.endswith("2 / 2 windows") for s in said), said
+
+
+def test_head_lines_are_a_table_that_fits_beside_the_heat_strip():
+    import numpy as np
+
+    from explorer.core.tagging_model import TokenHead
+    from explorer.ui.inspectors.tag_view import head_lines
+
+    rng = np.random.default_rng(0)
+    W, T, b = rng.normal(size=(9, 4)), rng.normal(size=4), rng.normal(size=9) * 0.01
+    z = W @ T + b
+    names = ["O", "B-LOC", "I-LOC", "B-MISC", "I-MISC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+    lines = head_lines(TokenHead(1, "eu", T, W, b, z, z, 0.0, np.exp(z) / np.exp(z).sum(), names))
+    assert max(len(line) for line in lines) <= 50   # fits the head panel beside the strip
+    row = next(line for line in lines if line.lstrip().startswith("B-MISC"))
+    assert f"{T @ W[3]:+.4f}" in row and f"{z[3]:+.4f}" in row

@@ -10,7 +10,7 @@ unit-bearing numbers, never scaled. Labels, units and scales are rows of ``core/
 from __future__ import annotations
 
 from explorer.core.metric_specs import metric_spec
-from explorer.core.task_facts import is_qa_task
+from explorer.core.task_facts import find_task_facts, is_qa_task
 
 
 def is_percent(name: str, task: str | None = None) -> bool:
@@ -31,9 +31,12 @@ def to_display(name: str, value: float, task: str) -> float:
 
 
 def metric_label(name: str, task: str | None = None) -> str:
-    """'F1 (%)', 'accuracy (%)', 'matthews_corrcoef', 'best_f1_thresh', ... for axes and columns."""
+    """'F1 (%)', 'accuracy (%)', 'matthews_corrcoef', 'best_f1_thresh', ... for axes and columns; with a
+    ``task`` whose TaskFacts name the metric otherwise, that name ('entity F1 (%)' for ner)."""
     spec = metric_spec(name)
-    return f"{spec.label} (%)" if spec.is_percent else spec.label
+    facts = find_task_facts(task) if task else None
+    label = dict(facts.metric_labels).get(name, spec.label) if facts is not None else spec.label
+    return f"{label} (%)" if spec.is_percent else label
 
 
 def format_metric(name: str, value: float, task: str) -> str:

@@ -167,6 +167,7 @@ _ROWS = (
     _share("token_accuracy", "token accuracy", 160),
     # ---- sizes (reported with the metrics, never plotted) -----------------------------------------------
     _count("total"), _count("HasAns_total"), _count("NoAns_total"), _count("n_examples"), _count("num_examples"),
+    _count("entities"),   # token tagging: the gold entities of the dev set
 )
 
 METRICS: dict[str, MetricSpec] = {spec.name: spec for spec in _ROWS}

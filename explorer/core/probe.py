@@ -415,7 +415,7 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
             with torch.inference_mode():
                 out = summary = None
                 if attentions:
-                    out, summary, unavailable = _attention_forward(model, batch, blocks[0], keep)
+                    out, summary, unavailable = attention_forward(model, batch, blocks[0], keep)
                     if unavailable:
                         attentions, attention_data = False, None
                 if out is None:
@@ -481,7 +481,7 @@ def _probe_window(tok, feats, k: int, blocks: list[str], start: np.ndarray, end:
 _NOT_HOOKABLE: "weakref.WeakSet" = weakref.WeakSet()   # models whose attention modules gave no weights to hooks
 
 
-def _attention_forward(model, batch, blocks: list[str], keep: str | None):
+def attention_forward(model, batch, blocks: list[str], keep: str | None):
     """One window's eager forward with its attention summaries -> (output, AttentionData, "") or (None or an
     output without attentions, None, why not): an attention implementation that cannot return weights is said
     plainly instead of failing.
@@ -515,15 +515,26 @@ def _attention_forward(model, batch, blocks: list[str], keep: str | None):
     return out, summarize_attention_layers(out.attentions, blocks, length=n, keep=keep), ""
 
 
-def _window_attention_fn(model, feats, pad_id: int, device, dtype: str = "float32"):
-    """A function k -> (layers, heads, seq, seq) attention weights of window k in ``dtype`` (one eager forward)."""
+_attention_forward = attention_forward   # the name tests/test_probe_speed_paths.py reaches for
+
+
+def window_attention_fn(model, batch_of, lengths: list[int], dtype: str = "float32"):
+    """A function k -> (layers, heads, seq, seq) attention weights of window k in ``dtype``: one eager forward
+    of ``batch_of(k)`` (the window's model inputs, a dict of (1, seq) tensors on the model's device), cut to its
+    ``lengths[k]`` real tokens. What a LazyAttention computes when a window's weights were not kept."""
     def compute(k: int) -> np.ndarray:
 
         from explorer.core.models import eager_attention
 
-        batch = {name: v.to(device) for name, v in collate_qa(feats, [k], pad_id).items()}
         with inference(model), eager_attention(model):
-            out = model(**batch, output_attentions=True)
-        return stack_attentions(out.attentions, batch_index=0, length=len(feats.input_ids[k]), dtype=dtype)
+            out = model(**batch_of(k), output_attentions=True)
+        return stack_attentions(out.attentions, batch_index=0, length=int(lengths[k]), dtype=dtype)
 
     return compute
+
+
+def _window_attention_fn(model, feats, pad_id: int, device, dtype: str = "float32"):
+    """window_attention_fn for the QA windows of ``feats``."""
+    return window_attention_fn(
+        model, lambda k: {name: v.to(device) for name, v in collate_qa(feats, [k], pad_id).items()},
+        [len(ids) for ids in feats.input_ids], dtype)

@@ -95,9 +95,9 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
 
 
 def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length: int, batch_size: int,
-                   keep_hidden: bool = False):
+                   keep_hidden: bool = False, progress=None):
     """(per-sentence word logits, rows, per-row logits, per-row hidden (first rows, keep_hidden), sentence ->
-    its first row) for sentences of words, in length-sorted batches."""
+    its first row) for sentences of words, in length-sorted batches; ``progress(rows done, rows)`` after each."""
     import torch
 
     pieces = word_pieces(tokenizer, sentences)
@@ -128,15 +128,18 @@ def _forward_words(model, tokenizer, sentences: list[list[str]], max_seq_length:
                 row_logits[r] = logits[j, :n].astype(np.float64)
                 if keep_hidden and r in firsts:
                     row_hidden[r] = out.hidden_states[-1][j, :n].float().cpu().numpy().astype(np.float64)
+            if progress is not None:
+                progress(min(s + batch_size, len(order)), len(order))
     merged = merge_word_predictions([len(w) for w in sentences], rows, row_logits)
     return merged, rows, row_logits, row_hidden, first_rows
 
 
 def word_logits(model, tokenizer, sentences: list[list[str]], *, max_seq_length: int = 128,
-                batch_size: int = 32) -> list[np.ndarray]:
+                batch_size: int = 32, progress=None) -> list[np.ndarray]:
     """(n_words, K) logits per sentence of already split words (a dev file), each word from its first piece
-    in its max-context window."""
-    return _forward_words(model, tokenizer, sentences, max_seq_length, batch_size)[0]
+    in its max-context window. ``progress(done, total)``: called after each batch with model rows (windows)
+    done and in all."""
+    return _forward_words(model, tokenizer, sentences, max_seq_length, batch_size, progress=progress)[0]
 
 
 @dataclass
@@ -182,3 +185,91 @@ def token_head(model, tagged: TaggedText, index: int) -> TokenHead:
     ref = tagged.piece_logits[index]
     return TokenHead(index, tagged.pieces[index], T, W, b, z, ref, float(np.max(np.abs(z - ref))), softmax(z),
                      list(tagged.tag_names))
+
+
+@dataclass
+class AttentionWindow:
+    """One model row of a tagged text, as the attention view reads a window (the fields it shares with a QA
+    probe's ProbeWindow). ``tokens``: the pieces ([CLS] ... [SEP]); ``word_ids``: each piece's word index in
+    the text (None for specials); ``blocks``: "question" for the sentence's pieces (block 0, the first and
+    only sequence, as core.classify names it sentence A) and "special" for [CLS] / [SEP]; ``offsets``: each
+    piece's word's character (start, end) in the text (None for specials); ``index``: the window number."""
+
+    index: int
+    tokens: list[str]
+    word_ids: list
+    blocks: list[str]
+    offsets: list
+
+
+@dataclass
+class TagAttention:
+    """The attention of a tagged text, window by window, under the probe's memory budget rule
+    (explorer.core.attention_budget): ``attention[k]`` is window k's AttentionData (block flow, token share,
+    rollout; raw weights (layers, heads, seq, seq) float16 when kept). When all windows' raw weights fit the
+    budget all are kept; otherwise only window 0's, the others computed when shown (:meth:`attention_weights`)
+    and ``attention_note`` says what all would have needed. ``attention_note`` also says why a model gave no
+    weights (then ``attention`` is [])."""
+
+    text: str
+    windows: list[AttentionWindow]
+    attention: list
+    attention_note: str = ""
+    lazy_attention: object | None = field(default=None, repr=False, compare=False)
+
+    def attention_weights(self, k: int):
+        """(layers, heads, seq, seq) raw weights of window k, computed now when they were not kept."""
+        if self.lazy_attention is not None:
+            return self.lazy_attention.fill(self.attention, k)
+        return self.attention[k].attentions
+
+
+def text_attention(model, tokenizer, text: str, *, max_seq_length: int = 128, keep: str = "float16",
+                   budget: int | None = None) -> TagAttention:
+    """The attention views' data for a text as the Tag page tags it: the same words (split_words), pieces
+    and windows (window_rows) as :func:`tag_texts`, each window through one eager forward whose layers are
+    summarised as they are produced (explorer.core.probe.attention_forward: LayerSummaries, block flow,
+    token share, rollout); the raw weights are those of the model's ``output_attentions``.
+
+    Args:
+        model, tokenizer: a token-classification model (any encoder) and its fast tokenizer.
+        text: the raw text; max_seq_length: the window length in pieces (as tag_texts).
+        keep: dtype of the kept raw weights ("float16" or "float32").
+        budget: bytes of raw weights the result may hold (default the probe's ATTENTION_BUDGET_BYTES).
+
+    Returns:
+        TagAttention (no windows for a text without words).
+    """
+    import torch
+
+    from explorer.core.attention_budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
+    from explorer.core.eval_mode import inference
+    from explorer.core.probe import attention_forward, window_attention_fn
+
+    budget = ATTENTION_BUDGET_BYTES if budget is None else budget
+    words, offsets = split_words(text)
+    if not words:
+        return TagAttention(text, [], [])
+    rows = window_rows(tokenizer, word_pieces(tokenizer, [words]), max_seq_length)
+    device = next(model.parameters()).device
+    cfg = model.config
+    note = budget_note([len(r[0]) for r in rows], cfg.num_hidden_layers, cfg.num_attention_heads, budget,
+                       np.dtype(keep).itemsize)
+
+    def batch_of(k: int) -> dict:
+        ids = torch.tensor([rows[k][0]], dtype=torch.long, device=device)
+        return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
+
+    windows, attention = [], []
+    with inference(model):
+        for k, (ids, wids, _) in enumerate(rows):
+            blocks = ["special" if w is None else "question" for w in wids]
+            _, summary, unavailable = attention_forward(model, batch_of(k), blocks, None if note and k else keep)
+            if unavailable:
+                return TagAttention(text, [], [], unavailable)
+            windows.append(AttentionWindow(k, tokenizer.convert_ids_to_tokens(ids), list(wids), blocks,
+                                           [None if w is None else tuple(offsets[w]) for w in wids]))
+            attention.append(summary)
+    lazy = LazyAttention(window_attention_fn(model, batch_of, [len(r[0]) for r in rows], keep),
+                         within_budget=not note, dtype=keep)
+    return TagAttention(text, windows, attention, note, lazy)

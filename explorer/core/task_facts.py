@@ -55,6 +55,9 @@ class TaskFacts:
             "multilabel" (one sigmoid per label); what routes a checkpoint to its task
             (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads (and, with a
             classification head, the same as "classification").
+        metric_labels: (metric, label) pairs where this task's metric is not what the shared row of
+            ``core/metric_specs`` names it (ner: "f1" is the entity-level F1, "entity F1"); see
+            ``core.metric_display.metric_label``.
     """
 
     name: str
@@ -70,6 +73,7 @@ class TaskFacts:
     data_kind: str = "table"
     metrics: tuple[str, ...] = ()
     problem: str = ""
+    metric_labels: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_multiple_choice(self) -> bool:
@@ -144,7 +148,8 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     # CoNLL-2003 NER (BERT paper Section 5.3, Figure 4d): a tag per word from its first piece, entity-level F1
     # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
     TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
-              128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss")),
+              128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
+              metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall"))),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not

@@ -151,9 +151,13 @@ def op_classify(state: State, args: dict, progress, cancelled):
 
 
 def op_tag(state: State, args: dict, progress, cancelled):
-    """Token tagging of a typed sentence on the slot's token-classification model, and the head written out
-    for piece ``token`` (explorer.core.tagging_model): {"tagged": TaggedText, "head": TokenHead | None}."""
-    from explorer.core.tagging_model import tag_texts, token_head
+    """Token tagging of a typed sentence on the slot's token-classification model, the head written out for
+    piece ``token`` and, unless ``attention`` is false, the sentence's attention (explorer.core.tagging_model):
+    {"tagged": TaggedText, "head": TokenHead | None, "attention": TagAttention | None}. The attention follows
+    the probe's memory budget rule (``attention_budget`` bytes, default ATTENTION_BUDGET_BYTES; raw weights kept
+    as ``keep``, default float32: a sentence is short, and its weights then equal output_attentions): over it
+    only window 0's raw weights travel, the result is kept here and the others come by ``attention_weights``."""
+    from explorer.core.tagging_model import tag_texts, text_attention, token_head
 
     loaded = state.model(args.get("slot", "tag"))
     tagged = tag_texts(loaded.model, loaded.tokenizer, [str(args.get("text", ""))],
@@ -165,12 +169,22 @@ def op_tag(state: State, args: dict, progress, cancelled):
         token = next(i for i, w in enumerate(tagged.piece_words) if w is not None)
     head = token_head(loaded.model, tagged, min(token, len(tagged.pieces) - 1))
     tagged.piece_words = [-1 if w is None else int(w) for w in tagged.piece_words]   # plain ints on the pipe
-    return {"tagged": tagged, "head": head}
+    attention = None
+    if args.get("attention", True):
+        attention = text_attention(loaded.model, loaded.tokenizer, tagged.text,
+                                   max_seq_length=int(args.get("max_seq_length") or 128),
+                                   keep=args.get("keep", "float32"), budget=args.get("attention_budget"))
+        if attention.attention and not attention.lazy_attention.within_budget:
+            ref = state.next_ref()
+            attention.lazy_attention.wire_ref = ref
+            state.keep_result(ref, attention)
+    return {"tagged": tagged, "head": head, "attention": attention}
 
 
 def op_tag_dev(state: State, args: dict, progress, cancelled):
-    """A CoNLL / JSONL dev file tagged by the slot's model: TagDevReport (per type, confusion, confident
-    mistakes). The file's tags must be in the model's tag set (id2label)."""
+    """A CoNLL / JSONL dev file (its first ``cap`` sentences; 0 = all) tagged by the slot's model, with progress
+    (model rows done, rows): TagDevReport (per type, confusion, confident mistakes). The file's tags must be in
+    the model's tag set (id2label)."""
     from explorer.core.data.conll import load_tagging
     from explorer.core.tagging import tag_dev_report
     from explorer.core.tagging_model import softmax, tag_names_of, word_logits
@@ -178,7 +192,8 @@ def op_tag_dev(state: State, args: dict, progress, cancelled):
     loaded = state.model(args.get("slot", "tag"))
     names = tag_names_of(loaded.model)
     data = load_tagging(args["path"], cap=int(args.get("cap") or 0), label_names=names, repair=True)
-    logits = word_logits(loaded.model, loaded.tokenizer, data.words, max_seq_length=int(args.get("max_seq_length") or 128))
+    logits = word_logits(loaded.model, loaded.tokenizer, data.words, max_seq_length=int(args.get("max_seq_length") or 128),
+                         progress=progress)
     return tag_dev_report(str(args["path"]), data.words, data.tags, [softmax(z) if len(z) else z for z in logits], names)
 
 

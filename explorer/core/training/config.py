@@ -52,8 +52,9 @@ class Setting:
             ``lo_open`` / ``hi_open``: the bound itself is not allowed.
         step, decimals: the spin box's step and (floats) decimals.
         special: what the editor shows for the lowest value (e.g. "all" for a cap of 0).
-        applies: "qa" = only QA tasks use it, "table" = only tasks reading tables (text / label columns);
-            "" = every task (the launcher greys the others out).
+        applies: "qa" = only QA tasks use it; otherwise the data kinds (TaskFacts.data_kind) whose tasks use it,
+            space-separated: "table" = only tasks reading tables (text / label columns), "table conll" = those
+            and token tagging; "" = every task (the launcher greys the others out).
         tasks: the task names that use it when fewer than ``applies`` says (label_separator: multilabel).
         none_value: what a spin box shows for the default None (dev_fraction: 0.1, the share None means).
         rank: order inside its launcher group (ties: field order).
@@ -244,15 +245,16 @@ class TrainConfig:
     no_header: bool = setting(False, "classification: the table's first row is data, not a header (columns then by "
                               "1-based position)", label="No header row", group=DATA, kind="bool", applies="table",
                               rank=6)
-    encoding: str = setting("", "classification: the data files' text encoding (e.g. cp1252); empty = UTF-8, or "
-                            "the encoding detected when a file is not UTF-8", label="Encoding", group=DATA,
-                            kind="text", applies="table", rank=7)
+    encoding: str = setting("", "classification and tagging: the data files' text encoding (e.g. cp1252); empty = "
+                            "UTF-8, or the encoding detected when a file is not UTF-8", label="Encoding", group=DATA,
+                            kind="text", applies="table conll", rank=7)
     label_names: list[str] = setting([], "classification: the class names in id order (id2label); empty = the "
                                      "labels' names sorted", label="Label names", group=DATA, kind="columns",
                                      applies="table", rank=8)
     skip_invalid: bool = setting(False, "classification: skip rows with an empty text or a missing label (counted) "
-                                 "instead of refusing the file", label="Skip invalid rows", group=DATA, kind="bool",
-                                 applies="table", rank=9)
+                                 "instead of refusing the file; tagging: read an I- tag after O as the start of an "
+                                 "entity, as conlleval does (counted), instead of refusing the file",
+                                 label="Skip invalid rows", group=DATA, kind="bool", applies="table conll", rank=9)
     dev_fraction: float | None = setting(
         None, "classification without --dev: the share of the training rows held out as a seeded, stratified dev "
         "split (written to dev_split.csv in the run folder); default 0.1, 0 = none", label="Dev fraction",

@@ -40,13 +40,14 @@ TITLES = {
 }
 
 
-def series_title(key: str) -> tuple[str, str]:
+def series_title(key: str, task: str | None = None) -> tuple[str, str]:
     """(title, tooltip) of a series key: 'training loss', 'dev F1 (%)', 'loss_scale' (a step scalar
-    without a title: its label from core/metric_specs, or its plain name)."""
+    without a title: its label from core/metric_specs, or its plain name); ``task``: the one task of the runs
+    shown, whose own metric names win ('dev entity F1 (%)' for ner)."""
     if key in TITLES:
         return TITLES[key]
     name = key.split("/", 1)[-1]
-    label = metric_label(name)
+    label = metric_label(name, task)
     if not key.startswith("dev/"):
         return label, f"'{name}' as the worker reports it at each logged step"
     extra = " (classification accuracy and F1 are shown in percent too)" if "(%)" in label else ""
@@ -260,6 +261,12 @@ class PlotPanel(QFrame):
         """Drop the curves of runs no longer shown; new runs get theirs at their first
         :meth:`update_run` (creating items costs milliseconds: it happens in the staggered refresh)."""
         self.colors = {s.run_id: c for s, c in runs}
+        tasks = {getattr(s, "task", None) for s, _ in runs}
+        title, tip = series_title(self.key, tasks.pop() if len(tasks) == 1 else None)
+        if title != self.title:   # runs of one task: its own metric names (ner: entity F1)
+            self.title = title
+            self.header.setText(f"<b>{title}</b>")
+            self.header.setToolTip(tip)
         wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
             self._retire(self.items.pop(run_id), 255)

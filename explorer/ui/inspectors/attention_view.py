@@ -10,6 +10,8 @@ block flow. Everything shown is computed in core; this module only slices, merge
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -25,12 +27,60 @@ from .head_view import HeadView
 from .heatmap import TokenHeatmap, upper_level
 
 MODE_LAYER, MODE_ROLLOUT = 0, 1
-DIRECTIONS = [("question → passage", "question", "passage"), ("passage → question", "passage", "question"),
-              ("all tokens → all tokens", None, None)]
-FLOW_COLUMNS = [("question → passage", QUESTION, PASSAGE), ("passage → question", PASSAGE, QUESTION),
-                ("question → [CLS]/[SEP]", QUESTION, SPECIAL)]
-FLOW_HEADERS = ["q→p", "p→q", "q→[CLS]/[SEP]"]   # short: the full names are the header tooltips
-BLOCK_LABEL = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
+
+
+@dataclass(frozen=True)
+class BlockLayout:
+    """What the view calls the blocks of explorer.core.attention.BLOCKS and which flows it offers.
+
+    Attributes:
+        labels: block name -> its name on screen; a block left out has no tokens in these windows.
+        directions: the head view's (label, from block, to block) choices (None = all tokens).
+        flow_columns: the block-flow table's (label, from block index, to block index) columns;
+            flow_headers: their short headers (the full names are the header tooltips).
+        pairs: the model view's (from, to) block index pairs; default_pair: the one shown first.
+        header: the view's one-line header; empty: the readout before the first result; panel: the page whose
+            help is the header's tooltip.
+    """
+
+    labels: dict
+    directions: tuple
+    flow_columns: tuple
+    flow_headers: tuple
+    pairs: tuple
+    default_pair: tuple
+    header: str
+    empty: str
+    panel: str = "Attention"
+
+
+QA_BLOCKS = BlockLayout(
+    labels={"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"},
+    directions=(("question → passage", "question", "passage"), ("passage → question", "passage", "question"),
+                ("all tokens → all tokens", None, None)),
+    flow_columns=(("question → passage", QUESTION, PASSAGE), ("passage → question", PASSAGE, QUESTION),
+                  ("question → [CLS]/[SEP]", QUESTION, SPECIAL)),
+    flow_headers=("q→p", "p→q", "q→[CLS]/[SEP]"),
+    pairs=tuple((a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))),
+    default_pair=(QUESTION, PASSAGE),
+    header=("How attention flows between question and passage: one layer and head as a token x token map and as "
+            "lines (thickness = weight), the block flow per layer, and all layers x heads at once."),
+    empty="Probe a question and a passage to see attention.")
+
+# one sentence (the Tag page): its pieces are block 0 ("question", as core.classify's sentence A), no passage
+SENTENCE_BLOCKS = BlockLayout(
+    labels={"question": "sentence", "special": "[CLS]/[SEP]"},
+    directions=(("all tokens → all tokens", None, None), ("sentence → sentence", "question", "question"),
+                ("sentence → [CLS]/[SEP]", "question", "special")),
+    flow_columns=(("sentence → sentence", QUESTION, QUESTION), ("sentence → [CLS]/[SEP]", QUESTION, SPECIAL),
+                  ("[CLS]/[SEP] → sentence", SPECIAL, QUESTION)),
+    flow_headers=("s→s", "s→[CLS]/[SEP]", "[CLS]/[SEP]→s"),
+    pairs=((QUESTION, QUESTION), (QUESTION, SPECIAL), (SPECIAL, QUESTION), (SPECIAL, SPECIAL)),
+    default_pair=(QUESTION, SPECIAL),
+    header=("The attention of the sentence being tagged: one layer and head as a token x token map and as lines "
+            "(thickness = weight), the share of attention the sentence gives [CLS]/[SEP] per layer, and all "
+            "layers x heads at once."),
+    empty="Tag a sentence to see its attention.", panel="Tag")
 
 
 class AttentionView(QWidget):
@@ -46,8 +96,9 @@ class AttentionView(QWidget):
     window_changed = Signal(int)
     weights_requested = Signal(int)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, *, blocks: BlockLayout = QA_BLOCKS):
         super().__init__(parent)
+        self.blocks = blocks
         self.result = None
         self.window = 0
         self._groups = None
@@ -86,7 +137,7 @@ class AttentionView(QWidget):
         self.merge.setToolTip("One row/column per word: attention to a word = sum over its pieces, from a word "
                               "= mean over its pieces (Clark et al. 2019).")
         self.direction = QComboBox()
-        self.direction.addItems([d[0] for d in DIRECTIONS])
+        self.direction.addItems([d[0] for d in self.blocks.directions])
         self.topk = QSpinBox()
         self.topk.setRange(1, 50)
         self.topk.setValue(5)
@@ -125,7 +176,7 @@ class AttentionView(QWidget):
         hl.addWidget(self.head_scroll)
         # fixed height: a hover readout that wraps to more lines would move the plots (and re-thin the
         # heat map's token labels) on every mouse move
-        self.info = ReadoutLabel("Probe a question and a passage to see attention.", lines=3)
+        self.info = ReadoutLabel(self.blocks.empty, lines=3)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.heatmap)
@@ -136,9 +187,9 @@ class AttentionView(QWidget):
 
     def _build_flow(self) -> QSplitter:
         """Block flow per layer: the table and the plot over layers."""
-        self.flow_table = QTableWidget(0, len(FLOW_COLUMNS))
-        self.flow_table.setHorizontalHeaderLabels(FLOW_HEADERS)
-        for c, (name, _, _) in enumerate(FLOW_COLUMNS):
+        self.flow_table = QTableWidget(0, len(self.blocks.flow_columns))
+        self.flow_table.setHorizontalHeaderLabels(list(self.blocks.flow_headers))
+        for c, (name, _, _) in enumerate(self.blocks.flow_columns):
             self.flow_table.horizontalHeaderItem(c).setToolTip(f"{name}: share of the attention of the "
                                                                f"{name.split(' → ')[0]} tokens that goes to the "
                                                                f"{name.split(' → ')[1]} tokens")
@@ -156,7 +207,7 @@ class AttentionView(QWidget):
         self.flow_plot.getAxis("bottom").setTickSpacing(1, 1)
         self.flow_plot.setToolTip(tip("block flow"))
         self._flow_curves = []
-        for (name, _, _), color in zip(FLOW_COLUMNS, ("#1f77b4", "#2ca02c", "#7f7f7f")):
+        for (name, _, _), color in zip(self.blocks.flow_columns, ("#1f77b4", "#2ca02c", "#7f7f7f")):
             self._flow_curves.append(self.flow_plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o",
                                                          symbolSize=6, symbolBrush=color, name=name))
         self._layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
@@ -171,9 +222,10 @@ class AttentionView(QWidget):
     def _build_model_view(self) -> QWidget:
         """The model view: one block-flow pair over all layers x heads."""
         self.model_pair = QComboBox()
-        self._pairs = [(a, b) for a in range(len(BLOCKS)) for b in range(len(BLOCKS))]
-        self.model_pair.addItems([f"{BLOCK_LABEL[BLOCKS[a]]} → {BLOCK_LABEL[BLOCKS[b]]}" for a, b in self._pairs])
-        self.model_pair.setCurrentIndex(self._pairs.index((QUESTION, PASSAGE)))
+        self._pairs = list(self.blocks.pairs)
+        names = self.blocks.labels
+        self.model_pair.addItems([f"{names[BLOCKS[a]]} → {names[BLOCKS[b]]}" for a, b in self._pairs])
+        self.model_pair.setCurrentIndex(self._pairs.index(self.blocks.default_pair))
         self.model_pair.setToolTip(tip("block flow"))
         self.model_map = TokenHeatmap(cmap="inferno", colorbar_label="block flow")
         self.model_map.setMinimumHeight(150)
@@ -199,9 +251,7 @@ class AttentionView(QWidget):
         split.setStretchFactor(1, 2)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(header("How attention flows between question and passage: one layer and head as a "
-                                "token x token map and as lines (thickness = weight), the block flow per layer, "
-                                "and all layers x heads at once.", panel="Attention"))
+        layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
         layout.addLayout(controls)
         layout.addWidget(split, 1)
         layout.addWidget(self.info)
@@ -229,7 +279,7 @@ class AttentionView(QWidget):
             if not has:
                 self.info.setText((getattr(result, "attention_note", "")
                                    or "This probe has no attention (probe with attentions=True).")
-                                  if result is not None else "Probe a question and a passage to see attention.")
+                                  if result is not None else self.blocks.empty)
                 return
             att = result.attention[0]
             self._fill_combo(self.layer, [str(i + 1) for i in range(att.num_layers)])
@@ -348,7 +398,7 @@ class AttentionView(QWidget):
     def _redraw_head_view(self) -> None:
         if self.result is None or self._matrix.size == 0:
             return
-        _, left_block, right_block = DIRECTIONS[max(self.direction.currentIndex(), 0)]
+        _, left_block, right_block = self.blocks.directions[max(self.direction.currentIndex(), 0)]
         blocks = np.array(self._blocks)
         n = len(self._blocks)
         self._left_idx = np.flatnonzero(blocks == left_block) if left_block else np.arange(n)
@@ -399,7 +449,7 @@ class AttentionView(QWidget):
         if resize:   # new rows: new items; otherwise only their texts change (a head change)
             self.flow_table.setRowCount(n_layers)
             self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
-        for c, (name, a, b) in enumerate(FLOW_COLUMNS):
+        for c, (name, a, b) in enumerate(self.blocks.flow_columns):
             values = per_layer[:, a, b]
             for r in range(n_layers):
                 item = self.flow_table.item(r, c)
@@ -437,9 +487,13 @@ class AttentionView(QWidget):
         row = self._matrix[t]
         top = np.argsort(-row)[:3]
         tops = ", ".join(f"'{self._labels[j]}' {row[j]:.3f}" for j in top)
-        return (f"'{self._labels[t]}' ({self._blocks[t]}) attends most to {tops} ({self._what}). Averaged over all "
-                f"layers and heads it gives {s[QUESTION]:.3f} of its attention to the question, {s[PASSAGE]:.3f} "
-                f"to the passage, {s[SPECIAL]:.3f} to [CLS]/[SEP].")
+        names = self.blocks.labels
+        parts = [f"{s[k]:.3f} to the {names[b]}" if b != "special" else f"{s[k]:.3f} to {names[b]}"
+                 for k, b in enumerate(BLOCKS) if b in names]
+        parts[0] = parts[0].replace(" to ", " of its attention to ", 1)
+        shares = ", ".join(parts)
+        return (f"'{self._labels[t]}' ({names.get(self._blocks[t], self._blocks[t])}) attends most to {tops} "
+                f"({self._what}). Averaged over all layers and heads it gives {shares}.")
 
     def _on_heatmap_hover(self, row: int, col: int) -> None:
         self.heatmap.highlight_row(row)

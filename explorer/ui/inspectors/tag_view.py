@@ -4,7 +4,10 @@ Renders what the inspector child's ``tag`` op returns (explorer.core.tagging_mod
 the sentence with its predicted entities highlighted by type, a heat strip of every word's tag
 probabilities (words x tags, the softmax of each word's first piece), and for a chosen word piece the head
 written out: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
-logits. Model loads and runs happen in the inspector child (slot "tag"), never in the GUI process.
+logits; and the attention views of the same sentence (the QA pages' AttentionView with the sentence's block
+names: layer / head / rollout, word pieces or merged words, the head view, flow per layer, layers x heads),
+from the ``attention`` the ``tag`` op returns (explorer.core.tagging_model.TagAttention). Model loads and
+runs happen in the inspector child (slot "tag"), never in the GUI process.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -75,15 +79,20 @@ def highlighted_html(text: str, entities, tag_names: list[str]) -> str:
 
 def head_lines(head, digits: int = 4) -> list[str]:
     """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check."""
-    lines = [(f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b   (T_i: {head.T.shape[0]}; "
-              f"W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})"), ""]
+    lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
+             f"(T_i: {head.T.shape[0]}; W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
+    width = max([len(n) for n in head.tag_names] + [3])
+    cols = digits + 4   # a signed number and one space: sign, a digit, the point (wider ones push the row)
+    lines.append(f"{'tag':>{width}} {'T_i·W_k':>{cols}} {'+ b_k':>{cols}} {'= logit':>{cols}} {'model':>{cols}}"
+                 f" {'P':>{cols - 2}}")
     for k, name in enumerate(head.tag_names):
         dot = float(head.T @ head.W[k])
-        lines.append(f"{name:>10}: T_i·W_k {dot:+.{digits}f} + b_k {head.b[k]:+.{digits}f} = {head.by_hand[k]:+.{digits}f}"
-                     f"   model {head.model_logits[k]:+.{digits}f}   P = {head.probabilities[k]:.{digits}f}")
-    lines += ["", (f"P = softmax(logits_i) over the {len(head.tag_names)} tags; prediction "
-                   f"{head.tag_names[int(head.probabilities.argmax())]}"),
-              f"by-hand check: max |T_i Wᵀ + b - model logits| = {head.max_abs_diff:.1e}"]
+        lines.append(f"{name:>{width}} {dot:+{cols}.{digits}f} {head.b[k]:+{cols}.{digits}f} "
+                     f"{head.by_hand[k]:+{cols}.{digits}f} {head.model_logits[k]:+{cols}.{digits}f} "
+                     f"{head.probabilities[k]:{cols - 2}.{digits}f}")
+    lines += ["", f"P = softmax(logits_i) over the {len(head.tag_names)} tags",
+              f"prediction: {head.tag_names[int(head.probabilities.argmax())]}",
+              f"by-hand check: max |logit - model| = {head.max_abs_diff:.1e}"]
     return lines
 
 
@@ -98,15 +107,21 @@ class TagView(QWidget):
         self.slot = slot
         self.loaded = None
         self.result = None
+        self.max_seq_length = 128              # pieces per window, as training's default
+        self.attention_budget: int | None = None   # None: the probe's default budget (attention_budget.py)
         self._loader = RemoteLatest(self.client, f"{slot}.load", self)
         self._runner = RemoteLatest(self.client, f"{slot}.tag", self)
+        self._weights = RemoteLatest(self.client, f"{slot}.attention", self)   # a window not kept (budget)
+        self._weights_for: tuple | None = None
         self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
-        for job in (self._loader, self._runner):
+        self._weights.finished.connect(self._on_window_weights)
+        for job in (self._loader, self._runner, self._weights):
             job.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
 
     def _build(self) -> None:
+        from .attention_view import SENTENCE_BLOCKS, AttentionView
         from .heatmap import TokenHeatmap
 
         self.source = QLineEdit("bundled:minilm")
@@ -137,10 +152,17 @@ class TagView(QWidget):
         font = QFont("monospace")
         font.setStyleHint(QFont.StyleHint.TypeWriter)
         self.text.setFont(font)
-        lower = QSplitter()
-        lower.addWidget(self.heat)
-        lower.addWidget(self.text)
-        lower.setSizes([520, 580])
+        head_split = QSplitter()
+        head_split.addWidget(self.heat)
+        head_split.addWidget(self.text)
+        head_split.setSizes([760, 440])
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.attention_view = AttentionView(blocks=SENTENCE_BLOCKS)
+        self.attention_view.async_weights = True
+        self.attention_view.weights_requested.connect(self._fetch_window_weights)
+        lower = self.lower = QTabWidget()
+        lower.addTab(head_split, "Tags and head")
+        lower.addTab(self.attention_view, "Attention")
         layout = QVBoxLayout(self)
         layout.addWidget(header("Token tagging with this model's numbers: a tag per word from its first piece, "
                                 "logits_i = T_i Wᵀ + b, softmax over the tags, entities by type."))
@@ -175,7 +197,29 @@ class TagView(QWidget):
         if self.loaded is None:
             self._status("no model loaded: press Load model first")
             return
-        self._runner.submit("tag", {"slot": self.slot, "text": self.sentence.text(), "token": self.token.value()})
+        text = self.sentence.text()
+        shown = self.attention_view.result
+        data = {"slot": self.slot, "text": text, "token": self.token.value(), "max_seq_length": self.max_seq_length,
+                # another piece of the same sentence: its attention is on screen already
+                "attention": shown is None or getattr(shown, "text", None) != text}
+        if self.attention_budget is not None:
+            data["attention_budget"] = self.attention_budget
+        self._runner.submit("tag", data)
+
+    def _fetch_window_weights(self, index: int) -> None:
+        """Ask the child for window ``index``'s raw weights (a long text over the attention memory budget)."""
+        att = self.attention_view.result
+        lazy = getattr(att, "lazy_attention", None)
+        if att is None or lazy is None or getattr(lazy, "ref", None) is None or self._weights_for == (att, index):
+            return
+        self._weights_for = (att, index)
+        self._weights.submit("attention_weights", {"ref": lazy.ref, "window": index})
+
+    def _on_window_weights(self, _request_id: int, weights) -> None:
+        att, index = self._weights_for
+        self._weights_for = None
+        att.lazy_attention.store(att.attention, index, weights)
+        self.attention_view.weights_ready(att, index)
 
     def tag(self, text: str) -> None:
         self.sentence.setText(text)
@@ -187,7 +231,7 @@ class TagView(QWidget):
 
     # -- rendering -------------------------------------------------------------------------
     def show_result(self, res: dict) -> None:
-        """Render {"tagged": TaggedText, "head": TokenHead}."""
+        """Render {"tagged": TaggedText, "head": TokenHead, "attention": TagAttention | None}."""
         self.result = res
         tagged, head = res["tagged"], res["head"]
         self.marked.setText(highlighted_html(tagged.text, tagged.entities, tagged.tag_names))
@@ -197,6 +241,10 @@ class TagView(QWidget):
         if chosen is not None and chosen >= 0:
             self.heat.highlight_row(int(chosen))
         self.text.setPlainText("\n".join(head_lines(head) if head is not None else []))
+        attention = res.get("attention")
+        if attention is not None or getattr(self.attention_view.result, "text", None) != tagged.text:
+            self.attention_view.window = 0
+            self.attention_view.set_result(attention)
         ents = ", ".join(f"{e.text} ({e.type})" for e in tagged.entities) or "no entity"
         self._status(f"{len(tagged.words)} words, {len(tagged.pieces)} pieces: {ents}; "
                      f"by-hand check {head.max_abs_diff:.1e}")
@@ -221,12 +269,16 @@ class TagDevView(QWidget):
         self._job = RemoteJob(tag_view.client, self)
         self._job.finished.connect(self.show_report)
         self._job.failed.connect(lambda msg, _tb: self._status(msg))
+        self._job.progress.connect(lambda done, total: self._status(
+            f"tagging {self.path.text()} … {done} / {total} windows"))
         self.path = QLineEdit()
         self.path.setPlaceholderText("a dev file: CoNLL columns (word first, tag last) or JSONL tokens / tags")
+        self.cap = QSpinBox(minimum=0, maximum=1_000_000, value=0, specialValueText="all")
+        self.cap.setToolTip("score the first N sentences of the file (all: the whole file)")
         run = QPushButton("Score dev file")
         run.clicked.connect(self.run)
         top = QHBoxLayout()
-        for w in (QLabel("Dev file"), self.path, run):
+        for w in (QLabel("Dev file"), self.path, QLabel("first"), self.cap, QLabel("sentences"), run):
             top.addWidget(w)
         self.status = QLabel("Load a model on the Tag page, choose a dev file, press Score dev file.")
         self.status.setWordWrap(True)
@@ -256,7 +308,8 @@ class TagDevView(QWidget):
             self._status("no model loaded: load one on the Tag page first")
             return
         self._status(f"tagging {self.path.text()} ...")
-        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip()})
+        self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip(),
+                                    "cap": self.cap.value(), "max_seq_length": self.tag_view.max_seq_length})
 
     def _status(self, text: str) -> None:
         self.status.setText(text)
@@ -284,6 +337,8 @@ class TagDevView(QWidget):
         for r, m in enumerate(rep.mistakes):
             for c, text in enumerate((m.token, m.gold, m.predicted, f"{m.confidence:.3f}", m.text)):
                 self.mistakes.setItem(r, c, QTableWidgetItem(text))
+        for table in (self.types, self.confusion, self.mistakes):   # headers and numbers whole, not clipped
+            table.resizeColumnsToContents()
         self._status(f"{rep.n_sentences} sentences: entity F1 {100 * rep.f1:.2f} (precision {100 * rep.precision:.2f}, "
                      f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
 

@@ -40,7 +40,8 @@ class FieldSpec:
 
     ``lo`` / ``hi`` are the editor's range: the setting's bounds, an open bound moved in by one step of
     the last decimal; ``optional``: the field's default is None (0 in a spin box means "the task's
-    default"); ``qa_only`` / ``cls_only``: greyed out for the other tasks."""
+    default"); ``qa_only``: greyed out for the other tasks; ``data_kinds``: the data kinds (TaskFacts.data_kind)
+    of the tasks that use it, greyed out for the others (empty: every non-QA task, or as ``qa_only`` says)."""
 
     name: str
     label: str
@@ -53,9 +54,9 @@ class FieldSpec:
     decimals: int = 3
     special: str = ""
     qa_only: bool = False
-    cls_only: bool = False
+    data_kinds: tuple[str, ...] = ()
     optional: bool = False
-    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / cls_only say)
+    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / data_kinds say)
     none_value: float | None = None   # what a spin box shows for None (the value None stands for)
 
 
@@ -67,7 +68,8 @@ def field_spec(name: str) -> FieldSpec:
     top = INT_MAX if rule.kind == "int" else FLOAT_MAX
     hi = top if rule.hi is None else min(top, rule.hi - (tick if rule.hi_open else 0))
     return FieldSpec(name, rule.label or name, rule.group, rule.kind, lo, hi, rule.step, rule.decimals,
-                     rule.special, qa_only=rule.applies == "qa", cls_only=rule.applies == "table",
+                     rule.special, qa_only=rule.applies == "qa",
+                     data_kinds=() if rule.applies in ("", "qa") else tuple(rule.applies.split()),
                      optional=getattr(TrainConfig(), name) is None, tasks=tuple(rule.tasks),
                      none_value=rule.none_value)
 

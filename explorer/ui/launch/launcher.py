@@ -74,13 +74,15 @@ class WatchTable(QWidget):
 
 
 def _applies(spec, task: str, qa: bool) -> bool:
-    """Whether launcher field ``spec`` is a setting of ``task`` (its ``tasks``, else QA-only / table-only)."""
+    """Whether launcher field ``spec`` is a setting of ``task`` (its ``tasks``, else QA-only, else the data kinds
+    whose tasks use it: TaskFacts.data_kind, so a table setting is off for SWAG and NER)."""
     if spec.tasks:
         return task in spec.tasks
     if spec.qa_only:
         return qa
-    if spec.cls_only:
-        return not qa
+    if spec.data_kinds:
+        facts = find_task_facts(task)
+        return facts is not None and facts.data_kind in spec.data_kinds
     return True
 
 
@@ -297,7 +299,7 @@ class LauncherPanel(QWidget):
         cfg = self.config()
         qa = is_qa_task(cfg.task)
         for spec in FIELDS:
-            if spec.qa_only or spec.cls_only or spec.tasks:
+            if spec.qa_only or spec.data_kinds or spec.tasks:
                 on = _applies(spec, cfg.task, qa)
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
