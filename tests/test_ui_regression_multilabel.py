@@ -87,6 +87,18 @@ def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_pat
     assert res["ok"] and "2 labels (econ: 2, politics: 1)" in res["summary"]
     assert res["records"][0]["label"] == "econ; politics"
 
+    # a released STS-B file: no header, 7 fields, a row with 9 (counted, never shifted), cp1252 bytes
+    raw = tmp_path / "stsb_raw.csv"
+    raw.write_bytes(b"main\tx\t2012\t1\t5.000\tA plane takes off.\tAn air plane takes off.\n"
+                    b"main\tx\t2012\t2\t3.800\tA caf\xe9 opens.\tA man plays a flute.\tsrc\tsrc2\n")
+    res = preview_data(str(raw), "regression", text_columns=["6", "7"], label_column="5",
+                       options={"no_header": True})
+    assert res["ok"], res["error"]
+    assert "scores 3.8 to 5" in res["summary"] and res["records"][1]["text"] == "A caf\u00e9 opens."
+    assert res["records"][1]["label"] == "3.8"
+    res = preview_data(str(raw), "regression", text_columns=["6", "7"], label_column="5")
+    assert "expected 7 fields (as in the header), got 9" in res["error"]   # the setting reaches the reader
+
     w = LauncherPanel(tmp_path / "runs")
     qtbot.addWidget(w)
     w.editors["train"].set(str(scores))

@@ -153,19 +153,23 @@ IMBALANCE_RATIO = 0.10   # warn when the smallest class has fewer than 10% of th
 
 
 def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, text_columns, label_column,
-                                  separator: str) -> dict:
-    """Regression: the score range and mean; multi-label: how many texts carry each label."""
+                                  separator: str, options: dict | None = None) -> dict:
+    """Regression: the score range and mean; multi-label: how many texts carry each label. ``options``: the
+    table settings the run will use (no_header, encoding), read the same way as the run reads them."""
     from explorer.core.data.scores_and_label_sets import load_multilabel, load_regression
 
+    options = options or {}
+    read = {"no_header": bool(options.get("no_header")), "encoding": str(options.get("encoding") or "")}
     if find_task_facts(task).is_regression:
-        data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split)
+        data = load_regression(source, text_columns=text_columns or None, label_column=label_column, split=split,
+                               **read)
         ys = data.labels
         shape = f"scores {min(ys):g} to {max(ys):g}, mean {sum(ys) / len(ys):.3g}"
         counts = {"examples": len(data), "outputs": 1}
         shown = [f"{y:g}" for y in ys[:n]]
     else:
         data = load_multilabel(source, text_columns=text_columns or None, label_column=label_column,
-                               separator=separator or ";", split=split)
+                               separator=separator or ";", split=split, **read)
         per = [0] * data.num_labels
         for row in data.labels:
             for k in row:
@@ -268,7 +272,7 @@ def _preview_table(source: str, task: str, n: int, split: str, text_columns, lab
     facts = find_task_facts(task)
     if facts is not None and (facts.is_regression or facts.is_multilabel):
         return _preview_scores_or_label_sets(source, task, n, split, text_columns, label_column,
-                                             (options or {}).get("label_separator") or ";")
+                                             (options or {}).get("label_separator") or ";", options)
     return _preview_classification(source, task, n, split, text_columns, label_column, options)
 
 
