@@ -66,10 +66,39 @@ def test_finetune_data_combines_the_training_file_and_the_corrections(tmp_path):
     fields, note = finetune_data(table, review, {"train": str(train), "task": "single", "model": "base"},
                                  tmp_path / "runs" / ".corrections")
     rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
-    assert len(rows) == 8 + 2 and rows[-2:] == [{"text": "t1", "label": "0"}, {"text": "t3", "label": "1"}]
+    assert len(rows) == 8 + 2 and rows[-2:] == [{"text": "t1", "label": "neg"}, {"text": "t3", "label": "pos"}]
+    assert {r["label"] for r in rows} == {"neg", "pos"}              # integer ids written as the head's names
     assert fields["model"] == "base" and fields["text_columns"] == ["text"] and fields["label_column"] == "label"
+    assert fields["label_names"] == ["neg", "pos"]
     assert "one train file" in note and str(train) in note
     from explorer.core.data.classification import load_classification
 
-    data = load_classification(fields["train"], text_columns=["text"], label_column="label")
-    assert len(data) == 10
+    data = load_classification(fields["train"], text_columns=["text"], label_column="label",
+                               label_names=fields["label_names"])
+    assert len(data) == 10 and data.labels[-2:] == [0, 1]
+
+
+def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_path):
+    """A tweet with quotes (the TSV writer refused it: 'need to escape') and string labels in another order
+    than the head's: the combined file holds the texts as they were and the names, in the head's order."""
+    from explorer.core.data.classification import load_classification
+
+    train = tmp_path / "stance.tsv"
+    train.write_text('Tweet\tStance\nhe said "no" to it\tAGAINST\n"quoted" start\tFAVOR\nback\\slash\tNONE\n',
+                     encoding="utf-8")
+    cols = ["text", "pred_label", "prob_AGAINST", "prob_FAVOR", "prob_NONE"]
+    path = write_table(tmp_path / "p.tsv", cols, [{"text": 'new "one"', "pred_label": "NONE", "prob_AGAINST": 0.2,
+                                                   "prob_FAVOR": 0.3, "prob_NONE": 0.5}])
+    review = Review.from_summary({"out": str(path), "kind": "classification",
+                                  "label_names": ["NONE", "FAVOR", "AGAINST"], "input_columns": ["text"],
+                                  "text_columns": ["text"], "model": "m"})
+    review.set_label(0, "FAVOR")
+    fields, _ = finetune_data(load_predictions(path), review, {"train": str(train), "text_columns": ["Tweet"],
+                                                               "label_column": "Stance"}, tmp_path / "c")
+    rows = list(csv.reader(open(fields["train"], encoding="utf-8", newline=""), delimiter="\t",
+                           quoting=csv.QUOTE_NONE))
+    assert rows == [["text", "label"], ['he said "no" to it', "AGAINST"], ['"quoted" start', "FAVOR"],
+                    ["back\\slash", "NONE"], ['new "one"', "FAVOR"]]
+    data = load_classification(fields["train"], text_columns=["text"], label_column="label",
+                               label_names=fields["label_names"])
+    assert fields["label_names"] == ["NONE", "FAVOR", "AGAINST"] and data.labels == [2, 1, 0, 1]

@@ -252,7 +252,8 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
 
     The training config names one train file, so a combined TSV is written into ``folder`` (the runs folder's
     ``.corrections``): the original training examples (read with the run's column mapping) and the rows a
-    person labelled, as ``text`` (or ``text_a``/``text_b``) and ``label`` (class ids 0..K-1 in id2label order).
+    person labelled, as ``text`` (or ``text_a``/``text_b``) and ``label`` (the class names), with the fields'
+    ``label_names`` the model's id2label order, so the new run's head has the same classes in the same order.
 
     Raises:
         PredictDataError: no corrected rows, or a label that is not a class of the model.
@@ -270,8 +271,9 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
 
         data = load_classification(train, pair=pair, text_columns=run_config.get("text_columns") or None,
                                    label_column=run_config.get("label_column") or "")
+        own = list(data.label_names) if data.label_names else list(names)   # integer ids: the head's names
         for k in range(len(data)):
-            r = {header[0]: data.texts_a[k], "label": int(data.labels[k])}
+            r = {header[0]: data.texts_a[k], "label": own[int(data.labels[k])]}
             if pair:
                 r["text_b"] = data.texts_b[k]
             rows.append(r)
@@ -280,7 +282,7 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     for i, label in sorted(review.labels.items()):
         if label not in names:
             raise PredictDataError(f"row {i + 1}: {label!r} is not a class of the model ({', '.join(names)})")
-        r = {header[0]: texts[0][i], "label": names.index(label)}
+        r = {header[0]: texts[0][i], "label": label}
         if pair:
             r["text_b"] = texts[1][i]
         rows.append(r)
@@ -299,4 +301,5 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     fields["task"] = fields.get("task") or ("pair" if pair else "single")
     fields["model"] = fields.get("model") or review.model   # the run's starting model: the same recipe, more data
     fields["num_labels"] = len(names)
+    fields["label_names"] = list(names)
     return fields, note

@@ -113,8 +113,10 @@ class RowWriter:
         self.fh = open(self.file, mode, encoding="utf-8", newline="")
         self._csv = None
         if self.kind in ("csv", "tsv"):
-            self._csv = (csv.writer(self.fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar=None,
-                                    lineterminator="\n") if self.kind == "tsv"
+            # TSV as the tables' reader reads it (quoting=QUOTE_NONE: a quote is a plain character; tabs and
+            # line ends inside a cell became spaces in _cell), so no cell ever needs an escape
+            self._csv = (csv.writer(self.fh, delimiter="\t", quoting=csv.QUOTE_NONE, quotechar=None,
+                                    escapechar=None, lineterminator="\n") if self.kind == "tsv"
                          else csv.writer(self.fh, lineterminator="\n"))
             if fresh:
                 self._csv.writerow([_cell(c, self.kind) for c in self.columns])

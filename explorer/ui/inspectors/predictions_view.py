@@ -507,6 +507,14 @@ class PredictionsView(QWidget):
         except UserError as exc:
             QMessageBox.information(self, "Fine-tune on corrected rows", str(exc))
             return None
+        except (OSError, ValueError) as exc:    # csv.Error is a ValueError's sibling: caught below
+            QMessageBox.warning(self, "Fine-tune on corrected rows",
+                                f"The combined training file could not be written in {folder}: {exc}")
+            return None
+        except Exception as exc:  # noqa: BLE001 - said on screen, never only in the log
+            QMessageBox.warning(self, "Fine-tune on corrected rows",
+                                f"The combined training file could not be made ({type(exc).__name__}: {exc})")
+            return None
         self.finetune_requested.emit(fields, note)
         self.message.emit(note)
         return fields, note
