@@ -21,7 +21,7 @@ from explorer.core.classify_dev import run_data_settings
 from explorer.core.task_facts import find_task_facts
 
 from .client import shared_client
-from .common import header
+from .common import ResultSource, header
 from .remote import RemoteLatest
 
 
@@ -52,7 +52,9 @@ class ClassifyDevView(QWidget):
         self.get_loaded, self.get_kind = get_loaded, get_kind
         self.report, self._kind = None, "single"
         self._job = RemoteLatest(client or shared_client(), "classify.dev", self)   # runs in the inspector child
-        self._job.finished.connect(lambda _id, rep: self.show_report(rep, self._kind))
+        self._job.finished.connect(self._arrived)
+        self.source = ResultSource(self.clear_results)   # which model the table is of; cleared on a switch
+        self._data_of = ""
         self._job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
         self.path = QLineEdit()
         self.path.setPlaceholderText("dev file: GLUE .tsv/.csv/.jsonl, or a SWAG .csv")
@@ -110,6 +112,7 @@ class ClassifyDevView(QWidget):
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
+        layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
         layout.addWidget(self.scatter)
@@ -183,12 +186,41 @@ class ClassifyDevView(QWidget):
             self.prefill_from_run(source)
         self._kind = self.get_kind()
         self.status.setText(f"scoring {self.path.text()} ...")
+        self.source.ask(loaded)
+        self._data_of = self.path.text().strip()
         self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
                                           "cap": self.cap.value() or None, "settings": self.table_settings()})
 
-    def show_report(self, rep, kind: str = "single") -> None:
-        """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport."""
+    def _arrived(self, _id, rep) -> None:
+        name = self.source.take()
+        if name is None:   # asked of the model before the one loaded now: its rows would open with the new one
+            return
+        self.show_report(rep, self._kind, model=name, data=self._data_of)
+
+    def model_changed(self, loaded) -> None:
+        """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
+        naming both), and a request still running for it is dropped when it answers."""
+        self.source.model_changed(loaded)
+
+    def clear_results(self) -> None:
+        """Empty every table, the metrics line and the scatter; close the calibration window (of those logits)."""
+        self.report = None
+        self.metrics.setText("")
+        for table in (self.confusion, self.boundary, self.mistakes):
+            table.setRowCount(0)
+        self.confusion.setColumnCount(0)
+        self._points.setData([], [])
+        self._identity.setData([], [])
+        self.calibrate.setEnabled(False)
+        if self.calibration_view is not None:
+            self.calibration_view.close()
+        self.status.setText("")
+
+    def show_report(self, rep, kind: str = "single", *, model: str | None = None, data: str = "") -> None:
+        """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport; ``model`` and
+        ``data`` name the model and dev file it is of (shown above the tables)."""
         self.report, self._kind = rep, kind
+        self.source.show(model, data)
         name = type(rep).__name__
         self.scatter.setVisible(name == "RegressionDevReport")
         self._boundary_box.setVisible(name == "ClassificationDevReport")
@@ -249,6 +281,8 @@ class ClassifyDevView(QWidget):
 
     def _clicked(self, table: QTableWidget, r: int) -> None:
         if self.report is None or type(self.report).__name__ == "MultiLabelDevReport":
+            return
+        if not self.source.is_for(self.get_loaded()):   # (the table is cleared on a switch; never open A's rows in B)
             return
         if type(self.report).__name__ == "RegressionDevReport":
             rows = self.report.worst if table is self.mistakes else []
