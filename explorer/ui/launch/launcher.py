@@ -100,6 +100,8 @@ class LauncherPanel(QWidget):
         self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
         self.group_grid = None  # () -> bool: queue the grid as a run group (set by the main window); None: flat runs
         self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
+        # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
+        self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
         top = self._build_top()
         scroll, form_host = self._build_form()
@@ -396,9 +398,30 @@ class LauncherPanel(QWidget):
             return False
         if self.train_preview.rejected or self.dev_preview.rejected:
             return False   # _changed already says why (the data preview rejected the data)
+        cfg = self._free_run_name(cfg)
+        if cfg is None:
+            return False
         self._remember(cfg)
         self.launch_requested.emit([cfg], [""])
         return True
+
+    def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
+        """A Run name the user typed that a run already has: ask whether to use the next free one ("stance
+        exists: use stance-2?", explorer.core.runs.free_run_id); None when the answer is no."""
+        from explorer.core.runs import free_run_id
+
+        name = (cfg.run_id or "").strip()
+        if not name:
+            return cfg
+        taken = {s.run_id for s in self.past_runs() if getattr(s, "run_id", None)}
+        free = free_run_id(name, Path(cfg.output_dir or self.runs_dir).expanduser(), taken=taken)
+        if free == name:
+            return cfg
+        if not self.ask_yes_no("Run name taken", f"A run named {name} exists: use {free}?"):
+            self.problem.setText(f"Cannot launch: a run named {name} exists; type another Run name.")
+            return None
+        self.editors["run_id"].set(free)
+        return dataclasses.replace(cfg, run_id=free)
 
     def queue_grid(self, confirm: bool = True) -> bool:
         """Queue the paper grid around the form, after a confirmation with the count and the estimated
