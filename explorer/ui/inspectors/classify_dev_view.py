@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.classify_dev import run_data_settings
+from explorer.core.metric_display import format_metric, metric_label, to_display
 
 from explorer.core.task_facts import find_task_facts
 
@@ -36,10 +37,13 @@ def _dev_example(kind: str, row) -> dict:
     return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
 
 
-def _f1_kind(rep) -> str:
-    """Which F1 the report holds (explorer.core.classify_dev._f1): binary F1 of the second class, or macro."""
+def _f1_text(rep, kind: str) -> str:
+    """The report's F1 named and scaled by the metric table (explorer.core.classify_dev._f1 holds the binary
+    F1 of the second class for two classes, else the macro F1): 'F1 (%) 80.00 of class 1' / 'macro F1 (%) 61.20'."""
     names = list(rep.label_names or [])
-    return f"of class {names[1]}" if len(names) == 2 else "macro"
+    if len(names) == 2:
+        return f"{format_metric('f1', rep.f1, kind)} of class {names[1]}"
+    return format_metric("macro_f1", rep.f1, kind)
 
 
 class ClassifyDevView(QWidget):
@@ -107,7 +111,8 @@ class ClassifyDevView(QWidget):
         self._boundary_box = self.boundary.parentWidget()
         layout = QVBoxLayout(self)
         layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix (a regression head: Pearson, "
-                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1); click "
+                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1; shares in "
+                                "percent, as in the curves); click "
                                 "an example to open it in Classify."))
         layout.addLayout(top)
         layout.addLayout(cols)
@@ -235,8 +240,8 @@ class ClassifyDevView(QWidget):
         self._titles[1].setText("Most confident mistakes")
         self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 ({_f1_kind(rep)}) {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
-                             f"({rep.total} examples)")
+        self.metrics.setText(f"{format_metric('accuracy', rep.accuracy, kind)}   {_f1_text(rep, kind)}   "
+                             f"{format_metric('matthews_corrcoef', rep.mcc, kind)}   ({rep.total} examples)")
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
@@ -294,8 +299,10 @@ class ClassifyDevView(QWidget):
     def _show_regression(self, rep) -> None:
         """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"Pearson r {rep.pearson:.4f}   Spearman ρ {rep.spearman:.4f}   MSE {rep.mse:.4f}   "
-                             f"({rep.total} examples; on the dashed identity line = predicted exactly)")
+        kind = self._kind
+        self.metrics.setText(f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
+                             f"   {format_metric('mse', rep.mse, kind)}   ({rep.total} examples; on the dashed identity "
+                             "line = predicted exactly)")
         gold, pred = np.asarray(rep.gold, dtype=float), np.asarray(rep.predicted, dtype=float)
         self._points.setData(gold, pred)
         if gold.size:
@@ -316,15 +323,17 @@ class ClassifyDevView(QWidget):
     def _show_multilabel(self, rep) -> None:
         """Micro / macro F1 and subset accuracy at the saved thresholds; one row per label."""
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"micro F1 {rep.micro_f1:.4f}   macro F1 {rep.macro_f1:.4f}   subset accuracy "
-                             f"{rep.subset_accuracy:.4f}   (at the checkpoint's thresholds; {rep.total} examples)")
+        kind = self._kind
+        self.metrics.setText(f"{format_metric('micro_f1', rep.micro_f1, kind)}   {format_metric('macro_f1', rep.macro_f1, kind)}"
+                             f"   {format_metric('subset_accuracy', rep.subset_accuracy, kind)}   (at the checkpoint's "
+                             f"thresholds; {rep.total} examples)")
         k = len(rep.label_names)
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(3)
-        self.confusion.setHorizontalHeaderLabels(["threshold τ", "F1", "support"])
+        self.confusion.setHorizontalHeaderLabels(["threshold τ", metric_label("f1"), "support"])
         self.confusion.setVerticalHeaderLabels(list(rep.label_names))
         for i in range(k):
-            for j, value in enumerate((f"{rep.thresholds[i]:.2f}", f"{rep.label_f1[i]:.4f}", str(int(rep.support[i])))):
+            for j, value in enumerate((f"{rep.thresholds[i]:.2f}", f"{to_display('f1', rep.label_f1[i], kind):.2f}", str(int(rep.support[i])))):
                 self.confusion.setItem(i, j, QTableWidgetItem(value))
         self.confusion.resizeColumnsToContents()
         self.confusion.setFixedHeight(40 + 30 * min(k, 10))

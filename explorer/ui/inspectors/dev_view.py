@@ -473,9 +473,10 @@ class DevTauView(QWidget):
                 what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
                         f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
             else:
-                what = (f"evaluate-v2.0's exact search; it reports best_f1_thresh {thresh:.3f} in null-odds "
-                        f"units (answer iff null odds ≤ it): the same {answered} question{'s' if answered != 1 else ''} "
-                        "answered")
+                from explorer.core.metric_display import threshold_relation
+
+                what = (f"evaluate-v2.0's exact search ({answered} question{'s' if answered != 1 else ''} answered); "
+                        + threshold_relation(o["best_tau"], thresh))
             rows.append(("official best τ", f"{o['best_tau']:+.3f}", f"{o['best_f1']:.2f}", what))
         h = f.honest
         if h is not None:
