@@ -214,6 +214,7 @@ class ClassifyDevView(QWidget):
         for table in (self.confusion, self.boundary, self.mistakes):
             table.setRowCount(0)
         self.confusion.setColumnCount(0)
+        self.confusion.setVisible(False)   # (show_report shows it again)
         self._points.setData([], [])
         self._identity.setData([], [])
         self.calibrate.setEnabled(False)
