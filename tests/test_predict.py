@@ -183,6 +183,7 @@ def test_qa_answers_equal_eval(tmp_path, v2):
             assert r["decision"] == "answer"
         if r["answer"]:
             assert r["context"][r["answer_start"]:r["answer_end"]] == r["answer"]
+        assert r["window"] >= 1   # windows numbered from 1, as in the GUI and probe (issue 25 finding 7)
     # the same questions as a CSV with question and context columns give the same answers
     table = tmp_path / "qa.csv"
     with open(table, "w", newline="") as fh:

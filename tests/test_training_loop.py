@@ -308,7 +308,11 @@ def test_runs_dir_from_environment_and_generated_run_id(files, tmp_path, monkeyp
                   "--no-save-checkpoints"])
     assert rc == EXIT_OK
     run_id = ev[-1]["run_id"]
-    assert run_id.endswith("-cls-single") and (tmp_path / "runs" / run_id / "events.jsonl").is_file()
+    from explorer.core.runs import data_short_name
+
+    # the generated id names model, task and the train file (issue 25 finding 5)
+    assert run_id.endswith(f"-cls-single-{data_short_name(files['sst'])}") and data_short_name(files["sst"])
+    assert (tmp_path / "runs" / run_id / "events.jsonl").is_file()
     cfg = json.loads((tmp_path / "runs" / run_id / "config.json").read_text())
     assert cfg["run_id"] == run_id and cfg["output_dir"] == str(tmp_path / "runs")
 

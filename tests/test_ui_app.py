@@ -210,3 +210,32 @@ def test_app_names_and_temp_settings(qtbot, tmp_path):
     names = [w.tabs.tabText(i) for i in range(w.tabs.count())]
     assert {"Groups", "Compare"} <= set(names), names   # issue 15's tabs beside the inspectors
     time.sleep(0)
+
+
+def test_opened_run_folders_are_listed_again_after_a_restart(qtbot, tmp_path):
+    """Issue 25 finding 10: File > Open run folder is remembered in the settings and reloaded at start; a
+    folder that no longer exists is skipped with a status-bar note and forgotten."""
+    import shutil
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    outside = _write_past_run(tmp_path / "elsewhere", "other-run")
+    gone = _write_past_run(tmp_path / "usb", "gone-run")
+    ini = tmp_path / "s.ini"
+    w = MainWindow(tmp_path / "runs", AppSettings(ini), probe_device=False)
+    qtbot.addWidget(w)
+    for folder, run_id in ((outside, "other-run"), (gone, "gone-run")):
+        w.open_run_folder(folder)
+        qtbot.waitUntil(lambda rid=run_id: w.runs.selected_ids() == [rid], timeout=10_000)
+    w.settings.sync()
+    assert AppSettings(ini).opened_runs() == [str(outside.resolve()), str(gone.resolve())]
+    shutil.rmtree(gone)
+
+    again = MainWindow(tmp_path / "runs", AppSettings(ini), probe_device=False)
+    qtbot.addWidget(again)
+    qtbot.waitUntil(lambda: "other-run" in again.runs.all_ids(), timeout=10_000)
+    assert "gone-run" not in again.runs.all_ids()
+    assert "no longer exists and was skipped: " + str(gone.resolve()) in again.settings_note
+    qtbot.waitUntil(lambda: "no longer exists" in again.statusBar().currentMessage(), timeout=10_000)
+    assert again.settings.opened_runs() == [str(outside.resolve())]

@@ -156,3 +156,18 @@ def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
     assert view.label.valueFromText("NONE") == 2
     view.label.setValue(-1)
     assert view.label.text() == "none"
+
+
+def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
+    """Issue 25 finding 7: a 3-class F1 is "macro F1", accuracy is in percent as in the curves (not 0.6667)."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    logits = np.array([[3.0, 0, 0], [0, 2.0, 0], [0, 0, 1.0], [2.0, 0, 0]])
+    dev.show_report(dev_report(logits, [0, 1, 2, 1], ["t"] * 4, label_names=["a", "b", "c"]), "single")
+    text = dev.metrics.text()
+    assert text.startswith("accuracy (%) 75.00") and "macro F1 (%) " in text and "0.7500" not in text
+    two = dev_report(np.array([[1.0, 0], [0, 1.0]]), [0, 1], ["x", "y"], label_names=["neg", "pos"])
+    dev.show_report(two, "single")
+    assert "F1 (%) 100.00 of class pos" in dev.metrics.text() and "macro" not in dev.metrics.text()

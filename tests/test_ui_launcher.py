@@ -117,3 +117,31 @@ def test_table_settings_are_off_for_ner_and_swag_and_tagging_keeps_its_own(qtbot
     w.editors["task"].set("single")
     assert all(w.editors[n].widget.isEnabled() for n in (*table_only, "encoding", "skip_invalid"))
     assert "--dev-fraction" in w.command.toPlainText()
+
+
+def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot, tmp_path):
+    """Issue 25 finding 6: the QA preset's recipe (eval every 23, batch 4, max_seq_length 256, lr 1e-4) does not
+    follow a switch to a classification task; the task's TaskFacts defaults do, except where the user typed a
+    value, and the banner says the preset no longer applies."""
+    from explorer.core.task_facts import get_task_facts
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    qa = w.config()
+    assert (qa.eval_every, qa.batch_size, qa.resolved_max_seq_length()) == (23, 4, 256)
+    assert w.preset_label.text().startswith("<b>Preset: offline default")
+    w.editors["epochs"].set(2.0)            # the user's own values stay
+    w.editors["batch_size"].set(8)
+    w.editors["task"].set("pair")
+    cls, facts = w.config(), get_task_facts("pair")
+    assert cls.batch_size == 8 and cls.epochs == 2.0
+    assert cls.eval_every == facts.default_eval_every
+    assert cls.resolved_learning_rate() == facts.default_learning_rate == 2e-5
+    assert cls.resolved_max_seq_length() == facts.default_max_seq_length == 128
+    banner = w.preset_label.text()
+    assert "offline default" in banner and "no longer applies" in banner and "your batch_size kept" in banner
+    assert "Preset: offline default" not in banner.split("<br>")[0]
+    assert "--eval-every 23" not in w.command.toPlainText() and "--max-seq-length 256" not in w.command.toPlainText()
+    w.apply_preset("offline")              # a preset is a fresh start: its banner, nothing marked edited
+    assert w.config().batch_size == 4 and "no longer applies" not in w.preset_label.text()

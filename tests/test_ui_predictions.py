@@ -66,6 +66,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     assert shown == sorted(shown, reverse=True)
     page.sort_least_certain()
     assert "Model vs gold <b>label</b> (30 rows)" in page.metrics.text()
+    assert "accuracy (%) " in page.metrics.text() and "macro F1 (%) " in page.metrics.text()   # the metric table's
     assert page.confusion.rowCount() == 2 and sum(int(page.confusion.item(i, j).text())
                                                   for i in range(2) for j in range(2)) == 30
     page.person.setCurrentText("annotator")

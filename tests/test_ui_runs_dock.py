@@ -62,10 +62,10 @@ def test_short_names_show_what_differs_and_user_names_win():
     names = run_names.short_names(runs, {"20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3": "my best"})
     assert names["20261130-101500-minilm-squad_v2-bs32-lr5e-05-ep3"] == "lr5e-05"
     assert names["20261130-101600-minilm-squad_v2-bs32-lr3e-05-ep3"] == "my best"
-    assert names["20261130-111700-minilm-pair"] == "minilm · pair"
+    assert names["20261130-111700-minilm-pair"] == "minilm · pair · m"    # alone: model, task and data file
     twins = run_names.short_names({"20261130-101500-a": base, "20261130-121600-b": base})
-    assert twins == {"20261130-101500-a": "minilm · squad_v2 · 11-30 10:15",      # same settings: the time
-                     "20261130-121600-b": "minilm · squad_v2 · 11-30 12:16"}
+    assert twins == {"20261130-101500-a": "minilm · squad_v2 · t · 11-30 10:15",      # same settings: the time
+                     "20261130-121600-b": "minilm · squad_v2 · t · 11-30 12:16"}
 
 
 def test_model_label_of_a_checkpoint_names_its_run(tmp_path):

@@ -108,3 +108,36 @@ def resolve_window_settings(model: str, **explicit) -> WindowSettings:
     values = {**base.as_dict(), **given}
     source = base.source if len(given) < len(DEFAULTS) else ""
     return WindowSettings(**values, source=source)
+
+
+V11_ABSTAIN_NOTE = ("This model was fine-tuned on SQuAD v1.1, where every question has an answer: it was never "
+                    "trained to abstain, so its null_score (and τ) carry no learned \"no answer\"; read the best "
+                    "span, and use a SQuAD v2.0 model to study abstaining.")
+
+
+def squad_version_of(source: str, path: str = "") -> str:
+    """The SQuAD version ("v1.1" / "v2.0") a QA model was fine-tuned on: its run's config.json task for a run
+    checkpoint, else the hub preset's task (explorer.core.presets); "" when not known (a bare encoder, a
+    folder without a run)."""
+    from explorer.core.presets import preset_for
+    from explorer.core.task_facts import find_task_facts
+
+    task = None
+    for where in (path, source):
+        config_path = run_config_for_checkpoint(where) if where else None
+        if config_path is not None:
+            try:
+                task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
+            except (OSError, ValueError, AttributeError):
+                task = None
+            break
+    if task is None:
+        preset = preset_for(source or "")
+        task = preset.task if preset is not None else None
+    facts = find_task_facts(task) if isinstance(task, str) else None
+    return facts.squad_version if facts is not None else ""
+
+
+def abstain_note(source: str, path: str = "") -> str:
+    """The Spans & τ note for a model that never learnt to abstain (SQuAD v1.1, V11_ABSTAIN_NOTE); "" otherwise."""
+    return V11_ABSTAIN_NOTE if squad_version_of(source, path) == "v1.1" else ""

@@ -66,6 +66,17 @@ def abstain_note(metrics: dict) -> str:
             "made the model's answers score better than abstaining everywhere")
 
 
+def threshold_relation(best_tau: float, best_f1_thresh: float) -> str:
+    """One line relating the official best_f1_thresh to the app's best τ (core.metrics._tau_between): null odds
+    = null_score - best_non_null_score = -score_diff, so the script's "answer iff null odds <= t" is "answer iff
+    score_diff >= -t"; best τ sits halfway between -t and the next lower score_diff, so "score_diff > τ" answers
+    the same questions (τ is a little below -t, never exactly -t)."""
+    return (f"best_f1_thresh {best_f1_thresh:.3f} is in null-odds units (null_score − best_non_null_score = "
+            f"−score_diff; answer iff null odds ≤ it, i.e. score_diff ≥ {-best_f1_thresh:+.3f}); τ {best_tau:+.3f} "
+            "is in score_diff units, halfway from there to the next lower score_diff, so score_diff > τ answers "
+            "the same questions")
+
+
 def explain_best_threshold(metrics: dict, n_answered: int | None = None) -> list[str]:
     """Plain lines that explain SQuAD 2.0's two best-threshold numbers, each in its own units.
 
@@ -91,4 +102,6 @@ def explain_best_threshold(metrics: dict, n_answered: int | None = None) -> list
         answered = f"; answers {n_answered} questions" if n_answered is not None else ""
         lines.append(f"  best_tau {tau:+.3f}  this app's τ, score_diff units (best_non_null_score - null_score): "
                      f"answer iff score_diff > τ (use it as --tau or in the Spans & τ tab){answered}")
+        if thresh is not None and n_answered != 0 and not abstaining_scores_best(metrics):
+            lines.append(f"  ({threshold_relation(tau, thresh)})")
     return lines

@@ -123,10 +123,13 @@ _ROWS = (
     _qa_share("best_exact", "best EM", 80),
     _figure("best_f1_thresh", "best_f1_thresh", 90, "null-odds units", help=(
         "The threshold that gives best_f1, in the official script's null-odds units "
-        "(null_score − best_non_null_score). In τ units it is best_tau = −best_f1_thresh.")),
+        "(null_score − best_non_null_score = −score_diff): answer iff null odds ≤ it, i.e. score_diff ≥ "
+        "−best_f1_thresh. best_tau is the same decision in τ units, halfway between −best_f1_thresh and the "
+        "next lower score_diff.")),
     _figure("best_exact_thresh", "best_exact_thresh", 91, "null-odds units"),
     _figure("best_tau", "best_tau", 100, "score_diff units", help=(
-        "The τ that maximises F1 on the dev set: best_tau = −best_f1_thresh.")),
+        "The τ that maximises F1 on the dev set (answer iff score_diff > best_tau): halfway between "
+        "−best_f1_thresh and the next lower score_diff, so it answers the questions the official threshold does.")),
     _figure("tau", "tau", 101, "score_diff units"),
     MetricSpec("answer_rate", "answer_rate", "%", 1.0, None, False, False, 102, False, (
         "The percentage of questions the model answers at a given τ, i.e. with score_diff > τ. Compare it "

@@ -27,7 +27,18 @@ import numpy as np
 
 _PUNCT = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-DEFAULT_TAUS = np.arange(-6.0, 6.0001, 0.25)
+TAU_GRID_LIMIT = 6.0   # the τ grid runs from -6 to +6 (score_diff units): the τ study, the τ slider
+TAU_GRID_STEP = 0.25
+DEFAULT_TAUS = np.arange(-TAU_GRID_LIMIT, TAU_GRID_LIMIT + 1e-4, TAU_GRID_STEP)
+
+
+def tau_axis_limit(*values: float) -> float:
+    """The half-width L of a τ axis (a slider from -L to +L, score_diff units): the τ grid's TAU_GRID_LIMIT, so
+    that the slider and the τ study agree, widened to the next whole number (plus one) only when one of the
+    finite ``values`` (this question's score_diff, the τ in use) lies outside it, so that it can be reached."""
+    out = [abs(float(v)) for v in values if v is not None and np.isfinite(v)]
+    far = max(out, default=0.0)
+    return TAU_GRID_LIMIT if far <= TAU_GRID_LIMIT else float(np.ceil(far) + 1.0)
 
 
 def normalize_answer(s: str) -> str:

@@ -117,3 +117,21 @@ def _label_names(cfg) -> list[str]:
     id2label = getattr(cfg, "id2label", None) or {}
     n = int(getattr(cfg, "num_labels", 0) or 0)
     return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(n)]
+
+
+def model_name(info) -> str:
+    """How a result view names the model that produced its results: the source the user opened, plus the
+    folder it was read from when that is another path ("bundled:minilm",
+    "runs/x/checkpoints/best"). ``info``: a ModelInfo or a LoadedModel; None gives ""."""
+    if info is None:
+        return ""
+    source = str(getattr(info, "source", "") or "")
+    path = str(getattr(info, "path", "") or "")
+    if path and path != source and not source.endswith(path):
+        return f"{source} (file {path})" if source else path
+    return source or path or "an unnamed model"
+
+
+def stale_results_note(was: str, now: str) -> str:
+    """The one line a result view shows in place of results of another model (issue 25, finding 2)."""
+    return f"Results were for {was}; the model changed to {now or 'none'}: run again."

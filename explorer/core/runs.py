@@ -182,20 +182,48 @@ def model_short_name(model: str) -> str:
     return (model or "model").rstrip("/").split("/")[-1].split(":")[-1] or "model"
 
 
-def new_run_id(model: str, task: str, runs_dir: str | Path | None = None, now: float | None = None, *,
-               suffix: str = "", taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """The one run id rule: ``YYYYmmdd-HHMMSS-<model>-<task><suffix>`` (local time, filesystem-safe:
-    other characters become '-'); suffixed -2, -3... while the id is in ``taken`` (ids handed out but
-    not yet on disk, e.g. queued runs) or its folder exists under ``runs_dir``. Used by the worker
-    (``train`` without --run-id) and the GUI's run queue."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now if now is not None else time.time()))
-    text = f"{stamp}-{model_short_name(model)}-{task or 'task'}{suffix}"
-    base = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
-    run_id, n = base, 1
+def data_short_name(data: str) -> str:
+    """The data part of a run id and of a run's automatic name: a file's stem ('…/mrpc_train.tsv' ->
+    'mrpc_train'), a hub id's last part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
+    data = (data or "").strip().rstrip("/")
+    if not data:
+        return ""
+    name, _, config = data.partition("::")
+    path = Path(name)
+    stem = path.stem if path.suffix.lower() in (".json", ".jsonl", ".tsv", ".csv", ".txt", ".conll", ".gz", ".parquet") \
+        else path.name
+    stem = stem[:-len(".jsonl")] if stem.endswith((".jsonl", ".json", ".tsv", ".csv")) else stem   # x.jsonl.gz
+    return f"{stem}-{config}" if config else stem
+
+
+def free_run_id(name: str, runs_dir: str | Path | None = None, *,
+                taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """``name`` when no run has it, else the first free ``name-2``, ``name-3``...: free means not in ``taken``
+    (ids handed out but not yet on disk, e.g. queued runs) and no folder ``runs_dir/name``."""
+    run_id, n = name, 1
     while run_id in taken or (runs_dir is not None and (Path(runs_dir) / run_id).exists()):
         n += 1
-        run_id = f"{base}-{n}"
+        run_id = f"{name}-{n}"
     return run_id
+
+
+def new_run_id(model: str, task: str, runs_dir: str | Path | None = None, now: float | None = None, *,
+               suffix: str = "", taken: set[str] | frozenset[str] = frozenset(), data: str = "") -> str:
+    """The one run id rule: ``YYYYmmdd-HHMMSS-<model>-<task>[-<data>]<suffix>`` (local time; ``data``, the
+    train data, as :func:`data_short_name` shortens it, so two runs of a task on different files differ;
+    filesystem-safe: other characters become '-'); suffixed -2, -3... while the id is taken
+    (:func:`free_run_id`). Used by the worker (``train`` without --run-id) and the GUI's run queue."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now if now is not None else time.time()))
+    part = data_short_name(data)
+    text = f"{stamp}-{model_short_name(model)}-{task or 'task'}{'-' + part if part else ''}{suffix}"
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+    return free_run_id(base, runs_dir, taken=taken)
+
+
+def is_generated_run_id(run_id: str) -> bool:
+    """Does ``run_id`` follow :func:`new_run_id`'s pattern (a date-time stamp first)? False for a name the
+    user typed in the launcher's Run name (the Runs list shows that name as it is)."""
+    return re.match(r"^\d{8}-\d{6}-", run_id or "") is not None
 
 
 # -- the worker process ---------------------------------------------------------------------------

@@ -39,6 +39,10 @@ class TaskFacts:
             ``metric_for_best`` names another (its direction is its row's in ``core/metric_specs``).
         default_learning_rate: peak AdamW learning rate when the config leaves it unset.
         default_max_seq_length: tokens per window when the config leaves it unset.
+        default_batch_size: examples (QA: windows) per micro-batch the launcher starts a task with (the
+            paper's 32; BERT Appendix A.3).
+        default_eval_every: optimizer steps between dev evaluations the launcher starts a task with (0: at
+            the start and the end only).
         data_formats: what ``--train`` / ``--dev`` accept for this task, in words.
         squad_version: "v1.1" / "v2.0" for the QA tasks, "" otherwise.
         pair: classification of sentence pairs (two text columns) rather than single sentences.
@@ -74,6 +78,8 @@ class TaskFacts:
     metrics: tuple[str, ...] = ()
     problem: str = ""
     metric_labels: tuple[tuple[str, str], ...] = ()
+    default_batch_size: int = 32
+    default_eval_every: int = 0
 
     @property
     def is_multiple_choice(self) -> bool:
@@ -350,3 +356,16 @@ def defaults_help(attribute: str) -> str:
         if _number(getattr(f, attribute)) not in values:
             values.append(_number(getattr(f, attribute)))
     return ", ".join(f"{' / '.join(values)} for {kind}" for kind, values in groups.items())
+
+
+TASK_DEFAULT_FIELDS = ("learning_rate", "max_seq_length", "batch_size", "eval_every")
+
+
+def task_defaults(task: str) -> dict:
+    """The recipe a task starts with in the launcher: TASK_DEFAULT_FIELDS -> value. learning_rate and
+    max_seq_length are None (the config's "task default": the task's default_learning_rate and
+    default_max_seq_length at run time); batch_size and eval_every are its default_batch_size and
+    default_eval_every. Raises KeyError (naming the tasks) for an unknown task."""
+    facts = get_task_facts(task)
+    return {"learning_rate": None, "max_seq_length": None, "batch_size": facts.default_batch_size,
+            "eval_every": facts.default_eval_every}

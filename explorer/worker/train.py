@@ -284,7 +284,7 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
     config = config_from_args(args)
     refuse_before_the_folder(config)
     runs_dir = Path(config.output_dir).expanduser() if config.output_dir else default_runs_dir()
-    run_id = config.run_id or (new_run_id(config.model, config.task, runs_dir) if main else "")
+    run_id = config.run_id or (new_run_id(config.model, config.task, runs_dir, data=config.train) if main else "")
     if multi:
         run_id = _broadcast(run_id)
     if any(c in run_id for c in "/\\") or run_id in (".", ".."):

@@ -403,7 +403,7 @@ class _Runner:
                         "answer_end": best.end_char if answers else None,
                         "score_diff": _finite(dec.score_diff), "null_score": _finite(dec.null_score),
                         "decision": "answer" if answers else "abstain",
-                        "window": best.window_index if best is not None else dec.null_window})
+                        "window": 1 + (best.window_index if best is not None else dec.null_window)})   # numbered from 1, as everywhere
         return res
 
 

@@ -125,7 +125,7 @@ class TrainConfig:
     output_dir: str = setting("", "the runs folder; each run is written to OUTPUT_DIR/RUN_ID (config.json, "
                               "events.jsonl, checkpoints/); empty = $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs",
                               label="Runs folder", group=OUTPUT, kind="folder", rank=4)
-    run_id: str = setting("", "name of the run folder; empty = generated from date, time, model and task",
+    run_id: str = setting("", "name of the run folder (and of the run in the Runs list); empty = generated from date, time, model, task and train data file",
                           label="Run name", group=OUTPUT, kind="text", rank=5)
     epochs: float = setting(3.0, "passes over the training data (ignored when --max-steps > 0)",
                             label="Epochs", group=RECIPE, kind="float", lo=0, step=0.5, decimals=2,

@@ -59,6 +59,7 @@ class CalibrationView(QWidget):
         """Show a core.calibration.Calibration; ``checkpoint``: where it came from (its run gets the file)."""
         c = self.calibration = calibration
         self.checkpoint = str(checkpoint or "")
+        self.setWindowTitle(f"Calibration of {self.checkpoint}" if self.checkpoint else "Calibration")
         self.summary.setText("<br>".join(c.lines()) + "<br><i>bars: accuracy in each confidence bin (count above); "
                              "◆ the bin's mean confidence; dashed: perfectly calibrated. After = each half at the T "
                              "fitted on the other half.</i>")

@@ -17,11 +17,12 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.classify_dev import run_data_settings
+from explorer.core.metric_display import format_metric, metric_label, to_display
 
 from explorer.core.task_facts import find_task_facts
 
 from .client import shared_client
-from .common import header
+from .common import ResultSource, header
 from .remote import RemoteLatest
 
 
@@ -36,10 +37,13 @@ def _dev_example(kind: str, row) -> dict:
     return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
 
 
-def _f1_kind(rep) -> str:
-    """Which F1 the report holds (explorer.core.classify_dev._f1): binary F1 of the second class, or macro."""
+def _f1_text(rep, kind: str) -> str:
+    """The report's F1 named and scaled by the metric table (explorer.core.classify_dev._f1 holds the binary
+    F1 of the second class for two classes, else the macro F1): 'F1 (%) 80.00 of class 1' / 'macro F1 (%) 61.20'."""
     names = list(rep.label_names or [])
-    return f"of class {names[1]}" if len(names) == 2 else "macro"
+    if len(names) == 2:
+        return f"{format_metric('f1', rep.f1, kind)} of class {names[1]}"
+    return format_metric("macro_f1", rep.f1, kind)
 
 
 class ClassifyDevView(QWidget):
@@ -52,7 +56,9 @@ class ClassifyDevView(QWidget):
         self.get_loaded, self.get_kind = get_loaded, get_kind
         self.report, self._kind = None, "single"
         self._job = RemoteLatest(client or shared_client(), "classify.dev", self)   # runs in the inspector child
-        self._job.finished.connect(lambda _id, rep: self.show_report(rep, self._kind))
+        self._job.finished.connect(self._arrived)
+        self.source = ResultSource(self.clear_results)   # which model the table is of; cleared on a switch
+        self._data_of = ""
         self._job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
         self.path = QLineEdit()
         self.path.setPlaceholderText("dev file: GLUE .tsv/.csv/.jsonl, or a SWAG .csv")
@@ -111,11 +117,13 @@ class ClassifyDevView(QWidget):
         self._boundary_box = self.boundary.parentWidget()
         layout = QVBoxLayout(self)
         layout.addWidget(header("Dev-set accuracy, F1, MCC and confusion matrix (a regression head: Pearson, "
-                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1); click "
+                                "Spearman, MSE and predicted against gold; multi-label: micro / macro F1; shares in "
+                                "percent, as in the curves); click "
                                 "an example to open it in Classify."))
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
+        layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
         layout.addWidget(self.scatter)
@@ -197,12 +205,42 @@ class ClassifyDevView(QWidget):
         self._kind = self.get_kind()
         split = " (the run's held-out dev rows)" if "dev_split" in self.table_settings() else ""
         self.status.setText(f"scoring {self.path.text()}{split} ...")
+        self.source.ask(loaded)
+        self._data_of = self.path.text().strip()
         self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
                                           "cap": self.cap.value() or None, "settings": self.table_settings()})
 
-    def show_report(self, rep, kind: str = "single") -> None:
-        """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport."""
+    def _arrived(self, _id, rep) -> None:
+        name = self.source.take()
+        if name is None:   # asked of the model before the one loaded now: its rows would open with the new one
+            return
+        self.show_report(rep, self._kind, model=name, data=self._data_of)
+
+    def model_changed(self, loaded) -> None:
+        """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
+        naming both), and a request still running for it is dropped when it answers."""
+        self.source.model_changed(loaded)
+
+    def clear_results(self) -> None:
+        """Empty every table, the metrics line and the scatter; close the calibration window (of those logits)."""
+        self.report = None
+        self.metrics.setText("")
+        for table in (self.confusion, self.boundary, self.mistakes):
+            table.setRowCount(0)
+        self.confusion.setColumnCount(0)
+        self.confusion.setVisible(False)   # (show_report shows it again)
+        self._points.setData([], [])
+        self._identity.setData([], [])
+        self.calibrate.setEnabled(False)
+        if self.calibration_view is not None:
+            self.calibration_view.close()
+        self.status.setText("")
+
+    def show_report(self, rep, kind: str = "single", *, model: str | None = None, data: str = "") -> None:
+        """Render a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport; ``model`` and
+        ``data`` name the model and dev file it is of (shown above the tables)."""
         self.report, self._kind = rep, kind
+        self.source.show(model, data)
         name = type(rep).__name__
         self.scatter.setVisible(name == "RegressionDevReport")
         self._boundary_box.setVisible(name == "ClassificationDevReport")
@@ -217,8 +255,8 @@ class ClassifyDevView(QWidget):
         self._titles[1].setText("Most confident mistakes")
         self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"accuracy {rep.accuracy:.4f}   F1 ({_f1_kind(rep)}) {rep.f1:.4f}   MCC {rep.mcc:.4f}   "
-                             f"({rep.total} examples)")
+        self.metrics.setText(f"{format_metric('accuracy', rep.accuracy, kind)}   {_f1_text(rep, kind)}   "
+                             f"{format_metric('matthews_corrcoef', rep.mcc, kind)}   ({rep.total} examples)")
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
@@ -264,6 +302,8 @@ class ClassifyDevView(QWidget):
     def _clicked(self, table: QTableWidget, r: int) -> None:
         if self.report is None or type(self.report).__name__ == "MultiLabelDevReport":
             return
+        if not self.source.is_for(self.get_loaded()):   # (the table is cleared on a switch; never open A's rows in B)
+            return
         if type(self.report).__name__ == "RegressionDevReport":
             rows = self.report.worst if table is self.mistakes else []
         else:
@@ -274,8 +314,10 @@ class ClassifyDevView(QWidget):
     def _show_regression(self, rep) -> None:
         """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"Pearson r {rep.pearson:.4f}   Spearman ρ {rep.spearman:.4f}   MSE {rep.mse:.4f}   "
-                             f"({rep.total} examples; on the dashed identity line = predicted exactly)")
+        kind = self._kind
+        self.metrics.setText(f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
+                             f"   {format_metric('mse', rep.mse, kind)}   ({rep.total} examples; on the dashed identity "
+                             "line = predicted exactly)")
         gold, pred = np.asarray(rep.gold, dtype=float), np.asarray(rep.predicted, dtype=float)
         self._points.setData(gold, pred)
         if gold.size:
@@ -296,15 +338,17 @@ class ClassifyDevView(QWidget):
     def _show_multilabel(self, rep) -> None:
         """Micro / macro F1 and subset accuracy at the saved thresholds; one row per label."""
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"micro F1 {rep.micro_f1:.4f}   macro F1 {rep.macro_f1:.4f}   subset accuracy "
-                             f"{rep.subset_accuracy:.4f}   (at the checkpoint's thresholds; {rep.total} examples)")
+        kind = self._kind
+        self.metrics.setText(f"{format_metric('micro_f1', rep.micro_f1, kind)}   {format_metric('macro_f1', rep.macro_f1, kind)}"
+                             f"   {format_metric('subset_accuracy', rep.subset_accuracy, kind)}   (at the checkpoint's "
+                             f"thresholds; {rep.total} examples)")
         k = len(rep.label_names)
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(3)
-        self.confusion.setHorizontalHeaderLabels(["threshold τ", "F1", "support"])
+        self.confusion.setHorizontalHeaderLabels(["threshold τ", metric_label("f1"), "support"])
         self.confusion.setVerticalHeaderLabels(list(rep.label_names))
         for i in range(k):
-            for j, value in enumerate((f"{rep.thresholds[i]:.2f}", f"{rep.label_f1[i]:.4f}", str(int(rep.support[i])))):
+            for j, value in enumerate((f"{rep.thresholds[i]:.2f}", f"{to_display('f1', rep.label_f1[i], kind):.2f}", str(int(rep.support[i])))):
                 self.confusion.setItem(i, j, QTableWidgetItem(value))
         self.confusion.resizeColumnsToContents()
         self.confusion.setFixedHeight(40 + 30 * min(k, 10))

@@ -139,9 +139,12 @@ class _Inputs(QStackedWidget):
 
 
 class ClassifyView(QWidget):
-    """The Classify tab. ``show_result(ClassifyResult)`` renders; ``open_example(dict)`` fills the inputs."""
+    """The Classify tab. ``show_result(ClassifyResult)`` renders; ``open_example(dict)`` fills the inputs.
+
+    Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now."""
 
     message = Signal(str)
+    model_changed = Signal(object)
 
     def __init__(self, parent=None, *, client=None, slot: str = "classify"):
         super().__init__(parent)
@@ -289,6 +292,7 @@ class ClassifyView(QWidget):
         if task in classify_tasks().values() and task != self.current_kind():
             self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
+        self.model_changed.emit(loaded)
 
     def _loaded(self, _id, loaded) -> None:
         self.set_loaded(loaded)
@@ -423,6 +427,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
             tabs.setCurrentWidget(view)
 
     dev.open_requested.connect(open_row)
+    view.model_changed.connect(dev.model_changed)
     return [(CLASSIFY_PAGE, view), (CLASSIFY_DEV_PAGE, dev)]
 
 

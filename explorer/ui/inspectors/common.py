@@ -3,10 +3,13 @@ project glossary's tooltips (explorer.glossary is the one place for the texts)."
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from explorer.core.model_info import model_name, stale_results_note
 from explorer.glossary import panel_help, tooltip
 
 BLOCK_COLORS: dict[str, QColor] = {
@@ -80,3 +83,63 @@ class ReadoutLabel(QLabel):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         super().setText(self._fitted())
+
+
+class ResultSource:
+    """The one rule of every result view (Classify: dev set, τ on dev set, Tag: dev set): its results say which
+    model produced them, and are cleared when another model is loaded.
+
+    ``label`` is the view's line "Results of MODEL on FILE". A view calls :meth:`ask` when it sends a request,
+    :meth:`take` when the answer arrives (None: the model changed meanwhile, so the answer is dropped),
+    :meth:`show` once it renders results, and :meth:`model_changed` from its model-loaded signal; a change to
+    another model calls ``clear()`` (the view empties its tables) and the label says
+    "Results were for A; the model changed to B: run again" (core.model_info.stale_results_note). Model names
+    come from core.model_info.model_name.
+    """
+
+    def __init__(self, clear: Callable[[], None]):
+        self.clear = clear
+        self.shown_for: str | None = None    # model name of the results on screen
+        self._asked_for: str | None = None   # model name of the request in flight
+        self.label = QLabel("")
+        self.label.setObjectName("resultSource")
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setVisible(False)
+
+    def ask(self, loaded) -> None:
+        """A request is sent to ``loaded`` (a ModelInfo or LoadedModel)."""
+        self._asked_for = model_name(loaded)
+
+    def take(self) -> str | None:
+        """The model name of the request that just answered; None when the model changed since it was sent."""
+        name, self._asked_for = self._asked_for, None
+        return name
+
+    def show(self, name: str | None, data: str = "") -> None:
+        """Results of model ``name`` (on data file ``data``) are on screen now; None: unknown (a report a caller
+        rendered itself)."""
+        self.shown_for = name
+        text = f"Results of {name}" + (f" on {data}" if data else "") if name else ""
+        self.label.setStyleSheet("color: #555;")
+        self.label.setText(text)
+        self.label.setVisible(bool(text))
+
+    def is_for(self, loaded) -> bool:
+        """Are the results on screen (if any) those of ``loaded``? True when the producer is unknown."""
+        return self.shown_for is None or self.shown_for == model_name(loaded)
+
+    def model_changed(self, loaded) -> bool:
+        """``loaded`` is the view's model now. Results of another model are cleared and the label says so; a
+        request in flight for another model is dropped when it answers. True when results were cleared."""
+        now = model_name(loaded)
+        if self._asked_for is not None and self._asked_for != now:
+            self._asked_for = None
+        if self.shown_for is None or self.shown_for == now:
+            return False
+        was, self.shown_for = self.shown_for, None
+        self.clear()
+        self.label.setStyleSheet("color: #b03030;")
+        self.label.setText(stale_results_note(was, now))
+        self.label.setVisible(True)
+        return True

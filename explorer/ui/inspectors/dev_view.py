@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QL
 from explorer.core.tau_study import default_cache_dir, questions_near
 from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
-from .common import header, tip
+from .common import ResultSource, header, tip
 from .tau_spin import tau_spin_box
 from .client import shared_client
 from .remote import RemoteJob
@@ -110,7 +110,8 @@ class DevTauView(QWidget):
         self._syncing = False
         self.job = RemoteJob(self.client, self)
         self.job.progress.connect(self._on_progress)
-        self.job.finished.connect(self._on_finished)
+        self.job.finished.connect(self._arrived)
+        self.source = ResultSource(self.clear_results)   # which model the study is of; cleared on a switch
         self.job.failed.connect(self._on_failed)
         self.job.cancelled.connect(lambda: self._done_running("cancelled"))
 
@@ -172,6 +173,7 @@ class DevTauView(QWidget):
         layout.addWidget(self.estimate)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        layout.addWidget(self.source.label)
         layout.addWidget(split, 1)
 
         self.browse.clicked.connect(self._browse)
@@ -281,6 +283,7 @@ class DevTauView(QWidget):
             self.client.adopt(self.slot, loaded)
             loaded = model_info(loaded, self.slot)
         self.loaded = loaded
+        self.source.model_changed(loaded)
         where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
         self.window = window_settings_for_checkpoint(where)
         dev = _run_dev_file(where)
@@ -325,6 +328,7 @@ class DevTauView(QWidget):
         self.cancel_button.setEnabled(True)
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
         cache_dir = self.cache_dir if self.cache_dir is not None else default_cache_dir()
+        self.source.ask(self.loaded)
         self.job.start("study", {"slot": self.slot, "path": path, "cap": cap or None, "cache_dir": str(cache_dir),
                                  "settings": self.window.as_dict()})
         return True
@@ -363,9 +367,34 @@ class DevTauView(QWidget):
         if text:
             self._message(text)
 
-    def _on_finished(self, payload) -> None:
+    def _arrived(self, payload) -> None:
+        name = self.source.take()
+        if name is None:   # a study of the model before the one loaded now
+            self._done_running(None)
+            return
+        self._on_finished(payload, model=name)
+
+    def clear_results(self) -> None:
+        """Forget the study shown: curves, τ table, summary and questions emptied, export off."""
+        self.study = self.figures = None
+        for curve in list(self.curves.values()) + [self.exact_curve, self.best_marker]:
+            curve.setData([], [])
+        self.best_line.setVisible(False)
+        self.tau_line.setVisible(False)
+        self.tau_table.setRowCount(0)
+        self.tau_table.setVisible(False)
+        self.summary.setText("")
+        self.at_tau.setText("")
+        self.table.setRowCount(0)
+        self._near = np.zeros(0, dtype=np.int64)
+        self.export_button.setEnabled(False)
+        self._message("")
+
+    def _on_finished(self, payload, model: str | None = None) -> None:
+        """Show a (TauStudy, figures) pair; ``model`` names the model it is of."""
         global _measured_qps
         self.study, self.figures = payload
+        self.source.show(model, Path(self.study.data_path).name)
         self._done_running(None)
         s, f = self.study, self.figures
         if not s.from_cache and s.seconds > 0 and len(s):
@@ -444,9 +473,10 @@ class DevTauView(QWidget):
                 what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
                         f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
             else:
-                what = (f"evaluate-v2.0's exact search; it reports best_f1_thresh {thresh:.3f} in null-odds "
-                        f"units (answer iff null odds ≤ it): the same {answered} question{'s' if answered != 1 else ''} "
-                        "answered")
+                from explorer.core.metric_display import threshold_relation
+
+                what = (f"evaluate-v2.0's exact search ({answered} question{'s' if answered != 1 else ''} answered); "
+                        + threshold_relation(o["best_tau"], thresh))
             rows.append(("official best τ", f"{o['best_tau']:+.3f}", f"{o['best_f1']:.2f}", what))
         h = f.honest
         if h is not None:
@@ -528,6 +558,8 @@ class DevTauView(QWidget):
         return self.study.questions[k], self.study.context(k)
 
     def _on_row_clicked(self, row: int, _col: int) -> None:
+        if self.study is None or not self.source.is_for(self.loaded):
+            return
         question, passage = self.row_question(row)
         self.open_question.emit(question, passage, float(self.tau.value()))
 

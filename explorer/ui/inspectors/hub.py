@@ -269,6 +269,9 @@ class InspectorHub(QObject):
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
+        from explorer.core.checkpoint_windows import abstain_note
+
+        self.spans_view.set_abstain_note(abstain_note(loaded.source, getattr(loaded, "path", "") or ""))
         self.model_changed.emit(loaded)
         self.message.emit(loaded.describe())
         if self.panel.inputs()["question"].strip() and self.panel.inputs()["passage"].strip() \

@@ -425,6 +425,8 @@ class PredictionsView(QWidget):
             f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
 
     def _update_metrics(self) -> None:
+        from explorer.core.metric_display import format_metric
+
         t, r = self.table_data, self.review
         self.metrics.setText("")
         self.confusion.setRowCount(0)
@@ -438,15 +440,16 @@ class PredictionsView(QWidget):
             gold = gold_as_names(t.column(gold_col), names) if r.kind == "classification" else t.column(gold_col)
             a = agreement(gold, self.model.predicted, names)
             if a is not None:
-                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): accuracy {100 * a.accuracy:.1f}%, "
-                             f"macro F1 {100 * a.macro_f1:.1f}%")
+                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): "   # names and scale: the metric table
+                             f"{format_metric('accuracy', a.accuracy, 'single')}, "
+                             f"{format_metric('macro_f1', a.macro_f1, 'single')}")
                 self._show_confusion(a)
         if r.person_column:
             person = gold_as_names(t.column(r.person_column), names)
             a = agreement(person, self.model.predicted, names)
             if a is not None:
                 lines.append(f"Model vs person <b>{r.person_column}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
-                             f"accuracy {100 * a.accuracy:.1f}%")
+                             f"{format_metric('accuracy', a.accuracy, 'single')}")
         self.metrics.setText("<br>".join(lines))
 
     def _show_confusion(self, a) -> None:

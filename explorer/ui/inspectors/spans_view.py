@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
                                QListWidget, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
+from explorer.core.metrics import TAU_GRID_LIMIT, tau_axis_limit
+
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
 from .token_axis import ReadableTokenAxis
@@ -77,7 +79,7 @@ class SpansView(QWidget):
         self.best_label.setToolTip(tip("best_non_null_score"))
         self.diff_label.setToolTip(tip("score_diff"))
         self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(-20 * SLIDER_SCALE, 20 * SLIDER_SCALE)
+        self.slider.setRange(int(-TAU_GRID_LIMIT * SLIDER_SCALE), int(TAU_GRID_LIMIT * SLIDER_SCALE))   # the τ grid
         self.slider.setToolTip(tip("tau"))
         self.spin = tau_spin_box()
         self.decision_label = QLabel("–")
@@ -101,6 +103,11 @@ class SpansView(QWidget):
         form.addRow(term_label("score_diff", "score_diff"), self.diff_label)
         form.addRow(term_label("τ", "tau"), tau_row)
         form.addRow("decision", self.decision_label)
+        self.abstain_note = QLabel("")   # a SQuAD v1.1 model: never trained to abstain (set_abstain_note)
+        self.abstain_note.setWordWrap(True)
+        self.abstain_note.setStyleSheet("color: #8a5a00;")
+        self.abstain_note.setVisible(False)
+        form.addRow(self.abstain_note)
         form.addRow(term_label("by-hand check", "by_hand_check"), self.byhand_label)
         decision_box = QGroupBox("No answer?  answer iff best_non_null_score > null_score + τ")
         decision_box.setLayout(form)
@@ -189,6 +196,12 @@ class SpansView(QWidget):
         layout.addWidget(decision_box)
         layout.addWidget(split, 1)
 
+    def set_abstain_note(self, text: str) -> None:
+        """Show (or with "" hide) the note under the decision: e.g. a SQuAD v1.1 model never learnt to abstain
+        (explorer.core.checkpoint_windows.abstain_note)."""
+        self.abstain_note.setText(text)
+        self.abstain_note.setVisible(bool(text))
+
     def _connect(self) -> None:
         self.slider.valueChanged.connect(self._on_slider)
         self.spin.valueChanged.connect(self._on_spin)
@@ -217,7 +230,11 @@ class SpansView(QWidget):
         self.windows_list.setMaximumHeight(rows * self.windows_list.sizeHintForRow(0) + 24)
         self.windows_list.setCurrentRow(best_window)
         self._updating = False
-        limit = max(20.0, math.ceil(abs(result.score_diff)) + 5.0) if math.isfinite(result.score_diff) else 20.0
+        limit = tau_axis_limit(result.score_diff, self.tau)   # the τ study's grid −6…+6, unless this question is beyond
+        self.slider.setToolTip(tip("tau") + f"\n\nSlider: τ from {-limit:+.0f} to {limit:+.0f}"
+                               + (" (the τ study's grid)" if limit == TAU_GRID_LIMIT else
+                                  f" (the τ study's grid is ±{TAU_GRID_LIMIT:g}; widened to reach this question's "
+                                  "score_diff)") + "; type any τ in the box.")
         self.slider.blockSignals(True)
         self.slider.setRange(int(-limit * SLIDER_SCALE), int(limit * SLIDER_SCALE))
         self.slider.setValue(int(round(self.tau * SLIDER_SCALE)))

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from .client import shared_client
-from .common import header
+from .common import ResultSource, header
 from .remote import RemoteLatest
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
@@ -97,9 +97,12 @@ def head_lines(head, digits: int = 4) -> list[str]:
 
 
 class TagView(QWidget):
-    """The Tag page. ``show_result({"tagged", "head"})`` renders; ``tag(text)`` asks the child."""
+    """The Tag page. ``show_result({"tagged", "head"})`` renders; ``tag(text)`` asks the child.
+
+    Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now."""
 
     message = Signal(str)
+    model_changed = Signal(object)
 
     def __init__(self, parent=None, *, client=None, slot: str = "tag"):
         super().__init__(parent)
@@ -192,6 +195,7 @@ class TagView(QWidget):
             loaded = model_info(loaded, self.slot)
         self.loaded = loaded
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
+        self.model_changed.emit(loaded)
 
     def run(self) -> None:
         if self.loaded is None:
@@ -267,7 +271,10 @@ class TagDevView(QWidget):
         self.tag_view = tag_view
         self.report = None
         self._job = RemoteJob(tag_view.client, self)
-        self._job.finished.connect(self.show_report)
+        self._job.finished.connect(self._arrived)
+        self.source = ResultSource(self.clear_results)   # which model the report is of; cleared on a switch
+        tag_view.model_changed.connect(self.source.model_changed)
+        self._data_of = ""
         self._job.failed.connect(lambda msg, _tb: self._status(msg))
         self._job.progress.connect(lambda done, total: self._status(
             f"tagging {self.path.text()} … {done} / {total} windows"))
@@ -300,6 +307,7 @@ class TagDevView(QWidget):
                                 "which types are confused, missed or spurious, and the most confident mistakes."))
         layout.addLayout(top)
         layout.addWidget(self.status)
+        layout.addWidget(self.source.label)
         layout.addWidget(upper, 1)
         layout.addWidget(self.mistakes, 1)
 
@@ -308,6 +316,8 @@ class TagDevView(QWidget):
             self._status("no model loaded: load one on the Tag page first")
             return
         self._status(f"tagging {self.path.text()} ...")
+        self.source.ask(self.tag_view.loaded)
+        self._data_of = self.path.text().strip()
         self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip(),
                                     "cap": self.cap.value(), "max_seq_length": self.tag_view.max_seq_length})
 
@@ -315,11 +325,25 @@ class TagDevView(QWidget):
         self.status.setText(text)
         self.message.emit(text)
 
-    def show_report(self, rep) -> None:
-        """Render a TagDevReport."""
+    def _arrived(self, rep) -> None:
+        name = self.source.take()
+        if name is not None:   # (None: tagged by the model before the one loaded now)
+            self.show_report(rep, model=name, data=self._data_of)
+
+    def clear_results(self) -> None:
+        """Empty the tables (the report was of another model)."""
+        self.report = None
+        for table in (self.types, self.confusion, self.mistakes):
+            table.setRowCount(0)
+        self.confusion.setColumnCount(0)
+        self.status.setText("")
+
+    def show_report(self, rep, *, model: str | None = None, data: str = "") -> None:
+        """Render a TagDevReport; ``model`` and ``data`` name the model and dev file it is of."""
         from PySide6.QtWidgets import QTableWidgetItem
 
         self.report = rep
+        self.source.show(model, data)
         self.types.setRowCount(len(rep.per_type))
         for r, (t, v) in enumerate(rep.per_type.items()):
             cells = (t, f"{100 * v['precision']:.2f}", f"{100 * v['recall']:.2f}", f"{100 * v['f1']:.2f}",
@@ -343,7 +367,7 @@ class TagDevView(QWidget):
                      f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
 
     def _open_row(self, row: int, _col: int) -> None:
-        if self.report is not None and 0 <= row < len(self.report.mistakes):
+        if self.report is not None and self.source.is_for(self.tag_view.loaded) and 0 <= row < len(self.report.mistakes):
             self.open_requested.emit(self.report.mistakes[row].text)
 
 

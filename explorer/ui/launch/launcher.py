@@ -102,6 +102,12 @@ class LauncherPanel(QWidget):
         self.past_runs = list   # () -> RunStates of this machine's runs (set by the main window)
         self.group_grid = None  # () -> bool: queue the grid as a run group (set by the main window); None: flat runs
         self._limits: dict = {}  # model source -> WindowLimits | None (read once per source)
+        self._edited: set[str] = set()   # fields the user changed since the last preset / loaded config
+        self._task = ""                  # the task the form's recipe is for
+        self._preset_note = ""           # after a task switch: the preset shown before no longer applies
+        self._preset = ""                # the preset the form was set from, while its task is kept
+        # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
+        self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
         top = self._build_top()
         scroll, form_host = self._build_form()
@@ -159,7 +165,7 @@ class LauncherPanel(QWidget):
             label.setToolTip(field_tooltip(spec))
             boxes[spec.group].layout().addRow(label, ed.widget)
             ed.label = label
-            ed.changed.connect(self._changed)
+            ed.changed.connect(lambda *_a, name=spec.name: self._field_changed(name))
             self.editors[spec.name] = ed
         self.watch = WatchTable()
         watch_box = QGroupBox("Watch examples (probed at every evaluation)")
@@ -283,6 +289,10 @@ class LauncherPanel(QWidget):
 
     def set_config(self, config: TrainConfig) -> None:
         self._loading = True
+        self._edited.clear()
+        self._task, self._preset_note = config.task, ""
+        named = describe_preset(config)   # the preset the form starts from ("" when custom)
+        self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
         try:
             self._base = config
             for name, ed in self.editors.items():
@@ -292,6 +302,42 @@ class LauncherPanel(QWidget):
             self._loading = False
         self._changed()
         self.refresh_previews()
+
+    def _field_changed(self, name: str) -> None:
+        """One editor changed: a new task brings its defaults (TaskFacts, core.task_facts.task_defaults) to the
+        recipe fields the user has not edited; any other field is marked edited."""
+        if self._loading:
+            return
+        if name == "task":
+            self._switch_task(self.editors["task"].get())
+        else:
+            self._edited.add(name)
+        self._changed()
+
+    def _switch_task(self, task: str) -> None:
+        from explorer.core.task_facts import task_defaults
+
+        if not task or task == self._task:
+            return
+        try:
+            defaults = task_defaults(task)
+        except KeyError:
+            return
+        old, self._task = self._task, task
+        self._loading = True
+        try:
+            for name, value in defaults.items():
+                if name not in self._edited:
+                    self.editors[name].set(value)
+        finally:
+            self._loading = False
+        kept = sorted(set(defaults) & self._edited)
+        old_facts, new_facts = find_task_facts(old), find_task_facts(task)
+        what = f"{new_facts.label if new_facts else task} defaults"
+        note = (f"The preset {self._preset} was for {old_facts.label if old_facts else old} and no longer applies: "
+                if self._preset else "")
+        self._preset = ""
+        self._preset_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""))
 
     def _changed(self, *_args) -> None:
         if self._loading:
@@ -305,7 +351,8 @@ class LauncherPanel(QWidget):
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
         self.command.setPlainText(command_line(cfg))
-        self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>")
+        self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>"
+                                  + (f"<br>{self._preset_note}" if self._preset_note else ""))
         try:
             cfg.validate()
             window_errors = self._check_windows(cfg, qa)
@@ -398,9 +445,30 @@ class LauncherPanel(QWidget):
             return False
         if self.train_preview.rejected or self.dev_preview.rejected:
             return False   # _changed already says why (the data preview rejected the data)
+        cfg = self._free_run_name(cfg)
+        if cfg is None:
+            return False
         self._remember(cfg)
         self.launch_requested.emit([cfg], [""])
         return True
+
+    def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
+        """A Run name the user typed that a run already has: ask whether to use the next free one ("stance
+        exists: use stance-2?", explorer.core.runs.free_run_id); None when the answer is no."""
+        from explorer.core.runs import free_run_id
+
+        name = (cfg.run_id or "").strip()
+        if not name:
+            return cfg
+        taken = {s.run_id for s in self.past_runs() if getattr(s, "run_id", None)}
+        free = free_run_id(name, Path(cfg.output_dir or self.runs_dir).expanduser(), taken=taken)
+        if free == name:
+            return cfg
+        if not self.ask_yes_no("Run name taken", f"A run named {name} exists: use {free}?"):
+            self.problem.setText(f"Cannot launch: a run named {name} exists; type another Run name.")
+            return None
+        self.editors["run_id"].set(free)
+        return dataclasses.replace(cfg, run_id=free)
 
     def queue_grid(self, confirm: bool = True) -> bool:
         """Queue the paper grid around the form, after a confirmation with the count and the estimated

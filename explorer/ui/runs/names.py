@@ -3,8 +3,10 @@
 Run ids are ``YYYYmmdd-HHMMSS-<model>-<task>[suffix]``; a list of them elides to the same text.
 :func:`short_names` names each run by the settings in which it differs from the other runs of its
 group (same model, task and train data) - learning rate, batch size, epochs, seed, max_seq_length -
-plus its start time; a name the user gave (:func:`set_display_name`, stored as ``run.json`` "name"
-in the run folder) wins. The full id stays in the tooltip.
+plus its start time; a run alone in its group by model, task and train data file ("minilm · pair ·
+mrpc_train"). The Run name the user typed in the launcher (the run id, kept in config.json and every
+event) is shown as it is, and a name given later (:func:`set_display_name`, stored as ``run.json``
+"name" in the run folder) wins over both. The full id stays in the tooltip.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from explorer.core.runs import model_short_name
+from explorer.core.runs import data_short_name, is_generated_run_id, model_short_name
 
 RUN_INFO = "run.json"          # {"name": "..."}: the user's name for the run (Runs dock: Rename…)
 # config field -> short label, in the order shown
@@ -73,8 +75,9 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
 
     Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
     ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows model and task. The start time
-    ('11-30 10:15') follows only where names would otherwise repeat. ``stored`` names (run.json) are
-    used as they are.
+    ('11-30 10:15') follows only where names would otherwise repeat. A run id the user typed (not of the
+    generated pattern, explorer.core.runs.is_generated_run_id) is its name; ``stored`` names (run.json) are
+    used as they are, first.
     """
     stored = stored or {}
     groups: dict[tuple, list[str]] = {}
@@ -90,7 +93,7 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
                 parts = [f"{lab}{_fmt(cfg.get(f, ''))}" for f, lab in varying]
             else:
                 parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") else "",
-                         str(cfg.get("task", ""))]
+                         str(cfg.get("task", "")), data_short_name(str(cfg.get("train", "") or ""))]
             base[run_id] = (" " if varying else " · ").join(p for p in parts if p) or run_id
     counts: dict[str, int] = {}
     for name in base.values():
@@ -98,5 +101,6 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     out = {}
     for run_id, name in base.items():   # the start time only where the settings alone do not tell runs apart
         when = _start_time(run_id) if counts[name] > 1 else ""
-        out[run_id] = stored.get(run_id) or (f"{name} · {when}" if when else name)
+        typed = run_id if not is_generated_run_id(run_id) else ""   # the launcher's Run name
+        out[run_id] = stored.get(run_id) or typed or (f"{name} · {when}" if when else name)
     return out

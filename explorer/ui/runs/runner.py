@@ -26,7 +26,8 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 from explorer.core import run_status
 from explorer.core.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
 from explorer.core.priorities import worker_niceness
-from explorer.core.runs import RunStore, append_event, config_file, new_run_id, request_stop, stop_file
+from explorer.core.runs import (RunStore, append_event, config_file, free_run_id, new_run_id, request_stop,
+                                stop_file)
 from explorer.core.training.config import TrainConfig
 from explorer.paths import REPO_ROOT
 from explorer.ui.runs.state import RunState
@@ -46,9 +47,12 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
-    """The run id rule (explorer.core.runs.new_run_id): '20250612-101530-minilm-squad_v2' (+ suffix,
-    + '-2'... if taken): unique in memory and on disk."""
-    return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken)
+    """The run id rule (explorer.core.runs.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
+    + '-2'... if taken): unique in memory and on disk. A Run name the user typed is kept, '-2'... added while
+    it is taken (explorer.core.runs.free_run_id; the launcher asks first)."""
+    if config.run_id:
+        return free_run_id(config.run_id, runs_dir, taken=taken)
+    return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken, data=config.train)
 
 
 def record_cancelled_queued(cfg: TrainConfig) -> str:

@@ -167,6 +167,7 @@ class MainWindow(QMainWindow):
         self._poll.timeout.connect(self._poll_external)
         self._poll.start()
         self._restore()
+        self._reopen_runs()
         self.scan_runs()
         QTimer.singleShot(200, self.curves.prewarm)
 
@@ -405,9 +406,27 @@ class MainWindow(QMainWindow):
             self.settings.set_last_dir("run", str(Path(path).parent))
             self.open_run_folder(path)
 
+    def _reopen_runs(self) -> None:
+        """List again the run folders opened with File > Open run folder in earlier sessions (the settings);
+        one that no longer exists is skipped and forgotten, with a note in the status bar."""
+        saved = self.settings.opened_runs()
+        present = [p for p in saved if Path(p).is_dir()]
+        gone = [p for p in saved if p not in present]
+        if gone:
+            self.settings.set_opened_runs(present)
+            note = (f"{len(gone)} run folder{'s' if len(gone) != 1 else ''} opened before no longer "
+                    f"exist{'s' if len(gone) == 1 else ''} and {'was' if len(gone) == 1 else 'were'} skipped: "
+                    + ", ".join(gone))
+            self.settings_note = "; ".join(n for n in (self.settings_note, note) if n)
+        for path in present:
+            run_in_thread(load_run_state, path, on_done=self.store.offer, owner=self,
+                          on_error=lambda msg, _tb, p=path: self.show_message(f"Cannot read {p}: {msg}", 10000))
+
     def open_run_folder(self, path: str | Path) -> None:
-        """Add a run folder from disk to the list (read on a worker thread) and select it."""
+        """Add a run folder from disk to the list (read on a worker thread) and select it; it is listed again
+        at the next start (the settings)."""
         def done(state: RunState) -> None:
+            self.settings.add_opened_run(path)
             self.store.offer(state)
             self.runs.select([state.run_id])
             self.tabs.setCurrentWidget(self.curves)

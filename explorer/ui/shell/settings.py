@@ -68,6 +68,23 @@ class AppSettings:
     def set_runs_dir(self, folder: str) -> None:
         self.qs.setValue("runs_dir", folder)
 
+    def opened_runs(self) -> list[str]:
+        """Run folders opened with File > Open run folder, in the order opened (reloaded at start)."""
+        raw = self.qs.value("runs/opened", "")
+        try:
+            data = json.loads(str(raw)) if raw else []
+        except json.JSONDecodeError:
+            return []
+        return [str(p) for p in data if isinstance(p, str) and p] if isinstance(data, list) else []
+
+    def set_opened_runs(self, folders: list[str]) -> None:
+        self.qs.setValue("runs/opened", json.dumps(list(dict.fromkeys(str(f) for f in folders))))
+
+    def add_opened_run(self, folder: str | Path) -> None:
+        """Remember a run folder opened from disk (once; kept across restarts)."""
+        folder = str(Path(folder).expanduser().resolve())
+        self.set_opened_runs([f for f in self.opened_runs() if f != folder] + [folder])
+
     # ---- the launcher form ---------------------------------------------------------------
     def last_config(self) -> dict | None:
         """The saved launcher form as a dict, or None when there is none or it is unreadable."""

@@ -122,7 +122,7 @@ class QATask(Task):
                    "answer": dec.answer(0.0) if self.version == "v2.0" else dec.best_text,
                    "best_span": dec.best_text, "score_diff": _finite(res.score_diff),
                    "null_score": _finite(res.null_score), "best_non_null_score": _finite(res.best_non_null_score),
-                   "window": int(window)}
+                   "window": int(window) + 1}   # numbered from 1, as in the GUI and the CLI
             if flow is not None:
                 idx = {"question": 0, "passage": 1, "special": 2}
                 row["flow"] = {f"{a}->{b}": [float(x) for x in flow[:, idx[a], idx[b]]] for a, b in FLOW_KEYS}

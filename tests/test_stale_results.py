@@ -1,0 +1,106 @@
+"""Issue 25, finding 2: a result view says which model produced its results and clears them (with a one-line
+note naming both models) when another model is loaded; a row of the old table never opens with the new
+model, and an answer to a request sent to the old model is dropped."""
+
+import dataclasses
+
+from helpers import tiny_loaded_model, write_tiny_classification, write_tiny_conll
+
+from explorer.core.model_info import model_name, stale_results_note
+from explorer.ui.inspectors.classify_view import classify_tabs
+
+
+def _named(loaded, source: str):
+    return dataclasses.replace(loaded, source=source) if dataclasses.is_dataclass(loaded) else loaded
+
+
+def test_model_name_and_note():
+    class Info:
+        source, path = "runs/a/checkpoints/best", "runs/a/checkpoints/best"
+
+    assert model_name(Info()) == "runs/a/checkpoints/best" and model_name(None) == ""
+    Info.source = "bundled:minilm"
+    Info.path = "/cache/minilm"
+    assert model_name(Info()) == "bundled:minilm (file /cache/minilm)"
+    assert stale_results_note("A", "B") == "Results were for A; the model changed to B: run again."
+
+
+def test_classify_dev_table_is_cleared_when_another_model_is_opened(qtbot, tmp_path):
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    model_a = _named(tiny_loaded_model("classification"), "runs/a/checkpoints/best")
+    view.set_loaded(model_a)
+    data = write_tiny_classification(tmp_path / "d.tsv", repeat=1)
+    dev.path.setText(str(data))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    assert dev.boundary.rowCount() > 0
+    assert dev.source.label.text() == f"Results of runs/a/checkpoints/best on {data}"
+
+    view.set_loaded(_named(tiny_loaded_model("classification", num_labels=3, seed=3), "runs/b/checkpoints/best"))
+    assert dev.report is None and dev.boundary.rowCount() == dev.mistakes.rowCount() == dev.confusion.rowCount() == 0
+    assert dev.metrics.text() == ""
+    assert dev.source.label.text() == stale_results_note("runs/a/checkpoints/best", "runs/b/checkpoints/best")
+    opened = []
+    dev.open_requested.connect(opened.append)
+    dev._clicked(dev.boundary, 0)
+    assert opened == []
+
+
+def test_an_answer_for_the_previous_model_is_dropped(qtbot, tmp_path):
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    view.set_loaded(_named(tiny_loaded_model("classification"), "model-a"))
+    dev.path.setText(str(write_tiny_classification(tmp_path / "d.tsv", repeat=1)))
+    dev.source.ask(view.loaded)   # a request to model-a is in flight ...
+    view.set_loaded(_named(tiny_loaded_model("classification", seed=4), "model-b"))   # ... when model-b opens
+    from explorer.core.classify_dev import dev_report
+    import numpy as np
+
+    dev._arrived(1, dev_report(np.array([[1.0, 0.0], [0.0, 1.0]]), [0, 1], ["a", "b"]))
+    assert dev.report is None and dev.boundary.rowCount() == 0
+    # the same model loaded again keeps its table
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    view.set_loaded(_named(tiny_loaded_model("classification", seed=4), "model-b"))
+    assert dev.report is not None and dev.source.label.text().startswith("Results of model-b")
+
+
+def test_tag_dev_report_is_cleared_when_the_tag_model_changes(qtbot, tmp_path):
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view.set_loaded(_named(loaded, "tagger-a"))
+    dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    assert dev.mistakes.rowCount() > 0 and dev.source.label.text().startswith("Results of tagger-a on ")
+    view.set_loaded(_named(loaded, "tagger-b"))
+    assert dev.report is None and dev.mistakes.rowCount() == 0
+    assert dev.source.label.text() == stale_results_note("tagger-a", "tagger-b")
+
+
+def test_tau_study_is_cleared_when_the_qa_model_changes(qtbot, tiny_qa, tmp_path):
+    from test_ui_inspector_core import squad_v2_file
+
+    from explorer.ui.inspectors.dev_view import DevTauView
+
+    dev = DevTauView(cache_dir=tmp_path / "cache")
+    qtbot.addWidget(dev)
+    dev.set_model(_named(tiny_qa, "qa-a"))
+    with qtbot.waitSignal(dev.study_ready, timeout=60000):
+        assert dev.run(str(squad_v2_file(tmp_path / "dev.json")), 0)
+    assert dev.table.rowCount() > 0 and dev.source.label.text() == "Results of qa-a on dev.json"
+    dev.set_model(_named(tiny_qa, "qa-b"))
+    assert dev.study is None and dev.table.rowCount() == 0 and not dev.export_button.isEnabled()
+    assert dev.source.label.text() == stale_results_note("qa-a", "qa-b")
+    asked = []
+    dev.open_question.connect(lambda *a: asked.append(a))
+    dev._on_row_clicked(0, 0)
+    assert asked == []
