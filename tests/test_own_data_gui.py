@@ -4,6 +4,7 @@ names scored against the head's id2label by name."""
 
 import json
 
+import numpy as np
 import pytest
 
 from explorer.ui.launch.data_preview import (
@@ -161,3 +162,40 @@ def test_an_excel_workbook_is_previewed_for_classification_only(tmp_path):
     assert res["ok"] and res["columns"] == ["text", "label"] and res["class_counts"] == {"neg": 1, "pos": 1}
     res = preview_data(str(tmp_path / "t.xlsx"), "squad_v2")
     assert not res["ok"] and "is an Excel workbook; it fits the single / pair classification, regression and multi-label tasks" in res["error"]
+
+
+def test_dev_view_shows_per_class_figures_f_avg_and_class_names(qtbot):
+    """Classify: dev set, as a researcher reads it: precision / recall / F1 / support per class by name, macro
+    and weighted F1, SemEval's F_avg over the run's f1_classes (equal to scikit-learn), and the example lists
+    naming classes (they showed ids 0/1/2 beside a confusion matrix that named them)."""
+    from sklearn.metrics import f1_score, precision_recall_fscore_support
+
+    from explorer.core.classify_dev import dev_report
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    names = ["AGAINST", "FAVOR", "NONE"]
+    gold = np.array([0, 0, 0, 1, 1, 2, 2, 2, 0, 1])
+    pred = np.array([0, 1, 0, 1, 2, 2, 0, 2, 0, 1])
+    logits = np.eye(3)[pred] * 3.0 + 0.1 * np.arange(10)[:, None] / 10
+    rep = dev_report(logits, gold, [f"t{i}" for i in range(10)], label_names=names, f1_classes=("FAVOR", "AGAINST"))
+    p, r, f, n = precision_recall_fscore_support(gold, pred, labels=[0, 1, 2], zero_division=0)
+    assert [rep.per_class[c]["recall"] for c in names] == pytest.approx(r.tolist())
+    assert [rep.per_class[c]["support"] for c in names] == n.tolist()
+    assert rep.macro_f1 == pytest.approx(f1_score(gold, pred, average="macro"))
+    assert rep.weighted_f1 == pytest.approx(f1_score(gold, pred, average="weighted"))
+    assert rep.f_avg == pytest.approx((f[0] + f[1]) / 2) and rep.f1_classes == ("FAVOR", "AGAINST")
+    assert dev_report(logits, gold, ["t"] * 10, label_names=names, f1_classes=("PRO",)).f_avg is None
+
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single")
+    t = view.per_class
+    rows = [t.verticalHeaderItem(i).text() for i in range(t.rowCount())]
+    assert rows == names + ["macro average", "weighted average", "F_avg (FAVOR, AGAINST)"]
+    assert [t.horizontalHeaderItem(j).text() for j in range(4)] == ["precision (%)", "recall (%)", "F1 (%)", "support"]
+    assert t.item(0, 1).text() == f"{100 * r[0]:.2f}" and t.item(2, 3).text() == str(n[2])
+    assert "F_avg (%)" in view.metrics.text() and "(FAVOR, AGAINST)" in view.metrics.text()
+    shown = {view.mistakes.item(i, c).text() for i in range(view.mistakes.rowCount()) for c in (1, 2)}
+    assert shown and shown <= set(names)
+    view.clear_results()
+    assert t.rowCount() == 0 and t.isHidden()

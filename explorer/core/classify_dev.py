@@ -50,6 +50,12 @@ class ClassificationDevReport:
         total: examples scored.
         logits: (N, K) float64 and labels: (N,) int64 of every scored example, for calibration
             (explorer.core.calibration: reliability, temperature scaling); None in reports built elsewhere.
+        per_class: {class name: {precision, recall, f1, support}} (fractions; support a count), as the
+            training run's dev evaluation reports it (explorer.core.training.glue_metrics.per_class_metrics);
+            empty for multiple choice (its "classes" are ending positions).
+        macro_f1, weighted_f1: F1 averaged over the classes, unweighted / weighted by support (fractions).
+        f1_classes, f_avg: the classes the run averaged into F_avg (SemEval-2016's official measure,
+            ``--f1-classes``) and that average; () and None when the run named none.
     """
 
     accuracy: float
@@ -62,6 +68,11 @@ class ClassificationDevReport:
     label_names: list[str] = field(default_factory=list)
     logits: np.ndarray | None = None
     labels: np.ndarray | None = None
+    per_class: dict = field(default_factory=dict)
+    macro_f1: float = 0.0
+    weighted_f1: float = 0.0
+    f1_classes: tuple = ()
+    f_avg: float | None = None
 
 
 @dataclass
@@ -159,8 +170,12 @@ def _f1(labels: np.ndarray, preds: np.ndarray, k: int) -> float:
 
 
 def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = None, *, n: int = 10,
-               label_names: list[str] | None = None) -> ClassificationDevReport:
+               label_names: list[str] | None = None, f1_classes=(), multiple_choice: bool = False
+               ) -> ClassificationDevReport:
     """Summarise dev predictions. logits: (N, K) (scores per class, or per choice for SWAG); labels: (N,) ints.
+
+    ``f1_classes``: class names averaged into F_avg (the run's ``f1_classes``; names the head lacks are left
+    out). ``multiple_choice``: no per-class figures (the columns are ending positions, not classes).
 
     Raises:
         ValueError: logits and labels disagree in length, or logits are not 2-D.
@@ -182,9 +197,18 @@ def dev_report(logits, labels, texts_a: list[str], texts_b: list[str] | None = N
             for i in range(len(y))]
     boundary = sorted(rows, key=lambda r: r.margin)[:n]
     mistakes = sorted((r for r in rows if r.prediction != r.label), key=lambda r: -r.confidence)[:n]
+    names = list(label_names or [str(c) for c in range(k)])
+    extra: dict = {}
+    if not multiple_choice and len(y):
+        from explorer.core.training.glue_metrics import f_avg, per_class_metrics
+
+        figures = per_class_metrics(y, pred, names)
+        chosen = tuple(c for c in (f1_classes or ()) if c in figures["per_class"])
+        extra = {"per_class": figures["per_class"], "macro_f1": figures["macro_f1"],
+                 "weighted_f1": figures["weighted_f1"], "f1_classes": chosen,
+                 "f_avg": f_avg(figures["per_class"], list(chosen)) if chosen else None}
     return ClassificationDevReport(accuracy(y, pred), _f1(y, pred, k), matthews_corrcoef(y, pred), confusion,
-                                   boundary, mistakes, int(len(y)), label_names or [str(c) for c in range(k)],
-                                   logits=z, labels=y)
+                                   boundary, mistakes, int(len(y)), names, logits=z, labels=y, **extra)
 
 
 TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
@@ -212,7 +236,7 @@ def run_data_settings(model_source: str) -> dict:
             return {}
     if not isinstance(data, dict):
         return {}
-    out = {k: data.get(k) for k in ("dev", "train", "task") + TABLE_SETTINGS if k in data}
+    out = {k: data.get(k) for k in ("dev", "train", "task", "f1_classes") + TABLE_SETTINGS if k in data}
     split = dev_split_file(folder.parent.parent)
     if not out.get("dev") and split.is_file():
         out["dev_split"] = str(split)
@@ -287,4 +311,6 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
         names = [f"ending {k}" for k in range(z.shape[1])]
     else:
         texts_a, texts_b = list(data.texts_a), list(data.texts_b) if data.texts_b is not None else None
-    return dev_report(z, data.labels, texts_a, texts_b, n=n, label_names=names)
+    return dev_report(z, data.labels, texts_a, texts_b, n=n, label_names=names,
+                      f1_classes=tuple((settings or {}).get("f1_classes") or ()),
+                      multiple_choice=t.facts.is_multiple_choice)

@@ -94,6 +94,9 @@ class ClassifyDevView(QWidget):
         self.status = QLabel("Load a model in Classify, choose a dev file, press Score dev set.")
         self.metrics = QLabel("")
         self.confusion = QTableWidget(0, 0)
+        # per class: precision, recall, F1, support, then the averages (the run's own dev figures, by name)
+        self.per_class = QTableWidget(0, 4)
+        self.per_class.setVisible(False)
         self.scatter = pg.PlotWidget(background="w")
         self.scatter.setLabel("bottom", "gold score")
         self.scatter.setLabel("left", "predicted score")
@@ -126,6 +129,7 @@ class ClassifyDevView(QWidget):
         layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
+        layout.addWidget(self.per_class)
         layout.addWidget(self.scatter)
         layout.addWidget(lists, 1)
 
@@ -229,6 +233,8 @@ class ClassifyDevView(QWidget):
             table.setRowCount(0)
         self.confusion.setColumnCount(0)
         self.confusion.setVisible(False)   # (show_report shows it again)
+        self.per_class.setRowCount(0)
+        self.per_class.setVisible(False)
         self._points.setData([], [])
         self._identity.setData([], [])
         self.calibrate.setEnabled(False)
@@ -248,6 +254,7 @@ class ClassifyDevView(QWidget):
                                   and rep.total >= 4)
         self.mistakes.parentWidget().setVisible(name != "MultiLabelDevReport")
         self.confusion.setVisible(name != "RegressionDevReport")
+        self.per_class.setVisible(name == "ClassificationDevReport" and bool(getattr(rep, "per_class", None)))
         if name == "RegressionDevReport":
             return self._show_regression(rep)
         if name == "MultiLabelDevReport":
@@ -255,8 +262,14 @@ class ClassifyDevView(QWidget):
         self._titles[1].setText("Most confident mistakes")
         self.mistakes.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
         self.status.setText(f"{rep.total} dev examples scored")
-        self.metrics.setText(f"{format_metric('accuracy', rep.accuracy, kind)}   {_f1_text(rep, kind)}   "
+        extra = ""
+        if getattr(rep, "per_class", None) and len(rep.label_names) == 2:
+            extra += f"   {format_metric('macro_f1', rep.macro_f1, kind)}"
+        if getattr(rep, "f_avg", None) is not None:
+            extra += f"   {format_metric('f_avg', rep.f_avg, kind)} ({', '.join(rep.f1_classes)})"
+        self.metrics.setText(f"{format_metric('accuracy', rep.accuracy, kind)}   {_f1_text(rep, kind)}{extra}   "
                              f"{format_metric('matthews_corrcoef', rep.mcc, kind)}   ({rep.total} examples)")
+        self._show_per_class(rep, kind)
         k = rep.confusion.shape[0]
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)
@@ -267,13 +280,42 @@ class ClassifyDevView(QWidget):
                 self.confusion.setItem(i, j, QTableWidgetItem(str(int(rep.confusion[i, j]))))
         self.confusion.resizeColumnsToContents()
         self.confusion.setFixedHeight(40 + 30 * k)
+        names = list(rep.label_names or [])
+
+        def named(k: int) -> str:   # the class's name, as the confusion matrix says it
+            return names[k] if 0 <= k < len(names) else str(k)
+
         for table, rows in ((self.boundary, rep.boundary), (self.mistakes, rep.mistakes)):
             table.setRowCount(len(rows))
             for r, row in enumerate(rows):
                 text = row.text_a + (f"  ||  {row.text_b}" if row.text_b else "")
-                for c, value in enumerate((row.index + 1, row.label, row.prediction, f"{row.confidence:.3f}", text)):
+                for c, value in enumerate((row.index + 1, named(row.label), named(row.prediction),
+                                           f"{row.confidence:.3f}", text)):
                     table.setItem(r, c, QTableWidgetItem(str(value)))
             table.resizeColumnsToContents()
+
+    def _show_per_class(self, rep, kind: str) -> None:
+        """Precision, recall, F1 and support of every class by name, then macro and weighted F1 and, when the
+        run named classes for it, F_avg (scaled as the metric table says)."""
+        per = getattr(rep, "per_class", None) or {}
+        f1 = metric_label("f1", kind)
+        self.per_class.setHorizontalHeaderLabels([metric_label("precision", kind), metric_label("recall", kind), f1,
+                                                  "support"])
+        rows = [(n, [to_display("precision", v["precision"], kind), to_display("recall", v["recall"], kind),
+                     to_display("f1", v["f1"], kind), v["support"]]) for n, v in per.items()]
+        if per:
+            rows.append(("macro average", ["", "", to_display("macro_f1", rep.macro_f1, kind), rep.total]))
+            rows.append(("weighted average", ["", "", to_display("weighted_f1", rep.weighted_f1, kind), rep.total]))
+            if rep.f_avg is not None:
+                rows.append((f"F_avg ({', '.join(rep.f1_classes)})", ["", "", to_display("f_avg", rep.f_avg, kind), ""]))
+        self.per_class.setRowCount(len(rows))
+        self.per_class.setVerticalHeaderLabels([n for n, _ in rows])
+        for i, (_, values) in enumerate(rows):
+            for j, v in enumerate(values):
+                text = f"{v:.2f}" if isinstance(v, float) else str(v)
+                self.per_class.setItem(i, j, QTableWidgetItem(text))
+        self.per_class.resizeColumnsToContents()
+        self.per_class.setFixedHeight(40 + 30 * len(rows))
 
     def open_calibration(self):
         """The calibration view (explorer/ui/inspectors/calibration_view.py) of the dev logits shown now."""
