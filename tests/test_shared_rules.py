@@ -62,6 +62,16 @@ def test_dev_baseline_from_files(tmp_path):
     tsv.write_text("sentence\tlabel\ngood\t1\nbad\t0\nfine\t1\n", encoding="utf-8")
     c = dev_baseline({"task": "single", "dev": str(tsv)})
     assert c.metrics["accuracy"] == pytest.approx(2 / 3)
+    # a run without a dev file: the majority class of the rows it held out (dev_split.csv), by name
+    run = tmp_path / "runs" / "stance"
+    run.mkdir(parents=True)
+    (run / "dev_split.csv").write_text("row_id,line,label\n1,2,AGAINST\n5,6,NONE\n9,10,AGAINST\n4,5,FAVOR\n",
+                                       encoding="utf-8")
+    split = dev_baseline({"task": "single", "dev": ""}, run)
+    assert split.metrics["accuracy"] == pytest.approx(0.5) and "AGAINST" in split.detail
+    assert dev_baseline({"task": "single", "dev": "", "dev_cap": 2}, run).metrics["accuracy"] == pytest.approx(0.5)
+    assert dev_baseline({"task": "single", "dev": ""}, tmp_path / "runs" / "none") is None
+    assert dev_baseline({"task": "single", "dev": ""}) is None
 
 
 def test_bundled_v2_dev_sample_baseline():

@@ -56,7 +56,7 @@ def squad_no_answer_baseline(gold: dict[str, list[str]]) -> Baseline | None:
 
 
 def majority_class_baseline(labels: list) -> Baseline | None:
-    """The always-the-majority-class baseline of integer dev labels (None for no labels)."""
+    """The always-the-majority-class baseline of dev labels (class ids or names; None for no labels)."""
     if not labels:
         return None
     label, count = Counter(labels).most_common(1)[0]
@@ -81,15 +81,21 @@ def _squad_gold_from_file(path: Path) -> dict[str, list[str]]:
 _CACHE: dict[tuple, Baseline | None] = {}
 
 
-def dev_baseline(config: dict) -> Baseline | None:
+def dev_baseline(config: dict, run_dir: str | Path | None = None) -> Baseline | None:
     """The baseline for a run config's dev data (``task`` and ``dev`` keys of a TrainConfig dict).
 
     Local files only (a hub id or a missing / unreadable file gives None: a baseline is a hint, never
     an error). ``dev_cap`` > 0 limits it to the first N dev examples, as the run's evaluations are.
+    A run without a dev file that held training rows out as dev (``run_dir``'s ``dev_split.csv``, see
+    explorer.core.data.split) gets the majority class of those rows' labels.
     Cached on (path, size, mtime_ns, task, label column, cap).
     """
     task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
     facts = find_task_facts(task)
+    if not dev and run_dir is not None and facts is not None and facts.data_kind == "table":
+        from explorer.core.runs import dev_split_file
+
+        return _split_baseline(dev_split_file(run_dir), int(config.get("dev_cap", 0) or 0))
     if not dev or facts is None or (facts.is_qa and not facts.has_no_answer):
         return None
     path = Path(dev)
@@ -101,6 +107,26 @@ def dev_baseline(config: dict) -> Baseline | None:
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns, task, str(config.get("label_column", "")), cap)
     if key not in _CACHE:
         _CACHE[key] = _compute(path, config)
+    return _CACHE[key]
+
+
+def _split_baseline(path: Path, cap: int) -> Baseline | None:
+    """The majority class of a dev_split.csv's ``label`` column (the raw labels as the file wrote them)."""
+    import csv
+
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, "dev_split", "", cap)
+    if key not in _CACHE:
+        try:
+            with open(path, newline="", encoding="utf-8") as fh:
+                labels = [row.get("label", "") for row in csv.DictReader(fh)]
+        except (OSError, ValueError):
+            labels = []
+        labels = [x for x in labels if x != ""][:cap or None]
+        _CACHE[key] = majority_class_baseline(labels)
     return _CACHE[key]
 
 

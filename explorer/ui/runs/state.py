@@ -208,7 +208,7 @@ class RunState:
             return None
         key = (self.config.get("task"), self.config.get("dev"), self.config.get("dev_cap"))
         if self._baseline is None or self._baseline[0] != key:   # read once per run (the list repaints often)
-            self._baseline = (key, dev_baseline(self.config))
+            self._baseline = (key, dev_baseline(self.config, self.path))
         return self._baseline[1]
 
     def best_text(self) -> str:
