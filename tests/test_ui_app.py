@@ -209,6 +209,10 @@ def test_app_names_and_temp_settings(qtbot, tmp_path):
     assert [w.tabs.tabText(i) for i in range(w.tabs.count())][:2] == ["Launch", "Curves"]
     names = [w.tabs.tabText(i) for i in range(w.tabs.count())]
     assert {"Groups", "Compare"} <= set(names), names   # issue 15's tabs beside the inspectors
+    view = next(a.menu() for a in w.menuBar().actions() if a.text() == "&View")
+    listed = [a.text() for a in view.actions()]
+    assert "Spans && τ" in names and "Spans && τ" in listed    # both show "Spans & τ" ("&&" is one "&")
+    assert not any("&&&&" in t for t in listed), listed
     time.sleep(0)
 
 

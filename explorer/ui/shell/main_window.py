@@ -226,7 +226,7 @@ class MainWindow(QMainWindow):
         v.addAction(self.runs_dock.toggleViewAction() if hasattr(self, "runs_dock") else QAction(self))
         action(v, "&Refresh runs", self.scan_runs, "F5")
         for i in range(self.tabs.count()):
-            action(v, self.tabs.tabText(i).replace("&&", "&&&&"), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+            action(v, self.tabs.tabText(i), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
                    f"Ctrl+{i + 1}")
         h = self.menuBar().addMenu("&Help")
         action(h, "&Getting started", lambda: self.show_help("Getting started", GETTING_STARTED))
