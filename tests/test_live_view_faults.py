@@ -195,3 +195,23 @@ def test_main_window_opens_inside_a_small_screen(qtbot, tmp_path, monkeypatch, a
     w.tabs.setCurrentWidget(w.curves)                 # the widest page no longer widens the window
     qtbot.wait(10)
     assert w.width() + screen_fit.FRAME_W <= width
+
+
+def test_tau_sweep_legend_sits_below_the_plot(qtbot, tmp_path):
+    """The τ study's legend floated over τ 4-6, exactly where the best τ, its star and the NoAns / F1 crossing
+    were (fresh-user trial): it sits under the axis now, every curve named, outside the data area."""
+    from explorer.ui.inspectors.dev_view import DevTauView
+
+    view = DevTauView(cache_dir=tmp_path / "cache")
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    plot = view.plot.getPlotItem()
+    qtbot.wait(50)
+    legend = plot.legend
+    names = [label.text for _, label in legend.items]
+    assert "chosen τ (drag)" in names and "F1, exact sweep" in names
+    box, plot_area = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
+    assert box.height() > 10 and not box.intersects(plot_area)
+    assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()

@@ -23,6 +23,7 @@ from .common import ResultSource, header, tip
 from .tau_spin import tau_spin_box
 from .client import shared_client
 from .remote import RemoteJob
+from explorer.ui.curves.legend import legend_below
 
 NEAR_ROWS = 100
 CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
@@ -236,7 +237,7 @@ class DevTauView(QWidget):
         self.plot = pg.PlotWidget(background="w")
         self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
         self.plot.setLabel("left", "percent")
-        self.plot.addLegend(offset=(-5, 5))
+        legend_below(self.plot, columns=4)   # under the axis: a top-right legend hid the best τ and the star
         self.plot.setToolTip(tip("tau"))
         self.curves = {}
         for key, name, color, width in CURVES:
