@@ -174,3 +174,7 @@ def test_groups_tab_shows_the_folds_spread_and_the_pooled_figures(qtbot, tmp_pat
     text = tab.view.summary.text()
     assert "pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): accuracy (%) 58.33, " \
            "macro F1 (%) 57.14" in text and "oof_predictions.csv" in text
+    report = tab.view.export_report(tmp_path / "report")
+    md = (report / "report.md").read_text()
+    assert "- pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): accuracy (%) 58.33" in md
+    assert md.index("pooled out-of-fold") < md.index("## Runs")

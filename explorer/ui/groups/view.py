@@ -251,4 +251,4 @@ class GroupView(QWidget):
             self.heat_plot.grab().save(str(folder / "heatmap.png"))
         return write_group_report(folder, self.group, self.members, self.table_data,
                                   self.heat if self.group.kind == "grid" else None, self.notes,
-                                  band_mode=self.band_mode.currentData())
+                                  band_mode=self.band_mode.currentData(), pooled=self.pooled)
