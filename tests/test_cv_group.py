@@ -114,7 +114,7 @@ def test_group_column_keeps_each_author_in_one_fold(tmp_path):
         train_authors = {r["author"] for r in _rows(c.train)}
         dev_authors = {r["author"] for r in _rows(c.dev)}
         assert dev_authors and not train_authors & dev_authors
-        assert c.label_names == ["neg", "pos"] and c.encoding == ""
+        assert c.label_names == ["neg", "pos"] and c.num_labels == 2 and c.encoding == ""
     plan = cv_runs.read_folds(groups.group_dir(tmp_path, "g"))
     assert plan.grouping == "author" and len(plan.fold) == 18
 

@@ -234,7 +234,8 @@ def plan_cv(base, runs_dir: str | Path, name: str, k: int, group_column: str = "
     The configs point at the fold files of :func:`fold_files` under the group folder (written by
     :func:`write_folds`); the data settings stay the run's (text / label / id columns, header), the encoding
     becomes UTF-8 (the fold files are written in it), and named classes are pinned (``label_names``) so every
-    fold's head has the same label ids. Raises CrossValidationError (and the loaders' data errors)."""
+    fold's head has the same label ids and classes (``num_labels`` too: a grouped fold may miss a class).
+    Raises CrossValidationError (and the loaders' data errors)."""
     name = check_group_name(name)
     data = load_cv_data(base, group_column)
     folds = make_folds(data, k, base.seed)
@@ -249,6 +250,8 @@ def plan_cv(base, runs_dir: str | Path, name: str, k: int, group_column: str = "
         extra = {"encoding": ""} if data.kind == "table" else {}
         if data.kind == "table" and not base.label_names and not all(c.isdigit() for c in data.class_names):
             extra["label_names"] = list(data.class_names)
+        if data.kind == "table" and not base.num_labels and len(data.class_names) >= 2:   # a grouped fold may miss a class
+            extra["num_labels"] = len(data.class_names)
         configs.append(dataclasses.replace(base, run_id=_member_id(name, i), train=str(train), dev=str(dev),
                                            dev_fraction=None, **extra))
     return group, configs, data, folds
