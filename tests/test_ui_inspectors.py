@@ -302,6 +302,18 @@ def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa,
         dev.table.cellClicked.emit(0, 0)
     assert res.args[0].question == question and res.args[0].passage == passage
     assert hub.spans_view.tau == pytest.approx(dev.tau.value())
+    # SQuAD calibration of the same study at the chosen τ (core/calibration.squad_calibration)
+    from explorer.core.calibration import squad_calibration
+
+    assert dev.calibration_button.isEnabled()
+    view = dev.open_calibration()
+    expected_cal = squad_calibration(study.decodings, dev.figures.scores, tau=dev.tau.value())
+    shown = view.calibration
+    assert (shown.best_span.ece, shown.best_span.brier, shown.answering.ece, shown.answering.brier) == pytest.approx(
+        (expected_cal.best_span.ece, expected_cal.best_span.brier, expected_cal.answering.ece,
+         expected_cal.answering.brier)) and shown.answering.n == 12
+    assert f"ECE {expected_cal.answering.ece:.3f}" in view.plots[1].plotItem.titleLabel.text
+    view.close()
     # export: official files at the chosen tau
     paths = dev.export(str(tmp_path / "out"))
     odds = json.loads(paths["null_odds"].read_text())

@@ -7,11 +7,20 @@ Usage::
     bert-explorer group --group squad-grid --grid paper --config run.json [--seeds 1,2]
     bert-explorer group ... --plan-only        # write group.json and the member configs, start nothing
     bert-explorer group --group mrpc-seeds --summary [--output-dir RUNS]   # the spread of a group's runs
+    bert-explorer group --group mrpc-cv --cv 5 --model bundled:minilm --task pair --train train.tsv
+                                               # 5-fold cross-validation; the same line again resumes it
 
 Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
 (explorer/core/groups.py) is written before the first member starts; then the members run one after
 the other, each as its own ``bert-explorer train --config`` child process, so a member that fails or is
 killed never stops the group file from being read, and the next member still runs.
+
+``--cv K`` (explorer/core/cv_runs.py): K seeded folds of ``--train`` (stratified by label; SQuAD grouped by
+article title; ``--cv-group-column COL`` keeps each value of COL in one fold), written once to the group folder
+with folds.json; member i trains on the other folds with fold i as its dev set; then each member's
+checkpoints/last predicts its fold (cached per fold) and ``oof_predictions.csv`` (predict's columns + fold)
+and the pooled out-of-fold metrics are written. Giving the same command again reuses the folds, skips the
+finished members, resumes an unfinished one and predicts only the folds not yet predicted.
 
 Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments, 130 interrupted (Ctrl-C).
 """
@@ -45,6 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the seeds of the restarts (a grid runs every point once per seed)")
     g.add_argument("--grid", choices=["paper"], default=None,
                    help="paper: batch_size 16,32 x learning_rate 5e-5..2e-5 x epochs 2,3,4 (24 runs per seed)")
+    g.add_argument("--cv", type=int, default=None, metavar="K",
+                   help="K-fold cross-validation of --train: one member per fold (trained on the other K-1, dev = "
+                        "the held-out fold), then one out-of-fold prediction per example (oof_predictions.csv in "
+                        "the group folder) and the pooled metrics")
+    g.add_argument("--cv-group-column", default="", metavar="COL",
+                   help="with --cv: keep all rows with the same value of COL (name or 1-based position) in one "
+                        "fold, e.g. one author or one target per fold (default: stratified by label; SQuAD: by "
+                        "article title)")
     g.add_argument("--plan-only", action="store_true",
                    help="write group.json and the member configs, print the train commands, start nothing")
     g.add_argument("--summary", action="store_true",
@@ -55,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(e.g. two learning rates over restarts)")
 
 
-GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus")
+GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus", "cv", "cv_group_column")
 
 
 def _seed_list(text: str) -> list[int]:
@@ -124,6 +141,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
     group, members, notes = load_group_data(runs_dir, name)
     table = group_table(members, list(group.varied))
     lines = [f"group {group.name}: {group.kind}, {len(members)} runs, varied {', '.join(group.varied)}"]
+    if group.kind == "cv":
+        grouping = (f"grouped by {group.cv['group_column']}" if group.cv.get("group_column")
+                    else "folds stratified by label" if group.cv.get("data") == "table" else "grouped by article title")
+        lines[0] += f"; {group.cv.get('k')}-fold cross-validation of {group.cv.get('source')}, {grouping}"
     for row in table.rows:
         params = " ".join(f"{k}={row[k]}" for k in group.varied)
         lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.label} "
@@ -137,6 +158,16 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
             lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
+    if group.kind == "cv":
+        from explorer.core.cv_runs import read_oof
+
+        oof = read_oof(runs_dir, name)
+        if oof is None:
+            lines.append("pooled out-of-fold: not yet (give the group's --cv command again to predict the folds)")
+        else:
+            lines.append(oof.text(task))
+            if oof.path:
+                lines.append(f"  out-of-fold predictions: {oof.path}")
     if versus:
         _, other, _ = load_group_data(runs_dir, versus)
         lines.append(f"Welch's t test, {name} (B) against {versus} (A):")
@@ -160,6 +191,8 @@ def run(args: argparse.Namespace) -> int:
             raise as_user_error(exc) from None
         return 0
 
+    if args.cv is not None:
+        return run_cv(args)
     try:
         group, configs, runs_dir = plan(args)
         path = write_group(runs_dir, group)
@@ -189,5 +222,110 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         print(f"group {group.name}: {len(failed)} of {len(commands)} member(s) did not finish: {', '.join(failed)}",
               file=sys.stderr)
+        return 1
+    return 0
+
+
+def plan_cv_group(args: argparse.Namespace):
+    """(Group, member config paths, runs folder, notes) of ``--cv K``: a new group (folds, fold files,
+    group.json and member configs written here), or the existing cv group of that name read back (its folds
+    reused as written). Raises ConfigError / GroupError / CrossValidationError / data errors."""
+    from explorer.core.cv_runs import check_source_unchanged, plan_cv, read_folds, write_folds
+    from explorer.core.errors import ConfigError
+    from explorer.core.groups import GROUP_FILE, group_dir, load_group_file, write_group
+    from explorer.paths import default_runs_dir
+    from explorer.worker.train import config_from_args
+
+    if args.restarts is not None or args.seeds is not None or args.grid:
+        raise ConfigError("--cv makes one member per fold; leave out --restarts / --seeds / --grid")
+    if getattr(args, "resume", None):
+        raise ConfigError("--resume continues one run; give the same --cv command again to resume the group")
+    train_args = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in GROUP_ONLY})
+    base = config_from_args(train_args)
+    if base.run_id:
+        raise ConfigError("--run-id names one run; a group names its members <group>-01, <group>-02, ...")
+    runs_dir = Path(base.output_dir).expanduser() if base.output_dir else default_runs_dir()
+    folder = group_dir(runs_dir, args.group_name)
+    if (folder / GROUP_FILE).is_file():
+        group = load_group_file(folder / GROUP_FILE)
+        plan_ = read_folds(folder)
+        if group.kind != "cv" or plan_ is None:
+            raise ConfigError(f"group {group.name!r} already exists and is not a cross-validation group; "
+                              "choose another --group name")
+        if plan_.k != args.cv:
+            raise ConfigError(f"group {group.name!r} was made with --cv {plan_.k}, not {args.cv}; give --cv "
+                              f"{plan_.k} to resume it or choose another --group name")
+        paths = [folder / "configs" / f"{m.run_id}.json" for m in group.members]
+        notes = [n for n in [check_source_unchanged(plan_)] if n]
+        return group, paths, runs_dir, ["resuming: folds and member configs as written in " + str(folder)] + notes
+    group, configs, data, folds = plan_cv(base, runs_dir, args.group_name, args.cv, args.cv_group_column)
+    configs = [c.__class__(**{**c.to_dict(), "output_dir": str(runs_dir)}) for c in configs]
+    write_group(runs_dir, group)
+    write_folds(folder, data, folds, args.cv, base.seed, args.cv_group_column)
+    sizes = ", ".join(str(len(f.dev)) for f in folds)
+    return group, write_member_configs(runs_dir, group, configs), runs_dir, [f"{data.n} examples, fold sizes {sizes}"]
+
+
+def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:
+    """The train command of a cv member: --config (not started), --resume (a checkpoint, unfinished), None
+    (finished; or a run that left no checkpoint, which cannot be continued)."""
+    from explorer.core.runs import checkpoint_path
+    from explorer.worker.train import _already_finished
+
+    if not run_dir.exists():
+        return [sys.executable, "-m", "explorer", "train", "--config", str(config_path)]
+    if _already_finished(run_dir) is not None:
+        return None
+    if checkpoint_path(run_dir, "last").exists():
+        return [sys.executable, "-m", "explorer", "train", "--resume", str(run_dir)]
+    return None
+
+
+@exits_on_user_error
+def run_cv(args: argparse.Namespace) -> int:
+    """``group --cv K``: plan (or reuse) the folds, run the members not finished, predict the held-out folds,
+    write the out-of-fold file and print the summary. Exit codes as the module docstring."""
+    from explorer.core.cv_runs import CrossValidationError, collect_oof
+    from explorer.core.data.classification import ClassificationDataError
+    from explorer.core.errors import ConfigError, UserError, as_user_error
+    from explorer.core.groups import GroupError
+
+    try:
+        group, config_paths, runs_dir, notes = plan_cv_group(args)
+    except (ConfigError, GroupError, CrossValidationError, ClassificationDataError) as exc:
+        raise as_user_error(exc) from None
+    for n in notes:
+        print(f"group {group.name}: {n}", file=sys.stderr)
+    if args.plan_only:
+        for config_path in config_paths:
+            print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
+        return 0
+    failed = []
+    for member, config_path in zip(group.members, config_paths):
+        cmd = _member_command(runs_dir / member.run_id, config_path)
+        if cmd is None:
+            print(f"group {group.name}: {member.run_id} (fold {member.params.get('fold')}) already done; kept",
+                  file=sys.stderr)
+            continue
+        print(f"group {group.name}: starting {member.run_id} (fold {member.params.get('fold')})", file=sys.stderr)
+        try:
+            rc = subprocess.call(cmd)
+        except KeyboardInterrupt:
+            print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
+                  "continue", file=sys.stderr)
+            return 130
+        if rc != 0:
+            failed.append(f"{member.run_id} (exit {rc})")
+    print(f"group {group.name}: predicting the held-out folds (checkpoints/last of each member)", file=sys.stderr)
+    try:
+        oof = collect_oof(runs_dir, group, batch_size=args.batch_size or 32)
+    except UserError as exc:
+        raise as_user_error(exc) from None
+    for n in oof.notes:
+        print(f"group {group.name}: {n}", file=sys.stderr)
+    print("\n".join(summary_lines(runs_dir, group.name)))
+    if failed or oof.path is None:
+        print(f"group {group.name}: {len(failed)} of {len(config_paths)} member(s) did not finish: "
+              f"{', '.join(failed) or '-'}; {oof.folds_done} of {oof.k} folds predicted", file=sys.stderr)
         return 1
     return 0

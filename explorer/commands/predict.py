@@ -37,8 +37,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
     parser.add_argument("--no-calibration", action="store_true",
                         help="classification: the raw softmax, not scaled by the run's calibration.json temperature")
+    parser.add_argument("--annotator-columns", type=_column_list, default=None, metavar="A,B,C",
+                        help="classification: two or more columns of --data holding annotators' labels; the report "
+                             "adds Krippendorff's alpha among them and each one's Cohen's kappa against the model "
+                             "(and against each other), and the Predictions page shows the same table")
     parser.add_argument("--resume", action="store_true", help="continue after the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+
+
+def _column_list(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
 
 
 class _Bar:
@@ -75,6 +83,21 @@ def run(args) -> int:
             raise KeyboardInterrupt
         stop["flag"] = True
         print("\nstopping after this batch (Ctrl-C again to quit at once)", file=err)
+    annotators = list(args.annotator_columns or [])
+    if annotators:   # check the columns before an hour of predicting, not after
+        from explorer.core.predict.reading import read_header
+
+        try:
+            columns = read_header(args.data, args.encoding).columns
+        except UserError as exc:
+            print(f"error: {exc}", file=err)
+            return 2
+        missing = [c for c in annotators if c not in columns]
+        if missing or len(annotators) < 2:
+            why = (f"--annotator-columns: {missing[0]!r} is not a column of {args.data} (columns: "
+                   f"{', '.join(columns[:12])})" if missing else "--annotator-columns needs at least two columns")
+            print(f"error: {why}", file=err)
+            return 2
     previous = signal.signal(signal.SIGINT, on_sigint)
     bar = _Bar()
     try:
@@ -96,8 +119,16 @@ def run(args) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     bar.close()
+    table = None
+    if annotators and summary.kind != "classification":
+        print(f"note: --annotator-columns compares class labels; a {summary.kind} checkpoint has none", file=err)
+    elif annotators:
+        table = _annotator_table(summary, annotators)
     if args.json:
-        print(json.dumps(summary.to_dict(), indent=2))
+        data = summary.to_dict()
+        if table is not None:
+            data["annotator_agreement"] = [dict(vars(r)) for r in table.rows]
+        print(json.dumps(data, indent=2))
         return 0
     for note in summary.notes:
         print(f"note: {note}", file=err)
@@ -106,4 +137,19 @@ def run(args) -> int:
     print(f"{summary.rows} rows written to {summary.out}{resumed}; {summary.errors} with an error; "
           f"{summary.kind}{tau}; text columns {', '.join(summary.text_columns)}; "
           f"{summary.rows_per_second:.1f} rows/s")
+    if table is not None:
+        print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):")
+        print("\n".join(f"  {line}" for line in table.lines()))
     return 0
+
+
+def _annotator_table(summary, annotators: list[str]):
+    """The annotator table of the written file (core.predict.review.annotator_agreement), saved in its review
+    file so the Predictions page shows it too."""
+    from explorer.core.predict.review import Review, annotator_agreement, load_predictions
+
+    table = load_predictions(summary.out)
+    review = Review.load(summary.out) or Review.from_summary(summary.to_dict())
+    review.annotator_columns = list(annotators)
+    review.save()
+    return annotator_agreement(table, annotators, table.column("predicted_label"), summary.label_names)

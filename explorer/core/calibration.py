@@ -118,6 +118,45 @@ def answer_reliability(score_diff, has_answer, tau: float = 0.0, n_bins: int = N
     return reliability(1.0 / (1.0 + np.exp(-np.clip(s, -50, 50))), np.asarray(has_answer, dtype=bool), n_bins)
 
 
+@dataclass
+class SquadCalibration:
+    """SQuAD's two reliability diagrams on one dev set: ``best_span`` - the best span's probability (softmax over
+    the n-best span scores, as nbest_predictions.json) against its exact match, over the questions that have an
+    answer; ``answering`` - P(answer) = sigmoid(score_diff - tau) against "the question has an answer", over
+    every question (None for a SQuAD v1.1 set: every question has one). ``tau``: the threshold used."""
+
+    best_span: Reliability | None
+    answering: Reliability | None
+    tau: float
+    n: int
+
+    def lines(self) -> list[str]:
+        """One line per diagram, for the view and reports."""
+        out = [f"SQuAD calibration on {self.n} dev questions (10 bins)"]
+        if self.best_span is not None:
+            out.append(f"best span's probability vs exact match (questions with an answer): {self.best_span.text()}")
+        if self.answering is not None:
+            out.append(f"answering vs abstaining, P(answer) = sigmoid(score_diff - τ), τ {self.tau:+.2f}: "
+                       f"{self.answering.text()}")
+        return out
+
+
+def squad_calibration(decodings: dict, scores, tau: float = 0.0, n_bins: int = N_BINS) -> SquadCalibration:
+    """Both SQuAD reliability diagrams from a dev study: ``decodings`` id -> core.decoding.ExampleDecoding (its
+    ``nbest_entries(with_null=False)[0]["probability"]`` is the best span's probability), ``scores`` the
+    core.metrics.QuestionScores of the same questions (score_diff, has_ans, exact_span). A question without a
+    span counts as probability 0. Raises ValueError for an empty dev set."""
+    ids = list(scores.ids)
+    if not ids:
+        raise ValueError("SQuAD calibration: no dev questions")
+    prob = np.array([(decodings[q].nbest_entries(with_null=False)[0]["probability"] if decodings[q].nbest else 0.0)
+                     for q in ids], dtype=float)
+    has = np.asarray(scores.has_ans, dtype=bool)
+    span = squad_reliability(prob[has], np.asarray(scores.exact_span)[has], n_bins) if has.any() else None
+    answering = answer_reliability(scores.score_diff, has, tau, n_bins) if (~has).any() else None
+    return SquadCalibration(span, answering, float(tau), len(ids))
+
+
 def fit_temperature(logits, labels) -> float:
     """The T > 0 minimising :func:`nll` (scipy.optimize.minimize_scalar over log T in [-3, 3], i.e. T in
     0.05..20). Raises ValueError: no examples, or labels outside the logits' classes."""

@@ -7,7 +7,11 @@ mistakes it for a run) naming its member runs, which live beside every other run
      "varied": ["seed"] | ["batch_size", "learning_rate", "epochs"],
      "seeds": [1, 2, 3],
      "members": [{"run_id": "...", "seed": 1, "params": {"seed": 1}}, ...],
-     "base": {...TrainConfig of the group without the varied settings...}}
+     "base": {...TrainConfig of the group without the varied settings...},
+     "cv": {"k": 5, "group_column": "", "data": "table" | "squad", "source": "train.tsv"}}   # kind "cv" only
+
+A "cv" group (k-fold cross-validation, ``varied ["fold"]``) keeps its fold files, fold assignment and
+out-of-fold predictions beside group.json (explorer/core/cv_runs.py).
 
 The file is written once, before any member starts, so a group whose members were never started,
 were killed or crashed stays readable: :func:`read_group` returns every member with the status of
@@ -32,7 +36,7 @@ from explorer.core.training.config import PAPER_GRID, TrainConfig, paper_grid
 
 GROUPS_FOLDER = ".groups"
 GROUP_FILE = "group.json"
-KINDS = ("restarts", "grid")
+KINDS = ("restarts", "grid", "cv")
 MISSING = "missing"
 
 
@@ -60,11 +64,15 @@ class Group:
     seeds: list[int]
     base: dict = field(default_factory=dict)
     created: float = 0.0
+    cv: dict = field(default_factory=dict)   # kind "cv": k, group_column, data ("table" / "squad"), source
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "created": self.created, "varied": list(self.varied),
-                "seeds": list(self.seeds), "members": [dataclasses.asdict(m) for m in self.members],
-                "base": self.base}
+        out = {"name": self.name, "kind": self.kind, "created": self.created, "varied": list(self.varied),
+               "seeds": list(self.seeds), "members": [dataclasses.asdict(m) for m in self.members],
+               "base": self.base}
+        if self.cv:
+            out["cv"] = dict(self.cv)
+        return out
 
     @property
     def run_ids(self) -> list[str]:
@@ -142,7 +150,8 @@ def load_group_file(path: str | Path) -> Group:
                  varied=[str(v) for v in data.get("varied") or []],
                  seeds=[int(s) for s in data.get("seeds") or [] if isinstance(s, (int, float))],
                  base=data.get("base") if isinstance(data.get("base"), dict) else {},
-                 created=float(data.get("created") or 0.0))
+                 created=float(data.get("created") or 0.0),
+                 cv=data.get("cv") if isinstance(data.get("cv"), dict) else {})
 
 
 def list_groups(runs_dir: str | Path) -> tuple[list[Group], list[str]]:

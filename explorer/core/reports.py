@@ -50,12 +50,13 @@ def _figures(folder: Path) -> list[str]:
 
 
 def write_group_report(folder: str | Path, group, members, table: GroupTable, heat: HeatMap | None = None,
-                       notes: list[str] | None = None, band_mode: str = "sd") -> Path:
+                       notes: list[str] | None = None, band_mode: str = "sd", pooled=None) -> Path:
     """Write a group's report folder (see the module docstring); returns the folder.
 
     Args:
         group: core.groups.Group; members: [group_stats.MemberData]; table: group_stats.group_table(...);
-        heat: group_stats.heat_map(...) for a grid (None for restarts); notes: lines read from disk.
+        heat: group_stats.heat_map(...) for a grid (None for restarts); notes: lines read from disk;
+        pooled: a cross-validation group's core.cv_runs.OofResult (its pooled out-of-fold figures), or None.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -79,6 +80,9 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
              *[f"- final {metric_label(name, task)}: {st.text(4)}" for name, st in finals.items()
                if name != table.metric_name],
              "", "## Runs", "", *_md_table(table.columns, table.rows), ""]
+    if pooled is not None:   # k-fold cross-validation: every example predicted once by the fold that never saw it
+        at = lines.index("## Runs") - 1
+        lines[at:at] = [f"- {pooled.text(task)}"] + ([f"- out-of-fold predictions: {pooled.path}"] if pooled.path else [])
     if heat is not None:
         cells = [{heat.x_name: x, heat.y_name: y, "mean": heat.mean[iy, ix], "sd": heat.sd[iy, ix],
                   "low": heat.low[iy, ix], "high": heat.high[iy, ix], "n": int(heat.n[iy, ix])}

@@ -15,7 +15,9 @@ first), SWAG the same over the endings, multi-label the smallest |p - threshold|
 saved), regression none (file order), QA |score_diff - τ| (the questions nearest τ first; abstentions with no
 span sort last). Metrics: accuracy and macro F1 (scikit-learn) with the confusion matrix (rows gold, columns
 predicted); agreement with a person's label column: Cohen's κ (``sklearn.metrics.cohen_kappa_score``) and
-the share of equal labels.
+the share of equal labels; with several annotators' label columns (``annotator_columns``,
+``predict --annotator-columns``), :func:`annotator_agreement`: Krippendorff's α among the annotators and
+each annotator against the model and against each other (Cohen's κ), one table (core/stats.py).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Review:
     reviewed: set[int] = field(default_factory=set)
     person_column: str = ""
     gold_column: str = ""
+    annotator_columns: list[str] = field(default_factory=list)
     version: int = 1
 
     @classmethod
@@ -228,6 +231,70 @@ def agreement(reference: list[str], predicted: list[str], labels: list[str] | No
         except ValueError:
             kappa = math.nan
     return Agreement(len(pairs), acc, f1, kappa, names, confusion_matrix(ref, pred, labels=names))
+
+
+@dataclass
+class AgreementRow:
+    """One row of the annotator table: ``who`` ("a vs model", "a vs b", "all annotators"), the statistic
+    ("Cohen's κ" or "Krippendorff's α", nominal), its value (NaN when undefined: one label everywhere) and n
+    (rows where both labels are set; for α the rows with at least two annotators' labels)."""
+
+    who: str
+    statistic: str
+    value: float
+    n: int
+
+
+@dataclass
+class AnnotatorAgreement:
+    """Agreement among annotator columns and with the model's predicted labels: rows in the order
+    annotator-vs-model (κ), annotator-vs-annotator (κ), then all annotators (α)."""
+
+    columns: list[str]
+    rows: list[AgreementRow]
+
+    def lines(self) -> list[str]:
+        """The table as text lines for the CLI report."""
+        width = max(len(r.who) for r in self.rows) if self.rows else 10
+        out = [f"{'agreement':<{width}}  {'statistic':<17}  {'value':>6}  n"]
+        for r in self.rows:
+            value = "-" if math.isnan(r.value) else f"{r.value:.3f}"
+            out.append(f"{r.who:<{width}}  {r.statistic:<17}  {value:>6}  {r.n}")
+        return out
+
+
+def annotator_agreement(table: PredictionTable, columns: list[str], predicted: list[str],
+                        names: list[str] | None = None) -> AnnotatorAgreement:
+    """Krippendorff's α (nominal, the ``krippendorff`` package) among the annotator ``columns`` of the
+    predictions file, and Cohen's κ (scikit-learn) of each annotator against ``predicted`` (the model's labels,
+    (n,)) and against each other annotator, over the rows where both labels are set. Label ids 0..K-1 in a
+    column are read as ``names[id]`` (:func:`gold_as_names`), so "1" and "positive" agree.
+
+    Raises PredictDataError naming a column the file does not have, or fewer than two columns."""
+    from explorer.core.stats import cohen_kappa, krippendorff_alpha
+
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise PredictDataError(f"annotator column {missing[0]!r} is not in {table.path} "
+                               f"(columns: {', '.join(table.columns[:12])})")
+    if len(columns) < 2:
+        raise PredictDataError(f"agreement among annotators needs at least two annotator columns (got {len(columns)})")
+    labels = {c: gold_as_names(table.column(c), list(names or [])) for c in columns}
+
+    def kappa(x, y, who):
+        keep = [i for i, (a, b) in enumerate(zip(x, y)) if str(a).strip() and str(b).strip()]
+        value = cohen_kappa([x[i] for i in keep], [y[i] for i in keep]) if keep else math.nan
+        return AgreementRow(who, "Cohen's κ", value, len(keep))
+
+    rows = [kappa(labels[c], predicted, f"{c} vs model") for c in columns]
+    rows += [kappa(labels[a], labels[b], f"{a} vs {b}") for i, a in enumerate(columns) for b in columns[i + 1:]]
+    n_alpha = sum(1 for i in range(len(table)) if sum(bool(str(labels[c][i]).strip()) for c in columns) >= 2)
+    try:
+        alpha = krippendorff_alpha({c: [v if str(v).strip() else None for v in labels[c]] for c in columns})
+    except (ValueError, ZeroDivisionError):   # one value everywhere: α is undefined
+        alpha = math.nan
+    rows.append(AgreementRow("all annotators", "Krippendorff's α", alpha, n_alpha))
+    return AnnotatorAgreement(list(columns), rows)
 
 
 def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Path:

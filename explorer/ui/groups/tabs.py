@@ -151,12 +151,11 @@ class GroupsTab(QWidget):
         """Read one group on a worker thread (every member's events: long runs take a while) and show it;
         members missing or killed are rows with that status. Returns the request number; ``group_shown``
         follows (an older request's answer is dropped)."""
-        from explorer.core.groups import load_group_data
 
         self.request += 1
         request = self.request
         self.message.setText(f"Reading group {name}…")
-        run_in_thread(load_group_data, self.runs_dir, name, owner=self,
+        run_in_thread(_read_group, self.runs_dir, name, owner=self,
                       on_done=lambda data, r=request: self._group_read(r, data),
                       on_error=lambda msg, _tb, r=request: self._group_failed(r, msg))
         return request
@@ -164,8 +163,8 @@ class GroupsTab(QWidget):
     def _group_read(self, request: int, data) -> None:
         if request != self.request:
             return
-        group, members, notes = data
-        self.view.set_group(group, members, notes)
+        group, members, notes, pooled = data
+        self.view.set_group(group, members, notes, pooled=pooled)
         self.message.setText("")
         self.group_shown.emit(group.name)
 
@@ -417,3 +416,13 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     window.launcher.group_grid = lambda: queue_group("grid")
     groups.queue_requested.connect(lambda kind: window.launcher.queue_grid() if kind == "grid" else queue_group(kind))
     return groups, compare
+
+
+def _read_group(runs_dir, name: str):
+    """(group, members, notes, pooled) for the view: core.groups.load_group_data, and for a cross-validation
+    group its pooled out-of-fold figures (core.cv_runs.read_oof; None for other kinds or before they exist)."""
+    from explorer.core.cv_runs import read_oof
+    from explorer.core.groups import load_group_data
+
+    group, members, notes = load_group_data(runs_dir, name)
+    return group, members, notes, read_oof(runs_dir, name) if group.kind == "cv" else None

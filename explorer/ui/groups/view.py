@@ -48,6 +48,7 @@ class GroupView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.group, self.members, self.notes, self.table_data, self.heat = None, [], [], None, None
+        self.pooled = None
         self.title = QLabel("No group")
         self.title.setWordWrap(True)
         self.band_mode = QComboBox()
@@ -100,9 +101,10 @@ class GroupView(QWidget):
         self._draw_curves()      # the empty state says what to do
 
     # -- data --------------------------------------------------------------------------------
-    def set_group(self, group, members, notes=()) -> None:
-        """Show ``group`` (core.groups.Group) with its members ([group_stats.MemberData])."""
-        self.group, self.members, self.notes = group, list(members), list(notes)
+    def set_group(self, group, members, notes=(), pooled=None) -> None:
+        """Show ``group`` (core.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
+        group ``pooled`` is its core.cv_runs.OofResult (the pooled out-of-fold figures) or None (not yet)."""
+        self.group, self.members, self.notes, self.pooled = group, list(members), list(notes), pooled
         self.table_data = group_table(self.members, list(group.varied))
         counts = {}
         for m in self.members:
@@ -110,6 +112,10 @@ class GroupView(QWidget):
         status = ", ".join(f"{n} {s}" for s, n in counts.items())
         self.title.setText(f"<b>{group.name}</b>: {group.kind}, {len(self.members)} runs ({status}); "
                            f"varied {', '.join(group.varied)}")
+        if group.kind == "cv":
+            self.title.setText(f"<b>{group.name}</b>: {group.cv.get('k', len(self.members))}-fold cross-validation "
+                               f"of {Path(str(group.cv.get('source', ''))).name}, {len(self.members)} folds "
+                               f"({status}); each fold's run trains on the other folds and is scored on its own")
         name = self.table_data.label or "dev metric"
         task = next((m.task for m in self.members if m.task), None)
         others = [f"{metric_label(k, task)} {st.mean:.4g} ± {st.sd:.2g}"
@@ -122,6 +128,12 @@ class GroupView(QWidget):
                      if k != "total" and ci.n > 1]
         if intervals:   # the mean of restarts/folds with its 95% Student t interval (core/stats.py)
             self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
+        if group.kind == "cv":   # every example predicted once by the fold's run that never saw it
+            text = (self.pooled.text(task) if self.pooled is not None
+                    else "pooled out-of-fold: not yet (the folds are predicted when every fold's run has finished)")
+            self.summary.setText(self.summary.text() + f"<br><b>{text}</b>"
+                                 + (f"<br>out-of-fold predictions: {self.pooled.path}" if self.pooled and self.pooled.path
+                                    else ""))
         self.summary.setToolTip("\n".join(self.notes))
         self._fill_table()
         axes = [v for v in group.varied if v != "seed"] or list(group.varied)
@@ -239,4 +251,4 @@ class GroupView(QWidget):
             self.heat_plot.grab().save(str(folder / "heatmap.png"))
         return write_group_report(folder, self.group, self.members, self.table_data,
                                   self.heat if self.group.kind == "grid" else None, self.notes,
-                                  band_mode=self.band_mode.currentData())
+                                  band_mode=self.band_mode.currentData(), pooled=self.pooled)

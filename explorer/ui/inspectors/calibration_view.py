@@ -5,7 +5,11 @@ inspector child scored (core.classify_dev.ClassificationDevReport.logits).
 Each diagram: 10 confidence bins; a bar per bin at its accuracy (share right), the dashed diagonal =
 perfectly calibrated, the count of examples above each bar. "Before" = softmax(z); "after" = softmax(z / T)
 with T fitted on the other half of dev (both halves held out, pooled). "Save with the run" writes
-``<run>/calibration.json``, which ``bert-explorer predict`` applies unless ``--no-calibration``."""
+``<run>/calibration.json``, which ``bert-explorer predict`` applies unless ``--no-calibration``.
+
+``SquadCalibrationView``: SQuAD's two diagrams (core.calibration.squad_calibration), opened from the τ on a dev
+set page after a study: the best span's probability against exact match, and answering vs abstaining
+(P(answer) = sigmoid(score_diff − τ) against "has an answer"), each with ECE, MCE and Brier."""
 
 from __future__ import annotations
 
@@ -100,6 +104,48 @@ class CalibrationView(QWidget):
         path = save_calibration(run, self.calibration)
         self.status.setText(f"saved {path}")
         return path
+
+    def export_png(self, path: str | Path) -> bool:
+        return self.grab().save(str(path))
+
+
+class SquadCalibrationView(QWidget):
+    """``set_calibration(core.calibration.SquadCalibration)``: the best span and answering diagrams side by side."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.calibration = None
+        self.setWindowTitle("SQuAD calibration")
+        self.summary = QLabel("No calibration")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.plots = []
+        row = QHBoxLayout()
+        for x_label, y_label in (("probability of the best span", "exact match in the bin"),
+                                 ("P(answer) = sigmoid(score_diff − τ)", "share with an answer in the bin")):
+            p = pg.PlotWidget(background="w")
+            p.setMouseEnabled(False, False)
+            p.setLabel("bottom", x_label)
+            p.setLabel("left", y_label)
+            self.plots.append(p)
+            row.addWidget(p)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        lay.addLayout(row, 1)
+
+    def set_calibration(self, calibration) -> None:
+        """Show a core.calibration.SquadCalibration (a diagram it lacks says why)."""
+        c = self.calibration = calibration
+        self.summary.setText("<br>".join(c.lines()) + "<br><i>bars: share right in each bin (count above); ◆ the "
+                             "bin's mean probability; dashed: perfectly calibrated.</i>")
+        for plot, rel, name, none in ((self.plots[0], c.best_span, "best span", "no question with an answer"),
+                                      (self.plots[1], c.answering, f"answer vs abstain (τ {c.tau:+.2f})",
+                                       "SQuAD v1.1 dev set: every question has an answer")):
+            if rel is None:
+                plot.clear()
+                plot.setTitle(f"{name}: {none}")
+                continue
+            CalibrationView._draw(plot, rel, f"{name}: ECE {rel.ece:.3f}, MCE {rel.mce:.3f}, Brier {rel.brier:.3f}")
 
     def export_png(self, path: str | Path) -> bool:
         return self.grab().save(str(path))

@@ -134,6 +134,12 @@ class DevTauView(QWidget):
         self.summary.setToolTip(tip("honest_tau"))
 
         self.tau = tau_spin_box()
+        self.calibration_button = QPushButton("Calibration…")
+        self.calibration_button.setToolTip("Reliability diagrams of this dev set: the best span's probability "
+                                           "against exact match, and answering vs abstaining at the τ shown")
+        self.calibration_button.setEnabled(False)
+        self.calibration_button.clicked.connect(self.open_calibration)
+        self.calibration_view = None
         self.export_button = QPushButton("Export predictions.json + null_odds.json…")
         self.export_button.setEnabled(False)
         self.export_button.setToolTip("Writes predictions.json (answers at this τ), nbest_predictions.json and "
@@ -144,6 +150,7 @@ class DevTauView(QWidget):
         trow.addWidget(QLabel("chosen τ"))
         trow.addWidget(self.tau)
         trow.addWidget(self.at_tau, 1)
+        trow.addWidget(self.calibration_button)
         trow.addWidget(self.export_button)
 
         self._build_near_table()
@@ -423,11 +430,33 @@ class DevTauView(QWidget):
         self.plot.setYRange(0, 100, padding=0.02)
         self._render_summary()
         self.export_button.setEnabled(True)
+        self.calibration_button.setEnabled(True)
         self.tau.blockSignals(True)
         self.tau.setValue(grid.best_tau)
         self.tau.blockSignals(False)
         self._apply_tau(grid.best_tau)
         self.study_ready.emit(self.study)
+
+    def open_calibration(self):
+        """The SQuAD calibration view (calibration_view.SquadCalibrationView) of the study shown, at the τ shown."""
+        from explorer.core.calibration import squad_calibration
+
+        from .calibration_view import SquadCalibrationView
+
+        if self.study is None or self.figures is None:
+            return None
+        try:
+            cal = squad_calibration(self.study.decodings, self.figures.scores, tau=self.tau.value())
+        except ValueError as exc:
+            self._message(f"calibration: {exc}")
+            return None
+        if self.calibration_view is None:
+            self.calibration_view = SquadCalibrationView()
+            self.calibration_view.resize(1100, 520)
+        self.calibration_view.set_calibration(cal)
+        self.calibration_view.show()
+        self.calibration_view.raise_()
+        return self.calibration_view
 
     def _render_summary(self) -> None:
         f = self.figures

@@ -6,7 +6,9 @@ a QTableView over :class:`PredictionsModel` (a row order kept as a numpy array, 
 rows is one argsort, not a Python comparison per pair), sortable by every column, filtered by predicted label,
 least certain first (classification: smallest margin; QA: nearest τ by |score_diff − τ|); the full text of the
 current row in a side pane; with a gold label column the metrics (accuracy, macro F1) and the confusion matrix,
-and Cohen's κ with a person's label column. Keys 1..K set the current row's label (or the drop-down), R marks
+and Cohen's κ with a person's label column; with two or more annotator columns ticked, one agreement table
+(Krippendorff's α among the annotators, each annotator's Cohen's κ against the model and the others:
+core.predict.review.annotator_agreement). Keys 1..K set the current row's label (or the drop-down), R marks
 it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
 reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source``;
 "Fine-tune on corrected rows" fills the launcher (:func:`fill_launcher`).
@@ -25,8 +27,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.core.predict.facts import SWAG
-from explorer.core.predict.review import (PredictionTable, Review, agreement, current_labels, finetune_data,
-                                          gold_as_names, load_predictions, uncertainty)
+from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
+                                          finetune_data, gold_as_names, load_predictions, uncertainty)
 
 UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
@@ -231,6 +233,18 @@ class PredictionsView(QWidget):
         self.metrics.setTextFormat(Qt.TextFormat.RichText)
         self.confusion = QTableWidget(0, 0)
         self.confusion.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.annotator_list = QListWidget()
+        self.annotator_list.setToolTip("Tick the columns that hold annotators' labels (two or more): Krippendorff's "
+                                       "α among them, and each one's Cohen's κ against the model and the others")
+        self.annotator_list.setMaximumHeight(90)
+        self.annotator_list.itemChanged.connect(self._annotators_changed)
+        self.annotator_table = QTableWidget(0, 4)
+        self.annotator_table.setHorizontalHeaderLabels(["agreement", "statistic", "value", "n"])
+        self.annotator_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.annotator_table.verticalHeader().setVisible(False)
+        self.annotator_table.verticalHeader().setDefaultSectionSize(22)
+        self.annotator_note = QLabel("")
+        self.annotator_note.setWordWrap(True)
         side = QWidget()
         sv = QVBoxLayout(side)
         row = QHBoxLayout()
@@ -241,6 +255,10 @@ class PredictionsView(QWidget):
         sv.addWidget(self.text, 3)
         sv.addWidget(self.metrics)
         sv.addWidget(self.confusion, 2)
+        sv.addWidget(QLabel("Annotator columns"))
+        sv.addWidget(self.annotator_list)
+        sv.addWidget(self.annotator_note)
+        sv.addWidget(self.annotator_table, 3)
         split = QSplitter()
         split.addWidget(self.view)
         split.addWidget(side)
@@ -276,6 +294,16 @@ class PredictionsView(QWidget):
             widget.blockSignals(False)
         if review.person_column:
             self.person.setCurrentText(review.person_column)
+        self.annotator_list.blockSignals(True)
+        self.annotator_list.clear()
+        for c in review.input_columns:
+            if c in review.text_columns:
+                continue
+            item = QListWidgetItem(c)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if c in review.annotator_columns else Qt.CheckState.Unchecked)
+            self.annotator_list.addItem(item)
+        self.annotator_list.blockSignals(False)
         self.label_box.clear()
         self.label_box.addItems(self._choices())
         self.label_box.setEnabled(bool(self._choices()))
@@ -404,6 +432,40 @@ class PredictionsView(QWidget):
         self.review.save()
         self._update_metrics()
 
+    def _annotators_changed(self, _item=None) -> None:
+        if self.review is None:
+            return
+        self.review.annotator_columns = [self.annotator_list.item(i).text() for i in range(self.annotator_list.count())
+                                         if self.annotator_list.item(i).checkState() == Qt.CheckState.Checked]
+        self.review.save()
+        self._update_annotators()
+
+    def _update_annotators(self) -> None:
+        """The annotator table of the ticked columns (core.predict.review.annotator_agreement)."""
+        self.annotator_table.setRowCount(0)
+        t, r = self.table_data, self.review
+        cols = list(r.annotator_columns) if r is not None else []
+        if t is None or r.kind != "classification" or not cols:
+            self.annotator_note.setText("Tick two or more columns of annotators' labels to see how far they agree "
+                                        "with each other and with the model." if r is not None and
+                                        r.kind == "classification" else "")
+            return
+        if len(cols) < 2:
+            self.annotator_note.setText(f"{cols[0]} ticked; tick at least one more annotator column.")
+            return
+        table = annotator_agreement(t, cols, self.model.predicted, self._choices())
+        self.annotator_note.setText("Cohen's κ: two labelings beyond chance; Krippendorff's α: all annotators "
+                                    "together (nominal; missing labels allowed). 1 = perfect, 0 = chance.")
+        self.annotator_table.setRowCount(len(table.rows))
+        for i, row in enumerate(table.rows):
+            value = "-" if row.value != row.value else f"{row.value:.3f}"
+            for j, text in enumerate((row.who, row.statistic, value, str(row.n))):
+                item = QTableWidgetItem(text)
+                if j >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.annotator_table.setItem(i, j, item)
+        self.annotator_table.resizeColumnsToContents()
+
     def corrected(self) -> int:
         """Rows whose label a person changed from the model's."""
         if self.review is None:
@@ -431,6 +493,8 @@ class PredictionsView(QWidget):
         self.metrics.setText("")
         self.confusion.setRowCount(0)
         self.confusion.setColumnCount(0)
+        self.confusion.setVisible(False)   # shown with a gold column (_show_confusion)
+        self._update_annotators()
         if t is None or r.kind not in ("classification", "swag"):
             return
         lines = []
@@ -453,6 +517,7 @@ class PredictionsView(QWidget):
         self.metrics.setText("<br>".join(lines))
 
     def _show_confusion(self, a) -> None:
+        self.confusion.setVisible(True)
         k = len(a.labels)
         self.confusion.setRowCount(k)
         self.confusion.setColumnCount(k)

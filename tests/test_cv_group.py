@@ -1,0 +1,180 @@
+"""`group --cv K` (explorer/core/cv_runs.py): folds written once, members trained through `train`, one
+out-of-fold prediction per example in predict's format, the spread and the pooled figures by hand."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from explorer.core import cv_runs, groups
+from explorer.core.training.config import TrainConfig
+
+WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
+
+
+def _write_table(path, n=12, groups_of=None):
+    """n rows id,author,sentence,label with unique sentences, labels alternating pos / neg."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "author", "sentence", "label"])
+        for i in range(n):
+            words = " ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(3 + i % 4))
+            author = groups_of(i) if groups_of else f"a{i}"
+            w.writerow([f"r{i:02d}", author, f"{words} number {i}", "pos" if i % 2 else "neg"])
+    return path
+
+
+def _rows(path):
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_path):
+    from helpers import REPO_ROOT, save_tiny_model, worker_env
+
+    model = save_tiny_model(tmp_path / "enc", "classification")
+    data = _write_table(tmp_path / "data.csv")
+    runs = tmp_path / "runs"
+    cmd = [sys.executable, "-m", "explorer", "group", "--group", "cv", "--cv", "3", "--model", str(model),
+           "--task", "single", "--train", str(data), "--text-columns", "sentence", "--label-column", "label",
+           "--id-column", "id", "--max-steps", "3", "--batch-size", "4", "--learning-rate", "0.05",
+           "--max-seq-length", "24", "--output-dir", str(runs)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=worker_env(), cwd=REPO_ROOT, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    folder = runs / ".groups" / "cv"
+    group = groups.load_group_file(folder / "group.json")
+    assert group.kind == "cv" and [m.params["fold"] for m in group.members] == [1, 2, 3]
+
+    # every input row exactly once, in input order, in predict's format plus its fold
+    source = _rows(data)
+    oof = _rows(folder / cv_runs.OOF_FILE)
+    assert [r["id"] for r in oof] == [r["id"] for r in source]
+    assert {"predicted_label", "p_neg", "p_pos", "margin", "error", "fold"} <= set(oof[0])
+    plan = json.loads((folder / cv_runs.FOLDS_FILE).read_text())
+    assert [int(r["fold"]) for r in oof] == plan["fold"] and sorted(set(plan["fold"])) == [1, 2, 3]
+
+    # no row in its own fold's training set; each member trained on exactly the other folds
+    for m in group.members:
+        config = json.loads((runs / m.run_id / "config.json").read_text())
+        train_ids = {r["id"] for r in _rows(config["train"])}
+        dev_ids = [r["id"] for r in _rows(config["dev"])]
+        fold = m.params["fold"]
+        assert not train_ids & set(dev_ids)
+        assert dev_ids == [r["id"] for r in oof if int(r["fold"]) == fold]
+        assert train_ids == {r["id"] for r in oof if int(r["fold"]) != fold}
+
+    # the spread across folds: mean, sd and t interval of each member's last evaluation, by hand
+    finals = []
+    for m in group.members:
+        events = [json.loads(line) for line in (runs / m.run_id / "events.jsonl").read_text().splitlines() if line]
+        finals.append([e for e in events if e.get("event") == "eval"][-1]["metrics"]["accuracy"] * 100)
+    mean, sd = float(np.mean(finals)), float(np.std(finals, ddof=1))
+    assert f"final accuracy (%): {mean:.4f} ± {sd:.4f}" in p.stdout
+    if sd > 0:
+        from scipy.stats import t
+        half = t.ppf(0.975, 2) * sd / math.sqrt(3)
+        assert f"95% t interval of the mean: {mean - half:.4f} to {mean + half:.4f} (n 3)" in p.stdout
+
+    # the pooled out-of-fold figures, by hand from the file
+    gold = [r["label"] for r in source]
+    acc = 100 * np.mean([o["predicted_label"] == g for o, g in zip(oof, gold)])
+    pooled = json.loads((folder / cv_runs.OOF_METRICS_FILE).read_text())
+    assert pooled["metrics"]["accuracy"] == pytest.approx(acc) and pooled["n"] == 12
+    f1s = []
+    for c in ("neg", "pos"):
+        tp = sum(o["predicted_label"] == c and g == c for o, g in zip(oof, gold))
+        fp = sum(o["predicted_label"] == c and g != c for o, g in zip(oof, gold))
+        fn = sum(o["predicted_label"] != c and g == c for o, g in zip(oof, gold))
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    assert pooled["metrics"]["macro_f1"] == pytest.approx(100 * np.mean(f1s))
+    assert f"accuracy (%) {acc:.2f}" in p.stdout and "pooled out-of-fold (n 12" in p.stdout
+
+    # the same command again: folds, fold files and predictions reused, no member trained again
+    stamps = {f: f.stat().st_mtime_ns for f in (folder / "folds").iterdir()}
+    stamps[folder / cv_runs.FOLDS_FILE] = (folder / cv_runs.FOLDS_FILE).stat().st_mtime_ns
+    again = subprocess.run(cmd, capture_output=True, text=True, env=worker_env(), cwd=REPO_ROOT, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stderr.count("already done; kept") == 3 and "starting" not in again.stderr
+    assert {f: f.stat().st_mtime_ns for f in stamps} == stamps
+    assert _rows(folder / cv_runs.OOF_FILE) == oof
+
+
+def test_group_column_keeps_each_author_in_one_fold(tmp_path):
+    data = _write_table(tmp_path / "d.csv", n=18, groups_of=lambda i: f"author{i // 3}")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label", seed=3)
+    group, configs, cvdata, folds = cv_runs.plan_cv(base, tmp_path, "g", 3, "author")
+    cv_runs.write_folds(groups.group_dir(tmp_path, "g"), cvdata, folds, 3, 3, "author")
+    for c in configs:
+        train_authors = {r["author"] for r in _rows(c.train)}
+        dev_authors = {r["author"] for r in _rows(c.dev)}
+        assert dev_authors and not train_authors & dev_authors
+        assert c.label_names == ["neg", "pos"] and c.num_labels == 2 and c.encoding == ""
+    plan = cv_runs.read_folds(groups.group_dir(tmp_path, "g"))
+    assert plan.grouping == "author" and len(plan.fold) == 18
+
+
+def test_squad_folds_are_whole_articles(tmp_path):
+    from helpers import write_tiny_squad
+
+    data = write_tiny_squad(tmp_path / "sq.json", repeat=1)
+    titles = [a["title"] for a in json.loads(data.read_text())["data"]]
+    k = min(3, len(set(titles)))
+    base = TrainConfig(task="squad_v2", train=str(data))
+    group, configs, cvdata, folds = cv_runs.plan_cv(base, tmp_path, "sq", k)
+    cv_runs.write_folds(groups.group_dir(tmp_path, "sq"), cvdata, folds, k, 0, "")
+    for c in configs:
+        train = {a["title"] for a in json.loads(open(c.train).read())["data"]}
+        dev = {a["title"] for a in json.loads(open(c.dev).read())["data"]}
+        assert dev and not train & dev and train | dev == set(titles)
+
+
+def test_cv_refuses_what_it_cannot_fold(tmp_path):
+    data = _write_table(tmp_path / "d.csv")
+    with pytest.raises(cv_runs.CrossValidationError, match="leave out --dev"):
+        cv_runs.load_cv_data(TrainConfig(task="single", train=str(data), dev=str(data)))
+    with pytest.raises(cv_runs.CrossValidationError, match="--task single, pair"):
+        cv_runs.load_cv_data(TrainConfig(task="regression", train=str(data)))
+    with pytest.raises(cv_runs.CrossValidationError, match="local file"):
+        cv_runs.load_cv_data(TrainConfig(task="single", train="glue::mrpc"))
+
+
+def test_groups_tab_shows_the_folds_spread_and_the_pooled_figures(qtbot, tmp_path):
+    from test_groups import _fake_run
+
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label")
+    group, configs, cvdata, folds = cv_runs.plan_cv(base, tmp_path, "cvg", 3)
+    groups.write_group(tmp_path, group)
+    cv_runs.write_folds(groups.group_dir(tmp_path, "cvg"), cvdata, folds, 3, 0, "")
+    for member, acc in zip(group.members, (0.5, 0.75, 0.25)):
+        _fake_run(tmp_path, member.run_id, [(0, 0.4), (3, acc)], task="single")
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("cvg")
+    text = tab.view.summary.text()
+    assert "3-fold cross-validation of d.csv" in tab.view.title.text()
+    assert "final accuracy (%): 50.00 ± 25.00" in text            # (50, 75, 25): mean 50, sd 25
+    half = 4.302652729911275 * 25 / 3 ** 0.5                        # t_{0.975, 2} * sd / sqrt(3)
+    assert f"95% interval {50 - half:.2f} to {50 + half:.2f} (n 3)" in text
+    assert "pooled out-of-fold: not yet" in text
+    pooled = cv_runs.OofResult(groups.group_dir(tmp_path, "cvg") / cv_runs.OOF_FILE, 12, 3, 3,
+                               {"accuracy": 58.33, "macro_f1": 57.14})
+    (groups.group_dir(tmp_path, "cvg") / cv_runs.OOF_METRICS_FILE).write_text(json.dumps(pooled.to_dict()))
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("cvg")
+    text = tab.view.summary.text()
+    assert "pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): accuracy (%) 58.33, " \
+           "macro F1 (%) 57.14" in text and "oof_predictions.csv" in text
+    report = tab.view.export_report(tmp_path / "report")
+    md = (report / "report.md").read_text()
+    assert "- pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): accuracy (%) 58.33" in md
+    assert md.index("pooled out-of-fold") < md.index("## Runs")
