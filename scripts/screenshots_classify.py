@@ -1,7 +1,7 @@
 """Screenshots of the Classify and classification dev-set tabs, offscreen, on a real checkpoint.
 
     QT_QPA_PLATFORM=offscreen python scripts/screenshots_classify.py OUT_DIR --checkpoint RUN/checkpoints/best \
-        --dev DEV_FILE [--text "a sentence"] [--text-b "..."] [--dev-cap 200]
+        [--dev DEV_FILE] [--text "a sentence"] [--text-b "..."] [--dev-cap 200]
 
 Opens the checkpoint the way the Runs list does (MainWindow.open_checkpoint: classifier and SWAG
 checkpoints go to Classify), classifies --text (a sentence / pair; for a SWAG checkpoint the first dev
@@ -49,7 +49,10 @@ def shoot_classify(drv, out: Path, checkpoint: str, dev: str, text: str, text_b:
     shot = drv.grab(out / "classify.png", max_kb)
     print(f"classify.png {shot[0]}x{shot[1]} {shot[2] // 1024} KB", flush=True)
     win.tabs.setCurrentWidget(dev_view)
-    dev_view.path.setText(dev)
+    if dev:                      # else the run's own dev data (its dev file, or the rows it held out)
+        dev_view.path.setText(dev)
+    else:
+        dev_view.prefill_from_run(checkpoint)
     dev_view.cap.setValue(dev_cap)
     t0 = time.monotonic()
     dev_view.run()
@@ -69,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
     ap.add_argument("--checkpoint", required=True, help="a classifier or SWAG checkpoint folder")
-    ap.add_argument("--dev", required=True, help="dev file for the dev-set view")
+    ap.add_argument("--dev", default="", help="dev file for the dev-set view; empty = the run's own (its dev file, "
+                    "or the training rows it held out as dev)")
     ap.add_argument("--text", default="a gripping, beautifully acted film that never lets go .")
     ap.add_argument("--text-b", default="")
     ap.add_argument("--dev-cap", type=int, default=200)

@@ -104,7 +104,7 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
     (run / "checkpoints" / "best").mkdir(parents=True)
     (run / "config.json").write_text(json.dumps({"task": "single", "train": str(train), "dev": "",
                                                  "text_columns": ["review"], "label_column": "verdict",
-                                                 "id_column": "id"}))
+                                                 "id_column": "id", "f1_classes": ["pos"]}))
     data = load_classification(str(train), text_columns=["review"], label_column="verdict", id_column="id")
     write_dev_split(run / "dev_split.csv", data, [1, 4, 7])
     ckpt = str(run / "checkpoints" / "best")
@@ -117,6 +117,7 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
     sent = dev.table_settings()
     assert sent["dev_split"] == settings["dev_split"]
     loaded = tiny_loaded_model("classification")
+    assert sent["f1_classes"] == ["pos"]                                  # the run's F_avg classes go along
     rep = score_classification_dev(loaded.model, loaded.tokenizer, "single", str(train), settings=sent, n=12)
     assert rep.total == 3
     assert sorted(rep.confusion.sum(axis=1).tolist()) == [1, 2]      # rows 1, 7 are pos, row 4 is neg

@@ -185,9 +185,10 @@ class ClassifyDevView(QWidget):
             self.prefill_from_run(source)
 
     def table_settings(self) -> dict:
-        """The table settings sent with the request: the picker's columns, plus the run's encoding, id column
-        and label names."""
-        out = {k: self._settings[k] for k in ("encoding", "id_column", "label_names") if self._settings.get(k)}
+        """The table settings sent with the request: the picker's columns, plus the run's encoding, id column,
+        label names and the classes its F_avg averages (f1_classes)."""
+        out = {k: self._settings[k] for k in ("encoding", "id_column", "label_names", "f1_classes")
+               if self._settings.get(k)}
         texts = [c.strip() for c in self.text_columns.currentText().split(",") if c.strip()]
         if texts:
             out["text_columns"] = texts
