@@ -6,7 +6,8 @@
 Opens the checkpoint the way the Runs list does (MainWindow.open_checkpoint: classifier and SWAG
 checkpoints go to Classify), classifies --text (a sentence / pair; for a SWAG checkpoint the first dev
 example is opened instead), grabs OUT_DIR/classify.png, scores the dev file in "Classify: dev set",
-grabs OUT_DIR/classify_dev.png, then clicks the most confident mistake (or the first boundary example)
+grabs OUT_DIR/classify_dev.png (and OUT_DIR/calibration.png, the calibration window, for a classifier),
+then clicks the most confident mistake (or the first boundary example)
 and grabs OUT_DIR/classify_opened.png. Prints what it did with timings. scripts/screenshots.py calls
 :func:`shoot_classify` too when given --classify-checkpoint.
 """
@@ -60,6 +61,13 @@ def shoot_classify(drv, out: Path, checkpoint: str, dev: str, text: str, text_b:
     print(f"dev: {dev_view.metrics.text()} in {time.monotonic() - t0:.1f} s", flush=True)
     shot = drv.grab(out / "classify_dev.png", max_kb)
     print(f"classify_dev.png {shot[0]}x{shot[1]} {shot[2] // 1024} KB", flush=True)
+    if dev_view.calibrate.isEnabled():   # reliability before / after temperature scaling, both halves
+        cal_view = dev_view.open_calibration()
+        if cal_view is not None:
+            drv.app.processEvents()
+            cal_view.grab().save(str(out / "calibration.png"))
+            print(f"calibration.png: {cal_view.summary.text()}", flush=True)
+            cal_view.close()
     table = dev_view.mistakes if dev_view.report.mistakes else dev_view.boundary
     view.result = None
     table.cellClicked.emit(0, 0)
