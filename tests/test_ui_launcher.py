@@ -145,3 +145,25 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     assert "--eval-every 23" not in w.command.toPlainText() and "--max-seq-length 256" not in w.command.toPlainText()
     w.apply_preset("offline")              # a preset is a fresh start: its banner, nothing marked edited
     assert w.config().batch_size == 4 and "no longer applies" not in w.preset_label.text()
+    assert w.config().train.endswith(".json") and w.config().dev.endswith(".json")
+
+
+def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbot, tmp_path):
+    """Fresh-user trial: after the offline (SQuAD) preset, choosing Single sentence kept the SQuAD dev file and
+    Launch said 'the dev data cannot be used'. Files a preset put in for another kind of data are cleared, with
+    a word in the banner; a file the user picked stays."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.apply_preset("offline")
+    w.editors["task"].set("single")
+    assert w.config().train == "" and w.config().dev == ""
+    assert "cleared: choose this task's data" in w.preset_label.text()
+    w.editors["task"].set("squad_v1")
+    mine = tmp_path / "mine.tsv"
+    mine.write_text("sentence\tlabel\ngood\t1\n", encoding="utf-8")
+    w.editors["train"].set(str(mine))             # picked by the user: kept across switches
+    w.editors["task"].set("pair")
+    w.editors["task"].set("single")
+    assert w.config().train == str(mine)

@@ -324,20 +324,28 @@ class LauncherPanel(QWidget):
         except KeyError:
             return
         old, self._task = self._task, task
+        old_facts, new_facts = find_task_facts(old), find_task_facts(task)
+        # data files a preset or a loaded config put in for another kind of data (SQuAD JSON for a table task)
+        # cannot feed this task: cleared, unless the user picked them
+        other_data = (old_facts is not None and new_facts is not None and old_facts.data_kind != new_facts.data_kind)
+        cleared = [n for n in ("train", "dev") if other_data and n not in self._edited and self.editors[n].get()]
         self._loading = True
         try:
             for name, value in defaults.items():
                 if name not in self._edited:
                     self.editors[name].set(value)
+            for name in cleared:
+                self.editors[name].set("")
         finally:
             self._loading = False
         kept = sorted(set(defaults) & self._edited)
-        old_facts, new_facts = find_task_facts(old), find_task_facts(task)
         what = f"{new_facts.label if new_facts else task} defaults"
         note = (f"The preset {self._preset} was for {old_facts.label if old_facts else old} and no longer applies: "
                 if self._preset else "")
         self._preset = ""
-        self._preset_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""))
+        self._preset_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
+                             + (f"; the {' and '.join(cleared)} data of the preset were for {old_facts.label} and "
+                                "were cleared: choose this task's data" if cleared else ""))
 
     def _changed(self, *_args) -> None:
         if self._loading:
