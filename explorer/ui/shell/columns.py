@@ -35,7 +35,8 @@ def fit_columns(table: QTableView, stretch: int | None = None) -> None:
     """Size ``table``'s columns by the module's rule (Interactive sections the user can still drag).
 
     ``stretch``: a column that takes the free width (QHeaderView.Stretch) but never gets narrower than
-    MIN_TEXT_COLUMN; the table's minimum width then holds every other column whole plus that minimum.
+    MIN_TEXT_COLUMN; the other columns are then ResizeToContents (for small tables: it measures every
+    change) and the table's minimum width holds them whole plus that minimum.
     Default: the last section stretches when it is a text column.
     """
     header = table.horizontalHeader()
@@ -50,8 +51,10 @@ def fit_columns(table: QTableView, stretch: int | None = None) -> None:
         table.setColumnWidth(col, width)
     if stretch is None and long and max(long) == table.model().columnCount() - 1:
         header.setStretchLastSection(True)
-    if stretch is not None:
-        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    if stretch is not None:   # a small table (n-best): the other columns follow their contents as they change
+        for col in range(table.model().columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if col == stretch
+                                        else QHeaderView.ResizeMode.ResizeToContents)
         others = sum(table.columnWidth(c) for c in range(table.model().columnCount())
                      if c != stretch and not table.isColumnHidden(c))
         table.setMinimumWidth(others + MIN_TEXT_COLUMN + 2 * table.frameWidth()
