@@ -81,3 +81,55 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     kinds = sorted({o.kind for o in layout_offenders(top)})
     assert kinds == ["elided", "header", "outside"]
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
+
+
+def test_form_columns_splitter_and_flow_give_way_when_narrow(qtbot):
+    """The mechanisms behind the fixes: the launcher form folds to one column, a splitter stacks its
+    panes, a flow row wraps, each when its width is too small, and unfolds when there is room again."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPushButton, QWidget
+
+    from explorer.ui.launch.form_columns import FormColumns
+    from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+    from explorer.ui.shell.flow_layout import FlowLayout
+
+    def wide(w):
+        b = QWidget()
+        b.setMinimumSize(w, 40)
+        return b
+
+    parent = QWidget()   # as children (in the app: of a scroll area / a page), not windows with a minimum size
+    qtbot.addWidget(parent)
+    parent.resize(800, 500)
+    parent.show()
+    form = FormColumns([wide(300)], [wide(300)], parent)
+    form.show()
+    form.resize(700, 400)
+    qtbot.waitUntil(form.two_columns)
+    assert form.minimumSizeHint().width() == 300    # one column's, not two
+    form.resize(400, 400)
+    qtbot.waitUntil(lambda: not form.two_columns())
+
+    split = AdaptiveSplitter(parent)
+    split.addWidget(wide(300))
+    split.addWidget(wide(300))
+    split.show()
+    split.resize(400, 300)
+    qtbot.waitUntil(lambda: split.orientation() == Qt.Orientation.Vertical)
+    assert split.minimumSizeHint().width() == 300
+    split.resize(700, 300)
+    qtbot.waitUntil(lambda: split.orientation() == Qt.Orientation.Horizontal)
+
+    host = QWidget()
+    flow = FlowLayout(host)
+    buttons = [QPushButton(f"button number {i}") for i in range(6)]
+    for b in buttons:
+        flow.addWidget(b)
+    qtbot.addWidget(host)
+    host.show()
+    one_row = flow.sizeHint().width()
+    assert flow.minimumSize().width() < one_row / 3
+    assert flow.heightForWidth(one_row) < flow.heightForWidth(one_row // 3)
+    host.resize(one_row // 3, flow.heightForWidth(one_row // 3))
+    qtbot.waitUntil(lambda: len({b.y() for b in buttons}) > 1)
+    assert all(b.geometry().right() <= host.width() for b in buttons)
