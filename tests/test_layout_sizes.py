@@ -1,4 +1,5 @@
-"""Every page of the main window usable at 1280x800 (a common laptop) and 1920x1080 (issue 25, finding 3).
+"""Every page of the main window usable at 1280x800 (a common laptop; also 1264x760, its client area inside a
+window frame) and 1920x1080 (issue 25, finding 3).
 
 The window is filled as a person sees it after using it (scripts/layout_shots.fill_pages: the launcher's
 data preview, a probe in Attention and Spans & τ, a τ sweep, Classify and its dev set, Tag and its dev

@@ -234,7 +234,7 @@ class DevTauView(QWidget):
         self.plot = pg.PlotWidget(background="w")
         self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
         self.plot.setLabel("left", "percent")
-        self.plot.addLegend(offset=(-5, 5))
+        self.plot.addLegend(offset=(-5, 5), colCount=2)   # 8 entries in 4 rows: in view on a 1280x800 screen
         self.plot.setToolTip(tip("tau"))
         self.curves = {}
         for key, name, color, width in CURVES:
