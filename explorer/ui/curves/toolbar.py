@@ -78,7 +78,7 @@ class CurvesToolbar(QWidget):
         self.mouse_hint = QLabel("wheel: scroll · Ctrl+wheel: zoom · drag: pan")
         self.mouse_hint.setObjectName("hint")
         self.mouse_hint.setToolTip("Each plot's \"Reset view\" returns it to the automatic range.")
-        self.mouse_hint.setWordWrap(True)   # a narrow window wraps the hint instead of widening the window
+        self.mouse_hint.setWordWrap(False)   # the flow moves the whole hint to the next row in a narrow window
         bar.addWidget(self.mouse_hint)
         bar.addWidget(self.png_btn)
         bar.addWidget(self.csv_btn)

@@ -9,7 +9,7 @@ than the screen to show them; the row's height grows instead (height for width).
 from __future__ import annotations
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QWidget, QWidgetItem
+from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QStyle, QWidget, QWidgetItem
 
 
 class FlowLayout(QLayout):
@@ -81,8 +81,11 @@ class FlowLayout(QLayout):
         parent = self.parentWidget()
         if parent is None:
             return 6
-        return parent.style().layoutSpacing(QSizePolicy.ControlType.PushButton, QSizePolicy.ControlType.PushButton,
-                                            Qt.Orientation.Horizontal)
+        space = parent.style().layoutSpacing(QSizePolicy.ControlType.PushButton, QSizePolicy.ControlType.PushButton,
+                                             Qt.Orientation.Horizontal)
+        if space < 0:   # styles without per-control spacing (Fusion): their default layout spacing
+            space = parent.style().pixelMetric(QStyle.PixelMetric.PM_LayoutHorizontalSpacing)
+        return space if space >= 0 else 6
 
     def _do_layout(self, rect: QRect, test_only: bool) -> int:
         m: QMargins = self.contentsMargins()
