@@ -9,6 +9,7 @@ join it as with ``addLegend``.
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, Qt
 
 LEGEND_ROW = 4   # PlotItem layout rows: 0 title, 1 top axis, 2 view box, 3 bottom axis
 
@@ -44,3 +45,52 @@ def legend_below(plot, columns: int = 3) -> pg.LegendItem:
     item.layout.addItem(legend, LEGEND_ROW, 1)
     item.legend = legend
     return legend
+
+
+class _LegendFit(QObject):
+    """Event filter of :func:`fit_legend_columns`."""
+
+    def __init__(self, widget, legend: pg.LegendItem, max_columns: int):
+        super().__init__(widget)
+        self.widget, self.legend, self.max_columns = widget, legend, max_columns
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize:
+            self.fit(event.size().width())
+        return False
+
+    def fit(self, width: int) -> int:
+        """Use the most columns (up to max_columns) whose row fits ``width`` less the left axis; returns them.
+        Changes only the legend, never the widget's size (no resize loop)."""
+        room = width - self.widget.getPlotItem().getAxis("left").width() - 12
+        n = len(self.legend.items)
+        entries = sorted((s.minimumWidth() + lab.minimumWidth() + 12 for s, lab in self.legend.items), reverse=True)
+        cols = 1
+        for cols in range(max(min(self.max_columns, n), 1), 0, -1):
+            if sum(entries[:cols]) <= room:
+                break
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+        return cols
+
+    def hold_one_column(self) -> None:
+        """Make the widget's minimum size the plot's with a one-column legend (axis, view, every entry)."""
+        before = self.legend.columnCount
+        self.legend.setColumnCount(1)
+        self.legend.updateSize()
+        item = self.widget.getPlotItem()
+        item.layout.invalidate()
+        need = item.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        self.widget.setMinimumSize(int(need.width()) + 2, int(need.height()) + 2)
+        self.legend.setColumnCount(before)
+
+
+def fit_legend_columns(widget, legend: pg.LegendItem, max_columns: int = 3) -> _LegendFit:
+    """Keep a :func:`legend_below` legend of PlotWidget ``widget`` as wide as the widget allows: on each
+    resize it puts its entries on as many columns (up to ``max_columns``) as fit beside the left axis, so
+    a narrow plot shows the whole legend (in more rows) instead of being pushed wider than its view. Call
+    ``hold_one_column()`` on the result once the entries exist: the widget's minimum size then holds the
+    plot with a one-column legend."""
+    fit = _LegendFit(widget, legend, max_columns)
+    widget.installEventFilter(fit)
+    return fit

@@ -7,8 +7,10 @@ import csv
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QToolButton,
+from PySide6.QtWidgets import (QCheckBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QToolButton,
                                QWidget)
+
+from explorer.ui.shell.flow_layout import FlowLayout
 
 
 def write_curves_csv(path: str | Path, rows: list[tuple[str, str, list, list]]) -> int:
@@ -59,7 +61,7 @@ class CurvesToolbar(QWidget):
         self.png_btn.setToolTip("Save the plots as one PNG image.")
         self.csv_btn = QPushButton("Export CSV…")
         self.csv_btn.setToolTip("Save every point of the shown runs: run_id, series, step, value.")
-        bar = QHBoxLayout(self)
+        bar = FlowLayout(self)   # wraps onto a second row in a narrow window instead of widening it
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel("Smoothing"))
         bar.addWidget(self.smooth)
@@ -76,7 +78,7 @@ class CurvesToolbar(QWidget):
         self.mouse_hint = QLabel("wheel: scroll · Ctrl+wheel: zoom · drag: pan")
         self.mouse_hint.setObjectName("hint")
         self.mouse_hint.setToolTip("Each plot's \"Reset view\" returns it to the automatic range.")
-        self.mouse_hint.setWordWrap(True)   # a narrow window wraps the hint instead of widening the window
+        self.mouse_hint.setWordWrap(False)   # the flow moves the whole hint to the next row in a narrow window
         bar.addWidget(self.mouse_hint)
         bar.addWidget(self.png_btn)
         bar.addWidget(self.csv_btn)

@@ -18,7 +18,7 @@ import html
 import math
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from explorer.ui.inspectors.spans_view import SpansView
 
@@ -78,7 +78,12 @@ class PairSpansView(QWidget):
             lay.addLayout(top)
             lay.addWidget(self.views[i], 1)
             self.views[i].tau_changed.connect(lambda tau, k=i: self._tau_moved(k, tau))
-            split.addWidget(side)
+            # each side scrolls: two full Spans & τ views side by side need more than a 1280 px screen
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+            scroll.setWidget(side)
+            split.addWidget(scroll)
         lay = QVBoxLayout(self)
         lay.addWidget(self.question)
         lay.addWidget(self.status)

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
-from explorer.ui.curves.legend import legend_below
+from explorer.ui.curves.legend import fit_legend_columns, legend_below
+from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+from explorer.ui.shell.flow_layout import FlowLayout
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
@@ -121,7 +123,7 @@ class AttentionView(QWidget):
         self._set_enabled(False)
 
     # ----------------------------------------------------------------------------------- building
-    def _build_controls(self) -> QHBoxLayout:
+    def _build_controls(self) -> FlowLayout:
         """The mode / layer / head / window row (and the head view's direction and top-k controls)."""
         self.mode = QComboBox()
         self.mode.addItems(["one layer", "rollout"])   # short items keep the control row narrow
@@ -148,7 +150,7 @@ class AttentionView(QWidget):
         # the window label is long ("1: 384 tokens, chars 0-1712"): elided, so the row stays narrow
         self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.window_box.setMinimumContentsLength(12)
-        controls = QHBoxLayout()
+        controls = FlowLayout()   # wraps in a narrow window instead of widening it
         for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
                   QLabel("window"), self.window_box, self.merge):
             controls.addWidget(w)
@@ -201,7 +203,8 @@ class AttentionView(QWidget):
         self.flow_plot = pg.PlotWidget(background="w")
         self.flow_plot.setLabel("bottom", "layer")
         self.flow_plot.setLabel("left", "share of attention")
-        legend_below(self.flow_plot)   # under the axis: never over the curves (shares run up to 1.0)
+        # under the axis: never over the curves (shares run up to 1.0); fewer columns when the plot is narrow
+        self._flow_legend_fit = fit_legend_columns(self.flow_plot, legend_below(self.flow_plot))
         self.flow_plot.getAxis("left").enableAutoSIPrefix(False)
         self.flow_plot.getAxis("bottom").enableAutoSIPrefix(False)   # no "layer (x0.001)" on an empty plot
         self.flow_plot.getAxis("bottom").setTickSpacing(1, 1)
@@ -210,9 +213,10 @@ class AttentionView(QWidget):
         for (name, _, _), color in zip(self.blocks.flow_columns, ("#1f77b4", "#2ca02c", "#7f7f7f")):
             self._flow_curves.append(self.flow_plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o",
                                                          symbolSize=6, symbolBrush=color, name=name))
+        self._flow_legend_fit.hold_one_column()   # its entries exist now: the plot's minimum size
         self._layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
         self.flow_plot.addItem(self._layer_line)
-        flow_box = QSplitter(Qt.Orientation.Horizontal)
+        flow_box = AdaptiveSplitter()   # the plot under the table when both do not fit side by side
         flow_box.addWidget(self.flow_table)
         flow_box.addWidget(self.flow_plot)
         flow_box.setStretchFactor(0, 0)
@@ -243,7 +247,7 @@ class AttentionView(QWidget):
         ml.addWidget(self.model_map)
         return model_box
 
-    def _layout(self, controls: QHBoxLayout, top: QSplitter) -> None:
+    def _layout(self, controls: FlowLayout, top: QSplitter) -> None:
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(self.bottom)
@@ -463,6 +467,7 @@ class AttentionView(QWidget):
         if resize:
             self._fit_flow_table()
         self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        self._flow_legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 
     def _fit_flow_table(self) -> None:
         """Make the block-flow table wide enough for all its columns (no horizontal scrolling)."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 from explorer.core.predict.facts import SWAG
 from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
                                           finetune_data, gold_as_names, load_predictions, uncertainty)
+from explorer.ui.shell.columns import fit_columns
 
 UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
@@ -308,8 +309,7 @@ class PredictionsView(QWidget):
         self.label_box.addItems(self._choices())
         self.label_box.setEnabled(bool(self._choices()))
         self.sort_least_certain()
-        for c in range(min(self.model.columnCount(), 14)):
-            self.view.setColumnWidth(c, 48 if c == 0 else 72 if c == 1 else 100)
+        fit_columns(self.view)   # short cells and titles whole, text columns elided but readable
         if table.columns and len(table):
             self.view.selectRow(0)
         self._show_current()

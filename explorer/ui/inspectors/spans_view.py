@@ -16,11 +16,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                               QListWidget, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QListWidget, QSlider, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.core.metrics import TAU_GRID_LIMIT, tau_axis_limit
+from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+from explorer.ui.shell.columns import fit_columns
 
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
@@ -183,7 +185,7 @@ class SpansView(QWidget):
         right.setMinimumWidth(320)   # the heat map stays readable; the n-best text keeps room
         self.right_tabs = right
 
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = AdaptiveSplitter()   # passage and n-best above the span table when they do not fit side by side
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(0, 2)   # passage and n-best text need the width more than the span table
@@ -312,12 +314,9 @@ class SpansView(QWidget):
         self._nbest_columns()
 
     def _nbest_columns(self) -> None:
-        """The text column takes the free width; the number columns are as wide as their contents."""
-        hh = self.nbest.horizontalHeader()
-        hh.setStretchLastSection(False)
-        for k in range(self.nbest.columnCount()):
-            hh.setSectionResizeMode(k, QHeaderView.ResizeMode.Stretch if k == 1
-                                    else QHeaderView.ResizeMode.ResizeToContents)
+        """The text column takes the free width but keeps MIN_TEXT_COLUMN px; the number columns are as wide
+        as their contents and titles (explorer.ui.shell.columns)."""
+        fit_columns(self.nbest, stretch=1)
 
     def _passage_range(self, w) -> tuple[int, int]:
         idx = [i for i, o in enumerate(w.offsets) if o is not None]

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
                                QWidget)
 
 from explorer.core.task_facts import find_task_facts, is_qa_task
 from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
+from explorer.ui.launch.form_columns import FormColumns
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
 from explorer.ui.launch.preview import DataPreview
@@ -145,14 +146,14 @@ class LauncherPanel(QWidget):
         top.addWidget(QLabel("Presets:"))
         top.addWidget(self.presets)
         self.presets.setMaximumWidth(330)
+        # long preset names are elided in the closed box (the list shows them whole), not widening the window
+        self.presets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.presets.setMinimumContentsLength(18)
 
         return top
 
     def _build_form(self) -> tuple[QScrollArea, QWidget]:
         """One editor per FIELDS entry in its group box, the watch table; in a scroll area."""
-        form_host = QWidget()
-        grid = QGridLayout(form_host)
-        grid.setContentsMargins(0, 0, 0, 0)
         boxes = {}
         for g in GROUPS:
             box = QGroupBox(g)
@@ -172,13 +173,9 @@ class LauncherPanel(QWidget):
         QVBoxLayout(watch_box).addWidget(self.watch)
         self.watch.setToolTip(field_tooltip(field_spec("watch")))
         self.watch.changed.connect(self._changed)
-        grid.addWidget(boxes["Model and task"], 0, 0)
-        grid.addWidget(boxes["Data"], 1, 0)
-        grid.addWidget(watch_box, 2, 0)
-        grid.addWidget(boxes["Recipe"], 0, 1, 2, 1)
-        grid.addWidget(boxes["Sequence and QA windows"], 2, 1, 2, 1)
-        grid.addWidget(boxes["Evaluation and output"], 3, 0)
-        grid.setRowStretch(4, 1)
+        # two columns when there is room, one (scrolling) when not: the preview column stays in view
+        form_host = FormColumns([boxes["Model and task"], boxes["Data"], watch_box, boxes["Evaluation and output"]],
+                                [boxes["Recipe"], boxes["Sequence and QA windows"]])
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(form_host)
@@ -219,11 +216,11 @@ class LauncherPanel(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        # the form never scrolls sideways: the preview pane gives way instead
-        scroll.setMinimumWidth(form_host.sizeHint().width() + scroll.verticalScrollBar().sizeHint().width() + 4)
+        # the form never scrolls sideways: it folds into one column, and the preview pane gives way too
+        scroll.setMinimumWidth(form_host.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width() + 4)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         right.setMinimumWidth(300)
-        split.setSizes([scroll.minimumWidth(), 420])
+        split.setSizes([form_host.two_column_width(), 420])
 
         return split
 

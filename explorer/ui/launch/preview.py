@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget, QHBoxLayout)
 
 from explorer.paths import REPO_ROOT
+from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.tasks import run_in_thread
 
 PREVIEW_TIMEOUT_S = 180
@@ -180,10 +181,7 @@ class DataPreview(QWidget):
                 item = QTableWidgetItem(str(rec.get(key, "")))
                 item.setToolTip(str(rec.get(key, "")))
                 self.table.setItem(r, c, item)
-        hh = self.table.horizontalHeader()
-        for c in range(len(cols) - 1):
-            hh.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
-            self.table.setColumnWidth(c, 190 if cols[c] in ("question", "text", "text_b") else 110)
+        fit_columns(self.table)   # short cells whole, text columns elided but readable
         self.finished.emit(res)
 
 

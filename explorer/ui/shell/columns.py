@@ -1,0 +1,62 @@
+"""Column widths of the tables that show results: short cells whole, long text elided but readable.
+
+One rule for every table of the app (the data preview, n-best, predictions), checked by
+explorer.ui.shell.layout_check: a column whose cells are all short (at most ``SHORT_CELL`` characters:
+numbers, labels, "(no answer)") is as wide as its widest cell and its title; a column of longer text
+(questions, passages) is at least ``MIN_TEXT_COLUMN`` px wide and at most ``MAX_TEXT_COLUMN``, its cells
+elided ("…", the full text in the tooltip) beyond that.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView, QTableView
+
+SHORT_CELL = 24        # characters: a cell this short is shown whole
+MIN_TEXT_COLUMN = 120  # px: the narrowest a column of longer, elided text may be
+MAX_TEXT_COLUMN = 320  # px: the widest a text column starts (the user can drag it wider)
+ROWS_MEASURED = 50     # rows whose cells decide the widths
+
+
+def text_columns(table: QTableView) -> set[int]:
+    """The columns with a cell longer than SHORT_CELL characters (in the first ROWS_MEASURED rows)."""
+    model = table.model()
+    out = set()
+    for col in range(model.columnCount()):
+        for row in range(min(model.rowCount(), ROWS_MEASURED)):
+            value = model.data(model.index(row, col), Qt.ItemDataRole.DisplayRole)
+            if value is not None and (len(str(value)) > SHORT_CELL or "\n" in str(value)):
+                out.add(col)
+                break
+    return out
+
+
+def fit_columns(table: QTableView, stretch: int | None = None) -> None:
+    """Size ``table``'s columns by the module's rule (Interactive sections the user can still drag).
+
+    ``stretch``: a column that takes the free width (QHeaderView.Stretch) but never gets narrower than
+    MIN_TEXT_COLUMN; the other columns are then ResizeToContents (for small tables: it measures every
+    change) and the table's minimum width holds them whole plus that minimum.
+    Default: the last section stretches when it is a text column.
+    """
+    header = table.horizontalHeader()
+    long = text_columns(table)
+    header.setStretchLastSection(False)
+    for col in range(table.model().columnCount()):
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+        table.resizeColumnToContents(col)
+        width = max(table.columnWidth(col), header.sectionSizeHint(col))
+        if col in long:
+            width = min(max(width, MIN_TEXT_COLUMN), MAX_TEXT_COLUMN)
+        table.setColumnWidth(col, width)
+    if stretch is None and long and max(long) == table.model().columnCount() - 1:
+        header.setStretchLastSection(True)
+    if stretch is not None:   # a small table (n-best): the other columns follow their contents as they change
+        for col in range(table.model().columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if col == stretch
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+        others = sum(table.columnWidth(c) for c in range(table.model().columnCount())
+                     if c != stretch and not table.isColumnHidden(c))
+        table.setMinimumWidth(others + MIN_TEXT_COLUMN + 2 * table.frameWidth()
+                              + table.verticalScrollBar().sizeHint().width()
+                              + (table.verticalHeader().width() if table.verticalHeader().isVisible() else 0))

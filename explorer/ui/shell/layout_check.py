@@ -1,0 +1,264 @@
+"""Find what a window cuts at its current size: widgets outside their parent, elided labels and headers.
+
+Used by tests/test_layout_sizes.py (every page at 1280x800 and 1920x1080) and scripts/layout_shots.py.
+:func:`layout_offenders` walks the visible widgets of a top-level window and returns one
+:class:`Offender` per problem, each naming the widget by its object path (class and object name or
+text, from the window down) and the sizes compared, so a failing test lists all of them at once.
+
+The rules, in pixels of the widget's own coordinates (1 px of slack for rounding):
+
+- *outside*: a visible child whose geometry leaves its visible parent's rect; children of a scroll
+  area's viewport are exempt when the scroll area can scroll in that direction (its scroll bar is not
+  ``ScrollBarAlwaysOff``).
+- *elided*: a QLabel without word wrap whose text (rich text through its plain-text rendering, the
+  longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
+  a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less).
+- *header*: a horizontal QHeaderView section (not hidden, width > 0) narrower than its title's
+  advance plus the style's header margins.
+- *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
+  fit the column; a column with longer text narrower than ``MIN_TEXT_COLUMN`` (an elided text column
+  must still show words, not "Me…").
+- *plot*: a pyqtgraph plot item or legend inside a GraphicsView that lies outside the view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRect, Qt
+from PySide6.QtGui import QFontMetrics, QTextDocument
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView,
+                               QLabel, QRadioButton, QStyle, QStyleOptionHeader, QTableView, QWidget)
+
+from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
+
+SLACK = 1            # px of rounding allowed
+CELL_ROWS = 30       # rows of a table that are measured
+
+
+@dataclass(frozen=True)
+class Offender:
+    """One cut thing: ``kind`` (outside, elided, header, cell, plot), ``path`` (the widget from the
+    window down), ``detail`` (what was compared, in px)."""
+
+    kind: str
+    path: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.path}: {self.detail}"
+
+
+def _name(w: QWidget) -> str:
+    name = type(w).__name__
+    if w.objectName() and not w.objectName().startswith("qt_"):
+        return f"{name}#{w.objectName()}"
+    text = w.text() if isinstance(w, (QLabel, QAbstractButton)) else ""
+    text = _plain(text, w)[:24] if text else ""
+    title = w.title() if hasattr(w, "title") and callable(w.title) and isinstance(w.title(), str) else ""
+    label = text or title
+    return f"{name}[{label!r}]" if label else name
+
+
+def widget_path(w: QWidget) -> str:
+    """``MainWindow > QTabWidget > ... > QLabel['text']`` from the top-level window down to ``w``."""
+    parts = []
+    while w is not None:
+        parts.append(_name(w))
+        if QWidget.isWindow(w):
+            break
+        w = QWidget.parentWidget(w)
+    return " > ".join(reversed(parts))
+
+
+def _plain(text: str, label: QWidget | None = None) -> str:
+    rich = isinstance(label, QLabel) and (label.textFormat() == Qt.TextFormat.RichText or (
+        label.textFormat() == Qt.TextFormat.AutoText and Qt.mightBeRichText(text)))
+    if rich:
+        doc = QTextDocument()
+        doc.setHtml(text)
+        return doc.toPlainText()
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&") if isinstance(label, QAbstractButton) \
+        else text
+
+
+def _scrollable(parent: QWidget, horizontal: bool) -> bool:
+    """Is ``parent`` the viewport of a scroll area that can scroll in that direction?"""
+    area = QWidget.parentWidget(parent)
+    if not isinstance(area, QAbstractScrollArea) or area.viewport() is not parent:
+        return False
+    policy = area.horizontalScrollBarPolicy() if horizontal else area.verticalScrollBarPolicy()
+    return policy != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+
+
+def _outside(w: QWidget) -> list[Offender]:
+    parent = QWidget.parentWidget(w)
+    if parent is None or QWidget.isWindow(w) or not QWidget.isVisible(parent):
+        return []
+    g, r = w.geometry(), parent.rect()
+    cut_x = g.left() < r.left() - SLACK or g.right() > r.right() + SLACK
+    cut_y = g.top() < r.top() - SLACK or g.bottom() > r.bottom() + SLACK
+    if cut_x and _scrollable(parent, True):
+        cut_x = False
+    if cut_y and _scrollable(parent, False):
+        cut_y = False
+    if not (cut_x or cut_y) or g.width() <= 0 or g.height() <= 0:
+        return []
+    return [Offender("outside", widget_path(w),
+                     f"geometry {_rect(g)} leaves its parent's rect {_rect(r)}")]
+
+
+def _rect(r: QRect) -> str:
+    return f"({r.x()},{r.y()} {r.width()}x{r.height()})"
+
+
+def _label(w: QLabel) -> list[Offender]:
+    text = w.text()
+    if not text or w.pixmap() is not None and not w.pixmap().isNull():
+        return []
+    avail = w.contentsRect().width() - 2 * max(w.margin(), 0) - max(w.indent(), 0) * (w.indent() > 0)
+    if w.wordWrap():
+        need = w.heightForWidth(w.width())
+        if need > w.height() + SLACK + 2:
+            return [Offender("elided", widget_path(w), f"wrapped text needs {need} px of height, has {w.height()}")]
+        return []
+    fm = QFontMetrics(w.font())
+    need = max(fm.horizontalAdvance(line) for line in _plain(text, w).split("\n"))
+    if need > avail + SLACK:
+        return [Offender("elided", widget_path(w), f"text needs {need} px, has {avail}")]
+    return []
+
+
+def _button(w: QAbstractButton) -> list[Offender]:
+    if not w.text():
+        return []
+    fm = QFontMetrics(w.font())
+    need = fm.horizontalAdvance(_plain(w.text(), w))
+    if isinstance(w, (QCheckBox, QRadioButton)):
+        need = w.sizeHint().width()
+    else:
+        need = min(w.sizeHint().width(), need + 8 + (w.iconSize().width() + 4 if not w.icon().isNull() else 0))
+    if need > w.width() + SLACK:
+        return [Offender("elided", widget_path(w), f"text needs {need} px, has {w.width()}")]
+    return []
+
+
+def _header_need(header: QHeaderView, section: int, text: str) -> int:
+    opt = QStyleOptionHeader()
+    opt.initFrom(header)
+    opt.section = section
+    opt.text = text
+    opt.orientation = header.orientation()
+    if header.isSortIndicatorShown():
+        opt.sortIndicator = QStyleOptionHeader.SortIndicator.SortDown
+    size = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, opt, header.fontMetrics().size(
+        0, text), header)
+    return size.width()
+
+
+def _header(h: QHeaderView) -> list[Offender]:
+    if h.orientation() != Qt.Orientation.Horizontal or h.model() is None:
+        return []
+    out = []
+    model = h.model()
+    for section in range(h.count()):
+        if h.isSectionHidden(section) or h.sectionSize(section) <= 0:
+            continue
+        text = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+        if not text:
+            continue
+        need = max(_header_need(h, section, line) for line in str(text).split("\n"))
+        if need > h.sectionSize(section) + SLACK:
+            out.append(Offender("header", f"{widget_path(h)} section {section} {str(text)!r}",
+                                f"title needs {need} px, section is {h.sectionSize(section)}"))
+    return out
+
+
+def _cells(t: QTableView) -> list[Offender]:
+    model = t.model()
+    if model is None or model.rowCount() == 0:
+        return []
+    out = []
+    fm = QFontMetrics(t.font())
+    pad = 2 * (t.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, t) + 1) + 2
+    for col in range(model.columnCount()):
+        if t.isColumnHidden(col) or t.columnWidth(col) <= 0:
+            continue
+        width = t.columnWidth(col)
+        short_need, long_seen = 0, False
+        for row in range(min(model.rowCount(), CELL_ROWS)):
+            text = model.data(model.index(row, col), Qt.ItemDataRole.DisplayRole)
+            if text is None or text == "":
+                continue
+            text = str(text)
+            if len(text) <= SHORT_CELL and "\n" not in text:
+                short_need = max(short_need, fm.horizontalAdvance(text) + pad)
+            else:
+                long_seen = True
+        stretched = t.horizontalHeader().sectionResizeMode(col) == QHeaderView.ResizeMode.Stretch or (
+            col == model.columnCount() - 1 and t.horizontalHeader().stretchLastSection())
+        if stretched and width >= MIN_TEXT_COLUMN:
+            continue   # the text column that takes the free width: it elides, at a readable width
+        if short_need > width + SLACK:
+            out.append(Offender("cell", f"{widget_path(t)} column {col}",
+                                f"short cell text needs {short_need} px, column is {width}"))
+        elif long_seen and width < MIN_TEXT_COLUMN:
+            out.append(Offender("cell", f"{widget_path(t)} column {col}",
+                                f"text column is {width} px, under {MIN_TEXT_COLUMN}"))
+    return out
+
+
+def _plots(view: QWidget) -> list[Offender]:
+    try:
+        import pyqtgraph as pg
+    except ImportError:     # pragma: no cover - pyqtgraph is a dependency
+        return []
+    if not isinstance(view, pg.GraphicsView) or view.scene() is None:
+        return []
+    out = []
+    bounds = view.viewport().rect().adjusted(-SLACK - 1, -SLACK - 1, SLACK + 1, SLACK + 1)
+    for item in view.scene().items():
+        if not isinstance(item, (pg.PlotItem, pg.LegendItem)) or not item.isVisible():
+            continue
+        if isinstance(item, pg.LegendItem) and not item.items:
+            continue
+        rect = item.sceneBoundingRect()
+        tl = view.mapFromScene(QPointF(rect.left(), rect.top()))
+        br = view.mapFromScene(QPointF(rect.right(), rect.bottom()))
+        r = QRect(tl, br)
+        if r.width() <= 0 or r.height() <= 0:
+            continue
+        if not bounds.contains(r):
+            out.append(Offender("plot", f"{widget_path(view)} > {type(item).__name__}",
+                                f"item at {_rect(r)} leaves the view {_rect(view.viewport().rect())}"))
+    return out
+
+
+def layout_offenders(window: QWidget) -> list[Offender]:
+    """Every cut widget (module docstring) among the visible descendants of ``window``; [] = none."""
+    out: list[Offender] = []
+    for w in [window, *window.findChildren(QWidget)]:
+        if not QWidget.isVisible(w) or w.width() <= 0 or w.height() <= 0:
+            continue
+        if QWidget.window(w) is not window:
+            continue
+        out += _outside(w)
+        if isinstance(w, QLabel):
+            out += _label(w)
+        elif isinstance(w, QAbstractButton) and not isinstance(w, QHeaderView):
+            out += _button(w)
+        if isinstance(w, QHeaderView):
+            out += _header(w)
+        if isinstance(w, QTableView) and isinstance(w, QAbstractItemView):
+            out += _cells(w)
+        out += _plots(w)
+    return out
+
+
+def size_offenders(window: QWidget, width: int, height: int) -> list[Offender]:
+    """An offender when ``window`` could not take ``width`` x ``height`` (its minimum size is larger, so
+    a screen of that size cuts it), naming the largest pages' minimum sizes."""
+    if window.width() <= width and window.height() <= height:
+        return []
+    return [Offender("window", widget_path(window),
+                     f"asked for {width}x{height}, its minimum size is {window.width()}x{window.height()}")]
