@@ -215,3 +215,33 @@ def test_tau_sweep_legend_sits_below_the_plot(qtbot, tmp_path):
     box, plot_area = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
     assert box.height() > 10 and not box.intersects(plot_area)
     assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()
+
+
+def test_a_long_data_preview_message_scrolls_and_never_grows_the_window(qtbot):
+    """Fresh-user trial 1-B1: the preview's summary took the height its wrapped text needed as a minimum, so
+    STS-B's notes grew the window to 1541x3315 on a 1280x800 screen, and it could not be made smaller. The
+    notes now scroll in a box of at most NOTES_MAX_SHARE of the panel; the whole text is still there."""
+    from explorer.ui.launch.preview import NOTES_MAX_SHARE, DataPreview
+
+    panel = DataPreview("train")
+    qtbot.addWidget(panel)
+    panel.resize(420, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    long = "<br>".join(f"note {i}: 197 rows have more fields than the 7 of the first row; lines 5553, 5554"
+                       for i in range(80))
+    panel.show_text(long)
+    panel.problems.setText("<br>".join(f"line {i}: empty text" for i in range(40)))
+    panel.problems.show()
+    panel._fit_summary()
+    qtbot.wait(20)
+    assert panel.notes_height() > 1500                               # the text itself is long ...
+    assert panel.minimumSizeHint().height() < 400                    # ... the panel's minimum is not
+    assert panel.notes.height() <= NOTES_MAX_SHARE * panel.height() + 3
+    assert panel.notes.verticalScrollBar().maximum() > 0              # scrolls to the rest
+    assert panel.notes.widget().height() >= panel.notes_height() - 20
+    panel.show_text("✓ 2,814 examples, 3 labels")                    # a short one takes only its lines
+    panel.problems.hide()
+    panel._fit_summary()
+    qtbot.wait(20)
+    assert panel.notes.maximumHeight() < 90

@@ -146,6 +146,7 @@ class DevTauView(QWidget):
                                       "null_odds.json (-score_diff, the file evaluate-v2.0.py reads with "
                                       "--na-prob-file).")
         self.at_tau = QLabel("")
+        self.at_tau.setWordWrap(True)   # its figures wrap: the row's minimum width is the buttons', not the text's
         trow = QHBoxLayout()
         trow.addWidget(QLabel("chosen τ"))
         trow.addWidget(self.tau)

@@ -17,11 +17,13 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTabWidget,
@@ -173,7 +175,14 @@ class TagView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addWidget(self.marked)
-        layout.addWidget(lower, 1)
+        # the tags, head and attention tabs scroll inside the page when the window is smaller than they need
+        # (a wide heat strip labelling every tag, the attention views' plots): the page's own minimum stays
+        # small, so it never makes the window larger than a 1280x800 screen
+        self.lower_scroll = QScrollArea()
+        self.lower_scroll.setWidget(lower)
+        self.lower_scroll.setWidgetResizable(True)
+        self.lower_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        layout.addWidget(self.lower_scroll, 1)
 
     # -- actions ---------------------------------------------------------------------------
     def load_model(self) -> None:

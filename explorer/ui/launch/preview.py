@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QLabel, QPushButton, QScrollArea, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget, QHBoxLayout)
 
 from explorer.paths import REPO_ROOT
@@ -52,6 +52,9 @@ def run_preview_process(source: str, task: str, split: str, text_columns: list[s
     return json.loads(lines[-1])
 
 
+NOTES_MAX_SHARE = 0.45   # of the preview panel's height, for the summary and the problems before they scroll
+NOTES_MIN_PX = 90        # the notes box never shrinks below this (about four lines)
+
 class DataPreview(QWidget):
     """Preview of one source (train or dev). Call :meth:`request`; results arrive asynchronously."""
 
@@ -85,10 +88,21 @@ class DataPreview(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.fetch_btn)
         row.addStretch(1)
+        # the summary and the problems scroll inside a box at most NOTES_MAX_SHARE of the panel high: a long
+        # message is never cut off, and never makes the panel (and so the window) taller than the screen
+        notes = QWidget()
+        notes_lay = QVBoxLayout(notes)
+        notes_lay.setContentsMargins(0, 0, 0, 0)
+        notes_lay.addWidget(self.summary)
+        notes_lay.addWidget(self.problems)
+        self.notes = QScrollArea()
+        self.notes.setWidget(notes)
+        self.notes.setWidgetResizable(True)
+        self.notes.setFrameShape(QFrame.Shape.NoFrame)
+        self.notes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.summary)
-        lay.addWidget(self.problems)
+        lay.addWidget(self.notes)
         lay.addLayout(row)
         lay.addWidget(self.table, 1)
         self.show_text("")
@@ -97,10 +111,21 @@ class DataPreview(QWidget):
         self.summary.setText(text)
         self._fit_summary()
 
+    def notes_height(self) -> int:
+        """Pixels the wrapped summary and problems need at the panel's width now."""
+        width = max(self.contentsRect().width() - 8 - self.notes.verticalScrollBar().sizeHint().width(), 120)
+        need = self.summary.heightForWidth(width) + self.summary.fontMetrics().lineSpacing() // 2
+        if not self.problems.isHidden():
+            need += self.problems.heightForWidth(width) + 6
+        return need
+
     def _fit_summary(self) -> None:
-        """Give the wrapped summary the height it needs (a long message must never be cut off)."""
-        width = max(self.contentsRect().width() - 8, 200)
-        self.summary.setMinimumHeight(self.summary.heightForWidth(width) + self.summary.fontMetrics().lineSpacing() // 2)
+        """The notes box as tall as its text needs, up to NOTES_MAX_SHARE of the panel (then it scrolls);
+        the panel's minimum height never follows the text (it grew a window to 3,315 px on STS-B's notes)."""
+        need = self.notes_height()
+        cap = max(NOTES_MIN_PX, int(NOTES_MAX_SHARE * max(self.height(), 2 * NOTES_MIN_PX)))
+        self.notes.setMinimumHeight(min(need, NOTES_MIN_PX))
+        self.notes.setMaximumHeight(min(need, cap) + 2)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -171,6 +196,7 @@ class DataPreview(QWidget):
                 text += f"<br>… {max(0, len(problems) - 8) + max(0, more)} more"
             self.problems.setText(f"<b>{res.get('n_problems', len(problems))} problem(s):</b><br>{text}")
             self.problems.show()
+            self._fit_summary()
         records = res.get("records") or []
         cols = list(records[0].keys()) if records else []
         self.table.setColumnCount(len(cols))
