@@ -68,7 +68,8 @@ def shoot_classify(drv, out: Path, checkpoint: str, dev: str, text: str, text_b:
             cal_view.grab().save(str(out / "calibration.png"))
             print(f"calibration.png: {cal_view.summary.text()}", flush=True)
             cal_view.close()
-    table = dev_view.mistakes if dev_view.report.mistakes else dev_view.boundary
+    rep = dev_view.report
+    table = dev_view.mistakes if (getattr(rep, "mistakes", None) or getattr(rep, "worst", None)) else dev_view.boundary
     view.result = None
     table.cellClicked.emit(0, 0)
     drv.wait_until(lambda: view.result is not None, timeout, "the clicked dev example in Classify")
