@@ -24,7 +24,12 @@ from layout_shots import SIZES, fill_pages, resize, show_page  # noqa: E402
 @pytest.fixture
 def filled_window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from PySide6.QtWidgets import QApplication
+
     from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())   # the app's own look (Fusion + style.qss), whatever ran before
     from explorer.ui.shell.settings import AppSettings
 
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)

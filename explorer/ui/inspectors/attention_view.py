@@ -160,7 +160,7 @@ class AttentionView(QWidget):
     def _build_token_views(self) -> QSplitter:
         """The token x token heat map beside the head view (lines), and the hover readout."""
         self.heatmap = TokenHeatmap(colorbar_label="attention weight")
-        self.heatmap.setMinimumSize(300, 250)
+        self.heatmap.setMinimumSize(240, 250)   # with the head view beside it and the probe panel: 1280 px wide
         self.heatmap.plot.setLabel("left", "from token (row)")
         self.heatmap.plot.setLabel("bottom", "to token (column)")
         self.head_view = HeadView()

@@ -21,6 +21,8 @@ from explorer.core.metric_display import format_metric, metric_label, to_display
 
 from explorer.core.task_facts import find_task_facts
 
+from explorer.ui.shell.columns import fit_columns
+
 from .client import shared_client
 from .common import ResultSource, header
 from .remote import RemoteLatest
@@ -293,7 +295,7 @@ class ClassifyDevView(QWidget):
                 for c, value in enumerate((row.index + 1, named(row.label), named(row.prediction),
                                            f"{row.confidence:.3f}", text)):
                     table.setItem(r, c, QTableWidgetItem(str(value)))
-            table.resizeColumnsToContents()
+            fit_columns(table)   # numbers and class names whole, the text column at least 120 px
 
     def _show_per_class(self, rep, kind: str) -> None:
         """Precision, recall, F1 and support of every class by name, then macro and weighted F1 and, when the
@@ -376,7 +378,7 @@ class ClassifyDevView(QWidget):
             for c, value in enumerate((row.index + 1, f"{row.gold:.3f}", f"{row.predicted:.3f}", f"{row.error:+.3f}",
                                        text)):
                 self.mistakes.setItem(r, c, QTableWidgetItem(str(value)))
-        self.mistakes.resizeColumnsToContents()
+        fit_columns(self.mistakes)
 
     def _show_multilabel(self, rep) -> None:
         """Micro / macro F1 and subset accuracy at the saved thresholds; one row per label."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
 from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
+from explorer.ui.shell.columns import fit_columns
 
 from .client import shared_client
 from .common import header
@@ -370,7 +371,7 @@ class ClassifyView(QWidget):
                 p = f"{res.probabilities[k]:.4f}"
             for col, value in enumerate((name, f"{z:+.4f}", p)):
                 self.table.setItem(k, col, QTableWidgetItem(value))
-        self.table.resizeColumnsToContents()
+        fit_columns(self.table)   # every title whole ("P = softmax" was cut in a stretched last section)
         self.text.setPlainText("\n".join(self.result_lines(res)))
         self._show_flow(res)
         if problem == REGRESSION_TYPE:
