@@ -162,7 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings
 
+    from explorer.ui.shell.style import apply_style
+
     app = QApplication.instance() or QApplication([])
+    apply_style(app)   # the app's own look, as the window a person opens
     win = MainWindow(tmp / "runs", AppSettings(tmp / "s.ini"), probe_device=False)
     win.show()
 
