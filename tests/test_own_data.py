@@ -320,3 +320,30 @@ def test_label_names_name_integer_ids_in_train_and_dev(tmp_path):
     train = load_classification(str(p), label_names=["negative", "positive"])
     dev = load_classification(str(p), label_names=["negative", "positive"])
     assert train.label_names == ["negative", "positive"] and dev.relabel(train.label_names).labels == [0, 1]
+
+
+def test_a_regression_file_without_dev_gets_a_seeded_random_split(tmp_path):
+    """Fresh-user trial: STS-B with Dev fraction 0.1 and no dev file trained on every row, logged 0 dev
+    examples, kept no best checkpoint and said nothing. Scores have no classes to stratify, so the split is
+    a seeded random one, written to dev_split.csv and read back; with fraction 0 the run says it is never
+    evaluated."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.core.training.config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    p = tmp_path / "sts.tsv"
+    p.write_text("sentence1\tsentence2\tscore\n" + "".join(f"a {i}\tb {i}\t{i % 6}.5\n" for i in range(40)),
+                 encoding="utf-8")
+    data = load_regression(str(p))
+    task = get_task("regression")
+    run = tmp_path / "run"
+    run.mkdir()
+    cfg = TrainConfig(task="regression", train=str(p), dev_fraction=0.1, seed=3)
+    train, dev, notes = task.split_dev(data, cfg, run)
+    assert len(dev) == 4 and len(train) == 36 and (run / "dev_split.csv").is_file()
+    assert any("4 of 40 training rows (10%, random, seed 3)" in m for _, m in notes)
+    assert sorted(dev.texts_a + train.texts_a) == sorted(data.texts_a)          # every row once
+    again_train, again_dev, _ = task.split_dev(data, cfg, run)                  # resume reads it back
+    assert again_dev.texts_a == dev.texts_a and again_dev.labels == dev.labels
+    _, none, notes0 = task.split_dev(data, TrainConfig(task="regression", train=str(p), dev_fraction=0.0), None)
+    assert none is None and "never evaluated" in notes0[0][1]

@@ -227,8 +227,10 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
              else _one_label_column(where, header, "", KNOWN_LABELS))
     scores = parse_scores((w, row.get(label)) for w, (_, row) in zip(at, rows))
     notes = [("info", f"{where}: {n}") for n in (table.notes if table is not None else [])]   # encoding, long rows
+    lines = [int(line) for line, _ in rows]
     return ClassificationData(a, b, scores, source, (texts[0], texts[1] if b is not None else "", label),
-                              regression=True, notes=notes)
+                              regression=True, notes=notes, lines=lines, row_ids=[str(n) for n in lines],
+                              raw_labels=[str(row.get(label, "")) for _, row in rows])
 
 
 def _one_label_column(where: str, header: list[str], label_column: str, known: Sequence[str]) -> str:

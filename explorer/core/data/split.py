@@ -45,6 +45,20 @@ def stratified_split(labels: list[int], fraction: float, seed: int, names: list[
     return sorted(dev), notes
 
 
+def random_split(n: int, fraction: float, seed: int) -> tuple[list[int], list[tuple[str, str]]]:
+    """(dev row indices sorted, notes) for rows without classes (regression scores): round(n * fraction)
+    rows drawn with the run's seed, at least 1 and never all of them when n >= 2.
+
+    Args:
+        n: rows; fraction: share held out, in (0, 1); seed: the run's seed.
+    """
+    if n < 2:
+        return [], [("warning", f"{n} training row(s): too few to hold any out as dev")]
+    k = min(max(1, round(n * fraction)), n - 1)
+    rng = np.random.default_rng(seed)
+    return sorted(int(i) for i in rng.permutation(n)[:k]), []
+
+
 def write_dev_split(path: Path, data, dev_indices: list[int]) -> None:
     """``dev_split.csv``: one row per dev example: row_id (the id column, else the line), line, label."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,9 @@ def parse_weights_for(text: str, train_examples: ClassificationData) -> list[flo
     return [float(spec.get(n, 1.0)) for n in names]
 
 
+NO_DEV_NOTE = ("warning", "no dev data (no dev file and dev fraction 0): the run is never evaluated, keeps no best "
+                          "checkpoint and its result is checkpoints/last")
+
 class ClassificationTask(Task):
     """Sentence or sentence-pair classification; ``pair`` comes from the task's facts row."""
 
@@ -86,10 +89,13 @@ class ClassificationTask(Task):
     def split_dev(self, train_examples: ClassificationData, config, run_dir):
         """(train, dev or None, notes): the held-out dev split when the run has no dev file (see module doc)."""
         frac = config.resolved_dev_fraction()
-        if config.dev or frac <= 0 or train_examples.regression:
+        if config.dev:
             return train_examples, None, []
+        if frac <= 0:
+            return train_examples, None, [NO_DEV_NOTE]
         from explorer.core.data.split import (
             load_dev_split,
+            random_split,
             stratified_split,
             write_dev_split,
         )
@@ -99,11 +105,16 @@ class ClassificationTask(Task):
             dev_idx = load_dev_split(path, train_examples)
             notes = [("info", f"dev split read back from {path}: {len(dev_idx)} rows")]
         else:
-            dev_idx, notes = stratified_split(train_examples.labels, frac, config.seed, train_examples.class_names())
+            if train_examples.regression:   # scores have no classes to stratify by: a seeded random split
+                dev_idx, notes = random_split(len(train_examples), frac, config.seed)
+            else:
+                dev_idx, notes = stratified_split(train_examples.labels, frac, config.seed,
+                                                  train_examples.class_names())
             if path is not None:
                 write_dev_split(path, train_examples, dev_idx)
+            how = "random" if train_examples.regression else "stratified"
             notes = notes + [("info", f"no dev file: {len(dev_idx)} of {len(train_examples)} training rows "
-                              f"({frac:.0%}, stratified, seed {config.seed}) held out as dev"
+                              f"({frac:.0%}, {how}, seed {config.seed}) held out as dev"
                               + (f"; their ids are in {path}" if path is not None else ""))]
         keep = sorted(set(range(len(train_examples))) - set(dev_idx))
         return train_examples.subset(keep), train_examples.subset(sorted(dev_idx)), notes

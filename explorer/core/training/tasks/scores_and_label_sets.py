@@ -121,8 +121,10 @@ class MultiLabelTask(ClassificationTask):
 
     def split_dev(self, train_examples, config, run_dir):
         """No held-out split for multi-label data (the stratified split needs one class per row): give a dev
-        file to evaluate."""
-        return train_examples, None, []
+        file to evaluate; without one the run says it is never evaluated."""
+        from explorer.core.training.tasks.classification import NO_DEV_NOTE
+
+        return train_examples, None, [] if config.dev else [NO_DEV_NOTE]
 
     def class_weights(self, train_examples, config) -> None:
         """Class weights are for the softmax classifier; BCE here weighs every label alike."""
