@@ -167,3 +167,34 @@ def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbo
     w.editors["task"].set("pair")
     w.editors["task"].set("single")
     assert w.config().train == str(mine)
+
+
+def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_path):
+    """Second fresh-user trial: scrolling the launcher form over Precision turned it to "fp16 (CUDA)" on a CPU
+    machine, silently. A drop-down or number box takes the wheel only once clicked into (it has focus)."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+
+    def wheel(widget):
+        ev = QWheelEvent(QPointF(5, 5), QPointF(widget.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                         Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(widget, ev)
+
+    precision, batch = w.editors["mixed_precision"], w.editors["batch_size"]
+    before = (precision.get(), batch.get())
+    for editor in (precision, batch):
+        assert editor.widget.focusPolicy() == Qt.FocusPolicy.StrongFocus
+        wheel(editor.widget)
+    assert (precision.get(), batch.get()) == before          # unfocused: the values stay
+    batch.widget.setFocus()
+    qtbot.waitUntil(batch.widget.hasFocus)
+    wheel(batch.widget)
+    assert batch.get() != before[1]                          # clicked into: the wheel works as usual

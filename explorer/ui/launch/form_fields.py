@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QLocale, Signal
+from PySide6.QtCore import QEvent, QLocale, QObject, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
 from explorer.core.task_facts import task_labels
@@ -157,7 +157,36 @@ def make_editor(spec: FieldSpec) -> Editor:
     except KeyError:
         raise ValueError(f"unknown editor kind {spec.kind!r} for field {spec.name}; kinds: "
                          f"{', '.join(EDITORS)}") from None
-    return factory(spec)
+    editor = factory(spec)
+    for w in [editor.widget, *editor.widget.findChildren(QWidget)]:
+        if isinstance(w, (QComboBox, QAbstractSpinBox)):
+            guard_wheel(w)
+    return editor
+
+
+class _WheelGuard(QObject):
+    """Lets a wheel turn a drop-down or a number box only once the user has clicked into it: scrolling the
+    form over a field scrolled the field's value instead (Precision became "fp16 (CUDA)" on a CPU machine,
+    second fresh-user trial). Unfocused, the wheel event goes to the form's scroll area."""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Wheel and not obj.hasFocus():
+            event.ignore()
+            return True
+        return False
+
+
+_WHEEL_GUARD: _WheelGuard | None = None
+
+
+def guard_wheel(widget: QWidget) -> None:
+    """Install the wheel guard on ``widget`` (a QComboBox or spin box) and make it take focus on click only,
+    so hovering over it while scrolling the form never changes its value."""
+    global _WHEEL_GUARD
+    if _WHEEL_GUARD is None:
+        _WHEEL_GUARD = _WheelGuard()
+    widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    widget.installEventFilter(_WHEEL_GUARD)
 
 
 @register_editor("text")
