@@ -94,7 +94,15 @@ def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_p
                                   "text_columns": ["text"], "model": "m"})
     review.set_label(0, "FAVOR")
     fields, _ = finetune_data(load_predictions(path), review, {"train": str(train), "text_columns": ["Tweet"],
-                                                               "label_column": "Stance"}, tmp_path / "c")
+                                                               "label_column": "Stance", "no_header": True,
+                                                               "encoding": "cp1252", "class_weights": "balanced",
+                                                               "max_steps": 300, "run_id": "stance",
+                                                               "dev_fraction": 0.1}, tmp_path / "c")
+    # the run's recipe goes along; how its old file was read does not (second trial: a kept No header row
+    # refused the combined file, and max_steps came from the launcher's last state)
+    assert (fields["class_weights"], fields["max_steps"], fields["dev_fraction"]) == ("balanced", 300, 0.1)
+    assert (fields["no_header"], fields["encoding"], fields["id_column"]) == (False, "", "")
+    assert "run_id" not in fields
     rows = list(csv.reader(open(fields["train"], encoding="utf-8", newline=""), delimiter="\t",
                            quoting=csv.QUOTE_NONE))
     assert rows == [["text", "label"], ['he said "no" to it', "AGAINST"], ['"quoted" start', "FAVOR"],

@@ -314,6 +314,11 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
     return write_table(out, inputs + ["label", "label_source"], rows())
 
 
+# run config keys a fine-tune on corrected rows does not take from the run it corrects: its identity and
+# folders, and how the old training file was read (the combined file is read by the fields set below)
+_NOT_CARRIED = frozenset({"run_id", "output_dir", "resume", "train", "text_columns", "label_column", "no_header",
+                          "encoding", "id_column", "label_names", "skip_invalid", "train_cap", "watch"})
+
 def finetune_data(table: PredictionTable, review: Review, run_config: dict, folder: str | Path) -> tuple[dict, str]:
     """The TrainConfig fields of a new run on the original training file plus the corrected rows, and a note.
 
@@ -361,10 +366,11 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     write_table(out, header, rows)
     note = (f"The training config takes one train file, so {out} combines {' and '.join(note_parts)}"
             + (f" (the original: {train})" if train else "") + ".")
-    fields = {"train": str(out), "text_columns": header[:-1], "label_column": "label"}
-    for key in ("model", "task", "dev", "max_seq_length", "num_labels"):
-        if key in run_config and run_config[key] not in (None, ""):
-            fields[key] = run_config[key]
+    # the run's own recipe (class weights, dev fraction, steps, learning rate...), not what the launcher held
+    # last; the data settings describe the combined file (a header, UTF-8, no id column)
+    fields = {k: v for k, v in run_config.items() if k not in _NOT_CARRIED and v is not None}
+    fields.update({"train": str(out), "text_columns": header[:-1], "label_column": "label", "no_header": False,
+                   "encoding": "", "id_column": "", "skip_invalid": False})
     fields["task"] = fields.get("task") or ("pair" if pair else "single")
     fields["model"] = fields.get("model") or review.model   # the run's starting model: the same recipe, more data
     fields["num_labels"] = len(names)
