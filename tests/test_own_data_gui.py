@@ -200,3 +200,29 @@ def test_dev_view_shows_per_class_figures_f_avg_and_class_names(qtbot):
     assert shown and shown <= set(names)
     view.clear_results()
     assert t.rowCount() == 0 and t.isHidden()
+
+
+def test_a_model_switch_replaces_the_dev_file_the_previous_run_put_in(qtbot, tmp_path):
+    """Second trial: after switching from the stance model to the STS-B model, Classify: dev set kept the stance
+    file. A path pre-filled from the previous model's run follows the new run; a typed one stays. A run's
+    held-out rows are scored whole (cap: all)."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    def run(name, **cfg):
+        folder = tmp_path / "runs" / name
+        (folder / "checkpoints" / "best").mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps({"task": "single", **cfg}))
+        return folder
+
+    a = run("a", train="/data/stance.txt", dev="")
+    (a / "dev_split.csv").write_text("row_id,line,label\n1,2,AGAINST\n", encoding="utf-8")
+    b = run("b", train="/data/sts_train.csv", dev="/data/sts_dev.csv")
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    dev.prefill_from_run(str(a / "checkpoints" / "best"))
+    assert dev.path.text() == "/data/stance.txt" and dev.cap.value() == 0
+    dev.prefill_from_run(str(b / "checkpoints" / "best"))
+    assert dev.path.text() == "/data/sts_dev.csv"
+    dev.path.setText("/mine/dev.tsv")
+    dev.prefill_from_run(str(a / "checkpoints" / "best"))
+    assert dev.path.text() == "/mine/dev.tsv"

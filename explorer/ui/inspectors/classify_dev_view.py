@@ -85,6 +85,7 @@ class ClassifyDevView(QWidget):
         self.only_split.setVisible(False)
         self._settings: dict = {}
         self._prefilled_for = None
+        self._path_from_run = ""   # the dev path prefill_from_run put in (replaced when the model changes)
         top = QHBoxLayout()
         for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run, self.calibrate):
             top.addWidget(w)
@@ -162,8 +163,10 @@ class ClassifyDevView(QWidget):
             self.only_split.setVisible(False)
             return False
         self._settings = settings
-        if not self.path.text().strip():
+        typed = self.path.text().strip()
+        if not typed or typed == self._path_from_run:   # empty, or put there for the previous model's run
             self.path.setText(str(settings.get("dev") or settings.get("train") or ""))
+            self._path_from_run = self.path.text().strip()
         texts = ", ".join(str(c) for c in settings.get("text_columns") or [])
         if texts and not self.text_columns.currentText().strip():
             self.text_columns.addItem(texts)
@@ -176,6 +179,8 @@ class ClassifyDevView(QWidget):
         split = bool(settings.get("dev_split"))
         self.only_split.setVisible(split)
         self.only_split.setChecked(split)
+        if split:
+            self.cap.setValue(0)   # the held-out rows are a tenth of the file: all of them, as the run's curves
         return True
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
