@@ -107,6 +107,9 @@ def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_pat
     w.editors["task"].set("regression")
     w._changed()
     assert not w.editors["label_separator"].widget.isEnabled() and w.editors["label_column"].widget.isEnabled()
+    # class weights and F_avg classes are for classes: off for scores, and out of the command (second trial)
+    assert not w.editors["class_weights"].widget.isEnabled() and not w.editors["f1_classes"].widget.isEnabled()
+    assert w.editors["dev_fraction"].widget.isEnabled()      # a regression run holds out a random dev split
     assert "--task regression" in w.command.toPlainText() and "num_labels" not in w.problem.text()
     w.editors["task"].set("multilabel")
     w._changed()

@@ -263,10 +263,10 @@ class TrainConfig:
     class_weights: str = setting("", "classification: per-class weights in the cross-entropy loss: balanced (n / "
                                  "(K x class count), as scikit-learn's compute_class_weight) or name=weight pairs, "
                                  "e.g. AGAINST=1,FAVOR=2.5", label="Class weights", group=RECIPE, kind="weights",
-                                 applies="table", rank=6)
+                                 applies="table", tasks=("single", "pair"), rank=6)
     f1_classes: list[str] = setting([], "classification: classes whose F1 is averaged into f_avg (SemEval-2016 "
                                     "stance: FAVOR,AGAINST)", label="F1 classes", group=OUTPUT, kind="columns",
-                                    applies="table", rank=6)
+                                    applies="table", tasks=("single", "pair"), rank=6)
     new_head: bool = setting(False, "classification: start a fresh head for the data's labels, keeping the "
                              "checkpoint's encoder (needed when the checkpoint's head has other labels)",
                              label="New head", group=MODEL_AND_TASK, kind="bool", applies="table", rank=1)
