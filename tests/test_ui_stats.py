@@ -10,6 +10,9 @@ from test_compare_significance import _comparison
 
 
 def test_compare_view_says_whether_b_is_better(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QTextDocumentFragment
+
     from explorer.ui.groups.compare_view import CompareView
 
     view = CompareView()
@@ -19,6 +22,10 @@ def test_compare_view_says_whether_b_is_better(qtbot, tmp_path):
     text = view.verdict.text()
     assert "B is better by 16.0 F1 points, 95% interval" in text and "p = 0.039 for exact match" in text
     assert "only A right 2, only B right 10" in text
+    # shown as lines, not as a literal "<br>" (the real Compare screenshot had "for exact match<br>exact match")
+    assert view.verdict.textFormat() == Qt.TextFormat.RichText and "&lt;br&gt;" not in text
+    shown = QTextDocumentFragment.fromHtml(text).toPlainText()
+    assert "<br>" not in shown and len(shown.splitlines()) >= 2
     view.set_comparison(_comparison(only_a=3, only_b=3))
     assert "no detectable difference in F1" in view.verdict.text()
 

@@ -10,6 +10,8 @@ explorer/ui/groups/compare_spans.py) and ``question_requested(question, passage)
 
 from __future__ import annotations
 
+import html
+
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +52,7 @@ class CompareView(QWidget):
         self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.verdict = QLabel("")
         self.verdict.setWordWrap(True)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)   # lines joined by <br> ("p < 0.001" escaped)
         self.verdict.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.verdict.setToolTip("McNemar's exact test on the questions only one checkpoint got exactly right; "
                                 "paired bootstrap (10,000 resamples of the questions, the same for A and B, seed 0) "
@@ -83,7 +86,7 @@ class CompareView(QWidget):
             f"<b>A</b> {c.label_a}: EM {c.metrics_a['exact_match']:.2f}, F1 {c.metrics_a['f1']:.2f} &nbsp; "
             f"<b>B</b> {c.label_b}: EM {c.metrics_b['exact_match']:.2f}, F1 {c.metrics_b['f1']:.2f} &nbsp; "
             f"({c.version}, {len(c.questions)} questions)<br>" + "<br>".join(c.count_lines()))
-        self.verdict.setText("<br>".join(c.significance().lines()) if c.questions else "")
+        self.verdict.setText("<br>".join(html.escape(line) for line in c.significance().lines()) if c.questions else "")
         self._draw_bars()
         self._draw_scatter()
         self._fill_table()
