@@ -107,12 +107,11 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 1
     create_app()
-    from explorer.ui.shell.splash import show_splash
+    from explorer.ui.shell.splash import hand_over, show_splash
 
     splash = show_splash()   # on screen within a second; the main window takes longer (issue 25, finding 9)
     app, window = create_window(args.runs_dir, args.settings, splash=splash)
-    window.show()
-    splash.finish(window)
+    hand_over(splash, window)
     rc = app.exec()
     if window.detached:
         # runs left training: exit without running the QProcess destructors, which would kill them

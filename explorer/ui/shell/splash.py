@@ -69,3 +69,17 @@ def show_splash() -> StartupSplash:
     splash.raise_()
     QApplication.processEvents()
     return splash
+
+
+def hand_over(splash: StartupSplash, window) -> None:
+    """Show ``window`` in front and close ``splash`` at once.
+
+    QSplashScreen.finish(window) waits until the window reports it is exposed; on an X server without a
+    window manager that report could be late, and at 1920x1080 only the splash stayed on screen for over
+    30 s although the window was ready (second fresh-user trial). Here the window is shown, raised and
+    painted first, then the splash closes: no gap, and no wait on the window system."""
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    QApplication.processEvents()
+    splash.close()
