@@ -232,3 +232,21 @@ def test_status_bar_counts_a_run_running_in_another_process(window, qtbot):
     window._update_activity()
     assert "idle" not in window.device_label.text()
     assert window.activity_label.text().startswith("running: ")
+
+
+def test_run_names_elide_in_the_middle_so_the_differing_end_stays(qtbot):
+    """Second trial: in a narrow dock every generated name read "minilm ·…". The Run column elides in the
+    middle ("minilm · s…nce_train"), the other columns at the right."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from explorer.ui.runs.dock import COLUMNS, MiddleElide, RunsPanel
+
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    delegate = panel.table.itemDelegateForColumn(COLUMNS.index("Run"))
+    assert isinstance(delegate, MiddleElide)
+    option = QStyleOptionViewItem()
+    delegate.initStyleOption(option, panel.table.model().index(0, 0))
+    assert option.textElideMode == Qt.TextElideMode.ElideMiddle
+    assert panel.table.textElideMode() == Qt.TextElideMode.ElideRight

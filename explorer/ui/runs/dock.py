@@ -21,7 +21,8 @@ from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex
                             Signal)
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
-                               QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QTreeView,
+                               QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QStyledItemDelegate,
+                               QTreeView,
                                QVBoxLayout, QWidget)
 
 from explorer.core.runs import checkpoint_path
@@ -66,6 +67,14 @@ STATUS_TIPS = {
     "crashed": "the event log ends without a result and no worker process is alive",
 }
 
+
+
+class MiddleElide(QStyledItemDelegate):
+    """Elides a cell's text in the middle (the Run column: model first, task and data last)."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 class RunsModel(QAbstractItemModel):
     """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/groups.py)
@@ -413,7 +422,10 @@ class RunsPanel(QWidget):
         self.table.setSortingEnabled(True)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)   # short names: the differing part comes first
+        # run names "minilm · single · stance_train": the model first, what differs (task, data) last, so a
+        # narrow dock elides the middle ("minilm…ce_train"), not the end (every run read "minilm ·…")
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setItemDelegateForColumn(COLUMNS.index("Run"), MiddleElide(self.table))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # the run name takes the free width; the short columns fit their contents and headers (never clipped);
         # HIDDEN_COLUMNS start hidden: right-click the header to show them
