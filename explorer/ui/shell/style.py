@@ -21,8 +21,14 @@ def apply_style(app: QApplication) -> None:
     """Fusion style + the project's style sheet + the window icon + wrapped tooltips app-wide."""
     from explorer.ui.shell.tooltips import install_tooltip_wrapper
 
+    sheet = STYLE_FILE.read_text(encoding="utf-8") if STYLE_FILE.is_file() else ""
+    # setStyle and setStyleSheet repolish every live widget: skipped when already in place (a second window,
+    # the tests' many windows), where they made each window's set-up slower than the last
+    if getattr(app, "_explorer_styled", False) and app.styleSheet() == sheet:
+        return
     app.setStyle("Fusion")
     install_tooltip_wrapper(app)
-    if STYLE_FILE.is_file():
-        app.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8"))
+    if sheet:
+        app.setStyleSheet(sheet)
     app.setWindowIcon(icon("app"))
+    app._explorer_styled = True
