@@ -223,7 +223,7 @@ def run_data_settings(model_source: str) -> dict:
     import json
     from pathlib import Path
 
-    from explorer.core.runs import CHECKPOINTS, dev_split_file, run_config_of
+    from explorer.core.runs import CHECKPOINTS, dev_split_file, run_config_of, run_dir_of
 
     folder = Path(str(model_source or "")).expanduser()
     if folder.parent.name != CHECKPOINTS:
@@ -237,8 +237,9 @@ def run_data_settings(model_source: str) -> dict:
     if not isinstance(data, dict):
         return {}
     out = {k: data.get(k) for k in ("dev", "train", "task", "f1_classes") + TABLE_SETTINGS if k in data}
-    split = dev_split_file(folder.parent.parent)
-    if not out.get("dev") and split.is_file():
+    run_dir = run_dir_of(folder)
+    split = dev_split_file(run_dir) if run_dir is not None else None
+    if not out.get("dev") and split is not None and split.is_file():
         out["dev_split"] = str(split)
     return out
 

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.cv import CrossValidationError, Fold, cv_folds, out_of_fold
+from explorer.core.task_facts import find_task_facts
 from explorer.core.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
 
 FOLDS_FILE = "folds.json"
@@ -87,7 +88,8 @@ def load_cv_data(config, group_column: str = "") -> CvData:
     if config.dev_cap:
         raise CrossValidationError("--cv scores every held-out example; leave out --dev-cap")
     path = str(Path(config.train).expanduser())
-    if task.startswith("squad"):
+    facts = find_task_facts(task)
+    if facts is not None and facts.data_kind == "squad":
         return _squad_data(path, group_column)
     return _table_data(config, path, group_column)
 
@@ -96,7 +98,8 @@ def _table_data(config, path: str, group_column: str) -> CvData:
     from explorer.core.data.classification import load_classification
     from explorer.core.data.table import read_table, resolve_column
 
-    data = load_classification(path, pair=config.task == "pair", text_columns=config.text_columns or None,
+    facts = find_task_facts(config.task)
+    data = load_classification(path, pair=bool(facts and facts.pair), text_columns=config.text_columns or None,
                                label_column=config.label_column, id_column=config.id_column,
                                no_header=config.no_header, encoding=config.encoding,
                                label_names=config.label_names or None, skip_invalid=config.skip_invalid)
