@@ -57,7 +57,7 @@ def parse_weights_for(text: str, train_examples: ClassificationData) -> list[flo
     return [float(spec.get(n, 1.0)) for n in names]
 
 
-NO_DEV_NOTE = ("warning", "no dev data (no dev file and dev fraction 0): the run is never evaluated, keeps no best "
+NO_DEV_NOTE = ("info", "no dev data (no dev file and dev fraction 0): the run is never evaluated, keeps no best "
                           "checkpoint and its result is checkpoints/last")
 
 class ClassificationTask(Task):
