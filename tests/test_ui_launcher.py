@@ -171,7 +171,8 @@ def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbo
 
 def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_path):
     """Second fresh-user trial: scrolling the launcher form over Precision turned it to "fp16 (CUDA)" on a CPU
-    machine, silently. A drop-down or number box takes the wheel only once clicked into (it has focus)."""
+    machine, silently; the third trial saw a Tab-focused field change the same way. The wheel never turns a
+    form field."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -197,4 +198,6 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
     batch.widget.setFocus()
     qtbot.waitUntil(batch.widget.hasFocus)
     wheel(batch.widget)
-    assert batch.get() != before[1]                          # clicked into: the wheel works as usual
+    assert batch.get() == before[1]                          # focused (Tab): still the form's wheel (third trial)
+    batch.widget.stepUp()
+    assert batch.get() == before[1] + 1                      # the arrows and keys still change it

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QScrollArea,
                                QListWidget, QSlider, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
@@ -195,8 +195,19 @@ class SpansView(QWidget):
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "
                                 "when τ moves).", panel="Spans & τ"))
-        layout.addWidget(decision_box)
-        layout.addWidget(split, 1)
+        # the decision and the panes scroll inside the page when the window is shorter than they need (stacked
+        # on a narrow screen they sum their heights): the page never makes the window taller than the screen
+        # (third trial: 811 px on a 1280x800 X screen)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addWidget(decision_box)
+        body_layout.addWidget(split, 1)
+        self.body_scroll = QScrollArea()
+        self.body_scroll.setWidget(body)
+        self.body_scroll.setWidgetResizable(True)
+        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        layout.addWidget(self.body_scroll, 1)
 
     def set_abstain_note(self, text: str) -> None:
         """Show (or with "" hide) the note under the decision: e.g. a SQuAD v1.1 model never learnt to abstain

@@ -165,12 +165,13 @@ def make_editor(spec: FieldSpec) -> Editor:
 
 
 class _WheelGuard(QObject):
-    """Lets a wheel turn a drop-down or a number box only once the user has clicked into it: scrolling the
-    form over a field scrolled the field's value instead (Precision became "fp16 (CUDA)" on a CPU machine,
-    second fresh-user trial). Unfocused, the wheel event goes to the form's scroll area."""
+    """The wheel never turns a form's drop-down or number box: scrolling the form over a field scrolled the
+    field's value instead (Precision became "fp16 (CUDA)" on a CPU machine, second fresh-user trial; a field
+    reached with Tab changed the same way, third trial). The wheel event goes to the form's scroll area;
+    values change by click, keys and the arrows."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.Wheel and not obj.hasFocus():
+        if event.type() == QEvent.Type.Wheel:   # focused or not (third trial: Tab, then a scroll, changed it)
             event.ignore()
             return True
         return False
@@ -180,8 +181,8 @@ _WHEEL_GUARD: _WheelGuard | None = None
 
 
 def guard_wheel(widget: QWidget) -> None:
-    """Install the wheel guard on ``widget`` (a QComboBox or spin box) and make it take focus on click only,
-    so hovering over it while scrolling the form never changes its value."""
+    """Install the wheel guard on ``widget`` (a QComboBox or spin box) and make it take focus by click or
+    Tab only, so scrolling the form never changes its value."""
     global _WHEEL_GUARD
     if _WHEEL_GUARD is None:
         _WHEEL_GUARD = _WheelGuard()
