@@ -16,13 +16,14 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QScrollArea,
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QListWidget, QSlider, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.core.metrics import TAU_GRID_LIMIT, tau_axis_limit
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import fit_columns
+from explorer.ui.shell.scrolling import scrolling
 
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
@@ -203,10 +204,7 @@ class SpansView(QWidget):
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addWidget(decision_box)
         body_layout.addWidget(split, 1)
-        self.body_scroll = QScrollArea()
-        self.body_scroll.setWidget(body)
-        self.body_scroll.setWidgetResizable(True)
-        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.body_scroll = scrolling(body)
         layout.addWidget(self.body_scroll, 1)
 
     def set_abstain_note(self, text: str) -> None:

@@ -17,19 +17,19 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
+
+from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
 from .common import ResultSource, header
@@ -178,10 +178,7 @@ class TagView(QWidget):
         # the tags, head and attention tabs scroll inside the page when the window is smaller than they need
         # (a wide heat strip labelling every tag, the attention views' plots): the page's own minimum stays
         # small, so it never makes the window larger than a 1280x800 screen
-        self.lower_scroll = QScrollArea()
-        self.lower_scroll.setWidget(lower)
-        self.lower_scroll.setWidgetResizable(True)
-        self.lower_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.lower_scroll = scrolling(lower)
         layout.addWidget(self.lower_scroll, 1)
 
     # -- actions ---------------------------------------------------------------------------

@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QFrame, QLabel, QPushButton, QScrollArea, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget, QHBoxLayout)
 
 from explorer.paths import REPO_ROOT
 from explorer.ui.shell.columns import fit_columns
+from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.tasks import run_in_thread
 
 PREVIEW_TIMEOUT_S = 180
@@ -95,11 +96,7 @@ class DataPreview(QWidget):
         notes_lay.setContentsMargins(0, 0, 0, 0)
         notes_lay.addWidget(self.summary)
         notes_lay.addWidget(self.problems)
-        self.notes = QScrollArea()
-        self.notes.setWidget(notes)
-        self.notes.setWidgetResizable(True)
-        self.notes.setFrameShape(QFrame.Shape.NoFrame)
-        self.notes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.notes = scrolling(notes, horizontal=False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.notes)
