@@ -6,7 +6,6 @@ balanced class weights against scikit-learn, f_avg, and the checkpoint head agai
 import contextlib
 import io
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -281,11 +280,8 @@ def test_labels_the_head_knows_are_mapped_by_name(models, tmp_path):
 
 
 @pytest.mark.real_data
-def test_real_stance_file_loads_with_its_columns():
-    real = os.environ.get("EXPLORER_REAL_DATA")
-    if not real:
-        pytest.skip("EXPLORER_REAL_DATA is not set")
-    path = Path(real) / "stance_semeval2016" / "train.txt"
+def test_real_stance_file_loads_with_its_columns(real_data):
+    path = real_data / "stance_semeval2016" / "train.txt"   # (real_data skips when the folder is missing)
     d = load_classification(str(path), text_columns=["Tweet"], label_column="Stance", id_column="ID")
     assert len(d) == 2814 and d.label_names == ["AGAINST", "FAVOR", "NONE"]
     assert d.class_counts() == {"AGAINST": 1342, "FAVOR": 731, "NONE": 741}

@@ -3,7 +3,6 @@ threshold split, the Classify arithmetic of both heads (by-hand check), and a fe
 through the worker on files the tests write."""
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -230,8 +229,7 @@ def test_multilabel_trains_and_saves_its_thresholds(tmp_path):
         {"0": "econ", "1": "sport"}
 
 
-@pytest.mark.skipif(not os.environ.get("EXPLORER_REAL_DATA"), reason="EXPLORER_REAL_DATA is not set")
-def test_real_stsb_rows_train_a_few_steps(tmp_path):
+def test_real_stsb_rows_train_a_few_steps(tmp_path, real_data):
     """The STS Benchmark as released (no header, 7 or 9 fields, score in field 5), read by position without
     editing it (as scripts/stsb_time_to_pearson.py runs it): 300 rows, a few steps."""
     import sys
@@ -239,7 +237,7 @@ def test_real_stsb_rows_train_a_few_steps(tmp_path):
     sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
     from stsb_time_to_pearson import RAW_COLUMNS
 
-    raw = Path(os.environ["EXPLORER_REAL_DATA"]) / "stsb" / "train.csv"
+    raw = real_data / "stsb" / "train.csv"
     model = save_tiny_model(tmp_path / "m", "classification", num_labels=1)
     rc, ev = _train(["--model", model, "--task", "regression", "--train", raw, "--dev", raw, "--train-cap", 300,
                      "--dev-cap", 64, "--max-steps", 3, "--batch-size", 16, "--max-seq-length", 64,
@@ -250,12 +248,11 @@ def test_real_stsb_rows_train_a_few_steps(tmp_path):
     assert np.isfinite([e["metrics"]["pearson"] for e in ev if e["event"] == "eval"]).all()
 
 
-@pytest.mark.skipif(not os.environ.get("EXPLORER_REAL_DATA"), reason="EXPLORER_REAL_DATA is not set")
-def test_real_stsb_scores_are_read_from_field_5_and_long_rows_counted():
+def test_real_stsb_scores_are_read_from_field_5_and_long_rows_counted(real_data):
     """All 5,749 training pairs, scores 0-5 from field 5; the 197 rows with 9 fields are named, not shifted."""
     from explorer.core.data.scores_and_label_sets import load_regression
 
-    data = load_regression(str(Path(os.environ["EXPLORER_REAL_DATA"]) / "stsb" / "train.csv"), no_header=True,
+    data = load_regression(str(real_data / "stsb" / "train.csv"), no_header=True,
                            text_columns=["6", "7"], label_column="5")
     assert len(data) == 5749 and all(0.0 <= y <= 5.0 for y in data.labels)
     assert data.texts_b is not None and not any(t.endswith("\r") for t in data.texts_b)
