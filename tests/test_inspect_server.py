@@ -70,7 +70,17 @@ def test_a_newer_request_on_a_channel_drops_the_queued_one(pipe):
     pipe.send({"id": 1, "op": "blocked", "channel": "qa.probe"}, {"value": "first"})
     assert pipe.started.wait(10)                            # running: it finishes (the client drops it)
     pipe.send({"id": 2, "op": "echo", "channel": "qa.probe"}, {"value": "stale"})
+    queued_3 = threading.Event()                           # the gate: id 3 is queued before id 1 finishes
+    queue = pipe.server._queue
+
+    def queue_and_signal(message, data):
+        queue(message, data)
+        if message.get("id") == 3:
+            queued_3.set()
+
+    pipe.server._queue = queue_and_signal
     pipe.send({"id": 3, "op": "echo", "channel": "qa.probe"}, {"value": "fresh"})
+    assert queued_3.wait(10)
     pipe.gate.set()
     replies = [pipe.reply() for _ in range(3)]
     assert [(m["event"], m["id"], v) for m, v in replies] == [("result", 1, "first"), ("dropped", 2, None),
