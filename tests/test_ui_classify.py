@@ -150,7 +150,9 @@ def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
     cfg = loaded.model.config
     cfg.id2label = {0: "AGAINST", 1: "FAVOR", 2: "NONE"}
     cfg.label2id = {n: i for i, n in cfg.id2label.items()}
-    view.set_loaded(loaded)
+    view.label.setValue(-1)
+    view.set_loaded(loaded)                                 # a new head's names: still "none", never "-1"
+    assert view.label.lineEdit().text() == "none"
     view.label.setValue(1)
     assert view.label.text() == "1 (FAVOR)" and view.label.maximum() == 2
     assert view.label.valueFromText("NONE") == 2

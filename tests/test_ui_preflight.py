@@ -75,6 +75,16 @@ def test_background_without_display_says_how_to_start(monkeypatch, capsys):
     assert not started
 
 
+def test_the_background_log_is_the_users_own(monkeypatch, tmp_path):
+    """Two users of one machine never share (or can plant) the --background log: it lives in each user's
+    state folder."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert app.background_log_path() == tmp_path / "state" / "bert-explorer" / "app.log"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert app.background_log_path() == tmp_path / "home" / ".local" / "state" / "bert-explorer" / "app.log"
+
+
 def test_readme_has_the_apt_line_and_two_commands_matching_ci():
     from pathlib import Path
 

@@ -35,7 +35,6 @@ def start_in_background(argv: list[str]) -> int:
     """The README's install command ends here: start the app detached (its output in a log file) when a
     display is present, else print how to start it. Returns the exit code (0, or 1 when Qt cannot start)."""
     import subprocess
-    import tempfile
 
     from explorer.ui.shell.preflight import HEADLESS_HINT, has_display, platform_problem
 
@@ -47,13 +46,22 @@ def start_in_background(argv: list[str]) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 1
-    log = Path(tempfile.gettempdir()) / "bert-explorer.log"
+    log = background_log_path()
+    log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         child = subprocess.Popen([sys.executable, "-m", "explorer", *argv], stdin=subprocess.DEVNULL,
                                  stdout=out, stderr=out, start_new_session=True)
     print(f"BERT Explorer started in the background (pid {child.pid}; its output goes to {log}). "
           "Start it again any time with `bert-explorer`.")
     return 0
+
+
+def background_log_path() -> Path:
+    """Where ``--background`` sends the app's output: the user's own state folder
+    (``$XDG_STATE_HOME/bert-explorer/app.log``, else ``~/.local/state/bert-explorer/app.log``), never a file in
+    the shared temporary folder that every user of the machine would write to (or could plant a link at)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "bert-explorer" / "app.log"
 
 
 def create_app():

@@ -73,7 +73,8 @@ class ClassSpin(QSpinBox):
     def set_names(self, names: list[str]) -> None:
         self.names = list(names)
         self.setMaximum(len(self.names) - 1 if self.names else 99)
-        self.lineEdit().setText(self.textFromValue(self.value()))
+        at_none = self.value() == self.minimum()
+        self.lineEdit().setText(self.specialValueText() if at_none else self.textFromValue(self.value()))
 
     def textFromValue(self, value: int) -> str:  # noqa: N802 - Qt's name
         if 0 <= value < len(self.names):
