@@ -181,3 +181,15 @@ def test_dialog_cancel_then_resume_writes_each_row_once(qtbot, tmp_path):
     assert blocker.args[0]["rows"] == 5000
     rows = list(csv.DictReader(open(blocker.args[0]["out"], encoding="utf-8")))
     assert [int(r["id"]) for r in rows] == list(range(5000))
+
+
+def test_the_dialog_closes_once_its_predictions_open_elsewhere(qtbot, tmp_path):
+    """The Predict dialog does not stay on top of the Predictions page that shows its result."""
+    from explorer.ui.inspectors.predictions_view import open_predict_dialog
+
+    opened = []
+    dialog = open_predict_dialog(None, "", client=object(), on_finished=opened.append)
+    qtbot.addWidget(dialog)
+    assert dialog.isVisible()
+    dialog._done({"rows": 3, "out": str(tmp_path / "p.csv"), "errors": 0})
+    assert opened and opened[0]["rows"] == 3 and not dialog.isVisible()

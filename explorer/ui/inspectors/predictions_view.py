@@ -759,7 +759,8 @@ class PredictDialog(QDialog):
 
 def open_predict_dialog(parent, model: str, *, client=None, on_finished=None) -> PredictDialog:
     """Show a PredictDialog for ``model``; ``on_finished(summary)`` runs when its predictions are written
-    (default: the main window's Predictions page when there is one)."""
+    (default: the main window's Predictions page when there is one). Where the predictions open elsewhere,
+    the dialog closes once they are written, so it does not sit on top of the page that shows them."""
     dialog = PredictDialog(model, parent, client=client)
     target = on_finished
     if target is None:
@@ -767,6 +768,7 @@ def open_predict_dialog(parent, model: str, *, client=None, on_finished=None) ->
         target = getattr(win, "open_predictions", None)
     if target is not None:
         dialog.finished_predictions.connect(target)
+        dialog.finished_predictions.connect(lambda _summary: dialog.accept())
     dialog.show()
     return dialog
 
