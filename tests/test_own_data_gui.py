@@ -226,3 +226,30 @@ def test_a_model_switch_replaces_the_dev_file_the_previous_run_put_in(qtbot, tmp
     dev.path.setText("/mine/dev.tsv")
     dev.prefill_from_run(str(a / "checkpoints" / "best"))
     assert dev.path.text() == "/mine/dev.tsv"
+
+
+def test_a_model_switch_replaces_the_columns_the_previous_run_put_in(qtbot, tmp_path):
+    """First-hour trial: Classify: dev set kept the stance run's Tweet / Stance columns for the STS-B run, whose
+    columns are others. Columns pre-filled from the previous run follow the new run (or clear for a model with
+    no run); typed ones stay."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    def run(name, **cfg):
+        folder = tmp_path / "runs" / name
+        (folder / "checkpoints" / "best").mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps({"task": "single", "train": "/d/t.csv", **cfg}))
+        return str(folder / "checkpoints" / "best")
+
+    a = run("a", text_columns=["Tweet"], label_column="Stance")
+    b = run("b", text_columns=["sentence1", "sentence2"], label_column="score")
+    dev = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(dev)
+    dev.prefill_from_run(a)
+    assert (dev.text_columns.currentText(), dev.label_column.currentText()) == ("Tweet", "Stance")
+    dev.prefill_from_run(b)
+    assert (dev.text_columns.currentText(), dev.label_column.currentText()) == ("sentence1, sentence2", "score")
+    assert not dev.prefill_from_run(str(tmp_path / "elsewhere"))
+    assert (dev.text_columns.currentText(), dev.label_column.currentText()) == ("", "")
+    dev.label_column.setCurrentText("my_label")
+    dev.prefill_from_run(a)
+    assert (dev.text_columns.currentText(), dev.label_column.currentText()) == ("Tweet", "my_label")

@@ -86,6 +86,7 @@ class ClassifyDevView(QWidget):
         self._settings: dict = {}
         self._prefilled_for = None
         self._path_from_run = ""   # the dev path prefill_from_run put in (replaced when the model changes)
+        self._columns_from_run: dict[int, str] = {}   # id(picker) -> the columns prefill_from_run put in
         top = QHBoxLayout()
         for w in (QLabel("Dev data"), self.path, QLabel("first"), self.cap, run, self.calibrate):
             top.addWidget(w)
@@ -159,8 +160,12 @@ class ClassifyDevView(QWidget):
         settings = run_data_settings(source)
         self._prefilled_for = source
         if not settings:
-            self._settings = {}            # another run's encoding, names or dev split must not carry over
+            self._settings = {}            # another run's encoding, names, columns or dev split must not carry over
             self.only_split.setVisible(False)
+            for combo in (self.text_columns, self.label_column):
+                if combo.currentText().strip() and combo.currentText().strip() == self._columns_from_run.get(id(combo)):
+                    combo.setCurrentText("")
+            self._columns_from_run = {}
             return False
         self._settings = settings
         typed = self.path.text().strip()
@@ -168,13 +173,15 @@ class ClassifyDevView(QWidget):
             self.path.setText(str(settings.get("dev") or settings.get("train") or ""))
             self._path_from_run = self.path.text().strip()
         texts = ", ".join(str(c) for c in settings.get("text_columns") or [])
-        if texts and not self.text_columns.currentText().strip():
-            self.text_columns.addItem(texts)
-            self.text_columns.setCurrentText(texts)
         label = str(settings.get("label_column") or "")
-        if label and not self.label_column.currentText().strip():
-            self.label_column.addItem(label)
-            self.label_column.setCurrentText(label)
+        for combo, value in ((self.text_columns, texts), (self.label_column, label)):
+            shown = combo.currentText().strip()
+            # empty, or put there for the previous model's run (its columns need not be this run's): replaced
+            if not shown or shown == self._columns_from_run.get(id(combo)):
+                if value and combo.findText(value) < 0:
+                    combo.addItem(value)
+                combo.setCurrentText(value)
+                self._columns_from_run[id(combo)] = value
         self.no_header.setChecked(bool(settings.get("no_header")))
         split = bool(settings.get("dev_split"))
         self.only_split.setVisible(split)
