@@ -173,3 +173,22 @@ def test_damaged_study_cache_is_recomputed(tiny_qa, tmp_path):
     assert load_study(study.key, tmp_path / "cache") is None
     again = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")
     assert not again.from_cache and again.gold == study.gold
+
+
+def test_a_grid_best_at_its_edge_points_to_the_exact_search(tmp_path):
+    """First-hour trial: the τ grid's best sat at +6, its edge, while the model's score_diff reached past it.
+    By hand: q5 (wrong, score_diff 6) is abstained from τ = 6 on (grid F1 60 at +6, its best); q3 (wrong, 7)
+    only above the grid, where F1 is 80 (q1 right, q2 q3 q5 abstain right, q4 never answered)."""
+    ids = ["q1", "q2", "q3", "q4", "q5"]
+    decs = {"q1": _decoding("q1", 9.0, "london"), "q2": _decoding("q2", -1.0, "paris"),
+            "q3": _decoding("q3", 7.0, "ada"), "q4": _decoding("q4", -math.inf), "q5": _decoding("q5", 6.0, "x")}
+    gold = {"q1": ["london"], "q2": [], "q3": [], "q4": ["x"], "q5": []}
+    study = TauStudy(ids=ids, titles=["T"] * 5, questions=["a?", "b?", "c?", "d?", "e?"], contexts=["ctx"],
+                     context_index=[0] * 5, gold=gold, decodings=decs, source="tiny:random",
+                     data_path=str(tmp_path / "x.json"), cap=None, key="k5")
+    f = study_figures(study)
+    assert f.grid.best_tau == pytest.approx(6.0) and f.grid.best_f1 == pytest.approx(60.0)
+    assert f.exact.best_f1 == pytest.approx(80.0)
+    note = f.grid_edge_note()
+    assert "sits at its edge" in note and "F1 80.00" in note and "+7.000" in note
+    assert study_figures(_study(tmp_path)).grid_edge_note() == ""         # a best inside the grid: no note

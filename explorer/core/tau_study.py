@@ -302,6 +302,20 @@ class StudyFigures:
     honest: dict | None
     scores: object
 
+    def grid_edge_note(self) -> str:
+        """A sentence when the grid's best τ sits at the grid's edge (±TAU_GRID_LIMIT) while the exact sweep (every
+        distinct score_diff) finds a better F1 beyond it: the grid cut the search short and its best is not the
+        best. "" otherwise (an edge best that abstains everywhere is the all-no-answer note's case)."""
+        from explorer.core.metrics import TAU_GRID_LIMIT
+
+        g, e = self.grid, self.exact
+        at_edge = abs(abs(g.best_tau) - TAU_GRID_LIMIT) < 1e-9
+        if not at_edge or e.best_f1 <= g.best_f1 + 1e-9 or abs(e.best_tau) <= TAU_GRID_LIMIT:
+            return ""
+        return (f"the best τ on the grid ({g.best_tau:+.2f}) sits at its edge: this model's score_diff reach beyond "
+                f"±{TAU_GRID_LIMIT:g}, and the exact search over every score_diff finds F1 {e.best_f1:.2f} at "
+                f"τ = {e.best_tau:+.3f} (quote that one, or the honest figure below)")
+
 
 def study_figures(study: TauStudy, seed: int = 0) -> StudyFigures:
     """Sweeps, the official best threshold and the honest τ of a study (milliseconds for 4k questions)."""

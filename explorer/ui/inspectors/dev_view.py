@@ -476,6 +476,9 @@ class DevTauView(QWidget):
             lines.append(f"<b>note</b>: the best τ on the grid ({f.grid.best_tau:+.2f}) answers no question: its F1 "
                          f"{f.grid.best_f1:.2f} is the all-no-answer baseline (the {o['NoAns_total']} unanswerable of "
                          f"{total} questions); the model's answers do not beat abstaining yet")
+        edge = f.grid_edge_note()
+        if edge:
+            lines.append(f"<b>note</b>: {edge}")
         self._fill_tau_table()
         h = f.honest
         if h is not None:
