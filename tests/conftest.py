@@ -45,6 +45,28 @@ def _user_files_untouched():
         pytest.fail(f"tests wrote into the user's own files (use tmp_path):\n  {shown}", pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def _gc_collector():
+    """The app's rule in tests too (explorer.ui.app.collect_on_the_gui_thread): the cyclic garbage collector
+    never runs on another thread. A collection started on the in-thread inspector double's lane thread freed
+    a widget of an earlier test there, and Qt aborted the whole run."""
+    from PySide6.QtWidgets import QApplication
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    app = QApplication.instance() or QApplication([])
+    collector = GarbageCollector(interval=1.0)
+    yield app, collector
+    collector.timer.stop()
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread(_gc_collector):
+    """After each test, the collection a thread would otherwise have started (when its thresholds are
+    reached), here on the main thread."""
+    yield
+    _gc_collector[1].check()
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test on the real data (the ``real_data`` fixture or marker) is also ``slow``: ``-m "not slow"``
     runs the fast set alone (README, Tests)."""

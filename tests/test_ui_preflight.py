@@ -106,3 +106,16 @@ def test_readme_lists_every_shortcut():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for key, where, what in SHORTCUTS:
         assert f"| {key} | {where} | {what} |" in readme
+
+
+def test_the_app_collects_garbage_only_on_the_gui_thread(qapp):
+    """Automatic collection is off and a GUI-thread timer collects instead (a collection on a reader thread
+    can free a Qt object there, and Qt aborts)."""
+    import gc
+    import types
+
+    owner = types.SimpleNamespace()
+    app.collect_on_the_gui_thread(owner)
+    collector = owner._gc_on_gui_thread
+    assert not gc.isenabled() and collector.timer.isActive() and collector.timer.interval() == 1000
+    collector.timer.stop()

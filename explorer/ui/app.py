@@ -100,7 +100,18 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
     # collections then scan only new objects and stay short (no pauses in the event loop).
     gc.collect()
     gc.freeze()
+    collect_on_the_gui_thread(window)
     return app, window
+
+
+def collect_on_the_gui_thread(owner) -> None:
+    """The cyclic garbage collector runs only on the GUI thread, from a timer (pyqtgraph's GarbageCollector:
+    automatic collection off, a check every second). A collection that starts on another thread (a reader
+    or worker thread allocating) may free a Qt object caught in a reference cycle there, and Qt aborts the
+    process. ``owner`` keeps the collector (and its timer) alive."""
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    owner._gc_on_gui_thread = GarbageCollector(interval=1.0)
 
 
 def main(argv: list[str] | None = None) -> int:
