@@ -141,10 +141,12 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     assert cls.resolved_max_seq_length() == facts.default_max_seq_length == 128
     banner = w.preset_label.text()
     assert "offline default" in banner and "no longer applies" in banner and "your batch_size kept" in banner
+    assert w.hint.isHidden()                 # the note takes the first-visit hint's place: the form does not jump
     assert "Preset: offline default" not in banner.split("<br>")[0]
     assert "--eval-every 23" not in w.command.toPlainText() and "--max-seq-length 256" not in w.command.toPlainText()
     w.apply_preset("offline")              # a preset is a fresh start: its banner, nothing marked edited
     assert w.config().batch_size == 4 and "no longer applies" not in w.preset_label.text()
+    assert not w.hint.isHidden()
     assert w.config().train.endswith(".json") and w.config().dev.endswith(".json")
 
 

@@ -132,6 +132,7 @@ class LauncherPanel(QWidget):
                       "spans on the bundled sample with fast-CPU settings. Hover a field for what it means.")
         hint.setObjectName("hint")
         hint.setWordWrap(True)
+        self.hint = hint               # the first-visit text; a task switch's note takes its place (no jump)
         self.preset_label = QLabel()   # which recipe the form holds (launcher_presets.describe_preset)
         self.preset_label.setWordWrap(True)
         self.preset_label.setToolTip("offline default: the bundled encoder on the bundled answerable sample, batch 4, "
@@ -358,6 +359,9 @@ class LauncherPanel(QWidget):
         self.command.setPlainText(command_line(cfg))
         self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>"
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))
+        # the note replaces the first-visit hint rather than adding its lines below it: the form under the
+        # banner does not jump down when a task switch writes a note (first-hour trial: 48 px)
+        self.hint.setVisible(not self._preset_note)
         try:
             cfg.validate()
             window_errors = self._check_windows(cfg, qa)
