@@ -24,6 +24,9 @@ from .tau_spin import tau_spin_box
 from .client import shared_client
 from .remote import RemoteJob
 from explorer.ui.curves.legend import legend_below
+from explorer.ui.shell.scrolling import scrolling
+
+PLOT_MIN_HEIGHT = 280   # px: the τ curves (about 150 px of graph), their axis and the two-row legend below
 
 NEAR_ROWS = 100
 CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
@@ -159,9 +162,17 @@ class DevTauView(QWidget):
         top = QWidget()
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(self.plot, 1)
-        tl.addWidget(self.tau_table)
-        tl.addWidget(self.summary)
+        # the curves keep a readable height; what does not fit below them (the τ table, the summary) scrolls in
+        # its own area instead of squeezing the plot (first-hour trial: 70 px of plot at 1280x800)
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        details = QWidget()
+        dl = QVBoxLayout(details)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(self.tau_table)
+        dl.addWidget(self.summary)
+        dl.addStretch(1)
+        tl.addWidget(self.plot, 3)
+        tl.addWidget(scrolling(details, horizontal=False), 2)
         bottom = QWidget()
         bl = QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
