@@ -25,7 +25,7 @@ Errors carry the hub's headers (``X-Error-Code`` / ``X-Error-Message``): a missi
 
 Fault options (attributes of :class:`LocalHub`, changeable while it runs): ``throttle_bps`` (file bytes per
 second, per connection), ``drop_after`` (close a file download's connection after that many body bytes) for
-the next ``drop_times`` downloads (``-1``: every one).
+the next ``drop_times`` downloads longer than that (``-1``: every one).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class LocalHub:
     """A threaded, bounded, stoppable hub server on 127.0.0.1 (``port=0``: a free port).
 
     Use as a context manager, or ``start()`` / ``stop()``. ``url`` is the value for ``HF_ENDPOINT``;
-    ``requests`` lists ``(method, path)`` of every request answered (tests read it).
+    ``requests`` lists ``(method, path, Range header or None)`` of every request answered (tests read it).
     """
 
     def __init__(self, repos: list[HubRepo], *, port: int = 0, throttle_bps: int = 0,
@@ -113,7 +113,7 @@ class LocalHub:
         self.throttle_bps = throttle_bps
         self.drop_after = drop_after
         self.drop_times = drop_times
-        self.requests: list[tuple[str, str]] = []
+        self.requests: list[tuple[str, str, str | None]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
@@ -145,9 +145,11 @@ class LocalHub:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def _take_drop(self) -> int | None:
+    def _take_drop(self, count: int) -> int | None:
+        """Where to cut a body of ``count`` bytes (None: send it whole); only bodies longer than
+        ``drop_after`` use up one of ``drop_times``."""
         with self._lock:
-            if self.drop_after is None or self.drop_times == 0:
+            if self.drop_after is None or self.drop_times == 0 or count <= self.drop_after:
                 return None
             if self.drop_times > 0:
                 self.drop_times -= 1
@@ -200,7 +202,7 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         path = unquote(url.path)
         with hub._lock:
-            hub.requests.append((self.command, path))
+            hub.requests.append((self.command, path, self.headers.get("Range")))
         api = _API.match(path)
         if api:
             return self._api(api.group(1)[:-1], api.group("id"), api.group("rest"), url.query)
@@ -313,7 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, path: Path, start: int, count: int) -> None:
         hub = self.server.hub
-        drop = hub._take_drop()
+        drop = hub._take_drop(count)
         sent, began = 0, time.monotonic()
         with open(path, "rb") as fh:
             fh.seek(start)

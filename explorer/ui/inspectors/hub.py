@@ -19,11 +19,14 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from explorer.core.hub import is_hub_id, is_offline
+
 from .attention_view import AttentionView
 from .dev_view import DevTauView
+from .download_bar import DownloadBar
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
-from .remote import RemoteLatest
+from .remote import RemoteJob, RemoteLatest
 from .registry import ATTENTION, DEV_TAU, SPANS
 from .spans_view import SpansView
 
@@ -111,6 +114,16 @@ class InspectorHub(QObject):
             SPANS: _ProbeHost(self.panel, self.spans_view),
             DEV_TAU: self.dev_view,
         }
+        self.download_bar = DownloadBar()          # a hub id downloads first, in the child, with Cancel
+        self.panel.add_to_model_box(self.download_bar)
+        self.downloads = RemoteJob(self.client, self)
+        self._downloading: str | None = None       # the hub id on its way into the cache
+        self._downloaded: set[str] = set()
+        self.downloads.progress.connect(self.download_bar.set_progress)
+        self.downloads.finished.connect(self._on_downloaded)
+        self.downloads.failed.connect(self._on_download_failed)
+        self.downloads.cancelled.connect(self._on_download_cancelled)
+        self.download_bar.cancel_requested.connect(self.downloads.cancel)
         self.loads = RemoteLatest(self.client, f"{slot}.load", self)
         self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
         self.datasets = RemoteLatest(self.client, f"{slot}.squad_rows", self)
@@ -147,14 +160,48 @@ class InspectorHub(QObject):
         return list(self._pages.items())
 
     def open_model(self, source: str) -> int:
-        """Load a model (hub id, folder, run checkpoint, bundled:minilm) in the inspector child."""
+        """Load a model (hub id, folder, run checkpoint, bundled:minilm) in the inspector child. An
+        ``owner/name`` hub id is downloaded first (the download bar, cancellable) unless HF_HUB_OFFLINE is set
+        (then the load uses the cached copy or says there is none); the model loads after it."""
         source = (source or "").strip()
+        if is_hub_id(source) and not is_offline() and source not in self._downloaded:
+            return self._download(source)
         self.panel.set_source(source)
         self.panel.set_busy(f"loading {source} …")
         data = {"slot": self.slot, "source": source, "task": "qa"}
         rid = self.loads.submit("load", data)
         self.client.remember_load(self.slot, data)   # a restarted child reloads it (after this request)
         return rid
+
+    def _download(self, repo_id: str) -> int:
+        """Fetch ``repo_id`` into the hub cache in the child (a running download of it is kept)."""
+        if self.downloads.running and self._downloading == repo_id:
+            return self.downloads._job
+        import os
+
+        self._downloading = repo_id
+        self.panel.set_source(repo_id)
+        self.panel.set_busy(f"downloading {repo_id} …")
+        self.download_bar.start(repo_id, os.environ.get("HF_ENDPOINT", ""))
+        return self.downloads.start("hub_download", {"repo_id": repo_id, "repo_type": "model"})
+
+    def _on_downloaded(self, _folder) -> None:
+        repo_id, self._downloading = self._downloading, None
+        self.download_bar.finish()
+        if repo_id:
+            self._downloaded.add(repo_id)
+            self.open_model(repo_id)
+
+    def _on_download_failed(self, message: str, _tb: str) -> None:
+        self._downloading = None
+        self.download_bar.finish()
+        self._error(message.split(": ", 1)[-1] if message.startswith("HubError") else message)
+
+    def _on_download_cancelled(self) -> None:
+        repo_id, self._downloading = self._downloading, None
+        self.download_bar.finish()
+        self.panel.set_busy(None)
+        self.panel.set_status(f"download of {repo_id} cancelled; nothing half-downloaded was kept")
 
     def set_model(self, loaded) -> None:
         """Use an already loaded model: a ModelInfo of this hub's slot, or a LoadedModel (tests, or a model the

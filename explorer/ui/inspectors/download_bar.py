@@ -1,0 +1,81 @@
+"""The download bar: a hub repository on its way into the cache, with bytes, rate, time left and Cancel.
+
+The download runs in the inspector child (op ``hub_download``, explorer.core.hub.fetch) as a
+:class:`~explorer.ui.inspectors.remote.RemoteJob`; this widget only shows its progress events, turned into
+:class:`~explorer.core.hub.DownloadProgress` by a :class:`~explorer.core.hub.RateMeter`. Cancel asks the child
+to stop at its next chunk; the child leaves no half file in the cache.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from explorer.core.hub import DownloadProgress, RateMeter
+
+
+class DownloadBar(QWidget):
+    """Hidden until :meth:`start`; then "Downloading <repo> from <hub>", a bar in percent, a line with
+    "12 MiB of 87 MiB · 4.1 MiB/s · about 18 s left" and a Cancel button.
+
+    Signals:
+        cancel_requested(): the user pressed Cancel.
+    """
+
+    cancel_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.title = QLabel("")
+        self.title.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setFormat("%p%")
+        self.detail = QLabel("")
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the download; nothing half-downloaded is kept in the cache")
+        self.cancel_button.clicked.connect(self._cancel)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.bar, 1)
+        row.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addLayout(row)
+        layout.addWidget(self.detail)
+        self.meter: RateMeter | None = None
+        self.last: DownloadProgress | None = None
+        self.setVisible(False)
+
+    def start(self, repo_id: str, hub: str = "") -> None:
+        """Show the bar for a new download of ``repo_id`` (from ``hub``, an address, when given)."""
+        self.meter = RateMeter(repo_id)
+        self.last = None
+        self.title.setText(f"Downloading {repo_id}" + (f" from {hub}" if hub else "") + " …")
+        self.bar.setValue(0)
+        self.bar.setMaximum(0)          # busy until the first bytes say how much there is
+        self.detail.setText("asking the hub for the file list …")
+        self.cancel_button.setEnabled(True)
+        self.setVisible(True)
+
+    def set_progress(self, done: int, total: int) -> DownloadProgress | None:
+        """One progress event (bytes done, bytes known so far); returns what is shown."""
+        if self.meter is None:
+            return None
+        self.last = self.meter.update(done, total)
+        self.bar.setMaximum(1000)
+        self.bar.setValue(int(self.last.fraction * 1000))
+        self.detail.setText(self.last.text())
+        return self.last
+
+    def finish(self) -> None:
+        """The download is done (the model loads next): hide the bar."""
+        self.meter = None
+        self.setVisible(False)
+
+    def _cancel(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.detail.setText("cancelling …")
+        self.cancel_requested.emit()
