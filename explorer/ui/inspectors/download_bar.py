@@ -58,6 +58,9 @@ class DownloadBar(QWidget):
         self.bar.setMaximum(0)          # busy until the first bytes say how much there is
         self.detail.setText("asking the hub for the file list …")
         self.cancel_button.setEnabled(True)
+        self.title.setStyleSheet("")
+        for part in (self.bar, self.cancel_button, self.detail):
+            part.setVisible(True)
         self.setVisible(True)
 
     def set_progress(self, done: int, total: int) -> DownloadProgress | None:
@@ -74,6 +77,17 @@ class DownloadBar(QWidget):
         """The download is done (the model loads next): hide the bar."""
         self.meter = None
         self.setVisible(False)
+
+    def end(self, text: str, error: bool = False) -> None:
+        """The download stopped (cancelled or failed): keep only ``text`` under the model row, in red for an
+        error, until the next download or load."""
+        self.meter = None
+        self.bar.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.detail.setVisible(False)
+        self.title.setStyleSheet("color:#b03030;" if error else "")
+        self.title.setText(text)
+        self.setVisible(True)
 
     def _cancel(self) -> None:
         self.cancel_button.setEnabled(False)

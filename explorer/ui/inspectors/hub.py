@@ -167,6 +167,7 @@ class InspectorHub(QObject):
         if is_hub_id(source) and not is_offline() and source not in self._downloaded:
             return self._download(source)
         self.panel.set_source(source)
+        self.download_bar.finish()
         self.panel.set_busy(f"loading {source} …")
         data = {"slot": self.slot, "source": source, "task": "qa"}
         rid = self.loads.submit("load", data)
@@ -181,6 +182,7 @@ class InspectorHub(QObject):
 
         self._downloading = repo_id
         self.panel.set_source(repo_id)
+        self.panel.source.lineEdit().setCursorPosition(0)
         self.panel.set_busy(f"downloading {repo_id} …")
         self.download_bar.start(repo_id, os.environ.get("HF_ENDPOINT", ""))
         return self.downloads.start("hub_download", {"repo_id": repo_id, "repo_type": "model"})
@@ -194,14 +196,17 @@ class InspectorHub(QObject):
 
     def _on_download_failed(self, message: str, _tb: str) -> None:
         self._downloading = None
-        self.download_bar.finish()
-        self._error(message.split(": ", 1)[-1] if message.startswith("HubError") else message)
+        text = message.split(": ", 1)[-1] if message.startswith("HubError") else message
+        self.download_bar.end(text, error=True)
+        self._error(text)
 
     def _on_download_cancelled(self) -> None:
         repo_id, self._downloading = self._downloading, None
-        self.download_bar.finish()
+        text = f"Download of {repo_id} cancelled; nothing half-downloaded was kept."
+        self.download_bar.end(text)
         self.panel.set_busy(None)
-        self.panel.set_status(f"download of {repo_id} cancelled; nothing half-downloaded was kept")
+        self.panel.set_status(text)
+        self.message.emit(text)
 
     def set_model(self, loaded) -> None:
         """Use an already loaded model: a ModelInfo of this hub's slot, or a LoadedModel (tests, or a model the
