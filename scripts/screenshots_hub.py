@@ -46,9 +46,9 @@ def main(argv=None) -> int:
     tabs.resize(1280, 800)
     tabs.show()
     seen: list[str] = []
-    hub.downloads.progress.connect(lambda d, t: seen.append(hub.download_bar.detail.text()))
+    hub.downloads.job.progress.connect(lambda d, t: seen.append(hub.download_bar.detail.text()))
     cancelled: list[bool] = []
-    hub.downloads.cancelled.connect(lambda: cancelled.append(True))
+    hub.downloads.job.cancelled.connect(lambda: cancelled.append(True))
     hub.open_model("test-org/minilm-squad")
 
     def wait(until, seconds: float) -> bool:

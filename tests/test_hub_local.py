@@ -6,6 +6,7 @@ split) training and evaluating, and the inspector's download bar (bytes, rate, t
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import types
@@ -167,19 +168,37 @@ def test_inspector_download_bar_shows_progress_and_cancel(hub, qtbot, tmp_path):
 
     def on_progress(done, total):
         shown.append(h.download_bar.detail.text())
-        if len(shown) == 2:
+        if "left" in shown[-1] and h.download_bar.cancel_button.isEnabled():   # rate and time left are known
             h.download_bar.cancel_button.click()
 
-    hub.throttle_bps = 200_000      # the tiny model's 0.4 MB take about 2 s: progress arrives before the end
-    h.downloads.progress.connect(on_progress)
-    with qtbot.waitSignal(h.downloads.cancelled, timeout=30_000):
+    hub.throttle_bps = 100_000      # the tiny model's 160 kB take over a second: progress arrives before the end
+    h.downloads.job.progress.connect(on_progress)
+    with qtbot.waitSignal(h.downloads.job.cancelled, timeout=30_000):
         h.open_model(MODEL)
     assert h.download_bar.bar.isHidden() and "cancelled; nothing half-downloaded" in h.download_bar.title.text()
-    assert any(" of " in t and "/s" in t and "left" in t for t in shown), shown
+    assert re.fullmatch(r"[\d.]+ (B|KiB) of [\d.]+ KiB · [\d.]+ (B|KiB)/s · about \d+ s left", shown[-1]), shown
     assert _leftovers(hub.cache) == []
 
     hub.throttle_bps = 0
-    h.downloads.progress.disconnect(on_progress)
+    h.downloads.job.progress.disconnect(on_progress)
     with qtbot.waitSignal(h.model_changed, timeout=30_000):
         h.open_model(MODEL)
     assert h.loaded.source == MODEL and h.download_bar.isHidden()
+
+
+def test_launcher_downloads_a_hub_model_before_its_run_starts(hub, qtbot, tmp_path):
+    from explorer.core.hub import cached_snapshot
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["model"].set(MODEL)
+    with qtbot.waitSignal(w.launch_requested, timeout=30_000) as launched:
+        assert w.launch()
+        assert not w.download_bar.isHidden()        # the run waits for the download, the GUI does not
+    assert launched.args[0][0].model == MODEL and cached_snapshot(MODEL) is not None
+    assert w.download_bar.isHidden()
+    w.editors["model"].set("test-org/gated-qa")
+    with qtbot.waitSignal(w.downloader().stopped, timeout=30_000):
+        w.launch()
+    assert w.problem.text().startswith("Cannot launch: The model test-org/gated-qa on the hub is gated")

@@ -8,10 +8,10 @@ to stop at its next chunk; the child leaves no half file in the cache.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from explorer.core.hub import DownloadProgress, RateMeter
+from explorer.core.hub import DownloadProgress, RateMeter, is_hub_id, is_offline
 
 
 class DownloadBar(QWidget):
@@ -93,3 +93,69 @@ class DownloadBar(QWidget):
         self.cancel_button.setEnabled(False)
         self.detail.setText("cancelling …")
         self.cancel_requested.emit()
+
+
+class HubDownloader(QObject):
+    """A hub repository fetched into the cache by the inspector child (op ``hub_download``), shown in a
+    :class:`DownloadBar` whose Cancel stops it. Used by the inspectors (before a load) and the launcher
+    (before a run starts), so the GUI never waits on a download.
+
+    Signals:
+        ready(str): the repository is in the cache (its id).
+        stopped(str, bool): the download ended without it: one sentence, and True for an error (False: cancelled).
+    """
+
+    ready = Signal(str)
+    stopped = Signal(str, bool)
+
+    def __init__(self, client, bar: DownloadBar, parent=None):
+        super().__init__(parent)
+        from .remote import RemoteJob
+
+        self.bar = bar
+        self.job = RemoteJob(client, self)
+        self.repo_id: str | None = None            # the one on its way
+        self.done: set[str] = set()                # fetched in this session
+        self.job.progress.connect(bar.set_progress)
+        self.job.finished.connect(self._finished)
+        self.job.failed.connect(self._failed)
+        self.job.cancelled.connect(self._cancelled)
+        bar.cancel_requested.connect(self.job.cancel)
+
+    def needed(self, source: str) -> bool:
+        """True for an ``owner/name`` hub id not fetched yet in this session, when not offline (offline, the
+        load itself uses the cached copy or says there is none)."""
+        return is_hub_id(source) and not is_offline() and source.strip() not in self.done
+
+    @property
+    def running(self) -> bool:
+        return self.job.running
+
+    def fetch(self, repo_id: str, repo_type: str = "model") -> int:
+        """Start fetching ``repo_id`` (a running fetch of the same id is kept); returns the request id."""
+        import os
+
+        if self.job.running and self.repo_id == repo_id:
+            return self.job._job
+        self.repo_id = repo_id
+        self.bar.start(repo_id, os.environ.get("HF_ENDPOINT", ""))
+        return self.job.start("hub_download", {"repo_id": repo_id, "repo_type": repo_type})
+
+    def _finished(self, _folder) -> None:
+        repo_id, self.repo_id = self.repo_id, None
+        self.bar.finish()
+        if repo_id:
+            self.done.add(repo_id)
+            self.ready.emit(repo_id)
+
+    def _failed(self, message: str, _tb: str) -> None:
+        self.repo_id = None
+        text = message.split(": ", 1)[-1] if message.startswith("HubError") else message
+        self.bar.end(text, error=True)
+        self.stopped.emit(text, True)
+
+    def _cancelled(self) -> None:
+        repo_id, self.repo_id = self.repo_id, None
+        text = f"Download of {repo_id} cancelled; nothing half-downloaded was kept."
+        self.bar.end(text)
+        self.stopped.emit(text, False)

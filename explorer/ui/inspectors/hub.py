@@ -19,14 +19,12 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from explorer.core.hub import is_hub_id, is_offline
-
 from .attention_view import AttentionView
 from .dev_view import DevTauView
-from .download_bar import DownloadBar
+from .download_bar import DownloadBar, HubDownloader
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
-from .remote import RemoteJob, RemoteLatest
+from .remote import RemoteLatest
 from .registry import ATTENTION, DEV_TAU, SPANS
 from .spans_view import SpansView
 
@@ -116,14 +114,9 @@ class InspectorHub(QObject):
         }
         self.download_bar = DownloadBar()          # a hub id downloads first, in the child, with Cancel
         self.panel.add_to_model_box(self.download_bar)
-        self.downloads = RemoteJob(self.client, self)
-        self._downloading: str | None = None       # the hub id on its way into the cache
-        self._downloaded: set[str] = set()
-        self.downloads.progress.connect(self.download_bar.set_progress)
-        self.downloads.finished.connect(self._on_downloaded)
-        self.downloads.failed.connect(self._on_download_failed)
-        self.downloads.cancelled.connect(self._on_download_cancelled)
-        self.download_bar.cancel_requested.connect(self.downloads.cancel)
+        self.downloads = HubDownloader(self.client, self.download_bar, self)
+        self.downloads.ready.connect(self.open_model)
+        self.downloads.stopped.connect(self._on_download_stopped)
         self.loads = RemoteLatest(self.client, f"{slot}.load", self)
         self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
         self.datasets = RemoteLatest(self.client, f"{slot}.squad_rows", self)
@@ -164,8 +157,11 @@ class InspectorHub(QObject):
         ``owner/name`` hub id is downloaded first (the download bar, cancellable) unless HF_HUB_OFFLINE is set
         (then the load uses the cached copy or says there is none); the model loads after it."""
         source = (source or "").strip()
-        if is_hub_id(source) and not is_offline() and source not in self._downloaded:
-            return self._download(source)
+        if self.downloads.needed(source):
+            self.panel.set_source(source)
+            self.panel.source.lineEdit().setCursorPosition(0)
+            self.panel.set_busy(f"downloading {source} …")
+            return self.downloads.fetch(source)
         self.panel.set_source(source)
         self.download_bar.finish()
         self.panel.set_busy(f"loading {source} …")
@@ -174,39 +170,13 @@ class InspectorHub(QObject):
         self.client.remember_load(self.slot, data)   # a restarted child reloads it (after this request)
         return rid
 
-    def _download(self, repo_id: str) -> int:
-        """Fetch ``repo_id`` into the hub cache in the child (a running download of it is kept)."""
-        if self.downloads.running and self._downloading == repo_id:
-            return self.downloads._job
-        import os
-
-        self._downloading = repo_id
-        self.panel.set_source(repo_id)
-        self.panel.source.lineEdit().setCursorPosition(0)
-        self.panel.set_busy(f"downloading {repo_id} …")
-        self.download_bar.start(repo_id, os.environ.get("HF_ENDPOINT", ""))
-        return self.downloads.start("hub_download", {"repo_id": repo_id, "repo_type": "model"})
-
-    def _on_downloaded(self, _folder) -> None:
-        repo_id, self._downloading = self._downloading, None
-        self.download_bar.finish()
-        if repo_id:
-            self._downloaded.add(repo_id)
-            self.open_model(repo_id)
-
-    def _on_download_failed(self, message: str, _tb: str) -> None:
-        self._downloading = None
-        text = message.split(": ", 1)[-1] if message.startswith("HubError") else message
-        self.download_bar.end(text, error=True)
-        self._error(text)
-
-    def _on_download_cancelled(self) -> None:
-        repo_id, self._downloading = self._downloading, None
-        text = f"Download of {repo_id} cancelled; nothing half-downloaded was kept."
-        self.download_bar.end(text)
-        self.panel.set_busy(None)
-        self.panel.set_status(text)
-        self.message.emit(text)
+    def _on_download_stopped(self, text: str, error: bool) -> None:
+        if error:
+            self._error(text)
+        else:
+            self.panel.set_busy(None)
+            self.panel.set_status(text)
+            self.message.emit(text)
 
     def set_model(self, loaded) -> None:
         """Use an already loaded model: a ModelInfo of this hub's slot, or a LoadedModel (tests, or a model the
