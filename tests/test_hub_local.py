@@ -202,3 +202,18 @@ def test_launcher_downloads_a_hub_model_before_its_run_starts(hub, qtbot, tmp_pa
     with qtbot.waitSignal(w.downloader().stopped, timeout=30_000):
         w.launch()
     assert w.problem.text().startswith("Cannot launch: The model test-org/gated-qa on the hub is gated")
+
+
+def test_rate_meter_gives_rate_and_time_left():
+    from explorer.core.hub import RateMeter, format_eta
+
+    now = [0.0]
+    meter = RateMeter("o/n", window_s=3.0, clock=lambda: now[0])
+    first = meter.update(0, 10 * 2 ** 20)
+    assert first.rate_bps is None and first.eta_s is None and first.text() == "0 B of 10 MiB"
+    for t in (1.0, 2.0, 3.0, 4.0, 5.0):          # 1 MiB/s, then 3 MiB/s for the last three seconds
+        now[0] = t
+        shown = meter.update(int(t * 2 ** 20) if t <= 2 else int((2 + 3 * (t - 2)) * 2 ** 20), 20 * 2 ** 20)
+    assert shown.rate_bps == pytest.approx(3 * 2 ** 20) and shown.eta_s == pytest.approx(3.0)
+    assert shown.text() == "11 MiB of 20 MiB · 3.0 MiB/s · about 3 s left"
+    assert [format_eta(s) for s in (8.4, 125, 3840)] == ["8 s", "2 min 05 s", "1 h 04 min"]

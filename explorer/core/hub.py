@@ -267,7 +267,7 @@ class RateMeter:
     def update(self, done: int, total: int) -> DownloadProgress:
         now = self.clock()
         self._samples.append((now, done))
-        while len(self._samples) > 2 and now - self._samples[1][0] > self.window_s:
+        while len(self._samples) > 2 and now - self._samples[1][0] >= self.window_s:
             self._samples.pop(0)
         rate = eta = None
         (t0, d0), (t1, d1) = self._samples[0], self._samples[-1]
