@@ -217,3 +217,11 @@ def test_rate_meter_gives_rate_and_time_left():
     assert shown.rate_bps == pytest.approx(3 * 2 ** 20) and shown.eta_s == pytest.approx(3.0)
     assert shown.text() == "11 MiB of 20 MiB · 3.0 MiB/s · about 3 s left"
     assert [format_eta(s) for s in (8.4, 125, 3840)] == ["8 s", "2 min 05 s", "1 h 04 min"]
+
+
+def test_datasets_library_reads_the_local_hub_directly(hub):
+    import datasets
+
+    ds = datasets.load_dataset(DATASET, local_hub.SQUAD_MINI_CONFIG, split="validation")
+    assert len(ds) == 8 and ds[0]["answers"]["text"] == [local_hub.squad_mini_rows()[16]["answers"]["text"][0]]
+    assert any(m == "GET" and f"/api/datasets/{DATASET}/tree/" in p for m, p, _ in hub.requests)

@@ -195,15 +195,14 @@ def fetch(repo_id: str, *, repo_type: str = "model", revision: str = "main",
                            "(HF_HUB_OFFLINE=1): download it once while online, or use a local folder.") from None
         raise HubError(f"The hub ({constants.ENDPOINT}) cannot be reached and the {what} {repo_id} is not in "
                        f"the local cache: check the connection ({_first_line(exc)}).") from None
-    except (OSError, ConnectionError) as exc:
+    except Exception as exc:  # noqa: BLE001 - httpx errors after the library's own retries, short files, disk
         remove_incomplete(repo_id, repo_type, cache_dir)
-        raise HubError(f"The download of {repo_id} was cut off and could not be resumed "
-                       f"({_first_line(exc)}); nothing half-downloaded was kept: try again.") from None
-    except Exception as exc:  # noqa: BLE001 - httpx errors after the library's own retries
-        remove_incomplete(repo_id, repo_type, cache_dir)
-        if type(exc).__module__.startswith(("httpx", "httpcore")):
+        if type(exc).__module__.startswith(("httpx", "httpcore")) or "Consistency check failed" in str(exc):
             raise HubError(f"The download of {repo_id} was cut off and could not be resumed "
                            f"({_first_line(exc)}); nothing half-downloaded was kept: try again.") from None
+        if isinstance(exc, OSError):
+            raise HubError(f"The download of {repo_id} failed ({_first_line(exc)}); nothing half-downloaded "
+                           "was kept.") from None
         raise
 
 
