@@ -69,11 +69,29 @@ def main(argv=None) -> int:
     tabs.grab().save(str(out / "download_cancelled.png"))
     half = sorted(str(p) for p in home.rglob("*.incomplete"))
     print("cancelled:", bool(cancelled), "| status:", hub.panel.status.text(), "| .incomplete files left:", half)
+    launcher_shot(app, out, wait)
     hub.client.stop()
     server.stop()
     print("wrote", ", ".join(str(out / n) for n in ("download_progress.png", "download_bar.png",
-                                                     "download_cancelled.png")))
+                                                     "download_cancelled.png", "launcher_download.png")))
     return 0 if ok and cancelled and not half else 1
+
+
+def launcher_shot(app, out: Path, wait) -> None:
+    """The launcher at 1280x800 while Launch downloads the hub model first (the run would start after it)."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    panel = LauncherPanel(Path(tempfile.mkdtemp(prefix="hub-shots-runs-")))
+    panel.resize(1280, 800)
+    panel.show()
+    panel.editors["model"].set("test-org/minilm-squad")
+    panel.launch()
+    wait(lambda: "left" in panel.download_bar.detail.text(), 60)
+    wait(lambda: False, 1.5)
+    panel.grab().save(str(out / "launcher_download.png"))
+    panel.download_bar.cancel_button.click()
+    wait(lambda: not panel.downloader().running, 60)
+    print("launcher:", panel.problem.text())
 
 
 if __name__ == "__main__":

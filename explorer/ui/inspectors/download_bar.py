@@ -9,7 +9,7 @@ to stop at its next chunk; the child leaves no half file in the cache.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.core.hub import DownloadProgress, RateMeter, is_hub_id, is_offline
 
@@ -47,6 +47,7 @@ class DownloadBar(QWidget):
         layout.addWidget(self.detail)
         self.meter: RateMeter | None = None
         self.last: DownloadProgress | None = None
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)   # no spare height
         self.setVisible(False)
 
     def start(self, repo_id: str, hub: str = "") -> None:
@@ -88,6 +89,7 @@ class DownloadBar(QWidget):
         self.title.setStyleSheet("color:#b03030;" if error else "")
         self.title.setText(text)
         self.setVisible(True)
+        self.updateGeometry()
 
     def _cancel(self) -> None:
         self.cancel_button.setEnabled(False)
