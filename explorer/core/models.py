@@ -289,7 +289,11 @@ def _download(hub_id: str, progress, cancelled) -> str:
         if cached is not None:
             return cached
     try:
-        return fetch(hub_id, progress=progress, cancelled=cancelled)
+        folder = fetch(hub_id, progress=progress, cancelled=cancelled)
+        if not any(Path(folder).glob("*.safetensors")):   # an older repository: the PyTorch weights file, which
+            folder = fetch(hub_id, progress=progress, cancelled=cancelled,   # transformers reads weights-only
+                           allow_patterns=["pytorch_model.bin", "pytorch_model.bin.index.json", "pytorch_model-*.bin"])
+        return folder
     except HubError as exc:
         raise ModelSourceError(str(exc)) from None
 
