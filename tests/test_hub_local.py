@@ -94,8 +94,14 @@ def test_cancel_leaves_no_half_file(hub):
     assert _leftovers(hub.cache) == []
     snapshots = list(hub.cache.glob("models--test-org--tiny-qa/snapshots/*"))
     assert not any((s / "model.safetensors").exists() for s in snapshots)     # the big file never landed
+    blobs = hub.cache / "models--test-org--tiny-qa" / "blobs"
+    stale, fresh = blobs / "dead.1234abcd.incomplete", blobs / "busy.5678abcd.incomplete"
+    for path in (stale, fresh):                       # a killed process's half file, and one being written
+        path.write_bytes(b"x" * 100)
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
     folder = Path(fetch(MODEL))                                                # and the cache is not poisoned
     assert (folder / "model.safetensors").stat().st_size > 16 * 1024
+    assert not stale.exists() and fresh.exists()
 
 
 def test_cut_connection_resumes_with_a_range_request(hub, repo_folders):

@@ -6,7 +6,7 @@ bars into ``progress(done_bytes, total_bytes)`` calls and raises :class:`~explor
 from inside the download when ``cancelled()`` turns true. The library writes each file to a uniquely named
 ``<blob>.<id>.incomplete`` file and deletes it when the download raises; :func:`fetch` waits for every
 download thread and then removes any ``.incomplete`` file left in the repository's cache folder, so a
-cancelled or failed download leaves no half file. A connection cut in the middle is resumed by the library
+cancelled or failed download leaves no half file (and, before it starts, those of a killed process). A connection cut in the middle is resumed by the library
 (an HTTP ``Range`` request, up to 5 tries); when it still fails the error says so in one sentence.
 
 The second use needs no network: with ``HF_HUB_OFFLINE=1`` (or the hub unreachable) the cached snapshot is
@@ -36,6 +36,7 @@ DATASET_FILES = ["README.md", "*.json", "*.jsonl", "*.parquet", "*.csv", "*.tsv"
 files, never a loading script."""
 CHUNK_BYTES = 1024 * 1024   # huggingface_hub reads 10 MiB per progress call; 1 MiB gives a smooth bar
 MAX_WORKERS = 4             # files downloaded at once
+STALE_INCOMPLETE_S = 600    # a .incomplete file untouched this long belongs to a download that died
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
@@ -79,12 +80,17 @@ def _repo_storage(repo_id: str, repo_type: str, cache_dir: str | None) -> Path:
     return Path(cache_dir or constants.HF_HUB_CACHE) / repo_folder_name(repo_id=repo_id, repo_type=repo_type)
 
 
-def remove_incomplete(repo_id: str, repo_type: str = "model", cache_dir: str | None = None) -> list[str]:
-    """Delete the ``.incomplete`` files in the repository's cache folder (half downloads); returns their paths."""
+def remove_incomplete(repo_id: str, repo_type: str = "model", cache_dir: str | None = None,
+                      older_than_s: float = 0.0) -> list[str]:
+    """Delete the ``.incomplete`` files in the repository's cache folder (half downloads) not written to for
+    ``older_than_s`` seconds (0: all); returns their paths."""
     blobs = _repo_storage(repo_id, repo_type, cache_dir) / "blobs"
     removed = []
+    now = time.time()
     for path in blobs.glob("*.incomplete") if blobs.is_dir() else ():
         try:
+            if older_than_s and now - path.stat().st_mtime < older_than_s:
+                continue
             path.unlink()
             removed.append(str(path))
         except OSError:
@@ -173,6 +179,9 @@ def fetch(repo_id: str, *, repo_type: str = "model", revision: str = "main",
         raise HubError(f"{repo_id} is a hub id, and downloading it needs the package huggingface_hub") from None
     what = "dataset" if repo_type == "dataset" else "model"
     constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, CHUNK_BYTES)
+    # half files of a process killed in the middle (an inspector closed while downloading): not another
+    # process's download in progress, which writes to its file all the time
+    remove_incomplete(repo_id, repo_type, cache_dir, older_than_s=STALE_INCOMPLETE_S)
     try:
         return snapshot_download(repo_id, repo_type=repo_type, revision=revision, allow_patterns=allow_patterns,
                                  cache_dir=cache_dir, tqdm_class=_progress_class(progress, cancelled),
