@@ -186,7 +186,8 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
                hub_timeout_s: float = 10.0, init_seed: int = 0, id2label: dict | None = None,
-               new_head: bool = False, refuse_other_task: bool = False) -> LoadedModel:
+               new_head: bool = False, refuse_other_task: bool = False,
+               download_progress=None, cancelled=None) -> LoadedModel:
     """Load tokenizer + ``AutoModelFor<task>`` from a source, in eval mode.
 
     Args:
@@ -204,12 +205,16 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         refuse_other_task: refuse a checkpoint fine-tuned for another task (:func:`other_task_error`), as
             the commands that only use the ``task`` head do (``probe`` and ``eval`` on a classifier),
             instead of putting a new random head on it.
+        download_progress: for a hub id not in the cache, called with (bytes done, bytes total) while its files
+            download (explorer.core.hub.fetch); ``cancelled()`` polled meanwhile stops the download.
 
     Returns:
         LoadedModel.
 
     Raises:
-        ModelSourceError: folder missing, hub unreachable (offline or no network), not a model,
+        Cancelled: ``cancelled()`` turned true during a download (no half file is left in the cache).
+        ModelSourceError: folder missing, hub unreachable (offline or no network), missing or gated hub
+            repository, a download cut off, not a model,
             a tokenizer without offset mappings (a slow tokenizer), or (``refuse_other_task``) a
             checkpoint fine-tuned for another task.
     """
@@ -221,6 +226,7 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     kwargs: dict = {}
     if is_hub:
         _check_hub_source(source, path, hub_timeout_s)
+        path = _download(path, download_progress, cancelled)
     if trust_remote_code:
         kwargs["trust_remote_code"] = True
     model_kwargs = _head_kwargs(kwargs, num_labels, id2label, new_head)
@@ -271,6 +277,25 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
     return _loaded(model, tokenizer, info, source, path, task)
+
+
+def _download(hub_id: str, progress, cancelled) -> str:
+    """A hub id's snapshot folder in the cache, downloaded first when needed (explorer.core.hub.fetch).
+    Loading from the folder keeps transformers off the network. Raises ModelSourceError or Cancelled."""
+    from explorer.core.hub import HubError, cached_snapshot, fetch
+
+    if _is_offline():
+        cached = cached_snapshot(hub_id)
+        if cached is not None:
+            return cached
+    try:
+        folder = fetch(hub_id, progress=progress, cancelled=cancelled)
+        if not any(Path(folder).glob("*.safetensors")):   # an older repository: the PyTorch weights file, which
+            folder = fetch(hub_id, progress=progress, cancelled=cancelled,   # transformers reads weights-only
+                           allow_patterns=["pytorch_model.bin", "pytorch_model.bin.index.json", "pytorch_model-*.bin"])
+        return folder
+    except HubError as exc:
+        raise ModelSourceError(str(exc)) from None
 
 
 def _check_hub_source(source: str, path: str, hub_timeout_s: float) -> None:

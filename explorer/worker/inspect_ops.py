@@ -237,6 +237,24 @@ def op_squad_rows(state: State, args: dict, progress, cancelled):
     return rows, text
 
 
+def op_hub_download(state: State, args: dict, progress, cancelled):
+    """Download hub repository ``repo_id`` (``repo_type`` "model" or "dataset") into the hub cache with
+    byte progress (at most ten events a second, and the last) and cancel; returns its local folder."""
+    import time
+
+    from explorer.core.hub import fetch
+
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 0.1 or done >= total:
+            last[0] = now
+            progress(done, total)
+
+    return fetch(args["repo_id"], repo_type=args.get("repo_type", "model"), progress=report, cancelled=cancelled)
+
+
 def op_ping(state: State, args: dict, progress, cancelled):
     """The child's pid and whether torch is loaded (tests, health checks)."""
     import os
@@ -246,10 +264,11 @@ def op_ping(state: State, args: dict, progress, cancelled):
 
 
 # op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
-# "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading).
+# "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading),
+# "download" (a hub repository into the cache: long, cancellable, never in the way of a probe).
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
-    "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"),
+    "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
 }

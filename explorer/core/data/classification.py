@@ -142,13 +142,12 @@ class ClassificationData:
 
 
 def _split_hub(source: str, default_split: str) -> tuple[str, str | None, str]:
-    parts = source.split("::")
-    if len(parts) > 3:
+    from explorer.core.hub import parse_dataset_source
+
+    parsed = parse_dataset_source(source, default_split)
+    if parsed is None:
         raise ClassificationDataError(f"{source!r}: expected hub_id, hub_id::config or hub_id::config::split")
-    hub_id = parts[0]
-    config = parts[1] if len(parts) > 1 and parts[1] else None
-    split = parts[2] if len(parts) > 2 and parts[2] else default_split
-    return hub_id, config, split
+    return parsed
 
 
 def _pick_columns(table: Table, pair: bool, text_columns, label_column, id_column) -> tuple[list[int], int, int | None]:

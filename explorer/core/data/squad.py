@@ -322,10 +322,13 @@ def _load_file(path: Path, repair: bool, strict: bool, drop_unfound: bool = Fals
     return ds, report
 
 
-def _load_hub(hub_id: str, split: str, repair: bool, strict: bool, drop_unfound: bool = False):
+def _load_hub(source: str, split: str, repair: bool, strict: bool, drop_unfound: bool = False):
     import os
 
+    from explorer.core.hub import HubError, parse_dataset_source
     from explorer.core.models import _hub_reachable
+
+    hub_id, config, split = parse_dataset_source(source, split) or (source, None, split)
 
     advice = ("Use a local official-format SQuAD JSON file instead (for example train-v2.0.json / dev-v2.0.json "
               "from https://rajpurkar.github.io/SQuAD-explorer/).")
@@ -336,7 +339,14 @@ def _load_hub(hub_id: str, split: str, repair: bool, strict: bool, drop_unfound:
 
         if not offline and not _hub_reachable(5.0):
             raise ConnectionError("hub unreachable")
-        ds = datasets.load_dataset(hub_id, split=split)
+        if hub_id in HUB_IDS:   # the well-known ids, as the datasets library has always read them
+            ds = datasets.load_dataset(hub_id, config, split=split)
+        else:                   # fetched with progress and cancel, read from the cached snapshot
+            from explorer.core.hub import load_hub_dataset
+
+            ds = load_hub_dataset(hub_id, config, split)
+    except HubError as exc:   # missing, gated, offline without a copy, cut off: its own sentence
+        raise SquadDataError(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - any failure becomes one clear message
         if offline:
             reason = "this machine is offline (HF_HUB_OFFLINE / HF_DATASETS_OFFLINE) and there is no cached copy"
@@ -361,7 +371,8 @@ def load_squad(source: str, *, split: str = "validation", repair: bool = False, 
 
     Args:
         source: path of an official-format JSON file, or a hub id (``rajpurkar/squad``,
-            ``rajpurkar/squad_v2``; any ``owner/name`` that is not an existing path).
+            ``rajpurkar/squad_v2``; any ``owner/name`` that is not an existing path), optionally with a
+            config and split: ``test-org/squad-mini::plain_text::train`` (explorer.core.hub).
         split: hub split ("train", "validation"); ignored for files (a file is one split).
         repair: move answer_start values that do not match the answer text to the nearest occurrence.
         strict: raise on record errors (default); False skips them and lists each in the report.
@@ -384,8 +395,9 @@ def load_squad(source: str, *, split: str = "validation", repair: bool = False, 
         raise SquadDataError(f"{source}: is a folder; give the SQuAD JSON file (e.g. dev-v2.0.json)")
     if path.exists():
         return _load_file(path, repair, strict, drop_unfound)
-    if source in HUB_IDS or (_HUB_PATTERN.match(source) and not source.lower().endswith(".json")
-                             and not source.startswith((".", "/", "~"))):
+    hub_id = source.split("::")[0]
+    if hub_id in HUB_IDS or (_HUB_PATTERN.match(hub_id) and not hub_id.lower().endswith(".json")
+                             and not source.startswith((".", "/", "~")) and source.count("::") <= 2):
         return _load_hub(source, split, repair, strict, drop_unfound)
     raise SquadDataError(f"{source}: no such file (and not a hub dataset id such as rajpurkar/squad_v2)")
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout
 
 from .attention_view import AttentionView
 from .dev_view import DevTauView
+from .download_bar import DownloadBar, HubDownloader
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
 from .remote import RemoteLatest
@@ -111,6 +112,11 @@ class InspectorHub(QObject):
             SPANS: _ProbeHost(self.panel, self.spans_view),
             DEV_TAU: self.dev_view,
         }
+        self.download_bar = DownloadBar()          # a hub id downloads first, in the child, with Cancel
+        self.panel.add_to_model_box(self.download_bar)
+        self.downloads = HubDownloader(self.client, self.download_bar, self)
+        self.downloads.ready.connect(self.open_model)
+        self.downloads.stopped.connect(self._on_download_stopped)
         self.loads = RemoteLatest(self.client, f"{slot}.load", self)
         self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
         self.datasets = RemoteLatest(self.client, f"{slot}.squad_rows", self)
@@ -147,14 +153,30 @@ class InspectorHub(QObject):
         return list(self._pages.items())
 
     def open_model(self, source: str) -> int:
-        """Load a model (hub id, folder, run checkpoint, bundled:minilm) in the inspector child."""
+        """Load a model (hub id, folder, run checkpoint, bundled:minilm) in the inspector child. An
+        ``owner/name`` hub id is downloaded first (the download bar, cancellable) unless HF_HUB_OFFLINE is set
+        (then the load uses the cached copy or says there is none); the model loads after it."""
         source = (source or "").strip()
+        if self.downloads.needed(source):
+            self.panel.set_source(source)
+            self.panel.source.lineEdit().setCursorPosition(0)
+            self.panel.set_busy(f"downloading {source} …")
+            return self.downloads.fetch(source)
         self.panel.set_source(source)
+        self.download_bar.finish()
         self.panel.set_busy(f"loading {source} …")
         data = {"slot": self.slot, "source": source, "task": "qa"}
         rid = self.loads.submit("load", data)
         self.client.remember_load(self.slot, data)   # a restarted child reloads it (after this request)
         return rid
+
+    def _on_download_stopped(self, text: str, error: bool) -> None:
+        if error:
+            self._error(text)
+        else:
+            self.panel.set_busy(None)
+            self.panel.set_status(text)
+            self.message.emit(text)
 
     def set_model(self, loaded) -> None:
         """Use an already loaded model: a ModelInfo of this hub's slot, or a LoadedModel (tests, or a model the

@@ -107,7 +107,7 @@ class ProbePanel(QWidget):
         model_row.addWidget(self.browse)
         model_row.addWidget(self.load_button)
         model_box = QGroupBox("Model")
-        mb = QVBoxLayout(model_box)
+        mb = self._model_box_layout = QVBoxLayout(model_box)
         mb.addLayout(model_row)
         mb.addWidget(self.model_info)
         mb.addWidget(self.model_note)
@@ -254,6 +254,10 @@ class ProbePanel(QWidget):
         self.source.setEditText(source)
 
     # ----------------------------------------------------------------------------------- display
+    def add_to_model_box(self, widget: QWidget) -> None:
+        """Put ``widget`` (the hub download bar) under the model row."""
+        self._model_box_layout.insertWidget(1, widget)
+
     def set_busy(self, text: str | None) -> None:
         """Show the busy bar with text, or hide it with None."""
         self.busy_bar.setVisible(text is not None)

@@ -248,9 +248,15 @@ class LauncherPanel(QWidget):
         return bottom
 
     def _layout(self, top: QHBoxLayout, split: QSplitter, bottom: QHBoxLayout) -> None:
+        from explorer.ui.inspectors.download_bar import DownloadBar
+
+        self.download_bar = DownloadBar()   # a hub model downloads before its run starts (Launch)
+        self._downloader = None             # HubDownloader, made on the first hub id (it starts the child)
+        self._pending: TrainConfig | None = None
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
+        lay.addWidget(self.download_bar)
         lay.addLayout(bottom)
 
 
@@ -458,8 +464,42 @@ class LauncherPanel(QWidget):
         if cfg is None:
             return False
         self._remember(cfg)
+        if self._needs_download(cfg.model):   # the run starts once the model is in the cache
+            self._pending = cfg
+            self.problem.setText("")
+            self.downloader().fetch(cfg.model.strip())
+            return True
         self.launch_requested.emit([cfg], [""])
         return True
+
+    def downloader(self):
+        """The launcher's HubDownloader (explorer.ui.inspectors.download_bar), made on first use."""
+        if self._downloader is None:
+            from explorer.ui.inspectors.client import shared_client
+            from explorer.ui.inspectors.download_bar import HubDownloader
+
+            self._downloader = HubDownloader(shared_client(), self.download_bar, self)
+            self._downloader.ready.connect(self._downloaded)
+            self._downloader.stopped.connect(self._download_stopped)
+        return self._downloader
+
+    def _needs_download(self, source: str) -> bool:
+        from explorer.core.hub import is_hub_id, is_offline
+
+        if self._downloader is not None:
+            return self._downloader.needed(source)
+        return is_hub_id(source) and not is_offline()
+
+    def _downloaded(self, repo_id: str) -> None:
+        cfg, self._pending = self._pending, None
+        if cfg is not None and cfg.model.strip() == repo_id:
+            self.status_message.emit(f"{repo_id} is in the cache; the run starts")
+            self.launch_requested.emit([cfg], [""])
+
+    def _download_stopped(self, text: str, error: bool) -> None:
+        self._pending = None
+        self.download_bar.finish()   # the sentence goes where the launcher's problems go
+        self.problem.setText(f"Cannot launch: {text}" if error else text)
 
     def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
         """A Run name the user typed that a run already has: ask whether to use the next free one ("stance
