@@ -54,7 +54,7 @@ def test_the_page_shows_the_cli_numbers(qtbot, view, tmp_path):
     for key in ("target", "target_value", "baseline_value", "completeness_gap", "method", "steps"):
         assert got[key] == pytest.approx(want[key], abs=1e-12) if isinstance(want[key], float) else got[key] == want[key]
     assert "gap" in view.completeness.text() and "warning" not in view.completeness.text()
-    assert view.bars.rows == bar_rows(shown) and len(view.bars.rows) == len(shown.tokens)
+    assert view.bars.rows == bar_rows(shown, "pair") and len(view.bars.rows) == len(shown.tokens)
     assert abs(view.bars.rows[0][1]) == max(abs(a) for a in got["attributions"])
     html = view.text.toHtml()
     assert "Sentence A" in html and "Sentence B" in html and "lovelace" in html
@@ -75,6 +75,7 @@ def test_every_head_gets_its_inputs_and_targets(qtbot, view):
     assert "ending 1 against the others" in res.target.description
     assert "Ending (ending 3)" in view.text.toHtml()
     assert "no completeness property" in view.completeness.text()
+    assert any(label.endswith("(end 1)") for label, _ in view.bars.rows)
 
     tagger = tiny_loaded_model("token_classification", num_labels=3, seed=1)
     view.set_loaded(tagger)

@@ -112,14 +112,22 @@ def explain_html(attr, task: str) -> str:
             "full colour; hover a token for its number.</p>")
 
 
-def bar_rows(attr, n: int = BARS_SHOWN) -> list[tuple[str, float]]:
-    """(label, attribution) of the n largest |attribution|, largest first; labels say which text the token is in
-    (A / B, and the ending for SWAG) so that equal tokens of two texts stay apart."""
+def bar_rows(attr, task: str = "", n: int = BARS_SHOWN) -> list[tuple[str, float]]:
+    """(label, attribution) of the n largest |attribution|, largest first. With two texts the label says which
+    one the token is in ("born (B)"; QA: Q / P; SWAG: "ctx 2" / "end 2", the input row), so that equal tokens of
+    two texts stay apart."""
+    facts = find_task_facts(task)
+    two = len(set(attr.segments) - {"special"}) > 1
+    short = {"a": "A", "b": "B"}
+    if facts is not None and facts.is_qa:
+        short = {"a": "Q", "b": "P"}
+    elif facts is not None and facts.is_multiple_choice:
+        short = {"a": "ctx ", "b": "end "}
     multi = max(attr.choices, default=0) > 0
     out = []
     for i, tok, value in attr.ranked(n):
         seg = attr.segments[i]
-        where = "" if seg == "special" else f" ({seg.upper()}{attr.choices[i] if multi else ''})"
+        where = "" if seg == "special" or not two else f" ({short[seg]}{attr.choices[i] if multi else ''})"
         out.append((f"{tok}{where}", value))
     return out
 
@@ -130,6 +138,7 @@ class BarList(pg.PlotWidget):
     def __init__(self, parent=None):
         super().__init__(parent, background="w")
         self.setLabel("bottom", "attribution (target units)")
+        self.getAxis("bottom").enableAutoSIPrefix(False)   # "(x0.001)" under small numbers reads as a unit
         self.getPlotItem().showGrid(x=True, alpha=0.2)
         self.setMouseEnabled(x=False, y=False)
         self.getPlotItem().setMenuEnabled(False)
@@ -210,7 +219,8 @@ class ExplainView(QWidget):
         form.addRow(self.ending_label, self.ending_row)
 
         self.target = QComboBox()
-        self.target.setMinimumContentsLength(24)
+        self.target.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.target.setMinimumContentsLength(30)
         self.token = QSpinBox(minimum=-1, maximum=4095, value=1)
         self.token.setToolTip("token tagging: the token position (0 is [CLS]); QA: the start token (best: the "
                               "highest start logit)")
@@ -229,12 +239,15 @@ class ExplainView(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.job.cancel)
-        row = QHBoxLayout()
-        for w in (QLabel("Target"), self.target, self.token_label, self.token, self.end_label, self.end,
-                  QLabel("Method"), self.method, QLabel("steps"), self.steps, self.merge, self.run_button,
-                  self.cancel_button):
-            row.addWidget(w)
-        row.addStretch(1)
+        target_row, method_row = QHBoxLayout(), QHBoxLayout()
+        for w in (self.target, self.token_label, self.token, self.end_label, self.end):
+            target_row.addWidget(w)
+        target_row.addStretch(1)
+        for w in (self.method, QLabel("steps"), self.steps, self.merge, self.run_button, self.cancel_button):
+            method_row.addWidget(w)
+        method_row.addStretch(1)
+        form.addRow("Target", target_row)
+        form.addRow("Method", method_row)
 
         self.progress = QProgressBar()
         self.progress.setMaximumHeight(14)
@@ -269,7 +282,6 @@ class ExplainView(QWidget):
                                 "gradients with the completeness check.", EXPLAIN_PAGE))
         layout.addLayout(top)
         layout.addLayout(form)
-        layout.addLayout(row)
         layout.addWidget(self.progress)
         layout.addLayout(exports)
         layout.addWidget(self.view, 1)
@@ -398,7 +410,7 @@ class ExplainView(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
         self.text.setHtml(explain_html(attr, self.current_task()))
-        self.bars.set_rows(bar_rows(attr))
+        self.bars.set_rows(bar_rows(attr, self.current_task()))
         line = html.escape(attr.completeness_line().removesuffix(f". {attr.warning}") if attr.warning
                            else attr.completeness_line())
         if attr.method == "gxi":
