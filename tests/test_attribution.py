@@ -197,3 +197,18 @@ def test_cli_says_what_was_wrong(tmp_path, capsys):
                    "--out", str(tmp_path / "x.json")])
     assert rc == 2 and "error: class 'NEUTRAL' is not one of the head's classes" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_integrated_gradients_report_progress_and_stop_when_cancelled(models):
+    from explorer.core.errors import Cancelled
+
+    loaded = models["single"]
+    seen = []
+    explain(loaded.model, loaded.tokenizer, method="ig", steps=40, internal_batch_size=10,
+            progress=lambda done, total: seen.append((done, total)), **CASES["single"][3])
+    assert seen and {t for _, t in seen} == {4} and seen[-1][0] == 4 and seen == sorted(seen)
+    calls = []
+    with pytest.raises(Cancelled):
+        explain(loaded.model, loaded.tokenizer, method="ig", steps=40, internal_batch_size=10,
+                cancelled=lambda: calls.append(1) or len(calls) > 2, **CASES["single"][3])
+    assert len(calls) == 3 and not loaded.model.training

@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
         out.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write --out {out}: {exc}") from None
-    print(f"{result.target.description}: {result.completeness_line()}")
+    line = result.completeness_line()
+    print(f"{result.target.description}: {line.removesuffix(f'. {result.warning}') if result.warning else line}")
     print(f"wrote {out} ({len(result.tokens)} {'words' if result.merged else 'tokens'}, {result.method})")
     if result.warning:
         print(f"warning: {result.warning}", file=sys.stderr)
