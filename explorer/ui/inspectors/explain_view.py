@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
 
 from .client import shared_client
-from .common import header
+from .common import header, model_in_child
 from .remote import RemoteJob, RemoteLatest
 from .saliency_view import colour
 
@@ -348,12 +348,7 @@ class ExplainView(QWidget):
 
     def set_loaded(self, loaded) -> None:
         """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
-        from explorer.core.model_info import ModelInfo, model_info
-
-        if not isinstance(loaded, ModelInfo):
-            self.client.adopt(self.slot, loaded)
-            loaded = model_info(loaded, self.slot)
-        self.loaded = loaded
+        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         task = task_for_checkpoint(getattr(loaded, "task", ""), self.current_task(),
                                    getattr(loaded, "head_problem", "") or None)
         if task and task != self.current_task():
