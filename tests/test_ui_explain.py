@@ -73,7 +73,7 @@ def test_every_head_gets_its_inputs_and_targets(qtbot, view):
     res = _explain(qtbot, view)
     assert res.head == "multiple_choice" and sorted(set(res.choices)) == [0, 1, 2, 3]
     assert "ending 1 against the others" in res.target.description
-    assert "Ending (ending 3)" in view.text.toHtml()
+    assert "Ending 3:" in view.text.toHtml() and "Context (ending 3):" in view.text.toHtml()
     assert "no completeness property" in view.completeness.text()
     assert any(label.endswith("(end 1)") for label, _ in view.bars.rows)
 
@@ -100,6 +100,7 @@ def test_the_view_exports_to_png_and_svg(qtbot, view, tmp_path):
     view.steps.setValue(8)
     res = _explain(qtbot, view)
     assert "Question" in explain_html(res, view.current_task()) and "Passage" in view.text.toHtml()
+    assert "special tokens ([CLS], [SEP]): 0 (the baseline keeps them)" in view.text.toHtml()   # IG: exactly 0
     png, svg = view.export_png(str(tmp_path / "x.png")), view.export_svg(str(tmp_path / "x.svg"))
     from PySide6.QtGui import QImage
 

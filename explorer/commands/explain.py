@@ -45,8 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS,
                         help=f"integration steps of ig, 1..{MAX_STEPS} (default: %(default)s)")
     parser.add_argument("--merge-words", action="store_true", help="sum the word pieces of each word into one row")
-    parser.add_argument("--max-seq-length", type=int, default=128,
-                        help="tokens kept (the longer text is truncated; default: %(default)s)")
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help="tokens kept (the longer text is truncated; QA: the passage). Default: the task's "
+                             "(384 for QA, 128 for the others), as the app's Explain page")
     parser.add_argument("--out", required=True, help="the JSON file to write")
 
 
@@ -69,13 +70,17 @@ def run(args: argparse.Namespace) -> int:
     if head is None:
         raise UserError(f"{args.model!r} records no model head in its config.json; pass --head "
                         f"({', '.join(HEAD_CHOICES)})")
+    from explorer.core.task_facts import get_task_facts, task_for_checkpoint
+
+    task = task_for_checkpoint(head)
+    max_seq_length = args.max_seq_length or (get_task_facts(task).default_max_seq_length if task else 128)
     loaded = load_model(args.model, task=head)
     if loaded.head_initialised:
         print(f"warning: the {head} head of {args.model} is freshly initialised (never fine-tuned): its "
               "attributions explain random outputs", file=sys.stderr)
     result = explain(loaded.model, loaded.tokenizer, args.text, args.text_pair, endings=args.ending or None,
                      target=args.target or None, token=args.token, end=args.end, method=args.method,
-                     steps=args.steps, merge_words=args.merge_words, max_seq_length=args.max_seq_length)
+                     steps=args.steps, merge_words=args.merge_words, max_seq_length=max_seq_length)
     out = Path(args.out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -102,9 +102,11 @@ def explain_html(attr, task: str) -> str:
     for (choice, seg), spans in rows.items():
         label = name_a if seg == "a" else name_b
         if multi:
-            label = f"{label} ({'ending ' + str(choice)})"
+            label = f"{label} (ending {choice})" if seg == "a" else f"{label} {choice}"
         parts.append(f"<p><b>{html.escape(label)}:</b>{''.join(spans)}</p>")
-    special = f"<p style='color:#555'>special tokens: {', '.join(specials)}</p>" if specials else ""
+    if specials and all(a[i] == 0 for i, seg in enumerate(attr.segments) if seg == "special"):
+        specials = ["0 (the baseline keeps them)"]
+    special = f"<p style='color:#555'>special tokens ([CLS], [SEP]): {', '.join(specials)}</p>" if specials else ""
     return (f"<p><b>{html.escape(attr.target.description)}</b> = {attr.target_value:+.4f} "
             f"({METHOD_LABELS.get(attr.method, attr.method)}"
             f"{f', {attr.steps} steps' if attr.method == 'ig' else ''})</p>" + "".join(parts) + special +
@@ -365,7 +367,7 @@ class ExplainView(QWidget):
         head = head_of_task(task)
         data = {"slot": self.slot, "text": self.text_a.text(), "text_pair": "", "target": self.target.currentData(),
                 "method": self.method.currentData(), "steps": int(self.steps.value()),
-                "merge_words": self.merge.isChecked()}
+                "merge_words": self.merge.isChecked(), "max_seq_length": facts.default_max_seq_length}
         if facts.takes_pairs or facts.is_qa or facts.is_multiple_choice:
             data["text_pair"] = self.text_b.text()
         if facts.is_multiple_choice:
