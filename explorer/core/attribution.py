@@ -124,8 +124,8 @@ class Attribution:
         """One line: sum of attributions against f(input) - f(baseline), the gap, and the warning if any."""
         diff = self.target_value - self.baseline_value
         rel = "inf" if not np.isfinite(self.relative_gap) else f"{100 * self.relative_gap:.2f} %"
-        line = (f"sum of attributions {self.total:+.5f} vs f(input) - f(baseline) = {self.target_value:+.5f} - "
-                f"({self.baseline_value:+.5f}) = {diff:+.5f}; gap {self.completeness_gap:+.2e} ({rel})")
+        line = (f"sum of attributions {self.total:+.6g} vs f(input) - f(baseline) = {self.target_value:+.6g} - "
+                f"({self.baseline_value:+.6g}) = {diff:+.6g}; gap {self.completeness_gap:+.2e} ({rel})")
         return f"{line}. {self.warning}" if self.warning else line
 
     def ranked(self, n: int | None = None) -> list[tuple[int, str, float]]:

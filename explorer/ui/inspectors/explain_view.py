@@ -107,7 +107,7 @@ def explain_html(attr, task: str) -> str:
     if specials and all(a[i] == 0 for i, seg in enumerate(attr.segments) if seg == "special"):
         specials = ["0 (the baseline keeps them)"]
     special = f"<p style='color:#555'>special tokens ([CLS], [SEP]): {', '.join(specials)}</p>" if specials else ""
-    return (f"<p><b>{html.escape(attr.target.description)}</b> = {attr.target_value:+.4f} "
+    return (f"<p><b>{html.escape(attr.target.description)}</b> = {attr.target_value:+.5g} "
             f"({METHOD_LABELS.get(attr.method, attr.method)}"
             f"{f', {attr.steps} steps' if attr.method == 'ig' else ''})</p>" + "".join(parts) + special +
             "<p style='color:#666; font-size:small'>red raises the target, blue lowers it; the strongest token is "
