@@ -136,6 +136,8 @@ def test_the_pad_baseline_keeps_cls_and_sep(models):
     ids = enc.batch["input_ids"][0].tolist()
     assert base[0] == tok.cls_token_id and base[-1] == tok.sep_token_id
     assert base.count(tok.sep_token_id) == 2 and base.count(tok.pad_token_id) == len(ids) - 3
+    unk = encode(tok, "classification", "ada [UNK] born").batch["input_ids"]
+    assert tok.unk_token_id in unk[0].tolist() and tok.unk_token_id not in pad_baseline(unk, tok)[0].tolist()
 
 
 def test_few_steps_over_the_threshold_warn_and_suggest_more(models):

@@ -231,12 +231,15 @@ def encode(tokenizer, head: str, text: str, text_pair: str = "", endings: list[s
 
 
 def pad_baseline(input_ids, tokenizer, attention_mask=None):
-    """The [PAD] baseline: ``input_ids`` with every token that is not special ([CLS], [SEP], [PAD], any of
-    the tokenizer's special ids) or masked out replaced by the [PAD] id. Same shape and dtype."""
+    """The [PAD] baseline: ``input_ids`` with every token replaced by the [PAD] id except the structural ones
+    the tokenizer adds ([CLS], [SEP], [PAD]; <s>, </s> for RoBERTa-style vocabularies) and masked-out positions.
+    [UNK] and [MASK] typed in the text are replaced like any word (their attribution is not forced to 0).
+    Same shape and dtype."""
     import torch
 
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    special = torch.tensor(sorted(set(tokenizer.all_special_ids)), dtype=input_ids.dtype)
+    ids = {getattr(tokenizer, f"{name}_token_id", None) for name in ("cls", "sep", "bos", "eos", "pad")}
+    special = torch.tensor(sorted(i for i in ids if i is not None), dtype=input_ids.dtype)
     keep = torch.isin(input_ids, special)
     if attention_mask is not None:
         keep = keep | (attention_mask == 0)
