@@ -27,6 +27,7 @@ SUBCOMMANDS = {
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
+    "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
               "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "

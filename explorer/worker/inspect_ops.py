@@ -120,6 +120,19 @@ def op_saliency(state: State, args: dict, progress, cancelled):
     return window_saliency(model_of(loaded), args["window"], int(args["start"]), int(args["end"]))
 
 
+def op_explain(state: State, args: dict, progress, cancelled):
+    """Token attributions of one typed input on the slot's model (explorer.core.attribution.explain), with
+    progress (integrated-gradient batches done, total) and cancel at the next batch: an Attribution."""
+    from explorer.core.attribution import DEFAULT_STEPS, explain
+
+    loaded = state.model(args.get("slot", "explain"))
+    return explain(loaded.model, loaded.tokenizer, str(args.get("text", "")), str(args.get("text_pair", "")),
+                   endings=args.get("endings") or None, target=args.get("target") or None, token=args.get("token"),
+                   end=args.get("end"), method=str(args.get("method", "ig")),
+                   steps=int(args.get("steps") or DEFAULT_STEPS), merge_words=bool(args.get("merge_words")),
+                   max_seq_length=int(args.get("max_seq_length") or 128), progress=progress, cancelled=cancelled)
+
+
 def op_study(state: State, args: dict, progress, cancelled):
     """The τ study (run_study + study_figures) with progress; cancel stops it at the next batch."""
     from explorer.core.tau_study import StudyCancelled, run_study, study_figures
@@ -265,10 +278,12 @@ def op_ping(state: State, args: dict, progress, cancelled):
 
 # op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
 # "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading),
-# "download" (a hub repository into the cache: long, cancellable, never in the way of a probe).
+# "download" (a hub repository into the cache: long, cancellable, never in the way of a probe),
+# "explain" (attributions: up to a few hundred forward and backward passes, cancellable).
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
+    "explain": (op_explain, "explain"),
 }

@@ -23,7 +23,7 @@ from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
 from .client import shared_client
-from .common import header
+from .common import header, model_in_child
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
@@ -281,12 +281,7 @@ class ClassifyView(QWidget):
     def set_loaded(self, loaded) -> None:
         """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
         given (its head decides the kind when it is multiple choice)."""
-        from explorer.core.model_info import ModelInfo, model_info
-
-        if not isinstance(loaded, ModelInfo):
-            self.client.adopt(self.slot, loaded)
-            loaded = model_info(loaded, self.slot)
-        self.loaded = loaded
+        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self.label.set_names(list(getattr(loaded, "label_names", None) or []))
         head = getattr(loaded, "task", "")
         problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax

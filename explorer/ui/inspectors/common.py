@@ -19,6 +19,18 @@ BLOCK_COLORS: dict[str, QColor] = {
 }
 
 
+def model_in_child(client, slot: str, loaded):
+    """The ModelInfo of a view's model: ``loaded`` itself when it is one (what a load request returns), else
+    ``loaded`` (a LoadedModel of this process: tests, embedding) is handed to the inspector child's ``slot``
+    (``client.adopt``) and described."""
+    from explorer.core.model_info import ModelInfo, model_info
+
+    if isinstance(loaded, ModelInfo):
+        return loaded
+    client.adopt(slot, loaded)
+    return model_info(loaded, slot)
+
+
 def block_color(block: str) -> QColor:
     return BLOCK_COLORS.get(block, QColor(127, 127, 127))
 

@@ -25,6 +25,7 @@ HUB = "explorer.ui.inspectors.hub:page_set"
 CLASSIFY = "explorer.ui.inspectors.classify_view:page_set"
 GROUPS = "explorer.ui.groups.tabs:page_set"
 TAG = "explorer.ui.inspectors.tag_view:page_set"
+EXPLAIN = "explorer.ui.inspectors.explain_view:page_set"
 PROBE_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's
 ATTENTION, SPANS, DEV_TAU = "Attention", "Spans && τ", "τ on dev set"   # the InspectorHub's pages
 CLASSIFY_PAGE, CLASSIFY_DEV_PAGE = "Classify", "Classify: dev set"
@@ -149,6 +150,17 @@ _PAGES: list[InspectorPage] = [
         "(largest |F1 B − F1 A|). The forward passes run in a child process. Double-click a disagreement to "
         "see the question in Spans & τ for both checkpoints side by side.",
         GROUPS),
+    InspectorPage(
+        "Explain",
+        "Which tokens push a fine-tuned model's output up or down, for any head: a class's logit or its margin "
+        "to the runner-up (single sentences and pairs), the score (regression), one ending against the others "
+        "(SWAG), one token's tag (tagging), the start, end or span score (QA). Gradient × input multiplies each "
+        "token's word embedding by the gradient of the output; integrated gradients (Sundararajan et al. 2017, "
+        "with Captum) averages the gradient along the straight path from a baseline, the same text with every "
+        "token but [CLS] and [SEP] replaced by [PAD], and its attributions add up to f(input) − f(baseline): "
+        "the completeness line shows the gap, and a gap over 5 % asks for more steps. Red raises the output, "
+        "blue lowers it; the bars list the strongest tokens. Export PNG / SVG saves the view as shown.",
+        EXPLAIN, heads=("qa", "classification", "multiple_choice", "token_classification")),
 ]
 
 

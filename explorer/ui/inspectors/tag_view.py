@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
-from .common import ResultSource, header
+from .common import ResultSource, header, model_in_child
 from .remote import RemoteLatest
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
@@ -194,12 +194,7 @@ class TagView(QWidget):
 
     def set_loaded(self, loaded) -> None:
         """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
-        from explorer.core.model_info import ModelInfo, model_info
-
-        if not isinstance(loaded, ModelInfo):
-            self.client.adopt(self.slot, loaded)
-            loaded = model_info(loaded, self.slot)
-        self.loaded = loaded
+        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
         self.model_changed.emit(loaded)
 

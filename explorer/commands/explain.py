@@ -1,0 +1,95 @@
+"""`bert-explorer explain`: token attributions of one input for any head (explorer.core.attribution), written
+as JSON: tokens, attributions (one per token), target, target_value f(input), baseline_value f(baseline),
+completeness_gap (sum of attributions minus their difference), method and steps; the same numbers as the
+app's Explain page."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from explorer.core.errors import UserError, exits_on_user_error
+
+HEAD_CHOICES = ("classification", "multiple_choice", "token_classification", "qa")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from explorer.core.attribution import DEFAULT_STEPS, MAX_STEPS
+
+    parser.add_argument("--model", required=True,
+                        help="a fine-tuned checkpoint folder (a run's checkpoints/best), a hub id or bundled:minilm")
+    parser.add_argument("--head", choices=HEAD_CHOICES, default=None,
+                        help="the model head to load (default: the head recorded in the checkpoint's config.json)")
+    parser.add_argument("--text", required=True,
+                        help="text A: the sentence, the first sentence of a pair, the question (QA) or the "
+                             "context (multiple choice)")
+    parser.add_argument("--text-pair", default="",
+                        help="text B: the second sentence, the passage (QA) or the start of every ending "
+                             "(multiple choice, may be empty)")
+    parser.add_argument("--ending", action="append", default=[],
+                        help="multiple choice: one candidate ending (repeat the flag for each)")
+    parser.add_argument("--target", default="",
+                        help="what to explain: a class or tag name or index (its logit; multiple choice: that "
+                             "ending against the others), 'margin' (the predicted class against the runner-up), "
+                             "'margin:CLASS', 'score' (regression), 'start' / 'end' / 'span' (QA). Default: the "
+                             "predicted class / ending / tag, the score, the QA span")
+    parser.add_argument("--token", type=int, default=None,
+                        help="token tagging: the token position to explain (default 1, the first after [CLS]); "
+                             "QA: the start token (default: the best start)")
+    parser.add_argument("--end", type=int, default=None, help="QA: the end token (default: the best end)")
+    parser.add_argument("--method", choices=("ig", "gxi"), default="ig",
+                        help="ig: integrated gradients with a [PAD] baseline; gxi: gradient x input "
+                             "(default: %(default)s)")
+    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS,
+                        help=f"integration steps of ig, 1..{MAX_STEPS} (default: %(default)s)")
+    parser.add_argument("--merge-words", action="store_true", help="sum the word pieces of each word into one row")
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help="tokens kept (the longer text is truncated; QA: the passage). Default: the task's "
+                             "(384 for QA, 128 for the others), as the app's Explain page")
+    parser.add_argument("--out", required=True, help="the JSON file to write")
+
+
+def head_of(source: str) -> str | None:
+    """The head recorded in a local checkpoint's config.json (explorer.core.models.checkpoint_head), or None."""
+    from explorer.core.models import ModelSourceError, checkpoint_head, resolve_source
+
+    try:
+        return checkpoint_head(resolve_source(source))
+    except ModelSourceError:
+        return None
+
+
+@exits_on_user_error
+def run(args: argparse.Namespace) -> int:
+    from explorer.core.attribution import explain
+    from explorer.core.models import load_model
+
+    head = args.head or head_of(args.model)
+    if head is None:
+        raise UserError(f"{args.model!r} records no model head in its config.json; pass --head "
+                        f"({', '.join(HEAD_CHOICES)})")
+    from explorer.core.task_facts import get_task_facts, task_for_checkpoint
+
+    task = task_for_checkpoint(head)
+    max_seq_length = args.max_seq_length or (get_task_facts(task).default_max_seq_length if task else 128)
+    loaded = load_model(args.model, task=head)
+    if loaded.head_initialised:
+        print(f"warning: the {head} head of {args.model} is freshly initialised (never fine-tuned): its "
+              "attributions explain random outputs", file=sys.stderr)
+    result = explain(loaded.model, loaded.tokenizer, args.text, args.text_pair, endings=args.ending or None,
+                     target=args.target or None, token=args.token, end=args.end, method=args.method,
+                     steps=args.steps, merge_words=args.merge_words, max_seq_length=max_seq_length)
+    out = Path(args.out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write --out {out}: {exc}") from None
+    line = result.completeness_line()
+    print(f"{result.target.description}: {line.removesuffix(f'. {result.warning}') if result.warning else line}")
+    print(f"wrote {out} ({len(result.tokens)} {'words' if result.merged else 'tokens'}, {result.method})")
+    if result.warning:
+        print(f"warning: {result.warning}", file=sys.stderr)
+    return 0
