@@ -218,3 +218,17 @@ def write_wide_csv(path: str | Path, runs: list[tuple[str, list[dict]]]) -> int:
         for row in rows:
             out.writerow([repr(v) if isinstance(v, float) else v for v in row])
     return len(rows)
+
+
+def export_runs_csv(run_dirs: list[str | Path], path: str | Path, *, wide: bool = False) -> tuple[int, int]:
+    """Read every run folder (explorer.core.runs.load_run: any kind) and write their scalars to one CSV
+    (:func:`write_wide_csv` when ``wide``, else :func:`write_long_csv`). Returns (rows, runs).
+
+    Raises:
+        ValueError: a folder is no run folder; OSError: a file cannot be read or the CSV written.
+    """
+    from explorer.core.runs import load_run
+
+    records = [load_run(p) for p in run_dirs]
+    write = write_wide_csv if wide else write_long_csv
+    return write(path, [(r.run_id, r.events) for r in records]), len(records)
