@@ -207,3 +207,43 @@ def test_runs_dock_and_curves_draw_it_and_keep_it_across_restarts(hf_run, qtbot,
     assert w.runs.state(f"hf-out-checkpoint-{EVERY}").status == "HF Trainer run"
     w.settings.sync()
     assert AppSettings(ini).opened_runs() == [str(out), str(ckpt)]   # listed again at the next start
+
+
+class _Payload:
+    """Unpickling this would run ``touch <marker>``."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_training_args_bin_is_read_without_running_it(tmp_path):
+    from explorer.core.hf_trainer import read_pickled_settings
+
+    marker = tmp_path / "ran"
+    file = tmp_path / "training_args.bin"
+    file.write_bytes(pickle.dumps({"learning_rate": 2e-5, "seed": 3, "hook": _Payload(marker), "tags": ["a", 1]},
+                                  protocol=2))
+    settings, not_read, note = read_pickled_settings(file)
+    assert not marker.exists()                      # the os.system call was never made
+    assert settings == {"learning_rate": 2e-5, "seed": 3, "tags": ["a", 1]} and not_read == ["hook"] and note == ""
+    (tmp_path / "junk.bin").write_bytes(b"\x80\x04not a pickle at all")
+    assert read_pickled_settings(tmp_path / "junk.bin")[2].endswith("no settings read")
+
+
+def test_a_growing_trainer_state_is_in_progress_then_an_hf_trainer_run(tmp_path):
+    from explorer.core.runs import IN_PROGRESS_SECONDS, load_run
+
+    out = tmp_path / "live-out"
+    (out / "checkpoint-10").mkdir(parents=True)
+    state = out / "checkpoint-10" / "trainer_state.json"
+    state.write_text(json.dumps({"global_step": 10, "max_steps": 100, "log_history": [
+        {"step": 10, "epoch": 0.1, "loss": 1.5, "learning_rate": 1e-5, "grad_norm": 2.0}]}))
+    rec = load_run(out)
+    assert rec.status == "in progress" and rec.summary.steps == 10 and rec.summary.steps_total == 100
+    old = state.stat().st_mtime - IN_PROGRESS_SECONDS - 1
+    os.utime(state, (old, old))
+    assert load_run(out).status == "HF Trainer run"
+    assert any("no TrainingArguments saved" in n for n in load_run(out).notes)

@@ -18,7 +18,8 @@ is read as is. ``training_args.bin`` is a pickle (``torch.save`` of the Training
 loading it would run whatever code it names, so it is never unpickled. :func:`read_pickled_settings`
 walks its opcodes with ``pickletools.genops`` (parsing only, nothing imported or called) and keeps the
 settings stored as plain values (numbers, text, booleans, None, lists and dicts of them, enum members
-by their value); every setting held as another object is named as not read.
+by their value: ``transformers.*`` classes called with one plain value); every setting held as another
+object is named as not read.
 """
 
 from __future__ import annotations
@@ -136,8 +137,11 @@ class _Opaque:
         self.name, self.args, self.state = name, args, None
 
     def plain(self):
-        """An enum member (``cls("value")``) -> its value; anything else has no plain value (raise)."""
-        if isinstance(self.args, tuple) and len(self.args) == 1 and isinstance(self.args[0], (str, int, float)):
+        """A transformers enum member (``transformers.<module>.<Class>("value")``, e.g. IntervalStrategy)
+        -> its value; anything else has no plain value (raise ValueError)."""
+        module, _, cls = self.name.rpartition(".")
+        if (module.startswith("transformers.") and cls[:1].isupper() and isinstance(self.args, tuple)
+                and len(self.args) == 1 and isinstance(self.args[0], (str, int, float))):
             return self.args[0]
         raise ValueError(self.name)
 
@@ -204,7 +208,8 @@ def _opcode_walk(data: bytes):
         elif name == "APPEND":
             stack[-1].append(stack.pop())
         elif name in ("APPENDS", "ADDITEMS"):
-            stack[-1].extend(pop_mark())
+            items = pop_mark()
+            stack[-1].extend(items)
         elif name in ("REDUCE", "NEWOBJ"):
             args, func = stack.pop(), stack.pop()
             stack.append(_Opaque(getattr(func, "name", "?"), args))
