@@ -208,6 +208,18 @@ def test_runs_dock_and_curves_draw_it_and_keep_it_across_restarts(hf_run, qtbot,
     w.settings.sync()
     assert AppSettings(ini).opened_runs() == [str(out), str(ckpt)]   # listed again at the next start
 
+    w.runs.select(["hf-out", f"hf-out-checkpoint-{EVERY}"])        # both in one table, from the dock
+    menu = w.runs.context_menu(w.runs._selected_states())
+    assert next(a for a in menu.actions() if a.text() == "Export scalars to CSV…").isEnabled()
+    table = tmp_path / "both.csv"
+    with qtbot.waitSignal(w.runs.message, timeout=10_000) as said:
+        assert w.runs.export_csv_selected(str(table), wide=True)
+    assert said.args[0].startswith(f"Wrote {EVERY + STEPS} rows of 2 runs")   # one row per run and step
+    with open(table, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["run"] for r in rows} == {"hf-out", f"hf-out-checkpoint-{EVERY}"}
+    assert [float(r["train/loss"]) for r in rows if r["run"] == "hf-out"] == [v for _s, v in _trained(history, "loss")]
+
 
 class _Payload:
     """Unpickling this would run ``touch <marker>``."""
