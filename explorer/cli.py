@@ -28,6 +28,8 @@ SUBCOMMANDS = {
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
+    "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
+    "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
               "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "

@@ -311,7 +311,9 @@ class EventWriter:
 
     Only the main process of a distributed run should own a writer (``enabled=False`` elsewhere).
     If appending to the file fails (disk full), ``file_error`` says why, a warning goes to stderr and
-    the events keep going to the stream (the GUI still receives them).
+    the events keep going to the stream (the GUI still receives them). ``listeners``: callables given
+    every event written (e.g. explorer.core.scalars.TensorBoardWriter.write for ``report_to``); one that
+    raises is dropped with a warning on stderr, and the events go on.
     """
 
     run_id: str
@@ -319,6 +321,7 @@ class EventWriter:
     stream: IO[str] | None = None
     enabled: bool = True
     file_error: str | None = field(default=None, init=False)   # why appending to path stopped (disk full...)
+    listeners: list = field(default_factory=list)
     _file: IO[str] | None = field(default=None, init=False, repr=False)
 
     def emit(self, event: str, **fields: Any) -> dict:
@@ -346,6 +349,13 @@ class EventWriter:
                 self.stream.flush()
             except (OSError, ValueError):   # the reader went away (GUI quit, "leave it training"):
                 self.stream = None          # keep training; the events file has every line
+        for listener in list(self.listeners):
+            try:
+                listener(ev)
+            except Exception as exc:  # noqa: BLE001 - a mirror failing must never stop the run
+                self.listeners.remove(listener)
+                sys.stderr.write(f"warning: stopped writing events to {getattr(listener, '__self__', listener)} "
+                                 f"({type(exc).__name__}: {exc}); events.jsonl goes on\n")
         return ev
 
     def _append(self, line: str) -> None:

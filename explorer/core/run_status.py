@@ -30,7 +30,13 @@ FINISHED, STOPPED, FAILED, CANCELLED, CRASHED = "finished", "stopped", "failed",
 
 LIVE = (QUEUED, STARTING, RUNNING, STOPPING, CANCELLING)
 TERMINAL = (FINISHED, STOPPED, FAILED, CANCELLED, CRASHED)
-STATUSES = LIVE + TERMINAL
+# Runs written by another tool (explorer.core.runs: an HF Trainer output_dir, a folder of TensorBoard event
+# files): no worker of ours, no terminal event to replay; "in progress" while their files are still growing.
+HF_TRAINER_RUN, TENSORBOARD_RUN, IN_PROGRESS = "HF Trainer run", "TensorBoard run", "in progress"
+FOREIGN = (HF_TRAINER_RUN, TENSORBOARD_RUN, IN_PROGRESS)
+STATUSES = LIVE + TERMINAL + FOREIGN
+# Listed runs whose folders are re-read while they grow (a worker started elsewhere; another tool's run)
+FOLLOWED = (RUNNING, IN_PROGRESS)
 # A worker process exists (started, not yet reported its end).
 WORKING = (STARTING, RUNNING, STOPPING, CANCELLING)
 # Requests that are pending until the worker reports its end.

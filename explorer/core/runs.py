@@ -17,6 +17,12 @@ This module is the run store: the one place that knows that layout (:func:`run_d
 (:func:`append_event`, through :class:`~explorer.core.events.EventWriter`), and :class:`RunStore`, the
 observable model of the listed runs (per-field events; explorer.core.evented).
 
+Other kinds of run folder (:func:`run_kind`) list and draw beside ours, read, never written:
+
+    <output_dir>/trainer_state.json, <output_dir>/checkpoint-N/{trainer_state.json, training_args.bin,
+        config.json, model.safetensors}   an HF Trainer run (explorer.core.hf_trainer), also one checkpoint-N
+    <folder>/events.out.tfevents.*        a folder of TensorBoard event files (explorer.core.scalars)
+
 Status: explorer.core.run_status.replay over the events (the last ``started`` counts, so a resumed run
 counts from its resume): ``finished`` / ``stopped`` (finished early on request) / ``failed`` /
 ``cancelled`` = the terminal event; no terminal event and a live worker process = ``running``; no
@@ -44,6 +50,14 @@ CONFIG_FILE = "config.json"
 DEV_SPLIT_FILE = "dev_split.csv"   # a run without a dev file: the training rows held out as dev (core/data/split.py)
 PID_FILE = "worker.pid"
 STOP_FILE = "STOP"
+# the kinds of run folder (run_kind) and the files that tell the other tools' kinds apart
+OURS, HF_TRAINER, TENSORBOARD = "BERT Explorer", "HF Trainer", "TensorBoard"
+RUN_KINDS = (OURS, HF_TRAINER, TENSORBOARD)
+TRAINER_STATE_FILE = "trainer_state.json"
+TRAINING_ARGS_BIN = "training_args.bin"     # a pickle: never loaded (explorer.core.hf_trainer)
+TRAINING_ARGS_JSON = "training_args.json"   # TrainingArguments.to_json_string(), when a script saved it
+HF_CHECKPOINT = re.compile(r"checkpoint-\d+")
+IN_PROGRESS_SECONDS = 300.0   # another tool's run whose files changed this recently is "in progress"
 
 
 @dataclass
@@ -79,6 +93,7 @@ class RunSummary:
     error: str = ""
     started_at: float = 0.0
     notes: list[str] = field(default_factory=list)   # what reading the folder skipped or fell back on
+    kind: str = OURS   # RUN_KINDS: who wrote the folder
 
 
 @dataclass
@@ -93,6 +108,9 @@ class RunRecord:
     final_metrics: dict = field(default_factory=dict)
     summary: RunSummary | None = None
     notes: list[str] = field(default_factory=list)   # see RunSummary.notes
+    kind: str = OURS                                  # RUN_KINDS
+    settings: dict = field(default_factory=dict)      # another tool's training settings, as far as readable
+    best: tuple[str, float, int] | None = None        # another tool's own best (metric, stored value, step)
 
     @property
     def status(self) -> str:
@@ -435,12 +453,63 @@ def _read_run(path: Path, steps: str = "all") -> tuple[str, dict, list[dict], li
     return run_id, config, events, config_notes + notes
 
 
-def is_run_dir(path: Path) -> bool:
-    """A run folder: not a dot-folder (``.launch``, ``.groups``, ``.trash``), holding config.json or
-    events.jsonl."""
+def _is_model_config(file: Path) -> bool:
+    """A model's config.json (save_pretrained: ``model_type`` / ``architectures``), not a run config."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and ("model_type" in data or "architectures" in data)
+
+
+def is_hf_trainer_dir(path: str | Path) -> bool:
+    """An HF Trainer ``output_dir`` (trainer_state.json at the top or in a ``checkpoint-N`` folder) or one
+    ``checkpoint-N`` folder holding trainer_state.json."""
     path = Path(path)
-    return path.is_dir() and not path.name.startswith(".") and \
-        (config_file(path).is_file() or events_file(path).is_file())
+    if (path / TRAINER_STATE_FILE).is_file():
+        return True
+    return path.is_dir() and any(HF_CHECKPOINT.fullmatch(p.name) and (p / TRAINER_STATE_FILE).is_file()
+                                 for p in path.iterdir())
+
+
+def run_kind(path: str | Path) -> str | None:
+    """Who wrote a folder: OURS (events.jsonl, or a config.json that is a run config, not a model's),
+    HF_TRAINER (:func:`is_hf_trainer_dir`), TENSORBOARD (TensorBoard event files, no events.jsonl); None for
+    any other folder and for dot-folders (``.launch``, ``.groups``, ``.trash``)."""
+    from explorer.core.scalars import tensorboard_files
+
+    path = Path(path)
+    if not path.is_dir() or path.name.startswith("."):
+        return None
+    if events_file(path).is_file():
+        return OURS
+    if is_hf_trainer_dir(path):
+        return HF_TRAINER
+    if config_file(path).is_file() and not _is_model_config(config_file(path)):
+        return OURS
+    if tensorboard_files(path):
+        return TENSORBOARD
+    return None
+
+
+def is_run_dir(path: Path) -> bool:
+    """A run folder of any kind (:func:`run_kind`): ours (config.json or events.jsonl), an HF Trainer
+    output_dir or checkpoint-N, a folder of TensorBoard event files."""
+    return run_kind(path) is not None
+
+
+def find_runs(folder: str | Path, depth: int = 3) -> list[Path]:
+    """Every run folder at or under ``folder`` (up to ``depth`` levels down), by path; a run folder's own
+    sub-folders (checkpoints, an HF run's checkpoint-N) are not searched. [] for a missing folder."""
+    folder = Path(folder)
+    if is_run_dir(folder):
+        return [folder]
+    if depth <= 0 or not folder.is_dir():
+        return []
+    out: list[Path] = []
+    for child in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        out += find_runs(child, depth - 1)
+    return out
 
 
 def run_dirs(folder: str | Path) -> list[Path]:
@@ -483,6 +552,8 @@ def read_summary(path: str | Path) -> RunSummary | None:
     path = Path(path)
     if not is_run_dir(path):
         return None
+    if run_kind(path) != OURS:
+        return load_run(path).summary
     run_id, config, events, notes = _read_run(path)
     summary = summarize(run_id, path, config, events, worker_alive(path))
     summary.notes = notes
@@ -503,12 +574,20 @@ def load_run(path: str | Path, *, steps: str = "all") -> RunRecord:
     named in ``notes`` (see :func:`read_config`, :func:`read_run_events`). ``steps="last"`` reads only the
     last step event (the runs list: everything but the per-step curves comes out the same).
 
+    Another tool's folder (:func:`run_kind`: an HF Trainer output_dir or checkpoint-N, TensorBoard event
+    files) reads as events made from its files (:func:`load_foreign_run`).
+
     Raises:
-        ValueError: the folder holds neither config.json nor events.jsonl.
+        ValueError: the folder is no run folder of any kind (the message says what was looked for).
     """
     path = Path(path)
-    if not is_run_dir(path):
-        raise ValueError(f"{path} is not a run folder: it has neither {CONFIG_FILE} nor {EVENTS_FILE}")
+    kind = run_kind(path)
+    if kind is None:
+        raise ValueError(f"{path} is not a run folder: it has no {CONFIG_FILE} or {EVENTS_FILE} (ours), no "
+                         f"{TRAINER_STATE_FILE} (an HF Trainer output_dir or checkpoint-N) and no TensorBoard "
+                         "event files")
+    if kind != OURS:
+        return load_foreign_run(path, kind)
     run_id, config, events, notes = _read_run(path, steps)
     checkpoints = {k: str(p) for k in ("last", "best") if (p := checkpoint_dir(path, k)) is not None}
     final = {}
@@ -522,6 +601,41 @@ def load_run(path: str | Path, *, steps: str = "all") -> RunRecord:
     summary.notes = notes
     return RunRecord(run_id=run_id, path=str(path), config=config, events=events, checkpoints=checkpoints,
                      final_metrics=final, summary=summary, notes=notes)
+
+
+def load_foreign_run(path: str | Path, kind: str) -> RunRecord:
+    """Another tool's run folder -> RunRecord: an HF Trainer run (explorer.core.hf_trainer) or a folder of
+    TensorBoard event files (explorer.core.scalars.tensorboard_events). Its status is
+    run_status.HF_TRAINER_RUN / TENSORBOARD_RUN, or IN_PROGRESS while its files changed in the last
+    IN_PROGRESS_SECONDS; never crashed.
+
+    Raises:
+        ValueError: the files cannot be read as that kind (the message names the file).
+        explorer.core.scalars.TensorBoardMissing: TensorBoard event files without the tensorboard package.
+    """
+    from explorer.core.hf_trainer import ForeignRun, read_trainer_run
+    from explorer.core.scalars import tensorboard_events, tensorboard_files
+
+    path = Path(path)
+    now = time.time()
+    if kind == HF_TRAINER:
+        run = read_trainer_run(path, state_name=TRAINER_STATE_FILE, json_name=TRAINING_ARGS_JSON,
+                               bin_name=TRAINING_ARGS_BIN, kind=kind, finished_status=run_status.HF_TRAINER_RUN,
+                               live_status=run_status.IN_PROGRESS, now=now, live_seconds=IN_PROGRESS_SECONDS)
+    else:
+        files = tensorboard_files(path)
+        newest = max(f.stat().st_mtime for f in files)
+        run = ForeignRun(kind=kind, run_id=path.name, events=tensorboard_events(path.name, path),
+                         status=run_status.IN_PROGRESS if now - newest < IN_PROGRESS_SECONDS else run_status.TENSORBOARD_RUN,
+                         notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"])
+    summary = summarize(run.run_id, path, run.config, run.events, False)
+    summary.status, summary.kind, summary.notes = run.status, kind, run.notes
+    if run.best is not None:
+        summary.metric_name, summary.metric_value = run.best[0], run.best[1]
+    evals = [e for e in run.events if e.get("event") == "eval"]
+    return RunRecord(run_id=run.run_id, path=str(path), config=run.config, events=run.events,
+                     checkpoints=dict(run.checkpoints), final_metrics=dict(evals[-1]["metrics"]) if evals else {},
+                     summary=summary, notes=run.notes, kind=kind, settings=run.settings, best=run.best)
 
 
 # -- the observable store of listed runs ----------------------------------------------------------
@@ -590,7 +704,7 @@ class RunStore:
         """Listed runs that are running with a worker this process did not start (followed by re-reading
         their folders)."""
         return [s for r, s in self._states.items()
-                if r not in self._drivers and s.status == run_status.RUNNING and s.path is not None]
+                if r not in self._drivers and s.status in run_status.FOLLOWED and s.path is not None]
 
     def tracked(self) -> list:
         """The runs driven here, then the runs running elsewhere (the status bar's activity)."""

@@ -45,7 +45,7 @@ from explorer.core.priorities import TRAIN_NICE, worker_niceness
 from explorer.core.runs import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file,
                                 events_file, new_run_id, remove_pid_file, stop_file, write_pid_file)
 from explorer.core.task_facts import is_qa_task, task_names
-from explorer.core.training.config import MIXED_PRECISION, TrainConfig, field_help
+from explorer.core.training.config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_help
 from explorer.core.training.run_presets import load_preset, preset_names
 from explorer.core.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
@@ -87,6 +87,23 @@ def _flag_help(name: str) -> str:
     return field_help(name).replace("%", "%%")
 
 
+def _tensorboard_writer(config, run_dir, writer):
+    """``report_to="tensorboard"``: a TensorBoardWriter into the run folder fed every event the writer
+    writes (explorer.core.scalars), else None; without the tensorboard package the run goes on with a
+    warning log event saying so."""
+    if config.report_to != "tensorboard":
+        return None
+    from explorer.core.scalars import TensorBoardMissing, TensorBoardWriter
+
+    try:
+        tensorboard = TensorBoardWriter(run_dir)
+    except TensorBoardMissing as exc:
+        writer.emit("log", level="warning", message=f"no TensorBoard event files: {exc}")
+        return None
+    writer.listeners.append(tensorboard.write)
+    return tensorboard
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags: --config, --resume, and one flag per TrainConfig field (default: unset); help from each field's Setting."""
     parser.description = DESCRIPTION
@@ -108,6 +125,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, type=str, choices=task_names(), **common)
         elif f.name == "mixed_precision":
             parser.add_argument(flag, type=str, choices=MIXED_PRECISION, **common)
+        elif f.name == "report_to":
+            parser.add_argument(flag, type=str, choices=[c for c in REPORT_TO if c], **common)
         elif kind == "bool" and f.name.startswith("no_"):
             # BooleanOptionalAction reads any "--no-..." as False: --no-header must mean no_header = True
             parser.add_argument(flag, action="store_const", const=True, **common)
@@ -384,6 +403,7 @@ def run(args: argparse.Namespace) -> int:
     writer = GuardedWriter(config.run_id, path=events_file(run_dir), stream=sys.stdout, enabled=main)
     if main:
         write_pid_file(run_dir)
+    tensorboard = _tensorboard_writer(config, run_dir, writer) if main else None
     from explorer.core.training.loop import Control
 
     control = Control(stop_file=stop_file(run_dir))
@@ -420,6 +440,8 @@ def run(args: argparse.Namespace) -> int:
                     code = EXIT_USER if isinstance(exc, UserError) else EXIT_FAILED
     finally:
         writer.close()
+        if tensorboard is not None:
+            tensorboard.close()
         if main:
             remove_pid_file(run_dir)
             if never_started:

@@ -23,6 +23,9 @@ from explorer.core.task_facts import (check_metric_for_best, data_formats_help, 
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
+# Where a run reports its scalars besides events.jsonl: "" / "none" nowhere else; "tensorboard" TensorBoard
+# event files in the run folder (explorer.core.scalars.TensorBoardWriter; the tensorboard extra).
+REPORT_TO = ("", "none", "tensorboard")
 # "auto": bf16 autocast where bf16 matmul is fast (CUDA with bf16 support; CPUs with AMX tiles), else "no"
 # (fp32). See explorer.core.training.precision.resolve_mixed_precision.
 
@@ -226,6 +229,14 @@ class TrainConfig:
     save_checkpoints: bool = setting(True, "save checkpoints/last and checkpoints/best (needed to open the model "
                                      "in the inspectors)", label="Save checkpoints", group=OUTPUT, kind="bool",
                                      rank=3)
+    report_to: str = setting("", "also write the run's scalars elsewhere while it trains: tensorboard = "
+                             "TensorBoard event files in the run folder, beside events.jsonl (needs the tensorboard "
+                             "package); empty or none = only events.jsonl", label="TensorBoard event files",
+                             group=OUTPUT, kind="report_to", rank=6,
+        explain=(
+        'Write the loss, learning rate, gradient norm and every dev metric as TensorBoard event files in '
+        'the run folder while it trains, so `tensorboard --logdir` on the runs folder shows this run beside '
+        'others. Needs the tensorboard package.'))
     save_every: int = setting(0, "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the "
                               "end", lo=0)
     metric_for_best: str = setting("", metric_for_best_help())
@@ -310,6 +321,8 @@ class TrainConfig:
             raise ConfigError("train data is empty: give a file path or a hub dataset id")
         if self.mixed_precision not in MIXED_PRECISION:
             raise ConfigError(f"mixed_precision {self.mixed_precision!r} is not one of {MIXED_PRECISION}")
+        if self.report_to not in REPORT_TO:
+            raise ConfigError(f"report_to {self.report_to!r} is not one of tensorboard, none (or empty)")
         for f in dataclasses.fields(self):
             rule = f.metadata["setting"]
             if not rule.accepts(getattr(self, f.name)):

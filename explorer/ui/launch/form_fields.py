@@ -313,3 +313,11 @@ def _lr_editor(_spec: FieldSpec) -> Editor:
 def _bool_editor(_spec: FieldSpec) -> Editor:
     box = QCheckBox()
     return Editor(box, box.isChecked, lambda v: box.setChecked(bool(v)), box.toggled)
+
+
+@register_editor("report_to")
+def _report_to_editor(_spec: FieldSpec) -> Editor:
+    """report_to as a checkbox: checked = "tensorboard" (core.training.config.REPORT_TO), else ""."""
+    box = QCheckBox()
+    return Editor(box, lambda: "tensorboard" if box.isChecked() else "",
+                  lambda v: box.setChecked(str(v or "") == "tensorboard"), box.toggled)

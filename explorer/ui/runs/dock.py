@@ -20,7 +20,7 @@ from __future__ import annotations
 from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer,
                             Signal)
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QStyledItemDelegate,
                                QTreeView,
                                QVBoxLayout, QWidget)
@@ -52,7 +52,8 @@ EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+
               "folder from disk (Ctrl+O).")
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
                  "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
-                 "cancelled": "#6c757d", "crashed": "#b02a37"}
+                 "cancelled": "#6c757d", "crashed": "#b02a37", "HF Trainer run": "#0f6674",
+                 "TensorBoard run": "#0f6674", "in progress": "#0a58ca"}
 STATUS_TIPS = {
     "queued": "waiting for the previous run to finish",
     "starting": "the worker process is loading the model and data",
@@ -65,7 +66,12 @@ STATUS_TIPS = {
     "cancelled": "cancelled: no final evaluation",
     "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
     "crashed": "the event log ends without a result and no worker process is alive",
+    "HF Trainer run": "a Hugging Face Trainer output folder: curves from its trainer_state.json, its checkpoint-N "
+                      "folders, its own best checkpoint",
+    "TensorBoard run": "a folder of TensorBoard event files: its scalars as curves",
+    "in progress": "another tool's run whose files changed in the last minutes: re-read while it grows",
 }
+CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row per run and step (*.csv)")
 
 
 
@@ -228,6 +234,13 @@ class RunsModel(QAbstractItemModel):
             tip = STATUS_TIPS.get(self.status_text(s), s.status)
             tip = f"{tip}\n{s.error}" if s.error else tip
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
+        if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
+            st = s.settings
+            read = (f"lr {st.get('learning_rate', '-')} · batch {st.get('per_device_train_batch_size', '-')} · "
+                    f"epochs {st.get('num_train_epochs', '-')} · seed {st.get('seed', '-')}\n") if st else ""
+            return (f"{s.run_id}\n{s.kind} run, read from {s.path or ''}\ntask: {s.task or '-'}\n{read}"
+                    f"step: {self._text(s, COLUMNS.index('Step')) or '-'}"
+                    + "".join(f"\n{n}" for n in s.read_notes))
         if COLUMNS[col] == "Run":
             cfg = s.config
             return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
@@ -715,7 +728,34 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
+        menu.addSeparator()
+        menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(
+            any(s.path is not None for s in states))
         return menu
+
+    def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
+        """Every selected run's scalars in one CSV (core.scalars.export_runs_csv, on a worker thread):
+        long (run, step, name, value) or wide (one row per run and step); asks where (and which) when
+        ``path`` is None. Returns whether an export was started."""
+        folders = [str(s.path) for s in self._selected_states() if s.path is not None]
+        if not folders:
+            self.message.emit("Select the runs to export first")
+            return False
+        if path is None:
+            path, chosen = QFileDialog.getSaveFileName(self, "Export the selected runs' scalars", "runs.csv",
+                                                       ";;".join(CSV_FILTERS))
+            if not path:
+                return False
+            wide = chosen == CSV_FILTERS[1] if wide is None else wide
+        from explorer.core.scalars import export_runs_csv
+
+        def done(counts) -> None:
+            rows, runs = counts
+            self.message.emit(f"Wrote {rows} rows of {runs} run{'s' if runs != 1 else ''} to {path}")
+
+        run_in_thread(export_runs_csv, folders, path, wide=bool(wide), on_done=done, owner=self,
+                      on_error=lambda msg, _tb: QMessageBox.warning(self, "Export scalars", f"{path}: {msg}"))
+        return True
 
     def _predict_on_file(self) -> None:
         states = self._selected_states()

@@ -162,6 +162,9 @@ class RunState:
     read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
+    kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.RUN_KINDS)
+    settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.RunRecord)
+    declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
 
     # ---- derived -------------------------------------------------------------------------
@@ -191,6 +194,8 @@ class RunState:
         The value is on the display scale (percent; see dev series)."""
         from explorer.core.best import best_evaluation
 
+        if self.declared_best is not None:
+            return self.declared_best
         name = self.primary_metric()
         if name is None:
             return None

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.runs import RunRecord, load_run, read_runs
+from explorer.core.metric_display import to_display
+from explorer.core.runs import OURS, RunRecord, load_run, read_runs
 from explorer.ui.runs.state import RunState
 
 
@@ -21,7 +22,15 @@ def state_from_record(rec: RunRecord, *, loaded: bool = True) -> RunState:
     state = RunState.from_events(rec.run_id, rec.events, path=Path(rec.path), config=rec.config, alive=rec.alive)
     state.read_notes = list(rec.notes)
     state.loaded = loaded
-    if loaded:
+    state.kind, state.settings = rec.kind, dict(rec.settings)
+    if rec.kind != OURS:   # another tool's run: its own status and best; its notes are information
+        state.status = rec.status
+        if rec.best is not None:
+            name, value, step = rec.best
+            state.declared_best = (name, to_display(name, value, state.task), step)
+        if loaded:
+            state.logs.extend(f"[info] {n}" for n in rec.notes)
+    elif loaded:
         state.logs.extend(f"[warning] {n}" for n in rec.notes)
     for kind, folder in rec.checkpoints.items():
         state.checkpoints.setdefault(kind, folder)

@@ -215,6 +215,8 @@ class MainWindow(QMainWindow):
         action(f, "Load run &config…", self.launcher._ask_load, None, "Load a run config into the launcher")
         action(f, "&Save run config…", self.launcher._ask_save, QKeySequence.StandardKey.Save)
         action(f, "Change runs &folder…", self.ask_runs_dir)
+        action(f, "&Export selected runs to CSV…", lambda: self.runs.export_csv_selected(), None,
+               "Every selected run's scalars in one table (long or wide CSV)")
         f.addSeparator()
         action(f, "&Quit", self.close, "Ctrl+Q")
         r = self.menuBar().addMenu("&Run")
@@ -401,7 +403,8 @@ class MainWindow(QMainWindow):
 
     def ask_open_run(self) -> None:
         start = self.settings.last_dir("run") or str(self.runs_dir)
-        path = QFileDialog.getExistingDirectory(self, "Open a run folder", start)
+        path = QFileDialog.getExistingDirectory(self, "Open a run folder (ours, an HF Trainer output_dir or "
+                                                "checkpoint-N, TensorBoard event files)", start)
         if path:
             self.settings.set_last_dir("run", str(Path(path).parent))
             self.open_run_folder(path)

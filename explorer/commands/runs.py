@@ -1,0 +1,88 @@
+"""`bert-explorer runs DIR`: every run found under DIR, ours and other tools' (HF Trainer, TensorBoard).
+
+Example::
+
+    bert-explorer runs ~/bert-explorer-runs ~/hf-output            # one line per run
+    bert-explorer runs ~/hf-output --json                            # the same as a JSON list
+    bert-explorer runs ~/bert-explorer-runs --export-csv all.csv --wide   # every run's scalars, one table
+
+A line: kind, status, step (done/planned), task, best metric (name=value@step, the stored scale), path.
+Folders are searched a few levels down (explorer.core.runs.find_runs); one that cannot be read is named
+on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
+(explorer.core.scalars; ``--wide``: one row per run and step, one column per scalar name).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from explorer.core.errors import UserError, exits_on_user_error
+
+
+class _RunsError(UserError):
+    pass
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("folders", nargs="+", metavar="DIR", help="a runs folder, an HF Trainer output_dir, a run folder")
+    parser.add_argument("--json", action="store_true", help="print a JSON list (one object per run) instead of lines")
+    parser.add_argument("--export-csv", default="", metavar="FILE",
+                        help="also write every listed run's scalars to FILE (long: run, step, name, value)")
+    parser.add_argument("--wide", action="store_true",
+                        help="with --export-csv: one row per run and step, one column per scalar name")
+
+
+def run_row(rec) -> dict:
+    """One run as the command shows it (a RunRecord of explorer.core.runs)."""
+    s = rec.summary
+    best = {"name": s.metric_name, "value": s.metric_value} if s.metric_value is not None else None
+    if rec.best is not None:
+        best = {"name": rec.best[0], "value": rec.best[1], "step": rec.best[2]}
+    return {"run_id": rec.run_id, "kind": rec.kind, "status": s.status, "step": s.steps, "steps_total": s.steps_total,
+            "task": s.task, "model": s.model, "best": best, "path": rec.path}
+
+
+def row_line(row: dict) -> str:
+    """'HF Trainer  HF Trainer run  6/6  single  accuracy=0.5@2  /path' (tab-separated)."""
+    step = f"{row['step']}/{row['steps_total']}" if row["steps_total"] else str(row["step"])
+    best = row["best"]
+    best_text = "" if best is None else f"{best['name']}={best['value']:.4g}" + (f"@{best['step']}" if "step" in best else "")
+    return "\t".join([row["kind"], row["status"], step, row["task"] or "-", best_text or "-", row["path"]])
+
+
+@exits_on_user_error
+def run(args) -> int:
+    from explorer.core.runs import find_runs, load_run
+    from explorer.core.scalars import write_long_csv, write_wide_csv
+
+    if args.wide and not args.export_csv:
+        raise _RunsError("--wide needs --export-csv FILE (the CSV to write)")
+    records, problems = [], []
+    for folder in args.folders:
+        if not Path(folder).is_dir():
+            raise _RunsError(f"{folder}: no such folder")
+        for path in find_runs(folder):
+            try:
+                records.append(load_run(path))
+            except (ValueError, OSError, UserError) as exc:
+                problems.append(f"{path}: {exc}")
+    for line in problems:
+        print(f"warning: {line}", file=sys.stderr)
+    rows = [run_row(r) for r in records]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(row_line(row))
+        if not rows:
+            print(f"no runs found under {', '.join(args.folders)}", file=sys.stderr)
+    if args.export_csv:
+        write = write_wide_csv if args.wide else write_long_csv
+        try:
+            n = write(args.export_csv, [(r.run_id, r.events) for r in records])
+        except OSError as exc:
+            raise _RunsError(f"{args.export_csv}: cannot write ({exc.strerror or exc})") from None
+        print(f"wrote {n} rows of {len(records)} runs to {args.export_csv}", file=sys.stderr)
+    return 0

@@ -1,0 +1,261 @@
+"""Runs from elsewhere: a real Hugging Face ``Trainer`` output_dir lists, draws and opens as a run.
+
+One module-scoped fixture trains a tiny random BERT classifier (2 layers, hidden 32) for 4 steps with the
+real ``transformers.Trainer`` (save_steps and eval_steps 2, CPU, no report_to) into a tmp folder; every
+test reads that folder: the run store (kind, status, curves, checkpoints, best, settings read from
+training_args.bin without unpickling it), ``bert-explorer runs DIR`` (lines, --json, --export-csv), the
+checkpoint's inspector page, and the main window's Runs dock and Curves (its screenshot is copied into
+$EXPLORER_SHOTS_DIR when that is set).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import pickle
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from helpers import tiny_loaded_model  # noqa: E402
+
+STEPS, EVERY, LR = 4, 2, 1e-3
+
+
+@pytest.fixture(scope="module")
+def hf_run(tmp_path_factory):
+    """(runs root, output_dir, trainer log_history) of a real 4-step Trainer run."""
+    import numpy as np
+    from transformers import Trainer, TrainingArguments
+
+    root = tmp_path_factory.mktemp("hf")
+    out = root / "hf-out"
+    loaded = tiny_loaded_model("classification")
+    tok = loaded.tokenizer
+    texts = ["the model answer", "a question of the city", "paris river", "ada was born in london"] * 2
+    rows = [dict(tok(t, truncation=True, max_length=16), labels=i % 2) for i, t in enumerate(texts)]
+
+    def accuracy(p):
+        return {"accuracy": float((np.argmax(p.predictions, -1) == p.label_ids).mean())}
+
+    args = TrainingArguments(output_dir=str(out), max_steps=STEPS, per_device_train_batch_size=4, logging_steps=1,
+                             eval_strategy="steps", eval_steps=EVERY, save_strategy="steps", save_steps=EVERY,
+                             use_cpu=True, report_to="none", learning_rate=LR, disable_tqdm=True, seed=7,
+                             load_best_model_at_end=True, metric_for_best_model="loss", greater_is_better=False,
+                             dataloader_num_workers=0, save_only_model=True)
+    trainer = Trainer(model=loaded.model, args=args, train_dataset=rows, eval_dataset=rows[:4], processing_class=tok,
+                      compute_metrics=accuracy)
+    trainer.train()
+    trainer.save_state()
+    history = json.loads((out / "trainer_state.json").read_text())["log_history"]
+    _write_our_run(root / "ours-run")
+    return root, out, history
+
+
+def _write_our_run(run: Path) -> None:
+    """A small finished run of ours beside the Trainer folder (the runs command lists both kinds)."""
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"model": "bundled:minilm", "task": "squad_v2", "run_id": run.name}))
+    ev = [{"event": "started", "run_id": run.name, "time": 100.0, "steps_total": 2},
+          {"event": "step", "run_id": run.name, "time": 101.0, "step": 1, "loss": 2.5, "lr": 1e-4},
+          {"event": "step", "run_id": run.name, "time": 102.0, "step": 2, "loss": 2.0, "lr": 5e-5},
+          {"event": "eval", "run_id": run.name, "time": 103.0, "step": 2, "metrics": {"best_f1": 0.25, "f1": 0.2}},
+          {"event": "finished", "run_id": run.name, "time": 104.0, "metrics": {"best_f1": 0.25}, "seconds": 4.0}]
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+
+
+def _trained(history, key):
+    return [(e["step"], e[key]) for e in history if key in e and "train_runtime" not in e]
+
+
+def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
+    from explorer.core import run_status
+    from explorer.core.runs import HF_TRAINER, load_run, run_kind
+    from explorer.ui.runs.store import load_run_state
+
+    _root, out, history = hf_run
+
+    def refuse(*_a, **_k):
+        raise AssertionError("training_args.bin must never be unpickled")
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "Unpickler", refuse)
+    import torch
+    monkeypatch.setattr(torch, "load", refuse)
+    rec = load_run(out)
+    assert run_kind(out) == HF_TRAINER and rec.kind == HF_TRAINER
+    assert rec.status == run_status.HF_TRAINER_RUN != run_status.CRASHED
+    assert rec.summary.steps == STEPS and rec.config["task"] == "single"
+    assert set(rec.checkpoints) == {f"checkpoint-{EVERY}", f"checkpoint-{STEPS}", "last", "best"}
+    best_step = json.loads((out / "trainer_state.json").read_text())["best_global_step"]
+    assert rec.best[0] == "loss" and rec.best[2] == best_step
+    assert rec.checkpoints["best"] == str(out / f"checkpoint-{best_step}")
+    # settings read from the pickle's opcodes: plain values kept, objects named as not read
+    assert rec.settings["learning_rate"] == LR and rec.settings["seed"] == 7 and rec.settings["max_steps"] == STEPS
+    assert rec.settings["eval_strategy"] == "steps"   # an enum member, by its value
+    assert any("is a pickle: it was not loaded" in n for n in rec.notes)
+    assert any("could not be read: " in n for n in rec.notes)
+
+    state = load_run_state(out)
+    assert state.status == "HF Trainer run" and state.kind == HF_TRAINER
+    assert list(zip(state.series["loss"].x.tolist(), state.series["loss"].y.tolist())) == _trained(history, "loss")
+    assert state.series["lr"].y.tolist() == [v for _s, v in _trained(history, "learning_rate")]
+    assert state.series["grad_norm"].x.tolist() == [s for s, _v in _trained(history, "grad_norm")]
+    evals = _trained(history, "eval_accuracy")
+    assert state.series["dev/accuracy"].x.tolist() == [s for s, _v in evals] == [EVERY, STEPS]
+    assert state.series["dev/accuracy"].y.tolist() == [100 * v for _s, v in evals]   # percent, as our runs
+    assert state.series["dev/loss"].y.tolist() == [v for _s, v in _trained(history, "eval_loss")]
+    assert state.best_metric()[0] == "loss" and state.best_checkpoint_path() == rec.checkpoints["best"]
+
+
+def test_one_checkpoint_opens_as_a_run_and_in_the_right_page(hf_run):
+    pytest.importorskip("pytestqt")
+    from explorer.core.checkpoint_windows import checkpoint_task_name
+    from explorer.core.runs import HF_TRAINER, load_run
+    from explorer.ui.inspectors.registry import page_for_checkpoint
+
+    _root, out, history = hf_run
+    ckpt = out / f"checkpoint-{EVERY}"
+    rec = load_run(ckpt)
+    assert rec.kind == HF_TRAINER and rec.status == "HF Trainer run" and rec.summary.steps == EVERY
+    assert rec.run_id == f"hf-out-checkpoint-{EVERY}" and rec.checkpoints["last"] == str(ckpt)
+    assert [e["step"] for e in rec.events if e["event"] == "eval"] == [EVERY]
+    head, task = checkpoint_task_name(ckpt)
+    assert (head, task) == ("classification", "single")
+    assert page_for_checkpoint(head).plain_title == "Classify"
+
+
+def test_runs_command_lists_both_kinds_and_exports_csv(hf_run, capsys, tmp_path):
+    from explorer.cli import main
+
+    root, out, history = hf_run
+    assert main(["runs", str(root)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    by_path = {line.split("\t")[-1]: line.split("\t") for line in lines}
+    assert by_path[str(out)][:4] == ["HF Trainer", "HF Trainer run", f"{STEPS}/{STEPS}", "single"]
+    assert by_path[str(out)][4].startswith("loss=")
+    assert by_path[str(root / "ours-run")][:5] == ["BERT Explorer", "finished", "2/2", "squad_v2", "best_f1=0.25"]
+    assert main(["runs", str(root), "--json"]) == 0
+    rows = {r["path"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows[str(out)]["kind"] == "HF Trainer" and rows[str(out)]["best"]["name"] == "loss"
+
+    long_csv, wide_csv = tmp_path / "long.csv", tmp_path / "wide.csv"
+    assert main(["runs", str(root), "--export-csv", str(long_csv)]) == 0
+    assert main(["runs", str(root), "--export-csv", str(wide_csv), "--wide"]) == 0
+    with open(long_csv, newline="") as fh:
+        long_rows = list(csv.DictReader(fh))
+    assert list(long_rows[0]) == ["run", "step", "name", "value"]
+    hf_loss = [(int(r["step"]), float(r["value"])) for r in long_rows if r["run"] == "hf-out" and r["name"] == "train/loss"]
+    assert hf_loss == _trained(history, "loss")
+    ours = [(r["step"], r["name"], float(r["value"])) for r in long_rows if r["run"] == "ours-run"]
+    assert ours == [("1", "train/loss", 2.5), ("1", "train/learning_rate", 1e-4), ("2", "train/loss", 2.0),
+                    ("2", "train/learning_rate", 5e-5), ("2", "eval/best_f1", 0.25), ("2", "eval/f1", 0.2)]
+    with open(wide_csv, newline="") as fh:
+        wide = list(csv.DictReader(fh))
+    ours_wide = [r for r in wide if r["run"] == "ours-run"]
+    assert [(r["step"], r["train/loss"], r["eval/f1"]) for r in ours_wide] == [("1", "2.5", ""), ("2", "2.0", "0.2")]
+    hf_at = {int(r["step"]): r for r in wide if r["run"] == "hf-out"}
+    assert sorted(hf_at) == list(range(1, STEPS + 1))
+    assert [float(hf_at[s]["eval/accuracy"]) for s, _v in _trained(history, "eval_accuracy")] == \
+        [v for _s, v in _trained(history, "eval_accuracy")]
+
+
+def test_runs_dock_and_curves_draw_it_and_keep_it_across_restarts(hf_run, qtbot, tmp_path, monkeypatch):
+    """One window, as after a restart: the output_dir opened in an earlier session (the settings) is listed
+    again, draws in Curves, and its best checkpoint goes to Classify; File > Open run folder takes one
+    checkpoint-N, which is remembered beside it."""
+    pytest.importorskip("pytestqt")
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    _root, out, history = hf_run
+    ini = tmp_path / "s.ini"
+    AppSettings(ini).add_opened_run(out)          # opened with File > Open run folder in an earlier session
+    w = MainWindow(tmp_path / "runs", AppSettings(ini), probe_device=False)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(lambda: "hf-out" in w.runs.all_ids(), timeout=10_000)
+    w.tabs.setCurrentWidget(w.curves)
+    qtbot.waitUntil(w.curves.isVisible, timeout=10_000)
+    w.runs.select(["hf-out"])
+    qtbot.waitUntil(lambda: w.runs.state("hf-out").loaded, timeout=10_000)
+    w.curves.redraw_now()
+    assert w.curves.point_count("hf-out", "loss") == len(_trained(history, "loss"))
+    assert w.curves.point_count("hf-out", "dev/accuracy") == len(_trained(history, "eval_accuracy"))
+    assert w.runs.model.run_index("hf-out", 1).data() == "HF Trainer run"
+    opened = []    # the dock's "Open best checkpoint in inspectors" -> the page its model head goes to
+    monkeypatch.setattr(w, "show_page", lambda title: opened.append(title))
+    for page_set in {id(p): p for p in w.page_sets.values()}.values():
+        monkeypatch.setattr(page_set, "open_checkpoint", lambda *a: None, raising=False)
+    w.runs._open_checkpoint()
+    assert opened and "Classify" in opened[-1]
+    w.tabs.setCurrentWidget(w.curves)
+    w.curves.redraw_now()
+    shot = tmp_path / "hf_trainer_run_in_runs_and_curves.png"
+    assert w.grab().save(str(shot)) and shot.stat().st_size > 0
+    if os.environ.get("EXPLORER_SHOTS_DIR"):   # a person looks at it (e.g. /tmp/hft_shots)
+        shutil.copy(shot, Path(os.environ["EXPLORER_SHOTS_DIR"]) / shot.name)
+
+    ckpt = out / f"checkpoint-{EVERY}"
+    w.open_run_folder(ckpt)                       # File > Open run folder… on one checkpoint-N
+    qtbot.waitUntil(lambda: w.runs.selected_ids() == [f"hf-out-checkpoint-{EVERY}"], timeout=10_000)
+    assert w.runs.state(f"hf-out-checkpoint-{EVERY}").status == "HF Trainer run"
+    w.settings.sync()
+    assert AppSettings(ini).opened_runs() == [str(out), str(ckpt)]   # listed again at the next start
+
+    w.runs.select(["hf-out", f"hf-out-checkpoint-{EVERY}"])        # both in one table, from the dock
+    menu = w.runs.context_menu(w.runs._selected_states())
+    assert next(a for a in menu.actions() if a.text() == "Export scalars to CSV…").isEnabled()
+    table = tmp_path / "both.csv"
+    with qtbot.waitSignal(w.runs.message, timeout=10_000) as said:
+        assert w.runs.export_csv_selected(str(table), wide=True)
+    assert said.args[0].startswith(f"Wrote {EVERY + STEPS} rows of 2 runs")   # one row per run and step
+    with open(table, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["run"] for r in rows} == {"hf-out", f"hf-out-checkpoint-{EVERY}"}
+    assert [float(r["train/loss"]) for r in rows if r["run"] == "hf-out"] == [v for _s, v in _trained(history, "loss")]
+
+
+class _Payload:
+    """Unpickling this would run ``touch <marker>``."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_training_args_bin_is_read_without_running_it(tmp_path):
+    from explorer.core.hf_trainer import read_pickled_settings
+
+    marker = tmp_path / "ran"
+    file = tmp_path / "training_args.bin"
+    file.write_bytes(pickle.dumps({"learning_rate": 2e-5, "seed": 3, "hook": _Payload(marker), "tags": ["a", 1]},
+                                  protocol=2))
+    settings, not_read, note = read_pickled_settings(file)
+    assert not marker.exists()                      # the os.system call was never made
+    assert settings == {"learning_rate": 2e-5, "seed": 3, "tags": ["a", 1]} and not_read == ["hook"] and note == ""
+    (tmp_path / "junk.bin").write_bytes(b"\x80\x04not a pickle at all")
+    assert read_pickled_settings(tmp_path / "junk.bin")[2].endswith("no settings read")
+
+
+def test_a_growing_trainer_state_is_in_progress_then_an_hf_trainer_run(tmp_path):
+    from explorer.core.runs import IN_PROGRESS_SECONDS, load_run
+
+    out = tmp_path / "live-out"
+    (out / "checkpoint-10").mkdir(parents=True)
+    state = out / "checkpoint-10" / "trainer_state.json"
+    state.write_text(json.dumps({"global_step": 10, "max_steps": 100, "log_history": [
+        {"step": 10, "epoch": 0.1, "loss": 1.5, "learning_rate": 1e-5, "grad_norm": 2.0}]}))
+    rec = load_run(out)
+    assert rec.status == "in progress" and rec.summary.steps == 10 and rec.summary.steps_total == 100
+    old = state.stat().st_mtime - IN_PROGRESS_SECONDS - 1
+    os.utime(state, (old, old))
+    assert load_run(out).status == "HF Trainer run"
+    assert any("no TrainingArguments saved" in n for n in load_run(out).notes)

@@ -1,0 +1,113 @@
+"""TensorBoard both ways: a run exported to event files reads back with the same values (TensorBoard's own
+reader), a folder of event files lists as a run, and ``report_to="tensorboard"`` mirrors the worker's
+events into event files beside events.jsonl while it writes them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+tensorboard = pytest.importorskip("tensorboard", reason="the tensorboard package (extra 'tensorboard') is not installed")
+
+
+def _our_run(run: Path) -> list[dict]:
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"model": "bundled:minilm", "task": "squad_v2", "run_id": run.name}))
+    ev = [{"event": "started", "run_id": run.name, "time": 1000.0, "steps_total": 3}]
+    for i in range(1, 4):
+        ev.append({"event": "step", "run_id": run.name, "time": 1000.0 + i, "step": i, "epoch": i / 3,
+                   "loss": 3.0 / i, "lr": 1e-4 * (4 - i), "grad_norm": 0.5 + i, "samples_per_second": 10.0 * i,
+                   "loss_scale": 2.0 ** i})
+    ev.append({"event": "eval", "run_id": run.name, "time": 1003.5, "step": 3,
+               "metrics": {"f1": 0.4125, "best_f1": 0.5, "total": 12, "per_class": {"a": 1.0}}})
+    ev.append({"event": "finished", "run_id": run.name, "time": 1004.0, "metrics": {"f1": 0.4125}, "seconds": 4.0})
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+    return ev
+
+
+def _accumulated(folder: Path) -> dict[str, list[tuple[int, float, float]]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out = {}
+    for file in sorted(folder.glob("events.out.tfevents.*")):
+        acc = EventAccumulator(str(file), size_guidance={"scalars": 0})
+        acc.Reload()
+        for tag in acc.Tags()["scalars"]:
+            out.setdefault(tag, []).extend((s.step, s.value, s.wall_time) for s in acc.Scalars(tag))
+    return out
+
+
+def test_export_reads_back_with_the_same_values(tmp_path, capsys):
+    from explorer.cli import main
+    from explorer.core.runs import TENSORBOARD, load_run
+    from explorer.core.scalars import run_scalars
+    from explorer.ui.runs.store import load_run_state
+
+    events = _our_run(tmp_path / "runs" / "r1")
+    assert main(["export-tensorboard", str(tmp_path / "runs" / "r1"), "--out", str(tmp_path / "tb")]) == 0
+    folder = tmp_path / "tb" / "r1"
+    read = _accumulated(folder)
+    want = run_scalars(events)
+    assert sorted(read) == sorted({name for _s, name, _v in want})
+    assert "eval/total" in read and "eval/per_class" not in read        # a count is a number; a table is not
+    for step, name, value in want:   # event files store float32 values
+        assert (step, np.float32(value)) in [(s, np.float32(v)) for s, v, _w in read[name]], (name, step)
+    assert read["train/loss"][0][2] == pytest.approx(1001.0)          # the event's own time
+    assert read["train/learning_rate"][-1][1] == pytest.approx(1e-4, rel=1e-6)
+
+    rec = load_run(folder)                                             # the folder of event files as a run
+    assert rec.kind == TENSORBOARD and rec.status in ("TensorBoard run", "in progress")
+    state = load_run_state(folder)
+    assert state.series["loss"].x.tolist() == [1, 2, 3]
+    np.testing.assert_allclose(state.series["loss"].y, [3.0, 1.5, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(state.series["lr"].y, [3e-4, 2e-4, 1e-4], rtol=1e-6)
+    np.testing.assert_allclose(state.series["loss_scale"].y, [2.0, 4.0, 8.0])
+    assert state.series["dev/f1"].x.tolist() == [3]
+    np.testing.assert_allclose(state.series["dev/f1"].y, [41.25], rtol=1e-6)   # percent, as our runs
+
+    assert main(["runs", str(tmp_path)]) == 0                          # both listed, each with its kind
+    kinds = {line.split("\t")[-1]: line.split("\t")[0] for line in capsys.readouterr().out.strip().splitlines()}
+    assert kinds == {str(tmp_path / "runs" / "r1"): "BERT Explorer", str(folder): "TensorBoard"}
+
+
+def test_report_to_tensorboard_mirrors_the_events_as_they_are_written(tmp_path):
+    from explorer.core.events import EVENTS_FILE, EventWriter
+    from explorer.core.training.config import ConfigError, TrainConfig
+    from explorer.worker.train import _tensorboard_writer
+
+    run = tmp_path / "run"
+    writer = EventWriter("run", path=run / EVENTS_FILE)
+    assert _tensorboard_writer(TrainConfig(train="x.json"), run, writer) is None   # off by default
+    tb = _tensorboard_writer(TrainConfig(train="x.json", report_to="tensorboard"), run, writer)
+    writer.emit("step", step=1, loss=2.0, lr=5e-5, grad_norm=1.5)
+    writer.emit("eval", step=1, metrics={"f1": 0.25})
+    writer.emit("step", step=2, loss=1.0, lr=2.5e-5, grad_norm=0.75)
+    writer.close()
+    tb.close()
+    assert (run / EVENTS_FILE).is_file()
+    read = _accumulated(run)                                           # beside events.jsonl
+    assert [(s, v) for s, v, _w in read["train/loss"]] == [(1, 2.0), (2, 1.0)]
+    assert [(s, v) for s, v, _w in read["eval/f1"]] == [(1, 0.25)]
+    assert [s for s, _v, _w in read["train/learning_rate"]] == [1, 2]
+    with pytest.raises(ConfigError, match="report_to 'wandb'"):
+        TrainConfig(train="x.json", report_to="wandb").validate()
+
+
+def test_launcher_checkbox_sets_report_to(qtbot, tmp_path):
+    pytest.importorskip("pytestqt")
+    from PySide6.QtWidgets import QCheckBox
+
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    editor = w.editors["report_to"]
+    box = editor.widget if isinstance(editor.widget, QCheckBox) else editor.widget.findChild(QCheckBox)
+    assert box is not None and not box.isChecked() and w.config().report_to == ""
+    box.setChecked(True)
+    assert w.config().report_to == "tensorboard"
+    editor.set("")
+    assert not box.isChecked() and w.config().report_to == ""
