@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
@@ -94,10 +94,12 @@ class AttentionView(QWidget):
         weights_requested(int): with ``async_weights`` set, the shown window's raw weights were not kept (memory
             budget): the owner computes them off the GUI thread (ProbeResult.attention_weights) and calls
             :meth:`weights_ready`. Without it they are computed here, when shown.
+        compare_requested(): "Compare with checkpoint…": the owner opens the two-checkpoint view on this example.
     """
 
     window_changed = Signal(int)
     weights_requested = Signal(int)
+    compare_requested = Signal()
 
     def __init__(self, parent=None, *, blocks: BlockLayout = QA_BLOCKS):
         super().__init__(parent)
@@ -152,9 +154,14 @@ class AttentionView(QWidget):
         self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.window_box.setMinimumContentsLength(12)
         self.export = ExportButton(lambda: self._split, "attention view", html=self.export_html)
+        self.compare = QPushButton("Compare with checkpoint…")
+        self.compare.setToolTip("The same question and passage through another checkpoint: its attention beside "
+                                "this one's and their difference, both block flows, both answers.")
+        self.compare.clicked.connect(self.compare_requested)
+        self.compare.setVisible(False)   # shown when an owner listens (the QA Attention page)
         controls = FlowLayout()   # wraps in a narrow window instead of widening it
         for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
-                  QLabel("window"), self.window_box, self.merge, self.export):
+                  QLabel("window"), self.window_box, self.merge, self.export, self.compare):
             controls.addWidget(w)
         controls.addStretch(1)
         return controls
@@ -355,7 +362,7 @@ class AttentionView(QWidget):
 
     def _set_enabled(self, on: bool) -> None:
         for w in (self.mode, self.layer, self.head, self.window_box, self.merge, self.direction, self.topk,
-                  self.model_pair, self.export):
+                  self.model_pair, self.export, self.compare):
             w.setEnabled(on)
 
     def _on_window_box(self, index: int) -> None:
