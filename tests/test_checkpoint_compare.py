@@ -91,3 +91,22 @@ def test_compare_view_from_the_attention_page(qtbot, tiny_qa, model_b, tmp_path,
         view.resize(1280, 800)
         QApplication.processEvents()   # laid out at the new size
         view.grab().save(os.path.join(SHOTS, "checkpoint_compare.png"))
+
+
+def test_runs_dock_offers_two_runs_compare(qtbot, monkeypatch):
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.state import RunState
+
+    dock = RunsPanel()
+    qtbot.addWidget(dock)
+    a = RunState(run_id="a", status="finished", best_checkpoint="/runs/a/checkpoint-best")
+    b = RunState(run_id="b", status="finished", best_checkpoint="/runs/b/checkpoint-best")
+    plain = RunState(run_id="c", status="finished")
+    actions = {x.text(): x for x in dock.context_menu([a, b]).actions() if x.text()}
+    assert actions["Compare on one example…"].isEnabled()
+    assert not {x.text(): x for x in dock.context_menu([a]).actions()}["Compare on one example…"].isEnabled()
+    assert not {x.text(): x for x in dock.context_menu([a, plain]).actions()}["Compare on one example…"].isEnabled()
+    monkeypatch.setattr(dock, "_selected_states", lambda: [a, b])
+    with qtbot.waitSignal(dock.compare_requested) as got:
+        actions["Compare on one example…"].trigger()
+    assert got.args == ["/runs/a/checkpoint-best", "/runs/b/checkpoint-best"]

@@ -388,6 +388,7 @@ class RunsPanel(QWidget):
     open_folder_requested = Signal(str)     # run id
     open_checkpoint_requested = Signal(str)  # checkpoint folder
     predict_requested = Signal(str)          # checkpoint folder: "Predict on a file…"
+    compare_requested = Signal(str, str)     # two checkpoint folders (A, B): "Compare on one example…"
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
@@ -715,7 +716,15 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
+        two = len(states) == 2 and all(s.best_checkpoint_path() is not None for s in states)
+        menu.addAction("Compare on one example…", self._compare_two).setEnabled(two)
         return menu
+
+    def _compare_two(self) -> None:
+        states = self._selected_states()
+        paths = [s.best_checkpoint_path() for s in states]
+        if len(states) == 2 and all(paths):
+            self.compare_requested.emit(str(paths[0]), str(paths[1]))
 
     def _predict_on_file(self) -> None:
         states = self._selected_states()
