@@ -121,6 +121,12 @@ class AttentionView(QWidget):
         self.bottom = QTabWidget()
         self.bottom.addTab(self._build_flow(), "Block flow per layer")
         self.bottom.addTab(self._build_model_view(), "Model view (layers × heads)")
+        corner = QWidget()   # beside the tabs: no extra row of height
+        cl = QHBoxLayout(corner)
+        cl.setContentsMargins(0, 0, 0, 2)
+        cl.addWidget(self.compare)
+        cl.addWidget(self.export)
+        self.bottom.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         self._layout(controls, top)
         self._connect()
         self._set_enabled(False)
@@ -159,9 +165,11 @@ class AttentionView(QWidget):
                                 "this one's and their difference, both block flows, both answers.")
         self.compare.clicked.connect(self.compare_requested)
         self.compare.setVisible(False)   # shown when an owner listens (the QA Attention page)
+        self.compare.setText("Compare…")
+        self.compare.setToolTip("Compare with checkpoint…: " + self.compare.toolTip())
         controls = FlowLayout()   # wraps in a narrow window instead of widening it
         for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
-                  QLabel("window"), self.window_box, self.merge, self.export, self.compare):
+                  QLabel("window"), self.window_box, self.merge):
             controls.addWidget(w)
         controls.addStretch(1)
         return controls
