@@ -129,7 +129,9 @@ def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
     svg = (tmp_path / "view.svg").read_text()
     assert "<svg" in svg and f'width="{view._split.width()}' in svg.replace("px", "")
     button.ask_path = lambda *_a: str(tmp_path / "view.html")
-    button.ask_html()
+    with qtbot.waitSignal(button.exported, timeout=20000):   # written on a worker thread
+        button.ask_html()
+    assert button.saved == str(tmp_path / "view.html") and button.isEnabled()
     page = (tmp_path / "view.html").read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="attention-data">(.*?)</script>', page, re.S).group(1))
     assert (data["layer"], data["head"]) == (2, 3)

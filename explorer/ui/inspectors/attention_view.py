@@ -159,7 +159,7 @@ class AttentionView(QWidget):
         # the window label is long ("1: 384 tokens, chars 0-1712"): elided, so the row stays narrow
         self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.window_box.setMinimumContentsLength(12)
-        self.export = ExportButton(lambda: self._split, "attention view", html=self.export_html)
+        self.export = ExportButton(lambda: self._split, "attention view", html=self.html_job)
         self.compare = QPushButton("Compare with checkpoint…")
         self.compare.setToolTip("The same question and passage through another checkpoint: its attention beside "
                                 "this one's and their difference, both block flows, both answers.")
@@ -334,11 +334,19 @@ class AttentionView(QWidget):
 
     def export_html(self, path: str) -> None:
         """The shown window's attention (all layers and heads, word pieces as tokens) as one interactive HTML
-        page (explorer.core.attention_html), opened at the layer and head shown.
+        page (explorer.core.attention_html), opened at the layer and head shown. Written now; the Export
+        button writes it off the GUI thread (:meth:`html_job`: a 384-token BERT-base window takes seconds).
 
         Raises:
             ValueError: no attention shown, or its weights are still being computed; OSError: not written.
         """
+        self.html_job(path)()
+
+    def html_job(self, path: str):
+        """What :meth:`export_html` writes, gathered now (on the GUI thread; raises as export_html) as a
+        function of no arguments that writes the file (on any thread)."""
+        import functools
+
         from explorer.core.attention_html import write_attention_html
 
         if self.result is None or not self.result.attention:
@@ -351,8 +359,9 @@ class AttentionView(QWidget):
         win = self.result.windows[self.window]
         title = " ".join(x for x in (getattr(self.result, "question", "") or getattr(self.result, "text", ""),
                                      f"(window {self.window + 1} of {len(self.result.windows)})") if x)
-        write_attention_html(path, weights, win.tokens, win.blocks, title=title,
-                             layer=max(self.layer.currentIndex(), 0) + 1, head=max(self.head.currentIndex(), 0))
+        return functools.partial(write_attention_html, path, weights, list(win.tokens), list(win.blocks),
+                                 title=title, layer=max(self.layer.currentIndex(), 0) + 1,
+                                 head=max(self.head.currentIndex(), 0))
 
     # ----------------------------------------------------------------------------------- internals
     @staticmethod

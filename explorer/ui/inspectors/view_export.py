@@ -11,10 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtCore import QPoint, QRect, QSize, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QToolButton, QWidget
+
+from explorer.ui.shell.tasks import run_in_thread
 
 
 def export_png(widget: QWidget, path: str | Path) -> bool:
@@ -42,13 +44,20 @@ def export_svg(widget: QWidget, path: str | Path, title: str = "") -> bool:
 
 class ExportButton(QToolButton):
     """An "Export" button whose menu saves ``target()`` as PNG or SVG, and, when ``html`` is given, the
-    interactive HTML page (``html(path)`` writes it, or raises OSError / ValueError, shown to the user).
+    interactive HTML page: ``html(path)`` gathers what to write on the GUI thread (raising ValueError when there
+    is nothing to export) and returns a function of no arguments that writes the file, run on a worker thread.
 
     ``ask_path(caption, default name, filter) -> str`` is QFileDialog.getSaveFileName's first value (tests
-    replace it). ``saved`` holds the last path written (tests read it)."""
+    replace it). ``saved`` holds the last path written (tests read it).
 
-    def __init__(self, target: Callable[[], QWidget], name: str, *, html: Callable[[str], str] | None = None,
-                 parent: QWidget | None = None):
+    Signals:
+        exported(path): a file was written (PNG / SVG at once, HTML when its thread is done).
+    """
+
+    exported = Signal(str)
+
+    def __init__(self, target: Callable[[], QWidget], name: str, *,
+                 html: Callable[[str], Callable[[], object]] | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.target, self.name, self.html = target, name, html
         self.ask_path = lambda caption, default, filt: QFileDialog.getSaveFileName(self, caption, default, filt)[0]
@@ -72,6 +81,7 @@ class ExportButton(QToolButton):
         ok = export_png(self.target(), path) if kind == "png" else export_svg(self.target(), path, self.name)
         if ok:
             self.saved = path
+            self.exported.emit(path)
         else:
             QMessageBox.warning(self, "Export", f"Could not write {path}.")
 
@@ -81,8 +91,19 @@ class ExportButton(QToolButton):
         if not path:
             return
         try:
-            self.html(path)
-        except (OSError, ValueError) as exc:
-            QMessageBox.warning(self, "Export", f"Could not write {path}: {exc}")
+            job = self.html(path)
+        except ValueError as exc:
+            QMessageBox.warning(self, "Export", f"Nothing written: {exc}")
             return
-        self.saved = path
+        self.setEnabled(False)
+
+        def done(_value) -> None:
+            self.setEnabled(True)
+            self.saved = path
+            self.exported.emit(path)
+
+        def failed(message: str, _tb: str) -> None:
+            self.setEnabled(True)
+            QMessageBox.warning(self, "Export", f"Could not write {path}: {message}")
+
+        run_in_thread(job, on_done=done, on_error=failed, owner=self)
