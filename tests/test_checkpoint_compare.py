@@ -99,13 +99,16 @@ def test_runs_dock_offers_two_runs_compare(qtbot, monkeypatch):
 
     dock = RunsPanel()
     qtbot.addWidget(dock)
-    a = RunState(run_id="a", status="finished", best_checkpoint="/runs/a/checkpoint-best")
-    b = RunState(run_id="b", status="finished", best_checkpoint="/runs/b/checkpoint-best")
-    plain = RunState(run_id="c", status="finished")
+    qa = {"task": "squad_v2"}
+    a = RunState(run_id="a", status="finished", best_checkpoint="/runs/a/checkpoint-best", config=qa)
+    b = RunState(run_id="b", status="finished", best_checkpoint="/runs/b/checkpoint-best", config=qa)
+    plain = RunState(run_id="c", status="finished", config=qa)
+    sst = RunState(run_id="d", status="finished", best_checkpoint="/runs/d/checkpoint-best", config={"task": "single"})
     actions = {x.text(): x for x in dock.context_menu([a, b]).actions() if x.text()}
     assert actions["Compare on one example…"].isEnabled()
     assert not {x.text(): x for x in dock.context_menu([a]).actions()}["Compare on one example…"].isEnabled()
-    assert not {x.text(): x for x in dock.context_menu([a, plain]).actions()}["Compare on one example…"].isEnabled()
+    for other in (plain, sst):   # no checkpoint; not a QA run
+        assert not {x.text(): x for x in dock.context_menu([a, other]).actions()}["Compare on one example…"].isEnabled()
     monkeypatch.setattr(dock, "_selected_states", lambda: [a, b])
     with qtbot.waitSignal(dock.compare_requested) as got:
         actions["Compare on one example…"].trigger()

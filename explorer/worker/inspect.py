@@ -13,7 +13,7 @@ Protocol (frames of explorer.core.wire: one JSON object per line, ``"nbytes"`` b
               {"event": "cancelled", "id": 6}, {"event": "dropped", "id": 5}
 
 Operations (explorer/worker/inspect_ops.py) run on three lanes, each one thread in request order:
-"model" (load, probe, attention_weights, saliency, classify), "study" (τ study, classification dev set)
+"model" (load, probe, attention_weights, saliency, compare_checkpoints, classify), "study" (τ study, classification dev set)
 and "io" (reading a SQuAD file for the pickers). A request with a ``channel`` that is not the newest of
 its channel when its turn comes is dropped without running (a newer probe supersedes a queued one).
 The end of stdin (the GUI closed or died) or ``{"op": "shutdown"}`` ends the process.

@@ -716,8 +716,12 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
-        two = len(states) == 2 and all(s.best_checkpoint_path() is not None for s in states)
-        menu.addAction("Compare on one example…", self._compare_two).setEnabled(two)
+        from explorer.core.task_facts import is_qa_task
+
+        two = len(states) == 2 and all(s.best_checkpoint_path() is not None and is_qa_task(s.task) for s in states)
+        compare = menu.addAction("Compare on one example…", self._compare_two)
+        compare.setEnabled(two)
+        compare.setToolTip("Two QA runs' best checkpoints on the Attention page's example: A, B and B − A attention")
         return menu
 
     def _compare_two(self) -> None:
