@@ -1,13 +1,15 @@
 """The self-contained attention HTML page (explorer.core.attention_html): its data round trip, the probe's
---html option, and the page in a real headless Chromium (it renders, the layer in the URL changes the picture,
-no request leaves the machine, checked in Chromium's own network log)."""
+--html option, and the page in a real headless Chromium driven through the DevTools protocol (it renders, the
+layer picker, a small head and a hover change the picture, and the page makes no network request)."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
 import shutil
-import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="LOUD SKIP: no chromium on PATH (Debian: apt-get install chromium; .ci/run installs it); "
                              "the HTML export is not checked in a browser")
 
+SHOTS = os.environ.get("EXPLORER_SHOTS")   # a folder: the browser test also saves its screenshot there
 QUESTION, PASSAGE = "who was born?", "ada was born in 1815 in london."
 
 
@@ -39,72 +42,71 @@ def test_weights_round_trip_and_escaping():
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page, re.I)   # nothing fetched from anywhere
 
 
-def _chromium(tmp_path, url: str, *, netlog=None, screenshot=None) -> str:
-    """Run headless Chromium on ``url``; the DOM after the page's script ran."""
-    args = [CHROMIUM, "--headless=new", "--disable-gpu", "--no-sandbox", f"--user-data-dir={tmp_path / 'profile'}",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-            "--disable-default-apps", "--disable-extensions", '--host-resolver-rules=MAP * ~NOTFOUND',
-            "--window-size=1280,800"]
-    if netlog:
-        args.append(f"--log-net-log={netlog}")
-    args.append(f"--screenshot={screenshot}" if screenshot else "--dump-dom")
-    out = subprocess.run(args + [url], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
+LINES_JS = "Array.from(document.querySelectorAll('#lines line')).map(l => [+l.dataset.from, +l.dataset.to, +l.dataset.w])"
 
 
-def _page_requests(netlog) -> list[str]:
-    """URLs the page (not the browser's own housekeeping, whose initiator is 'not an origin') asked the network
-    for, from Chromium's net log."""
-    log = json.loads(netlog.read_text())
-    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-    urls = []
-    for e in log["events"]:
-        p = e.get("params") or {}
-        if e["type"] == start and "url" in p and p.get("initiator") != "not an origin":
-            if not p["url"].startswith(("file:", "data:")):
-                urls.append(p["url"])
-    return urls
-
-
-def _lines(dom: str) -> list[tuple[int, int, float]]:
-    return [(int(f), int(t), float(w)) for f, t, w in
-            re.findall(r'<line [^>]*data-from="(\d+)" data-to="(\d+)" data-w="([0-9.]+)"', dom)]
+def _drawn(page, n: int) -> np.ndarray:
+    """The head view's lines as an (n, n) matrix of their data-w weights (0 where no line)."""
+    m = np.zeros((n, n))
+    for f, t, w in page.js(LINES_JS):
+        m[f, t] = w
+    return m
 
 
 @needs_chromium
 def test_page_in_headless_chromium(tmp_path, tiny_qa):
+    """Through the DevTools protocol: the page renders the tokens and one line per weight, the layer picker and a
+    click on a small head change the picture, hovering a token shows only its lines, and the page asks the network
+    for nothing (a copy with a remote image shows that the check sees a request)."""
+    from chromium_cdp import Chromium
+
     from explorer.core.probe import probe
 
     result = probe(tiny_qa, QUESTION, PASSAGE, attentions=True, keep_attentions="float32")
     w = result.best_window
     weights = result.attention_weights(w.index)
-    page = write_attention_html(tmp_path / "attention.html", weights, w.tokens, w.blocks, title="tiny")
+    page_file = write_attention_html(tmp_path / "attention.html", weights, w.tokens, w.blocks, title="tiny")
     n = len(w.tokens)
     assert n <= 40   # every weight is a line (the page's default "all" below 40 tokens)
-
-    netlog = tmp_path / "net.json"
-    dom1 = _chromium(tmp_path, page.as_uri() + "#layer=1&head=2", netlog=netlog)
-    dom2 = _chromium(tmp_path, page.as_uri() + "#layer=2&head=2")
-    assert 'data-ready="1"' in dom1 and 'data-shown="layer 2, head 2"' in dom2
-    for tok in set(w.tokens):   # both token columns
-        assert dom1.count(f">{tok}</text>") >= 2 * w.tokens.count(tok)
-    for layer, dom in ((0, dom1), (1, dom2)):
-        lines = _lines(dom)
-        drawn = np.zeros((n, n))
-        for f, t, v in lines:
-            drawn[f, t] = v
-        np.testing.assert_allclose(drawn, np.where(weights[layer, 1] > 0, weights[layer, 1], 0), atol=1e-4)
-    assert _lines(dom1) != _lines(dom2)
-    assert dom1.count("<canvas") == 2 * 4      # the model view: layers x heads small heads
-    assert _page_requests(netlog) == []
-
-    # the check can fail: the same page with a remote image (and no content policy) is seen asking for it
     leaky = tmp_path / "leaky.html"
-    leaky.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text())
+    leaky.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page_file.read_text())
                      .replace("<body>", '<body><img src="http://example.invalid/x.png">'))
-    _chromium(tmp_path, leaky.as_uri(), netlog=tmp_path / "net2.json")
-    assert _page_requests(tmp_path / "net2.json") == ["http://example.invalid/x.png"]
+
+    def positive(a):
+        return np.where(a > 0, a, 0)
+
+    with Chromium(tmp_path / "profile") as page:
+        page.open(page_file.as_uri() + "#layer=1&head=2")
+        assert page.js("document.body.dataset.ready") == "1"
+        assert page.js("document.body.dataset.shown") == "layer 1, head 2"
+        assert page.js("Array.from(document.querySelectorAll('text.left')).map(t => t.textContent)") == list(w.tokens)
+        assert page.js("document.querySelectorAll('text.right').length") == n
+        np.testing.assert_allclose(_drawn(page, n), positive(weights[0, 1]), atol=1e-4)
+        assert page.js("document.querySelectorAll('#modelview canvas').length") == 2 * 4   # layers x heads
+
+        page.js("var s = document.getElementById('layer'); s.value = '2'; s.dispatchEvent(new Event('change'))")
+        assert page.js("location.hash") == "#layer=2&head=2"
+        assert page.js("document.body.dataset.shown") == "layer 2, head 2"
+        np.testing.assert_allclose(_drawn(page, n), positive(weights[1, 1]), atol=1e-4)
+        assert not np.allclose(weights[0, 1], weights[1, 1], atol=1e-4)   # so the picture did change
+
+        page.js("document.querySelector('text.left[data-index=\"3\"]').dispatchEvent(new MouseEvent('mouseenter'))")
+        hovered = page.js(LINES_JS)
+        assert {f for f, _, _ in hovered} == {3} and len(hovered) == int((weights[1, 1, 3] > 0).sum())
+        assert page.js("document.getElementById('readout').textContent").startswith(f"'{w.tokens[3]}' attends to")
+        page.js("document.querySelector('text.left[data-index=\"3\"]').dispatchEvent(new MouseEvent('mouseleave'))")
+
+        page.js("document.querySelector('#modelview canvas[data-layer=\"1\"][data-head=\"3\"]').click()")
+        assert page.js("document.body.dataset.shown") == "layer 1, head 3"
+        assert page.js("document.getElementById('head').value") == "3"
+        np.testing.assert_allclose(_drawn(page, n), positive(weights[0, 2]), atol=1e-4)
+        if SHOTS:
+            shot = page.call("Page.captureScreenshot", {"format": "png"})["data"]
+            (Path(SHOTS) / "html_tiny_layer1_head3.png").write_bytes(base64.b64decode(shot))
+        assert all(url.startswith("file:") for url in page.requests()), page.requests()
+
+        page.open(leaky.as_uri())
+        assert "http://example.invalid/x.png" in page.requests()
 
 
 def test_probe_cli_writes_the_page(tmp_path, capsys):

@@ -1,9 +1,10 @@
 """One self-contained interactive HTML file of a window's attention: a head view (from-tokens in the left
-column, to-tokens in the right, one SVG line per weight, width and opacity = weight; hover a token to see
-only its lines) and a model view (a grid of small heads, one per layer x head; click one to show it in the
-head view), with layer and head pickers. In the manner of bertviz's head and model views (Vig 2019, "A
-Multiscale Visualization of Attention in the Transformer Model"), but one file with its script and data
-inlined: the page makes no network request (no CDN, no web font, no image), so it opens offline.
+column, to-tokens in the right, one SVG line per weight, width and opacity growing with the square root of the
+weight, so 0.01 stays faintly visible; hover a token to see only its lines) and a model view (a grid of small
+heads, one per layer x head; click one to show it in the head view), with layer and head pickers. In the
+manner of bertviz's head and model views (Vig 2019, "A Multiscale Visualization of Attention in the
+Transformer Model"), but one file with its script and data inlined: the page makes no network request (no
+CDN, no web font, no image), so it opens offline.
 
 The page reads ``#layer=L&head=H`` (1-based; head 0 = the mean over heads) from its URL, and the pickers
 write it back, so a link (or a headless browser, tests/test_attention_html.py) can open a chosen layer.
@@ -183,7 +184,7 @@ _SCRIPT = r"""
   var layerSel = document.getElementById("layer"), headSel = document.getElementById("head");
   var topkSel = document.getElementById("topk"), svg = document.getElementById("headview");
   var readout = document.getElementById("readout"), grid = document.getElementById("modelview");
-  var ROW = 18, COLW = 120, GAP = 220;
+  var ROW = 18, COLW = 120, GAP = 220, HINT = readout.textContent;
   (function () {   // the token columns are as wide as the longest token
     var c = document.createElement("canvas").getContext("2d"); c.font = "12px sans-serif";
     D.tokens.forEach(function (t) { COLW = Math.max(COLW, Math.min(220, c.measureText(t).width + 16)); });
@@ -217,16 +218,14 @@ _SCRIPT = r"""
         edges = edges.concat(row.slice(0, state.topk));
       }
     }
-    var vmax = 0;
-    edges.forEach(function (e) { vmax = Math.max(vmax, e[2]); });
-    vmax = vmax || 1;
     edges.forEach(function (e) {
       if (e[2] <= 0) return;
-      var l = document.createElementNS(SVG, "line");
+      var l = document.createElementNS(SVG, "line"), r = Math.sqrt(Math.min(e[2], 1));
       l.setAttribute("x1", x0); l.setAttribute("y1", ROW * (e[0] + 1));
       l.setAttribute("x2", x1); l.setAttribute("y2", ROW * (e[1] + 1));
-      l.setAttribute("stroke-width", (0.5 + 4 * e[2] / vmax).toFixed(2));
-      l.setAttribute("stroke-opacity", (0.08 + 0.92 * e[2] / vmax).toFixed(3));
+      // the weight itself (not relative to the largest shown): square root, so 0.01 is still faintly visible
+      l.setAttribute("stroke-width", (0.5 + 4 * r).toFixed(2));
+      l.setAttribute("stroke-opacity", (0.03 + 0.97 * r).toFixed(3));
       l.setAttribute("data-from", e[0]); l.setAttribute("data-to", e[1]); l.setAttribute("data-w", e[2].toFixed(4));
       lines.appendChild(l);
     });
@@ -240,7 +239,8 @@ _SCRIPT = r"""
     var what = "layer " + state.layer + ", " + (state.head ? "head " + state.head : "mean over heads");
     document.getElementById("headtitle").textContent = "head view: " + what;
     document.body.setAttribute("data-shown", what);
-    if (state.hover) {
+    if (!state.hover) readout.textContent = HINT;
+    else {
       var t = state.hover[1], best = edges.slice().sort(function (a, b) { return b[2] - a[2]; }).slice(0, 3);
       readout.textContent = "'" + D.tokens[t] + "' " + (state.hover[0] === "left" ? "attends to " : "is attended by ") +
         best.map(function (e) { return "'" + D.tokens[state.hover[0] === "left" ? e[1] : e[0]] + "' " + e[2].toFixed(3); }).join(", ") +
