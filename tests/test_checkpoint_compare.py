@@ -113,3 +113,33 @@ def test_runs_dock_offers_two_runs_compare(qtbot, monkeypatch):
     with qtbot.waitSignal(dock.compare_requested) as got:
         actions["Compare on one example…"].trigger()
     assert got.args == ["/runs/a/checkpoint-best", "/runs/b/checkpoint-best"]
+
+
+def test_compare_tab_pair_page_opens_attention_a_vs_b(qtbot, tmp_path):
+    from helpers import save_tiny_model
+
+    from explorer.core.compare import Comparison, QuestionComparison, count_agreement
+    from explorer.core.models import load_model
+    from explorer.ui.groups.compare_spans import PairSpansView
+
+    a, b = save_tiny_model(tmp_path / "a", seed=0), save_tiny_model(tmp_path / "b", seed=1)
+    row = QuestionComparison("q1", QUESTION, ["london"], "london", "paris", 1.0, 1.0, 0.0, 0.0, 2.0, 1.0, PASSAGE)
+    comparison = Comparison("v2.0", str(a), str(b), 0.0, 0.0, [row], count_agreement([row], "v2.0"),
+                            {"exact_match": 100.0, "f1": 100.0}, {"exact_match": 0.0, "f1": 0.0},
+                            settings={"max_seq_length": 64, "doc_stride": 16})
+    pair = PairSpansView()
+    qtbot.addWidget(pair)
+    assert not pair.attention_button.isEnabled()
+    with qtbot.waitSignal(pair.probed, timeout=60_000):
+        pair.open_row(comparison, row)
+    assert pair.attention_button.isEnabled()
+    pair.attention_button.click()   # opens the view and asks the child (replies come through the event loop)
+    view = pair.attention_view
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.compared, timeout=60_000) as got:
+        pass
+    c = got.args[0]
+    assert c.label_a == str(a) and view.slot_b == "compare-b"       # B from the page's own slot, not reloaded
+    local = compare_checkpoints(load_model(str(a), "qa"), load_model(str(b), "qa"), QUESTION, PASSAGE,
+                                max_seq_length=64, doc_stride=16)
+    np.testing.assert_allclose(c.attentions_b - c.attentions_a, local.attentions_b - local.attentions_a, atol=1e-6)

@@ -239,23 +239,26 @@ def op_squad_rows(state: State, args: dict, progress, cancelled):
 
 def op_compare_checkpoints(state: State, args: dict, progress, cancelled):
     """The same example through the slot's model (A) and checkpoint ``source_b`` (B), loaded for QA into the
-    slot ``slot + ".compare"`` (kept while the source is the same): explorer.core.attention_compare's
-    CheckpointComparison of one window."""
+    slot ``slot + ".compare"`` (kept while the source is the same), or the model of slot ``slot_b`` when given:
+    explorer.core.attention_compare's CheckpointComparison of one window."""
     from explorer.core.attention_compare import compare_checkpoints
     from explorer.core.models import load_model
 
     slot = args.get("slot", "qa")
     loaded_a = state.model(slot)
     source_b = str(args.get("source_b") or "").strip()
-    if not source_b:
+    if args.get("slot_b"):   # B already loaded in a slot (the Compare tab's A | B page: compare-a / compare-b)
+        kept = state.model(str(args["slot_b"]))
+    elif not source_b:
         raise UserError("choose the checkpoint to compare with")
-    with state.lock:
-        kept = state.models.get(slot + ".compare")
-    if kept is None or getattr(kept, "source", None) != source_b:
-        progress(0, 2)
-        kept = load_model(source_b, "qa")
+    else:
         with state.lock:
-            state.models[slot + ".compare"] = kept
+            kept = state.models.get(slot + ".compare")
+        if kept is None or getattr(kept, "source", None) != source_b:
+            progress(0, 2)
+            kept = load_model(source_b, "qa")
+            with state.lock:
+                state.models[slot + ".compare"] = kept
     progress(1, 2)
     window = args.get("window")
     return compare_checkpoints(loaded_a, kept, args["question"], args["passage"],

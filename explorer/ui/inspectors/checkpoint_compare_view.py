@@ -59,6 +59,8 @@ class CheckpointCompareView(QWidget):
         self.comparison = None
         self.example: dict = {}
         self.label_a = "A"
+        self.slot_b: str | None = None   # B already loaded in this child slot (use_slot_b)
+        self._slot_b_label = ""
         self._requests = None
         if client is not None:
             from .remote import RemoteLatest
@@ -151,6 +153,12 @@ class CheckpointCompareView(QWidget):
         self.label_a = label_a or "A"
         self.a_label.setText(f"A: {self.label_a}")
 
+    def use_slot_b(self, slot: str, label: str) -> None:
+        """Take B from a model already loaded in the inspector child's ``slot`` (shown as ``label``); typing another
+        source in the B field uses that source instead."""
+        self.slot_b, self._slot_b_label = slot, label
+        self.source_b.setText(label)
+
     def compare(self) -> int | None:
         """Ask the inspector child for the comparison; returns the request id (None without a client or B)."""
         source = self.source_b.text().strip()
@@ -160,9 +168,11 @@ class CheckpointCompareView(QWidget):
         if self._requests is None or not self.example:
             return None
         self.info.setText(f"Comparing {self.label_a} with {source} …")
-        return self._requests.submit("compare_checkpoints", {"slot": self.slot, "source_b": source,
-                                                             "label_a": self.label_a, "label_b": short_label(source),
-                                                             **self.example})
+        data = {"slot": self.slot, "source_b": source, "label_a": self.label_a, "label_b": short_label(source),
+                **self.example}
+        if self.slot_b and source == self._slot_b_label:
+            data["slot_b"] = self.slot_b
+        return self._requests.submit("compare_checkpoints", data)
 
     def show_comparison(self, comparison) -> None:
         """Show a CheckpointComparison (explorer.core.attention_compare)."""
