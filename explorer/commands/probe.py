@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "attention per block (the per-layer table is always printed)")
     parser.add_argument("--no-flow", action="store_true",
                         help="skip the attention forward (no block flow table; SDPA only)")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write the attention of the best window as one self-contained interactive HTML "
+                             "page (head view and model view, layer and head pickers; opens offline)")
     parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
     add_window_arguments(parser)
     parser.add_argument("--max-answer-length", type=int, default=30)
@@ -97,6 +100,25 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
     return "\n".join(lines)
 
 
+def _write_html(result, path: str, model: str) -> None:
+    """The best window's attention as one HTML page (explorer.core.attention_html); a note on stderr."""
+    from explorer.core.attention import AttentionShapeError
+    from explorer.core.attention_html import write_attention_html
+
+    if not result.attention:
+        raise UserError(f"--html: this model returned no attention weights ({result.attention_note or 'no reason given'})")
+    w = result.best_window
+    weights = result.attention_weights(w.index)
+    try:
+        write_attention_html(path, weights, w.tokens, w.blocks,
+                             title=f"{model}: {result.question} (window {w.index + 1} of {len(result.windows)})")
+    except AttentionShapeError as exc:
+        raise UserError(f"--html {path}: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"cannot write --html {path}: {exc}") from None
+    print(f"wrote the attention of window {w.index + 1} to {path}", file=sys.stderr)
+
+
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
     from explorer.core.models import ModelSourceError, load_model, source_other_task_error
@@ -132,12 +154,16 @@ def run(args: argparse.Namespace) -> int:
               "question answering): its answers and scores mean nothing until you fine-tune it.", file=sys.stderr)
         if loaded.head_note:
             print(f"  {loaded.head_note}", file=sys.stderr)
+    if args.html and args.no_flow:
+        raise UserError("--html needs the attention forward: drop --no-flow")
     try:
         result = probe(loaded, args.question, passage, tau=args.tau, attentions=not args.no_flow,
-                       keep_attentions=None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
+                       keep_attentions="float32" if args.html else None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                        max_query_length=args.max_query_length, max_answer_length=args.max_answer_length)
     except (ProbeError, ValueError) as exc:
         raise as_user_error(exc) from None
+    if args.html:
+        _write_html(result, args.html, loaded.describe())
     if args.json:
         dump = result.to_dict()
         dump["model"] = loaded.describe()

@@ -13,9 +13,10 @@ Protocol (frames of explorer.core.wire: one JSON object per line, ``"nbytes"`` b
               {"event": "cancelled", "id": 6}, {"event": "dropped", "id": 5}
 
 Operations (explorer/worker/inspect_ops.py) run on lanes, each one thread in request order:
-"model" (load, probe, attention_weights, saliency, classify), "study" (τ study, classification dev set),
-"predict", "io" (reading a SQuAD file for the pickers) and "download" (a hub repository into the cache,
-with byte progress and cancel: explorer.core.hub). A request with a ``channel`` that is not the newest of
+"model" (load, probe, attention_weights, saliency, compare_checkpoints, classify), "study" (τ study,
+classification dev set), "predict", "io" (reading a SQuAD file for the pickers), "download" (a hub repository
+into the cache, with byte progress and cancel: explorer.core.hub) and "explain" (attributions). A request
+with a ``channel`` that is not the newest of
 its channel when its turn comes is dropped without running (a newer probe supersedes a queued one).
 The end of stdin (the GUI closed or died) or ``{"op": "shutdown"}`` ends the process.
 

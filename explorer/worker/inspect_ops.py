@@ -268,6 +268,39 @@ def op_hub_download(state: State, args: dict, progress, cancelled):
     return fetch(args["repo_id"], repo_type=args.get("repo_type", "model"), progress=report, cancelled=cancelled)
 
 
+def op_compare_checkpoints(state: State, args: dict, progress, cancelled):
+    """The same example through the slot's model (A) and checkpoint ``source_b`` (B), loaded for QA into the
+    slot ``slot + ".compare"`` (kept while the source is the same), or the model of slot ``slot_b`` when given:
+    explorer.core.attention_compare's CheckpointComparison of one window."""
+    from explorer.core.attention_compare import compare_checkpoints
+    from explorer.core.models import load_model
+
+    slot = args.get("slot", "qa")
+    loaded_a = state.model(slot)
+    source_b = str(args.get("source_b") or "").strip()
+    if args.get("slot_b"):   # B already loaded in a slot (the Compare tab's A | B page: compare-a / compare-b)
+        kept = state.model(str(args["slot_b"]))
+    elif not source_b:
+        raise UserError("choose the checkpoint to compare with")
+    else:
+        with state.lock:
+            kept = state.models.get(slot + ".compare")
+        if kept is None or getattr(kept, "source", None) != source_b:
+            progress(0, 2)
+            kept = load_model(source_b, "qa")
+            with state.lock:
+                state.models[slot + ".compare"] = kept
+    progress(1, 2)
+    window = args.get("window")
+    return compare_checkpoints(loaded_a, kept, args["question"], args["passage"],
+                               label_a=str(args.get("label_a") or "A"), label_b=str(args.get("label_b") or "B"),
+                               window=None if window is None else int(window),
+                               max_seq_length=int(args.get("max_seq_length", 384)),
+                               doc_stride=int(args.get("doc_stride", 128)),
+                               max_query_length=int(args.get("max_query_length", 64)),
+                               max_answer_length=int(args.get("max_answer_length", 30)))
+
+
 def op_ping(state: State, args: dict, progress, cancelled):
     """The child's pid and whether torch is loaded (tests, health checks)."""
     import os
@@ -282,7 +315,8 @@ def op_ping(state: State, args: dict, progress, cancelled):
 # "explain" (attributions: up to a few hundred forward and backward passes, cancellable).
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
-    "saliency": (op_saliency, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
+    "saliency": (op_saliency, "model"),
+    "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
     "explain": (op_explain, "explain"),

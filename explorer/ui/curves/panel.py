@@ -24,11 +24,12 @@ import time
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
-    QVBoxLayout, QWidget
+    QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.metric_display import to_display
 from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
 from explorer.ui.curves.export import CurvesExport
+from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.curves.plot import PALETTE, PlotPanel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
@@ -108,7 +109,16 @@ class CurvesPanel(CurvesExport, QWidget):
         lay.addWidget(tb)
         lay.addWidget(self.legend)
         lay.addLayout(prog)
-        lay.addWidget(scroll, 1)
+        # the watched questions' attention flow over training, under the curves when a shown run has it
+        self.flow_view = FlowOverTraining()
+        self.flow_view.setVisible(False)
+        self.curves_split = QSplitter(Qt.Orientation.Vertical)
+        self.curves_split.addWidget(scroll)
+        self.curves_split.addWidget(self.flow_view)
+        self.curves_split.setStretchFactor(0, 3)
+        self.curves_split.setStretchFactor(1, 2)
+        self.curves_split.setChildrenCollapsible(False)
+        lay.addWidget(self.curves_split, 1)
 
         for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
             self._panel(key)
@@ -247,6 +257,16 @@ class CurvesPanel(CurvesExport, QWidget):
         self.x_follow = True
         self._schedule(all_runs=True)
         self._live_tick()
+        self._update_flow_view()
+
+    def _update_flow_view(self) -> None:
+        self.flow_view.name_of = self.name_of
+        self.flow_view.set_runs(self.runs)
+        show = bool(self.flow_view.runs)
+        if show and not self.flow_view.isVisibleTo(self):   # appears: 40 % of the height, the curves keep the rest
+            total = max(self.curves_split.height(), 400)
+            self.curves_split.setSizes([total - int(0.4 * total), int(0.4 * total)])
+        self.flow_view.setVisible(show)
 
     def _forget_view(self) -> None:
         self._x_target = None
@@ -297,6 +317,10 @@ class CurvesPanel(CurvesExport, QWidget):
         """A displayed run got events (``changed``: the series keys with new points; None = all):
         redraw those curves shortly (coalesced)."""
         if any(s.run_id == run_id for s in self.runs):
+            if self.flow_view.isVisible():
+                self.flow_view.refresh(run_id)
+            elif changed is None or any(k.startswith(DEV_PREFIX) for k in changed):   # a first evaluation
+                self._update_flow_view()
             if changed is None or self._dirty.get(run_id, ()) is None:
                 self._dirty[run_id] = None
             else:

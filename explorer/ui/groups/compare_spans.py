@@ -61,6 +61,12 @@ class PairSpansView(QWidget):
         self.question.setWordWrap(True)
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        self.attention_button = QPushButton("Attention A vs B…")
+        self.attention_button.setToolTip("This question's attention under A and B and their difference (B − A), both "
+                                         "block flows and both start / end probabilities")
+        self.attention_button.setEnabled(False)
+        self.attention_button.clicked.connect(self.open_attention)
+        self.attention_view = None   # the two-checkpoint attention view (explorer.ui.inspectors.checkpoint_compare_view)
         self.views = (SpansView(), SpansView())
         self.headers = (QLabel("<b>A</b>"), QLabel("<b>B</b>"))
         self.open_buttons = (QPushButton("Open A in Spans && τ"), QPushButton("Open B in Spans && τ"))
@@ -85,7 +91,10 @@ class PairSpansView(QWidget):
             scroll.setWidget(side)
             split.addWidget(scroll)
         lay = QVBoxLayout(self)
-        lay.addWidget(self.question)
+        head = QHBoxLayout()
+        head.addWidget(self.question, 1)
+        head.addWidget(self.attention_button)
+        lay.addLayout(head)
         lay.addWidget(self.status)
         lay.addWidget(split, 1)
 
@@ -110,6 +119,8 @@ class PairSpansView(QWidget):
         for i, label in enumerate("AB"):
             self.headers[i].setText(f"<b>{label}</b> {html.escape(self.sources[i])}")
             self.open_buttons[i].setEnabled(False)
+        self.attention_button.setEnabled(False)
+        self._settings = dict(settings or {})
         self.status.setText("Probing the question with both checkpoints… (the first time loads them)")
         self._text = (question, passage)
         self._results = [None, None]
@@ -151,6 +162,7 @@ class PairSpansView(QWidget):
             view.set_result(result)
             self.headers[i].setText(decision_line("AB"[i], result, self.taus[i]))
             self.open_buttons[i].setEnabled(True)
+        self.attention_button.setEnabled(True)
         self.status.setText("")
         self.probed.emit()
 
@@ -163,6 +175,27 @@ class PairSpansView(QWidget):
         view = self.views[k]
         if view.result is not None:
             self.headers[k].setText(decision_line("AB"[k], view.result, tau))
+
+    def open_attention(self):
+        """The shown question under A and B as attention maps (A, B, B − A), both block flows and both
+        probabilities, with the models this page loaded (child slots compare-a and compare-b); returns the view."""
+        from explorer.ui.inspectors.checkpoint_compare_view import CheckpointCompareView
+
+        client = self.client
+        if client is None:
+            from explorer.ui.inspectors.client import shared_client
+
+            client = shared_client()
+        if self.attention_view is None:
+            self.attention_view = CheckpointCompareView(client=client, slot="compare-a")
+            self.attention_view.resize(1280, 800)
+        question, passage = getattr(self, "_text", ("", ""))
+        self.attention_view.set_example(question, passage, getattr(self, "_settings", {}), label_a=self.sources[0])
+        self.attention_view.use_slot_b("compare-b", self.sources[1])
+        self.attention_view.show()
+        self.attention_view.raise_()
+        self.attention_view.compare()
+        return self.attention_view
 
     def _open_in_inspector(self, k: int) -> None:
         question, passage = getattr(self, "_text", ("", ""))

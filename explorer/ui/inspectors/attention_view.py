@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
@@ -27,6 +27,7 @@ from explorer.ui.shell.flow_layout import FlowLayout
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
 from .heatmap import TokenHeatmap, upper_level
+from .view_export import ExportButton
 
 MODE_LAYER, MODE_ROLLOUT = 0, 1
 
@@ -93,10 +94,12 @@ class AttentionView(QWidget):
         weights_requested(int): with ``async_weights`` set, the shown window's raw weights were not kept (memory
             budget): the owner computes them off the GUI thread (ProbeResult.attention_weights) and calls
             :meth:`weights_ready`. Without it they are computed here, when shown.
+        compare_requested(): "Compare with checkpoint…": the owner opens the two-checkpoint view on this example.
     """
 
     window_changed = Signal(int)
     weights_requested = Signal(int)
+    compare_requested = Signal()
 
     def __init__(self, parent=None, *, blocks: BlockLayout = QA_BLOCKS):
         super().__init__(parent)
@@ -118,6 +121,12 @@ class AttentionView(QWidget):
         self.bottom = QTabWidget()
         self.bottom.addTab(self._build_flow(), "Block flow per layer")
         self.bottom.addTab(self._build_model_view(), "Model view (layers × heads)")
+        corner = QWidget()   # beside the tabs: no extra row of height
+        cl = QHBoxLayout(corner)
+        cl.setContentsMargins(0, 0, 0, 2)
+        cl.addWidget(self.compare)
+        cl.addWidget(self.export)
+        self.bottom.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         self._layout(controls, top)
         self._connect()
         self._set_enabled(False)
@@ -150,6 +159,14 @@ class AttentionView(QWidget):
         # the window label is long ("1: 384 tokens, chars 0-1712"): elided, so the row stays narrow
         self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.window_box.setMinimumContentsLength(12)
+        self.export = ExportButton(lambda: self._split, "attention view", html=self.html_job)
+        self.compare = QPushButton("Compare with checkpoint…")
+        self.compare.setToolTip("The same question and passage through another checkpoint: its attention beside "
+                                "this one's and their difference, both block flows, both answers.")
+        self.compare.clicked.connect(self.compare_requested)
+        self.compare.setVisible(False)   # shown when an owner listens (the QA Attention page)
+        self.compare.setText("Compare…")
+        self.compare.setToolTip("Compare with checkpoint…: " + self.compare.toolTip())
         controls = FlowLayout()   # wraps in a narrow window instead of widening it
         for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
                   QLabel("window"), self.window_box, self.merge):
@@ -253,6 +270,7 @@ class AttentionView(QWidget):
         split.addWidget(self.bottom)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        self._split = split   # what the PNG / SVG export saves
 
         layout = QVBoxLayout(self)
         layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
@@ -268,6 +286,7 @@ class AttentionView(QWidget):
         self.topk.valueChanged.connect(self._redraw_head_view)
         self.heatmap.hovered.connect(self._on_heatmap_hover)
         self.head_view.token_hovered.connect(self._on_head_hover)
+        self.head_view.selection_changed.connect(lambda *_: self._show_selection())
         self.model_map.clicked.connect(self._on_model_click)
         self.flow_table.cellClicked.connect(lambda r, c: self.layer.setCurrentIndex(r))
 
@@ -313,6 +332,37 @@ class AttentionView(QWidget):
     def current_labels(self) -> list[str]:
         return list(self._labels)
 
+    def export_html(self, path: str) -> None:
+        """The shown window's attention (all layers and heads, word pieces as tokens) as one interactive HTML
+        page (explorer.core.attention_html), opened at the layer and head shown. Written now; the Export
+        button writes it off the GUI thread (:meth:`html_job`: a 384-token BERT-base window takes seconds).
+
+        Raises:
+            ValueError: no attention shown, or its weights are still being computed; OSError: not written.
+        """
+        self.html_job(path)()
+
+    def html_job(self, path: str):
+        """What :meth:`export_html` writes, gathered now (on the GUI thread; raises as export_html) as a
+        function of no arguments that writes the file (on any thread)."""
+        import functools
+
+        from explorer.core.attention_html import write_attention_html
+
+        if self.result is None or not self.result.attention:
+            raise ValueError("there is no attention to export; probe first")
+        weights = self._attention().attentions
+        if weights is None and not self.async_weights and getattr(self.result, "lazy_attention", None) is not None:
+            weights = self.result.attention_weights(self.window)
+        if weights is None:
+            raise ValueError("the weights of this window are still being computed; try again in a moment")
+        win = self.result.windows[self.window]
+        title = " ".join(x for x in (getattr(self.result, "question", "") or getattr(self.result, "text", ""),
+                                     f"(window {self.window + 1} of {len(self.result.windows)})") if x)
+        return functools.partial(write_attention_html, path, weights, list(win.tokens), list(win.blocks),
+                                 title=title, layer=max(self.layer.currentIndex(), 0) + 1,
+                                 head=max(self.head.currentIndex(), 0))
+
     # ----------------------------------------------------------------------------------- internals
     @staticmethod
     def _fill_combo(box: QComboBox, items: list[str]) -> None:
@@ -329,7 +379,7 @@ class AttentionView(QWidget):
 
     def _set_enabled(self, on: bool) -> None:
         for w in (self.mode, self.layer, self.head, self.window_box, self.merge, self.direction, self.topk,
-                  self.model_pair):
+                  self.model_pair, self.export, self.compare):
             w.setEnabled(on)
 
     def _on_window_box(self, index: int) -> None:
@@ -396,8 +446,9 @@ class AttentionView(QWidget):
         note = getattr(self.result, "attention_note", "")
         self.info.setText(f"{what}; window {self.window + 1} of {len(self.result.windows)}, "
                           f"{len(labels)} {'words' if self._groups else 'tokens'}. Rows attend to columns; "
-                          "hover a token to see where its attention goes."
-                          + (f"\nMemory budget: {note}." if note else ""))
+                          "hover a token to see where its attention goes; click, Ctrl+click or drag in the lines "
+                          "view to select several." + (f"\nMemory budget: {note}." if note else ""))
+        self._show_selection()
 
     def _redraw_head_view(self) -> None:
         if self.result is None or self._matrix.size == 0:
@@ -500,6 +551,33 @@ class AttentionView(QWidget):
         return (f"'{self._labels[t]}' ({names.get(self._blocks[t], self._blocks[t])}) attends most to {tops} "
                 f"({self._what}). Averaged over all layers and heads it gives {shares}.")
 
+    def selected_tokens(self) -> list[int]:
+        """The tokens selected in the head view, as indices into the shown matrix (current_matrix)."""
+        side, sel = self.head_view.selection
+        idx = self._left_idx if side == "left" else self._right_idx
+        return [int(idx[i]) for i in sel if i < idx.size]
+
+    def selection_summary(self):
+        """explorer.core.attention_select.SelectionAttention of the selected tokens in the shown matrix, or None."""
+        from explorer.core.attention_select import selection_attention
+
+        sel = self.selected_tokens()
+        if not sel or self._matrix.shape[0] == 0:
+            return None
+        return selection_attention(self._matrix, sel)
+
+    def _show_selection(self) -> None:
+        summary = self.selection_summary()
+        if summary is None:
+            return
+        names = [f"'{self._labels[i]}'" for i in summary.selected]
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        goes = ", ".join(f"'{self._labels[j]}' {v:.3f}" for j, v in summary.top_outgoing(4))
+        comes = ", ".join(f"'{self._labels[i]}' {v:.3f}" for i, v in summary.top_incoming(4))
+        self.info.setText(f"{len(names)} selected ({shown}), {self._what}: their attention goes (mean over them) "
+                          f"to {goes}. The tokens that give them most of their attention: {comes or 'none'}. "
+                          "Escape clears the selection.")
+
     def _on_heatmap_hover(self, row: int, col: int) -> None:
         self.heatmap.highlight_row(row)
         if row < 0:
@@ -513,6 +591,8 @@ class AttentionView(QWidget):
         self.head_view.blockSignals(False)
 
     def _on_head_hover(self, side: str, i: int) -> None:
+        if self.head_view.selection[1]:
+            return   # the readout describes the selection until it is cleared
         t = self._token_index(side, i)
         self.heatmap.highlight_row(t if side == "left" else -1)
         if t >= 0:

@@ -4,6 +4,12 @@ the top-k attention weights of every from-token, thickness and opacity = weight.
 Only the top-k weights per from-token are kept (k=5 by default), so a full 384-token window
 draws at most 384*k lines, batched into a few pens. Hovering a token shows only its lines:
 a left token its outgoing top weights, a right token the weights flowing into it.
+
+Several tokens of one side can be selected (click, Ctrl+click to add or remove, drag over a range); then
+only their lines are drawn and a bar behind each token of the other side shows the selection's summed
+attention (explorer.core.attention_select): left tokens selected, where their attention goes together; right
+tokens selected, how much of each left token's attention lands on them. Escape or a click beside the
+columns clears the selection.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from explorer.core.attention_select import summed_incoming, summed_outgoing
 
 from .common import block_color
 
@@ -40,10 +48,12 @@ class HeadView(QWidget):
     """
 
     token_hovered = Signal(str, int)
+    selection_changed = Signal(str, list)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)   # Escape clears the selection
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.font_ = QFont()
         self.font_.setPointSize(8)
@@ -57,6 +67,8 @@ class HeadView(QWidget):
         self.hover: tuple[str, int] = ("", -1)
         self.col_w = 110
         self._measured: tuple = ([], [])   # the labels col_w was measured for
+        self.selection: tuple[str, list[int]] = ("", [])
+        self._drag: tuple[str, int] | None = None   # (side, anchor index) while the mouse button is down
 
     def set_data(self, weights: np.ndarray, left_labels: list[str], right_labels: list[str],
                  left_blocks: list[str], right_blocks: list[str], k: int = 5) -> None:
@@ -76,6 +88,9 @@ class HeadView(QWidget):
             longest = max([fm.horizontalAdvance(s) for s in set(self.left_labels + self.right_labels)] or [40])
             self.col_w = min(max(60, longest + 10), 160)
         self.hover = ("", -1)
+        side, sel = self.selection
+        n_side = len(self.left_labels) if side == "left" else len(self.right_labels)
+        self.selection = (side, [i for i in sel if i < n_side]) if sel else ("", [])
         height = self.sizeHint().height()
         if self.minimumHeight() != height or self.maximumHeight() != height:
             self.setFixedHeight(height)
@@ -101,7 +116,26 @@ class HeadView(QWidget):
         return "", -1
 
     # ----------------------------------------------------------------------------------- painting
+    def selection_bars(self) -> tuple[str, np.ndarray]:
+        """The side whose tokens get bars, and the bar values (one per token of that side): the selected left
+        tokens' mean attention on each right token, or each left token's summed attention on the selected right
+        tokens (explorer.core.attention_select). ("", empty) without a selection."""
+        side, sel = self.selection
+        if not sel or self.weights.size == 0:
+            return "", np.zeros(0, np.float32)
+        if side == "left":
+            return "right", summed_outgoing(self.weights, sel)
+        return "left", summed_incoming(self.weights, sel)
+
     def _visible_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        side, sel = self.selection
+        if sel:
+            w = self.weights[sel] if side == "left" else self.weights[:, sel]
+            r, c = np.nonzero(w > 0)
+            vals = w[r, c]
+            if side == "left":
+                return np.asarray(sel)[r], c, vals
+            return r, np.asarray(sel)[c], vals
         side, idx = self.hover
         if side == "left" and idx >= 0:
             return self._row_edges(idx)
@@ -131,7 +165,7 @@ class HeadView(QWidget):
         if vals.size:
             vmax = float(vals.max()) or 1.0
             bins = np.minimum((vals / vmax * N_BINS).astype(int), N_BINS - 1)
-            base = QColor(230, 85, 13) if self.hover[0] else QColor(70, 70, 200)
+            base = QColor(230, 85, 13) if (self.hover[0] or self.selection[1]) else QColor(70, 70, 200)
             for b in range(N_BINS):
                 sel = np.nonzero(bins == b)[0]
                 if sel.size == 0:
@@ -147,6 +181,7 @@ class HeadView(QWidget):
                 lines = [QLineF(x0, y0, x1, y1) for y0, y1 in zip(y0s[shown].tolist(), y1s[shown].tolist())]
                 if lines:
                     p.drawLines(lines)
+        self._paint_bars(p, top, bottom)
         self._paint_labels(p, self.left_labels, self.left_blocks, 0, Qt.AlignmentFlag.AlignRight, "left", top, bottom)
         self._paint_labels(p, self.right_labels, self.right_blocks, self.width() - self.col_w,
                            Qt.AlignmentFlag.AlignLeft, "right", top, bottom)
@@ -157,13 +192,75 @@ class HeadView(QWidget):
         last = min(len(labels), int((bottom - ROW_H) // ROW_H) + 2)
         for i in range(first, last):
             rect = QRectF(x, ROW_H + i * ROW_H, self.col_w, ROW_H)
-            if self.hover == (side, i):
+            if self.selection[0] == side and i in self.selection[1]:
+                p.fillRect(rect, QColor(255, 190, 110))
+            elif self.hover == (side, i):
                 p.fillRect(rect, QColor(255, 220, 150))
             p.setPen(block_color(blocks[i] if i < len(blocks) else ""))
             p.drawText(rect.adjusted(2, 0, -2, 0), int(align | Qt.AlignmentFlag.AlignVCenter), labels[i])
 
+    def _paint_bars(self, p: QPainter, top: float, bottom: float) -> None:
+        """Bars behind the other side's labels: the selection's summed attention (full column width = 1)."""
+        side, values = self.selection_bars()
+        if not side:
+            return
+        x = 0.0 if side == "left" else float(self.width() - self.col_w)
+        color = QColor(230, 85, 13, 70)
+        for i, v in enumerate(values.tolist()):
+            y = ROW_H + i * ROW_H
+            if y + ROW_H < top or y > bottom or v <= 0:
+                continue
+            w = self.col_w * min(float(v), 1.0)
+            bar = QRectF(x + self.col_w - w, y + 1, w, ROW_H - 2) if side == "left" else QRectF(x, y + 1, w, ROW_H - 2)
+            p.fillRect(bar, color)
+
+    # ----------------------------------------------------------------------------------- selection
+    def set_selection(self, side: str, indices) -> None:
+        """Select tokens of one side ("left" / "right"; indices into its labels); side "" or no indices clears."""
+        n = len(self.left_labels) if side == "left" else len(self.right_labels) if side == "right" else 0
+        sel = sorted({int(i) for i in indices if 0 <= int(i) < n})
+        new = (side, sel) if sel else ("", [])
+        if new != self.selection:
+            self.selection = new
+            self.selection_changed.emit(new[0], list(new[1]))
+            self.update()
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        if event.button() != Qt.MouseButton.LeftButton:
+            return super().mousePressEvent(event)
+        side, i = self.token_at(event.position())
+        if i < 0:
+            self._drag = None
+            self.set_selection("", [])
+            return
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier and self.selection[0] == side:
+            current = set(self.selection[1])
+            current ^= {i}
+            self._drag = None
+            self.set_selection(side, current)
+            return
+        self._drag = (side, i)
+        self.set_selection(side, [i])
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        self._drag = None
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.key() == Qt.Key.Key_Escape and self.selection[1]:
+            self.set_selection("", [])
+            return
+        super().keyPressEvent(event)
+
     # ----------------------------------------------------------------------------------- hover
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        if self._drag is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            side, anchor = self._drag
+            i = int((event.position().y() - ROW_H) // ROW_H)
+            n = len(self.left_labels) if side == "left" else len(self.right_labels)
+            i = min(max(i, 0), n - 1)
+            self.set_selection(side, range(min(anchor, i), max(anchor, i) + 1))
+            return
         self.set_hover(*self.token_at(event.position()))
 
     def leaveEvent(self, event) -> None:  # noqa: N802

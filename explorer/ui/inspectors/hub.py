@@ -144,6 +144,28 @@ class InspectorHub(QObject):
         self.spans_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
         self._prewarmed = False
+        self.compare_view = None   # the two-checkpoint view, made when first asked for
+        self.attention_view.compare.setVisible(True)
+        self.attention_view.compare_requested.connect(self.open_compare)
+
+    def open_compare(self, source_b: str = ""):
+        """Open the two-checkpoint view (explorer.ui.inspectors.checkpoint_compare_view) on the shown example,
+        A = the loaded model; ``source_b`` fills B. Returns the view."""
+        from .checkpoint_compare_view import CheckpointCompareView
+
+        if self.compare_view is None:
+            self.compare_view = CheckpointCompareView(client=self.client, slot=self.slot)
+            self.compare_view.resize(1280, 800)
+        result = self.attention_view.result
+        if result is not None:
+            self.compare_view.set_example(result.question, result.passage, getattr(result, "settings", {}),
+                                          label_a=getattr(self.loaded, "label", "") or getattr(self.loaded, "source", "")
+                                          or "the loaded model", window=self.attention_view.window)
+        if source_b:
+            self.compare_view.source_b.setText(source_b)
+        self.compare_view.show()
+        self.compare_view.raise_()
+        return self.compare_view
         # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
         QTimer.singleShot(PREWARM_AFTER_MS, self._pages[ATTENTION], self.prewarm)
 

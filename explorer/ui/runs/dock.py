@@ -401,6 +401,7 @@ class RunsPanel(QWidget):
     open_folder_requested = Signal(str)     # run id
     open_checkpoint_requested = Signal(str)  # checkpoint folder
     predict_requested = Signal(str)          # checkpoint folder: "Predict on a file…"
+    compare_requested = Signal(str, str)     # two checkpoint folders (A, B): "Compare on one example…"
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
@@ -728,6 +729,12 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
+        from explorer.core.task_facts import is_qa_task
+
+        two = len(states) == 2 and all(s.best_checkpoint_path() is not None and is_qa_task(s.task) for s in states)
+        compare = menu.addAction("Compare on one example…", self._compare_two)
+        compare.setEnabled(two)
+        compare.setToolTip("Two QA runs' best checkpoints on the Attention page's example: A, B and B − A attention")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(
             any(s.path is not None for s in states))
@@ -756,6 +763,12 @@ class RunsPanel(QWidget):
         run_in_thread(export_runs_csv, folders, path, wide=bool(wide), on_done=done, owner=self,
                       on_error=lambda msg, _tb: QMessageBox.warning(self, "Export scalars", f"{path}: {msg}"))
         return True
+
+    def _compare_two(self) -> None:
+        states = self._selected_states()
+        paths = [s.best_checkpoint_path() for s in states]
+        if len(states) == 2 and all(paths):
+            self.compare_requested.emit(str(paths[0]), str(paths[1]))
 
     def _predict_on_file(self) -> None:
         states = self._selected_states()

@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         self.runs.open_folder_requested.connect(self._open_folder)
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
         self.runs.predict_requested.connect(self.predict_on_file)
+        self.runs.compare_requested.connect(self.compare_checkpoints)
         self.runs.refresh_requested.connect(self.scan_runs)
         self.runs.removed.connect(lambda _rid: self._refresh_selected())   # the dock removed it from the store
         self.curves.name_of = self.runs.name_of                      # the legend names runs as the list does
@@ -490,6 +491,15 @@ class MainWindow(QMainWindow):
         page_set.open_checkpoint(spec.title, path, task, self.store.config_of(path))
         self.show_page(spec.title)
         self.show_message(f"Opening {path} in {spec.plain_title} …")
+
+    def compare_checkpoints(self, path_a: str, path_b: str) -> None:
+        """Two runs' checkpoints on one example: A opens in the Attention page (as "Open best checkpoint"), and the
+        two-checkpoint view opens on the example shown there with B filled in."""
+        self.open_checkpoint(path_a)
+        if self.hub is None:
+            return
+        self.hub.open_compare(source_b=path_b)
+        self.show_message(f"Comparing {path_a} (A) with {path_b} (B): press Compare")
 
     def _tab_changed(self, index: int) -> None:
         """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled

@@ -1,0 +1,153 @@
+"""Attention flow over training, in the Curves area: the watched questions' block flow per layer against the
+step, one line per layer, for one block pair (explorer.core.flow_history, from the runs' ``eval`` events).
+
+A user sees when, for instance, the question -> passage attention of layer 6 rose. Shown under the curves
+once a shown QA run has recorded watch examples; the run, the block pair and the question (or their mean) are
+picked above the plot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from explorer.core.flow_history import FlowHistory, flow_history
+from explorer.ui.curves.legend import fit_legend_columns, legend_below
+
+BLOCK_NAMES = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
+DEFAULT_PAIR = "question->passage"
+
+
+def pair_label(pair: str) -> str:
+    """"question->special" -> "question → [CLS]/[SEP]"."""
+    a, _, b = pair.partition("->")
+    return f"{BLOCK_NAMES.get(a, a)} → {BLOCK_NAMES.get(b, b)}"
+
+
+def layer_colors(n: int) -> list[str]:
+    """n colours from light (layer 1, near the input) to dark (the last layer): viridis."""
+    cmap = pg.colormap.get("viridis")
+    return [cmap.map(0.8 * (1 - k / max(n - 1, 1)), mode="qcolor").name() for k in range(n)]
+
+
+class FlowOverTraining(QWidget):
+    """The block flow per layer of the watched questions against the step. :meth:`set_runs` (RunState-like
+    objects with ``run_id`` and ``evals``, the run's eval events) then :meth:`refresh` when they got events."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.runs: list = []
+        self.history: FlowHistory | None = None
+        self.name_of = lambda run_id: run_id
+        self._n_evals = -1
+        self._lines: list = []
+        self.run_box = QComboBox()
+        self.run_box.setToolTip("The run whose watched questions are drawn.")
+        self.pair_box = QComboBox()
+        self.pair_box.setToolTip("Which block flow: the share of the first block's attention that goes to the "
+                                 "second, averaged over its tokens and the heads of the layer.")
+        self.question_box = QComboBox()
+        self.question_box.setToolTip("One watched question, or the mean over all of them.")
+        for box in (self.run_box, self.pair_box, self.question_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(14)
+        self.question_box.setMinimumContentsLength(24)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "step")
+        self.plot.setLabel("left", "share of attention")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
+        self.plot.setMinimumHeight(220)
+        self._legend_fit = fit_legend_columns(self.plot, legend_below(self.plot, columns=6), max_columns=12)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        row = QHBoxLayout()
+        title = QLabel("<b>Attention flow over training</b> (watched questions, one line per layer)")
+        row.addWidget(title)
+        for label, box in (("run", self.run_box), ("flow", self.pair_box), ("question", self.question_box)):
+            row.addWidget(QLabel(label))
+            row.addWidget(box)
+        row.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
+        lay.addLayout(row)
+        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.note)
+        self.run_box.currentIndexChanged.connect(lambda _i: self._load())
+        self.pair_box.currentIndexChanged.connect(lambda _i: self._draw())
+        self.question_box.currentIndexChanged.connect(lambda _i: self._draw())
+
+    # ---- public -------------------------------------------------------------------------
+    def set_runs(self, runs: list) -> None:
+        """Show the first of ``runs`` with a watch flow (the others are in the run picker)."""
+        self.runs = [s for s in runs if bool(flow_history(getattr(s, "evals", []) or []))]
+        current = self.run_box.currentText()
+        self.run_box.blockSignals(True)
+        self.run_box.clear()
+        self.run_box.addItems([self.name_of(s.run_id) for s in self.runs])
+        names = [self.run_box.itemText(i) for i in range(self.run_box.count())]
+        self.run_box.setCurrentIndex(names.index(current) if current in names else 0)
+        self.run_box.blockSignals(False)
+        self._load()
+
+    def refresh(self, run_id: str) -> None:
+        """The run ``run_id`` got events: redraw if it is the one shown and it has a new evaluation."""
+        run = self._run()
+        if run is not None and run.run_id == run_id and len(run.evals) != self._n_evals:
+            self._load()
+
+    def lines(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """What the plot draws now: [(layer, steps, values)] (tests)."""
+        return list(self._lines)
+
+    # ---- internals ----------------------------------------------------------------------
+    def _run(self):
+        i = self.run_box.currentIndex()
+        return self.runs[i] if 0 <= i < len(self.runs) else None
+
+    def _load(self) -> None:
+        run = self._run()
+        self.history = flow_history(run.evals) if run is not None else None
+        self._n_evals = len(run.evals) if run is not None else -1
+        h = self.history
+        pair, question = self.pair_box.currentData(), self.question_box.currentIndex()
+        for box in (self.pair_box, self.question_box):
+            box.blockSignals(True)
+            box.clear()
+        if h:
+            for p in h.pairs:
+                self.pair_box.addItem(pair_label(p), p)
+            keep = pair if pair in h.pairs else DEFAULT_PAIR if DEFAULT_PAIR in h.pairs else h.pairs[0]
+            self.pair_box.setCurrentIndex(h.pairs.index(keep))
+            self.question_box.addItem(f"mean of the {len(h.questions)} watched questions")
+            for q in h.questions:
+                self.question_box.addItem(q)
+            self.question_box.setCurrentIndex(question if 0 <= question < self.question_box.count() else 0)
+        for box in (self.pair_box, self.question_box):
+            box.blockSignals(False)
+        self._draw()
+
+    def _draw(self) -> None:
+        self.plot.clear()
+        legend = self.plot.plotItem.legend
+        if legend is not None:
+            legend.clear()
+        self._lines = []
+        h = self.history
+        if not h:
+            self.note.setText("No watched questions with attention flow in the shown runs (QA runs record them "
+                              "at every evaluation).")
+            return
+        pair = self.pair_box.currentData() or h.pairs[0]
+        q = self.question_box.currentIndex()
+        self._lines = h.lines(pair, None if q <= 0 else q - 1)
+        for (layer, x, y), color in zip(self._lines, layer_colors(h.layers)):
+            self.plot.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5, symbolBrush=color,
+                           symbolPen=None, name=f"layer {layer}")
+        self._legend_fit.fit(self.plot.width())
+        who = "the mean over the watched questions" if q <= 0 else f"“{h.questions[q - 1]}”"
+        self.plot.setTitle(f"{pair_label(pair)}, {who}", size="9pt")
+        self.note.setText(f"{len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "
+                          "the share of the first block's attention that goes to the second (mean over its tokens "
+                          "and the layer's heads) on the window the answer came from.")

@@ -1,0 +1,109 @@
+"""Keep a view: any inspector widget as PNG or SVG at the size it is shown, and the attention page's
+interactive HTML (explorer.core.attention_html), behind one "Export" button with a menu.
+
+PNG is ``QWidget.grab()`` (what is on screen, pixel for pixel, at the screen's device pixel ratio); SVG renders
+the same widget tree into a QSvgGenerator (lines and text stay vectors; pyqtgraph plots and images as their
+items paint them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QPoint, QRect, QSize, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QToolButton, QWidget
+
+from explorer.ui.shell.tasks import run_in_thread
+
+
+def export_png(widget: QWidget, path: str | Path) -> bool:
+    """``widget`` as shown, to a PNG file; False when the file could not be written."""
+    return widget.grab().save(str(path), "PNG")
+
+
+def export_svg(widget: QWidget, path: str | Path, title: str = "") -> bool:
+    """``widget`` as shown (its size in pixels), to an SVG file; False when nothing could be written."""
+    size = widget.size()
+    gen = QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setSize(QSize(size.width(), size.height()))
+    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    gen.setTitle(title or widget.windowTitle() or "BERT Explorer view")
+    painter = QPainter()
+    if not painter.begin(gen):
+        return False
+    try:
+        widget.render(painter, QPoint(0, 0))
+    finally:
+        painter.end()
+    return Path(path).is_file() and Path(path).stat().st_size > 0
+
+
+class ExportButton(QToolButton):
+    """An "Export" button whose menu saves ``target()`` as PNG or SVG, and, when ``html`` is given, the
+    interactive HTML page: ``html(path)`` gathers what to write on the GUI thread (raising ValueError when there
+    is nothing to export) and returns a function of no arguments that writes the file, run on a worker thread.
+
+    ``ask_path(caption, default name, filter) -> str`` is QFileDialog.getSaveFileName's first value (tests
+    replace it). ``saved`` holds the last path written (tests read it).
+
+    Signals:
+        exported(path): a file was written (PNG / SVG at once, HTML when its thread is done).
+    """
+
+    exported = Signal(str)
+
+    def __init__(self, target: Callable[[], QWidget], name: str, *,
+                 html: Callable[[str], Callable[[], object]] | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.target, self.name, self.html = target, name, html
+        self.ask_path = lambda caption, default, filt: QFileDialog.getSaveFileName(self, caption, default, filt)[0]
+        self.saved: str | None = None
+        self.setText("Export")
+        self.setToolTip("Save this view as a PNG image or an SVG drawing at the size shown"
+                        + (", or as one interactive HTML page that opens offline in any browser" if html else ""))
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self)
+        if html is not None:
+            menu.addAction("Interactive HTML page…", self.ask_html)
+        menu.addAction("PNG image…", lambda: self.ask_image("png"))
+        menu.addAction("SVG drawing…", lambda: self.ask_image("svg"))
+        self.setMenu(menu)
+
+    def ask_image(self, kind: str) -> None:
+        path = self.ask_path(f"Save the {self.name} as {kind.upper()}", f"{self.name.replace(' ', '_')}.{kind}",
+                             "PNG images (*.png)" if kind == "png" else "SVG drawings (*.svg)")
+        if not path:
+            return
+        ok = export_png(self.target(), path) if kind == "png" else export_svg(self.target(), path, self.name)
+        if ok:
+            self.saved = path
+            self.exported.emit(path)
+        else:
+            QMessageBox.warning(self, "Export", f"Could not write {path}.")
+
+    def ask_html(self) -> None:
+        path = self.ask_path(f"Save the {self.name} as an interactive HTML page",
+                             f"{self.name.replace(' ', '_')}.html", "HTML pages (*.html)")
+        if not path:
+            return
+        try:
+            job = self.html(path)
+        except ValueError as exc:
+            QMessageBox.warning(self, "Export", f"Nothing written: {exc}")
+            return
+        self.setEnabled(False)
+
+        def done(_value) -> None:
+            self.setEnabled(True)
+            self.saved = path
+            self.exported.emit(path)
+
+        def failed(message: str, _tb: str) -> None:
+            self.setEnabled(True)
+            QMessageBox.warning(self, "Export", f"Could not write {path}: {message}")
+
+        run_in_thread(job, on_done=done, on_error=failed, owner=self)

@@ -1,0 +1,141 @@
+"""Several tokens selected in the Attention page's head view (click, Ctrl+click, drag): where their summed
+attention goes and what attends to them (explorer.core.attention_select); and the page's Export button (PNG,
+SVG at the size shown, the interactive HTML page)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QImage, QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from explorer.core.attention_select import selection_attention, summed_incoming, summed_outgoing
+
+SHOTS = os.environ.get("EXPLORER_SHOTS")   # a folder: the test also saves its screenshot there
+
+
+def test_selection_sums():
+    rng = np.random.default_rng(0)
+    a = rng.random((6, 6)).astype(np.float32)
+    a /= a.sum(1, keepdims=True)
+    s = selection_attention(a, [4, 1, 1])
+    assert s.selected == [1, 4]
+    np.testing.assert_allclose(s.outgoing, (a[1] + a[4]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(s.incoming, a[:, 1] + a[:, 4], rtol=1e-6)
+    assert abs(s.outgoing.sum() - 1) < 1e-5
+    assert all(i not in (1, 4) for i, _ in s.top_incoming(3))
+    assert s.top_outgoing(1)[0][0] == int(np.argmax(s.outgoing))
+    np.testing.assert_allclose(summed_outgoing(a[:3, 2:], [0, 2]), (a[0, 2:] + a[2, 2:]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(summed_incoming(a[:3, 2:], [1]), a[:3, 3], rtol=1e-6)
+    for bad in ([], [9]):
+        with pytest.raises(ValueError):
+            selection_attention(a, bad)
+
+
+def _point(view, side: str, i: int) -> QPoint:
+    from explorer.ui.inspectors.head_view import ROW_H
+
+    hv = view.head_view
+    x = hv.col_w // 2 if side == "left" else hv.width() - hv.col_w // 2
+    return QPoint(int(x), ROW_H + i * ROW_H + ROW_H // 2)
+
+
+def _drag_to(widget, pos: QPoint) -> None:
+    """A mouse move with the left button held (QTest.mouseMove carries no buttons)."""
+    ev = QMouseEvent(QMouseEvent.Type.MouseMove, QPointF(pos), QPointF(widget.mapToGlobal(pos)),
+                     Qt.MouseButton.NoButton, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, ev)
+
+
+@pytest.fixture
+def shown_view(qtbot, tiny_qa):
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show()
+    qtbot.waitExposed(view)
+    result = probe(tiny_qa, "where was ada born?", "ada was born in london in 1815 and lived in paris.",
+                   attentions=True, keep_attentions="float32")
+    view.set_result(result)
+    return view
+
+
+def test_ctrl_click_and_drag_select_tokens(qtbot, shown_view):
+    view = shown_view
+    hv = view.head_view
+    assert view.direction.currentIndex() == 0    # question -> passage: the sides are subsets of the tokens
+    left, right = view._left_idx, view._right_idx
+    m = view.current_matrix()
+
+    with qtbot.waitSignal(hv.selection_changed):
+        qtbot.mouseClick(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point(view, "left", 0))
+    qtbot.mouseClick(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _point(view, "left", 2))
+    assert hv.selection == ("left", [0, 2])
+    assert view.selected_tokens() == [int(left[0]), int(left[2])]
+    s = view.selection_summary()
+    np.testing.assert_allclose(s.outgoing, (m[left[0]] + m[left[2]]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(s.incoming, m[:, left[0]] + m[:, left[2]], rtol=1e-6)
+    side, bars = hv.selection_bars()    # bars behind the passage tokens: where the selection's attention goes
+    assert side == "right"
+    np.testing.assert_allclose(bars, m[np.ix_([left[0], left[2]], right)].mean(axis=0), rtol=1e-6)
+    rows, cols, _ = hv._visible_edges()
+    assert set(rows.tolist()) == {0, 2} and set(cols.tolist()) <= set(range(right.size))
+    assert "2 selected" in view.info.text_shown() and view._labels[left[0]] in view.info.text_shown()
+    qtbot.mouseClick(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _point(view, "left", 0))
+    assert hv.selection == ("left", [2])      # Ctrl+click again removes it
+
+    # drag down the passage column: a range of to-tokens, and what attends to them
+    qtbot.mousePress(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point(view, "right", 1))
+    _drag_to(hv, _point(view, "right", 4))
+    qtbot.mouseRelease(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point(view, "right", 4))
+    assert hv.selection == ("right", [1, 2, 3, 4])
+    side, bars = hv.selection_bars()
+    assert side == "left"
+    np.testing.assert_allclose(bars, m[np.ix_(left, right[1:5])].sum(axis=1), rtol=1e-6)
+    if SHOTS:
+        view.grab().save(os.path.join(SHOTS, "attention_selection.png"))
+    view.layer.setCurrentIndex(1)             # another layer keeps the selection, with that layer's numbers
+    assert hv.selection == ("right", [1, 2, 3, 4])
+    np.testing.assert_allclose(view.selection_summary().incoming,
+                               view.current_matrix()[:, right[1:5]].sum(axis=1), rtol=1e-6)
+    hv.setFocus()
+    qtbot.keyClick(hv, Qt.Key.Key_Escape)
+    assert hv.selection == ("", []) and view.selection_summary() is None
+
+
+def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
+    from explorer.core.attention_html import decode_weights
+
+    view = shown_view
+    button = view.export
+    assert button.isEnabled()
+    view.layer.setCurrentIndex(1)
+    view.head.setCurrentIndex(3)
+    for kind in ("png", "svg"):
+        button.ask_path = lambda *_a, k=kind: str(tmp_path / f"view.{k}")
+        button.ask_image(kind)
+        assert button.saved == str(tmp_path / f"view.{kind}")
+    img = QImage(str(tmp_path / "view.png"))
+    dpr = view._split.devicePixelRatioF()
+    assert (img.width(), img.height()) == (round(view._split.width() * dpr), round(view._split.height() * dpr))
+    svg = (tmp_path / "view.svg").read_text()
+    assert "<svg" in svg and f'width="{view._split.width()}' in svg.replace("px", "")
+    button.ask_path = lambda *_a: str(tmp_path / "view.html")
+    with qtbot.waitSignal(button.exported, timeout=20000):   # written on a worker thread
+        button.ask_html()
+    assert button.saved == str(tmp_path / "view.html") and button.isEnabled()
+    page = (tmp_path / "view.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="attention-data">(.*?)</script>', page, re.S).group(1))
+    assert (data["layer"], data["head"]) == (2, 3)
+    win = view.result.windows[view.window]
+    assert data["tokens"] == list(win.tokens)
+    w = decode_weights(data["weights"], (data["layers"], data["heads"], data["seq"], data["seq"]))
+    np.testing.assert_allclose(w, view.result.attention[view.window].attentions, atol=1e-4)
