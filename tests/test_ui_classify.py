@@ -174,3 +174,21 @@ def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
     dev.show_report(two, "single")
     two = dev.metrics.text()    # binary: F1 of the positive class, named so, and macro F1 beside it as its own figure
     assert "F1 (%) 100.00 of class pos" in two and two.count("macro F1 (%) 100.00") == 1
+
+
+def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
+    """Fresh-user trial: after opening the stance checkpoint, Classify still showed the SST-2 model's two
+    LABEL_0/LABEL_1 rows and its gold "1 (FAVOR)". A new model clears the result and classifies the same input
+    again; a gold id of another head's classes is reset to none."""
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.inputs.text_a.setText("a fine film")
+    view.label.setValue(1)
+    assert _run(qtbot, view).logits.shape == (2,) and view.table.rowCount() == 2
+    three = tiny_loaded_model("classification", num_labels=3)
+    three.model.config.id2label = {0: "AGAINST", 1: "FAVOR", 2: "NONE"}
+    three.model.config.label2id = {n: i for i, n in three.model.config.id2label.items()}
+    view.set_loaded(three)
+    assert view.result is None and view.table.rowCount() == 0 and view.label.value() == -1
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.result.logits.shape == (3,) and view.table.rowCount() == 3
+    assert view.table.item(0, 0).text().startswith("AGAINST")

@@ -44,7 +44,8 @@ DEFAULT_STEPS = 50
 MAX_STEPS = 2000
 WARN_RELATIVE_GAP = 0.05        # completeness warning threshold (5 % of f(x) - f(x'))
 TOKENS_PER_BATCH = 8192         # integrated gradients: at most this many tokens per internal forward batch
-HEADS = ("classification", "regression", "multiple_choice", "token_classification", "qa")
+SCORE_HEAD = "regression"   # the head kind of a one-score head (transformers' problem_type name for it)
+HEADS = ("classification", SCORE_HEAD, "multiple_choice", "token_classification", "qa")
 
 
 class AttributionError(UserError):
@@ -161,7 +162,7 @@ def model_head(model) -> str:
     name = type(model).__name__
     head = checkpoint_task([name])
     if head == "classification" and head_problem(model.config) == REGRESSION_TYPE:
-        return "regression"
+        return SCORE_HEAD
     if head not in HEADS:
         raise AttributionError(f"{name} has no head to explain (classification, regression, multiple choice, "
                                "token tagging or question answering)")
@@ -173,7 +174,7 @@ def class_names_of(model, head: str, n: int) -> list[str]:
     ["score"] for regression, ["start", "end"] for QA."""
     if head == "multiple_choice":
         return [f"ending {k}" for k in range(n)]
-    if head == "regression":
+    if head == SCORE_HEAD:
         return ["score"]
     if head == "qa":
         return ["start", "end"]
@@ -300,7 +301,7 @@ def resolve_target(head: str, logits: np.ndarray, names: list[str], target: str 
     """
     spec = (target or "").strip()
     z = np.asarray(logits, dtype=np.float64)
-    if head == "regression":
+    if head == SCORE_HEAD:
         if spec not in ("", "score", "0"):
             raise AttributionError(f"a regression head has one output, the score; target {spec!r} is not it")
         return Target("score", 0, description="the score (regression output)")

@@ -282,7 +282,10 @@ class ClassifyView(QWidget):
         """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
         given (its head decides the kind when it is multiple choice)."""
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
-        self.label.set_names(list(getattr(loaded, "label_names", None) or []))
+        names = list(getattr(loaded, "label_names", None) or [])
+        if names != self.label.names:
+            self.label.setValue(-1)   # another head's classes: its gold id would name a class of this one
+        self.label.set_names(names)
         head = getattr(loaded, "task", "")
         problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax
         task = task_for_checkpoint(head, self.current_kind(), problem or None)
@@ -290,6 +293,13 @@ class ClassifyView(QWidget):
             self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
         self.model_changed.emit(loaded)
+        if self.result is not None:
+            # the shown numbers were the previous model's (fresh-user trial: the stance checkpoint's header over
+            # the SST-2 result): cleared, and the same input classified again by this model
+            self.result = None
+            self.table.setRowCount(0)
+            self.text.setPlainText("classifying the same input with the newly loaded model…")
+            self.run()
 
     def _loaded(self, _id, loaded) -> None:
         self.set_loaded(loaded)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
+from explorer.core.attribution import SCORE_HEAD
 
 from .client import shared_client
 from .common import header, model_in_child
@@ -39,7 +40,7 @@ def head_of_task(task: str) -> str:
     if facts.is_qa:
         return "qa"
     if facts.is_regression:
-        return "regression"
+        return SCORE_HEAD
     return facts.head
 
 
@@ -60,7 +61,7 @@ def segment_labels(task: str) -> tuple[str, str]:
 def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
     """(label shown, target value of explorer.core.attribution.resolve_target) for the target picker."""
     head = head_of_task(task)
-    if head == "regression":
+    if head == SCORE_HEAD:
         return [("the score", "score")]
     if head == "qa":
         return [("span score (start + end logit)", "span"), ("start logit", "start"), ("end logit", "end")]
