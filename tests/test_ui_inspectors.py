@@ -376,3 +376,22 @@ def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
     assert shows == [page]
     assert tabs.currentIndex() == 0 and not page.isVisible() and changes == []
     assert not hub.client.running
+
+
+def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
+    """Fourth trial, 1280x800: a long best span pushed the τ box and the end of best_non_null_score out of
+    sight behind a sideways scroll. The decision's lines wrap; the pane never scrolls sideways."""
+    from PySide6.QtWidgets import QApplication
+
+    sv = hub.spans_view
+    sv.setParent(None)                     # a window of its own, 480 px wide
+    sv.resize(480, 700)
+    sv.show()
+    sv.best_label.setText('S.T_i + E.T_j = 1.98 + 2.40 = 4.38  "'
+                          + "Cristofori, an instrument maker employed by the Medici family " * 3 + '"')
+    for _ in range(3):
+        QApplication.processEvents()
+    viewport = sv.body_scroll.viewport()
+    assert not sv.body_scroll.horizontalScrollBar().isVisible()
+    assert sv.spin.mapTo(viewport, sv.spin.rect().topRight()).x() <= viewport.width()
+    assert sv.best_label.height() > sv.null_label.height()          # the long line wrapped

@@ -78,6 +78,7 @@ class SpansView(QWidget):
         self.diff_label = QLabel("–")
         for lab in (self.null_label, self.best_label, self.diff_label):
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            lab.setWordWrap(True)   # a long span's text wraps in the pane instead of widening it past the window
         self.null_label.setToolTip(tip("s_null"))
         self.best_label.setToolTip(tip("best_non_null_score"))
         self.diff_label.setToolTip(tip("score_diff"))
@@ -91,6 +92,7 @@ class SpansView(QWidget):
         f.setPointSize(f.pointSize() + 3)
         f.setBold(True)
         self.decision_label.setFont(f)
+        self.decision_label.setWordWrap(True)
         self.decision_label.setToolTip("Answer iff best_non_null_score > null_score + τ, i.e. score_diff > τ "
                                        "(BERT paper, section 4.3). No forward pass: moving τ only re-applies "
                                        "the rule.")
@@ -204,7 +206,9 @@ class SpansView(QWidget):
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addWidget(decision_box)
         body_layout.addWidget(split, 1)
-        self.body_scroll = scrolling(body)
+        # vertically only: the decision's lines wrap to the pane's width (fourth trial: a long best span pushed
+        # the τ box and the end of best_non_null_score out of sight behind a sideways scroll)
+        self.body_scroll = scrolling(body, horizontal=False)
         layout.addWidget(self.body_scroll, 1)
 
     def set_abstain_note(self, text: str) -> None:
