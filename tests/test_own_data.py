@@ -343,3 +343,18 @@ def test_a_regression_file_without_dev_gets_a_seeded_random_split(tmp_path):
     assert again_dev.texts_a == dev.texts_a and again_dev.labels == dev.labels
     _, none, notes0 = task.split_dev(data, TrainConfig(task="regression", train=str(p), dev_fraction=0.0), None)
     assert none is None and "never evaluated" in notes0[0][1]
+
+
+def test_a_headerless_file_read_with_a_header_is_told_it_may_have_none(tmp_path):
+    """Fourth trial: STS-B (no header; 7 or 9 fields) said "expected 7 fields (as in the header), got 9"
+    without pointing at the No header row box. A "header" holding numbers is a data row: the message says so;
+    a real header gets the plain message."""
+    p = _write(tmp_path / "sts.tsv", "main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane.\tA jet.\n"
+                                     "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man.\tA guy.\tx\ty\n")
+    with pytest.raises(ClassificationDataError, match=r"line 2: expected 7 fields .*holds numbers: if the file "
+                                                      r"has no header row, say so \(No header row\)"):
+        load_classification(str(p))
+    q = _write(tmp_path / "x.tsv", "sentence\tlabel\nok\t1\nnot\tok\t0\n")
+    with pytest.raises(ClassificationDataError) as info:
+        load_classification(str(q))
+    assert "holds numbers" not in str(info.value)

@@ -300,7 +300,7 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
                 if no_header and n > width:
                     long_rows.append(line)
                 else:
-                    check_field_count(where, line, n, width, kind, header=not no_header)
+                    check_field_count(where, line, n, width, kind, header=not no_header, header_row=columns)
             n_rows += 1
             if not max_rows or n_rows <= max_rows:
                 rows.append((line, _restore(values)))
@@ -322,17 +322,31 @@ def _lines(lines: list[int], k: int = 5) -> str:
     return shown + (f" and {len(lines) - k} more" if len(lines) > k else "")
 
 
-def check_field_count(path, line: int, got: int, expected: int, kind: str = "tsv", *, header: bool = True) -> None:
+def check_field_count(path, line: int, got: int, expected: int, kind: str = "tsv", *, header: bool = True,
+                      header_row: list[str] | None = None) -> None:
     """Every row must have the header's number of fields: too many would shift or cut texts (a tab inside a
     sentence), too few shift columns. Raises ClassificationDataError naming the file, the line (1-based,
-    header = line 1) and both counts."""
+    header = line 1) and both counts; when the "header" ``header_row`` holds a number (a data row read as the
+    header, as in STS-B, which has none), the message says the file may have no header row."""
     if got == expected:
         return
     kind = kind.lstrip(".").lower()
     sep = "comma" if kind == "csv" else "tab"
     hint = f"an extra {sep} inside a text?" if got > expected else f"a missing {sep} or a cut line?"
     than = "as in the header" if header else "as in the first row"
-    raise ClassificationDataError(f"{path} line {line}: expected {expected} fields ({than}), got {got} ({hint})")
+    message = f"{path} line {line}: expected {expected} fields ({than}), got {got} ({hint})"
+    if header and header_row and any(_is_number(v) for v in header_row):
+        message += ("; the first line, read as the header, holds numbers: if the file has no header row, "
+                    "say so (No header row) and its rows are read with their own number of fields")
+    raise ClassificationDataError(message)
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_jsonl(text: str, where: str, enc: str, notes: list[str], max_rows: int) -> Table:
