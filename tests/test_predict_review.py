@@ -66,14 +66,16 @@ def test_finetune_data_combines_the_training_file_and_the_corrections(tmp_path):
     fields, note = finetune_data(table, review, {"train": str(train), "task": "single", "model": "base"},
                                  tmp_path / "runs" / ".corrections")
     rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
-    assert len(rows) == 8 + 2 and rows[-2:] == [{"text": "t1", "label": "neg"}, {"text": "t3", "label": "pos"}]
+    assert len(rows) == 8 + 2 and rows[-2:] == [{"sentence": "t1", "label": "neg", "label_source": "person"},
+                                                {"sentence": "t3", "label": "pos", "label_source": "person"}]
     assert {r["label"] for r in rows} == {"neg", "pos"}              # integer ids written as the head's names
-    assert fields["model"] == "base" and fields["text_columns"] == ["text"] and fields["label_column"] == "label"
+    assert {r["label_source"] for r in rows[:8]} == {"original"}     # the training file's own column names
+    assert fields["model"] == "base" and fields["text_columns"] == ["sentence"] and fields["label_column"] == "label"
     assert fields["label_names"] == ["neg", "pos"]
     assert "one train file" in note and str(train) in note
     from explorer.core.data.classification import load_classification
 
-    data = load_classification(fields["train"], text_columns=["text"], label_column="label",
+    data = load_classification(fields["train"], text_columns=["sentence"], label_column="label",
                                label_names=fields["label_names"])
     assert len(data) == 10 and data.labels[-2:] == [0, 1]
 
@@ -84,7 +86,7 @@ def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_p
     from explorer.core.data.classification import load_classification
 
     train = tmp_path / "stance.tsv"
-    train.write_text('Tweet\tStance\nhe said "no" to it\tAGAINST\n"quoted" start\tFAVOR\nback\\slash\tNONE\n',
+    train.write_text('he said "no" to it\tAGAINST\n"quoted" start\tFAVOR\nback\\slash\tNONE\n',
                      encoding="utf-8")
     cols = ["text", "pred_label", "prob_AGAINST", "prob_FAVOR", "prob_NONE"]
     path = write_table(tmp_path / "p.tsv", cols, [{"text": 'new "one"', "pred_label": "NONE", "prob_AGAINST": 0.2,
@@ -93,8 +95,8 @@ def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_p
                                   "label_names": ["NONE", "FAVOR", "AGAINST"], "input_columns": ["text"],
                                   "text_columns": ["text"], "model": "m"})
     review.set_label(0, "FAVOR")
-    fields, _ = finetune_data(load_predictions(path), review, {"train": str(train), "text_columns": ["Tweet"],
-                                                               "label_column": "Stance", "no_header": True,
+    fields, _ = finetune_data(load_predictions(path), review, {"train": str(train), "text_columns": ["1"],
+                                                               "label_column": "2", "no_header": True,
                                                                "encoding": "cp1252", "class_weights": "balanced",
                                                                "max_steps": 300, "run_id": "stance",
                                                                "dev_fraction": 0.1}, tmp_path / "c")
@@ -105,8 +107,120 @@ def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_p
     assert "run_id" not in fields
     rows = list(csv.reader(open(fields["train"], encoding="utf-8", newline=""), delimiter="\t",
                            quoting=csv.QUOTE_NONE))
-    assert rows == [["text", "label"], ['he said "no" to it', "AGAINST"], ['"quoted" start', "FAVOR"],
-                    ["back\\slash", "NONE"], ['new "one"', "FAVOR"]]
-    data = load_classification(fields["train"], text_columns=["text"], label_column="label",
+    # read as the run read it (no header, cp1252), written with a header of its positions
+    assert rows == [["1", "2", "label_source"], ['he said "no" to it', "AGAINST", "original"],
+                    ['"quoted" start', "FAVOR", "original"], ["back\\slash", "NONE", "original"],
+                    ['new "one"', "FAVOR", "person"]]
+    data = load_classification(fields["train"], text_columns=fields["text_columns"], label_column=fields["label_column"],
                                label_names=fields["label_names"])
     assert fields["label_names"] == ["NONE", "FAVOR", "AGAINST"] and data.labels == [2, 1, 0, 1]
+
+
+def _stance_run(tmp_path, dev: str = ""):
+    """A stance-like training file (ID, Target, Tweet, Stance), a run folder whose config.json reads it with
+    explicit columns and, without ``dev``, a dev_split.csv of 6 held-out rows written as the task writes it."""
+    import json
+
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import stratified_split, write_dev_split
+    from explorer.core.runs import dev_split_file
+
+    train = tmp_path / "stance.tsv"
+    stances = ["AGAINST", "FAVOR", "NONE"]
+    lines = ["ID\tTarget\tTweet\tStance"] + [f"{100 + i}\tTarget {i % 4}\ttweet number {i}\t{stances[i % 3]}"
+                                              for i in range(24)]
+    train.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cfg = {"task": "single", "model": "base", "train": str(train), "dev": dev, "text_columns": ["Tweet"],
+           "label_column": "Stance", "id_column": "ID", "dev_fraction": None if dev else 0.25, "seed": 3}
+    run = tmp_path / "runs" / "run1"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    held = []
+    if not dev:
+        data = load_classification(str(train), text_columns=["Tweet"], label_column="Stance", id_column="ID")
+        held, _ = stratified_split(data.labels, 0.25, 3)
+        write_dev_split(dev_split_file(run), data, held)
+    return cfg, run, [str(100 + i) for i in held]
+
+
+def _stance_predictions(tmp_path, texts: list[str]):
+    cols = ["ID", "Target", "Tweet", "predicted_label", "margin"]
+    rows = [{"ID": f"9{k}", "Target": "Target X", "Tweet": t, "predicted_label": "NONE", "margin": 0.1}
+            for k, t in enumerate(texts)]
+    path = write_table(tmp_path / "p.tsv", cols, rows)
+    review = Review.from_summary({"out": str(path), "kind": "classification",
+                                  "label_names": ["AGAINST", "FAVOR", "NONE"], "input_columns": ["ID", "Target", "Tweet"],
+                                  "text_columns": ["Tweet"], "model": "m"})
+    return load_predictions(path), review
+
+
+def _tsv(path):
+    return list(csv.DictReader(open(path, encoding="utf-8", newline=""), delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def test_finetune_data_keeps_the_first_runs_held_out_rows_as_dev(tmp_path):
+    """Second trial: the next run cut a new 10% split, so its dev figures were on other rows. Now the first
+    run's held-out rows are the new run's dev file (original labels), none of them is trained on (a corrected
+    row that is one of them neither), and every column of the stance file survives."""
+    from explorer.core.data.classification import load_classification
+
+    cfg, run, held = _stance_run(tmp_path)
+    assert len(held) == 6
+    held_text = f"tweet number {int(held[0]) - 100}"
+    table, review = _stance_predictions(tmp_path, ["a brand new tweet", held_text])
+    review.set_label(0, "FAVOR")
+    stances = ["AGAINST", "FAVOR", "NONE"]
+    review.set_label(1, stances[(int(held[0]) - 99) % 3])             # another label than its gold one
+    fields, note = finetune_data(table, review, cfg, tmp_path / "runs" / ".corrections", run_dir=run)
+
+    dev = _tsv(fields["dev"])
+    assert [r["ID"] for r in dev] == held and fields["dev_fraction"] == 0.0
+    gold = {f"{100 + i}": ["AGAINST", "FAVOR", "NONE"][i % 3] for i in range(24)}
+    assert all(r["Stance"] == gold[r["ID"]] for r in dev)                 # the original gold labels
+    assert list(dev[0]) == ["ID", "Target", "Tweet", "Stance", "label_source"]
+    train = _tsv(fields["train"])
+    assert list(train[0]) == ["ID", "Target", "Tweet", "Stance", "label_source"]
+    assert not set(held) & {r["ID"] for r in train}
+    assert held_text not in {r["Tweet"] for r in train}                   # the corrected dev row is not trained on
+    assert len(train) == 24 - 6 + 1
+    assert train[-1] == {"ID": "90", "Target": "Target X", "Tweet": "a brand new tweet", "Stance": "FAVOR",
+                         "label_source": "person"}
+    assert train[0]["Target"] == "Target 0" and train[0]["label_source"] == "original"
+    assert note.startswith("The dev rows are the first run's: the 6 training rows it held out")
+    assert "1 corrected row is among those dev rows" in note
+    # the new run reads both files with its fields
+    for path in (fields["train"], fields["dev"]):
+        data = load_classification(path, text_columns=fields["text_columns"], label_column=fields["label_column"],
+                                   label_names=fields["label_names"])
+        assert len(data) in (19, 6)
+
+
+def test_finetune_data_keeps_an_explicit_dev_file(tmp_path):
+    """A run with a dev file keeps it (a stale dev_split.csv in the folder is not read), and one read with
+    no_header gets the same rows rewritten with a header, so the new fields read it."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.runs import dev_split_file
+
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("ID\tTarget\tTweet\tStance\n7\tT\tsome dev tweet\tFAVOR\n8\tT\tanother one\tNONE\n",
+                   encoding="utf-8")
+    cfg, run, _ = _stance_run(tmp_path, dev=str(dev))
+    dev_split_file(run).write_text("row_id,line,label\n100,2,AGAINST\n", encoding="utf-8")
+    table, review = _stance_predictions(tmp_path, ["a brand new tweet"])
+    review.set_label(0, "FAVOR")
+    fields, note = finetune_data(table, review, cfg, tmp_path / "c", run_dir=run)
+    assert fields["dev"] == str(dev) and fields.get("dev_fraction") is None
+    assert len(_tsv(fields["train"])) == 24 + 1 and f"its dev file {dev} is kept" in note
+
+    bare = tmp_path / "bare.tsv"
+    bare.write_text("1\tT\tsome dev tweet\tFAVOR\n2\tT\tanother one\tNONE\n", encoding="utf-8")
+    train = tmp_path / "bare_train.tsv"
+    train.write_text("".join(f"{i}\tT\ttweet {i}\t{['FAVOR', 'NONE'][i % 2]}\n" for i in range(6)), encoding="utf-8")
+    cfg = {"task": "single", "train": str(train), "dev": str(bare), "text_columns": ["3"], "label_column": "4",
+           "no_header": True}
+    fields, note = finetune_data(table, review, cfg, tmp_path / "c2", run_dir=run)
+    assert fields["dev"] != str(bare) and "rewritten" in note
+    data = load_classification(fields["dev"], text_columns=fields["text_columns"], label_column=fields["label_column"],
+                               label_names=fields["label_names"])
+    assert data.texts_a == ["some dev tweet", "another one"] and data.raw_labels == ["FAVOR", "NONE"]
+    assert _tsv(fields["train"])[-1]["3"] == "a brand new tweet"

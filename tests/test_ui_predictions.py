@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import numpy as np
 from helpers import save_tiny_model, write_tiny_classification
@@ -101,17 +102,35 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     assert again.review.labels == {first: other, second: other2} and again.corrected() == 2
     assert again.review.person_column == "annotator"
 
-    # fine-tune on the corrected rows fills the launcher
+    # fine-tune on the corrected rows fills the launcher; the run held 2 training rows out as dev
+    # (dev_split.csv): the next run is measured on those same rows, not on a new split
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import stratified_split, write_dev_split
+    from explorer.core.runs import dev_split_file
+
+    run_cfg = json.loads((runs / "run1" / "config.json").read_text())
+    train_data = load_classification(run_cfg["train"])
+    held, _ = stratified_split(train_data.labels, 0.25, 0)
+    write_dev_split(dev_split_file(runs / "run1"), train_data, held)
     launcher = LauncherPanel(runs)
     qtbot.addWidget(launcher)
+    said = []
+    launcher.status_message.connect(said.append)
     again.finetune_requested.connect(lambda fields, note: fill_launcher(launcher, fields, note))
     fields, note = again.finetune()
     cfg = launcher.config()
-    assert cfg.train == fields["train"] and cfg.task == "single" and cfg.text_columns == ["text"]
+    assert cfg.train == fields["train"] and cfg.task == "single" and cfg.text_columns == ["sentence"]
     assert cfg.label_column == "label" and cfg.model == "bundled:minilm"
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
-    assert len(combined) == 8 + 2 and str(runs / ".corrections") in cfg.train
-    assert "one train file" in note
+    assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
+    dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))
+    assert [r["sentence"] for r in dev_rows] == [train_data.texts_a[k] for k in held] and cfg.dev_fraction == 0
+    assert not {r["sentence"] for r in dev_rows} & {r["sentence"] for r in combined}
+    assert "one train file" in note and said == [note] and note.startswith("The dev rows are the first run's")
+    assert "held out (its dev_split.csv)" in launcher.preset_label.text() and not launcher.hint.isVisible()
+    if os.environ.get("EXPLORER_SHOTS"):   # a look at the filled launcher: EXPLORER_SHOTS=/tmp/corrected_shots
+        launcher.resize(1280, 800)
+        launcher.grab().save(os.path.join(os.environ["EXPLORER_SHOTS"], "launcher_after_finetune.png"))
 
 
 def test_filter_by_predicted_label_and_qa_order(qtbot, tmp_path):

@@ -318,59 +318,146 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
 # folders, and how the old training file was read (the combined file is read by the fields set below)
 _NOT_CARRIED = frozenset({"run_id", "output_dir", "resume", "train", "text_columns", "label_column", "no_header",
                           "encoding", "id_column", "label_names", "skip_invalid", "train_cap", "watch"})
+LABEL_SOURCE = "label_source"   # the column saying where a row's label came from (save_labelled's too)
 
-def finetune_data(table: PredictionTable, review: Review, run_config: dict, folder: str | Path) -> tuple[dict, str]:
+
+def _original_rows(source: str, run_config: dict, pair: bool, names: list[str], split: str = "train"):
+    """The rows of a run's data file as the run read them (its text/label/id columns, no_header, encoding,
+    skip_invalid): (the file's columns, one dict per example with every column of the file and the label as a
+    class name (integer ids as the head's ``names``), the ClassificationData). Raises ClassificationDataError."""
+    from explorer.core.data.classification import _open_table, load_classification
+
+    how = {"no_header": bool(run_config.get("no_header")), "encoding": str(run_config.get("encoding") or "")}
+    data = load_classification(source, pair=pair, text_columns=run_config.get("text_columns") or None,
+                               label_column=run_config.get("label_column") or "", split=split,
+                               id_column=run_config.get("id_column") or "",
+                               skip_invalid=bool(run_config.get("skip_invalid")), **how)
+    table, _ = _open_table(source, split, how["no_header"], how["encoding"])
+    columns = list(table.columns)
+    by_line = dict(table.rows)
+    own = list(data.label_names) if data.label_names else list(names)   # integer ids: the head's names
+    records = []
+    for k, line in enumerate(data.lines):
+        values = list(by_line.get(line) or [])
+        r = {c: ("" if k_ >= len(values) or values[k_] is None else values[k_]) for k_, c in enumerate(columns)}
+        r[data.columns[0]] = data.texts_a[k]
+        if pair:
+            r[data.columns[1]] = data.texts_b[k]
+        r[data.columns[2]] = data.raw_labels[k] if data.regression else own[int(data.labels[k])]
+        records.append(r)
+    return columns, records, data
+
+
+def finetune_data(table: PredictionTable, review: Review, run_config: dict, folder: str | Path,
+                  run_dir: str | Path | None = None) -> tuple[dict, str]:
     """The TrainConfig fields of a new run on the original training file plus the corrected rows, and a note.
 
     The training config names one train file, so a combined TSV is written into ``folder`` (the runs folder's
-    ``.corrections``): the original training examples (read with the run's column mapping) and the rows a
-    person labelled, as ``text`` (or ``text_a``/``text_b``) and ``label`` (the class names), with the fields'
-    ``label_names`` the model's id2label order, so the new run's head has the same classes in the same order.
+    ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
+    its columns, no_header, encoding) for its examples, then the rows a person labelled (their texts in the
+    file's text columns, the correction in its label column, other columns by name from the predictions file),
+    and a ``label_source`` column ("original" / "person"; kept when the file has one). Labels are class names;
+    the fields' ``label_names`` are the model's id2label order, so the new run's head has the same classes.
+
+    The dev set stays the first run's, so both runs' dev figures are measured on the same rows: with an explicit
+    dev file it is kept (rewritten with a header, in UTF-8, when the run read it with no_header or an
+    encoding); a run that held training rows out as dev (``run_dir``'s ``dev_split.csv``) has those
+    rows written, with their original gold labels, to ``<stem>-dev.tsv`` (the new run's dev file, dev fraction
+    0) and left out of the combined training file; a corrected row whose text is one of those dev rows is left
+    out of training too (it would leak the dev set), and its dev label stays the original one.
 
     Raises:
         PredictDataError: no corrected rows, or a label that is not a class of the model.
+        ClassificationDataError: the original training (or dev) file cannot be read as the run read it, or its
+            dev_split.csv names rows the file no longer has.
     """
     if not review.labels:
         raise PredictDataError("no corrected rows yet: set the label of a row (keys 1..K) first")
     names = review.label_names
-    text_cols = review.text_columns or [c for c in ("text", "sentence") if c in table.columns][:1]
-    pair = len(text_cols) == 2
-    header = ["text_a", "text_b", "label"] if pair else ["text", "label"]
-    rows, note_parts = [], []
-    train = str(run_config.get("train") or "")
-    if train:
-        from explorer.core.data.classification import load_classification
-
-        data = load_classification(train, pair=pair, text_columns=run_config.get("text_columns") or None,
-                                   label_column=run_config.get("label_column") or "")
-        own = list(data.label_names) if data.label_names else list(names)   # integer ids: the head's names
-        for k in range(len(data)):
-            r = {header[0]: data.texts_a[k], "label": own[int(data.labels[k])]}
-            if pair:
-                r["text_b"] = data.texts_b[k]
-            rows.append(r)
-        note_parts.append(f"{len(data)} rows of {train}")
-    texts = [table.column(c) for c in text_cols]
     for i, label in sorted(review.labels.items()):
         if label not in names:
             raise PredictDataError(f"row {i + 1}: {label!r} is not a class of the model ({', '.join(names)})")
-        r = {header[0]: texts[0][i], "label": label}
-        if pair:
-            r["text_b"] = texts[1][i]
-        rows.append(r)
-    note_parts.append(f"{len(review.labels)} corrected rows of {Path(review.predictions).name}")
+    text_cols = review.text_columns or [c for c in ("text", "sentence") if c in table.columns][:1]
+    pair = len(text_cols) == 2
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     stem = Path(review.predictions).name.split(".")[0]
+    train = str(run_config.get("train") or "")
+    header, label_col = (["text_a", "text_b"] if pair else ["text"]), "label"
+    rows: list[dict] = []
+    dev_rows: list[dict] = []
+    note_parts, dev_note = [], ""
+    dev_keys: set[tuple] = set()
+    out_dev = ""
+    if train:
+        columns, records, data = _original_rows(train, run_config, pair, names)
+        text_names, label_col = list(data.columns[:len(text_cols)]), data.columns[2]
+        held: set[int] = set()
+        split = None
+        if run_dir is not None and not run_config.get("dev"):
+            from explorer.core.runs import dev_split_file
+
+            split = dev_split_file(run_dir)
+        if split is not None and split.is_file():
+            from explorer.core.data.split import load_dev_split
+
+            held = set(load_dev_split(split, data))
+            dev_rows = [records[k] for k in sorted(held)]
+            dev_keys = {(data.texts_a[k], data.texts_b[k] if pair else "") for k in held}
+        rows = [r for k, r in enumerate(records) if k not in held]
+        note_parts.append(f"{len(rows)} rows of {train}")
+        header = columns + ([LABEL_SOURCE] if LABEL_SOURCE not in columns else [])
+        for r in records:
+            r.setdefault(LABEL_SOURCE, "original")
+        if dev_rows:
+            out_dev = str(write_table(folder / f"{stem}-dev.tsv", header, dev_rows))
+            dev_note = (f"The dev rows are the first run's: the {len(dev_rows)} training rows it held out "
+                        f"(its {split.name}), with their original labels and not trained on, so both runs' dev "
+                        f"figures are measured on the same rows (Dev data: {Path(out_dev).name}).")
+        elif run_config.get("dev") and (run_config.get("no_header") or run_config.get("encoding")):
+            # the new fields read files with a header, in UTF-8: the same dev rows, rewritten that way
+            dev_cols, dev_rows, _ = _original_rows(str(run_config["dev"]), run_config, pair, names, "validation")
+            for r in dev_rows:
+                r.setdefault(LABEL_SOURCE, "original")
+            out_dev = str(write_table(folder / f"{stem}-dev.tsv",
+                                      dev_cols + ([LABEL_SOURCE] if LABEL_SOURCE not in dev_cols else []), dev_rows))
+            dev_note = f"The dev rows are the first run's: its dev file {run_config['dev']}, rewritten as {out_dev}."
+        elif run_config.get("dev"):
+            dev_note = f"The dev rows are the first run's: its dev file {run_config['dev']} is kept."
+    else:
+        text_names = list(header)
+        header = header + [label_col, LABEL_SOURCE]
+    texts = [table.column(c) for c in text_cols]
+    in_dev = 0
+    for i, label in sorted(review.labels.items()):
+        key = (texts[0][i], texts[1][i] if pair else "")
+        if key in dev_keys:
+            in_dev += 1
+            continue
+        r = {c: (table.column(c)[i] if c in table.columns else "") for c in header}
+        for c, t in zip(text_names, texts):
+            r[c] = t[i]
+        r[label_col] = label
+        r[LABEL_SOURCE] = "person"
+        rows.append(r)
+    n_corrected = len(review.labels) - in_dev
+    note_parts.append(f"{n_corrected} corrected row{'s' if n_corrected != 1 else ''} of {Path(review.predictions).name}")
+    if in_dev:
+        dev_note += (f" {in_dev} corrected row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
+                     "left out of training; the dev labels stay the original ones.")
     out = folder / f"{stem}-train-plus-corrected.tsv"
     write_table(out, header, rows)
-    note = (f"The training config takes one train file, so {out} combines {' and '.join(note_parts)}"
+    # the dev sentence first: a status bar shows the start of a long message
+    note = ((dev_note + " " if dev_note else "")
+            + f"The training config takes one train file, so {out} combines {' and '.join(note_parts)}"
             + (f" (the original: {train})" if train else "") + ".")
     # the run's own recipe (class weights, dev fraction, steps, learning rate...), not what the launcher held
     # last; the data settings describe the combined file (a header, UTF-8, no id column)
     fields = {k: v for k, v in run_config.items() if k not in _NOT_CARRIED and v is not None}
-    fields.update({"train": str(out), "text_columns": header[:-1], "label_column": "label", "no_header": False,
-                   "encoding": "", "id_column": "", "skip_invalid": False})
+    fields.update({"train": str(out), "text_columns": list(text_names), "label_column": label_col,
+                   "no_header": False, "encoding": "", "id_column": "", "skip_invalid": False})
+    if out_dev:
+        fields.update({"dev": out_dev, "dev_fraction": 0.0})
     fields["task"] = fields.get("task") or ("pair" if pair else "single")
     fields["model"] = fields.get("model") or review.model   # the run's starting model: the same recipe, more data
     fields["num_labels"] = len(names)

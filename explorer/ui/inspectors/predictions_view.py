@@ -551,7 +551,8 @@ class PredictionsView(QWidget):
         return out
 
     def finetune(self) -> tuple[dict, str] | None:
-        """Build the next run's data (original training file + corrected rows) and emit finetune_requested."""
+        """Build the next run's data (original training file + corrected rows; the dev rows stay the first run's:
+        core/predict/review.finetune_data) and emit finetune_requested."""
         import json
 
         from explorer.core.checkpoint_windows import run_config_for_checkpoint
@@ -571,7 +572,7 @@ class PredictionsView(QWidget):
         run_dir = run_dir_of(self.review.model) if cfg_path else None   # the corrections sit beside the runs
         folder = (run_dir.parent if run_dir is not None else Path(self.review.predictions).parent) / ".corrections"
         try:
-            fields, note = finetune_data(self.table_data, self.review, run_cfg, folder)
+            fields, note = finetune_data(self.table_data, self.review, run_cfg, folder, run_dir=run_dir)
         except UserError as exc:
             QMessageBox.information(self, "Fine-tune on corrected rows", str(exc))
             return None
@@ -589,7 +590,8 @@ class PredictionsView(QWidget):
 
 
 def fill_launcher(launcher, fields: dict, note: str) -> None:
-    """Put a new run's fields into the launcher (the rest of its form stays) and say what was done."""
+    """Put a new run's fields into the launcher (the rest of its form stays) and say what was done (its banner
+    and status message: ``note``, e.g. that the dev rows are the first run's)."""
     import dataclasses
 
     from explorer.core.training.config import TrainConfig
@@ -599,6 +601,8 @@ def fill_launcher(launcher, fields: dict, note: str) -> None:
     cfg = dataclasses.replace(cfg, **{k: v for k, v in fields.items() if k in known})
     cfg = dataclasses.replace(cfg, run_id="")
     launcher.set_config(cfg)
+    if hasattr(launcher, "show_note"):          # the banner keeps it (a status bar message is soon replaced)
+        launcher.show_note(note)
     if hasattr(launcher, "status_message"):
         launcher.status_message.emit(note)
 

@@ -351,6 +351,14 @@ class LauncherPanel(QWidget):
                              + (f"; the {' and '.join(cleared)} data of the preset were for {old_facts.label} and "
                                 "were cleared: choose this task's data" if cleared else ""))
 
+    def show_note(self, text: str) -> None:
+        """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
+        next set_config or task switch: e.g. where a form filled by "Fine-tune on corrected rows" got its data."""
+        import html
+
+        self._preset_note = html.escape(text)
+        self._changed()
+
     def _changed(self, *_args) -> None:
         if self._loading:
             return
