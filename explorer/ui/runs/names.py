@@ -74,7 +74,8 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     """run_id -> a short readable name, from each run's config dict (as in config.json).
 
     Runs are grouped by GROUP_FIELDS; within a group the DIFF_FIELDS whose values differ are shown
-    ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows model and task. The start time
+    ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows the model, task and train data
+    that tell it from the other groups ("pair · mrpc_train" when every run is MiniLM's). The start time
     ('11-30 10:15') follows only where names would otherwise repeat. A run id the user typed (not of the
     generated pattern, explorer.core.runs.is_generated_run_id) is its name; ``stored`` names (run.json) are
     used as they are, first.
@@ -83,6 +84,9 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     groups: dict[tuple, list[str]] = {}
     for run_id, cfg in runs.items():
         groups.setdefault(tuple(str(cfg.get(f, "")) for f in GROUP_FIELDS), []).append(run_id)
+    # a run alone in its group is named by the group fields that tell the groups apart (all the runs listed from
+    # one model: its name would only fill a narrow dock, "minil…train"); by all of them when none do
+    telling = [f for f in GROUP_FIELDS if len({str(cfg.get(f, "")) for cfg in runs.values()}) > 1] or list(GROUP_FIELDS)
     base = {}
     for members in groups.values():
         varying = [(f, lab) for f, lab in DIFF_FIELDS
@@ -92,8 +96,9 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
             if varying:
                 parts = [f"{lab}{_fmt(cfg.get(f, ''))}" for f, lab in varying]
             else:
-                parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") else "",
-                         str(cfg.get("task", "")), data_short_name(str(cfg.get("train", "") or ""))]
+                parts = [model_label(str(cfg.get("model", ""))) if cfg.get("model") and "model" in telling else "",
+                         str(cfg.get("task", "")) if "task" in telling else "",
+                         data_short_name(str(cfg.get("train", "") or "")) if "train" in telling else ""]
             base[run_id] = (" " if varying else " · ").join(p for p in parts if p) or run_id
     counts: dict[str, int] = {}
     for name in base.values():
