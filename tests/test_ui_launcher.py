@@ -203,3 +203,17 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
     assert batch.get() == before[1]                          # focused (Tab): still the form's wheel (third trial)
     batch.widget.stepUp()
     assert batch.get() == before[1] + 1                      # the arrows and keys still change it
+
+
+def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_path):
+    """Fourth trial: after a 3-class stance run's settings were loaded, Regression and NER kept --num-labels 3 in
+    the command and in the run's config.json."""
+    from explorer.core.training.config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train="s.tsv", num_labels=3))
+    assert w.config().num_labels == 3 and "--num-labels 3" in w.command.toPlainText()
+    w.editors["task"].set("regression")
+    assert w.config().num_labels == 0 and "--num-labels" not in w.command.toPlainText()
