@@ -19,7 +19,8 @@ def _events():
                    "loss_scale": 2.0 ** i, "note": "text is no scalar", "flag": True})
     ev.append({"event": "step", "run_id": "s", "time": 6.0, "step": 5, "loss": 0.2, "loss_scale": None})
     ev.append({"event": "eval", "run_id": "s", "time": 7.0, "step": 4, "metrics": {
-        "accuracy": 0.75, "matthews_corrcoef": 0.5, "loss": 0.6, "macro_f1": 0.7, "bleu_like": 0.25, "total": 8,
+        "accuracy": 0.75, "matthews_corrcoef": 0.5, "loss": 0.6, "macro_f1": 0.7, "weighted_f1": 0.72, "bleu_like": 0.25,
+        "total": 8,
         "per_class": {"neg": {"precision": 1.0, "recall": 0.5, "f1": 0.67, "support": 4}}}})
     return ev
 
@@ -45,16 +46,18 @@ def test_a_new_scalar_shows_up_as_a_curve(qtbot):
     assert curves.panels["loss_scale"].title == "loss_scale"
     assert "dev/bleu_like" in keys and curves.panels["dev/bleu_like"].title == "dev bleu_like"
     assert curves.panels["dev/accuracy"].title == "dev accuracy (%)"
-    for hidden in ("dev/matthews_corrcoef", "dev/loss", "dev/macro_f1", "dev/total", "dev/per_class"):
+    for hidden in ("dev/matthews_corrcoef", "dev/loss", "dev/weighted_f1", "dev/total", "dev/per_class"):
         assert hidden not in keys, hidden
+    assert "dev/macro_f1" in keys and curves.panels["dev/macro_f1"].title == "dev macro F1 (%)"   # drawn: own data
     # the table orders the dev plots: accuracy before the unknown name
     assert keys.index("dev/accuracy") < keys.index("dev/bleu_like")
     curves._fill_metrics_menu()
     titles = [a.text() for a in curves.toolbar.metrics_menu.actions()]
-    assert "matthews_corrcoef" in titles and "macro_f1" in titles and "step: loss_scale" in titles
-    curves.show_dev_metric("macro_f1")
+    assert "matthews_corrcoef" in titles and "weighted_f1" in titles and "step: loss_scale" in titles
+    assert "f1" not in titles and "pearson" not in titles   # only what the shown run reports (no SQuAD, no regression)
+    curves.show_dev_metric("weighted_f1")
     curves.show_series("loss_scale", False)
     curves.redraw_now()
     keys = curves.visible_keys()
-    assert "dev/macro_f1" in keys and curves.panels["dev/macro_f1"].title == "dev macro F1 (%)"
+    assert "dev/weighted_f1" in keys and curves.panels["dev/weighted_f1"].title == "dev weighted F1 (%)"
     assert "loss_scale" not in keys

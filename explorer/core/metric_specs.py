@@ -139,7 +139,7 @@ _ROWS = (
         "The task's training objective averaged over the dev set (cross-entropy in nats; QA: the mean of the "
         "start and end cross-entropies; regression: squared error). Lower is better.")),
     # ---- classification (fractions, shown in percent; correlations unscaled) ----------------------------
-    _share("macro_f1", "macro F1", 120, help=(
+    _share("macro_f1", "macro F1", 120, drawn=True, help=(
         "The unweighted mean of the per-class F1 scores, in percent: every class counts the same, however rare.")),
     _share("weighted_f1", "weighted F1", 121),
     _share("f_avg", "F_avg", 122),

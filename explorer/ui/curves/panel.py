@@ -163,9 +163,10 @@ class CurvesPanel(CurvesExport, QWidget):
         """Every series key a displayed run has beyond the fixed training plots; a key seen for the first
         time is shown when the metric table draws it by default (a name without a row: drawn)."""
         have = {k for s in self.runs for k in s.series if k not in TRAIN_SERIES}
+        primary = {DEV_PREFIX + m for m in (s.primary_metric() for s in self.runs) if m}   # each run's best-by metric
         for key in have - self._decided:
             self._decided.add(key)
-            if metric_spec(series_name(key)).drawn_by_default:
+            if metric_spec(series_name(key)).drawn_by_default or key in primary:
                 self.shown.add(key)
         return have
 
@@ -216,7 +217,9 @@ class CurvesPanel(CurvesExport, QWidget):
     def _fill_metrics_menu(self) -> None:
         menu = self.toolbar.metrics_menu
         menu.clear()
-        keys = sorted(self._reported_keys() | {DEV_PREFIX + m for m in drawn_by_default()}, key=_series_sort_key)
+        # what the shown runs report (a classification run's menu lists no SQuAD or regression metric); the
+        # metric table's defaults only while no run is shown
+        keys = sorted(self._reported_keys() or {DEV_PREFIX + m for m in drawn_by_default()}, key=_series_sort_key)
         for key in keys:   # dev metrics by name (as before), other step scalars as "step: name"
             act = menu.addAction(series_name(key) if key.startswith(DEV_PREFIX) else f"step: {key}")
             act.setCheckable(True)
