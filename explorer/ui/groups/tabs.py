@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLi
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
+from explorer.ui.groups.cv_dialog import CrossValidateDialog
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
 from explorer.ui.shell.tasks import run_in_thread
@@ -31,7 +32,7 @@ from explorer.ui.shell.tasks import run_in_thread
 class GroupsTab(QWidget):
     """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView.
 
-    ``queue_requested(kind)`` ("restarts" | "grid"): the user asked for a new group (install() plans it
+    ``queue_requested(kind)`` ("restarts" | "grid" | "cv"): the user asked for a new group (install() plans it
     from the Launch tab's settings with :meth:`plan_group` and queues it). ``group_shown(name)``: a group
     read off the GUI thread is on screen."""
 
@@ -43,6 +44,7 @@ class GroupsTab(QWidget):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
         self.request = self.list_request = 0
+        self.cv_note = ""   # "N examples, fold sizes ..." of the last cv group made here
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -64,6 +66,10 @@ class GroupsTab(QWidget):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
                          "(restarts: generated seeds; grid: batch_size x learning_rate x epochs)")
         self.queue_restarts.clicked.connect(lambda: self.queue_requested.emit("restarts"))
+        self.queue_cv = QPushButton("Cross-validate…")
+        self.queue_cv.setToolTip("K-fold cross-validation of the Launch tab's training file with its settings: one "
+                                 "run per fold, then the pooled out-of-fold figure (classification tables)")
+        self.queue_cv.clicked.connect(lambda: self.queue_requested.emit("cv"))
         self.queue_grid.clicked.connect(lambda: self.queue_requested.emit("grid"))
         refresh, export = QPushButton("Refresh"), QPushButton("Export report…")
         refresh.clicked.connect(self.refresh)
@@ -81,6 +87,7 @@ class GroupsTab(QWidget):
         queue2.addWidget(self.queue_restarts)
         queue2.addWidget(self.queue_grid)
         lay.addLayout(queue2)
+        lay.addWidget(self.queue_cv)
         row = QHBoxLayout()
         row.addWidget(refresh)
         row.addWidget(export)
@@ -145,6 +152,37 @@ class GroupsTab(QWidget):
             group, configs = plan_restarts(base, name, seeds or generate_seeds(self.restarts.value(), seed=base.seed))
         write_group(self.runs_dir, group)
         self.refresh()
+        return group, configs
+
+    def cross_validate(self, base, columns: list[str]):
+        """Ask K and a group column (CrossValidateDialog over ``columns``, the training file's columns) and
+        make the cv group from ``base`` (the Launch tab's TrainConfig) with core.cv_runs.start_cv_group, the
+        function ``group --cv K`` uses: folds, fold files, group.json and member configs written. Returns
+        (group, the K member configs) to queue, or None (cancelled, or a problem now shown under the list).
+        Raises GroupError / UserError (a taken name, unusable data)."""
+        import dataclasses
+
+        from explorer.core.cv_runs import start_cv_group
+        from explorer.core.groups import GROUP_FILE, group_dir
+
+        problem = cv_problem(base)
+        if problem:
+            self.message.setText(problem)
+            return None
+        name = self.group_name.text().strip() or f"{Path(base.train).stem}-cv"
+        if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
+            self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
+            return None
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self)
+        if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
+            return None
+        k, column = dialog.values()
+        # each fold's dev set is its held-out fold: the Launch tab's dev file / share / cap do not apply
+        base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="", dev="", dev_fraction=None,
+                                   dev_cap=0)
+        group, configs, note = start_cv_group(base, self.runs_dir, name, k, column)
+        self.refresh()
+        self.cv_note = note
         return group, configs
 
     def show_group(self, name: str) -> int:
@@ -399,16 +437,26 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     window.runs.groups_changed.connect(groups_changed)
 
     def queue_group(kind: str) -> bool:
+        from explorer.core.errors import UserError
         from explorer.core.groups import GroupError
 
+        note = ""
         try:
-            group, configs = groups.plan_group(kind, window.launcher.config())
-        except (GroupError, ValueError) as exc:
+            if kind == "cv":   # the same group as `group --cv K` (core.cv_runs.start_cv_group)
+                columns = (window.launcher.train_preview.result or {}).get("columns") or []
+                planned = groups.cross_validate(window.launcher.config(), columns)
+                if planned is None:
+                    return False
+                group, configs = planned
+                note = f" ({groups.cv_note})"
+            else:
+                group, configs = groups.plan_group(kind, window.launcher.config())
+        except (GroupError, UserError, ValueError) as exc:
             groups.message.setText(str(exc))
             return False
         window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
         ids = window.launch(configs)
-        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
+        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs{note}")
         return True
 
     # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
@@ -416,6 +464,23 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     window.launcher.group_grid = lambda: queue_group("grid")
     groups.queue_requested.connect(lambda kind: window.launcher.queue_grid() if kind == "grid" else queue_group(kind))
     return groups, compare
+
+
+def cv_problem(base) -> str | None:
+    """Why the Launch tab's config ``base`` cannot be cross-validated from the GUI (a sentence), or None.
+    Folds are made for classification tables (TaskFacts.data_kind "table", a task core.cv_runs.CV_TASKS
+    folds) read from a local training file."""
+    from explorer.core.cv_runs import CV_TASKS
+    from explorer.core.task_facts import find_task_facts
+
+    facts = find_task_facts(base.task)
+    if facts is None or facts.data_kind != "table" or base.task not in CV_TASKS:
+        what = facts.label if facts is not None else base.task
+        return (f"Cross-validation is made for classification tables (one text or a pair and a label); "
+                f"the Launch tab's task is {what}.")
+    if not base.train or not Path(base.train).expanduser().is_file():
+        return "Cross-validation needs a local training file: choose one in the Launch tab."
+    return None
 
 
 def _read_group(runs_dir, name: str):
