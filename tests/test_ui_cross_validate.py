@@ -95,3 +95,67 @@ def test_cross_validate_refuses_a_task_it_cannot_fold(qtbot, monkeypatch, tmp_pa
     assert "Cross-validation is made for classification tables" in text and "--" not in text
     missing = TrainConfig(task="single", train=str(tmp_path / "nope.csv"))
     assert tab.cross_validate(missing, []) is None and "local training file" in tab.message.text()
+
+
+class _InProcessClient:
+    """An InspectClient stand-in that runs the inspector op in this process, answering through the event loop
+    (as the child's answers arrive)."""
+
+    def __init__(self):
+        self.ops: list[str] = []
+
+    def request(self, op, data, on_done=None, on_error=None, on_progress=None):
+        from PySide6.QtCore import QTimer
+
+        from explorer.worker.inspect_ops import OPS, State
+
+        self.ops.append(op)
+        value = OPS[op][0](State(), data, lambda d, t: None, lambda: False)
+        QTimer.singleShot(0, lambda: on_done(value))
+        return len(self.ops)
+
+    def cancel(self, rid):
+        pass
+
+
+def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(qtbot, monkeypatch, tmp_path):
+    import csv
+
+    from test_groups import _fake_run
+
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path))
+    group, configs, _ = cv_runs.start_cv_group(base, tmp_path, "cvg", 3)
+    for member in group.members:
+        _fake_run(tmp_path, member.run_id, [(0, 0.4), (3, 0.5)], task="single")
+    gold = json.loads((groups.group_dir(tmp_path, "cvg") / cv_runs.FOLDS_FILE).read_text())
+
+    def fake_predict_fold(group_folder, plan, index, run_dir, *, batch_size=32, predict=None):
+        """Fold ``index``: right on every row but the fold's first (p_neg, p_pos by the gold label)."""
+        out = cv_runs.fold_predictions_path(group_folder, index)
+        rows = [i for i in range(plan.n) if plan.fold[i] == index + 1]
+        with open(out, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "predicted_label", "p_neg", "p_pos"])
+            for j, i in enumerate(rows):
+                right = plan.labels[i] if j else 1 - plan.labels[i]
+                w.writerow([plan.ids[i], ["neg", "pos"][right], 0.9 if right == 0 else 0.1, 0.1 if right == 0 else 0.9])
+        return out
+
+    monkeypatch.setattr(cv_runs, "predict_fold", fake_predict_fold)
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.oof_client = client = _InProcessClient()
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("cvg")
+    assert client.ops == ["cv_oof"]
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):   # shown again once the folds are in
+        pass
+    pooled = cv_runs.read_oof(tmp_path, "cvg")
+    assert pooled is not None and pooled.folds_done == 3 and gold["n"] == 12
+    assert abs(pooled.metrics["accuracy"] - 100 * 9 / 12) < 1e-9    # one wrong row per fold
+    assert f"accuracy (%) {pooled.metrics['accuracy']:.2f}" in tab.view.summary.text()
+    assert client.ops == ["cv_oof"]                                # once per group: not asked again

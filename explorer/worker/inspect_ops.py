@@ -237,6 +237,18 @@ def op_predict(state: State, args: dict, progress, cancelled):
     return summary.to_dict()
 
 
+def op_cv_oof(state: State, args: dict, progress, cancelled):
+    """The held-out folds of cross-validation group ``name`` in ``runs_dir``, each predicted by its member's
+    checkpoints/last, then pooled (explorer.core.cv_runs.collect_oof, what ``group --cv K`` does after its
+    members; folds already predicted are reused). Returns OofResult.to_dict() (``path`` None until all k are in).
+    The GUI's cross-validation groups get their out-of-fold figure from here."""
+    from explorer.core.cv_runs import collect_oof
+    from explorer.core.groups import GROUP_FILE, group_dir, load_group_file
+
+    group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
+    return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+
+
 def op_squad_rows(state: State, args: dict, progress, cancelled):
     """A SQuAD file -> (rows for the probe panel's pickers, a one-line report)."""
     from explorer.core.data.squad import load_squad
@@ -318,6 +330,6 @@ OPS: dict[str, tuple[Callable, str]] = {
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
-    "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
+    "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
     "explain": (op_explain, "explain"),
 }

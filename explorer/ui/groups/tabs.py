@@ -45,6 +45,8 @@ class GroupsTab(QWidget):
         self.runs_dir = Path(runs_dir)
         self.request = self.list_request = 0
         self.cv_note = ""   # "N examples, fold sizes ..." of the last cv group made here
+        self.oof_started: set[str] = set()   # cv groups whose held-out folds were sent to the inspector child
+        self.oof_client = None               # the InspectClient for that (shared_client() on first use)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -204,7 +206,35 @@ class GroupsTab(QWidget):
         group, members, notes, pooled = data
         self.view.set_group(group, members, notes, pooled=pooled)
         self.message.setText("")
+        self._predict_folds(group, members, pooled)
         self.group_shown.emit(group.name)
+
+    def _predict_folds(self, group, members, pooled) -> None:
+        """A cv group whose fold runs have all finished and that has no pooled out-of-fold figure yet: predict
+        the held-out folds in the inspector child (op cv_oof, core.cv_runs.collect_oof; the GUI never waits),
+        once per group and session; the group is shown again when they are in."""
+        if group.kind != "cv" or pooled is not None or group.name in self.oof_started:
+            return
+        if not members or any(m.status != "finished" for m in members):
+            return
+        from explorer.ui.inspectors.remote import RemoteJob
+
+        if self.oof_client is None:
+            from explorer.ui.inspectors.client import shared_client
+
+            self.oof_client = shared_client()
+        self.oof_started.add(group.name)
+        job = RemoteJob(self.oof_client, self)
+        job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
+        job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(
+            f"Cannot predict the held-out folds of {n}: {msg}"))
+        job.start("cv_oof", {"runs_dir": str(self.runs_dir), "name": group.name})
+        self.message.setText(f"Predicting the held-out folds of {group.name} (each fold's last checkpoint)…")
+
+    def _folds_predicted(self, name: str) -> None:
+        self.message.setText(f"Held-out folds of {name} predicted.")
+        if self.view.group is not None and self.view.group.name == name:
+            self.show_group(name)
 
     def _group_failed(self, request: int, message: str) -> None:
         if request == self.request:   # GroupError: the file and what was wrong
