@@ -464,6 +464,16 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
 
     window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
     window.runs.group_selected.connect(show_group)
+
+    def compare_classifiers(runs: list) -> None:   # Runs dock: two classification runs, is the difference real?
+        from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+        shown = ClassifierCompareWindow(runs, parent=window)
+        window.classifier_comparisons = [w for w in getattr(window, "classifier_comparisons", []) if w.isVisible()]
+        window.classifier_comparisons.append(shown)
+        shown.show()
+
+    window.runs.classifiers_compare_requested.connect(compare_classifiers)
     window.runs.groups_changed.connect(groups_changed)
 
     def queue_group(kind: str) -> bool:
