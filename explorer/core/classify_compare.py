@@ -41,7 +41,7 @@ class ClassifierComparison:
         the discordant counts and the two figures."""
         a, b, m = self.name_a, self.name_b, self.mcnemar
         return [
-            f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b, p=m.p, p_for='McNemar')}",
+            f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}; McNemar {fmt_p(m.p)}",
             f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b)}",
             f"McNemar's exact test: {m.only_a} rows only {a} got right, {m.only_b} only {b}; {fmt_p(m.p)}",
             f"{a}: accuracy {100 * self.accuracy.value_a:.1f}%, macro F1 {100 * self.macro_f1.value_a:.1f}; "

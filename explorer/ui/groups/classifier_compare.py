@@ -35,6 +35,7 @@ class ClassifierCompareWindow(QDialog):
         self.text = QLabel("Scoring A and B on the same dev rows…")
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.bar = QProgressBar()
         self.bar.setRange(0, 3)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
