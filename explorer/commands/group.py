@@ -28,7 +28,6 @@ Exit codes: 0 every member finished, 1 some member did not, 2 unusable arguments
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import subprocess
 import sys
@@ -112,17 +111,10 @@ def plan(args: argparse.Namespace):
 
 
 def write_member_configs(runs_dir: Path, group, configs) -> list[Path]:
-    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json``; returns the paths."""
-    from explorer.core.groups import group_dir
+    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json`` (explorer.core.groups)."""
+    from explorer.core.groups import write_member_configs as write
 
-    folder = group_dir(runs_dir, group.name) / "configs"
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for c in configs:
-        path = folder / f"{c.run_id}.json"
-        path.write_text(json.dumps(c.to_dict(), indent=2), encoding="utf-8")
-        paths.append(path)
-    return paths
+    return write(runs_dir, group, configs)
 
 
 def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[str]:
@@ -230,9 +222,9 @@ def plan_cv_group(args: argparse.Namespace):
     """(Group, member config paths, runs folder, notes) of ``--cv K``: a new group (folds, fold files,
     group.json and member configs written here), or the existing cv group of that name read back (its folds
     reused as written). Raises ConfigError / GroupError / CrossValidationError / data errors."""
-    from explorer.core.cv_runs import check_source_unchanged, plan_cv, read_folds, write_folds
+    from explorer.core.cv_runs import check_source_unchanged, read_folds, start_cv_group
     from explorer.core.errors import ConfigError
-    from explorer.core.groups import GROUP_FILE, group_dir, load_group_file, write_group
+    from explorer.core.groups import GROUP_FILE, group_dir, load_group_file
     from explorer.paths import default_runs_dir
     from explorer.worker.train import config_from_args
 
@@ -258,12 +250,9 @@ def plan_cv_group(args: argparse.Namespace):
         paths = [folder / "configs" / f"{m.run_id}.json" for m in group.members]
         notes = [n for n in [check_source_unchanged(plan_)] if n]
         return group, paths, runs_dir, ["resuming: folds and member configs as written in " + str(folder)] + notes
-    group, configs, data, folds = plan_cv(base, runs_dir, args.group_name, args.cv, args.cv_group_column)
-    configs = [c.__class__(**{**c.to_dict(), "output_dir": str(runs_dir)}) for c in configs]
-    write_group(runs_dir, group)
-    write_folds(folder, data, folds, args.cv, base.seed, args.cv_group_column)
-    sizes = ", ".join(str(len(f.dev)) for f in folds)
-    return group, write_member_configs(runs_dir, group, configs), runs_dir, [f"{data.n} examples, fold sizes {sizes}"]
+    group, configs, note = start_cv_group(base, runs_dir, args.group_name, args.cv, args.cv_group_column)
+    paths = [group_dir(runs_dir, group.name) / "configs" / f"{c.run_id}.json" for c in configs]
+    return group, paths, runs_dir, [note]
 
 
 def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:

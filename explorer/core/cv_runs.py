@@ -170,6 +170,24 @@ def make_folds(data: CvData, k: int, seed: int) -> list[Fold]:
     return cv_folds(data.labels if data.labels is not None else [0] * data.n, k=k, seed=seed, groups=data.groups)
 
 
+def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: str = "") -> tuple[Group, list, str]:
+    """Plan a new cross-validation group and write it: group.json, folds.json, every fold's train / dev file
+    and each member's config (``.groups/<name>/configs/<run_id>.json``, as :func:`explorer.core.groups.
+    write_member_configs`). The one place both ``bert-explorer group --cv K`` and the GUI's
+    "Cross-validate…" make a cv group. Returns (group, the K member TrainConfigs with ``output_dir`` the runs
+    folder, a one-line note "N examples, fold sizes a, b, ..."). Raises CrossValidationError, GroupError and
+    the loaders' data errors; nothing is written when planning fails."""
+    from explorer.core.groups import write_group, write_member_configs
+
+    group, configs, data, folds = plan_cv(base, runs_dir, name, k, group_column)
+    configs = [dataclasses.replace(c, output_dir=str(runs_dir)) for c in configs]
+    write_group(runs_dir, group)
+    write_folds(group_dir(runs_dir, group.name), data, folds, k, base.seed, group_column)
+    write_member_configs(runs_dir, group, configs)
+    sizes = ", ".join(str(len(f.dev)) for f in folds)
+    return group, configs, f"{data.n} examples, fold sizes {sizes}"
+
+
 def write_folds(group_folder: Path, data: CvData, folds: list[Fold], k: int, seed: int, group_column: str) -> Path:
     """Write folds.json and every fold's train / dev file (atomically, each once). Returns folds.json."""
     group_folder = Path(group_folder)

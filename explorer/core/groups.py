@@ -117,6 +117,19 @@ def write_group(runs_dir: str | Path, group: Group) -> Path:
     return path
 
 
+def write_member_configs(runs_dir: str | Path, group: Group, configs: list) -> list[Path]:
+    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json`` (what ``bert-explorer train
+    --config`` reads, and what a cv group's resume reads back); returns the paths in member order."""
+    folder = group_dir(runs_dir, group.name) / "configs"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for c in configs:
+        path = folder / f"{c.run_id}.json"
+        path.write_text(json.dumps(c.to_dict(), indent=2), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
 def _member(item, index: int, path: Path) -> GroupMember:
     if not isinstance(item, dict) or not isinstance(item.get("run_id"), str) or not item["run_id"]:
         raise GroupError(f"{path}: members[{index}] has no run_id")

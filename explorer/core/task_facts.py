@@ -241,6 +241,13 @@ def is_qa_task(name: str) -> bool:
     return bool(facts and facts.is_qa)
 
 
+def is_single_label_table(name: str) -> bool:
+    """True for the tasks that give one class per row of a table (single sentence, pair): what McNemar and a
+    macro F1 compare; False for regression, multi-label, multiple choice, QA, tagging and unknown names."""
+    facts = _TABLE.get(name)
+    return bool(facts and facts.data_kind == "table" and not facts.is_regression and not facts.is_multilabel)
+
+
 def task_labels() -> dict[str, str]:
     """name -> GUI label, in table order."""
     return {name: f.label for name, f in _TABLE.items()}

@@ -14,7 +14,8 @@ Protocol (frames of explorer.core.wire: one JSON object per line, ``"nbytes"`` b
 
 Operations (explorer/worker/inspect_ops.py) run on lanes, each one thread in request order:
 "model" (load, probe, attention_weights, saliency, compare_checkpoints, classify), "study" (τ study,
-classification dev set), "predict", "io" (reading a SQuAD file for the pickers), "download" (a hub repository
+classification dev set), "predict" (a file predicted; a cv group's held-out folds; two classifiers
+compared on the same dev rows), "io" (reading a SQuAD file for the pickers), "download" (a hub repository
 into the cache, with byte progress and cancel: explorer.core.hub) and "explain" (attributions). A request
 with a ``channel`` that is not the newest of
 its channel when its turn comes is dropped without running (a newer probe supersedes a queued one).

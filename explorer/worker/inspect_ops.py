@@ -237,6 +237,65 @@ def op_predict(state: State, args: dict, progress, cancelled):
     return summary.to_dict()
 
 
+def op_cv_oof(state: State, args: dict, progress, cancelled):
+    """The held-out folds of cross-validation group ``name`` in ``runs_dir``, each predicted by its member's
+    checkpoints/last, then pooled (explorer.core.cv_runs.collect_oof, what ``group --cv K`` does after its
+    members; folds already predicted are reused). Returns OofResult.to_dict() (``path`` None until all k are in).
+    The GUI's cross-validation groups get their out-of-fold figure from here."""
+    from explorer.core.cv_runs import collect_oof
+    from explorer.core.groups import GROUP_FILE, group_dir, load_group_file
+
+    group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
+    return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+
+
+def op_compare_classifiers(state: State, args: dict, progress, cancelled):
+    """Checkpoints ``source_a`` and ``source_b`` (two classification runs' best) on the same dev rows: A's run
+    dev file, or the training rows A's run held out (core.classify_dev.run_data_settings), each scored by
+    score_classification_dev (no cap: every row), then core.classify_compare.compare_classifiers with
+    ``name_a`` / ``name_b``. Progress (done, 3): A scored, B scored, compared. Returns
+    {"lines": [str], "n", "accuracy": [A, B], "macro_f1": [A, B], "only_a", "only_b", "p", "source"}.
+    Raises UserError when A's run names no dev rows or the two heads differ."""
+    from explorer.core.classify_compare import compare_classifiers
+    from explorer.core.classify_dev import run_data_settings, score_classification_dev
+    from explorer.core.errors import Cancelled
+    from explorer.core.models import load_model
+    from explorer.core.task_facts import find_task_facts
+
+    source_a, source_b = str(args["source_a"]), str(args["source_b"])
+    settings = run_data_settings(source_a)
+    task = str(args.get("task") or settings.get("task") or "single")
+    facts = find_task_facts(task)
+    head = facts.head if facts is not None else "classification"
+    dev = settings.get("dev") or (settings.get("train") if settings.get("dev_split") else "")
+    if not dev:
+        raise UserError(f"{source_a}: its run names no dev file and held no training rows out; nothing to "
+                        "compare the two on")
+    reports = []
+    for i, source in enumerate((source_a, source_b)):
+        if cancelled():
+            raise Cancelled()
+        progress(i, 3)
+        loaded = load_model(source, head)
+        report = score_classification_dev(loaded.model, loaded.tokenizer, task, dev, cap=None, settings=settings,
+                                          max_seq_length=int(args.get("max_seq_length") or 128))
+        if getattr(report, "logits", None) is None:
+            raise UserError(f"{source}: not a classifier with one label per row; compare needs two classifiers")
+        reports.append(report)
+    a, b = reports
+    if a.label_names != b.label_names:
+        raise UserError(f"the two models have different classes ({', '.join(a.label_names)} and "
+                        f"{', '.join(b.label_names)}); compare needs the same classes")
+    progress(2, 3)
+    cmp = compare_classifiers(a.labels, a.logits, b.logits, name_a=str(args.get("name_a") or "A"),
+                              name_b=str(args.get("name_b") or "B"), source=str(dev),
+                              resamples=int(args.get("resamples") or 10_000))
+    return {"lines": cmp.lines(), "n": cmp.n, "source": cmp.source,
+            "accuracy": [cmp.accuracy.value_a, cmp.accuracy.value_b, cmp.accuracy.low, cmp.accuracy.high],
+            "macro_f1": [cmp.macro_f1.value_a, cmp.macro_f1.value_b, cmp.macro_f1.low, cmp.macro_f1.high],
+            "only_a": cmp.mcnemar.only_a, "only_b": cmp.mcnemar.only_b, "p": cmp.mcnemar.p}
+
+
 def op_squad_rows(state: State, args: dict, progress, cancelled):
     """A SQuAD file -> (rows for the probe panel's pickers, a one-line report)."""
     from explorer.core.data.squad import load_squad
@@ -318,6 +377,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
-    "predict": (op_predict, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
+    "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
+    "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
     "explain": (op_explain, "explain"),
 }

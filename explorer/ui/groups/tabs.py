@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLi
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
+from explorer.ui.groups.cv_dialog import CrossValidateDialog
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
 from explorer.ui.shell.tasks import run_in_thread
@@ -31,7 +32,7 @@ from explorer.ui.shell.tasks import run_in_thread
 class GroupsTab(QWidget):
     """Groups of ``runs_dir`` on the left (expandable rows), the selected one in a GroupView.
 
-    ``queue_requested(kind)`` ("restarts" | "grid"): the user asked for a new group (install() plans it
+    ``queue_requested(kind)`` ("restarts" | "grid" | "cv"): the user asked for a new group (install() plans it
     from the Launch tab's settings with :meth:`plan_group` and queues it). ``group_shown(name)``: a group
     read off the GUI thread is on screen."""
 
@@ -43,6 +44,9 @@ class GroupsTab(QWidget):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
         self.request = self.list_request = 0
+        self.cv_note = ""   # "N examples, fold sizes ..." of the last cv group made here
+        self.oof_started: set[str] = set()   # cv groups whose held-out folds were sent to the inspector child
+        self.oof_client = None               # the InspectClient for that (shared_client() on first use)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["group / run", "status", "best"])
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -64,6 +68,10 @@ class GroupsTab(QWidget):
             b.setToolTip("Queue a named group of runs with the settings of the Launch tab "
                          "(restarts: generated seeds; grid: batch_size x learning_rate x epochs)")
         self.queue_restarts.clicked.connect(lambda: self.queue_requested.emit("restarts"))
+        self.queue_cv = QPushButton("Cross-validate…")
+        self.queue_cv.setToolTip("K-fold cross-validation of the Launch tab's training file with its settings: one "
+                                 "run per fold, then the pooled out-of-fold figure (classification tables)")
+        self.queue_cv.clicked.connect(lambda: self.queue_requested.emit("cv"))
         self.queue_grid.clicked.connect(lambda: self.queue_requested.emit("grid"))
         refresh, export = QPushButton("Refresh"), QPushButton("Export report…")
         refresh.clicked.connect(self.refresh)
@@ -81,6 +89,7 @@ class GroupsTab(QWidget):
         queue2.addWidget(self.queue_restarts)
         queue2.addWidget(self.queue_grid)
         lay.addLayout(queue2)
+        lay.addWidget(self.queue_cv)
         row = QHBoxLayout()
         row.addWidget(refresh)
         row.addWidget(export)
@@ -147,6 +156,37 @@ class GroupsTab(QWidget):
         self.refresh()
         return group, configs
 
+    def cross_validate(self, base, columns: list[str]):
+        """Ask K and a group column (CrossValidateDialog over ``columns``, the training file's columns) and
+        make the cv group from ``base`` (the Launch tab's TrainConfig) with core.cv_runs.start_cv_group, the
+        function ``group --cv K`` uses: folds, fold files, group.json and member configs written. Returns
+        (group, the K member configs) to queue, or None (cancelled, or a problem now shown under the list).
+        Raises GroupError / UserError (a taken name, unusable data)."""
+        import dataclasses
+
+        from explorer.core.cv_runs import start_cv_group
+        from explorer.core.groups import GROUP_FILE, group_dir
+
+        problem = cv_problem(base)
+        if problem:
+            self.message.setText(problem)
+            return None
+        name = self.group_name.text().strip() or f"{Path(base.train).stem}-cv"
+        if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
+            self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
+            return None
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self)
+        if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
+            return None
+        k, column = dialog.values()
+        # each fold's dev set is its held-out fold: the Launch tab's dev file / share / cap do not apply
+        base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="", dev="", dev_fraction=None,
+                                   dev_cap=0)
+        group, configs, note = start_cv_group(base, self.runs_dir, name, k, column)
+        self.refresh()
+        self.cv_note = note
+        return group, configs
+
     def show_group(self, name: str) -> int:
         """Read one group on a worker thread (every member's events: long runs take a while) and show it;
         members missing or killed are rows with that status. Returns the request number; ``group_shown``
@@ -166,7 +206,35 @@ class GroupsTab(QWidget):
         group, members, notes, pooled = data
         self.view.set_group(group, members, notes, pooled=pooled)
         self.message.setText("")
+        self._predict_folds(group, members, pooled)
         self.group_shown.emit(group.name)
+
+    def _predict_folds(self, group, members, pooled) -> None:
+        """A cv group whose fold runs have all finished and that has no pooled out-of-fold figure yet: predict
+        the held-out folds in the inspector child (op cv_oof, core.cv_runs.collect_oof; the GUI never waits),
+        once per group and session; the group is shown again when they are in."""
+        if group.kind != "cv" or pooled is not None or group.name in self.oof_started:
+            return
+        if not members or any(m.status != "finished" for m in members):
+            return
+        from explorer.ui.inspectors.remote import RemoteJob
+
+        if self.oof_client is None:
+            from explorer.ui.inspectors.client import shared_client
+
+            self.oof_client = shared_client()
+        self.oof_started.add(group.name)
+        job = RemoteJob(self.oof_client, self)
+        job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
+        job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(
+            f"Cannot predict the held-out folds of {n}: {msg}"))
+        job.start("cv_oof", {"runs_dir": str(self.runs_dir), "name": group.name})
+        self.message.setText(f"Predicting the held-out folds of {group.name} (each fold's last checkpoint)…")
+
+    def _folds_predicted(self, name: str) -> None:
+        self.message.setText(f"Held-out folds of {name} predicted.")
+        if self.view.group is not None and self.view.group.name == name:
+            self.show_group(name)
 
     def _group_failed(self, request: int, message: str) -> None:
         if request == self.request:   # GroupError: the file and what was wrong
@@ -396,19 +464,39 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
 
     window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
     window.runs.group_selected.connect(show_group)
+
+    def compare_classifiers(runs: list) -> None:   # Runs dock: two classification runs, is the difference real?
+        from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+        shown = ClassifierCompareWindow(runs, parent=window)
+        window.classifier_comparisons = [w for w in getattr(window, "classifier_comparisons", []) if w.isVisible()]
+        window.classifier_comparisons.append(shown)
+        shown.show()
+
+    window.runs.classifiers_compare_requested.connect(compare_classifiers)
     window.runs.groups_changed.connect(groups_changed)
 
     def queue_group(kind: str) -> bool:
+        from explorer.core.errors import UserError
         from explorer.core.groups import GroupError
 
+        note = ""
         try:
-            group, configs = groups.plan_group(kind, window.launcher.config())
-        except (GroupError, ValueError) as exc:
+            if kind == "cv":   # the same group as `group --cv K` (core.cv_runs.start_cv_group)
+                columns = (window.launcher.train_preview.result or {}).get("columns") or []
+                planned = groups.cross_validate(window.launcher.config(), columns)
+                if planned is None:
+                    return False
+                group, configs = planned
+                note = f" ({groups.cv_note})"
+            else:
+                group, configs = groups.plan_group(kind, window.launcher.config())
+        except (GroupError, UserError, ValueError) as exc:
             groups.message.setText(str(exc))
             return False
         window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
         ids = window.launch(configs)
-        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs")
+        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs{note}")
         return True
 
     # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
@@ -416,6 +504,23 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
     window.launcher.group_grid = lambda: queue_group("grid")
     groups.queue_requested.connect(lambda kind: window.launcher.queue_grid() if kind == "grid" else queue_group(kind))
     return groups, compare
+
+
+def cv_problem(base) -> str | None:
+    """Why the Launch tab's config ``base`` cannot be cross-validated from the GUI (a sentence), or None.
+    Folds are made for classification tables (TaskFacts.data_kind "table", a task core.cv_runs.CV_TASKS
+    folds) read from a local training file."""
+    from explorer.core.cv_runs import CV_TASKS
+    from explorer.core.task_facts import find_task_facts
+
+    facts = find_task_facts(base.task)
+    if facts is None or facts.data_kind != "table" or base.task not in CV_TASKS:
+        what = facts.label if facts is not None else base.task
+        return (f"Cross-validation is made for classification tables (one text or a pair and a label); "
+                f"the Launch tab's task is {what}.")
+    if not base.train or not Path(base.train).expanduser().is_file():
+        return "Cross-validation needs a local training file: choose one in the Launch tab."
+    return None
 
 
 def _read_group(runs_dir, name: str):

@@ -140,7 +140,11 @@ _PAGES: list[InspectorPage] = [
         "drawn as their mean with a band (min–max or ± one standard deviation, each run counted over its own "
         "steps); the table gives each member's best dev metric and the group's mean and sample standard "
         "deviation; a grid also gets a heat map of the mean over two of its settings. Queue a new group "
-        "from the Launch tab's settings here; Export report writes report.md, CSV and the plots.",
+        "from the Launch tab's settings here; Export report writes report.md, CSV and the plots. "
+        "Cross-validate… (classification tables) queues one run per fold (K, and optionally a column whose "
+        "values stay in one fold); once every fold's run has finished its held-out fold is predicted and the "
+        "pooled out-of-fold figure shown. To ask whether two classification runs really differ, select both "
+        "in the Runs dock: Compare two classifiers on the dev rows….",
         GROUPS),
     InspectorPage(
         COMPARE_PAGE,

@@ -402,6 +402,7 @@ class RunsPanel(QWidget):
     open_checkpoint_requested = Signal(str)  # checkpoint folder
     predict_requested = Signal(str)          # checkpoint folder: "Predict on a file…"
     compare_requested = Signal(str, str)     # two checkpoint folders (A, B): "Compare on one example…"
+    classifiers_compare_requested = Signal(list)   # [{source, name, task}] x 2: "Compare two classifiers…"
     refresh_requested = Signal()
     removed = Signal(str)                   # run id, after its folder went to the trash
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
@@ -729,12 +730,17 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
-        from explorer.core.task_facts import is_qa_task
+        from explorer.core.task_facts import is_qa_task, is_single_label_table
 
         two = len(states) == 2 and all(s.best_checkpoint_path() is not None and is_qa_task(s.task) for s in states)
         compare = menu.addAction("Compare on one example…", self._compare_two)
         compare.setEnabled(two)
         compare.setToolTip("Two QA runs' best checkpoints on the Attention page's example: A, B and B − A attention")
+        classifiers = menu.addAction("Compare two classifiers on the dev rows…", self._compare_classifiers)
+        classifiers.setEnabled(len(states) == 2 and all(s.best_checkpoint_path() is not None
+                                                         and is_single_label_table(s.task) for s in states))
+        classifiers.setToolTip("Both runs' best checkpoints on the first run's dev rows: the difference in accuracy "
+                               "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(
             any(s.path is not None for s in states))
@@ -769,6 +775,14 @@ class RunsPanel(QWidget):
         paths = [s.best_checkpoint_path() for s in states]
         if len(states) == 2 and all(paths):
             self.compare_requested.emit(str(paths[0]), str(paths[1]))
+
+    def _compare_classifiers(self) -> None:
+        """Emit ``classifiers_compare_requested`` with the two selected runs' best checkpoints (A = the first)."""
+        states = self._selected_states()
+        paths = [s.best_checkpoint_path() for s in states]
+        if len(states) == 2 and all(paths):
+            self.classifiers_compare_requested.emit([{"source": str(p), "name": self.name_of(s.run_id), "task": s.task}
+                                                     for s, p in zip(states, paths)])
 
     def _predict_on_file(self) -> None:
         states = self._selected_states()

@@ -1,0 +1,69 @@
+""""Compare two classifiers on the dev rows…" (Runs dock): a non-modal window that asks the inspector child
+(op compare_classifiers: both best checkpoints scored on the first run's dev rows, then
+core.classify_compare) and shows the paired comparison in words. The GUI never waits: the job reports
+progress and can be cancelled by closing the window."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout
+
+
+class ClassifierCompareWindow(QDialog):
+    """A (``runs[0]``) against B (``runs[1]``), each {"source": best checkpoint folder, "name", "task"}.
+
+    ``client``: the InspectClient (shared_client() when None). :attr:`result` holds the op's dict once it
+    is in; :attr:`text` shows its lines, or what went wrong."""
+
+    def __init__(self, runs: list[dict], client=None, parent=None):
+        super().__init__(parent)
+        from explorer.ui.inspectors.remote import RemoteJob
+
+        if client is None:
+            from explorer.ui.inspectors.client import shared_client
+
+            client = shared_client()
+        a, b = runs
+        self.setWindowTitle(f"Compare {a['name']} (A) and {b['name']} (B)")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+        self.result: dict | None = None
+        self.heading = QLabel(f"<b>A</b> {a['name']} &nbsp; <b>B</b> {b['name']}<br>both best checkpoints on the "
+                              f"dev rows of {a['name']}'s run")
+        self.heading.setWordWrap(True)
+        self.text = QLabel("Scoring A and B on the same dev rows…")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 3)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.heading)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(buttons)
+        self.resize(640, 260)
+        self.job = RemoteJob(client, self)
+        self.job.progress.connect(lambda done, total: self.bar.setValue(done))
+        self.job.finished.connect(self._done)
+        self.job.failed.connect(lambda msg, _tb: self._show(escape(f"Cannot compare: {msg}", quote=False)))
+        self.job.start("compare_classifiers", {"source_a": a["source"], "source_b": b["source"], "task": a["task"],
+                                               "name_a": a["name"], "name_b": b["name"]})
+
+    def _done(self, value: dict) -> None:
+        self.result = value
+        self.bar.setValue(3)
+        lines = list(value.get("lines") or [])
+        lines = [escape(line, quote=False) for line in lines]
+        self._show("<br>".join(f"<b>{line}</b>" if i == 0 else line for i, line in enumerate(lines)))
+
+    def _show(self, html: str) -> None:
+        self.bar.hide()
+        self.text.setText(html)   # a failure message is plain text: escaped where it is made
+
+    def closeEvent(self, event) -> None:   # noqa: N802 (Qt)
+        self.job.cancel()
+        super().closeEvent(event)

@@ -1,0 +1,53 @@
+"""The "Cross-validate…" dialog of the Groups tab: K folds and an optional group column.
+
+The group itself is made by explorer.core.cv_runs.start_cv_group (the same function as
+``bert-explorer group --cv K``), from the Launch tab's settings; this dialog only asks for K and the column.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout
+
+NO_COLUMN = "(none: stratified by label)"
+
+
+class CrossValidateDialog(QDialog):
+    """K (2..20, default 5) and a group column picked from ``columns`` (the training file's columns, as the
+    Launch tab's data preview read them; "" = none, folds stratified by label).
+
+    Read :meth:`values` after ``exec()`` returned Accepted: (k, group column or "")."""
+
+    def __init__(self, columns: list[str], train_name: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Cross-validate")
+        self.k = QSpinBox()
+        self.k.setRange(2, 20)
+        self.k.setValue(5)
+        self.k.setSuffix(" folds")
+        self.k.setToolTip("One run per fold: it trains on the other folds and is scored on its own fold.")
+        self.column = QComboBox()
+        self.column.addItem(NO_COLUMN, "")
+        for c in columns:
+            self.column.addItem(c, c)
+        self.column.setToolTip("Keep all rows with the same value of this column (one author, one topic, ...) "
+                               "in one fold, so no fold's run has seen that value.")
+        intro = QLabel(f"Cross-validate {train_name} with the Launch tab's settings: each fold's run trains on the "
+                       "other folds; every row is then predicted once by the run that never saw it (the "
+                       "out-of-fold figure in the Groups tab). The Launch tab's dev set is not used.")
+        intro.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Folds (K)", self.k)
+        form.addRow("Group column", self.column)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Queue the folds")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(intro)
+        lay.addLayout(form)
+        lay.addWidget(buttons)
+        self.resize(460, self.sizeHint().height())
+
+    def values(self) -> tuple[int, str]:
+        """(K, the group column's name or "" for none)."""
+        return self.k.value(), self.column.currentData() or ""

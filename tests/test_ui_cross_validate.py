@@ -1,0 +1,161 @@
+"""Groups tab "Cross-validate…": the dialog queues the K fold runs of core.cv_runs.start_cv_group (the
+function `group --cv K` uses), with the folds' files as the command's plan writes them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.core import cv_runs, groups
+from explorer.core.training.config import TrainConfig
+from test_cv_group import _write_table
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0                     # queued, never started
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    qtbot.waitUntil(lambda: not w.runs.loading, timeout=10_000)
+    return w
+
+
+def _accept_with(monkeypatch, k: int, column: str, seen: dict):
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+
+    def fake_exec(dialog):
+        seen["default_k"] = dialog.k.value()
+        seen["columns"] = [dialog.column.itemData(i) for i in range(dialog.column.count())]
+        dialog.k.setValue(k)
+        dialog.column.setCurrentIndex(dialog.column.findData(column))
+        return CrossValidateDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(CrossValidateDialog, "exec", fake_exec)
+
+
+def test_cross_validate_queues_the_folds_of_the_cli_plan(window, monkeypatch, tmp_path):
+    w = window
+    data = _write_table(tmp_path / "d.csv", n=12, groups_of=lambda i: f"a{i // 2}")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       id_column="id", dev=str(data), dev_cap=5, seed=7)   # dev settings: not used by the folds
+    w.launcher.set_config(base)
+    w.launcher.train_preview.result = {"columns": ["id", "author", "sentence", "label"]}
+    w.groups_tab.group_name.setText("mycv")
+    seen: dict = {}
+    _accept_with(monkeypatch, 3, "author", seen)
+    w.groups_tab.queue_cv.click()
+    assert seen == {"default_k": 5, "columns": ["", "id", "author", "sentence", "label"]}
+    assert "Queued group mycv: 3 runs (12 examples, fold sizes 4, 4, 4)" in w.groups_tab.message.text()
+
+    runs = w.groups_tab.runs_dir
+    folder = groups.group_dir(runs, "mycv")
+    group = groups.load_group_file(folder / groups.GROUP_FILE)
+    assert group.kind == "cv" and group.cv["k"] == 3 and group.cv["group_column"] == "author"
+    queued = {c.run_id: c for c in w.manager.queue}
+    assert sorted(queued) == [m.run_id for m in group.members] == ["mycv-01", "mycv-02", "mycv-03"]
+
+    # the command's plan of the same settings (no dev: each fold is its own dev set)
+    ref_runs = tmp_path / "ref"
+    ref_base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                           id_column="id", seed=7, output_dir=str(ref_runs))
+    ref_group, ref_configs, _ = cv_runs.start_cv_group(ref_base, ref_runs, "mycv", 3, "author")
+    ref_folder = groups.group_dir(ref_runs, "mycv")
+    for ref in ref_configs:
+        got = queued[ref.run_id]
+        assert (got.dev, got.dev_fraction, got.dev_cap) != (str(data), None, 5)
+        for field in ("train", "dev"):
+            mine, theirs = getattr(got, field), getattr(ref, field)
+            assert mine.startswith(str(folder)) and theirs.startswith(str(ref_folder))
+            assert open(mine, encoding="utf-8").read() == open(theirs, encoding="utf-8").read()
+        assert got.dev_cap == 0 and got.dev_fraction is None and got.seed == 7
+        assert got.to_dict() == json.loads((folder / "configs" / f"{ref.run_id}.json").read_text())
+    fold_of = json.loads((folder / cv_runs.FOLDS_FILE).read_text())["fold"]
+    assert fold_of == json.loads((ref_folder / cv_runs.FOLDS_FILE).read_text())["fold"]
+    assert all(fold_of[2 * a] == fold_of[2 * a + 1] for a in range(6))   # one author, one fold
+
+
+def test_cross_validate_refuses_a_task_it_cannot_fold(qtbot, monkeypatch, tmp_path):
+    from explorer.ui.groups.tabs import GroupsTab
+
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    data = _write_table(tmp_path / "d.csv")
+    seen: dict = {}
+    _accept_with(monkeypatch, 3, "", seen)
+    base = TrainConfig(task="regression", train=str(data), text_columns=["sentence"], label_column="label")
+    assert tab.cross_validate(base, ["sentence", "label"]) is None
+    assert not seen and not (tmp_path / ".groups").exists()
+    text = tab.message.text()
+    assert "Cross-validation is made for classification tables" in text and "--" not in text
+    missing = TrainConfig(task="single", train=str(tmp_path / "nope.csv"))
+    assert tab.cross_validate(missing, []) is None and "local training file" in tab.message.text()
+
+
+class _InProcessClient:
+    """An InspectClient stand-in that runs the inspector op in this process, answering through the event loop
+    (as the child's answers arrive)."""
+
+    def __init__(self):
+        self.ops: list[str] = []
+
+    def request(self, op, data, on_done=None, on_error=None, on_progress=None):
+        from PySide6.QtCore import QTimer
+
+        from explorer.worker.inspect_ops import OPS, State
+
+        self.ops.append(op)
+        value = OPS[op][0](State(), data, lambda d, t: None, lambda: False)
+        QTimer.singleShot(0, lambda: on_done(value))
+        return len(self.ops)
+
+    def cancel(self, rid):
+        pass
+
+
+def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(qtbot, monkeypatch, tmp_path):
+    import csv
+
+    from test_groups import _fake_run
+
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path))
+    group, configs, _ = cv_runs.start_cv_group(base, tmp_path, "cvg", 3)
+    for member in group.members:
+        _fake_run(tmp_path, member.run_id, [(0, 0.4), (3, 0.5)], task="single")
+    gold = json.loads((groups.group_dir(tmp_path, "cvg") / cv_runs.FOLDS_FILE).read_text())
+
+    def fake_predict_fold(group_folder, plan, index, run_dir, *, batch_size=32, predict=None):
+        """Fold ``index``: right on every row but the fold's first (p_neg, p_pos by the gold label)."""
+        out = cv_runs.fold_predictions_path(group_folder, index)
+        rows = [i for i in range(plan.n) if plan.fold[i] == index + 1]
+        with open(out, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "predicted_label", "p_neg", "p_pos"])
+            for j, i in enumerate(rows):
+                right = plan.labels[i] if j else 1 - plan.labels[i]
+                w.writerow([plan.ids[i], ["neg", "pos"][right], 0.9 if right == 0 else 0.1, 0.1 if right == 0 else 0.9])
+        return out
+
+    monkeypatch.setattr(cv_runs, "predict_fold", fake_predict_fold)
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.oof_client = client = _InProcessClient()
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("cvg")
+    assert client.ops == ["cv_oof"]
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):   # shown again once the folds are in
+        pass
+    pooled = cv_runs.read_oof(tmp_path, "cvg")
+    assert pooled is not None and pooled.folds_done == 3 and gold["n"] == 12
+    assert abs(pooled.metrics["accuracy"] - 100 * 9 / 12) < 1e-9    # one wrong row per fold
+    assert f"accuracy (%) {pooled.metrics['accuracy']:.2f}" in tab.view.summary.text()
+    assert client.ops == ["cv_oof"]                                # once per group: not asked again
