@@ -286,6 +286,9 @@ def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa,
     assert table["best τ on the grid"][0] == f"{expected.best_tau:+.2f}"
     assert table["chosen τ"][0] == f"{dev.tau.value():+.2f}"
     assert "honest τ (two halves)" in table
+    honest_row = [r for r in range(dev.tau_table.rowCount()) if dev.tau_table.item(r, 0).text() == "honest τ (two halves)"]
+    assert dev.tau_table.item(honest_row[0], 3).text().startswith("the F1 to quote")   # which number a student quotes
+    assert "(the figure to quote)" in dev.summary.text()
     assert "honest" in dev.summary.text()
     abstains = dev.figures.grid.at(expected.best_tau)["answer_rate"] == 0      # the all-no-answer baseline
     assert ("answers no question" in dev.summary.text()) == abstains

@@ -495,7 +495,7 @@ class DevTauView(QWidget):
         if h is not None:
             lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "
                          f"{h['f1_B_at_tau_A']:.2f}; chosen on B τ = {h['tau_B']:+.2f} → F1 on A "
-                         f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> vs "
+                         f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> (the figure to quote) vs "
                          f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions")
         self.summary.setText("<br>".join(lines))
 
@@ -526,7 +526,8 @@ class DevTauView(QWidget):
         h = f.honest
         if h is not None:
             rows.append(("honest τ (two halves)", f"{h['tau_A']:+.2f} / {h['tau_B']:+.2f}",
-                         f"{h['honest_f1']:.2f}", "τ chosen on one half of the questions, F1 scored on the other"))
+                         f"{h['honest_f1']:.2f}", "the F1 to quote: τ chosen on one half of the questions, F1 "
+                         "scored on the other (the rows above choose and score τ on the same questions)"))
         self.tau_table.setVisible(True)
         self.tau_table.setRowCount(len(rows))
         for r, row in enumerate(rows):
