@@ -253,3 +253,12 @@ def test_run_names_elide_in_the_middle_so_the_differing_end_stays(qtbot):
     delegate.initStyleOption(option, panel.table.model().index(0, 0))
     assert option.textElideMode == Qt.TextElideMode.ElideMiddle
     assert panel.table.textElideMode() == Qt.TextElideMode.ElideRight
+
+
+def test_the_status_count_says_what_the_dock_lists_beyond_the_folder(window, qtbot):
+    """Fourth trial: the status bar said "4 runs in …" over a list of 5 (a run opened from elsewhere)."""
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    one = [window.store.get(window.runs.all_ids()[0])]
+    window._scanned((one, []))
+    text = window.statusBar().currentMessage()
+    assert text.startswith("1 run in ") and "(2 listed with those opened from elsewhere or queued)" in text

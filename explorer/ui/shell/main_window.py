@@ -356,7 +356,11 @@ class MainWindow(QMainWindow):
             self.store.offer(s)
         self.runs.set_loading(False)
         self._refresh_selected()
-        text = f"{len(states)} runs in {self.runs_dir}"
+        n = len(states)
+        text = f"{n} run{'' if n == 1 else 's'} in {self.runs_dir}"
+        listed = len(self.runs.all_ids())
+        if listed > n:   # the dock also lists runs opened from other folders, queued or just launched
+            text += f" ({listed} listed with those opened from elsewhere or queued)"
         if problems:
             text += f"; {len(problems)} unreadable: {problems[0]}"
         noted = [s for s in states if s.read_notes]
