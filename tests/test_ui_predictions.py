@@ -59,6 +59,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     qtbot.addWidget(page)
     page.open(summary["out"], summary)
     m = page.model
+    assert m.headers[:4] == ["#", "reviewed", "label", "text"]      # the text in view, not past the predictions
     margin_col = m.headers.index("margin")
     shown = [float(m.data(m.index(r, margin_col))) for r in range(m.rowCount())]
     assert shown == sorted(shown) and m.rowCount() == 30          # least certain first

@@ -40,7 +40,7 @@ class PredictionsModel(QAbstractTableModel):
     """Rows of a PredictionTable in a kept order (``order``: file rows shown, top to bottom).
 
     Columns: "#" (file row, 1-based), "reviewed", "label" (the person's if set, else the model's), the
-    uncertainty column for QA / SWAG / multi-label, then the file's prediction columns, then its input columns.
+    uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns.
     """
 
     def __init__(self, table: PredictionTable, review: Review, parent: QObject | None = None):
@@ -49,8 +49,10 @@ class PredictionsModel(QAbstractTableModel):
         self.unc = uncertainty(table, review)
         self.virtual = ["#", "reviewed", "label"] + ([UNCERTAINTY_HEADER[review.kind]]
                                                      if review.kind in UNCERTAINTY_HEADER else [])
-        inputs = [c for c in table.columns if c in review.input_columns]   # predictions first, then the input
-        self.file_columns = [c for c in table.columns if c not in inputs] + inputs
+        # the text read first, then the predictions, then the file's other columns: at 1280 px the text was
+        # scrolled out of sight at the right end (fourth trial)
+        inputs = [c for c in table.columns if c in review.input_columns]
+        self.file_columns = inputs + [c for c in table.columns if c not in inputs]
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
         self.headers = self.virtual + self.file_columns
         pred_col = "predicted_ending" if review.kind == SWAG else "predicted_label"
