@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
+    "embed": ("explorer.commands.embed", "a word in context or a file's texts as vectors: TensorBoard projector files + a 2-D map"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "

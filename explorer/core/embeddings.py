@@ -280,6 +280,30 @@ def highlighted(text: str, start: int, end: int, width: int = 0) -> tuple[str, s
 
 
 # ------------------------------------------------------------------------------------------------ model inputs
+LOADABLE_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
+
+
+def load_encoder(source: str):
+    """Load a model to embed with: a checkpoint with its own head (so a fine-tuned classifier keeps its trained
+    pooler), anything else (a bare encoder, a pre-training checkpoint, a hub id) with a classification head
+    (unused; its pooler loads when the checkpoint has one). Returns core.models.LoadedModel.
+
+    Raises:
+        ModelSourceError: see core.models.load_model."""
+    from explorer.core.models import checkpoint_head, load_model, resolve_source
+
+    try:
+        head = checkpoint_head(resolve_source(source))
+    except Exception:   # noqa: BLE001 - load_model names a bad source
+        head = None
+    return load_model(source, head if head in LOADABLE_HEADS else "classification")
+
+
+def pooler_untrained(loaded) -> bool:
+    """True when the model's pooler weights were not in its checkpoint (newly initialised: random)."""
+    return any(".pooler." in f".{k}" for k in (getattr(loaded, "missing_keys", None) or []))
+
+
 def encoder_of(model):
     """The bare encoder of a model with a task head (``model.base_model``), or the model itself."""
     return getattr(model, "base_model", model)
@@ -461,7 +485,7 @@ def embed_sentences(model, tokenizer, texts: list[str], pooling: str = "cls", *,
             _check(cancelled)
             batch = {k: v.to(device) for k, v in batch.items()}
             result = encoder(**batch, output_hidden_states=pooling != "pooler")
-            rows = torch.tensor(chunk)
+            rows = np.asarray(chunk)
             if pooling == "pooler":
                 out[0, rows] = result.pooler_output.float().cpu().numpy()
             else:
@@ -602,6 +626,21 @@ def build_space(model, tokenizer, corpus: Corpus, *, word: str = "", case_sensit
                           len(corpus.texts), corpus.source, model_name, notes)
 
 
+def space_of(loaded, corpus: Corpus, **options) -> EmbeddingSpace:
+    """:func:`build_space` on a LoadedModel (named by core.model_info.model_name), refusing the pooler of a
+    checkpoint that was saved without one (its pooler would be random).
+
+    Raises:
+        EmbeddingError: pooling "pooler" with an untrained pooler, and what build_space raises."""
+    from explorer.core.model_info import model_name
+
+    if not options.get("word", "").strip() and options.get("pooling") == "pooler" and pooler_untrained(loaded):
+        raise EmbeddingError(f"the pooler of {model_name(loaded)} is not in its checkpoint (it would be random); "
+                             "use cls or mean")
+    options.setdefault("model_name", model_name(loaded))
+    return build_space(loaded.model, loaded.tokenizer, corpus, **options)
+
+
 def _model_limit(model, tokenizer) -> int:
     config = encoder_of(model).config
     positions = int(getattr(config, "max_position_embeddings", 512) or 512)
@@ -678,9 +717,9 @@ class _IterationReader(io.TextIOBase):
 
 
 def project(vectors: np.ndarray, method: str = "pca", *, seed: int = 0, perplexity: float = 30.0,
-            progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> np.ndarray:
+            iterations: int = 1000, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> np.ndarray:
     """(n, d) -> (n, 2) float32 by PCA, t-SNE (scikit-learn, Barnes-Hut, PCA init; progress every 50 of its
-    1000 iterations, cancel between them) or UMAP (umap-learn, cosine metric).
+    ``iterations`` (at least 250), cancel between them) or UMAP (umap-learn, cosine metric).
 
     Raises:
         EmbeddingError: unknown method, UMAP without umap-learn, fewer than 3 points for t-SNE / UMAP.
@@ -704,7 +743,7 @@ def project(vectors: np.ndarray, method: str = "pca", *, seed: int = 0, perplexi
                          n_neighbors=min(15, len(x) - 1)).fit_transform(x).astype(np.float32)
     from sklearn.manifold import TSNE
 
-    iterations = 1000
+    iterations = max(250, int(iterations))
     tsne = TSNE(n_components=2, perplexity=min(perplexity, (len(x) - 1) / 3), init="pca", random_state=seed,
                 max_iter=iterations, verbose=2)
     with contextlib.redirect_stdout(_IterationReader(iterations, progress, cancelled)):
