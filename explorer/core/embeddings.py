@@ -755,38 +755,101 @@ def project(vectors: np.ndarray, method: str = "pca", *, seed: int = 0, perplexi
 
 @dataclass
 class Projection:
-    """One layer's 2-D map: ``coords`` (points, 2) float32, ``static`` (2,) the static embedding's place or
-    None, ``method`` ("pca" | "tsne" | "umap"), ``layer``, ``clusters`` (k-means label per point or None)."""
+    """A 2-D map of a space's points: ``coords`` (points, 2) float32, ``static`` (2,) the static embedding's
+    place or None, ``method`` ("pca" | "tsne" | "umap"), ``layer`` (-1 = every layer, stacked: then
+    ``point_layers`` gives each point's layer and the points repeat layer by layer), ``clusters`` (k-means
+    label per point or None)."""
 
     layer: int
     method: str
     coords: np.ndarray
     static: np.ndarray | None = None
     clusters: list[int] | None = None
+    point_layers: list[int] | None = None
 
 
-def project_space(space: EmbeddingSpace, layer: int, method: str = "pca", *, clusters: int = 0, seed: int = 0,
-                  shared: np.ndarray | None = None, progress: Progress | None = None,
+def project_space(space: EmbeddingSpace, layer: int | None, method: str = "pca", *, clusters: int = 0,
+                  seed: int = 0, shared: np.ndarray | None = None, progress: Progress | None = None,
                   cancelled: Callable[[], bool] | None = None) -> tuple[Projection, np.ndarray]:
     """Layer ``layer`` of ``space`` in 2-D, in the frame shared by all its layers: PCA is fitted once on every
     layer stacked (``shared``: that result, computed when None); t-SNE and UMAP are fitted on this layer and
     rotated and scaled onto the shared PCA map of the layer by orthogonal Procrustes, so that moving the slider
-    does not flip the picture. ``clusters`` > 0 adds k-means labels of this layer's vectors.
+    does not flip the picture. ``layer`` None: every layer's points in one map (t-SNE / UMAP fitted on all
+    layers stacked). ``clusters`` > 0 adds k-means labels of the vectors (of this layer, or of each layer's
+    points for all layers).
 
     Returns:
         (Projection, shared) - keep ``shared`` for the next layer."""
-    row = space.layer_row(layer)
     if shared is None:
         shared = shared_pca(space.vectors, space.static, seed=seed)
+    n = space.n_points
+    if layer is None:
+        rows = range(len(space.layers))
+        coords = shared[:, :n].reshape(-1, 2)
+        static = shared[-1, n] if space.static is not None else None
+        if method != "pca":
+            x = space.vectors.reshape(-1, space.vectors.shape[2])
+            x = x if space.static is None else np.vstack([x, space.static[None]])
+            target = coords if static is None else np.vstack([coords, static[None]])
+            fitted = procrustes_align(project(x, method, seed=seed, progress=progress, cancelled=cancelled), target,
+                                      scale=True)[0].astype(np.float32)
+            coords, static = fitted[:len(coords)], (fitted[-1] if space.static is not None else None)
+        labels = (kmeans(space.vectors.reshape(-1, space.vectors.shape[2]), clusters, seed=seed).tolist()
+                  if clusters else None)
+        return Projection(-1, method, np.ascontiguousarray(coords, np.float32),
+                          None if static is None else np.asarray(static, np.float32).copy(), labels,
+                          [space.layers[r] for r in rows for _ in range(n)]), shared
+    row = space.layer_row(layer)
     coords = shared[row]
     if method != "pca":
         x = space.vectors[row] if space.static is None else np.vstack([space.vectors[row], space.static[None]])
         coords = procrustes_align(project(x, method, seed=seed, progress=progress, cancelled=cancelled), coords,
                                   scale=True)[0].astype(np.float32)
-    n = space.n_points
     labels = kmeans(space.vectors[row], clusters, seed=seed).tolist() if clusters else None
     return Projection(space.layers[row], method, coords[:n].copy(),
                       coords[n].copy() if space.static is not None else None, labels), shared
+
+
+@dataclass
+class EmbeddingSummary:
+    """What the Embeddings page shows of a space kept in the inspector child (its vectors stay there).
+
+    Attributes:
+        ref: the child's name for the kept space (projections, neighbours and exports name it).
+        mode, word, pooling, layers, texts, starts, ends, columns, total, source, model, notes: as in
+            :class:`EmbeddingSpace`.
+        has_static: the space has the word's static embedding.
+        hidden: the vectors' dimension.
+    """
+
+    ref: int
+    mode: str
+    word: str
+    pooling: str
+    layers: list[int]
+    texts: list[str]
+    starts: list[int]
+    ends: list[int]
+    columns: dict[str, list[str]]
+    has_static: bool
+    total: int
+    hidden: int
+    source: str = ""
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_points(self) -> int:
+        """Points per layer."""
+        return len(self.texts)
+
+
+def summary_of(space: EmbeddingSpace, ref: int) -> EmbeddingSummary:
+    """The :class:`EmbeddingSummary` of ``space`` kept under ``ref``."""
+    return EmbeddingSummary(ref, space.mode, space.word, space.pooling, list(space.layers), list(space.texts),
+                            list(space.starts), list(space.ends), {k: list(v) for k, v in space.columns.items()},
+                            space.static is not None, int(space.total), int(space.vectors.shape[2]), space.source,
+                            space.model, list(space.notes))
 
 
 def kmeans(vectors: np.ndarray, k: int, *, seed: int = 0) -> np.ndarray:
@@ -873,17 +936,25 @@ def write_coordinates(path: str | Path, coords: np.ndarray, metadata: dict[str, 
 
 def export_space(space: EmbeddingSpace, folder: str | Path, layer: int, projection: Projection | None = None, *,
                  all_layers: bool = False, include_static: bool = True) -> ProjectorFiles:
-    """``space``'s points at ``layer`` (every layer, stacked, with ``all_layers``) written as projector files,
-    plus the static embedding as a point whose layer is "static"; with ``projection`` also coordinates.csv
-    (that layer's map, clusters as a "cluster" column). Returns the files written."""
-    rows = list(range(len(space.layers))) if all_layers else [space.layer_row(layer)]
+    """``space``'s points at ``layer`` (every layer, stacked, with ``all_layers`` or a projection of every
+    layer) written as projector files, plus the static embedding as a point whose layer is "static"; with
+    ``projection`` also coordinates.csv (its map; clusters as a "cluster" column). Returns the files written."""
+    every = all_layers or (projection is not None and projection.point_layers is not None)
+    rows = list(range(len(space.layers))) if every else [space.layer_row(layer)]
     vectors, meta = [], {}
     for r in rows:
         vectors.append(space.vectors[r])
         for k, v in space.metadata(space.layers[r]).items():
             meta.setdefault(k, []).extend(v)
-    if projection is not None and projection.clusters is not None and not all_layers:
-        meta["cluster"] = [str(c) for c in projection.clusters]
+    n = space.n_points
+    if projection is not None and projection.clusters is not None:
+        if projection.point_layers is not None:
+            meta["cluster"] = [str(c) for c in projection.clusters]
+        elif not every:
+            meta["cluster"] = [str(c) for c in projection.clusters]
+        else:
+            at = rows.index(space.layer_row(projection.layer))
+            meta["cluster"] = ["" if i // n != at else str(projection.clusters[i % n]) for i in range(len(rows) * n)]
     x = np.concatenate(vectors, 0)
     if include_static and space.static is not None:
         x = np.vstack([x, space.static[None]])
@@ -892,9 +963,11 @@ def export_space(space: EmbeddingSpace, folder: str | Path, layer: int, projecti
                             "context": f"[{space.word}] (input embedding)"}.get(k, ""))
     files = write_projector(folder, x, meta)
     if projection is not None:
-        n = space.n_points
-        at = rows.index(space.layer_row(projection.layer)) if space.layer_row(projection.layer) in rows else 0
-        cmeta = {k: v[at * n:(at + 1) * n] for k, v in meta.items()}
+        if projection.point_layers is not None:
+            cmeta = {k: v[:len(rows) * n] for k, v in meta.items()}
+        else:
+            at = rows.index(space.layer_row(projection.layer))
+            cmeta = {k: v[at * n:(at + 1) * n] for k, v in meta.items()}
         coords = projection.coords
         if include_static and projection.static is not None and space.static is not None:
             coords = np.vstack([coords, projection.static[None]])
