@@ -439,12 +439,19 @@ def embed_occurrences(model, tokenizer, texts: list[str], occurrences: list[Occu
             _check(cancelled)
             batch = {k: v.to(device) for k, v in batch.items()}
             hidden = encoder(**batch, output_hidden_states=True).hidden_states
-            stacked = torch.stack(hidden, 0).float()   # (layers + 1, batch, seq, hidden)
-            for r, index in enumerate(chunk):
-                for j in by_input.get(index, ()):
-                    positions = torch.tensor(prepared.pieces[j], device=stacked.device)
-                    out[:, j] = stacked[:, r].index_select(1, positions).mean(1).cpu().numpy()
-                    done += 1
+            js = [j for index in chunk for j in by_input.get(index, ())]
+            if js:
+                row_of = {index: r for r, index in enumerate(chunk)}
+                width = max(len(prepared.pieces[j]) for j in js)
+                rows = torch.tensor([row_of[prepared.input_of[j]] for j in js], device=device)[:, None]
+                pos = torch.tensor([prepared.pieces[j] + [0] * (width - len(prepared.pieces[j])) for j in js],
+                                   device=device)
+                keep = (torch.arange(width, device=device)[None, :]
+                        < torch.tensor([len(prepared.pieces[j]) for j in js], device=device)[:, None])
+                weight = (keep.float() / keep.sum(1, keepdim=True).float())[:, :, None]
+                for layer, h in enumerate(hidden):
+                    out[layer, js] = (h.float()[rows, pos] * weight).sum(1).cpu().numpy()
+                done += len(js)
             if progress is not None:
                 progress(done, len(prepared.kept))
     return out, prepared
