@@ -239,3 +239,17 @@ def test_cli_embed_writes_projector_files(tmp_path, capsys):
     np.testing.assert_allclose(vectors, emb.embed_sentences(loaded.model, loaded.tokenizer, TEXTS, "mean")[-1], atol=1e-5)
     assert _cli(["--model", str(model), "--data", str(data), "--word", "zebra", "--out", str(tmp_path / "z")]) == 2
     assert "error: 'zebra' does not occur" in capsys.readouterr().err
+
+
+def test_fine_tuned_classifier_adds_predicted_labels(tiny):
+    import dataclasses
+
+    trained = dataclasses.replace(tiny, head_initialised=False)
+    tiny.model.config.id2label = {0: "neg", 1: "pos"}
+    space = emb.space_of(trained, emb.Corpus("d.tsv", "table", TEXTS, [2, 3, 4, 5, 6], {"label": list("01010")}),
+                         pooling="mean", batch_size=2)
+    with torch.no_grad():
+        want = [tiny.model(**tiny.tokenizer(t, return_tensors="pt")).logits.argmax(-1).item() for t in TEXTS]
+    assert space.columns["predicted"] == [["neg", "pos"][k] for k in want]
+    np.testing.assert_allclose(space.vectors, emb.embed_sentences(tiny.model, tiny.tokenizer, TEXTS, "mean"), atol=1e-5)
+    assert "predicted" not in emb.space_of(tiny, emb.Corpus("d.tsv", "table", TEXTS, [1] * 5), pooling="cls").columns

@@ -42,6 +42,7 @@ Progress = Callable[[int, int], None]
 POOLINGS = ("cls", "pooler", "mean")
 PROJECTIONS = ("pca", "tsne", "umap")
 PROJECTION_LABELS = {"pca": "PCA", "tsne": "t-SNE", "umap": "UMAP"}
+PREDICTED = "predicted"   # the colour column of a fine-tuned classifier's predicted labels
 TEXT_SUFFIXES = (".txt", ".text")
 TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".xlsx")
 
@@ -299,6 +300,12 @@ def load_encoder(source: str):
     return load_model(source, head if head in LOADABLE_HEADS else "classification")
 
 
+def has_trained_classifier(loaded) -> bool:
+    """True for a sequence-classification model whose head came from its checkpoint (a fine-tuned
+    classifier): its predictions are worth a colour column."""
+    return getattr(loaded, "task", "") == "classification" and not getattr(loaded, "head_initialised", True)
+
+
 def pooler_untrained(loaded) -> bool:
     """True when the model's pooler weights were not in its checkpoint (newly initialised: random)."""
     return any(".pooler." in f".{k}" for k in (getattr(loaded, "missing_keys", None) or []))
@@ -459,7 +466,7 @@ def embed_occurrences(model, tokenizer, texts: list[str], occurrences: list[Occu
 
 def embed_sentences(model, tokenizer, texts: list[str], pooling: str = "cls", *, max_seq_length: int = 128,
                     batch_size: int = 32, progress: Progress | None = None,
-                    cancelled: Callable[[], bool] | None = None) -> np.ndarray:
+                    cancelled: Callable[[], bool] | None = None, predicted: list | None = None) -> np.ndarray:
     """One vector per text.
 
     Args:
@@ -467,6 +474,8 @@ def embed_sentences(model, tokenizer, texts: list[str], pooling: str = "cls", *,
             keeps, special tokens included, as sentence-transformers pools), "pooler" (the model's pooler
             output: tanh(W h_[CLS] + b) of the last layer).
         max_seq_length: longer texts are truncated to this many tokens.
+        predicted: a list to fill with each text's predicted class id (argmax of the model's sequence-
+            classification logits, from the same forward pass); None = no prediction.
 
     Returns:
         float32 array (layers + 1, texts, hidden) for cls and mean (every layer, 0 = the embedding layer's
@@ -491,7 +500,11 @@ def embed_sentences(model, tokenizer, texts: list[str], pooling: str = "cls", *,
         for chunk, batch in batches(tokenizer, encoded["input_ids"], batch_size):
             _check(cancelled)
             batch = {k: v.to(device) for k, v in batch.items()}
-            result = encoder(**batch, output_hidden_states=pooling != "pooler")
+            if predicted is None:
+                result = encoder(**batch, output_hidden_states=pooling != "pooler")
+            else:
+                result, logits = _with_logits(model, encoder, batch)
+                predicted.extend(zip(chunk, logits.argmax(-1).tolist()))
             rows = np.asarray(chunk)
             if pooling == "pooler":
                 out[0, rows] = result.pooler_output.float().cpu().numpy()
@@ -505,7 +518,21 @@ def embed_sentences(model, tokenizer, texts: list[str], pooling: str = "cls", *,
             done += len(chunk)
             if progress is not None:
                 progress(done, len(texts))
+    if predicted is not None:
+        predicted[:] = [label for _, label in sorted(predicted)]
     return out
+
+
+def _with_logits(model, encoder, batch: dict):
+    """One forward of the whole model: (the encoder's output, caught by a forward hook, with hidden states
+    and pooler output; the head's logits)."""
+    caught = {}
+    hook = encoder.register_forward_hook(lambda _m, _i, output: caught.setdefault("out", output))
+    try:
+        logits = model(**batch, output_hidden_states=True).logits
+    finally:
+        hook.remove()
+    return caught["out"], logits
 
 
 def static_embedding(model, tokenizer, word: str) -> np.ndarray:
@@ -591,12 +618,13 @@ class EmbeddingSpace:
 
 def build_space(model, tokenizer, corpus: Corpus, *, word: str = "", case_sensitive: bool = False,
                 max_occurrences: int = 2000, pooling: str = "cls", max_seq_length: int = 0, batch_size: int = 16,
-                occurrences: Occurrences | None = None, model_name: str = "", progress: Progress | None = None,
-                cancelled: Callable[[], bool] | None = None) -> EmbeddingSpace:
+                occurrences: Occurrences | None = None, model_name: str = "", predict: bool = False,
+                progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> EmbeddingSpace:
     """The embedding space of ``corpus``: with ``word``, one point per occurrence (at most
     ``max_occurrences``, 0 = all) and the word's static embedding; without, one point per text
     (at most ``max_occurrences`` texts) pooled by ``pooling``. ``occurrences``: found already (a second
     model embeds the same ones). ``max_seq_length`` 0 = the model's limit (512 for words, 128 for sentences).
+    ``predict``: sentences get a "predicted" column (the model's sequence-classification head, same forward).
 
     Raises:
         EmbeddingError: the word never occurs, bad pooling; Cancelled when ``cancelled()`` turns true.
@@ -623,11 +651,15 @@ def build_space(model, tokenizer, corpus: Corpus, *, word: str = "", case_sensit
                               model_name, notes)
     n = min(len(corpus.texts), max_occurrences) if max_occurrences else len(corpus.texts)
     texts = corpus.texts[:n]
+    predicted = [] if predict else None
     vectors = embed_sentences(model, tokenizer, texts, pooling, max_seq_length=min(max_seq_length or 128, limit),
-                              batch_size=batch_size, progress=progress, cancelled=cancelled)
+                              batch_size=batch_size, progress=progress, cancelled=cancelled, predicted=predicted)
     n_layers = encoder_of(model).config.num_hidden_layers
     layers = [n_layers] if pooling == "pooler" else list(range(n_layers + 1))
     columns = {name: values[:n] for name, values in corpus.columns.items()}
+    if predicted is not None:
+        names = getattr(model.config, "id2label", None) or {}
+        columns[PREDICTED] = [str(names.get(k, names.get(str(k), k))) for k in predicted]
     notes = [f"{n:,} of {len(corpus.texts):,} texts, pooled by {pooling}"]
     return EmbeddingSpace("sentences", "", pooling, layers, vectors, texts, [-1] * n, [-1] * n, columns, None,
                           len(corpus.texts), corpus.source, model_name, notes)
@@ -645,6 +677,7 @@ def space_of(loaded, corpus: Corpus, **options) -> EmbeddingSpace:
         raise EmbeddingError(f"the pooler of {model_name(loaded)} is not in its checkpoint (it would be random); "
                              "use cls or mean")
     options.setdefault("model_name", model_name(loaded))
+    options.setdefault("predict", has_trained_classifier(loaded))
     return build_space(loaded.model, loaded.tokenizer, corpus, **options)
 
 
@@ -675,7 +708,8 @@ def pair_spaces(a: EmbeddingSpace, b: EmbeddingSpace, name_a: str, name_b: str, 
     if align:
         vb = np.stack([procrustes_align(b.vectors[r], a.vectors[r])[0] for r in range(len(a.layers))]).astype(np.float32)
         notes.append(f"{name_b} rotated onto {name_a} by orthogonal Procrustes, layer by layer")
-    columns = {k: v + b.columns.get(k, v) for k, v in a.columns.items()}
+    blank_a, blank_b = [""] * a.n_points, [""] * b.n_points
+    columns = {k: a.columns.get(k, blank_a) + b.columns.get(k, blank_b) for k in dict.fromkeys([*a.columns, *b.columns])}
     columns["model"] = [name_a] * a.n_points + [name_b] * b.n_points
     static = a.static
     return EmbeddingSpace(a.mode, a.word, a.pooling, a.layers, np.concatenate([a.vectors, vb], 1), a.texts + b.texts,
