@@ -564,6 +564,7 @@ class EmbeddingSpace:
         total: occurrences found before the cap (sentences: texts read).
         source: the corpus; model: the model's name (two models: "A vs B").
         notes: what happened (cap, windows, dropped occurrences, alignment).
+        ref: the inspector child's name for a space it keeps (:func:`summary_of`); 0 otherwise.
     """
 
     mode: str
@@ -580,11 +581,22 @@ class EmbeddingSpace:
     source: str = ""
     model: str = ""
     notes: list[str] = field(default_factory=list)
+    ref: int = 0
 
     @property
     def n_points(self) -> int:
         """Points per layer."""
         return len(self.texts)
+
+    @property
+    def hidden(self) -> int:
+        """The vectors' dimension."""
+        return int(self.vectors.shape[2])
+
+    @property
+    def has_static(self) -> bool:
+        """The space has the word's static embedding."""
+        return self.static is not None
 
     def layer_row(self, layer: int) -> int:
         """The row of ``vectors`` of ``layer`` (-1 = the last).
@@ -851,46 +863,13 @@ def project_space(space: EmbeddingSpace, layer: int | None, method: str = "pca",
                       coords[n].copy() if space.static is not None else None, labels), shared
 
 
-@dataclass
-class EmbeddingSummary:
-    """What the Embeddings page shows of a space kept in the inspector child (its vectors stay there).
+def summary_of(space: EmbeddingSpace, ref: int) -> EmbeddingSpace:
+    """What the Embeddings page is sent of ``space`` kept in the inspector child under ``ref``: the same
+    space with no vectors (shape (layers, 0, hidden)); projections, neighbours and exports name ``ref``."""
+    import dataclasses
 
-    Attributes:
-        ref: the child's name for the kept space (projections, neighbours and exports name it).
-        mode, word, pooling, layers, texts, starts, ends, columns, total, source, model, notes: as in
-            :class:`EmbeddingSpace`.
-        has_static: the space has the word's static embedding.
-        hidden: the vectors' dimension.
-    """
-
-    ref: int
-    mode: str
-    word: str
-    pooling: str
-    layers: list[int]
-    texts: list[str]
-    starts: list[int]
-    ends: list[int]
-    columns: dict[str, list[str]]
-    has_static: bool
-    total: int
-    hidden: int
-    source: str = ""
-    model: str = ""
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def n_points(self) -> int:
-        """Points per layer."""
-        return len(self.texts)
-
-
-def summary_of(space: EmbeddingSpace, ref: int) -> EmbeddingSummary:
-    """The :class:`EmbeddingSummary` of ``space`` kept under ``ref``."""
-    return EmbeddingSummary(ref, space.mode, space.word, space.pooling, list(space.layers), list(space.texts),
-                            list(space.starts), list(space.ends), {k: list(v) for k, v in space.columns.items()},
-                            space.static is not None, int(space.total), int(space.vectors.shape[2]), space.source,
-                            space.model, list(space.notes))
+    empty = np.zeros((len(space.layers), 0, space.vectors.shape[2]), dtype=np.float32)
+    return dataclasses.replace(space, vectors=empty, ref=ref)
 
 
 def kmeans(vectors: np.ndarray, k: int, *, seed: int = 0) -> np.ndarray:

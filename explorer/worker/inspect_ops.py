@@ -270,8 +270,8 @@ def op_embed(state: State, args: dict, progress, cancelled):
     """Embed a corpus (explorer.core.embeddings): ``path`` (+ ``text_column``), ``word`` (+ ``case_sensitive``)
     or sentences pooled by ``pooling``, at most ``max_occurrences``; model ``model`` (slot "embed") and, when
     ``model_b`` is given, the same points through it (slot "embed_b"), rotated onto A by Procrustes. Progress
-    in points embedded (both models counted); cancel between batches. The space stays here; returns its
-    EmbeddingSummary."""
+    in points embedded (both models counted); cancel between batches. The space stays here; returns it without
+    its vectors (core.embeddings.summary_of)."""
     from explorer.core.embeddings import find_occurrences, pair_spaces, read_corpus, space_of, summary_of
     from explorer.core.model_info import model_name
 
