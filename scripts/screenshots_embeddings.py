@@ -63,6 +63,9 @@ def main() -> int:
     ap.add_argument("--model", default="bundled:minilm")
     ap.add_argument("--out", default="/tmp/emb_shots")
     ap.add_argument("--size", default="1280x800")
+    ap.add_argument("--classifier", default="",
+                    help="a fine-tuned SST-2 checkpoint: also shoot the SST-2 dev set's [CLS] vectors of --model "
+                         "vs this checkpoint in one aligned map")
     args = ap.parse_args()
     real = Path(os.environ.get("EXPLORER_REAL_DATA", ""))
     if not real.is_dir():
@@ -122,6 +125,24 @@ def main() -> int:
     view.show_point(finance)
     grab(f"{args.word}_last_layer_tsne_by_title")
     view.save_image(str(out / f"embeddings_{args.word}_plot.svg"))
+    if args.classifier:
+        view.method.setCurrentIndex(view.method.findData("pca"))
+        view.mode.setCurrentText("sentences")
+        view.pooling.setCurrentText("cls")
+        view.model_b.setText(args.classifier)
+        view.corpus.setText(str(real / "glue_sst2" / "dev.tsv"))
+        view.text_column.setText("sentence")
+        view.embed()
+        summary = wait(view.space_ready)[0]
+        wait(view.drawn)
+        print(f"SST-2 dev: {summary.n_points} points; {summary.notes}")
+        for by in ("model", "label", "predicted"):
+            if view.colour.findText(by) >= 0:
+                view.colour.setCurrentText(by)
+                app.processEvents()
+                wait(view.drawn) if view.projection is None else None
+                view.show_point(summary.n_points - 1)
+                grab(f"sst2_dev_cls_before_after_by_{by}")
     for path in shots:
         print(path)
     view.client.stop() if hasattr(view.client, "stop") else None

@@ -37,6 +37,9 @@ def test_word_in_context_map_layers_neighbours_and_exports(qtbot, page, tmp_path
     assert s.n_points == 6 and s.layers == [0, 1, 2] and s.has_static and s.columns["source"][0] == "a"
     assert page.projection.coords.shape == (6, 2) and page.projection.layer == 2
     assert page.static_item.points().size == 1 and "input embedding" in page.static_label.textItem.toPlainText()
+    page.show_static.setChecked(False)
+    assert page.static_item.points().size == 0
+    page.show_static.setChecked(True)
     assert page.scatter.opts["pxMode"] and len(page.scatter.points()) == 6
     page.show_point(1)
     assert "<b style='background:#ffe066'>cat</b>" in page.hover.text()

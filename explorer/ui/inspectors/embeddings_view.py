@@ -191,6 +191,12 @@ class EmbeddingsView(QWidget):
         map_row.addWidget(QLabel("Colour by"))
         map_row.addWidget(self.colour)
         map_row.addWidget(self.k)
+        self.show_static = QCheckBox("★ input embedding")
+        self.show_static.setChecked(True)
+        self.show_static.setToolTip("draw the word's static input embedding (one point per vocabulary item); at "
+                                    "the upper layers it lies far from the points in context")
+        self.show_static.toggled.connect(lambda _on: self.projection is not None and self._draw(self.projection))
+        map_row.addWidget(self.show_static)
 
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
@@ -421,9 +427,11 @@ class EmbeddingsView(QWidget):
         brushes = [pg.mkBrush(c) for c in colours]
         self.scatter.setData(pos=projection.coords, brush=brushes, pen=pg.mkPen(None), data=np.arange(len(values)))
         self.selected_item.clear()
-        if projection.static is not None:
+        if projection.static is not None and self.show_static.isChecked():
             self.static_item.setData(pos=projection.static[None])
-            self.static_label.setText(f"'{self.summary.word}': input embedding (one point per vocabulary item)")
+            self.static_label.setText(f"'{self.summary.word}' input embedding")
+            right = float(projection.static[0]) > float(np.median(projection.coords[:, 0]))
+            self.static_label.setAnchor((1.05, 1.0) if right else (-0.05, 1.0))
             self.static_label.setPos(float(projection.static[0]), float(projection.static[1]))
         else:
             self.static_item.clear()
@@ -433,6 +441,7 @@ class EmbeddingsView(QWidget):
         for b in (self.export_projector, self.export_csv, self.export_png, self.export_svg):
             b.setEnabled(True)
         self.plot.getPlotItem().enableAutoRange()
+        self.plot.getViewBox().setDefaultPadding(0.06)
         where = "every layer" if projection.layer < 0 else f"layer {projection.layer}"
         self.status.setText(f"{PROJECTION_LABELS[projection.method]} of {where}: {len(projection.coords):,} points")
         self.drawn.emit(projection)
