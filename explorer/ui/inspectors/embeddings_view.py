@@ -127,6 +127,7 @@ class EmbeddingsView(QWidget):
         self.cap.setValue(2000)
         self.cap.setToolTip("at most this many occurrences (spread evenly over the corpus) or texts; 0 = all")
         self.cap.setPrefix("max ")
+        self.cap.setSpecialValueText("all occurrences")
         self.embed_button = QPushButton("Embed")
         self.embed_button.clicked.connect(self.embed)
         self.cancel_button = QPushButton("Cancel")
