@@ -57,6 +57,45 @@ def wait(signal, timeout_s: float = 900.0):
     return got[0]
 
 
+def shoot_word(view, app, args, corpus, wait, grab) -> None:
+    """The word-in-context shots (see the module docstring)."""
+    from explorer.ui.inspectors.embeddings_view import KMEANS
+
+    out = Path(args.out)
+    view.corpus.setText(str(corpus))
+    view.word.setText(args.word)
+    view.cap.setValue(0)
+    view.embed()
+    summary = wait(view.space_ready)[0]
+    wait(view.drawn)
+    print(f"'{args.word}': {summary.n_points} occurrences ({summary.total} found) in {corpus}; {summary.notes}")
+    view.colour.setCurrentText("title")
+    app.processEvents()
+    titles = summary.columns["title"]
+    finance = next((i for i, t in enumerate(titles) if "Financial" in t), 0)
+    view.show_point(finance)
+    app.processEvents()
+    grab(f"{args.word}_last_layer_by_title")
+    for layer in (0, len(summary.layers) // 2):
+        view.layer.setValue(layer)
+        wait(view.drawn)
+        view.show_point(finance)
+        grab(f"{args.word}_layer{layer}_by_title")
+    view.layer.setValue(len(summary.layers) - 1)
+    app.processEvents()
+    view.colour.setCurrentText(KMEANS)
+    wait(view.drawn)
+    view.select(finance)
+    wait(view.neighbours_ready)
+    grab(f"{args.word}_last_layer_kmeans_neighbours")
+    view.colour.setCurrentText("title")
+    view.method.setCurrentIndex(view.method.findData("tsne"))
+    wait(view.drawn)
+    view.show_point(finance)
+    grab(f"{args.word}_last_layer_tsne_by_title")
+    view.save_image(str(out / f"embeddings_{args.word}_plot.svg"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--word", default="capital")
@@ -78,26 +117,13 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
-    from explorer.ui.inspectors.embeddings_view import KMEANS, EmbeddingsView
+    from explorer.ui.inspectors.embeddings_view import EmbeddingsView
 
     width, height = (int(v) for v in args.size.split("x"))
     view = EmbeddingsView()
     view.resize(width, height)
     view.show()
     view.model.setText(args.model)
-    view.corpus.setText(str(corpus))
-    view.word.setText(args.word)
-    view.cap.setValue(0)
-    view.embed()
-    summary = wait(view.space_ready)[0]
-    wait(view.drawn)
-    print(f"'{args.word}': {summary.n_points} occurrences ({summary.total} found) in {corpus}; {summary.notes}")
-    view.colour.setCurrentText("title")
-    app.processEvents()
-    titles = summary.columns["title"]
-    finance = next((i for i, t in enumerate(titles) if "Financial" in t), 0)
-    view.show_point(finance)
-    app.processEvents()
     shots = []
 
     def grab(name: str) -> None:
@@ -106,25 +132,8 @@ def main() -> int:
         view.grab().save(str(path))
         shots.append(path)
 
-    grab(f"{args.word}_last_layer_by_title")
-    for layer in (0, len(summary.layers) // 2):
-        view.layer.setValue(layer)
-        wait(view.drawn)
-        view.show_point(finance)
-        grab(f"{args.word}_layer{layer}_by_title")
-    view.layer.setValue(len(summary.layers) - 1)
-    app.processEvents()
-    view.colour.setCurrentText(KMEANS)
-    wait(view.drawn)
-    view.select(finance)
-    wait(view.neighbours_ready)
-    grab(f"{args.word}_last_layer_kmeans_neighbours")
-    view.colour.setCurrentText("title")
-    view.method.setCurrentIndex(view.method.findData("tsne"))
-    wait(view.drawn)
-    view.show_point(finance)
-    grab(f"{args.word}_last_layer_tsne_by_title")
-    view.save_image(str(out / f"embeddings_{args.word}_plot.svg"))
+    if args.word:
+        shoot_word(view, app, args, corpus, wait, grab)
     if args.classifier:
         view.method.setCurrentIndex(view.method.findData("pca"))
         view.mode.setCurrentText("sentences")
@@ -145,7 +154,6 @@ def main() -> int:
                 grab(f"sst2_dev_cls_before_after_by_{by}")
     for path in shots:
         print(path)
-    view.client.stop() if hasattr(view.client, "stop") else None
     return 0
 
 
