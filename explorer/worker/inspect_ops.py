@@ -17,6 +17,7 @@ from typing import Callable
 from explorer.core.errors import UserError
 
 RESULTS_KEPT = 3   # probe results kept for later attention-weight requests (each up to the 256 MiB budget)
+SPACES_KEPT = 2   # embedding spaces kept for projections, neighbours and exports (each layers x points x hidden)
 
 
 class State:
@@ -41,18 +42,33 @@ class State:
             raise UserError("no model loaded: enter a model source and press Load")
         return loaded
 
-    def keep_result(self, ref, result) -> None:
+    def _keep(self, store: collections.OrderedDict, ref, value, limit: int) -> None:
         with self.lock:
-            self.results[ref] = result
-            while len(self.results) > RESULTS_KEPT:
-                self.results.popitem(last=False)
+            store[ref] = value
+            while len(store) > limit:
+                store.popitem(last=False)
+
+    def _lookup(self, store: collections.OrderedDict, ref, gone: str):
+        with self.lock:
+            found = store.get(ref)
+        if found is None:
+            raise UserError(gone)
+        return found
+
+    def keep_result(self, ref, result) -> None:
+        self._keep(self.results, ref, result, RESULTS_KEPT)
 
     def result(self, ref):
-        with self.lock:
-            found = self.results.get(ref)
-        if found is None:
-            raise UserError("that probe is no longer held by the inspector process; probe again")
-        return found
+        return self._lookup(self.results, ref, "that probe is no longer held by the inspector process; probe again")
+
+    def keep_space(self, ref, kept: dict) -> None:
+        """Keep an embedding space (and its projections) under ``ref``; the oldest beyond SPACES_KEPT go."""
+        self._keep(self.spaces, ref, kept, SPACES_KEPT)
+
+    def space(self, ref) -> dict:
+        """The kept embedding space ``ref``: {"space", "shared", "projections", "last"}."""
+        return self._lookup(self.spaces, ref, "those embeddings are no longer held by the inspector process; "
+                                              "press Embed again")
 
 
 def op_load(state: State, args: dict, progress, cancelled):
@@ -238,9 +254,6 @@ def op_squad_rows(state: State, args: dict, progress, cancelled):
     return rows, text
 
 
-SPACES_KEPT = 2   # embedding spaces kept for projections, neighbours and exports (each layers x points x hidden)
-
-
 def _embed_model(state: State, slot: str, source: str):
     """The model in ``slot`` when it is ``source`` (a model handed over or loaded before), else
     core.embeddings.load_encoder(source) kept in the slot."""
@@ -256,14 +269,6 @@ def _embed_model(state: State, slot: str, source: str):
     with state.lock:
         state.models[slot] = loaded
     return loaded
-
-
-def _kept_space(state: State, ref) -> dict:
-    with state.lock:
-        kept = state.spaces.get(ref)
-    if kept is None:
-        raise UserError("those embeddings are no longer held by the inspector process; press Embed again")
-    return kept
 
 
 def op_embed(state: State, args: dict, progress, cancelled):
@@ -301,10 +306,7 @@ def op_embed(state: State, args: dict, progress, cancelled):
             name_a, name_b = f"A: {name_a}", f"B: {name_b}"
         space = pair_spaces(space, other, name_a, name_b)
     ref = state.next_ref()
-    with state.lock:
-        state.spaces[ref] = {"space": space, "shared": None, "projections": {}}
-        while len(state.spaces) > SPACES_KEPT:
-            state.spaces.popitem(last=False)
+    state.keep_space(ref, {"space": space, "shared": None, "projections": {}})
     return summary_of(space, ref)
 
 
@@ -313,7 +315,7 @@ def op_embed_project(state: State, args: dict, progress, cancelled):
     umap) with ``clusters`` k-means labels (0 = none): core.embeddings.Projection, remembered for exports."""
     from explorer.core.embeddings import project_space
 
-    kept = _kept_space(state, args["ref"])
+    kept = state.space(args["ref"])
     layer = args.get("layer")
     layer = None if layer in (None, "all") else int(layer)
     method, clusters = str(args.get("method") or "pca"), int(args.get("clusters") or 0)
@@ -330,7 +332,7 @@ def op_embed_neighbours(state: State, args: dict, progress, cancelled):
     the original space: [[index, cosine], ...], nearest first."""
     from explorer.core.embeddings import nearest_neighbours
 
-    space = _kept_space(state, args["ref"])["space"]
+    space = state.space(args["ref"])["space"]
     row = space.layer_row(int(args.get("layer", -1)))
     return [[j, c] for j, c in nearest_neighbours(space.vectors[row], int(args["index"]), int(args.get("k") or 10))]
 
@@ -340,7 +342,7 @@ def op_embed_export(state: State, args: dict, progress, cancelled):
     ``folder``, or only the map's CSV to ``csv``; returns the paths written (a dict)."""
     from explorer.core.embeddings import export_space, write_coordinates
 
-    kept = _kept_space(state, args["ref"])
+    kept = state.space(args["ref"])
     space, projection = kept["space"], kept.get("last")
     layer = int(args.get("layer", -1))
     if args.get("csv"):
