@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
     "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
+    "embed": ("explorer.commands.embed", "a word in context or a file's texts as vectors: TensorBoard projector files + a 2-D map"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),

@@ -64,6 +64,11 @@ class ProbeError(UserError):
     """The probe cannot run: empty question/passage, no tokenizer, or not a question-answering model."""
 
 
+class EmbeddingError(UserError):
+    """Embeddings cannot be made: the word never occurs in the corpus, an empty corpus, an unknown text
+    column, a pooling the model lacks (no pooler), or two models that cannot be aligned."""
+
+
 class NonFiniteLoss(UserError, RuntimeError):
     """The training loss (or gradient norm) became NaN or infinite; the message names the step and the
     learning rate."""

@@ -17,6 +17,7 @@ from typing import Callable
 from explorer.core.errors import UserError
 
 RESULTS_KEPT = 3   # probe results kept for later attention-weight requests (each up to the 256 MiB budget)
+SPACES_KEPT = 2   # embedding spaces kept for projections, neighbours and exports (each layers x points x hidden)
 
 
 class State:
@@ -28,6 +29,7 @@ class State:
         self.results: collections.OrderedDict = collections.OrderedDict()
         self.lock = threading.Lock()
         self._refs = itertools.count(1)
+        self.spaces: collections.OrderedDict = collections.OrderedDict()   # ref -> kept embedding space
 
     def next_ref(self) -> int:
         """A new name for a kept probe result."""
@@ -40,18 +42,33 @@ class State:
             raise UserError("no model loaded: enter a model source and press Load")
         return loaded
 
-    def keep_result(self, ref, result) -> None:
+    def _keep(self, store: collections.OrderedDict, ref, value, limit: int) -> None:
         with self.lock:
-            self.results[ref] = result
-            while len(self.results) > RESULTS_KEPT:
-                self.results.popitem(last=False)
+            store[ref] = value
+            while len(store) > limit:
+                store.popitem(last=False)
+
+    def _lookup(self, store: collections.OrderedDict, ref, gone: str):
+        with self.lock:
+            found = store.get(ref)
+        if found is None:
+            raise UserError(gone)
+        return found
+
+    def keep_result(self, ref, result) -> None:
+        self._keep(self.results, ref, result, RESULTS_KEPT)
 
     def result(self, ref):
-        with self.lock:
-            found = self.results.get(ref)
-        if found is None:
-            raise UserError("that probe is no longer held by the inspector process; probe again")
-        return found
+        return self._lookup(self.results, ref, "that probe is no longer held by the inspector process; probe again")
+
+    def keep_space(self, ref, kept: dict) -> None:
+        """Keep an embedding space (and its projections) under ``ref``; the oldest beyond SPACES_KEPT go."""
+        self._keep(self.spaces, ref, kept, SPACES_KEPT)
+
+    def space(self, ref) -> dict:
+        """The kept embedding space ``ref``: {"space", "shared", "projections", "last"}."""
+        return self._lookup(self.spaces, ref, "those embeddings are no longer held by the inspector process; "
+                                              "press Embed again")
 
 
 def op_load(state: State, args: dict, progress, cancelled):
@@ -358,6 +375,112 @@ def op_compare_checkpoints(state: State, args: dict, progress, cancelled):
                                doc_stride=int(args.get("doc_stride", 128)),
                                max_query_length=int(args.get("max_query_length", 64)),
                                max_answer_length=int(args.get("max_answer_length", 30)))
+def _embed_model(state: State, slot: str, source: str):
+    """The model in ``slot`` when it is ``source`` (a model handed over or loaded before), else
+    core.embeddings.load_encoder(source) kept in the slot."""
+    from explorer.core.embeddings import load_encoder
+
+    with state.lock:
+        loaded = state.models.get(slot)
+    if loaded is not None and (not source or getattr(loaded, "source", None) == source):
+        return loaded
+    if not source:
+        raise UserError("enter a model: a checkpoint folder, a hub id or bundled:minilm")
+    loaded = load_encoder(source)
+    with state.lock:
+        state.models[slot] = loaded
+    return loaded
+
+
+def op_embed(state: State, args: dict, progress, cancelled):
+    """Embed a corpus (explorer.core.embeddings): ``path`` (+ ``text_column``), ``word`` (+ ``case_sensitive``)
+    or sentences pooled by ``pooling``, at most ``max_occurrences``; model ``model`` (slot "embed") and, when
+    ``model_b`` is given, the same points through it (slot "embed_b"), rotated onto A by Procrustes. Progress
+    in points embedded (both models counted); cancel between batches. The space stays here; returns it without
+    its vectors (core.embeddings.summary_of)."""
+    from explorer.core.embeddings import find_occurrences, pair_spaces, read_corpus, space_of, summary_of
+    from explorer.core.model_info import model_name
+
+    corpus = read_corpus(args["path"], text_column=str(args.get("text_column") or ""))
+    word = str(args.get("word") or "")
+    options = {"word": word, "case_sensitive": bool(args.get("case_sensitive")),
+               "max_occurrences": int(args.get("max_occurrences") or 0), "pooling": str(args.get("pooling") or "cls"),
+               "max_seq_length": int(args.get("max_seq_length") or 0), "batch_size": int(args.get("batch_size") or 16)}
+    if word.strip():
+        options["occurrences"] = find_occurrences(corpus.texts, word, case_sensitive=options["case_sensitive"],
+                                                  cap=options["max_occurrences"], where=Path(corpus.source).name)
+    loaded = _embed_model(state, "embed", str(args.get("model") or ""))
+    source_b = str(args.get("model_b") or "")
+    loaded_b = _embed_model(state, "embed_b", source_b) if source_b else None
+    share = 2 if loaded_b is not None else 1
+
+    def stage(k: int):
+        def report(done: int, total: int) -> None:
+            progress(k * total + done, share * total)
+        return report
+
+    space = space_of(loaded, corpus, progress=stage(0), cancelled=cancelled, **options)
+    if loaded_b is not None:
+        other = space_of(loaded_b, corpus, progress=stage(1), cancelled=cancelled, **options)
+        name_a, name_b = model_name(loaded), model_name(loaded_b)
+        if name_a == name_b:
+            name_a, name_b = f"A: {name_a}", f"B: {name_b}"
+        space = pair_spaces(space, other, name_a, name_b)
+    ref = state.next_ref()
+    state.keep_space(ref, {"space": space, "shared": None, "projections": {}})
+    return summary_of(space, ref)
+
+
+def op_embed_project(state: State, args: dict, progress, cancelled):
+    """The 2-D map of kept space ``ref`` at ``layer`` (None or "all" = every layer) by ``method`` (pca, tsne,
+    umap) with ``clusters`` k-means labels (0 = none): core.embeddings.Projection, remembered for exports."""
+    from explorer.core.embeddings import project_space
+
+    kept = state.space(args["ref"])
+    layer = args.get("layer")
+    layer = None if layer in (None, "all") else int(layer)
+    method, clusters = str(args.get("method") or "pca"), int(args.get("clusters") or 0)
+    projection, shared = project_space(kept["space"], layer, method, clusters=clusters, shared=kept["shared"],
+                                       progress=progress, cancelled=cancelled)
+    kept["shared"] = shared
+    kept["projections"][(layer, method, clusters)] = projection
+    kept["last"] = projection
+    return projection
+
+
+def op_embed_neighbours(state: State, args: dict, progress, cancelled):
+    """The ``k`` (default 10) nearest points of point ``index`` at ``layer`` of kept space ``ref`` by cosine in
+    the original space: [[index, cosine], ...], nearest first."""
+    from explorer.core.embeddings import nearest_neighbours
+
+    space = state.space(args["ref"])["space"]
+    row = space.layer_row(int(args.get("layer", -1)))
+    return [[j, c] for j, c in nearest_neighbours(space.vectors[row], int(args["index"]), int(args.get("k") or 10))]
+
+
+def op_embed_export(state: State, args: dict, progress, cancelled):
+    """Write kept space ``ref`` at ``layer`` as projector files (+ coordinates.csv of the map last drawn) into
+    ``folder``, or only the map's CSV to ``csv``; returns the paths written (a dict)."""
+    from explorer.core.embeddings import export_space, write_coordinates
+
+    kept = state.space(args["ref"])
+    space, projection = kept["space"], kept.get("last")
+    layer = int(args.get("layer", -1))
+    if args.get("csv"):
+        if projection is None:
+            raise UserError("draw the map first")
+        meta_layer = projection.layer if projection.layer >= 0 else layer
+        meta = space.metadata(meta_layer)
+        if projection.point_layers is not None:
+            meta = {k: [] for k in meta}
+            for r in range(len(space.layers)):
+                for k, v in space.metadata(space.layers[r]).items():
+                    meta[k].extend(v)
+        if projection.clusters is not None:
+            meta["cluster"] = [str(c) for c in projection.clusters]
+        return {"coordinates": write_coordinates(args["csv"], projection.coords, meta)}
+    files = export_space(space, args["folder"], layer, projection)
+    return {k: v for k, v in files.__dict__.items() if v}
 
 
 def op_ping(state: State, args: dict, progress, cancelled):
@@ -369,9 +492,10 @@ def op_ping(state: State, args: dict, progress, cancelled):
 
 
 # op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
-# "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading),
-# "download" (a hub repository into the cache: long, cancellable, never in the way of a probe),
-# "explain" (attributions: up to a few hundred forward and backward passes, cancellable).
+# "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading,
+# quick lookups), "download" (a hub repository into the cache: long, cancellable, never in the way of a
+# probe), "explain" (attributions: up to a few hundred forward and backward passes, cancellable), "embed"
+# (embeddings and their maps: long, cancellable).
 OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"),
@@ -380,4 +504,6 @@ OPS: dict[str, tuple[Callable, str]] = {
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
     "explain": (op_explain, "explain"),
+    "embed": (op_embed, "embed"), "embed_project": (op_embed_project, "embed"),
+    "embed_neighbours": (op_embed_neighbours, "io"), "embed_export": (op_embed_export, "io"),
 }

@@ -26,6 +26,7 @@ CLASSIFY = "explorer.ui.inspectors.classify_view:page_set"
 GROUPS = "explorer.ui.groups.tabs:page_set"
 TAG = "explorer.ui.inspectors.tag_view:page_set"
 EXPLAIN = "explorer.ui.inspectors.explain_view:page_set"
+EMBEDDINGS = "explorer.ui.inspectors.embeddings_view:page_set"
 PROBE_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's
 ATTENTION, SPANS, DEV_TAU = "Attention", "Spans && τ", "τ on dev set"   # the InspectorHub's pages
 CLASSIFY_PAGE, CLASSIFY_DEV_PAGE = "Classify", "Classify: dev set"
@@ -165,6 +166,18 @@ _PAGES: list[InspectorPage] = [
         "the completeness line shows the gap, and a gap over 5 % asks for more steps. Red raises the output, "
         "blue lowers it; the bars list the strongest tokens. Export PNG / SVG saves the view as shown.",
         EXPLAIN, heads=("qa", "classification", "multiple_choice", "token_classification")),
+    InspectorPage(
+        "Embeddings",
+        "One point per occurrence of a word in its context (BERT's idea: a word has a vector per use, not one "
+        "per vocabulary item), or one point per text of a file ([CLS], pooler or mean of the last layer). The "
+        "page finds the word in a corpus (a text file, a table's column, a SQuAD file's passages or a run's "
+        "training data), embeds each occurrence at every layer (the mean of its word pieces) and draws them "
+        "in 2-D by PCA, t-SNE or UMAP; the star is the word's static input embedding. The layer slider "
+        "redraws the same points in one shared frame, so you see at which layer the senses separate; a second "
+        "model (B, e.g. after fine-tuning) is rotated onto the first by orthogonal Procrustes and drawn in the "
+        "same map. Hover a point to read its sentence, click it for its nearest neighbours by cosine in the "
+        "original space; export TensorBoard projector files, CSV, PNG or SVG.",
+        EMBEDDINGS),
 ]
 
 
