@@ -31,6 +31,7 @@ from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
 from explorer.ui.launch.launcher import LauncherPanel
+from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs.runner import RunManager
 from explorer.ui.runs.state import RunState
 from explorer.core.runs import RunStore
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.store = RunStore(self.runs_dir)
         self.store_events = StoreBridge(self.store, self)
         self.manager = RunManager(self.runs_dir, self, store=self.store)
+        self.remote = RemoteRunManager(self.runs_dir, self.settings, self.store, self)   # runs on SSH hosts
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
         self.curves = CurvesPanel()
         self.runs = RunsPanel()
@@ -169,6 +171,7 @@ class MainWindow(QMainWindow):
         self._restore()
         self._reopen_runs()
         self.scan_runs()
+        self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
         QTimer.singleShot(200, self.curves.prewarm)
 
     # ---- layout pieces -------------------------------------------------------------------
@@ -260,15 +263,20 @@ class MainWindow(QMainWindow):
 
     # ---- runs ----------------------------------------------------------------------------
     def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
+        host = self.launcher.run_on.host()
         try:
-            ids = self.manager.enqueue(configs, suffixes)
+            if host is not None:
+                ids = self.remote.enqueue(host, configs, suffixes, gpus=self.launcher.run_on.gpus.value())
+            else:
+                ids = self.manager.enqueue(configs, suffixes)
         except ConfigError as exc:
             QMessageBox.warning(self, "Cannot launch", str(exc))
             return []
         if ids:
             self.runs.select(ids[:1])
             self.tabs.setCurrentWidget(self.curves)
-            self.show_message(f"Launched {ids[0]}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
+            where = f" on {host.name}" if host is not None else ""
+            self.show_message(f"Launched {ids[0]}{where}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
         return ids
 
     def _run_ended(self, run_id: str, status: str) -> None:
@@ -567,6 +575,7 @@ class MainWindow(QMainWindow):
                 self.manager.cancel_all(wait_ms=5000)
         if not self.detached:   # workers that reported a result may still be saving / exiting
             self.manager.wait_for_workers(5000)
+        self.remote.close()   # remote runs keep training on their hosts and are followed again next start
         self.settings.set_window(self.saveGeometry(), self.saveState())
         self.settings.set_last_config(self.launcher.config().to_dict())
         self.settings.sync()
