@@ -39,6 +39,12 @@ def ssh_argv(host: Host, command: list[str] | str) -> list[str]:
     return ["ssh", *_common(host, "-p"), host.target, "--", command]
 
 
+def inspector_argv(host: Host) -> list[str]:
+    """The inspector child on the host over ssh (same frames on stdin / stdout as the local child,
+    explorer.core.wire): for explorer.ui.inspectors.client.ProcessTransport(argv=...)."""
+    return ssh_argv(host, [host.python, "-m", "explorer.worker.inspect"])
+
+
 def scp_argv(host: Host, sources: list[str | Path], remote: str) -> list[str]:
     """``scp -r -q SOURCES target:REMOTE`` (SFTP mode; REMOTE may start with ``~/``)."""
     return ["scp", *_common(host, "-P"), "-r", "-q", *[str(s) for s in sources], f"{host.target}:{remote}"]
