@@ -297,8 +297,9 @@ class MainWindow(QMainWindow):
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
         live = [s for s in self.store.tracked() if s.is_live and s.status != "queued"]
+        host = self.remote.host_of(live[0].run_id) if live else ""
         if live and live[0].device:
-            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}"
+            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}" + (f" on {host}" if host else "")
         elif live:
             text = f"device: {self.idle_device} (starting)"
         else:
