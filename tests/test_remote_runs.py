@@ -10,6 +10,7 @@ import os
 import platform
 import signal
 import threading
+from pathlib import Path
 
 import pytest
 from helpers import save_tiny_model, write_tiny_squad
@@ -17,6 +18,7 @@ from helpers import save_tiny_model, write_tiny_squad
 from explorer import __version__
 from explorer.core.events import read_events
 from explorer.core.remote import check, hostside, launch, ssh
+from explorer.core.remote.fetch import fetch_folder
 from explorer.core.remote.follow import RemoteFollower
 from explorer.core.remote.hosts import Host, RemoteRun, ssh_aliases
 from explorer.core.training.config import TrainConfig
@@ -144,3 +146,13 @@ def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, fil
     steps = [e["step"] for e in a.events + a2.events if e["event"] == "step"]
     assert steps == list(range(1, len(steps) + 1))
     assert any("lost" in s for s in a2.status)
+
+    best = next(e["path"] for e in reversed(a2.events) if e["event"] == "checkpoint" and e["kind"] == "best")
+    assert best.startswith(run_a.remote_dir + "/")
+    seen_progress = []
+    local_best = fetch_folder(run_a, best, lambda d, t: seen_progress.append((d, t)))
+    assert local_best == local / "remote-a" / "checkpoints" / "best"
+    remote_files = {p.relative_to(best).as_posix(): p.read_bytes() for p in Path(best).rglob("*") if p.is_file()}
+    assert {p.relative_to(local_best).as_posix(): p.read_bytes() for p in local_best.rglob("*") if p.is_file()} \
+        == remote_files
+    assert seen_progress[-1][0] == seen_progress[-1][1] == sum(len(b) for b in remote_files.values())

@@ -8,6 +8,7 @@
 - ``tail RUN_DIR OFFSET``: write ``events.jsonl`` from byte OFFSET on stdout as it grows (the app's
   follower); when the worker is gone and everything is written, exit 0, after appending a ``failed`` event
   (``source: "host"``) for a worker that died without a terminal event. Exits when the SSH session is gone.
+- ``ls FOLDER``: the files under FOLDER as JSON [[relative path, bytes], ...] (fetching a checkpoint).
 - ``stop RUN_DIR`` / ``cancel RUN_DIR``: the same requests as for a local run (the STOP file; SIGTERM to
   the worker), printed as one line.
 
@@ -144,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         request_stop(run_dir)
         print(f"Asked {run_dir.name} to stop early (it saves and evaluates first)")
+    elif cmd == "ls":
+        folder = Path(rest[0])
+        files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+        print(json.dumps([[p.relative_to(folder).as_posix(), p.stat().st_size] for p in files]))
     elif cmd == "cancel":
         print(terminate_worker(rest[0]))
     else:

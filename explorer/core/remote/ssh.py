@@ -109,6 +109,23 @@ def run_checked(host: Host, command: list[str] | str, *, stdin: bytes | None = N
     return res.stdout
 
 
+def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.0) -> None:
+    """Copy the file ``remote`` on the host to the local path ``local`` (scp).
+
+    Raises:
+        RemoteHostError: the copy failed (the sentence of :func:`explain`).
+    """
+    argv = ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)]
+    try:
+        res = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise RemoteHostError("the OpenSSH client (scp) is not installed on this machine") from None
+    except subprocess.TimeoutExpired:
+        raise RemoteHostError(f"{host.name}: copying {remote} took longer than {timeout:.0f} s") from None
+    if res.returncode != 0:
+        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+
+
 def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float = 3600.0) -> None:
     """Copy local files / folders into the folder ``remote`` on the host (scp -r).
 

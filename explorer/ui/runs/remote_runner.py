@@ -162,6 +162,12 @@ class RemoteRunManager(QObject):
         others = [r for r in self.settings.remote_runs() if r.run_id not in mine and not r.done]
         self.settings.set_remote_runs(others + [r for r in self.runs.values() if not r.done])
 
+    def run_for_path(self, path: str | Path) -> RemoteRun | None:
+        """The remote run whose folder on its host holds ``path`` (a checkpoint an event named), or None."""
+        text = str(path)
+        return next((r for r in self.runs.values() if text == r.remote_dir or text.startswith(r.remote_dir + "/")),
+                    None)
+
     def host_of(self, run_id: str) -> str:
         """The host name a run trains on ('' for none of this manager's)."""
         run = self.runs.get(run_id)

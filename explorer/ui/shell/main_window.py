@@ -484,8 +484,14 @@ class MainWindow(QMainWindow):
 
     def open_checkpoint(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
-        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to."""
+        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
+        of a run on a remote host is fetched into the run's local folder first (progress in the status bar)."""
         from explorer.core.checkpoint_windows import checkpoint_task_name
+
+        run = self.remote.run_for_path(path)
+        if run is not None:
+            self._fetch_and_open(run, path)
+            return
 
         head, task = checkpoint_task_name(path)
         spec = page_for_checkpoint(head)
@@ -496,6 +502,28 @@ class MainWindow(QMainWindow):
         page_set.open_checkpoint(spec.title, path, task, self.store.config_of(path))
         self.show_page(spec.title)
         self.show_message(f"Opening {path} in {spec.plain_title} …")
+
+    def _fetch_and_open(self, run, remote_path: str) -> None:
+        """Fetch a remote run's checkpoint folder (explorer.core.remote.fetch) on a worker thread, then open
+        the local copy; the status bar says where the model is inspected."""
+        from explorer.core.remote.fetch import fetch_folder
+        from explorer.ui.shell.threads import launch, prepare_worker
+
+        holder: dict = {}
+        where = f"{Path(remote_path).name} of {run.run_id} from {run.host.name}"
+
+        def fetched(local) -> None:
+            self.open_checkpoint(str(local))
+            self.show_message(f"Inspecting on this machine: {where} was fetched to {local}", 15000)
+
+        worker = prepare_worker(lambda: fetch_folder(run, remote_path, lambda d, t: holder["w"].report(d, t)),
+                                on_done=fetched,
+                                on_error=lambda msg, tb: self.show_message(f"Cannot fetch {where}: {msg}", 15000),
+                                on_progress=lambda d, t: self.show_message(
+                                    f"Fetching {where}: {d / 1e6:.1f} of {t / 1e6:.1f} MB", 0))
+        holder["w"] = worker
+        self.show_message(f"Fetching {where} …", 0)
+        launch(worker)
 
     def _tab_changed(self, index: int) -> None:
         """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled
