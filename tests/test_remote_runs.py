@@ -100,6 +100,8 @@ def test_check_host_failures_are_one_sentence(sshd_server, host):
     assert bare.explorer_version is None and bare.python == platform.python_version()
     assert bare.install_command == f"{sshd_server.bare_python} -m pip install 'bert-explorer=={__version__}'"
     assert bare.problem.endswith(bare.install_command)
+    nopy = check.check_host(Host(name="lab", target=sshd_server.alias, python="/nonexistent/python3"))
+    assert nopy.problem.startswith("lab: there is no Python at /nonexistent/python3 on the host")
     full = check.check_host(host, min_free_bytes=10**18)
     assert full.problem.startswith(f"the disk on lab that holds {host.runs_dir} is full (")
     assert "No space left on device" in ssh.explain(host, "scp: write: No space left on device\n", 1)

@@ -72,7 +72,7 @@ def explain(host: Host, stderr: str, code: int) -> str:
                 f"connect once with ssh {host.target} in a terminal to check and accept it.")
     for sign in ("Could not resolve hostname", "Connection refused", "Connection timed out", "No route to host",
                  "Network is unreachable", "Connection closed by", "Connection reset", "Operation timed out",
-                 "port 65535", "Bad port"):
+                 "Bad port"):
         if sign in text:
             return f"{where} cannot be reached ({last})."
     if "No space left on device" in text or "Disk quota exceeded" in text:
@@ -109,21 +109,24 @@ def run_checked(host: Host, command: list[str] | str, *, stdin: bytes | None = N
     return res.stdout
 
 
+def _scp(host: Host, argv: list[str], what: str, timeout: float) -> None:
+    try:
+        res = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise RemoteHostError("the OpenSSH client (scp) is not installed on this machine") from None
+    except subprocess.TimeoutExpired:
+        raise RemoteHostError(f"{host.name}: copying {what} took longer than {timeout:.0f} s") from None
+    if res.returncode != 0:
+        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+
+
 def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.0) -> None:
     """Copy the file ``remote`` on the host to the local path ``local`` (scp).
 
     Raises:
         RemoteHostError: the copy failed (the sentence of :func:`explain`).
     """
-    argv = ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)]
-    try:
-        res = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise RemoteHostError("the OpenSSH client (scp) is not installed on this machine") from None
-    except subprocess.TimeoutExpired:
-        raise RemoteHostError(f"{host.name}: copying {remote} took longer than {timeout:.0f} s") from None
-    if res.returncode != 0:
-        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+    _scp(host, ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)], remote, timeout)
 
 
 def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float = 3600.0) -> None:
@@ -132,12 +135,4 @@ def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float =
     Raises:
         RemoteHostError: the copy failed (the sentence of :func:`explain`: key, reachability, disk full).
     """
-    try:
-        res = subprocess.run(scp_argv(host, sources, remote), capture_output=True, timeout=timeout,
-                             stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise RemoteHostError("the OpenSSH client (scp) is not installed on this machine") from None
-    except subprocess.TimeoutExpired:
-        raise RemoteHostError(f"{host.name}: copying to {remote} took longer than {timeout:.0f} s") from None
-    if res.returncode != 0:
-        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+    _scp(host, scp_argv(host, sources, remote), f"to {remote}", timeout)
