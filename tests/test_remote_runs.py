@@ -16,6 +16,7 @@ import pytest
 from helpers import save_tiny_model, write_tiny_squad
 
 from explorer import __version__
+from explorer.core.errors import RemoteHostError
 from explorer.core.events import read_events
 from explorer.core.remote import check, hostside, launch, ssh
 from explorer.core.remote.fetch import fetch_folder
@@ -118,6 +119,8 @@ def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, fil
     remote_cfg = json.loads((sshd_server.runs / ".launch" / "remote-a.json").read_text())
     assert remote_cfg["train"] == up_a.remote_paths["train"] and remote_cfg["output_dir"] == str(sshd_server.runs)
     assert json.loads((local / "remote-a" / "config.json").read_text())["train"] == files["data"]
+    with pytest.raises(RemoteHostError, match="a run named remote-a already exists in"):
+        launch.launch_run(host, _config(files, "remote-a", tmp_path / "other"), tmp_path / "other" / "remote-a")
 
     a, b = Collector(), Collector()
     fa = RemoteFollower(run_a, a.on_event, a.on_status, reconnect_seconds=(0.2,)).start()
@@ -133,7 +136,9 @@ def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, fil
     fa2 = RemoteFollower(remembered, a2.on_event, a2.on_status, reconnect_seconds=(0.2,)).start()
     a2.wait_for(lambda: a2.steps(), "a step after the restart")
     seen = a2.steps()[-1]["step"]
-    os.kill(fa2.ssh_pid() or 0, signal.SIGKILL)              # the connection drops mid-run
+    pid = fa2.ssh_pid()
+    assert pid is not None and pid > 0
+    os.kill(pid, signal.SIGKILL)                             # the connection drops mid-run
     a2.wait_for(lambda: fa2.connections >= 2 and any(s["step"] > seen + 1 for s in a2.steps()),
                 "steps after the reconnect")
     assert "Asked remote-a to stop early" in launch.request_remote(run_a, "stop")

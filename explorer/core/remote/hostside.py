@@ -53,10 +53,12 @@ def _prepare(runs_dir: str) -> dict:
 
 def _launch(root: str, run_id: str, gpus: int, config_text: str) -> dict:
     root_path = Path(root)
+    run_dir = root_path / run_id
+    if run_dir.exists():   # never append a new run to another one's events
+        raise SystemExit(f"a run named {run_id} already exists in {root_path} on this host; choose another Run name")
     config_path = root_path / ".launch" / f"{run_id}.json"
     config_path.parent.mkdir(parents=True, exist_ok=True)
     config_path.write_text(config_text, encoding="utf-8")
-    run_dir = root_path / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
     argv = worker_argv(sys.executable, str(config_path), gpus)
     env = dict(os.environ, PYTHONUNBUFFERED="1")

@@ -80,6 +80,8 @@ def explain(host: Host, stderr: str, code: int) -> str:
                 f"free space there or choose another runs folder for this host.")
     if code == 255:
         return f"{where} cannot be reached over SSH ({last or 'ssh exited with code 255'})."
+    if code == 1 and last and not last.startswith("Traceback"):   # a host-side command said why (SystemExit)
+        return f"{where}: {last}"
     return f"{where}: the command failed with code {code}" + (f" ({last})" if last else "") + "."
 
 
