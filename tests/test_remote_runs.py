@@ -148,8 +148,10 @@ def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, fil
         remote_file = sshd_server.runs / run.run_id / "events.jsonl"
         assert (local / run.run_id / "events.jsonl").read_bytes() == remote_file.read_bytes()
         assert parts == read_events(remote_file)                 # every event once, in order
+        assert [e["seq"] for e in parts] == list(range(1, len(parts) + 1))
         assert parts[-1]["event"] == last
     assert a2.events[-1]["stopped_early"] is True
+    assert fa.out_of_sequence == fa2.out_of_sequence == fb.out_of_sequence == []
     steps = [e["step"] for e in a.events + a2.events if e["event"] == "step"]
     assert steps == list(range(1, len(steps) + 1))
     assert any("lost" in s for s in a2.status)

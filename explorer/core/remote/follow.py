@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from explorer.core.events import TERMINAL_EVENTS, EventParseError, parse_event
+from explorer.core.events import TERMINAL_EVENTS, EventParseError, count_lines, parse_event
 from explorer.core.remote import ssh
 from explorer.core.remote.hosts import RemoteRun
 from explorer.core.remote.launch import HOSTSIDE
@@ -47,6 +47,7 @@ class RemoteFollower:
         self.reconnect_seconds = reconnect_seconds
         self.mirror = events_file(run.local_dir)
         self.connections = 0          # ssh channels opened so far
+        self.out_of_sequence: list[tuple[int, int]] = []   # (line number, its event's seq) that differ
         self.done = threading.Event()
         self._stop = threading.Event()
         self._proc: subprocess.Popen | None = None
@@ -119,6 +120,7 @@ class RemoteFollower:
         self.on_status(f"following {self.run.run_id} on {host.name}")
         buf = b""
         ended = False
+        lineno = count_lines(self.mirror)
         with open(self.mirror, "ab") as mirror:
             while True:
                 chunk = os.read(proc.stdout.fileno(), 1 << 16)
@@ -131,10 +133,14 @@ class RemoteFollower:
                 for line in lines:
                     mirror.write(line + b"\n")
                     mirror.flush()
+                    lineno += 1
                     try:
                         ev = parse_event(line.decode("utf-8", "replace"))
                     except EventParseError:
                         continue
+                    if ev.get("seq") is not None and ev["seq"] != lineno:   # cannot happen with byte offsets
+                        self.out_of_sequence.append((lineno, ev["seq"]))
+                        self.on_status(f"event {ev['seq']} arrived as line {lineno} of the mirror")
                     self.on_event(ev)
                     if ev.get("event") in TERMINAL_EVENTS:
                         ended = True
