@@ -114,8 +114,14 @@ def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, fil
     run_a, up_a = launch.launch_run(host, _config(files, "remote-a", local), local / "remote-a")
     assert sorted(up_a.copied) == sorted({launch.content_hash(files["model"])[:40],
                                           launch.content_hash(files["data"])[:40]})
-    run_b, up_b = launch.launch_run(host, _config(files, "remote-b", local), local / "remote-b")
-    assert up_b.copied == [] and up_b.remote_paths == up_a.remote_paths   # copied once, reused
+    renamed = tmp_path / "renamed.json"
+    renamed.write_bytes(Path(files["data"]).read_bytes())
+    cfg_b = _config(files, "remote-b", local)
+    cfg_b.dev = str(renamed)
+    run_b, up_b = launch.launch_run(host, cfg_b, local / "remote-b")
+    assert up_b.copied == [] and up_b.remote_paths["train"] == up_a.remote_paths["train"]   # copied once, reused
+    assert up_b.remote_paths["dev"].endswith("/renamed.json") and Path(up_b.remote_paths["dev"]).read_bytes() == \
+        renamed.read_bytes()                                     # the same bytes under a new name: not sent again
     remote_cfg = json.loads((sshd_server.runs / ".launch" / "remote-a.json").read_text())
     assert remote_cfg["train"] == up_a.remote_paths["train"] and remote_cfg["output_dir"] == str(sshd_server.runs)
     assert json.loads((local / "remote-a" / "config.json").read_text())["train"] == files["data"]

@@ -86,7 +86,8 @@ def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_
     assert w.launcher.launch()
     state = w.store.get("ui-remote")
     assert state is not None and w.store.is_driven("ui-remote")
-    qtbot.waitUntil(lambda: state.step >= 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: state.step >= 2 or not state.is_live, timeout=WAIT_MS)
+    assert state.is_live, (state.status, state.error)
     assert "loss" in state.series and len(state.series["loss"]) >= 2
     assert [r.run_id for r in settings.remote_runs()] == ["ui-remote"]
     w.close()                                            # the run goes on training on the host

@@ -1,7 +1,8 @@
 """The commands the app runs on a remote host: ``python -m explorer.core.remote.hostside COMMAND ...``.
 
 - ``prepare RUNS_DIR``: create the runs folder and its ``.blobs`` store; print {"root", "free_bytes"}.
-- ``have BLOBS NAME...``: print the names already in the content-addressed store, one a line.
+- ``have BLOBS HASH/NAME...``: print those already in the content-addressed store, one a line (the same
+  bytes under another name are linked to NAME on the host, not sent again).
 - ``launch ROOT RUN_ID GPUS`` (the run config as JSON on stdin): write ``ROOT/.launch/RUN_ID.json``, start
   the worker in its own session (setsid; stdin /dev/null, output to ``RUN_DIR/worker.log``, so it survives
   the SSH connection and the laptop), record its pid in ``worker.pid``; print {"run_dir", "pid", "argv"}.
@@ -70,6 +71,26 @@ def _launch(root: str, run_id: str, gpus: int, config_text: str) -> dict:
     return {"run_dir": str(run_dir), "pid": proc.pid, "argv": argv}
 
 
+def _have(blobs: Path, key: str) -> bool:
+    """Is ``HASH/NAME`` in the store? The same bytes stored under another name are linked (a file) or
+    symlinked (a folder) to NAME here, so a renamed copy of a file is not sent again."""
+    digest, _, name = key.partition("/")
+    target = blobs / digest / name
+    if target.exists():
+        return True
+    others = [p for p in (blobs / digest).iterdir() if not p.name.endswith(".part")] if (blobs / digest).is_dir() else []
+    if not others:
+        return False
+    try:
+        if others[0].is_dir():
+            target.symlink_to(others[0].name, target_is_directory=True)
+        else:
+            os.link(others[0], target)
+    except OSError:
+        shutil.copy2(others[0], target) if others[0].is_file() else shutil.copytree(others[0], target)
+    return True
+
+
 def _has_terminal(path: Path) -> bool:
     try:
         events = read_events(path)
@@ -132,10 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     if cmd == "prepare":
         print(json.dumps(_prepare(rest[0])))
     elif cmd == "have":
-        blobs = Path(rest[0])
-        for name in rest[1:]:
-            if (blobs / name).exists():
-                print(name)
+        for key in rest[1:]:
+            if _have(Path(rest[0]), key):
+                print(key)
     elif cmd == "launch":
         print(json.dumps(_launch(rest[0], rest[1], int(rest[2]), sys.stdin.read())))
     elif cmd == "tail":

@@ -71,17 +71,20 @@ def upload_files(host: Host, root: str, files: dict[str, Path]) -> Upload:
     blobs = f"{root}/.blobs"
     hashes = {field: content_hash(p)[:40] for field, p in files.items()}
     remote = {field: f"{blobs}/{hashes[field]}/{files[field].name}" for field in files}
-    wanted = sorted(set(hashes.values()))
+    keys = {field: f"{hashes[field]}/{files[field].name}" for field in files}
     have = set()
-    if wanted:
-        out = ssh.run_checked(host, [host.python, "-m", HOSTSIDE, "have", blobs, *wanted])
-        have = set(out.decode().split())
-    missing = {h: files[f] for f, h in hashes.items() if h not in have}
+    if keys:
+        out = ssh.run_checked(host, [host.python, "-m", HOSTSIDE, "have", blobs, *sorted(set(keys.values()))])
+        have = set(out.decode().splitlines())
+    missing: dict[str, list[Path]] = {}   # hash -> the files to send under it (one per name)
+    for f, key in keys.items():
+        if key not in have and files[f] not in missing.get(hashes[f], []):
+            missing.setdefault(hashes[f], []).append(files[f])
     if missing:
         parts = [f"{blobs}/{h}.part" for h in missing]
         ssh.run_checked(host, ["mkdir", "-p", *parts])
-        for h, src in missing.items():
-            ssh.copy_to(host, [src], f"{blobs}/{h}.part/")
+        for h, srcs in missing.items():
+            ssh.copy_to(host, srcs, f"{blobs}/{h}.part/")
         ssh.run_checked(host, " && ".join(f"mv {ssh.quote(f'{blobs}/{h}.part')} {ssh.quote(f'{blobs}/{h}')}"
                                           for h in missing))
     return Upload(remote_paths=remote, copied=sorted(missing))
