@@ -111,3 +111,27 @@ def _inspector_child_in_a_thread(request):
     yield
     client.reset_shared_client()
     client.set_transport_factory(old)
+
+
+@pytest.fixture(scope="session")
+def sshd_server(tmp_path_factory):
+    """A real OpenSSH server on 127.0.0.1 with a generated key (tests/sshd.py), for the whole session;
+    $EXPLORER_SSH_CONFIG names its ssh_config (alias ``explorer-test``). Skips, loudly, when sshd is not
+    installed or cannot start here."""
+    import warnings
+
+    from sshd import SshdUnavailable, start_sshd
+
+    try:
+        server = start_sshd(tmp_path_factory.mktemp("sshd"))
+    except SshdUnavailable as exc:
+        warnings.warn(f"REMOTE-HOST TESTS SKIPPED: {exc}", stacklevel=1)
+        pytest.skip(f"REMOTE-HOST TESTS SKIPPED: the test sshd cannot start: {exc}")
+    old = os.environ.get("EXPLORER_SSH_CONFIG")
+    os.environ["EXPLORER_SSH_CONFIG"] = str(server.ssh_config)
+    yield server
+    if old is None:
+        os.environ.pop("EXPLORER_SSH_CONFIG", None)
+    else:
+        os.environ["EXPLORER_SSH_CONFIG"] = old
+    server.stop()

@@ -72,3 +72,18 @@ def test_train_config_roundtrip_and_validation(tmp_path):
     budgeted = paper_grid(fast_cpu_preset(cfg))          # the grid goes by epochs: no 30-minute cap
     assert {g.time_budget_minutes for g in budgeted} == {0.0} and {g.epochs for g in budgeted} == {2.0, 3.0, 4.0}
     assert "--learning-rate" in TrainConfig(train="x", learning_rate=5e-5).to_cli_args()
+
+
+def test_events_carry_their_line_number_as_seq_also_after_a_resume_and_a_torn_line(tmp_path):
+    path = tmp_path / "r1" / "events.jsonl"
+    w = events.EventWriter("r1", path=path, stream=io.StringIO())
+    assert w.emit("started", config={})["seq"] == 1 and w.emit("step", step=1)["seq"] == 2
+    w.close()
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('{"event":"step","run_id":"r1","st')           # a crash tears the last line
+    w = events.EventWriter("r1", path=path)                        # the resumed worker
+    assert w.emit("started", config={})["seq"] == 4
+    w.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[3])["seq"] == 4 and len(lines) == 4
+    assert [e["seq"] for e in events.read_events(path)] == [1, 2, 4]

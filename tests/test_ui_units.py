@@ -315,3 +315,11 @@ def test_run_process_parses_stdout_and_reports_a_silent_exit(qtbot, tmp_path, mo
     assert '"event":"failed"' in logged
     proc.stop_early()
     assert (tmp_path / "runs" / "r" / "STOP").is_file()
+
+
+def test_the_event_seq_is_not_a_curve():
+    from explorer.ui.runs.state import RunState
+
+    s = RunState.from_events("r", [{"event": "step", "run_id": "r", "time": 1.0, "seq": 7, "step": 1, "loss": 2.0,
+                                    "grad_norm_embeddings": 0.5}])
+    assert "loss" in s.series and "grad_norm_embeddings" in s.series and "seq" not in s.series

@@ -74,6 +74,11 @@ class NonFiniteLoss(UserError, RuntimeError):
     learning rate."""
 
 
+class RemoteHostError(UserError, RuntimeError):
+    """A remote host (explorer.core.remote) cannot be used: the key was refused, it cannot be reached, the
+    package is missing there, its disk is full; one sentence naming the host and what to do."""
+
+
 class OutOfMemory(MemoryError):
     """The device ran out of memory; raised by core code that recognised an allocator failure."""
 

@@ -5,7 +5,8 @@ imports the other (docs/architecture.md). One JSON object per line, each with ``
 and ``"time"`` (unix seconds). The worker prints each line on stdout and appends the same line,
 flushed, to ``runs/<run_id>/events.jsonl`` so a crash loses nothing that was reported.
 
-The fields of each event type are the TypedDicts below (:class:`StartedEvent` ... :class:`LogEvent`);
+Each line the worker writes also carries ``seq``, its 1-based line number in events.jsonl
+(:class:`EventWriter`; older files have none). The fields of each event type are the TypedDicts below (:class:`StartedEvent` ... :class:`LogEvent`);
 all numbers are plain JSON numbers (NaN / inf are written as null), times in seconds.
 """
 
@@ -24,7 +25,11 @@ TERMINAL_EVENTS = ("finished", "failed", "cancelled")
 EVENTS_FILE = "events.jsonl"
 
 
-class _Event(TypedDict):
+class _Numbered(TypedDict, total=False):
+    seq: int                        # 1-based line number in events.jsonl (EventWriter); absent in older files
+
+
+class _Event(_Numbered):
     event: str
     run_id: str
     time: float
@@ -174,7 +179,7 @@ def encode_event(event: dict) -> str:
 
 
 # Fields that must be numbers (or null) and objects when present; a line breaking this is not an event.
-NUMBER_FIELDS = ("time", "step", "epoch", "loss", "lr", "grad_norm", "samples_per_second", "elapsed", "seconds",
+NUMBER_FIELDS = ("time", "seq", "step", "epoch", "loss", "lr", "grad_norm", "samples_per_second", "elapsed", "seconds",
                  "steps_total")
 OBJECT_FIELDS = ("config", "metrics")
 
@@ -305,6 +310,15 @@ def _ends_mid_line(path: Path) -> bool:
         return False
 
 
+def count_lines(path: Path) -> int:
+    """Newline-terminated lines of a file (0 when it is missing)."""
+    try:
+        with open(path, "rb") as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0
+
+
 @dataclass
 class EventWriter:
     """Writes events to stdout (or any stream) and appends them, flushed, to events.jsonl.
@@ -314,6 +328,11 @@ class EventWriter:
     the events keep going to the stream (the GUI still receives them). ``listeners``: callables given
     every event written (e.g. explorer.core.scalars.TensorBoardWriter.write for ``report_to``); one that
     raises is dropped with a warning on stderr, and the events go on.
+
+    Every event written gets ``seq``: its 1-based line number in events.jsonl (a resumed run or the GUI's
+    own terminal event continue the count of the lines already there; without a file, the count of events
+    written). A follower that mirrors the file (explorer.core.remote.follow) checks it: no line lost or
+    doubled.
     """
 
     run_id: str
@@ -323,6 +342,7 @@ class EventWriter:
     file_error: str | None = field(default=None, init=False)   # why appending to path stopped (disk full...)
     listeners: list = field(default_factory=list)
     _file: IO[str] | None = field(default=None, init=False, repr=False)
+    _seq: int = field(default=0, init=False, repr=False)        # lines in the file (events written)
 
     def emit(self, event: str, **fields: Any) -> dict:
         """Make one event (:func:`make_event`) and :meth:`write` it; returns the event."""
@@ -333,16 +353,20 @@ class EventWriter:
         to the file and the stream, as :meth:`emit` does; returns it. Check ``file_error`` after."""
         if not self.enabled:
             return ev
+        if self.path is not None and self.file_error is None:
+            try:
+                self._open()
+            except OSError as exc:
+                self._failed(exc)
+        self._seq += 1
+        ev["seq"] = self._seq
         line = encode_event(ev)
         if self.path is not None and self.file_error is None:
             try:
-                self._append(line)
+                self._file.write(line + "\n")
+                self._file.flush()
             except OSError as exc:   # disk full, folder removed: the stream still carries every event
-                self.file_error = f"{self.path}: {exc.strerror or exc}"
-                with contextlib.suppress(OSError):
-                    self.close()
-                sys.stderr.write(f"warning: cannot append to {self.path} ({exc.strerror or exc}); "
-                                 "events continue on stdout only\n")
+                self._failed(exc)
         if self.stream is not None:
             try:
                 self.stream.write(line + "\n")
@@ -358,15 +382,23 @@ class EventWriter:
                                  f"({type(exc).__name__}: {exc}); events.jsonl goes on\n")
         return ev
 
-    def _append(self, line: str) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            torn = _ends_mid_line(self.path)
-            self._file = open(self.path, "a", encoding="utf-8")
-            if torn:  # a crash tore the last line: never glue a new event onto it
-                self._file.write("\n")
-        self._file.write(line + "\n")
-        self._file.flush()
+    def _failed(self, exc: OSError) -> None:
+        self.file_error = f"{self.path}: {exc.strerror or exc}"
+        with contextlib.suppress(OSError):
+            self.close()
+        sys.stderr.write(f"warning: cannot append to {self.path} ({exc.strerror or exc}); "
+                         "events continue on stdout only\n")
+
+    def _open(self) -> None:
+        """Open the file for appending (once), ending a torn last line; ``_seq`` = the lines already there."""
+        if self._file is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        torn = _ends_mid_line(self.path)
+        self._seq = count_lines(self.path) + (1 if torn else 0)
+        self._file = open(self.path, "a", encoding="utf-8")
+        if torn:  # a crash tore the last line: never glue a new event onto it
+            self._file.write("\n")
 
     def close(self) -> None:
         if self._file is not None:

@@ -32,10 +32,17 @@ from explorer.paths import REPO_ROOT
 STDERR_KEEP = 4000   # characters of the child's stderr kept for the crash message
 
 
-class ProcessTransport:
-    """``python -m explorer.worker.inspect`` as a subprocess: ``stdin`` / ``stdout`` binary pipes."""
+INSPECT_ARGV = [sys.executable, "-m", "explorer.worker.inspect"]
 
-    def __init__(self):
+
+class ProcessTransport:
+    """``python -m explorer.worker.inspect`` as a subprocess: ``stdin`` / ``stdout`` binary pipes.
+
+    ``argv``: another command speaking the same protocol on its stdin / stdout, e.g. the child on a
+    remote host through ssh (explorer.core.remote.ssh.inspector_argv)."""
+
+    def __init__(self, argv: list[str] | None = None):
+        self.argv = list(argv or INSPECT_ARGV)
         self.proc: subprocess.Popen | None = None
         self._stderr_tail = ""
 
@@ -43,7 +50,7 @@ class ProcessTransport:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
         env.setdefault("TOKENIZERS_PARALLELISM", "false")
-        self.proc = subprocess.Popen([sys.executable, "-m", "explorer.worker.inspect"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(REPO_ROOT))
         threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,), daemon=True,
                          name="inspect-stderr").start()

@@ -21,6 +21,7 @@ from explorer.core.task_facts import find_task_facts, is_qa_task
 from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.form_columns import FormColumns
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
+from explorer.ui.launch.hosts_dialog import RunOnPicker
 from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
 from explorer.ui.launch.preview import DataPreview
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
@@ -241,9 +242,10 @@ class LauncherPanel(QWidget):
         self.launch_btn.setDefault(True)
         self.launch_btn.setToolTip("Start this run in its own worker process (Ctrl+Return). "
                                    "If a run is active it waits in the queue.")
+        self.run_on = RunOnPicker(self.settings)   # this machine or a remote host (issue 29)
         bottom = QHBoxLayout()
         bottom.addWidget(self.problem, 1)
-        for b in (self.load_btn, self.save_btn, self.grid_btn, self.launch_btn):
+        for b in (self.load_btn, self.save_btn, self.grid_btn, self.run_on, self.launch_btn):
             bottom.addWidget(b)
         return bottom
 

@@ -32,7 +32,7 @@ from explorer.core.task_facts import choose_metric
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
 DEV_PREFIX = "dev/"
 # Step-event fields that say where and when, not what was measured (core/events.StepEvent): no series.
-STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "step", "epoch", "elapsed", "train_seconds", "steps_total")
+STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "seq", "step", "epoch", "elapsed", "train_seconds", "steps_total")
 
 
 def series_name(key: str) -> str:

@@ -31,6 +31,7 @@ from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
 from explorer.ui.launch.launcher import LauncherPanel
+from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs.runner import RunManager
 from explorer.ui.runs.state import RunState
 from explorer.core.runs import RunStore
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.store = RunStore(self.runs_dir)
         self.store_events = StoreBridge(self.store, self)
         self.manager = RunManager(self.runs_dir, self, store=self.store)
+        self.remote = RemoteRunManager(self.runs_dir, self.settings, self.store, self)   # runs on SSH hosts
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
         self.curves = CurvesPanel()
         self.runs = RunsPanel()
@@ -170,6 +172,7 @@ class MainWindow(QMainWindow):
         self._restore()
         self._reopen_runs()
         self.scan_runs()
+        self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
         QTimer.singleShot(200, self.curves.prewarm)
 
     # ---- layout pieces -------------------------------------------------------------------
@@ -263,15 +266,20 @@ class MainWindow(QMainWindow):
 
     # ---- runs ----------------------------------------------------------------------------
     def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
+        host = self.launcher.run_on.host()
         try:
-            ids = self.manager.enqueue(configs, suffixes)
+            if host is not None:
+                ids = self.remote.enqueue(host, configs, suffixes, gpus=self.launcher.run_on.gpus.value())
+            else:
+                ids = self.manager.enqueue(configs, suffixes)
         except ConfigError as exc:
             QMessageBox.warning(self, "Cannot launch", str(exc))
             return []
         if ids:
             self.runs.select(ids[:1])
             self.tabs.setCurrentWidget(self.curves)
-            self.show_message(f"Launched {ids[0]}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
+            where = f" on {host.name}" if host is not None else ""
+            self.show_message(f"Launched {ids[0]}{where}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
         return ids
 
     def _run_ended(self, run_id: str, status: str) -> None:
@@ -292,8 +300,9 @@ class MainWindow(QMainWindow):
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
         live = [s for s in self.store.tracked() if s.is_live and s.status != "queued"]
+        host = self.remote.host_of(live[0].run_id) if live else ""
         if live and live[0].device:
-            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}"
+            text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}" + (f" on {host}" if host else "")
         elif live:
             text = f"device: {self.idle_device} (starting)"
         else:
@@ -483,8 +492,14 @@ class MainWindow(QMainWindow):
 
     def open_checkpoint(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
-        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to."""
+        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
+        of a run on a remote host is fetched into the run's local folder first (progress in the status bar)."""
         from explorer.core.checkpoint_windows import checkpoint_task_name
+
+        run = self.remote.run_for_path(path)
+        if run is not None:
+            self._fetch_and_open(run, path)
+            return
 
         head, task = checkpoint_task_name(path)
         spec = page_for_checkpoint(head)
@@ -504,6 +519,27 @@ class MainWindow(QMainWindow):
             return
         self.hub.open_compare(source_b=path_b)
         self.show_message(f"Comparing {path_a} (A) with {path_b} (B): press Compare")
+    def _fetch_and_open(self, run, remote_path: str) -> None:
+        """Fetch a remote run's checkpoint folder (explorer.core.remote.fetch) on a worker thread, then open
+        the local copy; the status bar says where the model is inspected."""
+        from explorer.core.remote.fetch import fetch_folder
+        from explorer.ui.shell.threads import launch, prepare_worker
+
+        holder: dict = {}
+        where = f"{Path(remote_path).name} of {run.run_id} from {run.host.name}"
+
+        def fetched(local) -> None:
+            self.open_checkpoint(str(local))
+            self.show_message(f"Inspecting on this machine: {where} was fetched to {local}", 15000)
+
+        worker = prepare_worker(lambda: fetch_folder(run, remote_path, lambda d, t: holder["w"].report(d, t)),
+                                on_done=fetched,
+                                on_error=lambda msg, tb: self.show_message(f"Cannot fetch {where}: {msg}", 15000),
+                                on_progress=lambda d, t: self.show_message(
+                                    f"Fetching {where}: {d / 1e6:.1f} of {t / 1e6:.1f} MB", 0))
+        holder["w"] = worker
+        self.show_message(f"Fetching {where} …", 0)
+        launch(worker)
 
     def _tab_changed(self, index: int) -> None:
         """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled
@@ -584,6 +620,7 @@ class MainWindow(QMainWindow):
                 self.manager.cancel_all(wait_ms=5000)
         if not self.detached:   # workers that reported a result may still be saving / exiting
             self.manager.wait_for_workers(5000)
+        self.remote.close()   # remote runs keep training on their hosts and are followed again next start
         self.settings.set_window(self.saveGeometry(), self.saveState())
         self.settings.set_last_config(self.launcher.config().to_dict())
         self.settings.sync()

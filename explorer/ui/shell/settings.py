@@ -85,6 +85,42 @@ class AppSettings:
         folder = str(Path(folder).expanduser().resolve())
         self.set_opened_runs([f for f in self.opened_runs() if f != folder] + [folder])
 
+    # ---- remote hosts (explorer.core.remote) -----------------------------------------------
+    def _json_list(self, key: str) -> list[dict]:
+        raw = self.qs.value(key, "")
+        try:
+            data = json.loads(str(raw)) if raw else []
+        except json.JSONDecodeError:
+            note = f"the saved {key} in {self.file_name()} is not JSON; starting without them"
+            if note not in self.notes:
+                self.notes.append(note)
+            return []
+        return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
+
+    def hosts(self) -> list:
+        """The remote hosts (explorer.core.remote.hosts.Host), in the order the user added them."""
+        from explorer.core.remote.hosts import Host
+
+        return [Host.from_dict(d) for d in self._json_list("remote/hosts") if d.get("target")]
+
+    def set_hosts(self, hosts: list) -> None:
+        self.qs.setValue("remote/hosts", json.dumps([h.to_dict() for h in hosts]))
+
+    def remote_runs(self) -> list:
+        """The remembered runs on remote hosts (explorer.core.remote.hosts.RemoteRun), followed again at start."""
+        from explorer.core.remote.hosts import RemoteRun
+
+        out = []
+        for d in self._json_list("remote/runs"):
+            try:
+                out.append(RemoteRun.from_dict(d))
+            except (KeyError, TypeError, ValueError):
+                continue
+        return out
+
+    def set_remote_runs(self, runs: list) -> None:
+        self.qs.setValue("remote/runs", json.dumps([r.to_dict() for r in runs]))
+
     # ---- the launcher form ---------------------------------------------------------------
     def last_config(self) -> dict | None:
         """The saved launcher form as a dict, or None when there is none or it is unreadable."""

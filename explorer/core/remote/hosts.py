@@ -1,0 +1,118 @@
+"""Remote hosts and remembered remote runs as plain data (stored by the app's settings as JSON).
+
+A :class:`Host` never holds a password: authentication is whatever the user's OpenSSH client does (keys,
+agent, ``~/.ssh/config``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+SSH_CONFIG_ENV = "EXPLORER_SSH_CONFIG"   # an ssh_config used instead of ~/.ssh/config (ssh -F)
+
+
+@dataclass
+class Host:
+    """One remote machine.
+
+    Attributes:
+        name: how the app lists it (unique; defaults to the target).
+        target: an ``~/.ssh/config`` alias or ``user@host`` / ``host``.
+        port: the SSH port; 0 = the config's (or 22).
+        key: a private key file (``ssh -i``); "" = the config's / the agent's.
+        python: the Python on the host that has bert-explorer (a venv's ``bin/python``); default ``python3``.
+        runs_dir: the runs folder on the host (``~`` allowed, resolved there).
+    """
+
+    name: str = ""
+    target: str = ""
+    port: int = 0
+    key: str = ""
+    python: str = "python3"
+    runs_dir: str = "~/bert-explorer-runs"
+
+    def __post_init__(self):
+        self.name = self.name or self.target
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Host":
+        """A host from its stored dict; unknown keys are ignored, a "password" key is never read."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def problem(self) -> str:
+        """'' when usable, else what is missing or wrong (for the Hosts dialog)."""
+        if not self.target.strip():
+            return "a host needs an SSH alias or user@host"
+        if re.search(r"\s", self.target.strip()):
+            return f"the host {self.target!r} contains a space"
+        if not 0 <= int(self.port) <= 65535:
+            return f"port {self.port} is not between 1 and 65535"
+        if self.key and not Path(self.key).expanduser().is_file():
+            return f"the key file {self.key} does not exist"
+        if not self.python.strip():
+            return "name the Python on the host (python3, or a venv's bin/python)"
+        if not self.runs_dir.strip():
+            return "name a runs folder on the host"
+        return ""
+
+
+@dataclass
+class RemoteRun:
+    """A run started on a host, remembered so that it is followed again after a restart.
+
+    Attributes:
+        run_id: the run's id (its folder name on both sides).
+        host: the :class:`Host` it runs on (a copy, so renaming the host list does not lose it).
+        remote_dir: its run folder on the host (absolute, as the host resolved it).
+        local_dir: the local mirror folder (config.json, events.jsonl streamed from the host).
+        done: the follower saw a terminal event (not followed again).
+    """
+
+    run_id: str
+    host: Host
+    remote_dir: str
+    local_dir: str
+    done: bool = False
+
+    def to_dict(self) -> dict:
+        return {"run_id": self.run_id, "host": self.host.to_dict(), "remote_dir": self.remote_dir,
+                "local_dir": self.local_dir, "done": self.done}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RemoteRun":
+        return cls(run_id=str(data["run_id"]), host=Host.from_dict(dict(data["host"])),
+                   remote_dir=str(data["remote_dir"]), local_dir=str(data["local_dir"]),
+                   done=bool(data.get("done", False)))
+
+
+def ssh_config_path() -> Path:
+    """The ssh_config the app reads and passes to ssh: $EXPLORER_SSH_CONFIG, else ``~/.ssh/config``."""
+    return Path(os.environ.get(SSH_CONFIG_ENV) or Path.home() / ".ssh" / "config").expanduser()
+
+
+def ssh_aliases(path: str | Path | None = None) -> list[str]:
+    """The concrete ``Host`` names of an ssh_config (patterns with ``*``/``?``/``!`` left out), in file
+    order; [] when the file is missing or unreadable."""
+    path = Path(path) if path is not None else ssh_config_path()
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    out: list[str] = []
+    for line in text.splitlines():
+        m = re.match(r"\s*Host\s+(.+)", line, flags=re.IGNORECASE)
+        if not m:
+            continue
+        for name in m.group(1).split("#")[0].split():
+            if not any(c in name for c in "*?!") and name not in out:
+                out.append(name)
+    return out
+

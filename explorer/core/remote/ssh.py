@@ -1,0 +1,140 @@
+"""The system OpenSSH client: command lines, running them, and one sentence for each failure.
+
+Everything goes through ``ssh`` / ``scp`` so the user's ``~/.ssh/config`` (or $EXPLORER_SSH_CONFIG),
+agent, jump hosts and known hosts apply. ``BatchMode=yes``: ssh never asks for a password or a
+passphrase (the app stores none); a key it cannot use is refused with a clear sentence instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+from explorer.core.errors import RemoteHostError
+from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host
+
+SSH_TIMEOUT = 60.0          # seconds for one short command (check, copy of a small file, a signal)
+
+
+def _common(host: Host, port_flag: str) -> list[str]:
+    args = []
+    if os.environ.get(SSH_CONFIG_ENV):
+        args += ["-F", str(Path(os.environ[SSH_CONFIG_ENV]).expanduser())]
+    args += ["-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15",
+             "-o", "ServerAliveCountMax=4"]
+    if host.port:
+        args += [port_flag, str(int(host.port))]
+    if host.key:
+        args += ["-i", str(Path(host.key).expanduser()), "-o", "IdentitiesOnly=yes"]
+    return args
+
+
+def ssh_argv(host: Host, command: list[str] | str) -> list[str]:
+    """``ssh ... target -- COMMAND``; a list is shell-quoted for the host's shell (a leading ``~/`` of an
+    argument stays unquoted so that the host resolves it)."""
+    if isinstance(command, list):
+        command = " ".join(quote(str(a)) for a in command)
+    return ["ssh", *_common(host, "-p"), host.target, "--", command]
+
+
+def inspector_argv(host: Host) -> list[str]:
+    """The inspector child on the host over ssh (same frames on stdin / stdout as the local child,
+    explorer.core.wire): for explorer.ui.inspectors.client.ProcessTransport(argv=...)."""
+    return ssh_argv(host, [host.python, "-m", "explorer.worker.inspect"])
+
+
+def scp_argv(host: Host, sources: list[str | Path], remote: str) -> list[str]:
+    """``scp -r -q SOURCES target:REMOTE`` (SFTP mode; REMOTE may start with ``~/``)."""
+    return ["scp", *_common(host, "-P"), "-r", "-q", *[str(s) for s in sources], f"{host.target}:{remote}"]
+
+
+def quote(arg: str) -> str:
+    """shlex.quote, except that ``~/rest`` becomes ``~/'rest'`` so the host's shell expands the ``~``."""
+    if arg == "~":
+        return "~"
+    if arg.startswith("~/"):
+        return "~/" + shlex.quote(arg[2:])
+    return shlex.quote(arg)
+
+
+def explain(host: Host, stderr: str, code: int) -> str:
+    """One sentence for what went wrong talking to ``host`` (from ssh's / the command's stderr)."""
+    text = stderr.strip()
+    last = next((ln.strip() for ln in reversed(text.splitlines()) if ln.strip()), "")
+    where = host.name or host.target
+    if "Permission denied (publickey" in text or "Permission denied (" in text:
+        return (f"{where} refused the key (Permission denied (publickey)): add your public key to "
+                f"~/.ssh/authorized_keys on the host, or name the right key file for this host.")
+    if "Host key verification failed" in text or "REMOTE HOST IDENTIFICATION HAS CHANGED" in text:
+        return (f"{where}: the host key is not the one in your known_hosts (Host key verification failed); "
+                f"connect once with ssh {host.target} in a terminal to check and accept it.")
+    for sign in ("Could not resolve hostname", "Connection refused", "Connection timed out", "No route to host",
+                 "Network is unreachable", "Connection closed by", "Connection reset", "Operation timed out",
+                 "Bad port"):
+        if sign in text:
+            return f"{where} cannot be reached ({last})."
+    if "No space left on device" in text or "Disk quota exceeded" in text:
+        return (f"the disk on {where} that holds the remote runs folder {host.runs_dir} is full ({last}); "
+                f"free space there or choose another runs folder for this host.")
+    if code == 255:
+        return f"{where} cannot be reached over SSH ({last or 'ssh exited with code 255'})."
+    if code == 1 and last and not last.startswith("Traceback"):   # a host-side command said why (SystemExit)
+        return f"{where}: {last}"
+    return f"{where}: the command failed with code {code}" + (f" ({last})" if last else "") + "."
+
+
+def run(host: Host, command: list[str] | str, *, stdin: bytes | None = None,
+        timeout: float = SSH_TIMEOUT) -> subprocess.CompletedProcess:
+    """Run one command on the host; returns the CompletedProcess (bytes) whatever its exit code.
+
+    Raises:
+        RemoteHostError: ssh is not installed, or the command took longer than ``timeout`` seconds.
+    """
+    argv = ssh_argv(host, command)
+    try:
+        return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout,
+                              stdin=None if stdin is not None else subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise RemoteHostError("the OpenSSH client (ssh) is not installed on this machine") from None
+    except subprocess.TimeoutExpired:
+        raise RemoteHostError(f"{host.name}: no answer within {timeout:.0f} s") from None
+
+
+def run_checked(host: Host, command: list[str] | str, *, stdin: bytes | None = None,
+                timeout: float = SSH_TIMEOUT) -> bytes:
+    """:func:`run`, returning stdout; raises RemoteHostError with :func:`explain`'s sentence on failure."""
+    res = run(host, command, stdin=stdin, timeout=timeout)
+    if res.returncode != 0:
+        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+    return res.stdout
+
+
+def _scp(host: Host, argv: list[str], what: str, timeout: float) -> None:
+    try:
+        res = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise RemoteHostError("the OpenSSH client (scp) is not installed on this machine") from None
+    except subprocess.TimeoutExpired:
+        raise RemoteHostError(f"{host.name}: copying {what} took longer than {timeout:.0f} s") from None
+    if res.returncode != 0:
+        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+
+
+def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.0) -> None:
+    """Copy the file ``remote`` on the host to the local path ``local`` (scp).
+
+    Raises:
+        RemoteHostError: the copy failed (the sentence of :func:`explain`).
+    """
+    _scp(host, ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)], remote, timeout)
+
+
+def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float = 3600.0) -> None:
+    """Copy local files / folders into the folder ``remote`` on the host (scp -r).
+
+    Raises:
+        RemoteHostError: the copy failed (the sentence of :func:`explain`: key, reachability, disk full).
+    """
+    _scp(host, scp_argv(host, sources, remote), f"to {remote}", timeout)

@@ -1,0 +1,233 @@
+"""The Hosts dialog and the launcher's "Run on" picker (issue 29; hosts: explorer.core.remote.hosts).
+
+The dialog edits the host list kept in the settings (add, edit, remove; the SSH alias field offers the
+aliases of ``~/.ssh/config``) and "Check host" shows what explorer.core.remote.check found there (Python,
+bert-explorer, GPUs, free disk, or the one sentence of what is wrong). No password is ever asked: the
+system's OpenSSH client authenticates with the user's keys and agent.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QListWidget, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from explorer.core.remote.check import HostCheck, check_host
+from explorer.core.remote.hosts import Host, ssh_aliases
+from explorer.ui.shell.threads import start_worker
+
+THIS_MACHINE = "This machine"
+
+
+class HostsDialog(QDialog):
+    """Edit the remote hosts; ``hosts`` is the edited list, saved to the settings on OK (``saved``)."""
+
+    saved = Signal()
+    checked = Signal(object)   # HostCheck, when a check finished
+
+    def __init__(self, settings, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Remote hosts")
+        self.settings = settings
+        self.hosts: list[Host] = list(settings.hosts())
+        self.list = QListWidget()
+        self.list.setMinimumWidth(170)
+        add, self.remove_btn = QPushButton("Add"), QPushButton("Remove")
+        self.fields = {name: QLineEdit() for name in ("name", "target", "key", "python", "runs_dir")}
+        self.port = QSpinBox()
+        self.port.setRange(0, 65535)
+        self.port.setSpecialValueText("from the SSH config (22)")
+        self.fields["target"].setCompleter(QCompleter(ssh_aliases(), self))
+        self.fields["target"].setPlaceholderText("an alias of ~/.ssh/config, or user@host")
+        self.fields["key"].setPlaceholderText("empty: the SSH config's key or your agent")
+        self.fields["python"].setPlaceholderText("python3, or ~/venv/bin/python")
+        self.fields["runs_dir"].setPlaceholderText("~/bert-explorer-runs")
+        aliases = ssh_aliases()
+        self.aliases = QLabel("Aliases in your SSH config: " + (", ".join(aliases) if aliases else "none"))
+        self.aliases.setWordWrap(True)
+        self.check_btn = QPushButton("Check host")
+        self.result = QLabel("")
+        self.result.setWordWrap(True)
+        self.result.setMinimumHeight(90)
+        self.problem = QLabel("")
+        self.problem.setObjectName("errorLabel")
+        self.problem.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+
+        form = QFormLayout()
+        form.addRow("Name", self.fields["name"])
+        form.addRow("SSH host", self.fields["target"])
+        form.addRow("Port", self.port)
+        form.addRow("Key file", self.fields["key"])
+        form.addRow("Python on the host", self.fields["python"])
+        form.addRow("Runs folder on the host", self.fields["runs_dir"])
+        left = QVBoxLayout()
+        left.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        row.addWidget(add)
+        row.addWidget(self.remove_btn)
+        left.addLayout(row)
+        right = QVBoxLayout()
+        right.addLayout(form)
+        right.addWidget(self.aliases)
+        right.addWidget(self.check_btn)
+        right.addWidget(self.result, 1)
+        right.addWidget(self.problem)
+        top = QHBoxLayout()
+        top.addLayout(left)
+        top.addLayout(right, 1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top, 1)
+        lay.addWidget(buttons)
+
+        add.clicked.connect(self.add_host)
+        self.remove_btn.clicked.connect(self.remove_host)
+        self.check_btn.clicked.connect(self.check)
+        self.list.currentRowChanged.connect(self._show)
+        for ed in self.fields.values():
+            ed.textEdited.connect(self._edited)
+        self.port.valueChanged.connect(self._edited)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self._refresh_list()
+        self.resize(760, 420)
+
+    # ---- list ----------------------------------------------------------------------------
+    def _refresh_list(self, select: int = 0) -> None:
+        self.list.blockSignals(True)
+        self.list.clear()
+        self.list.addItems([h.name for h in self.hosts])
+        self.list.blockSignals(False)
+        if self.hosts:
+            self.list.setCurrentRow(max(0, min(select, len(self.hosts) - 1)))
+        self._show(self.list.currentRow())
+
+    def current(self) -> Host | None:
+        row = self.list.currentRow()
+        return self.hosts[row] if 0 <= row < len(self.hosts) else None
+
+    def add_host(self, host: Host | None = None) -> Host:
+        """Add a host (a blank one to fill in by default) and select it."""
+        host = host if isinstance(host, Host) else Host(name=f"host {len(self.hosts) + 1}")
+        self.hosts.append(host)
+        self._refresh_list(len(self.hosts) - 1)
+        return host
+
+    def remove_host(self) -> None:
+        row = self.list.currentRow()
+        if 0 <= row < len(self.hosts):
+            del self.hosts[row]
+            self._refresh_list(row)
+
+    def _show(self, row: int) -> None:
+        host = self.current()
+        enabled = host is not None
+        for ed in (*self.fields.values(), self.port, self.check_btn, self.remove_btn):
+            ed.setEnabled(enabled)
+        self.result.setText("")
+        if host is None:
+            return
+        for name, ed in self.fields.items():
+            ed.setText(str(getattr(host, name)))
+        self.port.blockSignals(True)
+        self.port.setValue(int(host.port))
+        self.port.blockSignals(False)
+        self.problem.setText(host.problem())
+
+    def _edited(self, *_args) -> None:
+        host = self.current()
+        if host is None:
+            return
+        for name, ed in self.fields.items():
+            setattr(host, name, ed.text().strip())
+        host.port = self.port.value()
+        item = self.list.currentItem()
+        if item is not None:
+            item.setText(host.name or host.target)
+        self.problem.setText(host.problem())
+
+    # ---- check ---------------------------------------------------------------------------
+    def check(self) -> None:
+        """Check the selected host on a worker thread; the result replaces the text below the button."""
+        host = self.current()
+        if host is None:
+            return
+        self.result.setText(f"Checking {host.name}…")
+        self.check_btn.setEnabled(False)
+        start_worker(check_host, Host.from_dict(host.to_dict()), on_done=self._checked,
+                     on_error=lambda msg, tb: self._checked(HostCheck(host=host, problem=msg)))
+
+    def _checked(self, res: HostCheck) -> None:
+        self.check_btn.setEnabled(True)
+        head = f"<b>{res.host.name}</b>: " + ("ready for runs" if res.ok else "not ready")
+        body = "<br>".join(line.replace("<", "&lt;") for line in res.lines())
+        self.result.setText(f"{head}<br>{body}")
+        self.checked.emit(res)
+
+    # ---- OK ------------------------------------------------------------------------------
+    def accept(self) -> None:
+        names = [h.name for h in self.hosts]
+        bad = next((f"{h.name or '(unnamed)'}: {h.problem()}" for h in self.hosts if h.problem()), "")
+        if not bad and len(set(names)) != len(names):
+            bad = "two hosts have the same name"
+        if bad:
+            self.problem.setText(bad)
+            return
+        self.settings.set_hosts(self.hosts)
+        self.saved.emit()
+        super().accept()
+
+
+class RunOnPicker(QWidget):
+    """"Run on": this machine or one of the hosts, GPUs for a host run, and "Hosts…" (the dialog)."""
+
+    def __init__(self, settings, parent=None):
+        super().__init__(parent)
+        self.settings = settings
+        self.combo = QComboBox()
+        self.combo.setToolTip("Where the run trains: this machine, or a remote host over SSH (its events "
+                              "stream back into Runs and Curves).")
+        self.gpus = QSpinBox()
+        self.gpus.setRange(1, 16)
+        self.gpus.setPrefix("GPUs: ")
+        self.gpus.setToolTip("GPUs on the host; more than one runs the worker with accelerate launch --multi_gpu.")
+        self.hosts_btn = QPushButton("Hosts…")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel("Run on"))
+        lay.addWidget(self.combo)
+        lay.addWidget(self.gpus)
+        lay.addWidget(self.hosts_btn)
+        self.hosts_btn.clicked.connect(self.edit_hosts)
+        self.combo.currentIndexChanged.connect(lambda _i: self.gpus.setEnabled(self.host() is not None))
+        self.dialog: HostsDialog | None = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the host list from the settings, keeping the choice when that host is still there."""
+        keep = self.combo.currentText()
+        self.combo.blockSignals(True)
+        self.combo.clear()
+        self.combo.addItem(THIS_MACHINE)
+        for host in self.settings.hosts() if self.settings is not None else []:
+            self.combo.addItem(host.name)
+        index = self.combo.findText(keep)
+        self.combo.setCurrentIndex(max(index, 0))
+        self.combo.blockSignals(False)
+        self.gpus.setEnabled(self.host() is not None)
+
+    def host(self) -> Host | None:
+        """The chosen host, or None for this machine."""
+        if self.settings is None or self.combo.currentIndex() <= 0:
+            return None
+        return next((h for h in self.settings.hosts() if h.name == self.combo.currentText()), None)
+
+    def choose(self, name: str) -> None:
+        self.combo.setCurrentIndex(max(self.combo.findText(name), 0))
+
+    def edit_hosts(self) -> HostsDialog:
+        """Open the Hosts dialog (non-modal); the list reloads when it is saved."""
+        self.dialog = HostsDialog(self.settings, self.window())
+        self.dialog.saved.connect(self.refresh)
+        self.dialog.show()
+        return self.dialog

@@ -1,0 +1,198 @@
+"""Runs on remote hosts as drivers of the window's run store (the remote twin of runner.RunManager).
+
+:class:`RemoteRunManager` launches a run on a host (explorer.core.remote.launch, on a worker thread:
+SSH calls never block the window), follows it (explorer.core.remote.follow.RemoteFollower: its events
+are mirrored into ``<runs>/<run_id>/events.jsonl`` and replayed into the run's RunState, so the Runs dock
+and Curves show it like a local run), and sends Stop early / Cancel over SSH. Every remote run is
+remembered in the settings (AppSettings.remote_runs) until it ended, and :meth:`resume` follows the
+remembered ones again after a restart, from the last byte already mirrored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from explorer.core import run_status
+from explorer.core.errors import UserError
+from explorer.core.remote.follow import RemoteFollower
+from explorer.core.remote.hosts import Host, RemoteRun
+from explorer.core.remote.launch import launch_run, request_remote
+from explorer.core.runs import RunStore
+from explorer.core.training.config import TrainConfig
+from explorer.ui.runs.runner import make_run_id
+from explorer.ui.runs.state import RunState
+from explorer.ui.runs.store import load_run_state
+from explorer.ui.shell.threads import start_worker
+
+
+class RemoteRunManager(QObject):
+    """Drives the runs that train on remote hosts; signals as RunManager's (``added``, ``changed``,
+    ``ended``) plus ``message(text)`` for the status bar (connection news, what a host said)."""
+
+    added = Signal(object)
+    changed = Signal(str, object)
+    ended = Signal(str, str)
+    message = Signal(str)
+    _event = Signal(str, dict)        # follower thread -> GUI thread
+    _status = Signal(str, str)
+    _done = Signal(str)
+
+    def __init__(self, runs_dir: str | Path, settings, store: RunStore, parent: QObject | None = None):
+        super().__init__(parent)
+        self.runs_dir = Path(runs_dir)
+        self.settings = settings
+        self.store = store
+        self.states: dict[str, RunState] = {}
+        self.runs: dict[str, RemoteRun] = {}
+        self.followers: dict[str, RemoteFollower] = {}
+        self.added.connect(lambda state: self.store.add(state, driver=self))
+        self.changed.connect(self.store.changed)
+        self.ended.connect(self.store.ended)
+        self.message.connect(self.store.note)
+        self._event.connect(self._on_event)
+        self._status.connect(lambda rid, text: self.message.emit(f"{rid}: {text}"))
+        self._done.connect(self._on_done)
+
+    # ---- launch --------------------------------------------------------------------------
+    def enqueue(self, host: Host, configs: list[TrainConfig], suffixes: list[str] | None = None,
+                gpus: int = 1) -> list[str]:
+        """Start each config on ``host`` (one after another, on a worker thread); returns the run ids.
+        Raises ConfigError on a bad config (before anything is sent)."""
+        ids, prepared = [], []
+        for i, cfg in enumerate(configs):
+            cfg.validate()
+            run_id = make_run_id(cfg, set(self.states) | set(self.store.ids()), self.runs_dir,
+                                 suffixes[i] if suffixes else "")
+            cfg = dataclasses.replace(cfg, run_id=run_id, output_dir=str(self.runs_dir))
+            state = RunState(run_id=run_id, path=self.runs_dir / run_id, config=cfg.to_dict(),
+                             status=run_status.STARTING, started_at=time.time())
+            state.logs.append(f"[info] starting on {host.name}")
+            self.states[run_id] = state
+            self.added.emit(state)
+            prepared.append(cfg)
+            ids.append(run_id)
+
+        def launch_all():
+            out = []
+            for cfg in prepared:
+                try:
+                    out.append((cfg.run_id, launch_run(host, cfg, self.runs_dir / cfg.run_id, gpus)[0], ""))
+                except (UserError, OSError) as exc:
+                    out.append((cfg.run_id, None, str(exc)))
+            return out
+
+        start_worker(launch_all, on_done=self._launched,
+                     on_error=lambda msg, tb: [self._launch_failed(c.run_id, msg) for c in prepared])
+        return ids
+
+    def _launched(self, results: list) -> None:
+        for run_id, run, error in results:
+            if run is None:
+                self._launch_failed(run_id, error)
+                continue
+            self.runs[run_id] = run
+            self._remember()
+            self._follow(run)
+            self.message.emit(f"{run_id}: started on {run.host.name}")
+
+    def _launch_failed(self, run_id: str, error: str) -> None:
+        state = self.states.get(run_id)
+        if state is None:
+            return
+        state.status = run_status.after_request(state.status, "launch_failed")
+        state.error = error
+        self.changed.emit(run_id, set())
+        self.ended.emit(run_id, state.status)
+        self.message.emit(f"{run_id}: {error}")
+
+    # ---- follow --------------------------------------------------------------------------
+    def _follow(self, run: RemoteRun) -> None:
+        rid = run.run_id
+        self.followers[rid] = RemoteFollower(run, on_event=lambda ev: self._event.emit(rid, ev),
+                                             on_status=lambda text: self._status.emit(rid, text),
+                                             on_done=lambda: self._done.emit(rid)).start()
+
+    def resume(self) -> list[str]:
+        """Follow again every remembered remote run that had not ended (after a restart): its state is
+        read from the local mirror, then the follower continues from the mirror's last byte."""
+        ids = []
+        for run in self.settings.remote_runs():
+            if run.done or run.run_id in self.states:
+                continue
+            try:
+                state = load_run_state(run.local_dir)
+            except (ValueError, OSError):
+                state = RunState(run_id=run.run_id, path=Path(run.local_dir))
+            if state.status in (run_status.CRASHED, run_status.STARTING):
+                state.status = run_status.RUNNING
+            state.logs.append(f"[info] following again on {run.host.name}")
+            self.states[run.run_id] = state
+            self.runs[run.run_id] = run
+            self.added.emit(state)
+            self._follow(run)
+            ids.append(run.run_id)
+        return ids
+
+    def _on_event(self, run_id: str, ev: dict) -> None:
+        state = self.states.get(run_id)
+        if state is None:
+            return
+        changed = state.apply(ev)
+        self.changed.emit(run_id, changed)
+
+    def _on_done(self, run_id: str) -> None:
+        state, run = self.states.get(run_id), self.runs.get(run_id)
+        if run is not None:
+            run.done = True
+            self._remember()
+        self.followers.pop(run_id, None)
+        if state is not None:
+            if state.duration is None and state.started_at:
+                state.duration = time.time() - state.started_at
+            self.changed.emit(run_id, set())
+            self.ended.emit(run_id, state.status)
+
+    def _remember(self) -> None:
+        """Keep the runs of this window that have not ended, plus remembered ones of other sessions."""
+        mine = {r.run_id for r in self.runs.values()}
+        others = [r for r in self.settings.remote_runs() if r.run_id not in mine and not r.done]
+        self.settings.set_remote_runs(others + [r for r in self.runs.values() if not r.done])
+
+    def run_for_path(self, path: str | Path) -> RemoteRun | None:
+        """The remote run whose folder on its host holds ``path`` (a checkpoint an event named), or None."""
+        text = str(path)
+        return next((r for r in self.runs.values() if text == r.remote_dir or text.startswith(r.remote_dir + "/")),
+                    None)
+
+    def host_of(self, run_id: str) -> str:
+        """The host name a run trains on ('' for none of this manager's)."""
+        run = self.runs.get(run_id)
+        return run.host.name if run is not None else ""
+
+    # ---- requests (the store's driver API) -------------------------------------------------
+    def _request(self, run_id: str, request: str, status_request: str) -> None:
+        run, state = self.runs.get(run_id), self.states.get(run_id)
+        if run is None or state is None or not state.is_live:
+            return
+        state.status = run_status.after_request(state.status, status_request)
+        self.changed.emit(run_id, set())
+        start_worker(request_remote, run, request, on_done=lambda text: self.message.emit(text),
+                     on_error=lambda msg, tb: self.message.emit(f"{run_id}: {msg}"))
+
+    def stop_early(self, run_id: str) -> None:
+        """The STOP file on the host (the worker finishes its step, evaluates, saves, finishes)."""
+        self._request(run_id, "stop", "stop")
+
+    def cancel(self, run_id: str) -> None:
+        """SIGTERM to the worker on the host."""
+        self._request(run_id, "cancel", "cancel")
+
+    def close(self) -> None:
+        """Stop following (the runs go on training on their hosts; they are followed again next start)."""
+        for follower in list(self.followers.values()):
+            follower.stop(wait=2.0)
+        self.followers.clear()

@@ -1,0 +1,107 @@
+"""The Hosts dialog and the launcher's "Run on" picker (issue 29), against the real test sshd; and a
+remote run driven by the main window end to end: launched from the launcher, listed in Runs with its
+curve, followed again by a new window (an app restart)."""
+
+import json
+
+import pytest
+from helpers import save_tiny_model, write_tiny_squad
+
+from explorer import __version__
+from explorer.core.remote.hosts import Host
+from explorer.ui.launch.hosts_dialog import THIS_MACHINE, HostsDialog, RunOnPicker
+from explorer.ui.shell.settings import AppSettings
+
+WAIT_MS = 180_000
+
+
+def _fill(dialog, **values):
+    for name, value in values.items():
+        ed = dialog.fields[name]
+        ed.setText(value)
+        ed.textEdited.emit(value)
+
+
+def test_hosts_dialog_adds_checks_and_saves_a_host(qtbot, sshd_server, tmp_path):
+    settings = AppSettings(tmp_path / "s.ini")
+    picker = RunOnPicker(settings)
+    qtbot.addWidget(picker)
+    assert [picker.combo.itemText(i) for i in range(picker.combo.count())] == [THIS_MACHINE]
+    assert picker.host() is None and not picker.gpus.isEnabled()
+
+    dialog = picker.edit_hosts()
+    qtbot.addWidget(dialog)
+    assert "explorer-test" in dialog.aliases.text()
+    dialog.add_host()
+    _fill(dialog, name="lab", target=sshd_server.alias, python=str(sshd_server.python), runs_dir=str(sshd_server.runs))
+    assert dialog.list.currentItem().text() == "lab" and dialog.problem.text() == ""
+    with qtbot.waitSignal(dialog.checked, timeout=60_000) as got:
+        dialog.check_btn.click()
+    assert got.args[0].ok
+    assert "ready for runs" in dialog.result.text() and f"bert-explorer {__version__}" in dialog.result.text()
+
+    dialog.add_host()
+    _fill(dialog, name="wrong", target=f"{sshd_server.alias}-wrongkey", python=str(sshd_server.python))
+    with qtbot.waitSignal(dialog.checked, timeout=60_000):
+        dialog.check_btn.click()
+    assert "wrong refused the key (Permission denied (publickey))" in dialog.result.text()
+    dialog.remove_host()
+    dialog.accept()
+
+    assert [h.name for h in settings.hosts()] == ["lab"]
+    assert "password" not in json.dumps([h.to_dict() for h in settings.hosts()]).lower()
+    assert picker.combo.itemText(1) == "lab"
+    picker.choose("lab")
+    assert picker.host() == Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python),
+                                 runs_dir=str(sshd_server.runs))
+    assert picker.gpus.isEnabled()
+
+
+def test_hosts_dialog_refuses_a_host_without_target(qtbot, tmp_path):
+    settings = AppSettings(tmp_path / "s.ini")
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.add_host()
+    dialog.accept()
+    assert "needs an SSH alias or user@host" in dialog.problem.text() and settings.hosts() == []
+
+
+@pytest.mark.slow   # two main windows and a real worker on the host: ~30 s on an idle machine
+def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_a_restart(qtbot, sshd_server,
+                                                                                          tmp_path):
+    from explorer.ui.shell.main_window import MainWindow
+
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python),
+                             runs_dir=str(sshd_server.runs))])
+    model = save_tiny_model(tmp_path / "qa", "qa")
+    data = write_tiny_squad(tmp_path / "sq.json", repeat=2)
+    w = MainWindow(tmp_path / "runs", settings, probe_device=False)
+    qtbot.addWidget(w)
+    cfg = w.launcher.config()
+    cfg.model, cfg.task, cfg.train, cfg.dev, cfg.dev_cap = str(model), "squad_v2", str(data), str(data), 4
+    cfg.batch_size, cfg.max_steps, cfg.eval_every, cfg.log_every, cfg.run_id = 4, 100_000, 0, 1, "ui-remote"
+    w.launcher.set_config(cfg)
+    w.launcher.run_on.choose("lab")
+    assert w.launcher.launch()
+    state = w.store.get("ui-remote")
+    assert state is not None and w.store.is_driven("ui-remote")
+    qtbot.waitUntil(lambda: state.step >= 2 or not state.is_live, timeout=WAIT_MS)
+    assert state.is_live, (state.status, state.error)
+    assert "loss" in state.series and len(state.series["loss"]) >= 2
+    assert [r.run_id for r in settings.remote_runs()] == ["ui-remote"]
+    w.close()                                            # the run goes on training on the host
+
+    w2 = MainWindow(tmp_path / "runs", settings, probe_device=False)   # the app restarts
+    qtbot.addWidget(w2)
+    state2 = w2.store.get("ui-remote")
+    assert w2.store.is_driven("ui-remote") and state2.step >= 2
+    seen = state2.step
+    qtbot.waitUntil(lambda: state2.step > seen, timeout=WAIT_MS)
+    with qtbot.waitSignal(w2.remote.ended, timeout=WAIT_MS):
+        w2.store.cancel("ui-remote")
+    assert state2.status == "cancelled"
+    mirror = (tmp_path / "runs" / "ui-remote" / "events.jsonl").read_bytes()
+    assert mirror == (sshd_server.runs / "ui-remote" / "events.jsonl").read_bytes()
+    assert settings.remote_runs() == []                  # ended: no longer followed at the next start
+    w2.close()
