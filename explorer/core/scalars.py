@@ -22,10 +22,9 @@ import math
 from pathlib import Path
 
 from explorer.core.errors import UserError
+from explorer.core.events import STEP_CONTEXT_FIELDS as _STEP_CONTEXT   # where and when, not what was measured
 
 TRAIN_PREFIX, EVAL_PREFIX = "train/", "eval/"
-# step-event fields that say where and when, not what was measured (events.StepEvent)
-_STEP_CONTEXT = ("event", "run_id", "time", "step", "epoch", "elapsed", "train_seconds", "steps_total")
 _RENAMED = {"lr": "learning_rate"}
 _EXTRA_HINT = "pip install 'bert-explorer[tensorboard]' (or pip install tensorboard)"
 TB_FILE_MARK = "tfevents"   # TensorBoard event files are named events.out.tfevents.<time>.<host>...

@@ -25,14 +25,13 @@ import numpy as np
 
 from explorer.core import run_status
 from explorer.core.metric_display import to_display
+from explorer.core.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
 from explorer.core.metric_specs import metric_spec
 from explorer.core.task_facts import choose_metric
 
 # The step-event series that always have a plot (their titles: ui/curves/plot.TITLES).
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
 DEV_PREFIX = "dev/"
-# Step-event fields that say where and when, not what was measured (core/events.StepEvent): no series.
-STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "seq", "step", "epoch", "elapsed", "train_seconds", "steps_total")
 
 
 def series_name(key: str) -> str:
