@@ -1,7 +1,9 @@
 """Shared fixtures: offscreen Qt, no network, tiny random models, the real-data folder."""
 
+import gc
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -45,26 +47,33 @@ def _user_files_untouched():
         pytest.fail(f"tests wrote into the user's own files (use tmp_path):\n  {shown}", pytrace=False)
 
 
-@pytest.fixture(scope="session")
-def _gc_collector():
-    """The app's rule in tests too (explorer.ui.app.collect_on_the_gui_thread): the cyclic garbage collector
-    never runs on another thread. A collection started on the in-thread inspector double's lane thread freed
-    a widget of an earlier test there, and Qt aborted the whole run."""
-    from PySide6.QtWidgets import QApplication
-    from pyqtgraph.util.garbage_collector import GarbageCollector
-
-    app = QApplication.instance() or QApplication([])
-    collector = GarbageCollector(interval=1.0)
-    yield app, collector
-    collector.timer.stop()
-
-
-@pytest.fixture(autouse=True)
-def _collect_on_the_main_thread(_gc_collector):
-    """After each test, the collection a thread would otherwise have started (when its thresholds are
-    reached), here on the main thread."""
+@pytest.fixture(scope="session", autouse=True)
+def _no_cyclic_collection():
+    """No cyclic garbage collection in the test session. A collection on another thread (the inspector double's
+    lane thread) freed Qt objects of earlier tests there and Qt aborted; one on the main thread, between tests,
+    freeing the wrappers of widgets pytest-qt had just deleted, crashed the same way (segfault in
+    "Garbage-collecting"). The app collects on a GUI-thread timer (explorer.ui.app.collect_on_the_gui_thread);
+    the tests free by reference counting only, and end without the interpreter's final collection
+    (pytest_unconfigure below)."""
+    gc.disable()
     yield
-    _gc_collector[1].check()
+
+
+_EXIT_STATUS: list[int] = []
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _EXIT_STATUS.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """End the process with pytest's exit status once everything is reported, skipping the interpreter's
+    final cyclic collection of the whole session's Qt wrappers (see _no_cyclic_collection)."""
+    if _EXIT_STATUS and not hasattr(config, "workerinput"):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_EXIT_STATUS[-1])
 
 
 def pytest_collection_modifyitems(config, items):

@@ -115,7 +115,12 @@ def test_the_app_collects_garbage_only_on_the_gui_thread(qapp):
     import types
 
     owner = types.SimpleNamespace()
-    app.collect_on_the_gui_thread(owner)
+    gc.enable()
+    try:
+        app.collect_on_the_gui_thread(owner)
+        assert not gc.isenabled()
+    finally:
+        gc.disable()   # the test session's own rule (tests/conftest.py)
     collector = owner._gc_on_gui_thread
-    assert not gc.isenabled() and collector.timer.isActive() and collector.timer.interval() == 1000
+    assert collector.timer.isActive() and collector.timer.interval() == 1000
     collector.timer.stop()
