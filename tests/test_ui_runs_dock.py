@@ -262,3 +262,16 @@ def test_the_status_count_says_what_the_dock_lists_beyond_the_folder(window, qtb
     window._scanned((one, []))
     text = window.statusBar().currentMessage()
     assert text.startswith("1 run in ") and "(2 listed with those opened from elsewhere or queued)" in text
+
+
+def test_a_long_status_line_never_widens_the_window(window, qtbot):
+    """Fifth trial: during a run the status bar's activity and device labels asked the window for 1624 px on a
+    1280 px screen. They elide instead."""
+    before = window.minimumSizeHint().width()
+    window.activity_label.setText("running: " + "a-very-long-run-name-" * 12 + " step 120/400 · 1 running")
+    window.device_label.setText("device: CPU (2 threads) · fp32 on a-remote-host-with-a-long-name " * 3)
+    window.resize(1264, 760)
+    window.show()
+    qtbot.waitUntil(lambda: window.activity_label.width() > 0)
+    assert window.minimumSizeHint().width() <= max(before, 1264)
+    assert "…" in window.activity_label.shown_text()

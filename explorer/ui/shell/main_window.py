@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWi
 from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
+from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
@@ -130,10 +131,11 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
         self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
 
-        self.device_label = QLabel("device: probing…")
+        # one-line labels that elide rather than widen the window (a long run name in the activity label)
+        self.device_label = ElidedLabel("device: probing…", min_width=120)
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
                                      "or what a new run would use.")
-        self.activity_label = QLabel("")
+        self.activity_label = ElidedLabel("", min_width=80)
         self.statusBar().addPermanentWidget(self.activity_label)
         self.statusBar().addPermanentWidget(self.device_label)
         self.idle_device = "probing…"
