@@ -217,3 +217,22 @@ def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_
     assert w.config().num_labels == 3 and "--num-labels 3" in w.command.toPlainText()
     w.editors["task"].set("regression")
     assert w.config().num_labels == 0 and "--num-labels" not in w.command.toPlainText()
+
+
+def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
+    """Fifth trial: after the stance file, choosing STS-B kept Tweet / Stance, No header row and the stance label
+    names. A newly chosen training file starts from the preview's guesses; the banner says what was cleared."""
+    from explorer.core.training.config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train="stance.txt", text_columns=["Tweet"], label_column="Stance",
+                             encoding="cp1252", label_names="AGAINST, FAVOR, NONE"))
+    assert w.config().label_column == "Stance"
+    w.editors["train"].set(str(tmp_path / "sts_train.tsv"))
+    cfg = w.config()
+    assert (cfg.text_columns, cfg.label_column, cfg.encoding, cfg.label_names) == ([], "", "", [])
+    assert "previous file's" in w.preset_label.text() and "Label column" in w.preset_label.text()
+    w.editors["label_column"].set("score")                  # chosen for this file: kept
+    assert w.config().label_column == "score"

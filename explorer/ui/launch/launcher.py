@@ -322,7 +322,31 @@ class LauncherPanel(QWidget):
             self._switch_task(self.editors["task"].get())
         else:
             self._edited.add(name)
+        if name == "train":
+            self._new_train_file()
         self._changed()
+
+    # what the form says about the training file's layout: another file's columns, header and encoding do not
+    # describe a newly chosen one (fifth trial: STS-B got the stance file's Tweet / Stance and label names)
+    FILE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
+
+    def _new_train_file(self) -> None:
+        """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
+        preview then guesses this file's columns), with a word in the banner."""
+        defaults = TrainConfig()
+        cleared = [n for n in self.FILE_SETTINGS if self.editors[n].get() != getattr(defaults, n)]
+        if not cleared:
+            return
+        self._loading = True
+        try:
+            for n in cleared:
+                self.editors[n].set(getattr(defaults, n))
+                self._edited.discard(n)
+        finally:
+            self._loading = False
+        labels = ", ".join(field_spec(n).label or n for n in cleared)
+        self._preset_note = (f"A new training file: the previous file's {labels} were cleared; the preview guesses "
+                             "this file's columns")
 
     def _switch_task(self, task: str) -> None:
         from explorer.core.task_facts import task_defaults
