@@ -259,3 +259,20 @@ def test_a_growing_trainer_state_is_in_progress_then_an_hf_trainer_run(tmp_path)
     os.utime(state, (old, old))
     assert load_run(out).status == "HF Trainer run"
     assert any("no TrainingArguments saved" in n for n in load_run(out).notes)
+
+
+def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
+    """Fifth trial: a Trainer's checkpoint-6 held no tokenizer (it was saved in the output_dir only) and every word
+    was read as [UNK]. The tokenizer comes from the parent folder then; a checkpoint with its own keeps it."""
+    from explorer.core.models import tokenizer_folder
+
+    out = tmp_path / "out"
+    ckpt = out / "checkpoint-6"
+    ckpt.mkdir(parents=True)
+    (ckpt / "config.json").write_text("{}")
+    assert tokenizer_folder(str(ckpt)) == str(ckpt)             # nowhere: as it is (the load then says so)
+    (out / "tokenizer.json").write_text("{}")
+    assert tokenizer_folder(str(ckpt)) == str(out)
+    (ckpt / "vocab.txt").write_text("[PAD]\n")
+    assert tokenizer_folder(str(ckpt)) == str(ckpt)
+    assert tokenizer_folder("test-org/minilm-squad") == "test-org/minilm-squad"

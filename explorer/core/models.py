@@ -183,6 +183,23 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
                                                  **model_kwargs)
 
 
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "spiece.model", "vocab.json")
+
+
+def tokenizer_folder(path: str) -> str:
+    """Where the tokenizer of checkpoint folder ``path`` is: ``path`` itself, or, when it holds no tokenizer file
+    and its parent does, the parent. An HF Trainer saves the tokenizer in its ``output_dir`` only when it was
+    given one, and often not in each ``checkpoint-N``; loading one of those with whatever tokenizer files the
+    folder lacks gave a tokenizer that read every word as [UNK] (fifth trial). A hub id is returned as it is."""
+    folder = Path(path)
+    if not folder.is_dir() or any((folder / f).is_file() for f in TOKENIZER_FILES):
+        return path
+    parent = folder.parent
+    if any((parent / f).is_file() for f in TOKENIZER_FILES):
+        return str(parent)
+    return path
+
+
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
                hub_timeout_s: float = 10.0, init_seed: int = 0, id2label: dict | None = None,
@@ -242,7 +259,7 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         wrong = other_task_error(config, task, source) if refuse_other_task else None
         if wrong:
             raise ModelSourceError(wrong)
-        tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(tokenizer_folder(path), **kwargs)
         import torch
 
         # A freshly initialised head must be the same on every load (reproducible probes and caches):
