@@ -313,7 +313,10 @@ def _ends_mid_line(path: Path) -> bool:
 
 
 def count_lines(path: Path) -> int:
-    """Newline-terminated lines of a file (0 when it is missing)."""
+    """Newline-terminated lines of a regular file (0 when it is missing or not a regular file: a device such as
+    /dev/full reads zeros without end)."""
+    if not Path(path).is_file():
+        return 0
     try:
         with open(path, "rb") as fh:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
