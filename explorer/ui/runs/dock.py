@@ -523,7 +523,7 @@ class RunsPanel(QWidget):
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
 
-    BEST_SHARE = 0.38   # the most of the list's width the "Best dev" column takes by itself
+    BEST_SHARE = 0.32   # the most of the list's width the "Best dev" column takes by itself
 
     def fit_best_column(self) -> int:
         """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
