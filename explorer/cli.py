@@ -34,7 +34,7 @@ SUBCOMMANDS = {
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
               "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "
-              "143 training cancelled")
+              "143 training cancelled; 130 predict interrupted (Ctrl+C; the rows written so far stay)")
 
 
 def add_app_arguments(parser: argparse.ArgumentParser, *, listed_only: bool = False) -> None:

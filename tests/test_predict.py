@@ -269,3 +269,13 @@ def test_predict_runs_in_eval_mode_and_gives_the_model_back_in_train_mode(tmp_pa
         outs.append([r["p_LABEL_0"] for r in _read_csv(tmp_path / f"out{k}.csv")])
         assert all(m.training for m in loaded.model.modules())
     assert outs[0] == outs[1]
+
+
+def test_the_first_chunk_is_small_so_progress_and_an_early_stop_come_soon():
+    """Fifth trial: 20,000 rows showed no progress for over a minute and a Ctrl-C then kept no row: the first
+    chunk was 2,048 rows. It is now FIRST_CHUNK_ROWS; the rest keep the chunk size."""
+    from explorer.core.predict.engine import FIRST_CHUNK_ROWS, _chunks
+
+    sizes = [len(c) for c in _chunks(iter(range(5000)), 2048)]
+    assert sizes[0] == FIRST_CHUNK_ROWS and sizes[1:-1] == [2048] * (len(sizes) - 2) and sum(sizes) == 5000
+    assert [len(c) for c in _chunks(iter(range(10)), 4)] == [4, 4, 2]      # a chunk size below the first's
