@@ -236,3 +236,22 @@ def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
     assert "previous file's" in w.preset_label.text() and "Label column" in w.preset_label.text()
     w.editors["label_column"].set("score")                  # chosen for this file: kept
     assert w.config().label_column == "score"
+
+
+def test_the_wheel_never_turns_a_probe_setting(qtbot):
+    """Fifth trial: scrolling the probe panel turned n_best_size from 20 to 17."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.inspectors.probe_panel import ProbePanel
+
+    panel = ProbePanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    box = panel.n_best_size
+    before = box.value()
+    ev = QWheelEvent(QPointF(5, 5), QPointF(box.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                     Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(box, ev)
+    assert box.value() == before and box.focusPolicy() == Qt.FocusPolicy.StrongFocus

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.paths import RESOURCES
@@ -73,6 +73,13 @@ class ProbePanel(QWidget):
         settings = self._build_inputs()
         self._layout(model_box, dataset_box, settings)
         self._connect()
+        # the panel scrolls: the wheel over a setting scrolls it, never turns the setting (fifth trial: n_best_size
+        # went from 20 to 17 under a scroll), as in the launcher's form
+        from explorer.ui.launch.form_fields import guard_wheel
+
+        for kind in (QComboBox, QAbstractSpinBox):
+            for box in self.findChildren(kind):
+                guard_wheel(box)
 
     # ----------------------------------------------------------------------------------- building
     def _build_model_box(self) -> QGroupBox:
