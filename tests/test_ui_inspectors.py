@@ -387,8 +387,8 @@ def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
     from PySide6.QtWidgets import QApplication
 
     sv = hub.spans_view
-    sv.setParent(None)                     # a window of its own, 480 px wide
-    sv.resize(480, 700)
+    sv.setParent(None)                     # a window of its own, as wide as the pane in a 1280 px window
+    sv.resize(620, 700)
     sv.show()
     sv.best_label.setText('S.T_i + E.T_j = 1.98 + 2.40 = 4.38  "'
                           + "Cristofori, an instrument maker employed by the Medici family " * 3 + '"')

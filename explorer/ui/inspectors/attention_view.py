@@ -444,10 +444,12 @@ class AttentionView(QWidget):
         self._redraw_head_view()
         self._redraw_flow()
         note = getattr(self.result, "attention_note", "")
+        # the memory note before the usage hint: the readout holds three lines and elides what does not fit
         self.info.setText(f"{what}; window {self.window + 1} of {len(self.result.windows)}, "
-                          f"{len(labels)} {'words' if self._groups else 'tokens'}. Rows attend to columns; "
-                          "hover a token to see where its attention goes; click, Ctrl+click or drag in the lines "
-                          "view to select several." + (f"\nMemory budget: {note}." if note else ""))
+                          f"{len(labels)} {'words' if self._groups else 'tokens'}."
+                          + (f"\nMemory budget: {note}." if note else "")
+                          + "\nRows attend to columns; hover a token to see where its attention goes; click, "
+                          "Ctrl+click or drag in the lines view to select several.")
         self._show_selection()
 
     def _redraw_head_view(self) -> None:
