@@ -383,83 +383,111 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     folder.mkdir(parents=True, exist_ok=True)
     stem = Path(review.predictions).name.split(".")[0]
     train = str(run_config.get("train") or "")
-    header, label_col = (["text_a", "text_b"] if pair else ["text"]), "label"
-    rows: list[dict] = []
-    dev_rows: list[dict] = []
-    note_parts, dev_note = [], ""
-    dev_keys: set[tuple] = set()
-    out_dev = ""
     if train:
-        columns, records, data = _original_rows(train, run_config, pair, names)
-        text_names, label_col = list(data.columns[:len(text_cols)]), data.columns[2]
-        held: set[int] = set()
-        split = None
-        if run_dir is not None and not run_config.get("dev"):
-            from explorer.core.runs import dev_split_file
-
-            split = dev_split_file(run_dir)
-        if split is not None and split.is_file():
-            from explorer.core.data.split import load_dev_split
-
-            held = set(load_dev_split(split, data))
-            dev_rows = [records[k] for k in sorted(held)]
-            dev_keys = {(data.texts_a[k], data.texts_b[k] if pair else "") for k in held}
-        rows = [r for k, r in enumerate(records) if k not in held]
-        note_parts.append(f"{len(rows)} rows of {train}")
-        header = columns + ([LABEL_SOURCE] if LABEL_SOURCE not in columns else [])
-        for r in records:
-            r.setdefault(LABEL_SOURCE, "original")
-        if dev_rows:
-            out_dev = str(write_table(folder / f"{stem}-dev.tsv", header, dev_rows))
-            dev_note = (f"The dev rows are the first run's: the {len(dev_rows)} training rows it held out "
-                        f"(its {split.name}), with their original labels and not trained on, so both runs' dev "
-                        f"figures are measured on the same rows (Dev data: {Path(out_dev).name}).")
-        elif run_config.get("dev") and (run_config.get("no_header") or run_config.get("encoding")):
-            # the new fields read files with a header, in UTF-8: the same dev rows, rewritten that way
-            dev_cols, dev_rows, _ = _original_rows(str(run_config["dev"]), run_config, pair, names, "validation")
-            for r in dev_rows:
-                r.setdefault(LABEL_SOURCE, "original")
-            out_dev = str(write_table(folder / f"{stem}-dev.tsv",
-                                      dev_cols + ([LABEL_SOURCE] if LABEL_SOURCE not in dev_cols else []), dev_rows))
-            dev_note = f"The dev rows are the first run's: its dev file {run_config['dev']}, rewritten as {out_dev}."
-        elif run_config.get("dev"):
-            dev_note = f"The dev rows are the first run's: its dev file {run_config['dev']} is kept."
+        base = _original_with_dev(train, run_config, run_dir, pair, names, folder / f"{stem}-dev.tsv")
     else:
-        text_names = list(header)
-        header = header + [label_col, LABEL_SOURCE]
-    texts = [table.column(c) for c in text_cols]
-    in_dev = 0
-    for i, label in sorted(review.labels.items()):
-        key = (texts[0][i], texts[1][i] if pair else "")
-        if key in dev_keys:
-            in_dev += 1
-            continue
-        r = {c: (table.column(c)[i] if c in table.columns else "") for c in header}
-        for c, t in zip(text_names, texts):
-            r[c] = t[i]
-        r[label_col] = label
-        r[LABEL_SOURCE] = "person"
-        rows.append(r)
+        header = ["text_a", "text_b"] if pair else ["text"]
+        base = _Base(header=header + ["label", LABEL_SOURCE], text_names=list(header), label_col="label")
+    rows, in_dev = _person_rows(table, review, text_cols, base)
     n_corrected = len(review.labels) - in_dev
-    note_parts.append(f"{n_corrected} corrected row{'s' if n_corrected != 1 else ''} of {Path(review.predictions).name}")
+    note_parts = base.note_parts + [
+        f"{n_corrected} corrected row{'s' if n_corrected != 1 else ''} of {Path(review.predictions).name}"]
+    dev_note = base.dev_note
     if in_dev:
         dev_note += (f" {in_dev} corrected row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
                      "left out of training; the dev labels stay the original ones.")
     out = folder / f"{stem}-train-plus-corrected.tsv"
-    write_table(out, header, rows)
+    write_table(out, base.header, base.rows + rows)
     # the dev sentence first: a status bar shows the start of a long message
     note = ((dev_note + " " if dev_note else "")
             + f"The training config takes one train file, so {out} combines {' and '.join(note_parts)}"
             + (f" (the original: {train})" if train else "") + ".")
-    # the run's own recipe (class weights, dev fraction, steps, learning rate...), not what the launcher held
-    # last; the data settings describe the combined file (a header, UTF-8, no id column)
+    return _new_run_fields(run_config, review, out, base, pair, names), note
+
+
+@dataclass
+class _Base:
+    """What the combined training file starts from: the original file's rows less the held-out dev rows."""
+
+    header: list[str]
+    text_names: list[str]
+    label_col: str
+    rows: list[dict] = field(default_factory=list)
+    dev_keys: set[tuple] = field(default_factory=set)
+    out_dev: str = ""
+    dev_note: str = ""
+    note_parts: list[str] = field(default_factory=list)
+
+
+def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names, dev_out: Path) -> _Base:
+    """The original training rows as the run read them, with the run's dev rows written to ``dev_out``
+    (held-out rows of its dev_split.csv, or its dev file rewritten with a header in UTF-8) and left out."""
+    columns, records, data = _original_rows(train, run_config, pair, names)
+    base = _Base(header=columns + ([LABEL_SOURCE] if LABEL_SOURCE not in columns else []),
+                 text_names=list(data.columns[:2 if pair else 1]), label_col=data.columns[2])
+    held: set[int] = set()
+    split = None
+    if run_dir is not None and not run_config.get("dev"):
+        from explorer.core.runs import dev_split_file
+
+        split = dev_split_file(run_dir)
+    if split is not None and split.is_file():
+        from explorer.core.data.split import load_dev_split
+
+        held = set(load_dev_split(split, data))
+        base.dev_keys = {(data.texts_a[k], data.texts_b[k] if pair else "") for k in held}
+    for r in records:
+        r.setdefault(LABEL_SOURCE, "original")
+    base.rows = [r for k, r in enumerate(records) if k not in held]
+    base.note_parts.append(f"{len(base.rows)} rows of {train}")
+    dev = run_config.get("dev")
+    if held:
+        base.out_dev = str(write_table(dev_out, base.header, [records[k] for k in sorted(held)]))
+        base.dev_note = (f"The dev rows are the first run's: the {len(held)} training rows it held out "
+                         f"(its {split.name}), with their original labels and not trained on, so both runs' dev "
+                         f"figures are measured on the same rows (Dev data: {dev_out.name}).")
+    elif dev and (run_config.get("no_header") or run_config.get("encoding")):
+        # the new fields read files with a header, in UTF-8: the same dev rows, rewritten that way
+        dev_cols, dev_rows, _ = _original_rows(str(dev), run_config, pair, names, "validation")
+        for r in dev_rows:
+            r.setdefault(LABEL_SOURCE, "original")
+        base.out_dev = str(write_table(dev_out, dev_cols + ([LABEL_SOURCE] if LABEL_SOURCE not in dev_cols else []),
+                                       dev_rows))
+        base.dev_note = f"The dev rows are the first run's: its dev file {dev}, rewritten as {base.out_dev}."
+    elif dev:
+        base.dev_note = f"The dev rows are the first run's: its dev file {dev} is kept."
+    return base
+
+
+def _person_rows(table: PredictionTable, review: Review, text_cols: list[str], base: _Base) -> tuple[list[dict], int]:
+    """The rows a person labelled, in the combined file's columns, and how many were left out as dev rows."""
+    pair = len(text_cols) == 2
+    texts = [table.column(c) for c in text_cols]
+    rows, in_dev = [], 0
+    for i, label in sorted(review.labels.items()):
+        if (texts[0][i], texts[1][i] if pair else "") in base.dev_keys:
+            in_dev += 1
+            continue
+        r = {c: (table.column(c)[i] if c in table.columns else "") for c in base.header}
+        for c, t in zip(base.text_names, texts):
+            r[c] = t[i]
+        r[base.label_col] = label
+        r[LABEL_SOURCE] = "person"
+        rows.append(r)
+    return rows, in_dev
+
+
+def _new_run_fields(run_config: dict, review: Review, out: Path, base: _Base, pair: bool, names) -> dict:
+    """The new run's TrainConfig fields: the first run's own recipe (class weights, dev fraction, steps, learning
+    rate...), not what the launcher held last; the data settings describe the combined file (a header, UTF-8,
+    no id column)."""
     fields = {k: v for k, v in run_config.items() if k not in _NOT_CARRIED and v is not None}
-    fields.update({"train": str(out), "text_columns": list(text_names), "label_column": label_col,
+    fields.update({"train": str(out), "text_columns": list(base.text_names), "label_column": base.label_col,
                    "no_header": False, "encoding": "", "id_column": "", "skip_invalid": False})
-    if out_dev:
-        fields.update({"dev": out_dev, "dev_fraction": 0.0})
+    if base.out_dev:
+        fields.update({"dev": base.out_dev, "dev_fraction": 0.0})
     fields["task"] = fields.get("task") or ("pair" if pair else "single")
     fields["model"] = fields.get("model") or review.model   # the run's starting model: the same recipe, more data
     fields["num_labels"] = len(names)
     fields["label_names"] = list(names)
-    return fields, note
+    return fields
