@@ -96,6 +96,26 @@ class EmbeddingsView(QWidget):
 
     # ------------------------------------------------------------------------------------------- layout
     def _build(self) -> None:
+        """The page: the inputs, the run row, the map row, the plot beside the side panel, the status line."""
+        form, run_row = self._build_inputs()
+        map_row = self._build_map_row()
+        self._build_plot()
+        split = self._build_side()
+        self.status = QLabel("Choose a corpus and a word, then press Embed.")
+        self.status.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("One point per occurrence of a word in its context (or per text), at any layer: "
+                                "where its senses separate, and what fine-tuning moved.", PAGE_TITLE))
+        layout.addLayout(form)
+        layout.addLayout(run_row)
+        layout.addLayout(map_row)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.status)
+        self._mode_changed(self.mode.currentText())
+
+
+    def _build_inputs(self) -> tuple[QGridLayout, QHBoxLayout]:
+        """Model A / B, the corpus and its text column; mode, word, pooling, cap, Embed / Cancel and progress."""
         self.model = QLineEdit("bundled:minilm")
         self.model.setToolTip("Model A: a checkpoint folder, a hub id or bundled:minilm (the offline encoder)")
         self.model_b = QLineEdit()
@@ -135,6 +155,7 @@ class EmbeddingsView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.mode.currentTextChanged.connect(self._mode_changed)
 
+
         form = QGridLayout()
         form.addWidget(QLabel("Model"), 0, 0)
         form.addWidget(self.model, 0, 1)
@@ -159,6 +180,10 @@ class EmbeddingsView(QWidget):
         run_row.addWidget(self.progress)
         run_row.addStretch(1)
 
+        return form, run_row
+
+    def _build_map_row(self) -> QHBoxLayout:
+        """The layer slider, the projection, the colouring and the static-embedding star."""
         self.layer = QSlider(Qt.Orientation.Horizontal)
         self.layer.setRange(0, 0)
         self.layer.setPageStep(1)
@@ -199,6 +224,10 @@ class EmbeddingsView(QWidget):
         self.show_static.toggled.connect(lambda _on: self.projection is not None and self._draw(self.projection))
         map_row.addWidget(self.show_static)
 
+        return map_row
+
+    def _build_plot(self) -> None:
+        """The scatter plot with its hover, static-embedding and selection items."""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
         self.plot.hideAxis("left")
@@ -218,6 +247,8 @@ class EmbeddingsView(QWidget):
                                                 brush=pg.mkBrush(0, 0, 0, 0))
         self.plot.addItem(self.selected_item)
 
+    def _build_side(self) -> QSplitter:
+        """The side panel (hover text, legend, nearest neighbours, notes, exports) split beside the plot."""
         self.hover = QLabel("Hover over a point to read its sentence; click it for its nearest neighbours.")
         self.hover.setWordWrap(True)
         self.hover.setTextFormat(Qt.TextFormat.RichText)
@@ -267,17 +298,7 @@ class EmbeddingsView(QWidget):
         split.setStretchFactor(1, 2)
         split.setSizes([760, 420])
 
-        self.status = QLabel("Choose a corpus and a word, then press Embed.")
-        self.status.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.addWidget(header("One point per occurrence of a word in its context (or per text), at any layer: "
-                                "where its senses separate, and what fine-tuning moved.", PAGE_TITLE))
-        layout.addLayout(form)
-        layout.addLayout(run_row)
-        layout.addLayout(map_row)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.status)
-        self._mode_changed(self.mode.currentText())
+        return split
 
     def _mode_changed(self, text: str) -> None:
         words = MODES.get(text) == "word"
