@@ -136,6 +136,34 @@ class DevTauView(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setToolTip(tip("honest_tau"))
 
+        trow = self._build_tau_row()
+        self._build_near_table()
+        split = self._build_split(trow)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(header("Choose τ on a dev set: F1, EM, HasAns_f1, NoAns_f1 and answer rate against τ, the "
+                                "best τ, the honest figure (τ chosen on one half, scored on the other), and the "
+                                "questions a small move of τ would flip.", panel="τ on dev set"))
+        layout.addWidget(self.head_note)
+        layout.addLayout(row)
+        layout.addWidget(self.estimate)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.source.label)
+        layout.addWidget(split, 1)
+
+        self.browse.clicked.connect(self._browse)
+        self.path.textChanged.connect(self._update_estimate)
+        self.cap.valueChanged.connect(self._update_estimate)
+        self.run_button.clicked.connect(lambda: self.run(self.path.text(), self.cap.value()))
+        self.cancel_button.clicked.connect(self.cancel)
+        self.tau.valueChanged.connect(self._on_tau_spin)
+        self.tau_line.sigPositionChanged.connect(self._on_tau_line)
+        self.table.cellClicked.connect(self._on_row_clicked)
+        self.export_button.clicked.connect(self._export_dialog)
+
+    def _build_tau_row(self) -> QHBoxLayout:
+        """The chosen τ, the figures at it, Calibration… and the export of the official files."""
         self.tau = tau_spin_box()
         self.calibration_button = QPushButton("Calibration…")
         self.calibration_button.setToolTip("Reliability diagrams of this dev set: the best span's probability "
@@ -157,8 +185,10 @@ class DevTauView(QWidget):
         trow.addWidget(self.calibration_button)
         trow.addWidget(self.export_button)
 
-        self._build_near_table()
+        return trow
 
+    def _build_split(self, trow: QHBoxLayout) -> QSplitter:
+        """The curves and the τ table above; the chosen-τ row and the near-τ questions below."""
         top = QWidget()
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
@@ -184,27 +214,7 @@ class DevTauView(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
 
-        layout = QVBoxLayout(self)
-        layout.addWidget(header("Choose τ on a dev set: F1, EM, HasAns_f1, NoAns_f1 and answer rate against τ, the "
-                                "best τ, the honest figure (τ chosen on one half, scored on the other), and the "
-                                "questions a small move of τ would flip.", panel="τ on dev set"))
-        layout.addWidget(self.head_note)
-        layout.addLayout(row)
-        layout.addWidget(self.estimate)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status)
-        layout.addWidget(self.source.label)
-        layout.addWidget(split, 1)
-
-        self.browse.clicked.connect(self._browse)
-        self.path.textChanged.connect(self._update_estimate)
-        self.cap.valueChanged.connect(self._update_estimate)
-        self.run_button.clicked.connect(lambda: self.run(self.path.text(), self.cap.value()))
-        self.cancel_button.clicked.connect(self.cancel)
-        self.tau.valueChanged.connect(self._on_tau_spin)
-        self.tau_line.sigPositionChanged.connect(self._on_tau_line)
-        self.table.cellClicked.connect(self._on_row_clicked)
-        self.export_button.clicked.connect(self._export_dialog)
+        return split
 
     def _build_inputs(self) -> None:
         """File, cap, Run / Cancel, progress, status, the time estimate and the untrained-head note."""
