@@ -164,7 +164,7 @@ def kill_in_save(proc: subprocess.Popen, run_dir: Path, phase: str, nth: int, rn
     """Poll the checkpoints folder every ~2 ms and SIGKILL inside a save: while the ``nth`` temp folder of
     ``last`` is being written ("writing"), between the renames of the swap ("swap"), or while ``best`` is
     copied ("best"). False when the worker ended first."""
-    ckpt = checkpoint_path(run_dir, "").parent
+    ckpt = checkpoint_path(run_dir).parent   # <run>/checkpoints
     seen, inside = 0, False
     while proc.poll() is None:
         tmp_last = any(ckpt.glob(".tmp-last-*")) if ckpt.is_dir() else False
@@ -324,7 +324,7 @@ def run_enospc_trial(i: int, inputs: dict, out: Path, ref: dict, args, seed: int
     _, err = proc.communicate(timeout=900)
     if proc.returncode != 1 or "disk full while writing" not in err or "Traceback" in err:
         trial.problems.append(f"disk full: exit {proc.returncode}, stderr {err[-300:]!r}")
-    if any(checkpoint_path(out / run_id, "").parent.glob(".tmp-*")):
+    if any(checkpoint_path(out / run_id).parent.glob(".tmp-*")):
         trial.problems.append("the half-written temp folder was left behind")
     steps = check_events(out / run_id, trial)
     check_checkpoints(out / run_id, trial)

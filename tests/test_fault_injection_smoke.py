@@ -94,3 +94,22 @@ def test_no_complete_checkpoint_makes_the_refusal_the_pass(tmp_path):
     lost = fault_injection.Trial("t2")
     fault_injection.check_resume(run_dir, {1: 1.0}, 12, lost)
     assert any("reported written but is not there" in p for p in lost.problems), lost
+
+
+def test_a_kill_aimed_at_a_save_finds_the_checkpoint_writers_temp_folder(tmp_path):
+    """kill_in_save looks in <run>/checkpoints (it once looked in the run folder itself, so every kill aimed at
+    a save missed and the worker ran to its end): a `.tmp-last-*` folder there is seen and the process killed."""
+    import random
+    import signal
+    import subprocess
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints" / ".tmp-last-123").mkdir(parents=True)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(8)"])
+    try:
+        assert fault_injection.kill_in_save(proc, run_dir, "writing", 1, random.Random(0)) is True
+        assert proc.returncode == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
