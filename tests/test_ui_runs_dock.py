@@ -302,8 +302,7 @@ def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_pa
     margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
     for size in ((1280, 800), (1920, 1080)):
         w.resize(*size)
-        qtbot.waitUntil(lambda: table.viewport().width() > 0)
-        w.runs.fit_columns()
+        qtbot.waitUntil(lambda: table.viewport().width() > 0 and not w.runs._fit_timer.isActive())
         shown = {}
         for row in range(table.model().rowCount()):
             index = table.model().index(row, COLUMNS.index("Run"))
