@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScro
                                QLabel, QRadioButton, QStyle, QStyleOptionHeader, QTableView, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
+from explorer.ui.shell.tooltips import might_be_rich
 
 SLACK = 1            # px of rounding allowed
 CELL_ROWS = 30       # rows of a table that are measured
@@ -79,7 +80,7 @@ def widget_path(w: QWidget) -> str:
 
 def _plain(text: str, label: QWidget | None = None) -> str:
     rich = isinstance(label, QLabel) and (label.textFormat() == Qt.TextFormat.RichText or (
-        label.textFormat() == Qt.TextFormat.AutoText and Qt.mightBeRichText(text)))
+        label.textFormat() == Qt.TextFormat.AutoText and might_be_rich(text)))
     if rich:
         doc = QTextDocument()
         doc.setHtml(text)
