@@ -5,7 +5,7 @@
 Builds the main window offscreen (temporary runs folder, settings and cache), fills each page the way a
 person would see it after using it, with tiny random models of tests/helpers.py served by the inspector
 server on a thread (tests/inspect_double.py): the launcher with the bundled SQuAD sample and its data
-preview, a probe in Attention and Spans & τ, a τ sweep, Classify and its dev set (pair model), Tag and its
+preview, a probe of a long passage in Attention and Spans & τ, a τ sweep, Classify and its dev set (pair model), Tag and its
 dev set, a Compare report, a Predictions page. Then, at each size, shows each page, writes
 OUT_DIR/<W>x<H>_<page>.png (the whole window) and prints what explorer.ui.shell.layout_check finds cut
 (widgets outside their parent, elided labels, headers and cells, plots outside their view). Exit code 1
@@ -35,6 +35,10 @@ sys.path.insert(0, str(REPO / "tests"))
 SIZES = ((1280, 800), (1264, 760), (1920, 1080))
 QUESTION = "where was ada born?"
 PASSAGE = ("ada lovelace was born in london in 1815. she wrote the first program. " * 3).strip()
+# the probe's passage: about 4,000 characters, several 384-token windows (the Attention page at 1280x800 was
+# laid out for one short window, issue 25)
+LONG_PASSAGE = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the analytical engine of charles babbage "
+                        f"in london." for i in range(45))
 TAGS = ["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]
 
 
@@ -61,7 +65,7 @@ def fill_pages(win, folder: Path, wait_until) -> list[str]:
 
     hub = win.hub
     hub.set_model(tiny_loaded_model("qa"))
-    hub.open_example(QUESTION, PASSAGE)
+    hub.open_example(QUESTION, LONG_PASSAGE)
     wait_until(lambda: hub.result is not None and not hub.probes._outstanding, "the probe")
     dev = hub.dev_view
     squad = write_tiny_squad(folder / "squad_dev.json", v2=True, repeat=2)

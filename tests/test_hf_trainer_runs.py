@@ -135,10 +135,14 @@ def test_runs_command_lists_both_kinds_and_exports_csv(hf_run, capsys, tmp_path)
     root, out, history = hf_run
     assert main(["runs", str(root)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    by_path = {line.split("\t")[-1]: line.split("\t") for line in lines}
-    assert by_path[str(out)][:4] == ["HF Trainer", "HF Trainer run", f"{STEPS}/{STEPS}", "single"]
-    assert by_path[str(out)][4].startswith("loss=")
-    assert by_path[str(root / "ours-run")][:5] == ["BERT Explorer", "finished", "2/2", "squad_v2", "best_f1=0.25"]
+    assert lines[0].split("\t") == ["run", "kind", "status", "step", "task", "best", "path"]   # a header row
+    by_path = {line.split("\t")[-1]: line.split("\t") for line in lines[1:]}
+    assert by_path[str(out)][:5] == ["hf-out", "HF Trainer", "HF Trainer run", f"{STEPS}/{STEPS}", "single"]
+    assert by_path[str(out)][5].startswith("loss=")
+    assert by_path[str(root / "ours-run")][:6] == ["ours-run", "BERT Explorer", "finished", "2/2", "squad_v2",
+                                                  "best_f1=0.25"]
+    assert main(["runs", str(root), "--no-header"]) == 0
+    assert capsys.readouterr().out.strip().splitlines() == lines[1:]
     assert main(["runs", str(root), "--json"]) == 0
     rows = {r["path"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows[str(out)]["kind"] == "HF Trainer" and rows[str(out)]["best"]["name"] == "loss"

@@ -89,6 +89,33 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_a_plot_squeezed_flat_but_not_a_strip(qtbot):
+    """A plot whose data area is a few pixels high is cut (the Attention page's block-flow curves at
+    1280x800, issue 25); a plot given a maximum height on purpose (a strip) is not."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from explorer.ui.shell.layout_check import MIN_PLOT_VIEW, layout_offenders
+
+    top = QWidget()
+    qtbot.addWidget(top)
+    lay = QVBoxLayout(top)
+    flat, strip = pg.PlotWidget(), pg.PlotWidget()
+    for plot in (flat, strip):
+        plot.setTitle("a title")
+        plot.setLabel("bottom", "layer")
+        plot.plot([1, 2], [0.5, 1.0])
+        lay.addWidget(plot)
+    strip.setFixedHeight(110)      # a strip: its data area is low on purpose
+    top.resize(500, 230)           # the flat plot gets what is left: a low data area
+    top.show()
+    qtbot.waitExposed(top)
+    flat_h = flat.getPlotItem().getViewBox().size().height()
+    assert 0 < flat_h < MIN_PLOT_VIEW and strip.getPlotItem().getViewBox().size().height() < MIN_PLOT_VIEW
+    plots = [o for o in layout_offenders(top) if o.kind == "plot"]
+    assert len(plots) == 1 and f"x{flat_h:.0f} px" in plots[0].detail, plots
+
+
 def test_form_columns_splitter_and_flow_give_way_when_narrow(qtbot):
     """The mechanisms behind the fixes: the launcher form folds to one column, a splitter stacks its
     panes, a flow row wraps, each when its width is too small, and unfolds when there is room again."""

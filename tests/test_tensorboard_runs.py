@@ -69,7 +69,7 @@ def test_export_reads_back_with_the_same_values(tmp_path, capsys):
     np.testing.assert_allclose(state.series["dev/f1"].y, [41.25], rtol=1e-6)   # percent, as our runs
 
     assert main(["runs", str(tmp_path)]) == 0                          # both listed, each with its kind
-    kinds = {line.split("\t")[-1]: line.split("\t")[0] for line in capsys.readouterr().out.strip().splitlines()}
+    kinds = {line.split("\t")[-1]: line.split("\t")[1] for line in capsys.readouterr().out.strip().splitlines()[1:]}
     assert kinds == {str(tmp_path / "runs" / "r1"): "BERT Explorer", str(folder): "TensorBoard"}
 
 

@@ -192,3 +192,25 @@ def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     assert view.result.logits.shape == (3,) and view.table.rowCount() == 3
     assert view.table.item(0, 0).text().startswith("AGAINST")
+
+
+def test_the_class_table_shows_every_column_in_the_page_width_of_a_1280_window(qtbot, view):
+    """Sixth trial: the table scrolled sideways in its pane at 1280x800 ("lass / ending"). At the width the page
+    has there (the window less the Runs dock), every column is in view: no sideways scrolling, every title whole."""
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    view.set_loaded(tiny_loaded_model("classification", num_labels=3))
+    view.kind.setCurrentIndex(1)
+    view.inputs.text_a.setText("ada was born in london.")
+    view.inputs.text_b.setText("where was ada born?")
+    view.resize(880, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    _run(qtbot, view)
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):                    # the splitter and the table take their new sizes
+        QApplication.processEvents()
+    bar = view.table.horizontalScrollBar()
+    assert bar.maximum() == 0, f"the table scrolls sideways by {bar.maximum()} px"
+    assert not [o for o in layout_offenders(view) if o.kind in ("header", "cell")]

@@ -213,3 +213,29 @@ def test_the_dialog_closes_once_its_predictions_open_elsewhere(qtbot, tmp_path):
     assert dialog.isVisible()
     dialog._done({"rows": 3, "out": str(tmp_path / "p.csv"), "errors": 0})
     assert opened and opened[0]["rows"] == 3 and not dialog.isVisible()
+
+
+def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path):
+    """Sixth trial: r after picking a label in the drop-down (the focus there) marked nothing. r and R toggle the
+    current row's reviewed mark from the table, the label drop-down and the row's text; Ctrl+R does not."""
+    from explorer.core.predict.writing import write_table
+
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
+    rows = [{"text": t, "predicted_label": "neg" if i % 2 else "pos", "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2 + i}
+            for i, t in enumerate(TEXTS[:4])]
+    path = write_table(tmp_path / "few.predictions.csv", cols, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(path, {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
+                     "text_columns": ["text"]})
+    page.show()
+    row = page.current_row()
+    assert row is not None and row not in page.review.reviewed
+    steps = [(page.view, "r", Qt.KeyboardModifier.NoModifier, True),
+             (page.label_box, "R", Qt.KeyboardModifier.ShiftModifier, False),
+             (page.text, "r", Qt.KeyboardModifier.NoModifier, True),
+             (page.text, "r", Qt.KeyboardModifier.ControlModifier, True)]      # Ctrl+R: not the review key
+    for widget, key, modifier, reviewed in steps:
+        qtbot.keyClick(widget, key, modifier)
+        assert (row in page.review.reviewed) == reviewed, (type(widget).__name__, key, modifier)
+    assert page.reviewed_box.isChecked()

@@ -275,3 +275,43 @@ def test_a_long_status_line_never_widens_the_window(window, qtbot):
     qtbot.waitUntil(lambda: window.activity_label.width() > 0)
     assert window.minimumSizeHint().width() <= max(before, 1264)
     assert "…" in window.activity_label.shown_text()
+
+
+def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_path):
+    """Sixth trial: "stance-4", typed as the Run name, read "st…-4" in the Runs dock at 1280x800 and 1920x1080.
+    The names get their room first (up to ~24 characters whole); Best dev shows its number first and gives way;
+    the size moved into the Run tooltip."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from explorer.ui.runs.dock import COLUMNS
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    typed = ["stance-4", "sst2-lr3e-5-bs32-seed42x", "mrpc-pairs-second-try"]
+    for i, name in enumerate(typed):
+        write_run(tmp_path / "runs", name, lr=5e-5 / (i + 1), f1s=(61.25, 72.5, 70.0))
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 3 and not w.runs.loading, timeout=10_000)
+    table = w.runs.table
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    for size in ((1280, 800), (1920, 1080)):
+        w.resize(*size)
+        qtbot.waitUntil(lambda: table.viewport().width() > 0 and not w.runs._fit_timer.isActive())
+        shown = {}
+        for row in range(table.model().rowCount()):
+            index = table.model().index(row, COLUMNS.index("Run"))
+            text = index.data()
+            shown[text] = table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(text)
+        assert set(shown) == set(typed)
+        assert all(room >= 0 for room in shown.values()), (size, shown)
+        best = table.model().index(0, COLUMNS.index("Best dev")).data()
+        assert best.startswith("72.50 ")                    # the number first: a narrow column keeps it
+    run = table.model().index(0, COLUMNS.index("Run"))
+    assert "size on disk: " in run.data(Qt.ItemDataRole.ToolTipRole)
+    assert table.isColumnHidden(COLUMNS.index("Size"))

@@ -129,3 +129,20 @@ def test_head_lines_are_a_table_that_fits_beside_the_heat_strip():
     assert max(len(line) for line in lines) <= 50   # fits the head panel beside the strip
     row = next(line for line in lines if line.lstrip().startswith("B-MISC"))
     assert f"{T @ W[3]:+.4f}" in row and f"{z[3]:+.4f}" in row
+
+
+def test_a_fresh_tag_page_tags_its_default_sentence_when_a_model_comes(qtbot, view):
+    """Sixth trial: the Tag page with no example open showed nothing. It holds a CoNLL-like sentence from the
+    start, tags it as soon as a model is loaded, and an emptied sentence asks for one."""
+    from explorer.ui.inspectors.tag_view import DEFAULT_SENTENCE
+
+    assert view.sentence.text() == DEFAULT_SENTENCE and "Open best checkpoint" in view.status.text()
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    view.set_loaded(loaded)                                  # no run(): the page tags what it shows
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.result["tagged"].text == DEFAULT_SENTENCE and view.heat.matrix.shape == (9, 5)
+    assert "9 words" in view.status.text()
+    view.sentence.clear()
+    view.run()
+    assert view.status.text().startswith("Type a sentence to tag, e.g. EU rejects")

@@ -2,11 +2,12 @@
 
 Example::
 
-    bert-explorer runs ~/bert-explorer-runs ~/hf-output            # one line per run
+    bert-explorer runs ~/bert-explorer-runs ~/hf-output            # a header, then one line per run
     bert-explorer runs ~/hf-output --json                            # the same as a JSON list
     bert-explorer runs ~/bert-explorer-runs --export-csv all.csv --wide   # every run's scalars, one table
 
-A line: kind, status, step (done/planned), task, best metric (name=value@step, the stored scale), path.
+A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
+(done/planned), task, best metric (name=value@step, the stored scale), path; tab-separated.
 Folders are searched a few levels down (explorer.core.runs.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
 (explorer.core.scalars; ``--wide``: one row per run and step, one column per scalar name).
@@ -28,6 +29,7 @@ class _RunsError(UserError):
 def add_arguments(parser) -> None:
     parser.add_argument("folders", nargs="+", metavar="DIR", help="a runs folder, an HF Trainer output_dir, a run folder")
     parser.add_argument("--json", action="store_true", help="print a JSON list (one object per run) instead of lines")
+    parser.add_argument("--no-header", action="store_true", help="no header row before the lines (for scripts)")
     parser.add_argument("--export-csv", default="", metavar="FILE",
                         help="also write every listed run's scalars to FILE (long: run, step, name, value)")
     parser.add_argument("--wide", action="store_true",
@@ -44,12 +46,16 @@ def run_row(rec) -> dict:
             "task": s.task, "model": s.model, "best": best, "path": rec.path}
 
 
+HEADER = ("run", "kind", "status", "step", "task", "best", "path")   # the columns of row_line
+
+
 def row_line(row: dict) -> str:
-    """'HF Trainer  HF Trainer run  6/6  single  accuracy=0.5@2  /path' (tab-separated)."""
+    """'out  HF Trainer  HF Trainer run  6/6  single  accuracy=0.5@2  /path' (tab-separated, the HEADER columns)."""
     step = f"{row['step']}/{row['steps_total']}" if row["steps_total"] else str(row["step"])
     best = row["best"]
     best_text = "" if best is None else f"{best['name']}={best['value']:.4g}" + (f"@{best['step']}" if "step" in best else "")
-    return "\t".join([row["kind"], row["status"], step, row["task"] or "-", best_text or "-", row["path"]])
+    return "\t".join([row["run_id"], row["kind"], row["status"], step, row["task"] or "-", best_text or "-",
+                      row["path"]])
 
 
 @exits_on_user_error
@@ -74,6 +80,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
+        if rows and not args.no_header:
+            print("\t".join(HEADER))
         for row in rows:
             print(row_line(row))
         if not rows:

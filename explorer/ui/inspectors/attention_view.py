@@ -23,6 +23,7 @@ from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.flow_layout import FlowLayout
+from explorer.ui.shell.scrolling import scrolling
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
@@ -30,6 +31,8 @@ from .heatmap import TokenHeatmap, upper_level
 from .view_export import ExportButton
 
 MODE_LAYER, MODE_ROLLOUT = 0, 1
+MIN_MAP_PX = 220    # the token map's smallest side inside its axes, pixels
+MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's axes, pixels
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,9 @@ class AttentionView(QWidget):
     def _build_token_views(self) -> QSplitter:
         """The token x token heat map beside the head view (lines), and the hover readout."""
         self.heatmap = TokenHeatmap(colorbar_label="attention weight")
-        self.heatmap.setMinimumSize(240, 250)   # with the head view beside it and the probe panel: 1280 px wide
+        # a map of MIN_MAP_PX or more inside its token labels and colour bar; narrower than that and the head
+        # view goes under it (a 1280 px window: the map was a 90 px strip beside it, issue 25)
+        self.heatmap.setMinimumSize(MIN_MAP_PX + 150, MIN_MAP_PX + 70)
         self.heatmap.plot.setLabel("left", "from token (row)")
         self.heatmap.plot.setLabel("bottom", "to token (column)")
         self.head_view = HeadView()
@@ -197,7 +202,8 @@ class AttentionView(QWidget):
         # heat map's token labels) on every mouse move
         self.info = ReadoutLabel(self.blocks.empty, lines=3)
 
-        top = QSplitter(Qt.Orientation.Horizontal)
+        head_box.setMinimumHeight(MIN_MAP_PX + 40)
+        top = AdaptiveSplitter()   # side by side when both fit, the head view under the map when not
         top.addWidget(self.heatmap)
         top.addWidget(head_box)
         top.setStretchFactor(0, 3)
@@ -217,7 +223,11 @@ class AttentionView(QWidget):
         self.flow_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.flow_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.flow_table.setToolTip(tip("block flow"))
+        self.flow_table.setMinimumHeight(110)   # the header and three layers, also above the plot
         self.flow_plot = pg.PlotWidget(background="w")
+        # the curves get MIN_PLOT_PX or more between the title and the axis (a 1280x800 window: 23 px, issue 25);
+        # part of the widget's minimum size (hold_one_column below), so a page too low for it scrolls
+        self.flow_plot.getPlotItem().getViewBox().setMinimumHeight(MIN_PLOT_PX)
         self.flow_plot.setLabel("bottom", "layer")
         self.flow_plot.setLabel("left", "share of attention")
         # under the axis: never over the curves (shares run up to 1.0); fewer columns when the plot is narrow
@@ -253,7 +263,7 @@ class AttentionView(QWidget):
         model_box = QWidget()
         ml = QVBoxLayout(model_box)
         ml.setContentsMargins(0, 0, 0, 0)
-        mrow = QHBoxLayout()
+        mrow = FlowLayout()   # wraps: the page scrolls up and down only
         mrow.addWidget(QLabel("block flow shown:"))
         mrow.addWidget(self.model_pair)
         hint = QLabel("rows: layers, columns: heads")
@@ -270,12 +280,16 @@ class AttentionView(QWidget):
         split.addWidget(self.bottom)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)   # a dragged handle never squeezes a plot to nothing
         self._split = split   # what the PNG / SVG export saves
+        # the views keep their minimum sizes: a window too low for them scrolls (the header, the controls and
+        # the hover readout stay in view)
+        self.scroll = scrolling(split, horizontal=False)
 
         layout = QVBoxLayout(self)
         layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
         layout.addLayout(controls)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.scroll, 1)
         layout.addWidget(self.info)
 
     def _connect(self) -> None:

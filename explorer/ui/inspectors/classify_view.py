@@ -14,8 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QSpinBox, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
-                               QVBoxLayout, QWidget)
+                               QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
@@ -350,6 +350,16 @@ class ClassifyView(QWidget):
         self.message.emit(text)
 
     # -- rendering -------------------------------------------------------------------------
+    def _hold_columns(self) -> None:
+        """The table as wide as its columns: all of them in view, none scrolled out (the sixth trial read
+        "lass / ending", the table scrolled sideways inside a 385 px pane at 1280x800); the Arithmetic tabs
+        beside it give way."""
+        t = self.table
+        bar = t.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, t)
+        need = (t.verticalHeader().sizeHint().width() + sum(t.columnWidth(c) for c in range(t.columnCount()))
+                + 2 * t.frameWidth() + bar)
+        t.setMinimumWidth(need)
+
     def show_result(self, res) -> None:
         """Render a ClassifyResult."""
         self.result = res
@@ -378,6 +388,7 @@ class ClassifyView(QWidget):
             for col, value in enumerate((name, f"{z:+.4f}", p)):
                 self.table.setItem(k, col, QTableWidgetItem(value))
         fit_columns(self.table)   # every title whole ("P = softmax" was cut in a stretched last section)
+        self._hold_columns()
         self.text.setPlainText("\n".join(self.result_lines(res)))
         self._show_flow(res)
         if problem == REGRESSION_TYPE:

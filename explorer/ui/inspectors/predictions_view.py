@@ -223,7 +223,6 @@ class PredictionsView(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.view.installEventFilter(self)
 
         self.label_box = QComboBox()
         self.label_box.setToolTip("The label of this row (keys 1..K do the same)")
@@ -231,6 +230,11 @@ class PredictionsView(QWidget):
         self.reviewed_box = QCheckBox("Reviewed (R)")
         self.reviewed_box.clicked.connect(lambda on: self.mark_reviewed(self.current_row(), on))
         self.text = QTextBrowser()
+        # the review keys (1..K, r / R) work wherever the focus is among the row's widgets: the sixth trial pressed
+        # r after picking a label in the drop-down (its focus) and nothing happened
+        self._key_widgets = (self.view, self.label_box, self.reviewed_box, self.text)
+        for widget in self._key_widgets:
+            widget.installEventFilter(self)
         self.metrics = QLabel("")
         self.metrics.setWordWrap(True)
         self.metrics.setTextFormat(Qt.TextFormat.RichText)
@@ -380,7 +384,9 @@ class PredictionsView(QWidget):
     def eventFilter(self, obj, event):  # noqa: N802 - Qt API
         from PySide6.QtCore import QEvent
 
-        if obj is self.view and event.type() == QEvent.Type.KeyPress and self.review is not None:
+        plain = Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier, Qt.KeyboardModifier.KeypadModifier
+        if (event.type() == QEvent.Type.KeyPress and obj in self._key_widgets and self.review is not None
+                and event.modifiers() in plain):   # r and R (Shift) alike; Ctrl+R and the like stay the app's
             key, text = event.key(), event.text()
             choices = self._choices()
             if text.isdigit() and 1 <= int(text) <= len(choices):

@@ -97,6 +97,8 @@ def head_lines(head, digits: int = 4) -> list[str]:
               f"by-hand check: max |logit - model| = {head.max_abs_diff:.1e}"]
     return lines
 
+DEFAULT_SENTENCE = "EU rejects German call to boycott British lamb ."   # CoNLL-2003's first sentence
+
 
 class TagView(QWidget):
     """The Tag page. ``show_result({"tagged", "head"})`` renders; ``tag(text)`` asks the child.
@@ -136,8 +138,10 @@ class TagView(QWidget):
         top = QHBoxLayout()
         for w in (QLabel("Model"), self.source, load):
             top.addWidget(w)
-        self.sentence = QLineEdit()
-        self.sentence.setPlaceholderText("a sentence, e.g. EU rejects German call to boycott British lamb .")
+        # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: the sixth trial
+        # found an empty page with nothing to look at
+        self.sentence = QLineEdit(DEFAULT_SENTENCE)
+        self.sentence.setPlaceholderText(f"a sentence, e.g. {DEFAULT_SENTENCE}")
         self.sentence.returnPressed.connect(self.run)
         self.token = QSpinBox(minimum=-1, maximum=511, value=-1, specialValueText="first word")
         self.token.setToolTip("the word piece whose head arithmetic is written out (0 = [CLS])")
@@ -147,7 +151,8 @@ class TagView(QWidget):
         row = QHBoxLayout()
         for w in (QLabel("Sentence"), self.sentence, QLabel("Piece"), self.token, run):
             row.addWidget(w)
-        self.status = QLabel("Load a token-classification model, type a sentence, press Tag.")
+        self.status = QLabel("Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
+                             "list, then Open best checkpoint): the sentence above is tagged at once.")
         self.status.setWordWrap(True)
         self.marked = QLabel()
         self.marked.setTextFormat(Qt.TextFormat.RichText)
@@ -197,12 +202,17 @@ class TagView(QWidget):
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
         self.model_changed.emit(loaded)
+        if self.sentence.text().strip():
+            self.run()          # the sentence shown (the default one at first) through this model at once
 
     def run(self) -> None:
         if self.loaded is None:
             self._status("no model loaded: press Load model first")
             return
         text = self.sentence.text()
+        if not text.strip():
+            self._status(f"Type a sentence to tag, e.g. {DEFAULT_SENTENCE}")
+            return
         shown = self.attention_view.result
         data = {"slot": self.slot, "text": text, "token": self.token.value(), "max_seq_length": self.max_seq_length,
                 # another piece of the same sentence: its attention is on screen already

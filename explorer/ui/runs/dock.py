@@ -34,9 +34,9 @@ from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
 COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model")
-# hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
-# the Run tooltip lists them
-HIDDEN_COLUMNS = ("Duration", "Step", "Task", "Model")
+# hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
+# context menu shows them and the Run tooltip lists them (Size too: the sixth trial's "st…-4" for "stance-4")
+HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
                            "accuracy for classification), in percent, and the step of checkpoints/best: a tie "
                            "keeps the earlier step, the untrained model at step 0 is never saved. After '·': "
@@ -248,6 +248,7 @@ class RunsModel(QAbstractItemModel):
                     f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
                     f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
                     f"step: {self._text(s, COLUMNS.index('Step')) or '-'}\n"
+                    f"size on disk: {self._text(s, COLUMNS.index('Size')) or '-'}\n"
                     f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
                     "(F2 renames, Delete deletes)")
         return self._text(s, col)
@@ -272,7 +273,7 @@ class RunsModel(QAbstractItemModel):
         if name == "Task":
             return s.task
         if name == "Best dev":
-            return s.best_text()
+            return s.best_text(value_first=True)
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
         if name == "Step":
@@ -451,9 +452,9 @@ class RunsPanel(QWidget):
             hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
                                     QHeaderView.ResizeMode.Interactive if name == "Best dev"
                                     else QHeaderView.ResizeMode.ResizeToContents)
-        # "Best dev" fits its contents up to a share of the width, so the run names never vanish in a narrow dock
+        # the run names get their width first; "Best dev" what they leave (fit_columns)
         self._fit_timer = QTimer(self, singleShot=True, interval=0)
-        self._fit_timer.timeout.connect(self.fit_best_column)
+        self._fit_timer.timeout.connect(self.fit_columns)
         for signal in (self.model.rowsInserted, self.model.dataChanged, self.model.modelReset):
             signal.connect(lambda *_: self._fit_timer.start())
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
@@ -523,14 +524,21 @@ class RunsPanel(QWidget):
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
 
-    BEST_SHARE = 0.32   # the most of the list's width the "Best dev" column takes by itself
+    MIN_BEST_PX = 64   # the narrowest "Best dev" column ("F1 (%…"): the metric's name and the start of its value
 
-    def fit_best_column(self) -> int:
-        """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
-        elided; the tooltip has them whole). Returns the width set."""
-        col = COLUMNS.index("Best dev")
-        wanted = max(self.table.sizeHintForColumn(col), self.table.header().sectionSizeHint(col))
-        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)))
+    def fit_columns(self) -> int:
+        """Give the run names the room first (the user's name, typed in the launcher, must be readable; the sixth
+        trial saw "st…-4" for "stance-4"): "Best dev" gets the width the widest name and the other shown columns
+        leave, between MIN_BEST_PX and its contents (a longer text is elided; its tooltip has it whole); the Run
+        column, stretched, takes the rest. Returns the width set for "Best dev", in pixels."""
+        col, run = COLUMNS.index("Best dev"), COLUMNS.index("Run")
+        hh = self.table.header()
+        wanted = max(self.table.sizeHintForColumn(col), hh.sectionSizeHint(col))
+        names = max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run))
+        others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
+                     if c not in (col, run) and not self.table.isColumnHidden(c))
+        room = self.table.viewport().width() - names - others
+        width = max(self.MIN_BEST_PX, min(wanted, room))
         self.table.setColumnWidth(col, width)
         return width
 

@@ -215,15 +215,17 @@ class RunState:
             self._baseline = (key, dev_baseline(self.config, self.path))
         return self._baseline[1]
 
-    def best_text(self) -> str:
-        """'F1 (%) 66.70 @120 · baseline 34.29' for the Runs list ('' before a saved evaluation); the
-        baseline is the trivial predictor's score on the same dev data (all no-answer / majority class)."""
+    def best_text(self, value_first: bool = False) -> str:
+        """'F1 (%) 66.70 @120 · baseline 34.29' ('' before a saved evaluation); the baseline is the trivial
+        predictor's score on the same dev data (all no-answer / majority class). ``value_first``: '66.70 F1 (%)
+        @120 · baseline 34.29', for the Runs list, whose narrow column elides the end and keeps the number."""
         from explorer.core.metric_display import metric_label, to_display
 
         best = self.best_metric()
         if best is None:
             return ""
-        text = f"{metric_label(best[0], self.task)} {best[1]:.2f} @{best[2]}"
+        label = metric_label(best[0], self.task)
+        text = f"{best[1]:.2f} {label} @{best[2]}" if value_first else f"{label} {best[1]:.2f} @{best[2]}"
         base = self.baseline()
         if base is not None and best[0] in base.metrics:
             text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"

@@ -18,11 +18,15 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 - *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
   fit the column; a column with longer text narrower than ``MIN_TEXT_COLUMN`` (an elided text column
   must still show words, not "Me…").
-- *plot*: a pyqtgraph plot item or legend inside a GraphicsView that lies outside the view.
+- *plot*: a pyqtgraph plot item or legend inside a GraphicsView that lies outside the view; a plot whose data
+  area (its view box, inside the axes) is less than ``MIN_PLOT_VIEW`` px wide or high (a colour bar excepted,
+  and the height of a view given a maximum height: a strip on purpose): a 384-token attention map squeezed
+  into a 90 px strip, block-flow curves 23 px high (issue 25).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRect, Qt
@@ -31,9 +35,12 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScro
                                QLabel, QRadioButton, QStyle, QStyleOptionHeader, QTableView, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
+from explorer.ui.shell.tooltips import might_be_rich
 
 SLACK = 1            # px of rounding allowed
 CELL_ROWS = 30       # rows of a table that are measured
+QWIDGETSIZE_MAX = (1 << 24) - 1   # Qt's "no maximum size"
+MIN_PLOT_VIEW = 120  # px: the smallest width and height of a plot's data area worth reading
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,7 @@ def widget_path(w: QWidget) -> str:
 
 def _plain(text: str, label: QWidget | None = None) -> str:
     rich = isinstance(label, QLabel) and (label.textFormat() == Qt.TextFormat.RichText or (
-        label.textFormat() == Qt.TextFormat.AutoText and Qt.mightBeRichText(text)))
+        label.textFormat() == Qt.TextFormat.AutoText and might_be_rich(text)))
     if rich:
         doc = QTextDocument()
         doc.setHtml(text)
@@ -231,6 +238,12 @@ def _plots(view: QWidget) -> list[Offender]:
         if not bounds.contains(r):
             out.append(Offender("plot", f"{widget_path(view)} > {type(item).__name__}",
                                 f"item at {_rect(r)} leaves the view {_rect(view.viewport().rect())}"))
+        if isinstance(item, pg.PlotItem) and not isinstance(item, pg.ColorBarItem):
+            data = item.getViewBox().size()
+            strip = view.maximumHeight() < QWIDGETSIZE_MAX
+            if min(data.width(), math.inf if strip else data.height()) + SLACK < MIN_PLOT_VIEW:
+                out.append(Offender("plot", f"{widget_path(view)} > {type(item).__name__}",
+                                    f"data area {data.width():.0f}x{data.height():.0f} px, under {MIN_PLOT_VIEW}"))
     return out
 
 

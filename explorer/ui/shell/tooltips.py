@@ -22,14 +22,14 @@ def rich_tooltip(text: str | None) -> str:
 
     Rich text (anything Qt.mightBeRichText accepts), empty and short one-line texts come back unchanged.
     """
-    if not text or _might_be_rich(text):
+    if not text or might_be_rich(text):
         return text or ""
     if len(text) <= WRAP_AT and "\n" not in text:
         return text
     return "<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>"
 
 
-def _might_be_rich(text: str) -> bool:
+def might_be_rich(text: str) -> bool:
     """Qt's own test (QtGui's Qt.mightBeRichText) where the binding has it, else a leading tag."""
     test = getattr(QtGuiNamespace, "mightBeRichText", None)
     if test is not None:
