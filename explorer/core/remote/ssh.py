@@ -75,6 +75,10 @@ def explain(host: Host, stderr: str, code: int) -> str:
                  "Bad port"):
         if sign in text:
             return f"{where} cannot be reached ({last})."
+    if "No module named 'explorer" in text or "No module named explorer" in text:
+        from explorer.core.remote.check import not_installed_sentence   # check imports this module
+
+        return not_installed_sentence(host)
     if "No space left on device" in text or "Disk quota exceeded" in text:
         return (f"the disk on {where} that holds the remote runs folder {host.runs_dir} is full ({last}); "
                 f"free space there or choose another runs folder for this host.")

@@ -33,7 +33,8 @@ from explorer.ui.runs.state import RunState, format_seconds
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
-COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model")
+COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
+# "Host" (the remote host a run trains on) is shown, right after Run, only while a listed run has one
 # hidden at start, so the narrow dock needs no horizontal scrolling; the header's context menu shows them and
 # the Run tooltip lists them
 HIDDEN_COLUMNS = ("Duration", "Step", "Task", "Model")
@@ -43,6 +44,7 @@ HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 
                            "the trivial baseline on the same dev data (all no-answer / majority class).",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
                "Step": "Optimizer steps done / planned.",
+               "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
                "Size": "Disk space of the run folder (checkpoints/last and best with optimizer state are most "
                        "of it). Right-click a finished run to keep only its best checkpoint or drop the "
                        "optimizer state."}
@@ -243,7 +245,8 @@ class RunsModel(QAbstractItemModel):
                     + "".join(f"\n{n}" for n in s.read_notes))
         if COLUMNS[col] == "Run":
             cfg = s.config
-            return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
+            return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
+                    + f"task: {s.task}\nmodel: {s.model}\n"
                     f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
                     f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
                     f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
@@ -279,7 +282,13 @@ class RunsModel(QAbstractItemModel):
             if not s.step and not s.steps_total:
                 return ""
             return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
+        if name == "Host":
+            return s.host
         return ""
+
+    def has_remote(self) -> bool:
+        """Does a listed run train on a remote host (the Host column is shown then)?"""
+        return any(s.host for s in self.rows)
 
     def _sort_key(self, s: RunState, col: int):
         name = COLUMNS[col]
@@ -449,15 +458,19 @@ class RunsPanel(QWidget):
         hh.setMinimumSectionSize(40)
         for col, name in enumerate(COLUMNS):
             hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
-                                    QHeaderView.ResizeMode.Interactive if name == "Best dev"
+                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host")
                                     else QHeaderView.ResizeMode.ResizeToContents)
+        hh.moveSection(hh.visualIndex(COLUMNS.index("Host")), 1)
         # "Best dev" fits its contents up to a share of the width, so the run names never vanish in a narrow dock
         self._fit_timer = QTimer(self, singleShot=True, interval=0)
         self._fit_timer.timeout.connect(self.fit_best_column)
-        for signal in (self.model.rowsInserted, self.model.dataChanged, self.model.modelReset):
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.dataChanged, self.model.modelReset):
             signal.connect(lambda *_: self._fit_timer.start())
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
+            if name == "Host":   # shown by fit_best_column while a remote run is listed
+                self.table.setColumnHidden(col, True)
+                continue
             act = QAction(f"Show {name}", hh)
             act.setCheckable(True)
             act.setChecked(name not in HIDDEN_COLUMNS)
@@ -525,12 +538,27 @@ class RunsPanel(QWidget):
 
     BEST_SHARE = 0.32   # the most of the list's width the "Best dev" column takes by itself
 
+    HOST_SHARE = 0.14   # the most the "Host" column takes; it comes out of Best dev's share
+
     def fit_best_column(self) -> int:
         """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
-        elided; the tooltip has them whole). Returns the width set."""
-        col = COLUMNS.index("Best dev")
+        elided; the tooltip has them whole). Returns the width set.
+
+        While a remote run is listed the "Host" column shows too: its contents, at most HOST_SHARE of the
+        width, and Best dev's cap shrinks by as much, so the run names keep at least the width they had
+        with Best dev at its cap."""
+        col, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Host")
+        share = int(self.table.viewport().width() * self.BEST_SHARE)
+        host_width = 0
+        remote = self.model.has_remote()
+        if remote:
+            wanted_host = max(self.table.sizeHintForColumn(host_col), self.table.header().sectionSizeHint(host_col))
+            host_width = max(40, min(wanted_host, int(self.table.viewport().width() * self.HOST_SHARE)))
+            self.table.setColumnWidth(host_col, host_width)
+        if self.table.isColumnHidden(host_col) == remote:
+            self.table.setColumnHidden(host_col, not remote)
         wanted = max(self.table.sizeHintForColumn(col), self.table.header().sectionSizeHint(col))
-        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)))
+        width = max(60, min(wanted, share - host_width))
         self.table.setColumnWidth(col, width)
         return width
 
