@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from helpers import save_tiny_model, write_tiny_squad
 
@@ -27,6 +29,10 @@ from explorer.core.training.config import TrainConfig
 from explorer.ui.shell.settings import AppSettings
 
 RUN_ID = "remote-done"
+
+
+def qapp_events() -> None:
+    QApplication.processEvents()
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +125,7 @@ def window(qapp, request, done_run, tmp_path_factory):
     settings.set_hosts([run.host])
     w = MainWindow(root / "runs", settings, probe_device=False)
     w.resize(1280, 800)
+    w.show()
     QtBot(request).waitUntil(lambda: w.store.get(RUN_ID) is not None and w.store.get("local-one") is not None,
                              timeout=30_000)
     assert settings.remote_runs() == []
@@ -140,11 +147,17 @@ def test_the_host_column_shows_only_with_a_remote_run_and_keeps_the_names_width(
             for rid in (RUN_ID, "local-one")}
     assert sorted(rows.values()) == ["", "lab"]
     assert "trains on lab" in model.data(model.run_index(RUN_ID), 3)   # the Run tooltip (ToolTipRole)
-    dock.fit_best_column()
-    width = dock.table.viewport().width()
-    best_col = COLUMNS.index("Best dev")
-    assert dock.table.columnWidth(host_col) + dock.table.columnWidth(best_col) <= max(
-        int(width * dock.BEST_SHARE), 60 + dock.table.columnWidth(host_col))   # taken from Best dev's share
+    run_col = COLUMNS.index("Run")
+    qtbot.waitUntil(lambda: window.runs_dock.width() > 430, timeout=5_000)   # widened by the Host column
+    with_host, host_px = dock.table.columnWidth(run_col), dock.table.columnWidth(host_col)
+    dock.table.setColumnHidden(host_col, True)   # as it was without a remote run
+    window.resizeDocks([window.runs_dock], [window.runs_dock.width() - host_px], Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: dock.table.columnWidth(run_col) != with_host or dock.table.isColumnHidden(host_col),
+                    timeout=5_000)
+    qapp_events()
+    assert with_host >= dock.table.columnWidth(run_col) - 1   # the names keep their room
+    dock.fit_best_column()   # shows the Host column again (and widens the dock back)
+    assert not dock.table.isColumnHidden(host_col)
 
     from explorer.ui.runs.dock import RunsPanel
 

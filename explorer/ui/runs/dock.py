@@ -418,6 +418,7 @@ class RunsPanel(QWidget):
     message = Signal(str)                   # a one-line status for the status bar
     group_selected = Signal(str)            # a group row was selected (its name)
     groups_changed = Signal()               # groups were re-read, renamed or deleted
+    host_column_shown = Signal(int)         # the Host column appeared (its width, px): widen the dock by it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -538,27 +539,26 @@ class RunsPanel(QWidget):
 
     BEST_SHARE = 0.32   # the most of the list's width the "Best dev" column takes by itself
 
-    HOST_SHARE = 0.14   # the most the "Host" column takes; it comes out of Best dev's share
+    HOST_MAX_PX = 140   # the most the "Host" column takes (longer host names are elided)
 
     def fit_best_column(self) -> int:
         """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
         elided; the tooltip has them whole). Returns the width set.
 
-        While a remote run is listed the "Host" column shows too: its contents, at most HOST_SHARE of the
-        width, and Best dev's cap shrinks by as much, so the run names keep at least the width they had
-        with Best dev at its cap."""
+        The "Host" column shows while a remote run is listed (its contents, at most HOST_MAX_PX);
+        ``host_column_shown(width)`` then asks the window to widen the dock by as much, so the run names
+        keep the width they had without it."""
         col, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Host")
-        share = int(self.table.viewport().width() * self.BEST_SHARE)
-        host_width = 0
         remote = self.model.has_remote()
         if remote:
             wanted_host = max(self.table.sizeHintForColumn(host_col), self.table.header().sectionSizeHint(host_col))
-            host_width = max(40, min(wanted_host, int(self.table.viewport().width() * self.HOST_SHARE)))
-            self.table.setColumnWidth(host_col, host_width)
+            self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
         if self.table.isColumnHidden(host_col) == remote:
             self.table.setColumnHidden(host_col, not remote)
+            if remote:
+                self.host_column_shown.emit(self.table.columnWidth(host_col))
         wanted = max(self.table.sizeHintForColumn(col), self.table.header().sectionSizeHint(col))
-        width = max(60, min(wanted, share - host_width))
+        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)))
         self.table.setColumnWidth(col, width)
         return width
 

@@ -43,9 +43,10 @@ class InspectChoiceDialog(QDialog):
         super().__init__(parent)
         host, name = run.host.name, posixpath.basename(remote_path.rstrip("/"))
         self.setWindowTitle(f"Open a checkpoint of {host}")
-        text = QLabel(f"{run.run_id} trained on {host}; its checkpoint {name} is there.\n"
-                      f"Inspect it on {host} (its GPU, nothing copied), or fetch a copy and inspect it here "
-                      f"(the copy is reused next time).")
+        text = QLabel(f"This run trained on {host}; its checkpoint {name} is there ({remote_path}).\n\n"
+                      f"Inspect it on {host} (the inspectors compute there, on its GPU if it has one; nothing "
+                      f"is copied), or fetch a copy and inspect it on this machine (the copy is reused next "
+                      f"time).")
         text.setWordWrap(True)
         self.on_host_btn = QPushButton(f"Inspect on {host}")
         self.fetch_btn = QPushButton(f"Fetch checkpoints/{name} and inspect here")
@@ -159,6 +160,7 @@ class RemoteCheckpointOpener(QObject):
         stop = threading.Event()
         dlg = QProgressDialog(f"Fetching {where} …", "Cancel", 0, 1000, self.window)
         dlg.setWindowTitle("Fetching a checkpoint")
+        dlg.setMinimumWidth(460)
         dlg.setMinimumDuration(0)
         dlg.setAutoClose(False)
         dlg.setAutoReset(False)

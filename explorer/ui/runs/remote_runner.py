@@ -54,7 +54,7 @@ class RemoteRunManager(QObject):
         self.ended.connect(self.store.ended)
         self.message.connect(self.store.note)
         self._event.connect(self._on_event)
-        self._status.connect(lambda rid, text: self.message.emit(f"{rid}: {text}"))
+        self._status.connect(lambda rid, text: self.message.emit(text if rid in text else f"{rid}: {text}"))
         self._done.connect(self._on_done)
 
     # ---- launch --------------------------------------------------------------------------
