@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from helpers import save_tiny_model, write_tiny_squad
@@ -49,8 +48,10 @@ def done_run(sshd_server, tmp_path_factory):
                       output_dir=str(root / "runs"))
     events = [make_event("started", RUN_ID, seq=1, config=cfg.to_dict(), steps_total=4),
               make_event("step", RUN_ID, seq=2, step=4, loss=1.5, lr=1e-5),
-              make_event("checkpoint", RUN_ID, seq=3, step=4, path=str(best), kind="best"),
-              make_event("finished", RUN_ID, seq=4, metrics={"best_f1": 50.0}, seconds=3.0,
+              make_event("eval", RUN_ID, seq=3, step=4, metrics={"best_f1": 50.0, "f1": 48.0, "exact_match": 40.0},
+                         seconds=1.0),
+              make_event("checkpoint", RUN_ID, seq=4, step=4, path=str(best), kind="best"),
+              make_event("finished", RUN_ID, seq=5, metrics={"best_f1": 50.0}, seconds=3.0,
                          best_checkpoint=str(best), stopped_early=False)]
     text = "".join(encode_event(e) + "\n" for e in events)
     events_file(remote_dir).write_text(text, encoding="utf-8")
@@ -147,17 +148,22 @@ def test_the_host_column_shows_only_with_a_remote_run_and_keeps_the_names_width(
             for rid in (RUN_ID, "local-one")}
     assert sorted(rows.values()) == ["", "lab"]
     assert "trains on lab" in model.data(model.run_index(RUN_ID), 3)   # the Run tooltip (ToolTipRole)
-    run_col = COLUMNS.index("Run")
-    qtbot.waitUntil(lambda: window.runs_dock.width() > 430, timeout=5_000)   # widened by the Host column
-    with_host, host_px = dock.table.columnWidth(run_col), dock.table.columnWidth(host_col)
-    dock.table.setColumnHidden(host_col, True)   # as it was without a remote run
-    window.resizeDocks([window.runs_dock], [window.runs_dock.width() - host_px], Qt.Orientation.Horizontal)
-    qtbot.waitUntil(lambda: dock.table.columnWidth(run_col) != with_host or dock.table.isColumnHidden(host_col),
-                    timeout=5_000)
-    qapp_events()
-    assert with_host >= dock.table.columnWidth(run_col) - 1   # the names keep their room
-    dock.fit_best_column()   # shows the Host column again (and widens the dock back)
+    run_col, best_col = COLUMNS.index("Run"), COLUMNS.index("Best dev")
+    dock.fit_best_column()
+    with_host = dock.table.columnWidth(run_col)
+    best_with_host = dock.table.columnWidth(best_col)
+    model.has_remote = lambda: False   # as it was without a remote run
+    try:
+        dock.fit_best_column()
+        qtbot.waitUntil(lambda: dock.table.isColumnHidden(host_col), timeout=5_000)
+        qapp_events()
+        without_host = dock.table.columnWidth(run_col)
+    finally:
+        del model.has_remote
+    dock.fit_best_column()
     assert not dock.table.isColumnHidden(host_col)
+    assert best_with_host > 60, "the fixture's Best dev text should be wide enough to give room"
+    assert with_host >= without_host - 1, (with_host, without_host)   # the names keep their room
 
     from explorer.ui.runs.dock import RunsPanel
 

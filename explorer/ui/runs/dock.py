@@ -418,7 +418,6 @@ class RunsPanel(QWidget):
     message = Signal(str)                   # a one-line status for the status bar
     group_selected = Signal(str)            # a group row was selected (its name)
     groups_changed = Signal()               # groups were re-read, renamed or deleted
-    host_column_shown = Signal(int)         # the Host column appeared (its width, px): widen the dock by it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -539,26 +538,25 @@ class RunsPanel(QWidget):
 
     BEST_SHARE = 0.32   # the most of the list's width the "Best dev" column takes by itself
 
-    HOST_MAX_PX = 140   # the most the "Host" column takes (longer host names are elided)
+    HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
 
     def fit_best_column(self) -> int:
         """Width of "Best dev": its contents, at most BEST_SHARE of the list's width (longer texts are
         elided; the tooltip has them whole). Returns the width set.
 
-        The "Host" column shows while a remote run is listed (its contents, at most HOST_MAX_PX);
-        ``host_column_shown(width)`` then asks the window to widen the dock by as much, so the run names
-        keep the width they had without it."""
+        The "Host" column shows while a remote run is listed (its contents, at most HOST_MAX_PX) and takes
+        its width out of Best dev's (down to 60 px), so the run names keep the room they had without it."""
         col, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Host")
         remote = self.model.has_remote()
+        host_width = 0
         if remote:
             wanted_host = max(self.table.sizeHintForColumn(host_col), self.table.header().sectionSizeHint(host_col))
-            self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
+            host_width = max(40, min(wanted_host, self.HOST_MAX_PX))
+            self.table.setColumnWidth(host_col, host_width)
         if self.table.isColumnHidden(host_col) == remote:
             self.table.setColumnHidden(host_col, not remote)
-            if remote:
-                self.host_column_shown.emit(self.table.columnWidth(host_col))
         wanted = max(self.table.sizeHintForColumn(col), self.table.header().sectionSizeHint(col))
-        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)))
+        width = max(60, min(wanted, int(self.table.viewport().width() * self.BEST_SHARE)) - host_width)
         self.table.setColumnWidth(col, width)
         return width
 

@@ -135,9 +135,6 @@ class MainWindow(QMainWindow):
         self._help_dialogs: dict[str, HelpDialog] = {}
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
         self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
-        self.runs.host_column_shown.connect(    # a remote run is listed: its Host column widens the dock, not
-            lambda px: self.resizeDocks([self.runs_dock], [self.runs_dock.width() + px],   # the names' room
-                                        Qt.Orientation.Horizontal))
 
         # one-line labels that elide rather than widen the window (a long run name in the activity label)
         self.device_label = ElidedLabel("device: probing…", min_width=120)
