@@ -132,8 +132,10 @@ def window(qapp, request, done_run, tmp_path_factory):
     assert settings.remote_runs() == []
     w.remote_inspect.client_getter = lambda: w.hub.client   # the window's client (each test resets the shared one)
     yield w
+    w.hub.client.stop()   # the window's client (its pages' requests) ends with the window, not in a later test
     w.close()
     w.deleteLater()
+    QApplication.processEvents()
 
 
 def test_the_host_column_shows_only_with_a_remote_run_and_keeps_the_names_width(qtbot, window):
@@ -191,8 +193,9 @@ def test_inspect_on_the_host_asks_once_remembers_and_says_so(qtbot, window, done
     dialog.on_host_btn.click()
     assert window.settings.inspect_choice("lab") == "host"
     assert client.place_argv == inspector_argv(run.host) and client.place == "lab"
+    assert "EXPLORER_INSPECT_GPU=1 " in client.place_argv[-1]   # the host's child uses its GPU
     assert client._slots["qa"] == ("load", {"slot": "qa", "source": best, "task": "qa"})
-    qtbot.waitUntil(lambda: window.inspect_label.text() == "Inspecting on lab (GPU: NVIDIA H200, 143771 MiB)",
+    qtbot.waitUntil(lambda: window.inspect_label.text() == "Inspecting on lab (GPU: NVIDIA H200)",
                     timeout=10_000)
     assert not window.inspect_label.isHidden()
     qtbot.waitUntil(lambda: client.running and argvs == [inspector_argv(run.host)], timeout=10_000)

@@ -139,7 +139,9 @@ class RemoteCheckpointOpener(QObject):
             def known(gpus: list | None) -> None:
                 if gpus is None:
                     return
-                self._gpus[host.name] = ("GPU: " + "; ".join(gpus)) if gpus else "CPU"
+                names = list(dict.fromkeys(g.split(",")[0].strip() for g in gpus))   # "NVIDIA H200, 143771 MiB"
+                count = f"{len(gpus)} GPUs" if len(gpus) > 1 else "GPU"
+                self._gpus[host.name] = f"{count}: {', '.join(names)}" if gpus else "CPU"
                 if self.place.startswith(f"Inspecting on {host.name}"):
                     self._set_place(self._on_host_text(host.name))
             start_worker(host_gpus, host, on_done=known, on_error=lambda msg, tb: None)
