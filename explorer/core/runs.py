@@ -50,6 +50,7 @@ CONFIG_FILE = "config.json"
 DEV_SPLIT_FILE = "dev_split.csv"   # a run without a dev file: the training rows held out as dev (core/data/split.py)
 PID_FILE = "worker.pid"
 STOP_FILE = "STOP"
+REMOTE_FILE = "remote.json"   # a local mirror of a run on a remote host: where it runs (core/remote/hosts.py)
 # the kinds of run folder (run_kind) and the files that tell the other tools' kinds apart
 OURS, HF_TRAINER, TENSORBOARD = "BERT Explorer", "HF Trainer", "TensorBoard"
 RUN_KINDS = (OURS, HF_TRAINER, TENSORBOARD)
@@ -157,6 +158,12 @@ def pid_file(run_dir: str | Path) -> Path:
 def stop_file(run_dir: str | Path) -> Path:
     """``<run_dir>/STOP``: "stop early" (the worker finishes its step, evaluates, saves)."""
     return Path(run_dir) / STOP_FILE
+
+
+def remote_file(run_dir: str | Path) -> Path:
+    """``<run_dir>/remote.json``: in the local mirror of a run that trains on a remote host, the host and
+    the run's folder there (explorer.core.remote.hosts.RemoteRun); absent for a local run."""
+    return Path(run_dir) / REMOTE_FILE
 
 
 def checkpoint_path(run_dir: str | Path, kind: str = "last") -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
 import threading
 from pathlib import Path
 from typing import Callable
@@ -18,6 +19,20 @@ from explorer.core.errors import UserError
 
 RESULTS_KEPT = 3   # probe results kept for later attention-weight requests (each up to the 256 MiB budget)
 SPACES_KEPT = 2   # embedding spaces kept for projections, neighbours and exports (each layers x points x hidden)
+
+
+def on_device(loaded):
+    """``loaded`` moved to CUDA when $EXPLORER_INSPECT_GPU is "1" and torch sees a GPU (the child on a
+    remote host: explorer.core.remote.ssh.inspector_argv sets it), else left on the CPU as loaded. The ops
+    put their inputs on the model's device, so results are the same arrays (float32, as on the CPU)."""
+    from explorer.core.remote.ssh import INSPECT_GPU_ENV
+
+    if os.environ.get(INSPECT_GPU_ENV) == "1":
+        import torch
+
+        if torch.cuda.is_available():
+            loaded.model.to("cuda")
+    return loaded
 
 
 class State:
@@ -82,7 +97,7 @@ def op_load(state: State, args: dict, progress, cancelled):
         from explorer.core.models import load_model
 
         kwargs = {"num_labels": args["num_labels"]} if args.get("num_labels") else {}
-        loaded = load_model(source, task, **kwargs)
+        loaded = on_device(load_model(source, task, **kwargs))
     with state.lock:
         state.models[slot] = loaded
     return model_info(loaded, slot, args.get("label") or None)
@@ -293,7 +308,7 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
         if cancelled():
             raise Cancelled()
         progress(i, 3)
-        loaded = load_model(source, head)
+        loaded = on_device(load_model(source, head))
         report = score_classification_dev(loaded.model, loaded.tokenizer, task, dev, cap=None, settings=settings,
                                           max_seq_length=int(args.get("max_seq_length") or 128))
         if getattr(report, "logits", None) is None:
@@ -363,7 +378,7 @@ def op_compare_checkpoints(state: State, args: dict, progress, cancelled):
             kept = state.models.get(slot + ".compare")
         if kept is None or getattr(kept, "source", None) != source_b:
             progress(0, 2)
-            kept = load_model(source_b, "qa")
+            kept = on_device(load_model(source_b, "qa"))
             with state.lock:
                 state.models[slot + ".compare"] = kept
     progress(1, 2)

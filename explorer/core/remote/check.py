@@ -99,6 +99,12 @@ def install_command(host: Host) -> str:
     return f"{shlex.quote(host.python)} -m pip install '{PACKAGE}=={__version__}'"
 
 
+def not_installed_sentence(host: Host) -> str:
+    """The one sentence for a host whose Python does not import bert-explorer, with the install command."""
+    return (f"bert-explorer is not installed for {host.python} on {host.name}; install it there with: "
+            f"{install_command(host)}")
+
+
 def check_host(host: Host, timeout: float = ssh.SSH_TIMEOUT, min_free_bytes: int = MIN_FREE_BYTES) -> HostCheck:
     """Check ``host`` over SSH (one command); never raises for a host problem, it is in ``problem``
     (less than ``min_free_bytes`` free in the remote runs folder counts as a full disk)."""
@@ -132,13 +138,27 @@ def check_host(host: Host, timeout: float = ssh.SSH_TIMEOUT, min_free_bytes: int
     out.free_bytes = info.get("free_bytes")
     if out.explorer_version is None:
         out.install_command = install_command(host)
-        out.problem = (f"bert-explorer is not installed for {host.python} on {host.name}; install it there with: "
-                       f"{out.install_command}")
+        out.problem = not_installed_sentence(host)
     elif info.get("runs_error"):
         out.problem = f"{host.name}: cannot use the runs folder: {info['runs_error']}"
     elif out.free_bytes is not None and out.free_bytes < min_free_bytes:
         out.problem = disk_full_sentence(host, out.runs_dir, out.free_bytes, min_free_bytes)
     return out
+
+
+def host_gpus(host: Host, timeout: float = ssh.SSH_TIMEOUT) -> list[str] | None:
+    """The host's GPUs as "name, memory" lines (``nvidia-smi --query-gpu``); [] for none (no nvidia-smi
+    or no GPU); None when the host cannot be asked (ssh failed: the status bar then names no device)."""
+    try:
+        res = ssh.run(host, ["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader"],
+                      timeout=timeout)
+    except RemoteHostError:
+        return None
+    if res.returncode == 255:
+        return None
+    if res.returncode != 0:
+        return []
+    return [ln.strip() for ln in res.stdout.decode("utf-8", "replace").splitlines() if ln.strip()]
 
 
 def disk_full_sentence(host: Host, runs_dir: str, free_bytes: int, needed: int = MIN_FREE_BYTES) -> str:

@@ -7,6 +7,7 @@ agent, ``~/.ssh/config``).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -91,6 +92,31 @@ class RemoteRun:
         return cls(run_id=str(data["run_id"]), host=Host.from_dict(dict(data["host"])),
                    remote_dir=str(data["remote_dir"]), local_dir=str(data["local_dir"]),
                    done=bool(data.get("done", False)))
+
+
+def save_remote_run(run: RemoteRun) -> Path:
+    """Write ``run`` (host, remote folder; never a password) into its local mirror's ``remote.json``
+    (explorer.core.runs.remote_file), so the run is known as remote after a restart even once it ended."""
+    from explorer.core.runs import remote_file
+
+    path = remote_file(run.local_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = run.to_dict()
+    data.pop("done", None)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+def read_remote_run(run_dir: str | Path) -> RemoteRun | None:
+    """The RemoteRun a local mirror folder records in its ``remote.json``; None for a local run or an
+    unreadable file (the folder is then shown as a local run). ``local_dir`` is ``run_dir`` as given."""
+    from explorer.core.runs import remote_file
+
+    try:
+        data = json.loads(remote_file(run_dir).read_text(encoding="utf-8"))
+        return RemoteRun.from_dict(dict(data, local_dir=str(run_dir)))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def ssh_config_path() -> Path:

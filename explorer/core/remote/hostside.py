@@ -9,7 +9,7 @@
 - ``tail RUN_DIR OFFSET``: write ``events.jsonl`` from byte OFFSET on stdout as it grows (the app's
   follower); when the worker is gone and everything is written, exit 0, after appending a ``failed`` event
   (``source: "host"``) for a worker that died without a terminal event. Exits when the SSH session is gone.
-- ``ls FOLDER``: the files under FOLDER as JSON [[relative path, bytes], ...] (fetching a checkpoint).
+- ``ls FOLDER``: the files under FOLDER as JSON [[relative path, bytes, mtime ns], ...] (fetching a checkpoint).
 - ``stop RUN_DIR`` / ``cancel RUN_DIR``: the same requests as for a local run (the STOP file; SIGTERM to
   the worker), printed as one line.
 
@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     elif cmd == "ls":
         folder = Path(rest[0])
         files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-        print(json.dumps([[p.relative_to(folder).as_posix(), p.stat().st_size] for p in files]))
+        stats = [(p, p.stat()) for p in files]   # [relative path, bytes, mtime in ns] (fetch.py reuses a copy by them)
+        print(json.dumps([[p.relative_to(folder).as_posix(), st.st_size, st.st_mtime_ns] for p, st in stats]))
     elif cmd == "cancel":
         print(terminate_worker(rest[0]))
     else:

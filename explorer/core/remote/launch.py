@@ -6,7 +6,8 @@
    ``RUNS/.blobs/<hash>/<name>`` only when that hash is not there yet: a second run does not copy the same
    file again. The copied config names those paths and the remote runs folder.
 3. ``hostside launch``: the worker starts in its own session on the host; its events.jsonl is in
-   ``RUNS/<run_id>/``. The local mirror folder gets the run's local config.json; the follower
+   ``RUNS/<run_id>/``. The local mirror folder gets the run's local config.json and its remote.json
+   (host and remote folder: explorer.core.remote.hosts.save_remote_run); the follower
    (explorer.core.remote.follow) streams the events into it.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from explorer.core.errors import RemoteHostError
 from explorer.core.remote import ssh
 from explorer.core.remote.check import MIN_FREE_BYTES, disk_full_sentence
-from explorer.core.remote.hosts import Host, RemoteRun
+from explorer.core.remote.hosts import Host, RemoteRun, save_remote_run
 from explorer.core.runs import config_file
 from explorer.core.training.config import TrainConfig
 
@@ -122,7 +123,9 @@ def launch_run(host: Host, config: TrainConfig, local_dir: str | Path, gpus: int
     local_dir = Path(local_dir)
     local_dir.mkdir(parents=True, exist_ok=True)
     config.save(config_file(local_dir))
-    return RemoteRun(run_id=config.run_id, host=host, remote_dir=started["run_dir"], local_dir=str(local_dir)), upload
+    run = RemoteRun(run_id=config.run_id, host=host, remote_dir=started["run_dir"], local_dir=str(local_dir))
+    save_remote_run(run)
+    return run, upload
 
 
 def request_remote(run: RemoteRun, request: str) -> str:

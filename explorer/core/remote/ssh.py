@@ -39,10 +39,14 @@ def ssh_argv(host: Host, command: list[str] | str) -> list[str]:
     return ["ssh", *_common(host, "-p"), host.target, "--", command]
 
 
+INSPECT_GPU_ENV = "EXPLORER_INSPECT_GPU"   # "1": the inspector child puts its models on the GPU (inspect_ops.on_device)
+
+
 def inspector_argv(host: Host) -> list[str]:
     """The inspector child on the host over ssh (same frames on stdin / stdout as the local child,
-    explorer.core.wire): for explorer.ui.inspectors.client.ProcessTransport(argv=...)."""
-    return ssh_argv(host, [host.python, "-m", "explorer.worker.inspect"])
+    explorer.core.wire): for explorer.ui.inspectors.client.ProcessTransport(argv=...). It puts the models
+    it loads on the host's GPU when it has one ($EXPLORER_INSPECT_GPU=1 for that command only)."""
+    return ssh_argv(host, [f"{INSPECT_GPU_ENV}=1", host.python, "-m", "explorer.worker.inspect"])
 
 
 def scp_argv(host: Host, sources: list[str | Path], remote: str) -> list[str]:
@@ -75,6 +79,10 @@ def explain(host: Host, stderr: str, code: int) -> str:
                  "Bad port"):
         if sign in text:
             return f"{where} cannot be reached ({last})."
+    if "No module named 'explorer" in text or "No module named explorer" in text:
+        from explorer.core.remote.check import not_installed_sentence   # check imports this module
+
+        return not_installed_sentence(host)
     if "No space left on device" in text or "Disk quota exceeded" in text:
         return (f"the disk on {where} that holds the remote runs folder {host.runs_dir} is full ({last}); "
                 f"free space there or choose another runs folder for this host.")

@@ -190,6 +190,11 @@ class _Pending:
     on_progress: Callable | None
 
 
+def _names_a_folder(source: str) -> bool:
+    """Is a load source a folder path (of the machine the child ran on), not a hub id or ``bundled:`` name?"""
+    return source.startswith(("/", "~", ".")) or os.path.isabs(source) or os.path.isdir(source)
+
+
 class InspectClient(QObject):
     """Requests to the inspector child; callbacks run on the GUI thread.
 
@@ -216,6 +221,9 @@ class InspectClient(QObject):
         self._stopping = False
         self.dropped = 0
         self.restarts = 0
+        self.place_argv: list[str] | None = None   # set_place: the child's command on another machine
+        self.place = ""                            # that machine's name ("" = this machine)
+        self.place_transport: Callable[[list[str]], object] = ProcessTransport   # tests swap it
         self._arrived.connect(self._on_arrived)
 
     # ----------------------------------------------------------------------------------- requests
@@ -279,6 +287,33 @@ class InspectClient(QObject):
         data = {"slot": slot, "source": tmp.name, "task": loaded.task, "label": loaded.source}
         self.request("load", data, channel=f"{slot}.load", on_error=lambda msg, _tb: self.message.emit(msg))
 
+    def set_place(self, argv: list[str] | None, place: str = "") -> bool:
+        """Run the child with ``argv`` from the next request on (the same protocol on stdin / stdout, e.g.
+        ``ssh HOST python -m explorer.worker.inspect``: explorer.core.remote.ssh.inspector_argv), or on this
+        machine again (``argv`` None). ``place``: that machine's name for the status bar.
+
+        A change stops the running child (its outstanding requests fail with a message naming the new
+        place) and forgets the models loaded from folders, which are folders of the other machine; models
+        named by hub id or ``bundled:`` are loaded again where the child now runs. Returns whether the place
+        changed."""
+        argv = list(argv) if argv else None
+        if argv == self.place_argv:
+            self.place = place if argv else ""
+            return False
+        self.place_argv, self.place = argv, (place if argv else "")
+        self._slots = {slot: (kind, what) for slot, (kind, what) in self._slots.items()
+                       if kind == "load" and not _names_a_folder(str(what.get("source", "")))}
+        transport, self._transport = self._transport, None
+        self._generation += 1   # replies of the old child are ignored from here on
+        pending, self._pending = self._pending, {}
+        text = f"the inspector now runs on {self.place or 'this machine'}; ask again"
+        for p in pending.values():
+            if p.on_error is not None:
+                p.on_error(text, "")
+        if transport is not None:
+            transport.stop()
+        return True
+
     @property
     def pid(self) -> int:
         """The child's pid (0 when none runs)."""
@@ -295,7 +330,7 @@ class InspectClient(QObject):
     def _ensure_started(self) -> None:
         if self._transport is not None:
             return
-        transport = self._factory()
+        transport = self.place_transport(self.place_argv) if self.place_argv else self._factory()
         transport.start()
         self._generation += 1
         self._transport = transport

@@ -17,6 +17,8 @@ from explorer.core.remote.hosts import Host, ssh_aliases
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
+INSPECT_CHOICES = (("Ask each time", ""), ("Inspect on the host", "host"),
+                   ("Fetch a copy and inspect here", "fetch"))   # AppSettings.inspect_choice values
 
 
 class HostsDialog(QDialog):
@@ -37,6 +39,12 @@ class HostsDialog(QDialog):
         self.port = QSpinBox()
         self.port.setRange(0, 65535)
         self.port.setSpecialValueText("from the SSH config (22)")
+        self.inspect = QComboBox()   # how its runs' checkpoints open in the inspectors (AppSettings.inspect_choice)
+        for text, choice in INSPECT_CHOICES:
+            self.inspect.addItem(text, choice)
+        self.inspect.setToolTip("Opening a checkpoint of a run on this host: run the inspectors on the host over "
+                                "SSH, or fetch the checkpoint folder and inspect the copy here.")
+        self._inspect = {id(h): settings.inspect_choice(h.name) for h in self.hosts}
         self.fields["target"].setCompleter(QCompleter(ssh_aliases(), self))
         self.fields["target"].setPlaceholderText("an alias of ~/.ssh/config, or user@host")
         self.fields["key"].setPlaceholderText("empty: the SSH config's key or your agent")
@@ -61,6 +69,7 @@ class HostsDialog(QDialog):
         form.addRow("Key file", self.fields["key"])
         form.addRow("Python on the host", self.fields["python"])
         form.addRow("Runs folder on the host", self.fields["runs_dir"])
+        form.addRow("Open its checkpoints", self.inspect)
         left = QVBoxLayout()
         left.addWidget(self.list, 1)
         row = QHBoxLayout()
@@ -87,6 +96,7 @@ class HostsDialog(QDialog):
         for ed in self.fields.values():
             ed.textEdited.connect(self._edited)
         self.port.valueChanged.connect(self._edited)
+        self.inspect.currentIndexChanged.connect(self._inspect_edited)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self._refresh_list()
@@ -122,11 +132,14 @@ class HostsDialog(QDialog):
     def _show(self, row: int) -> None:
         host = self.current()
         enabled = host is not None
-        for ed in (*self.fields.values(), self.port, self.check_btn, self.remove_btn):
+        for ed in (*self.fields.values(), self.port, self.inspect, self.check_btn, self.remove_btn):
             ed.setEnabled(enabled)
         self.result.setText("")
         if host is None:
             return
+        self.inspect.blockSignals(True)
+        self.inspect.setCurrentIndex(max(0, self.inspect.findData(self._inspect.get(id(host), ""))))
+        self.inspect.blockSignals(False)
         for name, ed in self.fields.items():
             ed.setText(str(getattr(host, name)))
         self.port.blockSignals(True)
@@ -145,6 +158,11 @@ class HostsDialog(QDialog):
         if item is not None:
             item.setText(host.name or host.target)
         self.problem.setText(host.problem())
+
+    def _inspect_edited(self, _index: int) -> None:
+        host = self.current()
+        if host is not None:
+            self._inspect[id(host)] = self.inspect.currentData() or ""
 
     # ---- check ---------------------------------------------------------------------------
     def check(self) -> None:
@@ -174,6 +192,8 @@ class HostsDialog(QDialog):
             self.problem.setText(bad)
             return
         self.settings.set_hosts(self.hosts)
+        for h in self.hosts:
+            self.settings.set_inspect_choice(h.name, self._inspect.get(id(h), ""))
         self.saved.emit()
         super().accept()
 

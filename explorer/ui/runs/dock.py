@@ -33,8 +33,9 @@ from explorer.ui.runs.state import RunState, format_seconds
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
-COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model")
-# hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
+COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
+# "Host" (the remote host a run trains on) is shown, right after Run, only while a listed run has one.
+# Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
 # context menu shows them and the Run tooltip lists them (Size too: the sixth trial's "st…-4" for "stance-4")
 HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
@@ -43,6 +44,7 @@ HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 
                            "the trivial baseline on the same dev data (all no-answer / majority class).",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
                "Step": "Optimizer steps done / planned.",
+               "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
                "Size": "Disk space of the run folder (checkpoints/last and best with optimizer state are most "
                        "of it). Right-click a finished run to keep only its best checkpoint or drop the "
                        "optimizer state."}
@@ -243,7 +245,8 @@ class RunsModel(QAbstractItemModel):
                     + "".join(f"\n{n}" for n in s.read_notes))
         if COLUMNS[col] == "Run":
             cfg = s.config
-            return (f"{s.run_id}\n{s.path or ''}\ntask: {s.task}\nmodel: {s.model}\n"
+            return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
+                    + f"task: {s.task}\nmodel: {s.model}\n"
                     f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
                     f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
                     f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
@@ -280,7 +283,13 @@ class RunsModel(QAbstractItemModel):
             if not s.step and not s.steps_total:
                 return ""
             return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
+        if name == "Host":
+            return s.host
         return ""
+
+    def has_remote(self) -> bool:
+        """Does a listed run train on a remote host (the Host column is shown then)?"""
+        return any(s.host for s in self.rows)
 
     def _sort_key(self, s: RunState, col: int):
         name = COLUMNS[col]
@@ -450,15 +459,19 @@ class RunsPanel(QWidget):
         hh.setMinimumSectionSize(40)
         for col, name in enumerate(COLUMNS):
             hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
-                                    QHeaderView.ResizeMode.Interactive if name == "Best dev"
+                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host")
                                     else QHeaderView.ResizeMode.ResizeToContents)
+        hh.moveSection(hh.visualIndex(COLUMNS.index("Host")), 1)
         # the run names get their width first; "Best dev" what they leave (fit_columns)
         self._fit_timer = QTimer(self, singleShot=True, interval=0)
         self._fit_timer.timeout.connect(self.fit_columns)
-        for signal in (self.model.rowsInserted, self.model.dataChanged, self.model.modelReset):
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.dataChanged, self.model.modelReset):
             signal.connect(lambda *_: self._fit_timer.start())
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
+            if name == "Host":   # shown by fit_columns while a remote run is listed
+                self.table.setColumnHidden(col, True)
+                continue
             act = QAction(f"Show {name}", hh)
             act.setCheckable(True)
             act.setChecked(name not in HIDDEN_COLUMNS)
@@ -526,19 +539,31 @@ class RunsPanel(QWidget):
 
     MIN_BEST_PX = 64   # the narrowest "Best dev" column ("F1 (%…"): the metric's name and the start of its value
 
+    HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
+    MIN_BEST_WITH_HOST_PX = 40   # "Best dev" ("F1…") gives up its floor to the Host column before the names do
+
     def fit_columns(self) -> int:
         """Give the run names the room first (the user's name, typed in the launcher, must be readable; the sixth
         trial saw "st…-4" for "stance-4"): "Best dev" gets the width the widest name and the other shown columns
         leave, between MIN_BEST_PX and its contents (a longer text is elided; its tooltip has it whole); the Run
-        column, stretched, takes the rest. Returns the width set for "Best dev", in pixels."""
-        col, run = COLUMNS.index("Best dev"), COLUMNS.index("Run")
+        column, stretched, takes the rest. Returns the width set for "Best dev", in pixels.
+
+        The "Host" column shows while a remote run is listed (its contents, at most HOST_MAX_PX); its width comes
+        out of Best dev's (down to MIN_BEST_WITH_HOST_PX), so the run names keep the room they had without it."""
+        col, run, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Run"), COLUMNS.index("Host")
         hh = self.table.header()
+        remote = self.model.has_remote()
+        if remote:
+            wanted_host = max(self.table.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
+            self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
+        if self.table.isColumnHidden(host_col) == remote:
+            self.table.setColumnHidden(host_col, not remote)
         wanted = max(self.table.sizeHintForColumn(col), hh.sectionSizeHint(col))
         names = max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run))
         others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
                      if c not in (col, run) and not self.table.isColumnHidden(c))
         room = self.table.viewport().width() - names - others
-        width = max(self.MIN_BEST_PX, min(wanted, room))
+        width = max(self.MIN_BEST_WITH_HOST_PX if remote else self.MIN_BEST_PX, min(wanted, room))
         self.table.setColumnWidth(col, width)
         return width
 

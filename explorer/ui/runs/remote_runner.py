@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from explorer.core import run_status
 from explorer.core.errors import UserError
 from explorer.core.remote.follow import RemoteFollower
-from explorer.core.remote.hosts import Host, RemoteRun
+from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run
 from explorer.core.remote.launch import launch_run, request_remote
 from explorer.core.runs import RunStore
 from explorer.core.training.config import TrainConfig
@@ -54,7 +54,7 @@ class RemoteRunManager(QObject):
         self.ended.connect(self.store.ended)
         self.message.connect(self.store.note)
         self._event.connect(self._on_event)
-        self._status.connect(lambda rid, text: self.message.emit(f"{rid}: {text}"))
+        self._status.connect(lambda rid, text: self.message.emit(text if rid in text else f"{rid}: {text}"))
         self._done.connect(self._on_done)
 
     # ---- launch --------------------------------------------------------------------------
@@ -71,6 +71,7 @@ class RemoteRunManager(QObject):
             state = RunState(run_id=run_id, path=self.runs_dir / run_id, config=cfg.to_dict(),
                              status=run_status.STARTING, started_at=time.time())
             state.logs.append(f"[info] starting on {host.name}")
+            state.host = host.name
             self.states[run_id] = state
             self.added.emit(state)
             prepared.append(cfg)
@@ -130,6 +131,7 @@ class RemoteRunManager(QObject):
             if state.status in (run_status.CRASHED, run_status.STARTING):
                 state.status = run_status.RUNNING
             state.logs.append(f"[info] following again on {run.host.name}")
+            state.host = run.host.name
             self.states[run.run_id] = state
             self.runs[run.run_id] = run
             self.added.emit(state)
@@ -163,15 +165,29 @@ class RemoteRunManager(QObject):
         self.settings.set_remote_runs(others + [r for r in self.runs.values() if not r.done])
 
     def run_for_path(self, path: str | Path) -> RemoteRun | None:
-        """The remote run whose folder on its host holds ``path`` (a checkpoint an event named), or None."""
+        """The remote run whose folder on its host holds ``path`` (a checkpoint an event named), or None:
+        a run of this session, else a listed run whose mirror's remote.json names that folder (a run that
+        ended before this start)."""
         text = str(path)
-        return next((r for r in self.runs.values() if text == r.remote_dir or text.startswith(r.remote_dir + "/")),
-                    None)
+
+        def holds(r: RemoteRun) -> bool:
+            return text == r.remote_dir or text.startswith(r.remote_dir + "/")
+        found = next((r for r in self.runs.values() if holds(r)), None)
+        if found is not None:
+            return found
+        for state in self.store.states():
+            run = read_remote_run(state.path) if state.host and state.path is not None else None
+            if run is not None and holds(run):
+                return run
+        return None
 
     def host_of(self, run_id: str) -> str:
-        """The host name a run trains on ('' for none of this manager's)."""
+        """The host name a run trains on ('' for a run of this machine)."""
         run = self.runs.get(run_id)
-        return run.host.name if run is not None else ""
+        if run is not None:
+            return run.host.name
+        state = self.store.get(run_id)
+        return state.host if state is not None else ""
 
     # ---- requests (the store's driver API) -------------------------------------------------
     def _request(self, run_id: str, request: str, status_request: str) -> None:

@@ -162,6 +162,7 @@ class RunState:
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
     kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.RUN_KINDS)
+    host: str = ""     # the remote host the run trains on (its mirror's remote.json); "" = this machine
     settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.RunRecord)
     declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)

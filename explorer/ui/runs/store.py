@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.core.metric_display import to_display
+from explorer.core.remote.hosts import read_remote_run
 from explorer.core.runs import OURS, RunRecord, load_run, read_runs
 from explorer.ui.runs.state import RunState
 
@@ -23,6 +24,8 @@ def state_from_record(rec: RunRecord, *, loaded: bool = True) -> RunState:
     state.read_notes = list(rec.notes)
     state.loaded = loaded
     state.kind, state.settings = rec.kind, dict(rec.settings)
+    remote = read_remote_run(rec.path) if rec.kind == OURS else None   # a mirror of a run on a remote host
+    state.host = remote.host.name if remote is not None else ""
     if rec.kind != OURS:   # another tool's run: its own status and best; its notes are information
         state.status = rec.status
         if rec.best is not None:

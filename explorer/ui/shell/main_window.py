@@ -32,6 +32,8 @@ from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
 from explorer.ui.launch.launcher import LauncherPanel
+from explorer.ui.inspectors.client import shared_client
+from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs.runner import RunManager
 from explorer.ui.runs.state import RunState
@@ -100,6 +102,9 @@ class MainWindow(QMainWindow):
         self.store_events = StoreBridge(self.store, self)
         self.manager = RunManager(self.runs_dir, self, store=self.store)
         self.remote = RemoteRunManager(self.runs_dir, self.settings, self.store, self)   # runs on SSH hosts
+        self.remote_inspect = RemoteCheckpointOpener(self.settings, shared_client,
+                                                     lambda path, _config: self.open_checkpoint(path),
+                                                     self._open_on_host, self)
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
         self.curves = CurvesPanel()
         self.runs = RunsPanel()
@@ -136,6 +141,13 @@ class MainWindow(QMainWindow):
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
                                      "or what a new run would use.")
         self.activity_label = ElidedLabel("", min_width=80)
+        self.inspect_label = ElidedLabel("", min_width=120)   # where the inspectors run (remote_inspect)
+        self.inspect_label.setToolTip("Where the inspector pages compute: on a remote host over SSH, or on a "
+                                      "local copy of its checkpoint.")
+        self.inspect_label.hide()
+        self.statusBar().addPermanentWidget(self.inspect_label)
+        self.remote_inspect.place_changed.connect(self._inspect_place)
+        self.remote_inspect.message.connect(lambda text: self.show_message(text, 15000))
         self.statusBar().addPermanentWidget(self.activity_label)
         self.statusBar().addPermanentWidget(self.device_label)
         self.idle_device = "probing…"
@@ -499,19 +511,30 @@ class MainWindow(QMainWindow):
         from explorer.core.checkpoint_windows import checkpoint_task_name
 
         run = self.remote.run_for_path(path)
-        if run is not None:
-            self._fetch_and_open(run, path)
+        if run is not None:   # on the host over SSH, or a fetched copy: as chosen for the host (remote_inspect)
+            self.remote_inspect.open(run, str(path))
             return
-
+        self.remote_inspect.inspect_here()
         head, task = checkpoint_task_name(path)
+        self._open_in_page(path, head, task, self.store.config_of(path))
+
+    def _open_in_page(self, path: str, head: str | None, task: str | None, run_config: dict) -> None:
         spec = page_for_checkpoint(head)
         page_set = self.page_sets.get(spec.provider) if spec is not None else None
         if page_set is None:
             self.show_message(f"No page of this build opens {path}")
             return
-        page_set.open_checkpoint(spec.title, path, task, self.store.config_of(path))
+        page_set.open_checkpoint(spec.title, path, task, run_config)
         self.show_page(spec.title)
         self.show_message(f"Opening {path} in {spec.plain_title} …")
+
+    def _open_on_host(self, path: str, task: str | None, run_config: dict) -> None:
+        """A checkpoint path on a remote host, opened by its run's task (the folder is not here to read)."""
+        from explorer.core.task_facts import find_task_facts, task_for_checkpoint, task_problem
+
+        facts = find_task_facts(task or "")
+        head = facts.head if facts is not None else None
+        self._open_in_page(path, head, task_for_checkpoint(head, task, task_problem(task) or None), run_config)
 
     def compare_checkpoints(self, path_a: str, path_b: str) -> None:
         """Two runs' checkpoints on one example: A opens in the Attention page (as "Open best checkpoint"), and the
@@ -521,27 +544,12 @@ class MainWindow(QMainWindow):
             return
         self.hub.open_compare(source_b=path_b)
         self.show_message(f"Comparing {path_a} (A) with {path_b} (B): press Compare")
-    def _fetch_and_open(self, run, remote_path: str) -> None:
-        """Fetch a remote run's checkpoint folder (explorer.core.remote.fetch) on a worker thread, then open
-        the local copy; the status bar says where the model is inspected."""
-        from explorer.core.remote.fetch import fetch_folder
-        from explorer.ui.shell.threads import launch, prepare_worker
-
-        holder: dict = {}
-        where = f"{Path(remote_path).name} of {run.run_id} from {run.host.name}"
-
-        def fetched(local) -> None:
-            self.open_checkpoint(str(local))
-            self.show_message(f"Inspecting on this machine: {where} was fetched to {local}", 15000)
-
-        worker = prepare_worker(lambda: fetch_folder(run, remote_path, lambda d, t: holder["w"].report(d, t)),
-                                on_done=fetched,
-                                on_error=lambda msg, tb: self.show_message(f"Cannot fetch {where}: {msg}", 15000),
-                                on_progress=lambda d, t: self.show_message(
-                                    f"Fetching {where}: {d / 1e6:.1f} of {t / 1e6:.1f} MB", 0))
-        holder["w"] = worker
-        self.show_message(f"Fetching {where} …", 0)
-        launch(worker)
+    def _inspect_place(self, text: str) -> None:
+        """The status bar's note of where the inspectors compute (hidden while it is this machine)."""
+        self.inspect_label.setText(text)
+        self.inspect_label.setVisible(bool(text))
+        if text:
+            self.show_message(text, 15000)
 
     def _tab_changed(self, index: int) -> None:
         """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled

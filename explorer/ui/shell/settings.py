@@ -121,6 +121,30 @@ class AppSettings:
     def set_remote_runs(self, runs: list) -> None:
         self.qs.setValue("remote/runs", json.dumps([r.to_dict() for r in runs]))
 
+    def inspect_choice(self, host_name: str) -> str:
+        """How a checkpoint of a run on ``host_name`` opens in the inspectors: "host" (the inspector child on
+        the host over SSH), "fetch" (a local copy), or "" (ask each time)."""
+        choice = self._inspect_choices().get(host_name, "")
+        return choice if choice in ("host", "fetch") else ""
+
+    def _inspect_choices(self) -> dict:
+        raw = self.qs.value("remote/inspect", "")
+        try:
+            choices = json.loads(str(raw)) if raw else {}
+        except json.JSONDecodeError:
+            choices = {}
+        return choices if isinstance(choices, dict) else {}
+
+    def set_inspect_choice(self, host_name: str, choice: str) -> None:
+        """Remember ``choice`` ("host", "fetch", or "" = ask) for ``host_name`` (see :meth:`inspect_choice`)."""
+        if choice not in ("host", "fetch", ""):
+            raise ValueError(f"an inspect choice is 'host', 'fetch' or '', not {choice!r}")
+        choices = self._inspect_choices()
+        choices.pop(host_name, None)
+        if choice:
+            choices[host_name] = choice
+        self.qs.setValue("remote/inspect", json.dumps(choices))
+
     # ---- the launcher form ---------------------------------------------------------------
     def last_config(self) -> dict | None:
         """The saved launcher form as a dict, or None when there is none or it is unreadable."""

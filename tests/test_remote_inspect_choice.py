@@ -1,0 +1,242 @@
+"""A remote run's checkpoint in the inspectors (issue 29): on the host over SSH or as a fetched copy, the
+choice remembered per host; the Host column of Runs; the one-sentence launch failures; a run that ended
+before the app started is still known as remote (its mirror's remote.json), without the settings.
+
+One finished run is made once for the module, by hand, on the "host" (the test sshd's runs folder) and in
+its local mirror: no training, so these tests cost seconds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+from helpers import save_tiny_model, write_tiny_squad
+
+from explorer.core.errors import Cancelled, RemoteHostError
+from explorer.core.events import encode_event, make_event
+from explorer.core.remote import launch as remote_launch
+from explorer.core.remote.fetch import fetch_checkpoint
+from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, save_remote_run
+from explorer.core.remote.ssh import inspector_argv
+from explorer.core.runs import checkpoint_path, config_file, events_file
+from explorer.core.training.config import TrainConfig
+from explorer.ui.shell.settings import AppSettings
+
+RUN_ID = "remote-done"
+
+
+def qapp_events() -> None:
+    QApplication.processEvents()
+
+
+@pytest.fixture(scope="module")
+def done_run(sshd_server, tmp_path_factory):
+    """A finished QA run on the host (checkpoints/best: a tiny model) and its local mirror (config.json,
+    events.jsonl, remote.json), as a finished launch_run + follower leave them."""
+    root = tmp_path_factory.mktemp("remote-inspect")
+    host = Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python), runs_dir=str(sshd_server.runs))
+    remote_dir = sshd_server.runs / RUN_ID
+    best = checkpoint_path(remote_dir, "best")
+    save_tiny_model(best, "qa")
+    data = write_tiny_squad(root / "sq.json")
+    cfg = TrainConfig(model="bundled:minilm", task="squad_v2", train=str(data), dev=str(data), run_id=RUN_ID,
+                      output_dir=str(root / "runs"))
+    events = [make_event("started", RUN_ID, seq=1, config=cfg.to_dict(), steps_total=4),
+              make_event("step", RUN_ID, seq=2, step=4, loss=1.5, lr=1e-5),
+              make_event("eval", RUN_ID, seq=3, step=4, metrics={"best_f1": 50.0, "f1": 48.0, "exact_match": 40.0},
+                         seconds=1.0),
+              make_event("checkpoint", RUN_ID, seq=4, step=4, path=str(best), kind="best"),
+              make_event("finished", RUN_ID, seq=5, metrics={"best_f1": 50.0}, seconds=3.0,
+                         best_checkpoint=str(best), stopped_early=False)]
+    text = "".join(encode_event(e) + "\n" for e in events)
+    events_file(remote_dir).write_text(text, encoding="utf-8")
+    local_dir = root / "runs" / RUN_ID
+    local_dir.mkdir(parents=True)
+    cfg.save(config_file(local_dir))
+    events_file(local_dir).write_text(text, encoding="utf-8")
+    run = RemoteRun(run_id=RUN_ID, host=host, remote_dir=str(remote_dir), local_dir=str(local_dir))
+    save_remote_run(run)
+    local_run = root / "runs" / "local-one"   # a run of this machine beside it
+    local_run.mkdir()
+    TrainConfig(model="bundled:minilm", task="squad_v2", run_id="local-one").save(config_file(local_run))
+    events_file(local_run).write_text(encode_event(make_event("finished", "local-one", seq=1, metrics={},
+                                                               seconds=1.0)) + "\n", encoding="utf-8")
+    return run, str(best), root
+
+
+def test_remote_json_names_the_host_and_never_a_password(done_run):
+    run, _best, _root = done_run
+    again = read_remote_run(run.local_dir)
+    assert again == run
+    assert "password" not in Path(run.local_dir, "remote.json").read_text().lower()
+    assert read_remote_run(Path(run.local_dir).parent / "local-one") is None
+
+
+def test_fetch_reuses_a_current_copy_and_fetches_a_newer_one_again(done_run):
+    run, best, _root = done_run
+    seen = []
+    first = fetch_checkpoint(run, best, lambda d, t: seen.append((d, t)))
+    assert not first.reused and first.path == Path(run.local_dir) / "checkpoints" / "best"
+    remote = {p.relative_to(best).as_posix(): p.read_bytes() for p in Path(best).rglob("*") if p.is_file()}
+    assert {p.relative_to(first.path).as_posix(): p.read_bytes() for p in first.path.rglob("*") if p.is_file()} == remote
+    assert seen[-1] == (first.bytes, first.bytes) == (sum(map(len, remote.values())),) * 2
+
+    seen.clear()
+    second = fetch_checkpoint(run, best, lambda d, t: seen.append((d, t)))
+    assert second.reused and second.path == first.path and seen == []   # nothing copied
+
+    # the host saved a newer checkpoint (the fetch in the window's test below copies it again, not reused)
+    os.utime(Path(best) / "config.json", ns=(time.time_ns(), time.time_ns() + 10**9))
+    with pytest.raises(Cancelled):   # cancelled: the old copy stays whole, no half copy beside it
+        fetch_checkpoint(run, best, cancelled=lambda: True)
+    assert (first.path / "config.json").is_file() and not first.path.with_name("best.part").exists()
+
+
+def test_launch_failures_are_one_sentence(sshd_server, done_run, tmp_path, monkeypatch):
+    run, _best, root = done_run
+    cfg = TrainConfig(model="bundled:minilm", task="squad_v2", train=str(root / "sq.json"), run_id="nope")
+    bare = Host(name="bare", target=sshd_server.alias, python=str(sshd_server.bare_python),
+                runs_dir=str(sshd_server.runs))
+    with pytest.raises(RemoteHostError) as missing:
+        remote_launch.launch_run(bare, cfg, tmp_path / "nope")
+    assert str(missing.value).startswith(f"bert-explorer is not installed for {bare.python} on bare; install it "
+                                         f"there with: {bare.python} -m pip install 'bert-explorer==")
+    wrong = Host(name="wrong", target=f"{sshd_server.alias}-wrongkey", python=run.host.python)
+    with pytest.raises(RemoteHostError, match=r"^wrong refused the key \(Permission denied \(publickey\)\)"):
+        remote_launch.launch_run(wrong, cfg, tmp_path / "nope")
+    monkeypatch.setattr(remote_launch, "MIN_FREE_BYTES", 10**18)
+    with pytest.raises(RemoteHostError, match=r"^the disk on lab that holds .* is full \("):
+        remote_launch.launch_run(run.host, cfg, tmp_path / "nope")
+    assert not (tmp_path / "nope").exists()   # nothing was started or mirrored
+
+
+@pytest.fixture(scope="module")
+def window(qapp, request, done_run, tmp_path_factory):
+    """One main window for the module, started after the remote run ended (an app restart: the settings
+    do not list the run; its mirror's remote.json says where it ran)."""
+    from explorer.ui.shell.main_window import MainWindow
+
+    run, _best, root = done_run
+    settings = AppSettings(tmp_path_factory.mktemp("settings") / "s.ini")
+    settings.set_hosts([run.host])
+    w = MainWindow(root / "runs", settings, probe_device=False)
+    w.resize(1280, 800)
+    w.show()
+    QtBot(request).waitUntil(lambda: w.store.get(RUN_ID) is not None and w.store.get("local-one") is not None,
+                             timeout=30_000)
+    assert settings.remote_runs() == []
+    w.remote_inspect.client_getter = lambda: w.hub.client   # the window's client (each test resets the shared one)
+    yield w
+    w.hub.client.stop()   # the window's client (its pages' requests) ends with the window, not in a later test
+    w.close()
+    w.deleteLater()
+    QApplication.processEvents()
+
+
+def test_the_host_column_shows_only_with_a_remote_run_and_keeps_the_names_width(qtbot, window):
+    from explorer.ui.runs.dock import COLUMNS
+
+    dock = window.runs
+    host_col = COLUMNS.index("Host")
+    qtbot.waitUntil(lambda: not dock.table.isColumnHidden(host_col), timeout=5_000)
+    assert dock.table.header().visualIndex(host_col) == 1   # right after the run's name
+    model = dock.model
+    rows = {model.data(model.run_index(rid)): model.data(model.run_index(rid).siblingAtColumn(host_col))
+            for rid in (RUN_ID, "local-one")}
+    assert sorted(rows.values()) == ["", "lab"]
+    assert "trains on lab" in model.data(model.run_index(RUN_ID), 3)   # the Run tooltip (ToolTipRole)
+    run_col, best_col = COLUMNS.index("Run"), COLUMNS.index("Best dev")
+    dock.fit_columns()
+    qapp_events()
+    names_hint = dock.table.sizeHintForColumn(run_col)   # the widest name, whole
+    with_host = dock.table.columnWidth(run_col)
+    best_with_host = dock.table.columnWidth(best_col)
+    model.has_remote = lambda: False   # as it was without a remote run
+    try:
+        dock.fit_columns()
+        qtbot.waitUntil(lambda: dock.table.isColumnHidden(host_col), timeout=5_000)
+        qapp_events()
+        without_host = dock.table.columnWidth(run_col)
+    finally:
+        del model.has_remote
+    dock.fit_columns()
+    assert not dock.table.isColumnHidden(host_col)
+    assert best_with_host > dock.MIN_BEST_WITH_HOST_PX, "the fixture's Best dev text should be wide enough to give room"
+    # the names keep their room: whole with the Host column when they were whole without it (Best dev gives way)
+    assert with_host >= min(without_host, names_hint) - 1, (with_host, without_host, names_hint)
+
+    from explorer.ui.runs.dock import RunsPanel
+
+    only_local = RunsPanel()   # only local runs: no Host column
+    qtbot.addWidget(only_local)
+    only_local.upsert(window.store.get("local-one"))
+    only_local.fit_columns()
+    assert only_local.table.isColumnHidden(host_col)
+
+
+def test_inspect_on_the_host_asks_once_remembers_and_says_so(qtbot, window, done_run, monkeypatch):
+    from inspect_double import ThreadTransport
+
+    run, best, _root = done_run
+    client = window.hub.client
+    argvs = []
+    client.place_transport = lambda argv: (argvs.append(argv), ThreadTransport())[1]   # the "host's" child
+    monkeypatch.setattr("explorer.core.remote.check.host_gpus", lambda host, timeout=0: ["NVIDIA H200, 143771 MiB"])
+
+    window.open_checkpoint(best)
+    dialog = window.remote_inspect.dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.on_host_btn.text() == "Inspect on lab"
+    assert dialog.fetch_btn.text() == "Fetch checkpoints/best and inspect here"
+    dialog.on_host_btn.click()
+    assert window.settings.inspect_choice("lab") == "host"
+    assert client.place_argv == inspector_argv(run.host) and client.place == "lab"
+    assert "EXPLORER_INSPECT_GPU=1 " in client.place_argv[-1]   # the host's child uses its GPU
+    assert client._slots["qa"] == ("load", {"slot": "qa", "source": best, "task": "qa"})
+    qtbot.waitUntil(lambda: window.inspect_label.text() == "Inspecting on lab (GPU: NVIDIA H200)",
+                    timeout=10_000)
+    assert not window.inspect_label.isHidden()
+    qtbot.waitUntil(lambda: client.running and argvs == [inspector_argv(run.host)], timeout=10_000)
+
+    window.remote_inspect.dialog = None
+    window.open_checkpoint(best)   # remembered: no question
+    assert window.remote_inspect.dialog is None
+
+    local = save_tiny_model(Path(run.local_dir).parent / "elsewhere" / "checkpoints" / "best", "qa")
+    window.open_checkpoint(str(local))   # a checkpoint of this machine: the child runs here again
+    assert client.place_argv is None and window.inspect_label.isHidden()
+    assert client._slots["qa"][1]["source"] == str(local)
+    shutil.rmtree(local.parents[1])
+
+
+def test_fetch_and_inspect_here_with_progress_then_reuse(qtbot, window, done_run):
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+
+    run, best, _root = done_run
+    dialog = HostsDialog(window.settings)   # the way to change the remembered choice
+    qtbot.addWidget(dialog)
+    dialog.inspect.setCurrentIndex(dialog.inspect.findData("fetch"))
+    dialog.accept()
+    assert window.settings.inspect_choice("lab") == "fetch"
+
+    shown = []
+    window.remote_inspect.message.connect(shown.append)
+    window.open_checkpoint(best)
+    progress = window.remote_inspect.progress
+    assert progress is not None and progress.labelText().startswith("Fetching lab:…/best")
+    qtbot.waitUntil(lambda: window.remote_inspect.progress is None, timeout=30_000)
+    local = Path(run.local_dir) / "checkpoints" / "best"
+    assert shown and shown[-1].startswith("Inspecting a local copy of lab:…/best (fetched "), shown
+    assert window.inspect_label.text() == "Inspecting a local copy of lab:…/best"
+    client = window.hub.client
+    assert client.place_argv is None and client._slots["qa"][1]["source"] == str(local)
+
+    window.open_checkpoint(best)
+    qtbot.waitUntil(lambda: window.remote_inspect.progress is None and len(shown) >= 2, timeout=30_000)
+    assert "the copy fetched earlier is current" in shown[-1]
+
