@@ -213,3 +213,80 @@ def test_a_job_array_followed_to_the_end_a_bad_partition_and_a_job_failing_befor
         started = next(e for e in read_events(f"{run.remote_dir}/events.jsonl") if e["event"] == "started")
         assert started["config"]["seed"] == cfg_.seed
     assert (Path(login.runs_dir) / ".slurm" / f"{slurm.job_name([group[0].run_id])}.sbatch").read_text() == script
+
+
+# ---- the window: Hosts dialog, the script before submitting, "queued (SLURM job N)", scancel -----------
+def test_hosts_dialog_marks_a_login_node(qtbot, tmp_path):
+    from explorer.ui.launch.hosts_dialog import HostsDialog, RunOnPicker
+    from explorer.ui.shell.settings import AppSettings
+
+    settings = AppSettings(tmp_path / "s.ini")
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.add_host()
+    for name, value in (("name", "cluster"), ("target", "me@login")):
+        dialog.fields[name].setText(value)
+        dialog.fields[name].textEdited.emit(value)
+    assert not dialog.partition.isEnabled() and dialog.current().slurm is None
+    dialog.slurm.setChecked(True)
+    assert dialog.partition.isEnabled() and dialog.current().slurm == SlurmOptions()
+    dialog.partition.setText("gpu")
+    dialog.partition.textEdited.emit("gpu")
+    dialog.slurm_gpus.setValue(2)
+    dialog.time_limit.setText("2 hours")
+    dialog.time_limit.textEdited.emit("2 hours")
+    assert dialog.problem.text().startswith("the time limit '2 hours' is not one sbatch reads")
+    dialog.time_limit.setText("1-00:00:00")
+    dialog.time_limit.textEdited.emit("1-00:00:00")
+    dialog.extra.setPlainText("--account=lab")
+    assert dialog.problem.text() == ""
+    dialog.accept()
+    (saved,) = settings.hosts()
+    assert saved.slurm == SlurmOptions(partition="gpu", gpus=2, time_limit="1-00:00:00", extra="--account=lab")
+    picker = RunOnPicker(settings)
+    qtbot.addWidget(picker)
+    picker.choose("cluster")
+    assert picker.host() == saved and not picker.gpus.isEnabled()   # GPUs per job come from the host
+    again = HostsDialog(settings)
+    qtbot.addWidget(again)
+    assert again.slurm.isChecked() and again.partition.text() == "gpu" and again.slurm_gpus.value() == 2
+
+
+def test_a_launch_on_a_login_node_shows_the_script_is_listed_queued_and_scancel_ends_it(qtbot, login, files, tmp_path):
+    from dataclasses import replace
+
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    held = replace(login, slurm=replace(login.slurm, extra="--begin=now+3600"))   # stays in the queue
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([held])
+    w = MainWindow(tmp_path / "runs", settings, probe_device=False)
+    qtbot.addWidget(w)
+    w.remote.slurm_poll_seconds = 0.3
+    cfg = replace(_config(files, "", tmp_path / "runs"), run_id="ui-slurm")
+    w.launcher.set_config(cfg)
+    w.launcher.run_on.choose("cluster")
+    assert w.launcher.launch()
+    dlg = w.sbatch_dialog
+    assert dlg is not None and dlg.isVisible() and w.store.get("ui-slurm") is None   # nothing sent before Submit
+    script = dlg.text.toPlainText()
+    assert "#SBATCH --begin=now+3600" in script and "#SBATCH --partition=debug" in script
+    assert script == slurm.sbatch_script(held, ["ui-slurm"])
+    dlg.submit_btn.click()
+    state = w.store.get("ui-slurm")
+    assert state is not None and state.status == "queued"
+    qtbot.waitUntil(lambda: state.queue_note.endswith(": BeginTime") or not state.is_live, timeout=WAIT * 1000)
+    run = w.remote.runs["ui-slurm"]
+    assert state.queue_note == f"SLURM job {run.slurm_job}: BeginTime"
+    assert RunsModel.status_text(state) == f"queued (SLURM job {run.slurm_job}: BeginTime)"
+    assert [r.slurm_job for r in settings.remote_runs()] == [run.slurm_job]   # remembered for a restart
+    with qtbot.waitSignal(w.remote.ended, timeout=WAIT * 1000):
+        w.store.cancel("ui-slurm")                                           # scancel
+    assert state.status == "cancelled" and RunsModel.status_text(state) == "cancelled (queued)"
+    events = read_events(f"{run.remote_dir}/events.jsonl")
+    assert [e["event"] for e in events] == ["cancelled"] and events[0]["source"] == "slurm"
+    assert slurm.job_state(run).state == "CANCELLED"
+    assert settings.remote_runs() == []
+    w.close()
