@@ -132,7 +132,7 @@ def sbatch_script(host: Host, run_ids: list[str]) -> str:
     n = len(run_ids)
     name = job_name(run_ids)
     what = f"{n} runs as one job array" if n > 1 else f"run {run_ids[0]}"
-    lines = ["#!/bin/bash", f"# bert-explorer: {what}; submitted in the runs folder {host.runs_dir} on {host.name}",
+    lines = ["#!/bin/bash", f"# bert-explorer: {what} (submitted in the runs folder on {host.name})",
              f"#SBATCH --job-name={name}"]
     if opts.partition.strip():
         lines.append(f"#SBATCH --partition={opts.partition.strip()}")

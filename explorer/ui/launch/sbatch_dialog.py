@@ -15,7 +15,8 @@ from explorer.core.remote.hosts import Host
 
 
 class SbatchDialog(QDialog):
-    """Show ``script`` for ``run_ids`` on ``host``; Submit emits ``submitted`` and closes, Cancel closes."""
+    """Show ``script`` for ``run_ids`` on ``host``; Submit emits ``submitted`` and closes, Cancel closes
+    (nothing is sent then)."""
 
     submitted = Signal()
 
@@ -23,6 +24,7 @@ class SbatchDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Submit to SLURM on {host.name}")
         self.script = script
+        self.run_ids = list(run_ids)
         n = len(run_ids)
         what = (f"{n} runs as one job array (task i trains run i: {run_ids[0]} … {run_ids[-1]})" if n > 1
                 else f"run {run_ids[0]}")

@@ -126,7 +126,21 @@ class RemoteRunManager(QObject):
             state.queue_note = "submitting to SLURM"
             self.changed.emit(cfg.run_id, set())
         local = [self.runs_dir / cfg.run_id for cfg in prepared]
-        start_worker(submit, host, prepared, script, local, on_done=self._submitted,
+
+        def submit_all():
+            try:
+                return submit(host, prepared, script, local), ""
+            except (UserError, OSError) as exc:   # one sentence (sbatch's refusal, the host's problem)
+                return [], str(exc)
+
+        def done(result):
+            runs, error = result
+            if error:
+                for cfg in prepared:
+                    self._launch_failed(cfg.run_id, error)
+            self._submitted(runs)
+
+        start_worker(submit_all, on_done=done,
                      on_error=lambda msg, tb: [self._launch_failed(c.run_id, msg) for c in prepared])
         return [cfg.run_id for cfg in prepared]
 

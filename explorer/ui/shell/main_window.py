@@ -269,9 +269,9 @@ class MainWindow(QMainWindow):
     # ---- runs ----------------------------------------------------------------------------
     def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
         host = self.launcher.run_on.host()
-        if host is not None and host.slurm is not None:
-            self.submit_to_slurm(host, configs, suffixes)
-            return []
+        if host is not None and host.slurm is not None:   # the script first; submitted on its dialog's Submit
+            dlg = self.submit_to_slurm(host, configs, suffixes)
+            return list(dlg.run_ids) if dlg is not None else []
         try:
             if host is not None:
                 ids = self.remote.enqueue(host, configs, suffixes, gpus=self.launcher.run_on.gpus.value())
