@@ -17,7 +17,8 @@ from helpers import save_tiny_model, write_tiny_squad
 
 from explorer.core.errors import RemoteHostError
 from explorer.core.events import read_events
-from explorer.core.remote import slurm
+from explorer.core.remote import slurm, ssh
+from explorer.core.remote.launch import HOSTSIDE
 from explorer.core.remote.hosts import Host, RemoteRun, SlurmOptions
 from explorer.core.training.config import TrainConfig
 
@@ -93,6 +94,14 @@ def test_states_read_from_squeue_scontrol_and_sacct():
     assert slurm.sbatch_refusal("sbatch: error: invalid partition specified: nope\n"
                                 "sbatch: error: Batch job submission failed: Invalid partition name specified\n") == \
         "invalid partition specified: nope; Batch job submission failed: Invalid partition name specified"
+
+
+def test_a_host_without_sbatch_is_one_sentence_and_nothing_is_written(monkeypatch, tmp_path):
+    monkeypatch.setattr(slurm.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit) as err:
+        slurm.submit_here(str(tmp_path), {"script": "#!/bin/bash\n", "configs": [{"run_id": "a"}]})
+    assert str(err.value).startswith("there is no sbatch on this host's PATH (is it a SLURM login node?")
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---- the real cluster ------------------------------------------------------------------------------
@@ -184,13 +193,15 @@ def test_a_job_array_followed_to_the_end_a_bad_partition_and_a_job_failing_befor
     assert dead.slurm_job.isdigit()
     dead_col, dead_follower = _follow(dead)
 
+    # an unknown partition: sbatch's own message, and no run folder left on the host (the host-side step of
+    # slurm.submit, whose copy and prepare steps the submissions above went through)
     bad = replace(login, slurm=replace(login.slurm, partition="nosuchpart"))
-    cfg = _config(files, "sl-bad", local)
+    request = {"script": slurm.sbatch_script(bad, ["sl-bad"]), "configs": [cfg.to_dict() | {"run_id": "sl-bad"}]}
     with pytest.raises(RemoteHostError) as err:
-        slurm.submit(bad, [cfg], slurm.sbatch_script(bad, [cfg.run_id]), [local / "sl-bad"])
+        ssh.run_checked(bad, [bad.python, "-m", HOSTSIDE, "submit", bad.runs_dir], stdin=json.dumps(request).encode())
     assert str(err.value) == ("cluster: sbatch refused the job: invalid partition specified: nosuchpart; "
                               "Batch job submission failed: Invalid partition name specified")
-    assert not (local / "sl-bad").exists() and not (Path(login.runs_dir) / "sl-bad").exists()
+    assert not (Path(login.runs_dir) / "sl-bad").exists()
 
     assert dead_follower.done.wait(WAIT)
     last = dead_col.events[-1]

@@ -92,11 +92,13 @@ class JobState:
         return text
 
     def to_dict(self) -> dict:
+        """As JSON-able dict (``hostside slurm-state`` prints it)."""
         return {"job": self.job, "state": self.state, "reason": self.reason, "exit_code": self.exit_code,
                 "source": self.source}
 
     @classmethod
     def from_dict(cls, data: dict) -> "JobState":
+        """The inverse of :meth:`to_dict` (missing keys: an UNKNOWN state)."""
         return cls(job=str(data.get("job", "")), state=str(data.get("state", "UNKNOWN")),
                    reason=str(data.get("reason", "")), exit_code=str(data.get("exit_code", "")),
                    source=str(data.get("source", "")))
