@@ -116,6 +116,8 @@ class RemoteFollower:
             return False, f"cannot start ssh: {exc}"
         with self._lock:
             self._proc = proc
+        if self._stop.is_set():   # stop() came while the channel opened: it found no process to kill
+            proc.kill()
         self.connections += 1
         self.on_status(f"following {self.run.run_id} on {host.name}")
         buf = b""
@@ -131,6 +133,8 @@ class RemoteFollower:
                     continue
                 *lines, buf = buf.split(b"\n")
                 for line in lines:
+                    if self._stop.is_set():   # a stopped follower never writes again (a new one may follow)
+                        break
                     mirror.write(line + b"\n")
                     mirror.flush()
                     lineno += 1
@@ -144,7 +148,7 @@ class RemoteFollower:
                     self.on_event(ev)
                     if ev.get("event") in TERMINAL_EVENTS:
                         ended = True
-                if ended:
+                if ended or self._stop.is_set():
                     proc.kill()
                     break
         code = proc.wait()

@@ -14,6 +14,51 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SSH_CONFIG_ENV = "EXPLORER_SSH_CONFIG"   # an ssh_config used instead of ~/.ssh/config (ssh -F)
+# sbatch --time formats: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+_SLURM_TIME = re.compile(r"^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+(:\d{1,2}){0,2})$")
+
+
+@dataclass
+class SlurmOptions:
+    """How runs are submitted when the host is a SLURM login node (explorer.core.remote.slurm).
+
+    Attributes:
+        partition: ``sbatch --partition``; "" = the cluster's default partition.
+        gpus: GPUs per job (``--gres=gpu:N``; 0 = no ``--gres`` line, a CPU job); more than one runs
+            the worker with ``accelerate launch --multi_gpu`` inside the job, as a direct launch does.
+        time_limit: ``sbatch --time`` (minutes, ``HH:MM:SS`` or ``D-HH:MM:SS``); "" = the partition's.
+        extra: more sbatch options, one a line (``--account=lab`` or ``#SBATCH --account=lab``).
+    """
+
+    partition: str = ""
+    gpus: int = 1
+    time_limit: str = "04:00:00"
+    extra: str = ""
+
+    def extra_lines(self) -> list[str]:
+        """The extra options as ``#SBATCH ...`` lines (blank lines dropped)."""
+        out = []
+        for line in self.extra.splitlines():
+            line = line.strip()
+            if line:
+                out.append(line if line.startswith("#SBATCH") else f"#SBATCH {line}")
+        return out
+
+    def problem(self) -> str:
+        """'' when usable, else what is wrong (one sentence for the Hosts dialog)."""
+        if re.search(r"\s", self.partition.strip()):
+            return f"the SLURM partition {self.partition!r} contains a space"
+        if not 0 <= int(self.gpus) <= 64:
+            return f"GPUs per job must be between 0 and 64, not {self.gpus}"
+        if self.time_limit.strip() and not _SLURM_TIME.match(self.time_limit.strip()):
+            return (f"the time limit {self.time_limit!r} is not one sbatch reads: write minutes (90), "
+                    f"HH:MM:SS (04:00:00) or D-HH:MM:SS (1-12:00:00)")
+        for n, line in enumerate(self.extra.splitlines(), 1):
+            text = line.strip()
+            if text and not (text.startswith("-") or text.startswith("#SBATCH -")):
+                return (f"extra sbatch line {n} ({text[:40]!r}) is not an sbatch option: write it as "
+                        f"--account=lab or #SBATCH --account=lab")
+        return ""
 
 
 @dataclass
@@ -27,6 +72,8 @@ class Host:
         key: a private key file (``ssh -i``); "" = the config's / the agent's.
         python: the Python on the host that has bert-explorer (a venv's ``bin/python``); default ``python3``.
         runs_dir: the runs folder on the host (``~`` allowed, resolved there).
+        slurm: set when the host is a SLURM login node: runs are submitted with ``sbatch``
+            (:class:`SlurmOptions`); None = the worker starts directly on the host.
     """
 
     name: str = ""
@@ -35,9 +82,13 @@ class Host:
     key: str = ""
     python: str = "python3"
     runs_dir: str = "~/bert-explorer-runs"
+    slurm: SlurmOptions | None = None
 
     def __post_init__(self):
         self.name = self.name or self.target
+        if isinstance(self.slurm, dict):
+            names = {f.name for f in dataclasses.fields(SlurmOptions)}
+            self.slurm = SlurmOptions(**{k: v for k, v in self.slurm.items() if k in names})
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -62,6 +113,8 @@ class Host:
             return "name the Python on the host (python3, or a venv's bin/python)"
         if not self.runs_dir.strip():
             return "name a runs folder on the host"
+        if self.slurm is not None:
+            return self.slurm.problem()
         return ""
 
 
@@ -75,6 +128,8 @@ class RemoteRun:
         remote_dir: its run folder on the host (absolute, as the host resolved it).
         local_dir: the local mirror folder (config.json, events.jsonl streamed from the host).
         done: the follower saw a terminal event (not followed again).
+        slurm_job: the SLURM job it is (``"123"``, or ``"123_0"`` for task 0 of job array 123); "" for a
+            worker started directly.
     """
 
     run_id: str
@@ -82,16 +137,17 @@ class RemoteRun:
     remote_dir: str
     local_dir: str
     done: bool = False
+    slurm_job: str = ""
 
     def to_dict(self) -> dict:
         return {"run_id": self.run_id, "host": self.host.to_dict(), "remote_dir": self.remote_dir,
-                "local_dir": self.local_dir, "done": self.done}
+                "local_dir": self.local_dir, "done": self.done, "slurm_job": self.slurm_job}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RemoteRun":
         return cls(run_id=str(data["run_id"]), host=Host.from_dict(dict(data["host"])),
                    remote_dir=str(data["remote_dir"]), local_dir=str(data["local_dir"]),
-                   done=bool(data.get("done", False)))
+                   done=bool(data.get("done", False)), slurm_job=str(data.get("slurm_job") or ""))
 
 
 def save_remote_run(run: RemoteRun) -> Path:

@@ -11,7 +11,14 @@
   (``source: "host"``) for a worker that died without a terminal event. Exits when the SSH session is gone.
 - ``ls FOLDER``: the files under FOLDER as JSON [[relative path, bytes, mtime ns], ...] (fetching a checkpoint).
 - ``stop RUN_DIR`` / ``cancel RUN_DIR``: the same requests as for a local run (the STOP file; SIGTERM to
-  the worker), printed as one line.
+  the worker, or ``scancel`` for a run submitted to SLURM), printed as one line.
+- ``submit ROOT`` ({"script", "configs"} as JSON on stdin): a SLURM submission (explorer.core.remote.slurm):
+  configs, run folders, ``sbatch --parsable``; print {"job_id", "runs"}.
+- ``slurm-state JOB``: the job's state (squeue, scontrol, sacct) as JSON.
+
+For a run folder with ``slurm.json`` (a SLURM job), ``tail`` waits while the job is queued or running
+(not while a pid file says so: the worker runs on a compute node), and a job that ended without a terminal
+event gets ``cancelled`` (scancel) or ``failed`` with the tail of its error file.
 
 Runs on the host with the host's Python; imports nothing heavy (no torch).
 """
@@ -32,6 +39,7 @@ from explorer.core.runs import (append_event, events_file, pid_file, request_sto
                                 worker_alive)
 
 POLL_SECONDS = 0.2
+SLURM_POLL_SECONDS = 2.0   # tail: how often a SLURM job's state is asked (squeue) while no event arrives
 CHUNK = 1 << 16
 
 
@@ -110,12 +118,42 @@ def _record_death(run_dir: Path) -> None:
     append_event(run_dir, make_event("failed", run_dir.name, error=why, traceback=tail, source="host"))
 
 
+class _SlurmLiveness:
+    """``alive()`` for a SLURM run: the job is not ended (its state asked at most every SLURM_POLL_SECONDS)."""
+
+    def __init__(self, job: str):
+        self.job = job
+        self.state = None
+        self.asked = 0.0
+
+    def alive(self) -> bool:
+        from explorer.core.remote import slurm
+
+        if self.state is None or time.monotonic() - self.asked >= SLURM_POLL_SECONDS:
+            self.state, self.asked = slurm.query_job(self.job), time.monotonic()
+        return not self.state.ended
+
+
+def _record_slurm_end(run_dir: Path, state) -> None:
+    from explorer.core.remote import slurm
+
+    if not run_dir.is_dir():   # the run was deleted on the host: nothing to end
+        return
+
+    kind, fields = slurm.ended_without_result(run_dir, state)
+    append_event(run_dir, make_event(kind, run_dir.name, **fields))
+
+
 def _tail(run_dir: str, offset: int, out=None) -> int:
     run_dir = Path(run_dir)
     out = out or sys.stdout.buffer
     path = events_file(run_dir)
     parent = os.getppid()
     recorded = False
+    from explorer.core.remote.slurm import job_of
+
+    job = job_of(run_dir)
+    slurm_job = _SlurmLiveness(str(job["job"])) if job else None
     while True:
         data = b""
         if path.exists():
@@ -132,12 +170,15 @@ def _tail(run_dir: str, offset: int, out=None) -> int:
             continue
         if os.getppid() != parent:   # the SSH session ended (its process is gone)
             return 1
-        if not worker_alive(run_dir):
+        if not (slurm_job.alive() if slurm_job is not None else worker_alive(run_dir)):
             if path.exists() and path.stat().st_size > offset:
                 continue
             if not recorded and not _has_terminal(path):
                 recorded = True
-                _record_death(run_dir)
+                if slurm_job is not None:
+                    _record_slurm_end(run_dir, slurm_job.state)
+                else:
+                    _record_death(run_dir)
                 continue
             return 0
         time.sleep(POLL_SECONDS)
@@ -173,7 +214,17 @@ def main(argv: list[str] | None = None) -> int:
         stats = [(p, p.stat()) for p in files]   # [relative path, bytes, mtime in ns] (fetch.py reuses a copy by them)
         print(json.dumps([[p.relative_to(folder).as_posix(), st.st_size, st.st_mtime_ns] for p, st in stats]))
     elif cmd == "cancel":
-        print(terminate_worker(rest[0]))
+        from explorer.core.remote import slurm
+
+        print(slurm.cancel_here(rest[0]) if slurm.job_of(rest[0]) else terminate_worker(rest[0]))
+    elif cmd == "submit":
+        from explorer.core.remote import slurm
+
+        print(json.dumps(slurm.submit_here(rest[0], json.loads(sys.stdin.read()))))
+    elif cmd == "slurm-state":
+        from explorer.core.remote import slurm
+
+        print(json.dumps(slurm.query_job(rest[0]).to_dict()))
     else:
         print(f"unknown command {cmd!r}", file=sys.stderr)
         return 2

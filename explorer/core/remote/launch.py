@@ -96,6 +96,23 @@ def remote_config(config: TrainConfig, remote_paths: dict[str, str], root: str) 
     return dataclasses.replace(config, output_dir=root, **remote_paths)
 
 
+def prepare_root(host: Host) -> str:
+    """Create the remote runs folder and its store (``hostside prepare``); returns it as the host resolved it.
+
+    Raises:
+        RemoteHostError: the host cannot be used, answers nonsense, or its disk is full (one sentence).
+    """
+    res = ssh.run_checked(host, [host.python, "-m", HOSTSIDE, "prepare", host.runs_dir])
+    try:
+        info = json.loads(res.decode().strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        raise RemoteHostError(f"{host.name}: bert-explorer on the host answered {res[:200]!r}; "
+                              "check the host (Hosts dialog)") from None
+    if int(info.get("free_bytes", MIN_FREE_BYTES)) < MIN_FREE_BYTES:
+        raise RemoteHostError(disk_full_sentence(host, info["root"], int(info["free_bytes"]), MIN_FREE_BYTES))
+    return info["root"]
+
+
 def launch_run(host: Host, config: TrainConfig, local_dir: str | Path, gpus: int = 1) -> tuple[RemoteRun, Upload]:
     """Start ``config`` (its ``run_id`` already chosen) on ``host``; the local mirror is ``local_dir``.
 
@@ -106,15 +123,7 @@ def launch_run(host: Host, config: TrainConfig, local_dir: str | Path, gpus: int
     """
     if not config.run_id:
         raise ValueError("launch_run needs a config with its run_id chosen")
-    res = ssh.run_checked(host, [host.python, "-m", HOSTSIDE, "prepare", host.runs_dir])
-    try:
-        info = json.loads(res.decode().strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        raise RemoteHostError(f"{host.name}: bert-explorer on the host answered {res[:200]!r}; "
-                              "check the host (Hosts dialog)") from None
-    root = info["root"]
-    if int(info.get("free_bytes", MIN_FREE_BYTES)) < MIN_FREE_BYTES:
-        raise RemoteHostError(disk_full_sentence(host, root, int(info["free_bytes"]), MIN_FREE_BYTES))
+    root = prepare_root(host)
     upload = upload_files(host, root, local_files(config))
     remote_cfg = remote_config(config, upload.remote_paths, root)
     out = ssh.run_checked(host, [host.python, "-m", HOSTSIDE, "launch", root, config.run_id, str(int(gpus))],

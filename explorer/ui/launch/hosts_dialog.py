@@ -3,17 +3,20 @@
 The dialog edits the host list kept in the settings (add, edit, remove; the SSH alias field offers the
 aliases of ``~/.ssh/config``) and "Check host" shows what explorer.core.remote.check found there (Python,
 bert-explorer, GPUs, free disk, or the one sentence of what is wrong). No password is ever asked: the
-system's OpenSSH client authenticates with the user's keys and agent.
+system's OpenSSH client authenticates with the user's keys and agent. "SLURM login node" makes the host
+submit its runs with sbatch (partition, GPUs per job, time limit, extra #SBATCH lines:
+explorer.core.remote.hosts.SlurmOptions; the script is shown before each submission, sbatch_dialog).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout,
-                               QLabel, QLineEdit, QListWidget, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout,
+                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
+                               QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.remote.check import HostCheck, check_host
-from explorer.core.remote.hosts import Host, ssh_aliases
+from explorer.core.remote.hosts import Host, SlurmOptions, ssh_aliases
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
@@ -53,6 +56,7 @@ class HostsDialog(QDialog):
         aliases = ssh_aliases()
         self.aliases = QLabel("Aliases in your SSH config: " + (", ".join(aliases) if aliases else "none"))
         self.aliases.setWordWrap(True)
+        self._slurm_box()
         self.check_btn = QPushButton("Check host")
         self.result = QLabel("")
         self.result.setWordWrap(True)
@@ -78,6 +82,7 @@ class HostsDialog(QDialog):
         left.addLayout(row)
         right = QVBoxLayout()
         right.addLayout(form)
+        right.addWidget(self.slurm_group)
         right.addWidget(self.aliases)
         right.addWidget(self.check_btn)
         right.addWidget(self.result, 1)
@@ -97,10 +102,48 @@ class HostsDialog(QDialog):
             ed.textEdited.connect(self._edited)
         self.port.valueChanged.connect(self._edited)
         self.inspect.currentIndexChanged.connect(self._inspect_edited)
+        self.slurm.toggled.connect(self._edited)
+        for ed in (self.partition, self.time_limit):
+            ed.textEdited.connect(self._edited)
+        self.slurm_gpus.valueChanged.connect(self._edited)
+        self.extra.textChanged.connect(self._edited)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self._refresh_list()
-        self.resize(760, 420)
+        self.resize(780, 600)
+
+    def _slurm_box(self) -> None:
+        """The "SLURM login node" check box and its options (enabled while it is checked)."""
+        self.slurm = QCheckBox("SLURM login node: submit runs with sbatch")
+        self.slurm.setToolTip("Runs on this host are submitted as SLURM batch jobs (a run group as one job array); "
+                              "the job script is shown before each submission.")
+        self.partition = QLineEdit()
+        self.partition.setPlaceholderText("empty: the cluster's default partition")
+        self.slurm_gpus = QSpinBox()
+        self.slurm_gpus.setRange(0, 64)
+        self.slurm_gpus.setSpecialValueText("none (a CPU job)")
+        self.slurm_gpus.setToolTip("--gres=gpu:N; more than one runs the worker with accelerate launch --multi_gpu "
+                                   "(not tested here: the test cluster has no GPU)")
+        self.time_limit = QLineEdit()
+        self.time_limit.setPlaceholderText("04:00:00 (minutes, HH:MM:SS or D-HH:MM:SS)")
+        self.extra = QPlainTextEdit()
+        self.extra.setPlaceholderText("more sbatch options, one a line: --account=lab")
+        self.extra.setMaximumHeight(56)
+        form = QFormLayout()
+        form.addRow("Partition", self.partition)
+        form.addRow("GPUs per job", self.slurm_gpus)
+        form.addRow("Time limit", self.time_limit)
+        form.addRow("Extra #SBATCH lines", self.extra)
+        self.slurm_group = QGroupBox()
+        lay = QVBoxLayout(self.slurm_group)
+        lay.setContentsMargins(8, 4, 8, 4)
+        lay.addWidget(self.slurm)
+        lay.addLayout(form)
+        self._slurm_fields_enabled(False)
+
+    def _slurm_fields_enabled(self, on: bool) -> None:
+        for w in (self.partition, self.slurm_gpus, self.time_limit, self.extra):
+            w.setEnabled(on)
 
     # ---- list ----------------------------------------------------------------------------
     def _refresh_list(self, select: int = 0) -> None:
@@ -132,19 +175,30 @@ class HostsDialog(QDialog):
     def _show(self, row: int) -> None:
         host = self.current()
         enabled = host is not None
-        for ed in (*self.fields.values(), self.port, self.inspect, self.check_btn, self.remove_btn):
+        for ed in (*self.fields.values(), self.port, self.inspect, self.check_btn, self.remove_btn, self.slurm):
             ed.setEnabled(enabled)
         self.result.setText("")
         if host is None:
+            self._slurm_fields_enabled(False)
             return
         self.inspect.blockSignals(True)
         self.inspect.setCurrentIndex(max(0, self.inspect.findData(self._inspect.get(id(host), ""))))
         self.inspect.blockSignals(False)
         for name, ed in self.fields.items():
             ed.setText(str(getattr(host, name)))
-        self.port.blockSignals(True)
+        opts = host.slurm or SlurmOptions()
+        widgets = (self.port, self.slurm, self.slurm_gpus, self.extra)
+        for w in widgets:
+            w.blockSignals(True)
         self.port.setValue(int(host.port))
-        self.port.blockSignals(False)
+        self.slurm.setChecked(host.slurm is not None)
+        self.partition.setText(opts.partition)
+        self.slurm_gpus.setValue(int(opts.gpus))
+        self.time_limit.setText(opts.time_limit)
+        self.extra.setPlainText(opts.extra)
+        for w in widgets:
+            w.blockSignals(False)
+        self._slurm_fields_enabled(host.slurm is not None)
         self.problem.setText(host.problem())
 
     def _edited(self, *_args) -> None:
@@ -154,6 +208,10 @@ class HostsDialog(QDialog):
         for name, ed in self.fields.items():
             setattr(host, name, ed.text().strip())
         host.port = self.port.value()
+        on = self.slurm.isChecked()
+        host.slurm = SlurmOptions(partition=self.partition.text().strip(), gpus=self.slurm_gpus.value(),
+                                  time_limit=self.time_limit.text().strip(), extra=self.extra.toPlainText()) if on else None
+        self._slurm_fields_enabled(on)
         item = self.list.currentItem()
         if item is not None:
             item.setText(host.name or host.target)
@@ -219,7 +277,7 @@ class RunOnPicker(QWidget):
         lay.addWidget(self.gpus)
         lay.addWidget(self.hosts_btn)
         self.hosts_btn.clicked.connect(self.edit_hosts)
-        self.combo.currentIndexChanged.connect(lambda _i: self.gpus.setEnabled(self.host() is not None))
+        self.combo.currentIndexChanged.connect(lambda _i: self._gpus_enabled())
         self.dialog: HostsDialog | None = None
         self.refresh()
 
@@ -234,7 +292,15 @@ class RunOnPicker(QWidget):
         index = self.combo.findText(keep)
         self.combo.setCurrentIndex(max(index, 0))
         self.combo.blockSignals(False)
-        self.gpus.setEnabled(self.host() is not None)
+        self._gpus_enabled()
+
+    def _gpus_enabled(self) -> None:
+        """The GPUs box counts for a direct host run; a SLURM host's jobs take its GPUs per job."""
+        host = self.host()
+        self.gpus.setEnabled(host is not None and host.slurm is None)
+        self.gpus.setToolTip("GPUs per job are set in the Hosts dialog for this SLURM login node"
+                             if host is not None and host.slurm is not None else
+                             "GPUs on the host; more than one runs the worker with accelerate launch --multi_gpu.")
 
     def host(self) -> Host | None:
         """The chosen host, or None for this machine."""

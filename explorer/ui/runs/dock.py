@@ -234,6 +234,8 @@ class RunsModel(QAbstractItemModel):
     def _tooltip(self, s: RunState, col: int) -> str:
         if COLUMNS[col] == "Status":
             tip = STATUS_TIPS.get(self.status_text(s), s.status)
+            if s.status == "queued" and s.queue_note:
+                tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
             tip = f"{tip}\n{s.error}" if s.error else tip
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
         if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
@@ -261,6 +263,8 @@ class RunsModel(QAbstractItemModel):
         """The status as listed: 'cancelled (queued)' for a run cancelled before it ever started."""
         if s.status == "cancelled" and s.started_at is None and not s.step:
             return "cancelled (queued)"
+        if s.status == "queued" and s.queue_note:
+            return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
         return s.status
 
     def _text(self, s: RunState, col: int) -> str:

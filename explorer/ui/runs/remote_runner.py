@@ -6,6 +6,9 @@ are mirrored into ``<runs>/<run_id>/events.jsonl`` and replayed into the run's R
 and Curves show it like a local run), and sends Stop early / Cancel over SSH. Every remote run is
 remembered in the settings (AppSettings.remote_runs) until it ended, and :meth:`resume` follows the
 remembered ones again after a restart, from the last byte already mirrored.
+
+On a SLURM login node (Host.slurm) :meth:`submit_slurm` submits the runs as one sbatch job (a job array
+for several; explorer.core.remote.slurm); they are listed "queued (SLURM job N)" until the job runs.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from explorer.core.errors import UserError
 from explorer.core.remote.follow import RemoteFollower
 from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run
 from explorer.core.remote.launch import launch_run, request_remote
+from explorer.core.remote.slurm import POLL_SECONDS as SLURM_POLL_SECONDS
+from explorer.core.remote.slurm import JobState, SlurmFollower, submit
 from explorer.core.runs import RunStore
 from explorer.core.training.config import TrainConfig
 from explorer.ui.runs.runner import make_run_id
@@ -40,9 +45,11 @@ class RemoteRunManager(QObject):
     _event = Signal(str, dict)        # follower thread -> GUI thread
     _status = Signal(str, str)
     _done = Signal(str)
+    _job = Signal(str, object)        # follower thread -> GUI thread: a SLURM job's state (JobState)
 
     def __init__(self, runs_dir: str | Path, settings, store: RunStore, parent: QObject | None = None):
         super().__init__(parent)
+        self.slurm_poll_seconds = SLURM_POLL_SECONDS   # how often a queued SLURM job's state is asked
         self.runs_dir = Path(runs_dir)
         self.settings = settings
         self.store = store
@@ -56,26 +63,37 @@ class RemoteRunManager(QObject):
         self._event.connect(self._on_event)
         self._status.connect(lambda rid, text: self.message.emit(text if rid in text else f"{rid}: {text}"))
         self._done.connect(self._on_done)
+        self._job.connect(self._on_job)
 
     # ---- launch --------------------------------------------------------------------------
+    def plan(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[TrainConfig]:
+        """The configs with their run ids chosen (unique here and in the runs folder) and the local runs
+        folder as output; nothing is added or sent. Raises ConfigError on a bad config."""
+        taken, out = set(self.states) | set(self.store.ids()), []
+        for i, cfg in enumerate(configs):
+            cfg.validate()
+            run_id = make_run_id(cfg, taken, self.runs_dir, suffixes[i] if suffixes else "")
+            taken.add(run_id)
+            out.append(dataclasses.replace(cfg, run_id=run_id, output_dir=str(self.runs_dir)))
+        return out
+
+    def _add(self, cfg: TrainConfig, host: Host, status: str, log: str, started_at: float | None) -> RunState:
+        state = RunState(run_id=cfg.run_id, path=self.runs_dir / cfg.run_id, config=cfg.to_dict(), status=status,
+                         started_at=started_at)
+        state.host = host.name   # the Runs list's Host column
+        state.logs.append(f"[info] {log}")
+        self.states[cfg.run_id] = state
+        self.added.emit(state)
+        return state
+
     def enqueue(self, host: Host, configs: list[TrainConfig], suffixes: list[str] | None = None,
                 gpus: int = 1) -> list[str]:
         """Start each config on ``host`` (one after another, on a worker thread); returns the run ids.
         Raises ConfigError on a bad config (before anything is sent)."""
-        ids, prepared = [], []
-        for i, cfg in enumerate(configs):
-            cfg.validate()
-            run_id = make_run_id(cfg, set(self.states) | set(self.store.ids()), self.runs_dir,
-                                 suffixes[i] if suffixes else "")
-            cfg = dataclasses.replace(cfg, run_id=run_id, output_dir=str(self.runs_dir))
-            state = RunState(run_id=run_id, path=self.runs_dir / run_id, config=cfg.to_dict(),
-                             status=run_status.STARTING, started_at=time.time())
-            state.logs.append(f"[info] starting on {host.name}")
-            state.host = host.name
-            self.states[run_id] = state
-            self.added.emit(state)
-            prepared.append(cfg)
-            ids.append(run_id)
+        prepared = self.plan(configs, suffixes)
+        ids = [cfg.run_id for cfg in prepared]
+        for cfg in prepared:
+            self._add(cfg, host, run_status.STARTING, f"starting on {host.name}", time.time())
 
         def launch_all():
             out = []
@@ -100,6 +118,62 @@ class RemoteRunManager(QObject):
             self._follow(run)
             self.message.emit(f"{run_id}: started on {run.host.name}")
 
+    def submit_slurm(self, host: Host, prepared: list[TrainConfig], script: str) -> list[str]:
+        """Submit ``prepared`` (from :meth:`plan`) to the SLURM login node ``host`` as ``script`` (the one the
+        user saw; several configs are one job array) on a worker thread; they are listed as queued at once
+        and "queued (SLURM job N)" once sbatch answered. Returns the run ids."""
+        for cfg in prepared:
+            state = self._add(cfg, host, run_status.QUEUED, f"submitting to SLURM on {host.name}", None)
+            state.queue_note = "submitting to SLURM"
+            self.changed.emit(cfg.run_id, set())
+        local = [self.runs_dir / cfg.run_id for cfg in prepared]
+
+        def submit_all():
+            try:
+                return submit(host, prepared, script, local), ""
+            except (UserError, OSError) as exc:   # one sentence (sbatch's refusal, the host's problem)
+                return [], str(exc)
+
+        def done(result):
+            runs, error = result
+            if error:
+                for cfg in prepared:
+                    self._launch_failed(cfg.run_id, error)
+            self._submitted(runs)
+
+        start_worker(submit_all, on_done=done,
+                     on_error=lambda msg, tb: [self._launch_failed(c.run_id, msg) for c in prepared])
+        return [cfg.run_id for cfg in prepared]
+
+    def _submitted(self, runs: list[RemoteRun]) -> None:
+        for run in runs:
+            self.runs[run.run_id] = run
+            state = self.states.get(run.run_id)
+            if state is not None:
+                state.queue_note = f"SLURM job {run.slurm_job}"
+                state.logs.append(f"[info] submitted to SLURM on {run.host.name}: job {run.slurm_job}")
+                self.changed.emit(run.run_id, set())
+            self._follow(run)
+        self._remember()
+        if runs:
+            jobs = runs[0].slurm_job.split("_")[0]
+            self.message.emit(f"{runs[0].run_id}: submitted to SLURM on {runs[0].host.name} as job {jobs}"
+                              + (f" (a job array of {len(runs)})" if len(runs) > 1 else ""))
+
+    def _on_job(self, run_id: str, job: JobState) -> None:
+        """A SLURM job's state: queued with its reason while it waits, starting once it runs."""
+        state = self.states.get(run_id)
+        if state is None or not state.is_live:
+            return
+        if job.waiting:
+            state.queue_note = f"SLURM job {job.job}" + (f": {job.reason}" if job.reason not in ("", "None") else "")
+        elif job.state == "RUNNING":
+            state.queue_note = ""
+            state.status = run_status.after_request(state.status, "start")
+            state.started_at = state.started_at or time.time()
+        self.changed.emit(run_id, set())
+        self.message.emit(f"{run_id}: SLURM job {job.job} {job.label()}")
+
     def _launch_failed(self, run_id: str, error: str) -> None:
         state = self.states.get(run_id)
         if state is None:
@@ -113,9 +187,14 @@ class RemoteRunManager(QObject):
     # ---- follow --------------------------------------------------------------------------
     def _follow(self, run: RemoteRun) -> None:
         rid = run.run_id
-        self.followers[rid] = RemoteFollower(run, on_event=lambda ev: self._event.emit(rid, ev),
-                                             on_status=lambda text: self._status.emit(rid, text),
-                                             on_done=lambda: self._done.emit(rid)).start()
+        callbacks = dict(on_event=lambda ev: self._event.emit(rid, ev), on_status=lambda text: self._status.emit(rid, text),
+                         on_done=lambda: self._done.emit(rid))
+        if run.slurm_job:
+            follower = SlurmFollower(run, on_job=lambda job: self._job.emit(rid, job),
+                                     poll_seconds=self.slurm_poll_seconds, **callbacks)
+        else:
+            follower = RemoteFollower(run, **callbacks)
+        self.followers[rid] = follower.start()
 
     def resume(self) -> list[str]:
         """Follow again every remembered remote run that had not ended (after a restart): its state is
@@ -130,6 +209,8 @@ class RemoteRunManager(QObject):
                 state = RunState(run_id=run.run_id, path=Path(run.local_dir))
             if state.status in (run_status.CRASHED, run_status.STARTING):
                 state.status = run_status.RUNNING
+                if run.slurm_job and state.started_at is None:   # no event yet: still in the cluster's queue
+                    state.status, state.queue_note = run_status.QUEUED, f"SLURM job {run.slurm_job}"
             state.logs.append(f"[info] following again on {run.host.name}")
             state.host = run.host.name
             self.states[run.run_id] = state

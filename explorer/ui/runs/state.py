@@ -155,6 +155,7 @@ class RunState:
     checkpoints: dict[str, str] = field(default_factory=dict)   # kind ("last"/"best") -> path
     best_checkpoint: str | None = None
     error: str = ""
+    queue_note: str = ""          # where a queued run waits, e.g. "SLURM job 123" (the Runs dock's status)
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)

@@ -281,6 +281,9 @@ class MainWindow(QMainWindow):
     # ---- runs ----------------------------------------------------------------------------
     def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
         host = self.launcher.run_on.host()
+        if host is not None and host.slurm is not None:   # the script first; submitted on its dialog's Submit
+            dlg = self.submit_to_slurm(host, configs, suffixes)
+            return list(dlg.run_ids) if dlg is not None else []
         try:
             if host is not None:
                 ids = self.remote.enqueue(host, configs, suffixes, gpus=self.launcher.run_on.gpus.value())
@@ -295,6 +298,33 @@ class MainWindow(QMainWindow):
             where = f" on {host.name}" if host is not None else ""
             self.show_message(f"Launched {ids[0]}{where}" + (f" (+{len(ids) - 1} queued)" if len(ids) > 1 else ""))
         return ids
+
+    def submit_to_slurm(self, host, configs: list[TrainConfig], suffixes: list[str] | None = None):
+        """A launch on a SLURM login node: the job script (one job, or one job array for a run group) is shown
+        in a dialog (returned; None for a bad config); Submit hands it to RemoteRunManager.submit_slurm."""
+        from explorer.core.remote.slurm import sbatch_script
+        from explorer.ui.launch.sbatch_dialog import SbatchDialog
+
+        try:
+            prepared = self.remote.plan(configs, suffixes)
+        except ConfigError as exc:
+            QMessageBox.warning(self, "Cannot launch", str(exc))
+            return None
+        ids = [cfg.run_id for cfg in prepared]
+        script = sbatch_script(host, ids)
+        dlg = SbatchDialog(host, ids, script, self)
+
+        def submit():
+            self.remote.submit_slurm(host, prepared, script)
+            self.runs.select(ids[:1])
+            self.tabs.setCurrentWidget(self.curves)
+            self.show_message(f"Submitting {ids[0]} to SLURM on {host.name}"
+                              + (f" (a job array of {len(ids)})" if len(ids) > 1 else ""))
+
+        dlg.submitted.connect(submit)
+        self.sbatch_dialog = dlg
+        dlg.open()
+        return dlg
 
     def _run_ended(self, run_id: str, status: str) -> None:
         """A worker this window drove is done: say so in the status bar, measure its folder."""
