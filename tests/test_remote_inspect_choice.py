@@ -240,3 +240,24 @@ def test_fetch_and_inspect_here_with_progress_then_reuse(qtbot, window, done_run
     qtbot.waitUntil(lambda: window.remote_inspect.progress is None and len(shown) >= 2, timeout=30_000)
     assert "the copy fetched earlier is current" in shown[-1]
 
+
+
+def test_a_missing_file_on_the_host_says_where_files_are_read(qtbot, tmp_path):
+    from inspect_double import ThreadTransport
+
+    from explorer.ui.inspectors.client import InspectClient
+
+    client = InspectClient(ThreadTransport)
+    client.place_transport = lambda argv: ThreadTransport()   # the "host's" child
+    got = []
+    try:
+        for place in (None, ["ssh", "lab", "--", "python", "-m", "explorer.worker.inspect"]):
+            client.set_place(place, "lab")
+            client.request("squad_rows", {"path": str(tmp_path / "dev.json")}, on_error=lambda m, tb: got.append(m))
+            qtbot.waitUntil(lambda: len(got) == (1 if place is None else 2), timeout=20_000)
+    finally:
+        client.stop()
+    assert "no such file" in got[0] and "inspectors run on" not in got[0]
+    assert got[1].startswith(got[0]) and got[1].endswith("(the inspectors run on lab, so files are read there; "
+                                                          "fetch the checkpoint and inspect it here to use files of "
+                                                          "this machine)")

@@ -116,7 +116,18 @@ def _fetch(run: RemoteRun, remote_path: str, target: Path, listing: list[list],
             raise Cancelled()
         dest = part / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
-        ssh.copy_from(run.host, posixpath.join(remote_path, rel), dest)
+
+        def partial(dest=dest, done=done) -> None:   # a large file's bytes so far (scp writes it in place)
+            if progress is not None:
+                try:
+                    progress(done + dest.stat().st_size, total)
+                except OSError:
+                    pass
+        try:
+            ssh.copy_from(run.host, posixpath.join(remote_path, rel), dest, watch=partial, cancelled=cancelled)
+        except Cancelled:
+            shutil.rmtree(part, ignore_errors=True)
+            raise
         done += int(size)
         if progress is not None:
             progress(done, total)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
+from typing import Callable
 
-from explorer.core.errors import RemoteHostError
+from explorer.core.errors import Cancelled, RemoteHostError
 from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host
 
 SSH_TIMEOUT = 60.0          # seconds for one short command (check, copy of a small file, a signal)
+WATCH_SECONDS = 0.25        # how often a running copy reports progress and checks for Cancel
 
 
 def _common(host: Host, port_flag: str) -> list[str]:
@@ -119,24 +122,49 @@ def run_checked(host: Host, command: list[str] | str, *, stdin: bytes | None = N
     return res.stdout
 
 
-def _scp(host: Host, argv: list[str], what: str, timeout: float) -> None:
+def _scp(host: Host, argv: list[str], what: str, timeout: float, watch: Callable[[], None] | None = None,
+         cancelled: Callable[[], bool] | None = None) -> None:
+    """Run scp; ``watch()`` every WATCH_SECONDS while it copies, ``cancelled()`` likewise (True: scp is
+    stopped and Cancelled raised)."""
     try:
-        res = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     except FileNotFoundError:
         raise RemoteHostError("the OpenSSH client (scp) is not installed on this machine") from None
-    except subprocess.TimeoutExpired:
-        raise RemoteHostError(f"{host.name}: copying {what} took longer than {timeout:.0f} s") from None
-    if res.returncode != 0:
-        raise RemoteHostError(explain(host, res.stderr.decode("utf-8", "replace"), res.returncode))
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                proc.wait(timeout=WATCH_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                if cancelled is not None and cancelled():
+                    raise Cancelled() from None
+                if time.monotonic() > deadline:
+                    raise RemoteHostError(f"{host.name}: copying {what} took longer than {timeout:.0f} s") from None
+                if watch is not None:
+                    watch()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr is not None else ""
+    if proc.stderr is not None:
+        proc.stderr.close()
+    if proc.returncode != 0:
+        raise RemoteHostError(explain(host, stderr, proc.returncode))
 
 
-def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.0) -> None:
-    """Copy the file ``remote`` on the host to the local path ``local`` (scp).
+def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.0,
+              watch: Callable[[], None] | None = None, cancelled: Callable[[], bool] | None = None) -> None:
+    """Copy the file ``remote`` on the host to the local path ``local`` (scp); ``watch()`` is called about
+    every WATCH_SECONDS while it copies (e.g. to report the bytes already in ``local``).
 
     Raises:
         RemoteHostError: the copy failed (the sentence of :func:`explain`).
+        Cancelled: ``cancelled()`` became true; scp was stopped (``local`` may be partial).
     """
-    _scp(host, ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)], remote, timeout)
+    _scp(host, ["scp", *_common(host, "-P"), "-q", f"{host.target}:{remote}", str(local)], remote, timeout,
+         watch, cancelled)
 
 
 def copy_to(host: Host, sources: list[str | Path], remote: str, timeout: float = 3600.0) -> None:

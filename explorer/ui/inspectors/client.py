@@ -399,7 +399,14 @@ class InspectClient(QObject):
         elif event == "cancelled" and pending.on_error is not None:
             pending.on_error("cancelled", "")
         elif event == "error" and pending.on_error is not None:
-            pending.on_error(str(reply.get("error", "error")), str(reply.get("traceback", "")))
+            pending.on_error(self._where_files_are(str(reply.get("error", "error"))), str(reply.get("traceback", "")))
+
+    def _where_files_are(self, text: str) -> str:
+        """A missing-file error of a child on another machine says that files are read there."""
+        if self.place and any(sign in text.lower() for sign in ("no such file", "does not exist", "not found")):
+            return (f"{text} (the inspectors run on {self.place}, so files are read there; fetch the checkpoint "
+                    f"and inspect it here to use files of this machine)")
+        return text
 
     def _on_exited(self, reply: dict) -> None:
         transport, self._transport = self._transport, None
