@@ -92,10 +92,15 @@ class HostsDialog(QDialog):
         for ed in self.fields.values():
             ed.textEdited.connect(self._edited)
         self.port.valueChanged.connect(self._edited)
+        self.slurm.toggled.connect(self._edited)
+        for ed in (self.partition, self.time_limit):
+            ed.textEdited.connect(self._edited)
+        self.slurm_gpus.valueChanged.connect(self._edited)
+        self.extra.textChanged.connect(self._edited)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self._refresh_list()
-        self.resize(760, 420)
+        self.resize(780, 600)
 
     def _slurm_box(self) -> None:
         """The "SLURM login node" check box and its options (enabled while it is checked)."""
@@ -125,37 +130,6 @@ class HostsDialog(QDialog):
         lay.addWidget(self.slurm)
         lay.addLayout(form)
         self._slurm_fields_enabled(False)
-        self.slurm.toggled.connect(self._slurm_edited)
-        for ed in (self.partition, self.time_limit):
-            ed.textEdited.connect(self._slurm_edited)
-        self.slurm_gpus.valueChanged.connect(self._slurm_edited)
-        self.extra.textChanged.connect(self._slurm_edited)
-
-    def _show_slurm(self, host: Host | None) -> None:
-        """The SLURM options of ``host`` (none: all disabled)."""
-        self.slurm.setEnabled(host is not None)
-        opts = (host.slurm if host is not None else None) or SlurmOptions()
-        widgets = (self.slurm, self.partition, self.slurm_gpus, self.time_limit, self.extra)
-        for w in widgets:
-            w.blockSignals(True)
-        self.slurm.setChecked(host is not None and host.slurm is not None)
-        self.partition.setText(opts.partition)
-        self.slurm_gpus.setValue(int(opts.gpus))
-        self.time_limit.setText(opts.time_limit)
-        self.extra.setPlainText(opts.extra)
-        for w in widgets:
-            w.blockSignals(False)
-        self._slurm_fields_enabled(host is not None and host.slurm is not None)
-
-    def _slurm_edited(self, *_args) -> None:
-        host = self.current()
-        if host is None:
-            return
-        on = self.slurm.isChecked()
-        host.slurm = SlurmOptions(partition=self.partition.text().strip(), gpus=self.slurm_gpus.value(),
-                                  time_limit=self.time_limit.text().strip(), extra=self.extra.toPlainText()) if on else None
-        self._slurm_fields_enabled(on)
-        self.problem.setText(host.problem())
 
     def _slurm_fields_enabled(self, on: bool) -> None:
         for w in (self.partition, self.slurm_gpus, self.time_limit, self.extra):
@@ -189,19 +163,29 @@ class HostsDialog(QDialog):
             self._refresh_list(row)
 
     def _show(self, row: int) -> None:
-        self._show_slurm(self.current())
         host = self.current()
         enabled = host is not None
-        for ed in (*self.fields.values(), self.port, self.check_btn, self.remove_btn):
+        for ed in (*self.fields.values(), self.port, self.check_btn, self.remove_btn, self.slurm):
             ed.setEnabled(enabled)
         self.result.setText("")
         if host is None:
+            self._slurm_fields_enabled(False)
             return
         for name, ed in self.fields.items():
             ed.setText(str(getattr(host, name)))
-        self.port.blockSignals(True)
+        opts = host.slurm or SlurmOptions()
+        widgets = (self.port, self.slurm, self.slurm_gpus, self.extra)
+        for w in widgets:
+            w.blockSignals(True)
         self.port.setValue(int(host.port))
-        self.port.blockSignals(False)
+        self.slurm.setChecked(host.slurm is not None)
+        self.partition.setText(opts.partition)
+        self.slurm_gpus.setValue(int(opts.gpus))
+        self.time_limit.setText(opts.time_limit)
+        self.extra.setPlainText(opts.extra)
+        for w in widgets:
+            w.blockSignals(False)
+        self._slurm_fields_enabled(host.slurm is not None)
         self.problem.setText(host.problem())
 
     def _edited(self, *_args) -> None:
@@ -211,6 +195,10 @@ class HostsDialog(QDialog):
         for name, ed in self.fields.items():
             setattr(host, name, ed.text().strip())
         host.port = self.port.value()
+        on = self.slurm.isChecked()
+        host.slurm = SlurmOptions(partition=self.partition.text().strip(), gpus=self.slurm_gpus.value(),
+                                  time_limit=self.time_limit.text().strip(), extra=self.extra.toPlainText()) if on else None
+        self._slurm_fields_enabled(on)
         item = self.list.currentItem()
         if item is not None:
             item.setText(host.name or host.target)
