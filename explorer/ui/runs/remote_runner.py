@@ -66,23 +66,33 @@ class RemoteRunManager(QObject):
         self._job.connect(self._on_job)
 
     # ---- launch --------------------------------------------------------------------------
+    def plan(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[TrainConfig]:
+        """The configs with their run ids chosen (unique here and in the runs folder) and the local runs
+        folder as output; nothing is added or sent. Raises ConfigError on a bad config."""
+        taken, out = set(self.states) | set(self.store.ids()), []
+        for i, cfg in enumerate(configs):
+            cfg.validate()
+            run_id = make_run_id(cfg, taken, self.runs_dir, suffixes[i] if suffixes else "")
+            taken.add(run_id)
+            out.append(dataclasses.replace(cfg, run_id=run_id, output_dir=str(self.runs_dir)))
+        return out
+
+    def _add(self, cfg: TrainConfig, status: str, log: str, started_at: float | None) -> RunState:
+        state = RunState(run_id=cfg.run_id, path=self.runs_dir / cfg.run_id, config=cfg.to_dict(), status=status,
+                         started_at=started_at)
+        state.logs.append(f"[info] {log}")
+        self.states[cfg.run_id] = state
+        self.added.emit(state)
+        return state
+
     def enqueue(self, host: Host, configs: list[TrainConfig], suffixes: list[str] | None = None,
                 gpus: int = 1) -> list[str]:
         """Start each config on ``host`` (one after another, on a worker thread); returns the run ids.
         Raises ConfigError on a bad config (before anything is sent)."""
-        ids, prepared = [], []
-        for i, cfg in enumerate(configs):
-            cfg.validate()
-            run_id = make_run_id(cfg, set(self.states) | set(self.store.ids()), self.runs_dir,
-                                 suffixes[i] if suffixes else "")
-            cfg = dataclasses.replace(cfg, run_id=run_id, output_dir=str(self.runs_dir))
-            state = RunState(run_id=run_id, path=self.runs_dir / run_id, config=cfg.to_dict(),
-                             status=run_status.STARTING, started_at=time.time())
-            state.logs.append(f"[info] starting on {host.name}")
-            self.states[run_id] = state
-            self.added.emit(state)
-            prepared.append(cfg)
-            ids.append(run_id)
+        prepared = self.plan(configs, suffixes)
+        ids = [cfg.run_id for cfg in prepared]
+        for cfg in prepared:
+            self._add(cfg, run_status.STARTING, f"starting on {host.name}", time.time())
 
         def launch_all():
             out = []
@@ -106,25 +116,6 @@ class RemoteRunManager(QObject):
             self._remember()
             self._follow(run)
             self.message.emit(f"{run_id}: started on {run.host.name}")
-
-    def plan(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[TrainConfig]:
-        """The configs with their run ids chosen (unique here and in the runs folder) and the local runs
-        folder as output; nothing is added or sent. Raises ConfigError on a bad config."""
-        taken, out = set(self.states) | set(self.store.ids()), []
-        for i, cfg in enumerate(configs):
-            cfg.validate()
-            run_id = make_run_id(cfg, taken, self.runs_dir, suffixes[i] if suffixes else "")
-            taken.add(run_id)
-            out.append(dataclasses.replace(cfg, run_id=run_id, output_dir=str(self.runs_dir)))
-        return out
-
-    def _add(self, cfg: TrainConfig, status: str, log: str, started_at: float | None) -> RunState:
-        state = RunState(run_id=cfg.run_id, path=self.runs_dir / cfg.run_id, config=cfg.to_dict(), status=status,
-                         started_at=started_at)
-        state.logs.append(f"[info] {log}")
-        self.states[cfg.run_id] = state
-        self.added.emit(state)
-        return state
 
     def submit_slurm(self, host: Host, prepared: list[TrainConfig], script: str) -> list[str]:
         """Submit ``prepared`` (from :meth:`plan`) to the SLURM login node ``host`` as ``script`` (the one the
