@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -62,11 +63,31 @@ class SlurmCluster:
                 pass
         return "; ".join(out)
 
+    def step_daemons(self) -> list[int]:
+        """The pids of this cluster's ``slurmstepd`` processes (they carry its SLURM_CONF in their environment)."""
+        out = []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                if not (proc / "cmdline").read_bytes().startswith(b"slurmstepd"):
+                    continue
+                env = (proc / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if f"SLURM_CONF={self.conf}".encode() in env:
+                out.append(int(proc.name))
+        return out
+
     def stop(self) -> None:
-        """Cancel every job, then SIGTERM the daemons (SIGKILL after 10 s)."""
+        """Cancel every job and let the steps end (at most 15 s), SIGTERM the daemons (SIGKILL after 5 s),
+        then SIGKILL any of this cluster's slurmstepd still there (one whose slurmd is gone waits forever)."""
         if shutil.which("scancel"):
             try:
                 self.run("scancel", "--full", "--user", str(os.getuid()), timeout=10)
+                deadline = time.monotonic() + 15
+                while self.run("squeue", "-h", timeout=10).stdout.strip() and time.monotonic() < deadline:
+                    time.sleep(0.2)
             except (OSError, subprocess.SubprocessError):
                 pass
         for proc in reversed(self.procs):
@@ -78,6 +99,11 @@ class SlurmCluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
+        for pid in self.step_daemons():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _free_port() -> int:

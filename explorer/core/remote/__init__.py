@@ -8,5 +8,7 @@
 - :mod:`.launch`: copy the config and its data by content hash, start the worker detached on the host.
 - :mod:`.follow`: stream the remote ``events.jsonl`` into a local mirror folder, reattaching from the last
   byte seen after a dropped connection or a restart.
+- :mod:`.slurm`: a host that is a SLURM login node: the sbatch script (one job, or one job array for a run
+  group), submission, the job's state (squeue / scontrol / sacct), scancel, :class:`~.slurm.SlurmFollower`.
 - :mod:`.hostside`: the small commands run on the host (``python -m explorer.core.remote.hostside``).
 """
