@@ -184,6 +184,10 @@ def test_a_job_array_followed_to_the_end_a_bad_partition_and_a_job_failing_befor
     job_id = arr[0].slurm_job.split("_")[0]
     assert [r.slurm_job for r in arr] == [f"{job_id}_0", f"{job_id}_1"]   # ONE job array for the group
     assert arr[0].remote_dir == f"{login.runs_dir}/sl-grid-0"
+    from explorer.core.remote.hosts import read_remote_run
+
+    # each mirror records where it runs (remote.json), so it is known as remote after it ended and a restart
+    assert [read_remote_run(local / r.run_id).slurm_job for r in arr] == [r.slurm_job for r in arr]
     followed = [(run, *_follow(run)) for run in arr]
     # the app quits while task 1 is queued or starting, and a new one follows it from the remembered RemoteRun
     first_col, first = followed[1][1], followed[1][2]

@@ -38,7 +38,7 @@ from typing import Callable
 from explorer.core.errors import RemoteHostError
 from explorer.core.remote import ssh
 from explorer.core.remote.follow import RemoteFollower
-from explorer.core.remote.hosts import Host, RemoteRun
+from explorer.core.remote.hosts import Host, RemoteRun, save_remote_run
 
 JOB_FILE = "slurm.json"        # in a run folder: {"job", "job_id", "array_index", "error_files"}
 SLURM_DIR = ".slurm"           # in the remote runs folder: the job scripts, an array's first output
@@ -416,8 +416,10 @@ def submit(host: Host, configs: list, script: str, local_dirs: list[str | Path])
         local = Path(local)
         local.mkdir(parents=True, exist_ok=True)
         cfg.save(config_file(local))
-        runs.append(RemoteRun(run_id=cfg.run_id, host=host, remote_dir=info["run_dir"], local_dir=str(local),
-                              slurm_job=info["job"]))
+        run = RemoteRun(run_id=cfg.run_id, host=host, remote_dir=info["run_dir"], local_dir=str(local),
+                        slurm_job=info["job"])
+        save_remote_run(run)   # the mirror says where it runs: still known as remote after it ended and a restart
+        runs.append(run)
     return runs
 
 
