@@ -22,7 +22,7 @@ import html
 import time
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QSplitter, QVBoxLayout, QWidget
 
@@ -53,6 +53,12 @@ def _series_sort_key(key: str) -> tuple[int, str]:
     if key in TRAIN_SERIES:
         return (0, TRAIN_SERIES.index(key), key)
     return (1 if not key.startswith(DEV_PREFIX) else 2, *sort_key(series_name(key)))
+
+
+def _mark_updates_now() -> None:
+    """Deliver the "update later" requests of widgets just shown: Qt posts them behind the window's
+    pending paint, which then paints each shown plot a second time; marked now, one paint draws it."""
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
 
 class CurvesPanel(CurvesExport, QWidget):
@@ -346,6 +352,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self._stagger.stop()
         self._update_progress()
         self._update_legend()
+        _mark_updates_now()
 
     # ---- refresh machinery ---------------------------------------------------------------
     def _schedule(self, all_runs: bool = False) -> None:
@@ -364,6 +371,7 @@ class CurvesPanel(CurvesExport, QWidget):
     def _stagger_tick(self) -> None:
         if self._reveal and self.isVisible():
             self._reveal_next()
+            _mark_updates_now()
         elif self._pending:
             self._refresh_next()
         if not self._pending and not (self._reveal and self.isVisible()):
@@ -408,6 +416,10 @@ class CurvesPanel(CurvesExport, QWidget):
         if step is not None:   # the readout follows the new data under a still pointer
             self._cross_step = step
             panel.show_crosshair(step, self._pairs())
+        # pyqtgraph applies a new view range to the items at the next paint (sigPrepareForPaint), and
+        # the items' geometry change then asks for a second paint of the plot: apply it now, so the one
+        # paint the refresh asked for draws everything.
+        panel.widget.scene().prepareForPaint()
 
     def _set_x(self, panel: PlotPanel, target: tuple[float, float]) -> None:
         """Show steps target[0]..target[1] (2% padding) in ``panel``; nothing to do when it already does
