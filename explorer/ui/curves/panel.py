@@ -31,7 +31,7 @@ from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
-from explorer.ui.curves.plot import PALETTE, PlotPanel
+from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
@@ -58,7 +58,8 @@ def _series_sort_key(key: str) -> tuple[int, str]:
 def _mark_updates_now() -> None:
     """Deliver the "update later" requests of widgets just shown: Qt posts them behind the window's
     pending paint, which then paints each shown plot a second time; marked now, one paint draws it."""
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
+    if DRAW_OPTIONS["paint_once"]:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
 
 class CurvesPanel(CurvesExport, QWidget):
@@ -419,7 +420,8 @@ class CurvesPanel(CurvesExport, QWidget):
         # pyqtgraph applies a new view range to the items at the next paint (sigPrepareForPaint), and
         # the items' geometry change then asks for a second paint of the plot: apply it now, so the one
         # paint the refresh asked for draws everything.
-        panel.widget.scene().prepareForPaint()
+        if panel.options["paint_once"]:
+            panel.widget.scene().prepareForPaint()
 
     def _set_x(self, panel: PlotPanel, target: tuple[float, float]) -> None:
         """Show steps target[0]..target[1] (2% padding) in ``panel``; nothing to do when it already does
