@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QS
 
 from explorer.core.metric_display import to_display
 from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
+from explorer.ui import lazy_menus
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
@@ -35,6 +36,7 @@ from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
+lazy_menus.install()   # plot context menus built when first opened (the window holds 40+ plots)
 
 # Which series get a plot, and in which order, is the metric table's (core/metric_specs): the rows drawn by
 # default have their plots built at start-up (hidden until a run has them); any other scalar a run reports
