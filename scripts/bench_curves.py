@@ -12,10 +12,11 @@ ways timed in turn within each repeat so that the machine's load falls on all of
 - current: the panel as it was before issue 30 (one curve item per curve, decimated afresh per
   selection and zoom, two paints per plot after a refresh);
 - paint-once: the deferred view change applied before the paint (one paint per plot);
-- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer);
+- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer): what the app
+  uses (DRAW_OPTIONS);
 - b: paint-once + a level-of-detail cache (decimated columns kept per zoom level and per deselected
   run: ZoomCache);
-- a+b: both (what the app uses).
+- a+b: both.
 
 Times, median over ``--repeats`` (min-max), wall clock and the process's CPU time (the CPU figure
 is the one to compare on a loaded machine: other processes' turns are not in it):
@@ -36,8 +37,8 @@ is the one to compare on a loaded machine: other processes' turns are not in it)
 Reference, timed in the same process on the same data and plot grid: pyqtgraph's own "peak"
 auto-downsampling + clip-to-view, every curve given all its points with setData on each redraw. The
 pictures of every way after the same full redraw are compared with the current way's, pixel by pixel.
-``--profile`` prints the top cProfile entries of one full redraw and of 20 live ticks (a+b).
-``--png`` saves the a+b panel after a full redraw.
+``--profile`` prints the top cProfile entries of one full redraw and of 20 live ticks, and ``--png``
+saves the panel after a full redraw, both for the app's way (or the last way given).
 """
 
 from __future__ import annotations
@@ -133,7 +134,6 @@ class Reference:
     def draw(self, runs, keys, x_range, emas) -> None:
         import pyqtgraph as pg
 
-        np = self.np
         for key in keys:
             plot = self.plots[key].getPlotItem()
             arrays = []
@@ -382,7 +382,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--ways", default=",".join(WAYS), help=f"comma-separated, of {', '.join(WAYS)}")
     ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
-    ap.add_argument("--png", help="save the Curves panel (a+b) after a full redraw to this PNG file")
+    ap.add_argument("--png", help="save the Curves panel (the app's way) after a full redraw to this PNG file")
     a = ap.parse_args()
     names = [n.strip() for n in a.ways.split(",") if n.strip()]
     bad = [n for n in names if n not in WAYS]
@@ -410,10 +410,13 @@ def main() -> int:
         for way in (ways if r % 2 else ways[::-1]):   # each way first and last in turn
             way.repeat(r)
 
-    w = ways[-1].w
+    from explorer.ui.curves.plot import DRAW_OPTIONS
+
+    main = next((way for way in ways if way.options == DRAW_OPTIONS), ways[-1])   # the app's way
+    w = main.w
     keys = list(w._layout_keys)
     rres = reference_times(app, keys, w._target_x(), (w.grid_host.width(), w.grid_host.height()),
-                           ways[-1].runs, a.repeats)
+                           main.runs, a.repeats)
     same = [copy_run(s) for s in base]
     pictures = {way.name: way.picture(same) for way in ways}
 
@@ -426,7 +429,7 @@ def main() -> int:
     med = statistics.median
     for unit, col in (("wall clock", 0), ("CPU time of this process", 1)):
         print(f"\n  {unit}, ms{'':28s}" + "".join(f"{n:>11s}" for n in names) + f"{'reference':>11s}"
-              + "   ratio current / each" + ("   reference / " + names[-1] if col == 0 else ""))
+              + "   ratio current / each" + ("   reference / " + main.name if col == 0 else ""))
         for name, key in ROWS:
             if col == 1 and key == "turn":
                 continue
@@ -435,25 +438,26 @@ def main() -> int:
             line += f"{med(x[col] for x in rres[key]):11.1f}" if key in rres else " " * 11
             line += "   " + " ".join(f"{vals[0] / max(v, 1e-9):4.2f}x" for v in vals[1:])
             if col == 0 and key in rres:
-                line += f"   {med(x[0] for x in rres[key]) / max(vals[-1], 1e-9):5.1f}x"
+                line += f"   {med(x[0] for x in rres[key]) / max(med(x[0] for x in main.res[key]), 1e-9):5.1f}x"
             if col == 0:
-                xs = [x[0] for x in ways[-1].res[key]]
+                xs = [x[0] for x in main.res[key]]
                 line += f"   ({min(xs):.1f}-{max(xs):.1f})"
             print(line)
-    print(f"\n  plots repainted per live tick (event loop, {names[-1]}): {med(ways[-1].painted):.0f} of {len(keys)}; "
-          f"cold first full redraw (items created, {names[-1]}): {ways[-1].res['full_paint'][0][0]:.1f} ms")
+    print(f"\n  plots repainted per live tick (event loop, {main.name}): {med(main.painted):.0f} of {len(keys)}; "
+          f"cold first full redraw (items created, {main.name}): {main.res['full_paint'][0][0]:.1f} ms; "
+          f"min-max: {main.name}")
     print("  picture after the same full redraw, pixels differing from current's: "
           + ", ".join(f"{n} {pixels_differing(pictures['current'], pictures[n])}" for n in names[1:]))
     if a.png:
-        pictures[names[-1]].save(a.png)
-        print(f"  saved the {names[-1]} panel after a full redraw to {a.png}")
+        pictures[main.name].save(a.png)
+        print(f"  saved the {main.name} panel after a full redraw to {a.png}")
     if a.profile:
-        way = ways[-1]
+        way = main
         way.show([])
         runs = [copy_run(s) for s in base]
-        print(f"\nprofile ({names[-1]}), one full redraw (own time):")
+        print(f"\nprofile ({main.name}), one full redraw (own time):")
         print(profile(lambda: way._with_options(lambda: (way.show(runs), way.paint()))))
-        print(f"\nprofile ({names[-1]}), 20 live ticks (own time):")
+        print(f"\nprofile ({main.name}), 20 live ticks (own time):")
         print(profile(lambda: way._with_options(lambda: [way.live(way.paint) for _ in range(20)])))
     for way in ways:
         way.close()

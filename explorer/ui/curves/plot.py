@@ -37,7 +37,10 @@ KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a l
 # time them against each other in one process). one_item: one CurveLayer per plot paints all its
 # curves; lod_cache: decimated points kept per zoom level and for deselected runs (ZoomCache);
 # paint_once: a refresh applies pyqtgraph's deferred view change before the paint (one paint, not two).
-DRAW_OPTIONS = {"one_item": True, "lod_cache": True, "paint_once": True}
+# lod_cache is off: it makes a re-selection and the way back from a zoom 1.3-2x cheaper, but the full
+# redraw (issue 30's target) is cheapest without it, and the first live tick after a re-selection
+# measured slower with it (README, "Speed, round 3").
+DRAW_OPTIONS = {"one_item": True, "lod_cache": False, "paint_once": True}
 
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
