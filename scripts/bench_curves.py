@@ -1,30 +1,44 @@
-"""How long the Curves panel takes to redraw long runs, against pyqtgraph's own downsampling (prints
-figures, asserts nothing).
+"""How long the Curves panel takes to redraw long runs, each way it can draw against the current one and
+against pyqtgraph's own downsampling, all in one process (prints figures, asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python scripts/bench_curves.py [--runs 4] [--points 100000] [--repeats 10]
-        [--profile] [--png curves.png]
+        [--ways current,paint-once,a,b,a+b] [--profile] [--png curves.png]
 
 Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm, samples/s at every
 step; dev f1 / exact_match every 1000 steps) and shows them overlaid in the real CurvesPanel
-(1400 x 1000, offscreen). Times, median over ``--repeats`` (min-max):
+(1400 x 1000, offscreen), one panel per way of drawing (explorer.ui.curves.plot.DRAW_OPTIONS), the
+ways timed in turn within each repeat so that the machine's load falls on all of them alike:
+
+- current: the panel as it was before issue 30 (one curve item per curve, decimated afresh per
+  selection and zoom, two paints per plot after a refresh);
+- paint-once: the deferred view change applied before the paint (one paint per plot);
+- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer): what the app
+  uses (DRAW_OPTIONS);
+- b: paint-once + a level-of-detail cache (decimated columns kept per zoom level and per deselected
+  run: ZoomCache);
+- a+b: both.
+
+Times, median over ``--repeats`` (min-max), wall clock and the process's CPU time (the CPU figure
+is the one to compare on a loaded machine: other processes' turns are not in it):
 
 - full redraw: show the runs (a run selection): every curve decimated, then either the event loop
   paints the plots on screen (what a user waits for) or all plots are rendered with ``grab()``. Each
   repeat shows fresh copies of the runs (new objects, values and ranges a little different), so
   nothing the panel keeps can be reused: every curve is smoothed and decimated from scratch and every
-  axis laid out for a range it has not shown. The two halves are printed
-  too: the selection with every curve decimated and handed to its item, and the paint after it;
+  axis laid out for a range it has not shown. The two halves are printed too: the selection with
+  every curve decimated and handed to its item, and the paint after it;
+- re-selection: the same run objects shown again after others (same zoom): what the LOD cache reuses;
 - render of all plots only: a ``grab()`` with nothing changed (a resize / expose): the floor;
 - live tick: one new ``step`` event per run, then the coalesced redraw, then the event loop repaints
-  the plots that changed (the count is printed), or a ``grab()`` renders all of them; "staggered":
-  the app's way, one plot refreshed and repainted per event-loop turn (longest turn);
-- zoom (last 1000 steps) and a smoothing slider change, each + ``grab()``.
+  the plots that changed, or a ``grab()`` renders all of them; "staggered": the app's way, one plot
+  refreshed and repainted per event-loop turn (longest turn);
+- zoom (last 1000 steps), back to all steps, a smoothing slider change, each + ``grab()``.
 
-Reference, timed in the same process on the same data and plot grid: what the panel did before
-(pyqtgraph's own "peak" auto-downsampling + clip-to-view, every curve given all its points with
-setData on each redraw). The ratio column is reference / panel. ``--profile`` prints the top
-cProfile entries of one full redraw and of 20 live ticks. ``--png`` saves the panel after a full
-redraw (to compare the picture before and after a change).
+Reference, timed in the same process on the same data and plot grid: pyqtgraph's own "peak"
+auto-downsampling + clip-to-view, every curve given all its points with setData on each redraw. The
+pictures of every way after the same full redraw are compared with the current way's, pixel by pixel.
+``--profile`` prints the top cProfile entries of one full redraw and of 20 live ticks, and ``--png``
+saves the panel after a full redraw, both for the app's way (or the last way given).
 """
 
 from __future__ import annotations
@@ -120,7 +134,6 @@ class Reference:
     def draw(self, runs, keys, x_range, emas) -> None:
         import pyqtgraph as pg
 
-        np = self.np
         for key in keys:
             plot = self.plots[key].getPlotItem()
             arrays = []
@@ -162,10 +175,32 @@ def _ema():
     return IncrementalEMA()
 
 
-def timed(fn) -> float:
-    t = time.perf_counter()
+WAYS = {
+    "current": {"one_item": False, "lod_cache": False, "paint_once": False},
+    "paint-once": {"one_item": False, "lod_cache": False, "paint_once": True},
+    "a": {"one_item": True, "lod_cache": False, "paint_once": True},
+    "b": {"one_item": False, "lod_cache": True, "paint_once": True},
+    "a+b": {"one_item": True, "lod_cache": True, "paint_once": True},
+}
+ROWS = (("full redraw, shown plots painted", "full_paint"),
+        ("  of which selection + curves decimated, set", "full_set"),
+        ("  of which paint (event loop)", "full_draw"),
+        ("full redraw + render of all plots (grab)", "full"),
+        ("re-selection (runs shown before), painted", "reselect"),
+        ("render of all plots only", "render"),
+        ("live tick, changed plots painted", "tick_paint"),
+        ("live tick + render of all plots (grab)", "tick"),
+        ("  live tick, staggered: longest turn", "turn"),
+        ("last-1000-steps zoom + render", "zoom"),
+        ("back to all steps + render", "unzoom"),
+        ("smoothing slider change + render", "smooth"))
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall ms, CPU ms of this process) of fn()."""
+    t, c = time.perf_counter(), time.process_time()
     fn()
-    return (time.perf_counter() - t) * 1000
+    return (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
 
 
 def profile(fn, top: int = 14) -> str:
@@ -180,114 +215,150 @@ def profile(fn, top: int = 14) -> str:
     return "\n".join(lines[start: start + top + 1])
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=4)
-    ap.add_argument("--points", type=int, default=100_000)
-    ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
-    ap.add_argument("--png", help="save the Curves panel after a full redraw to this PNG file")
-    a = ap.parse_args()
-    load0 = os.getloadavg()
+class Way:
+    """One CurvesPanel built with one set of DRAW_OPTIONS, and its timings."""
 
-    from PySide6.QtWidgets import QApplication
+    def __init__(self, name: str, app, base):
+        from explorer.ui.curves import plot
+        from explorer.ui.curves.panel import CurvesPanel
 
-    app = QApplication.instance() or QApplication([])
-    import pyqtgraph as pg
-
-    from explorer.ui.curves.panel import CurvesPanel
-
-    paint_event = pg.GraphicsView.paintEvent
-
-    def counted(self, ev):
-        PAINTS[0] += 1
-        return paint_event(self, ev)
-    pg.GraphicsView.paintEvent = counted
-
-    w = CurvesPanel()
-    w.resize(1400, 1000)
-    w.show()
-    app.processEvents()
-    base = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
-    runs = base
-    w.smooth.setValue(60)
-
-    def render():
-        w.grid_host.grab()
-
-    def paint():   # what the app does: the event loop repaints the plots that changed (on screen)
+        self.name, self.app, self.base = name, app, base
+        saved = dict(plot.DRAW_OPTIONS)
+        plot.DRAW_OPTIONS.update(WAYS[name])
+        self.options = dict(plot.DRAW_OPTIONS)
+        try:
+            self.w = CurvesPanel()
+        finally:
+            plot.DRAW_OPTIONS.update(saved)
+        self.w.resize(1400, 1000)
+        self.w.show()
         app.processEvents()
+        self.w.smooth.setValue(60)
+        self.runs = base
+        self.res: dict[str, list[tuple[float, float]]] = {k: [] for _n, k in ROWS}
+        self.painted: list[int] = []
 
-    def live(show=render):
-        for s in runs:
+    def _with_options(self, fn):
+        from explorer.ui.curves import plot
+
+        saved = dict(plot.DRAW_OPTIONS)
+        plot.DRAW_OPTIONS.update(self.options)
+        try:
+            return fn()
+        finally:
+            plot.DRAW_OPTIONS.update(saved)
+
+    def render(self) -> None:
+        self.w.grid_host.grab()
+
+    def paint(self) -> None:   # what the app does: the event loop repaints the plots that changed (on screen)
+        self.app.processEvents()
+
+    def show(self, runs) -> None:
+        self.runs = runs
+        self.w.set_runs(runs)
+        self.w.redraw_now()
+
+    def live(self, show=None) -> None:
+        for s in self.runs:
             s.apply(step_event(s))
-            w.run_updated(s.run_id, set(TRAIN))
-        w.redraw_now()
-        show()
+            self.w.run_updated(s.run_id, set(TRAIN))
+        self.w.redraw_now()
+        (show or self.render)()
 
-    res = {k: [] for k in ("full", "full_paint", "full_set", "full_draw", "render", "tick", "tick_paint", "turn",
-                           "zoom", "smooth")}
-    painted = []
-    for r in range(a.repeats):
-        for key, show in (("full_paint", paint), ("full", render)):
-            w.set_runs([])
-            w.redraw_now()
-            runs = [copy_run(s, 1 + 2 * r + (key == "full")) for s in base]   # never shown before
+    def repeat(self, r: int) -> None:
+        self._with_options(lambda: self._repeat(r))
+
+    def _repeat(self, r: int) -> None:
+        w, app, res = self.w, self.app, self.res
+        shown = {}
+        for key, show in (("full_paint", self.paint), ("full", self.render)):
+            self.show([])
+            runs = shown[key] = [copy_run(s, 1 + 2 * r + (key == "full")) for s in self.base]   # never shown before
             for _ in range(3):
                 app.processEvents()
-            t0 = time.perf_counter()
-            w.set_runs(runs)
-            w.redraw_now()
-            t1 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
+            self.show(runs)
+            t1, c1 = time.perf_counter(), time.process_time()
             show()
-            t2 = time.perf_counter()
-            res[key].append((t2 - t0) * 1000)
+            t2, c2 = time.perf_counter(), time.process_time()
+            res[key].append(((t2 - t0) * 1000, (c2 - c0) * 1000))
             if key == "full_paint":
-                res["full_set"].append((t1 - t0) * 1000)
-                res["full_draw"].append((t2 - t1) * 1000)
-        res["render"].append(timed(render))
-        res["tick"].append(timed(live))
+                res["full_set"].append(((t1 - t0) * 1000, (c1 - c0) * 1000))
+                res["full_draw"].append(((t2 - t1) * 1000, (c2 - c1) * 1000))
+        for _ in range(3):
+            app.processEvents()
+        res["reselect"].append(timed(lambda: (self.show(shown["full_paint"]), self.paint())))
+        res["render"].append(timed(self.render))
+        res["tick"].append(timed(self.live))
         for _ in range(3):
             app.processEvents()
         before = PAINTS[0]
-        res["tick_paint"].append(timed(lambda: live(paint)))
-        painted.append(PAINTS[0] - before)
-        for s in runs:      # the same tick refreshed one plot per event-loop turn (the app's staggering)
+        res["tick_paint"].append(timed(lambda: self.live(self.paint)))
+        self.painted.append(PAINTS[0] - before)
+        for s in self.runs:      # the same tick refreshed one plot per event-loop turn (the app's staggering)
             s.apply(step_event(s))
             w.run_updated(s.run_id, set(TRAIN))
         w._live_tick()
         app.processEvents()
         turns = []
         while w._pending or w._reveal:
-            turns.append(timed(lambda: (w._stagger_tick(), app.processEvents())))
-        res["turn"].append(max(turns or [0.0]))
+            turns.append(timed(lambda: (w._stagger_tick(), app.processEvents()))[0])
+        res["turn"].append((max(turns or [0.0]), 0.0))
         w.last_n.setValue(1000)
-        res["zoom"].append(timed(lambda: (w.redraw_now(), render())))
+        res["zoom"].append(timed(lambda: (w.redraw_now(), self.render())))
         w.last_n.setValue(0)
-        w.redraw_now()
+        res["unzoom"].append(timed(lambda: (w.redraw_now(), self.render())))
         w.smooth.setValue(30 if r % 2 else 80)
-        res["smooth"].append(timed(lambda: (w.redraw_now(), render())))
+        res["smooth"].append(timed(lambda: (w.redraw_now(), self.render())))
         w.smooth.setValue(60)
         w.redraw_now()
 
-    keys = list(w._layout_keys)
-    x_range = w._target_x()
-    ref = Reference(keys, (w.grid_host.width(), w.grid_host.height()))
+    def picture(self, runs):
+        """The panel's plots after a full redraw of ``runs`` (a QImage)."""
+        def go():
+            self.show([])
+            self.show(runs)
+            self.app.processEvents()
+            return self.w.grid_host.grab().toImage()
+        return self._with_options(go)
+
+    def close(self) -> None:
+        self.w.close()
+        self.w.deleteLater()
+
+
+def pixels_differing(a, b) -> int:
+    """How many pixels of two same-size QImages differ (-1: other sizes)."""
+    import numpy as np
+    from PySide6.QtGui import QImage
+
+    if a.size() != b.size():
+        return -1
+    arrs = []
+    for im in (a, b):
+        im = im.convertToFormat(QImage.Format.Format_ARGB32)
+        arrs.append(np.frombuffer(im.constBits(), dtype=np.uint8).reshape(im.height(), im.bytesPerLine()).copy())
+    return int(np.count_nonzero((arrs[0] != arrs[1]).reshape(a.height(), -1, 4).any(axis=2)))
+
+
+def reference_times(app, keys, x_range, size, runs, repeats) -> dict[str, list[tuple[float, float]]]:
+    ref = Reference(keys, size)
     app.processEvents()
     rres = {k: [] for k in ("full", "full_paint", "full_set", "full_draw", "render", "tick", "tick_paint")}
-    for _ in range(a.repeats):
+    for _ in range(repeats):
         for key, show in (("full_paint", app.processEvents), ("full", ref.render)):
             ref.clear()
             app.processEvents()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             ref.draw(runs, keys, x_range, {})
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             show()
-            t2 = time.perf_counter()
-            rres[key].append((t2 - t0) * 1000)
+            t2, c2 = time.perf_counter(), time.process_time()
+            rres[key].append(((t2 - t0) * 1000, (c2 - c0) * 1000))
             if key == "full_paint":
-                rres["full_set"].append((t1 - t0) * 1000)
-                rres["full_draw"].append((t2 - t1) * 1000)
+                rres["full_set"].append(((t1 - t0) * 1000, (c1 - c0) * 1000))
+                rres["full_draw"].append(((t2 - t1) * 1000, (c2 - c1) * 1000))
         rres["render"].append(timed(ref.render))
         emas: dict = {}
         ref.draw(runs, keys, x_range, emas)
@@ -299,52 +370,97 @@ def main() -> int:
                 ref.draw(runs, list(TRAIN), x_range, emas)
                 show()
             rres[key].append(timed(ref_live))
+    ref.host.close()
+    ref.host.deleteLater()
+    return rres
 
-    pts = sum(len(ser) for s in runs for ser in s.series.values())
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=4)
+    ap.add_argument("--points", type=int, default=100_000)
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--ways", default=",".join(WAYS), help=f"comma-separated, of {', '.join(WAYS)}")
+    ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
+    ap.add_argument("--png", help="save the Curves panel (the app's way) after a full redraw to this PNG file")
+    a = ap.parse_args()
+    names = [n.strip() for n in a.ways.split(",") if n.strip()]
+    bad = [n for n in names if n not in WAYS]
+    if bad or not names:
+        ap.error(f"--ways: unknown {', '.join(bad) or '(none)'}; choose from {', '.join(WAYS)}")
+    if "current" not in names:
+        names.insert(0, "current")
+    load0 = os.getloadavg()
+
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    import pyqtgraph as pg
+
+    paint_event = pg.GraphicsView.paintEvent
+
+    def counted(self, ev):
+        PAINTS[0] += 1
+        return paint_event(self, ev)
+    pg.GraphicsView.paintEvent = counted
+
+    base = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
+    ways = [Way(n, app, base) for n in names]
+    for r in range(a.repeats):
+        for way in (ways if r % 2 else ways[::-1]):   # each way first and last in turn
+            way.repeat(r)
+
+    from explorer.ui.curves.plot import DRAW_OPTIONS
+
+    main = next((way for way in ways if way.options == DRAW_OPTIONS), ways[-1])   # the app's way
+    w = main.w
+    keys = list(w._layout_keys)
+    rres = reference_times(app, keys, w._target_x(), (w.grid_host.width(), w.grid_host.height()),
+                           main.runs, a.repeats)
+    same = [copy_run(s) for s in base]
+    pictures = {way.name: way.picture(same) for way in ways}
+
+    pts = sum(len(ser) for s in base for ser in s.series.values())
     drawn = sum(len(i.xData) for p in w.panels.values() for i in list(p.items.values()) + list(p.raw_items.values())
                 if i.xData is not None)
     print(f"curves: {a.runs} runs x {a.points:,} steps ({pts:,} points in {len(keys)} plots, "
           f"{sum(len(p.items) + len(p.raw_items) for p in w.panels.values())} curves, {drawn:,} points drawn), "
           f"median of {a.repeats} (min-max), ms; load average {load0[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end")
     med = statistics.median
-    print(f"  {'':44s} {'panel':>8s} {'reference':>10s} {'ratio':>6s}")
-    for name, key in (("full redraw, shown plots painted", "full_paint"),
-                      ("  of which selection + curves decimated, set", "full_set"),
-                      ("  of which paint (event loop)", "full_draw"),
-                      ("full redraw + render of all plots (grab)", "full"), ("render of all plots only", "render"),
-                      ("live tick, changed plots painted", "tick_paint"),
-                      ("live tick + render of all plots (grab)", "tick"),
-                      ("  live tick, staggered: longest turn", "turn"), ("last-1000-steps zoom + render", "zoom"),
-                      ("smoothing slider change + render", "smooth")):
-        xs = res[key]
-        line = f"  {name:44s} {med(xs):8.1f}"
-        if key in rres:
-            line += f" {med(rres[key]):10.1f} {med(rres[key]) / max(med(xs), 1e-9):5.1f}x"
-        else:
-            line += " " * 18
-        print(line + f"   ({min(xs):.1f}-{max(xs):.1f})")
-    print(f"  plots repainted per live tick (event loop): {statistics.median(painted):.0f} of {len(keys)}; "
-          f"cold first full redraw (items created): {res['full_paint'][0]:.1f} ms")
+    for unit, col in (("wall clock", 0), ("CPU time of this process", 1)):
+        print(f"\n  {unit}, ms{'':28s}" + "".join(f"{n:>11s}" for n in names) + f"{'reference':>11s}"
+              + "   ratio current / each" + ("   reference / " + main.name if col == 0 else ""))
+        for name, key in ROWS:
+            if col == 1 and key == "turn":
+                continue
+            vals = [med(x[col] for x in way.res[key]) for way in ways]
+            line = f"  {name:44s}" + "".join(f"{v:11.1f}" for v in vals)
+            line += f"{med(x[col] for x in rres[key]):11.1f}" if key in rres else " " * 11
+            line += "   " + " ".join(f"{vals[0] / max(v, 1e-9):4.2f}x" for v in vals[1:])
+            if col == 0 and key in rres:
+                line += f"   {med(x[0] for x in rres[key]) / max(med(x[0] for x in main.res[key]), 1e-9):5.1f}x"
+            if col == 0:
+                xs = [x[0] for x in main.res[key]]
+                line += f"   ({min(xs):.1f}-{max(xs):.1f})"
+            print(line)
+    print(f"\n  plots repainted per live tick (event loop, {main.name}): {med(main.painted):.0f} of {len(keys)}; "
+          f"cold first full redraw (items created, {main.name}): {main.res['full_paint'][0][0]:.1f} ms; "
+          f"min-max: {main.name}")
+    print("  picture after the same full redraw, pixels differing from current's: "
+          + ", ".join(f"{n} {pixels_differing(pictures['current'], pictures[n])}" for n in names[1:]))
     if a.png:
-        w.set_runs([])
-        w.redraw_now()
-        runs = [copy_run(s) for s in base]
-        w.set_runs(runs)
-        w.redraw_now()
-        app.processEvents()
-        w.grab().save(a.png)
-        print(f"  saved the panel after a full redraw to {a.png}")
+        pictures[main.name].save(a.png)
+        print(f"  saved the {main.name} panel after a full redraw to {a.png}")
     if a.profile:
-        w.set_runs([])
-        w.redraw_now()
+        way = main
+        way.show([])
         runs = [copy_run(s) for s in base]
-        print("\nprofile, one full redraw (own time):")
-        print(profile(lambda: (w.set_runs(runs), w.redraw_now(), render())))
-        print("\nprofile, 20 live ticks (own time):")
-        print(profile(lambda: [live() for _ in range(20)]))
-    for widget in (w, ref.host):
-        widget.close()
-        widget.deleteLater()
+        print(f"\nprofile ({main.name}), one full redraw (own time):")
+        print(profile(lambda: way._with_options(lambda: (way.show(runs), way.paint()))))
+        print(f"\nprofile ({main.name}), 20 live ticks (own time):")
+        print(profile(lambda: way._with_options(lambda: [way.live(way.paint) for _ in range(20)])))
+    for way in ways:
+        way.close()
     from PySide6.QtCore import QCoreApplication, QEvent
 
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -85,5 +85,22 @@ def test_drawn_in_the_curves_area(qtbot, short_run):
         QApplication.processEvents()   # the splitter lays the new view out
         assert view.height() >= 220
         panel.grab().save(os.path.join(SHOTS, "flow_over_training.png"))
+    # a new evaluation of the same layers: the same line items get the new points (no plot or legend rebuild)
+    view.pair_box.setCurrentIndex(h.pairs.index("question->passage"))
+    view.question_box.setCurrentIndex(0)
+    before = view.plot.plotItem.listDataItems()
+    legend_rows = len(view.plot.plotItem.legend.items)
+    last = dict(state.evals[-1])
+    last["step"] = last["step"] + 2
+    state.apply(last)
+    view.refresh("flow")
+    after = view.plot.plotItem.listDataItems()
+    assert [id(i) for i in after] == [id(i) for i in before] and len(view.plot.plotItem.legend.items) == legend_rows
+    h2 = flow_history(state.evals)
+    for item, (_layer, x, y) in zip(after, h2.lines("question->passage")):
+        xs, ys = item.getData()
+        assert len(xs) == len(h.steps) + 1
+        np.testing.assert_allclose(xs, x)
+        np.testing.assert_allclose(ys, y)
     panel.set_runs([RunState(run_id="other", status="running")])   # a run without watch: the view goes
     assert not view.isVisible()

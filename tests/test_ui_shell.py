@@ -96,8 +96,9 @@ def test_long_tooltips_wrap(shell, qtbot):
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent
 
-    from explorer.ui.shell.tooltips import rich_tooltip
+    from explorer.ui.shell.tooltips import install_tooltip_wrapper, rich_tooltip
 
+    install_tooltip_wrapper(QApplication.instance())   # what app.create_window does once the window is built
     long_text = "a tooltip that explains something at length " * 12
     label = QLabel("x")
     qtbot.addWidget(label)

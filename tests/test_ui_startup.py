@@ -20,3 +20,36 @@ def test_the_splash_paints_at_once_and_follows_the_steps(qtbot, tmp_path):
 
     hand_over(splash, window)       # no wait on the window system's expose report (second trial, 1920x1080)
     assert window.isVisible() and not splash.isVisible()
+
+
+def test_the_tooltip_filter_is_installed_once_the_window_is_built(qtbot, tmp_path, monkeypatch):
+    """An application-wide event filter in Python sees every event: building the window through it cost a
+    quarter of its CPU time (issue 30), so create_window installs it last."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui import app as app_module
+    from explorer.ui.shell import tooltips
+
+    qapp = QApplication.instance()
+    old = getattr(qapp, "_tooltip_wrapper", None)
+    if old is not None:   # installed by an earlier test's window: start as a fresh app would
+        qapp.removeEventFilter(old)
+        monkeypatch.delattr(qapp, "_tooltip_wrapper")
+    seen = []
+    monkeypatch.setattr(tooltips.TooltipWrapper, "eventFilter", lambda self, obj, ev: seen.append(1) or False)
+    built = []
+    real = app_module.gc.freeze
+    monkeypatch.setattr(app_module.gc, "freeze", lambda: (built.append(getattr(qapp, "_tooltip_wrapper", None)), real()))
+    _app, window = app_module.create_window(str(tmp_path / "runs"), str(tmp_path / "settings.ini"), probe_device=False)
+    qtbot.addWidget(window)
+    try:
+        assert built == [None]                        # the window was built without it
+        wrapper = qapp._tooltip_wrapper
+        assert isinstance(wrapper, tooltips.TooltipWrapper)
+        QApplication.processEvents()
+        assert seen                                    # and it is installed now: it sees the events
+    finally:
+        qapp.removeEventFilter(qapp._tooltip_wrapper)
+        if old is not None:
+            qapp.installEventFilter(old)
+            qapp._tooltip_wrapper = old

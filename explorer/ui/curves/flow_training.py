@@ -42,6 +42,8 @@ class FlowOverTraining(QWidget):
         self.name_of = lambda run_id: run_id
         self._n_evals = -1
         self._lines: list = []
+        self._items: list = []        # the drawn lines' PlotDataItems, kept while the layers stay the same
+        self._items_key = None        # ((layer, colour), ...) the items and legend entries were made for
         self.run_box = QComboBox()
         self.run_box.setToolTip("The run whose watched questions are drawn.")
         self.pair_box = QComboBox()
@@ -128,24 +130,39 @@ class FlowOverTraining(QWidget):
             box.blockSignals(False)
         self._draw()
 
-    def _draw(self) -> None:
+    def _clear_items(self) -> None:
         self.plot.clear()
         legend = self.plot.plotItem.legend
         if legend is not None:
             legend.clear()
+        self._items, self._items_key = [], None
+
+    def _draw(self) -> None:
+        """Draw the chosen pair and question. A new evaluation (the same layers) only gives the existing
+        lines their new points: clearing the plot and its legend and building them again stalled the
+        GUI thread 140-190 ms after each evaluation (gui_stall_probe.py, issue 30)."""
         self._lines = []
         h = self.history
         if not h:
+            self._clear_items()
             self.note.setText("No watched questions with attention flow in the shown runs (QA runs record them "
                               "at every evaluation).")
             return
         pair = self.pair_box.currentData() or h.pairs[0]
         q = self.question_box.currentIndex()
         self._lines = h.lines(pair, None if q <= 0 else q - 1)
-        for (layer, x, y), color in zip(self._lines, layer_colors(h.layers)):
-            self.plot.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5, symbolBrush=color,
-                           symbolPen=None, name=f"layer {layer}")
-        self._legend_fit.fit(self.plot.width())
+        colors = layer_colors(h.layers)
+        key = tuple((layer, color) for (layer, _x, _y), color in zip(self._lines, colors))
+        if key == self._items_key:
+            for item, (_layer, x, y) in zip(self._items, self._lines):
+                item.setData(x, y)
+        else:
+            self._clear_items()
+            for (layer, x, y), color in zip(self._lines, colors):
+                self._items.append(self.plot.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
+                                                  symbolBrush=color, symbolPen=None, name=f"layer {layer}"))
+            self._items_key = key
+            self._legend_fit.fit(self.plot.width())
         who = "the mean over the watched questions" if q <= 0 else f"“{h.questions[q - 1]}”"
         self.plot.setTitle(f"{pair_label(pair)}, {who}", size="9pt")
         self.note.setText(f"{len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "

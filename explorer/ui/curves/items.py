@@ -9,6 +9,10 @@ to the curve item alone. Everything else (log mode, getData, xData) is pyqtgraph
 A dev metric's evaluations are marked with dots (:class:`Dots`: pyqtgraph's "o" symbol stamped with one
 ``drawPixmapFragments`` call) instead of a ScatterPlotItem, whose per-point records, atlas and bounds cost
 16% of a full redraw (py-spy) for 8 curves of 100 points.
+
+:class:`CurveLayer` draws every curve of one plot in one paint (one item for Qt to index, bound and
+transform instead of one per curve); the curves it draws keep their data, pens and visibility but paint
+nothing themselves.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QGraphicsItem
 
 try:   # pyqtgraph >= 0.13: the container PlotDataItem keeps its data in
     from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
@@ -105,11 +110,69 @@ class _BoundsKeepingCurve(pg.PlotCurveItem):
             self._boundsCache[ax] = [(1.0, None), (lo, hi)]
 
 
+class CurveLayer(pg.GraphicsObject):
+    """Draws the line of every :class:`FastCurve` given to :meth:`add` in one paint, in the order of
+    their z values (then of adding), with each curve's own path and pen: the same strokes pyqtgraph's
+    curve items draw one item at a time. Its bounding rect is the view's (``vb``: the plot's ViewBox);
+    the curves' line items (and dots, drawn right after their line) get ``ItemHasNoContents`` (Qt
+    neither bounds nor paints them). Only plain
+    lines are taken over (no fill, shadow pen, step mode, or pen wider than 1 px); :meth:`add` returns
+    False for any other curve, which then paints itself."""
+
+    def __init__(self, vb, parent=None):
+        super().__init__(parent)
+        self.vb = vb
+        self.curves: list[FastCurve] = []
+        vb.sigRangeChanged.connect(self._view_changed)
+        vb.sigResized.connect(self._view_changed)
+
+    def add(self, curve: "FastCurve") -> bool:
+        """Take over the drawing of ``curve``'s line (True), or leave it to the curve (False)."""
+        c = curve.curve
+        pen = c.opts["pen"]
+        if (c.opts["fillLevel"] is not None or c.opts["shadowPen"] is not None or c.opts["stepMode"]
+                or pen is None or pen.widthF() > 1.0 or c.opts["compositionMode"] is not None):
+            return False
+        c.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        if curve.dots is not None:   # drawn right after its line, as the curve's child was: the same stacking
+            curve.dots.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        curve.layer = self
+        self.curves.append(curve)
+        self.update()
+        return True
+
+    def _view_changed(self, *_args) -> None:
+        self.prepareGeometryChange()
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        return self.vb.viewRect()
+
+    def paint(self, p, *_args) -> None:
+        order = sorted(range(len(self.curves)), key=lambda k: self.curves[k].zValue())
+        for k in order:
+            item = self.curves[k]
+            c = item.curve
+            if not item.isVisible() or not c.isVisible() or c.xData is None or not len(c.xData):
+                continue
+            pen = c.opts["pen"]
+            if pen.style() != pg.QtCore.Qt.PenStyle.NoPen:
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, bool(c.opts["antialias"]))
+                p.setPen(pen)
+                p.drawPath(c.getPath())
+            if item.dots is not None and len(item.dots.x):
+                p.save()
+                item.dots.paint(p)
+                p.restore()
+
+
 class FastCurve(pg.PlotDataItem):
     """A ``PlotDataItem`` with :meth:`set_points` for data-only updates, and optional :class:`Dots` on
-    its points (``dots=color``)."""
+    its points (``dots=color``). Its line is drawn by its plot's :class:`CurveLayer` once one took it
+    (``layer``), else by its own curve item."""
 
     _styled = False   # the curve item holds this item's style (a setData with points has run since)
+    layer: "CurveLayer | None" = None
 
     def __init__(self, *args, dots=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -122,6 +185,23 @@ class FastCurve(pg.PlotDataItem):
             self.curve.stackBefore(self.scatter)
             self.curve.sigClicked.connect(self.sigClicked)
         self.dots = Dots(dots, parent=self) if dots is not None else None
+
+    def _redraw_layer(self) -> None:
+        if self.layer is not None:
+            self.layer.update()
+
+    def itemChange(self, change, value):  # noqa: N802 - Qt API
+        if change == QGraphicsItem.GraphicsItemChange.ItemVisibleHasChanged:
+            self._redraw_layer()
+        return super().itemChange(change, value)
+
+    def setData(self, *args, **kwargs):  # noqa: N802 - pyqtgraph API
+        super().setData(*args, **kwargs)
+        self._redraw_layer()
+
+    def setPen(self, *args, **kwargs):  # noqa: N802 - pyqtgraph API
+        super().setPen(*args, **kwargs)
+        self._redraw_layer()
 
     def updateItems(self, styleUpdate: bool = True):  # noqa: N802 - pyqtgraph API
         super().updateItems(styleUpdate)
@@ -150,3 +230,4 @@ class FastCurve(pg.PlotDataItem):
         self.curve.show()
         self.informViewBoundsChanged()
         self.sigPlotChanged.emit(self)
+        self._redraw_layer()

@@ -22,19 +22,21 @@ import html
 import time
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.metric_display import to_display
 from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
+from explorer.ui import lazy_menus
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
-from explorer.ui.curves.plot import PALETTE, PlotPanel
+from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
+lazy_menus.install()   # plot context menus built when first opened (the window holds 40+ plots)
 
 # Which series get a plot, and in which order, is the metric table's (core/metric_specs): the rows drawn by
 # default have their plots built at start-up (hidden until a run has them); any other scalar a run reports
@@ -53,6 +55,13 @@ def _series_sort_key(key: str) -> tuple[int, str]:
     if key in TRAIN_SERIES:
         return (0, TRAIN_SERIES.index(key), key)
     return (1 if not key.startswith(DEV_PREFIX) else 2, *sort_key(series_name(key)))
+
+
+def _mark_updates_now() -> None:
+    """Deliver the "update later" requests of widgets just shown: Qt posts them behind the window's
+    pending paint, which then paints each shown plot a second time; marked now, one paint draws it."""
+    if DRAW_OPTIONS["paint_once"]:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
 
 class CurvesPanel(CurvesExport, QWidget):
@@ -346,6 +355,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self._stagger.stop()
         self._update_progress()
         self._update_legend()
+        _mark_updates_now()
 
     # ---- refresh machinery ---------------------------------------------------------------
     def _schedule(self, all_runs: bool = False) -> None:
@@ -364,6 +374,7 @@ class CurvesPanel(CurvesExport, QWidget):
     def _stagger_tick(self) -> None:
         if self._reveal and self.isVisible():
             self._reveal_next()
+            _mark_updates_now()
         elif self._pending:
             self._refresh_next()
         if not self._pending and not (self._reveal and self.isVisible()):
@@ -408,6 +419,11 @@ class CurvesPanel(CurvesExport, QWidget):
         if step is not None:   # the readout follows the new data under a still pointer
             self._cross_step = step
             panel.show_crosshair(step, self._pairs())
+        # pyqtgraph applies a new view range to the items at the next paint (sigPrepareForPaint), and
+        # the items' geometry change then asks for a second paint of the plot: apply it now, so the one
+        # paint the refresh asked for draws everything.
+        if panel.options["paint_once"]:
+            panel.widget.scene().prepareForPaint()
 
     def _set_x(self, panel: PlotPanel, target: tuple[float, float]) -> None:
         """Show steps target[0]..target[1] (2% padding) in ``panel``; nothing to do when it already does

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraph
 from explorer.core.metric_display import metric_label
 from explorer.core.metric_specs import metric_spec
 
-from explorer.ui.curves.decimate import ColumnDecimator
+from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
 from explorer.ui.curves.axis import MeasuredAxis
-from explorer.ui.curves.items import FastCurve
+from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
 from explorer.ui.curves.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
 from explorer.ui.runs.state import RunState
@@ -31,6 +31,16 @@ PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7
 LEFT_AXIS_TEXT_PX = 44   # room for y tick labels such as "0.0001" / "100"
 RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
+KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a later selection (LOD cache)
+
+# How the plots draw (read when a plot is built; scripts/bench_curves.py builds one panel per way to
+# time them against each other in one process). one_item: one CurveLayer per plot paints all its
+# curves; lod_cache: decimated points kept per zoom level and for deselected runs (ZoomCache);
+# paint_once: a refresh applies pyqtgraph's deferred view change before the paint (one paint, not two).
+# lod_cache is off: it makes a re-selection and the way back from a zoom 1.3-2x cheaper, but the full
+# redraw (issue 30's target) is cheapest without it, and the first live tick after a re-selection
+# measured slower with it (README, "Speed, round 3").
+DRAW_OPTIONS = {"one_item": True, "lod_cache": False, "paint_once": True}
 
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
@@ -88,12 +98,13 @@ def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
 class CurveData:
     """The full series behind one run's curves in one plot, and the decimators that draw it."""
 
-    def __init__(self, series):
+    def __init__(self, series, zooms: bool = False):
         self.series = series
         self.x = self.y = self.shown = np.empty(0)
         self.version = "raw"
-        self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
-        self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
+        self._new = ZoomCache if zooms else ColumnDecimator   # zooms: one decimator per zoom level
+        self.main = self._new()              # the drawn curve (smoothed for the loss)
+        self.raw: ColumnDecimator | ZoomCache | None = None   # the faint raw loss behind the smoothed one
         self.drawn = None                    # (grid, n, version) last drawn
         self.marked = 0                      # points checked for non-finite markers
         self.marked_version = None
@@ -107,7 +118,7 @@ class CurveData:
             self.marked = 0
         self.x, self.y, self.shown, self.version = x, y, shown, version
         if with_raw and self.raw is None:
-            self.raw = ColumnDecimator()
+            self.raw = self._new()
 
 
 class PageScrollPlotWidget(pg.PlotWidget):
@@ -206,6 +217,12 @@ class PlotPanel(QFrame):
         self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
+        self.options = dict(DRAW_OPTIONS)
+        # deselected runs' (CurveData, EMA), most recent last: shown again, their columns are reused
+        self._kept: dict[tuple[str, int], tuple[CurveData, IncrementalEMA | None]] = {}
+        self.layer = CurveLayer(self.plot.getViewBox()) if self.options["one_item"] else None
+        if self.layer is not None:
+            self.plot.addItem(self.layer, ignoreBounds=True)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(0)
@@ -248,6 +265,8 @@ class PlotPanel(QFrame):
         # few and the view always holds them (apply_view), so there is nothing huge to clip
         item.setDynamicRangeLimit(None)
         self.plot.addItem(item)
+        if self.layer is not None:
+            self.layer.add(item)
         return item
 
     def _retire(self, item: pg.PlotDataItem, alpha: int) -> None:
@@ -270,8 +289,7 @@ class PlotPanel(QFrame):
         wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
             self._retire(self.items.pop(run_id), 255)
-            self.ema.pop(run_id, None)
-            self.data.pop(run_id, None)
+            self._keep(run_id, self.data.pop(run_id, None), self.ema.pop(run_id, None))
             if run_id in self.raw_items:
                 self._retire(self.raw_items.pop(run_id), RAW_ALPHA)
             if run_id in self.markers:
@@ -283,6 +301,26 @@ class PlotPanel(QFrame):
                 self.data.pop(state.run_id, None)
             if state.run_id in self.items and self.items[state.run_id].opts["pen"].color() != QColor(color):
                 self._recolor(state.run_id, color)
+
+    def _keep(self, run_id: str, data: "CurveData | None", ema: IncrementalEMA | None) -> None:
+        """Remember a deselected run's curves (lod_cache), the KEPT_RUNS most recent."""
+        if data is None or not self.options["lod_cache"]:
+            return
+        key = (run_id, id(data.series))   # the kept data holds the series: its id is not reused meanwhile
+        self._kept.pop(key, None)
+        self._kept[key] = (data, ema)
+        while len(self._kept) > KEPT_RUNS:
+            self._kept.pop(next(iter(self._kept)))
+
+    def _kept_data(self, run_id: str, series) -> "CurveData | None":
+        """The kept curves of ``run_id`` when they were made from this very series object."""
+        data, ema = self._kept.pop((run_id, id(series)), (None, None))
+        if data is None or data.series is not series:
+            return None
+        data.drawn, data.marked = None, 0   # drawn into another item, markers removed: both redone
+        if ema is not None:
+            self.ema[run_id] = ema
+        return data
 
     def _recolor(self, run_id: str, color: str) -> None:
         for item, alpha in ((self.items.get(run_id), 255), (self.raw_items.get(run_id), RAW_ALPHA)):
@@ -318,7 +356,8 @@ class PlotPanel(QFrame):
             return
         data = self.data.get(run_id)
         if data is None or data.series is not s:
-            data = self.data[run_id] = CurveData(s)
+            data = self._kept_data(run_id, s) if data is None else None
+            self.data[run_id] = data = data or CurveData(s, zooms=self.options["lod_cache"])
         y = shown = s.y
         version = "raw"
         if self.key == "loss":
