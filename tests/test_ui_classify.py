@@ -214,3 +214,32 @@ def test_the_class_table_shows_every_column_in_the_page_width_of_a_1280_window(q
     bar = view.table.horizontalScrollBar()
     assert bar.maximum() == 0, f"the table scrolls sideways by {bar.maximum()} px"
     assert not [o for o in layout_offenders(view) if o.kind in ("header", "cell")]
+
+
+def test_readable_label_names_use_the_runs_names_for_a_generic_head():
+    from explorer.core.classify import readable_label_names
+
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["negative", "positive"]) == ["negative", "positive"]
+    assert readable_label_names(["0", "1"], ["negative", "positive"]) == ["negative", "positive"]
+    assert readable_label_names(["neg", "pos"], ["negative", "positive"]) == ["neg", "pos"]    # the head's own
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["LABEL_0", "LABEL_1"]
+    assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["LABEL_0", "LABEL_1"]
+
+
+def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot, tmp_path, view):
+    """Sixth trial: an SST-2 checkpoint read LABEL_0 / LABEL_1 in Classify. Opened from its run, whose config names
+    the classes, the page shows negative / positive (table, gold box, status)."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.inspectors.classify_view import ClassifyPages
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification", num_labels=2)
+    ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "single",
+                                                        {"label_names": ["negative", "positive"]})
+    qtbot.waitUntil(lambda: view.loaded is not None, timeout=30000)
+    assert view.label.names == ["negative", "positive"]
+    view.inputs.text_a.setText("a gripping, beautifully acted film")
+    res = _run(qtbot, view)
+    assert res.label_names == ["negative", "positive"]
+    assert [view.table.item(k, 0).text().split(" ←")[0] for k in range(2)] == ["negative", "positive"]
+    assert "(negative)" in view.status.text() or "(positive)" in view.status.text()

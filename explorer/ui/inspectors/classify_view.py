@@ -9,6 +9,8 @@ block flow between sentence A and sentence B. Model loads and runs happen in the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from explorer.core.classify import readable_label_names
 from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
@@ -153,6 +156,7 @@ class ClassifyView(QWidget):
         self.client = client or shared_client()
         self.slot = slot
         self.loaded = None        # ModelInfo of the model in the child
+        self.run_label_names: list[str] = []   # the opened run's class names (its config), see label_names_of
         self.result = None
         self._loader = RemoteLatest(self.client, f"{slot}.load", self)
         self._runner = RemoteLatest(self.client, f"{slot}.classify", self)
@@ -254,7 +258,7 @@ class ClassifyView(QWidget):
                 return float(text)
             except ValueError:
                 raise ValueError(f"gold score {text!r} is not a number") from None
-        names = list(getattr(self.loaded, "label_names", None) or [])
+        names = self.label_names_of(self.loaded)
         out = []
         for part in (p.strip() for p in text.split(";")):
             if not part:
@@ -272,8 +276,10 @@ class ClassifyView(QWidget):
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
 
-    def open_checkpoint(self, path: str, kind: str) -> None:
-        """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head."""
+    def open_checkpoint(self, path: str, kind: str, label_names=()) -> None:
+        """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head;
+        ``label_names``: its run's class names (config label_names), shown when the head's are only LABEL_k."""
+        self.run_label_names = list(label_names or [])
         self._show_kind(kind)
         self.source.setText(path)
         self.load_model()
@@ -282,7 +288,7 @@ class ClassifyView(QWidget):
         """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
         given (its head decides the kind when it is multiple choice)."""
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
-        names = list(getattr(loaded, "label_names", None) or [])
+        names = self.label_names_of(loaded)
         if names != self.label.names:
             self.label.setValue(-1)   # another head's classes: its gold id would name a class of this one
         self.label.set_names(names)
@@ -360,8 +366,16 @@ class ClassifyView(QWidget):
                 + 2 * t.frameWidth() + bar)
         t.setMinimumWidth(need)
 
+    def label_names_of(self, loaded) -> list[str]:
+        """The class names shown for ``loaded`` (a ModelInfo): its head's, or its run's when the head's are only
+        LABEL_k (core.classify.readable_label_names)."""
+        return readable_label_names(getattr(loaded, "label_names", None), self.run_label_names)
+
     def show_result(self, res) -> None:
-        """Render a ClassifyResult."""
+        """Render a ClassifyResult (its class names as :meth:`label_names_of` says)."""
+        names = readable_label_names(res.label_names, self.run_label_names)
+        if names != list(res.label_names):
+            res = replace(res, label_names=names)
         self.result = res
         C = np.stack([x.C for x in res.inputs])              # (inputs, H)
         lim = float(np.abs(C).max()) or 1.0
@@ -456,9 +470,9 @@ class ClassifyPages:
     def __init__(self, pages: list[tuple[str, QWidget]]):
         self.pages = dict(pages)
 
-    def open_checkpoint(self, title: str, path: str, task: str | None, _run_config: dict) -> None:
+    def open_checkpoint(self, title: str, path: str, task: str | None, run_config: dict) -> None:
         view = self.pages[title]
-        view.open_checkpoint(path, task or view.current_kind())
+        view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or ())
 
 
 def page_set(window) -> ClassifyPages:
