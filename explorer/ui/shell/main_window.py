@@ -21,8 +21,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
@@ -137,8 +137,20 @@ class MainWindow(QMainWindow):
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
                                      "or what a new run would use.")
         self.activity_label = ElidedLabel("", min_width=80)
+        # the inspector pages' work in progress (a probe, a model load), in view at any window size: the probe
+        # panel's own busy bar is below its fold at 1280x800 (the sixth trial saw no sign during a long probe)
+        self.inspector_busy = QProgressBar()
+        self.inspector_busy.setRange(0, 0)            # no percentage: a moving bar
+        self.inspector_busy.setTextVisible(False)
+        self.inspector_busy.setFixedWidth(70)
+        self.inspector_busy_label = ElidedLabel("", min_width=60)
+        for w in (self.inspector_busy_label, self.inspector_busy):
+            w.setVisible(False)
+            self.statusBar().addPermanentWidget(w)
         self.statusBar().addPermanentWidget(self.activity_label)
         self.statusBar().addPermanentWidget(self.device_label)
+        if self.hub is not None:
+            self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
         self.idle_device = "probing…"
         self._build_menus()
         self._install_panel_shortcuts()
@@ -304,6 +316,13 @@ class MainWindow(QMainWindow):
         self._update_status_labels()
         if state is not None:
             self._measure_sizes([state])
+
+    def show_inspector_busy(self, text: str) -> None:
+        """The status bar's busy sign: a moving bar and ``text`` ("probing …") while the inspector child works for a
+        page; hidden for ""."""
+        self.inspector_busy_label.setText(text)
+        for w in (self.inspector_busy_label, self.inspector_busy):
+            w.setVisible(bool(text))
 
     def _update_status_labels(self) -> None:
         self._update_device_label()
