@@ -227,19 +227,26 @@ def test_readable_label_names_use_the_runs_names_for_a_generic_head():
 
 
 def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot, tmp_path, view):
-    """Sixth trial: an SST-2 checkpoint read LABEL_0 / LABEL_1 in Classify. Opened from its run, whose config names
-    the classes, the page shows negative / positive (table, gold box, status)."""
+    """Sixth trial: an SST-2 checkpoint read LABEL_0 / LABEL_1 in Classify, and "Open best checkpoint" showed the
+    built-in example. Opened from its run, whose config names the classes, the page shows negative / positive
+    (table, gold box, status) for the run's first dev example."""
     from helpers import save_tiny_model
 
     from explorer.ui.inspectors.classify_view import ClassifyPages
 
+    from explorer.ui.runs.examples import first_classification_example
+
     ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification", num_labels=2)
-    ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "single",
-                                                        {"label_names": ["negative", "positive"]})
-    qtbot.waitUntil(lambda: view.loaded is not None, timeout=30000)
-    assert view.label.names == ["negative", "positive"]
-    view.inputs.text_a.setText("a gripping, beautifully acted film")
-    res = _run(qtbot, view)
+    dev = write_tiny_classification(tmp_path / "dev.tsv")
+    config = {"task": "single", "dev": str(dev), "label_names": ["negative", "positive"]}
+    first = first_classification_example(config)
+    assert first is not None and first["text_a"] == dev.read_text().splitlines()[1].split("\t")[0]
+    ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "single", config)
+    # the run's first dev example, classified once the model is in (sixth trial: the built-in example instead)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    res = view.result
+    assert view.label.names == ["negative", "positive"] and view.inputs.text_a.text() == first["text_a"]
+    assert res.inputs[0].text_a == first["text_a"] and res.label == first["label"]
     assert res.label_names == ["negative", "positive"]
     assert [view.table.item(k, 0).text().split(" ←")[0] for k in range(2)] == ["negative", "positive"]
     assert "(negative)" in view.status.text() or "(positive)" in view.status.text()

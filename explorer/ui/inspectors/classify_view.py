@@ -157,6 +157,7 @@ class ClassifyView(QWidget):
         self.slot = slot
         self.loaded = None        # ModelInfo of the model in the child
         self.run_label_names: list[str] = []   # the opened run's class names (its config), see label_names_of
+        self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
         self.result = None
         self._loader = RemoteLatest(self.client, f"{slot}.load", self)
         self._runner = RemoteLatest(self.client, f"{slot}.classify", self)
@@ -299,7 +300,11 @@ class ClassifyView(QWidget):
             self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
         self.model_changed.emit(loaded)
-        if self.result is not None:
+        pending, self._example_when_loaded = self._example_when_loaded, None
+        if pending is not None:          # the opened run's first dev example (ClassifyPages.open_checkpoint)
+            self.result = None
+            self.open_example(pending)
+        elif self.result is not None:
             # the shown numbers were the previous model's (fresh-user trial: the stance checkpoint's header over
             # the SST-2 result): cleared, and the same input classified again by this model
             self.result = None
@@ -329,6 +334,16 @@ class ClassifyView(QWidget):
             data.update(text_a=self.inputs.text_a.text(),
                         text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).takes_pairs else "")
         self._runner.submit("classify", data)
+
+    def fill_example(self, example: dict | None) -> None:
+        """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
+        model being loaded is in."""
+        if example is None:
+            return
+        if self.loaded is None or self._loader._outstanding:
+            self._example_when_loaded = example
+            return
+        self.open_example(example)
 
     def open_example(self, example: dict) -> None:
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
@@ -471,8 +486,17 @@ class ClassifyPages:
         self.pages = dict(pages)
 
     def open_checkpoint(self, title: str, path: str, task: str | None, run_config: dict) -> None:
+        """Open ``path`` in page ``title`` with its run's class names, and fill the inputs with the run's first
+        dev example (read on a worker thread: explorer.ui.runs.examples.first_classification_example), classified
+        once the model is in."""
+        from explorer.ui.runs.examples import first_classification_example
+        from explorer.ui.shell.tasks import run_in_thread
+
         view = self.pages[title]
         view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or ())
+        if isinstance(view, ClassifyView):
+            run_in_thread(first_classification_example, dict(run_config or {}), owner=view,
+                          on_done=view.fill_example)
 
 
 def page_set(window) -> ClassifyPages:
