@@ -214,3 +214,39 @@ def test_the_class_table_shows_every_column_in_the_page_width_of_a_1280_window(q
     bar = view.table.horizontalScrollBar()
     assert bar.maximum() == 0, f"the table scrolls sideways by {bar.maximum()} px"
     assert not [o for o in layout_offenders(view) if o.kind in ("header", "cell")]
+
+
+def test_readable_label_names_use_the_runs_names_for_a_generic_head():
+    from explorer.core.classify import readable_label_names
+
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["negative", "positive"]) == ["negative", "positive"]
+    assert readable_label_names(["0", "1"], ["negative", "positive"]) == ["negative", "positive"]
+    assert readable_label_names(["neg", "pos"], ["negative", "positive"]) == ["neg", "pos"]    # the head's own
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["LABEL_0", "LABEL_1"]
+    assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["LABEL_0", "LABEL_1"]
+
+
+def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot, tmp_path, view):
+    """Sixth trial: an SST-2 checkpoint read LABEL_0 / LABEL_1 in Classify, and "Open best checkpoint" showed the
+    built-in example. Opened from its run, whose config names the classes, the page shows negative / positive
+    (table, gold box, status) for the run's first dev example."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.inspectors.classify_view import ClassifyPages
+
+    from explorer.ui.runs.examples import first_classification_example
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "classification", num_labels=2)
+    dev = write_tiny_classification(tmp_path / "dev.tsv")
+    config = {"task": "single", "dev": str(dev), "label_names": ["negative", "positive"]}
+    first = first_classification_example(config)
+    assert first is not None and first["text_a"] == dev.read_text().splitlines()[1].split("\t")[0]
+    ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "single", config)
+    # the run's first dev example, classified once the model is in (sixth trial: the built-in example instead)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    res = view.result
+    assert view.label.names == ["negative", "positive"] and view.inputs.text_a.text() == first["text_a"]
+    assert res.inputs[0].text_a == first["text_a"] and res.label == first["label"]
+    assert res.label_names == ["negative", "positive"]
+    assert [view.table.item(k, 0).text().split(" ←")[0] for k in range(2)] == ["negative", "positive"]
+    assert "(negative)" in view.status.text() or "(positive)" in view.status.text()

@@ -193,3 +193,25 @@ def test_nbest_text_column_gets_the_room(qtbot, tiny_qa, tmp_path):
     view.set_result(None)
     assert view.table_map.matrix.shape == (0, 0)
     assert "0.001" not in view.table_map.left_axis.labelString()
+
+
+def test_the_status_bar_shows_a_busy_sign_while_a_probe_runs(qtbot, tmp_path, monkeypatch):
+    """Sixth trial: no busy sign during a long probe (the probe panel's busy bar is below its fold at 1280x800).
+    The status bar shows a moving bar and "probing …" from the probe's request until its answer."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from helpers import tiny_loaded_model
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    w.hub.set_model(tiny_loaded_model("qa"))
+    assert not w.inspector_busy.isVisibleTo(w)
+    w.hub.open_example("where was ada born?", "ada was born in london.")   # the answer comes in a later event
+    assert w.inspector_busy.isVisibleTo(w) and w.inspector_busy_label.text() == "probing …"
+    qtbot.waitUntil(lambda: w.hub.result is not None and not w.hub.probes._outstanding, timeout=30_000)
+    assert not w.inspector_busy.isVisibleTo(w) and not w.inspector_busy_label.isVisibleTo(w)

@@ -315,3 +315,20 @@ def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_pa
     run = table.model().index(0, COLUMNS.index("Run"))
     assert "size on disk: " in run.data(Qt.ItemDataRole.ToolTipRole)
     assert table.isColumnHidden(COLUMNS.index("Size"))
+
+
+def test_a_run_another_process_starts_in_the_folder_is_listed_without_refresh(window, qtbot):
+    """Sixth trial: a CLI run started in the same runs folder showed only after Refresh. The folder is watched
+    (a new run folder is listed when it appears); the external poll looks too (no change notices)."""
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
+    window._poll.stop()                                    # only the folder watch can list it
+    write_run(window.runs_dir, "cli-run", checkpoints=False)
+    qtbot.waitUntil(lambda: "cli-run" in window.runs.all_ids(), timeout=10_000)
+    assert window.runs.state("cli-run").status == "finished"
+    window._folder_watch.removePaths(window._folder_watch.directories())   # a file system without notices
+    write_run(window.runs_dir, "cli-run-2", checkpoints=False)
+    qtbot.waitUntil(lambda: not window._looking)
+    window._poll_external()
+    qtbot.waitUntil(lambda: "cli-run-2" in window.runs.all_ids(), timeout=10_000)
+    assert window._folder_watch.directories() == [str(window.runs_dir)]   # watched again
+    assert sorted(window.runs.all_ids()).count("cli-run") == 1

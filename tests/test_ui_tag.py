@@ -146,3 +146,21 @@ def test_a_fresh_tag_page_tags_its_default_sentence_when_a_model_comes(qtbot, vi
     view.sentence.clear()
     view.run()
     assert view.status.text().startswith("Type a sentence to tag, e.g. EU rejects")
+
+
+def test_open_best_checkpoint_of_a_ner_run_tags_its_first_dev_sentence(qtbot, tmp_path, view):
+    """A tagging run's checkpoint opens on the Tag page with the run's first dev sentence, tagged once the model
+    is in (not the default sentence)."""
+    from helpers import save_tiny_model, write_tiny_conll
+
+    from explorer.ui.inspectors.tag_view import DEFAULT_SENTENCE, TagPages
+    from explorer.ui.runs.examples import first_tagging_sentence
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "token_classification", num_labels=5)
+    dev = write_tiny_conll(tmp_path / "dev.conll")
+    config = {"task": "ner", "dev": str(dev)}
+    first = first_tagging_sentence(config)
+    assert first and first != DEFAULT_SENTENCE and first.split()[0] == dev.read_text().split()[0]
+    TagPages([("Tag", view)]).open_checkpoint("Tag", str(ckpt), "ner", config)
+    qtbot.waitUntil(lambda: view.result is not None and view.result["tagged"].text == first, timeout=30000)
+    assert view.sentence.text() == first

@@ -58,6 +58,17 @@ def head_logits(C, W, b=None) -> np.ndarray:
     return out + np.asarray(b, dtype=np.float64) if b is not None else out
 
 
+def readable_label_names(head_names, run_names) -> list[str]:
+    """The class names to show for a head: its own (the checkpoint's id2label), or the run's ``label_names`` (its
+    config) when the head's are only generic (``LABEL_0``, ``LABEL_1``... as transformers names an unnamed head,
+    or the ids "0", "1"...) and the run names as many classes: an SST-2 run's checkpoint then reads negative /
+    positive, not LABEL_0 / LABEL_1. Returns a new list, in id order."""
+    head = [str(n) for n in head_names or []]
+    run = [str(n) for n in run_names or []]
+    generic = all(n in (f"LABEL_{i}", str(i)) for i, n in enumerate(head))
+    return run if head and generic and len(run) == len(head) else head
+
+
 def head_problem(config) -> str:
     """The head's problem_type from a model config: its ``problem_type`` when set, else "regression" for one
     output (transformers' own rule), else "single_label_classification"."""

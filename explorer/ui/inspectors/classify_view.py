@@ -9,6 +9,8 @@ block flow between sentence A and sentence B. Model loads and runs happen in the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from explorer.core.classify import readable_label_names
 from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
@@ -153,6 +156,8 @@ class ClassifyView(QWidget):
         self.client = client or shared_client()
         self.slot = slot
         self.loaded = None        # ModelInfo of the model in the child
+        self.run_label_names: list[str] = []   # the opened run's class names (its config), see label_names_of
+        self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
         self.result = None
         self._loader = RemoteLatest(self.client, f"{slot}.load", self)
         self._runner = RemoteLatest(self.client, f"{slot}.classify", self)
@@ -254,7 +259,7 @@ class ClassifyView(QWidget):
                 return float(text)
             except ValueError:
                 raise ValueError(f"gold score {text!r} is not a number") from None
-        names = list(getattr(self.loaded, "label_names", None) or [])
+        names = self.label_names_of(self.loaded)
         out = []
         for part in (p.strip() for p in text.split(";")):
             if not part:
@@ -272,8 +277,10 @@ class ClassifyView(QWidget):
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
 
-    def open_checkpoint(self, path: str, kind: str) -> None:
-        """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head."""
+    def open_checkpoint(self, path: str, kind: str, label_names=()) -> None:
+        """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head;
+        ``label_names``: its run's class names (config label_names), shown when the head's are only LABEL_k."""
+        self.run_label_names = list(label_names or [])
         self._show_kind(kind)
         self.source.setText(path)
         self.load_model()
@@ -282,7 +289,7 @@ class ClassifyView(QWidget):
         """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
         given (its head decides the kind when it is multiple choice)."""
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
-        names = list(getattr(loaded, "label_names", None) or [])
+        names = self.label_names_of(loaded)
         if names != self.label.names:
             self.label.setValue(-1)   # another head's classes: its gold id would name a class of this one
         self.label.set_names(names)
@@ -293,7 +300,11 @@ class ClassifyView(QWidget):
             self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
         self.model_changed.emit(loaded)
-        if self.result is not None:
+        pending, self._example_when_loaded = self._example_when_loaded, None
+        if pending is not None:          # the opened run's first dev example (ClassifyPages.open_checkpoint)
+            self.result = None
+            self.open_example(pending)
+        elif self.result is not None:
             # the shown numbers were the previous model's (fresh-user trial: the stance checkpoint's header over
             # the SST-2 result): cleared, and the same input classified again by this model
             self.result = None
@@ -323,6 +334,16 @@ class ClassifyView(QWidget):
             data.update(text_a=self.inputs.text_a.text(),
                         text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).takes_pairs else "")
         self._runner.submit("classify", data)
+
+    def fill_example(self, example: dict | None) -> None:
+        """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
+        model being loaded is in."""
+        if example is None:
+            return
+        if self.loaded is None or self._loader._outstanding:
+            self._example_when_loaded = example
+            return
+        self.open_example(example)
 
     def open_example(self, example: dict) -> None:
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
@@ -360,8 +381,16 @@ class ClassifyView(QWidget):
                 + 2 * t.frameWidth() + bar)
         t.setMinimumWidth(need)
 
+    def label_names_of(self, loaded) -> list[str]:
+        """The class names shown for ``loaded`` (a ModelInfo): its head's, or its run's when the head's are only
+        LABEL_k (core.classify.readable_label_names)."""
+        return readable_label_names(getattr(loaded, "label_names", None), self.run_label_names)
+
     def show_result(self, res) -> None:
-        """Render a ClassifyResult."""
+        """Render a ClassifyResult (its class names as :meth:`label_names_of` says)."""
+        names = readable_label_names(res.label_names, self.run_label_names)
+        if names != list(res.label_names):
+            res = replace(res, label_names=names)
         self.result = res
         C = np.stack([x.C for x in res.inputs])              # (inputs, H)
         lim = float(np.abs(C).max()) or 1.0
@@ -456,9 +485,18 @@ class ClassifyPages:
     def __init__(self, pages: list[tuple[str, QWidget]]):
         self.pages = dict(pages)
 
-    def open_checkpoint(self, title: str, path: str, task: str | None, _run_config: dict) -> None:
+    def open_checkpoint(self, title: str, path: str, task: str | None, run_config: dict) -> None:
+        """Open ``path`` in page ``title`` with its run's class names, and fill the inputs with the run's first
+        dev example (read on a worker thread: explorer.ui.runs.examples.first_classification_example), classified
+        once the model is in."""
+        from explorer.ui.runs.examples import first_classification_example
+        from explorer.ui.shell.tasks import run_in_thread
+
         view = self.pages[title]
-        view.open_checkpoint(path, task or view.current_kind())
+        view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or ())
+        if isinstance(view, ClassifyView):
+            run_in_thread(first_classification_example, dict(run_config or {}), owner=view,
+                          on_done=view.fill_example)
 
 
 def page_set(window) -> ClassifyPages:

@@ -294,6 +294,12 @@ class InspectorHub(QObject):
                 window.setUpdatesEnabled(True)
         QTimer.singleShot(0, tabs, back)
 
+    def busy_text(self) -> str:
+        """What the inspector child is doing for this hub now, in words ("loading MODEL …", "probing …"), or ""."""
+        if self.loads._outstanding:
+            return f"loading {self.panel.source_text() or 'the model'} …"
+        return "probing …" if self.probes._outstanding else ""
+
     # ----------------------------------------------------------------------------------- slots
     def _update_busy(self, _=None) -> None:
         busy = self.loads._outstanding or self.probes._outstanding

@@ -236,6 +236,15 @@ class TagView(QWidget):
         att.lazy_attention.store(att.attention, index, weights)
         self.attention_view.weights_ready(att, index)
 
+    def fill_sentence(self, text: str) -> None:
+        """Show ``text`` as the sentence ("" leaves the one shown) and tag it now, or when the model being loaded is
+        in (set_loaded tags what the page shows)."""
+        if not text:
+            return
+        self.sentence.setText(text)
+        if self.loaded is not None and not self._loader._outstanding:
+            self.run()
+
     def tag(self, text: str) -> None:
         self.sentence.setText(text)
         self.run()
@@ -408,8 +417,16 @@ class TagPages:
     def __init__(self, pages: list[tuple[str, QWidget]]):
         self.pages = dict(pages)
 
-    def open_checkpoint(self, title: str, path: str, _task: str | None, _run_config: dict) -> None:
-        self.pages[title].open_checkpoint(path)
+    def open_checkpoint(self, title: str, path: str, _task: str | None, run_config: dict) -> None:
+        """Open ``path`` in page ``title``; the run's first dev sentence (read on a worker thread) replaces the
+        sentence shown, and is tagged once the model is in."""
+        from explorer.ui.runs.examples import first_tagging_sentence
+        from explorer.ui.shell.tasks import run_in_thread
+
+        view = self.pages[title]
+        view.open_checkpoint(path)
+        if isinstance(view, TagView):
+            run_in_thread(first_tagging_sentence, dict(run_config or {}), owner=view, on_done=view.fill_sentence)
 
 
 def page_set(window) -> TagPages:

@@ -2,7 +2,9 @@
 
 "Open best checkpoint in inspectors" fills the probe panel from the run's own dev data: the first
 answerable question of its local SQuAD-format dev file; else the run's first watch example; else the
-launcher's default example.
+launcher's default example. A classifier run's checkpoint opens in Classify with the first example of its
+local dev file (else its training file), read as the run read it (:func:`first_classification_example`); a
+tagging run's opens in Tag with its first dev sentence (:func:`first_tagging_sentence`).
 """
 
 from __future__ import annotations
@@ -39,3 +41,53 @@ def example_for_run(config: dict) -> tuple[str, str]:
         if isinstance(ex, dict) and ex.get("question") and (ex.get("passage") or ex.get("context")):
             return str(ex["question"]), str(ex.get("passage") or ex.get("context"))
     return DEFAULT_WATCH[0]["question"], DEFAULT_WATCH[0]["passage"]
+
+
+def first_classification_example(config: dict) -> dict | None:
+    """The first example of a single-sentence or pair classifier run's local dev file (else its training file),
+    read with the run's own column, header and encoding settings, as Classify's ``open_example`` takes it:
+    {"kind", "text_a", "text_b", "label"} (the label a class id). None for another task, a hub dataset, a file
+    that is gone or cannot be read."""
+    from explorer.core.data.classification import ClassificationDataError, load_classification
+    from explorer.core.task_facts import find_task_facts
+
+    task = str(config.get("task") or "")
+    facts = find_task_facts(task)
+    if facts is None or facts.head != "classification" or task not in ("single", "pair"):
+        return None
+    source = next((str(config.get(k)) for k in ("dev", "train") if config.get(k) and Path(str(config[k])).is_file()),
+                  "")
+    if not source:
+        return None
+    try:
+        data = load_classification(source, pair=facts.pair, text_columns=config.get("text_columns") or None,
+                                   label_column=config.get("label_column") or "",
+                                   no_header=bool(config.get("no_header")), encoding=str(config.get("encoding") or ""),
+                                   label_names=config.get("label_names") or None,
+                                   skip_invalid=bool(config.get("skip_invalid")), cap=1)
+    except (ClassificationDataError, OSError, ValueError):
+        return None
+    if not len(data.texts_a):
+        return None
+    return {"kind": task, "text_a": data.texts_a[0], "text_b": data.texts_b[0] if facts.pair else "",
+            "label": int(data.labels[0])}
+
+
+def first_tagging_sentence(config: dict) -> str:
+    """The first sentence (its words joined by spaces) of a tagging run's local dev file (else its training file);
+    "" for another task, a hub dataset, a file that is gone or cannot be read."""
+    from explorer.core.data.conll import load_tagging
+    from explorer.core.errors import TaggingDataError
+    from explorer.core.task_facts import find_task_facts
+
+    facts = find_task_facts(str(config.get("task") or ""))
+    if facts is None or facts.head != "token_classification":
+        return ""
+    source = next((str(config.get(k)) for k in ("dev", "train") if config.get(k) and Path(str(config[k])).is_file()),
+                  "")
+    try:
+        data = load_tagging(source, cap=1, encoding=str(config.get("encoding") or ""),
+                            repair=bool(config.get("skip_invalid"))) if source else None
+    except (TaggingDataError, OSError, ValueError):
+        return ""
+    return " ".join(data.words[0]) if data is not None and data.words else ""

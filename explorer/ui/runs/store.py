@@ -13,7 +13,7 @@ from pathlib import Path
 
 from explorer.core.metric_display import to_display
 from explorer.core.remote.hosts import read_remote_run
-from explorer.core.runs import OURS, RunRecord, load_run, read_runs
+from explorer.core.runs import OURS, RunRecord, load_run, read_runs, run_dirs
 from explorer.ui.runs.state import RunState
 
 
@@ -63,3 +63,18 @@ def load_all(folder: str | Path) -> tuple[list[RunState], list[str]]:
 def load_summaries(folder: str | Path) -> tuple[list[RunState], list[str]]:
     """Every run under ``folder`` as a summary -> (states oldest first, problems, one line per bad folder)."""
     return read_runs(folder, load_summary)
+
+
+def load_new_summaries(folder: str | Path, known: set[str]) -> list[RunState]:
+    """Summaries of the run folders directly under ``folder`` whose path (``str(path)``) is not in ``known``: the
+    runs another process (the CLI, another window) started in the folder the GUI lists. A folder that cannot
+    be read yet (its worker is still writing config.json) is left out; the next look reads it."""
+    out = []
+    for path in run_dirs(folder):
+        if str(path) in known:
+            continue
+        try:
+            out.append(load_summary(path))
+        except (OSError, ValueError):
+            continue
+    return out

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
@@ -41,7 +41,7 @@ from explorer.core.runs import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
-from explorer.ui.runs.store import load_run_state, load_summaries
+from explorer.ui.runs.store import load_new_summaries, load_run_state, load_summaries
 from explorer.ui.runs.dock import RunsPanel
 from explorer.ui.shell.screen_fit import fit_to_screen
 from explorer.ui.shell.settings import AppSettings
@@ -50,6 +50,7 @@ from explorer.ui.shell.tooltips import rich_tooltip
 from explorer.ui.inspectors.registry import PROBE_KEYS, page, page_for_checkpoint, page_help, pages, providers
 
 EXTERNAL_POLL_MS = 3000
+NEW_RUN_SETTLE_MS = 300   # after the runs folder changed: its new run folder has its config.json by then
 PANEL_KEYS = PROBE_KEYS   # Ctrl+Return and the keypad's Enter: Launch in the Launch tab, a page's own elsewhere
 
 
@@ -148,8 +149,20 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.inspect_label)
         self.remote_inspect.place_changed.connect(self._inspect_place)
         self.remote_inspect.message.connect(lambda text: self.show_message(text, 15000))
+        # the inspector pages' work in progress (a probe, a model load), in view at any window size: the probe
+        # panel's own busy bar is below its fold at 1280x800 (the sixth trial saw no sign during a long probe)
+        self.inspector_busy = QProgressBar()
+        self.inspector_busy.setRange(0, 0)            # no percentage: a moving bar
+        self.inspector_busy.setTextVisible(False)
+        self.inspector_busy.setFixedWidth(70)
+        self.inspector_busy_label = ElidedLabel("", min_width=60)
+        for w in (self.inspector_busy_label, self.inspector_busy):
+            w.setVisible(False)
+            self.statusBar().addPermanentWidget(w)
         self.statusBar().addPermanentWidget(self.activity_label)
         self.statusBar().addPermanentWidget(self.device_label)
+        if self.hub is not None:
+            self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
         self.idle_device = "probing…"
         self._build_menus()
         self._install_panel_shortcuts()
@@ -182,6 +195,15 @@ class MainWindow(QMainWindow):
             self.device.start()
         self._poll = QTimer(self, interval=EXTERNAL_POLL_MS)
         self._poll.timeout.connect(self._poll_external)
+        # a run another process starts in this runs folder (the CLI, another window) is listed when its folder
+        # appears (the sixth trial saw it only after Refresh): the folder is watched, and the poll looks too
+        # (a file system without change notices; a folder not readable yet at the first look)
+        self._folder_watch = QFileSystemWatcher(self)
+        self._folder_watch.directoryChanged.connect(lambda _path: self._new_runs_timer.start())
+        self._new_runs_timer = QTimer(self, singleShot=True, interval=NEW_RUN_SETTLE_MS)
+        self._new_runs_timer.timeout.connect(self.look_for_new_runs)
+        self._looking = False
+        self._watch_runs_dir()
         self._poll.start()
         self._restore()
         self._reopen_runs()
@@ -337,6 +359,13 @@ class MainWindow(QMainWindow):
         if state is not None:
             self._measure_sizes([state])
 
+    def show_inspector_busy(self, text: str) -> None:
+        """The status bar's busy sign: a moving bar and ``text`` ("probing …") while the inspector child works for a
+        page; hidden for ""."""
+        self.inspector_busy_label.setText(text)
+        for w in (self.inspector_busy_label, self.inspector_busy):
+            w.setVisible(bool(text))
+
     def _update_status_labels(self) -> None:
         self._update_device_label()
         self._update_activity()
@@ -451,9 +480,40 @@ class MainWindow(QMainWindow):
         self._selection_changed(self.runs.selected_ids())
 
     def _poll_external(self) -> None:
-        """Runs that are running elsewhere (another window, the CLI): re-read their folders."""
+        """Runs that are running elsewhere (another window, the CLI): re-read their folders; list new ones."""
         for s in self.store.running_elsewhere():
             run_in_thread(load_run_state, s.path, on_done=self._reloaded, owner=self)
+        self.look_for_new_runs()
+
+    def _watch_runs_dir(self) -> None:
+        """Watch the runs folder (only it: a new run is a new folder in it), once it exists."""
+        watched = self._folder_watch.directories()
+        if watched != [str(self.runs_dir)] and self.runs_dir.is_dir():
+            if watched:
+                self._folder_watch.removePaths(watched)
+            self._folder_watch.addPath(str(self.runs_dir))
+
+    def look_for_new_runs(self) -> None:
+        """List the run folders directly in the runs folder that the list does not hold yet (read on a worker
+        thread; one look at a time)."""
+        self._watch_runs_dir()
+        if self._looking or self.runs.loading:
+            return
+        self._looking = True
+        known = {str(s.path) for s in self.store.states() if s.path is not None}
+
+        def done(states) -> None:
+            self._looking = False
+            for state in states:
+                if state.run_id not in self.store:
+                    self.store.offer(state)
+            if states:
+                self._update_status_labels()
+
+        def failed(_message, _tb) -> None:
+            self._looking = False
+
+        run_in_thread(load_new_summaries, self.runs_dir, known, on_done=done, on_error=failed, owner=self)
 
     def _reloaded(self, state: RunState) -> None:
         if self.store.offer(state):
@@ -503,6 +563,7 @@ class MainWindow(QMainWindow):
             self.show_message(f"Runs folder: {path} (used for new runs after a restart; listed now)")
             self.runs_dir = Path(path)
             self._set_title()
+            self._watch_runs_dir()
             self.scan_runs()
 
     def _open_folder(self, run_id: str) -> None:
