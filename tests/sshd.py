@@ -18,8 +18,10 @@ does not start.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -54,7 +56,10 @@ class SshServer:
     alias: str = ALIAS
 
     def stop(self) -> None:
-        """Stop sshd (SIGTERM, then SIGKILL after 5 s); its session children end with their channels."""
+        """Stop sshd (SIGTERM, then SIGKILL after 5 s); its session children end with their channels. Workers
+        that a failed test left training on the "host" (their own session, up to 100,000 steps) are killed by
+        the pid in their run's worker.pid, so they do not load the machine for the rest of the test run."""
+        kill_left_workers(self.runs)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -62,6 +67,21 @@ class SshServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+
+
+def kill_left_workers(runs: Path) -> list[int]:
+    """SIGKILL the process group of every worker whose ``<runs>/<run>/worker.pid`` is still there (the worker
+    removes it when it ends; hostside starts it as a session leader, so its group id is its pid). Returns the
+    pids killed."""
+    killed = []
+    for path in sorted(Path(runs).glob("*/worker.pid")):
+        try:
+            pid = int(json.loads(path.read_text(encoding="utf-8"))["pid"])
+            os.killpg(pid, signal.SIGKILL)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        killed.append(pid)
+    return killed
 
 
 def _free_port() -> int:
