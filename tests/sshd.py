@@ -18,7 +18,6 @@ does not start.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -56,10 +55,20 @@ class SshServer:
     alias: str = ALIAS
 
     def stop(self) -> None:
-        """Stop sshd (SIGTERM, then SIGKILL after 5 s); its session children end with their channels. Workers
-        that a failed test left training on the "host" (their own session, up to 100,000 steps) are killed by
-        the pid in their run's worker.pid, so they do not load the machine for the rest of the test run."""
-        kill_left_workers(self.runs)
+        """Kill the detached workers still running in the host's runs folder (a test that failed before its
+        stop or cancel left one training on: it once ran 36 minutes past its test), then stop sshd (SIGTERM,
+        then SIGKILL after 5 s); its session children end with their channels."""
+        import signal
+
+        from explorer.core.runs import PID_FILE, worker_pid
+
+        for run_dir in (p.parent for p in self.runs.rglob(PID_FILE)):
+            pid = worker_pid(run_dir)
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -70,17 +79,20 @@ class SshServer:
 
 
 def kill_left_workers(runs: Path) -> list[int]:
-    """SIGKILL the process group of every worker whose ``<runs>/<run>/worker.pid`` is still there (the worker
-    removes it when it ends; hostside starts it as a session leader, so its group id is its pid). Returns the
-    pids killed."""
+    """SIGKILL the process group of every live worker named by a ``<runs>/<run>/worker.pid``
+    (explorer.core.runs.worker_pid: the worker removes the file when it ends; hostside starts it as a session
+    leader, so its group id is its pid and accelerate's children go with it). Returns the pids killed."""
+    from explorer.core.runs import PID_FILE, worker_pid
+
     killed = []
-    for path in sorted(Path(runs).glob("*/worker.pid")):
-        try:
-            pid = int(json.loads(path.read_text(encoding="utf-8"))["pid"])
-            os.killpg(pid, signal.SIGKILL)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        killed.append(pid)
+    for path in sorted(Path(runs).glob(f"*/{PID_FILE}")):
+        pid = worker_pid(path.parent)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                continue
+            killed.append(pid)
     return killed
 
 
