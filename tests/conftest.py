@@ -150,3 +150,14 @@ def sshd_server(tmp_path_factory):
     else:
         os.environ["EXPLORER_SSH_CONFIG"] = old
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_remote_worker_left(request):
+    """After a test that used the test sshd, no worker it launched on the "host" keeps training: a test that
+    failed mid-run would leave one going (its own session, up to 100,000 steps), slowing every later test."""
+    yield
+    if "sshd_server" in request.fixturenames:
+        from sshd import kill_left_workers
+
+        kill_left_workers(request.getfixturevalue("sshd_server").runs)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -75,6 +76,24 @@ class SshServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+
+
+def kill_left_workers(runs: Path) -> list[int]:
+    """SIGKILL the process group of every live worker named by a ``<runs>/<run>/worker.pid``
+    (explorer.core.runs.worker_pid: the worker removes the file when it ends; hostside starts it as a session
+    leader, so its group id is its pid and accelerate's children go with it). Returns the pids killed."""
+    from explorer.core.runs import PID_FILE, worker_pid
+
+    killed = []
+    for path in sorted(Path(runs).glob(f"*/{PID_FILE}")):
+        pid = worker_pid(path.parent)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                continue
+            killed.append(pid)
+    return killed
 
 
 def _free_port() -> int:

@@ -23,25 +23,43 @@ def model_dir(tmp_path_factory):
     return save_tiny_model(tmp_path_factory.mktemp("inspect") / "tiny", "qa")
 
 
-@pytest.fixture
-def hub(qtbot, model_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
-    from explorer.ui.inspectors import InspectorHub
+@pytest.fixture(scope="module")
+def hub(qapp, model_dir, tmp_path_factory):
+    """One hub and one real child for the whole module (each child start imports torch: seconds); the tests
+    run in file order and the last one kills the child. Its own client, so the per-test reset of the shared
+    client (tests/conftest.py) leaves it running."""
+    from PySide6.QtCore import QEventLoop, QTimer
 
-    h = InspectorHub()
-    for _, w in h.tabs():
-        qtbot.addWidget(w)
-    with qtbot.waitSignal(h.model_changed, timeout=120_000):
+    from explorer.ui.inspectors import InspectorHub
+    from explorer.ui.inspectors.client import InspectClient, ProcessTransport
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.mktemp("inspect-cache")))
+        h = InspectorHub(client=InspectClient(ProcessTransport))
+        loop, timer = QEventLoop(), QTimer(singleShot=True)
+        h.model_changed.connect(loop.quit)
+        timer.timeout.connect(loop.quit)
+        timer.start(120_000)
         h.open_model(str(model_dir))
-    yield h
-    h.client.stop()
+        loop.exec()
+        assert timer.isActive(), "the child did not load the tiny model in 120 s"
+        timer.stop()
+        h.model_changed.disconnect(loop.quit)
+        yield h
+        h.client.stop()
+        for _, w in h.tabs():
+            w.close()
+            w.deleteLater()
 
 
 def test_child_answers_load_probe_attention_and_dev_study(qtbot, hub, model_dir, tmp_path):
     import os
 
+    from explorer.ui.inspectors.client import ProcessTransport
+
     client = hub.client
     assert client.pid not in (0, os.getpid())              # a separate process
+    assert isinstance(client._transport, ProcessTransport)
     assert hub.loaded.source == str(model_dir) and hub.loaded.num_layers == 2
     result = probe_in_small_windows(qtbot, hub, QUESTION, LONG, timeout=60_000)   # only the shown window's weights
     assert len(result.windows) > 1 and result.attention is not None and result.nbest
@@ -71,24 +89,25 @@ def test_a_newer_probe_supersedes_an_older_one(qtbot, hub):
 
 def test_the_dev_study_is_cancelled_in_the_child(qtbot, hub, tmp_path):
     dev = hub.dev_view
+    before = dev.study                                      # the first test's (the module shares one hub)
     data = squad_v2_file(tmp_path / "dev.json", n_paragraphs=150)   # 600 questions, 19 batches
     assert dev.run(str(data), 0)
     dev.cancel()
     with qtbot.waitSignal(dev.job.cancelled, timeout=60_000):
         pass
-    assert dev.run_button.isEnabled() and "cancelled" in dev.status.text() and dev.study is None
+    assert dev.run_button.isEnabled() and "cancelled" in dev.status.text() and dev.study is before
 
 
 def test_a_killed_child_is_an_error_in_the_view_and_the_next_request_restarts_it(qtbot, hub):
     client = hub.client
-    first = client.pid
+    first, before = client.pid, hub.result                 # the earlier tests' result (one hub per module)
     hub.panel.debounce.stop()
     with qtbot.waitSignal(hub.message, timeout=60_000, check_params_cb=lambda m: "stopped" in m) as blocker:
         hub.open_example(QUESTION, LONG)
         client.kill()                                       # mid-request
     assert "The inspector process stopped" in blocker.args[0] and "restarts with the next request" in blocker.args[0]
     assert "The inspector process stopped" in hub.panel.status.text()    # where the result would have been
-    assert not hub.probes._outstanding and hub.result is None
+    assert not hub.probes._outstanding and hub.result is before   # nothing from the killed request
     with qtbot.waitSignal(hub.result_changed, timeout=120_000) as again:
         hub.probe_now()                                     # a new child, which reloads the model first
     assert again.args[0].question == QUESTION and client.pid not in (0, first) and client.restarts == 1

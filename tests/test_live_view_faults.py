@@ -167,10 +167,15 @@ def app_style():
 
     from explorer.ui.shell.style import apply_style
 
+    from PySide6.QtCore import QEvent
+
     app = QApplication.instance()
     sheet, style = app.styleSheet(), app.style().name()
     apply_style(app)
     yield
+    # pytest-qt has closed the test's widgets and called deleteLater; delete them now, or the style change
+    # below re-polishes a whole closed main window first (20 s of teardown on the loaded 2-core machine)
+    app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     app.setStyleSheet(sheet)
     app.setStyle(style)
 

@@ -171,3 +171,23 @@ def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, fil
     assert {p.relative_to(local_best).as_posix(): p.read_bytes() for p in local_best.rglob("*") if p.is_file()} \
         == remote_files
     assert seen_progress[-1][0] == seen_progress[-1][1] == sum(len(b) for b in remote_files.values())
+
+
+def test_a_worker_left_on_the_host_is_killed_after_the_test(tmp_path):
+    import socket
+    import subprocess
+
+    from sshd import kill_left_workers
+
+    proc = subprocess.Popen(["sleep", "600"], start_new_session=True)   # a worker's own session, as hostside starts it
+    try:
+        (tmp_path / "r1").mkdir()
+        (tmp_path / "r1" / "worker.pid").write_text(json.dumps({"pid": proc.pid, "host": socket.gethostname(), "time": 0}))
+        (tmp_path / "r2").mkdir()
+        (tmp_path / "r2" / "worker.pid").write_text("{torn")                # a half-written file is passed over
+        assert kill_left_workers(tmp_path) == [proc.pid]
+        assert proc.wait(WAIT) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

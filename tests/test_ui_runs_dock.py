@@ -17,6 +17,9 @@ from explorer.ui.runs import names as run_names  # noqa: E402
 from explorer.ui.runs import disk as run_disk
 from explorer.ui.runs.store import load_summaries, load_summary  # noqa: E402
 
+WAIT_MS = 120_000   # the ceiling of every wait below: a hung read or signal, never a speed figure (10 s ran
+                    # out at load 13 on the 2-core machine); each wait ends as soon as its condition holds
+
 
 def write_run(folder: Path, run_id: str, *, lr=5e-5, bs=32, ep=3.0, steps=50, f1s=(10.0, 30.0, 20.0),
               checkpoints=True) -> Path:
@@ -116,7 +119,7 @@ def window(qtbot, tmp_path):
 def test_loading_note_never_says_no_runs_while_reading(window, qtbot):
     window.scan_runs()   # a fresh read (the constructor's may be done already on a fast machine)
     assert window.runs.note.text() == "Loading runs…"          # the read runs on a worker thread
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=WAIT_MS)
     assert window.runs.note.isHidden()
     window.runs.set_loading(False)
     for rid in window.runs.all_ids():
@@ -126,13 +129,13 @@ def test_loading_note_never_says_no_runs_while_reading(window, qtbot):
 
 
 def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     model = window.runs.model
     texts = sorted(model.data(model.index(i, 0)) for i in range(2))
     assert texts == ["lr3e-05", "lr5e-05"]
     tip = model.data(model.index(0, 0), role=3)  # ToolTipRole
     assert model.rows[0].run_id in tip
-    qtbot.waitUntil(lambda: len(model.sizes) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(model.sizes) == 2, timeout=WAIT_MS)
     size_col = list(model.__class__.__module__ and __import__("explorer.ui.runs.dock", fromlist=["x"]).COLUMNS).index("Size")
     assert model.data(model.index(0, size_col)).endswith("KB")
 
@@ -152,7 +155,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)
     assert window.runs.delete_optimizer_state_selected()
-    qtbot.waitUntil(lambda: not run_disk.optimizer_state_files(window.runs_dir / rid), timeout=10_000)
+    qtbot.waitUntil(lambda: not run_disk.optimizer_state_files(window.runs_dir / rid), timeout=WAIT_MS)
     assert "can no longer be resumed" in asked[-1]
     assert window.runs.delete_selected()
     assert rid not in window.runs.all_ids() and not (window.runs_dir / rid).exists()
@@ -161,8 +164,8 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
 
 
 def test_paper_grid_confirmation_gives_count_and_estimate(window, qtbot, monkeypatch):
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
-    qtbot.waitUntil(lambda: window.launcher.train_examples() is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.launcher.train_examples() is not None, timeout=WAIT_MS)   # the preview child process
     n = window.launcher.train_examples()
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
@@ -192,7 +195,7 @@ def test_paper_grid_confirmation_gives_count_and_estimate(window, qtbot, monkeyp
 
 
 def test_cancelled_queued_run_stays_listed(window, qtbot, tmp_path):
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     (rid,) = window.launch([TrainConfig(train="x.json", output_dir=str(window.runs_dir))])
     window.manager.cancel(rid)
     assert rid in window.runs.all_ids()
@@ -214,20 +217,20 @@ def test_open_best_checkpoint_fills_a_dev_question(window, qtbot, tmp_path, monk
     ]}]}))
     assert example_for_run({"dev": str(dev)}) == ("What is the capital?", "Paris is the capital of France.")
     assert example_for_run({"dev": "missing.json", "watch": [{"question": "Q?", "passage": "P."}]}) == ("Q?", "P.")
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     state = window.runs.model.rows[0]
     state.config["dev"] = str(dev)
     opened = []
     monkeypatch.setattr(window.hub, "open_model", lambda path: opened.append(path))
     monkeypatch.setattr(window.hub, "open_example", lambda q, p: opened.append((q, p)))
     window.open_checkpoint(str(state.path / "checkpoints" / "best"))
-    qtbot.waitUntil(lambda: len(opened) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(opened) == 2, timeout=WAIT_MS)
     assert opened[1] == ("What is the capital?", "Paris is the capital of France.")
 
 
 def test_status_bar_counts_a_run_running_in_another_process(window, qtbot):
     """A run left training when the app last quit is listed as running; the status bar says so."""
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=WAIT_MS)
     assert "idle" in window.device_label.text() and window.activity_label.text() == ""
     state = window.runs.state(window.runs.all_ids()[0])
     state.status = "running"
@@ -257,7 +260,7 @@ def test_run_names_elide_in_the_middle_so_the_differing_end_stays(qtbot):
 
 def test_the_status_count_says_what_the_dock_lists_beyond_the_folder(window, qtbot):
     """Fourth trial: the status bar said "4 runs in …" over a list of 5 (a run opened from elsewhere)."""
-    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     one = [window.store.get(window.runs.all_ids()[0])]
     window._scanned((one, []))
     text = window.statusBar().currentMessage()

@@ -33,6 +33,30 @@ def shell(qtbot, tmp_path):
     return w
 
 
+@pytest.fixture(scope="module")
+def shell_view(qapp, tmp_path_factory):
+    """One main window, built like ``shell``, for the tests that only read it (menus, shortcuts, title,
+    tooltips): building a main window takes seconds (every page and plot), so these share one."""
+    from PySide6.QtTest import QTest
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(qapp)
+    root = tmp_path_factory.mktemp("shell-view")
+    w = MainWindow(root / "runs", AppSettings(root / "s.ini"), probe_device=False)
+    if w.hub is not None:
+        w.hub._prewarmed = True           # as in ``shell``: no prewarm turn on the Attention tab
+    w.manager.max_parallel = 0
+    w.show()
+    assert QTest.qWaitForWindowExposed(w, 60_000)
+    yield w
+    w.manager.cancel_all()
+    w.close()
+    w.deleteLater()
+
+
 def ctrl_return(qtbot, widget):
     widget.setFocus()
     qtbot.keyClick(widget, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
@@ -63,36 +87,36 @@ def test_ctrl_return_in_the_passage_box_probes_not_launches(shell, qtbot):
     assert probes == [1, 1] and not shell.manager.states
 
 
-def test_every_listed_shortcut_is_bound(shell):
+def test_every_listed_shortcut_is_bound(shell_view):
     from PySide6.QtGui import QAction, QKeySequence
 
     from explorer.ui.shell.help_dialog import SHORTCUTS
 
-    bound = {a.shortcut().toString() for a in shell.findChildren(QAction) if not a.shortcut().isEmpty()}
-    bound |= {s.key().toString() for s in shell.shortcuts}
-    bound |= {s.key().toString() for s in shell.runs.shortcuts}
+    bound = {a.shortcut().toString() for a in shell_view.findChildren(QAction) if not a.shortcut().isEmpty()}
+    bound |= {s.key().toString() for s in shell_view.shortcuts}
+    bound |= {s.key().toString() for s in shell_view.runs.shortcuts}
     for key, _where, _what in SHORTCUTS:
         if key.startswith("Ctrl+wheel") or "…" in key:
             continue
         assert QKeySequence(key).toString() in bound, key
 
 
-def test_help_menu_pages(shell):
-    titles = [a.text() for m in shell.menuBar().findChildren(type(shell.menuBar().addMenu("x")))
+def test_help_menu_pages(shell_view):
+    titles = [a.text() for m in shell_view.menuBar().findChildren(type(shell_view.menuBar().addMenu("x")))
               for a in m.actions()]
     assert {"&Getting started", "&Keyboard shortcuts", "&Zooming and moving plots"} <= set(titles)
-    dlg = shell.show_help("Keyboard shortcuts", __import__("explorer.ui.shell.help_dialog", fromlist=["x"]).shortcuts_html())
+    dlg = shell_view.show_help("Keyboard shortcuts", __import__("explorer.ui.shell.help_dialog", fromlist=["x"]).shortcuts_html())
     text = dlg.browser.toPlainText()
     assert "Ctrl+Return" in text and "probe the question and passage now" in text
     from explorer.ui.shell.help_dialog import PLOTS_HELP
     assert "Ctrl+wheel" in PLOTS_HELP and "reset view" in PLOTS_HELP
 
 
-def test_window_title_does_not_repeat_the_app_name(shell):
-    assert "BERT Explorer" not in shell.windowTitle() and str(shell.runs_dir) in shell.windowTitle()
+def test_window_title_does_not_repeat_the_app_name(shell_view):
+    assert "BERT Explorer" not in shell_view.windowTitle() and str(shell_view.runs_dir) in shell_view.windowTitle()
 
 
-def test_long_tooltips_wrap(shell, qtbot):
+def test_long_tooltips_wrap(shell_view, qtbot):
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent
 
