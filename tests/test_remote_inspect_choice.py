@@ -138,45 +138,34 @@ def window(qapp, request, done_run, tmp_path_factory):
     QApplication.processEvents()
 
 
-def test_the_host_column_shows_only_with_a_remote_run_and_keeps_the_names_width(qtbot, window):
+def test_a_remote_run_has_an_icon_and_its_host_column_is_in_the_header_menu(qtbot, window):
+    """The Host column is hidden at start, as Size and Task are: shown beside the names it left them "minilm ·
+    …n · train" (seventh trial). A remote run has the network icon before its name, its tooltip names the host,
+    and the header menu's "Show Host" puts the column right after Run."""
+    from PySide6.QtWidgets import QHeaderView
+
     from explorer.ui.runs.dock import COLUMNS
 
     dock = window.runs
-    host_col = COLUMNS.index("Host")
-    qtbot.waitUntil(lambda: not dock.table.isColumnHidden(host_col), timeout=5_000)
-    assert dock.table.header().visualIndex(host_col) == 1   # right after the run's name
+    host_col, run_col = COLUMNS.index("Host"), COLUMNS.index("Run")
     model = dock.model
-    rows = {model.data(model.run_index(rid)): model.data(model.run_index(rid).siblingAtColumn(host_col))
-            for rid in (RUN_ID, "local-one")}
-    assert sorted(rows.values()) == ["", "lab"]
-    assert "trains on lab" in model.data(model.run_index(RUN_ID), 3)   # the Run tooltip (ToolTipRole)
-    run_col, best_col = COLUMNS.index("Run"), COLUMNS.index("Best dev")
+    remote, local = model.run_index(RUN_ID), model.run_index("local-one")
+    assert dock.table.isColumnHidden(host_col)
+    assert [model.data(i.siblingAtColumn(host_col)) for i in (remote, local)] == ["lab", ""]
+    assert "trains on lab" in model.data(remote, 3)   # the Run tooltip (ToolTipRole)
+    assert model.data(remote, 1) is not None and not model.data(remote, 1).isNull()   # DecorationRole: an icon
+    assert model.data(local, 1) is None
     dock.fit_columns()
     qapp_events()
-    names_hint = dock.table.sizeHintForColumn(run_col)   # the widest name, whole
-    with_host = dock.table.columnWidth(run_col)
-    best_with_host = dock.table.columnWidth(best_col)
-    model.has_remote = lambda: False   # as it was without a remote run
-    try:
-        dock.fit_columns()
-        qtbot.waitUntil(lambda: dock.table.isColumnHidden(host_col), timeout=5_000)
-        qapp_events()
-        without_host = dock.table.columnWidth(run_col)
-    finally:
-        del model.has_remote
+    assert dock.table.columnWidth(run_col) >= dock.table.sizeHintForColumn(run_col) - 1   # the names whole
+    show = next(a for a in dock.table.header().actions() if a.text() == "Show Host")
+    show.setChecked(True)
     dock.fit_columns()
     assert not dock.table.isColumnHidden(host_col)
-    assert best_with_host > dock.MIN_BEST_WITH_HOST_PX, "the fixture's Best dev text should be wide enough to give room"
-    # the names keep their room: whole with the Host column when they were whole without it (Best dev gives way)
-    assert with_host >= min(without_host, names_hint) - 1, (with_host, without_host, names_hint)
-
-    from explorer.ui.runs.dock import RunsPanel
-
-    only_local = RunsPanel()   # only local runs: no Host column
-    qtbot.addWidget(only_local)
-    only_local.upsert(window.store.get("local-one"))
-    only_local.fit_columns()
-    assert only_local.table.isColumnHidden(host_col)
+    hh: QHeaderView = dock.table.header()
+    assert hh.visualIndex(host_col) == 1   # right after the run's name
+    assert 40 <= dock.table.columnWidth(host_col) <= dock.HOST_MAX_PX
+    show.setChecked(False)
 
 
 def test_inspect_on_the_host_asks_once_remembers_and_says_so(qtbot, window, done_run, monkeypatch):

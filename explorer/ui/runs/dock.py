@@ -34,10 +34,11 @@ from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
 COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
-# "Host" (the remote host a run trains on) is shown, right after Run, only while a listed run has one.
 # Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
-# context menu shows them and the Run tooltip lists them (Size too: the sixth trial's "st…-4" for "stance-4")
-HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model")
+# context menu shows them and the Run tooltip lists them (Size too: the sixth trial's "st…-4" for "stance-4";
+# Host too: shown beside the names it left them "minilm · …n · train" in the seventh trial; a remote run has a
+# network icon before its name instead, and its tooltip names the host). "Host" sits right after Run.
+HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
                            "accuracy for classification), in percent, and the step of checkpoints/best: a tie "
                            "keeps the earlier step, the untrained model at step 0 is never saved. After '·': "
@@ -204,6 +205,8 @@ class RunsModel(QAbstractItemModel):
             return self._sort_key(s, col)
         if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[col] == "Status":
             return QColor(STATUS_COLORS.get(s.status, "#222"))
+        if role == Qt.ItemDataRole.DecorationRole and COLUMNS[col] == "Run" and s.host:
+            return remote_icon()   # the run trains on a remote host (its tooltip and the Host column name it)
         if role == Qt.ItemDataRole.ToolTipRole:
             return rich_tooltip(self._tooltip(s, col))
         return None
@@ -290,10 +293,6 @@ class RunsModel(QAbstractItemModel):
         if name == "Host":
             return s.host
         return ""
-
-    def has_remote(self) -> bool:
-        """Does a listed run train on a remote host (the Host column is shown then)?"""
-        return any(s.host for s in self.rows)
 
     def _sort_key(self, s: RunState, col: int):
         name = COLUMNS[col]
@@ -401,6 +400,13 @@ class ErrorDialog(QDialog):
         lay.addWidget(buttons)
 
 
+def remote_icon():
+    """The icon before a remote run's name: the style's network-drive icon (a run that trains on a host)."""
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
+
+
 class RunsPanel(QWidget):
     """Table of runs + actions. Emits requests; the main window acts on them.
 
@@ -473,9 +479,6 @@ class RunsPanel(QWidget):
             signal.connect(lambda *_: self._fit_timer.start())
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
-            if name == "Host":   # shown by fit_columns while a remote run is listed
-                self.table.setColumnHidden(col, True)
-                continue
             act = QAction(f"Show {name}", hh)
             act.setCheckable(True)
             act.setChecked(name not in HIDDEN_COLUMNS)
@@ -544,7 +547,6 @@ class RunsPanel(QWidget):
     MIN_BEST_PX = 64   # the narrowest "Best dev" column ("F1 (%…"): the metric's name and the start of its value
 
     HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
-    MIN_BEST_WITH_HOST_PX = 40   # "Best dev" ("F1…") gives up its floor to the Host column before the names do
 
     def fit_columns(self) -> int:
         """Give the run names the room first (the user's name, typed in the launcher, must be readable; the sixth
@@ -552,22 +554,18 @@ class RunsPanel(QWidget):
         leave, between MIN_BEST_PX and its contents (a longer text is elided; its tooltip has it whole); the Run
         column, stretched, takes the rest. Returns the width set for "Best dev", in pixels.
 
-        The "Host" column shows while a remote run is listed (its contents, at most HOST_MAX_PX); its width comes
-        out of Best dev's (down to MIN_BEST_WITH_HOST_PX), so the run names keep the room they had without it."""
+        The "Host" column, when the user shows it (header menu), takes its contents, at most HOST_MAX_PX."""
         col, run, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Run"), COLUMNS.index("Host")
         hh = self.table.header()
-        remote = self.model.has_remote()
-        if remote:
+        if not self.table.isColumnHidden(host_col):
             wanted_host = max(self.table.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
             self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
-        if self.table.isColumnHidden(host_col) == remote:
-            self.table.setColumnHidden(host_col, not remote)
         wanted = max(self.table.sizeHintForColumn(col), hh.sectionSizeHint(col))
         names = max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run))
         others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
                      if c not in (col, run) and not self.table.isColumnHidden(c))
         room = self.table.viewport().width() - names - others
-        width = max(self.MIN_BEST_WITH_HOST_PX if remote else self.MIN_BEST_PX, min(wanted, room))
+        width = max(self.MIN_BEST_PX, min(wanted, room))
         self.table.setColumnWidth(col, width)
         return width
 
