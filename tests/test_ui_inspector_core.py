@@ -190,5 +190,8 @@ def test_a_grid_best_at_its_edge_points_to_the_exact_search(tmp_path):
     assert f.grid.best_tau == pytest.approx(6.0) and f.grid.best_f1 == pytest.approx(60.0)
     assert f.exact.best_f1 == pytest.approx(80.0)
     note = f.grid_edge_note()
-    assert "sits at its edge" in note and "F1 80.00" in note and "+7.000" in note
+    tau = f.official["best_tau"]   # the τ table's "official best τ" row: the same τ in the note (seventh trial)
+    assert 7.0 <= tau < 9.0 and f"τ = {tau:+.3f} (the official best τ)" in note
+    assert "sits at its edge" in note and "F1 80.00" in note and "the figure to quote is the honest one" in note
+    assert "quote that one" not in note
     assert study_figures(_study(tmp_path)).grid_edge_note() == ""         # a best inside the grid: no note

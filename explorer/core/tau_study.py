@@ -312,9 +312,14 @@ class StudyFigures:
         at_edge = abs(abs(g.best_tau) - TAU_GRID_LIMIT) < 1e-9
         if not at_edge or e.best_f1 <= g.best_f1 + 1e-9 or abs(e.best_tau) <= TAU_GRID_LIMIT:
             return ""
+        # the official search's τ when it is the same best (the τ table shows that one): one τ for one threshold,
+        # not the exact sweep's own representative of the same interval (seventh trial: +6.840 and +6.761)
+        o = self.official or {}
+        tau = o["best_tau"] if "best_tau" in o and abs(o.get("best_f1", -1.0) - e.best_f1) < 1e-6 else e.best_tau
         return (f"the best τ on the grid ({g.best_tau:+.2f}) sits at its edge: this model's score_diff reach beyond "
                 f"±{TAU_GRID_LIMIT:g}, and the exact search over every score_diff finds F1 {e.best_f1:.2f} at "
-                f"τ = {e.best_tau:+.3f} (quote that one, or the honest figure below)")
+                f"τ = {tau:+.3f} (the official best τ). Chosen and scored on the same questions, it flatters the "
+                "model: the figure to quote is the honest one below")
 
 
 def study_figures(study: TauStudy, seed: int = 0) -> StudyFigures:
