@@ -255,3 +255,53 @@ def test_the_wheel_never_turns_a_probe_setting(qtbot):
                      Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
     QApplication.sendEvent(box, ev)
     assert box.value() == before and box.focusPolicy() == Qt.FocusPolicy.StrongFocus
+
+
+def test_the_banner_keeps_its_height_while_its_text_rewraps(qtbot, tmp_path):
+    """Seventh trial: the banner re-wrapped to 1-3 lines on every task, file or preset change and moved the form
+    under the pointer (a run name typed into Text columns). It keeps one height, and its text fits in it (the
+    launcher as wide as in a 1280 px window, and narrower)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    for width in (820, 640):
+        w.resize(width, 700)
+        w.show()
+        qtbot.waitExposed(w)
+        tops, fits = set(), []
+        for step in ("offline", "pair", "regression", "squad_v2", "fast-cpu", "paper", "hub-sst2"):
+            if step in ("pair", "regression", "squad_v2"):   # a task switch writes a note
+                w.editors["task"].set(step)
+            else:
+                w.apply_preset(step)
+            QApplication.processEvents()
+            tops.add((w.banner.height(), w.banner.geometry().bottom()))
+            text_height = sum(lab.heightForWidth(w.banner.width()) for lab in (w.hint, w.preset_label)
+                              if not lab.isHidden()) + w.banner.layout().spacing()
+            fits.append((step, text_height, w.banner.height()))
+        if width == 820:   # the launcher of a 1280 px window: every text in BANNER_LINES lines, the form below never moves
+            assert len(tops) == 1, tops
+        assert all(t <= h for _s, t, h in fits), fits   # nothing cut at the bottom (narrower: it grows)
+
+
+def test_the_reason_launch_is_disabled_has_the_full_width(qtbot, tmp_path):
+    """Seventh trial: "Cannot launch yet: …" beside the buttons was a 9-line column of one or two words at 1280
+    px; it has its own row, as wide as the launcher, above the buttons."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(820, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    w.editors["task"].set("pair")   # the preset's SQuAD files are cleared: "train data is empty"
+    QApplication.processEvents()
+    assert w.problem.text().startswith("Cannot launch yet:")
+    assert w.problem.width() >= 0.9 * w.width()
+    assert w.problem.geometry().bottom() < w.launch_btn.geometry().top()
+    assert w.problem.heightForWidth(w.problem.width()) <= 3 * w.problem.fontMetrics().lineSpacing()

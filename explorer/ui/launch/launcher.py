@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
@@ -28,6 +28,8 @@ from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, com
                                           offline_default, preset_config, sample_paths)
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
+
+BANNER_LINES = 5   # the launcher banner's height in text lines (first-visit hint or task note, and the preset)
 
 class WatchTable(QWidget):
     """Watch examples: question + passage pairs the worker probes at every evaluation (QA only)."""
@@ -140,11 +142,20 @@ class LauncherPanel(QWidget):
                                      "4 epochs (minutes); fast CPU: a 30-minute budget, batch 16, lr 1e-4, "
                                      "max_seq_length 256 (README, Benchmarks); paper recipe: BERT paper Appendix "
                                      "A.3 defaults")
-        text_col = QVBoxLayout()
+        self.banner = QWidget()   # hint + preset line, BANNER_LINES high whatever they hold
+        text_col = QVBoxLayout(self.banner)
+        text_col.setContentsMargins(0, 0, 0, 0)
         text_col.addWidget(hint)
         text_col.addWidget(self.preset_label)
+        text_col.addStretch(1)
+        # the banner keeps one height while its text re-wraps (1 to 4 lines on a task, file or preset change): the
+        # form below it stayed put only when the line count did, and the seventh trial's clicks landed in the
+        # wrong fields (a run name typed into Text columns)
+        for label in (hint, self.preset_label):
+            label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.banner.installEventFilter(self)
         top = QHBoxLayout()
-        top.addLayout(text_col, 1)
+        top.addWidget(self.banner, 1)
         top.addWidget(QLabel("Presets:"))
         top.addWidget(self.presets)
         self.presets.setMaximumWidth(330)
@@ -226,7 +237,7 @@ class LauncherPanel(QWidget):
 
         return split
 
-    def _build_buttons(self) -> QHBoxLayout:
+    def _build_buttons(self) -> QVBoxLayout:
         """The problem line and Load / Save / Queue paper grid / Launch."""
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
@@ -243,13 +254,18 @@ class LauncherPanel(QWidget):
         self.launch_btn.setToolTip("Start this run in its own worker process (Ctrl+Return). "
                                    "If a run is active it waits in the queue.")
         self.run_on = RunOnPicker(self.settings)   # this machine or a remote host (issue 29)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.problem, 1)
+        # the reason Launch is disabled gets the full width on its own row: beside the buttons, at 1280 px, it was
+        # a 9-line column of one or two words each (seventh trial)
+        bottom = QVBoxLayout()
+        bottom.addWidget(self.problem)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
         for b in (self.load_btn, self.save_btn, self.grid_btn, self.run_on, self.launch_btn):
-            bottom.addWidget(b)
+            buttons.addWidget(b)
+        bottom.addLayout(buttons)
         return bottom
 
-    def _layout(self, top: QHBoxLayout, split: QSplitter, bottom: QHBoxLayout) -> None:
+    def _layout(self, top: QHBoxLayout, split: QSplitter, bottom: QVBoxLayout) -> None:
         from explorer.ui.inspectors.download_bar import DownloadBar
 
         self.download_bar = DownloadBar()   # a hub model downloads before its run starts (Launch)
@@ -406,6 +422,7 @@ class LauncherPanel(QWidget):
         # the note replaces the first-visit hint rather than adding its lines below it: the form under the
         # banner does not jump down when a task switch writes a note (first-hour trial: 48 px)
         self.hint.setVisible(not self._preset_note)
+        self._fit_banner()
         try:
             cfg.validate()
             window_errors = self._check_windows(cfg, qa)
@@ -481,6 +498,28 @@ class LauncherPanel(QWidget):
         self.presets.setCurrentIndex(0)
         if key:
             self.apply_preset(key)
+
+    def _fit_banner(self) -> None:
+        """The banner's height: BANNER_LINES lines of its labels' font, or more when its text needs more (then
+        it grows rather than cutting a line off)."""
+        if getattr(self, "banner", None) is None:   # a style or font change while the panel is being built
+            return
+        labels = [lab for lab in (self.hint, self.preset_label) if not lab.isHidden()]
+        spacing = self.banner.layout().spacing()
+        line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
+        need = sum(lab.heightForWidth(self.banner.width()) for lab in labels) + spacing * (len(labels) - 1)
+        margins = 8   # the rich-text document margins of the bold preset line
+        self.banner.setFixedHeight(max(line * BANNER_LINES + spacing + margins, need))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if watched is self.banner and event.type() == QEvent.Type.Resize:
+            self._fit_banner()   # a new width re-wraps the text (only the height is set: no loop)
+        return super().eventFilter(watched, event)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_banner()
 
     def apply_preset(self, key: str) -> None:
         """Fill the form from preset ``key`` (a resources/presets file name, "fast_cpu" or "fast-cpu", or
