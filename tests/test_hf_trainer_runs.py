@@ -280,3 +280,38 @@ def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
     (ckpt / "vocab.txt").write_text("[PAD]\n")
     assert tokenizer_folder(str(ckpt)) == str(ckpt)
     assert tokenizer_folder("test-org/minilm-squad") == "test-org/minilm-squad"
+
+
+def _copyable_trainer_folder(out: Path, best: int, other: int) -> None:
+    """An output_dir with checkpoint-<other> and checkpoint-<best>, whose trainer_state.json records the
+    absolute ``best_model_checkpoint`` of checkpoint-<best> where it was written."""
+    for step in (other, best):
+        (out / f"checkpoint-{step}").mkdir(parents=True)
+        (out / f"checkpoint-{step}" / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    state = json.dumps({
+        "global_step": max(best, other), "max_steps": max(best, other), "best_global_step": best,
+        "best_metric": 0.5, "best_model_checkpoint": str(out / f"checkpoint-{best}"),
+        "log_history": [{"step": best, "epoch": 1.0, "eval_loss": 0.5}]})
+    for folder in (out, out / f"checkpoint-{other}"):
+        (folder / "trainer_state.json").write_text(state)
+
+
+def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists(tmp_path):
+    """Issue 25: /tmp/trial6/hf_out (a copy) opened /tmp/trial5/hf_out/checkpoint-6 because the recorded
+    absolute path still existed. The copy's own checkpoint of that name is the best; the note says why."""
+    from explorer.core.runs import load_run
+
+    original = tmp_path / "trial5" / "hf_out"
+    _copyable_trainer_folder(original, best=6, other=3)
+    copy = tmp_path / "trial6" / "hf_out"
+    shutil.copytree(original, copy)
+    rec = load_run(copy)
+    assert rec.checkpoints["best"] == str(copy / "checkpoint-6")
+    assert not any(str(original) in str(p) for p in rec.checkpoints.values())
+    assert any("written for another place" in n and str(original / "checkpoint-6") in n for n in rec.notes)
+    assert load_run(copy / "checkpoint-3").checkpoints.get("best") == str(copy / "checkpoint-6")
+    assert load_run(original).checkpoints["best"] == str(original / "checkpoint-6")   # in place: no note
+    assert not any("another place" in n for n in load_run(original).notes)
+    shutil.rmtree(copy / "checkpoint-6")          # the copy lacks it: never the original's, and said so
+    rec = load_run(copy)
+    assert "best" not in rec.checkpoints and any("is not there" in n for n in rec.notes)

@@ -7,7 +7,8 @@ Example::
 
 The output keeps the input columns and adds the task's columns (explorer.core.predict.engine: predicted_label,
 p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending0..3; answer, answer_start,
-answer_end, score_diff, null_score, decision, window; error). Progress with ETA on stderr (tqdm); Ctrl-C stops
+answer_end, score_diff, null_score, decision, window; error). On stderr: "reading FILE…" and "loading model…" at
+once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted); Ctrl-C stops
 after the current batch, and ``--resume`` continues where the output stopped. Exit codes: 0 done, 2 bad
 input, 130 interrupted (the rows written so far stay).
 """
@@ -15,8 +16,11 @@ input, 130 interrupted (the rows written so far stay).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
+
+FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 0 (a pty from `script`, IDEs, CI)
 
 
 def add_arguments(parser) -> None:
@@ -49,22 +53,44 @@ def _column_list(text: str) -> list[str]:
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
-class _Bar:
-    """tqdm over rows (ETA when the row count is known)."""
+def _terminal_size(stream) -> tuple[int, int]:
+    """(columns, lines) of the terminal behind ``stream``; (0, 0) when it is no terminal or reports no size."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return 0, 0
+    return size.columns, size.lines
 
-    def __init__(self):
+
+class _Bar:
+    """tqdm over rows on ``stream`` (rows done / total with ETA once the rows are counted, rows/s before).
+
+    A terminal that reports a 0 x 0 size (a pseudo-terminal nobody sized: ``script``, some IDEs and CI runners)
+    made tqdm hide its only bar as "below the screen" (position 0 >= lines - 1), so nothing showed until the
+    end; the size is then fixed at FALLBACK_SIZE."""
+
+    def __init__(self, stream=None):
+        self.stream = stream if stream is not None else sys.stderr
         self.bar = None
 
     def __call__(self, done: int, total: int | None) -> None:
         from tqdm import tqdm
 
         if self.bar is None:
-            self.bar = tqdm(total=total, initial=done, unit="row", file=sys.stderr, dynamic_ncols=True,
-                            desc="predict")
+            columns, lines = _terminal_size(self.stream)
+            sized = columns > 0 and lines > 1
+            self.bar = tqdm(total=total, initial=done, unit="row", file=self.stream, dynamic_ncols=sized,
+                            ncols=None if sized else FALLBACK_SIZE[0], nrows=None if sized else FALLBACK_SIZE[1],
+                            desc="predict", mininterval=0, miniters=1)   # every report drawn: the engine
+            # reports once per batch at most every BATCH_PROGRESS_SECONDS, and after every chunk
         else:
             if total is not None and total != self.bar.total:
                 self.bar.total = total
             self.bar.update(done - self.bar.n)
+
+    def status(self, line: str) -> None:
+        """A line of its own before the bar (what is being read or loaded), at once."""
+        print(line, file=self.stream, flush=True)
 
     def close(self):
         if self.bar is not None:
@@ -106,7 +132,7 @@ def run(args) -> int:
                                chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop["flag"],
-                               calibration=not args.no_calibration)
+                               calibration=not args.no_calibration, status=bar.status)
     except Cancelled:
         bar.close()
         print(f"stopped; the rows written so far are in {args.out}; continue with the same command and --resume",

@@ -332,6 +332,29 @@ def trainer_state_of(path: Path, state_name: str) -> tuple[Path | None, list[Pat
     return best, checkpoints
 
 
+def own_best_checkpoint(path: Path, recorded: str) -> tuple[Path, str]:
+    """(the opened folder's own checkpoint named like ``recorded``, a note or "") for a trainer_state.json's
+    ``best_model_checkpoint``.
+
+    ``recorded`` is the absolute path the Trainer wrote when it ran; a copied or moved output_dir still names the
+    old place, which may exist and hold another run's weights. The best checkpoint is therefore always
+    ``<output_dir>/<basename of recorded>`` (``path`` itself or, when ``path`` is one ``checkpoint-N``, its
+    parent); a folder outside the opened one is never used. The note says when ``recorded`` pointed elsewhere.
+    The returned folder may not exist (the caller says so)."""
+    path = Path(path)
+    root = path.parent if _checkpoint_step(path) >= 0 else path
+    local = root / Path(recorded).name
+    note = ""
+    try:   # a relative path was relative to the training's working folder: only its name says anything
+        elsewhere = Path(recorded).is_absolute() and Path(recorded).resolve() != local.resolve()
+    except (OSError, RuntimeError):
+        elsewhere = True
+    if elsewhere:
+        note = (f"best_model_checkpoint {recorded} was written for another place (a copied or moved folder); "
+                f"{local} is used instead" + ("" if local.is_dir() else " and it is not there"))
+    return local, note
+
+
 def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_name: str, kind: str,
                      finished_status: str, live_status: str, now: float, live_seconds: float) -> ForeignRun:
     """An HF Trainer ``output_dir`` or one of its ``checkpoint-N`` folders -> :class:`ForeignRun`.
@@ -385,17 +408,17 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
     best = None
     best_dir = state.get("best_model_checkpoint")
     if isinstance(best_dir, str) and best_dir:
-        local = Path(best_dir) if Path(best_dir).is_dir() else path / Path(best_dir).name
-        if _checkpoint_step(path) >= 0 and not local.is_dir():
-            local = path.parent / Path(best_dir).name
+        local, moved = own_best_checkpoint(path, best_dir)
+        if moved:
+            notes.append(moved)
         best_step = _number(state.get("best_global_step"))
         best_step = int(best_step) if best_step is not None else _checkpoint_step(Path(best_dir))
         if local.is_dir():
             found["best"] = str(local)
             events.append({"event": "checkpoint", "run_id": run_id, "time": mtime, "step": best_step,
                            "path": str(local), "kind": "best"})
-        else:
-            notes.append(f"best_model_checkpoint {best_dir} is not on this disk")
+        elif not moved:
+            notes.append(f"best_model_checkpoint {best_dir} is not in {local.parent}")
         name = best_metric_name(history, state.get("best_metric"), best_step,
                                 str(settings.get("metric_for_best_model") or ""))
         if name and _number(state.get("best_metric")) is not None:

@@ -203,6 +203,25 @@ def _squad_rows(path: Path, start: int) -> tuple[TableInfo, Iterator[Row], list[
     return info, rows(), notes
 
 
+BATCH_PROGRESS_SECONDS = 1.0   # between progress reports inside a chunk (after the first batch, always reported)
+
+
+class _RowCount:
+    """The rows of a data file, counted in a daemon thread (estimate_rows / len_squad) so a big file's count
+    never holds up the model load or the first batch; ``total`` is None until it is known (or when it cannot
+    be)."""
+
+    def __init__(self, path: Path, squad: bool):
+        import threading
+
+        self.total: int | None = None
+        self._thread = threading.Thread(target=self._count, args=(path, squad), name="predict-count", daemon=True)
+        self._thread.start()
+
+    def _count(self, path: Path, squad: bool) -> None:
+        self.total = len_squad(path) if squad else estimate_rows(path)
+
+
 FIRST_CHUNK_ROWS = 128   # the first chunk is small: the bar moves and an early Ctrl-C keeps rows within seconds
 
 
@@ -240,6 +259,14 @@ class _Runner:
         self.temperature = 1.0   # classification: softmax(z / T), T from the run's calibration.json
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
         self.device = next(self.model.parameters()).device
+        self.rows_done = 0        # rows of the current chunk through the model (the engine resets it per chunk)
+        self.on_batch: Callable[[], None] | None = None   # called after every batch (the engine's progress)
+
+    def _batch_done(self, rows: int = 0) -> None:
+        """After a batch: ``rows`` more rows of the chunk done; tells ``on_batch``."""
+        self.rows_done += rows
+        if self.on_batch is not None:
+            self.on_batch()
 
     def _check(self):
         if self.cancelled is not None and self.cancelled():
@@ -321,6 +348,7 @@ class _Runner:
                 if out is None:
                     out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
                 out[idx] = logits
+                self._batch_done(len(idx))
                 self._check()
         return out
 
@@ -374,6 +402,7 @@ class _Runner:
             for idx in batch_order(lengths, self.batch_size):
                 flat = [4 * i + k for i in idx for k in range(4)]
                 scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), 4))).reshape(len(idx), 4)
+                self._batch_done(len(idx))
                 self._check()
         res = []
         for row in scores:
@@ -389,7 +418,10 @@ class _Runner:
 
         examples = [{"id": str(i), "question": q, "context": c} for i, (q, c) in enumerate(texts)]
 
-        def report(done, total):
+        def report(done, total):   # windows of this chunk: the rows' share of them
+            if total:
+                self.rows_done = len(texts) * int(done) // int(total)
+                self._batch_done()
             self._check()
         features, start, end = predict_squad(self.loaded, examples, max_seq_length=self.max_seq_length,
                                              doc_stride=self.doc_stride, max_query_length=self.max_query_length,
@@ -436,7 +468,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                  max_query_length: int | None = None, n_best_size: int = 20, max_answer_length: int = 30,
                  bf16: bool = False, progress: Callable[[int, int | None], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None,
-                 calibration: bool = True) -> PredictSummary:
+                 calibration: bool = True, status: Callable[[str], None] | None = None) -> PredictSummary:
     """Predict every row of ``data`` with checkpoint ``model`` and write ``out`` (see the module docstring).
 
     Args:
@@ -452,7 +484,12 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             written together (memory scales with it, not with the file).
         resume: keep the rows already in ``out`` and continue after them.
         max_seq_length, doc_stride, max_query_length: default: the run's settings, else the task's defaults.
-        progress: progress(rows_done, rows_total or None) after every chunk (rows_done counts resumed rows).
+        progress: progress(rows_done, rows_total or None): once before the first batch, after the first batch,
+            then after a batch at most every BATCH_PROGRESS_SECONDS, and after every chunk (rows_done: rows
+            through the model, resumed rows included; rows_total: None until the file's rows are counted, which
+            runs in a thread beside the model load and the first batches, never before them).
+        status: status(line) before each slow step that has no rows yet ("reading FILE…", "loading model
+            MODEL…"), so a terminal shows something at once.
         cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
             of finished chunks stay in ``out``).
         calibration: classification: divide the logits by the temperature saved with the checkpoint's run
@@ -467,10 +504,13 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             columns on resume. ModelSourceError: not a checkpoint with a task head. Cancelled.
     """
     t0 = time.perf_counter()
+    say = status or (lambda line: None)
     facts = facts or checkpoint_facts(model)
     out_kind(out)
     data_path = Path(data)
     squad = facts.kind == "qa" and _is_squad_json(data_path)
+    say(f"reading {data}…")
+    counter = _RowCount(data_path, squad)
     done, old_header = count_rows(out) if resume else (0, [])
     if squad:
         info, rows, data_notes = _squad_rows(data_path, done)
@@ -493,6 +533,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     if loaded is None:
         from explorer.core.models import load_model
 
+        say(f"loading model {model}…")
         t_load = time.perf_counter()
         loaded = load_model(model, task=facts.head)
         summary.load_seconds = time.perf_counter() - t_load
@@ -501,20 +542,31 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
                           calibration=calibration)
     method = getattr(runner, facts.kind)
-    total = (len_squad(data_path) if squad else estimate_rows(data_path))
     writer = RowWriter(out, columns, append=resume and done > 0)
     written = done
-    try:
+    shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
+
+    def report(rows_done: int) -> None:
         if progress is not None:
-            progress(written, total)
+            total = counter.total
+            progress(rows_done, max(total, rows_done) if total is not None else None)
+
+    def on_batch() -> None:
+        now = time.monotonic()
+        if shown["at"] is None or now - shown["at"] >= BATCH_PROGRESS_SECONDS:
+            shown["at"] = now
+            report(written + runner.rows_done)
+    runner.on_batch = on_batch
+    try:
+        report(written)
         for chunk in _chunks(rows, chunk_rows):
+            runner.rows_done = 0
             out_rows = _predict_chunk(chunk, cols, facts.kind, method, info.columns, pred_cols)
             summary.errors += sum(bool(r["error"]) for r in out_rows)
             writer.write(out_rows)
             written += len(chunk)
             summary.new_rows += len(chunk)
-            if progress is not None:
-                progress(written, max(total, written) if total is not None else None)
+            report(written)
     finally:
         writer.close()
         summary.rows = written
