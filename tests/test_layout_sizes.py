@@ -197,18 +197,19 @@ def _running_qa_run(runs: Path, run_id: str) -> None:
     pid_file(run).write_text(json.dumps({"pid": 1, "host": "a-gpu-box-elsewhere", "time": now}))
 
 
-def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, tmp_path, monkeypatch):
+def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, tmp_path, monkeypatch, tiny_qa):
     """Issue 25, seventh trial: at 1280x800 the window grew to 1624 px (and made that its minimum) once Curves
     showed a QA run's attention flow over training: its title and three pickers in one row asked for 1224 px,
     and the tab stack is as wide as its widest page, so Spans & τ was laid out 1624 wide as well. With a running
-    run (progress line) in Curves and a long passage probed in Spans & τ the window stays within 1280."""
+    run (progress line) in Curves and a long passage probed in Spans & τ the window stays within 1280, and
+    neither page has a cut or overlapping part (the wrapped flow header squeezed its note over the legend; the
+    Spans pane, beside the dock that a listed run widens, clipped the decision and the n-best table)."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings
     from explorer.ui.shell.style import apply_style
-    from helpers import tiny_loaded_model
     from layout_shots import LONG_PASSAGE, QUESTION
 
     app = QApplication.instance()
@@ -229,10 +230,15 @@ def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, 
     assert w.curves.focus_run().status == "running"
     assert "step 54 of 80" in w.curves.progress_label.text() and w.curves.progress_label.isVisible()
     hub = w.hub
-    hub.set_model(tiny_loaded_model("qa"))
+    hub.set_model(tiny_qa)
     hub.open_example(QUESTION, LONG_PASSAGE)
     qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
+    from explorer.ui.shell.layout_check import layout_offenders, size_offenders
+
     for title in ("Curves", "Spans && τ"):
         show_page(w, title, app)
         assert w.minimumSizeHint().width() <= 1280, title
         assert w.width() <= 1280, title
+        # and nothing drawn over or cut: the flow's wrapped header and note, the decision beside a wide dock
+        found = size_offenders(w, 1280, 800) + layout_offenders(w)
+        assert not found, (title, [str(o) for o in found])
