@@ -166,3 +166,79 @@ def test_form_columns_splitter_and_flow_give_way_when_narrow(qtbot):
     host.resize(one_row // 3, flow.heightForWidth(one_row // 3))
     qtbot.waitUntil(lambda: len({b.y() for b in buttons}) > 1)
     assert all(b.geometry().right() <= host.width() for b in buttons)
+
+
+def _running_qa_run(runs: Path, run_id: str) -> None:
+    """A QA run at step 54 of 80 with watch flows in its evaluations, its worker alive on another host (so it
+    reads as running, with a Host, and no process of this machine is ever signalled)."""
+    import json
+    import time
+
+    from explorer.core.runs import pid_file
+
+    run = runs / run_id
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"run_id": run_id, "model": "bundled:minilm", "task": "squad_v2",
+                                                 "train": "t.json"}))
+    now = time.time()
+    events = [{"event": "started", "run_id": run_id, "time": now - 70, "steps_total": 80}]
+    questions = ["Where was Ada born?", "Who wrote the first program for the analytical engine of Charles Babbage?"]
+    for i in range(55):
+        if i:
+            events.append({"event": "step", "run_id": run_id, "time": now - 70 + i, "step": i, "epoch": i / 38,
+                           "loss": 3 - i / 30, "lr": 1e-5, "grad_norm": 2.0, "samples_per_second": 8.0,
+                           "elapsed": float(i)})
+        if i % 10 == 0:
+            watch = [{"question": q, "flow": {"question->passage": [0.1 * k + i / 100 for k in range(2)]}}
+                     for q in questions]
+            events.append({"event": "eval", "run_id": run_id, "time": now - 70 + i, "step": i,
+                           "metrics": {"f1": 10.0 + i}, "watch": watch})
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    pid_file(run).write_text(json.dumps({"pid": 1, "host": "a-gpu-box-elsewhere", "time": now}))
+
+
+def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, tmp_path, monkeypatch, tiny_qa):
+    """Issue 25, seventh trial: at 1280x800 the window grew to 1624 px (and made that its minimum) once Curves
+    showed a QA run's attention flow over training: its title and three pickers in one row asked for 1224 px,
+    and the tab stack is as wide as its widest page, so Spans & τ was laid out 1624 wide as well. With a running
+    run (progress line) in Curves and a long passage probed in Spans & τ the window stays within 1280, and
+    neither page has a cut or overlapping part (the wrapped flow header squeezed its note over the legend; the
+    Spans pane, beside the dock that a listed run widens, clipped the decision and the n-best table)."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+    from layout_shots import LONG_PASSAGE, QUESTION
+
+    app = QApplication.instance()
+    apply_style(app)
+    run_id = "20261201-221500-minilm-squad_v2"
+    _running_qa_run(tmp_path / "runs", run_id)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    resize(w, (1280, 800), app)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: run_id in w.runs.all_ids() and not w.runs.loading, timeout=60_000)
+    w.runs.select([run_id])
+    show_page(w, "Curves", app)
+    qtbot.waitUntil(lambda: w.curves.flow_view.isVisible(), timeout=60_000)
+    assert w.curves.focus_run().status == "running"
+    assert "step 54 of 80" in w.curves.progress_label.text() and w.curves.progress_label.isVisible()
+    hub = w.hub
+    hub.set_model(tiny_qa)
+    hub.open_example(QUESTION, LONG_PASSAGE)
+    qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
+    from explorer.ui.shell.layout_check import layout_offenders, size_offenders
+
+    for title in ("Curves", "Spans && τ"):
+        show_page(w, title, app)
+        assert w.minimumSizeHint().width() <= 1280, title
+        assert w.width() <= 1280, title
+        # and nothing drawn over or cut: the flow's wrapped header and note, the decision beside a wide dock
+        found = size_offenders(w, 1280, 800) + layout_offenders(w)
+        assert not found, (title, [str(o) for o in found])

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from explorer.core.flow_history import FlowHistory, flow_history
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
+from explorer.ui.shell.flow_layout import FlowLayout
 
 BLOCK_NAMES = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
 DEFAULT_PAIR = "question->passage"
@@ -64,13 +65,18 @@ class FlowOverTraining(QWidget):
         self._legend_fit = fit_legend_columns(self.plot, legend_below(self.plot, columns=6), max_columns=12)
         self.note = QLabel()
         self.note.setWordWrap(True)
-        row = QHBoxLayout()
+        # a flow, not a row: the title and the three pickers side by side asked the main window for 1224 px
+        # (1624 with the Runs dock on a 1280 px screen, issue 25); they wrap onto a second row instead
+        row = self._header = FlowLayout()
         title = QLabel("<b>Attention flow over training</b> (watched questions, one line per layer)")
         row.addWidget(title)
         for label, box in (("run", self.run_box), ("flow", self.pair_box), ("question", self.question_box)):
-            row.addWidget(QLabel(label))
-            row.addWidget(box)
-        row.addStretch(1)
+            pair = QWidget()        # a label stays beside its picker when the row wraps
+            pair_row = QHBoxLayout(pair)
+            pair_row.setContentsMargins(0, 0, 0, 0)
+            pair_row.addWidget(QLabel(label))
+            pair_row.addWidget(box)
+            row.addWidget(pair)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 4, 0, 0)
         lay.addLayout(row)
@@ -79,6 +85,17 @@ class FlowOverTraining(QWidget):
         self.run_box.currentIndexChanged.connect(lambda _i: self._load())
         self.pair_box.currentIndexChanged.connect(lambda _i: self._draw())
         self.question_box.currentIndexChanged.connect(lambda _i: self._draw())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Ask for the height the wrapped header and note need at this width: the Curves splitter reads only
+        the minimum size, and squeezed below it the note and the legend were drawn over the plot's axis."""
+        super().resizeEvent(event)
+        width, lay = event.size().width(), self.layout()
+        top, bottom = lay.contentsMargins().top(), lay.contentsMargins().bottom()
+        need = (top + bottom + 2 * lay.spacing() + self._header.heightForWidth(width) + self.plot.minimumHeight()
+                + (self.note.heightForWidth(width) if self.note.text() else 0))
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
 
     # ---- public -------------------------------------------------------------------------
     def set_runs(self, runs: list) -> None:

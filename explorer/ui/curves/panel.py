@@ -33,6 +33,7 @@ from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
+from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
@@ -100,7 +101,8 @@ class CurvesPanel(CurvesExport, QWidget):
         self.legend.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.progress = QProgressBar()
         self.progress.setFixedWidth(220)
-        self.progress_label = QLabel()
+        # elides (the whole line in its tooltip) rather than clip "remaining …" at 1280x800 (issue 25)
+        self.progress_label = ElidedLabel(min_width=120, elide=Qt.TextElideMode.ElideMiddle)
         self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         prog = QHBoxLayout()
         prog.addWidget(self.progress)
@@ -551,7 +553,9 @@ class CurvesPanel(CurvesExport, QWidget):
         self.progress.setRange(0, total)
         self.progress.setValue(min(state.step, total))
         self.progress.setFormat(f"{state.status} · %p%")
-        self.progress_label.setText(f"{state.run_id}: {progress_text(state, time.time())}")
+        line = f"{self.name_of(state.run_id)}: {progress_text(state, time.time())}"   # the Runs list's name
+        self.progress_label.setText(line)
+        self.progress_label.setToolTip(f"{state.run_id}: {progress_text(state, time.time())}")
 
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:
