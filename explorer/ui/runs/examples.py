@@ -49,11 +49,11 @@ def first_classification_example(config: dict) -> dict | None:
     {"kind", "text_a", "text_b", "label"} (the label a class id). None for another task, a hub dataset, a file
     that is gone or cannot be read."""
     from explorer.core.data.classification import ClassificationDataError, load_classification
-    from explorer.core.task_facts import find_task_facts
+    from explorer.core.task_facts import find_task_facts, is_single_label_table
 
     task = str(config.get("task") or "")
     facts = find_task_facts(task)
-    if facts is None or facts.head != "classification" or task not in ("single", "pair"):
+    if facts is None or not is_single_label_table(task):   # one class per row: single sentence or pair
         return None
     source = next((str(config.get(k)) for k in ("dev", "train") if config.get(k) and Path(str(config[k])).is_file()),
                   "")
