@@ -511,25 +511,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     squad = facts.kind == "qa" and _is_squad_json(data_path)
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
-    done, old_header = count_rows(out) if resume else (0, [])
-    if squad:
-        info, rows, data_notes = _squad_rows(data_path, done)
-    else:
-        info, rows = iter_rows(data_path, encoding, start=done)
-        data_notes = [info.note] if info.note else []
-    cols = resolve_text_columns(info, facts, text_columns)
-    pred_cols = prediction_columns(facts.kind, facts.label_names)
-    columns = list(dict.fromkeys([c for c in info.columns if c not in pred_cols] + pred_cols))
-    if resume and done and old_header and out_kind(out) != "jsonl" and old_header != columns:
-        raise PredictDataError(f"{out} holds other columns than this run writes ({', '.join(old_header[:6])} ...); "
-                               "resume with the same model and data, or choose another output file")
-    summary = PredictSummary(str(out), str(data), str(model), facts.kind, columns=columns,
-                             input_columns=list(info.columns), text_columns=cols, label_names=facts.label_names,
-                             resumed_from=done, notes=list(facts.notes) + data_notes)
-    if facts.kind == "qa":
-        summary.tau = float(tau) if tau is not None else (facts.tau if facts.tau is not None else 0.0)
-        if not facts.abstains:
-            summary.notes.append("SQuAD v1.1 checkpoint: every question is answered (no τ)")
+    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
     if loaded is None:
         from explorer.core.models import load_model
 
@@ -542,7 +524,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
                           calibration=calibration)
     method = getattr(runner, facts.kind)
-    writer = RowWriter(out, columns, append=resume and done > 0)
+    writer = RowWriter(out, summary.columns, append=resume and done > 0)
     written = done
     shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
 
@@ -574,6 +556,33 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     finish(out)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: bool, text_columns, encoding: str,
+               resume: bool, tau: float | None):
+    """The rows to predict (after those already in ``out`` on resume), their text columns, the output columns
+    and the PredictSummary to fill: (info, rows, cols, pred_cols, summary, done). Raises PredictDataError."""
+    data_path = Path(data)
+    done, old_header = count_rows(out) if resume else (0, [])
+    if squad:
+        info, rows, data_notes = _squad_rows(data_path, done)
+    else:
+        info, rows = iter_rows(data_path, encoding, start=done)
+        data_notes = [info.note] if info.note else []
+    cols = resolve_text_columns(info, facts, text_columns)
+    pred_cols = prediction_columns(facts.kind, facts.label_names)
+    columns = list(dict.fromkeys([c for c in info.columns if c not in pred_cols] + pred_cols))
+    if resume and done and old_header and out_kind(out) != "jsonl" and old_header != columns:
+        raise PredictDataError(f"{out} holds other columns than this run writes ({', '.join(old_header[:6])} ...); "
+                               "resume with the same model and data, or choose another output file")
+    summary = PredictSummary(str(out), str(data), str(model), facts.kind, columns=columns,
+                             input_columns=list(info.columns), text_columns=cols, label_names=facts.label_names,
+                             resumed_from=done, notes=list(facts.notes) + data_notes)
+    if facts.kind == "qa":
+        summary.tau = float(tau) if tau is not None else (facts.tau if facts.tau is not None else 0.0)
+        if not facts.abstains:
+            summary.notes.append("SQuAD v1.1 checkpoint: every question is answered (no τ)")
+    return info, rows, cols, pred_cols, summary, done
 
 
 def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSummary, *, max_seq_length, batch_size,

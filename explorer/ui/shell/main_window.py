@@ -137,6 +137,28 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
         self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
 
+        self._build_status_bar()
+        self.idle_device = "probing…"
+        self._build_menus()
+        self._install_panel_shortcuts()
+
+        self._connect_panels()
+
+        self.device = DeviceProbe(self)
+        self.device.detected.connect(self._device_detected)
+        if probe_device:
+            self.device.start()
+        self._watch_folder()
+        self._poll.start()
+        self._restore()
+        self._reopen_runs()
+        self.scan_runs()
+        self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
+        QTimer.singleShot(200, self.curves.prewarm)
+
+    # ---- layout pieces -------------------------------------------------------------------
+    def _build_status_bar(self) -> None:
+        """The permanent status-bar widgets: where the inspectors run, their busy sign, the run activity, the device."""
         # one-line labels that elide rather than widen the window (a long run name in the activity label)
         self.device_label = ElidedLabel("device: probing…", min_width=120)
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
@@ -163,10 +185,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.device_label)
         if self.hub is not None:
             self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
-        self.idle_device = "probing…"
-        self._build_menus()
-        self._install_panel_shortcuts()
 
+    def _connect_panels(self) -> None:
+        """The launcher, Curves and Runs dock signals to the window's actions."""
         self.launcher.past_runs = lambda: list(self.runs.model.rows)
         self.launcher.launch_requested.connect(self.launch)
         self.launcher.status_message.connect(self.show_message)
@@ -189,10 +210,8 @@ class MainWindow(QMainWindow):
         self.runs.message.connect(self.show_message)
         self.tabs.currentChanged.connect(self._tab_changed)
 
-        self.device = DeviceProbe(self)
-        self.device.detected.connect(self._device_detected)
-        if probe_device:
-            self.device.start()
+    def _watch_folder(self) -> None:
+        """The poll of runs in other processes and the runs folder's watch (new run folders)."""
         self._poll = QTimer(self, interval=EXTERNAL_POLL_MS)
         self._poll.timeout.connect(self._poll_external)
         # a run another process starts in this runs folder (the CLI, another window) is listed when its folder
@@ -204,14 +223,7 @@ class MainWindow(QMainWindow):
         self._new_runs_timer.timeout.connect(self.look_for_new_runs)
         self._looking = False
         self._watch_runs_dir()
-        self._poll.start()
-        self._restore()
-        self._reopen_runs()
-        self.scan_runs()
-        self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
-        QTimer.singleShot(200, self.curves.prewarm)
 
-    # ---- layout pieces -------------------------------------------------------------------
     def _add_pages(self) -> None:
         """The registry's pages after Launch and Curves, in its order, each built by its provider; a
         provider that fails (ImportError, a half-written page) leaves placeholders naming the reason."""
