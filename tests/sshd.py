@@ -58,17 +58,7 @@ class SshServer:
         """Kill the detached workers still running in the host's runs folder (a test that failed before its
         stop or cancel left one training on: it once ran 36 minutes past its test), then stop sshd (SIGTERM,
         then SIGKILL after 5 s); its session children end with their channels."""
-        import signal
-
-        from explorer.core.runs import PID_FILE, worker_pid
-
-        for run_dir in (p.parent for p in self.runs.rglob(PID_FILE)):
-            pid = worker_pid(run_dir)
-            if pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        kill_left_workers(self.runs)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
