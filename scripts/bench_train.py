@@ -22,6 +22,7 @@ Variants:
                    SDPA, mixed_precision "auto": bf16 autocast only where bf16 matmul is fast)
   ours-fp32        ... with mixed_precision no
   ours-bf16        ... with mixed_precision bf16
+  ours-dropout0    ... with dropout 0 (issue 30, target 3: no dropout masks, PyTorch's fused attention)
   trainer-padded-fp32, trainer-padded-bf16     Trainer, run_qa.py preprocessing padded to 384
   trainer-dynamic-fp32, trainer-dynamic-bf16   Trainer, run_qa.py preprocessing without padding +
                                                DataCollatorWithPadding (dynamic padding, random batches)
@@ -50,7 +51,7 @@ _DATA_DIR = Path(os.environ.get("EXPLORER_REAL_DATA", Path(__file__).resolve().p
 DEFAULT_DATA = str(_DATA_DIR / "squad_v1.1" / "train-subset.json")
 DEFAULT_DEV = str(_DATA_DIR / "squad_v1.1" / "dev-part1.json")
 ALL_VARIANTS = ["trainer-padded-fp32", "trainer-dynamic-fp32", "ours", "ours-fp32",
-                "trainer-dynamic-bf16", "ours-bf16", "trainer-padded-bf16"]
+                "trainer-dynamic-bf16", "ours-bf16", "trainer-padded-bf16", "ours-dropout0"]
 BASELINE = "trainer-dynamic-fp32"
 
 
@@ -222,7 +223,7 @@ class _Capture:
         return fields
 
 
-def bench_ours(model_source, train_file, args, mixed_precision: str) -> dict:
+def bench_ours(model_source, train_file, args, mixed_precision: str, dropout: float = 0.1) -> dict:
     from explorer.core.training.config import TrainConfig
     from explorer.core.training.loop import train
 
@@ -230,7 +231,8 @@ def bench_ours(model_source, train_file, args, mixed_precision: str) -> dict:
                       max_steps=max(0, args.steps),
                       batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed,
                       max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
-                      mixed_precision=mixed_precision, save_checkpoints=bool(args.dev_questions), log_every=1)
+                      mixed_precision=mixed_precision, save_checkpoints=bool(args.dev_questions), log_every=1,
+                      dropout=dropout)
     cap = _Capture()
     dev = None
     with tempfile.TemporaryDirectory() as run_dir, contextlib.redirect_stdout(io.StringIO()):
@@ -309,8 +311,8 @@ def main(argv=None) -> int:
         if v.startswith("trainer"):
             r = bench_trainer(model_path, tmp / "train.json", args, padded="padded" in v, bf16=v.endswith("bf16"))
         else:
-            mp = {"ours": "auto", "ours-fp32": "no", "ours-bf16": "bf16"}[v]
-            r = bench_ours(args.model, tmp / "train.json", args, mp)
+            mp = {"ours": "auto", "ours-fp32": "no", "ours-bf16": "bf16", "ours-dropout0": "auto"}[v]
+            r = bench_ours(args.model, tmp / "train.json", args, mp, dropout=0.0 if v == "ours-dropout0" else 0.1)
         results[v] = r
         extra = f" (mixed_precision {r['mixed_precision']})" if "mixed_precision" in r else ""
         if "dev" in r:
