@@ -4,7 +4,7 @@
 
 ``on_done(result)`` / ``on_error(message, traceback)`` are called on the GUI thread unless ``owner`` (a
 QObject) was deleted meanwhile. Callers drop stale answers themselves (compare a request counter).
-Built on explorer.ui.shell.threads.start_worker (superqt), the one way work leaves the GUI thread.
+Built on explorer.ui.shell.threads.start_worker, the one way work leaves the GUI thread.
 """
 
 from __future__ import annotations
