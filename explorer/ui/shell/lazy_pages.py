@@ -28,6 +28,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from explorer.ui.inspectors.registry import InspectorPage, pages, providers
+from explorer.ui.shell.tooltips import tooltip_wrapper_paused
 
 _UNSET = object()
 
@@ -119,7 +120,8 @@ class LazyPages:
         specs = [spec for spec in pages() if spec.provider == provider]
         try:
             module, _, function = provider.partition(":")
-            page_set = getattr(importlib.import_module(module), function)(self.window)
+            with tooltip_wrapper_paused():
+                page_set = getattr(importlib.import_module(module), function)(self.window)
             built = dict(page_set.pages)
             missing = [spec.title for spec in specs if spec.title not in built]
             if missing:
