@@ -59,6 +59,20 @@ class Worker(QRunnable):
         self.signals.progress.emit(int(done), int(total))
 
 
+_child_wait_pool: QThreadPool | None = None
+
+
+def child_wait_pool() -> QThreadPool:
+    """A pool of its own for jobs that mostly wait on a child process (the launcher's data previews): they hold
+    no GIL, and on the global pool (one thread per core) two of them kept every other job, the runs folder's
+    first scan included, waiting for seconds at start (issue 30)."""
+    global _child_wait_pool
+    if _child_wait_pool is None:
+        _child_wait_pool = QThreadPool()
+        _child_wait_pool.setMaxThreadCount(4)
+    return _child_wait_pool
+
+
 def error_text(exc: BaseException) -> tuple[str, str]:
     """(one-line message 'TypeName: text', full traceback) of an exception raised in a worker."""
     return f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
