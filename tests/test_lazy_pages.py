@@ -40,6 +40,13 @@ def _provider(name: str, titles: tuple[str, ...], fail: bool = False):
     return Pages
 
 
+@pytest.fixture(autouse=True)
+def no_preview_children(monkeypatch):
+    """The launcher's data previews answer at once (no child process per window: these tests are about pages)."""
+    monkeypatch.setattr("explorer.ui.launch.preview.run_preview_process",
+                        lambda *_a, **_k: {"ok": True, "records": []})
+
+
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
     """A main window whose registry holds only three cheap test providers (A: two pages, B, and a broken C)."""

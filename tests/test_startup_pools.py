@@ -28,6 +28,9 @@ def test_child_waits_leave_the_global_pool_free(qtbot, monkeypatch):
         return {"ok": True, "records": []}
 
     monkeypatch.setattr(preview, "run_preview_process", fake_preview)
+    own = QThreadPool()   # the same kind of pool, not shared with the previews of other tests' windows
+    own.setMaxThreadCount(child_wait_pool().maxThreadCount())
+    monkeypatch.setattr(preview, "child_wait_pool", lambda: own)
     views = [preview.DataPreview(split) for split in ("train", "validation")]
     for v in views:
         qtbot.addWidget(v)
@@ -42,5 +45,5 @@ def test_child_waits_leave_the_global_pool_free(qtbot, monkeypatch):
         assert not any(v.result for v in views)                # ... while the previews still wait
     finally:
         gate.set()
-    assert child_wait_pool().waitForDone(60_000)
+    assert own.waitForDone(60_000)
     qtbot.waitUntil(lambda: all(v.result is not None for v in views), timeout=60_000)
