@@ -100,6 +100,7 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
     # collections then scan only new objects and stay short (no pauses in the event loop).
     gc.collect()
     gc.freeze()
+    window.lazy_pages.idle_done = gc.freeze   # and the pages built after the first paint (issue 30)
     collect_on_the_gui_thread(window)
     # Wrapped tooltips from here on (none shows before the window does): the filter sees every event,
     # and the ~100,000 of building the window cost a quarter of its CPU time through it (issue 30).

@@ -24,6 +24,7 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
 from explorer.ui.groups.cv_dialog import CrossValidateDialog
+from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.view import GroupView
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
 from explorer.ui.shell.tasks import run_in_thread
@@ -431,7 +432,8 @@ def page_set(window) -> GroupPages:
 
 def install(window) -> tuple[GroupsTab, CompareTab]:
     """Build the Groups and Compare tabs and wire them to the main window (the window adds them as its
-    registry says); a disagreement opens in Spans & τ."""
+    registry says); a disagreement opens in Spans & τ. The Runs dock's and the launcher's group actions are
+    wired at start, before the pages are built (explorer.ui.groups.hooks.wire)."""
     groups, compare = GroupsTab(window.runs_dir), CompareTab()
 
     def open_question(source: str, question: str, passage: str) -> None:
@@ -453,56 +455,9 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
         hub.open_example(question, passage)
 
     compare.pair.inspector_requested.connect(open_question)
-
-    def show_group(name: str) -> None:   # a group row of the Runs dock: its curves and table
-        groups.select_group(name)
-        window.tabs.setCurrentWidget(groups)
-
-    def groups_changed() -> None:
-        groups.runs_dir = Path(window.runs_dir)
-        groups.refresh()
-
-    window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
-    window.runs.group_selected.connect(show_group)
-
-    def compare_classifiers(runs: list) -> None:   # Runs dock: two classification runs, is the difference real?
-        from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
-
-        shown = ClassifierCompareWindow(runs, parent=window)
-        window.classifier_comparisons = [w for w in getattr(window, "classifier_comparisons", []) if w.isVisible()]
-        window.classifier_comparisons.append(shown)
-        shown.show()
-
-    window.runs.classifiers_compare_requested.connect(compare_classifiers)
-    window.runs.groups_changed.connect(groups_changed)
-
-    def queue_group(kind: str) -> bool:
-        from explorer.core.errors import UserError
-        from explorer.core.groups import GroupError
-
-        note = ""
-        try:
-            if kind == "cv":   # the same group as `group --cv K` (core.cv_runs.start_cv_group)
-                columns = (window.launcher.train_preview.result or {}).get("columns") or []
-                planned = groups.cross_validate(window.launcher.config(), columns)
-                if planned is None:
-                    return False
-                group, configs = planned
-                note = f" ({groups.cv_note})"
-            else:
-                group, configs = groups.plan_group(kind, window.launcher.config())
-        except (GroupError, UserError, ValueError) as exc:
-            groups.message.setText(str(exc))
-            return False
-        window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
-        ids = window.launch(configs)
-        groups.message.setText(f"Queued group {group.name}: {len(ids)} runs{note}")
-        return True
-
-    # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
-    # time, then queues the grid as a run group
-    window.launcher.group_grid = lambda: queue_group("grid")
-    groups.queue_requested.connect(lambda kind: window.launcher.queue_grid() if kind == "grid" else queue_group(kind))
+    # the window-level actions (Runs dock group rows, Queue paper grid) are wired at start: groups.hooks.wire
+    groups.queue_requested.connect(lambda kind: window.launcher.queue_grid() if kind == "grid"
+                                   else queue_group(window, kind))
     return groups, compare
 
 

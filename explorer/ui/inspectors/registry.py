@@ -13,6 +13,11 @@ config.json as a dict, {} when none), ``first_visit(title)`` (the first time the
 methods its shortcuts name. Several pages can share a provider (the three QA pages share one
 InspectorHub and its probe panel).
 
+The main window builds a provider's page set when first needed (explorer.ui.shell.lazy_pages: the tab is
+shown, or code reads one of its pages or the attributes it keeps on the window), not at start. What must work
+before that is wired at start by the provider's hook in ``_WIRING`` (:func:`wiring`): ``function(window)``,
+from a module that imports no page.
+
 Adding a page: write the page (and its provider, or add it to an existing page set) and one
 ``InspectorPage`` row below, or :func:`register_page` at run time.
 """
@@ -32,6 +37,7 @@ ATTENTION, SPANS, DEV_TAU = "Attention", "Spans && τ", "τ on dev set"   # the 
 CLASSIFY_PAGE, CLASSIFY_DEV_PAGE = "Classify", "Classify: dev set"
 GROUPS_PAGE, COMPARE_PAGE = "Groups", "Compare"
 TAG_PAGE, TAG_DEV_PAGE = "Tag", "Tag: dev set"
+_WIRING = {GROUPS: "explorer.ui.groups.hooks:wire"}   # provider -> its start-up hook (module docstring)
 
 
 @dataclass(frozen=True)
@@ -223,6 +229,12 @@ def page_for_checkpoint(head: str | None) -> InspectorPage | None:
 def providers() -> tuple[str, ...]:
     """The distinct providers, in the order of their first page."""
     return tuple(dict.fromkeys(p.provider for p in _PAGES))
+
+
+def wiring() -> tuple[str, ...]:
+    """The start-up hooks ("module:function", called with the main window) of the registered providers, in
+    their order: what a provider wires into the window before its pages are built."""
+    return tuple(_WIRING[p] for p in providers() if p in _WIRING)
 
 
 def shortcut_rows() -> list[tuple[str, str, str]]:

@@ -1,5 +1,5 @@
 """Background work in this process: only the newest request's outcome is delivered (:class:`LatestOnly`),
-on explorer.ui.shell.threads.start_worker (superqt), the app's one way off the GUI thread. The inspectors' model
+on explorer.ui.shell.threads.start_worker, the app's one way off the GUI thread. The inspectors' model
 work does not use it: it runs in the inspector child process (explorer.ui.inspectors.remote has the same
 API over explorer.ui.inspectors.client); LatestOnly serves work of this process (the saliency page used on
 its own with a model of this process).

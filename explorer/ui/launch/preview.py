@@ -21,6 +21,7 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.tasks import run_in_thread
+from explorer.ui.shell.threads import child_wait_pool
 
 PREVIEW_TIMEOUT_S = 180
 LOCAL_SUFFIXES = (".json", ".jsonl", ".tsv", ".csv", ".txt", ".xlsx")
@@ -160,6 +161,7 @@ class DataPreview(QWidget):
         token = self._token
         self.show_text(f"Reading <b>{_esc(source)}</b>…")
         run_in_thread(run_preview_process, source, task, self.split, cols, label, 8, options, owner=self,
+                      pool=child_wait_pool(),   # it waits on a child: not on the global pool's threads
                       on_done=lambda res: self._done(token, res),
                       on_error=lambda msg, _tb: self._done(token, {"ok": False, "error": msg, "records": []}))
 

@@ -47,7 +47,9 @@ from explorer.ui.shell.screen_fit import fit_to_screen
 from explorer.ui.shell.settings import AppSettings
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
-from explorer.ui.inspectors.registry import PROBE_KEYS, page, page_for_checkpoint, page_help, pages, providers
+from explorer.ui.inspectors.registry import (CLASSIFY, EMBEDDINGS, EXPLAIN, GROUPS, HUB, PROBE_KEYS, TAG, page,
+                                             page_for_checkpoint, page_help, pages, wiring)
+from explorer.ui.shell.lazy_pages import LazyPages, PageMap, PageSetAttribute
 
 EXTERNAL_POLL_MS = 3000
 NEW_RUN_SETTLE_MS = 300   # after the runs folder changed: its new run folder has its config.json by then
@@ -93,6 +95,20 @@ def placeholder(title: str, why: str = "") -> QWidget:
 
 
 class MainWindow(QMainWindow):
+    """The app's window. The registry's pages are built when first needed (explorer.ui.shell.lazy_pages):
+    their tab is shown, code reads ``pages[title]``, ``page_sets[provider]`` or an attribute below, or the idle
+    chain started by the first paint gets to them (one provider per event-loop turn)."""
+
+    # what the registry's providers keep on the window (their page_set docstrings); reading one builds it
+    hub = PageSetAttribute(HUB, default=None)   # the InspectorHub (None when its provider failed)
+    classify_pages = PageSetAttribute(CLASSIFY)
+    groups_tab = PageSetAttribute(GROUPS)
+    compare_tab = PageSetAttribute(GROUPS)
+    tag_pages = PageSetAttribute(TAG)
+    tag_page = PageSetAttribute(TAG)
+    explain_page = PageSetAttribute(EXPLAIN)
+    embeddings_page = PageSetAttribute(EMBEDDINGS)
+
     def __init__(self, runs_dir: str | Path, settings: AppSettings | None = None, probe_device: bool = True):
         super().__init__()
         self.runs_dir = Path(runs_dir)
@@ -111,15 +127,16 @@ class MainWindow(QMainWindow):
         self.runs = RunsPanel()
         self.runs.follow(self.store_events)
         self.curves.follow(self.store_events)
-        self.hub = None                 # the InspectorHub, set by its page set (explorer.ui.inspectors.hub)
-        self.page_sets: dict[str, object] = {}   # registry provider -> its page set
-        self.pages: dict[str, QWidget] = {}      # registry page title -> its tab widget
+        self.tabs = QTabWidget()
+        self.lazy_pages = LazyPages(self, self.tabs, placeholder, self._page_set_built)
+        self.page_sets = PageMap(self.lazy_pages, "page_sets")   # registry provider -> its page set (built on use)
+        self.pages = PageMap(self.lazy_pages, "pages")           # registry page title -> its tab widget (same)
+        self.shortcuts: list[QShortcut] = []     # the panels' Ctrl+Return (a page's: bound when it is built)
         self._inspector_opened = False
         self._loading_runs: set[str] = set()
         self._quit_choice: str | None = None
         self.detached: list[str] = []   # runs left training on quit (app.main then exits without killing them)
 
-        self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.launcher, "Launch")
         self.tabs.addTab(self.curves, "Curves")
@@ -183,8 +200,6 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(w)
         self.statusBar().addPermanentWidget(self.activity_label)
         self.statusBar().addPermanentWidget(self.device_label)
-        if self.hub is not None:
-            self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
 
     def _connect_panels(self) -> None:
         """The launcher, Curves and Runs dock signals to the window's actions."""
@@ -225,23 +240,30 @@ class MainWindow(QMainWindow):
         self._watch_runs_dir()
 
     def _add_pages(self) -> None:
-        """The registry's pages after Launch and Curves, in its order, each built by its provider; a
-        provider that fails (ImportError, a half-written page) leaves placeholders naming the reason."""
+        """The registry's pages after Launch and Curves, in its order: pending tabs, each page built by its
+        provider when first needed (explorer.ui.shell.lazy_pages); the providers' start-up hooks (what must
+        work before their pages are built: the Runs dock's group rows)."""
         import importlib
 
-        for provider in providers():
-            try:
-                module, _, function = provider.partition(":")
-                self.page_sets[provider] = getattr(importlib.import_module(module), function)(self)
-            except Exception as exc:  # noqa: BLE001 - any failure of one provider: its pages become placeholders
-                self.page_sets.pop(provider, None)
-                for spec in pages():
-                    if spec.provider == provider:
-                        self.pages[spec.title] = placeholder(spec.title, f"Not available: {exc}")
-            else:
-                self.pages.update(self.page_sets[provider].pages)
+        self.lazy_pages.add_tabs()
+        for hook in wiring():
+            module, _, function = hook.partition(":")
+            getattr(importlib.import_module(module), function)(self)
+
+    def _page_set_built(self, provider: str, page_set) -> None:
+        """A provider's pages are in their tabs: bind their shortcuts; the QA pages' busy sign in the status bar."""
         for spec in pages():
-            self.tabs.addTab(self.pages[spec.title], spec.title)
+            if spec.provider == provider:
+                for shortcut in spec.shortcuts:
+                    self.shortcuts += panel_shortcut(self.pages[spec.title], getattr(page_set, shortcut.method),
+                                                     shortcut.keys)
+        if provider == HUB and self.hub is not None:
+            self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """The first paint starts building the pages not built yet, one per event-loop turn."""
+        super().paintEvent(event)
+        self.lazy_pages.start_idle_builds()
 
     def show_page(self, title: str) -> QWidget | None:
         """Bring the registry page ``title`` to the front; its widget (None when there is no such page)."""
@@ -291,13 +313,8 @@ class MainWindow(QMainWindow):
 
     def _install_panel_shortcuts(self) -> None:
         """Ctrl+Return means Launch in the Launch tab; on a registry page, what the page declares (Probe on
-        Attention and Spans && τ); nothing elsewhere."""
-        self.shortcuts = panel_shortcut(self.launcher, self.launcher.launch)
-        for spec in pages():
-            page_set = self.page_sets.get(spec.provider)
-            for shortcut in spec.shortcuts if page_set is not None else ():
-                self.shortcuts += panel_shortcut(self.pages[spec.title], getattr(page_set, shortcut.method),
-                                                 shortcut.keys)
+        Attention and Spans && τ, bound when the page is built: _page_set_built); nothing elsewhere."""
+        self.shortcuts += panel_shortcut(self.launcher, self.launcher.launch)
 
     def _set_title(self) -> None:
         # Qt adds the application's display name ("… — BERT Explorer") itself; do not repeat it
@@ -656,10 +673,11 @@ class MainWindow(QMainWindow):
 
     def _tab_changed(self, index: int) -> None:
         """First visit of a registry page: its page set's ``first_visit`` (the QA pages load the bundled
-        encoder and probe the classic example; Classify loads its own model; Groups and Compare need none)."""
-        widget = self.tabs.widget(index)
-        spec = next((p for p in pages() if self.pages.get(p.title) is widget), None)
-        first_visit = getattr(self.page_sets.get(spec.provider), "first_visit", None) if spec else None
+        encoder and probe the classic example; Classify loads its own model; Groups and Compare need none).
+        A page not built yet is built now, before its tab is painted."""
+        widget = self.lazy_pages.ensure_widget(self.tabs.widget(index))
+        spec = self.lazy_pages.spec_of(widget)
+        first_visit = getattr(self.page_sets.built(spec.provider), "first_visit", None) if spec else None
         if first_visit is not None:
             first_visit(spec.title)
 

@@ -4,7 +4,7 @@
 
 ``on_done(result)`` / ``on_error(message, traceback)`` are called on the GUI thread unless ``owner`` (a
 QObject) was deleted meanwhile. Callers drop stale answers themselves (compare a request counter).
-Built on explorer.ui.shell.threads.start_worker (superqt), the one way work leaves the GUI thread.
+Built on explorer.ui.shell.threads.start_worker, the one way work leaves the GUI thread.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def run_in_thread(fn: Callable, *args: Any, on_done: Callable | None = None,
                   on_error: Callable | None = None, owner: QObject | None = None, **kwargs: Any) -> None:
     """Start ``fn(*args, **kwargs)`` on QThreadPool.globalInstance().
 
-    ``owner``: a widget the callbacks belong to; if it is deleted first, the answer is dropped.
+    ``owner``: a widget the callbacks belong to; if it is deleted first, the answer is dropped. ``pool=`` (a
+    QThreadPool, e.g. threads.child_wait_pool() for a job that waits on a child process) replaces the global one.
     """
     start_worker(fn, *args, on_done=_if_alive(owner, on_done), on_error=_if_alive(owner, on_error), **kwargs)

@@ -1,13 +1,15 @@
-"""The one way work leaves the GUI thread: :func:`start_worker`, on superqt's FunctionWorker.
+"""The one way work leaves the GUI thread: :func:`start_worker`, on a small QRunnable of our own (:class:`Worker`).
 
-superqt (napari's choice, PySide6-compatible) gives a QRunnable with ``started``, ``returned``,
-``errored`` and ``finished`` signals delivered on the GUI thread. This module adds what the app needs
-around it, once: a chosen pool, keeping the worker referenced until it has finished, a
-``progress(done, total)`` signal for long jobs, and error reporting as (message, traceback) text.
-explorer.ui.shell.tasks.run_in_thread and explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of
-the GUI process suit file reading and light work only: torch work (model loads, probes, the τ study)
-holds the GIL and stalls the event loop, so the inspectors run it in a child process
-(explorer.ui.inspectors.client).
+A Worker runs ``fn(*args, **kwargs)`` on a QThreadPool thread and reports through ``worker.signals``
+(:class:`WorkerSignals`, a QObject made on the creating thread, so its signals are delivered on the GUI
+thread): ``started()``, ``returned(result)``, ``errored(exception)``, ``progress(done, total)`` and
+``finished()`` (always last). The same signals as superqt's FunctionWorker, which this replaces (issue 30:
+importing superqt for this one class cost 0.8 s of the start, its package loads all its widgets and qtpy).
+This module adds what the app needs around it, once: a chosen pool, keeping the worker referenced until it
+has finished, and error reporting as (message, traceback) text. explorer.ui.shell.tasks.run_in_thread and
+explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of the GUI process suit file reading and
+light work only: torch work (model loads, probes, the τ study) holds the GIL and stalls the event loop, so the
+inspectors run it in a child process (explorer.ui.inspectors.client).
 """
 
 from __future__ import annotations
@@ -15,35 +17,60 @@ from __future__ import annotations
 import traceback
 from typing import Callable
 
-from PySide6.QtCore import QThreadPool, Signal
-from superqt.utils import FunctionWorker
-from superqt.utils._qthreading import WorkerBaseSignals
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-_running: set[FunctionWorker] = set()   # workers are kept alive here until they have finished
+_running: set[Worker] = set()   # workers are kept alive here until they have finished
 
 
-class ProgressSignals(WorkerBaseSignals):
-    """superqt's worker signals plus ``progress(done, total)``."""
+class WorkerSignals(QObject):
+    """What a :class:`Worker` reports, delivered on the thread that made it (the GUI thread)."""
 
-    progress = Signal(int, int)
+    started = Signal()            # the job began on its pool thread
+    returned = Signal(object)     # fn's return value (not emitted when it raised)
+    errored = Signal(object)      # the exception fn raised
+    progress = Signal(int, int)   # (done, total), from Worker.report
+    finished = Signal()           # after returned or errored
 
 
-class Worker(FunctionWorker):
-    """A FunctionWorker whose signals include ``progress``; ``report(done, total)`` emits it."""
+class Worker(QRunnable):
+    """``fn(*args, **kwargs)`` as a QRunnable with :class:`WorkerSignals` in ``signals``; ``report(done, total)``
+    emits progress from the job. An exception in ``fn`` goes to ``errored``, never to Qt."""
 
-    def __init__(self, func: Callable, *args, **kwargs):
-        super().__init__(func, *args, **kwargs)
-        self.signals = ProgressSignals()
+    def __init__(self, fn: Callable, *args, **kwargs):
+        super().__init__()
+        self._fn, self._args, self._kwargs = fn, args, kwargs
+        self.signals = WorkerSignals()
 
     def run(self) -> None:  # worker thread (QRunnable API)
         try:
-            super().run()
+            self.signals.started.emit()
+            try:
+                result = self._fn(*self._args, **self._kwargs)
+            except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, none reaches Qt
+                self.signals.errored.emit(exc)
+            else:
+                self.signals.returned.emit(result)
+            self.signals.finished.emit()
         except RuntimeError:
             pass   # the signals' receiver is gone (the app is quitting): nobody waits for this answer
 
     def report(self, done: int, total: int) -> None:
         """Emit progress from the worker thread (delivered on the GUI thread)."""
         self.signals.progress.emit(int(done), int(total))
+
+
+_child_wait_pool: QThreadPool | None = None
+
+
+def child_wait_pool() -> QThreadPool:
+    """A pool of its own for jobs that mostly wait on a child process (the launcher's data previews): they hold
+    no GIL, and on the global pool (one thread per core) two of them kept every other job, the runs folder's
+    first scan included, waiting for seconds at start (issue 30)."""
+    global _child_wait_pool
+    if _child_wait_pool is None:
+        _child_wait_pool = QThreadPool()
+        _child_wait_pool.setMaxThreadCount(4)
+    return _child_wait_pool
 
 
 def error_text(exc: BaseException) -> tuple[str, str]:

@@ -9,6 +9,7 @@ tab bars (whose tooltips are not widget properties) call :func:`rich_tooltip` wh
 from __future__ import annotations
 
 import html
+from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import Qt as QtGuiNamespace
@@ -59,3 +60,19 @@ def install_tooltip_wrapper(app: QApplication) -> TooltipWrapper:
     app.installEventFilter(wrapper)
     app._tooltip_wrapper = wrapper   # keep the Python object alive with the app
     return wrapper
+
+
+@contextmanager
+def tooltip_wrapper_paused():
+    """The app's TooltipWrapper out of the event path meanwhile (no tooltip can show while the GUI thread builds
+    widgets, and the filter, in Python, sees each of their events: a third of a page's build, issue 30)."""
+    app = QApplication.instance()
+    wrapper = getattr(app, "_tooltip_wrapper", None) if app is not None else None
+    if wrapper is None:
+        yield
+        return
+    app.removeEventFilter(wrapper)
+    try:
+        yield
+    finally:
+        app.installEventFilter(wrapper)

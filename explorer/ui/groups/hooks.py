@@ -1,0 +1,70 @@
+"""What the Groups page does for the main window before (and after) the page is built: the Runs dock's group
+rows, its "Compare two classifiers" and the Launch tab's "Queue paper grid" (issue 30: the Groups and Compare
+pages are built on first need, explorer.ui.shell.lazy_pages, but these must work from the start).
+
+``wire(window)`` is the registry's start-up hook of the Groups provider (registry.wiring()); it imports no
+page module. Each action reaches the Groups page through ``window.groups_tab``, which builds it when needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explorer.ui.inspectors.registry import GROUPS
+
+
+def wire(window) -> None:
+    """Connect the Runs dock's and the launcher's group actions of ``window`` (a MainWindow) to the Groups page."""
+    def show_group(name: str) -> None:   # a group row of the Runs dock: its curves and table
+        groups = window.groups_tab
+        groups.select_group(name)
+        window.tabs.setCurrentWidget(groups)
+
+    def groups_changed() -> None:   # a page not built yet reads the folder when it is
+        if window.page_sets.built(GROUPS) is not None:
+            groups = window.groups_tab
+            groups.runs_dir = Path(window.runs_dir)
+            groups.refresh()
+
+    def compare_classifiers(runs: list) -> None:   # Runs dock: two classification runs, is the difference real?
+        from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+
+        shown = ClassifierCompareWindow(runs, parent=window)
+        window.classifier_comparisons = [w for w in getattr(window, "classifier_comparisons", []) if w.isVisible()]
+        window.classifier_comparisons.append(shown)
+        shown.show()
+
+    window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
+    window.runs.group_selected.connect(show_group)
+    window.runs.classifiers_compare_requested.connect(compare_classifiers)
+    window.runs.groups_changed.connect(groups_changed)
+    # every "Queue paper grid" (Launch tab, Run menu, Groups tab) asks first with the count and the estimated
+    # time, then queues the grid as a run group
+    window.launcher.group_grid = lambda: queue_group(window, "grid")
+
+
+def queue_group(window, kind: str) -> bool:
+    """Queue the Groups page's group of ``kind`` ("restarts", "grid", "cv") from the Launch tab's settings;
+    False when it could not (the page's message line says why)."""
+    from explorer.core.errors import UserError
+    from explorer.core.groups import GroupError
+
+    groups = window.groups_tab
+    note = ""
+    try:
+        if kind == "cv":   # the same group as `group --cv K` (core.cv_runs.start_cv_group)
+            columns = (window.launcher.train_preview.result or {}).get("columns") or []
+            planned = groups.cross_validate(window.launcher.config(), columns)
+            if planned is None:
+                return False
+            group, configs = planned
+            note = f" ({groups.cv_note})"
+        else:
+            group, configs = groups.plan_group(kind, window.launcher.config())
+    except (GroupError, UserError, ValueError) as exc:
+        groups.message.setText(str(exc))
+        return False
+    window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
+    ids = window.launch(configs)
+    groups.message.setText(f"Queued group {group.name}: {len(ids)} runs{note}")
+    return True
