@@ -147,6 +147,8 @@ class InspectorHub(QObject):
         self.compare_view = None   # the two-checkpoint view, made when first asked for
         self.attention_view.compare.setVisible(True)
         self.attention_view.compare_requested.connect(self.open_compare)
+        # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
+        QTimer.singleShot(PREWARM_AFTER_MS, self._pages[ATTENTION], self.prewarm)
 
     def open_compare(self, source_b: str = ""):
         """Open the two-checkpoint view (explorer.ui.inspectors.checkpoint_compare_view) on the shown example,
@@ -166,8 +168,6 @@ class InspectorHub(QObject):
         self.compare_view.show()
         self.compare_view.raise_()
         return self.compare_view
-        # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
-        QTimer.singleShot(PREWARM_AFTER_MS, self._pages[ATTENTION], self.prewarm)
 
     # ----------------------------------------------------------------------------------- public API
     def tabs(self) -> list[tuple[str, QWidget]]:
