@@ -30,6 +30,7 @@ from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
 from explorer.ui.runs.state import RunState, format_seconds
+from explorer.ui.shell.layout_check import header_need
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
@@ -259,6 +260,8 @@ class RunsModel(QAbstractItemModel):
                     f"size on disk: {self._text(s, COLUMNS.index('Size')) or '-'}\n"
                     f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
                     "(F2 renames, Delete deletes)")
+        if COLUMNS[col] == "Best dev":
+            return s.best_text() or "no saved evaluation yet"
         return self._text(s, col)
 
     @staticmethod
@@ -283,7 +286,7 @@ class RunsModel(QAbstractItemModel):
         if name == "Task":
             return s.task
         if name == "Best dev":
-            return s.best_text(value_first=True)
+            return s.best_cell_text()
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
         if name == "Step":
@@ -469,7 +472,7 @@ class RunsPanel(QWidget):
         hh.setMinimumSectionSize(40)
         for col, name in enumerate(COLUMNS):
             hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
-                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host")
+                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host", "Status")
                                     else QHeaderView.ResizeMode.ResizeToContents)
         hh.moveSection(hh.visualIndex(COLUMNS.index("Host")), 1)
         # the run names get their width first; "Best dev" what they leave (fit_columns)
@@ -477,6 +480,7 @@ class RunsPanel(QWidget):
         self._fit_timer.timeout.connect(self.fit_columns)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.dataChanged, self.model.modelReset):
             signal.connect(lambda *_: self._fit_timer.start())
+        hh.sortIndicatorChanged.connect(lambda *_: self._fit_timer.start())   # the sort arrow takes room
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
             act = QAction(f"Show {name}", hh)
@@ -544,30 +548,41 @@ class RunsPanel(QWidget):
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
 
-    MIN_BEST_PX = 64   # the narrowest "Best dev" column ("F1 (%…"): the metric's name and the start of its value
+    STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
 
     HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
 
     def fit_columns(self) -> int:
         """Give the run names the room first (the user's name, typed in the launcher, must be readable; the sixth
         trial saw "st…-4" for "stance-4"): "Best dev" gets the width the widest name and the other shown columns
-        leave, between MIN_BEST_PX and its contents (a longer text is elided; its tooltip has it whole); the Run
-        column, stretched, takes the rest. Returns the width set for "Best dev", in pixels.
+        leave, between its header's width and its contents ("66.70 F1 (%)", whole in the default dock: the
+        eighth trial saw "60.00 a…"; a narrower dock elides it, its tooltip has it whole); the Run column,
+        stretched, takes the rest. The "Status" column takes the runs' statuses, at most STATUS_MAX_PX (a
+        group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists them). Returns the width set for "Best dev", in pixels.
 
         The "Host" column, when the user shows it (header menu), takes its contents, at most HOST_MAX_PX."""
         col, run, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Run"), COLUMNS.index("Host")
+        status = COLUMNS.index("Status")
         hh = self.table.header()
         if not self.table.isColumnHidden(host_col):
             wanted_host = max(self.table.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
             self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
-        wanted = max(self.table.sizeHintForColumn(col), hh.sectionSizeHint(col))
+        titles = {c: header_need(hh, c, COLUMNS[c]) for c in (col, status)}
+        wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.model.rows])
+        self.table.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
+        wanted = max(self.table.sizeHintForColumn(col), titles[col])
         names = max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run))
         others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
                      if c not in (col, run) and not self.table.isColumnHidden(c))
         room = self.table.viewport().width() - names - others
-        width = max(self.MIN_BEST_PX, min(wanted, room))
+        width = max(titles[col], min(wanted, room))
         self.table.setColumnWidth(col, width)
         return width
+
+    def _cell_width(self, run_id: str, col: int) -> int:
+        """The width a run's cell asks for (text, margins), in pixels; 0 for a run not listed."""
+        index = self._view_index(self.model.run_index(run_id, col))
+        return self.table.sizeHintForIndex(index).width() if index.isValid() else 0
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
