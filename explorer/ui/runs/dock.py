@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogB
                                QTreeView,
                                QVBoxLayout, QWidget)
 
-from explorer.core.runs import checkpoint_path
+from explorer.core.runs import OURS, checkpoint_path
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
@@ -56,7 +56,7 @@ EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+
               "folder from disk (Ctrl+O).")
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
                  "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
-                 "cancelled": "#6c757d", "crashed": "#b02a37", "HF Trainer run": "#0f6674",
+                 "cancelled": "#6c757d", "crashed": "#b02a37",
                  "TensorBoard run": "#0f6674", "in progress": "#0a58ca"}
 STATUS_TIPS = {
     "queued": "waiting for the previous run to finish",
@@ -70,8 +70,6 @@ STATUS_TIPS = {
     "cancelled": "cancelled: no final evaluation",
     "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
     "crashed": "the event log ends without a result and no worker process is alive",
-    "HF Trainer run": "a Hugging Face Trainer output folder: curves from its trainer_state.json, its checkpoint-N "
-                      "folders, its own best checkpoint",
     "TensorBoard run": "a folder of TensorBoard event files: its scalars as curves",
     "in progress": "another tool's run whose files changed in the last minutes: re-read while it grows",
 }
@@ -238,6 +236,9 @@ class RunsModel(QAbstractItemModel):
     def _tooltip(self, s: RunState, col: int) -> str:
         if COLUMNS[col] == "Status":
             tip = STATUS_TIPS.get(self.status_text(s), s.status)
+            if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
+                tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
+                       "folders, its own best checkpoint)")
             if s.status == "queued" and s.queue_note:
                 tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
             tip = f"{tip}\n{s.error}" if s.error else tip
@@ -766,7 +767,7 @@ class RunsPanel(QWidget):
         """The menu for the selected runs (built, not shown: tests read its actions)."""
         menu = QMenu(self)
         one = len(states) == 1
-        done = all(s.status in FINISHED and s.path is not None for s in states)
+        done = all(s.status in FINISHED and s.path is not None and s.kind == OURS for s in states)
         menu.addAction("Rename…", self.rename_selected).setEnabled(one and states[0].path is not None)
         menu.addAction("Delete…", self.delete_selected).setEnabled(done)
         menu.addSeparator()
@@ -978,7 +979,7 @@ class RunsPanel(QWidget):
 
     def _clean_up(self, title: str, fn, what: str) -> bool:
         states = self._selected_states()
-        if len(states) != 1 or states[0].path is None or states[0].status not in FINISHED:
+        if len(states) != 1 or states[0].path is None or states[0].status not in FINISHED or states[0].kind != OURS:
             return False
         s = states[0]
         size = format_size(self.model.sizes.get(s.run_id))
