@@ -40,3 +40,71 @@ def test_the_tau_page_keeps_four_rows_of_each_table_at_1280x800(qtbot):
     qtbot.waitUntil(lambda: view.tau_table.isVisible())
     area = view.result_tabs.currentWidget()
     assert area.viewport().height() >= view.tau_table.height()   # the four τ rows in view, not scrolled
+
+
+def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
+    import numpy as np
+
+    from explorer.core.training.glue_metrics import classification_metrics
+
+    logits = np.eye(3)[np.asarray(preds)]
+    metrics = classification_metrics(np.asarray(labels), logits, label_names=["AGAINST", "FAVOR", "NONE"])
+    return [{"event": "started", "run_id": run_id, "config": {"task": "single", "learning_rate": lr},
+             "steps_total": 10},
+            {"event": "eval", "run_id": run_id, "step": 10, "metrics": metrics}]
+
+
+def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_list(qtbot):
+    """Eighth trial: bundled:minilm at lr 2e-5 ended predicting one class for every dev row, and nothing said so
+    (its accuracy, the majority share, looked like a result)."""
+    from helpers import shown_curves_panel
+
+    from explorer.core.baselines import predicted_for_every_row
+    from explorer.ui.runs.state import RunState
+
+    labels = [0, 1, 2, 2, 2, 1]
+    stuck = RunState.from_events("stuck", _classifier_events("stuck", [2] * 6, labels))
+    fine = RunState.from_events("fine", _classifier_events("fine", [0, 1, 2, 2, 1, 1], labels))
+    assert predicted_for_every_row(stuck.evals[-1]["metrics"]) == "NONE"
+    assert predicted_for_every_row(fine.evals[-1]["metrics"]) is None
+    assert predicted_for_every_row(_classifier_events("x", [2] * 3, [2, 2, 2])[1]["metrics"]) is None   # one class
+    assert stuck.one_class_note() == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
+                                      "1e-4 (this run: 2e-05), or more epochs")
+    assert fine.one_class_note() == ""
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([fine, stuck])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    assert "stuck predicts only 'NONE'" in curves.run_notes.text() and "fine" not in curves.run_notes.text()
+    curves.set_runs([fine])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: not curves.run_notes.isVisible())
+
+
+def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path):
+    """Eighth trial: with 16 runs the legend strip showed 8 and said nothing of the others."""
+    import os
+
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    runs = [RunState.from_events(f"run-{i:02d}", _classifier_events(f"run-{i:02d}", [0, 1, 2, 2, 1, 1],
+                                                                     [0, 1, 2, 2, 2, 1])) for i in range(16)]
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs(runs)
+    curves.redraw_now()
+    text, tip = curves.legend_parts()
+    hidden = int(text.split("+")[-1].split(" more")[0])
+    shown = [r.run_id for r in runs if f"{r.run_id} " in text]
+    assert 0 < len(shown) < 16 and len(shown) + hidden == 16       # what shows, and how many do not
+    assert tip.splitlines() and all(f"■ {r.run_id} (" in tip for r in runs)   # the tooltip lists all 16
+    assert curves.legend.toolTip() == tip
+    # what shows fits in the strip's two lines: the label's own layout of it is no taller than the strip
+    needed = curves.legend.heightForWidth(curves.legend.width())
+    assert needed <= curves.legend.height(), (needed, curves.legend.height())
+    if os.environ.get("MINORS25_SHOTS"):
+        curves.grab().save(os.path.join(os.environ["MINORS25_SHOTS"], "curves_16_runs.png"))
+    curves.set_runs(runs[:2])
+    curves.redraw_now()
+    assert "more" not in curves.legend.text() and curves.legend.toolTip() == ""

@@ -262,7 +262,8 @@ class RunsModel(QAbstractItemModel):
                     f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
                     "(F2 renames, Delete deletes)")
         if COLUMNS[col] == "Best dev":
-            return s.best_text() or "no saved evaluation yet"
+            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.baselines)
+            return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
         return self._text(s, col)
 
     @staticmethod

@@ -181,6 +181,16 @@ class RunState:
     def is_live(self) -> bool:
         return run_status.is_live(self.status)
 
+    def one_class_note(self) -> str:
+        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation (a single-label
+        classification task) predicted one class for every dev row, else '' (explorer.core.baselines)."""
+        from explorer.core.baselines import one_class_note
+        from explorer.core.task_facts import is_single_label_table
+
+        if not self.evals or not is_single_label_table(self.task):
+            return ""
+        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")))
+
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.task_facts.choose_metric: the one that picks
         the run's best checkpoint when evaluated), else the first name seen in sorted order."""
