@@ -4,6 +4,9 @@ test_ui_runs_groups / test_ui_runs_dock, test_ui_launcher, test_hf_trainer_runs 
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -108,3 +111,40 @@ def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path
     curves.set_runs(runs[:2])
     curves.redraw_now()
     assert "more" not in curves.legend.text() and curves.legend.toolTip() == ""
+
+
+def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_path, monkeypatch):
+    """Eighth trial: the Hosts dialog read $HOME/.ssh/config while ssh read the passwd home's, and its Port field
+    said "22" for a host whose ssh config set 2222."""
+    import pwd
+    import shutil
+
+    from explorer.core.remote import hosts
+    from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host, configured_port, ssh_config_path, ssh_resolved
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+    from explorer.ui.shell.settings import AppSettings
+
+    monkeypatch.delenv(SSH_CONFIG_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "not-the-login-home"))
+    assert ssh_config_path() == Path(pwd.getpwuid(os.getuid()).pw_dir) / ".ssh" / "config"   # never $HOME's
+    config = tmp_path / "ssh_config"
+    config.write_text("Host box\n    HostName 127.0.0.1\n    Port 2222\n    User ada\n"
+                      "Host *.lab !gate.lab\n    Port 2200\nHost *\n    Port 2020\n", encoding="utf-8")
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    if shutil.which("ssh"):
+        assert ssh_resolved("box") == {"hostname": "127.0.0.1", "user": "ada", "port": "2222"}
+    else:
+        print("ssh is not installed here: only the file reading of the ssh config is tested")
+    assert configured_port("box") == 2222
+    monkeypatch.setattr(hosts, "ssh_resolved", lambda target, timeout=5.0: None)   # no ssh: the file itself
+    assert configured_port("me@box") == 2222 and configured_port("node.lab") == 2200
+    assert configured_port("gate.lab") == 2020 and configured_port("elsewhere") == 2020
+    monkeypatch.undo()
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([Host(name="box", target="box")])
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.list.setCurrentRow(0)
+    qtbot.waitUntil(lambda: dialog.port.specialValueText() == "from the SSH config (2222)", timeout=10_000)
+    assert dialog.port.value() == 0 and dialog.port.text() == "from the SSH config (2222)"
