@@ -148,3 +148,34 @@ def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_pa
     dialog.list.setCurrentRow(0)
     qtbot.waitUntil(lambda: dialog.port.specialValueText() == "from the SSH config (2222)", timeout=10_000)
     assert dialog.port.value() == 0 and dialog.port.text() == "from the SSH config (2222)"
+
+
+def test_classify_opened_from_a_run_gets_its_first_example_and_the_dev_page_uses_the_loaded_model(qtbot, tmp_path):
+    """Eighth trial: Classify opened from a run showed an empty sentence (the run's label names did not read the
+    file's first label; a relative data path); Classify: dev set asked for a model while one was loaded."""
+    from helpers import tiny_loaded_model, write_tiny_classification
+
+    from explorer.ui.inspectors.classify_view import classify_tabs
+    from explorer.ui.runs.examples import first_classification_example
+
+    train = write_tiny_classification(tmp_path / "runs" / "data" / "train.tsv")
+    first_text = train.read_text(encoding="utf-8").splitlines()[1].split("\t")[0]
+    relative = {"task": "single", "train": "data/train.tsv", "output_dir": str(tmp_path / "runs")}
+    assert first_classification_example(relative)["text_a"] == first_text          # against the runs folder
+    words = tmp_path / "words.tsv"
+    words.write_text("sentence\tlabel\nit is great\tpositive\nbad one\tnegative\n", encoding="utf-8")
+    other_names = {"task": "single", "train": str(words), "label_names": "AGAINST, FAVOR"}   # names that do not read it
+    example = first_classification_example(other_names)
+    assert example is not None and example["text_a"] == "it is great" and example["label"] == -1
+    assert first_classification_example({"task": "single", "train": "gone.tsv"}) is None
+
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    dev.show()
+    assert "Load a model in Classify" in dev.status.text()
+    view.fill_example(None)
+    assert "cannot be read here" in view.status.text()       # the empty sentence says why
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    assert "Uses the model loaded in Classify" in dev.status.text()
+    assert "Load a model" not in dev.status.text()
