@@ -179,3 +179,25 @@ def test_classify_opened_from_a_run_gets_its_first_example_and_the_dev_page_uses
     view.set_loaded(tiny_loaded_model("classification", num_labels=2))
     assert "Uses the model loaded in Classify" in dev.status.text()
     assert "Load a model" not in dev.status.text()
+
+
+def test_a_task_switch_reads_the_training_file_again_for_the_new_task(qtbot, tmp_path):
+    """Eighth trial: after switching Single sentence -> Sentence pair the Train data preview still showed the
+    single-sentence reading of the same file (one text column)."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    data = tmp_path / "pairs.tsv"
+    data.write_text("premise\thypothesis\tlabel\nit rains\tthe street is wet\t1\nit is dry\tit rains\t0\n"
+                    "a cat\tan animal\t1\nthe sun\tit is night\t0\n", encoding="utf-8")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.editors["task"].set("single")
+    w.editors["train"].set(str(data))
+    w.refresh_previews()
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=10_000)
+    single = w.train_preview.result
+    w.editors["task"].set("pair")            # the user's file stays; its reading must follow the task
+    assert w.train_preview._args[1] == "pair" and w.train_preview.result is None   # read again at once
+    assert w.dev_preview._args[1] == "pair"
+    qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=10_000)
+    assert w.train_preview.result is not single

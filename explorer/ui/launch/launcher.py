@@ -341,6 +341,10 @@ class LauncherPanel(QWidget):
             return
         if name == "task":
             self._switch_task(self.editors["task"].get())
+            # at once, not after the typing pause: the previews read the files for the task shown (eighth trial:
+            # the Train data preview still showed the other task's reading)
+            self._preview_timer.stop()
+            self.refresh_previews()
         else:
             self._edited.add(name)
         if name == "train":
