@@ -98,7 +98,7 @@ def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path
     curves.set_runs(runs)
     curves.redraw_now()
     text, tip = curves.legend_parts()
-    hidden = int(text.split("+")[-1].split(" more")[0])
+    hidden = int(text.split("+")[-1].split("&nbsp;more")[0])
     shown = [r.run_id for r in runs if f"{r.run_id} " in text]
     assert 0 < len(shown) < 16 and len(shown) + hidden == 16       # what shows, and how many do not
     assert tip.splitlines() and all(f"■ {r.run_id} (" in tip for r in runs)   # the tooltip lists all 16

@@ -23,6 +23,7 @@ import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QSplitter, QVBoxLayout, QWidget
 
@@ -558,11 +559,14 @@ class CurvesPanel(CurvesExport, QWidget):
                             f"<span style='color:{color}'>■</span>&nbsp;{html.escape(name)} "
                             f"<span style='color:#666'>({html.escape(state.status + extra)})</span>"))
         fm = self.legend.fontMetrics()
-        width = max(self.legend.contentsRect().width(), 1)
+        bold = self.legend.font()
+        bold.setBold(True)
+        bold_fm = QFontMetrics(bold)
+        width = max(self.legend.contentsRect().width() - fm.averageCharWidth(), 1)   # the label's own margins
         gap = fm.horizontalAdvance("\u00a0" * 3)
         lines, used, shown = 1, 0, []
         for i, (plain, _rich) in enumerate(entries):
-            more = fm.horizontalAdvance(f"+{len(entries) - i - 1} more") + gap if i < len(entries) - 1 else 0
+            more = bold_fm.horizontalAdvance(f"+{len(entries) - i - 1} more") + gap if i < len(entries) - 1 else 0
             need = fm.horizontalAdvance(plain) + (gap if used else 0)
             last_line = lines == self.LEGEND_LINES
             if used and used + need + (more if last_line else 0) > width:
@@ -573,12 +577,30 @@ class CurvesPanel(CurvesExport, QWidget):
                     break
             shown.append(i)
             used += need
-        hidden = len(entries) - len(shown)
-        text = "&nbsp;&nbsp;&nbsp;".join(entries[i][1] for i in shown)
-        if hidden:
-            text += f"&nbsp;&nbsp;&nbsp;<b>+{hidden} more</b>"
-        tip = "\n".join(plain for plain, _ in entries) if hidden else ""
-        return text, tip
+        def compose(k: int) -> str:
+            text = "&nbsp;&nbsp;&nbsp;".join(entries[i][1] for i in shown[:k])
+            return text + (f"&nbsp;&nbsp;&nbsp;<b>+{len(entries) - k}&nbsp;more</b>" if k < len(entries) else "")
+        # the label wraps inside entries too: check its own layout, one entry fewer until it fits the strip
+        probe = self._legend_probe()
+        k = len(shown)
+        while k > 1:
+            probe.setText(compose(k))
+            if probe.heightForWidth(self.legend.width()) <= self.legend.height():
+                break
+            k -= 1
+        tip = "\n".join(plain for plain, _ in entries) if k < len(entries) else ""
+        return compose(k), tip
+
+    def _legend_probe(self) -> QLabel:
+        """A label like the legend strip, never shown: what height a text would take in it."""
+        if getattr(self, "_probe", None) is None:
+            self._probe = QLabel(self)
+            self._probe.hide()
+            self._probe.setTextFormat(Qt.TextFormat.RichText)
+            self._probe.setWordWrap(True)
+            self._probe.setFont(self.legend.font())
+            self._probe.setStyleSheet(self.legend.styleSheet())
+        return self._probe
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if obj is self.legend and event.type() == QEvent.Type.Resize:
