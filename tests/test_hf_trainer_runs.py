@@ -88,7 +88,7 @@ def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
     monkeypatch.setattr(torch, "load", refuse)
     rec = load_run(out)
     assert run_kind(out) == HF_TRAINER and rec.kind == HF_TRAINER
-    assert rec.status == run_status.HF_TRAINER_RUN != run_status.CRASHED
+    assert rec.status == run_status.FINISHED != run_status.CRASHED   # trained to max_steps
     assert rec.summary.steps == STEPS and rec.config["task"] == "single"
     assert set(rec.checkpoints) == {f"checkpoint-{EVERY}", f"checkpoint-{STEPS}", "last", "best"}
     best_step = json.loads((out / "trainer_state.json").read_text())["best_global_step"]
@@ -101,7 +101,7 @@ def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
     assert any("could not be read: " in n for n in rec.notes)
 
     state = load_run_state(out)
-    assert state.status == "HF Trainer run" and state.kind == HF_TRAINER
+    assert state.status == "finished" and state.kind == HF_TRAINER
     assert list(zip(state.series["loss"].x.tolist(), state.series["loss"].y.tolist())) == _trained(history, "loss")
     assert state.series["lr"].y.tolist() == [v for _s, v in _trained(history, "learning_rate")]
     assert state.series["grad_norm"].x.tolist() == [s for s, _v in _trained(history, "grad_norm")]
@@ -121,7 +121,7 @@ def test_one_checkpoint_opens_as_a_run_and_in_the_right_page(hf_run):
     _root, out, history = hf_run
     ckpt = out / f"checkpoint-{EVERY}"
     rec = load_run(ckpt)
-    assert rec.kind == HF_TRAINER and rec.status == "HF Trainer run" and rec.summary.steps == EVERY
+    assert rec.kind == HF_TRAINER and rec.status == "stopped" and rec.summary.steps == EVERY   # before max_steps
     assert rec.run_id == f"hf-out-checkpoint-{EVERY}" and rec.checkpoints["last"] == str(ckpt)
     assert [e["step"] for e in rec.events if e["event"] == "eval"] == [EVERY]
     head, task = checkpoint_task_name(ckpt)
@@ -137,7 +137,7 @@ def test_runs_command_lists_both_kinds_and_exports_csv(hf_run, capsys, tmp_path)
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].split("\t") == ["run", "kind", "status", "step", "task", "best", "path"]   # a header row
     by_path = {line.split("\t")[-1]: line.split("\t") for line in lines[1:]}
-    assert by_path[str(out)][:5] == ["hf-out", "HF Trainer", "HF Trainer run", f"{STEPS}/{STEPS}", "single"]
+    assert by_path[str(out)][:5] == ["hf-out", "HF Trainer", "finished", f"{STEPS}/{STEPS}", "single"]
     assert by_path[str(out)][5].startswith("loss=")
     assert by_path[str(root / "ours-run")][:6] == ["ours-run", "BERT Explorer", "finished", "2/2", "squad_v2",
                                                   "best_f1=0.25"]
@@ -191,7 +191,7 @@ def test_runs_dock_and_curves_draw_it_and_keep_it_across_restarts(hf_run, qtbot,
     w.curves.redraw_now()
     assert w.curves.point_count("hf-out", "loss") == len(_trained(history, "loss"))
     assert w.curves.point_count("hf-out", "dev/accuracy") == len(_trained(history, "eval_accuracy"))
-    assert w.runs.model.run_index("hf-out", 1).data() == "HF Trainer run"
+    assert w.runs.model.run_index("hf-out", 1).data() == "finished"
     opened = []    # the dock's "Open best checkpoint in inspectors" -> the page its model head goes to
     monkeypatch.setattr(w, "show_page", lambda title: opened.append(title))
     for page_set in {id(p): p for p in w.page_sets.values()}.values():
@@ -208,7 +208,7 @@ def test_runs_dock_and_curves_draw_it_and_keep_it_across_restarts(hf_run, qtbot,
     ckpt = out / f"checkpoint-{EVERY}"
     w.open_run_folder(ckpt)                       # File > Open run folder… on one checkpoint-N
     qtbot.waitUntil(lambda: w.runs.selected_ids() == [f"hf-out-checkpoint-{EVERY}"], timeout=10_000)
-    assert w.runs.state(f"hf-out-checkpoint-{EVERY}").status == "HF Trainer run"
+    assert w.runs.state(f"hf-out-checkpoint-{EVERY}").status == "stopped"
     w.settings.sync()
     assert AppSettings(ini).opened_runs() == [str(out), str(ckpt)]   # listed again at the next start
 
@@ -249,20 +249,72 @@ def test_training_args_bin_is_read_without_running_it(tmp_path):
     assert read_pickled_settings(tmp_path / "junk.bin")[2].endswith("no settings read")
 
 
-def test_a_growing_trainer_state_is_in_progress_then_an_hf_trainer_run(tmp_path):
+def _trainer_state(folder: Path, step: int, max_steps: int = 100, end: bool = False) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    history = [{"step": s, "epoch": s / 100, "loss": 1.5, "learning_rate": 1e-5, "grad_norm": 2.0}
+               for s in range(10, step + 1, 10)]
+    if end:
+        history.append({"step": step, "train_runtime": 12.0, "train_loss": 1.2})
+    state = folder / "trainer_state.json"
+    state.write_text(json.dumps({"global_step": step, "max_steps": max_steps, "log_history": history}))
+    return state
+
+
+def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp_path):
+    """Eighth trial: a copied Trainer folder read "in progress" for its first minutes (a copy's file times are the
+    copy's). Its status comes from the files: finished when they say it ended (end summary, global_step or a
+    checkpoint-N at max_steps), stopped before that; in progress only after this process saw them change."""
+    from explorer.core.hf_trainer import WriterWatch, read_trainer_run
     from explorer.core.runs import IN_PROGRESS_SECONDS, load_run
 
-    out = tmp_path / "live-out"
-    (out / "checkpoint-10").mkdir(parents=True)
-    state = out / "checkpoint-10" / "trainer_state.json"
-    state.write_text(json.dumps({"global_step": 10, "max_steps": 100, "log_history": [
-        {"step": 10, "epoch": 0.1, "loss": 1.5, "learning_rate": 1e-5, "grad_norm": 2.0}]}))
-    rec = load_run(out)
-    assert rec.status == "in progress" and rec.summary.steps == 10 and rec.summary.steps_total == 100
-    old = state.stat().st_mtime - IN_PROGRESS_SECONDS - 1
-    os.utime(state, (old, old))
-    assert load_run(out).status == "HF Trainer run"
-    assert any("no TrainingArguments saved" in n for n in load_run(out).notes)
+    def status(path, watch, now):
+        return read_trainer_run(path, state_name="trainer_state.json", json_name="training_args.json",
+                                bin_name="training_args.bin", kind="HF Trainer", finished_status="finished",
+                                stopped_status="stopped", live_status="in progress", now=now, watch=watch).status
+
+    copied = tmp_path / "copied-out"
+    _trainer_state(copied / "checkpoint-10", 10)           # written this instant, as a copy is
+    rec = load_run(copied)
+    assert rec.status == "stopped" and rec.summary.steps == 10 and rec.summary.steps_total == 100
+    assert any("stopped: step 10 of 100" in n for n in rec.notes)
+    assert any("no TrainingArguments saved" in n for n in rec.notes)
+    _trainer_state(copied / "checkpoint-100", 100)         # a checkpoint at max_steps: the run ended
+    assert load_run(copied).status == "finished"
+    ended = tmp_path / "ended-out"
+    _trainer_state(ended, 40, end=True)                    # stopped by its own rule (early stopping): end summary
+    assert load_run(ended).status == "finished"
+
+    watch, now = WriterWatch(IN_PROGRESS_SECONDS), 1000.0
+    live = tmp_path / "live-out"
+    _trainer_state(live / "checkpoint-10", 10)
+    assert status(live, watch, now) == "stopped"           # a first look proves no writer
+    assert status(live, watch, now + 3) == "stopped"       # nothing changed
+    _trainer_state(live / "checkpoint-20", 20)             # the writer saves a checkpoint
+    assert status(live, watch, now + 6) == "in progress"
+    assert status(live, watch, now + 6 + IN_PROGRESS_SECONDS - 1) == "in progress"
+    assert status(live, watch, now + 6 + IN_PROGRESS_SECONDS + 1) == "stopped"   # nothing changed for a while
+    assert status(live / "checkpoint-20", watch, now + 9) == "stopped"   # one checkpoint opened alone never grows
+
+
+def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(tmp_path):
+    """The poll re-reads a Trainer folder listed as stopped when its files changed (a writer after all), and only
+    while it is watched; never our own runs."""
+    from explorer.core.runs import IN_PROGRESS_SECONDS, TRAINER_WRITERS, RunStore
+    from explorer.ui.runs.store import load_run_state
+
+    out = tmp_path / "watched-out"
+    _trainer_state(out / "checkpoint-10", 10)
+    store = RunStore()
+    store.add(load_run_state(out))
+    assert store.get("watched-out").status == "stopped" and store.trainer_folders_to_recheck() == []
+    _trainer_state(out / "checkpoint-20", 20)
+    assert [s.run_id for s in store.trainer_folders_to_recheck()] == ["watched-out"]
+    store.add(load_run_state(out))
+    assert store.get("watched-out").status == "in progress"
+    import time
+
+    later = time.time() + IN_PROGRESS_SECONDS + 1
+    assert not TRAINER_WRITERS.watching(out, later)
 
 
 def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):

@@ -65,8 +65,11 @@ def test_ten_thousand_rows_in_order_probabilities_and_classify_labels(tmp_path, 
     assert all(r["error"] == "" for r in rows)
 
 
-def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model):
+def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model, monkeypatch):
     from explorer.core.models import load_model
+    from explorer.core.predict import engine
+
+    monkeypatch.setattr(engine, "BATCH_PROGRESS_SECONDS", 0.0)   # a report after every batch
 
     texts = _texts(700, seed=1)
     data = _write_csv(tmp_path / "in.csv", texts)
@@ -78,10 +81,14 @@ def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model):
         return polls["n"] > 5    # batches of 32 -> inside the third chunk of 100 rows
 
     out = tmp_path / "out.tsv"
-    with pytest.raises(Cancelled):
-        predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, cancelled=cancel_late)
+    reports = []
+    with pytest.raises(Cancelled) as stopped:
+        predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, cancelled=cancel_late,
+                     progress=lambda done, total: reports.append(done))
     partial = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
     assert 0 < len(partial) < 700 and len(partial) % 100 == 0
+    # eighth trial: the bar stood ahead of the file at the interrupt; its last count is the rows in the file
+    assert max(reports) > len(partial) and reports[-1] == len(partial) == stopped.value.rows_written
     summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, resume=True)
     assert summary.resumed_from == len(partial) and summary.rows == 700
     rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))

@@ -14,7 +14,7 @@ OTHER = [{"event": "step", "step": 1}, {"event": "eval", "step": 1, "metrics": {
 def test_one_list_of_names():
     assert rs.STATUSES == ("queued", "starting", "running", "stopping", "cancelling",
                            "finished", "stopped", "failed", "cancelled", "crashed",
-                           "HF Trainer run", "TensorBoard run", "in progress")   # other tools' runs (core.runs)
+                           "TensorBoard run", "in progress")   # other tools' runs (core.runs)
     assert set(rs.LIVE) | set(rs.TERMINAL) | set(rs.FOREIGN) == set(rs.STATUSES)
     assert not set(rs.LIVE) & set(rs.TERMINAL) and not (set(rs.LIVE) | set(rs.TERMINAL)) & set(rs.FOREIGN)
     assert not any(rs.is_live(s) for s in rs.FOREIGN)   # no worker of ours: nothing to stop or cancel

@@ -219,6 +219,33 @@ def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_
     assert w.config().num_labels == 0 and "--num-labels" not in w.command.toPlainText()
 
 
+def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_path):
+    """Eighth trial: after a task switch cleared the preset's SQuAD files, the banner still said "were cleared:
+    choose this task's data" when the user had chosen them; and a later training file kept the note about the
+    file before it."""
+    from explorer.core.training.config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.apply_preset("offline")
+    w.editors["task"].set("single")
+    assert "the train and dev data of the preset" in w.preset_label.text()
+    w.editors["train"].set(str(tmp_path / "stance_train.csv"))
+    banner = w.preset_label.text()
+    assert "the dev data of the preset" in banner and "train and dev" not in banner   # only the dev is still to do
+    w.editors["dev"].set(str(tmp_path / "stance_dev.csv"))
+    banner = w.preset_label.text()
+    assert "cleared" not in banner and "choose this task" not in banner
+    assert "defaults for the recipe" in banner                                         # the recipe part is still true
+    w.set_config(TrainConfig(task="single", train="a.tsv", label_column="Stance"))
+    w.editors["train"].set(str(tmp_path / "b.tsv"))
+    assert "previous file's Label column" in w.preset_label.text() and "b.tsv" in w.preset_label.text()
+    w.editors["train"].set(str(tmp_path / "c.tsv"))                                    # nothing of b's to reset
+    banner = w.preset_label.text()
+    assert "previous file's" not in banner and "c.tsv" in banner
+
+
 def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
     """Fifth trial: after the stance file, choosing STS-B kept Tweet / Stance, No header row and the stance label
     names. A newly chosen training file starts from the preview's guesses; the banner says what was cleared."""

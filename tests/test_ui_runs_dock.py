@@ -288,6 +288,7 @@ def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_pa
     from PySide6.QtWidgets import QApplication, QStyle
 
     from explorer.ui.runs.dock import COLUMNS
+    from explorer.ui.shell.layout_check import header_need
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings
     from explorer.ui.shell.style import apply_style
@@ -313,8 +314,11 @@ def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_pa
             shown[text] = table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(text)
         assert set(shown) == set(typed)
         assert all(room >= 0 for room in shown.values()), (size, shown)
-        best = table.model().index(0, COLUMNS.index("Best dev")).data()
-        assert best.startswith("72.50 ")                    # the number first: a narrow column keeps it
+        best = table.model().index(0, COLUMNS.index("Best dev"))
+        assert best.data() == "72.50% F1"                  # the number first, then the metric (eighth trial)
+        room = table.visualRect(best).width() - margin - table.fontMetrics().horizontalAdvance(best.data())
+        assert room >= 0, (size, room)                      # whole beside the names, and so is its title
+        assert table.header().sectionSize(best.column()) >= header_need(table.header(), best.column(), "Best dev")
     run = table.model().index(0, COLUMNS.index("Run"))
     assert "size on disk: " in run.data(Qt.ItemDataRole.ToolTipRole)
     assert table.isColumnHidden(COLUMNS.index("Size"))

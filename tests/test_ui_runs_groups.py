@@ -60,7 +60,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     assert m.parent(m.index(1, 0, grp)) == grp
     assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
     # best accuracy per member (percent): 80 and 60 -> mean 70, sample sd 14.14
-    assert _text(m, grp, "Best dev") == "accuracy (%) 70.00 ± 14.14"
+    assert _text(m, grp, "Best dev") == "70.0 ± 14.1% accuracy"   # the value first, as a run's row
     assert _text(m, grp, "Step") == "15/20"                    # 10 of 10 + 5 of 10 (r-02 was killed at 5)
     assert "r-03: missing" in m.data(grp, 3) and "(best 80.00, worst 60.00, n 2)" in m.data(grp, 3)
     view_group = panel._view_index(m.group_index("r"))
@@ -166,11 +166,42 @@ def test_queued_group_lands_under_its_row_in_the_runs_dock(qtbot, tmp_path):
 
 
 def test_best_dev_column_leaves_room_for_the_names_in_a_narrow_dock(panel, qtbot):
-    panel.resize(330, 400)
     panel.show()
-    qtbot.waitUntil(lambda: panel.fit_columns() > 0, timeout=60_000)
+    panel.table.setFixedWidth(250)   # narrower than the panel's buttons allow the dock
+    qtbot.waitUntil(lambda: panel.table.viewport().width() < 250)
+    panel.fit_columns()
     best = panel.table.columnWidth(COLUMNS.index("Best dev"))
     assert best < panel.table.sizeHintForColumn(COLUMNS.index("Best dev"))   # it gave way to the names
     assert panel.table.columnWidth(COLUMNS.index("Run")) >= 60          # the names stay readable
+    panel.table.setMinimumWidth(0)
+    panel.table.setMaximumWidth(16777215)
     panel.resize(1400, 400)
     qtbot.waitUntil(lambda: panel.table.columnWidth(COLUMNS.index("Best dev")) > best, timeout=60_000)
+
+
+def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, qtbot):
+    """Eighth trial: "Best dev" and its values read "60.00 a…" in the default dock (430 px); a group row read
+    "accuracy (%) 70.00 ± …". The value comes first, then the metric, and the column fits them."""
+    from PySide6.QtWidgets import QStyle
+
+    table = panel.table
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    col = COLUMNS.index("Best dev")
+    panel.resize(430, 600)
+    table.expandAll()
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not panel._fit_timer.isActive())
+    panel.fit_columns()
+    cells = []
+    for row in range(table.model().rowCount()):
+        top = table.model().index(row, col)
+        cells.append(top)
+        cells += [table.model().index(r, col, table.model().index(row, 0)) for r in range(table.model().rowCount(
+            table.model().index(row, 0)))]
+    texts = [i.data() for i in cells]
+    assert "70.0 ± 14.1% accuracy" in texts and "80.00% accuracy" in texts
+    for index in cells:
+        room = table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(index.data())
+        assert room >= 0, (index.data(), room)
+    header = table.header()
+    assert header.sectionSize(col) >= header.sectionSizeHint(col)     # the header itself is whole
+    assert "@10" in table.model().index(0, col).data(3) or "@10" in cells[-1].data(3)   # the step: in the tooltip

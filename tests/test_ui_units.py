@@ -183,7 +183,8 @@ def test_runs_panel_selection_and_failed_error(qtbot):
     p.upsert(bad)
     assert p.model.rowCount() == 2
     row_ok = p.model.rows.index(ok)
-    assert p.model.data(p.model.index(row_ok, 2)) == "30.00 F1 (%) @20"  # best dev metric, percent, the number first
+    assert p.model.data(p.model.index(row_ok, 2)) == "30.00% F1"  # best dev metric, percent, the number first
+    assert "@20" in p.model.data(p.model.index(row_ok, 2), 3)     # the step of checkpoints/best: in the tooltip
     from explorer.ui.runs.dock import COLUMNS
 
     assert p.model.data(p.model.index(row_ok, COLUMNS.index("Duration"))) == "0:21"

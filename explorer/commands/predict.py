@@ -133,10 +133,11 @@ def run(args) -> int:
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop["flag"],
                                calibration=not args.no_calibration, status=bar.status)
-    except Cancelled:
-        bar.close()
-        print(f"stopped; the rows written so far are in {args.out}; continue with the same command and --resume",
-              file=err)
+    except Cancelled as exc:
+        bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
+        written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"
+        print(f"stopped: {written} written to {args.out} (a chunk not finished is not written); continue with "
+              "the same command and --resume", file=err)
         return 130
     except UserError as exc:
         bar.close()

@@ -66,6 +66,41 @@ def majority_class_baseline(labels: list) -> Baseline | None:
     return Baseline("majority class", {"accuracy": acc}, detail)
 
 
+def predicted_for_every_row(metrics: dict) -> str | None:
+    """The class a classification evaluation predicted for every dev row, else None.
+
+    Read from the evaluation's ``per_class`` table (explorer.core.training.glue_metrics.per_class_metrics:
+    precision, recall as fractions, support as counts): class c was predicted TP_c / precision_c times, with
+    TP_c = recall_c * support_c; when that is every row (the supports' sum) the model is stuck on c. None for a
+    dev set of one class (nothing to tell apart), fewer than two rows, or no per_class table."""
+    per = metrics.get("per_class") if isinstance(metrics, dict) else None
+    if not isinstance(per, dict) or len(per) < 2:
+        return None
+    try:
+        supports = {name: int(row["support"]) for name, row in per.items()}
+        total = sum(supports.values())
+        if total < 2 or sum(n > 0 for n in supports.values()) < 2:
+            return None
+        for name, row in per.items():
+            precision, recall = float(row["precision"]), float(row["recall"])
+            if precision > 0 and abs(recall * supports[name] / precision - total) < 0.5:
+                return str(name)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
+def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
+    """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
+    model left at the majority class (eighth trial: bundled:minilm at lr 2e-5), and what to try."""
+    name = predicted_for_every_row(metrics)
+    if name is None:
+        return ""
+    lr = f" (this run: {learning_rate:g})" if learning_rate else ""
+    return (f"predicts only '{name}' for every dev row: try a larger learning rate, e.g. 1e-4{lr}, or more "
+            "epochs")
+
+
 def _squad_gold_from_file(path: Path) -> dict[str, list[str]]:
     """id -> gold texts of an official SQuAD JSON file, read directly (no validation, fast)."""
     data = json.loads(path.read_text(encoding="utf-8"))

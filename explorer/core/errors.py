@@ -87,7 +87,10 @@ class Cancelled(BaseException):
     """The user asked to stop this work (cancel a run, a dev-set study, a background job).
 
     A BaseException, like KeyboardInterrupt, so that ``except Exception`` blocks do not swallow it.
+    ``rows_written``: set by work that writes rows as it goes (predict_file) to the count in its file.
     """
+
+    rows_written: int | None = None
 
 
 # Exit codes of every command (explorer.cli, the train worker): 0 done, 1 failed for another reason (internal

@@ -44,8 +44,8 @@ class ForeignRun:
     Attributes:
         kind: "HF Trainer" or "TensorBoard" (explorer.core.runs.RUN_KINDS).
         run_id: the folder's name (``<output_dir>-checkpoint-N`` for one checkpoint opened alone).
-        status: explorer.core.run_status.HF_TRAINER_RUN / TENSORBOARD_RUN, or IN_PROGRESS while its
-            files are still being written.
+        status: explorer.core.run_status FINISHED / STOPPED / IN_PROGRESS for an HF Trainer run
+            (read_trainer_run), TENSORBOARD_RUN / IN_PROGRESS for TensorBoard files.
         config: {"model", "task"} as far as they can be told (task: core.checkpoint_windows).
         events: explorer.core.events dicts made from the folder (started, step, eval, checkpoint, finished).
         checkpoints: kind ("checkpoint-N", "last", "best") -> folder.
@@ -355,13 +355,84 @@ def own_best_checkpoint(path: Path, recorded: str) -> tuple[Path, str]:
     return local, note
 
 
+def writer_fingerprint(path: str | Path, state_name: str) -> tuple:
+    """What changes when a Trainer writes into ``path`` (an output_dir or one checkpoint-N): the names of its
+    checkpoint-N folders and the (name, size, mtime in ns) of every trainer_state file, top level and per
+    checkpoint. Only stat calls: cheap enough to look at every few seconds."""
+    path = Path(path)
+    folders = [path] if _checkpoint_step(path) >= 0 else [path] + sorted(
+        (p for p in path.iterdir() if p.is_dir() and _checkpoint_step(p) >= 0), key=_checkpoint_step) \
+        if path.is_dir() else []
+    marks = []
+    for folder in folders:
+        try:
+            st = (folder / state_name).stat()
+            marks.append((folder.name, st.st_size, st.st_mtime_ns))
+        except OSError:
+            marks.append((folder.name, -1, -1))
+    return tuple(marks)
+
+
+class WriterWatch:
+    """Which other tools' run folders this process has seen being written to, by its own clock.
+
+    A folder's file times say nothing about a live writer: a copied folder's times are the copy's (eighth
+    trial: a copied Trainer folder read "in progress" for five minutes). So a folder counts as written to only
+    when this process saw its writer_fingerprint change between two looks, and for ``window_seconds`` after
+    the last change it saw; the first look never counts. Not thread-safe beyond the GIL's dict updates (the run
+    store's reader threads each look at their own folders)."""
+
+    def __init__(self, window_seconds: float):
+        self.window_seconds = float(window_seconds)
+        self._seen: dict[str, tuple[tuple, float, float | None]] = {}   # path -> (fingerprint, first look, change)
+
+    def look(self, path: str | Path, fingerprint: tuple, now: float) -> bool:
+        """Record a look at ``path`` at unix time ``now``; True while a change was seen in the last window."""
+        key = str(Path(path).resolve())
+        before = self._seen.get(key)
+        if before is None:
+            self._seen[key] = (fingerprint, now, None)
+            return False
+        changed = before[2] if fingerprint == before[0] else now
+        self._seen[key] = (fingerprint, before[1], changed)
+        return changed is not None and now - changed < self.window_seconds
+
+    def watching(self, path: str | Path, now: float) -> bool:
+        """Whether ``path`` is still worth a look: first seen, or last changed, under ``window_seconds`` ago."""
+        seen = self._seen.get(str(Path(path).resolve()))
+        return seen is not None and now - (seen[2] if seen[2] is not None else seen[1]) < self.window_seconds
+
+    def changed_since(self, path: str | Path, fingerprint: tuple) -> bool:
+        """Whether ``fingerprint`` differs from the one recorded at the last look (True when never looked)."""
+        seen = self._seen.get(str(Path(path).resolve()))
+        return seen is None or seen[0] != fingerprint
+
+
+def trainer_end(state: dict, history: list, checkpoints: list[Path]) -> str:
+    """Why a Trainer run's files say it ended ('' when they do not): the end summary Trainer.train logs, the
+    global_step at max_steps, or a checkpoint-N with N = max_steps."""
+    if any(isinstance(e, dict) and _SUMMARY_KEY in e for e in history):
+        return f"its log has Trainer's end summary ({_SUMMARY_KEY})"
+    planned = int(_number(state.get("max_steps")) or 0)
+    step = int(_number(state.get("global_step")) or 0)
+    if planned > 0 and step >= planned:
+        return f"global_step {step} reached max_steps {planned}"
+    last = max((_checkpoint_step(c) for c in checkpoints), default=-1)
+    if planned > 0 and last >= planned:
+        return f"checkpoint-{last} is at max_steps {planned}"
+    return ""
+
+
 def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_name: str, kind: str,
-                     finished_status: str, live_status: str, now: float, live_seconds: float) -> ForeignRun:
+                     finished_status: str, stopped_status: str, live_status: str, now: float,
+                     watch: WriterWatch) -> ForeignRun:
     """An HF Trainer ``output_dir`` or one of its ``checkpoint-N`` folders -> :class:`ForeignRun`.
 
-    File names come from the run store (explorer.core.runs). The status is ``live_status`` while the
-    newest trainer_state file is under ``live_seconds`` old and the log has no end summary, else
-    ``finished_status`` (never crashed: Trainer writes no end marker a crash would leave out).
+    File names come from the run store (explorer.core.runs). The status, from the files and what ``watch``
+    saw of them, never from their times (a copy's are the copy's): ``finished_status`` when they say the run
+    ended (trainer_end); else ``live_status`` while ``watch`` saw them change in its window (a writer is at
+    work; one checkpoint-N opened alone never grows); else ``stopped_status`` (it ended before max_steps; never
+    crashed: Trainer writes no end marker a crash would leave out). The reason is the first note.
 
     Raises:
         ValueError: no trainer_state file in the folder or its checkpoints, or it is not a JSON object
@@ -423,9 +494,18 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
                                 str(settings.get("metric_for_best_model") or ""))
         if name and _number(state.get("best_metric")) is not None:
             best = (name, float(state["best_metric"]), best_step)
-    ended = any(isinstance(e, dict) and _SUMMARY_KEY in e for e in history)
+    ended = trainer_end(state, history, checkpoints)
     one_checkpoint = _checkpoint_step(path) >= 0   # a saved checkpoint never grows
-    status = live_status if (not ended and not one_checkpoint and now - mtime < live_seconds) else finished_status
+    live = watch.look(path, writer_fingerprint(path, state_name), now) and not one_checkpoint
+    if ended:
+        status, why = finished_status, f"{finished_status}: {ended}"
+    elif live:
+        status, why = live_status, f"{live_status}: its files changed while listed here; re-read as they grow"
+    else:
+        step, planned = int(_number(state.get("global_step")) or 0), int(_number(state.get("max_steps")) or 0)
+        status, why = stopped_status, (f"{stopped_status}: step {step}" + (f" of {planned}" if planned else "")
+                                       + ", no end summary, and no writer seen changing its files")
+    notes.insert(0, why)
     notes.insert(0, f"{kind} run: curves from {state_file}")
     return ForeignRun(kind=kind, run_id=run_id, status=status, config=config, events=events, checkpoints=found,
                       best=best, settings=settings, notes=notes)

@@ -30,13 +30,31 @@ def to_display(name: str, value: float, task: str) -> float:
     return float(value) * display_scale(name, task)
 
 
+def _name(name: str, task: str | None) -> str:
+    """The metric's short name: its row's label, or the name the task's TaskFacts give it."""
+    facts = find_task_facts(task) if task else None
+    label = metric_spec(name).label
+    return dict(facts.metric_labels).get(name, label) if facts is not None else label
+
+
 def metric_label(name: str, task: str | None = None) -> str:
     """'F1 (%)', 'accuracy (%)', 'matthews_corrcoef', 'best_f1_thresh', ... for axes and columns; with a
     ``task`` whose TaskFacts name the metric otherwise, that name ('entity F1 (%)' for ner)."""
     spec = metric_spec(name)
-    facts = find_task_facts(task) if task else None
-    label = dict(facts.metric_labels).get(name, spec.label) if facts is not None else spec.label
+    label = _name(name, task)
     return f"{label} (%)" if spec.is_percent else label
+
+
+def value_then_metric(name: str, value: float, task: str | None = None, sd: float | None = None) -> str:
+    """'66.70% F1', '70.6 ± 15.0% accuracy', '0.412 matthews_corrcoef': a display-scale ``value`` (and
+    sample sd ``sd``, with one digit less: a spread over a few seeds has no second decimal) first, then the
+    metric's name, the short form of a narrow column (the Runs list's "Best dev"); the unit sits on the number
+    instead of a " (%)" after the name."""
+    spec = metric_spec(name)
+    label = _name(name, task)
+    digits = (2 if spec.is_percent else 3) - (sd is not None)
+    number = f"{value:.{digits}f}" if sd is None else f"{value:.{digits}f} ± {sd:.{digits}f}"
+    return f"{number}{'%' if spec.is_percent else ''} {label}"
 
 
 def format_metric(name: str, value: float, task: str) -> str:

@@ -31,9 +31,11 @@ FINISHED, STOPPED, FAILED, CANCELLED, CRASHED = "finished", "stopped", "failed",
 LIVE = (QUEUED, STARTING, RUNNING, STOPPING, CANCELLING)
 TERMINAL = (FINISHED, STOPPED, FAILED, CANCELLED, CRASHED)
 # Runs written by another tool (explorer.core.runs: an HF Trainer output_dir, a folder of TensorBoard event
-# files): no worker of ours, no terminal event to replay; "in progress" while their files are still growing.
-HF_TRAINER_RUN, TENSORBOARD_RUN, IN_PROGRESS = "HF Trainer run", "TensorBoard run", "in progress"
-FOREIGN = (HF_TRAINER_RUN, TENSORBOARD_RUN, IN_PROGRESS)
+# files): no worker of ours, no terminal event to replay; "in progress" while their files are still growing. An
+# HF Trainer run whose files say it ended, or that no writer was seen changing, is FINISHED or STOPPED
+# (explorer.core.hf_trainer.read_trainer_run).
+TENSORBOARD_RUN, IN_PROGRESS = "TensorBoard run", "in progress"
+FOREIGN = (TENSORBOARD_RUN, IN_PROGRESS)
 STATUSES = LIVE + TERMINAL + FOREIGN
 # Listed runs whose folders are re-read while they grow (a worker started elsewhere; another tool's run)
 FOLLOWED = (RUNNING, IN_PROGRESS)

@@ -42,6 +42,7 @@ from pathlib import Path
 from explorer.core import run_status
 from explorer.core.best import best_of_events
 from explorer.core.evented import EmitterGroup
+from explorer.core.hf_trainer import WriterWatch, writer_fingerprint
 from explorer.core.events import EVENTS_FILE, EventWriter, read_event_log
 from explorer.core.task_facts import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import CHECKPOINTS, checkpoint_dir
@@ -59,6 +60,9 @@ TRAINING_ARGS_BIN = "training_args.bin"     # a pickle: never loaded (explorer.c
 TRAINING_ARGS_JSON = "training_args.json"   # TrainingArguments.to_json_string(), when a script saved it
 HF_CHECKPOINT = re.compile(r"checkpoint-\d+")
 IN_PROGRESS_SECONDS = 300.0   # another tool's run whose files changed this recently is "in progress"
+# HF Trainer folders this process saw being written to (its own clock, never the files' times: a copy's are the
+# copy's; explorer.core.hf_trainer.WriterWatch)
+TRAINER_WRITERS = WriterWatch(IN_PROGRESS_SECONDS)
 
 
 @dataclass
@@ -612,9 +616,10 @@ def load_run(path: str | Path, *, steps: str = "all") -> RunRecord:
 
 def load_foreign_run(path: str | Path, kind: str) -> RunRecord:
     """Another tool's run folder -> RunRecord: an HF Trainer run (explorer.core.hf_trainer) or a folder of
-    TensorBoard event files (explorer.core.scalars.tensorboard_events). Its status is
-    run_status.HF_TRAINER_RUN / TENSORBOARD_RUN, or IN_PROGRESS while its files changed in the last
-    IN_PROGRESS_SECONDS; never crashed.
+    TensorBoard event files (explorer.core.scalars.tensorboard_events). Its status: an HF Trainer run is
+    FINISHED when its files say it ended, IN_PROGRESS while TRAINER_WRITERS saw them change in the last
+    IN_PROGRESS_SECONDS, else STOPPED (explorer.core.hf_trainer.read_trainer_run); a TensorBoard run is
+    TENSORBOARD_RUN, or IN_PROGRESS while its files changed in the last IN_PROGRESS_SECONDS; never crashed.
 
     Raises:
         ValueError: the files cannot be read as that kind (the message names the file).
@@ -627,8 +632,9 @@ def load_foreign_run(path: str | Path, kind: str) -> RunRecord:
     now = time.time()
     if kind == HF_TRAINER:
         run = read_trainer_run(path, state_name=TRAINER_STATE_FILE, json_name=TRAINING_ARGS_JSON,
-                               bin_name=TRAINING_ARGS_BIN, kind=kind, finished_status=run_status.HF_TRAINER_RUN,
-                               live_status=run_status.IN_PROGRESS, now=now, live_seconds=IN_PROGRESS_SECONDS)
+                               bin_name=TRAINING_ARGS_BIN, kind=kind, finished_status=run_status.FINISHED,
+                               stopped_status=run_status.STOPPED, live_status=run_status.IN_PROGRESS, now=now,
+                               watch=TRAINER_WRITERS)
     else:
         files = tensorboard_files(path)
         newest = max(f.stat().st_mtime for f in files)
@@ -712,6 +718,20 @@ class RunStore:
         their folders)."""
         return [s for r, s in self._states.items()
                 if r not in self._drivers and s.status in run_status.FOLLOWED and s.path is not None]
+
+    def trainer_folders_to_recheck(self, now: float | None = None) -> list:
+        """Listed HF Trainer runs read as stopped whose folder TRAINER_WRITERS still watches (first seen or last
+        changed under IN_PROGRESS_SECONDS ago) and whose files changed since that look (stat calls only): a
+        writer is at work after all; re-read them (they become IN_PROGRESS)."""
+        now = time.time() if now is None else now
+        out = []
+        for s in self._states.values():
+            if s.kind != HF_TRAINER or s.status != run_status.STOPPED or s.path is None:
+                continue
+            if TRAINER_WRITERS.watching(s.path, now) and TRAINER_WRITERS.changed_since(
+                    s.path, writer_fingerprint(s.path, TRAINER_STATE_FILE)):
+                out.append(s)
+        return out
 
     def tracked(self) -> list:
         """The runs driven here, then the runs running elsewhere (the status bar's activity)."""

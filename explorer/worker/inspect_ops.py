@@ -265,7 +265,18 @@ def op_predict(state: State, args: dict, progress, cancelled):
 
     keys = ("text_columns", "encoding", "tau", "batch_size", "chunk_rows", "resume", "max_seq_length")
     kwargs = {k: args[k] for k in keys if args.get(k) not in (None, "")}
-    summary = predict_file(args["model"], args["data"], args["out"], progress=report, cancelled=cancelled, **kwargs)
+    last = {"total": 0}
+
+    def report_total(done: int, total) -> None:
+        last["total"] = total or 0
+        report(done, total)
+    try:
+        summary = predict_file(args["model"], args["data"], args["out"], progress=report_total, cancelled=cancelled,
+                               **kwargs)
+    except Cancelled as exc:   # a last progress event: the rows in the file, before the cancelled reply
+        if exc.rows_written is not None:
+            progress(exc.rows_written, last["total"])
+        raise
     return summary.to_dict()
 
 

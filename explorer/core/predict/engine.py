@@ -491,7 +491,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         status: status(line) before each slow step that has no rows yet ("reading FILE…", "loading model
             MODEL…"), so a terminal shows something at once.
         cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
-            of finished chunks stay in ``out``).
+            of finished chunks stay in ``out``; the exception's ``rows_written`` counts them, and a last
+            progress report gives that count, so a bar ends at the rows in the file).
         calibration: classification: divide the logits by the temperature saved with the checkpoint's run
             (``<run>/calibration.json``, core/calibration.py) before the softmax; False (``--no-calibration``)
             or no such file: the raw softmax. The predicted label is the same either way.
@@ -549,6 +550,15 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             written += len(chunk)
             summary.new_rows += len(chunk)
             report(written)
+    except Cancelled as exc:
+        # the bar said rows through the model; the file holds only whole chunks: the last report is what is in
+        # the file (eighth trial: the bar stood ahead of the rows written at Ctrl-C)
+        exc.rows_written = written
+        try:
+            report(written)
+        except Cancelled:
+            pass
+        raise
     finally:
         writer.close()
         summary.rows = written

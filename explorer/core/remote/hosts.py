@@ -175,9 +175,85 @@ def read_remote_run(run_dir: str | Path) -> RemoteRun | None:
         return None
 
 
+def login_home() -> Path:
+    """The home folder ssh uses: the passwd entry's (ssh never reads $HOME), else Path.home() where there is no
+    passwd database (Windows) or no entry for this user."""
+    try:
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, AttributeError):
+        return Path.home()
+
+
 def ssh_config_path() -> Path:
-    """The ssh_config the app reads and passes to ssh: $EXPLORER_SSH_CONFIG, else ``~/.ssh/config``."""
-    return Path(os.environ.get(SSH_CONFIG_ENV) or Path.home() / ".ssh" / "config").expanduser()
+    """The ssh_config the app reads and passes to ssh: $EXPLORER_SSH_CONFIG, else ``.ssh/config`` in the
+    passwd home, the file ssh itself reads (eighth trial: $HOME/.ssh/config was read while ssh read another)."""
+    return Path(os.environ.get(SSH_CONFIG_ENV) or login_home() / ".ssh" / "config").expanduser()
+
+
+def ssh_resolved(target: str, timeout: float = 5.0) -> dict[str, str] | None:
+    """What ssh itself makes of ``target`` (an alias or user@host) under its config: ``ssh -G`` (which connects
+    to nothing) -> {"hostname", "user", "port"}; with $EXPLORER_SSH_CONFIG it is passed as ``-F``. None when
+    there is no ssh program, it fails, or it takes over ``timeout`` seconds (a ``Match exec`` in the config)."""
+    import shutil
+    import subprocess
+
+    ssh = shutil.which("ssh")
+    if not ssh or not target.strip() or target.startswith("-"):
+        return None
+    args = [ssh, "-G"] + (["-F", str(ssh_config_path())] if os.environ.get(SSH_CONFIG_ENV) else []) + [target]
+    try:
+        res = subprocess.run(args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if res.returncode != 0:
+        return None
+    out = {}
+    for line in res.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if key in ("hostname", "user", "port") and key not in out:
+            out[key] = value.strip()
+    return out or None
+
+
+def _config_port(target: str, path: Path) -> int | None:
+    """The Port an ssh_config gives ``target``'s host, read from the file (the first match wins, as in ssh; Host
+    patterns with * ? and ! are matched, Match blocks are skipped). None when it sets none or cannot be read."""
+    import fnmatch
+
+    host = target.rsplit("@", 1)[-1]
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    applies = True   # lines before the first Host line apply to every host
+    for line in lines:
+        words = line.split("#")[0].replace("=", " ").split()
+        if not words:
+            continue
+        key = words[0].lower()
+        if key == "host":
+            pats = words[1:]
+            negated = any(fnmatch.fnmatch(host, p[1:]) for p in pats if p.startswith("!"))
+            applies = not negated and any(fnmatch.fnmatch(host, p) for p in pats if not p.startswith("!"))
+        elif key == "match":
+            applies = False
+        elif key == "port" and applies and len(words) > 1:
+            try:
+                return int(words[1])
+            except ValueError:
+                return None
+    return None
+
+
+def configured_port(target: str) -> int:
+    """The port ssh connects to for ``target`` when the app gives none: ``ssh -G``'s when ssh is there (the
+    truth), else the ssh_config file's Port for that host, else 22."""
+    resolved = ssh_resolved(target)
+    if resolved and resolved.get("port", "").isdigit():
+        return int(resolved["port"])
+    return _config_port(target, ssh_config_path()) or 22
 
 
 def ssh_aliases(path: str | Path | None = None) -> list[str]:

@@ -23,6 +23,7 @@ import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QSplitter, QVBoxLayout, QWidget
 
@@ -99,6 +100,13 @@ class CurvesPanel(CurvesExport, QWidget):
         self.legend.setFixedHeight(2 * self.legend.fontMetrics().lineSpacing() + 6)
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.legend.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.legend.installEventFilter(self)   # a new width lays the entries out again (legend_parts)
+        # what a shown run's evaluations say about it (a classifier stuck on one class), under the legend
+        self.run_notes = QLabel()
+        self.run_notes.setTextFormat(Qt.TextFormat.RichText)
+        self.run_notes.setWordWrap(True)
+        self.run_notes.setStyleSheet("color: #8a5a00;")
+        self.run_notes.setVisible(False)
         self.progress = QProgressBar()
         self.progress.setFixedWidth(220)
         # elides (the whole line in its tooltip) rather than clip "remaining …" at 1280x800 (issue 25)
@@ -119,6 +127,7 @@ class CurvesPanel(CurvesExport, QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(tb)
         lay.addWidget(self.legend)
+        lay.addWidget(self.run_notes)
         lay.addLayout(prog)
         # the watched questions' attention flow over training, under the curves when a shown run has it
         self.flow_view = FlowOverTraining()
@@ -516,25 +525,87 @@ class CurvesPanel(CurvesExport, QWidget):
         """Redraw the legend strip now (after a run was renamed)."""
         self._update_legend()
 
+    LEGEND_LINES = 2   # the legend strip's height, in lines (fixed: the plots below never move)
+
     def _update_legend(self) -> None:
-        key = [(id(s), s.status, len(s.evals), c, self.name_of(s.run_id)) for s, c in self._pairs()]
+        key = ([(id(s), s.status, len(s.evals), c, self.name_of(s.run_id)) for s, c in self._pairs()],
+               self.legend.width())
         if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
             return
         self._legend_key = key
         if not self.runs:
-            text = ("<span style='color:#666'>No run selected. Launch a run, or select runs in the Runs list "
-                    "(Ctrl/Shift-click to overlay several).</span>")
+            text, tip = ("<span style='color:#666'>No run selected. Launch a run, or select runs in the Runs list "
+                         "(Ctrl/Shift-click to overlay several).</span>"), ""
         else:
-            parts = []
-            for state, color in self._pairs():
-                best = state.best_text()
-                extra = (f" · {best}" if best.startswith("best") else f" · best {best}") if best else ""
-                name = html.escape(self.name_of(state.run_id))
-                parts.append(f"<span style='color:{color}'>■</span>&nbsp;{name} "
-                             f"<span style='color:#666'>({state.status}{extra})</span>")
-            text = "&nbsp;&nbsp;&nbsp;".join(parts)
+            text, tip = self.legend_parts()
         if text != self.legend.text():
             self.legend.setText(text)
+        self.legend.setToolTip(tip)
+        notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
+                 if (note := s.one_class_note())]
+        self.run_notes.setText("<br>".join(notes))
+        self.run_notes.setVisible(bool(notes))
+
+    def legend_parts(self) -> tuple[str, str]:
+        """(the legend strip's rich text, its tooltip): one entry per shown run, "■ name (status · best …)", as
+        many as fit in LEGEND_LINES lines of the strip's width, then "+N more" (eighth trial: with 16 runs only
+        8 showed and nothing said so); the tooltip lists every run, one a line."""
+        entries = []
+        for state, color in self._pairs():
+            best = state.best_text()
+            extra = (f" · {best}" if best.startswith("best") else f" · best {best}") if best else ""
+            name = self.name_of(state.run_id)
+            entries.append((f"■ {name} ({state.status}{extra})",
+                            f"<span style='color:{color}'>■</span>&nbsp;{html.escape(name)} "
+                            f"<span style='color:#666'>({html.escape(state.status + extra)})</span>"))
+        fm = self.legend.fontMetrics()
+        bold = self.legend.font()
+        bold.setBold(True)
+        bold_fm = QFontMetrics(bold)
+        width = max(self.legend.contentsRect().width() - fm.averageCharWidth(), 1)   # the label's own margins
+        gap = fm.horizontalAdvance("\u00a0" * 3)
+        lines, used, shown = 1, 0, []
+        for i, (plain, _rich) in enumerate(entries):
+            more = bold_fm.horizontalAdvance(f"+{len(entries) - i - 1} more") + gap if i < len(entries) - 1 else 0
+            need = fm.horizontalAdvance(plain) + (gap if used else 0)
+            last_line = lines == self.LEGEND_LINES
+            if used and used + need + (more if last_line else 0) > width:
+                if last_line:
+                    break
+                lines, used, need = lines + 1, 0, fm.horizontalAdvance(plain)
+                if lines == self.LEGEND_LINES and need + more > width and shown:
+                    break
+            shown.append(i)
+            used += need
+        def compose(k: int) -> str:
+            text = "&nbsp;&nbsp;&nbsp;".join(entries[i][1] for i in shown[:k])
+            return text + (f"&nbsp;&nbsp;&nbsp;<b>+{len(entries) - k}&nbsp;more</b>" if k < len(entries) else "")
+        # the label wraps inside entries too: check its own layout, one entry fewer until it fits the strip
+        probe = self._legend_probe()
+        k = len(shown)
+        while k > 1:
+            probe.setText(compose(k))
+            if probe.heightForWidth(self.legend.width()) <= self.legend.height():
+                break
+            k -= 1
+        tip = "\n".join(plain for plain, _ in entries) if k < len(entries) else ""
+        return compose(k), tip
+
+    def _legend_probe(self) -> QLabel:
+        """A label like the legend strip, never shown: what height a text would take in it."""
+        if getattr(self, "_probe", None) is None:
+            self._probe = QLabel(self)
+            self._probe.hide()
+            self._probe.setTextFormat(Qt.TextFormat.RichText)
+            self._probe.setWordWrap(True)
+            self._probe.setFont(self.legend.font())
+            self._probe.setStyleSheet(self.legend.styleSheet())
+        return self._probe
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if obj is self.legend and event.type() == QEvent.Type.Resize:
+            self._update_legend()
+        return super().eventFilter(obj, event)
 
     def focus_run(self) -> RunState | None:
         """The run the progress line describes: the first live one shown, else the first shown."""

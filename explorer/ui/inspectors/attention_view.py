@@ -23,7 +23,7 @@ from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.flow_layout import FlowLayout
-from explorer.ui.shell.scrolling import scrolling
+from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
@@ -291,6 +291,7 @@ class AttentionView(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.info)
+        wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
 
     def _connect(self) -> None:
         for box in (self.mode, self.layer, self.head, self.direction, self.model_pair):

@@ -197,6 +197,20 @@ class ClassifyDevView(QWidget):
         source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
         if source and source != self._prefilled_for:
             self.prefill_from_run(source)
+        self._say_model()
+
+    def _say_model(self) -> None:
+        """Before a table is shown, the status line says which model Score dev set uses: the one loaded in
+        Classify (eighth trial: it asked for a model while one was loaded there), else how to get one."""
+        if self.report is not None or self._job._outstanding:   # a table, or one on its way, says more
+            return
+        loaded = self.get_loaded()
+        source = str(getattr(loaded, "source", "") or getattr(loaded, "path", "") or "") if loaded is not None else ""
+        if loaded is None:
+            self.status.setText("Load a model in Classify, choose a dev file, press Score dev set.")
+        else:
+            self.status.setText(f"Uses the model loaded in Classify ({source or 'loaded'}): choose a dev file "
+                                "(a run's is filled in), press Score dev set.")
 
     def table_settings(self) -> dict:
         """The table settings sent with the request: the picker's columns, plus the run's encoding, id column,
@@ -239,6 +253,7 @@ class ClassifyDevView(QWidget):
         """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
         naming both), and a request still running for it is dropped when it answers."""
         self.source.model_changed(loaded)
+        self._say_model()
 
     def clear_results(self) -> None:
         """Empty every table, the metrics line and the scatter; close the calibration window (of those logits)."""

@@ -338,7 +338,8 @@ class ClassifyView(QWidget):
     def fill_example(self, example: dict | None) -> None:
         """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
         model being loaded is in."""
-        if example is None:
+        if example is None:   # say why the sentence is the one typed before (eighth trial: an empty one, silently)
+            self._status("the run's dev and training files cannot be read here: type a sentence, then Classify")
             return
         if self.loaded is None or self._loader._outstanding:
             self._example_when_loaded = example

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.tau_study import default_cache_dir, questions_near
 from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
@@ -26,7 +26,15 @@ from .remote import RemoteJob
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.scrolling import scrolling
 
-PLOT_MIN_HEIGHT = 280   # px: the τ curves (about 150 px of graph), their axis and the two-row legend below
+PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
+TABLE_MIN_ROWS = 4      # rows each table keeps in view (eighth trial: one row of each at 1280x800)
+
+
+def rows_tall(table: QTableWidget, rows: int) -> int:
+    """The height in pixels that shows ``table``'s header and ``rows`` rows of its default height (frame
+    included), with no scroll bar's worth of slack."""
+    return (table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth())
 
 NEAR_ROWS = 100
 CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
@@ -188,32 +196,39 @@ class DevTauView(QWidget):
         return trow
 
     def _build_split(self, trow: QHBoxLayout) -> QSplitter:
-        """The curves and the τ table above; the chosen-τ row and the near-τ questions below."""
-        top = QWidget()
-        tl = QVBoxLayout(top)
-        tl.setContentsMargins(0, 0, 0, 0)
-        # the curves keep a readable height; what does not fit below them (the τ table, the summary) scrolls in
-        # its own area instead of squeezing the plot (first-hour trial: 70 px of plot at 1280x800)
-        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        """The curves above; below them the chosen-τ row and two tabs, the τ values (table and summary) and the
+        questions near τ, each with TABLE_MIN_ROWS rows in view at 1280x800 (eighth trial: one row of each when
+        they were stacked under the curves). A splitter between curves and tabs."""
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)   # a readable graph (first-hour trial: 70 px at 1280x800)
+        for table in (self.tau_table, self.table):
+            table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)   # compact rows
         details = QWidget()
         dl = QVBoxLayout(details)
         dl.setContentsMargins(0, 0, 0, 0)
         dl.addWidget(self.tau_table)
         dl.addWidget(self.summary)
         dl.addStretch(1)
-        tl.addWidget(self.plot, 3)
-        tl.addWidget(scrolling(details, horizontal=False), 2)
+        self.result_tabs = QTabWidget()
+        self.result_tabs.setDocumentMode(True)
+        self.result_tabs.addTab(scrolling(details, horizontal=False), "τ values")
+        self.result_tabs.addTab(self.table, "Questions near τ")
+        self.result_tabs.setTabToolTip(1, self.table.toolTip())
+        self.result_tabs.setMinimumHeight(self.result_tabs.tabBar().sizeHint().height()
+                                          + rows_tall(self.table, TABLE_MIN_ROWS))
         bottom = QWidget()
         bl = QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
         bl.addLayout(trow)
-        bl.addWidget(self.table, 1)
+        bl.addWidget(self.result_tabs, 1)
+        # the chosen-τ figures wrap to two lines in a narrow pane: room for them, so the tabs keep their rows
+        bottom.setMinimumHeight(self.result_tabs.minimumHeight() + 2 * self.at_tau.fontMetrics().lineSpacing()
+                                + 2 * bl.spacing() + 4)
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.plot)
         split.addWidget(bottom)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-
+        split.setStretchFactor(0, 1)   # a tall window gives the tables room too (the summary under the τ values)
+        split.setStretchFactor(1, 1)
         return split
 
     def _build_inputs(self) -> None:
@@ -516,7 +531,7 @@ class DevTauView(QWidget):
         from explorer.core.metrics import tau_sweep
 
         rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
-                 "the black line: drag it or type it; the table of questions below is sorted around it"),
+                 "the black line: drag it or type it; the Questions near τ tab is sorted around it"),
                 ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}",
                  "red dashed line and star: the highest F1 of the curve (τ from −6 to +6, step 0.25)")]
         if "best_tau" in o:
@@ -549,8 +564,7 @@ class DevTauView(QWidget):
                 self.tau_table.setItem(r, c, item)
         self.tau_table.resizeColumnsToContents()
         self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        height = self.tau_table.horizontalHeader().height() + sum(self.tau_table.rowHeight(r) for r in range(len(rows)))
-        self.tau_table.setFixedHeight(height + 2 * self.tau_table.frameWidth())
+        self.tau_table.setFixedHeight(rows_tall(self.tau_table, len(rows)))   # every τ row in view
 
     # ----------------------------------------------------------------------------------- τ and the table
     def _on_tau_spin(self, value: float) -> None:

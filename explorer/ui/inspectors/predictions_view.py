@@ -630,6 +630,7 @@ class PredictDialog(QDialog):
         self.setWindowTitle("Predict on a file")
         self.client = client or shared_client()
         self.request_id: int | None = None
+        self._rows_done: int | None = None   # the rows the child last reported (at a cancel: those in the file)
         self.summary: dict | None = None
         self.model_edit = QLineEdit(model)
         self.data_edit = QLineEdit()
@@ -722,6 +723,7 @@ class PredictDialog(QDialog):
             self.status.setText("Pick a file and an output file first")
             return None
         self._t0 = time.perf_counter()
+        self._rows_done = None
         self.summary = None
         self.start_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -741,6 +743,7 @@ class PredictDialog(QDialog):
         rate = done / elapsed if elapsed > 0 else 0.0
         eta = f", about {max(0.0, (total - done) / rate):.0f} s left" if total and rate > 0 else ""
         self.status.setText(f"{done} of {total or '?'} rows, {rate:.0f} rows/s{eta}")
+        self._rows_done = done   # at a cancel, the child's last report is the rows in the file
 
     def _done(self, summary) -> None:
         self.summary = summary
@@ -758,7 +761,10 @@ class PredictDialog(QDialog):
         self.cancel_button.setEnabled(False)
         self.progress.setRange(0, 1)
         cancelled = "cancel" in str(message).lower()
-        self.status.setText("Cancelled; the rows written so far stay: tick Resume and Start to continue"
+        rows = self._rows_done
+        written = f"{rows} rows written to {self.out_edit.text().strip()}" if rows is not None else \
+            "the rows written so far"
+        self.status.setText(f"Cancelled: {written} stay; tick Resume and Start to continue"
                             if cancelled else str(message))
         if cancelled:
             self.resume.setChecked(True)

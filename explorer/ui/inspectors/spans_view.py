@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
 from explorer.core.metrics import TAU_GRID_LIMIT, tau_axis_limit
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import fit_columns
-from explorer.ui.shell.scrolling import scrolling
+from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, term_label, tip
 from .heatmap import TokenAxis, TokenHeatmap
@@ -210,6 +210,7 @@ class SpansView(QWidget):
         # the τ box and the end of best_non_null_score out of sight behind a sideways scroll)
         self.body_scroll = scrolling(body, horizontal=False)
         layout.addWidget(self.body_scroll, 1)
+        wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
 
     def set_abstain_note(self, text: str) -> None:
         """Show (or with "" hide) the note under the decision: e.g. a SQuAD v1.1 model never learnt to abstain

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialo
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.remote.check import HostCheck, check_host
-from explorer.core.remote.hosts import Host, SlurmOptions, ssh_aliases
+from explorer.core.remote.hosts import Host, SlurmOptions, configured_port, ssh_aliases
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
@@ -41,7 +41,8 @@ class HostsDialog(QDialog):
         self.fields = {name: QLineEdit() for name in ("name", "target", "key", "python", "runs_dir")}
         self.port = QSpinBox()
         self.port.setRange(0, 65535)
-        self.port.setSpecialValueText("from the SSH config (22)")
+        self.port.setSpecialValueText("from the SSH config")   # with its port once read (_read_port)
+        self.port.setToolTip("0: the port ssh takes from its config for this host (ssh -G), shown in brackets")
         self.inspect = QComboBox()   # how its runs' checkpoints open in the inspectors (AppSettings.inspect_choice)
         for text, choice in INSPECT_CHOICES:
             self.inspect.addItem(text, choice)
@@ -100,6 +101,7 @@ class HostsDialog(QDialog):
         self.list.currentRowChanged.connect(self._show)
         for ed in self.fields.values():
             ed.textEdited.connect(self._edited)
+        self.fields["target"].editingFinished.connect(self._read_port)
         self.port.valueChanged.connect(self._edited)
         self.inspect.currentIndexChanged.connect(self._inspect_edited)
         self.slurm.toggled.connect(self._edited)
@@ -200,6 +202,23 @@ class HostsDialog(QDialog):
             w.blockSignals(False)
         self._slurm_fields_enabled(host.slurm is not None)
         self.problem.setText(host.problem())
+        self._read_port()
+
+    def _read_port(self) -> None:
+        """The port ssh's own config gives the SSH host (ssh -G, on a worker thread: a config may run commands),
+        shown in the Port field's "from the SSH config (N)" (eighth trial: it said 22 for a host at 2222)."""
+        target = self.fields["target"].text().strip()
+        self.port.setSpecialValueText("from the SSH config")
+        if not target:
+            return
+
+        def show(port: int) -> None:
+            try:
+                if self.fields["target"].text().strip() == target:   # still that host
+                    self.port.setSpecialValueText(f"from the SSH config ({port})")
+            except RuntimeError:   # the dialog was closed meanwhile
+                pass
+        start_worker(configured_port, target, on_done=show)
 
     def _edited(self, *_args) -> None:
         host = self.current()

@@ -109,6 +109,11 @@ class LauncherPanel(QWidget):
         self._edited: set[str] = set()   # fields the user changed since the last preset / loaded config
         self._task = ""                  # the task the form's recipe is for
         self._preset_note = ""           # after a task switch: the preset shown before no longer applies
+        # the task switch's note, kept in parts so that choosing a data file it cleared rewrites it (eighth trial:
+        # "were cleared: choose this task's data" stayed after the user chose them): (recipe sentence, data
+        # files still to choose, the task those were for)
+        self._switch_note: tuple[str, list[str], str] | None = None
+        self._file_note = ""             # what a new training file reset (_new_train_file)
         self._preset = ""                # the preset the form was set from, while its task is kept
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
@@ -316,7 +321,7 @@ class LauncherPanel(QWidget):
     def set_config(self, config: TrainConfig) -> None:
         self._loading = True
         self._edited.clear()
-        self._task, self._preset_note = config.task, ""
+        self._task, self._preset_note, self._switch_note, self._file_note = config.task, "", None, ""
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
         try:
@@ -336,10 +341,17 @@ class LauncherPanel(QWidget):
             return
         if name == "task":
             self._switch_task(self.editors["task"].get())
+            # at once, not after the typing pause: the previews read the files for the task shown (eighth trial:
+            # the Train data preview still showed the other task's reading)
+            self._preview_timer.stop()
+            self.refresh_previews()
         else:
             self._edited.add(name)
         if name == "train":
             self._new_train_file()
+        if name in ("train", "dev") and self.editors[name].get() and self._switch_note is not None:
+            self._switch_note[1][:] = [n for n in self._switch_note[1] if n != name]   # chosen: no longer to do
+            self._compose_note()
         self._changed()
 
     # what the form says about the training file's layout: another file's columns, header and encoding do not
@@ -351,7 +363,13 @@ class LauncherPanel(QWidget):
         preview then guesses this file's columns), with a word in the banner."""
         defaults = TrainConfig()
         cleared = [n for n in self.FILE_SETTINGS if self.editors[n].get() != getattr(defaults, n)]
-        if not cleared:
+        import html
+
+        name = html.escape(Path(self.editors["train"].get()).name)
+        if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
+            if self._file_note:
+                self._file_note = f"Training file {name}: the preview guesses its columns"
+                self._compose_note()
             return
         self._loading = True
         try:
@@ -361,8 +379,21 @@ class LauncherPanel(QWidget):
         finally:
             self._loading = False
         labels = ", ".join(field_spec(n).label or n for n in cleared)
-        self._preset_note = (f"A new training file: the previous file's {labels} were cleared; the preview guesses "
-                             "this file's columns")
+        self._file_note = (f"Training file {name}: the previous file's {labels} went back to their defaults; the "
+                           "preview guesses this file's columns")
+        self._compose_note()
+
+    def _compose_note(self) -> None:
+        """The banner's note from what is true now: the task switch's recipe sentence, the data files it cleared
+        that are still to choose, and what the last new training file reset."""
+        parts = []
+        if self._switch_note is not None:
+            recipe, waiting, old_label = self._switch_note
+            parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
+                                   "cleared: choose this task's data" if waiting else ""))
+        if self._file_note:
+            parts.append(self._file_note)
+        self._preset_note = ". ".join(parts)
 
     def _switch_task(self, task: str) -> None:
         from explorer.core.task_facts import task_defaults
@@ -393,15 +424,16 @@ class LauncherPanel(QWidget):
         note = (f"The preset {self._preset} was for {old_facts.label if old_facts else old} and no longer applies: "
                 if self._preset else "")
         self._preset = ""
-        self._preset_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
-                             + (f"; the {' and '.join(cleared)} data of the preset were for {old_facts.label} and "
-                                "were cleared: choose this task's data" if cleared else ""))
+        self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""),
+                             cleared, old_facts.label if old_facts else old)
+        self._compose_note()
 
     def show_note(self, text: str) -> None:
         """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
         next set_config or task switch: e.g. where a form filled by "Fine-tune on corrected rows" got its data."""
         import html
 
+        self._switch_note, self._file_note = None, ""
         self._preset_note = html.escape(text)
         self._changed()
 

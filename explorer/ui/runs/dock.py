@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogB
                                QTreeView,
                                QVBoxLayout, QWidget)
 
-from explorer.core.runs import checkpoint_path
+from explorer.core.runs import OURS, checkpoint_path
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
 from explorer.ui.runs.state import RunState, format_seconds
+from explorer.ui.shell.layout_check import header_need
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
@@ -55,7 +56,7 @@ EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+
               "folder from disk (Ctrl+O).")
 STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
                  "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
-                 "cancelled": "#6c757d", "crashed": "#b02a37", "HF Trainer run": "#0f6674",
+                 "cancelled": "#6c757d", "crashed": "#b02a37",
                  "TensorBoard run": "#0f6674", "in progress": "#0a58ca"}
 STATUS_TIPS = {
     "queued": "waiting for the previous run to finish",
@@ -69,8 +70,6 @@ STATUS_TIPS = {
     "cancelled": "cancelled: no final evaluation",
     "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
     "crashed": "the event log ends without a result and no worker process is alive",
-    "HF Trainer run": "a Hugging Face Trainer output folder: curves from its trainer_state.json, its checkpoint-N "
-                      "folders, its own best checkpoint",
     "TensorBoard run": "a folder of TensorBoard event files: its scalars as curves",
     "in progress": "another tool's run whose files changed in the last minutes: re-read while it grows",
 }
@@ -237,6 +236,9 @@ class RunsModel(QAbstractItemModel):
     def _tooltip(self, s: RunState, col: int) -> str:
         if COLUMNS[col] == "Status":
             tip = STATUS_TIPS.get(self.status_text(s), s.status)
+            if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
+                tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
+                       "folders, its own best checkpoint)")
             if s.status == "queued" and s.queue_note:
                 tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
             tip = f"{tip}\n{s.error}" if s.error else tip
@@ -259,6 +261,9 @@ class RunsModel(QAbstractItemModel):
                     f"size on disk: {self._text(s, COLUMNS.index('Size')) or '-'}\n"
                     f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
                     "(F2 renames, Delete deletes)")
+        if COLUMNS[col] == "Best dev":
+            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.baselines)
+            return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
         return self._text(s, col)
 
     @staticmethod
@@ -283,7 +288,7 @@ class RunsModel(QAbstractItemModel):
         if name == "Task":
             return s.task
         if name == "Best dev":
-            return s.best_text(value_first=True)
+            return s.best_cell_text()
         if name == "Duration":
             return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
         if name == "Step":
@@ -469,7 +474,7 @@ class RunsPanel(QWidget):
         hh.setMinimumSectionSize(40)
         for col, name in enumerate(COLUMNS):
             hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
-                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host")
+                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host", "Status")
                                     else QHeaderView.ResizeMode.ResizeToContents)
         hh.moveSection(hh.visualIndex(COLUMNS.index("Host")), 1)
         # the run names get their width first; "Best dev" what they leave (fit_columns)
@@ -477,6 +482,7 @@ class RunsPanel(QWidget):
         self._fit_timer.timeout.connect(self.fit_columns)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.dataChanged, self.model.modelReset):
             signal.connect(lambda *_: self._fit_timer.start())
+        hh.sortIndicatorChanged.connect(lambda *_: self._fit_timer.start())   # the sort arrow takes room
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for col, name in enumerate(COLUMNS[1:], start=1):
             act = QAction(f"Show {name}", hh)
@@ -544,30 +550,41 @@ class RunsPanel(QWidget):
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
 
-    MIN_BEST_PX = 64   # the narrowest "Best dev" column ("F1 (%…"): the metric's name and the start of its value
+    STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
 
     HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
 
     def fit_columns(self) -> int:
         """Give the run names the room first (the user's name, typed in the launcher, must be readable; the sixth
         trial saw "st…-4" for "stance-4"): "Best dev" gets the width the widest name and the other shown columns
-        leave, between MIN_BEST_PX and its contents (a longer text is elided; its tooltip has it whole); the Run
-        column, stretched, takes the rest. Returns the width set for "Best dev", in pixels.
+        leave, between its header's width and its contents ("66.70 F1 (%)", whole in the default dock: the
+        eighth trial saw "60.00 a…"; a narrower dock elides it, its tooltip has it whole); the Run column,
+        stretched, takes the rest. The "Status" column takes the runs' statuses, at most STATUS_MAX_PX (a
+        group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists them). Returns the width set for "Best dev", in pixels.
 
         The "Host" column, when the user shows it (header menu), takes its contents, at most HOST_MAX_PX."""
         col, run, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Run"), COLUMNS.index("Host")
+        status = COLUMNS.index("Status")
         hh = self.table.header()
         if not self.table.isColumnHidden(host_col):
             wanted_host = max(self.table.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
             self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
-        wanted = max(self.table.sizeHintForColumn(col), hh.sectionSizeHint(col))
+        titles = {c: header_need(hh, c, COLUMNS[c]) for c in (col, status)}
+        wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.model.rows])
+        self.table.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
+        wanted = max(self.table.sizeHintForColumn(col), titles[col])
         names = max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run))
         others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
                      if c not in (col, run) and not self.table.isColumnHidden(c))
         room = self.table.viewport().width() - names - others
-        width = max(self.MIN_BEST_PX, min(wanted, room))
+        width = max(titles[col], min(wanted, room))
         self.table.setColumnWidth(col, width)
         return width
+
+    def _cell_width(self, run_id: str, col: int) -> int:
+        """The width a run's cell asks for (text, margins), in pixels; 0 for a run not listed."""
+        index = self._view_index(self.model.run_index(run_id, col))
+        return self.table.sizeHintForIndex(index).width() if index.isValid() else 0
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -751,7 +768,7 @@ class RunsPanel(QWidget):
         """The menu for the selected runs (built, not shown: tests read its actions)."""
         menu = QMenu(self)
         one = len(states) == 1
-        done = all(s.status in FINISHED and s.path is not None for s in states)
+        done = all(s.status in FINISHED and s.path is not None and s.kind == OURS for s in states)
         menu.addAction("Rename…", self.rename_selected).setEnabled(one and states[0].path is not None)
         menu.addAction("Delete…", self.delete_selected).setEnabled(done)
         menu.addSeparator()
@@ -963,7 +980,7 @@ class RunsPanel(QWidget):
 
     def _clean_up(self, title: str, fn, what: str) -> bool:
         states = self._selected_states()
-        if len(states) != 1 or states[0].path is None or states[0].status not in FINISHED:
+        if len(states) != 1 or states[0].path is None or states[0].status not in FINISHED or states[0].kind != OURS:
             return False
         s = states[0]
         size = format_size(self.model.sizes.get(s.run_id))

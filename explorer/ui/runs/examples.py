@@ -43,11 +43,28 @@ def example_for_run(config: dict) -> tuple[str, str]:
     return DEFAULT_WATCH[0]["question"], DEFAULT_WATCH[0]["passage"]
 
 
+def _local_files(config: dict, keys=("dev", "train")) -> list[Path]:
+    """The run's data files of ``keys`` that are here, in that order: as written in the config, else (a relative
+    path) against the runs folder the config names (``output_dir``); hub ids and files not here left out."""
+    out = []
+    for key in keys:
+        name = str(config.get(key) or "")
+        if not name:
+            continue
+        for candidate in (Path(name), Path(str(config.get("output_dir") or "")) / name):
+            if candidate.is_file():
+                out.append(candidate)
+                break
+    return out
+
+
 def first_classification_example(config: dict) -> dict | None:
     """The first example of a single-sentence or pair classifier run's local dev file (else its training file),
     read with the run's own column, header and encoding settings, as Classify's ``open_example`` takes it:
-    {"kind", "text_a", "text_b", "label"} (the label a class id). None for another task, a hub dataset, a file
-    that is gone or cannot be read."""
+    {"kind", "text_a", "text_b", "label"} (the label a class id; -1 when the run's label names do not read it).
+    A file that cannot be read that way is read again without the label names, then the next file is tried
+    (eighth trial: an empty sentence when the dev file's first label was not one of the names). None for another
+    task, a hub dataset, files that are gone or cannot be read."""
     from explorer.core.data.classification import ClassificationDataError, load_classification
     from explorer.core.task_facts import find_task_facts, is_single_label_table
 
@@ -55,22 +72,25 @@ def first_classification_example(config: dict) -> dict | None:
     facts = find_task_facts(task)
     if facts is None or not is_single_label_table(task):   # one class per row: single sentence or pair
         return None
-    source = next((str(config.get(k)) for k in ("dev", "train") if config.get(k) and Path(str(config[k])).is_file()),
-                  "")
-    if not source:
-        return None
-    try:
-        data = load_classification(source, pair=facts.pair, text_columns=config.get("text_columns") or None,
-                                   label_column=config.get("label_column") or "",
-                                   no_header=bool(config.get("no_header")), encoding=str(config.get("encoding") or ""),
-                                   label_names=config.get("label_names") or None,
-                                   skip_invalid=bool(config.get("skip_invalid")), cap=1)
-    except (ClassificationDataError, OSError, ValueError):
-        return None
-    if not len(data.texts_a):
-        return None
-    return {"kind": task, "text_a": data.texts_a[0], "text_b": data.texts_b[0] if facts.pair else "",
-            "label": int(data.labels[0])}
+    names = config.get("label_names") or None
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()] or None
+    attempts = [(names, True)] + ([(None, False)] if names else [])
+    for source in _local_files(config):
+        for label_names, labelled in attempts:
+            try:
+                data = load_classification(str(source), pair=facts.pair,
+                                           text_columns=config.get("text_columns") or None,
+                                           label_column=config.get("label_column") or "",
+                                           no_header=bool(config.get("no_header")),
+                                           encoding=str(config.get("encoding") or ""), label_names=label_names,
+                                           skip_invalid=True, cap=1)
+            except (ClassificationDataError, OSError, ValueError):
+                continue
+            if len(data.texts_a):
+                return {"kind": task, "text_a": data.texts_a[0], "text_b": data.texts_b[0] if facts.pair else "",
+                        "label": int(data.labels[0]) if labelled else -1}
+    return None
 
 
 def first_tagging_sentence(config: dict) -> str:

@@ -61,13 +61,14 @@ class GroupRow:
         return name, stats(values, higher_is_better(name))
 
     def best_text(self) -> str:
-        """'accuracy (%) 74.10 ± 2.31' ('' before any member has an evaluation; n is in the tooltip)."""
-        from explorer.core.metric_display import metric_label
+        """'74.10 ± 2.31% accuracy': the value first, then the metric, as a run's row ('' before any member
+        has an evaluation; n is in the tooltip)."""
+        from explorer.core.metric_display import value_then_metric
 
         name, st = self.best()
         if name is None or not st.n:
             return ""
-        return f"{metric_label(name, self.task)} {st.mean:.2f} ± {st.sd:.2f}"
+        return value_then_metric(name, st.mean, self.task, sd=st.sd)
 
     def best_sort_key(self) -> float:
         _, st = self.best()

@@ -181,6 +181,16 @@ class RunState:
     def is_live(self) -> bool:
         return run_status.is_live(self.status)
 
+    def one_class_note(self) -> str:
+        """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation (a single-label
+        classification task) predicted one class for every dev row, else '' (explorer.core.baselines)."""
+        from explorer.core.baselines import one_class_note
+        from explorer.core.task_facts import is_single_label_table
+
+        if not self.evals or not is_single_label_table(self.task):
+            return ""
+        return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")))
+
     def primary_metric(self) -> str | None:
         """The dev metric used to rank runs (explorer.core.task_facts.choose_metric: the one that picks
         the run's best checkpoint when evaluated), else the first name seen in sorted order."""
@@ -217,21 +227,30 @@ class RunState:
             self._baseline = (key, dev_baseline(self.config, self.path))
         return self._baseline[1]
 
-    def best_text(self, value_first: bool = False) -> str:
+    def best_text(self) -> str:
         """'F1 (%) 66.70 @120 · baseline 34.29' ('' before a saved evaluation); the baseline is the trivial
-        predictor's score on the same dev data (all no-answer / majority class). ``value_first``: '66.70 F1 (%)
-        @120 · baseline 34.29', for the Runs list, whose narrow column elides the end and keeps the number."""
+        predictor's score on the same dev data (all no-answer / majority class). The Runs list's cell is the
+        short best_cell_text; this is its tooltip and the Curves' summary."""
         from explorer.core.metric_display import metric_label, to_display
 
         best = self.best_metric()
         if best is None:
             return ""
         label = metric_label(best[0], self.task)
-        text = f"{best[1]:.2f} {label} @{best[2]}" if value_first else f"{label} {best[1]:.2f} @{best[2]}"
+        text = f"{label} {best[1]:.2f} @{best[2]}"
         base = self.baseline()
         if base is not None and best[0] in base.metrics:
             text += f" · baseline {to_display(best[0], base.metrics[best[0]], self.task):.2f}"
         return text
+
+    def best_cell_text(self) -> str:
+        """'66.70% F1': the best dev value, then its metric ('' before a saved evaluation), for the Runs
+        list's "Best dev" column, whole in the default dock width (eighth trial: "60.00 a…"); the step of
+        checkpoints/best and the baseline are in the cell's tooltip (best_text)."""
+        from explorer.core.metric_display import value_then_metric
+
+        best = self.best_metric()
+        return "" if best is None else value_then_metric(best[0], best[1], self.task)
 
     @property
     def budget_seconds(self) -> float:

@@ -150,13 +150,16 @@ def _button(w: QAbstractButton) -> list[Offender]:
     return []
 
 
-def _header_need(header: QHeaderView, section: int, text: str) -> int:
+def header_need(header: QHeaderView, section: int, text: str) -> int:
+    """The width, in pixels, a header section needs to show ``text`` whole: the title's advance, the style's
+    margins, and the sort arrow where it is drawn (the section the view is sorted by; Qt draws none on the
+    others)."""
     opt = QStyleOptionHeader()
     opt.initFrom(header)
     opt.section = section
     opt.text = text
     opt.orientation = header.orientation()
-    if header.isSortIndicatorShown():
+    if header.isSortIndicatorShown() and header.sortIndicatorSection() == section:
         opt.sortIndicator = QStyleOptionHeader.SortIndicator.SortDown
     size = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, opt, header.fontMetrics().size(
         0, text), header)
@@ -174,7 +177,7 @@ def _header(h: QHeaderView) -> list[Offender]:
         text = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
         if not text:
             continue
-        need = max(_header_need(h, section, line) for line in str(text).split("\n"))
+        need = max(header_need(h, section, line) for line in str(text).split("\n"))
         if need > h.sectionSize(section) + SLACK:
             out.append(Offender("header", f"{widget_path(h)} section {section} {str(text)!r}",
                                 f"title needs {need} px, section is {h.sectionSize(section)}"))

@@ -510,7 +510,7 @@ class MainWindow(QMainWindow):
 
     def _poll_external(self) -> None:
         """Runs that are running elsewhere (another window, the CLI): re-read their folders; list new ones."""
-        for s in self.store.running_elsewhere():
+        for s in self.store.running_elsewhere() + self.store.trainer_folders_to_recheck():
             run_in_thread(load_run_state, s.path, on_done=self._reloaded, owner=self)
         self.look_for_new_runs()
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QScrollArea, QWidget
 
 
 class _VerticalScroll(QScrollArea):
@@ -32,3 +32,43 @@ def scrolling(widget: QWidget, *, horizontal: bool = True) -> QScrollArea:
     if not horizontal:
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     return area
+
+
+class _WheelToPage(QObject):
+    """An event filter on plot viewports: a plain wheel scrolls the page (the nearest scroll area around the plot
+    that is not itself a plot); Ctrl+wheel goes on to the plot, which zooms."""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() != QEvent.Type.Wheel or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            return False
+        area = page_scroll_area(obj)
+        if area is None:
+            return False
+        QApplication.sendEvent(area.verticalScrollBar(), event)
+        return True
+
+
+def page_scroll_area(widget: QWidget) -> QAbstractScrollArea | None:
+    """The nearest scroll area around ``widget`` that is not a graphics view (a plot is one), or None."""
+    parent = widget.parentWidget()
+    while parent is not None and (isinstance(parent, QGraphicsView) or not isinstance(parent, QAbstractScrollArea)):
+        parent = parent.parentWidget()
+    return parent
+
+
+def wheel_scrolls_page(page: QWidget) -> int:
+    """On a page that scrolls, a plain mouse wheel over any of its plots (QGraphicsViews: pyqtgraph's) scrolls
+    the page and Ctrl+wheel zooms the plot, as in most applications (eighth trial: the wheel over the Attention
+    page's heat map zoomed it instead of scrolling on). Call once the plots exist; a plot added later needs
+    another call (a view already handled is skipped). Returns the number of plots newly handled."""
+    filt = page.findChild(_WheelToPage, "wheelToPage") or _WheelToPage(page)
+    filt.setObjectName("wheelToPage")
+    done = 0
+    for view in page.findChildren(QGraphicsView):
+        viewport = view.viewport()
+        if viewport.property("wheelToPage"):
+            continue
+        viewport.installEventFilter(filt)
+        viewport.setProperty("wheelToPage", True)
+        done += 1
+    return done
