@@ -128,6 +128,22 @@ def _inspector_child_in_a_thread(request):
     client.set_transport_factory(old)
 
 
+@pytest.fixture(autouse=True)
+def _no_tooltip_filter_left():
+    """Take the app-wide tooltip event filter off after each test. explorer.ui.app.create_window installs it
+    on the QApplication, which outlives the test: every later test's widgets then sent each event through
+    Python (a main window's build and first paint measured 50 % slower with it). Tests that need it
+    install it themselves (create_window, install_tooltip_wrapper)."""
+    yield
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    app = widgets.QApplication.instance() if widgets is not None else None
+    wrapper = getattr(app, "_tooltip_wrapper", None) if app is not None else None
+    if wrapper is not None:
+        app.removeEventFilter(wrapper)
+        del app._tooltip_wrapper
+        wrapper.deleteLater()
+
+
 @pytest.fixture(scope="session")
 def sshd_server(tmp_path_factory):
     """A real OpenSSH server on 127.0.0.1 with a generated key (tests/sshd.py), for the whole session;

@@ -10,6 +10,9 @@
 - ``write_tiny_conll(path)``: a small 2-column IOB2 CoNLL file (``--task ner``); ``tiny_loaded_model(
   "token_classification", num_labels=K)`` is the matching tiny token-classification BERT.
 - ``run_worker(argv)``: ``bert-explorer train`` in a real child process, returning (rc, stdout, stderr).
+- ``run_cli(argv)``: ``bert-explorer <argv>`` in this process (``explorer.cli.main``), as a CompletedProcess:
+  for the tests of a command beyond its one entry-point test in a child process (no interpreter and
+  torch start-up per call).
 """
 
 from __future__ import annotations
@@ -206,6 +209,28 @@ def run_worker(argv: list[str], timeout: float = 120.0) -> tuple[int, str, str]:
     proc = subprocess.run(worker_command(argv), capture_output=True, text=True, timeout=timeout,
                           env=worker_env(), cwd=REPO_ROOT)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_cli(argv: list) -> subprocess.CompletedProcess:
+    """``bert-explorer <argv>`` run in this process through ``explorer.cli.main``, stdout and stderr captured.
+
+    Returns a CompletedProcess (args, returncode, stdout, stderr) like ``subprocess.run(..., text=True)``;
+    argparse's SystemExit (a bad flag, --help) becomes the return code. Exceptions other than the ones the
+    command turns into exit codes propagate (a traceback in a child process would fail the same test).
+    """
+    import contextlib
+    import io
+
+    from explorer.cli import main
+
+    argv = [str(a) for a in argv]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    return subprocess.CompletedProcess(argv, int(rc or 0), out.getvalue(), err.getvalue())
 
 
 def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):

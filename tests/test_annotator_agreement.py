@@ -61,7 +61,7 @@ def test_clear_errors(tmp_path):
 
 
 def test_cli_predict_prints_the_table_and_refuses_a_missing_column(tmp_path):
-    from helpers import REPO_ROOT, save_tiny_model, worker_env
+    from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
 
     ckpt = save_tiny_model(tmp_path / "ckpt", "classification", num_labels=2)
     cfg = json.loads((ckpt / "config.json").read_text())
@@ -75,8 +75,7 @@ def test_cli_predict_prints_the_table_and_refuses_a_missing_column(tmp_path):
             w.writerow([f"a good model {i}", A[i], B[i]])
     out = tmp_path / "out.csv"
     base = [sys.executable, "-m", "explorer", "predict", "--model", str(ckpt), "--data", str(data), "--out", str(out)]
-    bad = subprocess.run(base + ["--annotator-columns", "a,zz"], capture_output=True, text=True, env=worker_env(),
-                         cwd=REPO_ROOT, timeout=300)
+    bad = run_cli(base[3:] + ["--annotator-columns", "a,zz"])   # in this process; the entry point below
     assert bad.returncode == 2 and "--annotator-columns: 'zz' is not a column" in bad.stderr and not out.exists()
     p = subprocess.run(base + ["--annotator-columns", "a,b"], capture_output=True, text=True, env=worker_env(),
                        cwd=REPO_ROOT, timeout=300)

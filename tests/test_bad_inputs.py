@@ -93,15 +93,10 @@ class Ctx:
         return self.write(name, json.dumps(data))
 
     def cli(self, *argv) -> Result:
-        from explorer.cli import main
+        from helpers import run_cli
 
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = main([str(a) for a in argv])
-            except SystemExit as exc:   # argparse errors
-                rc = exc.code
-        return Result(int(rc or 0), out.getvalue(), err.getvalue())
+        done = run_cli(list(argv))
+        return Result(done.returncode, done.stdout, done.stderr)
 
     def train(self, *argv, model=None, data=None, task="squad_v2") -> Result:
         base = ["--model", model or self.qa, "--task", task, "--train", data or self.sq, "--max-steps", 2,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from explorer.core.compare import compare_decodings
-from helpers import save_tiny_model, write_tiny_squad
+from helpers import run_cli, save_tiny_model, write_tiny_squad
 
 
 @dataclass
@@ -61,6 +61,7 @@ def test_v11_ignores_tau_and_missing_ids_are_named():
 
 
 def _cli(args):
+    """The entry point in a child process (one call per command is enough; the others use run_cli)."""
     return subprocess.run([sys.executable, "-m", "explorer", "compare", *args], capture_output=True, text=True,
                           env=dict(os.environ), timeout=300)
 
@@ -83,20 +84,19 @@ def test_cli_compare_two_tiny_checkpoints(tmp_path):
     dis = list(csv.DictReader(open(tmp_path / "rep" / "disagreements.csv", encoding="utf-8")))
     assert len(dis) == out["disagreements"]
     assert "# " in (tmp_path / "rep" / "report.md").read_text()
-    same = _cli(["--a", str(a), "--b", str(a), "--data", str(data), "--cap", "5", "--max-seq-length", "64",
+    same = run_cli(["compare", "--a", str(a), "--b", str(a), "--data", str(data), "--cap", "5", "--max-seq-length", "64",
                  "--doc-stride", "16", "--max-query-length", "16", "--json"])
     out = json.loads(same.stdout)
     assert out["disagreements"] == 0 and out["counts"]["only_a"] == out["counts"]["only_b"] == 0
 
 
-@pytest.mark.slow
 def test_cli_compare_bad_inputs_are_messages(tmp_path):
     data = write_tiny_squad(tmp_path / "dev.json", v2=True)
-    p = _cli(["--a", str(tmp_path / "nope"), "--b", str(tmp_path / "nope"), "--data", str(data)])
+    p = run_cli(["compare", "--a", str(tmp_path / "nope"), "--b", str(tmp_path / "nope"), "--data", str(data)])
     assert p.returncode == 2 and "error:" in p.stderr and "Traceback" not in p.stderr
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    p = _cli(["--a", "x", "--b", "y", "--data", str(bad)])
+    p = run_cli(["compare", "--a", "x", "--b", "y", "--data", str(bad)])
     assert p.returncode == 2 and "bad.json" in p.stderr and "Traceback" not in p.stderr
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -35,17 +33,23 @@ def _rows(path):
         return list(csv.DictReader(fh))
 
 
-def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_path):
-    from helpers import REPO_ROOT, save_tiny_model, worker_env
+def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_path, monkeypatch):
+    """``group --cv 3`` in this process (helpers.run_cli; test_groups runs the group entry point in a child
+    process); its members train in child processes with the environment a worker gets."""
+    from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
+
+    for name, value in worker_env().items():   # what the members inherit, as from a `group` child process
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(REPO_ROOT)
 
     model = save_tiny_model(tmp_path / "enc", "classification")
     data = _write_table(tmp_path / "data.csv")
     runs = tmp_path / "runs"
-    cmd = [sys.executable, "-m", "explorer", "group", "--group", "cv", "--cv", "3", "--model", str(model),
+    cmd = ["group", "--group", "cv", "--cv", "3", "--model", str(model),
            "--task", "single", "--train", str(data), "--text-columns", "sentence", "--label-column", "label",
            "--id-column", "id", "--max-steps", "3", "--batch-size", "4", "--learning-rate", "0.05",
            "--max-seq-length", "24", "--output-dir", str(runs)]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=worker_env(), cwd=REPO_ROOT, timeout=600)
+    p = run_cli(cmd)
     assert p.returncode == 0, p.stderr[-3000:]
     folder = runs / ".groups" / "cv"
     group = groups.load_group_file(folder / "group.json")
@@ -98,7 +102,7 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     # the same command again: folds, fold files and predictions reused, no member trained again
     stamps = {f: f.stat().st_mtime_ns for f in (folder / "folds").iterdir()}
     stamps[folder / cv_runs.FOLDS_FILE] = (folder / cv_runs.FOLDS_FILE).stat().st_mtime_ns
-    again = subprocess.run(cmd, capture_output=True, text=True, env=worker_env(), cwd=REPO_ROOT, timeout=600)
+    again = run_cli(cmd)
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stderr.count("already done; kept") == 3 and "starting" not in again.stderr
     assert {f: f.stat().st_mtime_ns for f in stamps} == stamps

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -118,10 +117,12 @@ def test_group_values_and_labels_use_the_runs_lists_display_scale(tmp_path):
         assert table.label == label and table.final.mean == pytest.approx(shown)
 
 
-def _cli(args, env_extra=None):
-    env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+def _cli(args):
+    """The command in this process (helpers.run_cli); test_cli_group_runs_two_tiny_restarts_to_the_end runs
+    the entry point in a child process."""
+    from helpers import run_cli
+
+    return run_cli(args)
 
 
 def test_cli_group_plan_only_writes_group_and_configs(tmp_path):
