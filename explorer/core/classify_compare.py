@@ -37,13 +37,17 @@ class ClassifierComparison:
     mcnemar: McNemarResult
 
     def lines(self) -> list[str]:
-        """The comparison in words, one line each: macro F1 and accuracy (difference, 95% interval, McNemar p),
-        the discordant counts and the two figures."""
+        """The comparison in words, one line each: macro F1 (difference, 95% interval), accuracy (difference,
+        95% interval, McNemar p: McNemar's exact test is a test of accuracy, on the rows only one model got
+        right), the discordant counts, which figure answers "which is better" and why, and the two figures."""
         a, b, m = self.name_a, self.name_b, self.mcnemar
         return [
-            f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}; McNemar {fmt_p(m.p)}",
-            f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b)}",
+            f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}",
+            f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b)}; "
+            f"McNemar {fmt_p(m.p)}",
             f"McNemar's exact test: {m.only_a} rows only {a} got right, {m.only_b} only {b}; {fmt_p(m.p)}",
+            "judge by macro F1 (every class counts the same); accuracy and McNemar's test count every row the "
+            "same, so a model better on the smaller classes can lead on macro F1 and tie on accuracy",
             f"{a}: accuracy {100 * self.accuracy.value_a:.1f}%, macro F1 {100 * self.macro_f1.value_a:.1f}; "
             f"{b}: accuracy {100 * self.accuracy.value_b:.1f}%, macro F1 {100 * self.macro_f1.value_b:.1f} "
             f"(n {self.n} dev rows of {self.source}; paired bootstrap, {self.accuracy.resamples} resamples)",
