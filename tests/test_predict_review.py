@@ -38,7 +38,8 @@ def test_review_round_trip_and_labelled_file(tmp_path):
     out = save_labelled(table, again, tmp_path / "labelled.tsv")
     rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
     assert list(rows[0]) == ["text", "label", "label_source"]
-    assert [r["label_source"] for r in rows] == ["model", "person", "model", "model"]
+    # row 2 was looked at and kept (eighth trial: it read "model", as if nobody had checked it)
+    assert [r["label_source"] for r in rows] == ["model", "person", "model, reviewed", "model"]
     assert rows[1]["label"] == "neg"
 
 
@@ -224,3 +225,18 @@ def test_finetune_data_keeps_an_explicit_dev_file(tmp_path):
                                label_names=fields["label_names"])
     assert data.texts_a == ["some dev tweet", "another one"] and data.raw_labels == ["FAVOR", "NONE"]
     assert _tsv(fields["train"])[-1]["3"] == "a brand new tweet"
+
+
+def test_a_row_without_a_prediction_is_labelled_none_in_the_labelled_file(tmp_path):
+    """A row predict could not label (an empty text: its error column says why) has no label, so its source is
+    "none", not "model" (eighth trial)."""
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin", "error"]
+    rows = [{"text": "good", "predicted_label": "pos", "p_neg": 0.2, "p_pos": 0.8, "margin": 0.6, "error": ""},
+            {"text": "", "predicted_label": "", "p_neg": "", "p_pos": "", "margin": "",
+             "error": "line 3: empty 'text'"}]
+    path = write_table(tmp_path / "p.csv", cols, rows)
+    review = Review.from_summary({"out": str(path), "kind": "classification", "label_names": ["neg", "pos"],
+                                  "input_columns": ["text"], "text_columns": ["text"], "model": "m"})
+    out = save_labelled(load_predictions(path), review, tmp_path / "labelled.csv")
+    got = list(csv.DictReader(open(out, encoding="utf-8")))
+    assert [(r["label"], r["label_source"]) for r in got] == [("pos", "model"), ("", "none")]

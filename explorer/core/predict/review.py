@@ -299,8 +299,10 @@ def annotator_agreement(table: PredictionTable, columns: list[str], predicted: l
 
 def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Path:
     """Write the labelled file: the input columns, ``label`` (the person's where set, else the model's) and
-    ``label_source`` ("person" / "model"); format by the suffix of ``out``. An input column named ``label`` (a
-    gold column) is replaced by the new one; the prediction columns are left out."""
+    ``label_source``: "person" (a person set it), "model, reviewed" (the model's label, which a person looked
+    at and kept), "model", or "none" (no label: a row the model could not predict, e.g. an empty text).
+    Format by the suffix of ``out``. An input column named ``label`` (a gold column) is replaced by the new
+    one; the prediction columns are left out."""
     inputs = [c for c in (review.input_columns or table.columns) if c in table.columns and c != "label"]
     cols = [table.column(c) for c in inputs]
     labels = current_labels(table, review)
@@ -309,7 +311,8 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
         for i in range(len(table)):
             r = {c: cols[k][i] for k, c in enumerate(inputs)}
             r["label"] = labels[i]
-            r["label_source"] = "person" if i in review.labels else "model"
+            r["label_source"] = ("person" if i in review.labels else "none" if not str(labels[i]).strip()
+                                 else "model, reviewed" if i in review.reviewed else "model")
             yield r
     return write_table(out, inputs + ["label", "label_source"], rows())
 
