@@ -550,7 +550,7 @@ class PredictionsView(QWidget):
             self.save_labelled(path)
 
     def save_labelled(self, path: str | Path) -> Path:
-        """Write the input columns + label + label_source (person / model, reviewed / model / none: core.predict.review.save_labelled) to ``path`` (format by suffix)."""
+        """Write the input columns + label + label_source (core.predict.review.save_labelled) to ``path`` (format by suffix)."""
         from explorer.core.predict.review import save_labelled
 
         out = save_labelled(self.table_data, self.review, path)
