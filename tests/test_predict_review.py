@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -176,6 +177,11 @@ def test_finetune_data_keeps_the_first_runs_held_out_rows_as_dev(tmp_path):
 
     dev = _tsv(fields["dev"])
     assert [r["ID"] for r in dev] == held and fields["dev_fraction"] == 0.0
+    # named after the training file whose rows they hold, then the predictions / run they came from (the eighth
+    # trial found stance rows in files named after the predictions file)
+    train_stem = Path(cfg["train"]).name.split(".")[0]
+    assert Path(fields["train"]).name == f"{train_stem}-plus-corrected-p.tsv"
+    assert Path(fields["dev"]).name == f"{train_stem}-dev-rows-of-{cfg.get('run_id') or 'p'}.tsv"
     gold = {f"{100 + i}": ["AGAINST", "FAVOR", "NONE"][i % 3] for i in range(24)}
     assert all(r["Stance"] == gold[r["ID"]] for r in dev)                 # the original gold labels
     assert list(dev[0]) == ["ID", "Target", "Tweet", "Stance", "label_source"]

@@ -179,7 +179,7 @@ def test_main_window_opens_a_predictions_tab_and_fills_its_launcher(qtbot, tmp_p
     assert w.tabs.tabText(w.tabs.currentIndex()) == "Predictions: p.csv"
     page.set_label(0, "pos" if page.model.predicted[0] == "neg" else "neg")
     page.finetune()
-    assert w.tabs.currentWidget() is w.launcher and w.launcher.config().train.endswith("p-train-plus-corrected.tsv")
+    assert w.tabs.currentWidget() is w.launcher and w.launcher.config().train.endswith("-plus-corrected-p.tsv")
 
 
 def test_dialog_cancel_then_resume_writes_each_row_once(qtbot, tmp_path):

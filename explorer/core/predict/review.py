@@ -355,8 +355,8 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
                   run_dir: str | Path | None = None) -> tuple[dict, str]:
     """The TrainConfig fields of a new run on the original training file plus the corrected rows, and a note.
 
-    The training config names one train file, so a combined TSV is written into ``folder`` (the runs folder's
-    ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
+    The training config names one train file, so a combined TSV, ``<train>-plus-corrected-<predictions>.tsv``, is
+    written into ``folder`` (the runs folder's ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
     its columns, no_header, encoding) for its examples, then the rows a person labelled (their texts in the
     file's text columns, the correction in its label column, other columns by name from the predictions file),
     and a ``label_source`` column ("original" / "person"; kept when the file has one). Labels are class names;
@@ -365,7 +365,7 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     The dev set stays the first run's, so both runs' dev figures are measured on the same rows: with an explicit
     dev file it is kept (rewritten with a header, in UTF-8, when the run read it with no_header or an
     encoding); a run that held training rows out as dev (``run_dir``'s ``dev_split.csv``) has those
-    rows written, with their original gold labels, to ``<stem>-dev.tsv`` (the new run's dev file, dev fraction
+    rows written, with their original gold labels, to ``<train>-dev-rows-of-<run_id>.tsv`` (the new run's dev file, dev fraction
     0) and left out of the combined training file; a corrected row whose text is one of those dev rows is left
     out of training too (it would leak the dev set), and its dev label stays the original one.
 
@@ -386,8 +386,11 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     folder.mkdir(parents=True, exist_ok=True)
     stem = Path(review.predictions).name.split(".")[0]
     train = str(run_config.get("train") or "")
+    # named after the data they hold (the training file's rows), then where the corrections came from
+    train_stem = Path(train).name.split(".")[0] if train else "rows"
     if train:
-        base = _original_with_dev(train, run_config, run_dir, pair, names, folder / f"{stem}-dev.tsv")
+        dev_name = f"{train_stem}-dev-rows-of-{run_config.get('run_id') or stem}.tsv"
+        base = _original_with_dev(train, run_config, run_dir, pair, names, folder / dev_name)
     else:
         header = ["text_a", "text_b"] if pair else ["text"]
         base = _Base(header=header + ["label", LABEL_SOURCE], text_names=list(header), label_col="label")
@@ -399,7 +402,7 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     if in_dev:
         dev_note += (f" {in_dev} corrected row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
                      "left out of training; the dev labels stay the original ones.")
-    out = folder / f"{stem}-train-plus-corrected.tsv"
+    out = folder / f"{train_stem}-plus-corrected-{stem}.tsv"
     write_table(out, base.header, base.rows + rows)
     # the dev sentence first: a status bar shows the start of a long message
     note = ((dev_note + " " if dev_note else "")
