@@ -277,3 +277,25 @@ def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monke
     dialog._progress(300, 700)        # the child's last report before the cancelled reply
     dialog._failed("cancelled")
     assert f"Cancelled: 300 rows written to {tmp_path / 'out.csv'} stay" in dialog.status.text()
+
+
+def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp_path):
+    """Eighth trial: the stance run (no dev file: 10% of its training rows held out, dev_split.csv) opened Classify
+    on a training row, though the page says it shows the first dev example."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.runs import dev_split_file
+    from explorer.ui.runs.examples import first_classification_example
+
+    train = tmp_path / "stance.tsv"
+    train.write_text("ID\tTweet\tStance\n" + "".join(f"{100 + i}\ttweet number {i}\t{['AGAINST', 'FAVOR', 'NONE'][i % 3]}\n"
+                                                      for i in range(12)), encoding="utf-8")
+    config = {"task": "single", "train": str(train), "text_columns": ["Tweet"], "label_column": "Stance",
+              "label_names": ["AGAINST", "FAVOR", "NONE"]}
+    data = load_classification(str(train), text_columns=["Tweet"], label_column="Stance",
+                               label_names=["AGAINST", "FAVOR", "NONE"])
+    run = tmp_path / "runs" / "stance"
+    write_dev_split(dev_split_file(run), data, [7, 4])
+    example = first_classification_example(config, str(run))
+    assert example["text_a"] == "tweet number 4" and example["label"] == 1       # the first held-out row, FAVOR
+    assert first_classification_example(config)["text_a"] == "tweet number 0"   # no run folder: the file's first

@@ -496,8 +496,11 @@ class ClassifyPages:
         view = self.pages[title]
         view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or ())
         if isinstance(view, ClassifyView):
-            run_in_thread(first_classification_example, dict(run_config or {}), owner=view,
-                          on_done=view.fill_example)
+            from explorer.core.runs import run_dir_of
+
+            run_dir = run_dir_of(path)
+            run_in_thread(first_classification_example, dict(run_config or {}),
+                          str(run_dir) if run_dir is not None else None, owner=view, on_done=view.fill_example)
 
 
 def page_set(window) -> ClassifyPages:

@@ -58,8 +58,9 @@ def _local_files(config: dict, keys=("dev", "train")) -> list[Path]:
     return out
 
 
-def first_classification_example(config: dict) -> dict | None:
-    """The first example of a single-sentence or pair classifier run's local dev file (else its training file),
+def first_classification_example(config: dict, run_dir: str | None = None) -> dict | None:
+    """The first example of a single-sentence or pair classifier run's local dev file (else, for a run that held
+    training rows out as dev, ``run_dir``'s ``dev_split.csv``: the first held-out row; else its training file),
     read with the run's own column, header and encoding settings, as Classify's ``open_example`` takes it:
     {"kind", "text_a", "text_b", "label"} (the label a class id; -1 when the run's label names do not read it).
     A file that cannot be read that way is read again without the label names, then the next file is tried
@@ -76,7 +77,14 @@ def first_classification_example(config: dict) -> dict | None:
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()] or None
     attempts = [(names, True)] + ([(None, False)] if names else [])
+    dev_files = _local_files(config, keys=("dev",))
+    split = None
+    if not dev_files and run_dir:   # the rows the run held out of its training file (eighth trial: a training row)
+        from explorer.core.runs import dev_split_file
+
+        split = dev_split_file(run_dir) if dev_split_file(run_dir).is_file() else None
     for source in _local_files(config):
+        held_out = split is not None and source not in dev_files
         for label_names, labelled in attempts:
             try:
                 data = load_classification(str(source), pair=facts.pair,
@@ -84,13 +92,23 @@ def first_classification_example(config: dict) -> dict | None:
                                            label_column=config.get("label_column") or "",
                                            no_header=bool(config.get("no_header")),
                                            encoding=str(config.get("encoding") or ""), label_names=label_names,
-                                           skip_invalid=True, cap=1)
+                                           skip_invalid=True, cap=0 if held_out else 1)
+                i = _first_held_out(split, data) if held_out else 0
             except (ClassificationDataError, OSError, ValueError):
                 continue
-            if len(data.texts_a):
-                return {"kind": task, "text_a": data.texts_a[0], "text_b": data.texts_b[0] if facts.pair else "",
-                        "label": int(data.labels[0]) if labelled else -1}
+            if len(data.texts_a) > i:
+                return {"kind": task, "text_a": data.texts_a[i], "text_b": data.texts_b[i] if facts.pair else "",
+                        "label": int(data.labels[i]) if labelled else -1}
     return None
+
+
+def _first_held_out(split, data) -> int:
+    """The index in ``data`` of the first row ``split`` (a dev_split.csv) names, in the file's order (0 when it
+    names none)."""
+    from explorer.core.data.split import load_dev_split
+
+    rows = load_dev_split(split, data)
+    return rows[0] if rows else 0
 
 
 def first_tagging_sentence(config: dict) -> str:
