@@ -84,6 +84,12 @@ def test_run_state_from_events():
     assert "step 20 of 40" in progress_text(live) and "remaining 0:20" in progress_text(live)
     dead = RunState.from_events("r3", _events(finish=False))
     assert dead.status == "crashed"
+    # an ended run whose files hold no times (an HF Trainer folder without its end summary) shows no
+    # "elapsed 0:00" (eighth trial); a live run at its start does
+    untimed = RunState.from_events("hf", [{"event": "step", "run_id": "hf", "time": 0, "step": 6, "loss": 1.0}])
+    assert untimed.live_elapsed() == 0 and "elapsed" not in progress_text(untimed)
+    assert "elapsed 0:00" in progress_text(RunState.from_events("r4", [{"event": "started", "run_id": "r4",
+                                                                        "time": 0.0}], alive=True), now=0.0)
     assert format_seconds(3725) == "1:02:05" and format_seconds(65) == "1:05"
 
 

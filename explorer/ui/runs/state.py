@@ -413,7 +413,9 @@ def progress_text(state: RunState, now: float | None = None) -> str:
     else:
         parts = [f"step {state.step:,} of {state.steps_total:,}" if state.steps_total else f"step {state.step:,}"]
     parts.append(f"epoch {state.epoch:.2f}")
-    parts.append(f"elapsed {format_seconds(state.live_elapsed(now)) or '0:00'}")
+    elapsed = state.live_elapsed(now)
+    if elapsed > 0 or state.is_live:   # an ended run whose files hold no times (a Trainer folder) says nothing
+        parts.append(f"elapsed {format_seconds(elapsed) or '0:00'}")
     if state.is_live:
         eta = state.eta()
         parts.append(f"remaining {format_seconds(eta)}" if eta is not None else "remaining …")
