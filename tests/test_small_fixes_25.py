@@ -299,3 +299,14 @@ def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp
     example = first_classification_example(config, str(run))
     assert example["text_a"] == "tweet number 4" and example["label"] == 1       # the first held-out row, FAVOR
     assert first_classification_example(config)["text_a"] == "tweet number 0"   # no run folder: the file's first
+
+
+def test_classify_table_titles_are_whole_before_the_first_result(qtbot):
+    """Eighth trial, 1280x800: the empty Classify table read "lass / ending" and "t = C·W_k +" until a result."""
+    from explorer.ui.inspectors.classify_view import classify_tabs
+
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    header = view.table.horizontalHeader()
+    assert all(view.table.columnWidth(i) >= header.sectionSizeHint(i) for i in range(view.table.columnCount()))

@@ -220,7 +220,7 @@ class ClassifyView(QWidget):
         lower = QSplitter()
         lower.addWidget(self.table)
         lower.addWidget(self.right)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        fit_columns(self.table)   # the titles whole before the first result too (eighth trial: "lass / ending")
         lower.setSizes([480, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(header("The classifier head with this model's numbers: C, logits = C Wᵀ + b, softmax, "
