@@ -8,6 +8,7 @@ passphrase (the app stores none); a key it cannot use is refused with a clear se
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import time
@@ -87,13 +88,15 @@ def explain(host: Host, stderr: str, code: int) -> str:
         return (f"{where} refused the key (Permission denied (publickey)): add your public key to "
                 f"~/.ssh/authorized_keys on the host, or name the right key file for this host.")
     if "REMOTE HOST IDENTIFICATION HAS CHANGED" in text:
+        offending = re.search(r"Offending \S+ key in (.+):(\d+)\s*$", text, flags=re.MULTILINE)
+        old = (f"line {offending.group(2)} of {offending.group(1)}" if offending else "the old key in known_hosts")
         return (f"{where}: the host key CHANGED since it was stored in known_hosts (REMOTE HOST IDENTIFICATION "
-                f"HAS CHANGED): the host was reinstalled, or someone is in between; ask its administrator for "
-                f"the new key's fingerprint, remove the old one (the line ssh names in \"Offending key\"), then "
-                f"connect once in a terminal with {connect_command(host)}")
+                f"HAS CHANGED): the host was reinstalled, or someone is in between. Ask its administrator for "
+                f"the new key's fingerprint, remove {old}, then connect once in a terminal with: "
+                f"{connect_command(host)}")
     if "Host key verification failed" in text:
-        return (f"{where}: unknown host key (the first connection: known_hosts has no key for it); connect "
-                f"once in a terminal with {connect_command(host)} to check the fingerprint and accept it.")
+        return (f"{where}: unknown host key (the first connection: known_hosts has no key for it). To check its "
+                f"fingerprint and accept it, connect once in a terminal with: {connect_command(host)}")
     for sign in ("Could not resolve hostname", "Connection refused", "Connection timed out", "No route to host",
                  "Network is unreachable", "Connection closed by", "Connection reset", "Operation timed out",
                  "Bad port"):

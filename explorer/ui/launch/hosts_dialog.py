@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
@@ -73,6 +73,7 @@ class HostsDialog(QDialog):
         self.result = QLabel("")
         self.result.setWordWrap(True)
         self.result.setMinimumHeight(90)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)   # copy the ssh command
         self.problem = QLabel("")
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
