@@ -250,3 +250,57 @@ def test_a_missing_file_on_the_host_says_where_files_are_read(qtbot, tmp_path):
     assert got[1].startswith(got[0]) and got[1].endswith("(the inspectors run on lab, so files are read there; "
                                                           "fetch the checkpoint and inspect it here to use files of "
                                                           "this machine)")
+
+
+class _PlaceClient:
+    """The shared inspector client as far as the opener moves it (set_place)."""
+
+    def __init__(self):
+        self.place_argv, self.place = None, ""
+
+    def set_place(self, argv, name=""):
+        self.place_argv, self.place = argv, name if argv else ""
+
+
+def test_checkpoints_for_an_op_on_two_ask_like_open_best_then_run_on_the_host_or_fetch(qtbot, done_run, tmp_path):
+    """Compare two classifiers' checkpoints (RemoteCheckpointOpener.prepare): asked as Open best checkpoint asks
+    (eighth trial: a remote run's checkpoint was used without asking), the answer remembered."""
+    from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
+
+    run, best, _root = done_run
+    settings, client, got = AppSettings(tmp_path / "s.ini"), _PlaceClient(), []
+
+    def not_here(*_args):
+        raise AssertionError("prepare opens nothing in a page")
+    opener = RemoteCheckpointOpener(settings, lambda: client, not_here, not_here)
+    opener.prepare([(None, "/a/best"), (None, "/b/best")], got.append)   # local: no question
+    assert got == [["/a/best", "/b/best"]] and opener.dialog is None
+
+    opener.prepare([(run, best), (run, best)], got.append)
+    assert opener.dialog is not None and opener.dialog.isVisible() and len(got) == 1
+    opener.dialog.on_host_btn.click()
+    assert got[-1] == [best, best] and client.place_argv == inspector_argv(run.host)
+    assert settings.inspect_choice("lab") == "host"
+
+    local_copy = str(Path(run.local_dir) / "checkpoints" / "best")
+    opener.prepare([(None, "/a/best"), (run, best)], got.append)   # not all on the host: fetched, run here
+    qtbot.waitUntil(lambda: len(got) == 3, timeout=30_000)
+    assert got[-1] == ["/a/best", local_copy] and client.place_argv is None
+
+    settings.set_inspect_choice("lab", "fetch")
+    opener.prepare([(run, best), (run, best)], got.append)
+    qtbot.waitUntil(lambda: len(got) == 4, timeout=30_000)
+    assert got[-1] == [local_copy, local_copy] and client.place_argv is None
+
+
+def test_compare_two_classifiers_of_a_remote_run_asks_first(qtbot, window, done_run):
+    run, best, _root = done_run
+    window.settings.set_inspect_choice("lab", "")
+    before = list(getattr(window, "classifier_comparisons", []))
+    window.remote_inspect.dialog = None
+    window.runs.classifiers_compare_requested.emit([{"source": best, "name": "a", "task": "squad_v2"},
+                                                    {"source": best, "name": "b", "task": "squad_v2"}])
+    dialog = window.remote_inspect.dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.reject()   # Cancel: nothing is compared
+    assert list(getattr(window, "classifier_comparisons", [])) == before

@@ -186,15 +186,64 @@ def login_home() -> Path:
         return Path.home()
 
 
+_chosen_config: Path | None = None   # the "Use it" choice (use_ssh_config), process-wide; the env variable wins
+
+
+def use_ssh_config(path: str | Path | None) -> None:
+    """Make every ssh / scp / ``ssh -G`` the app runs read ``path`` (``-F path``); None or "" = ssh's own
+    file again. The GUI calls it with the remembered setting (AppSettings.ssh_config) at start and on the Hosts
+    dialog's "Use it"; $EXPLORER_SSH_CONFIG still wins over it."""
+    global _chosen_config
+    _chosen_config = Path(path).expanduser() if path else None
+
+
+def ssh_config_override() -> Path | None:
+    """The file passed to ssh as ``-F``: $EXPLORER_SSH_CONFIG, else the :func:`use_ssh_config` choice, else None
+    (ssh reads ``.ssh/config`` of the passwd home itself)."""
+    if os.environ.get(SSH_CONFIG_ENV):
+        return Path(os.environ[SSH_CONFIG_ENV]).expanduser()
+    return _chosen_config
+
+
 def ssh_config_path() -> Path:
-    """The ssh_config the app reads and passes to ssh: $EXPLORER_SSH_CONFIG, else ``.ssh/config`` in the
+    """The ssh_config the app reads and passes to ssh: :func:`ssh_config_override`, else ``.ssh/config`` in the
     passwd home, the file ssh itself reads (eighth trial: $HOME/.ssh/config was read while ssh read another)."""
-    return Path(os.environ.get(SSH_CONFIG_ENV) or login_home() / ".ssh" / "config").expanduser()
+    return ssh_config_override() or (login_home() / ".ssh" / "config")
+
+
+def home_ssh_config() -> Path:
+    """``$HOME/.ssh/config`` (which ssh never reads when $HOME is not the passwd home)."""
+    return Path.home() / ".ssh" / "config"
+
+
+def unread_home_config() -> tuple[Path, Path] | None:
+    """(``$HOME/.ssh/config``, the file ssh reads instead) when the first exists and ssh does not read it (a
+    container, a fresh-HOME setup, ``sudo -E``); None when it is missing or already the file in use. Raises
+    nothing."""
+    home, used = home_ssh_config(), ssh_config_path()
+    try:
+        if not home.is_file() or home.resolve() == used.expanduser().resolve():
+            return None
+    except OSError:
+        return None
+    return home, used
+
+
+def unread_home_sentence() -> str:
+    """One line saying that $HOME's ssh config is not the one ssh reads (for the Hosts dialog and the
+    "cannot be reached" sentence), or "" when :func:`unread_home_config` finds nothing."""
+    found = unread_home_config()
+    if found is None:
+        return ""
+    home, used = found
+    whose = ("$EXPLORER_SSH_CONFIG" if os.environ.get(SSH_CONFIG_ENV) else
+             "the file chosen in the Hosts dialog" if _chosen_config is not None else "the account's home")
+    return f"Your HOME's SSH config ({home}) is not the one ssh reads ({used}: {whose})."
 
 
 def ssh_resolved(target: str, timeout: float = 5.0) -> dict[str, str] | None:
     """What ssh itself makes of ``target`` (an alias or user@host) under its config: ``ssh -G`` (which connects
-    to nothing) -> {"hostname", "user", "port"}; with $EXPLORER_SSH_CONFIG it is passed as ``-F``. None when
+    to nothing) -> {"hostname", "user", "port"}; :func:`ssh_config_override` is passed as ``-F``. None when
     there is no ssh program, it fails, or it takes over ``timeout`` seconds (a ``Match exec`` in the config)."""
     import shutil
     import subprocess
@@ -202,7 +251,8 @@ def ssh_resolved(target: str, timeout: float = 5.0) -> dict[str, str] | None:
     ssh = shutil.which("ssh")
     if not ssh or not target.strip() or target.startswith("-"):
         return None
-    args = [ssh, "-G"] + (["-F", str(ssh_config_path())] if os.environ.get(SSH_CONFIG_ENV) else []) + [target]
+    override = ssh_config_override()
+    args = [ssh, "-G"] + (["-F", str(override)] if override is not None else []) + [target]
     try:
         res = subprocess.run(args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):

@@ -1,13 +1,14 @@
 """The system OpenSSH client: command lines, running them, and one sentence for each failure.
 
-Everything goes through ``ssh`` / ``scp`` so the user's ``~/.ssh/config`` (or $EXPLORER_SSH_CONFIG),
+Everything goes through ``ssh`` / ``scp`` so the user's ``~/.ssh/config`` (or $EXPLORER_SSH_CONFIG, or the
+file chosen with explorer.core.remote.hosts.use_ssh_config: ``-F``),
 agent, jump hosts and known hosts apply. ``BatchMode=yes``: ssh never asks for a password or a
 passphrase (the app stores none); a key it cannot use is refused with a clear sentence instead.
 """
 
 from __future__ import annotations
 
-import os
+import re
 import shlex
 import subprocess
 import time
@@ -15,23 +16,35 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.errors import Cancelled, RemoteHostError
-from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host
+from explorer.core.remote.hosts import Host, ssh_config_override, unread_home_sentence
 
 SSH_TIMEOUT = 60.0          # seconds for one short command (check, copy of a small file, a signal)
 WATCH_SECONDS = 0.25        # how often a running copy reports progress and checks for Cancel
 
 
-def _common(host: Host, port_flag: str) -> list[str]:
+def _where(host: Host, port_flag: str) -> list[str]:
+    """``-F CONFIG`` (ssh_config_override), ``-p PORT``, ``-i KEY``: which config, port and key the app uses."""
     args = []
-    if os.environ.get(SSH_CONFIG_ENV):
-        args += ["-F", str(Path(os.environ[SSH_CONFIG_ENV]).expanduser())]
-    args += ["-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15",
-             "-o", "ServerAliveCountMax=4"]
+    config = ssh_config_override()
+    if config is not None:
+        args += ["-F", str(config)]
     if host.port:
         args += [port_flag, str(int(host.port))]
     if host.key:
         args += ["-i", str(Path(host.key).expanduser()), "-o", "IdentitiesOnly=yes"]
     return args
+
+
+def _common(host: Host, port_flag: str) -> list[str]:
+    return [*_where(host, port_flag),
+            "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15",
+            "-o", "ServerAliveCountMax=4"]
+
+
+def connect_command(host: Host) -> str:
+    """The interactive ``ssh`` command (a shell line) that reaches ``host`` as the app does (same ``-F``,
+    ``-p``, ``-i``; no BatchMode, so ssh may ask to accept a host key): what a message tells the user to run."""
+    return " ".join(shlex.quote(a) for a in ["ssh", *_where(host, "-p"), host.target])
 
 
 def ssh_argv(host: Host, command: list[str] | str) -> list[str]:
@@ -74,14 +87,22 @@ def explain(host: Host, stderr: str, code: int) -> str:
     if "Permission denied (publickey" in text or "Permission denied (" in text:
         return (f"{where} refused the key (Permission denied (publickey)): add your public key to "
                 f"~/.ssh/authorized_keys on the host, or name the right key file for this host.")
-    if "Host key verification failed" in text or "REMOTE HOST IDENTIFICATION HAS CHANGED" in text:
-        return (f"{where}: the host key is not the one in your known_hosts (Host key verification failed); "
-                f"connect once with ssh {host.target} in a terminal to check and accept it.")
+    if "REMOTE HOST IDENTIFICATION HAS CHANGED" in text:
+        offending = re.search(r"Offending \S+ key in (.+):(\d+)\s*$", text, flags=re.MULTILINE)
+        old = (f"line {offending.group(2)} of {offending.group(1)}" if offending else "the old key in known_hosts")
+        return (f"{where}: the host key CHANGED since it was stored in known_hosts (REMOTE HOST IDENTIFICATION "
+                f"HAS CHANGED): the host was reinstalled, or someone is in between. Ask its administrator for "
+                f"the new key's fingerprint, remove {old}, then connect once in a terminal with: "
+                f"{connect_command(host)}")
+    if "Host key verification failed" in text:
+        return (f"{where}: unknown host key (the first connection: known_hosts has no key for it). To check its "
+                f"fingerprint and accept it, connect once in a terminal with: {connect_command(host)}")
     for sign in ("Could not resolve hostname", "Connection refused", "Connection timed out", "No route to host",
                  "Network is unreachable", "Connection closed by", "Connection reset", "Operation timed out",
                  "Bad port"):
         if sign in text:
-            return f"{where} cannot be reached ({last})."
+            note = unread_home_sentence() if sign == "Could not resolve hostname" else ""
+            return f"{where} cannot be reached ({last})." + (f" {note}" if note else "")
     if "No module named 'explorer" in text or "No module named explorer" in text:
         from explorer.core.remote.check import not_installed_sentence   # check imports this module
 

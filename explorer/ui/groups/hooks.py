@@ -29,10 +29,14 @@ def wire(window) -> None:
     def compare_classifiers(runs: list) -> None:   # Runs dock: two classification runs, is the difference real?
         from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
 
-        shown = ClassifierCompareWindow(runs, parent=window)
-        window.classifier_comparisons = [w for w in getattr(window, "classifier_comparisons", []) if w.isVisible()]
-        window.classifier_comparisons.append(shown)
-        shown.show()
+        def show(paths: list[str]) -> None:   # the checkpoints here, or on the host the inspectors moved to
+            shown = ClassifierCompareWindow([dict(r, source=p) for r, p in zip(runs, paths)], parent=window)
+            window.classifier_comparisons = [w for w in getattr(window, "classifier_comparisons", [])
+                                             if w.isVisible()]
+            window.classifier_comparisons.append(shown)
+            shown.show()
+        # a remote run's checkpoint: inspect on its host or fetch a copy, asked (or remembered) as for Open best
+        window.remote_inspect.prepare([(window.remote.run_for_path(r["source"]), r["source"]) for r in runs], show)
 
     window.runs.runs_dir_getter = lambda: Path(window.runs_dir)
     window.runs.group_selected.connect(show_group)

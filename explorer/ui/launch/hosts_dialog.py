@@ -6,17 +6,23 @@ bert-explorer, GPUs, free disk, or the one sentence of what is wrong). No passwo
 system's OpenSSH client authenticates with the user's keys and agent. "SLURM login node" makes the host
 submit its runs with sbatch (partition, GPUs per job, time limit, extra #SBATCH lines:
 explorer.core.remote.hosts.SlurmOptions; the script is shown before each submission, sbatch_dialog).
+When $HOME/.ssh/config exists but ssh reads another file (the passwd home's), one line says so and "Use it"
+makes every ssh / scp of the app read it (``-F``; remembered in AppSettings.ssh_config;
+$EXPLORER_SSH_CONFIG still wins).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+import os
+
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.remote.check import HostCheck, check_host
-from explorer.core.remote.hosts import Host, SlurmOptions, configured_port, ssh_aliases
+from explorer.core.remote.hosts import (SSH_CONFIG_ENV, Host, SlurmOptions, configured_port, home_ssh_config,
+                                       ssh_aliases, ssh_config_path, unread_home_sentence, use_ssh_config)
 from explorer.ui.shell.threads import start_worker
 
 THIS_MACHINE = "This machine"
@@ -49,19 +55,25 @@ class HostsDialog(QDialog):
         self.inspect.setToolTip("Opening a checkpoint of a run on this host: run the inspectors on the host over "
                                 "SSH, or fetch the checkpoint folder and inspect the copy here.")
         self._inspect = {id(h): settings.inspect_choice(h.name) for h in self.hosts}
-        self.fields["target"].setCompleter(QCompleter(ssh_aliases(), self))
         self.fields["target"].setPlaceholderText("an alias of ~/.ssh/config, or user@host")
         self.fields["key"].setPlaceholderText("empty: the SSH config's key or your agent")
         self.fields["python"].setPlaceholderText("python3, or ~/venv/bin/python")
         self.fields["runs_dir"].setPlaceholderText("~/bert-explorer-runs")
-        aliases = ssh_aliases()
-        self.aliases = QLabel("Aliases in your SSH config: " + (", ".join(aliases) if aliases else "none"))
+        self.aliases = QLabel("")
         self.aliases.setWordWrap(True)
+        use_ssh_config(settings.ssh_config() or None)   # the remembered choice, as the app applies it at start
+        self.config_note = QLabel("")   # $HOME's ssh config is not the one ssh reads (unread_home_sentence)
+        self.config_note.setWordWrap(True)
+        self.use_config = QPushButton("Use it")
+        self.use_config.setToolTip("Pass this file to every ssh and scp the app runs (remembered; "
+                                   "$EXPLORER_SSH_CONFIG still wins)")
+        self._show_config()
         self._slurm_box()
         self.check_btn = QPushButton("Check host")
         self.result = QLabel("")
         self.result.setWordWrap(True)
         self.result.setMinimumHeight(90)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)   # copy the ssh command
         self.problem = QLabel("")
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
@@ -84,6 +96,10 @@ class HostsDialog(QDialog):
         right = QVBoxLayout()
         right.addLayout(form)
         right.addWidget(self.slurm_group)
+        note_row = QHBoxLayout()
+        note_row.addWidget(self.config_note, 1)
+        note_row.addWidget(self.use_config)
+        right.addLayout(note_row)
         right.addWidget(self.aliases)
         right.addWidget(self.check_btn)
         right.addWidget(self.result, 1)
@@ -98,6 +114,7 @@ class HostsDialog(QDialog):
         add.clicked.connect(self.add_host)
         self.remove_btn.clicked.connect(self.remove_host)
         self.check_btn.clicked.connect(self.check)
+        self.use_config.clicked.connect(self._toggle_config)
         self.list.currentRowChanged.connect(self._show)
         for ed in self.fields.values():
             ed.textEdited.connect(self._edited)
@@ -142,6 +159,32 @@ class HostsDialog(QDialog):
         lay.addWidget(self.slurm)
         lay.addLayout(form)
         self._slurm_fields_enabled(False)
+
+    # ---- which ssh_config ------------------------------------------------------------------
+    def _show_config(self) -> None:
+        """The aliases of the config in use, and the one line (with "Use it" / "Stop using it") when $HOME's
+        ssh config is not the file ssh reads."""
+        aliases = ssh_aliases()
+        self.fields["target"].setCompleter(QCompleter(aliases, self))
+        self.aliases.setText(f"Aliases in your SSH config ({ssh_config_path()}): "
+                             + (", ".join(aliases) if aliases else "none"))
+        chosen = self.settings.ssh_config() if not os.environ.get(SSH_CONFIG_ENV) else ""
+        note = unread_home_sentence()
+        if chosen:
+            self.config_note.setText(f"Every ssh and scp of the app reads {chosen} (chosen here).")
+            self.use_config.setText("Stop using it")
+        else:
+            self.config_note.setText(note)
+            self.use_config.setText("Use it")
+        self.config_note.setVisible(bool(chosen or note))
+        self.use_config.setVisible(bool(chosen or note))
+
+    def _toggle_config(self) -> None:
+        """ "Use it": every ssh / scp reads $HOME's ssh config from now on (remembered); "Stop using it": ssh's
+        own file again."""
+        self.settings.set_ssh_config("" if self.settings.ssh_config() else str(home_ssh_config()))
+        self._show_config()
+        self._read_port()
 
     def _slurm_fields_enabled(self, on: bool) -> None:
         for w in (self.partition, self.slurm_gpus, self.time_limit, self.extra):

@@ -9,6 +9,8 @@ for the host (AppSettings.inspect_choice; changed in the Hosts dialog or by the 
 * "fetch": the checkpoint folder is fetched (explorer.core.remote.fetch.fetch_checkpoint, on a worker
   thread, with a progress dialog and Cancel; a current copy fetched earlier is reused), then opened here.
 
+:meth:`RemoteCheckpointOpener.prepare` does the same for an op on several checkpoints (Compare two classifiers).
+
 ``place_changed(text)`` says which for the status bar ("Inspecting on lab (GPU: ...)", "Inspecting a local
 copy of lab:…/best"; "" once a local checkpoint is inspected on this machine again).
 """
@@ -96,18 +98,64 @@ class RemoteCheckpointOpener(QObject):
     # ---- the choice -------------------------------------------------------------------------
     def open(self, run: RemoteRun, remote_path: str) -> None:
         """Open ``remote_path`` (a checkpoint folder of ``run`` on its host) as remembered, else ask."""
+        self._ask(run, remote_path, lambda choice: self._go(run, remote_path, choice))
+
+    def _ask(self, run: RemoteRun, remote_path: str, then: Callable[[str], None]) -> None:
+        """``then(choice)`` with the choice remembered for the run's host, else the one the dialog gives (and
+        remembers when its box is ticked); nothing on Cancel."""
         choice = self.settings.inspect_choice(run.host.name)
         if choice:
-            self._go(run, remote_path, choice)
+            then(choice)
             return
         self.dialog = InspectChoiceDialog(run, remote_path, self.window)
 
         def chosen(choice: str, remember: bool) -> None:
             if remember:
                 self.settings.set_inspect_choice(run.host.name, choice)
-            self._go(run, remote_path, choice)
+            then(choice)
         self.dialog.chosen.connect(chosen)
         self.dialog.open()
+
+    def prepare(self, items: list[tuple[RemoteRun | None, str]], done: Callable[[list[str]], None]) -> None:
+        """Make checkpoints usable by one inspector op (Compare two classifiers), asking as :meth:`open` does.
+
+        ``items``: (the remote run holding it or None for a local folder, the checkpoint path) each. No remote
+        one: the inspectors run here and ``done(paths)`` at once. Else the first remote run's host decides:
+        "host" (when every checkpoint is on that one host) moves the inspector child there and gives the host
+        paths; otherwise ("fetch", or checkpoints on several machines) each remote checkpoint is fetched (or
+        its current copy reused) and ``done`` gets the local copies, in the order of ``items``. Cancel in the
+        dialog, a cancelled or failed fetch: ``done`` is not called (the failure is in ``message``)."""
+        paths = [str(p) for _run, p in items]
+        remote = [(i, run, str(p)) for i, (run, p) in enumerate(items) if run is not None]
+        if not remote:
+            self.inspect_here()
+            done(paths)
+            return
+        first = remote[0][1]
+
+        def go(choice: str) -> None:
+            one_host = len(remote) == len(items) and len({run.host.name for _i, run, _p in remote}) == 1
+            if choice == ON_HOST and one_host:
+                from explorer.core.remote.ssh import inspector_argv
+
+                self.client_getter().set_place(inspector_argv(first.host), first.host.name)
+                self._set_place(self._on_host_text(first.host.name))
+                done(paths)
+                return
+
+            def fetch_next(k: int) -> None:
+                if k == len(remote):
+                    self.inspect_here()
+                    done(paths)
+                    return
+                i, run, path = remote[k]
+
+                def got(local: str) -> None:
+                    paths[i] = local
+                    fetch_next(k + 1)
+                self.fetch(run, path, on_fetched=got)
+            fetch_next(0)
+        self._ask(first, remote[0][2], go)
 
     def _go(self, run: RemoteRun, remote_path: str, choice: str) -> None:
         if choice == ON_HOST:
@@ -151,9 +199,9 @@ class RemoteCheckpointOpener(QObject):
         return f"Inspecting on {name}" + (f" ({device})" if device else "")
 
     # ---- a local copy -----------------------------------------------------------------------
-    def fetch(self, run: RemoteRun, remote_path: str) -> None:
+    def fetch(self, run: RemoteRun, remote_path: str, on_fetched: Callable[[str], None] | None = None) -> None:
         """Fetch (or reuse) the checkpoint folder on a worker thread, with a progress dialog and Cancel;
-        then open the local copy here."""
+        then open the local copy here (``on_fetched(local_path)`` instead when given)."""
         from explorer.core.errors import Cancelled
         from explorer.core.remote.fetch import fetch_checkpoint
         from explorer.ui.shell.threads import launch, prepare_worker
@@ -178,10 +226,14 @@ class RemoteCheckpointOpener(QObject):
         def fetched(result) -> None:
             dlg.close()
             self.progress = None
+            how = "the copy fetched earlier is current" if result.reused else f"fetched {result.bytes / 1e6:.1f} MB"
+            if on_fetched is not None:
+                self.message.emit(f"Using a local copy of {where} ({how}: {result.path})")
+                on_fetched(str(result.path))
+                return
             config = self.run_config(run)
             self.open_here(str(result.path), config)
             self._set_place(f"Inspecting a local copy of {where}")
-            how = "the copy fetched earlier is current" if result.reused else f"fetched {result.bytes / 1e6:.1f} MB"
             self.message.emit(f"Inspecting a local copy of {where} ({how}: {result.path})")
 
         def failed(msg: str, _tb: str) -> None:

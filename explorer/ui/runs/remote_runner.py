@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from explorer.core import run_status
 from explorer.core.errors import UserError
 from explorer.core.remote.follow import RemoteFollower
-from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run
+from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, use_ssh_config
 from explorer.core.remote.launch import launch_run, request_remote
 from explorer.core.remote.slurm import POLL_SECONDS as SLURM_POLL_SECONDS
 from explorer.core.remote.slurm import JobState, SlurmFollower, submit
@@ -52,6 +52,8 @@ class RemoteRunManager(QObject):
         self.slurm_poll_seconds = SLURM_POLL_SECONDS   # how often a queued SLURM job's state is asked
         self.runs_dir = Path(runs_dir)
         self.settings = settings
+        if hasattr(settings, "ssh_config"):   # the remembered "Use it" ssh_config: for every ssh this app runs
+            use_ssh_config(settings.ssh_config() or None)
         self.store = store
         self.states: dict[str, RunState] = {}
         self.runs: dict[str, RemoteRun] = {}

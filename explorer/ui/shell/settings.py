@@ -145,6 +145,18 @@ class AppSettings:
             choices[host_name] = choice
         self.qs.setValue("remote/inspect", json.dumps(choices))
 
+    def ssh_config(self) -> str:
+        """The ssh_config chosen with the Hosts dialog's "Use it" (passed to every ssh / scp as ``-F``; applied with
+        explorer.core.remote.hosts.use_ssh_config); "" = the file ssh reads itself."""
+        return str(self.qs.value("remote/ssh_config", "") or "")
+
+    def set_ssh_config(self, path: str) -> None:
+        """Remember ``path`` ("" = none) and apply it to this process's ssh command lines at once."""
+        from explorer.core.remote.hosts import use_ssh_config
+
+        self.qs.setValue("remote/ssh_config", str(path or ""))
+        use_ssh_config(path or None)
+
     # ---- the launcher form ---------------------------------------------------------------
     def last_config(self) -> dict | None:
         """The saved launcher form as a dict, or None when there is none or it is unreadable."""

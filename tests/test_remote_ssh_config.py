@@ -1,0 +1,139 @@
+"""Which ssh_config the app's ssh reads, and the host-key sentences (issue 25, eighth trial), against the real
+test sshd (tests/sshd.py): an alias only in $HOME/.ssh/config (not the passwd home's file ssh reads) is
+unreachable with a one-line explanation until the Hosts dialog's "Use it", then reachable; an unknown and a
+changed host key are told apart, each with the exact ssh command (config, port, key) the app runs."""
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from explorer.core.errors import RemoteHostError
+from explorer.core.remote import hosts, ssh
+from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host
+from explorer.ui.launch.hosts_dialog import HostsDialog
+from explorer.ui.shell.settings import AppSettings
+
+SHOTS = Path("/tmp/hostsfix_shots")
+
+
+def _user() -> str:
+    import pwd
+
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+@pytest.fixture
+def plain_ssh(monkeypatch):
+    """No $EXPLORER_SSH_CONFIG (the sshd fixture sets one) and no "Use it" choice: ssh reads its own file."""
+    monkeypatch.delenv(SSH_CONFIG_ENV, raising=False)
+    monkeypatch.setattr(hosts, "_chosen_config", None)
+
+
+def _fill(dialog, **values):
+    for name, value in values.items():
+        dialog.fields[name].setText(value)
+        dialog.fields[name].textEdited.emit(value)
+
+
+def _check(qtbot, dialog) -> str:
+    with qtbot.waitSignal(dialog.checked, timeout=60_000):
+        dialog.check_btn.click()
+    return dialog.result.text()
+
+
+def test_an_alias_only_in_homes_ssh_config_is_reachable_after_use_it(qtbot, sshd_server, plain_ssh, monkeypatch,
+                                                                      tmp_path):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    if hosts.login_home().resolve() == home.resolve():
+        pytest.skip("the passwd home is the temporary HOME: nothing to tell apart")
+    config = home / ".ssh" / "config"
+    config.write_text("\n".join([
+        "Host myserver", "  HostName 127.0.0.1", f"  Port {sshd_server.port}", f"  User {_user()}",
+        f"  IdentityFile {sshd_server.root / 'client_key'}", "  IdentitiesOnly yes",
+        f"  UserKnownHostsFile {sshd_server.root / 'known_hosts'}", "  StrictHostKeyChecking yes", ""]),
+        encoding="utf-8")
+    settings = AppSettings(tmp_path / "s.ini")
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    note = dialog.config_note.text()
+    assert not dialog.config_note.isHidden() and dialog.use_config.text() == "Use it"
+    assert note == (f"Your HOME's SSH config ({config}) is not the one ssh reads "
+                    f"({hosts.login_home() / '.ssh' / 'config'}: the account's home).")
+    assert "myserver" not in dialog.aliases.text()
+    dialog.add_host()
+    _fill(dialog, name="myserver", target="myserver", python=str(sshd_server.python), runs_dir=str(sshd_server.runs))
+    before = _check(qtbot, dialog)
+    assert "not ready" in before and "Could not resolve hostname myserver" in before and note in before
+
+    dialog.resize(1000, 640)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    dialog.grab().save(str(SHOTS / "hosts_home_config_before.png"))
+
+    dialog.use_config.click()
+    assert settings.ssh_config() == str(config)
+    assert dialog.use_config.text() == "Stop using it" and str(config) in dialog.config_note.text()
+    assert "myserver" in dialog.aliases.text()
+    assert ssh.ssh_argv(Host(target="myserver"), ["true"])[:3] == ["ssh", "-F", str(config)]
+    after = _check(qtbot, dialog)
+    assert "ready for runs" in after and "not ready" not in after
+    dialog.grab().save(str(SHOTS / "hosts_home_config_after.png"))
+    dialog.accept()
+
+    monkeypatch.setattr(hosts, "_chosen_config", None)   # a restart: the remembered choice applies again
+    again = HostsDialog(AppSettings(tmp_path / "s.ini"))
+    qtbot.addWidget(again)
+    assert "myserver" in again.aliases.text() and hosts.ssh_config_override() == config
+    other = tmp_path / "env_config"
+    other.write_text("Host envhost\n  HostName 127.0.0.1\n", encoding="utf-8")
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(other))   # the environment variable wins over the choice
+    assert ssh.ssh_argv(Host(target="myserver"), ["true"])[:3] == ["ssh", "-F", str(other)]
+    assert ssh.scp_argv(Host(target="myserver"), ["a"], "~/b")[:3] == ["scp", "-F", str(other)]
+
+
+def _host_key_case(sshd_server, tmp_path, monkeypatch, known: str) -> tuple[Host, Path]:
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text(known, encoding="utf-8")
+    config = tmp_path / "ssh_config"
+    config.write_text(f"Host 127.0.0.1\n  UserKnownHostsFile {known_hosts}\n  StrictHostKeyChecking yes\n",
+                      encoding="utf-8")
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    host = Host(name="lab", target=f"{_user()}@127.0.0.1", port=sshd_server.port,
+                key=str(sshd_server.root / "client_key"))
+    return host, config
+
+
+def _expected_command(host: Host, config: Path) -> str:
+    return (f"ssh -F {config} -p {host.port} -i {host.key} -o IdentitiesOnly=yes {host.target}")
+
+
+def test_an_unknown_host_key_says_first_connection_with_the_exact_command(sshd_server, tmp_path, monkeypatch):
+    host, config = _host_key_case(sshd_server, tmp_path, monkeypatch, "")
+    with pytest.raises(RemoteHostError) as err:
+        ssh.run_checked(host, ["true"])
+    text = str(err.value)
+    assert text.startswith("lab: unknown host key (the first connection")
+    assert "CHANGED" not in text and text.endswith(": " + _expected_command(host, config))
+    # the command is the one the app runs: with the key accepted it logs in
+    host_pub = " ".join((sshd_server.root / "host_key.pub").read_text(encoding="utf-8").split()[:2])
+    (tmp_path / "known_hosts").write_text(f"[127.0.0.1]:{sshd_server.port} {host_pub}\n", encoding="utf-8")
+    res = subprocess.run([*shlex.split(ssh.connect_command(host)), "true"], capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, res.stderr
+
+
+def test_a_changed_host_key_says_changed_with_the_exact_command(sshd_server, tmp_path, monkeypatch):
+    other_pub = " ".join((sshd_server.root / "wrong_key.pub").read_text(encoding="utf-8").split()[:2])
+    host, config = _host_key_case(sshd_server, tmp_path, monkeypatch, f"[127.0.0.1]:{sshd_server.port} {other_pub}\n")
+    with pytest.raises(RemoteHostError) as err:
+        ssh.run_checked(host, ["true"])
+    text = str(err.value)
+    assert text.startswith("lab: the host key CHANGED") and "REMOTE HOST IDENTIFICATION HAS CHANGED" in text
+    assert "unknown host key" not in text and text.endswith(": " + _expected_command(host, config))
+    assert f"remove line 1 of {tmp_path / 'known_hosts'}," in text
