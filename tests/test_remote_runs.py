@@ -8,6 +8,7 @@ ssh connection and an app restart mid-run (no event lost or doubled: the mirror 
 import json
 import os
 import platform
+import shutil
 import signal
 import threading
 from pathlib import Path
@@ -110,6 +111,9 @@ def test_check_host_failures_are_one_sentence(sshd_server, host):
 
 
 def test_launch_follow_drop_restart_stop_early_and_cancel(sshd_server, host, files, tmp_path):
+    # copy-once starts from an empty store: other modules' tests may have sent the same tiny files to this
+    # session's sshd (then nothing would be copied and the first assert would fail by test order alone)
+    shutil.rmtree(Path(sshd_server.runs) / ".blobs", ignore_errors=True)
     local = tmp_path / "runs"
     run_a, up_a = launch.launch_run(host, _config(files, "remote-a", local), local / "remote-a")
     assert sorted(up_a.copied) == sorted({launch.content_hash(files["model"])[:40],
