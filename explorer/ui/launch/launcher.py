@@ -310,9 +310,10 @@ class LauncherPanel(QWidget):
             if spec.name in values and not _applies(spec, task, qa):
                 values[spec.name] = getattr(defaults, spec.name)
         values["watch"] = self.watch.get() if qa else []   # watch examples are QA questions
-        if task != self._base.task:
-            # the loaded config's label count was for its task's data (a stance run's 3): another task infers its
-            # own (0), so a regression or NER run never carries --num-labels 3 (fourth trial)
+        if task != self._base.task or values.get("train", self._base.train) != self._base.train:
+            # the loaded config's label count was for its task's data and file (a stance run's 3): another task or
+            # training file infers its own from the data (0), so neither a regression run (fourth trial) nor an
+            # SST-2 run after the stance file (eighth trial: config.json said 3, the head had 2) carries 3
             values["num_labels"] = 0
         if not values["output_dir"]:
             values["output_dir"] = self.runs_dir

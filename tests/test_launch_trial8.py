@@ -1,0 +1,40 @@
+"""Launcher minors from the eighth fresh-user trial (issue 25): the label count follows the data chosen now,
+a task switch treats the train and dev files alike, the Preview command is typed as a person types it, the
+intro names the preset applied, classification evaluates several times per epoch, Getting started covers own
+data, and the tau study remembers its measured rate."""
+
+from pathlib import Path
+
+import pytest
+
+from explorer.core.errors import ConfigError
+from explorer.core.training.config import TrainConfig
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_new_training_file_does_not_carry_the_loaded_label_count(qtbot, tmp_path):
+    """Eighth trial: after the 3-class stance run's settings, choosing SST-2 (2 classes) kept --num-labels 3."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(tmp_path / "stance.txt"), num_labels=3))
+    assert w.config().num_labels == 3
+    w.editors["train"].set(str(tmp_path / "sst2_train.tsv"))
+    assert w.config().num_labels == 0 and "--num-labels" not in w.command.toPlainText()
+
+
+def test_a_label_count_other_than_the_datas_is_refused_before_the_head_is_built(tmp_path):
+    """config.json would say num_labels 3 for a head with 2 outputs (its size comes from id2label)."""
+    from explorer.core.training.setup import fit_head
+    from explorer.core.training.tasks import get_task
+
+    data = _write(tmp_path / "sst2.tsv", "sentence\tlabel\ngood film\tpositive\nbad film\tnegative\n")
+    config = TrainConfig(task="single", train=str(data), num_labels=3)
+    task = get_task("single")
+    with pytest.raises(ConfigError, match=r"num_labels is 3, but .*sst2.tsv has 2 labels"):
+        fit_head("unused", task, task.load(config, "train"), None, config, None)
