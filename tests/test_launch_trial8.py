@@ -38,3 +38,34 @@ def test_a_label_count_other_than_the_datas_is_refused_before_the_head_is_built(
     task = get_task("single")
     with pytest.raises(ConfigError, match=r"num_labels is 3, but .*sst2.tsv has 2 labels"):
         fit_head("unused", task, task.load(config, "train"), None, config, None)
+
+
+def test_a_training_file_from_other_data_clears_the_dev_file_beside_the_previous_one(qtbot, tmp_path):
+    """Eighth trial: SST-2 -> Regression -> STS-B's train.csv kept SST-2's dev.tsv; Launch was refused with "the
+    dev data cannot be used". The dev file goes with its training file; one chosen with the new file stays."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    sst2, stsb = tmp_path / "glue_sst2", tmp_path / "stsb"
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(sst2 / "train.tsv"), dev=str(sst2 / "dev.tsv")))
+    w.editors["task"].set("regression")
+    assert w.config().dev == str(sst2 / "dev.tsv")          # the user's files stay across the switch
+    w.editors["train"].set(str(stsb / "train.csv"))
+    assert w.config().dev == "" and "dev file dev.tsv was the previous data's" in w.preset_label.text()
+    w.editors["dev"].set(str(stsb / "dev.csv"))
+    w.editors["train"].set(str(stsb / "train_small.csv"))   # same folder: the dev file is this data's
+    assert w.config().dev == str(stsb / "dev.csv")
+
+
+def test_a_refused_launch_names_the_file_and_why(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="regression", train=str(tmp_path / "train.csv"), dev=str(tmp_path / "dev.tsv")))
+    w.dev_preview.result = {"ok": False, "error": "line 2: the label 'positive' is not a number\nmore", "records": []}
+    w.dev_preview._set_rejected(True)
+    text = w.problem.text()
+    assert "dev data cannot be used (dev.tsv): line 2: the label 'positive' is not a number" in text
+    assert "more" not in text and not w.launch_btn.isEnabled()

@@ -114,6 +114,7 @@ class LauncherPanel(QWidget):
         # files still to choose, the task those were for)
         self._switch_note: tuple[str, list[str], str] | None = None
         self._file_note = ""             # what a new training file reset (_new_train_file)
+        self._dev_home: str | None = None  # the training file's folder when the dev file was set (_dev_partner)
         self._preset = ""                # the preset the form was set from, while its task is kept
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
@@ -332,6 +333,7 @@ class LauncherPanel(QWidget):
             self.watch.set(config.watch)
         finally:
             self._loading = False
+        self._dev_partner()
         self._changed()
         self.refresh_previews()
 
@@ -350,6 +352,8 @@ class LauncherPanel(QWidget):
             self._edited.add(name)
         if name == "train":
             self._new_train_file()
+        if name == "dev":
+            self._dev_partner()
         if name in ("train", "dev") and self.editors[name].get() and self._switch_note is not None:
             self._switch_note[1][:] = [n for n in self._switch_note[1] if n != name]   # chosen: no longer to do
             self._compose_note()
@@ -367,9 +371,11 @@ class LauncherPanel(QWidget):
         import html
 
         name = html.escape(Path(self.editors["train"].get()).name)
+        dev = html.escape(self._forget_the_previous_files_dev())
+        dev_note = f"; the dev file {dev} was the previous data's and was cleared: choose this data's" if dev else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
-            if self._file_note:
-                self._file_note = f"Training file {name}: the preview guesses its columns"
+            if self._file_note or dev:
+                self._file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
                 self._compose_note()
             return
         self._loading = True
@@ -381,8 +387,37 @@ class LauncherPanel(QWidget):
             self._loading = False
         labels = ", ".join(field_spec(n).label or n for n in cleared)
         self._file_note = (f"Training file {name}: the previous file's {labels} went back to their defaults; the "
-                           "preview guesses this file's columns")
+                           f"preview guesses this file's columns{dev_note}")
         self._compose_note()
+
+    def _refusal(self, split: str, preview) -> str:
+        """Why Launch is refused for one data file: its name and the data check's first line (e.g. "the dev data
+        dev.tsv cannot be used: ..."), so a disabled Launch says which file, not only "the dev data"."""
+        name = Path(self.editors[split].get()).name or f"the {split} file"
+        reason = str((preview.result or {}).get("error", "")).strip().splitlines()
+        why = reason[0] if reason else "see the data preview"
+        return f"the {split} data cannot be used ({name}): {why}"
+
+    def _dev_partner(self) -> None:
+        """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
+        train, dev = self.editors["train"].get(), self.editors["dev"].get()
+        self._dev_home = str(Path(train).parent) if train and dev else None
+
+    def _forget_the_previous_files_dev(self) -> str:
+        """A new training file from another folder than the one the dev file was chosen with: a dev file that sat
+        beside that training file was its data's (eighth trial: STS-B trained against SST-2's dev.tsv and Launch
+        was refused) and is cleared like the training file's layout; returns its name ("" when it stays)."""
+        dev, train = self.editors["dev"].get(), self.editors["train"].get()
+        home = getattr(self, "_dev_home", None)
+        if not (dev and home and train) or Path(dev).parent != Path(home) or Path(train).parent == Path(home):
+            return ""
+        self._loading = True
+        try:
+            self.editors["dev"].set("")
+            self._edited.discard("dev")
+        finally:
+            self._loading = False
+        return Path(dev).name
 
     def _compose_note(self) -> None:
         """The banner's note from what is true now: the task switch's recipe sentence, the data files it cleared
@@ -461,9 +496,10 @@ class LauncherPanel(QWidget):
             window_errors = self._check_windows(cfg, qa)
             if window_errors:
                 raise ConfigError("window settings do not fit the model: " + "; ".join(window_errors))
-            rejected = [name for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]
-            if rejected:   # the data preview refused the data: say so, and no launch of a run bound to fail
-                raise ConfigError(f"the {' and '.join(rejected)} data cannot be used (see the data preview)")
+            rejected = [self._refusal(name, p) for name, p in (("train", self.train_preview),
+                                                                ("dev", self.dev_preview)) if p.rejected]
+            if rejected:   # the data preview refused the data: which file and why; no launch of a run bound to fail
+                raise ConfigError("; ".join(rejected))
             self.problem.setText("")
             self.launch_btn.setEnabled(True)
             self.grid_btn.setEnabled(True)
