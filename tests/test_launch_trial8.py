@@ -69,3 +69,22 @@ def test_a_refused_launch_names_the_file_and_why(qtbot, tmp_path):
     text = w.problem.text()
     assert "dev data cannot be used (dev.tsv): line 2: the label 'positive' is not a number" in text
     assert "more" not in text and not w.launch_btn.isEnabled()
+
+
+def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
+    """Eighth trial: --text-columns '["Tweet"]' --label-names '["AGAINST", ...]' in the Preview command."""
+    import argparse
+
+    from explorer.ui.launch.presets import command_line
+    from explorer.worker.train import add_arguments, config_from_args
+
+    stance = TrainConfig(task="single", train="stance.txt", text_columns=["Tweet"], label_column="Stance",
+                         label_names=["AGAINST", "FAVOR", "NONE"], f1_classes=["FAVOR", "AGAINST"])
+    line = command_line(stance)
+    assert "--text-columns Tweet " in line and "--label-names AGAINST,FAVOR,NONE" in line and "[" not in line
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    odd = [["6", "7"], ["a, b"], ["true"], ["null"], [" x"], ["1.50"], ["x", ""]]
+    for cfg in [stance] + [TrainConfig(task="pair", train="t.tsv", label_names=names) for names in odd]:
+        assert config_from_args(parser.parse_args(cfg.to_cli_args())) == cfg
+    assert TrainConfig(label_names=["a, b"]).to_cli_args() == ["--label-names", '["a, b"]']
