@@ -88,3 +88,18 @@ def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
     for cfg in [stance] + [TrainConfig(task="pair", train="t.tsv", label_names=names) for names in odd]:
         assert config_from_args(parser.parse_args(cfg.to_cli_args())) == cfg
     assert TrainConfig(label_names=["a, b"]).to_cli_args() == ["--label-names", '["a, b"]']
+
+
+def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
+    """Eighth trial: the first form's intro said "with fast-CPU settings", the line under it "Preset: offline
+    default"."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    assert "Preset: offline default" in w.preset_label.text()
+    assert "offline default" in w.hint.text() and "fast" not in w.hint.text().lower()
+    w.apply_preset("fast-cpu")
+    assert "fast CPU" in w.preset_label.text() and "fast CPU preset" in w.hint.text()

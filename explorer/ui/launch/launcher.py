@@ -25,7 +25,7 @@ from explorer.ui.launch.hosts_dialog import RunOnPicker
 from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
 from explorer.ui.launch.preview import DataPreview
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
-                                          offline_default, preset_config, sample_paths)
+                                          intro_text, offline_default, preset_config, sample_paths)
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
 
@@ -137,8 +137,7 @@ class LauncherPanel(QWidget):
             if key in PRESET_TIPS:
                 self.presets.setItemData(self.presets.count() - 1, PRESET_TIPS[key], Qt.ItemDataRole.ToolTipRole)
         self.presets.activated.connect(self._preset_chosen)
-        hint = QLabel("Set up a fine-tune. The first form is the offline default: the bundled encoder learns "
-                      "spans on the bundled sample with fast-CPU settings. Hover a field for what it means.")
+        hint = QLabel()   # intro_text of the form's config, set with the preset line (_changed)
         hint.setObjectName("hint")
         hint.setWordWrap(True)
         self.hint = hint               # the first-visit text; a task switch's note takes its place (no jump)
@@ -489,6 +488,7 @@ class LauncherPanel(QWidget):
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))
         # the note replaces the first-visit hint rather than adding its lines below it: the form under the
         # banner does not jump down when a task switch writes a note (first-hour trial: 48 px)
+        self.hint.setText(intro_text(cfg))
         self.hint.setVisible(not self._preset_note)
         self._fit_banner()
         try:
