@@ -103,3 +103,31 @@ def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
     assert "offline default" in w.hint.text() and "fast" not in w.hint.text().lower()
     w.apply_preset("fast-cpu")
     assert "fast CPU" in w.preset_label.text() and "fast CPU preset" in w.hint.text()
+
+
+def test_table_tasks_start_at_four_evaluations_per_epoch_of_the_file():
+    from explorer.core.task_facts import eval_every_for
+
+    assert eval_every_for("single", 2000, 16) == 31            # ceil(2000 / 16) = 125 steps, / 4
+    assert eval_every_for("pair", 67349, 16, train_cap=2000) == 31
+    assert eval_every_for("regression", 100, 16, gradient_accumulation_steps=2) == 1   # 4 steps: each one
+    assert eval_every_for("single", 0, 16) == 0               # size unknown: start and end
+    assert eval_every_for("squad_v1", 2000, 16) == 0          # QA keeps its own default
+
+
+def test_the_launcher_sets_evaluate_every_from_the_data_check_unless_the_user_did(qtbot, tmp_path):
+    """Eighth trial: classification runs evaluated only at start and end, so there was no dev curve."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(tmp_path / "sst2.tsv"), batch_size=16, train_cap=2000))
+    res = {"ok": True, "counts": {"examples": 67349, "labels": 2}, "records": [], "error": ""}
+    w.train_preview.result = res
+    w.train_preview.finished.emit(res)
+    assert w.config().eval_every == 31 and "--eval-every 31" in w.command.toPlainText()
+    w.editors["batch_size"].set(32)
+    assert w.config().eval_every == 15                       # ceil(2000 / 32) = 63 steps, / 4
+    w.editors["eval_every"].set(100)
+    w.editors["batch_size"].set(8)
+    assert w.config().eval_every == 100                      # the user's value stays

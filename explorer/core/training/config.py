@@ -200,7 +200,8 @@ class TrainConfig:
         'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
         'never considered.'))
     eval_every: int = setting(0, "optimizer steps between dev evaluations; 0 = evaluate only at the start and "
-                              "the end", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
+                              "the end; the launcher starts the table tasks (single, pair, regression, "
+                              "multilabel) at 4 evaluations per epoch of the training file", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
                               special="start and end", rank=2,
         explain=(
         'Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.'))

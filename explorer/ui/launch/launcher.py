@@ -296,6 +296,7 @@ class LauncherPanel(QWidget):
                      "label_names", "skip_invalid", "dev_fraction", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
+        self.train_preview.finished.connect(lambda _res: self._fit_eval_every())
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -349,6 +350,8 @@ class LauncherPanel(QWidget):
             self.refresh_previews()
         else:
             self._edited.add(name)
+        if name in ("batch_size", "gradient_accumulation_steps", "train_cap"):
+            self._fit_eval_every()
         if name == "train":
             self._new_train_file()
         if name == "dev":
@@ -388,6 +391,30 @@ class LauncherPanel(QWidget):
         self._file_note = (f"Training file {name}: the previous file's {labels} went back to their defaults; the "
                            f"preview guesses this file's columns{dev_note}")
         self._compose_note()
+
+    def _fit_eval_every(self) -> None:
+        """Evaluate every: the task's evaluations per epoch of the training file the data check read
+        (core.task_facts.eval_every_for), unless the user set it; unchanged while the file's size is unknown."""
+        from explorer.core.task_facts import eval_every_for
+
+        res = self.train_preview.result or {}
+        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        if "eval_every" in self._edited or n <= 0:
+            return
+        get = lambda name: self.editors[name].get()   # noqa: E731 - three reads of the form
+        try:
+            steps = eval_every_for(get("task"), n, get("batch_size"), get("gradient_accumulation_steps"),
+                                   get("train_cap"))
+        except KeyError:
+            return
+        if steps == get("eval_every"):
+            return
+        self._loading = True
+        try:
+            self.editors["eval_every"].set(steps)
+        finally:
+            self._loading = False
+        self._changed()
 
     def _refusal(self, split: str, preview) -> str:
         """Why Launch is refused for one data file: its name and the data check's first line (e.g. "the dev data
