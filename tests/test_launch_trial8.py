@@ -131,3 +131,20 @@ def test_the_launcher_sets_evaluate_every_from_the_data_check_unless_the_user_di
     w.editors["eval_every"].set(100)
     w.editors["batch_size"].set(8)
     assert w.config().eval_every == 100                      # the user's value stays
+
+
+def test_getting_started_walks_the_own_data_classification_path():
+    """Eighth trial: Help -> Getting started covered only QA. The names it gives are the app's own."""
+    import inspect
+
+    from explorer.ui.inspectors import classify_dev_view, predictions_view
+    from explorer.ui.runs import dock
+    from explorer.ui.shell.help_dialog import GETTING_STARTED
+
+    own = GETTING_STARTED.split("Your own data", 1)[1].split("What each panel answers")[0]
+    for step in ("Train data", "Text columns", "Label column", "Curves", "Classify: dev set", "Predictions"):
+        assert step in own
+    for name, module in (("Score dev set", classify_dev_view), ("Predict on a file…", dock),
+                         ("Save labelled file…", predictions_view)):
+        assert name in own and f'"{name}"' in inspect.getsource(module)
+    assert "fast-CPU" not in GETTING_STARTED
