@@ -148,3 +148,22 @@ def test_getting_started_walks_the_own_data_classification_path():
                          ("Save labelled file…", predictions_view)):
         assert name in own and f'"{name}"' in inspect.getsource(module)
     assert "fast-CPU" not in GETTING_STARTED
+
+
+def test_the_tau_estimate_remembers_the_measured_rate_across_a_restart(tmp_path, monkeypatch):
+    """Eighth trial: after a restart the estimate said "a guess until the first run here measures it" although
+    8.1 questions/s had been measured."""
+    import explorer.ui.inspectors.dev_view as dv
+    import explorer.ui.shell.settings as shell_settings
+    from explorer.ui.shell.settings import AppSettings
+
+    path = tmp_path / "settings.ini"
+    monkeypatch.setattr(dv, "_measured_qps", None)
+    monkeypatch.setattr(shell_settings, "_current", AppSettings(path))
+    assert "a guess" in dv.estimate_text(400, 0)
+    dv.remember_qps(8.1)
+    shell_settings.current_settings().sync()
+    monkeypatch.setattr(dv, "_measured_qps", None)                    # the restart: a new process
+    monkeypatch.setattr(shell_settings, "_current", AppSettings(path))
+    text = dv.estimate_text(405, 0)
+    assert "at 8.1 questions/s (measured here" in text and "50 s" in text
