@@ -374,7 +374,8 @@ class LauncherPanel(QWidget):
 
         name = html.escape(Path(self.editors["train"].get()).name)
         dev = html.escape(self._forget_the_previous_files_dev())
-        dev_note = f"; the dev file {dev} was the previous data's and was cleared: choose this data's" if dev else ""
+        dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
+                    "leave it empty to hold out the Dev fraction") if dev else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
             if self._file_note or dev:
                 self._file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
