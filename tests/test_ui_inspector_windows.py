@@ -33,7 +33,10 @@ def test_dev_tab_before_a_file_and_untrained_warning(dev_view, tiny_qa, tmp_path
 def test_dev_tab_estimate_and_cap(dev_view, tiny_qa, tmp_path, monkeypatch):
     import explorer.ui.inspectors.dev_view as dv
 
+    import explorer.ui.shell.settings as shell_settings
+
     monkeypatch.setattr(dv, "_measured_qps", None)
+    monkeypatch.setattr(shell_settings, "_current", None)   # no remembered rate from another test's window
     data = squad_v2_file(tmp_path / "dev.json")   # 12 questions
     dev_view.set_model(tiny_qa)
     dev_view.path.setText(str(data))

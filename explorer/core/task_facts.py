@@ -43,6 +43,8 @@ class TaskFacts:
             paper's 32; BERT Appendix A.3).
         default_eval_every: optimizer steps between dev evaluations the launcher starts a task with (0: at
             the start and the end only).
+        default_evals_per_epoch: dev evaluations per epoch of the training file the launcher starts a task
+            with once the file's size is known (:func:`eval_every_for`); 0 = ``default_eval_every`` stays.
         data_formats: what ``--train`` / ``--dev`` accept for this task, in words.
         squad_version: "v1.1" / "v2.0" for the QA tasks, "" otherwise.
         pair: classification of sentence pairs (two text columns) rather than single sentences.
@@ -80,6 +82,7 @@ class TaskFacts:
     metric_labels: tuple[tuple[str, str], ...] = ()
     default_batch_size: int = 32
     default_eval_every: int = 0
+    default_evals_per_epoch: int = 0
 
     @property
     def is_multiple_choice(self) -> bool:
@@ -132,25 +135,31 @@ _MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
 # rather than for how well it ranks answers against "no answer".
+# table tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
+# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points)
+TABLE_EVALS_PER_EPOCH = 4
+
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     TaskFacts("squad_v1", "SQuAD v1.1 (extractive QA)", "qa", True, "f1", 3e-5, 384, _SQUAD_FORMATS,
               squad_version="v1.1", data_kind="squad", metrics=_SQUAD_V1_METRICS),
     TaskFacts("squad_v2", "SQuAD v2.0 (QA + no answer)", "qa", True, "best_f1", 3e-5, 384, _SQUAD_FORMATS,
               squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
     TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification"),
+              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification",
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification"),
+              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification",
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
               data_kind="swag", metrics=("accuracy", "loss")),
     # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
     TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
               "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
-              problem="regression"),
+              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
     # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
     TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
               False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
-              problem="multilabel"),
+              problem="multilabel", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
     # CoNLL-2003 NER (BERT paper Section 5.3, Figure 4d): a tag per word from its first piece, entity-level F1
     # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
     TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
@@ -366,6 +375,21 @@ def defaults_help(attribute: str) -> str:
 
 
 TASK_DEFAULT_FIELDS = ("learning_rate", "max_seq_length", "batch_size", "eval_every")
+
+
+def eval_every_for(task: str, n_examples: int, batch_size: int, gradient_accumulation_steps: int = 1,
+                   train_cap: int = 0) -> int:
+    """Optimizer steps between dev evaluations a task starts with on a training file of ``n_examples`` rows
+    (``train_cap`` > 0 caps them): ceil(rows / (batch_size x gradient_accumulation_steps)) steps per epoch over
+    the task's ``default_evals_per_epoch``, at least 1; the task's ``default_eval_every`` when it has no
+    per-epoch default or the size is unknown (``n_examples`` <= 0). Raises KeyError for an unknown task."""
+    facts = get_task_facts(task)
+    if not facts.default_evals_per_epoch or n_examples <= 0:
+        return facts.default_eval_every
+    rows = min(n_examples, train_cap) if train_cap > 0 else n_examples
+    per_step = max(1, batch_size) * max(1, gradient_accumulation_steps)
+    steps_per_epoch = -(-rows // per_step)
+    return max(1, steps_per_epoch // facts.default_evals_per_epoch)
 
 
 def task_defaults(task: str) -> dict:

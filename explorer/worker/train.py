@@ -7,7 +7,7 @@ Usage::
     bert-explorer train --resume runs/<run_id>                     # continue from checkpoints/last
 
 Every TrainConfig field is a flag (``learning_rate`` <-> ``--learning-rate``; booleans also take
-``--no-...``; lists take JSON, ``--text-columns`` also "a,b"). ``TrainConfig.to_cli_args`` produces
+``--no-...``; lists take "a,b" or JSON). ``TrainConfig.to_cli_args`` produces
 exactly these flags. The run lives in ``<output_dir>/<run_id>`` (output_dir default:
 $EXPLORER_RUNS_DIR, else ~/bert-explorer-runs; run_id default: generated). ``config.json`` is
 written first; events go to stdout and to ``events.jsonl`` (the JSON-lines events described in

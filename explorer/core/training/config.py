@@ -200,7 +200,8 @@ class TrainConfig:
         'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
         'never considered.'))
     eval_every: int = setting(0, "optimizer steps between dev evaluations; 0 = evaluate only at the start and "
-                              "the end", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
+                              "the end; the launcher starts the table tasks (single, pair, regression, "
+                              "multilabel) at 4 evaluations per epoch of the training file", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
                               special="start and end", rank=2,
         explain=(
         'Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.'))
@@ -395,10 +396,25 @@ class TrainConfig:
             if isinstance(value, bool):
                 args.append(flag if value else "--no-" + f.name.replace("_", "-"))
             elif isinstance(value, list):
-                args += [flag, json.dumps(value)]
+                args += [flag, _cli_list(value)]
             else:
                 args += [flag, str(value)]
         return args
+
+
+def _cli_list(items: list) -> str:
+    """A list flag's value as a person types it: ``Tweet`` or ``AGAINST,FAVOR,NONE`` (the train parser reads
+    "a,b" and a single bare item); JSON (``["a, b"]``) only where that would not read back the same: an item
+    with a comma or edge spaces, an empty one, a non-string (watch's dicts), or one bare word JSON would read
+    as another type (true, null)."""
+    plain = bool(items) and all(isinstance(x, str) and x and "," not in x and x == x.strip() for x in items)
+    if plain and len(items) == 1:
+        try:
+            parsed = json.loads(items[0])
+        except json.JSONDecodeError:
+            parsed = items[0]
+        plain = isinstance(parsed, (int, float, str)) and not isinstance(parsed, bool) and str(parsed) == items[0]
+    return ",".join(items) if plain else json.dumps(items)
 
 
 def settings() -> dict[str, Setting]:

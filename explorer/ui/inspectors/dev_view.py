@@ -84,14 +84,38 @@ def count_questions(path: str) -> int | None:
         return None
 
 
+def measured_qps() -> float | None:
+    """Questions/s of the last τ study on this machine: this session's, else the one the settings remember
+    from an earlier session (eighth trial: the estimate forgot 8.1 q/s after a restart); None when never
+    measured."""
+    if _measured_qps:
+        return _measured_qps
+    from explorer.ui.shell.settings import current_settings
+
+    settings = current_settings()
+    return settings.tau_questions_per_second() if settings is not None else None
+
+
+def remember_qps(qps: float) -> None:
+    """Keep a measured rate for this session and in the settings (the next start's estimate)."""
+    global _measured_qps
+    from explorer.ui.shell.settings import current_settings
+
+    _measured_qps = qps
+    settings = current_settings()
+    if settings is not None:
+        settings.set_tau_questions_per_second(qps)
+
+
 def estimate_text(n_questions: int | None, cap: int) -> str:
     """'≈ 6 min 40 s for 4,000 questions at 10.0 questions/s (...)' for the chosen file and cap."""
     if not n_questions:
         return ""
     n = min(n_questions, cap) if cap else n_questions
-    qps = _measured_qps or ASSUMED_QPS
+    measured = measured_qps()
+    qps = measured or ASSUMED_QPS
     seconds = n / qps
-    how = "measured here by the last run" if _measured_qps else "a guess until the first run here measures it"
+    how = "measured here by the last run" if measured else "a guess until the first run here measures it"
     when = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
     text = f"≈ {when} for {n:,} of {n_questions:,} questions at {qps:.1f} questions/s ({how})"
     if seconds > 120 and not cap:
@@ -437,13 +461,12 @@ class DevTauView(QWidget):
 
     def _on_finished(self, payload, model: str | None = None) -> None:
         """Show a (TauStudy, figures) pair; ``model`` names the model it is of."""
-        global _measured_qps
         self.study, self.figures = payload
         self.source.show(model, Path(self.study.data_path).name)
         self._done_running(None)
         s, f = self.study, self.figures
         if not s.from_cache and s.seconds > 0 and len(s):
-            _measured_qps = len(s) / s.seconds
+            remember_qps(len(s) / s.seconds)
             self._update_estimate()
         if s.from_cache or self.progress.maximum() <= 1:
             self.progress.setRange(0, 1)

@@ -25,7 +25,7 @@ from explorer.ui.launch.hosts_dialog import RunOnPicker
 from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, field_tooltip, make_editor
 from explorer.ui.launch.preview import DataPreview
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, describe_preset,
-                                          offline_default, preset_config, sample_paths)
+                                          intro_text, offline_default, preset_config, sample_paths)
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
 
@@ -114,6 +114,7 @@ class LauncherPanel(QWidget):
         # files still to choose, the task those were for)
         self._switch_note: tuple[str, list[str], str] | None = None
         self._file_note = ""             # what a new training file reset (_new_train_file)
+        self._dev_home: str | None = None  # the training file's folder when the dev file was set (_dev_partner)
         self._preset = ""                # the preset the form was set from, while its task is kept
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
@@ -136,8 +137,7 @@ class LauncherPanel(QWidget):
             if key in PRESET_TIPS:
                 self.presets.setItemData(self.presets.count() - 1, PRESET_TIPS[key], Qt.ItemDataRole.ToolTipRole)
         self.presets.activated.connect(self._preset_chosen)
-        hint = QLabel("Set up a fine-tune. The first form is the offline default: the bundled encoder learns "
-                      "spans on the bundled sample with fast-CPU settings. Hover a field for what it means.")
+        hint = QLabel()   # intro_text of the form's config, set with the preset line (_changed)
         hint.setObjectName("hint")
         hint.setWordWrap(True)
         self.hint = hint               # the first-visit text; a task switch's note takes its place (no jump)
@@ -296,6 +296,7 @@ class LauncherPanel(QWidget):
                      "label_names", "skip_invalid", "dev_fraction", "label_separator"):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
+        self.train_preview.finished.connect(lambda _res: self._fit_eval_every())
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -310,9 +311,10 @@ class LauncherPanel(QWidget):
             if spec.name in values and not _applies(spec, task, qa):
                 values[spec.name] = getattr(defaults, spec.name)
         values["watch"] = self.watch.get() if qa else []   # watch examples are QA questions
-        if task != self._base.task:
-            # the loaded config's label count was for its task's data (a stance run's 3): another task infers its
-            # own (0), so a regression or NER run never carries --num-labels 3 (fourth trial)
+        if task != self._base.task or values.get("train", self._base.train) != self._base.train:
+            # the loaded config's label count was for its task's data and file (a stance run's 3): another task or
+            # training file infers its own from the data (0), so neither a regression run (fourth trial) nor an
+            # SST-2 run after the stance file (eighth trial: config.json said 3, the head had 2) carries 3
             values["num_labels"] = 0
         if not values["output_dir"]:
             values["output_dir"] = self.runs_dir
@@ -331,6 +333,7 @@ class LauncherPanel(QWidget):
             self.watch.set(config.watch)
         finally:
             self._loading = False
+        self._dev_partner()
         self._changed()
         self.refresh_previews()
 
@@ -347,8 +350,12 @@ class LauncherPanel(QWidget):
             self.refresh_previews()
         else:
             self._edited.add(name)
+        if name in ("batch_size", "gradient_accumulation_steps", "train_cap"):
+            self._fit_eval_every()
         if name == "train":
             self._new_train_file()
+        if name == "dev":
+            self._dev_partner()
         if name in ("train", "dev") and self.editors[name].get() and self._switch_note is not None:
             self._switch_note[1][:] = [n for n in self._switch_note[1] if n != name]   # chosen: no longer to do
             self._compose_note()
@@ -366,9 +373,12 @@ class LauncherPanel(QWidget):
         import html
 
         name = html.escape(Path(self.editors["train"].get()).name)
+        dev = html.escape(self._forget_the_previous_files_dev())
+        dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
+                    "leave it empty to hold out the Dev fraction") if dev else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
-            if self._file_note:
-                self._file_note = f"Training file {name}: the preview guesses its columns"
+            if self._file_note or dev:
+                self._file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
                 self._compose_note()
             return
         self._loading = True
@@ -380,8 +390,61 @@ class LauncherPanel(QWidget):
             self._loading = False
         labels = ", ".join(field_spec(n).label or n for n in cleared)
         self._file_note = (f"Training file {name}: the previous file's {labels} went back to their defaults; the "
-                           "preview guesses this file's columns")
+                           f"preview guesses this file's columns{dev_note}")
         self._compose_note()
+
+    def _fit_eval_every(self) -> None:
+        """Evaluate every: the task's evaluations per epoch of the training file the data check read
+        (core.task_facts.eval_every_for), unless the user set it; unchanged while the file's size is unknown."""
+        from explorer.core.task_facts import eval_every_for
+
+        res = self.train_preview.result or {}
+        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        if "eval_every" in self._edited or n <= 0:
+            return
+        get = lambda name: self.editors[name].get()   # noqa: E731 - three reads of the form
+        try:
+            steps = eval_every_for(get("task"), n, get("batch_size"), get("gradient_accumulation_steps"),
+                                   get("train_cap"))
+        except KeyError:
+            return
+        if steps == get("eval_every"):
+            return
+        self._loading = True
+        try:
+            self.editors["eval_every"].set(steps)
+        finally:
+            self._loading = False
+        self._changed()
+
+    def _refusal(self, split: str, preview) -> str:
+        """Why Launch is refused for one data file: its name and the data check's first line (e.g. "the dev data
+        dev.tsv cannot be used: ..."), so a disabled Launch says which file, not only "the dev data"."""
+        name = Path(self.editors[split].get()).name or f"the {split} file"
+        reason = str((preview.result or {}).get("error", "")).strip().splitlines()
+        why = reason[0] if reason else "see the data preview"
+        return f"the {split} data cannot be used ({name}): {why}"
+
+    def _dev_partner(self) -> None:
+        """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
+        train, dev = self.editors["train"].get(), self.editors["dev"].get()
+        self._dev_home = str(Path(train).parent) if train and dev else None
+
+    def _forget_the_previous_files_dev(self) -> str:
+        """A new training file from another folder than the one the dev file was chosen with: a dev file that sat
+        beside that training file was its data's (eighth trial: STS-B trained against SST-2's dev.tsv and Launch
+        was refused) and is cleared like the training file's layout; returns its name ("" when it stays)."""
+        dev, train = self.editors["dev"].get(), self.editors["train"].get()
+        home = getattr(self, "_dev_home", None)
+        if not (dev and home and train) or Path(dev).parent != Path(home) or Path(train).parent == Path(home):
+            return ""
+        self._loading = True
+        try:
+            self.editors["dev"].set("")
+            self._edited.discard("dev")
+        finally:
+            self._loading = False
+        return Path(dev).name
 
     def _compose_note(self) -> None:
         """The banner's note from what is true now: the task switch's recipe sentence, the data files it cleared
@@ -453,6 +516,7 @@ class LauncherPanel(QWidget):
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))
         # the note replaces the first-visit hint rather than adding its lines below it: the form under the
         # banner does not jump down when a task switch writes a note (first-hour trial: 48 px)
+        self.hint.setText(intro_text(cfg))
         self.hint.setVisible(not self._preset_note)
         self._fit_banner()
         try:
@@ -460,9 +524,10 @@ class LauncherPanel(QWidget):
             window_errors = self._check_windows(cfg, qa)
             if window_errors:
                 raise ConfigError("window settings do not fit the model: " + "; ".join(window_errors))
-            rejected = [name for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]
-            if rejected:   # the data preview refused the data: say so, and no launch of a run bound to fail
-                raise ConfigError(f"the {' and '.join(rejected)} data cannot be used (see the data preview)")
+            rejected = [self._refusal(name, p) for name, p in (("train", self.train_preview),
+                                                                ("dev", self.dev_preview)) if p.rejected]
+            if rejected:   # the data preview refused the data: which file and why; no launch of a run bound to fail
+                raise ConfigError("; ".join(rejected))
             self.problem.setText("")
             self.launch_btn.setEnabled(True)
             self.grid_btn.setEnabled(True)

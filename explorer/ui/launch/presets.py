@@ -78,6 +78,22 @@ def _recipe_text(config: TrainConfig) -> str:
             f"max_seq_length {config.resolved_max_seq_length()}")
 
 
+def intro_text(config: TrainConfig) -> str:
+    """The launcher's first-visit line, naming the preset the form holds as :func:`describe_preset` does (the
+    line under it), so the two never disagree (eighth trial: "fast-CPU settings" above "Preset: offline
+    default")."""
+    named = describe_preset(config)
+    preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
+    if preset == "offline default":
+        what = ("This form is the offline default: the bundled encoder learns spans on the bundled sample, in "
+                "minutes on a CPU.")
+    elif preset:
+        what = f"This form holds the {preset} preset."
+    else:
+        what = "This form holds your own settings (no preset)."
+    return f"Set up a fine-tune. {what} Hover a field for what it means."
+
+
 def describe_preset(config: TrainConfig) -> str:
     """Which recipe the form holds, in words: 'Preset: offline default (lr 0.0001, batch 4, 4 epochs,
     max_seq_length 256)', 'Preset: fast CPU (lr 0.0001, batch 16, 30 min (at most 2 epochs), ...)',

@@ -44,7 +44,7 @@ from explorer.ui.runs.names import display_name
 from explorer.ui.runs.store import load_new_summaries, load_run_state, load_summaries
 from explorer.ui.runs.dock import RunsPanel
 from explorer.ui.shell.screen_fit import fit_to_screen
-from explorer.ui.shell.settings import AppSettings
+from explorer.ui.shell.settings import AppSettings, set_current_settings
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 from explorer.ui.inspectors.registry import (CLASSIFY, EMBEDDINGS, EXPLAIN, GROUPS, HUB, PROBE_KEYS, TAG, page,
@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.runs_dir = Path(runs_dir)
         self.settings = settings or AppSettings()
+        set_current_settings(self.settings)   # pages that remember a measured rate (the τ study's estimate)
         self._set_title()
         fit_to_screen(self, 1500, 940)   # never wider or taller than the screen it opens on
         self.store = RunStore(self.runs_dir)

@@ -192,5 +192,33 @@ class AppSettings:
     def set_last_config(self, config: dict) -> None:
         self.qs.setValue("launcher/last_config", json.dumps(config))
 
+    # ---- measured speeds ------------------------------------------------------------------
+    def tau_questions_per_second(self) -> float | None:
+        """The τ study's last measured inference rate on this machine (dev questions per second), for its
+        time estimate after a restart; None when never measured or unreadable."""
+        try:
+            value = float(self.qs.value("tau_study/questions_per_second", 0) or 0)
+        except (TypeError, ValueError):
+            return None
+        return value if value > 0 and value == value and value != float("inf") else None
+
+    def set_tau_questions_per_second(self, qps: float) -> None:
+        self.qs.setValue("tau_study/questions_per_second", float(qps))
+
     def sync(self) -> None:
         self.qs.sync()
+
+
+_current: AppSettings | None = None
+
+
+def set_current_settings(settings: AppSettings | None) -> None:
+    """The settings of this process's window (MainWindow sets its own), for pages that remember a measured
+    figure without being handed the settings (the τ study's questions/s)."""
+    global _current
+    _current = settings
+
+
+def current_settings() -> AppSettings | None:
+    """The settings :func:`set_current_settings` named; None outside the app (nothing is remembered)."""
+    return _current
