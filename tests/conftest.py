@@ -142,6 +142,9 @@ def _no_tooltip_filter_left():
         app.removeEventFilter(wrapper)
         del app._tooltip_wrapper
         wrapper.deleteLater()
+    shell_settings = sys.modules.get("explorer.ui.shell.settings")
+    if shell_settings is not None:   # a main window names its settings for the process: not the next test's
+        shell_settings.set_current_settings(None)
 
 
 @pytest.fixture(scope="session")
