@@ -164,8 +164,9 @@ class CurvesPanel(CurvesExport, QWidget):
         self.curves_split.addWidget(self.flow_view)
         self.curves_split.setStretchFactor(0, 1)
         self.curves_split.setStretchFactor(1, 0)
-        self.curves_split.setChildrenCollapsible(False)
-        self.curves_split.splitterMoved.connect(lambda _pos, _i: self._remember_split())
+        self.curves_split.setCollapsible(0, False)
+        self.curves_split.setCollapsible(1, True)   # dragged below its minimum, the flow folds to its header
+        self.curves_split.splitterMoved.connect(lambda _pos, _i: self._split_moved())
         lay.addWidget(self.curves_split, 1)
         scroll.viewport().installEventFilter(self)   # a new viewport height shares it among the rows again
 
@@ -311,6 +312,13 @@ class CurvesPanel(CurvesExport, QWidget):
     def _flow_collapsed(self, _collapsed: bool) -> None:
         """The user pressed the flow view's Hide / Show: size the splitter for it and remember it."""
         self._size_split()
+        self._remember_split()
+
+    def _split_moved(self) -> None:
+        """The user dragged the splitter: a flow dragged shut (size 0) folds to its header line."""
+        if self.curves_split.sizes()[1] == 0 and not self.flow_view.is_collapsed():
+            self.flow_view.set_collapsed(True)
+            self._size_split()
         self._remember_split()
 
     def _remember_split(self) -> None:
@@ -473,6 +481,9 @@ class CurvesPanel(CurvesExport, QWidget):
         self._stagger.stop()
         self._update_progress()
         self._update_legend()
+        # the new row heights (_fit_rows) reach the scroll area through posted layout requests: lay out now, so
+        # that the scroll range and a grab (an export) already have them
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         _mark_updates_now()
 
     # ---- refresh machinery ---------------------------------------------------------------
