@@ -78,7 +78,10 @@ def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, t
     curves, split = w.curves, w.curves.curves_split
     run = _qa_run()
     assert curves.main_metrics() == set() and run.primary_metric() == "f1"   # the task's (TaskFacts) choice
-    for size in SIZES:
+    from explorer.ui.curves.panel import MIN_PANEL_HEIGHT
+
+    flow = curves.flow_view
+    for size in SIZES:   # the defaults, as a new user sees them
         w.resize(*size)
         _settle(app)
         curves.set_runs([run])
@@ -89,34 +92,42 @@ def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, t
         where = f"{size[0]}x{size[1]}"
         assert curves._layout_keys[:2] == ["loss", "dev/f1"], where
         assert _inside_viewport(curves, "loss") and _inside_viewport(curves, "dev/f1"), where
-        flow = curves.flow_view
         assert flow.isVisible(), where
         flow_height, total = split.sizes()[1], sum(split.sizes())
         assert flow_height <= 0.31 * total + 1, (where, split.sizes())
-        # the rows share the height: every row is on screen when their minimum fits (6 plots: 3 rows)
-        assert curves.row_height() * 3 <= curves.scroll.viewport().height(), where
-        assert all(_inside_viewport(curves, k) for k in curves._layout_keys), where
         assert flow.is_collapsed() == (curves.height() < 900), (where, curves.height())
         if flow.is_collapsed():   # the header line alone, with a button that opens it
             assert flow_height == flow.header_height() and flow.toggle.text() == "Show"
-            flow.toggle.click()
-            _settle(app)
-            assert not flow.is_collapsed() and flow.plot.isVisible()
-        before = split.sizes()
-        _drag(split.handle(1), -80)           # up: the flow grows, the plots get less
-        _settle(app)
-        moved = split.sizes()
-        assert moved[1] > before[1] and moved[0] < before[0], (where, before, moved)
-        _drag(split.handle(1), 40)            # down: the flow gets smaller again
-        _settle(app)
-        assert moved[1] > split.sizes()[1] > before[1] - 1, (where, moved, split.sizes())
-        if flow.is_collapsed() is False and size == SIZES[0]:
-            _drag(split.handle(1), 2000)      # dragged shut: it folds to its header line (and reopens)
-            _settle(app)
-            assert flow.is_collapsed() and split.sizes()[1] == flow.header_height(), split.sizes()
-            flow.toggle.click()
-            _settle(app)
-            assert not flow.is_collapsed() and split.sizes()[1] >= flow.minimumHeight()
+        # the rows share the height: all 3 rows (6 plots) on screen when their minimum fits, else the minimum
+        viewport = curves.scroll.viewport().height()
+        if 3 * MIN_PANEL_HEIGHT + 20 <= viewport:
+            assert all(_inside_viewport(curves, k) for k in curves._layout_keys), where
+            assert curves.row_height() * 3 + 20 >= viewport - 3, where   # no free band below the plots
+        else:
+            assert curves.row_height() == MIN_PANEL_HEIGHT, where
+    # the user's turn (at 1280x800): open the flow, drag the splitter up and down, drag it shut
+    w.resize(*SIZES[0])
+    _settle(app)
+    flow.toggle.click()
+    _settle(app)
+    assert not flow.is_collapsed() and flow.plot.isVisible() and flow.toggle.text() == "Hide"
+    before = split.sizes()
+    _drag(split.handle(1), -80)           # up: the flow grows, the plots get less
+    _settle(app)
+    moved = split.sizes()
+    assert moved[1] > before[1] and moved[0] < before[0], (before, moved)
+    _drag(split.handle(1), 40)            # down: the flow gets smaller again
+    _settle(app)
+    assert moved[1] > split.sizes()[1] > before[1] - 1, (moved, split.sizes())
+    _drag(split.handle(1), 2000)          # dragged shut: it folds to its header line
+    _settle(app)
+    assert flow.is_collapsed() and split.sizes()[1] == flow.header_height(), split.sizes()
+    assert '"collapsed": true' in settings.layout_value("curves/flow")
+    flow.toggle.click()                   # and opens again where it was
+    _settle(app)
+    assert not flow.is_collapsed() and split.sizes()[1] >= flow.minimumHeight()
+    _drag(split.handle(1), -30)
+    _settle(app)
     kept = split.sizes()
     share = kept[1] / sum(kept)
     assert '"collapsed": false' in settings.layout_value("curves/flow")

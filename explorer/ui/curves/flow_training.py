@@ -19,7 +19,7 @@ from explorer.ui.shell.flow_layout import FlowLayout
 
 BLOCK_NAMES = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
 DEFAULT_PAIR = "question->passage"
-PLOT_MIN_HEIGHT = 100   # px: the flow plot's least height while open (the Curves splitter cannot squeeze it more)
+PLOT_MIN_HEIGHT = 200   # px: the flow plot's least height while open (a data area of ~120 px: layout_check)
 
 
 def pair_label(pair: str) -> str:

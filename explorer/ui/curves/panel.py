@@ -48,7 +48,7 @@ lazy_menus.install()   # plot context menus built when first opened (the window 
 REDRAW_MS = 100
 STAGGER_MS = 15
 COLUMNS = 2
-MIN_PANEL_HEIGHT = 150     # px: a plot row never gets less (below it the scroll area scrolls)
+MIN_PANEL_HEIGHT = 190     # px: a plot row never gets less (a data area of 120 px: layout_check); else it scrolls
 FLOW_SHARE = 0.3           # the attention flow's default share of the plots + flow height
 FLOW_OPEN_FROM = 900       # px: a page at least this high opens the flow; a lower one starts with it collapsed
 SPLIT_KEY = "curves/flow"  # AppSettings.layout_value key: {"share": flow share of the splitter, "collapsed": bool}
