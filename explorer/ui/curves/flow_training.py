@@ -235,7 +235,7 @@ class FlowOverTraining(QWidget):
             self._items_key = key
             self._legend_fit.fit(self.plot.width())
         who = "the mean over the watched questions" if q <= 0 else f"“{h.questions[q - 1]}”"
-        self.plot.setTitle(f"{pair_label(pair)}, {who}", size="9pt")
-        self.note.setText(f"{len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "
+        # what is drawn is said in the note, not in a plot title: the plot keeps its height for the data
+        self.note.setText(f"{pair_label(pair)}, {who}: {len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "
                           "the share of the first block's attention that goes to the second (mean over its tokens "
                           "and the layer's heads) on the window the answer came from.")
