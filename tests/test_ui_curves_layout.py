@@ -61,20 +61,27 @@ def _settle(app) -> None:
         app.processEvents()
 
 
-def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, tmp_path):
-    """In the main window at 1280x800 and 1920x1080 with a QA run selected: loss and dev F1 fully in view,
-    rows that fill the height, a flow panel of at most ~30 % of it, and a splitter that moves and is kept."""
+def _curves_window(qtbot, tmp_path, settings):
+    """A shown MainWindow (no runs started) on its Curves page, closed with the test."""
     from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
 
-    app = QApplication.instance()
-    settings = AppSettings(tmp_path / "s.ini")
     w = MainWindow(tmp_path / "runs", settings, probe_device=False)
     w.manager.max_parallel = 0
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
     w.show()
     qtbot.waitExposed(w)
     w.tabs.setCurrentWidget(w.curves)
+    return w
+
+
+def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, tmp_path):
+    """In the main window at 1280x800 and 1920x1080 with a QA run selected: loss and dev F1 fully in view,
+    rows that fill the height, a flow panel of at most ~30 % of it, and a splitter that moves and is kept."""
+    from explorer.ui.shell.settings import AppSettings
+
+    app = QApplication.instance()
+    settings = AppSettings(tmp_path / "s.ini")
+    w = _curves_window(qtbot, tmp_path, settings)
     curves, split = w.curves, w.curves.curves_split
     run = _qa_run()
     assert curves.main_metrics() == set() and run.primary_metric() == "f1"   # the task's (TaskFacts) choice
@@ -132,12 +139,7 @@ def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, t
     share = kept[1] / sum(kept)
     assert '"collapsed": false' in settings.layout_value("curves/flow")
     # a new window with the same settings puts the splitter where it was left
-    w2 = MainWindow(tmp_path / "runs", settings, probe_device=False)
-    w2.manager.max_parallel = 0
-    qtbot.addWidget(w2, before_close_func=lambda w: w.manager.cancel_all())
-    w2.show()
-    qtbot.waitExposed(w2)
-    w2.tabs.setCurrentWidget(w2.curves)
+    w2 = _curves_window(qtbot, tmp_path, settings)
     w2.resize(*SIZES[-1])
     _settle(app)
     w2.curves.set_runs([run])

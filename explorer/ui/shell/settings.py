@@ -52,6 +52,7 @@ class AppSettings:
         return str(self.qs.value(f"layout/{key}", "") or "")
 
     def set_layout_value(self, key: str, value: str) -> None:
+        """Remember ``value`` (text, e.g. JSON) under ``key`` for :meth:`layout_value`."""
         self.qs.setValue(f"layout/{key}", value)
 
     # ---- folders -------------------------------------------------------------------------
