@@ -41,7 +41,9 @@ def test_a_new_scalar_shows_up_as_a_curve(qtbot):
     curves.set_runs([RunState.from_events("s", _events())])
     curves.redraw_now()
     keys = curves.visible_keys()
-    assert keys[:4] == ["loss", "lr", "grad_norm", "samples_per_second"]
+    # loss, then the run's main dev metric (TaskFacts), the other dev metrics, the optimiser's plots, other scalars
+    assert keys[:2] == ["loss", "dev/" + curves.runs[0].primary_metric()]
+    assert keys.index("samples_per_second") < keys.index("loss_scale")
     assert "loss_scale" in keys and curves.point_count("s", "loss_scale") == 5
     assert curves.panels["loss_scale"].title == "loss_scale"
     assert "dev/bleu_like" in keys and curves.panels["dev/bleu_like"].title == "dev bleu_like"

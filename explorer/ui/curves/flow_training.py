@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from explorer.core.flow_history import FlowHistory, flow_history
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
@@ -18,6 +19,7 @@ from explorer.ui.shell.flow_layout import FlowLayout
 
 BLOCK_NAMES = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
 DEFAULT_PAIR = "question->passage"
+PLOT_MIN_HEIGHT = 200   # px: the flow plot's least height while open (a data area of ~120 px: layout_check)
 
 
 def pair_label(pair: str) -> str:
@@ -34,7 +36,16 @@ def layer_colors(n: int) -> list[str]:
 
 class FlowOverTraining(QWidget):
     """The block flow per layer of the watched questions against the step. :meth:`set_runs` (RunState-like
-    objects with ``run_id`` and ``evals``, the run's eval events) then :meth:`refresh` when they got events."""
+    objects with ``run_id`` and ``evals``, the run's eval events) then :meth:`refresh` when they got events.
+
+    It collapses to its header line (the "Hide" / "Show" button, or :meth:`set_collapsed`), so that the plots
+    above it get the page height.
+
+    Signals:
+        collapsed_changed(bool): the user pressed "Hide" (True) or "Show" (False).
+    """
+
+    collapsed_changed = Signal(bool)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -61,13 +72,20 @@ class FlowOverTraining(QWidget):
         self.plot.setLabel("left", "share of attention")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
-        self.plot.setMinimumHeight(220)
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self._legend_fit = fit_legend_columns(self.plot, legend_below(self.plot, columns=6), max_columns=12)
         self.note = QLabel()
         self.note.setWordWrap(True)
         # a flow, not a row: the title and the three pickers side by side asked the main window for 1224 px
         # (1624 with the Runs dock on a 1280 px screen, issue 25); they wrap onto a second row instead
         row = self._header = FlowLayout()
+        self.toggle = QToolButton()
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.clicked.connect(lambda: self._toggled_by_user())
+        self._collapsed = False
+        self._show_toggle_state()
+        row.addWidget(self.toggle)
         title = QLabel("<b>Attention flow over training</b> (watched questions, one line per layer)")
         row.addWidget(title)
         for label, box in (("run", self.run_box), ("flow", self.pair_box), ("question", self.question_box)):
@@ -90,12 +108,48 @@ class FlowOverTraining(QWidget):
         """Ask for the height the wrapped header and note need at this width: the Curves splitter reads only
         the minimum size, and squeezed below it the note and the legend were drawn over the plot's axis."""
         super().resizeEvent(event)
-        width, lay = event.size().width(), self.layout()
+        self._fit_height(event.size().width())
+
+    def _fit_height(self, width: int) -> None:
+        """Minimum height for ``width`` px: the header, plus the plot's least height and the note while open;
+        collapsed, also the maximum (the splitter then gives the rest of the page to the plots above)."""
+        lay = self.layout()
         top, bottom = lay.contentsMargins().top(), lay.contentsMargins().bottom()
-        need = (top + bottom + 2 * lay.spacing() + self._header.heightForWidth(width) + self.plot.minimumHeight()
-                + (self.note.heightForWidth(width) if self.note.text() else 0))
+        header = top + bottom + self._header.heightForWidth(width)
+        need = header if self._collapsed else (header + 2 * lay.spacing() + self.plot.minimumHeight()
+                                               + (self.note.heightForWidth(width) if self.note.text() else 0))
         if need > 0 and need != self.minimumHeight():
             self.setMinimumHeight(need)
+        self.setMaximumHeight(need if self._collapsed else 16777215)   # QWIDGETSIZE_MAX
+
+    def header_height(self) -> int:
+        """The collapsed height at the current width, in px (the header line with its margins)."""
+        lay = self.layout()
+        return lay.contentsMargins().top() + lay.contentsMargins().bottom() + self._header.heightForWidth(
+            max(self.width(), 1))
+
+    def is_collapsed(self) -> bool:
+        """Whether only the header line shows."""
+        return self._collapsed
+
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Show only the header line (True) or the plot and its note too (False); emits nothing."""
+        self._collapsed = bool(collapsed)
+        self.plot.setVisible(not self._collapsed)
+        self.note.setVisible(not self._collapsed)
+        self._show_toggle_state()
+        self._fit_height(max(self.width(), 1))
+
+    def _toggled_by_user(self) -> None:
+        self.set_collapsed(not self._collapsed)
+        self.collapsed_changed.emit(self._collapsed)
+
+    def _show_toggle_state(self) -> None:
+        self.toggle.setText("Show" if self._collapsed else "Hide")
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow if self._collapsed else Qt.ArrowType.DownArrow)
+        self.toggle.setIconSize(QSize(10, 10))
+        self.toggle.setToolTip("Show the attention flow plot (the curves above get less height)." if self._collapsed
+                               else "Fold the attention flow to this line: the curves above get the page height.")
 
     # ---- public -------------------------------------------------------------------------
     def set_runs(self, runs: list) -> None:
@@ -181,7 +235,7 @@ class FlowOverTraining(QWidget):
             self._items_key = key
             self._legend_fit.fit(self.plot.width())
         who = "the mean over the watched questions" if q <= 0 else f"“{h.questions[q - 1]}”"
-        self.plot.setTitle(f"{pair_label(pair)}, {who}", size="9pt")
-        self.note.setText(f"{len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "
+        # what is drawn is said in the note, not in a plot title: the plot keeps its height for the data
+        self.note.setText(f"{pair_label(pair)}, {who}: {len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "
                           "the share of the first block's attention that goes to the second (mean over its tokens "
                           "and the layer's heads) on the window the answer came from.")

@@ -18,6 +18,7 @@ and draw them directly (explorer.ui.curves.axis). The same pixels as pyqtgraph's
 from __future__ import annotations
 
 import html
+import json
 
 import time
 
@@ -47,16 +48,33 @@ lazy_menus.install()   # plot context menus built when first opened (the window 
 REDRAW_MS = 100
 STAGGER_MS = 15
 COLUMNS = 2
+MIN_PANEL_HEIGHT = 190     # px: a plot row never gets less (a data area of 120 px: layout_check); else it scrolls
+FLOW_SHARE = 0.3           # the attention flow's default share of the plots + flow height
+FLOW_OPEN_FROM = 900       # px: a page at least this high opens the flow; a lower one starts with it collapsed
+SPLIT_KEY = "curves/flow"  # AppSettings.layout_value key: {"share": flow share of the splitter, "collapsed": bool}
 
 __all__ = ["CurvesPanel", "write_curves_csv"]
 
 
-def _series_sort_key(key: str) -> tuple[int, str]:
-    """The fixed training plots first (TRAIN_SERIES order), then other step scalars, then the dev metrics,
-    each group in the metric table's order."""
+# The plot order, decided here only: training loss, then the shown runs' main dev metric (the one that picks
+# their best checkpoint: TaskFacts through RunState.primary_metric), so that the first row answers "is it
+# learning, and is dev F1 going up?" (issue 25: at 1280x800 dev F1 was below the fold); then the other dev
+# metrics, then the optimiser's plots (learning rate, gradient norm, samples/s), then any other step scalar.
+# Dev metrics and other scalars go in the metric table's order (core/metric_specs.sort_key).
+FIRST_SERIES = ("loss",)
+
+
+def series_sort_key(key: str, main_metrics: set[str] | frozenset = frozenset()) -> tuple:
+    """Where the plot of series ``key`` ('loss', 'dev/f1', 'loss_scale') goes among the Curves plots (a sort
+    key, smaller first). ``main_metrics``: the dev metric names that rank the shown runs (first after the loss)."""
+    if key in FIRST_SERIES:
+        return (0, FIRST_SERIES.index(key), 0, key)
+    if key.startswith(DEV_PREFIX):
+        name = series_name(key)
+        return (1 if name in main_metrics else 2, *sort_key(name), key)
     if key in TRAIN_SERIES:
-        return (0, TRAIN_SERIES.index(key), key)
-    return (1 if not key.startswith(DEV_PREFIX) else 2, *sort_key(series_name(key)))
+        return (3, TRAIN_SERIES.index(key), 0, key)
+    return (4, *sort_key(series_name(key)), key)
 
 
 def _mark_updates_now() -> None:
@@ -72,7 +90,9 @@ class CurvesPanel(CurvesExport, QWidget):
 
     status_message = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, settings=None):
+        """``settings``: the app's AppSettings (explorer.ui.shell.settings), where the splitter position between
+        the plots and the attention flow is remembered; None remembers nothing."""
         super().__init__(parent)
         self.runs: list[RunState] = []
         self.colors: dict[str, str] = {}
@@ -119,8 +139,9 @@ class CurvesPanel(CurvesExport, QWidget):
         self.grid = QGridLayout(self.grid_host)
         self.grid.setContentsMargins(0, 0, 0, 8)   # room below the last row's axis label
         self.grid.setSpacing(6)
-        scroll = QScrollArea()
+        scroll = self.scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setMinimumHeight(MIN_PANEL_HEIGHT)   # one row at least; the splitter may give it all the rest
         scroll.setWidget(self.grid_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)   # no width jump
@@ -129,16 +150,25 @@ class CurvesPanel(CurvesExport, QWidget):
         lay.addWidget(self.legend)
         lay.addWidget(self.run_notes)
         lay.addLayout(prog)
-        # the watched questions' attention flow over training, under the curves when a shown run has it
+        # the watched questions' attention flow over training, under the curves when a shown run has it; the
+        # splitter between them really moves (the flow's minimum is its header line: it collapses to it), and
+        # where the user puts it is remembered (AppSettings.layout_value)
+        self.settings = settings
+        self._flow_share = FLOW_SHARE     # the flow's share of the splitter while open (the user's, once moved)
+        self._flow_user_set = False       # the user moved the splitter or pressed Hide / Show (or it was saved)
         self.flow_view = FlowOverTraining()
         self.flow_view.setVisible(False)
+        self.flow_view.collapsed_changed.connect(self._flow_collapsed)
         self.curves_split = QSplitter(Qt.Orientation.Vertical)
         self.curves_split.addWidget(scroll)
         self.curves_split.addWidget(self.flow_view)
-        self.curves_split.setStretchFactor(0, 3)
-        self.curves_split.setStretchFactor(1, 2)
-        self.curves_split.setChildrenCollapsible(False)
+        self.curves_split.setStretchFactor(0, 1)
+        self.curves_split.setStretchFactor(1, 0)
+        self.curves_split.setCollapsible(0, False)
+        self.curves_split.setCollapsible(1, True)   # dragged below its minimum, the flow folds to its header
+        self.curves_split.splitterMoved.connect(lambda _pos, _i: self._split_moved())
         lay.addWidget(self.curves_split, 1)
+        scroll.viewport().installEventFilter(self)   # a new viewport height shares it among the rows again
 
         for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
             self._panel(key)
@@ -183,7 +213,7 @@ class CurvesPanel(CurvesExport, QWidget):
         """Every series key a displayed run has beyond the fixed training plots; a key seen for the first
         time is shown when the metric table draws it by default (a name without a row: drawn)."""
         have = {k for s in self.runs for k in s.series if k not in TRAIN_SERIES}
-        primary = {DEV_PREFIX + m for m in (s.primary_metric() for s in self.runs) if m}   # each run's best-by metric
+        primary = {DEV_PREFIX + m for m in self.main_metrics()}   # each run's best-by metric
         for key in have - self._decided:
             self._decided.add(key)
             if metric_spec(series_name(key)).drawn_by_default or key in primary:
@@ -193,8 +223,14 @@ class CurvesPanel(CurvesExport, QWidget):
     def visible_keys(self) -> list[str]:
         """Train plots always; any other series (dev metric or step scalar) when it is chosen and a
         displayed run has it."""
-        return list(TRAIN_SERIES) + sorted((k for k in self._reported_keys() if k in self.shown),
-                                           key=_series_sort_key)
+        keys = set(TRAIN_SERIES) | {k for k in self._reported_keys() if k in self.shown}
+        main = self.main_metrics()
+        return sorted(keys, key=lambda k: series_sort_key(k, main))
+
+    def main_metrics(self) -> set[str]:
+        """The dev metric names that rank the shown runs (explorer.core.task_facts.choose_metric, through
+        RunState.primary_metric): F1 for QA, accuracy or macro F1 for classification, ..."""
+        return {m for m in (s.primary_metric() for s in self.runs) if m}
 
     def _relayout(self) -> set[str]:
         """Lay out the plots to show; returns the keys that just joined. Those are revealed one per
@@ -215,6 +251,7 @@ class CurvesPanel(CurvesExport, QWidget):
                 panel.set_runs(pairs)
             self.grid.addWidget(panel, i // COLUMNS, i % COLUMNS)
         self.grid.setRowStretch((len(keys) + COLUMNS - 1) // COLUMNS, 1)   # free space goes below the plots
+        self._fit_rows()
         for key, panel in self.panels.items():
             if key not in keys:
                 panel.setVisible(False)
@@ -222,6 +259,83 @@ class CurvesPanel(CurvesExport, QWidget):
                 self._reveal.append(key)
         self._reveal = [k for k in self._reveal if k in keys]
         return set(keys) - set(old)
+
+    def row_height(self) -> int:
+        """The height of each plot row, in px: the scroll area's visible height shared among the rows (grid
+        margins and spacing taken off), never under MIN_PANEL_HEIGHT (then the page scrolls)."""
+        rows = max((len(self._layout_keys) + COLUMNS - 1) // COLUMNS, 1)
+        margins = self.grid.contentsMargins()
+        avail = (self.scroll.viewport().height() - margins.top() - margins.bottom()
+                 - self.grid.verticalSpacing() * (rows - 1))
+        return max(MIN_PANEL_HEIGHT, avail // rows)
+
+    def _fit_rows(self) -> None:
+        """Give every laid-out plot the row height (fixed heights: showing a plot never resizes the others)."""
+        height = self.row_height()
+        for key in self._layout_keys:
+            panel = self.panels[key]
+            if panel.height() != height or panel.minimumHeight() != height:
+                panel.setFixedHeight(height)
+
+    # ---- the attention flow under the plots ----------------------------------------------
+    def _saved_split(self) -> dict | None:
+        """The remembered {"share": float, "collapsed": bool}, or None (nothing saved, or unreadable)."""
+        raw = self.settings.layout_value(SPLIT_KEY) if self.settings is not None else ""
+        try:
+            data = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("share"), (int, float)):
+            return None
+        return {"share": min(max(float(data["share"]), 0.05), 0.95), "collapsed": bool(data.get("collapsed"))}
+
+    def _place_flow(self) -> None:
+        """Size the splitter for the flow view: the remembered position, else collapsed to its header on a page
+        lower than FLOW_OPEN_FROM px and FLOW_SHARE of the height otherwise."""
+        saved = self._saved_split()
+        if saved is not None:
+            self._flow_share = saved["share"]
+            collapsed = saved["collapsed"]
+        else:
+            collapsed = self.height() < FLOW_OPEN_FROM
+        self.flow_view.set_collapsed(collapsed)
+        self._size_split()
+
+    def _size_split(self) -> None:
+        total = sum(self.curves_split.sizes()) or self.curves_split.height()
+        if self.flow_view.is_collapsed():
+            flow = self.flow_view.header_height()
+        else:
+            flow = max(int(self._flow_share * total), self.flow_view.minimumHeight())
+        self.curves_split.setSizes([max(total - flow, 0), flow])
+
+    def _flow_collapsed(self, _collapsed: bool) -> None:
+        """The user pressed the flow view's Hide / Show: size the splitter for it and remember it."""
+        self._size_split()
+        self._remember_split()
+
+    def _split_moved(self) -> None:
+        """The user dragged the splitter: a flow dragged shut (size 0) folds to its header line."""
+        if self.curves_split.sizes()[1] == 0 and not self.flow_view.is_collapsed():
+            self.flow_view.set_collapsed(True)
+            self._size_split()
+        self._remember_split()
+
+    def _remember_split(self) -> None:
+        """Keep the splitter position (the flow's share while open) and whether the flow is collapsed."""
+        self._flow_user_set = True
+        sizes = self.curves_split.sizes()
+        if not self.flow_view.is_collapsed() and sum(sizes) > 0:
+            self._flow_share = sizes[1] / sum(sizes)
+        if self.settings is not None:
+            self.settings.set_layout_value(SPLIT_KEY, json.dumps(
+                {"share": round(self._flow_share, 4), "collapsed": self.flow_view.is_collapsed()}))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Until the user moves the splitter, the flow view takes its default place for the new page height."""
+        super().resizeEvent(event)
+        if not self._flow_user_set and not self.flow_view.isHidden():
+            self._place_flow()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Coming into view (tab switch): show the plots one per turn instead of all in one paint."""
@@ -239,7 +353,8 @@ class CurvesPanel(CurvesExport, QWidget):
         menu.clear()
         # what the shown runs report (a classification run's menu lists no SQuAD or regression metric); the
         # metric table's defaults only while no run is shown
-        keys = sorted(self._reported_keys() or {DEV_PREFIX + m for m in drawn_by_default()}, key=_series_sort_key)
+        keys = sorted(self._reported_keys() or {DEV_PREFIX + m for m in drawn_by_default()},
+                      key=lambda k: series_sort_key(k, self.main_metrics()))
         for key in keys:   # dev metrics by name (as before), other step scalars as "step: name"
             act = menu.addAction(series_name(key) if key.startswith(DEV_PREFIX) else f"step: {key}")
             act.setCheckable(True)
@@ -286,10 +401,10 @@ class CurvesPanel(CurvesExport, QWidget):
         self.flow_view.name_of = self.name_of
         self.flow_view.set_runs(self.runs)
         show = bool(self.flow_view.runs)
-        if show and not self.flow_view.isVisibleTo(self):   # appears: 40 % of the height, the curves keep the rest
-            total = max(self.curves_split.height(), 400)
-            self.curves_split.setSizes([total - int(0.4 * total), int(0.4 * total)])
+        appears = show and self.flow_view.isHidden()
         self.flow_view.setVisible(show)
+        if appears:   # the remembered place, else collapsed on a low page and FLOW_SHARE of the height otherwise
+            self._place_flow()
 
     def _forget_view(self) -> None:
         self._x_target = None
@@ -366,6 +481,9 @@ class CurvesPanel(CurvesExport, QWidget):
         self._stagger.stop()
         self._update_progress()
         self._update_legend()
+        # the new row heights (_fit_rows) reach the scroll area through posted layout requests: lay out now, so
+        # that the scroll range and a grab (an export) already have them
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         _mark_updates_now()
 
     # ---- refresh machinery ---------------------------------------------------------------
@@ -605,6 +723,8 @@ class CurvesPanel(CurvesExport, QWidget):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if obj is self.legend and event.type() == QEvent.Type.Resize:
             self._update_legend()
+        elif obj is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_rows()
         return super().eventFilter(obj, event)
 
     def focus_run(self) -> RunState | None:

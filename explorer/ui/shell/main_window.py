@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
                                                      lambda path, _config: self.open_checkpoint(path),
                                                      self._open_on_host, self)
         self.launcher = LauncherPanel(self.runs_dir, self.settings)
-        self.curves = CurvesPanel()
+        self.curves = CurvesPanel(settings=self.settings)   # remembers where its splitter was left
         self.runs = RunsPanel()
         self.runs.follow(self.store_events)
         self.curves.follow(self.store_events)

@@ -46,6 +46,15 @@ class AppSettings:
         self.qs.setValue("window/geometry", geometry)
         self.qs.setValue("window/state", state)
 
+    # ---- remembered layout (splitter positions, folded panels) ------------------------------
+    def layout_value(self, key: str) -> str:
+        """The text a view saved under ``key`` ("curves/flow"), '' when none; the view parses it."""
+        return str(self.qs.value(f"layout/{key}", "") or "")
+
+    def set_layout_value(self, key: str, value: str) -> None:
+        """Remember ``value`` (text, e.g. JSON) under ``key`` for :meth:`layout_value`."""
+        self.qs.setValue(f"layout/{key}", value)
+
     # ---- folders -------------------------------------------------------------------------
     def last_dir(self, kind: str) -> str:
         """Last folder used for ``kind`` ("model", "data", "config", "run"); '' if none."""
