@@ -310,3 +310,20 @@ def test_classify_table_titles_are_whole_before_the_first_result(qtbot):
     qtbot.addWidget(dev)
     header = view.table.horizontalHeader()
     assert all(view.table.columnWidth(i) >= header.sectionSizeHint(i) for i in range(view.table.columnCount()))
+
+
+def test_a_long_checkpoint_path_in_a_status_line_does_not_widen_the_page(qtbot):
+    """Ninth trial, 1280x800: "loading <a long run's checkpoint path> ..." in Classify's status line asked for the
+    path's whole width (a word-wrapped label cannot break a word), and the window grew to 1615 px."""
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    view.resize(880, 700)
+    view.show()
+    before = view.minimumSizeHint().width()
+    path = "/tmp/trial9/home/bert-explorer-runs/20261202-005935-minilm-single-train-" + "x" * 80 + "/checkpoints/best"
+    view._status(f"loading {path} ...")
+    assert view.status.text() == f"loading {path} ..."          # as set: the break marks are not part of it
+    assert view.minimumSizeHint().width() == before and view.status.minimumSizeHint().width() <= 120
+    assert view.status.heightForWidth(300) > view.status.heightForWidth(3000)   # it wraps instead

@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.calibration import run_dir_of_checkpoint, save_calibration
+from .common import StatusLabel
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -50,7 +51,7 @@ class CalibrationView(QWidget):
         self.save_button.setToolTip("Write calibration.json into the checkpoint's run folder; bert-explorer predict "
                                     "then divides the logits by T (unless --no-calibration)")
         self.save_button.clicked.connect(self.save)
-        self.status = QLabel("")
+        self.status = StatusLabel("")
         bottom = QHBoxLayout()
         bottom.addWidget(self.save_button)
         bottom.addWidget(self.status, 1)

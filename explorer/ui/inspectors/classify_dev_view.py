@@ -24,7 +24,7 @@ from explorer.core.task_facts import find_task_facts
 from explorer.ui.shell.columns import fit_columns
 
 from .client import shared_client
-from .common import ResultSource, header
+from .common import StatusLabel, ResultSource, header
 from .remote import RemoteLatest
 
 
@@ -95,7 +95,7 @@ class ClassifyDevView(QWidget):
                   self.only_split):
             cols.addWidget(w)
         cols.addStretch(1)
-        self.status = QLabel("Load a model in Classify, choose a dev file, press Score dev set.")
+        self.status = StatusLabel("Load a model in Classify, choose a dev file, press Score dev set.")
         self.metrics = QLabel("")
         self.confusion = QTableWidget(0, 0)
         # per class: precision, recall, F1, support, then the averages (the run's own dev figures, by name)

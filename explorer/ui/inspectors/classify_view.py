@@ -26,7 +26,7 @@ from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
 from .client import shared_client
-from .common import header, model_in_child
+from .common import StatusLabel, header, model_in_child
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
@@ -192,7 +192,7 @@ class ClassifyView(QWidget):
         for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
                   predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
-        self.status = QLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
+        self.status = StatusLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
         self.status.setWordWrap(True)
         self.strip = pg.PlotWidget()
         self.strip.setFixedHeight(120)

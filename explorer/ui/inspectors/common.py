@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
@@ -39,6 +39,44 @@ def tip(term: str) -> str:
     """The glossary tooltip of a term (standard name or alias: "s_null", "τ", "block flow", ...).
     Raises KeyError listing the known terms when it is not in explorer.glossary."""
     return tooltip(term)
+
+
+BREAK_AFTER = "/\\-_.:"   # a long word (a path, a run id) may break after these in a status line
+LONG_WORD = 24            # characters: shorter words keep their look
+
+
+def breakable(text: str) -> str:
+    """``text`` with a zero-width space after each of BREAK_AFTER inside words longer than LONG_WORD, so a
+    word-wrapped label can break a checkpoint path instead of asking for the path's whole width."""
+    def brk(word: str) -> str:
+        if len(word) <= LONG_WORD:
+            return word
+        return "".join(ch + "\u200b" if ch in BREAK_AFTER else ch for ch in word)
+    return " ".join(brk(w) for w in text.split(" "))
+
+
+class StatusLabel(QLabel):
+    """A page's word-wrapped status line that never widens the page: long words (paths) break anywhere
+    (:func:`breakable`) and its minimum width is MIN_WIDTH px, whatever the text (the ninth trial: "loading
+    <a long checkpoint path> ..." in Classify made its minimum as wide as the path, and the 1280 px window grew
+    to 1615 px). ``text()`` gives the text as set, without the break marks."""
+
+    MIN_WIDTH = 120
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__("", parent)
+        self.setWordWrap(True)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(breakable(str(text)))
+
+    def text(self) -> str:
+        return super().text().replace("\u200b", "")
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self.MIN_WIDTH), hint.height())
 
 
 def header(text: str, panel: str | None = None) -> QLabel:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QL
 from explorer.core.tau_study import default_cache_dir, questions_near
 from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
-from .common import ResultSource, header, tip
+from .common import StatusLabel, ResultSource, header, tip
 from .tau_spin import tau_spin_box
 from .client import shared_client
 from .remote import RemoteJob
@@ -274,7 +274,7 @@ class DevTauView(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("no study yet")
-        self.status = QLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
+        self.status = StatusLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
         self.status.setWordWrap(True)
         self.estimate = QLabel("")
         self.estimate.setObjectName("hint")

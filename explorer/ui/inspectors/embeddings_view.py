@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, Q
 from explorer.core.embeddings import POOLINGS, PROJECTION_LABELS, available_projections, highlighted
 
 from .client import shared_client
-from .common import header
+from .common import StatusLabel, header
 from .remote import RemoteJob, RemoteLatest
 
 PAGE_TITLE = "Embeddings"
@@ -101,7 +101,7 @@ class EmbeddingsView(QWidget):
         map_row = self._build_map_row()
         self._build_plot()
         split = self._build_side()
-        self.status = QLabel("Choose a corpus and a word, then press Embed.")
+        self.status = StatusLabel("Choose a corpus and a word, then press Embed.")
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(header("One point per occurrence of a word in its context (or per text), at any layer: "

@@ -23,7 +23,7 @@ from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_c
 from explorer.core.attribution import SCORE_HEAD
 
 from .client import shared_client
-from .common import header, model_in_child
+from .common import StatusLabel, header, model_in_child
 from .remote import RemoteJob, RemoteLatest
 from .saliency_view import colour
 
@@ -255,7 +255,7 @@ class ExplainView(QWidget):
         self.progress = QProgressBar()
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
-        self.status = QLabel("Load a fine-tuned checkpoint, type a text, press Explain.")
+        self.status = StatusLabel("Load a fine-tuned checkpoint, type a text, press Explain.")
         self.status.setWordWrap(True)
 
         self.view = QWidget()      # what the exports save

@@ -30,6 +30,7 @@ from explorer.core.predict.facts import SWAG
 from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
                                           finetune_data, gold_as_names, load_predictions, uncertainty)
 from explorer.ui.shell.columns import fit_columns
+from .common import StatusLabel
 
 UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
@@ -646,7 +647,7 @@ class PredictDialog(QDialog):
         self.out_edit = QLineEdit()
         self.resume = QCheckBox("Resume (continue after the rows already in the output)")
         self.progress = QProgressBar()
-        self.status = QLabel("")
+        self.status = StatusLabel("")
         self.status.setWordWrap(True)
         self.start_button = QPushButton("Start")
         self.start_button.clicked.connect(self.start)

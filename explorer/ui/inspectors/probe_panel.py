@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFileDialog, QFormLa
 
 from explorer.paths import RESOURCES
 
-from .common import tip
+from .common import StatusLabel, tip
 
 EXAMPLES_FILE = RESOURCES / "examples" / "probe_examples.json"
 FALLBACK_EXAMPLES = [{
@@ -106,7 +106,7 @@ class ProbePanel(QWidget):
         self.busy_bar.setMaximumHeight(10)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.setVisible(False)
-        self.status = QLabel("")
+        self.status = StatusLabel("")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         model_row = QHBoxLayout()

@@ -15,7 +15,7 @@ from typing import Callable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from .common import header
+from .common import StatusLabel, header
 from .workers import LatestOnly
 
 
@@ -67,7 +67,7 @@ class SaliencyView(QWidget):
         self.which = QComboBox()
         self.which.addItems(["start", "end"])
         self.which.currentTextChanged.connect(lambda _t: self._render())
-        self.status = QLabel("Probe a question; the best span (or the span you click) is attributed here.")
+        self.status = StatusLabel("Probe a question; the best span (or the span you click) is attributed here.")
         self.status.setWordWrap(True)
         self.text = QTextBrowser()
         row = QHBoxLayout()

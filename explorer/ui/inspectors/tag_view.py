@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
-from .common import ResultSource, header, model_in_child
+from .common import StatusLabel, ResultSource, header, model_in_child
 from .remote import RemoteLatest
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
@@ -151,7 +151,7 @@ class TagView(QWidget):
         row = QHBoxLayout()
         for w in (QLabel("Sentence"), self.sentence, QLabel("Piece"), self.token, run):
             row.addWidget(w)
-        self.status = QLabel("Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
+        self.status = StatusLabel("Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
                              "list, then Open best checkpoint): the sentence above is tagged at once.")
         self.status.setWordWrap(True)
         self.marked = QLabel()
@@ -307,7 +307,7 @@ class TagDevView(QWidget):
         top = QHBoxLayout()
         for w in (QLabel("Dev file"), self.path, QLabel("first"), self.cap, QLabel("sentences"), run):
             top.addWidget(w)
-        self.status = QLabel("Load a model on the Tag page, choose a dev file, press Score dev file.")
+        self.status = StatusLabel("Load a model on the Tag page, choose a dev file, press Score dev file.")
         self.status.setWordWrap(True)
         self.types = QTableWidget(0, 5)
         self.types.setHorizontalHeaderLabels(["type", "precision", "recall", "F1", "support"])
