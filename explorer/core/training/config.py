@@ -509,7 +509,7 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
 
 def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
     """``base`` with the fast-CPU preset (resources/presets/fast-cpu.json: its "why" says where the values
-    come from): a 30-minute time budget, batch 16, lr 1e-4, max_seq_length 256, mixed precision "auto"."""
+    come from): a 30-minute time budget, batch 16, lr 1e-4, dropout 0, max_seq_length 256, mixed precision "auto"."""
     from explorer.core.training.run_presets import load_preset
 
     return load_preset("fast-cpu").apply(base)
