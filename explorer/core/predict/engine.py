@@ -462,6 +462,17 @@ def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] 
     return texts, ""
 
 
+def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Callable[[str], None]):
+    """Load ``model`` with its task head for predict_file, saying so first; the seconds go into the summary."""
+    from explorer.core.models import load_model
+
+    say(f"loading model {model}…")
+    t_load = time.perf_counter()
+    loaded = load_model(model, task=facts.head)
+    summary.load_seconds = time.perf_counter() - t_load
+    return loaded
+
+
 def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=None, encoding: str = "auto",
                  tau: float | None = None, batch_size: int = 32, chunk_rows: int = 2048, resume: bool = False,
                  max_seq_length: int | None = None, doc_stride: int | None = None,
@@ -513,13 +524,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
-    if loaded is None:
-        from explorer.core.models import load_model
-
-        say(f"loading model {model}…")
-        t_load = time.perf_counter()
-        loaded = load_model(model, task=facts.head)
-        summary.load_seconds = time.perf_counter() - t_load
+    loaded = loaded if loaded is not None else _load(model, facts, summary, say)
     runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
                           doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
