@@ -140,3 +140,19 @@ def test_hub_computes_the_shown_window_off_the_gui_thread(qtbot, tiny_qa):
     np.testing.assert_allclose(view.current_matrix(), full.attention[other].attentions[layer].mean(axis=0),
                                atol=2e-3)
     assert [k for k, a in enumerate(small.attention) if a.attentions is not None] == [other]
+
+
+def test_a_hub_whose_pages_are_gone_drops_late_replies(qtbot):
+    """A probe reply that arrives after the hub's pages were deleted (a closed window, the previous test's
+    teardown) is dropped; it was drawn into the deleted panel and raised in the next test's event loop."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.inspectors import InspectorHub
+
+    hub = InspectorHub()
+    for _, page in hub.tabs():
+        page.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)   # runs the deferred deletes
+    assert all(ch.signalsBlocked() for ch in (hub.loads, hub.probes, hub.datasets, hub.attention_windows))
+    hub.probes.busy.emit(False)                # without the fix: set_busy on the deleted progress bar

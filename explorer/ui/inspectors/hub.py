@@ -149,6 +149,15 @@ class InspectorHub(QObject):
         self.attention_view.compare_requested.connect(self.open_compare)
         # the page is the timer's context: a hub whose widgets are gone (tests, a closed window) skips it
         QTimer.singleShot(PREWARM_AFTER_MS, self._pages[ATTENTION], self.prewarm)
+        for page in self._pages.values():
+            page.destroyed.connect(self._pages_gone)
+
+    def _pages_gone(self, *_) -> None:
+        """A page of this hub was deleted (its window closed, a test's teardown): the replies still on their way
+        from the inspector child are dropped, not drawn into deleted widgets (a late probe reply raised
+        "Internal C++ object already deleted" in the next test's event loop)."""
+        for channel in (self.loads, self.probes, self.datasets, self.attention_windows):
+            channel.blockSignals(True)
 
     def open_compare(self, source_b: str = ""):
         """Open the two-checkpoint view (explorer.ui.inspectors.checkpoint_compare_view) on the shown example,
