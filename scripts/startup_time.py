@@ -126,24 +126,31 @@ class XScreen:
         self.x.XGetWindowAttributes(self.dpy, window, ctypes.byref(attrs))
         return attrs
 
-    def grey_stddev(self, x: int = 0, y: int = 0, width: int = 0, height: int = 0, stride: int = 2) -> float:
-        """Grey-level standard deviation (0..1) of a rectangle of the screen (default: all of it), every
-        ``stride``-th pixel in each direction (0 = one colour)."""
+    def pixels(self, x: int = 0, y: int = 0, width: int = 0, height: int = 0) -> np.ndarray:
+        """(height, width) uint32 pixels (0x00RRGGBB) of a rectangle of the screen (default: all of it), read
+        from the X server on this connection (none of the application's)."""
         width, height = width or self.width - x, height or self.height - y
         img = self.x.XGetImage(self.dpy, self.root, x, y, width, height, 0xFFFFFFFF, self.Z_PIXMAP)
         if not img:
-            return 0.0
+            return np.zeros((0, 0), np.uint32)
         try:
             im = img.contents
             if im.bits_per_pixel != 32:
                 raise SystemExit(f"the X screen has {im.bits_per_pixel} bits per pixel; start Xvfb with depth 24")
             raw = np.ctypeslib.as_array(im.data, shape=(im.height * im.bytes_per_line,))
-            pix = raw.view(np.uint32).reshape(im.height, im.bytes_per_line // 4)[::stride, :im.width:stride]
-            grey = (0.299 * ((pix >> 16) & 255) + 0.587 * ((pix >> 8) & 255) + 0.114 * (pix & 255)) / 255.0
-            return float(grey.std())
+            return raw.view(np.uint32).reshape(im.height, im.bytes_per_line // 4)[:, :im.width].copy()
         finally:
             self.x.XFree(img.contents.data)
             self.x.XFree(img)
+
+    def grey_stddev(self, x: int = 0, y: int = 0, width: int = 0, height: int = 0, stride: int = 2) -> float:
+        """Grey-level standard deviation (0..1) of a rectangle of the screen (default: all of it), every
+        ``stride``-th pixel in each direction (0 = one colour)."""
+        pix = self.pixels(x, y, width, height)[::stride, ::stride]
+        if pix.size == 0:
+            return 0.0
+        grey = (0.299 * ((pix >> 16) & 255) + 0.587 * ((pix >> 8) & 255) + 0.114 * (pix & 255)) / 255.0
+        return float(grey.std())
 
     def top_level_windows(self) -> list[tuple[str, int, int, int, int, bool]]:
         """(class, x, y, width, height, viewable) of the root window's children (no window manager: the
