@@ -1,0 +1,60 @@
+"""Minors from the ninth fresh-user trial (issue 25): a task switch says when the data files were chosen for a
+task whose labels mean something else, and a regression label column of 0/1 is called a likely class label."""
+
+from pathlib import Path
+
+from explorer.core.training.config import TrainConfig
+
+SST2 = "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n"
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_regression_label_column_of_only_0_and_1_is_called_a_likely_class_label(tmp_path):
+    """Ninth trial: SST-2's 0/1 labels passed as regression scores without a word."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.ui.launch.data_preview import preview_data
+
+    sst2 = _write(tmp_path / "sst2.tsv", SST2)
+    data = load_regression(str(sst2))
+    assert any("holds only 0 and 1: classification?" in p for p in data.problems)
+    assert any(level == "warning" and "only 0 and 1" in m for level, m in data.notes)   # the run's log says it too
+    res = preview_data(str(sst2), "regression")
+    assert res["ok"] and any("holds only 0 and 1: classification?" in p for p in res["problems"])
+    stsb = _write(tmp_path / "stsb.tsv", "sentence1\tsentence2\tscore\na\tb\t0\nc\td\t1\ne\tf\t3.8\n")
+    assert not load_regression(str(stsb)).problems
+
+
+def test_a_task_switch_names_the_data_files_chosen_for_a_task_whose_labels_mean_something_else(qtbot, tmp_path):
+    """Ninth trial: switching Single sentence -> Regression kept SST-2's train and dev files without a word (only a
+    new training file cleared the dev file). The banner names the files kept and the task they were chosen for,
+    until they are changed."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    sst2 = tmp_path / "glue_sst2"
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(sst2 / "train.tsv"), dev=str(sst2 / "dev.tsv")))
+    w.editors["task"].set("regression")
+    banner = w.preset_label.text()
+    assert ("the train and dev files (train.tsv, dev.tsv) were chosen for Single sentence (SST-2 style): check that "
+            "they hold a number (score) per row" in banner)
+    w.editors["dev"].set(str(tmp_path / "stsb" / "dev.csv"))       # the dev file is this task's now
+    banner = w.preset_label.text()
+    assert "the train file (train.tsv) was chosen for Single sentence" in banner and "dev.tsv" not in banner
+    w.editors["train"].set(str(tmp_path / "stsb" / "train.csv"))
+    assert "chosen for Single sentence" not in w.preset_label.text()
+    w.editors["task"].set("pair")                                   # files chosen for Regression, now for classes
+    assert "were chosen for Regression" in w.preset_label.text() and "a class per row" in w.preset_label.text()
+    w.editors["task"].set("regression")                             # back to the task they were chosen for
+    assert "chosen for" not in w.preset_label.text()
+    w.editors["task"].set("single")
+    w.editors["train"].set(str(sst2 / "train.tsv"))
+    w.editors["dev"].set(str(sst2 / "dev.tsv"))
+    w.editors["task"].set("pair")                                   # same labels (a class per row): nothing to say
+    assert "chosen for" not in w.preset_label.text()
+
