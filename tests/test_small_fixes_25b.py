@@ -58,3 +58,48 @@ def test_a_task_switch_names_the_data_files_chosen_for_a_task_whose_labels_mean_
     w.editors["task"].set("pair")                                   # same labels (a class per row): nothing to say
     assert "chosen for" not in w.preset_label.text()
 
+
+class _SilentClient:
+    """An InspectClient stand-in that never answers (the test hands the window its result)."""
+
+    def request(self, op, data, on_done=None, on_error=None, on_progress=None):
+        return 1
+
+    def cancel(self, rid):
+        pass
+
+
+def test_the_classifier_compare_window_shows_all_its_lines_at_its_default_size(qtbot):
+    """Ninth trial: the Compare window (two classifiers) cut its last line at its default 640x260."""
+    import numpy as np
+
+    from explorer.core.classify_compare import compare_classifiers
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 3, 60)
+    a, b = "sst2-minilm-lr2e-5-3-epochs-seed-1", "sst2-minilm-lr1e-4-3-epochs-seed-1"
+    comparison = compare_classifiers(gold, rng.normal(size=(60, 3)), rng.normal(size=(60, 3)), name_a=a, name_b=b,
+                                     source="/home/student/data/glue_sst2/dev.tsv", resamples=200)
+    w = ClassifierCompareWindow([{"source": "a", "name": a, "task": "single"},
+                                 {"source": "b", "name": b, "task": "single"}], client=_SilentClient())
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w._done({"lines": comparison.lines()})
+    QApplication_process(qtbot)
+    assert w.text.height() >= w.text.heightForWidth(w.text.width())
+    assert not layout_offenders(w)
+    assert w.size().width() == 640             # it grew down, not sideways
+    w.resize(w.minimumSize())                   # shrunk as far as it goes: still every line
+    QApplication_process(qtbot)
+    assert w.text.height() >= w.text.heightForWidth(w.text.width()), (w.size(), w.text.size())
+
+
+def QApplication_process(qtbot) -> None:   # noqa: N802 - a few turns of the event loop for the layouts
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):
+        QApplication.processEvents()
+
