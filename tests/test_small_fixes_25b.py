@@ -103,3 +103,34 @@ def QApplication_process(qtbot) -> None:   # noqa: N802 - a few turns of the eve
     for _ in range(3):
         QApplication.processEvents()
 
+
+def test_the_n_best_answer_text_wraps_whole_in_a_narrow_column(qtbot, tiny_qa):
+    """Ninth trial: at 1280x800 the n-best text column showed "ytical engine of …"; the answer text wraps in its
+    column (each row as tall as its text, again when the column's width changes), the whole text in its tooltip."""
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors.spans_view import SpansView
+
+    passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the analytical engine of charles babbage "
+                       "in london." for i in range(12))
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_result(probe(tiny_qa, "where was ada born?", passage))
+    table = view.nbest
+    table.setFixedWidth(table.minimumWidth())   # the narrowest the page lets it be: the text column's minimum
+
+    def whole() -> bool:
+        return all(table.rowHeight(r) >= table.sizeHintForRow(r) for r in range(table.rowCount()))
+
+    texts = [table.item(r, 1).text() for r in range(table.rowCount())]
+    long = max(range(len(texts)), key=lambda r: table.fontMetrics().horizontalAdvance(texts[r]))
+    qtbot.waitUntil(lambda: table.columnWidth(1) < table.fontMetrics().horizontalAdvance(texts[long]))
+    qtbot.waitUntil(whole)                        # an answer wider than its column: on two or more lines, whole
+    assert all(table.item(r, 1).toolTip() == texts[r] for r in range(len(texts)))
+    height = table.rowHeight(long)
+    table.setMinimumWidth(0)
+    table.setMaximumWidth(16777215)
+    qtbot.waitUntil(lambda: table.columnWidth(1) > table.fontMetrics().horizontalAdvance(texts[long]) + 20)
+    qtbot.waitUntil(lambda: whole() and table.rowHeight(long) < height)   # wider: fitted again, one line
