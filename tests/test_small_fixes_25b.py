@@ -134,3 +134,21 @@ def test_the_n_best_answer_text_wraps_whole_in_a_narrow_column(qtbot, tiny_qa):
     table.setMaximumWidth(16777215)
     qtbot.waitUntil(lambda: table.columnWidth(1) > table.fontMetrics().horizontalAdvance(texts[long]) + 20)
     qtbot.waitUntil(lambda: whole() and table.rowHeight(long) < height)   # wider: fitted again, one line
+
+
+def test_the_preview_command_has_a_dev_file_or_a_dev_fraction_never_both(qtbot, tmp_path):
+    """Ninth trial: the Preview command read "--dev .../dev.tsv ... --dev-fraction 0.1". With a dev file the Dev
+    fraction is greyed out and stays out of the command and the run's config; without one it is back."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(tmp_path / "train.tsv"), dev=str(tmp_path / "dev.tsv")))
+    command = w.command.toPlainText()
+    assert "--dev " in command and "--dev-fraction" not in command
+    assert w.config().dev_fraction is None and not w.editors["dev_fraction"].widget.isEnabled()
+    w.editors["dev_fraction"].set(0.2)
+    assert "--dev-fraction" not in w.command.toPlainText()
+    w.editors["dev"].set("")                                    # no dev file: the held-out share is the user's
+    assert w.editors["dev_fraction"].widget.isEnabled() and w.config().dev_fraction == 0.2
+    assert "--dev-fraction 0.2" in w.command.toPlainText()

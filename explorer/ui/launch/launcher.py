@@ -313,6 +313,8 @@ class LauncherPanel(QWidget):
             if spec.name in values and not _applies(spec, task, qa):
                 values[spec.name] = getattr(defaults, spec.name)
         values["watch"] = self.watch.get() if qa else []   # watch examples are QA questions
+        if values.get("dev", self._base.dev):   # a dev file or a held-out share, never both (ninth trial: the
+            values["dev_fraction"] = defaults.dev_fraction   # Preview showed --dev-fraction beside --dev)
         if task != self._base.task or values.get("train", self._base.train) != self._base.train:
             # the loaded config's label count was for its task's data and file (a stance run's 3): another task or
             # training file infers its own from the data (0), so neither a regression run (fourth trial) nor an
@@ -555,6 +557,10 @@ class LauncherPanel(QWidget):
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
+        held_out = self.editors["dev_fraction"]   # only without a dev file (TrainConfig.resolved_dev_fraction)
+        on = _applies(field_spec("dev_fraction"), cfg.task, qa) and not cfg.dev
+        held_out.widget.setEnabled(on)
+        held_out.label.setEnabled(on)
         self.command.setPlainText(command_line(cfg))
         self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>"
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))
