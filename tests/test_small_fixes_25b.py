@@ -172,3 +172,33 @@ def test_the_run_menu_opens_the_hosts_dialog(qtbot, tmp_path):
     dialog = w.launcher.run_on.dialog
     assert isinstance(dialog, HostsDialog) and dialog.isVisible()
     dialog.close()
+
+
+def test_the_curves_progress_line_keeps_the_step_and_the_time_left_when_it_is_cut(qtbot):
+    """Ninth trial: at 1280 px the progress line elided its middle, the step ("sst2-…get trained · epoch 0.05");
+    the step and the time left stay, the epoch, the elapsed time and then the run's name give way, the whole line
+    in the tooltip."""
+    import time
+
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    name, t0 = "sst2-minilm-fast-cpu-lr1e-4-dropout0-30min-budget", time.time() - 130
+    events = [{"event": "started", "run_id": name, "time": t0, "steps_total": 13292,
+               "config": {"time_budget_minutes": 30.0}},
+              {"event": "step", "run_id": name, "time": t0 + 129.0, "step": 1210, "loss": 2.0, "elapsed": 129.0,
+               "train_seconds": 120.0, "steps_total": 15150, "epoch": 0.05}]
+    curves = shown_curves_panel(qtbot, 900, 600)   # what the Curves tab has at 1280 px beside the Runs list
+    curves.set_runs([RunState.from_events(name, events, alive=True)])
+    label = curves.progress_label
+    whole = label.toolTip()
+    assert "step 1,210 of ~15,150" in whole and "epoch 0.05" in whole and "remaining 28:00" in whole
+    for width in (900, 640, 440):
+        curves.resize(width, 600)
+        qtbot.waitUntil(lambda: label.width() < label.fontMetrics().horizontalAdvance(whole))
+        shown = label.shown_text()
+        assert "step 1,210 of ~15,150" in shown, (width, shown)
+        assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
+        if width >= 640:
+            assert "remaining 28:00" in shown, (width, shown)

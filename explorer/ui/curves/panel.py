@@ -36,7 +36,7 @@ from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
 from explorer.ui.shell.elided_label import ElidedLabel
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 lazy_menus.install()   # plot context menus built when first opened (the window holds 40+ plots)
@@ -744,8 +744,8 @@ class CurvesPanel(CurvesExport, QWidget):
         self.progress.setRange(0, total)
         self.progress.setValue(min(state.step, total))
         self.progress.setFormat(f"{state.status} · %p%")
-        line = f"{self.name_of(state.run_id)}: {progress_text(state, time.time())}"   # the Runs list's name
-        self.progress_label.setText(line)
+        # the Runs list's name; the step and the time left stay when the line is cut (ninth trial)
+        self.progress_label.set_parts(self.name_of(state.run_id), progress_parts(state, time.time()))
         self.progress_label.setToolTip(f"{state.run_id}: {progress_text(state, time.time())}")
 
     # ---- crosshair -----------------------------------------------------------------------

@@ -404,19 +404,26 @@ def format_seconds(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def progress_text(state: RunState, now: float | None = None) -> str:
-    """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
+def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str, int]]:
+    """The progress line's parts, each with the rank in which it gives way when the line does not fit (0: never,
+    the step and the time left; 1: the elapsed time and the budget trained; 2, first: the epoch)."""
     budget = state.budget_seconds
+    step = f"step {state.step:,} of {'~' if budget else ''}{state.steps_total:,}" if state.steps_total else \
+        f"step {state.step:,}"
+    parts = [(step, 0)]
     if budget:      # the steps that fit in a time budget are an estimate that follows the speed
-        parts = [f"step {state.step:,} of ~{state.steps_total:,}" if state.steps_total else f"step {state.step:,}",
-                 f"{format_seconds(state.train_seconds) or '0:00'} of {format_seconds(budget)} budget trained"]
-    else:
-        parts = [f"step {state.step:,} of {state.steps_total:,}" if state.steps_total else f"step {state.step:,}"]
-    parts.append(f"epoch {state.epoch:.2f}")
+        parts.append((f"{format_seconds(state.train_seconds) or '0:00'} of {format_seconds(budget)} budget trained",
+                      1))
+    parts.append((f"epoch {state.epoch:.2f}", 2))
     elapsed = state.live_elapsed(now)
     if elapsed > 0 or state.is_live:   # an ended run whose files hold no times (a Trainer folder) says nothing
-        parts.append(f"elapsed {format_seconds(elapsed) or '0:00'}")
+        parts.append((f"elapsed {format_seconds(elapsed) or '0:00'}", 1))
     if state.is_live:
         eta = state.eta()
-        parts.append(f"remaining {format_seconds(eta)}" if eta is not None else "remaining …")
-    return " · ".join(parts)
+        parts.append((f"remaining {format_seconds(eta)}" if eta is not None else "remaining …", 0))
+    return parts
+
+
+def progress_text(state: RunState, now: float | None = None) -> str:
+    """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
+    return " · ".join(text for text, _rank in progress_parts(state, now))
