@@ -202,3 +202,38 @@ def test_the_curves_progress_line_keeps_the_step_and_the_time_left_when_it_is_cu
         assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
         if width >= 640:
             assert "remaining 28:00" in shown, (width, shown)
+
+
+def test_every_page_before_its_first_result_has_whole_headers(qtbot, tmp_path, monkeypatch):
+    """Ninth trial: "P(predicted)" was cut in the dev-set tables before their first result (the default 100 px
+    column). Every page of a fresh window, at both sizes, has nothing cut (tests/test_layout_sizes.py checks the
+    pages filled with results)."""
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import layout_offenders
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from layout_shots import resize, show_page
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    app = QApplication.instance()
+    apply_style(app)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    titles = [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert {"Classify: dev set", "Tag: dev set"} <= set(titles)
+    cut = []
+    for size in ((1280, 800), (1920, 1080)):
+        resize(w, size, app)
+        for title in titles:
+            show_page(w, title, app)
+            cut += [f"{size} {title}: {o}" for o in layout_offenders(w)]
+    assert not cut, "\n".join(cut)

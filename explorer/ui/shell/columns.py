@@ -76,3 +76,13 @@ def wrap_rows(table: QTableView) -> None:
     table.model().rowsInserted.connect(lambda *_: pending.start())
     table.model().dataChanged.connect(lambda *_: pending.start())
     table.resizeRowsToContents()
+
+
+def whole_headers(table: QTableView) -> None:
+    """Widen each column narrower than its title (the header's size hint) to it; other widths stay. For a
+    table before its first rows, whose columns have the default width ("P(predicted)" cut at 100 px in the
+    dev-set tables, ninth trial); fit_columns does this and more once there are rows."""
+    header = table.horizontalHeader()
+    for col in range(table.model().columnCount()):
+        if header.sectionSize(col) < header.sectionSizeHint(col):
+            table.setColumnWidth(col, header.sectionSizeHint(col))
