@@ -237,3 +237,43 @@ def test_every_page_before_its_first_result_has_whole_headers(qtbot, tmp_path, m
             show_page(w, title, app)
             cut += [f"{size} {title}: {o}" for o in layout_offenders(w)]
     assert not cut, "\n".join(cut)
+
+
+def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
+    """Ninth trial: an HF Trainer folder opened as a run showed an empty samples/s plot without a word. A training
+    plot none of the shown runs has a point of, while they have logged steps, says "not logged by this run"; a run
+    before its first step, or a plot another shown run fills, says nothing."""
+    import json
+
+    from helpers import shown_curves_panel
+
+    from explorer.core.runs import load_run
+    from explorer.ui.runs.state import RunState
+
+    out = tmp_path / "hf-out"
+    out.mkdir()
+    history = [{"step": s, "epoch": s / 100, "loss": 1.5 - s / 100, "learning_rate": 1e-5, "grad_norm": 2.0}
+               for s in range(10, 60, 10)]
+    (out / "trainer_state.json").write_text(json.dumps({"global_step": 50, "max_steps": 100,
+                                                        "log_history": history}))
+    trainer = RunState.from_events("hf-out", load_run(out).events)   # File -> Open run folder reads it so
+    assert len(trainer.series["loss"]) == 5 and "samples_per_second" not in trainer.series
+    curves = shown_curves_panel(qtbot, 1000, 700)
+    curves.set_runs([trainer])
+    curves.redraw_now()
+    notes = {key: panel.note for key, panel in curves.panels.items() if panel.isVisible()}
+    assert notes["samples_per_second"].isVisible() and notes["samples_per_second"].text() == "not logged by this run"
+    assert not any(notes[k].isVisible() for k in ("loss", "lr", "grad_norm"))
+    plot = curves.panels["samples_per_second"].widget
+    assert plot.rect().contains(notes["samples_per_second"].geometry())
+
+    started = RunState.from_events("new", [{"event": "started", "run_id": "new", "time": 1.0, "steps_total": 10}],
+                                   alive=True)
+    curves.set_runs([started])              # nothing logged yet: nothing is missing
+    curves.redraw_now()
+    assert not notes["samples_per_second"].isVisible()
+    own = RunState.from_events("own", [{"event": "step", "run_id": "own", "time": 1.0, "step": 1, "loss": 1.0,
+                                        "lr": 1e-4, "grad_norm": 1.0, "samples_per_second": 40.0}])
+    curves.set_runs([trainer, own])         # another run fills the plot
+    curves.redraw_now()
+    assert not notes["samples_per_second"].isVisible()
