@@ -277,3 +277,46 @@ def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
     curves.set_runs([trainer, own])         # another run fills the plot
     curves.redraw_now()
     assert not notes["samples_per_second"].isVisible()
+
+
+def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
+    """Ninth trial: a remote run's curves had no majority-class line: its dev_split.csv stays on the host, and the
+    GUI computed the baseline from the files. The worker computes it where the data is and sends it in its started
+    event; a mirror folder holding only config.json and events.jsonl draws the same line."""
+    import contextlib
+    import io
+    import shutil
+
+    from helpers import save_tiny_model
+
+    from explorer.core.baselines import dev_baseline
+    from explorer.core.events import iter_events
+    from explorer.core.runs import load_run
+    from explorer.ui.runs.state import RunState
+    from explorer.worker.train import main as train_main
+
+    data = _write(tmp_path / "stance.tsv", "Tweet\tStance\n" + "".join(
+        f"tweet {i}\t{['AGAINST', 'AGAINST', 'FAVOR', 'NONE'][i % 4]}\n" for i in range(40)))
+    model = save_tiny_model(tmp_path / "cls3", "classification", num_labels=3)
+    argv = ["--task", "single", "--model", model, "--train", data, "--text-columns", "Tweet", "--label-column",
+            "Stance", "--max-steps", 1, "--batch-size", 4, "--max-seq-length", 16, "--mixed-precision", "no",
+            "--no-save-checkpoints", "--eval-every", 0, "--output-dir", tmp_path / "host-runs", "--run-id", "held"]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert train_main([str(a) for a in argv]) == 0
+    started = next(e for e in iter_events(buf.getvalue().splitlines()) if e["event"] == "started")
+    run = tmp_path / "host-runs" / "held"
+    assert (run / "dev_split.csv").is_file() and not started["config"]["dev"]
+    expected = dev_baseline(started["config"], run)
+    assert expected is not None and started["dev_baseline"] == expected.to_dict()
+    assert started["dev_baseline"]["metrics"]["accuracy"] == 0.5       # AGAINST: half of every stratified split
+
+    mirror = tmp_path / "mirror" / "held"                                # what a remote run's mirror folder holds
+    mirror.mkdir(parents=True)
+    for name in ("config.json", "events.jsonl"):
+        shutil.copy(run / name, mirror / name)
+    state = RunState.from_events("held", load_run(mirror).events)
+    state.path = str(mirror)
+    assert state.baseline() == expected and "baseline 50.00" in RunState.from_events(
+        "held", load_run(mirror).events + [{"event": "eval", "run_id": "held", "time": 2.0, "step": 1,
+                                            "metrics": {"accuracy": 0.25}}]).best_text()

@@ -167,6 +167,8 @@ class RunState:
     settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.RunRecord)
     declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
+    # the started event's dev_baseline (core.baselines.Baseline): computed by the worker, where the data is
+    reported_baseline: object = field(default=None, repr=False, compare=False)
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -217,9 +219,12 @@ class RunState:
         return name, found[1], found[0]
 
     def baseline(self):
-        """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None."""
+        """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None: the one the
+        worker reported where the data is (a remote run's), else computed here from the files (older runs)."""
         from explorer.core.baselines import dev_baseline
 
+        if self.reported_baseline is not None:
+            return self.reported_baseline
         if not self.config:
             return None
         key = (self.config.get("task"), self.config.get("dev"), self.config.get("dev_cap"))
@@ -302,6 +307,10 @@ class RunState:
             if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
                 self.steps_total = 0
             self.started_at = t
+            if "dev_baseline" in ev:
+                from explorer.core.baselines import Baseline
+
+                self.reported_baseline = Baseline.from_dict(ev["dev_baseline"])
         elif kind == "step":
             step = _num(ev.get("step"))
             if step is None:
