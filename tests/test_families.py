@@ -372,3 +372,20 @@ def test_heads_with_extra_layers_are_not_called_a_random_encoder(name, family_di
     for task in ("qa", "classification"):
         report = load_model(str(folder), task=task, num_labels=2).load_report
         assert report.encoder_loaded and report.kind == "pre-trained encoder, new head", (task, report.summary())
+
+
+@pytest.mark.parametrize("name", ["electra", "modernbert"])
+def test_an_evaluations_watch_probe_runs_under_bf16_autocast(name, family_dirs, data_files, tmp_path):
+    """A bf16 run evaluates with its watch probes inside accelerate's autocast: the by-hand check of a model
+    whose start/end layer does not read the last hidden state compared a bf16 tensor with a float32 one
+    ("BFloat16 did not match Float", the run failed at its first evaluation; seen with 'auto' on a CPU with AMX).
+    bf16 is asked for explicitly, so the test holds on CPUs without it too (emulated there)."""
+    from explorer.worker.train import EXIT_OK
+
+    rc, ev = _train(["--model", family_dirs[name]["qa"], "--task", "squad_v2", "--train", data_files["sq2"],
+                     "--dev", data_files["sq2"], "--dev-cap", 2, "--max-steps", 1, "--batch-size", 4,
+                     "--max-seq-length", 64, "--doc-stride", 16, "--max-query-length", 16, "--mixed-precision", "bf16",
+                     "--output-dir", tmp_path, "--run-id", "bf16"])
+    assert rc == EXIT_OK, ev[-1]
+    watch = [e for e in ev if e["event"] == "eval"][-1].get("watch") or []
+    assert watch and all(row["null_score"] is not None for row in watch)

@@ -446,7 +446,12 @@ def _forward_windows(model, tok, feats, question: str, passage: str, *, attentio
 
 def _byhand_logits(model, head, out, head_inputs: list):
     """((S.T_i, E.T_i) (batch, seq) tensors recomputed from the start/end layer's input and weights, or None;
-    a note or ""). BERT & co.: T_i = the last hidden state; ModernBERT: a head block's output (hooked)."""
+    a note or ""). BERT & co.: T_i = the last hidden state; ModernBERT: a head block's output (hooked).
+
+    Computed in float32 whatever the forward's dtype: under a training run's bf16 autocast (the watch probes of an
+    evaluation; accelerate wraps the model's forward) the hidden states are bf16 and the head's weights fp32, and
+    comparing or multiplying them as they are raised "BFloat16 did not match Float" (ALBERT, ELECTRA, ModernBERT
+    on a CPU with AMX)."""
     import torch
 
     note = ""
@@ -455,7 +460,7 @@ def _byhand_logits(model, head, out, head_inputs: list):
         # the same tensor (BERT & co.: qa_outputs reads hidden_states[-1]) needs no element-wise compare
         if last_hidden is not None and head_inputs[-1].shape == last_hidden.shape \
                 and head_inputs[-1].data_ptr() != last_hidden.data_ptr() \
-                and not torch.allclose(head_inputs[-1], last_hidden):
+                and not torch.allclose(head_inputs[-1].float(), last_hidden.float()):
             note = (f"{type(model).__name__}: the start/end layer reads a head block's output, "
                     "not the last hidden state; T_i here is that input")
         last_hidden = head_inputs.pop()
@@ -463,8 +468,9 @@ def _byhand_logits(model, head, out, head_inputs: list):
         return None, note
     if last_hidden is None:
         return None, "the model returned no hidden states; by-hand check skipped"
-    w = head.weight
-    b = head.bias if getattr(head, "bias", None) is not None else torch.zeros(2, dtype=w.dtype, device=w.device)
+    w = head.weight.float()
+    b = head.bias.float() if getattr(head, "bias", None) is not None else torch.zeros(2, device=w.device)
+    last_hidden = last_hidden.float()
     return (last_hidden @ w[0] + b[0], last_hidden @ w[1] + b[1]), note
 
 
