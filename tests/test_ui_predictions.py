@@ -125,7 +125,8 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
     assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
     dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))
-    assert [r["sentence"] for r in dev_rows] == [train_data.texts_a[k] for k in held] and cfg.dev_fraction == 0
+    # with a dev file no Dev fraction is written (ninth trial: never both), so no split is made
+    assert [r["sentence"] for r in dev_rows] == [train_data.texts_a[k] for k in held] and cfg.resolved_dev_fraction() == 0
     assert not {r["sentence"] for r in dev_rows} & {r["sentence"] for r in combined}
     assert "one train file" in note and said == [note] and note.startswith("The dev rows are the first run's")
     assert "held out (its dev_split.csv)" in launcher.preset_label.text() and not launcher.hint.isVisible()
