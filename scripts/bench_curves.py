@@ -63,6 +63,7 @@ PAINTS = [0]   # plot repaints counted (GraphicsView.paintEvent)
 def make_run(run_id: str, n: int, seed: int):
     import numpy as np
 
+    from explorer.ui.curves.plotmath import prepare_curves
     from explorer.ui.runs.state import RunState, Series
 
     rng = np.random.default_rng(seed)
@@ -84,13 +85,14 @@ def make_run(run_id: str, n: int, seed: int):
         ser = Series()
         ser.extend(ev_steps, y)
         s.series[name] = ser
-    return s
+    return prepare_curves(s)
 
 
 def copy_run(state, k: int = 0):
     """A new RunState with copies of ``state``'s series: other objects, and for k > 0 other values and
     ranges (y scaled by 1 + k / 100, steps_total k * 37 steps further), so that a full redraw of the
     copy can reuse nothing of an earlier one (no cached curve, axis or grid line of the same range)."""
+    from explorer.ui.curves.plotmath import prepare_curves
     from explorer.ui.runs.state import RunState, Series
 
     out = RunState(run_id=state.run_id, status=state.status, steps_total=state.steps_total + 37 * k,
@@ -98,7 +100,7 @@ def copy_run(state, k: int = 0):
     for name, ser in state.series.items():
         out.series[name] = Series()
         out.series[name].extend(ser.x, ser.y * (1 + k / 100))
-    return out
+    return prepare_curves(out)   # as the app's reader thread does (explorer.ui.runs.store.load_run_state)
 
 
 def step_event(state) -> dict:
@@ -175,12 +177,19 @@ def _ema():
     return IncrementalEMA()
 
 
+_OLD = {"one_paint": False, "series_cache": False, "lean_items": False}
 WAYS = {
-    "current": {"one_item": False, "lod_cache": False, "paint_once": False},
-    "paint-once": {"one_item": False, "lod_cache": False, "paint_once": True},
-    "a": {"one_item": True, "lod_cache": False, "paint_once": True},
-    "b": {"one_item": False, "lod_cache": True, "paint_once": True},
-    "a+b": {"one_item": True, "lod_cache": True, "paint_once": True},
+    "current": {"one_item": False, "lod_cache": False, "paint_once": False, **_OLD},
+    "paint-once": {"one_item": False, "lod_cache": False, "paint_once": True, **_OLD},
+    "a": {"one_item": True, "lod_cache": False, "paint_once": True, **_OLD},
+    "b": {"one_item": False, "lod_cache": True, "paint_once": True, **_OLD},
+    "a+b": {"one_item": True, "lod_cache": True, "paint_once": True, **_OLD},
+    "c1": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": False,
+           "lean_items": False},
+    "c2": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
+           "lean_items": False},
+    "c3": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
+           "lean_items": True},
 }
 ROWS = (("full redraw, shown plots painted", "full_paint"),
         ("  of which selection + curves decimated, set", "full_set"),

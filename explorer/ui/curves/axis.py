@@ -50,10 +50,23 @@ class MeasuredAxis(pg.AxisItem):
     """``pg.AxisItem`` with shared draw specs, cached label sizes and tick values (module docstring)."""
 
     def __init__(self, *args, **kwargs):
+        self._label_html = None   # before pyqtgraph's __init__, which sets the label
         super().__init__(*args, **kwargs)
         self._ticks_key = None
         self._ticks = None
         self._specs = None
+
+    def _updateLabel(self):  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, except that the label's text is set (and the axis resized for it) only when it
+        changed: pyqtgraph sets it again at every range change (each ``setRange`` asks for a new SI
+        prefix), a QTextDocument layout of the same "step" each time."""
+        html = self.labelString()
+        if html != self._label_html:
+            self._label_html = html
+            self.label.setHtml(html)
+            self._adjustSize()
+        self.picture = None
+        self.update()
 
     def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
         return super().generateDrawSpecs(_MeasuringPainter(p))

@@ -733,6 +733,20 @@ class CurvesPanel(CurvesExport, QWidget):
         return (live or self.runs or [None])[0]
 
     def _update_progress(self) -> None:
+        if not DRAW_OPTIONS.get("one_paint"):
+            self._show_progress()
+            return
+        # QProgressBar.setValue repaints the bar at once (QWidget.repaint) when its text changes, and a repaint
+        # paints every pending update of the window in that call: after a new selection, the plots, which the
+        # refresh that follows then changes and has painted again. With updates off the bar is only marked
+        # for the next paint (re-enabling updates schedules it).
+        self.progress.setUpdatesEnabled(False)
+        try:
+            self._show_progress()
+        finally:
+            self.progress.setUpdatesEnabled(True)
+
+    def _show_progress(self) -> None:
         state = self.focus_run()
         if state is None:
             self.progress.setRange(0, 1)
