@@ -11,6 +11,9 @@ pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tes
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPicture
@@ -75,8 +78,30 @@ class MeasuredAxis(pg.AxisItem):
         key = (minVal, maxVal, size, self.logMode, self.scale, self._tickDensity, repr(self._tickSpacing),
                self.style["maxTickLevel"])
         if key != self._ticks_key:
-            self._ticks_key, self._ticks = key, super().tickValues(minVal, maxVal, size)
+            self._ticks_key, self._ticks = key, self._tick_values(minVal, maxVal, size)
         return [(spacing, list(values)) for spacing, values in self._ticks]
+
+    def _tick_values(self, minVal, maxVal, size):
+        """``AxisItem.tickValues`` (pyqtgraph 0.13-0.14) with its ``np.isclose`` (rtol 0) written out as
+        ``|a - b| <= atol``: the same result for the finite values an axis range holds, for a tenth of
+        the cost (isclose was half of a tick computation)."""
+        if self.logMode or not (math.isfinite(minVal) and math.isfinite(maxVal)):
+            return super().tickValues(minVal, maxVal, size)
+        minVal, maxVal = sorted((minVal, maxVal))
+        minVal *= self.scale
+        maxVal *= self.scale
+        ticks = []
+        all_values = np.array([])
+        for spacing, offset in self.tickSpacing(minVal, maxVal, size):
+            start = (math.ceil((minVal - offset) / spacing) * spacing) + offset
+            num = int((maxVal - start) / spacing) + 1
+            values = (np.arange(num) * spacing + start) / self.scale
+            # a tick of a higher level within spacing / 100 is the same tick: not repeated
+            close = np.any(np.abs(all_values - values[:, np.newaxis]) <= spacing / self.scale * 0.01, axis=-1)
+            values = values[~close]
+            all_values = np.concatenate([all_values, values])
+            ticks.append((spacing / self.scale, values.tolist()))
+        return ticks
 
     def _spec_key(self, widget) -> tuple | None:
         """Everything generateDrawSpecs reads, or None when this axis is not a plain linked one."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
                                QToolButton, QVBoxLayout)
@@ -146,6 +146,17 @@ class PageScrollPlotWidget(pg.PlotWidget):
     """
 
     left = Signal()
+    pin_scene_rect = False   # give the scene the view's rect (set by PlotPanel with one_paint)
+
+    def updateMatrix(self, propagate=True):  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, and with ``pin_scene_rect`` the scene's own rect follows the view's. A scene with no
+        rect of its own grows one from all its items' bounding rects whenever an item's geometry changed
+        and a listener of its ``changed`` signal is told (one_paint listens): a bounding rect asked of every
+        curve, axis and label each refresh."""
+        super().updateMatrix(propagate)
+        if self.pin_scene_rect and self.range != getattr(self, "_pinned", None):
+            self._pinned = QRectF(self.range)
+            self.scene().setSceneRect(self._pinned)
 
     def leaveEvent(self, ev):  # noqa: N802 - Qt API
         self.left.emit()
@@ -206,6 +217,8 @@ class PlotPanel(QFrame):
         self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         self.options = dict(DRAW_OPTIONS)
         if self.options.get("one_paint"):
+            self.widget.pin_scene_rect = True
+            self.widget.updateMatrix()
             self.widget.scene().changed.connect(_scene_changed)
         self.plot = self.widget.getPlotItem()
         self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
