@@ -52,17 +52,40 @@ class _MeasuringPainter:
 class MeasuredAxis(pg.AxisItem):
     """``pg.AxisItem`` with shared draw specs, cached label sizes and tick values (module docstring)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, lean: bool = True, **kwargs):
+        """``lean``: the label set only when it changes, no range work while hidden, tick values without
+        np.isclose (the Curves panel's DRAW_OPTIONS lean_items; False: pyqtgraph's own, for comparison)."""
         self._label_html = None   # before pyqtgraph's __init__, which sets the label
+        self.lean = lean
         super().__init__(*args, **kwargs)
         self._ticks_key = None
         self._ticks = None
         self._specs = None
 
+    def linkedViewChanged(self, view, newRange=None):  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, except for a hidden axis (a plot's top and right ones), which takes the view's range
+        when it is shown (each range change otherwise set its label text and SI prefix again)."""
+        if self.lean and not self.isVisible():
+            self._range_stale = True
+            return
+        super().linkedViewChanged(view, newRange)
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 - Qt API
+        super().setVisible(visible)
+        if visible and getattr(self, "_range_stale", False) and self.linkedView() is not None:
+            self._range_stale = False
+            super().linkedViewChanged(self.linkedView())
+
+    def show(self) -> None:
+        self.setVisible(True)
+
     def _updateLabel(self):  # noqa: N802 - pyqtgraph API
         """pyqtgraph's, except that the label's text is set (and the axis resized for it) only when it
         changed: pyqtgraph sets it again at every range change (each ``setRange`` asks for a new SI
         prefix), a QTextDocument layout of the same "step" each time."""
+        if not self.lean:
+            super()._updateLabel()
+            return
         html = self.labelString()
         if html != self._label_html:
             self._label_html = html
@@ -85,7 +108,7 @@ class MeasuredAxis(pg.AxisItem):
         """``AxisItem.tickValues`` (pyqtgraph 0.13-0.14) with its ``np.isclose`` (rtol 0) written out as
         ``|a - b| <= atol``: the same result for the finite values an axis range holds, for a tenth of
         the cost (isclose was half of a tick computation)."""
-        if self.logMode or not (math.isfinite(minVal) and math.isfinite(maxVal)):
+        if not self.lean or self.logMode or not (math.isfinite(minVal) and math.isfinite(maxVal)):
             return super().tickValues(minVal, maxVal, size)
         minVal, maxVal = sorted((minVal, maxVal))
         minVal *= self.scale

@@ -43,7 +43,8 @@ KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a l
 # once, not once for the window and again for each scene; series_cache: what is known of a series when it is
 # read is used, not computed again per plot: its smoothed loss (plotmath.smoothed, computed on the reader
 # thread), whether its steps only grow and whether it has non-finite values (kept by its appends); lean_items:
-# the plot's CurveLayer takes the curves' points as they are, without pyqtgraph's checks (items.CurveLayer).
+# the plot's CurveLayer takes the curves' points as they are, without pyqtgraph's checks (items.CurveLayer),
+# and the axes skip work whose result does not change (axis.MeasuredAxis).
 # lod_cache is off: it makes a re-selection and the way back from a zoom 1.3-2x cheaper, but the full
 # redraw (issue 30's target) is cheapest without it, and the first live tick after a re-selection
 # measured slower with it (README, "Speed, round 3").
@@ -211,16 +212,22 @@ class PlotPanel(QFrame):
         self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
                                      "The wheel alone scrolls the page.")
         self.reset_button.clicked.connect(self.reset_view)
+        self.options = dict(DRAW_OPTIONS)
+        lean = bool(self.options.get("lean_items"))
+        sides = ("left", "bottom", "top", "right") if lean else ("left", "bottom")
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox(),
-                                           axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})
+                                           axisItems={side: MeasuredAxis(side, lean=lean) for side in sides})
         # No cached background picture: blitting it costs more than filling the plain white it holds.
         self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
-        self.options = dict(DRAW_OPTIONS)
         if self.options.get("one_paint"):
             self.widget.pin_scene_rect = True
             self.widget.updateMatrix()
             self.widget.scene().changed.connect(_scene_changed)
         self.plot = self.widget.getPlotItem()
+        # the hidden top and right axes are MeasuredAxis too, only so that a hidden axis skips the label
+        # and SI-prefix work pyqtgraph does on each range change; given axes are shown by default
+        self.plot.hideAxis("top")
+        self.plot.hideAxis("right")
         self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
         # column from explorer.ui.curves.decimate (cached per curve, so a live tick folds in only new points).
@@ -251,8 +258,7 @@ class PlotPanel(QFrame):
         self.colors: dict[str, str] = {}
         # deselected runs' (CurveData, EMA), most recent last: shown again, their columns are reused
         self._kept: dict[tuple[str, int], tuple[CurveData, IncrementalEMA | None]] = {}
-        self.layer = (CurveLayer(self.plot.getViewBox(), lean=bool(self.options.get("lean_items")))
-                      if self.options["one_item"] else None)
+        self.layer = CurveLayer(self.plot.getViewBox(), lean=lean) if self.options["one_item"] else None
         if self.layer is not None:
             self.plot.addItem(self.layer, ignoreBounds=True)
         lay = QVBoxLayout(self)
