@@ -96,7 +96,7 @@ class CurvesPanel(CurvesExport, QWidget):
         super().__init__(parent)
         self.runs: list[RunState] = []
         self.colors: dict[str, str] = {}
-        self.panels: dict[str, PlotPanel] = {}
+        self._panels: dict[str, PlotPanel] | None = None   # built at the first use (the panels property)
         self.shown: set[str] = {DEV_PREFIX + m for m in drawn_by_default()}   # series keys chosen for a plot
         self._decided: set[str] = set(self.shown)   # keys whose plot was chosen (by the table or the user)
         self.x_follow = True      # x range follows the data (False after the user pans or zooms)
@@ -170,9 +170,6 @@ class CurvesPanel(CurvesExport, QWidget):
         lay.addWidget(self.curves_split, 1)
         scroll.viewport().installEventFilter(self)   # a new viewport height shares it among the rows again
 
-        for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
-            self._panel(key)
-        self._relayout()
 
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._timer.timeout.connect(self._live_tick)
@@ -192,6 +189,23 @@ class CurvesPanel(CurvesExport, QWidget):
         self._update_progress()
 
     # ---- plots ---------------------------------------------------------------------------
+    @property
+    def panels(self) -> dict[str, PlotPanel]:
+        """The plots by series key. The fixed ones (training series, the metric table's default dev metrics)
+        are built at the first use, not in ``__init__`` (12 pyqtgraph plots were 69% of the main window's
+        start): the Curves page's first show (before it is painted), its first runs, an export, the window's
+        idle turn after its first paint (:meth:`prewarm`), or any code that reads this."""
+        if self._panels is None:
+            self._panels = {}
+            for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
+                self._panel(key)
+            self._relayout()
+        return self._panels
+
+    def plots_built(self) -> bool:
+        """Whether the plots exist yet (asking :attr:`panels` builds them)."""
+        return self._panels is not None
+
     def _panel(self, key: str) -> PlotPanel:
         panel = self.panels.get(key)
         if panel is not None:
@@ -338,9 +352,11 @@ class CurvesPanel(CurvesExport, QWidget):
             self._place_flow()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Coming into view (tab switch): show the plots one per turn instead of all in one paint."""
+        """Coming into view (tab switch): show the plots one per turn instead of all in one paint (the first
+        time, the plots are built here, before the page is painted)."""
+        panels = self.panels
         for key in self._layout_keys:
-            panel = self.panels[key]
+            panel = panels[key]
             if not panel.isHidden():
                 panel.setVisible(False)
                 self._reveal.append(key)
@@ -792,6 +808,8 @@ class CurvesPanel(CurvesExport, QWidget):
             self.panels[key].show_crosshair(step, pairs)
 
     def prewarm(self) -> None:
-        """Render the plots once off-screen (fonts, axis pictures) so that switching to the Curves
-        tab at the first launch does not stall the event loop."""
-        self.grid_host.grab()
+        """Build the plots and render them once off-screen (fonts, axis pictures) so that switching to the
+        Curves tab at the first launch does not stall the event loop (the main window calls it in the
+        event-loop turn after its first paint)."""
+        if self.panels:
+            self.grid_host.grab()

@@ -400,7 +400,7 @@ class PlotPanel(QFrame):
         version = "raw"
         if self.key in SMOOTHED_SERIES:
             if self.options.get("series_cache"):   # kept with the series, computed where it was read
-                shown, generation = smoothed(s, smoothing)
+                shown, generation = smoothed(s, smoothing, y)
             else:
                 ema = self.ema.setdefault(run_id, IncrementalEMA())
                 shown, generation = ema.update(y, smoothing), ema.generation

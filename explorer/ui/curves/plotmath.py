@@ -86,16 +86,16 @@ class IncrementalEMA:
         return part
 
 
-def smoothed(series, weight: float) -> tuple[np.ndarray, int]:
+def smoothed(series, weight: float, y: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """``ema_smooth(series.y, weight)`` and its generation (a new one whenever earlier values changed),
     kept with the series (``series.derived``, an :class:`IncrementalEMA`): computed once per series and
     weight (on the reader thread by :func:`prepare_curves` for the default weight), extended as points are
-    appended, recomputed when the weight changes. ``series``: an explorer.ui.runs.state.Series. Weight 0
-    returns ``series.y`` itself."""
+    appended, recomputed when the weight changes. ``series``: an explorer.ui.runs.state.Series; ``y``: its
+    values (``series.y``, a new view each time it is read, when None). Weight 0 returns ``y`` itself."""
     ema = series.derived.get("ema")
     if ema is None:
         ema = series.derived["ema"] = IncrementalEMA()
-    return ema.update(series.y, weight), ema.generation
+    return ema.update(series.y if y is None else y, weight), ema.generation
 
 
 def prepare_curves(state, weight: float = DEFAULT_SMOOTHING):
