@@ -10,6 +10,9 @@ import math
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from helpers import count_plot_paints
+from helpers import curves_panel_with as _panel
+from helpers import widget_pixels as _pixels
 from PySide6.QtGui import QPainter, QPicture
 
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING, ema_smooth, prepare_curves, smoothed
@@ -39,25 +42,6 @@ def _state(run_id, n, seed=0, nan_at=None, live=True):
         s.series[name] = Series()
         s.series[name].extend(ev, y)
     return prepare_curves(s)
-
-
-def _panel(qtbot, monkeypatch, options, width=1000, height=800):
-    from helpers import shown_curves_panel
-
-    from explorer.ui.curves import plot
-
-    monkeypatch.setattr(plot, "DRAW_OPTIONS", dict(options))
-    import explorer.ui.curves.panel as panel_mod
-
-    monkeypatch.setattr(panel_mod, "DRAW_OPTIONS", plot.DRAW_OPTIONS)
-    return shown_curves_panel(qtbot, width, height)
-
-
-def _pixels(widget) -> np.ndarray:
-    from PySide6.QtGui import QImage
-
-    im = widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
-    return np.frombuffer(im.constBits(), dtype=np.uint8).reshape(im.height(), im.bytesPerLine()).copy()
 
 
 def _show(w, runs):
@@ -168,14 +152,7 @@ def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch, one
 
     from explorer.ui.curves import plot
 
-    count: dict[int, int] = {}
-    orig = pg.GraphicsView.paintEvent
-
-    def counted(view, ev):
-        count[id(view)] = count.get(id(view), 0) + 1
-        return orig(view, ev)
-
-    monkeypatch.setattr(pg.GraphicsView, "paintEvent", counted)   # before the views are made
+    count = count_plot_paints(monkeypatch)   # before the views are made
     w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS, one_paint=one_paint), 1400, 1000)
     _show(w, [_state(f"r{i}", 4_000, i) for i in range(3)])
     QApplication.processEvents()
