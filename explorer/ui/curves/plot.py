@@ -286,9 +286,10 @@ class PlotPanel(QFrame):
         c.setAlpha(alpha)
         spare = self._spare.get(alpha)
         if spare:   # one that already has this colour (the same run shown again) first
-            same = [k for k, it in enumerate(spare) if it.opts["pen"].color() == c]
-            item = spare.pop(same[0] if same else -1)
-            if not same:
+            rgba = c.rgba()
+            same = next((k for k, it in enumerate(spare) if it.opts["pen"].color().rgba() == rgba), None)
+            item = spare.pop(-1 if same is None else same)
+            if same is None:
                 item.setPen(pg.mkPen(c, width=width))
                 if item.dots is not None:
                     item.dots.set_color(color)
