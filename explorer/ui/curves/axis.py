@@ -19,7 +19,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPicture
 
 _SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
-_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on)
+_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on[, picture])
+_TICKS: dict[tuple, list] = {}     # tickValues' arguments and what else it reads -> its tick levels
 _MAX_SIZES, _MAX_SPECS = 4096, 64
 _MEASURE_RECT = QRectF(0, 0, 100, 100)   # the rect pyqtgraph measures a tick label in
 _LEFT_FLAGS = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -64,6 +65,7 @@ class MeasuredAxis(pg.AxisItem):
         self._ticks_key = None
         self._ticks = None
         self._specs = None
+        self._shared_key = None
 
     def linkedViewChanged(self, view, newRange=None):  # noqa: N802 - pyqtgraph API
         """pyqtgraph's, except for a hidden axis (a plot's top and right ones), which takes the view's range
@@ -229,9 +231,14 @@ class MeasuredAxis(pg.AxisItem):
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph API
         key = (minVal, maxVal, size, self.logMode, self.scale, self._tickDensity, repr(self._tickSpacing),
-               self.style["maxTickLevel"])
+               self.style["maxTickLevel"], self.lean)
         if key != self._ticks_key:
-            self._ticks_key, self._ticks = key, self._tick_values(minVal, maxVal, size)
+            ticks = _TICKS.get(key)   # the same range and length on another axis (the plots' x axes)
+            if ticks is None:
+                if len(_TICKS) >= _MAX_SPECS:
+                    _TICKS.clear()
+                ticks = _TICKS[key] = self._tick_values(minVal, maxVal, size)
+            self._ticks_key, self._ticks = key, ticks
         return [(spacing, list(values)) for spacing, values in self._ticks]
 
     def _tick_values(self, minVal, maxVal, size):
@@ -276,9 +283,10 @@ class MeasuredAxis(pg.AxisItem):
 
     def _make_specs(self, widget):
         key = self._spec_key(widget)
+        self._shared_key = key
         hit = _SPECS.get(key) if key is not None else None
         if hit is not None:
-            specs, text_size = hit
+            specs, text_size = hit[:2]
             if text_size is not None:
                 self._updateMaxTextSize(text_size)
             return specs
@@ -303,14 +311,26 @@ class MeasuredAxis(pg.AxisItem):
     def paint(self, p, opt, widget):  # noqa: D102 - pyqtgraph API
         if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag)
             specs = self._specs = self._make_specs(widget)   # (axis, ticks, texts) last drawn
-            picture = QPicture()   # recorded and replayed as pyqtgraph does: the same pixels
-            painter = QPainter(picture)
-            try:
-                if self.style["tickFont"]:
-                    painter.setFont(self.style["tickFont"])
-                if specs is not None:
-                    self.drawPicture(painter, *specs)
-            finally:
-                painter.end()
-            self.picture = picture
+            key = self._shared_key if self.lean else None
+            hit = _SPECS.get(key) if key is not None else None
+            if hit is not None and len(hit) > 2 and hit[0] is specs:   # recorded by an axis of the same specs
+                self.picture = hit[2]
+            else:
+                self.picture = self._record(specs)
+                if hit is not None and hit[0] is specs:
+                    _SPECS[key] = (*hit[:2], self.picture)
         self.picture.play(p)
+
+    def _record(self, specs) -> QPicture:
+        """The specs drawn into a picture as pyqtgraph does (recorded once, replayed at each paint: the same
+        pixels); a lean axis shares it with the axes of the same specs (the x axes of the Curves plots)."""
+        picture = QPicture()
+        painter = QPainter(picture)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            if specs is not None:
+                self.drawPicture(painter, *specs)
+        finally:
+            painter.end()
+        return picture
