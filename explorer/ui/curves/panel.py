@@ -749,34 +749,36 @@ class CurvesPanel(CurvesExport, QWidget):
         return (live or self.runs or [None])[0]
 
     def _update_progress(self) -> None:
-        if not DRAW_OPTIONS.get("one_paint"):
-            self._show_progress()
-            return
-        # QProgressBar.setValue repaints the bar at once (QWidget.repaint) when its text changes, and a repaint
-        # paints every pending update of the window in that call: after a new selection, the plots, which the
-        # refresh that follows then changes and has painted again. With updates off the bar is only marked
-        # for the next paint (re-enabling updates schedules it).
-        self.progress.setUpdatesEnabled(False)
-        try:
-            self._show_progress()
-        finally:
-            self.progress.setUpdatesEnabled(True)
-
-    def _show_progress(self) -> None:
         state = self.focus_run()
         if state is None:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
-            self.progress.setFormat("no run")
+            self._set_bar(0, 1, 0, "no run")
             self.progress_label.setText("")
             return
         total = max(state.steps_total, 1)
-        self.progress.setRange(0, total)
-        self.progress.setValue(min(state.step, total))
-        self.progress.setFormat(f"{state.status} · %p%")
+        self._set_bar(0, total, min(state.step, total), f"{state.status} · %p%")
         line = f"{self.name_of(state.run_id)}: {progress_text(state, time.time())}"   # the Runs list's name
         self.progress_label.setText(line)
         self.progress_label.setToolTip(f"{state.run_id}: {progress_text(state, time.time())}")
+
+    def _set_bar(self, lo: int, hi: int, value: int, fmt: str) -> None:
+        """Show ``value`` of ``lo..hi`` in the progress bar, with ``fmt`` (its text); nothing when it already does.
+        QProgressBar.setValue (and setRange, past the value) repaint the bar at once (QWidget.repaint) when its
+        text changes, and a repaint paints every pending update of the window in that call: after a new
+        selection, the plots, which the refresh that follows then changes and has painted again. With updates
+        off the bar is only marked for the next paint (re-enabling updates schedules it)."""
+        bar = self.progress
+        if (bar.minimum(), bar.maximum(), bar.value(), bar.format()) == (lo, hi, value, fmt):
+            return
+        quiet = DRAW_OPTIONS.get("one_paint")
+        if quiet:
+            bar.setUpdatesEnabled(False)
+        try:
+            bar.setRange(lo, hi)
+            bar.setValue(value)
+            bar.setFormat(fmt)
+        finally:
+            if quiet:
+                bar.setUpdatesEnabled(True)
 
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:
