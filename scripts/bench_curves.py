@@ -2,21 +2,28 @@
 against pyqtgraph's own downsampling, all in one process (prints figures, asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python scripts/bench_curves.py [--runs 4] [--points 100000] [--repeats 10]
-        [--ways current,paint-once,a,b,a+b] [--profile] [--png curves.png]
+        [--ways current,a,c1,c2,c] [--profile] [--png curves.png]
 
 Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm, samples/s at every
-step; dev f1 / exact_match every 1000 steps) and shows them overlaid in the real CurvesPanel
-(1400 x 1000, offscreen), one panel per way of drawing (explorer.ui.curves.plot.DRAW_OPTIONS), the
-ways timed in turn within each repeat so that the machine's load falls on all of them alike:
+step; dev f1 / exact_match every 1000 steps), read as the app reads them (the smoothed loss computed as the
+reader thread does: explorer.ui.curves.plotmath.prepare_curves), and shows them overlaid in the real
+CurvesPanel (1400 x 1000, offscreen), one panel per way of drawing (explorer.ui.curves.plot.DRAW_OPTIONS),
+the ways timed in turn within each repeat so that the machine's load falls on all of them alike:
 
 - current: the panel as it was before issue 30 (one curve item per curve, decimated afresh per
   selection and zoom, two paints per plot after a refresh);
-- paint-once: the deferred view change applied before the paint (one paint per plot);
-- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer): what the app
-  uses (DRAW_OPTIONS);
+- paint-once: the deferred view change applied before the paint;
+- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer): the app's way
+  after round 3's first step;
 - b: paint-once + a level-of-detail cache (decimated columns kept per zoom level and per deselected
-  run: ZoomCache);
-- a+b: both.
+  run: ZoomCache); a+b: both;
+- c1: a + one paint per plot (the plot scenes listened to, no synchronous progress-bar repaint);
+- c2: c1 + what is known of a series when it is read (its smoothed loss, whether its steps only grow,
+  its non-finite count) used instead of computed again per plot;
+- c: c2 + the CurveLayer taking the points as they are and the lean axes: the app's way (DRAW_OPTIONS).
+
+Code shared by every way (the column decimation with fewer numpy calls, the axes' label and tick caches)
+is the current code in every column: the older ways are slower in the app than here.
 
 Times, median over ``--repeats`` (min-max), wall clock and the process's CPU time (the CPU figure
 is the one to compare on a loaded machine: other processes' turns are not in it):
@@ -63,6 +70,7 @@ PAINTS = [0]   # plot repaints counted (GraphicsView.paintEvent)
 def make_run(run_id: str, n: int, seed: int):
     import numpy as np
 
+    from explorer.ui.curves.plotmath import prepare_curves
     from explorer.ui.runs.state import RunState, Series
 
     rng = np.random.default_rng(seed)
@@ -84,13 +92,14 @@ def make_run(run_id: str, n: int, seed: int):
         ser = Series()
         ser.extend(ev_steps, y)
         s.series[name] = ser
-    return s
+    return prepare_curves(s)
 
 
 def copy_run(state, k: int = 0):
     """A new RunState with copies of ``state``'s series: other objects, and for k > 0 other values and
     ranges (y scaled by 1 + k / 100, steps_total k * 37 steps further), so that a full redraw of the
     copy can reuse nothing of an earlier one (no cached curve, axis or grid line of the same range)."""
+    from explorer.ui.curves.plotmath import prepare_curves
     from explorer.ui.runs.state import RunState, Series
 
     out = RunState(run_id=state.run_id, status=state.status, steps_total=state.steps_total + 37 * k,
@@ -98,7 +107,7 @@ def copy_run(state, k: int = 0):
     for name, ser in state.series.items():
         out.series[name] = Series()
         out.series[name].extend(ser.x, ser.y * (1 + k / 100))
-    return out
+    return prepare_curves(out)   # as the app's reader thread does (explorer.ui.runs.store.load_run_state)
 
 
 def step_event(state) -> dict:
@@ -175,12 +184,19 @@ def _ema():
     return IncrementalEMA()
 
 
+_OLD = {"one_paint": False, "series_cache": False, "lean_items": False}
 WAYS = {
-    "current": {"one_item": False, "lod_cache": False, "paint_once": False},
-    "paint-once": {"one_item": False, "lod_cache": False, "paint_once": True},
-    "a": {"one_item": True, "lod_cache": False, "paint_once": True},
-    "b": {"one_item": False, "lod_cache": True, "paint_once": True},
-    "a+b": {"one_item": True, "lod_cache": True, "paint_once": True},
+    "current": {"one_item": False, "lod_cache": False, "paint_once": False, **_OLD},
+    "paint-once": {"one_item": False, "lod_cache": False, "paint_once": True, **_OLD},
+    "a": {"one_item": True, "lod_cache": False, "paint_once": True, **_OLD},
+    "b": {"one_item": False, "lod_cache": True, "paint_once": True, **_OLD},
+    "a+b": {"one_item": True, "lod_cache": True, "paint_once": True, **_OLD},
+    "c1": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": False,
+           "lean_items": False},
+    "c2": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
+           "lean_items": False},
+    "c": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
+          "lean_items": True},
 }
 ROWS = (("full redraw, shown plots painted", "full_paint"),
         ("  of which selection + curves decimated, set", "full_set"),
@@ -237,6 +253,7 @@ class Way:
         self.runs = base
         self.res: dict[str, list[tuple[float, float]]] = {k: [] for _n, k in ROWS}
         self.painted: list[int] = []
+        self.full_paints: list[int] = []   # plot repaints of each painted full redraw
 
     def _with_options(self, fn):
         from explorer.ui.curves import plot
@@ -277,6 +294,7 @@ class Way:
             runs = shown[key] = [copy_run(s, 1 + 2 * r + (key == "full")) for s in self.base]   # never shown before
             for _ in range(3):
                 app.processEvents()
+            before = PAINTS[0]
             t0, c0 = time.perf_counter(), time.process_time()
             self.show(runs)
             t1, c1 = time.perf_counter(), time.process_time()
@@ -286,6 +304,7 @@ class Way:
             if key == "full_paint":
                 res["full_set"].append(((t1 - t0) * 1000, (c1 - c0) * 1000))
                 res["full_draw"].append(((t2 - t1) * 1000, (c2 - c1) * 1000))
+                self.full_paints.append(PAINTS[0] - before)
         for _ in range(3):
             app.processEvents()
         res["reselect"].append(timed(lambda: (self.show(shown["full_paint"]), self.paint())))
@@ -375,12 +394,31 @@ def reference_times(app, keys, x_range, size, runs, repeats) -> dict[str, list[t
     return rres
 
 
+def reader_cost(base) -> str:
+    """What reading a run now also computes (prepare_curves, on the app's reader thread) and keeps with its
+    series: CPU ms per run and MB per run, on fresh copies of ``base``."""
+    from explorer.ui.curves.plotmath import prepare_curves
+
+    copies = [copy_run(s) for s in base]
+    for s in copies:
+        for ser in s.series.values():
+            ser.derived.clear()
+    c = time.process_time()
+    for s in copies:
+        prepare_curves(s)
+    ms = (time.process_time() - c) * 1000 / max(len(copies), 1)
+    kept = sum(ema._buf.nbytes for s in copies for ser in s.series.values() if (ema := ser.derived.get("ema")))
+    series = sum(ser._x.nbytes + ser._y.nbytes for s in copies for ser in s.series.values())
+    return (f"reader thread, per run: smoothed loss {ms:.1f} CPU ms, kept with the series: {kept / len(copies) / 1e6:.1f} MB "
+            f"(the run's series buffers: {series / len(copies) / 1e6:.1f} MB)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--ways", default=",".join(WAYS), help=f"comma-separated, of {', '.join(WAYS)}")
+    ap.add_argument("--ways", default="current,a,c1,c2,c", help=f"comma-separated, of {', '.join(WAYS)}")
     ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
     ap.add_argument("--png", help="save the Curves panel (the app's way) after a full redraw to this PNG file")
     a = ap.parse_args()
@@ -446,6 +484,9 @@ def main() -> int:
     print(f"\n  plots repainted per live tick (event loop, {main.name}): {med(main.painted):.0f} of {len(keys)}; "
           f"cold first full redraw (items created, {main.name}): {main.res['full_paint'][0][0]:.1f} ms; "
           f"min-max: {main.name}")
+    print(f"  plots painted per painted full redraw ({len(keys)} plots): "
+          + ", ".join(f"{way.name} {med(way.full_paints):.0f}" for way in ways))
+    print("  " + reader_cost(base))
     print("  picture after the same full redraw, pixels differing from current's: "
           + ", ".join(f"{n} {pixels_differing(pictures['current'], pictures[n])}" for n in names[1:]))
     if a.png:

@@ -245,6 +245,41 @@ def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):
     return w
 
 
+def curves_panel_with(qtbot, monkeypatch, options: dict, width: int = 1000, height: int = 800):
+    """A shown CurvesPanel (shown_curves_panel) whose plots draw with these DRAW_OPTIONS
+    (explorer.ui.curves.plot; the benchmark's ways)."""
+    from explorer.ui.curves import panel, plot
+
+    monkeypatch.setattr(plot, "DRAW_OPTIONS", dict(options))
+    monkeypatch.setattr(panel, "DRAW_OPTIONS", plot.DRAW_OPTIONS)
+    return shown_curves_panel(qtbot, width, height)
+
+
+def count_plot_paints(monkeypatch) -> dict[int, int]:
+    """Counts pyqtgraph view paints by ``id(view)`` from now on (call before the views are made: PySide looks
+    up a Python override of a virtual once per class)."""
+    import pyqtgraph as pg
+
+    count: dict[int, int] = {}
+    orig = pg.GraphicsView.paintEvent
+
+    def counted(view, ev):
+        count[id(view)] = count.get(id(view), 0) + 1
+        return orig(view, ev)
+
+    monkeypatch.setattr(pg.GraphicsView, "paintEvent", counted)
+    return count
+
+
+def widget_pixels(widget):
+    """The widget grabbed as ARGB32 bytes, shape (height, bytes per line): for pixel-exact comparisons."""
+    import numpy as np
+    from PySide6.QtGui import QImage
+
+    im = widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
+    return np.frombuffer(im.constBits(), dtype=np.uint8).reshape(im.height(), im.bytesPerLine()).copy()
+
+
 def probe_in_small_windows(qtbot, hub, question: str, passage: str, timeout: int = 20_000):
     """Probe ``question`` / ``passage`` through an InspectorHub with 48-token windows (overlap 16) and an
     attention budget that keeps only the shown window's raw weights; returns the ProbeResult."""

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import count_plot_paints
+from helpers import curves_panel_with as _panel
+from helpers import widget_pixels as _pixels
 
 from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
 
@@ -34,25 +37,6 @@ def _state(run_id, n, seed=0, nan_at=None):
         ser.extend(ev, y)
         s.series[name] = ser
     return s
-
-
-def _panel(qtbot, monkeypatch, options):
-    from helpers import shown_curves_panel
-
-    from explorer.ui.curves import plot
-
-    monkeypatch.setattr(plot, "DRAW_OPTIONS", dict(options))
-    import explorer.ui.curves.panel as panel_mod
-
-    monkeypatch.setattr(panel_mod, "DRAW_OPTIONS", plot.DRAW_OPTIONS)
-    return shown_curves_panel(qtbot, 1000, 800)
-
-
-def _pixels(widget) -> np.ndarray:
-    from PySide6.QtGui import QImage
-
-    im = widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
-    return np.frombuffer(im.constBits(), dtype=np.uint8).reshape(im.height(), im.bytesPerLine()).copy()
 
 
 def _show(w, runs):
@@ -152,17 +136,9 @@ def test_a_run_selected_again_reuses_its_columns_and_a_re_read_run_does_not(qtbo
 
 @pytest.mark.parametrize("options, paints", [(CURRENT, 2), (NEW, 1)])
 def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch, options, paints):
-    import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
-    count: dict[int, int] = {}
-    orig = pg.GraphicsView.paintEvent
-
-    def counted(view, ev):
-        count[id(view)] = count.get(id(view), 0) + 1
-        return orig(view, ev)
-
-    monkeypatch.setattr(pg.GraphicsView, "paintEvent", counted)   # before the views are made
+    count = count_plot_paints(monkeypatch)   # before the views are made
     w = _panel(qtbot, monkeypatch, options)
     _show(w, [_state("a", 3_000, 0)])
     QApplication.processEvents()

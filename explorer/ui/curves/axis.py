@@ -11,13 +11,20 @@ pyqtgraph draws them (recorded into its picture, replayed): the same pixels (tes
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter, QPicture
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPicture
 
 _SIZES: dict[tuple, QRectF] = {}   # (font key, dpi, flags, rect size, text) -> the label's bounding rect
-_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on)
+_SPECS: dict[tuple, tuple] = {}    # spec key (see MeasuredAxis._spec_key) -> (specs, text size passed on[, picture])
+_TICKS: dict[tuple, list] = {}     # tickValues' arguments and what else it reads -> its tick levels
 _MAX_SIZES, _MAX_SPECS = 4096, 64
+_MEASURE_RECT = QRectF(0, 0, 100, 100)   # the rect pyqtgraph measures a tick label in
+_LEFT_FLAGS = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_BOTTOM_FLAGS = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
 
 
 class _MeasuringPainter:
@@ -49,21 +56,212 @@ class _MeasuringPainter:
 class MeasuredAxis(pg.AxisItem):
     """``pg.AxisItem`` with shared draw specs, cached label sizes and tick values (module docstring)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, lean: bool = True, **kwargs):
+        """``lean``: the label set only when it changes, no range work while hidden, tick values without
+        np.isclose (the Curves panel's DRAW_OPTIONS lean_items; False: pyqtgraph's own, for comparison)."""
+        self._label_html = None   # before pyqtgraph's __init__, which sets the label
+        self.lean = lean
         super().__init__(*args, **kwargs)
         self._ticks_key = None
         self._ticks = None
         self._specs = None
+        self._shared_key = None
+
+    def linkedViewChanged(self, view, newRange=None):  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, except for a hidden axis (a plot's top and right ones), which takes the view's range
+        when it is shown (each range change otherwise set its label text and SI prefix again)."""
+        if self.lean and not self.isVisible():
+            self._range_stale = True
+            return
+        super().linkedViewChanged(view, newRange)
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 - Qt API
+        super().setVisible(visible)
+        if visible and getattr(self, "_range_stale", False) and self.linkedView() is not None:
+            self._range_stale = False
+            super().linkedViewChanged(self.linkedView())
+
+    def show(self) -> None:
+        self.setVisible(True)
+
+    def _updateLabel(self):  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, except that the label's text is set (and the axis resized for it) only when it
+        changed: pyqtgraph sets it again at every range change (each ``setRange`` asks for a new SI
+        prefix), a QTextDocument layout of the same "step" each time."""
+        if not self.lean:
+            super()._updateLabel()
+            return
+        html = self.labelString()
+        if html != self._label_html:
+            self._label_html = html
+            self.label.setHtml(html)
+            self._adjustSize()
+        self.picture = None
+        self.update()
 
     def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
+        if (self.lean and self.orientation in ("left", "bottom") and self._tickLevels is None and self.grid is False
+                and tuple(self.style["stopAxisAtTick"]) == (False, False)):
+            return self._lean_specs(_MeasuringPainter(p))
         return super().generateDrawSpecs(_MeasuringPainter(p))
+
+    def _lean_specs(self, p):
+        """``AxisItem.generateDrawSpecs`` (pyqtgraph 0.13-0.14) for a left or bottom axis without grid,
+        fixed tick levels or stops at ticks: the same specs (tests), for about half the cost: QPointF for
+        pyqtgraph's Point, the axis' bounding rect and the Qt flags taken once, not per tick or label."""
+        st = self.style
+        if st["tickFont"] is not None:
+            p.setFont(st["tickFont"])
+        bounds = self.mapRectFromParent(self.geometry())
+        left = self.orientation == "left"
+        if left:
+            span = (bounds.topRight() + QPointF(-1.0, -1.0), bounds.bottomRight() + QPointF(-1.0, 1.0))
+            tick_start = tick_stop = bounds.right()
+            tick_dir, axis = -1, 0
+        else:
+            span = (bounds.topLeft() + QPointF(-1.0, 1.0), bounds.topRight() + QPointF(1.0, 1.0))
+            tick_start = tick_stop = bounds.top()
+            tick_dir, axis = 1, 1
+        points = [self.mapToDevice(pt) for pt in span]
+        if None in points:
+            return None
+        length = pg.Point(points[1] - points[0]).length()
+        if length == 0:
+            return None
+        levels = self.tickValues(self.range[0], self.range[1], length)
+        dif = self.range[1] - self.range[0]
+        if dif == 0:
+            scale, offset = 1, 0
+        elif axis == 0:
+            scale = -bounds.height() / dif
+            offset = self.range[0] * scale - bounds.height()
+        else:
+            scale = bounds.width() / dif
+            offset = self.range[0] * scale
+        x_range = [x * scale - offset for x in self.range]
+        x_min, x_max = min(x_range), max(x_range)
+        positions, tick_specs = self._lean_ticks(levels, scale, offset, x_min, x_max, length, tick_start, tick_stop,
+                                                 tick_dir, axis)
+        axis_spec = (self.pen(), pg.Point(span[0]), pg.Point(span[1]))
+        if not st["showValues"]:
+            return axis_spec, tick_specs, []
+        text_specs, last_size2 = self._lean_texts(p, levels, positions, length, tick_stop, axis, left)
+        self._updateMaxTextSize(last_size2)
+        return axis_spec, tick_specs, text_specs
+
+    def _lean_ticks(self, levels, scale, offset, x_min, x_max, length, tick_start, tick_stop, tick_dir, axis):
+        """(tick positions per level, None where out of bounds; tick specs): _lean_specs' first half."""
+        st = self.style
+        positions, specs = [], []
+        for i, (_spacing, ticks) in enumerate(levels):
+            tick_length = st["tickLength"] / ((i * 0.5) + 1.0)
+            alpha = st["tickAlpha"]
+            if alpha is None:
+                alpha = 255 / (i + 1)
+            elif isinstance(alpha, float):
+                alpha = min(255, max(0, int(round(alpha * 255))))
+            elif not isinstance(alpha, int):
+                raise TypeError("Line Alpha should be of type None, float or int")
+            elif not 0 <= alpha <= 255:
+                raise ValueError("lineAlpha should be [0..255]")
+            pen = self.tickPen()
+            if pen.brush().style() == Qt.BrushStyle.SolidPattern:
+                pen = QPen(pen)
+                color = QColor(pen.color())
+                color.setAlpha(int(alpha))
+                pen.setColor(color)
+            level = []
+            end = tick_stop + tick_length * tick_dir
+            for v in ticks:
+                x = (v * scale) - offset
+                if x < x_min or x > x_max:
+                    level.append(None)
+                    continue
+                level.append(x)
+                if axis == 0:
+                    specs.append((pen, QPointF(tick_start, x), QPointF(end, x)))
+                else:
+                    specs.append((pen, QPointF(x, tick_start), QPointF(x, end)))
+            positions.append(level)
+        return positions, specs
+
+    def _lean_texts(self, p, levels, positions, length, tick_stop, axis, left):
+        """(text specs, the last drawn level's text size across the axis): _lean_specs' second half."""
+        st = self.style
+        text_offset = st["tickTextOffset"][axis]
+        size2 = last_size2 = 0
+        all_rects, specs = [], []
+        flags = (_LEFT_FLAGS if left else _BOTTOM_FLAGS) | Qt.TextFlag.TextDontClip
+        br = self.boundingRect()
+        offset = max(0, st["tickLength"]) + text_offset
+        for i in range(min(len(levels), st["maxTextLevel"] + 1)):
+            spacing, values = levels[i]
+            strings = self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing)
+            if len(strings) == 0:
+                continue
+            rects = []
+            for j, s in enumerate(strings):
+                if positions[i][j] is None:
+                    rects.append(None)
+                    continue
+                r = p.boundingRect(_MEASURE_RECT, Qt.AlignmentFlag.AlignCenter, s)
+                r.setHeight(r.height() * 0.8)
+                rects.append(r)
+                all_rects.append(r)
+            if all_rects:
+                along = [r.height() for r in all_rects] if axis == 0 else [r.width() for r in all_rects]
+                across = [r.width() for r in all_rects] if axis == 0 else [r.height() for r in all_rects]
+                size, size2 = np.sum(along), np.max(across)
+            else:
+                size = size2 = 0
+            if i > 0 and any(len(specs) >= n and float(size) / length >= limit for n, limit in st["textFillLimits"]):
+                break
+            last_size2 = size2
+            for j, s in enumerate(strings):
+                r = rects[j]
+                if r is None:
+                    continue
+                x, h, w = positions[i][j], r.height(), r.width()
+                rect = (QRectF(tick_stop - offset - w, x - (h / 2), w, h) if left
+                        else QRectF(x - w / 2., tick_stop + offset, w, h))
+                if br & rect != rect:
+                    continue
+                specs.append((rect, flags, s))
+        return specs, last_size2
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph API
         key = (minVal, maxVal, size, self.logMode, self.scale, self._tickDensity, repr(self._tickSpacing),
-               self.style["maxTickLevel"])
+               self.style["maxTickLevel"], self.lean)
         if key != self._ticks_key:
-            self._ticks_key, self._ticks = key, super().tickValues(minVal, maxVal, size)
+            ticks = _TICKS.get(key)   # the same range and length on another axis (the plots' x axes)
+            if ticks is None:
+                if len(_TICKS) >= _MAX_SPECS:
+                    _TICKS.clear()
+                ticks = _TICKS[key] = self._tick_values(minVal, maxVal, size)
+            self._ticks_key, self._ticks = key, ticks
         return [(spacing, list(values)) for spacing, values in self._ticks]
+
+    def _tick_values(self, minVal, maxVal, size):
+        """``AxisItem.tickValues`` (pyqtgraph 0.13-0.14) with its ``np.isclose`` (rtol 0) written out as
+        ``|a - b| <= atol``: the same result for the finite values an axis range holds, for a tenth of
+        the cost (isclose was half of a tick computation)."""
+        if not self.lean or self.logMode or not (math.isfinite(minVal) and math.isfinite(maxVal)):
+            return super().tickValues(minVal, maxVal, size)
+        minVal, maxVal = sorted((minVal, maxVal))
+        minVal *= self.scale
+        maxVal *= self.scale
+        ticks = []
+        all_values = np.array([])
+        for spacing, offset in self.tickSpacing(minVal, maxVal, size):
+            start = (math.ceil((minVal - offset) / spacing) * spacing) + offset
+            num = int((maxVal - start) / spacing) + 1
+            values = (np.arange(num) * spacing + start) / self.scale
+            # a tick of a higher level within spacing / 100 is the same tick: not repeated
+            close = np.any(np.abs(all_values - values[:, np.newaxis]) <= spacing / self.scale * 0.01, axis=-1)
+            values = values[~close]
+            all_values = np.concatenate([all_values, values])
+            ticks.append((spacing / self.scale, values.tolist()))
+        return ticks
 
     def _spec_key(self, widget) -> tuple | None:
         """Everything generateDrawSpecs reads, or None when this axis is not a plain linked one."""
@@ -85,9 +283,10 @@ class MeasuredAxis(pg.AxisItem):
 
     def _make_specs(self, widget):
         key = self._spec_key(widget)
+        self._shared_key = key
         hit = _SPECS.get(key) if key is not None else None
         if hit is not None:
-            specs, text_size = hit
+            specs, text_size = hit[:2]
             if text_size is not None:
                 self._updateMaxTextSize(text_size)
             return specs
@@ -112,14 +311,26 @@ class MeasuredAxis(pg.AxisItem):
     def paint(self, p, opt, widget):  # noqa: D102 - pyqtgraph API
         if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag)
             specs = self._specs = self._make_specs(widget)   # (axis, ticks, texts) last drawn
-            picture = QPicture()   # recorded and replayed as pyqtgraph does: the same pixels
-            painter = QPainter(picture)
-            try:
-                if self.style["tickFont"]:
-                    painter.setFont(self.style["tickFont"])
-                if specs is not None:
-                    self.drawPicture(painter, *specs)
-            finally:
-                painter.end()
-            self.picture = picture
+            key = self._shared_key if self.lean else None
+            hit = _SPECS.get(key) if key is not None else None
+            if hit is not None and len(hit) > 2 and hit[0] is specs:   # recorded by an axis of the same specs
+                self.picture = hit[2]
+            else:
+                self.picture = self._record(specs)
+                if hit is not None and hit[0] is specs:
+                    _SPECS[key] = (*hit[:2], self.picture)
         self.picture.play(p)
+
+    def _record(self, specs) -> QPicture:
+        """The specs drawn into a picture as pyqtgraph does (recorded once, replayed at each paint: the same
+        pixels); a lean axis shares it with the axes of the same specs (the x axes of the Curves plots)."""
+        picture = QPicture()
+        painter = QPainter(picture)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            if specs is not None:
+                self.drawPicture(painter, *specs)
+        finally:
+            painter.end()
+        return picture

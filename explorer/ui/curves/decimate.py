@@ -59,14 +59,15 @@ class ColumnDecimator:
         self._dirty = 0                            # columns >= _dirty changed since the last emit
         self._out = (np.empty(0), np.empty(0))     # the points emitted last time
         self._offsets = np.zeros(1, dtype=np.int64)   # where each column's points start in _out
-        self._edge_list: list[float] = []
+        self._edge_list: list[float] | None = None
         self._cols = (0, -1)
 
     def points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int,
-               version=None) -> tuple[np.ndarray, np.ndarray]:
+               version=None, steps_sorted: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The points to draw for the view x0..x1 on ``ncols`` pixel columns.
 
-        x, y: shape (n,), x non-decreasing (optimizer steps). Returns (xs, ys) float64, ys NaN where y
+        x, y: shape (n,), x non-decreasing (optimizer steps); ``steps_sorted``: whether all of x is known to
+        be non-decreasing (explorer.ui.runs.state.Series.steps_sorted; None: checked here). Returns (xs, ys) float64, ys NaN where y
         is not finite. Few points per column (or an unsorted x): the visible points themselves. Else
         per non-empty column its first point, its min and max (at the middle of the column's x
         span, min first), a NaN if the column has a non-finite value, and its last point; plus the
@@ -81,9 +82,10 @@ class ColumnDecimator:
         if key != self._key or n < self._n:   # another grid: the columns start over
             self._key = key
             self._edges = None
-        if n > self._checked:   # x sorted so far? (checked once per point)
-            lo = max(self._checked - 1, 0)
-            self._unsorted |= bool(np.any(x[lo + 1: n] < x[lo: n - 1]))
+        if n > self._checked:   # x sorted so far? (checked once per point, unless the series says so)
+            if steps_sorted is None or not steps_sorted:
+                lo = max(self._checked - 1, 0)
+                self._unsorted |= bool(np.any(x[lo + 1: n] < x[lo: n - 1]))
             self._checked = n
         if self._unsorted or x1 <= x0:
             return self._raw_points(x, y, x0, x1)
@@ -113,7 +115,7 @@ class ColumnDecimator:
         self.ymax = np.full(m, np.nan)
         self.gap = np.zeros(m, dtype=bool)
         self._dirty, self._out, self._offsets = 0, (np.empty(0), np.empty(0)), np.zeros(m + 1, dtype=np.int64)
-        self._edge_list = self._edges.tolist()
+        self._edge_list = None   # the edges as floats, for the point-by-point fold (made when first needed)
         self._cols = (m, -1)     # first and last non-empty column
 
     def _fold(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
@@ -124,16 +126,18 @@ class ColumnDecimator:
         xs = x[a:b]
         ys = y[a:b]
         starts = np.searchsorted(xs, self._edges, side="left")
-        ends = np.append(starts[1:], len(xs))
-        cols = np.flatnonzero(ends > starts)
+        ends = np.empty_like(starts)
+        ends[:-1] = starts[1:]
+        ends[-1] = len(xs)
+        sizes = ends - starts
+        cols = np.flatnonzero(sizes)
         s = starts[cols]
         # The segments cover every point (s[0] == 0) and minimum / maximum propagate NaN, so finite
         # extremes mean finite values: no O(n) finiteness pass for a clean series.
         mn = np.minimum.reduceat(ys, s)
         mx = np.maximum.reduceat(ys, s)
-        if np.isfinite(mn).all() and np.isfinite(mx).all():
-            gap = np.zeros(len(cols), dtype=bool)
-        else:
+        gap = None
+        if not (np.isfinite(mn).all() and np.isfinite(mx).all()):
             finite = np.isfinite(ys)
             clean = np.where(finite, ys, np.nan)
             with np.errstate(invalid="ignore"):
@@ -143,18 +147,30 @@ class ColumnDecimator:
         lo, hi = self._cols
         self._dirty = min(self._dirty, int(cols[0]), max(hi, 0))   # the old last column loses that role
         self._cols = (min(lo, int(cols[0])), max(hi, int(cols[-1])))
+        if hi < 0:   # nothing folded yet (a new grid): the columns take the aggregates as they are
+            self.first[cols] = s + a
+            self.last[cols] = ends[cols] + (a - 1)
+            self.count[cols] = sizes[cols]
+            self.ymin[cols] = mn
+            self.ymax[cols] = mx
+            if gap is not None:
+                self.gap[cols] = gap
+            return
         old = self.count[cols] > 0    # only the first touched column can hold earlier points
         self.first[cols] = np.where(old, self.first[cols], s + a)
         self.last[cols] = ends[cols] - 1 + a
-        self.count[cols] += ends[cols] - s
+        self.count[cols] += sizes[cols]
         self.ymin[cols] = np.fmin(self.ymin[cols], mn)
         self.ymax[cols] = np.fmax(self.ymax[cols], mx)
-        self.gap[cols] |= gap
+        if gap is not None:
+            self.gap[cols] |= gap
 
     def _fold_few(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
         """_fold for a few points, one by one (numpy calls cost more than the arithmetic here)."""
         lo, hi = self._cols
         dirty = min(self._dirty, max(hi, 0))
+        if self._edge_list is None:
+            self._edge_list = self._edges.tolist()
         for i in range(a, b):
             col = bisect.bisect_right(self._edge_list, float(x[i])) - 1
             yv = float(y[i])
@@ -186,12 +202,16 @@ class ColumnDecimator:
             new_x, new_y = self._few_points(x, y, d, ends)
         else:
             nonempty = np.flatnonzero(self.count[d:]) + d
-            px, py, keep = self._column_points(x, y, nonempty, ends)
-            k = np.zeros(len(self.count) - d, dtype=np.int64)
-            k[nonempty - d] = keep.sum(axis=1)
-            self._offsets[d + 1:] = start + np.cumsum(k)
-            new_x, new_y = px[keep], _nan_for_nonfinite(py[keep])
-        self._out = (np.concatenate([self._out[0][:start], new_x]), np.concatenate([self._out[1][:start], new_y]))
+            new_x, new_y, k = self._column_points(x, y, nonempty, ends)
+            per_col = np.zeros(len(self.count) - d, dtype=np.int64)
+            per_col[nonempty - d] = k
+            np.cumsum(per_col, out=self._offsets[d + 1:])
+            if start:
+                self._offsets[d + 1:] += start
+        if start:
+            self._out = (np.concatenate([self._out[0][:start], new_x]), np.concatenate([self._out[1][:start], new_y]))
+        else:
+            self._out = (new_x, new_y)
         self._dirty = len(self.count)
         return self._out
 
@@ -226,21 +246,49 @@ class ColumnDecimator:
         return np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
 
     def _column_points(self, x, y, cols, ends):
-        """(cols, 5) x, y and keep mask: [series' first point, extreme 1, extreme 2, NaN gap, series'
-        last point] per column (``ends``: the first and last non-empty columns)."""
+        """The points of the non-empty columns ``cols`` (ascending) and how many each has: [series' first
+        point, extreme 1, extreme 2, NaN gap, series' last point] per column, those that apply (``ends``:
+        the first and last non-empty columns). Returns (xs, ys, counts); ys NaN where not finite."""
         c = self.count[cols]
         f, la = self.first[cols], self.last[cols]
         xf, xl, yf, yl = x[f], x[la], y[f], y[la]
-        many = c > 2
         down = yl < yf
         lo, hi = self.ymin[cols], self.ymax[cols]
-        e1 = np.where(many, np.where(down, hi, lo), yf)
-        e2 = np.where(many, np.where(down, lo, hi), yl)
+        e1 = np.where(down, hi, lo)
+        e2 = np.where(down, lo, hi)
+        gap = self.gap[cols]
+        if c.min() > 2 and not gap.any():   # the usual columns: their two extremes (all finite), in order
+            return self._extreme_points(cols, ends, xf, xl, yf, yl, e1, e2)
+        many = c > 2
+        e1 = np.where(many, e1, yf)
+        e2 = np.where(many, e2, yl)
         px = np.stack([xf, xf, xl, xl, xl], axis=1)
         py = np.stack([yf, e1, e2, np.full(len(cols), np.nan), yl], axis=1)
-        keep = np.stack([many & (cols == ends[0]), np.ones(len(cols), dtype=bool), c > 1, self.gap[cols],
+        keep = np.stack([many & (cols == ends[0]), np.ones(len(cols), dtype=bool), c > 1, gap,
                          many & (cols == ends[1])], axis=1)
-        return px, py, keep
+        return px[keep], _nan_for_nonfinite(py[keep]), keep.sum(axis=1)
+
+    @staticmethod
+    def _extreme_points(cols, ends, xf, xl, yf, yl, e1, e2):
+        """_column_points where every column has more than two points and no gap: (xf, e1), (xl, e2) per
+        column, after the series' first point and before its last one where the view holds them."""
+        m = len(cols)
+        head = int(cols[0] == ends[0])
+        tail = int(cols[-1] == ends[1])
+        px = np.empty(2 * m + head + tail)
+        py = np.empty(2 * m + head + tail)
+        px[head: head + 2 * m: 2] = xf
+        px[head + 1: head + 2 * m: 2] = xl
+        py[head: head + 2 * m: 2] = e1
+        py[head + 1: head + 2 * m: 2] = e2
+        if head:
+            px[0], py[0] = xf[0], yf[0]
+        if tail:
+            px[-1], py[-1] = xl[-1], yl[-1]
+        k = np.full(m, 2, dtype=np.int64)
+        k[0] += head
+        k[-1] += tail
+        return px, py, k
 
     def _raw_points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float) -> tuple[np.ndarray, np.ndarray]:
         if len(x) and x1 > x0 and not self._unsorted:   # the visible points and one on each side
@@ -264,7 +312,7 @@ class ZoomCache:
         self._grids.clear()
 
     def points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int,
-               version=None) -> tuple[np.ndarray, np.ndarray]:
+               version=None, steps_sorted: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The points to draw for the view x0..x1 on ``ncols`` columns (see ColumnDecimator.points)."""
         key = (float(x0), float(x1), max(int(ncols), 1))
         dec = self._grids.pop(key, None)
@@ -273,7 +321,7 @@ class ZoomCache:
             while len(self._grids) >= self.levels:
                 self._grids.pop(next(iter(self._grids)))
         self._grids[key] = dec   # most recently used last
-        return dec.points(x, y, x0, x1, ncols, version=version)
+        return dec.points(x, y, x0, x1, ncols, version=version, steps_sorted=steps_sorted)
 
 
 def _nan_for_nonfinite(y: np.ndarray) -> np.ndarray:

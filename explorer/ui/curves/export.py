@@ -11,10 +11,12 @@ from explorer.ui.shell.tasks import run_in_thread
 
 
 class CurvesExport:
-    """Needs ``self.grid_host``, ``self.runs``, ``self.status_message`` (CurvesPanel has them)."""
+    """Needs ``self.grid_host``, ``self.runs``, ``self.status_message``, ``self.plots_built``, ``self.redraw_now`` (CurvesPanel has them)."""
 
     def export_png(self, path: str | Path) -> bool:
         """The plot grid as it is shown (all plots, also those scrolled out of view)."""
+        if not self.plots_built():   # never shown and no runs yet: the (empty) plots as the page would show them
+            self.redraw_now()
         return self.grid_host.grab().save(str(path))
 
     def csv_rows(self) -> list[tuple[str, str, list, list]]:

@@ -12,7 +12,11 @@ A dev metric's evaluations are marked with dots (:class:`Dots`: pyqtgraph's "o" 
 
 :class:`CurveLayer` draws every curve of one plot in one paint (one item for Qt to index, bound and
 transform instead of one per curve); the curves it draws keep their data, pens and visibility but paint
-nothing themselves.
+nothing themselves. A ``lean`` layer also takes their points straight from :meth:`FastCurve.set_points`:
+pyqtgraph's curve item then neither re-checks the arrays nor announces a new geometry, which made Qt ask
+it for its bounding rect (data bounds and pixel padding). (Stroking an all-finite curve with
+``drawPolyline`` instead of pyqtgraph's path of the same polygon saved nothing measurable and moved a few
+hundred pixels of a 100k-step picture: not done.)
 """
 
 from __future__ import annotations
@@ -92,7 +96,10 @@ class _BoundsKeepingCurve(pg.PlotCurveItem):
 
     def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
         self._boundingRect = None
-        self.prepareGeometryChange()
+        if not self.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents:
+            # announced only for a curve that paints itself: Qt asks for the new bounding rect at once
+            # (pyqtgraph's data bounds and pixel padding), which a curve drawn by its CurveLayer never needs
+            self.prepareGeometryChange()
 
     def seed_bounds(self) -> None:
         """Fill pyqtgraph's data-bounds cache for the whole data range (what ``dataBounds(ax)`` returns:
@@ -119,9 +126,10 @@ class CurveLayer(pg.GraphicsObject):
     lines are taken over (no fill, shadow pen, step mode, or pen wider than 1 px); :meth:`add` returns
     False for any other curve, which then paints itself."""
 
-    def __init__(self, vb, parent=None):
+    def __init__(self, vb, parent=None, lean: bool = False):
         super().__init__(parent)
         self.vb = vb
+        self.lean = lean
         self.curves: list[FastCurve] = []
         vb.sigRangeChanged.connect(self._view_changed)
         vb.sigResized.connect(self._view_changed)
@@ -224,10 +232,25 @@ class FastCurve(pg.PlotDataItem):
         # connect="all" where every point is finite: pyqtgraph then builds the path as one polygon
         # instead of splitting it at the (absent) gaps: the same path for less
         finite = all_finite and shown.yAllFinite is not False
-        self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite,
-                           connect="all" if finite else self.opts["connect"])
-        self.curve.seed_bounds()
+        connect = "all" if finite else self.opts["connect"]
+        if self.layer is not None and self.layer.lean:
+            self._hand_over(shown.x, shown.y, all_finite, connect)
+        else:
+            self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite, connect=connect)
+            self.curve.seed_bounds()
         self.curve.show()
         self.informViewBoundsChanged()
         self.sigPlotChanged.emit(self)
         self._redraw_layer()
+
+    def _hand_over(self, x: np.ndarray, y: np.ndarray, all_finite: bool, connect: str) -> None:
+        """What ``curve.setData(x=x, y=y, skipFiniteCheck=all_finite, connect=connect)`` leaves in the curve
+        item that its layer and pyqtgraph's queries (getData, dataBounds, getPath) read, without its checks,
+        geometry change and signals: the layer paints it (the item has no contents for Qt)."""
+        c = self.curve
+        c.xData, c.yData = x.view(np.ndarray), y.view(np.ndarray)
+        c.opts["connect"], c.opts["skipFiniteCheck"] = connect, all_finite
+        c.path = c.fillPath = c._fillPathList = c._mouseShape = None
+        c._lineSegmentsRendered = False
+        c.invalidateBounds()
+        c._boundingRect = None

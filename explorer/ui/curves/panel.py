@@ -96,7 +96,7 @@ class CurvesPanel(CurvesExport, QWidget):
         super().__init__(parent)
         self.runs: list[RunState] = []
         self.colors: dict[str, str] = {}
-        self.panels: dict[str, PlotPanel] = {}
+        self._panels: dict[str, PlotPanel] | None = None   # built at the first use (the panels property)
         self.shown: set[str] = {DEV_PREFIX + m for m in drawn_by_default()}   # series keys chosen for a plot
         self._decided: set[str] = set(self.shown)   # keys whose plot was chosen (by the table or the user)
         self.x_follow = True      # x range follows the data (False after the user pans or zooms)
@@ -170,9 +170,6 @@ class CurvesPanel(CurvesExport, QWidget):
         lay.addWidget(self.curves_split, 1)
         scroll.viewport().installEventFilter(self)   # a new viewport height shares it among the rows again
 
-        for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
-            self._panel(key)
-        self._relayout()
 
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._timer.timeout.connect(self._live_tick)
@@ -192,6 +189,23 @@ class CurvesPanel(CurvesExport, QWidget):
         self._update_progress()
 
     # ---- plots ---------------------------------------------------------------------------
+    @property
+    def panels(self) -> dict[str, PlotPanel]:
+        """The plots by series key. The fixed ones (training series, the metric table's default dev metrics)
+        are built at the first use, not in ``__init__`` (12 pyqtgraph plots were 69% of the main window's
+        start): the Curves page's first show (before it is painted), its first runs, an export, the window's
+        idle turn after its first paint (:meth:`prewarm`), or any code that reads this."""
+        if self._panels is None:
+            self._panels = {}
+            for key in TRAIN_SERIES + tuple(DEV_PREFIX + m for m in drawn_by_default()):
+                self._panel(key)
+            self._relayout()
+        return self._panels
+
+    def plots_built(self) -> bool:
+        """Whether the plots exist yet (asking :attr:`panels` builds them)."""
+        return self._panels is not None
+
     def _panel(self, key: str) -> PlotPanel:
         panel = self.panels.get(key)
         if panel is not None:
@@ -338,9 +352,11 @@ class CurvesPanel(CurvesExport, QWidget):
             self._place_flow()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Coming into view (tab switch): show the plots one per turn instead of all in one paint."""
+        """Coming into view (tab switch): show the plots one per turn instead of all in one paint (the first
+        time, the plots are built here, before the page is painted)."""
+        panels = self.panels
         for key in self._layout_keys:
-            panel = self.panels[key]
+            panel = panels[key]
             if not panel.isHidden():
                 panel.setVisible(False)
                 self._reveal.append(key)
@@ -750,18 +766,34 @@ class CurvesPanel(CurvesExport, QWidget):
     def _update_progress(self) -> None:
         state = self.focus_run()
         if state is None:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
-            self.progress.setFormat("no run")
+            self._set_bar(0, 1, 0, "no run")
             self.progress_label.setText("")
             return
         total = max(state.steps_total, 1)
-        self.progress.setRange(0, total)
-        self.progress.setValue(min(state.step, total))
-        self.progress.setFormat(f"{state.status} · %p%")
+        self._set_bar(0, total, min(state.step, total), f"{state.status} · %p%")
         # the Runs list's name; the step and the time left stay when the line is cut (ninth trial)
         self.progress_label.set_parts(self.name_of(state.run_id), progress_parts(state, time.time()))
         self.progress_label.setToolTip(f"{state.run_id}: {progress_text(state, time.time())}")
+
+    def _set_bar(self, lo: int, hi: int, value: int, fmt: str) -> None:
+        """Show ``value`` of ``lo..hi`` in the progress bar, with ``fmt`` (its text); nothing when it already does.
+        QProgressBar.setValue (and setRange, past the value) repaint the bar at once (QWidget.repaint) when its
+        text changes, and a repaint paints every pending update of the window in that call: after a new
+        selection, the plots, which the refresh that follows then changes and has painted again. With updates
+        off the bar is only marked for the next paint (re-enabling updates schedules it)."""
+        bar = self.progress
+        if (bar.minimum(), bar.maximum(), bar.value(), bar.format()) == (lo, hi, value, fmt):
+            return
+        quiet = DRAW_OPTIONS.get("one_paint")
+        if quiet:
+            bar.setUpdatesEnabled(False)
+        try:
+            bar.setRange(lo, hi)
+            bar.setValue(value)
+            bar.setFormat(fmt)
+        finally:
+            if quiet:
+                bar.setUpdatesEnabled(True)
 
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:
@@ -793,6 +825,8 @@ class CurvesPanel(CurvesExport, QWidget):
             self.panels[key].show_crosshair(step, pairs)
 
     def prewarm(self) -> None:
-        """Render the plots once off-screen (fonts, axis pictures) so that switching to the Curves
-        tab at the first launch does not stall the event loop."""
-        self.grid_host.grab()
+        """Build the plots and render them once off-screen (fonts, axis pictures) so that switching to the
+        Curves tab at the first launch does not stall the event loop (the main window calls it in the
+        event-loop turn after its first paint)."""
+        if self.panels:
+            self.grid_host.grab()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
                                QToolButton, QVBoxLayout)
@@ -21,7 +21,8 @@ from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
-from explorer.ui.curves.plotmath import IncrementalEMA, isolated_points, nonfinite_markers, robust_range, window_mask
+from explorer.ui.curves.plotmath import (SMOOTHED_SERIES, IncrementalEMA, isolated_points, nonfinite_markers, robust_range,
+                                        smoothed, window_mask)
 from explorer.ui.runs.state import RunState
 
 # Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
@@ -36,11 +37,19 @@ KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a l
 # How the plots draw (read when a plot is built; scripts/bench_curves.py builds one panel per way to
 # time them against each other in one process). one_item: one CurveLayer per plot paints all its
 # curves; lod_cache: decimated points kept per zoom level and for deselected runs (ZoomCache);
-# paint_once: a refresh applies pyqtgraph's deferred view change before the paint (one paint, not two).
+# paint_once: a refresh applies pyqtgraph's deferred view change before the paint (one paint, not two);
+# one_paint: the plots' scenes report their changes through QGraphicsScene.changed (see _scene_changed) and the
+# progress bar never repaints at once (CurvesPanel._update_progress): after a full redraw each plot is painted
+# once, not once for the window and again for each scene; series_cache: what is known of a series when it is
+# read is used, not computed again per plot: its smoothed loss (plotmath.smoothed, computed on the reader
+# thread), whether its steps only grow and whether it has non-finite values (kept by its appends); lean_items:
+# the plot's CurveLayer takes the curves' points as they are, without pyqtgraph's checks (items.CurveLayer),
+# and the axes skip work whose result does not change (axis.MeasuredAxis).
 # lod_cache is off: it makes a re-selection and the way back from a zoom 1.3-2x cheaper, but the full
 # redraw (issue 30's target) is cheapest without it, and the first live tick after a re-selection
 # measured slower with it (README, "Speed, round 3").
-DRAW_OPTIONS = {"one_item": True, "lod_cache": False, "paint_once": True}
+DRAW_OPTIONS = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
+                "lean_items": True}
 
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
@@ -95,6 +104,14 @@ def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
     return lo, hi
 
 
+def _scene_changed(_rects) -> None:
+    """Connected to each plot scene's ``changed`` signal, for its side effect. A QGraphicsScene that nobody
+    listens to sends its items' updates straight to its view, and then (in a queued call, one per scene) has
+    the window paint at once everything pending: after a full redraw of N plots the first scene's call paints
+    all N and each other scene's call paints its plot again (2N - 1 paints). With a listener the views get
+    the changes as ordinary updates, and the next paint of the window draws each plot once."""
+
+
 class CurveData:
     """The full series behind one run's curves in one plot, and the decimators that draw it."""
 
@@ -130,6 +147,17 @@ class PageScrollPlotWidget(pg.PlotWidget):
     """
 
     left = Signal()
+    pin_scene_rect = False   # give the scene the view's rect (set by PlotPanel with one_paint)
+
+    def updateMatrix(self, propagate=True):  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, and with ``pin_scene_rect`` the scene's own rect follows the view's. A scene with no
+        rect of its own grows one from all its items' bounding rects whenever an item's geometry changed
+        and a listener of its ``changed`` signal is told (one_paint listens): a bounding rect asked of every
+        curve, axis and label each refresh."""
+        super().updateMatrix(propagate)
+        if self.pin_scene_rect and self.range != getattr(self, "_pinned", None):
+            self._pinned = QRectF(self.range)
+            self.scene().setSceneRect(self._pinned)
 
     def leaveEvent(self, ev):  # noqa: N802 - Qt API
         self.left.emit()
@@ -184,11 +212,22 @@ class PlotPanel(QFrame):
         self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
                                      "The wheel alone scrolls the page.")
         self.reset_button.clicked.connect(self.reset_view)
+        self.options = dict(DRAW_OPTIONS)
+        lean = bool(self.options.get("lean_items"))
+        sides = ("left", "bottom", "top", "right") if lean else ("left", "bottom")
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox(),
-                                           axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})
+                                           axisItems={side: MeasuredAxis(side, lean=lean) for side in sides})
         # No cached background picture: blitting it costs more than filling the plain white it holds.
         self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+        if self.options.get("one_paint"):
+            self.widget.pin_scene_rect = True
+            self.widget.updateMatrix()
+            self.widget.scene().changed.connect(_scene_changed)
         self.plot = self.widget.getPlotItem()
+        # the hidden top and right axes are MeasuredAxis too, only so that a hidden axis skips the label
+        # and SI-prefix work pyqtgraph does on each range change; given axes are shown by default
+        self.plot.hideAxis("top")
+        self.plot.hideAxis("right")
         self.grid_lines = GridLines(self.plot)   # not showGrid: the axes' grid pictures cost ~3 ms a repaint
         # No pyqtgraph downsampling / clip-to-view: the curves get their min/max points per pixel
         # column from explorer.ui.curves.decimate (cached per curve, so a live tick folds in only new points).
@@ -217,10 +256,9 @@ class PlotPanel(QFrame):
         self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
-        self.options = dict(DRAW_OPTIONS)
         # deselected runs' (CurveData, EMA), most recent last: shown again, their columns are reused
         self._kept: dict[tuple[str, int], tuple[CurveData, IncrementalEMA | None]] = {}
-        self.layer = CurveLayer(self.plot.getViewBox()) if self.options["one_item"] else None
+        self.layer = CurveLayer(self.plot.getViewBox(), lean=lean) if self.options["one_item"] else None
         if self.layer is not None:
             self.plot.addItem(self.layer, ignoreBounds=True)
         lay = QVBoxLayout(self)
@@ -277,9 +315,10 @@ class PlotPanel(QFrame):
         c.setAlpha(alpha)
         spare = self._spare.get(alpha)
         if spare:   # one that already has this colour (the same run shown again) first
-            same = [k for k, it in enumerate(spare) if it.opts["pen"].color() == c]
-            item = spare.pop(same[0] if same else -1)
-            if not same:
+            rgba = c.rgba()
+            same = next((k for k, it in enumerate(spare) if it.opts["pen"].color().rgba() == rgba), None)
+            item = spare.pop(-1 if same is None else same)
+            if same is None:
                 item.setPen(pg.mkPen(c, width=width))
                 if item.dots is not None:
                     item.dots.set_color(color)
@@ -389,12 +428,15 @@ class PlotPanel(QFrame):
             self.data[run_id] = data = data or CurveData(s, zooms=self.options["lod_cache"])
         y = shown = s.y
         version = "raw"
-        if self.key == "loss":
-            ema = self.ema.setdefault(run_id, IncrementalEMA())
-            shown = ema.update(y, smoothing)
+        if self.key in SMOOTHED_SERIES:
+            if self.options.get("series_cache"):   # kept with the series, computed where it was read
+                shown, generation = smoothed(s, smoothing, y)
+            else:
+                ema = self.ema.setdefault(run_id, IncrementalEMA())
+                shown, generation = ema.update(y, smoothing), ema.generation
             if shown is not y:
-                version = ("ema", ema.generation)
-        data.set(s.x, y, shown, version, with_raw=self.key == "loss")
+                version = ("ema", generation)
+        data.set(s.x, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
         self._draw(run_id)
         self._update_markers(run_id, data)
 
@@ -417,9 +459,10 @@ class PlotPanel(QFrame):
         pairs = [(item, data.shown, data.main)]
         if data.raw is not None and run_id in self.raw_items:
             pairs.append((self.raw_items[run_id], data.y, data.raw))
+        steps_sorted = data.series.steps_sorted if self.options.get("series_cache") else None
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
-            xs, ys = decimator.points(data.x, y, *grid, version=vers)
+            xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted)
             target.set_points(xs, ys, not np.isnan(ys).any())
 
     def _view_changed(self, *_args) -> None:
@@ -434,7 +477,8 @@ class PlotPanel(QFrame):
             return
         redo = data.marked == 0 or data.marked_version != data.version
         if redo:
-            needed = run_id in self.markers or not np.isfinite(data.y).all()
+            needed = run_id in self.markers or (data.series.nonfinite > 0 if self.options.get("series_cache")
+                                                else not np.isfinite(data.y).all())
         else:
             needed = not np.isfinite(data.y[max(data.marked - 2, 0):]).all()
         if needed:

@@ -7,6 +7,9 @@ import math
 
 import numpy as np
 
+DEFAULT_SMOOTHING = 0.6   # the smoothing slider's start value (explorer.ui.curves.toolbar)
+SMOOTHED_SERIES = ("loss",)   # the series drawn smoothed (raw faintly behind): explorer.ui.curves.plot
+
 
 def ema_smooth(y: np.ndarray, weight: float) -> np.ndarray:
     """TensorBoard's scalar smoothing: a debiased exponential moving average over the finite points.
@@ -81,6 +84,29 @@ class IncrementalEMA:
         part = np.full(len(new), np.nan)
         part[finite] = last
         return part
+
+
+def smoothed(series, weight: float, y: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """``ema_smooth(series.y, weight)`` and its generation (a new one whenever earlier values changed),
+    kept with the series (``series.derived``, an :class:`IncrementalEMA`): computed once per series and
+    weight (on the reader thread by :func:`prepare_curves` for the default weight), extended as points are
+    appended, recomputed when the weight changes. ``series``: an explorer.ui.runs.state.Series; ``y``: its
+    values (``series.y``, a new view each time it is read, when None). Weight 0 returns ``y`` itself."""
+    ema = series.derived.get("ema")
+    if ema is None:
+        ema = series.derived["ema"] = IncrementalEMA()
+    return ema.update(series.y if y is None else y, weight), ema.generation
+
+
+def prepare_curves(state, weight: float = DEFAULT_SMOOTHING):
+    """What the Curves panel derives from a run's points, computed where the run is read (a worker
+    thread: explorer.ui.runs.store.load_run_state) instead of on the GUI thread at its first redraw: the
+    smoothed series (:func:`smoothed`, at the slider's start weight). ``state``: a RunState; returns it."""
+    for key in SMOOTHED_SERIES:
+        series = state.series.get(key)
+        if series is not None and len(series):
+            smoothed(series, weight)
+    return state
 
 
 def _debias(last: np.ndarray, done: int, w: float) -> None:

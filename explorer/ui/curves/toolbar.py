@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QToolButton,
                                QWidget)
 
+from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING
 from explorer.ui.shell.flow_layout import FlowLayout
 
 
@@ -33,12 +34,12 @@ class CurvesToolbar(QWidget):
         super().__init__(parent)
         self.smooth = QSlider(Qt.Orientation.Horizontal)
         self.smooth.setRange(0, 99)
-        self.smooth.setValue(60)
+        self.smooth.setValue(round(DEFAULT_SMOOTHING * 100))
         self.smooth.setFixedWidth(140)
         self.smooth.setToolTip("Smoothing of the training loss, like TensorBoard: an exponential moving average "
                                "with this weight, debiased so the first points follow the data. The raw loss "
                                "stays drawn faintly behind.")
-        self.smooth_label = QLabel("0.60")
+        self.smooth_label = QLabel(f"{DEFAULT_SMOOTHING:.2f}")
         self.log_box = QCheckBox("Log y")
         self.log_box.setToolTip("Logarithmic y axis for the training plots (non-positive values are not drawn).")
         self.outlier_box = QCheckBox("Ignore outliers")

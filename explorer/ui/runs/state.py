@@ -47,27 +47,41 @@ def _is_scalar(value) -> bool:
 class Series:
     """An append-only (x, y) series on capacity-doubling float64 buffers.
 
-    ``x`` and ``y`` return views of length ``len(self)``; appends never copy old views.
+    ``x`` and ``y`` return views of length ``len(self)``; appends never copy old views. ``steps_sorted``
+    (x never went down) and ``nonfinite`` (how many y are NaN / +-inf) are kept up to date by the appends,
+    so a reader never scans the series for them. ``derived``: what a reader computed from the points and
+    keeps with them (the Curves panel's smoothed loss: explorer.ui.curves.plotmath.smoothed); an entry
+    extends itself as points are appended (the points never change).
     """
 
-    __slots__ = ("_x", "_y", "_n")
+    __slots__ = ("_x", "_y", "_n", "_last_x", "steps_sorted", "nonfinite", "derived")
 
     def __init__(self, capacity: int = 256):
         self._x = np.empty(capacity, dtype=np.float64)
         self._y = np.empty(capacity, dtype=np.float64)
         self._n = 0
+        self._last_x = -math.inf
+        self.steps_sorted = True
+        self.nonfinite = 0
+        self.derived: dict = {}
 
     def __len__(self) -> int:
         return self._n
 
     def append(self, x: float, y: float) -> None:
-        if self._n == len(self._x):
+        n = self._n
+        if n == len(self._x):
             cap = 2 * len(self._x)
-            self._x = np.concatenate([self._x[: self._n], np.empty(cap - self._n)])
-            self._y = np.concatenate([self._y[: self._n], np.empty(cap - self._n)])
-        self._x[self._n] = x
-        self._y[self._n] = y
-        self._n += 1
+            self._x = np.concatenate([self._x[: n], np.empty(cap - n)])
+            self._y = np.concatenate([self._y[: n], np.empty(cap - n)])
+        if x < self._last_x:
+            self.steps_sorted = False
+        if not math.isfinite(y):
+            self.nonfinite += 1
+        self._last_x = x
+        self._x[n] = x
+        self._y[n] = y
+        self._n = n + 1
 
     def extend(self, xs: np.ndarray, ys: np.ndarray) -> None:
         xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
@@ -76,6 +90,11 @@ class Series:
             cap = max(need, 2 * len(self._x))
             self._x = np.concatenate([self._x[: self._n], np.empty(cap - self._n)])
             self._y = np.concatenate([self._y[: self._n], np.empty(cap - self._n)])
+        if len(xs):
+            if self.steps_sorted and (xs[0] < self._last_x or bool(np.any(xs[1:] < xs[:-1]))):
+                self.steps_sorted = False
+            self.nonfinite += len(ys) - int(np.count_nonzero(np.isfinite(ys)))
+            self._last_x = float(xs[-1])
         self._x[self._n : need] = xs
         self._y[self._n : need] = ys
         self._n = need

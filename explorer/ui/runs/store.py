@@ -14,6 +14,7 @@ from pathlib import Path
 from explorer.core.metric_display import to_display
 from explorer.core.remote.hosts import read_remote_run
 from explorer.core.runs import OURS, RunRecord, load_run, read_runs, run_dirs
+from explorer.ui.curves.plotmath import prepare_curves
 from explorer.ui.runs.state import RunState
 
 
@@ -41,11 +42,12 @@ def state_from_record(rec: RunRecord, *, loaded: bool = True) -> RunState:
 
 
 def load_run_state(path: str | Path) -> RunState:
-    """A run folder -> RunState with all its events replayed.
+    """A run folder -> RunState with all its events replayed, and what the Curves panel derives from its
+    points computed here, off the GUI thread (explorer.ui.curves.plotmath.prepare_curves).
 
     Raises ValueError naming the folder when it holds neither config.json nor events.jsonl.
     """
-    return state_from_record(load_run(Path(path)))
+    return prepare_curves(state_from_record(load_run(Path(path))))
 
 
 def load_summary(path: str | Path) -> RunState:

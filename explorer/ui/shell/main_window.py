@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, runs_dir: str | Path, settings: AppSettings | None = None, probe_device: bool = True):
         super().__init__()
+        self._curves_prewarm_queued = False   # the Curves plots: built and rendered after the first paint
         self.runs_dir = Path(runs_dir)
         self.settings = settings or AppSettings()
         set_current_settings(self.settings)   # pages that remember a measured rate (the τ study's estimate)
@@ -172,7 +173,6 @@ class MainWindow(QMainWindow):
         self._reopen_runs()
         self.scan_runs()
         self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
-        QTimer.singleShot(200, self.curves.prewarm)
 
     # ---- layout pieces -------------------------------------------------------------------
     def _build_status_bar(self) -> None:
@@ -262,8 +262,13 @@ class MainWindow(QMainWindow):
             self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """The first paint starts building the pages not built yet, one per event-loop turn."""
+        """The first paint queues the Curves plots' build and first render (CurvesPanel.prewarm; built at
+        once instead when the Curves page is shown first), then the pages not built yet, one per event-loop
+        turn."""
         super().paintEvent(event)
+        if not self._curves_prewarm_queued:
+            self._curves_prewarm_queued = True
+            QTimer.singleShot(0, self.curves, self.curves.prewarm)
         self.lazy_pages.start_idle_builds()
 
     def show_page(self, title: str) -> QWidget | None:
