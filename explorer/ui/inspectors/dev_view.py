@@ -25,6 +25,7 @@ from .client import shared_client
 from .remote import RemoteJob
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.scrolling import scrolling
+from explorer.ui.shell.turns import after_paint
 
 PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
 TABLE_MIN_ROWS = 4      # rows each table keeps in view (eighth trial: one row of each at 1280x800)
@@ -488,13 +489,28 @@ class DevTauView(QWidget):
         self.best_marker.setData([grid.best_tau], [grid.best_f1])
         self.plot.setXRange(lo, hi, padding=0.02)
         self.plot.setYRange(0, 100, padding=0.02)
-        self._render_summary()
         self.export_button.setEnabled(True)
         self.calibration_button.setEnabled(True)
         self.tau.blockSignals(True)
         self.tau.setValue(grid.best_tau)
         self.tau.blockSignals(False)
-        self._apply_tau(grid.best_tau)
+        # the curves now; the summary with its τ table, then τ's figures and the questions near it (100 rows), each
+        # in the turn after the paint of the one before (all at once held the GUI thread for 90 ms: issue 30)
+        self._show_in_turns(self.study, [self._render_summary, self._show_questions])
+
+    def _show_in_turns(self, study, steps: list) -> None:
+        """Run ``steps`` one per event-loop turn, after each paint (all now when the view is hidden), while
+        ``study`` is still the one shown."""
+        while steps and study is self.study:
+            step, steps = steps[0], steps[1:]
+            step()
+            if steps and self.isVisible():
+                after_paint(self, lambda: self._show_in_turns(study, steps))
+                return
+
+    def _show_questions(self) -> None:
+        """The last turn of showing a study: τ's line and figures and the questions near it; then study_ready."""
+        self._apply_tau(float(self.tau.value()))
         self.study_ready.emit(self.study)
 
     def open_calibration(self):
