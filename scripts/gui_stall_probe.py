@@ -335,6 +335,9 @@ def print_report(meter: StallMeter, top: int) -> None:
             if len(gaps) > 1:
                 print("      all gaps over 30 ms: " + "; ".join(f"{g} ms ({c} ms CPU) after {seen}"
                                                              for g, seen, _, c in gaps[:8]))
+                for g, seen, top, c in gaps[:8]:
+                    if g > 50 and top:
+                        print(f"        {g} ms gap ({c} ms CPU): {top[0][1]} x {top[0][0]}")
     if everything:
         cpus = [c for c, _, _ in meter.cpu_worst.values()]
         print(f"  overall: worst {max(everything):.1f} ms, median {statistics.median(everything):.1f} ms, "

@@ -23,6 +23,7 @@ from explorer.core.attention_layers import head_matrix
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+from explorer.ui.shell.columns import cells_told_once
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 from explorer.ui.shell.turns import zero_timer
@@ -473,12 +474,14 @@ class AttentionView(QWidget):
                           + (f"\nMemory budget: {note}." if note else "")
                           + "\nRows attend to columns; hover a token to see where its attention goes; click, "
                           "Ctrl+click or drag in the lines view to select several.")
-        # a hidden view paints nothing: no reason to wait; new table rows (the first result, another model) change
-        # the page's layout: all of it now, so that the map is not painted once at a size it loses a turn later
-        if self.isVisible() and self.flow_table.rowCount() == self._attention().num_layers:
-            self._rest.start()   # restarted by a quick series of changes: the rest is drawn once, for the last
-        else:
-            self._redraw_rest()
+        if not self.isVisible():
+            self._redraw_rest()   # nothing is painted: no reason to wait
+            return
+        if self.flow_table.rowCount() != self._attention().num_layers:
+            # new table rows (the first result, another model) change the page's layout: they come now, so that
+            # the map is not painted once at a size it loses a turn later
+            self._fill_flow_table(self._head_mean_or_head(self._attention().flow)[0])
+        self._rest.start()   # restarted by a quick series of changes: the rest is drawn once, for the last
 
     def _redraw_rest(self) -> None:
         """The second turn of a redraw: the head view, the block flow and model view, the selection readout."""
@@ -553,26 +556,27 @@ class AttentionView(QWidget):
     def _fill_flow(self, per_layer: np.ndarray, which: str) -> None:
         """The block-flow table and its curves for (layers, 3, 3) flow (one head or the head mean)."""
         n_layers = per_layer.shape[0]
+        self._fill_flow_table(per_layer)
+        for c, (name, a, b) in enumerate(self.blocks.flow_columns):
+            self._flow_curves[c].setData(np.arange(1, n_layers + 1), per_layer[:, a, b])
+        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        self._flow_legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
+
+    def _fill_flow_table(self, per_layer: np.ndarray) -> None:
+        """The block-flow table's rows and texts; new rows (another number of layers) also size the table."""
+        n_layers = per_layer.shape[0]
         resize = self.flow_table.rowCount() != n_layers
         if resize:   # new rows: new items; otherwise only their texts change (a head change)
             self.flow_table.setRowCount(n_layers)
             self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
         self._set_flow_texts(per_layer)
-        for c, (name, a, b) in enumerate(self.blocks.flow_columns):
-            self._flow_curves[c].setData(np.arange(1, n_layers + 1), per_layer[:, a, b])
-        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
         if resize:
             self._fit_flow_table()
-        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
-        self._flow_legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 
     def _set_flow_texts(self, per_layer: np.ndarray) -> None:
-        """The block-flow table's texts for (layers, 3, 3) flow. The model tells its views once, after all cells:
-        a change per cell made the header (columns sized to their contents) measure every column again, 18 times
-        on a head change."""
-        table, model = self.flow_table, self.flow_table.model()
-        model.blockSignals(True)
-        try:
+        """The block-flow table's texts for (layers, 3, 3) flow, its views told once (a head change: 18 cells)."""
+        with cells_told_once(self.flow_table) as table:
             for c, (_name, a, b) in enumerate(self.blocks.flow_columns):
                 for r, value in enumerate(per_layer[:, a, b].tolist()):
                     item = table.item(r, c)
@@ -581,10 +585,6 @@ class AttentionView(QWidget):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                         table.setItem(r, c, item)
                     item.setText(f"{value:.3f}")
-        finally:
-            model.blockSignals(False)
-        if table.rowCount() and table.columnCount():
-            model.dataChanged.emit(model.index(0, 0), model.index(table.rowCount() - 1, table.columnCount() - 1))
 
     def _fit_flow_table(self) -> None:
         """Make the block-flow table wide enough for all its columns (no horizontal scrolling)."""
