@@ -204,14 +204,17 @@ class FlowOverTraining(QWidget):
         self._draw()
 
     def _make_lines(self, key: tuple, all_now: bool = False) -> None:
-        """Make the next LINES_PER_TURN line items (and legend entries) of ``key``, ((layer, colour), ...); a shown
-        view makes the others in the next turns, each after the paint of the one before. A line with its legend
-        entry costs pyqtgraph 3-4 ms, and a first evaluation also shows this view and lays the page out again: all
-        of it in one turn held the GUI thread for 100 ms (scripts/gui_stall_probe.py, issue 30)."""
+        """Make the next LINES_PER_TURN line items (and legend entries) of ``key``, ((layer, colour), ...); in a
+        window on screen the others come in the next turns, each after the paint of the one before. A line with its
+        legend entry costs pyqtgraph 3-4 ms, and a first evaluation also shows this view and lays the page out
+        again: all of it in one turn held the GUI thread for 100 ms (scripts/gui_stall_probe.py, issue 30). A
+        window not on screen (tests, an export) gets them all at once."""
         if key != self._items_key:   # other layers (or none) since
             return
         start = len(self._items)
-        stop = len(self._lines) if all_now or not self.isVisible() else min(len(self._lines), start + LINES_PER_TURN)
+        # the window on screen, not this view: a first evaluation draws the lines just before the view is shown
+        spread = self.window().isVisible() and not all_now
+        stop = min(len(self._lines), start + LINES_PER_TURN) if spread else len(self._lines)
         for (layer, x, y), (_layer, color) in zip(self._lines[start:stop], key[start:stop]):
             self._items.append(self.plot.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
                                               symbolBrush=color, symbolPen=None, name=f"layer {layer}"))
@@ -258,7 +261,10 @@ class FlowOverTraining(QWidget):
         else:
             self._clear_items()
             self._items_key = key
-            self._make_lines(key)
+            if self.window().isVisible():   # a first evaluation also shows this view: the lines after that paint
+                after_paint(self, lambda: self._make_lines(key))
+            else:
+                self._make_lines(key)
         who = "the mean over the watched questions" if q <= 0 else f"“{h.questions[q - 1]}”"
         # what is drawn is said in the note, not in a plot title: the plot keeps its height for the data
         self.note.setText(f"{pair_label(pair)}, {who}: {len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "

@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.tau_study import default_cache_dir, questions_near
@@ -25,7 +25,7 @@ from .client import shared_client
 from .remote import RemoteJob
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.scrolling import scrolling
-from explorer.ui.shell.turns import after_paint
+from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
 
 PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
 TABLE_MIN_ROWS = 4      # rows each table keeps in view (eighth trial: one row of each at 1280x800)
@@ -271,7 +271,7 @@ class DevTauView(QWidget):
         self.run_button = QPushButton("Run")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
+        self.progress = PaintLaterProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("no study yet")

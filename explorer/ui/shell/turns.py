@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QProgressBar
 
 
 def zero_timer(parent: QObject, slot: Callable[[], None]) -> QTimer:
@@ -35,3 +36,20 @@ def after_paint(context: QObject, fn: Callable[[], None], turns: int = 1) -> QTi
     timer.timeout.connect(timer.deleteLater)
     timer.start()
     return timer
+
+
+class PaintLaterProgressBar(QProgressBar):
+    """A QProgressBar whose new value is painted with the turn's other paints: QProgressBar.setValue repaints the bar
+    at once (QWidget::repaint, a paint pass of its own inside the caller's turn; 13 ms of the turn that showed the
+    first τ study)."""
+
+    def setValue(self, value: int) -> None:  # noqa: N802 - Qt's name
+        """Set the value; the bar asks for a paint (update) instead of painting now."""
+        if not self.updatesEnabled():
+            super().setValue(value)
+            return
+        self.setUpdatesEnabled(False)
+        try:
+            super().setValue(value)
+        finally:
+            self.setUpdatesEnabled(True)   # and update(): painted in this turn's paint
