@@ -359,12 +359,14 @@ def main() -> int:
     ap.add_argument("--stacks", action="store_true",
                     help="sample the GUI thread's stack during gaps (a thread, every 2 ms once a tick is 15 ms late) "
                          "and print what ran in each action's worst gap")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary runs folder (printed at the start)")
     ap.add_argument("--stack-depth", type=int, default=7, help="innermost frames printed per --stacks sample")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
     a = ap.parse_args()
     STACK_DEPTH[0] = a.stack_depth
 
     tmp = Path(tempfile.mkdtemp(prefix="stall_probe_"))
+    print(f"runs, settings and cache in {tmp}" + ("" if a.keep else " (removed at the end)"), flush=True)
     os.environ.setdefault("EXPLORER_CACHE_DIR", str(tmp / "cache"))   # the τ study is computed, not cached
     from explorer.ui.app import create_window
 
@@ -412,6 +414,8 @@ def main() -> int:
 
     win.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)   # the run (checkpoints), settings and cache of this probe
     return 0
 
 

@@ -499,14 +499,16 @@ class DevTauView(QWidget):
         self._show_in_turns(self.study, [self._render_summary, self._show_questions])
 
     def _show_in_turns(self, study, steps: list) -> None:
-        """Run ``steps`` one per event-loop turn, after each paint (all now when the view is hidden), while
-        ``study`` is still the one shown."""
-        while steps and study is self.study:
-            step, steps = steps[0], steps[1:]
+        """Run ``steps`` one per event-loop turn, each after the paint of the turn before (all now when the view is
+        hidden), while ``study`` is still the one shown."""
+        if not steps or study is not self.study:
+            return
+        if self.isVisible():
+            after_paint(self, lambda: (steps[0](), self._show_in_turns(study, steps[1:]))
+                        if study is self.study else None)
+            return
+        for step in steps:
             step()
-            if steps and self.isVisible():
-                after_paint(self, lambda: self._show_in_turns(study, steps))
-                return
 
     def _show_questions(self) -> None:
         """The last turn of showing a study: τ's line and figures and the questions near it; then study_ready."""
