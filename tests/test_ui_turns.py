@@ -148,6 +148,12 @@ def test_what_reads_the_head_views_tokens_draws_the_rest_first(shown_view):
     assert len(view.head_view.left_labels) == len(view._left_idx) and view._left_idx.max() < len(view._labels)
     view.head.setCurrentIndex(1)
     assert view.redraw_pending() and view.selected_tokens() == [] and not view.redraw_pending()
+    view.head.setCurrentIndex(2)                           # a hover on the lines before the second turn
+    view.head_view.set_hover("left", 1)
+    assert not view.redraw_pending() and view.head_view.hover == ("left", 1)
+    assert view.heatmap.row_marker.isVisible()
+    view.head_view.set_hover("", -1)                       # and the mouse leaves: nothing stays highlighted
+    assert not view.heatmap.row_marker.isVisible()
 
 
 def test_a_new_result_or_window_is_drawn_from_its_own_weights(shown_view, qtbot, tiny_qa):
@@ -165,6 +171,34 @@ def test_a_new_result_or_window_is_drawn_from_its_own_weights(shown_view, qtbot,
     assert view.flow_table.item(1, 0).text() == f"{att.flow[1].mean(axis=0)[0, 1]:.3f}"
     assert view.head_view.left_labels == [t for t, b in zip(other.windows[0].tokens, other.windows[0].blocks)
                                           if b == "question"]
+
+
+def test_a_first_result_lays_the_page_out_in_the_maps_turn(qtbot, tiny_qa):
+    """The flow table's new rows and the plot's first title change the page's layout: they come with the map, so
+    that the second turn does not move the map (drawn, then a turn later smaller: a jump on the first probe)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from explorer.core.probe import probe
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    def lay_out():
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            QApplication.processEvents()
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_result(probe(tiny_qa, "where was ada born?", PASSAGE, attentions=True))
+    assert view.redraw_pending()
+    view._rest.stop()                                      # hold the second turn back while the page lays out
+    lay_out()
+    first = view.heatmap.geometry()
+    view._redraw_rest()
+    lay_out()
+    assert view.heatmap.geometry() == first and view.flow_table.rowCount() == 2
 
 
 def test_a_hidden_view_draws_everything_at_once(qtbot, tiny_qa):

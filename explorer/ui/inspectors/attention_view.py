@@ -478,9 +478,9 @@ class AttentionView(QWidget):
             self._redraw_rest()   # nothing is painted: no reason to wait
             return
         if self.flow_table.rowCount() != self._attention().num_layers:
-            # new table rows (the first result, another model) change the page's layout: they come now, so that
-            # the map is not painted once at a size it loses a turn later
-            self._fill_flow_table(self._head_mean_or_head(self._attention().flow)[0])
+            # new table rows and the plot's first title (the first result, another model) change the page's
+            # layout: they come now, so that the map is not painted once at a size it loses a turn later
+            self._lay_out_flow(*self._head_mean_or_head(self._attention().flow))
         self._rest.start()   # restarted by a quick series of changes: the rest is drawn once, for the last
 
     def _redraw_rest(self) -> None:
@@ -556,15 +556,14 @@ class AttentionView(QWidget):
     def _fill_flow(self, per_layer: np.ndarray, which: str) -> None:
         """The block-flow table and its curves for (layers, 3, 3) flow (one head or the head mean)."""
         n_layers = per_layer.shape[0]
-        self._fill_flow_table(per_layer)
+        self._lay_out_flow(per_layer, which)
         for c, (name, a, b) in enumerate(self.blocks.flow_columns):
             self._flow_curves[c].setData(np.arange(1, n_layers + 1), per_layer[:, a, b])
         self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
-        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
-        self._flow_legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 
-    def _fill_flow_table(self, per_layer: np.ndarray) -> None:
-        """The block-flow table's rows and texts; new rows (another number of layers) also size the table."""
+    def _lay_out_flow(self, per_layer: np.ndarray, which: str) -> None:
+        """What of the block flow sizes the page: the table's rows and texts (new rows, another number of layers,
+        also size the table) and the plot's title."""
         n_layers = per_layer.shape[0]
         resize = self.flow_table.rowCount() != n_layers
         if resize:   # new rows: new items; otherwise only their texts change (a head change)
@@ -573,6 +572,8 @@ class AttentionView(QWidget):
         self._set_flow_texts(per_layer)
         if resize:
             self._fit_flow_table()
+        self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        self._flow_legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 
     def _set_flow_texts(self, per_layer: np.ndarray) -> None:
         """The block-flow table's texts for (layers, 3, 3) flow, its views told once (a head change: 18 cells)."""
@@ -659,7 +660,13 @@ class AttentionView(QWidget):
         self.head_view.blockSignals(False)
 
     def _on_head_hover(self, side: str, i: int) -> None:
-        self.finish_redraw()
+        if self.redraw_pending():   # a hover between a change and its second turn: the head view is redrawn now
+            self._redraw_rest()     # (which forgets its hover), and the row under the mouse is hovered again
+            labels = self.head_view.left_labels if side == "left" else self.head_view.right_labels
+            i = i if 0 <= i < len(labels) else -1
+            self.head_view.blockSignals(True)
+            self.head_view.set_hover(side, i)
+            self.head_view.blockSignals(False)
         if self.head_view.selection[1]:
             return   # the readout describes the selection until it is cleared
         t = self._token_index(side, i)
