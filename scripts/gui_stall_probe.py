@@ -274,12 +274,16 @@ def _traced(refresh, meter: StallMeter):
     return traced_refresh
 
 
-def start_py_spy(out: str) -> subprocess.Popen | None:
-    exe = shutil.which("py-spy")
+def start_py_spy(out: str, native: bool = False) -> subprocess.Popen | None:
+    """py-spy recording this process into ``out`` (raw format); ``native``: with C/C++ frames (py-spy then pauses
+    the process for each sample: the stalls measured meanwhile are longer, the profile says what Qt did)."""
+    beside = Path(sys.executable).with_name("py-spy")
+    exe = shutil.which("py-spy") or (str(beside) if beside.exists() else None)
     if exe is None:
         print("py-spy not found (pip install py-spy): no profile")
         return None
-    return subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--rate", "250", "--nonblocking",
+    how = ["--native"] if native else ["--nonblocking"]
+    return subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--rate", "250", *how,
                              "--format", "raw", "--threads", "--output", out], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
 
@@ -355,6 +359,8 @@ def main() -> int:
     ap.add_argument("--no-actions", action="store_true", help="only the fine-tune (plot refreshes)")
     ap.add_argument("--py-spy", default="", help="profile the GUI process with py-spy into this file")
     ap.add_argument("--shots", default="", help="folder for a screenshot of the window at the end")
+    ap.add_argument("--native", action="store_true",
+                    help="with --py-spy: native (C++) frames too; py-spy then pauses the process for each sample")
     ap.add_argument("--top", type=int, default=10, help="frames listed from the py-spy profile")
     ap.add_argument("--stacks", action="store_true",
                     help="sample the GUI thread's stack during gaps (a thread, every 2 ms once a tick is 15 ms late) "
@@ -385,7 +391,7 @@ def main() -> int:
     if not a.no_train:
         cfg, run = launch(meter, win)
         TRAINING["run"] = run
-    spy = start_py_spy(a.py_spy) if a.py_spy else None
+    spy = start_py_spy(a.py_spy, a.native) if a.py_spy else None
     if not a.no_actions:
         inspector_actions(meter, win, a.dev_file or cfg.dev, a.dev_cap)
     if spy is not None:
