@@ -11,6 +11,15 @@ from PySide6.QtWidgets import QApplication, QTableWidget, QTableWidgetItem, QWid
 PASSAGE = "ada lovelace was born in london in 1815 and wrote the first program. " * 3
 
 
+def _shown(qtbot, widget, width: int = 1200, height: int = 800):
+    """``widget`` shown (and exposed) offscreen at width x height, closed with the test."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
 # ----------------------------------------------------------------------------------- turns.py
 class _Painted(QWidget):
     def __init__(self, log):
@@ -29,11 +38,7 @@ def test_after_paint_runs_after_the_paint_already_asked_for(qtbot):
     from explorer.ui.shell.turns import after_paint
 
     log: list = []
-    w = _Painted(log)
-    qtbot.addWidget(w)
-    w.resize(100, 100)
-    w.show()
-    qtbot.waitExposed(w)
+    w = _shown(qtbot, _Painted(log), 100, 100)
     QApplication.processEvents()
     log.clear()
     w.update()
@@ -100,11 +105,7 @@ def shown_view(qtbot, tiny_qa):
     from explorer.core.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
-    view = AttentionView()
-    qtbot.addWidget(view)
-    view.resize(1200, 800)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _shown(qtbot, AttentionView())
     result = probe(tiny_qa, "where was ada born?", PASSAGE, attentions=True)
     view.set_result(result)
     qtbot.waitUntil(lambda: not view.redraw_pending())
@@ -186,11 +187,7 @@ def test_a_first_result_lays_the_page_out_in_the_maps_turn(qtbot, tiny_qa):
             QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
             QApplication.processEvents()
 
-    view = AttentionView()
-    qtbot.addWidget(view)
-    view.resize(1200, 800)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _shown(qtbot, AttentionView())
     view.set_result(probe(tiny_qa, "where was ada born?", PASSAGE, attentions=True))
     assert view.redraw_pending()
     view._rest.stop()                                      # hold the second turn back while the page lays out
@@ -222,11 +219,7 @@ def test_a_shown_study_comes_in_three_turns_and_study_ready_after_the_last(qtbot
 
     study = run_study(tiny_qa, str(write_tiny_squad(tmp_path / "dev.json", v2=True)), 6, cache_dir=tmp_path)
     payload = (study, study_figures(study))
-    view = DevTauView()
-    qtbot.addWidget(view)
-    view.resize(1200, 800)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _shown(qtbot, DevTauView())
     ready: list = []
     view.study_ready.connect(ready.append)
     view._on_finished(payload, model="m")
@@ -257,11 +250,7 @@ def _flow_run(layers: int, evals: int = 2):
 def test_a_shown_flow_view_makes_its_first_lines_a_few_per_turn(qtbot, monkeypatch):
     from explorer.ui.curves.flow_training import LINES_PER_TURN, FlowOverTraining
 
-    view = FlowOverTraining()
-    qtbot.addWidget(view)
-    view.resize(1000, 400)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _shown(qtbot, FlowOverTraining(), 1000, 400)
     made: list = []
     real = view._make_lines
 
