@@ -105,3 +105,38 @@ def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_
     assert mirror == (sshd_server.runs / "ui-remote" / "events.jsonl").read_bytes()
     assert settings.remote_runs() == []                  # ended: no longer followed at the next start
     w2.close()
+
+
+def test_a_remote_run_without_a_dev_file_draws_its_majority_class_baseline(qtbot, sshd_server, tmp_path):
+    """Ninth trial: a remote classifier holding training rows out as dev showed no majority-class line in Curves:
+    its dev_split.csv stays on the host. The worker sends the baseline in its started event."""
+    from explorer.ui.shell.main_window import MainWindow
+
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python),
+                             runs_dir=str(sshd_server.runs))])
+    model = save_tiny_model(tmp_path / "cls3", "classification", num_labels=3)
+    data = tmp_path / "stance.tsv"
+    data.write_text("Tweet\tStance\n" + "".join(f"tweet {i}\t{['AGAINST', 'AGAINST', 'FAVOR', 'NONE'][i % 4]}\n"
+                                                for i in range(40)), encoding="utf-8")
+    w = MainWindow(tmp_path / "runs", settings, probe_device=False)
+    qtbot.addWidget(w)
+    cfg = w.launcher.config()
+    cfg.model, cfg.task, cfg.train, cfg.dev = str(model), "single", str(data), ""
+    cfg.text_columns, cfg.label_column, cfg.new_head = ["Tweet"], "Stance", True
+    cfg.batch_size, cfg.max_steps, cfg.eval_every, cfg.max_seq_length = 4, 2, 0, 16
+    cfg.mixed_precision, cfg.save_checkpoints, cfg.run_id = "no", False, "ui-remote-split"
+    w.launcher.set_config(cfg)
+    w.launcher.run_on.choose("lab")
+    assert w.launcher.launch()
+    state = w.store.get("ui-remote-split")
+    with qtbot.waitSignal(w.remote.ended, timeout=WAIT_MS):
+        pass
+    assert state.status == "finished", (state.status, state.error)
+    assert (sshd_server.runs / "ui-remote-split" / "dev_split.csv").is_file()
+    assert not (tmp_path / "runs" / "ui-remote-split" / "dev_split.csv").exists()   # it stays on the host
+    base = state.baseline()
+    assert base is not None and base.name == "majority class" and base.metrics["accuracy"] == 0.5
+    w.curves.set_runs([state])
+    assert w.curves.baselines_for("dev/accuracy") == [(50.0, "majority class baseline", "#666666")]
+    w.close()

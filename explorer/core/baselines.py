@@ -37,6 +37,23 @@ class Baseline:
     metrics: dict = field(default_factory=dict)
     detail: str = ""
 
+    def to_dict(self) -> dict:
+        """JSON-ready, for the ``started`` event's ``dev_baseline`` (explorer.core.events)."""
+        return {"name": self.name, "metrics": dict(self.metrics), "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, data) -> "Baseline | None":
+        """The inverse of :meth:`to_dict`; None for anything else (a hint is never an error): a name and at
+        least one finite number among the metrics."""
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+            return None
+        raw = data.get("metrics") if isinstance(data.get("metrics"), dict) else {}
+        metrics = {str(k): float(v) for k, v in raw.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")}
+        if not metrics:
+            return None
+        return cls(data["name"], metrics, str(data.get("detail") or ""))
+
 
 def squad_no_answer_baseline(gold: dict[str, list[str]]) -> Baseline | None:
     """The all-no-answer baseline of SQuAD 2.0 gold answers (id -> gold texts, [] = unanswerable).
@@ -123,7 +140,8 @@ def dev_baseline(config: dict, run_dir: str | Path | None = None) -> Baseline | 
     an error). ``dev_cap`` > 0 limits it to the first N dev examples, as the run's evaluations are.
     A run without a dev file that held training rows out as dev (``run_dir``'s ``dev_split.csv``, see
     explorer.core.data.split) gets the majority class of those rows' labels.
-    Cached on (path, size, mtime_ns, task, label column, cap).
+    Cached on (path, size, mtime_ns, task, label column, cap). The training worker reports it in its ``started``
+    event (``dev_baseline``), where the run's data is: a remote run's files stay on its host.
     """
     task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
     facts = find_task_facts(task)

@@ -56,6 +56,8 @@ class StartedEvent(_Event, total=False):
     label_names: list               # classification: class names in id order (id2label)
     class_counts: dict              # classification: training examples per class name
     class_weights: dict             # classification with class_weights: loss weight per class name
+    dev_baseline: dict              # the trivial predictor's dev metrics, computed where the data is (name,
+                                    # metrics, detail: explorer.core.baselines.Baseline.to_dict); absent: none
 
 
 class StepEvent(_Event, total=False):

@@ -227,10 +227,24 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
              else _one_label_column(where, header, "", KNOWN_LABELS))
     scores = parse_scores((w, row.get(label)) for w, (_, row) in zip(at, rows))
     notes = [("info", f"{where}: {n}") for n in (table.notes if table is not None else [])]   # encoding, long rows
+    binary = binary_scores_warning(where, label, scores)
+    if binary:
+        notes.append(("warning", binary))
     lines = [int(line) for line, _ in rows]
     return ClassificationData(a, b, scores, source, (texts[0], texts[1] if b is not None else "", label),
                               regression=True, notes=notes, lines=lines, row_ids=[str(n) for n in lines],
-                              raw_labels=[str(row.get(label, "")) for _, row in rows])
+                              raw_labels=[str(row.get(label, "")) for _, row in rows],
+                              problems=[binary] if binary else [])
+
+
+def binary_scores_warning(where: str, column: str, scores: Sequence[float]) -> str:
+    """A warning when every regression score of ``column`` is 0 or 1 (both present): such a column is most
+    likely a class label (SST-2's 0/1 read as scores trains a regression head on classes, ninth trial); ""
+    otherwise. ``where`` names the file."""
+    if len(set(scores)) != 2 or not set(scores) <= {0.0, 1.0}:
+        return ""
+    return (f"{where}: the label column {column!r} holds only 0 and 1: classification? A class per row is "
+            "the Single sentence or Sentence pair task; Regression fits scores such as STS-B's 0-5")
 
 
 def _one_label_column(where: str, header: list[str], label_column: str, known: Sequence[str]) -> str:

@@ -103,9 +103,19 @@ def emit_started(run: TrainingRun) -> None:
         num_dev_examples=task.num_examples(run.dev_ex) if run.dev_ex is not None else 0,
         num_processes=run.accelerator.num_processes, resumed_from_step=run.progress.step if run.resumed else None,
         load_report=report, **{k: plan[k] for k in ("steps_per_epoch", "warmup_steps", "effective_batch_size")},
-        **task.started_info(run.train_ex, run.config))
+        **dev_baseline_field(run), **task.started_info(run.train_ex, run.config))
     if run.config.save_checkpoints:
         run.writer.emit("log", level="info", message=checkpoint_size_note(num_parameters))
+
+
+def dev_baseline_field(run: TrainingRun) -> dict:
+    """``{"dev_baseline": {...}}`` for the started event: the trivial predictor's dev metrics
+    (explorer.core.baselines.dev_baseline), computed here, where the dev file or the run's dev_split.csv is (a
+    remote run's stay on its host; ninth trial: its curves had no majority-class line); {} when there is none."""
+    from explorer.core.baselines import dev_baseline
+
+    base = dev_baseline(run.config.to_dict(), run.run_dir) if run.dev_ex is not None else None
+    return {"dev_baseline": base.to_dict()} if base is not None else {}
 
 
 def checkpoint_size_note(num_parameters: int) -> str:

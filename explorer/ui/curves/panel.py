@@ -36,7 +36,7 @@ from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
 from explorer.ui.shell.elided_label import ElidedLabel
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_text, series_name
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, progress_text, series_name
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 lazy_menus.install()   # plot context menus built when first opened (the window holds 40+ plots)
@@ -392,6 +392,8 @@ class CurvesPanel(CurvesExport, QWidget):
         for key, panel in self.panels.items():   # hidden plots catch up when they are shown
             if key in keys or key in self._layout_keys:
                 panel.set_runs(pairs)
+        for key, panel in self.panels.items():   # at once, also for plots with nothing to redraw (no runs)
+            panel.set_note(self.absent_note(key))
         self.x_follow = True
         self._schedule(all_runs=True)
         self._live_tick()
@@ -427,6 +429,18 @@ class CurvesPanel(CurvesExport, QWidget):
             panel.user_zoomed = False
         self.x_follow = True
         self._schedule(all_runs=True)
+
+    def absent_note(self, key: str) -> str:
+        """"not logged by this run" for a training plot (TRAIN_SERIES) that none of the shown runs has a point
+        of while each has logged steps (an HF Trainer folder logs no samples/s, older ones no gradient norm);
+        "" otherwise (a run that has not logged its first step yet: nothing is missing)."""
+        if key not in TRAIN_SERIES or not self.runs:
+            return ""
+        if any(len(s.series.get(key, ())) for s in self.runs):
+            return ""
+        if not all(any(len(s.series.get(k, ())) for k in TRAIN_SERIES) for s in self.runs):
+            return ""
+        return "not logged by this run" if len(self.runs) == 1 else "not logged by these runs"
 
     def baselines_for(self, key: str) -> list[tuple[float, str, str]]:
         """Dashed baseline lines of a dev plot: (value on the display scale, label, run colour), one per
@@ -542,6 +556,7 @@ class CurvesPanel(CurvesExport, QWidget):
             if state.run_id in run_ids:
                 panel.update_run(state, weight)
         panel.set_baselines(self.baselines_for(key))
+        panel.set_note(self.absent_note(key))
         x_range = self._x_target or tuple(panel.plot.getViewBox().viewRange()[0])
         panel.apply_view(x_range, self.outlier_box.isChecked(),
                          self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
@@ -745,8 +760,8 @@ class CurvesPanel(CurvesExport, QWidget):
         self.progress.setRange(0, total)
         self.progress.setValue(min(state.step, total))
         self.progress.setFormat(f"{state.status} · %p%")
-        line = f"{self.name_of(state.run_id)}: {progress_text(state, time.time())}"   # the Runs list's name
-        self.progress_label.setText(line)
+        # the Runs list's name; the step and the time left stay when the line is cut (ninth trial)
+        self.progress_label.set_parts(self.name_of(state.run_id), progress_parts(state, time.time()))
         self.progress_label.setToolTip(f"{state.run_id}: {progress_text(state, time.time())}")
 
     # ---- crosshair -----------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
                                QToolButton, QVBoxLayout)
@@ -232,6 +232,15 @@ class PlotPanel(QFrame):
         top.addWidget(self.reset_button)
         lay.addLayout(top)
         lay.addWidget(self.widget, 1)
+        # "not logged by this run" over an empty plot whose runs have logged steps (set_note)
+        self.note = QLabel(self.widget)
+        self.note.setObjectName("plotNote")
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #777777;")
+        self.note.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.note.hide()
+        self.widget.installEventFilter(self)   # the note stays centred when the plot is resized
         self.is_dev = key.startswith("dev/")
         # A fixed height and kept space while hidden: showing one more plot never resizes the others
         # (a resize repaints every plot, a stall the staggered refresh exists to avoid).
@@ -239,6 +248,26 @@ class PlotPanel(QFrame):
         policy = self.sizePolicy()
         policy.setRetainSizeWhenHidden(True)
         self.setSizePolicy(policy)
+
+    def set_note(self, text: str) -> None:
+        """Say ``text`` in the middle of the plot ("" hides it): what an empty plot means (ninth trial: an HF
+        Trainer folder's samples/s plot was empty without a word)."""
+        if text == self.note.text() and bool(text) == self.note.isVisibleTo(self):
+            return
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+        self._place_note()
+
+    def _place_note(self) -> None:
+        width = max(0, self.widget.width() - 40)
+        height = self.note.heightForWidth(width)
+        self.note.setGeometry((self.widget.width() - width) // 2, max(0, (self.widget.height() - height) // 2),
+                              width, height)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if watched is self.widget and event.type() == QEvent.Type.Resize and self.note.text():
+            self._place_note()
+        return super().eventFilter(watched, event)
 
     # ---- items ---------------------------------------------------------------------------
     def _new_item(self, color: str, width: float = 1.0, alpha: int = 255, name: str | None = None) -> pg.PlotDataItem:

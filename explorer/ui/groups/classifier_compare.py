@@ -15,7 +15,10 @@ class ClassifierCompareWindow(QDialog):
     """A (``runs[0]``) against B (``runs[1]``), each {"source": best checkpoint folder, "name", "task"}.
 
     ``client``: the InspectClient (shared_client() when None). :attr:`result` holds the op's dict once it
-    is in; :attr:`text` shows its lines, or what went wrong."""
+    is in; :attr:`text` shows its lines, or what went wrong. The window is as tall as its text needs, at its
+    width and at its minimum size (MIN_WIDTH px wide)."""
+
+    MIN_WIDTH = 520
 
     def __init__(self, runs: list[dict], client=None, parent=None):
         super().__init__(parent)
@@ -45,6 +48,7 @@ class ClassifierCompareWindow(QDialog):
         lay.addWidget(self.bar)
         lay.addWidget(self.text, 1)
         lay.addWidget(buttons)
+        self.setMinimumWidth(self.MIN_WIDTH)
         self.resize(640, 260)
         self.job = RemoteJob(client, self)
         self.job.progress.connect(lambda done, total: self.bar.setValue(done))
@@ -63,6 +67,18 @@ class ClassifierCompareWindow(QDialog):
     def _show(self, html: str) -> None:
         self.bar.hide()
         self.text.setText(html)   # a failure message is plain text: escaped where it is made
+        self._fit_text()
+
+    def _fit_text(self) -> None:
+        """Tall enough for every line of the text: the minimum height is what the text needs at the minimum
+        width (narrower never), and a window shorter than its width needs grows (ninth trial: the last line was
+        cut at the default 640x260)."""
+        lay = self.layout()
+        lay.activate()
+        self.setMinimumHeight(lay.totalHeightForWidth(self.MIN_WIDTH))
+        need = lay.totalHeightForWidth(self.width())
+        if need > self.height():
+            self.resize(self.width(), need)
 
     def closeEvent(self, event) -> None:   # noqa: N802 (Qt)
         self.job.cancel()

@@ -21,7 +21,7 @@ from explorer.core.metric_display import format_metric, metric_label, to_display
 
 from explorer.core.task_facts import find_task_facts
 
-from explorer.ui.shell.columns import fit_columns
+from explorer.ui.shell.columns import fit_columns, whole_headers
 
 from .client import shared_client
 from .common import StatusLabel, ResultSource, header
@@ -141,6 +141,7 @@ class ClassifyDevView(QWidget):
         t = QTableWidget(0, 5)
         t.setHorizontalHeaderLabels(["#", "gold", "predicted", "P(predicted)", "text"])
         t.horizontalHeader().setStretchLastSection(True)
+        whole_headers(t)   # before the first result too
         t.cellClicked.connect(lambda r, _c, table=t: self._clicked(table, r))
         return t
 

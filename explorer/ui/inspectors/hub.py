@@ -276,19 +276,24 @@ class InspectorHub(QObject):
         return self._pages[title]
 
     def prewarm(self) -> None:
-        """Show the Attention page once while the window is idle, unseen (the window's updates off, the tab
-        widget's signals blocked, so nothing loads), and hide it again one event-loop turn later: its first real
-        visit then skips Qt's first show of the page (polish and layout of every widget: 25-30 ms of the 50 ms
-        budget on a busy 2-core machine; scripts/gui_stall_probe.py). Nothing happens when the page is not in a
-        visible tab widget (tests, embedding) or is already shown."""
+        """Show the Attention page once while the window is idle, unseen (the tab widget's updates off and its
+        signals blocked, so nothing loads), and hide it again one event-loop turn later: its first real visit then
+        skips Qt's first show of the page (polish and layout of every widget: 25-30 ms of the 50 ms budget on a
+        busy 2-core machine; scripts/gui_stall_probe.py). Nothing happens when the page is not in a visible tab
+        widget (tests, embedding) or is already shown.
+
+        Only the tab widget's updates are turned off, never the window's: on a real X server, turning a top-level
+        window's updates off and on around this first show left the window's later repaints off the screen (the
+        launcher's "Reading …" and "device: probing…" stayed for minutes after their answers; tenth trial,
+        tests/test_x11_repaint.py)."""
         page = self._pages[ATTENTION]
         stack = page.parentWidget()
         tabs = stack.parentWidget() if stack is not None else None
         if self._prewarmed or not isinstance(tabs, QTabWidget) or not tabs.isVisible() or page.isVisible():
             return
         self._prewarmed = True
-        window, current = tabs.window(), tabs.currentWidget()
-        window.setUpdatesEnabled(False)
+        current = tabs.currentWidget()
+        tabs.setUpdatesEnabled(False)
         tabs.blockSignals(True)
         try:
             tabs.setCurrentWidget(page)
@@ -304,7 +309,7 @@ class InspectorHub(QObject):
                     tabs.setCurrentWidget(current)
             finally:
                 tabs.blockSignals(False)
-                window.setUpdatesEnabled(True)
+                tabs.setUpdatesEnabled(True)
         QTimer.singleShot(0, tabs, back)
 
     def busy_text(self) -> str:

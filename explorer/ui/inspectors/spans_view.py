@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
 
 from explorer.core.metrics import TAU_GRID_LIMIT, tau_axis_limit
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
-from explorer.ui.shell.columns import cells_told_once, fit_columns
+from explorer.ui.shell.columns import cells_told_once, fit_columns, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, term_label, tip
@@ -129,6 +129,7 @@ class SpansView(QWidget):
         self.nbest = QTableWidget(0, 6)
         self.nbest.setHorizontalHeaderLabels(["#", "text", "start_logit", "end_logit", "score", "window"])
         self._nbest_columns()
+        wrap_rows(self.nbest)   # the answer text wraps in its column rather than "ytical engine of …" (ninth trial)
         self.nbest.verticalHeader().setVisible(False)
         self.nbest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.nbest.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -328,6 +329,7 @@ class SpansView(QWidget):
                         item.setTextAlignment(right)
                     table.setItem(r, k, item)
         self._nbest_columns()
+        self.nbest.resizeRowsToContents()
 
     def _nbest_columns(self) -> None:
         """The text column takes the free width but keeps MIN_TEXT_COLUMN px; the number columns are as wide

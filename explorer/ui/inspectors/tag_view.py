@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
@@ -319,6 +320,7 @@ class TagDevView(QWidget):
         self.mistakes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.mistakes.cellDoubleClicked.connect(self._open_row)
         self.mistakes.horizontalHeader().setStretchLastSection(True)
+        whole_headers(self.mistakes)   # before the first result too
         upper = QSplitter()
         upper.addWidget(self.types)
         upper.addWidget(self.confusion)

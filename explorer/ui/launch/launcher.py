@@ -111,8 +111,10 @@ class LauncherPanel(QWidget):
         self._preset_note = ""           # after a task switch: the preset shown before no longer applies
         # the task switch's note, kept in parts so that choosing a data file it cleared rewrites it (eighth trial:
         # "were cleared: choose this task's data" stayed after the user chose them): (recipe sentence, data
-        # files still to choose, the task those were for)
-        self._switch_note: tuple[str, list[str], str] | None = None
+        # files still to choose, the task those were for, [(split, path, task label)] kept from a task whose
+        # labels mean something else: named while they are still the form's)
+        self._switch_note: tuple[str, list[str], str, list[tuple[str, str, str]]] | None = None
+        self._file_task: dict[str, str] = {}   # "train" / "dev" -> the task the form had when that file was set
         self._file_note = ""             # what a new training file reset (_new_train_file)
         self._dev_home: str | None = None  # the training file's folder when the dev file was set (_dev_partner)
         self._preset = ""                # the preset the form was set from, while its task is kept
@@ -311,6 +313,8 @@ class LauncherPanel(QWidget):
             if spec.name in values and not _applies(spec, task, qa):
                 values[spec.name] = getattr(defaults, spec.name)
         values["watch"] = self.watch.get() if qa else []   # watch examples are QA questions
+        if values.get("dev", self._base.dev):   # a dev file or a held-out share, never both (ninth trial: the
+            values["dev_fraction"] = defaults.dev_fraction   # Preview showed --dev-fraction beside --dev)
         if task != self._base.task or values.get("train", self._base.train) != self._base.train:
             # the loaded config's label count was for its task's data and file (a stance run's 3): another task or
             # training file infers its own from the data (0), so neither a regression run (fourth trial) nor an
@@ -324,6 +328,7 @@ class LauncherPanel(QWidget):
         self._loading = True
         self._edited.clear()
         self._task, self._preset_note, self._switch_note, self._file_note = config.task, "", None, ""
+        self._file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
         try:
@@ -352,13 +357,16 @@ class LauncherPanel(QWidget):
             self._edited.add(name)
         if name in ("batch_size", "gradient_accumulation_steps", "train_cap"):
             self._fit_eval_every()
+        if name in ("train", "dev"):
+            self._file_task[name] = self.editors["task"].get()
         if name == "train":
             self._new_train_file()
         if name == "dev":
             self._dev_partner()
-        if name in ("train", "dev") and self.editors[name].get() and self._switch_note is not None:
-            self._switch_note[1][:] = [n for n in self._switch_note[1] if n != name]   # chosen: no longer to do
-            self._compose_note()
+        if name in ("train", "dev") and self._switch_note is not None:
+            if self.editors[name].get():   # chosen: no longer to do
+                self._switch_note[1][:] = [n for n in self._switch_note[1] if n != name]
+            self._compose_note()   # and a file kept from another task that is no longer the form's is not named
         self._changed()
 
     # what the form says about the training file's layout: another file's columns, header and encoding do not
@@ -451,12 +459,47 @@ class LauncherPanel(QWidget):
         that are still to choose, and what the last new training file reset."""
         parts = []
         if self._switch_note is not None:
-            recipe, waiting, old_label = self._switch_note
+            recipe, waiting, old_label, kept = self._switch_note
             parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
-                                   "cleared: choose this task's data" if waiting else ""))
+                                   "cleared: choose this task's data" if waiting else "")
+                         + self._kept_files_note(kept))
         if self._file_note:
             parts.append(self._file_note)
         self._preset_note = ". ".join(parts)
+
+    # what a task's label column holds (TaskFacts.problem), for the note on files kept across a task switch
+    LABEL_WORDS = {"classification": "a class per row", "regression": "a number (score) per row",
+                   "multilabel": "a set of labels per row"}
+
+    def _kept_files_note(self, kept: list[tuple[str, str, str]]) -> str:
+        """'; the train and dev files (train.tsv, dev.tsv) were chosen for <their task>: check that they hold a
+        number (score) per row, or choose this task's data' for the files still as they were at the switch."""
+        import html
+
+        still = [(split, path, label) for split, path, label in kept if self.editors[split].get() == path]
+        if not still:
+            return ""
+        facts = find_task_facts(self.editors["task"].get())
+        holds = self.LABEL_WORDS.get(facts.problem if facts else "", "this task's labels")
+        names = ", ".join(html.escape(Path(path).name) for _, path, _ in still)
+        splits = " and ".join(split for split, _, _ in still)
+        labels = " / ".join(dict.fromkeys(html.escape(label) for _, _, label in still))
+        many = len(still) > 1
+        return (f"; the {splits} file{'s' if many else ''} ({names}) {'were' if many else 'was'} chosen for {labels}: "
+                f"check that {'they hold' if many else 'it holds'} {holds}, or choose this task's data")
+
+    def _files_for_other_labels(self, new_facts, cleared: list[str]) -> list[tuple[str, str, str]]:
+        """(split, path, task label) of the data files still in the form that were set for a task of the same
+        reader whose labels mean something else (SST-2's 0/1 classes kept for Regression, ninth trial)."""
+        out = []
+        for split in ("train", "dev"):
+            path, origin = self.editors[split].get(), find_task_facts(self._file_task.get(split, ""))
+            if not path or split in cleared or origin is None or new_facts is None:
+                continue
+            if origin.data_kind == new_facts.data_kind and (origin.problem or origin.head) != (new_facts.problem
+                                                                                              or new_facts.head):
+                out.append((split, path, origin.label))
+        return out
 
     def _switch_task(self, task: str) -> None:
         from explorer.core.task_facts import task_defaults
@@ -473,6 +516,9 @@ class LauncherPanel(QWidget):
         # cannot feed this task: cleared, unless the user picked them
         other_data = (old_facts is not None and new_facts is not None and old_facts.data_kind != new_facts.data_kind)
         cleared = [n for n in ("train", "dev") if other_data and n not in self._edited and self.editors[n].get()]
+        # the same reader but labels that mean something else: the files stay, and the banner says which task
+        # they were chosen for until they are changed
+        kept_files = self._files_for_other_labels(new_facts, cleared)
         self._loading = True
         try:
             for name, value in defaults.items():
@@ -488,7 +534,7 @@ class LauncherPanel(QWidget):
                 if self._preset else "")
         self._preset = ""
         self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""),
-                             cleared, old_facts.label if old_facts else old)
+                             cleared, old_facts.label if old_facts else old, kept_files)
         self._compose_note()
 
     def show_note(self, text: str) -> None:
@@ -511,6 +557,10 @@ class LauncherPanel(QWidget):
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
+        held_out = self.editors["dev_fraction"]   # only without a dev file (TrainConfig.resolved_dev_fraction)
+        on = _applies(field_spec("dev_fraction"), cfg.task, qa) and not cfg.dev
+        held_out.widget.setEnabled(on)
+        held_out.label.setEnabled(on)
         self.command.setPlainText(command_line(cfg))
         self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>"
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))

@@ -167,6 +167,8 @@ class RunState:
     settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.RunRecord)
     declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
+    # the started event's dev_baseline (core.baselines.Baseline): computed by the worker, where the data is
+    reported_baseline: object = field(default=None, repr=False, compare=False)
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -217,9 +219,12 @@ class RunState:
         return name, found[1], found[0]
 
     def baseline(self):
-        """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None."""
+        """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None: the one the
+        worker reported where the data is (a remote run's), else computed here from the files (older runs)."""
         from explorer.core.baselines import dev_baseline
 
+        if self.reported_baseline is not None:
+            return self.reported_baseline
         if not self.config:
             return None
         key = (self.config.get("task"), self.config.get("dev"), self.config.get("dev_cap"))
@@ -302,6 +307,10 @@ class RunState:
             if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
                 self.steps_total = 0
             self.started_at = t
+            if "dev_baseline" in ev:
+                from explorer.core.baselines import Baseline
+
+                self.reported_baseline = Baseline.from_dict(ev["dev_baseline"])
         elif kind == "step":
             step = _num(ev.get("step"))
             if step is None:
@@ -404,19 +413,26 @@ def format_seconds(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def progress_text(state: RunState, now: float | None = None) -> str:
-    """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
+def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str, int]]:
+    """The progress line's parts, each with the rank in which it gives way when the line does not fit (0: never,
+    the step and the time left; 1: the elapsed time and the budget trained; 2, first: the epoch)."""
     budget = state.budget_seconds
+    step = f"step {state.step:,} of {'~' if budget else ''}{state.steps_total:,}" if state.steps_total else \
+        f"step {state.step:,}"
+    parts = [(step, 0)]
     if budget:      # the steps that fit in a time budget are an estimate that follows the speed
-        parts = [f"step {state.step:,} of ~{state.steps_total:,}" if state.steps_total else f"step {state.step:,}",
-                 f"{format_seconds(state.train_seconds) or '0:00'} of {format_seconds(budget)} budget trained"]
-    else:
-        parts = [f"step {state.step:,} of {state.steps_total:,}" if state.steps_total else f"step {state.step:,}"]
-    parts.append(f"epoch {state.epoch:.2f}")
+        parts.append((f"{format_seconds(state.train_seconds) or '0:00'} of {format_seconds(budget)} budget trained",
+                      1))
+    parts.append((f"epoch {state.epoch:.2f}", 2))
     elapsed = state.live_elapsed(now)
     if elapsed > 0 or state.is_live:   # an ended run whose files hold no times (a Trainer folder) says nothing
-        parts.append(f"elapsed {format_seconds(elapsed) or '0:00'}")
+        parts.append((f"elapsed {format_seconds(elapsed) or '0:00'}", 1))
     if state.is_live:
         eta = state.eta()
-        parts.append(f"remaining {format_seconds(eta)}" if eta is not None else "remaining …")
-    return " · ".join(parts)
+        parts.append((f"remaining {format_seconds(eta)}" if eta is not None else "remaining …", 0))
+    return parts
+
+
+def progress_text(state: RunState, now: float | None = None) -> str:
+    """'step 120 of 400 · epoch 0.30 · elapsed 1:02 · remaining 3:20' for the progress line."""
+    return " · ".join(text for text, _rank in progress_parts(state, now))

@@ -79,3 +79,29 @@ def cells_told_once(table: QTableWidget) -> Iterator[QTableWidget]:
         model.blockSignals(was)
     if not was and model.rowCount() and model.columnCount():
         model.dataChanged.emit(model.index(0, 0), model.index(model.rowCount() - 1, model.columnCount() - 1))
+
+
+def wrap_rows(table: QTableView) -> None:
+    """Cells word-wrap and each row is as tall as its wrapped cells, fitted again whenever a column's width
+    changes (the splitter, the window, the user's drag): a short text column still shows its whole text (the
+    n-best answers at 1280x800, ninth trial). For small tables (tens of rows: every row is measured)."""
+    from PySide6.QtCore import QTimer
+
+    table.setWordWrap(True)
+    table.setTextElideMode(Qt.TextElideMode.ElideNone)
+    pending = QTimer(table, singleShot=True, interval=0)
+    pending.timeout.connect(table.resizeRowsToContents)
+    table.horizontalHeader().sectionResized.connect(lambda *_: pending.start())
+    table.model().rowsInserted.connect(lambda *_: pending.start())
+    table.model().dataChanged.connect(lambda *_: pending.start())
+    table.resizeRowsToContents()
+
+
+def whole_headers(table: QTableView) -> None:
+    """Widen each column narrower than its title (the header's size hint) to it; other widths stay. For a
+    table before its first rows, whose columns have the default width ("P(predicted)" cut at 100 px in the
+    dev-set tables, ninth trial); fit_columns does this and more once there are rows."""
+    header = table.horizontalHeader()
+    for col in range(table.model().columnCount()):
+        if header.sectionSize(col) < header.sectionSizeHint(col):
+            table.setColumnWidth(col, header.sectionSizeHint(col))

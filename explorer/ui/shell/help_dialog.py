@@ -19,6 +19,7 @@ SHORTCUTS = (
     ("Ctrl+O", "anywhere", "open a run folder from disk"),
     ("Ctrl+S", "anywhere", "save the form as a run config (.json)"),
     ("Ctrl+.", "anywhere", "stop early (selected runs)"),
+    ("Ctrl+Shift+H", "anywhere", "hosts: the remote machines to run on (Run → Hosts…)"),
     ("F2", "Runs list", "rename the selected run"),
     ("Delete", "Runs list", "delete the selected run (asks first)"),
     ("F5", "anywhere", "re-read the runs folder"),

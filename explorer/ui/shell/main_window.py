@@ -299,6 +299,9 @@ class MainWindow(QMainWindow):
         action(r, "Queue paper &grid", lambda: self.launcher.queue_grid())
         action(r, "&Stop early (selected)", lambda: self.runs._each_selected(self.runs.stop_requested), "Ctrl+.")
         action(r, "&Cancel (selected)", lambda: self.runs._each_selected(self.runs.cancel_requested))
+        r.addSeparator()
+        action(r, "&Hosts…", self.launcher.run_on.edit_hosts, "Ctrl+Shift+H",
+               "Remote machines to run on over SSH (the launcher's Run on list)")
         v = self.menuBar().addMenu("&View")
         v.addAction(self.runs_dock.toggleViewAction() if hasattr(self, "runs_dock") else QAction(self))
         action(v, "&Refresh runs", self.scan_runs, "F5")
