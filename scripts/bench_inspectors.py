@@ -58,35 +58,85 @@ def time_probe(loaded, question, passage, repeats, attentions) -> tuple[float, f
 
 
 def timed(app, widget, action, repeats=5) -> float:
-    """Median ms of action() + processEvents + a full paint (grab)."""
+    """Median ms of action() + processEvents until all of it is drawn (settle) + a full paint (grab)."""
     times = []
     for k in range(repeats):
         t0 = time.perf_counter()
         action(k)
-        app.processEvents()
+        settle(app, widget)
         widget.grab()
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 
 
-def timed_split(app, widget, action, repeats, prepare=None) -> tuple[list[float], list[float]]:
-    """Per repeat: ms of action() + processEvents (the update), and ms of that plus a full paint (grab);
-    prepare(k), when given, runs (and paints) before each timing, untimed."""
-    update, total = [], []
+def settle(app, widget) -> None:
+    """processEvents until the widget has nothing left for a later turn (a view with ``redraw_pending``: the part
+    of a change it draws after the paint)."""
+    pending = getattr(widget, "redraw_pending", lambda: False)
+    app.processEvents()
+    for _ in range(100):
+        if not pending():
+            return
+        app.processEvents()
+
+
+def run_in_loop(action, pending) -> tuple[float, float, list[float], float]:
+    """Run ``action()`` inside a real event loop (QEventLoop.exec) with a 1 ms precise timer ticking beside it, as
+    the app's own loop runs it; returns (ms until the first tick after the view has nothing ``pending`` (its
+    paints included: they run before timers), the GUI thread's CPU ms over that time, the gaps between ticks
+    (ms, less the 1 ms interval): each gap is an event-loop turn that held the GUI thread, and the
+    time.perf_counter() at which the action started)."""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    loop, ticks, state = QEventLoop(), [], {}
+    meter = QTimer()
+    meter.setTimerType(Qt.TimerType.PreciseTimer)
+    meter.setInterval(1)
+
+    def tick() -> None:
+        now = time.perf_counter()
+        if "t0" in state:
+            ticks.append(now)
+            if not pending() and len(ticks) >= 2:
+                state["t1"], state["c1"] = now, time.thread_time()
+                loop.quit()
+
+    def go() -> None:
+        state["c0"], state["t0"] = time.thread_time(), time.perf_counter()
+        ticks.append(state["t0"])
+        action()
+
+    meter.timeout.connect(tick)
+    meter.start()
+    QTimer.singleShot(2, go)
+    QTimer.singleShot(5000, loop.quit)   # a safety net; never reached in practice
+    loop.exec()
+    meter.stop()
+    gaps = [max(0.0, (b - a) * 1000 - 1.0) for a, b in zip(ticks, ticks[1:])]
+    t1, c1 = state.get("t1", time.perf_counter()), state.get("c1", time.thread_time())
+    return (t1 - state["t0"]) * 1000, (c1 - state["c0"]) * 1000, gaps, state["t0"]
+
+
+def timed_split(app, widget, action, repeats, prepare=None) -> dict[str, list[float]]:
+    """Per repeat, the change run in a real event loop (run_in_loop): ms until all of it is drawn ("update"), ms
+    of that plus a full paint (grab, "total"), the GUI thread's CPU ms of the update (time.thread_time: what the
+    change costs, without the turns other processes took on a loaded machine, "cpu"), and the longest event-loop
+    turn of the update ("turn": what the app's event loop could not answer input for); prepare(k), when given,
+    runs (and paints) before each timing, untimed."""
+    pending = getattr(widget, "redraw_pending", lambda: False)
+    out: dict[str, list[float]] = {"update": [], "total": [], "cpu": [], "turn": []}
     for k in range(repeats):
         if prepare is not None:
             prepare(k)
-            app.processEvents()
+            settle(app, widget)
             widget.grab()
-        t0 = time.perf_counter()
-        action(k)
-        app.processEvents()
-        t1 = time.perf_counter()
+        update, cpu, gaps, t0 = run_in_loop(lambda: action(k), pending)
         widget.grab()
-        t2 = time.perf_counter()
-        update.append((t1 - t0) * 1000)
-        total.append((t2 - t0) * 1000)
-    return update, total
+        out["update"].append(update)
+        out["total"].append((time.perf_counter() - t0) * 1000)
+        out["cpu"].append(cpu)
+        out["turn"].append(max(gaps) if gaps else update)
+    return out
 
 
 def attention_redraw(app, result, repeats: int) -> None:
@@ -114,13 +164,17 @@ def attention_redraw(app, result, repeats: int) -> None:
     ]
     n = len(result.windows[0].tokens)
     print(f"\nattention view alone, {n}-token window ({layers} layers x {heads} heads), {repeats} changes each, "
-          f"ms (update = the change + processEvents; + paint = until grab() has painted the view); "
+          f"ms (update = the change + processEvents until all of it is drawn; + paint = until grab() has painted "
+          f"the view; longest turn = the longest of the update's event-loop turns); "
           f"load average {os.getloadavg()[0]:.2f}:")
-    print(f"  {'':32s} {'update p50':>10s} {'p95':>6s} {'+ paint p50':>12s} {'p95':>6s}")
+    print(f"  {'':32s} {'update p50':>10s} {'p95':>6s} {'+ paint p50':>12s} {'p95':>6s} {'update CPU p50':>15s} "
+          f"{'p95':>6s} {'longest turn p50':>17s} {'p95':>6s}")
+    cpu0 = time.process_time()
     for name, action, *prepare in rows:
-        update, total = timed_split(app, view, action, repeats, *prepare)
-        print(f"  {name:32s} {pct(update, 0.5):10.1f} {pct(update, 0.95):6.1f} {pct(total, 0.5):12.1f} "
-              f"{pct(total, 0.95):6.1f}")
+        m = timed_split(app, view, action, repeats, *prepare)
+        print(f"  {name:32s} " + " ".join(f"{pct(m[key], 0.5):{width}.1f} {pct(m[key], 0.95):6.1f}" for key, width in
+                                          (("update", 10), ("total", 12), ("cpu", 15), ("turn", 17))))
+    print(f"  process CPU time of these changes: {time.process_time() - cpu0:.2f} s; load average {os.getloadavg()[0]:.2f}")
     view.close()
 
 

@@ -10,7 +10,8 @@ Two cases, as the inspector runs them:
   ``output_attentions=True`` on that window; probe = ``probe(..., attentions=True, keep_attentions="float16")``
   (what the Attention inspector asks for).
 Bare forward and probe run alternately, run by run, so load on the machine hits both alike; the ratio
-probe / bare is the figure (target: probe p95 within 20% of the bare forward's p95). ``--profile``
+probe / bare is the figure (target: probe p95 within 20% of the bare forward's p95); with ``--threads 1`` the
+ratio of the calls' CPU times too (a loaded machine's other processes do not enter it). ``--profile``
 prints the probe's top costs (cProfile, own time) per case. Prints figures; asserts nothing about speed.
 """
 
@@ -90,13 +91,14 @@ def timed_pairs(pairs: dict, runs: int, warmup: int = 3) -> dict:
         for _ in range(warmup):
             bare()
             full()
-    times = {name: {"bare": [], "probe": []} for name in pairs}
+    times = {name: {"bare": [], "probe": [], "bare cpu": [], "probe cpu": []} for name in pairs}
     for _ in range(runs):
         for name, (bare, full) in pairs.items():
             for kind, fn in (("bare", bare), ("probe", full)):
-                t0 = time.perf_counter()
+                c0, t0 = time.thread_time(), time.perf_counter()
                 fn()
                 times[name][kind].append((time.perf_counter() - t0) * 1000)
+                times[name][kind + " cpu"].append((time.thread_time() - c0) * 1000)
     return times
 
 
@@ -200,6 +202,12 @@ def main(argv=None) -> int:
         print(f"{name}: probe / bare forward  p50 {np.percentile(full, 50) / np.percentile(bare, 50):.3f}  "
               f"p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}  (median of per-run ratios "
               f"{np.median(per_run):.3f}; target p95 <= 1.20)")
+    if torch.get_num_threads() == 1:   # one thread: its CPU time is the call's, whatever else the machine runs
+        for name, _, _ in cases:
+            bare, full = np.array(times[name]["bare cpu"]), np.array(times[name]["probe cpu"])
+            print(f"{name}: CPU time (1 thread) probe / bare forward  p50 {np.percentile(full, 50) / np.percentile(bare, 50):.3f}"
+                  f"  p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}  ({np.percentile(full, 50):.1f} vs "
+                  f"{np.percentile(bare, 50):.1f} ms at p50)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.int8:
         report_int8(loaded, cases, pairs, args.runs)

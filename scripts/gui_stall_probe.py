@@ -10,8 +10,9 @@ step, and then, while it trains, drives the inspectors as a user would: the firs
 (the inspector child starts, loads the bundled encoder and probes the example), a probe with attentions of a
 passage longer than one 384-token window, attention-view changes (layer, head, window, rollout, merged word
 pieces), and the τ study on the run's dev file (first --dev-cap questions). A 10 ms QTimer measures the event
-loop: a stall is the time between two ticks minus 10 ms. The worst stall is printed per action, for the
-training alone (plot refreshes) and overall. Target: every action's worst stall <= 50 ms.
+loop: a stall is the time between two ticks minus 10 ms; the GUI thread's CPU time within each gap is measured
+too (on a loaded machine a gap is also the turns other processes took). The worst stall is printed per action,
+for the training alone (plot refreshes) and overall. Target: every action's worst stall <= 50 ms.
 
 With --py-spy FILE, py-spy (pip install py-spy) samples this process without pausing it (--nonblocking) during
 the actions; the busiest frames of the GUI thread are printed (what the remaining stalls are made of). With
@@ -43,9 +44,12 @@ LONG_PASSAGE = " ".join(["Ada Lovelace was born in London in 1815 and wrote the 
                          "Engine, which Charles Babbage designed but never finished building."] * 14)
 
 
-def _short_stack(frame, depth: int = 7) -> str:
+STACK_DEPTH = [7]   # frames kept per sampled stack (--stack-depth)
+
+
+def _short_stack(frame, depth: int | None = None) -> str:
     """The innermost ``depth`` frames of a stack, outermost first, as 'file:line func' (site-packages shortened)."""
-    parts = []
+    parts, depth = [], depth or STACK_DEPTH[0]
     while frame is not None and len(parts) < depth:
         code = frame.f_code
         path = code.co_filename
@@ -104,6 +108,8 @@ class StallMeter:
         self.worst: dict[str, tuple[float, str]] = {}
         self.seconds: dict[str, float] = collections.defaultdict(float)
         self.last = None
+        self.last_cpu = 0.0
+        self.cpu_worst: dict[str, tuple[float, float, str]] = {}   # action -> (GUI CPU ms in a gap, its wall, seen)
         self.last_wall = time.perf_counter()
         self.sampler: StallSampler | None = None
         self.worst_stacks: dict[str, list[str]] = {}
@@ -119,17 +125,21 @@ class StallMeter:
 
     def tick(self) -> None:
         now = self.clock.nsecsElapsed() / 1e6
+        cpu = time.thread_time() * 1000   # this (the GUI) thread's CPU time: what it ran, not what it waited for
         self.last_wall = time.perf_counter()
         stacks = self.sampler.take() if self.sampler is not None else []
         if self.action is not None and self.last is not None:
-            gap = now - self.last - 10.0
+            gap, cpu_gap = now - self.last - 10.0, cpu - self.last_cpu
             self.gaps[self.action].append(gap)
             if gap > self.worst.get(self.action, (-1.0, ""))[0]:
                 self.worst[self.action] = (gap, self.seen)
                 self.worst_stacks[self.action] = stacks
+            if cpu_gap > self.cpu_worst.get(self.action, (-1.0, 0.0, ""))[0]:
+                self.cpu_worst[self.action] = (cpu_gap, gap, self.seen)
             if gap > 30 and self.sampler is not None:
-                self.long_gaps[self.action].append((round(gap), self.seen, collections.Counter(stacks).most_common(2)))
-        self.last = now
+                self.long_gaps[self.action].append((round(gap), self.seen, collections.Counter(stacks).most_common(2),
+                                                    round(cpu_gap)))
+        self.last, self.last_cpu = now, cpu
 
     def _on_gc(self, phase, info) -> None:
         if phase == "start":
@@ -142,6 +152,7 @@ class StallMeter:
 
     def start(self, action: str) -> None:
         self.action, self.last, self.seen = action, None, action
+        self.cpu_worst.pop(action, None)
         self._t0 = time.monotonic()
 
     def stop(self) -> None:
@@ -263,12 +274,16 @@ def _traced(refresh, meter: StallMeter):
     return traced_refresh
 
 
-def start_py_spy(out: str) -> subprocess.Popen | None:
-    exe = shutil.which("py-spy")
+def start_py_spy(out: str, native: bool = False) -> subprocess.Popen | None:
+    """py-spy recording this process into ``out`` (raw format); ``native``: with C/C++ frames (py-spy then pauses
+    the process for each sample: the stalls measured meanwhile are longer, the profile says what Qt did)."""
+    beside = Path(sys.executable).with_name("py-spy")
+    exe = shutil.which("py-spy") or (str(beside) if beside.exists() else None)
     if exe is None:
         print("py-spy not found (pip install py-spy): no profile")
         return None
-    return subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--rate", "250", "--nonblocking",
+    how = ["--native"] if native else ["--nonblocking"]
+    return subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--rate", "250", *how,
                              "--format", "raw", "--threads", "--output", out], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
 
@@ -312,17 +327,27 @@ def print_report(meter: StallMeter, top: int) -> None:
         worst, seen = meter.worst.get(name, (0.0, ""))
         ordered = sorted(gaps)
         p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else float("nan")
+        cpu, cpu_wall, cpu_seen = meter.cpu_worst.get(name, (0.0, 0.0, ""))
         print(f"  {worst:7.1f} ms worst, p99 {p99:5.1f} ms, {sum(g > 50 for g in gaps):3d} > 50 ms over "
               f"{meter.seconds[name]:5.1f} s  {name}" + (f"  [worst after: {seen}]" if worst > 50 else ""))
+        print(f"          GUI thread CPU in one gap: {cpu:.1f} ms at most (a {cpu_wall:.0f} ms gap"
+              + (f", after {cpu_seen}" if cpu > 30 else "") + ")")
         if meter.sampler is not None and worst > 30:
             for stack, n in collections.Counter(meter.worst_stacks.get(name, [])).most_common(3):
                 print(f"      {n:3d} x {stack}")
             gaps = meter.long_gaps.get(name, [])
             if len(gaps) > 1:
-                print(f"      all gaps over 30 ms: " + "; ".join(f"{g} ms after {seen}" for g, seen, _ in gaps[:8]))
+                print("      all gaps over 30 ms: " + "; ".join(f"{g} ms ({c} ms CPU) after {seen}"
+                                                             for g, seen, _, c in gaps[:8]))
+                for g, seen, top, c in gaps[:8]:
+                    if g > 50 and top:
+                        print(f"        {g} ms gap ({c} ms CPU): {top[0][1]} x {top[0][0]}")
     if everything:
+        cpus = [c for c, _, _ in meter.cpu_worst.values()]
         print(f"  overall: worst {max(everything):.1f} ms, median {statistics.median(everything):.1f} ms, "
-              f"{sum(g > 50 for g in everything)} stalls > 50 ms in {len(everything)} ticks")
+              f"{sum(g > 50 for g in everything)} stalls > 50 ms in {len(everything)} ticks; the GUI thread's CPU in "
+              f"one gap at most {max(cpus):.1f} ms; process CPU {time.process_time():.1f} s; load average "
+              f"{os.getloadavg()}")
 
 
 def main() -> int:
@@ -334,14 +359,20 @@ def main() -> int:
     ap.add_argument("--no-actions", action="store_true", help="only the fine-tune (plot refreshes)")
     ap.add_argument("--py-spy", default="", help="profile the GUI process with py-spy into this file")
     ap.add_argument("--shots", default="", help="folder for a screenshot of the window at the end")
+    ap.add_argument("--native", action="store_true",
+                    help="with --py-spy: native (C++) frames too; py-spy then pauses the process for each sample")
     ap.add_argument("--top", type=int, default=10, help="frames listed from the py-spy profile")
     ap.add_argument("--stacks", action="store_true",
                     help="sample the GUI thread's stack during gaps (a thread, every 2 ms once a tick is 15 ms late) "
                          "and print what ran in each action's worst gap")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary runs folder (printed at the start)")
+    ap.add_argument("--stack-depth", type=int, default=7, help="innermost frames printed per --stacks sample")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
     a = ap.parse_args()
+    STACK_DEPTH[0] = a.stack_depth
 
     tmp = Path(tempfile.mkdtemp(prefix="stall_probe_"))
+    print(f"runs, settings and cache in {tmp}" + ("" if a.keep else " (removed at the end)"), flush=True)
     os.environ.setdefault("EXPLORER_CACHE_DIR", str(tmp / "cache"))   # the τ study is computed, not cached
     from explorer.ui.app import create_window
 
@@ -360,7 +391,7 @@ def main() -> int:
     if not a.no_train:
         cfg, run = launch(meter, win)
         TRAINING["run"] = run
-    spy = start_py_spy(a.py_spy) if a.py_spy else None
+    spy = start_py_spy(a.py_spy, a.native) if a.py_spy else None
     if not a.no_actions:
         inspector_actions(meter, win, a.dev_file or cfg.dev, a.dev_cap)
     if spy is not None:
@@ -389,6 +420,8 @@ def main() -> int:
 
     win.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)   # the run (checkpoints), settings and cache of this probe
     return 0
 
 

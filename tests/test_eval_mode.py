@@ -43,6 +43,21 @@ def test_inference_restores_each_submodule_and_turns_autograd_off():
     assert _modes(loaded.model) == before                     # restored on the way out of an error too
 
 
+def test_a_model_in_eval_mode_is_not_switched_and_a_flag_set_in_the_block_comes_back(monkeypatch):
+    """The inspector's model is always in eval mode: Module.eval (a Python call per submodule, about 1 ms of each
+    probe) is skipped; a flag the block itself changes is still set back."""
+    from explorer.core.eval_mode import inference
+
+    loaded = tiny_loaded_model("qa")
+    loaded.model.eval()
+    calls: list = []
+    real = torch.nn.Module.train
+    monkeypatch.setattr(torch.nn.Module, "train", lambda self, mode=True: (calls.append(mode), real(self, mode))[1])
+    with inference(loaded.model):
+        loaded.model.base_model.encoder.train()               # the block switches a part (a caller's mistake)
+    assert calls and False not in calls and not any(_modes(loaded.model))   # no eval(); all back in eval
+
+
 def test_probe_twice_on_a_train_mode_model_gives_identical_logits():
     from explorer.core.probe import probe
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.attention_layers import head_matrix
 from explorer.core.errors import UserError
 
 
@@ -77,12 +78,8 @@ class CheckpointComparison:
             raise IndexError(f"layer {layer + 1} of {self.num_layers}")
         if head is not None and not 0 <= head < self.num_heads:
             raise IndexError(f"head {head + 1} of {self.num_heads}")
-        if head is None:
-            a = self.attentions_a[layer].mean(axis=0, dtype=np.float32)
-            b = self.attentions_b[layer].mean(axis=0, dtype=np.float32)
-        else:
-            a = self.attentions_a[layer, head].astype(np.float32)
-            b = self.attentions_b[layer, head].astype(np.float32)
+        a = head_matrix(self.attentions_a, layer, head)
+        b = head_matrix(self.attentions_b, layer, head)
         return a, b, b - a
 
     def flow(self, head: int | None = None) -> tuple[np.ndarray, np.ndarray]:

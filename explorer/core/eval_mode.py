@@ -29,11 +29,15 @@ def inference(model, *, gradients: bool = False) -> Iterator[None]:
     """
     import torch
 
+    # a model already in eval mode (the inspector's) skips Module.eval, a Python call per submodule (about 1 ms of
+    # each probe on a 2-core CPU), and only the flags that differ afterwards are set back
     modes = [(m, m.training) for m in model.modules()]
-    model.eval()
+    if any(training for _m, training in modes):
+        model.eval()
     try:
         with (torch.enable_grad() if gradients else torch.inference_mode()):
             yield
     finally:
         for module, training in modes:
-            module.training = training
+            if module.training != training:
+                module.training = training

@@ -16,9 +16,11 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBox
 from explorer.core.flow_history import FlowHistory, flow_history
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.flow_layout import FlowLayout
+from explorer.ui.shell.turns import after_paint
 
 BLOCK_NAMES = {"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"}
 DEFAULT_PAIR = "question->passage"
+LINES_PER_TURN = 3      # line items (with their legend entries) a shown view makes per event-loop turn
 PLOT_MIN_HEIGHT = 200   # px: the flow plot's least height while open (a data area of ~120 px: layout_check)
 
 
@@ -201,6 +203,35 @@ class FlowOverTraining(QWidget):
             box.blockSignals(False)
         self._draw()
 
+    def _make_lines(self, key: tuple, all_now: bool = False) -> None:
+        """Make the next LINES_PER_TURN line items (and legend entries) of ``key``, ((layer, colour), ...); in a
+        window on screen the others come in the next turns, each after the paint of the one before. A line with its
+        legend entry costs pyqtgraph 3-4 ms, and a first evaluation also shows this view and lays the page out
+        again: all of it in one turn held the GUI thread for 100 ms (scripts/gui_stall_probe.py, issue 30). A
+        window not on screen (tests, an export) gets them all at once."""
+        if key != self._items_key:   # other layers (or none) since
+            return
+        start = len(self._items)
+        # the window on screen, not this view: a first evaluation draws the lines just before the view is shown
+        spread = self.window().isVisible() and not all_now
+        stop = min(len(self._lines), start + LINES_PER_TURN) if spread else len(self._lines)
+        for (layer, x, y), (_layer, color) in zip(self._lines[start:stop], key[start:stop]):
+            self._items.append(self.plot.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
+                                              symbolBrush=color, symbolPen=None, name=f"layer {layer}"))
+        if len(self._items) < len(self._lines):
+            after_paint(self, lambda: self._make_lines(key))
+        else:
+            self._legend_fit.fit(self.plot.width())
+
+    def lines_pending(self) -> bool:
+        """Whether line items are still to be made (in the next event-loop turns)."""
+        return self._items_key is not None and len(self._items) < len(self._lines)
+
+    def finish_lines(self) -> None:
+        """Make the lines still pending now (tests, exports: Curves' redraw_now)."""
+        if self.lines_pending():
+            self._make_lines(self._items_key, all_now=True)
+
     def _clear_items(self) -> None:
         self.plot.clear()
         legend = self.plot.plotItem.legend
@@ -224,16 +255,16 @@ class FlowOverTraining(QWidget):
         self._lines = h.lines(pair, None if q <= 0 else q - 1)
         colors = layer_colors(h.layers)
         key = tuple((layer, color) for (layer, _x, _y), color in zip(self._lines, colors))
-        if key == self._items_key:
+        if key == self._items_key:   # the lines made (or being made) for these layers get their new points
             for item, (_layer, x, y) in zip(self._items, self._lines):
                 item.setData(x, y)
         else:
             self._clear_items()
-            for (layer, x, y), color in zip(self._lines, colors):
-                self._items.append(self.plot.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
-                                                  symbolBrush=color, symbolPen=None, name=f"layer {layer}"))
             self._items_key = key
-            self._legend_fit.fit(self.plot.width())
+            if self.window().isVisible():   # a first evaluation also shows this view: the lines after that paint
+                after_paint(self, lambda: self._make_lines(key))
+            else:
+                self._make_lines(key)
         who = "the mean over the watched questions" if q <= 0 else f"“{h.questions[q - 1]}”"
         # what is drawn is said in the note, not in a plot title: the plot keeps its height for the data
         self.note.setText(f"{pair_label(pair)}, {who}: {len(h.steps)} evaluations, steps {h.steps.min():g}–{h.steps.max():g}; each point is "

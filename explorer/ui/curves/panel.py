@@ -509,6 +509,7 @@ class CurvesPanel(CurvesExport, QWidget):
         while self._pending:
             self._refresh_next()
         self._stagger.stop()
+        self.flow_view.finish_lines()
         self._update_progress()
         self._update_legend()
         # the new row heights (_fit_rows) reach the scroll area through posted layout requests: lay out now, so

@@ -19,11 +19,14 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
+from explorer.core.attention_layers import head_matrix
 from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+from explorer.ui.shell.columns import cells_told_once
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
+from explorer.ui.shell.turns import zero_timer
 
 from .common import ReadoutLabel, header, tip
 from .head_view import HeadView
@@ -118,6 +121,9 @@ class AttentionView(QWidget):
         self._updating = False
         self._flow_key: tuple | None = None    # what the flow table / model map show now (see _redraw_flow)
         self._model_key: tuple | None = None
+        # a shown view redraws the map in the turn of the change and the rest (head view, block flow, selection
+        # readout) in the next one, after the map's paint: no turn holds the GUI thread for all of it
+        self._rest = zero_timer(self, self._redraw_rest)
         self.async_weights = False
         controls = self._build_controls()
         top = self._build_token_views()
@@ -162,7 +168,7 @@ class AttentionView(QWidget):
         # the window label is long ("1: 384 tokens, chars 0-1712"): elided, so the row stays narrow
         self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.window_box.setMinimumContentsLength(12)
-        self.export = ExportButton(lambda: self._split, "attention view", html=self.html_job)
+        self.export = ExportButton(self._export_widget, "attention view", html=self.html_job)
         self.compare = QPushButton("Compare with checkpoint…")
         self.compare.setToolTip("The same question and passage through another checkpoint: its attention beside "
                                 "this one's and their difference, both block flows, both answers.")
@@ -237,9 +243,12 @@ class AttentionView(QWidget):
         self.flow_plot.getAxis("bottom").setTickSpacing(1, 1)
         self.flow_plot.setToolTip(tip("block flow"))
         self._flow_curves = []
+        # dynamicRangeLimit off: shares stay within the auto range, and with it every new y range (a head change)
+        # rebuilt each curve's points a second time
         for (name, _, _), color in zip(self.blocks.flow_columns, ("#1f77b4", "#2ca02c", "#7f7f7f")):
             self._flow_curves.append(self.flow_plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o",
-                                                         symbolSize=6, symbolBrush=color, name=name))
+                                                         symbolSize=6, symbolBrush=color, name=name,
+                                                         dynamicRangeLimit=None))
         self._flow_legend_fit.hold_one_column()   # its entries exist now: the plot's minimum size
         self._layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
         self.flow_plot.addItem(self._layer_line)
@@ -310,6 +319,7 @@ class AttentionView(QWidget):
         """Show a ProbeResult (from probe(..., attentions=True)); None clears the view."""
         self.result = result
         self._flow_key = self._model_key = None
+        self._rest.stop()
         has = result is not None and result.attention
         self._set_enabled(bool(has))
         self._updating = True
@@ -423,9 +433,9 @@ class AttentionView(QWidget):
             weights = self.result.attention_weights(self.window)
         if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
-        if head <= 0:   # float32 accumulation straight from float16: no float32 copy of the layer's heads
-            return weights[layer].mean(axis=0, dtype=np.float32), f"layer {layer + 1}, mean over heads"
-        return weights[layer, head - 1].astype(np.float32), f"layer {layer + 1}, head {head}"
+        if head <= 0:   # cached per weights array and layer (explorer.core.attention_layers)
+            return head_matrix(weights, layer), f"layer {layer + 1}, mean over heads"
+        return head_matrix(weights, layer, head - 1), f"layer {layer + 1}, head {head}"
 
     def _redraw(self) -> None:
         if self._updating or self.result is None or not self.result.attention:
@@ -438,6 +448,7 @@ class AttentionView(QWidget):
         if self.async_weights and self.result.attention[self.window].attentions is None \
                 and self.mode.currentIndex() != MODE_ROLLOUT:
             # the weights are on their way (weights_ready redraws): no 30-100 ms redraw of a placeholder
+            self._rest.stop()
             self._groups, self._what = None, what
             self._matrix, self._labels, self._blocks = matrix, list(win.tokens), list(win.blocks)
             self.info.setText(f"{what} (the maps still show the window before)")
@@ -456,8 +467,6 @@ class AttentionView(QWidget):
         self.heatmap.set_matrix(matrix, labels, labels, blocks, blocks, levels=(0.0, max(vmax, 1e-6)),
                                 keep_view=True)
         self._what = what
-        self._redraw_head_view()
-        self._redraw_flow()
         note = getattr(self.result, "attention_note", "")
         # the memory note before the usage hint: the readout holds three lines and elides what does not fit
         self.info.setText(f"{what}; window {self.window + 1} of {len(self.result.windows)}, "
@@ -465,7 +474,37 @@ class AttentionView(QWidget):
                           + (f"\nMemory budget: {note}." if note else "")
                           + "\nRows attend to columns; hover a token to see where its attention goes; click, "
                           "Ctrl+click or drag in the lines view to select several.")
+        if not self.isVisible():
+            self._redraw_rest()   # nothing is painted: no reason to wait
+            return
+        if self.flow_table.rowCount() != self._attention().num_layers:
+            # new table rows and the plot's first title (the first result, another model) change the page's
+            # layout: they come now, so that the map is not painted once at a size it loses a turn later
+            self._lay_out_flow(*self._head_mean_or_head(self._attention().flow))
+        self._rest.start()   # restarted by a quick series of changes: the rest is drawn once, for the last
+
+    def _redraw_rest(self) -> None:
+        """The second turn of a redraw: the head view, the block flow and model view, the selection readout."""
+        self._rest.stop()
+        if self.result is None or not self.result.attention:
+            return
+        self._redraw_head_view()
+        self._redraw_flow()
         self._show_selection()
+
+    def finish_redraw(self) -> None:
+        """Draw now what the last change left for the next event-loop turn (a shown view; tests, exports and the
+        hover readouts, which read the head view's tokens)."""
+        if self._rest.isActive():
+            self._redraw_rest()
+
+    def redraw_pending(self) -> bool:
+        """Whether part of the last change is still to be drawn (in the next event-loop turn)."""
+        return self._rest.isActive()
+
+    def _export_widget(self) -> QWidget:
+        self.finish_redraw()
+        return self._split
 
     def _redraw_head_view(self) -> None:
         if self.result is None or self._matrix.size == 0:
@@ -517,25 +556,36 @@ class AttentionView(QWidget):
     def _fill_flow(self, per_layer: np.ndarray, which: str) -> None:
         """The block-flow table and its curves for (layers, 3, 3) flow (one head or the head mean)."""
         n_layers = per_layer.shape[0]
+        self._lay_out_flow(per_layer, which)
+        for c, (name, a, b) in enumerate(self.blocks.flow_columns):
+            self._flow_curves[c].setData(np.arange(1, n_layers + 1), per_layer[:, a, b])
+        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+
+    def _lay_out_flow(self, per_layer: np.ndarray, which: str) -> None:
+        """What of the block flow sizes the page: the table's rows and texts (new rows, another number of layers,
+        also size the table) and the plot's title."""
+        n_layers = per_layer.shape[0]
         resize = self.flow_table.rowCount() != n_layers
         if resize:   # new rows: new items; otherwise only their texts change (a head change)
             self.flow_table.setRowCount(n_layers)
             self.flow_table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
-        for c, (name, a, b) in enumerate(self.blocks.flow_columns):
-            values = per_layer[:, a, b]
-            for r in range(n_layers):
-                item = self.flow_table.item(r, c)
-                if item is None:
-                    item = QTableWidgetItem()
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                    self.flow_table.setItem(r, c, item)
-                item.setText(f"{values[r]:.3f}")
-            self._flow_curves[c].setData(np.arange(1, n_layers + 1), values)
-        self.flow_table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+        self._set_flow_texts(per_layer)
         if resize:
             self._fit_flow_table()
         self.flow_plot.setTitle(f"block flow per layer ({which})", size="9pt")
         self._flow_legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
+
+    def _set_flow_texts(self, per_layer: np.ndarray) -> None:
+        """The block-flow table's texts for (layers, 3, 3) flow, its views told once (a head change: 18 cells)."""
+        with cells_told_once(self.flow_table) as table:
+            for c, (_name, a, b) in enumerate(self.blocks.flow_columns):
+                for r, value in enumerate(per_layer[:, a, b].tolist()):
+                    item = table.item(r, c)
+                    if item is None:
+                        item = QTableWidgetItem()
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                        table.setItem(r, c, item)
+                    item.setText(f"{value:.3f}")
 
     def _fit_flow_table(self) -> None:
         """Make the block-flow table wide enough for all its columns (no horizontal scrolling)."""
@@ -570,6 +620,7 @@ class AttentionView(QWidget):
 
     def selected_tokens(self) -> list[int]:
         """The tokens selected in the head view, as indices into the shown matrix (current_matrix)."""
+        self.finish_redraw()
         side, sel = self.head_view.selection
         idx = self._left_idx if side == "left" else self._right_idx
         return [int(idx[i]) for i in sel if i < idx.size]
@@ -596,6 +647,7 @@ class AttentionView(QWidget):
                           "Escape clears the selection.")
 
     def _on_heatmap_hover(self, row: int, col: int) -> None:
+        self.finish_redraw()
         self.heatmap.highlight_row(row)
         if row < 0:
             self.head_view.set_hover("", -1)
@@ -608,6 +660,13 @@ class AttentionView(QWidget):
         self.head_view.blockSignals(False)
 
     def _on_head_hover(self, side: str, i: int) -> None:
+        if self.redraw_pending():   # a hover between a change and its second turn: the head view is redrawn now
+            self._redraw_rest()     # (which forgets its hover), and the row under the mouse is hovered again
+            labels = self.head_view.left_labels if side == "left" else self.head_view.right_labels
+            i = i if 0 <= i < len(labels) else -1
+            self.head_view.blockSignals(True)
+            self.head_view.set_hover(side, i)
+            self.head_view.blockSignals(False)
         if self.head_view.selection[1]:
             return   # the readout describes the selection until it is cleared
         t = self._token_index(side, i)

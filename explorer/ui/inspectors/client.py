@@ -26,6 +26,7 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
+from explorer.core.attention_layers import warm as warm_layers
 from explorer.core.wire import WireError, pack, read_raw, unpack
 from explorer.paths import REPO_ROOT
 
@@ -172,12 +173,23 @@ def _preimport() -> None:
 
 def _warm(value) -> None:
     """Work a reply would otherwise cost the GUI thread, done here on the reader thread: a ModelInfo's
-    tokenizer (the tokenizers import and parsing its tokenizer.json take tens of milliseconds)."""
+    tokenizer (the tokenizers import and parsing its tokenizer.json take tens of milliseconds); the mean over
+    heads of every layer of the raw attention weights a probe (ProbeResult.attention) or a window's
+    ``attention_weights`` reply brings (explorer.core.attention_layers: 5-14 ms per layer of a 384-token
+    window, which the Attention view would otherwise compute on a layer change or a redraw)."""
     if type(value).__name__ == "ModelInfo":
         try:
             value.question_tokens("warm up", 1)
         except Exception:   # noqa: BLE001 - a tokenizer that cannot be built is reported when it is used
             pass
+        return
+    attention = getattr(value, "attention", None)
+    try:
+        for weights in ([getattr(a, "attentions", None) for a in attention] if isinstance(attention, list)
+                        else [value]):
+            warm_layers(weights)
+    except Exception:   # noqa: BLE001 - the view computes what is missing when it shows it (and reports errors)
+        pass
 
 
 @dataclass

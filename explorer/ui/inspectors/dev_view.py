@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.tau_study import default_cache_dir, questions_near
@@ -25,6 +25,7 @@ from .client import shared_client
 from .remote import RemoteJob
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.scrolling import scrolling
+from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
 
 PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
 TABLE_MIN_ROWS = 4      # rows each table keeps in view (eighth trial: one row of each at 1280x800)
@@ -270,7 +271,7 @@ class DevTauView(QWidget):
         self.run_button = QPushButton("Run")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
+        self.progress = PaintLaterProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("no study yet")
@@ -488,13 +489,30 @@ class DevTauView(QWidget):
         self.best_marker.setData([grid.best_tau], [grid.best_f1])
         self.plot.setXRange(lo, hi, padding=0.02)
         self.plot.setYRange(0, 100, padding=0.02)
-        self._render_summary()
         self.export_button.setEnabled(True)
         self.calibration_button.setEnabled(True)
         self.tau.blockSignals(True)
         self.tau.setValue(grid.best_tau)
         self.tau.blockSignals(False)
-        self._apply_tau(grid.best_tau)
+        # the curves now; the summary with its τ table, then τ's figures and the questions near it (100 rows), each
+        # in the turn after the paint of the one before (all at once held the GUI thread for 90 ms: issue 30)
+        self._show_in_turns(self.study, [self._render_summary, self._show_questions])
+
+    def _show_in_turns(self, study, steps: list) -> None:
+        """Run ``steps`` one per event-loop turn, each after the paint of the turn before (all now when the view is
+        hidden), while ``study`` is still the one shown."""
+        if not steps or study is not self.study:
+            return
+        if self.isVisible():
+            after_paint(self, lambda: (steps[0](), self._show_in_turns(study, steps[1:]))
+                        if study is self.study else None)
+            return
+        for step in steps:
+            step()
+
+    def _show_questions(self) -> None:
+        """The last turn of showing a study: τ's line and figures and the questions near it; then study_ready."""
+        self._apply_tau(float(self.tau.value()))
         self.study_ready.emit(self.study)
 
     def open_calibration(self):

@@ -19,6 +19,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from explorer.ui.shell.turns import after_paint
+
 from .attention_view import AttentionView
 from .dev_view import DevTauView
 from .download_bar import DownloadBar, HubDownloader
@@ -139,9 +141,11 @@ class InspectorHub(QObject):
         self.panel.load_model_requested.connect(self.open_model)
         self.panel.probe_requested.connect(self.probe_now)
         self.panel.dataset_requested.connect(self.open_dataset)
-        # the other view follows a window change one event later (each redraw is 10-20 ms of the GUI thread)
-        self.attention_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.spans_view.set_window(i)))
-        self.spans_view.window_changed.connect(lambda i: QTimer.singleShot(0, lambda: self.attention_view.set_window(i)))
+        # the other view follows a window change in a later turn, after the paint (each redraw is 10-20 ms of the
+        # GUI thread)
+        self.attention_view.window_changed.connect(   # after the attention view's own second turn
+            lambda i: after_paint(self, lambda: self.spans_view.set_window(i), turns=2))
+        self.spans_view.window_changed.connect(lambda i: after_paint(self, lambda: self.attention_view.set_window(i)))
         self.dev_view.open_question.connect(self._open_from_dev)
         self._prewarmed = False
         self.compare_view = None   # the two-checkpoint view, made when first asked for
@@ -370,12 +374,14 @@ class InspectorHub(QObject):
         self.attention_view.set_result(result)
 
     def _show_in_turn(self, result, steps: list) -> None:
-        """Run ``steps`` (each called with result) one per event-loop turn, while result is still the newest."""
+        """Run ``steps`` (each called with result) one per event-loop turn, each after the paint of the one before
+        (explorer.ui.shell.turns), while result is still the newest."""
         if result is not self.result or not steps:
             return
         steps[0](result)
-        if len(steps) > 1:
-            QTimer.singleShot(0, lambda: self._show_in_turn(result, steps[1:]))
+        if len(steps) > 1:   # the attention view may have left the rest of its redraw to its next turn: after it
+            after_paint(self, lambda: self._show_in_turn(result, steps[1:]),
+                        turns=2 if self.attention_view.redraw_pending() else 1)
 
     def _fetch_window_weights(self, index: int) -> None:
         """Ask the child for window ``index``'s raw attention weights (not kept under the memory budget)."""

@@ -9,8 +9,11 @@ elided ("…", the full text in the tooltip) beyond that.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView, QTableView
+from PySide6.QtWidgets import QHeaderView, QTableView, QTableWidget
 
 SHORT_CELL = 24        # characters: a cell this short is shown whole
 MIN_TEXT_COLUMN = 120  # px: the narrowest a column of longer, elided text may be
@@ -60,6 +63,22 @@ def fit_columns(table: QTableView, stretch: int | None = None) -> None:
         table.setMinimumWidth(others + MIN_TEXT_COLUMN + 2 * table.frameWidth()
                               + table.verticalScrollBar().sizeHint().width()
                               + (table.verticalHeader().width() if table.verticalHeader().isVisible() else 0))
+
+
+@contextlib.contextmanager
+def cells_told_once(table: QTableWidget) -> Iterator[QTableWidget]:
+    """Fill ``table``'s cells (setItem, setText ...; its rows already made with setRowCount) with its model's signals
+    held, then tell its views once: one dataChanged over every cell. A column sized to its contents measured all
+    its rows again at each cell's change: 100 cells of the n-best table cost 8 ms of the GUI thread, 18 of the
+    attention view's block-flow table 3 ms (scripts/gui_stall_probe.py, issue 30)."""
+    model = table.model()
+    was = model.blockSignals(True)
+    try:
+        yield table
+    finally:
+        model.blockSignals(was)
+    if not was and model.rowCount() and model.columnCount():
+        model.dataChanged.emit(model.index(0, 0), model.index(model.rowCount() - 1, model.columnCount() - 1))
 
 
 def wrap_rows(table: QTableView) -> None:
