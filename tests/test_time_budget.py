@@ -104,3 +104,20 @@ def test_a_budgeted_run_ends_on_time_with_the_lr_decayed(tmp_path, monkeypatch):
     ckpt = tmp_path / "budget" / "checkpoints" / "last" / "training_state.pt"
     state = torch.load(ckpt, weights_only=False)
     assert state["train_seconds"] >= 60 * budget_minutes
+
+
+def test_a_run_that_reaches_its_step_bound_before_its_budget_ends_annealed():
+    """A machine fast enough to reach the epochs / max_steps bound before the time budget (a CPU with AMX, a
+    GPU) ended the run with the learning rate still near its peak: the schedule follows whichever of the
+    budget and the step bound comes first, so the last step's factor is 0 either way."""
+    now = [0.0]
+    factor = time_schedule(0.1, 1800.0, lambda: now[0], total_steps=100)
+    for step in range(101):
+        now[0] = 6.0 * step               # 100 steps in 600 s: the bound ends the run at a third of the budget
+        if step == 5:
+            assert factor(step) == pytest.approx(0.5)     # warming up by steps (5 of the 10 warmup steps)
+        if step == 55:
+            assert factor(step) == pytest.approx(0.5)     # decaying by steps, not by the 18% of time spent
+    assert factor(100) == 0.0
+    slow = time_schedule(0.1, 1800.0, lambda: 900.0, total_steps=100_000)
+    assert slow(10) == pytest.approx(0.5 / 0.9)           # a slow machine: the time budget leads, as before

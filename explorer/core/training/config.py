@@ -139,7 +139,7 @@ class TrainConfig:
     time_budget_minutes: float = setting(
         0.0, "end the run when its training steps have taken this many minutes (evaluations and saves not "
         "counted); the learning rate then warms up and decays to 0 over the budget instead of over the steps "
-        "(epochs / max_steps stay an upper bound); 0 = no budget", label="Time budget (min)", group=RECIPE,
+        "(epochs / max_steps stay an upper bound: when they end the run first, the decay follows them); 0 = no budget", label="Time budget (min)", group=RECIPE,
         kind="float", lo=0, step=5, decimals=1, special="none")
     batch_size: int = setting(32, "examples (QA: windows) per micro-batch", label="Batch size", group=RECIPE,
                               kind="int", lo=1,

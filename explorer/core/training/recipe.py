@@ -90,31 +90,40 @@ def build_scheduler(optimizer: torch.optim.Optimizer, *, warmup_steps: int, tota
     return torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup_steps, total_steps))
 
 
-def time_schedule(warmup_ratio: float, budget_seconds: float, clock):
+def time_schedule(warmup_ratio: float, budget_seconds: float, clock, total_steps: int = 0):
     """lr multiplier by training time: the linear warmup + linear decay of :func:`linear_schedule` with
-    the fraction of the time budget spent, ``f = clock() / budget_seconds``, in place of the fraction of
-    steps done: f / warmup_ratio while f < warmup_ratio, then (1 - f) / (1 - warmup_ratio), 0 from f = 1.
+    the fraction of the run done, ``f``, in place of the fraction of steps done: f / warmup_ratio while
+    f < warmup_ratio, then (1 - f) / (1 - warmup_ratio), 0 from f = 1.
 
-    Used when a run has ``time_budget_minutes`` (a fixed wall-clock budget, as on a CPU where the number
-    of steps that fit is not known in advance): the learning rate reaches 0 when the budget is spent,
-    whatever the machine's speed. The step argument is ignored.
+    ``f`` is the larger of the fraction of the time budget spent, ``clock() / budget_seconds``, and the fraction
+    of the run's step bound done, ``step / total_steps`` (epochs or max_steps): the learning rate reaches 0 when
+    the budget is spent or when the step bound ends the run, whichever comes first. Used when a run has
+    ``time_budget_minutes`` (a fixed wall-clock budget, as on a CPU where the number of steps that fit is not
+    known in advance). Without the step fraction, a machine fast enough to reach the step bound before the
+    budget (a CPU with AMX, a GPU) ended the run with the learning rate still high, never annealed.
 
     Args:
-        warmup_ratio: the share of the budget spent warming up, in [0, 1).
+        warmup_ratio: the share of the run spent warming up, in [0, 1).
         budget_seconds: the budget, > 0.
         clock: a callable giving the training seconds so far (explorer.core.training.clock.TrainClock.seconds).
+        total_steps: the run's step bound (TrainingRun.steps_total); 0 = none (time alone).
     """
-    def factor(_step: int) -> float:
-        f = min(1.0, max(0.0, clock() / budget_seconds))
+    def factor(step: int) -> float:
+        f = max(0.0, clock() / budget_seconds)
+        if total_steps > 0:
+            f = max(f, step / total_steps)
+        f = min(1.0, f)
         if f < warmup_ratio:
             return f / warmup_ratio
         return max(0.0, (1.0 - f) / max(1e-12, 1.0 - warmup_ratio))
     return factor
 
 
-def build_time_scheduler(optimizer: torch.optim.Optimizer, *, warmup_ratio: float, budget_seconds: float, clock):
+def build_time_scheduler(optimizer: torch.optim.Optimizer, *, warmup_ratio: float, budget_seconds: float, clock,
+                         total_steps: int = 0):
     """torch LambdaLR with :func:`time_schedule`; call ``step()`` once per optimizer step."""
-    return torch.optim.lr_scheduler.LambdaLR(optimizer, time_schedule(warmup_ratio, budget_seconds, clock))
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, time_schedule(warmup_ratio, budget_seconds, clock,
+                                                                      total_steps))
 
 
 def clip_gradients(parameters, max_norm: float) -> torch.Tensor:

@@ -361,7 +361,8 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
     clock = TrainClock(float(state.get("train_seconds", 0.0)) if state else 0.0)
     if config.time_budget_minutes > 0:
         scheduler = build_time_scheduler(optimizer, warmup_ratio=config.warmup_ratio,
-                                         budget_seconds=60.0 * config.time_budget_minutes, clock=clock.seconds)
+                                         budget_seconds=60.0 * config.time_budget_minutes, clock=clock.seconds,
+                                         total_steps=plan["steps_total"])
     else:
         scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=plan["steps_total"])
     model, optimizer = accelerator.prepare(loaded.model, optimizer)
