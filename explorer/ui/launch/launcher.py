@@ -90,6 +90,21 @@ def _applies(spec, task: str, qa: bool) -> bool:
     return True
 
 
+def column_choices(columns: list[str], samples: dict, pairs: bool) -> list[tuple[str, str]]:
+    """(value, shown text) of each choice of a column picker: a column's name and a sample value ("5 — 5.000");
+    with ``pairs`` every two columns in file order ("6, 7 — A plane is taking off. | An air plane is…")."""
+    def shown(names: list[str]) -> str:
+        values = [str(samples.get(n, "")) for n in names]
+        sample = " | ".join(v for v in values if v)
+        return f"{', '.join(names)} — {sample}" if sample else ", ".join(names)
+
+    if pairs and len(columns) >= 2:
+        picks = [[a, b] for i, a in enumerate(columns) for b in columns[i + 1:]]
+    else:
+        picks = [[c] for c in columns]
+    return [(", ".join(p), shown(p)) for p in picks]
+
+
 class LauncherPanel(QWidget):
     """Edit a run, preview its data and command line, launch it (or the paper grid)."""
 
@@ -118,6 +133,7 @@ class LauncherPanel(QWidget):
         self._file_note = ""             # what a new training file reset (_new_train_file)
         self._dev_home: str | None = None  # the training file's folder when the dev file was set (_dev_partner)
         self._preset = ""                # the preset the form was set from, while its task is kept
+        self._guessed_for: str | None = None   # the training file whose columns were guessed from its values
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
@@ -618,8 +634,12 @@ class LauncherPanel(QWidget):
         self.dev_preview.request(cfg.dev, cfg.task, cfg.text_columns, cfg.label_column, options)
 
     def _offer_columns(self, res: dict) -> None:
-        """Fill the column pickers with the training file's columns; the guess shows as the placeholder."""
+        """Fill the column pickers with the training file's columns, each with a sample value ("5 — 5.000",
+        "6 — A plane is taking off."): the choice can be made from the screen. A guess by the usual names shows
+        as the placeholder (the run guesses the same); one by the values of a file without a header, which the run
+        cannot make, is filled in, once per file, and the banner says so (_fill_guess)."""
         columns = list(res.get("columns") or [])
+        samples = res.get("samples") or {}
         guess = res.get("guess") or {}
         pair = bool(getattr(find_task_facts(self.config().task), "pair", False))
         for name, placeholder in (("text_columns", ", ".join(guess.get("text_columns") or [])),
@@ -629,15 +649,41 @@ class LauncherPanel(QWidget):
             current = combo.currentText()
             combo.blockSignals(True)
             combo.clear()
-            items = [""] + columns
-            if name == "text_columns" and pair and len(columns) >= 2:
-                items = [""] + [f"{a}, {b}" for i, a in enumerate(columns) for b in columns[i + 1:]]
-            combo.addItems(items)
+            combo.addItem("")
+            for value, shown in column_choices(columns, samples, pair and name == "text_columns"):
+                combo.addItem(shown, value)
             combo.setCurrentText(current)
             combo.blockSignals(False)
             if combo.lineEdit() is not None:
                 combo.lineEdit().setPlaceholderText(f"guessed: {placeholder}" if placeholder else
                                                     ("pick a column" if columns else ""))
+        self._fill_guess(guess)
+
+    def _fill_guess(self, guess: dict) -> None:
+        """A file without a header: its text and label columns as guessed from its values (core.data.table.
+        guess_columns_from_values) go into the empty pickers, once per training file, with a word in the banner.
+        A guess by names is left to the run (the same rule reads the header there)."""
+        basis = guess.get("basis") or ""
+        train = self.editors["train"].get()
+        if not basis or not self.editors["no_header"].get() or self._guessed_for == train:
+            return
+        texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
+        filled: list[str] = []
+        if texts and not self.editors["text_columns"].get():
+            self.editors["text_columns"].set(texts)
+            filled.append(f"Text columns {', '.join(texts)}")
+        if label and not self.editors["label_column"].get():
+            self.editors["label_column"].set(label)
+            filled.append(f"Label column {label}")
+        self._guessed_for = train
+        if filled:
+            import html
+
+            note = html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
+                               "check them against the preview")
+            self._file_note = f"{self._file_note}. {note}" if self._file_note else note
+            self._compose_note()
+            self._changed()
 
     # ---- presets / launch ----------------------------------------------------------------
     def _preset_chosen(self, index: int) -> None:

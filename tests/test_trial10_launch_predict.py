@@ -1,0 +1,75 @@
+"""The tenth fresh-user trial (issue 25): the launcher, Classify and the Predictions page.
+
+STS-B without a header shows its rows and columns with sample values and a guess; a new training file resets
+the caps; the automatic Evaluate every fits the run's planned steps; automatic run names say the data folder
+when the file name is generic; the Predictions page shows the probabilities, no label for an empty row, and says
+which reviewed rows a fine-tune adds; Classify drops an example's gold label for a typed sentence; integer
+classes read 0 / 1; the Runs list's Best dev fits and every tab is reachable at 1280 px."""
+
+from pathlib import Path
+
+from explorer.core.training.config import TrainConfig
+
+# STS-B as released: tab-separated, no header, genre file years id score sentence1 sentence2 (7 or 9 fields)
+STSB = ("main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.\n"
+        "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man is playing a large flute.\tA man is playing a flute.\n"
+        "main-captions\tMSRvid\t2012test\t0005\t3.800\tA man is spreading cheese on a pizza.\tA man spreads cheese.\n"
+        "main-forums\tdeft\t2014\t0006\t0.500\tThree men are playing chess.\tTwo men are playing chess.\tx\ty\n"
+        "main-captions\tMSRvid\t2012test\t0009\t4.250\tA man is playing the cello.\tA man seated plays the cello.\n")
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_table_without_a_header_gets_its_columns_guessed_from_the_values(tmp_path):
+    from explorer.core.data.table import preview_table
+
+    stsb = _write(tmp_path / "stsb" / "train.csv", STSB)
+    guess = preview_table(stsb, no_header=True, texts=(1, 2), score=True).guess
+    assert (guess.text_columns, guess.label_column) == (("6", "7"), "5")
+    assert "columns 6 and 7 hold the longest texts" in guess.basis and "decimal numbers, 0.5 to 5" in guess.basis
+    sst2 = _write(tmp_path / "sst2.tsv", "a gripping, beautifully acted film\t1\nthe plot goes nowhere at all\t0\n")
+    guess = preview_table(sst2, no_header=True).guess
+    assert (guess.text_columns, guess.label_column) == (("1",), "2")
+
+
+def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sample(qtbot, tmp_path):
+    """Tenth trial: after ticking "No header row" the preview showed no rows and the pickers offered "1…7"; a
+    researcher could not tell that 6 and 7 are the sentences and 5 the score."""
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stsb = str(_write(tmp_path / "stsb" / "train.csv", STSB))
+    res = preview_data(stsb, "regression", options={"no_header": True})
+    assert not res["ok"] and "no text column found" in res["error"]
+    assert len(res["records"]) == 5 and res["records"][0]["6"] == "A plane is taking off."   # the rows, as they are
+    assert res["samples"]["5"] == "5.000"
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="regression", train=stsb, no_header=True))
+    w.train_preview._token += 1
+    w.train_preview._done(w.train_preview._token, res)
+    assert w.train_preview.table.rowCount() == 5 and not w.train_preview.table.isHidden()
+    label = w.editors["label_column"].widget
+    shown = [label.itemText(i) for i in range(label.count())]
+    assert "5 — 5.000" in shown and "6 — A plane is taking off." in shown
+    # the guess from the values is filled in (the run cannot make it), and the banner says so
+    assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == "5"
+    assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.preset_label.text()
+    assert "--text-columns 6,7 --label-column 5" in w.command.toPlainText()
+    # a choice made from the list reads as the column's name
+    label.setCurrentIndex(shown.index("4 — 0001"))
+    label.activated.emit(shown.index("4 — 0001"))
+    assert w.editors["label_column"].get() == "4" and label.currentText() == "4"
+    # a header file: the guess by names stays the placeholder (the run guesses the same)
+    stance = str(_write(tmp_path / "stance" / "train.txt", "ID\tTweet\tStance\n1\tgood day to all\tFAVOR\n"
+                                                              "2\tno no and no\tAGAINST\n"))
+    w.set_config(TrainConfig(task="single", train=stance))
+    res = preview_data(stance, "single")
+    w.train_preview.finished.emit(res)
+    assert w.editors["text_columns"].get() == [] and "Tweet — good day to all" in [
+        w.editors["text_columns"].widget.itemText(i) for i in range(w.editors["text_columns"].widget.count())]
