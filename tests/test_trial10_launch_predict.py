@@ -73,3 +73,26 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
     w.train_preview.finished.emit(res)
     assert w.editors["text_columns"].get() == [] and "Tweet — good day to all" in [
         w.editors["text_columns"].widget.itemText(i) for i in range(w.editors["text_columns"].widget.count())]
+
+
+def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_path):
+    """Tenth trial: Train cap 640 / Dev cap 400 set for a CoNLL run stayed when the task and the training file
+    changed; a researcher who did not look would have trained on 640 of 2,814 tweets. The banner named the recipe
+    fields kept, not the caps."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="ner", train=str(tmp_path / "conll2003" / "train.txt"), train_cap=640, dev_cap=400))
+    w.editors["task"].set("single")
+    w.editors["train"].set(str(tmp_path / "stance_semeval2016" / "train.tx"))    # typed, one key at a time
+    w.editors["train"].set(str(tmp_path / "stance_semeval2016" / "train.txt"))
+    cfg = w.config()
+    assert (cfg.train_cap, cfg.dev_cap) == (0, 0) and "--train-cap" not in w.command.toPlainText()
+    banner = w.preset_label.text()
+    assert "Train cap 640 and Dev cap 400, set for the previous file, went back to all" in banner
+    assert "color:#b35c00" in banner                         # amber: it stands out from the rest of the note
+    w.editors["train_cap"].set(500)                          # set again for this file: kept, and no more warning
+    assert "went back to all" not in w.preset_label.text()
+    w.editors["train"].set(str(tmp_path / "stance_semeval2016" / "train.txt"))   # the same file: nothing changes
+    assert w.config().train_cap == 500

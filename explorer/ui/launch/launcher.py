@@ -134,6 +134,7 @@ class LauncherPanel(QWidget):
         self._dev_home: str | None = None  # the training file's folder when the dev file was set (_dev_partner)
         self._preset = ""                # the preset the form was set from, while its task is kept
         self._guessed_for: str | None = None   # the training file whose columns were guessed from its values
+        self._caps_note = ""             # the caps a new training file put back to "all" (_reset_caps), until edited
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
@@ -344,6 +345,7 @@ class LauncherPanel(QWidget):
         self._loading = True
         self._edited.clear()
         self._task, self._preset_note, self._switch_note, self._file_note = config.task, "", None, ""
+        self._caps_note = ""
         self._file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -377,6 +379,9 @@ class LauncherPanel(QWidget):
             self._file_task[name] = self.editors["task"].get()
         if name == "train":
             self._new_train_file()
+        if name in self.CAP_SETTINGS and self._caps_note:   # set again by the user: nothing to warn about
+            self._caps_note = ""
+            self._compose_note()
         if name == "dev":
             self._dev_partner()
         if name in ("train", "dev") and self._switch_note is not None:
@@ -389,9 +394,34 @@ class LauncherPanel(QWidget):
     # describe a newly chosen one (fifth trial: STS-B got the stance file's Tweet / Stance and label names)
     FILE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
 
+    # how much of the data a run reads: sized for one file (tenth trial: Train cap 640 set for a CoNLL run stayed
+    # for the 2,814 stance tweets, and a run would have trained on 640 of them without a word)
+    CAP_SETTINGS = ("train_cap", "dev_cap")
+
+    def _reset_caps(self) -> None:
+        """A new training file: caps set for the previous one go back to "all" (0), said in the banner in amber
+        until a cap is set again or another config is loaded."""
+        import html
+
+        caps = [(n, self.editors[n].get()) for n in self.CAP_SETTINGS if self.editors[n].get()]
+        if not caps:
+            return
+        self._loading = True
+        try:
+            for n, _ in caps:
+                self.editors[n].set(0)
+                self._edited.discard(n)
+        finally:
+            self._loading = False
+        said = " and ".join(f"{field_spec(n).label} {value:,}" for n, value in caps)
+        self._caps_note = ("<span style='color:#b35c00'>" + html.escape(
+            f"{said}, set for the previous file, went back to all: set {'them' if len(caps) > 1 else 'it'} again "
+            "for a shorter run") + "</span>")
+
     def _new_train_file(self) -> None:
         """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
-        preview then guesses this file's columns), with a word in the banner."""
+        preview then guesses this file's columns), and so do the caps (_reset_caps), with a word in the banner."""
+        self._reset_caps()
         defaults = TrainConfig()
         cleared = [n for n in self.FILE_SETTINGS if self.editors[n].get() != getattr(defaults, n)]
         import html
@@ -401,7 +431,7 @@ class LauncherPanel(QWidget):
         dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
                     "leave it empty to hold out the Dev fraction") if dev else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
-            if self._file_note or dev:
+            if self._file_note or dev or self._caps_note:
                 self._file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
                 self._compose_note()
             return
@@ -481,6 +511,8 @@ class LauncherPanel(QWidget):
                          + self._kept_files_note(kept))
         if self._file_note:
             parts.append(self._file_note)
+        if self._caps_note:
+            parts.append(self._caps_note)
         self._preset_note = ". ".join(parts)
 
     # what a task's label column holds (TaskFacts.problem), for the note on files kept across a task switch
