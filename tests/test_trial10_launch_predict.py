@@ -96,3 +96,35 @@ def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_pa
     assert "went back to all" not in w.preset_label.text()
     w.editors["train"].set(str(tmp_path / "stance_semeval2016" / "train.txt"))   # the same file: nothing changes
     assert w.config().train_cap == 500
+
+
+def test_the_automatic_evaluate_every_fits_the_steps_the_run_plans():
+    from explorer.core.task_facts import eval_every_for, run_steps
+
+    # tenth trial: 4 evaluations per epoch of 2,814 rows at batch 16 gave 44; with batch 16 and Max steps 60 the
+    # automatic value must leave evaluations inside the 60 steps
+    assert eval_every_for("single", 2814, 16) == 44
+    assert eval_every_for("single", 2814, 16, max_steps=60) == 15
+    assert eval_every_for("single", 2814, 16, epochs=3.0) == 44            # longer runs: per epoch, as before
+    assert eval_every_for("single", 2814, 16, budget_steps=20) == 5         # what a time budget allows
+    assert run_steps(2814, 16, epochs=0.5) == (176, 88) and run_steps(0, 16, max_steps=60) == (0, 60)
+
+
+def test_an_evaluate_every_above_the_planned_steps_is_said_before_launch(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(tmp_path / "stance.txt"), batch_size=16, max_steps=60,
+                             dev_fraction=0.1))
+    res = {"ok": True, "counts": {"examples": 2814, "labels": 3}, "records": [], "error": ""}
+    w.train_preview.result = res
+    w.train_preview.finished.emit(res)
+    assert w.config().eval_every == 15 and "Note:" not in w.problem.text()
+    w.editors["eval_every"].set(90)                           # the user's value stays, and is said
+    assert w.config().eval_every == 90 and w.launch_btn.isEnabled()
+    assert "Evaluate every 90 is not below the 60 steps this run plans: it evaluates only at the start and the end" \
+        in w.problem.text()
+    assert "evaluates only at the start" in w.editors["eval_every"].focus.toolTip()
+    w.editors["max_steps"].set(0)                             # 3 epochs of 176 steps: 90 fits
+    assert "Note:" not in w.problem.text() and not w.editors["eval_every"].focus.property("invalidReason")

@@ -316,6 +316,7 @@ class LauncherPanel(QWidget):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
         self.train_preview.finished.connect(lambda _res: self._fit_eval_every())
+        self.train_preview.finished.connect(lambda _res: self._changed())   # the planned steps are known now
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -373,7 +374,7 @@ class LauncherPanel(QWidget):
             self.refresh_previews()
         else:
             self._edited.add(name)
-        if name in ("batch_size", "gradient_accumulation_steps", "train_cap"):
+        if name in self.STEP_SETTINGS:
             self._fit_eval_every()
         if name in ("train", "dev"):
             self._file_task[name] = self.editors["task"].get()
@@ -447,19 +448,44 @@ class LauncherPanel(QWidget):
                            f"preview guesses this file's columns{dev_note}")
         self._compose_note()
 
+    # the fields that change how many steps a run plans, and so the Evaluate every that fits it
+    STEP_SETTINGS = ("batch_size", "gradient_accumulation_steps", "train_cap", "epochs", "max_steps",
+                     "time_budget_minutes")
+
+    def planned_steps(self) -> tuple[int, int]:
+        """(steps per epoch, planned steps) of the form's run (core.task_facts.run_steps): the training rows the
+        data check counted (0 while unknown), epochs, Max steps, and the steps a Time budget allows at this
+        machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
+        from explorer.core.task_facts import run_steps
+
+        res = self.train_preview.result or {}
+        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
+        per_step = max(1, get("batch_size")) * max(1, get("gradient_accumulation_steps"))
+        budget = float(get("time_budget_minutes") or 0.0)
+        budget_steps = 0
+        if budget > 0:
+            speed = measured_throughput(self.past_runs(), get("model")).samples_per_second
+            budget_steps = max(1, int(budget * 60 * speed / per_step))
+        return run_steps(n, get("batch_size"), get("gradient_accumulation_steps"), get("train_cap"),
+                         epochs=float(get("epochs") or 0.0), max_steps=int(get("max_steps") or 0),
+                         budget_steps=budget_steps)
+
     def _fit_eval_every(self) -> None:
-        """Evaluate every: the task's evaluations per epoch of the training file the data check read
-        (core.task_facts.eval_every_for), unless the user set it; unchanged while the file's size is unknown."""
+        """Evaluate every: the task's evaluations per epoch of the training file the data check read, or of the
+        whole run when it plans fewer steps (core.task_facts.eval_every_for), unless the user set it; unchanged
+        while the file's size is unknown."""
         from explorer.core.task_facts import eval_every_for
 
         res = self.train_preview.result or {}
         n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
         if "eval_every" in self._edited or n <= 0:
             return
-        get = lambda name: self.editors[name].get()   # noqa: E731 - three reads of the form
+        get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
+        _, planned = self.planned_steps()
         try:
             steps = eval_every_for(get("task"), n, get("batch_size"), get("gradient_accumulation_steps"),
-                                   get("train_cap"))
+                                   get("train_cap"), max_steps=planned)
         except KeyError:
             return
         if steps == get("eval_every"):
@@ -470,6 +496,17 @@ class LauncherPanel(QWidget):
         finally:
             self._loading = False
         self._changed()
+
+    def eval_note(self, cfg: TrainConfig) -> str:
+        """'' or a warning when Evaluate every is above the steps the run plans: then it evaluates only at the start
+        and the end (tenth trial: 90 for a run of Max steps 60, no dev point in between)."""
+        if cfg.eval_every <= 0 or not (cfg.dev or cfg.resolved_dev_fraction() > 0):
+            return ""
+        _, planned = self.planned_steps()
+        if planned <= 0 or cfg.eval_every < planned:
+            return ""
+        return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
+                "only at the start and the end")
 
     def _refusal(self, split: str, preview) -> str:
         """Why Launch is refused for one data file: its name and the data check's first line (e.g. "the dev data
@@ -633,6 +670,19 @@ class LauncherPanel(QWidget):
             self.problem.setText(f"Cannot launch yet: {exc}")
             self.launch_btn.setEnabled(False)
             self.grid_btn.setEnabled(False)
+        self._show_eval_note(cfg)
+
+    def _show_eval_note(self, cfg: TrainConfig) -> None:
+        """Evaluate every above the run's planned steps (eval_note): the field in amber with the reason, and the
+        sentence on the problem line when nothing blocks the launch (it does not block it)."""
+        import html
+
+        from explorer.ui.launch.form_fields import mark_invalid
+
+        note = self.eval_note(cfg)
+        mark_invalid(self.editors["eval_every"], note, "warning")
+        if note and not self.problem.text():
+            self.problem.setText(f"<span style='color:#b35c00'>Note: {html.escape(note)}.</span>")
 
     def _check_windows(self, cfg: TrainConfig, qa: bool) -> list[str]:
         """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
