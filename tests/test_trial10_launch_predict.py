@@ -8,6 +8,8 @@ classes read 0 / 1; the Runs list's Best dev fits and every tab is reachable at 
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+
 from explorer.core.training.config import TrainConfig
 
 # STS-B as released: tab-separated, no header, genre file years id score sentence1 sentence2 (7 or 9 fields)
@@ -146,3 +148,79 @@ def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(t
                        "20261202-033700-minilm-single-stance_semeval2016": dict(base, task="single", train=stance),
                        "20261202-031800-minilm-ner-conll2003": dict(base, task="ner", train="/data/conll2003/train.txt")})
     assert sorted(got.values()) == ["ner · conll2003", "single · glue_sst2", "single · stance_semeval2016"]
+
+
+def _predictions(tmp_path, rows=None):
+    """A classification predictions file like the trial's (id, text, author, then the model's columns; row 5 is an
+    empty text) and a fresh review of it."""
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+
+    rows = rows or [
+        {"id": str(i), "text": f"a tweet of some length about topic number {i}, " * 2, "author": "Zoë Müller",
+         "predicted_label": ["AGAINST", "FAVOR", "NONE"][i % 3], "p_AGAINST": "0.4165", "p_FAVOR": "0.5306",
+         "p_NONE": "0.0529", "margin": f"{0.1 + i / 100:.4f}", "error": ""} for i in range(1, 17)]
+    rows[4] = dict(rows[4], text="", predicted_label="", p_AGAINST="", p_FAVOR="", p_NONE="", margin="",
+                   error="line 6: empty 'text'")
+    path = write_table(tmp_path / "new_texts.predictions.csv", list(rows[0]), rows)
+    review = Review(str(path), "model", "new_texts.csv", "classification", ["AGAINST", "FAVOR", "NONE"],
+                    ["id", "text", "author"], ["text"])
+    return load_predictions(path), review
+
+
+def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
+    """Tenth trial: the probability columns were off to the right at 1280x800 and 1920x1080 (only #, reviewed,
+    label, id and text in view)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.columns import MIN_TEXT_COLUMN
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    table, review = _predictions(tmp_path)
+    review.save()
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    for size in ((1280, 800), (1920, 1080)):
+        w.resize(*size)
+        w.show()
+        page = w.open_predictions(table.path)
+        qtbot.waitUntil(lambda: getattr(page, "_split_fitted", False))
+        m, view = page.model, page.view
+        assert m.headers[:8] == ["#", "reviewed", "label", "text", "p_AGAINST", "p_FAVOR", "p_NONE", "margin"]
+        assert [m.headerData(c, Qt.Orientation.Horizontal) for c in (1, 4)] == ["✓", "AGAINST"]
+        assert "p_AGAINST" in m.headerData(4, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        for name in ("p_AGAINST", "p_FAVOR", "p_NONE", "margin"):
+            col = m.headers.index(name)
+            right = view.columnViewportPosition(col) + view.columnWidth(col)
+            assert 0 < right <= view.viewport().width(), (size, name, right, view.viewport().width())
+        text = m.headers.index("text")
+        assert view.columnWidth(text) >= MIN_TEXT_COLUMN
+        assert m.data(m.index(0, text), Qt.ItemDataRole.ToolTipRole) == table.column("text")[m.file_row(0)]
+
+
+def test_an_empty_row_has_no_label_in_the_review(qtbot, tmp_path):
+    """Tenth trial: selecting the empty row of the input CSV ("error: line 6: empty 'text'") kept the previous
+    row's FAVOR in the Label box."""
+    from explorer.ui.inspectors.predictions_view import PredictionsView
+
+    table, review = _predictions(tmp_path)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(table, review)
+    page.select_file_row(0)
+    assert page.label_box.currentText() == "FAVOR" and page.label_box.isEnabled()
+    page.select_file_row(4)
+    assert page.label_box.currentIndex() == -1 and not page.label_box.isEnabled()
+    assert not page.reviewed_box.isEnabled()
+    said = []
+    page.message.connect(said.append)
+    qtbot.keyClick(page.view, "2")
+    qtbot.keyClick(page.view, Qt.Key.Key_R)
+    assert 4 not in page.review.labels and 4 not in page.review.reviewed
+    assert said and "Row 5 has no label" in said[0] and "empty 'text'" in said[0]
+    page.select_file_row(1)
+    assert page.label_box.currentText() == "NONE" and page.label_box.isEnabled()
