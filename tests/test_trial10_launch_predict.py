@@ -224,3 +224,35 @@ def test_an_empty_row_has_no_label_in_the_review(qtbot, tmp_path):
     assert said and "Row 5 has no label" in said[0] and "empty 'text'" in said[0]
     page.select_file_row(1)
     assert page.label_box.currentText() == "NONE" and page.label_box.isEnabled()
+
+
+def test_a_fine_tune_adds_the_reviewed_rows_corrected_and_confirmed(tmp_path):
+    """Tenth trial: fine-tuning on corrections added the 2 changed rows, not the row the researcher reviewed and
+    confirmed (FAVOR, kept), and nothing said so. A confirmed row is a labelled example: it goes in, marked."""
+    import csv
+
+    from explorer.core.predict.review import finetune_data
+
+    train = _write(tmp_path / "stance" / "train.tsv", "Tweet\tStance\n" + "".join(
+        f"tweet {i}\t{['AGAINST', 'FAVOR', 'NONE'][i % 3]}\n" for i in range(9)))
+    table, review = _predictions(tmp_path)
+    review.set_label(1, "AGAINST")             # corrected (the model said NONE)
+    review.mark_reviewed(0)                    # confirmed: the model's FAVOR kept
+    review.mark_reviewed(4)                    # the empty row: no label, not an example
+    fields, note = finetune_data(table, review, {"train": str(train), "task": "single", "model": "m"}, tmp_path / "c")
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    added = [(r["Tweet"][:20], r["Stance"], r["label_source"]) for r in rows[9:]]
+    assert added == [(table.column("text")[0][:20], "FAVOR", "model, reviewed"),
+                     (table.column("text")[1][:20], "AGAINST", "person")]
+    assert "2 reviewed rows of new_texts.predictions.csv (1 corrected, 1 confirmed: the model's label, kept)" in note
+
+
+def test_the_fine_tune_button_says_which_rows_go_in(qtbot):
+    from explorer.ui.inspectors.predictions_view import PredictionsView
+
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    assert page.finetune_button.text() == "Fine-tune on reviewed rows"
+    tip = page.finetune_button.toolTip()
+    assert "corrected, with your label" in tip and "confirmed, with the model's label" in tip
+    assert "Rows not reviewed and rows with an error stay out" in tip

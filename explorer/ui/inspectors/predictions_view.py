@@ -11,7 +11,8 @@ and Cohen's κ with a person's label column; with two or more annotator columns 
 core.predict.review.annotator_agreement). Keys 1..K set the current row's label (or the drop-down), R marks
 it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
 reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source``;
-"Fine-tune on corrected rows" fills the launcher (:func:`fill_launcher`).
+"Fine-tune on reviewed rows" fills the launcher (:func:`fill_launcher`): the training file plus the rows a person
+reviewed, corrected or confirmed (core.predict.review.finetune_data).
 """
 
 from __future__ import annotations
@@ -232,9 +233,11 @@ class PredictionsView(QWidget):
         self.person.currentIndexChanged.connect(self._person_changed)
         save = QPushButton("Save labelled file…")
         save.clicked.connect(self.ask_save_labelled)
-        self.finetune_button = QPushButton("Fine-tune on corrected rows")
-        self.finetune_button.setToolTip("Fill the launcher with the original training file plus the rows you "
-                                        "corrected (a new run)")
+        self.finetune_button = QPushButton("Fine-tune on reviewed rows")
+        self.finetune_button.setToolTip("Fill the launcher with a new run on the original training file plus every row "
+                                        "you reviewed (✓): those you corrected, with your label, and those you "
+                                        "confirmed, with the model's label. Rows not reviewed and rows with an error "
+                                        "stay out; the dev rows stay the first run's.")
         self.finetune_button.clicked.connect(self.finetune)
         top = QHBoxLayout()
         for w in (QLabel("Predicted label"), self.filter, QLabel("Person's labels"), self.person):
@@ -674,7 +677,7 @@ class PredictionsView(QWidget):
         return out
 
     def finetune(self) -> tuple[dict, str] | None:
-        """Build the next run's data (original training file + corrected rows; the dev rows stay the first run's:
+        """Build the next run's data (original training file + reviewed rows; the dev rows stay the first run's:
         core/predict/review.finetune_data) and emit finetune_requested."""
         import json
 
@@ -697,14 +700,14 @@ class PredictionsView(QWidget):
         try:
             fields, note = finetune_data(self.table_data, self.review, run_cfg, folder, run_dir=run_dir)
         except UserError as exc:
-            QMessageBox.information(self, "Fine-tune on corrected rows", str(exc))
+            QMessageBox.information(self, "Fine-tune on reviewed rows", str(exc))
             return None
         except (OSError, ValueError) as exc:    # csv.Error is a ValueError's sibling: caught below
-            QMessageBox.warning(self, "Fine-tune on corrected rows",
+            QMessageBox.warning(self, "Fine-tune on reviewed rows",
                                 f"The combined training file could not be written in {folder}: {exc}")
             return None
         except Exception as exc:  # noqa: BLE001 - said on screen, never only in the log
-            QMessageBox.warning(self, "Fine-tune on corrected rows",
+            QMessageBox.warning(self, "Fine-tune on reviewed rows",
                                 f"The combined training file could not be made ({type(exc).__name__}: {exc})")
             return None
         self.finetune_requested.emit(fields, note)

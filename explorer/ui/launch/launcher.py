@@ -624,7 +624,7 @@ class LauncherPanel(QWidget):
 
     def show_note(self, text: str) -> None:
         """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
-        next set_config or task switch: e.g. where a form filled by "Fine-tune on corrected rows" got its data."""
+        next set_config or task switch: e.g. where a form filled by "Fine-tune on reviewed rows" got its data."""
         import html
 
         self._switch_note, self._file_note = None, ""
