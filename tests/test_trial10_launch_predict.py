@@ -256,3 +256,30 @@ def test_the_fine_tune_button_says_which_rows_go_in(qtbot):
     tip = page.finetune_button.toolTip()
     assert "corrected, with your label" in tip and "confirmed, with the model's label" in tip
     assert "Rows not reviewed and rows with an error stay out" in tip
+
+
+def test_classify_drops_the_examples_gold_label_for_a_typed_sentence(qtbot):
+    """Tenth trial: after a dev example (gold 1), the user typed a sentence of their own and the gold box still
+    said 1, so the loss shown was for a label the user never chose."""
+    from helpers import tiny_loaded_model
+
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.result = None
+    view.open_example({"kind": "single", "text_a": "a gripping, beautifully acted film", "label": 1})
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.label.value() == 1 and "loss for label 1 = -log" in view.text.toPlainText()
+    qtbot.keyClicks(view.inputs.text_a, " not")                 # the user's own sentence now
+    assert view.label.value() == -1 and view.label.text() == "none"
+    assert "gold label: none chosen" in view.status.text()
+    view.result = None
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    text = view.text.toPlainText()
+    assert "loss for label" not in text and "gold label: none chosen, so no loss" in text
+    view.label.setValue(0)                                       # chosen for the typed text: it stays
+    qtbot.keyClicks(view.inputs.text_a, "!")
+    assert view.label.value() == 0

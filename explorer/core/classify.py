@@ -58,6 +58,9 @@ def head_logits(C, W, b=None) -> np.ndarray:
     return out + np.asarray(b, dtype=np.float64) if b is not None else out
 
 
+NO_GOLD_LINE = "gold label: none chosen, so no loss (choose the gold label to see the loss for it)"
+
+
 def readable_label_names(head_names, run_names) -> list[str]:
     """The class names to show for a head: its own (the checkpoint's id2label), or the run's ``label_names`` (its
     config) when the head's are only generic (``LABEL_0``, ``LABEL_1``... as transformers names an unnamed head,
@@ -193,6 +196,8 @@ class ClassifyResult:
         if self.label is not None:
             lines.append(f"loss for label {self.label} = -log {f.format(self.probabilities[self.label])} = "
                          f"{f.format(self.loss)}")
+        else:
+            lines.append(NO_GOLD_LINE)
         lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
         return lines
 
@@ -202,6 +207,8 @@ class ClassifyResult:
                  "the prediction)"]
         if self.label is not None:
             lines.append(f"loss for gold {f.format(float(self.label))} = (score - gold)^2 = {f.format(self.loss)}")
+        else:
+            lines.append(NO_GOLD_LINE)
         lines.append(f"by-hand check: |score by hand - model score| = {self.max_abs_diff:.2e}")
         return lines
 
