@@ -283,3 +283,45 @@ def test_classify_drops_the_examples_gold_label_for_a_typed_sentence(qtbot):
     view.label.setValue(0)                                       # chosen for the typed text: it stays
     qtbot.keyClicks(view.inputs.text_a, "!")
     assert view.label.value() == 0
+
+
+def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot, tmp_path):
+    """Tenth trial: SST-2's 0/1 classes showed as LABEL_0 / LABEL_1 in Classify when Label names was left empty."""
+    import json
+
+    from helpers import save_tiny_model
+
+    from explorer.core.classify import readable_label_names
+    from explorer.core.training.setup import fit_head
+    from explorer.core.training.tasks import get_task
+    from explorer.ui.launch.data_preview import preview_data
+
+    sst2 = _write(tmp_path / "sst2.tsv", "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n")
+    task = get_task("single")
+    config = TrainConfig(task="single", train=str(sst2))
+    head, _, _ = fit_head("unused", task, task.load(config, "train"), None, config, None)
+    assert head["id2label"] == {0: "0", 1: "1"}                     # the checkpoint names its classes by id
+    assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["0", "1"]   # a checkpoint from before
+    # a checkpoint named 0 / 1 that way is still an unnamed head: named data fine-tunes it (mapped, not refused)
+    ckpt = save_tiny_model(tmp_path / "ckpt", "classification", num_labels=2)
+    cfg = json.loads((ckpt / "config.json").read_text())
+    cfg["id2label"], cfg["label2id"] = {"0": "0", "1": "1"}, {"0": 0, "1": 1}
+    (ckpt / "config.json").write_text(json.dumps(cfg))
+    named = _write(tmp_path / "named.tsv", "sentence\tlabel\ngood film\tpositive\nbad film\tnegative\n")
+    config = TrainConfig(task="single", train=str(named))
+    head, _, _ = fit_head(str(ckpt), task, task.load(config, "train"), None, config, None)
+    assert head["id2label"] == {0: "negative", 1: "positive"}
+    res = preview_data(str(sst2), "single")
+    assert any("the labels are numbers (0, 1): name them in “Label names”" in n and "negative,positive" in n
+               for n in res["notes"])
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(sst2)))
+    w.train_preview.finished.emit(res)
+    assert w.editors["label_names"].focus.placeholderText() == "e.g. negative,positive (the labels are 0, 1)"
+    res = preview_data(str(sst2), "single", options={"label_names": ["negative", "positive"]})
+    assert not any("the labels are numbers" in n for n in res["notes"])
+    w.train_preview.finished.emit(res)
+    assert w.editors["label_names"].focus.placeholderText() == ""

@@ -452,7 +452,8 @@ class ClassifyView(QWidget):
         elif problem == MULTI_LABEL_TYPE:
             said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
         else:
-            said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"
+            name = res.label_names[res.prediction]
+            said = f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
         self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}")
 
     def _show_flow(self, res) -> None:

@@ -250,6 +250,18 @@ def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.
     return out
 
 
+def unnamed_labels_note(data) -> list[str]:
+    """["the labels are numbers (0, 1): name them …"] for classes given as integer ids without names (the run and
+    every view then call them 0, 1, …; tenth trial: SST-2's classes read LABEL_0 / LABEL_1 and the student had to
+    know that 0 = negative), else []."""
+    if data.regression or data.label_names or data.num_labels < 2:
+        return []
+    ids = ", ".join(str(i) for i in range(min(data.num_labels, 4))) + (", …" if data.num_labels > 4 else "")
+    example = "e.g. negative,positive" if data.num_labels == 2 else f"one name per class, {data.num_labels} in all"
+    return [f"the labels are numbers ({ids}): name them in “Label names”, comma-separated in id order ({example}), "
+            "and the run, Classify and Predictions show the names"]
+
+
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column,
                             options: dict | None = None) -> dict:
     from explorer.core.data.classification import load_classification
@@ -278,9 +290,10 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
     summary = f"{len(data):,} examples, {data.num_labels} labels ({dist}); {cols}"
     dev_fraction = float(options.get("dev_fraction") or 0.0) if split == "train" else 0.0
     problems = class_distribution_warnings(counts, dev_fraction) + [m for lvl, m in data.notes if lvl == "warning"]
-    notes = [m for lvl, m in data.notes if lvl != "warning"]
+    notes = unnamed_labels_note(data) + [m for lvl, m in data.notes if lvl != "warning"]
     return {"ok": True, "kind": "classification", "summary": summary, "notes": [plain_words(x) for x in notes],
             "counts": {"examples": len(data), "labels": data.num_labels}, "class_counts": counts,
+            "unnamed_labels": data.num_labels if unnamed_labels_note(data) else 0,
             "columns": [], "guess": {}, **head,
             "used": {"text_columns": [c for c in (a, b) if c], "label_column": lab},
             "problems": [plain_words(p) for p in problems][:50], "n_problems": len(problems),

@@ -739,6 +739,11 @@ class LauncherPanel(QWidget):
             if combo.lineEdit() is not None:
                 combo.lineEdit().setPlaceholderText(f"guessed: {placeholder}" if placeholder else
                                                     ("pick a column" if columns else ""))
+        k = int(res.get("unnamed_labels") or 0)   # classes given as ids 0..K-1: say where their names go
+        ids = ", ".join(str(i) for i in range(min(k, 4))) + (", …" if k > 4 else "")
+        self.editors["label_names"].focus.setPlaceholderText(
+            f"e.g. negative,positive (the labels are {ids})" if k == 2 else
+            f"a name per class, comma-separated (the labels are {ids})" if k else "")
         self._fill_guess(guess)
 
     def _fill_guess(self, guess: dict) -> None:
