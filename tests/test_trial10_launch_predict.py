@@ -325,3 +325,81 @@ def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot
     assert not any("the labels are numbers" in n for n in res["notes"])
     w.train_preview.finished.emit(res)
     assert w.editors["label_names"].focus.placeholderText() == ""
+
+
+def _classification_run(folder: Path, run_id: str, model: str, train: str, accuracy: float) -> None:
+    import json
+
+    run = folder / run_id
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"run_id": run_id, "model": model, "task": "single", "train": train,
+                                                 "batch_size": 16, "learning_rate": 1e-4}))
+    ev = [{"event": "started", "run_id": run_id, "time": 100.0, "steps_total": 50},
+          {"event": "step", "run_id": run_id, "time": 101.0, "step": 1, "loss": 0.7},
+          {"event": "eval", "run_id": run_id, "time": 102.0, "step": 50, "metrics": {"accuracy": accuracy}},
+          {"event": "finished", "run_id": run_id, "time": 200.0, "metrics": {}, "seconds": 100.0}]
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+
+
+def test_best_dev_is_whole_beside_long_run_names_at_1280x800(qtbot, tmp_path):
+    """Tenth trial: at 1280x800 the Runs list's Best dev read "79.25% a…" beside "minilm · single · train · 12-02
+    03:37". The value and a short metric name ("79.25% acc") keep their width; a long name elides in its middle."""
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from explorer.ui.runs.dock import COLUMNS
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    runs = tmp_path / "runs"
+    same = "/data/tweets_about_politics.tsv"   # two runs of one recipe on one file: told apart by time
+    _classification_run(runs, "20261202-032900-minilm-single-tweets", "bundled:minilm", same, 0.7925)
+    _classification_run(runs, "20261202-033700-minilm-single-tweets", "bundled:minilm", same, 0.6263)
+    _classification_run(runs, "20261202-040000-bert-base-uncased-single-x", "google-bert/bert-base-uncased",
+                        "/data/x.tsv", 0.71)
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    table = w.runs.table
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 3 and not w.runs.loading, timeout=10_000)
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not w.runs._fit_timer.isActive())
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    names = [table.model().index(r, COLUMNS.index("Run")).data() for r in range(3)]
+    assert max(len(n) for n in names) > 30, names                  # names as long as the trial's
+    for row in range(3):
+        best = table.model().index(row, COLUMNS.index("Best dev"))
+        assert best.data().endswith("% acc"), best.data()
+        room = table.visualRect(best).width() - margin - table.fontMetrics().horizontalAdvance(best.data())
+        assert room >= 0, (best.data(), room)
+
+
+def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
+    """Tenth trial: at 1280x800 five tabs (Groups, Compare, Explain, Embeddings, Predictions) sat behind the tab
+    bar's scroll arrows. The "Tabs ▾" button at the bar's right end lists every tab and opens the one chosen."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(lambda: w.tab_list.isVisible())
+    bar = w.tabs.tabBar()
+    assert sum(bar.tabRect(i).width() for i in range(w.tabs.count())) > bar.width()   # some tabs do not fit
+    button = w.tab_list
+    corner = button.mapTo(w, button.rect().topRight())
+    assert 0 <= corner.x() < w.width()                                        # the button itself is in view
+    actions = button.fill()
+    assert [a.text() for a in actions] == [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert actions[0].isChecked()
+    target = next(a for a in actions if a.text() == "Embeddings")
+    target.trigger()
+    assert w.tabs.tabText(w.tabs.currentIndex()) == "Embeddings"
