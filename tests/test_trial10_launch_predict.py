@@ -403,3 +403,27 @@ def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
     target = next(a for a in actions if a.text() == "Embeddings")
     target.trigger()
     assert w.tabs.tabText(w.tabs.currentIndex()) == "Embeddings"
+
+
+def test_a_run_whose_evaluate_every_is_above_its_steps_says_so_in_its_log(tmp_path):
+    """The headless side of the tenth trial's Evaluate every 90 for a 60-step run: the worker's log says it."""
+    import contextlib
+    import io
+
+    from helpers import save_tiny_model, write_tiny_classification
+
+    from explorer.core.events import iter_events
+    from explorer.worker.train import main as train_main
+
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    data = write_tiny_classification(tmp_path / "sst.tsv")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = train_main([str(a) for a in ["--model", model, "--task", "single", "--train", data, "--dev", data,
+                                          "--max-steps", 2, "--eval-every", 90, "--no-save-checkpoints",
+                                          "--output-dir", tmp_path / "runs", "--run-id", "r"]])
+    events = list(iter_events(buf.getvalue().splitlines()))
+    assert rc == 0, events[-1]
+    logs = [e["message"] for e in events if e["event"] == "log" and e.get("level") == "warning"]
+    assert any("eval_every 90 is not below the run's 2 steps: it evaluates only at the start and the end" in m
+               for m in logs), logs
