@@ -58,7 +58,8 @@ def test_launcher_offers_the_columns_and_shows_the_distribution(qtbot, tmp_path)
     qtbot.waitUntil(lambda: (w.train_preview.result or {}).get("kind") == "classification"
                     and bool((w.train_preview.result or {}).get("columns")), timeout=90000)
     combo = w.editors["label_column"].widget
-    assert [combo.itemText(i) for i in range(combo.count())] == ["", "ID", "Target", "Tweet", "Stance"]
+    assert [combo.itemData(i) for i in range(combo.count())] == [None, "ID", "Target", "Tweet", "Stance"]
+    assert combo.itemText(4) == "Stance — FAVOR"   # each column with a sample value (tenth trial)
     assert combo.lineEdit().placeholderText() == "guessed: Stance"
     assert w.editors["text_columns"].widget.lineEdit().placeholderText() == "guessed: Tweet"
     assert w.editors["id_column"].widget.lineEdit().placeholderText() == "guessed: ID"

@@ -61,7 +61,7 @@ def test_finetune_data_combines_the_training_file_and_the_corrections(tmp_path):
 
     train = write_tiny_classification(tmp_path / "train.tsv")
     table, review = _predictions(tmp_path)
-    with pytest.raises(ValueError, match="no corrected rows"):
+    with pytest.raises(ValueError, match="no reviewed rows"):
         finetune_data(table, review, {}, tmp_path / "runs" / ".corrections")
     review.set_label(1, "neg")
     review.set_label(3, "pos")
@@ -194,7 +194,7 @@ def test_finetune_data_keeps_the_first_runs_held_out_rows_as_dev(tmp_path):
                          "label_source": "person"}
     assert train[0]["Target"] == "Target 0" and train[0]["label_source"] == "original"
     assert note.startswith("The dev rows are the first run's: the 6 training rows it held out")
-    assert "1 corrected row is among those dev rows" in note
+    assert "1 reviewed row is among those dev rows" in note
     # the new run reads both files with its fields
     for path in (fields["train"], fields["dev"]):
         data = load_classification(path, text_columns=fields["text_columns"], label_column=fields["label_column"],

@@ -12,7 +12,8 @@ def test_automatic_ids_name_the_task_and_the_data_file(tmp_path):
     assert rid.endswith("-minilm-pair-mrpc_train")
     assert runs.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
     assert runs.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
-    assert runs.data_short_name("x/train.jsonl.gz") == "train" and runs.data_short_name("") == ""
+    assert runs.data_short_name("d/rte.jsonl.gz") == "rte" and runs.data_short_name("") == ""
+    assert runs.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
     cfg = TrainConfig(task="pair", train="/d/rte_train.tsv")
     assert make_run_id(cfg, set(), tmp_path).endswith("-pair-rte_train")
 

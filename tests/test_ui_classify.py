@@ -222,8 +222,9 @@ def test_readable_label_names_use_the_runs_names_for_a_generic_head():
     assert readable_label_names(["LABEL_0", "LABEL_1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["0", "1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["neg", "pos"], ["negative", "positive"]) == ["neg", "pos"]    # the head's own
-    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["LABEL_0", "LABEL_1"]
-    assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["LABEL_0", "LABEL_1"]
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["0", "1"]   # ids, not LABEL_k (10th trial)
+    assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["0", "1"]
+    assert readable_label_names(["LABEL_0"], []) == ["LABEL_0"]                # a regression head: no class
 
 
 def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot, tmp_path, view):

@@ -60,7 +60,7 @@ def test_group_is_one_expandable_row_with_members_as_children(panel):
     assert m.parent(m.index(1, 0, grp)) == grp
     assert _text(m, grp, "Status") == "1 crashed, 1 finished, 1 missing"
     # best accuracy per member (percent): 80 and 60 -> mean 70, sample sd 14.14
-    assert _text(m, grp, "Best dev") == "70.0 ± 14.1% accuracy"   # the value first, as a run's row
+    assert _text(m, grp, "Best dev") == "70.0 ± 14.1% acc"   # the value first, as a run's row
     assert _text(m, grp, "Step") == "15/20"                    # 10 of 10 + 5 of 10 (r-02 was killed at 5)
     assert "r-03: missing" in m.data(grp, 3) and "(best 80.00, worst 60.00, n 2)" in m.data(grp, 3)
     view_group = panel._view_index(m.group_index("r"))
@@ -198,7 +198,7 @@ def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, q
         cells += [table.model().index(r, col, table.model().index(row, 0)) for r in range(table.model().rowCount(
             table.model().index(row, 0)))]
     texts = [i.data() for i in cells]
-    assert "70.0 ± 14.1% accuracy" in texts and "80.00% accuracy" in texts
+    assert "70.0 ± 14.1% acc" in texts and "80.00% acc" in texts
     for index in cells:
         room = table.visualRect(index).width() - margin - table.fontMetrics().horizontalAdvance(index.data())
         assert room >= 0, (index.data(), room)

@@ -58,15 +58,22 @@ def head_logits(C, W, b=None) -> np.ndarray:
     return out + np.asarray(b, dtype=np.float64) if b is not None else out
 
 
+NO_GOLD_LINE = "gold label: none chosen, so no loss (choose the gold label to see the loss for it)"
+
+
 def readable_label_names(head_names, run_names) -> list[str]:
     """The class names to show for a head: its own (the checkpoint's id2label), or the run's ``label_names`` (its
     config) when the head's are only generic (``LABEL_0``, ``LABEL_1``... as transformers names an unnamed head,
     or the ids "0", "1"...) and the run names as many classes: an SST-2 run's checkpoint then reads negative /
-    positive, not LABEL_0 / LABEL_1. Returns a new list, in id order."""
+    positive, not LABEL_0 / LABEL_1; with no names anywhere, the ids "0", "1". Returns a new list, in id order."""
     head = [str(n) for n in head_names or []]
     run = [str(n) for n in run_names or []]
     generic = all(n in (f"LABEL_{i}", str(i)) for i, n in enumerate(head))
-    return run if head and generic and len(run) == len(head) else head
+    if head and generic and len(run) == len(head):
+        return run
+    # no names anywhere: the class ids as the data had them ("0" / "1"), not transformers' placeholder LABEL_k (a
+    # one-output regression head keeps its name: it is no class)
+    return [str(i) for i in range(len(head))] if generic and len(head) > 1 else head
 
 
 def head_problem(config) -> str:
@@ -189,10 +196,13 @@ class ClassifyResult:
             else:
                 lines.append(f"logit {k} = C . W_{k} + b_{k} = {f.format(self.logits[k])}   P = "
                              f"{f.format(self.probabilities[k])}   ({name})")
-        lines.append(f"prediction: {self.prediction} ({self.label_names[self.prediction]})")
+        name = self.label_names[self.prediction]
+        lines.append(f"prediction: {self.prediction}" + (f" ({name})" if name != str(self.prediction) else ""))
         if self.label is not None:
             lines.append(f"loss for label {self.label} = -log {f.format(self.probabilities[self.label])} = "
                          f"{f.format(self.loss)}")
+        else:
+            lines.append(NO_GOLD_LINE)
         lines.append(f"by-hand check: largest |logit by hand - model logit| = {self.max_abs_diff:.2e}")
         return lines
 
@@ -202,6 +212,8 @@ class ClassifyResult:
                  "the prediction)"]
         if self.label is not None:
             lines.append(f"loss for gold {f.format(float(self.label))} = (score - gold)^2 = {f.format(self.loss)}")
+        else:
+            lines.append(NO_GOLD_LINE)
         lines.append(f"by-hand check: |score by hand - model score| = {self.max_abs_diff:.2e}")
         return lines
 

@@ -46,6 +46,7 @@ class MetricSpec:
         order: position among the dev plots in Curves and in menus (lower first).
         can_pick_best: may be ``metric_for_best`` (pick ``checkpoints/best``) and rank runs.
         help: one or two sentences for the glossary tooltip ("" = none).
+        short: the label in a narrow column (the Runs list's Best dev: "79.25% acc"); "" = ``label``.
     """
 
     name: str
@@ -58,6 +59,7 @@ class MetricSpec:
     order: int = 1000
     can_pick_best: bool = True
     help: str = ""
+    short: str = ""
 
     @property
     def is_percent(self) -> bool:
@@ -70,9 +72,9 @@ class MetricSpec:
         return self.unit == "count"
 
 
-def _share(name, label, order, *, scale=100.0, drawn=False, help=""):   # noqa: A002 - the MetricSpec field it fills
+def _share(name, label, order, *, scale=100.0, drawn=False, help="", short=""):   # noqa: A002 - the field it fills
     """A share: percent on screen, >= 0, higher is better. scale 100 = stored as a fraction outside QA."""
-    return MetricSpec(name, label, "%", scale, True, False, drawn, order, True, help)
+    return MetricSpec(name, label, "%", scale, True, False, drawn, order, True, help, short)
 
 
 def _qa_share(name, label, order, *, drawn=False, help=""):   # noqa: A002 - the MetricSpec field it fills
@@ -80,8 +82,8 @@ def _qa_share(name, label, order, *, drawn=False, help=""):   # noqa: A002 - the
     return _share(name, label, order, scale=1.0, drawn=drawn, help=help)
 
 
-def _correlation(name, label, order, *, help=""):   # noqa: A002 - the MetricSpec field it fills
-    return MetricSpec(name, label, "", 1.0, True, True, False, order, True, help)
+def _correlation(name, label, order, *, help="", short=""):   # noqa: A002 - the MetricSpec field it fills
+    return MetricSpec(name, label, "", 1.0, True, True, False, order, True, help, short)
 
 
 def _figure(name, label, order, unit, *, signed=True, help=""):   # noqa: A002 - the MetricSpec field it fills
@@ -107,7 +109,7 @@ _ROWS = (
         "EM: the percentage of questions whose prediction equals a gold answer after normalisation (lower "
         "case, punctuation and a/an/the removed, spaces collapsed). For an unanswerable question the "
         "prediction must be empty.")),
-    _share("accuracy", "accuracy", 20, drawn=True, help=(
+    _share("accuracy", "accuracy", 20, drawn=True, short="acc", help=(
         "Classification: the percentage of examples whose predicted label equals the gold label.")),
     _qa_share("HasAns_f1", "HasAns F1", 30, drawn=True, help=(
         "F1 over the questions that have an answer only. It drops when τ is too high (the model abstains "
@@ -145,7 +147,7 @@ _ROWS = (
     _share("f_avg", "F_avg", 122),
     _share("precision", "precision", 123),
     _share("recall", "recall", 124),
-    _correlation("matthews_corrcoef", "matthews_corrcoef", 130, help=(
+    _correlation("matthews_corrcoef", "matthews_corrcoef", 130, short="MCC", help=(
         "Matthews correlation between predicted and gold labels, from −1 to 1 (0 = chance), the CoLA metric of "
         "GLUE; unlike accuracy it is not flattered by a majority class.")),
     # ---- regression (STS-B style) ----------------------------------------------------------------------
@@ -159,7 +161,7 @@ _ROWS = (
     _lower("mae", "mae", 144, "label units"),
     # ---- multi-label, token tagging ---------------------------------------------------------------------
     _share("micro_f1", "micro F1", 150, drawn=True),
-    _share("subset_accuracy", "subset accuracy", 151),
+    _share("subset_accuracy", "subset accuracy", 151, short="subset acc"),
     # multi-label thresholds tuned on one half of dev and scored on the other, both ways (the honest τ's rule)
     _share("honest_micro_f1", "micro F1 (thresholds tuned on the other half)", 152),
     _share("honest_macro_f1", "macro F1 (thresholds tuned on the other half)", 153),
@@ -167,7 +169,7 @@ _ROWS = (
     _share("micro_f1_B_at_A", "micro F1 of half B at half A's thresholds", 155),
     _share("micro_f1_A_at_B", "micro F1 of half A at half B's thresholds", 156),
     _share("dev_tuned_micro_f1", "micro F1 at thresholds tuned on all of dev (flattered)", 157),
-    _share("token_accuracy", "token accuracy", 160),
+    _share("token_accuracy", "token accuracy", 160, short="token acc"),
     # ---- sizes (reported with the metrics, never plotted) -----------------------------------------------
     _count("total"), _count("HasAns_total"), _count("NoAns_total"), _count("n_examples"), _count("num_examples"),
     _count("entities"),   # token tagging: the gold entities of the dev set

@@ -211,9 +211,24 @@ def model_short_name(model: str) -> str:
     return (model or "model").rstrip("/").split("/")[-1].split(":")[-1] or "model"
 
 
+# words of a data file's name that say nothing of the data (train.tsv, dev.csv, train-subset.json, dev-part1.json)
+GENERIC_DATA_WORDS = frozenset({"train", "training", "dev", "test", "testing", "valid", "validation", "val", "eval",
+                                "data", "dataset", "all", "full", "subset", "sample", "small", "part", "split",
+                                "set"})
+
+
+def _generic_data_name(name: str) -> bool:
+    """Whether every word of ``name`` ('train', 'train-subset', 'dev_part1') is one of GENERIC_DATA_WORDS (digits
+    left out)."""
+    words = [w for w in re.split(r"[^a-z]+", name.lower()) if w]
+    return all(w in GENERIC_DATA_WORDS for w in words)
+
+
 def data_short_name(data: str) -> str:
     """The data part of a run id and of a run's automatic name: a file's stem ('…/mrpc_train.tsv' ->
-    'mrpc_train'), a hub id's last part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
+    'mrpc_train'), or its folder's name when the stem says nothing of the data ('…/glue_sst2/train.tsv' ->
+    'glue_sst2', '…/stance_semeval2016/train.txt' -> 'stance_semeval2016': two runs on files called train.*
+    differ; tenth trial), a hub id's last part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
     data = (data or "").strip().rstrip("/")
     if not data:
         return ""
@@ -222,6 +237,9 @@ def data_short_name(data: str) -> str:
     stem = path.stem if path.suffix.lower() in (".json", ".jsonl", ".tsv", ".csv", ".txt", ".conll", ".gz", ".parquet") \
         else path.name
     stem = stem[:-len(".jsonl")] if stem.endswith((".jsonl", ".json", ".tsv", ".csv")) else stem   # x.jsonl.gz
+    if not config and _generic_data_name(stem):
+        folder = next((p.name for p in path.parents if p.name and not _generic_data_name(p.name)), "")
+        stem = folder or stem
     return f"{stem}-{config}" if config else stem
 
 

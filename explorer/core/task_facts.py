@@ -18,6 +18,7 @@ learning rates; the official ``run_squad.py`` (max_seq_length 384) and ``run_cla
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -377,19 +378,38 @@ def defaults_help(attribute: str) -> str:
 TASK_DEFAULT_FIELDS = ("learning_rate", "max_seq_length", "batch_size", "eval_every")
 
 
-def eval_every_for(task: str, n_examples: int, batch_size: int, gradient_accumulation_steps: int = 1,
-                   train_cap: int = 0) -> int:
-    """Optimizer steps between dev evaluations a task starts with on a training file of ``n_examples`` rows
-    (``train_cap`` > 0 caps them): ceil(rows / (batch_size x gradient_accumulation_steps)) steps per epoch over
-    the task's ``default_evals_per_epoch``, at least 1; the task's ``default_eval_every`` when it has no
-    per-epoch default or the size is unknown (``n_examples`` <= 0). Raises KeyError for an unknown task."""
-    facts = get_task_facts(task)
-    if not facts.default_evals_per_epoch or n_examples <= 0:
-        return facts.default_eval_every
+def run_steps(n_examples: int, batch_size: int, gradient_accumulation_steps: int = 1, train_cap: int = 0, *,
+              epochs: float = 1.0, max_steps: int = 0, budget_steps: int = 0) -> tuple[int, int]:
+    """(steps per epoch, planned steps) of a run on ``n_examples`` training rows (``train_cap`` > 0 caps them):
+    ceil(rows / (batch_size x gradient_accumulation_steps)) steps per epoch; planned = ``max_steps`` when > 0,
+    else ceil(``epochs`` x steps per epoch) (core.training.setup.plan_steps's rule, one process), and at most
+    ``budget_steps`` when > 0 (the steps a time budget is estimated to allow). (0, max_steps) when the size is
+    unknown (``n_examples`` <= 0)."""
+    if n_examples <= 0:
+        return 0, max(0, int(max_steps))
     rows = min(n_examples, train_cap) if train_cap > 0 else n_examples
     per_step = max(1, batch_size) * max(1, gradient_accumulation_steps)
     steps_per_epoch = -(-rows // per_step)
-    return max(1, steps_per_epoch // facts.default_evals_per_epoch)
+    planned = int(max_steps) if max_steps > 0 else max(1, math.ceil(max(epochs, 0.0) * steps_per_epoch))
+    if budget_steps > 0:
+        planned = min(planned, int(budget_steps))
+    return steps_per_epoch, max(1, planned)
+
+
+def eval_every_for(task: str, n_examples: int, batch_size: int, gradient_accumulation_steps: int = 1,
+                   train_cap: int = 0, *, epochs: float = 0.0, max_steps: int = 0, budget_steps: int = 0) -> int:
+    """Optimizer steps between dev evaluations a task starts with on a training file of ``n_examples`` rows
+    (``train_cap`` > 0 caps them): the steps of one epoch, or of the whole run when it plans fewer (``epochs`` >
+    0, ``max_steps``, ``budget_steps``: :func:`run_steps`), over the task's ``default_evals_per_epoch``, at
+    least 1, so a run shorter than an epoch still evaluates that often (tenth trial: 90 for a run of 60 steps
+    evaluated only at the start and the end); the task's ``default_eval_every`` when it has no per-epoch
+    default or the size is unknown (``n_examples`` <= 0). Raises KeyError for an unknown task."""
+    facts = get_task_facts(task)
+    if not facts.default_evals_per_epoch or n_examples <= 0:
+        return facts.default_eval_every
+    steps_per_epoch, planned = run_steps(n_examples, batch_size, gradient_accumulation_steps, train_cap,
+                                         epochs=epochs or 1.0, max_steps=max_steps, budget_steps=budget_steps)
+    return max(1, min(steps_per_epoch, planned) // facts.default_evals_per_epoch)
 
 
 def task_defaults(task: str) -> dict:

@@ -447,11 +447,14 @@ def resolve_column(table: Table, spec, what: str = "column", flag: str = "") -> 
 
 @dataclass(frozen=True)
 class ColumnGuess:
-    """Columns guessed from the usual names (None where nothing fits)."""
+    """Columns guessed from the usual names, or from the values of a table without a header (None where
+    nothing fits). ``basis``: "" for a guess by names; for one by values, the plain sentence saying why
+    ("column 6 and 7 hold the longest texts; column 5 holds decimal numbers, 0 to 5")."""
 
     text_columns: tuple[str, ...]
     label_column: str | None
     id_column: str | None
+    basis: str = ""
 
 
 def guess_columns(columns: list[str], pair: bool = False) -> ColumnGuess:
@@ -471,6 +474,85 @@ def guess_columns(columns: list[str], pair: bool = False) -> ColumnGuess:
     return ColumnGuess(texts, label, ident)
 
 
+GUESS_ROWS = 50         # rows of a table without a header whose values guess its columns
+TEXT_MIN_WORDS = 3      # a column whose values average this many words (and are not numbers) holds texts
+LABEL_MAX_DISTINCT = 20  # a class column has at most this many distinct values among the GUESS_ROWS
+
+
+@dataclass
+class _ColumnStats:
+    """What the first rows of one column hold (see :func:`guess_columns_from_values`)."""
+
+    name: str
+    values: list[str]
+
+    @property
+    def numbers(self) -> list[float] | None:
+        """The values as numbers, or None when one is not a number (or there are none)."""
+        out = []
+        for v in self.values:
+            try:
+                out.append(float(v))
+            except ValueError:
+                return None
+        return out or None
+
+    @property
+    def words(self) -> float:
+        return sum(len(v.split()) for v in self.values) / max(1, len(self.values))
+
+    @property
+    def length(self) -> float:
+        return sum(len(v) for v in self.values) / max(1, len(self.values))
+
+
+def guess_columns_from_values(columns: list[str], rows: list[list], *, texts: tuple[int, int] = (1, 1),
+                              score: bool = False) -> ColumnGuess:
+    """Guess the text and label columns of a table without a header from its first rows' values.
+
+    Texts: the columns whose values are not numbers and average at least TEXT_MIN_WORDS words, the longest
+    first; ``texts`` = (fewest, most) text columns the task reads (single (1, 1), pair (2, 2), regression and
+    multi-label (1, 2)), kept in file order. Label: with ``score`` (regression) a column of numbers written
+    with a decimal point (STS-B's "3.800"), else one of numbers that repeat (not an id); otherwise (classes)
+    the short-valued column with the fewest distinct values, 2 to LABEL_MAX_DISTINCT of them. No id guess (an
+    id column is optional). Returns empty fields where nothing fits, with ``basis`` saying what was seen.
+    """
+    stats = [_ColumnStats(c, [str(r[i]).strip() for r in rows[:GUESS_ROWS] if i < len(r) and str(r[i]).strip()])
+             for i, c in enumerate(columns)]
+    stats = [s for s in stats if s.values]
+    texty = sorted((s for s in stats if s.numbers is None and s.words >= TEXT_MIN_WORDS),
+                   key=lambda s: -s.length)
+    fewest, most = texts
+    chosen = texty[:most] if len(texty) >= fewest else []
+    chosen.sort(key=lambda s: columns.index(s.name))
+    rest = [s for s in stats if s not in chosen]
+    label, why = None, ""
+    if score:
+        numeric = [s for s in rest if s.numbers is not None]
+        dotted = [s for s in numeric if any("." in v for v in s.values)]
+        repeat = [s for s in numeric if len(set(s.values)) < len(s.values)]
+        pick = (dotted or repeat or [None])[0]
+        if pick is not None:
+            nums = pick.numbers
+            label = pick.name
+            why = f"column {label} holds {'decimal ' if pick in dotted else ''}numbers, {min(nums):g} to {max(nums):g}"
+    else:
+        classes = [s for s in rest if 2 <= len(set(s.values)) <= LABEL_MAX_DISTINCT and s.words <= 3]
+        if classes:
+            pick = min(classes, key=lambda s: len(set(s.values)))
+            label = pick.name
+            shown = sorted(set(pick.values))
+            why = f"column {label} holds a few values ({', '.join(shown[:4])}{', …' if len(shown) > 4 else ''})"
+    said = []
+    if chosen:
+        names = " and ".join(s.name for s in chosen)
+        said.append(f"column{'s' if len(chosen) > 1 else ''} {names} hold{'' if len(chosen) > 1 else 's'} the "
+                    f"longest texts")
+    if why:
+        said.append(why)
+    return ColumnGuess(tuple(s.name for s in chosen), label, None, "; ".join(said))
+
+
 # ---- preview ---------------------------------------------------------------------------------------------
 @dataclass
 class TablePreview:
@@ -486,10 +568,17 @@ class TablePreview:
 
 
 def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, encoding: str = "",
-                  pair: bool = False) -> TablePreview:
-    """The first ``n`` rows of a table, every row counted (the rest are not kept); column guesses."""
-    table = read_table(source, no_header=no_header, encoding=encoding, max_rows=n)
+                  pair: bool = False, texts: tuple[int, int] | None = None, score: bool = False) -> TablePreview:
+    """The first ``n`` rows of a table, every row counted (the rest are not kept); column guesses: by the
+    usual names with a header, else by the first GUESS_ROWS rows' values (:func:`guess_columns_from_values`;
+    ``texts``: the fewest and most text columns the task reads, default 2 for ``pair`` else 1; ``score``: the
+    label is a number, regression)."""
+    table = read_table(source, no_header=no_header, encoding=encoding, max_rows=max(n, GUESS_ROWS))
     rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
             for _, values in table.rows]
-    guess = guess_columns(table.columns, pair) if table.has_header else ColumnGuess((), None, None)
-    return TablePreview(table.path, table.columns, rows, table.n_rows, table.encoding, table.notes, guess)
+    if table.has_header:
+        guess = guess_columns(table.columns, pair)
+    else:
+        wanted = texts or ((2, 2) if pair else (1, 1))
+        guess = guess_columns_from_values(table.columns, rows, texts=wanted, score=score)
+    return TablePreview(table.path, table.columns, rows[:n], table.n_rows, table.encoding, table.notes, guess)

@@ -317,7 +317,7 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
     return write_table(out, inputs + ["label", "label_source"], rows())
 
 
-# run config keys a fine-tune on corrected rows does not take from the run it corrects: its identity and
+# run config keys a fine-tune on reviewed rows does not take from the run it corrects: its identity and
 # folders, and how the old training file was read (the combined file is read by the fields set below)
 _NOT_CARRIED = frozenset({"run_id", "output_dir", "resume", "train", "text_columns", "label_column", "no_header",
                           "encoding", "id_column", "label_names", "skip_invalid", "train_cap", "watch"})
@@ -353,7 +353,12 @@ def _original_rows(source: str, run_config: dict, pair: bool, names: list[str], 
 
 def finetune_data(table: PredictionTable, review: Review, run_config: dict, folder: str | Path,
                   run_dir: str | Path | None = None) -> tuple[dict, str]:
-    """The TrainConfig fields of a new run on the original training file plus the corrected rows, and a note.
+    """The TrainConfig fields of a new run on the original training file plus the reviewed rows, and a note.
+
+    The reviewed rows are every labelled example a person gave: the rows whose label a person set (corrected,
+    ``label_source`` "person") and the rows a person marked reviewed with the model's label kept (confirmed,
+    "model, reviewed", as :func:`save_labelled` writes them; tenth trial: a confirmed row was left out without a
+    word). Rows not reviewed, and rows the model could not read (an error, no label), are left out.
 
     The training config names one train file, so a combined TSV, ``<train>-plus-corrected-<predictions>.tsv``, is
     written into ``folder`` (the runs folder's ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
@@ -370,14 +375,16 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     out of training too (it would leak the dev set), and its dev label stays the original one.
 
     Raises:
-        PredictDataError: no corrected rows, or a label that is not a class of the model.
+        PredictDataError: no reviewed rows, or a label that is not a class of the model.
         ClassificationDataError: the original training (or dev) file cannot be read as the run read it, or its
             dev_split.csv names rows the file no longer has.
     """
-    if not review.labels:
-        raise PredictDataError("no corrected rows yet: set the label of a row (keys 1..K) first")
+    reviewed = reviewed_labels(table, review)
+    if not reviewed:
+        raise PredictDataError("no reviewed rows yet: set the label of a row (keys 1..K) or mark it reviewed (R) "
+                               "first")
     names = review.label_names
-    for i, label in sorted(review.labels.items()):
+    for i, (label, _source) in sorted(reviewed.items()):
         if label not in names:
             raise PredictDataError(f"row {i + 1}: {label!r} is not a class of the model ({', '.join(names)})")
     text_cols = review.text_columns or [c for c in ("text", "sentence") if c in table.columns][:1]
@@ -394,13 +401,14 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     else:
         header = ["text_a", "text_b"] if pair else ["text"]
         base = _Base(header=header + ["label", LABEL_SOURCE], text_names=list(header), label_col="label")
-    rows, in_dev = _person_rows(table, review, text_cols, base)
-    n_corrected = len(review.labels) - in_dev
+    rows, in_dev, corrected = _person_rows(table, reviewed, text_cols, base)
+    n = len(rows)
     note_parts = base.note_parts + [
-        f"{n_corrected} corrected row{'s' if n_corrected != 1 else ''} of {Path(review.predictions).name}"]
+        f"{n} reviewed row{'s' if n != 1 else ''} of {Path(review.predictions).name} ({corrected} corrected, "
+        f"{n - corrected} confirmed: the model's label, kept)"]
     dev_note = base.dev_note
     if in_dev:
-        dev_note += (f" {in_dev} corrected row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
+        dev_note += (f" {in_dev} reviewed row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
                      "left out of training; the dev labels stay the original ones.")
     out = folder / f"{train_stem}-plus-corrected-{stem}.tsv"
     write_table(out, base.header, base.rows + rows)
@@ -465,22 +473,39 @@ def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names,
     return base
 
 
-def _person_rows(table: PredictionTable, review: Review, text_cols: list[str], base: _Base) -> tuple[list[dict], int]:
-    """The rows a person labelled, in the combined file's columns, and how many were left out as dev rows."""
+def reviewed_labels(table: PredictionTable, review: Review) -> dict[int, tuple[str, str]]:
+    """row -> (label, label_source) of the rows a person reviewed: "person" where a person set the label (also
+    when it is the model's), "model, reviewed" where the row is marked reviewed and the model's label was kept;
+    rows with an error (no prediction, e.g. an empty text) are not labelled examples and are left out."""
+    errors = table.column("error")
+    predicted = table.column("predicted_label")
+    out = {int(i): (label, "person") for i, label in review.labels.items() if not str(errors[i]).strip()}
+    for i in review.reviewed:
+        if i not in out and i < len(table) and not str(errors[i]).strip() and str(predicted[i]).strip():
+            out[int(i)] = (predicted[i], "model, reviewed")
+    return out
+
+
+def _person_rows(table: PredictionTable, reviewed: dict[int, tuple[str, str]], text_cols: list[str],
+                 base: _Base) -> tuple[list[dict], int, int]:
+    """The reviewed rows (:func:`reviewed_labels`), in the combined file's columns, with their label_source; how
+    many were left out as dev rows; how many of those kept carry another label than the model's (corrected)."""
     pair = len(text_cols) == 2
     texts = [table.column(c) for c in text_cols]
-    rows, in_dev = [], 0
-    for i, label in sorted(review.labels.items()):
+    predicted = table.column("predicted_label")
+    rows, in_dev, corrected = [], 0, 0
+    for i, (label, source) in sorted(reviewed.items()):
         if (texts[0][i], texts[1][i] if pair else "") in base.dev_keys:
             in_dev += 1
             continue
+        corrected += label != predicted[i]
         r = {c: (table.column(c)[i] if c in table.columns else "") for c in base.header}
         for c, t in zip(base.text_names, texts):
             r[c] = t[i]
         r[base.label_col] = label
-        r[LABEL_SOURCE] = "person"
+        r[LABEL_SOURCE] = source
         rows.append(r)
-    return rows, in_dev
+    return rows, in_dev, corrected
 
 
 def _new_run_fields(run_config: dict, review: Review, out: Path, base: _Base, pair: bool, names) -> dict:

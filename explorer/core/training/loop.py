@@ -106,6 +106,10 @@ def emit_started(run: TrainingRun) -> None:
         **dev_baseline_field(run), **task.started_info(run.train_ex, run.config))
     if run.config.save_checkpoints:
         run.writer.emit("log", level="info", message=checkpoint_size_note(num_parameters))
+    every = run.config.eval_every
+    if every > 0 and run.dev_ex is not None and every >= run.steps_total:   # tenth trial: 90 for a 60-step run
+        run.writer.emit("log", level="warning", message=f"eval_every {every} is not below the run's "
+                        f"{run.steps_total} steps: it evaluates only at the start and the end")
 
 
 def dev_baseline_field(run: TrainingRun) -> dict:

@@ -257,7 +257,10 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
         # len(names) outputs (eighth trial: a stance run's 3 carried over to SST-2's 2 classes)
         raise ConfigError(f"num_labels is {k}, but {config.train} has {len(names)} labels ({', '.join(names)}): "
                           "set num_labels to 0 (inferred from the data) or to the data's label count")
-    plain = {"num_labels": k, "id2label": dict(enumerate(names)) if names else None, "new_head": False}
+    # classes given as integer ids (SST-2's 0 / 1) are named by their ids, not transformers' LABEL_0 / LABEL_1
+    # (tenth trial: Classify read LABEL_0 / LABEL_1 for an SST-2 run)
+    unnamed = {i: str(i) for i in range(k)} if task.head == "classification" and k and k > 1 else None
+    plain = {"num_labels": k, "id2label": dict(enumerate(names)) if names else unnamed, "new_head": False}
     if task.head != "classification" or not k or k == 1:
         return plain, train_ex, dev_ex
     data_names = list(names) if names else [str(i) for i in range(k)]
@@ -279,7 +282,7 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     ck = int(getattr(ckpt, "num_labels", 0) or 0)
     id2label = getattr(ckpt, "id2label", None) or {}
     ck_names = [str(id2label.get(i, id2label.get(str(i), f"LABEL_{i}"))) for i in range(ck)]
-    generic = all(n == f"LABEL_{i}" for i, n in enumerate(ck_names))
+    generic = all(n in (f"LABEL_{i}", str(i)) for i, n in enumerate(ck_names))   # unnamed: transformers' or ours
     head = f"the checkpoint's head has {ck} label{'s' if ck != 1 else ''} ({', '.join(ck_names)})"
     data = f"the data has {k} ({', '.join(data_names)})"
     if config.new_head:

@@ -133,6 +133,14 @@ class _Inputs(QStackedWidget):
         self.currentChanged.connect(self._fit)
         self._fit(0)
 
+    def edits(self) -> list[QLineEdit]:
+        """Every input field (both pages)."""
+        return [self.text_a, self.text_b, self.context, self.start] + list(self.endings)
+
+    def values(self) -> tuple:
+        """The text of every input field, in :meth:`edits` order."""
+        return tuple(e.text() for e in self.edits())
+
     def _fit(self, index: int) -> None:
         """Size the stack to the shown page (a QStackedWidget otherwise keeps the tallest page's height)."""
         from PySide6.QtWidgets import QSizePolicy
@@ -178,6 +186,9 @@ class ClassifyView(QWidget):
         for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
             top.addWidget(w)
         self.inputs = _Inputs()
+        self._example_inputs: tuple | None = None   # the inputs of the example whose gold label the box holds
+        for edit in self.inputs.edits():
+            edit.textEdited.connect(self._inputs_edited)
         self.kind.currentTextChanged.connect(self._kind_changed)
         self.label = ClassSpin()
         self.gold = QLineEdit()
@@ -365,7 +376,22 @@ class ClassifyView(QWidget):
             self.gold.setText(";".join(str(g) for g in gold or []))
         else:
             self.label.setValue(int(gold))
+        self._example_inputs = self.inputs.values()
         self.run()
+
+    def _inputs_edited(self, _text: str = "") -> None:
+        """A typed input that is no longer the example's: the example's gold label goes (the loss was shown for a
+        label the user never chose, tenth trial); a gold label chosen for the typed text stays."""
+        if self._example_inputs is None or self.inputs.values() == self._example_inputs:
+            return
+        self._example_inputs = None
+        self.clear_gold()
+        self._status("gold label: none chosen (the text is no longer the example's); choose one to see its loss")
+
+    def clear_gold(self) -> None:
+        """No gold label: 'none' in the class box, the score / label-set box empty."""
+        self.label.setValue(-1)
+        self.gold.clear()
 
     def _status(self, text: str) -> None:
         self.status.setText(text)
@@ -426,7 +452,8 @@ class ClassifyView(QWidget):
         elif problem == MULTI_LABEL_TYPE:
             said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
         else:
-            said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"
+            name = res.label_names[res.prediction]
+            said = f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
         self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}")
 
     def _show_flow(self, res) -> None:

@@ -11,7 +11,8 @@ and Cohen's κ with a person's label column; with two or more annotator columns 
 core.predict.review.annotator_agreement). Keys 1..K set the current row's label (or the drop-down), R marks
 it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
 reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source``;
-"Fine-tune on corrected rows" fills the launcher (:func:`fill_launcher`).
+"Fine-tune on reviewed rows" fills the launcher (:func:`fill_launcher`): the training file plus the rows a person
+reviewed, corrected or confirmed (core.predict.review.finetune_data).
 """
 
 from __future__ import annotations
@@ -35,6 +36,16 @@ from .common import StatusLabel
 UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
 FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
+HEADER_TITLES = {"reviewed": "✓"}
+HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
+               "label": "the person's label where set (blue, bold), else the model's",
+               "margin": "the top probability minus the second: small = the model hesitates"}
+
+
+def is_number_column(name: str) -> bool:
+    """A column of the model's numbers (p_<label>, margin, score_diff, ...): shown with 4 decimals, beside the
+    text."""
+    return name in FLOAT_COLUMNS or name.startswith("p_")
 
 
 class PredictionsModel(QAbstractTableModel):
@@ -50,10 +61,14 @@ class PredictionsModel(QAbstractTableModel):
         self.unc = uncertainty(table, review)
         self.virtual = ["#", "reviewed", "label"] + ([UNCERTAINTY_HEADER[review.kind]]
                                                      if review.kind in UNCERTAINTY_HEADER else [])
-        # the text read first, then the predictions, then the file's other columns: at 1280 px the text was
-        # scrolled out of sight at the right end (fourth trial)
-        inputs = [c for c in table.columns if c in review.input_columns]
-        self.file_columns = inputs + [c for c in table.columns if c not in inputs]
+        # the text read first (at 1280 px it was scrolled out of sight at the right end, fourth trial), then the
+        # model's numbers (probabilities, margin; the tenth trial found them off-screen behind id and author), then
+        # the predicted label, the file's other columns and the error
+        texts = [c for c in table.columns if c in review.text_columns]
+        numbers = [c for c in table.columns if c not in review.input_columns and is_number_column(c)]
+        rest = [c for c in table.columns if c not in texts and c not in numbers and c != "error"]
+        self.file_columns = texts + numbers + rest + [c for c in table.columns if c == "error"]
+        self.number_columns = numbers
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
         self.headers = self.virtual + self.file_columns
         pred_col = "predicted_ending" if review.kind == SWAG else "predicted_label"
@@ -71,8 +86,17 @@ class PredictionsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.headers)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.headers[section]
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        name = self.headers[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            # narrow titles, so the model's numbers fit beside the text at 1280 px: "reviewed" is a ✓ column, a
+            # probability column p_AGAINST is titled by its class, AGAINST (the file's name in the tooltip)
+            return HEADER_TITLES.get(name, name[2:] if name.startswith("p_") else name)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if name.startswith("p_"):
+                return f"{name}: the model's probability of {name[2:]}"
+            return HEADER_TIPS.get(name)
         return None
 
     def file_row(self, view_row: int) -> int:
@@ -94,12 +118,15 @@ class PredictionsModel(QAbstractTableModel):
                 v = self.unc[i]
                 return "" if v != v else f"{v:.4f}"
             text = self.table.cells[self._cell_index[c - len(self.virtual)]][i]
-            if text and (name in FLOAT_COLUMNS or name.startswith("p_")):
+            if text and is_number_column(name):
                 try:
                     return f"{float(text):.4f}"
                 except ValueError:
                     return text
             return text if len(text) <= 200 else text[:200] + "…"
+        if role == Qt.ItemDataRole.ToolTipRole and name in self.review.text_columns:   # the cell is elided
+            text = self.table.cells[self._cell_index[c - len(self.virtual)]][i]
+            return text if len(text) <= 2000 else text[:2000] + "…"
         if role == Qt.ItemDataRole.ForegroundRole and name == "label" and i in self.review.labels:
             return PERSON_BRUSH
         if role == Qt.ItemDataRole.FontRole and name == "label" and i in self.review.labels:
@@ -206,9 +233,11 @@ class PredictionsView(QWidget):
         self.person.currentIndexChanged.connect(self._person_changed)
         save = QPushButton("Save labelled file…")
         save.clicked.connect(self.ask_save_labelled)
-        self.finetune_button = QPushButton("Fine-tune on corrected rows")
-        self.finetune_button.setToolTip("Fill the launcher with the original training file plus the rows you "
-                                        "corrected (a new run)")
+        self.finetune_button = QPushButton("Fine-tune on reviewed rows")
+        self.finetune_button.setToolTip("Fill the launcher with a new run on the original training file plus every row "
+                                        "you reviewed (✓): those you corrected, with your label, and those you "
+                                        "confirmed, with the model's label. Rows not reviewed and rows with an error "
+                                        "stay out; the dev rows stay the first run's.")
         self.finetune_button.clicked.connect(self.finetune)
         top = QHBoxLayout()
         for w in (QLabel("Predicted label"), self.filter, QLabel("Person's labels"), self.person):
@@ -224,8 +253,11 @@ class PredictionsView(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.viewport().installEventFilter(self)   # a new width: the text column gives way (fit_text_columns)
+        self.view.horizontalHeader().sortIndicatorChanged.connect(lambda *_: self.fit_text_columns())
 
         self.label_box = QComboBox()
+        self.label_box.setPlaceholderText("none")   # a row the model could not read (labelable)
         self.label_box.setToolTip("The label of this row (keys 1..K do the same)")
         self.label_box.activated.connect(lambda k: self.set_label(self.current_row(), self.label_box.itemText(k)))
         self.reviewed_box = QCheckBox("Reviewed (R)")
@@ -267,11 +299,12 @@ class PredictionsView(QWidget):
         sv.addWidget(self.annotator_list)
         sv.addWidget(self.annotator_note)
         sv.addWidget(self.annotator_table, 3)
-        split = QSplitter()
+        split = self.split = QSplitter()
         split.addWidget(self.view)
         split.addWidget(side)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        # the table first: its text, label and the model's numbers (fit_text_columns); the side pane repeats the row
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(self.info)
         lay.addLayout(top)
@@ -317,11 +350,77 @@ class PredictionsView(QWidget):
         self.label_box.setEnabled(bool(self._choices()))
         self.sort_least_certain()
         fit_columns(self.view)   # short cells and titles whole, text columns elided but readable
+        self.fit_text_columns()
         if table.columns and len(table):
             self.view.selectRow(0)
         self._show_current()
         self._update_info()
         self._update_metrics()
+
+    def fit_text_columns(self) -> None:
+        """The text column(s) take the width the viewport leaves beside the other columns up to the model's numbers
+        (probabilities, margin), between MIN_TEXT_COLUMN and MAX_TEXT_COLUMN px: the numbers stay in view and the
+        text elides, whole in its tooltip and in the side pane (tenth trial: the probabilities were off-screen at
+        1280x800 and 1920x1080). The other columns are as wide as their cells and their titles, the sort arrow
+        counted only where it is drawn (layout_check.header_need). Again when the width or the sort changes."""
+        from explorer.ui.shell.columns import MAX_TEXT_COLUMN, MIN_TEXT_COLUMN
+        from explorer.ui.shell.layout_check import header_need
+
+        m = self.model
+        if m is None:
+            return
+        texts, numbers = self._text_and_number_columns()
+        header = self.view.horizontalHeader()
+        for c in range(m.columnCount()):
+            if c in texts or c > max(numbers + texts, default=-1):
+                continue
+            # Qt's section hint keeps room for a sort arrow on every section; it is drawn on the sorted one only
+            title = (header.sectionSizeHint(c) if c == header.sortIndicatorSection()
+                     else header_need(header, c, str(m.headerData(c, Qt.Orientation.Horizontal))))
+            self.view.setColumnWidth(c, max(self.view.sizeHintForColumn(c), title))
+        if not texts:
+            return
+        last = max(numbers + texts)
+        others = sum(self.view.columnWidth(c) for c in range(last + 1) if c not in texts)
+        share = (self.view.viewport().width() - others) // len(texts)
+        for c in texts:
+            self.view.setColumnWidth(c, max(MIN_TEXT_COLUMN, min(MAX_TEXT_COLUMN, share)))
+
+    def _text_and_number_columns(self) -> tuple[list[int], list[int]]:
+        """(the input text columns of longer text, which elide; the model's number columns), as column indices."""
+        from explorer.ui.shell.columns import text_columns
+
+        m = self.model
+        long = text_columns(self.view)   # an input column of short cells (a QA question) is shown whole instead
+        texts = [i for i, c in enumerate(m.headers) if c in self.review.text_columns and i in long]
+        return texts, [m.headers.index(c) for c in m.number_columns]
+
+    SIDE_MIN_PX = 280    # the side pane (label, the row's text, metrics, annotators) never narrower on first show
+    TEXT_WANTED_PX = 160  # the text column's width the first split aims at
+
+    def fit_split(self) -> None:
+        """The table as wide as its columns up to the model's numbers need with a TEXT_WANTED_PX text column, at least
+        two thirds of the page; the side pane the rest, at least SIDE_MIN_PX. Once, when first shown with rows (the
+        user's drag is kept after that; a window resize keeps the 2:1 stretch)."""
+        m = self.model
+        total = sum(self.split.sizes())
+        if m is None or total <= 0:
+            return
+        texts, numbers = self._text_and_number_columns()
+        last = max(numbers + texts, default=-1)
+        others = sum(self.view.columnWidth(c) for c in range(last + 1) if c not in texts)
+        frame = 2 * self.view.frameWidth() + self.view.verticalScrollBar().sizeHint().width()
+        need = others + (self.TEXT_WANTED_PX if texts else 0) * len(texts) + frame
+        table = min(max(need, 2 * total // 3), total - self.SIDE_MIN_PX)
+        self.split.setSizes([table, total - table])
+        self._split_fitted = True
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not getattr(self, "_split_fitted", False) and self.model is not None:
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self.fit_split)   # once the page has its width
 
     def _choices(self) -> list[str]:
         if self.review is None:
@@ -378,14 +477,26 @@ class PredictionsView(QWidget):
                 parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
                              else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
         self.text.setHtml("".join(parts))
-        self.label_box.setCurrentText(self.model.labels[i])
+        # a row the model could not read (an empty text: "error: line 6: empty 'text'") has no label to show or set
+        # (tenth trial: the box kept the previous row's FAVOR)
+        labelled = self.labelable(i) and self.model.labels[i] in self._choices()
+        self.label_box.setCurrentIndex(self.label_box.findText(self.model.labels[i]) if labelled else -1)
+        self.label_box.setEnabled(self.labelable(i) and bool(self._choices()))
+        self.reviewed_box.setEnabled(self.labelable(i))
         self.reviewed_box.setChecked(i in r.reviewed)
+
+    def labelable(self, file_row: int) -> bool:
+        """Whether a row can get a label: the model read it (no error, e.g. not an empty text)."""
+        return self.table_data is not None and not str(self.table_data.column("error")[file_row]).strip()
 
     # ---- review actions
     def eventFilter(self, obj, event):  # noqa: N802 - Qt API
         from PySide6.QtCore import QEvent
 
         plain = Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier, Qt.KeyboardModifier.KeypadModifier
+        if event.type() == QEvent.Type.Resize and obj is self.view.viewport():
+            self.fit_text_columns()
+            return False
         if (event.type() == QEvent.Type.KeyPress and obj in self._key_widgets and self.review is not None
                 and event.modifiers() in plain):   # r and R (Shift) alike; Ctrl+R and the like stay the app's
             key, text = event.key(), event.text()
@@ -404,6 +515,9 @@ class PredictionsView(QWidget):
         """A person's label for a file row (saved at once); the same as the model's still counts as reviewed."""
         if file_row is None or self.review is None:
             return
+        if not self.labelable(file_row):
+            self.message.emit(f"Row {file_row + 1} has no label: {self.table_data.column('error')[file_row]}")
+            return
         if label == self.model.predicted[file_row] and file_row not in self.review.labels:
             self.review.mark_reviewed(file_row)
         else:
@@ -412,6 +526,9 @@ class PredictionsView(QWidget):
 
     def mark_reviewed(self, file_row: int | None, on: bool = True) -> None:
         if file_row is None or self.review is None:
+            return
+        if on and not self.labelable(file_row):
+            self.message.emit(f"Row {file_row + 1} has no label to confirm: {self.table_data.column('error')[file_row]}")
             return
         self.review.mark_reviewed(file_row, on)
         self._changed(file_row)
@@ -560,7 +677,7 @@ class PredictionsView(QWidget):
         return out
 
     def finetune(self) -> tuple[dict, str] | None:
-        """Build the next run's data (original training file + corrected rows; the dev rows stay the first run's:
+        """Build the next run's data (original training file + reviewed rows; the dev rows stay the first run's:
         core/predict/review.finetune_data) and emit finetune_requested."""
         import json
 
@@ -583,14 +700,14 @@ class PredictionsView(QWidget):
         try:
             fields, note = finetune_data(self.table_data, self.review, run_cfg, folder, run_dir=run_dir)
         except UserError as exc:
-            QMessageBox.information(self, "Fine-tune on corrected rows", str(exc))
+            QMessageBox.information(self, "Fine-tune on reviewed rows", str(exc))
             return None
         except (OSError, ValueError) as exc:    # csv.Error is a ValueError's sibling: caught below
-            QMessageBox.warning(self, "Fine-tune on corrected rows",
+            QMessageBox.warning(self, "Fine-tune on reviewed rows",
                                 f"The combined training file could not be written in {folder}: {exc}")
             return None
         except Exception as exc:  # noqa: BLE001 - said on screen, never only in the log
-            QMessageBox.warning(self, "Fine-tune on corrected rows",
+            QMessageBox.warning(self, "Fine-tune on reviewed rows",
                                 f"The combined training file could not be made ({type(exc).__name__}: {exc})")
             return None
         self.finetune_requested.emit(fields, note)

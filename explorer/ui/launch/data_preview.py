@@ -43,20 +43,50 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
         reader = _READERS[getattr(find_task_facts(task), "data_kind", "table")]
         return reader(source, task, n_records, split, text_columns, label_column, options)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
-        return {"ok": False, "kind": kind, "summary": "",
-                "counts": {}, "problems": [], "records": [], "error": plain_words(str(exc) or type(exc).__name__),
-                "columns": _columns_anyway(source, options)}
+        # the file's first rows as they are, with its columns, their sample values and a guess, even when the data
+        # cannot be used as set: the pickers offer them and the table shows what the columns hold (tenth trial:
+        # STS-B with "No header row" showed no rows and a picker of "1…7")
+        table_task = getattr(find_task_facts(task), "data_kind", "") == "table"
+        head = table_head(source, task, options, n_records) if table_task else {}
+        records = head.pop("head_records", [])
+        return {"ok": False, "kind": kind, "summary": "", "counts": {}, "problems": [],
+                "error": plain_words(str(exc) or type(exc).__name__), **head, "records": records}
 
 
-def _columns_anyway(source: str, options: dict | None) -> list[str]:
-    """The table's columns even when the data cannot be used as set (so the pickers can offer them)."""
+SAMPLE_CHARS = 60   # a column's sample value in the column pickers ("5 — 5.000", "6 — A plane is taking off.")
+
+
+def table_head(source: str, task: str, options: dict | None, n: int = 8) -> dict:
+    """The head of a local table file for the launcher, read as the run would (no_header, encoding): "columns",
+    "samples" (column -> its first non-empty value, clipped), "guess" (text_columns, label_column, id_column;
+    by the usual names, or by the values of a file without a header, core.data.table.preview_table, then with
+    "basis", the reason) and
+    "head_records" (the first ``n`` rows, one dict per row by column). {} for what is not a readable table."""
+    from pathlib import Path
+
+    from explorer.core.data.table import TABLE_SUFFIXES, preview_table
+
+    path = Path(source).expanduser()
+    if path.suffix.lower() not in TABLE_SUFFIXES or not path.is_file():
+        return {}
+    facts = find_task_facts(task)
+    pair = bool(getattr(facts, "pair", False))
+    texts = (2, 2) if pair else (1, 2) if facts is not None and facts.takes_pairs else (1, 1)
+    options = options or {}
     try:
-        from explorer.core.data.table import preview_table
-
-        return list(preview_table(source, n=1, no_header=bool((options or {}).get("no_header")),
-                                  encoding=str((options or {}).get("encoding") or "")).columns)
-    except Exception:  # noqa: BLE001 - no columns to offer is all it means
-        return []
+        table = preview_table(source, n=n, no_header=bool(options.get("no_header")),
+                              encoding=str(options.get("encoding") or ""), pair=pair, texts=texts,
+                              score=bool(facts is not None and facts.is_regression))
+    except Exception:  # noqa: BLE001 - an unreadable table: the loader's message says why
+        return {}
+    samples = {}
+    for i, c in enumerate(table.columns):
+        samples[c] = next((_clip(r[i], SAMPLE_CHARS) for r in table.rows if i < len(r) and str(r[i]).strip()), "")
+    g = table.guess
+    return {"columns": list(table.columns), "samples": samples,
+            "guess": {"text_columns": list(g.text_columns), "label_column": g.label_column or "",
+                      "id_column": g.id_column or "", **({"basis": g.basis} if g.basis else {})},
+            "head_records": [{c: _clip(v, 140) for c, v in zip(table.columns, row)} for row in table.rows]}
 
 
 def _kind_mismatch(source: str, task: str) -> str:
@@ -186,9 +216,11 @@ def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, te
         records.append(rec)
     a, b, lab = data.columns
     cols = f"columns {a!r}" + (f" + {b!r}" if b else "") + f", label {lab!r}"
+    head = table_head(source, task, options, n)
+    head.pop("head_records", None)
     return {"ok": True, "kind": "classification", "summary": f"{len(data):,} examples, {shape}; {cols}",
             "counts": counts, "problems": list(data.problems)[:50], "n_problems": len(data.problems),
-            "records": records, "error": ""}
+            "records": records, "error": "", **head}
 
 
 def plain_words(message: str) -> str:
@@ -218,28 +250,33 @@ def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.
     return out
 
 
+def unnamed_labels_note(data) -> list[str]:
+    """["the labels are numbers (0, 1): name them …"] for classes given as integer ids without names (the run and
+    every view then call them 0, 1, …; tenth trial: SST-2's classes read LABEL_0 / LABEL_1 and the student had to
+    know that 0 = negative), else []."""
+    if data.regression or data.label_names or data.num_labels < 2:
+        return []
+    ids = ", ".join(str(i) for i in range(min(data.num_labels, 4))) + (", …" if data.num_labels > 4 else "")
+    example = "e.g. negative,positive" if data.num_labels == 2 else f"one name per class, {data.num_labels} in all"
+    return [f"the labels are numbers ({ids}): name them in “Label names”, comma-separated in id order ({example}), "
+            "and the run, Classify and Predictions show the names"]
+
+
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column,
                             options: dict | None = None) -> dict:
     from explorer.core.data.classification import load_classification
-    from explorer.core.data.table import TABLE_SUFFIXES, preview_table
 
     options = dict(options or {})
     pair = bool(getattr(find_task_facts(task), "pair", False))
-    table = None
-    from pathlib import Path
-
-    if Path(source).expanduser().suffix.lower() in TABLE_SUFFIXES and Path(source).expanduser().is_file():
-        table = preview_table(source, n=n, no_header=bool(options.get("no_header")),
-                              encoding=str(options.get("encoding") or ""), pair=pair)
+    head = table_head(source, task, options, n)
     data = load_classification(source, pair=pair, text_columns=text_columns or None,
                                label_column=label_column, split=split, id_column=str(options.get("id_column") or ""),
                                no_header=bool(options.get("no_header")), encoding=str(options.get("encoding") or ""),
                                label_names=options.get("label_names") or None,
                                skip_invalid=bool(options.get("skip_invalid")))
     counts = data.class_counts() if not data.regression else {}
-    if table is not None:   # the file as it is: its header and first rows
-        records = [{c: _clip(v, 140) for c, v in zip(table.columns, row)} for row in table.rows]
-    else:
+    records = head.pop("head_records", [])   # the file as it is: its header and first rows
+    if not head:
         records = []
         for i in range(min(n, len(data))):
             rec = {"text": _clip(data.texts_a[i], 140)}
@@ -253,13 +290,11 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
     summary = f"{len(data):,} examples, {data.num_labels} labels ({dist}); {cols}"
     dev_fraction = float(options.get("dev_fraction") or 0.0) if split == "train" else 0.0
     problems = class_distribution_warnings(counts, dev_fraction) + [m for lvl, m in data.notes if lvl == "warning"]
-    notes = [m for lvl, m in data.notes if lvl != "warning"]
-    guess = table.guess if table is not None else None
+    notes = unnamed_labels_note(data) + [m for lvl, m in data.notes if lvl != "warning"]
     return {"ok": True, "kind": "classification", "summary": summary, "notes": [plain_words(x) for x in notes],
             "counts": {"examples": len(data), "labels": data.num_labels}, "class_counts": counts,
-            "columns": list(table.columns) if table is not None else [],
-            "guess": {"text_columns": list(guess.text_columns), "label_column": guess.label_column or "",
-                      "id_column": guess.id_column or ""} if guess is not None else {},
+            "unnamed_labels": data.num_labels if unnamed_labels_note(data) else 0,
+            "columns": [], "guess": {}, **head,
             "used": {"text_columns": [c for c in (a, b) if c], "label_column": lab},
             "problems": [plain_words(p) for p in problems][:50], "n_problems": len(problems),
             "records": records, "error": ""}

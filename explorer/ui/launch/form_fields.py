@@ -223,11 +223,21 @@ def _column_pick_editor(spec: FieldSpec) -> Editor:
     combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
     if k == "weights":
         combo.addItems(["", "balanced"])
+    # the launcher lists a column as "5 — 5.000" (its name and a sample value) with the bare name as the item's
+    # data: the value is the name, and a chosen item's text becomes the name in the field
+    combo.activated.connect(lambda i: combo.setEditText(str(combo.itemData(i)))
+                            if combo.itemData(i) is not None else None)
+
+    def value() -> str:
+        i = combo.findText(combo.currentText(), Qt.MatchFlag.MatchExactly)
+        data = combo.itemData(i) if i >= 0 else None
+        return str(data) if data is not None else combo.currentText()
+
     if k == "colpicks":
-        get = lambda: [c.strip() for c in combo.currentText().split(",") if c.strip()]  # noqa: E731
+        get = lambda: [c.strip() for c in value().split(",") if c.strip()]  # noqa: E731
         set_ = lambda v: combo.setCurrentText(", ".join(str(x) for x in (v or [])))  # noqa: E731
     else:
-        get = lambda: combo.currentText().strip()  # noqa: E731
+        get = lambda: value().strip()  # noqa: E731
         set_ = lambda v: combo.setCurrentText(str(v or ""))  # noqa: E731
     return Editor(combo, get, set_, combo.currentTextChanged)
 

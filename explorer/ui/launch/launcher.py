@@ -90,6 +90,21 @@ def _applies(spec, task: str, qa: bool) -> bool:
     return True
 
 
+def column_choices(columns: list[str], samples: dict, pairs: bool) -> list[tuple[str, str]]:
+    """(value, shown text) of each choice of a column picker: a column's name and a sample value ("5 — 5.000");
+    with ``pairs`` every two columns in file order ("6, 7 — A plane is taking off. | An air plane is…")."""
+    def shown(names: list[str]) -> str:
+        values = [str(samples.get(n, "")) for n in names]
+        sample = " | ".join(v for v in values if v)
+        return f"{', '.join(names)} — {sample}" if sample else ", ".join(names)
+
+    if pairs and len(columns) >= 2:
+        picks = [[a, b] for i, a in enumerate(columns) for b in columns[i + 1:]]
+    else:
+        picks = [[c] for c in columns]
+    return [(", ".join(p), shown(p)) for p in picks]
+
+
 class LauncherPanel(QWidget):
     """Edit a run, preview its data and command line, launch it (or the paper grid)."""
 
@@ -118,6 +133,8 @@ class LauncherPanel(QWidget):
         self._file_note = ""             # what a new training file reset (_new_train_file)
         self._dev_home: str | None = None  # the training file's folder when the dev file was set (_dev_partner)
         self._preset = ""                # the preset the form was set from, while its task is kept
+        self._guessed_for: str | None = None   # the training file whose columns were guessed from its values
+        self._caps_note = ""             # the caps a new training file put back to "all" (_reset_caps), until edited
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
@@ -299,6 +316,7 @@ class LauncherPanel(QWidget):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
         self.train_preview.finished.connect(lambda _res: self._fit_eval_every())
+        self.train_preview.finished.connect(lambda _res: self._changed())   # the planned steps are known now
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -328,6 +346,7 @@ class LauncherPanel(QWidget):
         self._loading = True
         self._edited.clear()
         self._task, self._preset_note, self._switch_note, self._file_note = config.task, "", None, ""
+        self._caps_note = ""
         self._file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -355,12 +374,15 @@ class LauncherPanel(QWidget):
             self.refresh_previews()
         else:
             self._edited.add(name)
-        if name in ("batch_size", "gradient_accumulation_steps", "train_cap"):
+        if name in self.STEP_SETTINGS:
             self._fit_eval_every()
         if name in ("train", "dev"):
             self._file_task[name] = self.editors["task"].get()
         if name == "train":
             self._new_train_file()
+        if name in self.CAP_SETTINGS and self._caps_note:   # set again by the user: nothing to warn about
+            self._caps_note = ""
+            self._compose_note()
         if name == "dev":
             self._dev_partner()
         if name in ("train", "dev") and self._switch_note is not None:
@@ -373,9 +395,34 @@ class LauncherPanel(QWidget):
     # describe a newly chosen one (fifth trial: STS-B got the stance file's Tweet / Stance and label names)
     FILE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
 
+    # how much of the data a run reads: sized for one file (tenth trial: Train cap 640 set for a CoNLL run stayed
+    # for the 2,814 stance tweets, and a run would have trained on 640 of them without a word)
+    CAP_SETTINGS = ("train_cap", "dev_cap")
+
+    def _reset_caps(self) -> None:
+        """A new training file: caps set for the previous one go back to "all" (0), said in the banner in amber
+        until a cap is set again or another config is loaded."""
+        import html
+
+        caps = [(n, self.editors[n].get()) for n in self.CAP_SETTINGS if self.editors[n].get()]
+        if not caps:
+            return
+        self._loading = True
+        try:
+            for n, _ in caps:
+                self.editors[n].set(0)
+                self._edited.discard(n)
+        finally:
+            self._loading = False
+        said = " and ".join(f"{field_spec(n).label} {value:,}" for n, value in caps)
+        self._caps_note = ("<span style='color:#b35c00'>" + html.escape(
+            f"{said}, set for the previous file, went back to all: set {'them' if len(caps) > 1 else 'it'} again "
+            "for a shorter run") + "</span>")
+
     def _new_train_file(self) -> None:
         """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
-        preview then guesses this file's columns), with a word in the banner."""
+        preview then guesses this file's columns), and so do the caps (_reset_caps), with a word in the banner."""
+        self._reset_caps()
         defaults = TrainConfig()
         cleared = [n for n in self.FILE_SETTINGS if self.editors[n].get() != getattr(defaults, n)]
         import html
@@ -385,7 +432,7 @@ class LauncherPanel(QWidget):
         dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
                     "leave it empty to hold out the Dev fraction") if dev else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
-            if self._file_note or dev:
+            if self._file_note or dev or self._caps_note:
                 self._file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
                 self._compose_note()
             return
@@ -401,19 +448,44 @@ class LauncherPanel(QWidget):
                            f"preview guesses this file's columns{dev_note}")
         self._compose_note()
 
+    # the fields that change how many steps a run plans, and so the Evaluate every that fits it
+    STEP_SETTINGS = ("batch_size", "gradient_accumulation_steps", "train_cap", "epochs", "max_steps",
+                     "time_budget_minutes")
+
+    def planned_steps(self) -> tuple[int, int]:
+        """(steps per epoch, planned steps) of the form's run (core.task_facts.run_steps): the training rows the
+        data check counted (0 while unknown), epochs, Max steps, and the steps a Time budget allows at this
+        machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
+        from explorer.core.task_facts import run_steps
+
+        res = self.train_preview.result or {}
+        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
+        per_step = max(1, get("batch_size")) * max(1, get("gradient_accumulation_steps"))
+        budget = float(get("time_budget_minutes") or 0.0)
+        budget_steps = 0
+        if budget > 0:
+            speed = measured_throughput(self.past_runs(), get("model")).samples_per_second
+            budget_steps = max(1, int(budget * 60 * speed / per_step))
+        return run_steps(n, get("batch_size"), get("gradient_accumulation_steps"), get("train_cap"),
+                         epochs=float(get("epochs") or 0.0), max_steps=int(get("max_steps") or 0),
+                         budget_steps=budget_steps)
+
     def _fit_eval_every(self) -> None:
-        """Evaluate every: the task's evaluations per epoch of the training file the data check read
-        (core.task_facts.eval_every_for), unless the user set it; unchanged while the file's size is unknown."""
+        """Evaluate every: the task's evaluations per epoch of the training file the data check read, or of the
+        whole run when it plans fewer steps (core.task_facts.eval_every_for), unless the user set it; unchanged
+        while the file's size is unknown."""
         from explorer.core.task_facts import eval_every_for
 
         res = self.train_preview.result or {}
         n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
         if "eval_every" in self._edited or n <= 0:
             return
-        get = lambda name: self.editors[name].get()   # noqa: E731 - three reads of the form
+        get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
+        _, planned = self.planned_steps()
         try:
             steps = eval_every_for(get("task"), n, get("batch_size"), get("gradient_accumulation_steps"),
-                                   get("train_cap"))
+                                   get("train_cap"), max_steps=planned)
         except KeyError:
             return
         if steps == get("eval_every"):
@@ -424,6 +496,17 @@ class LauncherPanel(QWidget):
         finally:
             self._loading = False
         self._changed()
+
+    def eval_note(self, cfg: TrainConfig) -> str:
+        """'' or a warning when Evaluate every is above the steps the run plans: then it evaluates only at the start
+        and the end (tenth trial: 90 for a run of Max steps 60, no dev point in between)."""
+        if cfg.eval_every <= 0 or not (cfg.dev or cfg.resolved_dev_fraction() > 0):
+            return ""
+        _, planned = self.planned_steps()
+        if planned <= 0 or cfg.eval_every < planned:
+            return ""
+        return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
+                "only at the start and the end")
 
     def _refusal(self, split: str, preview) -> str:
         """Why Launch is refused for one data file: its name and the data check's first line (e.g. "the dev data
@@ -465,6 +548,8 @@ class LauncherPanel(QWidget):
                          + self._kept_files_note(kept))
         if self._file_note:
             parts.append(self._file_note)
+        if self._caps_note:
+            parts.append(self._caps_note)
         self._preset_note = ". ".join(parts)
 
     # what a task's label column holds (TaskFacts.problem), for the note on files kept across a task switch
@@ -539,7 +624,7 @@ class LauncherPanel(QWidget):
 
     def show_note(self, text: str) -> None:
         """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
-        next set_config or task switch: e.g. where a form filled by "Fine-tune on corrected rows" got its data."""
+        next set_config or task switch: e.g. where a form filled by "Fine-tune on reviewed rows" got its data."""
         import html
 
         self._switch_note, self._file_note = None, ""
@@ -585,6 +670,19 @@ class LauncherPanel(QWidget):
             self.problem.setText(f"Cannot launch yet: {exc}")
             self.launch_btn.setEnabled(False)
             self.grid_btn.setEnabled(False)
+        self._show_eval_note(cfg)
+
+    def _show_eval_note(self, cfg: TrainConfig) -> None:
+        """Evaluate every above the run's planned steps (eval_note): the field in amber with the reason, and the
+        sentence on the problem line when nothing blocks the launch (it does not block it)."""
+        import html
+
+        from explorer.ui.launch.form_fields import mark_invalid
+
+        note = self.eval_note(cfg)
+        mark_invalid(self.editors["eval_every"], note, "warning")
+        if note and not self.problem.text():
+            self.problem.setText(f"<span style='color:#b35c00'>Note: {html.escape(note)}.</span>")
 
     def _check_windows(self, cfg: TrainConfig, qa: bool) -> list[str]:
         """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
@@ -618,8 +716,12 @@ class LauncherPanel(QWidget):
         self.dev_preview.request(cfg.dev, cfg.task, cfg.text_columns, cfg.label_column, options)
 
     def _offer_columns(self, res: dict) -> None:
-        """Fill the column pickers with the training file's columns; the guess shows as the placeholder."""
+        """Fill the column pickers with the training file's columns, each with a sample value ("5 — 5.000",
+        "6 — A plane is taking off."): the choice can be made from the screen. A guess by the usual names shows
+        as the placeholder (the run guesses the same); one by the values of a file without a header, which the run
+        cannot make, is filled in, once per file, and the banner says so (_fill_guess)."""
         columns = list(res.get("columns") or [])
+        samples = res.get("samples") or {}
         guess = res.get("guess") or {}
         pair = bool(getattr(find_task_facts(self.config().task), "pair", False))
         for name, placeholder in (("text_columns", ", ".join(guess.get("text_columns") or [])),
@@ -629,15 +731,46 @@ class LauncherPanel(QWidget):
             current = combo.currentText()
             combo.blockSignals(True)
             combo.clear()
-            items = [""] + columns
-            if name == "text_columns" and pair and len(columns) >= 2:
-                items = [""] + [f"{a}, {b}" for i, a in enumerate(columns) for b in columns[i + 1:]]
-            combo.addItems(items)
+            combo.addItem("")
+            for value, shown in column_choices(columns, samples, pair and name == "text_columns"):
+                combo.addItem(shown, value)
             combo.setCurrentText(current)
             combo.blockSignals(False)
             if combo.lineEdit() is not None:
                 combo.lineEdit().setPlaceholderText(f"guessed: {placeholder}" if placeholder else
                                                     ("pick a column" if columns else ""))
+        k = int(res.get("unnamed_labels") or 0)   # classes given as ids 0..K-1: say where their names go
+        ids = ", ".join(str(i) for i in range(min(k, 4))) + (", …" if k > 4 else "")
+        self.editors["label_names"].focus.setPlaceholderText(
+            f"e.g. negative,positive (the labels are {ids})" if k == 2 else
+            f"a name per class, comma-separated (the labels are {ids})" if k else "")
+        self._fill_guess(guess)
+
+    def _fill_guess(self, guess: dict) -> None:
+        """A file without a header: its text and label columns as guessed from its values (core.data.table.
+        guess_columns_from_values) go into the empty pickers, once per training file, with a word in the banner.
+        A guess by names is left to the run (the same rule reads the header there)."""
+        basis = guess.get("basis") or ""
+        train = self.editors["train"].get()
+        if not basis or not self.editors["no_header"].get() or self._guessed_for == train:
+            return
+        texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
+        filled: list[str] = []
+        if texts and not self.editors["text_columns"].get():
+            self.editors["text_columns"].set(texts)
+            filled.append(f"Text columns {', '.join(texts)}")
+        if label and not self.editors["label_column"].get():
+            self.editors["label_column"].set(label)
+            filled.append(f"Label column {label}")
+        self._guessed_for = train
+        if filled:
+            import html
+
+            note = html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
+                               "check them against the preview")
+            self._file_note = f"{self._file_note}. {note}" if self._file_note else note
+            self._compose_note()
+            self._changed()
 
     # ---- presets / launch ----------------------------------------------------------------
     def _preset_chosen(self, index: int) -> None:

@@ -222,8 +222,13 @@ class DataPreview(QWidget):
         self.result = res
         self._set_rejected(not res.get("ok"))
         if not res.get("ok"):
-            self.table.hide()
-            self.show_text("<b style='color:#b02a37'>Cannot use this data:</b> " + _esc(res.get("error", "")))
+            # the file's first rows stay in view under the reason (tenth trial: after "No header row" the preview
+            # of STS-B showed no rows, so nothing told which column held what)
+            self.show_text("<b style='color:#b02a37'>Cannot use this data:</b> " + _esc(res.get("error", ""))
+                           + ("<br><span style='color:#666'>The file's first rows:</span>" if res.get("records")
+                              else ""))
+            self._fill_table(res.get("records") or [])
+            self.table.setVisible(bool(res.get("records")))
             self.finished.emit(res)
             return
         text = "✓ " + _esc(res.get("summary", ""))
@@ -247,7 +252,11 @@ class DataPreview(QWidget):
             self.problems.setText(f"<b>{res.get('n_problems', len(problems))} problem(s):</b><br>{text}")
             self.problems.show()
             self._fit_summary()
-        records = res.get("records") or []
+        self._fill_table(res.get("records") or [])
+        self.finished.emit(res)
+
+    def _fill_table(self, records: list[dict]) -> None:
+        """The records as rows, their keys as the column titles (short cells whole, text elided, tooltips whole)."""
         cols = list(records[0].keys()) if records else []
         self.table.setColumnCount(len(cols))
         self.table.setHorizontalHeaderLabels(cols)
@@ -258,7 +267,6 @@ class DataPreview(QWidget):
                 item.setToolTip(str(rec.get(key, "")))
                 self.table.setItem(r, c, item)
         fit_columns(self.table)   # short cells whole, text columns elided but readable
-        self.finished.emit(res)
 
 
     def _set_rejected(self, on: bool) -> None:

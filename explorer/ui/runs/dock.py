@@ -22,7 +22,7 @@ from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QStyledItemDelegate,
-                               QTreeView,
+                               QStyle, QTreeView,
                                QVBoxLayout, QWidget)
 
 from explorer.core.runs import OURS, checkpoint_path
@@ -41,9 +41,10 @@ COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Mod
 # network icon before its name instead, and its tooltip names the host). "Host" sits right after Run.
 HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
-                           "accuracy for classification), in percent, and the step of checkpoints/best: a tie "
-                           "keeps the earlier step, the untrained model at step 0 is never saved. After '·': "
-                           "the trivial baseline on the same dev data (all no-answer / majority class).",
+                           "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
+                           "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
+                           "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
+                           "dev data (all no-answer / majority class).",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
                "Step": "Optimizer steps done / planned.",
                "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
@@ -553,11 +554,12 @@ class RunsPanel(QWidget):
     STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
 
     HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
+    NAME_CHARS = 16     # a run name this long keeps its room before "Best dev" gets its value's
 
     def fit_columns(self) -> int:
-        """Give the run names the room first (the user's name, typed in the launcher, must be readable; the sixth
-        trial saw "st…-4" for "stance-4"): "Best dev" gets the width the widest name and the other shown columns
-        leave, between its header's width and its contents ("66.70 F1 (%)", whole in the default dock: the
+        """Give the run names the room first, up to NAME_CHARS characters (the user's name, typed in the launcher,
+        must be readable; the sixth trial saw "st…-4" for "stance-4"): "Best dev" gets the width those names and
+        the other shown columns leave, between its header's width and its contents ("66.70 F1 (%)", whole in the default dock: the
         eighth trial saw "60.00 a…"; a narrower dock elides it, its tooltip has it whole); the Run column,
         stretched, takes the rest. The "Status" column takes the runs' statuses, at most STATUS_MAX_PX (a
         group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists them). Returns the width set for "Best dev", in pixels.
@@ -573,7 +575,12 @@ class RunsPanel(QWidget):
         wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.model.rows])
         self.table.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
         wanted = max(self.table.sizeHintForColumn(col), titles[col])
-        names = max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run))
+        # the names first, up to NAME_CHARS characters, then Best dev its value, then the names the rest (a typed
+        # name of some 24 characters is whole at 1280 px); a longer name elides in its middle before Best dev does
+        # (tenth trial: "79.25% a…" beside "minilm · single · train · 12-02 03:37")
+        name_room = (self.table.fontMetrics().horizontalAdvance("x" * self.NAME_CHARS) + self.table.indentation()
+                     + 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 4)
+        names = min(max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run)), name_room)
         others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
                      if c not in (col, run) and not self.table.isColumnHidden(c))
         room = self.table.viewport().width() - names - others

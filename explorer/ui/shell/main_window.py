@@ -28,6 +28,7 @@ from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.elided_label import ElidedLabel
+from explorer.ui.shell.tab_list import TabList
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, HelpDialog, shortcuts_html
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.detached: list[str] = []   # runs left training on quit (app.main then exits without killing them)
 
         self.tabs.setDocumentMode(True)
+        self.tab_list = TabList(self.tabs)   # every tab one click away at 1280 px, where some scroll out of the bar
         self.tabs.addTab(self.launcher, "Launch")
         self.tabs.addTab(self.curves, "Curves")
         self._add_pages()
