@@ -326,7 +326,12 @@ def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
     ckpt = out / "checkpoint-6"
     ckpt.mkdir(parents=True)
     (ckpt / "config.json").write_text("{}")
-    assert tokenizer_folder(str(ckpt)) == str(ckpt)             # nowhere: as it is (the load then says so)
+    import pytest
+
+    from explorer.core.errors import ModelSourceError
+
+    with pytest.raises(ModelSourceError, match="has no tokenizer"):   # nowhere: refused (tenth trial), never [UNK]s
+        tokenizer_folder(str(ckpt))
     (out / "tokenizer.json").write_text("{}")
     assert tokenizer_folder(str(ckpt)) == str(out)
     (ckpt / "vocab.txt").write_text("[PAD]\n")

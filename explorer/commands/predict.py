@@ -24,7 +24,10 @@ FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 
 
 
 def add_arguments(parser) -> None:
+    from explorer.commands.window_args import add_tokenizer_argument
+
     parser.add_argument("--model", required=True, help="a fine-tuned checkpoint folder (a run's checkpoints/best)")
+    add_tokenizer_argument(parser)
     parser.add_argument("--data", required=True, help=".csv / .tsv / .txt / .jsonl / .xlsx (QA: also a SQuAD JSON)")
     parser.add_argument("--out", required=True, help="output file; its suffix picks the format: .csv .tsv .jsonl .xlsx")
     parser.add_argument("--text-columns", nargs="+", default=None,
@@ -132,7 +135,7 @@ def run(args) -> int:
                                chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop["flag"],
-                               calibration=not args.no_calibration, status=bar.status)
+                               calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer)
     except Cancelled as exc:
         bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
         written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"

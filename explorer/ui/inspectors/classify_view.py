@@ -26,7 +26,7 @@ from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
 from .client import shared_client
-from .common import StatusLabel, header, model_in_child
+from .common import StatusLabel, header, model_in_child, tokenizer_suffix
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
@@ -419,7 +419,10 @@ class ClassifyView(QWidget):
                 self.table.setItem(k, col, QTableWidgetItem(value))
         fit_columns(self.table)   # every title whole ("P = softmax" was cut in a stretched last section)
         self._hold_columns()
-        self.text.setPlainText("\n".join(self.result_lines(res)))
+        lines = self.result_lines(res)
+        if tokenizer_suffix(self.loaded):   # the words above were read by another model's tokenizer: say whose
+            lines.insert(len(res.inputs), f"note: {getattr(self.loaded, 'tokenizer_note', '')}")
+        self.text.setPlainText("\n".join(lines))
         self._show_flow(res)
         if problem == REGRESSION_TYPE:
             said = f"score {res.score:.4f}"
@@ -427,7 +430,7 @@ class ClassifyView(QWidget):
             said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
         else:
             said = f"prediction {res.prediction} ({res.label_names[res.prediction]})"
-        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}")
+        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}")
 
     def _show_flow(self, res) -> None:
         """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""

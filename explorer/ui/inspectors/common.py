@@ -19,6 +19,13 @@ BLOCK_COLORS: dict[str, QColor] = {
 }
 
 
+def tokenizer_suffix(loaded) -> str:
+    """"; tokenizer from X: the checkpoint has none ..." for a model whose tokenizer is not its checkpoint's own
+    (core.tokenizer_source), appended to a view's result line so the words' source is in view; "" otherwise."""
+    note = getattr(loaded, "tokenizer_note", "") or ""
+    return f"; {note}" if note else ""
+
+
 def model_in_child(client, slot: str, loaded):
     """The ModelInfo of a view's model: ``loaded`` itself when it is one (what a load request returns), else
     ``loaded`` (a LoadedModel of this process: tests, embedding) is handed to the inspector child's ``slot``

@@ -330,6 +330,12 @@ class InspectorHub(QObject):
         self.panel.set_model_info(loaded.describe(), loaded.head_initialised, report)
         if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
             self.panel.model_note.setText(loaded.head_note)  # which head is new or unused, and what to do
+        tokenizer_note = getattr(loaded, "tokenizer_note", "") or ""
+        if tokenizer_note:   # the checkpoint has no tokenizer: whose reads the words (tenth trial)
+            shown = self.panel.model_note.text() if self.panel.model_note.isVisibleTo(self.panel) else ""
+            self.panel.model_note.setText((shown + "\n" if shown else "") + tokenizer_note[0].upper()
+                                          + tokenizer_note[1:] + ".")
+            self.panel.model_note.setVisible(True)
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)

@@ -33,7 +33,7 @@ from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
-from .common import StatusLabel, ResultSource, header, model_in_child
+from .common import StatusLabel, ResultSource, header, model_in_child, tokenizer_suffix
 from .remote import RemoteLatest
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
@@ -272,7 +272,7 @@ class TagView(QWidget):
             self.attention_view.set_result(attention)
         ents = ", ".join(f"{e.text} ({e.type})" for e in tagged.entities) or "no entity"
         self._status(f"{len(tagged.words)} words, {len(tagged.pieces)} pieces: {ents}; "
-                     f"by-hand check {head.max_abs_diff:.1e}")
+                     f"by-hand check {head.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}")
 
 
 class TagDevView(QWidget):
