@@ -117,9 +117,10 @@ def _head_problem(model, cfg) -> str:
 
 
 def _label_names(cfg) -> list[str]:
-    id2label = getattr(cfg, "id2label", None) or {}
-    n = int(getattr(cfg, "num_labels", 0) or 0)
-    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(n)]
+    """The head's output names (core.classify.output_names: a regression head's one output is "score")."""
+    from explorer.core.classify import output_names
+
+    return output_names(cfg) if cfg is not None else []
 
 
 def model_name(info) -> str:

@@ -386,6 +386,11 @@ class ClassifyDevView(QWidget):
 
     def _show_regression(self, rep) -> None:
         """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
+        from explorer.core.classify import score_column_words
+
+        settings = self.table_settings()
+        self.scatter.setLabel("bottom", "gold " + score_column_words(settings.get("label_column", ""),
+                                                                     bool(settings.get("no_header"))))
         self.status.setText(f"{rep.total} dev examples scored")
         kind = self._kind
         self.metrics.setText(f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
