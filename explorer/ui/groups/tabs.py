@@ -157,11 +157,12 @@ class GroupsTab(QWidget):
         self.refresh()
         return group, configs
 
-    def cross_validate(self, base, columns: list[str]):
+    def cross_validate(self, base, columns: list[str], estimate=None):
         """Ask K and a group column (CrossValidateDialog over ``columns``, the training file's columns) and
         make the cv group from ``base`` (the Launch tab's TrainConfig) with core.cv_runs.start_cv_group, the
         function ``group --cv K`` uses: folds, fold files, group.json and member configs written. Returns
         (group, the K member configs) to queue, or None (cancelled, or a problem now shown under the list).
+        ``estimate(k)``: the dialog's time estimate for K folds (None: none shown).
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
@@ -176,7 +177,7 @@ class GroupsTab(QWidget):
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
-        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self)
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate)
         if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
             return None
         k, column = dialog.values()
