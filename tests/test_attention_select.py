@@ -139,3 +139,26 @@ def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
     assert data["tokens"] == list(win.tokens)
     w = decode_weights(data["weights"], (data["layers"], data["heads"], data["seq"], data["seq"]))
     np.testing.assert_allclose(w, view.result.attention[view.window].attentions, atol=1e-4)
+
+
+def test_attention_export_says_where_it_saved_in_the_status_bar(qtbot, tmp_path):
+    """Tenth trial: Attention → Export wrote the HTML page without a word in the window."""
+    from PySide6.QtWidgets import QLabel, QMainWindow
+
+    from explorer.ui.inspectors.view_export import ExportButton
+
+    win = QMainWindow()
+    qtbot.addWidget(win)
+    body = QLabel("attention")
+    win.setCentralWidget(body)
+    button = ExportButton(lambda: body, "attention view", parent=body)
+    win.show()
+    button.ask_path = lambda *_a: str(tmp_path / "view.png")
+    button.ask_image("png")
+    assert win.statusBar().currentMessage() == f"Saved the attention view to {tmp_path / 'view.png'}"
+    button.html = lambda path: (lambda: (tmp_path / "view.html").write_text("<html></html>"))
+    button.ask_path = lambda *_a: str(tmp_path / "view.html")
+    with qtbot.waitSignal(button.exported, timeout=20000):
+        button.ask_html()
+        assert win.statusBar().currentMessage() == f"Writing the attention view to {tmp_path / 'view.html'} …"
+    assert win.statusBar().currentMessage() == f"Saved the attention view to {tmp_path / 'view.html'}"

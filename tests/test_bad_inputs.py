@@ -884,10 +884,10 @@ def _(c, qtbot, monkeypatch):
     monkeypatch.setattr(w.manager, "active", lambda: ["run-a"])
     asked, cancelled = [], []
     monkeypatch.setattr(w.manager, "cancel_all", lambda wait_ms=0: cancelled.append(wait_ms))
-    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: asked.append(running) or None)
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued, **_k: asked.append(running) or None)
     w.close()                                        # the quit dialog's Cancel: the window stays
     assert w.isVisible() and not cancelled and asked[0] == ["run-a"]
-    monkeypatch.setattr(main_window, "ask_quit", lambda *_a: "cancel")
+    monkeypatch.setattr(main_window, "ask_quit", lambda *_a, **_k: "cancel")
     w.close()                                        # "Cancel run and quit"
     assert not w.isVisible() and cancelled
 

@@ -326,7 +326,12 @@ def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
     ckpt = out / "checkpoint-6"
     ckpt.mkdir(parents=True)
     (ckpt / "config.json").write_text("{}")
-    assert tokenizer_folder(str(ckpt)) == str(ckpt)             # nowhere: as it is (the load then says so)
+    import pytest
+
+    from explorer.core.errors import ModelSourceError
+
+    with pytest.raises(ModelSourceError, match="has no tokenizer"):   # nowhere: refused (tenth trial), never [UNK]s
+        tokenizer_folder(str(ckpt))
     (out / "tokenizer.json").write_text("{}")
     assert tokenizer_folder(str(ckpt)) == str(out)
     (ckpt / "vocab.txt").write_text("[PAD]\n")
@@ -367,3 +372,25 @@ def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists
     shutil.rmtree(copy / "checkpoint-6")          # the copy lacks it: never the original's, and said so
     rec = load_run(copy)
     assert "best" not in rec.checkpoints and any("is not there" in n for n in rec.notes)
+
+
+def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
+    """Tenth trial: eval_runtime, eval_samples_per_second and eval_steps_per_second were drawn as "dev runtime",
+    "dev samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
+    are no dev plot, no group statistic and never the metric that picked the best checkpoint."""
+    from explorer.core.hf_trainer import best_metric_name
+    from explorer.core.metric_specs import metric_spec
+    from explorer.ui.runs.store import load_run_state
+
+    _root, out, history = hf_run
+    assert any("eval_runtime" in e and "eval_samples_per_second" in e and "eval_steps_per_second" in e
+               for e in history)
+    state = load_run_state(out)
+    dev = {k for k in state.series if k.startswith("dev/")}
+    assert dev == {"dev/accuracy", "dev/loss"}
+    for name in ("runtime", "samples_per_second", "steps_per_second", "eval_jit_compilation_time", "predict_runtime"):
+        spec = metric_spec(name)
+        assert spec.is_timing and not spec.is_plotted and not spec.can_pick_best and spec.higher_is_better is None
+    entry = next(e for e in history if "eval_runtime" in e)
+    # a best_metric equal to the runtime by chance is not read as "runtime"
+    assert best_metric_name([entry], entry["eval_runtime"], entry["step"]) == ""

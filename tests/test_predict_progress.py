@@ -15,6 +15,8 @@ import pty
 import re
 import threading
 
+import pytest
+
 import explorer.core.predict.engine as engine
 from explorer.core.predict.engine import predict_file
 from helpers import save_tiny_model, tiny_loaded_model
@@ -111,3 +113,54 @@ def test_progress_from_the_first_batch_while_the_rows_are_still_being_counted(tm
     assert (100, None) in before_second                       # the first chunk, still uncounted
     assert calls[-1] == (200, 200)                            # the count arrived: rows / total from then on
 
+
+
+@pytest.mark.parametrize("terminal_gone", [True, False])
+def test_a_closed_terminal_stops_after_the_batch_keeps_the_rows_and_exits_129(tmp_path, monkeypatch, terminal_gone):
+    """Tenth trial: closing predict's terminal (SIGHUP) ended it silently with exit status 0 after 128 rows. It now
+    stops like Ctrl-C (after the batch; finished chunks stay), exits 129, says how to --resume where it still can
+    write (stderr to a file), and a terminal that is gone (every write EIO) turns into no traceback."""
+    import io
+    import signal
+
+    from explorer.commands import predict as command
+
+    class Terminal(io.StringIO):
+        gone = False
+
+        def write(self, text):
+            if self.gone:
+                raise OSError(5, "Input/output error")
+            return super().write(text)
+
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    data = _write_tsv(tmp_path / "in.tsv", 300)
+    out = tmp_path / "out.csv"
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+
+    def hang_up():
+        os.kill(os.getpid(), signal.SIGHUP)
+        term.gone = terminal_gone
+    _on_second_chunk(monkeypatch, hang_up)
+    reached = []
+    previous = signal.signal(signal.SIGHUP, lambda *_: reached.append("the test's handler"))   # the old code's fate
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    argv = ["--model", str(model), "--data", str(data), "--out", str(out), "--batch-size", "16", "--chunk-rows", "100"]
+    try:
+        rc = command.run(parser.parse_args(argv))
+        assert signal.getsignal(signal.SIGHUP) is not None and reached == []
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert rc == 129
+    written = len(out.read_text().splitlines()) - 1
+    assert 0 < written < 300
+    said = term.getvalue()
+    if not terminal_gone:
+        assert f"stopped (the terminal was closed: SIGHUP): {written} rows written to {out}" in said
+        assert "--resume" in said
+    monkeypatch.undo()   # the engine's own chunk step and stderr again
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert command.run(parser.parse_args(argv + ["--resume"])) == 0
+    assert len(out.read_text().splitlines()) == 301

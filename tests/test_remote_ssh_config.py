@@ -118,7 +118,8 @@ def test_an_unknown_host_key_says_first_connection_with_the_exact_command(sshd_s
     with pytest.raises(RemoteHostError) as err:
         ssh.run_checked(host, ["true"])
     text = str(err.value)
-    assert text.startswith("lab: unknown host key (the first connection")
+    assert text.startswith(f"lab: unknown host key (the first connection: {tmp_path / 'known_hosts'}, the "
+                           "known_hosts file ssh reads, has no key for it)")   # which file (tenth trial)
     assert "CHANGED" not in text and text.endswith(": " + _expected_command(host, config))
     # the command is the one the app runs: with the key accepted it logs in
     host_pub = " ".join((sshd_server.root / "host_key.pub").read_text(encoding="utf-8").split()[:2])
@@ -137,3 +138,25 @@ def test_a_changed_host_key_says_changed_with_the_exact_command(sshd_server, tmp
     assert text.startswith("lab: the host key CHANGED") and "REMOTE HOST IDENTIFICATION HAS CHANGED" in text
     assert "unknown host key" not in text and text.endswith(": " + _expected_command(host, config))
     assert f"remove line 1 of {tmp_path / 'known_hosts'}," in text
+
+
+def test_an_unknown_host_key_names_the_known_hosts_file_and_one_in_home_that_ssh_does_not_read(tmp_path, monkeypatch):
+    """Tenth trial: the key had been accepted into $HOME/.ssh/known_hosts, which ssh does not read (it reads the
+    account's home); the message did not say which known_hosts file is used."""
+    import shutil
+
+    if shutil.which("ssh") is None:
+        pytest.skip("no ssh client")
+    used = tmp_path / "account" / "known_hosts"
+    config = tmp_path / "ssh_config"
+    config.write_text(f"Host gpubox\n  HostName 10.0.0.7\n  UserKnownHostsFile {used}\n", encoding="utf-8")
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "known_hosts").write_text("gpubox ssh-ed25519 AAAA\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    text = ssh.explain(Host(name="gpubox", target="gpubox"), "Host key verification failed.\n", 255)
+    assert f"(the first connection: {used}, the known_hosts file ssh reads, has no key for it)" in text
+    assert (f"has no key for it). A key in your HOME's {home / '.ssh' / 'known_hosts'} is not read: ssh reads the "
+            "account's home, not $HOME (or name that file with UserKnownHostsFile in the SSH config). To check its "
+            "fingerprint and accept it, connect once in a terminal with: ssh ") in text

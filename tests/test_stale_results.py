@@ -104,3 +104,57 @@ def test_tau_study_is_cleared_when_the_qa_model_changes(qtbot, tiny_qa, tmp_path
     dev.open_question.connect(lambda *a: asked.append(a))
     dev._on_row_clicked(0, 0)
     assert asked == []
+
+
+def test_the_probe_views_grey_the_previous_models_answer_until_the_new_one_is_shown(qtbot, tmp_path, monkeypatch):
+    """Tenth trial: for ~3 s after Open best checkpoint, Spans & τ showed the untrained head's span and scores beside
+    the new checkpoint's name and question, unmarked. They are greyed under "Results of A: updating for B…" until
+    B's probe is shown."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.inspectors import InspectorHub
+    from explorer.ui.inspectors.common import updating_note
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    hub = InspectorHub()
+    for _, w in hub.tabs():
+        qtbot.addWidget(w)
+    hub.set_model(_named(tiny_loaded_model("qa"), "model-a"))
+    with qtbot.waitSignal(hub.result_changed, timeout=30000):
+        hub.open_example("where was ada born?", "ada was born in london in 1815.")
+    assert not any(c.stale for c in hub.stale) and hub.stale[0].veils[0].isHidden()
+    new = str(save_tiny_model(tmp_path / "model-b", "qa", seed=5))
+    hub.open_model(new)
+    for cover, body in zip(hub.stale, (hub.spans_view.body_scroll, hub.attention_view.scroll)):
+        assert cover.stale and cover.label.text() == updating_note("model-a", new) == \
+            f"Results of model-a: updating for {new}…"
+        assert cover.veils[0].isVisibleTo(body) and not cover.label.isHidden()
+    qtbot.waitUntil(lambda: not hub.stale[0].stale, timeout=60000)   # the new model's probe is shown
+    assert hub.loaded.source == new and hub.stale[0].veils[0].isHidden()
+    assert hub.stale[1].label.isHidden()
+
+
+def test_classify_greys_the_previous_models_numbers_while_another_loads(qtbot, tmp_path):
+    from helpers import save_tiny_model
+
+    from explorer.ui.inspectors.common import updating_note
+
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    view.set_loaded(_named(tiny_loaded_model("classification"), "model-a"))
+    view.inputs.text_a.setText("the city was born")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    new = str(save_tiny_model(tmp_path / "model-b", "classification", seed=5))
+    view.source.setText(new)
+    view.load_model()
+    assert view.stale_cover.stale and view.stale_cover.label.text() == updating_note("model-a", new)
+    assert all(v.isVisibleTo(v.parentWidget()) for v in view.stale_cover.veils)   # the strip and the tables
+    qtbot.waitUntil(lambda: view.result is not None and not view.stale_cover.stale, timeout=60000)
+    assert view.loaded.source == new and all(v.isHidden() for v in view.stale_cover.veils)
+    view.source.setText(str(tmp_path / "nowhere"))     # a load that fails: the previous model's numbers hold
+    view.load_model()
+    assert view.stale_cover.stale
+    qtbot.waitUntil(lambda: not view.stale_cover.stale, timeout=30000)
+    assert view.loaded.source == new

@@ -191,7 +191,7 @@ def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
     (run_id,) = w.launch([TrainConfig(train="x.json", output_dir=str(tmp_path / "runs"))])
     asked = []
     answers = iter([None, "cancel"])
-    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: asked.append(queued) or next(answers))
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued, **_k: asked.append(queued) or next(answers))
     assert not w.close() and w.isVisible() and asked[0] == [run_id]
     assert w.manager.states[run_id].status == "queued"
     assert w.close() and len(asked) == 2 and w.manager.states[run_id].status == "cancelled"

@@ -159,3 +159,38 @@ def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(q
     assert abs(pooled.metrics["accuracy"] - 100 * 9 / 12) < 1e-9    # one wrong row per fold
     assert f"accuracy (%) {pooled.metrics['accuracy']:.2f}" in tab.view.summary.text()
     assert client.ops == ["cv_oof"]                                # once per group: not asked again
+
+
+def test_the_dialog_estimates_the_folds_time_from_past_runs_of_the_model_here(window, monkeypatch, tmp_path):
+    """Tenth trial: Cross-validate… gave no time estimate (5 × ~176 steps ≈ an hour there), unlike Queue paper grid.
+    The K fold runs are estimated from the samples/s past runs of the same model measured on this machine (the
+    grid's figure), each training on (K - 1) / K of the rows, updated as K changes."""
+    from explorer.ui.groups.cv_dialog import CrossValidateDialog
+    from explorer.ui.runs.state import RunState, Series, format_seconds
+
+    w = window
+    data = _write_table(tmp_path / "d.csv", n=12, groups_of=lambda i: f"a{i // 2}")
+    w.launcher.set_config(TrainConfig(task="single", model="bundled:minilm", train=str(data), epochs=2,
+                                      text_columns=["sentence"], label_column="label", id_column="id"))
+    w.launcher.train_preview.result = {"columns": ["id", "author", "sentence", "label"], "counts": {"examples": 1000}}
+    past = RunState(run_id="old", path=tmp_path / "old", config={"model": "bundled:minilm"}, status="finished")
+    past.series["samples_per_second"] = speed = Series()
+    for step, sps in enumerate((3.0, 4.0, 5.0)):
+        speed.append(step, sps)
+    w.launcher.past_runs = lambda: [past]
+    seen = {}
+
+    def fake_exec(dialog):
+        seen[5] = dialog.estimate.text()
+        dialog.k.setValue(4)
+        seen[4] = dialog.estimate.text()
+        return CrossValidateDialog.DialogCode.Rejected
+
+    monkeypatch.setattr(CrossValidateDialog, "exec", fake_exec)
+    w.groups_tab.group_name.setText("est")
+    w.groups_tab.queue_cv.click()
+    rate = "4.0 samples/s, the median of 1 past run(s) of this model here"
+    # K=5: 5 runs x 800 rows x 2 epochs = 8,000 samples at 4 samples/s; K=4: 4 x 750 x 2 = 6,000
+    assert seen[5] == (f"Estimated time: {format_seconds(2000)} in all (8,000 training samples at {rate}; each fold's "
+                       "evaluation and the out-of-fold predictions come on top).")
+    assert seen[4].startswith(f"Estimated time: {format_seconds(1500)} in all (6,000 training samples")

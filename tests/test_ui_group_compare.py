@@ -167,3 +167,29 @@ def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path
     tab.seeds.setText("7,x")
     with pytest.raises(ValueError, match="'x' is not a whole number"):
         tab.plan_group("restarts", TrainConfig())
+
+
+def test_compare_tab_says_it_is_for_qa_and_how_to_compare_two_classifiers(qtbot, tmp_path):
+    """Tenth trial: the Compare tab was a SQuAD-only form without a word for someone with two classifier runs."""
+    from helpers import save_tiny_model
+
+    from explorer.ui.groups.tabs import CompareTab
+
+    tab = CompareTab()
+    qtbot.addWidget(tab)
+    assert tab.hint.text().startswith("Two question-answering (SQuAD) checkpoints")
+    assert "right-click → Compare two classifiers on the dev rows…" in tab.hint.text()
+    cls = save_tiny_model(tmp_path / "cls", "classification")
+    qa = save_tiny_model(tmp_path / "qa", "qa")
+    tab.a.setText(str(cls))
+    tab.b.setText(str(qa))
+    tab.data.setText(str(tmp_path / "dev.json"))
+    tab.start()
+    assert tab.process is None                               # nothing started for a classifier
+    assert tab.status.text().startswith(f"Checkpoint A: '{cls}' is a classification model")
+    assert tab.status.text().endswith("select both runs in the Runs list, right-click → Compare two classifiers on "
+                                      "the dev rows…")
+    tab.a.setText(str(qa))
+    tab.a.editingFinished.emit()                             # fixed: the note goes
+    assert tab.status.text() == ""
+

@@ -114,3 +114,21 @@ def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_pat
     w.editors["task"].set("multilabel")
     w._changed()
     assert w.editors["label_separator"].widget.isEnabled() and w.config().label_separator == ";"
+
+
+def test_predictions_in_a_narrow_band_of_the_gold_range_are_said(qtbot):
+    """Tenth trial: every STS-B prediction sat in 2.74-2.78 on a 0-5 axis, a flat plot with no word, while the app
+    says so for a classifier predicting one class."""
+    from explorer.core.baselines import narrow_scores_note
+
+    dev = ClassifyDevView(lambda: None, lambda: "regression")
+    qtbot.addWidget(dev)
+    gold = np.array([0.0, 1.0, 2.5, 4.0, 5.0, 4.1, 2.7])
+    pred = np.array([2.74, 2.75, 2.76, 2.78, 2.77, 2.755, 2.76])
+    dev.show_report(regression_dev_report(pred, gold, ["a"] * 7, ["b"] * 7), "regression")
+    assert dev.status.text() == ("7 dev examples scored; the predictions span 2.74-2.78 of the gold 0-5: the model "
+                                 "predicts about the mean; train longer or with a larger learning rate")
+    assert "the same score for every example" in narrow_scores_note(pred - 2.7, gold)   # far from the mean
+    assert narrow_scores_note(gold * 0.8 + 0.3, gold) == ""                           # spread out: nothing to say
+    dev.show_report(regression_dev_report(gold * 0.8, gold, ["a"] * 7, ["b"] * 7), "regression")
+    assert dev.status.text() == "7 dev examples scored"

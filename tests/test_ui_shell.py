@@ -166,7 +166,7 @@ def test_quit_leave_it_training_keeps_the_worker(shell, monkeypatch):
     fake = _FakeProc()
     shell.manager.procs[run_id] = fake
     offered = []
-    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued: offered.append(running) or detach.LEAVE)
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued, **_k: offered.append(running) or detach.LEAVE)
     cancelled = []
     monkeypatch.setattr(shell.manager, "cancel_all", lambda *a, **k: cancelled.append(1))
     assert shell.close()
@@ -183,7 +183,7 @@ def test_quit_stop_early_closes_when_the_run_has_ended(shell, monkeypatch):
     shell.manager.states[run_id].status = "running"
     fake = _FakeProc()
     shell.manager.procs[run_id] = fake
-    monkeypatch.setattr(main_window, "ask_quit", lambda *_a: detach.STOP)
+    monkeypatch.setattr(main_window, "ask_quit", lambda *_a, **_k: detach.STOP)
     assert not shell.close() and shell.isVisible() and fake.stops == 1    # stays open while it saves
     shell.manager.procs.clear()
     shell.manager.states[run_id].status = "stopped"
@@ -206,6 +206,40 @@ def test_quit_dialog_offers_the_four_choices(shell, monkeypatch):
     assert detach.ask_quit(shell, ["r1"], ["r2"]) is None       # closed without a choice: do not quit
     assert {"Leave it training", "Stop early and quit", "Cancel run and quit", "Cancel"} <= set(
         t.replace("&", "") for t in seen)
+
+
+def test_quit_dialog_names_the_remote_runs_followed_and_says_they_go_on(shell, monkeypatch):
+    """Tenth trial: with a local run and a remote one followed, Quit said "1 run(s) training (stance corrected)"
+    only, so whether Stop early / Cancel acted on the remote run was unclear."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.ui.runs.state import RunState
+
+    (run_id,) = shell.launch([TrainConfig(train="x.json", output_dir=str(shell.runs_dir))])
+    shell.manager.states[run_id].status = "running"
+    shell.manager.procs[run_id] = _FakeProc()
+    remote = RunState(run_id="stance", path=shell.runs_dir / "stance", config={}, status="running")
+    remote.host = "gpubox"
+    shell.remote.states["stance"] = remote
+    ended = RunState(run_id="old", path=shell.runs_dir / "old", config={}, status="finished")
+    ended.host = "gpubox"
+    shell.remote.states["old"] = ended
+    seen = {}
+
+    def fake_exec(box):
+        seen["text"], seen["info"] = box.text(), box.informativeText()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    try:
+        assert not shell.close()            # no choice: the window stays
+    finally:
+        shell.manager.procs.clear()
+        shell.manager.states[run_id].status = "queued"
+        shell.remote.states.clear()
+    assert seen["text"] == (f"1 run(s) training ({run_id}).\n1 remote run(s) followed (stance on gpubox): they "
+                            "keep training on their host whatever you choose.")
+    assert "The buttons act on the runs of this machine only" in seen["info"]
 
 
 def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from explorer.commands.window_args import add_tokenizer_argument
 from explorer.core.errors import exits_on_user_error
 
 
@@ -23,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="bundled:minilm",
                         help="hub id, local folder (save_pretrained / run checkpoint) or bundled:minilm "
                              "(default: %(default)s)")
+    add_tokenizer_argument(parser)
     parser.add_argument("--data", required=True,
                         help="the corpus: a .txt file (one text per line), a CSV / TSV / JSONL / xlsx table, a "
                              "SQuAD .json file (its passages) or a run folder (its training data)")
@@ -86,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
 
     layer, all_layers = _layer(args.layer)
     corpus = read_corpus(args.data, text_column=args.text_column)
-    loaded = load_encoder(args.model)
+    loaded = load_encoder(args.model, tokenizer=args.tokenizer)
+    if loaded.tokenizer_note:
+        print(f"note: {loaded.tokenizer_note}", file=sys.stderr)
     bar = _Bar("embed", "occurrence" if args.word.strip() else "text")
     try:
         space = space_of(loaded, corpus, word=args.word, case_sensitive=args.case_sensitive,

@@ -15,12 +15,13 @@ import json
 import sys
 import time
 
-from explorer.commands.window_args import add_window_arguments
+from explorer.commands.window_args import add_tokenizer_argument, add_window_arguments
 from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--model", required=True, help="hub id, local folder or bundled:minilm")
+    add_tokenizer_argument(parser)
     parser.add_argument("--data", required=True, help="official SQuAD JSON file or hub id (rajpurkar/squad_v2)")
     parser.add_argument("--split", default="validation", help="hub split (default validation)")
     parser.add_argument("--out", default="eval_out", help="folder for the official files (default ./eval_out)")
@@ -192,7 +193,7 @@ def _load_inputs(args, err):
     t_data = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        loaded = load_model(args.model, task="qa", refuse_other_task=True)
+        loaded = load_model(args.model, task="qa", refuse_other_task=True, tokenizer=args.tokenizer)
     except ModelSourceError as exc:
         raise as_user_error(exc) from None
     t_model = time.perf_counter() - t0

@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from explorer.commands.window_args import add_tokenizer_argument
 from explorer.core.errors import UserError, exits_on_user_error
 
 HEAD_CHOICES = ("classification", "multiple_choice", "token_classification", "qa")
@@ -20,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--model", required=True,
                         help="a fine-tuned checkpoint folder (a run's checkpoints/best), a hub id or bundled:minilm")
+    add_tokenizer_argument(parser)
     parser.add_argument("--head", choices=HEAD_CHOICES, default=None,
                         help="the model head to load (default: the head recorded in the checkpoint's config.json)")
     parser.add_argument("--text", required=True,
@@ -74,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
 
     task = task_for_checkpoint(head)
     max_seq_length = args.max_seq_length or (get_task_facts(task).default_max_seq_length if task else 128)
-    loaded = load_model(args.model, task=head)
+    loaded = load_model(args.model, task=head, tokenizer=args.tokenizer)
+    if loaded.tokenizer_note:
+        print(f"note: {loaded.tokenizer_note}", file=sys.stderr)
     if loaded.head_initialised:
         print(f"warning: the {head} head of {args.model} is freshly initialised (never fine-tuned): its "
               "attributions explain random outputs", file=sys.stderr)

@@ -9,8 +9,9 @@ The output keeps the input columns and adds the task's columns (explorer.core.pr
 p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending0..3; answer, answer_start,
 answer_end, score_diff, null_score, decision, window; error). On stderr: "reading FILE…" and "loading model…" at
 once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted); Ctrl-C stops
-after the current batch, and ``--resume`` continues where the output stopped. Exit codes: 0 done, 2 bad
-input, 130 interrupted (the rows written so far stay).
+after the current batch, and ``--resume`` continues where the output stopped; closing the terminal (SIGHUP) stops
+the same way, silently when nothing can be written any more. Exit codes: 0 done, 2 bad input, 130 interrupted
+with Ctrl-C, 129 the terminal closed (the rows written so far stay either way).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 
 
 
 def add_arguments(parser) -> None:
+    from explorer.commands.window_args import add_tokenizer_argument
+
     parser.add_argument("--model", required=True, help="a fine-tuned checkpoint folder (a run's checkpoints/best)")
+    add_tokenizer_argument(parser)
     parser.add_argument("--data", required=True, help=".csv / .tsv / .txt / .jsonl / .xlsx (QA: also a SQuAD JSON)")
     parser.add_argument("--out", required=True, help="output file; its suffix picks the format: .csv .tsv .jsonl .xlsx")
     parser.add_argument("--text-columns", nargs="+", default=None,
@@ -97,18 +101,64 @@ class _Bar:
             self.bar.close()
 
 
+class _Safe:
+    """A text stream whose writes are dropped once they fail: after the terminal closed (SIGHUP) every write to it
+    raises OSError (EIO), which must not turn a clean stop into a traceback."""
+
+    def __init__(self, stream):
+        self.stream, self.dead = stream, False
+
+    def write(self, text: str) -> int:
+        if not self.dead:
+            try:
+                return self.stream.write(text)
+            except (OSError, ValueError):
+                self.dead = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.dead:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.dead = True
+
+    def __getattr__(self, name):   # fileno, isatty, encoding, ...: the stream's own
+        return getattr(self.stream, name)
+
+
+class _Stops:
+    """Ctrl-C (SIGINT) and a closed terminal (SIGHUP) both stop after the current batch; a second Ctrl-C quits at
+    once. A SIGHUP that was ignored when the command started (``nohup``) stays ignored. ``restore()`` puts the
+    previous handlers back."""
+
+    def __init__(self, err):
+        self.err, self.flag, self.hangup = err, False, False
+        self.previous = {signal.SIGINT: signal.signal(signal.SIGINT, self._sigint)}
+        hup = getattr(signal, "SIGHUP", None)
+        if hup is not None and signal.getsignal(hup) is not signal.SIG_IGN:
+            self.previous[hup] = signal.signal(hup, self._sighup)
+
+    def _sigint(self, signum, frame):
+        if self.flag:
+            raise KeyboardInterrupt
+        self.flag = True
+        print("\nstopping after this batch (Ctrl-C again to quit at once)", file=self.err)
+
+    def _sighup(self, signum, frame):
+        self.flag = self.hangup = True
+        print("\nthe terminal was closed (SIGHUP): stopping after this batch", file=self.err)
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+
 def run(args) -> int:
     from explorer.core.errors import Cancelled, UserError
     from explorer.core.predict.engine import predict_file
 
-    err = sys.stderr
-    stop = {"flag": False}
-
-    def on_sigint(signum, frame):
-        if stop["flag"]:
-            raise KeyboardInterrupt
-        stop["flag"] = True
-        print("\nstopping after this batch (Ctrl-C again to quit at once)", file=err)
+    err, out = _Safe(sys.stderr), _Safe(sys.stdout)
     annotators = list(args.annotator_columns or [])
     if annotators:   # check the columns before an hour of predicting, not after
         from explorer.core.predict.reading import read_header
@@ -124,27 +174,28 @@ def run(args) -> int:
                    f"{', '.join(columns[:12])})" if missing else "--annotator-columns needs at least two columns")
             print(f"error: {why}", file=err)
             return 2
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    bar = _Bar()
+    stop = _Stops(err)
+    bar = _Bar(err)
     try:
         summary = predict_file(args.model, args.data, args.out, text_columns=args.text_columns,
                                encoding=args.encoding, tau=args.tau, batch_size=args.batch_size,
                                chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
-                               progress=bar, cancelled=lambda: stop["flag"],
-                               calibration=not args.no_calibration, status=bar.status)
+                               progress=bar, cancelled=lambda: stop.flag,
+                               calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer)
     except Cancelled as exc:
         bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
         written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"
-        print(f"stopped: {written} written to {args.out} (a chunk not finished is not written); continue with "
-              "the same command and --resume", file=err)
-        return 130
+        why = " (the terminal was closed: SIGHUP)" if stop.hangup else ""
+        print(f"stopped{why}: {written} written to {args.out} (a chunk not finished is not written); continue "
+              "with the same command and --resume", file=err)
+        return 129 if stop.hangup else 130
     except UserError as exc:
         bar.close()
         print(f"error: {exc}", file=err)
         return 2
     finally:
-        signal.signal(signal.SIGINT, previous)
+        stop.restore()
     bar.close()
     table = None
     if annotators and summary.kind != "classification":
@@ -155,7 +206,7 @@ def run(args) -> int:
         data = summary.to_dict()
         if table is not None:
             data["annotator_agreement"] = [dict(vars(r)) for r in table.rows]
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data, indent=2), file=out)
         return 0
     for note in summary.notes:
         print(f"note: {note}", file=err)
@@ -163,10 +214,10 @@ def run(args) -> int:
     tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
     print(f"{summary.rows} rows written to {summary.out}{resumed}; {summary.errors} with an error; "
           f"{summary.kind}{tau}; text columns {', '.join(summary.text_columns)}; "
-          f"{summary.rows_per_second:.1f} rows/s")
+          f"{summary.rows_per_second:.1f} rows/s", file=out)
     if table is not None:
-        print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):")
-        print("\n".join(f"  {line}" for line in table.lines()))
+        print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):", file=out)
+        print("\n".join(f"  {line}" for line in table.lines()), file=out)
     return 0
 
 

@@ -9,7 +9,7 @@ import math
 import sys
 from pathlib import Path
 
-from explorer.commands.window_args import add_window_arguments
+from explorer.commands.window_args import add_tokenizer_argument, add_window_arguments
 from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="bundled:minilm",
                         help="hub id, local folder (save_pretrained / run checkpoint) or bundled:minilm "
                              "(default: %(default)s)")
+    add_tokenizer_argument(parser)
     parser.add_argument("--question", required=True, help="the question")
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--passage", help="the passage text")
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             raise UserError(f"cannot read --passage-file {args.passage_file}: {exc}") from None
     try:
-        loaded = load_model(args.model, task="qa", refuse_other_task=True)
+        loaded = load_model(args.model, task="qa", refuse_other_task=True, tokenizer=args.tokenizer)
     except ModelSourceError as exc:
         raise as_user_error(exc) from None
     from explorer.core.checkpoint_windows import resolve_window_settings

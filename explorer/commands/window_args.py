@@ -14,6 +14,15 @@ from explorer.core.window_settings import DOC_STRIDE_HELP, MAX_QUERY_LENGTH_HELP
 _TRAINED = "without it: the run's config.json value for a run checkpoint (runs/<id>/checkpoints/<name>), else "
 
 
+def add_tokenizer_argument(parser: argparse.ArgumentParser) -> None:
+    """Add --tokenizer: where to read the tokenizer of a checkpoint saved without one (an HF Trainer given no
+    tokenizer); default: the checkpoint's own, its parent's, or its base model's (explorer.core.tokenizer_source)."""
+    parser.add_argument("--tokenizer", default=None, metavar="SOURCE",
+                        help="the tokenizer to read the text with: hub id, folder or bundled:minilm (default: the "
+                             "checkpoint's own, else its parent folder's or its base model's; a checkpoint without "
+                             "one is refused)")
+
+
 def add_window_arguments(parser: argparse.ArgumentParser) -> None:
     """Add --max-seq-length, --doc-stride and --max-query-length (default None = the checkpoint's own)."""
     for flag, help_text, default in (("--max-seq-length", MAX_SEQ_LENGTH_HELP, 384),

@@ -118,6 +118,29 @@ def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
             "epochs")
 
 
+NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
+
+
+def narrow_scores_note(predicted, gold) -> str:
+    """One line when a regression head's dev predictions sit in a narrow band of the gold range ('' otherwise):
+    the regression twin of :func:`one_class_note` (tenth trial: STS-B predictions 2.74-2.78 on a 0-5 axis read as
+    a flat plot while Pearson said 0.57). ``predicted``, ``gold``: sequences of floats, the same length."""
+    pred = [float(p) for p in predicted]
+    gold = [float(g) for g in gold]
+    if len(pred) < 2 or not gold:
+        return ""
+    g_lo, g_hi, p_lo, p_hi = min(gold), max(gold), min(pred), max(pred)
+    span = g_hi - g_lo
+    if span <= 0 or p_hi - p_lo >= NARROW_SHARE * span:
+        return ""
+    mean = sum(gold) / len(gold)
+    centre = (p_lo + p_hi) / 2
+    what = ("the model predicts about the mean" if abs(centre - mean) <= NARROW_SHARE * span
+            else "the model predicts about the same score for every example")
+    return (f"the predictions span {p_lo:.2f}-{p_hi:.2f} of the gold {g_lo:g}-{g_hi:g}: {what}; train longer or "
+            "with a larger learning rate")
+
+
 def _squad_gold_from_file(path: Path) -> dict[str, list[str]]:
     """id -> gold texts of an official SQuAD JSON file, read directly (no validation, fast)."""
     data = json.loads(path.read_text(encoding="utf-8"))

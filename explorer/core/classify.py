@@ -76,6 +76,34 @@ def readable_label_names(head_names, run_names) -> list[str]:
     return [str(i) for i in range(len(head))] if generic and len(head) > 1 else head
 
 
+REGRESSION_OUTPUT = "score"   # the one output of a regression head, wherever it is named
+
+
+def output_names(config, k: int | None = None) -> list[str]:
+    """The names of a sequence-classification head's ``k`` outputs (default ``num_labels``), in id order: its
+    ``id2label`` ("label i" where it names none), except a regression head's one output, which is always
+    REGRESSION_OUTPUT ("score"): its id2label may hold the label column's name, and a header-less file's column
+    is named by its position ("5" for STS-B's score column), which Classify showed as "5 ← prediction" beside
+    the score 2.78 (tenth trial). ``config``: a transformers config or anything with its attributes."""
+    k = int(k if k is not None else getattr(config, "num_labels", 0) or 0)
+    if head_problem(config) == REGRESSION_TYPE and k == 1:
+        return [REGRESSION_OUTPUT]
+    id2label = getattr(config, "id2label", None) or {}
+    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(k)]
+
+
+def score_column_words(label_column: str = "", no_header: bool = False) -> str:
+    """How the gold of a regression dev file is named where its column matters: "score (column 5)" for a column
+    given by position (a header-less file), "score (column 'similarity')" for a named one, "score" when none is
+    given. Never the bare column name, which for a header-less file is a number that reads as a score."""
+    column = str(label_column or "").strip()
+    if not column:
+        return REGRESSION_OUTPUT
+    if no_header or column.isdigit():
+        return f"{REGRESSION_OUTPUT} (column {column})"
+    return f"{REGRESSION_OUTPUT} (column {column!r})"
+
+
 def head_problem(config) -> str:
     """The head's problem_type from a model config: its ``problem_type`` when set, else "regression" for one
     output (transformers' own rule), else "single_label_classification"."""
@@ -207,9 +235,8 @@ class ClassifyResult:
         return lines
 
     def _regression_lines(self, f: str) -> list[str]:
-        name = self.label_names[0] if self.label_names else "score"
-        lines = [f"score = C . w + b = {f.format(self.score)}   ({name}; one output, no softmax: the score is "
-                 "the prediction)"]
+        lines = [f"score = C . w + b = {f.format(self.score)}   (one output, no softmax: the score is the "
+                 "prediction)"]
         if self.label is not None:
             lines.append(f"loss for gold {f.format(float(self.label))} = (score - gold)^2 = {f.format(self.loss)}")
         else:

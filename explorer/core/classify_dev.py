@@ -289,8 +289,9 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
             out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})
             logits.append(out.logits.float().cpu().numpy())
     z = np.concatenate(logits) if logits else np.zeros((0, 2))
-    id2label = getattr(model.config, "id2label", None) or {}
-    names = [str(id2label.get(c, c)) for c in range(z.shape[1])]
+    from explorer.core.classify import output_names
+
+    names = output_names(model.config, z.shape[1])
     if t.facts.is_regression:
         return regression_dev_report(z, data.labels, list(data.texts_a), data.texts_b, n=n, label_names=names)
     if t.facts.is_multilabel:

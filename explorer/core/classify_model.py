@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.core.attention import block_flow, stack_attentions, token_blocks
-from explorer.core.classify import (ClassifyError, ClassifyInput, ClassifyResult, head_problem, sigmoid_loss,
-                                    softmax_loss)
+from explorer.core.classify import (ClassifyError, ClassifyInput, ClassifyResult, head_problem, output_names,
+                                    sigmoid_loss, softmax_loss)
 from explorer.core.data.swag import NUM_CHOICES
 from explorer.core.eval_mode import inference
 from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
@@ -116,9 +116,7 @@ def classify_text(model, tokenizer, text_a: str, text_b: str = "", *, label=None
     if pair and getattr(out, "attentions", None):
         blocks = token_blocks(enc.sequence_ids(0), enc["input_ids"][0].tolist(), tokenizer)
         flow = block_flow(stack_attentions(out.attentions), blocks)
-    id2label = getattr(model.config, "id2label", None) or {}
-    k = int(out.logits.shape[-1])
-    names = [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(k)]
+    names = output_names(model.config, int(out.logits.shape[-1]))
     return _arithmetic("pair" if pair else "single", model, "ForSequenceClassification", [(text_a, text_b)],
                        tokens, out, label, names, flow)
 

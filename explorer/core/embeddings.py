@@ -284,10 +284,11 @@ def highlighted(text: str, start: int, end: int, width: int = 0) -> tuple[str, s
 LOADABLE_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
 
 
-def load_encoder(source: str):
+def load_encoder(source: str, tokenizer: str | None = None):
     """Load a model to embed with: a checkpoint with its own head (so a fine-tuned classifier keeps its trained
     pooler), anything else (a bare encoder, a pre-training checkpoint, a hub id) with a classification head
-    (unused; its pooler loads when the checkpoint has one). Returns core.models.LoadedModel.
+    (unused; its pooler loads when the checkpoint has one); ``tokenizer``: as load_model's. Returns
+    core.models.LoadedModel.
 
     Raises:
         ModelSourceError: see core.models.load_model."""
@@ -297,7 +298,7 @@ def load_encoder(source: str):
         head = checkpoint_head(resolve_source(source))
     except Exception:   # noqa: BLE001 - load_model names a bad source
         head = None
-    return load_model(source, head if head in LOADABLE_HEADS else "classification")
+    return load_model(source, head if head in LOADABLE_HEADS else "classification", tokenizer=tokenizer)
 
 
 def has_trained_classifier(loaded) -> bool:

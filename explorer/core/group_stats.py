@@ -86,7 +86,7 @@ def member_data(record, params: dict | None = None) -> MemberData:
     ls, lv = _series(events, "step", lambda e: e.get("loss"))
     last = next((e for e in reversed(events) if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)), None)
     finals = {k: float(v) * display_scale(k, task) for k, v in (last or {}).get("metrics", {}).items()
-              if not metric_spec(k).is_count and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
+              if metric_spec(k).is_plotted and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
     return MemberData(run_id=record.run_id, status=record.status, params=dict(params or {}), metric_name=name, task=task,
                       eval_steps=es, eval_values=ev, loss_steps=ls, loss_values=lv, final_metrics=finals)
 

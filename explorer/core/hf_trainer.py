@@ -31,6 +31,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.core.metric_specs import metric_spec
+
 # log_history keys that place an entry, not measure something (explorer.core.events.StepEvent's context)
 _CONTEXT_KEYS = ("step", "epoch", "total_flos")
 _SUMMARY_KEY = "train_runtime"   # present only in the entry Trainer.train adds at its end
@@ -124,8 +126,10 @@ def best_metric_name(log_history: list, best_metric, best_step: int | None, decl
     for entry in log_history or []:
         if isinstance(entry, dict) and (best_step is None or entry.get("step") == best_step):
             for key, v in entry.items():
-                if key.startswith(_EVAL_PREFIX) and _number(v) is not None and abs(float(v) - value) <= 1e-12:
-                    return key[len(_EVAL_PREFIX):]
+                name = key[len(_EVAL_PREFIX):]
+                if key.startswith(_EVAL_PREFIX) and _number(v) is not None and abs(float(v) - value) <= 1e-12 \
+                        and metric_spec(name).can_pick_best:   # never a timing (eval_runtime) that happens to match
+                    return name
     return ""
 
 

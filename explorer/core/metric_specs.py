@@ -19,6 +19,9 @@ Scales and sources:
   unknown name ending in one of those is lower-is-better (transformers' Trainer rule for
   ``greater_is_better``, PR #31142). Thresholds, counts and rates are no score (direction None) and may
   never pick the best checkpoint.
+- Timings (an HF Trainer's ``eval_runtime``, ``eval_samples_per_second``, ``eval_steps_per_second``, and any
+  name ending like them) are how long an evaluation took, not its quality: never a dev plot, never the best
+  checkpoint's metric (tenth trial: they were drawn as "dev runtime" between the real metrics).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LOWER_IS_BETTER_SUFFIXES = ("loss", "mse", "mae", "rmse")
+TIMING_SUFFIXES = ("runtime", "_per_second", "_seconds", "compilation_time", "preparation_time")
+TIMING_UNITS = ("s", "per second")
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,16 @@ class MetricSpec:
         """A size (total, HasAns_total, ...), not a score: never plotted."""
         return self.unit == "count"
 
+    @property
+    def is_timing(self) -> bool:
+        """How long an evaluation took (seconds, or a rate per second), not a score: never plotted."""
+        return self.unit in TIMING_UNITS
+
+    @property
+    def is_plotted(self) -> bool:
+        """A dev value Curves may plot and a group may summarise: anything but sizes and timings."""
+        return not (self.is_count or self.is_timing)
+
 
 def _share(name, label, order, *, scale=100.0, drawn=False, help="", short=""):   # noqa: A002 - the field it fills
     """A share: percent on screen, >= 0, higher is better. scale 100 = stored as a fraction outside QA."""
@@ -97,6 +112,12 @@ def _lower(name, label, order, unit, *, help=""):   # noqa: A002 - the MetricSpe
 
 def _count(name):
     return MetricSpec(name, name, "count", 1.0, None, False, False, 2000, False)
+
+
+def _timing(name):
+    """A timing of the evaluation (HF Trainer's eval_runtime, ...): no direction, never plotted, never picks."""
+    unit = "per second" if name.endswith("_per_second") else "s"
+    return MetricSpec(name, name, unit, 1.0, None, False, False, 2100, False)
 
 
 _ROWS = (
@@ -174,6 +195,7 @@ _ROWS = (
     _count("total"), _count("HasAns_total"), _count("NoAns_total"), _count("n_examples"), _count("num_examples"),
     _count("entities"),   # token tagging: the gold entities of the dev set
 )
+# timings have no rows: default_spec's suffix rule (samples_per_second is also a training step scalar's name)
 
 METRICS: dict[str, MetricSpec] = {spec.name: spec for spec in _ROWS}
 
@@ -187,7 +209,10 @@ def default_spec(name: str) -> MetricSpec:
     """The spec of a name without a row: its name as label, unscaled, drawn by default (a worker that
     reports a new scalar wants it seen), after the known ones; lower-is-better by
     :func:`lower_is_better_name`, else higher-is-better. ``signed`` False: the y axis pads no further
-    below 0 than the data go (``ui/curves/plot.y_range`` clamps only a series without negative values)."""
+    below 0 than the data go (``ui/curves/plot.y_range`` clamps only a series without negative values).
+    A name ending like a timing (TIMING_SUFFIXES: ``*_runtime``, ``*_per_second``, ...) is a timing."""
+    if str(name).lower().endswith(TIMING_SUFFIXES):
+        return _timing(str(name))
     return MetricSpec(str(name), str(name), "", 1.0, not lower_is_better_name(name), False, True, 1000, True)
 
 

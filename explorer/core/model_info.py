@@ -27,7 +27,8 @@ class ModelInfo:
         num_heads, hidden_size: from its config. tokenizer_json: the fast tokenizer's ``tokenizer.json``
         ("" when it has none); num_labels: the head's outputs. head_problem: what a sequence-classification
         head does ("classification", "regression", "multilabel"; explorer.core.models.checkpoint_problem), ""
-        for other heads; label_names: its id2label names in id order.
+        for other heads; label_names: its id2label names in id order. tokenizer_note: where the tokenizer comes
+        from when the checkpoint has none ("tokenizer from bundled:minilm: the checkpoint has none ..."), else "".
     """
 
     slot: str
@@ -46,6 +47,7 @@ class ModelInfo:
     num_labels: int = 0
     head_problem: str = ""
     label_names: list[str] = field(default_factory=list)
+    tokenizer_note: str = ""
     tokenizer_json: str = field(default="", repr=False)
 
     def describe(self) -> str:
@@ -98,6 +100,7 @@ def model_info(loaded, slot: str, source: str | None = None) -> ModelInfo:
         num_heads=int(getattr(cfg, "num_attention_heads", 0) or 0),
         hidden_size=int(getattr(cfg, "hidden_size", 0) or 0), num_labels=int(getattr(cfg, "num_labels", 0) or 0),
         head_problem=_head_problem(loaded.model, cfg), label_names=_label_names(cfg),
+        tokenizer_note=getattr(loaded, "tokenizer_note", "") or "",
         tokenizer_json=backend.to_str() if backend is not None else "")
 
 
@@ -114,9 +117,10 @@ def _head_problem(model, cfg) -> str:
 
 
 def _label_names(cfg) -> list[str]:
-    id2label = getattr(cfg, "id2label", None) or {}
-    n = int(getattr(cfg, "num_labels", 0) or 0)
-    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(n)]
+    """The head's output names (core.classify.output_names: a regression head's one output is "score")."""
+    from explorer.core.classify import output_names
+
+    return output_names(cfg) if cfg is not None else []
 
 
 def model_name(info) -> str:

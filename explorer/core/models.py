@@ -54,6 +54,8 @@ class LoadedModel:
             ``kind``, ``encoder_loaded``, ``summary()``); None when unknown.
         head_note: when the task head is new, what the checkpoint was made for and which head is new
             or unused (:func:`head_note`); "" otherwise.
+        tokenizer_note: when the tokenizer is not the checkpoint's own, where it comes from ("tokenizer from
+            bundled:minilm: the checkpoint has none ..."; explorer.core.tokenizer_source); "" otherwise.
     """
 
     model: object
@@ -65,6 +67,7 @@ class LoadedModel:
     missing_keys: list[str] = field(default_factory=list)
     load_report: LoadReport | None = None
     head_note: str = ""
+    tokenizer_note: str = ""
 
     @property
     def cls_index_token_id(self) -> int:
@@ -83,8 +86,9 @@ class LoadedModel:
             head = f"{KIND_FINE_TUNED} head"
             if report is not None and report.unexpected:
                 head += f" ({report.summary()})"
+        tokenizer = f"; {self.tokenizer_note}" if self.tokenizer_note else ""
         return (f"{self.source}: {cfg.model_type}, {cfg.num_hidden_layers} layers, "
-                f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}")
+                f"{cfg.num_attention_heads} heads, hidden {cfg.hidden_size}; {head}{tokenizer}")
 
 
 def model_of(loaded_or_model):
@@ -183,28 +187,20 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
                                                  **model_kwargs)
 
 
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "spiece.model", "vocab.json")
-
-
 def tokenizer_folder(path: str) -> str:
-    """Where the tokenizer of checkpoint folder ``path`` is: ``path`` itself, or, when it holds no tokenizer file
-    and its parent does, the parent. An HF Trainer saves the tokenizer in its ``output_dir`` only when it was
-    given one, and often not in each ``checkpoint-N``; loading one of those with whatever tokenizer files the
-    folder lacks gave a tokenizer that read every word as [UNK] (fifth trial). A hub id is returned as it is."""
-    folder = Path(path)
-    if not folder.is_dir() or any((folder / f).is_file() for f in TOKENIZER_FILES):
-        return path
-    parent = folder.parent
-    if any((parent / f).is_file() for f in TOKENIZER_FILES):
-        return str(parent)
-    return path
+    """Where the tokenizer of model folder ``path`` is read from (:func:`explorer.core.tokenizer_source.
+    find_tokenizer`: the folder, its parent, its base model, a model with its word embeddings). Raises
+    ModelSourceError when there is none (a made-up tokenizer read every word as [UNK]: fifth and tenth trials)."""
+    from explorer.core.tokenizer_source import find_tokenizer
+
+    return find_tokenizer(path).folder
 
 
 def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
                trust_remote_code: bool = False, attn_implementation: str = "sdpa",
                hub_timeout_s: float = 10.0, init_seed: int = 0, id2label: dict | None = None,
                new_head: bool = False, refuse_other_task: bool = False,
-               download_progress=None, cancelled=None) -> LoadedModel:
+               download_progress=None, cancelled=None, tokenizer: str | None = None) -> LoadedModel:
     """Load tokenizer + ``AutoModelFor<task>`` from a source, in eval mode.
 
     Args:
@@ -232,8 +228,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         Cancelled: ``cancelled()`` turned true during a download (no half file is left in the cache).
         ModelSourceError: folder missing, hub unreachable (offline or no network), missing or gated hub
             repository, a download cut off, not a model,
-            a tokenizer without offset mappings (a slow tokenizer), or (``refuse_other_task``) a
-            checkpoint fine-tuned for another task.
+            a tokenizer without offset mappings (a slow tokenizer), no tokenizer for a checkpoint folder, a
+            tokenizer that does not fit the embedding matrix, or (``refuse_other_task``) a checkpoint fine-tuned
+            for another task.
     """
     from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
@@ -259,7 +256,11 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         wrong = other_task_error(config, task, source) if refuse_other_task else None
         if wrong:
             raise ModelSourceError(wrong)
-        tokenizer = AutoTokenizer.from_pretrained(tokenizer_folder(path), **kwargs)
+        from explorer.core.tokenizer_source import check_vocabulary, find_tokenizer
+
+        choice = find_tokenizer(path, source, tokenizer)
+        tok = AutoTokenizer.from_pretrained(choice.folder, **kwargs)
+        check_vocabulary(len(tok), getattr(config, "vocab_size", None), source, choice.source)
         import torch
 
         # A freshly initialised head must be the same on every load (reproducible probes and caches):
@@ -289,11 +290,13 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
         hf_logging.set_verbosity(verbosity)
         if bars:
             hf_logging.enable_progress_bar()
-    if not getattr(tokenizer, "is_fast", False):
+    if not getattr(tok, "is_fast", False):
         raise ModelSourceError(f"{source!r} has only a slow tokenizer; BERT Explorer needs a fast "
                                "tokenizer (tokenizer.json) for character offsets")
     model.eval()
-    return _loaded(model, tokenizer, info, source, path, task)
+    loaded = _loaded(model, tok, info, source, path, task)
+    loaded.tokenizer_note = choice.note
+    return loaded
 
 
 def _download(hub_id: str, progress, cancelled) -> str:

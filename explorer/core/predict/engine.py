@@ -462,14 +462,18 @@ def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] 
     return texts, ""
 
 
-def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Callable[[str], None]):
-    """Load ``model`` with its task head for predict_file, saying so first; the seconds go into the summary."""
+def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Callable[[str], None],
+          tokenizer: str | None = None):
+    """Load ``model`` with its task head for predict_file, saying so first, and where its tokenizer comes from when
+    not from the checkpoint; the seconds go into the summary."""
     from explorer.core.models import load_model
 
     say(f"loading model {model}…")
     t_load = time.perf_counter()
-    loaded = load_model(model, task=facts.head)
+    loaded = load_model(model, task=facts.head, tokenizer=tokenizer)
     summary.load_seconds = time.perf_counter() - t_load
+    if loaded.tokenizer_note:
+        say(f"note: {loaded.tokenizer_note}")
     return loaded
 
 
@@ -479,7 +483,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                  max_query_length: int | None = None, n_best_size: int = 20, max_answer_length: int = 30,
                  bf16: bool = False, progress: Callable[[int, int | None], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None,
-                 calibration: bool = True, status: Callable[[str], None] | None = None) -> PredictSummary:
+                 calibration: bool = True, status: Callable[[str], None] | None = None,
+                 tokenizer: str | None = None) -> PredictSummary:
     """Predict every row of ``data`` with checkpoint ``model`` and write ``out`` (see the module docstring).
 
     Args:
@@ -507,6 +512,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         calibration: classification: divide the logits by the temperature saved with the checkpoint's run
             (``<run>/calibration.json``, core/calibration.py) before the softmax; False (``--no-calibration``)
             or no such file: the raw softmax. The predicted label is the same either way.
+        tokenizer: where to read the tokenizer from (``--tokenizer``); default: the checkpoint's own, else its
+            parent's or its base model's (core.tokenizer_source.find_tokenizer); a note says which when it is not
+            the checkpoint's own.
 
     Returns:
         PredictSummary.
@@ -524,7 +532,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
-    loaded = loaded if loaded is not None else _load(model, facts, summary, say)
+    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer)
+    if getattr(loaded, "tokenizer_note", ""):
+        summary.notes.append(loaded.tokenizer_note)
     runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
                           doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,

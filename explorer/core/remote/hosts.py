@@ -243,7 +243,8 @@ def unread_home_sentence() -> str:
 
 def ssh_resolved(target: str, timeout: float = 5.0) -> dict[str, str] | None:
     """What ssh itself makes of ``target`` (an alias or user@host) under its config: ``ssh -G`` (which connects
-    to nothing) -> {"hostname", "user", "port"}; :func:`ssh_config_override` is passed as ``-F``. None when
+    to nothing) -> {"hostname", "user", "port", "userknownhostsfile"} (the last: its first file);
+    :func:`ssh_config_override` is passed as ``-F``. None when
     there is no ssh program, it fails, or it takes over ``timeout`` seconds (a ``Match exec`` in the config)."""
     import shutil
     import subprocess
@@ -264,7 +265,30 @@ def ssh_resolved(target: str, timeout: float = 5.0) -> dict[str, str] | None:
         key, _, value = line.partition(" ")
         if key in ("hostname", "user", "port") and key not in out:
             out[key] = value.strip()
+        elif key == "userknownhostsfile" and value.split() and key not in out:
+            out[key] = value.split()[0]
     return out or None
+
+
+def known_hosts_file(target: str) -> Path:
+    """The known_hosts file ssh reads and writes for ``target``: the first UserKnownHostsFile of ``ssh -G`` (a
+    leading ``~`` is the account's home, :func:`login_home`, as ssh expands it), else
+    ``<login_home>/.ssh/known_hosts``."""
+    named = (ssh_resolved(target) or {}).get("userknownhostsfile", "")
+    if named == "~" or named.startswith("~/"):
+        return login_home() / named[2:]
+    return Path(named) if named and named.lower() != "none" else login_home() / ".ssh" / "known_hosts"
+
+
+def unread_known_hosts_sentence(used: Path) -> str:
+    """One sentence when $HOME holds a known_hosts file other than ``used`` (the one ssh reads), else "" (tenth
+    trial: a key accepted into $HOME/.ssh/known_hosts went unseen, as ssh reads the account's home)."""
+    home = os.environ.get("HOME", "")
+    theirs = Path(home) / ".ssh" / "known_hosts" if home else None
+    if theirs is None or theirs == used or not theirs.is_file():
+        return ""
+    return (f"A key in your HOME's {theirs} is not read: ssh reads the account's home, not $HOME (or name that file "
+            "with UserKnownHostsFile in the SSH config).")
 
 
 def _config_port(target: str, path: Path) -> int | None:

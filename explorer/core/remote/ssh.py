@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.errors import Cancelled, RemoteHostError
-from explorer.core.remote.hosts import Host, ssh_config_override, unread_home_sentence
+from explorer.core.remote.hosts import (Host, known_hosts_file, ssh_config_override, unread_home_sentence,
+                                        unread_known_hosts_sentence)
 
 SSH_TIMEOUT = 60.0          # seconds for one short command (check, copy of a small file, a signal)
 WATCH_SECONDS = 0.25        # how often a running copy reports progress and checks for Cancel
@@ -95,8 +96,11 @@ def explain(host: Host, stderr: str, code: int) -> str:
                 f"the new key's fingerprint, remove {old}, then connect once in a terminal with: "
                 f"{connect_command(host)}")
     if "Host key verification failed" in text:
-        return (f"{where}: unknown host key (the first connection: known_hosts has no key for it). To check its "
-                f"fingerprint and accept it, connect once in a terminal with: {connect_command(host)}")
+        used = known_hosts_file(host.target)
+        note = unread_known_hosts_sentence(used)
+        return (f"{where}: unknown host key (the first connection: {used}, the known_hosts file ssh reads, has no "
+                f"key for it). " + (f"{note} " if note else "") + "To check its fingerprint and accept it, connect "
+                f"once in a terminal with: {connect_command(host)}")
     for sign in ("Could not resolve hostname", "Connection refused", "Connection timed out", "No route to host",
                  "Network is unreachable", "Connection closed by", "Connection reset", "Operation timed out",
                  "Bad port"):

@@ -202,6 +202,8 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
         first = (str(exc).splitlines() or [""])[0][:300]
         raise ModelSourceError(f"could not load {source!r} as a {task.head} model: {type(exc).__name__}: "
                                f"{first}") from exc
+    if loaded.tokenizer_note:   # a checkpoint saved without its tokenizer (an HF Trainer given none)
+        writer.emit("log", level="warning", message=f"{source}: {loaded.tokenizer_note}")
     check_loaded_windows(task, loaded, config)   # before any work: the window must fit this model
     stored = sorted({str(p.dtype).replace("torch.", "") for p in loaded.model.parameters()
                      if p.is_floating_point() and p.dtype != torch.float32})

@@ -6,6 +6,8 @@ The group itself is made by explorer.core.cv_runs.start_cv_group (the same funct
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout
 
 NO_COLUMN = "(none: stratified by label)"
@@ -13,11 +15,13 @@ NO_COLUMN = "(none: stratified by label)"
 
 class CrossValidateDialog(QDialog):
     """K (2..20, default 5) and a group column picked from ``columns`` (the training file's columns, as the
-    Launch tab's data preview read them; "" = none, folds stratified by label).
+    Launch tab's data preview read them; "" = none, folds stratified by label). ``estimate(k)``: the time the K
+    fold runs take (explorer.ui.launch.grid_estimate.cv_estimate), shown under the form and updated with K.
 
     Read :meth:`values` after ``exec()`` returned Accepted: (k, group column or "")."""
 
-    def __init__(self, columns: list[str], train_name: str, parent=None):
+    def __init__(self, columns: list[str], train_name: str, parent=None, *,
+                 estimate: Callable[[int], str] | None = None):
         super().__init__(parent)
         self.setWindowTitle("Cross-validate")
         self.k = QSpinBox()
@@ -38,6 +42,12 @@ class CrossValidateDialog(QDialog):
         form = QFormLayout()
         form.addRow("Folds (K)", self.k)
         form.addRow("Group column", self.column)
+        self.estimate = QLabel("")
+        self.estimate.setWordWrap(True)
+        if estimate is not None:
+            self.k.valueChanged.connect(lambda k: self.estimate.setText(estimate(k)))
+            self.estimate.setText(estimate(self.k.value()))
+        self.estimate.setVisible(estimate is not None)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Queue the folds")
         buttons.accepted.connect(self.accept)
@@ -45,6 +55,7 @@ class CrossValidateDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
         lay.addLayout(form)
+        lay.addWidget(self.estimate)
         lay.addWidget(buttons)
         self.resize(460, self.sizeHint().height())
 

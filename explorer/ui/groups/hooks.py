@@ -47,6 +47,17 @@ def wire(window) -> None:
     window.launcher.group_grid = lambda: queue_group(window, "grid")
 
 
+def _cv_estimate(window):
+    """estimate(k) for the Cross-validate dialog: K fold runs of the Launch tab's settings at the samples/s that
+    past runs of the same model measured on this machine (the paper grid's figure, grid_estimate)."""
+    from explorer.ui.launch.grid_estimate import cv_estimate, measured_throughput
+
+    base = window.launcher.config()
+    speed = measured_throughput(window.launcher.past_runs(), base.model)
+    n = window.launcher.train_examples()
+    return lambda k: cv_estimate(base, k, n, speed)
+
+
 def queue_group(window, kind: str) -> bool:
     """Queue the Groups page's group of ``kind`` ("restarts", "grid", "cv") from the Launch tab's settings;
     False when it could not (the page's message line says why)."""
@@ -58,7 +69,7 @@ def queue_group(window, kind: str) -> bool:
     try:
         if kind == "cv":   # the same group as `group --cv K` (core.cv_runs.start_cv_group)
             columns = (window.launcher.train_preview.result or {}).get("columns") or []
-            planned = groups.cross_validate(window.launcher.config(), columns)
+            planned = groups.cross_validate(window.launcher.config(), columns, estimate=_cv_estimate(window))
             if planned is None:
                 return False
             group, configs = planned

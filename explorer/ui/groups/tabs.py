@@ -157,11 +157,12 @@ class GroupsTab(QWidget):
         self.refresh()
         return group, configs
 
-    def cross_validate(self, base, columns: list[str]):
+    def cross_validate(self, base, columns: list[str], estimate=None):
         """Ask K and a group column (CrossValidateDialog over ``columns``, the training file's columns) and
         make the cv group from ``base`` (the Launch tab's TrainConfig) with core.cv_runs.start_cv_group, the
         function ``group --cv K`` uses: folds, fold files, group.json and member configs written. Returns
         (group, the K member configs) to queue, or None (cancelled, or a problem now shown under the list).
+        ``estimate(k)``: the dialog's time estimate for K folds (None: none shown).
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
@@ -176,7 +177,7 @@ class GroupsTab(QWidget):
         if (group_dir(self.runs_dir, name) / GROUP_FILE).exists():
             self.message.setText(f"A group named {name} exists; type another name in the new group name box.")
             return None
-        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self)
+        dialog = CrossValidateDialog(list(columns), Path(base.train).name, self, estimate=estimate)
         if dialog.exec() != CrossValidateDialog.DialogCode.Accepted:
             return None
         k, column = dialog.values()
@@ -282,11 +283,45 @@ def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
     return listing, notes
 
 
+def compare_hint() -> str:
+    """The Compare page's first line: what it compares, and where two classifiers are compared instead."""
+    from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
+
+    return ("Two question-answering (SQuAD) checkpoints on a SQuAD dev file, question by question. Two classifiers "
+            "(single sentence or pair runs): select both runs in the Runs list, right-click → "
+            f"{COMPARE_CLASSIFIERS_ACTION}")
+
+
+def other_task_note(label: str, source: str) -> str:
+    """Why checkpoint ``label`` ("A") cannot be compared here (core.models.source_other_task_error), with the way
+    to compare two classifiers for a classifier; "" for a QA checkpoint or one that cannot be told."""
+    from explorer.core.models import checkpoint_head, resolve_source, source_other_task_error
+    from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
+
+    wrong = source_other_task_error(source, "qa") if source else None
+    if not wrong:
+        return ""
+    note = f"Checkpoint {label}: {wrong}."
+    try:
+        head = checkpoint_head(resolve_source(source))
+    except ValueError:
+        head = None
+    if head == "classification":
+        note += (" To compare two classifiers: select both runs in the Runs list, right-click → "
+                 f"{COMPARE_CLASSIFIERS_ACTION}")
+    return note
+
+
 class CompareTab(QWidget):
-    """A/B/data form, a child process for the forward passes, and the CompareView."""
+    """A/B/data form, a child process for the forward passes, and the CompareView. The page compares QA
+    checkpoints only; it says so at its top and refuses another task's checkpoint with the way to compare two
+    classifiers (tenth trial: opened with classifier runs it was SQuAD-only without a word)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.hint = QLabel(compare_hint())
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #555;")
         self.a, self.b, self.data = QLineEdit(), QLineEdit(), QLineEdit()
         self.a.setPlaceholderText("checkpoint folder, hub id or bundled:minilm")
         self.b.setPlaceholderText("checkpoint folder, hub id or bundled:minilm")
@@ -316,12 +351,22 @@ class CompareTab(QWidget):
         self.pages.addTab(self.pair, "Spans && τ: A | B")
         self.view.row_requested.connect(self.open_row)
         lay = QVBoxLayout(self)
+        lay.addWidget(self.hint)
         lay.addLayout(form)
         lay.addLayout(buttons)
         lay.addWidget(self.pages, 1)
+        for label, field in (("A", self.a), ("B", self.b)):
+            field.editingFinished.connect(lambda label=label, field=field: self._check_source(label, field))
         self.process: QProcess | None = None
         self.out_dir: Path | None = None
         self.stderr = ""
+
+    def _check_source(self, label: str, field: QLineEdit) -> str:
+        """Say at once when checkpoint ``label`` is another task's (:func:`other_task_note`); returns the note."""
+        note = other_task_note(label, _source(field.text()))
+        if note or self.status.text().startswith(f"Checkpoint {label}: "):
+            self.status.setText(note)
+        return note
 
     def open_row(self, row) -> int:
         """Show one question of the comparison for both checkpoints side by side (the A | B page)."""
@@ -344,6 +389,8 @@ class CompareTab(QWidget):
                    if not w.text().strip()]
         if missing:
             self.status.setText("Fill in " + ", ".join(missing) + ".")
+            return
+        if self._check_source("A", self.a) or self._check_source("B", self.b):
             return
         self.out_dir = Path(tempfile.mkdtemp(prefix="compare-"))
         self.stderr = ""

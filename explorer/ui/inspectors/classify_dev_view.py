@@ -386,7 +386,15 @@ class ClassifyDevView(QWidget):
 
     def _show_regression(self, rep) -> None:
         """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
-        self.status.setText(f"{rep.total} dev examples scored")
+        from explorer.core.classify import score_column_words
+
+        settings = self.table_settings()
+        self.scatter.setLabel("bottom", "gold " + score_column_words(settings.get("label_column", ""),
+                                                                     bool(settings.get("no_header"))))
+        from explorer.core.baselines import narrow_scores_note
+
+        narrow = narrow_scores_note(rep.predicted, rep.gold)   # a flat scatter says why (tenth trial)
+        self.status.setText(f"{rep.total} dev examples scored" + (f"; {narrow}" if narrow else ""))
         kind = self._kind
         self.metrics.setText(f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
                              f"   {format_metric('mse', rep.mse, kind)}   ({rep.total} examples; on the dashed identity "

@@ -26,7 +26,7 @@ from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
 from .client import shared_client
-from .common import StatusLabel, header, model_in_child
+from .common import StaleCover, StatusLabel, header, model_in_child, tokenizer_suffix
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
@@ -174,6 +174,7 @@ class ClassifyView(QWidget):
         for job in (self._loader, self._runner):
             job.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
+        self._loader.failed.connect(lambda *_: self.stale_cover.clear())   # the previous model is still the one
 
     def _build(self) -> None:
         self.kind = QComboBox()
@@ -239,6 +240,9 @@ class ClassifyView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.inputs, 0)
         layout.addLayout(row)
+        # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown
+        self.stale_cover = StaleCover(self.strip, lower)
+        layout.addWidget(self.stale_cover.label)
         layout.addWidget(self.status)
         layout.addWidget(self.strip)
         layout.addWidget(lower, 1)
@@ -283,6 +287,11 @@ class ClassifyView(QWidget):
                 raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
         return sorted(set(out))
     def load_model(self) -> None:
+        from explorer.core.model_info import model_name
+
+        was = getattr(self.loaded, "source", "") or model_name(self.loaded)
+        if self.result is not None and was != self.source.text().strip():
+            self.stale_cover.mark(was, self.source.text().strip())
         self._status(f"loading {self.source.text()} ...")
         data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
         self._loader.submit("load", data)
@@ -419,6 +428,7 @@ class ClassifyView(QWidget):
         if names != list(res.label_names):
             res = replace(res, label_names=names)
         self.result = res
+        self.stale_cover.clear()
         C = np.stack([x.C for x in res.inputs])              # (inputs, H)
         lim = float(np.abs(C).max()) or 1.0
         self.strip_image.setImage(C.T, levels=(-lim, lim))
@@ -445,7 +455,10 @@ class ClassifyView(QWidget):
                 self.table.setItem(k, col, QTableWidgetItem(value))
         fit_columns(self.table)   # every title whole ("P = softmax" was cut in a stretched last section)
         self._hold_columns()
-        self.text.setPlainText("\n".join(self.result_lines(res)))
+        lines = self.result_lines(res)
+        if tokenizer_suffix(self.loaded):   # the words above were read by another model's tokenizer: say whose
+            lines.insert(len(res.inputs), f"note: {getattr(self.loaded, 'tokenizer_note', '')}")
+        self.text.setPlainText("\n".join(lines))
         self._show_flow(res)
         if problem == REGRESSION_TYPE:
             said = f"score {res.score:.4f}"
@@ -454,7 +467,7 @@ class ClassifyView(QWidget):
         else:
             name = res.label_names[res.prediction]
             said = f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
-        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}")
+        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}")
 
     def _show_flow(self, res) -> None:
         """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from explorer.core.model_info import model_name, stale_results_note
 from explorer.glossary import panel_help, tooltip
@@ -17,6 +17,13 @@ BLOCK_COLORS: dict[str, QColor] = {
     "passage": QColor(44, 160, 44),
     "special": QColor(127, 127, 127),
 }
+
+
+def tokenizer_suffix(loaded) -> str:
+    """"; tokenizer from X: the checkpoint has none ..." for a model whose tokenizer is not its checkpoint's own
+    (core.tokenizer_source), appended to a view's result line so the words' source is in view; "" otherwise."""
+    note = getattr(loaded, "tokenizer_note", "") or ""
+    return f"; {note}" if note else ""
 
 
 def model_in_child(client, slot: str, loaded):
@@ -193,3 +200,70 @@ class ResultSource:
         self.label.setText(stale_results_note(was, now))
         self.label.setVisible(True)
         return True
+
+
+def updating_note(was: str, now: str) -> str:
+    """The line over results of the previous model while another one loads (tenth trial, MINOR)."""
+    return f"Results of {was or 'the previous model'}: updating for {now or 'the new model'}…"
+
+
+class _Veil(QWidget):
+    """A pale, half-transparent sheet over a widget (its child, kept at its size): what lies under it reads as
+    faded. An opacity effect was tried first: over tables, text panes and plots (scroll-area viewports) it
+    painted them dark grey instead."""
+
+    COLOR = QColor(250, 250, 250, 170)
+
+    def __init__(self, body: QWidget):
+        super().__init__(body)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)   # scrolling the old results still works
+        self.setGeometry(body.rect())
+        body.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(obj.rect())
+        return False
+
+    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt API
+        QPainter(self).fillRect(self.rect(), self.COLOR)
+
+
+class StaleCover:
+    """Results of the previous model, left on screen while another model loads and answers: faded (a pale veil
+    over each of ``bodies``) under one line "Results of A: updating for B…" until the new answer is shown
+    (tenth trial: for ~3 s after Open best checkpoint, the untrained head's span and scores stood beside the new
+    checkpoint's name with nothing marking them as old). A view calls :meth:`mark` when it asks for another
+    model, :meth:`clear` when its new answer is shown (or the load failed: the old model is still the one)."""
+
+    def __init__(self, *bodies: QWidget):
+        self.veils = [_Veil(body) for body in bodies]
+        self.label = QLabel("")
+        self.label.setObjectName("staleResults")
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setStyleSheet("color: #b05000;")
+        self.label.setVisible(False)
+        self.stale = False   # are the results on screen marked as another model's?
+
+    def mark(self, was: str, now: str) -> None:
+        """Fade the bodies and say whose results they are and which model is coming."""
+        for veil in self.veils:
+            veil.setGeometry(veil.parentWidget().rect())
+            veil.show()
+            veil.raise_()
+        self.label.setText(updating_note(was, now))
+        self.label.setVisible(True)
+        self.stale = True
+
+    def say(self, text: str) -> None:
+        """Replace the line (still faded): e.g. the new model is in but nothing was asked of it yet."""
+        self.label.setText(text)
+
+    def clear(self) -> None:
+        """The results on screen are the current model's again."""
+        for veil in self.veils:
+            veil.hide()
+        self.label.setVisible(False)
+        self.stale = False

@@ -26,6 +26,7 @@ from .dev_view import DevTauView
 from .download_bar import DownloadBar, HubDownloader
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
+from .common import StaleCover
 from .remote import RemoteLatest
 from .registry import ATTENTION, DEV_TAU, SPANS
 from .spans_view import SpansView
@@ -109,6 +110,12 @@ class InspectorHub(QObject):
 
         self.predict_button = predict_button(self.spans_view, lambda: self.loaded.path if self.loaded is not None else "")
         self.spans_view.layout().addWidget(self.predict_button)
+        # results of the previous model stay greyed under "Results of A: updating for B…" until B's probe is shown
+        self.stale = (StaleCover(self.spans_view.body_scroll), StaleCover(self.attention_view.scroll))
+        for view, cover in zip((self.spans_view, self.attention_view), self.stale):
+            view.layout().insertWidget(1, cover.label)
+        self._stale_was = ""             # the model whose results are greyed
+        self._fresh_probe: int | None = None   # the first probe asked of the new model
         self._pages = {
             ATTENTION: _ProbeHost(self.panel, self.attention_view),
             SPANS: _ProbeHost(self.panel, self.spans_view),
@@ -192,6 +199,7 @@ class InspectorHub(QObject):
         ``owner/name`` hub id is downloaded first (the download bar, cancellable) unless HF_HUB_OFFLINE is set
         (then the load uses the cached copy or says there is none); the model loads after it."""
         source = (source or "").strip()
+        self._mark_stale(source)
         if self.downloads.needed(source):
             self.panel.set_source(source)
             self.panel.source.lineEdit().setCursorPosition(0)
@@ -204,6 +212,25 @@ class InspectorHub(QObject):
         rid = self.loads.submit("load", data)
         self.client.remember_load(self.slot, data)   # a restarted child reloads it (after this request)
         return rid
+
+    def _mark_stale(self, source: str) -> None:
+        """Another model is asked for: grey the results on screen (another model's) until its probe is shown."""
+        from explorer.core.model_info import model_name
+
+        if self.result is None or not source:
+            return
+        was = self._stale_was if self.stale[0].stale else \
+            (getattr(self.loaded, "source", "") or model_name(self.loaded) or "the previous model")
+        if was == source:
+            return
+        self._stale_was, self._fresh_probe = was, None
+        for cover in self.stale:
+            cover.mark(was, source)
+
+    def _clear_stale(self) -> None:
+        self._fresh_probe = None
+        for cover in self.stale:
+            cover.clear()
 
     def _on_download_stopped(self, text: str, error: bool) -> None:
         if error:
@@ -254,6 +281,8 @@ class InspectorHub(QObject):
         if self.attention_budget is not None:
             data["attention_budget"] = self.attention_budget
         rid = self.probes.submit("probe", data)
+        if self.stale[0].stale:   # queued behind the new model's load on the child's model lane
+            self._fresh_probe = rid   # its answer is the new model's: it ungreys the views
         return rid
 
     def check_windows(self, inputs: dict | None = None) -> list:
@@ -334,6 +363,12 @@ class InspectorHub(QObject):
         self.panel.set_model_info(loaded.describe(), loaded.head_initialised, report)
         if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
             self.panel.model_note.setText(loaded.head_note)  # which head is new or unused, and what to do
+        tokenizer_note = getattr(loaded, "tokenizer_note", "") or ""
+        if tokenizer_note:   # the checkpoint has no tokenizer: whose reads the words (tenth trial)
+            shown = self.panel.model_note.text() if self.panel.model_note.isVisibleTo(self.panel) else ""
+            self.panel.model_note.setText((shown + "\n" if shown else "") + tokenizer_note[0].upper()
+                                          + tokenizer_note[1:] + ".")
+            self.panel.model_note.setVisible(True)
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
@@ -345,13 +380,21 @@ class InspectorHub(QObject):
         if self.panel.inputs()["question"].strip() and self.panel.inputs()["passage"].strip() \
                 and not self.probes._outstanding:
             self.probe_now()
+        if self.stale[0].stale and self._fresh_probe is None:   # nothing asked of the new model yet
+            from explorer.core.model_info import stale_results_note
+
+            for cover in self.stale:
+                cover.say(stale_results_note(self._stale_was, loaded.source).replace("run again", "probe again"))
 
     def _on_load_failed(self, _request_id: int, message: str, _tb: str) -> None:
+        self._clear_stale()   # the previous model is still the one in the child: its results hold
         self._error(message.split(": ", 1)[-1] if message.startswith("ModelSourceError") else message)
 
-    def _on_probed(self, _request_id: int, result) -> None:
+    def _on_probed(self, request_id: int, result) -> None:
         """Show a probe: the visible view first, the other one in a later event (each redraw of a 384-token
         window takes 10-20 ms of the GUI thread; together they would stall the event loop for twice that)."""
+        if self._fresh_probe is not None and request_id == self._fresh_probe:
+            self._clear_stale()   # the new model's answer: no longer another model's results
         self.result = result
         self.panel.set_status(f"probe: {result.seconds * 1000:.0f} ms, {len(result.windows)} window"
                               f"{'s' if len(result.windows) != 1 else ''}; answer at τ={self.spans_view.tau:+.2f}: "
@@ -364,6 +407,7 @@ class InspectorHub(QObject):
     def show_result(self, result) -> None:
         """Show a ProbeResult in both views at once (scripts, screenshots); probes arriving from the child are
         shown a view per event-loop turn instead."""
+        self._clear_stale()
         self.result = result
         self.spans_view.set_result(result)
         self._show_attention(result)

@@ -33,7 +33,7 @@ from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
-from .common import StatusLabel, ResultSource, header, model_in_child
+from .common import StaleCover, StatusLabel, ResultSource, header, model_in_child, tokenizer_suffix
 from .remote import RemoteLatest
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
@@ -127,6 +127,7 @@ class TagView(QWidget):
         for job in (self._loader, self._runner, self._weights):
             job.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
+        self._loader.failed.connect(lambda *_: self.stale_cover.clear())   # the previous model is still the one
 
     def _build(self) -> None:
         from .attention_view import SENTENCE_BLOCKS, AttentionView
@@ -179,6 +180,8 @@ class TagView(QWidget):
                                 "logits_i = T_i Wᵀ + b, softmax over the tags, entities by type."))
         layout.addLayout(top)
         layout.addLayout(row)
+        self.stale_cover = StaleCover(self.marked, lower)   # the previous model's tags, greyed while another loads
+        layout.addWidget(self.stale_cover.label)
         layout.addWidget(self.status)
         layout.addWidget(self.marked)
         # the tags, head and attention tabs scroll inside the page when the window is smaller than they need
@@ -189,6 +192,11 @@ class TagView(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
     def load_model(self) -> None:
+        from explorer.core.model_info import model_name
+
+        was = getattr(self.loaded, "source", "") or model_name(self.loaded)
+        if self.result is not None and was != self.source.text().strip():
+            self.stale_cover.mark(was, self.source.text().strip())
         self._status(f"loading {self.source.text()} ...")
         data = {"slot": self.slot, "source": self.source.text().strip(), "task": "token_classification"}
         self._loader.submit("load", data)
@@ -258,6 +266,7 @@ class TagView(QWidget):
     def show_result(self, res: dict) -> None:
         """Render {"tagged": TaggedText, "head": TokenHead, "attention": TagAttention | None}."""
         self.result = res
+        self.stale_cover.clear()
         tagged, head = res["tagged"], res["head"]
         self.marked.setText(highlighted_html(tagged.text, tagged.entities, tagged.tag_names))
         rows = [f"{w} ({t})" for w, t in zip(tagged.words, tagged.tags)]
@@ -272,7 +281,7 @@ class TagView(QWidget):
             self.attention_view.set_result(attention)
         ents = ", ".join(f"{e.text} ({e.type})" for e in tagged.entities) or "no entity"
         self._status(f"{len(tagged.words)} words, {len(tagged.pieces)} pieces: {ents}; "
-                     f"by-hand check {head.max_abs_diff:.1e}")
+                     f"by-hand check {head.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}")
 
 
 class TagDevView(QWidget):

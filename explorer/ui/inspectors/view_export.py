@@ -14,7 +14,7 @@ from typing import Callable
 from PySide6.QtCore import QPoint, QRect, QSize, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QToolButton, QWidget
 
 from explorer.ui.shell.tasks import run_in_thread
 
@@ -48,7 +48,9 @@ class ExportButton(QToolButton):
     is nothing to export) and returns a function of no arguments that writes the file, run on a worker thread.
 
     ``ask_path(caption, default name, filter) -> str`` is QFileDialog.getSaveFileName's first value (tests
-    replace it). ``saved`` holds the last path written (tests read it).
+    replace it). ``saved`` holds the last path written (tests read it). The window's status bar says "Writing …"
+    while the HTML page is written and "Saved the attention view to PATH" once a file is written (tenth trial: no
+    word that the file was written).
 
     Signals:
         exported(path): a file was written (PNG / SVG at once, HTML when its thread is done).
@@ -80,8 +82,7 @@ class ExportButton(QToolButton):
             return
         ok = export_png(self.target(), path) if kind == "png" else export_svg(self.target(), path, self.name)
         if ok:
-            self.saved = path
-            self.exported.emit(path)
+            self._saved(path)
         else:
             QMessageBox.warning(self, "Export", f"Could not write {path}.")
 
@@ -96,14 +97,29 @@ class ExportButton(QToolButton):
             QMessageBox.warning(self, "Export", f"Nothing written: {exc}")
             return
         self.setEnabled(False)
+        self._say(f"Writing the {self.name} to {path} …", 0)
 
         def done(_value) -> None:
             self.setEnabled(True)
-            self.saved = path
-            self.exported.emit(path)
+            self._saved(path)
 
         def failed(message: str, _tb: str) -> None:
             self.setEnabled(True)
+            self._say("")
             QMessageBox.warning(self, "Export", f"Could not write {path}: {message}")
 
         run_in_thread(job, on_done=done, on_error=failed, owner=self)
+
+    def _saved(self, path: str) -> None:
+        self.saved = path
+        self._say(f"Saved the {self.name} to {path}")
+        self.exported.emit(path)
+
+    def _say(self, text: str, ms: int = 15000) -> None:
+        """``text`` in the status bar of the main window this button is in (none: nothing)."""
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            if text:
+                window.statusBar().showMessage(text, ms)
+            else:
+                window.statusBar().clearMessage()

@@ -1,4 +1,5 @@
-"""How long a queue of runs will take, from this machine's measured speed (Qt-free).
+"""How long a queue of runs will take, from this machine's measured speed (Qt-free): the paper grid
+(:func:`grid_message`) and cross-validation's K fold runs (:func:`cv_estimate`).
 
 Speed = the median ``samples_per_second`` of the step events of past runs of the same model on this
 machine (the Runs list holds them); without such runs, a stated rough default. A run's samples =
@@ -57,14 +58,33 @@ def run_samples(config, n_examples: int | None) -> int | None:
     return int(n * config.epochs)
 
 
+NO_SIZE = "No time estimate: the size of the train data is not known yet (see its preview)."
+
+
+def estimate_line(samples: list[int | None], speed: Throughput, qa: bool = False,
+                  on_top: str = "evaluation comes on top") -> str:
+    """"Estimated time: 12 min in all (N training samples at S samples/s, ...; evaluation comes on top)." for runs
+    of ``samples`` training samples one after another, or NO_SIZE when a run's size is unknown."""
+    if any(n is None for n in samples):
+        return NO_SIZE
+    seconds = sum(samples) / speed.samples_per_second
+    lower = " at least" if qa else ""
+    return (f"Estimated time:{lower} {format_seconds(seconds)} in all ({sum(samples):,} training samples at "
+            f"{speed.describe()}; {on_top}).")
+
+
 def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -> str:
     """The confirmation text: count, total samples and the estimated time (or why there is none)."""
     samples = [run_samples(c, n_examples) for c in configs]
     head = (f"Queue {len(configs)} runs (batch size × learning rate × epochs, BERT paper A.3) around this "
             "form? They run one after another.")
-    if any(n is None for n in samples):
-        return head + "\n\nNo time estimate: the size of the train data is not known yet (see its preview)."
-    seconds = sum(samples) / speed.samples_per_second
-    lower = " at least" if qa else ""
-    return (head + f"\n\nEstimated time:{lower} {format_seconds(seconds)} in all ({sum(samples):,} training "
-            f"samples at {speed.describe()}; evaluation comes on top).")
+    return head + "\n\n" + estimate_line(samples, speed, qa)
+
+
+def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> str:
+    """How long K fold runs of ``config`` take one after another: each trains on the other K - 1 folds (about
+    (K - 1) / K of the training rows, before ``train_cap``), at this machine's measured speed for its model (the
+    same figure as the paper grid's; tenth trial: the dialog gave none for ~an hour of runs)."""
+    fold_rows = None if not n_examples else n_examples - n_examples // max(k, 1)
+    return estimate_line([run_samples(config, fold_rows)] * k, speed,
+                         on_top="each fold's evaluation and the out-of-fold predictions come on top")

@@ -78,6 +78,8 @@ CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row pe
 
 
 
+COMPARE_CLASSIFIERS_ACTION = "Compare two classifiers on the dev rows…"   # the Runs list's menu entry (named elsewhere)
+
 class MiddleElide(QStyledItemDelegate):
     """Elides a cell's text in the middle (the Run column: model first, task and data last)."""
 
@@ -795,7 +797,7 @@ class RunsPanel(QWidget):
         compare = menu.addAction("Compare on one example…", self._compare_two)
         compare.setEnabled(two)
         compare.setToolTip("Two QA runs' best checkpoints on the Attention page's example: A, B and B − A attention")
-        classifiers = menu.addAction("Compare two classifiers on the dev rows…", self._compare_classifiers)
+        classifiers = menu.addAction(COMPARE_CLASSIFIERS_ACTION, self._compare_classifiers)
         classifiers.setEnabled(len(states) == 2 and all(s.best_checkpoint_path() is not None
                                                          and is_single_label_table(s.task) for s in states))
         classifiers.setToolTip("Both runs' best checkpoints on the first run's dev rows: the difference in accuracy "

@@ -264,6 +264,11 @@ class RemoteRunManager(QObject):
                 return run
         return None
 
+    def followed(self) -> list[tuple[str, str]]:
+        """(run id, host name) of the remote runs this window follows that have not ended (queued ones too)."""
+        return [(run_id, getattr(state, "host", "") or self.host_of(run_id))
+                for run_id, state in self.states.items() if state.is_live]
+
     def host_of(self, run_id: str) -> str:
         """The host name a run trains on ('' for a run of this machine)."""
         run = self.runs.get(run_id)

@@ -358,7 +358,7 @@ class RunState:
             metrics = ev.get("metrics") or {}
             self.evals.append(ev)
             for name, value in metrics.items():
-                if metric_spec(name).is_count or not (_is_scalar(value) or value is None):
+                if not metric_spec(name).is_plotted or not (_is_scalar(value) or value is None):
                     continue
                 if _num(value) is not None:   # one display scale: percent (core.metric_display)
                     value = to_display(name, float(value), self.task)

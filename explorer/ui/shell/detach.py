@@ -17,17 +17,36 @@ from explorer.core.runs import terminate_worker, worker_pid  # noqa: F401 - the 
 LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
 
 
-def ask_quit(parent: QWidget, running: list[str], queued: list[str]) -> str | None:
-    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL, or None (do not quit)."""
-    names = ", ".join(running[:3]) + ("…" if len(running) > 3 else "")
-    text = (f"{len(running)} run(s) training ({names})" if running else "No run is training") + \
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:3]) + ("…" if len(names) > 3 else "")
+
+
+def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> tuple[str, str]:
+    """(text, informative text) of the quit question: the runs of this machine, then the remote runs this window
+    follows ((run, host) pairs), which keep training on their hosts whatever the choice (tenth trial: the dialog
+    named only the local run, so whether "Cancel run and quit" ended the remote one too was unclear)."""
+    text = (f"{len(running)} run(s) training ({_listed(running)})" if running else "No run is training here") + \
         (f", {len(queued)} queued" if queued else "") + "."
+    if remote:
+        shown = [f"{run} on {host}" for run, host in remote]
+        text += (f"\n{len(remote)} remote run(s) followed ({_listed(shown)}): they keep training on their host "
+                 "whatever you choose.")
+    info = ("Leave it training: the worker process goes on without this window; the next start shows it "
+            "again (queued runs are cancelled).\n"
+            "Stop early and quit: the runs finish their step, save and evaluate, then the window closes.\n"
+            "Cancel run and quit: terminate the workers now (logged points and checkpoints stay on disk).")
+    if remote:
+        info += ("\nThe buttons act on the runs of this machine only. A remote run goes on on its host and is "
+                 "followed again at the next start; to stop it, use Stop early or Cancel in the Runs list first.")
+    return text, info
+
+
+def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> str | None:
+    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL, or None (do not quit). ``remote``: the
+    (run, host) pairs of the remote runs followed, named as going on on their hosts (:func:`quit_text`)."""
+    text, info = quit_text(running, queued, list(remote))
     box = QMessageBox(QMessageBox.Icon.Question, "Runs are still active", text, parent=parent)
-    box.setInformativeText(
-        "Leave it training: the worker process goes on without this window; the next start shows it "
-        "again (queued runs are cancelled).\n"
-        "Stop early and quit: the runs finish their step, save and evaluate, then the window closes.\n"
-        "Cancel run and quit: terminate the workers now (logged points and checkpoints stay on disk).")
+    box.setInformativeText(info)
     leave = box.addButton("Leave it training", QMessageBox.ButtonRole.AcceptRole) if running else None
     stop = box.addButton("Stop early and quit", QMessageBox.ButtonRole.DestructiveRole) if running else None
     cancel = box.addButton("Cancel run and quit", QMessageBox.ButtonRole.DestructiveRole)

@@ -741,7 +741,7 @@ class MainWindow(QMainWindow):
         if self._quit_choice is None and self.manager.active():
             active, queued = self.manager.active(), self.manager.queued()
             running = [r for r in active if r not in queued]
-            choice = ask_quit(self, running, queued)
+            choice = ask_quit(self, running, queued, remote=self.remote.followed())
             if choice is None:
                 event.ignore()
                 return

@@ -61,10 +61,13 @@ class RegressionTask(ClassificationTask):
                                           f"training data {1 if train_examples.texts_b is None else 2}")
 
     def configure_model(self, model, train_examples, config) -> None:
-        """problem_type "regression" and the one output's name, so the saved config.json says what the head is."""
+        """problem_type "regression" and the one output's name, "score" (core.classify.REGRESSION_OUTPUT), so the
+        saved config.json says what the head is. Not the label column's name: a header-less file names it by
+        position ("5"), which read as a predicted 5 (tenth trial); the run's config keeps the column."""
+        from explorer.core.classify import REGRESSION_OUTPUT
+
         model.config.problem_type = "regression"
-        name = train_examples.columns[2] or "score"
-        model.config.id2label, model.config.label2id = {0: name}, {name: 0}
+        model.config.id2label, model.config.label2id = {0: REGRESSION_OUTPUT}, {REGRESSION_OUTPUT: 0}
 
     def loss(self, outputs, batch: dict) -> torch.Tensor:
         return torch.nn.functional.mse_loss(outputs.logits.float().squeeze(-1), batch["labels"].float())
