@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-from explorer.commands.window_args import add_tokenizer_argument, add_window_arguments
+from explorer.commands.window_args import add_device_argument, add_tokenizer_argument, add_window_arguments
 from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
@@ -32,6 +32,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
+    add_device_argument(parser)
     parser.add_argument("--repair", action="store_true",
                         help="move answer_start offsets that miss their text to the nearest occurrence")
     parser.add_argument("--skip-invalid", action="store_true",
@@ -196,8 +197,11 @@ def _load_inputs(args, err):
         loaded = load_model(args.model, task="qa", refuse_other_task=True, tokenizer=args.tokenizer)
     except ModelSourceError as exc:
         raise as_user_error(exc) from None
+    from explorer.core.devices import place
+
+    device = place(loaded.model, args.device)
     t_model = time.perf_counter() - t0
-    print(loaded.describe(), file=err)
+    print(loaded.describe() + f"; on {device}", file=err)
     print(f"window settings: {window.describe()}", file=err)
     loading = getattr(loaded, "load_report", None)
     if loading is not None and loading.warning():

@@ -25,7 +25,7 @@ FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 
 
 
 def add_arguments(parser) -> None:
-    from explorer.commands.window_args import add_tokenizer_argument
+    from explorer.commands.window_args import add_device_argument, add_tokenizer_argument
 
     parser.add_argument("--model", required=True, help="a fine-tuned checkpoint folder (a run's checkpoints/best)")
     add_tokenizer_argument(parser)
@@ -43,6 +43,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--doc-stride", type=int, default=None)
     parser.add_argument("--max-query-length", type=int, default=None)
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
+    add_device_argument(parser)
     parser.add_argument("--no-calibration", action="store_true",
                         help="classification: the raw softmax, not scaled by the run's calibration.json temperature")
     parser.add_argument("--annotator-columns", type=_column_list, default=None, metavar="A,B,C",
@@ -182,7 +183,8 @@ def run(args) -> int:
                                chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop.flag,
-                               calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer)
+                               calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer,
+                               device=args.device)
     except Cancelled as exc:
         bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
         written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"

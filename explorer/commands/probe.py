@@ -9,7 +9,7 @@ import math
 import sys
 from pathlib import Path
 
-from explorer.commands.window_args import add_tokenizer_argument, add_window_arguments
+from explorer.commands.window_args import add_device_argument, add_tokenizer_argument, add_window_arguments
 from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
@@ -18,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hub id, local folder (save_pretrained / run checkpoint) or bundled:minilm "
                              "(default: %(default)s)")
     add_tokenizer_argument(parser)
+    add_device_argument(parser)
     parser.add_argument("--question", required=True, help="the question")
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--passage", help="the passage text")
@@ -139,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
         loaded = load_model(args.model, task="qa", refuse_other_task=True, tokenizer=args.tokenizer)
     except ModelSourceError as exc:
         raise as_user_error(exc) from None
+    from explorer.core.devices import place
+
+    where = place(loaded.model, args.device)
+    if where != "cpu":
+        print(f"running on {where}", file=sys.stderr)
     from explorer.core.checkpoint_windows import resolve_window_settings
 
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,

@@ -23,6 +23,13 @@ def add_tokenizer_argument(parser: argparse.ArgumentParser) -> None:
                              "one is refused)")
 
 
+def add_device_argument(parser: argparse.ArgumentParser) -> None:
+    """Add --device (auto, cpu, cuda, cuda:N; explorer.core.devices)."""
+    from explorer.core.devices import DEVICE_HELP
+
+    parser.add_argument("--device", default="auto", metavar="DEVICE", help=DEVICE_HELP)
+
+
 def add_window_arguments(parser: argparse.ArgumentParser) -> None:
     """Add --max-seq-length, --doc-stride and --max-query-length (default None = the checkpoint's own)."""
     for flag, help_text, default in (("--max-seq-length", MAX_SEQ_LENGTH_HELP, 384),

@@ -463,17 +463,21 @@ def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] 
 
 
 def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Callable[[str], None],
-          tokenizer: str | None = None):
-    """Load ``model`` with its task head for predict_file, saying so first, and where its tokenizer comes from when
-    not from the checkpoint; the seconds go into the summary."""
+          tokenizer: str | None = None, device: str = "cpu"):
+    """Load ``model`` with its task head for predict_file on ``device`` (explorer.core.devices), saying so first,
+    and where its tokenizer comes from when not from the checkpoint; the seconds go into the summary."""
+    from explorer.core.devices import place
     from explorer.core.models import load_model
 
     say(f"loading model {model}…")
     t_load = time.perf_counter()
     loaded = load_model(model, task=facts.head, tokenizer=tokenizer)
+    where = place(loaded.model, device)
     summary.load_seconds = time.perf_counter() - t_load
     if loaded.tokenizer_note:
         say(f"note: {loaded.tokenizer_note}")
+    if where != "cpu":
+        say(f"running on {where}")
     return loaded
 
 
@@ -484,7 +488,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                  bf16: bool = False, progress: Callable[[int, int | None], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None,
                  calibration: bool = True, status: Callable[[str], None] | None = None,
-                 tokenizer: str | None = None) -> PredictSummary:
+                 tokenizer: str | None = None, device: str = "cpu") -> PredictSummary:
     """Predict every row of ``data`` with checkpoint ``model`` and write ``out`` (see the module docstring).
 
     Args:
@@ -515,6 +519,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         tokenizer: where to read the tokenizer from (``--tokenizer``); default: the checkpoint's own, else its
             parent's or its base model's (core.tokenizer_source.find_tokenizer); a note says which when it is not
             the checkpoint's own.
+        device: where a model loaded here runs ("cpu", "auto", "cuda", "cuda:N"; explorer.core.devices); a
+            ``loaded`` model stays where it is.
 
     Returns:
         PredictSummary.
@@ -532,7 +538,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
-    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer)
+    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device)
     if getattr(loaded, "tokenizer_note", ""):
         summary.notes.append(loaded.tokenizer_note)
     runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
