@@ -64,8 +64,9 @@ def bare_forward_fn(loaded, passage: str, attentions: bool):
     feats = prepare_qa_features([QUESTION], [passage], loaded.tokenizer)
     if len(feats) != 1:
         raise SystemExit(f"the bench passage makes {len(feats)} windows; expected 1")
-    batch = collate_qa(feats, [0], loaded.tokenizer.pad_token_id)
     model = loaded.model
+    device = next(model.parameters()).device
+    batch = {k: v.to(device) for k, v in collate_qa(feats, [0], loaded.tokenizer.pad_token_id).items()}
 
     def run():
         with torch.inference_mode():
@@ -97,9 +98,18 @@ def timed_pairs(pairs: dict, runs: int, warmup: int = 3) -> dict:
             for kind, fn in (("bare", bare), ("probe", full)):
                 c0, t0 = time.thread_time(), time.perf_counter()
                 fn()
+                _synchronize()   # a GPU's work is done when the clock stops
                 times[name][kind].append((time.perf_counter() - t0) * 1000)
                 times[name][kind + " cpu"].append((time.thread_time() - c0) * 1000)
     return times
+
+
+def _synchronize() -> None:
+    """Wait for the GPU's queued work (no-op on the CPU)."""
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
 
 
 def profile_top(fn, repeats: int = 10, top: int = 14) -> str:
@@ -155,6 +165,7 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="bundled:minilm")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or auto (explorer.core.devices)")
     ap.add_argument("--profile", action="store_true", help="also print the probe's top costs (cProfile)")
     ap.add_argument("--torch-profile", action="store_true",
                     help="also print torch.profiler's top operators (self CPU time) of the bare forward and the probe")
@@ -171,6 +182,9 @@ def main(argv=None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     loaded = load_model(args.model, task="qa")
+    from explorer.core.devices import place
+
+    where = place(loaded.model, args.device)
     tok = loaded.tokenizer
     q_tokens = len(tok(QUESTION, add_special_tokens=False)["input_ids"])
     room = 384 - q_tokens - tok.num_special_tokens_to_add(pair=True)
@@ -185,7 +199,7 @@ def main(argv=None) -> int:
         for _ in range(args.runs):
             fn()
         return 0
-    print(f"model {loaded.describe()}")
+    print(f"model {loaded.describe()}; on {where}")
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {args.runs} runs per case (3 warm-up, bare "
           f"and probe alternating, cases interleaved); load average before: {os.getloadavg()[0]:.2f}")
     times = timed_pairs(pairs, args.runs, warmup=min(3, args.runs))

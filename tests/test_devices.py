@@ -81,3 +81,18 @@ def test_place_moves_a_model_to_the_gpu():
     lm = tiny_loaded_model("qa")
     where = place(lm.model, "cuda")
     assert where.startswith("cuda (") and next(lm.model.parameters()).is_cuda
+
+
+def test_a_float16_checkpoint_evaluates_with_bf16_autocast_on_the_cpu(tmp_path):
+    """transformers keeps a checkpoint's stored dtype: a float16 checkpoint loaded as float16, and `eval --bf16`
+    on the CPU failed ("mixed dtype (CPU): expect parameter to have scalar type of Float"); it runs in float32 on
+    the CPU now, with bf16 autocast where asked."""
+    lm = tiny_loaded_model("qa")
+    folder = tmp_path / "fp16"
+    lm.model.to(torch.float16).save_pretrained(folder)
+    lm.tokenizer.save_pretrained(folder)
+    data = write_tiny_squad(tmp_path / "dev.json", v2=True)
+    for extra in ([], ["--bf16"]):
+        res = run_cli(["eval", "--model", folder, "--data", data, "--out", tmp_path / f"out{len(extra)}",
+                       "--device", "cpu", *extra])
+        assert res.returncode == 0, res.stderr[-1500:]

@@ -199,7 +199,7 @@ def _load_inputs(args, err):
         raise as_user_error(exc) from None
     from explorer.core.devices import place
 
-    device = place(loaded.model, args.device)
+    device = place(loaded.model, args.device, bf16=args.bf16)
     t_model = time.perf_counter() - t0
     print(loaded.describe() + f"; on {device}", file=err)
     print(f"window settings: {window.describe()}", file=err)

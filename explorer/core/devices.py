@@ -48,12 +48,19 @@ def resolve_device(name: str = "auto") -> str:
     return f"cuda:{index}" if match.group(1) is not None else "cuda"
 
 
-def place(model, name: str = "auto") -> str:
+def place(model, name: str = "auto", *, bf16: bool = False) -> str:
     """Move ``model`` (a torch module) to the device ``name`` resolves to; returns a short description for the
-    user ("cpu", "cuda (NVIDIA H200)"). Raises DeviceError as :func:`resolve_device`."""
+    user ("cpu", "cuda (NVIDIA H200)"). Raises DeviceError as :func:`resolve_device`.
+
+    A checkpoint stored in float16 loads as float16 (transformers keeps the stored dtype); it is made float32
+    on the CPU (float16 arithmetic is emulated there, and bf16 autocast cannot mix it: "mixed dtype (CPU):
+    expect parameter to have scalar type of Float") and wherever ``bf16`` autocast will run."""
     import torch
 
     device = resolve_device(name)
+    halved = any(p.dtype == torch.float16 for p in model.parameters())
+    if halved and (device == "cpu" or bf16):
+        model.float()
     model.to(device)
     if device.startswith("cuda"):
         return f"{device} ({torch.cuda.get_device_name(torch.device(device))})"

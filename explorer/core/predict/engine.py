@@ -463,7 +463,7 @@ def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] 
 
 
 def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Callable[[str], None],
-          tokenizer: str | None = None, device: str = "cpu"):
+          tokenizer: str | None = None, device: str = "cpu", bf16: bool = False):
     """Load ``model`` with its task head for predict_file on ``device`` (explorer.core.devices), saying so first,
     and where its tokenizer comes from when not from the checkpoint; the seconds go into the summary."""
     from explorer.core.devices import place
@@ -472,7 +472,7 @@ def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Call
     say(f"loading model {model}…")
     t_load = time.perf_counter()
     loaded = load_model(model, task=facts.head, tokenizer=tokenizer)
-    where = place(loaded.model, device)
+    where = place(loaded.model, device, bf16=bf16)
     summary.load_seconds = time.perf_counter() - t_load
     if loaded.tokenizer_note:
         say(f"note: {loaded.tokenizer_note}")
@@ -538,7 +538,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
-    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device)
+    loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device, bf16)
     if getattr(loaded, "tokenizer_note", ""):
         summary.notes.append(loaded.tokenizer_note)
     runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
