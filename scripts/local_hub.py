@@ -25,7 +25,9 @@ Errors carry the hub's headers (``X-Error-Code`` / ``X-Error-Message``): a missi
 
 Fault options (attributes of :class:`LocalHub`, changeable while it runs): ``throttle_bps`` (file bytes per
 second, per connection), ``drop_after`` (close a file download's connection after that many body bytes) for
-the next ``drop_times`` downloads longer than that (``-1``: every one).
+the next ``drop_times`` downloads longer than that (``-1``: every one), ``hold_after`` (a file download waits
+after that many body bytes until ``release`` is set, the hub stops or HOLD_LIMIT_S pass: a download that is
+surely still running when a test acts on it, whatever the machine's load; 0 = off).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 HOST = "127.0.0.1"
 MAX_CONNECTIONS = 32        # handler threads at once (a bounded server: more wait in the listen queue)
 BLOCK_BYTES = 64 * 1024     # file bytes written per send
+HOLD_LIMIT_S = 120.0   # the longest a held download waits for its release
 LFS_MIN_BYTES = 1024 * 1024   # files from 1 MiB are described as LFS files (sha256 ETag)
 
 
@@ -108,9 +111,11 @@ class LocalHub:
     """
 
     def __init__(self, repos: list[HubRepo], *, port: int = 0, throttle_bps: int = 0,
-                 drop_after: int | None = None, drop_times: int = 1):
+                 drop_after: int | None = None, drop_times: int = 1, hold_after: int = 0):
         self.repos = {(r.repo_type, r.repo_id): r.scan() for r in repos}
         self.throttle_bps = throttle_bps
+        self.hold_after = hold_after
+        self.release = threading.Event()
         self.drop_after = drop_after
         self.drop_times = drop_times
         self.requests: list[tuple[str, str, str | None]] = []
@@ -332,6 +337,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if drop is not None and sent >= drop:
                     self._cut()
                     return
+                if hub.hold_after and sent >= hub.hold_after and sent < count:
+                    deadline = time.monotonic() + HOLD_LIMIT_S
+                    while not (hub.release.is_set() or hub._stopping.is_set()) and time.monotonic() < deadline:
+                        hub.release.wait(0.05)
                 if hub.throttle_bps:
                     ahead = sent / hub.throttle_bps - (time.monotonic() - began)
                     if ahead > 0:

@@ -177,10 +177,15 @@ def test_inspector_download_bar_shows_progress_and_cancel(hub, qtbot, tmp_path):
         if "left" in shown[-1] and h.download_bar.cancel_button.isEnabled():   # rate and time left are known
             h.download_bar.cancel_button.click()
 
-    hub.throttle_bps = 100_000      # the tiny model's 160 kB take over a second: progress arrives before the end
-    h.downloads.job.progress.connect(on_progress)
-    with qtbot.waitSignal(h.downloads.job.cancelled, timeout=30_000):
-        h.open_model(MODEL)
+    hub.throttle_bps = 100_000      # progress with a rate and a time left before the end
+    hub.hold_after = 100_000        # and the download waits there until released: cancelled while it runs, however
+    h.downloads.job.progress.connect(on_progress)   # late a loaded machine delivers the progress to the GUI thread
+    try:
+        with qtbot.waitSignal(h.downloads.job.cancelled, timeout=60_000):
+            h.open_model(MODEL)
+    finally:
+        hub.hold_after = 0
+        hub.release.set()
     assert h.download_bar.bar.isHidden() and "cancelled; nothing half-downloaded" in h.download_bar.title.text()
     assert re.fullmatch(r"[\d.]+ (B|KiB) of [\d.]+ KiB · [\d.]+ (B|KiB|MiB|GiB)/s · about \d+ s left", shown[-1]), shown
     assert _leftovers(hub.cache) == []

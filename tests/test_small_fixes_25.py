@@ -132,7 +132,9 @@ def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_pa
                       "Host *.lab !gate.lab\n    Port 2200\nHost *\n    Port 2020\n", encoding="utf-8")
     monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
     if shutil.which("ssh"):
-        assert ssh_resolved("box") == {"hostname": "127.0.0.1", "user": "ada", "port": "2222"}
+        resolved = ssh_resolved("box")   # (and the known_hosts file ssh reads, for the host-key messages)
+        assert {k: resolved[k] for k in ("hostname", "user", "port")} == {"hostname": "127.0.0.1", "user": "ada",
+                                                                          "port": "2222"}
     else:
         print("ssh is not installed here: only the file reading of the ssh config is tested")
     assert configured_port("box") == 2222
