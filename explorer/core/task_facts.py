@@ -65,6 +65,9 @@ class TaskFacts:
         metric_labels: (metric, label) pairs where this task's metric is not what the shared row of
             ``core/metric_specs`` names it (ner: "f1" is the entity-level F1, "entity F1"); see
             ``core.metric_display.metric_label``.
+        dev_split: how a run without a dev file holds training rows out as dev (``dev_fraction``, the task's
+            ``split_dev``): "stratified" (by class), "random" (scores have no classes), or "" (none: such a run
+            is never evaluated). See :func:`no_dev_file_note`.
     """
 
     name: str
@@ -84,6 +87,7 @@ class TaskFacts:
     default_batch_size: int = 32
     default_eval_every: int = 0
     default_evals_per_epoch: int = 0
+    dev_split: str = ""
 
     @property
     def is_multiple_choice(self) -> bool:
@@ -147,16 +151,16 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
               squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
     TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification",
-              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification",
-              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
               data_kind="swag", metrics=("accuracy", "loss")),
     # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
     TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
               "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
-              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="random"),
     # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
     TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
               False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
@@ -256,6 +260,27 @@ def is_single_label_table(name: str) -> bool:
     macro F1 compare; False for regression, multi-label, multiple choice, QA, tagging and unknown names."""
     facts = _TABLE.get(name)
     return bool(facts and facts.data_kind == "table" and not facts.is_regression and not facts.is_multilabel)
+
+
+def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0) -> str:
+    """What a run of ``task`` without a dev file does about evaluation, in one sentence (the launcher's Dev data
+    preview; eleventh trial: it said "The run will not be evaluated" while the run held out 10 % as dev).
+
+    ``dev_fraction``: the share held out (TrainConfig.resolved_dev_fraction); ``seed``: the run's seed;
+    ``n_rows``: the training rows the run reads (after its Train cap), 0 when not known yet. Only the tasks
+    whose row has a ``dev_split`` hold rows out; for the others, and for a fraction of 0, the run is never
+    evaluated, and the sentence says so and why."""
+    facts = _TABLE.get(task)
+    how = facts.dev_split if facts else ""
+    if not how:
+        return ("No dev file: the run will not be evaluated (this task holds out no dev split: give a dev file for "
+                "a dev curve and a best checkpoint).")
+    if dev_fraction <= 0:
+        return ("No dev file and Dev fraction 0: the run will not be evaluated (no dev curve, no best checkpoint: "
+                "its result is checkpoints/last).")
+    about = f" (about {round(n_rows * dev_fraction):,} of {n_rows:,})" if n_rows > 0 else ""
+    return (f"No dev file: the run holds out {dev_fraction:.0%} of the training rows as dev{about} ({how}, seed "
+            f"{seed}; Dev fraction), evaluates on them and writes their ids to dev_split.csv in the run folder.")
 
 
 def task_labels() -> dict[str, str]:

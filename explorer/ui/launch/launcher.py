@@ -458,8 +458,7 @@ class LauncherPanel(QWidget):
         machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
         from explorer.core.task_facts import run_steps
 
-        res = self.train_preview.result or {}
-        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        n = self.train_rows()
         get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
         per_step = max(1, get("batch_size")) * max(1, get("gradient_accumulation_steps"))
         budget = float(get("time_budget_minutes") or 0.0)
@@ -477,8 +476,7 @@ class LauncherPanel(QWidget):
         while the file's size is unknown."""
         from explorer.core.task_facts import eval_every_for
 
-        res = self.train_preview.result or {}
-        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        n = self.train_rows()
         if "eval_every" in self._edited or n <= 0:
             return
         get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
@@ -496,6 +494,26 @@ class LauncherPanel(QWidget):
         finally:
             self._loading = False
         self._changed()
+
+    def train_rows(self) -> int:
+        """Training examples the data check counted (a table's rows); 0 while unknown or when the file cannot be
+        used."""
+        res = self.train_preview.result or {}
+        counts = res.get("counts") or {}
+        if not res.get("ok"):
+            return 0
+        return int(next((counts[k] for k in ("examples",) if isinstance(counts.get(k), int)), 0))
+
+    def no_dev_note(self, cfg: TrainConfig) -> str:
+        """The Dev data preview's sentence while no dev file is given: the held-out share the run will evaluate on
+        (its size once the training file is counted), or that it will not be evaluated and why
+        (core.task_facts.no_dev_file_note)."""
+        from explorer.core.task_facts import no_dev_file_note
+
+        n = self.train_rows()
+        if n and cfg.train_cap:
+            n = min(n, cfg.train_cap)
+        return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.seed, n)
 
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is above the steps the run plans: then it evaluates only at the start
@@ -642,10 +660,12 @@ class LauncherPanel(QWidget):
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
-        held_out = self.editors["dev_fraction"]   # only without a dev file (TrainConfig.resolved_dev_fraction)
-        on = _applies(field_spec("dev_fraction"), cfg.task, qa) and not cfg.dev
+        held_out = self.editors["dev_fraction"]   # only without a dev file (TrainConfig.resolved_dev_fraction), and
+        facts = find_task_facts(cfg.task)          # for a task that holds rows out (TaskFacts.dev_split)
+        on = _applies(field_spec("dev_fraction"), cfg.task, qa) and not cfg.dev and bool(facts and facts.dev_split)
         held_out.widget.setEnabled(on)
         held_out.label.setEnabled(on)
+        self.dev_preview.set_empty_note(self.no_dev_note(cfg))
         self.command.setPlainText(command_line(cfg))
         self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>"
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))
