@@ -12,6 +12,13 @@ STANCE = ("ID\tTarget\tTweet\tStance\n" + "".join(
         [("god is not real", "AGAINST"), ("pray every day", "FAVOR"), ("the weather is nice", "NONE")] * 10)))
 
 
+# STS-B as released: no header; genre file years id score sentence1 sentence2
+STSB = ("main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.\n"
+        "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man is playing a large flute.\tA man is playing a flute.\n"
+        "main-captions\tMSRvid\t2012test\t0005\t3.800\tA man is spreading cheese on a pizza.\tA man spreads cheese.\n"
+        "main-captions\tMSRvid\t2012test\t0009\t4.250\tA man is playing the cello.\tA man seated plays the cello.\n")
+
+
 def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -73,3 +80,43 @@ def test_every_task_that_holds_rows_out_says_so_in_its_facts(tmp_path):
         assert bool(dev is not None) == bool(find_task_facts(task).dev_split), task
     assert "will not be evaluated" in no_dev_file_note("ner", 0.1, 42)
     assert "holds out 10%" in no_dev_file_note("pair", 0.1, 7) and "seed 7" in no_dev_file_note("pair", 0.1, 7)
+
+
+def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot, tmp_path):
+    """Eleventh trial: STS-B after an SST-2 run: the banner said in amber that Train cap 640 and Dev cap 200 went
+    back to all (7 lines with the task's and the file's notes); typing Train cap 1600 took that line away, the
+    banner shrank and the form moved up 23 px, so the next click, aimed at Dev cap, landed in Text columns. The
+    banner keeps its height whatever its text; the amber line comes first (in view without scrolling)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    sst2 = str(_write(tmp_path / "glue_sst2" / "train.tsv", "sentence\tlabel\na fine film\t1\na dull film\t0\n"))
+    stsb = str(_write(tmp_path / "stsb" / "train.csv", STSB))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(820, 700)   # the launcher of a 1280x800 window beside the Runs dock
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_config(TrainConfig(task="single", train=sst2, train_cap=640, dev_cap=200, text_columns=["sentence"],
+                             label_column="label"))
+    w.editors["task"].set("regression")
+    w.editors["train"].set(stsb)
+    w.editors["no_header"].set(True)
+    w.train_preview._token += 1                        # the data check's guess of the columns, said in the banner
+    w.train_preview._done(w.train_preview._token, preview_data(stsb, "regression", options={"no_header": True}))
+    QApplication.processEvents()
+    assert "No header row: Text columns 6, 7 and Label column 5 guessed" in w.preset_label.text()
+    note = w.preset_label.text()
+    assert "went back to all" in note and note.index("went back to all") < note.index("Regression")
+
+    def dev_cap_y() -> int:
+        QApplication.processEvents()
+        return w.editors["dev_cap"].widget.mapTo(w, QPoint(0, 0)).y()
+
+    before, banner = dev_cap_y(), w.banner.height()
+    w.editors["train_cap"].set(1600)                   # typed: the amber line goes
+    assert "went back to all" not in w.preset_label.text()
+    assert (dev_cap_y(), w.banner.height()) == (before, banner)

@@ -166,18 +166,27 @@ class LauncherPanel(QWidget):
                                      "4 epochs (minutes); fast CPU: a 30-minute budget, batch 16, lr 1e-4, "
                                      "max_seq_length 256 (README, Benchmarks); paper recipe: BERT paper Appendix "
                                      "A.3 defaults")
-        self.banner = QWidget()   # hint + preset line, BANNER_LINES high whatever they hold
-        text_col = QVBoxLayout(self.banner)
+        # hint + preset line in a box of BANNER_LINES lines whatever they hold: a longer text scrolls inside it
+        text_box = QWidget()
+        text_col = QVBoxLayout(text_box)
         text_col.setContentsMargins(0, 0, 0, 0)
         text_col.addWidget(hint)
         text_col.addWidget(self.preset_label)
         text_col.addStretch(1)
         # the banner keeps one height while its text re-wraps (1 to 4 lines on a task, file or preset change): the
         # form below it stayed put only when the line count did, and the seventh trial's clicks landed in the
-        # wrong fields (a run name typed into Text columns)
+        # wrong fields (a run name typed into Text columns). BANNER_LINES was only its least height until the
+        # eleventh trial: a 7-line note (the caps put back to all, in amber) grew it, typing a Train cap took the
+        # amber line away and the form moved up 23 px under the mouse (a Dev cap typed into Text columns). Now
+        # it never changes height: a text longer than the box scrolls in it
         for label in (hint, self.preset_label):
             label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.banner.installEventFilter(self)
+        self.banner = QScrollArea()
+        self.banner.setWidget(text_box)
+        self.banner.setWidgetResizable(True)
+        self.banner.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.banner.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.banner_text = text_box
         top = QHBoxLayout()
         top.addWidget(self.banner, 1)
         top.addWidget(QLabel("Presets:"))
@@ -556,9 +565,10 @@ class LauncherPanel(QWidget):
         return Path(dev).name
 
     def _compose_note(self) -> None:
-        """The banner's note from what is true now: the task switch's recipe sentence, the data files it cleared
-        that are still to choose, and what the last new training file reset."""
-        parts = []
+        """The banner's note from what is true now: the caps a new training file put back to all (first, in amber),
+        the task switch's recipe sentence, the data files it cleared that are still to choose, and what the last new
+        training file reset."""
+        parts = [self._caps_note] if self._caps_note else []   # the warning first: in view without scrolling
         if self._switch_note is not None:
             recipe, waiting, old_label, kept = self._switch_note
             parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
@@ -566,8 +576,6 @@ class LauncherPanel(QWidget):
                          + self._kept_files_note(kept))
         if self._file_note:
             parts.append(self._file_note)
-        if self._caps_note:
-            parts.append(self._caps_note)
         self._preset_note = ". ".join(parts)
 
     # what a task's label column holds (TaskFacts.problem), for the note on files kept across a task switch
@@ -800,21 +808,14 @@ class LauncherPanel(QWidget):
             self.apply_preset(key)
 
     def _fit_banner(self) -> None:
-        """The banner's height: BANNER_LINES lines of its labels' font, or more when its text needs more (then
-        it grows rather than cutting a line off)."""
+        """The banner's height: BANNER_LINES lines of its labels' font, whatever its text (a longer one scrolls in it,
+        so the form under the banner never moves while the user types)."""
         if getattr(self, "banner", None) is None:   # a style or font change while the panel is being built
             return
-        labels = [lab for lab in (self.hint, self.preset_label) if not lab.isHidden()]
-        spacing = self.banner.layout().spacing()
+        spacing = self.banner_text.layout().spacing()
         line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
-        need = sum(lab.heightForWidth(self.banner.width()) for lab in labels) + spacing * (len(labels) - 1)
         margins = 8   # the rich-text document margins of the bold preset line
-        self.banner.setFixedHeight(max(line * BANNER_LINES + spacing + margins, need))
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
-        if watched is self.banner and event.type() == QEvent.Type.Resize:
-            self._fit_banner()   # a new width re-wraps the text (only the height is set: no loop)
-        return super().eventFilter(watched, event)
+        self.banner.setFixedHeight(line * BANNER_LINES + spacing + margins)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
