@@ -120,3 +120,53 @@ def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot
     w.editors["train_cap"].set(1600)                   # typed: the amber line goes
     assert "went back to all" not in w.preset_label.text()
     assert (dev_cap_y(), w.banner.height()) == (before, banner)
+
+
+def test_a_ner_run_evaluates_four_times_per_epoch_as_the_readme_says(qtbot, tmp_path):
+    """Eleventh trial: a CoNLL training file left Evaluate every at "start and end" (no dev curve until the end)
+    while the README said the automatic value is 4 evaluations per epoch; the launcher read the size of a table
+    ("examples"), not of a CoNLL file ("sentences")."""
+    from helpers import write_tiny_conll
+
+    from explorer.core.task_facts import eval_every_for, get_task_facts
+    from explorer.core.training.config import field_help
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    assert get_task_facts("ner").default_evals_per_epoch == 4
+    assert eval_every_for("ner", 14041, 16) == 219                    # CoNLL-2003's 14,041 sentences at batch 16
+    assert eval_every_for("ner", 1600, 16) == 25                      # the trial's Train cap 1600: 100 steps
+    assert "multilabel and ner at 4 evaluations per epoch" in field_help("eval_every")
+    (tmp_path / "conll2003").mkdir()
+    conll = write_tiny_conll(tmp_path / "conll2003" / "train.txt", repeat=20)
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="ner", train=str(conll), batch_size=4))
+    assert w.editors["eval_every"].get() == 0                         # the file's size is not known yet
+    _counted(w, str(conll), "ner")
+    n = w.train_rows()
+    assert n > 0 and w.editors["eval_every"].get() == eval_every_for("ner", n, 4) > 0
+    assert "--eval-every" in w.command.toPlainText()
+
+
+def test_tag_dev_set_is_filled_in_from_the_ner_run(qtbot, tmp_path):
+    """Eleventh trial: Tag: dev set stayed empty when a ner run's checkpoint was opened (Classify: dev set is
+    filled in from a classifier's run). It gets the run's dev file and Dev cap; a file the user typed stays."""
+    from helpers import save_tiny_model, write_tiny_conll
+
+    from explorer.ui.inspectors.tag_view import TagPages, tag_tabs
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "token_classification", num_labels=5)
+    (tmp_path / "conll2003").mkdir()
+    dev = write_tiny_conll(tmp_path / "conll2003" / "valid.txt")
+    pages = tag_tabs()
+    view, dev_view = pages[0][1], pages[1][1]
+    for _title, page in pages:
+        qtbot.addWidget(page)
+    TagPages(pages).open_checkpoint("Tag", str(ckpt), "ner", {"task": "ner", "dev": str(dev), "dev_cap": 300})
+    assert dev_view.path.text() == str(dev) and dev_view.cap.value() == 300
+    qtbot.waitUntil(lambda: view.loaded is not None, timeout=30000)
+    # another run without a dev file: the previous run's file goes; a file the user typed stays
+    assert not dev_view.prefill_from_run({"task": "ner", "dev": ""}) and dev_view.path.text() == ""
+    dev_view.path.setText(str(tmp_path / "mine.conll"))
+    assert not dev_view.prefill_from_run({"task": "ner", "dev": str(dev)})
+    assert dev_view.path.text() == str(tmp_path / "mine.conll")

@@ -140,8 +140,9 @@ _MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
 # rather than for how well it ranks answers against "no answer".
-# table tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
-# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points)
+# table and tagging tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
+# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points; eleventh
+# trial: a ner run still did, while the README said 4 per epoch)
 TABLE_EVALS_PER_EPOCH = 4
 
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
@@ -169,7 +170,8 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
     TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
               128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
-              metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall"))),
+              metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall")),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
@@ -373,6 +375,20 @@ def metric_for_best_help() -> str:
     defaults = ", ".join(f"{f.best_metric} for {name}" for name, f in _TABLE.items())
     return (f"dev metric that picks checkpoints/best (lowest for loss, highest for the scores); empty = the "
             f"task's default ({defaults})")
+
+
+def evals_per_epoch_help() -> str:
+    """'single, pair, regression, multilabel and ner at 4 evaluations per epoch': the tasks the launcher starts with a
+    per-epoch Evaluate every (``default_evals_per_epoch``), for the help of ``eval_every``."""
+    groups: dict[int, list[str]] = {}
+    for name, f in _TABLE.items():
+        if f.default_evals_per_epoch:
+            groups.setdefault(f.default_evals_per_epoch, []).append(name)
+
+    def listed(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+    return "; ".join(f"{listed(names)} at {k} evaluations per epoch" for k, names in groups.items())
 
 
 def task_help() -> str:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from explorer.core.errors import ConfigError
 from explorer.paths import RESOURCES
-from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, find_task_facts,
-                                     is_qa_task, metric_for_best_help, task_help, task_names)
+from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, evals_per_epoch_help,
+                                     find_task_facts, is_qa_task, metric_for_best_help, task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
@@ -200,8 +200,8 @@ class TrainConfig:
         'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
         'never considered.'))
     eval_every: int = setting(0, "optimizer steps between dev evaluations; 0 = evaluate only at the start and "
-                              "the end; the launcher starts the table tasks (single, pair, regression, "
-                              "multilabel) at 4 evaluations per epoch of the training file", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
+                              f"the end; the launcher starts {evals_per_epoch_help()} of the training file",
+                              label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
                               special="start and end", rank=2,
         explain=(
         'Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.'))

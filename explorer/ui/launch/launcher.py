@@ -505,13 +505,14 @@ class LauncherPanel(QWidget):
         self._changed()
 
     def train_rows(self) -> int:
-        """Training examples the data check counted (a table's rows); 0 while unknown or when the file cannot be
-        used."""
+        """Training examples the data check counted (a table's rows, a CoNLL file's sentences: a tagging run's
+        examples); 0 while unknown or when the file cannot be used (eleventh trial: a ner run's Evaluate every stayed
+        "start and end" because only "examples" was read)."""
         res = self.train_preview.result or {}
         counts = res.get("counts") or {}
         if not res.get("ok"):
             return 0
-        return int(next((counts[k] for k in ("examples",) if isinstance(counts.get(k), int)), 0))
+        return int(next((counts[k] for k in ("examples", "sentences") if isinstance(counts.get(k), int)), 0))
 
     def no_dev_note(self, cfg: TrainConfig) -> str:
         """The Dev data preview's sentence while no dev file is given: the held-out share the run will evaluate on
