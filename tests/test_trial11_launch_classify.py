@@ -170,3 +170,59 @@ def test_tag_dev_set_is_filled_in_from_the_ner_run(qtbot, tmp_path):
     dev_view.path.setText(str(tmp_path / "mine.conll"))
     assert not dev_view.prefill_from_run({"task": "ner", "dev": str(dev)})
     assert dev_view.path.text() == str(tmp_path / "mine.conll")
+
+
+def test_the_best_checkpoint_is_picked_by_f_avg_once_f1_classes_are_named(qtbot, tmp_path):
+    """Eleventh trial: "F1 classes FAVOR,AGAINST" set (SemEval-2016's F_avg), but Best dev, the Curves' headline
+    and checkpoints/best went by accuracy: the launcher had no field for metric_for_best. "Best checkpoint by" is
+    automatic (the task's metric, f_avg once F1 classes are named) or one the task reports; it goes into the
+    Preview command and the run's config."""
+    import pytest
+
+    from explorer.core.errors import ConfigError
+    from explorer.core.task_facts import automatic_metric_for_best, metric_for_best_choices
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    assert automatic_metric_for_best("single", ["FAVOR", "AGAINST"]) == "f_avg"
+    assert automatic_metric_for_best("single") == "accuracy" and automatic_metric_for_best("regression") == "pearson"
+    assert "f_avg" not in metric_for_best_choices("single") and "f_avg" in metric_for_best_choices("pair", 0, ["A"])
+    with pytest.raises(ConfigError, match="f_avg averages the F1 of the F1 classes"):
+        TrainConfig(task="single", train="t.tsv", metric_for_best="f_avg").validate()
+
+    stance = str(_write(tmp_path / "stance" / "train.txt", STANCE))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=stance, text_columns=["Tweet"], label_column="Stance"))
+    best = w.editors["metric_for_best"]
+    combo = best.widget
+    assert w.config().metric_for_best == "" and combo.currentText() == "automatic: accuracy"
+    assert "--metric-for-best" not in w.command.toPlainText()
+    w.editors["f1_classes"].set(["FAVOR", "AGAINST"])
+    assert combo.currentText() == "automatic: F_avg (F1 classes)"
+    assert w.config().metric_for_best == "f_avg" and "--metric-for-best f_avg" in w.command.toPlainText()
+    assert [combo.itemData(i) for i in range(combo.count())][:3] == ["", "accuracy", "f1"]
+    best.set("macro_f1")                                            # the user's choice wins
+    assert w.config().metric_for_best == "macro_f1" and "--metric-for-best macro_f1" in w.command.toPlainText()
+    w.editors["f1_classes"].set([])
+    best.set("")
+    assert w.config().metric_for_best == "" and w.launch_btn.isEnabled()
+    # a loaded config whose metric is the automatic one shows automatic; a chosen one stays chosen
+    w.set_config(TrainConfig(task="single", train=stance, f1_classes=["FAVOR", "AGAINST"], metric_for_best="f_avg"))
+    assert best.get() == "" and w.config().metric_for_best == "f_avg"
+    w.set_config(TrainConfig(task="single", train=stance, metric_for_best="macro_f1"))
+    assert best.get() == "macro_f1"
+    w.editors["task"].set("regression")                             # regression reports no macro F1: automatic
+    assert best.get() == "" and combo.currentText() == "automatic: pearson" and w.config().metric_for_best == ""
+
+
+def test_a_run_picked_by_f_avg_heads_its_curves_with_f_avg(qtbot):
+    """The run's config says f_avg: its ranking metric (Best dev, the Curves' first dev plot, ticked in Dev
+    metrics) is f_avg, not accuracy."""
+    from explorer.ui.runs.state import RunState
+
+    state = RunState(run_id="stance", config={"task": "single", "metric_for_best": "f_avg",
+                                              "f1_classes": ["FAVOR", "AGAINST"]})
+    state.apply({"event": "eval", "step": 10, "metrics": {"accuracy": 0.6, "macro_f1": 0.5, "f_avg": 0.4}})
+    state.apply({"event": "eval", "step": 20, "metrics": {"accuracy": 0.7, "macro_f1": 0.55, "f_avg": 0.3}})
+    assert state.primary_metric() == "f_avg"
+    assert state.best_metric()[:2] == ("f_avg", 40.0)

@@ -335,8 +335,9 @@ def _close_match(name: str, candidates: tuple[str, ...]) -> str | None:
     return next((c for c in candidates if found and c.lower() == found[0]), None)
 
 
-def check_metric_for_best(task: str, name: str, num_labels: int = 0) -> None:
-    """Refuse a ``metric_for_best`` that the ``task`` never reports (or that cannot rank: a threshold).
+def check_metric_for_best(task: str, name: str, num_labels: int = 0, f1_classes: Iterable[str] | None = None) -> None:
+    """Refuse a ``metric_for_best`` that the ``task`` never reports (or that cannot rank: a threshold), and f_avg
+    when ``f1_classes`` is given empty (no F1 classes: the run never reports f_avg; None = not checked).
 
     ``name`` "" (the task's default) and unknown tasks pass (the task check reports those).
 
@@ -351,6 +352,9 @@ def check_metric_for_best(task: str, name: str, num_labels: int = 0) -> None:
     if not metrics:
         return
     pickable = tuple(m for m in metrics if metric_spec(m).can_pick_best)
+    if name == "f_avg" and name in pickable and f1_classes is not None and not list(f1_classes):
+        raise ConfigError("metric_for_best f_avg averages the F1 of the F1 classes (f1_classes), and none are "
+                          "given: name them (SemEval-2016 stance: FAVOR,AGAINST) or pick another metric")
     if name in pickable:
         return
     if name in metrics:
@@ -370,11 +374,31 @@ def data_formats_help() -> str:
     return "; ".join(f"{kind}: {formats}" for kind, formats in groups.items())
 
 
+def metric_for_best_choices(task: str, num_labels: int = 0, f1_classes: Iterable[str] = ()) -> tuple[str, ...]:
+    """The dev metrics that may pick a ``task`` run's checkpoints/best (its reported metrics that can rank, in
+    the task's order; f_avg only when ``f1_classes`` are given, since the run reports it only then). () for an
+    unknown task."""
+    has_classes = bool(list(f1_classes or ()))
+    return tuple(m for m in emitted_metrics(task, num_labels)
+                 if metric_spec(m).can_pick_best and (m != "f_avg" or has_classes))
+
+
+def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0) -> str:
+    """What picks checkpoints/best when the launcher's "Best checkpoint by" is left automatic: f_avg when F1
+    classes are named for a task that reports it (the researcher named the official measure: SemEval-2016's
+    F_avg; eleventh trial: Best dev and checkpoints/best went by accuracy), else the task's ``best_metric``
+    ("" for an unknown task)."""
+    if "f_avg" in metric_for_best_choices(task, num_labels, f1_classes):
+        return "f_avg"
+    facts = _TABLE.get(task)
+    return facts.best_metric if facts else ""
+
+
 def metric_for_best_help() -> str:
-    """The help text of ``metric_for_best``, naming each task's default."""
+    """The help text of ``metric_for_best``, naming each task's default and the launcher's automatic choice."""
     defaults = ", ".join(f"{f.best_metric} for {name}" for name, f in _TABLE.items())
     return (f"dev metric that picks checkpoints/best (lowest for loss, highest for the scores); empty = the "
-            f"task's default ({defaults})")
+            f"task's default ({defaults}); the launcher's automatic choice is f_avg when f1_classes are given")
 
 
 def evals_per_epoch_help() -> str:

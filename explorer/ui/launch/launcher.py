@@ -347,9 +347,34 @@ class LauncherPanel(QWidget):
             # training file infers its own from the data (0), so neither a regression run (fourth trial) nor an
             # SST-2 run after the stance file (eighth trial: config.json said 3, the head had 2) carries 3
             values["num_labels"] = 0
+        if not values.get("metric_for_best"):   # automatic: written out only where it is not the task's default
+            auto = self._automatic_metric(task, values)
+            facts = find_task_facts(task)
+            values["metric_for_best"] = auto if facts is not None and auto != facts.best_metric else ""
         if not values["output_dir"]:
             values["output_dir"] = self.runs_dir
         return dataclasses.replace(self._base, **values)
+
+    def _automatic_metric(self, task: str, values: dict) -> str:
+        """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named;
+        core.task_facts.automatic_metric_for_best)."""
+        from explorer.core.task_facts import automatic_metric_for_best
+
+        return automatic_metric_for_best(task, values.get("f1_classes") or (),
+                                         values.get("num_labels", self._base.num_labels) or 0)
+
+    def _offer_metrics(self, cfg: TrainConfig) -> None:
+        """Best checkpoint by: "automatic: <metric>" and the metrics the task's runs may be picked by
+        (core.task_facts.metric_for_best_choices), named as the rest of the app names them."""
+        from explorer.core.metric_display import metric_name
+        from explorer.core.task_facts import metric_for_best_choices
+        from explorer.ui.launch.form_fields import set_metric_choices
+
+        names = metric_for_best_choices(cfg.task, cfg.num_labels, cfg.f1_classes)
+        auto = self._automatic_metric(cfg.task, {"f1_classes": cfg.f1_classes, "num_labels": cfg.num_labels})
+        shown = f"{metric_name(auto, cfg.task)} (F1 classes)" if auto == "f_avg" else metric_name(auto, cfg.task)
+        set_metric_choices(self.editors["metric_for_best"], shown if auto else "",
+                           [(m, metric_name(m, cfg.task)) for m in names])
 
     def set_config(self, config: TrainConfig) -> None:
         self._loading = True
@@ -363,6 +388,8 @@ class LauncherPanel(QWidget):
             self._base = config
             for name, ed in self.editors.items():
                 ed.set(getattr(config, name))
+            if config.metric_for_best == self._automatic_metric(config.task, dataclasses.asdict(config)):
+                self.editors["metric_for_best"].set("")   # what automatic picks: shown as automatic
             self.watch.set(config.watch)
         finally:
             self._loading = False
@@ -638,6 +665,7 @@ class LauncherPanel(QWidget):
                     self.editors[name].set(value)
             for name in cleared:
                 self.editors[name].set("")
+            self._keep_metric_for(task)
         finally:
             self._loading = False
         kept = sorted(set(defaults) & self._edited)
@@ -648,6 +676,16 @@ class LauncherPanel(QWidget):
         self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""),
                              cleared, old_facts.label if old_facts else old, kept_files)
         self._compose_note()
+
+    def _keep_metric_for(self, task: str) -> None:
+        """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
+        automatic (a regression run has no accuracy)."""
+        from explorer.core.task_facts import emitted_metrics
+
+        chosen = self.editors["metric_for_best"].get()
+        if chosen and chosen not in emitted_metrics(task):
+            self.editors["metric_for_best"].set("")
+            self._edited.discard("metric_for_best")
 
     def show_note(self, text: str) -> None:
         """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
@@ -663,6 +701,7 @@ class LauncherPanel(QWidget):
             return
         cfg = self.config()
         qa = is_qa_task(cfg.task)
+        self._offer_metrics(cfg)
         for spec in FIELDS:
             if spec.qa_only or spec.data_kinds or spec.tasks:
                 on = _applies(spec, cfg.task, qa)
