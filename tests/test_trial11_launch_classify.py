@@ -226,3 +226,69 @@ def test_a_run_picked_by_f_avg_heads_its_curves_with_f_avg(qtbot):
     state.apply({"event": "eval", "step": 20, "metrics": {"accuracy": 0.7, "macro_f1": 0.55, "f_avg": 0.3}})
     assert state.primary_metric() == "f_avg"
     assert state.best_metric()[:2] == ("f_avg", 40.0)
+
+
+def _classify_view(qtbot):
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    return view
+
+
+def test_a_pair_model_opened_after_a_single_sentence_model_gets_its_own_pair_or_says_b_is_empty(qtbot, tmp_path):
+    """Eleventh trial: an STS-B regression checkpoint (pairs, header-less columns 6, 7) opened after an SST-2 model
+    scored the SST-2 sentence with Sentence B empty ("score 2.6510"), no hint. The previous model's sentence goes
+    (another kind of model), the run's first dev pair comes with its gold score, and a pair model asked about
+    Sentence A alone says that Sentence B is empty."""
+    from helpers import save_tiny_model, tiny_loaded_model
+
+    from explorer.ui.inspectors.classify_view import ClassifyPages
+
+    view = _classify_view(qtbot)
+    view.set_loaded(tiny_loaded_model("classification"))
+    view.inputs.text_a.setText("it 's a charming and often affecting journey .")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    ckpt = save_tiny_model(tmp_path / "stsb" / "checkpoints" / "best", "classification", num_labels=1)
+    dev = _write(tmp_path / "stsb" / "dev.csv", STSB)
+    config = {"task": "regression", "dev": str(dev), "no_header": True, "text_columns": ["6", "7"],
+              "label_column": "5", "dev_cap": 300}
+    ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "regression", config)
+    assert "charming" not in view.inputs.text_a.text()                 # not the SST-2 model's sentence
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert (view.inputs.text_a.text(), view.inputs.text_b.text()) == ("A plane is taking off.",
+                                                                      "An air plane is taking off.")
+    assert view.gold.text() == "5" and view.result.inputs[0].text_b == "An air plane is taking off."
+    assert "Sentence B is empty" not in view.status.text()
+    view.inputs.text_b.setText("")                                      # Sentence A alone: said
+    view.result = None
+    view.inputs.text_a.returnPressed.emit()                             # Return classifies
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert "this model reads sentence pairs and Sentence B is empty" in view.status.text()
+    assert view.text.toPlainText().startswith("note: this model reads sentence pairs")
+    assert "reads sentence pairs" in view.inputs.text_b.placeholderText()
+
+
+def test_classify_veils_the_result_when_the_text_changes_and_return_classifies(qtbot):
+    """Eleventh trial: Return in Sentence A did not classify (it probes in Spans & τ), and the old sentence's result
+    stayed on screen, un-veiled, under the new text."""
+    from helpers import tiny_loaded_model
+
+    view = _classify_view(qtbot)
+    view.set_loaded(tiny_loaded_model("classification"))
+    view.inputs.text_a.setText("the city was born")
+    view.inputs.text_a.returnPressed.emit()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert not view.stale_cover.stale
+    view.inputs.text_a.setText("the city was old")                     # new text: the old result is veiled
+    assert view.stale_cover.stale and "press Classify (or Return)" in view.stale_cover.label.text()
+    from PySide6.QtWidgets import QSplitter                             # the veil is no third pane of the splitter
+    assert [w.count() for w in view.findChildren(QSplitter)] == [2]
+    view.inputs.text_a.setText("the city was born")                    # put back: the result is its own again
+    assert not view.stale_cover.stale
+    view.inputs.text_a.setText("the city was old")
+    first = view.result
+    view.inputs.text_a.returnPressed.emit()
+    qtbot.waitUntil(lambda: view.result is not first, timeout=30000)
+    assert not view.stale_cover.stale and view.result.inputs[0].text_a == "the city was old"
