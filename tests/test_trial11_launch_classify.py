@@ -292,3 +292,31 @@ def test_classify_veils_the_result_when_the_text_changes_and_return_classifies(q
     view.inputs.text_a.returnPressed.emit()
     qtbot.waitUntil(lambda: view.result is not first, timeout=30000)
     assert not view.stale_cover.stale and view.result.inputs[0].text_a == "the city was old"
+
+
+def test_classify_dev_set_takes_the_runs_dev_cap(qtbot, tmp_path):
+    """Eleventh trial: Classify: dev set kept "first 200" from an earlier run while the STS-B run evaluated its first
+    300 dev rows: "pearson 0.66 (200 examples)" beside the Runs list's "0.648 pearson". Opening a run's checkpoint
+    takes its Dev cap with its dev file (all rows for a run that evaluated all); a file the user typed keeps the
+    cap they chose."""
+    import json
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    def run(name: str, **config) -> str:
+        folder = tmp_path / "runs" / name
+        (folder / "checkpoints" / "best").mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps({"task": "regression", "train": "/data/train.csv", **config}))
+        return str(folder / "checkpoints" / "best")
+
+    dev = ClassifyDevView(lambda: None, lambda: "regression")
+    qtbot.addWidget(dev)
+    assert dev.cap.value() == 200                                       # the page's own default
+    assert dev.prefill_from_run(run("stsb", dev="/data/stsb/dev.csv", dev_cap=300, no_header=True))
+    assert dev.path.text() == "/data/stsb/dev.csv" and dev.cap.value() == 300
+    assert dev.prefill_from_run(run("sst2", dev="/data/sst2/dev.tsv", dev_cap=0))
+    assert dev.path.text() == "/data/sst2/dev.tsv" and dev.cap.text() == "all"
+    dev.path.setText("/mine/dev.tsv")
+    dev.cap.setValue(50)
+    assert dev.prefill_from_run(run("other", dev="/data/other/dev.tsv", dev_cap=300))
+    assert dev.path.text() == "/mine/dev.tsv" and dev.cap.value() == 50
