@@ -3,7 +3,7 @@ dev file does, the best checkpoint can be picked by the researcher's metric, the
 asks for Sentence B of a pair model and classifies on Return, Classify: dev set scores the run's own dev rows, and
 a tagging run evaluates during training and prefills Tag: dev set."""
 
-from pathlib import Path
+from test_trial10_launch_predict import STSB as _STSB_ROWS, _write   # the shared STS-B sample and file writer
 
 from explorer.core.training.config import TrainConfig
 
@@ -12,17 +12,8 @@ STANCE = ("ID\tTarget\tTweet\tStance\n" + "".join(
         [("god is not real", "AGAINST"), ("pray every day", "FAVOR"), ("the weather is nice", "NONE")] * 10)))
 
 
-# STS-B as released: no header; genre file years id score sentence1 sentence2
-STSB = ("main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.\n"
-        "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man is playing a large flute.\tA man is playing a flute.\n"
-        "main-captions\tMSRvid\t2012test\t0005\t3.800\tA man is spreading cheese on a pizza.\tA man spreads cheese.\n"
-        "main-captions\tMSRvid\t2012test\t0009\t4.250\tA man is playing the cello.\tA man seated plays the cello.\n")
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+# STS-B as released (no header; genre file years id score sentence1 sentence2): the tenth trial's rows that read
+STSB = "".join(line + "\n" for line in _STSB_ROWS.splitlines() if line.count("\t") == 6)
 
 
 def _counted(w, source: str, task: str) -> None:
