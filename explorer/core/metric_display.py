@@ -30,8 +30,9 @@ def to_display(name: str, value: float, task: str) -> float:
     return float(value) * display_scale(name, task)
 
 
-def _name(name: str, task: str | None) -> str:
-    """The metric's short name: its row's label, or the name the task's TaskFacts give it."""
+def metric_name(name: str, task: str | None = None) -> str:
+    """The metric's name without a unit ('accuracy', 'F_avg', 'entity F1' for ner's f1): its row's label, or
+    the name the task's TaskFacts give it."""
     facts = find_task_facts(task) if task else None
     label = metric_spec(name).label
     return dict(facts.metric_labels).get(name, label) if facts is not None else label
@@ -41,7 +42,7 @@ def metric_label(name: str, task: str | None = None) -> str:
     """'F1 (%)', 'accuracy (%)', 'matthews_corrcoef', 'best_f1_thresh', ... for axes and columns; with a
     ``task`` whose TaskFacts name the metric otherwise, that name ('entity F1 (%)' for ner)."""
     spec = metric_spec(name)
-    label = _name(name, task)
+    label = metric_name(name, task)
     return f"{label} (%)" if spec.is_percent else label
 
 

@@ -65,6 +65,9 @@ class TaskFacts:
         metric_labels: (metric, label) pairs where this task's metric is not what the shared row of
             ``core/metric_specs`` names it (ner: "f1" is the entity-level F1, "entity F1"); see
             ``core.metric_display.metric_label``.
+        dev_split: how a run without a dev file holds training rows out as dev (``dev_fraction``, the task's
+            ``split_dev``): "stratified" (by class), "random" (scores have no classes), or "" (none: such a run
+            is never evaluated). See :func:`no_dev_file_note`.
     """
 
     name: str
@@ -84,6 +87,7 @@ class TaskFacts:
     default_batch_size: int = 32
     default_eval_every: int = 0
     default_evals_per_epoch: int = 0
+    dev_split: str = ""
 
     @property
     def is_multiple_choice(self) -> bool:
@@ -136,8 +140,9 @@ _MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
 # rather than for how well it ranks answers against "no answer".
-# table tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
-# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points)
+# table and tagging tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
+# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points; eleventh
+# trial: a ner run still did, while the README said 4 per epoch)
 TABLE_EVALS_PER_EPOCH = 4
 
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
@@ -147,16 +152,16 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
               squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
     TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification",
-              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
     TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
               _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification",
-              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
     TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
               data_kind="swag", metrics=("accuracy", "loss")),
     # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
     TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
               "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
-              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="random"),
     # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
     TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
               False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
@@ -165,7 +170,8 @@ _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
     # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
     TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
               128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
-              metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall"))),
+              metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall")),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
 )}
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
@@ -258,6 +264,27 @@ def is_single_label_table(name: str) -> bool:
     return bool(facts and facts.data_kind == "table" and not facts.is_regression and not facts.is_multilabel)
 
 
+def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0) -> str:
+    """What a run of ``task`` without a dev file does about evaluation, in one sentence (the launcher's Dev data
+    preview; eleventh trial: it said "The run will not be evaluated" while the run held out 10 % as dev).
+
+    ``dev_fraction``: the share held out (TrainConfig.resolved_dev_fraction); ``seed``: the run's seed;
+    ``n_rows``: the training rows the run reads (after its Train cap), 0 when not known yet. Only the tasks
+    whose row has a ``dev_split`` hold rows out; for the others, and for a fraction of 0, the run is never
+    evaluated, and the sentence says so and why."""
+    facts = _TABLE.get(task)
+    how = facts.dev_split if facts else ""
+    if not how:
+        return ("No dev file: the run will not be evaluated (this task holds out no dev split: give a dev file for "
+                "a dev curve and a best checkpoint).")
+    if dev_fraction <= 0:
+        return ("No dev file and Dev fraction 0: the run will not be evaluated (no dev curve, no best checkpoint: "
+                "its result is checkpoints/last).")
+    about = f" (about {round(n_rows * dev_fraction):,} of {n_rows:,})" if n_rows > 0 else ""
+    return (f"No dev file: the run holds out {dev_fraction:.0%} of the training rows as dev{about} ({how}, seed "
+            f"{seed}; Dev fraction), evaluates on them and writes their ids to dev_split.csv in the run folder.")
+
+
 def task_labels() -> dict[str, str]:
     """name -> GUI label, in table order."""
     return {name: f.label for name, f in _TABLE.items()}
@@ -308,8 +335,9 @@ def _close_match(name: str, candidates: tuple[str, ...]) -> str | None:
     return next((c for c in candidates if found and c.lower() == found[0]), None)
 
 
-def check_metric_for_best(task: str, name: str, num_labels: int = 0) -> None:
-    """Refuse a ``metric_for_best`` that the ``task`` never reports (or that cannot rank: a threshold).
+def check_metric_for_best(task: str, name: str, num_labels: int = 0, f1_classes: Iterable[str] | None = None) -> None:
+    """Refuse a ``metric_for_best`` that the ``task`` never reports (or that cannot rank: a threshold), and f_avg
+    when ``f1_classes`` is given empty (no F1 classes: the run never reports f_avg; None = not checked).
 
     ``name`` "" (the task's default) and unknown tasks pass (the task check reports those).
 
@@ -324,6 +352,9 @@ def check_metric_for_best(task: str, name: str, num_labels: int = 0) -> None:
     if not metrics:
         return
     pickable = tuple(m for m in metrics if metric_spec(m).can_pick_best)
+    if name == "f_avg" and name in pickable and f1_classes is not None and not list(f1_classes):
+        raise ConfigError("metric_for_best f_avg averages the F1 of the F1 classes (f1_classes), and none are "
+                          "given: name them (SemEval-2016 stance: FAVOR,AGAINST) or pick another metric")
     if name in pickable:
         return
     if name in metrics:
@@ -343,11 +374,45 @@ def data_formats_help() -> str:
     return "; ".join(f"{kind}: {formats}" for kind, formats in groups.items())
 
 
+def metric_for_best_choices(task: str, num_labels: int = 0, f1_classes: Iterable[str] = ()) -> tuple[str, ...]:
+    """The dev metrics that may pick a ``task`` run's checkpoints/best (its reported metrics that can rank, in
+    the task's order; f_avg only when ``f1_classes`` are given, since the run reports it only then). () for an
+    unknown task."""
+    has_classes = bool(list(f1_classes or ()))
+    return tuple(m for m in emitted_metrics(task, num_labels)
+                 if metric_spec(m).can_pick_best and (m != "f_avg" or has_classes))
+
+
+def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0) -> str:
+    """What picks checkpoints/best when the launcher's "Best checkpoint by" is left automatic: f_avg when F1
+    classes are named for a task that reports it (the researcher named the official measure: SemEval-2016's
+    F_avg; eleventh trial: Best dev and checkpoints/best went by accuracy), else the task's ``best_metric``
+    ("" for an unknown task)."""
+    if "f_avg" in metric_for_best_choices(task, num_labels, f1_classes):
+        return "f_avg"
+    facts = _TABLE.get(task)
+    return facts.best_metric if facts else ""
+
+
 def metric_for_best_help() -> str:
-    """The help text of ``metric_for_best``, naming each task's default."""
+    """The help text of ``metric_for_best``, naming each task's default and the launcher's automatic choice."""
     defaults = ", ".join(f"{f.best_metric} for {name}" for name, f in _TABLE.items())
     return (f"dev metric that picks checkpoints/best (lowest for loss, highest for the scores); empty = the "
-            f"task's default ({defaults})")
+            f"task's default ({defaults}); the launcher's automatic choice is f_avg when f1_classes are given")
+
+
+def evals_per_epoch_help() -> str:
+    """'single, pair, regression, multilabel and ner at 4 evaluations per epoch': the tasks the launcher starts with a
+    per-epoch Evaluate every (``default_evals_per_epoch``), for the help of ``eval_every``."""
+    groups: dict[int, list[str]] = {}
+    for name, f in _TABLE.items():
+        if f.default_evals_per_epoch:
+            groups.setdefault(f.default_evals_per_epoch, []).append(name)
+
+    def listed(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+    return "; ".join(f"{listed(names)} at {k} evaluations per epoch" for k, names in groups.items())
 
 
 def task_help() -> str:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from explorer.core.errors import ConfigError
 from explorer.paths import RESOURCES
-from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, find_task_facts,
-                                     is_qa_task, metric_for_best_help, task_help, task_names)
+from explorer.core.task_facts import (check_metric_for_best, data_formats_help, defaults_help, evals_per_epoch_help,
+                                     find_task_facts, is_qa_task, metric_for_best_help, task_help, task_names)
 
 TASKS = tuple(task_names())          # the rows of explorer.core.task_facts
 MIXED_PRECISION = ("auto", "no", "fp16", "bf16")
@@ -50,7 +50,7 @@ class Setting:
         label: the launcher's label; "" = not an editor of the launcher form.
         group: the launcher's group box (one of GROUPS).
         kind: the editor kind (explorer/ui/launch/form_fields.py EDITORS: text, model, task, data, int,
-            float, lr, choice, bool, folder, columns, colpick, colpicks, weights).
+            float, lr, choice, bool, folder, columns, colpick, colpicks, weights, metric, report_to).
         lo, hi: the valid range (None = unbounded), checked by validate and used by the editors;
             ``lo_open`` / ``hi_open``: the bound itself is not allowed.
         step, decimals: the spin box's step and (floats) decimals.
@@ -200,8 +200,8 @@ class TrainConfig:
         'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
         'never considered.'))
     eval_every: int = setting(0, "optimizer steps between dev evaluations; 0 = evaluate only at the start and "
-                              "the end; the launcher starts the table tasks (single, pair, regression, "
-                              "multilabel) at 4 evaluations per epoch of the training file", label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
+                              f"the end; the launcher starts {evals_per_epoch_help()} of the training file",
+                              label="Evaluate every", group=OUTPUT, kind="int", lo=0, step=50,
                               special="start and end", rank=2,
         explain=(
         'Optimizer steps between evaluations on the dev set; 0 = only at the start and the end.'))
@@ -240,7 +240,11 @@ class TrainConfig:
         'others. Needs the tensorboard package.'))
     save_every: int = setting(0, "optimizer steps between saves of checkpoints/last; 0 = at evaluations and the "
                               "end", lo=0)
-    metric_for_best: str = setting("", metric_for_best_help())
+    metric_for_best: str = setting("", metric_for_best_help(), label="Best checkpoint by", group=OUTPUT,
+                                   kind="metric", rank=7,
+        explain=(
+        'The dev metric that picks checkpoints/best, Best dev in the Runs list and the first dev plot in Curves. '
+        'Automatic: the task\'s own (accuracy, pearson, F1…), or F_avg when F1 classes are named.'))
     watch: list[dict] = setting([], 'question/passage pairs probed at each evaluation, '
                                 'e.g. [{"question": "...", "passage": "..."}]')
     text_columns: list[str] = setting([], "classification: the 1 or 2 text columns, by name or 1-based position "
@@ -315,7 +319,7 @@ class TrainConfig:
         known = task_names()
         if self.task not in known:
             raise ConfigError(f"task {self.task!r} is not one of {', '.join(known)}")
-        check_metric_for_best(self.task, self.metric_for_best, self.num_labels)
+        check_metric_for_best(self.task, self.metric_for_best, self.num_labels, self.f1_classes)
         if not self.model:
             raise ConfigError("model is empty: give a hub id, a local folder or bundled:minilm")
         if not self.train:

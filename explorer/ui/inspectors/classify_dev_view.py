@@ -156,8 +156,11 @@ class ClassifyDevView(QWidget):
         return combo
 
     def prefill_from_run(self, source: str) -> bool:
-        """Fill the dev file and the column picker from the run's config.json when ``source`` is a run
-        checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept. True when a run was found."""
+        """Fill the dev file, its cap and the column picker from the run's config.json when ``source`` is a run
+        checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept. The cap is the run's Dev cap when
+        the file is the run's dev file (eleventh trial: "first 200" left from an earlier run while this run
+        evaluated 300 rows: "pearson 0.66 (200 examples)" beside the Runs list's 0.648), all of the held-out rows
+        of a run without one. True when a run was found."""
         settings = run_data_settings(source)
         self._prefilled_for = source
         if not settings:
@@ -189,6 +192,8 @@ class ClassifyDevView(QWidget):
         self.only_split.setChecked(split)
         if split:
             self.cap.setValue(0)   # the held-out rows are a tenth of the file: all of them, as the run's curves
+        elif settings.get("dev") and self.path.text().strip() == str(settings["dev"]).strip():
+            self.cap.setValue(int(settings.get("dev_cap") or 0))   # the rows the run's evaluations scored
         return True
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
@@ -254,6 +259,9 @@ class ClassifyDevView(QWidget):
         """The Classify tab's model is ``loaded`` now: a table of another model is cleared (with a one-line note
         naming both), and a request still running for it is dropped when it answers."""
         self.source.model_changed(loaded)
+        source = str(getattr(loaded, "source", "") or "") if loaded is not None else ""
+        if source and source != self._prefilled_for and self.isVisible():   # in view: the new run's file and cap now
+            self.prefill_from_run(source)
         self._say_model()
 
     def clear_results(self) -> None:

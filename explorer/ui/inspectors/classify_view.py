@@ -165,6 +165,11 @@ class ClassifyView(QWidget):
         self.slot = slot
         self.loaded = None        # ModelInfo of the model in the child
         self.run_label_names: list[str] = []   # the opened run's class names (its config), see label_names_of
+        self.run_pairs = False     # the opened run read sentence pairs (two text columns): see reads_pairs
+        self._pairs_for = ""       # the checkpoint run_pairs is about (another model loaded: not known)
+        self._asked: tuple | None = None         # the inputs of the last classify request
+        self._result_inputs: tuple | None = None  # the inputs the shown result is for
+        self._text_stale = False   # the stale veil is up because the text changed since the shown result
         self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
         self.result = None
         self._loader = RemoteLatest(self.client, f"{slot}.load", self)
@@ -190,6 +195,8 @@ class ClassifyView(QWidget):
         self._example_inputs: tuple | None = None   # the inputs of the example whose gold label the box holds
         for edit in self.inputs.edits():
             edit.textEdited.connect(self._inputs_edited)
+            edit.textChanged.connect(self._veil_if_edited)
+            edit.returnPressed.connect(self.run)   # as Return probes in Spans & τ (eleventh trial)
         self.kind.currentTextChanged.connect(self._kind_changed)
         self.label = ClassSpin()
         self.gold = QLineEdit()
@@ -240,12 +247,18 @@ class ClassifyView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.inputs, 0)
         layout.addLayout(row)
-        # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown
-        self.stale_cover = StaleCover(self.strip, lower)
+        # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown; the
+        # veil covers a plain host of the splitter (a QSplitter takes a child widget, the veil, as a third pane:
+        # the Arithmetic pane shrank to a third while the veil was up)
+        lower_host = QWidget()
+        host_layout = QVBoxLayout(lower_host)
+        host_layout.setContentsMargins(0, 0, 0, 0)
+        host_layout.addWidget(lower)
+        self.stale_cover = StaleCover(self.strip, lower_host)
         layout.addWidget(self.stale_cover.label)
         layout.addWidget(self.status)
         layout.addWidget(self.strip)
-        layout.addWidget(lower, 1)
+        layout.addWidget(lower_host, 1)
 
     # -- actions ---------------------------------------------------------------------------
     def current_kind(self) -> str:
@@ -260,6 +273,21 @@ class ClassifyView(QWidget):
         free = _free_gold(kind)     # a float score / a set of labels, not one class id
         self.gold.setVisible(free)
         self.label.setVisible(not free)
+        self._fit_pair_hint()
+
+    def reads_pairs(self) -> bool:
+        """Does the model read sentence pairs: a pair task, or a regression / multi-label run that read two text
+        columns (STS-B)?"""
+        kind = self.current_kind()
+        if _is_choice(kind):
+            return False
+        facts = get_task_facts(kind)
+        return facts.pair or (facts.takes_pairs and self.run_pairs)
+
+    def _fit_pair_hint(self) -> None:
+        """Sentence B's placeholder says whether this model reads it."""
+        self.inputs.text_b.setPlaceholderText("sentence B: this model reads sentence pairs" if self.reads_pairs()
+                                              else "sentence B (pairs only)")
 
     def _gold(self):
         """The gold of the typed box: a float (regression), label ids (multi-label) or None.
@@ -290,20 +318,45 @@ class ClassifyView(QWidget):
         from explorer.core.model_info import model_name
 
         was = getattr(self.loaded, "source", "") or model_name(self.loaded)
+        if self.source.text().strip() != self._pairs_for:   # another model than the opened run's
+            self.run_pairs, self._pairs_for = False, ""
         if self.result is not None and was != self.source.text().strip():
             self.stale_cover.mark(was, self.source.text().strip())
+            self._text_stale = False   # the model's line now
         self._status(f"loading {self.source.text()} ...")
         data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
 
-    def open_checkpoint(self, path: str, kind: str, label_names=()) -> None:
+    def open_checkpoint(self, path: str, kind: str, label_names=(), pairs: bool = False) -> None:
         """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head;
-        ``label_names``: its run's class names (config label_names), shown when the head's are only LABEL_k."""
+        ``label_names``: its run's class names (config label_names), shown when the head's are only LABEL_k;
+        ``pairs``: its run read two text columns. The inputs typed for a model of another kind are cleared."""
         self.run_label_names = list(label_names or [])
+        self.run_pairs, self._pairs_for = bool(pairs), path.strip()
+        if kind != self.current_kind():
+            self._forget_inputs()
         self._show_kind(kind)
         self.source.setText(path)
         self.load_model()
+        self._fit_pair_hint()
+
+    def _forget_inputs(self) -> None:
+        """Another kind of model is opened: the inputs and the result typed for the previous one go (eleventh trial:
+        an STS-B pair model scored the SST-2 model's lone sentence, 2.65, with no word); the run's first example
+        or the user's text comes instead."""
+        if self.result is None and not any(v.strip() for v in self.inputs.values()):
+            return
+        for edit in self.inputs.edits():
+            edit.clear()
+        self.clear_gold()
+        self._example_inputs = self._asked = self._result_inputs = None
+        self.result = None
+        self.table.setRowCount(0)
+        self.strip_image.clear()
+        self.text.setPlainText("the previous model's input was for another kind of model: cleared")
+        self.stale_cover.clear()
+        self._text_stale = False
 
     def set_loaded(self, loaded) -> None:
         """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
@@ -347,6 +400,7 @@ class ClassifyView(QWidget):
                 self._status(str(exc))
                 return
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
+        self._asked = self.inputs.values()
         if _is_choice(self.current_kind()):
             i = self.inputs
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
@@ -359,8 +413,12 @@ class ClassifyView(QWidget):
         """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
         model being loaded is in."""
         if example is None:   # say why the sentence is the one typed before (eighth trial: an empty one, silently)
-            self._status("the run's dev and training files cannot be read here: type a sentence, then Classify")
+            what = "Sentence A and Sentence B" if self.reads_pairs() else "a sentence"
+            self._status(f"the run's dev and training files cannot be read here: type {what}, then Classify")
             return
+        if str(example.get("text_b") or "").strip():   # the run read pairs (columns found by their names)
+            self.run_pairs = True
+            self._fit_pair_hint()
         if self.loaded is None or self._loader._outstanding:
             self._example_when_loaded = example
             return
@@ -429,6 +487,7 @@ class ClassifyView(QWidget):
             res = replace(res, label_names=names)
         self.result = res
         self.stale_cover.clear()
+        self._result_inputs, self._text_stale = self._asked, False
         C = np.stack([x.C for x in res.inputs])              # (inputs, H)
         lim = float(np.abs(C).max()) or 1.0
         self.strip_image.setImage(C.T, levels=(-lim, lim))
@@ -467,7 +526,37 @@ class ClassifyView(QWidget):
         else:
             name = res.label_names[res.prediction]
             said = f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
-        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}")
+        lone = self.lone_sentence_note(res)
+        if lone:
+            self.text.setPlainText(f"note: {lone}\n\n" + self.text.toPlainText())
+        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
+                     + (f". Note: {lone}" if lone else ""))
+
+    def lone_sentence_note(self, res) -> str:
+        """'this model reads sentence pairs and Sentence B is empty: …' when ``res`` is a pair model's answer for
+        Sentence A alone, else ''."""
+        if _is_choice(res.kind) or not self.reads_pairs() or len(res.inputs) != 1:
+            return ""
+        asked = self._result_inputs or self.inputs.values()
+        if asked[1].strip():
+            return ""
+        return ("this model reads sentence pairs and Sentence B is empty: its score for Sentence A alone means "
+                "little; type Sentence B")
+
+    def _veil_if_edited(self, _text: str = "") -> None:
+        """The text changed since the shown result: the result is veiled (common.StaleCover) under a line saying
+        so, until Classify or Return answers for the new text, or the text is put back (eleventh trial: the old
+        sentence's result stayed un-veiled under new text)."""
+        if self.result is None or self._result_inputs is None:
+            return
+        differs = self.inputs.values() != self._result_inputs
+        if differs and not self.stale_cover.stale:
+            self.stale_cover.mark("", "")
+            self.stale_cover.say("Results of the previous text: press Classify (or Return) for this one")
+            self._text_stale = True
+        elif not differs and self._text_stale and self.stale_cover.stale:
+            self.stale_cover.clear()
+            self._text_stale = False
 
     def _show_flow(self, res) -> None:
         """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""
@@ -534,7 +623,11 @@ class ClassifyPages:
         from explorer.ui.shell.tasks import run_in_thread
 
         view = self.pages[title]
-        view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or ())
+        columns = (run_config or {}).get("text_columns") or []
+        if isinstance(columns, str):
+            columns = [c for c in columns.split(",") if c.strip()]
+        view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or (),
+                             pairs=len(columns) == 2)
         if isinstance(view, ClassifyView):
             from explorer.core.runs import run_dir_of
 

@@ -312,6 +312,7 @@ class TagDevView(QWidget):
         self.path.setPlaceholderText("a dev file: CoNLL columns (word first, tag last) or JSONL tokens / tags")
         self.cap = QSpinBox(minimum=0, maximum=1_000_000, value=0, specialValueText="all")
         self.cap.setToolTip("score the first N sentences of the file (all: the whole file)")
+        self._path_from_run = ""   # the dev file prefill_from_run put in (replaced by the next run's)
         run = QPushButton("Score dev file")
         run.clicked.connect(self.run)
         top = QHBoxLayout()
@@ -341,6 +342,27 @@ class TagDevView(QWidget):
         layout.addWidget(self.source.label)
         layout.addWidget(upper, 1)
         layout.addWidget(self.mistakes, 1)
+
+    def prefill_from_run(self, config: dict) -> bool:
+        """The dev file and Dev cap of the run whose checkpoint the Tag page opened (its config.json ``dev`` and
+        ``dev_cap``), so the score is on the rows the run's curves were (eleventh trial: Classify: dev set was
+        filled in from a classifier's run, Tag: dev set not from a ner run's). A path the user typed stays; one the
+        previous run put in is replaced. True when the run's dev file was put in."""
+        from pathlib import Path
+
+        dev = str((config or {}).get("dev") or "").strip()
+        typed = self.path.text().strip()
+        if typed and typed != self._path_from_run:
+            return False
+        if not dev or not Path(dev).expanduser().is_file():   # no local dev file (none, a hub id, gone): nothing
+            if typed:
+                self.path.clear()
+            self._path_from_run = ""
+            return False
+        self.path.setText(dev)
+        self._path_from_run = dev
+        self.cap.setValue(int((config or {}).get("dev_cap") or 0))
+        return True
 
     def run(self) -> None:
         if self.tag_view.loaded is None:
@@ -438,6 +460,9 @@ class TagPages:
         view.open_checkpoint(path)
         if isinstance(view, TagView):
             run_in_thread(first_tagging_sentence, dict(run_config or {}), owner=view, on_done=view.fill_sentence)
+        for page in self.pages.values():   # Tag: dev set gets the run's dev file and cap
+            if isinstance(page, TagDevView):
+                page.prefill_from_run(dict(run_config or {}))
 
 
 def page_set(window) -> TagPages:

@@ -21,7 +21,7 @@ from explorer.core.task_facts import task_labels
 from explorer.core.training.config import GROUPS, TrainConfig, field_help, settings
 
 __all__ = ["EDITORS", "FIELDS", "GROUPS", "Editor", "FieldSpec", "field_spec", "field_tooltip", "make_editor",
-           "mark_invalid", "register_editor"]
+           "mark_invalid", "register_editor", "set_metric_choices"]
 
 PRECISION_LABELS = {
     "auto": "auto (bf16 where fast)",
@@ -47,7 +47,8 @@ class FieldSpec:
     label: str
     group: str
     kind: str            # text | model | task | data | int | float | lr | choice | bool | folder | columns |
-                         # colpick (a column of the data, editable drop-down) | colpicks (1-2 of them) | weights
+                         # colpick (a column of the data, editable drop-down) | colpicks (1-2 of them) | weights |
+                         # metric (a dev metric of the task, or automatic)
     lo: float = 0
     hi: float = FLOAT_MAX
     step: float = 1
@@ -268,6 +269,40 @@ def _choice_editor(spec: FieldSpec) -> Editor:
             i = combo.count() - 1
         combo.setCurrentIndex(i)
     return Editor(combo, lambda: combo.currentData(), set_choice, combo.currentIndexChanged)
+
+
+@register_editor("metric")
+def _metric_editor(_spec: FieldSpec) -> Editor:
+    """metric_for_best as a drop-down: "automatic: …" (value "") and the metrics that may pick checkpoints/best;
+    the launcher fills the items for the form's task (:func:`set_metric_choices`)."""
+    combo = QComboBox()
+    combo.addItem("automatic", "")
+
+    def set_metric(v, combo=combo):
+        i = combo.findData(str(v or ""))
+        if i < 0:       # a metric the task's list lacks (a loaded config's): kept, and validate says why
+            combo.addItem(str(v), str(v))
+            i = combo.count() - 1
+        combo.setCurrentIndex(i)
+    return Editor(combo, lambda: str(combo.currentData() or ""), set_metric, combo.currentIndexChanged)
+
+
+def set_metric_choices(editor: Editor, automatic: str, choices: list[tuple[str, str]]) -> None:
+    """Refill a "metric" editor: the first item "automatic: <automatic>" (value ""), then ``choices`` ((metric,
+    shown text) pairs); the chosen value stays (added when the list lacks it). No change signal is sent."""
+    combo = editor.widget
+    chosen = editor.get()
+    items = [(f"automatic: {automatic}" if automatic else "automatic", "")] + [(text, m) for m, text in choices]
+    if [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())] == items:
+        return
+    blocked = combo.blockSignals(True)
+    try:
+        combo.clear()
+        for text, value in items:
+            combo.addItem(text, value)
+        editor.set(chosen)
+    finally:
+        combo.blockSignals(blocked)
 
 
 @register_editor("int")

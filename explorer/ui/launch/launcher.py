@@ -166,18 +166,27 @@ class LauncherPanel(QWidget):
                                      "4 epochs (minutes); fast CPU: a 30-minute budget, batch 16, lr 1e-4, "
                                      "max_seq_length 256 (README, Benchmarks); paper recipe: BERT paper Appendix "
                                      "A.3 defaults")
-        self.banner = QWidget()   # hint + preset line, BANNER_LINES high whatever they hold
-        text_col = QVBoxLayout(self.banner)
+        # hint + preset line in a box of BANNER_LINES lines whatever they hold: a longer text scrolls inside it
+        text_box = QWidget()
+        text_col = QVBoxLayout(text_box)
         text_col.setContentsMargins(0, 0, 0, 0)
         text_col.addWidget(hint)
         text_col.addWidget(self.preset_label)
         text_col.addStretch(1)
         # the banner keeps one height while its text re-wraps (1 to 4 lines on a task, file or preset change): the
         # form below it stayed put only when the line count did, and the seventh trial's clicks landed in the
-        # wrong fields (a run name typed into Text columns)
+        # wrong fields (a run name typed into Text columns). BANNER_LINES was only its least height until the
+        # eleventh trial: a 7-line note (the caps put back to all, in amber) grew it, typing a Train cap took the
+        # amber line away and the form moved up 23 px under the mouse (a Dev cap typed into Text columns). Now
+        # it never changes height: a text longer than the box scrolls in it
         for label in (hint, self.preset_label):
             label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.banner.installEventFilter(self)
+        self.banner = QScrollArea()
+        self.banner.setWidget(text_box)
+        self.banner.setWidgetResizable(True)
+        self.banner.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.banner.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.banner_text = text_box
         top = QHBoxLayout()
         top.addWidget(self.banner, 1)
         top.addWidget(QLabel("Presets:"))
@@ -338,9 +347,34 @@ class LauncherPanel(QWidget):
             # training file infers its own from the data (0), so neither a regression run (fourth trial) nor an
             # SST-2 run after the stance file (eighth trial: config.json said 3, the head had 2) carries 3
             values["num_labels"] = 0
+        if not values.get("metric_for_best"):   # automatic: written out only where it is not the task's default
+            auto = self._automatic_metric(task, values)
+            facts = find_task_facts(task)
+            values["metric_for_best"] = auto if facts is not None and auto != facts.best_metric else ""
         if not values["output_dir"]:
             values["output_dir"] = self.runs_dir
         return dataclasses.replace(self._base, **values)
+
+    def _automatic_metric(self, task: str, values: dict) -> str:
+        """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named;
+        core.task_facts.automatic_metric_for_best)."""
+        from explorer.core.task_facts import automatic_metric_for_best
+
+        return automatic_metric_for_best(task, values.get("f1_classes") or (),
+                                         values.get("num_labels", self._base.num_labels) or 0)
+
+    def _offer_metrics(self, cfg: TrainConfig) -> None:
+        """Best checkpoint by: "automatic: <metric>" and the metrics the task's runs may be picked by
+        (core.task_facts.metric_for_best_choices), named as the rest of the app names them."""
+        from explorer.core.metric_display import metric_name
+        from explorer.core.task_facts import metric_for_best_choices
+        from explorer.ui.launch.form_fields import set_metric_choices
+
+        names = metric_for_best_choices(cfg.task, cfg.num_labels, cfg.f1_classes)
+        auto = self._automatic_metric(cfg.task, {"f1_classes": cfg.f1_classes, "num_labels": cfg.num_labels})
+        shown = f"{metric_name(auto, cfg.task)} (F1 classes)" if auto == "f_avg" else metric_name(auto, cfg.task)
+        set_metric_choices(self.editors["metric_for_best"], shown if auto else "",
+                           [(m, metric_name(m, cfg.task)) for m in names])
 
     def set_config(self, config: TrainConfig) -> None:
         self._loading = True
@@ -354,6 +388,8 @@ class LauncherPanel(QWidget):
             self._base = config
             for name, ed in self.editors.items():
                 ed.set(getattr(config, name))
+            if config.metric_for_best == self._automatic_metric(config.task, dataclasses.asdict(config)):
+                self.editors["metric_for_best"].set("")   # what automatic picks: shown as automatic
             self.watch.set(config.watch)
         finally:
             self._loading = False
@@ -458,8 +494,7 @@ class LauncherPanel(QWidget):
         machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
         from explorer.core.task_facts import run_steps
 
-        res = self.train_preview.result or {}
-        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        n = self.train_rows()
         get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
         per_step = max(1, get("batch_size")) * max(1, get("gradient_accumulation_steps"))
         budget = float(get("time_budget_minutes") or 0.0)
@@ -477,8 +512,7 @@ class LauncherPanel(QWidget):
         while the file's size is unknown."""
         from explorer.core.task_facts import eval_every_for
 
-        res = self.train_preview.result or {}
-        n = int((res.get("counts") or {}).get("examples") or 0) if res.get("ok") else 0
+        n = self.train_rows()
         if "eval_every" in self._edited or n <= 0:
             return
         get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
@@ -496,6 +530,27 @@ class LauncherPanel(QWidget):
         finally:
             self._loading = False
         self._changed()
+
+    def train_rows(self) -> int:
+        """Training examples the data check counted (a table's rows, a CoNLL file's sentences: a tagging run's
+        examples); 0 while unknown or when the file cannot be used (eleventh trial: a ner run's Evaluate every stayed
+        "start and end" because only "examples" was read)."""
+        res = self.train_preview.result or {}
+        counts = res.get("counts") or {}
+        if not res.get("ok"):
+            return 0
+        return int(next((counts[k] for k in ("examples", "sentences") if isinstance(counts.get(k), int)), 0))
+
+    def no_dev_note(self, cfg: TrainConfig) -> str:
+        """The Dev data preview's sentence while no dev file is given: the held-out share the run will evaluate on
+        (its size once the training file is counted), or that it will not be evaluated and why
+        (core.task_facts.no_dev_file_note)."""
+        from explorer.core.task_facts import no_dev_file_note
+
+        n = self.train_rows()
+        if n and cfg.train_cap:
+            n = min(n, cfg.train_cap)
+        return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.seed, n)
 
     def eval_note(self, cfg: TrainConfig) -> str:
         """'' or a warning when Evaluate every is above the steps the run plans: then it evaluates only at the start
@@ -538,9 +593,10 @@ class LauncherPanel(QWidget):
         return Path(dev).name
 
     def _compose_note(self) -> None:
-        """The banner's note from what is true now: the task switch's recipe sentence, the data files it cleared
-        that are still to choose, and what the last new training file reset."""
-        parts = []
+        """The banner's note from what is true now: the caps a new training file put back to all (first, in amber),
+        the task switch's recipe sentence, the data files it cleared that are still to choose, and what the last new
+        training file reset."""
+        parts = [self._caps_note] if self._caps_note else []   # the warning first: in view without scrolling
         if self._switch_note is not None:
             recipe, waiting, old_label, kept = self._switch_note
             parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
@@ -548,8 +604,6 @@ class LauncherPanel(QWidget):
                          + self._kept_files_note(kept))
         if self._file_note:
             parts.append(self._file_note)
-        if self._caps_note:
-            parts.append(self._caps_note)
         self._preset_note = ". ".join(parts)
 
     # what a task's label column holds (TaskFacts.problem), for the note on files kept across a task switch
@@ -611,6 +665,7 @@ class LauncherPanel(QWidget):
                     self.editors[name].set(value)
             for name in cleared:
                 self.editors[name].set("")
+            self._keep_metric_for(task)
         finally:
             self._loading = False
         kept = sorted(set(defaults) & self._edited)
@@ -621,6 +676,16 @@ class LauncherPanel(QWidget):
         self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""),
                              cleared, old_facts.label if old_facts else old, kept_files)
         self._compose_note()
+
+    def _keep_metric_for(self, task: str) -> None:
+        """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
+        automatic (a regression run has no accuracy)."""
+        from explorer.core.task_facts import emitted_metrics
+
+        chosen = self.editors["metric_for_best"].get()
+        if chosen and chosen not in emitted_metrics(task):
+            self.editors["metric_for_best"].set("")
+            self._edited.discard("metric_for_best")
 
     def show_note(self, text: str) -> None:
         """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
@@ -636,16 +701,19 @@ class LauncherPanel(QWidget):
             return
         cfg = self.config()
         qa = is_qa_task(cfg.task)
+        self._offer_metrics(cfg)
         for spec in FIELDS:
             if spec.qa_only or spec.data_kinds or spec.tasks:
                 on = _applies(spec, cfg.task, qa)
                 self.editors[spec.name].widget.setEnabled(on)
                 self.editors[spec.name].label.setEnabled(on)
         self.watch.setEnabled(qa)
-        held_out = self.editors["dev_fraction"]   # only without a dev file (TrainConfig.resolved_dev_fraction)
-        on = _applies(field_spec("dev_fraction"), cfg.task, qa) and not cfg.dev
+        held_out = self.editors["dev_fraction"]   # only without a dev file (TrainConfig.resolved_dev_fraction), and
+        facts = find_task_facts(cfg.task)          # for a task that holds rows out (TaskFacts.dev_split)
+        on = _applies(field_spec("dev_fraction"), cfg.task, qa) and not cfg.dev and bool(facts and facts.dev_split)
         held_out.widget.setEnabled(on)
         held_out.label.setEnabled(on)
+        self.dev_preview.set_empty_note(self.no_dev_note(cfg))
         self.command.setPlainText(command_line(cfg))
         self.preset_label.setText(f"<b>{describe_preset(cfg)}</b>"
                                   + (f"<br>{self._preset_note}" if self._preset_note else ""))
@@ -780,21 +848,14 @@ class LauncherPanel(QWidget):
             self.apply_preset(key)
 
     def _fit_banner(self) -> None:
-        """The banner's height: BANNER_LINES lines of its labels' font, or more when its text needs more (then
-        it grows rather than cutting a line off)."""
+        """The banner's height: BANNER_LINES lines of its labels' font, whatever its text (a longer one scrolls in it,
+        so the form under the banner never moves while the user types)."""
         if getattr(self, "banner", None) is None:   # a style or font change while the panel is being built
             return
-        labels = [lab for lab in (self.hint, self.preset_label) if not lab.isHidden()]
-        spacing = self.banner.layout().spacing()
+        spacing = self.banner_text.layout().spacing()
         line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
-        need = sum(lab.heightForWidth(self.banner.width()) for lab in labels) + spacing * (len(labels) - 1)
         margins = 8   # the rich-text document margins of the bold preset line
-        self.banner.setFixedHeight(max(line * BANNER_LINES + spacing + margins, need))
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
-        if watched is self.banner and event.type() == QEvent.Type.Resize:
-            self._fit_banner()   # a new width re-wraps the text (only the height is set: no loop)
-        return super().eventFilter(watched, event)
+        self.banner.setFixedHeight(line * BANNER_LINES + spacing + margins)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)

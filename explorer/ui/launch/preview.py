@@ -121,6 +121,7 @@ class DataPreview(QWidget):
         self.result: dict | None = None
         self.rejected = False
         self._args: tuple | None = None
+        self._empty_note = ""   # what "no data given" means here (the launcher's: a held-out dev split or none)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -194,8 +195,7 @@ class DataPreview(QWidget):
         self._set_rejected(False)
         if not source.strip():
             self.fetch_btn.hide()
-            self.show_text("<span style='color:#666'>No data given." +
-                           (" The run will not be evaluated." if self.split == "validation" else "") + "</span>")
+            self._show_empty()
             return
         if is_local_source(source):
             self.fetch_btn.hide()
@@ -204,6 +204,18 @@ class DataPreview(QWidget):
             self.fetch_btn.show()
             self.show_text(f"Hub dataset <b>{_esc(source)}</b>: the worker downloads it when the run starts "
                            "(needs internet or the Hugging Face cache).")
+
+    def set_empty_note(self, text: str) -> None:
+        """What an empty source means for the run (plain text), shown while no source is given: the launcher's Dev
+        data says whether the run holds training rows out as dev (core.task_facts.no_dev_file_note), not only
+        "No data given" (eleventh trial: "The run will not be evaluated" beside Dev fraction 0.10)."""
+        self._empty_note = str(text or "")
+        if self._args is not None and not self._args[0]:
+            self._show_empty()
+
+    def _show_empty(self) -> None:
+        text = _esc(self._empty_note) if self._empty_note else "No data given."
+        self.show_text(f"<span style='color:#666'>{text}</span>")
 
     def _start(self, force: bool = False) -> None:
         if self._args is None:

@@ -59,24 +59,25 @@ def _local_files(config: dict, keys=("dev", "train")) -> list[Path]:
 
 
 def first_classification_example(config: dict, run_dir: str | None = None) -> dict | None:
-    """The first example of a single-sentence or pair classifier run's local dev file (else, for a run that held
+    """The first example of a single-sentence, pair or regression run's local dev file (else, for a run that held
     training rows out as dev, ``run_dir``'s ``dev_split.csv``: the first held-out row; else its training file),
     read with the run's own column, header and encoding settings, as Classify's ``open_example`` takes it:
-    {"kind", "text_a", "text_b", "label"} (the label a class id; -1 when the run's label names do not read it).
-    A file that cannot be read that way is read again without the label names, then the next file is tried
-    (eighth trial: an empty sentence when the dev file's first label was not one of the names). None for another
-    task, a hub dataset, files that are gone or cannot be read."""
-    from explorer.core.data.classification import ClassificationDataError, load_classification
+    {"kind", "text_a", "text_b", "label"} (the label a class id, -1 when the run's label names do not read it; a
+    regression run's: the gold score, its text_b the second text column's, eleventh trial: an STS-B run opened on
+    the previous model's lone sentence). A file that cannot be read that way is read again without the label names,
+    then the next file is tried (eighth trial: an empty sentence when the dev file's first label was not one of the
+    names). None for another task, a hub dataset, files that are gone or cannot be read."""
+    from explorer.core.data.classification import ClassificationDataError
     from explorer.core.task_facts import find_task_facts, is_single_label_table
 
     task = str(config.get("task") or "")
     facts = find_task_facts(task)
-    if facts is None or not is_single_label_table(task):   # one class per row: single sentence or pair
+    if facts is None or not (is_single_label_table(task) or facts.is_regression):
         return None
     names = config.get("label_names") or None
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()] or None
-    attempts = [(names, True)] + ([(None, False)] if names else [])
+    attempts = [(names, True)] + ([(None, False)] if names and not facts.is_regression else [])
     dev_files = _local_files(config, keys=("dev",))
     split = None
     if not dev_files and run_dir:   # the rows the run held out of its training file (eighth trial: a training row)
@@ -87,19 +88,28 @@ def first_classification_example(config: dict, run_dir: str | None = None) -> di
         held_out = split is not None and source not in dev_files
         for label_names, labelled in attempts:
             try:
-                data = load_classification(str(source), pair=facts.pair,
-                                           text_columns=config.get("text_columns") or None,
-                                           label_column=config.get("label_column") or "",
-                                           no_header=bool(config.get("no_header")),
-                                           encoding=str(config.get("encoding") or ""), label_names=label_names,
-                                           skip_invalid=True, cap=0 if held_out else 1)
+                data = _read_table(facts, str(source), config, label_names, cap=0 if held_out else 1)
                 i = _first_held_out(split, data) if held_out else 0
             except (ClassificationDataError, OSError, ValueError):
                 continue
             if len(data.texts_a) > i:
-                return {"kind": task, "text_a": data.texts_a[i], "text_b": data.texts_b[i] if facts.pair else "",
-                        "label": int(data.labels[i]) if labelled else -1}
+                text_b = data.texts_b[i] if data.texts_b is not None else ""
+                label = float(data.labels[i]) if facts.is_regression else int(data.labels[i]) if labelled else -1
+                return {"kind": task, "text_a": data.texts_a[i], "text_b": text_b, "label": label}
     return None
+
+
+def _read_table(facts, source: str, config: dict, label_names, cap: int):
+    """A classification or regression run's table ``source`` read with its config's columns, header and encoding
+    (ClassificationData). Raises what the readers raise."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.scores_and_label_sets import load_regression
+
+    columns = dict(text_columns=config.get("text_columns") or None, label_column=config.get("label_column") or "",
+                   no_header=bool(config.get("no_header")), encoding=str(config.get("encoding") or ""), cap=cap)
+    if facts.is_regression:
+        return load_regression(source, **columns)
+    return load_classification(source, pair=facts.pair, label_names=label_names, skip_invalid=True, **columns)
 
 
 def _first_held_out(split, data) -> int:
