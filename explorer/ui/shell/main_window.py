@@ -28,6 +28,7 @@ from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.elided_label import ElidedLabel
+from explorer.ui.shell.status_bar import MessageBar
 from explorer.ui.shell.tab_list import TabList
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
@@ -178,7 +179,9 @@ class MainWindow(QMainWindow):
 
     # ---- layout pieces -------------------------------------------------------------------
     def _build_status_bar(self) -> None:
-        """The permanent status-bar widgets: where the inspectors run, their busy sign, the run activity, the device."""
+        """The status bar (MessageBar: the temporary message in an elided label of its own, left of the rest) and its
+        permanent widgets: where the inspectors run, their busy sign, the run activity, the device."""
+        self.setStatusBar(MessageBar(self))
         # one-line labels that elide rather than widen the window (a long run name in the activity label)
         self.device_label = ElidedLabel("device: probing…", min_width=120)
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
