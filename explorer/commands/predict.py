@@ -77,6 +77,7 @@ class _Bar:
     def __init__(self, stream=None):
         self.stream = stream if stream is not None else sys.stderr
         self.bar = None
+        self.said: list[str] = []   # the status lines printed (a note said before the bar is not repeated after it)
 
     def __call__(self, done: int, total: int | None) -> None:
         from tqdm import tqdm
@@ -95,6 +96,7 @@ class _Bar:
 
     def status(self, line: str) -> None:
         """A line of its own before the bar (what is being read or loaded), at once."""
+        self.said.append(line)
         print(line, file=self.stream, flush=True)
 
     def close(self):
@@ -210,8 +212,9 @@ def run(args) -> int:
             data["annotator_agreement"] = [dict(vars(r)) for r in table.rows]
         print(json.dumps(data, indent=2), file=out)
         return 0
-    for note in summary.notes:
-        print(f"note: {note}", file=err)
+    for note in summary.notes:   # those said before the bar (the tokenizer's) once only (eleventh trial: twice)
+        if f"note: {note}" not in bar.said:
+            print(f"note: {note}", file=err)
     resumed = f" ({summary.resumed_from} were already there)" if summary.resumed_from else ""
     tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
     print(f"{summary.rows} rows written to {summary.out}{resumed}; {summary.errors} with an error; "
