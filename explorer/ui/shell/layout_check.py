@@ -12,7 +12,9 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
   ``ScrollBarAlwaysOff``).
 - *elided*: a QLabel without word wrap whose text (rich text through its plain-text rendering, the
   longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
-  a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less).
+  a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less; a tool
+  button with an instant-popup menu also its menu arrow); a combo box (not editable) whose current text is wider
+  than its text field.
 - *header*: a horizontal QHeaderView section (not hidden, width > 0) narrower than its title's
   advance plus the style's header margins.
 - *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
@@ -31,8 +33,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView,
-                               QLabel, QRadioButton, QStyle, QStyleOptionHeader, QTableView, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QComboBox,
+                               QHeaderView, QLabel, QRadioButton, QStyle, QStyleOptionComboBox, QStyleOptionHeader,
+                               QTableView, QToolButton, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
 from explorer.ui.shell.tooltips import might_be_rich
@@ -143,10 +146,32 @@ def _button(w: QAbstractButton) -> list[Offender]:
     need = fm.horizontalAdvance(_plain(w.text(), w))
     if isinstance(w, (QCheckBox, QRadioButton)):
         need = w.sizeHint().width()
+    elif isinstance(w, QToolButton) and w.menu() is not None \
+            and w.popupMode() == QToolButton.ToolButtonPopupMode.InstantPopup:
+        # the style draws the menu arrow in the button's corner and QToolButton's size hint leaves no room for
+        # it: "Export⌄" with the arrow over the "t" read as cut (eleventh trial)
+        need += 8 + w.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, w)
     else:
         need = min(w.sizeHint().width(), need + 8 + (w.iconSize().width() + 4 if not w.icon().isNull() else 0))
     if need > w.width() + SLACK:
         return [Offender("elided", widget_path(w), f"text needs {need} px, has {w.width()}")]
+    return []
+
+
+def _combo(w: QComboBox) -> list[Offender]:
+    """A combo box (not editable: an edit field scrolls) whose shown text is wider than its text field: Qt
+    clips it, mid-word ("1: 165 tokens, chars", eleventh trial)."""
+    text = w.currentText()
+    if not text or w.isEditable():
+        return []
+    opt = QStyleOptionComboBox()
+    w.initStyleOption(opt)
+    field = w.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                     QStyle.SubControl.SC_ComboBoxEditField, w)
+    icon = w.iconSize().width() + 4 if not w.itemIcon(w.currentIndex()).isNull() else 0
+    need = QFontMetrics(w.font()).horizontalAdvance(text) + icon
+    if need > field.width() + SLACK:
+        return [Offender("elided", widget_path(w), f"text {text!r} needs {need} px, its field has {field.width()}")]
     return []
 
 
@@ -263,6 +288,8 @@ def layout_offenders(window: QWidget) -> list[Offender]:
             out += _label(w)
         elif isinstance(w, QAbstractButton) and not isinstance(w, QHeaderView):
             out += _button(w)
+        elif isinstance(w, QComboBox):
+            out += _combo(w)
         if isinstance(w, QHeaderView):
             out += _header(w)
         if isinstance(w, QTableView) and isinstance(w, QAbstractItemView):
