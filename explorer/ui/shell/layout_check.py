@@ -9,7 +9,7 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 
 - *outside*: a visible child whose geometry leaves its visible parent's rect; children of a scroll
   area's viewport are exempt when the scroll area can scroll in that direction (its scroll bar is not
-  ``ScrollBarAlwaysOff``).
+  ``ScrollBarAlwaysOff``), and in width the buttons on the tabs of a tab bar (it scrolls its tabs).
 - *elided*: a QLabel without word wrap whose text (rich text through its plain-text rendering, the
   longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
   a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less; a tool
@@ -35,7 +35,7 @@ from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QComboBox,
                                QHeaderView, QLabel, QRadioButton, QStyle, QStyleOptionComboBox, QStyleOptionHeader,
-                               QTableView, QToolButton, QWidget)
+                               QTabBar, QTableView, QToolButton, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
 from explorer.ui.shell.tooltips import might_be_rich
@@ -108,8 +108,8 @@ def _outside(w: QWidget) -> list[Offender]:
     g, r = w.geometry(), parent.rect()
     cut_x = g.left() < r.left() - SLACK or g.right() > r.right() + SLACK
     cut_y = g.top() < r.top() - SLACK or g.bottom() > r.bottom() + SLACK
-    if cut_x and _scrollable(parent, True):
-        cut_x = False
+    if cut_x and (_scrollable(parent, True) or isinstance(parent, QTabBar)):
+        cut_x = False   # a tab bar scrolls too: the buttons of its tabs scrolled out of view lie outside it
     if cut_y and _scrollable(parent, False):
         cut_y = False
     if not (cut_x or cut_y) or g.width() <= 0 or g.height() <= 0:
