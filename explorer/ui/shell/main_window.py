@@ -69,13 +69,6 @@ def panel_shortcut(widget: QWidget, slot, keys: tuple[str, ...] = PANEL_KEYS) ->
     return out
 
 
-def _skipped_note(gone: list[str], what: str, verb: str) -> str:
-    """'2 run folders opened before no longer exist and were skipped: A, B' (the start's status note)."""
-    one = len(gone) == 1
-    return (f"{len(gone)} {what}{'' if one else 's'} {verb} before no longer exist{'s' if one else ''} and "
-            f"{'was' if one else 'were'} skipped: " + ", ".join(gone))
-
-
 def _panel_help(title: str) -> str:
     """A tab's help: the registry page's (explorer.ui.inspectors.registry), else the glossary's shell panel."""
     text = page_help(title)
@@ -578,16 +571,25 @@ class MainWindow(QMainWindow):
             self.settings.set_last_dir("run", str(Path(path).parent))
             self.open_run_folder(path)
 
+    def _still_there(self, saved: list[str], exists, keep, what: str, verb: str) -> list[str]:
+        """The paths of ``saved`` for which ``exists(Path)`` holds; when some do not, ``keep(those that do)`` (the
+        settings forget the others) and the start's status note says so ("2 run folders opened before no longer
+        exist and were skipped: A, B")."""
+        present = [p for p in saved if exists(Path(p))]
+        gone = [p for p in saved if p not in present]
+        if gone:
+            keep(present)
+            one = len(gone) == 1
+            note = (f"{len(gone)} {what}{'' if one else 's'} {verb} before no longer exist{'s' if one else ''} and "
+                    f"{'was' if one else 'were'} skipped: " + ", ".join(gone))
+            self.settings_note = "; ".join(n for n in (self.settings_note, note) if n)
+        return present
+
     def _reopen_runs(self) -> None:
         """List again the run folders opened with File > Open run folder in earlier sessions (the settings);
         one that no longer exists is skipped and forgotten, with a note in the status bar."""
-        saved = self.settings.opened_runs()
-        present = [p for p in saved if Path(p).is_dir()]
-        gone = [p for p in saved if p not in present]
-        if gone:
-            self.settings.set_opened_runs(present)
-            note = _skipped_note(gone, "run folder", "opened")
-            self.settings_note = "; ".join(n for n in (self.settings_note, note) if n)
+        present = self._still_there(self.settings.opened_runs(), Path.is_dir, self.settings.set_opened_runs,
+                                    "run folder", "opened")
         for path in present:
             run_in_thread(load_run_state, path, on_done=self.store.offer, owner=self,
                           on_error=lambda msg, _tb, p=path: self.show_message(f"Cannot read {p}: {msg}", 10000))
@@ -669,13 +671,8 @@ class MainWindow(QMainWindow):
         """Open again the Predictions pages shown when the window last closed (the settings), after the first
         paint and without changing the current tab; a file gone since, or no longer readable, is skipped and
         forgotten with a note in the status bar."""
-        saved = self.settings.predictions_pages()
-        present = [p for p in saved if Path(p).is_file()]
-        gone = [p for p in saved if p not in present]
-        if gone:
-            self.settings.set_predictions_pages(present)
-            note = _skipped_note(gone, "predictions file", "shown")
-            self.settings_note = "; ".join(n for n in (self.settings_note, note) if n)
+        present = self._still_there(self.settings.predictions_pages(), Path.is_file,
+                                    self.settings.set_predictions_pages, "predictions file", "shown")
 
         def reopen() -> None:
             for path in present:
