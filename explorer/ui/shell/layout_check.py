@@ -10,8 +10,8 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 - *outside*: a visible child whose geometry leaves its visible parent's rect; children of a scroll
   area's viewport are exempt when the scroll area can scroll in that direction (its scroll bar is not
   ``ScrollBarAlwaysOff``), and in width the buttons on the tabs of a tab bar (it scrolls its tabs).
-- *elided*: a QLabel without word wrap whose text (rich text through its plain-text rendering, the
-  longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
+- *elided*: a QLabel without word wrap (but an ElidedLabel of plain text: it cuts with "…" by design) whose text
+  (rich text through its plain-text rendering, the longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
   a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less; a tool
   button with an instant-popup menu also its menu arrow); a combo box (not editable) whose current text is wider
   than its text field.
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScro
                                QTabBar, QTableView, QToolButton, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
+from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.shell.tooltips import might_be_rich
 
 SLACK = 1            # px of rounding allowed
@@ -126,6 +127,8 @@ def _label(w: QLabel) -> list[Offender]:
     text = w.text()
     if not text or w.pixmap() is not None and not w.pixmap().isNull():
         return []
+    if isinstance(w, ElidedLabel) and w.elides_on_purpose():
+        return []   # cut with "…" by design, the whole text in its tooltip (the status bar's message, eleventh trial)
     avail = w.contentsRect().width() - 2 * max(w.margin(), 0) - max(w.indent(), 0) * (w.indent() > 0)
     if w.wordWrap():
         need = w.heightForWidth(w.width())
