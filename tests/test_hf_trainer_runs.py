@@ -394,3 +394,32 @@ def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
     entry = next(e for e in history if "eval_runtime" in e)
     # a best_metric equal to the runtime by chance is not read as "runtime"
     assert best_metric_name([entry], entry["eval_runtime"], entry["step"]) == ""
+
+
+def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_log(tmp_path, qtbot):
+    """Eleventh trial: an output_dir whose trainer_state.json (in checkpoint-40: no ``trainer.save_state()``)
+    has no end summary listed Duration 0:00; Trainer logged train_runtime 215 s only to its TensorBoard files
+    (``<output_dir>/runs/<date>_<host>/``, logged after the last checkpoint). The Runs list, ``runs`` and the
+    notes now say 3:35; one checkpoint opened alone borrows nothing from the folder above it."""
+    pytest.importorskip("tensorboard")
+    from torch.utils.tensorboard import SummaryWriter
+
+    from explorer.core.runs import load_run
+    from explorer.ui.runs.dock import COLUMNS, RunsModel
+    from explorer.ui.runs.store import load_summary
+
+    out = tmp_path / "hf-sst2"
+    _trainer_state(out / "checkpoint-40", 40, max_steps=40)
+    writer = SummaryWriter(str(out / "runs" / "Dec02_05-33-15_vm"))
+    writer.add_scalar("train/loss", 0.66, 40)
+    writer.add_scalar("train/train_runtime", 215.0924, 40)
+    writer.close()
+    rec = load_run(out)
+    assert rec.status == "finished" and rec.summary.duration == pytest.approx(215.0924, abs=1e-3)
+    assert any(n.startswith("train_runtime 215.1 s from the TensorBoard log in") for n in rec.notes), rec.notes
+    state = load_summary(out)
+    model = RunsModel()
+    model.upsert(state)
+    assert model.run_index("hf-sst2", COLUMNS.index("Duration")).data() == "3:35"
+    alone = load_run(out / "checkpoint-40")
+    assert not any(e["event"] == "finished" for e in alone.events)

@@ -89,6 +89,59 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
     assert any("section 0" in o.path and "needs" in o.detail for o in layout_offenders(top))
 
 
+def test_the_check_finds_a_clipped_combo_and_a_menu_arrow_over_the_text(qtbot):
+    """Eleventh trial, Attention page at 1280x800: the window picker read "1: 165 tokens, chars" (a combo box
+    clips its text, no "…") and "Export⌄" looked cut (Fusion draws an instant-popup tool button's menu arrow over
+    the text: QToolButton's size hint leaves no room for it). The check reports both; MenuToolButton and a combo
+    sized to its contents pass."""
+    from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
+
+    from explorer.ui.shell.layout_check import layout_offenders
+    from explorer.ui.shell.menu_button import MenuToolButton
+
+    top = QWidget()
+    qtbot.addWidget(top)
+    top.resize(600, 200)
+    combo = QComboBox(top)
+    combo.addItem("1: 165 tokens, chars 0-812")
+    combo.setGeometry(0, 0, 120, 24)
+    plain = QToolButton(top)
+    plain.setText("Export")
+    plain.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    plain.setMenu(QMenu(plain))
+    plain.move(0, 40)
+    roomy = MenuToolButton(top)
+    roomy.setText("Export")
+    roomy.setMenu(QMenu(roomy))
+    roomy.move(0, 80)
+    whole = QComboBox(top)
+    whole.addItem("window 1 of 3 · 165 tokens · chars 0–812")
+    whole.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    whole.move(0, 120)
+    top.show()
+    qtbot.waitExposed(top)
+    for w in (plain, roomy, whole):   # shown: polished with the app's style sheet (its font) first
+        w.resize(w.sizeHint())
+    found = layout_offenders(top)
+    assert sorted(o.path.split(" > ")[-1] for o in found) == ["QComboBox", "QToolButton['Export']"], found
+    assert any("'1: 165 tokens, chars 0-812' needs" in o.detail for o in found)
+
+
+def test_the_attention_window_picker_names_the_window_whole(qtbot):
+    """Its items read "window 2 of 3 · 165 tokens · chars 374–940" and the box is as wide as the widest."""
+    from types import SimpleNamespace
+
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    win = SimpleNamespace(index=1, tokens=["t"] * 165, offsets=[None, (374, 380), (900, 940), None])
+    assert AttentionView._window_label(win, 3) == "window 2 of 3 · 165 tokens · chars 374–940"
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.window_box.addItems(["window 1 of 3 · 165 tokens · chars 0–812", "window 12 of 13 · 384 tokens · chars 10374–12940"])
+    assert view.window_box.sizeHint().width() > view.window_box.fontMetrics().horizontalAdvance(
+        "window 12 of 13 · 384 tokens · chars 10374–12940")
+
+
 def test_the_check_finds_a_plot_squeezed_flat_but_not_a_strip(qtbot):
     """A plot whose data area is a few pixels high is cut (the Attention page's block-flow curves at
     1280x800, issue 25); a plot given a maximum height on purpose (a strip) is not."""

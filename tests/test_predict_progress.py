@@ -164,3 +164,67 @@ def test_a_closed_terminal_stops_after_the_batch_keeps_the_rows_and_exits_129(tm
     monkeypatch.setattr("sys.stderr", io.StringIO())
     assert command.run(parser.parse_args(argv + ["--resume"])) == 0
     assert len(out.read_text().splitlines()) == 301
+
+
+def test_the_engine_reports_the_rows_saved_at_the_start_and_after_every_chunk_also_on_resume(tmp_path, monkeypatch):
+    """Eleventh trial: Ctrl-C at "896/3000" kept 256 rows; the bar counted rows run, not rows in the file. The
+    engine now says the rows in ``out`` through ``saved``: at the start (resumed rows) and after each chunk."""
+    from explorer.core.errors import Cancelled
+
+    data = _write_tsv(tmp_path / "in.tsv", 250)
+    out = tmp_path / "out.csv"
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    loaded = tiny_loaded_model("classification")
+    stop = {"flag": False}
+    _on_second_chunk(monkeypatch, lambda: stop.update(flag=True))
+    saved: list[int] = []
+    with pytest.raises(Cancelled):
+        predict_file(str(model), str(data), str(out), loaded=loaded, batch_size=8, chunk_rows=100,
+                     cancelled=lambda: stop["flag"], saved=saved.append)
+    assert saved == [0, 100]
+    assert len(out.read_text().splitlines()) - 1 == 100
+    monkeypatch.undo()
+    saved.clear()
+    summary = predict_file(str(model), str(data), str(out), loaded=loaded, batch_size=8, chunk_rows=100,
+                           resume=True, saved=saved.append)
+    assert summary.rows == 250
+    assert saved == [100, 200, 250]
+
+
+def test_the_cli_bar_shows_the_rows_saved_beside_the_rows_run(tmp_path, monkeypatch):
+    """The bar reads "116/300 … saved 100" inside the second chunk: what a Ctrl-C there keeps is on screen."""
+    import io
+
+    from explorer.commands import predict as command
+
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    data = _write_tsv(tmp_path / "in.tsv", 300)
+    term = io.StringIO()
+    monkeypatch.setattr("sys.stderr", term)
+    monkeypatch.setattr(engine, "BATCH_PROGRESS_SECONDS", 0.0)   # every batch reported: no clock in the test
+    seen = {}
+    real_chunk = engine._predict_chunk
+    calls = {"n": 0}
+
+    def wrapped(chunk, cols, kind, method, *rest):
+        calls["n"] += 1
+        if calls["n"] != 2:
+            return real_chunk(chunk, cols, kind, method, *rest)
+
+        runner, reported = method.__self__, method.__self__.on_batch
+
+        def first_batch_then_look():   # a batch of the second chunk has run and been reported; none written
+            reported()
+            seen.setdefault("text", term.getvalue())
+        runner.on_batch = first_batch_then_look
+        return real_chunk(chunk, cols, kind, method, *rest)
+    monkeypatch.setattr(engine, "_predict_chunk", wrapped)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--model", str(model), "--data", str(data), "--out", str(tmp_path / "out.csv"),
+                              "--batch-size", "16", "--chunk-rows", "100"])
+    assert command.run(args) == 0
+    last_draw = re.split(r"[\r\n]", seen["text"].rstrip())[-1]
+    assert re.search(r"predict:.*\b1\d\d/300 \[.*saved 100\]", last_draw), last_draw
+    assert not re.search(r"\b100/300", last_draw), last_draw
+    assert re.search(r"300/300 \[.*saved 300\]", term.getvalue()), term.getvalue()

@@ -100,6 +100,7 @@ def test_the_tokenizer_can_be_given_and_predict_says_whose_it_is(tmp_path):
     proc = run_cli(["predict", "--model", ckpt, "--tokenizer", base, "--data", data, "--out", out])
     assert proc.returncode == 0, proc.stderr
     assert f"note: tokenizer from {base} (as given)" in proc.stderr and out.exists()
+    assert proc.stderr.count("note: tokenizer from") == 1, proc.stderr   # eleventh trial: before and after the bar
     bad = run_cli(["predict", "--model", ckpt, "--tokenizer", tmp_path / "nowhere", "--data", data, "--out", out])
     assert bad.returncode == 2 and "nowhere" in bad.stderr
 

@@ -149,6 +149,38 @@ def test_status_bar_names_the_active_run(shell):
     state.status = "queued"               # back in the queue: the fixture cancels it before closing
 
 
+@pytest.mark.parametrize("size", [(1264, 760), (1920, 1080)])
+def test_a_status_message_never_runs_into_the_permanent_labels(shell, qtbot, size):
+    """Eleventh trial: QStatusBar drew its message under the permanent labels' start, cut mid-letter: "Ope" +
+    "loading /tmp/…" (the inspectors' busy label), "…and not t running: stance lr1e-4 …", "…(fetched 91.6 MB:
+    /tmp/trial1 Inspecting a local copy …". The message is now a label of its own left of them, elided with
+    "…" in its share of the width, and the bar paints no text of its own."""
+    from PySide6.QtGui import QFontMetrics
+
+    bar = shell.statusBar()
+    shell.resize(*size)
+    message = ("The dev rows are the first run's: the 281 training rows it held out (its dev_split.csv), with their "
+               "original labels and not trained on, so both runs' dev figures are measured on the same rows")
+    shell.show_inspector_busy("loading /tmp/trial11/home/bert-explorer-runs/20261202-052726-minilm-squad_v1-"
+                              "squad_v1_sample_train/checkpoints/best …")
+    shell._inspect_place("Inspecting a local copy of gpubox:…/best")
+    shell.activity_label.setText("running: stance lr1e-4 step 33/150 · 1 running")
+    shell.show_message(message, 60_000)
+    assert bar.currentMessage() == message
+    qtbot.waitUntil(lambda: bar.message_rect().width() > 0 and shell.activity_label.width() > 0)
+    QApplication.processEvents()
+    shown = bar.shown_message()
+    assert shown.endswith("…") and message.startswith(shown[:-1]) and len(shown) > 12, shown
+    assert QFontMetrics(bar.message_label.font()).horizontalAdvance(shown) <= bar.message_rect().width()
+    others = [shell.inspect_label, shell.inspector_busy_label, shell.inspector_busy, shell.activity_label,
+              shell.device_label]
+    for w in others:   # every permanent widget right of the message, none overlapping it
+        assert w.isVisible() and w.geometry().left() >= bar.message_rect().right(), w
+    assert bar.message_label.toolTip() == message
+    shell.statusBar().clearMessage()
+    assert bar.shown_message() == "" and bar.message_label.text() == ""
+
+
 class _FakeProc:
     def __init__(self):
         self.stops = 0

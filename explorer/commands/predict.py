@@ -8,10 +8,12 @@ Example::
 The output keeps the input columns and adds the task's columns (explorer.core.predict.engine: predicted_label,
 p_<label>, margin; predicted_score; predicted_labels; predicted_ending, p_ending0..3; answer, answer_start,
 answer_end, score_diff, null_score, decision, window; error). On stderr: "reading FILE…" and "loading model…" at
-once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted); Ctrl-C stops
-after the current batch, and ``--resume`` continues where the output stopped; closing the terminal (SIGHUP) stops
-the same way, silently when nothing can be written any more. Exit codes: 0 done, 2 bad input, 130 interrupted
-with Ctrl-C, 129 the terminal closed (the rows written so far stay either way).
+once, then a tqdm bar from the first batch on (rows / total with ETA; rows/s while the rows are counted; "saved N":
+the rows already in OUT, what an interrupt keeps: a chunk's rows are batched by length and written together, so the
+count run can be up to a chunk ahead of them); Ctrl-C stops after the current batch, and ``--resume`` continues
+where the output stopped; closing the terminal (SIGHUP) stops the same way, silently when nothing can be written
+any more. Exit codes: 0 done, 2 bad input, 130 interrupted with Ctrl-C, 129 the terminal closed (the rows written so
+far stay either way).
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ def _terminal_size(stream) -> tuple[int, int]:
 
 
 class _Bar:
-    """tqdm over rows on ``stream`` (rows done / total with ETA once the rows are counted, rows/s before).
+    """tqdm over rows on ``stream`` (rows done / total with ETA once the rows are counted, rows/s before), and
+    after them "saved N": the rows in the output file, which a Ctrl-C keeps (a chunk reaches the file whole; the
+    eleventh trial pressed Ctrl-C at "896/3000" and kept 256 rows, told so only afterwards).
 
     A terminal that reports a 0 x 0 size (a pseudo-terminal nobody sized: ``script``, some IDEs and CI runners)
     made tqdm hide its only bar as "below the screen" (position 0 >= lines - 1), so nothing showed until the
@@ -77,6 +81,8 @@ class _Bar:
     def __init__(self, stream=None):
         self.stream = stream if stream is not None else sys.stderr
         self.bar = None
+        self.said: list[str] = []   # the status lines printed (a note said before the bar is not repeated after it)
+        self.kept = 0               # rows in the output file (saved)
 
     def __call__(self, done: int, total: int | None) -> None:
         from tqdm import tqdm
@@ -86,15 +92,25 @@ class _Bar:
             sized = columns > 0 and lines > 1
             self.bar = tqdm(total=total, initial=done, unit="row", file=self.stream, dynamic_ncols=sized,
                             ncols=None if sized else FALLBACK_SIZE[0], nrows=None if sized else FALLBACK_SIZE[1],
-                            desc="predict", mininterval=0, miniters=1)   # every report drawn: the engine
-            # reports once per batch at most every BATCH_PROGRESS_SECONDS, and after every chunk
+                            desc="predict", mininterval=0, miniters=1,   # every report drawn: the engine
+                            postfix=self._postfix())   # reports once per batch at most every BATCH_PROGRESS_SECONDS
         else:
             if total is not None and total != self.bar.total:
                 self.bar.total = total
             self.bar.update(done - self.bar.n)
 
+    def _postfix(self) -> str:
+        return f"saved {self.kept:,}"
+
+    def saved(self, rows: int) -> None:
+        """The rows now in the output file: shown after the bar's rate ("…, 33.3row/s, saved 1,024]")."""
+        self.kept = rows
+        if self.bar is not None:
+            self.bar.set_postfix_str(self._postfix())   # drawn at once: the count may not move at a chunk end
+
     def status(self, line: str) -> None:
         """A line of its own before the bar (what is being read or loaded), at once."""
+        self.said.append(line)
         print(line, file=self.stream, flush=True)
 
     def close(self):
@@ -184,7 +200,7 @@ def run(args) -> int:
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop.flag,
                                calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer,
-                               device=args.device)
+                               device=args.device, saved=bar.saved)
     except Cancelled as exc:
         bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
         written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"
@@ -210,8 +226,9 @@ def run(args) -> int:
             data["annotator_agreement"] = [dict(vars(r)) for r in table.rows]
         print(json.dumps(data, indent=2), file=out)
         return 0
-    for note in summary.notes:
-        print(f"note: {note}", file=err)
+    for note in summary.notes:   # those said before the bar (the tokenizer's) once only (eleventh trial: twice)
+        if f"note: {note}" not in bar.said:
+            print(f"note: {note}", file=err)
     resumed = f" ({summary.resumed_from} were already there)" if summary.resumed_from else ""
     tau = f"; τ {summary.tau:+.3f}" if summary.tau is not None else ""
     print(f"{summary.rows} rows written to {summary.out}{resumed}; {summary.errors} with an error; "

@@ -427,6 +427,51 @@ def trainer_end(state: dict, history: list, checkpoints: list[Path]) -> str:
     return ""
 
 
+def one_checkpoint_of(path: Path) -> bool:
+    """``path`` is one ``checkpoint-N`` folder opened alone (not an output_dir)."""
+    return _checkpoint_step(path) >= 0
+
+
+def tensorboard_runtime(output_dir: Path) -> tuple[float, Path] | None:
+    """(train_runtime in seconds, its event file's folder) from the TensorBoard files Trainer writes beside its
+    checkpoints (the default ``logging_dir``: ``<output_dir>/runs/<date>_<host>/``; ``report_to`` tensorboard),
+    the latest logged when there are several (a resumed run); None when there is none, tensorboard is not
+    installed or a file cannot be read. Trainer logs its end summary (``train/train_runtime``) after the last
+    checkpoint is saved, so a folder without ``trainer.save_state()`` holds it only there (eleventh trial: 215 s,
+    shown as 0:00)."""
+    from explorer.core.scalars import read_tensorboard_scalars, tensorboard_files
+
+    runs = output_dir / "runs"
+    folders = [runs] + sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []
+    found: list[tuple[float, float, Path]] = []
+    for folder in (f for f in folders if tensorboard_files(f)):
+        try:
+            rows = read_tensorboard_scalars(folder)
+        except Exception:   # noqa: BLE001 - no tensorboard package, a truncated or foreign file: no duration
+            continue
+        found += [(wall, value, folder) for _step, tag, value, wall in rows if tag == "train/" + _SUMMARY_KEY]
+    if not found:
+        return None
+    _wall, seconds, folder = max(found, key=lambda f: f[0])
+    return seconds, folder
+
+
+def logged_summary_events(output_dir: Path, run_id: str, time: float, events: list[dict], notes: list[str]) -> list[dict]:
+    """[the ``finished`` event of Trainer's end summary read from its TensorBoard files (:func:`tensorboard_runtime`)]
+    for an output_dir whose trainer_state has none, with a note naming the file; [] when they hold none either."""
+    found = tensorboard_runtime(output_dir)
+    if found is None:
+        return []
+    seconds, folder = found
+    steps = [int(e["step"]) for e in events if isinstance(e.get("step"), int)]
+    evals = [e for e in events if e.get("event") == "eval"]
+    notes.append(f"{_SUMMARY_KEY} {seconds:.1f} s from the TensorBoard log in {folder} (the trainer_state has no "
+                 "end summary: Trainer logs it after its last checkpoint)")
+    return [{"event": "finished", "run_id": run_id, "time": time, "step": max(steps, default=0), "seconds": seconds,
+             "metrics": dict(evals[-1]["metrics"]) if evals else {}, "steps": max(steps, default=0),
+             "stopped_early": False}]
+
+
 def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_name: str, kind: str,
                      finished_status: str, stopped_status: str, live_status: str, now: float,
                      watch: WriterWatch) -> ForeignRun:
@@ -473,6 +518,8 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
     events: list[dict] = [{"event": "started", "run_id": run_id, "time": mtime, "config": config,
                            "steps_total": int(_number(state.get("max_steps")) or 0)}]
     events += log_history_events(run_id, history, mtime)
+    if not one_checkpoint_of(path) and not any(e["event"] == "finished" for e in events):
+        events += logged_summary_events(path, run_id, mtime, events, notes)
     found: dict[str, str] = {}
     for folder in checkpoints:
         found[folder.name] = str(folder)
@@ -499,7 +546,7 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
         if name and _number(state.get("best_metric")) is not None:
             best = (name, float(state["best_metric"]), best_step)
     ended = trainer_end(state, history, checkpoints)
-    one_checkpoint = _checkpoint_step(path) >= 0   # a saved checkpoint never grows
+    one_checkpoint = one_checkpoint_of(path)   # a saved checkpoint never grows
     live = watch.look(path, writer_fingerprint(path, state_name), now) and not one_checkpoint
     if ended:
         status, why = finished_status, f"{finished_status}: {ended}"

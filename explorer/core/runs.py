@@ -661,6 +661,9 @@ def load_foreign_run(path: str | Path, kind: str) -> RunRecord:
                          notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"])
     summary = summarize(run.run_id, path, run.config, run.events, False)
     summary.status, summary.kind, summary.notes = run.status, kind, run.notes
+    ended = [e for e in run.events if e.get("event") == "finished" and e.get("seconds")]
+    if ended:   # another tool's event times are its files' (all alike): the duration it logged
+        summary.duration = float(ended[-1]["seconds"])
     if run.best is not None:
         summary.metric_name, summary.metric_value = run.best[0], run.best[1]
     evals = [e for e in run.events if e.get("event") == "eval"]

@@ -7,11 +7,11 @@ import csv
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QToolButton,
-                               QWidget)
+from PySide6.QtWidgets import (QCheckBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QWidget)
 
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING
 from explorer.ui.shell.flow_layout import FlowLayout
+from explorer.ui.shell.menu_button import MenuToolButton
 
 
 def write_curves_csv(path: str | Path, rows: list[tuple[str, str, list, list]]) -> int:
@@ -51,9 +51,8 @@ class CurvesToolbar(QWidget):
         self.last_n.setSpecialValueText("all")
         self.last_n.setToolTip("Show only the last N optimizer steps (0 = all).")
         self.last_n.setFixedWidth(90)
-        self.metrics_btn = QToolButton()
+        self.metrics_btn = MenuToolButton()   # instant popup, room for the arrow
         self.metrics_btn.setText("Dev metrics")
-        self.metrics_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.metrics_btn.setToolTip("Which dev metrics, and which other scalars of the step events (\"step: …\"), "
                                     "get a plot (every value is kept; this only chooses what is drawn).")
         self.metrics_menu = QMenu(self)

@@ -129,7 +129,9 @@ class AttentionView(QWidget):
         top = self._build_token_views()
         self.bottom = QTabWidget()
         self.bottom.addTab(self._build_flow(), "Block flow per layer")
-        self.bottom.addTab(self._build_model_view(), "Model view (layers × heads)")
+        # short titles: both tabs, Compare… and Export stay whole beside each other in a 1280 px window
+        self.bottom.addTab(self._build_model_view(), "Model view")
+        self.bottom.setTabToolTip(1, "The block flow of every layer × head at once (rows: layers, columns: heads).")
         corner = QWidget()   # beside the tabs: no extra row of height
         cl = QHBoxLayout(corner)
         cl.setContentsMargins(0, 0, 0, 2)
@@ -165,9 +167,9 @@ class AttentionView(QWidget):
         self.topk.setToolTip("Lines drawn per from-token in the head view: its k largest weights.")
         for box in (self.mode, self.layer, self.head, self.direction):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        # the window label is long ("1: 384 tokens, chars 0-1712"): elided, so the row stays narrow
-        self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.window_box.setMinimumContentsLength(12)
+        # whole: "window 2 of 11 · 384 tokens · chars 374–940" (an elided box read "1: 165 tokens, chars", eleventh
+        # trial); the control row wraps it onto a line of its own in a narrow view
+        self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.export = ExportButton(self._export_widget, "attention view", html=self.html_job)
         self.compare = QPushButton("Compare with checkpoint…")
         self.compare.setToolTip("The same question and passage through another checkpoint: its attention beside "
@@ -178,7 +180,7 @@ class AttentionView(QWidget):
         self.compare.setToolTip("Compare with checkpoint…: " + self.compare.toolTip())
         controls = FlowLayout()   # wraps in a narrow window instead of widening it
         for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
-                  QLabel("window"), self.window_box, self.merge):
+                  self.window_box, self.merge):   # the window box's items name themselves
             controls.addWidget(w)
         controls.addStretch(1)
         return controls
@@ -332,7 +334,7 @@ class AttentionView(QWidget):
             att = result.attention[0]
             self._fill_combo(self.layer, [str(i + 1) for i in range(att.num_layers)])
             self._fill_combo(self.head, ["mean"] + [str(i + 1) for i in range(att.num_heads)])
-            self._fill_combo(self.window_box, [self._window_label(w) for w in result.windows])
+            self._fill_combo(self.window_box, [self._window_label(w, len(result.windows)) for w in result.windows])
             self.window = min(self.window, len(result.windows) - 1)
             self.window_box.setCurrentIndex(self.window)
         finally:
@@ -397,10 +399,12 @@ class AttentionView(QWidget):
             box.addItems(items)
             box.setCurrentIndex(min(max(current, 0), len(items) - 1))
 
-    def _window_label(self, w) -> str:
+    @staticmethod
+    def _window_label(w, count: int) -> str:
+        """'window 2 of 11 · 384 tokens · chars 374–940' (the passage characters the window covers)."""
         offs = [o for o in w.offsets if o is not None]
-        chars = f"chars {offs[0][0]}-{offs[-1][1]}" if offs else "no passage"
-        return f"{w.index + 1}: {len(w.tokens)} tokens, {chars}"
+        chars = f"chars {offs[0][0]}–{offs[-1][1]}" if offs else "no passage"
+        return f"window {w.index + 1} of {count} · {len(w.tokens)} tokens · {chars}"
 
     def _set_enabled(self, on: bool) -> None:
         for w in (self.mode, self.layer, self.head, self.window_box, self.merge, self.direction, self.topk,

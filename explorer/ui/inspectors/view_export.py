@@ -14,8 +14,9 @@ from typing import Callable
 from PySide6.QtCore import QPoint, QRect, QSize, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
 
+from explorer.ui.shell.menu_button import MenuToolButton
 from explorer.ui.shell.tasks import run_in_thread
 
 
@@ -42,7 +43,7 @@ def export_svg(widget: QWidget, path: str | Path, title: str = "") -> bool:
     return Path(path).is_file() and Path(path).stat().st_size > 0
 
 
-class ExportButton(QToolButton):
+class ExportButton(MenuToolButton):
     """An "Export" button whose menu saves ``target()`` as PNG or SVG, and, when ``html`` is given, the
     interactive HTML page: ``html(path)`` gathers what to write on the GUI thread (raising ValueError when there
     is nothing to export) and returns a function of no arguments that writes the file, run on a worker thread.
@@ -67,7 +68,6 @@ class ExportButton(QToolButton):
         self.setText("Export")
         self.setToolTip("Save this view as a PNG image or an SVG drawing at the size shown"
                         + (", or as one interactive HTML page that opens offline in any browser" if html else ""))
-        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self)
         if html is not None:
             menu.addAction("Interactive HTML page…", self.ask_html)

@@ -34,6 +34,11 @@ class ElidedLabel(QLabel):
         self._parts = None   # plain text, elided as the label says
         super().setText(text)
 
+    def elides_on_purpose(self) -> bool:
+        """True for plain text (setText): cut with "…" where it does not fit, by design (the status bar's message,
+        run activity and device); False for :meth:`set_parts`, whose parts give way by rank first."""
+        return self._parts is None
+
     def shown_text(self) -> str:
         """The text as drawn at the current width."""
         width = max(0, self.contentsRect().width())

@@ -9,10 +9,12 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 
 - *outside*: a visible child whose geometry leaves its visible parent's rect; children of a scroll
   area's viewport are exempt when the scroll area can scroll in that direction (its scroll bar is not
-  ``ScrollBarAlwaysOff``).
-- *elided*: a QLabel without word wrap whose text (rich text through its plain-text rendering, the
-  longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
-  a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less).
+  ``ScrollBarAlwaysOff``), and in width the buttons on the tabs of a tab bar (it scrolls its tabs).
+- *elided*: a QLabel without word wrap (but an ElidedLabel of plain text: it cuts with "…" by design) whose text
+  (rich text through its plain-text rendering, the longest line) is wider than its contents rect; a word-wrapped QLabel taller at its width than it is;
+  a QAbstractButton narrower than its text plus the style's margins (sizeHint, which is never less; a tool
+  button with an instant-popup menu also its menu arrow); a combo box (not editable) whose current text is wider
+  than its text field.
 - *header*: a horizontal QHeaderView section (not hidden, width > 0) narrower than its title's
   advance plus the style's header margins.
 - *cell*: a table column whose cells hold short text (at most ``SHORT_CELL`` characters) that does not
@@ -31,10 +33,12 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView,
-                               QLabel, QRadioButton, QStyle, QStyleOptionHeader, QTableView, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QComboBox,
+                               QHeaderView, QLabel, QRadioButton, QStyle, QStyleOptionComboBox, QStyleOptionHeader,
+                               QTabBar, QTableView, QToolButton, QWidget)
 
 from explorer.ui.shell.columns import MIN_TEXT_COLUMN, SHORT_CELL
+from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.shell.tooltips import might_be_rich
 
 SLACK = 1            # px of rounding allowed
@@ -105,8 +109,8 @@ def _outside(w: QWidget) -> list[Offender]:
     g, r = w.geometry(), parent.rect()
     cut_x = g.left() < r.left() - SLACK or g.right() > r.right() + SLACK
     cut_y = g.top() < r.top() - SLACK or g.bottom() > r.bottom() + SLACK
-    if cut_x and _scrollable(parent, True):
-        cut_x = False
+    if cut_x and (_scrollable(parent, True) or isinstance(parent, QTabBar)):
+        cut_x = False   # a tab bar scrolls too: the buttons of its tabs scrolled out of view lie outside it
     if cut_y and _scrollable(parent, False):
         cut_y = False
     if not (cut_x or cut_y) or g.width() <= 0 or g.height() <= 0:
@@ -123,6 +127,8 @@ def _label(w: QLabel) -> list[Offender]:
     text = w.text()
     if not text or w.pixmap() is not None and not w.pixmap().isNull():
         return []
+    if isinstance(w, ElidedLabel) and w.elides_on_purpose():
+        return []   # cut with "…" by design, the whole text in its tooltip (the status bar's message, eleventh trial)
     avail = w.contentsRect().width() - 2 * max(w.margin(), 0) - max(w.indent(), 0) * (w.indent() > 0)
     if w.wordWrap():
         need = w.heightForWidth(w.width())
@@ -143,10 +149,32 @@ def _button(w: QAbstractButton) -> list[Offender]:
     need = fm.horizontalAdvance(_plain(w.text(), w))
     if isinstance(w, (QCheckBox, QRadioButton)):
         need = w.sizeHint().width()
+    elif isinstance(w, QToolButton) and w.menu() is not None \
+            and w.popupMode() == QToolButton.ToolButtonPopupMode.InstantPopup:
+        # the style draws the menu arrow in the button's corner and QToolButton's size hint leaves no room for
+        # it: "Export⌄" with the arrow over the "t" read as cut (eleventh trial)
+        need += 8 + w.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, w)
     else:
         need = min(w.sizeHint().width(), need + 8 + (w.iconSize().width() + 4 if not w.icon().isNull() else 0))
     if need > w.width() + SLACK:
         return [Offender("elided", widget_path(w), f"text needs {need} px, has {w.width()}")]
+    return []
+
+
+def _combo(w: QComboBox) -> list[Offender]:
+    """A combo box (not editable: an edit field scrolls) whose shown text is wider than its text field: Qt
+    clips it, mid-word ("1: 165 tokens, chars", eleventh trial)."""
+    text = w.currentText()
+    if not text or w.isEditable():
+        return []
+    opt = QStyleOptionComboBox()
+    w.initStyleOption(opt)
+    field = w.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                     QStyle.SubControl.SC_ComboBoxEditField, w)
+    icon = w.iconSize().width() + 4 if not w.itemIcon(w.currentIndex()).isNull() else 0
+    need = QFontMetrics(w.font()).horizontalAdvance(text) + icon
+    if need > field.width() + SLACK:
+        return [Offender("elided", widget_path(w), f"text {text!r} needs {need} px, its field has {field.width()}")]
     return []
 
 
@@ -263,6 +291,8 @@ def layout_offenders(window: QWidget) -> list[Offender]:
             out += _label(w)
         elif isinstance(w, QAbstractButton) and not isinstance(w, QHeaderView):
             out += _button(w)
+        elif isinstance(w, QComboBox):
+            out += _combo(w)
         if isinstance(w, QHeaderView):
             out += _header(w)
         if isinstance(w, QTableView) and isinstance(w, QAbstractItemView):

@@ -22,12 +22,13 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar,
-                               QTabWidget, QVBoxLayout, QWidget)
+                               QTabBar, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core import run_status
 from explorer.core.training.config import ConfigError, TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.elided_label import ElidedLabel
+from explorer.ui.shell.status_bar import MessageBar
 from explorer.ui.shell.tab_list import TabList
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
@@ -173,12 +174,15 @@ class MainWindow(QMainWindow):
         self._poll.start()
         self._restore()
         self._reopen_runs()
+        self._reopen_predictions()
         self.scan_runs()
         self.remote.resume()   # remote runs of earlier sessions that had not ended: followed again
 
     # ---- layout pieces -------------------------------------------------------------------
     def _build_status_bar(self) -> None:
-        """The permanent status-bar widgets: where the inspectors run, their busy sign, the run activity, the device."""
+        """The status bar (MessageBar: the temporary message in an elided label of its own, left of the rest) and its
+        permanent widgets: where the inspectors run, their busy sign, the run activity, the device."""
+        self.setStatusBar(MessageBar(self))
         # one-line labels that elide rather than widen the window (a long run name in the activity label)
         self.device_label = ElidedLabel("device: probing…", min_width=120)
         self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
@@ -567,18 +571,25 @@ class MainWindow(QMainWindow):
             self.settings.set_last_dir("run", str(Path(path).parent))
             self.open_run_folder(path)
 
+    def _still_there(self, saved: list[str], exists, keep, what: str, verb: str) -> list[str]:
+        """The paths of ``saved`` for which ``exists(Path)`` holds; when some do not, ``keep(those that do)`` (the
+        settings forget the others) and the start's status note says so ("2 run folders opened before no longer
+        exist and were skipped: A, B")."""
+        present = [p for p in saved if exists(Path(p))]
+        gone = [p for p in saved if p not in present]
+        if gone:
+            keep(present)
+            one = len(gone) == 1
+            note = (f"{len(gone)} {what}{'' if one else 's'} {verb} before no longer exist{'s' if one else ''} and "
+                    f"{'was' if one else 'were'} skipped: " + ", ".join(gone))
+            self.settings_note = "; ".join(n for n in (self.settings_note, note) if n)
+        return present
+
     def _reopen_runs(self) -> None:
         """List again the run folders opened with File > Open run folder in earlier sessions (the settings);
         one that no longer exists is skipped and forgotten, with a note in the status bar."""
-        saved = self.settings.opened_runs()
-        present = [p for p in saved if Path(p).is_dir()]
-        gone = [p for p in saved if p not in present]
-        if gone:
-            self.settings.set_opened_runs(present)
-            note = (f"{len(gone)} run folder{'s' if len(gone) != 1 else ''} opened before no longer "
-                    f"exist{'s' if len(gone) == 1 else ''} and {'was' if len(gone) == 1 else 'were'} skipped: "
-                    + ", ".join(gone))
-            self.settings_note = "; ".join(n for n in (self.settings_note, note) if n)
+        present = self._still_there(self.settings.opened_runs(), Path.is_dir, self.settings.set_opened_runs,
+                                    "run folder", "opened")
         for path in present:
             run_in_thread(load_run_state, path, on_done=self.store.offer, owner=self,
                           on_error=lambda msg, _tb, p=path: self.show_message(f"Cannot read {p}: {msg}", 10000))
@@ -617,8 +628,10 @@ class MainWindow(QMainWindow):
 
         return open_predict_dialog(self, checkpoint, on_finished=self.open_predictions)
 
-    def open_predictions(self, summary_or_path):
-        """A new Predictions page for a predict result (its summary dict) or a predictions file path."""
+    def open_predictions(self, summary_or_path, *, show: bool = True):
+        """A new Predictions page for a predict result (its summary dict) or a predictions file path, brought to
+        the front unless ``show`` is False; the file is opened again at the next start until its page is closed
+        (the × on its tab). Raises what PredictionsView.open raises for a file it cannot read."""
         from explorer.ui.inspectors.predictions_view import PredictionsView, fill_launcher
 
         summary = summary_or_path if isinstance(summary_or_path, dict) else None
@@ -631,9 +644,45 @@ class MainWindow(QMainWindow):
             fill_launcher(self.launcher, fields, note)
             self.tabs.setCurrentWidget(self.launcher)
         page.finetune_requested.connect(finetune)
-        self.tabs.addTab(page, f"Predictions: {Path(path).name}")
-        self.tabs.setCurrentWidget(page)
+        index = self.tabs.addTab(page, f"Predictions: {Path(path).name}")
+        self.tabs.setTabToolTip(index, str(path))
+        close = QToolButton()
+        close.setText("×")
+        close.setAutoRaise(True)
+        close.setToolTip(f"Close this page (the file stays: {path})")
+        page.predictions_path = str(path)
+        close.clicked.connect(lambda: self.close_predictions(page))
+        self.tabs.tabBar().setTabButton(index, QTabBar.ButtonPosition.RightSide, close)
+        self.settings.add_predictions_page(path)
+        if show:
+            self.tabs.setCurrentWidget(page)
         return page
+
+    def close_predictions(self, page) -> None:
+        """Close a Predictions page (its review is saved as it changes) and stop opening its file at start."""
+        index = self.tabs.indexOf(page)
+        if index < 0:
+            return
+        self.tabs.removeTab(index)
+        self.settings.remove_predictions_page(page.predictions_path)
+        page.deleteLater()
+
+    def _reopen_predictions(self) -> None:
+        """Open again the Predictions pages shown when the window last closed (the settings), after the first
+        paint and without changing the current tab; a file gone since, or no longer readable, is skipped and
+        forgotten with a note in the status bar."""
+        present = self._still_there(self.settings.predictions_pages(), Path.is_file,
+                                    self.settings.set_predictions_pages, "predictions file", "shown")
+
+        def reopen() -> None:
+            for path in present:
+                try:
+                    self.open_predictions(path, show=False)
+                except Exception as exc:  # noqa: BLE001 - a file changed since: its page is not restored
+                    self.settings.remove_predictions_page(path)
+                    self.show_message(f"Predictions page not restored: {path}: {exc}", 15000)
+        if present:
+            QTimer.singleShot(0, self, reopen)
 
     def open_checkpoint(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:

@@ -77,22 +77,49 @@ class AppSettings:
     def set_runs_dir(self, folder: str) -> None:
         self.qs.setValue("runs_dir", folder)
 
-    def opened_runs(self) -> list[str]:
-        """Run folders opened with File > Open run folder, in the order opened (reloaded at start)."""
-        raw = self.qs.value("runs/opened", "")
+    def _paths(self, key: str) -> list[str]:
+        """The list of paths kept as JSON under ``key``; [] when none or not readable."""
+        raw = self.qs.value(key, "")
         try:
             data = json.loads(str(raw)) if raw else []
         except json.JSONDecodeError:
             return []
         return [str(p) for p in data if isinstance(p, str) and p] if isinstance(data, list) else []
 
+    def _set_paths(self, key: str, paths: list[str]) -> None:
+        self.qs.setValue(key, json.dumps(list(dict.fromkeys(str(p) for p in paths))))
+
+    def _add_path(self, key: str, path: str | Path) -> None:
+        path = str(Path(path).expanduser().resolve())
+        self._set_paths(key, [p for p in self._paths(key) if p != path] + [path])
+
+    def opened_runs(self) -> list[str]:
+        """Run folders opened with File > Open run folder, in the order opened (reloaded at start)."""
+        return self._paths("runs/opened")
+
     def set_opened_runs(self, folders: list[str]) -> None:
-        self.qs.setValue("runs/opened", json.dumps(list(dict.fromkeys(str(f) for f in folders))))
+        self._set_paths("runs/opened", folders)
 
     def add_opened_run(self, folder: str | Path) -> None:
         """Remember a run folder opened from disk (once; kept across restarts)."""
-        folder = str(Path(folder).expanduser().resolve())
-        self.set_opened_runs([f for f in self.opened_runs() if f != folder] + [folder])
+        self._add_path("runs/opened", folder)
+
+    def predictions_pages(self) -> list[str]:
+        """The predictions files shown in Predictions pages when the window last closed, in the order opened
+        (opened again at start; eleventh trial: the page was gone after a restart)."""
+        return self._paths("predictions/open")
+
+    def set_predictions_pages(self, files: list[str]) -> None:
+        self._set_paths("predictions/open", files)
+
+    def add_predictions_page(self, file: str | Path) -> None:
+        """Remember a predictions file shown in a Predictions page (once; until its page is closed)."""
+        self._add_path("predictions/open", file)
+
+    def remove_predictions_page(self, file: str | Path) -> None:
+        """Forget a predictions file whose page was closed."""
+        file = str(Path(file).expanduser().resolve())
+        self.set_predictions_pages([p for p in self.predictions_pages() if p != file])
 
     # ---- remote hosts (explorer.core.remote) -----------------------------------------------
     def _json_list(self, key: str) -> list[dict]:

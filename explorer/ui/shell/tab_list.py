@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QTabWidget, QToolButton
+from PySide6.QtWidgets import QMenu, QTabWidget
+
+from explorer.ui.shell.menu_button import MenuToolButton
 
 
-class TabList(QToolButton):
+class TabList(MenuToolButton):
     """The corner button of ``tabs``: its menu is rebuilt from the tabs each time it opens."""
 
     def __init__(self, tabs: QTabWidget):
@@ -23,7 +25,6 @@ class TabList(QToolButton):
         self.setText("Tabs ▾")
         self.setToolTip("Every tab, also those scrolled out of the tab bar (View menu: Ctrl+1, Ctrl+2, …)")
         self.setAutoRaise(True)
-        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setMenu(QMenu(self))
         self.menu().aboutToShow.connect(self.fill)
         tabs.setCornerWidget(self, Qt.Corner.TopRightCorner)

@@ -1,0 +1,66 @@
+"""The main window's status bar: its temporary message in a label of its own, elided in the room left.
+
+QStatusBar draws a temporary message (``showMessage``) itself, over the area left of its first visible
+permanent widget, and cuts it there mid-letter without a mark; the permanent widgets take the width of their
+whole text first. A long permanent text (the inspectors' "loading /tmp/…/checkpoints/best", the run activity)
+left the message a few letters that ran into the label beside them: "Ope" + "loading …", "…and not t running:
+stance lr1e-4 …" (eleventh trial). Here the message is a permanent ElidedLabel of its own, first and with
+stretch, so the layout shares the width between it and the other labels (each shrinks by the same amount when
+they do not all fit), and it ends with "…" where it is cut; ``showMessage`` / ``currentMessage`` /
+``clearMessage`` and the timeouts stay Qt's, so every caller (menus' status tips too) goes through it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QStatusBar, QStyle, QStyleOption, QWidget
+
+from explorer.ui.shell.elided_label import ElidedLabel
+
+MESSAGE_MIN_WIDTH = 160   # px the message keeps beside long permanent labels (~25 characters)
+
+
+class MessageBar(QStatusBar):
+    """A QStatusBar whose temporary message is ``message_label`` (an ElidedLabel, elided at its right end, the
+    whole text in its tooltip), left of the permanent widgets and never under them."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.message_label = ElidedLabel("", min_width=MESSAGE_MIN_WIDTH, elide=Qt.TextElideMode.ElideRight)
+        self.message_label.setObjectName("statusMessage")
+        self._others: list[QWidget] = []
+        super().addPermanentWidget(self.message_label, 1)
+        self.messageChanged.connect(self._message_changed)
+
+    def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802 - Qt's name
+        """As QStatusBar's, right of the message (and of the permanent widgets added before)."""
+        self._others.append(widget)
+        super().addPermanentWidget(widget, stretch)
+
+    def _message_changed(self, text: str) -> None:
+        self.message_label.setText(text)
+        self.message_label.setToolTip(text)
+
+    def shown_message(self) -> str:
+        """The message as drawn at the label's current width ("" when there is none)."""
+        return self.message_label.shown_text() if self.currentMessage() else ""
+
+    def message_rect(self) -> QRect:
+        """Where the message is drawn, in the bar's coordinates (the label's geometry)."""
+        return self.message_label.geometry()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """The panel and the frames of the permanent widgets, as QStatusBar paints them, but not the message
+        (its label draws it)."""
+        painter = QPainter(self)
+        opt = QStyleOption()
+        opt.initFrom(self)
+        self.style().drawPrimitive(QStyle.PrimitiveElement.PE_PanelStatusBar, opt, painter, self)
+        for widget in self._others:
+            if widget.isVisible():
+                item = QStyleOption()
+                item.rect = widget.geometry().adjusted(-2, -1, 2, 1)
+                item.palette = self.palette()
+                self.style().drawPrimitive(QStyle.PrimitiveElement.PE_FrameStatusBarItem, item, painter, widget)
+        painter.end()
