@@ -245,6 +245,10 @@ def test_training_args_bin_is_read_without_running_it(tmp_path):
     settings, not_read, note = read_pickled_settings(file)
     assert not marker.exists()                      # the os.system call was never made
     assert settings == {"learning_rate": 2e-5, "seed": 3, "tags": ["a", 1]} and not_read == ["hook"] and note == ""
+    # a one-item list is pickled with APPEND (two or more with APPENDS): TrainingArguments' report_to=["tensorboard"]
+    # (eleventh trial: "cannot be read without running it ('str' object has no attribute 'append')")
+    file.write_bytes(pickle.dumps({"report_to": ["tensorboard"], "seed": 42}, protocol=2))
+    assert read_pickled_settings(file) == ({"report_to": ["tensorboard"], "seed": 42}, [], "")
     (tmp_path / "junk.bin").write_bytes(b"\x80\x04not a pickle at all")
     assert read_pickled_settings(tmp_path / "junk.bin")[2].endswith("no settings read")
 

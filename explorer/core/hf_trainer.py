@@ -209,8 +209,9 @@ def _opcode_walk(data: bytes):
         elif name == "SETITEMS":
             items = pop_mark()
             stack[-1].update(zip(items[::2], items[1::2]))
-        elif name == "APPEND":
-            stack[-1].append(stack.pop())
+        elif name == "APPEND":   # pop first: ``stack[-1].append(stack.pop())`` would append to the item itself
+            item = stack.pop()
+            stack[-1].append(item)
         elif name in ("APPENDS", "ADDITEMS"):
             items = pop_mark()
             stack[-1].extend(items)
