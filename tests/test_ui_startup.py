@@ -97,3 +97,26 @@ def test_the_splash_waits_for_its_first_paint_on_screen_but_not_past_its_bound(q
     late = splash_module.show_splash(wait_s=0.3, clock=lambda: now[0], pause=pause)
     qtbot.addWidget(late)
     assert not late.painted and len(pauses) == 3    # 0.0, 0.1, 0.2 paused; at 0.3 it goes on without the paint
+
+
+def test_the_device_probe_starts_after_the_windows_first_paint(qtbot, tmp_path, monkeypatch):
+    """The device probe's child imports torch (1-2 s of CPU): started in MainWindow() it took a core from the
+    window's build and first paint on a 2-core machine (startup_time.py, 8 starts in turn at load 2.7-4.1: main
+    window 3.2-4.5 s, 2.2-3.1 s with the probe started after the first paint)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.app import create_window
+    from explorer.ui.launch.device import DeviceProbe
+
+    started = []
+    monkeypatch.setattr(DeviceProbe, "start", lambda self: started.append(self))
+    _app, window = create_window(str(tmp_path / "runs"), str(tmp_path / "settings.ini"), probe_device=True)
+    qtbot.addWidget(window)
+    QApplication.processEvents()
+    assert started == []                                  # built, not painted: no child yet
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: len(started) == 1, timeout=10000)
+    window.repaint()
+    QApplication.processEvents()
+    assert started == [window.device]                     # once, whatever the paints after

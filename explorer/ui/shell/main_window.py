@@ -168,8 +168,9 @@ class MainWindow(QMainWindow):
 
         self.device = DeviceProbe(self)
         self.device.detected.connect(self._device_detected)
-        if probe_device:
-            self.device.start()
+        # the probe's child imports torch (1-2 s of CPU): started after the first paint, so that on a 2-core
+        # machine it does not take a core from the window's build and first paint
+        self._device_probe_pending = probe_device
         self._watch_folder()
         self._poll.start()
         self._restore()
@@ -268,10 +269,13 @@ class MainWindow(QMainWindow):
             self.hub.busy_changed.connect(lambda _busy: self.show_inspector_busy(self.hub.busy_text()))
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """The first paint queues the Curves plots' build and first render (CurvesPanel.prewarm; built at
-        once instead when the Curves page is shown first), then the pages not built yet, one per event-loop
-        turn."""
+        """The first paint starts the device probe's child and queues the Curves plots' build and first render
+        (CurvesPanel.prewarm; built at once instead when the Curves page is shown first), then the pages not built
+        yet, one per event-loop turn."""
         super().paintEvent(event)
+        if self._device_probe_pending:
+            self._device_probe_pending = False
+            QTimer.singleShot(0, self, self.device.start)
         if not self._curves_prewarm_queued:
             self._curves_prewarm_queued = True
             QTimer.singleShot(0, self.curves, self.curves.prewarm)
