@@ -122,6 +122,7 @@ def test_the_greyed_open_best_checkpoint_button_says_why_and_enables_at_the_firs
     """Shot 27: greyed at step 8 of an SST-2 run (its first checkpoint came at step 10), nothing said why."""
     from explorer.ui.runs.dock import INSPECT_TIP, RunsPanel
     from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.tooltips import rich_tooltip
 
     dock = RunsPanel()
     qtbot.addWidget(dock)
@@ -130,12 +131,13 @@ def test_the_greyed_open_best_checkpoint_button_says_why_and_enables_at_the_firs
     monkeypatch.setattr(dock, "_selected_states", lambda: [run])
     dock._update_buttons()
     assert not dock.inspect_btn.isEnabled()
-    tip = dock.inspect_btn.toolTip()
+    tip = dock.inspect_tip([run])
     assert tip.startswith("No checkpoint yet: r1 saves checkpoints/best at its first evaluation") and "every 10" in tip
+    assert dock.inspect_btn.toolTip() == rich_tooltip(tip)     # wrapped, not one 760-pixel line
     run.apply({"event": "checkpoint", "kind": "best", "step": 10, "path": "/runs/r1/checkpoints/best"})
     monkeypatch.setattr(dock, "selected_ids", lambda: ["r1"])
     dock.refresh("r1")                     # what the store's "changed" does for the selected run
-    assert dock.inspect_btn.isEnabled() and dock.inspect_btn.toolTip() == INSPECT_TIP
+    assert dock.inspect_btn.isEnabled() and dock.inspect_btn.toolTip() == rich_tooltip(INSPECT_TIP)
     queued = RunState(run_id="q1", status="queued", config={"task": "single"})
     assert dock.inspect_tip([queued]) == "q1 is queued: it saves its first checkpoint once it trains."
     assert "&&" not in INSPECT_TIP        # a tooltip is not a button label: no mnemonic escapes

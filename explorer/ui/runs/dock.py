@@ -509,7 +509,7 @@ class RunsPanel(QWidget):
         self.folder_btn = QPushButton("Open folder")
         self.folder_btn.setToolTip("Open the run folder (config.json, events.jsonl, checkpoints/) in the file manager.")
         self.inspect_btn = QPushButton("Open best checkpoint in inspectors")
-        self.inspect_btn.setToolTip(INSPECT_TIP)
+        self.inspect_btn.setToolTip(rich_tooltip(INSPECT_TIP))
         self.error_btn = QPushButton("Show error…")
         self.error_btn.setToolTip("The failed run's message, traceback and worker output.")
         self.refresh_btn = QPushButton("Refresh")
@@ -1046,7 +1046,7 @@ class RunsPanel(QWidget):
         self.cancel_btn.setEnabled(live)
         self.folder_btn.setEnabled(len(states) == 1 and states[0].path is not None)
         self.inspect_btn.setEnabled(len(states) == 1 and states[0].best_checkpoint_path() is not None)
-        self.inspect_btn.setToolTip(self.inspect_tip(states))
+        self.inspect_btn.setToolTip(rich_tooltip(self.inspect_tip(states)))
         failed = [s for s in states if s.status == "failed"]
         self.error_btn.setEnabled(bool(failed))
         if failed:
