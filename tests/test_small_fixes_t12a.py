@@ -170,7 +170,7 @@ def test_loading_a_trainer_file_as_a_run_config_says_what_it_is_and_what_to_open
     with pytest.raises(ConfigError) as model:
         TrainConfig.load(ckpt / "config.json")
     assert "is a model's config (the config.json of a Hugging Face bert model)" in str(model.value)
-    assert "launcher's Model field" in str(model.value)
+    assert "launcher's Base model (Folder…)" in str(model.value)      # the form's label for model
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"batch_sise": 8}), encoding="utf-8")
     with pytest.raises(ConfigError, match="unknown setting"):   # a plain mistake keeps its own message

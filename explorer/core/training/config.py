@@ -62,8 +62,9 @@ def foreign_config_note(path: str | Path, data) -> str | None:
                 f"its settings (learning rate, batch size, epochs) are read from it there without unpickling")
     if len(keys & _MODEL_CONFIG_KEYS) >= 2:
         kind = f" {data['model_type']}" if isinstance(data.get("model_type"), str) else ""
+        field_label = next(f.metadata["setting"].label for f in dataclasses.fields(TrainConfig) if f.name == "model")
         return (f"{path} is a model's config (the config.json of a Hugging Face{kind} model), not a run config: to "
-                f"fine-tune that model, put its folder in the launcher's Model field (Browse…); a Trainer "
+                f"fine-tune that model, put its folder in the launcher's {field_label} (Folder…); a Trainer "
                 f"checkpoint's folder opens with File → {OPEN_RUN_FOLDER_ACTION}")
     return None
 
