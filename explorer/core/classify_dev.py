@@ -217,7 +217,7 @@ TABLE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "enc
 def run_data_settings(model_source: str) -> dict:
     """The data settings of the run a checkpoint belongs to, read from ``runs/<id>/config.json`` two folders
     above ``runs/<id>/checkpoints/<name>``: {"dev", "train", "task", "f1_classes", "dev_cap" (the first N dev rows
-    its evaluations scored, 0 = all), text_columns, label_column, id_column, no_header, encoding, label_names},
+    its evaluations scored, 0 = all), "metric_for_best", text_columns, label_column, id_column, no_header, encoding, label_names},
     plus "dev_split" (the path of ``<run>/dev_split.csv``) when the run had
     no dev file and held training rows out as dev; {} when the source is not a run checkpoint. Reads JSON
     only (no torch)."""
@@ -237,7 +237,8 @@ def run_data_settings(model_source: str) -> dict:
             return {}
     if not isinstance(data, dict):
         return {}
-    out = {k: data.get(k) for k in ("dev", "train", "task", "f1_classes", "dev_cap") + TABLE_SETTINGS if k in data}
+    out = {k: data.get(k) for k in ("dev", "train", "task", "f1_classes", "dev_cap", "metric_for_best") + TABLE_SETTINGS
+           if k in data}
     run_dir = run_dir_of(folder)
     split = dev_split_file(run_dir) if run_dir is not None else None
     if not out.get("dev") and split is not None and split.is_file():

@@ -155,22 +155,39 @@ def paired_bootstrap_mean(values_a, values_b, *, metric: str = "mean", resamples
     return _result(metric, float(a.mean()), float(b.mean()), diffs, level, resamples, seed, len(d))
 
 
-def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: int = DEFAULT_RESAMPLES,
-                              seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 200,
-                              method: str = "auto") -> BootstrapResult:
-    """Paired bootstrap of macro F1(B) - macro F1(A) (0..1) for class predictions (n,) against gold (n,).
+def macro_f1_of_confusions(conf: np.ndarray) -> np.ndarray:
+    """Macro F1 (0..1) of each of r confusion matrices (r, K, K) (rows gold, columns predicted): the unweighted
+    mean over the K classes of 2 TP / (2 TP + FP + FN), 0 for a class never in gold nor predicted
+    (sklearn.metrics.f1_score(average="macro", zero_division=0)). Returns (r,)."""
+    return f1_per_class_of_confusions(conf).mean(axis=1)
 
-    Macro F1 as sklearn.metrics.f1_score(average="macro", zero_division=0) over ``labels`` (default: every
-    label in gold or either prediction). Each example is a (gold, A, B) triple; a resample is a count of
-    each distinct triple, and tp/fp/fn per class follow by a matrix product, so there is no Python loop over
-    resamples. The counts are drawn as Multinomial(n, triple shares) (``method`` "counts", what "auto" picks
-    when there are at most n / 16 distinct triples) or counted from index matrices ("indices", the same draws
-    as :func:`paired_bootstrap` for one seed). Raises ValueError for different lengths or an unknown method."""
+
+def f1_per_class_of_confusions(conf: np.ndarray) -> np.ndarray:
+    """Each class's F1 (0..1) in each of r confusion matrices (r, K, K): 2 TP / (2 TP + FP + FN), 0 where that
+    is 0 / 0. Returns (r, K)."""
+    tp = np.diagonal(conf, axis1=1, axis2=2)
+    denom = conf.sum(axis=2) + conf.sum(axis=1)          # (TP + FN) + (TP + FP)
+    return np.divide(2 * tp, denom, out=np.zeros(tp.shape, dtype=float), where=denom > 0)
+
+
+def paired_bootstrap_confusion(score: Callable[[np.ndarray], np.ndarray], gold, pred_a, pred_b, *, labels=None,
+                               metric: str = "metric", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                               level: float = 0.95, chunk: int = 200, method: str = "auto") -> BootstrapResult:
+    """Paired bootstrap of score(B) - score(A) for any figure of a confusion matrix (accuracy, macro or weighted
+    F1, an average over chosen classes such as SemEval's F_avg, Matthews correlation): ``score`` maps r
+    confusion matrices (r, K, K) (rows gold, columns predicted, over ``labels``; default every label in gold or
+    either prediction) to (r,) values.
+
+    Each example is a (gold, A, B) triple; a resample is a count of each distinct triple, and the two
+    confusion matrices follow by a matrix product, so there is no Python loop over resamples. The counts are
+    drawn as Multinomial(n, triple shares) (``method`` "counts", what "auto" picks when there are at most n / 16
+    distinct triples) or counted from index matrices ("indices", the same draws as :func:`paired_bootstrap`
+    for one seed). Raises ValueError for different lengths or an unknown method."""
     g = np.asarray(gold).ravel()
     pa = np.asarray(pred_a).ravel()
     pb = np.asarray(pred_b).ravel()
     if not (len(g) == len(pa) == len(pb)):
-        raise ValueError(f"macro F1 bootstrap: gold has {len(g)} examples, A {len(pa)}, B {len(pb)}")
+        raise ValueError(f"{metric} bootstrap: gold has {len(g)} examples, A {len(pa)}, B {len(pb)}")
     _check_pair(pa, pb, resamples, level)
     classes = sorted(set(g.tolist()) | set(pa.tolist()) | set(pb.tolist())) if labels is None else list(labels)
     code = {c: i for i, c in enumerate(classes)}
@@ -180,38 +197,46 @@ def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: i
     triples, inverse = np.unique(np.stack([gi, ai, bi], axis=1), axis=0, return_inverse=True)
     inverse = inverse.ravel()
     m = len(triples)
-    onehot = np.eye(k + 1)[:, :k]                   # row k (label outside ``labels``) counts nowhere
-    tg, ta, tb = (onehot[np.where(triples[:, j] >= 0, triples[:, j], k)] for j in range(3))   # (m, k)
 
-    def macro(counts):   # counts (r, m) of each triple -> macro F1 of A and of B, (r,) each
-        out = []
-        for tp_ in (ta, tb):
-            hit = tg * tp_                          # gold class == predicted class
-            tp = counts @ hit
-            fp = counts @ (tp_ - hit)
-            fn = counts @ (tg - hit)
-            denom = 2 * tp + fp + fn
-            f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
-            out.append(f1.mean(axis=1))
+    def cell(rows, cols):   # (m, K*K): the confusion cell each triple adds 1 to (none for a label outside ``labels``)
+        out = np.zeros((m, k * k))
+        inside = (rows >= 0) & (cols >= 0)
+        out[np.flatnonzero(inside), (rows * k + cols)[inside]] = 1.0
         return out
 
+    cell_a, cell_b = cell(triples[:, 0], triples[:, 1]), cell(triples[:, 0], triples[:, 2])
+
+    def both(counts):   # counts (r, m) of each triple -> score of A and of B, (r,) each
+        return [score((counts @ c).reshape(-1, k, k)) for c in (cell_a, cell_b)]
+
     freq = np.bincount(inverse, minlength=m)
-    full = macro(freq[None, :].astype(float))
+    full = both(freq[None, :].astype(float))
     rng = np.random.default_rng(seed)
     diffs = []
     if _use_counts(method, m, len(g)):
         for counts in _resampled_counts(freq, resamples, rng, chunk=2_000):
-            fa, fb = macro(counts)
+            fa, fb = both(counts)
             diffs.append(fb - fa)
-        return _result("macro_f1", float(full[0][0]), float(full[1][0]), np.concatenate(diffs), level,
-                       resamples, seed, len(g))
-    for idx in _indices(len(g), resamples, rng, chunk):
-        r = idx.shape[0]
-        counts = np.bincount((np.arange(r)[:, None] * m + inverse[idx]).ravel(), minlength=r * m)
-        fa, fb = macro(counts.reshape(r, m).astype(float))
-        diffs.append(fb - fa)
-    return _result("macro_f1", float(full[0][0]), float(full[1][0]), np.concatenate(diffs), level, resamples,
-                   seed, len(g))
+    else:
+        for idx in _indices(len(g), resamples, rng, chunk):
+            r = idx.shape[0]
+            counts = np.bincount((np.arange(r)[:, None] * m + inverse[idx]).ravel(), minlength=r * m)
+            fa, fb = both(counts.reshape(r, m).astype(float))
+            diffs.append(fb - fa)
+    return _result(metric, float(full[0][0]), float(full[1][0]), np.concatenate(diffs), level, resamples, seed,
+                   len(g))
+
+
+def paired_bootstrap_macro_f1(gold, pred_a, pred_b, *, labels=None, resamples: int = DEFAULT_RESAMPLES,
+                              seed: int = DEFAULT_SEED, level: float = 0.95, chunk: int = 200,
+                              method: str = "auto") -> BootstrapResult:
+    """Paired bootstrap of macro F1(B) - macro F1(A) (0..1) for class predictions (n,) against gold (n,).
+
+    Macro F1 as sklearn.metrics.f1_score(average="macro", zero_division=0) over ``labels`` (default: every
+    label in gold or either prediction): :func:`paired_bootstrap_confusion` with :func:`macro_f1_of_confusions`
+    (its ``method`` and draws). Raises ValueError for different lengths or an unknown method."""
+    return paired_bootstrap_confusion(macro_f1_of_confusions, gold, pred_a, pred_b, labels=labels, metric="macro_f1",
+                                      resamples=resamples, seed=seed, level=level, chunk=chunk, method=method)
 
 
 def paired_bootstrap(metric_fn: Callable, data_a, data_b, *, metric: str = "metric",
@@ -397,18 +422,21 @@ def fmt_p(p: float) -> str:
 
 def difference_in_words(boot: BootstrapResult, *, label: str = "", scale: float = 100.0, unit: str = "points",
                         name_a: str = "A", name_b: str = "B", p: float | None = None,
-                        p_for: str = "") -> str:
+                        p_for: str = "", digits: int = 1) -> str:
     """The bootstrap result as a sentence, e.g. "B is better by 2.3 F1 points, 95% interval 0.8 to 3.9;
     p = 0.004 for exact match", or "no detectable difference in F1 (B - A = 0.4 points, 95% interval -1.1
-    to 1.9)" when the interval contains 0. ``scale`` converts the metric (a 0..1 share) into ``unit``."""
+    to 1.9)" when the interval contains 0. ``scale`` converts the metric (a 0..1 share) into ``unit`` ("" for
+    none: a correlation's difference); ``digits`` after the point (2 for a correlation)."""
     label = label or boot.metric
     d, lo, hi = boot.difference * scale, boot.low * scale, boot.high * scale
+    unit_ = f" {unit}" if unit else ""
     if boot.contains_zero:
-        text = (f"no detectable difference in {label} ({name_b} - {name_a} = {d:+.1f} {unit}, "
-                f"{boot.level:.0%} interval {lo:.1f} to {hi:.1f})")
+        text = (f"no detectable difference in {label} ({name_b} - {name_a} = {d:+.{digits}f}{unit_}, "
+                f"{boot.level:.0%} interval {lo:.{digits}f} to {hi:.{digits}f})")
     else:   # the interval of the winner's lead, so both ends are positive
         better, by, lo, hi = (name_b, d, lo, hi) if d > 0 else (name_a, -d, -hi, -lo)
-        text = f"{better} is better by {by:.1f} {label} {unit}, {boot.level:.0%} interval {lo:.1f} to {hi:.1f}"
+        text = (f"{better} is better by {by:.{digits}f} {label}{unit_}, {boot.level:.0%} interval {lo:.{digits}f} to "
+                f"{hi:.{digits}f}")
     if p is not None:
         text += f"; {fmt_p(p)}" + (f" for {p_for}" if p_for else "")
     return text

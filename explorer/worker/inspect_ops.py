@@ -296,14 +296,17 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     """Checkpoints ``source_a`` and ``source_b`` (two classification runs' best) on the same dev rows: A's run
     dev file, or the training rows A's run held out (core.classify_dev.run_data_settings), each scored by
     score_classification_dev (no cap: every row), then core.classify_compare.compare_classifiers with
-    ``name_a`` / ``name_b``. Progress (done, 3): A scored, B scored, compared. Returns
-    {"lines": [str], "n", "accuracy": [A, B], "macro_f1": [A, B], "only_a", "only_b", "p", "source"}.
+    ``name_a`` / ``name_b`` and the metric each run picks its best checkpoint by (core.task_facts.best_metric_name
+    of its config; F_avg over A's f1_classes). Progress (done, 3): A scored, B scored, compared. Returns
+    {"lines": [str], "n", "accuracy": [A, B, low, high], "macro_f1": [A, B, low, high], "only_a", "only_b", "p",
+    "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
+    own metric is another)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
     from explorer.core.classify_compare import compare_classifiers
     from explorer.core.classify_dev import run_data_settings, score_classification_dev
     from explorer.core.errors import Cancelled
     from explorer.core.models import load_model
-    from explorer.core.task_facts import find_task_facts
+    from explorer.core.task_facts import best_metric_name, find_task_facts
 
     source_a, source_b = str(args["source_a"]), str(args["source_b"])
     settings = run_data_settings(source_a)
@@ -330,13 +333,17 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
         raise UserError(f"the two models have different classes ({', '.join(a.label_names)} and "
                         f"{', '.join(b.label_names)}); compare needs the same classes")
     progress(2, 3)
+    picked_by = tuple(best_metric_name(s) if s else "" for s in (settings, run_data_settings(source_b)))
     cmp = compare_classifiers(a.labels, a.logits, b.logits, name_a=str(args.get("name_a") or "A"),
                               name_b=str(args.get("name_b") or "B"), source=str(dev),
-                              resamples=int(args.get("resamples") or 10_000))
-    return {"lines": cmp.lines(), "n": cmp.n, "source": cmp.source,
+                              resamples=int(args.get("resamples") or 10_000), picked_by=picked_by,
+                              label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
+    judged = {} if cmp.judged is None else {
+        "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
+    return {"lines": cmp.lines(), "n": cmp.n, "source": cmp.source, "judged_by": cmp.judged_by,
             "accuracy": [cmp.accuracy.value_a, cmp.accuracy.value_b, cmp.accuracy.low, cmp.accuracy.high],
             "macro_f1": [cmp.macro_f1.value_a, cmp.macro_f1.value_b, cmp.macro_f1.low, cmp.macro_f1.high],
-            "only_a": cmp.mcnemar.only_a, "only_b": cmp.mcnemar.only_b, "p": cmp.mcnemar.p}
+            "only_a": cmp.mcnemar.only_a, "only_b": cmp.mcnemar.only_b, "p": cmp.mcnemar.p, **judged}
 
 
 def op_squad_rows(state: State, args: dict, progress, cancelled):

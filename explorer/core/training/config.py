@@ -33,6 +33,42 @@ REPORT_TO = ("", "none", "tensorboard")
 PAPER_GRID = json.loads((RESOURCES / "presets" / "paper.json").read_text(encoding="utf-8"))["grid"]
 
 
+# The app's menu item that lists another tool's run folder (explorer.ui.shell.main_window's File menu names it
+# from here, so the messages that point to it cannot drift from it).
+OPEN_RUN_FOLDER_ACTION = "Open run folder…"
+OPEN_RUN_FOLDER_HINT = f"open the Trainer's output_dir (or a checkpoint-N folder) with File → {OPEN_RUN_FOLDER_ACTION}"
+# keys that only a transformers Trainer's trainer_state.json holds together (TrainerState.save_to_json)
+_TRAINER_STATE_KEYS = {"log_history", "global_step", "best_model_checkpoint"}
+# keys of a transformers model's config.json (PretrainedConfig.to_json_file)
+_MODEL_CONFIG_KEYS = {"model_type", "architectures", "hidden_size", "num_attention_heads", "vocab_size"}
+
+
+def foreign_config_note(path: str | Path, data) -> str | None:
+    """What a file given as a run config really is when another tool wrote it, and what to do instead; None
+    for anything else (a run config, or a file this cannot place).
+
+    ``data``: the file's parsed JSON, or None when it is not JSON text. Recognised (transformers' file names
+    and keys): a Trainer's ``trainer_state.json`` (``log_history``, ``global_step``, ...), its
+    ``training_args.bin`` (a pickle; never unpickled here) or a ``training_args.json``, and a model's
+    ``config.json`` (``model_type``, ``architectures``, ``hidden_size``, ...)."""
+    path = Path(path)
+    keys = set(data) if isinstance(data, dict) else set()
+    if path.name == "trainer_state.json" or len(keys & _TRAINER_STATE_KEYS) >= 2:
+        return (f"{path} is a Hugging Face Trainer state (trainer_state.json: its log history and best checkpoint), "
+                f"not a run config: {OPEN_RUN_FOLDER_HINT} to see its curves and checkpoints; its settings are "
+                f"read from training_args.bin there")
+    if path.name.startswith("training_args") or {"per_device_train_batch_size", "output_dir"} <= keys:
+        return (f"{path} holds a Hugging Face Trainer's TrainingArguments, not a run config: {OPEN_RUN_FOLDER_HINT}; "
+                f"its settings (learning rate, batch size, epochs) are read from it there without unpickling")
+    if len(keys & _MODEL_CONFIG_KEYS) >= 2:
+        kind = f" {data['model_type']}" if isinstance(data.get("model_type"), str) else ""
+        field_label = next(f.metadata["setting"].label for f in dataclasses.fields(TrainConfig) if f.name == "model")
+        return (f"{path} is a model's config (the config.json of a Hugging Face{kind} model), not a run config: to "
+                f"fine-tune that model, put its folder in the launcher's {field_label} (Folder…); a Trainer "
+                f"checkpoint's folder opens with File → {OPEN_RUN_FOLDER_ACTION}")
+    return None
+
+
 MODEL_AND_TASK, DATA, RECIPE, WINDOWS, OUTPUT = ("Model and task", "Data", "Recipe", "Sequence and QA windows",
                                                  "Evaluation and output")
 GROUPS = (MODEL_AND_TASK, DATA, RECIPE, WINDOWS, OUTPUT)   # the launcher's group boxes
@@ -377,13 +413,31 @@ class TrainConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> "TrainConfig":
+        """Read a run config (a run folder's config.json, or one saved by the launcher).
+
+        Raises:
+            ConfigError: the file is missing, not JSON, not an object, has unknown or mistyped settings, or is
+                another tool's file (a Hugging Face Trainer's trainer_state.json or training_args.bin, a
+                model's config.json): then it says what the file is and what to open instead
+                (:func:`foreign_config_note`)."""
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            raw = path.read_bytes()
         except FileNotFoundError:
             raise ConfigError(f"config file {path} does not exist") from None
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"config file {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        except OSError as exc:
+            raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            note = foreign_config_note(path, None)
+            if note:
+                raise ConfigError(note) from None
+            why = f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+            raise ConfigError(f"config file {path} is not valid JSON: {why}") from None
+        note = foreign_config_note(path, data)
+        if note:
+            raise ConfigError(note)
         if not isinstance(data, dict):
             raise ConfigError(f"config file {path} must hold a JSON object")
         return cls.from_dict(data, source=str(path))

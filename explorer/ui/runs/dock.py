@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogB
                                QStyle, QTreeView,
                                QVBoxLayout, QWidget)
 
+from explorer.core import run_status
 from explorer.core.runs import OURS, checkpoint_path
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
@@ -415,6 +416,10 @@ def remote_icon():
     return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
 
 
+INSPECT_TIP = ("Load checkpoints/best (else last) of the selected run into the inspector page for its model head "
+               "(QA, classification, tagging), with an example from the run's dev data.")
+
+
 class RunsPanel(QWidget):
     """Table of runs + actions. Emits requests; the main window acts on them.
 
@@ -504,8 +509,7 @@ class RunsPanel(QWidget):
         self.folder_btn = QPushButton("Open folder")
         self.folder_btn.setToolTip("Open the run folder (config.json, events.jsonl, checkpoints/) in the file manager.")
         self.inspect_btn = QPushButton("Open best checkpoint in inspectors")
-        self.inspect_btn.setToolTip("Load checkpoints/best (else last) of the selected run into the Attention "
-                                    "and Spans && τ panels, with a question and passage from the run's dev data.")
+        self.inspect_btn.setToolTip(rich_tooltip(INSPECT_TIP))
         self.error_btn = QPushButton("Show error…")
         self.error_btn.setToolTip("The failed run's message, traceback and worker output.")
         self.refresh_btn = QPushButton("Refresh")
@@ -744,6 +748,25 @@ class RunsPanel(QWidget):
     def _open_folder(self) -> None:
         for s in self._selected_states()[:1]:
             self.open_folder_requested.emit(s.run_id)
+
+    def inspect_tip(self, states: list[RunState]) -> str:
+        """The tooltip of "Open best checkpoint in inspectors": what it does, or why it is greyed (twelfth trial:
+        it was greyed early in a run, before the first checkpoint, with nothing saying so)."""
+        if len(states) != 1:
+            return INSPECT_TIP + ("" if not states else f" ({len(states)} runs are selected: select one.)")
+        s = states[0]
+        if s.best_checkpoint_path() is not None:
+            return INSPECT_TIP
+        name = self.name_of(s.run_id)
+        if s.status == run_status.QUEUED:
+            return f"{name} is queued: it saves its first checkpoint once it trains."
+        if s.is_live:
+            every = int(s.config.get("eval_every") or 0)
+            when = (f"at its first evaluation after training starts (every {every} steps, Evaluate every)"
+                    if every > 0 else "at the end of training (Evaluate every is 0: evaluations at the start and "
+                                      "the end only)")
+            return f"No checkpoint yet: {name} saves checkpoints/best {when}."
+        return f"{name} left no checkpoint (neither checkpoints/best nor checkpoints/last is in its folder)."
 
     def _open_checkpoint(self) -> None:
         for s in self._selected_states()[:1]:
@@ -1023,6 +1046,7 @@ class RunsPanel(QWidget):
         self.cancel_btn.setEnabled(live)
         self.folder_btn.setEnabled(len(states) == 1 and states[0].path is not None)
         self.inspect_btn.setEnabled(len(states) == 1 and states[0].best_checkpoint_path() is not None)
+        self.inspect_btn.setToolTip(rich_tooltip(self.inspect_tip(states)))
         failed = [s for s in states if s.status == "failed"]
         self.error_btn.setEnabled(bool(failed))
         if failed:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWi
                                QTabBar, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core import run_status
-from explorer.core.training.config import ConfigError, TrainConfig
+from explorer.core.training.config import OPEN_RUN_FOLDER_ACTION, ConfigError, TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.shell.status_bar import MessageBar
@@ -300,7 +300,7 @@ class MainWindow(QMainWindow):
 
         f = self.menuBar().addMenu("&File")
         action(f, "&New run", self.new_run, QKeySequence.StandardKey.New, "Show the launcher")
-        action(f, "&Open run folder…", self.ask_open_run, QKeySequence.StandardKey.Open,
+        action(f, "&" + OPEN_RUN_FOLDER_ACTION, self.ask_open_run, QKeySequence.StandardKey.Open,
                "Add a run folder from disk to the Runs list")
         action(f, "Load run &config…", self.launcher._ask_load, None, "Load a run config into the launcher")
         action(f, "&Save run config…", self.launcher._ask_save, QKeySequence.StandardKey.Save)
