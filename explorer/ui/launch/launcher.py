@@ -29,7 +29,8 @@ from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, com
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
 
-BANNER_LINES = 5   # the launcher banner's height in text lines (first-visit hint or task note, and the preset)
+BANNER_LINES = 5   # the launcher banner's least height in text lines (first-visit hint or task note, and the preset)
+BANNER_MAX_LINES = 9   # its most, taken when the form is filled with a long note (a longer text scrolls in it)
 
 class WatchTable(QWidget):
     """Watch examples: question + passage pairs the worker probes at every evaluation (QA only)."""
@@ -178,7 +179,10 @@ class LauncherPanel(QWidget):
         # wrong fields (a run name typed into Text columns). BANNER_LINES was only its least height until the
         # eleventh trial: a 7-line note (the caps put back to all, in amber) grew it, typing a Train cap took the
         # amber line away and the form moved up 23 px under the mouse (a Dev cap typed into Text columns). Now
-        # it never changes height: a text longer than the box scrolls in it
+        # it never changes height while the user edits the form: a text longer than the box scrolls in it. The
+        # twelfth trial found a long note (Fine-tune on reviewed rows) cut in a 5-line box with its own scroll bar:
+        # when the form is filled (set_config, show_note, a preset) and when the panel is resized, none of them
+        # typing, the banner takes the height its text needs at its width, BANNER_LINES to BANNER_MAX_LINES lines
         for label in (hint, self.preset_label):
             label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.banner = QScrollArea()
@@ -187,6 +191,9 @@ class LauncherPanel(QWidget):
         self.banner.setFrameShape(QScrollArea.Shape.NoFrame)
         self.banner.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.banner_text = text_box
+        self._banner_height = 0   # set by _fit_banner(refit=True) only: never while the user types
+        self._banner_width = -1   # the width the height was fitted at (a resize refits)
+        self.banner.installEventFilter(self)
         top = QHBoxLayout()
         top.addWidget(self.banner, 1)
         top.addWidget(QLabel("Presets:"))
@@ -395,6 +402,7 @@ class LauncherPanel(QWidget):
             self._loading = False
         self._dev_partner()
         self._changed()
+        self._fit_banner(refit=True)   # filled, not typed: the banner takes its text's height
         self.refresh_previews()
 
     def _field_changed(self, name: str) -> None:
@@ -695,6 +703,7 @@ class LauncherPanel(QWidget):
         self._switch_note, self._file_note = None, ""
         self._preset_note = html.escape(text)
         self._changed()
+        self._fit_banner(refit=True)   # filled, not typed: the whole note in view (up to BANNER_MAX_LINES lines)
 
     def _changed(self, *_args) -> None:
         if self._loading:
@@ -847,20 +856,35 @@ class LauncherPanel(QWidget):
         if key:
             self.apply_preset(key)
 
-    def _fit_banner(self) -> None:
-        """The banner's height: BANNER_LINES lines of its labels' font, whatever its text (a longer one scrolls in it,
-        so the form under the banner never moves while the user types)."""
+    def _fit_banner(self, refit: bool = False) -> None:
+        """The banner's height. Without ``refit`` (every change of the form, typing included) it keeps the height it
+        has, so the form under the banner never moves while the user types (a text longer than it scrolls in it).
+        With ``refit`` (the form filled by set_config / show_note / a preset, the panel resized, a font change) it
+        takes the height of its text at its width: BANNER_LINES to BANNER_MAX_LINES lines of its labels' font."""
         if getattr(self, "banner", None) is None:   # a style or font change while the panel is being built
             return
-        spacing = self.banner_text.layout().spacing()
-        line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
-        margins = 8   # the rich-text document margins of the bold preset line
-        self.banner.setFixedHeight(line * BANNER_LINES + spacing + margins)
+        if refit or not self._banner_height:
+            spacing = self.banner_text.layout().spacing()
+            line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
+            margins = 8   # the rich-text document margins of the bold preset line
+            width = self.banner.width()   # no vertical scroll bar when the text fits
+            text = sum(lab.heightForWidth(width) for lab in (self.hint, self.preset_label) if not lab.isHidden())
+            least, most = (line * n + spacing + margins for n in (BANNER_LINES, BANNER_MAX_LINES))
+            self._banner_height = min(max(text + spacing, least), most)
+            self._banner_width = width
+        self.banner.setFixedHeight(self._banner_height)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        """A new banner width (the panel resized, never typing) fits its height to its text again."""
+        if (watched is getattr(self, "banner", None) and event.type() == QEvent.Type.Resize
+                and self.banner.width() != self._banner_width):
+            self._fit_banner(refit=True)
+        return super().eventFilter(watched, event)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._fit_banner()
+            self._fit_banner(refit=True)
 
     def apply_preset(self, key: str) -> None:
         """Fill the form from preset ``key`` (a resources/presets file name, "fast_cpu" or "fast-cpu", or

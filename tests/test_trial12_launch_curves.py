@@ -1,0 +1,90 @@
+"""The twelfth fresh-user trial (issue 25), branch t12b: the launcher banner shows a filled-in note whole (and still
+never moves the form while the user types), a task change leaves no stale greyed value or run name, the Curves
+baseline label covers no point, and the time remaining counts the evaluations still to come."""
+
+from test_predict_review import _stance_predictions, _stance_run   # the stance run with held-out dev rows
+
+from explorer.core.training.config import TrainConfig
+
+
+def _launcher(qtbot, tmp_path, width: int = 820):
+    """A shown launcher as wide as in a 1280x800 window beside the Runs dock."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(width, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _banner_text_height(w) -> int:
+    return sum(lab.heightForWidth(w.banner.viewport().width()) for lab in (w.hint, w.preset_label)
+               if not lab.isHidden()) + w.banner_text.layout().spacing()
+
+
+def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_form(qtbot, tmp_path):
+    """Twelfth trial (66): "Fine-tune on reviewed rows" wrote a long note into a 5-line banner with its own scroll
+    bar, cut mid-sentence at 1280x800. A form filled in (not typed) lets the banner take its text's height (up to
+    BANNER_MAX_LINES lines), and the note names the combined file, not its long path twice; typing a cap afterwards
+    still moves nothing (the eleventh trial's clicks in the wrong field)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.core.predict.review import finetune_data
+    from explorer.ui.inspectors.predictions_view import fill_launcher
+
+    home = tmp_path / "trial12" / "home" / "bert-explorer-data" / "semeval2016_stance"   # paths as long as a user's
+    home.mkdir(parents=True)
+    cfg, run, _held = _stance_run(home)
+    table, review = _stance_predictions(home, ["a brand new tweet", "another tweet"])
+    review.set_label(0, "FAVOR")
+    review.mark_reviewed(1)
+    fields, note = finetune_data(table, review, cfg, home / "runs" / ".corrections", run_dir=run)
+    assert note.count(str(home / "runs" / ".corrections")) == 0 and "stance-plus-corrected-p.tsv" in note
+    assert note.count(cfg["train"]) == 1            # the original training file named once
+
+    w = _launcher(qtbot, tmp_path)
+    short = w.banner.height()
+    fill_launcher(w, fields, note)
+    QApplication.processEvents()
+    assert "The dev rows are the first run" in w.preset_label.text()
+    text = _banner_text_height(w)
+    assert w.banner.height() > short                                   # grown for the note
+    assert w.banner.verticalScrollBar().maximum() == 0 and text <= w.banner.viewport().height()
+
+    def dev_cap_y() -> int:
+        QApplication.processEvents()
+        return w.editors["dev_cap"].widget.mapTo(w, QPoint(0, 0)).y()
+
+    before, banner = dev_cap_y(), w.banner.height()
+    w.editors["train_cap"].set(100)                 # typed: nothing above Dev cap moves
+    w.editors["task"].set("regression")             # a task switch writes its own (shorter) note: no move either
+    assert "The dev rows are the first run" not in w.preset_label.text()
+    assert (dev_cap_y(), w.banner.height()) == (before, banner)
+
+    w.set_config(TrainConfig(task="single"))         # filled again with a short text: back to the least height
+    QApplication.processEvents()
+    assert w.banner.height() == short
+
+
+def test_a_banner_longer_than_its_cap_scrolls_and_a_resize_refits_it(qtbot, tmp_path):
+    """The banner grows to BANNER_MAX_LINES lines at most (a longer note scrolls in it); a narrower panel (a resize,
+    not typing) fits the height to the text's new wrapping."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import BANNER_LINES, BANNER_MAX_LINES
+
+    w = _launcher(qtbot, tmp_path, 1400)
+    line = w.preset_label.fontMetrics().lineSpacing()
+    w.show_note("a few words of a note " * 25)
+    QApplication.processEvents()
+    wide = w.banner.height()
+    w.resize(900, 700)
+    QApplication.processEvents()
+    assert w.banner.height() > wide and w.banner.verticalScrollBar().maximum() == 0
+    w.show_note("a few words of a note " * 200)
+    QApplication.processEvents()
+    assert w.banner.height() <= line * BANNER_MAX_LINES + 20 and w.banner.verticalScrollBar().maximum() > 0
+    assert BANNER_MAX_LINES > BANNER_LINES
