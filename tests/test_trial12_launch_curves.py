@@ -2,6 +2,8 @@
 never moves the form while the user types), a task change leaves no stale greyed value or run name, the Curves
 baseline label covers no point, and the time remaining counts the evaluations still to come."""
 
+from pathlib import Path
+
 from test_predict_review import _stance_predictions, _stance_run   # the stance run with held-out dev rows
 
 from explorer.core.training.config import TrainConfig
@@ -24,7 +26,7 @@ def _banner_text_height(w) -> int:
                if not lab.isHidden()) + w.banner_text.layout().spacing()
 
 
-def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_form(qtbot, tmp_path):
+def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_form(qtbot, tmp_path, monkeypatch):
     """Twelfth trial (66): "Fine-tune on reviewed rows" wrote a long note into a 5-line banner with its own scroll
     bar, cut mid-sentence at 1280x800. A form filled in (not typed) lets the banner take its text's height (up to
     BANNER_MAX_LINES lines), and the note names the combined file, not its long path twice; typing a cap afterwards
@@ -35,7 +37,9 @@ def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_
     from explorer.core.predict.review import finetune_data
     from explorer.ui.inspectors.predictions_view import fill_launcher
 
-    home = tmp_path / "trial12" / "home" / "bert-explorer-data" / "semeval2016_stance"   # paths as long as a user's
+    # paths as long as the trial's, whatever the length of pytest's tmp_path
+    monkeypatch.chdir(tmp_path)
+    home = Path("trial12") / "home" / "bert-explorer-data" / "semeval2016_stance"
     home.mkdir(parents=True)
     cfg, run, _held = _stance_run(home)
     table, review = _stance_predictions(home, ["a brand new tweet", "another tweet"])
@@ -88,3 +92,38 @@ def test_a_banner_longer_than_its_cap_scrolls_and_a_resize_refits_it(qtbot, tmp_
     QApplication.processEvents()
     assert w.banner.height() <= line * BANNER_MAX_LINES + 20 and w.banner.verticalScrollBar().maximum() > 0
     assert BANNER_MAX_LINES > BANNER_LINES
+
+
+def test_a_task_change_clears_the_greyed_values_and_the_previous_run_name(qtbot, tmp_path):
+    """Twelfth trial (83): after Regression was chosen the greyed F1 classes still read "FAVOR, AGAINST" and Run
+    name kept "stance reviewed" from the previous launch. A field that is not a setting of the new task shows its
+    default (its value comes back with a task that uses it); a run name of the filled-in form or of the last
+    launch goes, one typed since stays."""
+    from test_trial10_launch_predict import _write
+
+    sst2 = str(_write(tmp_path / "glue_sst2" / "train.tsv", "sentence\tlabel\na fine film\t1\na dull film\t0\n"))
+    w = _launcher(qtbot, tmp_path)
+    w.set_config(TrainConfig(task="single", train=sst2, f1_classes=["FAVOR", "AGAINST"], run_id="stance reviewed",
+                             class_weights="balanced", text_columns=["sentence"], label_column="label"))
+    w.editors["task"].set("regression")
+    cfg = w.config()
+    assert cfg.f1_classes == [] and cfg.class_weights == "" and cfg.run_id == ""
+    assert w.editors["f1_classes"].get() == [] and not w.editors["f1_classes"].widget.isEnabled()
+    assert "the previous form's Run name (stance reviewed) cleared" in w.preset_label.text()
+    assert cfg.text_columns == ["sentence"] and cfg.label_column == "label"   # the same reader: still settings
+    w.editors["task"].set("pair")                    # a task that uses them: the values are back; no run name
+    cfg = w.config()
+    assert cfg.f1_classes == ["FAVOR", "AGAINST"] and cfg.class_weights == "balanced" and cfg.run_id == ""
+    assert "Run name" not in w.preset_label.text()
+
+    w.editors["run_id"].set("my stsb run")           # typed in this form: stays across a task change
+    w.editors["task"].set("regression")
+    assert w.config().run_id == "my stsb run"
+
+    launched = []
+    w.launch_requested.connect(lambda cfgs, _suffixes: launched.append(cfgs))
+    w.editors["task"].set("single")
+    w.editors["label_column"].set("label")
+    assert w.launch() and launched[0][0].run_id == "my stsb run"
+    w.editors["task"].set("pair")                    # the launched run's name is not the next task's
+    assert w.config().run_id == ""

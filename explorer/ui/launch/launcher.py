@@ -136,6 +136,7 @@ class LauncherPanel(QWidget):
         self._preset = ""                # the preset the form was set from, while its task is kept
         self._guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self._caps_note = ""             # the caps a new training file put back to "all" (_reset_caps), until edited
+        self._parked: dict = {}          # field -> value kept out of sight while the task does not use it
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
@@ -388,6 +389,7 @@ class LauncherPanel(QWidget):
         self._edited.clear()
         self._task, self._preset_note, self._switch_note, self._file_note = config.task, "", None, ""
         self._caps_note = ""
+        self._parked = {}
         self._file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -467,6 +469,8 @@ class LauncherPanel(QWidget):
         """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
         preview then guesses this file's columns), and so do the caps (_reset_caps), with a word in the banner."""
         self._reset_caps()
+        for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
+            self._parked.pop(n, None)
         defaults = TrainConfig()
         cleared = [n for n in self.FILE_SETTINGS if self.editors[n].get() != getattr(defaults, n)]
         import html
@@ -674,6 +678,7 @@ class LauncherPanel(QWidget):
             for name in cleared:
                 self.editors[name].set("")
             self._keep_metric_for(task)
+            stale = self._clear_other_task_values(task)
         finally:
             self._loading = False
         kept = sorted(set(defaults) & self._edited)
@@ -681,9 +686,37 @@ class LauncherPanel(QWidget):
         note = (f"The preset {self._preset} was for {old_facts.label if old_facts else old} and no longer applies: "
                 if self._preset else "")
         self._preset = ""
-        self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""),
+        self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
+                             + (f"; the previous form's {', '.join(stale[:-1])}{' and ' if len(stale) > 1 else ''}"
+                                f"{stale[-1]} cleared" if stale else ""),
                              cleared, old_facts.label if old_facts else old, kept_files)
         self._compose_note()
+
+    def _clear_other_task_values(self, task: str) -> list[str]:
+        """A new task: a field that is not its setting shows its default, greyed (twelfth trial: a greyed F1 classes
+        still read FAVOR, AGAINST on a Regression form; config() leaves such values out anyway); its value is kept
+        aside (``_parked``) and comes back when a task uses the field again. A Run name the user did not type since
+        the form was filled or last launched (the previous run's name) is cleared; returns what was cleared."""
+        import html
+
+        defaults, qa = TrainConfig(), is_qa_task(task)
+        for spec in FIELDS:
+            if not (spec.qa_only or spec.data_kinds or spec.tasks):
+                continue
+            editor, default = self.editors[spec.name], getattr(defaults, spec.name)
+            if not _applies(spec, task, qa):
+                if editor.get() != default:   # kept out of sight, back when a task uses it again
+                    self._parked[spec.name] = editor.get()
+                    editor.set(default)
+            elif spec.name in self._parked:
+                value = self._parked.pop(spec.name)
+                if editor.get() == default:
+                    editor.set(value)
+        run_name = self.editors["run_id"].get()
+        if not run_name or "run_id" in self._edited:
+            return []
+        self.editors["run_id"].set("")
+        return [html.escape(f"Run name ({run_name})")]
 
     def _keep_metric_for(self, task: str) -> None:
         """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
@@ -988,6 +1021,7 @@ class LauncherPanel(QWidget):
         return None
 
     def _remember(self, cfg: TrainConfig) -> None:
+        self._edited.discard("run_id")   # the launched run's name now: not kept for another task (_switch_task)
         if self.settings is not None:
             self.settings.set_last_config(cfg.to_dict())
 
