@@ -127,3 +127,57 @@ def test_a_task_change_clears_the_greyed_values_and_the_previous_run_name(qtbot,
     assert w.launch() and launched[0][0].run_id == "my stsb run"
     w.editors["task"].set("pair")                    # the launched run's name is not the next task's
     assert w.config().run_id == ""
+
+
+def _sst2_events(last_eval: int, finish: bool) -> list[dict]:
+    """The trial's SST-2 run (27/38): 80 steps, a majority-class baseline of 50.50% and dev accuracy at 52.5, 49.5,
+    49.5 and 51.5% for the first four evaluations (on and near the baseline, at the bottom of the view)."""
+    acc = {0: 0.525, 10: 0.495, 20: 0.495, 30: 0.515, 40: 0.725, 50: 0.74, 60: 0.735, 70: 0.74, 80: 0.74}
+    ev = [{"event": "started", "run_id": "sst2", "time": 1000.0, "steps_total": 80,
+           "config": {"model": "m", "task": "single"},
+           "dev_baseline": {"name": "majority class", "metrics": {"accuracy": 0.505}}}]
+    for i in range(0, 81):
+        if i > last_eval:
+            break
+        if i:
+            ev.append({"event": "step", "run_id": "sst2", "time": 1000.0 + i, "step": i, "epoch": i / 40,
+                       "loss": 0.7 - 0.004 * i, "lr": 5e-5, "grad_norm": 1.0, "samples_per_second": 8.0,
+                       "elapsed": float(i)})
+        if i in acc:
+            ev.append({"event": "eval", "run_id": "sst2", "time": 1000.0 + i, "step": i,
+                       "metrics": {"accuracy": acc[i], "f1": acc[i]}})
+    if finish:
+        ev.append({"event": "finished", "run_id": "sst2", "time": 1100.0, "metrics": {}, "seconds": 100.0})
+    return ev
+
+
+def test_the_baseline_label_covers_no_point_and_not_the_axis(qtbot, tmp_path):
+    """Twelfth trial (27, 38): "majority class baseline 50.50" hung below the dashed line at the left end, over the
+    x axis and the points of the first evaluations. It sits where it covers no point and stays above the axis,
+    in the live view (x up to the planned steps) and in the finished one."""
+    from PySide6.QtCore import QPointF, QRectF
+    from PySide6.QtWidgets import QApplication
+
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    for width, height in ((900, 600), (1600, 900)):
+        for last, finish in ((50, False), (80, True)):
+            curves = shown_curves_panel(qtbot, width, height)
+            state = RunState.from_events("sst2", _sst2_events(last, finish))
+            curves.set_runs([state])
+            curves.redraw_now()
+            QApplication.processEvents()
+            panel = curves.panels["dev/accuracy"]
+            (line,) = panel.baseline_lines
+            assert line.value() == 50.5 and "majority class baseline 50.50" in line.label.toPlainText()
+            label = line.label.sceneBoundingRect()
+            vb = panel.plot.getViewBox()
+            data = panel.data["sst2"]
+            for x, y in zip(data.x, data.shown):
+                at = vb.mapViewToScene(QPointF(float(x), float(y)))
+                assert not label.intersects(QRectF(at.x() - 3, at.y() - 3, 6, 6)), (width, last, x, y)
+            assert not label.intersects(panel.plot.getAxis("bottom").sceneBoundingRect()), (width, last)
+            assert vb.sceneBoundingRect().contains(label), (width, last)
+            curves.grab().save(str(tmp_path / f"baseline_{width}_{last}.png"))
