@@ -181,3 +181,52 @@ def test_the_baseline_label_covers_no_point_and_not_the_axis(qtbot, tmp_path):
             assert not label.intersects(panel.plot.getAxis("bottom").sceneBoundingRect()), (width, last)
             assert vb.sceneBoundingRect().contains(label), (width, last)
             curves.grab().save(str(tmp_path / f"baseline_{width}_{last}.png"))
+
+
+def _timed_run(upto: int) -> tuple[list[dict], dict[int, float]]:
+    """A run of 92 steps evaluating every 23 (the trial's SQuAD run, 04/05): 15 s of set-up, 2 s a step, 20 s an
+    evaluation (at the start, at 23, 46 and 69, and at the end) and 3 s for the checkpoint after each. Its events
+    up to step ``upto``, and the true seconds left at each step."""
+    step_s, eval_s, save_s, every, total = 2.0, 20.0, 3.0, 23, 92
+    ev = [{"event": "started", "run_id": "qa", "time": 1000.0, "steps_total": total,
+           "config": {"model": "m", "task": "squad_v1", "eval_every": every}},
+          {"event": "eval", "run_id": "qa", "time": 1035.0, "step": 0, "metrics": {"f1": 1.0}, "seconds": eval_s}]
+    clock, left = 15.0 + eval_s, {}
+    for i in range(1, total + 1):
+        clock += step_s
+        if i <= upto:
+            ev.append({"event": "step", "run_id": "qa", "time": 1000.0 + clock, "step": i, "epoch": i / 46,
+                       "loss": 3.0, "lr": 1e-4, "elapsed": clock})
+        if i % every == 0 and i < total:
+            clock += eval_s + save_s
+            if i <= upto:
+                ev.append({"event": "eval", "run_id": "qa", "time": 1000.0 + clock, "step": i,
+                           "metrics": {"f1": 1.0 + i}, "seconds": eval_s})
+        left[i] = -clock
+    end = clock + eval_s + save_s
+    return ev, {i: end + t for i, t in left.items()}
+
+
+def test_the_time_remaining_counts_the_evaluations_to_come_and_does_not_jump_after_one():
+    """Twelfth trial (04/05): "remaining 3:31" at step 22 became 3:49 at step 26, after an evaluation: the mean time
+    per step so far (evaluations in it) times the steps left. The estimate is the time per step times the steps left
+    plus the measured time per evaluation times the evaluations planned, so it only goes down."""
+    import pytest
+
+    from explorer.ui.runs.state import RunState, progress_text
+
+    etas = {}
+    for step in (2, 5, 10, 22, 23, 24, 26, 45, 47, 60, 70, 91, 92):
+        events, truth = _timed_run(step)
+        state = RunState.from_events("qa", events, alive=True)
+        assert state.step == step
+        etas[step] = state.eta()
+        # from two step events on the set-up no longer counts in; until a step after an evaluation has come, the
+        # checkpoint saved after one (3 s) is not known yet
+        if step >= 5:
+            near = 0.5 if step > 23 else 3.0 * 4 + 0.5   # 4 evaluations to come
+            assert etas[step] == pytest.approx(truth[step], abs=near), (step, etas[step], truth[step])
+    steps = [s for s in sorted(etas) if s >= 24]
+    assert all(etas[b] < etas[a] for a, b in zip(steps, steps[1:])), etas   # never up across an evaluation
+    assert etas[22] - etas[26] > 0 and etas[45] > etas[47]
+    assert "remaining 3:25" in progress_text(RunState.from_events("qa", _timed_run(24)[0], alive=True))
