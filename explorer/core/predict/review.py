@@ -412,10 +412,11 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
                      "left out of training; the dev labels stay the original ones.")
     out = folder / f"{train_stem}-plus-corrected-{stem}.tsv"
     write_table(out, base.header, base.rows + rows)
-    # the dev sentence first: a status bar shows the start of a long message
+    # the dev sentence first: a status bar shows the start of a long message. The combined file by its name (its
+    # path is the form's Train data; twelfth trial: two long paths made the note 10 lines in the launcher banner)
     note = ((dev_note + " " if dev_note else "")
-            + f"The training config takes one train file, so {out} combines {' and '.join(note_parts)}"
-            + (f" (the original: {train})" if train else "") + ".")
+            + f"The training config takes one train file, so {out.name} (in {folder.name}; Train data "
+            f"has its path) combines {' and '.join(note_parts)}.")
     return _new_run_fields(run_config, review, out, base, pair, names), note
 
 

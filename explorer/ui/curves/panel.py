@@ -576,6 +576,7 @@ class CurvesPanel(CurvesExport, QWidget):
         x_range = self._x_target or tuple(panel.plot.getViewBox().viewRange()[0])
         panel.apply_view(x_range, self.outlier_box.isChecked(),
                          self.log_box.isChecked() and not key.startswith(DEV_PREFIX))
+        panel.place_baseline_labels()   # off the new points, also when the ranges stayed the same
         step = self._hover_step()
         if step is not None:   # the readout follows the new data under a still pointer
             self._cross_step = step

@@ -31,6 +31,12 @@ PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7
 
 LEFT_AXIS_TEXT_PX = 44   # room for y tick labels such as "0.0001" / "100"
 RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
+# where a baseline's label may sit, in order of preference: (place along the line, 0 = left end of the view; the
+# label's anchor: (1, 1) = its bottom-right corner on that place, i.e. on the line and left of it; (1, 2) = one label
+# height higher; (1, 0) = its top-right corner there, below the line): on the line first, then off it by 1 or 2 heights
+BASELINE_LABEL_SPOTS = tuple((pos, (ax, ay)) for dy in (0, 1, 2) for ay in (1 + dy, -dy)
+                             for pos, ax in ((0.98, 1), (0.02, 0), (0.5, 0.5)))
+BASELINE_LABEL_PAD_PX = 5   # room kept around a point (its marker) when a label is placed
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
 KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a later selection (LOD cache)
 
@@ -244,6 +250,8 @@ class PlotPanel(QFrame):
         self.plot.getViewBox().sigResized.connect(self._view_changed)
         self.plot.hideButtons()   # the small "A" button: "Reset view" above says it in words
         self.baseline_lines: list[pg.InfiniteLine] = []
+        self.plot.getViewBox().sigRangeChanged.connect(self.place_baseline_labels)   # zoom, live x, resize
+        self.plot.getViewBox().sigResized.connect(self.place_baseline_labels)
         self.user_zoomed = False
         self.vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
         self.vline.setVisible(False)
@@ -578,12 +586,44 @@ class PlotPanel(QFrame):
         self.baseline_lines = []
         for value, label, color in lines:
             pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
+            pos, anchor = BASELINE_LABEL_SPOTS[0]   # place_baseline_labels moves it off the points
             ln = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen,
                                  label=f"{label} {value:.2f}",
-                                 labelOpts={"position": 0.02, "anchors": [(0, 0), (0, 0)], "color": color})
+                                 labelOpts={"position": pos, "anchors": [anchor, anchor], "color": color})
             ln.setToolTip(label)
             self.plot.addItem(ln, ignoreBounds=True)
             self.baseline_lines.append(ln)
+        self.place_baseline_labels()
+
+    def place_baseline_labels(self, *_args) -> None:
+        """Put each baseline's label at the first of BASELINE_LABEL_SPOTS where it lies inside the view and covers
+        no plotted point (else where it covers the fewest): twelfth trial, "majority class baseline 50.50" hung
+        below the line at the left end, over the x axis and the first evaluations' points."""
+        if not self.baseline_lines:
+            return
+        vb = self.plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        px, py = vb.viewPixelSize()   # data units per pixel
+        if not (px > 0 and py > 0):
+            return
+        xs = np.concatenate([d.x for d in self.data.values()] + [np.empty(0)])
+        ys = np.concatenate([d.shown for d in self.data.values()] + [np.empty(0)])
+        pad = BASELINE_LABEL_PAD_PX
+        for ln in self.baseline_lines:
+            size = ln.label.textItem.boundingRect()   # pixels: the label is not scaled with the view
+            w, h, value = size.width() * px, size.height() * py, ln.value()
+            scores = []
+            for i, (pos, (ax, ay)) in enumerate(BASELINE_LABEL_SPOTS):
+                left = x0 + pos * (x1 - x0) - ax * w
+                top = value + ay * h
+                outside = top > y1 or top - h < y0 or left < x0 or left + w > x1
+                covered = int(np.count_nonzero((xs >= left - pad * px) & (xs <= left + w + pad * px)
+                                               & (ys >= top - h - pad * py) & (ys <= top + pad * py)))
+                scores.append((outside, covered, i))
+            pos, anchor = BASELINE_LABEL_SPOTS[min(scores)[2]]
+            if (pos, anchor) != (ln.label.orthoPos, ln.label.anchors[0]):
+                ln.label.anchors = [anchor, anchor]
+                ln.label.setPosition(pos)
 
     def show_crosshair(self, step: float | None, runs: list[tuple[RunState, str]]) -> None:
         """Move the vertical line to ``step`` and print each run's nearest value in the header."""

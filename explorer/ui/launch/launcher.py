@@ -29,7 +29,8 @@ from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, com
 
 __all__ = ["LauncherPanel", "DEFAULT_WATCH", "PRESETS", "command_line", "offline_default", "preset_config"]
 
-BANNER_LINES = 5   # the launcher banner's height in text lines (first-visit hint or task note, and the preset)
+BANNER_LINES = 5   # the launcher banner's least height in text lines (first-visit hint or task note, and the preset)
+BANNER_MAX_LINES = 9   # its most, taken when the form is filled with a long note (a longer text scrolls in it)
 
 class WatchTable(QWidget):
     """Watch examples: question + passage pairs the worker probes at every evaluation (QA only)."""
@@ -135,6 +136,7 @@ class LauncherPanel(QWidget):
         self._preset = ""                # the preset the form was set from, while its task is kept
         self._guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self._caps_note = ""             # the caps a new training file put back to "all" (_reset_caps), until edited
+        self._parked: dict = {}          # field -> value kept out of sight while the task does not use it
         # (title, text) -> yes? The launcher's questions (a taken Run name); tests replace it
         self.ask_yes_no = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
@@ -178,7 +180,10 @@ class LauncherPanel(QWidget):
         # wrong fields (a run name typed into Text columns). BANNER_LINES was only its least height until the
         # eleventh trial: a 7-line note (the caps put back to all, in amber) grew it, typing a Train cap took the
         # amber line away and the form moved up 23 px under the mouse (a Dev cap typed into Text columns). Now
-        # it never changes height: a text longer than the box scrolls in it
+        # it never changes height while the user edits the form: a text longer than the box scrolls in it. The
+        # twelfth trial found a long note (Fine-tune on reviewed rows) cut in a 5-line box with its own scroll bar:
+        # when the form is filled (set_config, show_note, a preset) and when the panel is resized, none of them
+        # typing, the banner takes the height its text needs at its width, BANNER_LINES to BANNER_MAX_LINES lines
         for label in (hint, self.preset_label):
             label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.banner = QScrollArea()
@@ -187,6 +192,9 @@ class LauncherPanel(QWidget):
         self.banner.setFrameShape(QScrollArea.Shape.NoFrame)
         self.banner.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.banner_text = text_box
+        self._banner_height = 0   # set by _fit_banner(refit=True) only: never while the user types
+        self._banner_width = -1   # the width the height was fitted at (a resize refits)
+        self.banner.installEventFilter(self)
         top = QHBoxLayout()
         top.addWidget(self.banner, 1)
         top.addWidget(QLabel("Presets:"))
@@ -381,6 +389,7 @@ class LauncherPanel(QWidget):
         self._edited.clear()
         self._task, self._preset_note, self._switch_note, self._file_note = config.task, "", None, ""
         self._caps_note = ""
+        self._parked = {}
         self._file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self._preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -395,6 +404,7 @@ class LauncherPanel(QWidget):
             self._loading = False
         self._dev_partner()
         self._changed()
+        self._fit_banner(refit=True)   # filled, not typed: the banner takes its text's height
         self.refresh_previews()
 
     def _field_changed(self, name: str) -> None:
@@ -459,6 +469,8 @@ class LauncherPanel(QWidget):
         """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
         preview then guesses this file's columns), and so do the caps (_reset_caps), with a word in the banner."""
         self._reset_caps()
+        for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
+            self._parked.pop(n, None)
         defaults = TrainConfig()
         cleared = [n for n in self.FILE_SETTINGS if self.editors[n].get() != getattr(defaults, n)]
         import html
@@ -666,6 +678,7 @@ class LauncherPanel(QWidget):
             for name in cleared:
                 self.editors[name].set("")
             self._keep_metric_for(task)
+            stale = self._clear_other_task_values(task)
         finally:
             self._loading = False
         kept = sorted(set(defaults) & self._edited)
@@ -673,9 +686,37 @@ class LauncherPanel(QWidget):
         note = (f"The preset {self._preset} was for {old_facts.label if old_facts else old} and no longer applies: "
                 if self._preset else "")
         self._preset = ""
-        self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else ""),
+        self._switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
+                             + (f"; the previous form's {', '.join(stale[:-1])}{' and ' if len(stale) > 1 else ''}"
+                                f"{stale[-1]} cleared" if stale else ""),
                              cleared, old_facts.label if old_facts else old, kept_files)
         self._compose_note()
+
+    def _clear_other_task_values(self, task: str) -> list[str]:
+        """A new task: a field that is not its setting shows its default, greyed (twelfth trial: a greyed F1 classes
+        still read FAVOR, AGAINST on a Regression form; config() leaves such values out anyway); its value is kept
+        aside (``_parked``) and comes back when a task uses the field again. A Run name the user did not type since
+        the form was filled or last launched (the previous run's name) is cleared; returns what was cleared."""
+        import html
+
+        defaults, qa = TrainConfig(), is_qa_task(task)
+        for spec in FIELDS:
+            if not (spec.qa_only or spec.data_kinds or spec.tasks):
+                continue
+            editor, default = self.editors[spec.name], getattr(defaults, spec.name)
+            if not _applies(spec, task, qa):
+                if editor.get() != default:   # kept out of sight, back when a task uses it again
+                    self._parked[spec.name] = editor.get()
+                    editor.set(default)
+            elif spec.name in self._parked:
+                value = self._parked.pop(spec.name)
+                if editor.get() == default:
+                    editor.set(value)
+        run_name = self.editors["run_id"].get()
+        if not run_name or "run_id" in self._edited:
+            return []
+        self.editors["run_id"].set("")
+        return [html.escape(f"Run name ({run_name})")]
 
     def _keep_metric_for(self, task: str) -> None:
         """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
@@ -695,6 +736,7 @@ class LauncherPanel(QWidget):
         self._switch_note, self._file_note = None, ""
         self._preset_note = html.escape(text)
         self._changed()
+        self._fit_banner(refit=True)   # filled, not typed: the whole note in view (up to BANNER_MAX_LINES lines)
 
     def _changed(self, *_args) -> None:
         if self._loading:
@@ -847,20 +889,35 @@ class LauncherPanel(QWidget):
         if key:
             self.apply_preset(key)
 
-    def _fit_banner(self) -> None:
-        """The banner's height: BANNER_LINES lines of its labels' font, whatever its text (a longer one scrolls in it,
-        so the form under the banner never moves while the user types)."""
+    def _fit_banner(self, refit: bool = False) -> None:
+        """The banner's height. Without ``refit`` (every change of the form, typing included) it keeps the height it
+        has, so the form under the banner never moves while the user types (a text longer than it scrolls in it).
+        With ``refit`` (the form filled by set_config / show_note / a preset, the panel resized, a font change) it
+        takes the height of its text at its width: BANNER_LINES to BANNER_MAX_LINES lines of its labels' font."""
         if getattr(self, "banner", None) is None:   # a style or font change while the panel is being built
             return
-        spacing = self.banner_text.layout().spacing()
-        line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
-        margins = 8   # the rich-text document margins of the bold preset line
-        self.banner.setFixedHeight(line * BANNER_LINES + spacing + margins)
+        if refit or not self._banner_height:
+            spacing = self.banner_text.layout().spacing()
+            line = max(lab.fontMetrics().lineSpacing() for lab in (self.hint, self.preset_label))
+            margins = 8   # the rich-text document margins of the bold preset line
+            width = self.banner.width()   # no vertical scroll bar when the text fits
+            text = sum(lab.heightForWidth(width) for lab in (self.hint, self.preset_label) if not lab.isHidden())
+            least, most = (line * n + spacing + margins for n in (BANNER_LINES, BANNER_MAX_LINES))
+            self._banner_height = min(max(text + spacing, least), most)
+            self._banner_width = width
+        self.banner.setFixedHeight(self._banner_height)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        """A new banner width (the panel resized, never typing) fits its height to its text again."""
+        if (watched is getattr(self, "banner", None) and event.type() == QEvent.Type.Resize
+                and self.banner.width() != self._banner_width):
+            self._fit_banner(refit=True)
+        return super().eventFilter(watched, event)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._fit_banner()
+            self._fit_banner(refit=True)
 
     def apply_preset(self, key: str) -> None:
         """Fill the form from preset ``key`` (a resources/presets file name, "fast_cpu" or "fast-cpu", or
@@ -964,6 +1021,7 @@ class LauncherPanel(QWidget):
         return None
 
     def _remember(self, cfg: TrainConfig) -> None:
+        self._edited.discard("run_id")   # the launched run's name now: not kept for another task (_switch_task)
         if self.settings is not None:
             self.settings.set_last_config(cfg.to_dict())
 
