@@ -232,7 +232,6 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
             tokenizer that does not fit the embedding matrix, or (``refuse_other_task``) a checkpoint fine-tuned
             for another task.
     """
-    from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     path = resolve_source(source)
@@ -249,29 +248,9 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()  # no "Loading weights" bar on the CLI's stderr
     try:
-        from transformers import AutoConfig
-
-        config = AutoConfig.from_pretrained(path, **kwargs)
-        check_architecture(config, task, source)
-        wrong = other_task_error(config, task, source) if refuse_other_task else None
-        if wrong:
-            raise ModelSourceError(wrong)
-        from explorer.core.tokenizer_source import check_vocabulary, find_tokenizer
-
-        choice = find_tokenizer(path, source, tokenizer)
-        tok = AutoTokenizer.from_pretrained(choice.folder, **kwargs)
-        check_vocabulary(len(tok), getattr(config, "vocab_size", None), source, choice.source)
-        import torch
-
-        # A freshly initialised head must be the same on every load (reproducible probes and caches):
-        # seed the init from a forked RNG so the caller's global RNG state is untouched.
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(init_seed)
-            model, info = _from_pretrained(task, path, attn_implementation, model_kwargs)
-            if new_head:
-                fresh = reset_head(model)
-                info = dict(info)
-                info["missing_keys"] = sorted(set(info.get("missing_keys", [])) | set(fresh))
+        tok, model, info, choice = _read_checkpoint(path, source, task, kwargs, model_kwargs, tokenizer=tokenizer,
+                                                    attn_implementation=attn_implementation, init_seed=init_seed,
+                                                    new_head=new_head, refuse_other_task=refuse_other_task)
     except ModelSourceError:
         raise
     except OSError as exc:
@@ -297,6 +276,37 @@ def load_model(source: str, task: str = "qa", *, num_labels: int | None = None,
     loaded = _loaded(model, tok, info, source, path, task)
     loaded.tokenizer_note = choice.note
     return loaded
+
+
+def _read_checkpoint(path: str, source: str, task: str, kwargs: dict, model_kwargs: dict, *, tokenizer: str | None,
+                     attn_implementation: str, init_seed: int, new_head: bool, refuse_other_task: bool):
+    """load_model's reading of a local folder: its config (architecture and task checked), the tokenizer that reads
+    it (explorer.core.tokenizer_source) and the model with its load report. Returns (tokenizer, model, info,
+    TokenizerChoice). Raises ModelSourceError, or what transformers raises (load_model words it)."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    config = AutoConfig.from_pretrained(path, **kwargs)
+    check_architecture(config, task, source)
+    wrong = other_task_error(config, task, source) if refuse_other_task else None
+    if wrong:
+        raise ModelSourceError(wrong)
+    from explorer.core.tokenizer_source import check_vocabulary, find_tokenizer
+
+    choice = find_tokenizer(path, source, tokenizer)
+    tok = AutoTokenizer.from_pretrained(choice.folder, **kwargs)
+    check_vocabulary(len(tok), getattr(config, "vocab_size", None), source, choice.source)
+    import torch
+
+    # A freshly initialised head must be the same on every load (reproducible probes and caches):
+    # seed the init from a forked RNG so the caller's global RNG state is untouched.
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(init_seed)
+        model, info = _from_pretrained(task, path, attn_implementation, model_kwargs)
+        if new_head:
+            fresh = reset_head(model)
+            info = dict(info)
+            info["missing_keys"] = sorted(set(info.get("missing_keys", [])) | set(fresh))
+    return tok, model, info, choice
 
 
 def _download(hub_id: str, progress, cancelled) -> str:

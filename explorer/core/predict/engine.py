@@ -552,7 +552,6 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           calibration=calibration)
     method = getattr(runner, facts.kind)
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
-    written = done
     shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
 
     def report(rows_done: int) -> None:
@@ -564,15 +563,33 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         now = time.monotonic()
         if shown["at"] is None or now - shown["at"] >= BATCH_PROGRESS_SECONDS:
             shown["at"] = now
-            report(written + runner.rows_done)
+            report(done + summary.new_rows + runner.rows_done)   # new_rows: this call's rows in the file
     runner.on_batch = on_batch
-    kept = saved or (lambda rows: None)
+    try:
+        _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
+                                saved or (lambda rows: None), done, (cols, facts.kind, info.columns, pred_cols))
+    finally:
+        writer.close()
+        summary.seconds = time.perf_counter() - t0
+    finish(out)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, report, kept, written: int,
+                  layout: tuple) -> int:
+    """predict_file's loop: each chunk through the model and into ``writer``; ``kept`` / ``report`` told the rows in
+    the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, kind,
+    input columns, prediction columns) for _predict_chunk. Returns the rows in the file; ``summary.rows`` holds
+    them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds only whole chunks, so
+    the last report is what is in the file (eighth trial: the bar stood ahead of the rows written at Ctrl-C)."""
+    cols, kind, columns, pred_cols = layout
     try:
         kept(written)
         report(written)
-        for chunk in _chunks(rows, chunk_rows):
+        for chunk in chunks:
             runner.rows_done = 0
-            out_rows = _predict_chunk(chunk, cols, facts.kind, method, info.columns, pred_cols)
+            out_rows = _predict_chunk(chunk, cols, kind, method, columns, pred_cols)
             summary.errors += sum(bool(r["error"]) for r in out_rows)
             writer.write(out_rows)
             written += len(chunk)
@@ -580,8 +597,6 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             kept(written)
             report(written)
     except Cancelled as exc:
-        # the bar said rows through the model; the file holds only whole chunks: the last report is what is in
-        # the file (eighth trial: the bar stood ahead of the rows written at Ctrl-C)
         exc.rows_written = written
         try:
             report(written)
@@ -589,12 +604,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             pass
         raise
     finally:
-        writer.close()
         summary.rows = written
-        summary.seconds = time.perf_counter() - t0
-    finish(out)
-    summary.seconds = time.perf_counter() - t0
-    return summary
+    return written
 
 
 def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: bool, text_columns, encoding: str,
