@@ -421,6 +421,9 @@ def main() -> int:
     ap.add_argument("--ways", default="current,a,c1,c2,c", help=f"comma-separated, of {', '.join(WAYS)}")
     ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
     ap.add_argument("--png", help="save the Curves panel (the app's way) after a full redraw to this PNG file")
+    from explorer.benchmarks import add_results_argument, record
+
+    add_results_argument(ap)
     a = ap.parse_args()
     names = [n.strip() for n in a.ways.split(",") if n.strip()]
     bad = [n for n in names if n not in WAYS]
@@ -500,6 +503,17 @@ def main() -> int:
         print(profile(lambda: way._with_options(lambda: (way.show(runs), way.paint()))))
         print(f"\nprofile ({main.name}), 20 live ticks (own time):")
         print(profile(lambda: way._with_options(lambda: [way.live(way.paint) for _ in range(20)])))
+    cpu = {key: med(x[1] for x in main.res[key]) for key in ("full_paint", "tick_paint", "reselect")}
+    ratios = {f"full redraw: {main.name} / {way.name} (CPU)": cpu["full_paint"] / max(med(x[1] for x in way.res["full_paint"]), 1e-9)
+              for way in ways if way is not main}
+    if "full_paint" in rres:
+        ratios["full redraw: app's way / pyqtgraph downsampling (CPU)"] = cpu["full_paint"] / max(
+            med(x[1] for x in rres["full_paint"]), 1e-9)
+    record(a, "bench_curves", case=f"{a.runs} runs x {a.points:,} steps", ratios=ratios,
+           figures={"full redraw, painted (CPU ms)": cpu["full_paint"], "live tick, painted (CPU ms)": cpu["tick_paint"],
+                    "re-selection, painted (CPU ms)": cpu["reselect"],
+                    "longest turn of a staggered live tick (ms)": med(x[0] for x in main.res["turn"])},
+           load_start=load0[0], notes=f"the app's way is {main.name}")
     for way in ways:
         way.close()
     from PySide6.QtCore import QCoreApplication, QEvent

@@ -21,6 +21,9 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 CHILD = r"""
 import json, os, statistics, sys, time
@@ -67,7 +70,11 @@ def main() -> int:
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     a = ap.parse_args()
+    load0 = load_average()
     sides = [tuple(s.rsplit(":", 1)) for s in a.sides]
     if any(len(s) != 2 for s in sides):
         ap.error("each side is CHECKOUT:WAY")
@@ -86,6 +93,10 @@ def main() -> int:
     first = med(totals[sides[0]])
     print("  median over rounds, CPU total: " + ", ".join(
         f"{t}:{w} {med(v):.1f} ({first / max(med(v), 1e-9):.2f}x)" for (t, w), v in totals.items()))
+    names = [f"{Path(t).name}:{w}" for t, w in sides]
+    record(a, "bench_curves_ab", case=f"{a.runs} runs x {a.points:,} steps, full redraw",
+           ratios={f"{names[0]} / {n} (CPU)": first / max(med(totals[s]), 1e-9) for n, s in zip(names[1:], sides[1:])},
+           figures={f"{n} (CPU ms)": med(totals[s]) for n, s in zip(names, sides)}, load_start=load0)
     return 0
 
 
