@@ -324,6 +324,7 @@ class MainWindow(QMainWindow):
             action(v, self.tabs.tabText(i), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
                    f"Ctrl+{i + 1}")
         h = self.menuBar().addMenu("&Help")
+        action(h, "&User guide", self.open_user_guide, None, "The user guide (docs/) in your browser")
         action(h, "&Getting started", lambda: self.show_help("Getting started", GETTING_STARTED))
         action(h, "&Keyboard shortcuts", lambda: self.show_help("Keyboard shortcuts", shortcuts_html()))
         action(h, "&Zooming and moving plots", lambda: self.show_help("Zooming and moving plots", PLOTS_HELP))
@@ -759,8 +760,18 @@ class MainWindow(QMainWindow):
 
     def help_panel(self) -> None:
         title = self.tabs.tabText(self.tabs.currentIndex())
-        text = _panel_help(title) or "No help for this panel yet."
+        from explorer.ui.shell.guide import help_with_link
+
+        text = help_with_link(title, _panel_help(title) or "No help for this panel yet.")
         QMessageBox.information(self, f"About the {title.replace('&&', '&')} panel", text)
+
+    def open_user_guide(self) -> None:
+        """Help → User guide: the guide's front page (built HTML when there is one, else its Markdown)."""
+        from explorer.ui.shell.guide import open_page
+
+        problem = open_page()
+        if problem:
+            self.show_message(problem, 15000)
 
     def about(self) -> None:
         QMessageBox.about(self, "BERT Explorer",
