@@ -61,7 +61,8 @@ def main(argv=None) -> int:
         ckpt, data = Path(args.checkpoint), Path(args.data)
         names = list(json.loads((ckpt / "config.json").read_text())["id2label"].values())
         corrections = ((0, names[-1]), (1, names[0]))
-    summary = predict_file(str(ckpt), str(data), str(tmp / f"{data.stem}.predictions.csv")).to_dict()
+    (tmp / "labelled").mkdir()      # apart from the QA file below, whose name may be the same
+    summary = predict_file(str(ckpt), str(data), str(tmp / "labelled" / f"{data.stem}.predictions.csv")).to_dict()
     page = PredictionsView()
     page.resize(1400, 760)
     page.open(summary["out"], summary)
