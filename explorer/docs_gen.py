@@ -5,7 +5,7 @@
 
 | page | generated from |
 |---|---|
-| docs/settings.md | every TrainConfig field's ``Setting`` (``explorer.core.training.config.settings_markdown``) |
+| docs/settings.md | every TrainConfig field's ``Setting`` (``explorer.core.specs.train_config.settings_markdown``) |
 | docs/benchmarks.md | ``benchmarks/results/*.json`` (``explorer.benchmarks.benchmarks_markdown``) |
 | docs/keyboard.md | the app's one list of keys (``explorer.ui.shell.help_dialog.SHORTCUTS``) |
 
@@ -26,7 +26,7 @@ DOCS = REPO_ROOT / "docs"
 
 
 def settings_page() -> str:
-    from explorer.core.training.config import settings_markdown
+    from explorer.core.specs.train_config import settings_markdown
 
     return settings_markdown()
 
