@@ -162,3 +162,45 @@ def test_attention_export_says_where_it_saved_in_the_status_bar(qtbot, tmp_path)
         button.ask_html()
         assert win.statusBar().currentMessage() == f"Writing the attention view to {tmp_path / 'view.html'} …"
     assert win.statusBar().currentMessage() == f"Saved the attention view to {tmp_path / 'view.html'}"
+
+
+def _wheel(widget, ctrl: bool, delta: int = -240) -> None:
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    pos = QPointF(widget.width() / 2, widget.height() / 2)
+    mods = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+    ev = QWheelEvent(pos, QPointF(widget.mapToGlobal(pos.toPoint())), QPoint(0, 0), QPoint(0, delta),
+                     Qt.MouseButton.NoButton, mods, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, ev)
+
+
+def test_the_wheel_over_a_plot_of_the_attention_page_scrolls_the_page_and_ctrl_wheel_zooms(qtbot):
+    """Eighth trial: on the Attention page (which scrolls at 1280x800) the wheel over a plot zoomed it."""
+    from PySide6.QtWidgets import QGraphicsView
+
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.resize(884, 420)   # lower than the page's plots need: it scrolls
+    view.show()
+    qtbot.waitExposed(view)
+    bar = view.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(0)
+    box = view.flow_plot.getPlotItem().getViewBox()
+    before = [v for r in box.viewRange() for v in r]
+    _wheel(view.flow_plot.viewport(), ctrl=False)
+    assert bar.value() > 0                                          # the page scrolled
+    assert [v for r in box.viewRange() for v in r] == before        # the plot did not zoom
+    for plot in (view.heatmap, view.model_map):                     # the heat maps too
+        bar.setValue(0)
+        graphics = plot if isinstance(plot, QGraphicsView) else plot.findChildren(QGraphicsView)[0]
+        _wheel(graphics.viewport(), ctrl=False)
+        assert bar.value() > 0, plot
+    scrolled = bar.value()
+    _wheel(view.flow_plot.viewport(), ctrl=True)
+    assert bar.value() == scrolled                                  # Ctrl+wheel: the page stays
+    assert [v for r in box.viewRange() for v in r] != before        # and the plot zoomed

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.core.errors import ConfigError
+from explorer.core.training.config import TrainConfig
+
 sys.path.insert(0, str(Path(__file__).parent))
 from helpers import tiny_loaded_model  # noqa: E402
 
@@ -427,3 +430,55 @@ def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_
     assert model.run_index("hf-sst2", COLUMNS.index("Duration")).data() == "3:35"
     alone = load_run(out / "checkpoint-40")
     assert not any(e["event"] == "finished" for e in alone.events)
+
+
+# ---- Load… on another tool's file ------------------------------------------------------------------------------
+def _trainer_folder(tmp_path):
+    ckpt = tmp_path / "hf-sst2" / "checkpoint-40"
+    ckpt.mkdir(parents=True)
+    (ckpt / "trainer_state.json").write_text(json.dumps({
+        "best_global_step": 40, "best_metric": 0.625, "best_model_checkpoint": str(ckpt), "epoch": 2.0,
+        "global_step": 40, "log_history": [{"loss": 0.69, "step": 10}], "trial_params": None}), encoding="utf-8")
+    (ckpt / "training_args.bin").write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe archive/data.pkl")
+    (ckpt / "config.json").write_text(json.dumps({
+        "architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_size": 384,
+        "num_attention_heads": 12, "vocab_size": 30522}), encoding="utf-8")
+    return ckpt
+
+
+def test_loading_a_trainer_file_as_a_run_config_says_what_it_is_and_what_to_open(tmp_path):
+    """Shot 95: "unknown setting(s) best_global_step, best_metric, ... trial_params" and no pointer."""
+    ckpt = _trainer_folder(tmp_path)
+    with pytest.raises(ConfigError) as state:
+        TrainConfig.load(ckpt / "trainer_state.json")
+    assert "is a Hugging Face Trainer state" in str(state.value) and "unknown setting" not in str(state.value)
+    assert "with File → Open run folder…" in str(state.value) and "training_args.bin" in str(state.value)
+    with pytest.raises(ConfigError) as args:          # a pickle: never a UnicodeDecodeError out of Load…
+        TrainConfig.load(ckpt / "training_args.bin")
+    assert "TrainingArguments, not a run config" in str(args.value)
+    with pytest.raises(ConfigError) as model:
+        TrainConfig.load(ckpt / "config.json")
+    assert "is a model's config (the config.json of a Hugging Face bert model)" in str(model.value)
+    assert "launcher's Base model (Folder…)" in str(model.value)      # the form's label for model
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"batch_sise": 8}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown setting"):   # a plain mistake keeps its own message
+        TrainConfig.load(other)
+
+
+def test_the_launchers_load_names_the_menu_item_the_app_has(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    ckpt = _trainer_folder(tmp_path)
+    warned = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(ckpt / "trainer_state.json"), ""))
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+    w.launcher._ask_load()
+    file_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&File")
+    names = [a.text().replace("&", "") for a in file_menu.actions()]
+    assert "Open run folder…" in names and "File → Open run folder…" in warned[0]

@@ -295,3 +295,72 @@ def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, 
         # and nothing drawn over or cut: the flow's wrapped header and note, the decision beside a wide dock
         found = size_offenders(w, 1280, 800) + layout_offenders(w)
         assert not found, (title, [str(o) for o in found])
+
+
+# the page's room at 1280x800: the window less the title and frame (1264x760), the menu bar, the tabs and the
+# status bar; beside the Runs dock
+PAGE_AT_1280 = (884, 660)
+
+
+def test_the_tau_page_keeps_four_rows_of_each_table_at_1280x800(qtbot):
+    """Eighth trial: the τ table and the questions near τ were each one row tall at 1280x800."""
+    from PySide6.QtWidgets import QTableWidgetItem
+
+    from explorer.ui.inspectors.dev_view import TABLE_MIN_ROWS, DevTauView
+
+    view = DevTauView()
+    qtbot.addWidget(view)
+    assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]   # the page never makes the window taller
+    view.resize(*PAGE_AT_1280)
+    view.show()
+    qtbot.waitExposed(view)
+    view.table.setRowCount(20)
+    for r in range(20):
+        view.table.setItem(r, 0, QTableWidgetItem(f"+{r}.0"))
+    view.result_tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: view.table.isVisible())
+    rows = view.table.viewport().height() // view.table.verticalHeader().defaultSectionSize()
+    assert rows >= TABLE_MIN_ROWS
+    view.result_tabs.setCurrentIndex(0)
+    view.tau_table.setVisible(True)
+    view.tau_table.setRowCount(4)
+    view.tau_table.setFixedHeight(view.tau_table.horizontalHeader().sizeHint().height()
+                                  + 4 * view.tau_table.verticalHeader().defaultSectionSize() + 2)
+    qtbot.waitUntil(lambda: view.tau_table.isVisible())
+    area = view.result_tabs.currentWidget()
+    assert area.viewport().height() >= view.tau_table.height()   # the four τ rows in view, not scrolled
+
+
+def test_every_page_before_its_first_result_has_whole_headers(qtbot, tmp_path, monkeypatch):
+    """Ninth trial: "P(predicted)" was cut in the dev-set tables before their first result (the default 100 px
+    column). Every page of a fresh window, at both sizes, has nothing cut (tests/test_layout_sizes.py checks the
+    pages filled with results)."""
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import layout_offenders
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from layout_shots import resize, show_page
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    app = QApplication.instance()
+    apply_style(app)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    titles = [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert {"Classify: dev set", "Tag: dev set"} <= set(titles)
+    cut = []
+    for size in ((1280, 800), (1920, 1080)):
+        resize(w, size, app)
+        for title in titles:
+            show_page(w, title, app)
+            cut += [f"{size} {title}: {o}" for o in layout_offenders(w)]
+    assert not cut, "\n".join(cut)

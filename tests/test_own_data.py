@@ -18,8 +18,10 @@ from explorer.core.data.classification import (
 )
 from explorer.core.data.split import stratified_split
 from explorer.core.data.table import guess_columns, preview_table, read_table
+from explorer.core.errors import ConfigError
 from explorer.core.events import iter_events
 from explorer.core.training.glue_metrics import classification_metrics
+from explorer.core.training.config import TrainConfig
 from explorer.core.training.tasks.classification import parse_weights_for
 
 
@@ -358,3 +360,15 @@ def test_a_headerless_file_read_with_a_header_is_told_it_may_have_none(tmp_path)
     with pytest.raises(ClassificationDataError) as info:
         load_classification(str(q))
     assert "holds numbers" not in str(info.value)
+
+
+def test_a_label_count_other_than_the_datas_is_refused_before_the_head_is_built(tmp_path):
+    """config.json would say num_labels 3 for a head with 2 outputs (its size comes from id2label)."""
+    from explorer.core.training.setup import fit_head
+    from explorer.core.training.tasks import get_task
+
+    data = _write(tmp_path / "sst2.tsv", "sentence\tlabel\ngood film\tpositive\nbad film\tnegative\n")
+    config = TrainConfig(task="single", train=str(data), num_labels=3)
+    task = get_task("single")
+    with pytest.raises(ConfigError, match=r"num_labels is 3, but .*sst2.tsv has 2 labels"):
+        fit_head("unused", task, task.load(config, "train"), None, config, None)

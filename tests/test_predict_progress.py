@@ -228,3 +228,37 @@ def test_the_cli_bar_shows_the_rows_saved_beside_the_rows_run(tmp_path, monkeypa
     assert re.search(r"predict:.*\b1\d\d/300 \[.*saved 100\]", last_draw), last_draw
     assert not re.search(r"\b100/300", last_draw), last_draw
     assert re.search(r"300/300 \[.*saved 300\]", term.getvalue()), term.getvalue()
+
+
+def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monkeypatch, capsys):
+    """Eighth trial: at Ctrl-C the bar stood ahead of the rows written. The CLI and the dialog say how many rows
+    the file holds (the engine's side: test_predict's cancelled-then-resumed test)."""
+    import argparse
+
+    from explorer.commands import predict as command
+    from explorer.core.errors import Cancelled
+    from explorer.core.predict import engine
+    from explorer.ui.inspectors.predictions_view import PredictDialog
+
+    def stopped(*_a, progress=None, **_k):
+        progress(300, 700)
+        progress(364, 700)            # rows through the model, the last chunk not written
+        exc = Cancelled()
+        exc.rows_written = 300
+        progress(300, 700)            # the engine's last report: the rows in the file
+        raise exc
+    monkeypatch.setattr(engine, "predict_file", stopped)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--model", "m", "--data", "in.csv", "--out", str(tmp_path / "out.csv")])
+    assert command.run(args) == 130
+    assert f"stopped: 300 rows written to {tmp_path / 'out.csv'}" in capsys.readouterr().err
+
+    dialog = PredictDialog("m", client=object())
+    qtbot.addWidget(dialog)
+    dialog.out_edit.setText(str(tmp_path / "out.csv"))
+    dialog._t0 = 0.0
+    dialog._progress(364, 700)
+    dialog._progress(300, 700)        # the child's last report before the cancelled reply
+    dialog._failed("cancelled")
+    assert f"Cancelled: 300 rows written to {tmp_path / 'out.csv'} stay" in dialog.status.text()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import write_file
 
 from explorer.core.predict.review import (Review, agreement, current_labels, finetune_data, gold_as_names,
                                           load_predictions, save_labelled, uncertainty)
@@ -246,3 +247,42 @@ def test_a_row_without_a_prediction_is_labelled_none_in_the_labelled_file(tmp_pa
     out = save_labelled(load_predictions(path), review, tmp_path / "labelled.csv")
     got = list(csv.DictReader(open(out, encoding="utf-8")))
     assert [(r["label"], r["label_source"]) for r in got] == [("pos", "model"), ("", "none")]
+
+
+def _classification_predictions(tmp_path, rows=None):
+    """A classification predictions file like the trial's (id, text, author, then the model's columns; row 5 is an
+    empty text) and a fresh review of it."""
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+
+    rows = rows or [
+        {"id": str(i), "text": f"a tweet of some length about topic number {i}, " * 2, "author": "Zoë Müller",
+         "predicted_label": ["AGAINST", "FAVOR", "NONE"][i % 3], "p_AGAINST": "0.4165", "p_FAVOR": "0.5306",
+         "p_NONE": "0.0529", "margin": f"{0.1 + i / 100:.4f}", "error": ""} for i in range(1, 17)]
+    rows[4] = dict(rows[4], text="", predicted_label="", p_AGAINST="", p_FAVOR="", p_NONE="", margin="",
+                   error="line 6: empty 'text'")
+    path = write_table(tmp_path / "new_texts.predictions.csv", list(rows[0]), rows)
+    review = Review(str(path), "model", "new_texts.csv", "classification", ["AGAINST", "FAVOR", "NONE"],
+                    ["id", "text", "author"], ["text"])
+    return load_predictions(path), review
+
+
+def test_a_fine_tune_adds_the_reviewed_rows_corrected_and_confirmed(tmp_path):
+    """Tenth trial: fine-tuning on corrections added the 2 changed rows, not the row the researcher reviewed and
+    confirmed (FAVOR, kept), and nothing said so. A confirmed row is a labelled example: it goes in, marked."""
+    import csv
+
+    from explorer.core.predict.review import finetune_data
+
+    train = write_file(tmp_path / "stance" / "train.tsv", "Tweet\tStance\n" + "".join(
+        f"tweet {i}\t{['AGAINST', 'FAVOR', 'NONE'][i % 3]}\n" for i in range(9)))
+    table, review = _classification_predictions(tmp_path)
+    review.set_label(1, "AGAINST")             # corrected (the model said NONE)
+    review.mark_reviewed(0)                    # confirmed: the model's FAVOR kept
+    review.mark_reviewed(4)                    # the empty row: no label, not an example
+    fields, note = finetune_data(table, review, {"train": str(train), "task": "single", "model": "m"}, tmp_path / "c")
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    added = [(r["Tweet"][:20], r["Stance"], r["label_source"]) for r in rows[9:]]
+    assert added == [(table.column("text")[0][:20], "FAVOR", "model, reviewed"),
+                     (table.column("text")[1][:20], "AGAINST", "person")]
+    assert "2 reviewed rows of new_texts.predictions.csv (1 corrected, 1 confirmed: the model's label, kept)" in note

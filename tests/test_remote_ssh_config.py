@@ -160,3 +160,42 @@ def test_an_unknown_host_key_names_the_known_hosts_file_and_one_in_home_that_ssh
     assert (f"has no key for it). A key in your HOME's {home / '.ssh' / 'known_hosts'} is not read: ssh reads the "
             "account's home, not $HOME (or name that file with UserKnownHostsFile in the SSH config). To check its "
             "fingerprint and accept it, connect once in a terminal with: ssh ") in text
+
+
+def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_path, monkeypatch):
+    """Eighth trial: the Hosts dialog read $HOME/.ssh/config while ssh read the passwd home's, and its Port field
+    said "22" for a host whose ssh config set 2222."""
+    import pwd
+    import shutil
+
+    from explorer.core.remote import hosts
+    from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host, configured_port, ssh_config_path, ssh_resolved
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+    from explorer.ui.shell.settings import AppSettings
+
+    monkeypatch.delenv(SSH_CONFIG_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "not-the-login-home"))
+    assert ssh_config_path() == Path(pwd.getpwuid(os.getuid()).pw_dir) / ".ssh" / "config"   # never $HOME's
+    config = tmp_path / "ssh_config"
+    config.write_text("Host box\n    HostName 127.0.0.1\n    Port 2222\n    User ada\n"
+                      "Host *.lab !gate.lab\n    Port 2200\nHost *\n    Port 2020\n", encoding="utf-8")
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    if shutil.which("ssh"):
+        resolved = ssh_resolved("box")   # (and the known_hosts file ssh reads, for the host-key messages)
+        assert {k: resolved[k] for k in ("hostname", "user", "port")} == {"hostname": "127.0.0.1", "user": "ada",
+                                                                          "port": "2222"}
+    else:
+        print("ssh is not installed here: only the file reading of the ssh config is tested")
+    assert configured_port("box") == 2222
+    monkeypatch.setattr(hosts, "ssh_resolved", lambda target, timeout=5.0: None)   # no ssh: the file itself
+    assert configured_port("me@box") == 2222 and configured_port("node.lab") == 2200
+    assert configured_port("gate.lab") == 2020 and configured_port("elsewhere") == 2020
+    monkeypatch.undo()
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([Host(name="box", target="box")])
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.list.setCurrentRow(0)
+    qtbot.waitUntil(lambda: dialog.port.specialValueText() == "from the SSH config (2222)", timeout=10_000)
+    assert dialog.port.value() == 0 and dialog.port.text() == "from the SSH config (2222)"

@@ -140,3 +140,23 @@ def test_a_remote_run_without_a_dev_file_draws_its_majority_class_baseline(qtbot
     w.curves.set_runs([state])
     assert w.curves.baselines_for("dev/accuracy") == [(50.0, "majority class baseline", "#666666")]
     w.close()
+
+
+def test_the_run_menu_opens_the_hosts_dialog(qtbot, tmp_path):
+    """Ninth trial: the Hosts dialog was only behind the launcher's "Hosts…" button; the Run menu has it too,
+    with a shortcut."""
+    from PySide6.QtGui import QKeySequence
+
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    run_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&Run")
+    hosts = next(a for a in run_menu.actions() if a.text() == "&Hosts…")
+    assert hosts.shortcut() == QKeySequence("Ctrl+Shift+H")
+    hosts.trigger()
+    dialog = w.launcher.run_on.dialog
+    assert isinstance(dialog, HostsDialog) and dialog.isVisible()
+    dialog.close()

@@ -339,3 +339,78 @@ def test_a_run_another_process_starts_in_the_folder_is_listed_without_refresh(wi
     qtbot.waitUntil(lambda: "cli-run-2" in window.runs.all_ids(), timeout=10_000)
     assert window._folder_watch.directories() == [str(window.runs_dir)]   # watched again
     assert sorted(window.runs.all_ids()).count("cli-run") == 1
+
+
+# ---- Open best checkpoint in inspectors: greyed with a reason ----------------------------------------------------
+def test_the_greyed_open_best_checkpoint_button_says_why_and_enables_at_the_first_checkpoint(qtbot, monkeypatch):
+    """Shot 27: greyed at step 8 of an SST-2 run (its first checkpoint came at step 10), nothing said why."""
+    from explorer.ui.runs.dock import INSPECT_TIP, RunsPanel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.tooltips import rich_tooltip
+
+    dock = RunsPanel()
+    qtbot.addWidget(dock)
+    run = RunState(run_id="r1", status="running", config={"task": "single", "eval_every": 10})
+    dock.upsert(run)
+    monkeypatch.setattr(dock, "_selected_states", lambda: [run])
+    dock._update_buttons()
+    assert not dock.inspect_btn.isEnabled()
+    tip = dock.inspect_tip([run])
+    assert tip.startswith("No checkpoint yet: r1 saves checkpoints/best at its first evaluation") and "every 10" in tip
+    assert dock.inspect_btn.toolTip() == rich_tooltip(tip)     # wrapped, not one 760-pixel line
+    run.apply({"event": "checkpoint", "kind": "best", "step": 10, "path": "/runs/r1/checkpoints/best"})
+    monkeypatch.setattr(dock, "selected_ids", lambda: ["r1"])
+    dock.refresh("r1")                     # what the store's "changed" does for the selected run
+    assert dock.inspect_btn.isEnabled() and dock.inspect_btn.toolTip() == rich_tooltip(INSPECT_TIP)
+    queued = RunState(run_id="q1", status="queued", config={"task": "single"})
+    assert dock.inspect_tip([queued]) == "q1 is queued: it saves its first checkpoint once it trains."
+    assert "&&" not in INSPECT_TIP        # a tooltip is not a button label: no mnemonic escapes
+
+
+def _classification_run(folder: Path, run_id: str, model: str, train: str, accuracy: float) -> None:
+    import json
+
+    run = folder / run_id
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"run_id": run_id, "model": model, "task": "single", "train": train,
+                                                 "batch_size": 16, "learning_rate": 1e-4}))
+    ev = [{"event": "started", "run_id": run_id, "time": 100.0, "steps_total": 50},
+          {"event": "step", "run_id": run_id, "time": 101.0, "step": 1, "loss": 0.7},
+          {"event": "eval", "run_id": run_id, "time": 102.0, "step": 50, "metrics": {"accuracy": accuracy}},
+          {"event": "finished", "run_id": run_id, "time": 200.0, "metrics": {}, "seconds": 100.0}]
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+
+
+def test_best_dev_is_whole_beside_long_run_names_at_1280x800(qtbot, tmp_path):
+    """Tenth trial: at 1280x800 the Runs list's Best dev read "79.25% a…" beside "minilm · single · train · 12-02
+    03:37". The value and a short metric name ("79.25% acc") keep their width; a long name elides in its middle."""
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from explorer.ui.runs.dock import COLUMNS
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    runs = tmp_path / "runs"
+    same = "/data/tweets_about_politics.tsv"   # two runs of one recipe on one file: told apart by time
+    _classification_run(runs, "20261202-032900-minilm-single-tweets", "bundled:minilm", same, 0.7925)
+    _classification_run(runs, "20261202-033700-minilm-single-tweets", "bundled:minilm", same, 0.6263)
+    _classification_run(runs, "20261202-040000-bert-base-uncased-single-x", "google-bert/bert-base-uncased",
+                        "/data/x.tsv", 0.71)
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    table = w.runs.table
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 3 and not w.runs.loading, timeout=10_000)
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not w.runs._fit_timer.isActive())
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    names = [table.model().index(r, COLUMNS.index("Run")).data() for r in range(3)]
+    assert max(len(n) for n in names) > 30, names                  # names as long as the trial's
+    for row in range(3):
+        best = table.model().index(row, COLUMNS.index("Best dev"))
+        assert best.data().endswith("% acc"), best.data()
+        room = table.visualRect(best).width() - margin - table.fontMetrics().horizontalAdvance(best.data())
+        assert room >= 0, (best.data(), room)

@@ -288,3 +288,49 @@ def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):
     w.emit("step", step=1)
     w.emit("step", step=2)
     assert [e["step"] for e in read_events(tmp_path / "events.jsonl")] == [1, 2] and w.stream is None
+
+
+def test_getting_started_walks_the_own_data_classification_path():
+    """Eighth trial: Help -> Getting started covered only QA. The names it gives are the app's own."""
+    import inspect
+
+    from explorer.ui.inspectors import classify_dev_view, predictions_view
+    from explorer.ui.runs import dock
+    from explorer.ui.shell.help_dialog import GETTING_STARTED
+
+    own = GETTING_STARTED.split("Your own data", 1)[1].split("What each panel answers")[0]
+    for step in ("Train data", "Text columns", "Label column", "Curves", "Classify: dev set", "Predictions"):
+        assert step in own
+    for name, module in (("Score dev set", classify_dev_view), ("Predict on a file…", dock),
+                         ("Save labelled file…", predictions_view)):
+        assert name in own and f'"{name}"' in inspect.getsource(module)
+    assert "fast-CPU" not in GETTING_STARTED
+
+
+def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
+    """Tenth trial: at 1280x800 five tabs (Groups, Compare, Explain, Embeddings, Predictions) sat behind the tab
+    bar's scroll arrows. The "Tabs ▾" button at the bar's right end lists every tab and opens the one chosen."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(lambda: w.tab_list.isVisible())
+    bar = w.tabs.tabBar()
+    assert sum(bar.tabRect(i).width() for i in range(w.tabs.count())) > bar.width()   # some tabs do not fit
+    button = w.tab_list
+    corner = button.mapTo(w, button.rect().topRight())
+    assert 0 <= corner.x() < w.width()                                        # the button itself is in view
+    actions = button.fill()
+    assert [a.text() for a in actions] == [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert actions[0].isChecked()
+    target = next(a for a in actions if a.text() == "Embeddings")
+    target.trigger()
+    assert w.tabs.tabText(w.tabs.currentIndex()) == "Embeddings"
