@@ -71,8 +71,8 @@ def _terminal_size(stream) -> tuple[int, int]:
 
 class _Bar:
     """tqdm over rows on ``stream`` (rows done / total with ETA once the rows are counted, rows/s before), and
-    after them "saved N": the rows in the output file, which a Ctrl-C keeps (a chunk reaches the file whole; the
-    eleventh trial pressed Ctrl-C at "896/3000" and kept 256 rows, told so only afterwards).
+    after them "saved N": the rows in the output file, which a Ctrl-C keeps (a chunk reaches the file whole, so
+    a Ctrl-C at "896/3000" may keep 256 rows: the bar says so before, not only afterwards).
 
     A terminal that reports a 0 x 0 size (a pseudo-terminal nobody sized: ``script``, some IDEs and CI runners)
     made tqdm hide its only bar as "below the screen" (position 0 >= lines - 1), so nothing showed until the
@@ -226,7 +226,7 @@ def run(args) -> int:
             data["annotator_agreement"] = [dict(vars(r)) for r in table.rows]
         print(json.dumps(data, indent=2), file=out)
         return 0
-    for note in summary.notes:   # those said before the bar (the tokenizer's) once only (eleventh trial: twice)
+    for note in summary.notes:   # a note already said before the bar (the tokenizer's) is not said twice
         if f"note: {note}" not in bar.said:
             print(f"note: {note}", file=err)
     resumed = f" ({summary.resumed_from} were already there)" if summary.resumed_from else ""
