@@ -1,6 +1,6 @@
 """Several tokens selected in the Attention page's head view (click, Ctrl+click, drag): where their summed
-attention goes and what attends to them (explorer.core.attention_select); and the page's Export button (PNG,
-SVG at the size shown, the interactive HTML page)."""
+attention goes and what attends to them (explorer.core.attention_select); the page's Export button (PNG,
+SVG at the size shown, the interactive HTML page); and the wheel over a plot, which scrolls the page."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
 
 
 def test_attention_export_says_where_it_saved_in_the_status_bar(qtbot, tmp_path):
-    """Tenth trial: Attention → Export wrote the HTML page without a word in the window."""
+    """Attention → Export says in the window's status bar where it saved the page (never a silent write)."""
     from PySide6.QtWidgets import QLabel, QMainWindow
 
     from explorer.ui.inspectors.view_export import ExportButton
@@ -177,7 +177,8 @@ def _wheel(widget, ctrl: bool, delta: int = -240) -> None:
 
 
 def test_the_wheel_over_a_plot_of_the_attention_page_scrolls_the_page_and_ctrl_wheel_zooms(qtbot):
-    """Eighth trial: on the Attention page (which scrolls at 1280x800) the wheel over a plot zoomed it."""
+    """On the Attention page (which scrolls at 1280x800) the wheel over a plot scrolls the page; Ctrl+wheel
+    zooms the plot."""
     from PySide6.QtWidgets import QGraphicsView
 
     from explorer.ui.inspectors.attention_view import AttentionView

@@ -1,5 +1,7 @@
 """Two classification runs compared on the same dev rows (inspector op compare_classifiers and the Runs dock's
-window): the figures shown equal core.stats on the same predictions."""
+window): the figures shown equal core.stats on the same predictions, the verdict goes by the metric both runs
+pick their best checkpoint by (F_avg, MCC, ...; macro F1 and a word when they differ), and the window shows all
+its lines."""
 
 from __future__ import annotations
 
@@ -70,9 +72,9 @@ def test_op_figures_equal_core_statistics_on_the_same_predictions(two_runs):
     assert (value["only_a"], value["only_b"]) == (int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b)))
     assert value["lines"][2].startswith(f"McNemar's exact test: {value['only_a']} rows only base got right")
     # McNemar's test is a test of accuracy: its p stands beside accuracy, never beside the macro F1 verdict
-    # (the eighth trial read "better by 14.0 macro F1 points ...; McNemar p = 0.27" as a contradiction)
-    # both runs pick their best checkpoint by accuracy (the single task's default): the verdict goes by it, and
-    # McNemar's p stands beside it (the twelfth trial: the verdict ignored the runs' own metric)
+    # ("better by 14.0 macro F1 points ...; McNemar p = 0.27" reads as a contradiction)
+    # both runs pick their best checkpoint by accuracy (the single task's default): the verdict goes by it, the
+    # runs' own metric, and McNemar's p stands beside it
     assert value["judged_by"] == "accuracy" and value["lines"][0].endswith("; McNemar " + value["lines"][2].rsplit("; ", 1)[-1])
     assert value["lines"][3].startswith("judge by accuracy, the metric both runs pick their best checkpoint by")
 
@@ -131,7 +133,7 @@ class _SilentClient:
 
 
 def test_the_classifier_compare_window_shows_all_its_lines_at_its_default_size(qtbot):
-    """Ninth trial: the Compare window (two classifiers) cut its last line at its default 640x260."""
+    """The Compare window (two classifiers) shows all its lines at its default 640x260 and when shrunk."""
     import numpy as np
 
     from explorer.core.classify_compare import compare_classifiers
@@ -178,8 +180,8 @@ def _stance_predictions(n=281, seed=0):
 
 
 def test_compare_reports_and_judges_by_f_avg_when_both_runs_pick_by_it():
-    """Shot 73: both stance runs picked their best checkpoint by F_avg (FAVOR, AGAINST); the verdict said macro F1
-    only. Now F_avg comes first, with its paired bootstrap interval, and the judging line names it."""
+    """Both stance runs pick their best checkpoint by F_avg (FAVOR, AGAINST): the verdict goes by F_avg, not
+    macro F1 only: F_avg comes first, with its paired bootstrap interval, and the judging line names it."""
     gold, za, zb = _stance_predictions()
     cmp = compare_classifiers(gold, za, zb, name_a="stance lr5e-5", name_b="stance lr1e-4", source="train.txt",
                               resamples=2000, picked_by=("f_avg", "f_avg"), label_names=STANCE,

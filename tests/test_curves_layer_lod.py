@@ -1,6 +1,6 @@
-"""Issue 30's Curves redraw: one item per plot (CurveLayer), the level-of-detail cache (ZoomCache and the
-kept columns of deselected runs) and one paint per plot after a refresh; each must draw what the plots
-drew before."""
+"""The Curves redraw: one item per plot (CurveLayer), the level-of-detail cache (ZoomCache and the kept columns of
+deselected runs), one paint per plot after a refresh or a new selection, the smoothing kept with the series it
+was computed from, and the plot scene that keeps its view rect; each draws what the straightforward way draws."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch, options, paints):
 
 
 OLD = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": False, "series_cache": False,
-       "lean_items": False}   # the app's way before this round
+       "lean_items": False}   # one item per plot, painted once, without the later savings
 
 
 def _prepared_state(run_id, n, seed=0, nan_at=None, live=True):
@@ -197,8 +197,7 @@ def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(q
                                   np.asarray(w.panels["loss"].raw_items["a"].yData))
 
 
-# ---- the same picture ---------------------------------------------------------------------------------------
-def test_the_app_way_draws_the_same_pixels_as_before_this_round(qtbot, monkeypatch):
+def test_the_app_way_draws_the_same_pixels_as_the_way_without_its_savings(qtbot, monkeypatch):
     from explorer.ui.curves import plot
 
     app_way = dict(plot.DRAW_OPTIONS)

@@ -19,7 +19,8 @@ def test_table_tasks_start_at_four_evaluations_per_epoch_of_the_file():
 
 
 def test_the_launcher_sets_evaluate_every_from_the_data_check_unless_the_user_did(qtbot, tmp_path):
-    """Eighth trial: classification runs evaluated only at start and end, so there was no dev curve."""
+    """A classification run evaluates several times per epoch (never only at start and end: no dev curve);
+    the launcher sets Evaluate every from the data check's row count, and keeps a value the user typed."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -39,8 +40,8 @@ def test_the_launcher_sets_evaluate_every_from_the_data_check_unless_the_user_di
 def test_the_automatic_evaluate_every_fits_the_steps_the_run_plans():
     from explorer.core.task_facts import eval_every_for, run_steps
 
-    # tenth trial: 4 evaluations per epoch of 2,814 rows at batch 16 gave 44; with batch 16 and Max steps 60 the
-    # automatic value must leave evaluations inside the 60 steps
+    # 4 evaluations per epoch of 2,814 rows at batch 16 give 44; with batch 16 and Max steps 60 the automatic
+    # value must leave evaluations inside the 60 steps
     assert eval_every_for("single", 2814, 16) == 44
     assert eval_every_for("single", 2814, 16, max_steps=60) == 15
     assert eval_every_for("single", 2814, 16, epochs=3.0) == 44            # longer runs: per epoch, as before
@@ -69,7 +70,8 @@ def test_an_evaluate_every_above_the_planned_steps_is_said_before_launch(qtbot, 
 
 
 def test_a_run_whose_evaluate_every_is_above_its_steps_says_so_in_its_log(tmp_path):
-    """The headless side of the tenth trial's Evaluate every 90 for a 60-step run: the worker's log says it."""
+    """The headless side of an Evaluate every above the run's steps (90 for a 60-step run): the worker's log
+    says it evaluates only at the start and the end."""
     import contextlib
     import io
 
@@ -93,9 +95,9 @@ def test_a_run_whose_evaluate_every_is_above_its_steps_says_so_in_its_log(tmp_pa
 
 
 def test_a_ner_run_evaluates_four_times_per_epoch_as_the_readme_says(qtbot, tmp_path):
-    """Eleventh trial: a CoNLL training file left Evaluate every at "start and end" (no dev curve until the end)
-    while the README said the automatic value is 4 evaluations per epoch; the launcher read the size of a table
-    ("examples"), not of a CoNLL file ("sentences")."""
+    """A CoNLL training file gets the automatic 4 evaluations per epoch the README promises, not "start and end"
+    (no dev curve until the end): the launcher reads the size of a CoNLL file ("sentences") as it reads a table's
+    ("examples")."""
     from helpers import write_tiny_conll
 
     from explorer.core.task_facts import eval_every_for, get_task_facts
@@ -104,7 +106,7 @@ def test_a_ner_run_evaluates_four_times_per_epoch_as_the_readme_says(qtbot, tmp_
 
     assert get_task_facts("ner").default_evals_per_epoch == 4
     assert eval_every_for("ner", 14041, 16) == 219                    # CoNLL-2003's 14,041 sentences at batch 16
-    assert eval_every_for("ner", 1600, 16) == 25                      # the trial's Train cap 1600: 100 steps
+    assert eval_every_for("ner", 1600, 16) == 25                      # Train cap 1600: 100 steps
     assert "multilabel and ner at 4 evaluations per epoch" in field_help("eval_every")
     (tmp_path / "conll2003").mkdir()
     conll = write_tiny_conll(tmp_path / "conll2003" / "train.txt", repeat=20)

@@ -5,7 +5,8 @@ real ``transformers.Trainer`` (save_steps and eval_steps 2, CPU, no report_to) i
 test reads that folder: the run store (kind, status, curves, checkpoints, best, settings read from
 training_args.bin without unpickling it), ``bert-explorer runs DIR`` (lines, --json, --export-csv), the
 checkpoint's inspector page, and the main window's Runs dock and Curves (its screenshot is copied into
-$EXPLORER_SHOTS_DIR when that is set).
+$EXPLORER_SHOTS_DIR when that is set). And Load… on a Trainer's file (trainer_state.json, training_args.bin, a
+model's config.json) says what it is and what to open instead.
 """
 
 from __future__ import annotations
@@ -249,7 +250,7 @@ def test_training_args_bin_is_read_without_running_it(tmp_path):
     assert not marker.exists()                      # the os.system call was never made
     assert settings == {"learning_rate": 2e-5, "seed": 3, "tags": ["a", 1]} and not_read == ["hook"] and note == ""
     # a one-item list is pickled with APPEND (two or more with APPENDS): TrainingArguments' report_to=["tensorboard"]
-    # (eleventh trial: "cannot be read without running it ('str' object has no attribute 'append')")
+    # (never "cannot be read without running it ('str' object has no attribute 'append')")
     file.write_bytes(pickle.dumps({"report_to": ["tensorboard"], "seed": 42}, protocol=2))
     assert read_pickled_settings(file) == ({"report_to": ["tensorboard"], "seed": 42}, [], "")
     (tmp_path / "junk.bin").write_bytes(b"\x80\x04not a pickle at all")
@@ -268,7 +269,7 @@ def _trainer_state(folder: Path, step: int, max_steps: int = 100, end: bool = Fa
 
 
 def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp_path):
-    """Eighth trial: a copied Trainer folder read "in progress" for its first minutes (a copy's file times are the
+    """A copied Trainer folder never reads "in progress" for its first minutes (a copy's file times are the
     copy's). Its status comes from the files: finished when they say it ended (end summary, global_step or a
     checkpoint-N at max_steps), stopped before that; in progress only after this process saw them change."""
     from explorer.core.hf_trainer import WriterWatch, read_trainer_run
@@ -325,8 +326,8 @@ def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(
 
 
 def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
-    """Fifth trial: a Trainer's checkpoint-6 held no tokenizer (it was saved in the output_dir only) and every word
-    was read as [UNK]. The tokenizer comes from the parent folder then; a checkpoint with its own keeps it."""
+    """A Trainer's checkpoint-6 holding no tokenizer (it was saved in the output_dir only) must not read every word
+    as [UNK]: the tokenizer comes from the parent folder then; a checkpoint with its own keeps it."""
     from explorer.core.models import tokenizer_folder
 
     out = tmp_path / "out"
@@ -337,7 +338,7 @@ def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
 
     from explorer.core.errors import ModelSourceError
 
-    with pytest.raises(ModelSourceError, match="has no tokenizer"):   # nowhere: refused (tenth trial), never [UNK]s
+    with pytest.raises(ModelSourceError, match="has no tokenizer"):   # nowhere: refused, never [UNK]s
         tokenizer_folder(str(ckpt))
     (out / "tokenizer.json").write_text("{}")
     assert tokenizer_folder(str(ckpt)) == str(out)
@@ -361,13 +362,13 @@ def _copyable_trainer_folder(out: Path, best: int, other: int) -> None:
 
 
 def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists(tmp_path):
-    """Issue 25: /tmp/trial6/hf_out (a copy) opened /tmp/trial5/hf_out/checkpoint-6 because the recorded
-    absolute path still existed. The copy's own checkpoint of that name is the best; the note says why."""
+    """A copy (copy/hf_out) opens its own checkpoint-6, not original/hf_out/checkpoint-6, although the recorded
+    absolute path still exists: the copy's own checkpoint of that name is the best; the note says why."""
     from explorer.core.runs import load_run
 
-    original = tmp_path / "trial5" / "hf_out"
+    original = tmp_path / "original" / "hf_out"
     _copyable_trainer_folder(original, best=6, other=3)
-    copy = tmp_path / "trial6" / "hf_out"
+    copy = tmp_path / "copy" / "hf_out"
     shutil.copytree(original, copy)
     rec = load_run(copy)
     assert rec.checkpoints["best"] == str(copy / "checkpoint-6")
@@ -382,8 +383,8 @@ def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists
 
 
 def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
-    """Tenth trial: eval_runtime, eval_samples_per_second and eval_steps_per_second were drawn as "dev runtime",
-    "dev samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
+    """eval_runtime, eval_samples_per_second and eval_steps_per_second are no "dev runtime", "dev
+    samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
     are no dev plot, no group statistic and never the metric that picked the best checkpoint."""
     from explorer.core.hf_trainer import best_metric_name
     from explorer.core.metric_specs import metric_spec
@@ -404,10 +405,10 @@ def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
 
 
 def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_log(tmp_path, qtbot):
-    """Eleventh trial: an output_dir whose trainer_state.json (in checkpoint-40: no ``trainer.save_state()``)
-    has no end summary listed Duration 0:00; Trainer logged train_runtime 215 s only to its TensorBoard files
+    """An output_dir whose trainer_state.json (in checkpoint-40: no ``trainer.save_state()``) has no end summary
+    lists its real duration, not 0:00: Trainer logged train_runtime 215 s only to its TensorBoard files
     (``<output_dir>/runs/<date>_<host>/``, logged after the last checkpoint). The Runs list, ``runs`` and the
-    notes now say 3:35; one checkpoint opened alone borrows nothing from the folder above it."""
+    notes say 3:35; one checkpoint opened alone borrows nothing from the folder above it."""
     pytest.importorskip("tensorboard")
     from torch.utils.tensorboard import SummaryWriter
 

@@ -1,7 +1,7 @@
-"""The registry's pages are built when first needed, not in MainWindow() (issue 30, start-up): a pending tab
-is built when shown, when code reads the page or what its provider keeps on the window, or by the idle chain
-after the first paint (one provider per event-loop turn); a Runs dock group row works before the Groups
-page exists."""
+"""The registry's pages are built when first needed, not in MainWindow(): a pending tab is built when shown,
+when code reads the page or what its provider keeps on the window, or by the idle chain after the first paint
+(one provider per event-loop turn); a Runs dock group row works before the Groups page exists; the Curves plots
+are built on first use too."""
 
 from __future__ import annotations
 

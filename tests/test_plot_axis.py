@@ -1,5 +1,6 @@
 """MeasuredAxis (explorer/ui/curves/axis.py): the same tick labels in the same places as pyqtgraph's own
-axis, with the measuring cached; the caches follow range, size and log mode changes."""
+axis, with the measuring cached; the caches follow range, size and log mode changes; the lean draw specs equal
+pyqtgraph's, and a hidden axis takes the view range when shown."""
 
 from __future__ import annotations
 
@@ -125,7 +126,6 @@ def test_an_axis_drawn_from_shared_specs_has_the_same_pixels(pair, qtbot):
     assert _pixels(twin) == want and calls == []
 
 
-# ---- axes ---------------------------------------------------------------------------------------------------
 def _lean_or_plain_specs(axis, lean: bool):
     from explorer.ui.curves.axis import _MeasuringPainter
 

@@ -1,4 +1,4 @@
-"""Which ssh_config the app's ssh reads, and the host-key sentences (issue 25, eighth trial), against the real
+"""Which ssh_config the app's ssh reads, and the host-key sentences, against the real
 test sshd (tests/sshd.py): an alias only in $HOME/.ssh/config (not the passwd home's file ssh reads) is
 unreachable with a one-line explanation until the Hosts dialog's "Use it", then reachable; an unknown and a
 changed host key are told apart, each with the exact ssh command (config, port, key) the app runs."""
@@ -119,7 +119,7 @@ def test_an_unknown_host_key_says_first_connection_with_the_exact_command(sshd_s
         ssh.run_checked(host, ["true"])
     text = str(err.value)
     assert text.startswith(f"lab: unknown host key (the first connection: {tmp_path / 'known_hosts'}, the "
-                           "known_hosts file ssh reads, has no key for it)")   # which file (tenth trial)
+                           "known_hosts file ssh reads, has no key for it)")   # which file
     assert "CHANGED" not in text and text.endswith(": " + _expected_command(host, config))
     # the command is the one the app runs: with the key accepted it logs in
     host_pub = " ".join((sshd_server.root / "host_key.pub").read_text(encoding="utf-8").split()[:2])
@@ -141,8 +141,8 @@ def test_a_changed_host_key_says_changed_with_the_exact_command(sshd_server, tmp
 
 
 def test_an_unknown_host_key_names_the_known_hosts_file_and_one_in_home_that_ssh_does_not_read(tmp_path, monkeypatch):
-    """Tenth trial: the key had been accepted into $HOME/.ssh/known_hosts, which ssh does not read (it reads the
-    account's home); the message did not say which known_hosts file is used."""
+    """A key accepted into $HOME/.ssh/known_hosts, which ssh does not read (it reads the account's home), is
+    pointed out, and the message says which known_hosts file is used."""
     import shutil
 
     if shutil.which("ssh") is None:
@@ -163,8 +163,8 @@ def test_an_unknown_host_key_names_the_known_hosts_file_and_one_in_home_that_ssh
 
 
 def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_path, monkeypatch):
-    """Eighth trial: the Hosts dialog read $HOME/.ssh/config while ssh read the passwd home's, and its Port field
-    said "22" for a host whose ssh config set 2222."""
+    """The Hosts dialog reads the ssh config ssh reads (the passwd home's, not $HOME/.ssh/config), and its Port
+    field says the port that config sets (2222), not "22"."""
     import pwd
     import shutil
 

@@ -1,5 +1,5 @@
-"""Issue 25, finding 5: a Run name that exists is asked about ("stance exists: use stance-2?"), never
-silently replaced; the Runs list shows the user's name; automatic ids and names say the task and data file."""
+"""A Run name that exists is asked about ("stance exists: use stance-2?"), never silently replaced; the Runs list
+shows the user's name; automatic ids and names say the task and the data file (its folder for a generic name)."""
 
 from explorer.core import runs
 from explorer.core.training.config import TrainConfig
@@ -13,7 +13,7 @@ def test_automatic_ids_name_the_task_and_the_data_file(tmp_path):
     assert runs.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
     assert runs.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
     assert runs.data_short_name("d/rte.jsonl.gz") == "rte" and runs.data_short_name("") == ""
-    assert runs.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
+    assert runs.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder
     cfg = TrainConfig(task="pair", train="/d/rte_train.tsv")
     assert make_run_id(cfg, set(), tmp_path).endswith("-pair-rte_train")
 
@@ -57,8 +57,8 @@ def test_the_launcher_asks_before_using_another_name(qtbot, tmp_path):
 
 
 def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(tmp_path):
-    """Tenth trial: the SST-2 run and the stance run were both "single · train" (both files are train.*), told
-    apart only by their start times."""
+    """The SST-2 run and the stance run, both on files called train.*, are told apart by their data folders, not
+    both "single · train" with only their start times to tell them apart."""
     from explorer.core import runs
     from explorer.ui.runs.names import short_names
 

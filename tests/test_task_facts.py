@@ -71,7 +71,6 @@ def test_registered_tasks_take_their_facts_from_the_table():
         register_task(Swag())
 
 
-
 def test_a_facts_row_without_a_training_implementation_is_a_config_error():
     from explorer.core.training.tasks import get_task
 

@@ -1,5 +1,7 @@
 """The Classify and classification dev-set tabs, offscreen: a tiny model classified from typed inputs
-(single, pair with flow, SWAG), the dev report rendered, and a click opening an example in Classify."""
+(single, pair with flow, SWAG), the dev report rendered, a click opening an example in Classify, a checkpoint
+opened from its run (its first dev example, its label names, its dev file and Dev cap), a typed sentence that
+drops the example's gold label, and the result veiled when the text changes."""
 
 import numpy as np
 import pytest
@@ -161,7 +163,7 @@ def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
 
 
 def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
-    """Issue 25 finding 7: a 3-class F1 is "macro F1", accuracy is in percent as in the curves (not 0.6667)."""
+    """A 3-class F1 is "macro F1", accuracy is in percent as in the curves (not 0.6667)."""
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     dev = ClassifyDevView(lambda: None, lambda: "single")
@@ -177,8 +179,8 @@ def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
 
 
 def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
-    """Fresh-user trial: after opening the stance checkpoint, Classify still showed the SST-2 model's two
-    LABEL_0/LABEL_1 rows and its gold "1 (FAVOR)". A new model clears the result and classifies the same input
+    """After the stance checkpoint is opened, Classify shows none of the SST-2 model's result (its two
+    LABEL_0/LABEL_1 rows, its gold "1 (FAVOR)"): a new model clears the result and classifies the same input
     again; a gold id of another head's classes is reset to none."""
     view.set_loaded(tiny_loaded_model("classification", num_labels=2))
     view.inputs.text_a.setText("a fine film")
@@ -195,8 +197,8 @@ def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
 
 
 def test_the_class_table_shows_every_column_in_the_page_width_of_a_1280_window(qtbot, view):
-    """Sixth trial: the table scrolled sideways in its pane at 1280x800 ("lass / ending"). At the width the page
-    has there (the window less the Runs dock), every column is in view: no sideways scrolling, every title whole."""
+    """At the width the page has in a 1280x800 window (the window less the Runs dock), every column is in view: no
+    sideways scrolling, every title whole (never "lass / ending")."""
     from explorer.ui.shell.layout_check import layout_offenders
 
     view.set_loaded(tiny_loaded_model("classification", num_labels=3))
@@ -222,15 +224,14 @@ def test_readable_label_names_use_the_runs_names_for_a_generic_head():
     assert readable_label_names(["LABEL_0", "LABEL_1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["0", "1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["neg", "pos"], ["negative", "positive"]) == ["neg", "pos"]    # the head's own
-    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["0", "1"]   # ids, not LABEL_k (10th trial)
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["0", "1"]   # ids, not LABEL_k
     assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["0", "1"]
     assert readable_label_names(["LABEL_0"], []) == ["LABEL_0"]                # a regression head: no class
 
 
 def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot, tmp_path, view):
-    """Sixth trial: an SST-2 checkpoint read LABEL_0 / LABEL_1 in Classify, and "Open best checkpoint" showed the
-    built-in example. Opened from its run, whose config names the classes, the page shows negative / positive
-    (table, gold box, status) for the run's first dev example."""
+    """An SST-2 checkpoint opened from its run, whose config names the classes, shows negative / positive (table,
+    gold box, status), not LABEL_0 / LABEL_1, for the run's first dev example, not the built-in example."""
     from helpers import save_tiny_model
 
     from explorer.ui.inspectors.classify_view import ClassifyPages
@@ -243,7 +244,7 @@ def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot
     first = first_classification_example(config)
     assert first is not None and first["text_a"] == dev.read_text().splitlines()[1].split("\t")[0]
     ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "single", config)
-    # the run's first dev example, classified once the model is in (sixth trial: the built-in example instead)
+    # the run's first dev example (not the built-in example), classified once the model is in
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     res = view.result
     assert view.label.names == ["negative", "positive"] and view.inputs.text_a.text() == first["text_a"]
@@ -254,8 +255,9 @@ def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot
 
 
 def test_classify_opened_from_a_run_gets_its_first_example_and_the_dev_page_uses_the_loaded_model(qtbot, tmp_path):
-    """Eighth trial: Classify opened from a run showed an empty sentence (the run's label names did not read the
-    file's first label; a relative data path); Classify: dev set asked for a model while one was loaded."""
+    """Classify opened from a run gets the run's first example (also with label names that do not read the
+    file's first label, and a data path relative to the runs folder), an empty sentence says why; Classify: dev
+    set uses the model loaded in Classify rather than asking for one."""
     from helpers import tiny_loaded_model, write_tiny_classification
 
     from explorer.ui.inspectors.classify_view import classify_tabs
@@ -285,8 +287,8 @@ def test_classify_opened_from_a_run_gets_its_first_example_and_the_dev_page_uses
 
 
 def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp_path):
-    """Eighth trial: the stance run (no dev file: 10% of its training rows held out, dev_split.csv) opened Classify
-    on a training row, though the page says it shows the first dev example."""
+    """A run without a dev file (10% of its training rows held out, dev_split.csv) opens Classify on its first
+    held-out row, as the page says (the first dev example), not on a training row."""
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import write_dev_split
     from explorer.core.runs import dev_split_file
@@ -307,7 +309,8 @@ def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp
 
 
 def test_classify_table_titles_are_whole_before_the_first_result(qtbot):
-    """Eighth trial, 1280x800: the empty Classify table read "lass / ending" and "t = C·W_k +" until a result."""
+    """The empty Classify table's titles are whole before a result (at 1280x800 never "lass / ending" or
+    "t = C·W_k +")."""
     from explorer.ui.inspectors.classify_view import classify_tabs
 
     (_, view), (_, dev) = classify_tabs()
@@ -318,8 +321,8 @@ def test_classify_table_titles_are_whole_before_the_first_result(qtbot):
 
 
 def test_a_long_checkpoint_path_in_a_status_line_does_not_widen_the_page(qtbot):
-    """Ninth trial, 1280x800: "loading <a long run's checkpoint path> ..." in Classify's status line asked for the
-    path's whole width (a word-wrapped label cannot break a word), and the window grew to 1615 px."""
+    """"loading <a long run's checkpoint path> ..." in Classify's status line wraps instead of asking for the
+    path's whole width (a word-wrapped label cannot break a word), which grew a 1280x800 window to 1615 px."""
     from explorer.ui.inspectors.classify_view import ClassifyView
 
     view = ClassifyView()
@@ -327,7 +330,7 @@ def test_a_long_checkpoint_path_in_a_status_line_does_not_widen_the_page(qtbot):
     view.resize(880, 700)
     view.show()
     before = view.minimumSizeHint().width()
-    path = "/tmp/trial9/home/bert-explorer-runs/20261202-005935-minilm-single-train-" + "x" * 80 + "/checkpoints/best"
+    path = "/tmp/home/bert-explorer-runs/20261202-005935-minilm-single-train-" + "x" * 80 + "/checkpoints/best"
     view._status(f"loading {path} ...")
     assert view.status.text() == f"loading {path} ..."          # as set: the break marks are not part of it
     assert view.minimumSizeHint().width() == before and view.status.minimumSizeHint().width() <= 120
@@ -335,8 +338,8 @@ def test_a_long_checkpoint_path_in_a_status_line_does_not_widen_the_page(qtbot):
 
 
 def test_classify_drops_the_examples_gold_label_for_a_typed_sentence(qtbot):
-    """Tenth trial: after a dev example (gold 1), the user typed a sentence of their own and the gold box still
-    said 1, so the loss shown was for a label the user never chose."""
+    """A sentence the user types after a dev example (gold 1) drops the example's gold label, so no loss is shown
+    for a label the user never chose; a label chosen for the typed text stays."""
     from helpers import tiny_loaded_model
 
     from explorer.ui.inspectors.classify_view import ClassifyView
@@ -370,8 +373,8 @@ def _classify_view(qtbot):
 
 
 def test_a_pair_model_opened_after_a_single_sentence_model_gets_its_own_pair_or_says_b_is_empty(qtbot, tmp_path):
-    """Eleventh trial: an STS-B regression checkpoint (pairs, header-less columns 6, 7) opened after an SST-2 model
-    scored the SST-2 sentence with Sentence B empty ("score 2.6510"), no hint. The previous model's sentence goes
+    """An STS-B regression checkpoint (pairs, header-less columns 6, 7) opened after an SST-2 model never scores
+    the SST-2 sentence with Sentence B empty ("score 2.6510") without a hint: the previous model's sentence goes
     (another kind of model), the run's first dev pair comes with its gold score, and a pair model asked about
     Sentence A alone says that Sentence B is empty."""
     from helpers import save_tiny_model, tiny_loaded_model
@@ -404,8 +407,8 @@ def test_a_pair_model_opened_after_a_single_sentence_model_gets_its_own_pair_or_
 
 
 def test_classify_veils_the_result_when_the_text_changes_and_return_classifies(qtbot):
-    """Eleventh trial: Return in Sentence A did not classify (it probes in Spans & τ), and the old sentence's result
-    stayed on screen, un-veiled, under the new text."""
+    """Return in Sentence A classifies (as it probes in Spans & τ), and the old sentence's result is veiled under
+    new text until it is classified again."""
     from helpers import tiny_loaded_model
 
     view = _classify_view(qtbot)
@@ -428,9 +431,9 @@ def test_classify_veils_the_result_when_the_text_changes_and_return_classifies(q
 
 
 def test_classify_dev_set_takes_the_runs_dev_cap(qtbot, tmp_path):
-    """Eleventh trial: Classify: dev set kept "first 200" from an earlier run while the STS-B run evaluated its first
-    300 dev rows: "pearson 0.66 (200 examples)" beside the Runs list's "0.648 pearson". Opening a run's checkpoint
-    takes its Dev cap with its dev file (all rows for a run that evaluated all); a file the user typed keeps the
+    """Opening a run's checkpoint gives Classify: dev set the run's Dev cap with its dev file (all rows for a run
+    that evaluated all), so its figure is on the rows the run evaluated (never "pearson 0.66 (200 examples)" from
+    an earlier run's "first 200" beside the Runs list's "0.648 pearson" on 300); a file the user typed keeps the
     cap they chose."""
     import json
 

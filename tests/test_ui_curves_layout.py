@@ -1,5 +1,6 @@
-"""Curves with a run selected at 1280x800 and 1920x1080 (issue 25): the training loss and the run's main dev
-metric (the one that picks its best checkpoint) share the first row and are both on screen without scrolling;
+"""Curves with a run selected at 1280x800 and 1920x1080: the training loss and the run's main dev
+metric (the one that picks its best checkpoint, f_avg when the run picks by it) share the first row and are both
+on screen without scrolling;
 the plot rows share the page height; the attention flow under them starts folded on a low page and small on a
 high one, its splitter moves both ways, and where the user left it is remembered."""
 

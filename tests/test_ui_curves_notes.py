@@ -17,8 +17,8 @@ def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
 
 
 def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_list(qtbot):
-    """Eighth trial: bundled:minilm at lr 2e-5 ended predicting one class for every dev row, and nothing said so
-    (its accuracy, the majority share, looked like a result)."""
+    """A classifier that predicts one class for every dev row (bundled:minilm at lr 2e-5 ends so) is said so in
+    the Curves and the Runs list, with what to try: its accuracy, the majority share, must not pass for a result."""
     from helpers import shown_curves_panel
 
     from explorer.core.baselines import predicted_for_every_row
@@ -44,7 +44,8 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
 
 
 def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path):
-    """Eighth trial: with 16 runs the legend strip showed 8 and said nothing of the others."""
+    """With 16 runs the legend strip shows what fits and says how many more there are ("+N more"), its tooltip
+    listing all 16; never 8 with nothing said of the others."""
     import os
 
     from helpers import shown_curves_panel
@@ -65,17 +66,17 @@ def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path
     # what shows fits in the strip's two lines: the label's own layout of it is no taller than the strip
     needed = curves.legend.heightForWidth(curves.legend.width())
     assert needed <= curves.legend.height(), (needed, curves.legend.height())
-    if os.environ.get("MINORS25_SHOTS"):
-        curves.grab().save(os.path.join(os.environ["MINORS25_SHOTS"], "curves_16_runs.png"))
+    if os.environ.get("EXPLORER_SHOTS"):   # a folder: the test also saves its screenshot there
+        curves.grab().save(os.path.join(os.environ["EXPLORER_SHOTS"], "curves_16_runs.png"))
     curves.set_runs(runs[:2])
     curves.redraw_now()
     assert "more" not in curves.legend.text() and curves.legend.toolTip() == ""
 
 
 def test_the_curves_progress_line_keeps_the_step_and_the_time_left_when_it_is_cut(qtbot):
-    """Ninth trial: at 1280 px the progress line elided its middle, the step ("sst2-…get trained · epoch 0.05");
-    the step and the time left stay, the epoch, the elapsed time and then the run's name give way, the whole line
-    in the tooltip."""
+    """A progress line cut at 1280 px keeps the step and the time left (never "sst2-…get trained · epoch 0.05",
+    its middle elided): the epoch, the elapsed time and then the run's name give way, the whole line in the
+    tooltip."""
     import time
 
     from helpers import shown_curves_panel
@@ -103,9 +104,9 @@ def test_the_curves_progress_line_keeps_the_step_and_the_time_left_when_it_is_cu
 
 
 def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
-    """Ninth trial: an HF Trainer folder opened as a run showed an empty samples/s plot without a word. A training
-    plot none of the shown runs has a point of, while they have logged steps, says "not logged by this run"; a run
-    before its first step, or a plot another shown run fills, says nothing."""
+    """A training plot none of the shown runs has a point of, while they have logged steps, says "not logged by
+    this run" (an HF Trainer folder has no samples/s: never an empty plot without a word); a run before its first
+    step, or a plot another shown run fills, says nothing."""
     import json
 
     from helpers import shown_curves_panel
@@ -143,7 +144,7 @@ def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
 
 
 def _timed_run(upto: int) -> tuple[list[dict], dict[int, float]]:
-    """A run of 92 steps evaluating every 23 (the trial's SQuAD run, 04/05): 15 s of set-up, 2 s a step, 20 s an
+    """A SQuAD run of 92 steps evaluating every 23: 15 s of set-up, 2 s a step, 20 s an
     evaluation (at the start, at 23, 46 and 69, and at the end) and 3 s for the checkpoint after each. Its events
     up to step ``upto``, and the true seconds left at each step."""
     step_s, eval_s, save_s, every, total = 2.0, 20.0, 3.0, 23, 92
@@ -167,9 +168,9 @@ def _timed_run(upto: int) -> tuple[list[dict], dict[int, float]]:
 
 
 def test_the_time_remaining_counts_the_evaluations_to_come_and_does_not_jump_after_one():
-    """Twelfth trial (04/05): "remaining 3:31" at step 22 became 3:49 at step 26, after an evaluation: the mean time
-    per step so far (evaluations in it) times the steps left. The estimate is the time per step times the steps left
-    plus the measured time per evaluation times the evaluations planned, so it only goes down."""
+    """The estimate is the time per step times the steps left plus the measured time per evaluation times the
+    evaluations planned, so it only goes down (the mean time per step so far, evaluations in it, times the steps
+    left turned "remaining 3:31" at step 22 into 3:49 at step 26, after an evaluation)."""
     import pytest
 
     from explorer.ui.runs.state import RunState, progress_text

@@ -1,6 +1,7 @@
 """Curves: wheel scrolls the page and Ctrl+wheel zooms, a "Reset view" per plot,
-baselines drawn as labelled dashed lines, percent labels, one "best" rule, and no leftovers when
-other (empty, new, failed) runs are shown."""
+baselines drawn as labelled dashed lines (the label over no point, the majority-class baseline sent in the
+worker's started event), percent labels, one "best" rule, and no leftovers when other (empty, new, failed) runs
+are shown."""
 
 from __future__ import annotations
 
@@ -166,9 +167,9 @@ def test_ner_runs_name_their_f1_entity_f1(curves):
 
 
 def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
-    """Ninth trial: a remote run's curves had no majority-class line: its dev_split.csv stays on the host, and the
-    GUI computed the baseline from the files. The worker computes it where the data is and sends it in its started
-    event; a mirror folder holding only config.json and events.jsonl draws the same line."""
+    """The worker computes the majority-class baseline where the data is and sends it in its started event, so a
+    remote run, whose dev_split.csv stays on the host, has the line too: a mirror folder holding only config.json
+    and events.jsonl draws the same line as the run folder."""
     import contextlib
     import io
     import shutil
@@ -209,7 +210,7 @@ def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
 
 
 def _sst2_events(last_eval: int, finish: bool) -> list[dict]:
-    """The trial's SST-2 run (27/38): 80 steps, a majority-class baseline of 50.50% and dev accuracy at 52.5, 49.5,
+    """An SST-2 run of 80 steps, a majority-class baseline of 50.50% and dev accuracy at 52.5, 49.5,
     49.5 and 51.5% for the first four evaluations (on and near the baseline, at the bottom of the view)."""
     acc = {0: 0.525, 10: 0.495, 20: 0.495, 30: 0.515, 40: 0.725, 50: 0.74, 60: 0.735, 70: 0.74, 80: 0.74}
     ev = [{"event": "started", "run_id": "sst2", "time": 1000.0, "steps_total": 80,
@@ -231,9 +232,9 @@ def _sst2_events(last_eval: int, finish: bool) -> list[dict]:
 
 
 def test_the_baseline_label_covers_no_point_and_not_the_axis(qtbot, tmp_path):
-    """Twelfth trial (27, 38): "majority class baseline 50.50" hung below the dashed line at the left end, over the
-    x axis and the points of the first evaluations. It sits where it covers no point and stays above the axis,
-    in the live view (x up to the planned steps) and in the finished one."""
+    """"majority class baseline 50.50" sits where it covers no point and stays above the axis, in the live view (x
+    up to the planned steps) and in the finished one, never below the dashed line at the left end, over the x axis
+    and the points of the first evaluations."""
     from PySide6.QtCore import QPointF, QRectF
     from PySide6.QtWidgets import QApplication
 

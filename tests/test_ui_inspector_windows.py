@@ -1,5 +1,6 @@
-"""Inspectors: the τ-on-dev-set tab before and after a file is chosen, window settings
-and dev file from a run checkpoint, the three τ values as a table, and the views' labels."""
+"""Inspectors: the τ-on-dev-set tab before and after a file is chosen (its estimate from the rate measured here,
+also after a restart), window settings and dev file from a run checkpoint, the three τ values as a table, the
+views' labels, the n-best text that wraps, and the busy sign of a long probe."""
 
 import json
 import shutil
@@ -199,8 +200,8 @@ def test_nbest_text_column_gets_the_room(qtbot, tiny_qa, tmp_path):
 
 
 def test_the_status_bar_shows_a_busy_sign_while_a_probe_runs(qtbot, tmp_path, monkeypatch):
-    """Sixth trial: no busy sign during a long probe (the probe panel's busy bar is below its fold at 1280x800).
-    The status bar shows a moving bar and "probing …" from the probe's request until its answer."""
+    """A long probe has a busy sign in view (the probe panel's busy bar is below its fold at 1280x800): the status
+    bar shows a moving bar and "probing …" from the probe's request until its answer."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     from helpers import tiny_loaded_model
 
@@ -221,8 +222,8 @@ def test_the_status_bar_shows_a_busy_sign_while_a_probe_runs(qtbot, tmp_path, mo
 
 
 def test_the_tau_estimate_remembers_the_measured_rate_across_a_restart(tmp_path, monkeypatch):
-    """Eighth trial: after a restart the estimate said "a guess until the first run here measures it" although
-    8.1 questions/s had been measured."""
+    """The τ study's estimate uses the rate measured here (8.1 questions/s) also after a restart, never "a guess
+    until the first run here measures it" once one has."""
     import explorer.ui.inspectors.dev_view as dv
     import explorer.ui.shell.settings as shell_settings
     from explorer.ui.shell.settings import AppSettings
@@ -240,8 +241,8 @@ def test_the_tau_estimate_remembers_the_measured_rate_across_a_restart(tmp_path,
 
 
 def test_the_n_best_answer_text_wraps_whole_in_a_narrow_column(qtbot, tiny_qa):
-    """Ninth trial: at 1280x800 the n-best text column showed "ytical engine of …"; the answer text wraps in its
-    column (each row as tall as its text, again when the column's width changes), the whole text in its tooltip."""
+    """The n-best answer text wraps in its column (each row as tall as its text, again when the column's width
+    changes), the whole text in its tooltip; never cut as "ytical engine of …" at 1280x800."""
     from explorer.core.probe import probe
     from explorer.ui.inspectors.spans_view import SpansView
 

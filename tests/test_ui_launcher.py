@@ -84,18 +84,9 @@ def test_preview_squad_json_given_to_classification(tmp_path):
     assert str(p) in res["error"]
 
 
-
-
-
-
-
-
-
-
 def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_path):
-    """Second fresh-user trial: scrolling the launcher form over Precision turned it to "fp16 (CUDA)" on a CPU
-    machine, silently; the third trial saw a Tab-focused field change the same way. The wheel never turns a
-    form field."""
+    """The wheel never turns a form field, focused (Tab) or not: scrolling the launcher form over Precision must
+    not turn it to "fp16 (CUDA)" on a CPU machine, silently."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -121,19 +112,13 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
     batch.widget.setFocus()
     qtbot.waitUntil(batch.widget.hasFocus)
     wheel(batch.widget)
-    assert batch.get() == before[1]                          # focused (Tab): still the form's wheel (third trial)
+    assert batch.get() == before[1]                          # focused (Tab): still the form's wheel
     batch.widget.stepUp()
     assert batch.get() == before[1] + 1                      # the arrows and keys still change it
 
 
-
-
-
-
-
-
 def test_the_wheel_never_turns_a_probe_setting(qtbot):
-    """Fifth trial: scrolling the probe panel turned n_best_size from 20 to 17."""
+    """Scrolling the probe panel never turns n_best_size (from 20 to 17)."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -152,10 +137,10 @@ def test_the_wheel_never_turns_a_probe_setting(qtbot):
 
 
 def test_the_banner_keeps_its_height_while_its_text_rewraps(qtbot, tmp_path):
-    """Seventh trial: the banner re-wrapped to 1-3 lines on every task, file or preset change and moved the form
-    under the pointer (a run name typed into Text columns). It keeps one height at every width (eleventh trial: a
-    longer text grew it and moved the form when it shrank back), and a text longer than the box scrolls in it
-    rather than being cut (the launcher as wide as in a 1280 px window, and narrower)."""
+    """The banner keeps one height at every width while its text re-wraps on a task, file or preset change (a
+    banner of 1-3 lines moves the form under the pointer: a run name typed into Text columns; a longer text that
+    grew it moved the form when it shrank back), and a text longer than the box scrolls in it rather than being
+    cut (the launcher as wide as in a 1280 px window, and narrower)."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.launch.launcher import LauncherPanel
@@ -183,8 +168,8 @@ def test_the_banner_keeps_its_height_while_its_text_rewraps(qtbot, tmp_path):
 
 
 def test_the_reason_launch_is_disabled_has_the_full_width(qtbot, tmp_path):
-    """Seventh trial: "Cannot launch yet: …" beside the buttons was a 9-line column of one or two words at 1280
-    px; it has its own row, as wide as the launcher, above the buttons."""
+    """"Cannot launch yet: …" has its own row, as wide as the launcher, above the buttons (beside them it was a
+    9-line column of one or two words at 1280 px)."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.launch.launcher import LauncherPanel
@@ -216,7 +201,8 @@ def test_a_refused_launch_names_the_file_and_why(qtbot, tmp_path):
 
 
 def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
-    """Eighth trial: --text-columns '["Tweet"]' --label-names '["AGAINST", ...]' in the Preview command."""
+    """The Preview command types lists as a person does (--text-columns Tweet --label-names AGAINST,FAVOR,NONE,
+    never '["Tweet"]'), and the worker reads them back to the same config."""
     import argparse
 
     from explorer.ui.launch.presets import command_line
@@ -235,8 +221,8 @@ def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
 
 
 def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
-    """Eighth trial: the first form's intro said "with fast-CPU settings", the line under it "Preset: offline
-    default"."""
+    """The first form's intro names the preset the preset line names ("offline default"), never "with fast-CPU
+    settings" above "Preset: offline default"."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -250,10 +236,10 @@ def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
 
 
 def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot, tmp_path):
-    """Eleventh trial: STS-B after an SST-2 run: the banner said in amber that Train cap 640 and Dev cap 200 went
-    back to all (7 lines with the task's and the file's notes); typing Train cap 1600 took that line away, the
-    banner shrank and the form moved up 23 px, so the next click, aimed at Dev cap, landed in Text columns. The
-    banner keeps its height whatever its text; the amber line comes first (in view without scrolling)."""
+    """The banner keeps its height whatever its text; the amber line comes first (in view without scrolling). STS-B
+    after an SST-2 run: the banner says in amber that Train cap 640 and Dev cap 200 went back to all (7 lines with
+    the task's and the file's notes); typing Train cap 1600 takes that line away, and the form must not move up
+    (23 px would put the next click, aimed at Dev cap, in Text columns)."""
     from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
@@ -290,10 +276,9 @@ def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot
 
 
 def test_the_best_checkpoint_is_picked_by_f_avg_once_f1_classes_are_named(qtbot, tmp_path):
-    """Eleventh trial: "F1 classes FAVOR,AGAINST" set (SemEval-2016's F_avg), but Best dev, the Curves' headline
-    and checkpoints/best went by accuracy: the launcher had no field for metric_for_best. "Best checkpoint by" is
-    automatic (the task's metric, f_avg once F1 classes are named) or one the task reports; it goes into the
-    Preview command and the run's config."""
+    """With "F1 classes FAVOR,AGAINST" set (SemEval-2016's F_avg), Best dev, the Curves' headline and
+    checkpoints/best go by F_avg, not accuracy. "Best checkpoint by" is automatic (the task's metric, f_avg once F1
+    classes are named) or one the task reports; it goes into the Preview command and the run's config."""
     from explorer.core.errors import ConfigError
     from explorer.core.task_facts import automatic_metric_for_best, metric_for_best_choices
     from explorer.ui.launch.launcher import LauncherPanel
@@ -336,19 +321,19 @@ def _banner_text_height(w) -> int:
 
 
 def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_form(qtbot, tmp_path, monkeypatch):
-    """Twelfth trial (66): "Fine-tune on reviewed rows" wrote a long note into a 5-line banner with its own scroll
-    bar, cut mid-sentence at 1280x800. A form filled in (not typed) lets the banner take its text's height (up to
-    BANNER_MAX_LINES lines), and the note names the combined file, not its long path twice; typing a cap afterwards
-    still moves nothing (the eleventh trial's clicks in the wrong field)."""
+    """A form filled in (not typed), as "Fine-tune on reviewed rows" fills it, lets the banner take its text's
+    height (up to BANNER_MAX_LINES lines): the long note is whole, not cut mid-sentence in a 5-line banner with its
+    own scroll bar at 1280x800, and it names the combined file, not its long path twice; typing a cap afterwards
+    still moves nothing (no click lands in the wrong field)."""
     from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
     from explorer.core.predict.review import finetune_data
     from explorer.ui.inspectors.predictions_view import fill_launcher
 
-    # paths as long as the trial's, whatever the length of pytest's tmp_path
+    # paths as long as a user's, whatever the length of pytest's tmp_path
     monkeypatch.chdir(tmp_path)
-    home = Path("trial12") / "home" / "bert-explorer-data" / "semeval2016_stance"
+    home = Path("student") / "home" / "bert-explorer-data" / "semeval2016_stance"
     home.mkdir(parents=True)
     cfg, run, _held = _stance_run(home)
     table, review = _stance_predictions(home, ["a brand new tweet", "another tweet"])

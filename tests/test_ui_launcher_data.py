@@ -12,7 +12,8 @@ SST2 = "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n"
 
 
 def test_a_regression_label_column_of_only_0_and_1_is_called_a_likely_class_label(tmp_path):
-    """Ninth trial: SST-2's 0/1 labels passed as regression scores without a word."""
+    """SST-2's 0/1 labels given as regression scores are called a likely class label, never passed without a
+    word."""
     from explorer.core.data.scores_and_label_sets import load_regression
     from explorer.ui.launch.data_preview import preview_data
 
@@ -27,7 +28,7 @@ def test_a_regression_label_column_of_only_0_and_1_is_called_a_likely_class_labe
 
 
 def test_the_preview_command_has_a_dev_file_or_a_dev_fraction_never_both(qtbot, tmp_path):
-    """Ninth trial: the Preview command read "--dev .../dev.tsv ... --dev-fraction 0.1". With a dev file the Dev
+    """The Preview command never reads "--dev .../dev.tsv ... --dev-fraction 0.1": with a dev file the Dev
     fraction is greyed out and stays out of the command and the run's config; without one it is back."""
     from explorer.ui.launch.launcher import LauncherPanel
 
@@ -57,8 +58,9 @@ def test_a_table_without_a_header_gets_its_columns_guessed_from_the_values(tmp_p
 
 
 def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sample(qtbot, tmp_path):
-    """Tenth trial: after ticking "No header row" the preview showed no rows and the pickers offered "1…7"; a
-    researcher could not tell that 6 and 7 are the sentences and 5 the score."""
+    """After "No header row" is ticked the preview shows the rows, and the pickers name each column with a sample
+    value ("5 — 5.000", "6 — A plane is taking off."), not a bare "1…7", so a researcher sees that 6 and 7 are
+    the sentences and 5 the score; the guess from the values is filled in."""
     from explorer.ui.launch.data_preview import preview_data
     from explorer.ui.launch.launcher import LauncherPanel
 
@@ -96,7 +98,8 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
 
 
 def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot, tmp_path):
-    """Tenth trial: SST-2's 0/1 classes showed as LABEL_0 / LABEL_1 in Classify when Label names was left empty."""
+    """SST-2's 0/1 classes read 0 / 1 in Classify, not LABEL_0 / LABEL_1, when Label names is left empty, and the
+    preview suggests naming them."""
     import json
 
     from helpers import save_tiny_model
@@ -138,9 +141,9 @@ def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot
 
 
 def test_the_dev_data_preview_says_the_run_holds_out_the_dev_fraction(qtbot, tmp_path):
-    """Eleventh trial (MAJOR, borderline): Single sentence, the stance file and no dev file: the Dev data tab said
-    "No data given. The run will not be evaluated." while Dev fraction was 0.10 and the run held out 281 rows as
-    dev and evaluated on them."""
+    """Single sentence, the stance file and no dev file: the Dev data tab says the run holds out Dev fraction of
+    the training rows as dev (and how many), never "No data given. The run will not be evaluated." while the run
+    evaluates on held-out rows; "not evaluated" only when true."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     stance = str(write_file(tmp_path / "stance" / "train.txt", STANCE_ROWS))

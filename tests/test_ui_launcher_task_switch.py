@@ -9,7 +9,7 @@ from explorer.core.training.config import TrainConfig
 
 
 def test_a_setting_the_task_does_not_use_stays_out_of_its_run(qtbot, tmp_path):
-    """Issue 25 finding 6: switching to a classification task drops the QA watch example and the QA window
+    """Switching to a classification task drops the QA watch example and the QA window
     settings from the run's config and command; back on QA they return (the editors keep their values)."""
     from explorer.core.training.config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
@@ -49,7 +49,7 @@ def test_table_settings_are_off_for_ner_and_swag_and_tagging_keeps_its_own(qtbot
 
 
 def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot, tmp_path):
-    """Issue 25 finding 6: the QA preset's recipe (eval every 23, batch 4, max_seq_length 256, lr 1e-4) does not
+    """The QA preset's recipe (eval every 23, batch 4, max_seq_length 256, lr 1e-4) does not
     follow a switch to a classification task; the task's TaskFacts defaults do, except where the user typed a
     value, and the banner says the preset no longer applies."""
     from explorer.core.task_facts import get_task_facts
@@ -80,9 +80,9 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
 
 
 def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbot, tmp_path):
-    """Fresh-user trial: after the offline (SQuAD) preset, choosing Single sentence kept the SQuAD dev file and
-    Launch said 'the dev data cannot be used'. Files a preset put in for another kind of data are cleared, with
-    a word in the banner; a file the user picked stays."""
+    """Files a preset put in for another kind of data are cleared, with a word in the banner (choosing Single
+    sentence after the offline SQuAD preset must not keep the SQuAD dev file, which Launch refuses); a file the
+    user picked stays."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -101,8 +101,8 @@ def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbo
 
 
 def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_path):
-    """Fourth trial: after a 3-class stance run's settings were loaded, Regression and NER kept --num-labels 3 in
-    the command and in the run's config.json."""
+    """After a 3-class stance run's settings are loaded, a switch to Regression drops --num-labels 3 from the
+    command and the run's config.json."""
     from explorer.core.training.config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
@@ -115,9 +115,9 @@ def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_
 
 
 def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_path):
-    """Eighth trial: after a task switch cleared the preset's SQuAD files, the banner still said "were cleared:
-    choose this task's data" when the user had chosen them; and a later training file kept the note about the
-    file before it."""
+    """After a task switch cleared the preset's SQuAD files, the banner stops saying "were cleared: choose this
+    task's data" once the user has chosen them, and a later training file drops the note about the file before
+    it."""
     from explorer.core.training.config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
@@ -142,8 +142,8 @@ def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_
 
 
 def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
-    """Fifth trial: after the stance file, choosing STS-B kept Tweet / Stance, No header row and the stance label
-    names. A newly chosen training file starts from the preview's guesses; the banner says what was cleared."""
+    """A newly chosen training file starts from the preview's guesses (STS-B after the stance file keeps none of
+    Tweet / Stance, its encoding or the stance label names); the banner says what was cleared."""
     from explorer.core.training.config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
@@ -161,7 +161,7 @@ def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
 
 
 def test_a_new_training_file_does_not_carry_the_loaded_label_count(qtbot, tmp_path):
-    """Eighth trial: after the 3-class stance run's settings, choosing SST-2 (2 classes) kept --num-labels 3."""
+    """A new training file (SST-2, 2 classes) after a 3-class stance run's settings drops --num-labels 3."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -173,8 +173,8 @@ def test_a_new_training_file_does_not_carry_the_loaded_label_count(qtbot, tmp_pa
 
 
 def test_a_training_file_from_other_data_clears_the_dev_file_beside_the_previous_one(qtbot, tmp_path):
-    """Eighth trial: SST-2 -> Regression -> STS-B's train.csv kept SST-2's dev.tsv; Launch was refused with "the
-    dev data cannot be used". The dev file goes with its training file; one chosen with the new file stays."""
+    """The dev file goes with its training file (SST-2 -> Regression -> STS-B's train.csv must not keep SST-2's
+    dev.tsv, which Launch refuses as "the dev data cannot be used"); one chosen with the new file stays."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     sst2, stsb = tmp_path / "glue_sst2", tmp_path / "stsb"
@@ -191,8 +191,8 @@ def test_a_training_file_from_other_data_clears_the_dev_file_beside_the_previous
 
 
 def test_a_task_switch_reads_the_training_file_again_for_the_new_task(qtbot, tmp_path):
-    """Eighth trial: after switching Single sentence -> Sentence pair the Train data preview still showed the
-    single-sentence reading of the same file (one text column)."""
+    """After a switch Single sentence -> Sentence pair the Train data preview reads the same file again as pairs,
+    never keeping its single-sentence reading (one text column)."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     data = tmp_path / "pairs.tsv"
@@ -213,9 +213,8 @@ def test_a_task_switch_reads_the_training_file_again_for_the_new_task(qtbot, tmp
 
 
 def test_a_task_switch_names_the_data_files_chosen_for_a_task_whose_labels_mean_something_else(qtbot, tmp_path):
-    """Ninth trial: switching Single sentence -> Regression kept SST-2's train and dev files without a word (only a
-    new training file cleared the dev file). The banner names the files kept and the task they were chosen for,
-    until they are changed."""
+    """A switch Single sentence -> Regression keeps SST-2's train and dev files, and the banner names the files
+    kept and the task they were chosen for, until they are changed (never without a word)."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     sst2 = tmp_path / "glue_sst2"
@@ -243,9 +242,8 @@ def test_a_task_switch_names_the_data_files_chosen_for_a_task_whose_labels_mean_
 
 
 def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_path):
-    """Tenth trial: Train cap 640 / Dev cap 400 set for a CoNLL run stayed when the task and the training file
-    changed; a researcher who did not look would have trained on 640 of 2,814 tweets. The banner named the recipe
-    fields kept, not the caps."""
+    """Train cap 640 / Dev cap 400 set for a CoNLL run go back to all when the task and the training file change
+    (a researcher who does not look would train on 640 of 2,814 tweets), and the banner says so in amber."""
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -266,10 +264,9 @@ def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_pa
 
 
 def test_a_task_change_clears_the_greyed_values_and_the_previous_run_name(qtbot, tmp_path):
-    """Twelfth trial (83): after Regression was chosen the greyed F1 classes still read "FAVOR, AGAINST" and Run
-    name kept "stance reviewed" from the previous launch. A field that is not a setting of the new task shows its
-    default (its value comes back with a task that uses it); a run name of the filled-in form or of the last
-    launch goes, one typed since stays."""
+    """A field that is not a setting of the new task shows its default (its value comes back with a task that uses
+    it), so a Regression form never shows stale greyed F1 classes "FAVOR, AGAINST"; a run name of the filled-in
+    form or of the last launch goes ("stance reviewed"), one typed since stays."""
     sst2 = str(write_file(tmp_path / "glue_sst2" / "train.tsv", "sentence\tlabel\na fine film\t1\na dull film\t0\n"))
     w = shown_launcher(qtbot, tmp_path)
     w.set_config(TrainConfig(task="single", train=sst2, f1_classes=["FAVOR", "AGAINST"], run_id="stance reviewed",

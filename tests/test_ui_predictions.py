@@ -1,6 +1,7 @@
-"""The GUI path of issue 22 offscreen: Predict on a file (the inspector server's "predict" op), the Predictions
-page (sort by margin, filter, correct two rows by key and drop-down, save the labelled file), the review
-restored on reopening, and "Fine-tune on corrected rows" filling the launcher."""
+"""Predictions in the GUI, offscreen: Predict on a file (the inspector server's "predict" op), the Predictions
+page (sort by margin, filter, correct two rows by key and drop-down, save the labelled file, the probabilities in
+view), the review restored on reopening, the pages shown again after a restart, and "Fine-tune on corrected rows"
+filling the launcher."""
 
 from __future__ import annotations
 
@@ -127,7 +128,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
     assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
     dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))
-    # with a dev file no Dev fraction is written (ninth trial: never both), so no split is made
+    # with a dev file no Dev fraction is written (never both), so no split is made
     assert [r["sentence"] for r in dev_rows] == [train_data.texts_a[k] for k in held] and cfg.resolved_dev_fraction() == 0
     assert not {r["sentence"] for r in dev_rows} & {r["sentence"] for r in combined}
     assert "one train file" in note and said == [note] and note.startswith("The dev rows are the first run's")
@@ -219,8 +220,8 @@ def test_the_dialog_closes_once_its_predictions_open_elsewhere(qtbot, tmp_path):
 
 
 def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path):
-    """Sixth trial: r after picking a label in the drop-down (the focus there) marked nothing. r and R toggle the
-    current row's reviewed mark from the table, the label drop-down and the row's text; Ctrl+R does not."""
+    """r and R toggle the current row's reviewed mark from the table, the label drop-down (r after picking a label
+    there, the focus there) and the row's text; Ctrl+R does not."""
     from explorer.core.predict.writing import write_table
 
     cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
@@ -245,8 +246,8 @@ def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path)
 
 
 def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
-    """Tenth trial: the probability columns were off to the right at 1280x800 and 1920x1080 (only #, reviewed,
-    label, id and text in view)."""
+    """The probability columns are in view at 1280x800 and 1920x1080 (not off to the right with only #, reviewed,
+    label, id and text in view); the text column elides, its whole text in the tooltip."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.shell.columns import MIN_TEXT_COLUMN
@@ -279,8 +280,8 @@ def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_te
 
 
 def test_an_empty_row_has_no_label_in_the_review(qtbot, tmp_path):
-    """Tenth trial: selecting the empty row of the input CSV ("error: line 6: empty 'text'") kept the previous
-    row's FAVOR in the Label box."""
+    """The empty row of the input CSV ("error: line 6: empty 'text'") has no label in the review: its Label box is
+    empty and off (never the previous row's FAVOR), and a label key says why."""
     from explorer.ui.inspectors.predictions_view import PredictionsView
 
     table, review = _classification_predictions(tmp_path)
@@ -341,6 +342,8 @@ def _titles(w) -> list[str]:
 
 
 def test_predictions_pages_come_back_after_a_restart_and_a_closed_one_does_not(qtbot, tmp_path):
+    """The predictions files shown are kept in the settings and opened again at start, behind the current tab and
+    in "Tabs ▾" (a file gone since is skipped with a status note); the × on a Predictions tab closes it for good."""
     kept, gone = _qa_predictions(tmp_path / "kept.predictions.csv"), _qa_predictions(tmp_path / "gone.predictions.csv")
     ini = tmp_path / "s.ini"
     w = _window(qtbot, tmp_path, ini)

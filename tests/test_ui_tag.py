@@ -1,5 +1,6 @@
 """The Tag page offscreen: a tiny token-classification model tags a typed sentence in the inspector child
-(thread double), the heat strip, the highlighted entities and the head written out with its by-hand check."""
+(thread double), the heat strip, the highlighted entities and the head written out with its by-hand check;
+Tag: dev set filled in from a ner run."""
 
 import pytest
 from helpers import tiny_loaded_model
@@ -132,7 +133,7 @@ def test_head_lines_are_a_table_that_fits_beside_the_heat_strip():
 
 
 def test_a_fresh_tag_page_tags_its_default_sentence_when_a_model_comes(qtbot, view):
-    """Sixth trial: the Tag page with no example open showed nothing. It holds a CoNLL-like sentence from the
+    """The Tag page with no example open is not empty: it holds a CoNLL-like sentence from the
     start, tags it as soon as a model is loaded, and an emptied sentence asks for one."""
     from explorer.ui.inspectors.tag_view import DEFAULT_SENTENCE
 
@@ -167,8 +168,8 @@ def test_open_best_checkpoint_of_a_ner_run_tags_its_first_dev_sentence(qtbot, tm
 
 
 def test_tag_dev_set_is_filled_in_from_the_ner_run(qtbot, tmp_path):
-    """Eleventh trial: Tag: dev set stayed empty when a ner run's checkpoint was opened (Classify: dev set is
-    filled in from a classifier's run). It gets the run's dev file and Dev cap; a file the user typed stays."""
+    """A ner run's checkpoint opened fills in Tag: dev set, as a classifier's run fills in Classify: dev set: it
+    gets the run's dev file and Dev cap; a file the user typed stays."""
     from helpers import save_tiny_model, write_tiny_conll
 
     from explorer.ui.inspectors.tag_view import TagPages, tag_tabs

@@ -85,7 +85,7 @@ def test_run_state_from_events():
     dead = RunState.from_events("r3", _events(finish=False))
     assert dead.status == "crashed"
     # an ended run whose files hold no times (an HF Trainer folder without its end summary) shows no
-    # "elapsed 0:00" (eighth trial); a live run at its start does
+    # "elapsed 0:00"; a live run at its start does
     untimed = RunState.from_events("hf", [{"event": "step", "run_id": "hf", "time": 0, "step": 6, "loss": 1.0}])
     assert untimed.live_elapsed() == 0 and "elapsed" not in progress_text(untimed)
     assert "elapsed 0:00" in progress_text(RunState.from_events("r4", [{"event": "started", "run_id": "r4",
@@ -94,8 +94,8 @@ def test_run_state_from_events():
 
 
 def test_time_budgeted_run_progress_says_estimate_and_budget_left():
-    """The fresh-user report: 'step 0 of 13,292' (the epochs cap) and an x axis to 13,000 before the first
-    estimate. A budgeted run shows no total until the worker's estimate, then '~' and the budget trained."""
+    """A budgeted run shows no total until the worker's estimate, then '~' and the budget trained (never 'step 0
+    of 13,292', the epochs cap, with an x axis to 13,000 before the first estimate)."""
     cfg = {"time_budget_minutes": 30.0}
     events = [{"event": "started", "run_id": "b", "time": 1.0, "steps_total": 13292, "config": cfg}]
     state = RunState.from_events("b", events, alive=True)
@@ -332,7 +332,6 @@ def test_the_event_seq_is_not_a_curve():
     assert "loss" in s.series and "grad_norm_embeddings" in s.series and "seq" not in s.series
 
 
-# ---- the series knows what it holds ---------------------------------------------------------------------
 def test_a_series_keeps_whether_its_steps_only_grow_and_how_many_values_are_not_finite():
     s = Series(capacity=2)
     for x, y in ((1, 0.5), (2, math.nan), (2, 1.0), (3, math.inf)):
