@@ -61,19 +61,28 @@ def test_ruff_config_selects_the_rules_the_noqa_comments_name():
         assert prefix in lint["select"]
 
 
-@pytest.mark.parametrize("text", [
-    "(eighth trial: a stance run's 3 carried over)", "Twelfth trial (83): the greyed F1 classes", "trial 11",
-    "/tmp/trial9/home/runs", "the 10th trial", "Second fresh-user trial: scrolling", "(fresh-user trial)",
-    "First-hour trial: the τ grid", "(issue 25, finding 2)", "issues 9 and 12", "issue #30", "Issue 30, round 3:",
-    "after round 3's first step", "branch t12a", "(t12b)", "# a combo box read it (eleventh\n        # trial); then"])
+HISTORY_EXAMPLES = {   # the id keeps the test names free of the phrases themselves
+    "ordinal": "(eighth trial: a stance run's 3 carried over)", "capitalised": "Twelfth trial (83): the greyed",
+    "numbered": "trial 11", "in-a-path": "/tmp/trial9/home/runs", "numeric-ordinal": "the 10th trial",
+    "named-ordinal": "Second fresh-user trial: scrolling", "named": "(fresh-user trial)",
+    "first-hour": "First-hour trial: the τ grid", "issue": "(issue 25, finding 2)", "issues": "issues 9 and 12",
+    "issue-hash": "issue #30", "issue-and-round": "Issue 30, round 3:", "round": "after round 3's first step",
+    "branch": "branch t12a", "branch-in-parens": "(t12b)",
+    "across-a-comment-break": "# a combo box read it (eleventh\n        # trial); then"}
+ORDINARY_WORDS = {
+    "trainer-field": '"trial_params": None', "binomial": "b successes out of b + c trials at 0.5",
+    "around": "Around 1450, in Mainz", "round-call": "round(x, 2)", "rounded": "a rounded figure",
+    "issued": "the decree issued in 196 BC", "an-issue": "an issue with the tokenizer",
+    "rounds": "three rounds of A/B", "a-name": "t12 = time.perf_counter()",
+    "no-ordinal-across-a-break": "the first run's dev rows\n# trial and error"}
+
+
+@pytest.mark.parametrize("text", list(HISTORY_EXAMPLES.values()), ids=list(HISTORY_EXAMPLES))
 def test_the_history_pattern_finds_a_trial_an_issue_a_round_or_a_branch(text):
     assert history_mentions(text), text
 
 
-@pytest.mark.parametrize("text", [
-    '"trial_params": None', "b successes out of b + c trials at 0.5", "Around 1450, in Mainz", "round(x, 2)",
-    "a rounded figure", "the decree issued in 196 BC", "an issue with the tokenizer", "three rounds of A/B",
-    "t12 = time.perf_counter()", "the first run's dev rows\n# trial and error"])
+@pytest.mark.parametrize("text", list(ORDINARY_WORDS.values()), ids=list(ORDINARY_WORDS))
 def test_the_history_pattern_passes_ordinary_words(text):
     assert not history_mentions(text), history_mentions(text)
 
