@@ -582,7 +582,7 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
     the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, kind,
     input columns, prediction columns) for _predict_chunk. Returns the rows in the file; ``summary.rows`` holds
     them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds only whole chunks, so
-    the last report is what is in the file (a bar never stands ahead of the rows written at Ctrl-C)."""
+    the last report is what is in the file (a bar's last count at Ctrl-C is the rows written, not rows run)."""
     cols, kind, columns, pred_cols = layout
     try:
         kept(written)
