@@ -1,5 +1,5 @@
 """Two classification runs compared on the same dev rows (inspector op compare_classifiers and the Runs dock's
-window): the figures shown equal core.stats on the same predictions, the verdict goes by the metric both runs
+window): the figures shown equal core.metrics.significance on the same predictions, the verdict goes by the metric both runs
 pick their best checkpoint by (F_avg, MCC, ...; macro F1 and a word when they differ), and the window shows all
 its lines."""
 
@@ -11,9 +11,9 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core.classify_compare import compare_classifiers
-from explorer.core.training import glue_metrics as G
-from explorer.core.training.config import TrainConfig
+from explorer.core.classify.compare import compare_classifiers
+from explorer.core.metrics import glue as G
+from explorer.core.specs.train_config import TrainConfig
 
 WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
 
@@ -22,7 +22,7 @@ def _run(runs, run_id, dev, seed):
     """A run folder: config.json naming ``dev`` and a tiny random classifier as checkpoints/best."""
     from helpers import save_tiny_model
 
-    from explorer.core.runs import config_file
+    from explorer.core.runs.store import config_file
 
     folder = runs / run_id
     ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed)
@@ -44,8 +44,8 @@ def two_runs(tmp_path_factory):
 
 
 def _scored(ckpt, dev):
-    from explorer.core.classify_dev import run_data_settings, score_classification_dev
-    from explorer.core.models import load_model
+    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(str(ckpt), "classification")
     return score_classification_dev(loaded.model, loaded.tokenizer, "single", str(dev), cap=None,
@@ -53,7 +53,7 @@ def _scored(ckpt, dev):
 
 
 def test_op_figures_equal_core_statistics_on_the_same_predictions(two_runs):
-    from explorer.worker.inspect_ops import OPS, State
+    from explorer.worker.inspector_ops import OPS, State
 
     dev, a, b = two_runs
     steps = []
@@ -136,7 +136,7 @@ def test_the_classifier_compare_window_shows_all_its_lines_at_its_default_size(q
     """The Compare window (two classifiers) shows all its lines at its default 640x260 and when shrunk."""
     import numpy as np
 
-    from explorer.core.classify_compare import compare_classifiers
+    from explorer.core.classify.compare import compare_classifiers
     from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
     from explorer.ui.shell.layout_check import layout_offenders
 
@@ -201,9 +201,9 @@ def test_compare_reports_and_judges_by_f_avg_when_both_runs_pick_by_it():
 
 def test_the_bootstrap_of_a_confusion_figure_equals_the_slow_loop_with_the_same_draws():
     """F_avg's interval: the vectorised confusion-matrix bootstrap draws the same resamples as the general
-    Python-loop one (core.stats.paired_bootstrap) and gets the same interval."""
-    from explorer.core.classify_compare import CONFUSION_SCORES
-    from explorer.core.stats import paired_bootstrap, paired_bootstrap_confusion
+    Python-loop one (core.metrics.significance.paired_bootstrap) and gets the same interval."""
+    from explorer.core.classify.compare import CONFUSION_SCORES
+    from explorer.core.metrics.significance import paired_bootstrap, paired_bootstrap_confusion
 
     gold, za, zb = _stance_predictions(n=90, seed=3)
     pa, pb = za.argmax(1), zb.argmax(1)
@@ -248,8 +248,8 @@ def test_the_op_reads_each_runs_metric_for_best(tmp_path):
 
     from helpers import save_tiny_model
 
-    from explorer.core.runs import config_file
-    from explorer.worker.inspect_ops import OPS, State
+    from explorer.core.runs.store import config_file
+    from explorer.worker.inspector_ops import OPS, State
 
     dev = tmp_path / "dev.csv"
     with open(dev, "w", newline="", encoding="utf-8") as fh:

@@ -5,11 +5,11 @@ in the worker's log; a value the user typed stays."""
 
 from helpers import answer_train_preview
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 
 def test_table_tasks_start_at_four_evaluations_per_epoch_of_the_file():
-    from explorer.core.task_facts import eval_every_for
+    from explorer.core.specs.tasks import eval_every_for
 
     assert eval_every_for("single", 2000, 16) == 31            # ceil(2000 / 16) = 125 steps, / 4
     assert eval_every_for("pair", 67349, 16, train_cap=2000) == 31
@@ -38,7 +38,7 @@ def test_the_launcher_sets_evaluate_every_from_the_data_check_unless_the_user_di
 
 
 def test_the_automatic_evaluate_every_fits_the_steps_the_run_plans():
-    from explorer.core.task_facts import eval_every_for, run_steps
+    from explorer.core.specs.tasks import eval_every_for, run_steps
 
     # 4 evaluations per epoch of 2,814 rows at batch 16 give 44; with batch 16 and Max steps 60 the automatic
     # value must leave evaluations inside the 60 steps
@@ -77,7 +77,7 @@ def test_a_run_whose_evaluate_every_is_above_its_steps_says_so_in_its_log(tmp_pa
 
     from helpers import save_tiny_model, write_tiny_classification
 
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker.train import main as train_main
 
     model = save_tiny_model(tmp_path / "cls", "classification")
@@ -100,8 +100,8 @@ def test_a_ner_run_evaluates_four_times_per_epoch_as_the_readme_says(qtbot, tmp_
     ("examples")."""
     from helpers import write_tiny_conll
 
-    from explorer.core.task_facts import eval_every_for, get_task_facts
-    from explorer.core.training.config import field_help
+    from explorer.core.specs.tasks import eval_every_for, get_task_facts
+    from explorer.core.specs.train_config import field_help
     from explorer.ui.launch.launcher import LauncherPanel
 
     assert get_task_facts("ner").default_evals_per_epoch == 4

@@ -7,7 +7,7 @@ evaluations still to come."""
 def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
     import numpy as np
 
-    from explorer.core.training.glue_metrics import classification_metrics
+    from explorer.core.metrics.glue import classification_metrics
 
     logits = np.eye(3)[np.asarray(preds)]
     metrics = classification_metrics(np.asarray(labels), logits, label_names=["AGAINST", "FAVOR", "NONE"])
@@ -21,7 +21,7 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     the Curves and the Runs list, with what to try: its accuracy, the majority share, must not pass for a result."""
     from helpers import shown_curves_panel
 
-    from explorer.core.baselines import predicted_for_every_row
+    from explorer.core.metrics.baselines import predicted_for_every_row
     from explorer.ui.runs.state import RunState
 
     labels = [0, 1, 2, 2, 2, 1]
@@ -111,7 +111,7 @@ def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
 
     from helpers import shown_curves_panel
 
-    from explorer.core.runs import load_run
+    from explorer.core.runs.store import load_run
     from explorer.ui.runs.state import RunState
 
     out = tmp_path / "hf-out"

@@ -176,9 +176,9 @@ def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
 
     from helpers import save_tiny_model
 
-    from explorer.core.baselines import dev_baseline
-    from explorer.core.events import iter_events
-    from explorer.core.runs import load_run
+    from explorer.core.metrics.baselines import dev_baseline
+    from explorer.core.protocol.events import iter_events
+    from explorer.core.runs.store import load_run
     from explorer.ui.runs.state import RunState
     from explorer.worker.train import main as train_main
 

@@ -74,7 +74,7 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors import InspectorHub
     from tests.helpers import save_tiny_model
 
@@ -156,7 +156,7 @@ def test_attention_readout_fixed_height(qtbot, tiny_qa):
 
 
 def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = AttentionView()
@@ -180,7 +180,7 @@ def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
 def test_nbest_text_column_gets_the_room(qtbot, tiny_qa, tmp_path):
     from PySide6.QtWidgets import QHeaderView
 
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.spans_view import SpansView
 
     view = SpansView()
@@ -243,7 +243,7 @@ def test_the_tau_estimate_remembers_the_measured_rate_across_a_restart(tmp_path,
 def test_the_n_best_answer_text_wraps_whole_in_a_narrow_column(qtbot, tiny_qa):
     """The n-best answer text wraps in its column (each row as tall as its text, again when the column's width
     changes), the whole text in its tooltip; never cut as "ytical engine of …" at 1280x800."""
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.spans_view import SpansView
 
     passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the analytical engine of charles babbage "

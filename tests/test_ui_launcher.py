@@ -10,7 +10,7 @@ import pytest
 from helpers import STANCE_ROWS, STSB_SEVEN_FIELD_ROWS, shown_launcher, write_file
 from test_predict_review import _stance_predictions, _stance_run   # the stance run with held-out dev rows
 
-from explorer.core.training.config import TrainConfig, fast_cpu_preset
+from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
 from explorer.ui.launch.presets import describe_preset, offline_default, sample_paths
 
 MRPC = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tAda was born.\tShe was born.\n"
@@ -280,7 +280,7 @@ def test_the_best_checkpoint_is_picked_by_f_avg_once_f1_classes_are_named(qtbot,
     checkpoints/best go by F_avg, not accuracy. "Best checkpoint by" is automatic (the task's metric, f_avg once F1
     classes are named) or one the task reports; it goes into the Preview command and the run's config."""
     from explorer.core.errors import ConfigError
-    from explorer.core.task_facts import automatic_metric_for_best, metric_for_best_choices
+    from explorer.core.specs.tasks import automatic_metric_for_best, metric_for_best_choices
     from explorer.ui.launch.launcher import LauncherPanel
 
     assert automatic_metric_for_best("single", ["FAVOR", "AGAINST"]) == "f_avg"

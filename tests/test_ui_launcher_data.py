@@ -5,7 +5,7 @@ preview saying which rows a run without a dev file holds out."""
 
 from helpers import STANCE_ROWS, STSB_ROWS, answer_train_preview, write_file
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 
 SST2 = "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n"
@@ -104,7 +104,7 @@ def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot
 
     from helpers import save_tiny_model
 
-    from explorer.core.classify import readable_label_names
+    from explorer.core.classify.arithmetic import readable_label_names
     from explorer.core.training.setup import fit_head
     from explorer.core.training.tasks import get_task
     from explorer.ui.launch.data_preview import preview_data

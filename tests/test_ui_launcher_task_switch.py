@@ -5,13 +5,13 @@ label count, column layout, caps and run name of the previous file or launch do 
 
 from helpers import shown_launcher, write_file
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 
 def test_a_setting_the_task_does_not_use_stays_out_of_its_run(qtbot, tmp_path):
     """Switching to a classification task drops the QA watch example and the QA window
     settings from the run's config and command; back on QA they return (the editors keep their values)."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -52,7 +52,7 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     """The QA preset's recipe (eval every 23, batch 4, max_seq_length 256, lr 1e-4) does not
     follow a switch to a classification task; the task's TaskFacts defaults do, except where the user typed a
     value, and the banner says the preset no longer applies."""
-    from explorer.core.task_facts import get_task_facts
+    from explorer.core.specs.tasks import get_task_facts
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -103,7 +103,7 @@ def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbo
 def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_path):
     """After a 3-class stance run's settings are loaded, a switch to Regression drops --num-labels 3 from the
     command and the run's config.json."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -118,7 +118,7 @@ def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_
     """After a task switch cleared the preset's SQuAD files, the banner stops saying "were cleared: choose this
     task's data" once the user has chosen them, and a later training file drops the note about the file before
     it."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -144,7 +144,7 @@ def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_
 def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
     """A newly chosen training file starts from the preview's guesses (STS-B after the stance file keeps none of
     Tweet / Stance, its encoding or the stance label names); the banner says what was cleared."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
