@@ -10,11 +10,10 @@ reader thread does: explorer.ui.curves.plotmath.prepare_curves), and shows them 
 CurvesPanel (1400 x 1000, offscreen), one panel per way of drawing (explorer.ui.curves.plot.DRAW_OPTIONS),
 the ways timed in turn within each repeat so that the machine's load falls on all of them alike:
 
-- current: the panel as it was before issue 30 (one curve item per curve, decimated afresh per
-  selection and zoom, two paints per plot after a refresh);
+- current: the panel's first way (one curve item per curve, decimated afresh per selection and zoom,
+  two paints per plot after a refresh);
 - paint-once: the deferred view change applied before the paint;
-- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer): the app's way
-  after round 3's first step;
+- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer);
 - b: paint-once + a level-of-detail cache (decimated columns kept per zoom level and per deselected
   run: ZoomCache); a+b: both;
 - c1: a + one paint per plot (the plot scenes listened to, no synchronous progress-bar repaint);

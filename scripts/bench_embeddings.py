@@ -1,4 +1,4 @@
-"""Embeddings speed (issue 26): occurrences embedded per second against the bare forward pass on the same
+"""Embeddings speed: occurrences embedded per second against the bare forward pass on the same
 batches, PCA of 10,000 x 384, t-SNE of 5,000 points.
 
     python scripts/bench_embeddings.py [--model bundled:minilm] [--data FILE] [--word state] [--n 10000]

@@ -22,7 +22,7 @@ Variants:
                    SDPA, mixed_precision "auto": bf16 autocast only where bf16 matmul is fast)
   ours-fp32        ... with mixed_precision no
   ours-bf16        ... with mixed_precision bf16
-  ours-dropout0    ... with dropout 0 (issue 30, target 3: no dropout masks, PyTorch's fused attention)
+  ours-dropout0    ... with dropout 0 (no dropout masks, PyTorch's fused attention)
   trainer-padded-fp32, trainer-padded-bf16     Trainer, run_qa.py preprocessing padded to 384
   trainer-dynamic-fp32, trainer-dynamic-bf16   Trainer, run_qa.py preprocessing without padding +
                                                DataCollatorWithPadding (dynamic padding, random batches)

@@ -1,4 +1,4 @@
-"""Screenshots of the Embeddings page on the bundled encoder with the shared SQuAD passages (issue 26).
+"""Screenshots of the Embeddings page on the bundled encoder with the shared SQuAD passages.
 
     EXPLORER_REAL_DATA=../shared/data QT_QPA_PLATFORM=offscreen python scripts/screenshots_embeddings.py \
         [--word capital] [--out /tmp/emb_shots] [--model bundled:minilm] [--size 1280x800]

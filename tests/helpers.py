@@ -290,3 +290,46 @@ def probe_in_small_windows(qtbot, hub, question: str, passage: str, timeout: int
     with qtbot.waitSignal(hub.result_changed, timeout=timeout) as blocker:
         hub.open_example(question, passage)
     return blocker.args[0]
+
+
+def write_file(path: str | Path, text: str) -> Path:
+    """``text`` written to ``path`` (UTF-8), its folder made first; the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# STS-B as released: tab-separated, no header, genre file years id score sentence1 sentence2 (7 or 9 fields)
+STSB_ROWS = (
+    "main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.\n"
+    "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man is playing a large flute.\tA man is playing a flute.\n"
+    "main-captions\tMSRvid\t2012test\t0005\t3.800\tA man is spreading cheese on a pizza.\tA man spreads cheese.\n"
+    "main-forums\tdeft\t2014\t0006\t0.500\tThree men are playing chess.\tTwo men are playing chess.\tx\ty\n"
+    "main-captions\tMSRvid\t2012test\t0009\t4.250\tA man is playing the cello.\tA man seated plays the cello.\n")
+# the rows of STSB_ROWS with 7 fields, the ones a reader of columns 6 and 7 takes whole
+STSB_SEVEN_FIELD_ROWS = "".join(line + "\n" for line in STSB_ROWS.splitlines() if line.count("\t") == 6)
+# a SemEval-2016-like stance file: a header row, 30 tweets, three classes
+STANCE_ROWS = ("ID\tTarget\tTweet\tStance\n" + "".join(
+    f"{i}\tAtheism\t{text} {i}\t{label}\n" for i, (text, label) in enumerate(
+        [("god is not real", "AGAINST"), ("pray every day", "FAVOR"), ("the weather is nice", "NONE")] * 10)))
+
+
+def shown_launcher(qtbot, tmp_path, width: int = 820):
+    """A shown LauncherPanel as wide as in a 1280x800 window beside the Runs dock (``width`` px), 700 px high."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(width, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def answer_train_preview(launcher, source: str, task: str) -> None:
+    """The launcher's train preview answered for ``source`` (the data check, run here rather than in its child)."""
+    from explorer.ui.launch.data_preview import preview_data
+
+    launcher.train_preview._token += 1
+    launcher.train_preview._done(launcher.train_preview._token, preview_data(source, task))

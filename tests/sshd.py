@@ -1,4 +1,4 @@
-"""A real OpenSSH server on 127.0.0.1 for the remote-host tests (issue 29).
+"""A real OpenSSH server on 127.0.0.1 for the remote-host tests.
 
 :func:`start_sshd` generates a host key and a client key (``ssh-keygen``) in a temporary folder, writes
 an ``sshd_config`` (127.0.0.1, a free port, the client key as the only authorized key, no passwords,

@@ -265,7 +265,7 @@ def _(c):
 
 
 @row("classification-text-labels")
-def _(c):   # string labels are classes (issue 21); one class alone cannot be learnt
+def _(c):   # string labels are classes; one class alone cannot be learnt
     p = c.write("text.tsv", "sentence\tlabel\ngood\tpositive\n")
     c.train(model=c.cls, data=p, task="single").user_error(2, "text.tsv", "only 1 class ('positive')")
 

@@ -1,4 +1,4 @@
-"""Curves that redraw fast (issue 12 target 3): min/max decimation per pixel column keeps every
+"""Curves that redraw fast: min/max decimation per pixel column keeps every
 column's extremes, spikes and the end points; appends give the same picture as a full redraw; live
 ticks are coalesced."""
 

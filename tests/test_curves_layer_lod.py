@@ -1,8 +1,10 @@
-"""Issue 30's Curves redraw: one item per plot (CurveLayer), the level-of-detail cache (ZoomCache and the
-kept columns of deselected runs) and one paint per plot after a refresh; each must draw what the plots
-drew before."""
+"""The Curves redraw: one item per plot (CurveLayer), the level-of-detail cache (ZoomCache and the kept columns of
+deselected runs), one paint per plot after a refresh or a new selection, the smoothing kept with the series it
+was computed from, and the plot scene that keeps its view rect; each draws what the straightforward way draws."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ from helpers import curves_panel_with as _panel
 from helpers import widget_pixels as _pixels
 
 from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
+from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING, ema_smooth, prepare_curves
+from explorer.ui.runs.state import Series
 
 CURRENT = {"one_item": False, "lod_cache": False, "paint_once": False}
 NEW = {"one_item": True, "lod_cache": True, "paint_once": True}
@@ -147,3 +151,108 @@ def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch, options, paints):
     QApplication.processEvents()
     per_plot = [count.get(id(w.panels[k].widget), 0) for k in ("loss", "lr", "grad_norm")]
     assert per_plot == [paints] * 3
+
+
+OLD = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": False, "series_cache": False,
+       "lean_items": False}   # one item per plot, painted once, without the later savings
+
+
+def _prepared_state(run_id, n, seed=0, nan_at=None, live=True):
+    from explorer.ui.runs.state import RunState
+
+    rng = np.random.default_rng(seed)
+    steps = np.arange(1, n + 1, dtype=np.float64)
+    s = RunState(run_id=run_id, status="running" if live else "completed", steps_total=2 * n, step=n)
+    series = {"loss": 1 + 4 * np.exp(-steps / n) + rng.normal(0, 0.3, n) ** 2,
+              "lr": 1e-4 * np.minimum(1.0, steps / 100), "grad_norm": np.abs(rng.normal(3, 1, n)),
+              "samples_per_second": 8 + rng.normal(0, 0.5, n)}
+    if nan_at is not None:
+        series["grad_norm"][nan_at: nan_at + 50] = np.nan   # a gap
+        series["loss"][nan_at + 7] = np.inf
+    for name, y in series.items():
+        s.series[name] = Series()
+        s.series[name].extend(steps, y)
+    ev = steps[99::100]
+    for name, y in {"dev/f1": 20 + 50 * (1 - np.exp(-ev / n)), "dev/exact_match": 10 + 40 * (1 - np.exp(-ev / n))}.items():
+        s.series[name] = Series()
+        s.series[name].extend(ev, y)
+    return prepare_curves(s)
+
+
+def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(qtbot, monkeypatch):
+    from explorer.ui.curves import plot, plotmath
+
+    w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS))
+    run = _prepared_state("a", 3_000)
+    calls = []
+    monkeypatch.setattr(plotmath.IncrementalEMA, "_smooth_new",
+                        lambda self, new, wt, orig=plotmath.IncrementalEMA._smooth_new: (calls.append(len(new)),
+                                                                                          orig(self, new, wt))[1])
+    _show(w, [run])
+    assert calls == []
+    np.testing.assert_array_equal(w.panels["loss"].data["a"].shown, ema_smooth(run.series["loss"].y, DEFAULT_SMOOTHING))
+    w.smooth.setValue(0)                         # no smoothing: the raw values, not the columns smoothed before
+    w.redraw_now()
+    np.testing.assert_array_equal(np.asarray(w.panels["loss"].items["a"].yData),
+                                  np.asarray(w.panels["loss"].raw_items["a"].yData))
+
+
+def test_the_app_way_draws_the_same_pixels_as_the_way_without_its_savings(qtbot, monkeypatch):
+    from explorer.ui.curves import plot
+
+    app_way = dict(plot.DRAW_OPTIONS)
+    runs = [_prepared_state("a", 6_000, 0, nan_at=2_000), _prepared_state("b", 4_000, 1), _prepared_state("c", 5_000, 2)]
+    old = _panel(qtbot, monkeypatch, OLD)
+    _show(old, runs)
+    new = _panel(qtbot, monkeypatch, app_way)
+    _show(new, runs)
+    assert new.panels["loss"].layer.lean and not old.panels["loss"].layer.lean
+    assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
+    for w in (old, new):   # log y (the points the layer draws are pyqtgraph's log10 mapping), then a live tick
+        w.log_box.setChecked(True)
+        w.redraw_now()
+    assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
+    for s in runs:
+        s.apply({"event": "step", "step": s.step + 1, "loss": 0.5, "lr": 1e-5, "grad_norm": math.nan,
+                 "samples_per_second": 8.0})
+        for w in (old, new):
+            w.run_updated(s.run_id, {"loss", "lr", "grad_norm", "samples_per_second"})
+    old.redraw_now()
+    new.redraw_now()
+    assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
+
+
+@pytest.mark.parametrize("one_paint", [False, True])
+def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch, one_paint):
+    """The old way painted the shown plots once in the progress bar's synchronous repaint (before they were
+    drawn) and again after each plot scene's queued update: 2-3 paints a plot."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.curves import plot
+
+    count = count_plot_paints(monkeypatch)   # before the views are made
+    w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS, one_paint=one_paint), 1400, 1000)
+    _show(w, [_prepared_state(f"r{i}", 4_000, i) for i in range(3)])
+    QApplication.processEvents()
+    _show(w, [])
+    QApplication.processEvents()
+    count.clear()
+    runs = [_prepared_state(f"s{i}", 3_000 + 100 * i, 10 + i) for i in range(3)]   # other runs, other ranges
+    runs[0].step = 2_000                                                   # and another progress
+    _show(w, runs)
+    QApplication.processEvents()
+    per_plot = [count.get(id(w.panels[k].widget), 0) for k in w._layout_keys]
+    assert len(per_plot) == 6
+    if one_paint:
+        assert per_plot == [1] * 6
+    else:
+        assert sum(per_plot) > 6   # what one_paint removes
+
+
+def test_a_plot_scene_keeps_the_view_rect_so_nothing_asks_every_item_for_its_bounds(qtbot, monkeypatch):
+    from explorer.ui.curves import plot
+
+    w = _panel(qtbot, monkeypatch, plot.DRAW_OPTIONS)
+    _show(w, [_prepared_state("a", 2_000)])
+    view = w.panels["loss"].widget
+    assert view.scene().sceneRect() == view.sceneRect() == view.range

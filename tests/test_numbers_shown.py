@@ -1,4 +1,4 @@
-"""Issue 25, finding 7: numbers a user reads side by side agree: the official best_f1_thresh and the app's τ
+"""Numbers a user reads side by side agree: the official best_f1_thresh and the app's τ
 explained in one line (and the relation holds), one τ grid for the study and the slider, windows numbered
 from 1, and a SQuAD v1.1 model's Spans & τ page says it was never trained to abstain."""
 

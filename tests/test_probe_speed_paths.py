@@ -1,4 +1,4 @@
-"""The probe's fast paths give what the straightforward computation gives (issue 12, target 2).
+"""The probe's fast paths give what the straightforward computation gives.
 
 Reference = an independent computation on the same tiny model: the windows from prepare_qa_features, one
 plain forward per window (eager attention, output_attentions=True), stack_attentions + the numpy

@@ -1,7 +1,7 @@
-"""Tenth trial, MAJOR 3: a regression model trained on header-less STS-B (label column 5) showed "5 ← prediction |
-+2.7790" and "= 2.7790 (5; one output…)" in Classify: the column's position read as a predicted 5 on the 0-5 scale.
-A regression head's one output is "score" everywhere (Classify, its arithmetic, Classify: dev set, the run's
-id2label), and where the column matters it is "score (column 5)"."""
+"""A regression head's one output is "score" everywhere (Classify, its arithmetic, Classify: dev set, the run's
+id2label), and where the column matters it is "score (column 5)": a model trained on header-less STS-B (label
+column 5) never shows "5 ← prediction | +2.7790" or "= 2.7790 (5; one output…)" in Classify, where the column's
+position would read as a predicted 5 on the 0-5 scale."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""SQuAD calibration (issue 24): the best span's probability against exact match and answering vs abstaining,
+"""SQuAD calibration: the best span's probability against exact match and answering vs abstaining,
 by hand on four questions (core/calibration.squad_calibration), and the view's two diagrams offscreen."""
 
 from __future__ import annotations

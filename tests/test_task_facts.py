@@ -2,7 +2,7 @@
 runs list, the GUI's run states, the data preview and the worker's flags."""
 
 import pytest
-from helpers import REPO_ROOT
+from helpers import REPO_ROOT, write_file
 
 from explorer.core.specs import tasks as tf
 from explorer.core.specs.train_config import TASKS, ConfigError, TrainConfig, field_help
@@ -71,7 +71,6 @@ def test_registered_tasks_take_their_facts_from_the_table():
         register_task(Swag())
 
 
-
 def test_a_facts_row_without_a_training_implementation_is_a_config_error():
     from explorer.core.training.tasks import get_task
 
@@ -91,3 +90,20 @@ def test_settings_doc_is_generated_from_the_field_help():
     doc = (REPO_ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     assert doc == settings_markdown(), "regenerate docs/settings.md with explorer.core.specs.train_config.settings_markdown()"
     assert "| `doc_stride` | `--doc-stride` | 128 | >= 0 | QA: overlap in tokens" in doc
+
+
+def test_every_task_that_holds_rows_out_says_so_in_its_facts(tmp_path):
+    """TaskFacts.dev_split is the one place the launcher reads; it agrees with what each task's split_dev does."""
+    from explorer.core.specs.tasks import find_task_facts, no_dev_file_note
+    from explorer.core.training.tasks import get_task
+
+    rows = "text\tlabel\n" + "".join(f"row {i}\t{'ab'[i % 2]}\n" for i in range(20))
+    scores = "text\tlabel\n" + "".join(f"row {i}\t{i / 4:.2f}\n" for i in range(20))
+    for task, data in (("single", rows), ("regression", scores), ("multilabel", rows)):
+        path = write_file(tmp_path / task / "train.tsv", data)
+        config = TrainConfig(task=task, train=str(path))
+        t = get_task(task)
+        _train, dev, _notes = t.split_dev(t.load(config, "train"), config, None)
+        assert bool(dev is not None) == bool(find_task_facts(task).dev_split), task
+    assert "will not be evaluated" in no_dev_file_note("ner", 0.1, 42)
+    assert "holds out 10%" in no_dev_file_note("pair", 0.1, 7) and "seed 7" in no_dev_file_note("pair", 0.1, 7)

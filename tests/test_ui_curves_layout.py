@@ -1,5 +1,6 @@
-"""Curves with a run selected at 1280x800 and 1920x1080 (issue 25): the training loss and the run's main dev
-metric (the one that picks its best checkpoint) share the first row and are both on screen without scrolling;
+"""Curves with a run selected at 1280x800 and 1920x1080: the training loss and the run's main dev
+metric (the one that picks its best checkpoint, f_avg when the run picks by it) share the first row and are both
+on screen without scrolling;
 the plot rows share the page height; the attention flow under them starts folded on a low page and small on a
 high one, its splitter moves both ways, and where the user left it is remembered."""
 
@@ -176,3 +177,16 @@ def test_the_main_dev_metric_comes_right_after_the_loss(qtbot):
     assert series_sort_key("loss_scale") > series_sort_key("samples_per_second") > series_sort_key("dev/f1")
     assert series_sort_key("dev/f1") < series_sort_key("dev/accuracy")
     assert series_sort_key("dev/accuracy", {"accuracy"}) < series_sort_key("dev/f1", {"accuracy"})
+
+
+def test_a_run_picked_by_f_avg_heads_its_curves_with_f_avg(qtbot):
+    """The run's config says f_avg: its ranking metric (Best dev, the Curves' first dev plot, ticked in Dev
+    metrics) is f_avg, not accuracy."""
+    from explorer.ui.runs.state import RunState
+
+    state = RunState(run_id="stance", config={"task": "single", "metric_for_best": "f_avg",
+                                              "f1_classes": ["FAVOR", "AGAINST"]})
+    state.apply({"event": "eval", "step": 10, "metrics": {"accuracy": 0.6, "macro_f1": 0.5, "f_avg": 0.4}})
+    state.apply({"event": "eval", "step": 20, "metrics": {"accuracy": 0.7, "macro_f1": 0.55, "f_avg": 0.3}})
+    assert state.primary_metric() == "f_avg"
+    assert state.best_metric()[:2] == ("f_avg", 40.0)

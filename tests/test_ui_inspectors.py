@@ -382,8 +382,8 @@ def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
 
 
 def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
-    """Fourth trial, 1280x800: a long best span pushed the τ box and the end of best_non_null_score out of
-    sight behind a sideways scroll. The decision's lines wrap; the pane never scrolls sideways."""
+    """At 1280x800 a long best span never pushes the τ box and the end of best_non_null_score out of sight behind
+    a sideways scroll: the decision's lines wrap; the pane never scrolls sideways."""
     from PySide6.QtWidgets import QApplication
 
     sv = hub.spans_view

@@ -1,4 +1,4 @@
-"""Work spread over event-loop turns so that no turn holds the GUI thread long (issue 30, target 2): the Attention
+"""Work spread over event-loop turns so that no turn holds the GUI thread long: the Attention
 view's second turn, the hub's steps after the paint, the τ study over three turns, the flow-over-training lines a
 few per turn, tables told once, a progress bar painted with the turn. The event loop is driven by hand
 (processEvents / waitUntil on a condition): nothing here depends on the machine's speed."""

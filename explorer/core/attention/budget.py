@@ -1,4 +1,4 @@
-"""The probe's memory budget for raw attention weights (issue 9, point 8).
+"""The probe's memory budget for raw attention weights.
 
 Raw weights are (layers, heads, seq, seq) per window: a 30-window passage on a 12-layer, 12-head model at
 max_seq_length 384 is 30 x 12 x 12 x 384² = 637M numbers, 1.2 GiB in float16 (2.4 GiB in float32). The

@@ -83,8 +83,8 @@ def output_names(config, k: int | None = None) -> list[str]:
     """The names of a sequence-classification head's ``k`` outputs (default ``num_labels``), in id order: its
     ``id2label`` ("label i" where it names none), except a regression head's one output, which is always
     REGRESSION_OUTPUT ("score"): its id2label may hold the label column's name, and a header-less file's column
-    is named by its position ("5" for STS-B's score column), which Classify showed as "5 ← prediction" beside
-    the score 2.78 (tenth trial). ``config``: a transformers config or anything with its attributes."""
+    is named by its position ("5" for STS-B's score column), which Classify would show as "5 ← prediction"
+    beside the score 2.78. ``config``: a transformers config or anything with its attributes."""
     k = int(k if k is not None else getattr(config, "num_labels", 0) or 0)
     if head_problem(config) == REGRESSION_TYPE and k == 1:
         return [REGRESSION_OUTPUT]

@@ -137,5 +137,5 @@ def model_name(info) -> str:
 
 
 def stale_results_note(was: str, now: str) -> str:
-    """The one line a result view shows in place of results of another model (issue 25, finding 2)."""
+    """The one line a result view shows in place of results of another model."""
     return f"Results were for {was}; the model changed to {now or 'none'}: run again."

@@ -190,7 +190,7 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
 def tokenizer_folder(path: str) -> str:
     """Where the tokenizer of model folder ``path`` is read from (:func:`explorer.core.models.tokenizer_source.
     find_tokenizer`: the folder, its parent, its base model, a model with its word embeddings). Raises
-    ModelSourceError when there is none (a made-up tokenizer read every word as [UNK]: fifth and tenth trials)."""
+    ModelSourceError when there is none (a made-up tokenizer would read every word as [UNK])."""
     from explorer.core.models.tokenizer_source import find_tokenizer
 
     return find_tokenizer(path).folder

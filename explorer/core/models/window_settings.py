@@ -1,4 +1,4 @@
-"""Window settings checked against the model and tokenizer before any work (issue 9, point 3).
+"""Window settings checked against the model and tokenizer before any work.
 
 A window is ``[CLS] question [SEP] passage-piece [SEP]`` (features.py). Its settings must fit the model:
 

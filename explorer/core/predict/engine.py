@@ -226,8 +226,8 @@ FIRST_CHUNK_ROWS = 128   # the first chunk is small: the bar moves and an early 
 
 
 def _chunks(rows: Iterator[Row], size: int, first: int = FIRST_CHUNK_ROWS) -> Iterator[list[Row]]:
-    """``rows`` in lists of ``size``, the first of at most ``first`` (fifth trial: a 2,048-row first chunk showed
-    nothing for over a minute on a CPU, and a Ctrl-C in that time kept no row)."""
+    """``rows`` in lists of ``size``, the first of at most ``first`` (a 2,048-row first chunk shows nothing for
+    over a minute on a CPU, and a Ctrl-C in that time keeps no row)."""
     chunk: list[Row] = []
     limit = min(size, first) if first > 0 else size
     for r in rows:
@@ -512,7 +512,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         saved: saved(rows_in_out) whenever the rows in ``out`` change: at the start (the rows already there on
             resume) and after every chunk written. The rows run inside a chunk are batched by length
             across the whole chunk, so they reach the file only with it: ``progress``'s count runs ahead of this
-            one by up to a chunk, and a bar shows both (eleventh trial: Ctrl-C at "896/3000" kept 256 rows).
+            one by up to a chunk, and a bar shows both (a Ctrl-C at "896/3000" may keep 256 rows).
         status: status(line) before each slow step that has no rows yet ("reading FILE…", "loading model
             MODEL…"), so a terminal shows something at once.
         cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
@@ -582,7 +582,7 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
     the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, kind,
     input columns, prediction columns) for _predict_chunk. Returns the rows in the file; ``summary.rows`` holds
     them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds only whole chunks, so
-    the last report is what is in the file (eighth trial: the bar stood ahead of the rows written at Ctrl-C)."""
+    the last report is what is in the file (a bar's last count at Ctrl-C is the rows written, not rows run)."""
     cols, kind, columns, pred_cols = layout
     try:
         kept(written)

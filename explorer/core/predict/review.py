@@ -357,8 +357,8 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
 
     The reviewed rows are every labelled example a person gave: the rows whose label a person set (corrected,
     ``label_source`` "person") and the rows a person marked reviewed with the model's label kept (confirmed,
-    "model, reviewed", as :func:`save_labelled` writes them; tenth trial: a confirmed row was left out without a
-    word). Rows not reviewed, and rows the model could not read (an error, no label), are left out.
+    "model, reviewed", as :func:`save_labelled` writes them: a confirmed row is a labelled example too). Rows not
+    reviewed, and rows the model could not read (an error, no label), are left out.
 
     The training config names one train file, so a combined TSV, ``<train>-plus-corrected-<predictions>.tsv``, is
     written into ``folder`` (the runs folder's ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
@@ -413,7 +413,7 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     out = folder / f"{train_stem}-plus-corrected-{stem}.tsv"
     write_table(out, base.header, base.rows + rows)
     # the dev sentence first: a status bar shows the start of a long message. The combined file by its name (its
-    # path is the form's Train data; twelfth trial: two long paths made the note 10 lines in the launcher banner)
+    # path is the form's Train data; two long paths would make the note 10 lines in the launcher banner)
     note = ((dev_note + " " if dev_note else "")
             + f"The training config takes one train file, so {out.name} (in {folder.name}; Train data "
             f"has its path) combines {' and '.join(note_parts)}.")

@@ -313,7 +313,7 @@ class StudyFigures:
         if not at_edge or e.best_f1 <= g.best_f1 + 1e-9 or abs(e.best_tau) <= TAU_GRID_LIMIT:
             return ""
         # the official search's τ when it is the same best (the τ table shows that one): one τ for one threshold,
-        # not the exact sweep's own representative of the same interval (seventh trial: +6.840 and +6.761)
+        # not the exact sweep's own representative of the same interval (e.g. +6.840 beside +6.761)
         o = self.official or {}
         tau = o["best_tau"] if "best_tau" in o and abs(o.get("best_f1", -1.0) - e.best_f1) < 1e-6 else e.best_tau
         return (f"the best τ on the grid ({g.best_tau:+.2f}) sits at its edge: this model's score_diff reach beyond "

@@ -1,4 +1,4 @@
-"""Runs on a remote machine over SSH (issue 29; Qt-free).
+"""Runs on a remote machine over SSH (Qt-free).
 
 - :mod:`.hosts`: :class:`~.hosts.Host` (an ``~/.ssh/config`` alias or user@host, port, key, the Python and
   the runs folder on the host; never a password) and the remembered remote runs.

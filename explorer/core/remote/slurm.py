@@ -1,4 +1,4 @@
-"""Runs on a SLURM cluster: the host is a login node, the worker runs as a batch job (issue 29; Qt-free).
+"""Runs on a SLURM cluster: the host is a login node, the worker runs as a batch job (Qt-free).
 
 A host with :class:`~explorer.core.remote.hosts.SlurmOptions` gets its runs through ``sbatch``:
 

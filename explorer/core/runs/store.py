@@ -228,7 +228,7 @@ def data_short_name(data: str) -> str:
     """The data part of a run id and of a run's automatic name: a file's stem ('…/mrpc_train.tsv' ->
     'mrpc_train'), or its folder's name when the stem says nothing of the data ('…/glue_sst2/train.tsv' ->
     'glue_sst2', '…/stance_semeval2016/train.txt' -> 'stance_semeval2016': two runs on files called train.*
-    differ; tenth trial), a hub id's last part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
+    differ), a hub id's last part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
     data = (data or "").strip().rstrip("/")
     if not data:
         return ""

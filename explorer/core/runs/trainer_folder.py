@@ -381,8 +381,8 @@ def writer_fingerprint(path: str | Path, state_name: str) -> tuple:
 class WriterWatch:
     """Which other tools' run folders this process has seen being written to, by its own clock.
 
-    A folder's file times say nothing about a live writer: a copied folder's times are the copy's (eighth
-    trial: a copied Trainer folder read "in progress" for five minutes). So a folder counts as written to only
+    A folder's file times say nothing about a live writer: a copied folder's times are the copy's (by its times
+    a freshly copied Trainer folder reads "in progress" for minutes). So a folder counts as written to only
     when this process saw its writer_fingerprint change between two looks, and for ``window_seconds`` after
     the last change it saw; the first look never counts. Not thread-safe beyond the GIL's dict updates (the run
     store's reader threads each look at their own folders)."""
@@ -438,8 +438,8 @@ def tensorboard_runtime(output_dir: Path) -> tuple[float, Path] | None:
     checkpoints (the default ``logging_dir``: ``<output_dir>/runs/<date>_<host>/``; ``report_to`` tensorboard),
     the latest logged when there are several (a resumed run); None when there is none, tensorboard is not
     installed or a file cannot be read. Trainer logs its end summary (``train/train_runtime``) after the last
-    checkpoint is saved, so a folder without ``trainer.save_state()`` holds it only there (eleventh trial: 215 s,
-    shown as 0:00)."""
+    checkpoint is saved, so a folder without ``trainer.save_state()`` holds it only there (without it a 215 s
+    run shows as 0:00)."""
     from explorer.core.runs.tensorboard import read_tensorboard_scalars, tensorboard_files
 
     runs = output_dir / "runs"

@@ -21,7 +21,7 @@ Scales and sources:
   never pick the best checkpoint.
 - Timings (an HF Trainer's ``eval_runtime``, ``eval_samples_per_second``, ``eval_steps_per_second``, and any
   name ending like them) are how long an evaluation took, not its quality: never a dev plot, never the best
-  checkpoint's metric (tenth trial: they were drawn as "dev runtime" between the real metrics).
+  checkpoint's metric (so no "dev runtime" plot stands between the real metrics).
 """
 
 from __future__ import annotations

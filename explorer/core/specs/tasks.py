@@ -141,8 +141,7 @@ _MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
 # rather than for how well it ranks answers against "no answer".
 # table and tagging tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
-# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points; eleventh
-# trial: a ner run still did, while the README said 4 per epoch)
+# checkpoint from, at a few percent of the training time ("start and end" gives a curve of two points)
 TABLE_EVALS_PER_EPOCH = 4
 
 _TABLE: dict[str, TaskFacts] = {f.name: f for f in (
@@ -266,7 +265,7 @@ def is_single_label_table(name: str) -> bool:
 
 def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0) -> str:
     """What a run of ``task`` without a dev file does about evaluation, in one sentence (the launcher's Dev data
-    preview; eleventh trial: it said "The run will not be evaluated" while the run held out 10 % as dev).
+    preview: never "The run will not be evaluated" while the run holds out 10 % as dev).
 
     ``dev_fraction``: the share held out (TrainConfig.resolved_dev_fraction); ``seed``: the run's seed;
     ``n_rows``: the training rows the run reads (after its Train cap), 0 when not known yet. Only the tasks
@@ -386,7 +385,7 @@ def metric_for_best_choices(task: str, num_labels: int = 0, f1_classes: Iterable
 def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0) -> str:
     """What picks checkpoints/best when the launcher's "Best checkpoint by" is left automatic: f_avg when F1
     classes are named for a task that reports it (the researcher named the official measure: SemEval-2016's
-    F_avg; eleventh trial: Best dev and checkpoints/best went by accuracy), else the task's ``best_metric``
+    F_avg, so Best dev and checkpoints/best do not go by accuracy), else the task's ``best_metric``
     ("" for an unknown task)."""
     if "f_avg" in metric_for_best_choices(task, num_labels, f1_classes):
         return "f_avg"
@@ -466,8 +465,8 @@ def eval_every_for(task: str, n_examples: int, batch_size: int, gradient_accumul
     """Optimizer steps between dev evaluations a task starts with on a training file of ``n_examples`` rows
     (``train_cap`` > 0 caps them): the steps of one epoch, or of the whole run when it plans fewer (``epochs`` >
     0, ``max_steps``, ``budget_steps``: :func:`run_steps`), over the task's ``default_evals_per_epoch``, at
-    least 1, so a run shorter than an epoch still evaluates that often (tenth trial: 90 for a run of 60 steps
-    evaluated only at the start and the end); the task's ``default_eval_every`` when it has no per-epoch
+    least 1, so a run shorter than an epoch still evaluates that often (90 for a run of 60 steps would evaluate
+    only at the start and the end); the task's ``default_eval_every`` when it has no per-epoch
     default or the size is unknown (``n_examples`` <= 0). Raises KeyError for an unknown task."""
     facts = get_task_facts(task)
     if not facts.default_evals_per_epoch or n_examples <= 0:

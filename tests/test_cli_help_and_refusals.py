@@ -1,4 +1,4 @@
-"""The command line as a new user meets it (issue 25, finding 8): the top-level help lists the app's options
+"""The command line as a new user meets it: the top-level help lists the app's options
 and --version; probe / eval on a classifier say what it is and what to use; a run refused for its data before
 its first step leaves no run folder and no traceback in its failed event."""
 
@@ -27,7 +27,7 @@ def cli(*argv) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("first-hour")
+    d = tmp_path_factory.mktemp("cli")
     return {"cls": save_tiny_model(d / "cls", "classification"), "sq": write_tiny_squad(d / "sq.json"), "dir": d}
 
 

@@ -1,6 +1,6 @@
-"""Small faults a fresh user found in the live views (issue 12, round 2): a readout that went stale
-under a still pointer, the block-flow legend over the curves, a window wider than the screen, a
-single tick on the span table's end-token axis."""
+"""Plot readouts, legends and token axes in the live views: the hover readout follows live data under a still
+pointer and leaves with it, the block-flow and τ-sweep legends sit outside the data area (never over the
+curves), and a token axis (the span table's end tokens) shows several readable ticks for any token count."""
 
 from __future__ import annotations
 
@@ -160,51 +160,9 @@ def test_span_table_end_axis_in_the_spans_view(qtbot, tiny_qa):
     _readable(drawn, axis.labels)
 
 
-@pytest.fixture
-def app_style():
-    """The app's style sheet (fonts, paddings: the sizes a user sees), taken off again afterwards."""
-    from PySide6.QtWidgets import QApplication
-
-    from explorer.ui.shell.style import apply_style
-
-    from PySide6.QtCore import QEvent
-
-    app = QApplication.instance()
-    sheet, style = app.styleSheet(), app.style().name()
-    apply_style(app)
-    yield
-    # pytest-qt has closed the test's widgets and called deleteLater; delete them now, or the style change
-    # below re-polishes a whole closed main window first (20 s of teardown on the loaded 2-core machine)
-    app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
-    app.setStyleSheet(sheet)
-    app.setStyle(style)
-
-
-def test_main_window_opens_inside_a_small_screen(qtbot, tmp_path, monkeypatch, app_style):
-    """Reported: the window opened 1683 px wide on a 1600 x 900 screen."""
-    from PySide6.QtCore import QRect
-    from PySide6.QtGui import QScreen
-
-    from explorer.ui.shell import screen_fit
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-
-    width, height = 1600, 900
-    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, width, height))
-    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.width() + screen_fit.FRAME_W <= width and w.height() + screen_fit.FRAME_H <= height
-    assert w.minimumSizeHint().width() + screen_fit.FRAME_W <= width
-    w.tabs.setCurrentWidget(w.curves)                 # the widest page no longer widens the window
-    qtbot.wait(10)
-    assert w.width() + screen_fit.FRAME_W <= width
-
-
 def test_tau_sweep_legend_sits_below_the_plot(qtbot, tmp_path):
-    """The τ study's legend floated over τ 4-6, exactly where the best τ, its star and the NoAns / F1 crossing
-    were (fresh-user trial): it sits under the axis now, every curve named, outside the data area."""
+    """The τ study's legend sits under the axis, every curve named, outside the data area: never over τ 4-6,
+    where the best τ, its star and the NoAns / F1 crossing are."""
     from explorer.ui.inspectors.dev_view import DevTauView
 
     view = DevTauView(cache_dir=tmp_path / "cache")
@@ -220,33 +178,3 @@ def test_tau_sweep_legend_sits_below_the_plot(qtbot, tmp_path):
     box, plot_area = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
     assert box.height() > 10 and not box.intersects(plot_area)
     assert box.top() >= plot.getAxis("bottom").sceneBoundingRect().top()
-
-
-def test_a_long_data_preview_message_scrolls_and_never_grows_the_window(qtbot):
-    """Fresh-user trial 1-B1: the preview's summary took the height its wrapped text needed as a minimum, so
-    STS-B's notes grew the window to 1541x3315 on a 1280x800 screen, and it could not be made smaller. The
-    notes now scroll in a box of at most NOTES_MAX_SHARE of the panel; the whole text is still there."""
-    from explorer.ui.launch.preview import NOTES_MAX_SHARE, DataPreview
-
-    panel = DataPreview("train")
-    qtbot.addWidget(panel)
-    panel.resize(420, 600)
-    panel.show()
-    qtbot.waitExposed(panel)
-    long = "<br>".join(f"note {i}: 197 rows have more fields than the 7 of the first row; lines 5553, 5554"
-                       for i in range(80))
-    panel.show_text(long)
-    panel.problems.setText("<br>".join(f"line {i}: empty text" for i in range(40)))
-    panel.problems.show()
-    panel._fit_summary()
-    qtbot.wait(20)
-    assert panel.notes_height() > 1500                               # the text itself is long ...
-    assert panel.minimumSizeHint().height() < 400                    # ... the panel's minimum is not
-    assert panel.notes.height() <= NOTES_MAX_SHARE * panel.height() + 3
-    assert panel.notes.verticalScrollBar().maximum() > 0              # scrolls to the rest
-    assert panel.notes.widget().height() >= panel.notes_height() - 20
-    panel.show_text("✓ 2,814 examples, 3 labels")                    # a short one takes only its lines
-    panel.problems.hide()
-    panel._fit_summary()
-    qtbot.wait(20)
-    assert panel.notes.maximumHeight() < 90
