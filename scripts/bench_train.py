@@ -283,7 +283,7 @@ def main(argv=None) -> int:
     hf_logging.disable_progress_bar()
     import torch
 
-    from explorer.core.models.loading import resolve_source
+    from explorer.core.models.sources import resolve_source
     from explorer.core.training.precision import cpu_has_amx, resolve_mixed_precision
 
     model_path = resolve_source(args.model)
