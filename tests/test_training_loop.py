@@ -282,7 +282,8 @@ def test_gradient_accumulation_matches_a_larger_batch(files, tmp_path):
 def test_cli_flags_round_trip_train_config():
     import argparse
 
-    from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+    from explorer.core.specs.run_presets import fast_cpu_preset
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.worker.train import add_arguments, config_from_args
 
     parser = argparse.ArgumentParser()
