@@ -17,7 +17,6 @@ import numpy as np
 from explorer.core.attention.flow import LayerSummaries, stack_attentions, summarize_attention_layers
 from explorer.core.attention.hooks import attention_hooks
 from explorer.core.models.eval_mode import inference
-from explorer.core.models.loading import eager_attention
 
 _NOT_HOOKABLE: "weakref.WeakSet" = weakref.WeakSet()   # models whose attention modules gave no weights to hooks
 
@@ -31,6 +30,8 @@ def attention_forward(model, batch, blocks: list[str], keep: str | None):
     LayerSummaries.add while the weights are cache-hot, the layer's buffer freed right after); a model whose
     modules the hooks cannot read takes the whole ``output.attentions`` afterwards (summarize_attention_layers).
     Both give identical numbers (tests/test_probe_speed_paths.py)."""
+    from explorer.core.models.loading import eager_attention
+
     cfg = model.config
     layers, heads = getattr(cfg, "num_hidden_layers", None), getattr(cfg, "num_attention_heads", None)
     n = len(blocks)
@@ -58,6 +59,8 @@ def window_attention_fn(model, batch_of, lengths: list[int], dtype: str = "float
     of ``batch_of(k)`` (the window's model inputs, a dict of (1, seq) tensors on the model's device), cut to its
     ``lengths[k]`` real tokens. What a LazyAttention computes when a window's weights were not kept."""
     def compute(k: int) -> np.ndarray:
+        from explorer.core.models.loading import eager_attention
+
         with inference(model), eager_attention(model):
             out = model(**batch_of(k), output_attentions=True)
         return stack_attentions(out.attentions, batch_index=0, length=int(lengths[k]), dtype=dtype)
