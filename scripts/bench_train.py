@@ -82,7 +82,7 @@ def dev_scores(model, tokenizer, dev_file: str, n_questions: int, max_seq_length
     from explorer.core.data.squad import gold_answers, load_squad
     from explorer.core.qa.decoding import decode_predictions
     from explorer.core.qa.inference import predict_squad
-    from explorer.core.metrics.squad import evaluate_decodings
+    from explorer.core.qa.scores import evaluate_decodings
 
     ds, _ = load_squad(dev_file)
     ds = ds.select(range(min(n_questions, len(ds))))
