@@ -41,7 +41,8 @@ def two_runs(tmp_path_factory):
 
 
 def _scored(ckpt, dev):
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.models.loading import load_model
 
     loaded = load_model(str(ckpt), "classification")

@@ -244,7 +244,7 @@ def op_tag_dev(state: State, args: dict, progress, cancelled):
 
 def op_classify_dev(state: State, args: dict, progress, cancelled):
     """A classification dev file scored by the slot's model (explorer.core.classify.dev_report)."""
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = state.model(args.get("slot", "classify"))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
@@ -303,7 +303,8 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     own metric is another)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
     from explorer.core.classify.compare import compare_classifiers
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
     from explorer.core.models.loading import load_model
     from explorer.core.specs.tasks import best_metric_name, find_task_facts
