@@ -241,7 +241,7 @@ def bench_ours(model_source, train_file, args, mixed_precision: str, dropout: fl
         total = time.perf_counter() - t0
         if args.dev_questions:   # the model the run ended with (checkpoints/last), scored like the Trainer's
             from explorer.core.models.loading import load_model
-            from explorer.core.runs.store import checkpoint_path
+            from explorer.core.runs.layout import checkpoint_path
 
             loaded = load_model(str(checkpoint_path(run_dir, "last")), task="qa")
             dev = dev_scores(loaded.model, loaded.tokenizer, args.dev, args.dev_questions, args.max_seq_length,

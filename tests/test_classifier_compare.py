@@ -19,7 +19,7 @@ def _run(runs, run_id, dev, seed):
     """A run folder: config.json naming ``dev`` and a tiny random classifier as checkpoints/best."""
     from helpers import save_tiny_model
 
-    from explorer.core.runs.store import config_file
+    from explorer.core.runs.layout import config_file
 
     folder = runs / run_id
     ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed)

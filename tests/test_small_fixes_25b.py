@@ -248,7 +248,7 @@ def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
 
     from helpers import shown_curves_panel
 
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.state import RunState
 
     out = tmp_path / "hf-out"
@@ -292,7 +292,7 @@ def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
 
     from explorer.core.metrics.baselines import dev_baseline
     from explorer.core.protocol.events import iter_events
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.state import RunState
     from explorer.worker.train import main as train_main
 

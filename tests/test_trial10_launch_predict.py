@@ -135,14 +135,15 @@ def test_an_evaluate_every_above_the_planned_steps_is_said_before_launch(qtbot, 
 def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(tmp_path):
     """Tenth trial: the SST-2 run and the stance run were both "single · train" (both files are train.*), told
     apart only by their start times."""
-    from explorer.core.runs import store as runs
+    from explorer.core.runs import naming
     from explorer.ui.runs.names import short_names
 
     sst2, stance = "/data/glue_sst2/train.tsv", "/data/stance_semeval2016/train.txt"
-    assert runs.data_short_name(sst2) == "glue_sst2" and runs.data_short_name(stance) == "stance_semeval2016"
-    assert runs.data_short_name("/data/squad_v1.1/train-subset.json") == "squad_v1.1"      # every word generic
-    assert runs.data_short_name("/data/glue/mrpc_train.tsv") == "mrpc_train"                # the stem says it
-    assert runs.new_run_id("bundled:minilm", "single", now=0, data=stance).endswith("-minilm-single-stance_semeval2016")
+    assert naming.data_short_name(sst2) == "glue_sst2" and naming.data_short_name(stance) == "stance_semeval2016"
+    assert naming.data_short_name("/data/squad_v1.1/train-subset.json") == "squad_v1.1"      # every word generic
+    assert naming.data_short_name("/data/glue/mrpc_train.tsv") == "mrpc_train"                # the stem says it
+    assert naming.new_run_id("bundled:minilm", "single", now=0,
+                             data=stance).endswith("-minilm-single-stance_semeval2016")
     base = {"model": "bundled:minilm", "batch_size": 16}
     got = short_names({"20261202-032900-minilm-single-glue_sst2": dict(base, task="single", train=sst2),
                        "20261202-033700-minilm-single-stance_semeval2016": dict(base, task="single", train=stance),

@@ -224,7 +224,8 @@ def run_data_settings(model_source: str) -> dict:
     import json
     from pathlib import Path
 
-    from explorer.core.runs.store import CHECKPOINTS, dev_split_file, run_config_of, run_dir_of
+    from explorer.core.runs.layout import CHECKPOINTS, dev_split_file, run_dir_of
+    from explorer.core.runs.reading import run_config_of
 
     folder = Path(str(model_source or "")).expanduser()
     if folder.parent.name != CHECKPOINTS:

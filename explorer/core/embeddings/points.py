@@ -184,7 +184,7 @@ def _squad_corpus(path: Path, max_texts: int) -> Corpus:
 
 
 def _run_corpus(folder: Path, text_column: str, max_texts: int) -> Corpus:
-    from explorer.core.runs.store import config_file
+    from explorer.core.runs.layout import config_file
     from explorer.core.specs.tasks import find_task_facts
 
     config_path = config_file(folder)

@@ -271,7 +271,7 @@ def save_calibration(run_dir: str | Path, calibration: Calibration) -> Path:
 def run_dir_of_checkpoint(checkpoint: str | Path) -> Path | None:
     """The run folder of ``<run>/checkpoints/<name>`` (None for a folder elsewhere, e.g. a hub id): the run
     store's rule (core/runs.run_dir_of)."""
-    from explorer.core.runs.store import run_dir_of
+    from explorer.core.runs.layout import run_dir_of
 
     return run_dir_of(checkpoint)
 

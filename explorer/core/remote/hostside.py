@@ -36,8 +36,9 @@ from pathlib import Path
 
 from explorer.core.protocol.events import TERMINAL_EVENTS, make_event, read_events
 from explorer.core.remote.worker_command import worker_argv
-from explorer.core.runs.store import (append_event, events_file, pid_file, request_stop, terminate_worker,
-                                worker_alive)
+from explorer.core.runs.appending import append_event
+from explorer.core.runs.layout import events_file, pid_file
+from explorer.core.runs.workers import request_stop, terminate_worker, worker_alive
 
 POLL_SECONDS = 0.2
 SLURM_POLL_SECONDS = 2.0   # tail: how often a SLURM job's state is asked (squeue) while no event arrives
