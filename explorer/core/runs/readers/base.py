@@ -101,10 +101,10 @@ class WriterWatch:
     """Which other tools' run folders this process has seen being written to, by its own clock.
 
     A folder's file times say nothing about a live writer: a copied folder's times are the copy's (a copied
-    Trainer folder would read "in progress" for minutes). So a folder counts as written to only
-    when this process saw its fingerprint (what a reader's files look like to stat calls) change between two looks, and for ``window_seconds`` after
-    the last change it saw; the first look never counts. Not thread-safe beyond the GIL's dict updates (the run
-    store's reader threads each look at their own folders)."""
+    Trainer folder would read "in progress" for minutes). So a folder counts as written to only when this
+    process saw its fingerprint (what a reader's files look like to stat calls) change between two looks, and
+    for ``window_seconds`` after the last change it saw; the first look never counts. Not thread-safe beyond
+    the GIL's dict updates (the run store's reader threads each look at their own folders)."""
 
     def __init__(self, window_seconds: float):
         self.window_seconds = float(window_seconds)
