@@ -241,7 +241,7 @@ def report_int8(loaded, data: Path, cap: int | None, batch_size: int, sample: in
     from explorer.core.data.squad import gold_answers, load_squad, squad_version
     from explorer.core.qa.decoding import decode_predictions, predictions_at
     from explorer.core.qa.inference import predict_squad, quantize_int8
-    from explorer.core.metrics.squad import evaluate_decodings
+    from explorer.core.qa.scores import evaluate_decodings
 
     ds, _ = load_squad(str(data))
     if cap:
@@ -272,7 +272,7 @@ def report_int8(loaded, data: Path, cap: int | None, batch_size: int, sample: in
 
 
 def bench_tau_sweep(n=12000, repeats=20):
-    from explorer.core.metrics.squad import QuestionScores, tau_sweep
+    from explorer.core.qa.scores import QuestionScores, tau_sweep
 
     rng = np.random.default_rng(0)
     has = rng.random(n) < 0.5

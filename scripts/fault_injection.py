@@ -22,7 +22,7 @@ Injections (seeded):
 After each injection: every complete line of ``events.jsonl`` parses (a torn last line is counted, not
 failed); ``checkpoints/last`` and ``checkpoints/best`` either load (model + training state) or are
 absent, never half-written; the run reads as ``crashed`` (``failed`` for disk full) with all its logged
-step points, both in explorer.core.runs.store and in the GUI's run store; and ``--resume`` finishes with the
+step points, both in explorer.core.runs.reading and in the GUI's run store; and ``--resume`` finishes with the
 loss of every step after the resume point equal to the reference run's (max |diff| printed; the runs
 are bitwise deterministic on CPU with one thread). The expectation follows what the kill left: when no
 complete ``checkpoints/last`` exists (killed before the first save finished, e.g. while writing the first
@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 from explorer.core.protocol.events import parse_event  # noqa: E402
-from explorer.core.runs.store import checkpoint_path, config_file, events_file  # noqa: E402
+from explorer.core.runs.layout import checkpoint_path, config_file, events_file  # noqa: E402
 from explorer.paths import SAMPLES  # noqa: E402
 
 SAVE_DELAY = 0.25      # seconds per save phase while aiming a kill at a save
@@ -210,7 +210,8 @@ def check_events(run_dir: Path, injection: Injection) -> int:
 def check_checkpoints(run_dir: Path, injection: Injection) -> None:
     """checkpoints/last and best load (model, and the training state of last) or are absent."""
     from explorer.core.models.loading import load_model
-    from explorer.core.training.checkpoints import INFO_FILE, checkpoint_dir, load_training_state
+    from explorer.core.runs.layout import INFO_FILE
+    from explorer.core.training.checkpoints import checkpoint_dir, load_training_state
 
     for kind in ("last", "best"):
         folder = checkpoint_path(run_dir, kind)
@@ -230,15 +231,15 @@ def check_checkpoints(run_dir: Path, injection: Injection) -> None:
 
 
 def check_reads_as(run_dir: Path, status: str, steps: int, injection: Injection) -> None:
-    """core.runs.store and the GUI's run store both read the run as ``status`` with all its step points."""
-    from explorer.core.runs.store import load_run
+    """core.runs.reading and the GUI's run store both read the run as ``status`` with all its step points."""
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.store import load_run_state
 
     rec = load_run(run_dir)
     if rec.status != status:
-        injection.problems.append(f"core.runs.store reads the run as {rec.status}, not {status}")
+        injection.problems.append(f"core.runs.reading reads the run as {rec.status}, not {status}")
     if len(rec.steps()) != steps:
-        injection.problems.append(f"core.runs.store shows {len(rec.steps())} step points of {steps} logged")
+        injection.problems.append(f"core.runs.reading shows {len(rec.steps())} step points of {steps} logged")
     state = load_run_state(run_dir)
     if state.status != status:
         injection.problems.append(f"the GUI reads the run as {state.status}, not {status}")

@@ -22,7 +22,7 @@ def _run(runs, run_id, dev, seed):
     """A run folder: config.json naming ``dev`` and a tiny random classifier as checkpoints/best."""
     from helpers import save_tiny_model
 
-    from explorer.core.runs.store import config_file
+    from explorer.core.runs.layout import config_file
 
     folder = runs / run_id
     ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed)
@@ -44,7 +44,8 @@ def two_runs(tmp_path_factory):
 
 
 def _scored(ckpt, dev):
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.models.loading import load_model
 
     loaded = load_model(str(ckpt), "classification")

@@ -78,7 +78,8 @@ def _trained(history, key):
 
 def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
     from explorer.core.runs import status as run_status
-    from explorer.core.runs.store import HF_TRAINER, load_run, run_kind
+    from explorer.core.runs.readers.trainer_folder import HF_TRAINER
+    from explorer.core.runs.reading import load_run, run_kind
     from explorer.ui.runs.store import load_run_state
 
     _root, out, history = hf_run
@@ -119,7 +120,8 @@ def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
 def test_one_checkpoint_opens_as_a_run_and_in_the_right_page(hf_run):
     pytest.importorskip("pytestqt")
     from explorer.core.models.checkpoint_windows import checkpoint_task_name
-    from explorer.core.runs.store import HF_TRAINER, load_run
+    from explorer.core.runs.readers.trainer_folder import HF_TRAINER
+    from explorer.core.runs.reading import load_run
     from explorer.ui.inspectors.registry import page_for_checkpoint
 
     _root, out, history = hf_run
@@ -240,7 +242,7 @@ class _Payload:
 
 
 def test_training_args_bin_is_read_without_running_it(tmp_path):
-    from explorer.core.runs.trainer_folder import read_pickled_settings
+    from explorer.core.runs.readers.pickled_settings import read_pickled_settings
 
     marker = tmp_path / "ran"
     file = tmp_path / "training_args.bin"
@@ -272,8 +274,10 @@ def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp
     """A copied Trainer folder never reads "in progress" for its first minutes (a copy's file times are the
     copy's). Its status comes from the files: finished when they say it ended (end summary, global_step or a
     checkpoint-N at max_steps), stopped before that; in progress only after this process saw them change."""
-    from explorer.core.runs.trainer_folder import WriterWatch, read_trainer_run
-    from explorer.core.runs.store import IN_PROGRESS_SECONDS, load_run
+    from explorer.core.runs.readers.base import WriterWatch
+    from explorer.core.runs.readers.trainer_folder import read_trainer_run
+    from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS
+    from explorer.core.runs.reading import load_run
 
     def status(path, watch, now):
         return read_trainer_run(path, state_name="trainer_state.json", json_name="training_args.json",
@@ -307,7 +311,9 @@ def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp
 def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(tmp_path):
     """The poll re-reads a Trainer folder listed as stopped when its files changed (a writer after all), and only
     while it is watched; never our own runs."""
-    from explorer.core.runs.store import IN_PROGRESS_SECONDS, TRAINER_WRITERS, RunStore
+    from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS
+    from explorer.core.runs.readers.trainer_folder import TRAINER_WRITERS
+    from explorer.core.runs.store import RunStore
     from explorer.ui.runs.store import load_run_state
 
     out = tmp_path / "watched-out"
@@ -362,9 +368,9 @@ def _copyable_trainer_folder(out: Path, best: int, other: int) -> None:
 
 
 def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists(tmp_path):
-    """A copy (copy/hf_out) opens its own checkpoint-6, not original/hf_out/checkpoint-6, although the recorded
-    absolute path still exists: the copy's own checkpoint of that name is the best; the note says why."""
-    from explorer.core.runs.store import load_run
+    """Issue 25: /tmp/trial6/hf_out (a copy) opened /tmp/trial5/hf_out/checkpoint-6 because the recorded
+    absolute path still existed. The copy's own checkpoint of that name is the best; the note says why."""
+    from explorer.core.runs.reading import load_run
 
     original = tmp_path / "original" / "hf_out"
     _copyable_trainer_folder(original, best=6, other=3)
@@ -386,7 +392,7 @@ def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
     """eval_runtime, eval_samples_per_second and eval_steps_per_second are no "dev runtime", "dev
     samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
     are no dev plot, no group statistic and never the metric that picked the best checkpoint."""
-    from explorer.core.runs.trainer_folder import best_metric_name
+    from explorer.core.runs.readers.trainer_folder import best_metric_name
     from explorer.core.specs.metrics import metric_spec
     from explorer.ui.runs.store import load_run_state
 
@@ -412,7 +418,7 @@ def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_
     pytest.importorskip("tensorboard")
     from torch.utils.tensorboard import SummaryWriter
 
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.dock import COLUMNS, RunsModel
     from explorer.ui.runs.store import load_summary
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from explorer.core.models.checkpoint_windows import V11_ABSTAIN_NOTE, abstain_note, squad_version_of
 from explorer.core.specs.metric_display import explain_best_threshold, threshold_relation
-from explorer.core.metrics.squad import DEFAULT_TAUS, TAU_GRID_LIMIT, _tau_between, tau_axis_limit
+from explorer.core.metrics.squad import _tau_between
+from explorer.core.qa.scores import DEFAULT_TAUS, TAU_GRID_LIMIT, tau_axis_limit
 
 
 def test_threshold_relation_states_the_units_and_holds():

@@ -93,7 +93,8 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
     those rows, not on every training row (which would flatter it); unticked, the whole file is scored."""
     from helpers import tiny_loaded_model
 
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import write_dev_split
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
@@ -135,7 +136,7 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
 def test_dev_labels_are_matched_to_the_head_by_name(tmp_path):
     from helpers import tiny_loaded_model
 
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import ClassificationDataError
 
     loaded = tiny_loaded_model("classification")

@@ -278,7 +278,7 @@ def test_the_new_results_cross_the_inspector_pipe():
 
 
 def test_dev_files_are_scored_by_regression_and_multilabel_heads(tmp_path):
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = tiny_loaded_model("classification", num_labels=1)
     rep = score_classification_dev(loaded.model, loaded.tokenizer, "regression", str(_pairs(tmp_path / "s.tsv")))

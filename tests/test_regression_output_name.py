@@ -46,7 +46,7 @@ def test_the_names_of_a_heads_outputs():
 
 
 def test_classify_dev_set_says_score_and_the_column_it_read(qtbot, tmp_path):
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     loaded = _stsb_like_model()

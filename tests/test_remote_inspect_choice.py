@@ -23,7 +23,7 @@ from explorer.core.remote import launch as remote_launch
 from explorer.core.remote.fetch import fetch_checkpoint
 from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, save_remote_run
 from explorer.core.remote.ssh import inspector_argv
-from explorer.core.runs.store import checkpoint_path, config_file, events_file
+from explorer.core.runs.layout import checkpoint_path, config_file, events_file
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.shell.settings import AppSettings
 

@@ -1,29 +1,29 @@
 """A Run name that exists is asked about ("stance exists: use stance-2?"), never silently replaced; the Runs list
 shows the user's name; automatic ids and names say the task and the data file (its folder for a generic name)."""
 
-from explorer.core.runs import store as runs
+from explorer.core.runs import naming
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.runs import names as run_names
 from explorer.ui.runs.runner import make_run_id
 
 
 def test_automatic_ids_name_the_task_and_the_data_file(tmp_path):
-    rid = runs.new_run_id("bundled:minilm", "pair", tmp_path, now=0, data="/data/glue/mrpc_train.tsv")
+    rid = naming.new_run_id("bundled:minilm", "pair", tmp_path, now=0, data="/data/glue/mrpc_train.tsv")
     assert rid.endswith("-minilm-pair-mrpc_train")
-    assert runs.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
-    assert runs.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
-    assert runs.data_short_name("d/rte.jsonl.gz") == "rte" and runs.data_short_name("") == ""
-    assert runs.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder
+    assert naming.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
+    assert naming.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
+    assert naming.data_short_name("d/rte.jsonl.gz") == "rte" and naming.data_short_name("") == ""
+    assert naming.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
     cfg = TrainConfig(task="pair", train="/d/rte_train.tsv")
     assert make_run_id(cfg, set(), tmp_path).endswith("-pair-rte_train")
 
 
 def test_a_typed_name_is_kept_with_a_number_when_taken(tmp_path):
     (tmp_path / "stance").mkdir()
-    assert runs.free_run_id("stance", tmp_path) == "stance-2"
-    assert runs.free_run_id("stance", tmp_path, taken={"stance-2"}) == "stance-3"
+    assert naming.free_run_id("stance", tmp_path) == "stance-2"
+    assert naming.free_run_id("stance", tmp_path, taken={"stance-2"}) == "stance-3"
     assert make_run_id(TrainConfig(run_id="stance"), set(), tmp_path) == "stance-2"   # not a generated id
-    assert not runs.is_generated_run_id("stance-2") and runs.is_generated_run_id("20261130-101500-minilm-qa")
+    assert not naming.is_generated_run_id("stance-2") and naming.is_generated_run_id("20261130-101500-minilm-qa")
 
 
 def test_the_runs_list_shows_the_users_name():

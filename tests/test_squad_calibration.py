@@ -10,7 +10,7 @@ import pytest
 
 from explorer.core.metrics.calibration import squad_calibration
 from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate
-from explorer.core.metrics.squad import QuestionScores
+from explorer.core.qa.scores import QuestionScores
 
 
 def _span(text, score):

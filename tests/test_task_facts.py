@@ -23,7 +23,7 @@ def test_table_rows_and_defaults():
 
 
 def test_best_metric_rule_is_the_same_for_loop_runs_and_gui():
-    from explorer.core.runs.store import summarize
+    from explorer.core.runs.reading import summarize
     from explorer.ui.runs.state import RunState
 
     cfg = {"task": "squad_v2"}

@@ -141,5 +141,5 @@ def test_every_model_loading_path_goes_through_load_model():
                if re.search(r"\bload_(model|encoder)\(", p.read_text(encoding="utf-8"))}
     for path in ("explorer/worker/inspector_ops.py", "explorer/core/predict/engine.py", "explorer/commands/eval.py",
                  "explorer/commands/probe.py", "explorer/commands/explain.py", "explorer/commands/embed.py",
-                 "explorer/core/embeddings/points.py", "explorer/core/training/setup.py", "explorer/commands/compare.py"):
+                 "explorer/core/embeddings/vectors.py", "explorer/core/training/setup.py", "explorer/commands/compare.py"):
         assert path in callers, path

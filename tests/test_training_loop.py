@@ -211,7 +211,7 @@ def test_help_has_one_line_per_flag(capsys):
 
 
 def test_resume_errors(files, tmp_path, capsys):
-    from explorer.core.runs.store import request_stop
+    from explorer.core.runs.workers import request_stop
 
     rc, ev = run(["--resume", tmp_path / "nothing"])
     assert rc == 2 and "no config.json" in ev[-1]["error"]
@@ -282,7 +282,8 @@ def test_gradient_accumulation_matches_a_larger_batch(files, tmp_path):
 def test_cli_flags_round_trip_train_config():
     import argparse
 
-    from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+    from explorer.core.specs.run_presets import fast_cpu_preset
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.worker.train import add_arguments, config_from_args
 
     parser = argparse.ArgumentParser()
@@ -309,7 +310,7 @@ def test_runs_dir_from_environment_and_generated_run_id(files, tmp_path, monkeyp
                   "--no-save-checkpoints"])
     assert rc == EXIT_OK
     run_id = ev[-1]["run_id"]
-    from explorer.core.runs.store import data_short_name
+    from explorer.core.runs.naming import data_short_name
 
     # the generated id names model, task and the train file
     assert run_id.endswith(f"-cls-single-{data_short_name(files['sst'])}") and data_short_name(files["sst"])

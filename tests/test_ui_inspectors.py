@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QThreadPool, Qt
 
-from explorer.core.metrics.squad import evaluate_decodings, tau_sweep
+from explorer.core.qa.scores import evaluate_decodings, tau_sweep
 from explorer.core.qa.probe import probe
 
 from test_ui_inspector_core import squad_v2_file

@@ -10,7 +10,8 @@ import pytest
 from helpers import STANCE_ROWS, STSB_SEVEN_FIELD_ROWS, shown_launcher, write_file
 from test_predict_review import _stance_predictions, _stance_run   # the stance run with held-out dev rows
 
-from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+from explorer.core.specs.run_presets import fast_cpu_preset
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.presets import describe_preset, offline_default, sample_paths
 
 MRPC = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tAda was born.\tShe was born.\n"

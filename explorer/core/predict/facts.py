@@ -61,7 +61,7 @@ def _read_json(path: Path):
 
 
 def _model_config(source: str) -> tuple[dict, Path | None]:
-    from explorer.core.models.loading import resolve_source
+    from explorer.core.models.sources import resolve_source
 
     path = Path(resolve_source(source))
     cfg = _read_json(path / "config.json") if path.is_dir() else None

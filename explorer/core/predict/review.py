@@ -443,7 +443,7 @@ def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names,
     held: set[int] = set()
     split = None
     if run_dir is not None and not run_config.get("dev"):
-        from explorer.core.runs.store import dev_split_file
+        from explorer.core.runs.layout import dev_split_file
 
         split = dev_split_file(run_dir)
     if split is not None and split.is_file():

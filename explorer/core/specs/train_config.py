@@ -565,14 +565,6 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
     return out
 
 
-def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
-    """``base`` with the fast-CPU preset (resources/presets/fast-cpu.json: its "why" says where the values
-    come from): a 30-minute time budget, batch 16, lr 1e-4, dropout 0, max_seq_length 256, mixed precision "auto"."""
-    from explorer.core.specs.run_presets import load_preset
-
-    return load_preset("fast-cpu").apply(base)
-
-
 def settings_markdown() -> str:
     """docs/settings.md: one row per TrainConfig field (flag, default, bounds, help), generated from the Settings
     so the CLI help, the tooltips and the docs say the same (tests/test_task_facts.py checks the file)."""

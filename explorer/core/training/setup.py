@@ -274,7 +274,8 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     try:
         from transformers import AutoConfig
 
-        from explorer.core.models.loading import checkpoint_task, resolve_source
+        from explorer.core.models.loading import checkpoint_task
+        from explorer.core.models.sources import resolve_source
 
         ckpt = AutoConfig.from_pretrained(resolve_source(source), trust_remote_code=config.trust_remote_code)
     except Exception:  # noqa: BLE001 - the load itself reports an unreadable source

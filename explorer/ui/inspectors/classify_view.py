@@ -629,7 +629,7 @@ class ClassifyPages:
         view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or (),
                              pairs=len(columns) == 2)
         if isinstance(view, ClassifyView):
-            from explorer.core.runs.store import run_dir_of
+            from explorer.core.runs.layout import run_dir_of
 
             run_dir = run_dir_of(path)
             run_in_thread(first_classification_example, dict(run_config or {}),

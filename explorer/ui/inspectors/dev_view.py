@@ -1,7 +1,7 @@
 """τ on a dev set: run the model over a SQuAD v2.0 file once, then see F1, EM, HasAns_f1, NoAns_f1
 and the answer rate against τ, the best τ, the honest τ (chosen on one half, scored on the other),
 and the questions a small move of τ would flip. Results are cached per (model, file, cap) by
-explorer.core.qa.tau_study, so reopening is instant. All numbers come from explorer.core.metrics.squad. The study
+explorer.core.qa.tau_study, so reopening is instant. All numbers come from explorer.core.qa.scores. The study
 runs in the inspector child process (request "study", with progress and cancel), never in the GUI.
 """
 
@@ -569,7 +569,7 @@ class DevTauView(QWidget):
         """One row per τ value: chosen, best on the grid, the official search's, and the honest ones."""
         f, o = self.figures, self.figures.official
         chosen = float(self.tau.value())
-        from explorer.core.metrics.squad import tau_sweep
+        from explorer.core.qa.scores import tau_sweep
 
         rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
                  "the black line: drag it or type it; the Questions near τ tab is sorted around it"),
@@ -621,7 +621,7 @@ class DevTauView(QWidget):
     def _apply_tau(self, tau: float) -> None:
         if self.figures is None:
             return
-        from explorer.core.metrics.squad import tau_sweep
+        from explorer.core.qa.scores import tau_sweep
 
         self._syncing = True   # (signals stay on: the line's label follows sigPositionChanged)
         self.tau_line.setValue(tau)

@@ -2,7 +2,7 @@
 layer, for one model or a model before and after fine-tuning.
 
 All the work runs in the inspector child (explorer/worker/inspector_ops.py: ``embed``, ``embed_project``,
-``embed_neighbours``, ``embed_export``; explorer.core.embeddings.points): embedding and t-SNE are RemoteJobs with
+``embed_neighbours``, ``embed_export``; explorer.core.embeddings): embedding and t-SNE are RemoteJobs with
 progress and cancel, the neighbours and exports quick requests. The GUI keeps only the summary (texts, colour
 columns) and the 2-D coordinates it draws with one pyqtgraph ScatterPlotItem in pixel mode.
 """
@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, Q
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSlider, QSpinBox, QSplitter,
                                QVBoxLayout, QWidget)
 
-from explorer.core.embeddings.points import POOLINGS, PROJECTION_LABELS, available_projections, highlighted
+from explorer.core.embeddings.occurrences import highlighted
+from explorer.core.embeddings.projection import PROJECTION_LABELS, available_projections
+from explorer.core.embeddings.vectors import POOLINGS
 
 from .client import shared_client
 from .common import StatusLabel, header

@@ -693,7 +693,7 @@ class PredictionsView(QWidget):
                 run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 run_cfg = {}
-        from explorer.core.runs.store import run_dir_of
+        from explorer.core.runs.layout import run_dir_of
 
         run_dir = run_dir_of(self.review.model) if cfg_path else None   # the corrections sit beside the runs
         folder = (run_dir.parent if run_dir is not None else Path(self.review.predictions).parent) / ".corrections"

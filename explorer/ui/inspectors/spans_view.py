@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QListWidget, QSlider, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.metrics.squad import TAU_GRID_LIMIT, tau_axis_limit
+from explorer.core.qa.scores import TAU_GRID_LIMIT, tau_axis_limit
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, fit_columns, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page

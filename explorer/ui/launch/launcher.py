@@ -978,8 +978,8 @@ class LauncherPanel(QWidget):
 
     def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
         """A Run name the user typed that a run already has: ask whether to use the next free one ("stance
-        exists: use stance-2?", explorer.core.runs.store.free_run_id); None when the answer is no."""
-        from explorer.core.runs.store import free_run_id
+        exists: use stance-2?", explorer.core.runs.naming.free_run_id); None when the answer is no."""
+        from explorer.core.runs.naming import free_run_id
 
         name = (cfg.run_id or "").strip()
         if not name:

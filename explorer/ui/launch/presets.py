@@ -11,8 +11,8 @@ from pathlib import Path
 from explorer.core.errors import ConfigError
 from explorer.core.specs.hub_checkpoints import QA_PRESETS, preset_for
 from explorer.core.specs.tasks import get_task_facts
-from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
-from explorer.core.specs.run_presets import list_presets, load_preset
+from explorer.core.specs.run_presets import fast_cpu_preset, list_presets, load_preset
+from explorer.core.specs.train_config import TrainConfig
 from explorer.paths import SAMPLES
 
 def _preset_label(p) -> str:

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogB
                                QVBoxLayout, QWidget)
 
 from explorer.core.runs import status as run_status
-from explorer.core.runs.store import OURS, checkpoint_path
+from explorer.core.runs.layout import checkpoint_path
+from explorer.core.runs.reading import OURS
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
@@ -831,7 +832,7 @@ class RunsPanel(QWidget):
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
-        """Every selected run's scalars in one CSV (core.runs.tensorboard.export_runs_csv, on a worker thread):
+        """Every selected run's scalars in one CSV (core.runs.export.export_runs_csv, on a worker thread):
         long (run, step, name, value) or wide (one row per run and step); asks where (and which) when
         ``path`` is None. Returns whether an export was started."""
         folders = [str(s.path) for s in self._selected_states() if s.path is not None]
@@ -844,7 +845,7 @@ class RunsPanel(QWidget):
             if not path:
                 return False
             wide = chosen == CSV_FILTERS[1] if wide is None else wide
-        from explorer.core.runs.tensorboard import export_runs_csv
+        from explorer.core.runs.export import export_runs_csv
 
         def done(counts) -> None:
             rows, runs = counts

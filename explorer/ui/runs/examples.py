@@ -81,7 +81,7 @@ def first_classification_example(config: dict, run_dir: str | None = None) -> di
     dev_files = _local_files(config, keys=("dev",))
     split = None
     if not dev_files and run_dir:   # the rows the run held out of its training file (eighth trial: a training row)
-        from explorer.core.runs.store import dev_split_file
+        from explorer.core.runs.layout import dev_split_file
 
         split = dev_split_file(run_dir) if dev_split_file(run_dir).is_file() else None
     for source in _local_files(config):

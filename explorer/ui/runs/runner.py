@@ -6,7 +6,7 @@ parsed as they arrive (explorer.core.protocol.events.iter_events; other lines ar
 stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate
 (SIGTERM), then kill after a grace period. A worker that dies without a terminal event is marked
 failed (or cancelled if we asked) and that event is appended to its events.jsonl (through the run
-store, explorer.core.runs.store.append_event) so the run reads the same after a restart; when that append
+store, explorer.core.runs.appending.append_event) so the run reads the same after a restart; when that append
 fails, the reason is in the run's log and the store's ``message``.
 
 The queue puts every run it makes into the window's :class:`~explorer.core.runs.store.RunStore` as their
@@ -26,8 +26,11 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 from explorer.core.runs import status as run_status
 from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
 from explorer.core.priorities import worker_niceness
-from explorer.core.runs.store import (RunStore, append_event, config_file, free_run_id, new_run_id, request_stop,
-                                stop_file)
+from explorer.core.runs.appending import append_event
+from explorer.core.runs.layout import config_file, stop_file
+from explorer.core.runs.naming import free_run_id, new_run_id
+from explorer.core.runs.store import RunStore
+from explorer.core.runs.workers import request_stop
 from explorer.core.specs.train_config import TrainConfig
 from explorer.paths import REPO_ROOT
 from explorer.ui.runs.state import RunState
@@ -47,9 +50,9 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
-    """The run id rule (explorer.core.runs.store.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
+    """The run id rule (explorer.core.runs.naming.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
     + '-2'... if taken): unique in memory and on disk. A Run name the user typed is kept, '-2'... added while
-    it is taken (explorer.core.runs.store.free_run_id; the launcher asks first)."""
+    it is taken (explorer.core.runs.naming.free_run_id; the launcher asks first)."""
     if config.run_id:
         return free_run_id(config.run_id, runs_dir, taken=taken)
     return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken, data=config.train)

@@ -229,12 +229,12 @@ class RunState:
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)
-    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs.store)
+    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs.reading)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
-    kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.store.RUN_KINDS)
+    kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.reading.run_kinds)
     host: str = ""     # the remote host the run trains on (its mirror's remote.json); "" = this machine
-    settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.store.RunRecord)
+    settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.reading.RunRecord)
     declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
     # the started event's dev_baseline (core.metrics.baselines.Baseline): computed by the worker, where the data is
@@ -468,7 +468,7 @@ class RunState:
             if candidate:
                 return candidate
         if self.path is not None:
-            from explorer.core.runs.store import checkpoint_path
+            from explorer.core.runs.layout import checkpoint_path
 
             for kind in ("best", "last"):
                 p = checkpoint_path(self.path, kind)

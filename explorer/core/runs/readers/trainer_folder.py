@@ -1,9 +1,10 @@
-"""A Hugging Face ``Trainer`` output folder read as a run (torch-free, Qt-free, never unpickles).
+"""A Hugging Face ``Trainer`` output folder read as a run: the "HF Trainer" entry of the reader table
+(explorer.core.runs.readers.base; torch-free, Qt-free, never unpickles).
 
-Where the files are (``trainer_state.json`` at the top of an ``output_dir`` or in its ``checkpoint-N``
-folders, ``training_args.bin``, ``config.json``) is the run store's (explorer.core.runs.store, "other kinds of
-run folder"); this module turns what they hold into the event dicts of explorer.core.protocol.events, so the
-Runs list, the Curves and the CSV / TensorBoard exports treat the run like one of ours:
+The folder: ``trainer_state.json`` at the top of an ``output_dir`` or in its ``checkpoint-N`` folders,
+``training_args.bin`` / ``training_args.json``, ``config.json``. This module turns what they hold into the
+event dicts of explorer.core.protocol.events, so the Runs list, the Curves and the CSV / TensorBoard exports
+treat the run like one of ours:
 
 - every ``log_history`` entry with ``loss`` -> a ``step`` event (``loss``, ``lr`` from ``learning_rate``,
   ``grad_norm``, ``epoch`` and any other number the entry holds);
@@ -14,57 +15,38 @@ Runs list, the Curves and the CSV / TensorBoard exports treat the run like one o
   ``last``); ``best_model_checkpoint`` -> kind ``best`` and, with ``best_metric``, the run's best value.
 
 Settings: a ``TrainingArguments`` saved as JSON (``training_args.json``, e.g. ``args.to_json_string()``)
-is read as is. ``training_args.bin`` is a pickle (``torch.save`` of the TrainingArguments object):
-loading it would run whatever code it names, so it is never unpickled. :func:`read_pickled_settings`
-walks its opcodes with ``pickletools.genops`` (parsing only, nothing imported or called) and keeps the
-settings stored as plain values (numbers, text, booleans, None, lists and dicts of them, enum members
-by their value: ``transformers.*`` classes called with one plain value); every setting held as another
-object is named as not read.
+is read as is; ``training_args.bin`` is a pickle, never unpickled: only the settings stored as plain values
+are read from its opcodes (explorer.core.runs.readers.pickled_settings).
+
+Status, from the files and what this process saw of them, never from their times (a copy's are the copy's):
+finished when they say the run ended, in progress while a writer was seen changing them
+(:data:`TRAINER_WRITERS`), else stopped (see :func:`read_trainer_run`).
 """
 
 from __future__ import annotations
 
 import json
-import pickletools
 import re
-import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.core.runs import status as run_status
+from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS, ForeignRun, RunReader, WriterWatch, register_reader
+from explorer.core.runs.readers.pickled_settings import read_pickled_settings
 from explorer.core.specs.metrics import metric_spec
+
+HF_TRAINER = "HF Trainer"   # the kind's name (RunReader.kind)
+TRAINER_STATE_FILE = "trainer_state.json"
+TRAINING_ARGS_BIN = "training_args.bin"     # a pickle: never loaded (explorer.core.runs.readers.pickled_settings)
+TRAINING_ARGS_JSON = "training_args.json"   # TrainingArguments.to_json_string(), when a script saved it
+HF_CHECKPOINT = re.compile(r"checkpoint-\d+")
+# HF Trainer folders this process saw being written to (its own clock, never the files' times: a copy's are the
+# copy's)
+TRAINER_WRITERS = WriterWatch(IN_PROGRESS_SECONDS)
 
 # log_history keys that place an entry, not measure something (explorer.core.protocol.events.StepEvent's context)
 _CONTEXT_KEYS = ("step", "epoch", "total_flos")
 _SUMMARY_KEY = "train_runtime"   # present only in the entry Trainer.train adds at its end
 _EVAL_PREFIX = "eval_"
-
-
-@dataclass
-class ForeignRun:
-    """A run folder written by another tool, as the run store needs it (explorer.core.runs.store.load_run).
-
-    Attributes:
-        kind: "HF Trainer" or "TensorBoard" (explorer.core.runs.store.RUN_KINDS).
-        run_id: the folder's name (``<output_dir>-checkpoint-N`` for one checkpoint opened alone).
-        status: explorer.core.runs.status FINISHED / STOPPED / IN_PROGRESS for an HF Trainer run
-            (read_trainer_run), TENSORBOARD_RUN / IN_PROGRESS for TensorBoard files.
-        config: {"model", "task"} as far as they can be told (task: core.models.checkpoint_windows).
-        events: explorer.core.protocol.events dicts made from the folder (started, step, eval, checkpoint, finished).
-        checkpoints: kind ("checkpoint-N", "last", "best") -> folder.
-        best: (metric name, value as stored, step) of the best evaluation the tool recorded, else None.
-        settings: the training settings that could be read (name -> plain value).
-        notes: what could not be read, or was read in a limited way (one line each).
-    """
-
-    kind: str
-    run_id: str
-    status: str
-    config: dict = field(default_factory=dict)
-    events: list[dict] = field(default_factory=list)
-    checkpoints: dict[str, str] = field(default_factory=dict)
-    best: tuple[str, float, int] | None = None
-    settings: dict = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
 
 
 def _number(value) -> float | None:
@@ -131,155 +113,6 @@ def best_metric_name(log_history: list, best_metric, best_step: int | None, decl
                         and metric_spec(name).can_pick_best:   # never a timing (eval_runtime) that happens to match
                     return name
     return ""
-
-
-# -- training_args.bin: read without unpickling ------------------------------------------------------
-class _Opaque:
-    """An object the pickle would build by calling ``name`` (never imported, never called)."""
-
-    def __init__(self, name: str, args=None):
-        self.name, self.args, self.state = name, args, None
-
-    def plain(self):
-        """A transformers enum member (``transformers.<module>.<Class>("value")``, e.g. IntervalStrategy)
-        -> its value; anything else has no plain value (raise ValueError)."""
-        module, _, cls = self.name.rpartition(".")
-        if (module.startswith("transformers.") and cls[:1].isupper() and isinstance(self.args, tuple)
-                and len(self.args) == 1 and isinstance(self.args[0], (str, int, float))):
-            return self.args[0]
-        raise ValueError(self.name)
-
-
-_PUSH_VALUE = {"NONE": None, "NEWTRUE": True, "NEWFALSE": False}
-_PUSH_ARG = ("BINUNICODE", "SHORT_BINUNICODE", "BINUNICODE8", "UNICODE", "BININT", "BININT1", "BININT2", "INT",
-             "LONG", "LONG1", "LONG4", "BINFLOAT", "FLOAT", "BINSTRING", "SHORT_BINSTRING", "BINBYTES",
-             "SHORT_BINBYTES", "BINBYTES8")
-
-
-def _opcode_walk(data: bytes):
-    """Follow a pickle's opcodes far enough to see its plain values; nothing is imported or called.
-    Returns the value STOP would return (objects as :class:`_Opaque`). Raises ValueError on an opcode this
-    walk does not follow (the caller then reads nothing from the file)."""
-    stack: list = []
-    marks: list[int] = []
-    memo: dict = {}
-
-    def pop_mark() -> list:
-        start = marks.pop()
-        items = stack[start:]
-        del stack[start:]
-        return items
-
-    for op, arg, _pos in pickletools.genops(data):
-        name = op.name
-        if name in ("PROTO", "FRAME"):
-            continue
-        if name in _PUSH_VALUE:
-            stack.append(_PUSH_VALUE[name])
-        elif name in _PUSH_ARG:
-            stack.append(arg)
-        elif name in ("GLOBAL", "INST"):
-            stack.append(_Opaque(str(arg).replace(" ", ".")))
-        elif name == "STACK_GLOBAL":
-            attr, module = stack.pop(), stack.pop()
-            stack.append(_Opaque(f"{module}.{attr}"))
-        elif name == "MARK":
-            marks.append(len(stack))
-        elif name in ("EMPTY_DICT", "EMPTY_LIST", "EMPTY_TUPLE", "EMPTY_SET"):
-            stack.append({"EMPTY_DICT": {}, "EMPTY_LIST": [], "EMPTY_TUPLE": (), "EMPTY_SET": []}[name])
-        elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
-            n = int(name[-1])
-            items = tuple(stack[-n:])
-            del stack[-n:]
-            stack.append(items)
-        elif name == "TUPLE":
-            stack.append(tuple(pop_mark()))
-        elif name in ("LIST", "DICT"):
-            items = pop_mark()
-            stack.append(items if name == "LIST" else dict(zip(items[::2], items[1::2])))
-        elif name in ("BINPUT", "LONG_BINPUT", "PUT"):
-            memo[arg] = stack[-1]
-        elif name == "MEMOIZE":
-            memo[len(memo)] = stack[-1]
-        elif name in ("BINGET", "LONG_BINGET", "GET"):
-            stack.append(memo[arg])
-        elif name == "SETITEM":
-            value, key = stack.pop(), stack.pop()
-            stack[-1][key] = value
-        elif name == "SETITEMS":
-            items = pop_mark()
-            stack[-1].update(zip(items[::2], items[1::2]))
-        elif name == "APPEND":   # pop first: ``stack[-1].append(stack.pop())`` would append to the item itself
-            item = stack.pop()
-            stack[-1].append(item)
-        elif name in ("APPENDS", "ADDITEMS"):
-            items = pop_mark()
-            stack[-1].extend(items)
-        elif name in ("REDUCE", "NEWOBJ"):
-            args, func = stack.pop(), stack.pop()
-            stack.append(_Opaque(getattr(func, "name", "?"), args))
-        elif name == "NEWOBJ_EX":
-            _kwargs, args, cls = stack.pop(), stack.pop(), stack.pop()
-            stack.append(_Opaque(getattr(cls, "name", "?"), args))
-        elif name == "BUILD":
-            state = stack.pop()
-            if isinstance(stack[-1], _Opaque):
-                stack[-1].state = state
-        elif name == "POP":
-            stack.pop()
-        elif name == "POP_MARK":
-            pop_mark()
-        elif name == "DUP":
-            stack.append(stack[-1])
-        elif name == "STOP":
-            return stack.pop()
-        else:
-            raise ValueError(f"opcode {name} not followed")
-    raise ValueError("no STOP opcode")
-
-
-def _plain(value):
-    """A value with no object inside (enum members as their value); raises ValueError otherwise."""
-    if isinstance(value, _Opaque):
-        return value.plain()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, bytes):
-        raise ValueError("bytes")
-    return value
-
-
-def read_pickled_settings(path: str | Path) -> tuple[dict, list[str], str]:
-    """The settings a ``training_args.bin`` stores as plain values, read WITHOUT unpickling it.
-
-    ``path`` is a ``torch.save`` file (a zip with ``*/data.pkl``) or a bare pickle. Returns (settings:
-    name -> number / text / bool / None / list / dict, not_read: the names held as other objects, note:
-    "" or why nothing could be read: not a pickle, an opcode the walk does not follow).
-    """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                name = next((n for n in archive.namelist() if n.endswith("data.pkl")), None)
-                if name is None:
-                    return {}, [], f"{path}: a zip file without data.pkl; no settings read"
-                raw = archive.read(name)
-        top = _opcode_walk(raw)
-    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError, zipfile.BadZipFile) as exc:
-        return {}, [], f"{path}: cannot be read without running it ({exc}); no settings read"
-    state = top.state if isinstance(top, _Opaque) else top
-    if not isinstance(state, dict):
-        return {}, [], f"{path}: holds no settings object that can be read without running it"
-    settings, not_read = {}, []
-    for key, value in state.items():
-        try:
-            settings[str(key)] = _plain(value)
-        except (ValueError, TypeError):
-            not_read.append(str(key))
-    return settings, sorted(not_read), ""
 
 
 def _checkpoint_step(folder: Path) -> int:
@@ -378,41 +211,6 @@ def writer_fingerprint(path: str | Path, state_name: str) -> tuple:
     return tuple(marks)
 
 
-class WriterWatch:
-    """Which other tools' run folders this process has seen being written to, by its own clock.
-
-    A folder's file times say nothing about a live writer: a copied folder's times are the copy's (by its times
-    a freshly copied Trainer folder reads "in progress" for minutes). So a folder counts as written to only
-    when this process saw its writer_fingerprint change between two looks, and for ``window_seconds`` after
-    the last change it saw; the first look never counts. Not thread-safe beyond the GIL's dict updates (the run
-    store's reader threads each look at their own folders)."""
-
-    def __init__(self, window_seconds: float):
-        self.window_seconds = float(window_seconds)
-        self._seen: dict[str, tuple[tuple, float, float | None]] = {}   # path -> (fingerprint, first look, change)
-
-    def look(self, path: str | Path, fingerprint: tuple, now: float) -> bool:
-        """Record a look at ``path`` at unix time ``now``; True while a change was seen in the last window."""
-        key = str(Path(path).resolve())
-        before = self._seen.get(key)
-        if before is None:
-            self._seen[key] = (fingerprint, now, None)
-            return False
-        changed = before[2] if fingerprint == before[0] else now
-        self._seen[key] = (fingerprint, before[1], changed)
-        return changed is not None and now - changed < self.window_seconds
-
-    def watching(self, path: str | Path, now: float) -> bool:
-        """Whether ``path`` is still worth a look: first seen, or last changed, under ``window_seconds`` ago."""
-        seen = self._seen.get(str(Path(path).resolve()))
-        return seen is not None and now - (seen[2] if seen[2] is not None else seen[1]) < self.window_seconds
-
-    def changed_since(self, path: str | Path, fingerprint: tuple) -> bool:
-        """Whether ``fingerprint`` differs from the one recorded at the last look (True when never looked)."""
-        seen = self._seen.get(str(Path(path).resolve()))
-        return seen is None or seen[0] != fingerprint
-
-
 def trainer_end(state: dict, history: list, checkpoints: list[Path]) -> str:
     """Why a Trainer run's files say it ended ('' when they do not): the end summary Trainer.train logs, the
     global_step at max_steps, or a checkpoint-N with N = max_steps."""
@@ -438,8 +236,8 @@ def tensorboard_runtime(output_dir: Path) -> tuple[float, Path] | None:
     checkpoints (the default ``logging_dir``: ``<output_dir>/runs/<date>_<host>/``; ``report_to`` tensorboard),
     the latest logged when there are several (a resumed run); None when there is none, tensorboard is not
     installed or a file cannot be read. Trainer logs its end summary (``train/train_runtime``) after the last
-    checkpoint is saved, so a folder without ``trainer.save_state()`` holds it only there (without it a 215 s
-    run shows as 0:00)."""
+    checkpoint is saved, so a folder without ``trainer.save_state()`` holds it only there (without this its
+    duration would read 0:00)."""
     from explorer.core.runs.tensorboard import read_tensorboard_scalars, tensorboard_files
 
     runs = output_dir / "runs"
@@ -478,7 +276,7 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
                      watch: WriterWatch) -> ForeignRun:
     """An HF Trainer ``output_dir`` or one of its ``checkpoint-N`` folders -> :class:`ForeignRun`.
 
-    File names come from the run store (explorer.core.runs.store). The status, from the files and what ``watch``
+    ``state_name``, ``json_name``, ``bin_name``: the file names (:data:`TRAINER_STATE_FILE`, ...). The status, from the files and what ``watch``
     saw of them, never from their times (a copy's are the copy's): ``finished_status`` when they say the run
     ended (trainer_end); else ``live_status`` while ``watch`` saw them change in its window (a writer is at
     work; one checkpoint-N opened alone never grows); else ``stopped_status`` (it ended before max_steps; never
@@ -561,3 +359,34 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
     notes.insert(0, f"{kind} run: curves from {state_file}")
     return ForeignRun(kind=kind, run_id=run_id, status=status, config=config, events=events, checkpoints=found,
                       best=best, settings=settings, notes=notes)
+
+
+def is_hf_trainer_dir(path: str | Path) -> bool:
+    """An HF Trainer ``output_dir`` (trainer_state.json at the top or in a ``checkpoint-N`` folder) or one
+    ``checkpoint-N`` folder holding trainer_state.json."""
+    path = Path(path)
+    if (path / TRAINER_STATE_FILE).is_file():
+        return True
+    return path.is_dir() and any(HF_CHECKPOINT.fullmatch(p.name) and (p / TRAINER_STATE_FILE).is_file()
+                                 for p in path.iterdir())
+
+
+def _read(path: Path, now: float) -> ForeignRun:
+    """The reader's ``read``: :func:`read_trainer_run` with this kind's file names and statuses, watched by
+    TRAINER_WRITERS."""
+    return read_trainer_run(path, state_name=TRAINER_STATE_FILE, json_name=TRAINING_ARGS_JSON,
+                            bin_name=TRAINING_ARGS_BIN, kind=HF_TRAINER, finished_status=run_status.FINISHED,
+                            stopped_status=run_status.STOPPED, live_status=run_status.IN_PROGRESS, now=now,
+                            watch=TRAINER_WRITERS)
+
+
+def _recheck(path: Path, status: str, now: float) -> bool:
+    """A run read as stopped whose folder TRAINER_WRITERS still watches (first seen or last changed under
+    IN_PROGRESS_SECONDS ago) and whose files changed since that look (stat calls only): a writer is at work after
+    all, so it is read again (it becomes in progress)."""
+    return status == run_status.STOPPED and TRAINER_WRITERS.watching(path, now) and TRAINER_WRITERS.changed_since(
+        path, writer_fingerprint(path, TRAINER_STATE_FILE))
+
+
+register_reader(RunReader(kind=HF_TRAINER, looks_for=f"no {TRAINER_STATE_FILE} (an HF Trainer output_dir or checkpoint-N)",
+                          recognises=is_hf_trainer_dir, read=_read, recheck=_recheck))
