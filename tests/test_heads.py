@@ -127,3 +127,21 @@ def test_tiny_models_of_every_head_read_the_tiny_tokenizer(every_head):
     loaded = tiny_head_model(every_head)
     assert loaded.model.config.vocab_size == len(tiny_tokenizer())
     assert heads.recognise(loaded.model) is every_head
+
+
+def test_predict_writes_the_columns_of_every_head(every_head, every_head_checkpoint, tmp_path):
+    from explorer.core.predict.engine import predict_file
+
+    columns = every_head.prediction.text_columns or ("sentence",)
+    texts = {"question": "where was ada born?", "context": "ada was born in london.", "sent1": "ada was born",
+             "sent2": "in"}
+    rows = [{c: texts.get(c, f"the city {i} {c}") for c in columns} for i in range(3)]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    summary = predict_file(str(every_head_checkpoint), str(data), str(tmp_path / "out.jsonl"))
+    names = list(head_label_names(every_head).values())
+    assert summary.kind == every_head.prediction.kind and summary.rows == 3 and summary.errors == 0
+    assert summary.columns[-len(every_head.prediction.output_columns(names)):] == \
+        every_head.prediction.output_columns(names)
+    written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(written) == 3 and all(r[every_head.prediction.columns[0]] is not None for r in written)

@@ -43,7 +43,7 @@ import numpy as np
 from explorer.core.errors import Cancelled
 from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
-from explorer.core.specs.heads import HeadSpec, Inputs
+from explorer.core.specs.heads import HeadSpec, Inputs, Scores
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
@@ -230,7 +230,8 @@ def _finite(x) -> float | None:
 
 
 class _Runner:
-    """The model side of predict_file: one method per kind, each chunk -> list of prediction dicts."""
+    """The model side of predict_file: one method per kind of head (:meth:`forward_of`), each chunk -> list of
+    prediction dicts."""
 
     def __init__(self, loaded, facts: CheckpointFacts, *, max_seq_length: int, batch_size: int, tau: float,
                  doc_stride: int, max_query_length: int, n_best_size: int, max_answer_length: int,
@@ -246,6 +247,15 @@ class _Runner:
         self.device = next(self.model.parameters()).device
         self.rows_done = 0        # rows of the current chunk through the model (the engine resets it per chunk)
         self.on_batch: Callable[[], None] | None = None   # called after every batch (the engine's progress)
+
+    def forward_of(self, head: HeadSpec) -> Callable[[list[list[str]]], list[dict]]:
+        """The method that predicts rows for ``head``, by what it reads and what follows its logits
+        (explorer.core.specs.heads): a question and a passage (qa), candidate endings (swag), words (ner), or a
+        text or pair with a softmax (classification), a score (regression) or sigmoids (multilabel)."""
+        by_inputs = {Inputs.QUESTION_PASSAGE: self.qa, Inputs.CHOICES: self.swag, Inputs.WORDS: self.ner}
+        by_scores = {Scores.SOFTMAX: self.classification, Scores.SCORE: self.regression,
+                     Scores.SIGMOID: self.multilabel}
+        return by_inputs.get(head.inputs) or by_scores[head.scores]
 
     def _batch_done(self, rows: int = 0) -> None:
         """After a batch: ``rows`` more rows of the chunk done; tells ``on_batch``."""
@@ -537,7 +547,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
                           calibration=calibration)
-    method = getattr(runner, facts.kind)
+    method = runner.forward_of(facts.spec)
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
     shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
 
