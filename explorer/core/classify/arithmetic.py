@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.errors import UserError
-from explorer.core.specs.heads import SINGLE_LABEL, HeadSpec, Scores, classification_head
+from explorer.core.specs.heads import REGRESSION, SINGLE_LABEL, HeadSpec, Scores, classification_head
 from explorer.core.specs.tasks import find_task_facts
 
 FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
@@ -76,20 +76,7 @@ def readable_label_names(head_names, run_names) -> list[str]:
     return [str(i) for i in range(len(head))] if generic and len(head) > 1 else head
 
 
-REGRESSION_OUTPUT = "score"   # the one output of a regression head, wherever it is named
-
-
-def output_names(config, k: int | None = None) -> list[str]:
-    """The names of a sequence-classification head's ``k`` outputs (default ``num_labels``), in id order: its
-    ``id2label`` ("label i" where it names none), except a regression head's one output, which is always
-    REGRESSION_OUTPUT ("score"): its id2label may hold the label column's name, and a header-less file's column
-    is named by its position ("5" for STS-B's score column), which Classify showed as "5 ← prediction" beside
-    the score 2.78 (tenth trial). ``config``: a transformers config or anything with its attributes."""
-    k = int(k if k is not None else getattr(config, "num_labels", 0) or 0)
-    if _head_of(config).scores is Scores.SCORE and k == 1:
-        return [REGRESSION_OUTPUT]
-    id2label = getattr(config, "id2label", None) or {}
-    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(k)]
+REGRESSION_OUTPUT = REGRESSION.output_label   # "score": the one output of a regression head, wherever it is named
 
 
 def score_column_words(label_column: str = "", no_header: bool = False) -> str:
@@ -102,12 +89,6 @@ def score_column_words(label_column: str = "", no_header: bool = False) -> str:
     if no_header or column.isdigit():
         return f"{REGRESSION_OUTPUT} (column {column})"
     return f"{REGRESSION_OUTPUT} (column {column!r})"
-
-
-def _head_of(config) -> HeadSpec:
-    """The sequence-classification head of a model config (explorer.core.specs.heads.classification_head: its
-    ``problem_type`` when set, else regression for one output, transformers' own rule, else single-label)."""
-    return classification_head(getattr(config, "problem_type", None), getattr(config, "num_labels", 2) or 2)
 
 
 def sigmoid_loss(logits, thresholds=None, gold=None) -> tuple[np.ndarray, list[int], float | None]:

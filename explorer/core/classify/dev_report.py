@@ -291,7 +291,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
             out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})
             logits.append(out.logits.float().cpu().numpy())
     z = np.concatenate(logits) if logits else np.zeros((0, 2))
-    from explorer.core.classify.arithmetic import output_names
+    from explorer.core.specs.heads import output_names
 
     names = output_names(model.config, z.shape[1])
     if t.facts.is_regression:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.core.attention.flow import block_flow, stack_attentions, token_blocks
-from explorer.core.classify.arithmetic import (ClassifyError, ClassifyInput, ClassifyResult, output_names, sigmoid_loss,
-                                               softmax_loss)
+from explorer.core.classify.arithmetic import ClassifyError, ClassifyInput, ClassifyResult, sigmoid_loss, softmax_loss
 from explorer.core.data.swag import NUM_CHOICES
 from explorer.core.models.eval_mode import inference
-from explorer.core.specs.heads import Scores, recognise
+from explorer.core.specs.heads import Scores, output_names, recognise
 
 
 def _parts(model, want: str):

@@ -122,8 +122,8 @@ def _head_problem(model, cfg) -> str:
 
 
 def _label_names(cfg) -> list[str]:
-    """The head's output names (core.classify.arithmetic.output_names: a regression head's one output is "score")."""
-    from explorer.core.classify.arithmetic import output_names
+    """The head's output names (core.specs.heads.output_names: a regression head's one output is "score")."""
+    from explorer.core.specs.heads import output_names
 
     return output_names(cfg) if cfg is not None else []
 

@@ -147,6 +147,7 @@ class HeadSpec:
         outputs: the model output fields it is read from ("start_logits", "end_logits" / "logits").
         named_outputs: its outputs are named by config.json ``id2label`` (classes, labels, tags); otherwise they
             are the score, the candidate endings or the start / end of a span.
+        output_label: the name of its one output where id2label names none (regression: "score").
         inputs: what one example is (:class:`Inputs`).
         scores: what follows the logits (:class:`Scores`).
         explained: what ``explain`` attributes (:class:`Explained`).
@@ -178,6 +179,7 @@ class HeadSpec:
     problem: str = ""
     outputs: tuple[str, ...] = ("logits",)
     named_outputs: bool = False
+    output_label: str = ""
     inputs: Inputs
     scores: Scores
     explained: Explained
@@ -224,6 +226,7 @@ SINGLE_LABEL = HeadSpec(
                               calibrated=True))
 REGRESSION = HeadSpec(
     name="regression", problem_type="regression", num_labels=1, problem="regression", **_SEQUENCE,
+    output_label="score",
     scores=Scores.SCORE, explained=Explained.SCORE, metrics=("pearson", "spearman", "mse", "loss"),
     metric_family="Pearson / Spearman / mse (explorer.core.metrics.regression)",
     label_words="a number (score) per row", task_words="regression",
@@ -304,6 +307,20 @@ def classification_head(problem_type: str | None = "", num_labels: int = 0) -> H
     single-label). A multiple-choice result's "single_label_classification" reads as the single-label head."""
     return _choose([h for h in _HEADS if h.architecture == SINGLE_LABEL.architecture], str(problem_type or ""),
                    int(num_labels or 0), None)
+
+
+def output_names(config, k: int | None = None) -> list[str]:
+    """The names of a sequence-classification head's ``k`` outputs (default ``num_labels``), in id order: its
+    ``id2label`` ("label i" where it names none), except the one output of a head that has an ``output_label``
+    (regression: "score"), whatever id2label says: it may hold the label column's name, and a header-less
+    file's column is named by its position ("5" for STS-B's score column), which read as a class "5" beside the
+    score 2.78. ``config``: a transformers config or anything with its attributes."""
+    k = int(k if k is not None else getattr(config, "num_labels", 0) or 0)
+    head = classification_head(getattr(config, "problem_type", None), getattr(config, "num_labels", 2) or 2)
+    if head.output_label and k == 1:
+        return [head.output_label]
+    id2label = getattr(config, "id2label", None) or {}
+    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(k)]
 
 
 def for_problem(problem: str | None) -> HeadSpec | None:
