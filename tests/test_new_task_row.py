@@ -21,6 +21,7 @@ TSV = "sentence1\tsentence2\tlabel\nAda was born.\tShe was born.\t1\nIt rains.\t
 def toy_pair(monkeypatch):
     monkeypatch.setattr(task_facts, "_TABLE", dict(task_facts._TABLE))
     return add_task_facts(TaskFacts(name="toy_pair", label="Toy pair task", head=heads.SINGLE_LABEL,
+                                    trainer="explorer.core.training.tasks.classification:ClassificationTask",
                                     best_metric="accuracy", default_learning_rate=2e-5, default_max_seq_length=128,
                                     data_formats="a .tsv file", pair=True))
 
@@ -42,6 +43,14 @@ def test_a_new_row_reaches_every_reader(toy_pair, tmp_path):
     assert task_facts.task_for_model("classification", "", "toy_pair") == "toy_pair"
     assert task_facts.task_for_checkpoint(heads.SINGLE_LABEL, "toy_pair") == "toy_pair"
     assert task_facts.task_for_checkpoint(heads.REGRESSION, "toy_pair") == "regression"
+
+
+def test_the_row_alone_makes_the_task_trainable_by_the_trainer_it_names(toy_pair):
+    from explorer.core.training.tasks import get_task, task_names
+
+    task = get_task("toy_pair")
+    assert type(task).__name__ == "ClassificationTask" and task.name == "toy_pair"
+    assert task.pair is True and task.head == "classification" and "toy_pair" in task_names()
 
 
 def test_classify_offers_the_new_row(toy_pair):

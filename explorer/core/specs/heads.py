@@ -25,8 +25,9 @@ Recognising a checkpoint (:func:`recognise`, the one place that decides):
 
 Adding a head: one entry in ``_HEADS`` below (a new architecture suffix, or a new problem type of an existing
 one), the ``TaskFacts`` row of its task (``explorer.core.specs.tasks``) with its training ``Task``, a data reader
-when none fits, a runner method in ``explorer.core.predict.engine`` named after ``prediction.kind``, and the page
-that shows it (``explorer.ui.inspectors.registry``) when no page in ``pages`` fits. See docs/architecture.md.
+when none fits, and the page that shows it (``explorer.ui.inspectors.registry``) when no page in ``pages`` fits.
+Predict, explain, Classify's arithmetic and the Predictions page go by the entry's ``inputs``, ``scores``,
+``explained`` and ``prediction``; only a new value of one of those needs code there. See docs/architecture.md.
 """
 
 from __future__ import annotations
