@@ -324,12 +324,6 @@ def output_names(config, k: int | None = None) -> list[str]:
     return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(k)]
 
 
-def for_problem(problem: str | None) -> HeadSpec | None:
-    """The sequence-classification head whose task labels hold ``problem`` ("classification", "regression",
-    "multilabel"); None for "" or an unknown word."""
-    return next((h for h in _HEADS if problem and h.problem == problem), None)
-
-
 def with_outputs(head: HeadSpec, num_labels: int) -> HeadSpec:
     """The head a model of ``head``'s architecture with ``num_labels`` outputs is: the entry of that architecture
     with this fixed output count (a sequence classifier with one output is a regression head), else ``head``."""

@@ -225,11 +225,6 @@ def tasks_reading(data_kind: str) -> tuple[str, ...]:
     return tuple(name for name, f in _TABLE.items() if f.data_kind == data_kind)
 
 
-def tasks_with_head(*heads: HeadSpec) -> tuple[str, ...]:
-    """The task names whose model head is one of ``heads`` (entries of ``explorer.core.specs.heads``)."""
-    return tuple(name for name, f in _TABLE.items() if f.head in heads)
-
-
 def tasks_on_page(title: str) -> tuple[str, ...]:
     """The task names whose head opens in the inspector page titled ``title`` (its plain title, "Classify")."""
     return tuple(name for name, f in _TABLE.items() if title in f.head.pages)
