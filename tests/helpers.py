@@ -4,6 +4,10 @@
   4 heads, hidden 32) and a fast WordPiece tokenizer with a small in-memory vocab; no files, no network.
 - ``save_tiny_model(folder, task)``: a tiny random BERT (2 layers, 4 heads, hidden 32) + its fast
   tokenizer saved with ``save_pretrained``, usable as ``--model <folder>`` / ``load_model(folder)``.
+- ``tiny_head_model(head)``, ``save_tiny_head_model(folder, head)``: the same for one head of
+  explorer.core.specs.heads (its problem_type, output count and class or tag names as training records them);
+  the ``every_head`` fixture (conftest.py) runs one test body on every head of the spec, and
+  ``every_head_checkpoint`` gives each head's saved tiny checkpoint.
 - ``write_tiny_squad(path, v2=True)``: a small official-format SQuAD JSON (v2.0 adds unanswerable
   questions) whose words the tiny tokenizer covers.
 - ``write_tiny_classification(path, pair=False)``: a small GLUE-style TSV/CSV/JSONL file.
@@ -32,15 +36,16 @@ def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_lab
     Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
     """
     import torch
-    from transformers import (AutoModelForMultipleChoice, AutoModelForQuestionAnswering,
-                              AutoModelForSequenceClassification, AutoModelForTokenClassification, BertConfig)
+    import transformers
+    from transformers import BertConfig
+
+    from explorer.core.specs.heads import for_model_head
 
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
     config._attn_implementation = "sdpa"
-    auto = {"qa": AutoModelForQuestionAnswering, "classification": AutoModelForSequenceClassification,
-            "multiple_choice": AutoModelForMultipleChoice, "token_classification": AutoModelForTokenClassification}[task]
+    auto = getattr(transformers, for_model_head(task).auto_class)     # task: a model head of the head spec
     return auto.from_config(config, attn_implementation="sdpa").eval(), config
 
 
@@ -78,6 +83,46 @@ def save_tiny_model(folder: str | Path, task: str = "qa", num_labels: int = 2, s
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     loaded = tiny_loaded_model(task, seed=seed, num_labels=num_labels)
+    loaded.model.save_pretrained(folder)
+    loaded.tokenizer.save_pretrained(folder)
+    return folder
+
+
+TINY_CLASSES = {0: "negative", 1: "neutral", 2: "positive"}
+TINY_TAGS = {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"}
+
+
+def head_label_names(head) -> dict[int, str]:
+    """The class names (id2label) a tiny model of ``head`` (explorer.core.specs.heads.HeadSpec) gets: IOB2 tags for
+    a head that tags words, three classes for other heads whose outputs id2label names, none otherwise."""
+    from explorer.core.specs.heads import Inputs
+
+    if not head.named_outputs:
+        return {}
+    return dict(TINY_TAGS if head.inputs is Inputs.WORDS else TINY_CLASSES)
+
+
+def tiny_head_model(head, seed: int = 0):
+    """A LoadedModel of a tiny random BERT with ``head`` (a HeadSpec): its model head, its fixed output count
+    (regression: 1) or one per class name, its problem_type and class names in the config as training writes
+    them."""
+    names = head_label_names(head)
+    loaded = tiny_loaded_model(head.model_head, seed=seed, num_labels=head.num_labels or len(names) or 2)
+    config = loaded.model.config
+    if head.problem_type:
+        config.problem_type = head.problem_type
+    if names:
+        config.id2label = dict(names)
+        config.label2id = {name: i for i, name in names.items()}
+    return loaded
+
+
+def save_tiny_head_model(folder: str | Path, head, seed: int = 0) -> Path:
+    """Save tiny_head_model(head) + tokenizer into ``folder`` (``save_pretrained``: config.json records the
+    architecture, problem_type and id2label); returns the folder."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    loaded = tiny_head_model(head, seed=seed)
     loaded.model.save_pretrained(folder)
     loaded.tokenizer.save_pretrained(folder)
     return folder

@@ -34,7 +34,8 @@ def test_classify_names_the_one_output_score_not_the_column_position(qtbot, view
 
 
 def test_the_names_of_a_heads_outputs():
-    from explorer.core.classify.arithmetic import output_names, score_column_words
+    from explorer.core.classify.arithmetic import score_column_words
+    from explorer.core.specs.heads import output_names
 
     cfg = _stsb_like_model().model.config
     assert output_names(cfg) == ["score"]

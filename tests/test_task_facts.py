@@ -5,6 +5,7 @@ import pytest
 from helpers import REPO_ROOT, write_file
 
 from explorer.core.specs import tasks as tf
+from explorer.core.specs.heads import MULTIPLE_CHOICE
 from explorer.core.specs.train_config import TASKS, ConfigError, TrainConfig, field_help
 
 
@@ -59,7 +60,7 @@ def test_help_texts_come_from_the_table():
 
 
 def test_registered_tasks_take_their_facts_from_the_table():
-    from explorer.core.training.tasks import Task, get_task, register_task
+    from explorer.core.training.tasks import Task, get_task
 
     assert get_task("squad_v2").head == "qa" and get_task("squad_v2").version == "v2.0"
     assert get_task("pair").head == "classification" and get_task("pair").pair is True
@@ -68,14 +69,15 @@ def test_registered_tasks_take_their_facts_from_the_table():
         name = "swag_not_in_table"
 
     with pytest.raises(ValueError, match="task_facts"):
-        register_task(Swag())
+        Swag()
 
 
 def test_a_facts_row_without_a_training_implementation_is_a_config_error():
     from explorer.core.training.tasks import get_task
 
-    tf.add_task_facts(tf.TaskFacts("swag_test", "SWAG (test row)", "multiple_choice", False, "accuracy", 2e-5, 128,
-                                   "a SWAG CSV file"))
+    tf.add_task_facts(tf.TaskFacts(name="swag_test", label="SWAG (test row)", head=MULTIPLE_CHOICE,
+                                   best_metric="accuracy", default_learning_rate=2e-5, default_max_seq_length=128,
+                                   data_formats="a SWAG CSV file"))
     try:
         assert TrainConfig(task="swag_test", train="x").validate().task == "swag_test"
         with pytest.raises(ConfigError, match="'swag_test' cannot be trained.*squad_v1, squad_v2, single, pair"):

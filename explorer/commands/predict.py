@@ -215,7 +215,7 @@ def run(args) -> int:
         stop.restore()
     bar.close()
     table = None
-    if annotators and summary.kind != "classification":
+    if annotators and not _labels_by_name(summary.kind):
         print(f"note: --annotator-columns compares class labels; a {summary.kind} checkpoint has none", file=err)
     elif annotators:
         table = _annotator_table(summary, annotators)
@@ -237,6 +237,15 @@ def run(args) -> int:
         print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):", file=out)
         print("\n".join(f"  {line}" for line in table.lines()), file=out)
     return 0
+
+
+def _labels_by_name(kind: str) -> bool:
+    """Whether a predict run of ``kind`` writes one class name per row (its head's ``prediction.labels_by_name``,
+    explorer.core.specs.heads), which annotators' label columns compare with."""
+    from explorer.core.specs.heads import for_prediction_kind
+
+    head = for_prediction_kind(kind)
+    return head is not None and head.prediction.labels_by_name
 
 
 def _annotator_table(summary, annotators: list[str]):

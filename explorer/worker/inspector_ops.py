@@ -89,9 +89,10 @@ class State:
 def op_load(state: State, args: dict, progress, cancelled):
     """Load ``source`` for ``task`` into ``slot``; returns its ModelInfo (shown under ``label`` if given)."""
     from explorer.core.models.info import model_info
+    from explorer.core.specs.heads import QA
 
-    source, task, slot = args["source"], args.get("task", "qa"), args.get("slot", "qa")
-    if state.loader is not None and task == "qa":
+    source, task, slot = args["source"], args.get("task", QA.model_head), args.get("slot", "qa")
+    if state.loader is not None and task == QA.model_head:   # the QA loader a test process hands in
         loaded = state.loader(source)
     else:
         from explorer.core.models.loading import load_model
@@ -307,13 +308,14 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
     from explorer.core.models.loading import load_model
+    from explorer.core.specs.heads import SINGLE_LABEL
     from explorer.core.specs.tasks import best_metric_name, find_task_facts
 
     source_a, source_b = str(args["source_a"]), str(args["source_b"])
     settings = run_data_settings(source_a)
     task = str(args.get("task") or settings.get("task") or "single")
     facts = find_task_facts(task)
-    head = facts.head if facts is not None else "classification"
+    head = (facts.head if facts is not None else SINGLE_LABEL).model_head
     dev = settings.get("dev") or (settings.get("train") if settings.get("dev_split") else "")
     if not dev:
         raise UserError(f"{source_a}: its run names no dev file and held no training rows out; nothing to "

@@ -25,9 +25,6 @@ Progress = Callable[[int, int], None]
 POOLINGS = ("cls", "pooler", "mean")
 
 
-LOADABLE_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
-
-
 def load_encoder(source: str, tokenizer: str | None = None):
     """Load a model to embed with: a checkpoint with its own head (so a fine-tuned classifier keeps its trained
     pooler), anything else (a bare encoder, a pre-training checkpoint, a hub id) with a classification head
@@ -36,20 +33,24 @@ def load_encoder(source: str, tokenizer: str | None = None):
 
     Raises:
         ModelSourceError: see core.models.loading.load_model."""
-    from explorer.core.models.loading import checkpoint_head, load_model
+    from explorer.core.models.loading import load_model
     from explorer.core.models.sources import resolve_source
+    from explorer.core.specs.heads import SINGLE_LABEL, recognise
 
     try:
-        head = checkpoint_head(resolve_source(source))
+        head = recognise(resolve_source(source))
     except Exception:   # noqa: BLE001 - load_model names a bad source
         head = None
-    return load_model(source, head if head in LOADABLE_HEADS else "classification", tokenizer=tokenizer)
+    return load_model(source, (head or SINGLE_LABEL).model_head, tokenizer=tokenizer)
 
 
 def has_trained_classifier(loaded) -> bool:
     """True for a sequence-classification model whose head came from its checkpoint (a fine-tuned
     classifier): its predictions are worth a colour column."""
-    return getattr(loaded, "task", "") == "classification" and not getattr(loaded, "head_initialised", True)
+    from explorer.core.specs.heads import Inputs, for_model_head
+
+    head = for_model_head(getattr(loaded, "task", ""))
+    return head is not None and head.inputs is Inputs.TEXT and not getattr(loaded, "head_initialised", True)
 
 
 def pooler_untrained(loaded) -> bool:

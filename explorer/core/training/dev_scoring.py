@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.classify.arithmetic import output_names
+from explorer.core.specs.heads import output_names
 from explorer.core.classify.dev_report import TABLE_SETTINGS, dev_report, multilabel_dev_report, regression_dev_report
 from explorer.core.classify.forward import label_thresholds
 from explorer.core.data.split import load_dev_split

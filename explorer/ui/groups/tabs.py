@@ -295,18 +295,19 @@ def compare_hint() -> str:
 def other_task_note(label: str, source: str) -> str:
     """Why checkpoint ``label`` ("A") cannot be compared here (core.models.loading.source_other_task_error), with the way
     to compare two classifiers for a classifier; "" for a QA checkpoint or one that cannot be told."""
-    from explorer.core.models.loading import checkpoint_head, resolve_source, source_other_task_error
+    from explorer.core.models.loading import resolve_source, source_other_task_error
+    from explorer.core.specs.heads import QA, Inputs, recognise
     from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
 
-    wrong = source_other_task_error(source, "qa") if source else None
+    wrong = source_other_task_error(source, QA.model_head) if source else None
     if not wrong:
         return ""
     note = f"Checkpoint {label}: {wrong}."
     try:
-        head = checkpoint_head(resolve_source(source))
+        head = recognise(resolve_source(source))
     except ValueError:
         head = None
-    if head == "classification":
+    if head is not None and head.inputs is Inputs.TEXT:   # a text classifier: two compare on the Runs list
         note += (" To compare two classifiers: select both runs in the Runs list, right-click → "
                  f"{COMPARE_CLASSIFIERS_ACTION}")
     return note

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.classify.arithmetic import readable_label_names
-from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
-from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
+from explorer.core.specs.heads import Scores, classification_head
+from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_model, tasks_on_page
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
@@ -30,13 +30,10 @@ from .common import StaleCover, StatusLabel, header, model_in_child, tokenizer_s
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
-# The tasks this page shows (their rows in explorer.core.specs.tasks): a [CLS] classifier or a multiple-choice head.
-CLASSIFY_HEADS = ("classification", "multiple_choice")
-
-
 def classify_tasks() -> dict[str, str]:
-    """GUI label -> task name of every task with a CLASSIFY_HEADS head, in table order."""
-    return {get_task_facts(name).label: name for name in tasks_with_head(*CLASSIFY_HEADS)}
+    """GUI label -> task name of every task whose head opens in this page (its HeadSpec's ``pages``: a [CLS]
+    classifier or a multiple-choice head), in table order."""
+    return {get_task_facts(name).label: name for name in tasks_on_page(CLASSIFY_PAGE)}
 
 
 def _is_choice(task: str) -> bool:
@@ -324,7 +321,7 @@ class ClassifyView(QWidget):
             self.stale_cover.mark(was, self.source.text().strip())
             self._text_stale = False   # the model's line now
         self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
+        data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head.model_head}
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
 
@@ -368,7 +365,7 @@ class ClassifyView(QWidget):
         self.label.set_names(names)
         head = getattr(loaded, "task", "")
         problem = getattr(loaded, "head_problem", "")   # the head decides: a score or sigmoids, not a softmax
-        task = task_for_checkpoint(head, self.current_kind(), problem or None)
+        task = task_for_model(head, problem or "", self.current_kind())
         if task in classify_tasks().values() and task != self.current_kind():
             self._show_kind(task)
         self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
@@ -493,20 +490,20 @@ class ClassifyView(QWidget):
         self.strip_image.setImage(C.T, levels=(-lim, lim))
         self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
         self.table.setRowCount(len(res.logits))
-        problem = getattr(res, "problem_type", SINGLE_LABEL_TYPE)
+        scores = classification_head(getattr(res, "problem_type", "")).scores   # what follows the logits
         word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
         third = "P = softmax"
-        if problem == REGRESSION_TYPE:
+        if scores is Scores.SCORE:
             word, third = "score = C·w + b", "(no softmax)"
-        elif problem == MULTI_LABEL_TYPE:
+        elif scores is Scores.SIGMOID:
             third = "P = sigmoid  (τ)"
         self.table.setHorizontalHeaderLabels(["class / ending", word, third])
-        chosen = set(res.predicted) if problem == MULTI_LABEL_TYPE else {res.prediction}
+        chosen = set(res.predicted) if scores is Scores.SIGMOID else {res.prediction}
         for k, z in enumerate(res.logits):
             name = res.label_names[k] + (" ← prediction" if k in chosen else "")
-            if problem == REGRESSION_TYPE:
+            if scores is Scores.SCORE:
                 p = "the score is the prediction"
-            elif problem == MULTI_LABEL_TYPE:
+            elif scores is Scores.SIGMOID:
                 p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
             else:
                 p = f"{res.probabilities[k]:.4f}"
@@ -519,9 +516,9 @@ class ClassifyView(QWidget):
             lines.insert(len(res.inputs), f"note: {getattr(self.loaded, 'tokenizer_note', '')}")
         self.text.setPlainText("\n".join(lines))
         self._show_flow(res)
-        if problem == REGRESSION_TYPE:
+        if scores is Scores.SCORE:
             said = f"score {res.score:.4f}"
-        elif problem == MULTI_LABEL_TYPE:
+        elif scores is Scores.SIGMOID:
             said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
         else:
             name = res.label_names[res.prediction]

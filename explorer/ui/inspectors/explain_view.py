@@ -19,8 +19,8 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
-from explorer.core.explain.attribution import SCORE_HEAD
+from explorer.core.specs.heads import Explained
+from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_model, task_labels
 
 from .client import shared_client
 from .common import StatusLabel, header, model_in_child
@@ -34,14 +34,9 @@ NUM_ENDINGS = 4       # SWAG's endings (explorer.core.data.swag.NUM_CHOICES; not
 POSITIVE, NEGATIVE = "#d62728", "#1f77b4"
 
 
-def head_of_task(task: str) -> str:
-    """The attribution head (explorer.core.explain.attribution.HEADS) of a task of explorer.core.specs.tasks."""
-    facts = get_task_facts(task)
-    if facts.is_qa:
-        return "qa"
-    if facts.is_regression:
-        return SCORE_HEAD
-    return facts.head
+def explained_of_task(task: str) -> Explained:
+    """What the head of a task of explorer.core.specs.tasks explains (its spec's ``explained``)."""
+    return get_task_facts(task).head.explained
 
 
 def segment_labels(task: str) -> tuple[str, str]:
@@ -60,14 +55,14 @@ def segment_labels(task: str) -> tuple[str, str]:
 
 def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
     """(label shown, target value of explorer.core.explain.attribution.resolve_target) for the target picker."""
-    head = head_of_task(task)
-    if head == SCORE_HEAD:
+    explained = explained_of_task(task)
+    if explained is Explained.SCORE:
         return [("the score", "score")]
-    if head == "qa":
+    if explained is Explained.SPAN:
         return [("span score (start + end logit)", "span"), ("start logit", "start"), ("end logit", "end")]
-    what = {"multiple_choice": "ending", "token_classification": "tag"}.get(head, "class")
+    what = {Explained.ENDING: "ending", Explained.TAG: "tag"}.get(explained, "class")
     rows = [(f"predicted {what}", ""), (f"margin: predicted {what} vs runner-up", "margin")]
-    if head == "multiple_choice":
+    if explained is Explained.ENDING:
         names = [f"ending {k}" for k in range(NUM_ENDINGS)]
         rows += [(f"{n} against the others", str(k)) for k, n in enumerate(names)]
     else:
@@ -299,7 +294,7 @@ class ExplainView(QWidget):
     def _task_changed(self) -> None:
         task = self.current_task()
         facts = get_task_facts(task)
-        head = head_of_task(task)
+        explained = explained_of_task(task)
         name_a, name_b = segment_labels(task)
         self.label_a.setText(name_a)
         self.label_b.setText("Start of the endings" if facts.is_multiple_choice else name_b)
@@ -310,7 +305,7 @@ class ExplainView(QWidget):
                                        ("optional: a second text" if not facts.is_qa else ""))
         for w in (self.ending_row, self.ending_label):
             w.setVisible(facts.is_multiple_choice)
-        tagging, qa = head == "token_classification", head == "qa"
+        tagging, qa = explained is Explained.TAG, explained is Explained.SPAN
         self.token.setVisible(tagging or qa)
         self.token_label.setVisible(tagging or qa)
         self.token_label.setText("start" if qa else "token")
@@ -337,7 +332,7 @@ class ExplainView(QWidget):
             self._status("type a checkpoint folder or hub id first")
             return
         self._status(f"loading {source} ...")
-        head = get_task_facts(self.current_task()).head
+        head = get_task_facts(self.current_task()).head.model_head
         data = {"slot": self.slot, "source": source, "task": head}
         self._loader.submit("load", data)
         self.client.remember_load(self.slot, data)
@@ -352,8 +347,8 @@ class ExplainView(QWidget):
     def set_loaded(self, loaded) -> None:
         """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
-        task = task_for_checkpoint(getattr(loaded, "task", ""), self.current_task(),
-                                   getattr(loaded, "head_problem", "") or None)
+        task = task_for_model(getattr(loaded, "task", ""), getattr(loaded, "head_problem", "") or "",
+                              self.current_task())
         if task and task != self.current_task():
             self.set_task(task)
         self._fill_targets()
@@ -365,7 +360,7 @@ class ExplainView(QWidget):
         """The ``explain`` op's arguments for what the page shows."""
         task = self.current_task()
         facts = get_task_facts(task)
-        head = head_of_task(task)
+        explained = explained_of_task(task)
         data = {"slot": self.slot, "text": self.text_a.text(), "text_pair": "", "target": self.target.currentData(),
                 "method": self.method.currentData(), "steps": int(self.steps.value()),
                 "merge_words": self.merge.isChecked(), "max_seq_length": facts.default_max_seq_length}
@@ -373,9 +368,9 @@ class ExplainView(QWidget):
             data["text_pair"] = self.text_b.text()
         if facts.is_multiple_choice:
             data["endings"] = [e.text() for e in self.endings]
-        if head == "token_classification":
+        if explained is Explained.TAG:
             data["token"] = int(self.token.value())
-        if head == "qa":
+        if explained is Explained.SPAN:
             data["token"], data["end"] = int(self.token.value()), int(self.end.value())
         return data
 

@@ -27,19 +27,34 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QMessageBox, QProgressBar, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.predict.facts import SWAG
+from explorer.core.specs.heads import PredictionSpec, Uncertainty
 from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
                                           finetune_data, gold_as_names, load_predictions, uncertainty)
 from explorer.ui.shell.columns import fit_columns
 from .common import StatusLabel
 
-UNCERTAINTY_HEADER = {"qa": "|score_diff − τ|", "swag": "margin (endings)", "multilabel": "min |p − 0.5|"}
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
 FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
 HEADER_TITLES = {"reviewed": "✓"}
 HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
                "label": "the person's label where set (blue, bold), else the model's",
                "margin": "the top probability minus the second: small = the model hesitates"}
+
+
+_UNKNOWN_HEAD = PredictionSpec(kind="", columns=())   # a review whose kind names no head: no head's rules apply
+
+
+def _prediction(review) -> PredictionSpec:
+    """What predict wrote for the review's head (explorer.core.specs.heads PredictionSpec)."""
+    head = review.head if review is not None else None
+    return head.prediction if head is not None else _UNKNOWN_HEAD
+
+
+def _uncertainty_header(review) -> str:
+    """The title of the uncertainty column the table adds ("" when the file's own margin column, or none, is
+    sorted by)."""
+    how = _prediction(review).uncertainty
+    return how.value if how not in (Uncertainty.MARGIN, Uncertainty.NONE) else ""
 
 
 def is_number_column(name: str) -> bool:
@@ -59,8 +74,8 @@ class PredictionsModel(QAbstractTableModel):
         super().__init__(parent)
         self.table, self.review = table, review
         self.unc = uncertainty(table, review)
-        self.virtual = ["#", "reviewed", "label"] + ([UNCERTAINTY_HEADER[review.kind]]
-                                                     if review.kind in UNCERTAINTY_HEADER else [])
+        self.virtual = ["#", "reviewed", "label"] + ([_uncertainty_header(review)] if _uncertainty_header(review)
+                                                     else [])
         # the text read first (at 1280 px it was scrolled out of sight at the right end, fourth trial), then the
         # model's numbers (probabilities, margin; the tenth trial found them off-screen behind id and author), then
         # the predicted label, the file's other columns and the error
@@ -71,7 +86,7 @@ class PredictionsModel(QAbstractTableModel):
         self.number_columns = numbers
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
         self.headers = self.virtual + self.file_columns
-        pred_col = "predicted_ending" if review.kind == SWAG else "predicted_label"
+        pred_col = _prediction(review).label_column
         self.predicted = table.column(pred_col)
         self.labels = current_labels(table, review)
         self.order = np.arange(len(table))
@@ -317,7 +332,7 @@ class PredictionsView(QWidget):
         review = Review.load(path)
         if review is None:
             review = Review.from_summary(dict(summary or {}, out=str(path)))
-            if not review.label_names and review.kind == "classification":
+            if not review.label_names and _prediction(review).labels_by_name:
                 review.label_names = [c[2:] for c in table.columns if c.startswith("p_")]
             review.save()
         self.set_predictions(table, review)
@@ -425,8 +440,9 @@ class PredictionsView(QWidget):
     def _choices(self) -> list[str]:
         if self.review is None:
             return []
-        if self.review.kind == SWAG:
-            return ["0", "1", "2", "3"]
+        choices = _prediction(self.review).choices
+        if choices:
+            return [str(k) for k in range(choices)]
         return list(self.review.label_names)
 
     def sort_least_certain(self) -> None:
@@ -434,11 +450,11 @@ class PredictionsView(QWidget):
         m = self.model
         if m is None:
             return
-        kind = self.review.kind
-        if kind == "classification" and "margin" in m.headers:
+        how = _prediction(self.review).uncertainty
+        if how is Uncertainty.MARGIN and "margin" in m.headers:
             col = m.headers.index("margin")
-        elif kind in UNCERTAINTY_HEADER:
-            col = m.headers.index(UNCERTAINTY_HEADER[kind])
+        elif _uncertainty_header(self.review):
+            col = m.headers.index(_uncertainty_header(self.review))
         else:
             col = 0
         self.view.sortByColumn(col, Qt.SortOrder.AscendingOrder)
@@ -465,7 +481,7 @@ class PredictionsView(QWidget):
 
         t, r = self.table_data, self.review
         parts = []
-        span = _answer_span(t, i) if r.kind == "qa" else None
+        span = _answer_span(t, i) if _prediction(r).answers_with_tau else None
         for c in r.text_columns + [c for c in t.columns if c not in r.text_columns]:
             if c in t.columns:
                 v = t.column(c)[i]
@@ -571,10 +587,10 @@ class PredictionsView(QWidget):
         self.annotator_table.setRowCount(0)
         t, r = self.table_data, self.review
         cols = list(r.annotator_columns) if r is not None else []
-        if t is None or r.kind != "classification" or not cols:
+        if t is None or not _prediction(r).labels_by_name or not cols:
             self.annotator_note.setText("Tick two or more columns of annotators' labels to see how far they agree "
                                         "with each other and with the model." if r is not None and
-                                        r.kind == "classification" else "")
+                                        _prediction(r).labels_by_name else "")
             return
         if len(cols) < 2:
             self.annotator_note.setText(f"{cols[0]} ticked; tick at least one more annotator column.")
@@ -603,10 +619,11 @@ class PredictionsView(QWidget):
         if t is None:
             return
         errors = sum(bool(v) for v in t.column("error"))
-        tau = f", τ {r.tau:+.2f}" if r.kind == "qa" and r.tau is not None else ""
+        tau = f", τ {r.tau:+.2f}" if _prediction(r).answers_with_tau and r.tau is not None else ""
         k = len(self._choices())
         keys = f"keys 1..{k} set the label, " if k else ""
-        first = {"qa": "nearest τ first", "regression": "in file order"}.get(r.kind, "least certain first")
+        how = _prediction(r).uncertainty if r.head is not None else None
+        first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
         self.info.setText(
             f"<b>{Path(t.path).name}</b>: {len(t)} rows ({self.model.rowCount()} shown), {r.kind}{tau}, model "
             f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
@@ -621,13 +638,13 @@ class PredictionsView(QWidget):
         self.confusion.setColumnCount(0)
         self.confusion.setVisible(False)   # shown with a gold column (_show_confusion)
         self._update_annotators()
-        if t is None or r.kind not in ("classification", "swag"):
+        if t is None or not _prediction(r).one_label_per_row:
             return
         lines = []
         names = self._choices()
         gold_col = _gold_column(r, t)
         if gold_col:
-            gold = gold_as_names(t.column(gold_col), names) if r.kind == "classification" else t.column(gold_col)
+            gold = gold_as_names(t.column(gold_col), names) if _prediction(r).labels_by_name else t.column(gold_col)
             a = agreement(gold, self.model.predicted, names)
             if a is not None:
                 lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): "   # names and scale: the metric table

@@ -40,18 +40,14 @@ TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c",
 
 
 def is_tagging_checkpoint(path: str) -> bool:
-    """True for a folder whose config.json ``architectures`` is a ...ForTokenClassification (a ner run's
-    checkpoint); reads the JSON only."""
-    import json
-    from pathlib import Path
+    """True for a folder whose config.json records a head that opens in the Tag page (explorer.core.specs.heads:
+    ...ForTokenClassification, a ner run's checkpoint); reads the JSON only."""
+    from explorer.core.specs.heads import recognise
 
-    try:
-        cfg = json.loads((Path(path) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    from explorer.core.models.loading import checkpoint_task
+    from .registry import TAG_PAGE
 
-    return checkpoint_task(cfg.get("architectures") if isinstance(cfg, dict) else None) == "token_classification"
+    head = recognise(path)
+    return head is not None and TAG_PAGE in head.pages
 
 
 def type_color(entity_type: str, types: list[str]) -> str:

@@ -69,8 +69,7 @@ def field_spec(name: str) -> FieldSpec:
     top = INT_MAX if rule.kind == "int" else FLOAT_MAX
     hi = top if rule.hi is None else min(top, rule.hi - (tick if rule.hi_open else 0))
     return FieldSpec(name, rule.label or name, rule.group, rule.kind, lo, hi, rule.step, rule.decimals,
-                     rule.special, qa_only=rule.applies == "qa",
-                     data_kinds=() if rule.applies in ("", "qa") else tuple(rule.applies.split()),
+                     rule.special, data_kinds=tuple(rule.applies.split()),
                      optional=getattr(TrainConfig(), name) is None, tasks=tuple(rule.tasks),
                      none_value=rule.none_value)
 

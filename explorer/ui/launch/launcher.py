@@ -618,10 +618,6 @@ class LauncherPanel(QWidget):
             parts.append(self._file_note)
         self._preset_note = ". ".join(parts)
 
-    # what a task's label column holds (TaskFacts.problem), for the note on files kept across a task switch
-    LABEL_WORDS = {"classification": "a class per row", "regression": "a number (score) per row",
-                   "multilabel": "a set of labels per row"}
-
     def _kept_files_note(self, kept: list[tuple[str, str, str]]) -> str:
         """'; the train and dev files (train.tsv, dev.tsv) were chosen for <their task>: check that they hold a
         number (score) per row, or choose this task's data' for the files still as they were at the switch."""
@@ -631,7 +627,7 @@ class LauncherPanel(QWidget):
         if not still:
             return ""
         facts = find_task_facts(self.editors["task"].get())
-        holds = self.LABEL_WORDS.get(facts.problem if facts else "", "this task's labels")
+        holds = (facts.head.label_words if facts else "") or "this task's labels"   # HeadSpec.label_words
         names = ", ".join(html.escape(Path(path).name) for _, path, _ in still)
         splits = " and ".join(split for split, _, _ in still)
         labels = " / ".join(dict.fromkeys(html.escape(label) for _, _, label in still))
@@ -647,8 +643,7 @@ class LauncherPanel(QWidget):
             path, origin = self.editors[split].get(), find_task_facts(self._file_task.get(split, ""))
             if not path or split in cleared or origin is None or new_facts is None:
                 continue
-            if origin.data_kind == new_facts.data_kind and (origin.problem or origin.head) != (new_facts.problem
-                                                                                              or new_facts.head):
+            if origin.data_kind == new_facts.data_kind and origin.head is not new_facts.head:
                 out.append((split, path, origin.label))
         return out
 

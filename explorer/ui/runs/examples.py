@@ -129,7 +129,7 @@ def first_tagging_sentence(config: dict) -> str:
     from explorer.core.specs.tasks import find_task_facts
 
     facts = find_task_facts(str(config.get("task") or ""))
-    if facts is None or facts.head != "token_classification":
+    if facts is None or facts.data_kind != "conll":   # a tagging run: CoNLL words and tags
         return ""
     source = next((str(config.get(k)) for k in ("dev", "train") if config.get(k) and Path(str(config[k])).is_file()),
                   "")

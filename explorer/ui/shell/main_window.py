@@ -714,11 +714,13 @@ class MainWindow(QMainWindow):
 
     def _open_on_host(self, path: str, task: str | None, run_config: dict) -> None:
         """A checkpoint path on a remote host, opened by its run's task (the folder is not here to read)."""
-        from explorer.core.specs.tasks import find_task_facts, task_for_checkpoint, task_problem
+        from explorer.core.specs.tasks import find_task_facts
 
         facts = find_task_facts(task or "")
-        head = facts.head if facts is not None else None
-        self._open_in_page(path, head, task_for_checkpoint(head, task, task_problem(task) or None), run_config)
+        if facts is None:
+            self._open_in_page(path, None, None, run_config)
+        else:
+            self._open_in_page(path, facts.head.model_head, facts.name, run_config)
 
     def compare_checkpoints(self, path_a: str, path_b: str) -> None:
         """Two runs' checkpoints on one example: A opens in the Attention page (as "Open best checkpoint"), and the

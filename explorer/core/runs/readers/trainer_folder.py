@@ -286,7 +286,8 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
         ValueError: no trainer_state file in the folder or its checkpoints, or it is not a JSON object
             (the message names the file).
     """
-    from explorer.core.models.checkpoint_windows import checkpoint_task_name
+    from explorer.core.specs.heads import recognise
+    from explorer.core.specs.tasks import task_for_checkpoint
 
     path = Path(path)
     state_file, checkpoints = trainer_state_of(path, state_name)
@@ -304,7 +305,8 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
     model_folders = [c for c in reversed(checkpoints) if (c / "config.json").is_file()]
     if (path / "config.json").is_file():
         model_folders.insert(0, path)
-    head, task = checkpoint_task_name(model_folders[0]) if model_folders else (None, None)
+    head = recognise(model_folders[0]) if model_folders else None   # the head its config.json records
+    task = task_for_checkpoint(head)
     settings, notes = read_training_settings([path] + list(reversed(checkpoints)), json_name, bin_name)
     model = str(settings.get("_name_or_path") or "")
     if model_folders:
@@ -313,7 +315,7 @@ def read_trainer_run(path: str | Path, *, state_name: str, json_name: str, bin_n
                         .get("_name_or_path") or model)
         except (OSError, ValueError, AttributeError):
             pass
-    config = {"model": model, "task": task or head or ""}
+    config = {"model": model, "task": task or (head.model_head if head is not None else "")}
     events: list[dict] = [{"event": "started", "run_id": run_id, "time": mtime, "config": config,
                            "steps_total": int(_number(state.get("max_steps")) or 0)}]
     events += log_history_events(run_id, history, mtime)

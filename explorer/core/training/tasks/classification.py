@@ -64,7 +64,7 @@ class ClassificationTask(Task):
     """Sentence or sentence-pair classification; ``pair`` comes from the task's facts row."""
 
     def __init__(self, name: str):
-        self.name = name
+        super().__init__(name)
         self.pair = self.facts.pair
 
     def load(self, config, split: str) -> ClassificationData:

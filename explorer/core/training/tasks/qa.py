@@ -33,7 +33,7 @@ class QATask(Task):
     token_level_outputs = ("start_logits", "end_logits")
 
     def __init__(self, name: str):
-        self.name = name
+        super().__init__(name)
         self.version = self.facts.squad_version  # "v1.1" | "v2.0"
 
     # -- data -----------------------------------------------------------------------------
