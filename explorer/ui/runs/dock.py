@@ -52,28 +52,29 @@ HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 
                "Size": "Disk space of the run folder (checkpoints/last and best with optimizer state are most "
                        "of it). Right-click a finished run to keep only its best checkpoint or drop the "
                        "optimizer state."}
-FINISHED = ("finished", "stopped", "failed", "cancelled", "crashed")
+FINISHED = run_status.TERMINAL
 LOADING_TEXT = "Loading runs…"
 EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+Return there), or open a run "
               "folder from disk (Ctrl+O).")
-STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
-                 "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
-                 "cancelled": "#6c757d", "crashed": "#b02a37",
-                 "TensorBoard run": "#0f6674", "in progress": "#0a58ca"}
+STATUS_COLORS = {run_status.RUNNING: "#0a58ca", run_status.STARTING: "#0a58ca", run_status.STOPPING: "#b35c00",
+                 run_status.CANCELLING: "#b35c00", run_status.QUEUED: "#6c757d", run_status.FINISHED: "#19692c",
+                 run_status.STOPPED: "#19692c", run_status.FAILED: "#b02a37", run_status.CANCELLED: "#6c757d",
+                 run_status.CRASHED: "#b02a37", run_status.TENSORBOARD_RUN: "#0f6674",
+                 run_status.IN_PROGRESS: "#0a58ca"}
 STATUS_TIPS = {
-    "queued": "waiting for the previous run to finish",
-    "starting": "the worker process is loading the model and data",
-    "running": "training; the curves grow live",
-    "stopping": "stop early requested: the worker finishes its step, saves and evaluates",
-    "cancelling": "cancel requested: the worker was sent SIGTERM (SIGKILL after 5 s)",
-    "finished": "trained to the end",
-    "stopped": "stopped early on request; checkpoint saved and evaluated",
-    "failed": "the worker reported an error or died; select it to see why",
-    "cancelled": "cancelled: no final evaluation",
+    run_status.QUEUED: "waiting for the previous run to finish",
+    run_status.STARTING: "the worker process is loading the model and data",
+    run_status.RUNNING: "training; the curves grow live",
+    run_status.STOPPING: "stop early requested: the worker finishes its step, saves and evaluates",
+    run_status.CANCELLING: "cancel requested: the worker was sent SIGTERM (SIGKILL after 5 s)",
+    run_status.FINISHED: "trained to the end",
+    run_status.STOPPED: "stopped early on request; checkpoint saved and evaluated",
+    run_status.FAILED: "the worker reported an error or died; select it to see why",
+    run_status.CANCELLED: "cancelled: no final evaluation",
     "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
-    "crashed": "the event log ends without a result and no worker process is alive",
-    "TensorBoard run": "a folder of TensorBoard event files: its scalars as curves",
-    "in progress": "another tool's run whose files changed in the last minutes: re-read while it grows",
+    run_status.CRASHED: "the event log ends without a result and no worker process is alive",
+    run_status.TENSORBOARD_RUN: "a folder of TensorBoard event files: its scalars as curves",
+    run_status.IN_PROGRESS: "another tool's run whose files changed in the last minutes: re-read while it grows",
 }
 CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row per run and step (*.csv)")
 
@@ -220,7 +221,7 @@ class RunsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole:
             listed = [st for st in row.states if st is not None]
             steps, total = sum(st.step for st in listed), sum(st.steps_total for st in listed)
-            seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != "queued")
+            seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != run_status.QUEUED)
             return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_text(),
                     "Size": format_size(size) if size else "", "Task": row.task, "Model": row.model,
                     "Step": f"{steps}/{total}" if total else "",
@@ -243,7 +244,7 @@ class RunsModel(QAbstractItemModel):
             if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
                 tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
                        "folders, its own best checkpoint)")
-            if s.status == "queued" and s.queue_note:
+            if s.status == run_status.QUEUED and s.queue_note:
                 tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
             tip = f"{tip}\n{s.error}" if s.error else tip
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
@@ -273,9 +274,9 @@ class RunsModel(QAbstractItemModel):
     @staticmethod
     def status_text(s: RunState) -> str:
         """The status as listed: 'cancelled (queued)' for a run cancelled before it ever started."""
-        if s.status == "cancelled" and s.started_at is None and not s.step:
+        if s.status == run_status.CANCELLED and s.started_at is None and not s.step:
             return "cancelled (queued)"
-        if s.status == "queued" and s.queue_note:
+        if s.status == run_status.QUEUED and s.queue_note:
             return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
         return s.status
 
@@ -294,7 +295,7 @@ class RunsModel(QAbstractItemModel):
         if name == "Best dev":
             return s.best_cell_text()
         if name == "Duration":
-            return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
+            return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
         if name == "Step":
             if not s.step and not s.steps_total:
                 return ""
@@ -775,7 +776,7 @@ class RunsPanel(QWidget):
                 self.open_checkpoint_requested.emit(path)
 
     def show_error(self) -> ErrorDialog | None:
-        failed = [s for s in self._selected_states() if s.status == "failed" or s.error]
+        failed = [s for s in self._selected_states() if s.status == run_status.FAILED or s.error]
         if not failed:
             return None
         dlg = ErrorDialog(failed[0], self)
@@ -784,7 +785,7 @@ class RunsPanel(QWidget):
 
     def _double_clicked(self, index) -> None:
         node = self.model.node(self.proxy.mapToSource(index))
-        if node is not None and node[0] == "run" and node[1] is not None and node[1].status == "failed":
+        if node is not None and node[0] == "run" and node[1] is not None and node[1].status == run_status.FAILED:
             self.show_error()
 
     def _context_menu(self, pos) -> QMenu | None:
@@ -1042,12 +1043,12 @@ class RunsPanel(QWidget):
         self.note.setVisible(self.loading or not self.model.rows)
         states = self._selected_states()
         live = any(s.is_live for s in states)
-        self.stop_btn.setEnabled(any(s.status in ("running", "starting") for s in states))
+        self.stop_btn.setEnabled(any(s.status in (run_status.RUNNING, run_status.STARTING) for s in states))
         self.cancel_btn.setEnabled(live)
         self.folder_btn.setEnabled(len(states) == 1 and states[0].path is not None)
         self.inspect_btn.setEnabled(len(states) == 1 and states[0].best_checkpoint_path() is not None)
         self.inspect_btn.setToolTip(rich_tooltip(self.inspect_tip(states)))
-        failed = [s for s in states if s.status == "failed"]
+        failed = [s for s in states if s.status == run_status.FAILED]
         self.error_btn.setEnabled(bool(failed))
         if failed:
             s = failed[0]

@@ -207,7 +207,7 @@ class RunState:
     run_id: str
     path: Path | None = None
     config: dict = field(default_factory=dict)
-    status: str = "crashed"
+    status: str = run_status.CRASHED
     steps_total: int = 0
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
     step: int = 0
@@ -438,17 +438,17 @@ class RunState:
             self.checkpoints[kind_] = str(ev.get("path", ""))
             if kind_ == "best":
                 self.best_checkpoint = self.checkpoints[kind_]
-        elif kind == "finished":
+        elif kind == run_status.FINISHED:   # terminal events are named as the status they end a run in
             self.stopped_early = bool(ev.get("stopped_early"))
             self.final_metrics = dict(ev.get("metrics") or {})
             self.duration = _num(ev.get("seconds"))
             if ev.get("best_checkpoint"):
                 self.best_checkpoint = str(ev["best_checkpoint"])
-        elif kind == "failed":
+        elif kind == run_status.FAILED:
             self.error = str(ev.get("error", "")) or "the worker failed without a message"
             self.traceback = str(ev.get("traceback", ""))
             self._end_duration()
-        elif kind == "cancelled":
+        elif kind == run_status.CANCELLED:
             self.duration = _num(ev.get("seconds")) or self.duration
             self._end_duration()
         elif kind == "log":

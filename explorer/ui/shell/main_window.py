@@ -400,7 +400,7 @@ class MainWindow(QMainWindow):
         """A worker this window drove is done: say so in the status bar, measure its folder."""
         state = self.store.get(run_id)
         msg = f"{run_id}: {status}"
-        if status == "failed" and state is not None:
+        if status == run_status.FAILED and state is not None:
             msg += f" — {state.error}"
         self.show_message(msg, 15000)
         self._update_status_labels()
@@ -420,7 +420,7 @@ class MainWindow(QMainWindow):
 
     def _update_device_label(self) -> None:
         """The device of the first live run (from its `started` event), else what a run would use."""
-        live = [s for s in self.store.tracked() if s.is_live and s.status != "queued"]
+        live = [s for s in self.store.tracked() if s.is_live and s.status != run_status.QUEUED]
         host = self.remote.host_of(live[0].run_id) if live else ""
         if live and live[0].device:
             text = f"device: {describe_run(live[0].device, live[0].mixed_precision)}" + (f" on {host}" if host else "")
@@ -436,9 +436,9 @@ class MainWindow(QMainWindow):
         elsewhere (a run left training when the app last quit, another window, the CLI)."""
         states = self.store.tracked()
         running = sum(s.status in run_status.WORKING for s in states)
-        queued = sum(s.status == "queued" for s in states)
+        queued = sum(s.status == run_status.QUEUED for s in states)
         parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
-        active = next((s for s in states if s.status in ("starting", "running", "stopping", "cancelling")), None)
+        active = next((s for s in states if s.status in run_status.WORKING), None)
         if active is not None:   # the active run by name, with its progress
             name = self.runs.model.names.get(active.run_id, active.run_id)
             step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
