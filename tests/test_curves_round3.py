@@ -10,16 +10,12 @@ import math
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from helpers import count_plot_paints
-from helpers import curves_panel_with as _panel
+from helpers import count_plot_paints, curves_painted_one_by_one, shown_curves_panel
 from helpers import widget_pixels as _pixels
 from PySide6.QtGui import QPainter, QPicture
 
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING, ema_smooth, prepare_curves, smoothed
 from explorer.ui.runs.state import Series
-
-OLD = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": False, "series_cache": False,
-       "lean_items": False}   # the app's way before this round
 
 
 def _state(run_id, n, seed=0, nan_at=None, live=True):
@@ -101,9 +97,9 @@ def test_the_smoothed_loss_is_computed_where_the_run_is_read_and_kept_with_the_s
 
 
 def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(qtbot, monkeypatch):
-    from explorer.ui.curves import plot, plotmath
+    from explorer.ui.curves import plotmath
 
-    w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS))
+    w = shown_curves_panel(qtbot, 1000, 800)
     run = _state("a", 3_000)
     calls = []
     monkeypatch.setattr(plotmath.IncrementalEMA, "_smooth_new",
@@ -119,16 +115,13 @@ def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(q
 
 
 # ---- the same picture ---------------------------------------------------------------------------------------
-def test_the_app_way_draws_the_same_pixels_as_before_this_round(qtbot, monkeypatch):
-    from explorer.ui.curves import plot
-
-    app_way = dict(plot.DRAW_OPTIONS)
+def test_the_app_way_draws_the_same_pixels_as_curves_painting_themselves(qtbot):
     runs = [_state("a", 6_000, 0, nan_at=2_000), _state("b", 4_000, 1), _state("c", 5_000, 2)]
-    old = _panel(qtbot, monkeypatch, OLD)
+    old = curves_painted_one_by_one(qtbot)
     _show(old, runs)
-    new = _panel(qtbot, monkeypatch, app_way)
+    new = shown_curves_panel(qtbot, 1000, 800)
     _show(new, runs)
-    assert new.panels["loss"].layer.lean and not old.panels["loss"].layer.lean
+    assert new.panels["loss"].layer.curves and not old.panels["loss"].layer.curves
     assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
     for w in (old, new):   # log y (the points the layer draws are pyqtgraph's log10 mapping), then a live tick
         w.log_box.setChecked(True)
@@ -144,16 +137,13 @@ def test_the_app_way_draws_the_same_pixels_as_before_this_round(qtbot, monkeypat
     assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
 
 
-@pytest.mark.parametrize("one_paint", [False, True])
-def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch, one_paint):
+def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch):
     """The old way painted the shown plots once in the progress bar's synchronous repaint (before they were
     drawn) and again after each plot scene's queued update: 2-3 paints a plot."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.ui.curves import plot
-
     count = count_plot_paints(monkeypatch)   # before the views are made
-    w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS, one_paint=one_paint), 1400, 1000)
+    w = shown_curves_panel(qtbot, 1400, 1000)
     _show(w, [_state(f"r{i}", 4_000, i) for i in range(3)])
     QApplication.processEvents()
     _show(w, [])
@@ -165,16 +155,11 @@ def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch, one
     QApplication.processEvents()
     per_plot = [count.get(id(w.panels[k].widget), 0) for k in w._layout_keys]
     assert len(per_plot) == 6
-    if one_paint:
-        assert per_plot == [1] * 6
-    else:
-        assert sum(per_plot) > 6   # what one_paint removes
+    assert per_plot == [1] * 6
 
 
-def test_a_plot_scene_keeps_the_view_rect_so_nothing_asks_every_item_for_its_bounds(qtbot, monkeypatch):
-    from explorer.ui.curves import plot
-
-    w = _panel(qtbot, monkeypatch, plot.DRAW_OPTIONS)
+def test_a_plot_scene_keeps_the_view_rect_so_nothing_asks_every_item_for_its_bounds(qtbot):
+    w = shown_curves_panel(qtbot, 1000, 800)
     _show(w, [_state("a", 2_000)])
     view = w.panels["loss"].widget
     assert view.scene().sceneRect() == view.sceneRect() == view.range

@@ -34,7 +34,7 @@ from explorer.ui import lazy_menus
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_training import FlowOverTraining
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
-from explorer.ui.curves.plot import DRAW_OPTIONS, PALETTE, PlotPanel
+from explorer.ui.curves.plot import PALETTE, PlotPanel
 from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, progress_text, series_name
 
@@ -80,8 +80,7 @@ def series_sort_key(key: str, main_metrics: set[str] | frozenset = frozenset()) 
 def _mark_updates_now() -> None:
     """Deliver the "update later" requests of widgets just shown: Qt posts them behind the window's
     pending paint, which then paints each shown plot a second time; marked now, one paint draws it."""
-    if DRAW_OPTIONS["paint_once"]:
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
 
 class CurvesPanel(CurvesExport, QWidget):
@@ -584,8 +583,7 @@ class CurvesPanel(CurvesExport, QWidget):
         # pyqtgraph applies a new view range to the items at the next paint (sigPrepareForPaint), and
         # the items' geometry change then asks for a second paint of the plot: apply it now, so the one
         # paint the refresh asked for draws everything.
-        if panel.options["paint_once"]:
-            panel.widget.scene().prepareForPaint()
+        panel.widget.scene().prepareForPaint()
 
     def _set_x(self, panel: PlotPanel, target: tuple[float, float]) -> None:
         """Show steps target[0]..target[1] (2% padding) in ``panel``; nothing to do when it already does
@@ -786,16 +784,13 @@ class CurvesPanel(CurvesExport, QWidget):
         bar = self.progress
         if (bar.minimum(), bar.maximum(), bar.value(), bar.format()) == (lo, hi, value, fmt):
             return
-        quiet = DRAW_OPTIONS.get("one_paint")
-        if quiet:
-            bar.setUpdatesEnabled(False)
+        bar.setUpdatesEnabled(False)
         try:
             bar.setRange(lo, hi)
             bar.setValue(value)
             bar.setFormat(fmt)
         finally:
-            if quiet:
-                bar.setUpdatesEnabled(True)
+            bar.setUpdatesEnabled(True)
 
     # ---- crosshair -----------------------------------------------------------------------
     def _mouse_moved(self, panel: PlotPanel, pos) -> None:

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraph
 from explorer.core.metric_display import metric_label
 from explorer.core.metric_specs import metric_spec
 
-from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
+from explorer.ui.curves.decimate import ColumnDecimator
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
-from explorer.ui.curves.plotmath import (SMOOTHED_SERIES, IncrementalEMA, isolated_points, nonfinite_markers, robust_range,
+from explorer.ui.curves.plotmath import (SMOOTHED_SERIES, isolated_points, nonfinite_markers, robust_range,
                                         smoothed, window_mask)
 from explorer.ui.runs.state import RunState
 
@@ -38,24 +38,14 @@ BASELINE_LABEL_SPOTS = tuple((pos, (ax, ay)) for dy in (0, 1, 2) for ay in (1 + 
                              for pos, ax in ((0.98, 1), (0.02, 0), (0.5, 0.5)))
 BASELINE_LABEL_PAD_PX = 5   # room kept around a point (its marker) when a label is placed
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
-KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a later selection (LOD cache)
 
-# How the plots draw (read when a plot is built; scripts/bench_curves.py builds one panel per way to
-# time them against each other in one process). one_item: one CurveLayer per plot paints all its
-# curves; lod_cache: decimated points kept per zoom level and for deselected runs (ZoomCache);
-# paint_once: a refresh applies pyqtgraph's deferred view change before the paint (one paint, not two);
-# one_paint: the plots' scenes report their changes through QGraphicsScene.changed (see _scene_changed) and the
-# progress bar never repaints at once (CurvesPanel._update_progress): after a full redraw each plot is painted
-# once, not once for the window and again for each scene; series_cache: what is known of a series when it is
-# read is used, not computed again per plot: its smoothed loss (plotmath.smoothed, computed on the reader
-# thread), whether its steps only grow and whether it has non-finite values (kept by its appends); lean_items:
-# the plot's CurveLayer takes the curves' points as they are, without pyqtgraph's checks (items.CurveLayer),
-# and the axes skip work whose result does not change (axis.MeasuredAxis).
-# lod_cache is off: it makes a re-selection and the way back from a zoom 1.3-2x cheaper, but the full
-# redraw (issue 30's target) is cheapest without it, and the first live tick after a re-selection
-# measured slower with it (README, "Speed, round 3").
-DRAW_OPTIONS = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
-                "lean_items": True}
+# How the plots draw, for a full redraw and a live tick as cheap as measured (scripts/bench_curves.py, against
+# pyqtgraph's own downsampling): one CurveLayer per plot paints all its curves, taking their points as they are
+# (items.CurveLayer); the axes skip work whose result does not change (axis.MeasuredAxis); the plot's scene
+# reports its changes through QGraphicsScene.changed (_scene_changed) and keeps the view's rect, so that after a
+# full redraw each plot is painted once; what is known of a series when it is read is used, not computed again
+# per plot: its smoothed loss (plotmath.smoothed, computed on the reader thread), whether its steps only grow
+# and whether it has non-finite values (kept by its appends).
 
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
@@ -121,13 +111,12 @@ def _scene_changed(_rects) -> None:
 class CurveData:
     """The full series behind one run's curves in one plot, and the decimators that draw it."""
 
-    def __init__(self, series, zooms: bool = False):
+    def __init__(self, series):
         self.series = series
         self.x = self.y = self.shown = np.empty(0)
         self.version = "raw"
-        self._new = ZoomCache if zooms else ColumnDecimator   # zooms: one decimator per zoom level
-        self.main = self._new()              # the drawn curve (smoothed for the loss)
-        self.raw: ColumnDecimator | ZoomCache | None = None   # the faint raw loss behind the smoothed one
+        self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
+        self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
         self.drawn = None                    # (grid, n, version) last drawn
         self.marked = 0                      # points checked for non-finite markers
         self.marked_version = None
@@ -141,7 +130,7 @@ class CurveData:
             self.marked = 0
         self.x, self.y, self.shown, self.version = x, y, shown, version
         if with_raw and self.raw is None:
-            self.raw = self._new()
+            self.raw = ColumnDecimator()
 
 
 class PageScrollPlotWidget(pg.PlotWidget):
@@ -153,17 +142,16 @@ class PageScrollPlotWidget(pg.PlotWidget):
     """
 
     left = Signal()
-    pin_scene_rect = False   # give the scene the view's rect (set by PlotPanel with one_paint)
 
     def updateMatrix(self, propagate=True):  # noqa: N802 - pyqtgraph API
-        """pyqtgraph's, and with ``pin_scene_rect`` the scene's own rect follows the view's. A scene with no
-        rect of its own grows one from all its items' bounding rects whenever an item's geometry changed
-        and a listener of its ``changed`` signal is told (one_paint listens): a bounding rect asked of every
-        curve, axis and label each refresh."""
+        """pyqtgraph's, and the scene's own rect follows the view's. A scene with no rect of its own grows one
+        from all its items' bounding rects whenever an item's geometry changed and a listener of its ``changed``
+        signal is told (PlotPanel listens): a bounding rect asked of every curve, axis and label each refresh."""
         super().updateMatrix(propagate)
-        if self.pin_scene_rect and self.range != getattr(self, "_pinned", None):
+        scene = self.scene()   # None while pyqtgraph's __init__ runs
+        if scene is not None and self.range != getattr(self, "_pinned", None):
             self._pinned = QRectF(self.range)
-            self.scene().setSceneRect(self._pinned)
+            scene.setSceneRect(self._pinned)
 
     def leaveEvent(self, ev):  # noqa: N802 - Qt API
         self.left.emit()
@@ -218,17 +206,13 @@ class PlotPanel(QFrame):
         self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
                                      "The wheel alone scrolls the page.")
         self.reset_button.clicked.connect(self.reset_view)
-        self.options = dict(DRAW_OPTIONS)
-        lean = bool(self.options.get("lean_items"))
-        sides = ("left", "bottom", "top", "right") if lean else ("left", "bottom")
+        sides = ("left", "bottom", "top", "right")
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox(),
-                                           axisItems={side: MeasuredAxis(side, lean=lean) for side in sides})
+                                           axisItems={side: MeasuredAxis(side) for side in sides})
         # No cached background picture: blitting it costs more than filling the plain white it holds.
         self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
-        if self.options.get("one_paint"):
-            self.widget.pin_scene_rect = True
-            self.widget.updateMatrix()
-            self.widget.scene().changed.connect(_scene_changed)
+        self.widget.updateMatrix()   # the scene takes the view's rect (PageScrollPlotWidget.updateMatrix)
+        self.widget.scene().changed.connect(_scene_changed)
         self.plot = self.widget.getPlotItem()
         # the hidden top and right axes are MeasuredAxis too, only so that a hidden axis skips the label
         # and SI-prefix work pyqtgraph does on each range change; given axes are shown by default
@@ -259,16 +243,12 @@ class PlotPanel(QFrame):
         self.items: dict[str, pg.PlotDataItem] = {}
         self.raw_items: dict[str, pg.PlotDataItem] = {}
         self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
-        self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
         self.data: dict[str, CurveData] = {}           # per run: the full series behind its curves
         self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
-        # deselected runs' (CurveData, EMA), most recent last: shown again, their columns are reused
-        self._kept: dict[tuple[str, int], tuple[CurveData, IncrementalEMA | None]] = {}
-        self.layer = CurveLayer(self.plot.getViewBox(), lean=lean) if self.options["one_item"] else None
-        if self.layer is not None:
-            self.plot.addItem(self.layer, ignoreBounds=True)
+        self.layer = CurveLayer(self.plot.getViewBox())   # paints every curve of the plot
+        self.plot.addItem(self.layer, ignoreBounds=True)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(0)
@@ -341,8 +321,7 @@ class PlotPanel(QFrame):
         # few and the view always holds them (apply_view), so there is nothing huge to clip
         item.setDynamicRangeLimit(None)
         self.plot.addItem(item)
-        if self.layer is not None:
-            self.layer.add(item)
+        self.layer.add(item)
         return item
 
     def _retire(self, item: pg.PlotDataItem, alpha: int) -> None:
@@ -365,7 +344,7 @@ class PlotPanel(QFrame):
         wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
             self._retire(self.items.pop(run_id), 255)
-            self._keep(run_id, self.data.pop(run_id, None), self.ema.pop(run_id, None))
+            self.data.pop(run_id, None)
             if run_id in self.raw_items:
                 self._retire(self.raw_items.pop(run_id), RAW_ALPHA)
             if run_id in self.markers:
@@ -373,30 +352,9 @@ class PlotPanel(QFrame):
         for state, color in runs:
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
-                self.ema.pop(state.run_id, None)
                 self.data.pop(state.run_id, None)
             if state.run_id in self.items and self.items[state.run_id].opts["pen"].color() != QColor(color):
                 self._recolor(state.run_id, color)
-
-    def _keep(self, run_id: str, data: "CurveData | None", ema: IncrementalEMA | None) -> None:
-        """Remember a deselected run's curves (lod_cache), the KEPT_RUNS most recent."""
-        if data is None or not self.options["lod_cache"]:
-            return
-        key = (run_id, id(data.series))   # the kept data holds the series: its id is not reused meanwhile
-        self._kept.pop(key, None)
-        self._kept[key] = (data, ema)
-        while len(self._kept) > KEPT_RUNS:
-            self._kept.pop(next(iter(self._kept)))
-
-    def _kept_data(self, run_id: str, series) -> "CurveData | None":
-        """The kept curves of ``run_id`` when they were made from this very series object."""
-        data, ema = self._kept.pop((run_id, id(series)), (None, None))
-        if data is None or data.series is not series:
-            return None
-        data.drawn, data.marked = None, 0   # drawn into another item, markers removed: both redone
-        if ema is not None:
-            self.ema[run_id] = ema
-        return data
 
     def _recolor(self, run_id: str, color: str) -> None:
         for item, alpha in ((self.items.get(run_id), 255), (self.raw_items.get(run_id), RAW_ALPHA)):
@@ -432,16 +390,11 @@ class PlotPanel(QFrame):
             return
         data = self.data.get(run_id)
         if data is None or data.series is not s:
-            data = self._kept_data(run_id, s) if data is None else None
-            self.data[run_id] = data = data or CurveData(s, zooms=self.options["lod_cache"])
+            self.data[run_id] = data = CurveData(s)
         y = shown = s.y
         version = "raw"
         if self.key in SMOOTHED_SERIES:
-            if self.options.get("series_cache"):   # kept with the series, computed where it was read
-                shown, generation = smoothed(s, smoothing, y)
-            else:
-                ema = self.ema.setdefault(run_id, IncrementalEMA())
-                shown, generation = ema.update(y, smoothing), ema.generation
+            shown, generation = smoothed(s, smoothing, y)   # kept with the series, computed where it was read
             if shown is not y:
                 version = ("ema", generation)
         data.set(s.x, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
@@ -467,7 +420,7 @@ class PlotPanel(QFrame):
         pairs = [(item, data.shown, data.main)]
         if data.raw is not None and run_id in self.raw_items:
             pairs.append((self.raw_items[run_id], data.y, data.raw))
-        steps_sorted = data.series.steps_sorted if self.options.get("series_cache") else None
+        steps_sorted = data.series.steps_sorted
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
             xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted)
@@ -485,8 +438,7 @@ class PlotPanel(QFrame):
             return
         redo = data.marked == 0 or data.marked_version != data.version
         if redo:
-            needed = run_id in self.markers or (data.series.nonfinite > 0 if self.options.get("series_cache")
-                                                else not np.isfinite(data.y).all())
+            needed = run_id in self.markers or data.series.nonfinite > 0
         else:
             needed = not np.isfinite(data.y[max(data.marked - 2, 0):]).all()
         if needed:
