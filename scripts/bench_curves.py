@@ -274,7 +274,7 @@ class Way:
         w._live_tick()
         app.processEvents()
         turns = []
-        while w._pending or w._reveal:
+        while w.model.pending or w.plot_grid.reveal:
             turns.append(timed(lambda: (w._stagger_tick(), app.processEvents()))[0])
         res["turn"].append((max(turns or [0.0]), 0.0))
         w.last_n.setValue(1000)
@@ -377,7 +377,7 @@ def main() -> int:
     for r in range(a.repeats):
         main.repeat(r)
     w = main.w
-    keys = list(w._layout_keys)
+    keys = list(w.layout_keys)
     rres = reference_times(app, keys, w._target_x(), (w.grid_host.width(), w.grid_host.height()),
                            main.runs, a.repeats)
 

@@ -153,7 +153,7 @@ def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch):
     runs[0].step = 2_000                                                   # and another progress
     _show(w, runs)
     QApplication.processEvents()
-    per_plot = [count.get(id(w.panels[k].widget), 0) for k in w._layout_keys]
+    per_plot = [count.get(id(w.panels[k].widget), 0) for k in w.layout_keys]
     assert len(per_plot) == 6
     assert per_plot == [1] * 6
 

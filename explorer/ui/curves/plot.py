@@ -17,26 +17,18 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraph
 from explorer.core.metric_display import metric_label
 from explorer.core.metric_specs import metric_spec
 
+from explorer.ui.curves.curves_model import PALETTE  # noqa: F401 - the run colours, imported from here too
 from explorer.ui.curves.decimate import ColumnDecimator
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
-from explorer.ui.curves.plotmath import (SMOOTHED_SERIES, isolated_points, nonfinite_markers, robust_range,
-                                        smoothed, window_mask)
+from explorer.ui.curves.plot_marks import BaselineLines, NonfiniteMarks
+from explorer.ui.curves.plotmath import SMOOTHED_SERIES, robust_range, smoothed, window_mask
 from explorer.ui.runs.state import RunState
 
-# Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
-           "#3B3B3B", "#B8860B", "#8C564B"]
 
 LEFT_AXIS_TEXT_PX = 44   # room for y tick labels such as "0.0001" / "100"
 RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
-# where a baseline's label may sit, in order of preference: (place along the line, 0 = left end of the view; the
-# label's anchor: (1, 1) = its bottom-right corner on that place, i.e. on the line and left of it; (1, 2) = one label
-# height higher; (1, 0) = its top-right corner there, below the line): on the line first, then off it by 1 or 2 heights
-BASELINE_LABEL_SPOTS = tuple((pos, (ax, ay)) for dy in (0, 1, 2) for ay in (1 + dy, -dy)
-                             for pos, ax in ((0.98, 1), (0.02, 0), (0.5, 0.5)))
-BASELINE_LABEL_PAD_PX = 5   # room kept around a point (its marker) when a label is placed
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
 
 # How the plots draw, for a full redraw and a live tick as cheap as measured (scripts/bench_curves.py, against
@@ -233,7 +225,7 @@ class PlotPanel(QFrame):
         self.plot.getViewBox().sigXRangeChanged.connect(self._view_changed)
         self.plot.getViewBox().sigResized.connect(self._view_changed)
         self.plot.hideButtons()   # the small "A" button: "Reset view" above says it in words
-        self.baseline_lines: list[pg.InfiniteLine] = []
+        self.baselines = BaselineLines(self.plot)   # dashed trivial-predictor lines, labels off the points
         self.plot.getViewBox().sigRangeChanged.connect(self.place_baseline_labels)   # zoom, live x, resize
         self.plot.getViewBox().sigResized.connect(self.place_baseline_labels)
         self.user_zoomed = False
@@ -242,7 +234,8 @@ class PlotPanel(QFrame):
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.items: dict[str, pg.PlotDataItem] = {}
         self.raw_items: dict[str, pg.PlotDataItem] = {}
-        self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
+        self.marks = NonfiniteMarks(self.plot, key, lambda run_id: self.colors.get(run_id, "#333"))
+        self.markers = self.marks.markers   # red crosses on non-finite steps, with a tooltip
         self.data: dict[str, CurveData] = {}           # per run: the full series behind its curves
         self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
@@ -347,8 +340,7 @@ class PlotPanel(QFrame):
             self.data.pop(run_id, None)
             if run_id in self.raw_items:
                 self._retire(self.raw_items.pop(run_id), RAW_ALPHA)
-            if run_id in self.markers:
-                self.plot.removeItem(self.markers.pop(run_id))
+            self.marks.remove(run_id)
         for state, color in runs:
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
@@ -384,7 +376,7 @@ class PlotPanel(QFrame):
             for item in (self.items.get(run_id), self.raw_items.get(run_id)):
                 if item is not None:
                     item.set_points(np.empty(0), np.empty(0), True)
-            self._mark_nonfinite(run_id, np.empty(0), np.empty(0))
+            self.marks.mark(run_id, np.empty(0), np.empty(0))
             return
         if self._item(run_id) is None:
             return
@@ -399,7 +391,7 @@ class PlotPanel(QFrame):
                 version = ("ema", generation)
         data.set(s.x, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
         self._draw(run_id)
-        self._update_markers(run_id, data)
+        self.marks.update(run_id, data)
 
     def _grid(self) -> tuple[float, float, int]:
         """(x0, x1, pixel columns) of the view the curves are decimated for."""
@@ -431,52 +423,14 @@ class PlotPanel(QFrame):
         for run_id in list(self.data):
             self._draw(run_id)
 
-    def _update_markers(self, run_id: str, data: "CurveData") -> None:
-        """Re-mark the non-finite steps when the new points (or their neighbours) are not all finite,
-        or when the series or its smoothing changed; a clean append costs no O(n) pass."""
-        if (data.marked, data.marked_version) == (data.n, data.version):
-            return
-        redo = data.marked == 0 or data.marked_version != data.version
-        if redo:
-            needed = run_id in self.markers or data.series.nonfinite > 0
-        else:
-            needed = not np.isfinite(data.y[max(data.marked - 2, 0):]).all()
-        if needed:
-            self._mark_nonfinite(run_id, data.x, data.y, data.shown)
-        data.marked, data.marked_version = data.n, data.version
-
-    def _mark_nonfinite(self, run_id: str, x: np.ndarray, y: np.ndarray, drawn: np.ndarray | None = None) -> None:
-        """A red cross on every non-finite step of the run's series (tooltip "loss was nan at step 3"),
-        and a dot on each finite point left alone between gaps (no line is drawn for it)."""
-        marker = self.markers.get(run_id)
-        if marker is None and drawn is None:   # an emptied series that was never marked
-            return
-        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1])
-        if not labels:
-            if marker is not None:
-                marker.setData([], [])
-            return
-        if marker is None:
-            marker = self.markers[run_id] = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: data)
-            marker.setZValue(10)
-            self.plot.addItem(marker)
-        red = dict(symbol="x", size=11, pen=pg.mkPen("#d62728", width=2), brush=pg.mkBrush("#d62728"))
-        spots = [dict(pos=(a, b), data=t, **red) for a, b, t in zip(xs, ys, labels)]
-        drawn = y if drawn is None else drawn
-        lone = np.flatnonzero(isolated_points(drawn))
-        color = self.colors.get(run_id, "#333")
-        name = self.key.split("/", 1)[-1]
-        spots += [dict(pos=(float(x[k]), float(drawn[k])), data=f"{name} {drawn[k]:.4g} at step {x[k]:g}",
-                       symbol="o", size=5, pen=None, brush=pg.mkBrush(color)) for k in lone]
-        marker.setData(spots=spots)
-        marker.setToolTip("\n".join(labels[:10]) + (f"\n... {len(labels) - 10} more" if len(labels) > 10 else ""))
-
     def nonfinite_labels(self, run_id: str) -> list[str]:
         """The tooltips of the run's non-finite markers (empty when every value is finite)."""
-        marker = self.markers.get(run_id)
-        if marker is None:
-            return []
-        return [str(d) for d, sym in zip(marker.data["data"], marker.data["symbol"]) if sym == "x"]
+        return self.marks.labels(run_id)
+
+    @property
+    def baseline_lines(self) -> list[pg.InfiniteLine]:
+        """The dashed baselines shown (set_baselines)."""
+        return self.baselines.lines
 
     def point_count(self, run_id: str) -> int:
         """The number of points of the run's series shown here (not the decimated points drawn)."""
@@ -529,53 +483,14 @@ class PlotPanel(QFrame):
         self.show_crosshair(None, [])
 
     def set_baselines(self, lines: list[tuple[float, str, str]]) -> None:
-        """Dashed horizontal baselines: (value on the display scale, label, colour) each."""
-        if lines == getattr(self, "_baseline_spec", None):
-            return
-        self._baseline_spec = list(lines)
-        for ln in self.baseline_lines:
-            self.plot.removeItem(ln)
-        self.baseline_lines = []
-        for value, label, color in lines:
-            pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
-            pos, anchor = BASELINE_LABEL_SPOTS[0]   # place_baseline_labels moves it off the points
-            ln = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen,
-                                 label=f"{label} {value:.2f}",
-                                 labelOpts={"position": pos, "anchors": [anchor, anchor], "color": color})
-            ln.setToolTip(label)
-            self.plot.addItem(ln, ignoreBounds=True)
-            self.baseline_lines.append(ln)
-        self.place_baseline_labels()
+        """Dashed horizontal baselines: (value on the display scale, label, colour) each (BaselineLines)."""
+        if self.baselines.set(lines):
+            self.place_baseline_labels()
 
     def place_baseline_labels(self, *_args) -> None:
-        """Put each baseline's label at the first of BASELINE_LABEL_SPOTS where it lies inside the view and covers
-        no plotted point (else where it covers the fewest): twelfth trial, "majority class baseline 50.50" hung
-        below the line at the left end, over the x axis and the first evaluations' points."""
-        if not self.baseline_lines:
-            return
-        vb = self.plot.getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        px, py = vb.viewPixelSize()   # data units per pixel
-        if not (px > 0 and py > 0):
-            return
-        xs = np.concatenate([d.x for d in self.data.values()] + [np.empty(0)])
-        ys = np.concatenate([d.shown for d in self.data.values()] + [np.empty(0)])
-        pad = BASELINE_LABEL_PAD_PX
-        for ln in self.baseline_lines:
-            size = ln.label.textItem.boundingRect()   # pixels: the label is not scaled with the view
-            w, h, value = size.width() * px, size.height() * py, ln.value()
-            scores = []
-            for i, (pos, (ax, ay)) in enumerate(BASELINE_LABEL_SPOTS):
-                left = x0 + pos * (x1 - x0) - ax * w
-                top = value + ay * h
-                outside = top > y1 or top - h < y0 or left < x0 or left + w > x1
-                covered = int(np.count_nonzero((xs >= left - pad * px) & (xs <= left + w + pad * px)
-                                               & (ys >= top - h - pad * py) & (ys <= top + pad * py)))
-                scores.append((outside, covered, i))
-            pos, anchor = BASELINE_LABEL_SPOTS[min(scores)[2]]
-            if (pos, anchor) != (ln.label.orthoPos, ln.label.anchors[0]):
-                ln.label.anchors = [anchor, anchor]
-                ln.label.setPosition(pos)
+        """Put each baseline's label where it lies inside the view and covers no plotted point (else where it
+        covers the fewest): BaselineLines.place."""
+        self.baselines.place(self.data.values())
 
     def show_crosshair(self, step: float | None, runs: list[tuple[RunState, str]]) -> None:
         """Move the vertical line to ``step`` and print each run's nearest value in the header."""
