@@ -269,8 +269,8 @@ class PlotPanel(QFrame):
         self.setSizePolicy(policy)
 
     def set_note(self, text: str) -> None:
-        """Say ``text`` in the middle of the plot ("" hides it): what an empty plot means (ninth trial: an HF
-        Trainer folder's samples/s plot was empty without a word)."""
+        """Say ``text`` in the middle of the plot ("" hides it): what an empty plot means (an HF Trainer folder's
+        samples/s plot is empty: it logs none)."""
         if text == self.note.text() and bool(text) == self.note.isVisibleTo(self):
             return
         self.note.setText(text)

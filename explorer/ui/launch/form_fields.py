@@ -102,12 +102,12 @@ def make_editor(spec: FieldSpec) -> Editor:
 
 class _WheelGuard(QObject):
     """The wheel never turns a form's drop-down or number box: scrolling the form over a field scrolled the
-    field's value instead (Precision became "fp16 (CUDA)" on a CPU machine, second fresh-user trial; a field
-    reached with Tab changed the same way, third trial). The wheel event goes to the form's scroll area;
+    field's value instead (Precision became "fp16 (CUDA)" on a CPU machine; a field reached with Tab changed
+    the same way). The wheel event goes to the form's scroll area;
     values change by click, keys and the arrows."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.Wheel:   # focused or not (third trial: Tab, then a scroll, changed it)
+        if event.type() == QEvent.Type.Wheel:   # focused or not (Tab, then a scroll, would change it)
             event.ignore()
             return True
         return False

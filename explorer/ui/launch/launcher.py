@@ -140,9 +140,9 @@ class LauncherPanel(QWidget):
         self.launch_btn.setDefault(True)
         self.launch_btn.setToolTip("Start this run in its own worker process (Ctrl+Return). "
                                    "If a run is active it waits in the queue.")
-        self.run_on = RunOnPicker(self.settings)   # this machine or a remote host (issue 29)
-        # the reason Launch is disabled gets the full width on its own row: beside the buttons, at 1280 px, it was
-        # a 9-line column of one or two words each (seventh trial)
+        self.run_on = RunOnPicker(self.settings)   # this machine or a remote host
+        # the reason Launch is disabled gets the full width on its own row: beside the buttons, at 1280 px, it would
+        # be a 9-line column of one or two words each
         bottom = QVBoxLayout()
         bottom.addWidget(self.problem)
         buttons = QHBoxLayout()

@@ -15,9 +15,9 @@ __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS",
 
 COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
 # Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
-# context menu shows them and the Run tooltip lists them (Size too: the sixth trial's "st…-4" for "stance-4";
-# Host too: shown beside the names it left them "minilm · …n · train" in the seventh trial; a remote run has a
-# network icon before its name instead, and its tooltip names the host). "Host" sits right after Run.
+# context menu shows them and the Run tooltip lists them (Size too: shown, it cut "stance-4" to "st…-4"; Host too:
+# shown beside the names it leaves them "minilm · …n · train"; a remote run has a network icon before its name
+# instead, and its tooltip names the host). "Host" sits right after Run.
 HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
                            "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "

@@ -152,8 +152,8 @@ class EtaMeter:
     Seconds per step: from the intervals between step events with no evaluation in them (so neither the set-up nor
     an evaluation counts as training). Seconds per evaluation: from the intervals with one (the evaluation, the
     checkpoint saved after it, the steps at the per-step rate taken off), else from the eval events' own
-    ``seconds`` (the evaluation before the first step). Twelfth trial: the remaining time, the mean time per step
-    so far times the steps left, went up after every evaluation (3:31 at step 22, 3:49 at step 26).
+    ``seconds`` (the evaluation before the first step). The mean time per step so far times the steps left would
+    count the evaluations in the step rate and go up after every evaluation (3:31 at step 22, 3:49 at step 26).
     """
 
     last: tuple[float, float] | None = None   # (step, elapsed) of the last step event
@@ -321,7 +321,7 @@ class RunState:
 
     def best_cell_text(self) -> str:
         """'66.70% F1': the best dev value, then its metric ('' before a saved evaluation), for the Runs
-        list's "Best dev" column, whole in the default dock width (eighth trial: "60.00 a…"); the step of
+        list's "Best dev" column, whole in the default dock width (not "60.00 a…"); the step of
         checkpoints/best and the baseline are in the cell's tooltip (best_text)."""
         from explorer.core.metric_display import value_then_metric
 

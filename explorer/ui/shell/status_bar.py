@@ -3,8 +3,8 @@
 QStatusBar draws a temporary message (``showMessage``) itself, over the area left of its first visible
 permanent widget, and cuts it there mid-letter without a mark; the permanent widgets take the width of their
 whole text first. A long permanent text (the inspectors' "loading /tmp/…/checkpoints/best", the run activity)
-left the message a few letters that ran into the label beside them: "Ope" + "loading …", "…and not t running:
-stance lr1e-4 …" (eleventh trial). Here the message is a permanent ElidedLabel of its own, first and with
+leaves the message a few letters that run into the label beside them: "Ope" + "loading …", "…and not t running:
+stance lr1e-4 …". Here the message is a permanent ElidedLabel of its own, first and with
 stretch, so the layout shares the width between it and the other labels (each shrinks by the same amount when
 they do not all fit), and it ends with "…" where it is cut; ``showMessage`` / ``currentMessage`` /
 ``clearMessage`` and the timeouts stay Qt's, so every caller (menus' status tips too) goes through it.
