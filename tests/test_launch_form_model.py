@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from helpers import REPO_ROOT, worker_env
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.form_model import LaunchForm, column_choices, grid_suffixes
 
 
@@ -179,7 +179,7 @@ def _counted(form: LaunchForm, rows: int) -> None:
 
 
 def test_evaluate_every_follows_the_training_rows_unless_the_user_set_it(tmp_path):
-    from explorer.core.task_facts import eval_every_for
+    from explorer.core.specs.tasks import eval_every_for
 
     form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), batch_size=16, eval_every=0)
     assert not form.fit_eval_every()                      # the file's size is unknown
@@ -314,7 +314,7 @@ def test_column_choices_name_a_sample_value(pairs, want):
 
 
 def test_grid_suffixes_name_the_grids_settings():
-    from explorer.core.training.config import paper_grid
+    from explorer.core.specs.train_config import paper_grid
 
     grid = paper_grid(TrainConfig())
     assert grid_suffixes(grid)[0] == f"-bs{grid[0].batch_size}-lr{grid[0].learning_rate:g}-ep{grid[0].epochs:g}"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from helpers import REPO_ROOT, worker_env
 
-from explorer.core import run_status
+from explorer.core.runs import status as run_status
 from explorer.ui.curves.curves_model import NO_RUN_LEGEND, PALETTE, CurvesModel, series_sort_key
 from explorer.ui.runs.run_cells import COLUMNS, RunCells, status_text
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note

@@ -2,7 +2,7 @@
 which order, the x range every plot shows, which plots a refresh must redraw, each plot's note and baselines, the
 legend's entries and the progress line. explorer.ui.curves.panel.CurvesPanel shows it.
 
-Which series get a plot is the metric table's (core/metric_specs): the rows drawn by default are plotted (their
+Which series get a plot is the metric table's (core/specs/metrics): the rows drawn by default are plotted (their
 plots built at start-up, hidden until a run has them); any other scalar a run reports (dev metric or step field)
 is drawn when its row says so or it has no row, and is one click away in the "Dev metrics" menu otherwise.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import html
 
-from explorer.core.metric_display import to_display
-from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
+from explorer.core.specs.metric_display import to_display
+from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, progress_text, series_name
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
@@ -106,7 +106,7 @@ class CurvesModel:
         return sorted(keys, key=lambda k: series_sort_key(k, main))
 
     def main_metrics(self) -> set[str]:
-        """The dev metric names that rank the shown runs (explorer.core.task_facts.choose_metric, through
+        """The dev metric names that rank the shown runs (explorer.core.specs.tasks.choose_metric, through
         RunState.primary_metric): F1 for QA, accuracy or macro F1 for classification, ..."""
         return {m for m in (s.primary_metric() for s in self.runs) if m}
 
@@ -214,7 +214,7 @@ class CurvesModel:
 
     def baselines_for(self, key: str) -> list[tuple[float, str, str]]:
         """Dashed baseline lines of a dev plot: (value on the display scale, label, run colour), one per
-        distinct (dev data, value) among the shown runs (explorer.core.baselines)."""
+        distinct (dev data, value) among the shown runs (explorer.core.metrics.baselines)."""
         if not key.startswith(DEV_PREFIX):
             return []
         name, out, seen = key[len(DEV_PREFIX):], [], set()

@@ -13,7 +13,7 @@ from typing import Callable
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QScrollArea, QWidget
 
-from explorer.core.metric_specs import drawn_by_default
+from explorer.core.specs.metrics import drawn_by_default
 from explorer.ui.curves.plot import PlotPanel
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES
 

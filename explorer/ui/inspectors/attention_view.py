@@ -1,10 +1,10 @@
 """Attention view: how attention flows between the question and the passage, per layer and head.
 
-Renders a ProbeResult's AttentionData (explorer.core.attention): a token x token heatmap of one
+Renders a ProbeResult's AttentionData (explorer.core.attention.flow): a token x token heatmap of one
 layer/head (or the head mean, or rollout), a head-view drawing of the top-k weights per token,
 the block-flow table and its plot over layers, and a model view of all layers x heads for one
 block flow. Everything shown is computed in core; this module only slices, merges word pieces
-(explorer.core.wordmerge) and draws. A full 384-token window redraws without a forward pass
+(explorer.core.attention.wordmerge) and draws. A full 384-token window redraws without a forward pass
 (scripts/bench_inspectors.py prints the time).
 """
 
@@ -18,9 +18,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
-from explorer.core.attention_layers import head_matrix
-from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
+from explorer.core.attention.flow import BLOCKS, PASSAGE, QUESTION, SPECIAL
+from explorer.core.attention.layers import head_matrix
+from explorer.core.attention.wordmerge import merge_attention, merge_rows, word_groups
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once
@@ -40,7 +40,7 @@ MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's a
 
 @dataclass(frozen=True)
 class BlockLayout:
-    """What the view calls the blocks of explorer.core.attention.BLOCKS and which flows it offers.
+    """What the view calls the blocks of explorer.core.attention.flow.BLOCKS and which flows it offers.
 
     Attributes:
         labels: block name -> its name on screen; a block left out has no tokens in these windows.
@@ -76,7 +76,7 @@ QA_BLOCKS = BlockLayout(
             "lines (thickness = weight), the block flow per layer, and all layers x heads at once."),
     empty="Probe a question and a passage to see attention.")
 
-# one sentence (the Tag page): its pieces are block 0 ("question", as core.classify's sentence A), no passage
+# one sentence (the Tag page): its pieces are block 0 ("question", as core.classify.arithmetic's sentence A), no passage
 SENTENCE_BLOCKS = BlockLayout(
     labels={"question": "sentence", "special": "[CLS]/[SEP]"},
     directions=(("all tokens → all tokens", None, None), ("sentence → sentence", "question", "question"),
@@ -361,7 +361,7 @@ class AttentionView(QWidget):
 
     def export_html(self, path: str) -> None:
         """The shown window's attention (all layers and heads, word pieces as tokens) as one interactive HTML
-        page (explorer.core.attention_html), opened at the layer and head shown. Written now; the Export
+        page (explorer.core.attention.html_export), opened at the layer and head shown. Written now; the Export
         button writes it off the GUI thread (:meth:`html_job`: a 384-token BERT-base window takes seconds).
 
         Raises:
@@ -374,7 +374,7 @@ class AttentionView(QWidget):
         function of no arguments that writes the file (on any thread)."""
         import functools
 
-        from explorer.core.attention_html import write_attention_html
+        from explorer.core.attention.html_export import write_attention_html
 
         if self.result is None or not self.result.attention:
             raise ValueError("there is no attention to export; probe first")
@@ -437,7 +437,7 @@ class AttentionView(QWidget):
             weights = self.result.attention_weights(self.window)
         if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
-        if head <= 0:   # cached per weights array and layer (explorer.core.attention_layers)
+        if head <= 0:   # cached per weights array and layer (explorer.core.attention.layers)
             return head_matrix(weights, layer), f"layer {layer + 1}, mean over heads"
         return head_matrix(weights, layer, head - 1), f"layer {layer + 1}, head {head}"
 
@@ -630,8 +630,8 @@ class AttentionView(QWidget):
         return [int(idx[i]) for i in sel if i < idx.size]
 
     def selection_summary(self):
-        """explorer.core.attention_select.SelectionAttention of the selected tokens in the shown matrix, or None."""
-        from explorer.core.attention_select import selection_attention
+        """explorer.core.attention.selection.SelectionAttention of the selected tokens in the shown matrix, or None."""
+        from explorer.core.attention.selection import selection_attention
 
         sel = self.selected_tokens()
         if not sel or self._matrix.shape[0] == 0:

@@ -1,5 +1,5 @@
 """The classification dev-set tab: accuracy, F1, MCC, the confusion matrix, the examples nearest the
-decision boundary and the most confident mistakes (explorer.core.classify_dev). Clicking an example opens
+decision boundary and the most confident mistakes (explorer.core.classify.dev_report). Clicking an example opens
 it in the Classify tab (signal ``open_requested``).
 
 A regression head shows Pearson, Spearman and MSE, predicted against gold as a scatter with the identity
@@ -16,10 +16,10 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from explorer.core.classify_dev import run_data_settings
-from explorer.core.metric_display import format_metric, metric_label, to_display
+from explorer.core.classify.dev_report import run_data_settings
+from explorer.core.specs.metric_display import format_metric, metric_label, to_display
 
-from explorer.core.task_facts import find_task_facts
+from explorer.core.specs.tasks import find_task_facts
 
 from explorer.ui.shell.columns import fit_columns, whole_headers
 
@@ -40,7 +40,7 @@ def _dev_example(kind: str, row) -> dict:
 
 
 def _f1_text(rep, kind: str) -> str:
-    """The report's F1 named and scaled by the metric table (explorer.core.classify_dev._f1 holds the binary
+    """The report's F1 named and scaled by the metric table (explorer.core.classify.dev_report._f1 holds the binary
     F1 of the second class for two classes, else the macro F1): 'F1 (%) 80.00 of class 1' / 'macro F1 (%) 61.20'."""
     names = list(rep.label_names or [])
     if len(names) == 2:
@@ -358,7 +358,7 @@ class ClassifyDevView(QWidget):
 
     def open_calibration(self):
         """The calibration view (explorer/ui/inspectors/calibration_view.py) of the dev logits shown now."""
-        from explorer.core.calibration import honest_temperature
+        from explorer.core.metrics.calibration import honest_temperature
 
         from .calibration_view import CalibrationView
 
@@ -394,12 +394,12 @@ class ClassifyDevView(QWidget):
 
     def _show_regression(self, rep) -> None:
         """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
-        from explorer.core.classify import score_column_words
+        from explorer.core.classify.arithmetic import score_column_words
 
         settings = self.table_settings()
         self.scatter.setLabel("bottom", "gold " + score_column_words(settings.get("label_column", ""),
                                                                      bool(settings.get("no_header"))))
-        from explorer.core.baselines import narrow_scores_note
+        from explorer.core.metrics.baselines import narrow_scores_note
 
         narrow = narrow_scores_note(rep.predicted, rep.gold)   # a flat scatter says why (tenth trial)
         self.status.setText(f"{rep.total} dev examples scored" + (f"; {narrow}" if narrow else ""))

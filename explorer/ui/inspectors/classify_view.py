@@ -1,6 +1,6 @@
 """The Classify tab: a GLUE single / pair or SWAG model's arithmetic with its own numbers.
 
-Renders explorer.core.classify.ClassifyResult: the inputs, C (the pooled [CLS] vector fed to the classifier)
+Renders explorer.core.classify.arithmetic.ClassifyResult: the inputs, C (the pooled [CLS] vector fed to the classifier)
 as a colour strip (one row per ending for SWAG), the table of logits = C W^T + b and softmax probabilities,
 the loss for the chosen label, the prediction, the by-hand check, and for pairs the per-layer attention
 block flow between sentence A and sentence B. Model loads and runs happen in the inspector child process
@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.classify import readable_label_names
-from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
-from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
+from explorer.core.classify.arithmetic import readable_label_names
+from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
@@ -30,7 +30,7 @@ from .common import StaleCover, StatusLabel, header, model_in_child, tokenizer_s
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .remote import RemoteLatest
 
-# The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
+# The tasks this page shows (their rows in explorer.core.specs.tasks): a [CLS] classifier or a multiple-choice head.
 CLASSIFY_HEADS = ("classification", "multiple_choice")
 
 
@@ -59,7 +59,7 @@ def _free_gold(task: str) -> bool:
     return _is_regression(task) or _is_multilabel(task)
 
 
-# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
+# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.arithmetic.FLOW_BLOCKS order
 FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
                ("B → [CLS]/[SEP]", "#8c564b"))
 FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
@@ -315,7 +315,7 @@ class ClassifyView(QWidget):
                 raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
         return sorted(set(out))
     def load_model(self) -> None:
-        from explorer.core.model_info import model_name
+        from explorer.core.models.info import model_name
 
         was = getattr(self.loaded, "source", "") or model_name(self.loaded)
         if self.source.text().strip() != self._pairs_for:   # another model than the opened run's
@@ -477,7 +477,7 @@ class ClassifyView(QWidget):
 
     def label_names_of(self, loaded) -> list[str]:
         """The class names shown for ``loaded`` (a ModelInfo): its head's, or its run's when the head's are only
-        LABEL_k (core.classify.readable_label_names)."""
+        LABEL_k (core.classify.arithmetic.readable_label_names)."""
         return readable_label_names(getattr(loaded, "label_names", None), self.run_label_names)
 
     def show_result(self, res) -> None:
@@ -610,7 +610,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
 class ClassifyPages:
     """The page set of the registry's Classify pages (registry.CLASSIFY): a classifier or SWAG checkpoint
-    opens in Classify as its task (its head and the run's task: core.checkpoint_windows.checkpoint_task_name)."""
+    opens in Classify as its task (its head and the run's task: core.models.checkpoint_windows.checkpoint_task_name)."""
 
     def __init__(self, pages: list[tuple[str, QWidget]]):
         self.pages = dict(pages)
@@ -629,7 +629,7 @@ class ClassifyPages:
         view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or (),
                              pairs=len(columns) == 2)
         if isinstance(view, ClassifyView):
-            from explorer.core.runs import run_dir_of
+            from explorer.core.runs.store import run_dir_of
 
             run_dir = run_dir_of(path)
             run_in_thread(first_classification_example, dict(run_config or {}),

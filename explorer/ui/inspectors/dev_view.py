@@ -1,7 +1,7 @@
 """τ on a dev set: run the model over a SQuAD v2.0 file once, then see F1, EM, HasAns_f1, NoAns_f1
 and the answer rate against τ, the best τ, the honest τ (chosen on one half, scored on the other),
 and the questions a small move of τ would flip. Results are cached per (model, file, cap) by
-explorer.core.tau_study, so reopening is instant. All numbers come from explorer.core.metrics. The study
+explorer.core.qa.tau_study, so reopening is instant. All numbers come from explorer.core.metrics.squad. The study
 runs in the inspector child process (request "study", with progress and cancel), never in the GUI.
 """
 
@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QL
                                QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.tau_study import default_cache_dir, questions_near
-from explorer.core.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
+from explorer.core.qa.tau_study import default_cache_dir, questions_near
+from explorer.core.models.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
 
 from .common import StatusLabel, ResultSource, header, tip
 from .tau_spin import tau_spin_box
@@ -55,7 +55,7 @@ def _run_dev_file(checkpoint: str) -> str:
     a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
     import json
 
-    from explorer.core.task_facts import find_task_facts
+    from explorer.core.specs.tasks import find_task_facts
 
     config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
     if config_path is None:
@@ -347,7 +347,7 @@ class DevTauView(QWidget):
         """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
         run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
         another one); an untrained head gets the same warning as the Spans tab."""
-        from explorer.core.model_info import ModelInfo, model_info
+        from explorer.core.models.info import ModelInfo, model_info
 
         if not isinstance(loaded, ModelInfo):
             self.client.adopt(self.slot, loaded)
@@ -412,7 +412,7 @@ class DevTauView(QWidget):
 
     def export(self, folder: str) -> dict:
         """write_official_files at the chosen τ into folder; returns name -> path."""
-        from explorer.core.decoding import write_official_files
+        from explorer.core.qa.decoding import write_official_files
 
         paths = write_official_files(self.study.decodings, folder, tau=self.tau.value())
         self._message("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -517,7 +517,7 @@ class DevTauView(QWidget):
 
     def open_calibration(self):
         """The SQuAD calibration view (calibration_view.SquadCalibrationView) of the study shown, at the τ shown."""
-        from explorer.core.calibration import squad_calibration
+        from explorer.core.metrics.calibration import squad_calibration
 
         from .calibration_view import SquadCalibrationView
 
@@ -569,7 +569,7 @@ class DevTauView(QWidget):
         """One row per τ value: chosen, best on the grid, the official search's, and the honest ones."""
         f, o = self.figures, self.figures.official
         chosen = float(self.tau.value())
-        from explorer.core.metrics import tau_sweep
+        from explorer.core.metrics.squad import tau_sweep
 
         rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
                  "the black line: drag it or type it; the Questions near τ tab is sorted around it"),
@@ -584,7 +584,7 @@ class DevTauView(QWidget):
                 what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
                         f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
             else:
-                from explorer.core.metric_display import threshold_relation
+                from explorer.core.specs.metric_display import threshold_relation
 
                 what = (f"evaluate-v2.0's exact search ({answered} question{'s' if answered != 1 else ''} answered); "
                         + threshold_relation(o["best_tau"], thresh))
@@ -621,7 +621,7 @@ class DevTauView(QWidget):
     def _apply_tau(self, tau: float) -> None:
         if self.figures is None:
             return
-        from explorer.core.metrics import tau_sweep
+        from explorer.core.metrics.squad import tau_sweep
 
         self._syncing = True   # (signals stay on: the line's label follows sigPositionChanged)
         self.tau_line.setValue(tau)

@@ -1,6 +1,6 @@
 """The Explain page: which tokens push a model's output up or down, for any checkpoint head.
 
-Renders explorer.core.attribution.Attribution (computed in the inspector child by the ``explain`` op, with
+Renders explorer.core.explain.attribution.Attribution (computed in the inspector child by the ``explain`` op, with
 progress and cancel): the text (both texts of a pair, each SWAG ending) coloured by attribution on a
 diverging scale (red raises the target, blue lowers it, the largest |attribution| full colour), a bar list
 sorted by |attribution|, and the completeness line (sum of attributions against f(input) - f(baseline), with
@@ -19,8 +19,8 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
-from explorer.core.attribution import SCORE_HEAD
+from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
+from explorer.core.explain.attribution import SCORE_HEAD
 
 from .client import shared_client
 from .common import StatusLabel, header, model_in_child
@@ -35,7 +35,7 @@ POSITIVE, NEGATIVE = "#d62728", "#1f77b4"
 
 
 def head_of_task(task: str) -> str:
-    """The attribution head (explorer.core.attribution.HEADS) of a task of explorer.core.task_facts."""
+    """The attribution head (explorer.core.explain.attribution.HEADS) of a task of explorer.core.specs.tasks."""
     facts = get_task_facts(task)
     if facts.is_qa:
         return "qa"
@@ -59,7 +59,7 @@ def segment_labels(task: str) -> tuple[str, str]:
 
 
 def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
-    """(label shown, target value of explorer.core.attribution.resolve_target) for the target picker."""
+    """(label shown, target value of explorer.core.explain.attribution.resolve_target) for the target picker."""
     head = head_of_task(task)
     if head == SCORE_HEAD:
         return [("the score", "score")]
@@ -343,7 +343,7 @@ class ExplainView(QWidget):
         self.client.remember_load(self.slot, data)
 
     def open_checkpoint(self, path: str, task: str | None) -> None:
-        """Load a checkpoint folder as task ``task`` (explorer.core.task_facts), or the one shown."""
+        """Load a checkpoint folder as task ``task`` (explorer.core.specs.tasks), or the one shown."""
         if task:
             self.set_task(task)
         self.source.setText(path)

@@ -613,7 +613,7 @@ class PredictionsView(QWidget):
             f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
 
     def _update_metrics(self) -> None:
-        from explorer.core.metric_display import format_metric
+        from explorer.core.specs.metric_display import format_metric
 
         t, r = self.table_data, self.review
         self.metrics.setText("")
@@ -681,7 +681,7 @@ class PredictionsView(QWidget):
         core/predict/review.finetune_data) and emit finetune_requested."""
         import json
 
-        from explorer.core.checkpoint_windows import run_config_for_checkpoint
+        from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
         from explorer.core.errors import UserError
 
         if self.review is None:
@@ -693,7 +693,7 @@ class PredictionsView(QWidget):
                 run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 run_cfg = {}
-        from explorer.core.runs import run_dir_of
+        from explorer.core.runs.store import run_dir_of
 
         run_dir = run_dir_of(self.review.model) if cfg_path else None   # the corrections sit beside the runs
         folder = (run_dir.parent if run_dir is not None else Path(self.review.predictions).parent) / ".corrections"
@@ -720,7 +720,7 @@ def fill_launcher(launcher, fields: dict, note: str) -> None:
     and status message: ``note``, e.g. that the dev rows are the first run's)."""
     import dataclasses
 
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
 
     cfg = launcher.config()
     known = {f.name for f in dataclasses.fields(TrainConfig)}

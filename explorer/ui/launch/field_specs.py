@@ -1,6 +1,6 @@
 """The launcher's fields as the form uses them, read from TrainConfig's Settings (no Qt).
 
-Each TrainConfig field describes itself once (``explorer.core.training.config.Setting``: help, label,
+Each TrainConfig field describes itself once (``explorer.core.specs.train_config.Setting``: help, label,
 group, editor kind, bounds); :data:`FIELDS` are the fields with a launcher label, as :class:`FieldSpec`
 views, in form order. :func:`applies` says whether a field is a setting of a task. The editors for these
 fields are in explorer.ui.launch.form_fields; the form's rules in explorer.ui.launch.form_model.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.core.task_facts import find_task_facts, is_qa_task
-from explorer.core.training.config import GROUPS, TrainConfig, field_help, settings
+from explorer.core.specs.tasks import find_task_facts, is_qa_task
+from explorer.core.specs.train_config import GROUPS, TrainConfig, field_help, settings
 
 __all__ = ["FIELDS", "FLOAT_MAX", "GROUPS", "INT_MAX", "FieldSpec", "applies", "field_spec", "field_tooltip",
            "restricted"]
@@ -71,7 +71,7 @@ FIELDS: tuple[FieldSpec, ...] = tuple(field_spec(name) for name in _form_order()
 
 def field_tooltip(spec: FieldSpec) -> str:
     """"name: " + the glossary's explanation when it has the term, then the setting's help (its one
-    description, explorer.core.training.config.Setting) unless the explanation already says it."""
+    description, explorer.core.specs.train_config.Setting) unless the explanation already says it."""
     text = field_help(spec.name, with_default=False)
     try:
         from explorer.glossary import tooltip

@@ -1,6 +1,6 @@
 """The launcher's field editors, one per field of explorer.ui.launch.field_specs.FIELDS.
 
-Each TrainConfig field describes itself once (``explorer.core.training.config.Setting``: help, label,
+Each TrainConfig field describes itself once (``explorer.core.specs.train_config.Setting``: help, label,
 group, editor kind, bounds); :data:`FIELDS` (explorer.ui.launch.field_specs, Qt-free, re-exported here) are
 the fields with a launcher label, as :class:`FieldSpec` views. The editors come from a per-kind registry (:data:`EDITORS`, :func:`register_editor`; pyqtgraph's
 ``parametertree.registerParameterType`` is the model), so a new kind of setting is one factory. The form
@@ -16,7 +16,7 @@ from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
-from explorer.core.task_facts import task_labels
+from explorer.core.specs.tasks import task_labels
 from explorer.ui.launch.field_specs import (FIELDS, FLOAT_MAX, GROUPS, INT_MAX, FieldSpec, field_spec,  # noqa: F401
                                              field_tooltip)
 
@@ -297,7 +297,7 @@ def _bool_editor(_spec: FieldSpec) -> Editor:
 
 @register_editor("report_to")
 def _report_to_editor(_spec: FieldSpec) -> Editor:
-    """report_to as a checkbox: checked = "tensorboard" (core.training.config.REPORT_TO), else ""."""
+    """report_to as a checkbox: checked = "tensorboard" (core.specs.train_config.REPORT_TO), else ""."""
     box = QCheckBox()
     return Editor(box, lambda: "tensorboard" if box.isChecked() else "",
                   lambda v: box.setChecked(str(v or "") == "tensorboard"), box.toggled)

@@ -19,8 +19,8 @@ import html
 from pathlib import Path
 from typing import Any, Callable
 
-from explorer.core.task_facts import find_task_facts, is_qa_task
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.tasks import find_task_facts, is_qa_task
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
@@ -130,7 +130,7 @@ class LaunchForm:
 
     def edit(self, name: str, value: Any = _UNSET) -> bool:
         """The user changed field ``name`` (to ``value`` when given). A new task brings its defaults
-        (core.task_facts.task_defaults) to the recipe fields the user has not edited; any other field is marked
+        (core.specs.tasks.task_defaults) to the recipe fields the user has not edited; any other field is marked
         edited, and a data file, a cap or a step setting applies its rules. Returns whether the task switched
         (the data checks then read the files again at once, for the task shown)."""
         if value is not _UNSET:
@@ -197,17 +197,17 @@ class LaunchForm:
 
     def automatic_metric(self, task: str, values: dict) -> str:
         """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named;
-        core.task_facts.automatic_metric_for_best)."""
-        from explorer.core.task_facts import automatic_metric_for_best
+        core.specs.tasks.automatic_metric_for_best)."""
+        from explorer.core.specs.tasks import automatic_metric_for_best
 
         return automatic_metric_for_best(task, values.get("f1_classes") or (),
                                          values.get("num_labels", self.base.num_labels) or 0)
 
     def metric_choices(self, cfg: TrainConfig) -> tuple[str, list[tuple[str, str]]]:
         """(what automatic picks, as shown; [(metric, shown name)]) for Best checkpoint by: the metrics the task's
-        runs may be picked by (core.task_facts.metric_for_best_choices), named as the rest of the app names them."""
-        from explorer.core.metric_display import metric_name
-        from explorer.core.task_facts import metric_for_best_choices
+        runs may be picked by (core.specs.tasks.metric_for_best_choices), named as the rest of the app names them."""
+        from explorer.core.specs.metric_display import metric_name
+        from explorer.core.specs.tasks import metric_for_best_choices
 
         names = metric_for_best_choices(cfg.task, cfg.num_labels, cfg.f1_classes)
         auto = self.automatic_metric(cfg.task, {"f1_classes": cfg.f1_classes, "num_labels": cfg.num_labels})
@@ -272,7 +272,7 @@ class LaunchForm:
         """The task's recipe defaults on the fields not edited; data files of another reader cleared unless the
         user picked them; files of the same reader whose labels mean something else kept and named; Best
         checkpoint by and the other task's values put aside (_clear_other_task_values); the note says it all."""
-        from explorer.core.task_facts import task_defaults
+        from explorer.core.specs.tasks import task_defaults
 
         if not task or task == self.task:
             return
@@ -348,7 +348,7 @@ class LaunchForm:
     def _keep_metric_for(self, task: str) -> None:
         """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
         automatic (a regression run has no accuracy)."""
-        from explorer.core.task_facts import emitted_metrics
+        from explorer.core.specs.tasks import emitted_metrics
 
         chosen = self.values["metric_for_best"]
         if chosen and chosen not in emitted_metrics(task):

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.errors import ConfigError
-from explorer.core.task_facts import is_qa_task
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.tasks import is_qa_task
+from explorer.core.specs.train_config import TrainConfig
 
 __all__ = ["LaunchCheck", "LaunchGate", "WINDOW_FIELDS"]
 
@@ -23,7 +23,7 @@ class LaunchCheck:
 
     ``problem``: "" when the form can launch, else why not (a setting out of range, window settings the model
     cannot take, a data file the data check refused); ``windows``: the window settings' problems
-    (core.window_settings.WindowSettingProblem), None when the config did not validate (not checked then)."""
+    (core.models.window_settings.WindowSettingProblem), None when the config did not validate (not checked then)."""
 
     problem: str
     windows: list | None
@@ -49,8 +49,8 @@ class LaunchGate:
 
     def window_problems(self, cfg: TrainConfig) -> list:
         """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
-        tokenizer_config.json, read without loading it): core.window_settings problems."""
-        from explorer.core.window_settings import check_limits, source_limits
+        tokenizer_config.json, read without loading it): core.models.window_settings problems."""
+        from explorer.core.models.window_settings import check_limits, source_limits
 
         qa = is_qa_task(cfg.task)
         if cfg.model not in self._limits:
@@ -88,9 +88,9 @@ class LaunchGate:
 
     def taken_name(self, cfg: TrainConfig) -> tuple[str, str] | None:
         """(the typed Run name, the next free one: "stance", "stance-2") when a run already has the name
-        (explorer.core.runs.free_run_id over the runs folder and this machine's runs); None when it is free or
+        (explorer.core.runs.store.free_run_id over the runs folder and this machine's runs); None when it is free or
         empty."""
-        from explorer.core.runs import free_run_id
+        from explorer.core.runs.store import free_run_id
 
         name = (cfg.run_id or "").strip()
         if not name:

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QMes
                                QScrollArea, QSplitter, QVBoxLayout,
                                QWidget)
 
-from explorer.core.task_facts import is_qa_task
-from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
+from explorer.core.specs.tasks import is_qa_task
+from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner
 from explorer.ui.launch.form_fields import Editor, mark_invalid, set_metric_choices
 from explorer.ui.launch.form_model import WARNING_COLOR, LaunchForm, column_choices, grid_suffixes  # noqa: F401

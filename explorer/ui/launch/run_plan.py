@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.grid_estimate import measured_throughput
 
 __all__ = ["RunPlan"]
@@ -48,10 +48,10 @@ class RunPlan:
         return None
 
     def planned_steps(self) -> tuple[int, int]:
-        """(steps per epoch, planned steps) of the form's run (core.task_facts.run_steps): the training rows the
+        """(steps per epoch, planned steps) of the form's run (core.specs.tasks.run_steps): the training rows the
         data check counted (0 while unknown), epochs, Max steps, and the steps a Time budget allows at this
         machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
-        from explorer.core.task_facts import run_steps
+        from explorer.core.specs.tasks import run_steps
 
         n = self.train_rows()
         get = self.values.get
@@ -67,9 +67,9 @@ class RunPlan:
 
     def eval_every(self) -> int | None:
         """The Evaluate every that fits the run: the task's evaluations per epoch of the training file the data check
-        read, or of the whole run when it plans fewer steps (core.task_facts.eval_every_for); None while the file's
+        read, or of the whole run when it plans fewer steps (core.specs.tasks.eval_every_for); None while the file's
         size is unknown or the task has no such rule."""
-        from explorer.core.task_facts import eval_every_for
+        from explorer.core.specs.tasks import eval_every_for
 
         n = self.train_rows()
         if n <= 0:
@@ -85,8 +85,8 @@ class RunPlan:
     def no_dev_note(self, cfg: TrainConfig) -> str:
         """The Dev data preview's sentence while no dev file is given: the held-out share the run will evaluate on
         (its size once the training file is counted), or that it will not be evaluated and why
-        (core.task_facts.no_dev_file_note)."""
-        from explorer.core.task_facts import no_dev_file_note
+        (core.specs.tasks.no_dev_file_note)."""
+        from explorer.core.specs.tasks import no_dev_file_note
 
         n = self.train_rows()
         if n and cfg.train_cap:

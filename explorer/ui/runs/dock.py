@@ -7,7 +7,7 @@ checkpoint in the inspectors, show the error of a failed run. The context menu a
 delete (Delete; moved to the runs folder's .trash), and for finished runs "keep only best checkpoint"
 and "delete optimizer state" (sizes before and after). While the folder is read, the list says so.
 
-A run group (explorer/core/groups.py, ``<runs folder>/.groups/<name>/group.json``) is one expandable row:
+A run group (explorer/core/studies/groups.py, ``<runs folder>/.groups/<name>/group.json``) is one expandable row:
 its status counts, its best dev metric as mean ± sd over the members (explorer.ui.runs.group_rows) and its
 member runs as children. Selecting the group row emits ``group_selected(name)`` (the Groups tab shows its
 curves and table); selecting a member is selecting a run. Rename renames the group (its folder and
@@ -22,7 +22,7 @@ from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QMessageBox,
                                QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
-from explorer.core import run_status
+from explorer.core.runs import status as run_status
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TIPS, HIDDEN_COLUMNS,  # noqa: F401
                                         LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
@@ -41,7 +41,7 @@ CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row pe
 COMPARE_CLASSIFIERS_ACTION = "Compare two classifiers on the dev rows…"   # the Runs list's menu entry (named elsewhere)
 
 class RunsModel(QAbstractItemModel):
-    """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/groups.py)
+    """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/studies/groups.py)
     whose children are its member runs. ``rows`` holds every RunState (shared with the curves; the model
     only reads them), grouped or not. Index ids: 0 for a top-level row, 1 + the group's position in
     ``group_names`` for a member row."""
@@ -52,7 +52,7 @@ class RunsModel(QAbstractItemModel):
         self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.runs.names)
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
-        self.groups: list = []                # core.groups.Group, oldest first
+        self.groups: list = []                # core.studies.groups.Group, oldest first
         self.group_names: list[str] = []
         self.group_of: dict[str, str] = {}    # member run_id -> group name
         self.top: list[tuple[str, str]] = []  # ("run", run_id) | ("group", name)
@@ -77,7 +77,7 @@ class RunsModel(QAbstractItemModel):
         self.top += [("group", name) for name in self.group_names]
 
     def group(self, name: str):
-        """The core.groups.Group of that name, or None."""
+        """The core.studies.groups.Group of that name, or None."""
         return next((g for g in self.groups if g.name == name), None)
 
     def group_row(self, name: str) -> GroupRow | None:
@@ -287,7 +287,7 @@ class RunsPanel(RunFolderActions, QWidget):
     """Table of runs + actions. Emits requests; the main window acts on them. What the selection allows is
     decided by explorer.ui.runs.selection.RunSelection; rename, delete and clean-up are RunFolderActions'.
 
-    :meth:`follow` subscribes the list to the run store (explorer.core.runs.RunStore, through its Qt
+    :meth:`follow` subscribes the list to the run store (explorer.core.runs.store.RunStore, through its Qt
     bridge explorer.ui.runs.bridge.StoreBridge): listed, replaced, changed, ended and removed runs show
     without anyone relaying them; a run deleted here is removed from the store.
     """
@@ -311,7 +311,7 @@ class RunsPanel(RunFolderActions, QWidget):
         super().__init__(parent)
         self.loading = False
         self.runs_dir_getter = None         # () -> runs folder; set by explorer.ui.groups.tabs.install
-        self.store = None                   # explorer.core.runs.RunStore once follow() was called
+        self.store = None                   # explorer.core.runs.store.RunStore once follow() was called
         self._build_table()
         self._build_buttons()
         self._layout()
@@ -436,7 +436,7 @@ class RunsPanel(RunFolderActions, QWidget):
     def reload_groups(self) -> list[str]:
         """Re-read the group files of the runs folder (small JSON files); returns the notes about
         unreadable ones (also sent as a message). Keeps the selection and the expanded groups."""
-        from explorer.core.groups import list_groups
+        from explorer.core.studies.groups import list_groups
 
         folder = self.runs_dir()
         groups, notes = list_groups(folder) if folder is not None else ([], [])
@@ -446,7 +446,7 @@ class RunsPanel(RunFolderActions, QWidget):
         return notes
 
     def set_groups(self, groups: list) -> None:
-        """Show these groups (core.groups.Group) as expandable rows."""
+        """Show these groups (core.studies.groups.Group) as expandable rows."""
         selected, chosen = self.selected_ids(), self.selected_groups()
         expanded = {n for n in self.model.group_names if self.table.isExpanded(self._view_index(
             self.model.group_index(n)))}
@@ -598,7 +598,7 @@ class RunsPanel(RunFolderActions, QWidget):
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
-        """Every selected run's scalars in one CSV (core.scalars.export_runs_csv, on a worker thread):
+        """Every selected run's scalars in one CSV (core.runs.tensorboard.export_runs_csv, on a worker thread):
         long (run, step, name, value) or wide (one row per run and step); asks where (and which) when
         ``path`` is None. Returns whether an export was started."""
         folders = [str(s.path) for s in self._selected_states() if s.path is not None]
@@ -611,7 +611,7 @@ class RunsPanel(RunFolderActions, QWidget):
             if not path:
                 return False
             wide = chosen == CSV_FILTERS[1] if wide is None else wide
-        from explorer.core.scalars import export_runs_csv
+        from explorer.core.runs.tensorboard import export_runs_csv
 
         def done(counts) -> None:
             rows, runs = counts

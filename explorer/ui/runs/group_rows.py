@@ -1,8 +1,8 @@
 """What the Runs dock shows on a run group's row (Qt-free; explorer.ui.runs.dock renders it).
 
-A group (explorer/core/groups.py) is one expandable row with its member runs as children. The group row
+A group (explorer/core/studies/groups.py) is one expandable row with its member runs as children. The group row
 reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as
-mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/group_stats.py), the
+mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/studies/group_stats.py), the
 total size, and the group's task and model from the group file's base settings.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from explorer.core import run_status
-from explorer.core.group_stats import Stats, stats
-from explorer.core.groups import MISSING, Group
+from explorer.core.runs import status as run_status
+from explorer.core.studies.group_stats import Stats, stats
+from explorer.core.studies.groups import MISSING, Group
 
 LIVE_FIRST = (run_status.RUNNING, run_status.STARTING, run_status.STOPPING, run_status.CANCELLING, run_status.QUEUED,
               run_status.FAILED, run_status.CRASHED, run_status.CANCELLED, run_status.STOPPED, run_status.FINISHED,
@@ -58,14 +58,14 @@ class GroupRow:
                 name = name or found[0]
                 if found[0] == name:
                     values.append(found[1])
-        from explorer.core.metric_specs import higher_is_better
+        from explorer.core.specs.metrics import higher_is_better
 
         return name, stats(values, higher_is_better(name))
 
     def best_text(self) -> str:
         """'74.10 ± 2.31% accuracy': the value first, then the metric, as a run's row ('' before any member
         has an evaluation; n is in the tooltip)."""
-        from explorer.core.metric_display import value_then_metric
+        from explorer.core.specs.metric_display import value_then_metric
 
         name, st = self.best()
         if name is None or not st.n:

@@ -4,8 +4,8 @@ tooltip, the status as listed and its colour. explorer.ui.runs.dock.RunsModel se
 
 from __future__ import annotations
 
-from explorer.core import run_status
-from explorer.core.runs import OURS
+from explorer.core.runs import status as run_status
+from explorer.core.runs.store import OURS
 from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds
@@ -152,7 +152,7 @@ class RunCells:
                     f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
                     "(F2 renames, Delete deletes)")
         if COLUMNS[col] == "Best dev":
-            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.baselines)
+            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
         return self.text(s, col)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from explorer.core.runs import OURS
+from explorer.core.runs.store import OURS
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, trash_run
 from explorer.ui.runs.names import set_display_name
 from explorer.ui.runs.run_cells import FINISHED
@@ -27,7 +27,7 @@ class RunFolderActions:
 
     def rename_group(self, name: str) -> bool:
         """Ask for a new group name; renames .groups/<name> and its group.json (members keep their ids)."""
-        from explorer.core.groups import GroupError, rename_group
+        from explorer.core.studies.groups import GroupError, rename_group
 
         new, ok = QInputDialog.getText(self, "Rename group", f"New name for group {name} (letters, digits, . _ -):",
                                        text=name)
@@ -44,7 +44,7 @@ class RunFolderActions:
 
     def delete_group(self, name: str) -> bool:
         """After a confirmation, move the group's member runs and its group folder to .trash."""
-        from explorer.core.groups import GroupError, trash_group_folder
+        from explorer.core.studies.groups import GroupError, trash_group_folder
 
         row = self.model.group_row(name)
         if row is None or self.runs_dir() is None:

@@ -9,8 +9,8 @@ import html
 from dataclasses import dataclass
 from typing import Callable
 
-from explorer.core import run_status
-from explorer.core.runs import OURS, checkpoint_path
+from explorer.core.runs import status as run_status
+from explorer.core.runs.store import OURS, checkpoint_path
 from explorer.ui.runs.disk import format_size, optimizer_state_files
 from explorer.ui.runs.run_cells import EMPTY_TEXT, FINISHED, LOADING_TEXT
 from explorer.ui.runs.state import RunState
@@ -112,14 +112,14 @@ class RunSelection:
 
     def can_compare_qa(self) -> bool:
         """Compare on one example: two QA runs with checkpoints."""
-        from explorer.core.task_facts import is_qa_task
+        from explorer.core.specs.tasks import is_qa_task
 
         return len(self.states) == 2 and all(s.best_checkpoint_path() is not None and is_qa_task(s.task)
                                              for s in self.states)
 
     def can_compare_classifiers(self) -> bool:
         """Compare two classifiers on the dev rows: two single-label table runs with checkpoints."""
-        from explorer.core.task_facts import is_single_label_table
+        from explorer.core.specs.tasks import is_single_label_table
 
         return len(self.states) == 2 and all(s.best_checkpoint_path() is not None and is_single_label_table(s.task)
                                              for s in self.states)

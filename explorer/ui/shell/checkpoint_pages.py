@@ -19,9 +19,9 @@ class CheckpointPages:
 
     def open(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
-        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
+        core.models.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
         of a run on a remote host is fetched into the run's local folder first (progress in the status bar)."""
-        from explorer.core.checkpoint_windows import checkpoint_task_name
+        from explorer.core.models.checkpoint_windows import checkpoint_task_name
 
         w = self.window
         run = w.remote.run_for_path(path)
@@ -47,7 +47,7 @@ class CheckpointPages:
 
     def open_on_host(self, path: str, task: str | None, run_config: dict) -> None:
         """A checkpoint path on a remote host, opened by its run's task (the folder is not here to read)."""
-        from explorer.core.task_facts import find_task_facts, task_for_checkpoint, task_problem
+        from explorer.core.specs.tasks import find_task_facts, task_for_checkpoint, task_problem
 
         facts = find_task_facts(task or "")
         head = facts.head if facts is not None else None

@@ -4,10 +4,10 @@ The tabs after Launch and Curves, their help, their shortcuts and where an opene
 from the page registry (explorer.ui.inspectors.registry), never from their position. Nothing here blocks:
 training runs in worker processes (explorer.ui.runs.runner), run folders are read on QThreadPool threads
 (explorer.ui.runs.store), the device is probed in a child process (explorer.ui.launch.device), and the
-inspectors' model loads and computation run in the inspector child process (explorer.worker.inspect,
+inspectors' model loads and computation run in the inspector child process (explorer.worker.inspector,
 reached through explorer.ui.inspectors.client): the GUI process never imports torch.
 
-The runs live in one observable model, explorer.core.runs.RunStore: the run queue adds the runs it
+The runs live in one observable model, explorer.core.runs.store.RunStore: the run queue adds the runs it
 drives, reads from disk are offered to it (it decides that a driven run's live state wins), and the
 Runs dock and Curves follow it through explorer.ui.runs.bridge.StoreBridge. The window relays no run
 events and never asks who owns a run: stop and cancel go to the store. A Predictions page is opened per
@@ -23,7 +23,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.status_bar import MessageBar, StatusWidgets
 from explorer.ui.shell.tab_list import TabList
@@ -35,7 +35,7 @@ from explorer.ui.inspectors.client import shared_client
 from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs.runner import RunManager
-from explorer.core.runs import RunStore
+from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.dock import RunsPanel
 from explorer.ui.shell.screen_fit import fit_to_screen

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox
 
-from explorer.core.training.config import ConfigError, TrainConfig
+from explorer.core.specs.train_config import ConfigError, TrainConfig
 
 __all__ = ["RunLaunching"]
 

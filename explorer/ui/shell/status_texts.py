@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from explorer.core import run_status
+from explorer.core.runs import status as run_status
 
 __all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
 

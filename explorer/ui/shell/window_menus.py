@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
 
-from explorer.core.training.config import OPEN_RUN_FOLDER_ACTION
+from explorer.core.specs.train_config import OPEN_RUN_FOLDER_ACTION
 from explorer.ui.shell.help_dialog import GETTING_STARTED, PLOTS_HELP, shortcuts_html
 
 __all__ = ["build_menus"]
