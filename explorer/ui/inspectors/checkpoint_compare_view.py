@@ -63,9 +63,9 @@ class CheckpointCompareView(QWidget):
         self._slot_b_label = ""
         self._requests = None
         if client is not None:
-            from .remote import RemoteLatest
+            from .latest import LatestOnly
 
-            self._requests = RemoteLatest(client, f"{slot}.compare", self)
+            self._requests = LatestOnly.in_child(client, f"{slot}.compare", self)
             self._requests.finished.connect(lambda _id, value: self.show_comparison(value))
             self._requests.failed.connect(lambda _id, msg, _tb: self._failed(msg))
         self._build()

@@ -25,7 +25,7 @@ from explorer.ui.shell.columns import fit_columns, whole_headers
 
 from .client import shared_client
 from .common import StatusLabel, ResultSource, header
-from .remote import RemoteLatest
+from .latest import LatestOnly
 
 
 def _dev_example(kind: str, row) -> dict:
@@ -57,7 +57,7 @@ class ClassifyDevView(QWidget):
         super().__init__(parent)
         self.get_loaded, self.get_kind = get_loaded, get_kind
         self.report, self._kind = None, "single"
-        self._job = RemoteLatest(client or shared_client(), "classify.dev", self)   # runs in the inspector child
+        self._job = LatestOnly.in_child(client or shared_client(), "classify.dev", self)   # runs in the inspector child
         self._job.finished.connect(self._arrived)
         self.source = ResultSource(self.clear_results)   # which model the table is of; cleared on a switch
         self._data_of = ""

@@ -28,7 +28,7 @@ from explorer.ui.shell.columns import fit_columns
 from .client import shared_client
 from .common import StaleCover, StatusLabel, header, model_in_child, tokenizer_suffix
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
-from .remote import RemoteLatest
+from .latest import LatestOnly
 
 # The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
 CLASSIFY_HEADS = ("classification", "multiple_choice")
@@ -172,8 +172,8 @@ class ClassifyView(QWidget):
         self._text_stale = False   # the stale veil is up because the text changed since the shown result
         self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
         self.result = None
-        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
-        self._runner = RemoteLatest(self.client, f"{slot}.classify", self)
+        self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
+        self._runner = LatestOnly.in_child(self.client, f"{slot}.classify", self)
         self._loader.finished.connect(self._loaded)
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         for job in (self._loader, self._runner):

@@ -24,7 +24,8 @@ from explorer.core.embeddings import POOLINGS, PROJECTION_LABELS, available_proj
 
 from .client import shared_client
 from .common import StatusLabel, header
-from .remote import RemoteJob, RemoteLatest
+from .latest import LatestOnly
+from .remote import RemoteJob
 
 PAGE_TITLE = "Embeddings"
 MODES = {"word in context": "word", "sentences": "sentences"}
@@ -86,10 +87,10 @@ class EmbeddingsView(QWidget):
         self._map_job.finished.connect(self._on_projection)
         self._map_job.failed.connect(lambda msg, _tb: self._stopped(msg))
         self._map_job.cancelled.connect(lambda: self._stopped("cancelled"))
-        self._near = RemoteLatest(self.client, "embed.neighbours", self)
+        self._near = LatestOnly.in_child(self.client, "embed.neighbours", self)
         self._near.finished.connect(lambda _id, value: self._on_neighbours(value))
         self._near.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
-        self._export = RemoteLatest(self.client, "embed.export", self)
+        self._export = LatestOnly.in_child(self.client, "embed.export", self)
         self._export.finished.connect(lambda _id, value: self._on_exported(value))
         self._export.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
         self._build()

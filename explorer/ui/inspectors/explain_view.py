@@ -24,7 +24,8 @@ from explorer.core.attribution import SCORE_HEAD
 
 from .client import shared_client
 from .common import StatusLabel, header, model_in_child
-from .remote import RemoteJob, RemoteLatest
+from .latest import LatestOnly
+from .remote import RemoteJob
 from .saliency_view import colour
 
 EXPLAIN_PAGE = "Explain"
@@ -179,7 +180,7 @@ class ExplainView(QWidget):
         self.slot = slot
         self.loaded = None      # ModelInfo of the model in the child
         self.result = None
-        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
+        self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
         self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
         self._loader.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self.job = RemoteJob(self.client, self)

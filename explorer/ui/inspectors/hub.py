@@ -27,7 +27,7 @@ from .download_bar import DownloadBar, HubDownloader
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
 from .common import StaleCover
-from .remote import RemoteLatest
+from .latest import LatestOnly
 from .registry import ATTENTION, DEV_TAU, SPANS
 from .spans_view import SpansView
 
@@ -126,10 +126,10 @@ class InspectorHub(QObject):
         self.downloads = HubDownloader(self.client, self.download_bar, self)
         self.downloads.ready.connect(self.open_model)
         self.downloads.stopped.connect(self._on_download_stopped)
-        self.loads = RemoteLatest(self.client, f"{slot}.load", self)
-        self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
-        self.datasets = RemoteLatest(self.client, f"{slot}.squad_rows", self)
-        self.attention_windows = RemoteLatest(self.client, f"{slot}.attention", self)  # a window's weights
+        self.loads = LatestOnly.in_child(self.client, f"{slot}.load", self)
+        self.probes = LatestOnly.in_child(self.client, f"{slot}.probe", self)
+        self.datasets = LatestOnly.in_child(self.client, f"{slot}.squad_rows", self)
+        self.attention_windows = LatestOnly.in_child(self.client, f"{slot}.attention", self)  # a window's weights
         self._weights_for: tuple | None = None     # (result, window) asked of the child
         self.attention_view.async_weights = True
         self.attention_view.weights_requested.connect(self._fetch_window_weights)

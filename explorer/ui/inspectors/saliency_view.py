@@ -16,7 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from .common import StatusLabel, header
-from .workers import LatestOnly
+from .latest import LatestOnly
 
 
 def _saliency(model, window, start: int, end: int):
@@ -63,7 +63,7 @@ class SaliencyView(QWidget):
         self.model_getter = model_getter or (lambda: None)
         self.saliency = None
         self._slot = None
-        self._connect_job(LatestOnly(parent=self))
+        self._connect_job(LatestOnly.in_threads(parent=self))
         self.which = QComboBox()
         self.which.addItems(["start", "end"])
         self.which.currentTextChanged.connect(lambda _t: self._render())
@@ -88,10 +88,8 @@ class SaliencyView(QWidget):
 
     def use_client(self, client, slot: str) -> None:
         """Compute in the inspector child with the model of ``slot`` (explorer.ui.inspectors.client)."""
-        from .remote import RemoteLatest
-
         self._slot = slot
-        self._connect_job(RemoteLatest(client, f"{slot}.saliency", self))
+        self._connect_job(LatestOnly.in_child(client, f"{slot}.saliency", self))
 
     def set_span(self, result, window: int, start: int, end: int) -> None:
         """Attribute span (start, end) of ``result.windows[window]`` (a ProbeResult) on a worker thread, now

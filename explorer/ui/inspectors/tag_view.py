@@ -34,7 +34,7 @@ from explorer.ui.shell.scrolling import scrolling
 
 from .client import shared_client
 from .common import StaleCover, StatusLabel, ResultSource, header, model_in_child, tokenizer_suffix
-from .remote import RemoteLatest
+from .latest import LatestOnly
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
 
@@ -117,9 +117,9 @@ class TagView(QWidget):
         self.result = None
         self.max_seq_length = 128              # pieces per window, as training's default
         self.attention_budget: int | None = None   # None: the probe's default budget (attention_budget.py)
-        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
-        self._runner = RemoteLatest(self.client, f"{slot}.tag", self)
-        self._weights = RemoteLatest(self.client, f"{slot}.attention", self)   # a window not kept (budget)
+        self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
+        self._runner = LatestOnly.in_child(self.client, f"{slot}.tag", self)
+        self._weights = LatestOnly.in_child(self.client, f"{slot}.attention", self)   # a window not kept (budget)
         self._weights_for: tuple | None = None
         self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
