@@ -315,7 +315,7 @@ def other_task_note(label: str, source: str) -> str:
 class CompareTab(QWidget):
     """A/B/data form, a child process for the forward passes, and the CompareView. The page compares QA
     checkpoints only; it says so at its top and refuses another task's checkpoint with the way to compare two
-    classifiers (tenth trial: opened with classifier runs it was SQuAD-only without a word)."""
+    classifiers (opened with classifier runs it would otherwise be SQuAD-only without a word)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -167,8 +167,8 @@ class AttentionView(QWidget):
         self.topk.setToolTip("Lines drawn per from-token in the head view: its k largest weights.")
         for box in (self.mode, self.layer, self.head, self.direction):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        # whole: "window 2 of 11 · 384 tokens · chars 374–940" (an elided box read "1: 165 tokens, chars", eleventh
-        # trial); the control row wraps it onto a line of its own in a narrow view
+        # whole: "window 2 of 11 · 384 tokens · chars 374–940" (an elided box reads "1: 165 tokens, chars"); the
+        # control row wraps it onto a line of its own in a narrow view
         self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.export = ExportButton(self._export_widget, "attention view", html=self.html_job)
         self.compare = QPushButton("Compare with checkpoint…")
@@ -189,7 +189,7 @@ class AttentionView(QWidget):
         """The token x token heat map beside the head view (lines), and the hover readout."""
         self.heatmap = TokenHeatmap(colorbar_label="attention weight")
         # a map of MIN_MAP_PX or more inside its token labels and colour bar; narrower than that and the head
-        # view goes under it (a 1280 px window: the map was a 90 px strip beside it, issue 25)
+        # view goes under it (side by side in a 1280 px window the map would be a 90 px strip)
         self.heatmap.setMinimumSize(MIN_MAP_PX + 150, MIN_MAP_PX + 70)
         self.heatmap.plot.setLabel("left", "from token (row)")
         self.heatmap.plot.setLabel("bottom", "to token (column)")
@@ -233,7 +233,7 @@ class AttentionView(QWidget):
         self.flow_table.setToolTip(tip("block flow"))
         self.flow_table.setMinimumHeight(110)   # the header and three layers, also above the plot
         self.flow_plot = pg.PlotWidget(background="w")
-        # the curves get MIN_PLOT_PX or more between the title and the axis (a 1280x800 window: 23 px, issue 25);
+        # the curves get MIN_PLOT_PX or more between the title and the axis (else 23 px in a 1280x800 window);
         # part of the widget's minimum size (hold_one_column below), so a page too low for it scrolls
         self.flow_plot.getPlotItem().getViewBox().setMinimumHeight(MIN_PLOT_PX)
         self.flow_plot.setLabel("bottom", "layer")

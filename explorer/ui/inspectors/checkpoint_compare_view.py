@@ -1,6 +1,6 @@
 """Two checkpoints, one example: the Attention page's question and passage through the loaded model (A) and
 another checkpoint (B). Shows one layer and head as three token maps, A, B and B − A (a diverging colour
-scale symmetric around 0: red where B attends more, blue where less), the block flow per layer of both on
+scale symmetric about zero: red where B attends more, blue where less), the block flow per layer of both on
 one plot (A solid, B dashed), and the start / end probabilities and answers of both.
 
 Renders explorer.core.attention_compare.CheckpointComparison; the two probes run in the inspector child

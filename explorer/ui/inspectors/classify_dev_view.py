@@ -158,9 +158,9 @@ class ClassifyDevView(QWidget):
     def prefill_from_run(self, source: str) -> bool:
         """Fill the dev file, its cap and the column picker from the run's config.json when ``source`` is a run
         checkpoint (runs/<id>/checkpoints/best); fields the user typed are kept. The cap is the run's Dev cap when
-        the file is the run's dev file (eleventh trial: "first 200" left from an earlier run while this run
-        evaluated 300 rows: "pearson 0.66 (200 examples)" beside the Runs list's 0.648), all of the held-out rows
-        of a run without one. True when a run was found."""
+        the file is the run's dev file (not "first 200" left from an earlier run while this run evaluated 300 rows:
+        "pearson 0.66 (200 examples)" beside the Runs list's 0.648), all of the held-out rows of a run without
+        one. True when a run was found."""
         settings = run_data_settings(source)
         self._prefilled_for = source
         if not settings:
@@ -207,7 +207,7 @@ class ClassifyDevView(QWidget):
 
     def _say_model(self) -> None:
         """Before a table is shown, the status line says which model Score dev set uses: the one loaded in
-        Classify (eighth trial: it asked for a model while one was loaded there), else how to get one."""
+        Classify (it never asks for a model while one is loaded there), else how to get one."""
         if self.report is not None or self._job._outstanding:   # a table, or one on its way, says more
             return
         loaded = self.get_loaded()
@@ -401,7 +401,7 @@ class ClassifyDevView(QWidget):
                                                                      bool(settings.get("no_header"))))
         from explorer.core.baselines import narrow_scores_note
 
-        narrow = narrow_scores_note(rep.predicted, rep.gold)   # a flat scatter says why (tenth trial)
+        narrow = narrow_scores_note(rep.predicted, rep.gold)   # a flat scatter says why
         self.status.setText(f"{rep.total} dev examples scored" + (f"; {narrow}" if narrow else ""))
         kind = self._kind
         self.metrics.setText(f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"

@@ -196,7 +196,7 @@ class ClassifyView(QWidget):
         for edit in self.inputs.edits():
             edit.textEdited.connect(self._inputs_edited)
             edit.textChanged.connect(self._veil_if_edited)
-            edit.returnPressed.connect(self.run)   # as Return probes in Spans & τ (eleventh trial)
+            edit.returnPressed.connect(self.run)   # as Return probes in Spans & τ
         self.kind.currentTextChanged.connect(self._kind_changed)
         self.label = ClassSpin()
         self.gold = QLineEdit()
@@ -239,7 +239,7 @@ class ClassifyView(QWidget):
         lower = QSplitter()
         lower.addWidget(self.table)
         lower.addWidget(self.right)
-        fit_columns(self.table)   # the titles whole before the first result too (eighth trial: "lass / ending")
+        fit_columns(self.table)   # the titles whole before the first result too (not "lass / ending")
         lower.setSizes([480, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(header("The classifier head with this model's numbers: C, logits = C Wᵀ + b, softmax, "
@@ -342,9 +342,9 @@ class ClassifyView(QWidget):
         self._fit_pair_hint()
 
     def _forget_inputs(self) -> None:
-        """Another kind of model is opened: the inputs and the result typed for the previous one go (eleventh trial:
-        an STS-B pair model scored the SST-2 model's lone sentence, 2.65, with no word); the run's first example
-        or the user's text comes instead."""
+        """Another kind of model is opened: the inputs and the result typed for the previous one go (else an STS-B
+        pair model scores the SST-2 model's lone sentence, 2.65, with no word); the run's first example or the
+        user's text comes instead."""
         if self.result is None and not any(v.strip() for v in self.inputs.values()):
             return
         for edit in self.inputs.edits():
@@ -378,8 +378,8 @@ class ClassifyView(QWidget):
             self.result = None
             self.open_example(pending)
         elif self.result is not None:
-            # the shown numbers were the previous model's (fresh-user trial: the stance checkpoint's header over
-            # the SST-2 result): cleared, and the same input classified again by this model
+            # the shown numbers were the previous model's (a stance checkpoint's header over an SST-2 result):
+            # cleared, and the same input classified again by this model
             self.result = None
             self.table.setRowCount(0)
             self.text.setPlainText("classifying the same input with the newly loaded model…")
@@ -412,7 +412,7 @@ class ClassifyView(QWidget):
     def fill_example(self, example: dict | None) -> None:
         """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
         model being loaded is in."""
-        if example is None:   # say why the sentence is the one typed before (eighth trial: an empty one, silently)
+        if example is None:   # say why the sentence is the one typed before (not an empty one, silently)
             what = "Sentence A and Sentence B" if self.reads_pairs() else "a sentence"
             self._status(f"the run's dev and training files cannot be read here: type {what}, then Classify")
             return
@@ -447,8 +447,8 @@ class ClassifyView(QWidget):
         self.run()
 
     def _inputs_edited(self, _text: str = "") -> None:
-        """A typed input that is no longer the example's: the example's gold label goes (the loss was shown for a
-        label the user never chose, tenth trial); a gold label chosen for the typed text stays."""
+        """A typed input that is no longer the example's: the example's gold label goes (no loss shown for a label
+        the user never chose); a gold label chosen for the typed text stays."""
         if self._example_inputs is None or self.inputs.values() == self._example_inputs:
             return
         self._example_inputs = None
@@ -466,9 +466,8 @@ class ClassifyView(QWidget):
 
     # -- rendering -------------------------------------------------------------------------
     def _hold_columns(self) -> None:
-        """The table as wide as its columns: all of them in view, none scrolled out (the sixth trial read
-        "lass / ending", the table scrolled sideways inside a 385 px pane at 1280x800); the Arithmetic tabs
-        beside it give way."""
+        """The table as wide as its columns: all of them in view, none scrolled out (not "lass / ending", the table
+        scrolled sideways inside a 385 px pane at 1280x800); the Arithmetic tabs beside it give way."""
         t = self.table
         bar = t.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, t)
         need = (t.verticalHeader().sizeHint().width() + sum(t.columnWidth(c) for c in range(t.columnCount()))
@@ -545,8 +544,8 @@ class ClassifyView(QWidget):
 
     def _veil_if_edited(self, _text: str = "") -> None:
         """The text changed since the shown result: the result is veiled (common.StaleCover) under a line saying
-        so, until Classify or Return answers for the new text, or the text is put back (eleventh trial: the old
-        sentence's result stayed un-veiled under new text)."""
+        so, until Classify or Return answers for the new text, or the text is put back (the old sentence's result is
+        never shown un-veiled under new text)."""
         if self.result is None or self._result_inputs is None:
             return
         differs = self.inputs.values() != self._result_inputs

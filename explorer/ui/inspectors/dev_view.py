@@ -28,7 +28,7 @@ from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
 
 PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
-TABLE_MIN_ROWS = 4      # rows each table keeps in view (eighth trial: one row of each at 1280x800)
+TABLE_MIN_ROWS = 4      # rows each table keeps in view at 1280x800 (stacked under the curves: one row of each)
 
 
 def rows_tall(table: QTableWidget, rows: int) -> int:
@@ -87,8 +87,7 @@ def count_questions(path: str) -> int | None:
 
 def measured_qps() -> float | None:
     """Questions/s of the last τ study on this machine: this session's, else the one the settings remember
-    from an earlier session (eighth trial: the estimate forgot 8.1 q/s after a restart); None when never
-    measured."""
+    from an earlier session (a restart keeps the measured rate); None when never measured."""
     if _measured_qps:
         return _measured_qps
     from explorer.ui.shell.settings import current_settings
@@ -222,9 +221,9 @@ class DevTauView(QWidget):
 
     def _build_split(self, trow: QHBoxLayout) -> QSplitter:
         """The curves above; below them the chosen-τ row and two tabs, the τ values (table and summary) and the
-        questions near τ, each with TABLE_MIN_ROWS rows in view at 1280x800 (eighth trial: one row of each when
-        they were stacked under the curves). A splitter between curves and tabs."""
-        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)   # a readable graph (first-hour trial: 70 px at 1280x800)
+        questions near τ, each with TABLE_MIN_ROWS rows in view at 1280x800 (stacked under the curves they had one
+        row each). A splitter between curves and tabs."""
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)   # a readable graph (else 70 px at 1280x800)
         for table in (self.tau_table, self.table):
             table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)   # compact rows
         details = QWidget()
@@ -495,7 +494,7 @@ class DevTauView(QWidget):
         self.tau.setValue(grid.best_tau)
         self.tau.blockSignals(False)
         # the curves now; the summary with its τ table, then τ's figures and the questions near it (100 rows), each
-        # in the turn after the paint of the one before (all at once held the GUI thread for 90 ms: issue 30)
+        # in the turn after the paint of the one before (all at once would hold the GUI thread for 90 ms)
         self._show_in_turns(self.study, [self._render_summary, self._show_questions])
 
     def _show_in_turns(self, study, steps: list) -> None:

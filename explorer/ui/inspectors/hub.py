@@ -106,7 +106,7 @@ class InspectorHub(QObject):
         self.spans_view = SpansView()
         self.spans_view.saliency.use_client(self.client, slot)
         self.dev_view = DevTauView(client=self.client, slot=slot)
-        from explorer.ui.inspectors.predictions_view import predict_button   # issue 22: a whole file through the QA model
+        from explorer.ui.inspectors.predictions_view import predict_button   # a whole file through the QA model
 
         self.predict_button = predict_button(self.spans_view, lambda: self.loaded.path if self.loaded is not None else "")
         self.spans_view.layout().addWidget(self.predict_button)
@@ -313,7 +313,7 @@ class InspectorHub(QObject):
 
         Only the tab widget's updates are turned off, never the window's: on a real X server, turning a top-level
         window's updates off and on around this first show left the window's later repaints off the screen (the
-        launcher's "Reading …" and "device: probing…" stayed for minutes after their answers; tenth trial,
+        launcher's "Reading …" and "device: probing…" stayed for minutes after their answers;
         tests/test_x11_repaint.py)."""
         page = self._pages[ATTENTION]
         stack = page.parentWidget()
@@ -364,7 +364,7 @@ class InspectorHub(QObject):
         if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
             self.panel.model_note.setText(loaded.head_note)  # which head is new or unused, and what to do
         tokenizer_note = getattr(loaded, "tokenizer_note", "") or ""
-        if tokenizer_note:   # the checkpoint has no tokenizer: whose reads the words (tenth trial)
+        if tokenizer_note:   # the checkpoint has no tokenizer: whose reads the words
             shown = self.panel.model_note.text() if self.panel.model_note.isVisibleTo(self.panel) else ""
             self.panel.model_note.setText((shown + "\n" if shown else "") + tokenizer_note[0].upper()
                                           + tokenizer_note[1:] + ".")

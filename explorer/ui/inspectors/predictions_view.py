@@ -1,4 +1,4 @@
-"""The Predictions page: a predicted file to review, sort, filter, correct and fine-tune on (issue 22).
+"""The Predictions page: a predicted file to review, sort, filter, correct and fine-tune on.
 
 ``PredictDialog`` picks a file and its text columns for a checkpoint and runs ``predict`` in the inspector child
 (op "predict": progress events, cancel; never in the GUI process). The result opens in a ``PredictionsView``:
@@ -61,9 +61,9 @@ class PredictionsModel(QAbstractTableModel):
         self.unc = uncertainty(table, review)
         self.virtual = ["#", "reviewed", "label"] + ([UNCERTAINTY_HEADER[review.kind]]
                                                      if review.kind in UNCERTAINTY_HEADER else [])
-        # the text read first (at 1280 px it was scrolled out of sight at the right end, fourth trial), then the
-        # model's numbers (probabilities, margin; the tenth trial found them off-screen behind id and author), then
-        # the predicted label, the file's other columns and the error
+        # the text read first (at the right end it is scrolled out of sight at 1280 px), then the model's numbers
+        # (probabilities, margin; behind id and author they would be off-screen), then the predicted label, the
+        # file's other columns and the error
         texts = [c for c in table.columns if c in review.text_columns]
         numbers = [c for c in table.columns if c not in review.input_columns and is_number_column(c)]
         rest = [c for c in table.columns if c not in texts and c not in numbers and c != "error"]
@@ -263,8 +263,8 @@ class PredictionsView(QWidget):
         self.reviewed_box = QCheckBox("Reviewed (R)")
         self.reviewed_box.clicked.connect(lambda on: self.mark_reviewed(self.current_row(), on))
         self.text = QTextBrowser()
-        # the review keys (1..K, r / R) work wherever the focus is among the row's widgets: the sixth trial pressed
-        # r after picking a label in the drop-down (its focus) and nothing happened
+        # the review keys (1..K, r / R) work wherever the focus is among the row's widgets: r pressed after picking
+        # a label in the drop-down (its focus) marks the row too
         self._key_widgets = (self.view, self.label_box, self.reviewed_box, self.text)
         for widget in self._key_widgets:
             widget.installEventFilter(self)
@@ -360,8 +360,8 @@ class PredictionsView(QWidget):
     def fit_text_columns(self) -> None:
         """The text column(s) take the width the viewport leaves beside the other columns up to the model's numbers
         (probabilities, margin), between MIN_TEXT_COLUMN and MAX_TEXT_COLUMN px: the numbers stay in view and the
-        text elides, whole in its tooltip and in the side pane (tenth trial: the probabilities were off-screen at
-        1280x800 and 1920x1080). The other columns are as wide as their cells and their titles, the sort arrow
+        text elides, whole in its tooltip and in the side pane (the probabilities stay on screen at 1280x800 and
+        1920x1080). The other columns are as wide as their cells and their titles, the sort arrow
         counted only where it is drawn (layout_check.header_need). Again when the width or the sort changes."""
         from explorer.ui.shell.columns import MAX_TEXT_COLUMN, MIN_TEXT_COLUMN
         from explorer.ui.shell.layout_check import header_need
@@ -478,7 +478,7 @@ class PredictionsView(QWidget):
                              else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
         self.text.setHtml("".join(parts))
         # a row the model could not read (an empty text: "error: line 6: empty 'text'") has no label to show or set
-        # (tenth trial: the box kept the previous row's FAVOR)
+        # (the box must not keep the previous row's label)
         labelled = self.labelable(i) and self.model.labels[i] in self._choices()
         self.label_box.setCurrentIndex(self.label_box.findText(self.model.labels[i]) if labelled else -1)
         self.label_box.setEnabled(self.labelable(i) and bool(self._choices()))

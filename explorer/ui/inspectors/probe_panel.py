@@ -73,8 +73,8 @@ class ProbePanel(QWidget):
         settings = self._build_inputs()
         self._layout(model_box, dataset_box, settings)
         self._connect()
-        # the panel scrolls: the wheel over a setting scrolls it, never turns the setting (fifth trial: n_best_size
-        # went from 20 to 17 under a scroll), as in the launcher's form
+        # the panel scrolls: the wheel over a setting scrolls it, never turns the setting (a scroll over n_best_size
+        # would take it from 20 to 17 unseen), as in the launcher's form
         from explorer.ui.launch.form_fields import guard_wheel
 
         for kind in (QComboBox, QAbstractSpinBox):

@@ -129,7 +129,7 @@ class SpansView(QWidget):
         self.nbest = QTableWidget(0, 6)
         self.nbest.setHorizontalHeaderLabels(["#", "text", "start_logit", "end_logit", "score", "window"])
         self._nbest_columns()
-        wrap_rows(self.nbest)   # the answer text wraps in its column rather than "ytical engine of …" (ninth trial)
+        wrap_rows(self.nbest)   # the answer text wraps in its column rather than eliding ("ytical engine of …")
         self.nbest.verticalHeader().setVisible(False)
         self.nbest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.nbest.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -182,7 +182,7 @@ class SpansView(QWidget):
         right = QTabWidget()
         right.addTab(self.table_map, "Span score table")
         right.addTab(self.probs, "P(start/end)")
-        from .saliency_view import SaliencyView  # issue 14: gradient x input of the chosen span
+        from .saliency_view import SaliencyView  # gradient x input of the chosen span
 
         self.saliency = SaliencyView()
         right.addTab(self.saliency, "Saliency")
@@ -201,14 +201,14 @@ class SpansView(QWidget):
                                 "when τ moves).", panel="Spans & τ"))
         # the decision and the panes scroll inside the page when the window is shorter than they need (stacked
         # on a narrow screen they sum their heights): the page never makes the window taller than the screen
-        # (third trial: 811 px on a 1280x800 X screen)
+        # (811 px on a 1280x800 X screen otherwise)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addWidget(decision_box)
         body_layout.addWidget(split, 1)
-        # vertically only: the decision's lines wrap to the pane's width (fourth trial: a long best span pushed
-        # the τ box and the end of best_non_null_score out of sight behind a sideways scroll)
+        # vertically only: the decision's lines wrap to the pane's width (a long best span would push the τ box
+        # and the end of best_non_null_score out of sight behind a sideways scroll)
         self.body_scroll = scrolling(body, horizontal=False)
         layout.addWidget(self.body_scroll, 1)
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot

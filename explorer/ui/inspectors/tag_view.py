@@ -140,8 +140,8 @@ class TagView(QWidget):
         top = QHBoxLayout()
         for w in (QLabel("Model"), self.source, load):
             top.addWidget(w)
-        # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: the sixth trial
-        # found an empty page with nothing to look at
+        # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: never an empty
+        # page with nothing to look at
         self.sentence = QLineEdit(DEFAULT_SENTENCE)
         self.sentence.setPlaceholderText(f"a sentence, e.g. {DEFAULT_SENTENCE}")
         self.sentence.returnPressed.connect(self.run)
@@ -345,8 +345,8 @@ class TagDevView(QWidget):
 
     def prefill_from_run(self, config: dict) -> bool:
         """The dev file and Dev cap of the run whose checkpoint the Tag page opened (its config.json ``dev`` and
-        ``dev_cap``), so the score is on the rows the run's curves were (eleventh trial: Classify: dev set was
-        filled in from a classifier's run, Tag: dev set not from a ner run's). A path the user typed stays; one the
+        ``dev_cap``), so the score is on the rows the run's curves were (as Classify: dev set is filled in from a
+        classifier's run). A path the user typed stays; one the
         previous run put in is replaced. True when the run's dev file was put in."""
         from pathlib import Path
 
