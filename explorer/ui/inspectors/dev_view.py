@@ -22,7 +22,7 @@ from explorer.core.checkpoint_windows import WindowSettings, run_config_for_chec
 from .common import StatusLabel, ResultSource, header, tip
 from .tau_spin import tau_spin_box
 from .client import shared_client
-from .remote import RemoteJob
+from .remote import CANCELLED_NOTE, RemoteJob
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
@@ -149,7 +149,7 @@ class DevTauView(QWidget):
         self.job.finished.connect(self._arrived)
         self.source = ResultSource(self.clear_results)   # which model the study is of; cleared on a switch
         self.job.failed.connect(self._on_failed)
-        self.job.cancelled.connect(lambda: self._done_running("cancelled"))
+        self.job.cancelled.connect(lambda: self._done_running(CANCELLED_NOTE))
 
         self._build_inputs()
         row = QHBoxLayout()

@@ -25,7 +25,7 @@ from explorer.core.embeddings import POOLINGS, PROJECTION_LABELS, available_proj
 from .client import shared_client
 from .common import StatusLabel, header
 from .latest import LatestOnly
-from .remote import RemoteJob
+from .remote import CANCELLED_NOTE, RemoteJob
 
 PAGE_TITLE = "Embeddings"
 MODES = {"word in context": "word", "sentences": "sentences"}
@@ -81,12 +81,12 @@ class EmbeddingsView(QWidget):
         self._embed_job.progress.connect(self._on_progress)
         self._embed_job.finished.connect(self._on_space)
         self._embed_job.failed.connect(lambda msg, _tb: self._stopped(msg))
-        self._embed_job.cancelled.connect(lambda: self._stopped("cancelled"))
+        self._embed_job.cancelled.connect(lambda: self._stopped(CANCELLED_NOTE))
         self._map_job = RemoteJob(self.client, self)
         self._map_job.progress.connect(self._on_progress)
         self._map_job.finished.connect(self._on_projection)
         self._map_job.failed.connect(lambda msg, _tb: self._stopped(msg))
-        self._map_job.cancelled.connect(lambda: self._stopped("cancelled"))
+        self._map_job.cancelled.connect(lambda: self._stopped(CANCELLED_NOTE))
         self._near = LatestOnly.in_child(self.client, "embed.neighbours", self)
         self._near.finished.connect(lambda _id, value: self._on_neighbours(value))
         self._near.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))

@@ -25,7 +25,7 @@ from explorer.core.attribution import SCORE_HEAD
 from .client import shared_client
 from .common import StatusLabel, header, model_in_child
 from .latest import LatestOnly
-from .remote import RemoteJob
+from .remote import CANCELLED_NOTE, RemoteJob
 from .saliency_view import colour
 
 EXPLAIN_PAGE = "Explain"
@@ -186,7 +186,7 @@ class ExplainView(QWidget):
         self.job = RemoteJob(self.client, self)
         self.job.finished.connect(self.show_result)
         self.job.failed.connect(lambda msg, _tb: self._done(msg))
-        self.job.cancelled.connect(lambda: self._done("cancelled"))
+        self.job.cancelled.connect(lambda: self._done(CANCELLED_NOTE))
         self.job.progress.connect(self._progress)
         self._build()
         self._task_changed()

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.wire import REPLY_CANCELLED
+
 from .client import InspectClient
+
+CANCELLED_NOTE = REPLY_CANCELLED   # a page's status line once its job was cancelled: the child's word for it
 
 
 class RemoteJob(QObject):
@@ -52,7 +56,7 @@ class RemoteJob(QObject):
         if rid != self._job:
             return
         self.running = False
-        if message == "cancelled" and not tb:
+        if message == REPLY_CANCELLED and not tb:
             self.cancelled.emit()
         else:
             self.failed.emit(message, tb)
