@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
@@ -25,10 +24,10 @@ from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_c
 from explorer.ui.curves.legend import legend_below
 from explorer.ui.shell.columns import fit_columns
 
-from .client import shared_client
-from .common import StaleCover, StatusLabel, header, model_in_child, tokenizer_suffix
+from .common import StaleCover, header, tokenizer_suffix
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 from .latest import LatestOnly
+from .model_page import ModelPage, bring_to_front
 
 # The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
 CLASSIFY_HEADS = ("classification", "multiple_choice")
@@ -151,19 +150,14 @@ class _Inputs(QStackedWidget):
         self.adjustSize()
 
 
-class ClassifyView(QWidget):
+class ClassifyView(ModelPage):
     """The Classify tab. ``show_result(ClassifyResult)`` renders; ``open_example(dict)`` fills the inputs.
 
     Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now."""
 
-    message = Signal(str)
-    model_changed = Signal(object)
-
     def __init__(self, parent=None, *, client=None, slot: str = "classify"):
-        super().__init__(parent)
-        self.client = client or shared_client()
-        self.slot = slot
-        self.loaded = None        # ModelInfo of the model in the child
+        super().__init__(parent, client=client, slot=slot,
+                         intro="Load a classification or multiple-choice model, type inputs, press Classify.")
         self.run_label_names: list[str] = []   # the opened run's class names (its config), see label_names_of
         self.run_pairs = False     # the opened run read sentence pairs (two text columns): see reads_pairs
         self._pairs_for = ""       # the checkpoint run_pairs is about (another model loaded: not known)
@@ -171,26 +165,17 @@ class ClassifyView(QWidget):
         self._result_inputs: tuple | None = None  # the inputs the shown result is for
         self._text_stale = False   # the stale veil is up because the text changed since the shown result
         self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
-        self.result = None
-        self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
         self._runner = LatestOnly.in_child(self.client, f"{slot}.classify", self)
-        self._loader.finished.connect(self._loaded)
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
-        for job in (self._loader, self._runner):
-            job.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        self._runner.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
-        self._loader.failed.connect(lambda *_: self.stale_cover.clear())   # the previous model is still the one
 
     def _build(self) -> None:
         self.kind = QComboBox()
         self.kind.addItems(list(classify_tasks()))
-        self.source = QLineEdit("bundled:minilm")
+        self.source.setText("bundled:minilm")
         self.source.setToolTip("hub id, local folder or a run checkpoint (runs/<id>/checkpoints/best)")
-        load = QPushButton("Load model")
-        load.clicked.connect(self.load_model)
-        top = QHBoxLayout()
-        for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
-            top.addWidget(w)
+        top = self.model_row(QLabel("Head"), self.kind)
         self.inputs = _Inputs()
         self._example_inputs: tuple | None = None   # the inputs of the example whose gold label the box holds
         for edit in self.inputs.edits():
@@ -211,8 +196,6 @@ class ClassifyView(QWidget):
         for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
                   predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
-        self.status = StatusLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
-        self.status.setWordWrap(True)
         self.strip = pg.PlotWidget()
         self.strip.setFixedHeight(120)
         self.strip.getPlotItem().hideAxis("left")
@@ -314,19 +297,17 @@ class ClassifyView(QWidget):
             else:
                 raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
         return sorted(set(out))
-    def load_model(self) -> None:
-        from explorer.core.model_info import model_name
+    def load_task(self) -> str:
+        return get_task_facts(self.current_kind()).head
 
-        was = getattr(self.loaded, "source", "") or model_name(self.loaded)
+    def load_model(self) -> None:
         if self.source.text().strip() != self._pairs_for:   # another model than the opened run's
             self.run_pairs, self._pairs_for = False, ""
-        if self.result is not None and was != self.source.text().strip():
-            self.stale_cover.mark(was, self.source.text().strip())
-            self._text_stale = False   # the model's line now
-        self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head}
-        self._loader.submit("load", data)
-        self.client.remember_load(self.slot, data)
+        super().load_model()
+
+    def mark_stale(self, was: str, now: str) -> None:
+        super().mark_stale(was, now)
+        self._text_stale = False   # the model's line now
 
     def open_checkpoint(self, path: str, kind: str, label_names=(), pairs: bool = False) -> None:
         """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head;
@@ -358,10 +339,8 @@ class ClassifyView(QWidget):
         self.stale_cover.clear()
         self._text_stale = False
 
-    def set_loaded(self, loaded) -> None:
-        """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
-        given (its head decides the kind when it is multiple choice)."""
-        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
+    def adopt_model(self, loaded) -> None:
+        """The head's class names, and its kind when the head decides it (multiple choice, a score, sigmoids)."""
         names = self.label_names_of(loaded)
         if names != self.label.names:
             self.label.setValue(-1)   # another head's classes: its gold id would name a class of this one
@@ -371,8 +350,9 @@ class ClassifyView(QWidget):
         task = task_for_checkpoint(head, self.current_kind(), problem or None)
         if task in classify_tasks().values() and task != self.current_kind():
             self._show_kind(task)
-        self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
-        self.model_changed.emit(loaded)
+
+    def model_in(self, loaded) -> None:
+        """The opened run's first dev example, or the input shown, classified by the new model."""
         pending, self._example_when_loaded = self._example_when_loaded, None
         if pending is not None:          # the opened run's first dev example (ClassifyPages.open_checkpoint)
             self.result = None
@@ -385,12 +365,8 @@ class ClassifyView(QWidget):
             self.text.setPlainText("classifying the same input with the newly loaded model…")
             self.run()
 
-    def _loaded(self, _id, loaded) -> None:
-        self.set_loaded(loaded)
-
     def run(self) -> None:
-        if self.loaded is None:
-            self._status("no model loaded: press Load model first")
+        if not self.has_model():
             return
         label = None if self.label.value() < 0 else self.label.value()
         if _free_gold(self.current_kind()):
@@ -419,7 +395,7 @@ class ClassifyView(QWidget):
         if str(example.get("text_b") or "").strip():   # the run read pairs (columns found by their names)
             self.run_pairs = True
             self._fit_pair_hint()
-        if self.loaded is None or self._loader._outstanding:
+        if self.loaded is None or self.loading:
             self._example_when_loaded = example
             return
         self.open_example(example)
@@ -459,10 +435,6 @@ class ClassifyView(QWidget):
         """No gold label: 'none' in the class box, the score / label-set box empty."""
         self.label.setValue(-1)
         self.gold.clear()
-
-    def _status(self, text: str) -> None:
-        self.status.setText(text)
-        self.message.emit(text)
 
     # -- rendering -------------------------------------------------------------------------
     def _hold_columns(self) -> None:
@@ -594,13 +566,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     def open_row(example: dict) -> None:
         view.open_example(example)
-        from PySide6.QtWidgets import QTabWidget
-
-        tabs = view.parentWidget()
-        while tabs is not None and not isinstance(tabs, QTabWidget):
-            tabs = tabs.parentWidget()
-        if tabs is not None:
-            tabs.setCurrentWidget(view)
+        bring_to_front(view)
 
     dev.open_requested.connect(open_row)
     view.model_changed.connect(dev.model_changed)

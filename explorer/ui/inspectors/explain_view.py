@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
 from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
 from explorer.core.attribution import SCORE_HEAD
 
-from .client import shared_client
-from .common import StatusLabel, header, model_in_child
-from .latest import LatestOnly
+from .common import header
+from .model_page import ModelPage
 from .remote import CANCELLED_NOTE, RemoteJob
 from .saliency_view import colour
 
@@ -166,23 +165,17 @@ class BarList(pg.PlotWidget):
         plot.setYRange(-0.6, len(rows) - 0.4, padding=0)
 
 
-class ExplainView(QWidget):
+class ExplainView(ModelPage):
     """The Explain page. ``explain()`` sends the typed input to the child; ``show_result(Attribution)`` renders.
 
-    Signals: message(str), a status line; computed(object), an Attribution was shown."""
+    Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now;
+    computed(object), an Attribution was shown."""
 
-    message = Signal(str)
     computed = Signal(object)
 
     def __init__(self, parent=None, *, client=None, slot: str = "explain"):
-        super().__init__(parent)
-        self.client = client or shared_client()
-        self.slot = slot
-        self.loaded = None      # ModelInfo of the model in the child
-        self.result = None
-        self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
-        self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
-        self._loader.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        super().__init__(parent, client=client, slot=slot,
+                         intro="Load a fine-tuned checkpoint, type a text, press Explain.")
         self.job = RemoteJob(self.client, self)
         self.job.finished.connect(self.show_result)
         self.job.failed.connect(lambda msg, _tb: self._done(msg))
@@ -197,15 +190,8 @@ class ExplainView(QWidget):
         self._tasks = {label: name for name, label in task_labels().items()}
         self.task.addItems(list(self._tasks))
         self.task.currentTextChanged.connect(lambda _t: self._task_changed())
-        self.source = QLineEdit()
         self.source.setPlaceholderText("a fine-tuned checkpoint folder (runs/<id>/checkpoints/best) or a hub id")
-        load = QPushButton("Load model")
-        load.clicked.connect(self.load_model)
-        top = QHBoxLayout()
-        for w in (QLabel("Task"), self.task, QLabel("Model"), self.source):
-            top.addWidget(w)
-        top.addWidget(load)
-        top.setStretchFactor(self.source, 1)
+        top = self.model_row(QLabel("Task"), self.task, stretch_source=True)
 
         form = QFormLayout()
         self.text_a, self.text_b = QLineEdit(), QLineEdit()
@@ -256,8 +242,6 @@ class ExplainView(QWidget):
         self.progress = QProgressBar()
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
-        self.status = StatusLabel("Load a fine-tuned checkpoint, type a text, press Explain.")
-        self.status.setWordWrap(True)
 
         self.view = QWidget()      # what the exports save
         self.completeness = QLabel("")
@@ -332,16 +316,14 @@ class ExplainView(QWidget):
         index = self.target.findData(current)
         self.target.setCurrentIndex(max(index, 0))
 
+    def load_task(self) -> str:
+        return get_task_facts(self.current_task()).head
+
     def load_model(self) -> None:
-        source = self.source.text().strip()
-        if not source:
+        if not self.source.text().strip():
             self._status("type a checkpoint folder or hub id first")
             return
-        self._status(f"loading {source} ...")
-        head = get_task_facts(self.current_task()).head
-        data = {"slot": self.slot, "source": source, "task": head}
-        self._loader.submit("load", data)
-        self.client.remember_load(self.slot, data)
+        super().load_model()
 
     def open_checkpoint(self, path: str, task: str | None) -> None:
         """Load a checkpoint folder as task ``task`` (explorer.core.task_facts), or the one shown."""
@@ -350,16 +332,17 @@ class ExplainView(QWidget):
         self.source.setText(path)
         self.load_model()
 
-    def set_loaded(self, loaded) -> None:
-        """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
-        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
+    def adopt_model(self, loaded) -> None:
+        """The model's task (its head decides) and its targets (its class names)."""
         task = task_for_checkpoint(getattr(loaded, "task", ""), self.current_task(),
                                    getattr(loaded, "head_problem", "") or None)
         if task and task != self.current_task():
             self.set_task(task)
         self._fill_targets()
+
+    def describe_model(self, loaded) -> str:
         note = " (its head is untrained: the attributions explain random outputs)" if loaded.head_initialised else ""
-        self._status(loaded.describe() + note)
+        return loaded.describe() + note
 
     # -- running ---------------------------------------------------------------------------------------------
     def request(self) -> dict:
@@ -381,8 +364,7 @@ class ExplainView(QWidget):
         return data
 
     def explain(self) -> None:
-        if self.loaded is None:
-            self._status("no model loaded: press Load model first")
+        if not self.has_model():
             return
         data = self.request()
         self.progress.setRange(0, 0)
@@ -418,10 +400,6 @@ class ExplainView(QWidget):
             line += f"<br><span style='color:#b45f06'><b>warning:</b> {html.escape(attr.warning)}</span>"
         self.completeness.setText(line)
         self.computed.emit(attr)
-
-    def _status(self, text: str) -> None:
-        self.status.setText(text)
-        self.message.emit(text)
 
     # -- export ----------------------------------------------------------------------------------------------
     def _export(self, kind: str, suffix: str, write) -> None:

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
-from .client import shared_client
-from .common import StaleCover, StatusLabel, ResultSource, header, model_in_child, tokenizer_suffix
+from .common import ResultSource, StaleCover, StatusLabel, header, tokenizer_suffix
 from .latest import LatestOnly
+from .model_page import ModelPage, bring_to_front
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
 
@@ -101,45 +101,33 @@ def head_lines(head, digits: int = 4) -> list[str]:
 DEFAULT_SENTENCE = "EU rejects German call to boycott British lamb ."   # CoNLL-2003's first sentence
 
 
-class TagView(QWidget):
+class TagView(ModelPage):
     """The Tag page. ``show_result({"tagged", "head"})`` renders; ``tag(text)`` asks the child.
 
     Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now."""
 
-    message = Signal(str)
-    model_changed = Signal(object)
-
     def __init__(self, parent=None, *, client=None, slot: str = "tag"):
-        super().__init__(parent)
-        self.client = client or shared_client()
-        self.slot = slot
-        self.loaded = None
-        self.result = None
+        super().__init__(parent, client=client, slot=slot,
+                         intro="Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
+                               "list, then Open best checkpoint): the sentence above is tagged at once.")
         self.max_seq_length = 128              # pieces per window, as training's default
         self.attention_budget: int | None = None   # None: the probe's default budget (attention_budget.py)
-        self._loader = LatestOnly.in_child(self.client, f"{slot}.load", self)
         self._runner = LatestOnly.in_child(self.client, f"{slot}.tag", self)
         self._weights = LatestOnly.in_child(self.client, f"{slot}.attention", self)   # a window not kept (budget)
         self._weights_for: tuple | None = None
-        self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         self._weights.finished.connect(self._on_window_weights)
-        for job in (self._loader, self._runner, self._weights):
+        for job in (self._runner, self._weights):
             job.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
-        self._loader.failed.connect(lambda *_: self.stale_cover.clear())   # the previous model is still the one
 
     def _build(self) -> None:
         from .attention_view import SENTENCE_BLOCKS, AttentionView
         from .heatmap import TokenHeatmap
 
-        self.source = QLineEdit("bundled:minilm")
+        self.source.setText("bundled:minilm")
         self.source.setToolTip("a token-classification checkpoint (a ner run's checkpoints/best), hub id or folder")
-        load = QPushButton("Load model")
-        load.clicked.connect(self.load_model)
-        top = QHBoxLayout()
-        for w in (QLabel("Model"), self.source, load):
-            top.addWidget(w)
+        top = self.model_row()
         # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: never an empty
         # page with nothing to look at
         self.sentence = QLineEdit(DEFAULT_SENTENCE)
@@ -153,9 +141,6 @@ class TagView(QWidget):
         row = QHBoxLayout()
         for w in (QLabel("Sentence"), self.sentence, QLabel("Piece"), self.token, run):
             row.addWidget(w)
-        self.status = StatusLabel("Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
-                             "list, then Open best checkpoint): the sentence above is tagged at once.")
-        self.status.setWordWrap(True)
         self.marked = QLabel()
         self.marked.setTextFormat(Qt.TextFormat.RichText)
         self.marked.setWordWrap(True)
@@ -191,32 +176,19 @@ class TagView(QWidget):
         layout.addWidget(self.lower_scroll, 1)
 
     # -- actions ---------------------------------------------------------------------------
-    def load_model(self) -> None:
-        from explorer.core.model_info import model_name
-
-        was = getattr(self.loaded, "source", "") or model_name(self.loaded)
-        if self.result is not None and was != self.source.text().strip():
-            self.stale_cover.mark(was, self.source.text().strip())
-        self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": "token_classification"}
-        self._loader.submit("load", data)
-        self.client.remember_load(self.slot, data)
+    def load_task(self) -> str:
+        return "token_classification"
 
     def open_checkpoint(self, path: str) -> None:
         self.source.setText(path)
         self.load_model()
 
-    def set_loaded(self, loaded) -> None:
-        """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
-        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
-        self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
-        self.model_changed.emit(loaded)
+    def model_in(self, loaded) -> None:
         if self.sentence.text().strip():
             self.run()          # the sentence shown (the default one at first) through this model at once
 
     def run(self) -> None:
-        if self.loaded is None:
-            self._status("no model loaded: press Load model first")
+        if not self.has_model():
             return
         text = self.sentence.text()
         if not text.strip():
@@ -251,16 +223,12 @@ class TagView(QWidget):
         if not text:
             return
         self.sentence.setText(text)
-        if self.loaded is not None and not self._loader._outstanding:
+        if self.loaded is not None and not self.loading:
             self.run()
 
     def tag(self, text: str) -> None:
         self.sentence.setText(text)
         self.run()
-
-    def _status(self, text: str) -> None:
-        self.status.setText(text)
-        self.message.emit(text)
 
     # -- rendering -------------------------------------------------------------------------
     def show_result(self, res: dict) -> None:
@@ -431,13 +399,7 @@ def tag_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     def open_sentence(text: str) -> None:
         view.tag(text)
-        from PySide6.QtWidgets import QTabWidget
-
-        tabs = view.parentWidget()
-        while tabs is not None and not isinstance(tabs, QTabWidget):
-            tabs = tabs.parentWidget()
-        if tabs is not None:
-            tabs.setCurrentWidget(view)
+        bring_to_front(view)
 
     dev.open_requested.connect(open_sentence)
     return [("Tag", view), ("Tag: dev set", dev)]
