@@ -19,7 +19,24 @@ def test_import_linter_contracts_are_kept():
                    "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
-    assert "3 kept, 0 broken" in out
+    tomllib = pytest.importorskip("tomllib")   # Python 3.11+
+    contracts = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    assert f"{len(contracts['contracts'])} kept, 0 broken" in out
+
+
+def test_inspector_page_models_import_without_qt():
+    """The Qt-free models of the inspector pages (explorer.ui.inspectors.components) load no Qt at all, so their
+    unit tests run without a QApplication."""
+    import pkgutil
+
+    import explorer.ui.inspectors.components as components
+
+    names = [f"explorer.ui.inspectors.components.{m.name}" for m in pkgutil.iter_modules(components.__path__)]
+    assert names
+    proc = _python(f"import sys, importlib; [importlib.import_module(m) for m in {names!r}]; "
+                   "qt = [m for m in ('PySide6', 'pyqtgraph', 'shiboken6') if m in sys.modules]; print(qt); "
+                   "sys.exit(1 if qt else 0)")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_main_window_import_does_not_import_torch():

@@ -170,7 +170,7 @@ def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
     view._on_heatmap_hover(3, 4)
     qtbot.wait(20)
     assert view.heatmap.geometry() == geometry and view.info.height() == info_h
-    assert view.heatmap.hover_label.textItem.toPlainText() == view._labels[3]
+    assert view.heatmap.hover_label.textItem.toPlainText() == view.shown.labels[3]
     view._on_heatmap_hover(-1, -1)
     assert not view.heatmap.row_marker.isVisible()
     view.grab().save(str(tmp_path / "attention.png"))

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 
-from .attention_view import QA_BLOCKS
+from .components.attention import QA_BLOCKS
 from .common import ReadoutLabel
 from .heatmap import TokenHeatmap, upper_level
 from .view_export import ExportButton

@@ -122,7 +122,8 @@ class TagView(ModelPage):
         self._build()
 
     def _build(self) -> None:
-        from .attention_view import SENTENCE_BLOCKS, AttentionView
+        from .attention_view import AttentionView
+        from .components.attention import SENTENCE_BLOCKS
         from .heatmap import TokenHeatmap
 
         self.source.setText("bundled:minilm")
