@@ -68,7 +68,8 @@ class AttentionView(QWidget):
         self.flow = FlowPanel(blocks)
         self.flow_table, self.flow_plot, self._flow_curves = self.flow.table, self.flow.plot, self.flow.curves
         self.model_view = ModelMapPanel(blocks)
-        self.model_pair, self.model_map, self._pairs = self.model_view.pair_box, self.model_view.map, self.model_view.pairs
+        self.model_pair, self.model_map = self.model_view.pair_box, self.model_view.map
+        self._pairs = self.model_view.pairs
         self.bottom = QTabWidget()
         self.bottom.addTab(self.flow, "Block flow per layer")
         # short titles: both tabs, Compare… and Export stay whole beside each other in a 1280 px window
