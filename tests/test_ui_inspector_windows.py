@@ -60,7 +60,7 @@ def _checkpoint_of_run(tmp_path, model_dir, dev, **config):
 
 def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
     """A v1.1 run's dev file has no unanswerable question: the τ study is not pre-filled with it."""
-    from explorer.ui.inspectors import dev_view as dv
+    from explorer.ui.inspectors.components.dev_tau import run_dev_file
 
     dev = tmp_path / "dev.json"
     dev.write_text("{}", encoding="utf-8")
@@ -69,7 +69,7 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
         ckpt = run / "checkpoints" / "best"
         ckpt.mkdir(parents=True)
         (run / "config.json").write_text(json.dumps({"task": task, "dev": str(dev)}), encoding="utf-8")
-        assert dv._run_dev_file(str(ckpt)) == expected, task
+        assert run_dev_file(str(ckpt)) == expected, task
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
