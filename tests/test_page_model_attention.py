@@ -42,8 +42,8 @@ def test_the_flow_shown_is_the_head_mean_unless_one_head_of_one_layer_is_chosen(
 
 def test_block_layouts_name_their_pairs_and_columns():
     assert QA_BLOCKS.pair_names()[QA_BLOCKS.pairs.index(QA_BLOCKS.default_pair)] == "question → passage"
-    assert SENTENCE_BLOCKS.pair_names() == ["sentence → sentence", "sentence → [CLS]/[SEP]", "[CLS]/[SEP] → sentence",
-                                            "[CLS]/[SEP] → [CLS]/[SEP]"]
+    assert SENTENCE_BLOCKS.pair_names() == ["sentence → sentence", "sentence → [CLS]/[SEP]",
+                                            "[CLS]/[SEP] → sentence", "[CLS]/[SEP] → [CLS]/[SEP]"]
     assert flow_column_tip("question → passage") == ("question → passage: share of the attention of the question "
                                                       "tokens that goes to the passage tokens")
 

@@ -38,7 +38,8 @@ def test_the_decision_answers_below_score_diff_and_abstains_above(result):
     assert below.null == (f"S.C + E.C = {result.null_start_logit:.2f} + {result.null_end_logit:.2f} = "
                           f"{result.null_score:.2f}")
     assert below.diff == f"{result.best_non_null_score:.2f} − {result.null_score:.2f} = {result.score_diff:.2f}"
-    assert below.best.endswith(f"\"{result.nbest[0].text}\"") and below.best_tip.startswith(f"\"{result.nbest[0].text}\"")
+    quoted = f"\"{result.nbest[0].text}\""
+    assert below.best.endswith(quoted) and below.best_tip.startswith(quoted)
     assert below.by_hand.startswith("max |T_i·W + b − logits| = ")
 
 
