@@ -4,150 +4,27 @@ Renders explorer.core.classify.ClassifyResult: the inputs, C (the pooled [CLS] v
 as a colour strip (one row per ending for SWAG), the table of logits = C W^T + b and softmax probabilities,
 the loss for the chosen label, the prediction, the by-hand check, and for pairs the per-layer attention
 block flow between sentence A and sentence B. Model loads and runs happen in the inspector child process
-(slot "classify"; explorer.ui.inspectors.client), never in the GUI process.
+(slot "classify"; explorer.ui.inspectors.client), never in the GUI process. What the page decides and says comes
+from explorer.ui.inspectors.components.classify; its widgets are explorer.ui.inspectors.classify_panels.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-import pyqtgraph as pg
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.classify import readable_label_names
-from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
-from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, tasks_with_head
-from explorer.ui.curves.legend import legend_below
+from explorer.core.task_facts import get_task_facts, task_for_checkpoint
 from explorer.ui.shell.columns import fit_columns
 
+from .classify_panels import ArithmeticTabs, ClassifyInputs, ClassSpin, LogitTable, VectorStrip
 from .common import StaleCover, header, tokenizer_suffix
-from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
+from .components.classify import (classify_tasks, free_gold, gold_text, is_choice, lone_sentence_note, parse_gold,
+                                  reads_pairs, result_lines, table_headers, table_rows, verdict)
 from .latest import LatestOnly
 from .model_page import ModelPage, bring_to_front
-
-# The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
-CLASSIFY_HEADS = ("classification", "multiple_choice")
-
-
-def classify_tasks() -> dict[str, str]:
-    """GUI label -> task name of every task with a CLASSIFY_HEADS head, in table order."""
-    return {get_task_facts(name).label: name for name in tasks_with_head(*CLASSIFY_HEADS)}
-
-
-def _is_choice(task: str) -> bool:
-    facts = find_task_facts(task)
-    return bool(facts and facts.is_multiple_choice)
-
-
-def _is_regression(task: str) -> bool:
-    facts = find_task_facts(task)
-    return bool(facts and facts.is_regression)
-
-
-def _is_multilabel(task: str) -> bool:
-    facts = find_task_facts(task)
-    return bool(facts and facts.is_multilabel)
-
-
-def _free_gold(task: str) -> bool:
-    """The gold is a float score (regression) or a set of labels (multi-label), not one class id."""
-    return _is_regression(task) or _is_multilabel(task)
-
-
-# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
-FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
-               ("B → [CLS]/[SEP]", "#8c564b"))
-FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
-
-
-class ClassSpin(QSpinBox):
-    """The gold class id, shown with the head's class name ("1 (FAVOR)"; "none" below 0); up to K - 1 once the
-    head's names are known (SWAG: the ending index, no names)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent, minimum=-1, maximum=99, value=-1, specialValueText="none")
-        self.names: list[str] = []
-
-    def set_names(self, names: list[str]) -> None:
-        self.names = list(names)
-        self.setMaximum(len(self.names) - 1 if self.names else 99)
-        at_none = self.value() == self.minimum()
-        self.lineEdit().setText(self.specialValueText() if at_none else self.textFromValue(self.value()))
-
-    def textFromValue(self, value: int) -> str:  # noqa: N802 - Qt's name
-        if 0 <= value < len(self.names):
-            return f"{value} ({self.names[value]})"
-        return super().textFromValue(value)
-
-    def valueFromText(self, text: str) -> int:  # noqa: N802 - Qt's name
-        head = text.split(" (", 1)[0].strip()
-        if head in self.names:
-            return self.names.index(head)
-        return int(head) if head.lstrip("-").isdigit() else self.value()
-
-    def validate(self, text: str, pos: int):
-        from PySide6.QtGui import QValidator
-
-        return QValidator.State.Acceptable, text, pos
-
-
-def _mono() -> QFont:
-    font = QFont("monospace")
-    font.setStyleHint(QFont.StyleHint.TypeWriter)
-    return font
-
-
-def flow_lines(flow_mean: np.ndarray) -> list[str]:
-    """Per-layer A -> B, B -> A, A -> [CLS]/[SEP], B -> [CLS]/[SEP] lines from a (layers, 3, 3) flow table."""
-    f = np.asarray(flow_mean)
-    return [f"layer {i + 1:2d}: A -> B {f[i, 0, 1]:.3f}   B -> A {f[i, 1, 0]:.3f}   "
-            f"A -> [CLS]/[SEP] {f[i, 0, 2]:.3f}   B -> [CLS]/[SEP] {f[i, 1, 2]:.3f}" for i in range(f.shape[0])]
-
-
-class _Inputs(QStackedWidget):
-    """Sentence A / B (single and pair) or context, start and four endings (SWAG)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        text_page, choice_page = QWidget(), QWidget()
-        form = QFormLayout(text_page)
-        self.text_a, self.text_b = QLineEdit(), QLineEdit()
-        self.text_a.setPlaceholderText("a sentence, e.g. a gripping, beautifully acted film")
-        self.text_b.setPlaceholderText("sentence B (pairs only)")
-        form.addRow("Sentence A", self.text_a)
-        form.addRow("Sentence B", self.text_b)
-        form2 = QFormLayout(choice_page)
-        self.context, self.start = QLineEdit(), QLineEdit()
-        form2.addRow("Context (sent1)", self.context)
-        form2.addRow("Start (sent2)", self.start)
-        self.endings = [QLineEdit() for _ in range(4)]
-        for k, edit in enumerate(self.endings):
-            form2.addRow(f"Ending {k}", edit)
-        self.addWidget(text_page)
-        self.addWidget(choice_page)
-        self.currentChanged.connect(self._fit)
-        self._fit(0)
-
-    def edits(self) -> list[QLineEdit]:
-        """Every input field (both pages)."""
-        return [self.text_a, self.text_b, self.context, self.start] + list(self.endings)
-
-    def values(self) -> tuple:
-        """The text of every input field, in :meth:`edits` order."""
-        return tuple(e.text() for e in self.edits())
-
-    def _fit(self, index: int) -> None:
-        """Size the stack to the shown page (a QStackedWidget otherwise keeps the tallest page's height)."""
-        from PySide6.QtWidgets import QSizePolicy
-
-        for i in range(self.count()):
-            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
-            self.widget(i).setSizePolicy(QSizePolicy.Policy.Preferred, policy)
-        self.adjustSize()
+from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
 
 
 class ClassifyView(ModelPage):
@@ -176,7 +53,7 @@ class ClassifyView(ModelPage):
         self.source.setText("bundled:minilm")
         self.source.setToolTip("hub id, local folder or a run checkpoint (runs/<id>/checkpoints/best)")
         top = self.model_row(QLabel("Head"), self.kind)
-        self.inputs = _Inputs()
+        self.inputs = ClassifyInputs()
         self._example_inputs: tuple | None = None   # the inputs of the example whose gold label the box holds
         for edit in self.inputs.edits():
             edit.textEdited.connect(self._inputs_edited)
@@ -196,29 +73,12 @@ class ClassifyView(ModelPage):
         for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
                   predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
-        self.strip = pg.PlotWidget()
-        self.strip.setFixedHeight(120)
-        self.strip.getPlotItem().hideAxis("left")
-        self.strip_image = pg.ImageItem()
-        self.strip.addItem(self.strip_image)
-        self.strip.setLabel("bottom", "dimension of C (hidden size)")
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["class / ending", "logit = C·W_k + b_k", "P = softmax"])
-        self.text = QPlainTextEdit(readOnly=True)
-        self.text.setFont(_mono())
-        self.flow_plot = pg.PlotWidget(background="w")
-        self.flow_plot.setLabel("bottom", "layer")
-        self.flow_plot.setLabel("left", "share of attention (mean over heads)")
-        legend_below(self.flow_plot)   # under the axis: never over the curves (shares run up to 1.0)
-        self._flow_curves = [self.flow_plot.plot([], [], pen=pg.mkPen(c, width=2), symbol="o", symbolSize=6,
-                                                 symbolBrush=c, name=n) for n, c in FLOW_CURVES]
-        from .heatmap import TokenHeatmap
-
-        self.flow_map = TokenHeatmap(cmap="inferno", colorbar_label="A → B block flow")
-        self.right = QTabWidget()
-        self.right.addTab(self.text, "Arithmetic")
-        self.right.addTab(self.flow_plot, "A ↔ B flow per layer (pairs)")
-        self.right.addTab(self.flow_map, "A → B, layers × heads (pairs)")
+        self.strip = VectorStrip()
+        self.strip_image = self.strip.image
+        self.table = LogitTable()
+        self.right = ArithmeticTabs()
+        self.text, self.flow_plot, self.flow_map = self.right.text, self.right.flow_plot, self.right.flow_map
+        self._flow_curves = self.right.flow_curves
         lower = QSplitter()
         lower.addWidget(self.table)
         lower.addWidget(self.right)
@@ -252,8 +112,8 @@ class ClassifyView(ModelPage):
 
     def _kind_changed(self, text: str) -> None:
         kind = classify_tasks().get(text, "")
-        self.inputs.setCurrentIndex(int(_is_choice(kind)))
-        free = _free_gold(kind)     # a float score / a set of labels, not one class id
+        self.inputs.setCurrentIndex(int(is_choice(kind)))
+        free = free_gold(kind)     # a float score / a set of labels, not one class id
         self.gold.setVisible(free)
         self.label.setVisible(not free)
         self._fit_pair_hint()
@@ -261,11 +121,7 @@ class ClassifyView(ModelPage):
     def reads_pairs(self) -> bool:
         """Does the model read sentence pairs: a pair task, or a regression / multi-label run that read two text
         columns (STS-B)?"""
-        kind = self.current_kind()
-        if _is_choice(kind):
-            return False
-        facts = get_task_facts(kind)
-        return facts.pair or (facts.takes_pairs and self.run_pairs)
+        return reads_pairs(self.current_kind(), self.run_pairs)
 
     def _fit_pair_hint(self) -> None:
         """Sentence B's placeholder says whether this model reads it."""
@@ -277,26 +133,8 @@ class ClassifyView(ModelPage):
 
         Raises:
             ValueError: a score that is not a number, or a label name the head does not have."""
-        text = self.gold.text().strip()
-        if not text:
-            return None
-        if _is_regression(self.current_kind()):
-            try:
-                return float(text)
-            except ValueError:
-                raise ValueError(f"gold score {text!r} is not a number") from None
-        names = self.label_names_of(self.loaded)
-        out = []
-        for part in (p.strip() for p in text.split(";")):
-            if not part:
-                continue
-            if part in names:
-                out.append(names.index(part))
-            elif part.isdigit():
-                out.append(int(part))
-            else:
-                raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
-        return sorted(set(out))
+        return parse_gold(self.gold.text(), self.current_kind(), self.label_names_of(self.loaded))
+
     def load_task(self) -> str:
         return get_task_facts(self.current_kind()).head
 
@@ -369,7 +207,7 @@ class ClassifyView(ModelPage):
         if not self.has_model():
             return
         label = None if self.label.value() < 0 else self.label.value()
-        if _free_gold(self.current_kind()):
+        if free_gold(self.current_kind()):
             try:
                 label = self._gold()
             except ValueError as exc:
@@ -377,7 +215,7 @@ class ClassifyView(ModelPage):
                 return
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
         self._asked = self.inputs.values()
-        if _is_choice(self.current_kind()):
+        if is_choice(self.current_kind()):
             i = self.inputs
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
@@ -404,7 +242,7 @@ class ClassifyView(ModelPage):
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
         kind = example.get("kind") or self.current_kind()
         self._show_kind(kind)
-        if _is_choice(kind):
+        if is_choice(kind):
             self.inputs.context.setText(example.get("text_a", ""))
             self.inputs.start.setText(example.get("start", ""))
             for edit, text in zip(self.inputs.endings, example.get("endings", [])):
@@ -413,10 +251,8 @@ class ClassifyView(ModelPage):
             self.inputs.text_a.setText(example.get("text_a", ""))
             self.inputs.text_b.setText(example.get("text_b", ""))
         gold = example.get("label", -1)
-        if _is_regression(kind):
-            self.gold.setText("" if gold is None else f"{float(gold):g}")
-        elif _is_multilabel(kind):
-            self.gold.setText(";".join(str(g) for g in gold or []))
+        if free_gold(kind):   # a score or a label set in the box, else a class id in the spin box
+            self.gold.setText(gold_text(kind, gold))
         else:
             self.label.setValue(int(gold))
         self._example_inputs = self.inputs.values()
@@ -437,15 +273,6 @@ class ClassifyView(ModelPage):
         self.gold.clear()
 
     # -- rendering -------------------------------------------------------------------------
-    def _hold_columns(self) -> None:
-        """The table as wide as its columns: all of them in view, none scrolled out (not "lass / ending", the table
-        scrolled sideways inside a 385 px pane at 1280x800); the Arithmetic tabs beside it give way."""
-        t = self.table
-        bar = t.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, t)
-        need = (t.verticalHeader().sizeHint().width() + sum(t.columnWidth(c) for c in range(t.columnCount()))
-                + 2 * t.frameWidth() + bar)
-        t.setMinimumWidth(need)
-
     def label_names_of(self, loaded) -> list[str]:
         """The class names shown for ``loaded`` (a ModelInfo): its head's, or its run's when the head's are only
         LABEL_k (core.classify.readable_label_names)."""
@@ -459,60 +286,23 @@ class ClassifyView(ModelPage):
         self.result = res
         self.stale_cover.clear()
         self._result_inputs, self._text_stale = self._asked, False
-        C = np.stack([x.C for x in res.inputs])              # (inputs, H)
-        lim = float(np.abs(C).max()) or 1.0
-        self.strip_image.setImage(C.T, levels=(-lim, lim))
-        self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
-        self.table.setRowCount(len(res.logits))
-        problem = getattr(res, "problem_type", SINGLE_LABEL_TYPE)
-        word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
-        third = "P = softmax"
-        if problem == REGRESSION_TYPE:
-            word, third = "score = C·w + b", "(no softmax)"
-        elif problem == MULTI_LABEL_TYPE:
-            third = "P = sigmoid  (τ)"
-        self.table.setHorizontalHeaderLabels(["class / ending", word, third])
-        chosen = set(res.predicted) if problem == MULTI_LABEL_TYPE else {res.prediction}
-        for k, z in enumerate(res.logits):
-            name = res.label_names[k] + (" ← prediction" if k in chosen else "")
-            if problem == REGRESSION_TYPE:
-                p = "the score is the prediction"
-            elif problem == MULTI_LABEL_TYPE:
-                p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
-            else:
-                p = f"{res.probabilities[k]:.4f}"
-            for col, value in enumerate((name, f"{z:+.4f}", p)):
-                self.table.setItem(k, col, QTableWidgetItem(value))
-        fit_columns(self.table)   # every title whole ("P = softmax" was cut in a stretched last section)
-        self._hold_columns()
-        lines = self.result_lines(res)
+        self.strip.show_inputs(res.inputs)
+        self.table.fill(table_headers(res), table_rows(res))
+        lines = result_lines(res)
         if tokenizer_suffix(self.loaded):   # the words above were read by another model's tokenizer: say whose
             lines.insert(len(res.inputs), f"note: {getattr(self.loaded, 'tokenizer_note', '')}")
         self.text.setPlainText("\n".join(lines))
-        self._show_flow(res)
-        if problem == REGRESSION_TYPE:
-            said = f"score {res.score:.4f}"
-        elif problem == MULTI_LABEL_TYPE:
-            said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
-        else:
-            name = res.label_names[res.prediction]
-            said = f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
+        self.right.show_flow(res)
         lone = self.lone_sentence_note(res)
         if lone:
             self.text.setPlainText(f"note: {lone}\n\n" + self.text.toPlainText())
-        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
+        self._status(f"{verdict(res)}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
                      + (f". Note: {lone}" if lone else ""))
 
     def lone_sentence_note(self, res) -> str:
         """'this model reads sentence pairs and Sentence B is empty: …' when ``res`` is a pair model's answer for
-        Sentence A alone, else ''."""
-        if _is_choice(res.kind) or not self.reads_pairs() or len(res.inputs) != 1:
-            return ""
-        asked = self._result_inputs or self.inputs.values()
-        if asked[1].strip():
-            return ""
-        return ("this model reads sentence pairs and Sentence B is empty: its score for Sentence A alone means "
-                "little; type Sentence B")
+        Sentence A alone, else '' (components.classify.lone_sentence_note)."""
+        return lone_sentence_note(res, self.reads_pairs(), self._result_inputs or self.inputs.values())
 
     def _veil_if_edited(self, _text: str = "") -> None:
         """The text changed since the shown result: the result is veiled (common.StaleCover) under a line saying
@@ -529,32 +319,7 @@ class ClassifyView(ModelPage):
             self.stale_cover.clear()
             self._text_stale = False
 
-    def _show_flow(self, res) -> None:
-        """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""
-        fm = res.flow_mean
-        layers = np.arange(1, fm.shape[0] + 1) if fm is not None else []
-        for curve, (a, b) in zip(self._flow_curves, FLOW_CELLS):
-            curve.setData(layers, fm[:, a, b] if fm is not None else [])
-        if res.flow is not None:
-            grid = res.flow[:, :, 0, 1]
-            self.flow_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
-                                     [f"H{j + 1}" for j in range(grid.shape[1])])
-
-    @staticmethod
-    def result_lines(res) -> list[str]:
-        """The text panel: inputs, shapes, the pooler, the arithmetic, and the pair flow table."""
-        lines = []
-        for k, x in enumerate(res.inputs):
-            prefix = f"input {k}: " if len(res.inputs) > 1 else "input: "
-            lines.append(prefix + " ".join(x.tokens))
-        H = res.inputs[0].C.shape[0]
-        lines += ["", f"{res.pooler}   (C: {len(res.inputs)} x {H}; W: {res.W.shape[0]} x {res.W.shape[1]}; "
-                  f"b: {res.b.shape[0]})", ""]
-        lines += res.arithmetic_lines(4)
-        if res.flow is not None:
-            lines += ["", "attention block flow (mean over heads; row = from, share of attention on the block):"]
-            lines += flow_lines(res.flow_mean)
-        return lines
+    result_lines = staticmethod(result_lines)   # the Arithmetic pane's lines of a ClassifyResult
 
 
 def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
