@@ -321,6 +321,20 @@ class ProbePanel(QWidget):
                                     "and τ decisions mean nothing until it is fine-tuned. The encoder's "
                                     "attention is real.")
 
+    def show_model(self, loaded) -> None:
+        """A loaded model (a ModelInfo): its description and honest notes (set_model_info), which head is new or
+        unused and what to do, and, for a checkpoint without a tokenizer, whose tokenizer reads the words."""
+        report = getattr(loaded, "load_report", None)
+        self.set_model_info(loaded.describe(), loaded.head_initialised, report)
+        if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
+            self.model_note.setText(loaded.head_note)
+        tokenizer_note = getattr(loaded, "tokenizer_note", "") or ""
+        if tokenizer_note:
+            shown = self.model_note.text() if self.model_note.isVisibleTo(self) else ""
+            self.model_note.setText((shown + "\n" if shown else "") + tokenizer_note[0].upper() + tokenizer_note[1:]
+                                    + ".")
+            self.model_note.setVisible(True)
+
     # ----------------------------------------------------------------------------------- dataset
     def set_dataset_rows(self, path: str, rows: list[dict], report_text: str) -> None:
         """rows: {"title", "question", "context", "id"} in file order; fills the article picker."""

@@ -35,6 +35,7 @@ from explorer.ui.shell.scrolling import scrolling
 from .common import ResultSource, StaleCover, StatusLabel, header, tokenizer_suffix
 from .latest import LatestOnly
 from .model_page import ModelPage, bring_to_front
+from .window_weights import WindowWeights
 
 TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
 
@@ -113,12 +114,8 @@ class TagView(ModelPage):
         self.max_seq_length = 128              # pieces per window, as training's default
         self.attention_budget: int | None = None   # None: the probe's default budget (attention_budget.py)
         self._runner = LatestOnly.in_child(self.client, f"{slot}.tag", self)
-        self._weights = LatestOnly.in_child(self.client, f"{slot}.attention", self)   # a window not kept (budget)
-        self._weights_for: tuple | None = None
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
-        self._weights.finished.connect(self._on_window_weights)
-        for job in (self._runner, self._weights):
-            job.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        self._runner.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
 
     def _build(self) -> None:
@@ -156,8 +153,9 @@ class TagView(ModelPage):
         head_split.setSizes([760, 440])
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.attention_view = AttentionView(blocks=SENTENCE_BLOCKS)
-        self.attention_view.async_weights = True
-        self.attention_view.weights_requested.connect(self._fetch_window_weights)
+        # a window not kept under the attention memory budget is asked of the child when shown
+        self.window_weights = WindowWeights(self.client, f"{self.slot}.attention", self.attention_view, self._status,
+                                            self)
         lower = self.lower = QTabWidget()
         lower.addTab(head_split, "Tags and head")
         lower.addTab(self.attention_view, "Attention")
@@ -202,21 +200,6 @@ class TagView(ModelPage):
         if self.attention_budget is not None:
             data["attention_budget"] = self.attention_budget
         self._runner.submit("tag", data)
-
-    def _fetch_window_weights(self, index: int) -> None:
-        """Ask the child for window ``index``'s raw weights (a long text over the attention memory budget)."""
-        att = self.attention_view.result
-        lazy = getattr(att, "lazy_attention", None)
-        if att is None or lazy is None or getattr(lazy, "ref", None) is None or self._weights_for == (att, index):
-            return
-        self._weights_for = (att, index)
-        self._weights.submit("attention_weights", {"ref": lazy.ref, "window": index})
-
-    def _on_window_weights(self, _request_id: int, weights) -> None:
-        att, index = self._weights_for
-        self._weights_for = None
-        att.lazy_attention.store(att.attention, index, weights)
-        self.attention_view.weights_ready(att, index)
 
     def fill_sentence(self, text: str) -> None:
         """Show ``text`` as the sentence ("" leaves the one shown) and tag it now, or when the model being loaded is
