@@ -19,120 +19,16 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.task_facts import find_task_facts, get_task_facts, task_for_checkpoint, task_labels
-from explorer.core.attribution import SCORE_HEAD
+from explorer.core.task_facts import get_task_facts, task_for_checkpoint, task_labels
 
 from .common import header
+from .components.explain import (METHOD_LABELS, NUM_ENDINGS, bar_rows, explain_fields, explain_html,
+                                 explain_request, target_choices)
 from .model_page import ModelPage
 from .remote import CANCELLED_NOTE, RemoteJob
-from .saliency_view import colour
 
 EXPLAIN_PAGE = "Explain"
-METHOD_LABELS = {"ig": "integrated gradients", "gxi": "gradient × input"}
-BARS_SHOWN = 30       # the bar list's rows (largest |attribution| first)
-NUM_ENDINGS = 4       # SWAG's endings (explorer.core.data.swag.NUM_CHOICES; not imported: it pulls datasets)
 POSITIVE, NEGATIVE = "#d62728", "#1f77b4"
-
-
-def head_of_task(task: str) -> str:
-    """The attribution head (explorer.core.attribution.HEADS) of a task of explorer.core.task_facts."""
-    facts = get_task_facts(task)
-    if facts.is_qa:
-        return "qa"
-    if facts.is_regression:
-        return SCORE_HEAD
-    return facts.head
-
-
-def segment_labels(task: str) -> tuple[str, str]:
-    """What text A and text B are called for ``task``: ("Question", "Passage"), ("Context", "Ending"), ..."""
-    facts = find_task_facts(task)
-    if facts is None:
-        return "Text A", "Text B"
-    if facts.is_qa:
-        return "Question", "Passage"
-    if facts.is_multiple_choice:
-        return "Context", "Ending"
-    if facts.takes_pairs:
-        return "Sentence A", "Sentence B"
-    return "Text", "Text B"
-
-
-def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
-    """(label shown, target value of explorer.core.attribution.resolve_target) for the target picker."""
-    head = head_of_task(task)
-    if head == SCORE_HEAD:
-        return [("the score", "score")]
-    if head == "qa":
-        return [("span score (start + end logit)", "span"), ("start logit", "start"), ("end logit", "end")]
-    what = {"multiple_choice": "ending", "token_classification": "tag"}.get(head, "class")
-    rows = [(f"predicted {what}", ""), (f"margin: predicted {what} vs runner-up", "margin")]
-    if head == "multiple_choice":
-        names = [f"ending {k}" for k in range(NUM_ENDINGS)]
-        rows += [(f"{n} against the others", str(k)) for k, n in enumerate(names)]
-    else:
-        rows += [(f"logit of {n}", str(k)) for k, n in enumerate(names)]
-        rows += [(f"margin: {n} vs the best other", f"margin:{k}") for k, n in enumerate(names)]
-    return rows
-
-
-def _shown(token: str) -> tuple[str, str]:
-    """(separator, text) of a token in running text: word pieces join their word."""
-    return ("", token[2:]) if token.startswith("##") else (" ", token)
-
-
-def explain_html(attr, task: str) -> str:
-    """The input's texts with each token (or word) coloured by its attribution; special tokens listed apart.
-
-    One paragraph per text (pairs: A and B; QA: question and passage; SWAG: each ending's context and
-    ending, the context once per ending since its attributions differ)."""
-    a = np.asarray(attr.attributions, dtype=np.float64)
-    scale = float(np.abs(a).max()) if len(a) else 0.0
-    name_a, name_b = segment_labels(task)
-    rows: dict[tuple[int, str], list[str]] = {}
-    specials = []
-    for i, (tok, seg, choice) in enumerate(zip(attr.tokens, attr.segments, attr.choices)):
-        if seg == "special":
-            specials.append(f"{html.escape(tok)}{'' if max(attr.choices) == 0 else f' ({choice})'} {a[i]:+.3f}")
-            continue
-        sep, text = _shown(tok) if not attr.merged else (" ", tok)
-        rows.setdefault((choice, seg), []).append(
-            f'{sep}<span title="{html.escape(tok)}: {a[i]:+.4f}" style="{colour(a[i], scale)}">{html.escape(text)}</span>')
-    parts = []
-    multi = max(attr.choices, default=0) > 0
-    for (choice, seg), spans in rows.items():
-        label = name_a if seg == "a" else name_b
-        if multi:
-            label = f"{label} (ending {choice})" if seg == "a" else f"{label} {choice}"
-        parts.append(f"<p><b>{html.escape(label)}:</b>{''.join(spans)}</p>")
-    if specials and all(a[i] == 0 for i, seg in enumerate(attr.segments) if seg == "special"):
-        specials = ["0 (the baseline keeps them)"]
-    special = f"<p style='color:#555'>special tokens ([CLS], [SEP]): {', '.join(specials)}</p>" if specials else ""
-    return (f"<p><b>{html.escape(attr.target.description)}</b> = {attr.target_value:+.5g} "
-            f"({METHOD_LABELS.get(attr.method, attr.method)}"
-            f"{f', {attr.steps} steps' if attr.method == 'ig' else ''})</p>" + "".join(parts) + special +
-            "<p style='color:#666; font-size:small'>red raises the target, blue lowers it; the strongest token is "
-            "full colour; hover a token for its number.</p>")
-
-
-def bar_rows(attr, task: str = "", n: int = BARS_SHOWN) -> list[tuple[str, float]]:
-    """(label, attribution) of the n largest |attribution|, largest first. With two texts the label says which
-    one the token is in ("born (B)"; QA: Q / P; SWAG: "ctx 2" / "end 2", the input row), so that equal tokens of
-    two texts stay apart."""
-    facts = find_task_facts(task)
-    two = len(set(attr.segments) - {"special"}) > 1
-    short = {"a": "A", "b": "B"}
-    if facts is not None and facts.is_qa:
-        short = {"a": "Q", "b": "P"}
-    elif facts is not None and facts.is_multiple_choice:
-        short = {"a": "ctx ", "b": "end "}
-    multi = max(attr.choices, default=0) > 0
-    out = []
-    for i, tok, value in attr.ranked(n):
-        seg = attr.segments[i]
-        where = "" if seg == "special" or not two else f" ({short[seg]}{attr.choices[i] if multi else ''})"
-        out.append((f"{tok}{where}", value))
-    return out
 
 
 class BarList(pg.PlotWidget):
@@ -282,29 +178,24 @@ class ExplainView(ModelPage):
         self.task.setCurrentText(get_task_facts(task).label)
 
     def _task_changed(self) -> None:
-        task = self.current_task()
-        facts = get_task_facts(task)
-        head = head_of_task(task)
-        name_a, name_b = segment_labels(task)
-        self.label_a.setText(name_a)
-        self.label_b.setText("Start of the endings" if facts.is_multiple_choice else name_b)
-        pair = facts.takes_pairs or facts.is_qa or facts.is_multiple_choice
-        self.text_b.setVisible(pair)
-        self.label_b.setVisible(pair)
-        self.text_b.setPlaceholderText("optional (SWAG's sent2)" if facts.is_multiple_choice else
-                                       ("optional: a second text" if not facts.is_qa else ""))
+        """The fields the task takes (components.explain.explain_fields), and its targets."""
+        f = explain_fields(self.current_task())
+        self.label_a.setText(f.name_a)
+        self.label_b.setText(f.name_b)
+        self.text_b.setVisible(f.pair)
+        self.label_b.setVisible(f.pair)
+        self.text_b.setPlaceholderText(f.placeholder_b)
         for w in (self.ending_row, self.ending_label):
-            w.setVisible(facts.is_multiple_choice)
-        tagging, qa = head == "token_classification", head == "qa"
-        self.token.setVisible(tagging or qa)
-        self.token_label.setVisible(tagging or qa)
-        self.token_label.setText("start" if qa else "token")
-        self.token.setSpecialValueText("best" if qa else "")
-        self.token.setMinimum(-1 if qa else 0)
-        if qa:
+            w.setVisible(f.endings)
+        self.token.setVisible(f.token)
+        self.token_label.setVisible(f.token)
+        self.token_label.setText(f.token_name)
+        self.token.setSpecialValueText("best" if f.end else "")   # QA: the start token's "best"
+        self.token.setMinimum(-1 if f.end else 0)
+        if f.end:
             self.token.setValue(-1)
-        self.end.setVisible(qa)
-        self.end_label.setVisible(qa)
+        self.end.setVisible(f.end)
+        self.end_label.setVisible(f.end)
         self._fill_targets()
 
     def _fill_targets(self) -> None:
@@ -347,21 +238,11 @@ class ExplainView(ModelPage):
     # -- running ---------------------------------------------------------------------------------------------
     def request(self) -> dict:
         """The ``explain`` op's arguments for what the page shows."""
-        task = self.current_task()
-        facts = get_task_facts(task)
-        head = head_of_task(task)
-        data = {"slot": self.slot, "text": self.text_a.text(), "text_pair": "", "target": self.target.currentData(),
-                "method": self.method.currentData(), "steps": int(self.steps.value()),
-                "merge_words": self.merge.isChecked(), "max_seq_length": facts.default_max_seq_length}
-        if facts.takes_pairs or facts.is_qa or facts.is_multiple_choice:
-            data["text_pair"] = self.text_b.text()
-        if facts.is_multiple_choice:
-            data["endings"] = [e.text() for e in self.endings]
-        if head == "token_classification":
-            data["token"] = int(self.token.value())
-        if head == "qa":
-            data["token"], data["end"] = int(self.token.value()), int(self.end.value())
-        return data
+        return {"slot": self.slot, **explain_request(
+            self.current_task(), text=self.text_a.text(), text_pair=self.text_b.text(),
+            endings=[e.text() for e in self.endings], target=self.target.currentData(),
+            method=self.method.currentData(), steps=self.steps.value(), merge_words=self.merge.isChecked(),
+            token=self.token.value(), end=self.end.value())}
 
     def explain(self) -> None:
         if not self.has_model():
