@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -134,12 +134,15 @@ class FlowPanel(AdaptiveSplitter):
         self.legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 
     def mark_layer(self, layer: int, one_layer: bool) -> None:
-        """Layer ``layer`` (0-based) is the one shown: its dashed line and its selected row (``one_layer`` False,
-        rollout: no layer is)."""
+        """Layer ``layer`` (0-based) is the one shown: its dashed line and its row, the only one selected whatever
+        keys are held (``one_layer`` False, rollout: no layer is). QTableView.selectRow would read the keyboard's
+        modifiers: with Ctrl or Shift down it added the row to the previous layer's."""
         self.layer_line.setValue(layer + 1)
         self.layer_line.setVisible(one_layer)
-        if one_layer:
-            self.table.selectRow(layer)
+        if one_layer and 0 <= layer < self.table.rowCount():
+            column = max(self.table.currentColumn(), 0)
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.table.selectionModel().setCurrentIndex(self.table.model().index(layer, column), flags)
 
     def _set_texts(self, per_layer: np.ndarray) -> None:
         """The table's texts for (layers, 3, 3) flow, its views told once (a head change: 18 cells)."""
