@@ -14,8 +14,8 @@ SQuAD v2.0 evaluation script (evaluate-v2.0.py) for the metrics and the best thr
 
 from __future__ import annotations
 
-from explorer.core.metric_specs import help_texts
-from explorer.core.training.config import settings as _settings
+from explorer.core.specs.metrics import help_texts
+from explorer.core.specs.train_config import settings as _settings
 
 GLOSSARY: dict[str, str] = {
     # ---- what the QA head outputs -------------------------------------------------------------
@@ -45,7 +45,7 @@ GLOSSARY: dict[str, str] = {
         "The value written to null_odds.json for each question: null_score − best_non_null_score "
         "(= −score_diff), the official script's convention, where higher means \"more likely no answer\"."),
     # ---- decoding and windowing settings: from their TrainConfig Settings (below) ------------------
-    # ---- metrics: their tooltips are the ``help`` of their rows in core/metric_specs -------------------
+    # ---- metrics: their tooltips are the ``help`` of their rows in core/specs/metrics -------------------
     **help_texts(),
     # ---- the inspectors ----------------------------------------------------------------------------
     "block_flow": (

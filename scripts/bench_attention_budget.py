@@ -1,5 +1,5 @@
 """Attention memory of one probe on a long passage: raw weights all windows would need, what the probe keeps
-under the budget (explorer.core.attention_budget), the probe's time and the time to compute another window
+under the budget (explorer.core.attention.budget), the probe's time and the time to compute another window
 when it is shown. Prints figures; asserts nothing.
 
     python scripts/bench_attention_budget.py [--model bundled:minilm] [--windows 30] [--budget-mib 256]
@@ -21,9 +21,9 @@ SENTENCE = "The river flows past the old mill near the town of Ashford. "
 
 
 def main(argv: list[str] | None = None) -> int:
-    from explorer.core.attention_budget import attention_bytes, format_bytes
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
+    from explorer.core.attention.budget import attention_bytes, format_bytes
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.probe import probe
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="bundled:minilm")

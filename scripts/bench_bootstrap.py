@@ -1,4 +1,4 @@
-"""How long the paired bootstrap of core/stats.py takes: 10,000 resamples of 10,000 examples.
+"""How long the paired bootstrap of core/metrics/significance.py takes: 10,000 resamples of 10,000 examples.
 
     python scripts/bench_bootstrap.py [--n 10000] [--resamples 10000]
 
@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from explorer.core.stats import paired_bootstrap_macro_f1, paired_bootstrap_mean
+from explorer.core.metrics.significance import paired_bootstrap_macro_f1, paired_bootstrap_mean
 
 
 def _timed(fn, *args, **kw):

@@ -1,4 +1,4 @@
-"""Benchmark: n-best span decoding (explorer.core.decoding.decode_example) on synthetic windows.
+"""Benchmark: n-best span decoding (explorer.core.qa.decoding.decode_example) on synthetic windows.
 
     python scripts/bench_decoding.py                  # 2,000 windows of 384 tokens, n_best_size 20
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def bench(n: int, with_space: bool, seed: int = 0) -> float:
-    from explorer.core.decoding import decode_example
+    from explorer.core.qa.decoding import decode_example
 
     rng = np.random.default_rng(seed)
     context = " ".join(["word"] * 400)

@@ -96,8 +96,8 @@ def build_concat(real_data: Path, total: int, out: Path = CONCAT_PATH) -> tuple[
 
 def bare_batches(loaded, questions, contexts, batch_size: int, sample: int):
     """The collated batches eval runs (same windows, same order), every ``sample``-th one; and the count."""
-    from explorer.core.features import collate_qa, prepare_qa_features
-    from explorer.core.inference import batch_order
+    from explorer.core.qa.windows import collate_qa, prepare_qa_features
+    from explorer.core.qa.inference import batch_order
 
     feats = prepare_qa_features(questions, contexts, loaded.tokenizer)
     order = batch_order(feats.lengths(), batch_size)
@@ -167,8 +167,8 @@ def report_scale(args, loaded, data: Path) -> dict:
 def report_one_at_a_time(loaded, data: Path, n: int, batch_size: int) -> None:
     """The batched-vs-one-question-at-a-time figure on the first n questions."""
     from explorer.core.data.squad import load_squad
-    from explorer.core.decoding import decode_predictions
-    from explorer.core.inference import predict_squad
+    from explorer.core.qa.decoding import decode_predictions
+    from explorer.core.qa.inference import predict_squad
 
     ds, _ = load_squad(str(data))
     ds = ds.select(range(min(n, len(ds))))
@@ -239,9 +239,9 @@ def one_at_a_time(loaded, rows, max_seq_length=384, doc_stride=128):
 def report_int8(loaded, data: Path, cap: int | None, batch_size: int, sample: int) -> None:
     """int8 dynamic quantization vs fp32: forward speed (alternating batches), identical answers, F1."""
     from explorer.core.data.squad import gold_answers, load_squad, squad_version
-    from explorer.core.decoding import decode_predictions, predictions_at
-    from explorer.core.inference import predict_squad, quantize_int8
-    from explorer.core.metrics import evaluate_decodings
+    from explorer.core.qa.decoding import decode_predictions, predictions_at
+    from explorer.core.qa.inference import predict_squad, quantize_int8
+    from explorer.core.metrics.squad import evaluate_decodings
 
     ds, _ = load_squad(str(data))
     if cap:
@@ -272,7 +272,7 @@ def report_int8(loaded, data: Path, cap: int | None, batch_size: int, sample: in
 
 
 def bench_tau_sweep(n=12000, repeats=20):
-    from explorer.core.metrics import QuestionScores, tau_sweep
+    from explorer.core.metrics.squad import QuestionScores, tau_sweep
 
     rng = np.random.default_rng(0)
     has = rng.random(n) < 0.5
@@ -313,7 +313,7 @@ def main(argv=None) -> int:
             raise SystemExit("--concat-dev needs EXPLORER_REAL_DATA (the folder with squad_v2.0/ and squad_v1.1/)")
         data, what = build_concat(Path(real), args.total)
         print(f"data: {data}: {what}")
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(args.model, task="qa")
     print(f"model {args.model}; torch {torch.__version__}, {torch.get_num_threads()} threads; "

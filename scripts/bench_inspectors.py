@@ -46,7 +46,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def time_probe(loaded, question, passage, repeats, attentions) -> tuple[float, float, int]:
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     probe(loaded, question, passage, attentions=attentions)  # warm-up
     times = []
@@ -192,8 +192,8 @@ def main(argv=None) -> int:
     import torch
     from PySide6.QtWidgets import QApplication, QTabWidget
 
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.probe import probe
 
     app = QApplication.instance() or QApplication(sys.argv)
     print(f"torch threads {torch.get_num_threads()}, model {args.model}")

@@ -1,4 +1,4 @@
-"""What offset snapping (explorer.core.features.snap_offsets) costs in feature creation: prepare_qa_features
+"""What offset snapping (explorer.core.qa.windows.snap_offsets) costs in feature creation: prepare_qa_features
 on SQuAD questions with snapping as shipped and with it switched off, for a tokenizer; prints figures.
 
     python scripts/bench_offsets.py [--model bundled:minilm] [--data $EXPLORER_REAL_DATA/squad_v1.1/dev-part1.json]
@@ -28,9 +28,9 @@ def main(argv=None) -> int:
 
     from transformers import AutoTokenizer
 
-    from explorer.core import features
+    from explorer.core.qa import windows as features
     from explorer.core.data.squad import load_squad
-    from explorer.core.models import resolve_source
+    from explorer.core.models.loading import resolve_source
 
     tok = AutoTokenizer.from_pretrained(resolve_source(args.model))
     data, _ = load_squad(args.data)

@@ -46,7 +46,7 @@ def make_file(path: Path, rows: int, seed: int = 0) -> Path:
 
 
 def make_checkpoint(folder: Path, source: str) -> str:
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(source, task="classification", num_labels=3)
     loaded.model.save_pretrained(folder)
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
     else:
         model = args.model or make_checkpoint(tmp / "ckpt", "bundled:minilm")
         name = args.model or "bundled:minilm + new 3-class head"
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.core.predict.engine import predict_file
 
     loaded = load_model(model, task="classification")

@@ -58,8 +58,8 @@ def bare_forward_fn(loaded, passage: str, attentions: bool):
     outside the timing; with attentions the forward is eager with output_attentions=True."""
     import torch
 
-    from explorer.core.features import collate_qa, prepare_qa_features
-    from explorer.core.models import eager_attention
+    from explorer.core.qa.windows import collate_qa, prepare_qa_features
+    from explorer.core.models.loading import eager_attention
 
     feats = prepare_qa_features([QUESTION], [passage], loaded.tokenizer)
     if len(feats) != 1:
@@ -79,7 +79,7 @@ def bare_forward_fn(loaded, passage: str, attentions: bool):
 
 
 def probe_fn(loaded, passage: str, attentions: bool):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     return lambda: probe(loaded, QUESTION, passage, attentions=attentions,
                          keep_attentions="float16" if attentions else None)
@@ -144,8 +144,8 @@ def torch_profile(fn, repeats: int = 5, top: int = 18) -> str:
 
 def report_int8(loaded, cases, pairs, runs: int) -> None:
     """The probe on the int8-quantized encoder against the fp32 bare forward (alternating), and its answer."""
-    from explorer.core.inference import quantize_int8
-    from explorer.core.probe import probe
+    from explorer.core.qa.inference import quantize_int8
+    from explorer.core.qa.probe import probe
 
     q8 = quantize_int8(loaded)
     pairs8 = {name: (pairs[name][0], probe_fn(q8, passage, att)) for name, passage, att in cases}
@@ -177,7 +177,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     if args.threads:
         torch.set_num_threads(args.threads)

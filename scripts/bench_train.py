@@ -78,11 +78,11 @@ def write_subset(src: str, n: int, out: Path) -> int:
 
 def dev_scores(model, tokenizer, dev_file: str, n_questions: int, max_seq_length: int, doc_stride: int) -> dict:
     """exact_match and f1 of a trained QA model on the first n_questions of dev_file, decoded and scored the
-    same way for every variant (explorer.core.inference / decoding / metrics: the official v1.1 logic)."""
+    same way for every variant (explorer.core.qa.inference / decoding / metrics: the official v1.1 logic)."""
     from explorer.core.data.squad import gold_answers, load_squad
-    from explorer.core.decoding import decode_predictions
-    from explorer.core.inference import predict_squad
-    from explorer.core.metrics import evaluate_decodings
+    from explorer.core.qa.decoding import decode_predictions
+    from explorer.core.qa.inference import predict_squad
+    from explorer.core.metrics.squad import evaluate_decodings
 
     ds, _ = load_squad(dev_file)
     ds = ds.select(range(min(n_questions, len(ds))))
@@ -224,7 +224,7 @@ class _Capture:
 
 
 def bench_ours(model_source, train_file, args, mixed_precision: str, dropout: float = 0.1) -> dict:
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.loop import train
 
     cfg = TrainConfig(model=model_source, task="squad_v1", train=str(train_file), dev="", epochs=1.0,
@@ -240,8 +240,8 @@ def bench_ours(model_source, train_file, args, mixed_precision: str, dropout: fl
         train(cfg, run_dir, cap)
         total = time.perf_counter() - t0
         if args.dev_questions:   # the model the run ended with (checkpoints/last), scored like the Trainer's
-            from explorer.core.models import load_model
-            from explorer.core.runs import checkpoint_path
+            from explorer.core.models.loading import load_model
+            from explorer.core.runs.store import checkpoint_path
 
             loaded = load_model(str(checkpoint_path(run_dir, "last")), task="qa")
             dev = dev_scores(loaded.model, loaded.tokenizer, args.dev, args.dev_questions, args.max_seq_length,
@@ -283,7 +283,7 @@ def main(argv=None) -> int:
     hf_logging.disable_progress_bar()
     import torch
 
-    from explorer.core.models import resolve_source
+    from explorer.core.models.loading import resolve_source
     from explorer.core.training.precision import cpu_has_amx, resolve_mixed_precision
 
     model_path = resolve_source(args.model)

@@ -22,7 +22,7 @@ Trials (seeded):
 After each trial: every complete line of ``events.jsonl`` parses (a torn last line is counted, not
 failed); ``checkpoints/last`` and ``checkpoints/best`` either load (model + training state) or are
 absent, never half-written; the run reads as ``crashed`` (``failed`` for disk full) with all its logged
-step points, both in explorer.core.runs and in the GUI's run store; and ``--resume`` finishes with the
+step points, both in explorer.core.runs.store and in the GUI's run store; and ``--resume`` finishes with the
 loss of every step after the resume point equal to the reference run's (max |diff| printed; the runs
 are bitwise deterministic on CPU with one thread). The expectation follows what the kill left: when no
 complete ``checkpoints/last`` exists (killed before the first save finished, e.g. while writing the first
@@ -56,8 +56,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-from explorer.core.events import parse_event  # noqa: E402
-from explorer.core.runs import checkpoint_path, config_file, events_file  # noqa: E402
+from explorer.core.protocol.events import parse_event  # noqa: E402
+from explorer.core.runs.store import checkpoint_path, config_file, events_file  # noqa: E402
 from explorer.paths import SAMPLES  # noqa: E402
 
 SAVE_DELAY = 0.25      # seconds per save phase while aiming a kill at a save
@@ -125,7 +125,7 @@ def step_losses(events: list[dict]) -> dict[int, float]:
 
 def reference_run(inputs: dict, out: Path, max_steps: int) -> tuple[dict[int, float], float, float]:
     """(loss per step, seconds to the first step event, wall seconds) of the uninterrupted run."""
-    from explorer.core.events import read_events
+    from explorer.core.protocol.events import read_events
 
     t0 = time.time()
     proc = start_worker(train_args(inputs, out, "reference", max_steps))
@@ -209,7 +209,7 @@ def check_events(run_dir: Path, trial: Trial) -> int:
 
 def check_checkpoints(run_dir: Path, trial: Trial) -> None:
     """checkpoints/last and best load (model, and the training state of last) or are absent."""
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.core.training.checkpoints import INFO_FILE, checkpoint_dir, load_training_state
 
     for kind in ("last", "best"):
@@ -230,15 +230,15 @@ def check_checkpoints(run_dir: Path, trial: Trial) -> None:
 
 
 def check_reads_as(run_dir: Path, status: str, steps: int, trial: Trial) -> None:
-    """core.runs and the GUI's run store both read the run as ``status`` with all its step points."""
-    from explorer.core.runs import load_run
+    """core.runs.store and the GUI's run store both read the run as ``status`` with all its step points."""
+    from explorer.core.runs.store import load_run
     from explorer.ui.runs.store import load_run_state
 
     rec = load_run(run_dir)
     if rec.status != status:
-        trial.problems.append(f"core.runs reads the run as {rec.status}, not {status}")
+        trial.problems.append(f"core.runs.store reads the run as {rec.status}, not {status}")
     if len(rec.steps()) != steps:
-        trial.problems.append(f"core.runs shows {len(rec.steps())} step points of {steps} logged")
+        trial.problems.append(f"core.runs.store shows {len(rec.steps())} step points of {steps} logged")
     state = load_run_state(run_dir)
     if state.status != status:
         trial.problems.append(f"the GUI reads the run as {state.status}, not {status}")
@@ -250,7 +250,7 @@ def check_reads_as(run_dir: Path, status: str, steps: int, trial: Trial) -> None
 
 def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, trial: Trial) -> None:
     """--resume finishes with the reference losses after the resume point (or refuses: no checkpoint)."""
-    from explorer.core.events import read_events
+    from explorer.core.protocol.events import read_events
     from explorer.core.training.checkpoints import checkpoint_dir
 
     had_checkpoint = checkpoint_dir(run_dir, "last") is not None

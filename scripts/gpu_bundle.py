@@ -70,7 +70,7 @@ def save_fp16_encoder(folder: Path) -> None:
     """The bundled encoder (with a QA head, new) and its tokenizer, weights in float16."""
     import torch
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     loaded = load_model("bundled:minilm", task="qa")
     loaded.model.to(torch.float16).save_pretrained(folder)

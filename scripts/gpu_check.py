@@ -218,7 +218,7 @@ def random_bert_base(tokenizer_source: str, folder: Path) -> Path:
     tokenizer (the bundled encoder's is BERT-base's uncased vocabulary), saved to ``folder``."""
     from transformers import BertConfig, BertForQuestionAnswering
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     tok = load_model(tokenizer_source, task="qa").tokenizer
     model = BertForQuestionAnswering(BertConfig(vocab_size=len(tok)))

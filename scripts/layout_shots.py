@@ -50,9 +50,9 @@ def fill_pages(win, folder: Path, wait_until) -> list[str]:
     """
     from helpers import (tiny_loaded_model, write_tiny_classification, write_tiny_conll, write_tiny_squad)
 
-    from explorer.core.compare import compare_decodings
+    from explorer.core.qa.compare import compare_decodings
     from explorer.core.predict.writing import write_table
-    from explorer.core.reports import write_comparison_report
+    from explorer.core.studies.reports import write_comparison_report
     from explorer.paths import SAMPLES
 
     win._inspector_opened = True            # no first-visit load of the bundled encoder

@@ -26,7 +26,7 @@ SQUAD_FILES = ("squad_v1.1/train-subset.json", "squad_v1.1/dev-part1.json", "squ
 
 def write_passages(real: Path, out: Path) -> Path:
     """Every SQuAD passage once (text, title) as a TSV; returns its path."""
-    from explorer.core.embeddings import read_corpus
+    from explorer.core.embeddings.points import read_corpus
 
     seen, rows = set(), []
     for name in SQUAD_FILES:

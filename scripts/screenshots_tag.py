@@ -26,9 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     from PySide6.QtWidgets import QApplication
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors.tag_view import TagDevView, TagView
-    from explorer.worker.inspect_ops import State, op_tag, op_tag_dev
+    from explorer.worker.inspector_ops import State, op_tag, op_tag_dev
 
     app = QApplication.instance() or QApplication([])
     state = State()

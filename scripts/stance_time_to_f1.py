@@ -37,7 +37,7 @@ def majority_figures(split_csv: Path, train: Path) -> str:
     """Macro F1, F_avg and accuracy of always answering the commonest dev label, on the run's dev split.
 
     ``split_csv``: the run's ``dev_split.csv`` (a column of the training file's row ids or line numbers);
-    ``train``: the stance file. Returns one printable line; the rule is the one ``core.baselines`` uses."""
+    ``train``: the stance file. Returns one printable line; the rule is the one ``core.metrics.baselines`` uses."""
     from sklearn.metrics import accuracy_score, f1_score
 
     with open(split_csv, newline="", encoding="utf-8") as f:

@@ -65,7 +65,7 @@ def tiny_tokenizer():
 
 def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2):
     """tiny_tokenizer() + a tiny random BERT sized to its vocab, wrapped as a LoadedModel."""
-    from explorer.core.models import LoadedModel
+    from explorer.core.models.loading import LoadedModel
 
     tok = tiny_tokenizer()
     model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels)

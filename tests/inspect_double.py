@@ -1,5 +1,5 @@
-"""A test double for the inspector child: the real server (explorer.worker.inspect.Server) on a thread of
-the test process, over real pipes and the real frames (explorer.core.wire). Views tested with it behave as
+"""A test double for the inspector child: the real server (explorer.worker.inspector.Server) on a thread of
+the test process, over real pipes and the real frames (explorer.core.protocol.frames). Views tested with it behave as
 with the child, and in-memory tiny models can be handed over as they are (``adopt``). The real process path
 is covered by tests/test_inspect_process.py."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import threading
 
-from explorer.worker.inspect import Server
+from explorer.worker.inspector import Server
 
 
 class ThreadTransport:

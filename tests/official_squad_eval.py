@@ -12,7 +12,7 @@ the logic, its order and its quirks are kept as in the scripts:
   raw scores (the script then fails with KeyError in the HasAns/NoAns split); the best-threshold walk
   sorts ``na_probs`` by value in its own (file) order and divides by the number of scored questions.
 
-Never import this module from the product: it is the test oracle for explorer.core.metrics.
+Never import this module from the product: it is the test oracle for explorer.core.metrics.squad.
 """
 
 from __future__ import annotations

@@ -70,9 +70,9 @@ class SshServer:
 
 def kill_left_workers(runs: Path) -> list[int]:
     """SIGKILL the process group of every live worker named by a ``<runs>/<run>/worker.pid``
-    (explorer.core.runs.worker_pid: the worker removes the file when it ends; hostside starts it as a session
+    (explorer.core.runs.store.worker_pid: the worker removes the file when it ends; hostside starts it as a session
     leader, so its group id is its pid and accelerate's children go with it). Returns the pids killed."""
-    from explorer.core.runs import PID_FILE, worker_pid
+    from explorer.core.runs.store import PID_FILE, worker_pid
 
     killed = []
     for path in sorted(Path(runs).glob(f"*/{PID_FILE}")):

@@ -80,7 +80,7 @@ def test_cli_predict_prints_the_table_and_refuses_a_missing_column(tmp_path):
     p = subprocess.run(base + ["--annotator-columns", "a,b"], capture_output=True, text=True, env=worker_env(),
                        cwd=REPO_ROOT, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
-    from explorer.core.stats import cohen_kappa, krippendorff_alpha
+    from explorer.core.metrics.significance import cohen_kappa, krippendorff_alpha
 
     predicted = load_predictions(out).column("predicted_label")
     kappa = cohen_kappa(A, predicted)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer.core.attention import (
+from explorer.core.attention.flow import (
     BLOCKS,
     AttentionShapeError,
     block_flow,

@@ -1,4 +1,4 @@
-"""The self-contained attention HTML page (explorer.core.attention_html): its data round trip, the probe's
+"""The self-contained attention HTML page (explorer.core.attention.html_export): its data round trip, the probe's
 --html option, and the page in a real headless Chromium driven through the DevTools protocol (it renders, the
 layer picker, a small head and a hover change the picture, and the page makes no network request)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.core.attention_html import attention_html, decode_weights, encode_weights, write_attention_html
+from explorer.core.attention.html_export import attention_html, decode_weights, encode_weights, write_attention_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -60,7 +60,7 @@ def test_page_in_headless_chromium(tmp_path, tiny_qa):
     for nothing (a copy with a remote image shows that the check sees a request)."""
     from chromium_cdp import Chromium
 
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     result = probe(tiny_qa, QUESTION, PASSAGE, attentions=True, keep_attentions="float32")
     w = result.best_window
@@ -111,7 +111,7 @@ def test_page_in_headless_chromium(tmp_path, tiny_qa):
 
 def test_probe_cli_writes_the_page(tmp_path, capsys):
     from explorer.commands import probe as probe_cmd
-    from explorer.core.attention_html import attention_page_data
+    from explorer.core.attention.html_export import attention_page_data
     from helpers import save_tiny_model
 
     folder = save_tiny_model(tmp_path / "model")

@@ -1,4 +1,4 @@
-"""One layer of kept raw attention weights as float32 (explorer.core.attention_layers, issue 30 target 2): the same
+"""One layer of kept raw attention weights as float32 (explorer.core.attention.layers, issue 30 target 2): the same
 numbers as numpy's cast and mean, the mean cached per weights array and layer, forgotten with the array, and
 computed ahead on the inspector client's reader thread."""
 
@@ -7,7 +7,7 @@ import gc
 import numpy as np
 import pytest
 
-from explorer.core import attention_layers as al
+from explorer.core.attention import layers as al
 
 
 def _weights(seed=0, shape=(3, 5, 40, 40)):
@@ -83,7 +83,7 @@ def test_the_inspector_clients_reader_thread_warms_a_probe_and_a_window_reply(ti
     """client._warm (run on the reader thread before a reply is delivered) leaves every layer's mean cached for
     the windows a probe brings and for a window's attention_weights reply; a value it does not know is left as
     it is."""
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.client import _warm
 
     result = probe(tiny_qa, "where was ada born?", "ada lovelace was born in london in 1815. " * 3, attentions=True)

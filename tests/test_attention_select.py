@@ -1,5 +1,5 @@
 """Several tokens selected in the Attention page's head view (click, Ctrl+click, drag): where their summed
-attention goes and what attends to them (explorer.core.attention_select); and the page's Export button (PNG,
+attention goes and what attends to them (explorer.core.attention.selection); and the page's Export button (PNG,
 SVG at the size shown, the interactive HTML page)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from explorer.core.attention_select import selection_attention, summed_incoming, summed_outgoing
+from explorer.core.attention.selection import selection_attention, summed_incoming, summed_outgoing
 
 SHOTS = os.environ.get("EXPLORER_SHOTS")   # a folder: the test also saves its screenshot there
 
@@ -54,7 +54,7 @@ def _drag_to(widget, pos: QPoint) -> None:
 
 @pytest.fixture
 def shown_view(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = AttentionView()
@@ -112,7 +112,7 @@ def test_ctrl_click_and_drag_select_tokens(qtbot, shown_view):
 
 
 def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
-    from explorer.core.attention_html import decode_weights
+    from explorer.core.attention.html_export import decode_weights
 
     view = shown_view
     button = view.export

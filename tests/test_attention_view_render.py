@@ -56,7 +56,7 @@ def test_float16_head_mean_equals_cast_then_mean():
 
 
 def test_layer_and_head_changes_refresh_the_cached_flow_and_model_map(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = AttentionView()

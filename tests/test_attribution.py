@@ -1,4 +1,4 @@
-"""Attributions for every head (explorer.core.attribution) on tiny random models built in memory:
+"""Attributions for every head (explorer.core.explain.attribution) on tiny random models built in memory:
 integrated gradients with 300 steps satisfy completeness (sum of attributions = f(input) - f(baseline))
 within 1 %; gradient x input equals the finite-difference derivative along each token's embedding (scaling
 it by 1 +- eps, in float64); `bert-explorer explain` writes the same numbers; bad targets are clear errors."""
@@ -11,7 +11,7 @@ import torch
 from helpers import save_tiny_model, tiny_loaded_model
 
 from explorer import cli
-from explorer.core.attribution import (AttributionError, encode, explain, forward_target, model_head,
+from explorer.core.explain.attribution import (AttributionError, encode, explain, forward_target, model_head,
                                        pad_baseline)
 
 SENTIMENT = {0: "NEGATIVE", 1: "POSITIVE"}
@@ -179,7 +179,7 @@ def test_cli_json_equals_the_core_numbers(tmp_path, name, head):
         argv += ["--token", str(kw["token"])]
     assert cli.main(argv) == 0
     got = json.loads(out.read_text(encoding="utf-8"))
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(str(folder), task=head)
     want = explain(loaded.model, loaded.tokenizer, kw["text"], kw.get("text_pair", ""), token=kw.get("token"),

@@ -65,7 +65,7 @@ class Result:
         return self
 
     def events(self) -> list[dict]:
-        from explorer.core.events import iter_events
+        from explorer.core.protocol.events import iter_events
 
         return list(iter_events(self.out.splitlines()))
 
@@ -497,7 +497,7 @@ def _(c):
 def _(c):
     import numpy as np
 
-    from explorer.core.decoding import decode_example
+    from explorer.core.qa.decoding import decode_example
 
     def logits(hot):
         v = np.full(5, -10.0)
@@ -607,7 +607,7 @@ def _(c, monkeypatch):
 
 @row("disk-full-on-events-file")
 def _(c):
-    from explorer.core.events import EventWriter
+    from explorer.core.protocol.events import EventWriter
 
     stream, err = io.StringIO(), io.StringIO()
     w = EventWriter("r", path=Path("/dev/full"), stream=stream)
@@ -635,8 +635,8 @@ def _run_folder(c, name="run1", events=None, config=None) -> Path:
 
 
 def _read_both(run_dir: Path):
-    """The run as core.runs lists it and as the GUI's run store loads it."""
-    from explorer.core.runs import list_runs, load_run
+    """The run as core.runs.store lists it and as the GUI's run store loads it."""
+    from explorer.core.runs.store import list_runs, load_run
     from explorer.ui.runs.store import load_run_state
 
     summary = [s for s in list_runs(run_dir.parent) if s.path == str(run_dir)]
@@ -702,7 +702,7 @@ def _(c):
 
 @row("events-torn-line-then-resumed-writer")
 def _(c):
-    from explorer.core.events import EventWriter, read_event_log
+    from explorer.core.protocol.events import EventWriter, read_event_log
 
     path = c.write("events.jsonl", GOOD + '{"event":"step","run_id":"run1","st')
     w = EventWriter("run1", path=path)
@@ -741,7 +741,7 @@ def _(c):
 
 @row("killed-worker")
 def _(c):
-    from explorer.core.runs import PID_FILE
+    from explorer.core.runs.store import PID_FILE
 
     run_dir = _run_folder(c)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -769,7 +769,7 @@ def _(c):
 
 @row("checkpoint-crash-between-renames")
 def _(c):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from helpers import tiny_loaded_model
     from explorer.core.training.checkpoints import checkpoint_dir, read_checkpoint_info, save_checkpoint
 
@@ -797,7 +797,7 @@ def _(c):
 @row("tau-study-cache-corrupt")
 def _(c):
     from helpers import tiny_loaded_model
-    from explorer.core.tau_study import cache_path, run_study, study_key
+    from explorer.core.qa.tau_study import cache_path, run_study, study_key
 
     loaded = tiny_loaded_model("qa")
     key = study_key(loaded, c.sq, 4)

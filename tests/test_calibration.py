@@ -1,4 +1,4 @@
-"""core/calibration.py: reliability bins, ECE / MCE / Brier by hand, temperature scaling held out both ways."""
+"""core/metrics/calibration.py: reliability bins, ECE / MCE / Brier by hand, temperature scaling held out both ways."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core import calibration as C
+from explorer.core.metrics import calibration as C
 
 
 def test_ece_mce_brier_by_hand():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import save_tiny_model
 
-from explorer.core import calibration as C
+from explorer.core.metrics import calibration as C
 
 
 def _probs(path, names):

@@ -1,4 +1,4 @@
-"""Two checkpoints, one example (explorer.core.attention_compare and the Attention page's "Compare with
+"""Two checkpoints, one example (explorer.core.qa.attention_compare and the Attention page's "Compare with
 checkpoint…" view): B − A is the difference of the two models' attention arrays, both flows and both answers."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from explorer.core.attention_compare import CheckpointMismatchError, compare_checkpoints
+from explorer.core.qa.attention_compare import CheckpointMismatchError, compare_checkpoints
 
 QUESTION = "where was ada born?"
 PASSAGE = "ada lovelace was born in london in 1815. she wrote the first program."
@@ -23,7 +23,7 @@ def model_b():
 
 
 def test_b_minus_a_is_the_difference_of_the_attention_arrays(tiny_qa, model_b):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     c = compare_checkpoints(tiny_qa, model_b, QUESTION, PASSAGE, label_a="base", label_b="tuned")
     ra = probe(tiny_qa, QUESTION, PASSAGE, attentions=True, keep_attentions="float32")
@@ -118,8 +118,8 @@ def test_runs_dock_offers_two_runs_compare(qtbot, monkeypatch):
 def test_compare_tab_pair_page_opens_attention_a_vs_b(qtbot, tmp_path):
     from helpers import save_tiny_model
 
-    from explorer.core.compare import Comparison, QuestionComparison, count_agreement
-    from explorer.core.models import load_model
+    from explorer.core.qa.compare import Comparison, QuestionComparison, count_agreement
+    from explorer.core.models.loading import load_model
     from explorer.ui.groups.compare_spans import PairSpansView
 
     a, b = save_tiny_model(tmp_path / "a", seed=0), save_tiny_model(tmp_path / "b", seed=1)

@@ -5,7 +5,7 @@ import pytest
 from helpers import write_tiny_classification
 
 from explorer.core.data.classification import ClassificationDataError, load_classification
-from explorer.core.training.glue_metrics import (accuracy, binary_f1, classification_metrics, matthews_corrcoef,
+from explorer.core.metrics.glue import (accuracy, binary_f1, classification_metrics, matthews_corrcoef,
                                                  pearson, spearman)
 
 

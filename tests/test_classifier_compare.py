@@ -1,5 +1,5 @@
 """Two classification runs compared on the same dev rows (inspector op compare_classifiers and the Runs dock's
-window): the figures shown equal core.stats on the same predictions."""
+window): the figures shown equal core.metrics.significance on the same predictions."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core.classify_compare import compare_classifiers
-from explorer.core.training.config import TrainConfig
+from explorer.core.classify.compare import compare_classifiers
+from explorer.core.specs.train_config import TrainConfig
 
 WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
 
@@ -19,7 +19,7 @@ def _run(runs, run_id, dev, seed):
     """A run folder: config.json naming ``dev`` and a tiny random classifier as checkpoints/best."""
     from helpers import save_tiny_model
 
-    from explorer.core.runs import config_file
+    from explorer.core.runs.store import config_file
 
     folder = runs / run_id
     ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed)
@@ -41,8 +41,8 @@ def two_runs(tmp_path_factory):
 
 
 def _scored(ckpt, dev):
-    from explorer.core.classify_dev import run_data_settings, score_classification_dev
-    from explorer.core.models import load_model
+    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(str(ckpt), "classification")
     return score_classification_dev(loaded.model, loaded.tokenizer, "single", str(dev), cap=None,
@@ -50,7 +50,7 @@ def _scored(ckpt, dev):
 
 
 def test_op_figures_equal_core_statistics_on_the_same_predictions(two_runs):
-    from explorer.worker.inspect_ops import OPS, State
+    from explorer.worker.inspector_ops import OPS, State
 
     dev, a, b = two_runs
     steps = []

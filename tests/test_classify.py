@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.core.classify import ClassifyError, head_logits, softmax_loss
-from explorer.core.classify_model import classify_choices, classify_text
+from explorer.core.classify.arithmetic import ClassifyError, head_logits, softmax_loss
+from explorer.core.classify.forward import classify_choices, classify_text
 
 
 def test_three_class_toy_from_the_seed():
@@ -81,7 +81,7 @@ def test_wrong_head_and_bad_inputs_are_clear_errors():
 
 
 def test_dev_report_counts_and_ranks():
-    from explorer.core.classify_dev import dev_report
+    from explorer.core.classify.dev_report import dev_report
 
     logits = np.array([[2.0, 0.0], [0.1, 0.0], [0.0, 3.0], [4.0, 0.0], [0.0, 0.2]])
     labels = [0, 1, 1, 1, 1]   # rows 1 and 3 are wrong; row 3 very confidently
@@ -97,7 +97,7 @@ def test_dev_report_counts_and_ranks():
 def test_score_dev_on_a_tiny_model(tmp_path):
     from helpers import write_tiny_classification
 
-    from explorer.core.classify_dev import score_classification_dev
+    from explorer.core.classify.dev_report import score_classification_dev
 
     loaded = tiny_loaded_model("classification")
     path = write_tiny_classification(tmp_path / "d.tsv", repeat=1)

@@ -48,7 +48,7 @@ def test_eval_explains_both_thresholds(tmp_path, tiny_model_dir, capsys):  # noq
 
 
 def test_explain_best_threshold_abstain_all():
-    from explorer.core.metric_display import explain_best_threshold
+    from explorer.core.specs.metric_display import explain_best_threshold
 
     lines = explain_best_threshold({"best_f1": 34.29, "best_f1_thresh": 0.0, "best_tau": 2.189}, n_answered=0)
     text = "\n".join(lines)
@@ -93,7 +93,7 @@ def test_all_abstain_best_threshold_is_said_to_mean_nothing():
     """60 SQuAD 2.0 questions, 31 unanswerable: the official search keeps best_f1_thresh 0.0 and best_f1 =
     31 / 60 = 51.67 when no threshold beats abstaining everywhere; eval and score say so instead of
     'answer iff null odds <= 0.000' (which would answer everything: F1 5.97 in the case that found it)."""
-    from explorer.core.metric_display import abstain_note, abstaining_scores_best, explain_best_threshold
+    from explorer.core.specs.metric_display import abstain_note, abstaining_scores_best, explain_best_threshold
 
     metrics = {"best_f1": 100 * 31 / 60, "best_f1_thresh": 0.0, "HasAns_total": 29, "NoAns_total": 31}
     assert abstaining_scores_best(metrics)

@@ -61,7 +61,7 @@ def test_probe_and_eval_on_a_classifier_say_so(command, files, tmp_path):
 
 
 def test_load_model_refuses_another_task_when_asked(files):
-    from explorer.core.models import ModelSourceError, load_model
+    from explorer.core.models.loading import ModelSourceError, load_model
 
     with pytest.raises(ModelSourceError, match="is a classification model"):
         load_model(str(files["cls"]), task="qa", refuse_other_task=True)

@@ -46,8 +46,8 @@ def base_folder(tmp_path_factory):
 
 
 def test_probe_text_output(tiny_folder, capsys):
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.probe import probe
 
     assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--tau", "1.5"]) == 0
     out, err = capsys.readouterr()

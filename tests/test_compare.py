@@ -1,4 +1,4 @@
-"""Two-checkpoint comparison (core/compare.py, `bert-explorer compare`): per-question scores, counts that add up."""
+"""Two-checkpoint comparison (core/qa/compare.py, `bert-explorer compare`): per-question scores, counts that add up."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from explorer.core.compare import compare_decodings
+from explorer.core.qa.compare import compare_decodings
 from helpers import run_cli, save_tiny_model, write_tiny_squad
 
 
@@ -106,9 +106,9 @@ def test_real_squad2_dev_counts_add_up_and_follow_the_official_has_answer(tmp_pa
     question counts as right for an abstention exactly when its raw gold list is empty (official v2.0)."""
     real = str(real_data)          # conftest: skips when EXPLORER_REAL_DATA is unset or not a folder
     from explorer.core.data.squad import gold_answers, load_squad
-    from explorer.core.decoding import decode_predictions
-    from explorer.core.inference import predict_squad
-    from explorer.core.models import load_model
+    from explorer.core.qa.decoding import decode_predictions
+    from explorer.core.qa.inference import predict_squad
+    from explorer.core.models.loading import load_model
 
     dataset, _ = load_squad(os.path.join(real, "squad_v2.0", "dev-subset.json"))
     dataset = dataset.select(range(8))

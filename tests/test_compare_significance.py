@@ -1,4 +1,4 @@
-"""Is B better than A? core/compare.py's significance (McNemar, paired bootstrap) in the report and the CLI lines."""
+"""Is B better than A? core/qa/compare.py's significance (McNemar, paired bootstrap) in the report and the CLI lines."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from explorer.core.compare import (
+from explorer.core.qa.compare import (
     Comparison,
     QuestionComparison,
     comparison_from_dict,
@@ -50,7 +50,7 @@ def test_no_detectable_difference_when_even():
 
 def test_report_and_cli_lines_show_the_figures(tmp_path):
     from explorer.commands.compare import _lines
-    from explorer.core.reports import write_comparison_report
+    from explorer.core.studies.reports import write_comparison_report
 
     c = _comparison()
     md = (write_comparison_report(tmp_path / "r", c, data="dev.json") / "report.md").read_text(encoding="utf-8")

@@ -1,11 +1,11 @@
-"""core/cv.py: seeded stratified / grouped folds, each example in one dev fold; out-of-fold order."""
+"""core/studies/cv.py: seeded stratified / grouped folds, each example in one dev fold; out-of-fold order."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from explorer.core.cv import CrossValidationError, cv_folds, out_of_fold
+from explorer.core.studies.cv import CrossValidationError, cv_folds, out_of_fold
 
 
 def test_stratified_folds_cover_every_example_once_and_keep_the_class_shares():

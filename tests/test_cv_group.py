@@ -1,4 +1,4 @@
-"""`group --cv K` (explorer/core/cv_runs.py): folds written once, members trained through `train`, one
+"""`group --cv K` (explorer/core/studies/cv_runs.py): folds written once, members trained through `train`, one
 out-of-fold prediction per example in predict's format, the spread and the pooled figures by hand."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from explorer.core import cv_runs, groups
-from explorer.core.training.config import TrainConfig
+from explorer.core.studies import cv_runs
+from explorer.core.studies import groups
+from explorer.core.specs.train_config import TrainConfig
 
 WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
 

@@ -1,4 +1,4 @@
-"""Span search, null score, tau decision and official files (explorer.core.decoding)."""
+"""Span search, null score, tau decision and official files (explorer.core.qa.decoding)."""
 
 import json
 import math
@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from explorer.core.decoding import (decode_example, decode_predictions, span_score_table,
+from explorer.core.qa.decoding import (decode_example, decode_predictions, span_score_table,
                                     write_official_files)
-from explorer.core.features import prepare_qa_features
+from explorer.core.qa.windows import prepare_qa_features
 from helpers import tiny_tokenizer
 
 # The seed's toy: 4 passage tokens; the largest cell S_i + E_j is 5.8 at i=2, j=0 (below the diagonal,

@@ -1,4 +1,4 @@
-"""Embeddings (explorer/core/embeddings.py) and `bert-explorer embed` on a tiny random BERT: the vectors equal
+"""Embeddings (explorer/core/embeddings/points.py) and `bert-explorer embed` on a tiny random BERT: the vectors equal
 transformers' hidden states, the projector files parse as TensorBoard's projector reads them, occurrences,
 Procrustes, the corpus readers and the errors."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core import embeddings as emb
+from explorer.core.embeddings import points as emb
 from explorer.core.errors import Cancelled, EmbeddingError
 
 TEXTS = ["the city of paris is on the river", "ada was born in london, a cat city",

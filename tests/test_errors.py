@@ -6,17 +6,17 @@ import errno
 import pytest
 
 from explorer.core import errors
-from explorer.core.window_settings import WindowSettingProblem, WindowSettingsError
+from explorer.core.models.window_settings import WindowSettingProblem, WindowSettingsError
 from explorer.worker.train import describe_error, is_internal_error
 
 
 def test_every_input_error_is_a_user_error_wherever_it_is_imported_from():
     from explorer.core.data.classification import ClassificationDataError
     from explorer.core.data.squad import SquadDataError
-    from explorer.core.models import ModelSourceError
-    from explorer.core.probe import ProbeError
+    from explorer.core.models.loading import ModelSourceError
+    from explorer.core.qa.probe import ProbeError
     from explorer.core.training.checkpoints import CheckpointError
-    from explorer.core.training.config import ConfigError
+    from explorer.core.specs.train_config import ConfigError
 
     for cls in (ClassificationDataError, SquadDataError, ModelSourceError, ProbeError, CheckpointError,
                 ConfigError, errors.TrainingDataError, errors.NonFiniteLoss):
@@ -28,8 +28,8 @@ def test_every_input_error_is_a_user_error_wherever_it_is_imported_from():
 
 
 def test_one_cancellation_type_that_except_exception_does_not_swallow():
-    from explorer.core.tau_study import StudyCancelled
-    from explorer.worker.inspect import Cancelled as InspectorCancelled   # the inspector child's cancel
+    from explorer.core.qa.tau_study import StudyCancelled
+    from explorer.worker.inspector import Cancelled as InspectorCancelled   # the inspector child's cancel
 
     assert StudyCancelled is errors.Cancelled and InspectorCancelled is errors.Cancelled
     assert not issubclass(errors.Cancelled, Exception)
@@ -41,7 +41,7 @@ def test_one_cancellation_type_that_except_exception_does_not_swallow():
 
 
 def test_window_settings_errors_come_from_features_as_their_own_type(tiny_qa):
-    from explorer.core.features import prepare_qa_features
+    from explorer.core.qa.windows import prepare_qa_features
 
     with pytest.raises(WindowSettingsError, match="doc_stride"):
         prepare_qa_features(["Who?"], ["Ada was born in London."], tiny_qa.tokenizer, max_seq_length=64,

@@ -30,7 +30,7 @@ def _modes(model) -> list[bool]:
 
 
 def test_inference_restores_each_submodule_and_turns_autograd_off():
-    from explorer.core.eval_mode import inference
+    from explorer.core.models.eval_mode import inference
 
     loaded = _train_mode("qa")
     before = _modes(loaded.model)
@@ -46,7 +46,7 @@ def test_inference_restores_each_submodule_and_turns_autograd_off():
 def test_a_model_in_eval_mode_is_not_switched_and_a_flag_set_in_the_block_comes_back(monkeypatch):
     """The inspector's model is always in eval mode: Module.eval (a Python call per submodule, about 1 ms of each
     probe) is skipped; a flag the block itself changes is still set back."""
-    from explorer.core.eval_mode import inference
+    from explorer.core.models.eval_mode import inference
 
     loaded = tiny_loaded_model("qa")
     loaded.model.eval()
@@ -59,7 +59,7 @@ def test_a_model_in_eval_mode_is_not_switched_and_a_flag_set_in_the_block_comes_
 
 
 def test_probe_twice_on_a_train_mode_model_gives_identical_logits():
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     loaded = _train_mode("qa")
     before = _modes(loaded.model)
@@ -73,9 +73,9 @@ def test_probe_twice_on_a_train_mode_model_gives_identical_logits():
 
 
 def test_qa_inference_and_saliency_run_in_eval_mode():
-    from explorer.core.inference import predict_squad
-    from explorer.core.probe import probe
-    from explorer.core.saliency import window_saliency
+    from explorer.core.qa.inference import predict_squad
+    from explorer.core.qa.probe import probe
+    from explorer.core.qa.saliency import window_saliency
 
     loaded = _train_mode("qa")
     before = _modes(loaded.model)
@@ -91,8 +91,8 @@ def test_qa_inference_and_saliency_run_in_eval_mode():
 
 
 def test_classify_and_the_dev_table_run_in_eval_mode(tmp_path):
-    from explorer.core.classify_dev import score_classification_dev
-    from explorer.core.classify_model import classify_text
+    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.classify.forward import classify_text
 
     loaded = _train_mode("classification")
     before = _modes(loaded.model)

@@ -1,4 +1,4 @@
-"""Typed event records (explorer/core/events.py): every field a real run writes is declared in its
+"""Typed event records (explorer/core/protocol/events.py): every field a real run writes is declared in its
 event's TypedDict, so the contract between worker and GUI is written in one place."""
 
 import contextlib
@@ -6,7 +6,7 @@ import io
 
 from helpers import save_tiny_model, write_tiny_squad
 
-from explorer.core.events import EVENT_RECORDS, EVENT_TYPES, WatchRow, iter_events, make_event
+from explorer.core.protocol.events import EVENT_RECORDS, EVENT_TYPES, WatchRow, iter_events, make_event
 from explorer.worker.train import main as train_main
 
 

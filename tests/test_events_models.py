@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from explorer.core import events
-from explorer.core.models import ModelSourceError, eager_attention, load_model, resolve_source
-from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
+from explorer.core.protocol import events
+from explorer.core.models.loading import ModelSourceError, eager_attention, load_model, resolve_source
+from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 
 
 def test_event_writer_writes_stdout_and_file(tmp_path):
@@ -67,7 +67,7 @@ def test_train_config_roundtrip_and_validation(tmp_path):
         TrainConfig.from_dict({"lr": 1})
     grid = paper_grid(cfg)
     assert len(grid) == 24 and {g.batch_size for g in grid} == {16, 32}
-    from explorer.core.training.config import fast_cpu_preset
+    from explorer.core.specs.train_config import fast_cpu_preset
 
     budgeted = paper_grid(fast_cpu_preset(cfg))          # the grid goes by epochs: no 30-minute cap
     assert {g.time_budget_minutes for g in budgeted} == {0.0} and {g.epochs for g in budgeted} == {2.0, 3.0, 4.0}

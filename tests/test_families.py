@@ -19,7 +19,7 @@ import pytest
 from family_models import FAMILIES, family_tokenizer, save_family
 from helpers import _PAIR, _SINGLE, tiny_squad_dict, write_tiny_classification, write_tiny_squad
 
-from explorer.core.models import ModelSourceError, load_model
+from explorer.core.models.loading import ModelSourceError, load_model
 
 NAMES = list(FAMILIES)
 QUESTION = "Where was Ada born?"
@@ -76,8 +76,8 @@ def test_load_reports_the_real_architecture(name, loaded):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_windows_labels_and_sequence_ids(name, loaded):
-    from explorer.core.decoding import decode_example
-    from explorer.core.features import prepare_qa_features
+    from explorer.core.qa.decoding import decode_example
+    from explorer.core.qa.windows import prepare_qa_features
 
     tok = loaded[name].tokenizer
     answer = {"text": ["Babbage"], "answer_start": [PASSAGE.index("Babbage")]}
@@ -104,9 +104,9 @@ def test_windows_labels_and_sequence_ids(name, loaded):
 @pytest.mark.parametrize("name", NAMES)
 def test_eval_pipeline(name, loaded, data_files):
     from explorer.core.data.squad import gold_answers, load_squad
-    from explorer.core.decoding import decode_predictions
-    from explorer.core.inference import predict_squad
-    from explorer.core.metrics import evaluate_decodings
+    from explorer.core.qa.decoding import decode_predictions
+    from explorer.core.qa.inference import predict_squad
+    from explorer.core.metrics.squad import evaluate_decodings
 
     dataset, _ = load_squad(data_files["sq2"])
     feats, start, end = predict_squad(loaded[name], dataset, batch_size=4, **WINDOW)
@@ -123,7 +123,7 @@ def test_eval_pipeline(name, loaded, data_files):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_probe_byhand_and_block_flow(name, loaded):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     r = probe(loaded[name], QUESTION, PASSAGE, attentions=True, **WINDOW)
     assert len(r.windows) >= 2
@@ -146,7 +146,7 @@ def _seq_ids(window) -> list:
 
 
 def _train(argv) -> tuple[int, list[dict]]:
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker.train import main as train_main
 
     buf = io.StringIO()
@@ -256,14 +256,14 @@ def test_decoder_only_in_train_is_a_clear_failure(family_dirs, data_files, tmp_p
 @pytest.mark.parametrize("name", NAMES)
 def test_probe_attention_from_hooks_equals_output_attentions(name, loaded):
     """The probe summarises each layer inside the forward (hooks on the modules the family names for its
-    attentions, explorer.core.attention_hooks); per window that equals the summaries of a plain eager forward's
+    attentions, explorer.core.attention.hooks); per window that equals the summaries of a plain eager forward's
     output.attentions (raw float16 weights and block flow, token share, rollout identical)."""
     import torch
 
-    from explorer.core.attention import summarize_attention_layers
-    from explorer.core.features import collate_qa, prepare_qa_features
-    from explorer.core.models import eager_attention
-    from explorer.core.probe import probe
+    from explorer.core.attention.flow import summarize_attention_layers
+    from explorer.core.qa.windows import collate_qa, prepare_qa_features
+    from explorer.core.models.loading import eager_attention
+    from explorer.core.qa.probe import probe
 
     lm = loaded[name]
     r = probe(lm, QUESTION, PASSAGE, attentions=True, **WINDOW)
@@ -280,8 +280,8 @@ def test_probe_attention_from_hooks_equals_output_attentions(name, loaded):
 
 def test_attention_unavailable_is_said_plainly(loaded, monkeypatch):
     """A model whose attention implementation cannot return weights: the probe still answers and says why."""
-    from explorer.core import models as models_mod
-    from explorer.core.probe import probe
+    from explorer.core.models import loading as models_mod
+    from explorer.core.qa.probe import probe
 
     @contextlib.contextmanager
     def refuse(model):
@@ -298,7 +298,7 @@ def test_attention_unavailable_is_said_plainly(loaded, monkeypatch):
 
 
 def test_presets_cover_every_family_with_card_figures():
-    from explorer.core.presets import QA_PRESETS, preset_for
+    from explorer.core.specs.hub_checkpoints import QA_PRESETS, preset_for
 
     assert {p.model_type for p in QA_PRESETS} == set(FAMILIES)
     for p in QA_PRESETS:
@@ -312,7 +312,7 @@ def test_presets_cover_every_family_with_card_figures():
 def test_launcher_and_inspector_show_the_presets(qtbot, tmp_path):
     from PySide6.QtCore import Qt
 
-    from explorer.core.presets import QA_PRESETS
+    from explorer.core.specs.hub_checkpoints import QA_PRESETS
     from explorer.ui.inspectors.hub import InspectorHub
     from explorer.ui.launch.launcher import LauncherPanel
     from explorer.ui.launch.presets import preset_config
@@ -331,7 +331,7 @@ def test_launcher_and_inspector_show_the_presets(qtbot, tmp_path):
 
 
 def test_offline_preset_gets_the_clear_hub_message(monkeypatch):
-    from explorer.core.presets import QA_PRESETS
+    from explorer.core.specs.hub_checkpoints import QA_PRESETS
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelSourceError, match="offline"):

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.core.decoding import decode_example
-from explorer.core.features import prepare_qa_features, token_span
+from explorer.core.qa.decoding import decode_example
+from explorer.core.qa.windows import prepare_qa_features, token_span
 from family_models import FAMILIES, family_tokenizer, train_tokenizer, wrap_tokenizer
 
 KINDS = ("wordpiece", "bytelevel", "unigram")

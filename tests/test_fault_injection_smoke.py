@@ -79,7 +79,7 @@ def test_seed_ranges():
 def test_no_complete_checkpoint_makes_the_refusal_the_pass(tmp_path):
     """Killed while the first checkpoint was written (only its temp folder left): --resume must refuse, and
     that refusal passes the trial; a checkpoint the events reported but that is gone fails it."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
 
     run_dir = tmp_path / "run"
     (run_dir / "checkpoints" / ".tmp-last-123").mkdir(parents=True)

@@ -1,10 +1,10 @@
-"""Windows, offsets, labels and dynamic padding (explorer.core.features)."""
+"""Windows, offsets, labels and dynamic padding (explorer.core.qa.windows)."""
 
 import copy
 
 import pytest
 
-from explorer.core.features import collate_qa, prepare_qa_features
+from explorer.core.qa.windows import collate_qa, prepare_qa_features
 from helpers import tiny_tokenizer
 
 LONG = " ".join(f"word{k} in london" for k in range(60))  # 60 x (word, ##k.., in, london) ~ 250 tokens

@@ -1,4 +1,4 @@
-"""Attention flow over training (explorer.core.flow_history, the Curves area's FlowOverTraining): drawn from the
+"""Attention flow over training (explorer.core.attention.flow_history, the Curves area's FlowOverTraining): drawn from the
 events.jsonl of a real short QA run, one line per layer, per block pair."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from explorer.core.events import read_events
-from explorer.core.flow_history import flow_history
+from explorer.core.protocol.events import read_events
+from explorer.core.attention.flow_history import flow_history
 
 SHOTS = os.environ.get("EXPLORER_SHOTS")   # a folder: the test also saves its screenshot there
 

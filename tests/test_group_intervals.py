@@ -1,4 +1,4 @@
-"""Groups: each final metric's 95% t interval and Welch's test between two groups (core/group_stats.py,
+"""Groups: each final metric's 95% t interval and Welch's test between two groups (core/studies/group_stats.py,
 `group --summary [--versus OTHER]`)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from scipy.stats import ttest_ind
 from test_groups import _fake_run
 
-from explorer.core import groups
-from explorer.core.group_stats import MemberData, final_metric_intervals, welch_lines
-from explorer.core.training.config import TrainConfig
+from explorer.core.studies import groups
+from explorer.core.studies.group_stats import MemberData, final_metric_intervals, welch_lines
+from explorer.core.specs.train_config import TrainConfig
 
 
 def _m(run_id, acc):

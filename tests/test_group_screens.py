@@ -22,9 +22,9 @@ def test_group_screens_writes_group_compare_and_pair_images(qtbot, tmp_path, cap
     from test_groups import _fake_run
     from test_ui_compare_pair import _comparison
 
-    from explorer.core.groups import plan_restarts, write_group
-    from explorer.core.reports import write_comparison_report
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.studies.groups import plan_restarts, write_group
+    from explorer.core.studies.reports import write_comparison_report
+    from explorer.core.specs.train_config import TrainConfig
 
     runs = tmp_path / "runs"
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2])

@@ -1,4 +1,4 @@
-"""Group statistics (core/group_stats.py) and the group report (core/reports.py): hand-computed values."""
+"""Group statistics (core/studies/group_stats.py) and the group report (core/studies/reports.py): hand-computed values."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from explorer.core.group_stats import MemberData, group_table, heat_map, mean_band, stats
+from explorer.core.studies.group_stats import MemberData, group_table, heat_map, mean_band, stats
 
 
 def test_mean_band_minmax_on_common_grid():
@@ -80,9 +80,9 @@ def test_heat_map_cells_and_restart_spread():
 
 
 def test_group_report_folder(tmp_path):
-    from explorer.core.groups import plan_restarts
-    from explorer.core.reports import write_group_report
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.studies.groups import plan_restarts
+    from explorer.core.studies.reports import write_group_report
+    from explorer.core.specs.train_config import TrainConfig
 
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2])
     ms = [_member("r-01", [(0, 50.0), (10, 80.0)], seed=1), _member("r-02", [(0, 60.0), (10, 90.0)], seed=2)]

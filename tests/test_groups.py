@@ -1,4 +1,4 @@
-"""Run groups (core/groups.py, commands/group.py): group files, planning, reading with killed/missing members."""
+"""Run groups (core/studies/groups.py, commands/group.py): group files, planning, reading with killed/missing members."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from explorer.core import groups
-from explorer.core.events import EVENTS_FILE
-from explorer.core.runs import CONFIG_FILE
-from explorer.core.training.config import TrainConfig
+from explorer.core.studies import groups
+from explorer.core.protocol.events import EVENTS_FILE
+from explorer.core.runs.store import CONFIG_FILE
+from explorer.core.specs.train_config import TrainConfig
 
 
 def _fake_run(runs_dir, run_id, evals, finished=True, seed=1, task="pair", metric="accuracy"):
@@ -103,7 +103,7 @@ def test_killed_and_missing_members_leave_the_group_readable(tmp_path):
 
 
 def test_group_values_and_labels_use_the_runs_lists_display_scale(tmp_path):
-    from explorer.core.group_stats import group_table
+    from explorer.core.studies.group_stats import group_table
 
     for task, metric, value, shown, label in (("pair", "accuracy", 0.7075, 70.75, "accuracy (%)"),
                                                ("squad_v1", "f1", 66.7, 66.7, "F1 (%)")):

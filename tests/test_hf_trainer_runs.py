@@ -73,8 +73,8 @@ def _trained(history, key):
 
 
 def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
-    from explorer.core import run_status
-    from explorer.core.runs import HF_TRAINER, load_run, run_kind
+    from explorer.core.runs import status as run_status
+    from explorer.core.runs.store import HF_TRAINER, load_run, run_kind
     from explorer.ui.runs.store import load_run_state
 
     _root, out, history = hf_run
@@ -114,8 +114,8 @@ def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
 
 def test_one_checkpoint_opens_as_a_run_and_in_the_right_page(hf_run):
     pytest.importorskip("pytestqt")
-    from explorer.core.checkpoint_windows import checkpoint_task_name
-    from explorer.core.runs import HF_TRAINER, load_run
+    from explorer.core.models.checkpoint_windows import checkpoint_task_name
+    from explorer.core.runs.store import HF_TRAINER, load_run
     from explorer.ui.inspectors.registry import page_for_checkpoint
 
     _root, out, history = hf_run
@@ -236,7 +236,7 @@ class _Payload:
 
 
 def test_training_args_bin_is_read_without_running_it(tmp_path):
-    from explorer.core.hf_trainer import read_pickled_settings
+    from explorer.core.runs.trainer_folder import read_pickled_settings
 
     marker = tmp_path / "ran"
     file = tmp_path / "training_args.bin"
@@ -268,8 +268,8 @@ def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp
     """Eighth trial: a copied Trainer folder read "in progress" for its first minutes (a copy's file times are the
     copy's). Its status comes from the files: finished when they say it ended (end summary, global_step or a
     checkpoint-N at max_steps), stopped before that; in progress only after this process saw them change."""
-    from explorer.core.hf_trainer import WriterWatch, read_trainer_run
-    from explorer.core.runs import IN_PROGRESS_SECONDS, load_run
+    from explorer.core.runs.trainer_folder import WriterWatch, read_trainer_run
+    from explorer.core.runs.store import IN_PROGRESS_SECONDS, load_run
 
     def status(path, watch, now):
         return read_trainer_run(path, state_name="trainer_state.json", json_name="training_args.json",
@@ -303,7 +303,7 @@ def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp
 def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(tmp_path):
     """The poll re-reads a Trainer folder listed as stopped when its files changed (a writer after all), and only
     while it is watched; never our own runs."""
-    from explorer.core.runs import IN_PROGRESS_SECONDS, TRAINER_WRITERS, RunStore
+    from explorer.core.runs.store import IN_PROGRESS_SECONDS, TRAINER_WRITERS, RunStore
     from explorer.ui.runs.store import load_run_state
 
     out = tmp_path / "watched-out"
@@ -324,7 +324,7 @@ def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(
 def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
     """Fifth trial: a Trainer's checkpoint-6 held no tokenizer (it was saved in the output_dir only) and every word
     was read as [UNK]. The tokenizer comes from the parent folder then; a checkpoint with its own keeps it."""
-    from explorer.core.models import tokenizer_folder
+    from explorer.core.models.loading import tokenizer_folder
 
     out = tmp_path / "out"
     ckpt = out / "checkpoint-6"
@@ -360,7 +360,7 @@ def _copyable_trainer_folder(out: Path, best: int, other: int) -> None:
 def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists(tmp_path):
     """Issue 25: /tmp/trial6/hf_out (a copy) opened /tmp/trial5/hf_out/checkpoint-6 because the recorded
     absolute path still existed. The copy's own checkpoint of that name is the best; the note says why."""
-    from explorer.core.runs import load_run
+    from explorer.core.runs.store import load_run
 
     original = tmp_path / "trial5" / "hf_out"
     _copyable_trainer_folder(original, best=6, other=3)
@@ -382,8 +382,8 @@ def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
     """Tenth trial: eval_runtime, eval_samples_per_second and eval_steps_per_second were drawn as "dev runtime",
     "dev samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
     are no dev plot, no group statistic and never the metric that picked the best checkpoint."""
-    from explorer.core.hf_trainer import best_metric_name
-    from explorer.core.metric_specs import metric_spec
+    from explorer.core.runs.trainer_folder import best_metric_name
+    from explorer.core.specs.metrics import metric_spec
     from explorer.ui.runs.store import load_run_state
 
     _root, out, history = hf_run
@@ -408,7 +408,7 @@ def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_
     pytest.importorskip("tensorboard")
     from torch.utils.tensorboard import SummaryWriter
 
-    from explorer.core.runs import load_run
+    from explorer.core.runs.store import load_run
     from explorer.ui.runs.dock import COLUMNS, RunsModel
     from explorer.ui.runs.store import load_summary
 

@@ -79,7 +79,7 @@ def test_download_reports_bytes_then_second_use_is_offline(hub, repo_folders, mo
     assert len(events) > 3 and all(d2 >= d1 for (d1, _), (d2, _) in zip(events, events[1:]))
     assert ("GET", f"/api/models/{MODEL}/revision/main", None) in hub.requests
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     hub.stop()                      # no server at all: the second use must come from the cache
     _go_offline(monkeypatch)
@@ -123,7 +123,7 @@ def test_connection_cut_every_time_fails_in_one_sentence(hub):
 
 def test_gated_and_missing_repositories_are_one_sentence(hub):
     from explorer.core.data.squad import load_squad
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     with pytest.raises(ModelSourceError) as gated:
         load_model("test-org/gated-qa", "qa")
@@ -143,7 +143,7 @@ def test_hub_dataset_id_trains_and_evaluates(hub, tmp_path, monkeypatch):
     import io
 
     from explorer.core.data.squad import load_squad
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker.train import EXIT_OK, main as train_main
 
     train, dev = f"{DATASET}::plain_text::train", f"{DATASET}::plain_text::validation"

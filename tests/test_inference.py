@@ -1,10 +1,10 @@
-"""Batched inference (explorer.core.inference): sorted, dynamically padded batches = one window at a time."""
+"""Batched inference (explorer.core.qa.inference): sorted, dynamically padded batches = one window at a time."""
 
 import numpy as np
 import torch
 
-from explorer.core.features import prepare_qa_features
-from explorer.core.inference import predict_squad
+from explorer.core.qa.windows import prepare_qa_features
+from explorer.core.qa.inference import predict_squad
 
 ROWS = [
     {"question": "where was ada born?", "context": "ada was born in london in 1815. " * 12},

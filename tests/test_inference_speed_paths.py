@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.decoding import decode_example, json_one_key_per_line, null_odds, predictions_at
-from explorer.core.features import collate_qa, prepare_qa_features
-from explorer.core.inference import batch_order, quantize_int8
+from explorer.core.qa.decoding import decode_example, json_one_key_per_line, null_odds, predictions_at
+from explorer.core.qa.windows import collate_qa, prepare_qa_features
+from explorer.core.qa.inference import batch_order, quantize_int8
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 CTX = "Ada Lovelace was born in London in 1815. She wrote the first program for a machine."
@@ -88,7 +88,7 @@ def test_eval_files_equal_one_window_at_a_time(tmp_path, tiny_qa, capsys):
 
 
 def test_quantize_int8_keeps_the_head_and_the_original(tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     q8 = quantize_int8(tiny_qa)
     assert q8 is not tiny_qa and q8.tokenizer is tiny_qa.tokenizer and q8.source == tiny_qa.source

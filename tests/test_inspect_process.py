@@ -1,4 +1,4 @@
-"""The real inspector child process (python -m explorer.worker.inspect) behind the inspector views: it
+"""The real inspector child process (python -m explorer.worker.inspector) behind the inspector views: it
 answers load / probe / attention-weights / dev-study requests, a newer probe supersedes an older one, the τ
 study is cancellable, and a child killed mid-request gives a clear error in the view, after which the next
 request starts a new child that reloads the model. (The other inspector tests use the in-thread double of

@@ -1,4 +1,4 @@
-"""The inspector child's server (explorer.worker.inspect.Server) over real pipes, without Qt: supersede by
+"""The inspector child's server (explorer.worker.inspector.Server) over real pipes, without Qt: supersede by
 channel, cancel, lanes that do not wait for each other, and clear error replies for bad requests."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from explorer.core.wire import read_frame, write_frame
-from explorer.worker import inspect_ops
-from explorer.worker.inspect import Server
+from explorer.core.protocol.frames import read_frame, write_frame
+from explorer.worker import inspector_ops as inspect_ops
+from explorer.worker.inspector import Server
 
 
 class Pipe:

@@ -19,7 +19,7 @@ def _inside_sandbox(path) -> bool:
 
 
 def test_every_location_is_in_the_sandbox():
-    from explorer.core.tau_study import default_cache_dir
+    from explorer.core.qa.tau_study import default_cache_dir
     from explorer.paths import default_runs_dir
     from explorer.ui.shell.settings import AppSettings
 
@@ -41,7 +41,7 @@ def test_qsettings_default_scope_is_in_the_sandbox(monkeypatch):
 
 
 def test_a_child_process_inherits_the_sandbox():
-    code = ("import json; from explorer.paths import default_runs_dir; from explorer.core.tau_study import "
+    code = ("import json; from explorer.paths import default_runs_dir; from explorer.core.qa.tau_study import "
             "default_cache_dir; from pathlib import Path; "
             "print(json.dumps([str(Path.home()), str(default_runs_dir()), str(default_cache_dir())]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from explorer.core.errors import ConfigError
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 
 def _write(path: Path, text: str) -> Path:
@@ -106,7 +106,7 @@ def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
 
 
 def test_table_tasks_start_at_four_evaluations_per_epoch_of_the_file():
-    from explorer.core.task_facts import eval_every_for
+    from explorer.core.specs.tasks import eval_every_for
 
     assert eval_every_for("single", 2000, 16) == 31            # ceil(2000 / 16) = 125 steps, / 4
     assert eval_every_for("pair", 67349, 16, train_cap=2000) == 31

@@ -49,8 +49,8 @@ def test_main_window_import_does_not_import_torch():
 def test_core_modules_used_by_the_gui_import_without_torch():
     """The facts the GUI reads at start-up (config, task facts, run status, runs, events, errors) and the predict
     modules the Predictions page and its dialog use (the header and column guess)."""
-    proc = _python("import sys; import explorer.core.training.config, explorer.core.task_facts, "
-                   "explorer.core.run_status, explorer.core.runs, explorer.core.events, explorer.core.errors, "
+    proc = _python("import sys; import explorer.core.specs.train_config, explorer.core.specs.tasks, "
+                   "explorer.core.runs.status, explorer.core.runs.store, explorer.core.protocol.events, explorer.core.errors, "
                    "explorer.core.predict.review, explorer.core.predict.engine, explorer.core.predict.facts; "
                    "heavy = [m for m in ('torch', 'transformers', 'PySide6') if m in sys.modules]; print(heavy); "
                    "sys.exit(1 if heavy else 0)")

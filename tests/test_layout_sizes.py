@@ -227,7 +227,7 @@ def _running_qa_run(runs: Path, run_id: str) -> None:
     import json
     import time
 
-    from explorer.core.runs import pid_file
+    from explorer.core.runs.store import pid_file
 
     run = runs / run_id
     run.mkdir(parents=True)

@@ -140,7 +140,7 @@ def test_end_token_axis_shows_readable_ticks_for_any_span_count(qtbot, width, n)
 
 
 def test_span_table_end_axis_in_the_spans_view(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.spans_view import SpansView
     from explorer.ui.inspectors.token_axis import ReadableTokenAxis
 

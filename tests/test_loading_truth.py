@@ -44,7 +44,7 @@ def test_training_data_repairs_a_misaligned_answer(tmp_path):
 
 
 def test_training_labels_cover_the_repaired_answer(tmp_path):
-    from explorer.core.features import prepare_qa_features
+    from explorer.core.qa.windows import prepare_qa_features
     from helpers import tiny_tokenizer
 
     path = _squad(tmp_path / "train.json", [{"id": "syn1", "question": "Which sect?",
@@ -86,7 +86,7 @@ def test_clean_training_data_says_all_answers_match(tmp_path):
 
 
 def test_training_run_logs_the_answer_check(tmp_path):
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker.train import EXIT_OK, main as train_main
 
     model = save_tiny_model(tmp_path / "qa", "qa")
@@ -198,7 +198,7 @@ def _wrong_base(tmp_path: Path) -> Path:
 
 
 def test_checkpoint_with_renamed_encoder_is_a_random_encoder(tmp_path):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(str(_wrong_base(tmp_path)), "qa")
     r = loaded.load_report
@@ -214,7 +214,7 @@ def test_checkpoint_with_renamed_encoder_is_a_random_encoder(tmp_path):
 
 
 def test_good_checkpoint_is_fine_tuned_and_other_head_is_new(tmp_path):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     good = save_tiny_model(tmp_path / "good", "qa")
     r = load_model(str(good), "qa").load_report
@@ -230,7 +230,7 @@ def test_good_checkpoint_is_fine_tuned_and_other_head_is_new(tmp_path):
 
 
 def test_mismatched_shapes_count_as_newly_initialised():
-    from explorer.core.load_report import LoadReport
+    from explorer.core.models.load_report import LoadReport
 
     info = {"missing_keys": [], "unexpected_keys": [],
             "mismatched_keys": [("classifier.weight", (3, 32), (2, 32))]}

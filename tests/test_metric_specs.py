@@ -1,4 +1,4 @@
-"""The metric table (explorer/core/metric_specs.py) and what reads it: labels and scales, which direction is
+"""The metric table (explorer/core/specs/metrics.py) and what reads it: labels and scales, which direction is
 better (checkpoints/best, the Runs list, groups and core/runs.summarize agree), metric_for_best refused
 with the task's list, and an open vocabulary of scalars in Curves (case best-metric-lower-is-better)."""
 
@@ -10,11 +10,11 @@ import math
 import pytest
 from helpers import REPO_ROOT
 
-from explorer.core import metric_specs as ms
-from explorer.core import task_facts as tf
-from explorer.core.best import best_evaluation, best_of_events, is_improvement
+from explorer.core.specs import metrics as ms
+from explorer.core.specs import tasks as tf
+from explorer.core.specs.best import best_evaluation, best_of_events, is_improvement
 from explorer.core.errors import ConfigError
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 
 # ---- the table -------------------------------------------------------------------------------------
@@ -24,7 +24,7 @@ def test_every_metric_a_task_declares_has_a_row_and_the_agreed_names_too():
         assert facts.metrics, name
         assert facts.best_metric in facts.metrics, name
         for metric in facts.metrics + tf.emitted_metrics(name, num_labels=1):
-            assert ms.known_metric(metric), f"{name} reports {metric!r} without a row in core/metric_specs"
+            assert ms.known_metric(metric), f"{name} reports {metric!r} without a row in core/specs/metrics"
     agreed = ["exact_match", "f1", "best_f1", "accuracy", "macro_f1", "weighted_f1", "matthews_corrcoef", "f_avg",
               "pearson", "spearman", "mse", "micro_f1", "subset_accuracy", "precision", "recall", "token_accuracy",
               "loss", "HasAns_f1", "NoAns_f1", "HasAns_exact", "NoAns_exact", "best_exact", "best_exact_thresh",
@@ -44,7 +44,7 @@ def test_directions_and_the_rule_for_unknown_names():
 
 
 def test_signed_and_percent_derive_from_the_table():
-    from explorer.core.metric_display import display_scale, is_percent, metric_label
+    from explorer.core.specs.metric_display import display_scale, is_percent, metric_label
     from explorer.ui.curves.plot import non_negative
 
     assert set(ms.signed_metrics()) == {"best_f1_thresh", "best_exact_thresh", "best_tau", "tau",
@@ -74,7 +74,7 @@ def test_no_other_module_restates_the_metric_vocabulary():
     the glossary's metric entries) are gone or derived: no tuple of metric names outside the table (the
     tasks' own ``metrics`` tuples in task_facts are the one declaration of what each task reports)."""
     names = set(ms.METRICS) - {"total", "loss", "tau"}
-    for rel in ("explorer/core/metric_display.py", "explorer/ui/curves/panel.py", "explorer/ui/curves/plot.py",
+    for rel in ("explorer/core/specs/metric_display.py", "explorer/ui/curves/panel.py", "explorer/ui/curves/plot.py",
                 "explorer/ui/runs/state.py", "explorer/glossary.py"):
         for var, items in _assigned_tuples(REPO_ROOT / rel).items():
             assert not names & set(items), f"{rel}: {var} restates metric names {sorted(names & set(items))}"
@@ -141,8 +141,8 @@ def _run_events(metric, values, task="single"):
 
 
 def test_runs_list_groups_and_summarize_use_the_same_rule():
-    from explorer.core.group_stats import group_table, member_data
-    from explorer.core.runs import RunRecord, summarize
+    from explorer.core.studies.group_stats import group_table, member_data
+    from explorer.core.runs.store import RunRecord, summarize
     from explorer.ui.runs.state import RunState
 
     cfg = {"task": "single", "metric_for_best": "loss"}

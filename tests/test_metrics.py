@@ -1,12 +1,12 @@
-"""Official SQuAD metrics, best threshold, tau sweep, honest tau (explorer.core.metrics)."""
+"""Official SQuAD metrics, best threshold, tau sweep, honest tau (explorer.core.metrics.squad)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from explorer.core.decoding import ExampleDecoding, SpanCandidate
-from explorer.core.metrics import (apply_no_ans_threshold, compute_exact, compute_f1, evaluate_decodings,
+from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate
+from explorer.core.metrics.squad import (apply_no_ans_threshold, compute_exact, compute_f1, evaluate_decodings,
                                    f1_precision_recall, find_best_thresh, get_tokens, honest_tau,
                                    normalize_answer, question_scores_from, squad_evaluate, tau_sweep)
 

@@ -99,7 +99,7 @@ def test_real_conll2003_reads_as_iob2_with_its_counts(real_data):
     """The shared CoNLL-2003 files (README: IOB2, four columns, no DOCSTART): counts on a capped read, and the
     dev file's tags all in the training tag set."""
     from explorer.core.data.conll import require_tag_set
-    from explorer.core.tagging import entities_of
+    from explorer.core.tagging.alignment import entities_of
 
     train = load_tagging(real_data / "conll2003" / "train.txt", cap=500)
     assert len(train) == 500 and train.columns == 4 and train.scheme == "IOB2" and not train.notes

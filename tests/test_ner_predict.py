@@ -9,8 +9,8 @@ from helpers import tiny_loaded_model
 
 from explorer.core.predict.engine import predict_file
 from explorer.core.predict.facts import checkpoint_facts
-from explorer.core.tagging import split_words, word_offsets
-from explorer.core.tagging_model import tag_texts, token_head
+from explorer.core.tagging.alignment import split_words, word_offsets
+from explorer.core.tagging.forward import tag_texts, token_head
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 

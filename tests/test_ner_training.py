@@ -12,7 +12,7 @@ from test_training_loop import (
 )
 
 from explorer.core.data.conll import TaggingData
-from explorer.core.tagging import (
+from explorer.core.tagging.alignment import (
     IGNORE_INDEX,
     align_labels,
     best_windows,
@@ -22,8 +22,8 @@ from explorer.core.tagging import (
     window_rows,
     word_pieces,
 )
-from explorer.core.training.config import TrainConfig
-from explorer.core.training.tagging_metrics import tagging_metrics
+from explorer.core.specs.train_config import TrainConfig
+from explorer.core.metrics.tagging import tagging_metrics
 from explorer.core.training.tasks import get_task
 
 

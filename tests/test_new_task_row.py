@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.core import task_facts
-from explorer.core.task_facts import TaskFacts, add_task_facts
+from explorer.core.specs import tasks as task_facts
+from explorer.core.specs.tasks import TaskFacts, add_task_facts
 
 TSV = "sentence1\tsentence2\tlabel\nAda was born.\tShe was born.\t1\nIt rains.\tThe sun shines.\t0\nA cat.\tA cat.\t1\n"
 
@@ -23,9 +23,9 @@ def toy_pair(monkeypatch):
 
 
 def test_a_new_row_reaches_every_reader(toy_pair, tmp_path):
-    from explorer.core.baselines import dev_baseline
+    from explorer.core.metrics.baselines import dev_baseline
     from explorer.core.data.sniff import sniff_data_file
-    from explorer.core.metric_display import display_scale
+    from explorer.core.specs.metric_display import display_scale
     from explorer.ui.launch.data_preview import preview_data
 
     path = tmp_path / "dev.tsv"
@@ -52,7 +52,7 @@ def test_no_task_name_tests_outside_task_facts_and_the_tasks():
     root = Path(__file__).resolve().parents[1] / "explorer"
     names = "|".join(task_facts.task_names())
     test = re.compile(rf"""(==|!=|\bin)\s*\(?\s*["']({names})["']|["']({names})["']\s*(==|!=)|startswith\(["']squad""")
-    allowed = {root / "core" / "task_facts.py"} | set((root / "core" / "training" / "tasks").glob("*.py"))
+    allowed = {root / "core" / "specs" / "tasks.py"} | set((root / "core" / "training" / "tasks").glob("*.py"))
     found = [f"{p.relative_to(root)}:{i}: {line.strip()}" for p in root.rglob("*.py") if p not in allowed
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if test.search(line)]
     assert not found, "\n".join(found)

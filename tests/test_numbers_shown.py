@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 
-from explorer.core.checkpoint_windows import V11_ABSTAIN_NOTE, abstain_note, squad_version_of
-from explorer.core.metric_display import explain_best_threshold, threshold_relation
-from explorer.core.metrics import DEFAULT_TAUS, TAU_GRID_LIMIT, _tau_between, tau_axis_limit
+from explorer.core.models.checkpoint_windows import V11_ABSTAIN_NOTE, abstain_note, squad_version_of
+from explorer.core.specs.metric_display import explain_best_threshold, threshold_relation
+from explorer.core.metrics.squad import DEFAULT_TAUS, TAU_GRID_LIMIT, _tau_between, tau_axis_limit
 
 
 def test_threshold_relation_states_the_units_and_holds():
@@ -31,7 +31,7 @@ def test_one_tau_grid_for_the_study_and_the_slider():
 
 
 def test_the_spans_slider_runs_over_the_grid(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.spans_view import SLIDER_SCALE, SpansView
 
     view = SpansView()
@@ -52,8 +52,8 @@ def _run_checkpoint(tmp_path, task: str):
 
 
 def test_a_squad_v1_model_gets_the_never_trained_to_abstain_note(qtbot, tmp_path):
-    from explorer.core.presets import QA_PRESETS
-    from explorer.core.task_facts import get_task_facts
+    from explorer.core.specs.hub_checkpoints import QA_PRESETS
+    from explorer.core.specs.tasks import get_task_facts
     from explorer.ui.inspectors.spans_view import SpansView
 
     v1, v2 = _run_checkpoint(tmp_path, "squad_v1"), _run_checkpoint(tmp_path, "squad_v2")

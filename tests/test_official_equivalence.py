@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import official_squad_eval as official
-from explorer.core.decoding import ExampleDecoding, SpanCandidate, null_odds, predictions_at
-from explorer.core.metrics import (evaluate_decodings, missing_predictions, question_scores_from, squad_evaluate,
+from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate, null_odds, predictions_at
+from explorer.core.metrics.squad import (evaluate_decodings, missing_predictions, question_scores_from, squad_evaluate,
                                    tau_sweep)
 
 WORDS = ["Denver", "Broncos", "the", "The", "a", "an", "river", "Paris", "1815", "won", "!!", "...", "(",

@@ -18,8 +18,8 @@ from explorer.core.data.classification import (
 )
 from explorer.core.data.split import stratified_split
 from explorer.core.data.table import guess_columns, preview_table, read_table
-from explorer.core.events import iter_events
-from explorer.core.training.glue_metrics import classification_metrics
+from explorer.core.protocol.events import iter_events
+from explorer.core.metrics.glue import classification_metrics
 from explorer.core.training.tasks.classification import parse_weights_for
 
 
@@ -246,7 +246,7 @@ def test_stance_like_file_trains_with_split_weights_names_and_resume_reads_the_s
     cfg = json.loads((tmp_path / "s" / "checkpoints" / "last" / "config.json").read_text())
     assert cfg["id2label"] == {"0": "AGAINST", "1": "FAVOR", "2": "NONE"} and cfg["label2id"]["NONE"] == 2
     # the same split comes back on a later start from the same folder
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.tasks import get_task
 
     config = TrainConfig.load(tmp_path / "s" / "config.json")
@@ -256,7 +256,7 @@ def test_stance_like_file_trains_with_split_weights_names_and_resume_reads_the_s
 
 
 def test_labels_the_head_knows_are_mapped_by_name(models, tmp_path):
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.setup import fit_head
     from explorer.core.training.tasks import get_task
 
@@ -324,7 +324,7 @@ def test_a_regression_file_without_dev_gets_a_seeded_random_split(tmp_path):
     a seeded random one, written to dev_split.csv and read back; with fraction 0 the run says it is never
     evaluated."""
     from explorer.core.data.scores_and_label_sets import load_regression
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.tasks import get_task
 
     p = tmp_path / "sts.tsv"

@@ -93,7 +93,7 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
     those rows, not on every training row (which would flatter it); unticked, the whole file is scored."""
     from helpers import tiny_loaded_model
 
-    from explorer.core.classify_dev import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import write_dev_split
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
@@ -135,7 +135,7 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
 def test_dev_labels_are_matched_to_the_head_by_name(tmp_path):
     from helpers import tiny_loaded_model
 
-    from explorer.core.classify_dev import score_classification_dev
+    from explorer.core.classify.dev_report import score_classification_dev
     from explorer.core.errors import ClassificationDataError
 
     loaded = tiny_loaded_model("classification")
@@ -172,7 +172,7 @@ def test_dev_view_shows_per_class_figures_f_avg_and_class_names(qtbot):
     naming classes (they showed ids 0/1/2 beside a confusion matrix that named them)."""
     from sklearn.metrics import f1_score, precision_recall_fscore_support
 
-    from explorer.core.classify_dev import dev_report
+    from explorer.core.classify.dev_report import dev_report
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     names = ["AGAINST", "FAVOR", "NONE"]

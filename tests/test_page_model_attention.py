@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from explorer.core.attention_select import selection_attention
-from explorer.core.wordmerge import word_groups
+from explorer.core.attention.selection import selection_attention
+from explorer.core.attention.wordmerge import word_groups
 from explorer.ui.inspectors.components.attention import (MODE_LAYER, MODE_ROLLOUT, QA_BLOCKS, SENTENCE_BLOCKS,
                                                          ShownAttention, export_title, flow_column_tip, head_flow,
                                                          window_label)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
 from explorer.ui.inspectors.components.classify import (LONE_SENTENCE_NOTE, classify_tasks, flow_lines, free_gold,
                                                         gold_text, is_choice, lone_sentence_note, parse_gold,
                                                         reads_pairs, result_lines, table_headers, table_rows,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import write_tiny_squad
 
-from explorer.core.metrics import tau_sweep
+from explorer.core.metrics.squad import tau_sweep
 from explorer.ui.inspectors.components.dev_tau import (ASSUMED_QPS, at_tau, count_questions, estimate_line,
                                                        near_question, questions_near_tau, study_line, summary_lines,
                                                        tau_rows, windows_note)
@@ -19,7 +19,7 @@ from explorer.ui.inspectors.components.dev_tau import (ASSUMED_QPS, at_tau, coun
 def study(tmp_path_factory):
     from helpers import tiny_loaded_model
 
-    from explorer.core.tau_study import run_study, study_figures
+    from explorer.core.qa.tau_study import run_study, study_figures
 
     tmp = tmp_path_factory.mktemp("study")
     s = run_study(tiny_loaded_model("qa"), str(write_tiny_squad(tmp / "dev.json", v2=True, repeat=2)), 12,

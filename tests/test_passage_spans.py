@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
-from explorer.core.decoding import decode_example, decode_predictions, passage_span
-from explorer.core.features import prepare_qa_features
+from explorer.core.qa.decoding import decode_example, decode_predictions, passage_span
+from explorer.core.qa.windows import prepare_qa_features
 from helpers import tiny_tokenizer
 
 

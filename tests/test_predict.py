@@ -41,8 +41,8 @@ def cls_model(tmp_path_factory):
 
 
 def test_ten_thousand_rows_in_order_probabilities_and_classify_labels(tmp_path, cls_model):
-    from explorer.core.classify_model import classify_text
-    from explorer.core.models import load_model
+    from explorer.core.classify.forward import classify_text
+    from explorer.core.models.loading import load_model
 
     texts = _texts(10_000)
     data = _write_csv(tmp_path / "in.csv", texts)
@@ -66,7 +66,7 @@ def test_ten_thousand_rows_in_order_probabilities_and_classify_labels(tmp_path, 
 
 
 def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model, monkeypatch):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.core.predict import engine
 
     monkeypatch.setattr(engine, "BATCH_PROGRESS_SECONDS", 0.0)   # a report after every batch
@@ -215,7 +215,7 @@ def test_cli_predict_and_bad_input(tmp_path, cls_model, capsys):
 
 
 def test_encoding_equals_the_tokenizer_call_with_truncation(cls_model):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.core.predict.engine import _Runner
     from explorer.core.predict.facts import checkpoint_facts
 
@@ -262,7 +262,7 @@ def test_predict_runs_in_eval_mode_and_gives_the_model_back_in_train_mode(tmp_pa
     probabilities twice, and is in train mode again afterwards."""
     import torch
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     loaded = load_model(str(cls_model), task="classification")
     for m in loaded.model.modules():

@@ -125,7 +125,7 @@ def _stance_run(tmp_path, dev: str = ""):
 
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import stratified_split, write_dev_split
-    from explorer.core.runs import dev_split_file
+    from explorer.core.runs.store import dev_split_file
 
     train = tmp_path / "stance.tsv"
     stances = ["AGAINST", "FAVOR", "NONE"]
@@ -206,7 +206,7 @@ def test_finetune_data_keeps_an_explicit_dev_file(tmp_path):
     """A run with a dev file keeps it (a stale dev_split.csv in the folder is not read), and one read with
     no_header gets the same rows rewritten with a header, so the new fields read it."""
     from explorer.core.data.classification import load_classification
-    from explorer.core.runs import dev_split_file
+    from explorer.core.runs.store import dev_split_file
 
     dev = tmp_path / "dev.tsv"
     dev.write_text("ID\tTarget\tTweet\tStance\n7\tT\tsome dev tweet\tFAVOR\n8\tT\tanother one\tNONE\n",

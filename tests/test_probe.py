@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.attention import block_flow
-from explorer.core.probe import ProbeError, probe
+from explorer.core.attention.flow import block_flow
+from explorer.core.qa.probe import ProbeError, probe
 
 QUESTION = "Where was Ada born?"
 PASSAGE = "Ada Lovelace was born in London in 1815."

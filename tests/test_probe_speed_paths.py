@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.attention import (block_flow, rollout, stack_attentions, summarize_attention_layers,
+from explorer.core.attention.flow import (block_flow, rollout, stack_attentions, summarize_attention_layers,
                                      summarize_attentions, token_block_share, token_blocks)
-from explorer.core.decoding import decode_example
-from explorer.core.features import collate_qa, prepare_qa_features
-from explorer.core.models import eager_attention
-from explorer.core.probe import probe
+from explorer.core.qa.decoding import decode_example
+from explorer.core.qa.windows import collate_qa, prepare_qa_features
+from explorer.core.models.loading import eager_attention
+from explorer.core.qa.probe import probe
 
 QUESTION = "Where was Ada born?"
 LONG = " ".join(f"In year {1800 + k} the river city of Paris had {k} bridges and Ada was born in London."
@@ -103,7 +103,7 @@ def test_layer_summaries_slice_padding_and_batch_rows():
 
 
 def test_layer_summaries_reject_bad_input():
-    from explorer.core.attention import AttentionShapeError
+    from explorer.core.attention.flow import AttentionShapeError
 
     with pytest.raises(AttentionShapeError, match="no attentions"):
         summarize_attention_layers((), ["special"])
@@ -117,8 +117,8 @@ def test_layer_summaries_reject_bad_input():
 def test_hook_summaries_equal_the_after_the_forward_computation(tiny_qa):
     """The probe summarises each layer inside the forward (hooks on the attention modules, buffers freed per
     layer); the same window through output.attentions + summarize_attention_layers gives identical numbers."""
-    from explorer.core import probe as probe_module
-    from explorer.core.attention_hooks import attention_modules, attention_hooks
+    from explorer.core.qa import probe as probe_module
+    from explorer.core.attention.hooks import attention_modules, attention_hooks
 
     model, tok = tiny_qa.model, tiny_qa.tokenizer
     assert len(attention_modules(model)) == model.config.num_hidden_layers == 2
@@ -147,7 +147,8 @@ def test_hook_summaries_equal_the_after_the_forward_computation(tiny_qa):
 def test_a_model_whose_attention_modules_give_no_weights_falls_back_to_output_attentions(tiny_qa, monkeypatch):
     """Hooks that see no weights tensor (an implementation returning them only on request): the probe runs the
     output_attentions forward instead and the numbers are the same."""
-    from explorer.core import attention_hooks, probe as probe_module
+    from explorer.core.attention import hooks as attention_hooks
+    from explorer.core.qa import probe as probe_module
 
     expected = probe(tiny_qa, QUESTION, LONG, attentions=True, attention_budget=None, **SETTINGS)
     real = attention_hooks.attention_modules
@@ -169,7 +170,7 @@ def _random_attention(shape, seed):
 
 def _summarize_layers(blocks, raw):
     """LayerSummaries fed layer by layer, as the hooks do: (the accumulator, its result)."""
-    from explorer.core.attention import LayerSummaries
+    from explorer.core.attention.flow import LayerSummaries
 
     acc = LayerSummaries(blocks, raw.shape[0], raw.shape[1], keep=None)
     for layer in raw:
@@ -180,8 +181,8 @@ def _summarize_layers(blocks, raw):
 def test_block_runs_and_the_gemm_fallback_give_the_same_summaries(monkeypatch):
     """Block sums as segment sums over contiguous runs equal the one-hot GEMM (more than MAX_RUNS runs) and the
     numpy path, to float32 rounding."""
-    from explorer.core import attention as attention_module
-    from explorer.core.attention import LayerSummaries, block_runs
+    from explorer.core.attention import flow as attention_module
+    from explorer.core.attention.flow import LayerSummaries, block_runs
 
     blocks = ["special", "question", "question", "special", "passage", "passage", "special", "passage", "special"]
     assert block_runs(blocks) == [(2, 0, 1), (0, 1, 3), (2, 3, 4), (1, 4, 6), (2, 6, 7), (1, 7, 8), (2, 8, 9)]

@@ -13,9 +13,9 @@ from test_training_loop import run as _train   # the worker's main in this proce
 from explorer.core.data.classification import ClassificationDataError
 from explorer.core.data.scores_and_label_sets import (load_multilabel, load_regression, multi_hot,
                                                       parse_label_lists, parse_scores)
-from explorer.core.training.multilabel_metrics import (honest_thresholds, multilabel_metrics, multilabel_scores,
+from explorer.core.metrics.multilabel import (honest_thresholds, multilabel_metrics, multilabel_scores,
                                                        predict, tune_thresholds)
-from explorer.core.training.regression_metrics import regression_metrics
+from explorer.core.metrics.regression import regression_metrics
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -69,7 +69,7 @@ def test_label_lists_indicator_columns_and_unknown_dev_label(tmp_path):
     with pytest.raises(ClassificationDataError, match=r"line 3 column 'econ': '2' is not 0 or 1"):
         load_multilabel(str(cols), label_column="econ,sport")
 
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.tasks import get_task
 
     task = get_task("multilabel")
@@ -147,7 +147,7 @@ def test_honest_thresholds_are_chosen_on_one_half_and_reported_on_the_other():
 
 # -- Classify -----------------------------------------------------------------------------------------
 def test_regression_head_in_classify_is_a_score_with_the_by_hand_check():
-    from explorer.core.classify_model import classify_text
+    from explorer.core.classify.forward import classify_text
 
     loaded = tiny_loaded_model("classification", num_labels=1)
     loaded.model.config.problem_type = "regression"
@@ -167,7 +167,7 @@ def test_regression_head_in_classify_is_a_score_with_the_by_hand_check():
 
 
 def test_multilabel_head_in_classify_has_sigmoids_and_saved_thresholds():
-    from explorer.core.classify_model import classify_text
+    from explorer.core.classify.forward import classify_text
 
     loaded = tiny_loaded_model("classification", num_labels=3)
     cfg = loaded.model.config
@@ -198,8 +198,8 @@ def test_regression_trains_through_the_worker(tmp_path):
     saved = json.loads((tmp_path / "r" / "checkpoints" / "best" / "config.json").read_text())
     assert saved["problem_type"] == "regression" and saved["id2label"] == {"0": "score"}
 
-    from explorer.core.models import checkpoint_problem
-    from explorer.core.checkpoint_windows import checkpoint_task_name
+    from explorer.core.models.loading import checkpoint_problem
+    from explorer.core.models.checkpoint_windows import checkpoint_task_name
 
     assert checkpoint_problem(tmp_path / "r" / "checkpoints" / "best") == "regression"
     assert checkpoint_task_name(str(tmp_path / "r" / "checkpoints" / "best")) == ("classification", "regression")
@@ -218,7 +218,7 @@ def test_multilabel_trains_and_saves_its_thresholds(tmp_path):
     assert saved["problem_type"] == "multi_label_classification" and saved["id2label"] == {"0": "econ", "1": "politics"}
     assert saved["label_thresholds"] == m["thresholds"]
 
-    from explorer.core.models import checkpoint_problem
+    from explorer.core.models.loading import checkpoint_problem
 
     assert checkpoint_problem(best) == "multilabel"
     cols = _write(tmp_path / "c.tsv", ["text\tecon\tsport"] + [f"the city {i}\t{i % 2}\t{i // 2 % 2}" for i in range(16)])
@@ -260,10 +260,10 @@ def test_real_stsb_scores_are_read_from_field_5_and_long_rows_counted(real_data)
 
 
 def test_the_new_results_cross_the_inspector_pipe():
-    """RegressionDevReport, MultiLabelDevReport and a multi-label ClassifyResult round-trip (core/wire.py)."""
-    from explorer.core.classify_dev import multilabel_dev_report, regression_dev_report
-    from explorer.core.classify_model import classify_text
-    from explorer.core.wire import decode, encode
+    """RegressionDevReport, MultiLabelDevReport and a multi-label ClassifyResult round-trip (core/protocol/frames.py)."""
+    from explorer.core.classify.dev_report import multilabel_dev_report, regression_dev_report
+    from explorer.core.classify.forward import classify_text
+    from explorer.core.protocol.frames import decode, encode
 
     rep = regression_dev_report(np.arange(12.0) * 0.4, np.arange(12.0) * 0.5, [f"a{i}" for i in range(12)], n=9)
     back = decode(*encode(rep))
@@ -278,7 +278,7 @@ def test_the_new_results_cross_the_inspector_pipe():
 
 
 def test_dev_files_are_scored_by_regression_and_multilabel_heads(tmp_path):
-    from explorer.core.classify_dev import score_classification_dev
+    from explorer.core.classify.dev_report import score_classification_dev
 
     loaded = tiny_loaded_model("classification", num_labels=1)
     rep = score_classification_dev(loaded.model, loaded.tokenizer, "regression", str(_pairs(tmp_path / "s.tsv")))

@@ -34,7 +34,7 @@ def test_classify_names_the_one_output_score_not_the_column_position(qtbot, view
 
 
 def test_the_names_of_a_heads_outputs():
-    from explorer.core.classify import output_names, score_column_words
+    from explorer.core.classify.arithmetic import output_names, score_column_words
 
     cfg = _stsb_like_model().model.config
     assert output_names(cfg) == ["score"]
@@ -46,7 +46,7 @@ def test_the_names_of_a_heads_outputs():
 
 
 def test_classify_dev_set_says_score_and_the_column_it_read(qtbot, tmp_path):
-    from explorer.core.classify_dev import score_classification_dev
+    from explorer.core.classify.dev_report import score_classification_dev
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     loaded = _stsb_like_model()

@@ -1,5 +1,5 @@
 """The inspector child on a remote host over SSH (issue 29): the same frames on stdin / stdout through
-``ssh HOST python -m explorer.worker.inspect``; a probe there equals the probe of the local server."""
+``ssh HOST python -m explorer.worker.inspector``; a probe there equals the probe of the local server."""
 
 import numpy as np
 import pytest
@@ -36,7 +36,7 @@ def test_a_probe_over_ssh_equals_the_local_probe(qtbot, sshd_server, tmp_path):
     model_dir = save_tiny_model(tmp_path / "qa", "qa")
     host = Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python), runs_dir=str(sshd_server.runs))
     argv = inspector_argv(host)
-    assert argv[0] == "ssh" and argv[-1].endswith("-m explorer.worker.inspect")
+    assert argv[0] == "ssh" and argv[-1].endswith("-m explorer.worker.inspector")
     remote = InspectClient(lambda: ProcessTransport(argv))
     local = InspectClient(ThreadTransport)
     try:

@@ -18,13 +18,13 @@ from pytestqt.qtbot import QtBot
 from helpers import save_tiny_model, write_tiny_squad
 
 from explorer.core.errors import Cancelled, RemoteHostError
-from explorer.core.events import encode_event, make_event
+from explorer.core.protocol.events import encode_event, make_event
 from explorer.core.remote import launch as remote_launch
 from explorer.core.remote.fetch import fetch_checkpoint
 from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, save_remote_run
 from explorer.core.remote.ssh import inspector_argv
-from explorer.core.runs import checkpoint_path, config_file, events_file
-from explorer.core.training.config import TrainConfig
+from explorer.core.runs.store import checkpoint_path, config_file, events_file
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.shell.settings import AppSettings
 
 RUN_ID = "remote-done"
@@ -240,7 +240,7 @@ def test_a_missing_file_on_the_host_says_where_files_are_read(qtbot, tmp_path):
     client.place_transport = lambda argv: ThreadTransport()   # the "host's" child
     got = []
     try:
-        for place in (None, ["ssh", "lab", "--", "python", "-m", "explorer.worker.inspect"]):
+        for place in (None, ["ssh", "lab", "--", "python", "-m", "explorer.worker.inspector"]):
             client.set_place(place, "lab")
             client.request("squad_rows", {"path": str(tmp_path / "dev.json")}, on_error=lambda m, tb: got.append(m))
             qtbot.waitUntil(lambda: len(got) == (1 if place is None else 2), timeout=20_000)

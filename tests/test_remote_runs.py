@@ -18,12 +18,12 @@ from helpers import save_tiny_model, write_tiny_squad
 
 from explorer import __version__
 from explorer.core.errors import RemoteHostError
-from explorer.core.events import read_events
+from explorer.core.protocol.events import read_events
 from explorer.core.remote import check, hostside, launch, ssh
 from explorer.core.remote.fetch import fetch_folder
 from explorer.core.remote.follow import RemoteFollower
 from explorer.core.remote.hosts import Host, RemoteRun, ssh_aliases
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 WAIT = 180   # seconds: the most any gate below waits (a loaded CI machine), never a synchronisation
 

@@ -16,11 +16,11 @@ import pytest
 from helpers import save_tiny_model, write_tiny_squad
 
 from explorer.core.errors import RemoteHostError
-from explorer.core.events import read_events
+from explorer.core.protocol.events import read_events
 from explorer.core.remote import slurm, ssh
 from explorer.core.remote.launch import HOSTSIDE
 from explorer.core.remote.hosts import Host, RemoteRun, SlurmOptions
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 WAIT = 180   # seconds: the most any gate below waits (a loaded CI machine), never a synchronisation
 

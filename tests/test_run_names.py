@@ -1,8 +1,8 @@
 """Issue 25, finding 5: a Run name that exists is asked about ("stance exists: use stance-2?"), never
 silently replaced; the Runs list shows the user's name; automatic ids and names say the task and data file."""
 
-from explorer.core import runs
-from explorer.core.training.config import TrainConfig
+from explorer.core.runs import store as runs
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.runs import names as run_names
 from explorer.ui.runs.runner import make_run_id
 

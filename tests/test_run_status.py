@@ -1,9 +1,9 @@
-"""Every transition of the run status state machine (explorer/core/run_status.py), and that the runs
+"""Every transition of the run status state machine (explorer/core/runs/status.py), and that the runs
 list, the GUI's run states and the run store agree on it."""
 
 import pytest
 
-from explorer.core import run_status as rs
+from explorer.core.runs import status as rs
 
 S, F, E = {"event": "started"}, {"event": "finished"}, {"event": "finished", "stopped_early": True}
 FAIL, CANC = {"event": "failed", "error": "x"}, {"event": "cancelled"}
@@ -14,7 +14,7 @@ OTHER = [{"event": "step", "step": 1}, {"event": "eval", "step": 1, "metrics": {
 def test_one_list_of_names():
     assert rs.STATUSES == ("queued", "starting", "running", "stopping", "cancelling",
                            "finished", "stopped", "failed", "cancelled", "crashed",
-                           "TensorBoard run", "in progress")   # other tools' runs (core.runs)
+                           "TensorBoard run", "in progress")   # other tools' runs (core.runs.store)
     assert set(rs.LIVE) | set(rs.TERMINAL) | set(rs.FOREIGN) == set(rs.STATUSES)
     assert not set(rs.LIVE) & set(rs.TERMINAL) and not (set(rs.LIVE) | set(rs.TERMINAL)) & set(rs.FOREIGN)
     assert not any(rs.is_live(s) for s in rs.FOREIGN)   # no worker of ours: nothing to stop or cancel
@@ -78,7 +78,7 @@ def test_terminal_status_of_events():
     ([S, E, S], True, "running"),                    # a run stopped early and resumed
 ])
 def test_replay(events, alive, expected):
-    from explorer.core.runs import derive_status
+    from explorer.core.runs.store import derive_status
     from explorer.ui.runs.state import RunState
 
     assert rs.replay(events, alive) == expected
@@ -101,7 +101,7 @@ def test_live_run_state_keeps_a_pending_stop_until_the_end():
 
 
 def test_run_store_reads_the_same_status(tmp_path):
-    from explorer.core.events import EventWriter
+    from explorer.core.protocol.events import EventWriter
     from explorer.ui.runs.store import load_run_state
 
     for name, events in {"a": [S, E], "b": [S, OTHER[0]], "c": [S, FAIL, S, F]}.items():

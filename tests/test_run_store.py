@@ -1,4 +1,4 @@
-"""The run store (explorer/core/runs.py): one layout, one run id rule, one discovery, appends only through
+"""The run store (explorer/core/runs/store.py): one layout, one run id rule, one discovery, appends only through
 EventWriter, and the observable RunStore with its callback emitters (explorer/core/evented.py)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.core import runs
+from explorer.core.runs import store as runs
 from explorer.core.evented import EmitterGroup, EventEmitter
-from explorer.core.events import EventWriter, make_event, read_events
+from explorer.core.protocol.events import EventWriter, make_event, read_events
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -50,10 +50,10 @@ def test_layout_paths_and_checkpoint_to_run_folder(tmp_path):
 
 def test_no_module_outside_the_store_rebuilds_the_layout():
     """`.parent.parent` and path joins with "events.jsonl", "checkpoints", "STOP", "worker.pid" live in
-    core/runs.py only (a model folder's own config.json is transformers' file, not the run's: not checked)."""
+    core/runs/store.py only (a model folder's own config.json is transformers' file, not the run's: not checked)."""
     offenders = []
     pattern = re.compile(r"\.parent\.parent|/ \"(events\.jsonl|checkpoints|STOP|worker\.pid)\"")
-    allowed = {"explorer/paths.py", "explorer/core/runs.py"}
+    allowed = {"explorer/paths.py", "explorer/core/runs/store.py"}
     for path in sorted((REPO / "explorer").rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
         if rel in allowed:
@@ -67,7 +67,7 @@ def test_no_module_outside_the_store_rebuilds_the_layout():
 # ---- the run id rule ----------------------------------------------------------------------------
 def test_one_run_id_rule_for_the_worker_and_the_gui(tmp_path):
     pytest.importorskip("PySide6")
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.runs.runner import make_run_id
 
     now = 1_780_000_000.0
@@ -134,7 +134,7 @@ def test_append_event_goes_through_the_writer_ends_a_torn_line_and_raises(tmp_pa
 
 def test_gui_and_worker_records_go_through_the_writer(tmp_path, monkeypatch):
     pytest.importorskip("PySide6")
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.runs.runner import record_cancelled_queued
     from explorer.worker import train
 
@@ -156,7 +156,7 @@ def test_nothing_appends_to_events_jsonl_by_hand():
     for path in sorted((REPO / "explorer").rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if re.search(r"open\(.*[\"']a[\"']", line) and rel != "explorer/core/events.py":
+            if re.search(r"open\(.*[\"']a[\"']", line) and rel != "explorer/core/protocol/events.py":
                 hits.append(f"{rel}:{n}")
     assert hits == []
 

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from explorer.core import runs
-from explorer.core.events import EventWriter
+from explorer.core.runs import store as runs
+from explorer.core.protocol.events import EventWriter
 
 
 def _make_run(folder, run_id, events, config=None, pid=None):
@@ -86,7 +86,7 @@ def test_run_ids_pid_file_and_stop_file(tmp_path):
 
 
 def test_checkpoints_are_atomic_and_best_is_a_snapshot(tmp_path):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from helpers import tiny_loaded_model
     from explorer.core.training.checkpoints import (CheckpointError, checkpoint_dir, copy_checkpoint,
                                                     load_training_state, save_checkpoint)

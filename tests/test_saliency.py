@@ -6,8 +6,8 @@ import pytest
 import torch
 from helpers import tiny_loaded_model
 
-from explorer.core.probe import probe
-from explorer.core.saliency import SaliencyError, span_saliency, token_type_ids_from_blocks, window_saliency
+from explorer.core.qa.probe import probe
+from explorer.core.qa.saliency import SaliencyError, span_saliency, token_type_ids_from_blocks, window_saliency
 
 
 @pytest.fixture(scope="module")

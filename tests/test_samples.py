@@ -180,7 +180,7 @@ def test_long_probe_passage_makes_several_windows():
     try:
         from transformers import AutoTokenizer
 
-        from explorer.core.models import resolve_source
+        from explorer.core.models.loading import resolve_source
         tok = AutoTokenizer.from_pretrained(resolve_source("bundled:minilm"))
     except Exception as exc:  # the bundled encoder package is optional in a bare environment
         pytest.skip(f"bundled tokenizer unavailable ({exc})")

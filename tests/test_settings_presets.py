@@ -10,8 +10,8 @@ import json
 import pytest
 
 from explorer.core.errors import ConfigError
-from explorer.core.training.config import TrainConfig, settings
-from explorer.core.training.run_presets import PRESETS_DIR, list_presets, load_preset
+from explorer.core.specs.train_config import TrainConfig, settings
+from explorer.core.specs.run_presets import PRESETS_DIR, list_presets, load_preset
 
 
 def test_every_field_has_one_setting_and_validate_reads_its_bounds():
@@ -46,7 +46,7 @@ def test_launcher_fields_come_from_the_settings():
 
 
 def test_settings_markdown_states_the_bounds():
-    from explorer.core.training.config import settings_markdown
+    from explorer.core.specs.train_config import settings_markdown
 
     row = next(line for line in settings_markdown().splitlines() if line.startswith("| `warmup_ratio`"))
     assert "in [0, 1)" in row and "linear warmup" in row

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from explorer.core.baselines import dev_baseline, majority_class_baseline, squad_no_answer_baseline
-from explorer.core.best import best_evaluation, is_improvement
+from explorer.core.metrics.baselines import dev_baseline, majority_class_baseline, squad_no_answer_baseline
+from explorer.core.specs.best import best_evaluation, is_improvement
 from explorer.core.data.sniff import sniff_data_file
-from explorer.core.metric_display import display_scale, format_metric, metric_label, to_display
-from explorer.core.checkpoint_windows import resolve_window_settings, window_settings_for_checkpoint
+from explorer.core.specs.metric_display import display_scale, format_metric, metric_label, to_display
+from explorer.core.models.checkpoint_windows import resolve_window_settings, window_settings_for_checkpoint
 
 
 # ---- baselines ----------------------------------------------------------------------------------
@@ -23,7 +23,7 @@ def test_no_answer_baseline_is_share_of_unanswerable():
 
 
 def test_no_answer_baseline_matches_official_scoring():
-    from explorer.core.metrics import squad_evaluate
+    from explorer.core.metrics.squad import squad_evaluate
 
     gold = {"a": ["x"], "b": [], "c": ["y"], "d": [], "e": []}
     official = squad_evaluate(gold, {k: "" for k in gold})

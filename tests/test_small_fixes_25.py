@@ -48,7 +48,7 @@ def test_the_tau_page_keeps_four_rows_of_each_table_at_1280x800(qtbot):
 def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
     import numpy as np
 
-    from explorer.core.training.glue_metrics import classification_metrics
+    from explorer.core.metrics.glue import classification_metrics
 
     logits = np.eye(3)[np.asarray(preds)]
     metrics = classification_metrics(np.asarray(labels), logits, label_names=["AGAINST", "FAVOR", "NONE"])
@@ -62,7 +62,7 @@ def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_l
     (its accuracy, the majority share, looked like a result)."""
     from helpers import shown_curves_panel
 
-    from explorer.core.baselines import predicted_for_every_row
+    from explorer.core.metrics.baselines import predicted_for_every_row
     from explorer.ui.runs.state import RunState
 
     labels = [0, 1, 2, 2, 2, 1]
@@ -286,7 +286,7 @@ def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp
     on a training row, though the page says it shows the first dev example."""
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import write_dev_split
-    from explorer.core.runs import dev_split_file
+    from explorer.core.runs.store import dev_split_file
     from explorer.ui.runs.examples import first_classification_example
 
     train = tmp_path / "stance.tsv"

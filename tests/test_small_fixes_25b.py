@@ -3,7 +3,7 @@ task whose labels mean something else, and a regression label column of 0/1 is c
 
 from pathlib import Path
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 SST2 = "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n"
 
@@ -73,7 +73,7 @@ def test_the_classifier_compare_window_shows_all_its_lines_at_its_default_size(q
     """Ninth trial: the Compare window (two classifiers) cut its last line at its default 640x260."""
     import numpy as np
 
-    from explorer.core.classify_compare import compare_classifiers
+    from explorer.core.classify.compare import compare_classifiers
     from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
     from explorer.ui.shell.layout_check import layout_offenders
 
@@ -107,7 +107,7 @@ def QApplication_process(qtbot) -> None:   # noqa: N802 - a few turns of the eve
 def test_the_n_best_answer_text_wraps_whole_in_a_narrow_column(qtbot, tiny_qa):
     """Ninth trial: at 1280x800 the n-best text column showed "ytical engine of …"; the answer text wraps in its
     column (each row as tall as its text, again when the column's width changes), the whole text in its tooltip."""
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.spans_view import SpansView
 
     passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the analytical engine of charles babbage "
@@ -248,7 +248,7 @@ def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
 
     from helpers import shown_curves_panel
 
-    from explorer.core.runs import load_run
+    from explorer.core.runs.store import load_run
     from explorer.ui.runs.state import RunState
 
     out = tmp_path / "hf-out"
@@ -290,9 +290,9 @@ def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
 
     from helpers import save_tiny_model
 
-    from explorer.core.baselines import dev_baseline
-    from explorer.core.events import iter_events
-    from explorer.core.runs import load_run
+    from explorer.core.metrics.baselines import dev_baseline
+    from explorer.core.protocol.events import iter_events
+    from explorer.core.runs.store import load_run
     from explorer.ui.runs.state import RunState
     from explorer.worker.train import main as train_main
 

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core.classify_compare import compare_classifiers
+from explorer.core.classify.compare import compare_classifiers
 from explorer.core.errors import ConfigError
-from explorer.core.training import glue_metrics as G
-from explorer.core.training.config import TrainConfig
+from explorer.core.metrics import glue as G
+from explorer.core.specs.train_config import TrainConfig
 
 STANCE = ["AGAINST", "FAVOR", "NONE"]
 
@@ -47,9 +47,9 @@ def test_compare_reports_and_judges_by_f_avg_when_both_runs_pick_by_it():
 
 def test_the_bootstrap_of_a_confusion_figure_equals_the_slow_loop_with_the_same_draws():
     """F_avg's interval: the vectorised confusion-matrix bootstrap draws the same resamples as the general
-    Python-loop one (core.stats.paired_bootstrap) and gets the same interval."""
-    from explorer.core.classify_compare import CONFUSION_SCORES
-    from explorer.core.stats import paired_bootstrap, paired_bootstrap_confusion
+    Python-loop one (core.metrics.significance.paired_bootstrap) and gets the same interval."""
+    from explorer.core.classify.compare import CONFUSION_SCORES
+    from explorer.core.metrics.significance import paired_bootstrap, paired_bootstrap_confusion
 
     gold, za, zb = _stance_predictions(n=90, seed=3)
     pa, pb = za.argmax(1), zb.argmax(1)
@@ -94,8 +94,8 @@ def test_the_op_reads_each_runs_metric_for_best(tmp_path):
 
     from helpers import save_tiny_model
 
-    from explorer.core.runs import config_file
-    from explorer.worker.inspect_ops import OPS, State
+    from explorer.core.runs.store import config_file
+    from explorer.worker.inspector_ops import OPS, State
 
     dev = tmp_path / "dev.csv"
     with open(dev, "w", newline="", encoding="utf-8") as fh:

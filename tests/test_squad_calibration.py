@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from explorer.core.calibration import squad_calibration
-from explorer.core.decoding import ExampleDecoding, SpanCandidate
-from explorer.core.metrics import QuestionScores
+from explorer.core.metrics.calibration import squad_calibration
+from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate
+from explorer.core.metrics.squad import QuestionScores
 
 
 def _span(text, score):

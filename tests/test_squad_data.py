@@ -5,7 +5,7 @@ import json
 import pytest
 
 from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, squad_version
-from explorer.core.metrics import squad_evaluate
+from explorer.core.metrics.squad import squad_evaluate
 
 CTX = "Ada Lovelace was born in London in 1815. London is a city."
 

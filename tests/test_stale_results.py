@@ -6,7 +6,7 @@ import dataclasses
 
 from helpers import tiny_loaded_model, write_tiny_classification, write_tiny_conll
 
-from explorer.core.model_info import model_name, stale_results_note
+from explorer.core.models.info import model_name, stale_results_note
 from explorer.ui.inspectors.classify_view import classify_tabs
 
 
@@ -56,7 +56,7 @@ def test_an_answer_for_the_previous_model_is_dropped(qtbot, tmp_path):
     dev.path.setText(str(write_tiny_classification(tmp_path / "d.tsv", repeat=1)))
     dev.source.ask(view.loaded)   # a request to model-a is in flight ...
     view.set_loaded(_named(tiny_loaded_model("classification", seed=4), "model-b"))   # ... when model-b opens
-    from explorer.core.classify_dev import dev_report
+    from explorer.core.classify.dev_report import dev_report
     import numpy as np
 
     dev._arrived(1, dev_report(np.array([[1.0, 0.0], [0.0, 1.0]]), [0, 1], ["a", "b"]))

@@ -1,4 +1,4 @@
-"""core/stats.py against hand-computed and library values on small tables."""
+"""core/metrics/significance.py against hand-computed and library values on small tables."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from explorer.core import stats as S
+from explorer.core.metrics import significance as S
 
 
 def test_mcnemar_10_vs_2_discordant_pairs():

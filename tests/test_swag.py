@@ -12,8 +12,8 @@ from helpers import save_tiny_model, tiny_loaded_model
 
 from explorer.core.data.swag import load_swag
 from explorer.core.errors import SwagDataError, UserError
-from explorer.core.events import iter_events
-from explorer.core.training.config import TrainConfig
+from explorer.core.protocol.events import iter_events
+from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.tasks import get_task
 from explorer.paths import SAMPLES
 from explorer.worker.train import EXIT_OK, main as train_main

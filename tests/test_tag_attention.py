@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.core.attention import rollout, stack_attentions
-from explorer.core.tagging import split_words, window_rows, word_pieces
-from explorer.core.tagging_model import text_attention
+from explorer.core.attention.flow import rollout, stack_attentions
+from explorer.core.tagging.alignment import split_words, window_rows, word_pieces
+from explorer.core.tagging.forward import text_attention
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 TEXT = "ada lovelace was born in london"
@@ -24,7 +24,7 @@ def _eager_attentions(loaded, text: str, max_seq_length: int = 128) -> list[np.n
     """Per window, the model's own output_attentions (eager attention), (layers, heads, seq, seq) float32."""
     import torch
 
-    from explorer.core.models import eager_attention
+    from explorer.core.models.loading import eager_attention
 
     tok, model = loaded.tokenizer, loaded.model
     rows = window_rows(tok, word_pieces(tok, [split_words(text)[0]]), max_seq_length)

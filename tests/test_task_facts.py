@@ -1,11 +1,11 @@
-"""Task facts in one torch-free table (explorer/core/task_facts.py), read by the config, the loop, the
+"""Task facts in one torch-free table (explorer/core/specs/tasks.py), read by the config, the loop, the
 runs list, the GUI's run states, the data preview and the worker's flags."""
 
 import pytest
 from helpers import REPO_ROOT
 
-from explorer.core import task_facts as tf
-from explorer.core.training.config import TASKS, ConfigError, TrainConfig, field_help
+from explorer.core.specs import tasks as tf
+from explorer.core.specs.train_config import TASKS, ConfigError, TrainConfig, field_help
 
 
 def test_table_rows_and_defaults():
@@ -23,7 +23,7 @@ def test_table_rows_and_defaults():
 
 
 def test_best_metric_rule_is_the_same_for_loop_runs_and_gui():
-    from explorer.core.runs import summarize
+    from explorer.core.runs.store import summarize
     from explorer.ui.runs.state import RunState
 
     cfg = {"task": "squad_v2"}
@@ -86,8 +86,8 @@ def test_a_facts_row_without_a_training_implementation_is_a_config_error():
 
 
 def test_settings_doc_is_generated_from_the_field_help():
-    from explorer.core.training.config import settings_markdown
+    from explorer.core.specs.train_config import settings_markdown
 
     doc = (REPO_ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
-    assert doc == settings_markdown(), "regenerate docs/settings.md with explorer.core.training.config.settings_markdown()"
+    assert doc == settings_markdown(), "regenerate docs/settings.md with explorer.core.specs.train_config.settings_markdown()"
     assert "| `doc_stride` | `--doc-stride` | 128 | >= 0 | QA: overlap in tokens" in doc

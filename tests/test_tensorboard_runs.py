@@ -42,8 +42,8 @@ def _accumulated(folder: Path) -> dict[str, list[tuple[int, float, float]]]:
 
 def test_export_reads_back_with_the_same_values(tmp_path, capsys):
     from explorer.cli import main
-    from explorer.core.runs import TENSORBOARD, load_run
-    from explorer.core.scalars import run_scalars
+    from explorer.core.runs.store import TENSORBOARD, load_run
+    from explorer.core.runs.tensorboard import run_scalars
     from explorer.ui.runs.store import load_run_state
 
     events = _our_run(tmp_path / "runs" / "r1")
@@ -74,8 +74,8 @@ def test_export_reads_back_with_the_same_values(tmp_path, capsys):
 
 
 def test_report_to_tensorboard_mirrors_the_events_as_they_are_written(tmp_path):
-    from explorer.core.events import EVENTS_FILE, EventWriter
-    from explorer.core.training.config import ConfigError, TrainConfig
+    from explorer.core.protocol.events import EVENTS_FILE, EventWriter
+    from explorer.core.specs.train_config import ConfigError, TrainConfig
     from explorer.worker.train import _tensorboard_writer
 
     run = tmp_path / "run"

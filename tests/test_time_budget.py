@@ -8,10 +8,10 @@ import pytest
 import torch
 from helpers import save_tiny_model, write_tiny_squad
 
-from explorer.core.events import iter_events
+from explorer.core.protocol.events import iter_events
 from explorer.core.training import clock as clock_module
 from explorer.core.training.clock import TrainClock
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.recipe import build_time_scheduler, linear_schedule, time_schedule
 from explorer.core.errors import ConfigError
 from explorer.worker.train import EXIT_OK, main as train_main

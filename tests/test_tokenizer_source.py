@@ -2,7 +2,7 @@
 tokenizer (every word [UNK]) in Classify and `bert-explorer predict`, silently. A checkpoint without a tokenizer
 takes its base model's (the parent folder's, config.json's ``_name_or_path``, a model card's ``base_model``, or a
 model here whose word embeddings it has), says so, or is refused with what to add; a tokenizer that does not fit
-the embedding matrix is refused with both numbers. Every model-loading path goes through core.models.load_model."""
+the embedding matrix is refused with both numbers. Every model-loading path goes through core.models.loading.load_model."""
 
 import json
 import re
@@ -12,7 +12,7 @@ import pytest
 from helpers import REPO_ROOT, run_cli, save_tiny_model, tiny_tokenizer
 
 from explorer.core.errors import ModelSourceError
-from explorer.core.models import load_model
+from explorer.core.models.loading import load_model
 
 
 def _without_tokenizer(base: Path, out: Path, *, nudge: float = 0.0, seed: int = 0) -> Path:
@@ -76,7 +76,7 @@ def test_a_model_card_base_model_is_read_too(tmp_path):
 def test_a_model_here_with_the_checkpoints_word_embeddings_gives_its_tokenizer(tmp_path, monkeypatch):
     """The trial's case: transformers 5 writes no _name_or_path; the checkpoint's word embeddings are the bundled
     encoder's moved by fine-tuning (0.07 % there), another model of the same shape is nowhere near."""
-    from explorer.core import tokenizer_source
+    from explorer.core.models import tokenizer_source
 
     base = save_tiny_model(tmp_path / "bundled-model", task="classification", seed=1)
     other = save_tiny_model(tmp_path / "other-model", task="classification", seed=2)
@@ -108,7 +108,7 @@ def test_the_tokenizer_can_be_given_and_predict_says_whose_it_is(tmp_path):
 def test_a_tokenizer_far_smaller_or_larger_than_the_embedding_matrix_is_refused(tmp_path):
     from transformers import BertConfig, BertForSequenceClassification
 
-    from explorer.core.tokenizer_source import check_vocabulary
+    from explorer.core.models.tokenizer_source import check_vocabulary
 
     big = tmp_path / "big"
     BertForSequenceClassification(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1,
@@ -130,16 +130,16 @@ def test_a_checkpoint_with_its_own_tokenizer_is_as_before(tmp_path):
 
 
 def test_every_model_loading_path_goes_through_load_model():
-    """No tokenizer and no task model is loaded anywhere but core.models.load_model (the one place that finds and
+    """No tokenizer and no task model is loaded anywhere but core.models.loading.load_model (the one place that finds and
     checks the tokenizer): probe / inspectors, classify, predict, eval, embed, explain, train."""
     pattern = re.compile(r"(AutoTokenizer|AutoModelFor\w+|Tokenizer(Fast)?)\.from_pretrained\(")
     hits = [f"{p.relative_to(REPO_ROOT)}:{i}" for p in sorted((REPO_ROOT / "explorer").rglob("*.py"))
             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-            if pattern.search(line) and p.name != "models.py"]
+            if pattern.search(line) and p.relative_to(REPO_ROOT).as_posix() != "explorer/core/models/loading.py"]
     assert hits == []
     callers = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "explorer").rglob("*.py")
                if re.search(r"\bload_(model|encoder)\(", p.read_text(encoding="utf-8"))}
-    for path in ("explorer/worker/inspect_ops.py", "explorer/core/predict/engine.py", "explorer/commands/eval.py",
+    for path in ("explorer/worker/inspector_ops.py", "explorer/core/predict/engine.py", "explorer/commands/eval.py",
                  "explorer/commands/probe.py", "explorer/commands/explain.py", "explorer/commands/embed.py",
-                 "explorer/core/embeddings.py", "explorer/core/training/setup.py", "explorer/commands/compare.py"):
+                 "explorer/core/embeddings/points.py", "explorer/core/training/setup.py", "explorer/commands/compare.py"):
         assert path in callers, path

@@ -8,7 +8,7 @@ import io
 import pytest
 from helpers import save_tiny_model, write_tiny_classification, write_tiny_squad
 
-from explorer.core.events import iter_events
+from explorer.core.protocol.events import iter_events
 from explorer.core.training.loop import group_scale
 from explorer.worker.train import EXIT_OK, main as train_main
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers import save_tiny_model, write_tiny_classification, write_tiny_squad
 
-from explorer.core.events import iter_events
+from explorer.core.protocol.events import iter_events
 from explorer.worker.train import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main as train_main
 
 
@@ -70,8 +70,8 @@ def test_pair_classification(files, tmp_path):
 
 
 def test_qa_v2_end_to_end_with_watch_and_checkpoints(files, tmp_path):
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.probe import probe
 
     rc, ev = run(["--model", files["qa"], "--task", "squad_v2", "--train", files["sq2"], "--dev", files["sq2"],
                   "--max-steps", 12, "--batch-size", 8, "--learning-rate", 3e-3, "--eval-every", 5,
@@ -192,7 +192,7 @@ def test_bad_flag_values_are_argparse_errors(files, tmp_path, capsys):
 def test_help_has_one_line_per_flag(capsys):
     import dataclasses
 
-    from explorer.core.training.config import TrainConfig, settings
+    from explorer.core.specs.train_config import TrainConfig, settings
 
     assert list(settings()) == [f.name for f in dataclasses.fields(TrainConfig)]
     assert all(s.help for s in settings().values())
@@ -211,7 +211,7 @@ def test_help_has_one_line_per_flag(capsys):
 
 
 def test_resume_errors(files, tmp_path, capsys):
-    from explorer.core.runs import request_stop
+    from explorer.core.runs.store import request_stop
 
     rc, ev = run(["--resume", tmp_path / "nothing"])
     assert rc == 2 and "no config.json" in ev[-1]["error"]
@@ -282,7 +282,7 @@ def test_gradient_accumulation_matches_a_larger_batch(files, tmp_path):
 def test_cli_flags_round_trip_train_config():
     import argparse
 
-    from explorer.core.training.config import TrainConfig, fast_cpu_preset
+    from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
     from explorer.worker.train import add_arguments, config_from_args
 
     parser = argparse.ArgumentParser()
@@ -309,7 +309,7 @@ def test_runs_dir_from_environment_and_generated_run_id(files, tmp_path, monkeyp
                   "--no-save-checkpoints"])
     assert rc == EXIT_OK
     run_id = ev[-1]["run_id"]
-    from explorer.core.runs import data_short_name
+    from explorer.core.runs.store import data_short_name
 
     # the generated id names model, task and the train file (issue 25 finding 5)
     assert run_id.endswith(f"-cls-single-{data_short_name(files['sst'])}") and data_short_name(files["sst"])

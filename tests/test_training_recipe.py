@@ -8,7 +8,7 @@ import torch
 
 from helpers import tiny_loaded_model
 from explorer.core.training.batching import epoch_batches, eval_batches, pad_sequences
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.loop import plan_steps, set_dropout
 from explorer.core.training.recipe import (build_optimizer, build_scheduler, clip_gradients,
                                            decay_parameter_names, linear_schedule, param_groups,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 # STS-B as released: tab-separated, no header, genre file years id score sentence1 sentence2 (7 or 9 fields)
 STSB = ("main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.\n"
@@ -101,7 +101,7 @@ def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_pa
 
 
 def test_the_automatic_evaluate_every_fits_the_steps_the_run_plans():
-    from explorer.core.task_facts import eval_every_for, run_steps
+    from explorer.core.specs.tasks import eval_every_for, run_steps
 
     # tenth trial: 4 evaluations per epoch of 2,814 rows at batch 16 gave 44; with batch 16 and Max steps 60 the
     # automatic value must leave evaluations inside the 60 steps
@@ -135,7 +135,7 @@ def test_an_evaluate_every_above_the_planned_steps_is_said_before_launch(qtbot, 
 def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(tmp_path):
     """Tenth trial: the SST-2 run and the stance run were both "single · train" (both files are train.*), told
     apart only by their start times."""
-    from explorer.core import runs
+    from explorer.core.runs import store as runs
     from explorer.ui.runs.names import short_names
 
     sst2, stance = "/data/glue_sst2/train.tsv", "/data/stance_semeval2016/train.txt"
@@ -291,7 +291,7 @@ def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot
 
     from helpers import save_tiny_model
 
-    from explorer.core.classify import readable_label_names
+    from explorer.core.classify.arithmetic import readable_label_names
     from explorer.core.training.setup import fit_head
     from explorer.core.training.tasks import get_task
     from explorer.ui.launch.data_preview import preview_data
@@ -412,7 +412,7 @@ def test_a_run_whose_evaluate_every_is_above_its_steps_says_so_in_its_log(tmp_pa
 
     from helpers import save_tiny_model, write_tiny_classification
 
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker.train import main as train_main
 
     model = save_tiny_model(tmp_path / "cls", "classification")

@@ -5,7 +5,7 @@ a tagging run evaluates during training and prefills Tag: dev set."""
 
 from test_trial10_launch_predict import STSB as _STSB_ROWS, _write   # the shared STS-B sample and file writer
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 STANCE = ("ID\tTarget\tTweet\tStance\n" + "".join(
     f"{i}\tAtheism\t{text} {i}\t{label}\n" for i, (text, label) in enumerate(
@@ -58,7 +58,7 @@ def test_the_dev_data_preview_says_the_run_holds_out_the_dev_fraction(qtbot, tmp
 
 def test_every_task_that_holds_rows_out_says_so_in_its_facts(tmp_path):
     """TaskFacts.dev_split is the one place the launcher reads; it agrees with what each task's split_dev does."""
-    from explorer.core.task_facts import find_task_facts, no_dev_file_note
+    from explorer.core.specs.tasks import find_task_facts, no_dev_file_note
     from explorer.core.training.tasks import get_task
 
     rows = "text\tlabel\n" + "".join(f"row {i}\t{'ab'[i % 2]}\n" for i in range(20))
@@ -119,8 +119,8 @@ def test_a_ner_run_evaluates_four_times_per_epoch_as_the_readme_says(qtbot, tmp_
     ("examples"), not of a CoNLL file ("sentences")."""
     from helpers import write_tiny_conll
 
-    from explorer.core.task_facts import eval_every_for, get_task_facts
-    from explorer.core.training.config import field_help
+    from explorer.core.specs.tasks import eval_every_for, get_task_facts
+    from explorer.core.specs.train_config import field_help
     from explorer.ui.launch.launcher import LauncherPanel
 
     assert get_task_facts("ner").default_evals_per_epoch == 4
@@ -171,7 +171,7 @@ def test_the_best_checkpoint_is_picked_by_f_avg_once_f1_classes_are_named(qtbot,
     import pytest
 
     from explorer.core.errors import ConfigError
-    from explorer.core.task_facts import automatic_metric_for_best, metric_for_best_choices
+    from explorer.core.specs.tasks import automatic_metric_for_best, metric_for_best_choices
     from explorer.ui.launch.launcher import LauncherPanel
 
     assert automatic_metric_for_best("single", ["FAVOR", "AGAINST"]) == "f_avg"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from test_predict_review import _stance_predictions, _stance_run   # the stance run with held-out dev rows
 
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 
 
 def _launcher(qtbot, tmp_path, width: int = 820):

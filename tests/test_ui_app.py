@@ -22,7 +22,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
-from explorer.core.events import read_events  # noqa: E402
+from explorer.core.protocol.events import read_events  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from helpers import save_tiny_model, write_tiny_squad  # noqa: E402
@@ -179,7 +179,7 @@ def test_past_runs_load_from_disk(qtbot, tmp_path):
 
 
 def test_closing_with_an_active_run_asks(qtbot, tmp_path, monkeypatch):
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.shell import main_window
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from helpers import tiny_loaded_model, write_tiny_classification
 
-from explorer.core.classify_dev import dev_report
+from explorer.core.classify.dev_report import dev_report
 from explorer.ui.inspectors.classify_view import ClassifyView, classify_tabs
 
 
@@ -99,7 +99,7 @@ def test_checkpoint_head_and_task_of_classifier_and_swag_checkpoints(tmp_path):
 
     from helpers import save_tiny_model
 
-    from explorer.core.checkpoint_windows import checkpoint_task_name
+    from explorer.core.models.checkpoint_windows import checkpoint_task_name
 
     assert checkpoint_task_name(str(save_tiny_model(tmp_path / "qa", "qa"))) == ("qa", "squad_v1")
     assert checkpoint_task_name(str(save_tiny_model(tmp_path / "mc", "multiple_choice"))) == ("multiple_choice", "swag")
@@ -217,7 +217,7 @@ def test_the_class_table_shows_every_column_in_the_page_width_of_a_1280_window(q
 
 
 def test_readable_label_names_use_the_runs_names_for_a_generic_head():
-    from explorer.core.classify import readable_label_names
+    from explorer.core.classify.arithmetic import readable_label_names
 
     assert readable_label_names(["LABEL_0", "LABEL_1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["0", "1"], ["negative", "positive"]) == ["negative", "positive"]

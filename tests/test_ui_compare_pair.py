@@ -10,7 +10,7 @@ pytest.importorskip("pytestqt")
 
 from helpers import save_tiny_model  # noqa: E402
 
-from explorer.core.compare import Comparison, QuestionComparison, count_agreement  # noqa: E402
+from explorer.core.qa.compare import Comparison, QuestionComparison, count_agreement  # noqa: E402
 
 QUESTION = "where was ada born?"
 PASSAGE = "ada was born in london. the first model was born in paris."
@@ -24,8 +24,8 @@ def _comparison(a, b, tau_b=1.5):
 
 
 def test_side_by_side_shows_each_checkpoints_own_result(qtbot, tmp_path):
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.probe import probe
     from explorer.ui.groups.compare_spans import PairSpansView
 
     a, b = save_tiny_model(tmp_path / "a", seed=0), save_tiny_model(tmp_path / "b", seed=1)

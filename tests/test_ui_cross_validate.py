@@ -1,4 +1,4 @@
-"""Groups tab "Cross-validate…": the dialog queues the K fold runs of core.cv_runs.start_cv_group (the
+"""Groups tab "Cross-validate…": the dialog queues the K fold runs of core.studies.cv_runs.start_cv_group (the
 function `group --cv K` uses), with the folds' files as the command's plan writes them."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from explorer.core import cv_runs, groups
-from explorer.core.training.config import TrainConfig
+from explorer.core.studies import cv_runs
+from explorer.core.studies import groups
+from explorer.core.specs.train_config import TrainConfig
 from test_cv_group import _write_table
 
 
@@ -107,7 +108,7 @@ class _InProcessClient:
     def request(self, op, data, on_done=None, on_error=None, on_progress=None):
         from PySide6.QtCore import QTimer
 
-        from explorer.worker.inspect_ops import OPS, State
+        from explorer.worker.inspector_ops import OPS, State
 
         self.ops.append(op)
         value = OPS[op][0](State(), data, lambda d, t: None, lambda: False)

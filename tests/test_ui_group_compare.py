@@ -8,10 +8,10 @@ from PySide6.QtCore import Qt
 
 pytest.importorskip("pytestqt")
 
-from explorer.core.compare import QuestionComparison, compare_decodings  # noqa: E402
-from explorer.core.group_stats import MemberData  # noqa: E402
-from explorer.core.groups import plan_grid, plan_restarts  # noqa: E402
-from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.core.qa.compare import QuestionComparison, compare_decodings  # noqa: E402
+from explorer.core.studies.group_stats import MemberData  # noqa: E402
+from explorer.core.studies.groups import plan_grid, plan_restarts  # noqa: E402
+from explorer.core.specs.train_config import TrainConfig  # noqa: E402
 
 
 def _members(group, values):
@@ -95,7 +95,7 @@ def test_compare_view_counts_table_and_click_opens_question(qtbot, tmp_path):
 def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
     from test_groups import _fake_run
 
-    from explorer.core.groups import write_group
+    from explorer.core.studies.groups import write_group
     from explorer.ui.groups.tabs import GroupsTab
 
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2, 3])
@@ -121,7 +121,7 @@ def test_groups_tab_lists_groups_with_members_and_broken_files(qtbot, tmp_path):
 
 
 def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
-    from explorer.core.reports import write_comparison_report
+    from explorer.core.studies.reports import write_comparison_report
     from explorer.ui.groups.tabs import CompareTab
 
     gold = {"q1": ["Paris"], "q2": []}
@@ -144,7 +144,7 @@ def test_compare_tab_command_and_loading_a_report(qtbot, tmp_path):
 
 
 def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path):
-    from explorer.core.groups import load_group_file
+    from explorer.core.studies.groups import load_group_file
     from explorer.ui.groups.tabs import GroupsTab
 
     tab = GroupsTab(tmp_path)

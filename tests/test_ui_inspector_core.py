@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from explorer.core.decoding import ExampleDecoding, SpanCandidate
-from explorer.core.tau_study import (StudyCancelled, TauStudy, load_study, questions_near, run_study, save_study,
+from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate
+from explorer.core.qa.tau_study import (StudyCancelled, TauStudy, load_study, questions_near, run_study, save_study,
                                      study_figures, study_key)
-from explorer.core.wordmerge import merge_attention, merge_rows, word_groups
+from explorer.core.attention.wordmerge import merge_attention, merge_rows, word_groups
 
 
 def squad_v2_file(path, n_paragraphs=3):
@@ -158,7 +158,7 @@ def test_damaged_study_cache_is_recomputed(tiny_qa, tmp_path):
     """A cache file whose lists do not line up (or is not gzip JSON at all) is ignored, never shown."""
     import gzip
 
-    from explorer.core.tau_study import cache_path
+    from explorer.core.qa.tau_study import cache_path
 
     data = squad_v2_file(tmp_path / "dev.json")
     study = run_study(tiny_qa, str(data), cache_dir=tmp_path / "cache")

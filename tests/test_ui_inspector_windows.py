@@ -73,7 +73,7 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors import InspectorHub
     from tests.helpers import save_tiny_model
 
@@ -155,7 +155,7 @@ def test_attention_readout_fixed_height(qtbot, tiny_qa):
 
 
 def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = AttentionView()
@@ -179,7 +179,7 @@ def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
 def test_nbest_text_column_gets_the_room(qtbot, tiny_qa, tmp_path):
     from PySide6.QtWidgets import QHeaderView
 
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.spans_view import SpansView
 
     view = SpansView()

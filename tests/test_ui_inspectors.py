@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QThreadPool, Qt
 
-from explorer.core.metrics import evaluate_decodings, tau_sweep
-from explorer.core.probe import probe
+from explorer.core.metrics.squad import evaluate_decodings, tau_sweep
+from explorer.core.qa.probe import probe
 
 from test_ui_inspector_core import squad_v2_file
 
@@ -207,7 +207,7 @@ def test_typing_reprobes_after_debounce(qtbot, hub):
 def test_open_model_failure_and_success_with_fake_loader(qtbot, tiny_qa):
     from inspect_double import ThreadTransport
 
-    from explorer.core.models import ModelSourceError
+    from explorer.core.models.loading import ModelSourceError
     from explorer.ui.inspectors import InspectorHub
     from explorer.ui.inspectors.client import InspectClient
 
@@ -306,7 +306,7 @@ def test_dev_sweep_best_tau_matches_core_and_opens_question(qtbot, hub, tiny_qa,
     assert res.args[0].question == question and res.args[0].passage == passage
     assert hub.spans_view.tau == pytest.approx(dev.tau.value())
     # SQuAD calibration of the same study at the chosen τ (core/calibration.squad_calibration)
-    from explorer.core.calibration import squad_calibration
+    from explorer.core.metrics.calibration import squad_calibration
 
     assert dev.calibration_button.isEnabled()
     view = dev.open_calibration()

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from explorer.core.training.config import TrainConfig, fast_cpu_preset
+from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
 from explorer.ui.launch.presets import describe_preset, offline_default, sample_paths
 
 MRPC = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tAda was born.\tShe was born.\n"
@@ -82,7 +82,7 @@ def test_preview_squad_json_given_to_classification(tmp_path):
 def test_a_setting_the_task_does_not_use_stays_out_of_its_run(qtbot, tmp_path):
     """Issue 25 finding 6: switching to a classification task drops the QA watch example and the QA window
     settings from the run's config and command; back on QA they return (the editors keep their values)."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -123,7 +123,7 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     """Issue 25 finding 6: the QA preset's recipe (eval every 23, batch 4, max_seq_length 256, lr 1e-4) does not
     follow a switch to a classification task; the task's TaskFacts defaults do, except where the user typed a
     value, and the banner says the preset no longer applies."""
-    from explorer.core.task_facts import get_task_facts
+    from explorer.core.specs.tasks import get_task_facts
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -208,7 +208,7 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
 def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_path):
     """Fourth trial: after a 3-class stance run's settings were loaded, Regression and NER kept --num-labels 3 in
     the command and in the run's config.json."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -223,7 +223,7 @@ def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_
     """Eighth trial: after a task switch cleared the preset's SQuAD files, the banner still said "were cleared:
     choose this task's data" when the user had chosen them; and a later training file kept the note about the
     file before it."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")
@@ -249,7 +249,7 @@ def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_
 def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
     """Fifth trial: after the stance file, choosing STS-B kept Tweet / Stance, No header row and the stance label
     names. A newly chosen training file starts from the preview's guesses; the banner says what was cleared."""
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")

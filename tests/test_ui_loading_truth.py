@@ -48,7 +48,7 @@ def test_launcher_marks_max_seq_length_red_with_the_reason(qtbot, tmp_path, tiny
 
 
 def test_probe_panel_marks_fields_and_refuses_to_probe(qtbot, tmp_path, tiny_qa):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors import InspectorHub
 
     hub = InspectorHub()
@@ -75,7 +75,7 @@ def test_hub_says_when_the_encoder_did_not_load(qtbot, tmp_path):
     from helpers import save_tiny_model
     from safetensors.torch import load_file, save_file
 
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors import InspectorHub
 
     good = save_tiny_model(tmp_path / "good", "qa")
@@ -97,7 +97,7 @@ def test_hub_says_when_the_encoder_did_not_load(qtbot, tmp_path):
 
 
 def test_attention_view_computes_a_window_when_shown(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     full = probe(tiny_qa, QUESTION, LONG, attentions=True, keep_attentions="float32", max_seq_length=48,
@@ -119,7 +119,7 @@ def test_attention_view_computes_a_window_when_shown(qtbot, tiny_qa):
 def test_hub_computes_the_shown_window_off_the_gui_thread(qtbot, tiny_qa):
     """Over the memory budget, the probe (in the inspector child) keeps only the best window's weights; showing
     another window asks the child for its weights, which arrive as that window's and replace the others."""
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors import InspectorHub
 
     hub = InspectorHub()

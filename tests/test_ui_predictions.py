@@ -107,7 +107,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     # (dev_split.csv): the next run is measured on those same rows, not on a new split
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import stratified_split, write_dev_split
-    from explorer.core.runs import dev_split_file
+    from explorer.core.runs.store import dev_split_file
 
     run_cfg = json.loads((runs / "run1" / "config.json").read_text())
     train_data = load_classification(run_cfg["train"])

@@ -5,7 +5,7 @@ import numpy as np
 import test_ui_classify
 from helpers import tiny_loaded_model
 
-from explorer.core.classify_dev import regression_dev_report
+from explorer.core.classify.dev_report import regression_dev_report
 from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 from explorer.ui.inspectors.classify_view import classify_tasks
 
@@ -119,7 +119,7 @@ def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_pat
 def test_predictions_in_a_narrow_band_of_the_gold_range_are_said(qtbot):
     """Tenth trial: every STS-B prediction sat in 2.74-2.78 on a 0-5 axis, a flat plot with no word, while the app
     says so for a classifier predicting one class."""
-    from explorer.core.baselines import narrow_scores_note
+    from explorer.core.metrics.baselines import narrow_scores_note
 
     dev = ClassifyDevView(lambda: None, lambda: "regression")
     qtbot.addWidget(dev)

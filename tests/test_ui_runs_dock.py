@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
 
-from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.core.specs.train_config import TrainConfig  # noqa: E402
 from explorer.ui.runs import names as run_names  # noqa: E402
 from explorer.ui.runs import disk as run_disk
 from explorer.ui.runs.store import load_summaries, load_summary  # noqa: E402
@@ -174,7 +174,7 @@ def test_paper_grid_confirmation_gives_count_and_estimate(window, qtbot, monkeyp
     text = asked[0]
     assert text.startswith("Queue 24 runs") and "Estimated time: at least" in text
     assert "median of 2 past run(s)" in text and "6.0 samples/s" in text   # listed runs: their last step (4 + 50 % 3)
-    from explorer.core.training.config import paper_grid
+    from explorer.core.specs.train_config import paper_grid
 
     samples = sum(int(n * c.epochs) for c in paper_grid(window.launcher.config()))
     assert f"{samples:,} training samples" in text

@@ -11,8 +11,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox  # noqa: E402
 
-from explorer.core.groups import load_group_file, plan_restarts, write_group  # noqa: E402
-from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.core.studies.groups import load_group_file, plan_restarts, write_group  # noqa: E402
+from explorer.core.specs.train_config import TrainConfig  # noqa: E402
 from explorer.ui.runs.store import load_summary  # noqa: E402
 from explorer.ui.runs.dock import COLUMNS  # noqa: E402
 

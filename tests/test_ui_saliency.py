@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.core.probe import probe
+from explorer.core.qa.probe import probe
 from explorer.ui.inspectors.components.saliency import colour
 from explorer.ui.inspectors.spans_view import SpansView
 

@@ -10,7 +10,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QToolTip  # noqa: E402
 
-from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.core.specs.train_config import TrainConfig  # noqa: E402
 
 
 @pytest.fixture
@@ -275,7 +275,7 @@ def test_quit_dialog_names_the_remote_runs_followed_and_says_they_go_on(shell, m
 
 
 def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):
-    from explorer.core.events import EventWriter, read_events
+    from explorer.core.protocol.events import EventWriter, read_events
 
     class Gone:
         def write(self, _text):

@@ -33,9 +33,9 @@ def test_compare_view_says_whether_b_is_better(qtbot, tmp_path):
 def test_group_view_shows_the_t_interval(qtbot):
     import numpy as np
 
-    from explorer.core.group_stats import MemberData
-    from explorer.core.groups import plan_restarts
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.studies.group_stats import MemberData
+    from explorer.core.studies.groups import plan_restarts
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.ui.groups.view import GroupView
 
     group, _ = plan_restarts(TrainConfig(task="pair"), "r", [1, 2, 3])
@@ -52,7 +52,7 @@ def test_group_view_shows_the_t_interval(qtbot):
 def _overconfident_report(n=200):
     import numpy as np
 
-    from explorer.core.classify_dev import dev_report
+    from explorer.core.classify.dev_report import dev_report
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, n)
@@ -64,7 +64,7 @@ def _overconfident_report(n=200):
 def test_dev_logits_cross_the_inspector_pipe():
     import numpy as np
 
-    from explorer.core import wire
+    from explorer.core.protocol import frames as wire
 
     rep = _overconfident_report(20)
     again = wire.decode(*wire.encode(rep))

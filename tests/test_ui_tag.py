@@ -39,7 +39,7 @@ def test_tag_page_renders_probabilities_entities_and_head(qtbot, view):
 
 
 def test_highlight_html_by_type():
-    from explorer.core.tagging import Entity
+    from explorer.core.tagging.alignment import Entity
 
     html = highlighted_html("Ada in <Paris>", [Entity("PER", 0, 0, 0, 3, "Ada"), Entity("LOC", 2, 2, 8, 13, "Paris")],
                             TAGS)
@@ -90,7 +90,7 @@ def test_tag_page_and_its_wire_classes_import_without_torch():
     import subprocess
     import sys
 
-    code = ("import sys, explorer.ui.inspectors.tag_view, explorer.core.tagging_model, explorer.core.tagging; "
+    code = ("import sys, explorer.ui.inspectors.tag_view, explorer.core.tagging.forward, explorer.core.tagging.alignment; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
@@ -119,7 +119,7 @@ def test_dev_view_caps_the_sentences_and_reports_progress(qtbot, tmp_path):
 def test_head_lines_are_a_table_that_fits_beside_the_heat_strip():
     import numpy as np
 
-    from explorer.core.tagging_model import TokenHead
+    from explorer.core.tagging.forward import TokenHead
     from explorer.ui.inspectors.tag_view import head_lines
 
     rng = np.random.default_rng(0)

@@ -102,7 +102,7 @@ def test_cells_told_once_fills_the_cells_and_tells_the_views_once(qtbot):
 # ----------------------------------------------------------------------------------- the Attention view
 @pytest.fixture
 def shown_view(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = _shown(qtbot, AttentionView())
@@ -161,7 +161,7 @@ def test_what_reads_the_head_views_tokens_draws_the_rest_first(shown_view):
 def test_a_new_result_or_window_is_drawn_from_its_own_weights(shown_view, qtbot, tiny_qa):
     """The cached layer means belong to one weights array: another probe (another model's weights, another
     passage) shows its own numbers, also with a redraw of the previous one still pending."""
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     view, _first = shown_view
     view.layer.setCurrentIndex(1)                          # the rest of this change is still pending
@@ -180,7 +180,7 @@ def test_a_first_result_lays_the_page_out_in_the_maps_turn(qtbot, tiny_qa):
     that the second turn does not move the map (drawn, then a turn later smaller: a jump on the first probe)."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     def lay_out():
@@ -200,7 +200,7 @@ def test_a_first_result_lays_the_page_out_in_the_maps_turn(qtbot, tiny_qa):
 
 
 def test_a_hidden_view_draws_everything_at_once(qtbot, tiny_qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
     from explorer.ui.inspectors.attention_view import AttentionView
 
     view = AttentionView()
@@ -214,7 +214,7 @@ def test_a_hidden_view_draws_everything_at_once(qtbot, tiny_qa):
 
 # ----------------------------------------------------------------------------------- the τ study
 def test_a_shown_study_comes_in_three_turns_and_study_ready_after_the_last(qtbot, tiny_qa, tmp_path):
-    from explorer.core.tau_study import run_study, study_figures
+    from explorer.core.qa.tau_study import run_study, study_figures
     from explorer.ui.inspectors.dev_view import DevTauView
     from helpers import write_tiny_squad
 

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from explorer.core.training.config import TrainConfig  # noqa: E402
+from explorer.core.specs.train_config import TrainConfig  # noqa: E402
 from explorer.ui.curves.plotmath import ema_smooth, robust_range  # noqa: E402
 from explorer.ui.runs.state import RunState, Series, format_seconds, progress_text  # noqa: E402
 

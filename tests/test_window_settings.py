@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core.attention_budget import ATTENTION_BUDGET_BYTES, attention_bytes, budget_note
-from explorer.core.probe import probe
-from explorer.core.window_settings import (WindowLimits, WindowSettingsError, check_limits, check_window_settings,
+from explorer.core.attention.budget import ATTENTION_BUDGET_BYTES, attention_bytes, budget_note
+from explorer.core.qa.probe import probe
+from explorer.core.models.window_settings import (WindowLimits, WindowSettingsError, check_limits, check_window_settings,
                                            folder_limits, require_window_settings, source_limits)
 
 QUESTION = "where was ada born?"
@@ -129,7 +129,7 @@ def test_cli_probe_and_eval_exit_2_with_the_message(tiny_qa, tmp_path, capsys):
 
 
 def test_train_refuses_before_any_work(tiny_qa, tmp_path, capsys):
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker.train import EXIT_USAGE, main as train_main
 
     folder = _short_folder(tmp_path, tiny_qa.tokenizer)
@@ -198,7 +198,7 @@ def test_probe_keeps_float16_within_budget_and_one_window_above(tiny_qa):
 def test_loop_checks_the_loaded_model_too(tiny_qa, tmp_path, monkeypatch):
     """A model whose files the worker's pre-check cannot read (e.g. a hub id downloaded by the loop) is checked
     once loaded, before tokenizing: a failed event naming the numbers, not an index error mid-forward."""
-    from explorer.core.events import iter_events
+    from explorer.core.protocol.events import iter_events
     from explorer.worker import train as worker
     from helpers import write_tiny_squad
 
@@ -216,7 +216,7 @@ def test_loop_checks_the_loaded_model_too(tiny_qa, tmp_path, monkeypatch):
 
 
 def test_predict_squad_checks_positions(tiny_qa):
-    from explorer.core.inference import predict_squad
+    from explorer.core.qa.inference import predict_squad
 
     short = _short_model(tiny_qa.tokenizer)
     rows = [{"question": QUESTION, "context": LONG}]

@@ -1,4 +1,4 @@
-"""explorer.core.wire: every result type the inspector child sends round-trips exactly (same classes, dtypes,
+"""explorer.core.protocol.frames: every result type the inspector child sends round-trips exactly (same classes, dtypes,
 shapes, values, NaN and infinities), arrays travel as npz bytes (not JSON lists), and bad input gets a
 specific WireError."""
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.core.wire import (RemoteAttention, WireError, decode, encode, pack, read_frame, unpack,
+from explorer.core.protocol.frames import (RemoteAttention, WireError, decode, encode, pack, read_frame, unpack,
                                 write_frame)
 
 QUESTION = "where was ada born?"
@@ -75,7 +75,7 @@ def test_plain_values_round_trip_exactly():
 
 
 def test_probe_result_with_attention_round_trips(qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     result = probe(qa, QUESTION, " ".join([PASSAGE] * 4), attentions=True, max_seq_length=48, doc_stride=16)
     result.lazy_attention.wire_ref = 7
@@ -89,7 +89,7 @@ def test_probe_result_with_attention_round_trips(qa):
 
 
 def test_probe_result_over_the_budget_keeps_the_remote_rule(qa):
-    from explorer.core.probe import probe
+    from explorer.core.qa.probe import probe
 
     result = probe(qa, QUESTION, " ".join([PASSAGE] * 6), attentions=True, max_seq_length=48, doc_stride=16,
                    attention_budget=2 * 4 * 48 * 48 * 2)
@@ -107,7 +107,7 @@ def test_probe_result_over_the_budget_keeps_the_remote_rule(qa):
 def test_tau_study_and_figures_round_trip(qa, tmp_path):
     from test_ui_inspector_core import squad_v2_file
 
-    from explorer.core.tau_study import run_study, study_figures
+    from explorer.core.qa.tau_study import run_study, study_figures
 
     study = run_study(qa, str(squad_v2_file(tmp_path / "dev.json")), cache_dir=tmp_path / "cache")
     figures = study_figures(study)
@@ -120,8 +120,8 @@ def test_tau_study_and_figures_round_trip(qa, tmp_path):
 def test_classify_results_and_dev_report_round_trip(tmp_path):
     from helpers import write_tiny_classification
 
-    from explorer.core.classify_dev import score_classification_dev
-    from explorer.core.classify_model import classify_choices, classify_text
+    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.classify.forward import classify_choices, classify_text
 
     cls = tiny_loaded_model("classification", num_labels=3)
     pair = classify_text(cls.model, cls.tokenizer, "ada was born in london.", "where was ada born?", label=1)
@@ -138,11 +138,11 @@ def test_classify_results_and_dev_report_round_trip(tmp_path):
 def test_saliency_model_info_and_window_problems_round_trip(qa, tmp_path):
     from helpers import save_tiny_model
 
-    from explorer.core.model_info import model_info
-    from explorer.core.models import load_model
-    from explorer.core.probe import probe
-    from explorer.core.saliency import window_saliency
-    from explorer.core.window_settings import check_window_settings
+    from explorer.core.models.info import model_info
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.probe import probe
+    from explorer.core.qa.saliency import window_saliency
+    from explorer.core.models.window_settings import check_window_settings
 
     result = probe(qa, QUESTION, PASSAGE)
     best = result.nbest[0]
@@ -175,7 +175,7 @@ def test_what_cannot_be_sent_or_read_is_named():
     with pytest.raises(WireError, match="only explorer.core dataclasses"):
         decode({"$dc": "subprocess:Popen", "f": {}}, [])
     with pytest.raises(WireError, match="not a dataclass"):
-        decode({"$dc": "explorer.core.wire:WireError", "f": {}}, [])
+        decode({"$dc": "explorer.core.protocol.frames:WireError", "f": {}}, [])
     frame = pack({"id": 1}, np.arange(100))
     with pytest.raises(WireError, match="bytes before the end"):
         read_frame(io.BytesIO(frame[:-10]))

@@ -12,8 +12,8 @@ import time
 import pytest
 from helpers import REPO_ROOT, run_worker, save_tiny_model, worker_command, worker_env, write_tiny_squad
 
-from explorer.core import runs
-from explorer.core.events import parse_event
+from explorer.core.runs import store as runs
+from explorer.core.protocol.events import parse_event
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def _wait_for_step(events_file, proc, timeout=120):
 
 
 def test_stop_file_then_resume_continues_the_same_schedule(files, tmp_path):
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
     from explorer.worker.train import main as train_main
 
     # reference: the same 6 steps without interruption, in this process
@@ -112,7 +112,7 @@ def test_sigint_stops_early_and_sigterm_cancels(files, tmp_path):
     last_step = max(e["step"] for e in ev if e["event"] in ("step", "eval"))
     assert 0 < last_step < 100000 and ev[-2]["event"] == "checkpoint"
     assert [e for e in ev if e["event"] == "eval"][-1]["step"] == last_step    # evaluated at the stop
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     load_model(str(tmp_path / "int" / "checkpoints" / "last"), "qa")
     ev = _strict_events(tmp_path / "term" / "events.jsonl")

@@ -7,9 +7,9 @@ Usage::
 
 Prints each checkpoint's EM/F1, the agreement counts (both right / only A / only B / both wrong; SQuAD 2.0
 also answered / abstained), whether B is better than A (McNemar's exact test on exact match, paired bootstrap
-intervals of EM and F1; core/stats.py) and the questions where the answers differ, largest F1 difference first.
+intervals of EM and F1; core/metrics/significance.py) and the questions where the answers differ, largest F1 difference first.
 ``--out`` writes the report folder (report.md, questions.csv, disagreements.csv, counts.csv;
-explorer/core/reports.py). Exit codes: 0 done, 2 unusable data, model or settings.
+explorer/core/studies/reports.py). Exit codes: 0 done, 2 unusable data, model or settings.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 
 def add_arguments(parser) -> None:
-    from explorer.core.window_settings import (
+    from explorer.core.models.window_settings import (
         DOC_STRIDE_HELP,
         MAX_QUERY_LENGTH_HELP,
         MAX_SEQ_LENGTH_HELP,
@@ -47,10 +47,10 @@ def add_arguments(parser) -> None:
 
 def _decode(source: str, dataset, args, err):
     """Decodings of one checkpoint over the dataset. Raises UserError (model, window settings, data)."""
-    from explorer.core.decoding import decode_predictions
-    from explorer.core.inference import predict_squad
-    from explorer.core.models import ModelSourceError, load_model
-    from explorer.core.window_settings import (
+    from explorer.core.qa.decoding import decode_predictions
+    from explorer.core.qa.inference import predict_squad
+    from explorer.core.models.loading import ModelSourceError, load_model
+    from explorer.core.models.window_settings import (
         WindowSettingsError,
         longest_question_tokens,
         require_window_settings,
@@ -104,7 +104,7 @@ def _lines(result, show: int) -> list[str]:
 @exits_on_user_error
 def run(args) -> int:
     """Decode both checkpoints, compare, print (and write the report folder with --out)."""
-    from explorer.core.compare import compare_decodings
+    from explorer.core.qa.compare import compare_decodings
     from explorer.core.data.squad import gold_answers, squad_version
 
     err = sys.stderr
@@ -117,7 +117,7 @@ def run(args) -> int:
     result.settings = {k: getattr(args, k) for k in ("max_seq_length", "doc_stride", "max_query_length",
                                                       "n_best_size", "max_answer_length")}
     if args.out:
-        from explorer.core.reports import write_comparison_report
+        from explorer.core.studies.reports import write_comparison_report
 
         folder = write_comparison_report(args.out, result, data=args.data)
         print(f"report: {folder / 'report.md'}", file=err)

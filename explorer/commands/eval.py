@@ -94,7 +94,7 @@ def _metric_lines(metrics: dict, result: dict, sweep, tau: float) -> list[str]:
     out.append(f"official best threshold on the written files: best_f1 {metrics['best_f1']:.2f} at "
                f"best_f1_thresh {metrics['best_f1_thresh']:.3f}; best_exact {metrics['best_exact']:.2f}")
     out.append("  (null-odds units: null_odds.json = null_score - best_non_null_score; answer iff null odds <= it)")
-    from explorer.core.metric_display import abstain_note
+    from explorer.core.specs.metric_display import abstain_note
 
     note = abstain_note(metrics)
     if note:
@@ -127,7 +127,7 @@ def official_from_files(gold: dict, paths: dict, version: str, tau: float) -> tu
     would blank answers eval gave) so the numbers are those of the decision ``score_diff > tau``.
     Returns (metrics with exact_match, f1, ... and ``tau``; the na_prob_thresh used).
     """
-    from explorer.core.metrics import squad_evaluate
+    from explorer.core.metrics.squad import squad_evaluate
 
     preds = json.loads(paths["predictions"].read_text(encoding="utf-8"))
     if version == "v1.1":
@@ -156,12 +156,12 @@ def _load_inputs(args, err):
     """(dataset, its SquadReport, loaded model) ready for inference, checked before any work (data, cap, model, window
     settings against the model and the longest question). Raises UserError naming what is wrong."""
     from explorer.core.data.squad import SquadDataError, load_squad
-    from explorer.core.models import ModelSourceError, load_model
-    from explorer.core.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
+    from explorer.core.models.loading import ModelSourceError, load_model
+    from explorer.core.models.window_settings import WindowSettingsError, longest_question_tokens, require_window_settings
 
-    from explorer.core.checkpoint_windows import resolve_window_settings
-    from explorer.core.models import source_other_task_error
-    from explorer.core.window_settings import check_source_settings
+    from explorer.core.models.checkpoint_windows import resolve_window_settings
+    from explorer.core.models.loading import source_other_task_error
+    from explorer.core.models.window_settings import check_source_settings
 
     wrong = source_other_task_error(args.model, "qa")    # a classifier: say so, not a window-settings error
     if wrong:
@@ -223,12 +223,12 @@ def _load_inputs(args, err):
 def run(args) -> int:
     """`bert-explorer eval`: exit 0 (metrics printed, files written) or 2 (bad data, model or settings: a
     UserError, printed by ``exits_on_user_error``)."""
-    from explorer.core.decoding import decode_predictions
+    from explorer.core.qa.decoding import decode_predictions
 
     err = sys.stderr
     dataset, report, loaded, timing = _load_inputs(args, err)
-    from explorer.core.features import prepare_qa_features
-    from explorer.core.inference import predict_squad
+    from explorer.core.qa.windows import prepare_qa_features
+    from explorer.core.qa.inference import predict_squad
 
     t0 = time.perf_counter()
     try:
@@ -263,8 +263,8 @@ def run(args) -> int:
 def _score(args, dataset, report, decodings, features, seconds: float, t_infer: float):
     """Write the official files, score them, and build eval's result dict -> (result, tau sweep or None)."""
     from explorer.core.data.squad import gold_answers, squad_version
-    from explorer.core.decoding import write_official_files
-    from explorer.core.metrics import evaluate_decodings, tau_sweep
+    from explorer.core.qa.decoding import write_official_files
+    from explorer.core.metrics.squad import evaluate_decodings, tau_sweep
 
     version = "v2.0" if report.version == "v2.0" else squad_version(dataset)   # as `score` decides
     gold = gold_answers(dataset)

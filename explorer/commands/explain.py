@@ -1,4 +1,4 @@
-"""`bert-explorer explain`: token attributions of one input for any head (explorer.core.attribution), written
+"""`bert-explorer explain`: token attributions of one input for any head (explorer.core.explain.attribution), written
 as JSON: tokens, attributions (one per token), target, target_value f(input), baseline_value f(baseline),
 completeness_gap (sum of attributions minus their difference), method and steps; the same numbers as the
 app's Explain page."""
@@ -17,7 +17,7 @@ HEAD_CHOICES = ("classification", "multiple_choice", "token_classification", "qa
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from explorer.core.attribution import DEFAULT_STEPS, MAX_STEPS
+    from explorer.core.explain.attribution import DEFAULT_STEPS, MAX_STEPS
 
     parser.add_argument("--model", required=True,
                         help="a fine-tuned checkpoint folder (a run's checkpoints/best), a hub id or bundled:minilm")
@@ -54,8 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def head_of(source: str) -> str | None:
-    """The head recorded in a local checkpoint's config.json (explorer.core.models.checkpoint_head), or None."""
-    from explorer.core.models import ModelSourceError, checkpoint_head, resolve_source
+    """The head recorded in a local checkpoint's config.json (explorer.core.models.loading.checkpoint_head), or None."""
+    from explorer.core.models.loading import ModelSourceError, checkpoint_head, resolve_source
 
     try:
         return checkpoint_head(resolve_source(source))
@@ -65,14 +65,14 @@ def head_of(source: str) -> str | None:
 
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    from explorer.core.attribution import explain
-    from explorer.core.models import load_model
+    from explorer.core.explain.attribution import explain
+    from explorer.core.models.loading import load_model
 
     head = args.head or head_of(args.model)
     if head is None:
         raise UserError(f"{args.model!r} records no model head in its config.json; pass --head "
                         f"({', '.join(HEAD_CHOICES)})")
-    from explorer.core.task_facts import get_task_facts, task_for_checkpoint
+    from explorer.core.specs.tasks import get_task_facts, task_for_checkpoint
 
     task = task_for_checkpoint(head)
     max_seq_length = args.max_seq_length or (get_task_facts(task).default_max_seq_length if task else 128)

@@ -7,7 +7,7 @@ Example::
 
 Writes ``events.out.tfevents.*`` into each run folder (or ``--out DIR/<run id>``): step events as
 ``train/loss``, ``train/learning_rate``, ``train/grad_norm``..., evaluations as ``eval/<metric>``
-(explorer.core.scalars). Any run the run store reads can be exported (an HF Trainer output_dir too).
+(explorer.core.runs.tensorboard). Any run the run store reads can be exported (an HF Trainer output_dir too).
 Needs the tensorboard package (the ``tensorboard`` extra).
 """
 
@@ -31,8 +31,8 @@ def add_arguments(parser) -> None:
 
 @exits_on_user_error
 def run(args) -> int:
-    from explorer.core.runs import load_run
-    from explorer.core.scalars import export_tensorboard, run_scalars
+    from explorer.core.runs.store import load_run
+    from explorer.core.runs.tensorboard import export_tensorboard, run_scalars
 
     for folder in args.runs:
         try:

@@ -11,11 +11,11 @@ Usage::
                                                # 5-fold cross-validation; the same line again resumes it
 
 Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
-(explorer/core/groups.py) is written before the first member starts; then the members run one after
+(explorer/core/studies/groups.py) is written before the first member starts; then the members run one after
 the other, each as its own ``bert-explorer train --config`` child process, so a member that fails or is
 killed never stops the group file from being read, and the next member still runs.
 
-``--cv K`` (explorer/core/cv_runs.py): K seeded folds of ``--train`` (stratified by label; SQuAD grouped by
+``--cv K`` (explorer/core/studies/cv_runs.py): K seeded folds of ``--train`` (stratified by label; SQuAD grouped by
 article title; ``--cv-group-column COL`` keeps each value of COL in one fold), written once to the group folder
 with folds.json; member i trains on the other folds with fold i as its dev set; then each member's
 checkpoints/last predicts its fold (cached per fold) and ``oof_predictions.csv`` (predict's columns + fold)
@@ -84,7 +84,7 @@ def _seed_list(text: str) -> list[int]:
 def plan(args: argparse.Namespace):
     """(Group, member TrainConfigs, runs folder) from the arguments. Raises ConfigError / GroupError."""
     from explorer.core.errors import ConfigError
-    from explorer.core.groups import generate_seeds, plan_grid, plan_restarts
+    from explorer.core.studies.groups import generate_seeds, plan_grid, plan_restarts
     from explorer.paths import default_runs_dir
     from explorer.worker.train import config_from_args
 
@@ -111,8 +111,8 @@ def plan(args: argparse.Namespace):
 
 
 def write_member_configs(runs_dir: Path, group, configs) -> list[Path]:
-    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json`` (explorer.core.groups)."""
-    from explorer.core.groups import write_member_configs as write
+    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json`` (explorer.core.studies.groups)."""
+    from explorer.core.studies.groups import write_member_configs as write
 
     return write(runs_dir, group, configs)
 
@@ -122,13 +122,13 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
     line per final dev metric: mean ± sd (best, worst, n) and the 95% t interval over the members; with
     ``versus`` (another group's name) Welch's test of each metric, this group against that one.
     Raises GroupError."""
-    from explorer.core.group_stats import (
+    from explorer.core.studies.group_stats import (
         final_metric_intervals,
         final_metric_stats,
         group_table,
         welch_lines,
     )
-    from explorer.core.groups import load_group_data
+    from explorer.core.studies.groups import load_group_data
 
     group, members, notes = load_group_data(runs_dir, name)
     table = group_table(members, list(group.varied))
@@ -141,7 +141,7 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         params = " ".join(f"{k}={row[k]}" for k in group.varied)
         lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.label} "
                      f"{row['final']:.4f}  best {row['best']:.4f}")
-    from explorer.core.metric_display import metric_label
+    from explorer.core.specs.metric_display import metric_label
 
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
@@ -151,7 +151,7 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         if ci.n > 1:
             lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
     if group.kind == "cv":
-        from explorer.core.cv_runs import read_oof
+        from explorer.core.studies.cv_runs import read_oof
 
         oof = read_oof(runs_dir, name)
         if oof is None:
@@ -171,7 +171,7 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
 def run(args: argparse.Namespace) -> int:
     """Plan, write the group, run the members in turn; the exit code as in the module docstring."""
     from explorer.core.errors import ConfigError, as_user_error
-    from explorer.core.groups import GroupError, write_group
+    from explorer.core.studies.groups import GroupError, write_group
 
     if args.summary:
         from explorer.paths import default_runs_dir
@@ -222,9 +222,9 @@ def plan_cv_group(args: argparse.Namespace):
     """(Group, member config paths, runs folder, notes) of ``--cv K``: a new group (folds, fold files,
     group.json and member configs written here), or the existing cv group of that name read back (its folds
     reused as written). Raises ConfigError / GroupError / CrossValidationError / data errors."""
-    from explorer.core.cv_runs import check_source_unchanged, read_folds, start_cv_group
+    from explorer.core.studies.cv_runs import check_source_unchanged, read_folds, start_cv_group
     from explorer.core.errors import ConfigError
-    from explorer.core.groups import GROUP_FILE, group_dir, load_group_file
+    from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
     from explorer.paths import default_runs_dir
     from explorer.worker.train import config_from_args
 
@@ -258,7 +258,7 @@ def plan_cv_group(args: argparse.Namespace):
 def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:
     """The train command of a cv member: --config (not started), --resume (a checkpoint, unfinished), None
     (finished; or a run that left no checkpoint, which cannot be continued)."""
-    from explorer.core.runs import checkpoint_path
+    from explorer.core.runs.store import checkpoint_path
     from explorer.worker.train import _already_finished
 
     if not run_dir.exists():
@@ -274,10 +274,10 @@ def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:
 def run_cv(args: argparse.Namespace) -> int:
     """``group --cv K``: plan (or reuse) the folds, run the members not finished, predict the held-out folds,
     write the out-of-fold file and print the summary. Exit codes as the module docstring."""
-    from explorer.core.cv_runs import CrossValidationError, collect_oof
+    from explorer.core.studies.cv_runs import CrossValidationError, collect_oof
     from explorer.core.data.classification import ClassificationDataError
     from explorer.core.errors import ConfigError, UserError, as_user_error
-    from explorer.core.groups import GroupError
+    from explorer.core.studies.groups import GroupError
 
     try:
         group, config_paths, runs_dir, notes = plan_cv_group(args)

@@ -1,5 +1,5 @@
 """`bert-explorer probe`: one question + passage -> answer, n-best, null score, tau decision, attention
-block flow per layer, and the by-hand check of the output layer (explorer.core.probe)."""
+block flow per layer, and the by-hand check of the output layer (explorer.core.qa.probe)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _fmt(x: float) -> str:
 def render_text(result, *, top: int = 5, per_head: bool = False, special_label: str = "[CLS]/[SEP]") -> str:
     """The human-readable report of a ProbeResult (what `bert-explorer probe` prints). Windows, layers and
     heads are numbered from 1, as in the app."""
-    from explorer.core.attention import BLOCKS, flow_table_lines
+    from explorer.core.attention.flow import BLOCKS, flow_table_lines
 
     lines = [f"Q: {result.question}"]
     d = result.decision()
@@ -103,9 +103,9 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
 
 
 def _write_html(result, path: str, model: str) -> None:
-    """The best window's attention as one HTML page (explorer.core.attention_html); a note on stderr."""
-    from explorer.core.attention import AttentionShapeError
-    from explorer.core.attention_html import write_attention_html
+    """The best window's attention as one HTML page (explorer.core.attention.html_export); a note on stderr."""
+    from explorer.core.attention.flow import AttentionShapeError
+    from explorer.core.attention.html_export import write_attention_html
 
     if not result.attention:
         raise UserError(f"--html: this model returned no attention weights ({result.attention_note or 'no reason given'})")
@@ -123,8 +123,8 @@ def _write_html(result, path: str, model: str) -> None:
 
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    from explorer.core.models import ModelSourceError, load_model, source_other_task_error
-    from explorer.core.probe import ProbeError, probe
+    from explorer.core.models.loading import ModelSourceError, load_model, source_other_task_error
+    from explorer.core.qa.probe import ProbeError, probe
 
     wrong = source_other_task_error(args.model, "qa")    # a classifier: say so, not a window-settings error
     if wrong:
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     where = place(loaded.model, args.device)
     if where != "cpu":
         print(f"running on {where}", file=sys.stderr)
-    from explorer.core.checkpoint_windows import resolve_window_settings
+    from explorer.core.models.checkpoint_windows import resolve_window_settings
 
     window = resolve_window_settings(args.model, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
                                      max_query_length=args.max_query_length)

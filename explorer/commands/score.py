@@ -68,7 +68,7 @@ def score(data: str, predictions: str, null_odds: str | None = None, *, split: s
           na_prob_thresh: float = 1.0, allow_missing: bool = False, warn=None) -> dict:
     """Score files; returns the official-style dict. Raises _InputError / SquadDataError / ValueError."""
     from explorer.core.data.squad import gold_answers, load_squad, squad_version
-    from explorer.core.metrics import missing_predictions, squad_evaluate
+    from explorer.core.metrics.squad import missing_predictions, squad_evaluate
 
     dataset, report = load_squad(data, split=split)
     gold = gold_answers(dataset)
@@ -110,7 +110,7 @@ def run(args) -> int:
     except (SquadDataError, _InputError, ValueError) as exc:   # ValueError: e.g. predictions missing questions
         raise as_user_error(exc) from None
     print(json.dumps(out, indent=2))
-    from explorer.core.metric_display import explain_best_threshold
+    from explorer.core.specs.metric_display import explain_best_threshold
 
     for line in explain_best_threshold(out):   # the two thresholds, each in its own units (stderr: stdout stays JSON)
         print(line, file=sys.stderr)

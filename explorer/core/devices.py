@@ -4,7 +4,7 @@
 the GPU without a flag, a laptop the CPU as before. "cpu", "cuda" and "cuda:N" are taken as asked; a CUDA device
 this torch cannot use is refused with the reason (no GPU seen, a CPU-only build of torch, an index past the
 GPUs), never a torch traceback. Training chooses its device through accelerate (explorer.core.training.setup),
-the inspector child through EXPLORER_INSPECT_GPU (explorer.worker.inspect_ops.on_device).
+the inspector child through EXPLORER_INSPECT_GPU (explorer.worker.inspector_ops.on_device).
 """
 
 from __future__ import annotations

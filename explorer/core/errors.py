@@ -6,7 +6,7 @@ the record or line, the setting and the numbers. Whoever reports a failure (the 
 the CLI commands, the GUI) decides what to show by the error's *type*:
 
 - a ``UserError``: show ``str(error)`` as it is (no traceback); besides the classes here,
-  ``explorer.core.window_settings.WindowSettingsError`` (window settings that do not fit the model);
+  ``explorer.core.models.window_settings.WindowSettingsError`` (window settings that do not fit the model);
 - :class:`OutOfMemory` / ``MemoryError`` / ``torch.OutOfMemoryError``: say which settings to lower;
 - anything else: an internal error (type, message, and the traceback kept in the run's events).
 

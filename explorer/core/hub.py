@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from explorer.core.attention_budget import format_bytes
+from explorer.core.attention.budget import format_bytes
 from explorer.core.errors import Cancelled, UserError
 
 MODEL_FILES = ["config.json", "*.safetensors", "model.safetensors.index.json", "tokenizer.json",
@@ -48,7 +48,7 @@ class HubError(UserError, RuntimeError):
 
 def is_hub_id(source: str) -> bool:
     """True for an ``owner/name`` that is not an existing path (``test-org/minilm-squad``). One-word ids
-    (``bert-base-uncased``) are hub ids too but are left to :func:`explorer.core.models.resolve_source`."""
+    (``bert-base-uncased``) are hub ids too but are left to :func:`explorer.core.models.loading.resolve_source`."""
     source = (source or "").strip()
     return bool(_HUB_ID.match(source)) and not Path(source).expanduser().exists()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import signal
 import threading
 
-from explorer.core.events import EventWriter
+from explorer.core.protocol.events import EventWriter
 from explorer.core.errors import Cancelled
 
 

@@ -37,17 +37,17 @@ import time
 import traceback
 from pathlib import Path
 
-from explorer.core import run_status
+from explorer.core.runs import status as run_status
 from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USER, Cancelled, ConfigError, UserError,
                                   exits_on_user_error, user_message)
-from explorer.core.events import EVENTS_FILE, EventWriter, make_event, read_events
+from explorer.core.protocol.events import EVENTS_FILE, EventWriter, make_event, read_events
 from explorer.core.priorities import TRAIN_NICE, worker_niceness
-from explorer.core.runs import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file,
+from explorer.core.runs.store import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file,
                                 events_file, new_run_id, remove_pid_file, stop_file, write_pid_file)
-from explorer.core.task_facts import is_qa_task, task_names
-from explorer.core.training.config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_help
-from explorer.core.training.run_presets import load_preset, preset_names
-from explorer.core.window_settings import WindowSettingsError, check_source_settings
+from explorer.core.specs.tasks import is_qa_task, task_names
+from explorer.core.specs.train_config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_help
+from explorer.core.specs.run_presets import load_preset, preset_names
+from explorer.core.models.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
 
@@ -89,11 +89,11 @@ def _flag_help(name: str) -> str:
 
 def _tensorboard_writer(config, run_dir, writer):
     """``report_to="tensorboard"``: a TensorBoardWriter into the run folder fed every event the writer
-    writes (explorer.core.scalars), else None; without the tensorboard package the run goes on with a
+    writes (explorer.core.runs.tensorboard), else None; without the tensorboard package the run goes on with a
     warning log event saying so."""
     if config.report_to != "tensorboard":
         return None
-    from explorer.core.scalars import TensorBoardMissing, TensorBoardWriter
+    from explorer.core.runs.tensorboard import TensorBoardMissing, TensorBoardWriter
 
     try:
         tensorboard = TensorBoardWriter(run_dir)

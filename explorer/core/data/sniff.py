@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.task_facts import task_problem, tasks_reading
+from explorer.core.specs.tasks import task_problem, tasks_reading
 
 TAGGING_TASKS = tasks_reading("conll")   # core.data.conll: CoNLL columns or JSONL tokens / tags
 

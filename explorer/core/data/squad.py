@@ -326,7 +326,7 @@ def _load_hub(source: str, split: str, repair: bool, strict: bool, drop_unfound:
     import os
 
     from explorer.core.hub import HubError, parse_dataset_source
-    from explorer.core.models import _hub_reachable
+    from explorer.core.models.loading import _hub_reachable
 
     hub_id, config, split = parse_dataset_source(source, split) or (source, None, split)
 
@@ -411,7 +411,7 @@ def load_training_squad(source: str, *, split: str = "train"):
 
 
 def gold_answers(dataset) -> dict[str, list[str]]:
-    """id -> gold answer texts ([] for unanswerable), the ``gold`` argument of explorer.core.metrics."""
+    """id -> gold answer texts ([] for unanswerable), the ``gold`` argument of explorer.core.metrics.squad."""
     return {qid: list(a["text"]) for qid, a in zip(dataset["id"], dataset["answers"])}
 
 

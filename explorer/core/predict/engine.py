@@ -3,9 +3,9 @@
 ``predict_file`` is what ``bert-explorer predict`` and the app's "Predict on a file…" run. Per chunk of
 ``chunk_rows`` input rows: the texts are tokenized with the model's tokenizer exactly as training and Classify
 do (``tokenizer(text_a[, text_b], truncation=True, max_length=max_seq_length)``), cut into length-sorted
-batches (:func:`explorer.core.inference.batch_order`: each batch padded to its own longest sequence), run
+batches (:func:`explorer.core.qa.inference.batch_order`: each batch padded to its own longest sequence), run
 under ``torch.inference_mode``, and written in input order. QA runs the project's own
-:func:`explorer.core.inference.predict_squad` and :func:`explorer.core.decoding.decode_predictions`, so its
+:func:`explorer.core.qa.inference.predict_squad` and :func:`explorer.core.qa.decoding.decode_predictions`, so its
 answers are those of ``bert-explorer eval`` (SQuAD 2.0 decision: answer iff score_diff > τ, else "" as in the
 official predictions.json; SQuAD v1.1 checkpoints always answer).
 
@@ -41,10 +41,10 @@ from typing import Callable, Iterator
 import numpy as np
 
 from explorer.core.errors import Cancelled
-from explorer.core.eval_mode import inference
+from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
 from explorer.core.predict.facts import MULTILABEL, NER, REGRESSION, SWAG
-from explorer.core.task_facts import find_task_facts
+from explorer.core.specs.tasks import find_task_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
 
@@ -337,7 +337,7 @@ class _Runner:
 
     def logits_for(self, texts: list[list[str]]) -> np.ndarray:
         """(n, K) logits of the texts, length-sorted batches, returned in input order."""
-        from explorer.core.inference import batch_order
+        from explorer.core.qa.inference import batch_order
 
         enc = self.encode(texts)
         lengths = [len(x) for x in enc["input_ids"]]
@@ -354,7 +354,7 @@ class _Runner:
 
     def classification(self, texts):
         names = self.facts.label_names
-        z = self.logits_for(texts) / self.temperature      # temperature scaling (core/calibration.py); 1 = none
+        z = self.logits_for(texts) / self.temperature      # temperature scaling (core/metrics/calibration.py); 1 = none
         e = np.exp(z - z.max(axis=1, keepdims=True))      # softmax as classify.softmax_loss, all rows at once
         p = e / e.sum(axis=1, keepdims=True)
         top = np.sort(p, axis=1)[:, ::-1]
@@ -383,7 +383,7 @@ class _Runner:
         return res
 
     def ner(self, texts):
-        from explorer.core.tagging_model import tag_texts
+        from explorer.core.tagging.forward import tag_texts
 
         self._check()
         tagged = tag_texts(self.model, self.tok, [t[0] for t in texts], max_seq_length=self.max_seq_length,
@@ -391,8 +391,8 @@ class _Runner:
         return [{"entities": [e.to_dict() for e in r.entities], "tags": " ".join(r.tags)} for r in tagged]
 
     def swag(self, texts):
-        from explorer.core.classify import softmax_loss
-        from explorer.core.inference import batch_order
+        from explorer.core.classify.arithmetic import softmax_loss
+        from explorer.core.qa.inference import batch_order
 
         pairs = [[t[0], f"{t[1]} {t[2 + k]}".strip()] for t in texts for k in range(4)]
         enc = self.encode(pairs)
@@ -413,8 +413,8 @@ class _Runner:
         return res
 
     def qa(self, texts):
-        from explorer.core.decoding import decode_predictions
-        from explorer.core.inference import predict_squad
+        from explorer.core.qa.decoding import decode_predictions
+        from explorer.core.qa.inference import predict_squad
 
         examples = [{"id": str(i), "question": q, "context": c} for i, (q, c) in enumerate(texts)]
 
@@ -467,7 +467,7 @@ def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Call
     """Load ``model`` with its task head for predict_file on ``device`` (explorer.core.devices), saying so first,
     and where its tokenizer comes from when not from the checkpoint; the seconds go into the summary."""
     from explorer.core.devices import place
-    from explorer.core.models import load_model
+    from explorer.core.models.loading import load_model
 
     say(f"loading model {model}…")
     t_load = time.perf_counter()
@@ -519,10 +519,10 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
             of finished chunks stay in ``out``; the exception's ``rows_written`` counts them, and a last
             progress report gives that count, so a bar ends at the rows in the file).
         calibration: classification: divide the logits by the temperature saved with the checkpoint's run
-            (``<run>/calibration.json``, core/calibration.py) before the softmax; False (``--no-calibration``)
+            (``<run>/calibration.json``, core/metrics/calibration.py) before the softmax; False (``--no-calibration``)
             or no such file: the raw softmax. The predicted label is the same either way.
         tokenizer: where to read the tokenizer from (``--tokenizer``); default: the checkpoint's own, else its
-            parent's or its base model's (core.tokenizer_source.find_tokenizer); a note says which when it is not
+            parent's or its base model's (core.models.tokenizer_source.find_tokenizer); a note says which when it is not
             the checkpoint's own.
         device: where a model loaded here runs ("cpu", "auto", "cuda", "cuda:N"; explorer.core.devices); a
             ``loaded`` model stays where it is.
@@ -640,7 +640,7 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
                  calibration: bool) -> "_Runner":
     """The batched forward of ``facts.kind`` with its settings (explicit > the run's window settings > the
     task's defaults) and, for classification, the run's saved temperature (said in ``summary.notes``)."""
-    from explorer.core.checkpoint_windows import window_settings_for_checkpoint
+    from explorer.core.models.checkpoint_windows import window_settings_for_checkpoint
 
     window = window_settings_for_checkpoint(model) if facts.kind == "qa" else None
     msl = max_seq_length or facts.max_seq_length or DEFAULT_MAX_SEQ[facts.kind]
@@ -649,7 +649,7 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
                      max_query_length=max_query_length or (window.max_query_length if window else 64),
                      n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16)
     if calibration and facts.kind == "classification":
-        from explorer.core.calibration import load_temperature
+        from explorer.core.metrics.calibration import load_temperature
 
         try:
             t = load_temperature(model)

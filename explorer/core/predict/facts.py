@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ModelSourceError
-from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE
-from explorer.core.task_facts import find_task_facts
+from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE
+from explorer.core.specs.tasks import find_task_facts
 
 KINDS = CLASSIFICATION, REGRESSION, MULTILABEL, SWAG, QA, NER = ("classification", "regression", "multilabel", "swag", "qa",
                                                           "ner")
@@ -61,7 +61,7 @@ def _read_json(path: Path):
 
 
 def _model_config(source: str) -> tuple[dict, Path | None]:
-    from explorer.core.models import resolve_source
+    from explorer.core.models.loading import resolve_source
 
     path = Path(resolve_source(source))
     cfg = _read_json(path / "config.json") if path.is_dir() else None
@@ -89,8 +89,8 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
         ModelSourceError: no readable config.json, or a checkpoint without a task head (a bare encoder,
             a masked-LM): predicting needs a fine-tuned head.
     """
-    from explorer.core.checkpoint_windows import run_config_for_checkpoint
-    from explorer.core.models import checkpoint_task
+    from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+    from explorer.core.models.loading import checkpoint_task
 
     cfg, folder = _model_config(source)
     head = checkpoint_task(cfg.get("architectures"))
@@ -99,7 +99,7 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
     run_cfg = _read_json(run_path) if run_path else None
     run_cfg = run_cfg if isinstance(run_cfg, dict) else {}
     task = str(run_cfg.get("task") or "")
-    run_task = find_task_facts(task)    # the run's task (core/task_facts), when the checkpoint has a run
+    run_task = find_task_facts(task)    # the run's task (core/specs/tasks), when the checkpoint has a run
     if head == "qa":
         kind = QA
     elif head == "multiple_choice":

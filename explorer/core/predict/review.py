@@ -17,7 +17,7 @@ span sort last). Metrics: accuracy and macro F1 (scikit-learn) with the confusio
 predicted); agreement with a person's label column: Cohen's κ (``sklearn.metrics.cohen_kappa_score``) and
 the share of equal labels; with several annotators' label columns (``annotator_columns``,
 ``predict --annotator-columns``), :func:`annotator_agreement`: Krippendorff's α among the annotators and
-each annotator against the model and against each other (Cohen's κ), one table (core/stats.py).
+each annotator against the model and against each other (Cohen's κ), one table (core/metrics/significance.py).
 """
 
 from __future__ import annotations
@@ -271,7 +271,7 @@ def annotator_agreement(table: PredictionTable, columns: list[str], predicted: l
     column are read as ``names[id]`` (:func:`gold_as_names`), so "1" and "positive" agree.
 
     Raises PredictDataError naming a column the file does not have, or fewer than two columns."""
-    from explorer.core.stats import cohen_kappa, krippendorff_alpha
+    from explorer.core.metrics.significance import cohen_kappa, krippendorff_alpha
 
     missing = [c for c in columns if c not in table.columns]
     if missing:
@@ -443,7 +443,7 @@ def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names,
     held: set[int] = set()
     split = None
     if run_dir is not None and not run_config.get("dev"):
-        from explorer.core.runs import dev_split_file
+        from explorer.core.runs.store import dev_split_file
 
         split = dev_split_file(run_dir)
     if split is not None and split.is_file():

@@ -152,8 +152,8 @@ class RemoteRun:
 
 def save_remote_run(run: RemoteRun) -> Path:
     """Write ``run`` (host, remote folder; never a password) into its local mirror's ``remote.json``
-    (explorer.core.runs.remote_file), so the run is known as remote after a restart even once it ended."""
-    from explorer.core.runs import remote_file
+    (explorer.core.runs.store.remote_file), so the run is known as remote after a restart even once it ended."""
+    from explorer.core.runs.store import remote_file
 
     path = remote_file(run.local_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +166,7 @@ def save_remote_run(run: RemoteRun) -> Path:
 def read_remote_run(run_dir: str | Path) -> RemoteRun | None:
     """The RemoteRun a local mirror folder records in its ``remote.json``; None for a local run or an
     unreadable file (the folder is then shown as a local run). ``local_dir`` is ``run_dir`` as given."""
-    from explorer.core.runs import remote_file
+    from explorer.core.runs.store import remote_file
 
     try:
         data = json.loads(remote_file(run_dir).read_text(encoding="utf-8"))

@@ -34,8 +34,8 @@ import sys
 import time
 from pathlib import Path
 
-from explorer.core.events import TERMINAL_EVENTS, make_event, read_events
-from explorer.core.runs import (append_event, events_file, pid_file, request_stop, terminate_worker,
+from explorer.core.protocol.events import TERMINAL_EVENTS, make_event, read_events
+from explorer.core.runs.store import (append_event, events_file, pid_file, request_stop, terminate_worker,
                                 worker_alive)
 
 POLL_SECONDS = 0.2

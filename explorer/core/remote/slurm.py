@@ -394,7 +394,7 @@ def submit(host: Host, configs: list, script: str, local_dirs: list[str | Path])
             or the disk is full: one sentence.
     """
     from explorer.core.remote.launch import HOSTSIDE, local_files, prepare_root, remote_config, upload_files
-    from explorer.core.runs import config_file
+    from explorer.core.runs.store import config_file
 
     if host.slurm is None:
         raise RemoteHostError(f"{host.name} is not marked as a SLURM login node (Hosts dialog)")

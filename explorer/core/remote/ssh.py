@@ -61,9 +61,9 @@ INSPECT_GPU_ENV = "EXPLORER_INSPECT_GPU"   # "1": the inspector child puts its m
 
 def inspector_argv(host: Host) -> list[str]:
     """The inspector child on the host over ssh (same frames on stdin / stdout as the local child,
-    explorer.core.wire): for explorer.ui.inspectors.client.ProcessTransport(argv=...). It puts the models
+    explorer.core.protocol.frames): for explorer.ui.inspectors.client.ProcessTransport(argv=...). It puts the models
     it loads on the host's GPU when it has one ($EXPLORER_INSPECT_GPU=1 for that command only)."""
-    return ssh_argv(host, [f"{INSPECT_GPU_ENV}=1", host.python, "-m", "explorer.worker.inspect"])
+    return ssh_argv(host, [f"{INSPECT_GPU_ENV}=1", host.python, "-m", "explorer.worker.inspector"])
 
 
 def scp_argv(host: Host, sources: list[str | Path], remote: str) -> list[str]:

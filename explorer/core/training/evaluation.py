@@ -10,7 +10,7 @@ import torch
 
 from explorer.core.errors import Cancelled
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, eval_batches
-from explorer.core.eval_mode import inference
+from explorer.core.models.eval_mode import inference
 
 
 

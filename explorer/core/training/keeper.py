@@ -1,16 +1,16 @@
 """The checkpoint keeper: saves ``checkpoints/last`` and keeps ``checkpoints/best`` for one run.
 
 ``best`` is the ``last`` checkpoint of the evaluation whose metric was best so far, in the metric's own
-direction (explorer.core.best; lowest for ``loss``). The metric is
-explorer.core.task_facts.best_metric_name: the config's ``metric_for_best`` or the task's. The
+direction (explorer.core.specs.best; lowest for ``loss``). The metric is
+explorer.core.specs.tasks.best_metric_name: the config's ``metric_for_best`` or the task's. The
 best value and folder travel in ``training_state.pt`` so a resumed run keeps comparing against them.
 """
 
 from __future__ import annotations
 
-from explorer.core.best import is_improvement
-from explorer.core.runs import checkpoint_path
-from explorer.core.task_facts import best_metric_name, choose_metric
+from explorer.core.specs.best import is_improvement
+from explorer.core.runs.store import checkpoint_path
+from explorer.core.specs.tasks import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
 
 
@@ -35,7 +35,7 @@ class CheckpointKeeper:
         """Does ``metrics`` beat the best so far (finite, better in the metric's direction)? Records it when it does."""
         name = choose_metric(metrics or {}, self.run.config.to_dict())
         value = None if name is None else metrics[name]
-        if not is_improvement(value, self.best_value, name):   # the rule the Runs dock uses too (core.best)
+        if not is_improvement(value, self.best_value, name):   # the rule the Runs dock uses too (core.specs.best)
             return False
         self.best_value = float(value)
         self.best_path = str(checkpoint_path(self.run.run_dir, "best"))

@@ -3,7 +3,7 @@
 Read :func:`train` top to bottom, as accelerate's ``nlp_example.py``: setup (setup.py: model, data,
 optimizer, schedule, resume state), the ``started`` event, the epoch loop (:func:`run_epochs`, one
 screen), the final evaluation and save. It reports through an ``EventWriter`` (the JSON-lines
-protocol of explorer/core/events.py: started, step, eval, checkpoint, finished; ``log`` for phases).
+protocol of explorer/core/protocol/events.py: started, step, eval, checkpoint, finished; ``log`` for phases).
 The worker (explorer.worker.train) turns exceptions into ``failed`` / ``cancelled`` events.
 
 Recipe (recipe.py): AdamW with weight decay except biases and LayerNorm weights, linear warmup then
@@ -34,7 +34,7 @@ import torch
 
 from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import evaluate
 from explorer.core.training.keeper import CheckpointKeeper
 from explorer.core.training.setup import (Control, TrainingRun, plan_steps, prepare_run, process_state,
@@ -56,7 +56,7 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
     Args:
         config: the run's settings (validated here).
         run_dir: the run folder (config.json already written by the caller).
-        writer: explorer.core.events.EventWriter (disabled on non-main processes here).
+        writer: explorer.core.protocol.events.EventWriter (disabled on non-main processes here).
         control: stop / cancel requests.
         resume: continue from ``run_dir/checkpoints/last`` with the same schedule, data order and RNG.
 
@@ -114,9 +114,9 @@ def emit_started(run: TrainingRun) -> None:
 
 def dev_baseline_field(run: TrainingRun) -> dict:
     """``{"dev_baseline": {...}}`` for the started event: the trivial predictor's dev metrics
-    (explorer.core.baselines.dev_baseline), computed here, where the dev file or the run's dev_split.csv is (a
+    (explorer.core.metrics.baselines.dev_baseline), computed here, where the dev file or the run's dev_split.csv is (a
     remote run's stay on its host; ninth trial: its curves had no majority-class line); {} when there is none."""
-    from explorer.core.baselines import dev_baseline
+    from explorer.core.metrics.baselines import dev_baseline
 
     base = dev_baseline(run.config.to_dict(), run.run_dir) if run.dev_ex is not None else None
     return {"dev_baseline": base.to_dict()} if base is not None else {}
@@ -135,7 +135,7 @@ def checkpoint_size_note(num_parameters: int) -> str:
 
 
 def model_load_report(loaded) -> dict:
-    """What loading the model found, JSON-ready (explorer.core.load_report.LoadReport.to_dict: newly
+    """What loading the model found, JSON-ready (explorer.core.models.load_report.LoadReport.to_dict: newly
     initialised / missing / unexpected weights, kind, summary), plus ``warning`` when the encoder did not
     load. {} for a model built in memory (no report)."""
     report = getattr(loaded, "load_report", None)

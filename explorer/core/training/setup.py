@@ -19,10 +19,10 @@ from accelerate.state import AcceleratorState, GradientState
 from accelerate.utils import set_seed
 
 from explorer.core.errors import ConfigError, ModelSourceError, TrainingDataError
-from explorer.core.models import load_model
+from explorer.core.models.loading import load_model
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, epoch_batches
 from explorer.core.training.checkpoints import load_training_state
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import eval_loader
 from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
@@ -69,7 +69,7 @@ class TrainingRun:
     accelerator: Accelerator
     mixed_precision: str
     task: Task
-    loaded: object                  # explorer.core.models.LoadedModel (model before accelerate wraps it)
+    loaded: object                  # explorer.core.models.loading.LoadedModel (model before accelerate wraps it)
     model: torch.nn.Module          # prepared by accelerate
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler
@@ -274,7 +274,7 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     try:
         from transformers import AutoConfig
 
-        from explorer.core.models import checkpoint_task, resolve_source
+        from explorer.core.models.loading import checkpoint_task, resolve_source
 
         ckpt = AutoConfig.from_pretrained(resolve_source(source), trust_remote_code=config.trust_remote_code)
     except Exception:  # noqa: BLE001 - the load itself reports an unreadable source

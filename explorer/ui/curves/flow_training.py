@@ -1,5 +1,5 @@
 """Attention flow over training, in the Curves area: the watched questions' block flow per layer against the
-step, one line per layer, for one block pair (explorer.core.flow_history, from the runs' ``eval`` events).
+step, one line per layer, for one block pair (explorer.core.attention.flow_history, from the runs' ``eval`` events).
 
 A user sees when, for instance, the question -> passage attention of layer 6 rose. Shown under the curves
 once a shown QA run has recorded watch examples; the run, the block pair and the question (or their mean) are
@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from explorer.core.flow_history import FlowHistory, flow_history
+from explorer.core.attention.flow_history import FlowHistory, flow_history
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.turns import after_paint

@@ -28,8 +28,8 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea, QSizePolicy, \
     QSplitter, QVBoxLayout, QWidget
 
-from explorer.core.metric_display import to_display
-from explorer.core.metric_specs import drawn_by_default, metric_spec, sort_key
+from explorer.core.specs.metric_display import to_display
+from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
 from explorer.ui import lazy_menus
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_training import FlowOverTraining
@@ -41,7 +41,7 @@ from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 lazy_menus.install()   # plot context menus built when first opened (the window holds 40+ plots)
 
-# Which series get a plot, and in which order, is the metric table's (core/metric_specs): the rows drawn by
+# Which series get a plot, and in which order, is the metric table's (core/specs/metrics): the rows drawn by
 # default have their plots built at start-up (hidden until a run has them); any other scalar a run reports
 # (dev metric or step field) is drawn when its row says so or it has no row, and is one click away in the
 # "Dev metrics" menu otherwise (plots built on demand).
@@ -242,7 +242,7 @@ class CurvesPanel(CurvesExport, QWidget):
         return sorted(keys, key=lambda k: series_sort_key(k, main))
 
     def main_metrics(self) -> set[str]:
-        """The dev metric names that rank the shown runs (explorer.core.task_facts.choose_metric, through
+        """The dev metric names that rank the shown runs (explorer.core.specs.tasks.choose_metric, through
         RunState.primary_metric): F1 for QA, accuracy or macro F1 for classification, ..."""
         return {m for m in (s.primary_metric() for s in self.runs) if m}
 
@@ -460,7 +460,7 @@ class CurvesPanel(CurvesExport, QWidget):
 
     def baselines_for(self, key: str) -> list[tuple[float, str, str]]:
         """Dashed baseline lines of a dev plot: (value on the display scale, label, run colour), one per
-        distinct (dev data, value) among the shown runs (explorer.core.baselines)."""
+        distinct (dev data, value) among the shown runs (explorer.core.metrics.baselines)."""
         if not key.startswith(DEV_PREFIX):
             return []
         name, out, seen = key[len(DEV_PREFIX):], [], set()

@@ -14,8 +14,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
                                QToolButton, QVBoxLayout)
 
-from explorer.core.metric_display import metric_label
-from explorer.core.metric_specs import metric_spec
+from explorer.core.specs.metric_display import metric_label
+from explorer.core.specs.metrics import metric_spec
 
 from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
 from explorer.ui.curves.axis import MeasuredAxis
@@ -67,7 +67,7 @@ TITLES = {
 
 def series_title(key: str, task: str | None = None) -> tuple[str, str]:
     """(title, tooltip) of a series key: 'training loss', 'dev F1 (%)', 'loss_scale' (a step scalar
-    without a title: its label from core/metric_specs, or its plain name); ``task``: the one task of the runs
+    without a title: its label from core/specs/metrics, or its plain name); ``task``: the one task of the runs
     shown, whose own metric names win ('dev entity F1 (%)' for ner)."""
     if key in TITLES:
         return TITLES[key]

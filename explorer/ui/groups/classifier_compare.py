@@ -1,6 +1,6 @@
 """"Compare two classifiers on the dev rows…" (Runs dock): a non-modal window that asks the inspector child
 (op compare_classifiers: both best checkpoints scored on the first run's dev rows, then
-core.classify_compare) and shows the paired comparison in words. The GUI never waits: the job reports
+core.classify.compare) and shows the paired comparison in words. The GUI never waits: the job reports
 progress and can be cancelled by closing the window."""
 
 from __future__ import annotations

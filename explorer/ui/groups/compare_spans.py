@@ -3,11 +3,11 @@
 :class:`PairSpansView` holds two :class:`~explorer.ui.inspectors.spans_view.SpansView` panels, A on the
 left and B on the right, each with its own n-best, null_score, best_non_null_score, score_diff and τ
 decision, computed for its own checkpoint. ``open_row(comparison, row)`` probes the question of a
-``core.compare.QuestionComparison`` with both checkpoints (``comparison.label_a`` / ``label_b`` are their
+``core.qa.compare.QuestionComparison`` with both checkpoints (``comparison.label_a`` / ``label_b`` are their
 sources) at the comparison's τ and window settings.
 
 The work (model loads, two forward passes) runs in the inspectors' child process
-(explorer.ui.inspectors.client, explorer.worker.inspect), like every inspector computation: each checkpoint
+(explorer.ui.inspectors.client, explorer.worker.inspector), like every inspector computation: each checkpoint
 is loaded once into its own slot there ("compare-a", "compare-b") and probed without attentions, so the GUI
 process never imports torch. A newer request makes an older answer stale (dropped).
 """
@@ -99,7 +99,7 @@ class PairSpansView(QWidget):
         lay.addWidget(split, 1)
 
     def open_row(self, comparison, row) -> int:
-        """Probe ``row`` (core.compare.QuestionComparison) with both checkpoints of ``comparison``;
+        """Probe ``row`` (core.qa.compare.QuestionComparison) with both checkpoints of ``comparison``;
         returns the request number (an older request's answer is dropped)."""
         self.row = row
         gold = " | ".join(row.gold) or "(no answer)"

@@ -1,4 +1,4 @@
-"""Compare view: two checkpoints on one SQuAD dev set (explorer/core/compare.py Comparison).
+"""Compare view: two checkpoints on one SQuAD dev set (explorer/core/qa/compare.py Comparison).
 
 Shows each checkpoint's EM/F1, the agreement counts as bars (both right / only A / only B / both wrong;
 SQuAD 2.0 also answered / abstained), a scatter of per-question F1 (A on x, B on y) and the table of the
@@ -80,7 +80,7 @@ class CompareView(QWidget):
         lay.addWidget(split, 1)
 
     def set_comparison(self, comparison) -> None:
-        """Show a core.compare.Comparison."""
+        """Show a core.qa.compare.Comparison."""
         c = self.comparison = comparison
         self.header.setText(
             f"<b>A</b> {c.label_a}: EM {c.metrics_a['exact_match']:.2f}, F1 {c.metrics_a['f1']:.2f} &nbsp; "
@@ -147,8 +147,8 @@ class CompareView(QWidget):
         return self.grab().save(str(path))
 
     def export_report(self, folder: str | Path, data: str = "") -> Path:
-        """The report folder: compare.png, report.md and the CSV tables (explorer/core/reports.py)."""
-        from explorer.core.reports import write_comparison_report
+        """The report folder: compare.png, report.md and the CSV tables (explorer/core/studies/reports.py)."""
+        from explorer.core.studies.reports import write_comparison_report
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """The "Cross-validate…" dialog of the Groups tab: K folds and an optional group column.
 
-The group itself is made by explorer.core.cv_runs.start_cv_group (the same function as
+The group itself is made by explorer.core.studies.cv_runs.start_cv_group (the same function as
 ``bert-explorer group --cv K``), from the Launch tab's settings; this dialog only asks for K and the column.
 """
 

@@ -62,12 +62,12 @@ def queue_group(window, kind: str) -> bool:
     """Queue the Groups page's group of ``kind`` ("restarts", "grid", "cv") from the Launch tab's settings;
     False when it could not (the page's message line says why)."""
     from explorer.core.errors import UserError
-    from explorer.core.groups import GroupError
+    from explorer.core.studies.groups import GroupError
 
     groups = window.groups_tab
     note = ""
     try:
-        if kind == "cv":   # the same group as `group --cv K` (core.cv_runs.start_cv_group)
+        if kind == "cv":   # the same group as `group --cv K` (core.studies.cv_runs.start_cv_group)
             columns = (window.launcher.train_preview.result or {}).get("columns") or []
             planned = groups.cross_validate(window.launcher.config(), columns, estimate=_cv_estimate(window))
             if planned is None:

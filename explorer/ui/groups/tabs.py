@@ -1,6 +1,6 @@
 """The "Groups" and "Compare" tabs and their hook into the main window (``install(window)``).
 
-Groups tab: the run groups of the runs folder (explorer/core/groups.py), one expandable row per group
+Groups tab: the run groups of the runs folder (explorer/core/studies/groups.py), one expandable row per group
 (members and their status below it), the selected group in a GroupView; "Export report…" writes the
 report folder. Compare tab: checkpoint A, B, a SQuAD dev file and a cap; "Compare" runs
 ``python -m explorer compare ... --out <folder>`` as a child process (the forward passes never run in
@@ -20,7 +20,7 @@ from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
     QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from explorer.core.run_status import FINISHED
+from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
@@ -145,7 +145,7 @@ class GroupsTab(QWidget):
         configs carry their run ids and the runs folder. Raises GroupError (bad/taken name)."""
         import dataclasses
 
-        from explorer.core.groups import generate_seeds, plan_grid, plan_restarts, write_group
+        from explorer.core.studies.groups import generate_seeds, plan_grid, plan_restarts, write_group
 
         base = dataclasses.replace(base, output_dir=str(self.runs_dir), run_id="")
         name = self.group_name.text().strip()
@@ -160,15 +160,15 @@ class GroupsTab(QWidget):
 
     def cross_validate(self, base, columns: list[str], estimate=None):
         """Ask K and a group column (CrossValidateDialog over ``columns``, the training file's columns) and
-        make the cv group from ``base`` (the Launch tab's TrainConfig) with core.cv_runs.start_cv_group, the
+        make the cv group from ``base`` (the Launch tab's TrainConfig) with core.studies.cv_runs.start_cv_group, the
         function ``group --cv K`` uses: folds, fold files, group.json and member configs written. Returns
         (group, the K member configs) to queue, or None (cancelled, or a problem now shown under the list).
         ``estimate(k)``: the dialog's time estimate for K folds (None: none shown).
         Raises GroupError / UserError (a taken name, unusable data)."""
         import dataclasses
 
-        from explorer.core.cv_runs import start_cv_group
-        from explorer.core.groups import GROUP_FILE, group_dir
+        from explorer.core.studies.cv_runs import start_cv_group
+        from explorer.core.studies.groups import GROUP_FILE, group_dir
 
         problem = cv_problem(base)
         if problem:
@@ -214,7 +214,7 @@ class GroupsTab(QWidget):
 
     def _predict_folds(self, group, members, pooled) -> None:
         """A cv group whose fold runs have all finished and that has no pooled out-of-fold figure yet: predict
-        the held-out folds in the inspector child (op cv_oof, core.cv_runs.collect_oof; the GUI never waits),
+        the held-out folds in the inspector child (op cv_oof, core.studies.cv_runs.collect_oof; the GUI never waits),
         once per group and session; the group is shown again when they are in."""
         if group.kind != "cv" or pooled is not None or group.name in self.oof_started:
             return
@@ -272,7 +272,7 @@ class GroupsTab(QWidget):
 
 def read_groups(runs_dir: Path) -> tuple[list, list[str]]:
     """([(Group, [MemberState])], notes) of a runs folder (worker thread: reads every member's events)."""
-    from explorer.core.groups import list_groups, read_group
+    from explorer.core.studies.groups import list_groups, read_group
 
     groups, notes = list_groups(runs_dir)
     listing = []
@@ -294,9 +294,9 @@ def compare_hint() -> str:
 
 
 def other_task_note(label: str, source: str) -> str:
-    """Why checkpoint ``label`` ("A") cannot be compared here (core.models.source_other_task_error), with the way
+    """Why checkpoint ``label`` ("A") cannot be compared here (core.models.loading.source_other_task_error), with the way
     to compare two classifiers for a classifier; "" for a QA checkpoint or one that cannot be told."""
-    from explorer.core.models import checkpoint_head, resolve_source, source_other_task_error
+    from explorer.core.models.loading import checkpoint_head, resolve_source, source_other_task_error
     from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
 
     wrong = source_other_task_error(source, "qa") if source else None
@@ -417,7 +417,7 @@ class CompareTab(QWidget):
 
     def load_folder(self, folder: str | Path) -> bool:
         """Show the comparison.json of a report folder; False (with a message) when it cannot be read."""
-        from explorer.core.compare import comparison_from_dict
+        from explorer.core.qa.compare import comparison_from_dict
 
         path = Path(folder) / "comparison.json"
         try:
@@ -446,7 +446,7 @@ class CompareTab(QWidget):
 
 def parse_seeds(text: str) -> list[int]:
     """'1, 2,3' -> [1, 2, 3]; '' -> []. Raises GroupError naming the part that is not a whole number."""
-    from explorer.core.groups import GroupError
+    from explorer.core.studies.groups import GroupError
 
     out = []
     for part in text.replace(";", ",").replace(" ", ",").split(","):
@@ -511,10 +511,10 @@ def install(window) -> tuple[GroupsTab, CompareTab]:
 
 def cv_problem(base) -> str | None:
     """Why the Launch tab's config ``base`` cannot be cross-validated from the GUI (a sentence), or None.
-    Folds are made for classification tables (TaskFacts.data_kind "table", a task core.cv_runs.CV_TASKS
+    Folds are made for classification tables (TaskFacts.data_kind "table", a task core.studies.cv_runs.CV_TASKS
     folds) read from a local training file."""
-    from explorer.core.cv_runs import CV_TASKS
-    from explorer.core.task_facts import find_task_facts
+    from explorer.core.studies.cv_runs import CV_TASKS
+    from explorer.core.specs.tasks import find_task_facts
 
     facts = find_task_facts(base.task)
     if facts is None or facts.data_kind != "table" or base.task not in CV_TASKS:
@@ -527,10 +527,10 @@ def cv_problem(base) -> str | None:
 
 
 def _read_group(runs_dir, name: str):
-    """(group, members, notes, pooled) for the view: core.groups.load_group_data, and for a cross-validation
-    group its pooled out-of-fold figures (core.cv_runs.read_oof; None for other kinds or before they exist)."""
-    from explorer.core.cv_runs import read_oof
-    from explorer.core.groups import load_group_data
+    """(group, members, notes, pooled) for the view: core.studies.groups.load_group_data, and for a cross-validation
+    group its pooled out-of-fold figures (core.studies.cv_runs.read_oof; None for other kinds or before they exist)."""
+    from explorer.core.studies.cv_runs import read_oof
+    from explorer.core.studies.groups import load_group_data
 
     group, members, notes = load_group_data(runs_dir, name)
     return group, members, notes, read_oof(runs_dir, name) if group.kind == "cv" else None

@@ -1,9 +1,9 @@
 """Group view: a run group's dev-metric curves (mean + band, runs faint behind), its table, and for a grid
 the heat map of the dev metric over two chosen settings (restart spread in the tooltip).
 
-Renders plain data from core (explorer/core/groups.py load_group_data, explorer/core/group_stats.py);
+Renders plain data from core (explorer/core/studies/groups.py load_group_data, explorer/core/studies/group_stats.py);
 ``export_png(path)`` grabs the whole view (also offscreen), ``export_report(folder)`` writes the report
-folder (explorer/core/reports.py) with the figures as PNG.
+folder (explorer/core/studies/reports.py) with the figures as PNG.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem, \
     QVBoxLayout, QWidget
 
-from explorer.core.metric_display import metric_label
-from explorer.core.group_stats import BAND_MODES, final_metric_intervals, final_metric_stats, group_table, heat_map, \
+from explorer.core.specs.metric_display import metric_label
+from explorer.core.studies.group_stats import BAND_MODES, final_metric_intervals, final_metric_stats, group_table, heat_map, \
     mean_band
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
@@ -102,8 +102,8 @@ class GroupView(QWidget):
 
     # -- data --------------------------------------------------------------------------------
     def set_group(self, group, members, notes=(), pooled=None) -> None:
-        """Show ``group`` (core.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
-        group ``pooled`` is its core.cv_runs.OofResult (the pooled out-of-fold figures) or None (not yet)."""
+        """Show ``group`` (core.studies.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
+        group ``pooled`` is its core.studies.cv_runs.OofResult (the pooled out-of-fold figures) or None (not yet)."""
         self.group, self.members, self.notes, self.pooled = group, list(members), list(notes), pooled
         self.table_data = group_table(self.members, list(group.varied))
         counts = {}
@@ -126,7 +126,7 @@ class GroupView(QWidget):
                              + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
         intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(self.members).items()
                      if k != "total" and ci.n > 1]
-        if intervals:   # the mean of restarts/folds with its 95% Student t interval (core/stats.py)
+        if intervals:   # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py)
             self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
         if group.kind == "cv":   # every example predicted once by the fold's run that never saw it
             text = (self.pooled.text(task) if self.pooled is not None
@@ -241,7 +241,7 @@ class GroupView(QWidget):
 
     def export_report(self, folder: str | Path) -> Path:
         """The report folder: group.png + curves.png (+ heatmap.png for a grid), report.md, CSV tables."""
-        from explorer.core.reports import write_group_report
+        from explorer.core.studies.reports import write_group_report
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

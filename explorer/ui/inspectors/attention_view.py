@@ -1,10 +1,10 @@
 """Attention view: how attention flows between the question and the passage, per layer and head.
 
-Renders a ProbeResult's AttentionData (explorer.core.attention): a token x token heatmap of one
+Renders a ProbeResult's AttentionData (explorer.core.attention.flow): a token x token heatmap of one
 layer/head (or the head mean, or rollout), a head-view drawing of the top-k weights per token,
 the block-flow table and its plot over layers, and a model view of all layers x heads for one
 block flow. Everything shown is computed in core; the view picks the matrix (layer, head, window, word
-pieces merged by explorer.core.wordmerge) and hands it to its panes (explorer.ui.inspectors.attention_panels);
+pieces merged by explorer.core.attention.wordmerge) and hands it to its panes (explorer.ui.inspectors.attention_panels);
 what it says about it comes from explorer.ui.inspectors.components.attention. A full 384-token window redraws
 without a forward pass (scripts/bench_inspectors.py prints the time).
 """
@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from explorer.core.attention_layers import head_matrix
-from explorer.core.wordmerge import merge_attention, word_groups
+from explorer.core.attention.layers import head_matrix
+from explorer.core.attention.wordmerge import merge_attention, word_groups
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 from explorer.ui.shell.turns import zero_timer
@@ -198,7 +198,7 @@ class AttentionView(QWidget):
 
     def export_html(self, path: str) -> None:
         """The shown window's attention (all layers and heads, word pieces as tokens) as one interactive HTML
-        page (explorer.core.attention_html), opened at the layer and head shown. Written now; the Export
+        page (explorer.core.attention.html_export), opened at the layer and head shown. Written now; the Export
         button writes it off the GUI thread (:meth:`html_job`: a 384-token BERT-base window takes seconds).
 
         Raises:
@@ -211,7 +211,7 @@ class AttentionView(QWidget):
         function of no arguments that writes the file (on any thread)."""
         import functools
 
-        from explorer.core.attention_html import write_attention_html
+        from explorer.core.attention.html_export import write_attention_html
 
         if self.result is None or not self.result.attention:
             raise ValueError("there is no attention to export; probe first")
@@ -265,7 +265,7 @@ class AttentionView(QWidget):
             weights = self.result.attention_weights(self.window)
         if weights is None:
             raise ValueError("the probe kept no raw attention weights (keep_attentions=None)")
-        if head <= 0:   # cached per weights array and layer (explorer.core.attention_layers)
+        if head <= 0:   # cached per weights array and layer (explorer.core.attention.layers)
             return head_matrix(weights, layer), f"layer {layer + 1}, mean over heads"
         return head_matrix(weights, layer, head - 1), f"layer {layer + 1}, head {head}"
 
@@ -358,8 +358,8 @@ class AttentionView(QWidget):
         return self.shown.selected(*self.head_view.selection)
 
     def selection_summary(self):
-        """explorer.core.attention_select.SelectionAttention of the selected tokens in the shown matrix, or None."""
-        from explorer.core.attention_select import selection_attention
+        """explorer.core.attention.selection.SelectionAttention of the selected tokens in the shown matrix, or None."""
+        from explorer.core.attention.selection import selection_attention
 
         sel = self.selected_tokens()
         if not sel or self.shown.matrix.shape[0] == 0:

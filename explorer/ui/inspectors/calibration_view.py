@@ -1,13 +1,13 @@
 """The calibration view: reliability diagrams before and after temperature scaling, side by side
-(explorer.core.calibration). Opened from Classify: dev set ("Calibration..."), from the dev logits the
-inspector child scored (core.classify_dev.ClassificationDevReport.logits).
+(explorer.core.metrics.calibration). Opened from Classify: dev set ("Calibration..."), from the dev logits the
+inspector child scored (core.classify.dev_report.ClassificationDevReport.logits).
 
 Each diagram: 10 confidence bins; a bar per bin at its accuracy (share right), the dashed diagonal =
 perfectly calibrated, the count of examples above each bar. "Before" = softmax(z); "after" = softmax(z / T)
 with T fitted on the other half of dev (both halves held out, pooled). "Save with the run" writes
 ``<run>/calibration.json``, which ``bert-explorer predict`` applies unless ``--no-calibration``.
 
-``SquadCalibrationView``: SQuAD's two diagrams (core.calibration.squad_calibration), opened from the τ on a dev
+``SquadCalibrationView``: SQuAD's two diagrams (core.metrics.calibration.squad_calibration), opened from the τ on a dev
 set page after a study: the best span's probability against exact match, and answering vs abstaining
 (P(answer) = sigmoid(score_diff − τ) against "has an answer"), each with ECE, MCE and Brier."""
 
@@ -20,14 +20,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.core.calibration import run_dir_of_checkpoint, save_calibration
+from explorer.core.metrics.calibration import run_dir_of_checkpoint, save_calibration
 from .common import StatusLabel
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
 
 class CalibrationView(QWidget):
-    """``set_calibration(core.calibration.Calibration, checkpoint="")``; ``save()`` writes calibration.json."""
+    """``set_calibration(core.metrics.calibration.Calibration, checkpoint="")``; ``save()`` writes calibration.json."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -61,7 +61,7 @@ class CalibrationView(QWidget):
         lay.addLayout(bottom)
 
     def set_calibration(self, calibration, checkpoint: str = "") -> None:
-        """Show a core.calibration.Calibration; ``checkpoint``: where it came from (its run gets the file)."""
+        """Show a core.metrics.calibration.Calibration; ``checkpoint``: where it came from (its run gets the file)."""
         c = self.calibration = calibration
         self.checkpoint = str(checkpoint or "")
         self.setWindowTitle(f"Calibration of {self.checkpoint}" if self.checkpoint else "Calibration")
@@ -111,7 +111,7 @@ class CalibrationView(QWidget):
 
 
 class SquadCalibrationView(QWidget):
-    """``set_calibration(core.calibration.SquadCalibration)``: the best span and answering diagrams side by side."""
+    """``set_calibration(core.metrics.calibration.SquadCalibration)``: the best span and answering diagrams side by side."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -135,7 +135,7 @@ class SquadCalibrationView(QWidget):
         lay.addLayout(row, 1)
 
     def set_calibration(self, calibration) -> None:
-        """Show a core.calibration.SquadCalibration (a diagram it lacks says why)."""
+        """Show a core.metrics.calibration.SquadCalibration (a diagram it lacks says why)."""
         c = self.calibration = calibration
         self.summary.setText("<br>".join(c.lines()) + "<br><i>bars: share right in each bin (count above); ◆ the "
                              "bin's mean probability; dashed: perfectly calibrated.</i>")

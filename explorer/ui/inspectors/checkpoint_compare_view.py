@@ -3,7 +3,7 @@ another checkpoint (B). Shows one layer and head as three token maps, A, B and B
 scale symmetric about zero: red where B attends more, blue where less), the block flow per layer of both on
 one plot (A solid, B dashed), and the start / end probabilities and answers of both.
 
-Renders explorer.core.attention_compare.CheckpointComparison; the two probes run in the inspector child
+Renders explorer.core.qa.attention_compare.CheckpointComparison; the two probes run in the inspector child
 (op ``compare_checkpoints``), never in the GUI process.
 """
 
@@ -175,7 +175,7 @@ class CheckpointCompareView(QWidget):
         return self._requests.submit("compare_checkpoints", data)
 
     def show_comparison(self, comparison) -> None:
-        """Show a CheckpointComparison (explorer.core.attention_compare)."""
+        """Show a CheckpointComparison (explorer.core.qa.attention_compare)."""
         self.comparison = c = comparison
         for box, items in ((self.layer, [str(i + 1) for i in range(c.num_layers)]),
                            (self.head, ["mean"] + [str(h + 1) for h in range(c.num_heads)])):

@@ -1,5 +1,5 @@
 """The classification dev-set tab: accuracy, F1, MCC, the confusion matrix, the examples nearest the
-decision boundary and the most confident mistakes (explorer.core.classify_dev). Clicking an example opens
+decision boundary and the most confident mistakes (explorer.core.classify.dev_report). Clicking an example opens
 it in the Classify tab (signal ``open_requested``).
 
 A regression head shows Pearson, Spearman and MSE, predicted against gold as a scatter with the identity
@@ -16,7 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from explorer.core.metric_display import metric_label
+from explorer.core.specs.metric_display import metric_label
 
 from .classify_dev_panels import ExampleLists, ScoreScatter, fill_rows
 from .client import shared_client
@@ -248,7 +248,7 @@ class ClassifyDevView(QWidget):
 
     def open_calibration(self):
         """The calibration view (explorer/ui/inspectors/calibration_view.py) of the dev logits shown now."""
-        from explorer.core.calibration import honest_temperature
+        from explorer.core.metrics.calibration import honest_temperature
 
         from .calibration_view import CalibrationView
 
@@ -281,8 +281,8 @@ class ClassifyDevView(QWidget):
 
     def _show_regression(self, rep) -> None:
         """Pearson / Spearman / MSE, predicted against gold with the identity line, the largest errors."""
-        from explorer.core.baselines import narrow_scores_note
-        from explorer.core.classify import score_column_words
+        from explorer.core.metrics.baselines import narrow_scores_note
+        from explorer.core.classify.arithmetic import score_column_words
 
         settings = self.table_settings()
         self.scatter.setLabel("bottom", "gold " + score_column_words(settings.get("label_column", ""),

@@ -1,6 +1,6 @@
 """The Classify tab: a GLUE single / pair or SWAG model's arithmetic with its own numbers.
 
-Renders explorer.core.classify.ClassifyResult: the inputs, C (the pooled [CLS] vector fed to the classifier)
+Renders explorer.core.classify.arithmetic.ClassifyResult: the inputs, C (the pooled [CLS] vector fed to the classifier)
 as a colour strip (one row per ending for SWAG), the table of logits = C W^T + b and softmax probabilities,
 the loss for the chosen label, the prediction, the by-hand check, and for pairs the per-layer attention
 block flow between sentence A and sentence B. Model loads and runs happen in the inspector child process
@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from explorer.core.classify import readable_label_names
-from explorer.core.task_facts import get_task_facts, task_for_checkpoint
+from explorer.core.classify.arithmetic import readable_label_names
+from explorer.core.specs.tasks import get_task_facts, task_for_checkpoint
 from explorer.ui.shell.columns import fit_columns
 
 from .classify_panels import ArithmeticTabs, ClassifyInputs, ClassSpin, LogitTable, VectorStrip
@@ -275,7 +275,7 @@ class ClassifyView(ModelPage):
     # -- rendering -------------------------------------------------------------------------
     def label_names_of(self, loaded) -> list[str]:
         """The class names shown for ``loaded`` (a ModelInfo): its head's, or its run's when the head's are only
-        LABEL_k (core.classify.readable_label_names)."""
+        LABEL_k (core.classify.arithmetic.readable_label_names)."""
         return readable_label_names(getattr(loaded, "label_names", None), self.run_label_names)
 
     def show_result(self, res) -> None:
@@ -340,7 +340,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
 class ClassifyPages:
     """The page set of the registry's Classify pages (registry.CLASSIFY): a classifier or SWAG checkpoint
-    opens in Classify as its task (its head and the run's task: core.checkpoint_windows.checkpoint_task_name)."""
+    opens in Classify as its task (its head and the run's task: core.models.checkpoint_windows.checkpoint_task_name)."""
 
     def __init__(self, pages: list[tuple[str, QWidget]]):
         self.pages = dict(pages)
@@ -359,7 +359,7 @@ class ClassifyPages:
         view.open_checkpoint(path, task or view.current_kind(), (run_config or {}).get("label_names") or (),
                              pairs=len(columns) == 2)
         if isinstance(view, ClassifyView):
-            from explorer.core.runs import run_dir_of
+            from explorer.core.runs.store import run_dir_of
 
             run_dir = run_dir_of(path)
             run_in_thread(first_classification_example, dict(run_config or {}),

@@ -1,7 +1,7 @@
-"""The GUI side of the inspector child process (explorer/worker/inspect.py): start it, send requests,
+"""The GUI side of the inspector child process (explorer/worker/inspector.py): start it, send requests,
 deliver replies on the GUI thread, restart it after a crash.
 
-:class:`InspectClient` speaks the protocol of explorer.core.wire over the child's stdin / stdout. A reader
+:class:`InspectClient` speaks the protocol of explorer.core.protocol.frames over the child's stdin / stdout. A reader
 thread decodes replies (npz payloads included) so that the event loop only ever runs the callbacks;
 torch is never imported here. The child starts on the first request; when it dies, every outstanding
 request fails with a clear message (shown where its result would have been), ``message`` says so for the
@@ -26,8 +26,8 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from explorer.core.attention_layers import warm as warm_layers
-from explorer.core.wire import (REPLY_CANCELLED, REPLY_DROPPED, REPLY_ERROR, REPLY_PROGRESS, REPLY_RESULT, WireError,
+from explorer.core.attention.layers import warm as warm_layers
+from explorer.core.protocol.frames import (REPLY_CANCELLED, REPLY_DROPPED, REPLY_ERROR, REPLY_PROGRESS, REPLY_RESULT, WireError,
                                 pack, read_raw, unpack)
 from explorer.paths import REPO_ROOT
 
@@ -35,11 +35,11 @@ STDERR_KEEP = 4000   # characters of the child's stderr kept for the crash messa
 EXITED = "exited"    # the reader thread's own event: the child's stdout ended (it stopped or died)
 
 
-INSPECT_ARGV = [sys.executable, "-m", "explorer.worker.inspect"]
+INSPECT_ARGV = [sys.executable, "-m", "explorer.worker.inspector"]
 
 
 class ProcessTransport:
-    """``python -m explorer.worker.inspect`` as a subprocess: ``stdin`` / ``stdout`` binary pipes.
+    """``python -m explorer.worker.inspector`` as a subprocess: ``stdin`` / ``stdout`` binary pipes.
 
     ``argv``: another command speaking the same protocol on its stdin / stdout, e.g. the child on a
     remote host through ssh (explorer.core.remote.ssh.inspector_argv)."""
@@ -177,7 +177,7 @@ def _warm(value) -> None:
     """Work a reply would otherwise cost the GUI thread, done here on the reader thread: a ModelInfo's
     tokenizer (the tokenizers import and parsing its tokenizer.json take tens of milliseconds); the mean over
     heads of every layer of the raw attention weights a probe (ProbeResult.attention) or a window's
-    ``attention_weights`` reply brings (explorer.core.attention_layers: 5-14 ms per layer of a 384-token
+    ``attention_weights`` reply brings (explorer.core.attention.layers: 5-14 ms per layer of a 384-token
     window, which the Attention view would otherwise compute on a layer change or a redraw)."""
     if type(value).__name__ == "ModelInfo":
         try:
@@ -253,7 +253,7 @@ class InspectClient(QObject):
         try:
             self._ensure_started()
         except OSError as exc:   # no python, no fork: say so where the result would have been
-            text = f"cannot start the inspector process ({sys.executable} -m explorer.worker.inspect): {exc}"
+            text = f"cannot start the inspector process ({sys.executable} -m explorer.worker.inspector): {exc}"
             self.message.emit(text)
             if on_error is not None:
                 QTimer.singleShot(0, lambda: on_error(text, ""))
@@ -303,7 +303,7 @@ class InspectClient(QObject):
 
     def set_place(self, argv: list[str] | None, place: str = "") -> bool:
         """Run the child with ``argv`` from the next request on (the same protocol on stdin / stdout, e.g.
-        ``ssh HOST python -m explorer.worker.inspect``: explorer.core.remote.ssh.inspector_argv), or on this
+        ``ssh HOST python -m explorer.worker.inspector``: explorer.core.remote.ssh.inspector_argv), or on this
         machine again (``argv`` None). ``place``: that machine's name for the status bar.
 
         A change stops the running child (its outstanding requests fail with a message naming the new

@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from explorer.core.model_info import model_name, stale_results_note
+from explorer.core.models.info import model_name, stale_results_note
 from explorer.glossary import panel_help, tooltip
 
 BLOCK_COLORS: dict[str, QColor] = {
@@ -21,7 +21,7 @@ BLOCK_COLORS: dict[str, QColor] = {
 
 def tokenizer_suffix(loaded) -> str:
     """"; tokenizer from X: the checkpoint has none ..." for a model whose tokenizer is not its checkpoint's own
-    (core.tokenizer_source), appended to a view's result line so the words' source is in view; "" otherwise."""
+    (core.models.tokenizer_source), appended to a view's result line so the words' source is in view; "" otherwise."""
     note = getattr(loaded, "tokenizer_note", "") or ""
     return f"; {note}" if note else ""
 
@@ -30,7 +30,7 @@ def model_in_child(client, slot: str, loaded):
     """The ModelInfo of a view's model: ``loaded`` itself when it is one (what a load request returns), else
     ``loaded`` (a LoadedModel of this process: tests, embedding) is handed to the inspector child's ``slot``
     (``client.adopt``) and described."""
-    from explorer.core.model_info import ModelInfo, model_info
+    from explorer.core.models.info import ModelInfo, model_info
 
     if isinstance(loaded, ModelInfo):
         return loaded
@@ -150,8 +150,8 @@ class ResultSource:
     :meth:`take` when the answer arrives (None: the model changed meanwhile, so the answer is dropped),
     :meth:`show` once it renders results, and :meth:`model_changed` from its model-loaded signal; a change to
     another model calls ``clear()`` (the view empties its tables) and the label says
-    "Results were for A; the model changed to B: run again" (core.model_info.stale_results_note). Model names
-    come from core.model_info.model_name.
+    "Results were for A; the model changed to B: run again" (core.models.info.stale_results_note). Model names
+    come from core.models.info.model_name.
     """
 
     def __init__(self, clear: Callable[[], None]):

@@ -59,7 +59,7 @@ class TauPlot(pg.PlotWidget):
         self.tau_line.setVisible(False)
 
     def show_figures(self, figures) -> None:
-        """The curves of a study's figures (explorer.core.tau_study StudyFigures), the best τ, the range."""
+        """The curves of a study's figures (explorer.core.qa.tau_study StudyFigures), the best τ, the range."""
         grid = figures.grid
         for key, *_ in CURVES:
             self.curves[key].setData(grid.taus, getattr(grid, key))

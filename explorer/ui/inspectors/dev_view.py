@@ -1,7 +1,7 @@
 """τ on a dev set: run the model over a SQuAD v2.0 file once, then see F1, EM, HasAns_f1, NoAns_f1
 and the answer rate against τ, the best τ, the honest τ (chosen on one half, scored on the other),
 and the questions a small move of τ would flip. Results are cached per (model, file, cap) by
-explorer.core.tau_study, so reopening is instant. All numbers come from explorer.core.metrics; what the page says
+explorer.core.qa.tau_study, so reopening is instant. All numbers come from explorer.core.metrics.squad; what the page says
 about them from explorer.ui.inspectors.components.dev_tau; the curves and tables are
 explorer.ui.inspectors.dev_panels. The study runs in the inspector child process (request "study", with progress
 and cancel), never in the GUI.
@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
-from explorer.core.tau_study import default_cache_dir
+from explorer.core.models.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
+from explorer.core.qa.tau_study import default_cache_dir
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
 
@@ -291,7 +291,7 @@ class DevTauView(QWidget):
 
     def export(self, folder: str) -> dict:
         """write_official_files at the chosen τ into folder; returns name -> path."""
-        from explorer.core.decoding import write_official_files
+        from explorer.core.qa.decoding import write_official_files
 
         paths = write_official_files(self.study.decodings, folder, tau=self.tau.value())
         self._message("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -379,7 +379,7 @@ class DevTauView(QWidget):
 
     def open_calibration(self):
         """The SQuAD calibration view (calibration_view.SquadCalibrationView) of the study shown, at the τ shown."""
-        from explorer.core.calibration import squad_calibration
+        from explorer.core.metrics.calibration import squad_calibration
 
         from .calibration_view import SquadCalibrationView
 

@@ -34,7 +34,7 @@ class EmbeddingsPlot(pg.PlotWidget):
         self.addItem(self.selected_item)
 
     def draw(self, projection, colours: list[str], word: str, show_static: bool) -> None:
-        """The points of ``projection`` (an explorer.core.embeddings map) in ``colours``; with ``show_static``, the
+        """The points of ``projection`` (an explorer.core.embeddings.points map) in ``colours``; with ``show_static``, the
         static input embedding of ``word`` starred and named when the map has one; no selection."""
         self.scatter.setData(pos=projection.coords, brush=[pg.mkBrush(c) for c in colours], pen=pg.mkPen(None),
                              data=np.arange(len(colours)))

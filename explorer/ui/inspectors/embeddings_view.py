@@ -1,8 +1,8 @@
 """The Embeddings page: one point per occurrence of a word in context (or per text of a file), in 2-D, layer by
 layer, for one model or a model before and after fine-tuning.
 
-All the work runs in the inspector child (explorer/worker/inspect_ops.py: ``embed``, ``embed_project``,
-``embed_neighbours``, ``embed_export``; explorer.core.embeddings): embedding and t-SNE are RemoteJobs with
+All the work runs in the inspector child (explorer/worker/inspector_ops.py: ``embed``, ``embed_project``,
+``embed_neighbours``, ``embed_export``; explorer.core.embeddings.points): embedding and t-SNE are RemoteJobs with
 progress and cancel, the neighbours and exports quick requests. The GUI keeps only the summary (texts, colour
 columns) and the 2-D coordinates it draws with one pyqtgraph ScatterPlotItem in pixel mode
 (explorer.ui.inspectors.embeddings_panels); what to ask for and what to say comes from
@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
-from explorer.core.embeddings import POOLINGS, PROJECTION_LABELS, available_projections
+from explorer.core.embeddings.points import POOLINGS, PROJECTION_LABELS, available_projections
 
 from .client import shared_client
 from .common import StatusLabel, header

@@ -1,6 +1,6 @@
 """The Explain page: which tokens push a model's output up or down, for any checkpoint head.
 
-Renders explorer.core.attribution.Attribution (computed in the inspector child by the ``explain`` op, with
+Renders explorer.core.explain.attribution.Attribution (computed in the inspector child by the ``explain`` op, with
 progress and cancel): the text (both texts of a pair, each SWAG ending) coloured by attribution on a
 diverging scale (red raises the target, blue lowers it, the largest |attribution| full colour), a bar list
 sorted by |attribution|, and the completeness line (sum of attributions against f(input) - f(baseline), with
@@ -19,7 +19,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.task_facts import get_task_facts, task_for_checkpoint, task_labels
+from explorer.core.specs.tasks import get_task_facts, task_for_checkpoint, task_labels
 
 from .common import header
 from .components.explain import (METHOD_LABELS, NUM_ENDINGS, bar_rows, explain_fields, explain_html,
@@ -217,7 +217,7 @@ class ExplainView(ModelPage):
         super().load_model()
 
     def open_checkpoint(self, path: str, task: str | None) -> None:
-        """Load a checkpoint folder as task ``task`` (explorer.core.task_facts), or the one shown."""
+        """Load a checkpoint folder as task ``task`` (explorer.core.specs.tasks), or the one shown."""
         if task:
             self.set_task(task)
         self.source.setText(path)

@@ -7,7 +7,7 @@ a left token its outgoing top weights, a right token the weights flowing into it
 
 Several tokens of one side can be selected (click, Ctrl+click to add or remove, drag over a range); then
 only their lines are drawn and a bar behind each token of the other side shows the selection's summed
-attention (explorer.core.attention_select): left tokens selected, where their attention goes together; right
+attention (explorer.core.attention.selection): left tokens selected, where their attention goes together; right
 tokens selected, how much of each left token's attention lands on them. Escape or a click beside the
 columns clears the selection.
 """
@@ -19,7 +19,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from explorer.core.attention_select import summed_incoming, summed_outgoing
+from explorer.core.attention.selection import summed_incoming, summed_outgoing
 
 from .common import block_color
 
@@ -119,7 +119,7 @@ class HeadView(QWidget):
     def selection_bars(self) -> tuple[str, np.ndarray]:
         """The side whose tokens get bars, and the bar values (one per token of that side): the selected left
         tokens' mean attention on each right token, or each left token's summed attention on the selected right
-        tokens (explorer.core.attention_select). ("", empty) without a selection."""
+        tokens (explorer.core.attention.selection). ("", empty) without a selection."""
         side, sel = self.selection
         if not sel or self.weights.size == 0:
             return "", np.zeros(0, np.float32)

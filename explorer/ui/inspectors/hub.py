@@ -8,7 +8,7 @@ The main window does::
     hub.open_model("bundled:minilm")
 
 Model loads, probes, attention weights, saliency, dataset reading and the dev-set τ study run in the
-inspector child process (explorer/worker/inspect.py, reached through explorer.ui.inspectors.client): the
+inspector child process (explorer/worker/inspector.py, reached through explorer.ui.inspectors.client): the
 GUI process never imports torch for them. Loads and probes run in order on the child's model lane, so a
 probe after a load uses the new model; a new probe supersedes a queued or running one (its late result is
 dropped). Typing re-probes after a short debounce. Nothing blocks the GUI thread.
@@ -37,9 +37,9 @@ PREWARM_AFTER_MS = 2500   # after the window has settled (runs scan, device prob
 
 
 def _add_family_presets(combo) -> None:
-    """Fine-tuned QA checkpoints of every encoder family (explorer.core.presets) in the model box; hovering one
+    """Fine-tuned QA checkpoints of every encoder family (explorer.core.specs.hub_checkpoints) in the model box; hovering one
     shows the dev figure of its model card."""
-    from explorer.core.presets import QA_PRESETS
+    from explorer.core.specs.hub_checkpoints import QA_PRESETS
 
     for preset in QA_PRESETS:
         index = combo.findText(preset.hub_id)
@@ -81,7 +81,7 @@ class InspectorHub(QObject):
     inspector child (one model slot, default "qa").
 
     Signals:
-        model_changed(object): a model is now in use (a :class:`~explorer.core.model_info.ModelInfo`).
+        model_changed(object): a model is now in use (a :class:`~explorer.core.models.info.ModelInfo`).
         result_changed(object): a new ProbeResult is shown.
         busy_changed(bool): a load or probe is outstanding.
         message(str): a one-line status (errors included, and the child's restarts), for a status bar.
@@ -213,7 +213,7 @@ class InspectorHub(QObject):
 
     def _mark_stale(self, source: str) -> None:
         """Another model is asked for: grey the results on screen (another model's) until its probe is shown."""
-        from explorer.core.model_info import model_name
+        from explorer.core.models.info import model_name
 
         if self.result is None or not source:
             return
@@ -241,7 +241,7 @@ class InspectorHub(QObject):
     def set_model(self, loaded) -> None:
         """Use an already loaded model: a ModelInfo of this hub's slot, or a LoadedModel (tests, or a model the
         caller loaded itself), which the child is given (explorer.ui.inspectors.client.InspectClient.adopt)."""
-        from explorer.core.model_info import ModelInfo, model_info
+        from explorer.core.models.info import ModelInfo, model_info
 
         if not isinstance(loaded, ModelInfo):
             self.client.adopt(self.slot, loaded)
@@ -353,7 +353,7 @@ class InspectorHub(QObject):
         self.busy_changed.emit(busy)
 
     def _on_loaded(self, _request_id: int, loaded) -> None:
-        from explorer.core.checkpoint_windows import window_settings_for_checkpoint
+        from explorer.core.models.checkpoint_windows import window_settings_for_checkpoint
 
         self.loaded = loaded
         self.panel.set_window_settings(window_settings_for_checkpoint(getattr(loaded, "path", "") or loaded.source))
@@ -361,7 +361,7 @@ class InspectorHub(QObject):
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
-        from explorer.core.checkpoint_windows import abstain_note
+        from explorer.core.models.checkpoint_windows import abstain_note
 
         self.spans_view.set_abstain_note(abstain_note(loaded.source, getattr(loaded, "path", "") or ""))
         self.model_changed.emit(loaded)
@@ -370,7 +370,7 @@ class InspectorHub(QObject):
                 and not self.probes._outstanding:
             self.probe_now()
         if self.stale[0].stale and self._fresh_probe is None:   # nothing asked of the new model yet
-            from explorer.core.model_info import stale_results_note
+            from explorer.core.models.info import stale_results_note
 
             for cover in self.stale:
                 cover.say(stale_results_note(self._stale_was, loaded.source).replace("run again", "probe again"))

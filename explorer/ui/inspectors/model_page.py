@@ -16,7 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTabWidget, QWidget
 
-from explorer.core.model_info import model_name
+from explorer.core.models.info import model_name
 
 from .client import shared_client
 from .common import StatusLabel, model_in_child
@@ -77,7 +77,7 @@ class ModelPage(QWidget):
 
     # -- what a page supplies --------------------------------------------------------------------------------------
     def load_task(self) -> str:
-        """The head the child loads the model as (explorer.core.models.load_model's ``task``)."""
+        """The head the child loads the model as (explorer.core.models.loading.load_model's ``task``)."""
         raise NotImplementedError
 
     def adopt_model(self, loaded) -> None:

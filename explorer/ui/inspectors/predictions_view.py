@@ -527,7 +527,7 @@ def fill_launcher(launcher, fields: dict, note: str) -> None:
     and status message: ``note``, e.g. that the dev rows are the first run's)."""
     import dataclasses
 
-    from explorer.core.training.config import TrainConfig
+    from explorer.core.specs.train_config import TrainConfig
 
     cfg = launcher.config()
     known = {f.name for f in dataclasses.fields(TrainConfig)}

@@ -276,7 +276,7 @@ class ProbePanel(QWidget):
         self.status.setText(text)
 
     def set_window_settings(self, window) -> None:
-        """Show a checkpoint's window settings (explorer.core.checkpoint_windows.WindowSettings) without
+        """Show a checkpoint's window settings (explorer.core.models.checkpoint_windows.WindowSettings) without
         re-probing, and say where they came from. Other models leave the user's values alone."""
         if not window.source:
             self.trained_note.setText("")
@@ -291,7 +291,7 @@ class ProbePanel(QWidget):
 
     def set_window_problems(self, problems: list) -> None:
         """Mark max_seq_length / doc_stride red (errors) or amber (warnings) with the reason in the tooltip
-        and under the fields; [] clears. problems: WindowSettingProblem list (core.window_settings)."""
+        and under the fields; [] clears. problems: WindowSettingProblem list (core.models.window_settings)."""
         boxes = {"max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
                  "max_query_length": self.max_query_length}
         for box in (self.max_seq_length, self.doc_stride, self.max_query_length):

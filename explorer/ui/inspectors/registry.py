@@ -2,7 +2,7 @@
 
 Each :class:`InspectorPage` says what the main window needs to know about a page: its tab title, its
 help paragraph (F1 "About this panel" and the tab's tooltip), which checkpoints it opens (LIT's
-``is_compatible``: by the model head recorded in the checkpoint, ``core.models.checkpoint_task``), its
+``is_compatible``: by the model head recorded in the checkpoint, ``core.models.loading.checkpoint_task``), its
 keyboard shortcuts, and the provider that builds it. The main window builds its tabs in registry order
 and routes an opened checkpoint through :func:`page_for_checkpoint`; it never picks a page by position.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.wire import REPLY_CANCELLED
+from explorer.core.protocol.frames import REPLY_CANCELLED
 
 from .client import InspectClient
 

@@ -1,5 +1,5 @@
 """Saliency for the Spans tab: which question and passage tokens push the chosen span's start and end
-logits up or down (gradient x input, explorer.core.saliency), drawn as colours on the window's text.
+logits up or down (gradient x input, explorer.core.qa.saliency), drawn as colours on the window's text.
 
 Red: the token raises the logit; blue: lowers it; the strongest |attribution| of the window is full
 colour. ``set_span(result, window, start, end)`` computes off the GUI thread: in the inspector child
@@ -20,7 +20,7 @@ from .latest import LatestOnly
 
 
 def _saliency(model, window, start: int, end: int):
-    from explorer.core.saliency import window_saliency
+    from explorer.core.qa.saliency import window_saliency
 
     return window_saliency(model, window, start, end)
 

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSlider
 
-from explorer.core.metrics import TAU_GRID_LIMIT
+from explorer.core.metrics.squad import TAU_GRID_LIMIT
 
 from .common import term_label, tip
 from .components.spans import DecisionLines, best_cell, first_zoom, token_probs_tip

@@ -1,8 +1,8 @@
 """Spans & τ view: where the answer is, how each span scores, and the no-answer decision.
 
-Renders a ProbeResult (explorer.core.probe): the passage with the predicted span highlighted,
+Renders a ProbeResult (explorer.core.qa.probe): the passage with the predicted span highlighted,
 per-token start/end probabilities as bars under the tokens, the span score table S.T_i + E.T_j of
-one window (explorer.core.decoding.span_score_table; invalid cells are NaN and drawn empty), the
+one window (explorer.core.qa.decoding.span_score_table; invalid cells are NaN and drawn empty), the
 n-best list, and the SQuAD 2.0 side: null_score with its two parts, best_non_null_score,
 score_diff and the τ decision (ProbeResult.decision), which updates instantly as τ moves: no
 forward pass. Also the by-hand check of the output layer. The lines and the marked passage come from
@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser,
                                QVBoxLayout, QWidget)
 
-from explorer.core.metrics import tau_axis_limit
+from explorer.core.metrics.squad import tau_axis_limit
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import cells_told_once, fit_columns, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
@@ -130,7 +130,7 @@ class SpansView(QWidget):
 
     def set_abstain_note(self, text: str) -> None:
         """Show (or with "" hide) the note under the decision: e.g. a SQuAD v1.1 model never learnt to abstain
-        (explorer.core.checkpoint_windows.abstain_note)."""
+        (explorer.core.models.checkpoint_windows.abstain_note)."""
         self.abstain_note.setText(text)
         self.abstain_note.setVisible(bool(text))
 

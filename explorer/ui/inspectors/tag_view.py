@@ -1,12 +1,12 @@
 """The Tag page: a token-classification (NER) model's tags for a typed sentence, with its own numbers.
 
-Renders what the inspector child's ``tag`` op returns (explorer.core.tagging_model: TaggedText, TokenHead):
+Renders what the inspector child's ``tag`` op returns (explorer.core.tagging.forward: TaggedText, TokenHead):
 the sentence with its predicted entities highlighted by type, a heat strip of every word's tag
 probabilities (words x tags, the softmax of each word's first piece), and for a chosen word piece the head
 written out: logits_i = T_i W^T + b, softmax over the tags, and the by-hand check against the model's
 logits; and the attention views of the same sentence (the QA pages' AttentionView with the sentence's block
 names: layer / head / rollout, word pieces or merged words, the head view, flow per layer, layers x heads),
-from the ``attention`` the ``tag`` op returns (explorer.core.tagging_model.TagAttention). Model loads and
+from the ``attention`` the ``tag`` op returns (explorer.core.tagging.forward.TagAttention). Model loads and
 runs happen in the inspector child (slot "tag"), never in the GUI process.
 """
 

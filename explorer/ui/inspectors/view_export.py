@@ -1,5 +1,5 @@
 """Keep a view: any inspector widget as PNG or SVG at the size it is shown, and the attention page's
-interactive HTML (explorer.core.attention_html), behind one "Export" button with a menu.
+interactive HTML (explorer.core.attention.html_export), behind one "Export" button with a menu.
 
 PNG is ``QWidget.grab()`` (what is on screen, pixel for pixel, at the screen's device pixel ratio); SVG renders
 the same widget tree into a QSvgGenerator (lines and text stay vectors; pyqtgraph plots and images as their

@@ -19,7 +19,7 @@ import json
 import re
 import sys
 
-from explorer.core.task_facts import find_task_facts, is_qa_task
+from explorer.core.specs.tasks import find_task_facts, is_qa_task
 
 
 def _clip(text: str, n: int = 160) -> str:
@@ -142,7 +142,7 @@ def _preview_tagging(source: str, _task: str, n: int, _split: str = "", _text_co
     """A CoNLL / JSONL tagging file: sentences, words, entities per type, the scheme read (and converted to
     IOB2), the first sentences as word/TAG."""
     from explorer.core.data.conll import load_tagging
-    from explorer.core.tagging import entities_of
+    from explorer.core.tagging.alignment import entities_of
 
     data = load_tagging(source, encoding=str((options or {}).get("encoding") or ""),
                         repair=bool((options or {}).get("skip_invalid")))

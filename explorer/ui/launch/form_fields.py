@@ -1,6 +1,6 @@
 """The launcher's fields and their editors, read from TrainConfig's Settings.
 
-Each TrainConfig field describes itself once (``explorer.core.training.config.Setting``: help, label,
+Each TrainConfig field describes itself once (``explorer.core.specs.train_config.Setting``: help, label,
 group, editor kind, bounds); :data:`FIELDS` are the fields with a launcher label, as :class:`FieldSpec`
 views. The editors come from a per-kind registry (:data:`EDITORS`, :func:`register_editor`; pyqtgraph's
 ``parametertree.registerParameterType`` is the model), so a new kind of setting is one factory. The form
@@ -17,8 +17,8 @@ from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
-from explorer.core.task_facts import task_labels
-from explorer.core.training.config import GROUPS, TrainConfig, field_help, settings
+from explorer.core.specs.tasks import task_labels
+from explorer.core.specs.train_config import GROUPS, TrainConfig, field_help, settings
 
 __all__ = ["EDITORS", "FIELDS", "GROUPS", "Editor", "FieldSpec", "field_spec", "field_tooltip", "make_editor",
            "mark_invalid", "register_editor", "set_metric_choices"]
@@ -86,7 +86,7 @@ FIELDS: tuple[FieldSpec, ...] = tuple(field_spec(name) for name in _form_order()
 
 def field_tooltip(spec: FieldSpec) -> str:
     """"name: " + the glossary's explanation when it has the term, then the setting's help (its one
-    description, explorer.core.training.config.Setting) unless the explanation already says it."""
+    description, explorer.core.specs.train_config.Setting) unless the explanation already says it."""
     text = field_help(spec.name, with_default=False)
     try:
         from explorer.glossary import tooltip
@@ -362,7 +362,7 @@ def _bool_editor(_spec: FieldSpec) -> Editor:
 
 @register_editor("report_to")
 def _report_to_editor(_spec: FieldSpec) -> Editor:
-    """report_to as a checkbox: checked = "tensorboard" (core.training.config.REPORT_TO), else ""."""
+    """report_to as a checkbox: checked = "tensorboard" (core.specs.train_config.REPORT_TO), else ""."""
     box = QCheckBox()
     return Editor(box, lambda: "tensorboard" if box.isChecked() else "",
                   lambda v: box.setChecked(str(v or "") == "tensorboard"), box.toggled)

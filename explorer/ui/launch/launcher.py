@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormL
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from explorer.core.task_facts import find_task_facts, is_qa_task
-from explorer.core.training.config import ConfigError, TrainConfig, paper_grid
+from explorer.core.specs.tasks import find_task_facts, is_qa_task
+from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.form_columns import FormColumns
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.hosts_dialog import RunOnPicker
@@ -365,17 +365,17 @@ class LauncherPanel(QWidget):
 
     def _automatic_metric(self, task: str, values: dict) -> str:
         """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named;
-        core.task_facts.automatic_metric_for_best)."""
-        from explorer.core.task_facts import automatic_metric_for_best
+        core.specs.tasks.automatic_metric_for_best)."""
+        from explorer.core.specs.tasks import automatic_metric_for_best
 
         return automatic_metric_for_best(task, values.get("f1_classes") or (),
                                          values.get("num_labels", self._base.num_labels) or 0)
 
     def _offer_metrics(self, cfg: TrainConfig) -> None:
         """Best checkpoint by: "automatic: <metric>" and the metrics the task's runs may be picked by
-        (core.task_facts.metric_for_best_choices), named as the rest of the app names them."""
-        from explorer.core.metric_display import metric_name
-        from explorer.core.task_facts import metric_for_best_choices
+        (core.specs.tasks.metric_for_best_choices), named as the rest of the app names them."""
+        from explorer.core.specs.metric_display import metric_name
+        from explorer.core.specs.tasks import metric_for_best_choices
         from explorer.ui.launch.form_fields import set_metric_choices
 
         names = metric_for_best_choices(cfg.task, cfg.num_labels, cfg.f1_classes)
@@ -408,7 +408,7 @@ class LauncherPanel(QWidget):
         self.refresh_previews()
 
     def _field_changed(self, name: str) -> None:
-        """One editor changed: a new task brings its defaults (TaskFacts, core.task_facts.task_defaults) to the
+        """One editor changed: a new task brings its defaults (TaskFacts, core.specs.tasks.task_defaults) to the
         recipe fields the user has not edited; any other field is marked edited."""
         if self._loading:
             return
@@ -501,10 +501,10 @@ class LauncherPanel(QWidget):
                      "time_budget_minutes")
 
     def planned_steps(self) -> tuple[int, int]:
-        """(steps per epoch, planned steps) of the form's run (core.task_facts.run_steps): the training rows the
+        """(steps per epoch, planned steps) of the form's run (core.specs.tasks.run_steps): the training rows the
         data check counted (0 while unknown), epochs, Max steps, and the steps a Time budget allows at this
         machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
-        from explorer.core.task_facts import run_steps
+        from explorer.core.specs.tasks import run_steps
 
         n = self.train_rows()
         get = lambda name: self.editors[name].get()   # noqa: E731 - the form's reads
@@ -520,9 +520,9 @@ class LauncherPanel(QWidget):
 
     def _fit_eval_every(self) -> None:
         """Evaluate every: the task's evaluations per epoch of the training file the data check read, or of the
-        whole run when it plans fewer steps (core.task_facts.eval_every_for), unless the user set it; unchanged
+        whole run when it plans fewer steps (core.specs.tasks.eval_every_for), unless the user set it; unchanged
         while the file's size is unknown."""
-        from explorer.core.task_facts import eval_every_for
+        from explorer.core.specs.tasks import eval_every_for
 
         n = self.train_rows()
         if "eval_every" in self._edited or n <= 0:
@@ -556,8 +556,8 @@ class LauncherPanel(QWidget):
     def no_dev_note(self, cfg: TrainConfig) -> str:
         """The Dev data preview's sentence while no dev file is given: the held-out share the run will evaluate on
         (its size once the training file is counted), or that it will not be evaluated and why
-        (core.task_facts.no_dev_file_note)."""
-        from explorer.core.task_facts import no_dev_file_note
+        (core.specs.tasks.no_dev_file_note)."""
+        from explorer.core.specs.tasks import no_dev_file_note
 
         n = self.train_rows()
         if n and cfg.train_cap:
@@ -653,7 +653,7 @@ class LauncherPanel(QWidget):
         return out
 
     def _switch_task(self, task: str) -> None:
-        from explorer.core.task_facts import task_defaults
+        from explorer.core.specs.tasks import task_defaults
 
         if not task or task == self._task:
             return
@@ -721,7 +721,7 @@ class LauncherPanel(QWidget):
     def _keep_metric_for(self, task: str) -> None:
         """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
         automatic (a regression run has no accuracy)."""
-        from explorer.core.task_facts import emitted_metrics
+        from explorer.core.specs.tasks import emitted_metrics
 
         chosen = self.editors["metric_for_best"].get()
         if chosen and chosen not in emitted_metrics(task):
@@ -797,7 +797,7 @@ class LauncherPanel(QWidget):
     def _check_windows(self, cfg: TrainConfig, qa: bool) -> list[str]:
         """max_seq_length / doc_stride / max_query_length against the chosen model (its config.json and
         tokenizer_config.json, read without loading it): red fields with the reason; returns the errors."""
-        from explorer.core.window_settings import source_limits, check_limits
+        from explorer.core.models.window_settings import source_limits, check_limits
         from explorer.ui.launch.form_fields import mark_invalid
 
         if cfg.model not in self._limits:
@@ -978,8 +978,8 @@ class LauncherPanel(QWidget):
 
     def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
         """A Run name the user typed that a run already has: ask whether to use the next free one ("stance
-        exists: use stance-2?", explorer.core.runs.free_run_id); None when the answer is no."""
-        from explorer.core.runs import free_run_id
+        exists: use stance-2?", explorer.core.runs.store.free_run_id); None when the answer is no."""
+        from explorer.core.runs.store import free_run_id
 
         name = (cfg.run_id or "").strip()
         if not name:

@@ -1,5 +1,5 @@
 """Launcher presets: the preset files of resources/presets (offline default, fast CPU, paper recipe, hub
-data sets; read by explorer.core.training.run_presets, as ``bert-explorer train --preset`` does), one
+data sets; read by explorer.core.specs.run_presets, as ``bert-explorer train --preset`` does), one
 preset per fine-tuned QA checkpoint, and the command line a config corresponds to (Qt-free)."""
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ import shlex
 from pathlib import Path
 
 from explorer.core.errors import ConfigError
-from explorer.core.presets import QA_PRESETS, preset_for
-from explorer.core.task_facts import get_task_facts
-from explorer.core.training.config import TrainConfig, fast_cpu_preset
-from explorer.core.training.run_presets import list_presets, load_preset
+from explorer.core.specs.hub_checkpoints import QA_PRESETS, preset_for
+from explorer.core.specs.tasks import get_task_facts
+from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+from explorer.core.specs.run_presets import list_presets, load_preset
 from explorer.paths import SAMPLES
 
 def _preset_label(p) -> str:
     return f"{p.label} · QA checkpoint · {'SQuAD v2.0' if get_task_facts(p.task).has_no_answer else 'SQuAD v1.1'} from the hub"
 
 
-# (key, label): the preset files of resources/presets (core/training/run_presets.py), then one per fine-tuned QA
-# checkpoint of explorer.core.presets ("qa:<hub id>")
+# (key, label): the preset files of resources/presets (core/specs/run_presets.py), then one per fine-tuned QA
+# checkpoint of explorer.core.specs.hub_checkpoints ("qa:<hub id>")
 PRESETS = tuple((p.name, p.label) for p in list_presets()) + tuple((f"qa:{p.hub_id}", _preset_label(p))
                                                                     for p in QA_PRESETS)
 # hover text: where a preset's values come from; the QA checkpoints: the dev figure their model cards report

@@ -207,7 +207,7 @@ class DataPreview(QWidget):
 
     def set_empty_note(self, text: str) -> None:
         """What an empty source means for the run (plain text), shown while no source is given: the launcher's Dev
-        data says whether the run holds training rows out as dev (core.task_facts.no_dev_file_note), not only
+        data says whether the run holds training rows out as dev (core.specs.tasks.no_dev_file_note), not only
         "No data given" (eleventh trial: "The run will not be evaluated" beside Dev fraction 0.10)."""
         self._empty_note = str(text or "")
         if self._args is not None and not self._args[0]:

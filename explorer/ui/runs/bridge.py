@@ -1,4 +1,4 @@
-"""The run store's events as Qt signals (the small Qt side of explorer.core.runs.RunStore).
+"""The run store's events as Qt signals (the small Qt side of explorer.core.runs.store.RunStore).
 
 As napari's ``QtDims`` listens to the Qt-free ``Dims`` model, the Runs dock and Curves listen to the
 Qt-free run store through this bridge: each store event is re-emitted as the Qt signal of the same
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.runs import RunStore
+from explorer.core.runs.store import RunStore
 
 
 class StoreBridge(QObject):
     """Signals ``added(state)``, ``changed(run_id, series)``, ``ended(run_id, status)``, ``removed(run_id)``,
-    ``message(text)``: the store's events (explorer.core.runs.RunStore). ``store``: the model itself."""
+    ``message(text)``: the store's events (explorer.core.runs.store.RunStore). ``store``: the model itself."""
 
     added = Signal(object)
     changed = Signal(str, object)

@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-from explorer.core.runs import checkpoint_path
+from explorer.core.runs.store import checkpoint_path
 from explorer.core.training.checkpoints import CHECKPOINTS, STATE_FILE
 
 TRASH = ".trash"

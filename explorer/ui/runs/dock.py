@@ -7,7 +7,7 @@ checkpoint in the inspectors, show the error of a failed run. The context menu a
 delete (Delete; moved to the runs folder's .trash), and for finished runs "keep only best checkpoint"
 and "delete optimizer state" (sizes before and after). While the folder is read, the list says so.
 
-A run group (explorer/core/groups.py, ``<runs folder>/.groups/<name>/group.json``) is one expandable row:
+A run group (explorer/core/studies/groups.py, ``<runs folder>/.groups/<name>/group.json``) is one expandable row:
 its status counts, its best dev metric as mean ± sd over the members (explorer.ui.runs.group_rows) and its
 member runs as children. Selecting the group row emits ``group_selected(name)`` (the Groups tab shows its
 curves and table); selecting a member is selecting a run. Rename renames the group (its folder and
@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogB
                                QStyle, QTreeView,
                                QVBoxLayout, QWidget)
 
-from explorer.core import run_status
-from explorer.core.runs import OURS, checkpoint_path
+from explorer.core.runs import status as run_status
+from explorer.core.runs.store import OURS, checkpoint_path
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
 from explorer.ui.runs.names import set_display_name, short_names
@@ -89,7 +89,7 @@ class MiddleElide(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 class RunsModel(QAbstractItemModel):
-    """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/groups.py)
+    """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/studies/groups.py)
     whose children are its member runs. ``rows`` holds every RunState (shared with the curves; the model
     only reads them), grouped or not. Index ids: 0 for a top-level row, 1 + the group's position in
     ``group_names`` for a member row."""
@@ -100,7 +100,7 @@ class RunsModel(QAbstractItemModel):
         self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.runs.names)
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
-        self.groups: list = []                # core.groups.Group, oldest first
+        self.groups: list = []                # core.studies.groups.Group, oldest first
         self.group_names: list[str] = []
         self.group_of: dict[str, str] = {}    # member run_id -> group name
         self.top: list[tuple[str, str]] = []  # ("run", run_id) | ("group", name)
@@ -124,7 +124,7 @@ class RunsModel(QAbstractItemModel):
         self.top += [("group", name) for name in self.group_names]
 
     def group(self, name: str):
-        """The core.groups.Group of that name, or None."""
+        """The core.studies.groups.Group of that name, or None."""
         return next((g for g in self.groups if g.name == name), None)
 
     def group_row(self, name: str) -> GroupRow | None:
@@ -266,7 +266,7 @@ class RunsModel(QAbstractItemModel):
                     f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
                     "(F2 renames, Delete deletes)")
         if COLUMNS[col] == "Best dev":
-            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.baselines)
+            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
             return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
         return self._text(s, col)
 
@@ -423,7 +423,7 @@ INSPECT_TIP = ("Load checkpoints/best (else last) of the selected run into the i
 class RunsPanel(QWidget):
     """Table of runs + actions. Emits requests; the main window acts on them.
 
-    :meth:`follow` subscribes the list to the run store (explorer.core.runs.RunStore, through its Qt
+    :meth:`follow` subscribes the list to the run store (explorer.core.runs.store.RunStore, through its Qt
     bridge explorer.ui.runs.bridge.StoreBridge): listed, replaced, changed, ended and removed runs show
     without anyone relaying them; a run deleted here is removed from the store.
     """
@@ -447,7 +447,7 @@ class RunsPanel(QWidget):
         super().__init__(parent)
         self.loading = False
         self.runs_dir_getter = None         # () -> runs folder; set by explorer.ui.groups.tabs.install
-        self.store = None                   # explorer.core.runs.RunStore once follow() was called
+        self.store = None                   # explorer.core.runs.store.RunStore once follow() was called
         self._build_table()
         self._build_buttons()
         self._layout()
@@ -646,7 +646,7 @@ class RunsPanel(QWidget):
     def reload_groups(self) -> list[str]:
         """Re-read the group files of the runs folder (small JSON files); returns the notes about
         unreadable ones (also sent as a message). Keeps the selection and the expanded groups."""
-        from explorer.core.groups import list_groups
+        from explorer.core.studies.groups import list_groups
 
         folder = self.runs_dir()
         groups, notes = list_groups(folder) if folder is not None else ([], [])
@@ -656,7 +656,7 @@ class RunsPanel(QWidget):
         return notes
 
     def set_groups(self, groups: list) -> None:
-        """Show these groups (core.groups.Group) as expandable rows."""
+        """Show these groups (core.studies.groups.Group) as expandable rows."""
         selected, chosen = self.selected_ids(), self.selected_groups()
         expanded = {n for n in self.model.group_names if self.table.isExpanded(self._view_index(
             self.model.group_index(n)))}
@@ -814,7 +814,7 @@ class RunsPanel(QWidget):
             one and states[0].best_checkpoint_path() is not None)
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
             one and states[0].best_checkpoint_path() is not None)
-        from explorer.core.task_facts import is_qa_task, is_single_label_table
+        from explorer.core.specs.tasks import is_qa_task, is_single_label_table
 
         two = len(states) == 2 and all(s.best_checkpoint_path() is not None and is_qa_task(s.task) for s in states)
         compare = menu.addAction("Compare on one example…", self._compare_two)
@@ -831,7 +831,7 @@ class RunsPanel(QWidget):
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
-        """Every selected run's scalars in one CSV (core.scalars.export_runs_csv, on a worker thread):
+        """Every selected run's scalars in one CSV (core.runs.tensorboard.export_runs_csv, on a worker thread):
         long (run, step, name, value) or wide (one row per run and step); asks where (and which) when
         ``path`` is None. Returns whether an export was started."""
         folders = [str(s.path) for s in self._selected_states() if s.path is not None]
@@ -844,7 +844,7 @@ class RunsPanel(QWidget):
             if not path:
                 return False
             wide = chosen == CSV_FILTERS[1] if wide is None else wide
-        from explorer.core.scalars import export_runs_csv
+        from explorer.core.runs.tensorboard import export_runs_csv
 
         def done(counts) -> None:
             rows, runs = counts
@@ -887,7 +887,7 @@ class RunsPanel(QWidget):
 
     def rename_group(self, name: str) -> bool:
         """Ask for a new group name; renames .groups/<name> and its group.json (members keep their ids)."""
-        from explorer.core.groups import GroupError, rename_group
+        from explorer.core.studies.groups import GroupError, rename_group
 
         new, ok = QInputDialog.getText(self, "Rename group", f"New name for group {name} (letters, digits, . _ -):",
                                        text=name)
@@ -904,7 +904,7 @@ class RunsPanel(QWidget):
 
     def delete_group(self, name: str) -> bool:
         """After a confirmation, move the group's member runs and its group folder to .trash."""
-        from explorer.core.groups import GroupError, trash_group_folder
+        from explorer.core.studies.groups import GroupError, trash_group_folder
 
         row = self.model.group_row(name)
         if row is None or self.runs_dir() is None:

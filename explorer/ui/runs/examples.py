@@ -68,7 +68,7 @@ def first_classification_example(config: dict, run_dir: str | None = None) -> di
     then the next file is tried (eighth trial: an empty sentence when the dev file's first label was not one of the
     names). None for another task, a hub dataset, files that are gone or cannot be read."""
     from explorer.core.data.classification import ClassificationDataError
-    from explorer.core.task_facts import find_task_facts, is_single_label_table
+    from explorer.core.specs.tasks import find_task_facts, is_single_label_table
 
     task = str(config.get("task") or "")
     facts = find_task_facts(task)
@@ -81,7 +81,7 @@ def first_classification_example(config: dict, run_dir: str | None = None) -> di
     dev_files = _local_files(config, keys=("dev",))
     split = None
     if not dev_files and run_dir:   # the rows the run held out of its training file (eighth trial: a training row)
-        from explorer.core.runs import dev_split_file
+        from explorer.core.runs.store import dev_split_file
 
         split = dev_split_file(run_dir) if dev_split_file(run_dir).is_file() else None
     for source in _local_files(config):
@@ -126,7 +126,7 @@ def first_tagging_sentence(config: dict) -> str:
     "" for another task, a hub dataset, a file that is gone or cannot be read."""
     from explorer.core.data.conll import load_tagging
     from explorer.core.errors import TaggingDataError
-    from explorer.core.task_facts import find_task_facts
+    from explorer.core.specs.tasks import find_task_facts
 
     facts = find_task_facts(str(config.get("task") or ""))
     if facts is None or facts.head != "token_classification":

@@ -1,8 +1,8 @@
 """What the Runs dock shows on a run group's row (Qt-free; explorer.ui.runs.dock renders it).
 
-A group (explorer/core/groups.py) is one expandable row with its member runs as children. The group row
+A group (explorer/core/studies/groups.py) is one expandable row with its member runs as children. The group row
 reads its members' RunStates: the status counts ("2 finished, 1 running"), the best dev metric as
-mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/group_stats.py), the
+mean ± sd over the members that have one (sample sd, ddof=1, as explorer/core/studies/group_stats.py), the
 total size, and the group's task and model from the group file's base settings.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from explorer.core.group_stats import Stats, stats
-from explorer.core.groups import MISSING, Group
+from explorer.core.studies.group_stats import Stats, stats
+from explorer.core.studies.groups import MISSING, Group
 
 LIVE_FIRST = ("running", "starting", "stopping", "cancelling", "queued", "failed", "crashed", "cancelled",
               "stopped", "finished", MISSING)
@@ -56,14 +56,14 @@ class GroupRow:
                 name = name or found[0]
                 if found[0] == name:
                     values.append(found[1])
-        from explorer.core.metric_specs import higher_is_better
+        from explorer.core.specs.metrics import higher_is_better
 
         return name, stats(values, higher_is_better(name))
 
     def best_text(self) -> str:
         """'74.10 ± 2.31% accuracy': the value first, then the metric, as a run's row ('' before any member
         has an evaluation; n is in the tooltip)."""
-        from explorer.core.metric_display import value_then_metric
+        from explorer.core.specs.metric_display import value_then_metric
 
         name, st = self.best()
         if name is None or not st.n:

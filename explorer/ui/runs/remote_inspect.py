@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QProgressDialog, QPushButton, QVBoxLayout
 
 from explorer.core.remote.hosts import RemoteRun
-from explorer.core.runs import config_file
+from explorer.core.runs.store import config_file
 
 ON_HOST, FETCH = "host", "fetch"
 

@@ -19,15 +19,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core import run_status
+from explorer.core.runs import status as run_status
 from explorer.core.errors import UserError
 from explorer.core.remote.follow import RemoteFollower
 from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, use_ssh_config
 from explorer.core.remote.launch import launch_run, request_remote
 from explorer.core.remote.slurm import POLL_SECONDS as SLURM_POLL_SECONDS
 from explorer.core.remote.slurm import JobState, SlurmFollower, submit
-from explorer.core.runs import RunStore
-from explorer.core.training.config import TrainConfig
+from explorer.core.runs.store import RunStore
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.runs.runner import make_run_id
 from explorer.ui.runs.state import RunState
 from explorer.ui.runs.store import load_run_state

@@ -2,14 +2,14 @@
 
 Each run is ``python -m explorer train --config <runs>/.launch/<run_id>.json`` (docs/architecture.md,
 "Training runs in a separate process"): the worker prints JSON-lines events on stdout, which are
-parsed as they arrive (explorer.core.events.iter_events; other lines are kept as log text);
+parsed as they arrive (explorer.core.protocol.events.iter_events; other lines are kept as log text);
 stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate
 (SIGTERM), then kill after a grace period. A worker that dies without a terminal event is marked
 failed (or cancelled if we asked) and that event is appended to its events.jsonl (through the run
-store, explorer.core.runs.append_event) so the run reads the same after a restart; when that append
+store, explorer.core.runs.store.append_event) so the run reads the same after a restart; when that append
 fails, the reason is in the run's log and the store's ``message``.
 
-The queue puts every run it makes into the window's :class:`~explorer.core.runs.RunStore` as their
+The queue puts every run it makes into the window's :class:`~explorer.core.runs.store.RunStore` as their
 driver and tells the store of each change; the Runs dock and Curves follow the store.
 """
 
@@ -23,12 +23,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from explorer.core import run_status
-from explorer.core.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
+from explorer.core.runs import status as run_status
+from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
 from explorer.core.priorities import worker_niceness
-from explorer.core.runs import (RunStore, append_event, config_file, free_run_id, new_run_id, request_stop,
+from explorer.core.runs.store import (RunStore, append_event, config_file, free_run_id, new_run_id, request_stop,
                                 stop_file)
-from explorer.core.training.config import TrainConfig
+from explorer.core.specs.train_config import TrainConfig
 from explorer.paths import REPO_ROOT
 from explorer.ui.runs.state import RunState
 
@@ -47,9 +47,9 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
-    """The run id rule (explorer.core.runs.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
+    """The run id rule (explorer.core.runs.store.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
     + '-2'... if taken): unique in memory and on disk. A Run name the user typed is kept, '-2'... added while
-    it is taken (explorer.core.runs.free_run_id; the launcher asks first)."""
+    it is taken (explorer.core.runs.store.free_run_id; the launcher asks first)."""
     if config.run_id:
         return free_run_id(config.run_id, runs_dir, taken=taken)
     return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken, data=config.train)
@@ -235,7 +235,7 @@ class RunProcess(QObject):
 class RunManager(QObject):
     """The run queue: keeps live RunStates and runs at most ``max_parallel`` workers at once.
 
-    Every run it queues is added to ``store`` (explorer.core.runs.RunStore) with this manager as its
+    Every run it queues is added to ``store`` (explorer.core.runs.store.RunStore) with this manager as its
     driver, and each change is told to the store (``changed``, ``ended``, ``message``). The same news
     as Qt signals: ``added(RunState)`` when queued, ``changed(run_id, set_of_series)`` on every event,
     ``ended(run_id, status)`` when a worker is done (or a queued run was cancelled).

@@ -7,11 +7,11 @@ A :class:`RunState` is fed events one by one (live from the worker's stdout, or 
   every other numeric field a worker adds to its step events (an open vocabulary, as accelerate's
   ``GeneralTracker.log(values, step)``: a new scalar needs no change here);
 - ``dev/<metric>`` for every numeric metric of every ``eval`` event (e.g. ``dev/f1``), on the display
-  scale: percent for shares (classification accuracy/F1 are multiplied by 100; core.metric_display).
-  Counts (``total``, ``HasAns_total``, ...: rows of unit "count" in core.metric_specs) and nested values
+  scale: percent for shares (classification accuracy/F1 are multiplied by 100; core.specs.metric_display).
+  Counts (``total``, ``HasAns_total``, ...: rows of unit "count" in core.specs.metrics) and nested values
   (``per_class``) are not scalars and get no series.
 
-Event fields follow the records in explorer/core/events.py (docs/architecture.md).
+Event fields follow the records in explorer/core/protocol/events.py (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core import run_status
-from explorer.core.metric_display import to_display
-from explorer.core.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
-from explorer.core.metric_specs import metric_spec
-from explorer.core.task_facts import choose_metric
+from explorer.core.runs import status as run_status
+from explorer.core.specs.metric_display import to_display
+from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
+from explorer.core.specs.metrics import metric_spec
+from explorer.core.specs.tasks import choose_metric
 
 # The step-event series that always have a plot (their titles: ui/curves/plot.TITLES).
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
@@ -198,7 +198,7 @@ class EtaMeter:
 
 @dataclass
 class RunState:
-    """One run as the GUI shows it. ``status`` is one of explorer.core.run_status.STATUSES, changed only
+    """One run as the GUI shows it. ``status`` is one of explorer.core.runs.status.STATUSES, changed only
     through that module's state machine.
 
     Times are seconds; ``steps_total`` is the optimizer steps the worker plans (``started``).
@@ -229,15 +229,15 @@ class RunState:
     traceback: str = ""
     stderr_tail: str = ""
     logs: list[str] = field(default_factory=list)
-    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs)
+    read_notes: list[str] = field(default_factory=list)   # what reading the run folder skipped (core.runs.store)
     stopped_early: bool = False
     loaded: bool = True     # False for a summary read from disk whose events are not loaded yet
-    kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.RUN_KINDS)
+    kind: str = "BERT Explorer"   # who wrote the run folder (explorer.core.runs.store.RUN_KINDS)
     host: str = ""     # the remote host the run trains on (its mirror's remote.json); "" = this machine
-    settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.RunRecord)
+    settings: dict = field(default_factory=dict)   # another tool's training settings (core.runs.store.RunRecord)
     declared_best: tuple[str, float, int] | None = None   # another tool's own best (name, display value, step)
     _baseline: tuple | None = field(default=None, repr=False, compare=False)   # (config key, Baseline)
-    # the started event's dev_baseline (core.baselines.Baseline): computed by the worker, where the data is
+    # the started event's dev_baseline (core.metrics.baselines.Baseline): computed by the worker, where the data is
     reported_baseline: object = field(default=None, repr=False, compare=False)
     _eta: EtaMeter = field(default_factory=EtaMeter, repr=False, compare=False)
 
@@ -256,16 +256,16 @@ class RunState:
 
     def one_class_note(self) -> str:
         """'predicts only 'NONE' for every dev row: try …' when the run's last evaluation (a single-label
-        classification task) predicted one class for every dev row, else '' (explorer.core.baselines)."""
-        from explorer.core.baselines import one_class_note
-        from explorer.core.task_facts import is_single_label_table
+        classification task) predicted one class for every dev row, else '' (explorer.core.metrics.baselines)."""
+        from explorer.core.metrics.baselines import one_class_note
+        from explorer.core.specs.tasks import is_single_label_table
 
         if not self.evals or not is_single_label_table(self.task):
             return ""
         return one_class_note(self.evals[-1].get("metrics") or {}, _num((self.config or {}).get("learning_rate")))
 
     def primary_metric(self) -> str | None:
-        """The dev metric used to rank runs (explorer.core.task_facts.choose_metric: the one that picks
+        """The dev metric used to rank runs (explorer.core.specs.tasks.choose_metric: the one that picks
         the run's best checkpoint when evaluated), else the first name seen in sorted order."""
         names = set(self.dev_metric_names())
         chosen = choose_metric(names, self.config)
@@ -273,10 +273,10 @@ class RunState:
 
     def best_metric(self) -> tuple[str, float, int] | None:
         """(name, best value, step of it): the evaluation ``checkpoints/best`` holds, by the training
-        loop's own rule (explorer.core.best: strictly better in the metric's direction wins, a tie keeps the earlier step, the
+        loop's own rule (explorer.core.specs.best: strictly better in the metric's direction wins, a tie keeps the earlier step, the
         step-0 evaluation of the untrained model is never saved). None before such an evaluation.
         The value is on the display scale (percent; see dev series)."""
-        from explorer.core.best import best_evaluation
+        from explorer.core.specs.best import best_evaluation
 
         if self.declared_best is not None:
             return self.declared_best
@@ -290,9 +290,9 @@ class RunState:
         return name, found[1], found[0]
 
     def baseline(self):
-        """The trivial baseline of this run's dev data (explorer.core.baselines.Baseline) or None: the one the
+        """The trivial baseline of this run's dev data (explorer.core.metrics.baselines.Baseline) or None: the one the
         worker reported where the data is (a remote run's), else computed here from the files (older runs)."""
-        from explorer.core.baselines import dev_baseline
+        from explorer.core.metrics.baselines import dev_baseline
 
         if self.reported_baseline is not None:
             return self.reported_baseline
@@ -307,7 +307,7 @@ class RunState:
         """'F1 (%) 66.70 @120 · baseline 34.29' ('' before a saved evaluation); the baseline is the trivial
         predictor's score on the same dev data (all no-answer / majority class). The Runs list's cell is the
         short best_cell_text; this is its tooltip and the Curves' summary."""
-        from explorer.core.metric_display import metric_label, to_display
+        from explorer.core.specs.metric_display import metric_label, to_display
 
         best = self.best_metric()
         if best is None:
@@ -323,7 +323,7 @@ class RunState:
         """'66.70% F1': the best dev value, then its metric ('' before a saved evaluation), for the Runs
         list's "Best dev" column, whole in the default dock width (eighth trial: "60.00 a…"); the step of
         checkpoints/best and the baseline are in the cell's tooltip (best_text)."""
-        from explorer.core.metric_display import value_then_metric
+        from explorer.core.specs.metric_display import value_then_metric
 
         best = self.best_metric()
         return "" if best is None else value_then_metric(best[0], best[1], self.task)
@@ -394,7 +394,7 @@ class RunState:
                 self.steps_total = 0
             self.started_at = t
             if "dev_baseline" in ev:
-                from explorer.core.baselines import Baseline
+                from explorer.core.metrics.baselines import Baseline
 
                 self.reported_baseline = Baseline.from_dict(ev["dev_baseline"])
         elif kind == "step":
@@ -429,7 +429,7 @@ class RunState:
             for name, value in metrics.items():
                 if not metric_spec(name).is_plotted or not (_is_scalar(value) or value is None):
                     continue
-                if _num(value) is not None:   # one display scale: percent (core.metric_display)
+                if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
                     value = to_display(name, float(value), self.task)
                 if self._point(DEV_PREFIX + name, step, value):
                     changed.add(DEV_PREFIX + name)
@@ -468,7 +468,7 @@ class RunState:
             if candidate:
                 return candidate
         if self.path is not None:
-            from explorer.core.runs import checkpoint_path
+            from explorer.core.runs.store import checkpoint_path
 
             for kind in ("best", "last"):
                 p = checkpoint_path(self.path, kind)
@@ -481,7 +481,7 @@ class RunState:
                     config: dict | None = None, alive: bool = False) -> "RunState":
         """Replay a run's events (a past run on disk). A log with no terminal event is ``running``
         when its worker process is alive (``alive``: launched elsewhere, e.g. from the CLI), else
-        ``crashed`` (the worker died without reporting): explorer.core.run_status.replay."""
+        ``crashed`` (the worker died without reporting): explorer.core.runs.status.replay."""
         state = cls(run_id=run_id, path=path, config=dict(config or {}), status=run_status.STARTING)
         for ev in events:
             state.apply(ev)

@@ -1,6 +1,6 @@
 """Run folders as the GUI's RunStates (Qt-free; call from a worker thread, never the GUI thread).
 
-Thin layer over the run store, explorer.core.runs (layout, discovery and reading: docs/architecture.md,
+Thin layer over the run store, explorer.core.runs.store (layout, discovery and reading: docs/architecture.md,
 "The run store"): a RunRecord becomes a :class:`~explorer.ui.runs.state.RunState`. The list read
 (:func:`load_summaries`) reads each run with ``steps="last"`` (every event but the step events, of
 which only the last is kept: status, best dev metric, steps and duration come out right, 15-20 s less
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.metric_display import to_display
+from explorer.core.specs.metric_display import to_display
 from explorer.core.remote.hosts import read_remote_run
-from explorer.core.runs import OURS, RunRecord, load_run, read_runs, run_dirs
+from explorer.core.runs.store import OURS, RunRecord, load_run, read_runs, run_dirs
 from explorer.ui.curves.plotmath import prepare_curves
 from explorer.ui.runs.state import RunState
 
 
 def state_from_record(rec: RunRecord, *, loaded: bool = True) -> RunState:
-    """A RunRecord -> RunState with its events replayed (status: explorer.core.run_status.replay);
+    """A RunRecord -> RunState with its events replayed (status: explorer.core.runs.status.replay);
     ``loaded=False`` for a list read (no per-step series yet)."""
     state = RunState.from_events(rec.run_id, rec.events, path=Path(rec.path), config=rec.config, alive=rec.alive)
     state.read_notes = list(rec.notes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.core.runs import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: the run store
+from explorer.core.runs.store import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: the run store
 
 LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
 
@@ -57,4 +57,4 @@ def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: lis
     return {id(leave): LEAVE, id(stop): STOP, id(cancel): CANCEL}.get(id(clicked)) if clicked is not None else None
 
 
-terminate_external = terminate_worker   # a run this window did not start (explorer.core.runs.terminate_worker)
+terminate_external = terminate_worker   # a run this window did not start (explorer.core.runs.store.terminate_worker)

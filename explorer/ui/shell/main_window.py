@@ -4,10 +4,10 @@ The tabs after Launch and Curves, their help, their shortcuts and where an opene
 from the page registry (explorer.ui.inspectors.registry), never from their position. Nothing here blocks:
 training runs in worker processes (explorer.ui.runs.runner), run folders are read on QThreadPool threads
 (explorer.ui.runs.store), the device is probed in a child process (explorer.ui.launch.device), and the
-inspectors' model loads and computation run in the inspector child process (explorer.worker.inspect,
+inspectors' model loads and computation run in the inspector child process (explorer.worker.inspector,
 reached through explorer.ui.inspectors.client): the GUI process never imports torch.
 
-The runs live in one observable model, explorer.core.runs.RunStore: the run queue adds the runs it
+The runs live in one observable model, explorer.core.runs.store.RunStore: the run queue adds the runs it
 drives, reads from disk are offered to it (it decides that a driven run's live state wins), and the
 Runs dock and Curves follow it through explorer.ui.runs.bridge.StoreBridge. The window relays no run
 events and never asks who owns a run: stop and cancel go to the store. A Predictions page is opened per
@@ -24,8 +24,8 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QTabBar, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
-from explorer.core import run_status
-from explorer.core.training.config import OPEN_RUN_FOLDER_ACTION, ConfigError, TrainConfig
+from explorer.core.runs import status as run_status
+from explorer.core.specs.train_config import OPEN_RUN_FOLDER_ACTION, ConfigError, TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.elided_label import ElidedLabel
 from explorer.ui.shell.status_bar import MessageBar
@@ -39,7 +39,7 @@ from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 from explorer.ui.runs.remote_runner import RemoteRunManager
 from explorer.ui.runs.runner import RunManager
 from explorer.ui.runs.state import RunState
-from explorer.core.runs import RunStore
+from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
@@ -690,9 +690,9 @@ class MainWindow(QMainWindow):
 
     def open_checkpoint(self, path: str) -> None:
         """Open a checkpoint folder in the registry page that accepts its model head (read once:
-        core.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
+        core.models.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
         of a run on a remote host is fetched into the run's local folder first (progress in the status bar)."""
-        from explorer.core.checkpoint_windows import checkpoint_task_name
+        from explorer.core.models.checkpoint_windows import checkpoint_task_name
 
         run = self.remote.run_for_path(path)
         if run is not None:   # on the host over SSH, or a fetched copy: as chosen for the host (remote_inspect)
@@ -714,7 +714,7 @@ class MainWindow(QMainWindow):
 
     def _open_on_host(self, path: str, task: str | None, run_config: dict) -> None:
         """A checkpoint path on a remote host, opened by its run's task (the folder is not here to read)."""
-        from explorer.core.task_facts import find_task_facts, task_for_checkpoint, task_problem
+        from explorer.core.specs.tasks import find_task_facts, task_for_checkpoint, task_problem
 
         facts = find_task_facts(task or "")
         head = facts.head if facts is not None else None

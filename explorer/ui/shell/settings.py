@@ -207,7 +207,7 @@ class AppSettings:
             (None, note) when it is unreadable: the note names the settings file and what was wrong
             (not JSON, not an object, a value of the wrong type such as batch_size "abc").
         """
-        from explorer.core.training.config import TrainConfig, type_problems
+        from explorer.core.specs.train_config import TrainConfig, type_problems
 
         raw = self.qs.value("launcher/last_config", "")
         if not raw:

@@ -2,7 +2,7 @@
 
 Registered: ``squad_v1``, ``squad_v2`` (extractive QA), ``single``, ``pair`` (classification), ``swag``
 (multiple choice), ``regression`` (one score, STS-B), ``multilabel`` (a sigmoid per label), ``ner`` (a tag per word).
-Add one with a row in explorer.core.task_facts (its fixed facts) and a module in this package whose
+Add one with a row in explorer.core.specs.tasks (its fixed facts) and a module in this package whose
 ``Task`` subclass registers itself (``register_task(MyTask(name))`` at the end of the module; see base.Task):
 every module of the package is imported here, so the new module needs no line in this file, and the loop
 needs no change.

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from explorer.core.errors import ConfigError
-from explorer.core.task_facts import TaskFacts, find_task_facts, get_task_facts
+from explorer.core.specs.tasks import TaskFacts, find_task_facts, get_task_facts
 
 MODEL_INPUT_KEYS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -54,7 +54,7 @@ class Task:
 
     Attributes:
         name: the ``--task`` value; its fixed facts (head, best metric, defaults) are the row
-            ``facts`` of explorer.core.task_facts.
+            ``facts`` of explorer.core.specs.tasks.
         token_level_outputs: names of eval outputs that are per token (batch, seq): they are padded
             across processes and cut back to each row's length before ``metrics``.
     """
@@ -64,7 +64,7 @@ class Task:
 
     @property
     def facts(self) -> TaskFacts:
-        """This task's row of explorer.core.task_facts (KeyError if it has none)."""
+        """This task's row of explorer.core.specs.tasks (KeyError if it has none)."""
         return get_task_facts(self.name)
 
     @property
@@ -154,10 +154,10 @@ def load_note(examples, what: str = "training") -> tuple[str, str] | None:
 
 
 def check_loaded_windows(task: Task, loaded, config) -> None:
-    """The run's window settings against the loaded model and tokenizer (core.window_settings); raises
+    """The run's window settings against the loaded model and tokenizer (core.models.window_settings); raises
     WindowSettingsError (a ValueError naming the numbers) on errors. QA tasks (those with token-level
     facts.is_qa) also check question room and doc_stride; the data's own questions are checked when featurized."""
-    from explorer.core.window_settings import require_window_settings
+    from explorer.core.models.window_settings import require_window_settings
 
     qa = task.facts.is_qa   # token tagging has token-level outputs too, but no question or doc_stride
     require_window_settings(loaded.tokenizer, getattr(loaded.model, "config", None),
@@ -172,10 +172,10 @@ def register_task(task: Task) -> Task:
     """Add a task to the registry under ``task.name`` (replaces one of the same name).
 
     Raises:
-        ValueError: the task has no name, or explorer.core.task_facts has no row for it.
+        ValueError: the task has no name, or explorer.core.specs.tasks has no row for it.
     """
     if not task.name or find_task_facts(task.name) is None:
-        raise ValueError(f"task {task.name!r} needs a row in explorer.core.task_facts (add_task_facts)")
+        raise ValueError(f"task {task.name!r} needs a row in explorer.core.specs.tasks (add_task_facts)")
     _REGISTRY[task.name] = task
     return task
 

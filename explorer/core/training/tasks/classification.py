@@ -23,12 +23,12 @@ from explorer.core.data.classification import (
     load_classification,
 )
 from explorer.core.errors import ConfigError
-from explorer.core.runs import dev_split_file
+from explorer.core.runs.store import dev_split_file
 from explorer.core.training.batching import pad_sequences
-from explorer.core.training.config import parse_class_weights
-from explorer.core.training.glue_metrics import classification_metrics
+from explorer.core.specs.train_config import parse_class_weights
+from explorer.core.metrics.glue import classification_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
-from explorer.core.eval_mode import inference
+from explorer.core.models.eval_mode import inference
 
 
 

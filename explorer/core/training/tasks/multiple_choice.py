@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from explorer.core.data.swag import NUM_CHOICES, SwagData, load_swag
-from explorer.core.eval_mode import inference
+from explorer.core.models.eval_mode import inference
 from explorer.core.training.batching import pad_sequences
 from explorer.core.training.tasks.base import FeatureSet, Task
 

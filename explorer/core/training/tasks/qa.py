@@ -3,8 +3,8 @@
 Head: ``AutoModelForQuestionAnswering``: start_logits = S.T_i, end_logits = E.T_i (BERT paper, Section
 4.2/4.3). Training loss per window: (-log P_start(s) - log P_end(e)) / 2, averaged over the batch, as
 ``BertForQuestionAnswering`` computes it (labels at the [CLS] position when the answer is not in the
-window, or the question has none). Evaluation: windows -> n-best span search (core.decoding) -> official
-SQuAD metrics (core.metrics; v2.0 adds HasAns/NoAns and the best threshold). Watch: core.probe with
+window, or the question has none). Evaluation: windows -> n-best span search (core.qa.decoding) -> official
+SQuAD metrics (core.metrics.squad; v2.0 adds HasAns/NoAns and the best threshold). Watch: core.qa.probe with
 attention block flow.
 """
 
@@ -20,10 +20,10 @@ import numpy as np
 import torch
 
 from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, load_training_squad
-from explorer.core.decoding import decode_predictions, write_official_files
-from explorer.core.features import collate_qa, prepare_qa_features
-from explorer.core.metrics import evaluate_decodings
-from explorer.core.probe import probe
+from explorer.core.qa.decoding import decode_predictions, write_official_files
+from explorer.core.qa.windows import collate_qa, prepare_qa_features
+from explorer.core.metrics.squad import evaluate_decodings
+from explorer.core.qa.probe import probe
 from explorer.core.training.tasks.base import FeatureSet, Task
 
 FLOW_KEYS = [(a, b) for a in ("question", "passage", "special") for b in ("question", "passage", "special")]

@@ -8,7 +8,7 @@ pooled [CLS] vector (BERT paper, Section 4.1).
 - multilabel: K outputs (``problem_type`` "multi_label_classification"), P_k = sigmoid(logit_k) for each
   label on its own; loss = binary cross-entropy with logits, averaged over rows and labels (as
   ``torch.nn.BCEWithLogitsLoss``); dev metrics micro / macro F1 and subset accuracy at tau = 0.5, the honest
-  tuned figures, and per-label thresholds (explorer.core.training.multilabel_metrics). The thresholds chosen
+  tuned figures, and per-label thresholds (explorer.core.metrics.multilabel). The thresholds chosen
   on dev are written into the checkpoint's config.json (``label_thresholds``: {label: tau}) for prediction.
 """
 
@@ -19,11 +19,11 @@ import dataclasses
 import numpy as np
 import torch
 
-from explorer.core.eval_mode import inference
+from explorer.core.models.eval_mode import inference
 from explorer.core.data.classification import ClassificationDataError
 from explorer.core.data.scores_and_label_sets import MultiLabelData, load_multilabel, load_regression, multi_hot
-from explorer.core.training.multilabel_metrics import multilabel_metrics
-from explorer.core.training.regression_metrics import regression_metrics
+from explorer.core.metrics.multilabel import multilabel_metrics
+from explorer.core.metrics.regression import regression_metrics
 from explorer.core.training.tasks.base import FeatureSet
 from explorer.core.training.tasks.classification import ClassificationTask
 
@@ -61,10 +61,10 @@ class RegressionTask(ClassificationTask):
                                           f"training data {1 if train_examples.texts_b is None else 2}")
 
     def configure_model(self, model, train_examples, config) -> None:
-        """problem_type "regression" and the one output's name, "score" (core.classify.REGRESSION_OUTPUT), so the
+        """problem_type "regression" and the one output's name, "score" (core.classify.arithmetic.REGRESSION_OUTPUT), so the
         saved config.json says what the head is. Not the label column's name: a header-less file names it by
         position ("5"), which read as a predicted 5 (tenth trial); the run's config keeps the column."""
-        from explorer.core.classify import REGRESSION_OUTPUT
+        from explorer.core.classify.arithmetic import REGRESSION_OUTPUT
 
         model.config.problem_type = "regression"
         model.config.id2label, model.config.label2id = {0: REGRESSION_OUTPUT}, {REGRESSION_OUTPUT: 0}

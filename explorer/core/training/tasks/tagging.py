@@ -2,11 +2,11 @@
 
 Head: ``AutoModelForTokenClassification``: logits_i = T_i W^T + b for every token's final hidden vector
 T_i, softmax over the tags. Each word is predicted from its first word piece; the other pieces and the
-special tokens carry label -100 and are left out of the cross-entropy (explorer.core.tagging). Sentences
+special tokens carry label -100 and are left out of the cross-entropy (explorer.core.tagging.alignment). Sentences
 whose pieces do not fit ``max_seq_length`` are split into overlapping windows of whole words (a quarter of
 the window's room overlaps), and each word is predicted from the window where it has the most context.
 Metrics: seqeval's entity-level precision / recall / F1 (strict IOB2), per type, and token accuracy
-(explorer.core.training.tagging_metrics); best checkpoint by entity F1. id2label / label2id (the IOB2 tag
+(explorer.core.metrics.tagging); best checkpoint by entity F1. id2label / label2id (the IOB2 tag
 set of the training file) go into config.json.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from explorer.core.data.conll import TaggingData, load_tagging, require_tag_set
-from explorer.core.tagging import (
+from explorer.core.tagging.alignment import (
     IGNORE_INDEX,
     align_labels,
     merge_word_predictions,
@@ -24,7 +24,7 @@ from explorer.core.tagging import (
     word_pieces,
 )
 from explorer.core.training.batching import pad_sequences
-from explorer.core.training.tagging_metrics import tagging_metrics
+from explorer.core.metrics.tagging import tagging_metrics
 from explorer.core.training.tasks.base import FeatureSet, Task
 
 

@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.attention import BLOCKS, PASSAGE, QUESTION, SPECIAL
-from explorer.core.wordmerge import merge_rows
+from explorer.core.attention.flow import BLOCKS, PASSAGE, QUESTION, SPECIAL
+from explorer.core.attention.wordmerge import merge_rows
 
 MODE_LAYER, MODE_ROLLOUT = 0, 1   # the mode box: one layer (and head), or rollout over all layers
 
 
 @dataclass(frozen=True)
 class BlockLayout:
-    """What the view calls the blocks of explorer.core.attention.BLOCKS and which flows it offers.
+    """What the view calls the blocks of explorer.core.attention.flow.BLOCKS and which flows it offers.
 
     Attributes:
         labels: block name -> its name on screen; a block left out has no tokens in these windows.
@@ -57,7 +57,7 @@ QA_BLOCKS = BlockLayout(
             "lines (thickness = weight), the block flow per layer, and all layers x heads at once."),
     empty="Probe a question and a passage to see attention.")
 
-# one sentence (the Tag page): its pieces are block 0 ("question", as core.classify's sentence A), no passage
+# one sentence (the Tag page): its pieces are block 0 ("question", as core.classify.arithmetic's sentence A), no passage
 SENTENCE_BLOCKS = BlockLayout(
     labels={"question": "sentence", "special": "[CLS]/[SEP]"},
     directions=(("all tokens → all tokens", None, None), ("sentence → sentence", "question", "question"),
@@ -107,7 +107,7 @@ class ShownAttention:
     Attributes:
         matrix: (n, n) float32, rows attend to columns (word pieces merged into words when ``groups`` is set).
         labels, blocks: the n row / column tokens (or words) and their blocks ("question", "passage", "special").
-        groups: the explorer.core.wordmerge groups of merged words, or None (word pieces).
+        groups: the explorer.core.attention.wordmerge groups of merged words, or None (word pieces).
         what: "layer 3, head 2", "layer 3, mean over heads", "rollout over all layers".
         left_idx, right_idx: the head view's rows and columns, as indices into the matrix.
     """
@@ -175,7 +175,7 @@ class ShownAttention:
                 + self.describe_token(row, token_share, names))
 
     def selection_text(self, summary) -> str:
-        """The readout for a selection (explorer.core.attention_select.SelectionAttention of this matrix)."""
+        """The readout for a selection (explorer.core.attention.selection.SelectionAttention of this matrix)."""
         names = [f"'{self.labels[i]}'" for i in summary.selected]
         shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
         goes = ", ".join(f"'{self.labels[j]}' {v:.3f}" for j, v in summary.top_outgoing(4))

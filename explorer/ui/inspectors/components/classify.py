@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.core.models import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
-from explorer.core.task_facts import find_task_facts, get_task_facts, tasks_with_head
+from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.specs.tasks import find_task_facts, get_task_facts, tasks_with_head
 
-# The tasks this page shows (their rows in explorer.core.task_facts): a [CLS] classifier or a multiple-choice head.
+# The tasks this page shows (their rows in explorer.core.specs.tasks): a [CLS] classifier or a multiple-choice head.
 CLASSIFY_HEADS = ("classification", "multiple_choice")
-# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.FLOW_BLOCKS order
+# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.arithmetic.FLOW_BLOCKS order
 FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
                ("B → [CLS]/[SEP]", "#8c564b"))
 FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))

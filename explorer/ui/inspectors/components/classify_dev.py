@@ -1,16 +1,16 @@
 """What the classification dev-set page decides and says, without Qt: what a run checkpoint's run fills in (dev
 file, cap, columns; never over what the user typed), the table settings a request carries, the metrics line and
 tables of each kind of report (classifier, regression, multi-label), and the example a clicked row opens in
-Classify. explorer.ui.inspectors.classify_dev_view draws it; the numbers come from explorer.core.classify_dev.
+Classify. explorer.ui.inspectors.classify_dev_view draws it; the numbers come from explorer.core.classify.dev_report.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from explorer.core.classify_dev import run_data_settings
-from explorer.core.metric_display import format_metric, metric_label, to_display
-from explorer.core.task_facts import find_task_facts
+from explorer.core.classify.dev_report import run_data_settings
+from explorer.core.specs.metric_display import format_metric, metric_label, to_display
+from explorer.core.specs.tasks import find_task_facts
 
 CLASSIFIER, REGRESSION, MULTILABEL = "ClassificationDevReport", "RegressionDevReport", "MultiLabelDevReport"
 NO_MODEL = "Load a model in Classify, choose a dev file, press Score dev set."
@@ -19,7 +19,7 @@ ERROR_HEADERS = ["#", "gold", "predicted", "error", "text"]
 
 
 def report_kind(rep) -> str:
-    """CLASSIFIER, REGRESSION or MULTILABEL: which dev report ``rep`` is (explorer.core.classify_dev)."""
+    """CLASSIFIER, REGRESSION or MULTILABEL: which dev report ``rep`` is (explorer.core.classify.dev_report)."""
     return type(rep).__name__
 
 
@@ -35,7 +35,7 @@ def dev_example(kind: str, row) -> dict:
 
 
 def f1_text(rep, kind: str) -> str:
-    """The report's F1 named and scaled by the metric table (explorer.core.classify_dev._f1 holds the binary
+    """The report's F1 named and scaled by the metric table (explorer.core.classify.dev_report._f1 holds the binary
     F1 of the second class for two classes, else the macro F1): 'F1 (%) 80.00 of class 1' / 'macro F1 (%) 61.20'."""
     names = list(rep.label_names or [])
     if len(names) == 2:
@@ -69,7 +69,7 @@ class Prefill:
 class RunPrefill:
     """The dev file, cap and columns of the run whose checkpoint Classify has, put in the page where the user typed
     nothing, or where a previous run put them (another run's must not carry over). ``settings`` are the run's
-    table settings (explorer.core.classify_dev.run_data_settings; {} without a run)."""
+    table settings (explorer.core.classify.dev_report.run_data_settings; {} without a run)."""
 
     def __init__(self):
         self.settings: dict = {}

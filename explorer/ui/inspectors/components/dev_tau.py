@@ -1,6 +1,6 @@
 """What the τ on dev set page shows and decides, without Qt: which dev file a run checkpoint brings, how long a
 study will take, the summary and τ table of a study's figures, the figures at the chosen τ, and the questions
-nearest it. explorer.ui.inspectors.dev_view draws it. Every number comes from explorer.core.metrics.
+nearest it. explorer.ui.inspectors.dev_view draws it. Every number comes from explorer.core.metrics.squad.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.checkpoint_windows import run_config_for_checkpoint
-from explorer.core.metrics import tau_sweep
-from explorer.core.tau_study import questions_near
+from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+from explorer.core.metrics.squad import tau_sweep
+from explorer.core.qa.tau_study import questions_near
 
 NEAR_ROWS = 100
 ASSUMED_QPS = 10.0   # questions/s before the first study here measures it: the bundled encoder on a 2-core CPU
@@ -25,7 +25,7 @@ _question_counts: dict[tuple, int] = {}
 def run_dev_file(checkpoint: str) -> str:
     """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
     a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
-    from explorer.core.task_facts import find_task_facts
+    from explorer.core.specs.tasks import find_task_facts
 
     config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
     if config_path is None:
@@ -132,7 +132,7 @@ def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
             what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
                     f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
         else:
-            from explorer.core.metric_display import threshold_relation
+            from explorer.core.specs.metric_display import threshold_relation
 
             what = (f"evaluate-v2.0's exact search ({answered} question{'s' if answered != 1 else ''} answered); "
                     + threshold_relation(o["best_tau"], thresh))
@@ -155,7 +155,7 @@ class AtTau:
 
 
 def at_tau(figures, tau: float) -> AtTau:
-    """The figures of the study at ``tau`` (one point of explorer.core.metrics.tau_sweep)."""
+    """The figures of the study at ``tau`` (one point of explorer.core.metrics.squad.tau_sweep)."""
     at = tau_sweep(figures.scores, taus=[tau])
     return AtTau(tau=f"{tau:+.2f}", f1=f"{at.f1[0]:.2f}",
                  line=(f"F1 {at.f1[0]:.2f}, EM {at.exact_match[0]:.2f}, HasAns_f1 {at.HasAns_f1[0]:.2f}, "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from explorer.core.embeddings import PROJECTION_LABELS, highlighted
+from explorer.core.embeddings.points import PROJECTION_LABELS, highlighted
 
 MODES = {"word in context": "word", "sentences": "sentences"}
 # a categorical palette (Tableau 10), then grey for the rest ("other")

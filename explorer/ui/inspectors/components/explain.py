@@ -1,6 +1,6 @@
 """What the Explain page asks and says, without Qt: the attribution head of a task, what its texts are called,
 which fields it takes and which targets it offers, the ``explain`` request the fields make, the coloured text and
-the bar list of an Attribution (explorer.core.attribution). explorer.ui.inspectors.explain_view shows it.
+the bar list of an Attribution (explorer.core.explain.attribution). explorer.ui.inspectors.explain_view shows it.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.attribution import SCORE_HEAD
-from explorer.core.task_facts import find_task_facts, get_task_facts
+from explorer.core.explain.attribution import SCORE_HEAD
+from explorer.core.specs.tasks import find_task_facts, get_task_facts
 
 from .saliency import colour
 
@@ -21,7 +21,7 @@ NUM_ENDINGS = 4       # SWAG's endings (explorer.core.data.swag.NUM_CHOICES; not
 
 
 def head_of_task(task: str) -> str:
-    """The attribution head (explorer.core.attribution.HEADS) of a task of explorer.core.task_facts."""
+    """The attribution head (explorer.core.explain.attribution.HEADS) of a task of explorer.core.specs.tasks."""
     facts = get_task_facts(task)
     if facts.is_qa:
         return "qa"
@@ -45,7 +45,7 @@ def segment_labels(task: str) -> tuple[str, str]:
 
 
 def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
-    """(label shown, target value of explorer.core.attribution.resolve_target) for the target picker."""
+    """(label shown, target value of explorer.core.explain.attribution.resolve_target) for the target picker."""
     head = head_of_task(task)
     if head == SCORE_HEAD:
         return [("the score", "score")]
@@ -137,7 +137,7 @@ class ExplainFields:
 
 
 def explain_fields(task: str) -> ExplainFields:
-    """The fields of ``task`` (explorer.core.task_facts)."""
+    """The fields of ``task`` (explorer.core.specs.tasks)."""
     facts = get_task_facts(task)
     head = head_of_task(task)
     name_a, name_b = segment_labels(task)

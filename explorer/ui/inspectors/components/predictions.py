@@ -147,7 +147,7 @@ class ReviewState:
     def agreements(self):
         """(lines, the agreement with the gold column or None): the model against the gold column and against a
         person's column, for a classification or SWAG file (names and scales from the metric table)."""
-        from explorer.core.metric_display import format_metric
+        from explorer.core.specs.metric_display import format_metric
 
         t, r = self.table, self.review
         if r.kind not in ("classification", "swag"):
@@ -190,8 +190,8 @@ class ReviewState:
         the model's run folder or None)."""
         import json
 
-        from explorer.core.checkpoint_windows import run_config_for_checkpoint
-        from explorer.core.runs import run_dir_of
+        from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+        from explorer.core.runs.store import run_dir_of
 
         r = self.review
         cfg_path = run_config_for_checkpoint(r.model) if r.model else None

@@ -1,5 +1,5 @@
 """What the saliency page says, without Qt: an attribution's colour (red raises the logit, blue lowers it) and the
-window's question and passage coloured by a span's start or end attributions (explorer.core.saliency).
+window's question and passage coloured by a span's start or end attributions (explorer.core.qa.saliency).
 explorer.ui.inspectors.saliency_view shows it; the Explain page colours its tokens the same way.
 """
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.metrics import TAU_GRID_LIMIT
+from explorer.core.metrics.squad import TAU_GRID_LIMIT
 from explorer.glossary import tooltip
 
 ZOOM_TOKENS = 60    # span table: initial view around the best cell for long windows
@@ -101,7 +101,7 @@ def span_text(result, w, i: int, j: int) -> str:
     oi, oj = w.offsets[i], w.offsets[j]
     if oi is None or oj is None:
         return "(not passage text)"
-    from explorer.core.decoding import passage_span
+    from explorer.core.qa.decoding import passage_span
 
     return passage_span(result.passage, oi[0], oj[1])[2] or "(white space only)"
 

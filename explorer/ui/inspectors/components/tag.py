@@ -20,7 +20,7 @@ def is_tagging_checkpoint(path: str) -> bool:
         cfg = json.loads((Path(path) / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    from explorer.core.models import checkpoint_task
+    from explorer.core.models.loading import checkpoint_task
 
     return checkpoint_task(cfg.get("architectures") if isinstance(cfg, dict) else None) == "token_classification"
 

@@ -1,0 +1,1 @@
+"""Attention weights: collection hooks, memory budget, block flow, layers, selection, HTML export."""

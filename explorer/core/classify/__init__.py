@@ -1,0 +1,1 @@
+"""Sequence classification and multiple choice: the head's arithmetic, running it, dev reports, comparisons."""

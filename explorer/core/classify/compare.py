@@ -1,0 +1,206 @@
+"""Two classifiers on the same dev rows: is the difference real?
+
+The figures are core.metrics.significance': the paired bootstrap of the accuracy and of the macro F1 difference (B - A),
+of the metric both runs pick their best checkpoint by when it is another (F_avg, weighted F1, binary F1,
+Matthews: its label and scale from core.specs.metrics), and McNemar's exact test on the rows only one of them
+got right; :meth:`ClassifierComparison.lines` says
+them in words (core.metrics.significance.difference_in_words). The inspector op ``compare_classifiers``
+(explorer/worker/inspector_ops.py) scores both checkpoints (core.classify.dev_report) and calls
+:func:`compare_classifiers`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.core.specs.metrics import metric_spec
+from explorer.core.metrics.significance import BootstrapResult, McNemarResult, difference_in_words, fmt_p
+
+
+# the figures a comparison can bootstrap from the two confusion matrices, by their metric_specs name
+def _f1s(conf, _chosen):
+    from explorer.core.metrics.significance import f1_per_class_of_confusions
+
+    return f1_per_class_of_confusions(conf)
+
+
+def _accuracy(conf, _chosen):
+    total = conf.sum(axis=(1, 2))
+    return np.divide(np.trace(conf, axis1=1, axis2=2), total, out=np.zeros(len(conf)), where=total > 0)
+
+
+def _weighted_f1(conf, chosen):
+    support = conf.sum(axis=2)
+    total = support.sum(axis=1)
+    return np.divide((_f1s(conf, chosen) * support).sum(axis=1), total, out=np.zeros(len(conf)), where=total > 0)
+
+
+def _matthews(conf, _chosen):
+    """Multi-class Matthews correlation (Gorodkin 2004) of each matrix; 0 where a denominator is 0
+    (core.metrics.glue.matthews_corrcoef, vectorised)."""
+    t, p = conf.sum(axis=2), conf.sum(axis=1)
+    c, s = np.trace(conf, axis1=1, axis2=2), conf.sum(axis=(1, 2))
+    cov = c * s - (t * p).sum(axis=1)
+    denom = np.sqrt((s * s - (p * p).sum(axis=1)) * (s * s - (t * t).sum(axis=1)))
+    return np.divide(cov, denom, out=np.zeros(len(conf)), where=denom > 0)
+
+
+CONFUSION_SCORES = {   # name -> (r, K, K) confusions, the chosen class ids -> (r,) values
+    "accuracy": _accuracy,
+    "macro_f1": lambda conf, chosen: _f1s(conf, chosen).mean(axis=1),
+    "weighted_f1": _weighted_f1,
+    "f1": lambda conf, chosen: _f1s(conf, chosen)[:, 1],                    # binary: F1 of class 1
+    "f_avg": lambda conf, chosen: _f1s(conf, chosen)[:, list(chosen)].mean(axis=1),   # SemEval-2016's F_avg
+    "matthews_corrcoef": _matthews,
+}
+
+
+def comparable_metric(name: str, num_classes: int, chosen: tuple = ()) -> bool:
+    """Whether :func:`compare_classifiers` can bootstrap the metric ``name`` for a K = ``num_classes`` head:
+    one of CONFUSION_SCORES, binary F1 only for K = 2, f_avg only with chosen classes (loss is not: it needs
+    the probabilities, and the runs' Best dev says it)."""
+    if name == "f1":
+        return num_classes == 2
+    if name == "f_avg":
+        return bool(chosen)
+    return name in CONFUSION_SCORES
+
+
+@dataclass
+class ClassifierComparison:
+    """A against B on the same ``n`` dev rows.
+
+    Attributes:
+        name_a, name_b: what the two are called (run names).
+        source: the dev file (or training file with the run's held-out rows) the rows come from.
+        n: rows scored by both.
+        accuracy, macro_f1: core.metrics.significance BootstrapResult of B - A (fractions; value_a / value_b the two figures).
+        mcnemar: core.metrics.significance McNemarResult (only A right, only B right, exact two-sided p).
+        picked_by: the metric each run picks its best checkpoint by (its config's metric_for_best, else the
+            task's: core.specs.tasks.best_metric_name); "" where unknown (not a run of ours).
+        judged: the bootstrap of that metric when both runs pick by the same one and it is neither accuracy
+            nor macro F1 (those are above), e.g. F_avg; None otherwise.
+        f1_classes: the classes F_avg averages (the names), when it is the judged metric.
+    """
+
+    name_a: str
+    name_b: str
+    source: str
+    n: int
+    accuracy: BootstrapResult
+    macro_f1: BootstrapResult
+    mcnemar: McNemarResult
+    picked_by: tuple = ("", "")
+    judged: BootstrapResult | None = None
+    f1_classes: tuple = ()
+
+    @property
+    def judged_by(self) -> str:
+        """The metric the verdict goes by: the runs' own when both pick by the same one and it is compared
+        here (accuracy, macro F1 or :attr:`judged`'s), else macro F1."""
+        a, b = self.picked_by
+        if a and a == b and (a in ("accuracy", "macro_f1") or self.judged is not None):
+            return a
+        return "macro_f1"
+
+    def _label(self, name: str) -> str:
+        label = metric_spec(name).label
+        return f"{label} ({', '.join(self.f1_classes)})" if name == "f_avg" and self.f1_classes else label
+
+    def _words(self, boot: BootstrapResult, name: str) -> str:
+        spec = metric_spec(name)
+        share = spec.is_percent
+        return difference_in_words(boot, label=spec.short or spec.label if not share else spec.label,
+                                   scale=spec.scale if share else 1.0, unit="points" if share else "",
+                                   digits=1 if share else 2, name_a=self.name_a, name_b=self.name_b)
+
+    def _why(self) -> str:
+        """The line that says which figure answers "which is better" and why."""
+        judged, (pa, pb) = self.judged_by, self.picked_by
+        rows = ("accuracy and McNemar's test count every row the same, so a model better on the smaller classes "
+                "can lead on macro F1 and tie on accuracy")
+        if judged == "macro_f1" and pa == pb == "macro_f1":
+            return f"judge by macro F1, the metric both runs pick their best checkpoint by (every class counts the " \
+                   f"same); {rows}"
+        if judged == "accuracy":
+            return ("judge by accuracy, the metric both runs pick their best checkpoint by (McNemar's test asks "
+                    "whether its difference is real); macro F1 counts every class the same, so a model better on "
+                    "the smaller classes can lead on macro F1 and tie on accuracy")
+        if judged != "macro_f1":
+            return (f"judge by {self._label(judged)}, the metric both runs pick their best checkpoint by; macro F1 "
+                    f"counts every class the same, accuracy and McNemar's test every row the same")
+        why = f"judge by macro F1 (every class counts the same); {rows}"
+        if pa and pb and pa != pb:
+            why += (f" (the runs pick their best checkpoint by different metrics: {self.name_a} by "
+                    f"{self._label(pa)}, {self.name_b} by {self._label(pb)})")
+        elif pa and pa == pb:
+            why += f" (both runs pick their best checkpoint by {self._label(pa)}, which is not compared here)"
+        return why
+
+    def lines(self) -> list[str]:
+        """The comparison in words, one line each: the judged metric first (the runs' own, e.g. F_avg, when
+        both pick by it: difference, 95% interval), macro F1 and accuracy (difference, 95% interval, McNemar p:
+        McNemar's exact test is a test of accuracy, on the rows only one model got right), the discordant
+        counts, which figure answers "which is better" and why, and the figures of both."""
+        a, b, m = self.name_a, self.name_b, self.mcnemar
+        judged = self.judged_by
+        macro = f"macro F1: {difference_in_words(self.macro_f1, label='macro F1', name_a=a, name_b=b)}"
+        acc = (f"accuracy: {difference_in_words(self.accuracy, label='accuracy', name_a=a, name_b=b)}; "
+               f"McNemar {fmt_p(m.p)}")
+        head = [acc, macro] if judged == "accuracy" else [macro, acc]
+        if self.judged is not None and judged not in ("accuracy", "macro_f1"):
+            head.insert(0, f"{self._label(judged)}: {self._words(self.judged, judged)}")
+
+        def figures(pick) -> str:
+            out = f"accuracy {100 * pick(self.accuracy):.1f}%, macro F1 {100 * pick(self.macro_f1):.1f}"
+            if self.judged is not None:
+                spec = metric_spec(self.judged.metric)
+                value = pick(self.judged)
+                out += f", {spec.label} " + (f"{100 * value:.1f}" if spec.is_percent else f"{value:.2f}")
+            return out
+
+        return head + [
+            f"McNemar's exact test: {m.only_a} rows only {a} got right, {m.only_b} only {b}; {fmt_p(m.p)}",
+            self._why(),
+            f"{a}: {figures(lambda r: r.value_a)}; {b}: {figures(lambda r: r.value_b)} "
+            f"(n {self.n} dev rows of {self.source}; paired bootstrap, {self.accuracy.resamples} resamples)",
+        ]
+
+
+def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b: str = "B", source: str = "",
+                        resamples: int = 10_000, seed: int = 0, picked_by: tuple = ("", ""),
+                        label_names=(), f1_classes=()) -> ClassifierComparison:
+    """Compare two classifiers' (n, K) logits on the same (n,) gold class ids: argmax predictions, then
+    core.metrics.significance.paired_bootstrap_mean of "right" (accuracy), paired_bootstrap_macro_f1 over the K classes and
+    mcnemar_exact; and, when both runs pick their best checkpoint by the same metric (``picked_by``: the two
+    metric_for_best names) that is neither, core.metrics.significance.paired_bootstrap_confusion of it (CONFUSION_SCORES:
+    F_avg over ``f1_classes``, names of ``label_names``; weighted F1; binary F1; Matthews), with the same seed.
+    Raises ValueError when the shapes differ (not the same rows or classes) or n is 0."""
+    from explorer.core.metrics.significance import (mcnemar_exact, paired_bootstrap_confusion, paired_bootstrap_macro_f1,
+                                     paired_bootstrap_mean)
+
+    gold = np.asarray(labels, dtype=np.int64).ravel()
+    za, zb = np.asarray(logits_a, dtype=float), np.asarray(logits_b, dtype=float)
+    if za.shape != zb.shape or za.ndim != 2 or za.shape[0] != gold.size:
+        raise ValueError(f"the two models scored different rows or classes ({za.shape} and {zb.shape} logits "
+                         f"for {gold.size} rows)")
+    if gold.size == 0:
+        raise ValueError("no dev rows to compare on")
+    k = za.shape[1]
+    pa, pb = za.argmax(axis=1), zb.argmax(axis=1)
+    right_a, right_b = pa == gold, pb == gold
+    acc = paired_bootstrap_mean(right_a, right_b, metric="accuracy", resamples=resamples, seed=seed)
+    f1 = paired_bootstrap_macro_f1(gold, pa, pb, labels=list(range(k)), resamples=resamples, seed=seed)
+    names = [str(n) for n in label_names]
+    classes = tuple(c for c in f1_classes if c in names)
+    chosen = tuple(names.index(c) for c in classes)
+    metric = picked_by[0] if len(picked_by) == 2 and picked_by[0] == picked_by[1] else ""
+    judged = None
+    if metric not in ("", "accuracy", "macro_f1") and comparable_metric(metric, k, chosen):
+        score = CONFUSION_SCORES[metric]
+        judged = paired_bootstrap_confusion(lambda conf: score(conf, chosen), gold, pa, pb, labels=list(range(k)),
+                                            metric=metric, resamples=resamples, seed=seed)
+    return ClassifierComparison(name_a, name_b, source, int(gold.size), acc, f1, mcnemar_exact(right_a, right_b),
+                                tuple(picked_by), judged, classes if metric == "f_avg" else ())

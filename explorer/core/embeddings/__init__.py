@@ -1,0 +1,1 @@
+"""Embeddings of words in context and of whole texts, and their 2-D maps."""

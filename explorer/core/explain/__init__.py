@@ -1,0 +1,1 @@
+"""Attributions for every head: gradient x input and integrated gradients."""

@@ -1,0 +1,1 @@
+"""Metrics and statistics: official SQuAD, GLUE, regression, multi-label, tagging, significance, calibration, baselines."""

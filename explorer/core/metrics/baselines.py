@@ -1,0 +1,227 @@
+"""Trivial baselines a dev metric must beat, computed from the dev data alone (Qt-free).
+
+- SQuAD 2.0, "always no answer": every prediction is "" (abstain). The official v2.0 script scores
+  an abstention 1 on an unanswerable question and 0 on an answerable one (EM and F1 alike), so
+  exact_match = f1 = 100 x (share of unanswerable questions); HasAns_f1 = 0, NoAns_f1 = 100.
+  Source: evaluate-v2.0.py (compute_exact / compute_f1 with an empty gold or prediction).
+  A run whose dev F1 sits flat on this line has learnt to abstain everywhere, not to find spans.
+- Classification, "always the majority class": accuracy = (count of the most common dev label) / n,
+  a fraction in [0, 1] like the run's own accuracy.
+
+SQuAD 1.1 has no abstention: its trivial baseline is 0, so none is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explorer.core.specs.tasks import find_task_facts
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A trivial predictor's dev metrics.
+
+    Attributes:
+        name: short label for a plot line ("all no-answer", "majority class").
+        metrics: metric name -> value, on the same scale as the run's metrics (SQuAD: percent;
+            classification: fraction).
+        detail: one plain sentence: what the baseline predicts and why its value is what it is.
+    """
+
+    name: str
+    metrics: dict = field(default_factory=dict)
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        """JSON-ready, for the ``started`` event's ``dev_baseline`` (explorer.core.protocol.events)."""
+        return {"name": self.name, "metrics": dict(self.metrics), "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, data) -> "Baseline | None":
+        """The inverse of :meth:`to_dict`; None for anything else (a hint is never an error): a name and at
+        least one finite number among the metrics."""
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+            return None
+        raw = data.get("metrics") if isinstance(data.get("metrics"), dict) else {}
+        metrics = {str(k): float(v) for k, v in raw.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")}
+        if not metrics:
+            return None
+        return cls(data["name"], metrics, str(data.get("detail") or ""))
+
+
+def squad_no_answer_baseline(gold: dict[str, list[str]]) -> Baseline | None:
+    """The all-no-answer baseline of SQuAD 2.0 gold answers (id -> gold texts, [] = unanswerable).
+
+    Returns None when no question is unanswerable (SQuAD 1.1 data: the baseline would be 0).
+    """
+    n = len(gold)
+    n_no = sum(1 for texts in gold.values() if not texts)
+    if n == 0 or n_no == 0:
+        return None
+    share = 100.0 * n_no / n
+    metrics = {"exact_match": share, "f1": share, "HasAns_exact": 0.0, "HasAns_f1": 0.0,
+               "NoAns_exact": 100.0, "NoAns_f1": 100.0, "best_f1": share, "best_exact": share}
+    detail = (f"answering \"no answer\" to every question scores F1 {share:.2f}: "
+              f"{n_no} of {n} dev questions are unanswerable")
+    return Baseline("all no-answer", metrics, detail)
+
+
+def majority_class_baseline(labels: list) -> Baseline | None:
+    """The always-the-majority-class baseline of dev labels (class ids or names; None for no labels)."""
+    if not labels:
+        return None
+    label, count = Counter(labels).most_common(1)[0]
+    acc = count / len(labels)
+    detail = (f"predicting class {label} for every example scores accuracy {100 * acc:.2f}%: "
+              f"{count} of {len(labels)} dev labels are {label}")
+    return Baseline("majority class", {"accuracy": acc}, detail)
+
+
+def predicted_for_every_row(metrics: dict) -> str | None:
+    """The class a classification evaluation predicted for every dev row, else None.
+
+    Read from the evaluation's ``per_class`` table (explorer.core.metrics.glue.per_class_metrics:
+    precision, recall as fractions, support as counts): class c was predicted TP_c / precision_c times, with
+    TP_c = recall_c * support_c; when that is every row (the supports' sum) the model is stuck on c. None for a
+    dev set of one class (nothing to tell apart), fewer than two rows, or no per_class table."""
+    per = metrics.get("per_class") if isinstance(metrics, dict) else None
+    if not isinstance(per, dict) or len(per) < 2:
+        return None
+    try:
+        supports = {name: int(row["support"]) for name, row in per.items()}
+        total = sum(supports.values())
+        if total < 2 or sum(n > 0 for n in supports.values()) < 2:
+            return None
+        for name, row in per.items():
+            precision, recall = float(row["precision"]), float(row["recall"])
+            if precision > 0 and abs(recall * supports[name] / precision - total) < 0.5:
+                return str(name)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
+def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
+    """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
+    model left at the majority class (eighth trial: bundled:minilm at lr 2e-5), and what to try."""
+    name = predicted_for_every_row(metrics)
+    if name is None:
+        return ""
+    lr = f" (this run: {learning_rate:g})" if learning_rate else ""
+    return (f"predicts only '{name}' for every dev row: try a larger learning rate, e.g. 1e-4{lr}, or more "
+            "epochs")
+
+
+NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold range: "about one score"
+
+
+def narrow_scores_note(predicted, gold) -> str:
+    """One line when a regression head's dev predictions sit in a narrow band of the gold range ('' otherwise):
+    the regression twin of :func:`one_class_note` (tenth trial: STS-B predictions 2.74-2.78 on a 0-5 axis read as
+    a flat plot while Pearson said 0.57). ``predicted``, ``gold``: sequences of floats, the same length."""
+    pred = [float(p) for p in predicted]
+    gold = [float(g) for g in gold]
+    if len(pred) < 2 or not gold:
+        return ""
+    g_lo, g_hi, p_lo, p_hi = min(gold), max(gold), min(pred), max(pred)
+    span = g_hi - g_lo
+    if span <= 0 or p_hi - p_lo >= NARROW_SHARE * span:
+        return ""
+    mean = sum(gold) / len(gold)
+    centre = (p_lo + p_hi) / 2
+    what = ("the model predicts about the mean" if abs(centre - mean) <= NARROW_SHARE * span
+            else "the model predicts about the same score for every example")
+    return (f"the predictions span {p_lo:.2f}-{p_hi:.2f} of the gold {g_lo:g}-{g_hi:g}: {what}; train longer or "
+            "with a larger learning rate")
+
+
+def _squad_gold_from_file(path: Path) -> dict[str, list[str]]:
+    """id -> gold texts of an official SQuAD JSON file, read directly (no validation, fast)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    gold = {}
+    for article in data.get("data", []):
+        for para in article.get("paragraphs", []):
+            for qa in para.get("qas", []):
+                answers = qa.get("answers") or []
+                gold[str(qa.get("id"))] = [a.get("text", "") for a in answers if isinstance(a, dict)]
+    return gold
+
+
+_CACHE: dict[tuple, Baseline | None] = {}
+
+
+def dev_baseline(config: dict, run_dir: str | Path | None = None) -> Baseline | None:
+    """The baseline for a run config's dev data (``task`` and ``dev`` keys of a TrainConfig dict).
+
+    Local files only (a hub id or a missing / unreadable file gives None: a baseline is a hint, never
+    an error). ``dev_cap`` > 0 limits it to the first N dev examples, as the run's evaluations are.
+    A run without a dev file that held training rows out as dev (``run_dir``'s ``dev_split.csv``, see
+    explorer.core.data.split) gets the majority class of those rows' labels.
+    Cached on (path, size, mtime_ns, task, label column, cap). The training worker reports it in its ``started``
+    event (``dev_baseline``), where the run's data is: a remote run's files stay on its host.
+    """
+    task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
+    facts = find_task_facts(task)
+    if not dev and run_dir is not None and facts is not None and facts.data_kind == "table":
+        from explorer.core.runs.store import dev_split_file
+
+        return _split_baseline(dev_split_file(run_dir), int(config.get("dev_cap", 0) or 0))
+    if not dev or facts is None or (facts.is_qa and not facts.has_no_answer):
+        return None
+    path = Path(dev)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    cap = int(config.get("dev_cap", 0) or 0)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, task, str(config.get("label_column", "")), cap)
+    if key not in _CACHE:
+        _CACHE[key] = _compute(path, config)
+    return _CACHE[key]
+
+
+def _split_baseline(path: Path, cap: int) -> Baseline | None:
+    """The majority class of a dev_split.csv's ``label`` column (the raw labels as the file wrote them)."""
+    import csv
+
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, "dev_split", "", cap)
+    if key not in _CACHE:
+        try:
+            with open(path, newline="", encoding="utf-8") as fh:
+                labels = [row.get("label", "") for row in csv.DictReader(fh)]
+        except (OSError, ValueError):
+            labels = []
+        labels = [x for x in labels if x != ""][:cap or None]
+        _CACHE[key] = majority_class_baseline(labels)
+    return _CACHE[key]
+
+
+def _compute(path: Path, config: dict) -> Baseline | None:
+    facts = find_task_facts(str(config.get("task", "")))
+    cap = int(config.get("dev_cap", 0) or 0)
+    try:
+        if facts is not None and facts.has_no_answer:
+            gold = _squad_gold_from_file(path)
+            if cap > 0:
+                gold = dict(list(gold.items())[:cap])
+            return squad_no_answer_baseline(gold)
+        if facts is not None and facts.data_kind == "table":
+            from explorer.core.data.classification import load_classification
+
+            data = load_classification(os.fspath(path), pair=facts.pair,
+                                       text_columns=config.get("text_columns") or None,
+                                       label_column=str(config.get("label_column", "")), cap=cap)
+            return None if data.regression else majority_class_baseline(list(data.labels))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return None

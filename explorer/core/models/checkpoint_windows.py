@@ -1,0 +1,143 @@
+"""The QA window settings a checkpoint was trained with, read from its run's config.json (Qt-free).
+
+(Checking settings against a model is explorer.core.models.window_settings; this module only finds them.)
+
+A checkpoint saved by a run lives in ``<runs folder>/<run_id>/checkpoints/<name>/`` next to the run's
+``config.json`` (a TrainConfig). Inference on that checkpoint (the probe panel, the τ-on-dev-set view,
+``bert-explorer eval``) should cut passages the way training did: the same max_seq_length, doc_stride
+(overlap in tokens) and max_query_length. Explicit settings (command-line flags) still win.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULTS = {"max_seq_length": 384, "doc_stride": 128, "max_query_length": 64}   # DESIGN.md standard values
+
+
+@dataclass(frozen=True)
+class WindowSettings:
+    """max_seq_length / doc_stride / max_query_length (tokens), and where they came from.
+
+    ``source`` is the config.json path they were read from, or "" for the defaults.
+    """
+
+    max_seq_length: int = DEFAULTS["max_seq_length"]
+    doc_stride: int = DEFAULTS["doc_stride"]
+    max_query_length: int = DEFAULTS["max_query_length"]
+    source: str = ""
+
+    def as_dict(self) -> dict:
+        return {"max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
+                "max_query_length": self.max_query_length}
+
+    def describe(self) -> str:
+        """'max_seq_length 256, doc_stride 128, max_query_length 64 (from runs/x/config.json)'."""
+        where = f" (from {self.source})" if self.source else " (defaults)"
+        return (f"max_seq_length {self.max_seq_length}, doc_stride {self.doc_stride}, "
+                f"max_query_length {self.max_query_length}{where}")
+
+
+def run_config_for_checkpoint(path: str | Path) -> Path | None:
+    """The config.json of the run a checkpoint folder belongs to, or None.
+
+    Looks at ``<path>/../../config.json`` when ``<path>`` sits in a ``checkpoints`` folder, and at
+    ``<path>/config.json`` only when it is a run folder (a TrainConfig, not a model's config.json).
+    """
+    from explorer.core.runs.store import config_file, run_dir_of
+
+    run_dir = run_dir_of(path)
+    if run_dir is None or not config_file(run_dir).is_file():
+        return None
+    return config_file(run_dir)
+
+
+def checkpoint_task_name(path: str | Path) -> tuple[str | None, str | None]:
+    """(head, task) of a checkpoint folder: its model head (``core.models.loading.checkpoint_head``, read once
+    here) and the task it opens as (``core.specs.tasks.task_for_checkpoint``: the run's config.json task
+    when that task has this head, e.g. "pair" for an MRPC run, else the table's first task with the head).
+    A sequence classifier's problem (``core.models.loading.checkpoint_problem``: one output = regression, sigmoids =
+    multilabel) picks among the classification tasks. (None, None) for a bare encoder or an unreadable folder."""
+    from explorer.core.models.loading import checkpoint_head, checkpoint_problem
+    from explorer.core.specs.tasks import task_for_checkpoint
+
+    head = checkpoint_head(path)
+    run_task = None
+    config_path = run_config_for_checkpoint(path)
+    if head and config_path is not None:
+        try:
+            run_task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
+        except (OSError, ValueError, AttributeError):
+            run_task = None
+    problem = checkpoint_problem(path) if head == "classification" else None
+    return head, task_for_checkpoint(head, run_task, problem)
+
+
+def window_settings_for_checkpoint(path: str | Path) -> WindowSettings:
+    """The window settings to run a checkpoint with: its run's config.json when present, else defaults.
+
+    A run config's ``max_seq_length`` of null means the task default (384 for QA). An unreadable or
+    foreign config gives the defaults (never an error: this only pre-fills settings).
+    """
+    config_path = run_config_for_checkpoint(path) if path and not str(path).startswith("bundled:") else None
+    if config_path is None:
+        return WindowSettings()
+    try:
+        data = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return WindowSettings()
+    if not isinstance(data, dict) or "task" not in data:
+        return WindowSettings()
+    values = {}
+    for name, default in DEFAULTS.items():
+        value = data.get(name)
+        values[name] = int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and value > 0 else default
+    return WindowSettings(**values, source=str(config_path))
+
+
+def resolve_window_settings(model: str, **explicit) -> WindowSettings:
+    """The settings for ``model``: explicit values (not None) win over the run's config, which wins over
+    the defaults. ``explicit`` keys: max_seq_length, doc_stride, max_query_length."""
+    base = window_settings_for_checkpoint(model)
+    given = {k: int(v) for k, v in explicit.items() if v is not None and k in DEFAULTS}
+    if not given:
+        return base
+    values = {**base.as_dict(), **given}
+    source = base.source if len(given) < len(DEFAULTS) else ""
+    return WindowSettings(**values, source=source)
+
+
+V11_ABSTAIN_NOTE = ("This model was fine-tuned on SQuAD v1.1, where every question has an answer: it was never "
+                    "trained to abstain, so its null_score (and τ) carry no learned \"no answer\"; read the best "
+                    "span, and use a SQuAD v2.0 model to study abstaining.")
+
+
+def squad_version_of(source: str, path: str = "") -> str:
+    """The SQuAD version ("v1.1" / "v2.0") a QA model was fine-tuned on: its run's config.json task for a run
+    checkpoint, else the hub preset's task (explorer.core.specs.hub_checkpoints); "" when not known (a bare encoder, a
+    folder without a run)."""
+    from explorer.core.specs.hub_checkpoints import preset_for
+    from explorer.core.specs.tasks import find_task_facts
+
+    task = None
+    for where in (path, source):
+        config_path = run_config_for_checkpoint(where) if where else None
+        if config_path is not None:
+            try:
+                task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
+            except (OSError, ValueError, AttributeError):
+                task = None
+            break
+    if task is None:
+        preset = preset_for(source or "")
+        task = preset.task if preset is not None else None
+    facts = find_task_facts(task) if isinstance(task, str) else None
+    return facts.squad_version if facts is not None else ""
+
+
+def abstain_note(source: str, path: str = "") -> str:
+    """The Spans & τ note for a model that never learnt to abstain (SQuAD v1.1, V11_ABSTAIN_NOTE); "" otherwise."""
+    return V11_ABSTAIN_NOTE if squad_version_of(source, path) == "v1.1" else ""

@@ -1,0 +1,1 @@
+"""Extractive QA: windows, span decoding, batched inference, the probe, the τ study, saliency, comparisons."""

@@ -1,0 +1,61 @@
+"""Which evaluation is "best": one rule shared by the training loop (``checkpoints/best``) and every reader
+(the Runs list, groups, compare, ``core/runs.summarize``).
+
+Rule: better is in the metric's own direction (``core/specs/metrics``: higher for shares and correlations,
+lower for ``loss``, ``mse``, ``mae``, ``rmse`` and any ``*loss``; transformers' ``greater_is_better``);
+a tie keeps the earlier evaluation (``best`` is only replaced by a strictly better value); a non-finite
+value never wins; and the evaluation at step 0 of a fresh run (the untrained model, evaluated before the
+first step) is never a candidate, because the loop saves no checkpoint there. So the step the Runs dock
+names is the step ``checkpoints/best`` holds.
+"""
+
+from __future__ import annotations
+
+import math
+
+from explorer.core.specs.metrics import higher_is_better
+
+
+def is_improvement(value: float | None, best: float | None, metric: str | None = None) -> bool:
+    """True when ``value`` should replace ``best``: finite and strictly better in the direction of
+    ``metric`` (None: higher is better); anything finite beats None."""
+    if value is None or isinstance(value, bool):
+        return False
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return False
+    if not math.isfinite(value):
+        return False
+    if best is None:
+        return True
+    return value > float(best) if higher_is_better(metric) else value < float(best)
+
+
+def best_evaluation(points, *, metric: str | None = None,
+                    include_step_zero: bool = False) -> tuple[int, float] | None:
+    """The (step, value) that ``checkpoints/best`` holds, from (step, value) pairs in eval order.
+
+    ``points``: iterable of (step, metric value); ``metric``: the metric's name, which gives the direction
+    (None: higher is better). Step-0 evaluations are skipped unless ``include_step_zero`` (they are the
+    untrained model, never saved). Returns None when no evaluation qualifies.
+    """
+    best: tuple[int, float] | None = None
+    for step, value in points:
+        if int(step) <= 0 and not include_step_zero:
+            continue
+        if is_improvement(value, None if best is None else best[1], metric):
+            best = (int(step), float(value))
+    return best
+
+
+def best_of_events(events, metric: str, *, include_step_zero: bool = False) -> tuple[int, float] | None:
+    """:func:`best_evaluation` over the ``eval`` events of a run log (dicts as in ``core/protocol/events``): the
+    (step, stored value) of ``metric``; events without it, or without a step, are left out."""
+    points = []
+    for e in events:
+        metrics = e.get("metrics") if e.get("event") == "eval" else None
+        value = metrics.get(metric) if isinstance(metrics, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(e.get("step"), (int, float)):
+            points.append((e["step"], value))
+    return best_evaluation(points, metric=metric, include_step_zero=include_step_zero)

@@ -1,0 +1,487 @@
+"""What each fine-tuning task *is*, in one torch-free table.
+
+Everything that needs to know a fact about a task reads it here: the config (defaults, validation,
+help texts), the training loop (which metric picks ``checkpoints/best``), the runs list and the GUI's
+run states (which metric ranks runs), the launcher (labels, data preview) and the worker's
+``--task`` flag. The task *behaviour* (data loading, features, loss, metrics) lives in
+``explorer.core.training.tasks``, which imports torch; this module must stay importable without it.
+
+Adding a task means one :class:`TaskFacts` row here (or :func:`add_task_facts` at run time) plus a
+``Task`` subclass registered in ``explorer.core.training.tasks``. The multiple-choice row (``swag``:
+``head="multiple_choice"``, one score C_k . w per choice, softmax across the four choices, best metric
+``accuracy``; BERT paper Section 4.4) sits in the same table.
+
+Sources of the defaults: BERT paper (Devlin et al. 2019) Section 4 and Appendix A.3 for the
+learning rates; the official ``run_squad.py`` (max_seq_length 384) and ``run_classifier.py`` (128).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from explorer.core.errors import ConfigError
+from explorer.core.specs.metrics import metric_spec, ranking_fallbacks
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """One task's fixed facts.
+
+    Attributes:
+        name: the ``--task`` value and config.json's ``task``.
+        label: what the GUI shows for it.
+        head: the model head (``explorer.core.models.loading.load_model(source, task=head)``): "qa",
+            "classification" or "multiple_choice" (SWAG).
+        is_qa: extractive question answering (windows, spans, SQuAD metrics).
+        best_metric: the dev metric that picks the best checkpoint and ranks runs unless the config's
+            ``metric_for_best`` names another (its direction is its row's in ``core/specs/metrics``).
+        default_learning_rate: peak AdamW learning rate when the config leaves it unset.
+        default_max_seq_length: tokens per window when the config leaves it unset.
+        default_batch_size: examples (QA: windows) per micro-batch the launcher starts a task with (the
+            paper's 32; BERT Appendix A.3).
+        default_eval_every: optimizer steps between dev evaluations the launcher starts a task with (0: at
+            the start and the end only).
+        default_evals_per_epoch: dev evaluations per epoch of the training file the launcher starts a task
+            with once the file's size is known (:func:`eval_every_for`); 0 = ``default_eval_every`` stays.
+        data_formats: what ``--train`` / ``--dev`` accept for this task, in words.
+        squad_version: "v1.1" / "v2.0" for the QA tasks, "" otherwise.
+        pair: classification of sentence pairs (two text columns) rather than single sentences.
+        data_kind: which reader its ``--train`` / ``--dev`` files go through: "squad" (official SQuAD
+            JSON, ``core/data/squad.py``), "table" (rows of a .tsv / .csv / .jsonl file,
+            ``core/data/classification.py``), "swag" (the SWAG CSV, ``core/data/swag.py``) or "conll" (CoNLL word/tag
+            columns or JSONL tokens/tags, ``core/data/conll.py``). The data
+            sniffer (``core/data/sniff.py``) and the launcher's data preview go by it.
+        metrics: the scalar dev metrics the task's evaluation reports (each has a row in
+            ``core/specs/metrics``; counts such as ``total`` are not listed); ``metric_for_best`` must be
+            one of them (:func:`check_metric_for_best`).
+        problem: what a classification head predicts, in ``core.models.loading.checkpoint_problem``'s words:
+            "classification" (softmax over labels), "regression" (one score, mean squared error) or
+            "multilabel" (one sigmoid per label); what routes a checkpoint to its task
+            (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads (and, with a
+            classification head, the same as "classification").
+        metric_labels: (metric, label) pairs where this task's metric is not what the shared row of
+            ``core/specs/metrics`` names it (ner: "f1" is the entity-level F1, "entity F1"); see
+            ``core.specs.metric_display.metric_label``.
+        dev_split: how a run without a dev file holds training rows out as dev (``dev_fraction``, the task's
+            ``split_dev``): "stratified" (by class), "random" (scores have no classes), or "" (none: such a run
+            is never evaluated). See :func:`no_dev_file_note`.
+    """
+
+    name: str
+    label: str
+    head: str
+    is_qa: bool
+    best_metric: str
+    default_learning_rate: float
+    default_max_seq_length: int
+    data_formats: str
+    squad_version: str = ""
+    pair: bool = False
+    data_kind: str = "table"
+    metrics: tuple[str, ...] = ()
+    problem: str = ""
+    metric_labels: tuple[tuple[str, str], ...] = ()
+    default_batch_size: int = 32
+    default_eval_every: int = 0
+    default_evals_per_epoch: int = 0
+    dev_split: str = ""
+
+    @property
+    def is_multiple_choice(self) -> bool:
+        """One score per candidate ending, softmax across them (SWAG; BERT paper Section 4.4)."""
+        return self.head == "multiple_choice"
+
+    @property
+    def has_no_answer(self) -> bool:
+        """QA with unanswerable questions (SQuAD v2.0): the no-answer baseline and τ apply."""
+        return self.squad_version == "v2.0"
+
+    @property
+    def is_regression(self) -> bool:
+        """One score per text or pair (STS-B style), not a label."""
+        return self.problem == "regression"
+
+    @property
+    def is_multilabel(self) -> bool:
+        """Any number of labels per text (one sigmoid per label)."""
+        return self.problem == "multilabel"
+
+    @property
+    def takes_pairs(self) -> bool:
+        """Its examples may be sentence pairs: the pair tasks, and regression / multi-label, whose tables
+        hold one or two text columns (STS-B scores pairs)."""
+        return self.pair or self.is_regression or self.is_multilabel
+
+
+_SQUAD_FORMATS = "an official-format SQuAD JSON file, or the hub id rajpurkar/squad / rajpurkar/squad_v2"
+_GLUE_FORMATS = ("a .tsv / .csv file with a header row (GLUE style), a .jsonl / .json file with one object "
+                 "per line, or a hub dataset id such as nyu-mll/glue::sst2")
+_REGRESSION_FORMATS = (_GLUE_FORMATS + "; the label column holds numbers (e.g. STS-B similarity 0-5), one or two "
+                       "text columns")
+_MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one column (econ;politics, "
+                       "--label-separator) or one 0/1 column per label (several --label-column names)")
+_TAGGING_FORMATS = ("a CoNLL column file (word first, tag last, 2 or 4 columns, a blank line between sentences; "
+                    "IOB1 / IOB2 / BIOES, read as IOB2) or a .jsonl file with tokens and tags lists")
+_SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
+# What each task's evaluation reports (tasks/qa.py: evaluate-v1.1 / evaluate-v2.0 with null odds, plus the
+# dev loss; tasks/classification.py: glue_metrics.classification_metrics, f1 for binary heads only).
+_SQUAD_V1_METRICS = ("exact_match", "f1", "loss")
+_SQUAD_V2_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1", "best_exact",
+                     "best_exact_thresh", "best_f1", "best_f1_thresh", "best_tau", "tau", "loss")
+_CLASSIFICATION_METRICS = ("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss")
+# A classification task with num_labels 1 trains a regression head (STS-B style) and reports these instead.
+_REGRESSION_HEAD_METRICS = ("pearson", "spearman", "mse", "loss")
+_MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_f1", "honest_macro_f1",
+                       "honest_subset_accuracy", "loss")
+
+# SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
+# after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
+# rather than for how well it ranks answers against "no answer".
+# table and tagging tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
+# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points; eleventh
+# trial: a ner run still did, while the README said 4 per epoch)
+TABLE_EVALS_PER_EPOCH = 4
+
+_TABLE: dict[str, TaskFacts] = {f.name: f for f in (
+    TaskFacts("squad_v1", "SQuAD v1.1 (extractive QA)", "qa", True, "f1", 3e-5, 384, _SQUAD_FORMATS,
+              squad_version="v1.1", data_kind="squad", metrics=_SQUAD_V1_METRICS),
+    TaskFacts("squad_v2", "SQuAD v2.0 (QA + no answer)", "qa", True, "best_f1", 3e-5, 384, _SQUAD_FORMATS,
+              squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
+    TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
+              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification",
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
+    TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
+              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification",
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
+    TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
+              data_kind="swag", metrics=("accuracy", "loss")),
+    # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
+    TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
+              "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
+              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="random"),
+    # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
+    TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
+              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
+              problem="multilabel", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+    # CoNLL-2003 NER (BERT paper Section 5.3, Figure 4d): a tag per word from its first piece, entity-level F1
+    # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
+    TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
+              128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
+              metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall")),
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+)}
+
+# When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
+# accuracy), the first of these that is present ranks the run instead (core/specs/metrics).
+FALLBACK_METRICS = ranking_fallbacks()
+
+
+def task_names() -> list[str]:
+    """Every known task name, in table order."""
+    return list(_TABLE)
+
+
+def qa_task_names() -> tuple[str, ...]:
+    """The extractive-QA task names."""
+    return tuple(name for name, f in _TABLE.items() if f.is_qa)
+
+
+def tasks_reading(data_kind: str) -> tuple[str, ...]:
+    """The task names whose data files go through reader ``data_kind`` ("squad", "table", "swag", "conll")."""
+    return tuple(name for name, f in _TABLE.items() if f.data_kind == data_kind)
+
+
+def tasks_with_head(*heads: str) -> tuple[str, ...]:
+    """The task names whose model head is one of ``heads`` ("qa", "classification", "multiple_choice")."""
+    return tuple(name for name, f in _TABLE.items() if f.head in heads)
+
+
+def task_for_checkpoint(head: str | None, run_task: str | None = None, problem: str | None = None) -> str | None:
+    """The task a checkpoint with model head ``head`` (``core.models.loading.checkpoint_task``) is opened as:
+    ``run_task`` (the task in its run's config.json) when that task has this head (and this ``problem``,
+    ``core.models.loading.checkpoint_problem``, when given), else the first task of the table with this head and
+    problem; None for no head or a head no task has."""
+    if not head:
+        return None
+
+    def fits(facts: TaskFacts) -> bool:
+        return facts.head == head and (not problem or (facts.problem or "classification") == problem)
+
+    facts = _TABLE.get(str(run_task or ""))
+    if facts is not None and fits(facts):
+        return facts.name
+    return next((name for name, f in _TABLE.items() if fits(f)), None)
+
+
+def tasks_with_problem(*problems: str) -> tuple[str, ...]:
+    """The task names whose classification head's problem is one of ``problems`` ("classification",
+    "regression", "multilabel")."""
+    return tuple(name for name, f in _TABLE.items() if f.problem in problems)
+
+
+def task_problem(name: str | None) -> str:
+    """The head problem of task ``name`` ("" for an unknown task or a head other than classification)."""
+    facts = _TABLE.get(str(name or ""))
+    return facts.problem if facts else ""
+
+
+def get_task_facts(name: str) -> TaskFacts:
+    """The facts of task ``name``.
+
+    Raises:
+        KeyError: unknown name (the message lists the known ones).
+    """
+    try:
+        return _TABLE[name]
+    except KeyError:
+        raise KeyError(f"task {name!r} is not one of {', '.join(_TABLE)}") from None
+
+
+def find_task_facts(name: str) -> TaskFacts | None:
+    """The facts of task ``name``, or None for an unknown name."""
+    return _TABLE.get(name)
+
+
+def add_task_facts(facts: TaskFacts) -> TaskFacts:
+    """Add (or replace) a row at run time, e.g. for a task registered by a plugin."""
+    _TABLE[facts.name] = facts
+    return facts
+
+
+def is_qa_task(name: str) -> bool:
+    """True for the extractive-QA tasks; False for the others and unknown names."""
+    facts = _TABLE.get(name)
+    return bool(facts and facts.is_qa)
+
+
+def is_single_label_table(name: str) -> bool:
+    """True for the tasks that give one class per row of a table (single sentence, pair): what McNemar and a
+    macro F1 compare; False for regression, multi-label, multiple choice, QA, tagging and unknown names."""
+    facts = _TABLE.get(name)
+    return bool(facts and facts.data_kind == "table" and not facts.is_regression and not facts.is_multilabel)
+
+
+def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0) -> str:
+    """What a run of ``task`` without a dev file does about evaluation, in one sentence (the launcher's Dev data
+    preview; eleventh trial: it said "The run will not be evaluated" while the run held out 10 % as dev).
+
+    ``dev_fraction``: the share held out (TrainConfig.resolved_dev_fraction); ``seed``: the run's seed;
+    ``n_rows``: the training rows the run reads (after its Train cap), 0 when not known yet. Only the tasks
+    whose row has a ``dev_split`` hold rows out; for the others, and for a fraction of 0, the run is never
+    evaluated, and the sentence says so and why."""
+    facts = _TABLE.get(task)
+    how = facts.dev_split if facts else ""
+    if not how:
+        return ("No dev file: the run will not be evaluated (this task holds out no dev split: give a dev file for "
+                "a dev curve and a best checkpoint).")
+    if dev_fraction <= 0:
+        return ("No dev file and Dev fraction 0: the run will not be evaluated (no dev curve, no best checkpoint: "
+                "its result is checkpoints/last).")
+    about = f" (about {round(n_rows * dev_fraction):,} of {n_rows:,})" if n_rows > 0 else ""
+    return (f"No dev file: the run holds out {dev_fraction:.0%} of the training rows as dev{about} ({how}, seed "
+            f"{seed}; Dev fraction), evaluates on them and writes their ids to dev_split.csv in the run folder.")
+
+
+def task_labels() -> dict[str, str]:
+    """name -> GUI label, in table order."""
+    return {name: f.label for name, f in _TABLE.items()}
+
+
+def best_metric_name(config: Mapping) -> str:
+    """The metric that picks a run's best checkpoint: ``config["metric_for_best"]`` if set, else the
+    task's ``best_metric`` ("f1" for an unknown task). ``config`` is a TrainConfig dict (config.json)."""
+    chosen = str(config.get("metric_for_best") or "")
+    if chosen:
+        return chosen
+    facts = _TABLE.get(str(config.get("task", "")))
+    return facts.best_metric if facts else "f1"
+
+
+def choose_metric(available: Iterable[str], config: Mapping) -> str | None:
+    """Which of the ``available`` metric names ranks this run: :func:`best_metric_name` when present,
+    else the first of FALLBACK_METRICS present, else None."""
+    names = set(available)
+    wanted = best_metric_name(config)
+    if wanted in names:
+        return wanted
+    return next((n for n in FALLBACK_METRICS if n in names), None)
+
+
+def emitted_metrics(task: str, num_labels: int = 0) -> tuple[str, ...]:
+    """The scalar dev metrics a ``task`` run reports (its row's ``metrics``; a classification head with
+    ``num_labels`` 1 is a regression head: pearson, spearman, mse, loss). () for an unknown task."""
+    facts = _TABLE.get(task)
+    if facts is None:
+        return ()
+    if facts.head == "classification" and int(num_labels or 0) == 1:
+        return _REGRESSION_HEAD_METRICS
+    return facts.metrics
+
+
+def _close_match(name: str, candidates: tuple[str, ...]) -> str | None:
+    """The candidate ``name`` most likely meant: the same name in another case or without an ``eval_``
+    prefix (transformers' spelling), a candidate it begins ('acc' -> accuracy), else difflib's closest."""
+    low = name.lower().removeprefix("eval_")
+    for c in candidates:
+        if c.lower() == low:
+            return c
+    starts = [c for c in candidates if c.lower().startswith(low)]
+    if starts:
+        return starts[0]
+    found = difflib.get_close_matches(low, [c.lower() for c in candidates], n=1, cutoff=0.6)
+    return next((c for c in candidates if found and c.lower() == found[0]), None)
+
+
+def check_metric_for_best(task: str, name: str, num_labels: int = 0, f1_classes: Iterable[str] | None = None) -> None:
+    """Refuse a ``metric_for_best`` that the ``task`` never reports (or that cannot rank: a threshold), and f_avg
+    when ``f1_classes`` is given empty (no F1 classes: the run never reports f_avg; None = not checked).
+
+    ``name`` "" (the task's default) and unknown tasks pass (the task check reports those).
+
+    Raises:
+        ConfigError: "metric_for_best 'acc' is not a metric the single task reports (accuracy, f1,
+            matthews_corrcoef, loss); did you mean accuracy?" (as transformers' Trainer refuses a
+            ``metric_for_best_model`` missing from the evaluation metrics).
+    """
+    if not name:
+        return
+    metrics = emitted_metrics(task, num_labels)
+    if not metrics:
+        return
+    pickable = tuple(m for m in metrics if metric_spec(m).can_pick_best)
+    if name == "f_avg" and name in pickable and f1_classes is not None and not list(f1_classes):
+        raise ConfigError("metric_for_best f_avg averages the F1 of the F1 classes (f1_classes), and none are "
+                          "given: name them (SemEval-2016 stance: FAVOR,AGAINST) or pick another metric")
+    if name in pickable:
+        return
+    if name in metrics:
+        raise ConfigError(f"metric_for_best {name!r} is not a score (it has no better direction); the {task} "
+                          f"task can pick checkpoints/best by {', '.join(pickable)}")
+    guess = _close_match(name, pickable)
+    hint = f"; did you mean {guess}?" if guess else ""
+    raise ConfigError(f"metric_for_best {name!r} is not a metric the {task} task reports "
+                      f"({', '.join(pickable)}){hint}")
+
+
+def data_formats_help() -> str:
+    """What ``--train`` / ``--dev`` accept, per kind of task (the help of the data fields)."""
+    groups: dict[str, str] = {}
+    for f in _TABLE.values():
+        groups.setdefault("QA" if f.is_qa else f.head, f.data_formats)
+    return "; ".join(f"{kind}: {formats}" for kind, formats in groups.items())
+
+
+def metric_for_best_choices(task: str, num_labels: int = 0, f1_classes: Iterable[str] = ()) -> tuple[str, ...]:
+    """The dev metrics that may pick a ``task`` run's checkpoints/best (its reported metrics that can rank, in
+    the task's order; f_avg only when ``f1_classes`` are given, since the run reports it only then). () for an
+    unknown task."""
+    has_classes = bool(list(f1_classes or ()))
+    return tuple(m for m in emitted_metrics(task, num_labels)
+                 if metric_spec(m).can_pick_best and (m != "f_avg" or has_classes))
+
+
+def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0) -> str:
+    """What picks checkpoints/best when the launcher's "Best checkpoint by" is left automatic: f_avg when F1
+    classes are named for a task that reports it (the researcher named the official measure: SemEval-2016's
+    F_avg; eleventh trial: Best dev and checkpoints/best went by accuracy), else the task's ``best_metric``
+    ("" for an unknown task)."""
+    if "f_avg" in metric_for_best_choices(task, num_labels, f1_classes):
+        return "f_avg"
+    facts = _TABLE.get(task)
+    return facts.best_metric if facts else ""
+
+
+def metric_for_best_help() -> str:
+    """The help text of ``metric_for_best``, naming each task's default and the launcher's automatic choice."""
+    defaults = ", ".join(f"{f.best_metric} for {name}" for name, f in _TABLE.items())
+    return (f"dev metric that picks checkpoints/best (lowest for loss, highest for the scores); empty = the "
+            f"task's default ({defaults}); the launcher's automatic choice is f_avg when f1_classes are given")
+
+
+def evals_per_epoch_help() -> str:
+    """'single, pair, regression, multilabel and ner at 4 evaluations per epoch': the tasks the launcher starts with a
+    per-epoch Evaluate every (``default_evals_per_epoch``), for the help of ``eval_every``."""
+    groups: dict[int, list[str]] = {}
+    for name, f in _TABLE.items():
+        if f.default_evals_per_epoch:
+            groups.setdefault(f.default_evals_per_epoch, []).append(name)
+
+    def listed(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+    return "; ".join(f"{listed(names)} at {k} evaluations per epoch" for k, names in groups.items())
+
+
+def task_help() -> str:
+    """The help text of ``task``: every name with its label."""
+    return "; ".join(f"{name}: {f.label}" for name, f in _TABLE.items())
+
+
+def _number(value: float) -> str:
+    """3e-05 -> '3e-5'; 384 -> '384'."""
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    mantissa, _, exponent = f"{value:.0e}".partition("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def defaults_help(attribute: str) -> str:
+    """'3e-5 for QA, 2e-5 for classification' for a default of TaskFacts (``attribute``), grouped by
+    kind of task (QA, or the model head)."""
+    groups: dict[str, list[str]] = {}
+    for f in _TABLE.values():
+        kind = "QA" if f.is_qa else f.head
+        values = groups.setdefault(kind, [])
+        if _number(getattr(f, attribute)) not in values:
+            values.append(_number(getattr(f, attribute)))
+    return ", ".join(f"{' / '.join(values)} for {kind}" for kind, values in groups.items())
+
+
+TASK_DEFAULT_FIELDS = ("learning_rate", "max_seq_length", "batch_size", "eval_every")
+
+
+def run_steps(n_examples: int, batch_size: int, gradient_accumulation_steps: int = 1, train_cap: int = 0, *,
+              epochs: float = 1.0, max_steps: int = 0, budget_steps: int = 0) -> tuple[int, int]:
+    """(steps per epoch, planned steps) of a run on ``n_examples`` training rows (``train_cap`` > 0 caps them):
+    ceil(rows / (batch_size x gradient_accumulation_steps)) steps per epoch; planned = ``max_steps`` when > 0,
+    else ceil(``epochs`` x steps per epoch) (core.training.setup.plan_steps's rule, one process), and at most
+    ``budget_steps`` when > 0 (the steps a time budget is estimated to allow). (0, max_steps) when the size is
+    unknown (``n_examples`` <= 0)."""
+    if n_examples <= 0:
+        return 0, max(0, int(max_steps))
+    rows = min(n_examples, train_cap) if train_cap > 0 else n_examples
+    per_step = max(1, batch_size) * max(1, gradient_accumulation_steps)
+    steps_per_epoch = -(-rows // per_step)
+    planned = int(max_steps) if max_steps > 0 else max(1, math.ceil(max(epochs, 0.0) * steps_per_epoch))
+    if budget_steps > 0:
+        planned = min(planned, int(budget_steps))
+    return steps_per_epoch, max(1, planned)
+
+
+def eval_every_for(task: str, n_examples: int, batch_size: int, gradient_accumulation_steps: int = 1,
+                   train_cap: int = 0, *, epochs: float = 0.0, max_steps: int = 0, budget_steps: int = 0) -> int:
+    """Optimizer steps between dev evaluations a task starts with on a training file of ``n_examples`` rows
+    (``train_cap`` > 0 caps them): the steps of one epoch, or of the whole run when it plans fewer (``epochs`` >
+    0, ``max_steps``, ``budget_steps``: :func:`run_steps`), over the task's ``default_evals_per_epoch``, at
+    least 1, so a run shorter than an epoch still evaluates that often (tenth trial: 90 for a run of 60 steps
+    evaluated only at the start and the end); the task's ``default_eval_every`` when it has no per-epoch
+    default or the size is unknown (``n_examples`` <= 0). Raises KeyError for an unknown task."""
+    facts = get_task_facts(task)
+    if not facts.default_evals_per_epoch or n_examples <= 0:
+        return facts.default_eval_every
+    steps_per_epoch, planned = run_steps(n_examples, batch_size, gradient_accumulation_steps, train_cap,
+                                         epochs=epochs or 1.0, max_steps=max_steps, budget_steps=budget_steps)
+    return max(1, min(steps_per_epoch, planned) // facts.default_evals_per_epoch)
+
+
+def task_defaults(task: str) -> dict:
+    """The recipe a task starts with in the launcher: TASK_DEFAULT_FIELDS -> value. learning_rate and
+    max_seq_length are None (the config's "task default": the task's default_learning_rate and
+    default_max_seq_length at run time); batch_size and eval_every are its default_batch_size and
+    default_eval_every. Raises KeyError (naming the tasks) for an unknown task."""
+    facts = get_task_facts(task)
+    return {"learning_rate": None, "max_seq_length": None, "batch_size": facts.default_batch_size,
+            "eval_every": facts.default_eval_every}

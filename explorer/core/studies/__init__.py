@@ -1,0 +1,1 @@
+"""Studies over many runs: groups (restarts, grids), cross-validation, their statistics and reports."""

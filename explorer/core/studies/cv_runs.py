@@ -1,0 +1,426 @@
+"""k-fold cross-validation as a run group: the fold files, the members' configs, the out-of-fold file.
+
+``bert-explorer group --cv K`` (explorer/commands/group.py) plans a group of kind "cv" here: the training
+file is read once, every labelled example gets a fold (core/studies/cv.py: stratified by label for a classification
+table; grouped by article title for SQuAD, so no passage is in two folds; grouped by ``--cv-group-column``
+when given), and the group folder ``<runs>/.groups/<name>/`` gets, written once and reused by every later
+call (a re-run member, a resumed group, the summary)::
+
+    folds.json                  k, seed, grouping, the source file's size and mtime, each example's fold
+    folds/fold-1-train.csv      the rows of every other fold (SQuAD: fold-1-train.json, whole articles)
+    folds/fold-1-dev.csv        the rows of fold 1, in input order
+    folds/fold-1-predictions.csv  predict's output for fold 1's dev rows with that member's checkpoints/last
+    oof_predictions.csv         every example once, in input order, predict's columns + ``fold`` (1-based)
+    oof_metrics.json            the pooled out-of-fold metrics (the metric table's names, display scale)
+
+Member i is an ordinary run (``<name>-0i``, trained by ``bert-explorer train --config``) on fold i's train
+file with fold i's dev file as its dev set. Its out-of-fold predictions come from ``checkpoints/last``
+(not ``best``: choosing the checkpoint on the held-out fold would score that fold with a model picked on it)
+and without the run's temperature (calibration.json is fitted on the same dev fold). The spread across folds
+is the group's usual final-metric mean ± sd and t interval (core/studies/group_stats.py); the pooled figures are
+computed once over all out-of-fold predictions (training/glue_metrics.classification_metrics, SQuAD's
+official evaluation in core/metrics.squad_evaluate). Qt-free; torch only when a fold is predicted.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from explorer.core.studies.cv import CrossValidationError, Fold, cv_folds, out_of_fold
+from explorer.core.specs.tasks import find_task_facts
+from explorer.core.studies.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
+
+FOLDS_FILE = "folds.json"
+FOLDS_FOLDER = "folds"
+OOF_FILE = "oof_predictions.csv"
+OOF_METRICS_FILE = "oof_metrics.json"
+CV_TASKS = ("single", "pair", "squad_v1", "squad_v2")
+
+
+@dataclass
+class CvData:
+    """The labelled examples of a cross-validation source, as the folds need them.
+
+    kind: "table" (single/pair classification) or "squad". n: examples (table rows kept by the loader;
+    SQuAD questions). labels: (n,) class ids (table) or None. class_names: the classes in id order.
+    groups: (n,) group keys (article title, the group column) or None (stratified). gold: SQuAD question id
+    -> gold answer texts. ids: each example's id (row id / question id), in input order."""
+
+    kind: str
+    source: str
+    n: int
+    labels: list | None
+    class_names: list[str]
+    groups: list[str] | None
+    ids: list[str]
+    gold: dict = field(default_factory=dict)
+    _rows: list = field(default_factory=list, repr=False)        # table: (values) per example
+    _header: list[str] | None = field(default=None, repr=False)  # table: the header (None: no header)
+    _squad: dict = field(default_factory=dict, repr=False)       # squad: the raw JSON
+    _article_of: list[int] = field(default_factory=list, repr=False)   # squad: article index of each question
+
+
+def _fingerprint(path: str) -> dict:
+    st = os.stat(path)
+    return {"source": str(path), "size": st.st_size, "mtime": int(st.st_mtime)}
+
+
+def load_cv_data(config, group_column: str = "") -> CvData:
+    """Read ``config.train`` (a local file) for cross-validation. Raises CrossValidationError (a UserError)
+    naming the flag: a hub dataset, a task folds are not made for (regression, multi-label, SWAG, NER), an
+    unknown group column; and the loaders' ClassificationDataError / SquadDataError for unusable data."""
+    task = config.task
+    if task not in CV_TASKS:
+        raise CrossValidationError(f"--cv: folds are made for --task {', '.join(CV_TASKS)} (got {task})")
+    if not config.train or not Path(config.train).expanduser().is_file():
+        raise CrossValidationError(f"--cv needs --train to be a local file (got {config.train!r})")
+    if config.dev or config.dev_fraction:
+        raise CrossValidationError("--cv makes each fold's dev set from --train; leave out --dev / --dev-fraction")
+    if config.dev_cap:
+        raise CrossValidationError("--cv scores every held-out example; leave out --dev-cap")
+    path = str(Path(config.train).expanduser())
+    facts = find_task_facts(task)
+    if facts is not None and facts.data_kind == "squad":
+        return _squad_data(path, group_column)
+    return _table_data(config, path, group_column)
+
+
+def _table_data(config, path: str, group_column: str) -> CvData:
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.table import read_table, resolve_column
+
+    facts = find_task_facts(config.task)
+    data = load_classification(path, pair=bool(facts and facts.pair), text_columns=config.text_columns or None,
+                               label_column=config.label_column, id_column=config.id_column,
+                               no_header=config.no_header, encoding=config.encoding,
+                               label_names=config.label_names or None, skip_invalid=config.skip_invalid)
+    table = read_table(path, no_header=config.no_header, encoding=config.encoding)
+    by_line = dict(table.rows)
+    rows = [by_line[line] for line in data.lines]
+    groups = None
+    if group_column:
+        col = resolve_column(table, group_column, "group column", "--cv-group-column")
+        groups = [str(r[col]) if col < len(r) and r[col] is not None else "" for r in rows]
+    return CvData("table", path, len(data), list(data.labels), data.class_names(), groups, list(data.row_ids),
+                  _rows=rows, _header=list(table.columns) if table.has_header else None)
+
+
+def _squad_data(path: str, group_column: str) -> CvData:
+    if group_column and group_column != "title":
+        raise CrossValidationError("--cv-group-column: SQuAD folds are grouped by article title (give title or nothing)")
+    raw = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    articles = raw.get("data") if isinstance(raw, dict) else None
+    if not isinstance(articles, list) or not articles:
+        raise CrossValidationError(f"{path}: not a SQuAD file (no 'data' list of articles)")
+    ids, groups, gold, article_of = [], [], {}, []
+    for a_i, article in enumerate(articles):
+        title = str(article.get("title", f"article {a_i + 1}"))
+        for para in article.get("paragraphs", []):
+            for qa in para.get("qas", []):
+                qid = str(qa.get("id"))
+                ids.append(qid)
+                groups.append(title)
+                article_of.append(a_i)
+                gold[qid] = [] if qa.get("is_impossible") else [a.get("text", "") for a in qa.get("answers", [])]
+    return CvData("squad", path, len(ids), None, [], groups, ids, gold=gold, _squad=raw, _article_of=article_of)
+
+
+# -- the fold files ---------------------------------------------------------------------------
+def fold_files(group_folder: Path, index: int, kind: str) -> tuple[Path, Path]:
+    """(train file, dev file) of fold ``index`` (0-based) in the group folder."""
+    ext = "json" if kind == "squad" else "csv"
+    folder = Path(group_folder) / FOLDS_FOLDER
+    return folder / f"fold-{index + 1}-train.{ext}", folder / f"fold-{index + 1}-dev.{ext}"
+
+
+def fold_predictions_path(group_folder: Path, index: int) -> Path:
+    """Fold ``index``'s (0-based) predictions in predict's format."""
+    return Path(group_folder) / FOLDS_FOLDER / f"fold-{index + 1}-predictions.csv"
+
+
+def _write_part(data: CvData, indices: np.ndarray, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    if data.kind == "squad":
+        keep = sorted({data._article_of[i] for i in indices.tolist()})
+        out = {k: v for k, v in data._squad.items() if k != "data"}
+        out["data"] = [data._squad["data"][a] for a in keep]
+        tmp.write_text(json.dumps(out), encoding="utf-8")
+    else:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            if data._header is not None:
+                w.writerow(data._header)
+            for i in indices.tolist():
+                w.writerow(["" if v is None else v for v in data._rows[i]])
+    os.replace(tmp, path)
+
+
+def make_folds(data: CvData, k: int, seed: int) -> list[Fold]:
+    """core.studies.cv.cv_folds over ``data``: grouped when it has groups, else stratified by label."""
+    return cv_folds(data.labels if data.labels is not None else [0] * data.n, k=k, seed=seed, groups=data.groups)
+
+
+def start_cv_group(base, runs_dir: str | Path, name: str, k: int, group_column: str = "") -> tuple[Group, list, str]:
+    """Plan a new cross-validation group and write it: group.json, folds.json, every fold's train / dev file
+    and each member's config (``.groups/<name>/configs/<run_id>.json``, as :func:`explorer.core.studies.groups.
+    write_member_configs`). The one place both ``bert-explorer group --cv K`` and the GUI's
+    "Cross-validate…" make a cv group. Returns (group, the K member TrainConfigs with ``output_dir`` the runs
+    folder, a one-line note "N examples, fold sizes a, b, ..."). Raises CrossValidationError, GroupError and
+    the loaders' data errors; nothing is written when planning fails."""
+    from explorer.core.studies.groups import write_group, write_member_configs
+
+    group, configs, data, folds = plan_cv(base, runs_dir, name, k, group_column)
+    configs = [dataclasses.replace(c, output_dir=str(runs_dir)) for c in configs]
+    write_group(runs_dir, group)
+    write_folds(group_dir(runs_dir, group.name), data, folds, k, base.seed, group_column)
+    write_member_configs(runs_dir, group, configs)
+    sizes = ", ".join(str(len(f.dev)) for f in folds)
+    return group, configs, f"{data.n} examples, fold sizes {sizes}"
+
+
+def write_folds(group_folder: Path, data: CvData, folds: list[Fold], k: int, seed: int, group_column: str) -> Path:
+    """Write folds.json and every fold's train / dev file (atomically, each once). Returns folds.json."""
+    group_folder = Path(group_folder)
+    for f in folds:
+        train, dev = fold_files(group_folder, f.index, data.kind)
+        _write_part(data, f.train, train)
+        _write_part(data, f.dev, dev)
+    assignment = np.zeros(data.n, dtype=int)
+    for f in folds:
+        assignment[f.dev] = f.index + 1
+    doc = {**_fingerprint(data.source), "k": k, "seed": seed, "kind": data.kind,
+           "grouping": ("article title" if data.kind == "squad" else group_column) or "stratified by label",
+           "n": data.n, "ids": data.ids, "fold": assignment.tolist(),
+           "labels": data.labels, "class_names": data.class_names, "gold": data.gold}
+    path = group_folder / FOLDS_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+@dataclass
+class FoldPlan:
+    """What folds.json holds, read back: k, seed, kind, n, each example's fold (1-based, (n,)), labels /
+    class names (table), gold answers (SQuAD), and the source fingerprint."""
+
+    k: int
+    seed: int
+    kind: str
+    n: int
+    fold: list[int]
+    ids: list[str]
+    labels: list | None
+    class_names: list[str]
+    gold: dict
+    source: str
+    grouping: str
+    size: int = 0
+    mtime: int = 0
+
+    def folds(self) -> list[Fold]:
+        """The Fold objects (train / dev indices) of the assignment."""
+        a = np.asarray(self.fold)
+        return [Fold(i, np.flatnonzero(a != i + 1), np.flatnonzero(a == i + 1)) for i in range(self.k)]
+
+
+def read_folds(group_folder: Path) -> FoldPlan | None:
+    """folds.json of a cv group, or None when there is none. Raises CrossValidationError when unreadable."""
+    path = Path(group_folder) / FOLDS_FILE
+    if not path.is_file():
+        return None
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        return FoldPlan(int(d["k"]), int(d["seed"]), d["kind"], int(d["n"]), [int(x) for x in d["fold"]],
+                        [str(x) for x in d["ids"]], d.get("labels"), list(d.get("class_names") or []),
+                        d.get("gold") or {}, d["source"], d.get("grouping", ""), int(d.get("size", 0)),
+                        int(d.get("mtime", 0)))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CrossValidationError(f"{path}: unreadable fold file ({exc})") from None
+
+
+def plan_cv(base, runs_dir: str | Path, name: str, k: int, group_column: str = "") -> tuple[Group, list, CvData, list[Fold]]:
+    """(Group of kind "cv", one TrainConfig per fold with run id ``<name>-0i``, the data, the folds).
+
+    The configs point at the fold files of :func:`fold_files` under the group folder (written by
+    :func:`write_folds`); the data settings stay the run's (text / label / id columns, header), the encoding
+    becomes UTF-8 (the fold files are written in it), and named classes are pinned (``label_names``) so every
+    fold's head has the same label ids and classes (``num_labels`` too: a grouped fold may miss a class).
+    Raises CrossValidationError (and the loaders' data errors)."""
+    name = check_group_name(name)
+    data = load_cv_data(base, group_column)
+    folds = make_folds(data, k, base.seed)
+    members = [GroupMember(_member_id(name, i), base.seed, {"fold": i + 1}) for i in range(k)]
+    group = Group(name=name, kind="cv", members=members, varied=["fold"], seeds=[base.seed],
+                  base=_base_dict(base, []), created=time.time(),
+                  cv={"k": k, "group_column": group_column, "data": data.kind, "source": base.train})
+    folder = group_dir(runs_dir, name)
+    configs = []
+    for i in range(k):
+        train, dev = fold_files(folder, i, data.kind)
+        extra = {"encoding": ""} if data.kind == "table" else {}
+        if data.kind == "table" and not base.label_names and not all(c.isdigit() for c in data.class_names):
+            extra["label_names"] = list(data.class_names)
+        if data.kind == "table" and not base.num_labels and len(data.class_names) >= 2:   # a grouped fold may miss a class
+            extra["num_labels"] = len(data.class_names)
+        configs.append(dataclasses.replace(base, run_id=_member_id(name, i), train=str(train), dev=str(dev),
+                                           dev_fraction=None, **extra))
+    return group, configs, data, folds
+
+
+def check_source_unchanged(plan: FoldPlan) -> str | None:
+    """A note when the source file changed since the folds were made (size or mtime), else None."""
+    try:
+        now = _fingerprint(plan.source)
+    except OSError:
+        return f"{plan.source}: no longer there; the folds of folds.json are used as written"
+    if (now["size"], now["mtime"]) != (plan.size, plan.mtime):
+        return (f"{plan.source} changed since the folds were made; the fold files of the group folder (made "
+                "from the earlier file) are used")
+    return None
+
+
+# -- out-of-fold predictions ------------------------------------------------------------------
+@dataclass
+class OofResult:
+    """The pooled out-of-fold figures of a cv group.
+
+    path: oof_predictions.csv. n: examples (each predicted once). metrics: name -> value on the display
+    scale of core.specs.metric_display (shares in percent). folds_done / k: folds whose predictions are in.
+    notes: what was missing or reused."""
+
+    path: Path | None
+    n: int
+    k: int
+    folds_done: int
+    metrics: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def text(self, task: str | None = None) -> str:
+        """"pooled out-of-fold (n 3668, 5 of 5 folds): accuracy 71.30, F1 80.95, ..." or why there are none."""
+        from explorer.core.specs.metric_display import metric_label
+
+        if not self.metrics:
+            return f"pooled out-of-fold: not yet ({self.folds_done} of {self.k} folds predicted)"
+        figures = ", ".join(f"{metric_label(k, task)} {v:.2f}" for k, v in self.metrics.items())
+        return f"pooled out-of-fold (n {self.n}, each example predicted once, {self.folds_done} of {self.k} folds): {figures}"
+
+    def to_dict(self) -> dict:
+        return {"path": str(self.path) if self.path else None, "n": self.n, "k": self.k,
+                "folds_done": self.folds_done, "metrics": self.metrics, "notes": self.notes}
+
+
+def predict_fold(group_folder: Path, plan: FoldPlan, index: int, run_dir: Path, *, batch_size: int = 32,
+                 predict=None) -> Path | None:
+    """Fold ``index``'s dev rows predicted with ``run_dir``'s checkpoints/last, written once to
+    :func:`fold_predictions_path` (reused while newer than the checkpoint). None when the member has no
+    complete last checkpoint yet. ``predict``: the engine's predict_file (tests may pass their own)."""
+    from explorer.core.training.checkpoints import checkpoint_dir
+
+    ckpt = checkpoint_dir(run_dir, "last")
+    if ckpt is None:
+        return None
+    out = fold_predictions_path(group_folder, index)
+    if out.is_file() and out.stat().st_mtime >= Path(ckpt).stat().st_mtime:
+        return out
+    if predict is None:
+        from explorer.core.predict.engine import predict_file as predict
+    _, dev = fold_files(group_folder, index, plan.kind)
+    tmp = out.with_name(f"{out.stem}.tmp{out.suffix}")
+    predict(str(ckpt), str(dev), str(tmp), batch_size=batch_size, calibration=False)
+    os.replace(tmp, out)
+    return out
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def pooled_metrics(plan: FoldPlan, rows: list[dict]) -> dict:
+    """The pooled metrics over out-of-fold ``rows`` (input order, one per example), display scale.
+
+    Table: classification_metrics of the gold class ids against log p_<class> (the p columns in the model's
+    id order; argmax = predicted_label). SQuAD: the official evaluation of the ``answer`` column."""
+    from explorer.core.specs.metric_display import display_scale
+
+    if plan.kind == "squad":
+        from explorer.core.metrics.squad import squad_evaluate
+
+        preds = {plan.ids[i]: (r.get("answer") or "") for i, r in enumerate(rows)}
+        task = "squad_v2" if any(not v for v in plan.gold.values()) else "squad_v1"
+        raw = squad_evaluate(plan.gold, preds)
+    else:
+        from explorer.core.metrics.glue import classification_metrics
+
+        task = "pair"
+        p_cols = [c for c in rows[0] if c.startswith("p_")] if rows else []
+        probs = np.asarray([[float(r[c]) if r[c] not in ("", None) else math.nan for c in p_cols] for r in rows])
+        ok = np.isfinite(probs).all(axis=1)
+        labels = np.asarray(plan.labels)[ok]
+        raw = classification_metrics(labels, np.log(np.clip(probs[ok], 1e-12, 1.0)),
+                                     label_names=[c[2:] for c in p_cols])
+    out = {}
+    for k, v in raw.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k not in ("total",):
+            out[k] = float(v) * display_scale(k, task)
+    return out
+
+
+def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32) -> OofResult:
+    """Predict every finished member's held-out fold (cached), then, when all k are in, write
+    oof_predictions.csv (input order, predict's columns + ``fold``) and oof_metrics.json. Returns what is in."""
+    from explorer.core.predict.writing import write_table
+
+    folder = group_dir(runs_dir, group.name)
+    plan = read_folds(folder)
+    if plan is None:
+        raise CrossValidationError(f"group {group.name!r}: no {FOLDS_FILE} in {folder}")
+    notes = [n for n in [check_source_unchanged(plan)] if n]
+    folds = plan.folds()
+    per_fold, columns = [], None
+    for f, member in zip(folds, group.members):
+        path = predict_fold(folder, plan, f.index, Path(runs_dir) / member.run_id, batch_size=batch_size,
+                            predict=predict)
+        if path is None:
+            notes.append(f"{member.run_id}: no complete checkpoints/last yet; fold {f.index + 1} not predicted")
+            per_fold.append(None)
+            continue
+        cols, rows = _read_csv(path)
+        columns = columns or cols
+        per_fold.append(rows)
+    done = sum(r is not None for r in per_fold)
+    result = OofResult(None, plan.n, plan.k, done, notes=notes)
+    if done < plan.k:
+        return result
+    oof = out_of_fold(folds, per_fold, plan.n)
+    out = folder / OOF_FILE
+    write_table(out, list(columns) + ["fold"], oof)
+    result.path = out
+    result.metrics = pooled_metrics(plan, oof)
+    (folder / OOF_METRICS_FILE).write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+    return result
+
+
+def read_oof(runs_dir: str | Path, name: str) -> OofResult | None:
+    """oof_metrics.json of a cv group (written by :func:`collect_oof`), or None when it is not there yet."""
+    path = group_dir(runs_dir, name) / OOF_METRICS_FILE
+    if not path.is_file():
+        return None
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        return OofResult(Path(d["path"]) if d.get("path") else None, int(d["n"]), int(d["k"]), int(d["folds_done"]),
+                         dict(d.get("metrics") or {}), list(d.get("notes") or []))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -1,0 +1,344 @@
+"""Run groups: N restarts of one configuration, or a hyperparameter grid, as plain files.
+
+A group is ``<runs folder>/.groups/<name>/group.json`` (a dot-folder, so ``runs.list_runs`` never
+mistakes it for a run) naming its member runs, which live beside every other run in the runs folder::
+
+    {"name": "mrpc-restarts", "kind": "restarts" | "grid", "created": <unix time>,
+     "varied": ["seed"] | ["batch_size", "learning_rate", "epochs"],
+     "seeds": [1, 2, 3],
+     "members": [{"run_id": "...", "seed": 1, "params": {"seed": 1}}, ...],
+     "base": {...TrainConfig of the group without the varied settings...},
+     "cv": {"k": 5, "group_column": "", "data": "table" | "squad", "source": "train.tsv"}}   # kind "cv" only
+
+A "cv" group (k-fold cross-validation, ``varied ["fold"]``) keeps its fold files, fold assignment and
+out-of-fold predictions beside group.json (explorer/core/studies/cv_runs.py).
+
+The file is written once, before any member starts, so a group whose members were never started,
+were killed or crashed stays readable: :func:`read_group` returns every member with the status of
+its folder ("missing" when the folder does not exist). Torch-free.
+
+Source: BERT paper (Devlin et al. 2019) section 4.1 and appendix A.3: "for small data sets, several
+random restarts, selecting the best model on dev"; the fine-tuning grid batch x lr x epochs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explorer.core.specs.train_config import PAPER_GRID, TrainConfig, paper_grid
+
+GROUPS_FOLDER = ".groups"
+GROUP_FILE = "group.json"
+KINDS = ("restarts", "grid", "cv")
+MISSING = "missing"
+
+
+class GroupError(ValueError):
+    """A group file that cannot be used, or a group that cannot be planned (the message names which)."""
+
+
+@dataclass
+class GroupMember:
+    """One run of a group: its run_id, its seed and the values of the varied settings."""
+
+    run_id: str
+    seed: int
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class Group:
+    """A named group of runs (see the module docstring for the file format)."""
+
+    name: str
+    kind: str
+    members: list[GroupMember]
+    varied: list[str]
+    seeds: list[int]
+    base: dict = field(default_factory=dict)
+    created: float = 0.0
+    cv: dict = field(default_factory=dict)   # kind "cv": k, group_column, data ("table" / "squad"), source
+
+    def to_dict(self) -> dict:
+        out = {"name": self.name, "kind": self.kind, "created": self.created, "varied": list(self.varied),
+               "seeds": list(self.seeds), "members": [dataclasses.asdict(m) for m in self.members],
+               "base": self.base}
+        if self.cv:
+            out["cv"] = dict(self.cv)
+        return out
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [m.run_id for m in self.members]
+
+
+@dataclass
+class MemberState:
+    """A group member as found on disk: status is a run_status name, or "missing" (no folder)."""
+
+    member: GroupMember
+    path: Path
+    status: str
+    summary: object | None = None   # runs.RunSummary when the folder exists
+
+
+# -- names and files --------------------------------------------------------------------------
+def check_group_name(name: str) -> str:
+    """The name, stripped; raises GroupError when it cannot be a folder name."""
+    name = (name or "").strip()
+    if not name or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        raise GroupError(f"group name {name!r} must be a plain folder name (letters, digits, . _ -)")
+    return name
+
+
+def group_dir(runs_dir: str | Path, name: str) -> Path:
+    return Path(runs_dir) / GROUPS_FOLDER / check_group_name(name)
+
+
+def write_group(runs_dir: str | Path, group: Group) -> Path:
+    """Write ``group.json`` atomically (temp file + rename); returns its path.
+
+    Raises GroupError when a group of that name already exists (groups are never overwritten)."""
+    folder = group_dir(runs_dir, group.name)
+    path = folder / GROUP_FILE
+    if path.exists():
+        raise GroupError(f"group {group.name!r} already exists ({path}); choose another --group name")
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{GROUP_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(group.to_dict(), indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def write_member_configs(runs_dir: str | Path, group: Group, configs: list) -> list[Path]:
+    """Each member's TrainConfig as ``.groups/<name>/configs/<run_id>.json`` (what ``bert-explorer train
+    --config`` reads, and what a cv group's resume reads back); returns the paths in member order."""
+    folder = group_dir(runs_dir, group.name) / "configs"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for c in configs:
+        path = folder / f"{c.run_id}.json"
+        path.write_text(json.dumps(c.to_dict(), indent=2), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _member(item, index: int, path: Path) -> GroupMember:
+    if not isinstance(item, dict) or not isinstance(item.get("run_id"), str) or not item["run_id"]:
+        raise GroupError(f"{path}: members[{index}] has no run_id")
+    seed = item.get("seed", 0)
+    params = item.get("params") if isinstance(item.get("params"), dict) else {}
+    return GroupMember(run_id=item["run_id"], seed=int(seed) if isinstance(seed, (int, float)) else 0,
+                       params=params)
+
+
+def load_group_file(path: str | Path) -> Group:
+    """Parse one group.json. Raises GroupError naming the file and what was wrong."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GroupError(f"{path}: missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GroupError(f"{path}: unreadable ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise GroupError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise GroupError(f"{path}: holds a {type(data).__name__}, not an object")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise GroupError(f"{path}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    members = data.get("members")
+    if not isinstance(members, list) or not members:
+        raise GroupError(f"{path}: no members")
+    return Group(name=str(data.get("name") or path.parent.name), kind=kind,
+                 members=[_member(m, i, path) for i, m in enumerate(members)],
+                 varied=[str(v) for v in data.get("varied") or []],
+                 seeds=[int(s) for s in data.get("seeds") or [] if isinstance(s, (int, float))],
+                 base=data.get("base") if isinstance(data.get("base"), dict) else {},
+                 created=float(data.get("created") or 0.0),
+                 cv=data.get("cv") if isinstance(data.get("cv"), dict) else {})
+
+
+def list_groups(runs_dir: str | Path) -> tuple[list[Group], list[str]]:
+    """(groups, notes) under ``runs_dir``: every readable group.json, oldest first; each unreadable one
+    is a note (file and reason) and is left out."""
+    root = Path(runs_dir) / GROUPS_FOLDER
+    groups, notes = [], []
+    if not root.is_dir():
+        return [], []
+    for folder in sorted(root.iterdir()):
+        if not (folder / GROUP_FILE).is_file():
+            continue
+        try:
+            groups.append(load_group_file(folder / GROUP_FILE))
+        except GroupError as exc:
+            notes.append(str(exc))
+    groups.sort(key=lambda g: (g.created, g.name))
+    return groups, notes
+
+
+def read_group(runs_dir: str | Path, name: str) -> tuple[Group, list[MemberState]]:
+    """A group and the state of each member on disk. Never fails for a member: a folder that does not
+    exist is "missing", a killed worker leaves "crashed", a garbled run is read as runs.list_runs reads it.
+
+    Raises GroupError when the group file itself is missing or unusable."""
+    runs_dir = Path(runs_dir)
+    group = load_group_file(group_dir(runs_dir, name) / GROUP_FILE)
+    states = []
+    for m in group.members:
+        path = runs_dir / m.run_id
+        summary = member_summary(path)
+        states.append(MemberState(member=m, path=path, status=summary.status if summary else MISSING,
+                                  summary=summary))
+    return group, states
+
+
+def member_summary(path: Path):
+    """runs.RunSummary of a member folder (notes included), or None when it is not a run folder
+    (read as the run store reads every run: explorer.core.runs.store.read_summary)."""
+    from explorer.core.runs.store import read_summary
+
+    return read_summary(path)
+
+
+# -- planning ----------------------------------------------------------------------------------
+def generate_seeds(n: int, seed: int = 0) -> list[int]:
+    """``n`` distinct seeds in [1, 2**31), reproducible from ``seed``."""
+    if n < 1:
+        raise GroupError(f"restarts must be at least 1 (got {n})")
+    rng = random.Random(seed)
+    out: list[int] = []
+    while len(out) < n:
+        s = rng.randrange(1, 2**31)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _member_id(name: str, index: int) -> str:
+    return f"{name}-{index + 1:02d}"
+
+
+def _base_dict(base: TrainConfig, varied: list[str]) -> dict:
+    data = base.to_dict()
+    for key in varied + ["run_id"]:
+        data.pop(key, None)
+    return data
+
+
+def plan_restarts(base: TrainConfig, name: str, seeds: list[int]) -> tuple[Group, list[TrainConfig]]:
+    """A restarts group: one config per seed, run ids ``<name>-01`` ...; everything else as ``base``.
+
+    Raises GroupError for a bad name, no seeds or repeated seeds."""
+    name = check_group_name(name)
+    if not seeds:
+        raise GroupError("a restarts group needs at least one seed")
+    if len(set(seeds)) != len(seeds):
+        raise GroupError(f"seeds repeat: {seeds} (restarts with the same seed are the same run)")
+    configs = [dataclasses.replace(base, seed=int(s), run_id=_member_id(name, i)) for i, s in enumerate(seeds)]
+    members = [GroupMember(c.run_id, c.seed, {"seed": c.seed}) for c in configs]
+    return Group(name=name, kind="restarts", members=members, varied=["seed"], seeds=[int(s) for s in seeds],
+                 base=_base_dict(base, ["seed"]), created=time.time()), configs
+
+
+def plan_grid(base: TrainConfig, name: str, seeds: list[int] | None = None,
+              grid: dict[str, list] | None = None) -> tuple[Group, list[TrainConfig]]:
+    """A grid group: every combination of ``grid`` (default the paper's batch_size x learning_rate x
+    epochs) times every seed (default: ``base.seed`` only). Run ids ``<name>-01`` ... in a stable order."""
+    name = check_group_name(name)
+    seeds = [int(s) for s in (seeds or [base.seed])]
+    if grid is None:
+        points = paper_grid(base)
+        varied = list(PAPER_GRID)
+    else:
+        varied = list(grid)
+        unknown = [k for k in varied if k not in TrainConfig.__dataclass_fields__]
+        if unknown:
+            raise GroupError(f"grid setting(s) {', '.join(unknown)} are not training settings")
+        points = [base]
+        for key in varied:
+            points = [dataclasses.replace(p, **{key: v}) for p in points for v in grid[key]]
+    configs = []
+    for point in points:
+        for s in seeds:
+            configs.append(dataclasses.replace(point, seed=s, run_id=_member_id(name, len(configs))))
+    keys = varied + (["seed"] if len(seeds) > 1 else [])
+    members = [GroupMember(c.run_id, c.seed, {k: getattr(c, k) for k in keys}) for c in configs]
+    return Group(name=name, kind="grid", members=members, varied=keys, seeds=seeds,
+                 base=_base_dict(base, keys), created=time.time()), configs
+
+
+def load_group_data(runs_dir: str | Path, name: str):
+    """(Group, [group_stats.MemberData] in member order, notes) for the group views and reports.
+
+    A member whose folder is missing is a row with status "missing" and no points; a member killed
+    mid-run keeps the points it logged. Notes name what reading a member skipped or fell back on.
+    Raises GroupError when the group file is missing or unusable."""
+    from explorer.core.studies.group_stats import MemberData, member_data
+    from explorer.core.runs.store import load_run
+
+    group, states = read_group(runs_dir, name)
+    rows, notes = [], []
+    for st in states:
+        if st.summary is None:
+            rows.append(MemberData(run_id=st.member.run_id, status=MISSING, params=dict(st.member.params)))
+            notes.append(f"{st.member.run_id}: no run folder at {st.path} (never started or deleted)")
+            continue
+        record = load_run(st.path)
+        rows.append(member_data(record, st.member.params))
+        notes.extend(f"{st.member.run_id}: {n}" for n in record.notes)
+    return group, rows, notes
+
+
+# -- renaming and deleting ---------------------------------------------------------------------
+def _rewrite_name(path: Path, name: str) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["name"] = name
+    tmp = path.parent / f".{GROUP_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def rename_group(runs_dir: str | Path, old: str, new: str) -> Path:
+    """Rename a group: its folder ``.groups/<old>`` becomes ``.groups/<new>`` and group.json says the new
+    name. The member runs keep their folders and run ids (group.json lists them by run_id).
+
+    Returns the new group.json path. Raises GroupError for a bad or taken name or a missing group."""
+    new = check_group_name(new)
+    src, dst = group_dir(runs_dir, old), group_dir(runs_dir, new)
+    if not (src / GROUP_FILE).is_file():
+        raise GroupError(f"group {old!r} has no {GROUP_FILE} in {src}")
+    if dst.exists() and dst != src:
+        raise GroupError(f"group {new!r} already exists ({dst}); choose another name")
+    load_group_file(src / GROUP_FILE)          # refuse to rename a file that cannot be read back
+    if dst != src:
+        os.replace(src, dst)
+    _rewrite_name(dst / GROUP_FILE, new)
+    return dst / GROUP_FILE
+
+
+def trash_group_folder(runs_dir: str | Path, name: str, trash: str = ".trash") -> Path:
+    """Move ``.groups/<name>`` (group.json, member configs) to ``<runs_dir>/<trash>/groups/<name>`` (a time
+    suffix when taken); the member runs are the caller's (the Runs dock trashes them one by one).
+
+    Returns the new folder. Raises GroupError when the group folder does not exist."""
+    import shutil
+
+    src = group_dir(runs_dir, name)
+    if not src.is_dir():
+        raise GroupError(f"group {name!r}: no folder {src}")
+    target_root = Path(runs_dir) / trash / "groups"
+    target_root.mkdir(parents=True, exist_ok=True)
+    target = target_root / src.name
+    if target.exists():
+        target = target_root / f"{src.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    shutil.move(str(src), str(target))
+    return target
