@@ -7,7 +7,7 @@ thread): ``started()``, ``returned(result)``, ``errored(exception)``, ``progress
 superqt for this one class cost 0.8 s of the start, its package loads all its widgets and qtpy).
 This module adds what the app needs around it, once: a chosen pool, keeping the worker referenced until it
 has finished, and error reporting as (message, traceback) text. explorer.ui.shell.tasks.run_in_thread and
-explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of the GUI process suit file reading and
+explorer.ui.inspectors.latest.InThreads are built on it. Threads of the GUI process suit file reading and
 light work only: torch work (model loads, probes, the τ study) holds the GIL and stalls the event loop, so the
 inspectors run it in a child process (explorer.ui.inspectors.client).
 """
