@@ -1,6 +1,6 @@
 """What the τ on dev set page shows and decides, without Qt: which dev file a run checkpoint brings, how long a
 study will take, the summary and τ table of a study's figures, the figures at the chosen τ, and the questions
-nearest it. explorer.ui.inspectors.dev_view draws it. Every number comes from explorer.core.metrics.squad.
+nearest it. explorer.ui.inspectors.dev_view draws it. Every number comes from explorer.core.qa.scores.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ class AtTau:
 
 
 def at_tau(figures, tau: float) -> AtTau:
-    """The figures of the study at ``tau`` (one point of explorer.core.metrics.squad.tau_sweep)."""
+    """The figures of the study at ``tau`` (one point of explorer.core.qa.scores.tau_sweep)."""
     at = tau_sweep(figures.scores, taus=[tau])
     return AtTau(tau=f"{tau:+.2f}", f1=f"{at.f1[0]:.2f}",
                  line=(f"F1 {at.f1[0]:.2f}, EM {at.exact_match[0]:.2f}, HasAns_f1 {at.HasAns_f1[0]:.2f}, "
