@@ -16,6 +16,7 @@ import difflib
 import importlib
 import sys
 
+from explorer.app_args import add_app_arguments
 from explorer.core.errors import EXIT_USER
 
 SUBCOMMANDS = {
@@ -35,28 +36,6 @@ SUBCOMMANDS = {
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
               "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "
               "143 training cancelled; 130 predict interrupted (Ctrl+C; the rows written so far stay)")
-
-
-def add_app_arguments(parser: argparse.ArgumentParser, *, listed_only: bool = False) -> None:
-    """The desktop app's options (``bert-explorer [options]`` with no subcommand) and ``--version``; shared
-    by this parser's --help and the app's own parser (explorer.ui.app), so both list the same ones.
-    ``listed_only``: no defaults in the parsed namespace (the top-level parser, whose namespace the
-    subcommands read)."""
-    from explorer import __version__
-
-    unset = {"default": argparse.SUPPRESS} if listed_only else {}
-
-    group = parser.add_argument_group("desktop app (no subcommand)")
-    group.add_argument("--runs-dir", **({"default": ""} | unset), metavar="FOLDER",
-                       help="runs folder (default: the remembered one, else $EXPLORER_RUNS_DIR, else "
-                            "~/bert-explorer-runs)")
-    group.add_argument("--settings", **({"default": ""} | unset), metavar="FILE.ini",
-                       help="keep the app's settings in this INI file (default: the user's settings; "
-                            "$EXPLORER_SETTINGS does the same)")
-    group.add_argument("--background", action="store_true", **unset,
-                       help="start the app detached and return at once; without a display only say how to "
-                            "start it")
-    parser.add_argument("--version", action="version", version=f"bert-explorer {__version__}")
 
 
 def build_parser() -> argparse.ArgumentParser:

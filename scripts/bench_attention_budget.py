@@ -22,7 +22,8 @@ SENTENCE = "The river flows past the old mill near the town of Ashford. "
 
 def main(argv: list[str] | None = None) -> int:
     from explorer.benchmarks import add_results_argument, load_average, record
-    from explorer.core.attention.budget import attention_bytes, format_bytes
+    from explorer.core.attention.budget import attention_bytes
+    from explorer.core.units import format_bytes
     from explorer.core.models.loading import load_model
     from explorer.core.qa.probe import probe
 

@@ -1,12 +1,12 @@
-"""Embeddings speed (issue 26): occurrences embedded per second against the bare forward pass on the same
+"""Embeddings speed: occurrences embedded per second against the bare forward pass on the same
 batches, PCA of 10,000 x 384, t-SNE of 5,000 points.
 
     python scripts/bench_embeddings.py [--model bundled:minilm] [--data FILE] [--word state] [--n 10000]
         [--threads N] [--batch-size 16] [--pca-n 10000] [--tsne-n 5000] [--skip-tsne]
 
-The embed path is explorer.core.embeddings.points.embed_occurrences (tokenizing each text with offsets, locating the
+The embed path is explorer.core.embeddings.vectors.embed_occurrences (tokenizing each text with offsets, locating the
 pieces, batching, the forward with hidden states, the piece means); the bare forward is
-``encoder(**batch, output_hidden_states=True)`` on exactly the batches it builds (explorer.core.embeddings.points.
+``encoder(**batch, output_hidden_states=True)`` on exactly the batches it builds (explorer.core.embeddings.vectors.
 batches of occurrence_inputs). The two alternate, best of ``--repeats`` each, so machine load hits both alike;
 the figure is the ratio embed / bare (target: within 10%). The occurrences come from ``--data`` (default: the
 SQuAD v1.1 train subset under $EXPLORER_REAL_DATA) or, without it, from generated sentences. PCA and t-SNE run
@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 
 
 def corpus_texts(data: str) -> list[str]:
-    from explorer.core.embeddings.points import read_corpus
+    from explorer.core.embeddings.corpus import read_corpus
 
     if data:
         return read_corpus(data).texts
@@ -61,8 +61,9 @@ def main() -> int:
 
     import torch
 
-    from explorer.core.embeddings.points import (batches, embed_occurrences, encoder_of, find_occurrences, load_encoder,
-                                          occurrence_inputs, project)
+    from explorer.core.embeddings.occurrences import find_occurrences
+    from explorer.core.embeddings.projection import project
+    from explorer.core.embeddings.vectors import batches, embed_occurrences, encoder_of, load_encoder, occurrence_inputs
 
     if args.threads:
         torch.set_num_threads(args.threads)

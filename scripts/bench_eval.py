@@ -4,7 +4,7 @@
     python scripts/bench_eval.py --concat-dev --bare-sample 4         # all 12,000; bare forward on 1/4 of the batches
     python scripts/bench_eval.py --data dev.json --cap 200 --one-at-a-time 200 --int8
 
-What it does (issue 12, target 6), all with the same model, questions, settings and batches:
+What it does, all with the same model, questions, settings and batches:
 1. ``--concat-dev`` writes one SQuAD-format file to /tmp (never into the repo): the shared SQuAD 2.0 and 1.1
    dev files of $EXPLORER_REAL_DATA (articles interleaved, so any --cap mixes both; the v1.1 copies of
    questions that SQuAD 2.0 dev also holds get an id suffix), topped up to ``--total`` questions from the
@@ -248,7 +248,7 @@ def report_int8(loaded, data: Path, cap: int | None, batch_size: int, sample: in
     from explorer.core.data.squad import gold_answers, load_squad, squad_version
     from explorer.core.qa.decoding import decode_predictions, predictions_at
     from explorer.core.qa.inference import predict_squad, quantize_int8
-    from explorer.core.metrics.squad import evaluate_decodings
+    from explorer.core.qa.scores import evaluate_decodings
 
     ds, _ = load_squad(str(data))
     if cap:
@@ -279,7 +279,7 @@ def report_int8(loaded, data: Path, cap: int | None, batch_size: int, sample: in
 
 
 def bench_tau_sweep(n=12000, repeats=20):
-    from explorer.core.metrics.squad import QuestionScores, tau_sweep
+    from explorer.core.qa.scores import QuestionScores, tau_sweep
 
     rng = np.random.default_rng(0)
     has = rng.random(n) < 0.5

@@ -34,7 +34,7 @@ def main(argv=None) -> int:
 
     from explorer.core.qa import windows as features
     from explorer.core.data.squad import load_squad
-    from explorer.core.models.loading import resolve_source
+    from explorer.core.models.sources import resolve_source
 
     tok = AutoTokenizer.from_pretrained(resolve_source(args.model))
     data, _ = load_squad(args.data)

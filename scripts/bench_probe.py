@@ -1,4 +1,4 @@
-"""Probe latency against the bare model forward on the same input, timed in the same process (issue 12, target 2).
+"""Probe latency against the bare model forward on the same input, timed in the same process.
 
     python scripts/bench_probe.py [--model bundled:minilm] [--runs 40] [--threads N] [--profile] [--torch-profile]
     py-spy record -o probe.txt --format raw -- python scripts/bench_probe.py --only 384 --runs 60

@@ -1,4 +1,4 @@
-"""How long the launcher's table preview takes on a 100,000-row CSV (issue 21: under 1 s).
+"""How long the launcher's table preview takes on a 100,000-row CSV (target: under 1 s).
 
 Writes a CSV of N rows (text, label, id; a quoted comma in every tenth text) to a temporary folder and
 times ``explorer.core.data.table.preview_table`` (the head kept, the rest counted), best of 3.

@@ -22,7 +22,7 @@ Variants:
                    SDPA, mixed_precision "auto": bf16 autocast only where bf16 matmul is fast)
   ours-fp32        ... with mixed_precision no
   ours-bf16        ... with mixed_precision bf16
-  ours-dropout0    ... with dropout 0 (issue 30, target 3: no dropout masks, PyTorch's fused attention)
+  ours-dropout0    ... with dropout 0 (no dropout masks, PyTorch's fused attention)
   trainer-padded-fp32, trainer-padded-bf16     Trainer, run_qa.py preprocessing padded to 384
   trainer-dynamic-fp32, trainer-dynamic-bf16   Trainer, run_qa.py preprocessing without padding +
                                                DataCollatorWithPadding (dynamic padding, random batches)
@@ -82,7 +82,7 @@ def dev_scores(model, tokenizer, dev_file: str, n_questions: int, max_seq_length
     from explorer.core.data.squad import gold_answers, load_squad
     from explorer.core.qa.decoding import decode_predictions
     from explorer.core.qa.inference import predict_squad
-    from explorer.core.metrics.squad import evaluate_decodings
+    from explorer.core.qa.scores import evaluate_decodings
 
     ds, _ = load_squad(dev_file)
     ds = ds.select(range(min(n_questions, len(ds))))
@@ -241,7 +241,7 @@ def bench_ours(model_source, train_file, args, mixed_precision: str, dropout: fl
         total = time.perf_counter() - t0
         if args.dev_questions:   # the model the run ended with (checkpoints/last), scored like the Trainer's
             from explorer.core.models.loading import load_model
-            from explorer.core.runs.store import checkpoint_path
+            from explorer.core.runs.layout import checkpoint_path
 
             loaded = load_model(str(checkpoint_path(run_dir, "last")), task="qa")
             dev = dev_scores(loaded.model, loaded.tokenizer, args.dev, args.dev_questions, args.max_seq_length,
@@ -287,7 +287,7 @@ def main(argv=None) -> int:
     hf_logging.disable_progress_bar()
     import torch
 
-    from explorer.core.models.loading import resolve_source
+    from explorer.core.models.sources import resolve_source
     from explorer.core.training.precision import cpu_has_amx, resolve_mixed_precision
 
     model_path = resolve_source(args.model)

@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     info["total_s"] = time.monotonic() - t_all
     if run_id:
         from explorer.core.protocol.events import read_events
-        from explorer.core.runs.store import events_file
+        from explorer.core.runs.layout import events_file
 
         events_path = events_file(out / "runs" / run_id)
         events = read_events(events_path) if events_path.is_file() else []

@@ -8,7 +8,7 @@ Setup: a tiny random BERT QA model (2 layers, 4 heads, hidden 32) saved in a tem
 bundled SQuAD v2.0 sample (resources/samples) as train and dev data. A reference run
 (``python -m explorer train ...``, same seed, no fault) gives the loss of every step.
 
-Trials (seeded):
+Injections (seeded):
 - kill: SIGKILL at a random moment of the run: 0-0.3 s after a random optimizer step (seen in
   events.jsonl), so kills land while it trains, before the first checkpoint and between later ones,
   whatever the machine's load;
@@ -19,10 +19,10 @@ Trials (seeded):
   halfway through ``training_state.pt`` (injected: mounting a small tmpfs needs root, which these
   machines do not give). Only the checkpoint write fails; events still reach the disk.
 
-After each trial: every complete line of ``events.jsonl`` parses (a torn last line is counted, not
+After each injection: every complete line of ``events.jsonl`` parses (a torn last line is counted, not
 failed); ``checkpoints/last`` and ``checkpoints/best`` either load (model + training state) or are
 absent, never half-written; the run reads as ``crashed`` (``failed`` for disk full) with all its logged
-step points, both in explorer.core.runs.store and in the GUI's run store; and ``--resume`` finishes with the
+step points, both in explorer.core.runs.reading and in the GUI's run store; and ``--resume`` finishes with the
 loss of every step after the resume point equal to the reference run's (max |diff| printed; the runs
 are bitwise deterministic on CPU with one thread). The expectation follows what the kill left: when no
 complete ``checkpoints/last`` exists (killed before the first save finished, e.g. while writing the first
@@ -30,11 +30,11 @@ one), the pass is ``--resume`` refusing with the "no checkpoint to resume from" 
 error by the commands' convention, no traceback); a checkpoint that events.jsonl reported as written but
 that is not there is a failure.
 
-``--seeds 0-4`` (or ``0,3,7``) repeats the trials for each seed (one reference run for all) and prints
+``--seeds 0-4`` (or ``0,3,7``) repeats the injections for each seed (one reference run for all) and prints
 each seed's count and the total, so a figure is not one seed's luck.
 
-Prints one line per trial and the counts, e.g. "20/20 runs: events parse, checkpoints whole, resume
-identical". Exit code 0 when every trial passed, 1 otherwise.
+Prints one line per injection and the counts, e.g. "20/20 runs: events parse, checkpoints whole, resume
+identical". Exit code 0 when every injection passed, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 from explorer.core.protocol.events import parse_event  # noqa: E402
-from explorer.core.runs.store import checkpoint_path, config_file, events_file  # noqa: E402
+from explorer.core.runs.layout import checkpoint_path, config_file, events_file  # noqa: E402
 from explorer.paths import SAMPLES  # noqa: E402
 
 SAVE_DELAY = 0.25      # seconds per save phase while aiming a kill at a save
@@ -66,7 +66,7 @@ REFUSED = 2            # the exit code of a refused --resume (a user error: expl
 
 
 @dataclass
-class Trial:
+class Injection:
     """One fault and what the checks found."""
 
     name: str
@@ -187,11 +187,11 @@ def kill_in_save(proc: subprocess.Popen, run_dir: Path, phase: str, nth: int, rn
 
 
 # ----------------------------------------------------------------------------------------- checks
-def check_events(run_dir: Path, trial: Trial) -> int:
+def check_events(run_dir: Path, injection: Injection) -> int:
     """Every complete line parses; returns the number of step events. A torn last line is noted."""
     path = events_file(run_dir)
     if not path.exists():
-        trial.detail += " no events.jsonl yet;"
+        injection.detail += " no events.jsonl yet;"
         return 0
     raw = path.read_bytes().decode("utf-8", errors="replace")
     lines = raw.split("\n")
@@ -201,54 +201,55 @@ def check_events(run_dir: Path, trial: Trial) -> int:
         try:
             steps += parse_event(line).get("event") == "step"
         except ValueError as exc:
-            trial.problems.append(f"events.jsonl line {n} does not parse: {exc}")
+            injection.problems.append(f"events.jsonl line {n} does not parse: {exc}")
     if tail.strip():
-        trial.detail += " torn last line;"
+        injection.detail += " torn last line;"
     return steps
 
 
-def check_checkpoints(run_dir: Path, trial: Trial) -> None:
+def check_checkpoints(run_dir: Path, injection: Injection) -> None:
     """checkpoints/last and best load (model, and the training state of last) or are absent."""
     from explorer.core.models.loading import load_model
-    from explorer.core.training.checkpoints import INFO_FILE, checkpoint_dir, load_training_state
+    from explorer.core.runs.layout import INFO_FILE
+    from explorer.core.training.checkpoints import checkpoint_dir, load_training_state
 
     for kind in ("last", "best"):
         folder = checkpoint_path(run_dir, kind)
         if folder.exists() and not (folder / INFO_FILE).is_file():
-            trial.problems.append(f"checkpoints/{kind} is half-written (no {INFO_FILE})")
+            injection.problems.append(f"checkpoints/{kind} is half-written (no {INFO_FILE})")
         found = checkpoint_dir(run_dir, kind)
         if found is None:
-            trial.detail += f" {kind}: absent;"
+            injection.detail += f" {kind}: absent;"
             continue
         try:
             load_model(str(found), "qa")
             if kind == "last":
                 load_training_state(run_dir)
-            trial.detail += f" {kind}: loads{' (.old)' if found.name.endswith('.old') else ''};"
+            injection.detail += f" {kind}: loads{' (.old)' if found.name.endswith('.old') else ''};"
         except Exception as exc:  # noqa: BLE001 - any failure to load is the finding
-            trial.problems.append(f"checkpoints/{kind} does not load: {type(exc).__name__}: {exc}"[:300])
+            injection.problems.append(f"checkpoints/{kind} does not load: {type(exc).__name__}: {exc}"[:300])
 
 
-def check_reads_as(run_dir: Path, status: str, steps: int, trial: Trial) -> None:
-    """core.runs.store and the GUI's run store both read the run as ``status`` with all its step points."""
-    from explorer.core.runs.store import load_run
+def check_reads_as(run_dir: Path, status: str, steps: int, injection: Injection) -> None:
+    """core.runs.reading and the GUI's run store both read the run as ``status`` with all its step points."""
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.store import load_run_state
 
     rec = load_run(run_dir)
     if rec.status != status:
-        trial.problems.append(f"core.runs.store reads the run as {rec.status}, not {status}")
+        injection.problems.append(f"core.runs.reading reads the run as {rec.status}, not {status}")
     if len(rec.steps()) != steps:
-        trial.problems.append(f"core.runs.store shows {len(rec.steps())} step points of {steps} logged")
+        injection.problems.append(f"core.runs.reading shows {len(rec.steps())} step points of {steps} logged")
     state = load_run_state(run_dir)
     if state.status != status:
-        trial.problems.append(f"the GUI reads the run as {state.status}, not {status}")
+        injection.problems.append(f"the GUI reads the run as {state.status}, not {status}")
     loss = state.series.get("loss")
     shown = len(loss) if loss is not None else 0
     if shown != steps:
-        trial.problems.append(f"the GUI shows {shown} loss points of {steps} logged")
+        injection.problems.append(f"the GUI shows {shown} loss points of {steps} logged")
 
 
-def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, trial: Trial) -> None:
+def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, injection: Injection) -> None:
     """--resume finishes with the reference losses after the resume point (or refuses: no checkpoint)."""
     from explorer.core.protocol.events import read_events
     from explorer.core.training.checkpoints import checkpoint_dir
@@ -258,88 +259,90 @@ def check_resume(run_dir: Path, reference: dict[int, float], max_steps: int, tri
         reported = [e for e in read_events(run_dir / "events.jsonl") if e.get("event") == "checkpoint"
                     and e.get("kind") == "last"] if (run_dir / "events.jsonl").exists() else []
         if reported:
-            trial.problems.append(f"checkpoints/last of step {reported[-1].get('step')} was reported written "
+            injection.problems.append(f"checkpoints/last of step {reported[-1].get('step')} was reported written "
                                   "but is not there")
     proc = subprocess.run([sys.executable, "-m", "explorer", "train", "--resume", str(run_dir)], cwd=REPO,
                           env=worker_env(), capture_output=True, text=True, timeout=900)
     if not had_checkpoint:   # nothing complete to resume from: the right answer is a clear refusal
         if proc.returncode != REFUSED or "no checkpoint to resume from" not in proc.stderr \
                 or "Traceback" in proc.stderr:
-            trial.problems.append(f"resume without a checkpoint: exit {proc.returncode}, {proc.stderr[-300:]!r}")
+            injection.problems.append(f"resume without a checkpoint: exit {proc.returncode}, {proc.stderr[-300:]!r}")
         writing = any((run_dir / "checkpoints").glob(".tmp-last-*")) if (run_dir / "checkpoints").is_dir() else False
-        trial.detail += (" resume refused (killed while writing the first checkpoint);" if writing
+        injection.detail += (" resume refused (killed while writing the first checkpoint);" if writing
                          else " resume refused (no checkpoint yet);")
-        trial.refused = True
+        injection.refused = True
         return
     if proc.returncode != 0:
-        trial.problems.append(f"--resume exited {proc.returncode}: {proc.stderr[-500:]!r}")
+        injection.problems.append(f"--resume exited {proc.returncode}: {proc.stderr[-500:]!r}")
         return
     events = read_events(events_file(run_dir))
     start = [i for i, e in enumerate(events) if e["event"] == "started"][-1]
     resumed = step_losses(events[start:])
     if not resumed or max(resumed) != max_steps:
-        trial.problems.append(f"resumed run ended at step {max(resumed, default=None)}, not {max_steps}")
+        injection.problems.append(f"resumed run ended at step {max(resumed, default=None)}, not {max_steps}")
     diffs = [abs(loss - reference[s]) / max(abs(reference[s]), 1e-12) for s, loss in resumed.items()]
-    trial.max_diff = max(diffs, default=0.0)
-    trial.resumed = True
-    if trial.max_diff > LOSS_TOLERANCE:
-        trial.problems.append(f"resumed losses differ from the reference (max relative diff {trial.max_diff:.2e})")
-    trial.detail += f" resumed from step {events[start].get('resumed_from_step')}, {len(resumed)} steps;"
+    injection.max_diff = max(diffs, default=0.0)
+    injection.resumed = True
+    if injection.max_diff > LOSS_TOLERANCE:
+        injection.problems.append("resumed losses differ from the reference "
+                                  f"(max relative diff {injection.max_diff:.2e})")
+    injection.detail += f" resumed from step {events[start].get('resumed_from_step')}, {len(resumed)} steps;"
 
 
-# ----------------------------------------------------------------------------------------- trials
-def run_kill_trial(i: int, inputs: dict, out: Path, ref: dict, args, rng: random.Random, seed: int = 0,
-                   tag: str = "") -> Trial:
+# ----------------------------------------------------------------------------------------- injections
+def run_kill_injection(i: int, inputs: dict, out: Path, ref: dict, args, rng: random.Random, seed: int = 0,
+                       tag: str = "") -> Injection:
     run_id = f"kill-{i:02d}{tag}"
     argv = train_args(inputs, out, run_id, args.max_steps)
     if i % 4 == 3:   # every fourth kill is aimed at a checkpoint save
         phase = ("writing", "swap", "best")[(i // 4) % 3]
         nth = rng.randint(1, 4)
-        trial = Trial(f"{run_id} in save ({phase})", seed=seed)
+        injection = Injection(f"{run_id} in save ({phase})", seed=seed)
         proc = start_worker(argv, fault=f"save_delay={SAVE_DELAY}")
         killed = kill_in_save(proc, out / run_id, phase, nth, rng)
     else:
         step, delay = rng.randint(1, args.max_steps - 2), rng.uniform(0, 0.3)
-        trial = Trial(f"{run_id} {delay:.2f} s after step {step:3d}", seed=seed)
+        injection = Injection(f"{run_id} {delay:.2f} s after step {step:3d}", seed=seed)
         proc = start_worker(argv)
         killed = kill_after_step(proc, events_file(out / run_id), step, delay)
     if not killed:
-        trial.problems.append(f"the worker ended (exit {proc.returncode}) before the kill")
-        return trial
-    steps = check_events(out / run_id, trial)
-    check_checkpoints(out / run_id, trial)
+        injection.problems.append(f"the worker ended (exit {proc.returncode}) before the kill")
+        return injection
+    steps = check_events(out / run_id, injection)
+    check_checkpoints(out / run_id, injection)
     if config_file(out / run_id).exists():
-        check_reads_as(out / run_id, "crashed", steps, trial)
-        check_resume(out / run_id, ref, args.max_steps, trial)
+        check_reads_as(out / run_id, "crashed", steps, injection)
+        check_resume(out / run_id, ref, args.max_steps, injection)
     else:
-        trial.detail += " killed before the run folder existed;"
-    return trial
+        injection.detail += " killed before the run folder existed;"
+    return injection
 
 
-def run_enospc_trial(i: int, inputs: dict, out: Path, ref: dict, args, seed: int = 0, tag: str = "") -> Trial:
+def run_enospc_injection(i: int, inputs: dict, out: Path, ref: dict, args, seed: int = 0,
+                         tag: str = "") -> Injection:
     run_id = f"diskfull-{i:02d}{tag}"
     nth = 2 + i
-    trial = Trial(f"{run_id} at save {nth}", seed=seed)
+    injection = Injection(f"{run_id} at save {nth}", seed=seed)
     proc = start_worker(train_args(inputs, out, run_id, args.max_steps), fault=f"enospc_save={nth}")
     _, err = proc.communicate(timeout=900)
     if proc.returncode != 1 or "disk full while writing" not in err or "Traceback" in err:
-        trial.problems.append(f"disk full: exit {proc.returncode}, stderr {err[-300:]!r}")
+        injection.problems.append(f"disk full: exit {proc.returncode}, stderr {err[-300:]!r}")
     if any(checkpoint_path(out / run_id).parent.glob(".tmp-*")):
-        trial.problems.append("the half-written temp folder was left behind")
-    steps = check_events(out / run_id, trial)
-    check_checkpoints(out / run_id, trial)
-    check_reads_as(out / run_id, "failed", steps, trial)
-    check_resume(out / run_id, ref, args.max_steps, trial)
-    return trial
+        injection.problems.append("the half-written temp folder was left behind")
+    steps = check_events(out / run_id, injection)
+    check_checkpoints(out / run_id, injection)
+    check_reads_as(out / run_id, "failed", steps, injection)
+    check_resume(out / run_id, ref, args.max_steps, injection)
+    return injection
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--kills", type=int, default=20, help="SIGKILL trials (every fourth aimed at a save)")
-    p.add_argument("--enospc", type=int, default=1, help="disk-full trials")
+    p.add_argument("--kills", type=int, default=20, help="SIGKILL injections (every fourth aimed at a save)")
+    p.add_argument("--enospc", type=int, default=1, help="disk-full injections")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     p.add_argument("--seeds", default="", metavar="A-B|A,B,...",
-                   help="run the trials once per seed (e.g. 0-4); overrides --seed")
+                   help="run the injections once per seed (e.g. 0-4); overrides --seed")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps of each run")
     p.add_argument("--workdir", default="", help="folder for the runs and the tiny model (default: a temp "
                    "folder, removed at the end); its runs/ and tiny-model/ are removed unless --keep")
@@ -357,21 +360,21 @@ def main(argv: list[str] | None = None) -> int:
         ref, first, seconds = reference_run(inputs, out, args.max_steps)
         print(f"reference: {len(ref)} steps in {seconds:.1f} s, first step at {first:.1f} s (workdir {workdir})",
               flush=True)
-        trials = []
+        injections = []
         for seed in seeds:
             rng = random.Random(seed)
             tag = f"-s{seed}" if len(seeds) > 1 else ""
             for i in range(args.kills):
-                trials.append(run_kill_trial(i, inputs, out, ref, args, rng, seed, tag))
-                report(trials[-1])
+                injections.append(run_kill_injection(i, inputs, out, ref, args, rng, seed, tag))
+                report(injections[-1])
             for i in range(args.enospc):
-                trials.append(run_enospc_trial(i, inputs, out, ref, args, seed, tag))
-                report(trials[-1])
+                injections.append(run_enospc_injection(i, inputs, out, ref, args, seed, tag))
+                report(injections[-1])
     finally:
         if not args.keep:   # only what this script made: a given --workdir itself stays
             for made in ((workdir,) if not args.workdir else (out, workdir / "tiny-model")):
                 shutil.rmtree(made, ignore_errors=True)
-    return summary(trials, args, seeds)
+    return summary(injections, args, seeds)
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -389,7 +392,7 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def report(t: Trial) -> None:
+def report(t: Injection) -> None:
     mark = "ok  " if t.ok else "FAIL"
     diff = f" max loss diff {t.max_diff:.1e}" if t.resumed else ""
     print(f"{mark} {t.name}:{t.detail}{diff}", flush=True)
@@ -397,17 +400,17 @@ def report(t: Trial) -> None:
         print(f"     - {problem}", flush=True)
 
 
-def summary(trials: list[Trial], args, seeds: list[int] | None = None) -> int:
+def summary(injections: list[Injection], args, seeds: list[int] | None = None) -> int:
     seeds = seeds or [args.seed]
-    kills = [t for t in trials if t.name.startswith("kill")]
-    full = [t for t in trials if t.name.startswith("diskfull")]
+    kills = [t for t in injections if t.name.startswith("kill")]
+    full = [t for t in injections if t.name.startswith("diskfull")]
     good = sum(t.ok for t in kills)
     resumed = sum(t.resumed for t in kills)
     refused = sum(t.refused for t in kills)
     if len(seeds) > 1:
         for seed in seeds:
-            mine = [t for t in trials if t.seed == seed]
-            print(f"seed {seed}: {sum(t.ok for t in mine)}/{len(mine)} trials passed")
+            mine = [t for t in injections if t.seed == seed]
+            print(f"seed {seed}: {sum(t.ok for t in mine)}/{len(mine)} injections passed")
     print(f"{good}/{len(kills)} runs: events parse, checkpoints whole, reads as crashed with its points, "
           f"resume identical ({resumed} resumed, {refused} refused rightly: no complete checkpoint yet)")
     if full:
@@ -416,7 +419,7 @@ def summary(trials: list[Trial], args, seeds: list[int] | None = None) -> int:
     print(json.dumps({"kills": len(kills), "kills_ok": good, "resumed": resumed, "disk_full": len(full),
                       "disk_full_ok": sum(t.ok for t in full), "refused": refused, "seeds": seeds,
                       "seed": seeds[0], "max_steps": args.max_steps}))
-    return 0 if all(t.ok for t in trials) else 1
+    return 0 if all(t.ok for t in injections) else 1
 
 
 if __name__ == "__main__":

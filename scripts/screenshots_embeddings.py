@@ -1,4 +1,4 @@
-"""Screenshots of the Embeddings page on the bundled encoder with the shared SQuAD passages (issue 26).
+"""Screenshots of the Embeddings page on the bundled encoder with the shared SQuAD passages.
 
     EXPLORER_REAL_DATA=../shared/data QT_QPA_PLATFORM=offscreen python scripts/screenshots_embeddings.py \
         [--word capital] [--out /tmp/emb_shots] [--model bundled:minilm] [--size 1280x800]
@@ -26,7 +26,7 @@ SQUAD_FILES = ("squad_v1.1/train-subset.json", "squad_v1.1/dev-part1.json", "squ
 
 def write_passages(real: Path, out: Path) -> Path:
     """Every SQuAD passage once (text, title) as a TSV; returns its path."""
-    from explorer.core.embeddings.points import read_corpus
+    from explorer.core.embeddings.corpus import read_corpus
 
     seen, rows = set(), []
     for name in SQUAD_FILES:

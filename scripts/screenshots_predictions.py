@@ -1,4 +1,4 @@
-"""Screenshots of the Predictions page (issue 22), offscreen, into /tmp/shots/ (never into the repository).
+"""Screenshots of the Predictions page, offscreen, into /tmp/shots/ (never into the repository).
 
     QT_QPA_PLATFORM=offscreen python scripts/screenshots_predictions.py [--out /tmp/shots]
 

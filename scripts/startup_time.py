@@ -1,4 +1,4 @@
-"""Time from `bert-explorer` to its first painted frame, in a real X server (Xvfb), issue 25 finding 9.
+"""Time from `bert-explorer` to its first painted frame, in a real X server (Xvfb).
 
     python scripts/startup_time.py [--size 1280x800] [--runs N] [--timeout 120]
 

@@ -6,7 +6,7 @@
 
 What it does:
 1. Trains ``bundled:minilm`` on ../shared/data/squad_v1.1/train-subset.json with the launcher's fast-CPU
-   preset (explorer.core.specs.train_config.fast_cpu_preset: a 30-minute time budget, so the schedule ends
+   preset (explorer.core.specs.run_presets.fast_cpu_preset: a 30-minute time budget, so the schedule ends
    with the learning rate at 0 when the budget is spent), overridden by the flags given, through the real
    CLI (``python -m explorer train``) in a child process. No evaluation runs during training.
    ``--time-budget-minutes 0 --max-steps N`` trains a fixed number of steps instead (a schedule that ends
@@ -48,7 +48,8 @@ def train_command(args, run_dir: Path) -> list[str]:
     import dataclasses
 
     sys.path.insert(0, str(ROOT))
-    from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+    from explorer.core.specs.run_presets import fast_cpu_preset
+    from explorer.core.specs.train_config import TrainConfig
 
     cfg = fast_cpu_preset(TrainConfig(model=args.model, task="squad_v1", train=args.train, dev="",
                                       output_dir=str(run_dir.parent), run_id=run_dir.name))

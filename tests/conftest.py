@@ -11,6 +11,8 @@ import pytest
 
 from isolation import WriteGuard, protected_locations, sandbox_locations
 
+from explorer.core.specs.heads import heads as spec_heads   # torch-free: the heads every_head runs over
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -96,6 +98,34 @@ def tiny_qa():
     from helpers import tiny_loaded_model
 
     return tiny_loaded_model("qa")
+
+
+def _head_id(head) -> str:
+    return head.name
+
+
+@pytest.fixture(params=spec_heads(), ids=_head_id)
+def every_head(request):
+    """Each head of explorer.core.specs.heads in turn (a HeadSpec): a rule written once is tested on every head,
+    and a head added to the spec is tested by every such test. helpers.tiny_head_model(head) builds its model."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def _head_checkpoints(tmp_path_factory) -> dict:
+    return {}
+
+
+@pytest.fixture
+def every_head_checkpoint(every_head, _head_checkpoints, tmp_path_factory) -> Path:
+    """A saved tiny checkpoint of each head in turn (helpers.save_tiny_head_model), written once per session:
+    tests read it and write elsewhere."""
+    from helpers import save_tiny_head_model
+
+    if every_head.name not in _head_checkpoints:
+        folder = tmp_path_factory.mktemp(f"head-{every_head.name}")
+        _head_checkpoints[every_head.name] = save_tiny_head_model(folder, every_head)
+    return _head_checkpoints[every_head.name]
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,10 @@
   4 heads, hidden 32) and a fast WordPiece tokenizer with a small in-memory vocab; no files, no network.
 - ``save_tiny_model(folder, task)``: a tiny random BERT (2 layers, 4 heads, hidden 32) + its fast
   tokenizer saved with ``save_pretrained``, usable as ``--model <folder>`` / ``load_model(folder)``.
+- ``tiny_head_model(head)``, ``save_tiny_head_model(folder, head)``: the same for one head of
+  explorer.core.specs.heads (its problem_type, output count and class or tag names as training records them);
+  the ``every_head`` fixture (conftest.py) runs one test body on every head of the spec, and
+  ``every_head_checkpoint`` gives each head's saved tiny checkpoint.
 - ``write_tiny_squad(path, v2=True)``: a small official-format SQuAD JSON (v2.0 adds unanswerable
   questions) whose words the tiny tokenizer covers.
 - ``write_tiny_classification(path, pair=False)``: a small GLUE-style TSV/CSV/JSONL file.
@@ -32,15 +36,16 @@ def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_lab
     Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
     """
     import torch
-    from transformers import (AutoModelForMultipleChoice, AutoModelForQuestionAnswering,
-                              AutoModelForSequenceClassification, AutoModelForTokenClassification, BertConfig)
+    import transformers
+    from transformers import BertConfig
+
+    from explorer.core.specs.heads import for_model_head
 
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
     config._attn_implementation = "sdpa"
-    auto = {"qa": AutoModelForQuestionAnswering, "classification": AutoModelForSequenceClassification,
-            "multiple_choice": AutoModelForMultipleChoice, "token_classification": AutoModelForTokenClassification}[task]
+    auto = getattr(transformers, for_model_head(task).auto_class)     # task: a model head of the head spec
     return auto.from_config(config, attn_implementation="sdpa").eval(), config
 
 
@@ -78,6 +83,46 @@ def save_tiny_model(folder: str | Path, task: str = "qa", num_labels: int = 2, s
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     loaded = tiny_loaded_model(task, seed=seed, num_labels=num_labels)
+    loaded.model.save_pretrained(folder)
+    loaded.tokenizer.save_pretrained(folder)
+    return folder
+
+
+TINY_CLASSES = {0: "negative", 1: "neutral", 2: "positive"}
+TINY_TAGS = {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"}
+
+
+def head_label_names(head) -> dict[int, str]:
+    """The class names (id2label) a tiny model of ``head`` (explorer.core.specs.heads.HeadSpec) gets: IOB2 tags for
+    a head that tags words, three classes for other heads whose outputs id2label names, none otherwise."""
+    from explorer.core.specs.heads import Inputs
+
+    if not head.named_outputs:
+        return {}
+    return dict(TINY_TAGS if head.inputs is Inputs.WORDS else TINY_CLASSES)
+
+
+def tiny_head_model(head, seed: int = 0):
+    """A LoadedModel of a tiny random BERT with ``head`` (a HeadSpec): its model head, its fixed output count
+    (regression: 1) or one per class name, its problem_type and class names in the config as training writes
+    them."""
+    names = head_label_names(head)
+    loaded = tiny_loaded_model(head.model_head, seed=seed, num_labels=head.num_labels or len(names) or 2)
+    config = loaded.model.config
+    if head.problem_type:
+        config.problem_type = head.problem_type
+    if names:
+        config.id2label = dict(names)
+        config.label2id = {name: i for i, name in names.items()}
+    return loaded
+
+
+def save_tiny_head_model(folder: str | Path, head, seed: int = 0) -> Path:
+    """Save tiny_head_model(head) + tokenizer into ``folder`` (``save_pretrained``: config.json records the
+    architecture, problem_type and id2label); returns the folder."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    loaded = tiny_head_model(head, seed=seed)
     loaded.model.save_pretrained(folder)
     loaded.tokenizer.save_pretrained(folder)
     return folder
@@ -245,14 +290,20 @@ def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):
     return w
 
 
-def curves_panel_with(qtbot, monkeypatch, options: dict, width: int = 1000, height: int = 800):
-    """A shown CurvesPanel (shown_curves_panel) whose plots draw with these DRAW_OPTIONS
-    (explorer.ui.curves.plot; the benchmark's ways)."""
-    from explorer.ui.curves import panel, plot
+def curves_painted_one_by_one(qtbot, width: int = 1000, height: int = 800):
+    """A shown CurvesPanel (shown_curves_panel) whose curves each paint themselves, as pyqtgraph's curve items do:
+    no plot's CurveLayer takes a curve (the way a curve the layer cannot draw is painted). The reference the
+    layer's one paint per plot must equal, pixel for pixel."""
+    w = shown_curves_panel(qtbot, width, height)
+    wire = w.plot_grid._wire
 
-    monkeypatch.setattr(plot, "DRAW_OPTIONS", dict(options))
-    monkeypatch.setattr(panel, "DRAW_OPTIONS", plot.DRAW_OPTIONS)
-    return shown_curves_panel(qtbot, width, height)
+    def layerless(plot):   # a plot built later (a metric shown on demand) too
+        plot.layer.add = lambda _curve: False
+        wire(plot)
+    w.plot_grid._wire = layerless
+    for plot in w.panels.values():
+        plot.layer.add = lambda _curve: False
+    return w
 
 
 def count_plot_paints(monkeypatch) -> dict[int, int]:
@@ -290,3 +341,46 @@ def probe_in_small_windows(qtbot, hub, question: str, passage: str, timeout: int
     with qtbot.waitSignal(hub.result_changed, timeout=timeout) as blocker:
         hub.open_example(question, passage)
     return blocker.args[0]
+
+
+def write_file(path: str | Path, text: str) -> Path:
+    """``text`` written to ``path`` (UTF-8), its folder made first; the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# STS-B as released: tab-separated, no header, genre file years id score sentence1 sentence2 (7 or 9 fields)
+STSB_ROWS = (
+    "main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.\n"
+    "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man is playing a large flute.\tA man is playing a flute.\n"
+    "main-captions\tMSRvid\t2012test\t0005\t3.800\tA man is spreading cheese on a pizza.\tA man spreads cheese.\n"
+    "main-forums\tdeft\t2014\t0006\t0.500\tThree men are playing chess.\tTwo men are playing chess.\tx\ty\n"
+    "main-captions\tMSRvid\t2012test\t0009\t4.250\tA man is playing the cello.\tA man seated plays the cello.\n")
+# the rows of STSB_ROWS with 7 fields, the ones a reader of columns 6 and 7 takes whole
+STSB_SEVEN_FIELD_ROWS = "".join(line + "\n" for line in STSB_ROWS.splitlines() if line.count("\t") == 6)
+# a SemEval-2016-like stance file: a header row, 30 tweets, three classes
+STANCE_ROWS = ("ID\tTarget\tTweet\tStance\n" + "".join(
+    f"{i}\tAtheism\t{text} {i}\t{label}\n" for i, (text, label) in enumerate(
+        [("god is not real", "AGAINST"), ("pray every day", "FAVOR"), ("the weather is nice", "NONE")] * 10)))
+
+
+def shown_launcher(qtbot, tmp_path, width: int = 820):
+    """A shown LauncherPanel as wide as in a 1280x800 window beside the Runs dock (``width`` px), 700 px high."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(width, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def answer_train_preview(launcher, source: str, task: str) -> None:
+    """The launcher's train preview answered for ``source`` (the data check, run here rather than in its child)."""
+    from explorer.ui.launch.data_preview import preview_data
+
+    launcher.train_preview._token += 1
+    launcher.train_preview._done(launcher.train_preview._token, preview_data(source, task))

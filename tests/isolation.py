@@ -1,4 +1,4 @@
-"""Keep the test suite out of the user's own files (issue 25, finding 1).
+"""Keep the test suite out of the user's own files.
 
 ``sandbox_locations(root)`` points every place the product (or a library under it) writes to at a
 folder under ``root``: HOME, XDG_CONFIG_HOME / XDG_CACHE_HOME / XDG_DATA_HOME, the runs folder

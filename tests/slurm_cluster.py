@@ -1,4 +1,4 @@
-"""A real single-node SLURM cluster on this machine for tests/test_remote_slurm.py (issue 29).
+"""A real single-node SLURM cluster on this machine for tests/test_remote_slurm.py.
 
 :func:`start_cluster` writes, in a temporary folder: a munge key (``munged`` with its own socket), a
 ``slurm.conf`` (cluster ``explorertest``, this machine as controller and only node at 127.0.0.1, free ports,

@@ -1,4 +1,4 @@
-"""A real OpenSSH server on 127.0.0.1 for the remote-host tests (issue 29).
+"""A real OpenSSH server on 127.0.0.1 for the remote-host tests.
 
 :func:`start_sshd` generates a host key and a client key (``ssh-keygen``) in a temporary folder, writes
 an ``sshd_config`` (127.0.0.1, a free port, the client key as the only authorized key, no passwords,
@@ -70,9 +70,10 @@ class SshServer:
 
 def kill_left_workers(runs: Path) -> list[int]:
     """SIGKILL the process group of every live worker named by a ``<runs>/<run>/worker.pid``
-    (explorer.core.runs.store.worker_pid: the worker removes the file when it ends; hostside starts it as a session
+    (explorer.core.runs.workers.worker_pid: the worker removes the file when it ends; hostside starts it as a session
     leader, so its group id is its pid and accelerate's children go with it). Returns the pids killed."""
-    from explorer.core.runs.store import PID_FILE, worker_pid
+    from explorer.core.runs.layout import PID_FILE
+    from explorer.core.runs.workers import worker_pid
 
     killed = []
     for path in sorted(Path(runs).glob(f"*/{PID_FILE}")):

@@ -1,4 +1,4 @@
-"""Several annotators' label columns (issue 24): Krippendorff's α among them and each one's Cohen's κ against
+"""Several annotators' label columns: Krippendorff's α among them and each one's Cohen's κ against
 the model, in one table - by hand on a small table, in `predict --annotator-columns` and on the Predictions page."""
 
 from __future__ import annotations

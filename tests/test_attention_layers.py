@@ -1,4 +1,4 @@
-"""One layer of kept raw attention weights as float32 (explorer.core.attention.layers, issue 30 target 2): the same
+"""One layer of kept raw attention weights as float32 (explorer.core.attention.layers): the same
 numbers as numpy's cast and mean, the mean cached per weights array and layer, forgotten with the array, and
 computed ahead on the inspector client's reader thread."""
 

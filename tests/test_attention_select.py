@@ -1,6 +1,6 @@
 """Several tokens selected in the Attention page's head view (click, Ctrl+click, drag): where their summed
-attention goes and what attends to them (explorer.core.attention.selection); and the page's Export button (PNG,
-SVG at the size shown, the interactive HTML page)."""
+attention goes and what attends to them (explorer.core.attention.selection); the page's Export button (PNG,
+SVG at the size shown, the interactive HTML page); and the wheel over a plot, which scrolls the page."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_ctrl_click_and_drag_select_tokens(qtbot, shown_view):
     view = shown_view
     hv = view.head_view
     assert view.direction.currentIndex() == 0    # question -> passage: the sides are subsets of the tokens
-    left, right = view._left_idx, view._right_idx
+    left, right = view.shown.left_idx, view.shown.right_idx
     m = view.current_matrix()
 
     with qtbot.waitSignal(hv.selection_changed):
@@ -88,7 +88,7 @@ def test_ctrl_click_and_drag_select_tokens(qtbot, shown_view):
     np.testing.assert_allclose(bars, m[np.ix_([left[0], left[2]], right)].mean(axis=0), rtol=1e-6)
     rows, cols, _ = hv._visible_edges()
     assert set(rows.tolist()) == {0, 2} and set(cols.tolist()) <= set(range(right.size))
-    assert "2 selected" in view.info.text_shown() and view._labels[left[0]] in view.info.text_shown()
+    assert "2 selected" in view.info.text_shown() and view.shown.labels[left[0]] in view.info.text_shown()
     qtbot.mouseClick(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _point(view, "left", 0))
     assert hv.selection == ("left", [2])      # Ctrl+click again removes it
 
@@ -142,7 +142,7 @@ def test_export_png_svg_and_html(qtbot, shown_view, tmp_path):
 
 
 def test_attention_export_says_where_it_saved_in_the_status_bar(qtbot, tmp_path):
-    """Tenth trial: Attention → Export wrote the HTML page without a word in the window."""
+    """Attention → Export says in the window's status bar where it saved the page (never a silent write)."""
     from PySide6.QtWidgets import QLabel, QMainWindow
 
     from explorer.ui.inspectors.view_export import ExportButton
@@ -162,3 +162,46 @@ def test_attention_export_says_where_it_saved_in_the_status_bar(qtbot, tmp_path)
         button.ask_html()
         assert win.statusBar().currentMessage() == f"Writing the attention view to {tmp_path / 'view.html'} …"
     assert win.statusBar().currentMessage() == f"Saved the attention view to {tmp_path / 'view.html'}"
+
+
+def _wheel(widget, ctrl: bool, delta: int = -240) -> None:
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    pos = QPointF(widget.width() / 2, widget.height() / 2)
+    mods = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+    ev = QWheelEvent(pos, QPointF(widget.mapToGlobal(pos.toPoint())), QPoint(0, 0), QPoint(0, delta),
+                     Qt.MouseButton.NoButton, mods, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, ev)
+
+
+def test_the_wheel_over_a_plot_of_the_attention_page_scrolls_the_page_and_ctrl_wheel_zooms(qtbot):
+    """On the Attention page (which scrolls at 1280x800) the wheel over a plot scrolls the page; Ctrl+wheel
+    zooms the plot."""
+    from PySide6.QtWidgets import QGraphicsView
+
+    from explorer.ui.inspectors.attention_view import AttentionView
+
+    view = AttentionView()
+    qtbot.addWidget(view)
+    view.resize(884, 420)   # lower than the page's plots need: it scrolls
+    view.show()
+    qtbot.waitExposed(view)
+    bar = view.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(0)
+    box = view.flow_plot.getPlotItem().getViewBox()
+    before = [v for r in box.viewRange() for v in r]
+    _wheel(view.flow_plot.viewport(), ctrl=False)
+    assert bar.value() > 0                                          # the page scrolled
+    assert [v for r in box.viewRange() for v in r] == before        # the plot did not zoom
+    for plot in (view.heatmap, view.model_map):                     # the heat maps too
+        bar.setValue(0)
+        graphics = plot if isinstance(plot, QGraphicsView) else plot.findChildren(QGraphicsView)[0]
+        _wheel(graphics.viewport(), ctrl=False)
+        assert bar.value() > 0, plot
+    scrolled = bar.value()
+    _wheel(view.flow_plot.viewport(), ctrl=True)
+    assert bar.value() == scrolled                                  # Ctrl+wheel: the page stays
+    assert [v for r in box.viewRange() for v in r] != before        # and the plot zoomed

@@ -1,4 +1,4 @@
-"""The Attention view's faster redraw shows what the straightforward computation shows (issue 12, target 2).
+"""The Attention view's faster redraw shows what the straightforward computation shows.
 
 Colour scale, colours, head means and the cached block-flow table / model map are compared with the plain
 numpy expressions the view used before (np.quantile, the one-expression colorize, astype + mean).

@@ -11,7 +11,7 @@ import torch
 from helpers import save_tiny_model, tiny_loaded_model
 
 from explorer import cli
-from explorer.core.explain.attribution import (AttributionError, encode, explain, forward_target, model_head,
+from explorer.core.explain.attribution import (AttributionError, encode, explain, explained_head, forward_target,
                                        pad_baseline)
 
 SENTIMENT = {0: "NEGATIVE", 1: "POSITIVE"}
@@ -61,11 +61,11 @@ def test_integrated_gradients_with_300_steps_are_complete_within_one_percent(mod
     assert res.completeness_gap == pytest.approx(res.attributions.sum() - diff, abs=1e-12)
     assert res.warning == ""
     assert len(res.tokens) == len(res.attributions) == len(res.segments) == len(res.choices)
-    assert res.head == model_head(loaded.model) and res.steps == 300 and res.method == "ig"
+    assert res.head == explained_head(loaded.model) and res.steps == 300 and res.method == "ig"
 
 
 def _encoded(loaded, kw):
-    head = model_head(loaded.model)
+    head = explained_head(loaded.model)
     return encode(loaded.tokenizer, head, kw["text"], kw.get("text_pair", ""), kw.get("endings"))
 
 

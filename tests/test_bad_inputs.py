@@ -265,7 +265,7 @@ def _(c):
 
 
 @row("classification-text-labels")
-def _(c):   # string labels are classes (issue 21); one class alone cannot be learnt
+def _(c):   # string labels are classes; one class alone cannot be learnt
     p = c.write("text.tsv", "sentence\tlabel\ngood\tpositive\n")
     c.train(model=c.cls, data=p, task="single").user_error(2, "text.tsv", "only 1 class ('positive')")
 
@@ -635,8 +635,8 @@ def _run_folder(c, name="run1", events=None, config=None) -> Path:
 
 
 def _read_both(run_dir: Path):
-    """The run as core.runs.store lists it and as the GUI's run store loads it."""
-    from explorer.core.runs.store import list_runs, load_run
+    """The run as core.runs.reading lists it and as the GUI's run store loads it."""
+    from explorer.core.runs.reading import list_runs, load_run
     from explorer.ui.runs.store import load_run_state
 
     summary = [s for s in list_runs(run_dir.parent) if s.path == str(run_dir)]
@@ -741,7 +741,7 @@ def _(c):
 
 @row("killed-worker")
 def _(c):
-    from explorer.core.runs.store import PID_FILE
+    from explorer.core.runs.layout import PID_FILE
 
     run_dir = _run_folder(c)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])

@@ -10,7 +10,7 @@ from helpers import save_tiny_model, write_tiny_classification
 
 from explorer.core.specs.best import best_evaluation
 from explorer.core.protocol.events import iter_events
-from explorer.core.runs.store import summarize
+from explorer.core.runs.reading import summarize
 from explorer.ui.runs.state import RunState
 from explorer.worker.train import EXIT_OK, main as train_main
 

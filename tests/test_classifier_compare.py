@@ -1,5 +1,7 @@
 """Two classification runs compared on the same dev rows (inspector op compare_classifiers and the Runs dock's
-window): the figures shown equal core.metrics.significance on the same predictions."""
+window): the figures shown equal core.metrics.significance on the same predictions, the verdict goes by the metric both runs
+pick their best checkpoint by (F_avg, MCC, ...; macro F1 and a word when they differ), and the window shows all
+its lines."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 
 from explorer.core.classify.compare import compare_classifiers
+from explorer.core.metrics import glue as G
 from explorer.core.specs.train_config import TrainConfig
 
 WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
@@ -19,7 +22,7 @@ def _run(runs, run_id, dev, seed):
     """A run folder: config.json naming ``dev`` and a tiny random classifier as checkpoints/best."""
     from helpers import save_tiny_model
 
-    from explorer.core.runs.store import config_file
+    from explorer.core.runs.layout import config_file
 
     folder = runs / run_id
     ckpt = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=seed)
@@ -41,7 +44,8 @@ def two_runs(tmp_path_factory):
 
 
 def _scored(ckpt, dev):
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.models.loading import load_model
 
     loaded = load_model(str(ckpt), "classification")
@@ -69,9 +73,9 @@ def test_op_figures_equal_core_statistics_on_the_same_predictions(two_runs):
     assert (value["only_a"], value["only_b"]) == (int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b)))
     assert value["lines"][2].startswith(f"McNemar's exact test: {value['only_a']} rows only base got right")
     # McNemar's test is a test of accuracy: its p stands beside accuracy, never beside the macro F1 verdict
-    # (the eighth trial read "better by 14.0 macro F1 points ...; McNemar p = 0.27" as a contradiction)
-    # both runs pick their best checkpoint by accuracy (the single task's default): the verdict goes by it, and
-    # McNemar's p stands beside it (the twelfth trial: the verdict ignored the runs' own metric)
+    # ("better by 14.0 macro F1 points ...; McNemar p = 0.27" reads as a contradiction)
+    # both runs pick their best checkpoint by accuracy (the single task's default): the verdict goes by it, the
+    # runs' own metric, and McNemar's p stands beside it
     assert value["judged_by"] == "accuracy" and value["lines"][0].endswith("; McNemar " + value["lines"][2].rsplit("; ", 1)[-1])
     assert value["lines"][3].startswith("judge by accuracy, the metric both runs pick their best checkpoint by")
 
@@ -117,3 +121,152 @@ def test_runs_dock_offers_it_for_two_classification_runs(qtbot, monkeypatch):
         actions[label].trigger()
     assert got.args == [[{"source": "/runs/a/checkpoints/best", "name": "a", "task": "single"},
                          {"source": "/runs/b/checkpoints/best", "name": "b", "task": "single"}]]
+
+
+class _SilentClient:
+    """An InspectClient stand-in that never answers (the test hands the window its result)."""
+
+    def request(self, op, data, on_done=None, on_error=None, on_progress=None):
+        return 1
+
+    def cancel(self, rid):
+        pass
+
+
+def test_the_classifier_compare_window_shows_all_its_lines_at_its_default_size(qtbot):
+    """The Compare window (two classifiers) shows all its lines at its default 640x260 and when shrunk."""
+    import numpy as np
+
+    from explorer.core.classify.compare import compare_classifiers
+    from explorer.ui.groups.classifier_compare import ClassifierCompareWindow
+    from explorer.ui.shell.layout_check import layout_offenders
+
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 3, 60)
+    a, b = "sst2-minilm-lr2e-5-3-epochs-seed-1", "sst2-minilm-lr1e-4-3-epochs-seed-1"
+    comparison = compare_classifiers(gold, rng.normal(size=(60, 3)), rng.normal(size=(60, 3)), name_a=a, name_b=b,
+                                     source="/home/student/data/glue_sst2/dev.tsv", resamples=200)
+    w = ClassifierCompareWindow([{"source": "a", "name": a, "task": "single"},
+                                 {"source": "b", "name": b, "task": "single"}], client=_SilentClient())
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w._done({"lines": comparison.lines()})
+    QApplication_process(qtbot)
+    assert w.text.height() >= w.text.heightForWidth(w.text.width())
+    assert not layout_offenders(w)
+    assert w.size().width() == 640             # it grew down, not sideways
+    w.resize(w.minimumSize())                   # shrunk as far as it goes: still every line
+    QApplication_process(qtbot)
+    assert w.text.height() >= w.text.heightForWidth(w.text.width()), (w.size(), w.text.size())
+
+
+def QApplication_process(qtbot) -> None:   # noqa: N802 - a few turns of the event loop for the layouts
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+STANCE = ["AGAINST", "FAVOR", "NONE"]
+
+
+def _stance_predictions(n=281, seed=0):
+    """Gold and two classifiers' logits over AGAINST / FAVOR / NONE: B is right more often than A."""
+    rng = np.random.default_rng(seed)
+    gold = rng.choice(3, size=n, p=[0.48, 0.26, 0.26])
+    pred_a = np.where(rng.random(n) < 0.35, gold, 0)                      # mostly "AGAINST", as lr5e-5 did
+    pred_b = np.where(rng.random(n) < 0.6, gold, rng.integers(0, 3, n))
+    return gold, np.eye(3)[pred_a] * 3.0, np.eye(3)[pred_b] * 3.0
+
+
+def test_compare_reports_and_judges_by_f_avg_when_both_runs_pick_by_it():
+    """Both stance runs pick their best checkpoint by F_avg (FAVOR, AGAINST): the verdict goes by F_avg, not
+    macro F1 only: F_avg comes first, with its paired bootstrap interval, and the judging line names it."""
+    gold, za, zb = _stance_predictions()
+    cmp = compare_classifiers(gold, za, zb, name_a="stance lr5e-5", name_b="stance lr1e-4", source="train.txt",
+                              resamples=2000, picked_by=("f_avg", "f_avg"), label_names=STANCE,
+                              f1_classes=("FAVOR", "AGAINST"))
+    lines = cmp.lines()
+    for logits, value in ((za, cmp.judged.value_a), (zb, cmp.judged.value_b)):   # = the run's own dev F_avg
+        figures = G.classification_metrics(gold, logits, label_names=STANCE, f1_classes=["FAVOR", "AGAINST"])
+        assert value == pytest.approx(figures["f_avg"])
+    assert cmp.judged_by == "f_avg" and cmp.judged.low <= cmp.judged.difference <= cmp.judged.high
+    assert lines[0].startswith("F_avg (FAVOR, AGAINST): stance lr1e-4 is better by ")
+    assert f"{100 * cmp.judged.difference:.1f} F_avg points, 95% interval" in lines[0]
+    assert lines[1].startswith("macro F1: ") and lines[2].startswith("accuracy: ")
+    why = next(line for line in lines if line.startswith("judge by"))
+    assert why.startswith("judge by F_avg (FAVOR, AGAINST), the metric both runs pick their best checkpoint by")
+    assert f"F_avg {100 * cmp.judged.value_a:.1f}" in lines[-1] and f"F_avg {100 * cmp.judged.value_b:.1f}" in lines[-1]
+
+
+def test_the_bootstrap_of_a_confusion_figure_equals_the_slow_loop_with_the_same_draws():
+    """F_avg's interval: the vectorised confusion-matrix bootstrap draws the same resamples as the general
+    Python-loop one (core.metrics.significance.paired_bootstrap) and gets the same interval."""
+    from explorer.core.classify.compare import CONFUSION_SCORES
+    from explorer.core.metrics.significance import paired_bootstrap, paired_bootstrap_confusion
+
+    gold, za, zb = _stance_predictions(n=90, seed=3)
+    pa, pb = za.argmax(1), zb.argmax(1)
+    fast = paired_bootstrap_confusion(lambda c: CONFUSION_SCORES["f_avg"](c, (1, 0)), gold, pa, pb, labels=[0, 1, 2],
+                                      metric="f_avg", resamples=300, seed=7, chunk=1, method="indices")
+
+    def f_avg(idx, pred):
+        per_class = G.per_class_metrics(gold[idx], pred[idx], STANCE)["per_class"]
+        return G.f_avg(per_class, ["FAVOR", "AGAINST"])
+
+    slow = paired_bootstrap(f_avg, pa, pb, metric="f_avg", resamples=300, seed=7)
+    assert (fast.value_a, fast.value_b) == pytest.approx((slow.value_a, slow.value_b))
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high))
+
+
+@pytest.mark.parametrize("metric", ["matthews_corrcoef", "weighted_f1", "f1"])
+def test_other_metrics_the_runs_may_pick_by_are_reported_with_their_own_figure(metric):
+    rng = np.random.default_rng(1)
+    gold = rng.integers(0, 2, 120)
+    za, zb = rng.normal(size=(120, 2)), rng.normal(size=(120, 2)) + np.eye(2)[gold] * 1.5
+    cmp = compare_classifiers(gold, za, zb, resamples=500, picked_by=(metric, metric))
+    expected = {"matthews_corrcoef": G.matthews_corrcoef, "f1": G.binary_f1,
+                "weighted_f1": lambda y, p: G.per_class_metrics(y, p, ["0", "1"])["weighted_f1"]}[metric]
+    assert cmp.judged_by == metric
+    assert cmp.judged.value_a == pytest.approx(expected(gold, za.argmax(1)))
+    assert cmp.judged.value_b == pytest.approx(expected(gold, zb.argmax(1)))
+    if metric == "matthews_corrcoef":   # a correlation: unscaled, two digits, no "points"
+        assert " MCC, 95% interval" in cmp.lines()[0] and "points" not in cmp.lines()[0]
+
+
+def test_runs_picking_by_different_metrics_are_judged_by_macro_f1_and_told_so():
+    gold, za, zb = _stance_predictions()
+    cmp = compare_classifiers(gold, za, zb, name_a="a", name_b="b", resamples=300, picked_by=("accuracy", "f_avg"),
+                              label_names=STANCE, f1_classes=("FAVOR", "AGAINST"))
+    assert cmp.judged is None and cmp.judged_by == "macro_f1" and cmp.lines()[0].startswith("macro F1: ")
+    assert "different metrics: a by accuracy, b by F_avg" in cmp.lines()[3]
+
+
+def test_the_op_reads_each_runs_metric_for_best(tmp_path):
+    """The inspector op takes the metric from the two runs' config.json (metric_for_best)."""
+    import csv
+
+    from helpers import save_tiny_model
+
+    from explorer.core.runs.layout import config_file
+    from explorer.worker.inspector_ops import OPS, State
+
+    dev = tmp_path / "dev.csv"
+    with open(dev, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sentence", "label"])
+        for i in range(30):
+            w.writerow([f"word{i % 7} other{i % 3} thing", i % 2])
+    sources = []
+    for run_id, seed in (("a", 1), ("b", 2)):
+        ckpt = save_tiny_model(tmp_path / run_id / "checkpoints" / "best", "classification", seed=seed)
+        cfg = TrainConfig(task="single", dev=str(dev), text_columns=["sentence"], label_column="label", run_id=run_id,
+                          metric_for_best="matthews_corrcoef")
+        config_file(tmp_path / run_id).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        sources.append(str(ckpt))
+    value = OPS["compare_classifiers"][0](State(), {"source_a": sources[0], "source_b": sources[1], "task": "single",
+                                                     "resamples": 300}, lambda d, t: None, lambda: False)
+    assert value["judged_by"] == "matthews_corrcoef" and value["judged"][0] == "matthews_corrcoef"
+    assert value["lines"][0].startswith("matthews_corrcoef: ")
+    assert any(line.startswith("judge by matthews_corrcoef, the metric both runs pick") for line in value["lines"])

@@ -97,7 +97,7 @@ def test_dev_report_counts_and_ranks():
 def test_score_dev_on_a_tiny_model(tmp_path):
     from helpers import write_tiny_classification
 
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = tiny_loaded_model("classification")
     path = write_tiny_classification(tmp_path / "d.tsv", repeat=1)

@@ -1,4 +1,4 @@
-"""Flag typos get the subcommand's usage and a suggestion; one exit-code convention (issue 11, point 22)."""
+"""Flag typos get the subcommand's usage and a suggestion; one exit-code convention."""
 
 from __future__ import annotations
 
@@ -51,8 +51,8 @@ def test_help_documents_exit_codes(capsys):
     ["score", "--data", "/nonexistent/dev.json", "--predictions", "/nonexistent/p.json"],
 ])
 def test_user_errors_share_one_prefix(argv, capsys):
-    """Every subcommand reports a user error as 'error: ...' on stderr and exits 2 (fresh-user finding:
-    probe said 'bert-explorer probe: error:' while eval and score said 'error:')."""
+    """Every subcommand reports a user error as 'error: ...' on stderr and exits 2 (never 'bert-explorer probe:
+    error:' from one subcommand beside 'error:' from the others)."""
     rc = cli.main(argv)
     assert rc == cli.EXIT_USER
     lines = [line for line in capsys.readouterr().err.splitlines() if "error" in line.lower()]

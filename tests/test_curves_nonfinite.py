@@ -1,5 +1,5 @@
 """Curves show non-finite values as gaps with a marker on the step, never as a bridging line
-(issue 9 point 7; cases README "Also seen": loss [2.1, 1.9, nan, 1.7, inf, 1.5])."""
+(cases README "Also seen": loss [2.1, 1.9, nan, 1.7, inf, 1.5])."""
 
 from __future__ import annotations
 

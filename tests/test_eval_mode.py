@@ -91,7 +91,7 @@ def test_qa_inference_and_saliency_run_in_eval_mode():
 
 
 def test_classify_and_the_dev_table_run_in_eval_mode(tmp_path):
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.classify.forward import classify_text
 
     loaded = _train_mode("classification")

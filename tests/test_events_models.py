@@ -67,7 +67,7 @@ def test_train_config_roundtrip_and_validation(tmp_path):
         TrainConfig.from_dict({"lr": 1})
     grid = paper_grid(cfg)
     assert len(grid) == 24 and {g.batch_size for g in grid} == {16, 32}
-    from explorer.core.specs.train_config import fast_cpu_preset
+    from explorer.core.specs.run_presets import fast_cpu_preset
 
     budgeted = paper_grid(fast_cpu_preset(cfg))          # the grid goes by epochs: no 30-minute cap
     assert {g.time_budget_minutes for g in budgeted} == {0.0} and {g.epochs for g in budgeted} == {2.0, 3.0, 4.0}

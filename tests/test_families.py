@@ -106,7 +106,7 @@ def test_eval_pipeline(name, loaded, data_files):
     from explorer.core.data.squad import gold_answers, load_squad
     from explorer.core.qa.decoding import decode_predictions
     from explorer.core.qa.inference import predict_squad
-    from explorer.core.metrics.squad import evaluate_decodings
+    from explorer.core.qa.scores import evaluate_decodings
 
     dataset, _ = load_squad(data_files["sq2"])
     feats, start, end = predict_squad(loaded[name], dataset, batch_size=4, **WINDOW)

@@ -37,11 +37,11 @@ def test_checks_catch_a_half_written_checkpoint_and_a_bad_line(tmp_path):
     (run_dir / "checkpoints" / "last").mkdir(parents=True)
     (run_dir / "events.jsonl").write_text('{"event":"step","run_id":"r","step":1,"loss":1.0}\nnot json\n'
                                           '{"event":"step","run_id":"r","step":2,"loss":1.0}\n')
-    trial = fault_injection.Trial("t")
-    assert fault_injection.check_events(run_dir, trial) == 2
-    fault_injection.check_checkpoints(run_dir, trial)
-    assert any("line 2 does not parse" in p for p in trial.problems)
-    assert any("checkpoints/last is half-written" in p for p in trial.problems)
+    injection = fault_injection.Injection("t")
+    assert fault_injection.check_events(run_dir, injection) == 2
+    fault_injection.check_checkpoints(run_dir, injection)
+    assert any("line 2 does not parse" in p for p in injection.problems)
+    assert any("checkpoints/last is half-written" in p for p in injection.problems)
 
 
 def test_checkpoint_files_are_fsynced_before_the_swap(tmp_path, monkeypatch):
@@ -78,7 +78,7 @@ def test_seed_ranges():
 
 def test_no_complete_checkpoint_makes_the_refusal_the_pass(tmp_path):
     """Killed while the first checkpoint was written (only its temp folder left): --resume must refuse, and
-    that refusal passes the trial; a checkpoint the events reported but that is gone fails it."""
+    that refusal passes the injection; a checkpoint the events reported but that is gone fails it."""
     from explorer.core.specs.train_config import TrainConfig
 
     run_dir = tmp_path / "run"
@@ -86,12 +86,12 @@ def test_no_complete_checkpoint_makes_the_refusal_the_pass(tmp_path):
     TrainConfig(train="x.json", run_id="run", output_dir=str(tmp_path)).save(run_dir / "config.json")
     (run_dir / "events.jsonl").write_text('{"event":"started","run_id":"run","time":1}\n'
                                           '{"event":"step","run_id":"run","time":2,"step":1,"loss":1.0}\n')
-    trial = fault_injection.Trial("t")
-    fault_injection.check_resume(run_dir, {1: 1.0}, 12, trial)
-    assert trial.ok and trial.refused and "while writing the first checkpoint" in trial.detail, trial
+    injection = fault_injection.Injection("t")
+    fault_injection.check_resume(run_dir, {1: 1.0}, 12, injection)
+    assert injection.ok and injection.refused and "while writing the first checkpoint" in injection.detail, injection
     with open(run_dir / "events.jsonl", "a") as fh:
         fh.write('{"event":"checkpoint","run_id":"run","time":3,"step":5,"path":"x","kind":"last"}\n')
-    lost = fault_injection.Trial("t2")
+    lost = fault_injection.Injection("t2")
     fault_injection.check_resume(run_dir, {1: 1.0}, 12, lost)
     assert any("reported written but is not there" in p for p in lost.problems), lost
 

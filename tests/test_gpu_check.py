@@ -1,4 +1,4 @@
-"""scripts/gpu_check.py (issue 30, target 5), the parts that run without a GPU: the loss-curve comparison of
+"""scripts/gpu_check.py, the parts that run without a GPU: the loss-curve comparison of
 the precisions, the smoothing it uses, and its refusal to run on a machine without CUDA unless asked."""
 
 from __future__ import annotations

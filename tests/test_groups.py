@@ -10,7 +10,7 @@ import pytest
 
 from explorer.core.studies import groups
 from explorer.core.protocol.events import EVENTS_FILE
-from explorer.core.runs.store import CONFIG_FILE
+from explorer.core.runs.layout import CONFIG_FILE
 from explorer.core.specs.train_config import TrainConfig
 
 

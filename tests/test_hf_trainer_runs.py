@@ -5,7 +5,8 @@ real ``transformers.Trainer`` (save_steps and eval_steps 2, CPU, no report_to) i
 test reads that folder: the run store (kind, status, curves, checkpoints, best, settings read from
 training_args.bin without unpickling it), ``bert-explorer runs DIR`` (lines, --json, --export-csv), the
 checkpoint's inspector page, and the main window's Runs dock and Curves (its screenshot is copied into
-$EXPLORER_SHOTS_DIR when that is set).
+$EXPLORER_SHOTS_DIR when that is set). And Load… on a Trainer's file (trainer_state.json, training_args.bin, a
+model's config.json) says what it is and what to open instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from explorer.core.errors import ConfigError
+from explorer.core.specs.train_config import TrainConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from helpers import tiny_loaded_model  # noqa: E402
@@ -74,7 +78,8 @@ def _trained(history, key):
 
 def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
     from explorer.core.runs import status as run_status
-    from explorer.core.runs.store import HF_TRAINER, load_run, run_kind
+    from explorer.core.runs.readers.trainer_folder import HF_TRAINER
+    from explorer.core.runs.reading import load_run, run_kind
     from explorer.ui.runs.store import load_run_state
 
     _root, out, history = hf_run
@@ -115,7 +120,8 @@ def test_output_dir_lists_as_an_hf_trainer_run(hf_run, monkeypatch):
 def test_one_checkpoint_opens_as_a_run_and_in_the_right_page(hf_run):
     pytest.importorskip("pytestqt")
     from explorer.core.models.checkpoint_windows import checkpoint_task_name
-    from explorer.core.runs.store import HF_TRAINER, load_run
+    from explorer.core.runs.readers.trainer_folder import HF_TRAINER
+    from explorer.core.runs.reading import load_run
     from explorer.ui.inspectors.registry import page_for_checkpoint
 
     _root, out, history = hf_run
@@ -236,7 +242,7 @@ class _Payload:
 
 
 def test_training_args_bin_is_read_without_running_it(tmp_path):
-    from explorer.core.runs.trainer_folder import read_pickled_settings
+    from explorer.core.runs.readers.pickled_settings import read_pickled_settings
 
     marker = tmp_path / "ran"
     file = tmp_path / "training_args.bin"
@@ -246,7 +252,7 @@ def test_training_args_bin_is_read_without_running_it(tmp_path):
     assert not marker.exists()                      # the os.system call was never made
     assert settings == {"learning_rate": 2e-5, "seed": 3, "tags": ["a", 1]} and not_read == ["hook"] and note == ""
     # a one-item list is pickled with APPEND (two or more with APPENDS): TrainingArguments' report_to=["tensorboard"]
-    # (eleventh trial: "cannot be read without running it ('str' object has no attribute 'append')")
+    # (never "cannot be read without running it ('str' object has no attribute 'append')")
     file.write_bytes(pickle.dumps({"report_to": ["tensorboard"], "seed": 42}, protocol=2))
     assert read_pickled_settings(file) == ({"report_to": ["tensorboard"], "seed": 42}, [], "")
     (tmp_path / "junk.bin").write_bytes(b"\x80\x04not a pickle at all")
@@ -265,11 +271,13 @@ def _trainer_state(folder: Path, step: int, max_steps: int = 100, end: bool = Fa
 
 
 def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp_path):
-    """Eighth trial: a copied Trainer folder read "in progress" for its first minutes (a copy's file times are the
+    """A copied Trainer folder never reads "in progress" for its first minutes (a copy's file times are the
     copy's). Its status comes from the files: finished when they say it ended (end summary, global_step or a
     checkpoint-N at max_steps), stopped before that; in progress only after this process saw them change."""
-    from explorer.core.runs.trainer_folder import WriterWatch, read_trainer_run
-    from explorer.core.runs.store import IN_PROGRESS_SECONDS, load_run
+    from explorer.core.runs.readers.base import WriterWatch
+    from explorer.core.runs.readers.trainer_folder import read_trainer_run
+    from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS
+    from explorer.core.runs.reading import load_run
 
     def status(path, watch, now):
         return read_trainer_run(path, state_name="trainer_state.json", json_name="training_args.json",
@@ -303,7 +311,9 @@ def test_a_copied_trainer_folder_reads_as_ended_from_its_files_not_its_times(tmp
 def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(tmp_path):
     """The poll re-reads a Trainer folder listed as stopped when its files changed (a writer after all), and only
     while it is watched; never our own runs."""
-    from explorer.core.runs.store import IN_PROGRESS_SECONDS, TRAINER_WRITERS, RunStore
+    from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS
+    from explorer.core.runs.readers.trainer_folder import TRAINER_WRITERS
+    from explorer.core.runs.store import RunStore
     from explorer.ui.runs.store import load_run_state
 
     out = tmp_path / "watched-out"
@@ -322,8 +332,8 @@ def test_the_store_rechecks_a_stopped_trainer_folder_only_when_its_files_change(
 
 
 def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
-    """Fifth trial: a Trainer's checkpoint-6 held no tokenizer (it was saved in the output_dir only) and every word
-    was read as [UNK]. The tokenizer comes from the parent folder then; a checkpoint with its own keeps it."""
+    """A Trainer's checkpoint-6 holding no tokenizer (it was saved in the output_dir only) must not read every word
+    as [UNK]: the tokenizer comes from the parent folder then; a checkpoint with its own keeps it."""
     from explorer.core.models.loading import tokenizer_folder
 
     out = tmp_path / "out"
@@ -334,7 +344,7 @@ def test_a_checkpoint_without_tokenizer_files_uses_its_output_dirs(tmp_path):
 
     from explorer.core.errors import ModelSourceError
 
-    with pytest.raises(ModelSourceError, match="has no tokenizer"):   # nowhere: refused (tenth trial), never [UNK]s
+    with pytest.raises(ModelSourceError, match="has no tokenizer"):   # nowhere: refused, never [UNK]s
         tokenizer_folder(str(ckpt))
     (out / "tokenizer.json").write_text("{}")
     assert tokenizer_folder(str(ckpt)) == str(out)
@@ -360,11 +370,11 @@ def _copyable_trainer_folder(out: Path, best: int, other: int) -> None:
 def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists(tmp_path):
     """Issue 25: /tmp/trial6/hf_out (a copy) opened /tmp/trial5/hf_out/checkpoint-6 because the recorded
     absolute path still existed. The copy's own checkpoint of that name is the best; the note says why."""
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
 
-    original = tmp_path / "trial5" / "hf_out"
+    original = tmp_path / "original" / "hf_out"
     _copyable_trainer_folder(original, best=6, other=3)
-    copy = tmp_path / "trial6" / "hf_out"
+    copy = tmp_path / "copy" / "hf_out"
     shutil.copytree(original, copy)
     rec = load_run(copy)
     assert rec.checkpoints["best"] == str(copy / "checkpoint-6")
@@ -379,10 +389,10 @@ def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists
 
 
 def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
-    """Tenth trial: eval_runtime, eval_samples_per_second and eval_steps_per_second were drawn as "dev runtime",
-    "dev samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
+    """eval_runtime, eval_samples_per_second and eval_steps_per_second are no "dev runtime", "dev
+    samples_per_second", "dev steps_per_second" plots between the real metrics. They stay in the events but
     are no dev plot, no group statistic and never the metric that picked the best checkpoint."""
-    from explorer.core.runs.trainer_folder import best_metric_name
+    from explorer.core.runs.readers.trainer_folder import best_metric_name
     from explorer.core.specs.metrics import metric_spec
     from explorer.ui.runs.store import load_run_state
 
@@ -401,14 +411,14 @@ def test_trainer_timings_are_not_dev_metrics(hf_run, tmp_path):
 
 
 def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_log(tmp_path, qtbot):
-    """Eleventh trial: an output_dir whose trainer_state.json (in checkpoint-40: no ``trainer.save_state()``)
-    has no end summary listed Duration 0:00; Trainer logged train_runtime 215 s only to its TensorBoard files
+    """An output_dir whose trainer_state.json (in checkpoint-40: no ``trainer.save_state()``) has no end summary
+    lists its real duration, not 0:00: Trainer logged train_runtime 215 s only to its TensorBoard files
     (``<output_dir>/runs/<date>_<host>/``, logged after the last checkpoint). The Runs list, ``runs`` and the
-    notes now say 3:35; one checkpoint opened alone borrows nothing from the folder above it."""
+    notes say 3:35; one checkpoint opened alone borrows nothing from the folder above it."""
     pytest.importorskip("tensorboard")
     from torch.utils.tensorboard import SummaryWriter
 
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.dock import COLUMNS, RunsModel
     from explorer.ui.runs.store import load_summary
 
@@ -427,3 +437,55 @@ def test_the_duration_of_a_folder_without_save_state_comes_from_its_tensorboard_
     assert model.run_index("hf-sst2", COLUMNS.index("Duration")).data() == "3:35"
     alone = load_run(out / "checkpoint-40")
     assert not any(e["event"] == "finished" for e in alone.events)
+
+
+# ---- Load… on another tool's file ------------------------------------------------------------------------------
+def _trainer_folder(tmp_path):
+    ckpt = tmp_path / "hf-sst2" / "checkpoint-40"
+    ckpt.mkdir(parents=True)
+    (ckpt / "trainer_state.json").write_text(json.dumps({
+        "best_global_step": 40, "best_metric": 0.625, "best_model_checkpoint": str(ckpt), "epoch": 2.0,
+        "global_step": 40, "log_history": [{"loss": 0.69, "step": 10}], "trial_params": None}), encoding="utf-8")
+    (ckpt / "training_args.bin").write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe archive/data.pkl")
+    (ckpt / "config.json").write_text(json.dumps({
+        "architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_size": 384,
+        "num_attention_heads": 12, "vocab_size": 30522}), encoding="utf-8")
+    return ckpt
+
+
+def test_loading_a_trainer_file_as_a_run_config_says_what_it_is_and_what_to_open(tmp_path):
+    """Shot 95: "unknown setting(s) best_global_step, best_metric, ... trial_params" and no pointer."""
+    ckpt = _trainer_folder(tmp_path)
+    with pytest.raises(ConfigError) as state:
+        TrainConfig.load(ckpt / "trainer_state.json")
+    assert "is a Hugging Face Trainer state" in str(state.value) and "unknown setting" not in str(state.value)
+    assert "with File → Open run folder…" in str(state.value) and "training_args.bin" in str(state.value)
+    with pytest.raises(ConfigError) as args:          # a pickle: never a UnicodeDecodeError out of Load…
+        TrainConfig.load(ckpt / "training_args.bin")
+    assert "TrainingArguments, not a run config" in str(args.value)
+    with pytest.raises(ConfigError) as model:
+        TrainConfig.load(ckpt / "config.json")
+    assert "is a model's config (the config.json of a Hugging Face bert model)" in str(model.value)
+    assert "launcher's Base model (Folder…)" in str(model.value)      # the form's label for model
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"batch_sise": 8}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown setting"):   # a plain mistake keeps its own message
+        TrainConfig.load(other)
+
+
+def test_the_launchers_load_names_the_menu_item_the_app_has(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    ckpt = _trainer_folder(tmp_path)
+    warned = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(ckpt / "trainer_state.json"), ""))
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+    w.launcher._ask_load()
+    file_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&File")
+    names = [a.text().replace("&", "") for a in file_menu.actions()]
+    assert "Open run folder…" in names and "File → Open run folder…" in warned[0]

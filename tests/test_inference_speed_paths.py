@@ -1,4 +1,4 @@
-"""Eval at scale (issue 12, target 6): the same batches, the same predictions, compact n-best files, int8.
+"""Eval at scale: the same batches, the same predictions, compact n-best files, int8.
 
 eval's predictions.json / null_odds.json are compared with an independent computation (one window at a time,
 decode_example per question); nbest_predictions.json parses to what json.dumps(indent=2) wrote before.
@@ -134,4 +134,3 @@ def test_bench_probe_prints_the_ratio(tmp_path, tiny_qa, capsys):
     assert bench_probe.main(["--model", str(tmp_path), "--runs", "2"]) == 0
     out = capsys.readouterr().out
     assert out.count("probe / bare forward") == 2 and "full 384-token window" in out
-

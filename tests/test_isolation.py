@@ -1,4 +1,4 @@
-"""The test suite never writes into the user's HOME, runs folder, settings or caches (issue 25, finding 1):
+"""The test suite never writes into the user's HOME, runs folder, settings or caches:
 every location resolves inside the session's sandbox, in this process and in a child process, and the
 write guard that fails the session notices a write into a real location."""
 

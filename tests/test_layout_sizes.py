@@ -1,5 +1,5 @@
 """Every page of the main window usable at 1280x800 (a common laptop; also 1264x760, its client area inside a
-window frame) and 1920x1080 (issue 25, finding 3).
+window frame) and 1920x1080.
 
 The window is filled as a person sees it after using it (scripts/layout_shots.fill_pages: the launcher's
 data preview, a probe in Attention and Spans & τ, a τ sweep, Classify and its dev set, Tag and its dev
@@ -7,6 +7,10 @@ set, a Compare report, a Predictions page; tiny random models), then at each siz
 with the Runs dock beside it and explorer.ui.shell.layout_check lists what is cut: the window larger than
 the screen, widgets outside their parent, elided labels, buttons, header titles and short cells, plots and
 legends outside their view. All offenders of all pages are reported at once.
+
+Beside that: the pages before their first result, the window inside a 1600 x 900 screen, a running run and a long
+probe that never widen it, a long data-preview message that scrolls instead of growing it, and the τ page's
+tables with four rows in view.
 """
 
 from __future__ import annotations
@@ -90,10 +94,10 @@ def test_the_check_finds_a_cut_label_a_header_and_a_widget_outside(qtbot):
 
 
 def test_the_check_finds_a_clipped_combo_and_a_menu_arrow_over_the_text(qtbot):
-    """Eleventh trial, Attention page at 1280x800: the window picker read "1: 165 tokens, chars" (a combo box
-    clips its text, no "…") and "Export⌄" looked cut (Fusion draws an instant-popup tool button's menu arrow over
-    the text: QToolButton's size hint leaves no room for it). The check reports both; MenuToolButton and a combo
-    sized to its contents pass."""
+    """A combo box that clips its text without "…" ("1: 165 tokens, chars" on the Attention page at 1280x800) and
+    a menu arrow drawn over a tool button's text ("Export⌄": Fusion draws an instant-popup tool button's arrow over
+    the text, as QToolButton's size hint leaves no room for it) are both reported; MenuToolButton and a combo sized
+    to its contents pass."""
     from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
     from explorer.ui.shell.layout_check import layout_offenders
@@ -144,7 +148,7 @@ def test_the_attention_window_picker_names_the_window_whole(qtbot):
 
 def test_the_check_finds_a_plot_squeezed_flat_but_not_a_strip(qtbot):
     """A plot whose data area is a few pixels high is cut (the Attention page's block-flow curves at
-    1280x800, issue 25); a plot given a maximum height on purpose (a strip) is not."""
+    1280x800); a plot given a maximum height on purpose (a strip) is not."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -227,7 +231,7 @@ def _running_qa_run(runs: Path, run_id: str) -> None:
     import json
     import time
 
-    from explorer.core.runs.store import pid_file
+    from explorer.core.runs.layout import pid_file
 
     run = runs / run_id
     run.mkdir(parents=True)
@@ -251,9 +255,9 @@ def _running_qa_run(runs: Path, run_id: str) -> None:
 
 
 def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, tmp_path, monkeypatch, tiny_qa):
-    """Issue 25, seventh trial: at 1280x800 the window grew to 1624 px (and made that its minimum) once Curves
-    showed a QA run's attention flow over training: its title and three pickers in one row asked for 1224 px,
-    and the tab stack is as wide as its widest page, so Spans & τ was laid out 1624 wide as well. With a running
+    """At 1280x800 the window never grows to 1624 px (making that its minimum) once Curves shows a QA run's
+    attention flow over training (its title and three pickers in one row asked for 1224 px, and the tab stack is
+    as wide as its widest page, so Spans & τ was laid out 1624 wide as well). With a running
     run (progress line) in Curves and a long passage probed in Spans & τ the window stays within 1280, and
     neither page has a cut or overlapping part (the wrapped flow header squeezed its note over the legend; the
     Spans pane, beside the dock that a listed run widens, clipped the decision and the n-best table)."""
@@ -295,3 +299,144 @@ def test_a_running_run_and_a_long_probe_never_widen_the_window_past_1280(qtbot, 
         # and nothing drawn over or cut: the flow's wrapped header and note, the decision beside a wide dock
         found = size_offenders(w, 1280, 800) + layout_offenders(w)
         assert not found, (title, [str(o) for o in found])
+
+
+# the page's room at 1280x800: the window less the title and frame (1264x760), the menu bar, the tabs and the
+# status bar; beside the Runs dock
+PAGE_AT_1280 = (884, 660)
+
+
+def test_the_tau_page_keeps_four_rows_of_each_table_at_1280x800(qtbot):
+    """The τ table and the questions near τ each keep four rows in view at 1280x800, never one."""
+    from PySide6.QtWidgets import QTableWidgetItem
+
+    from explorer.ui.inspectors.dev_view import TABLE_MIN_ROWS, DevTauView
+
+    view = DevTauView()
+    qtbot.addWidget(view)
+    assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]   # the page never makes the window taller
+    view.resize(*PAGE_AT_1280)
+    view.show()
+    qtbot.waitExposed(view)
+    view.table.setRowCount(20)
+    for r in range(20):
+        view.table.setItem(r, 0, QTableWidgetItem(f"+{r}.0"))
+    view.result_tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: view.table.isVisible())
+    rows = view.table.viewport().height() // view.table.verticalHeader().defaultSectionSize()
+    assert rows >= TABLE_MIN_ROWS
+    view.result_tabs.setCurrentIndex(0)
+    view.tau_table.setVisible(True)
+    view.tau_table.setRowCount(4)
+    view.tau_table.setFixedHeight(view.tau_table.horizontalHeader().sizeHint().height()
+                                  + 4 * view.tau_table.verticalHeader().defaultSectionSize() + 2)
+    qtbot.waitUntil(lambda: view.tau_table.isVisible())
+    area = view.result_tabs.currentWidget()
+    assert area.viewport().height() >= view.tau_table.height()   # the four τ rows in view, not scrolled
+
+
+def test_every_page_before_its_first_result_has_whole_headers(qtbot, tmp_path, monkeypatch):
+    """Every page of a fresh window, at both sizes, has nothing cut before its first result (e.g. "P(predicted)"
+    in a dev-set table's default 100 px column); test_every_page_fits_at_1280x800_and_1920x1080 checks the pages
+    filled with results."""
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import layout_offenders
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from layout_shots import resize, show_page
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    app = QApplication.instance()
+    apply_style(app)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    titles = [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert {"Classify: dev set", "Tag: dev set"} <= set(titles)
+    cut = []
+    for size in ((1280, 800), (1920, 1080)):
+        resize(w, size, app)
+        for title in titles:
+            show_page(w, title, app)
+            cut += [f"{size} {title}: {o}" for o in layout_offenders(w)]
+    assert not cut, "\n".join(cut)
+
+
+@pytest.fixture
+def app_style():
+    """The app's style sheet (fonts, paddings: the sizes a user sees), taken off again afterwards."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.style import apply_style
+
+    from PySide6.QtCore import QEvent
+
+    app = QApplication.instance()
+    sheet, style = app.styleSheet(), app.style().name()
+    apply_style(app)
+    yield
+    # pytest-qt has closed the test's widgets and called deleteLater; delete them now, or the style change
+    # below re-polishes a whole closed main window first (20 s of teardown on the loaded 2-core machine)
+    app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    app.setStyleSheet(sheet)
+    app.setStyle(style)
+
+
+def test_main_window_opens_inside_a_small_screen(qtbot, tmp_path, monkeypatch, app_style):
+    """The window opens inside a 1600 x 900 screen (never 1683 px wide), also once its widest page is shown."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    from explorer.ui.shell import screen_fit
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    width, height = 1600, 900
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, width, height))
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.width() + screen_fit.FRAME_W <= width and w.height() + screen_fit.FRAME_H <= height
+    assert w.minimumSizeHint().width() + screen_fit.FRAME_W <= width
+    w.tabs.setCurrentWidget(w.curves)                 # the widest page no longer widens the window
+    qtbot.wait(10)
+    assert w.width() + screen_fit.FRAME_W <= width
+
+
+def test_a_long_data_preview_message_scrolls_and_never_grows_the_window(qtbot):
+    """The data preview's notes scroll in a box of at most NOTES_MAX_SHARE of the panel, the whole text still
+    there: a summary that takes the height its wrapped text needs as a minimum grew the window to 1541x3315 on a
+    1280x800 screen with STS-B's notes, and it could not be made smaller."""
+    from explorer.ui.launch.preview import NOTES_MAX_SHARE, DataPreview
+
+    panel = DataPreview("train")
+    qtbot.addWidget(panel)
+    panel.resize(420, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    long = "<br>".join(f"note {i}: 197 rows have more fields than the 7 of the first row; lines 5553, 5554"
+                       for i in range(80))
+    panel.show_text(long)
+    panel.problems.setText("<br>".join(f"line {i}: empty text" for i in range(40)))
+    panel.problems.show()
+    panel._fit_summary()
+    qtbot.wait(20)
+    assert panel.notes_height() > 1500                               # the text itself is long ...
+    assert panel.minimumSizeHint().height() < 400                    # ... the panel's minimum is not
+    assert panel.notes.height() <= NOTES_MAX_SHARE * panel.height() + 3
+    assert panel.notes.verticalScrollBar().maximum() > 0              # scrolls to the rest
+    assert panel.notes.widget().height() >= panel.notes_height() - 20
+    panel.show_text("✓ 2,814 examples, 3 labels")                    # a short one takes only its lines
+    panel.problems.hide()
+    panel._fit_summary()
+    qtbot.wait(20)
+    assert panel.notes.maximumHeight() < 90

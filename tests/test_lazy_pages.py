@@ -1,7 +1,7 @@
-"""The registry's pages are built when first needed, not in MainWindow() (issue 30, start-up): a pending tab
-is built when shown, when code reads the page or what its provider keeps on the window, or by the idle chain
-after the first paint (one provider per event-loop turn); a Runs dock group row works before the Groups
-page exists."""
+"""The registry's pages are built when first needed, not in MainWindow(): a pending tab is built when shown,
+when code reads the page or what its provider keeps on the window, or by the idle chain after the first paint
+(one provider per event-loop turn); a Runs dock group row works before the Groups page exists; the Curves plots
+are built on first use too."""
 
 from __future__ import annotations
 
@@ -120,3 +120,26 @@ def test_a_group_row_opens_the_groups_page_before_it_was_built(qtbot, tmp_path):
     assert w.groups_tab.runs_dir == other               # built with the window's state of now
     assert not w.lazy_pages.is_built(registry.HUB)      # nothing else was built
     assert w.launcher.group_grid is not None            # the launcher's grid queues a group (wired at start)
+
+
+def test_the_curves_plots_are_built_on_first_use_not_in_the_main_window(qtbot, tmp_path, no_preview_children):
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    assert not w.curves.plots_built()
+    w.tabs.setCurrentWidget(w.curves)
+    w.show()                                     # the Curves page shown: built before it is painted
+    assert w.curves.plots_built()
+    assert "loss" in w.curves.panels and w.curves.grid.indexOf(w.curves.panels["loss"]) >= 0
+    other = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s2.ini"), probe_device=False)
+    qtbot.addWidget(other)
+    other.tabs.setCurrentWidget(other.launcher)
+    other.show()
+    assert not other.curves.plots_built()
+    qtbot.waitExposed(other)
+    qtbot.waitUntil(other.curves.plots_built)    # the turn after the window's first paint (prewarm)
+    QApplication.processEvents()

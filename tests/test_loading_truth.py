@@ -1,4 +1,4 @@
-"""Loading tells the truth (issue 9 point 2): training answers checked, SQuAD 2.0 variants, field counts of
+"""Loading tells the truth: training answers checked, SQuAD 2.0 variants, field counts of
 classification rows, and the model load report (newly initialised / missing / unexpected weights)."""
 
 import contextlib

@@ -142,7 +142,7 @@ def _run_events(metric, values, task="single"):
 
 def test_runs_list_groups_and_summarize_use_the_same_rule():
     from explorer.core.studies.group_stats import group_table, member_data
-    from explorer.core.runs.store import RunRecord, summarize
+    from explorer.core.runs.reading import RunRecord, summarize
     from explorer.ui.runs.state import RunState
 
     cfg = {"task": "single", "metric_for_best": "loss"}

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate
-from explorer.core.metrics.squad import (apply_no_ans_threshold, compute_exact, compute_f1, evaluate_decodings,
-                                   f1_precision_recall, find_best_thresh, get_tokens, honest_tau,
-                                   normalize_answer, question_scores_from, squad_evaluate, tau_sweep)
+from explorer.core.metrics.squad import (apply_no_ans_threshold, compute_exact, compute_f1, f1_precision_recall,
+                                         find_best_thresh, get_tokens, normalize_answer, squad_evaluate)
+from explorer.core.qa.scores import evaluate_decodings, honest_tau, question_scores_from, tau_sweep
 
 
 def test_worked_examples_from_the_seed():

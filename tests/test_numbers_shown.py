@@ -1,4 +1,4 @@
-"""Issue 25, finding 7: numbers a user reads side by side agree: the official best_f1_thresh and the app's τ
+"""Numbers a user reads side by side agree: the official best_f1_thresh and the app's τ
 explained in one line (and the relation holds), one τ grid for the study and the slider, windows numbered
 from 1, and a SQuAD v1.1 model's Spans & τ page says it was never trained to abstain."""
 
@@ -8,7 +8,8 @@ import numpy as np
 
 from explorer.core.models.checkpoint_windows import V11_ABSTAIN_NOTE, abstain_note, squad_version_of
 from explorer.core.specs.metric_display import explain_best_threshold, threshold_relation
-from explorer.core.metrics.squad import DEFAULT_TAUS, TAU_GRID_LIMIT, _tau_between, tau_axis_limit
+from explorer.core.metrics.squad import _tau_between
+from explorer.core.qa.scores import DEFAULT_TAUS, TAU_GRID_LIMIT, tau_axis_limit
 
 
 def test_threshold_relation_states_the_units_and_holds():

@@ -17,8 +17,8 @@ import pytest
 
 import official_squad_eval as official
 from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate, null_odds, predictions_at
-from explorer.core.metrics.squad import (evaluate_decodings, missing_predictions, question_scores_from, squad_evaluate,
-                                   tau_sweep)
+from explorer.core.metrics.squad import missing_predictions, squad_evaluate
+from explorer.core.qa.scores import evaluate_decodings, question_scores_from, tau_sweep
 
 WORDS = ["Denver", "Broncos", "the", "The", "a", "an", "river", "Paris", "1815", "won", "!!", "...", "(",
          "Ada", "Lovelace", "café", "über", "x-ray", "A", "theatre", "an"]

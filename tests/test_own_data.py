@@ -1,4 +1,4 @@
-"""Issue 21: your own labelled data. Every loader path of core/data/table.py with a file the test writes
+"""Your own labelled data. Every loader path of core/data/table.py with a file the test writes
 (CSV, TSV, JSONL, xlsx, cp1252, BOM + CRLF, lone \\r, no header, extra fields), the label rules (string
 classes, score-like columns, empty texts, missing labels, unseen dev labels), the stratified dev split,
 balanced class weights against scikit-learn, f_avg, and the checkpoint head against the data's labels."""
@@ -18,8 +18,10 @@ from explorer.core.data.classification import (
 )
 from explorer.core.data.split import stratified_split
 from explorer.core.data.table import guess_columns, preview_table, read_table
+from explorer.core.errors import ConfigError
 from explorer.core.protocol.events import iter_events
 from explorer.core.metrics.glue import classification_metrics
+from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.tasks.classification import parse_weights_for
 
 
@@ -319,10 +321,9 @@ def test_label_names_name_integer_ids_in_train_and_dev(tmp_path):
 
 
 def test_a_regression_file_without_dev_gets_a_seeded_random_split(tmp_path):
-    """Fresh-user trial: STS-B with Dev fraction 0.1 and no dev file trained on every row, logged 0 dev
-    examples, kept no best checkpoint and said nothing. Scores have no classes to stratify, so the split is
-    a seeded random one, written to dev_split.csv and read back; with fraction 0 the run says it is never
-    evaluated."""
+    """STS-B with Dev fraction 0.1 and no dev file holds out a dev split (never trains on every row with 0 dev
+    examples, no best checkpoint and no word). Scores have no classes to stratify, so the split is a seeded
+    random one, written to dev_split.csv and read back; with fraction 0 the run says it is never evaluated."""
     from explorer.core.data.scores_and_label_sets import load_regression
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.training.tasks import get_task
@@ -346,9 +347,9 @@ def test_a_regression_file_without_dev_gets_a_seeded_random_split(tmp_path):
 
 
 def test_a_headerless_file_read_with_a_header_is_told_it_may_have_none(tmp_path):
-    """Fourth trial: STS-B (no header; 7 or 9 fields) said "expected 7 fields (as in the header), got 9"
-    without pointing at the No header row box. A "header" holding numbers is a data row: the message says so;
-    a real header gets the plain message."""
+    """STS-B (no header; 7 or 9 fields) read with a header gets more than "expected 7 fields (as in the header),
+    got 9": a "header" holding numbers is a data row, and the message points at the No header row box; a real
+    header gets the plain message."""
     p = _write(tmp_path / "sts.tsv", "main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane.\tA jet.\n"
                                      "main-captions\tMSRvid\t2012test\t0004\t3.800\tA man.\tA guy.\tx\ty\n")
     with pytest.raises(ClassificationDataError, match=r"line 2: expected 7 fields .*holds numbers: if the file "
@@ -358,3 +359,15 @@ def test_a_headerless_file_read_with_a_header_is_told_it_may_have_none(tmp_path)
     with pytest.raises(ClassificationDataError) as info:
         load_classification(str(q))
     assert "holds numbers" not in str(info.value)
+
+
+def test_a_label_count_other_than_the_datas_is_refused_before_the_head_is_built(tmp_path):
+    """config.json would say num_labels 3 for a head with 2 outputs (its size comes from id2label)."""
+    from explorer.core.training.setup import fit_head
+    from explorer.core.training.tasks import get_task
+
+    data = _write(tmp_path / "sst2.tsv", "sentence\tlabel\ngood film\tpositive\nbad film\tnegative\n")
+    config = TrainConfig(task="single", train=str(data), num_labels=3)
+    task = get_task("single")
+    with pytest.raises(ConfigError, match=r"num_labels is 3, but .*sst2.tsv has 2 labels"):
+        fit_head("unused", task, task.load(config, "train"), None, config, None)

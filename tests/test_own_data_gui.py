@@ -1,6 +1,6 @@
-"""Issue 21 in the GUI: the launcher's column pickers and class distribution for a researcher's own table,
-no CLI flag in any GUI message, and Classify: dev set pre-filled from the run's config.json; a dev file with
-names scored against the head's id2label by name."""
+"""Your own labelled data in the GUI: the launcher's column pickers and class distribution for a researcher's own
+table, no CLI flag in any GUI message, and Classify: dev set pre-filled from the run's config.json; a dev file
+with names scored against the head's id2label by name."""
 
 import json
 
@@ -59,7 +59,7 @@ def test_launcher_offers_the_columns_and_shows_the_distribution(qtbot, tmp_path)
                     and bool((w.train_preview.result or {}).get("columns")), timeout=90000)
     combo = w.editors["label_column"].widget
     assert [combo.itemData(i) for i in range(combo.count())] == [None, "ID", "Target", "Tweet", "Stance"]
-    assert combo.itemText(4) == "Stance — FAVOR"   # each column with a sample value (tenth trial)
+    assert combo.itemText(4) == "Stance — FAVOR"   # each column with a sample value
     assert combo.lineEdit().placeholderText() == "guessed: Stance"
     assert w.editors["text_columns"].widget.lineEdit().placeholderText() == "guessed: Tweet"
     assert w.editors["id_column"].widget.lineEdit().placeholderText() == "guessed: ID"
@@ -93,7 +93,8 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
     those rows, not on every training row (which would flatter it); unticked, the whole file is scored."""
     from helpers import tiny_loaded_model
 
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import write_dev_split
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
@@ -135,7 +136,7 @@ def test_a_run_without_dev_file_is_scored_on_its_held_out_rows_only(qtbot, tmp_p
 def test_dev_labels_are_matched_to_the_head_by_name(tmp_path):
     from helpers import tiny_loaded_model
 
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import ClassificationDataError
 
     loaded = tiny_loaded_model("classification")
@@ -204,9 +205,9 @@ def test_dev_view_shows_per_class_figures_f_avg_and_class_names(qtbot):
 
 
 def test_a_model_switch_replaces_the_dev_file_the_previous_run_put_in(qtbot, tmp_path):
-    """Second trial: after switching from the stance model to the STS-B model, Classify: dev set kept the stance
-    file. A path pre-filled from the previous model's run follows the new run; a typed one stays. A run's
-    held-out rows are scored whole (cap: all)."""
+    """After a switch from the stance model to the STS-B model, Classify: dev set does not keep the stance file:
+    a path pre-filled from the previous model's run follows the new run; a typed one stays. A run's held-out rows
+    are scored whole (cap: all)."""
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     def run(name, **cfg):
@@ -230,9 +231,9 @@ def test_a_model_switch_replaces_the_dev_file_the_previous_run_put_in(qtbot, tmp
 
 
 def test_a_model_switch_replaces_the_columns_the_previous_run_put_in(qtbot, tmp_path):
-    """First-hour trial: Classify: dev set kept the stance run's Tweet / Stance columns for the STS-B run, whose
-    columns are others. Columns pre-filled from the previous run follow the new run (or clear for a model with
-    no run); typed ones stay."""
+    """Classify: dev set does not keep the stance run's Tweet / Stance columns for the STS-B run, whose columns
+    are others: columns pre-filled from the previous run follow the new run (or clear for a model with no run);
+    typed ones stay."""
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     def run(name, **cfg):

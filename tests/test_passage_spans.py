@@ -1,5 +1,5 @@
 """Spans are text of the passage: stripped, offsets moved, white-space-only candidates never listed
-(issue 9 point 4; cases README "Also seen")."""
+(cases README "Also seen")."""
 
 import numpy as np
 import pytest

@@ -1,8 +1,10 @@
 """MeasuredAxis (explorer/ui/curves/axis.py): the same tick labels in the same places as pyqtgraph's own
-axis, with the measuring cached; the caches follow range, size and log mode changes."""
+axis, with the measuring cached; the caches follow range, size and log mode changes; the lean draw specs equal
+pyqtgraph's, and a hidden axis takes the view range when shown."""
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QPainter, QPicture
@@ -122,3 +124,60 @@ def test_an_axis_drawn_from_shared_specs_has_the_same_pixels(pair, qtbot):
         ax.generateDrawSpecs = lambda p, real=real: (calls.append(1), real(p))[1]
         ax.picture = None
     assert _pixels(twin) == want and calls == []
+
+
+def _lean_or_plain_specs(axis, lean: bool):
+    from explorer.ui.curves.axis import _MeasuringPainter
+
+    pic = QPicture()
+    p = QPainter(pic)
+    try:
+        if axis.style["tickFont"]:
+            p.setFont(axis.style["tickFont"])
+        saved = axis.textWidth, axis.textHeight
+        out = axis._lean_specs(_MeasuringPainter(p)) if lean else pg.AxisItem.generateDrawSpecs(axis, p)
+        sizes = axis.textWidth, axis.textHeight
+        axis.textWidth, axis.textHeight = saved
+    finally:
+        p.end()
+    a, ticks, texts = out
+    return ((a[0].color().rgba(), a[1].x(), a[1].y(), a[2].x(), a[2].y()),
+            [(pen.color().rgba(), p1.x(), p1.y(), p2.x(), p2.y()) for pen, p1, p2 in ticks],
+            [(r.getRect(), int(f), s) for r, f, s in texts], sizes)
+
+
+def test_lean_axes_give_pyqtgraphs_ticks_and_draw_specs(qtbot):
+    from explorer.ui.curves.axis import MeasuredAxis
+
+    rng = np.random.default_rng(0)
+    w = pg.PlotWidget(axisItems={"left": MeasuredAxis("left"), "bottom": MeasuredAxis("bottom")})
+    w.resize(671, 262)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    vb = w.getPlotItem().getViewBox()
+    plain = pg.AxisItem("left")
+    for _ in range(60):
+        lo = rng.normal() * 10.0 ** rng.integers(-6, 6)
+        hi = lo + abs(rng.normal()) * 10.0 ** rng.integers(-6, 7) + 1e-9
+        x0 = float(rng.integers(-1_000, 100_000))
+        vb.setRange(xRange=(x0, x0 + float(rng.integers(1, 200_000))), yRange=(lo, hi), padding=0)
+        for side in ("left", "bottom"):
+            axis = w.getPlotItem().getAxis(side)
+            size = float(rng.integers(50, 2_000))
+            assert axis._tick_values(*axis.range, size) == plain.tickValues(*axis.range, size)
+            assert _lean_or_plain_specs(axis, True) == _lean_or_plain_specs(axis, False)
+
+
+def test_a_hidden_axis_takes_the_view_range_when_shown(qtbot):
+    from explorer.ui.curves.plot import PlotPanel
+
+    p = PlotPanel("lr")
+    qtbot.addWidget(p)
+    p.show()
+    right = p.plot.getAxis("right")
+    assert not right.isVisible()
+    p.plot.getViewBox().setRange(xRange=(10, 20), yRange=(3, 4), padding=0)
+    assert right.range != [3.0, 4.0]            # not followed while hidden
+    p.plot.showAxis("right")
+    assert right.range == [3.0, 4.0]

@@ -87,7 +87,7 @@ def test_cancelled_then_resumed_writes_each_row_once(tmp_path, cls_model, monkey
                      progress=lambda done, total: reports.append(done))
     partial = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
     assert 0 < len(partial) < 700 and len(partial) % 100 == 0
-    # eighth trial: the bar stood ahead of the file at the interrupt; its last count is the rows in the file
+    # the bar never stands ahead of the file at the interrupt: its last count is the rows in the file
     assert max(reports) > len(partial) and reports[-1] == len(partial) == stopped.value.rows_written
     summary = predict_file(str(cls_model), str(data), str(out), loaded=loaded, chunk_rows=100, resume=True)
     assert summary.resumed_from == len(partial) and summary.rows == 700
@@ -190,7 +190,7 @@ def test_qa_answers_equal_eval(tmp_path, v2):
             assert r["decision"] == "answer"
         if r["answer"]:
             assert r["context"][r["answer_start"]:r["answer_end"]] == r["answer"]
-        assert r["window"] >= 1   # windows numbered from 1, as in the GUI and probe (issue 25 finding 7)
+        assert r["window"] >= 1   # windows numbered from 1, as in the GUI and probe
     # the same questions as a CSV with question and context columns give the same answers
     table = tmp_path / "qa.csv"
     with open(table, "w", newline="") as fh:
@@ -279,8 +279,8 @@ def test_predict_runs_in_eval_mode_and_gives_the_model_back_in_train_mode(tmp_pa
 
 
 def test_the_first_chunk_is_small_so_progress_and_an_early_stop_come_soon():
-    """Fifth trial: 20,000 rows showed no progress for over a minute and a Ctrl-C then kept no row: the first
-    chunk was 2,048 rows. It is now FIRST_CHUNK_ROWS; the rest keep the chunk size."""
+    """The first chunk is FIRST_CHUNK_ROWS, the rest keep the chunk size: a first chunk of 2,048 rows showed no
+    progress on 20,000 rows for over a minute, and a Ctrl-C then kept no row."""
     from explorer.core.predict.engine import FIRST_CHUNK_ROWS, _chunks
 
     sizes = [len(c) for c in _chunks(iter(range(5000)), 2048)]

@@ -1,10 +1,11 @@
-"""Issue 25: `bert-explorer predict` under a pseudo-terminal showed nothing for 40 s on a large file.
+"""`bert-explorer predict` under a pseudo-terminal shows its progress at once, also on a large file.
 
-Two causes, each held here without timing: a pty nobody sized (``script``, some IDEs and CI: 0 x 0) made tqdm
-hide its only bar, and progress came only after a whole chunk (2,048 rows at ~54 rows/s: 38 s). Now "reading
-FILE…" and "loading model…" come at once, the bar is drawn with a fixed size on such a terminal, progress comes
-from the first batch on, and the file's rows are counted in a thread that never holds up the first batch. The
-tests read what was written when the second chunk begins (a wrapper around the engine's chunk step).
+Two causes of a silent first 40 s, each held here without timing: a pty nobody sized (``script``, some IDEs and
+CI: 0 x 0) makes tqdm hide its only bar, and progress that comes only after a whole chunk (2,048 rows at ~54
+rows/s: 38 s). So "reading FILE…" and "loading model…" come at once, the bar is drawn with a fixed size on such
+a terminal, progress comes from the first batch on, and the file's rows are counted in a thread that never holds
+up the first batch. The tests read what was written when the second chunk begins (a wrapper around the engine's
+chunk step).
 """
 
 from __future__ import annotations
@@ -114,12 +115,11 @@ def test_progress_from_the_first_batch_while_the_rows_are_still_being_counted(tm
     assert calls[-1] == (200, 200)                            # the count arrived: rows / total from then on
 
 
-
 @pytest.mark.parametrize("terminal_gone", [True, False])
 def test_a_closed_terminal_stops_after_the_batch_keeps_the_rows_and_exits_129(tmp_path, monkeypatch, terminal_gone):
-    """Tenth trial: closing predict's terminal (SIGHUP) ended it silently with exit status 0 after 128 rows. It now
-    stops like Ctrl-C (after the batch; finished chunks stay), exits 129, says how to --resume where it still can
-    write (stderr to a file), and a terminal that is gone (every write EIO) turns into no traceback."""
+    """Closing predict's terminal (SIGHUP) never ends it silently with exit status 0: it stops like Ctrl-C (after
+    the batch; finished chunks stay), exits 129, says how to --resume where it still can write (stderr to a
+    file), and a terminal that is gone (every write EIO) turns into no traceback."""
     import io
     import signal
 
@@ -167,8 +167,8 @@ def test_a_closed_terminal_stops_after_the_batch_keeps_the_rows_and_exits_129(tm
 
 
 def test_the_engine_reports_the_rows_saved_at_the_start_and_after_every_chunk_also_on_resume(tmp_path, monkeypatch):
-    """Eleventh trial: Ctrl-C at "896/3000" kept 256 rows; the bar counted rows run, not rows in the file. The
-    engine now says the rows in ``out`` through ``saved``: at the start (resumed rows) and after each chunk."""
+    """The engine says the rows in ``out`` through ``saved``: at the start (resumed rows) and after each chunk,
+    so a bar shows the rows in the file beside the rows run (a Ctrl-C at "896/3000" may keep 256 rows)."""
     from explorer.core.errors import Cancelled
 
     data = _write_tsv(tmp_path / "in.tsv", 250)
@@ -228,3 +228,37 @@ def test_the_cli_bar_shows_the_rows_saved_beside_the_rows_run(tmp_path, monkeypa
     assert re.search(r"predict:.*\b1\d\d/300 \[.*saved 100\]", last_draw), last_draw
     assert not re.search(r"\b100/300", last_draw), last_draw
     assert re.search(r"300/300 \[.*saved 300\]", term.getvalue()), term.getvalue()
+
+
+def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monkeypatch, capsys):
+    """After a Ctrl-C the CLI and the dialog say how many rows the file holds, never the count of a bar that
+    stood ahead of the rows written (the engine's side: test_predict's cancelled-then-resumed test)."""
+    import argparse
+
+    from explorer.commands import predict as command
+    from explorer.core.errors import Cancelled
+    from explorer.core.predict import engine
+    from explorer.ui.inspectors.predictions_view import PredictDialog
+
+    def stopped(*_a, progress=None, **_k):
+        progress(300, 700)
+        progress(364, 700)            # rows through the model, the last chunk not written
+        exc = Cancelled()
+        exc.rows_written = 300
+        progress(300, 700)            # the engine's last report: the rows in the file
+        raise exc
+    monkeypatch.setattr(engine, "predict_file", stopped)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--model", "m", "--data", "in.csv", "--out", str(tmp_path / "out.csv")])
+    assert command.run(args) == 130
+    assert f"stopped: 300 rows written to {tmp_path / 'out.csv'}" in capsys.readouterr().err
+
+    dialog = PredictDialog("m", client=object())
+    qtbot.addWidget(dialog)
+    dialog.out_edit.setText(str(tmp_path / "out.csv"))
+    dialog._t0 = 0.0
+    dialog._progress(364, 700)
+    dialog._progress(300, 700)        # the child's last report before the cancelled reply
+    dialog._failed("cancelled")
+    assert f"Cancelled: 300 rows written to {tmp_path / 'out.csv'} stay" in dialog.status.text()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import write_file
 
 from explorer.core.predict.review import (Review, agreement, current_labels, finetune_data, gold_as_names,
                                           load_predictions, save_labelled, uncertainty)
@@ -39,7 +40,7 @@ def test_review_round_trip_and_labelled_file(tmp_path):
     out = save_labelled(table, again, tmp_path / "labelled.tsv")
     rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
     assert list(rows[0]) == ["text", "label", "label_source"]
-    # row 2 was looked at and kept (eighth trial: it read "model", as if nobody had checked it)
+    # row 2 was looked at and kept: "model, reviewed", not "model" as if nobody had checked it
     assert [r["label_source"] for r in rows] == ["model", "person", "model, reviewed", "model"]
     assert rows[1]["label"] == "neg"
 
@@ -102,8 +103,8 @@ def test_finetune_data_keeps_quotes_and_string_labels_of_the_training_file(tmp_p
                                                                "encoding": "cp1252", "class_weights": "balanced",
                                                                "max_steps": 300, "run_id": "stance",
                                                                "dev_fraction": 0.1}, tmp_path / "c")
-    # the run's recipe goes along; how its old file was read does not (second trial: a kept No header row
-    # refused the combined file, and max_steps came from the launcher's last state)
+    # the run's recipe goes along; how its old file was read does not (a kept No header row would refuse the
+    # combined file, and max_steps must not come from the launcher's last state)
     assert (fields["class_weights"], fields["max_steps"], fields["dev_fraction"]) == ("balanced", 300, 0.1)
     assert (fields["no_header"], fields["encoding"], fields["id_column"]) == (False, "", "")
     assert "run_id" not in fields
@@ -125,7 +126,7 @@ def _stance_run(tmp_path, dev: str = ""):
 
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import stratified_split, write_dev_split
-    from explorer.core.runs.store import dev_split_file
+    from explorer.core.runs.layout import dev_split_file
 
     train = tmp_path / "stance.tsv"
     stances = ["AGAINST", "FAVOR", "NONE"]
@@ -161,9 +162,9 @@ def _tsv(path):
 
 
 def test_finetune_data_keeps_the_first_runs_held_out_rows_as_dev(tmp_path):
-    """Second trial: the next run cut a new 10% split, so its dev figures were on other rows. Now the first
-    run's held-out rows are the new run's dev file (original labels), none of them is trained on (a corrected
-    row that is one of them neither), and every column of the stance file survives."""
+    """The first run's held-out rows are the new run's dev file (original labels), so its dev figures are on the
+    same rows (never a new 10% split); none of them is trained on (a corrected row that is one of them neither),
+    and every column of the stance file survives."""
     from explorer.core.data.classification import load_classification
 
     cfg, run, held = _stance_run(tmp_path)
@@ -177,8 +178,8 @@ def test_finetune_data_keeps_the_first_runs_held_out_rows_as_dev(tmp_path):
 
     dev = _tsv(fields["dev"])
     assert [r["ID"] for r in dev] == held and fields["dev_fraction"] == 0.0
-    # named after the training file whose rows they hold, then the predictions / run they came from (the eighth
-    # trial found stance rows in files named after the predictions file)
+    # named after the training file whose rows they hold, then the predictions / run they came from (never stance
+    # rows in a file named after the predictions file)
     train_stem = Path(cfg["train"]).name.split(".")[0]
     assert Path(fields["train"]).name == f"{train_stem}-plus-corrected-p.tsv"
     assert Path(fields["dev"]).name == f"{train_stem}-dev-rows-of-{cfg.get('run_id') or 'p'}.tsv"
@@ -206,7 +207,7 @@ def test_finetune_data_keeps_an_explicit_dev_file(tmp_path):
     """A run with a dev file keeps it (a stale dev_split.csv in the folder is not read), and one read with
     no_header gets the same rows rewritten with a header, so the new fields read it."""
     from explorer.core.data.classification import load_classification
-    from explorer.core.runs.store import dev_split_file
+    from explorer.core.runs.layout import dev_split_file
 
     dev = tmp_path / "dev.tsv"
     dev.write_text("ID\tTarget\tTweet\tStance\n7\tT\tsome dev tweet\tFAVOR\n8\tT\tanother one\tNONE\n",
@@ -235,7 +236,7 @@ def test_finetune_data_keeps_an_explicit_dev_file(tmp_path):
 
 def test_a_row_without_a_prediction_is_labelled_none_in_the_labelled_file(tmp_path):
     """A row predict could not label (an empty text: its error column says why) has no label, so its source is
-    "none", not "model" (eighth trial)."""
+    "none", not "model"."""
     cols = ["text", "predicted_label", "p_neg", "p_pos", "margin", "error"]
     rows = [{"text": "good", "predicted_label": "pos", "p_neg": 0.2, "p_pos": 0.8, "margin": 0.6, "error": ""},
             {"text": "", "predicted_label": "", "p_neg": "", "p_pos": "", "margin": "",
@@ -246,3 +247,42 @@ def test_a_row_without_a_prediction_is_labelled_none_in_the_labelled_file(tmp_pa
     out = save_labelled(load_predictions(path), review, tmp_path / "labelled.csv")
     got = list(csv.DictReader(open(out, encoding="utf-8")))
     assert [(r["label"], r["label_source"]) for r in got] == [("pos", "model"), ("", "none")]
+
+
+def _classification_predictions(tmp_path, rows=None):
+    """A classification predictions file of a stance model (id, text, author, then the model's columns; row 5 is
+    an empty text) and a fresh review of it."""
+    from explorer.core.predict.review import Review, load_predictions
+    from explorer.core.predict.writing import write_table
+
+    rows = rows or [
+        {"id": str(i), "text": f"a tweet of some length about topic number {i}, " * 2, "author": "Zoë Müller",
+         "predicted_label": ["AGAINST", "FAVOR", "NONE"][i % 3], "p_AGAINST": "0.4165", "p_FAVOR": "0.5306",
+         "p_NONE": "0.0529", "margin": f"{0.1 + i / 100:.4f}", "error": ""} for i in range(1, 17)]
+    rows[4] = dict(rows[4], text="", predicted_label="", p_AGAINST="", p_FAVOR="", p_NONE="", margin="",
+                   error="line 6: empty 'text'")
+    path = write_table(tmp_path / "new_texts.predictions.csv", list(rows[0]), rows)
+    review = Review(str(path), "model", "new_texts.csv", "classification", ["AGAINST", "FAVOR", "NONE"],
+                    ["id", "text", "author"], ["text"])
+    return load_predictions(path), review
+
+
+def test_a_fine_tune_adds_the_reviewed_rows_corrected_and_confirmed(tmp_path):
+    """Fine-tuning on corrections adds the changed rows and the row the researcher reviewed and confirmed
+    (FAVOR, kept): a confirmed row is a labelled example; it goes in, marked, and the note says so."""
+    import csv
+
+    from explorer.core.predict.review import finetune_data
+
+    train = write_file(tmp_path / "stance" / "train.tsv", "Tweet\tStance\n" + "".join(
+        f"tweet {i}\t{['AGAINST', 'FAVOR', 'NONE'][i % 3]}\n" for i in range(9)))
+    table, review = _classification_predictions(tmp_path)
+    review.set_label(1, "AGAINST")             # corrected (the model said NONE)
+    review.mark_reviewed(0)                    # confirmed: the model's FAVOR kept
+    review.mark_reviewed(4)                    # the empty row: no label, not an example
+    fields, note = finetune_data(table, review, {"train": str(train), "task": "single", "model": "m"}, tmp_path / "c")
+    rows = list(csv.DictReader(open(fields["train"], encoding="utf-8"), delimiter="\t"))
+    added = [(r["Tweet"][:20], r["Stance"], r["label_source"]) for r in rows[9:]]
+    assert added == [(table.column("text")[0][:20], "FAVOR", "model, reviewed"),
+                     (table.column("text")[1][:20], "AGAINST", "person")]
+    assert "2 reviewed rows of new_texts.predictions.csv (1 corrected, 1 confirmed: the model's label, kept)" in note

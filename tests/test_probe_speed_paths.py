@@ -1,4 +1,4 @@
-"""The probe's fast paths give what the straightforward computation gives (issue 12, target 2).
+"""The probe's fast paths give what the straightforward computation gives.
 
 Reference = an independent computation on the same tiny model: the windows from prepare_qa_features, one
 plain forward per window (eager attention, output_attentions=True), stack_attentions + the numpy
@@ -117,7 +117,7 @@ def test_layer_summaries_reject_bad_input():
 def test_hook_summaries_equal_the_after_the_forward_computation(tiny_qa):
     """The probe summarises each layer inside the forward (hooks on the attention modules, buffers freed per
     layer); the same window through output.attentions + summarize_attention_layers gives identical numbers."""
-    from explorer.core.qa import probe as probe_module
+    from explorer.core.attention import forward as attention_forward_module
     from explorer.core.attention.hooks import attention_modules, attention_hooks
 
     model, tok = tiny_qa.model, tiny_qa.tokenizer
@@ -126,10 +126,10 @@ def test_hook_summaries_equal_the_after_the_forward_computation(tiny_qa):
     batch = collate_qa(feats, [1], tok.pad_token_id)
     blocks = token_blocks(feats.sequence_ids[1], feats.input_ids[1], tok)
     with torch.inference_mode():
-        out, hooked, note = probe_module._attention_forward(model, batch, blocks, "float16")
+        out, hooked, note = attention_forward_module.attention_forward(model, batch, blocks, "float16")
         with eager_attention(model):
             plain = model(**batch, output_attentions=True)
-    assert note == "" and model not in probe_module._NOT_HOOKABLE
+    assert note == "" and model not in attention_forward_module._NOT_HOOKABLE
     assert out.attentions is None          # nothing kept for the whole forward: each layer was summarised in it
     after = summarize_attention_layers(plain.attentions, blocks, keep="float16")
     for name in ("attentions", "flow", "token_share", "rollout"):
@@ -147,15 +147,15 @@ def test_hook_summaries_equal_the_after_the_forward_computation(tiny_qa):
 def test_a_model_whose_attention_modules_give_no_weights_falls_back_to_output_attentions(tiny_qa, monkeypatch):
     """Hooks that see no weights tensor (an implementation returning them only on request): the probe runs the
     output_attentions forward instead and the numbers are the same."""
+    from explorer.core.attention import forward as attention_forward_module
     from explorer.core.attention import hooks as attention_hooks
-    from explorer.core.qa import probe as probe_module
 
     expected = probe(tiny_qa, QUESTION, LONG, attentions=True, attention_budget=None, **SETTINGS)
     real = attention_hooks.attention_modules
     monkeypatch.setattr(attention_hooks, "attention_modules", lambda m: [(mod, 5) for mod, _ in real(m)])
-    monkeypatch.setattr(probe_module, "_NOT_HOOKABLE", __import__("weakref").WeakSet())
+    monkeypatch.setattr(attention_forward_module, "_NOT_HOOKABLE", __import__("weakref").WeakSet())
     got = probe(tiny_qa, QUESTION, LONG, attentions=True, attention_budget=None, **SETTINGS)
-    assert tiny_qa.model in probe_module._NOT_HOOKABLE
+    assert tiny_qa.model in attention_forward_module._NOT_HOOKABLE
     assert got.attention_note == ""
     for a, b in zip(expected.attention, got.attention):
         for name in ("attentions", "flow", "token_share", "rollout"):

@@ -198,10 +198,10 @@ def test_regression_trains_through_the_worker(tmp_path):
     saved = json.loads((tmp_path / "r" / "checkpoints" / "best" / "config.json").read_text())
     assert saved["problem_type"] == "regression" and saved["id2label"] == {"0": "score"}
 
-    from explorer.core.models.loading import checkpoint_problem
     from explorer.core.models.checkpoint_windows import checkpoint_task_name
+    from explorer.core.specs.heads import recognise
 
-    assert checkpoint_problem(tmp_path / "r" / "checkpoints" / "best") == "regression"
+    assert recognise(tmp_path / "r" / "checkpoints" / "best").problem == "regression"
     assert checkpoint_task_name(str(tmp_path / "r" / "checkpoints" / "best")) == ("classification", "regression")
 
 
@@ -218,9 +218,9 @@ def test_multilabel_trains_and_saves_its_thresholds(tmp_path):
     assert saved["problem_type"] == "multi_label_classification" and saved["id2label"] == {"0": "econ", "1": "politics"}
     assert saved["label_thresholds"] == m["thresholds"]
 
-    from explorer.core.models.loading import checkpoint_problem
+    from explorer.core.specs.heads import recognise
 
-    assert checkpoint_problem(best) == "multilabel"
+    assert recognise(best).problem == "multilabel"
     cols = _write(tmp_path / "c.tsv", ["text\tecon\tsport"] + [f"the city {i}\t{i % 2}\t{i // 2 % 2}" for i in range(16)])
     rc, ev = _train(["--model", model, "--task", "multilabel", "--train", cols, "--dev", cols, "--max-steps", 2,
                      "--label-column", "econ,sport", "--batch-size", 8, "--output-dir", tmp_path, "--run-id", "c"])
@@ -278,7 +278,7 @@ def test_the_new_results_cross_the_inspector_pipe():
 
 
 def test_dev_files_are_scored_by_regression_and_multilabel_heads(tmp_path):
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = tiny_loaded_model("classification", num_labels=1)
     rep = score_classification_dev(loaded.model, loaded.tokenizer, "regression", str(_pairs(tmp_path / "s.tsv")))

@@ -1,7 +1,7 @@
-"""Tenth trial, MAJOR 3: a regression model trained on header-less STS-B (label column 5) showed "5 ← prediction |
-+2.7790" and "= 2.7790 (5; one output…)" in Classify: the column's position read as a predicted 5 on the 0-5 scale.
-A regression head's one output is "score" everywhere (Classify, its arithmetic, Classify: dev set, the run's
-id2label), and where the column matters it is "score (column 5)"."""
+"""A regression head's one output is "score" everywhere (Classify, its arithmetic, Classify: dev set, the run's
+id2label), and where the column matters it is "score (column 5)": a model trained on header-less STS-B (label
+column 5) never shows "5 ← prediction | +2.7790" or "= 2.7790 (5; one output…)" in Classify, where the column's
+position would read as a predicted 5 on the 0-5 scale."""
 
 import json
 
@@ -34,7 +34,8 @@ def test_classify_names_the_one_output_score_not_the_column_position(qtbot, view
 
 
 def test_the_names_of_a_heads_outputs():
-    from explorer.core.classify.arithmetic import output_names, score_column_words
+    from explorer.core.classify.arithmetic import score_column_words
+    from explorer.core.specs.heads import output_names
 
     cfg = _stsb_like_model().model.config
     assert output_names(cfg) == ["score"]
@@ -46,7 +47,7 @@ def test_the_names_of_a_heads_outputs():
 
 
 def test_classify_dev_set_says_score_and_the_column_it_read(qtbot, tmp_path):
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     loaded = _stsb_like_model()

@@ -1,4 +1,4 @@
-"""The inspector child on a remote host over SSH (issue 29): the same frames on stdin / stdout through
+"""The inspector child on a remote host over SSH: the same frames on stdin / stdout through
 ``ssh HOST python -m explorer.worker.inspector``; a probe there equals the probe of the local server."""
 
 import numpy as np

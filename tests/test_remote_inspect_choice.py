@@ -1,4 +1,4 @@
-"""A remote run's checkpoint in the inspectors (issue 29): on the host over SSH or as a fetched copy, the
+"""A remote run's checkpoint in the inspectors: on the host over SSH or as a fetched copy, the
 choice remembered per host; the Host column of Runs; the one-sentence launch failures; a run that ended
 before the app started is still known as remote (its mirror's remote.json), without the settings.
 
@@ -23,7 +23,7 @@ from explorer.core.remote import launch as remote_launch
 from explorer.core.remote.fetch import fetch_checkpoint
 from explorer.core.remote.hosts import Host, RemoteRun, read_remote_run, save_remote_run
 from explorer.core.remote.ssh import inspector_argv
-from explorer.core.runs.store import checkpoint_path, config_file, events_file
+from explorer.core.runs.layout import checkpoint_path, config_file, events_file
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.shell.settings import AppSettings
 
@@ -140,7 +140,7 @@ def window(qapp, request, done_run, tmp_path_factory):
 
 def test_a_remote_run_has_an_icon_and_its_host_column_is_in_the_header_menu(qtbot, window):
     """The Host column is hidden at start, as Size and Task are: shown beside the names it left them "minilm ·
-    …n · train" (seventh trial). A remote run has the network icon before its name, its tooltip names the host,
+    …n · train"). A remote run has the network icon before its name, its tooltip names the host,
     and the header menu's "Show Host" puts the column right after Run."""
     from PySide6.QtWidgets import QHeaderView
 
@@ -164,7 +164,7 @@ def test_a_remote_run_has_an_icon_and_its_host_column_is_in_the_header_menu(qtbo
     assert not dock.table.isColumnHidden(host_col)
     hh: QHeaderView = dock.table.header()
     assert hh.visualIndex(host_col) == 1   # right after the run's name
-    assert 40 <= dock.table.columnWidth(host_col) <= dock.HOST_MAX_PX
+    assert 40 <= dock.table.columnWidth(host_col) <= dock.table.HOST_MAX_PX
     show.setChecked(False)
 
 
@@ -230,7 +230,6 @@ def test_fetch_and_inspect_here_with_progress_then_reuse(qtbot, window, done_run
     assert "the copy fetched earlier is current" in shown[-1]
 
 
-
 def test_a_missing_file_on_the_host_says_where_files_are_read(qtbot, tmp_path):
     from inspect_double import ThreadTransport
 
@@ -264,7 +263,7 @@ class _PlaceClient:
 
 def test_checkpoints_for_an_op_on_two_ask_like_open_best_then_run_on_the_host_or_fetch(qtbot, done_run, tmp_path):
     """Compare two classifiers' checkpoints (RemoteCheckpointOpener.prepare): asked as Open best checkpoint asks
-    (eighth trial: a remote run's checkpoint was used without asking), the answer remembered."""
+    (never a remote run's checkpoint used without asking), the answer remembered."""
     from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 
     run, best, _root = done_run

@@ -1,4 +1,4 @@
-"""Runs on a remote host (issue 29) against a real OpenSSH server on 127.0.0.1 (tests/sshd.py).
+"""Runs on a remote host against a real OpenSSH server on 127.0.0.1 (tests/sshd.py).
 
 The "host" is this machine through sshd, with this interpreter behind another path. Check host (and its
 four one-sentence failures), launch with copy-once data, follow to the end, stop early, cancel, a killed

@@ -1,4 +1,4 @@
-"""Runs on a SLURM cluster (issue 29, item 4) against a real single-node SLURM (tests/slurm_cluster.py:
+"""Runs on a SLURM cluster against a real single-node SLURM (tests/slurm_cluster.py:
 munged + slurmctld + slurmd of Debian's slurm-wlm) reached through the test sshd (tests/sshd.py).
 
 Pure tests of the job script and of reading squeue / scontrol / sacct; then, on the real cluster: a tiny run

@@ -1,4 +1,4 @@
-"""Which ssh_config the app's ssh reads, and the host-key sentences (issue 25, eighth trial), against the real
+"""Which ssh_config the app's ssh reads, and the host-key sentences, against the real
 test sshd (tests/sshd.py): an alias only in $HOME/.ssh/config (not the passwd home's file ssh reads) is
 unreachable with a one-line explanation until the Hosts dialog's "Use it", then reachable; an unknown and a
 changed host key are told apart, each with the exact ssh command (config, port, key) the app runs."""
@@ -119,7 +119,7 @@ def test_an_unknown_host_key_says_first_connection_with_the_exact_command(sshd_s
         ssh.run_checked(host, ["true"])
     text = str(err.value)
     assert text.startswith(f"lab: unknown host key (the first connection: {tmp_path / 'known_hosts'}, the "
-                           "known_hosts file ssh reads, has no key for it)")   # which file (tenth trial)
+                           "known_hosts file ssh reads, has no key for it)")   # which file
     assert "CHANGED" not in text and text.endswith(": " + _expected_command(host, config))
     # the command is the one the app runs: with the key accepted it logs in
     host_pub = " ".join((sshd_server.root / "host_key.pub").read_text(encoding="utf-8").split()[:2])
@@ -141,8 +141,8 @@ def test_a_changed_host_key_says_changed_with_the_exact_command(sshd_server, tmp
 
 
 def test_an_unknown_host_key_names_the_known_hosts_file_and_one_in_home_that_ssh_does_not_read(tmp_path, monkeypatch):
-    """Tenth trial: the key had been accepted into $HOME/.ssh/known_hosts, which ssh does not read (it reads the
-    account's home); the message did not say which known_hosts file is used."""
+    """A key accepted into $HOME/.ssh/known_hosts, which ssh does not read (it reads the account's home), is
+    pointed out, and the message says which known_hosts file is used."""
     import shutil
 
     if shutil.which("ssh") is None:
@@ -160,3 +160,42 @@ def test_an_unknown_host_key_names_the_known_hosts_file_and_one_in_home_that_ssh
     assert (f"has no key for it). A key in your HOME's {home / '.ssh' / 'known_hosts'} is not read: ssh reads the "
             "account's home, not $HOME (or name that file with UserKnownHostsFile in the SSH config). To check its "
             "fingerprint and accept it, connect once in a terminal with: ssh ") in text
+
+
+def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_path, monkeypatch):
+    """The Hosts dialog reads the ssh config ssh reads (the passwd home's, not $HOME/.ssh/config), and its Port
+    field says the port that config sets (2222), not "22"."""
+    import pwd
+    import shutil
+
+    from explorer.core.remote import hosts
+    from explorer.core.remote.hosts import SSH_CONFIG_ENV, Host, configured_port, ssh_config_path, ssh_resolved
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+    from explorer.ui.shell.settings import AppSettings
+
+    monkeypatch.delenv(SSH_CONFIG_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "not-the-login-home"))
+    assert ssh_config_path() == Path(pwd.getpwuid(os.getuid()).pw_dir) / ".ssh" / "config"   # never $HOME's
+    config = tmp_path / "ssh_config"
+    config.write_text("Host box\n    HostName 127.0.0.1\n    Port 2222\n    User ada\n"
+                      "Host *.lab !gate.lab\n    Port 2200\nHost *\n    Port 2020\n", encoding="utf-8")
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    if shutil.which("ssh"):
+        resolved = ssh_resolved("box")   # (and the known_hosts file ssh reads, for the host-key messages)
+        assert {k: resolved[k] for k in ("hostname", "user", "port")} == {"hostname": "127.0.0.1", "user": "ada",
+                                                                          "port": "2222"}
+    else:
+        print("ssh is not installed here: only the file reading of the ssh config is tested")
+    assert configured_port("box") == 2222
+    monkeypatch.setattr(hosts, "ssh_resolved", lambda target, timeout=5.0: None)   # no ssh: the file itself
+    assert configured_port("me@box") == 2222 and configured_port("node.lab") == 2200
+    assert configured_port("gate.lab") == 2020 and configured_port("elsewhere") == 2020
+    monkeypatch.undo()
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(config))
+    settings = AppSettings(tmp_path / "s.ini")
+    settings.set_hosts([Host(name="box", target="box")])
+    dialog = HostsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.list.setCurrentRow(0)
+    qtbot.waitUntil(lambda: dialog.port.specialValueText() == "from the SSH config (2222)", timeout=10_000)
+    assert dialog.port.value() == 0 and dialog.port.text() == "from the SSH config (2222)"

@@ -1,6 +1,6 @@
-"""The Hosts dialog and the launcher's "Run on" picker (issue 29), against the real test sshd; and a
-remote run driven by the main window end to end: launched from the launcher, listed in Runs with its
-curve, followed again by a new window (an app restart)."""
+"""The Hosts dialog (also from the Run menu) and the launcher's "Run on" picker, against the real test sshd; and
+a remote run driven by the main window end to end: launched from the launcher, listed in Runs with its curve,
+followed again by a new window (an app restart)."""
 
 import json
 
@@ -108,8 +108,8 @@ def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_
 
 
 def test_a_remote_run_without_a_dev_file_draws_its_majority_class_baseline(qtbot, sshd_server, tmp_path):
-    """Ninth trial: a remote classifier holding training rows out as dev showed no majority-class line in Curves:
-    its dev_split.csv stays on the host. The worker sends the baseline in its started event."""
+    """A remote classifier holding training rows out as dev has its majority-class line in Curves although its
+    dev_split.csv stays on the host: the worker sends the baseline in its started event."""
     from explorer.ui.shell.main_window import MainWindow
 
     settings = AppSettings(tmp_path / "s.ini")
@@ -140,3 +140,23 @@ def test_a_remote_run_without_a_dev_file_draws_its_majority_class_baseline(qtbot
     w.curves.set_runs([state])
     assert w.curves.baselines_for("dev/accuracy") == [(50.0, "majority class baseline", "#666666")]
     w.close()
+
+
+def test_the_run_menu_opens_the_hosts_dialog(qtbot, tmp_path):
+    """The Hosts dialog is not only behind the launcher's "Hosts…" button: the Run menu has it too, with a
+    shortcut."""
+    from PySide6.QtGui import QKeySequence
+
+    from explorer.ui.launch.hosts_dialog import HostsDialog
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    run_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&Run")
+    hosts = next(a for a in run_menu.actions() if a.text() == "&Hosts…")
+    assert hosts.shortcut() == QKeySequence("Ctrl+Shift+H")
+    hosts.trigger()
+    dialog = w.launcher.run_on.dialog
+    assert isinstance(dialog, HostsDialog) and dialog.isVisible()
+    dialog.close()

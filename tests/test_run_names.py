@@ -1,29 +1,29 @@
-"""Issue 25, finding 5: a Run name that exists is asked about ("stance exists: use stance-2?"), never
-silently replaced; the Runs list shows the user's name; automatic ids and names say the task and data file."""
+"""A Run name that exists is asked about ("stance exists: use stance-2?"), never silently replaced; the Runs list
+shows the user's name; automatic ids and names say the task and the data file (its folder for a generic name)."""
 
-from explorer.core.runs import store as runs
+from explorer.core.runs import naming
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.runs import names as run_names
 from explorer.ui.runs.runner import make_run_id
 
 
 def test_automatic_ids_name_the_task_and_the_data_file(tmp_path):
-    rid = runs.new_run_id("bundled:minilm", "pair", tmp_path, now=0, data="/data/glue/mrpc_train.tsv")
+    rid = naming.new_run_id("bundled:minilm", "pair", tmp_path, now=0, data="/data/glue/mrpc_train.tsv")
     assert rid.endswith("-minilm-pair-mrpc_train")
-    assert runs.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
-    assert runs.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
-    assert runs.data_short_name("d/rte.jsonl.gz") == "rte" and runs.data_short_name("") == ""
-    assert runs.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
+    assert naming.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
+    assert naming.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
+    assert naming.data_short_name("d/rte.jsonl.gz") == "rte" and naming.data_short_name("") == ""
+    assert naming.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
     cfg = TrainConfig(task="pair", train="/d/rte_train.tsv")
     assert make_run_id(cfg, set(), tmp_path).endswith("-pair-rte_train")
 
 
 def test_a_typed_name_is_kept_with_a_number_when_taken(tmp_path):
     (tmp_path / "stance").mkdir()
-    assert runs.free_run_id("stance", tmp_path) == "stance-2"
-    assert runs.free_run_id("stance", tmp_path, taken={"stance-2"}) == "stance-3"
+    assert naming.free_run_id("stance", tmp_path) == "stance-2"
+    assert naming.free_run_id("stance", tmp_path, taken={"stance-2"}) == "stance-3"
     assert make_run_id(TrainConfig(run_id="stance"), set(), tmp_path) == "stance-2"   # not a generated id
-    assert not runs.is_generated_run_id("stance-2") and runs.is_generated_run_id("20261130-101500-minilm-qa")
+    assert not naming.is_generated_run_id("stance-2") and naming.is_generated_run_id("20261130-101500-minilm-qa")
 
 
 def test_the_runs_list_shows_the_users_name():
@@ -54,3 +54,21 @@ def test_the_launcher_asks_before_using_another_name(qtbot, tmp_path):
     w.editors["run_id"].set("fresh")
     w.ask_yes_no = lambda title, text: asked.append(text) or True
     assert w.launch() is True and launched[-1].run_id == "fresh" and len(asked) == 1   # a free name: no question
+
+
+def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(tmp_path):
+    """The SST-2 run and the stance run, both on files called train.*, are told apart by their data folders, not
+    both "single · train" with only their start times to tell them apart."""
+    from explorer.core.runs import naming as runs
+    from explorer.ui.runs.names import short_names
+
+    sst2, stance = "/data/glue_sst2/train.tsv", "/data/stance_semeval2016/train.txt"
+    assert runs.data_short_name(sst2) == "glue_sst2" and runs.data_short_name(stance) == "stance_semeval2016"
+    assert runs.data_short_name("/data/squad_v1.1/train-subset.json") == "squad_v1.1"      # every word generic
+    assert runs.data_short_name("/data/glue/mrpc_train.tsv") == "mrpc_train"                # the stem says it
+    assert runs.new_run_id("bundled:minilm", "single", now=0, data=stance).endswith("-minilm-single-stance_semeval2016")
+    base = {"model": "bundled:minilm", "batch_size": 16}
+    got = short_names({"20261202-032900-minilm-single-glue_sst2": dict(base, task="single", train=sst2),
+                       "20261202-033700-minilm-single-stance_semeval2016": dict(base, task="single", train=stance),
+                       "20261202-031800-minilm-ner-conll2003": dict(base, task="ner", train="/data/conll2003/train.txt")})
+    assert sorted(got.values()) == ["ner · conll2003", "single · glue_sst2", "single · stance_semeval2016"]

@@ -14,7 +14,7 @@ OTHER = [{"event": "step", "step": 1}, {"event": "eval", "step": 1, "metrics": {
 def test_one_list_of_names():
     assert rs.STATUSES == ("queued", "starting", "running", "stopping", "cancelling",
                            "finished", "stopped", "failed", "cancelled", "crashed",
-                           "TensorBoard run", "in progress")   # other tools' runs (core.runs.store)
+                           "TensorBoard run", "in progress")   # other tools' runs (core.runs.readers)
     assert set(rs.LIVE) | set(rs.TERMINAL) | set(rs.FOREIGN) == set(rs.STATUSES)
     assert not set(rs.LIVE) & set(rs.TERMINAL) and not (set(rs.LIVE) | set(rs.TERMINAL)) & set(rs.FOREIGN)
     assert not any(rs.is_live(s) for s in rs.FOREIGN)   # no worker of ours: nothing to stop or cancel
@@ -78,7 +78,7 @@ def test_terminal_status_of_events():
     ([S, E, S], True, "running"),                    # a run stopped early and resumed
 ])
 def test_replay(events, alive, expected):
-    from explorer.core.runs.store import derive_status
+    from explorer.core.runs.reading import derive_status
     from explorer.ui.runs.state import RunState
 
     assert rs.replay(events, alive) == expected

@@ -1,4 +1,4 @@
-"""The run store (explorer/core/runs/store.py): one layout, one run id rule, one discovery, appends only through
+"""The run store (explorer/core/runs/): one layout, one run id rule, one discovery, appends only through
 EventWriter, and the observable RunStore with its callback emitters (explorer/core/evented.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.core.runs import store as runs
+from explorer.core.runs import appending, layout, naming, reading, store as run_store
 from explorer.core.evented import EmitterGroup, EventEmitter
 from explorer.core.protocol.events import EventWriter, make_event, read_events
 
@@ -35,25 +35,25 @@ def write_run(folder: Path, run_id: str, *, steps: int = 6, finished: bool = Tru
 def test_layout_paths_and_checkpoint_to_run_folder(tmp_path):
     run = tmp_path / "r1"
     (run / "checkpoints" / "best").mkdir(parents=True)
-    assert runs.config_file(run) == run / "config.json"
-    assert runs.events_file(run) == run / "events.jsonl"
-    assert runs.stop_file(run) == run / "STOP" and runs.pid_file(run) == run / "worker.pid"
-    assert runs.checkpoint_path(run, "best") == run / "checkpoints" / "best"
-    assert runs.run_dir_of(run / "checkpoints" / "best") == run
-    assert runs.run_dir_of(str(run / "checkpoints" / "last.old") + "/") == run
-    assert runs.run_dir_of(run) == run                        # a run folder is its own run
-    assert runs.run_dir_of(tmp_path / "saved-model") is None   # a folder saved elsewhere
-    assert runs.run_config_of(run / "checkpoints" / "best") == {}   # no config.json
+    assert layout.config_file(run) == run / "config.json"
+    assert layout.events_file(run) == run / "events.jsonl"
+    assert layout.stop_file(run) == run / "STOP" and layout.pid_file(run) == run / "worker.pid"
+    assert layout.checkpoint_path(run, "best") == run / "checkpoints" / "best"
+    assert layout.run_dir_of(run / "checkpoints" / "best") == run
+    assert layout.run_dir_of(str(run / "checkpoints" / "last.old") + "/") == run
+    assert layout.run_dir_of(run) == run                        # a run folder is its own run
+    assert layout.run_dir_of(tmp_path / "saved-model") is None   # a folder saved elsewhere
+    assert reading.run_config_of(run / "checkpoints" / "best") == {}   # no config.json
     (run / "config.json").write_text(json.dumps({"model": "bundled:minilm", "task": "pair", "bogus": 1}))
-    assert runs.run_config_of(run / "checkpoints" / "best") == {"model": "bundled:minilm", "task": "pair"}
+    assert reading.run_config_of(run / "checkpoints" / "best") == {"model": "bundled:minilm", "task": "pair"}
 
 
 def test_no_module_outside_the_store_rebuilds_the_layout():
     """`.parent.parent` and path joins with "events.jsonl", "checkpoints", "STOP", "worker.pid" live in
-    core/runs/store.py only (a model folder's own config.json is transformers' file, not the run's: not checked)."""
+    core/runs/layout.py only (a model folder's own config.json is transformers' file, not the run's: not checked)."""
     offenders = []
     pattern = re.compile(r"\.parent\.parent|/ \"(events\.jsonl|checkpoints|STOP|worker\.pid)\"")
-    allowed = {"explorer/paths.py", "explorer/core/runs/store.py"}
+    allowed = {"explorer/paths.py", "explorer/core/runs/layout.py"}
     for path in sorted((REPO / "explorer").rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
         if rel in allowed:
@@ -71,19 +71,19 @@ def test_one_run_id_rule_for_the_worker_and_the_gui(tmp_path):
     from explorer.ui.runs.runner import make_run_id
 
     now = 1_780_000_000.0
-    base = runs.new_run_id("google-bert/bert-base-uncased", "pair", now=now)
+    base = naming.new_run_id("google-bert/bert-base-uncased", "pair", now=now)
     assert re.fullmatch(r"\d{8}-\d{6}-bert-base-uncased-pair", base)
-    assert runs.new_run_id("bundled:minilm", "pair", now=now, suffix=" lr 3e-5").endswith("-minilm-pair-lr-3e-5")
-    assert runs.new_run_id("bundled:minilm", "pair", now=now, taken={runs.new_run_id("bundled:minilm", "pair",
+    assert naming.new_run_id("bundled:minilm", "pair", now=now, suffix=" lr 3e-5").endswith("-minilm-pair-lr-3e-5")
+    assert naming.new_run_id("bundled:minilm", "pair", now=now, taken={naming.new_run_id("bundled:minilm", "pair",
                                                                                       now=now)}).endswith("-2")
-    (tmp_path / runs.new_run_id("bundled:minilm", "pair", now=now)).mkdir()
-    assert runs.new_run_id("bundled:minilm", "pair", tmp_path, now=now).endswith("-pair-2")
+    (tmp_path / naming.new_run_id("bundled:minilm", "pair", now=now)).mkdir()
+    assert naming.new_run_id("bundled:minilm", "pair", tmp_path, now=now).endswith("-pair-2")
     parent = write_run(tmp_path, "20261130-101500-minilm-squad_v2")
     ckpt = str(parent / "checkpoints" / "best")
-    assert runs.model_short_name(ckpt) == "minilm-ft"        # a run's checkpoint is named by its run's model
+    assert naming.model_short_name(ckpt) == "minilm-ft"        # a run's checkpoint is named by its run's model
     cfg = TrainConfig(model=ckpt, task="squad_v2")
     gui = make_run_id(cfg, set(), tmp_path)
-    assert gui[16:] == runs.new_run_id(ckpt, "squad_v2", tmp_path)[16:] and "-minilm-ft-squad_v2" in gui
+    assert gui[16:] == naming.new_run_id(ckpt, "squad_v2", tmp_path)[16:] and "-minilm-ft-squad_v2" in gui
 
 
 # ---- discovery ----------------------------------------------------------------------------------
@@ -93,15 +93,15 @@ def test_discovery_lists_run_folders_and_names_broken_ones(tmp_path, monkeypatch
     (tmp_path / ".launch").mkdir()
     (tmp_path / ".launch" / "config.json").write_text("{}")
     (tmp_path / "not-a-run").mkdir()
-    assert [p.name for p in runs.run_dirs(tmp_path)] == ["a", "b"]
-    assert runs.run_dirs(tmp_path / "missing") == []
+    assert [p.name for p in reading.run_dirs(tmp_path)] == ["a", "b"]
+    assert reading.run_dirs(tmp_path / "missing") == []
 
     def read(path):
         if path.name == "b":
             raise ValueError("boom")
-        return runs.load_run(path)
+        return reading.load_run(path)
 
-    records, problems = runs.read_runs(tmp_path, read)
+    records, problems = reading.read_runs(tmp_path, read)
     assert [r.run_id for r in records] == ["a"] and problems == [f"{tmp_path / 'b'}: boom"]
 
 
@@ -109,7 +109,7 @@ def test_the_list_read_keeps_only_the_last_step_and_agrees_with_the_full_read(tm
     run = write_run(tmp_path, "r", finished=False)
     with open(run / "events.jsonl", "a", encoding="utf-8") as fh:
         fh.write("garbage\n")
-    full, quick = runs.load_run(run), runs.load_run(run, steps="last")
+    full, quick = reading.load_run(run), reading.load_run(run, steps="last")
     assert len(full.steps()) == 6 and [e["step"] for e in quick.steps()] == [6]
     assert quick.evals() == full.evals() and quick.status == full.status == "crashed"
     for name in ("status", "metric_name", "metric_value", "steps", "steps_total", "duration"):
@@ -125,11 +125,11 @@ def test_append_event_goes_through_the_writer_ends_a_torn_line_and_raises(tmp_pa
     written = []
     real = EventWriter.write
     monkeypatch.setattr(EventWriter, "write", lambda self, ev: written.append(ev) or real(self, ev))
-    ev = runs.append_event(run, make_event("failed", "r", error="died", traceback="", source="gui"))
+    ev = appending.append_event(run, make_event("failed", "r", error="died", traceback="", source="gui"))
     assert written == [ev]
     assert read_events(run / "events.jsonl")[-1]["error"] == "died"
     with pytest.raises(OSError, match="cannot append the failed event to .*events.jsonl"):
-        runs.append_event(tmp_path / "r" / "config.json", ev)   # a file where the run folder should be
+        appending.append_event(tmp_path / "r" / "config.json", ev)   # a file where the run folder should be
 
 
 def test_gui_and_worker_records_go_through_the_writer(tmp_path, monkeypatch):
@@ -199,7 +199,7 @@ class _Driver:
 
 
 def test_store_emits_per_field_events_and_owns_who_drives_a_run(tmp_path):
-    store, seen, driver = runs.RunStore(tmp_path), [], _Driver()
+    store, seen, driver = run_store.RunStore(tmp_path), [], _Driver()
     for name in store.events.names:
         store.events[name].connect(lambda *args, name=name: seen.append((name, *args)))
     live = _State("live", "queued")
@@ -241,7 +241,7 @@ def test_dock_and_curves_follow_the_store_and_the_bridge_delivers_on_the_gui_thr
     from explorer.ui.runs.dock import RunsPanel
     from explorer.ui.runs.store import load_summary
 
-    store = runs.RunStore(tmp_path)
+    store = run_store.RunStore(tmp_path)
     bridge = StoreBridge(store)
     dock, curves = RunsPanel(), CurvesPanel()
     qtbot.addWidget(dock)
@@ -253,9 +253,9 @@ def test_dock_and_curves_follow_the_store_and_the_bridge_delivers_on_the_gui_thr
     assert dock.all_ids() == ["r1"] and dock.state("r1") is state
     curves.set_runs([state])
     curves._timer.stop()
-    curves._dirty.clear()
+    curves.model.dirty.clear()
     store.changed("r1", {"loss"})
-    assert curves._dirty == {"r1": {"loss"}}                # the shown run's curve is due for a redraw
+    assert curves.model.dirty == {"r1": {"loss"}}                # the shown run's curve is due for a redraw
     threads = []
     bridge.changed.connect(lambda *_: threads.append(QThread.currentThread()))
     worker = threading.Thread(target=store.changed, args=("r1", {"lr"}))

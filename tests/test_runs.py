@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from explorer.core.runs import store as runs
+from explorer.core.runs import layout, naming, reading, workers
 from explorer.core.protocol.events import EventWriter
 
 
@@ -20,7 +20,7 @@ def _make_run(folder, run_id, events, config=None, pid=None):
         w.emit(name, **fields)
     w.close()
     if pid is not None:
-        (d / runs.PID_FILE).write_text(json.dumps({"pid": pid, "host": __import__("socket").gethostname()}))
+        (d / layout.PID_FILE).write_text(json.dumps({"pid": pid, "host": __import__("socket").gethostname()}))
     return d
 
 
@@ -44,7 +44,7 @@ def test_status_is_derived_from_events_and_liveness(tmp_path):
     (tmp_path / ".launch").mkdir()                      # GUI's launch configs: not a run
     (tmp_path / ".launch" / "config.json").write_text("{}")
     (tmp_path / "not-a-run").mkdir()
-    found = {s.run_id: s for s in runs.list_runs(tmp_path)}
+    found = {s.run_id: s for s in reading.list_runs(tmp_path)}
     assert set(found) == {"a-finished", "b-failed", "c-cancelled", "d-running", "e-crashed", "f-resumed"}
     assert {k: s.status for k, s in found.items()} == {
         "a-finished": "stopped", "b-failed": "failed", "c-cancelled": "cancelled", "d-running": "running",
@@ -52,8 +52,8 @@ def test_status_is_derived_from_events_and_liveness(tmp_path):
     a = found["a-finished"]
     assert (a.metric_name, a.metric_value, a.steps, a.steps_total, a.stopped_early) == ("f1", 40.0, 10, 10, True)
     assert found["b-failed"].error == "train file x does not exist"
-    assert runs.derive_status([], alive=True) == "running"
-    assert runs.list_runs(tmp_path / "nowhere") == []
+    assert reading.derive_status([], alive=True) == "running"
+    assert reading.list_runs(tmp_path / "nowhere") == []
 
 
 def test_load_run_gives_config_events_checkpoints_and_final_metrics(tmp_path):
@@ -64,25 +64,25 @@ def test_load_run_gives_config_events_checkpoints_and_final_metrics(tmp_path):
     ck.mkdir(parents=True)
     (ck / "checkpoint.json").write_text(json.dumps({"step": 2}))
     (d / "checkpoints" / ".tmp-best-123").mkdir()      # a torn temp folder is not a checkpoint
-    rec = runs.load_run(d)
+    rec = reading.load_run(d)
     assert rec.run_id == "r1" and rec.config["task"] == "single" and len(rec.events) == 3
     assert rec.checkpoints == {"last": str(ck)} and rec.final_metrics == {"accuracy": 0.8}
     assert rec.status == "finished" and rec.summary.metric_name == "accuracy" and len(rec.evals()) == 1
     with pytest.raises(ValueError, match="not a run folder"):
-        runs.load_run(tmp_path / "empty-dir-that-is-missing")
+        reading.load_run(tmp_path / "empty-dir-that-is-missing")
 
 
 def test_run_ids_pid_file_and_stop_file(tmp_path):
-    rid = runs.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0)
+    rid = naming.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0)
     assert rid.endswith("-minilm-squad_v1") and "/" not in rid
     (tmp_path / rid).mkdir()
-    assert runs.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0) == rid + "-2"
-    assert runs.new_run_id("org/some model", "single", now=0).endswith("-some-model-single")
-    runs.write_pid_file(tmp_path)
-    assert runs.worker_alive(tmp_path)
-    runs.remove_pid_file(tmp_path)
-    assert not runs.worker_alive(tmp_path) and not (tmp_path / runs.PID_FILE).exists()
-    assert runs.request_stop(tmp_path).name == "STOP"
+    assert naming.new_run_id("bundled:minilm", "squad_v1", tmp_path, now=0) == rid + "-2"
+    assert naming.new_run_id("org/some model", "single", now=0).endswith("-some-model-single")
+    workers.write_pid_file(tmp_path)
+    assert workers.worker_alive(tmp_path)
+    workers.remove_pid_file(tmp_path)
+    assert not workers.worker_alive(tmp_path) and not (tmp_path / layout.PID_FILE).exists()
+    assert workers.request_stop(tmp_path).name == "STOP"
 
 
 def test_checkpoints_are_atomic_and_best_is_a_snapshot(tmp_path):

@@ -57,7 +57,7 @@ def test_presets_are_data_files_that_apply_over_a_config():
     assert names[:3] == ["offline", "fast-cpu", "paper"] and all((PRESETS_DIR / f"{n}.json").is_file() for n in names)
     fast = load_preset("fast_cpu").apply(TrainConfig(model="m", train="t.json", batch_size=64))
     assert (fast.model, fast.train, fast.batch_size, fast.time_budget_minutes) == ("m", "t.json", 16, 30.0)
-    assert fast.dropout == 0.0   # issue 30, target 3: a half-hour run learns faster without it (README, round 3)
+    assert fast.dropout == 0.0   # a half-hour run learns faster without it (README)
     paper = load_preset("paper").apply(TrainConfig(model="m", batch_size=4, learning_rate=1e-4))
     assert (paper.model, paper.batch_size, paper.learning_rate) == ("m", 32, None)
     with pytest.raises(ConfigError, match="fast-cpu"):

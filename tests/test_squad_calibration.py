@@ -1,4 +1,4 @@
-"""SQuAD calibration (issue 24): the best span's probability against exact match and answering vs abstaining,
+"""SQuAD calibration: the best span's probability against exact match and answering vs abstaining,
 by hand on four questions (core/calibration.squad_calibration), and the view's two diagrams offscreen."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from explorer.core.metrics.calibration import squad_calibration
 from explorer.core.qa.decoding import ExampleDecoding, SpanCandidate
-from explorer.core.metrics.squad import QuestionScores
+from explorer.core.qa.scores import QuestionScores
 
 
 def _span(text, score):

@@ -1,4 +1,4 @@
-"""Issue 25, finding 2: a result view says which model produced its results and clears them (with a one-line
+"""A result view says which model produced its results and clears them (with a one-line
 note naming both models) when another model is loaded; a row of the old table never opens with the new
 model, and an answer to a request sent to the old model is dropped."""
 
@@ -107,9 +107,9 @@ def test_tau_study_is_cleared_when_the_qa_model_changes(qtbot, tiny_qa, tmp_path
 
 
 def test_the_probe_views_grey_the_previous_models_answer_until_the_new_one_is_shown(qtbot, tmp_path, monkeypatch):
-    """Tenth trial: for ~3 s after Open best checkpoint, Spans & τ showed the untrained head's span and scores beside
-    the new checkpoint's name and question, unmarked. They are greyed under "Results of A: updating for B…" until
-    B's probe is shown."""
+    """In the seconds after Open best checkpoint, Spans & τ never shows the untrained head's span and scores
+    unmarked beside the new checkpoint's name and question: they are greyed under "Results of A: updating for B…"
+    until B's probe is shown."""
     from helpers import save_tiny_model
 
     from explorer.ui.inspectors import InspectorHub

@@ -1,6 +1,6 @@
 """Jobs that wait on a child process (the launcher's data previews) run on a pool of their own, so the runs
-folder's first scan and every other job of the global pool start at once (issue 30: two previews held both
-global threads for ~8 s at start and the Runs list waited behind them)."""
+folder's first scan and every other job of the global pool start at once (two previews on the global pool hold
+both its threads for ~8 s at start, and the Runs list waits behind them)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 runs list, the GUI's run states, the data preview and the worker's flags."""
 
 import pytest
-from helpers import REPO_ROOT
+from helpers import REPO_ROOT, write_file
 
 from explorer.core.specs import tasks as tf
+from explorer.core.specs.heads import MULTIPLE_CHOICE
 from explorer.core.specs.train_config import TASKS, ConfigError, TrainConfig, field_help
 
 
@@ -23,7 +24,7 @@ def test_table_rows_and_defaults():
 
 
 def test_best_metric_rule_is_the_same_for_loop_runs_and_gui():
-    from explorer.core.runs.store import summarize
+    from explorer.core.runs.reading import summarize
     from explorer.ui.runs.state import RunState
 
     cfg = {"task": "squad_v2"}
@@ -59,7 +60,7 @@ def test_help_texts_come_from_the_table():
 
 
 def test_registered_tasks_take_their_facts_from_the_table():
-    from explorer.core.training.tasks import Task, get_task, register_task
+    from explorer.core.training.tasks import Task, get_task
 
     assert get_task("squad_v2").head == "qa" and get_task("squad_v2").version == "v2.0"
     assert get_task("pair").head == "classification" and get_task("pair").pair is True
@@ -68,15 +69,15 @@ def test_registered_tasks_take_their_facts_from_the_table():
         name = "swag_not_in_table"
 
     with pytest.raises(ValueError, match="task_facts"):
-        register_task(Swag())
-
+        Swag()
 
 
 def test_a_facts_row_without_a_training_implementation_is_a_config_error():
     from explorer.core.training.tasks import get_task
 
-    tf.add_task_facts(tf.TaskFacts("swag_test", "SWAG (test row)", "multiple_choice", False, "accuracy", 2e-5, 128,
-                                   "a SWAG CSV file"))
+    tf.add_task_facts(tf.TaskFacts(name="swag_test", label="SWAG (test row)", head=MULTIPLE_CHOICE,
+                                   best_metric="accuracy", default_learning_rate=2e-5, default_max_seq_length=128,
+                                   data_formats="a SWAG CSV file"))
     try:
         assert TrainConfig(task="swag_test", train="x").validate().task == "swag_test"
         with pytest.raises(ConfigError, match="'swag_test' cannot be trained.*squad_v1, squad_v2, single, pair"):
@@ -91,3 +92,20 @@ def test_settings_doc_is_generated_from_the_field_help():
     doc = (REPO_ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     assert doc == settings_markdown(), "regenerate docs/settings.md with explorer.core.specs.train_config.settings_markdown()"
     assert "| `doc_stride` | `--doc-stride` | 128 | >= 0 | QA: overlap in tokens" in doc
+
+
+def test_every_task_that_holds_rows_out_says_so_in_its_facts(tmp_path):
+    """TaskFacts.dev_split is the one place the launcher reads; it agrees with what each task's split_dev does."""
+    from explorer.core.specs.tasks import find_task_facts, no_dev_file_note
+    from explorer.core.training.tasks import get_task
+
+    rows = "text\tlabel\n" + "".join(f"row {i}\t{'ab'[i % 2]}\n" for i in range(20))
+    scores = "text\tlabel\n" + "".join(f"row {i}\t{i / 4:.2f}\n" for i in range(20))
+    for task, data in (("single", rows), ("regression", scores), ("multilabel", rows)):
+        path = write_file(tmp_path / task / "train.tsv", data)
+        config = TrainConfig(task=task, train=str(path))
+        t = get_task(task)
+        _train, dev, _notes = t.split_dev(t.load(config, "train"), config, None)
+        assert bool(dev is not None) == bool(find_task_facts(task).dev_split), task
+    assert "will not be evaluated" in no_dev_file_note("ner", 0.1, 42)
+    assert "holds out 10%" in no_dev_file_note("pair", 0.1, 7) and "seed 7" in no_dev_file_note("pair", 0.1, 7)

@@ -42,8 +42,9 @@ def _accumulated(folder: Path) -> dict[str, list[tuple[int, float, float]]]:
 
 def test_export_reads_back_with_the_same_values(tmp_path, capsys):
     from explorer.cli import main
-    from explorer.core.runs.store import TENSORBOARD, load_run
-    from explorer.core.runs.tensorboard import run_scalars
+    from explorer.core.runs.readers.tensorboard_folder import TENSORBOARD
+    from explorer.core.runs.reading import load_run
+    from explorer.core.runs.scalars import run_scalars
     from explorer.ui.runs.store import load_run_state
 
     events = _our_run(tmp_path / "runs" / "r1")

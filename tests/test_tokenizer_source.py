@@ -1,6 +1,6 @@
-"""Tenth trial, MAJOR 1: an HF Trainer checkpoint saved without its tokenizer was read with a made-up 5-token
-tokenizer (every word [UNK]) in Classify and `bert-explorer predict`, silently. A checkpoint without a tokenizer
-takes its base model's (the parent folder's, config.json's ``_name_or_path``, a model card's ``base_model``, or a
+"""An HF Trainer checkpoint saved without its tokenizer is never read with a made-up 5-token tokenizer (every
+word [UNK]) in Classify and `bert-explorer predict`, silently. A checkpoint without a tokenizer takes its base
+model's (the parent folder's, config.json's ``_name_or_path``, a model card's ``base_model``, or a
 model here whose word embeddings it has), says so, or is refused with what to add; a tokenizer that does not fit
 the embedding matrix is refused with both numbers. Every model-loading path goes through core.models.loading.load_model."""
 
@@ -74,7 +74,7 @@ def test_a_model_card_base_model_is_read_too(tmp_path):
 
 
 def test_a_model_here_with_the_checkpoints_word_embeddings_gives_its_tokenizer(tmp_path, monkeypatch):
-    """The trial's case: transformers 5 writes no _name_or_path; the checkpoint's word embeddings are the bundled
+    """A Trainer checkpoint of transformers 5, which writes no _name_or_path: its word embeddings are the bundled
     encoder's moved by fine-tuning (0.07 % there), another model of the same shape is nowhere near."""
     from explorer.core.models import tokenizer_source
 
@@ -100,7 +100,7 @@ def test_the_tokenizer_can_be_given_and_predict_says_whose_it_is(tmp_path):
     proc = run_cli(["predict", "--model", ckpt, "--tokenizer", base, "--data", data, "--out", out])
     assert proc.returncode == 0, proc.stderr
     assert f"note: tokenizer from {base} (as given)" in proc.stderr and out.exists()
-    assert proc.stderr.count("note: tokenizer from") == 1, proc.stderr   # eleventh trial: before and after the bar
+    assert proc.stderr.count("note: tokenizer from") == 1, proc.stderr   # once, not before and after the bar
     bad = run_cli(["predict", "--model", ckpt, "--tokenizer", tmp_path / "nowhere", "--data", data, "--out", out])
     assert bad.returncode == 2 and "nowhere" in bad.stderr
 
@@ -141,5 +141,5 @@ def test_every_model_loading_path_goes_through_load_model():
                if re.search(r"\bload_(model|encoder)\(", p.read_text(encoding="utf-8"))}
     for path in ("explorer/worker/inspector_ops.py", "explorer/core/predict/engine.py", "explorer/commands/eval.py",
                  "explorer/commands/probe.py", "explorer/commands/explain.py", "explorer/commands/embed.py",
-                 "explorer/core/embeddings/points.py", "explorer/core/training/setup.py", "explorer/commands/compare.py"):
+                 "explorer/core/embeddings/vectors.py", "explorer/core/training/setup.py", "explorer/commands/compare.py"):
         assert path in callers, path

@@ -1,4 +1,4 @@
-"""Training arithmetic (issue 9): a leftover gradient-accumulation group is averaged over the
+"""Training arithmetic: a leftover gradient-accumulation group is averaged over the
 micro-batches it holds; fp32 master weights whatever dtype the checkpoint was saved in; a warning when
 bf16 is asked for on a CPU that only emulates it; the model load report in the started event."""
 

@@ -147,7 +147,7 @@ def _bad_cases(files, d):
     return {
         "missing train": (cls + ["--train", d / "nope.tsv"], "nope.tsv does not exist"),
         "wrong columns": (cls + ["--train", wrong_cols], "no sentence column found among ['phrase', 'y']"),
-        "text labels": (cls + ["--train", text_labels], "only 1 class ('positive')"),   # names are classes (issue 21)
+        "text labels": (cls + ["--train", text_labels], "only 1 class ('positive')"),   # names are classes
         "empty train": (cls + ["--train", header_only], "no examples"),
         "dev label out of range": (cls + ["--train", files["sst"], "--dev", three], "has label 2 but the model has 2"),
         "missing model": (["--model", d / "no_model", "--task", "single", "--train", files["sst"]], "does not exist"),
@@ -211,7 +211,7 @@ def test_help_has_one_line_per_flag(capsys):
 
 
 def test_resume_errors(files, tmp_path, capsys):
-    from explorer.core.runs.store import request_stop
+    from explorer.core.runs.workers import request_stop
 
     rc, ev = run(["--resume", tmp_path / "nothing"])
     assert rc == 2 and "no config.json" in ev[-1]["error"]
@@ -282,7 +282,8 @@ def test_gradient_accumulation_matches_a_larger_batch(files, tmp_path):
 def test_cli_flags_round_trip_train_config():
     import argparse
 
-    from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+    from explorer.core.specs.run_presets import fast_cpu_preset
+    from explorer.core.specs.train_config import TrainConfig
     from explorer.worker.train import add_arguments, config_from_args
 
     parser = argparse.ArgumentParser()
@@ -309,9 +310,9 @@ def test_runs_dir_from_environment_and_generated_run_id(files, tmp_path, monkeyp
                   "--no-save-checkpoints"])
     assert rc == EXIT_OK
     run_id = ev[-1]["run_id"]
-    from explorer.core.runs.store import data_short_name
+    from explorer.core.runs.naming import data_short_name
 
-    # the generated id names model, task and the train file (issue 25 finding 5)
+    # the generated id names model, task and the train file
     assert run_id.endswith(f"-cls-single-{data_short_name(files['sst'])}") and data_short_name(files["sst"])
     assert (tmp_path / "runs" / run_id / "events.jsonl").is_file()
     cfg = json.loads((tmp_path / "runs" / run_id / "config.json").read_text())
@@ -336,7 +337,7 @@ def test_reusing_the_id_of_a_run_without_checkpoint_says_there_is_nothing_to_res
     argv = ["--model", files["cls"], "--task", "single", "--output-dir", tmp_path, "--run-id", "f"]
     rc, ev = run(argv + ["--train", tmp_path / "nope.tsv"])
     assert rc == 2 and ev[-1]["event"] == "failed"
-    assert not (tmp_path / "f").exists()          # refused before its first step: no folder left (issue 25)
+    assert not (tmp_path / "f").exists()          # refused before its first step: no folder left
     (tmp_path / "f").mkdir()                      # a run that started and died before its first save
     (tmp_path / "f" / "events.jsonl").write_text('{"event":"started","run_id":"f","time":1}\n', encoding="utf-8")
     rc, ev = run(argv + ["--train", files["sst"]])
@@ -344,7 +345,7 @@ def test_reusing_the_id_of_a_run_without_checkpoint_says_there_is_nothing_to_res
 
 
 def test_best_is_a_model_folder_without_the_optimizer_state(tmp_path):
-    """Issue 25, finding 11: only checkpoints/last keeps training_state.pt (resume needs only that); best shares
+    """Only checkpoints/last keeps training_state.pt (resume needs only that); best shares
     the weights by hard link while they are the same, and keeps them when last moves on."""
     import os
 

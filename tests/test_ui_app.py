@@ -211,7 +211,7 @@ def test_app_names_and_temp_settings(qtbot, tmp_path):
     assert w.settings.file_name() == str(tmp_path / "s.ini") and w.runs_dir == tmp_path / "r"
     assert [w.tabs.tabText(i) for i in range(w.tabs.count())][:2] == ["Launch", "Curves"]
     names = [w.tabs.tabText(i) for i in range(w.tabs.count())]
-    assert {"Groups", "Compare"} <= set(names), names   # issue 15's tabs beside the inspectors
+    assert {"Groups", "Compare"} <= set(names), names   # the run-group tabs beside the inspectors
     view = next(a.menu() for a in w.menuBar().actions() if a.text() == "&View")
     listed = [a.text() for a in view.actions()]
     assert "Spans && τ" in names and "Spans && τ" in listed    # both show "Spans & τ" ("&&" is one "&")
@@ -220,7 +220,7 @@ def test_app_names_and_temp_settings(qtbot, tmp_path):
 
 
 def test_opened_run_folders_are_listed_again_after_a_restart(qtbot, tmp_path):
-    """Issue 25 finding 10: File > Open run folder is remembered in the settings and reloaded at start; a
+    """File > Open run folder is remembered in the settings and reloaded at start; a
     folder that no longer exists is skipped with a status-bar note and forgotten."""
     import shutil
 

@@ -1,9 +1,11 @@
 """The Classify and classification dev-set tabs, offscreen: a tiny model classified from typed inputs
-(single, pair with flow, SWAG), the dev report rendered, and a click opening an example in Classify."""
+(single, pair with flow, SWAG), the dev report rendered, a click opening an example in Classify, a checkpoint
+opened from its run (its first dev example, its label names, its dev file and Dev cap), a typed sentence that
+drops the example's gold label, and the result veiled when the text changes."""
 
 import numpy as np
 import pytest
-from helpers import tiny_loaded_model, write_tiny_classification
+from helpers import STSB_SEVEN_FIELD_ROWS, tiny_loaded_model, write_file, write_tiny_classification
 
 from explorer.core.classify.dev_report import dev_report
 from explorer.ui.inspectors.classify_view import ClassifyView, classify_tabs
@@ -161,7 +163,7 @@ def test_the_gold_label_box_names_the_heads_classes(qtbot, view):
 
 
 def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
-    """Issue 25 finding 7: a 3-class F1 is "macro F1", accuracy is in percent as in the curves (not 0.6667)."""
+    """A 3-class F1 is "macro F1", accuracy is in percent as in the curves (not 0.6667)."""
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
 
     dev = ClassifyDevView(lambda: None, lambda: "single")
@@ -177,8 +179,8 @@ def test_dev_metrics_use_the_metric_tables_names_and_percent_scale(qtbot):
 
 
 def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
-    """Fresh-user trial: after opening the stance checkpoint, Classify still showed the SST-2 model's two
-    LABEL_0/LABEL_1 rows and its gold "1 (FAVOR)". A new model clears the result and classifies the same input
+    """After the stance checkpoint is opened, Classify shows none of the SST-2 model's result (its two
+    LABEL_0/LABEL_1 rows, its gold "1 (FAVOR)"): a new model clears the result and classifies the same input
     again; a gold id of another head's classes is reset to none."""
     view.set_loaded(tiny_loaded_model("classification", num_labels=2))
     view.inputs.text_a.setText("a fine film")
@@ -195,8 +197,8 @@ def test_a_newly_loaded_model_replaces_the_shown_result(qtbot, view):
 
 
 def test_the_class_table_shows_every_column_in_the_page_width_of_a_1280_window(qtbot, view):
-    """Sixth trial: the table scrolled sideways in its pane at 1280x800 ("lass / ending"). At the width the page
-    has there (the window less the Runs dock), every column is in view: no sideways scrolling, every title whole."""
+    """At the width the page has in a 1280x800 window (the window less the Runs dock), every column is in view: no
+    sideways scrolling, every title whole (never "lass / ending")."""
     from explorer.ui.shell.layout_check import layout_offenders
 
     view.set_loaded(tiny_loaded_model("classification", num_labels=3))
@@ -222,15 +224,14 @@ def test_readable_label_names_use_the_runs_names_for_a_generic_head():
     assert readable_label_names(["LABEL_0", "LABEL_1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["0", "1"], ["negative", "positive"]) == ["negative", "positive"]
     assert readable_label_names(["neg", "pos"], ["negative", "positive"]) == ["neg", "pos"]    # the head's own
-    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["0", "1"]   # ids, not LABEL_k (10th trial)
+    assert readable_label_names(["LABEL_0", "LABEL_1"], ["a", "b", "c"]) == ["0", "1"]   # ids, not LABEL_k
     assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["0", "1"]
     assert readable_label_names(["LABEL_0"], []) == ["LABEL_0"]                # a regression head: no class
 
 
 def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot, tmp_path, view):
-    """Sixth trial: an SST-2 checkpoint read LABEL_0 / LABEL_1 in Classify, and "Open best checkpoint" showed the
-    built-in example. Opened from its run, whose config names the classes, the page shows negative / positive
-    (table, gold box, status) for the run's first dev example."""
+    """An SST-2 checkpoint opened from its run, whose config names the classes, shows negative / positive (table,
+    gold box, status), not LABEL_0 / LABEL_1, for the run's first dev example, not the built-in example."""
     from helpers import save_tiny_model
 
     from explorer.ui.inspectors.classify_view import ClassifyPages
@@ -243,7 +244,7 @@ def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot
     first = first_classification_example(config)
     assert first is not None and first["text_a"] == dev.read_text().splitlines()[1].split("\t")[0]
     ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "single", config)
-    # the run's first dev example, classified once the model is in (sixth trial: the built-in example instead)
+    # the run's first dev example (not the built-in example), classified once the model is in
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     res = view.result
     assert view.label.names == ["negative", "positive"] and view.inputs.text_a.text() == first["text_a"]
@@ -251,3 +252,207 @@ def test_an_sst2_checkpoint_with_generic_labels_shows_its_runs_label_names(qtbot
     assert res.label_names == ["negative", "positive"]
     assert [view.table.item(k, 0).text().split(" ←")[0] for k in range(2)] == ["negative", "positive"]
     assert "(negative)" in view.status.text() or "(positive)" in view.status.text()
+
+
+def test_classify_opened_from_a_run_gets_its_first_example_and_the_dev_page_uses_the_loaded_model(qtbot, tmp_path):
+    """Classify opened from a run gets the run's first example (also with label names that do not read the
+    file's first label, and a data path relative to the runs folder), an empty sentence says why; Classify: dev
+    set uses the model loaded in Classify rather than asking for one."""
+    from helpers import tiny_loaded_model, write_tiny_classification
+
+    from explorer.ui.inspectors.classify_view import classify_tabs
+    from explorer.ui.runs.examples import first_classification_example
+
+    train = write_tiny_classification(tmp_path / "runs" / "data" / "train.tsv")
+    first_text = train.read_text(encoding="utf-8").splitlines()[1].split("\t")[0]
+    relative = {"task": "single", "train": "data/train.tsv", "output_dir": str(tmp_path / "runs")}
+    assert first_classification_example(relative)["text_a"] == first_text          # against the runs folder
+    words = tmp_path / "words.tsv"
+    words.write_text("sentence\tlabel\nit is great\tpositive\nbad one\tnegative\n", encoding="utf-8")
+    other_names = {"task": "single", "train": str(words), "label_names": "AGAINST, FAVOR"}   # names that do not read it
+    example = first_classification_example(other_names)
+    assert example is not None and example["text_a"] == "it is great" and example["label"] == -1
+    assert first_classification_example({"task": "single", "train": "gone.tsv"}) is None
+
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    dev.show()
+    assert "Load a model in Classify" in dev.status.text()
+    view.fill_example(None)
+    assert "cannot be read here" in view.status.text()       # the empty sentence says why
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    assert "Uses the model loaded in Classify" in dev.status.text()
+    assert "Load a model" not in dev.status.text()
+
+
+def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp_path):
+    """A run without a dev file (10% of its training rows held out, dev_split.csv) opens Classify on its first
+    held-out row, as the page says (the first dev example), not on a training row."""
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.split import write_dev_split
+    from explorer.core.runs.layout import dev_split_file
+    from explorer.ui.runs.examples import first_classification_example
+
+    train = tmp_path / "stance.tsv"
+    train.write_text("ID\tTweet\tStance\n" + "".join(f"{100 + i}\ttweet number {i}\t{['AGAINST', 'FAVOR', 'NONE'][i % 3]}\n"
+                                                      for i in range(12)), encoding="utf-8")
+    config = {"task": "single", "train": str(train), "text_columns": ["Tweet"], "label_column": "Stance",
+              "label_names": ["AGAINST", "FAVOR", "NONE"]}
+    data = load_classification(str(train), text_columns=["Tweet"], label_column="Stance",
+                               label_names=["AGAINST", "FAVOR", "NONE"])
+    run = tmp_path / "runs" / "stance"
+    write_dev_split(dev_split_file(run), data, [7, 4])
+    example = first_classification_example(config, str(run))
+    assert example["text_a"] == "tweet number 4" and example["label"] == 1       # the first held-out row, FAVOR
+    assert first_classification_example(config)["text_a"] == "tweet number 0"   # no run folder: the file's first
+
+
+def test_classify_table_titles_are_whole_before_the_first_result(qtbot):
+    """The empty Classify table's titles are whole before a result (at 1280x800 never "lass / ending" or
+    "t = C·W_k +")."""
+    from explorer.ui.inspectors.classify_view import classify_tabs
+
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    header = view.table.horizontalHeader()
+    assert all(view.table.columnWidth(i) >= header.sectionSizeHint(i) for i in range(view.table.columnCount()))
+
+
+def test_a_long_checkpoint_path_in_a_status_line_does_not_widen_the_page(qtbot):
+    """"loading <a long run's checkpoint path> ..." in Classify's status line wraps instead of asking for the
+    path's whole width (a word-wrapped label cannot break a word), which grew a 1280x800 window to 1615 px."""
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    view.resize(880, 700)
+    view.show()
+    before = view.minimumSizeHint().width()
+    path = "/tmp/home/bert-explorer-runs/20261202-005935-minilm-single-train-" + "x" * 80 + "/checkpoints/best"
+    view._status(f"loading {path} ...")
+    assert view.status.text() == f"loading {path} ..."          # as set: the break marks are not part of it
+    assert view.minimumSizeHint().width() == before and view.status.minimumSizeHint().width() <= 120
+    assert view.status.heightForWidth(300) > view.status.heightForWidth(3000)   # it wraps instead
+
+
+def test_classify_drops_the_examples_gold_label_for_a_typed_sentence(qtbot):
+    """A sentence the user types after a dev example (gold 1) drops the example's gold label, so no loss is shown
+    for a label the user never chose; a label chosen for the typed text stays."""
+    from helpers import tiny_loaded_model
+
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.result = None
+    view.open_example({"kind": "single", "text_a": "a gripping, beautifully acted film", "label": 1})
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.label.value() == 1 and "loss for label 1 = -log" in view.text.toPlainText()
+    qtbot.keyClicks(view.inputs.text_a, " not")                 # the user's own sentence now
+    assert view.label.value() == -1 and view.label.text() == "none"
+    assert "gold label: none chosen" in view.status.text()
+    view.result = None
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    text = view.text.toPlainText()
+    assert "loss for label" not in text and "gold label: none chosen, so no loss" in text
+    view.label.setValue(0)                                       # chosen for the typed text: it stays
+    qtbot.keyClicks(view.inputs.text_a, "!")
+    assert view.label.value() == 0
+
+
+def _classify_view(qtbot):
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    return view
+
+
+def test_a_pair_model_opened_after_a_single_sentence_model_gets_its_own_pair_or_says_b_is_empty(qtbot, tmp_path):
+    """An STS-B regression checkpoint (pairs, header-less columns 6, 7) opened after an SST-2 model never scores
+    the SST-2 sentence with Sentence B empty ("score 2.6510") without a hint: the previous model's sentence goes
+    (another kind of model), the run's first dev pair comes with its gold score, and a pair model asked about
+    Sentence A alone says that Sentence B is empty."""
+    from helpers import save_tiny_model, tiny_loaded_model
+
+    from explorer.ui.inspectors.classify_view import ClassifyPages
+
+    view = _classify_view(qtbot)
+    view.set_loaded(tiny_loaded_model("classification"))
+    view.inputs.text_a.setText("it 's a charming and often affecting journey .")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    ckpt = save_tiny_model(tmp_path / "stsb" / "checkpoints" / "best", "classification", num_labels=1)
+    dev = write_file(tmp_path / "stsb" / "dev.csv", STSB_SEVEN_FIELD_ROWS)
+    config = {"task": "regression", "dev": str(dev), "no_header": True, "text_columns": ["6", "7"],
+              "label_column": "5", "dev_cap": 300}
+    ClassifyPages([("Classify", view)]).open_checkpoint("Classify", str(ckpt), "regression", config)
+    assert "charming" not in view.inputs.text_a.text()                 # not the SST-2 model's sentence
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert (view.inputs.text_a.text(), view.inputs.text_b.text()) == ("A plane is taking off.",
+                                                                      "An air plane is taking off.")
+    assert view.gold.text() == "5" and view.result.inputs[0].text_b == "An air plane is taking off."
+    assert "Sentence B is empty" not in view.status.text()
+    view.inputs.text_b.setText("")                                      # Sentence A alone: said
+    view.result = None
+    view.inputs.text_a.returnPressed.emit()                             # Return classifies
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert "this model reads sentence pairs and Sentence B is empty" in view.status.text()
+    assert view.text.toPlainText().startswith("note: this model reads sentence pairs")
+    assert "reads sentence pairs" in view.inputs.text_b.placeholderText()
+
+
+def test_classify_veils_the_result_when_the_text_changes_and_return_classifies(qtbot):
+    """Return in Sentence A classifies (as it probes in Spans & τ), and the old sentence's result is veiled under
+    new text until it is classified again."""
+    from helpers import tiny_loaded_model
+
+    view = _classify_view(qtbot)
+    view.set_loaded(tiny_loaded_model("classification"))
+    view.inputs.text_a.setText("the city was born")
+    view.inputs.text_a.returnPressed.emit()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert not view.stale_cover.stale
+    view.inputs.text_a.setText("the city was old")                     # new text: the old result is veiled
+    assert view.stale_cover.stale and "press Classify (or Return)" in view.stale_cover.label.text()
+    from PySide6.QtWidgets import QSplitter                             # the veil is no third pane of the splitter
+    assert [w.count() for w in view.findChildren(QSplitter)] == [2]
+    view.inputs.text_a.setText("the city was born")                    # put back: the result is its own again
+    assert not view.stale_cover.stale
+    view.inputs.text_a.setText("the city was old")
+    first = view.result
+    view.inputs.text_a.returnPressed.emit()
+    qtbot.waitUntil(lambda: view.result is not first, timeout=30000)
+    assert not view.stale_cover.stale and view.result.inputs[0].text_a == "the city was old"
+
+
+def test_classify_dev_set_takes_the_runs_dev_cap(qtbot, tmp_path):
+    """Opening a run's checkpoint gives Classify: dev set the run's Dev cap with its dev file (all rows for a run
+    that evaluated all), so its figure is on the rows the run evaluated (never "pearson 0.66 (200 examples)" from
+    an earlier run's "first 200" beside the Runs list's "0.648 pearson" on 300); a file the user typed keeps the
+    cap they chose."""
+    import json
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    def run(name: str, **config) -> str:
+        folder = tmp_path / "runs" / name
+        (folder / "checkpoints" / "best").mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps({"task": "regression", "train": "/data/train.csv", **config}))
+        return str(folder / "checkpoints" / "best")
+
+    dev = ClassifyDevView(lambda: None, lambda: "regression")
+    qtbot.addWidget(dev)
+    assert dev.cap.value() == 200                                       # the page's own default
+    assert dev.prefill_from_run(run("stsb", dev="/data/stsb/dev.csv", dev_cap=300, no_header=True))
+    assert dev.path.text() == "/data/stsb/dev.csv" and dev.cap.value() == 300
+    assert dev.prefill_from_run(run("sst2", dev="/data/sst2/dev.tsv", dev_cap=0))
+    assert dev.path.text() == "/data/sst2/dev.tsv" and dev.cap.text() == "all"
+    dev.path.setText("/mine/dev.tsv")
+    dev.cap.setValue(50)
+    assert dev.prefill_from_run(run("other", dev="/data/other/dev.tsv", dev_cap=300))
+    assert dev.path.text() == "/mine/dev.tsv" and dev.cap.value() == 50

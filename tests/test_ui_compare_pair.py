@@ -1,4 +1,4 @@
-"""A disagreement opens in Spans & τ for both checkpoints side by side (issue 15 point 3; explorer/ui/groups/compare_spans.py)."""
+"""A disagreement opens in Spans & τ for both checkpoints side by side (explorer/ui/groups/compare_spans.py)."""
 
 from __future__ import annotations
 

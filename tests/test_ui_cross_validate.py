@@ -163,7 +163,7 @@ def test_a_finished_cv_group_gets_its_out_of_fold_figure_from_the_inspector_op(q
 
 
 def test_the_dialog_estimates_the_folds_time_from_past_runs_of_the_model_here(window, monkeypatch, tmp_path):
-    """Tenth trial: Cross-validate… gave no time estimate (5 × ~176 steps ≈ an hour there), unlike Queue paper grid.
+    """Cross-validate… gives a time estimate (5 × ~176 steps can be an hour), as Queue paper grid does.
     The K fold runs are estimated from the samples/s past runs of the same model measured on this machine (the
     grid's figure), each training on (K - 1) / K of the rows, updated as K changes."""
     from explorer.ui.groups.cv_dialog import CrossValidateDialog

@@ -1,6 +1,7 @@
 """Curves: wheel scrolls the page and Ctrl+wheel zooms, a "Reset view" per plot,
-baselines drawn as labelled dashed lines, percent labels, one "best" rule, and no leftovers when
-other (empty, new, failed) runs are shown."""
+baselines drawn as labelled dashed lines (the label over no point, the majority-class baseline sent in the
+worker's started event), percent labels, one "best" rule, and no leftovers when other (empty, new, failed) runs
+are shown."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers import write_file
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QScrollArea
@@ -162,3 +164,100 @@ def test_ner_runs_name_their_f1_entity_f1(curves):
     curves.set_runs([ner, qa])
     curves.redraw_now()
     assert curves.panels["dev/f1"].title == "dev F1 (%)"
+
+
+def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
+    """The worker computes the majority-class baseline where the data is and sends it in its started event, so a
+    remote run, whose dev_split.csv stays on the host, has the line too: a mirror folder holding only config.json
+    and events.jsonl draws the same line as the run folder."""
+    import contextlib
+    import io
+    import shutil
+
+    from helpers import save_tiny_model
+
+    from explorer.core.metrics.baselines import dev_baseline
+    from explorer.core.protocol.events import iter_events
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.runs.state import RunState
+    from explorer.worker.train import main as train_main
+
+    data = write_file(tmp_path / "stance.tsv", "Tweet\tStance\n" + "".join(
+        f"tweet {i}\t{['AGAINST', 'AGAINST', 'FAVOR', 'NONE'][i % 4]}\n" for i in range(40)))
+    model = save_tiny_model(tmp_path / "cls3", "classification", num_labels=3)
+    argv = ["--task", "single", "--model", model, "--train", data, "--text-columns", "Tweet", "--label-column",
+            "Stance", "--max-steps", 1, "--batch-size", 4, "--max-seq-length", 16, "--mixed-precision", "no",
+            "--no-save-checkpoints", "--eval-every", 0, "--output-dir", tmp_path / "host-runs", "--run-id", "held"]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert train_main([str(a) for a in argv]) == 0
+    started = next(e for e in iter_events(buf.getvalue().splitlines()) if e["event"] == "started")
+    run = tmp_path / "host-runs" / "held"
+    assert (run / "dev_split.csv").is_file() and not started["config"]["dev"]
+    expected = dev_baseline(started["config"], run)
+    assert expected is not None and started["dev_baseline"] == expected.to_dict()
+    assert started["dev_baseline"]["metrics"]["accuracy"] == 0.5       # AGAINST: half of every stratified split
+
+    mirror = tmp_path / "mirror" / "held"                                # what a remote run's mirror folder holds
+    mirror.mkdir(parents=True)
+    for name in ("config.json", "events.jsonl"):
+        shutil.copy(run / name, mirror / name)
+    state = RunState.from_events("held", load_run(mirror).events)
+    state.path = str(mirror)
+    assert state.baseline() == expected and "baseline 50.00" in RunState.from_events(
+        "held", load_run(mirror).events + [{"event": "eval", "run_id": "held", "time": 2.0, "step": 1,
+                                            "metrics": {"accuracy": 0.25}}]).best_text()
+
+
+def _sst2_events(last_eval: int, finish: bool) -> list[dict]:
+    """An SST-2 run of 80 steps, a majority-class baseline of 50.50% and dev accuracy at 52.5, 49.5,
+    49.5 and 51.5% for the first four evaluations (on and near the baseline, at the bottom of the view)."""
+    acc = {0: 0.525, 10: 0.495, 20: 0.495, 30: 0.515, 40: 0.725, 50: 0.74, 60: 0.735, 70: 0.74, 80: 0.74}
+    ev = [{"event": "started", "run_id": "sst2", "time": 1000.0, "steps_total": 80,
+           "config": {"model": "m", "task": "single"},
+           "dev_baseline": {"name": "majority class", "metrics": {"accuracy": 0.505}}}]
+    for i in range(0, 81):
+        if i > last_eval:
+            break
+        if i:
+            ev.append({"event": "step", "run_id": "sst2", "time": 1000.0 + i, "step": i, "epoch": i / 40,
+                       "loss": 0.7 - 0.004 * i, "lr": 5e-5, "grad_norm": 1.0, "samples_per_second": 8.0,
+                       "elapsed": float(i)})
+        if i in acc:
+            ev.append({"event": "eval", "run_id": "sst2", "time": 1000.0 + i, "step": i,
+                       "metrics": {"accuracy": acc[i], "f1": acc[i]}})
+    if finish:
+        ev.append({"event": "finished", "run_id": "sst2", "time": 1100.0, "metrics": {}, "seconds": 100.0})
+    return ev
+
+
+def test_the_baseline_label_covers_no_point_and_not_the_axis(qtbot, tmp_path):
+    """"majority class baseline 50.50" sits where it covers no point and stays above the axis, in the live view (x
+    up to the planned steps) and in the finished one, never below the dashed line at the left end, over the x axis
+    and the points of the first evaluations."""
+    from PySide6.QtCore import QPointF, QRectF
+    from PySide6.QtWidgets import QApplication
+
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    for width, height in ((900, 600), (1600, 900)):
+        for last, finish in ((50, False), (80, True)):
+            curves = shown_curves_panel(qtbot, width, height)
+            state = RunState.from_events("sst2", _sst2_events(last, finish))
+            curves.set_runs([state])
+            curves.redraw_now()
+            QApplication.processEvents()
+            panel = curves.panels["dev/accuracy"]
+            (line,) = panel.baseline_lines
+            assert line.value() == 50.5 and "majority class baseline 50.50" in line.label.toPlainText()
+            label = line.label.sceneBoundingRect()
+            vb = panel.plot.getViewBox()
+            data = panel.data["sst2"]
+            for x, y in zip(data.x, data.shown):
+                at = vb.mapViewToScene(QPointF(float(x), float(y)))
+                assert not label.intersects(QRectF(at.x() - 3, at.y() - 3, 6, 6)), (width, last, x, y)
+            assert not label.intersects(panel.plot.getAxis("bottom").sceneBoundingRect()), (width, last)
+            assert vb.sceneBoundingRect().contains(label), (width, last)
+            curves.grab().save(str(tmp_path / f"baseline_{width}_{last}.png"))

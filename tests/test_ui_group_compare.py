@@ -170,7 +170,8 @@ def test_groups_tab_plans_a_named_group_from_the_launch_settings(qtbot, tmp_path
 
 
 def test_compare_tab_says_it_is_for_qa_and_how_to_compare_two_classifiers(qtbot, tmp_path):
-    """Tenth trial: the Compare tab was a SQuAD-only form without a word for someone with two classifier runs."""
+    """The Compare tab says it is for QA and how to compare two classifier runs (never a SQuAD-only form without
+    a word for someone with two classifiers)."""
     from helpers import save_tiny_model
 
     from explorer.ui.groups.tabs import CompareTab
@@ -192,4 +193,3 @@ def test_compare_tab_says_it_is_for_qa_and_how_to_compare_two_classifiers(qtbot,
     tab.a.setText(str(qa))
     tab.a.editingFinished.emit()                             # fixed: the note goes
     assert tab.status.text() == ""
-

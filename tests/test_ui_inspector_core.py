@@ -176,8 +176,8 @@ def test_damaged_study_cache_is_recomputed(tiny_qa, tmp_path):
 
 
 def test_a_grid_best_at_its_edge_points_to_the_exact_search(tmp_path):
-    """First-hour trial: the τ grid's best sat at +6, its edge, while the model's score_diff reached past it.
-    By hand: q5 (wrong, score_diff 6) is abstained from τ = 6 on (grid F1 60 at +6, its best); q3 (wrong, 7)
+    """A τ grid whose best sits at +6, its edge, while the model's score_diff reaches past it points to the exact
+    search. By hand: q5 (wrong, score_diff 6) is abstained from τ = 6 on (grid F1 60 at +6, its best); q3 (wrong, 7)
     only above the grid, where F1 is 80 (q1 right, q2 q3 q5 abstain right, q4 never answered)."""
     ids = ["q1", "q2", "q3", "q4", "q5"]
     decs = {"q1": _decoding("q1", 9.0, "london"), "q2": _decoding("q2", -1.0, "paris"),
@@ -190,7 +190,7 @@ def test_a_grid_best_at_its_edge_points_to_the_exact_search(tmp_path):
     assert f.grid.best_tau == pytest.approx(6.0) and f.grid.best_f1 == pytest.approx(60.0)
     assert f.exact.best_f1 == pytest.approx(80.0)
     note = f.grid_edge_note()
-    tau = f.official["best_tau"]   # the τ table's "official best τ" row: the same τ in the note (seventh trial)
+    tau = f.official["best_tau"]   # the τ table's "official best τ" row: the same τ in the note
     assert 7.0 <= tau < 9.0 and f"τ = {tau:+.3f} (the official best τ)" in note
     assert "sits at its edge" in note and "F1 80.00" in note and "the figure to quote is the honest one" in note
     assert "quote that one" not in note

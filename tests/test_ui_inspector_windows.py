@@ -1,5 +1,6 @@
-"""Inspectors: the τ-on-dev-set tab before and after a file is chosen, window settings
-and dev file from a run checkpoint, the three τ values as a table, and the views' labels."""
+"""Inspectors: the τ-on-dev-set tab before and after a file is chosen (its estimate from the rate measured here,
+also after a restart), window settings and dev file from a run checkpoint, the three τ values as a table, the
+views' labels, the n-best text that wraps, and the busy sign of a long probe."""
 
 import json
 import shutil
@@ -60,7 +61,7 @@ def _checkpoint_of_run(tmp_path, model_dir, dev, **config):
 
 def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
     """A v1.1 run's dev file has no unanswerable question: the τ study is not pre-filled with it."""
-    from explorer.ui.inspectors import dev_view as dv
+    from explorer.ui.inspectors.components.dev_tau import run_dev_file
 
     dev = tmp_path / "dev.json"
     dev.write_text("{}", encoding="utf-8")
@@ -69,7 +70,7 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
         ckpt = run / "checkpoints" / "best"
         ckpt.mkdir(parents=True)
         (run / "config.json").write_text(json.dumps({"task": task, "dev": str(dev)}), encoding="utf-8")
-        assert dv._run_dev_file(str(ckpt)) == expected, task
+        assert run_dev_file(str(ckpt)) == expected, task
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
@@ -170,7 +171,7 @@ def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
     view._on_heatmap_hover(3, 4)
     qtbot.wait(20)
     assert view.heatmap.geometry() == geometry and view.info.height() == info_h
-    assert view.heatmap.hover_label.textItem.toPlainText() == view._labels[3]
+    assert view.heatmap.hover_label.textItem.toPlainText() == view.shown.labels[3]
     view._on_heatmap_hover(-1, -1)
     assert not view.heatmap.row_marker.isVisible()
     view.grab().save(str(tmp_path / "attention.png"))
@@ -199,8 +200,8 @@ def test_nbest_text_column_gets_the_room(qtbot, tiny_qa, tmp_path):
 
 
 def test_the_status_bar_shows_a_busy_sign_while_a_probe_runs(qtbot, tmp_path, monkeypatch):
-    """Sixth trial: no busy sign during a long probe (the probe panel's busy bar is below its fold at 1280x800).
-    The status bar shows a moving bar and "probing …" from the probe's request until its answer."""
+    """A long probe has a busy sign in view (the probe panel's busy bar is below its fold at 1280x800): the status
+    bar shows a moving bar and "probing …" from the probe's request until its answer."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     from helpers import tiny_loaded_model
 
@@ -218,3 +219,55 @@ def test_the_status_bar_shows_a_busy_sign_while_a_probe_runs(qtbot, tmp_path, mo
     assert w.inspector_busy.isVisibleTo(w) and w.inspector_busy_label.text() == "probing …"
     qtbot.waitUntil(lambda: w.hub.result is not None and not w.hub.probes._outstanding, timeout=30_000)
     assert not w.inspector_busy.isVisibleTo(w) and not w.inspector_busy_label.isVisibleTo(w)
+
+
+def test_the_tau_estimate_remembers_the_measured_rate_across_a_restart(tmp_path, monkeypatch):
+    """The τ study's estimate uses the rate measured here (8.1 questions/s) also after a restart, never "a guess
+    until the first run here measures it" once one has."""
+    import explorer.ui.inspectors.dev_view as dv
+    import explorer.ui.shell.settings as shell_settings
+    from explorer.ui.shell.settings import AppSettings
+
+    path = tmp_path / "settings.ini"
+    monkeypatch.setattr(dv, "_measured_qps", None)
+    monkeypatch.setattr(shell_settings, "_current", AppSettings(path))
+    assert "a guess" in dv.estimate_text(400, 0)
+    dv.remember_qps(8.1)
+    shell_settings.current_settings().sync()
+    monkeypatch.setattr(dv, "_measured_qps", None)                    # the restart: a new process
+    monkeypatch.setattr(shell_settings, "_current", AppSettings(path))
+    text = dv.estimate_text(405, 0)
+    assert "at 8.1 questions/s (measured here" in text and "50 s" in text
+
+
+def test_the_n_best_answer_text_wraps_whole_in_a_narrow_column(qtbot, tiny_qa):
+    """The n-best answer text wraps in its column (each row as tall as its text, again when the column's width
+    changes), the whole text in its tooltip; never cut as "ytical engine of …" at 1280x800."""
+    from explorer.core.qa.probe import probe
+    from explorer.ui.inspectors.spans_view import SpansView
+
+    passage = " ".join(f"in {1815 + i} ada lovelace wrote note {i} on the analytical engine of charles babbage "
+                       "in london." for i in range(12))
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_result(probe(tiny_qa, "where was ada born?", passage))
+    table = view.nbest
+    table.setFixedWidth(table.minimumWidth())   # the narrowest the page lets it be: the text column's minimum
+
+    def whole() -> bool:
+        return all(table.rowHeight(r) >= table.sizeHintForRow(r) for r in range(table.rowCount()))
+
+    texts = [table.item(r, 1).text() for r in range(table.rowCount())]
+    long = max(range(len(texts)), key=lambda r: table.fontMetrics().horizontalAdvance(texts[r]))
+    qtbot.waitUntil(lambda: table.columnWidth(1) < table.fontMetrics().horizontalAdvance(texts[long]))
+    qtbot.waitUntil(whole)                        # an answer wider than its column: on two or more lines, whole
+    assert all(table.item(r, 1).toolTip() == texts[r] for r in range(len(texts)))
+    height = table.rowHeight(long)
+    # wider: room for the longest text on one line whatever the style's font (in the whole suite an earlier test's
+    # app style makes it larger than the page's default width allows)
+    table.setFixedWidth(3 * table.fontMetrics().horizontalAdvance(texts[long]) + 300)
+    qtbot.waitUntil(lambda: table.columnWidth(1) > table.fontMetrics().horizontalAdvance(texts[long]) + 20)
+    qtbot.waitUntil(lambda: whole() and table.rowHeight(long) < height)   # wider: fitted again, one line

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QThreadPool, Qt
 
-from explorer.core.metrics.squad import evaluate_decodings, tau_sweep
+from explorer.core.qa.scores import evaluate_decodings, tau_sweep
 from explorer.core.qa.probe import probe
 
 from test_ui_inspector_core import squad_v2_file
@@ -170,11 +170,11 @@ def test_long_passage_windows_are_listed_and_synced(qtbot, hub):
 
 
 def test_new_probe_supersedes_stale_one(qtbot):
-    from explorer.ui.inspectors.workers import LatestOnly
+    from explorer.ui.inspectors.latest import LatestOnly
 
     pool = QThreadPool()
     pool.setMaxThreadCount(2)
-    channel = LatestOnly(pool)
+    channel = LatestOnly.in_threads(pool)
     gate = threading.Event()
     got = []
     channel.finished.connect(lambda rid, res: got.append(res))
@@ -382,8 +382,8 @@ def test_prewarm_shows_the_attention_page_once_unseen_and_loads_nothing(qtbot):
 
 
 def test_the_spans_decision_wraps_to_a_narrow_pane(qtbot, hub):
-    """Fourth trial, 1280x800: a long best span pushed the τ box and the end of best_non_null_score out of
-    sight behind a sideways scroll. The decision's lines wrap; the pane never scrolls sideways."""
+    """At 1280x800 a long best span never pushes the τ box and the end of best_non_null_score out of sight behind
+    a sideways scroll: the decision's lines wrap; the pane never scrolls sideways."""
     from PySide6.QtWidgets import QApplication
 
     sv = hub.spans_view

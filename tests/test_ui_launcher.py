@@ -1,11 +1,17 @@
-"""Launcher: which preset the form holds, a TSV given to a QA task named for what it
-is, Launch disabled while the data preview rejects the data, and the offline default."""
+"""Launcher: which preset the form holds and the intro that names it, a TSV given to a QA task named for what it
+is, Launch disabled while the data preview rejects the data (the reason named, on its own full-width row), the
+offline default, the Preview command typed as a person types it, "Best checkpoint by", the wheel that scrolls the
+form rather than turning a field, and the banner that never moves the form while the user types."""
 
 import json
+from pathlib import Path
 
 import pytest
+from helpers import STANCE_ROWS, STSB_SEVEN_FIELD_ROWS, shown_launcher, write_file
+from test_predict_review import _stance_predictions, _stance_run   # the stance run with held-out dev rows
 
-from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
+from explorer.core.specs.run_presets import fast_cpu_preset
+from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.presets import describe_preset, offline_default, sample_paths
 
 MRPC = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tAda was born.\tShe was born.\n"
@@ -79,102 +85,9 @@ def test_preview_squad_json_given_to_classification(tmp_path):
     assert str(p) in res["error"]
 
 
-def test_a_setting_the_task_does_not_use_stays_out_of_its_run(qtbot, tmp_path):
-    """Issue 25 finding 6: switching to a classification task drops the QA watch example and the QA window
-    settings from the run's config and command; back on QA they return (the editors keep their values)."""
-    from explorer.core.specs.train_config import TrainConfig
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    w.editors["doc_stride"].set(96)
-    qa = w.config()
-    assert qa.watch and qa.doc_stride == 96 and qa.dev_fraction is None and "--dev-fraction" not in w.command.toPlainText()
-    w.editors["task"].set("single")
-    cls = w.config()
-    assert cls.watch == [] and cls.doc_stride == TrainConfig().doc_stride
-    assert "--watch" not in w.command.toPlainText() and "Ada" not in w.command.toPlainText()
-    w.editors["task"].set("squad_v1")
-    back = w.config()
-    assert back.watch == qa.watch and back.doc_stride == 96
-
-
-def test_table_settings_are_off_for_ner_and_swag_and_tagging_keeps_its_own(qtbot, tmp_path):
-    """The launcher's NER form (seen under Xvfb): text / label columns, dev fraction, class weights and F1 classes
-    are table settings, greyed out and kept out of the command for ner and swag; encoding and skip-invalid are
-    read by the CoNLL loader too, so they stay on for ner (and off for swag)."""
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    table_only = ("text_columns", "label_column", "id_column", "no_header", "label_names", "dev_fraction",
-                  "class_weights", "f1_classes", "new_head")
-    for task, tagging_on in (("ner", True), ("swag", False)):
-        w.editors["task"].set(task)
-        assert not any(w.editors[n].widget.isEnabled() for n in table_only), task
-        assert all(w.editors[n].widget.isEnabled() == tagging_on for n in ("encoding", "skip_invalid")), task
-        assert w.config().dev_fraction is None and "--dev-fraction" not in w.command.toPlainText()
-    w.editors["task"].set("single")
-    assert all(w.editors[n].widget.isEnabled() for n in (*table_only, "encoding", "skip_invalid"))
-    assert "--dev-fraction" in w.command.toPlainText()
-
-
-def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot, tmp_path):
-    """Issue 25 finding 6: the QA preset's recipe (eval every 23, batch 4, max_seq_length 256, lr 1e-4) does not
-    follow a switch to a classification task; the task's TaskFacts defaults do, except where the user typed a
-    value, and the banner says the preset no longer applies."""
-    from explorer.core.specs.tasks import get_task_facts
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    qa = w.config()
-    assert (qa.eval_every, qa.batch_size, qa.resolved_max_seq_length()) == (23, 4, 256)
-    assert w.preset_label.text().startswith("<b>Preset: offline default")
-    w.editors["epochs"].set(2.0)            # the user's own values stay
-    w.editors["batch_size"].set(8)
-    w.editors["task"].set("pair")
-    cls, facts = w.config(), get_task_facts("pair")
-    assert cls.batch_size == 8 and cls.epochs == 2.0
-    assert cls.eval_every == facts.default_eval_every
-    assert cls.resolved_learning_rate() == facts.default_learning_rate == 2e-5
-    assert cls.resolved_max_seq_length() == facts.default_max_seq_length == 128
-    banner = w.preset_label.text()
-    assert "offline default" in banner and "no longer applies" in banner and "your batch_size kept" in banner
-    assert w.hint.isHidden()                 # the note takes the first-visit hint's place: the form does not jump
-    assert "Preset: offline default" not in banner.split("<br>")[0]
-    assert "--eval-every 23" not in w.command.toPlainText() and "--max-seq-length 256" not in w.command.toPlainText()
-    w.apply_preset("offline")              # a preset is a fresh start: its banner, nothing marked edited
-    assert w.config().batch_size == 4 and "no longer applies" not in w.preset_label.text()
-    assert not w.hint.isHidden()
-    assert w.config().train.endswith(".json") and w.config().dev.endswith(".json")
-
-
-def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbot, tmp_path):
-    """Fresh-user trial: after the offline (SQuAD) preset, choosing Single sentence kept the SQuAD dev file and
-    Launch said 'the dev data cannot be used'. Files a preset put in for another kind of data are cleared, with
-    a word in the banner; a file the user picked stays."""
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    w.apply_preset("offline")
-    w.editors["task"].set("single")
-    assert w.config().train == "" and w.config().dev == ""
-    assert "cleared: choose this task's data" in w.preset_label.text()
-    w.editors["task"].set("squad_v1")
-    mine = tmp_path / "mine.tsv"
-    mine.write_text("sentence\tlabel\ngood\t1\n", encoding="utf-8")
-    w.editors["train"].set(str(mine))             # picked by the user: kept across switches
-    w.editors["task"].set("pair")
-    w.editors["task"].set("single")
-    assert w.config().train == str(mine)
-
-
 def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_path):
-    """Second fresh-user trial: scrolling the launcher form over Precision turned it to "fp16 (CUDA)" on a CPU
-    machine, silently; the third trial saw a Tab-focused field change the same way. The wheel never turns a
-    form field."""
+    """The wheel never turns a form field, focused (Tab) or not: scrolling the launcher form over Precision must
+    not turn it to "fp16 (CUDA)" on a CPU machine, silently."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -200,73 +113,13 @@ def test_the_wheel_scrolls_the_form_not_the_field_under_the_pointer(qtbot, tmp_p
     batch.widget.setFocus()
     qtbot.waitUntil(batch.widget.hasFocus)
     wheel(batch.widget)
-    assert batch.get() == before[1]                          # focused (Tab): still the form's wheel (third trial)
+    assert batch.get() == before[1]                          # focused (Tab): still the form's wheel
     batch.widget.stepUp()
     assert batch.get() == before[1] + 1                      # the arrows and keys still change it
 
 
-def test_a_task_switch_does_not_carry_the_loaded_configs_label_count(qtbot, tmp_path):
-    """Fourth trial: after a 3-class stance run's settings were loaded, Regression and NER kept --num-labels 3 in
-    the command and in the run's config.json."""
-    from explorer.core.specs.train_config import TrainConfig
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    w.set_config(TrainConfig(task="single", train="s.tsv", num_labels=3))
-    assert w.config().num_labels == 3 and "--num-labels 3" in w.command.toPlainText()
-    w.editors["task"].set("regression")
-    assert w.config().num_labels == 0 and "--num-labels" not in w.command.toPlainText()
-
-
-def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_path):
-    """Eighth trial: after a task switch cleared the preset's SQuAD files, the banner still said "were cleared:
-    choose this task's data" when the user had chosen them; and a later training file kept the note about the
-    file before it."""
-    from explorer.core.specs.train_config import TrainConfig
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    w.apply_preset("offline")
-    w.editors["task"].set("single")
-    assert "the train and dev data of the preset" in w.preset_label.text()
-    w.editors["train"].set(str(tmp_path / "stance_train.csv"))
-    banner = w.preset_label.text()
-    assert "the dev data of the preset" in banner and "train and dev" not in banner   # only the dev is still to do
-    w.editors["dev"].set(str(tmp_path / "stance_dev.csv"))
-    banner = w.preset_label.text()
-    assert "cleared" not in banner and "choose this task" not in banner
-    assert "defaults for the recipe" in banner                                         # the recipe part is still true
-    w.set_config(TrainConfig(task="single", train="a.tsv", label_column="Stance"))
-    w.editors["train"].set(str(tmp_path / "b.tsv"))
-    assert "previous file's Label column" in w.preset_label.text() and "b.tsv" in w.preset_label.text()
-    w.editors["train"].set(str(tmp_path / "c.tsv"))                                    # nothing of b's to reset
-    banner = w.preset_label.text()
-    assert "previous file's" not in banner and "c.tsv" in banner
-
-
-def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
-    """Fifth trial: after the stance file, choosing STS-B kept Tweet / Stance, No header row and the stance label
-    names. A newly chosen training file starts from the preview's guesses; the banner says what was cleared."""
-    from explorer.core.specs.train_config import TrainConfig
-    from explorer.ui.launch.launcher import LauncherPanel
-
-    w = LauncherPanel(tmp_path / "runs")
-    qtbot.addWidget(w)
-    w.set_config(TrainConfig(task="single", train="stance.txt", text_columns=["Tweet"], label_column="Stance",
-                             encoding="cp1252", label_names="AGAINST, FAVOR, NONE"))
-    assert w.config().label_column == "Stance"
-    w.editors["train"].set(str(tmp_path / "sts_train.tsv"))
-    cfg = w.config()
-    assert (cfg.text_columns, cfg.label_column, cfg.encoding, cfg.label_names) == ([], "", "", [])
-    assert "previous file's" in w.preset_label.text() and "Label column" in w.preset_label.text()
-    w.editors["label_column"].set("score")                  # chosen for this file: kept
-    assert w.config().label_column == "score"
-
-
 def test_the_wheel_never_turns_a_probe_setting(qtbot):
-    """Fifth trial: scrolling the probe panel turned n_best_size from 20 to 17."""
+    """Scrolling the probe panel never turns n_best_size (from 20 to 17)."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -285,10 +138,10 @@ def test_the_wheel_never_turns_a_probe_setting(qtbot):
 
 
 def test_the_banner_keeps_its_height_while_its_text_rewraps(qtbot, tmp_path):
-    """Seventh trial: the banner re-wrapped to 1-3 lines on every task, file or preset change and moved the form
-    under the pointer (a run name typed into Text columns). It keeps one height at every width (eleventh trial: a
-    longer text grew it and moved the form when it shrank back), and a text longer than the box scrolls in it
-    rather than being cut (the launcher as wide as in a 1280 px window, and narrower)."""
+    """The banner keeps one height at every width while its text re-wraps on a task, file or preset change (a
+    banner of 1-3 lines moves the form under the pointer: a run name typed into Text columns; a longer text that
+    grew it moved the form when it shrank back), and a text longer than the box scrolls in it rather than being
+    cut (the launcher as wide as in a 1280 px window, and narrower)."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.launch.launcher import LauncherPanel
@@ -316,8 +169,8 @@ def test_the_banner_keeps_its_height_while_its_text_rewraps(qtbot, tmp_path):
 
 
 def test_the_reason_launch_is_disabled_has_the_full_width(qtbot, tmp_path):
-    """Seventh trial: "Cannot launch yet: …" beside the buttons was a 9-line column of one or two words at 1280
-    px; it has its own row, as wide as the launcher, above the buttons."""
+    """"Cannot launch yet: …" has its own row, as wide as the launcher, above the buttons (beside them it was a
+    9-line column of one or two words at 1280 px)."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.launch.launcher import LauncherPanel
@@ -333,3 +186,204 @@ def test_the_reason_launch_is_disabled_has_the_full_width(qtbot, tmp_path):
     assert w.problem.width() >= 0.9 * w.width()
     assert w.problem.geometry().bottom() < w.launch_btn.geometry().top()
     assert w.problem.heightForWidth(w.problem.width()) <= 3 * w.problem.fontMetrics().lineSpacing()
+
+
+def test_a_refused_launch_names_the_file_and_why(qtbot, tmp_path):
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="regression", train=str(tmp_path / "train.csv"), dev=str(tmp_path / "dev.tsv")))
+    w.dev_preview.result = {"ok": False, "error": "line 2: the label 'positive' is not a number\nmore", "records": []}
+    w.dev_preview._set_rejected(True)
+    text = w.problem.text()
+    assert "dev data cannot be used (dev.tsv): line 2: the label 'positive' is not a number" in text
+    assert "more" not in text and not w.launch_btn.isEnabled()
+
+
+def test_the_preview_command_types_lists_as_a_person_does_and_reads_back():
+    """The Preview command types lists as a person does (--text-columns Tweet --label-names AGAINST,FAVOR,NONE,
+    never '["Tweet"]'), and the worker reads them back to the same config."""
+    import argparse
+
+    from explorer.ui.launch.presets import command_line
+    from explorer.worker.train import add_arguments, config_from_args
+
+    stance = TrainConfig(task="single", train="stance.txt", text_columns=["Tweet"], label_column="Stance",
+                         label_names=["AGAINST", "FAVOR", "NONE"], f1_classes=["FAVOR", "AGAINST"])
+    line = command_line(stance)
+    assert "--text-columns Tweet " in line and "--label-names AGAINST,FAVOR,NONE" in line and "[" not in line
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    odd = [["6", "7"], ["a, b"], ["true"], ["null"], [" x"], ["1.50"], ["x", ""]]
+    for cfg in [stance] + [TrainConfig(task="pair", train="t.tsv", label_names=names) for names in odd]:
+        assert config_from_args(parser.parse_args(cfg.to_cli_args())) == cfg
+    assert TrainConfig(label_names=["a, b"]).to_cli_args() == ["--label-names", '["a, b"]']
+
+
+def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
+    """The first form's intro names the preset the preset line names ("offline default"), never "with fast-CPU
+    settings" above "Preset: offline default"."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    assert "Preset: offline default" in w.preset_label.text()
+    assert "offline default" in w.hint.text() and "fast" not in w.hint.text().lower()
+    w.apply_preset("fast-cpu")
+    assert "fast CPU" in w.preset_label.text() and "fast CPU preset" in w.hint.text()
+
+
+def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot, tmp_path):
+    """The banner keeps its height whatever its text; the amber line comes first (in view without scrolling). STS-B
+    after an SST-2 run: the banner says in amber that Train cap 640 and Dev cap 200 went back to all (7 lines with
+    the task's and the file's notes); typing Train cap 1600 takes that line away, and the form must not move up
+    (23 px would put the next click, aimed at Dev cap, in Text columns)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    sst2 = str(write_file(tmp_path / "glue_sst2" / "train.tsv", "sentence\tlabel\na fine film\t1\na dull film\t0\n"))
+    stsb = str(write_file(tmp_path / "stsb" / "train.csv", STSB_SEVEN_FIELD_ROWS))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.resize(820, 700)   # the launcher of a 1280x800 window beside the Runs dock
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_config(TrainConfig(task="single", train=sst2, train_cap=640, dev_cap=200, text_columns=["sentence"],
+                             label_column="label"))
+    w.editors["task"].set("regression")
+    w.editors["train"].set(stsb)
+    w.editors["no_header"].set(True)
+    w.train_preview._token += 1                        # the data check's guess of the columns, said in the banner
+    w.train_preview._done(w.train_preview._token, preview_data(stsb, "regression", options={"no_header": True}))
+    QApplication.processEvents()
+    assert "No header row: Text columns 6, 7 and Label column 5 guessed" in w.preset_label.text()
+    note = w.preset_label.text()
+    assert "went back to all" in note and note.index("went back to all") < note.index("Regression")
+
+    def dev_cap_y() -> int:
+        QApplication.processEvents()
+        return w.editors["dev_cap"].widget.mapTo(w, QPoint(0, 0)).y()
+
+    before, banner = dev_cap_y(), w.banner.height()
+    w.editors["train_cap"].set(1600)                   # typed: the amber line goes
+    assert "went back to all" not in w.preset_label.text()
+    assert (dev_cap_y(), w.banner.height()) == (before, banner)
+
+
+def test_the_best_checkpoint_is_picked_by_f_avg_once_f1_classes_are_named(qtbot, tmp_path):
+    """With "F1 classes FAVOR,AGAINST" set (SemEval-2016's F_avg), Best dev, the Curves' headline and
+    checkpoints/best go by F_avg, not accuracy. "Best checkpoint by" is automatic (the task's metric, f_avg once F1
+    classes are named) or one the task reports; it goes into the Preview command and the run's config."""
+    from explorer.core.errors import ConfigError
+    from explorer.core.specs.tasks import automatic_metric_for_best, metric_for_best_choices
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    assert automatic_metric_for_best("single", ["FAVOR", "AGAINST"]) == "f_avg"
+    assert automatic_metric_for_best("single") == "accuracy" and automatic_metric_for_best("regression") == "pearson"
+    assert "f_avg" not in metric_for_best_choices("single") and "f_avg" in metric_for_best_choices("pair", 0, ["A"])
+    with pytest.raises(ConfigError, match="f_avg averages the F1 of the F1 classes"):
+        TrainConfig(task="single", train="t.tsv", metric_for_best="f_avg").validate()
+
+    stance = str(write_file(tmp_path / "stance" / "train.txt", STANCE_ROWS))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=stance, text_columns=["Tweet"], label_column="Stance"))
+    best = w.editors["metric_for_best"]
+    combo = best.widget
+    assert w.config().metric_for_best == "" and combo.currentText() == "automatic: accuracy"
+    assert "--metric-for-best" not in w.command.toPlainText()
+    w.editors["f1_classes"].set(["FAVOR", "AGAINST"])
+    assert combo.currentText() == "automatic: F_avg (F1 classes)"
+    assert w.config().metric_for_best == "f_avg" and "--metric-for-best f_avg" in w.command.toPlainText()
+    assert [combo.itemData(i) for i in range(combo.count())][:3] == ["", "accuracy", "f1"]
+    best.set("macro_f1")                                            # the user's choice wins
+    assert w.config().metric_for_best == "macro_f1" and "--metric-for-best macro_f1" in w.command.toPlainText()
+    w.editors["f1_classes"].set([])
+    best.set("")
+    assert w.config().metric_for_best == "" and w.launch_btn.isEnabled()
+    # a loaded config whose metric is the automatic one shows automatic; a chosen one stays chosen
+    w.set_config(TrainConfig(task="single", train=stance, f1_classes=["FAVOR", "AGAINST"], metric_for_best="f_avg"))
+    assert best.get() == "" and w.config().metric_for_best == "f_avg"
+    w.set_config(TrainConfig(task="single", train=stance, metric_for_best="macro_f1"))
+    assert best.get() == "macro_f1"
+    w.editors["task"].set("regression")                             # regression reports no macro F1: automatic
+    assert best.get() == "" and combo.currentText() == "automatic: pearson" and w.config().metric_for_best == ""
+
+
+def _banner_text_height(w) -> int:
+    return sum(lab.heightForWidth(w.banner.viewport().width()) for lab in (w.hint, w.preset_label)
+               if not lab.isHidden()) + w.banner_text.layout().spacing()
+
+
+def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_form(qtbot, tmp_path, monkeypatch):
+    """A form filled in (not typed), as "Fine-tune on reviewed rows" fills it, lets the banner take its text's
+    height (up to BANNER_MAX_LINES lines): the long note is whole, not cut mid-sentence in a 5-line banner with its
+    own scroll bar at 1280x800, and it names the combined file, not its long path twice; typing a cap afterwards
+    still moves nothing (no click lands in the wrong field)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.core.predict.review import finetune_data
+    from explorer.ui.inspectors.predictions_view import fill_launcher
+
+    # paths as long as a user's, whatever the length of pytest's tmp_path
+    monkeypatch.chdir(tmp_path)
+    home = Path("student") / "home" / "bert-explorer-data" / "semeval2016_stance"
+    home.mkdir(parents=True)
+    cfg, run, _held = _stance_run(home)
+    table, review = _stance_predictions(home, ["a brand new tweet", "another tweet"])
+    review.set_label(0, "FAVOR")
+    review.mark_reviewed(1)
+    fields, note = finetune_data(table, review, cfg, home / "runs" / ".corrections", run_dir=run)
+    assert note.count(str(home / "runs" / ".corrections")) == 0 and "stance-plus-corrected-p.tsv" in note
+    assert note.count(cfg["train"]) == 1            # the original training file named once
+
+    w = shown_launcher(qtbot, tmp_path)
+    short = w.banner.height()
+    fill_launcher(w, fields, note)
+    QApplication.processEvents()
+    assert "The dev rows are the first run" in w.preset_label.text()
+    text = _banner_text_height(w)
+    assert w.banner.height() > short                                   # grown for the note
+    assert w.banner.verticalScrollBar().maximum() == 0 and text <= w.banner.viewport().height()
+
+    def dev_cap_y() -> int:
+        QApplication.processEvents()
+        return w.editors["dev_cap"].widget.mapTo(w, QPoint(0, 0)).y()
+
+    before, banner = dev_cap_y(), w.banner.height()
+    w.editors["train_cap"].set(100)                 # typed: nothing above Dev cap moves
+    w.editors["task"].set("regression")             # a task switch writes its own (shorter) note: no move either
+    assert "The dev rows are the first run" not in w.preset_label.text()
+    assert (dev_cap_y(), w.banner.height()) == (before, banner)
+
+    w.set_config(TrainConfig(task="single"))         # filled again with a short text: back to the least height
+    QApplication.processEvents()
+    assert w.banner.height() == short
+
+
+def test_a_banner_longer_than_its_cap_scrolls_and_a_resize_refits_it(qtbot, tmp_path):
+    """The banner grows to BANNER_MAX_LINES lines at most (a longer note scrolls in it); a narrower panel (a resize,
+    not typing) fits the height to the text's new wrapping."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.launcher import BANNER_LINES, BANNER_MAX_LINES
+
+    w = shown_launcher(qtbot, tmp_path, 1400)
+    line = w.preset_label.fontMetrics().lineSpacing()
+    w.show_note("a few words of a note " * 25)
+    QApplication.processEvents()
+    wide = w.banner.height()
+    w.resize(900, 700)
+    QApplication.processEvents()
+    assert w.banner.height() > wide and w.banner.verticalScrollBar().maximum() == 0
+    w.show_note("a few words of a note " * 200)
+    QApplication.processEvents()
+    assert w.banner.height() <= line * BANNER_MAX_LINES + 20 and w.banner.verticalScrollBar().maximum() > 0
+    assert BANNER_MAX_LINES > BANNER_LINES

@@ -1,4 +1,4 @@
-"""GUI side of issue 9 points 2, 3 and 8: red window fields with the reason (launcher, probe panel), the
+"""Loading tells the truth, the GUI side: red window fields with the reason (launcher, probe panel), the
 "doc_stride (overlap)" labels, the random-encoder note, and the attention view under the memory budget."""
 
 from __future__ import annotations

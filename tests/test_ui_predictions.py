@@ -1,6 +1,7 @@
-"""The GUI path of issue 22 offscreen: Predict on a file (the inspector server's "predict" op), the Predictions
-page (sort by margin, filter, correct two rows by key and drop-down, save the labelled file), the review
-restored on reopening, and "Fine-tune on corrected rows" filling the launcher."""
+"""Predictions in the GUI, offscreen: Predict on a file (the inspector server's "predict" op), the Predictions
+page (sort by margin, filter, correct two rows by key and drop-down, save the labelled file, the probabilities in
+view), the review restored on reopening, the pages shown again after a restart, and "Fine-tune on corrected rows"
+filling the launcher."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import os
 import numpy as np
 from helpers import save_tiny_model, write_tiny_classification
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTabBar
+from test_predict_review import _classification_predictions
 
 from explorer.ui.inspectors.predictions_view import PredictDialog, PredictionsView, fill_launcher
 
@@ -107,7 +110,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     # (dev_split.csv): the next run is measured on those same rows, not on a new split
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import stratified_split, write_dev_split
-    from explorer.core.runs.store import dev_split_file
+    from explorer.core.runs.layout import dev_split_file
 
     run_cfg = json.loads((runs / "run1" / "config.json").read_text())
     train_data = load_classification(run_cfg["train"])
@@ -125,7 +128,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
     assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
     dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))
-    # with a dev file no Dev fraction is written (ninth trial: never both), so no split is made
+    # with a dev file no Dev fraction is written (never both), so no split is made
     assert [r["sentence"] for r in dev_rows] == [train_data.texts_a[k] for k in held] and cfg.resolved_dev_fraction() == 0
     assert not {r["sentence"] for r in dev_rows} & {r["sentence"] for r in combined}
     assert "one train file" in note and said == [note] and note.startswith("The dev rows are the first run's")
@@ -217,8 +220,8 @@ def test_the_dialog_closes_once_its_predictions_open_elsewhere(qtbot, tmp_path):
 
 
 def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path):
-    """Sixth trial: r after picking a label in the drop-down (the focus there) marked nothing. r and R toggle the
-    current row's reviewed mark from the table, the label drop-down and the row's text; Ctrl+R does not."""
+    """r and R toggle the current row's reviewed mark from the table, the label drop-down (r after picking a label
+    there, the focus there) and the row's text; Ctrl+R does not."""
     from explorer.core.predict.writing import write_table
 
     cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
@@ -240,3 +243,137 @@ def test_r_and_shift_r_mark_reviewed_wherever_the_row_has_focus(qtbot, tmp_path)
         qtbot.keyClick(widget, key, modifier)
         assert (row in page.review.reviewed) == reviewed, (type(widget).__name__, key, modifier)
     assert page.reviewed_box.isChecked()
+
+
+def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_text(qtbot, tmp_path):
+    """The probability columns are in view at 1280x800 and 1920x1080 (not off to the right with only #, reviewed,
+    label, id and text in view); the text column elides, its whole text in the tooltip."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.columns import MIN_TEXT_COLUMN
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    table, review = _classification_predictions(tmp_path)
+    review.save()
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    for size in ((1280, 800), (1920, 1080)):
+        w.resize(*size)
+        w.show()
+        page = w.open_predictions(table.path)
+        qtbot.waitUntil(lambda: getattr(page, "_split_fitted", False))
+        m, view = page.model, page.view
+        assert m.headers[:8] == ["#", "reviewed", "label", "text", "p_AGAINST", "p_FAVOR", "p_NONE", "margin"]
+        assert [m.headerData(c, Qt.Orientation.Horizontal) for c in (1, 4)] == ["✓", "AGAINST"]
+        assert "p_AGAINST" in m.headerData(4, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        for name in ("p_AGAINST", "p_FAVOR", "p_NONE", "margin"):
+            col = m.headers.index(name)
+            right = view.columnViewportPosition(col) + view.columnWidth(col)
+            assert 0 < right <= view.viewport().width(), (size, name, right, view.viewport().width())
+        text = m.headers.index("text")
+        assert view.columnWidth(text) >= MIN_TEXT_COLUMN
+        assert m.data(m.index(0, text), Qt.ItemDataRole.ToolTipRole) == table.column("text")[m.file_row(0)]
+
+
+def test_an_empty_row_has_no_label_in_the_review(qtbot, tmp_path):
+    """The empty row of the input CSV ("error: line 6: empty 'text'") has no label in the review: its Label box is
+    empty and off (never the previous row's FAVOR), and a label key says why."""
+    from explorer.ui.inspectors.predictions_view import PredictionsView
+
+    table, review = _classification_predictions(tmp_path)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.set_predictions(table, review)
+    page.select_file_row(0)
+    assert page.label_box.currentText() == "FAVOR" and page.label_box.isEnabled()
+    page.select_file_row(4)
+    assert page.label_box.currentIndex() == -1 and not page.label_box.isEnabled()
+    assert not page.reviewed_box.isEnabled()
+    said = []
+    page.message.connect(said.append)
+    qtbot.keyClick(page.view, "2")
+    qtbot.keyClick(page.view, Qt.Key.Key_R)
+    assert 4 not in page.review.labels and 4 not in page.review.reviewed
+    assert said and "Row 5 has no label" in said[0] and "empty 'text'" in said[0]
+    page.select_file_row(1)
+    assert page.label_box.currentText() == "NONE" and page.label_box.isEnabled()
+
+
+def test_the_fine_tune_button_says_which_rows_go_in(qtbot):
+    from explorer.ui.inspectors.predictions_view import PredictionsView
+
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    assert page.finetune_button.text() == "Fine-tune on reviewed rows"
+    tip = page.finetune_button.toolTip()
+    assert "corrected, with your label" in tip and "confirmed, with the model's label" in tip
+    assert "Rows not reviewed and rows with an error stay out" in tip
+
+
+QA_COLUMNS = ["question", "context", "answer", "score_diff", "decision", "error"]
+
+
+def _qa_predictions(path):
+    from explorer.core.predict.writing import write_table
+
+    rows = [{"question": f"where was person {i} born?", "context": "ada was born in london.",
+             "answer": "london" if d > 0 else "", "score_diff": d, "decision": "answer" if d > 0 else "abstain",
+             "error": ""} for i, d in enumerate([3.0, -0.2, 1.1])]
+    out = write_table(path, QA_COLUMNS, rows)
+    return {"out": str(out), "kind": "qa", "tau": 1.0, "input_columns": QA_COLUMNS[:2], "text_columns": QA_COLUMNS[:2]}
+
+
+def _window(qtbot, tmp_path, ini):
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(ini), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    return w
+
+
+def _titles(w) -> list[str]:
+    return [w.tabs.tabText(i) for i in range(w.tabs.count())]
+
+
+def test_predictions_pages_come_back_after_a_restart_and_a_closed_one_does_not(qtbot, tmp_path):
+    """The predictions files shown are kept in the settings and opened again at start, behind the current tab and
+    in "Tabs ▾" (a file gone since is skipped with a status note); the × on a Predictions tab closes it for good."""
+    kept, gone = _qa_predictions(tmp_path / "kept.predictions.csv"), _qa_predictions(tmp_path / "gone.predictions.csv")
+    ini = tmp_path / "s.ini"
+    w = _window(qtbot, tmp_path, ini)
+    w.open_predictions(kept)
+    w.open_predictions(gone)
+    w.close()
+    w.settings.sync()
+    (tmp_path / "gone.predictions.csv").unlink()
+
+    again = _window(qtbot, tmp_path, ini)
+    again.show()
+    first = again.tabs.currentIndex()
+    qtbot.waitUntil(lambda: "Predictions: kept.predictions.csv" in _titles(again), timeout=10_000)
+    assert "Predictions: gone.predictions.csv" not in _titles(again)
+    assert again.tabs.currentIndex() == first                      # restored behind, not brought to the front
+    listed = [a.text() for a in again.tab_list.fill()]
+    assert "Predictions: kept.predictions.csv" in listed          # and in Tabs ▾
+    page = again.tabs.widget(_titles(again).index("Predictions: kept.predictions.csv"))
+    assert page.review.kind == "qa" and page.review.tau == 1.0 and len(page.table_data) == 3
+    note = "1 predictions file shown before no longer exists and was skipped: " + str(tmp_path / "gone.predictions.csv")
+    assert note in again.settings_note
+    assert again.settings.predictions_pages() == [str(tmp_path / "kept.predictions.csv")]
+
+    close = again.tabs.tabBar().tabButton(again.tabs.indexOf(page), QTabBar.ButtonPosition.RightSide)
+    close.click()
+    assert "Predictions: kept.predictions.csv" not in _titles(again)
+    assert again.settings.predictions_pages() == []
+    again.close()
+    again.settings.sync()
+    third = _window(qtbot, tmp_path, ini)
+    third.show()
+    qtbot.waitExposed(third)
+    assert not any(t.startswith("Predictions") for t in _titles(third))

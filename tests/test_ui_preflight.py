@@ -1,4 +1,4 @@
-"""Start-up checks before Qt (issue 11, points 1-2): missing xcb libraries and no display give a message
+"""Start-up checks before Qt: missing xcb libraries and no display give a message
 and exit 1, never Qt's abort."""
 
 from __future__ import annotations

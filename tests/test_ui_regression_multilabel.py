@@ -107,7 +107,7 @@ def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_pat
     w.editors["task"].set("regression")
     w._changed()
     assert not w.editors["label_separator"].widget.isEnabled() and w.editors["label_column"].widget.isEnabled()
-    # class weights and F_avg classes are for classes: off for scores, and out of the command (second trial)
+    # class weights and F_avg classes are for classes: off for scores, and out of the command
     assert not w.editors["class_weights"].widget.isEnabled() and not w.editors["f1_classes"].widget.isEnabled()
     assert w.editors["dev_fraction"].widget.isEnabled()      # a regression run holds out a random dev split
     assert "--task regression" in w.command.toPlainText() and "num_labels" not in w.problem.text()
@@ -117,8 +117,8 @@ def test_the_launcher_offers_both_tasks_and_previews_their_labels(qtbot, tmp_pat
 
 
 def test_predictions_in_a_narrow_band_of_the_gold_range_are_said(qtbot):
-    """Tenth trial: every STS-B prediction sat in 2.74-2.78 on a 0-5 axis, a flat plot with no word, while the app
-    says so for a classifier predicting one class."""
+    """STS-B predictions all in 2.74-2.78 on a 0-5 axis are said, as a classifier predicting one class is (never
+    a flat plot with no word)."""
     from explorer.core.metrics.baselines import narrow_scores_note
 
     dev = ClassifyDevView(lambda: None, lambda: "regression")

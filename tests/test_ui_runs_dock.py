@@ -1,5 +1,6 @@
-"""The Runs dock (issue 11, points 3, 5, 16, 24): lazy listing with a loading note, readable names,
-rename / delete, sizes and clean-ups, the paper grid's confirmation, cancelled queued runs kept."""
+"""The Runs dock: lazy listing with a loading note, readable names, rename / delete, sizes and clean-ups, the paper
+grid's confirmation, cancelled queued runs kept, the columns whole at 1280x800, and the greyed "Open best
+checkpoint" that says why."""
 
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def test_names_sizes_rename_delete(window, qtbot, monkeypatch):
     menu = window.runs.context_menu(window.runs._selected_states())
     enabled = {a.text(): a.isEnabled() for a in menu.actions() if a.text()}
     assert enabled["Keep only best checkpoint…"] and enabled["Delete optimizer state…"] and enabled["Delete…"]
-    assert "Predict on a file…" in enabled    # issue 22
+    assert "Predict on a file…" in enabled
 
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Yes)
@@ -241,8 +242,8 @@ def test_status_bar_counts_a_run_running_in_another_process(window, qtbot):
 
 
 def test_run_names_elide_in_the_middle_so_the_differing_end_stays(qtbot):
-    """Second trial: in a narrow dock every generated name read "minilm ·…". The Run column elides in the
-    middle ("minilm · s…nce_train"), the other columns at the right."""
+    """The Run column elides in the middle ("minilm · s…nce_train"), so in a narrow dock generated names do not
+    all read "minilm ·…"; the other columns elide at the right."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -259,17 +260,18 @@ def test_run_names_elide_in_the_middle_so_the_differing_end_stays(qtbot):
 
 
 def test_the_status_count_says_what_the_dock_lists_beyond_the_folder(window, qtbot):
-    """Fourth trial: the status bar said "4 runs in …" over a list of 5 (a run opened from elsewhere)."""
+    """The status bar counts the runs the dock lists, a run opened from elsewhere too (never "4 runs in …" over a
+    list of 5)."""
     qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     one = [window.store.get(window.runs.all_ids()[0])]
-    window._scanned((one, []))
+    window.reading.scanned((one, []))
     text = window.statusBar().currentMessage()
     assert text.startswith("1 run in ") and "(2 listed with those opened from elsewhere or queued)" in text
 
 
 def test_a_long_status_line_never_widens_the_window(window, qtbot):
-    """Fifth trial: during a run the status bar's activity and device labels asked the window for 1624 px on a
-    1280 px screen. They elide instead."""
+    """During a run the status bar's activity and device labels elide instead of asking the window for 1624 px on
+    a 1280 px screen."""
     before = window.minimumSizeHint().width()
     window.activity_label.setText("running: " + "a-very-long-run-name-" * 12 + " step 120/400 · 1 running")
     window.device_label.setText("device: CPU (2 threads) · fp32 on a-remote-host-with-a-long-name " * 3)
@@ -281,8 +283,8 @@ def test_a_long_status_line_never_widens_the_window(window, qtbot):
 
 
 def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_path):
-    """Sixth trial: "stance-4", typed as the Run name, read "st…-4" in the Runs dock at 1280x800 and 1920x1080.
-    The names get their room first (up to ~24 characters whole); Best dev shows its number first and gives way;
+    """A typed Run name ("stance-4") is whole in the Runs dock at 1280x800 and 1920x1080, never "st…-4": the names
+    get their room first (up to ~24 characters whole); Best dev shows its number first and gives way;
     the size moved into the Run tooltip."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QStyle
@@ -315,7 +317,7 @@ def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_pa
         assert set(shown) == set(typed)
         assert all(room >= 0 for room in shown.values()), (size, shown)
         best = table.model().index(0, COLUMNS.index("Best dev"))
-        assert best.data() == "72.50% F1"                  # the number first, then the metric (eighth trial)
+        assert best.data() == "72.50% F1"                  # the number first, then the metric
         room = table.visualRect(best).width() - margin - table.fontMetrics().horizontalAdvance(best.data())
         assert room >= 0, (size, room)                      # whole beside the names, and so is its title
         assert table.header().sectionSize(best.column()) >= header_need(table.header(), best.column(), "Best dev")
@@ -325,17 +327,93 @@ def test_typed_run_names_are_whole_in_the_default_dock_at_1280x800(qtbot, tmp_pa
 
 
 def test_a_run_another_process_starts_in_the_folder_is_listed_without_refresh(window, qtbot):
-    """Sixth trial: a CLI run started in the same runs folder showed only after Refresh. The folder is watched
-    (a new run folder is listed when it appears); the external poll looks too (no change notices)."""
+    """A CLI run started in the same runs folder is listed without Refresh: the folder is watched (a new run
+    folder is listed when it appears); the external poll looks too (no change notices)."""
     qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
-    window._poll.stop()                                    # only the folder watch can list it
+    window.reading.poll.stop()                                    # only the folder watch can list it
     write_run(window.runs_dir, "cli-run", checkpoints=False)
     qtbot.waitUntil(lambda: "cli-run" in window.runs.all_ids(), timeout=10_000)
     assert window.runs.state("cli-run").status == "finished"
-    window._folder_watch.removePaths(window._folder_watch.directories())   # a file system without notices
+    window.reading.watcher.removePaths(window.reading.watcher.directories())   # a file system without notices
     write_run(window.runs_dir, "cli-run-2", checkpoints=False)
-    qtbot.waitUntil(lambda: not window._looking)
-    window._poll_external()
+    qtbot.waitUntil(lambda: not window.reading.looking)
+    window.reading.poll_external()
     qtbot.waitUntil(lambda: "cli-run-2" in window.runs.all_ids(), timeout=10_000)
-    assert window._folder_watch.directories() == [str(window.runs_dir)]   # watched again
+    assert window.reading.watcher.directories() == [str(window.runs_dir)]   # watched again
     assert sorted(window.runs.all_ids()).count("cli-run") == 1
+
+
+def test_the_greyed_open_best_checkpoint_button_says_why_and_enables_at_the_first_checkpoint(qtbot, monkeypatch):
+    """Greyed at step 8 of an SST-2 run (its first checkpoint comes at step 10), the button's tooltip says why and
+    when it enables; it enables at the first checkpoint."""
+    from explorer.ui.runs.dock import INSPECT_TIP, RunsPanel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.tooltips import rich_tooltip
+
+    dock = RunsPanel()
+    qtbot.addWidget(dock)
+    run = RunState(run_id="r1", status="running", config={"task": "single", "eval_every": 10})
+    dock.upsert(run)
+    monkeypatch.setattr(dock, "_selected_states", lambda: [run])
+    dock._update_buttons()
+    assert not dock.inspect_btn.isEnabled()
+    tip = dock.inspect_tip([run])
+    assert tip.startswith("No checkpoint yet: r1 saves checkpoints/best at its first evaluation") and "every 10" in tip
+    assert dock.inspect_btn.toolTip() == rich_tooltip(tip)     # wrapped, not one 760-pixel line
+    run.apply({"event": "checkpoint", "kind": "best", "step": 10, "path": "/runs/r1/checkpoints/best"})
+    monkeypatch.setattr(dock, "selected_ids", lambda: ["r1"])
+    dock.refresh("r1")                     # what the store's "changed" does for the selected run
+    assert dock.inspect_btn.isEnabled() and dock.inspect_btn.toolTip() == rich_tooltip(INSPECT_TIP)
+    queued = RunState(run_id="q1", status="queued", config={"task": "single"})
+    assert dock.inspect_tip([queued]) == "q1 is queued: it saves its first checkpoint once it trains."
+    assert "&&" not in INSPECT_TIP        # a tooltip is not a button label: no mnemonic escapes
+
+
+def _classification_run(folder: Path, run_id: str, model: str, train: str, accuracy: float) -> None:
+    import json
+
+    run = folder / run_id
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"run_id": run_id, "model": model, "task": "single", "train": train,
+                                                 "batch_size": 16, "learning_rate": 1e-4}))
+    ev = [{"event": "started", "run_id": run_id, "time": 100.0, "steps_total": 50},
+          {"event": "step", "run_id": run_id, "time": 101.0, "step": 1, "loss": 0.7},
+          {"event": "eval", "run_id": run_id, "time": 102.0, "step": 50, "metrics": {"accuracy": accuracy}},
+          {"event": "finished", "run_id": run_id, "time": 200.0, "metrics": {}, "seconds": 100.0}]
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ev))
+
+
+def test_best_dev_is_whole_beside_long_run_names_at_1280x800(qtbot, tmp_path):
+    """At 1280x800 the Runs list's Best dev value and a short metric name ("79.25% acc") keep their width beside
+    long run names ("minilm · single · train · 12-02 03:37"), never "79.25% a…"; a long name elides in its
+    middle."""
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from explorer.ui.runs.dock import COLUMNS
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    runs = tmp_path / "runs"
+    same = "/data/tweets_about_politics.tsv"   # two runs of one recipe on one file: told apart by time
+    _classification_run(runs, "20261202-032900-minilm-single-tweets", "bundled:minilm", same, 0.7925)
+    _classification_run(runs, "20261202-033700-minilm-single-tweets", "bundled:minilm", same, 0.6263)
+    _classification_run(runs, "20261202-040000-bert-base-uncased-single-x", "google-bert/bert-base-uncased",
+                        "/data/x.tsv", 0.71)
+    w = MainWindow(runs, AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    table = w.runs.table
+    qtbot.waitUntil(lambda: len(w.runs.all_ids()) == 3 and not w.runs.loading, timeout=10_000)
+    qtbot.waitUntil(lambda: table.viewport().width() > 0 and not w.runs._fit_timer.isActive())
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    names = [table.model().index(r, COLUMNS.index("Run")).data() for r in range(3)]
+    assert max(len(n) for n in names) > 30, names                  # names as long as a user's
+    for row in range(3):
+        best = table.model().index(row, COLUMNS.index("Best dev"))
+        assert best.data().endswith("% acc"), best.data()
+        room = table.visualRect(best).width() - margin - table.fontMetrics().horizontalAdvance(best.data())
+        assert room >= 0, (best.data(), room)

@@ -1,4 +1,4 @@
-"""Run groups in the Runs dock (issue 15 point 1): one expandable row per group with its members as
+"""Run groups in the Runs dock: one expandable row per group with its members as
 children, the group row's status counts and mean ± sd, selecting a group or a member, rename and delete."""
 
 from __future__ import annotations
@@ -180,8 +180,8 @@ def test_best_dev_column_leaves_room_for_the_names_in_a_narrow_dock(panel, qtbot
 
 
 def test_best_dev_header_and_values_are_whole_in_the_default_dock_width(panel, qtbot):
-    """Eighth trial: "Best dev" and its values read "60.00 a…" in the default dock (430 px); a group row read
-    "accuracy (%) 70.00 ± …". The value comes first, then the metric, and the column fits them."""
+    """In the default dock (430 px) "Best dev" and its values are whole (never "60.00 a…", a group row never
+    "accuracy (%) 70.00 ± …"): the value comes first, then the metric, and the column fits them."""
     from PySide6.QtWidgets import QStyle
 
     table = panel.table

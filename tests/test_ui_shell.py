@@ -1,5 +1,5 @@
-"""The main window's shell (issue 11, points 4, 19, 20, 23): per-panel Ctrl+Return, the Help menu,
-wrapped tooltips, the window title, the status bar during a run."""
+"""The main window's shell: per-panel Ctrl+Return, the Help menu and Getting started, wrapped tooltips, the window
+title, the status bar during a run, the Quit dialog, and every tab one click away."""
 
 from __future__ import annotations
 
@@ -151,17 +151,17 @@ def test_status_bar_names_the_active_run(shell):
 
 @pytest.mark.parametrize("size", [(1264, 760), (1920, 1080)])
 def test_a_status_message_never_runs_into_the_permanent_labels(shell, qtbot, size):
-    """Eleventh trial: QStatusBar drew its message under the permanent labels' start, cut mid-letter: "Ope" +
-    "loading /tmp/…" (the inspectors' busy label), "…and not t running: stance lr1e-4 …", "…(fetched 91.6 MB:
-    /tmp/trial1 Inspecting a local copy …". The message is now a label of its own left of them, elided with
-    "…" in its share of the width, and the bar paints no text of its own."""
+    """The status message is a label of its own left of the permanent labels, elided with "…" in its share of the
+    width, and the bar paints no text of its own: QStatusBar draws its message under the permanent labels'
+    start, cut mid-letter ("Ope" + "loading /tmp/…" of the inspectors' busy label, "…and not t running: stance
+    lr1e-4 …")."""
     from PySide6.QtGui import QFontMetrics
 
     bar = shell.statusBar()
     shell.resize(*size)
     message = ("The dev rows are the first run's: the 281 training rows it held out (its dev_split.csv), with their "
                "original labels and not trained on, so both runs' dev figures are measured on the same rows")
-    shell.show_inspector_busy("loading /tmp/trial11/home/bert-explorer-runs/20261202-052726-minilm-squad_v1-"
+    shell.show_inspector_busy("loading /tmp/student/home/bert-explorer-runs/20261202-052726-minilm-squad_v1-"
                               "squad_v1_sample_train/checkpoints/best …")
     shell._inspect_place("Inspecting a local copy of gpubox:…/best")
     shell.activity_label.setText("running: stance lr1e-4 step 33/150 · 1 running")
@@ -241,8 +241,8 @@ def test_quit_dialog_offers_the_four_choices(shell, monkeypatch):
 
 
 def test_quit_dialog_names_the_remote_runs_followed_and_says_they_go_on(shell, monkeypatch):
-    """Tenth trial: with a local run and a remote one followed, Quit said "1 run(s) training (stance corrected)"
-    only, so whether Stop early / Cancel acted on the remote run was unclear."""
+    """With a local run and a remote one followed, Quit names the remote runs and says they go on, not only "1
+    run(s) training (stance corrected)", which leaves unclear whether Stop early / Cancel act on the remote run."""
     from PySide6.QtWidgets import QMessageBox
 
     from explorer.ui.runs.state import RunState
@@ -288,3 +288,50 @@ def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):
     w.emit("step", step=1)
     w.emit("step", step=2)
     assert [e["step"] for e in read_events(tmp_path / "events.jsonl")] == [1, 2] and w.stream is None
+
+
+def test_getting_started_walks_the_own_data_classification_path():
+    """Help -> Getting started walks the own-data classification path, not only QA; the names it gives are the
+    app's own."""
+    import inspect
+
+    from explorer.ui.inspectors import classify_dev_view, predictions_view
+    from explorer.ui.runs import dock
+    from explorer.ui.shell.help_dialog import GETTING_STARTED
+
+    own = GETTING_STARTED.split("Your own data", 1)[1].split("What each panel answers")[0]
+    for step in ("Train data", "Text columns", "Label column", "Curves", "Classify: dev set", "Predictions"):
+        assert step in own
+    for name, module in (("Score dev set", classify_dev_view), ("Predict on a file…", dock),
+                         ("Save labelled file…", predictions_view)):
+        assert name in own and f'"{name}"' in inspect.getsource(module)
+    assert "fast-CPU" not in GETTING_STARTED
+
+
+def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
+    """At 1280x800 some tabs do not fit the tab bar; the "Tabs ▾" button at the bar's right end lists every tab and
+    opens the one chosen, so none sits only behind the bar's scroll arrows."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(lambda: w.tab_list.isVisible())
+    bar = w.tabs.tabBar()
+    assert sum(bar.tabRect(i).width() for i in range(w.tabs.count())) > bar.width()   # some tabs do not fit
+    button = w.tab_list
+    corner = button.mapTo(w, button.rect().topRight())
+    assert 0 <= corner.x() < w.width()                                        # the button itself is in view
+    actions = button.fill()
+    assert [a.text() for a in actions] == [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert actions[0].isChecked()
+    target = next(a for a in actions if a.text() == "Embeddings")
+    target.trigger()
+    assert w.tabs.tabText(w.tabs.currentIndex()) == "Embeddings"

@@ -1,4 +1,4 @@
-"""Start-up (issue 25, finding 9): a splash is on screen before the main window is built, says each step,
+"""Start-up: a splash is on screen before the main window is built, says each step,
 and closes when the window is shown."""
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ def test_the_splash_paints_at_once_and_follows_the_steps(qtbot, tmp_path):
     assert splash.steps == ["loading the plotting library and building the pages…", "opening the window…"]
     from explorer.ui.shell.splash import hand_over
 
-    hand_over(splash, window)       # no wait on the window system's expose report (second trial, 1920x1080)
+    hand_over(splash, window)       # no wait on the window system's expose report
     assert window.isVisible() and not splash.isVisible()
 
 
 def test_the_tooltip_filter_is_installed_once_the_window_is_built(qtbot, tmp_path, monkeypatch):
     """An application-wide event filter in Python sees every event: building the window through it cost a
-    quarter of its CPU time (issue 30), so create_window installs it last."""
+    quarter of its CPU time, so create_window installs it last."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui import app as app_module

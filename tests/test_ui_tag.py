@@ -1,10 +1,12 @@
 """The Tag page offscreen: a tiny token-classification model tags a typed sentence in the inspector child
-(thread double), the heat strip, the highlighted entities and the head written out with its by-hand check."""
+(thread double), the heat strip, the highlighted entities and the head written out with its by-hand check;
+Tag: dev set filled in from a ner run."""
 
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.ui.inspectors.tag_view import TagView, entity_types, highlighted_html
+from explorer.ui.inspectors.components.tag import entity_types, highlighted_html
+from explorer.ui.inspectors.tag_view import TagView
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 
@@ -52,7 +54,7 @@ def test_no_model_says_so(view):
 
 
 def test_tagging_checkpoint_is_recognised(tmp_path):
-    from explorer.ui.inspectors.tag_view import is_tagging_checkpoint
+    from explorer.ui.inspectors.components.tag import is_tagging_checkpoint
 
     (tmp_path / "config.json").write_text('{"architectures": ["BertForTokenClassification"]}', encoding="utf-8")
     assert is_tagging_checkpoint(str(tmp_path)) and not is_tagging_checkpoint(str(tmp_path / "none"))
@@ -132,7 +134,7 @@ def test_head_lines_are_a_table_that_fits_beside_the_heat_strip():
 
 
 def test_a_fresh_tag_page_tags_its_default_sentence_when_a_model_comes(qtbot, view):
-    """Sixth trial: the Tag page with no example open showed nothing. It holds a CoNLL-like sentence from the
+    """The Tag page with no example open is not empty: it holds a CoNLL-like sentence from the
     start, tags it as soon as a model is loaded, and an emptied sentence asks for one."""
     from explorer.ui.inspectors.tag_view import DEFAULT_SENTENCE
 
@@ -164,3 +166,27 @@ def test_open_best_checkpoint_of_a_ner_run_tags_its_first_dev_sentence(qtbot, tm
     TagPages([("Tag", view)]).open_checkpoint("Tag", str(ckpt), "ner", config)
     qtbot.waitUntil(lambda: view.result is not None and view.result["tagged"].text == first, timeout=30000)
     assert view.sentence.text() == first
+
+
+def test_tag_dev_set_is_filled_in_from_the_ner_run(qtbot, tmp_path):
+    """A ner run's checkpoint opened fills in Tag: dev set, as a classifier's run fills in Classify: dev set: it
+    gets the run's dev file and Dev cap; a file the user typed stays."""
+    from helpers import save_tiny_model, write_tiny_conll
+
+    from explorer.ui.inspectors.tag_view import TagPages, tag_tabs
+
+    ckpt = save_tiny_model(tmp_path / "run" / "checkpoints" / "best", "token_classification", num_labels=5)
+    (tmp_path / "conll2003").mkdir()
+    dev = write_tiny_conll(tmp_path / "conll2003" / "valid.txt")
+    pages = tag_tabs()
+    view, dev_view = pages[0][1], pages[1][1]
+    for _title, page in pages:
+        qtbot.addWidget(page)
+    TagPages(pages).open_checkpoint("Tag", str(ckpt), "ner", {"task": "ner", "dev": str(dev), "dev_cap": 300})
+    assert dev_view.path.text() == str(dev) and dev_view.cap.value() == 300
+    qtbot.waitUntil(lambda: view.loaded is not None, timeout=30000)
+    # another run without a dev file: the previous run's file goes; a file the user typed stays
+    assert not dev_view.prefill_from_run({"task": "ner", "dev": ""}) and dev_view.path.text() == ""
+    dev_view.path.setText(str(tmp_path / "mine.conll"))
+    assert not dev_view.prefill_from_run({"task": "ner", "dev": str(dev)})
+    assert dev_view.path.text() == str(tmp_path / "mine.conll")

@@ -1,4 +1,4 @@
-"""The one way off the GUI thread (issue 10, item 5): our workers (explorer.ui.shell.threads) with results, errors, progress,
+"""The one way off the GUI thread: our workers (explorer.ui.shell.threads) with results, errors, progress,
 and answers dropped for a deleted owner."""
 
 from __future__ import annotations

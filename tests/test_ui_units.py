@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from explorer.core.specs.train_config import TrainConfig  # noqa: E402
-from explorer.ui.curves.plotmath import ema_smooth, robust_range  # noqa: E402
+from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING, ema_smooth, robust_range, smoothed  # noqa: E402
 from explorer.ui.runs.state import RunState, Series, format_seconds, progress_text  # noqa: E402
 
 
@@ -85,7 +85,7 @@ def test_run_state_from_events():
     dead = RunState.from_events("r3", _events(finish=False))
     assert dead.status == "crashed"
     # an ended run whose files hold no times (an HF Trainer folder without its end summary) shows no
-    # "elapsed 0:00" (eighth trial); a live run at its start does
+    # "elapsed 0:00"; a live run at its start does
     untimed = RunState.from_events("hf", [{"event": "step", "run_id": "hf", "time": 0, "step": 6, "loss": 1.0}])
     assert untimed.live_elapsed() == 0 and "elapsed" not in progress_text(untimed)
     assert "elapsed 0:00" in progress_text(RunState.from_events("r4", [{"event": "started", "run_id": "r4",
@@ -94,8 +94,8 @@ def test_run_state_from_events():
 
 
 def test_time_budgeted_run_progress_says_estimate_and_budget_left():
-    """The fresh-user report: 'step 0 of 13,292' (the epochs cap) and an x axis to 13,000 before the first
-    estimate. A budgeted run shows no total until the worker's estimate, then '~' and the budget trained."""
+    """A budgeted run shows no total until the worker's estimate, then '~' and the budget trained (never 'step 0
+    of 13,292', the epochs cap, with an x axis to 13,000 before the first estimate)."""
     cfg = {"time_budget_minutes": 30.0}
     events = [{"event": "started", "run_id": "b", "time": 1.0, "steps_total": 13292, "config": cfg}]
     state = RunState.from_events("b", events, alive=True)
@@ -330,3 +330,53 @@ def test_the_event_seq_is_not_a_curve():
     s = RunState.from_events("r", [{"event": "step", "run_id": "r", "time": 1.0, "seq": 7, "step": 1, "loss": 2.0,
                                     "grad_norm_embeddings": 0.5}])
     assert "loss" in s.series and "grad_norm_embeddings" in s.series and "seq" not in s.series
+
+
+def test_a_series_keeps_whether_its_steps_only_grow_and_how_many_values_are_not_finite():
+    s = Series(capacity=2)
+    for x, y in ((1, 0.5), (2, math.nan), (2, 1.0), (3, math.inf)):
+        s.append(x, y)
+    assert s.steps_sorted and s.nonfinite == 2
+    s.extend(np.array([4.0, 5.0]), np.array([1.0, -np.inf]))
+    assert s.steps_sorted and s.nonfinite == 3 and len(s) == 6
+    s.extend(np.array([4.5]), np.array([2.0]))                 # goes back across the two appends
+    assert not s.steps_sorted
+    t = Series()
+    t.extend(np.array([1.0, 3.0, 2.0]), np.zeros(3))            # goes back inside one extend
+    assert not t.steps_sorted and t.nonfinite == 0
+    u = Series()
+    u.append(5.0, 1.0)
+    u.append(4.0, 1.0)
+    assert not u.steps_sorted
+
+
+def test_the_smoothed_loss_is_computed_where_the_run_is_read_and_kept_with_the_series(tmp_path, monkeypatch):
+    from explorer.ui.curves import plotmath
+    from explorer.ui.runs.store import load_run_state
+
+    run_dir = tmp_path / "runs" / "r1"
+    run_dir.mkdir(parents=True)
+    (run_dir / "config.json").write_text(json.dumps({"model": "m", "task": "squad_v1", "run_id": "r1"}))
+    lines = [{"event": "started", "run_id": "r1", "time": 1.0, "steps_total": 400}]
+    losses = 3.0 + np.sin(np.arange(300))
+    lines += [{"event": "step", "run_id": "r1", "time": 1.0 + s, "step": s, "loss": float(losses[s - 1])}
+              for s in range(1, 301)]
+    (run_dir / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    state = load_run_state(run_dir)             # the reader thread's call
+    loss = state.series["loss"]
+    ema = loss.derived["ema"]
+    assert ema.weight == DEFAULT_SMOOTHING
+    np.testing.assert_array_equal(ema.out, ema_smooth(loss.y, DEFAULT_SMOOTHING))
+    calls = []
+    monkeypatch.setattr(plotmath.IncrementalEMA, "_smooth_new",
+                        lambda self, new, w, orig=plotmath.IncrementalEMA._smooth_new: (calls.append(len(new)),
+                                                                                         orig(self, new, w))[1])
+    values, generation = smoothed(loss, DEFAULT_SMOOTHING)
+    assert np.shares_memory(values, ema.out) and calls == []    # nothing computed again
+    state.apply({"event": "step", "step": 301, "loss": 9.0})
+    values, _ = smoothed(loss, DEFAULT_SMOOTHING)
+    assert calls == [1]                          # only the new point
+    np.testing.assert_array_equal(values, ema_smooth(loss.y, DEFAULT_SMOOTHING))
+    values, later = smoothed(loss, 0.9)         # another weight: computed again, a new generation
+    assert later != generation and calls[-1] == 301
+    np.testing.assert_allclose(values, ema_smooth(loss.y, 0.9), rtol=0, atol=1e-12)

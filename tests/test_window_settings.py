@@ -1,5 +1,5 @@
-"""Window settings checked against the model before any work (issue 9 point 3, case max-seq-over-positions),
-and the probe's attention memory budget (issue 9 point 8)."""
+"""Window settings checked against the model before any work (case max-seq-over-positions), and the probe's
+attention memory budget."""
 
 import contextlib
 import io
@@ -142,7 +142,7 @@ def test_train_refuses_before_any_work(tiny_qa, tmp_path, capsys):
     assert rc == EXIT_USAGE and event["event"] == "failed"
     assert event["error"].startswith("window settings do not fit the model: max_seq_length 128 > 64 position "
                                      "embeddings of")
-    assert not (tmp_path / "runs" / "r").exists()      # a run that never started leaves no folder (issue 25)
+    assert not (tmp_path / "runs" / "r").exists()      # a run that never started leaves no folder
     assert event["traceback"] == ""
     assert "error: window settings do not fit" in capsys.readouterr().err
 

@@ -120,7 +120,7 @@ def test_tau_study_and_figures_round_trip(qa, tmp_path):
 def test_classify_results_and_dev_report_round_trip(tmp_path):
     from helpers import write_tiny_classification
 
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.classify.forward import classify_choices, classify_text
 
     cls = tiny_loaded_model("classification", num_labels=3)

@@ -12,7 +12,7 @@ import time
 import pytest
 from helpers import REPO_ROOT, run_worker, save_tiny_model, worker_command, worker_env, write_tiny_squad
 
-from explorer.core.runs import store as runs
+from explorer.core.runs import layout, reading, workers
 from explorer.core.protocol.events import parse_event
 
 
@@ -63,7 +63,7 @@ def test_stop_file_then_resume_continues_the_same_schedule(files, tmp_path):
 
     # a STOP file present from the start: the worker finishes step 1, evaluates, saves, finishes
     (tmp_path / "b").mkdir()
-    runs.request_stop(tmp_path / "b")
+    workers.request_stop(tmp_path / "b")
     rc, out, err = run_worker(_args(files, tmp_path, "b", "--max-steps", 6))
     assert rc == 0, err[-2000:]
     ev = _strict_events(tmp_path / "b" / "events.jsonl")
@@ -86,9 +86,9 @@ def test_stop_file_then_resume_continues_the_same_schedule(files, tmp_path):
         assert s["loss"] == pytest.approx(ref_steps[s["step"]]["loss"], rel=1e-4, abs=1e-5)
         assert s["lr"] == pytest.approx(ref_steps[s["step"]]["lr"])
     assert resumed[-1]["event"] == "finished" and resumed[-1]["stopped_early"] is False
-    rec = runs.load_run(tmp_path / "b")
+    rec = reading.load_run(tmp_path / "b")
     assert rec.status == "finished" and set(rec.checkpoints) == {"last", "best"}
-    assert not (tmp_path / "b" / runs.PID_FILE).exists()
+    assert not (tmp_path / "b" / layout.PID_FILE).exists()
 
 
 def test_sigint_stops_early_and_sigterm_cancels(files, tmp_path):
@@ -97,7 +97,7 @@ def test_sigint_stops_early_and_sigterm_cancels(files, tmp_path):
     cancel = _start(_args(files, tmp_path, "term", *long, "--eval-every", 0))
     try:
         _wait_for_step(tmp_path / "int" / "events.jsonl", stop)
-        assert runs.load_run(tmp_path / "int").status == "running"
+        assert reading.load_run(tmp_path / "int").status == "running"
         stop.send_signal(signal.SIGINT)
         _wait_for_step(tmp_path / "term" / "events.jsonl", cancel)
         cancel.send_signal(signal.SIGTERM)
@@ -120,4 +120,4 @@ def test_sigint_stops_early_and_sigterm_cancels(files, tmp_path):
     assert "finished" not in [e["event"] for e in ev]
     steps_total = next(e for e in ev if e["event"] == "started").get("steps_total") or 100000
     assert ev[-1]["step"] < steps_total     # cancelled mid-run (not after finishing its plan)
-    assert {s.run_id: s.status for s in runs.list_runs(tmp_path)} == {"int": "stopped", "term": "cancelled"}
+    assert {s.run_id: s.status for s in reading.list_runs(tmp_path)} == {"int": "stopped", "term": "cancelled"}

@@ -1,8 +1,8 @@
-"""The window's repaints reach a real X server's screen (tenth trial, MAJOR): the inspector hub's prewarm
-(showing the Attention page once, unseen) turned the whole window's updates off and on, and on an X server
-without a window manager the window's later repaints then never reached the screen: the launcher's
-"Reading ..." and "device: probing..." stayed for minutes after their answers, and after a restart the
-window looked frozen until it was moved. Offscreen rendering cannot show it (widget.grab() renders the
+"""The window's repaints reach a real X server's screen: a prewarm of the inspector hub (showing the Attention page
+once, unseen) that turns the whole window's updates off and on leaves, on an X server without a window manager,
+the window's later repaints off the screen: the launcher's "Reading ..." and "device: probing..." stay for
+minutes after their answers, and after a restart the window looks frozen until it is moved. Offscreen rendering
+cannot show it (widget.grab() renders the
 widget itself), so this test starts Xvfb and the app's own start in a child (tests/x11_repaint_child.py), and
 reads the screen on a connection of its own. Skipped where Xvfb or Qt's xcb libraries are missing."""
 

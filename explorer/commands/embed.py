@@ -1,6 +1,6 @@
 """`bert-explorer embed`: the embeddings of a word in context (one point per occurrence) or of every text of a
 file (one point per text), written in the TensorBoard projector format with a CSV of their 2-D map
-(explorer.core.embeddings.points).
+(explorer.core.embeddings).
 
 Writes into ``--out``: ``vectors.tsv`` (one row per point, tab-separated floats, no header), ``metadata.tsv``
 (a header row, then text, word, layer, context and the corpus's other columns per point),
@@ -19,7 +19,8 @@ from explorer.core.errors import exits_on_user_error
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from explorer.core.embeddings.points import POOLINGS, PROJECTIONS
+    from explorer.core.embeddings.projection import PROJECTIONS
+    from explorer.core.embeddings.vectors import POOLINGS
 
     parser.add_argument("--model", default="bundled:minilm",
                         help="hub id, local folder (save_pretrained / run checkpoint) or bundled:minilm "
@@ -84,7 +85,11 @@ def _layer(text: str) -> tuple[int, bool]:
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
     """Embed, project, write; prints what was written. Exit 0, or 2 for bad input (UserError)."""
-    from explorer.core.embeddings.points import export_space, load_encoder, project_space, read_corpus, space_of
+    from explorer.core.embeddings.corpus import read_corpus
+    from explorer.core.embeddings.export import export_space
+    from explorer.core.embeddings.projection import project_space
+    from explorer.core.embeddings.space import space_of
+    from explorer.core.embeddings.vectors import load_encoder
 
     layer, all_layers = _layer(args.layer)
     corpus = read_corpus(args.data, text_column=args.text_column)

@@ -264,7 +264,7 @@ def _score(args, dataset, report, decodings, features, seconds: float, t_infer: 
     """Write the official files, score them, and build eval's result dict -> (result, tau sweep or None)."""
     from explorer.core.data.squad import gold_answers, squad_version
     from explorer.core.qa.decoding import write_official_files
-    from explorer.core.metrics.squad import evaluate_decodings, tau_sweep
+    from explorer.core.qa.scores import evaluate_decodings, tau_sweep
 
     version = "v2.0" if report.version == "v2.0" else squad_version(dataset)   # as `score` decides
     gold = gold_answers(dataset)

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from explorer.commands.window_args import add_tokenizer_argument
 from explorer.core.errors import UserError, exits_on_user_error
+from explorer.core.specs.heads import model_heads
 
-HEAD_CHOICES = ("classification", "multiple_choice", "token_classification", "qa")
+HEAD_CHOICES = model_heads()   # load_model's heads (explorer.core.specs.heads)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,13 +55,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def head_of(source: str) -> str | None:
-    """The head recorded in a local checkpoint's config.json (explorer.core.models.loading.checkpoint_head), or None."""
-    from explorer.core.models.loading import ModelSourceError, checkpoint_head, resolve_source
+    """The model head recorded in a local checkpoint's config.json (explorer.core.specs.heads.recognise), or None."""
+    from explorer.core.errors import ModelSourceError
+    from explorer.core.models.sources import resolve_source
+    from explorer.core.specs.heads import recognise
 
     try:
-        return checkpoint_head(resolve_source(source))
+        head = recognise(resolve_source(source))
     except ModelSourceError:
         return None
+    return head.model_head if head is not None else None
 
 
 @exits_on_user_error
@@ -72,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     if head is None:
         raise UserError(f"{args.model!r} records no model head in its config.json; pass --head "
                         f"({', '.join(HEAD_CHOICES)})")
-    from explorer.core.specs.tasks import get_task_facts, task_for_checkpoint
+    from explorer.core.specs.tasks import get_task_facts, task_for_model
 
-    task = task_for_checkpoint(head)
+    task = task_for_model(head)
     max_seq_length = args.max_seq_length or (get_task_facts(task).default_max_seq_length if task else 128)
     loaded = load_model(args.model, task=head, tokenizer=args.tokenizer)
     if loaded.tokenizer_note:

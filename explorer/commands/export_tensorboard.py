@@ -31,8 +31,9 @@ def add_arguments(parser) -> None:
 
 @exits_on_user_error
 def run(args) -> int:
-    from explorer.core.runs.store import load_run
-    from explorer.core.runs.tensorboard import export_tensorboard, run_scalars
+    from explorer.core.runs.reading import load_run
+    from explorer.core.runs.scalars import run_scalars
+    from explorer.core.runs.tensorboard import export_tensorboard
 
     for folder in args.runs:
         try:

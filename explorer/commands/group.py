@@ -258,7 +258,7 @@ def plan_cv_group(args: argparse.Namespace):
 def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:
     """The train command of a cv member: --config (not started), --resume (a checkpoint, unfinished), None
     (finished; or a run that left no checkpoint, which cannot be continued)."""
-    from explorer.core.runs.store import checkpoint_path
+    from explorer.core.runs.layout import checkpoint_path
     from explorer.worker.train import _already_finished
 
     if not run_dir.exists():

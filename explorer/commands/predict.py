@@ -23,6 +23,8 @@ import os
 import signal
 import sys
 
+from explorer.core.errors import exits_on_user_error
+
 FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 0 (a pty from `script`, IDEs, CI)
 
 
@@ -71,8 +73,8 @@ def _terminal_size(stream) -> tuple[int, int]:
 
 class _Bar:
     """tqdm over rows on ``stream`` (rows done / total with ETA once the rows are counted, rows/s before), and
-    after them "saved N": the rows in the output file, which a Ctrl-C keeps (a chunk reaches the file whole; the
-    eleventh trial pressed Ctrl-C at "896/3000" and kept 256 rows, told so only afterwards).
+    after them "saved N": the rows in the output file, which a Ctrl-C keeps (a chunk reaches the file whole, so
+    a Ctrl-C at "896/3000" may keep 256 rows: the bar says so before, not only afterwards).
 
     A terminal that reports a 0 x 0 size (a pseudo-terminal nobody sized: ``script``, some IDEs and CI runners)
     made tqdm hide its only bar as "below the screen" (position 0 >= lines - 1), so nothing showed until the
@@ -171,7 +173,10 @@ class _Stops:
             signal.signal(signum, handler)
 
 
+@exits_on_user_error
 def run(args) -> int:
+    """Predict ``args.data`` into ``args.out``; the exit code (0, 129 or 130). Bad input raises UserError, printed
+    by ``exits_on_user_error`` (``error: ...``, exit 2), after the bar is closed."""
     from explorer.core.errors import Cancelled, UserError
     from explorer.core.predict.engine import predict_file
 
@@ -180,17 +185,12 @@ def run(args) -> int:
     if annotators:   # check the columns before an hour of predicting, not after
         from explorer.core.predict.reading import read_header
 
-        try:
-            columns = read_header(args.data, args.encoding).columns
-        except UserError as exc:
-            print(f"error: {exc}", file=err)
-            return 2
+        columns = read_header(args.data, args.encoding).columns
         missing = [c for c in annotators if c not in columns]
         if missing or len(annotators) < 2:
             why = (f"--annotator-columns: {missing[0]!r} is not a column of {args.data} (columns: "
                    f"{', '.join(columns[:12])})" if missing else "--annotator-columns needs at least two columns")
-            print(f"error: {why}", file=err)
-            return 2
+            raise UserError(why)
     stop = _Stops(err)
     bar = _Bar(err)
     try:
@@ -208,15 +208,14 @@ def run(args) -> int:
         print(f"stopped{why}: {written} written to {args.out} (a chunk not finished is not written); continue "
               "with the same command and --resume", file=err)
         return 129 if stop.hangup else 130
-    except UserError as exc:
-        bar.close()
-        print(f"error: {exc}", file=err)
-        return 2
+    except UserError:
+        bar.close()   # the bar's last line ends before the error's
+        raise
     finally:
         stop.restore()
     bar.close()
     table = None
-    if annotators and summary.kind != "classification":
+    if annotators and not _labels_by_name(summary.kind):
         print(f"note: --annotator-columns compares class labels; a {summary.kind} checkpoint has none", file=err)
     elif annotators:
         table = _annotator_table(summary, annotators)
@@ -226,7 +225,7 @@ def run(args) -> int:
             data["annotator_agreement"] = [dict(vars(r)) for r in table.rows]
         print(json.dumps(data, indent=2), file=out)
         return 0
-    for note in summary.notes:   # those said before the bar (the tokenizer's) once only (eleventh trial: twice)
+    for note in summary.notes:   # a note already said before the bar (the tokenizer's) is not said twice
         if f"note: {note}" not in bar.said:
             print(f"note: {note}", file=err)
     resumed = f" ({summary.resumed_from} were already there)" if summary.resumed_from else ""
@@ -238,6 +237,15 @@ def run(args) -> int:
         print(f"annotator agreement ({', '.join(annotators)}; κ = Cohen's kappa, α = Krippendorff's alpha, nominal):", file=out)
         print("\n".join(f"  {line}" for line in table.lines()), file=out)
     return 0
+
+
+def _labels_by_name(kind: str) -> bool:
+    """Whether a predict run of ``kind`` writes one class name per row (its head's ``prediction.labels_by_name``,
+    explorer.core.specs.heads), which annotators' label columns compare with."""
+    from explorer.core.specs.heads import for_prediction_kind
+
+    head = for_prediction_kind(kind)
+    return head is not None and head.prediction.labels_by_name
 
 
 def _annotator_table(summary, annotators: list[str]):

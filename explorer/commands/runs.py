@@ -8,7 +8,7 @@ Example::
 
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
 (done/planned), task, best metric (name=value@step, the stored scale), path; tab-separated.
-Folders are searched a few levels down (explorer.core.runs.store.find_runs); one that cannot be read is named
+Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
 (explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name).
 """
@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
 
 
 def run_row(rec) -> dict:
-    """One run as the command shows it (a RunRecord of explorer.core.runs.store)."""
+    """One run as the command shows it (a RunRecord of explorer.core.runs.reading)."""
     s = rec.summary
     best = {"name": s.metric_name, "value": s.metric_value} if s.metric_value is not None else None
     if rec.best is not None:
@@ -60,8 +60,8 @@ def row_line(row: dict) -> str:
 
 @exits_on_user_error
 def run(args) -> int:
-    from explorer.core.runs.store import find_runs, load_run
-    from explorer.core.runs.tensorboard import write_long_csv, write_wide_csv
+    from explorer.core.runs.reading import find_runs, load_run
+    from explorer.core.runs.export import write_long_csv, write_wide_csv
 
     if args.wide and not args.export_csv:
         raise _RunsError("--wide needs --export-csv FILE (the CSV to write)")

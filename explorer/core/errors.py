@@ -109,8 +109,11 @@ def exits_on_user_error(run):
         try:
             return int(run(*args, **kwargs) or 0)
         except UserError as exc:
-            sys.stderr.write(f"error: {str(exc).strip()}\n")
-            sys.stderr.flush()
+            try:
+                sys.stderr.write(f"error: {str(exc).strip()}\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):   # a closed terminal (SIGHUP: every write fails): the exit code says it
+                pass
             return EXIT_USER
     return wrapper
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from explorer.core.attention.budget import format_bytes
 from explorer.core.errors import Cancelled, UserError
+from explorer.core.units import format_bytes
 
 MODEL_FILES = ["config.json", "*.safetensors", "model.safetensors.index.json", "tokenizer.json",
                "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "vocab.txt", "vocab.json",
@@ -57,6 +57,25 @@ def is_offline() -> bool:
     """HF_HUB_OFFLINE (or HF_DATASETS_OFFLINE / TRANSFORMERS_OFFLINE) set to a true value."""
     return any(os.environ.get(v, "0") not in ("0", "", "false", "False")
                for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def hub_reachable(timeout_s: float) -> bool:
+    """Can a TCP connection to the hub endpoint (``HF_ENDPOINT``) be opened within ``timeout_s`` seconds? A DNS
+    failure answers no at once; an unusable endpoint setting answers no."""
+    import socket
+    from urllib.parse import urlparse
+
+    try:
+        from huggingface_hub import constants
+
+        url = urlparse(constants.ENDPOINT)
+    except Exception:  # noqa: BLE001 - no usable endpoint setting: treat the hub as unreachable
+        return False
+    try:
+        with socket.create_connection((url.hostname, url.port or 443), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def cached_snapshot(repo_id: str, repo_type: str = "model", revision: str = "main") -> str | None:

@@ -19,13 +19,12 @@ import os
 import sys
 from pathlib import Path
 
+from explorer.app_args import add_app_arguments
 from explorer.paths import default_runs_dir
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The app's parser: the options that `bert-explorer --help` lists (explorer.cli.add_app_arguments)."""
-    from explorer.cli import add_app_arguments
-
+    """The app's parser: the options that `bert-explorer --help` lists (explorer.app_args.add_app_arguments)."""
     p = argparse.ArgumentParser(prog="bert-explorer", description="BERT Explorer desktop app.")
     add_app_arguments(p)
     return p

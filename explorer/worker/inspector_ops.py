@@ -89,9 +89,10 @@ class State:
 def op_load(state: State, args: dict, progress, cancelled):
     """Load ``source`` for ``task`` into ``slot``; returns its ModelInfo (shown under ``label`` if given)."""
     from explorer.core.models.info import model_info
+    from explorer.core.specs.heads import QA
 
-    source, task, slot = args["source"], args.get("task", "qa"), args.get("slot", "qa")
-    if state.loader is not None and task == "qa":
+    source, task, slot = args["source"], args.get("task", QA.model_head), args.get("slot", "qa")
+    if state.loader is not None and task == QA.model_head:   # the QA loader a test process hands in
         loaded = state.loader(source)
     else:
         from explorer.core.models.loading import load_model
@@ -244,7 +245,7 @@ def op_tag_dev(state: State, args: dict, progress, cancelled):
 
 def op_classify_dev(state: State, args: dict, progress, cancelled):
     """A classification dev file scored by the slot's model (explorer.core.classify.dev_report)."""
-    from explorer.core.classify.dev_report import score_classification_dev
+    from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = state.model(args.get("slot", "classify"))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
@@ -303,16 +304,18 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     own metric is another)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
     from explorer.core.classify.compare import compare_classifiers
-    from explorer.core.classify.dev_report import run_data_settings, score_classification_dev
+    from explorer.core.classify.dev_report import run_data_settings
+    from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
     from explorer.core.models.loading import load_model
+    from explorer.core.specs.heads import SINGLE_LABEL
     from explorer.core.specs.tasks import best_metric_name, find_task_facts
 
     source_a, source_b = str(args["source_a"]), str(args["source_b"])
     settings = run_data_settings(source_a)
     task = str(args.get("task") or settings.get("task") or "single")
     facts = find_task_facts(task)
-    head = facts.head if facts is not None else "classification"
+    head = (facts.head if facts is not None else SINGLE_LABEL).model_head
     dev = settings.get("dev") or (settings.get("train") if settings.get("dev_split") else "")
     if not dev:
         raise UserError(f"{source_a}: its run names no dev file and held no training rows out; nothing to "
@@ -410,8 +413,8 @@ def op_compare_checkpoints(state: State, args: dict, progress, cancelled):
                                max_answer_length=int(args.get("max_answer_length", 30)))
 def _embed_model(state: State, slot: str, source: str):
     """The model in ``slot`` when it is ``source`` (a model handed over or loaded before), else
-    core.embeddings.points.load_encoder(source) kept in the slot."""
-    from explorer.core.embeddings.points import load_encoder
+    core.embeddings.vectors.load_encoder(source) kept in the slot."""
+    from explorer.core.embeddings.vectors import load_encoder
 
     with state.lock:
         loaded = state.models.get(slot)
@@ -426,12 +429,14 @@ def _embed_model(state: State, slot: str, source: str):
 
 
 def op_embed(state: State, args: dict, progress, cancelled):
-    """Embed a corpus (explorer.core.embeddings.points): ``path`` (+ ``text_column``), ``word`` (+ ``case_sensitive``)
+    """Embed a corpus (explorer.core.embeddings.space): ``path`` (+ ``text_column``), ``word`` (+ ``case_sensitive``)
     or sentences pooled by ``pooling``, at most ``max_occurrences``; model ``model`` (slot "embed") and, when
     ``model_b`` is given, the same points through it (slot "embed_b"), rotated onto A by Procrustes. Progress
     in points embedded (both models counted); cancel between batches. The space stays here; returns it without
-    its vectors (core.embeddings.points.summary_of)."""
-    from explorer.core.embeddings.points import find_occurrences, pair_spaces, read_corpus, space_of, summary_of
+    its vectors (core.embeddings.space.summary_of)."""
+    from explorer.core.embeddings.corpus import read_corpus
+    from explorer.core.embeddings.occurrences import find_occurrences
+    from explorer.core.embeddings.space import pair_spaces, space_of, summary_of
     from explorer.core.models.info import model_name
 
     corpus = read_corpus(args["path"], text_column=str(args.get("text_column") or ""))
@@ -466,8 +471,8 @@ def op_embed(state: State, args: dict, progress, cancelled):
 
 def op_embed_project(state: State, args: dict, progress, cancelled):
     """The 2-D map of kept space ``ref`` at ``layer`` (None or "all" = every layer) by ``method`` (pca, tsne,
-    umap) with ``clusters`` k-means labels (0 = none): core.embeddings.points.Projection, remembered for exports."""
-    from explorer.core.embeddings.points import project_space
+    umap) with ``clusters`` k-means labels (0 = none): core.embeddings.projection.Projection, remembered for exports."""
+    from explorer.core.embeddings.projection import project_space
 
     kept = state.space(args["ref"])
     layer = args.get("layer")
@@ -484,7 +489,7 @@ def op_embed_project(state: State, args: dict, progress, cancelled):
 def op_embed_neighbours(state: State, args: dict, progress, cancelled):
     """The ``k`` (default 10) nearest points of point ``index`` at ``layer`` of kept space ``ref`` by cosine in
     the original space: [[index, cosine], ...], nearest first."""
-    from explorer.core.embeddings.points import nearest_neighbours
+    from explorer.core.embeddings.geometry import nearest_neighbours
 
     space = state.space(args["ref"])["space"]
     row = space.layer_row(int(args.get("layer", -1)))
@@ -494,7 +499,7 @@ def op_embed_neighbours(state: State, args: dict, progress, cancelled):
 def op_embed_export(state: State, args: dict, progress, cancelled):
     """Write kept space ``ref`` at ``layer`` as projector files (+ coordinates.csv of the map last drawn) into
     ``folder``, or only the map's CSV to ``csv``; returns the paths written (a dict)."""
-    from explorer.core.embeddings.points import export_space, write_coordinates
+    from explorer.core.embeddings.export import export_space, write_coordinates
 
     kept = state.space(args["ref"])
     space, projection = kept["space"], kept.get("last")

@@ -42,8 +42,10 @@ from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USE
                                   exits_on_user_error, user_message)
 from explorer.core.protocol.events import EVENTS_FILE, EventWriter, make_event, read_events
 from explorer.core.priorities import TRAIN_NICE, worker_niceness
-from explorer.core.runs.store import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file,
-                                events_file, new_run_id, remove_pid_file, stop_file, write_pid_file)
+from explorer.core.runs.layout import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file, events_file,
+                                       stop_file)
+from explorer.core.runs.naming import new_run_id
+from explorer.core.runs.workers import remove_pid_file, write_pid_file
 from explorer.core.specs.tasks import is_qa_task, task_names
 from explorer.core.specs.train_config import MIXED_PRECISION, REPORT_TO, TrainConfig, field_help
 from explorer.core.specs.run_presets import load_preset, preset_names

@@ -1,4 +1,4 @@
-"""The probe's memory budget for raw attention weights (issue 9, point 8).
+"""The probe's memory budget for raw attention weights.
 
 Raw weights are (layers, heads, seq, seq) per window: a 30-window passage on a 12-layer, 12-head model at
 max_seq_length 384 is 30 x 12 x 12 x 384² = 637M numbers, 1.2 GiB in float16 (2.4 GiB in float32). The
@@ -14,6 +14,8 @@ from typing import Callable
 
 import numpy as np
 
+from explorer.core.units import format_bytes
+
 ATTENTION_BUDGET_BYTES = 256 * 2 ** 20  # 256 MiB of raw attention weights per probe
 KEEP_DTYPE = "float16"
 
@@ -21,15 +23,6 @@ KEEP_DTYPE = "float16"
 def attention_bytes(lengths: list[int], num_layers: int, num_heads: int, itemsize: int = 2) -> int:
     """Bytes of raw weights for windows of these token lengths: sum of layers x heads x seq² x itemsize."""
     return int(sum(int(n) ** 2 for n in lengths) * num_layers * num_heads * itemsize)
-
-
-def format_bytes(n: float) -> str:
-    """'1.2 GiB', '256 MiB', '12 KiB'."""
-    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if n >= size:
-            value = n / size
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
-    return f"{int(n)} B"
 
 
 def budget_note(lengths: list[int], num_layers: int, num_heads: int, budget: int | None,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.errors import UserError
-from explorer.core.models.loading import MULTI_LABEL_TYPE, PROBLEM_TYPES, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.specs.heads import REGRESSION, SINGLE_LABEL, HeadSpec, Scores, classification_head
 from explorer.core.specs.tasks import find_task_facts
 
 FLOW_BLOCKS = ("sentence A", "sentence B", "[CLS]/[SEP]")  # the order of attention.BLOCKS
@@ -76,20 +76,7 @@ def readable_label_names(head_names, run_names) -> list[str]:
     return [str(i) for i in range(len(head))] if generic and len(head) > 1 else head
 
 
-REGRESSION_OUTPUT = "score"   # the one output of a regression head, wherever it is named
-
-
-def output_names(config, k: int | None = None) -> list[str]:
-    """The names of a sequence-classification head's ``k`` outputs (default ``num_labels``), in id order: its
-    ``id2label`` ("label i" where it names none), except a regression head's one output, which is always
-    REGRESSION_OUTPUT ("score"): its id2label may hold the label column's name, and a header-less file's column
-    is named by its position ("5" for STS-B's score column), which Classify showed as "5 ← prediction" beside
-    the score 2.78 (tenth trial). ``config``: a transformers config or anything with its attributes."""
-    k = int(k if k is not None else getattr(config, "num_labels", 0) or 0)
-    if head_problem(config) == REGRESSION_TYPE and k == 1:
-        return [REGRESSION_OUTPUT]
-    id2label = getattr(config, "id2label", None) or {}
-    return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(k)]
+REGRESSION_OUTPUT = REGRESSION.output_label   # "score": the one output of a regression head, wherever it is named
 
 
 def score_column_words(label_column: str = "", no_header: bool = False) -> str:
@@ -102,15 +89,6 @@ def score_column_words(label_column: str = "", no_header: bool = False) -> str:
     if no_header or column.isdigit():
         return f"{REGRESSION_OUTPUT} (column {column})"
     return f"{REGRESSION_OUTPUT} (column {column!r})"
-
-
-def head_problem(config) -> str:
-    """The head's problem_type from a model config: its ``problem_type`` when set, else "regression" for one
-    output (transformers' own rule), else "single_label_classification"."""
-    kind = str(getattr(config, "problem_type", None) or "")
-    if kind in PROBLEM_TYPES:
-        return kind
-    return REGRESSION_TYPE if int(getattr(config, "num_labels", 2) or 2) == 1 else SINGLE_LABEL_TYPE
 
 
 def sigmoid_loss(logits, thresholds=None, gold=None) -> tuple[np.ndarray, list[int], float | None]:
@@ -194,9 +172,15 @@ class ClassifyResult:
     label_names: list[str] = field(default_factory=list)
     flow: np.ndarray | None = None
     pooler: str = "C = tanh(W_p h_[CLS] + b_p)"
-    problem_type: str = SINGLE_LABEL_TYPE
+    problem_type: str = SINGLE_LABEL.problem_type
     thresholds: np.ndarray | None = None
     predicted: list[int] = field(default_factory=list)
+
+    @property
+    def head(self) -> HeadSpec:
+        """The sequence-classification head of ``problem_type`` (explorer.core.specs.heads): what follows the
+        logits (``head.scores``)."""
+        return classification_head(self.problem_type)
 
     @property
     def score(self) -> float:
@@ -211,9 +195,9 @@ class ClassifyResult:
     def arithmetic_lines(self, digits: int = 3) -> list[str]:
         """The arithmetic written out with this result's numbers, one line each (for text views and the CLI)."""
         f = f"{{:.{digits}f}}"
-        if self.problem_type == REGRESSION_TYPE:
+        if self.head.scores is Scores.SCORE:
             return self._regression_lines(f)
-        if self.problem_type == MULTI_LABEL_TYPE:
+        if self.head.scores is Scores.SIGMOID:
             return self._multilabel_lines(f)
         lines = []
         facts = find_task_facts(self.kind)

@@ -1,5 +1,6 @@
 """The classification dev-set view's numbers: accuracy, F1, MCC, the confusion matrix, the examples nearest
-the decision boundary and the most confident mistakes (numpy only; ``score_classification_dev`` runs a model).
+the decision boundary and the most confident mistakes (numpy only; explorer.core.training.dev_scoring runs a
+model over a dev file and makes them).
 
 Margin of an example = P(top class) - P(second class) (0 = on the boundary). Confidence of a mistake =
 P(predicted class). Metric definitions: explorer.core.metrics.glue (GLUE, Wang et al. 2019).
@@ -17,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.models.eval_mode import inference
 from explorer.core.metrics.glue import accuracy, binary_f1, matthews_corrcoef
 
 
@@ -224,7 +224,8 @@ def run_data_settings(model_source: str) -> dict:
     import json
     from pathlib import Path
 
-    from explorer.core.runs.store import CHECKPOINTS, dev_split_file, run_config_of, run_dir_of
+    from explorer.core.runs.layout import CHECKPOINTS, dev_split_file, run_dir_of
+    from explorer.core.runs.reading import run_config_of
 
     folder = Path(str(model_source or "")).expanduser()
     if folder.parent.name != CHECKPOINTS:
@@ -244,77 +245,3 @@ def run_data_settings(model_source: str) -> dict:
     if not out.get("dev") and split is not None and split.is_file():
         out["dev_split"] = str(split)
     return out
-
-
-def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
-                             max_seq_length: int = 128, batch_size: int = 16, n: int = 10,
-                             settings: dict | None = None):
-    """Run ``model`` over a dev file of ``task`` (a task with a classification or multiple-choice head: "single",
-    "pair", "swag", "regression" or "multilabel") and
-    summarise it: a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport.
-
-    ``settings``: the table settings (TABLE_SETTINGS: text_columns, label_column, ...; e.g. the run's own from
-    :func:`run_data_settings`). Labels written as names are matched to the head's id2label by name. With
-    ``settings["dev_split"]`` (a run's ``dev_split.csv``) only the rows of ``source`` (the run's training
-    file) that the run held out as dev are scored, so a run without a dev file is never scored on the rows
-    it trained on; ``cap`` then counts those rows.
-
-    Raises the loaders' UserErrors (file, line) for bad data, for a label the head does not have, and for a
-    dev split naming rows the file no longer has."""
-    from explorer.core.specs.train_config import TrainConfig
-    from explorer.core.training.tasks import get_task
-
-    t = get_task(task)
-    extra = {k: v for k, v in (settings or {}).items() if k in TABLE_SETTINGS and v not in (None, "")}
-    split = (settings or {}).get("dev_split") or ""
-    config = TrainConfig(task=task, dev=source, dev_cap=0 if split else cap or 0, max_seq_length=max_seq_length,
-                         **extra)
-    data = t.load(config, "dev")
-    if split:
-        from pathlib import Path
-
-        from explorer.core.data.split import load_dev_split
-
-        rows = load_dev_split(Path(split), data)
-        data = data.subset(rows[:cap] if cap else rows)
-    if not t.facts.is_multiple_choice and getattr(data, "label_names", None):   # names: map them to the head's, by name
-        id2label = getattr(model.config, "id2label", None) or {}
-        head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
-        if not all(h == f"LABEL_{c}" for c, h in enumerate(head)):
-            data = data.relabel(head, "dev")
-    feats = t.featurize(data, tokenizer, config, train=False)
-    device = next(model.parameters()).device
-    logits = []
-    with inference(model):
-        for i in range(0, len(feats), batch_size):
-            batch = feats.collate(list(range(i, min(i + batch_size, len(feats)))))
-            out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})
-            logits.append(out.logits.float().cpu().numpy())
-    z = np.concatenate(logits) if logits else np.zeros((0, 2))
-    from explorer.core.classify.arithmetic import output_names
-
-    names = output_names(model.config, z.shape[1])
-    if t.facts.is_regression:
-        return regression_dev_report(z, data.labels, list(data.texts_a), data.texts_b, n=n, label_names=names)
-    if t.facts.is_multilabel:
-        from explorer.core.classify.forward import label_thresholds
-
-        if data.label_names != names:   # the file's names, renumbered by the head's
-            index = {name: k for k, name in enumerate(names)}
-            unknown = [name for name in data.label_names if name not in index]
-            if unknown:
-                from explorer.core.data.classification import ClassificationDataError
-
-                raise ClassificationDataError(f"{source}: label {unknown[0]!r} is not one of the model's labels "
-                                              f"({', '.join(names)})")
-            data.labels = [sorted(index[data.label_names[j]] for j in row) for row in data.labels]
-        return multilabel_dev_report(z, data.labels, names, label_thresholds(model.config, names))
-    if t.facts.is_multiple_choice:
-        texts_a = [data.contexts[i] for i in range(len(data))]
-        texts_b = [" | ".join(data.choice_pairs(i)[1]) for i in range(len(data))]  # sent2 + ending k
-        names = [f"ending {k}" for k in range(z.shape[1])]
-    else:
-        texts_a, texts_b = list(data.texts_a), list(data.texts_b) if data.texts_b is not None else None
-    return dev_report(z, data.labels, texts_a, texts_b, n=n, label_names=names,
-                      f1_classes=tuple((settings or {}).get("f1_classes") or ()),
-                      multiple_choice=t.facts.is_multiple_choice)

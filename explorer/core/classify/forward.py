@@ -11,12 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.core.attention.flow import block_flow, stack_attentions, token_blocks
-from explorer.core.classify.arithmetic import (ClassifyError, ClassifyInput, ClassifyResult, head_problem, output_names,
-                                    sigmoid_loss, softmax_loss)
+from explorer.core.classify.arithmetic import ClassifyError, ClassifyInput, ClassifyResult, sigmoid_loss, softmax_loss
 from explorer.core.data.swag import NUM_CHOICES
 from explorer.core.models.eval_mode import inference
-from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
-from explorer.core.specs.tasks import find_task_facts
+from explorer.core.specs.heads import Scores, output_names, recognise
 
 
 def _parts(model, want: str):
@@ -63,13 +61,12 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
     C_hand = np.tanh(h.astype(np.float64) @ Wp.T + bp)
     by_hand = (C_hand @ W.astype(np.float64).T + b.astype(np.float64)).reshape(-1)
     logits = _np(out.logits).astype(np.float64).reshape(-1)
-    choice = find_task_facts(kind)
-    problem = SINGLE_LABEL_TYPE if choice is not None and choice.is_multiple_choice else head_problem(model.config)
+    head = recognise(model)     # the model's class and its config's problem_type / num_labels
     predicted, tau = None, None
-    if problem == REGRESSION_TYPE:
+    if head.scores is Scores.SCORE:
         probs = np.zeros(0)
         loss = None if label is None else float((logits[0] - float(label)) ** 2)
-    elif problem == MULTI_LABEL_TYPE:
+    elif head.scores is Scores.SIGMOID:
         tau = label_thresholds(model.config, label_names)
         probs, predicted, loss = sigmoid_loss(logits, tau, label)
     else:
@@ -79,7 +76,7 @@ def _arithmetic(kind, model, want, inputs_text, tokens, out, label, label_names,
     inputs = [ClassifyInput(a, bt, tok, C_model[i], h[i].astype(np.float32))
               for i, ((a, bt), tok) in enumerate(zip(inputs_text, tokens))]
     return ClassifyResult(kind, inputs, W, b, logits, probs, int(np.argmax(logits)), label, loss, by_hand,
-                          float(np.max(np.abs(by_hand - logits))), label_names, flow, problem_type=problem,
+                          float(np.max(np.abs(by_hand - logits))), label_names, flow, problem_type=head.problem_type,
                           thresholds=tau, predicted=predicted if predicted is not None else [int(np.argmax(logits))])
 
 
@@ -96,7 +93,7 @@ def classify_text(model, tokenizer, text_a: str, text_b: str = "", *, label=None
 
     Returns a ClassifyResult with K logits; for pairs, ``flow`` is the attention block flow
     (layers, heads, 3, 3) between sentence A, sentence B and [CLS]/[SEP] (explorer.core.attention.flow).
-    The head's ``problem_type`` (explorer.core.classify.arithmetic.head_problem) decides what follows the logits:
+    The head (explorer.core.specs.heads.recognise: the config's ``problem_type``) decides what follows the logits:
     softmax (``label``: a class id), a regression score (``label``: a float gold score) or per-label sigmoids
     with the checkpoint's thresholds (``label``: a list of gold label ids).
 

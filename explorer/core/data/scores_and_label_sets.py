@@ -239,8 +239,8 @@ def load_regression(source: str, *, text_columns=None, label_column: str = "", s
 
 def binary_scores_warning(where: str, column: str, scores: Sequence[float]) -> str:
     """A warning when every regression score of ``column`` is 0 or 1 (both present): such a column is most
-    likely a class label (SST-2's 0/1 read as scores trains a regression head on classes, ninth trial); ""
-    otherwise. ``where`` names the file."""
+    likely a class label (SST-2's 0/1 read as scores trains a regression head on classes); "" otherwise.
+    ``where`` names the file."""
     if len(set(scores)) != 2 or not set(scores) <= {0.0, 1.0}:
         return ""
     return (f"{where}: the label column {column!r} holds only 0 and 1: classification? A class per row is "

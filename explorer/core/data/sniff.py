@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.specs.tasks import task_problem, tasks_reading
+from explorer.core.specs.tasks import get_task_facts, tasks_reading
 
 TAGGING_TASKS = tasks_reading("conll")   # core.data.conll: CoNLL columns or JSONL tokens / tags
 
@@ -48,10 +48,10 @@ class DataKind:
 
 
 def _table_words(fits: tuple[str, ...]) -> str:
-    """'it fits the single / pair classification, regression and multi-label tasks' (by each task's head
-    problem, ``TaskFacts.problem``)."""
-    plain = [n for n in fits if task_problem(n) in ("", "classification")]
-    others = [{"multilabel": "multi-label"}.get(task_problem(n), task_problem(n)) for n in fits if n not in plain]
+    """'it fits the single / pair classification, regression and multi-label tasks' (by each task's head:
+    ``HeadSpec.task_words``, else the task's own name)."""
+    plain = [n for n in fits if not get_task_facts(n).head.task_words]
+    others = [get_task_facts(n).head.task_words for n in fits if n not in plain]
     parts = ([" / ".join(plain) + " classification"] if plain else []) + others
     words = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return f"it fits the {words} task" + ("s" if len(fits) > 1 else "")

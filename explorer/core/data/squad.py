@@ -325,8 +325,7 @@ def _load_file(path: Path, repair: bool, strict: bool, drop_unfound: bool = Fals
 def _load_hub(source: str, split: str, repair: bool, strict: bool, drop_unfound: bool = False):
     import os
 
-    from explorer.core.hub import HubError, parse_dataset_source
-    from explorer.core.models.loading import _hub_reachable
+    from explorer.core.hub import HubError, hub_reachable, parse_dataset_source
 
     hub_id, config, split = parse_dataset_source(source, split) or (source, None, split)
 
@@ -337,7 +336,7 @@ def _load_hub(source: str, split: str, repair: bool, strict: bool, drop_unfound:
     try:
         import datasets
 
-        if not offline and not _hub_reachable(5.0):
+        if not offline and not hub_reachable(5.0):
             raise ConnectionError("hub unreachable")
         if hub_id in HUB_IDS:   # the well-known ids, as the datasets library has always read them
             ds = datasets.load_dataset(hub_id, config, split=split)

@@ -38,19 +38,28 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.errors import UserError
+from explorer.core.specs.heads import Explained, heads, recognise
 
 METHODS = {"gxi": "gradient x input", "ig": "integrated gradients"}
 DEFAULT_STEPS = 50
 MAX_STEPS = 2000
 WARN_RELATIVE_GAP = 0.05        # completeness warning threshold (5 % of f(x) - f(x'))
 TOKENS_PER_BATCH = 8192         # integrated gradients: at most this many tokens per internal forward batch
-SCORE_HEAD = "regression"   # the head kind of a one-score head (transformers' problem_type name for it)
-HEADS = ("classification", SCORE_HEAD, "multiple_choice", "token_classification", "qa")
 
 
 class AttributionError(UserError):
     """The target or input cannot be explained: an unknown class name, a token index out of range, an empty
     text, a head this module does not know, a bad number of steps."""
+
+
+def _explained(head: str) -> Explained:
+    """What a head's name (``Attribution.head``: an :class:`~explorer.core.specs.heads.Explained` value) explains.
+    Raises AttributionError for another name."""
+    try:
+        return Explained(head)
+    except ValueError:
+        raise AttributionError(f"no head {head!r} to explain; one of {', '.join(e.value for e in Explained)}") \
+            from None
 
 
 @dataclass
@@ -150,33 +159,28 @@ class Attribution:
 
 
 # -- the model's head ------------------------------------------------------------------------------------------
-def model_head(model) -> str:
-    """The head of ``model`` as this module names it (:data:`HEADS`), from its class name and config (a
-    sequence classifier with one output, or problem_type "regression", is "regression").
+def explained_head(model) -> str:
+    """What ``model``'s head explains, as its result names it (``Attribution.head``): the ``explained`` value of
+    its head (explorer.core.specs.heads.recognise: its class name and config).
 
     Raises:
-        AttributionError: a model with none of these heads (a bare encoder, a language model)."""
-    from explorer.core.classify.arithmetic import head_problem
-    from explorer.core.models.loading import REGRESSION_TYPE, checkpoint_task
-
-    name = type(model).__name__
-    head = checkpoint_task([name])
-    if head == "classification" and head_problem(model.config) == REGRESSION_TYPE:
-        return SCORE_HEAD
-    if head not in HEADS:
-        raise AttributionError(f"{name} has no head to explain (classification, regression, multiple choice, "
-                               "token tagging or question answering)")
-    return head
+        AttributionError: a model with no task head (a bare encoder, a language model)."""
+    head = recognise(model)
+    if head is None:
+        raise AttributionError(f"{type(model).__name__} has no head to explain (classification, regression, "
+                               "multiple choice, token tagging or question answering)")
+    return head.explained.value
 
 
 def class_names_of(model, head: str, n: int) -> list[str]:
     """The names of the n outputs the target picks from: id2label for classes and tags, "ending k" for SWAG,
     ["score"] for regression, ["start", "end"] for QA."""
-    if head == "multiple_choice":
+    kind = _explained(head)
+    if kind is Explained.ENDING:
         return [f"ending {k}" for k in range(n)]
-    if head == SCORE_HEAD:
+    if kind is Explained.SCORE:
         return ["score"]
-    if head == "qa":
+    if kind is Explained.SPAN:
         return ["start", "end"]
     id2label = getattr(model.config, "id2label", None) or {}
     return [str(id2label.get(i, id2label.get(str(i), f"label {i}"))) for i in range(n)]
@@ -206,7 +210,8 @@ def encode(tokenizer, head: str, text: str, text_pair: str = "", endings: list[s
         AttributionError: an empty text, SWAG without endings, or a QA input without a passage."""
     if not str(text).strip():
         raise AttributionError("the text is empty; type a text to explain")
-    if head == "multiple_choice":
+    kind = _explained(head)
+    if kind is Explained.ENDING:
         endings = [str(e) for e in (endings or [])]
         if len(endings) < 2 or not all(e.strip() for e in endings):
             raise AttributionError(f"multiple choice needs at least two non-empty endings (got "
@@ -217,10 +222,10 @@ def encode(tokenizer, head: str, text: str, text_pair: str = "", endings: list[s
         rows = range(len(endings))
         batch = {k: v.unsqueeze(0) for k, v in enc.items() if k in ("input_ids", "token_type_ids", "attention_mask")}
     else:
-        if head == "qa" and not str(text_pair).strip():
+        if kind is Explained.SPAN and not str(text_pair).strip():
             raise AttributionError("question answering needs a question (text A) and a passage (text B)")
         pair = str(text_pair).strip() or None
-        trunc = "only_second" if head == "qa" else True
+        trunc = "only_second" if kind is Explained.SPAN else True
         enc = tokenizer(text, pair, truncation=trunc, max_length=max_seq_length, return_tensors="pt")
         rows = range(1)
         batch = {k: v for k, v in enc.items() if k in ("input_ids", "token_type_ids", "attention_mask")}
@@ -249,12 +254,15 @@ def pad_baseline(input_ids, tokenizer, attention_mask=None):
 
 # -- targets ---------------------------------------------------------------------------------------------------
 def _outputs(out, head: str):
-    """(rows, N) logits the target picks from: classes / endings (B, K), tags (B, seq, T), QA (B, 2, seq)."""
+    """(rows, N) logits the target picks from: classes / endings (B, K), tags (B, seq, T), QA (B, 2, seq): the
+    head's output fields (``HeadSpec.outputs``), stacked when there are several."""
     import torch
 
-    if head == "qa":
-        return torch.stack([out.start_logits, out.end_logits], dim=1)
-    return out.logits
+    kind = _explained(head)
+    names = next(h.outputs for h in heads() if h.explained is kind)
+    if len(names) > 1:
+        return torch.stack([getattr(out, name) for name in names], dim=1)
+    return getattr(out, names[0])
 
 
 def _pick_class(spec: str, names: list[str], what: str) -> int:
@@ -284,7 +292,7 @@ def resolve_target(head: str, logits: np.ndarray, names: list[str], target: str 
     """The :class:`Target` for a head and a user's choice, against the outputs at the input.
 
     Args:
-        head: one of :data:`HEADS`.
+        head: what the head explains (an :class:`~explorer.core.specs.heads.Explained` value).
         logits: the model's outputs for the (single) input: (K,) classes, (C,) endings, (seq, T) tags, or
             (2, seq) QA start / end logits.
         names: the class / tag / ending names (:func:`class_names_of`).
@@ -301,31 +309,32 @@ def resolve_target(head: str, logits: np.ndarray, names: list[str], target: str 
     """
     spec = (target or "").strip()
     z = np.asarray(logits, dtype=np.float64)
-    if head == SCORE_HEAD:
+    kind = _explained(head)
+    if kind is Explained.SCORE:
         if spec not in ("", "score", "0"):
             raise AttributionError(f"a regression head has one output, the score; target {spec!r} is not it")
         return Target("score", 0, description="the score (regression output)")
-    if head == "qa":
+    if kind is Explained.SPAN:
         seq = z.shape[1]
         s = int(np.argmax(z[0])) if token is None or token < 0 else int(token)
         e = s + int(np.argmax(z[1][s:])) if end is None or end < 0 else int(end)
         for what, i in (("start", s), ("end", e)):
             if not 0 <= i < seq:
                 raise AttributionError(f"{what} token {i} is outside the window of {seq} tokens (0..{seq - 1})")
-        kind = spec or "span"
-        if kind not in ("start", "end", "span"):
+        which = spec or "span"
+        if which not in ("start", "end", "span"):
             raise AttributionError(f"a QA head explains 'start', 'end' or 'span'; not {spec!r}")
         words = {"start": f"start_logits[{s}]", "end": f"end_logits[{e}]",
                  "span": f"span score start_logits[{s}] + end_logits[{e}]"}
-        return Target(kind, s, e, description=words[kind])
+        return Target(which, s, e, description=words[which])
     tok = -1
-    if head == "token_classification":
+    if kind is Explained.TAG:
         seq = z.shape[0]
         tok = 1 if token is None or token < 0 else int(token)
         if not 0 <= tok < seq:
             raise AttributionError(f"token {tok} is outside the {seq} tokens of this text (0..{seq - 1})")
         z = z[tok]
-    what = "ending" if head == "multiple_choice" else ("tag" if head == "token_classification" else "class")
+    what = {Explained.ENDING: "ending", Explained.TAG: "tag"}.get(kind, "class")
     margin = spec.lower() == "margin" or spec.lower().startswith("margin:")
     chosen = spec.split(":", 1)[1].strip() if spec.lower().startswith("margin:") else ("" if margin else spec)
     k = _pick_class(chosen, names, what) if chosen else int(np.argmax(z))
@@ -333,7 +342,7 @@ def resolve_target(head: str, logits: np.ndarray, names: list[str], target: str 
     if margin:
         r = _runner_up(z, k)
         return Target("margin", k, r, tok, f"margin{at}: logit[{names[k]}] - logit[{names[r]}]")
-    if head == "multiple_choice":
+    if kind is Explained.ENDING:
         if len(z) < 2:
             raise AttributionError("multiple choice needs at least two endings")
         return Target("ending", k, -1, tok, f"{names[k]} against the others: score[{k}] - mean of the other scores")
@@ -342,10 +351,11 @@ def resolve_target(head: str, logits: np.ndarray, names: list[str], target: str 
 
 def target_of(outputs, target: Target, head: str):
     """f for a batch of outputs (:func:`_outputs`): a (B,) tensor."""
-    if head == "qa":
+    kind = _explained(head)
+    if kind is Explained.SPAN:
         s, e = outputs[:, 0, target.index], outputs[:, 1, target.other]
         return {"start": s, "end": e, "span": s + e}[target.kind]
-    z = outputs[:, target.token, :] if head == "token_classification" else outputs
+    z = outputs[:, target.token, :] if kind is Explained.TAG else outputs
     if target.kind == "score":
         return z[:, 0]
     if target.kind == "margin":
@@ -396,7 +406,7 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     """Attribute one input's target (:func:`resolve_target`) to its tokens.
 
     Args:
-        model: any of the heads of :func:`model_head` (``...ForSequenceClassification``, ``...ForMultipleChoice``,
+        model: any of the heads of :func:`explained_head` (``...ForSequenceClassification``, ``...ForMultipleChoice``,
             ``...ForTokenClassification``, ``...ForQuestionAnswering``); runs in eval mode (dropout off) with its
             train / eval flags restored.
         tokenizer: its fast tokenizer.
@@ -426,7 +436,8 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     steps = int(steps)
     if method == "ig" and not 1 <= steps <= MAX_STEPS:
         raise AttributionError(f"integrated gradients needs 1..{MAX_STEPS} steps; got {steps}")
-    head = model_head(model)
+    head = explained_head(model)
+    spans = _explained(head) is Explained.SPAN
     enc = encode(tokenizer, head, text, text_pair, endings, max_seq_length=max_seq_length)
     device = next(model.parameters()).device
     batch = {k: v.to(device) for k, v in enc.batch.items()}
@@ -436,7 +447,7 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     with inference(model, gradients=True):
         with torch.no_grad():
             outputs = forward_target(model, head, batch, input_ids=ids)[0].double().cpu().numpy()
-        names = class_names_of(model, head, outputs.shape[-1] if head != "qa" else 2)
+        names = class_names_of(model, head, outputs.shape[-1] if not spans else 2)
         tgt = resolve_target(head, outputs, names, target, token=token, end=end)
         with torch.no_grad():
             f_input = float(forward_target(model, head, batch, tgt, input_ids=ids)[0])
@@ -482,9 +493,9 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
         warning = (f"the attributions miss f(input) - f(baseline) by {100 * rel:.1f} % (over "
                    f"{100 * WARN_RELATIVE_GAP:.0f} %): use more steps (e.g. {min(MAX_STEPS, 4 * steps)})")
     picked = outputs
-    if head == "token_classification":
+    if _explained(head) is Explained.TAG:
         picked = outputs[tgt.token]
-    elif head == "qa":
+    elif spans:
         picked = np.array([outputs[0, tgt.index], outputs[1, tgt.other]])
     return Attribution(tokens, values, segments, choices, head, method, steps, tgt, f_input, f_base, gap, rel,
                        warning, names, merge_words, np.asarray(picked, dtype=np.float64))

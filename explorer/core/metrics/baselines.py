@@ -109,7 +109,7 @@ def predicted_for_every_row(metrics: dict) -> str | None:
 
 def one_class_note(metrics: dict, learning_rate: float | None = None) -> str:
     """One line when a classification evaluation predicted one class for every dev row ('' otherwise): a small
-    model left at the majority class (eighth trial: bundled:minilm at lr 2e-5), and what to try."""
+    model left at the majority class (bundled:minilm at lr 2e-5 ends there), and what to try."""
     name = predicted_for_every_row(metrics)
     if name is None:
         return ""
@@ -123,8 +123,8 @@ NARROW_SHARE = 0.1   # predictions spread over less than this share of the gold 
 
 def narrow_scores_note(predicted, gold) -> str:
     """One line when a regression head's dev predictions sit in a narrow band of the gold range ('' otherwise):
-    the regression twin of :func:`one_class_note` (tenth trial: STS-B predictions 2.74-2.78 on a 0-5 axis read as
-    a flat plot while Pearson said 0.57). ``predicted``, ``gold``: sequences of floats, the same length."""
+    the regression twin of :func:`one_class_note` (STS-B predictions of 2.74-2.78 on a 0-5 axis read as a flat
+    plot while Pearson says 0.57). ``predicted``, ``gold``: sequences of floats, the same length."""
     pred = [float(p) for p in predicted]
     gold = [float(g) for g in gold]
     if len(pred) < 2 or not gold:
@@ -169,7 +169,7 @@ def dev_baseline(config: dict, run_dir: str | Path | None = None) -> Baseline | 
     task, dev = str(config.get("task", "")), str(config.get("dev", "") or "")
     facts = find_task_facts(task)
     if not dev and run_dir is not None and facts is not None and facts.data_kind == "table":
-        from explorer.core.runs.store import dev_split_file
+        from explorer.core.runs.layout import dev_split_file
 
         return _split_baseline(dev_split_file(run_dir), int(config.get("dev_cap", 0) or 0))
     if not dev or facts is None or (facts.is_qa and not facts.has_no_answer):

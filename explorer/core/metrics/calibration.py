@@ -14,7 +14,7 @@ scipy; Qt- and torch-free).
   against "the question has an answer".
 - Temperature scaling (Guo et al., section 4.2): softmax(z / T) with one T > 0 fitted by minimising the
   negative log-likelihood; argmax and so accuracy are unchanged. Fitted honestly as the honest τ
-  (core.metrics.squad.honest_tau): on one random half of dev and reported on the other half, both ways
+  (core.qa.scores.honest_tau): on one random half of dev and reported on the other half, both ways
   (:func:`honest_temperature`); the T saved with the run (``<run>/calibration.json``) is fitted on all of dev.
 """
 
@@ -144,7 +144,7 @@ class SquadCalibration:
 def squad_calibration(decodings: dict, scores, tau: float = 0.0, n_bins: int = N_BINS) -> SquadCalibration:
     """Both SQuAD reliability diagrams from a dev study: ``decodings`` id -> core.qa.decoding.ExampleDecoding (its
     ``nbest_entries(with_null=False)[0]["probability"]`` is the best span's probability), ``scores`` the
-    core.metrics.squad.QuestionScores of the same questions (score_diff, has_ans, exact_span). A question without a
+    core.qa.scores.QuestionScores of the same questions (score_diff, has_ans, exact_span). A question without a
     span counts as probability 0. Raises ValueError for an empty dev set."""
     ids = list(scores.ids)
     if not ids:
@@ -216,7 +216,7 @@ class Calibration:
 
 def honest_temperature(logits, labels, seed: int = 0, n_bins: int = N_BINS, source: str = "") -> Calibration:
     """Temperature scaling fitted on one random half of dev and reported on the other half, both ways (as
-    core.metrics.squad.honest_tau); the saved T is fitted on everything. Pooled before/after = both held-out halves
+    core.qa.scores.honest_tau); the saved T is fitted on everything. Pooled before/after = both held-out halves
     together, each at the T of the other half.
 
     Raises ValueError for fewer than 4 examples (and as :func:`fit_temperature`)."""
@@ -271,7 +271,7 @@ def save_calibration(run_dir: str | Path, calibration: Calibration) -> Path:
 def run_dir_of_checkpoint(checkpoint: str | Path) -> Path | None:
     """The run folder of ``<run>/checkpoints/<name>`` (None for a folder elsewhere, e.g. a hub id): the run
     store's rule (core/runs.run_dir_of)."""
-    from explorer.core.runs.store import run_dir_of
+    from explorer.core.runs.layout import run_dir_of
 
     return run_dir_of(checkpoint)
 

@@ -7,7 +7,7 @@ accuracy (the whole label set right).
 
 Thresholds are tuned per label (the tau that maximises that label's F1 on a grid). Choosing them on the dev
 set and reporting the same dev set flatters the figures, so :func:`honest_thresholds` does what the tau study
-does for SQuAD 2.0 (explorer.core.metrics.squad.honest_tau): a seeded random split of dev into halves A and B,
+does for SQuAD 2.0 (explorer.core.qa.scores.honest_tau): a seeded random split of dev into halves A and B,
 thresholds chosen on A and reported on B, and the other way round; the held-out predictions of the two
 halves together give the honest figures. The thresholds saved with a checkpoint (for prediction) are the ones
 chosen on the whole dev set.

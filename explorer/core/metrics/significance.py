@@ -4,7 +4,7 @@ What each function answers, and its source:
 
 - :func:`mcnemar_exact` - do two classifiers on the same examples differ in accuracy? McNemar's exact test
   on the discordant pairs (only A right ``b``, only B right ``c``): under H0 each discordant pair is a fair
-  coin, so p = two-sided binomial test of b successes in b + c trials at 0.5 (scipy.stats.binomtest;
+  coin, so p = two-sided binomial test of b successes out of b + c at 0.5 (scipy.stats.binomtest;
   McNemar 1947, the exact form as in Dietterich 1998, "Approximate statistical tests for comparing
   supervised classification learning algorithms", section 3.3).
 - :func:`paired_bootstrap` - an interval for metric(B) - metric(A) on the same examples: resample the
@@ -66,7 +66,7 @@ def mcnemar_exact(correct_a, correct_b) -> McNemarResult:
 def mcnemar_from_counts(only_a: int, only_b: int) -> McNemarResult:
     """McNemar's exact test from the discordant counts (only A right, only B right).
 
-    10 vs 2 -> p = 0.0386 (two-sided binomial, 12 trials, 0.5). Raises ValueError for a negative count."""
+    10 vs 2 -> p = 0.0386 (two-sided binomial, 10 of 12, 0.5). Raises ValueError for a negative count."""
     from scipy.stats import binomtest
 
     if only_a < 0 or only_b < 0:

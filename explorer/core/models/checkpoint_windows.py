@@ -46,7 +46,7 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     Looks at ``<path>/../../config.json`` when ``<path>`` sits in a ``checkpoints`` folder, and at
     ``<path>/config.json`` only when it is a run folder (a TrainConfig, not a model's config.json).
     """
-    from explorer.core.runs.store import config_file, run_dir_of
+    from explorer.core.runs.layout import config_file, run_dir_of
 
     run_dir = run_dir_of(path)
     if run_dir is None or not config_file(run_dir).is_file():
@@ -54,25 +54,31 @@ def run_config_for_checkpoint(path: str | Path) -> Path | None:
     return config_file(run_dir)
 
 
-def checkpoint_task_name(path: str | Path) -> tuple[str | None, str | None]:
-    """(head, task) of a checkpoint folder: its model head (``core.models.loading.checkpoint_head``, read once
-    here) and the task it opens as (``core.specs.tasks.task_for_checkpoint``: the run's config.json task
-    when that task has this head, e.g. "pair" for an MRPC run, else the table's first task with the head).
-    A sequence classifier's problem (``core.models.loading.checkpoint_problem``: one output = regression, sigmoids =
-    multilabel) picks among the classification tasks. (None, None) for a bare encoder or an unreadable folder."""
-    from explorer.core.models.loading import checkpoint_head, checkpoint_problem
-    from explorer.core.specs.tasks import task_for_checkpoint
-
-    head = checkpoint_head(path)
-    run_task = None
+def run_task_of(path: str | Path) -> str | None:
+    """The task named in the config.json of the run a checkpoint folder belongs to; None outside a run or when
+    the file cannot be read."""
     config_path = run_config_for_checkpoint(path)
-    if head and config_path is not None:
-        try:
-            run_task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
-        except (OSError, ValueError, AttributeError):
-            run_task = None
-    problem = checkpoint_problem(path) if head == "classification" else None
-    return head, task_for_checkpoint(head, run_task, problem)
+    if config_path is None:
+        return None
+    try:
+        task = json.loads(config_path.read_text(encoding="utf-8")).get("task")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return task if isinstance(task, str) else None
+
+
+def checkpoint_task_name(path: str | Path) -> tuple[str | None, str | None]:
+    """(model head, task) of a checkpoint folder: the ``model_head`` of the head it was saved with
+    (``core.specs.heads.recognise`` on its config.json, its run's task deciding between the heads of one
+    architecture when config.json records no problem_type) and the task it opens as
+    (``core.specs.tasks.task_for_checkpoint``: the run's task when it has this head, e.g. "pair" for an MRPC run,
+    else the table's first task with the head). (None, None) for a bare encoder or an unreadable folder."""
+    from explorer.core.specs.heads import recognise
+    from explorer.core.specs.tasks import head_of_task, task_for_checkpoint
+
+    run_task = run_task_of(path)
+    head = recognise(path, run_head=head_of_task(run_task))
+    return (head.model_head if head is not None else None), task_for_checkpoint(head, run_task)
 
 
 def window_settings_for_checkpoint(path: str | Path) -> WindowSettings:

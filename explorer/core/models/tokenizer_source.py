@@ -4,7 +4,7 @@ A Hugging Face Trainer saves the tokenizer beside the weights only when it was g
 calls ``Trainer(model=..., args=..., train_dataset=...)`` leaves ``checkpoint-N`` folders with weights and
 config only. ``AutoTokenizer.from_pretrained`` on such a folder builds a 5-token BERT tokenizer that reads
 every word as [UNK], and every probability computed from it is meaningless while the by-hand checks still
-pass (tenth trial, MAJOR). :func:`find_tokenizer` looks, in this order:
+pass. :func:`find_tokenizer` looks, in this order:
 
 1. the tokenizer given by the user (``--tokenizer``);
 2. the checkpoint folder itself;
@@ -14,7 +14,7 @@ pass (tenth trial, MAJOR). :func:`find_tokenizer` looks, in this order:
    bundled model, or a hub id in the local cache;
 5. a model on this machine (the bundled encoder, hub snapshots in the local cache) whose word-embedding matrix
    has the checkpoint's shape and nearly its values (fine-tuning moves word embeddings by well under 1 %:
-   0.07 % relative for the trial's 40 Trainer steps on bundled MiniLM; another model of the same shape differs
+   0.07 % relative after 40 Trainer steps on bundled MiniLM; another model of the same shape differs
    by ~140 %);
 
 and refuses (:class:`~explorer.core.errors.ModelSourceError`) when none is found, naming the folder and what to
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.errors import ModelSourceError
+from explorer.core.models.sources import BUNDLED_MODELS, BUNDLED_PREFIX, resolve_source
 
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "spiece.model", "vocab.json",
                    "sentencepiece.bpe.model")
@@ -182,8 +183,6 @@ def _card_bases(card: Path) -> list[str]:
 
 def _bundled_folders() -> dict[str, str]:
     """``bundled:<name>`` -> its model folder, for the bundled models installed here."""
-    from explorer.core.models.loading import BUNDLED_MODELS, BUNDLED_PREFIX, resolve_source
-
     out = {}
     for name in BUNDLED_MODELS:
         try:
@@ -197,7 +196,6 @@ def _resolve(named: str) -> str | None:
     """A base model's name -> a local folder holding its tokenizer: ``bundled:...``, a bundled model's folder
     in another environment (its package name in the path), a local folder, or a hub id's cached snapshot."""
     from explorer.core.hub import cached_snapshot
-    from explorer.core.models.loading import BUNDLED_MODELS, BUNDLED_PREFIX
 
     bundled = _bundled_folders()
     if named in bundled:

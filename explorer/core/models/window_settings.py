@@ -1,4 +1,4 @@
-"""Window settings checked against the model and tokenizer before any work (issue 9, point 3).
+"""Window settings checked against the model and tokenizer before any work.
 
 A window is ``[CLS] question [SEP] passage-piece [SEP]`` (features.py). Its settings must fit the model:
 
@@ -220,7 +220,8 @@ def source_limits(source: str) -> WindowLimits | None:
     """WindowLimits of a model source (local folder, ``bundled:...``, or a hub id already in the local
     cache) read from its JSON files, without loading the model; None when they cannot be read (the model
     load itself then reports the problem)."""
-    from explorer.core.models.loading import ModelSourceError, resolve_source
+    from explorer.core.errors import ModelSourceError
+    from explorer.core.models.sources import resolve_source
 
     try:
         path = resolve_source(source)

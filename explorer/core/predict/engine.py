@@ -43,7 +43,7 @@ import numpy as np
 from explorer.core.errors import Cancelled
 from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
-from explorer.core.predict.facts import MULTILABEL, NER, REGRESSION, SWAG
+from explorer.core.specs.heads import HeadSpec, Inputs, Scores
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
@@ -51,8 +51,6 @@ from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kin
 KNOWN_SINGLE = ("sentence", "text", "Tweet", "tweet", "review", "content", "sentence1")
 KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("question1", "question2"),
                ("premise", "hypothesis"), ("text_a", "text_b"), ("sentence_a", "sentence_b"))
-SWAG_COLUMNS = ("sent1", "sent2", "ending0", "ending1", "ending2", "ending3")
-DEFAULT_MAX_SEQ = {"classification": 128, "regression": 128, "multilabel": 128, "swag": 128, "qa": 384, "ner": 128}
 
 
 @dataclass
@@ -90,21 +88,10 @@ class PredictSummary:
         return dataclasses.asdict(self)
 
 
-def prediction_columns(kind: str, label_names: list[str]) -> list[str]:
-    """The output columns a task adds after the input columns (``error`` last)."""
-    if kind == "classification":
-        cols = ["predicted_label"] + [f"p_{n}" for n in label_names] + ["margin"]
-    elif kind == REGRESSION:
-        cols = ["predicted_score"]
-    elif kind == MULTILABEL:
-        cols = ["predicted_labels"] + [f"p_{n}" for n in label_names]
-    elif kind == NER:
-        cols = ["entities", "tags"]
-    elif kind == SWAG:
-        cols = ["predicted_ending"] + [f"p_ending{k}" for k in range(4)]
-    else:
-        cols = ["answer", "answer_start", "answer_end", "score_diff", "null_score", "decision", "window"]
-    return cols + ["error"]
+def prediction_columns(head: HeadSpec, label_names: list[str]) -> list[str]:
+    """The output columns a head adds after the input columns (``error`` last): its
+    ``prediction.output_columns`` (explorer.core.specs.heads)."""
+    return head.prediction.output_columns(label_names)
 
 
 def _pick(columns: list[str], wanted) -> list[str]:
@@ -124,14 +111,12 @@ def _pick(columns: list[str], wanted) -> list[str]:
 def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=None) -> list[str]:
     """The input columns the model reads: explicit ``text_columns`` (names or 1-based positions), else the
     run's ``text_columns``, else the usual names (sentence / text / Tweet ..., the GLUE pairs; SWAG's sent1,
-    sent2, ending0..3; QA's question, context)."""
+    sent2, ending0..3; QA's question, context: the head's ``prediction.text_columns``)."""
     cols = info.columns
     if text_columns:
         return _pick(cols, text_columns)
-    if facts.kind == "qa":
-        return _pick(cols, ["question", "context"])
-    if facts.kind == SWAG:
-        return _pick(cols, SWAG_COLUMNS)
+    if facts.spec.prediction.text_columns:
+        return _pick(cols, list(facts.spec.prediction.text_columns))
     run_cols = facts.run_config.get("text_columns")
     if run_cols:
         try:
@@ -226,8 +211,8 @@ FIRST_CHUNK_ROWS = 128   # the first chunk is small: the bar moves and an early 
 
 
 def _chunks(rows: Iterator[Row], size: int, first: int = FIRST_CHUNK_ROWS) -> Iterator[list[Row]]:
-    """``rows`` in lists of ``size``, the first of at most ``first`` (fifth trial: a 2,048-row first chunk showed
-    nothing for over a minute on a CPU, and a Ctrl-C in that time kept no row)."""
+    """``rows`` in lists of ``size``, the first of at most ``first`` (a 2,048-row first chunk shows nothing for
+    over a minute on a CPU, and a Ctrl-C in that time keeps no row)."""
     chunk: list[Row] = []
     limit = min(size, first) if first > 0 else size
     for r in rows:
@@ -245,7 +230,8 @@ def _finite(x) -> float | None:
 
 
 class _Runner:
-    """The model side of predict_file: one method per kind, each chunk -> list of prediction dicts."""
+    """The model side of predict_file: one method per kind of head (:meth:`forward_of`), each chunk -> list of
+    prediction dicts."""
 
     def __init__(self, loaded, facts: CheckpointFacts, *, max_seq_length: int, batch_size: int, tau: float,
                  doc_stride: int, max_query_length: int, n_best_size: int, max_answer_length: int,
@@ -261,6 +247,15 @@ class _Runner:
         self.device = next(self.model.parameters()).device
         self.rows_done = 0        # rows of the current chunk through the model (the engine resets it per chunk)
         self.on_batch: Callable[[], None] | None = None   # called after every batch (the engine's progress)
+
+    def forward_of(self, head: HeadSpec) -> Callable[[list[list[str]]], list[dict]]:
+        """The method that predicts rows for ``head``, by what it reads and what follows its logits
+        (explorer.core.specs.heads): a question and a passage (qa), candidate endings (swag), words (ner), or a
+        text or pair with a softmax (classification), a score (regression) or sigmoids (multilabel)."""
+        by_inputs = {Inputs.QUESTION_PASSAGE: self.qa, Inputs.CHOICES: self.swag, Inputs.WORDS: self.ner}
+        by_scores = {Scores.SOFTMAX: self.classification, Scores.SCORE: self.regression,
+                     Scores.SIGMOID: self.multilabel}
+        return by_inputs.get(head.inputs) or by_scores[head.scores]
 
     def _batch_done(self, rows: int = 0) -> None:
         """After a batch: ``rows`` more rows of the chunk done; tells ``on_batch``."""
@@ -394,21 +389,22 @@ class _Runner:
         from explorer.core.classify.arithmetic import softmax_loss
         from explorer.core.qa.inference import batch_order
 
-        pairs = [[t[0], f"{t[1]} {t[2 + k]}".strip()] for t in texts for k in range(4)]
+        n = self.facts.spec.prediction.choices     # candidates per row (SWAG: 4)
+        pairs = [[t[0], f"{t[1]} {t[2 + k]}".strip()] for t in texts for k in range(n)]
         enc = self.encode(pairs)
-        lengths = [max(len(enc["input_ids"][4 * i + k]) for k in range(4)) for i in range(len(texts))]
-        scores = np.zeros((len(texts), 4))
+        lengths = [max(len(enc["input_ids"][n * i + k]) for k in range(n)) for i in range(len(texts))]
+        scores = np.zeros((len(texts), n))
         with inference(self.model):   # eval mode, inference_mode, the caller's mode restored
             for idx in batch_order(lengths, self.batch_size):
-                flat = [4 * i + k for i in idx for k in range(4)]
-                scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), 4))).reshape(len(idx), 4)
+                flat = [n * i + k for i in idx for k in range(n)]
+                scores[idx] = self.forward(self.pad(enc, flat, shape=(len(idx), n))).reshape(len(idx), n)
                 self._batch_done(len(idx))
                 self._check()
         res = []
         for row in scores:
             p, _ = softmax_loss(row)
             d = {"predicted_ending": int(np.argmax(row))}
-            d.update({f"p_ending{k}": float(p[k]) for k in range(4)})
+            d.update({f"p_ending{k}": float(p[k]) for k in range(n)})
             res.append(d)
         return res
 
@@ -445,8 +441,9 @@ class _Runner:
         return res
 
 
-def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] | None, str]:
-    """The texts the model reads from a row, or (None, error)."""
+def _row_texts(row: Row, text_columns: list[str], head: HeadSpec) -> tuple[list[str] | None, str]:
+    """The texts the model reads from a row, or (None, error); the head's ``prediction.optional_texts`` may be
+    empty."""
     if row.error:
         return None, row.error
     texts = []
@@ -454,7 +451,7 @@ def _row_texts(row: Row, text_columns: list[str], kind: str) -> tuple[list[str] 
         if c not in row.values:
             return None, f"line {row.line}: no {c!r} value"
         texts.append(text_of(row.values[c]))
-    required = [c for k, c in enumerate(text_columns) if not (kind == SWAG and k == 1)]   # sent2 may be ""
+    required = [c for k, c in enumerate(text_columns) if k not in head.prediction.optional_texts]   # SWAG's sent2
     empty = [c for c, t in zip(text_columns, texts) if c in required and not t.strip()]
     if empty:
         where = f"line {row.line}" if row.line else f"row {row.index + 1}"
@@ -512,7 +509,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         saved: saved(rows_in_out) whenever the rows in ``out`` change: at the start (the rows already there on
             resume) and after every chunk written. The rows run inside a chunk are batched by length
             across the whole chunk, so they reach the file only with it: ``progress``'s count runs ahead of this
-            one by up to a chunk, and a bar shows both (eleventh trial: Ctrl-C at "896/3000" kept 256 rows).
+            one by up to a chunk, and a bar shows both (a Ctrl-C at "896/3000" may keep 256 rows).
         status: status(line) before each slow step that has no rows yet ("reading FILE…", "loading model
             MODEL…"), so a terminal shows something at once.
         cancelled: polled after every batch; True stops with :class:`explorer.core.errors.Cancelled` (the rows
@@ -539,7 +536,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     facts = facts or checkpoint_facts(model)
     out_kind(out)
     data_path = Path(data)
-    squad = facts.kind == "qa" and _is_squad_json(data_path)
+    squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
@@ -550,7 +547,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
                           calibration=calibration)
-    method = getattr(runner, facts.kind)
+    method = runner.forward_of(facts.spec)
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
     shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
 
@@ -567,7 +564,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     runner.on_batch = on_batch
     try:
         _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
-                                saved or (lambda rows: None), done, (cols, facts.kind, info.columns, pred_cols))
+                                saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols))
     finally:
         writer.close()
         summary.seconds = time.perf_counter() - t0
@@ -579,17 +576,17 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
 def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, report, kept, written: int,
                   layout: tuple) -> int:
     """predict_file's loop: each chunk through the model and into ``writer``; ``kept`` / ``report`` told the rows in
-    the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, kind,
+    the file after each (and at the start: ``written`` rows already there on resume). ``layout``: (cols, head,
     input columns, prediction columns) for _predict_chunk. Returns the rows in the file; ``summary.rows`` holds
     them too, also when it raises. Raises Cancelled with ``rows_written``: the file holds only whole chunks, so
-    the last report is what is in the file (eighth trial: the bar stood ahead of the rows written at Ctrl-C)."""
-    cols, kind, columns, pred_cols = layout
+    the last report is what is in the file (a bar's last count at Ctrl-C is the rows written, not rows run)."""
+    cols, head, columns, pred_cols = layout
     try:
         kept(written)
         report(written)
         for chunk in chunks:
             runner.rows_done = 0
-            out_rows = _predict_chunk(chunk, cols, kind, method, columns, pred_cols)
+            out_rows = _predict_chunk(chunk, cols, head, method, columns, pred_cols)
             summary.errors += sum(bool(r["error"]) for r in out_rows)
             writer.write(out_rows)
             written += len(chunk)
@@ -620,7 +617,7 @@ def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: b
         info, rows = iter_rows(data_path, encoding, start=done)
         data_notes = [info.note] if info.note else []
     cols = resolve_text_columns(info, facts, text_columns)
-    pred_cols = prediction_columns(facts.kind, facts.label_names)
+    pred_cols = prediction_columns(facts.spec, facts.label_names)
     columns = list(dict.fromkeys([c for c in info.columns if c not in pred_cols] + pred_cols))
     if resume and done and old_header and out_kind(out) != "jsonl" and old_header != columns:
         raise PredictDataError(f"{out} holds other columns than this run writes ({', '.join(old_header[:6])} ...); "
@@ -628,7 +625,7 @@ def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: b
     summary = PredictSummary(str(out), str(data), str(model), facts.kind, columns=columns,
                              input_columns=list(info.columns), text_columns=cols, label_names=facts.label_names,
                              resumed_from=done, notes=list(facts.notes) + data_notes)
-    if facts.kind == "qa":
+    if facts.spec.prediction.answers_with_tau:
         summary.tau = float(tau) if tau is not None else (facts.tau if facts.tau is not None else 0.0)
         if not facts.abstains:
             summary.notes.append("SQuAD v1.1 checkpoint: every question is answered (no τ)")
@@ -642,13 +639,13 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
     task's defaults) and, for classification, the run's saved temperature (said in ``summary.notes``)."""
     from explorer.core.models.checkpoint_windows import window_settings_for_checkpoint
 
-    window = window_settings_for_checkpoint(model) if facts.kind == "qa" else None
-    msl = max_seq_length or facts.max_seq_length or DEFAULT_MAX_SEQ[facts.kind]
+    window = window_settings_for_checkpoint(model) if facts.spec.inputs is Inputs.QUESTION_PASSAGE else None
+    msl = max_seq_length or facts.max_seq_length or facts.spec.default_max_seq_length
     runner = _Runner(loaded, facts, max_seq_length=msl, batch_size=batch_size, tau=summary.tau or 0.0,
                      doc_stride=doc_stride or (window.doc_stride if window else 128),
                      max_query_length=max_query_length or (window.max_query_length if window else 64),
                      n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16)
-    if calibration and facts.kind == "classification":
+    if calibration and facts.spec.prediction.calibrated:
         from explorer.core.metrics.calibration import load_temperature
 
         try:
@@ -663,12 +660,12 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
     return runner
 
 
-def _predict_chunk(chunk, cols, kind: str, method, input_columns, pred_cols) -> list[dict]:
-    """One chunk of rows through ``method`` (the runner's forward for ``kind``): every row out, in order, its
+def _predict_chunk(chunk, cols, head: HeadSpec, method, input_columns, pred_cols) -> list[dict]:
+    """One chunk of rows through ``method`` (the runner's forward for ``head``): every row out, in order, its
     input columns, the prediction columns (None where a row could not be used) and ``error``."""
     texts, where, results = [], [], [dict() for _ in chunk]
     for j, row in enumerate(chunk):
-        t, err = _row_texts(row, cols, kind)
+        t, err = _row_texts(row, cols, head)
         if t is None:
             results[j]["error"] = err
         else:

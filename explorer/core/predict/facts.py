@@ -1,17 +1,12 @@
-"""What a checkpoint predicts and how, read from its JSON files only (no torch, no weights): its task kind,
-class names (config.json ``id2label``), thresholds, saved τ and its run's settings (Qt-free, torch-free).
+"""What a checkpoint predicts and how, read from its JSON files only (no torch, no weights): its head, class
+names (config.json ``id2label``), thresholds, saved τ and its run's settings (Qt-free, torch-free).
 
-Kinds, from the checkpoint's ``config.json`` (transformers' own conventions):
-
-- ``"qa"``: ``architectures`` ends in ``ForQuestionAnswering`` (SQuAD v1.1 if the run's task is squad_v1:
-  always answers; else the SQuAD 2.0 rule answer iff score_diff > τ).
-- ``"swag"``: ``...ForMultipleChoice``.
-- ``"regression"``: a sequence classifier whose ``problem_type`` is regression, or with ``num_labels`` 1.
-- ``"multilabel"``: ``problem_type == "multi_label_classification"`` (sigmoid per label; a label is predicted
-  iff its probability >= its threshold).
-- ``"classification"``: any other sequence classifier (softmax over ``id2label``).
-- ``"ner"``: ``...ForTokenClassification`` (a tag per word, ``id2label`` the IOB2 tag set; entities with
-  character offsets).
+The head is :func:`explorer.core.specs.heads.recognise` of the checkpoint's ``config.json`` (its run's task
+deciding between the heads of one architecture when config.json records no problem_type); its
+``prediction.kind`` names what predict writes: "qa" (SQuAD v1.1 if the run's task is squad_v1: always answers;
+else the SQuAD 2.0 rule answer iff score_diff > τ), "classification" (softmax over ``id2label``), "regression"
+(one score), "multilabel" (a sigmoid per label; a label is predicted iff its probability >= its threshold),
+"swag" (multiple choice), "ner" (a tag per word, ``id2label`` the IOB2 tag set; entities with character offsets).
 
 Saved decisions: τ from ``checkpoint.json`` key ``tau`` in the checkpoint folder, else ``<run>/tau.json``
 ``{"tau": x}``; multi-label thresholds from ``thresholds.json`` (``{label: t}``) in the checkpoint folder, else
@@ -25,25 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import ModelSourceError
-from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE
+from explorer.core.specs.heads import HeadSpec, Scores, recognise
 from explorer.core.specs.tasks import find_task_facts
-
-KINDS = CLASSIFICATION, REGRESSION, MULTILABEL, SWAG, QA, NER = ("classification", "regression", "multilabel", "swag", "qa",
-                                                          "ner")
-HEADS = {"classification": "classification", "regression": "classification", "multilabel": "classification",
-         "swag": "multiple_choice", "qa": "qa", "ner": "token_classification"}
 
 
 @dataclass
 class CheckpointFacts:
-    """Attributes: kind (KINDS), head (load_model task), label_names (K names in id order; [] for QA / SWAG /
-    regression), thresholds (multi-label, one per name), tau (saved τ or None), abstains (QA: SQuAD 2.0 rule),
-    run_config (the run's TrainConfig dict or {}), max_seq_length (the run's, or None), notes (where each
-    fact came from)."""
+    """Attributes: spec (its head, explorer.core.specs.heads), label_names (K names in id order; [] for heads
+    whose outputs id2label does not name: QA, SWAG, regression), thresholds (multi-label, one per name), tau (saved
+    τ or None), abstains (QA: SQuAD 2.0 rule), run_config (the run's TrainConfig dict or {}), max_seq_length (the
+    run's, or None), notes (where each fact came from)."""
 
     source: str
-    kind: str
-    head: str
+    spec: HeadSpec
     label_names: list[str] = field(default_factory=list)
     thresholds: list[float] = field(default_factory=list)
     tau: float | None = None
@@ -51,6 +40,17 @@ class CheckpointFacts:
     run_config: dict = field(default_factory=dict)
     max_seq_length: int | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        """What predict writes (``spec.prediction.kind``): "classification", "regression", "multilabel", "swag",
+        "qa" or "ner"."""
+        return self.spec.prediction.kind
+
+    @property
+    def head(self) -> str:
+        """The model head to load it with (``load_model(source, task=head)``)."""
+        return self.spec.model_head
 
 
 def _read_json(path: Path):
@@ -61,7 +61,7 @@ def _read_json(path: Path):
 
 
 def _model_config(source: str) -> tuple[dict, Path | None]:
-    from explorer.core.models.loading import resolve_source
+    from explorer.core.models.sources import resolve_source
 
     path = Path(resolve_source(source))
     cfg = _read_json(path / "config.json") if path.is_dir() else None
@@ -90,42 +90,25 @@ def checkpoint_facts(source: str) -> CheckpointFacts:
             a masked-LM): predicting needs a fine-tuned head.
     """
     from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
-    from explorer.core.models.loading import checkpoint_task
 
     cfg, folder = _model_config(source)
-    head = checkpoint_task(cfg.get("architectures"))
     notes = []
     run_path = run_config_for_checkpoint(folder) if folder is not None else None
     run_cfg = _read_json(run_path) if run_path else None
     run_cfg = run_cfg if isinstance(run_cfg, dict) else {}
-    task = str(run_cfg.get("task") or "")
-    run_task = find_task_facts(task)    # the run's task (core/specs/tasks), when the checkpoint has a run
-    if head == "qa":
-        kind = QA
-    elif head == "multiple_choice":
-        kind = SWAG
-    elif head == "token_classification":
-        kind = NER
-    elif head == "classification":
-        problem = cfg.get("problem_type") or ""
-        k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
-        if problem == MULTI_LABEL_TYPE or (run_task is not None and run_task.is_multilabel):
-            kind = MULTILABEL
-        elif problem == REGRESSION_TYPE or k == 1 or (run_task is not None and run_task.is_regression):
-            kind = REGRESSION
-        else:
-            kind = CLASSIFICATION
-    else:
+    run_task = find_task_facts(str(run_cfg.get("task") or ""))    # the run's task, when the checkpoint has a run
+    spec = recognise(cfg, run_head=run_task.head if run_task is not None else None)
+    if spec is None:
         arch = ", ".join(cfg.get("architectures") or []) or "no architecture recorded"
         raise ModelSourceError(f"{source!r} has no fine-tuned task head ({arch}); predict needs a checkpoint "
                                "trained for a task (a run's checkpoints/best or checkpoints/last)")
-    facts = CheckpointFacts(source, kind, HEADS[kind], run_config=run_cfg, notes=notes)
-    if kind in (CLASSIFICATION, MULTILABEL, NER):
+    facts = CheckpointFacts(source, spec, run_config=run_cfg, notes=notes)
+    if spec.named_outputs:
         k = int(cfg.get("num_labels") or len(cfg.get("id2label") or {}) or 2)
         facts.label_names = label_names_of(cfg, k)
-    if kind == MULTILABEL:
+    if spec.scores is Scores.SIGMOID:
         facts.thresholds = _thresholds(cfg, folder, facts.label_names, notes)
-    if kind == QA:
+    if spec.prediction.answers_with_tau:
         facts.abstains = run_task is None or run_task.has_no_answer   # SQuAD v1.1 always answers
         facts.tau = _saved_tau(folder, run_path, notes)
     msl = run_cfg.get("max_seq_length")

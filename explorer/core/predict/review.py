@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.predict.reading import PredictDataError, iter_rows, text_of
-from explorer.core.predict.facts import MULTILABEL, SWAG
+from explorer.core.specs.heads import HeadSpec, Uncertainty, for_prediction_kind
 from explorer.core.predict.writing import write_table
 
 GOLD_NAMES = ("label", "labels", "gold_label", "Quality", "Stance", "gold")
@@ -75,6 +75,11 @@ class Review:
     @property
     def path(self) -> Path:
         return review_path(self.predictions)
+
+    @property
+    def head(self) -> HeadSpec | None:
+        """The head whose predictions these are (by ``kind``: explorer.core.specs.heads); None when unknown."""
+        return for_prediction_kind(self.kind)
 
     def set_label(self, row: int, label: str) -> None:
         """A person's label for ``row`` (also marks it reviewed)."""
@@ -163,23 +168,26 @@ def load_predictions(path: str | Path) -> PredictionTable:
 def uncertainty(table: PredictionTable, review: Review) -> np.ndarray:
     """Per row, smaller = less certain (see the module docstring); NaN rows sort last."""
     n = len(table)
-    if review.kind in ("classification",):
+    head = review.head
+    how = head.prediction.uncertainty if head is not None else Uncertainty.NONE
+    if how is Uncertainty.MARGIN:
         return table.numbers("margin")
-    if review.kind == SWAG:
-        p = np.stack([table.numbers(f"p_ending{k}") for k in range(4)], axis=1) if n else np.zeros((0, 4))
+    if how is Uncertainty.CHOICE_MARGIN:
+        k = head.prediction.choices
+        p = np.stack([table.numbers(f"p_ending{c}") for c in range(k)], axis=1) if n else np.zeros((0, k))
         s = np.sort(p, axis=1)
         return s[:, -1] - s[:, -2]
-    if review.kind == MULTILABEL and review.label_names:
+    if how is Uncertainty.THRESHOLD and review.label_names:
         p = np.stack([table.numbers(f"p_{x}") for x in review.label_names], axis=1)
         return np.min(np.abs(p - 0.5), axis=1)
-    if review.kind == "qa":
+    if how is Uncertainty.TAU:
         return np.abs(table.numbers("score_diff") - (review.tau or 0.0))
     return np.arange(n, dtype=float)
 
 
 def current_labels(table: PredictionTable, review: Review) -> list[str]:
     """Per row, the label in force: the person's when set, else the model's predicted_label (or ending)."""
-    col = "predicted_ending" if review.kind == SWAG else "predicted_label"
+    col = review.head.prediction.label_column if review.head is not None else "predicted_label"
     pred = table.column(col)
     return [review.labels.get(i, pred[i]) for i in range(len(table))]
 
@@ -357,8 +365,8 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
 
     The reviewed rows are every labelled example a person gave: the rows whose label a person set (corrected,
     ``label_source`` "person") and the rows a person marked reviewed with the model's label kept (confirmed,
-    "model, reviewed", as :func:`save_labelled` writes them; tenth trial: a confirmed row was left out without a
-    word). Rows not reviewed, and rows the model could not read (an error, no label), are left out.
+    "model, reviewed", as :func:`save_labelled` writes them: a confirmed row is a labelled example too). Rows not
+    reviewed, and rows the model could not read (an error, no label), are left out.
 
     The training config names one train file, so a combined TSV, ``<train>-plus-corrected-<predictions>.tsv``, is
     written into ``folder`` (the runs folder's ``.corrections``): every column of the original training file (ID, Target, ...; read as the run read it:
@@ -413,7 +421,7 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     out = folder / f"{train_stem}-plus-corrected-{stem}.tsv"
     write_table(out, base.header, base.rows + rows)
     # the dev sentence first: a status bar shows the start of a long message. The combined file by its name (its
-    # path is the form's Train data; twelfth trial: two long paths made the note 10 lines in the launcher banner)
+    # path is the form's Train data; two long paths would make the note 10 lines in the launcher banner)
     note = ((dev_note + " " if dev_note else "")
             + f"The training config takes one train file, so {out.name} (in {folder.name}; Train data "
             f"has its path) combines {' and '.join(note_parts)}.")
@@ -443,7 +451,7 @@ def _original_with_dev(train: str, run_config: dict, run_dir, pair: bool, names,
     held: set[int] = set()
     split = None
     if run_dir is not None and not run_config.get("dev"):
-        from explorer.core.runs.store import dev_split_file
+        from explorer.core.runs.layout import dev_split_file
 
         split = dev_split_file(run_dir)
     if split is not None and split.is_file():

@@ -10,16 +10,14 @@ unreachable, package missing, disk full).
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import dataclass, field
 
-from explorer import __version__
 from explorer.core.errors import RemoteHostError
 from explorer.core.remote import ssh
+from explorer.core.remote.ssh import install_command, not_installed_sentence
 from explorer.core.remote.hosts import Host
 
 MIN_FREE_BYTES = 200 * 1024 * 1024   # below this the remote runs folder counts as full (a checkpoint is larger)
-PACKAGE = "bert-explorer"
 
 # Runs with the host's Python (any 3.x); prints one JSON object. argv[1]: the runs folder.
 _PROBE = r"""
@@ -92,17 +90,6 @@ class HostCheck:
         if self.problem:
             out.append(self.problem)
         return out
-
-
-def install_command(host: Host) -> str:
-    """The command that installs this app's version with the host's Python."""
-    return f"{shlex.quote(host.python)} -m pip install '{PACKAGE}=={__version__}'"
-
-
-def not_installed_sentence(host: Host) -> str:
-    """The one sentence for a host whose Python does not import bert-explorer, with the install command."""
-    return (f"bert-explorer is not installed for {host.python} on {host.name}; install it there with: "
-            f"{install_command(host)}")
 
 
 def check_host(host: Host, timeout: float = ssh.SSH_TIMEOUT, min_free_bytes: int = MIN_FREE_BYTES) -> HostCheck:

@@ -24,7 +24,7 @@ from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, coun
 from explorer.core.remote import ssh
 from explorer.core.remote.hosts import RemoteRun
 from explorer.core.remote.launch import HOSTSIDE
-from explorer.core.runs.store import events_file
+from explorer.core.runs.layout import events_file
 
 RECONNECT_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)   # waits before the 1st, 2nd, ... reconnect (then the last)
 

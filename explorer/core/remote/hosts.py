@@ -152,8 +152,8 @@ class RemoteRun:
 
 def save_remote_run(run: RemoteRun) -> Path:
     """Write ``run`` (host, remote folder; never a password) into its local mirror's ``remote.json``
-    (explorer.core.runs.store.remote_file), so the run is known as remote after a restart even once it ended."""
-    from explorer.core.runs.store import remote_file
+    (explorer.core.runs.layout.remote_file), so the run is known as remote after a restart even once it ended."""
+    from explorer.core.runs.layout import remote_file
 
     path = remote_file(run.local_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +166,7 @@ def save_remote_run(run: RemoteRun) -> Path:
 def read_remote_run(run_dir: str | Path) -> RemoteRun | None:
     """The RemoteRun a local mirror folder records in its ``remote.json``; None for a local run or an
     unreadable file (the folder is then shown as a local run). ``local_dir`` is ``run_dir`` as given."""
-    from explorer.core.runs.store import remote_file
+    from explorer.core.runs.layout import remote_file
 
     try:
         data = json.loads(remote_file(run_dir).read_text(encoding="utf-8"))
@@ -207,7 +207,7 @@ def ssh_config_override() -> Path | None:
 
 def ssh_config_path() -> Path:
     """The ssh_config the app reads and passes to ssh: :func:`ssh_config_override`, else ``.ssh/config`` in the
-    passwd home, the file ssh itself reads (eighth trial: $HOME/.ssh/config was read while ssh read another)."""
+    passwd home, the file ssh itself reads (never $HOME/.ssh/config when $HOME is elsewhere: ssh reads another)."""
     return ssh_config_override() or (login_home() / ".ssh" / "config")
 
 
@@ -281,8 +281,8 @@ def known_hosts_file(target: str) -> Path:
 
 
 def unread_known_hosts_sentence(used: Path) -> str:
-    """One sentence when $HOME holds a known_hosts file other than ``used`` (the one ssh reads), else "" (tenth
-    trial: a key accepted into $HOME/.ssh/known_hosts went unseen, as ssh reads the account's home)."""
+    """One sentence when $HOME holds a known_hosts file other than ``used`` (the one ssh reads), else "" (a key
+    accepted into $HOME/.ssh/known_hosts goes unseen, as ssh reads the account's home)."""
     home = os.environ.get("HOME", "")
     theirs = Path(home) / ".ssh" / "known_hosts" if home else None
     if theirs is None or theirs == used or not theirs.is_file():

@@ -35,22 +35,14 @@ import time
 from pathlib import Path
 
 from explorer.core.protocol.events import TERMINAL_EVENTS, make_event, read_events
-from explorer.core.runs.store import (append_event, events_file, pid_file, request_stop, terminate_worker,
-                                worker_alive)
+from explorer.core.remote.worker_command import worker_argv
+from explorer.core.runs.appending import append_event
+from explorer.core.runs.layout import events_file, pid_file
+from explorer.core.runs.workers import request_stop, terminate_worker, worker_alive
 
 POLL_SECONDS = 0.2
 SLURM_POLL_SECONDS = 2.0   # tail: how often a SLURM job's state is asked (squeue) while no event arrives
 CHUNK = 1 << 16
-
-
-def worker_argv(python: str, config_path: str, gpus: int = 1) -> list[str]:
-    """The worker's command line on the host: ``python -m explorer train --config CONFIG``, or with
-    ``gpus`` > 1 ``python -m accelerate.commands.launch --multi_gpu --num_processes N -m explorer train
-    --config CONFIG`` (``accelerate launch`` of the host's environment)."""
-    if gpus > 1:
-        return [python, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", str(int(gpus)),
-                "-m", "explorer", "train", "--config", config_path]
-    return [python, "-m", "explorer", "train", "--config", config_path]
 
 
 def _prepare(runs_dir: str) -> dict:

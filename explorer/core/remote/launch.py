@@ -23,7 +23,7 @@ from explorer.core.errors import RemoteHostError
 from explorer.core.remote import ssh
 from explorer.core.remote.check import MIN_FREE_BYTES, disk_full_sentence
 from explorer.core.remote.hosts import Host, RemoteRun, save_remote_run
-from explorer.core.runs.store import config_file
+from explorer.core.runs.layout import config_file
 from explorer.core.specs.train_config import TrainConfig
 
 HOSTSIDE = "explorer.core.remote.hostside"

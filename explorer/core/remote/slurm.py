@@ -1,4 +1,4 @@
-"""Runs on a SLURM cluster: the host is a login node, the worker runs as a batch job (issue 29; Qt-free).
+"""Runs on a SLURM cluster: the host is a login node, the worker runs as a batch job (Qt-free).
 
 A host with :class:`~explorer.core.remote.hosts.SlurmOptions` gets its runs through ``sbatch``:
 
@@ -39,6 +39,7 @@ from explorer.core.errors import RemoteHostError
 from explorer.core.remote import ssh
 from explorer.core.remote.follow import RemoteFollower
 from explorer.core.remote.hosts import Host, RemoteRun, save_remote_run
+from explorer.core.remote.worker_command import worker_argv
 
 JOB_FILE = "slurm.json"        # in a run folder: {"job", "job_id", "array_index", "error_files"}
 SLURM_DIR = ".slurm"           # in the remote runs folder: the job scripts, an array's first output
@@ -111,10 +112,8 @@ def job_name(run_ids: list[str]) -> str:
 
 
 def worker_command(python: str, config: str, gpus: int) -> str:
-    """The worker's command line in the job script, ``config`` already a shell word; the same argv as
-    explorer.core.remote.hostside.worker_argv (a direct launch)."""
-    from explorer.core.remote.hostside import worker_argv
-
+    """The worker's command line in the job script, ``config`` already a shell word; the same argv as a direct
+    launch (explorer.core.remote.worker_command.worker_argv)."""
     marker = "@CONFIG@"
     return " ".join(config if a == marker else ssh.quote(a) for a in worker_argv(python, marker, gpus))
 
@@ -394,7 +393,7 @@ def submit(host: Host, configs: list, script: str, local_dirs: list[str | Path])
             or the disk is full: one sentence.
     """
     from explorer.core.remote.launch import HOSTSIDE, local_files, prepare_root, remote_config, upload_files
-    from explorer.core.runs.store import config_file
+    from explorer.core.runs.layout import config_file
 
     if host.slurm is None:
         raise RemoteHostError(f"{host.name} is not marked as a SLURM login node (Hosts dialog)")

@@ -15,12 +15,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from explorer import __version__
 from explorer.core.errors import Cancelled, RemoteHostError
 from explorer.core.remote.hosts import (Host, known_hosts_file, ssh_config_override, unread_home_sentence,
                                         unread_known_hosts_sentence)
 
 SSH_TIMEOUT = 60.0          # seconds for one short command (check, copy of a small file, a signal)
 WATCH_SECONDS = 0.25        # how often a running copy reports progress and checks for Cancel
+PACKAGE = "bert-explorer"   # what a host's Python must import to run the worker and the host-side commands
 
 
 def _where(host: Host, port_flag: str) -> list[str]:
@@ -80,6 +82,17 @@ def quote(arg: str) -> str:
     return shlex.quote(arg)
 
 
+def install_command(host: Host) -> str:
+    """The command that installs this app's version with the host's Python."""
+    return f"{shlex.quote(host.python)} -m pip install '{PACKAGE}=={__version__}'"
+
+
+def not_installed_sentence(host: Host) -> str:
+    """The one sentence for a host whose Python does not import bert-explorer, with the install command."""
+    return (f"bert-explorer is not installed for {host.python} on {host.name}; install it there with: "
+            f"{install_command(host)}")
+
+
 def explain(host: Host, stderr: str, code: int) -> str:
     """One sentence for what went wrong talking to ``host`` (from ssh's / the command's stderr)."""
     text = stderr.strip()
@@ -108,8 +121,6 @@ def explain(host: Host, stderr: str, code: int) -> str:
             note = unread_home_sentence() if sign == "Could not resolve hostname" else ""
             return f"{where} cannot be reached ({last})." + (f" {note}" if note else "")
     if "No module named 'explorer" in text or "No module named explorer" in text:
-        from explorer.core.remote.check import not_installed_sentence   # check imports this module
-
         return not_installed_sentence(host)
     if "No space left on device" in text or "Disk quota exceeded" in text:
         return (f"the disk on {where} that holds the remote runs folder {host.runs_dir} is full ({last}); "

@@ -30,10 +30,10 @@ FINISHED, STOPPED, FAILED, CANCELLED, CRASHED = "finished", "stopped", "failed",
 
 LIVE = (QUEUED, STARTING, RUNNING, STOPPING, CANCELLING)
 TERMINAL = (FINISHED, STOPPED, FAILED, CANCELLED, CRASHED)
-# Runs written by another tool (explorer.core.runs.store: an HF Trainer output_dir, a folder of TensorBoard event
+# Runs written by another tool (explorer.core.runs.readers: an HF Trainer output_dir, a folder of TensorBoard event
 # files): no worker of ours, no terminal event to replay; "in progress" while their files are still growing. An
 # HF Trainer run whose files say it ended, or that no writer was seen changing, is FINISHED or STOPPED
-# (explorer.core.runs.trainer_folder.read_trainer_run).
+# (explorer.core.runs.readers.trainer_folder.read_trainer_run).
 TENSORBOARD_RUN, IN_PROGRESS = "TensorBoard run", "in progress"
 FOREIGN = (TENSORBOARD_RUN, IN_PROGRESS)
 STATUSES = LIVE + TERMINAL + FOREIGN

@@ -1,61 +1,30 @@
-"""A run's scalars as (step, name, value) rows: TensorBoard event files both ways, and one CSV for many runs.
+"""TensorBoard event files both ways (Qt-free; torch and tensorboard imported only when used).
 
-One naming for every export (Qt-free): a ``step`` event's numbers are ``train/<field>`` (``lr`` is
-written ``train/learning_rate``, the name Hugging Face's TensorBoard callback uses), an ``eval`` event's
-metrics are ``eval/<metric>`` on their stored scale (shares in [0, 1], not the Curves' percent).
-
-- :func:`run_scalars`: the rows of one run's events (explorer.core.protocol.events dicts);
 - :class:`TensorBoardWriter`: mirrors events into TensorBoard event files while a run trains
   (``report_to="tensorboard"``; torch.utils.tensorboard.SummaryWriter, which needs the ``tensorboard``
   package: the optional extra ``bert-explorer[tensorboard]``); :func:`export_tensorboard` for a
   finished run;
 - :func:`read_tensorboard_scalars` / :func:`tensorboard_events`: a folder of event files read back
-  (TensorBoard's own EventAccumulator) as rows / as events, so it lists and draws as a run;
-- :func:`write_long_csv` (``run, step, name, value``) and :func:`write_wide_csv` (``run, step`` and one
-  column per name) for every selected run in one table.
+  (TensorBoard's own EventAccumulator) as rows / as events, so it lists and draws as a run
+  (explorer.core.runs.readers.tensorboard_folder).
+
+Scalar names: explorer.core.runs.scalars (``train/<field>``, ``eval/<metric>``).
 """
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
 from explorer.core.errors import UserError
-from explorer.core.protocol.events import STEP_CONTEXT_FIELDS as _STEP_CONTEXT   # where and when, not what was measured
+from explorer.core.runs.scalars import EVAL_PREFIX, RENAMED, TRAIN_PREFIX, event_scalars, scalar
 
-TRAIN_PREFIX, EVAL_PREFIX = "train/", "eval/"
-_RENAMED = {"lr": "learning_rate"}
 _EXTRA_HINT = "pip install 'bert-explorer[tensorboard]' (or pip install tensorboard)"
 TB_FILE_MARK = "tfevents"   # TensorBoard event files are named events.out.tfevents.<time>.<host>...
 
 
 class TensorBoardMissing(UserError):
     """The ``tensorboard`` package is not installed (needed to write or read event files)."""
-
-
-def _scalar(value) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def event_scalars(event: dict) -> list[tuple[int, str, float]]:
-    """The (step, name, value) rows of one event: a step event's numbers as ``train/<field>``, an eval
-    event's metrics as ``eval/<metric>``; other events and non-numbers (per_class tables, null) give []."""
-    kind, step = event.get("event"), _scalar(event.get("step"))
-    if step is None or kind not in ("step", "eval"):
-        return []
-    if kind == "step":
-        items = ((TRAIN_PREFIX + _RENAMED.get(k, k), v) for k, v in event.items() if k not in _STEP_CONTEXT)
-    else:
-        items = ((EVAL_PREFIX + k, v) for k, v in (event.get("metrics") or {}).items())
-    return [(int(step), name, float(v)) for name, v in items if _scalar(v) is not None]
-
-
-def run_scalars(events: list[dict]) -> list[tuple[int, str, float]]:
-    """Every (step, name, value) of a run's events, in event order (see :func:`event_scalars`)."""
-    return [row for event in events for row in event_scalars(event)]
 
 
 # -- TensorBoard: writing ------------------------------------------------------------------------------
@@ -83,7 +52,7 @@ class TensorBoardWriter:
     def write(self, event: dict) -> None:
         """Add the event's scalars (:func:`event_scalars`) at their step, with the event's time."""
         rows = event_scalars(event)
-        wall = _scalar(event.get("time"))
+        wall = scalar(event.get("time"))
         for step, name, value in rows:
             self._writer.add_scalar(name, value, global_step=step, walltime=wall)
         if event.get("event") in ("eval", "finished", "failed", "cancelled"):
@@ -156,7 +125,7 @@ def tensorboard_events(run_id: str, folder: str | Path) -> list[dict]:
     (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step;
     a ``started`` event comes first."""
     rows = read_tensorboard_scalars(folder)
-    back = {v: k for k, v in _RENAMED.items()}
+    back = {v: k for k, v in RENAMED.items()}
     steps: dict[int, dict] = {}
     evals: dict[int, dict] = {}
     first = min((r[3] for r in rows), default=0.0)
@@ -170,64 +139,3 @@ def tensorboard_events(run_id: str, folder: str | Path) -> list[dict]:
             ev[back.get(name, name)] = value if math.isfinite(value) else None
     ordered = sorted(list(steps.values()) + list(evals.values()), key=lambda e: (e["step"], e["event"] == "eval"))
     return [{"event": "started", "run_id": run_id, "time": first, "config": {}}] + ordered
-
-
-# -- many runs in one CSV ---------------------------------------------------------------------------------
-LONG_HEADER = ("run", "step", "name", "value")
-
-
-def write_long_csv(path: str | Path, runs: list[tuple[str, list[dict]]]) -> int:
-    """One row per (run, step, name, value) of every run (``runs``: (run id, events) pairs, in that
-    order); returns the rows written (header not counted). Raises OSError naming nothing else."""
-    n = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        out = csv.writer(fh)
-        out.writerow(LONG_HEADER)
-        for run_id, events in runs:
-            for step, name, value in run_scalars(events):
-                out.writerow((run_id, step, name, repr(value)))
-                n += 1
-    return n
-
-
-def wide_table(runs: list[tuple[str, list[dict]]]) -> tuple[list[str], list[list]]:
-    """(columns, rows) of the wide table: one row per run and step (steps ascending), ``run, step``
-    then one column per scalar name (first seen first); a name a step did not log is empty; a name
-    logged twice at one step keeps the last value."""
-    names: dict[str, None] = {}
-    table: list[list] = []
-    for run_id, events in runs:
-        by_step: dict[int, dict[str, float]] = {}
-        for step, name, value in run_scalars(events):
-            names.setdefault(name, None)
-            by_step.setdefault(step, {})[name] = value
-        for step in sorted(by_step):
-            table.append([run_id, step, by_step[step]])
-    columns = list(names)
-    rows = [[run_id, step] + [values.get(c, "") for c in columns] for run_id, step, values in table]
-    return ["run", "step"] + columns, rows
-
-
-def write_wide_csv(path: str | Path, runs: list[tuple[str, list[dict]]]) -> int:
-    """The :func:`wide_table` of ``runs`` as a CSV file; returns the rows written (header not counted)."""
-    columns, rows = wide_table(runs)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        out = csv.writer(fh)
-        out.writerow(columns)
-        for row in rows:
-            out.writerow([repr(v) if isinstance(v, float) else v for v in row])
-    return len(rows)
-
-
-def export_runs_csv(run_dirs: list[str | Path], path: str | Path, *, wide: bool = False) -> tuple[int, int]:
-    """Read every run folder (explorer.core.runs.store.load_run: any kind) and write their scalars to one CSV
-    (:func:`write_wide_csv` when ``wide``, else :func:`write_long_csv`). Returns (rows, runs).
-
-    Raises:
-        ValueError: a folder is no run folder; OSError: a file cannot be read or the CSV written.
-    """
-    from explorer.core.runs.store import load_run
-
-    records = [load_run(p) for p in run_dirs]
-    write = write_wide_csv if wide else write_long_csv
-    return write(path, [(r.run_id, r.events) for r in records]), len(records)

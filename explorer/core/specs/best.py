@@ -1,5 +1,5 @@
 """Which evaluation is "best": one rule shared by the training loop (``checkpoints/best``) and every reader
-(the Runs list, groups, compare, ``core/runs.summarize``).
+(the Runs list, groups, compare, ``core/runs/reading.summarize``).
 
 Rule: better is in the metric's own direction (``core/specs/metrics``: higher for shares and correlations,
 lower for ``loss``, ``mse``, ``mae``, ``rmse`` and any ``*loss``; transformers' ``greater_is_better``);

@@ -50,8 +50,8 @@ def value_then_metric(name: str, value: float, task: str | None = None, sd: floa
     """'66.70% F1', '70.6 ± 15.0% acc', '0.412 MCC': a display-scale ``value`` (and sample sd ``sd``, with one
     digit less: a spread over a few seeds has no second decimal) first, then the metric's short name (its row's
     ``short``, else its label; a task's longer name for it, "entity F1", is left to the tooltip, so ``task`` only
-    keeps the callers' signature), the form of a narrow column (the Runs list's "Best dev": "79.25% accuracy" was
-    elided at 1280 px, tenth trial); the unit sits on the number instead of a " (%)" after the name."""
+    keeps the callers' signature), the form of a narrow column (the Runs list's "Best dev", where "79.25%
+    accuracy" is elided at 1280 px); the unit sits on the number instead of a " (%)" after the name."""
     spec = metric_spec(name)
     label = spec.short or spec.label   # the task's longer name ("entity F1") is in the cell's tooltip
     digits = (2 if spec.is_percent else 3) - (sd is not None)

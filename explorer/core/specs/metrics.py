@@ -21,7 +21,7 @@ Scales and sources:
   never pick the best checkpoint.
 - Timings (an HF Trainer's ``eval_runtime``, ``eval_samples_per_second``, ``eval_steps_per_second``, and any
   name ending like them) are how long an evaluation took, not its quality: never a dev plot, never the best
-  checkpoint's metric (tenth trial: they were drawn as "dev runtime" between the real metrics).
+  checkpoint's metric (so no "dev runtime" plot stands between the real metrics).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ TIMING_SUFFIXES = ("runtime", "_per_second", "_seconds", "compilation_time", "pr
 TIMING_UNITS = ("s", "per second")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricSpec:
     """One metric (or logged scalar) name and how it is read.
 
@@ -89,7 +89,8 @@ class MetricSpec:
 
 def _share(name, label, order, *, scale=100.0, drawn=False, help="", short=""):   # noqa: A002 - the field it fills
     """A share: percent on screen, >= 0, higher is better. scale 100 = stored as a fraction outside QA."""
-    return MetricSpec(name, label, "%", scale, True, False, drawn, order, True, help, short)
+    return MetricSpec(name=name, label=label, unit="%", scale=scale, drawn_by_default=drawn, order=order, help=help,
+                      short=short)
 
 
 def _qa_share(name, label, order, *, drawn=False, help=""):   # noqa: A002 - the MetricSpec field it fills
@@ -98,26 +99,27 @@ def _qa_share(name, label, order, *, drawn=False, help=""):   # noqa: A002 - the
 
 
 def _correlation(name, label, order, *, help="", short=""):   # noqa: A002 - the MetricSpec field it fills
-    return MetricSpec(name, label, "", 1.0, True, True, False, order, True, help, short)
+    return MetricSpec(name=name, label=label, signed=True, order=order, help=help, short=short)
 
 
 def _figure(name, label, order, unit, *, signed=True, help=""):   # noqa: A002 - the MetricSpec field it fills
     """A threshold or setting echoed with the metrics: no direction, never picks the best checkpoint."""
-    return MetricSpec(name, label, unit, 1.0, None, signed, False, order, False, help)
+    return MetricSpec(name=name, label=label, unit=unit, higher_is_better=None, signed=signed, order=order,
+                      can_pick_best=False, help=help)
 
 
 def _lower(name, label, order, unit, *, help=""):   # noqa: A002 - the MetricSpec field it fills
-    return MetricSpec(name, label, unit, 1.0, False, False, False, order, True, help)
+    return MetricSpec(name=name, label=label, unit=unit, higher_is_better=False, order=order, help=help)
 
 
 def _count(name):
-    return MetricSpec(name, name, "count", 1.0, None, False, False, 2000, False)
+    return MetricSpec(name=name, label=name, unit="count", higher_is_better=None, order=2000, can_pick_best=False)
 
 
 def _timing(name):
     """A timing of the evaluation (HF Trainer's eval_runtime, ...): no direction, never plotted, never picks."""
     unit = "per second" if name.endswith("_per_second") else "s"
-    return MetricSpec(name, name, unit, 1.0, None, False, False, 2100, False)
+    return MetricSpec(name=name, label=name, unit=unit, higher_is_better=None, order=2100, can_pick_best=False)
 
 
 _ROWS = (
@@ -154,7 +156,8 @@ _ROWS = (
         "The τ that maximises F1 on the dev set (answer iff score_diff > best_tau): halfway between "
         "−best_f1_thresh and the next lower score_diff, so it answers the questions the official threshold does.")),
     _figure("tau", "tau", 101, "score_diff units"),
-    MetricSpec("answer_rate", "answer_rate", "%", 1.0, None, False, False, 102, False, (
+    MetricSpec(name="answer_rate", label="answer_rate", unit="%", higher_is_better=None, order=102,
+               can_pick_best=False, help=(
         "The percentage of questions the model answers at a given τ, i.e. with score_diff > τ. Compare it "
         "with the share of dev questions that really have an answer.")),
     # ---- every task -------------------------------------------------------------------------------------
@@ -172,7 +175,7 @@ _ROWS = (
         "Matthews correlation between predicted and gold labels, from −1 to 1 (0 = chance), the CoLA metric of "
         "GLUE; unlike accuracy it is not flattered by a majority class.")),
     # ---- regression (STS-B style) ----------------------------------------------------------------------
-    MetricSpec("pearson", "pearson", "", 1.0, True, True, True, 140, True, (
+    MetricSpec(name="pearson", label="pearson", signed=True, drawn_by_default=True, order=140, help=(
         "Pearson correlation between predictions and gold scores, from −1 to 1 (STS-B's main metric).")),
     _correlation("spearman", "spearman", 141, help=(
         "Spearman rank correlation between predictions and gold scores, from −1 to 1 (STS-B).")),
@@ -213,7 +216,8 @@ def default_spec(name: str) -> MetricSpec:
     A name ending like a timing (TIMING_SUFFIXES: ``*_runtime``, ``*_per_second``, ...) is a timing."""
     if str(name).lower().endswith(TIMING_SUFFIXES):
         return _timing(str(name))
-    return MetricSpec(str(name), str(name), "", 1.0, not lower_is_better_name(name), False, True, 1000, True)
+    return MetricSpec(name=str(name), label=str(name), higher_is_better=not lower_is_better_name(name),
+                      drawn_by_default=True, order=1000)
 
 
 def metric_spec(name: str) -> MetricSpec:

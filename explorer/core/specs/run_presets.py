@@ -95,3 +95,9 @@ def load_preset(name: str, folder: Path = PRESETS_DIR) -> RunPreset:
     if not path.is_file():
         raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(preset_names(folder))}")
     return _read(path)
+
+
+def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
+    """``base`` with the fast-CPU preset (resources/presets/fast-cpu.json: its "why" says where the values
+    come from): a 30-minute time budget, batch 16, lr 1e-4, dropout 0, max_seq_length 256, mixed precision "auto"."""
+    return load_preset("fast-cpu").apply(base)

@@ -6,10 +6,13 @@ run states (which metric ranks runs), the launcher (labels, data preview) and th
 ``--task`` flag. The task *behaviour* (data loading, features, loss, metrics) lives in
 ``explorer.core.training.tasks``, which imports torch; this module must stay importable without it.
 
-Adding a task means one :class:`TaskFacts` row here (or :func:`add_task_facts` at run time) plus a
-``Task`` subclass registered in ``explorer.core.training.tasks``. The multiple-choice row (``swag``:
-``head="multiple_choice"``, one score C_k . w per choice, softmax across the four choices, best metric
-``accuracy``; BERT paper Section 4.4) sits in the same table.
+A task is registered one way: its :class:`TaskFacts` row through :func:`add_task_facts` (the rows below go
+through it at import; a plugin calls it at run time). The row names its model head (``head``, an entry of
+``explorer.core.specs.heads``) and the training ``Task`` class that implements it (``trainer``, "module:Class"
+under ``explorer.core.training.tasks``, built by ``get_task``); a row without a ``trainer`` is known to the
+config and the app but cannot be trained. The multiple-choice row (``swag``: ``head=MULTIPLE_CHOICE``, one
+score C_k . w per choice, softmax across the four choices, best metric ``accuracy``; BERT paper Section 4.4)
+sits in the same table.
 
 Sources of the defaults: BERT paper (Devlin et al. 2019) Section 4 and Appendix A.3 for the
 learning rates; the official ``run_squad.py`` (max_seq_length 384) and ``run_classifier.py`` (128).
@@ -23,19 +26,23 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from explorer.core.errors import ConfigError
+from explorer.core.specs import heads as _heads
+from explorer.core.specs.heads import HeadSpec
 from explorer.core.specs.metrics import metric_spec, ranking_fallbacks
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TaskFacts:
     """One task's fixed facts.
 
     Attributes:
         name: the ``--task`` value and config.json's ``task``.
         label: what the GUI shows for it.
-        head: the model head (``explorer.core.models.loading.load_model(source, task=head)``): "qa",
-            "classification" or "multiple_choice" (SWAG).
-        is_qa: extractive question answering (windows, spans, SQuAD metrics).
+        head: its model head (``explorer.core.specs.heads``: QA, SINGLE_LABEL, REGRESSION, MULTI_LABEL,
+            MULTIPLE_CHOICE, TOKEN_CLASSIFICATION): what it loads (``head.model_head``), what its checkpoints are
+            recognised as and what predict, explain and the inspector pages do with them.
+        trainer: the training ``Task`` class, "module:Class" (``explorer.core.training.tasks.get_task`` builds
+            it with the task's name); "" = the task cannot be trained.
         best_metric: the dev metric that picks the best checkpoint and ranks runs unless the config's
             ``metric_for_best`` names another (its direction is its row's in ``core/specs/metrics``).
         default_learning_rate: peak AdamW learning rate when the config leaves it unset.
@@ -55,13 +62,8 @@ class TaskFacts:
             columns or JSONL tokens/tags, ``core/data/conll.py``). The data
             sniffer (``core/data/sniff.py``) and the launcher's data preview go by it.
         metrics: the scalar dev metrics the task's evaluation reports (each has a row in
-            ``core/specs/metrics``; counts such as ``total`` are not listed); ``metric_for_best`` must be
-            one of them (:func:`check_metric_for_best`).
-        problem: what a classification head predicts, in ``core.models.loading.checkpoint_problem``'s words:
-            "classification" (softmax over labels), "regression" (one score, mean squared error) or
-            "multilabel" (one sigmoid per label); what routes a checkpoint to its task
-            (:func:`task_for_checkpoint`) and what the classify views show. "" for other heads (and, with a
-            classification head, the same as "classification").
+            ``core/specs/metrics``; counts such as ``total`` are not listed); () = its head's ``metrics``.
+            ``metric_for_best`` must be one of them (:func:`check_metric_for_best`).
         metric_labels: (metric, label) pairs where this task's metric is not what the shared row of
             ``core/specs/metrics`` names it (ner: "f1" is the entity-level F1, "entity F1"); see
             ``core.specs.metric_display.metric_label``.
@@ -72,8 +74,8 @@ class TaskFacts:
 
     name: str
     label: str
-    head: str
-    is_qa: bool
+    head: HeadSpec
+    trainer: str = ""
     best_metric: str
     default_learning_rate: float
     default_max_seq_length: int
@@ -82,17 +84,31 @@ class TaskFacts:
     pair: bool = False
     data_kind: str = "table"
     metrics: tuple[str, ...] = ()
-    problem: str = ""
     metric_labels: tuple[tuple[str, str], ...] = ()
     default_batch_size: int = 32
     default_eval_every: int = 0
     default_evals_per_epoch: int = 0
     dev_split: str = ""
 
+    def __post_init__(self):
+        if not self.metrics:
+            object.__setattr__(self, "metrics", self.head.metrics)
+
+    @property
+    def is_qa(self) -> bool:
+        """Extractive question answering (windows, spans, SQuAD metrics): the span QA head."""
+        return self.head is _heads.QA
+
+    @property
+    def problem(self) -> str:
+        """What its label column holds (the head's ``problem``: "classification", "regression", "multilabel";
+        "" for heads other than sequence classification)."""
+        return self.head.problem
+
     @property
     def is_multiple_choice(self) -> bool:
         """One score per candidate ending, softmax across them (SWAG; BERT paper Section 4.4)."""
-        return self.head == "multiple_choice"
+        return self.head is _heads.MULTIPLE_CHOICE
 
     @property
     def has_no_answer(self) -> bool:
@@ -102,12 +118,12 @@ class TaskFacts:
     @property
     def is_regression(self) -> bool:
         """One score per text or pair (STS-B style), not a label."""
-        return self.problem == "regression"
+        return self.head is _heads.REGRESSION
 
     @property
     def is_multilabel(self) -> bool:
         """Any number of labels per text (one sigmoid per label)."""
-        return self.problem == "multilabel"
+        return self.head is _heads.MULTI_LABEL
 
     @property
     def takes_pairs(self) -> bool:
@@ -126,53 +142,67 @@ _MULTILABEL_FORMATS = (_GLUE_FORMATS + "; labels as a delimited list in one colu
 _TAGGING_FORMATS = ("a CoNLL column file (word first, tag last, 2 or 4 columns, a blank line between sentences; "
                     "IOB1 / IOB2 / BIOES, read as IOB2) or a .jsonl file with tokens and tags lists")
 _SWAG_FORMATS = "a SWAG-format .csv file with a header row (sent1, sent2, ending0..ending3, label)"
-# What each task's evaluation reports (tasks/qa.py: evaluate-v1.1 / evaluate-v2.0 with null odds, plus the
-# dev loss; tasks/classification.py: glue_metrics.classification_metrics, f1 for binary heads only).
-_SQUAD_V1_METRICS = ("exact_match", "f1", "loss")
+# What each task's evaluation reports beyond its head's metrics (tasks/qa.py: evaluate-v2.0 with null odds, plus
+# the dev loss); the other tasks report their head's (explorer.core.specs.heads).
 _SQUAD_V2_METRICS = ("exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1", "best_exact",
                      "best_exact_thresh", "best_f1", "best_f1_thresh", "best_tau", "tau", "loss")
-_CLASSIFICATION_METRICS = ("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss")
-# A classification task with num_labels 1 trains a regression head (STS-B style) and reports these instead.
-_REGRESSION_HEAD_METRICS = ("pearson", "spearman", "mse", "loss")
-_MULTILABEL_METRICS = ("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_f1", "honest_macro_f1",
-                       "honest_subset_accuracy", "loss")
+_TASKS = "explorer.core.training.tasks"
 
 # SQuAD 2.0 picks checkpoints by best_f1 (F1 at the best threshold, official evaluate-v2.0): τ is chosen
 # after training, so the F1 at τ = 0 would reward a checkpoint for where its null score happens to sit
 # rather than for how well it ranks answers against "no answer".
 # table and tagging tasks evaluate 4 times per epoch by default: a dev curve to stop early on and to pick the best
-# checkpoint from, at a few percent of the training time (eighth trial: "start and end" gave two points; eleventh
-# trial: a ner run still did, while the README said 4 per epoch)
+# checkpoint from, at a few percent of the training time ("start and end" gives a curve of two points)
 TABLE_EVALS_PER_EPOCH = 4
 
-_TABLE: dict[str, TaskFacts] = {f.name: f for f in (
-    TaskFacts("squad_v1", "SQuAD v1.1 (extractive QA)", "qa", True, "f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v1.1", data_kind="squad", metrics=_SQUAD_V1_METRICS),
-    TaskFacts("squad_v2", "SQuAD v2.0 (QA + no answer)", "qa", True, "best_f1", 3e-5, 384, _SQUAD_FORMATS,
-              squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
-    TaskFacts("single", "Single sentence (SST-2 style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, metrics=_CLASSIFICATION_METRICS, problem="classification",
+_TABLE: dict[str, TaskFacts] = {}
+
+
+def add_task_facts(facts: TaskFacts) -> TaskFacts:
+    """Register a task: add (or replace, by name) its row. The one way a task comes to exist: the rows below go
+    through it, and so does a task added at run time (a plugin). Its training ``Task`` is the row's ``trainer``
+    (explorer.core.training.tasks.get_task)."""
+    _TABLE[facts.name] = facts
+    return facts
+
+
+for _row in (
+    TaskFacts(name="squad_v1", label="SQuAD v1.1 (extractive QA)", head=_heads.QA, trainer=f"{_TASKS}.qa:QATask",
+              best_metric="f1", default_learning_rate=3e-5, default_max_seq_length=384,
+              data_formats=_SQUAD_FORMATS, squad_version="v1.1", data_kind="squad"),
+    TaskFacts(name="squad_v2", label="SQuAD v2.0 (QA + no answer)", head=_heads.QA, trainer=f"{_TASKS}.qa:QATask",
+              best_metric="best_f1", default_learning_rate=3e-5, default_max_seq_length=384,
+              data_formats=_SQUAD_FORMATS, squad_version="v2.0", data_kind="squad", metrics=_SQUAD_V2_METRICS),
+    TaskFacts(name="single", label="Single sentence (SST-2 style)", head=_heads.SINGLE_LABEL,
+              trainer=f"{_TASKS}.classification:ClassificationTask", best_metric="accuracy",
+              default_learning_rate=2e-5, default_max_seq_length=128, data_formats=_GLUE_FORMATS,
               default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
-    TaskFacts("pair", "Sentence pair (MRPC style)", "classification", False, "accuracy", 2e-5, 128,
-              _GLUE_FORMATS, pair=True, metrics=_CLASSIFICATION_METRICS, problem="classification",
+    TaskFacts(name="pair", label="Sentence pair (MRPC style)", head=_heads.SINGLE_LABEL,
+              trainer=f"{_TASKS}.classification:ClassificationTask", best_metric="accuracy",
+              default_learning_rate=2e-5, default_max_seq_length=128, data_formats=_GLUE_FORMATS, pair=True,
               default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="stratified"),
-    TaskFacts("swag", "Multiple choice (SWAG)", "multiple_choice", False, "accuracy", 2e-5, 128, _SWAG_FORMATS,
-              data_kind="swag", metrics=("accuracy", "loss")),
+    TaskFacts(name="swag", label="Multiple choice (SWAG)", head=_heads.MULTIPLE_CHOICE,
+              trainer=f"{_TASKS}.multiple_choice:MultipleChoiceTask", best_metric="accuracy",
+              default_learning_rate=2e-5, default_max_seq_length=128, data_formats=_SWAG_FORMATS, data_kind="swag"),
     # GLUE STS-B: one output, score = C . w + b, mean squared error; GLUE reports Pearson / Spearman.
-    TaskFacts("regression", "Regression: a score per text or pair (STS-B style)", "classification", False,
-              "pearson", 2e-5, 128, _REGRESSION_FORMATS, data_kind="table", metrics=_REGRESSION_HEAD_METRICS,
-              problem="regression", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="random"),
+    TaskFacts(name="regression", label="Regression: a score per text or pair (STS-B style)", head=_heads.REGRESSION,
+              trainer=f"{_TASKS}.scores_and_label_sets:RegressionTask", best_metric="pearson",
+              default_learning_rate=2e-5, default_max_seq_length=128, data_formats=_REGRESSION_FORMATS,
+              default_evals_per_epoch=TABLE_EVALS_PER_EPOCH, dev_split="random"),
     # Reuters-21578 style: one sigmoid per label, binary cross-entropy; micro F1 is the usual headline figure.
-    TaskFacts("multilabel", "Multi-label: any number of labels per text (Reuters style)", "classification",
-              False, "micro_f1", 2e-5, 128, _MULTILABEL_FORMATS, data_kind="table", metrics=_MULTILABEL_METRICS,
-              problem="multilabel", default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
+    TaskFacts(name="multilabel", label="Multi-label: any number of labels per text (Reuters style)",
+              head=_heads.MULTI_LABEL, trainer=f"{_TASKS}.scores_and_label_sets:MultiLabelTask",
+              best_metric="micro_f1", default_learning_rate=2e-5, default_max_seq_length=128,
+              data_formats=_MULTILABEL_FORMATS, default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
     # CoNLL-2003 NER (BERT paper Section 5.3, Figure 4d): a tag per word from its first piece, entity-level F1
     # (seqeval strict IOB2, as conlleval); learning rate 5e-5 as Hugging Face run_ner.py.
-    TaskFacts("ner", "Token tagging: named entities (CoNLL-2003 style)", "token_classification", False, "f1", 5e-5,
-              128, _TAGGING_FORMATS, data_kind="conll", metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
+    TaskFacts(name="ner", label="Token tagging: named entities (CoNLL-2003 style)", head=_heads.TOKEN_CLASSIFICATION,
+              trainer=f"{_TASKS}.tagging:TaggingTask", best_metric="f1", default_learning_rate=5e-5,
+              default_max_seq_length=128, data_formats=_TAGGING_FORMATS, data_kind="conll",
               metric_labels=(("f1", "entity F1"), ("precision", "entity precision"), ("recall", "entity recall")),
               default_evals_per_epoch=TABLE_EVALS_PER_EPOCH),
-)}
+):
+    add_task_facts(_row)
 
 # When a run's evaluations lack its best metric (e.g. a regression head reports pearson, not
 # accuracy), the first of these that is present ranks the run instead (core/specs/metrics).
@@ -194,38 +224,44 @@ def tasks_reading(data_kind: str) -> tuple[str, ...]:
     return tuple(name for name, f in _TABLE.items() if f.data_kind == data_kind)
 
 
-def tasks_with_head(*heads: str) -> tuple[str, ...]:
-    """The task names whose model head is one of ``heads`` ("qa", "classification", "multiple_choice")."""
-    return tuple(name for name, f in _TABLE.items() if f.head in heads)
+def tasks_on_page(title: str) -> tuple[str, ...]:
+    """The task names whose head opens in the inspector page titled ``title`` (its plain title, "Classify")."""
+    return tuple(name for name, f in _TABLE.items() if title in f.head.pages)
 
 
-def task_for_checkpoint(head: str | None, run_task: str | None = None, problem: str | None = None) -> str | None:
-    """The task a checkpoint with model head ``head`` (``core.models.loading.checkpoint_task``) is opened as:
-    ``run_task`` (the task in its run's config.json) when that task has this head (and this ``problem``,
-    ``core.models.loading.checkpoint_problem``, when given), else the first task of the table with this head and
-    problem; None for no head or a head no task has."""
-    if not head:
+def task_for_checkpoint(head: HeadSpec | None, run_task: str | None = None) -> str | None:
+    """The task a checkpoint with head ``head`` (``explorer.core.specs.heads.recognise``) is opened as:
+    ``run_task`` (the task in its run's config.json) when that task has this head, else the first task of the
+    table with it; None for no head or a head no task has."""
+    if head is None:
+        return None
+    facts = _TABLE.get(str(run_task or ""))
+    if facts is not None and facts.head is head:
+        return facts.name
+    return next((name for name, f in _TABLE.items() if f.head is head), None)
+
+
+def task_for_model(model_head: str | None, problem: str = "", current: str | None = None) -> str | None:
+    """The task a loaded model is shown as when only its ``model_head`` (``LoadedModel.task``) and, for a sequence
+    classifier whose checkpoint records it, its head's ``problem`` (``ModelInfo.head_problem``) are known:
+    ``current`` when its head loads as ``model_head`` (with this ``problem`` when given), else the first such task
+    of the table; None for no head or one no task has."""
+    if not model_head:
         return None
 
     def fits(facts: TaskFacts) -> bool:
-        return facts.head == head and (not problem or (facts.problem or "classification") == problem)
+        return facts.head.model_head == model_head and (not problem or facts.head.problem == problem)
 
-    facts = _TABLE.get(str(run_task or ""))
+    facts = _TABLE.get(str(current or ""))
     if facts is not None and fits(facts):
         return facts.name
     return next((name for name, f in _TABLE.items() if fits(f)), None)
 
 
-def tasks_with_problem(*problems: str) -> tuple[str, ...]:
-    """The task names whose classification head's problem is one of ``problems`` ("classification",
-    "regression", "multilabel")."""
-    return tuple(name for name, f in _TABLE.items() if f.problem in problems)
-
-
-def task_problem(name: str | None) -> str:
-    """The head problem of task ``name`` ("" for an unknown task or a head other than classification)."""
+def head_of_task(name: str | None) -> HeadSpec | None:
+    """The head of task ``name``; None for an unknown name."""
     facts = _TABLE.get(str(name or ""))
-    return facts.problem if facts else ""
+    return facts.head if facts is not None else None
 
 
 def get_task_facts(name: str) -> TaskFacts:
@@ -245,12 +281,6 @@ def find_task_facts(name: str) -> TaskFacts | None:
     return _TABLE.get(name)
 
 
-def add_task_facts(facts: TaskFacts) -> TaskFacts:
-    """Add (or replace) a row at run time, e.g. for a task registered by a plugin."""
-    _TABLE[facts.name] = facts
-    return facts
-
-
 def is_qa_task(name: str) -> bool:
     """True for the extractive-QA tasks; False for the others and unknown names."""
     facts = _TABLE.get(name)
@@ -266,7 +296,7 @@ def is_single_label_table(name: str) -> bool:
 
 def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0) -> str:
     """What a run of ``task`` without a dev file does about evaluation, in one sentence (the launcher's Dev data
-    preview; eleventh trial: it said "The run will not be evaluated" while the run held out 10 % as dev).
+    preview: never "The run will not be evaluated" while the run holds out 10 % as dev).
 
     ``dev_fraction``: the share held out (TrainConfig.resolved_dev_fraction); ``seed``: the run's seed;
     ``n_rows``: the training rows the run reads (after its Train cap), 0 when not known yet. Only the tasks
@@ -311,14 +341,14 @@ def choose_metric(available: Iterable[str], config: Mapping) -> str | None:
 
 
 def emitted_metrics(task: str, num_labels: int = 0) -> tuple[str, ...]:
-    """The scalar dev metrics a ``task`` run reports (its row's ``metrics``; a classification head with
-    ``num_labels`` 1 is a regression head: pearson, spearman, mse, loss). () for an unknown task."""
+    """The scalar dev metrics a ``task`` run reports (its row's ``metrics``; a head with ``num_labels`` outputs
+    that is another head, ``explorer.core.specs.heads.with_outputs``, reports that head's: a sequence classifier
+    with one output is a regression head, pearson, spearman, mse, loss). () for an unknown task."""
     facts = _TABLE.get(task)
     if facts is None:
         return ()
-    if facts.head == "classification" and int(num_labels or 0) == 1:
-        return _REGRESSION_HEAD_METRICS
-    return facts.metrics
+    head = _heads.with_outputs(facts.head, num_labels)
+    return facts.metrics if head is facts.head else head.metrics
 
 
 def _close_match(name: str, candidates: tuple[str, ...]) -> str | None:
@@ -370,7 +400,7 @@ def data_formats_help() -> str:
     """What ``--train`` / ``--dev`` accept, per kind of task (the help of the data fields)."""
     groups: dict[str, str] = {}
     for f in _TABLE.values():
-        groups.setdefault("QA" if f.is_qa else f.head, f.data_formats)
+        groups.setdefault("QA" if f.is_qa else f.head.model_head, f.data_formats)
     return "; ".join(f"{kind}: {formats}" for kind, formats in groups.items())
 
 
@@ -386,7 +416,7 @@ def metric_for_best_choices(task: str, num_labels: int = 0, f1_classes: Iterable
 def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0) -> str:
     """What picks checkpoints/best when the launcher's "Best checkpoint by" is left automatic: f_avg when F1
     classes are named for a task that reports it (the researcher named the official measure: SemEval-2016's
-    F_avg; eleventh trial: Best dev and checkpoints/best went by accuracy), else the task's ``best_metric``
+    F_avg, so Best dev and checkpoints/best do not go by accuracy), else the task's ``best_metric``
     ("" for an unknown task)."""
     if "f_avg" in metric_for_best_choices(task, num_labels, f1_classes):
         return "f_avg"
@@ -433,7 +463,7 @@ def defaults_help(attribute: str) -> str:
     kind of task (QA, or the model head)."""
     groups: dict[str, list[str]] = {}
     for f in _TABLE.values():
-        kind = "QA" if f.is_qa else f.head
+        kind = "QA" if f.is_qa else f.head.model_head
         values = groups.setdefault(kind, [])
         if _number(getattr(f, attribute)) not in values:
             values.append(_number(getattr(f, attribute)))
@@ -466,8 +496,8 @@ def eval_every_for(task: str, n_examples: int, batch_size: int, gradient_accumul
     """Optimizer steps between dev evaluations a task starts with on a training file of ``n_examples`` rows
     (``train_cap`` > 0 caps them): the steps of one epoch, or of the whole run when it plans fewer (``epochs`` >
     0, ``max_steps``, ``budget_steps``: :func:`run_steps`), over the task's ``default_evals_per_epoch``, at
-    least 1, so a run shorter than an epoch still evaluates that often (tenth trial: 90 for a run of 60 steps
-    evaluated only at the start and the end); the task's ``default_eval_every`` when it has no per-epoch
+    least 1, so a run shorter than an epoch still evaluates that often (90 for a run of 60 steps would evaluate
+    only at the start and the end); the task's ``default_eval_every`` when it has no per-epoch
     default or the size is unknown (``n_examples`` <= 0). Raises KeyError for an unknown task."""
     facts = get_task_facts(task)
     if not facts.default_evals_per_epoch or n_examples <= 0:

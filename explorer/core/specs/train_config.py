@@ -91,9 +91,9 @@ class Setting:
             ``lo_open`` / ``hi_open``: the bound itself is not allowed.
         step, decimals: the spin box's step and (floats) decimals.
         special: what the editor shows for the lowest value (e.g. "all" for a cap of 0).
-        applies: "qa" = only QA tasks use it; otherwise the data kinds (TaskFacts.data_kind) whose tasks use it,
-            space-separated: "table" = only tasks reading tables (text / label columns), "table conll" = those
-            and token tagging; "" = every task (the launcher greys the others out).
+        applies: the data kinds (TaskFacts.data_kind) whose tasks use it, space-separated: "squad" = only the QA
+            tasks (SQuAD files: windows, questions), "table" = only tasks reading tables (text / label columns),
+            "table conll" = those and token tagging; "" = every task (the launcher greys the others out).
         tasks: the task names that use it when fewer than ``applies`` says (label_separator: multilabel).
         none_value: what a spin box shows for the default None (dev_fraction: 0.1, the share None means).
         rank: order inside its launcher group (ties: field order).
@@ -217,21 +217,21 @@ class TrainConfig:
     doc_stride: int = setting(128, "QA: overlap in tokens between consecutive windows of a long passage "
                               "(tokenizers' stride, not the step between their starts); must be smaller than the "
                               "passage room max_seq_length - question tokens - special tokens",
-                              label="doc_stride (overlap)", group=WINDOWS, kind="int", lo=0, step=16, applies="qa",
+                              label="doc_stride (overlap)", group=WINDOWS, kind="int", lo=0, step=16, applies="squad",
         explain=(
         'The overlap, in tokens, between consecutive windows of a long passage (default 128), so that an '
         "answer cut by one window's edge appears whole in the next."))
     max_query_length: int = setting(64, "QA: question tokens kept", label="max_query_length", group=WINDOWS,
-                                    kind="int", lo=1, applies="qa",
+                                    kind="int", lo=1, applies="squad",
         explain=(
         'Questions longer than this many tokens are truncated before the windows are built (default 64).'))
     n_best_size: int = setting(20, "QA: start/end candidates kept per window when decoding", label="n_best_size",
-                               group=WINDOWS, kind="int", lo=1, applies="qa",
+                               group=WINDOWS, kind="int", lo=1, applies="squad",
         explain=(
         'How many of the highest start scores and of the highest end scores are paired when searching '
         'for the answer span (default 20), and how many candidates the n-best list keeps.'))
     max_answer_length: int = setting(30, "QA: longest answer span, in tokens", label="max_answer_length",
-                                     group=WINDOWS, kind="int", lo=1, applies="qa",
+                                     group=WINDOWS, kind="int", lo=1, applies="squad",
         explain=(
         'The longest answer allowed, in tokens (default 30): spans with j ≥ i + max_answer_length are '
         'never considered.'))
@@ -563,14 +563,6 @@ def paper_grid(base: TrainConfig) -> list[TrainConfig]:
                 out.append(dataclasses.replace(base, batch_size=bs, learning_rate=lr, epochs=float(ep), run_id="",
                                                max_steps=0, time_budget_minutes=0.0))   # the grid is by epochs
     return out
-
-
-def fast_cpu_preset(base: TrainConfig) -> TrainConfig:
-    """``base`` with the fast-CPU preset (resources/presets/fast-cpu.json: its "why" says where the values
-    come from): a 30-minute time budget, batch 16, lr 1e-4, dropout 0, max_seq_length 256, mixed precision "auto"."""
-    from explorer.core.specs.run_presets import load_preset
-
-    return load_preset("fast-cpu").apply(base)
 
 
 def settings_markdown() -> str:

@@ -19,7 +19,7 @@ file with fold i's dev file as its dev set. Its out-of-fold predictions come fro
 and without the run's temperature (calibration.json is fitted on the same dev fold). The spread across folds
 is the group's usual final-metric mean ± sd and t interval (core/studies/group_stats.py); the pooled figures are
 computed once over all out-of-fold predictions (training/glue_metrics.classification_metrics, SQuAD's
-official evaluation in core/metrics.squad_evaluate). Qt-free; torch only when a fold is predicted.
+official evaluation in core/metrics/squad.squad_evaluate). Qt-free; torch only when a fold is predicted.
 """
 
 from __future__ import annotations

@@ -203,8 +203,8 @@ def read_group(runs_dir: str | Path, name: str) -> tuple[Group, list[MemberState
 
 def member_summary(path: Path):
     """runs.RunSummary of a member folder (notes included), or None when it is not a run folder
-    (read as the run store reads every run: explorer.core.runs.store.read_summary)."""
-    from explorer.core.runs.store import read_summary
+    (read as the run store reads every run: explorer.core.runs.reading.read_summary)."""
+    from explorer.core.runs.reading import read_summary
 
     return read_summary(path)
 
@@ -283,7 +283,7 @@ def load_group_data(runs_dir: str | Path, name: str):
     mid-run keeps the points it logged. Notes name what reading a member skipped or fell back on.
     Raises GroupError when the group file is missing or unusable."""
     from explorer.core.studies.group_stats import MemberData, member_data
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
 
     group, states = read_group(runs_dir, name)
     rows, notes = [], []

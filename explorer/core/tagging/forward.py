@@ -228,7 +228,7 @@ def text_attention(model, tokenizer, text: str, *, max_seq_length: int = 128, ke
                    budget: int | None = None) -> TagAttention:
     """The attention views' data for a text as the Tag page tags it: the same words (split_words), pieces
     and windows (window_rows) as :func:`tag_texts`, each window through one eager forward whose layers are
-    summarised as they are produced (explorer.core.qa.probe.attention_forward: LayerSummaries, block flow,
+    summarised as they are produced (explorer.core.attention.forward.attention_forward: LayerSummaries, block flow,
     token share, rollout); the raw weights are those of the model's ``output_attentions``.
 
     Args:
@@ -244,7 +244,7 @@ def text_attention(model, tokenizer, text: str, *, max_seq_length: int = 128, ke
 
     from explorer.core.attention.budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
     from explorer.core.models.eval_mode import inference
-    from explorer.core.qa.probe import attention_forward, window_attention_fn
+    from explorer.core.attention.forward import attention_forward, window_attention_fn
 
     budget = ATTENTION_BUDGET_BYTES if budget is None else budget
     words, offsets = split_words(text)

@@ -11,8 +11,9 @@ model source anywhere a folder is accepted, plus:
 
 Atomic writes: everything is written into ``checkpoints/.tmp-<kind>-<pid>``, then the old folder is
 renamed to ``<kind>.old`` and the new one renamed into place, then the old one is removed. A crash
-at any point leaves either the previous checkpoint or the new one complete; :func:`checkpoint_dir`
-falls back to ``<kind>.old`` if the crash hit between the two renames, and the next save keeps that
+at any point leaves either the previous checkpoint or the new one complete; the folder of a complete
+checkpoint (explorer.core.runs.layout.checkpoint_dir, with the folder and file names) falls back to
+``<kind>.old`` if the crash hit between the two renames, and the next save keeps that
 ``.old`` until the new folder is in place. Temp folders left by a killed process are removed by the
 next save. The files and folders are fsynced before and after the swap, so a power cut leaves the
 previous or the new checkpoint as well (SIGKILL alone loses nothing: the page cache outlives the process).
@@ -35,10 +36,9 @@ from pathlib import Path
 from typing import Iterator
 
 from explorer.core.errors import CheckpointError
+from explorer.core.runs.layout import CHECKPOINTS, INFO_FILE, checkpoint_dir
 
-CHECKPOINTS = "checkpoints"
 STATE_FILE = "training_state.pt"
-INFO_FILE = "checkpoint.json"
 KINDS = ("last", "best")
 
 
@@ -67,16 +67,6 @@ def _fault_point(phase: str, folder: Path) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / STATE_FILE))
     if faults.get("save_delay", 0) > 0:
         time.sleep(faults["save_delay"])
-
-
-def checkpoint_dir(run_dir: str | Path, kind: str = "last") -> Path | None:
-    """The folder of a complete checkpoint of this kind, or None (falls back to ``<kind>.old``)."""
-    base = Path(run_dir) / CHECKPOINTS
-    for name in (kind, kind + ".old"):
-        p = base / name
-        if (p / INFO_FILE).is_file():
-            return p
-    return None
 
 
 def rng_state() -> dict:

@@ -9,7 +9,7 @@ best value and folder travel in ``training_state.pt`` so a resumed run keeps com
 from __future__ import annotations
 
 from explorer.core.specs.best import is_improvement
-from explorer.core.runs.store import checkpoint_path
+from explorer.core.runs.layout import checkpoint_path
 from explorer.core.specs.tasks import best_metric_name, choose_metric
 from explorer.core.training.checkpoints import copy_checkpoint, rng_state, save_checkpoint
 

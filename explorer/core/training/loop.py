@@ -107,7 +107,7 @@ def emit_started(run: TrainingRun) -> None:
     if run.config.save_checkpoints:
         run.writer.emit("log", level="info", message=checkpoint_size_note(num_parameters))
     every = run.config.eval_every
-    if every > 0 and run.dev_ex is not None and every >= run.steps_total:   # tenth trial: 90 for a 60-step run
+    if every > 0 and run.dev_ex is not None and every >= run.steps_total:   # e.g. 90 for a 60-step run
         run.writer.emit("log", level="warning", message=f"eval_every {every} is not below the run's "
                         f"{run.steps_total} steps: it evaluates only at the start and the end")
 
@@ -115,7 +115,7 @@ def emit_started(run: TrainingRun) -> None:
 def dev_baseline_field(run: TrainingRun) -> dict:
     """``{"dev_baseline": {...}}`` for the started event: the trivial predictor's dev metrics
     (explorer.core.metrics.baselines.dev_baseline), computed here, where the dev file or the run's dev_split.csv is (a
-    remote run's stay on its host; ninth trial: its curves had no majority-class line); {} when there is none."""
+    remote run's stay on its host, and its curves still get the majority-class line); {} when there is none."""
     from explorer.core.metrics.baselines import dev_baseline
 
     base = dev_baseline(run.config.to_dict(), run.run_dir) if run.dev_ex is not None else None

@@ -256,14 +256,15 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     names = task.label_names(train_ex) if train_ex is not None else None
     if config.num_labels and names and len(names) != k:
         # the head takes its size from id2label: config.json would record num_labels k for a head with
-        # len(names) outputs (eighth trial: a stance run's 3 carried over to SST-2's 2 classes)
+        # len(names) outputs (e.g. a stance run's 3 carried over to SST-2's 2 classes)
         raise ConfigError(f"num_labels is {k}, but {config.train} has {len(names)} labels ({', '.join(names)}): "
                           "set num_labels to 0 (inferred from the data) or to the data's label count")
-    # classes given as integer ids (SST-2's 0 / 1) are named by their ids, not transformers' LABEL_0 / LABEL_1
-    # (tenth trial: Classify read LABEL_0 / LABEL_1 for an SST-2 run)
-    unnamed = {i: str(i) for i in range(k)} if task.head == "classification" and k and k > 1 else None
+    # classes given as integer ids (SST-2's 0 / 1) are named by their ids, not transformers' LABEL_0 / LABEL_1,
+    # so Classify reads 0 / 1 for an SST-2 run
+    spec = task.facts.head     # label_mapping: its labels are named by id2label and mapped by name
+    unnamed = {i: str(i) for i in range(k)} if spec.label_mapping and k and k > 1 else None
     plain = {"num_labels": k, "id2label": dict(enumerate(names)) if names else unnamed, "new_head": False}
-    if task.head != "classification" or not k or k == 1:
+    if not spec.label_mapping or not k or k == 1:
         return plain, train_ex, dev_ex
     data_names = list(names) if names else [str(i) for i in range(k)]
     if names is None and hasattr(train_ex, "labels"):
@@ -274,12 +275,14 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
     try:
         from transformers import AutoConfig
 
-        from explorer.core.models.loading import checkpoint_task, resolve_source
+        from explorer.core.models.sources import resolve_source
+        from explorer.core.specs.heads import recognise
 
         ckpt = AutoConfig.from_pretrained(resolve_source(source), trust_remote_code=config.trust_remote_code)
     except Exception:  # noqa: BLE001 - the load itself reports an unreadable source
         return plain, train_ex, dev_ex
-    if checkpoint_task(getattr(ckpt, "architectures", None)) != "classification":
+    recorded = recognise(ckpt)
+    if recorded is None or recorded.model_head != spec.model_head:
         return plain, train_ex, dev_ex    # the head is new anyway
     ck = int(getattr(ckpt, "num_labels", 0) or 0)
     id2label = getattr(ckpt, "id2label", None) or {}

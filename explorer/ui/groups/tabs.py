@@ -20,6 +20,7 @@ from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
     QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
@@ -217,7 +218,7 @@ class GroupsTab(QWidget):
         once per group and session; the group is shown again when they are in."""
         if group.kind != "cv" or pooled is not None or group.name in self.oof_started:
             return
-        if not members or any(m.status != "finished" for m in members):
+        if not members or any(m.status != FINISHED for m in members):
             return
         from explorer.ui.inspectors.remote import RemoteJob
 
@@ -295,18 +296,19 @@ def compare_hint() -> str:
 def other_task_note(label: str, source: str) -> str:
     """Why checkpoint ``label`` ("A") cannot be compared here (core.models.loading.source_other_task_error), with the way
     to compare two classifiers for a classifier; "" for a QA checkpoint or one that cannot be told."""
-    from explorer.core.models.loading import checkpoint_head, resolve_source, source_other_task_error
+    from explorer.core.models.loading import resolve_source, source_other_task_error
+    from explorer.core.specs.heads import QA, Inputs, recognise
     from explorer.ui.runs.dock import COMPARE_CLASSIFIERS_ACTION
 
-    wrong = source_other_task_error(source, "qa") if source else None
+    wrong = source_other_task_error(source, QA.model_head) if source else None
     if not wrong:
         return ""
     note = f"Checkpoint {label}: {wrong}."
     try:
-        head = checkpoint_head(resolve_source(source))
+        head = recognise(resolve_source(source))
     except ValueError:
         head = None
-    if head == "classification":
+    if head is not None and head.inputs is Inputs.TEXT:   # a text classifier: two compare on the Runs list
         note += (" To compare two classifiers: select both runs in the Runs list, right-click → "
                  f"{COMPARE_CLASSIFIERS_ACTION}")
     return note
@@ -315,7 +317,7 @@ def other_task_note(label: str, source: str) -> str:
 class CompareTab(QWidget):
     """A/B/data form, a child process for the forward passes, and the CompareView. The page compares QA
     checkpoints only; it says so at its top and refuses another task's checkpoint with the way to compare two
-    classifiers (tenth trial: opened with classifier runs it was SQuAD-only without a word)."""
+    classifiers (opened with classifier runs it would otherwise be SQuAD-only without a word)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -2,8 +2,9 @@
 
 Each :class:`InspectorPage` says what the main window needs to know about a page: its tab title, its
 help paragraph (F1 "About this panel" and the tab's tooltip), which checkpoints it opens (LIT's
-``is_compatible``: by the model head recorded in the checkpoint, ``core.models.loading.checkpoint_task``), its
-keyboard shortcuts, and the provider that builds it. The main window builds its tabs in registry order
+``is_compatible``: by the model head recorded in the checkpoint, whose entry in ``core/specs/heads.py`` names
+the pages that open it; a page may also name heads itself), its keyboard shortcuts, and the provider that
+builds it. The main window builds its tabs in registry order
 and routes an opened checkpoint through :func:`page_for_checkpoint`; it never picks a page by position.
 
 A provider is ``"module:function"``; ``function(window)`` builds a *page set*: an object with
@@ -25,6 +26,8 @@ Adding a page: write the page (and its provider, or add it to an existing page s
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from explorer.core.specs.heads import NO_HEAD_PAGES, for_model_head
 
 HUB = "explorer.ui.inspectors.hub:page_set"
 CLASSIFY = "explorer.ui.inspectors.classify_view:page_set"
@@ -58,8 +61,9 @@ class InspectorPage:
         title: the tab text (Qt's "&&" shows one "&").
         help: what the page shows and how to read it (plain text, a paragraph or two).
         provider: "module:function" building the page set that holds this page (module docstring).
-        heads: the checkpoint heads it opens ("qa", "classification", "multiple_choice"; None = a
-            checkpoint that records no head, such as a bare encoder); () = it opens no checkpoint.
+        heads: checkpoint heads it opens besides those whose HeadSpec names it in ``pages``
+            (explorer.core.specs.heads: model_head names such as "token_classification"), for a page added at
+            run time; () = none beyond the spec's.
         shortcuts: keys bound while the page has focus.
     """
 
@@ -70,8 +74,12 @@ class InspectorPage:
     shortcuts: tuple[Shortcut, ...] = ()
 
     def is_compatible(self, head: str | None) -> bool:
-        """Can this page open a checkpoint whose model head is ``head``?"""
-        return head in self.heads
+        """Can this page open a checkpoint whose model head is ``head`` (a ``model_head``; None = a checkpoint
+        that records no head, such as a bare encoder)? Its head's ``pages`` say so (``NO_HEAD_PAGES`` for none),
+        or this page's own ``heads``."""
+        spec = for_model_head(head)
+        pages = spec.pages if spec is not None else NO_HEAD_PAGES if head is None else ()
+        return self.plain_title in pages or head in self.heads
 
     @property
     def plain_title(self) -> str:
@@ -98,7 +106,7 @@ _PAGES: list[InspectorPage] = [
         "the decision best_non_null_score > null_score + τ written out with the numbers. The by-hand check "
         "recomputes the start scores from the hidden states. If the model's QA head was never trained, its "
         "scores are random and the panel says so.",
-        HUB, heads=("qa", None), shortcuts=(PROBE,)),
+        HUB, shortcuts=(PROBE,)),
     InspectorPage(
         DEV_TAU,
         "Choose the no-answer threshold τ for SQuAD 2.0. For every dev question the model's score_diff is "
@@ -117,7 +125,7 @@ _PAGES: list[InspectorPage] = [
         "the logits from the hidden state of [CLS] through the pooler in float64 and shows the largest "
         "difference. For pairs, the curves show per layer how much attention flows from sentence A to B and "
         "back, and to [CLS]/[SEP].",
-        CLASSIFY, heads=("classification", "multiple_choice")),
+        CLASSIFY),
     InspectorPage(
         CLASSIFY_DEV_PAGE,
         "The Classify tab's model over a dev file (GLUE .tsv / .csv / .jsonl, or a SWAG .csv; the first N "
@@ -132,7 +140,7 @@ _PAGES: list[InspectorPage] = [
         "Type a sentence to see the entities found, highlighted by type, and a heat strip of every word's tag "
         "probabilities (words x tags). Pick a word piece to see its head written out: logits = T_i Wᵀ + b from "
         "its final hidden state T_i, the softmax over the tags, and the by-hand check against the model.",
-        TAG, heads=("token_classification",)),
+        TAG),
     InspectorPage(
         TAG_DEV_PAGE,
         "The Tag page's model over a dev file (CoNLL columns or JSONL tokens / tags): entity-level precision, "
@@ -171,7 +179,7 @@ _PAGES: list[InspectorPage] = [
         "token but [CLS] and [SEP] replaced by [PAD], and its attributions add up to f(input) − f(baseline): "
         "the completeness line shows the gap, and a gap over 5 % asks for more steps. Red raises the output, "
         "blue lowers it; the bars list the strongest tokens. Export PNG / SVG saves the view as shown.",
-        EXPLAIN, heads=("qa", "classification", "multiple_choice", "token_classification")),
+        EXPLAIN),
     InspectorPage(
         "Embeddings",
         "One point per occurrence of a word in its context (BERT's idea: a word has a vector per use, not one "

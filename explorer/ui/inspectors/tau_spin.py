@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QDoubleSpinBox
 
 from .common import tip
 
-from explorer.core.metrics.squad import TAU_GRID_STEP
+from explorer.core.qa.scores import TAU_GRID_STEP
 
-TAU_RANGE = (-1000.0, 1000.0)   # score_diff units; the sweep grid is core.metrics.squad.DEFAULT_TAUS (−6…+6)
+TAU_RANGE = (-1000.0, 1000.0)   # score_diff units; the sweep grid is core.qa.scores.DEFAULT_TAUS (−6…+6)
 TAU_STEP = TAU_GRID_STEP        # the step of the τ grid
 TAU_DECIMALS = 2
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from explorer.core.errors import ConfigError
 from explorer.core.specs.hub_checkpoints import QA_PRESETS, preset_for
 from explorer.core.specs.tasks import get_task_facts
-from explorer.core.specs.train_config import TrainConfig, fast_cpu_preset
-from explorer.core.specs.run_presets import list_presets, load_preset
+from explorer.core.specs.run_presets import fast_cpu_preset, list_presets, load_preset
+from explorer.core.specs.train_config import TrainConfig
 from explorer.paths import SAMPLES
 
 def _preset_label(p) -> str:
@@ -80,8 +80,7 @@ def _recipe_text(config: TrainConfig) -> str:
 
 def intro_text(config: TrainConfig) -> str:
     """The launcher's first-visit line, naming the preset the form holds as :func:`describe_preset` does (the
-    line under it), so the two never disagree (eighth trial: "fast-CPU settings" above "Preset: offline
-    default")."""
+    line under it), so the two never disagree ("fast-CPU settings" above "Preset: offline default")."""
     named = describe_preset(config)
     preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
     if preset == "offline default":

@@ -14,8 +14,8 @@ import shutil
 import time
 from pathlib import Path
 
-from explorer.core.runs.store import checkpoint_path
-from explorer.core.training.checkpoints import CHECKPOINTS, STATE_FILE
+from explorer.core.runs.layout import CHECKPOINTS, checkpoint_path
+from explorer.core.training.checkpoints import STATE_FILE
 
 TRASH = ".trash"
 

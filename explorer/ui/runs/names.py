@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from explorer.core.runs.store import data_short_name, is_generated_run_id, model_short_name
+from explorer.core.runs.naming import data_short_name, is_generated_run_id, model_short_name
 
 RUN_INFO = "run.json"          # {"name": "..."}: the user's name for the run (Runs dock: Rename…)
 # config field -> short label, in the order shown
@@ -52,7 +52,7 @@ def set_display_name(run_dir: str | Path, name: str) -> None:
 def model_label(model: str) -> str:
     """A short model name: 'bundled:minilm' -> 'minilm'; a run's checkpoint folder
     '<runs>/<run_id>/checkpoints/best' -> '<that run's model>-ft' (the run id rule's model part,
-    explorer.core.runs.store.model_short_name)."""
+    explorer.core.runs.naming.model_short_name)."""
     return model_short_name(model)
 
 
@@ -77,7 +77,7 @@ def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> 
     ('lr3e-05 bs16 ep2', compact: the dock is narrow); a run alone in its group shows the model, task and train data
     that tell it from the other groups ("pair · mrpc_train" when every run is MiniLM's). The start time
     ('11-30 10:15') follows only where names would otherwise repeat. A run id the user typed (not of the
-    generated pattern, explorer.core.runs.store.is_generated_run_id) is its name; ``stored`` names (run.json) are
+    generated pattern, explorer.core.runs.naming.is_generated_run_id) is its name; ``stored`` names (run.json) are
     used as they are, first.
     """
     stored = stored or {}

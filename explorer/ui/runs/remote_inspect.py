@@ -1,4 +1,4 @@
-"""Opening a checkpoint of a run on a remote host in the inspectors (issue 29): on the host, or a local copy.
+"""Opening a checkpoint of a run on a remote host in the inspectors: on the host, or a local copy.
 
 :class:`RemoteCheckpointOpener` asks (:class:`InspectChoiceDialog`), unless the settings remember a choice
 for the host (AppSettings.inspect_choice; changed in the Hosts dialog or by the dialog's "Remember"):
@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QProgressDialog, QPushButton, QVBoxLayout
 
 from explorer.core.remote.hosts import RemoteRun
-from explorer.core.runs.store import config_file
+from explorer.core.runs.layout import config_file
 
 ON_HOST, FETCH = "host", "fetch"
 

@@ -6,7 +6,7 @@ parsed as they arrive (explorer.core.protocol.events.iter_events; other lines ar
 stderr is kept for the error view. Stop early = create ``<run folder>/STOP``; cancel = terminate
 (SIGTERM), then kill after a grace period. A worker that dies without a terminal event is marked
 failed (or cancelled if we asked) and that event is appended to its events.jsonl (through the run
-store, explorer.core.runs.store.append_event) so the run reads the same after a restart; when that append
+store, explorer.core.runs.appending.append_event) so the run reads the same after a restart; when that append
 fails, the reason is in the run's log and the store's ``message``.
 
 The queue puts every run it makes into the window's :class:`~explorer.core.runs.store.RunStore` as their
@@ -26,8 +26,11 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 from explorer.core.runs import status as run_status
 from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
 from explorer.core.priorities import worker_niceness
-from explorer.core.runs.store import (RunStore, append_event, config_file, free_run_id, new_run_id, request_stop,
-                                stop_file)
+from explorer.core.runs.appending import append_event
+from explorer.core.runs.layout import config_file, stop_file
+from explorer.core.runs.naming import free_run_id, new_run_id
+from explorer.core.runs.store import RunStore
+from explorer.core.runs.workers import request_stop
 from explorer.core.specs.train_config import TrainConfig
 from explorer.paths import REPO_ROOT
 from explorer.ui.runs.state import RunState
@@ -47,9 +50,9 @@ def worker_command(config_path: str | Path) -> list[str]:
 
 
 def make_run_id(config: TrainConfig, taken: set[str], runs_dir: Path, suffix: str = "") -> str:
-    """The run id rule (explorer.core.runs.store.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
+    """The run id rule (explorer.core.runs.naming.new_run_id): '20250612-101530-minilm-pair-mrpc_train' (+ suffix,
     + '-2'... if taken): unique in memory and on disk. A Run name the user typed is kept, '-2'... added while
-    it is taken (explorer.core.runs.store.free_run_id; the launcher asks first)."""
+    it is taken (explorer.core.runs.naming.free_run_id; the launcher asks first)."""
     if config.run_id:
         return free_run_id(config.run_id, runs_dir, taken=taken)
     return new_run_id(config.model, config.task, runs_dir, suffix=suffix, taken=taken, data=config.train)
@@ -66,7 +69,7 @@ def record_cancelled_queued(cfg: TrainConfig) -> str:
         run_dir.mkdir(parents=True, exist_ok=True)
         if not config_file(run_dir).exists():
             cfg.save(config_file(run_dir))
-        append_event(run_dir, make_event("cancelled", cfg.run_id, step=None, seconds=None, queued=True,
+        append_event(run_dir, make_event(run_status.CANCELLED, cfg.run_id, step=None, seconds=None, queued=True,
                                          source="gui"))
     except OSError as exc:
         return f"{cfg.run_id}: the cancelled queued run is not recorded on disk ({exc})"
@@ -207,7 +210,7 @@ class RunProcess(QObject):
 
     def _synthesize(self, code: int | None, crashed: bool) -> dict:
         if self.cancel_requested:
-            return make_event("cancelled", self.config.run_id, step=None, seconds=None, source="gui")
+            return make_event(run_status.CANCELLED, self.config.run_id, step=None, seconds=None, source="gui")
         last = [ln for ln in self.stderr.strip().splitlines() if ln.strip()]
         if code is None:
             why = "the worker could not start"
@@ -217,7 +220,7 @@ class RunProcess(QObject):
             why = f"the worker exited with code {code} without reporting a result"
         if last:
             why += f": {last[-1].strip()[:300]}"
-        return make_event("failed", self.config.run_id, error=why, traceback=self.stderr[-8000:], source="gui")
+        return make_event(run_status.FAILED, self.config.run_id, error=why, traceback=self.stderr[-8000:], source="gui")
 
     def _append_to_log(self, ev: dict) -> None:
         """Record the event the worker could not write; a failure is shown as worker output (the error
@@ -270,7 +273,7 @@ class RunManager(QObject):
                 suffix = suffixes[i] if suffixes else ""
                 run_id = make_run_id(cfg, set(self.states), out_dir, suffix)
             cfg = dataclasses.replace(cfg, run_id=run_id, output_dir=str(out_dir))
-            state = RunState(run_id=run_id, path=out_dir / run_id, config=cfg.to_dict(), status="queued")
+            state = RunState(run_id=run_id, path=out_dir / run_id, config=cfg.to_dict(), status=run_status.QUEUED)
             self.states[run_id] = state
             self.queue.append(cfg)
             ids.append(run_id)
@@ -311,7 +314,7 @@ class RunManager(QObject):
             state.status = run_status.after_request(state.status, "launch_failed")
             state.error = f"cannot write the run config under {launch_dir}: {exc}"
             self.changed.emit(cfg.run_id, set())
-            self.ended.emit(cfg.run_id, "failed")
+            self.ended.emit(cfg.run_id, run_status.FAILED)
             return
         proc = RunProcess(cfg, config_path, self)
         self.procs[cfg.run_id] = proc
@@ -350,7 +353,7 @@ class RunManager(QObject):
                 state.logs.append(f"[warning] {problem}")
                 self.store.note(problem)
             self.changed.emit(run_id, set())
-            self.ended.emit(run_id, "cancelled")
+            self.ended.emit(run_id, run_status.CANCELLED)
 
     def cancel_all(self, wait_ms: int = 0) -> None:
         """Drop the queue and cancel every worker; with wait_ms, block until they exit (quitting)."""

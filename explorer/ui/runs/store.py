@@ -13,7 +13,7 @@ from pathlib import Path
 
 from explorer.core.specs.metric_display import to_display
 from explorer.core.remote.hosts import read_remote_run
-from explorer.core.runs.store import OURS, RunRecord, load_run, read_runs, run_dirs
+from explorer.core.runs.reading import OURS, RunRecord, load_run, read_runs, run_dirs
 from explorer.ui.curves.plotmath import prepare_curves
 from explorer.ui.runs.state import RunState
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.core.runs.store import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: the run store
+from explorer.core.runs.workers import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: core/runs/workers
 
 LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
 
@@ -23,8 +23,8 @@ def _listed(names: list[str]) -> str:
 
 def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> tuple[str, str]:
     """(text, informative text) of the quit question: the runs of this machine, then the remote runs this window
-    follows ((run, host) pairs), which keep training on their hosts whatever the choice (tenth trial: the dialog
-    named only the local run, so whether "Cancel run and quit" ended the remote one too was unclear)."""
+    follows ((run, host) pairs), which keep training on their hosts whatever the choice (naming only the local
+    run would leave unclear whether "Cancel run and quit" ends the remote one too)."""
     text = (f"{len(running)} run(s) training ({_listed(running)})" if running else "No run is training here") + \
         (f", {len(queued)} queued" if queued else "") + "."
     if remote:
@@ -57,4 +57,4 @@ def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: lis
     return {id(leave): LEAVE, id(stop): STOP, id(cancel): CANCEL}.get(id(clicked)) if clicked is not None else None
 
 
-terminate_external = terminate_worker   # a run this window did not start (explorer.core.runs.store.terminate_worker)
+terminate_external = terminate_worker   # a run this window did not start (explorer.core.runs.workers.terminate_worker)

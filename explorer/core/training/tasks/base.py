@@ -4,7 +4,8 @@ A task knows everything task-specific: which model head to load, how to read its
 turn examples into features and padded batches, the loss from the model's output, what to gather
 at evaluation and how to turn it into metrics, and what a "watch" probe shows. The loop in
 ``loop.py`` only talks to this interface, so adding multiple choice (SWAG) or token tagging means
-writing one ``Task`` subclass and calling :func:`register_task`, without touching the loop.
+writing one ``Task`` subclass and naming it in the task's row (``TaskFacts.trainer``), without touching the
+loop.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ class Task:
     name = ""
     token_level_outputs: tuple[str, ...] = ()
 
+    def __init__(self, name: str = ""):
+        """Raises ValueError when ``name`` (or the class's ``name``) has no row in explorer.core.specs.tasks."""
+        self.name = name or self.name
+        if not self.name or find_task_facts(self.name) is None:
+            raise ValueError(f"task {self.name!r} needs a row in explorer.core.specs.tasks (add_task_facts)")
+
     @property
     def facts(self) -> TaskFacts:
         """This task's row of explorer.core.specs.tasks (KeyError if it has none)."""
@@ -69,8 +76,8 @@ class Task:
 
     @property
     def head(self) -> str:
-        """The model head for ``load_model(source, task=head)``."""
-        return self.facts.head
+        """The model head for ``load_model(source, task=head)`` (its spec's ``model_head``)."""
+        return self.facts.head.model_head
 
     # -- data -----------------------------------------------------------------------------
     def load(self, config, split: str):
@@ -165,29 +172,35 @@ def check_loaded_windows(task: Task, loaded, config) -> None:
                             config.max_query_length if qa else None, name=str(config.model))
 
 
-_REGISTRY: dict[str, Task] = {}
+_BUILT: dict[str, tuple[str, Task]] = {}   # task name -> (the trainer it was built from, the Task)
 
 
-def register_task(task: Task) -> Task:
-    """Add a task to the registry under ``task.name`` (replaces one of the same name).
+def _trainer_class(trainer: str) -> type:
+    """The class of a "module:Class" trainer name."""
+    import importlib
 
-    Raises:
-        ValueError: the task has no name, or explorer.core.specs.tasks has no row for it.
-    """
-    if not task.name or find_task_facts(task.name) is None:
-        raise ValueError(f"task {task.name!r} needs a row in explorer.core.specs.tasks (add_task_facts)")
-    _REGISTRY[task.name] = task
-    return task
+    module, _, name = trainer.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def get_task(name: str) -> Task:
-    """The registered task called ``name``; ConfigError (a ValueError) listing the trainable ones otherwise."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
+    """The training ``Task`` of task ``name``: its row's ``trainer`` class built with the name (once per row).
+
+    Raises:
+        ConfigError (a ValueError): no row, or a row without a trainer; the message lists the trainable tasks.
+    """
+    facts = find_task_facts(name)
+    if facts is None or not facts.trainer:
         raise ConfigError(f"task {name!r} cannot be trained (no implementation registered); trainable tasks: "
-                          f"{', '.join(_REGISTRY)}") from None
+                          f"{', '.join(task_names())}")
+    built = _BUILT.get(name)
+    if built is None or built[0] != facts.trainer:
+        built = _BUILT[name] = (facts.trainer, _trainer_class(facts.trainer)(name))
+    return built[1]
 
 
 def task_names() -> list[str]:
-    return list(_REGISTRY)
+    """The trainable task names (rows with a ``trainer``), in table order."""
+    from explorer.core.specs.tasks import task_names as all_tasks
+
+    return [n for n in all_tasks() if find_task_facts(n).trainer]

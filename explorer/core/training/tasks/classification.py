@@ -23,7 +23,7 @@ from explorer.core.data.classification import (
     load_classification,
 )
 from explorer.core.errors import ConfigError
-from explorer.core.runs.store import dev_split_file
+from explorer.core.runs.layout import dev_split_file
 from explorer.core.training.batching import pad_sequences
 from explorer.core.specs.train_config import parse_class_weights
 from explorer.core.metrics.glue import classification_metrics
@@ -64,7 +64,7 @@ class ClassificationTask(Task):
     """Sentence or sentence-pair classification; ``pair`` comes from the task's facts row."""
 
     def __init__(self, name: str):
-        self.name = name
+        super().__init__(name)
         self.pair = self.facts.pair
 
     def load(self, config, split: str) -> ClassificationData:

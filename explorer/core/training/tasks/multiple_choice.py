@@ -28,7 +28,7 @@ class MultipleChoiceTask(Task):
     """SWAG-style multiple choice over NUM_CHOICES endings per example."""
 
     def __init__(self, name: str = "swag"):
-        self.name = name
+        super().__init__(name)
 
     def load(self, config, split: str) -> SwagData:
         source = config.train if split == "train" else config.dev

