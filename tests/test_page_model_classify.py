@@ -7,14 +7,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from explorer.core.models.loading import MULTI_LABEL_TYPE, REGRESSION_TYPE, SINGLE_LABEL_TYPE
+from explorer.core.specs.heads import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from explorer.ui.inspectors.components.classify import (LONE_SENTENCE_NOTE, classify_tasks, flow_lines, free_gold,
                                                         gold_text, is_choice, lone_sentence_note, parse_gold,
                                                         reads_pairs, result_lines, table_headers, table_rows,
                                                         verdict)
 
 
-def result(problem=SINGLE_LABEL_TYPE, kind="single", n_inputs=1, flow=None, **kw):
+def result(problem=SINGLE_LABEL.problem_type, kind="single", n_inputs=1, flow=None, **kw):
     base = dict(kind=kind, problem_type=problem, logits=np.array([1.5, -0.25]), probabilities=np.array([0.85, 0.15]),
                 prediction=0, predicted=[0], thresholds=np.array([0.5, 0.4]), label_names=["neg", "pos"],
                 score=3.812, max_abs_diff=1e-9, pooler="C = tanh(W_p h_[CLS] + b_p)", W=np.zeros((2, 4)),
@@ -50,10 +50,10 @@ def test_the_gold_box_takes_a_score_or_label_names_and_ids():
 
 
 @pytest.mark.parametrize("problem, kind, headers, third, said", [
-    (SINGLE_LABEL_TYPE, "single", "logit = C·W_k + b_k", "0.8500", "prediction 0 (neg)"),
-    (SINGLE_LABEL_TYPE, "swag", "score = C_k·w + b", "0.8500", "prediction 0 (neg)"),
-    (REGRESSION_TYPE, "regression", "score = C·w + b", "the score is the prediction", "score 3.8120"),
-    (MULTI_LABEL_TYPE, "multilabel", "logit = C·W_k + b_k", "0.8500  (τ 0.50)", "predicted labels: neg"),
+    (SINGLE_LABEL.problem_type, "single", "logit = C·W_k + b_k", "0.8500", "prediction 0 (neg)"),
+    (SINGLE_LABEL.problem_type, "swag", "score = C_k·w + b", "0.8500", "prediction 0 (neg)"),
+    (REGRESSION.problem_type, "regression", "score = C·w + b", "the score is the prediction", "score 3.8120"),
+    (MULTI_LABEL.problem_type, "multilabel", "logit = C·W_k + b_k", "0.8500  (τ 0.50)", "predicted labels: neg"),
 ])
 def test_each_head_has_its_table_and_verdict(problem, kind, headers, third, said):
     res = result(problem, kind)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import write_tiny_squad
 
-from explorer.core.metrics.squad import tau_sweep
+from explorer.core.qa.scores import tau_sweep
 from explorer.ui.inspectors.components.dev_tau import (ASSUMED_QPS, at_tau, count_questions, estimate_line,
                                                        near_question, questions_near_tau, study_line, summary_lines,
                                                        tau_rows, windows_note)

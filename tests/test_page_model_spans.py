@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.core.metrics.squad import TAU_GRID_LIMIT
+from explorer.core.qa.scores import TAU_GRID_LIMIT
 from explorer.core.qa.probe import probe
 from explorer.ui.inspectors.components.spans import (ANSWER_STYLE, CLICKED_STYLE, WITHHELD_STYLE, ZOOM_TOKENS,
                                                      best_cell, cell_tip, decision_lines, first_zoom, fmt,
