@@ -13,7 +13,7 @@ def test_automatic_ids_name_the_task_and_the_data_file(tmp_path):
     assert naming.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
     assert naming.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
     assert naming.data_short_name("d/rte.jsonl.gz") == "rte" and naming.data_short_name("") == ""
-    assert naming.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
+    assert naming.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder
     cfg = TrainConfig(task="pair", train="/d/rte_train.tsv")
     assert make_run_id(cfg, set(), tmp_path).endswith("-pair-rte_train")
 
