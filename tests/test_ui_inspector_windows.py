@@ -74,7 +74,6 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
-    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors import InspectorHub
     from tests.helpers import save_tiny_model
 
