@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QWidget
 
 from explorer.ui.curves.legend import legend_below
 
@@ -83,7 +83,8 @@ class TauPlot(pg.PlotWidget):
 
 
 class TauTable(QTableWidget):
-    """The τ values (chosen, best on the grid, official, honest) with their F1, hidden until a study exists."""
+    """The τ values (chosen, best on the grid, official, honest) with their F1, hidden until a study exists.
+    Each "what it is" wraps to the column's width (never cut with "…") and the table is as tall as its rows."""
 
     def __init__(self, parent=None):
         super().__init__(0, 4, parent)
@@ -91,7 +92,8 @@ class TauTable(QTableWidget):
         self.verticalHeader().setVisible(False)
         self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.setWordWrap(False)
+        self.setWordWrap(True)
+        self.horizontalHeader().sectionResized.connect(self._fit_rows)
         self.setToolTip("Every τ is in score_diff units: answer iff score_diff > τ "
                         "(score_diff = best_non_null_score − null_score).")
         self.setVisible(False)   # until a study has τ values to list
@@ -107,9 +109,16 @@ class TauTable(QTableWidget):
                 if c in (1, 2):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(r, c, item)
-        self.resizeColumnsToContents()
+        for c in range(3):
+            self.resizeColumnToContents(c)
         self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.setFixedHeight(rows_tall(self, len(rows)))   # every τ row in view
+        self._fit_rows()
+
+    def _fit_rows(self, *_args) -> None:
+        """Each row as tall as its wrapped "what it is", the table as tall as its rows: every τ row in view."""
+        self.resizeRowsToContents()
+        rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
+        self.setFixedHeight(self.horizontalHeader().sizeHint().height() + rows + 2 * self.frameWidth())
 
     def show_chosen(self, tau: str, f1: str) -> None:
         """The chosen τ's row (the first) at another τ."""
@@ -149,3 +158,30 @@ class NearTable(QTableWidget):
         for c in (3, 4):
             self.setColumnWidth(c, min(self.columnWidth(c), 240))
         self.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+
+
+class TauSplit(QSplitter):
+    """The curves above, the chosen τ and the tables below: on each resize the lower pane gets the height its
+    contents ask for (the τ table with every row whole, its summary) and the curves the rest, never less than
+    the curves' minimum; a drag of the handle holds until the next resize."""
+
+    def __init__(self, plot: QWidget, bottom: QWidget, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.setChildrenCollapsible(False)
+        self.addWidget(plot)
+        self.addWidget(bottom)
+        self.setStretchFactor(0, 1)
+        self.setStretchFactor(1, 1)
+
+    def fit(self) -> None:
+        """Give the lower pane its size hint's height (within what the curves leave)."""
+        plot, bottom = self.widget(0), self.widget(1)
+        room = self.height() - self.handleWidth()
+        want = max(bottom.sizeHint().height(), bottom.minimumHeight())
+        low = min(want, room - plot.minimumHeight())
+        if room > 0 and low > 0:
+            self.setSizes([room - low, low])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit()

@@ -25,11 +25,11 @@ from .client import shared_client
 from .common import ResultSource, StatusLabel, header, model_in_child, tip
 from .components.dev_tau import (UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line, near_question,
                                  questions_near_tau, study_line, summary_lines, tau_rows, windows_note)
-from .dev_panels import NearTable, TauPlot, TauTable, rows_tall
+from .dev_panels import NearTable, TauPlot, TauSplit, TauTable, rows_tall
 from .remote import CANCELLED_NOTE, RemoteJob
 from .tau_spin import tau_spin_box
 
-PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
+PLOT_MIN_HEIGHT = 240   # px: the τ curves (about 120 px of graph), their axis and the two-row legend below
 TABLE_MIN_ROWS = 4      # rows each table keeps in view at 1280x800 (stacked under the curves: one row of each)
 
 # Questions per second of dev-set inference, measured by the last study run here (not from the cache)
@@ -120,8 +120,10 @@ class DevTauView(QWidget):
                                 "questions a small move of τ would flip.", panel="τ on dev set"))
         layout.addWidget(self.head_note)
         layout.addLayout(row)
-        layout.addWidget(self.estimate)
-        layout.addWidget(self.progress)
+        progress_row = QHBoxLayout()   # the estimate beside the bar: one line less above the τ table at 1280x800
+        progress_row.addWidget(self.estimate, 1)
+        progress_row.addWidget(self.progress, 1)
+        layout.addLayout(progress_row)
         layout.addWidget(self.status)
         layout.addWidget(self.source.label)
         layout.addWidget(split, 1)
@@ -189,13 +191,8 @@ class DevTauView(QWidget):
         # the chosen-τ figures wrap to two lines in a narrow pane: room for them, so the tabs keep their rows
         bottom.setMinimumHeight(self.result_tabs.minimumHeight() + 2 * self.at_tau.fontMetrics().lineSpacing()
                                 + 2 * bl.spacing() + 4)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.plot)
-        split.addWidget(bottom)
-        split.setStretchFactor(0, 1)   # a tall window gives the tables room too (the summary under the τ values)
-        split.setStretchFactor(1, 1)
-        return split
+        self.split = TauSplit(self.plot, bottom)   # the τ values' rows in view, the curves get the rest
+        return self.split
 
     def _build_inputs(self) -> None:
         """File, cap, Run / Cancel, progress, status, the time estimate and the untrained-head note."""
@@ -208,7 +205,7 @@ class DevTauView(QWidget):
         self.cap.setPrefix("first ")
         self.cap.setSuffix(" questions")
         self.cap.setToolTip("Use only the first N questions of the file (0 = all). Inference is the slow part: "
-                            "the line below the bar estimates the time.")
+                            "the line beside the bar estimates the time.")
         self.run_button = QPushButton("Run")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
@@ -402,6 +399,7 @@ class DevTauView(QWidget):
         """The τ table and the summary under it."""
         lines = summary_lines(self.figures)
         self.tau_table.fill(tau_rows(self.figures, float(self.tau.value())))
+        self.split.fit()
         self.summary.setText("<br>".join(lines))
 
     # ----------------------------------------------------------------------------------- τ and the table

@@ -151,10 +151,12 @@ class ProbePanel(QWidget):
     def _build_inputs(self) -> QFormLayout:
         """Question, passage, Probe, and the window / decoding settings (returned as a form)."""
         self.question = QLineEdit()
-        self.question.setPlaceholderText("Question")
+        self.question.setPlaceholderText("Question (Enter probes)")
         self.passage = QPlainTextEdit()
         self.passage.setPlaceholderText("Passage")
         self.probe_button = QPushButton("Probe")
+        self.probe_button.setToolTip("Runs the model on the question and passage (Enter in the question does too; "
+                                     "an edit probes again after a short pause)")
         self.max_seq_length = self._spin(32, 4096, 384, "max_seq_length")
         self.doc_stride = self._spin(8, 256, 128, "doc_stride")
         self.max_query_length = self._spin(4, 256, 64, "max_query_length")
@@ -202,9 +204,14 @@ class ProbePanel(QWidget):
         self.trained_note.setObjectName("hint")
         self.trained_note.setWordWrap(True)
         layout.addWidget(self.trained_note)
-        layout.addWidget(self.probe_button)
-        layout.addWidget(self.busy_bar)
-        layout.addWidget(self.status)
+        # Probe, its progress and its status stay under the scrolling part: always in view (at 1280x800 the
+        # settings push them below the panel's visible part)
+        footer = QVBoxLayout()
+        footer.setContentsMargins(4, 0, 4, 4)
+        footer.addWidget(self.probe_button)
+        footer.addWidget(self.busy_bar)
+        footer.addWidget(self.status)
+        outer.addLayout(footer)
         # the scroll area only scrolls vertically, so the panel must be as wide as its contents (model row,
         # spin boxes) plus the scroll bar; otherwise a neighbour with a large minimum width clips it
         self.setMinimumWidth(max(280, inner.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()))

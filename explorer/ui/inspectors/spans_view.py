@@ -110,6 +110,7 @@ class SpansView(QWidget):
         split.setStretchFactor(0, 2)   # passage and n-best text need the width more than the span table
         split.setStretchFactor(1, 1)
         split.setSizes([600, 420])
+        split.stack_first(right)   # stacked (1280x800): the span table right under the decision, in view with it
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "

@@ -3,7 +3,9 @@
 A QSplitter's minimum width is the sum of its panes' minimum widths, so two panes that each need 400 px
 make the whole window at least 800 px wider than its other columns (the Spans & τ page at 1280x800).
 :class:`AdaptiveSplitter` asks only for its widest pane and turns vertical whenever its width
-is less than the panes need side by side; it turns back when there is room again.
+is less than the panes need side by side; it turns back when there is room again. A pane named with
+:meth:`AdaptiveSplitter.stack_first` goes on top when they stack (the span score table above the passage on a
+narrow Spans & τ page, in view under the decision) and back to its place side by side.
 """
 
 from __future__ import annotations
@@ -21,6 +23,20 @@ class AdaptiveSplitter(QSplitter):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(Qt.Orientation.Horizontal, parent)
+        self._first: QWidget | None = None
+        self._side_index = 0
+
+    def stack_first(self, pane: QWidget) -> None:
+        """Put ``pane`` (one of the panes, added already) on top whenever the panes stack."""
+        self._first, self._side_index = pane, self.indexOf(pane)
+        self._place_first()
+
+    def _place_first(self) -> None:
+        if self._first is None:
+            return
+        index = 0 if self.orientation() == Qt.Orientation.Vertical else self._side_index
+        if self.indexOf(self._first) != index:
+            self.insertWidget(index, self._first)
 
     def panes(self) -> list[QWidget]:
         """The visible panes, left to right (or top to bottom)."""
@@ -48,5 +64,6 @@ class AdaptiveSplitter(QSplitter):
                   else Qt.Orientation.Vertical)
         if wanted != self.orientation():
             self.setOrientation(wanted)
+            self._place_first()
             self.updateGeometry()
         super().resizeEvent(event)

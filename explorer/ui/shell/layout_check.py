@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRect, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QCheckBox, QComboBox,
                                QHeaderView, QLabel, QRadioButton, QStyle, QStyleOptionComboBox, QStyleOptionHeader,
@@ -299,6 +299,28 @@ def layout_offenders(window: QWidget) -> list[Offender]:
             out += _cells(w)
         out += _plots(w)
     return out
+
+
+def out_of_view(w: QWidget, *, top: int | None = None) -> str:
+    """Why ``w`` is not in view as the window stands, or "" when it is: hidden, or a part of it lies outside an
+    ancestor's rect (a scroll area's viewport scrolled or too short, a splitter pane too small). ``top``: only the
+    first ``top`` px of its height must be in view (the top of a tall table or plot).
+
+    The rule behind "X, Y and Z in view together without scrolling" at a screen size: each one's rect, mapped
+    to the window, lies inside every ancestor's rect mapped the same way."""
+    if not QWidget.isVisible(w):
+        return f"{widget_path(w)} is hidden"
+    window = QWidget.window(w)
+    height = w.height() if top is None else min(top, w.height())
+    want = QRect(w.mapTo(window, QPoint(0, 0)), QSize(w.width(), height))
+    parent = QWidget.parentWidget(w)
+    while parent is not None and not QWidget.isWindow(parent):
+        room = QRect(parent.mapTo(window, QPoint(0, 0)), parent.size())
+        if not room.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(want):
+            return (f"{widget_path(w)} at {_rect(want)} (window coordinates) is cut by "
+                    f"{_name(parent)} at {_rect(room)}")
+        parent = QWidget.parentWidget(parent)
+    return ""
 
 
 def size_offenders(window: QWidget, width: int, height: int) -> list[Offender]:

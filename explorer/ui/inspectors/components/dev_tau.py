@@ -120,9 +120,9 @@ def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
     official search's and the honest ones."""
     f, o = figures, figures.official
     rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
-             "the black line: drag it or type it; the Questions near τ tab is sorted around it"),
+             "the black line: drag it or type it; Questions near τ is sorted around it"),
             ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}",
-             "red dashed line and star: the highest F1 of the curve (τ from −6 to +6, step 0.25)")]
+             "red dashed line and star: the curve's highest F1 (τ from −6 to +6, step 0.25)")]
     if "best_tau" in o:
         thresh = o.get("best_f1_thresh")
         answered = int((f.scores.score_diff > o["best_tau"]).sum())
@@ -141,7 +141,7 @@ def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
     if h is not None:
         rows.append(("honest τ (two halves)", f"{h['tau_A']:+.2f} / {h['tau_B']:+.2f}",
                      f"{h['honest_f1']:.2f}", "the F1 to quote: τ chosen on one half of the questions, F1 "
-                     "scored on the other (the rows above choose and score τ on the same questions)"))
+                     "scored on the other half"))
     return rows
 
 

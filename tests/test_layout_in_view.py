@@ -1,0 +1,110 @@
+"""What a student must see together, without scrolling, on the QA pages at 1280x800 (also 1264x760, its client
+area inside a window frame) and 1920x1080.
+
+Spans & τ after a probe of a long passage: the question, the Probe button, the answer (best_non_null_score with
+its text), the τ inequality (the decision line) and the top of the span score table. τ on dev set after a study:
+every row of the τ table, each "what it is" whole (wrapped, never cut with "…"). explorer.ui.shell.layout_check's
+out_of_view decides "in view": the widget's rect inside every ancestor's rect, scroll areas' viewports included.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, show_page  # noqa: E402
+
+SPAN_TABLE_TOP = 120   # px of the span score table that must show: its first rows and columns
+
+
+@pytest.fixture
+def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
+    """The main window with a probe of a long passage and a τ study of a small SQuAD v2.0 file."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+    from helpers import write_tiny_squad
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    hub = w.hub
+    hub.set_model(tiny_qa)
+    hub.open_example(QUESTION, LONG_PASSAGE)
+    qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
+    hub.dev_view.run(str(write_tiny_squad(tmp_path / "dev.json", v2=True, repeat=2)), 0)
+    qtbot.waitUntil(lambda: hub.dev_view.study is not None, timeout=60_000)
+    return w
+
+
+def test_spans_page_shows_question_probe_answer_decision_and_span_table_together(qa_window):
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = qa_window, QApplication.instance()
+    spans, panel = w.hub.spans_view, w.hub.panel
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Spans && τ", app)
+        for what, widget, top in (("question", panel.question, None), ("Probe", panel.probe_button, None),
+                                  ("answer", spans.best_label, None), ("τ inequality", spans.decision_label, None),
+                                  ("span table", spans.table_map, SPAN_TABLE_TOP)):
+            why = out_of_view(widget, top=top)
+            if why:
+                report.append(f"{size[0]}x{size[1]} {what}: {why}")
+    assert not report, "\n".join(report)
+
+
+def test_the_probe_button_says_enter_probes_too(qa_window):
+    panel = qa_window.hub.panel
+    assert "Enter" in panel.probe_button.toolTip()
+    assert "Enter" in panel.question.placeholderText()
+
+
+def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa_window):
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = qa_window, QApplication.instance()
+    dev = w.hub.dev_view
+    table = dev.tau_table
+    assert table.rowCount() >= 3
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "τ on dev set", app)
+        dev.result_tabs.setCurrentIndex(0)
+        app.processEvents()
+        why = out_of_view(table)
+        if why:
+            report.append(f"{size[0]}x{size[1]} τ table: {why}")
+        from PySide6.QtWidgets import QStyle
+
+        margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+        what = table.columnWidth(3) - 2 * margin     # the delegate's text rect
+        fm = QFontMetrics(table.font())
+        for r in range(table.rowCount()):
+            text = table.item(r, 3).text()
+            need = fm.boundingRect(0, 0, what, 10_000, 0x1000 | 0x0001, text).height()   # TextWordWrap | AlignLeft
+            if need > table.rowHeight(r):
+                report.append(f"{size[0]}x{size[1]} row {r} 'what it is' needs {need} px of height, has "
+                              f"{table.rowHeight(r)}: {text!r}")
+        rect = table.visualRect(table.model().index(table.rowCount() - 1, 0))
+        if rect.bottom() > table.viewport().height():
+            report.append(f"{size[0]}x{size[1]} the last τ row is below the table's viewport")
+    assert not report, "\n".join(report)
