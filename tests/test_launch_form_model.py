@@ -149,6 +149,33 @@ def test_a_new_training_file_puts_the_caps_back_to_all_until_one_is_set_again(tm
     assert "went back to all" not in form.note
 
 
+def test_the_caps_note_goes_with_the_next_training_file(tmp_path):
+    """The caps' warning is about the file change that reset them: a later new file (nothing to reset) drops it,
+    so "Train cap 2,000, set for the previous file" never stays two file changes later."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), train_cap=2000)
+    form.edit("train", _table(tmp_path, "b.tsv"))
+    assert "Train cap 2,000, set for the previous file" in form.note
+    form.edit("train", _table(tmp_path, "c.tsv"))
+    assert "set for the previous file" not in form.note
+    assert "Training file c.tsv" in form.note
+
+
+def test_a_new_training_file_clears_a_run_name_not_typed_since_the_last_launch(tmp_path):
+    """A run name of the previous data ("stance lr5e-5", launched) does not name a run on another file; one the
+    user typed for this form stays."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"), run_id="stance lr5e-5")
+    form.edit("train", _table(tmp_path, "tweets.csv"))
+    assert form.get("run_id") == ""
+    assert "Run name (stance lr5e-5)" in form.note
+    typed = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"))
+    typed.edit("run_id", "my tweets run")
+    typed.edit("train", _table(tmp_path, "tweets.csv"))
+    assert typed.get("run_id") == "my tweets run"
+    typed.launched()
+    typed.edit("train", _table(tmp_path, "more.csv"))
+    assert typed.get("run_id") == ""
+
+
 def test_a_dev_file_beside_the_previous_training_file_is_cleared_with_a_new_folder(tmp_path):
     form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv", "sst2"),
                  dev=_table(tmp_path, "dev.tsv", "sst2"))

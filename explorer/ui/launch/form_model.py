@@ -130,6 +130,7 @@ class LaunchForm:
         (core.specs.tasks.task_defaults) to the recipe fields the user has not edited; any other field is marked
         edited, and a data file, a cap or a step setting applies its rules. Returns whether the task switched
         (the data checks then read the files again at once, for the task shown)."""
+        previous = self.values.get(name)
         if value is not _UNSET:
             self.values[name] = value
         switched = name == "task"
@@ -142,7 +143,7 @@ class LaunchForm:
         if name in ("train", "dev"):
             self.file_task[name] = self.values["task"]
         if name == "train":
-            self._new_train_file()
+            self._new_train_file(previous)
         if name in self.CAP_SETTINGS and self.caps_note:   # set again by the user: nothing to warn about
             self.caps_note = ""
             self._compose_note()
@@ -335,6 +336,12 @@ class LaunchForm:
                 kept = self.parked.pop(spec.name)
                 if value == default:
                     self.set(spec.name, kept)
+        return self._clear_run_name()
+
+    def _clear_run_name(self) -> list[str]:
+        """A Run name the user did not type since the form was filled or last launched (the previous run's, of
+        another task or file) is cleared: a new run gets a new name, not "stance lr5e-5-2" for a run on another
+        table. Returns what was cleared (["Run name (…)"] or [])."""
         run_name = self.values["run_id"]
         if not run_name or "run_id" in self.edited:
             return []
@@ -352,10 +359,11 @@ class LaunchForm:
             self.edited.discard("metric_for_best")
 
     # ---- a new training file -----------------------------------------------------------------
-    def _new_train_file(self) -> None:
-        """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
-        data check then guesses this file's columns), and so do the caps (_reset_caps), with a word in the banner."""
-        self._reset_caps()
+    def _new_train_file(self, previous: str | None = None) -> None:
+        """A new training file was chosen (after ``previous``): FILE_SETTINGS set for the previous file go back to
+        their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps) and a
+        run name not typed (_clear_run_name), with a word in the banner."""
+        self._reset_caps(previous)
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
             self.parked.pop(n, None)
         defaults = TrainConfig()
@@ -364,8 +372,9 @@ class LaunchForm:
         dev = html.escape(self._forget_the_previous_files_dev())
         dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
                     "leave it empty to hold out the Dev fraction") if dev else ""
+        dev_note += "".join(f"; the {what} was the previous data's and was cleared" for what in self._clear_run_name())
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
-            if self.file_note or dev or self.caps_note:
+            if self.file_note or dev_note or self.caps_note:
                 self.file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
                 self._compose_note()
             return
@@ -377,11 +386,15 @@ class LaunchForm:
                           f"preview guesses this file's columns{dev_note}")
         self._compose_note()
 
-    def _reset_caps(self) -> None:
+    def _reset_caps(self, previous: str | None = None) -> None:
         """A new training file: caps set for the previous one go back to "all" (0), said in the banner in amber
-        until a cap is set again or another config is loaded."""
+        until a cap is set again, another config is loaded, or the training file changes again from a file that
+        exists (``previous``): the warning was about that file's change. A path typed one key at a time
+        ("train.tx", "train.txt") keeps it."""
         caps = [(n, self.values[n]) for n in self.CAP_SETTINGS if self.values[n]]
         if not caps:
+            if previous and Path(previous).is_file():
+                self.caps_note = ""
             return
         for n, _ in caps:
             self.set(n, 0)
