@@ -135,8 +135,7 @@ def test_a_new_training_file_resets_the_previous_files_layout_and_says_so(tmp_pa
                  label_column="Stance", encoding="cp1252")
     form.edit("train", _table(tmp_path, "sts.tsv"))
     assert form.get("text_columns") == [] and form.get("label_column") == "" and form.get("encoding") == ""
-    assert "Training file sts.tsv: the previous file's Text columns, Label column, Encoding went back to their " \
-           "defaults" in form.note
+    assert "Training file sts.tsv: the previous file's Text columns, Label column, Encoding reset" in form.note
 
 
 def test_a_new_training_file_puts_the_caps_back_to_all_until_one_is_set_again(tmp_path):
@@ -160,13 +159,29 @@ def test_the_caps_note_goes_with_the_next_training_file(tmp_path):
     assert "Training file c.tsv" in form.note
 
 
+def test_the_banner_says_a_new_files_resets_in_two_short_sentences(tmp_path):
+    """Caps, layout, dev file and run name all reset by one new file: the note names each, in a few lines of the
+    banner at 1280x800 (not a paragraph that scrolls in it)."""
+    import re
+
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.txt", "stance"), text_columns=["Tweet"],
+                 label_column="Stance", label_names=["AGAINST", "FAVOR", "NONE"], train_cap=2000,
+                 dev=_table(tmp_path, "dev.txt", "stance"), run_id="stance lr5e-5")
+    form.edit("train", _table(tmp_path, "labeled_data.csv", "tweets"))
+    plain = re.sub("<[^>]+>", "", form.note)
+    for said in ("Train cap 2,000", "Text columns, Label column, Label names", "dev file dev.txt",
+                 "Run name (stance lr5e-5)"):
+        assert said in plain
+    assert len(plain) <= 240, (len(plain), plain)
+
+
 def test_a_new_training_file_clears_a_run_name_not_typed_since_the_last_launch(tmp_path):
     """A run name of the previous data ("stance lr5e-5", launched) does not name a run on another file; one the
     user typed for this form stays."""
     form = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"), run_id="stance lr5e-5")
     form.edit("train", _table(tmp_path, "tweets.csv"))
     assert form.get("run_id") == ""
-    assert "Run name (stance lr5e-5)" in form.note
+    assert "cleared: Run name (stance lr5e-5)" in form.note
     typed = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"))
     typed.edit("run_id", "my tweets run")
     typed.edit("train", _table(tmp_path, "tweets.csv"))
@@ -181,7 +196,7 @@ def test_a_dev_file_beside_the_previous_training_file_is_cleared_with_a_new_fold
                  dev=_table(tmp_path, "dev.tsv", "sst2"))
     form.edit("train", _table(tmp_path, "train.tsv", "stsb"))
     assert form.get("dev") == ""
-    assert "the dev file dev.tsv was the previous data's and was cleared" in form.note
+    assert "cleared: dev file dev.tsv" in form.note
     kept = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv", "sst2"),
                  dev=_table(tmp_path, "dev.tsv", "sst2"))
     kept.edit("train", _table(tmp_path, "other.tsv", "sst2"))   # the same folder: the dev file stays

@@ -184,7 +184,7 @@ def test_a_training_file_from_other_data_clears_the_dev_file_beside_the_previous
     w.editors["task"].set("regression")
     assert w.config().dev == str(sst2 / "dev.tsv")          # the user's files stay across the switch
     w.editors["train"].set(str(stsb / "train.csv"))
-    assert w.config().dev == "" and "dev file dev.tsv was the previous data's" in w.preset_label.text()
+    assert w.config().dev == "" and "cleared: dev file dev.tsv" in w.preset_label.text()
     w.editors["dev"].set(str(stsb / "dev.csv"))
     w.editors["train"].set(str(stsb / "train_small.csv"))   # same folder: the dev file is this data's
     assert w.config().dev == str(stsb / "dev.csv")

@@ -369,10 +369,10 @@ class LaunchForm:
         defaults = TrainConfig()
         cleared = [n for n in self.FILE_SETTINGS if self.values[n] != getattr(defaults, n)]
         name = html.escape(Path(self.values["train"]).name)
-        dev = html.escape(self._forget_the_previous_files_dev())
-        dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
-                    "leave it empty to hold out the Dev fraction") if dev else ""
-        dev_note += "".join(f"; the {what} was the previous data's and was cleared" for what in self._clear_run_name())
+        dev = self._forget_the_previous_files_dev()
+        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + self._clear_run_name()
+        # one short sentence (the banner is a few lines at 1280x800): what went, by name; the fields say the rest
+        dev_note = f"; cleared: {', '.join(gone)}" if gone else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
             if self.file_note or dev_note or self.caps_note:
                 self.file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
@@ -382,8 +382,7 @@ class LaunchForm:
             self.set(n, getattr(defaults, n))
             self.edited.discard(n)
         labels = ", ".join(field_spec(n).label or n for n in cleared)
-        self.file_note = (f"Training file {name}: the previous file's {labels} went back to their defaults; the "
-                          f"preview guesses this file's columns{dev_note}")
+        self.file_note = f"Training file {name}: the previous file's {labels} reset (the preview guesses them){dev_note}"
         self._compose_note()
 
     def _reset_caps(self, previous: str | None = None) -> None:
@@ -401,8 +400,7 @@ class LaunchForm:
             self.edited.discard(n)
         said = " and ".join(f"{field_spec(n).label} {value:,}" for n, value in caps)
         self.caps_note = (f"<span style='color:{WARNING_COLOR}'>" + html.escape(
-            f"{said}, set for the previous file, went back to all: set {'them' if len(caps) > 1 else 'it'} again "
-            "for a shorter run") + "</span>")
+            f"{said}, set for the previous file, went back to all") + "</span>")
 
     def _dev_partner(self) -> None:
         """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
