@@ -3,6 +3,8 @@ title, the status bar during a run, the Quit dialog, and every tab one click awa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -113,7 +115,19 @@ def test_help_menu_pages(shell_view):
 
 
 def test_window_title_does_not_repeat_the_app_name(shell_view):
-    assert "BERT Explorer" not in shell_view.windowTitle() and str(shell_view.runs_dir) in shell_view.windowTitle()
+    """The title names the runs folder by its last two parts, not its whole path, and not the app's name."""
+    title = shell_view.windowTitle()
+    runs = Path(shell_view.runs_dir)
+    assert "BERT Explorer" not in title and title == f"runs in {runs.parent.name}/{runs.name}"
+    assert str(runs.parent) not in title
+
+
+def test_window_title_of_a_folder_in_home_and_near_the_root():
+    from explorer.ui.shell.status_texts import window_title
+
+    assert window_title(Path.home() / "runs") == "runs in ~/runs"
+    assert window_title(Path("/data/projects/bert/runs")) == "runs in bert/runs"
+    assert window_title(Path("/runs")) == "runs in /runs"
 
 
 def test_long_tooltips_wrap(shell_view, qtbot):

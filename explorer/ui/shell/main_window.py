@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWi
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.status_bar import MessageBar, StatusWidgets
+from explorer.ui.shell.status_texts import window_title
 from explorer.ui.shell.tab_list import TabList
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
@@ -260,7 +261,7 @@ class MainWindow(QMainWindow):
 
     def _set_title(self) -> None:
         # Qt adds the application's display name ("… — BERT Explorer") itself; do not repeat it
-        self.setWindowTitle(f"runs in {self.runs_dir}")
+        self.setWindowTitle(window_title(self.runs_dir))
 
     def show_help(self, title: str, html: str) -> HelpDialog:
         """One non-modal help page per title (shown again, not duplicated)."""

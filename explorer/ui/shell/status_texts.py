@@ -74,3 +74,15 @@ def gone_note(gone: list[str], what: str, verb: str) -> str:
     one = len(gone) == 1
     return (f"{len(gone)} {what}{'' if one else 's'} {verb} before no longer exist{'s' if one else ''} and "
             f"{'was' if one else 'were'} skipped: " + ", ".join(gone))
+
+
+def window_title(runs_dir: Path) -> str:
+    """The main window's title: "runs in <parent>/<folder>" (the last two parts of the runs folder, the home folder
+    as "~"), not the whole path: a deep path filled the title bar and pushed the app's name out of it. The status
+    bar and the File menu name the whole folder."""
+    path = Path(runs_dir).expanduser()
+    home = Path.home()
+    if path == home:
+        return "runs in ~"
+    short = f"~/{path.name}" if path.parent == home else str(Path(*path.parts[-2:]))
+    return f"runs in {short}"
