@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
                                QVBoxLayout, QWidget)
 
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
+from explorer.ui.shell.start_folder import start_folder
 
 from .components.attention import QA_BLOCKS
 from .common import ReadoutLabel
@@ -268,7 +269,8 @@ class CheckpointCompareView(QWidget):
                           f"B − A {d[row, col]:+.4f}")
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Checkpoint B (a folder with config.json)")
+        path = QFileDialog.getExistingDirectory(self, "Checkpoint B (a folder with config.json)",
+                                                start_folder(self.source_b.text()))
         if path:
             self.source_b.setText(path)
 

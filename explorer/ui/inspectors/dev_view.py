@@ -20,6 +20,7 @@ from explorer.core.models.checkpoint_windows import WindowSettings, window_setti
 from explorer.core.qa.tau_study import default_cache_dir
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
+from explorer.ui.shell.start_folder import start_folder
 
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header, model_in_child, tip
@@ -437,7 +438,8 @@ class DevTauView(QWidget):
 
     # ----------------------------------------------------------------------------------- misc
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "SQuAD v2.0 dev file", "", "JSON (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "SQuAD v2.0 dev file", start_folder(self.path.text()),
+                                              "JSON (*.json);;All files (*)")
         if path:
             self.path.setText(path)
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, Q
 
 from explorer.core.embeddings.projection import PROJECTION_LABELS, available_projections
 from explorer.core.embeddings.vectors import POOLINGS
+from explorer.ui.shell.start_folder import start_folder
 
 from .client import shared_client
 from .common import StatusLabel, header
@@ -221,12 +222,12 @@ class EmbeddingsView(QWidget):
         self.pooling.setEnabled(not words)
 
     def _browse_folder(self, field: QLineEdit) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Model folder")
+        folder = QFileDialog.getExistingDirectory(self, "Model folder", start_folder(field.text()))
         if folder:
             field.setText(folder)
 
     def _browse_corpus(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Corpus", "", "Texts and tables (*.txt *.csv *.tsv *.jsonl *.xlsx "
+        path, _ = QFileDialog.getOpenFileName(self, "Corpus", start_folder(self.corpus.text()), "Texts and tables (*.txt *.csv *.tsv *.jsonl *.xlsx "
                                                                   "*.json);;All files (*)")
         if path:
             self.corpus.setText(path)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 
 from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
 from explorer.ui.shell.columns import fit_columns
+from explorer.ui.shell.start_folder import start_folder
 
 from .common import StatusLabel
 from .components.predictions import (HEADER_TIPS, HEADER_TITLES, ReviewState, prediction_spec, uncertainty_header,
@@ -594,7 +595,7 @@ class PredictDialog(QDialog):
         self._t0 = 0.0
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "File to predict", "",
+        path, _ = QFileDialog.getOpenFileName(self, "File to predict", start_folder(self.data_edit.text()),
                                               "Tables (*.csv *.tsv *.txt *.jsonl *.json *.xlsx);;All files (*)")
         if path:
             self.set_data(path)

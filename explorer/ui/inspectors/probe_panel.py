@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFileDialog, QFormLa
                                QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.paths import RESOURCES
+from explorer.ui.shell.start_folder import start_folder
 
 from .common import StatusLabel, tip
 
@@ -140,6 +141,7 @@ class ProbePanel(QWidget):
         self.article_box.setEnabled(False)
         self.question_box.setEnabled(False)
         self.dataset_label = QLabel("")
+        self.dataset_path = ""   # the SQuAD file picked last: the next SQuAD file… opens beside it
         self.dataset_label.setWordWrap(True)
         ds = QGroupBox("Load from dataset")
         dl = QFormLayout(ds)
@@ -372,8 +374,10 @@ class ProbePanel(QWidget):
         self.probe_requested.emit()
 
     def _browse_dataset(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "SQuAD-format JSON", "", "JSON (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "SQuAD-format JSON", start_folder(self.dataset_path),
+                                              "JSON (*.json);;All files (*)")
         if path:
+            self.dataset_path = path
             self.dataset_requested.emit(path)
 
     # ----------------------------------------------------------------------------------- actions
@@ -392,7 +396,8 @@ class ProbePanel(QWidget):
         self.probe_requested.emit()
 
     def _browse_model(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or run checkpoint)")
+        path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or run checkpoint)",
+                                                start_folder(self.source_text()))
         if path:
             self.set_source(path)
             self.load_model_requested.emit(path)

@@ -18,6 +18,7 @@ from explorer.ui.launch.form_fields import FIELDS, GROUPS, Editor, field_spec, f
 from explorer.ui.launch.form_model import column_choices
 from explorer.ui.launch.presets import sample_paths
 from explorer.ui.launch.preview import DataPreview
+from explorer.ui.shell.start_folder import start_folder
 
 __all__ = ["FormView", "PreviewPane", "WatchTable"]
 
@@ -130,7 +131,7 @@ class FormView(QScrollArea):
         self.editors["label_names"].focus.setPlaceholderText(label_hint)
 
     def _browse_model(self) -> None:
-        start = self._settings.last_dir("model") if self._settings else ""
+        start = start_folder(self.editors["model"].get(), self._settings.last_dir("model") if self._settings else "")
         path = QFileDialog.getExistingDirectory(self, "Model folder (save_pretrained output or checkpoint)", start)
         if path:
             self.editors["model"].set(path)
@@ -138,7 +139,8 @@ class FormView(QScrollArea):
                 self._settings.set_last_dir("model", path)
 
     def _browse_data(self, which: str) -> None:
-        start = self._settings.last_dir("data") if self._settings else str(Path(sample_paths()[0]).parent)
+        start = start_folder(self.editors[which].get(), self.editors["train"].get(),
+                             self._settings.last_dir("data") if self._settings else "", str(Path(sample_paths()[0]).parent))
         path, _ = QFileDialog.getOpenFileName(self, f"{which} data", start,
                                               "Data files (*.json *.jsonl *.tsv *.csv *.txt *.xlsx);;All files (*)")
         if path:
@@ -147,7 +149,7 @@ class FormView(QScrollArea):
                 self._settings.set_last_dir("data", str(Path(path).parent))
 
     def _browse_output(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Runs folder", self.editors["output_dir"].get())
+        path = QFileDialog.getExistingDirectory(self, "Runs folder", start_folder(self.editors["output_dir"].get()))
         if path:
             self.editors["output_dir"].set(path)
 
