@@ -55,7 +55,35 @@ def test_a_label_the_model_gave_counts_as_reviewed_another_as_a_correction(tmp_p
     assert 0 in state.review.reviewed and 0 not in state.review.labels and state.corrected() == 0
     assert state.set_label(1, "pos") == ""                 # a correction
     assert state.labels[1] == "pos" and state.corrected() == 1
-    assert state.mark_reviewed(1, False) == "" and 1 not in state.review.reviewed
+    refused = state.mark_reviewed(1, False)               # a corrected row stays reviewed (its ✓ is its mark)
+    assert "corrected" in refused and 1 in state.review.reviewed
+    assert state.mark_reviewed(0, False) == "" and 0 not in state.review.reviewed   # a confirmed one may go back
+
+
+def test_a_saved_review_marks_its_corrected_rows_reviewed(tmp_path):
+    """A review saved with labels but without them in "reviewed" (by hand, an older version) opens with every
+    corrected row marked ✓."""
+    state = classification(tmp_path)
+    state.review.labels[3] = "pos"
+    state.review.reviewed.clear()
+    state.review.save()
+    again = ReviewState(state.table, Review.load(state.table.path))
+    assert 3 in again.review.reviewed and again.corrected() == 1
+
+
+def test_a_saved_review_longer_than_the_file_opens_without_an_index_error(tmp_path):
+    """The predictions file was written again with fewer rows than its saved review names: the rows past its end
+    are left out of the counts and the fine-tune data, not an IndexError."""
+    from explorer.core.predict.review import reviewed_labels
+
+    state = classification(tmp_path)
+    state.review.labels.update({2: "neg", 40: "neg"})
+    state.review.reviewed.update({2, 40, 41})
+    state.review.save()
+    again = ReviewState(state.table, Review.load(state.table.path))
+    assert again.corrected() == 1
+    assert "1 corrected</b>, 1 reviewed" in again.info(6)
+    assert set(reviewed_labels(again.table, again.review)) == {2}
 
 
 def test_a_row_the_model_could_not_read_gets_no_label(tmp_path):

@@ -377,3 +377,24 @@ def test_predictions_pages_come_back_after_a_restart_and_a_closed_one_does_not(q
     third.show()
     qtbot.waitExposed(third)
     assert not any(t.startswith("Predictions") for t in _titles(third))
+
+
+def test_reopening_a_file_whose_saved_review_has_more_rows_opens_it(qtbot, tmp_path):
+    """The predictions file was written again, shorter, beside its saved review: the page opens (no IndexError in
+    the corrected count) and counts only the file's rows."""
+    from explorer.core.predict.review import Review
+    from explorer.core.predict.writing import write_table
+
+    cols = ["text", "predicted_label", "p_neg", "p_pos", "margin"]
+    rows = [{"text": t, "predicted_label": "pos", "p_neg": 0.4, "p_pos": 0.6, "margin": 0.2} for t in TEXTS[:3]]
+    path = write_table(tmp_path / "short.predictions.csv", cols, rows)
+    summary = {"kind": "classification", "label_names": ["neg", "pos"], "input_columns": ["text"],
+               "text_columns": ["text"]}
+    review = Review.from_summary({"out": str(path), **summary})
+    review.labels.update({1: "neg", 7: "neg"})
+    review.reviewed.update({1, 7, 9})
+    review.save()
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.open(path, summary)
+    assert page.state.corrected() == 1 and "1 corrected</b>, 1 reviewed" in page.state.info(3)

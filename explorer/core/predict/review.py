@@ -123,7 +123,9 @@ class Review:
         d["predictions"] = str(predictions)
         r = cls(**d)
         r.labels = {int(k): str(v) for k, v in (d.get("labels") or {}).items()}
-        r.reviewed = {int(x) for x in d.get("reviewed") or []}
+        # a row a person labelled is reviewed (a review written by hand or by an older version may list it only
+        # under "labels": its ✓ must show all the same)
+        r.reviewed = {int(x) for x in d.get("reviewed") or []} | set(r.labels)
         return r
 
 
@@ -488,7 +490,9 @@ def reviewed_labels(table: PredictionTable, review: Review) -> dict[int, tuple[s
     rows with an error (no prediction, e.g. an empty text) are not labelled examples and are left out."""
     errors = table.column("error")
     predicted = table.column("predicted_label")
-    out = {int(i): (label, "person") for i, label in review.labels.items() if not str(errors[i]).strip()}
+    # rows past the file's end (a saved review of an earlier, longer file of the same name) are left out
+    out = {int(i): (label, "person") for i, label in review.labels.items()
+           if i < len(table) and not str(errors[i]).strip()}
     for i in review.reviewed:
         if i not in out and i < len(table) and not str(errors[i]).strip() and str(predicted[i]).strip():
             out[int(i)] = (predicted[i], "model, reviewed")

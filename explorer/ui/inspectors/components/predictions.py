@@ -110,9 +110,13 @@ class ReviewState:
         return ""
 
     def mark_reviewed(self, i: int, on: bool = True) -> str:
-        """Row ``i`` reviewed (``on``) or not; returns why it cannot be ("" when done)."""
+        """Row ``i`` reviewed (``on``) or not; returns why it cannot be ("" when done). A corrected row (a person's
+        label other than the model's) stays reviewed: its ✓ is what marks a correction in the table."""
         if on and not self.labelable(i):
             return f"Row {i + 1} has no label to confirm: {self.table.column('error')[i]}"
+        if not on and self.review.labels.get(i, self.predicted[i]) != self.predicted[i]:
+            return (f"Row {i + 1} is corrected ({self.review.labels[i]}; the model said {self.predicted[i]}) and "
+                    "stays reviewed: give it the model's label to take the correction back")
         self.review.mark_reviewed(i, on)
         self._relabel(i)
         return ""
@@ -121,8 +125,14 @@ class ReviewState:
         self.labels[i] = self.review.labels.get(i, self.predicted[i])
 
     def corrected(self) -> int:
-        """Rows whose label a person changed from the model's."""
-        return sum(1 for i, v in self.review.labels.items() if v != self.predicted[i])
+        """Rows whose label a person changed from the model's (rows of the saved review past the file's end, an
+        earlier longer file of the same name, are not counted)."""
+        n = len(self.predicted)
+        return sum(1 for i, v in self.review.labels.items() if i < n and v != self.predicted[i])
+
+    def reviewed(self) -> int:
+        """Rows of the file a person reviewed (corrected or confirmed)."""
+        return sum(1 for i in self.review.reviewed if i < len(self.predicted))
 
     # -- what the page says ---------------------------------------------------------------------------------------
     def person_choices(self) -> list[str]:
@@ -141,7 +151,7 @@ class ReviewState:
         first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
         return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
-                f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
+                f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed.")
 
     def row_html(self, i: int) -> str:
         """Row ``i`` in full: its text columns as paragraphs (a QA answer marked in its passage), then the rest."""
