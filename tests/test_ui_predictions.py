@@ -276,6 +276,8 @@ def test_the_predictions_table_keeps_the_probabilities_in_view_and_elides_the_te
             assert 0 < right <= view.viewport().width(), (size, name, right, view.viewport().width())
         text = m.headers.index("text")
         assert view.columnWidth(text) >= MIN_TEXT_COLUMN
+        # the text readable, not 115 px of it at 1280x800: the side pane goes under the table when both do not fit
+        assert view.columnWidth(text) >= page.TEXT_WANTED_PX, (size, view.columnWidth(text))
         assert m.data(m.index(0, text), Qt.ItemDataRole.ToolTipRole) == table.column("text")[m.file_row(0)]
 
 

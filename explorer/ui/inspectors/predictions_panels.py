@@ -1,6 +1,6 @@
 """The Predictions page's side pane (explorer.ui.inspectors.predictions_view decides what it shows): the current
 row's label and reviewed box, its full text, the model's agreement with the gold and a person's labels with the
-confusion matrix, and the annotators' agreement.
+confusion matrix, and the annotators' agreement; and the splitter that holds the table and that pane.
 """
 
 from __future__ import annotations
@@ -8,9 +8,57 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget,
-                               QListWidgetItem, QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
+                               QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout,
+                               QWidget)
 
 from .components.predictions import AnnotatorRow
+
+SIDE_MIN_PX = 280    # the side pane (label, the row's text, metrics, annotators) never narrower beside the table
+
+
+class ReviewSplit(QSplitter):
+    """The table beside the side pane when the table's columns with a readable text column (``table_need()``,
+    px) and SIDE_MIN_PX fit the width; else the side pane under the table, which then has the whole width (at
+    1280x800 beside the Runs dock the text column was 115 px of a few words). :meth:`fit` sizes the panes once
+    the page has its width (the user's drag is kept after that); a resize past the limit turns it again."""
+
+    def __init__(self, table: QWidget, side: QWidget, table_need, parent=None):
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.table_need = table_need
+        self.addWidget(table)
+        self.addWidget(side)
+        self.setChildrenCollapsible(False)
+        # the table first: its text, label and the model's numbers; the side pane repeats the row
+        self.setStretchFactor(0, 2)
+        self.setStretchFactor(1, 1)
+        self.fitted = False
+
+    def _wanted(self, width: int) -> Qt.Orientation:
+        need = self.table_need()
+        return (Qt.Orientation.Horizontal if need is None or width >= need + SIDE_MIN_PX + self.handleWidth()
+                else Qt.Orientation.Vertical)
+
+    def fit(self) -> None:
+        """Side by side: the table as wide as it needs, at least two thirds, the side pane the rest (at least
+        SIDE_MIN_PX); stacked: the table above, 3:2."""
+        need = self.table_need()
+        if need is None or self.width() <= 0:
+            return
+        self.setOrientation(self._wanted(self.width()))
+        total = sum(self.sizes())
+        if self.orientation() == Qt.Orientation.Vertical:
+            self.setSizes([total * 3 // 5, total - total * 3 // 5])
+        else:
+            table = min(max(need, 2 * total // 3), total - SIDE_MIN_PX)
+            self.setSizes([table, total - table])
+        self.fitted = True
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.fitted and self._wanted(event.size().width()) != self.orientation():
+            super().resizeEvent(event)
+            self.fit()
+            return
+        super().resizeEvent(event)
 
 
 class ReviewPane(QWidget):

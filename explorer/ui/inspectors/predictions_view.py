@@ -26,7 +26,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QMessageBox, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+                               QMessageBox, QProgressBar, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
 from explorer.ui.shell.columns import fit_columns
@@ -35,7 +35,7 @@ from explorer.ui.shell.start_folder import start_folder
 from .common import StatusLabel
 from .components.predictions import (HEADER_TIPS, HEADER_TITLES, ReviewState, prediction_spec, uncertainty_header,
                                      is_number_column)
-from .predictions_panels import ReviewPane
+from .predictions_panels import ReviewPane, ReviewSplit
 
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
 
@@ -248,12 +248,7 @@ class PredictionsView(QWidget):
         self._key_widgets = (self.view, self.label_box, self.reviewed_box, self.text)
         for widget in self._key_widgets:
             widget.installEventFilter(self)
-        split = self.split = QSplitter()
-        split.addWidget(self.view)
-        split.addWidget(side)
-        # the table first: its text, label and the model's numbers (fit_text_columns); the side pane repeats the row
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 1)
+        split = self.split = ReviewSplit(self.view, side, self._table_need)
         lay = QVBoxLayout(self)
         lay.addWidget(self.info)
         lay.addLayout(top)
@@ -333,25 +328,26 @@ class PredictionsView(QWidget):
         texts = [i for i, c in enumerate(m.headers) if c in self.review.text_columns and i in long]
         return texts, [m.headers.index(c) for c in m.number_columns]
 
-    SIDE_MIN_PX = 280    # the side pane (label, the row's text, metrics, annotators) never narrower on first show
-    TEXT_WANTED_PX = 160  # the text column's width the first split aims at
+    TEXT_WANTED_PX = 240  # the text column's width the table asks for (a sentence, not a few words)
 
-    def fit_split(self) -> None:
-        """The table as wide as its columns up to the model's numbers need with a TEXT_WANTED_PX text column, at least
-        two thirds of the page; the side pane the rest, at least SIDE_MIN_PX. Once, when first shown with rows (the
-        user's drag is kept after that; a window resize keeps the 2:1 stretch)."""
+    def _table_need(self) -> int | None:
+        """The table's width with its columns up to the model's numbers and a TEXT_WANTED_PX text column, px
+        (None before a file is shown)."""
         m = self.model
-        total = sum(self.split.sizes())
-        if m is None or total <= 0:
-            return
+        if m is None:
+            return None
         texts, numbers = self._text_and_number_columns()
         last = max(numbers + texts, default=-1)
         others = sum(self.view.columnWidth(c) for c in range(last + 1) if c not in texts)
         frame = 2 * self.view.frameWidth() + self.view.verticalScrollBar().sizeHint().width()
-        need = others + (self.TEXT_WANTED_PX if texts else 0) * len(texts) + frame
-        table = min(max(need, 2 * total // 3), total - self.SIDE_MIN_PX)
-        self.split.setSizes([table, total - table])
-        self._split_fitted = True
+        return others + self.TEXT_WANTED_PX * len(texts) + frame
+
+    def fit_split(self) -> None:
+        """The table and the side pane side by side or stacked (predictions_panels.ReviewSplit), once, when first
+        shown with rows; then the text columns take the table's width."""
+        self.split.fit()
+        self._split_fitted = self.split.fitted
+        self.fit_text_columns()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
