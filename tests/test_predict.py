@@ -286,3 +286,22 @@ def test_the_first_chunk_is_small_so_progress_and_an_early_stop_come_soon():
     sizes = [len(c) for c in _chunks(iter(range(5000)), 2048)]
     assert sizes[0] == FIRST_CHUNK_ROWS and sizes[1:-1] == [2048] * (len(sizes) - 2) and sum(sizes) == 5000
     assert [len(c) for c in _chunks(iter(range(10)), 4)] == [4, 4, 2]      # a chunk size below the first's
+
+
+def test_an_empty_line_between_rows_is_a_row_with_an_error_not_dropped(tmp_path):
+    """200 texts with an empty line among them give 200 rows plus one that says "line 4: an empty line" (a person
+    counting rows in and out sees where one went); empty lines at the end of the file are not rows."""
+    from explorer.core.predict.reading import iter_rows
+
+    csv_file = tmp_path / "texts.csv"
+    csv_file.write_text("id,text\n1,first\n2,second\n\n3,third\n\n\n", encoding="utf-8")
+    _, rows = iter_rows(csv_file)
+    rows = list(rows)
+    assert [r.line for r in rows] == [2, 3, 4, 5]
+    assert rows[2].error == "texts.csv line 4: an empty line" and not rows[3].error
+    assert [r.index for r in rows] == [0, 1, 2, 3]
+    jsonl = tmp_path / "texts.jsonl"
+    jsonl.write_text('{"text": "a"}\n\n{"text": "b"}\n\n', encoding="utf-8")
+    _, rows = iter_rows(jsonl)
+    rows = list(rows)
+    assert [(r.line, r.error) for r in rows] == [(1, ""), (2, "texts.jsonl line 2: an empty line"), (3, "")]

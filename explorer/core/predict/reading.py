@@ -15,8 +15,8 @@ so in :attr:`TableInfo.note`. Any other name is used as given. Bytes that do not
 never stop the stream: that row comes out with an ``error``.
 
 Rows are never dropped: a row that cannot be used (a JSON line that is not an object, a CSV line with more or
-fewer fields than the header, undecodable bytes) is yielded as a :class:`Row` with ``error`` set, so every
-input row gives one output row.
+fewer fields than the header, undecodable bytes, an empty line between rows) is yielded as a :class:`Row` with
+``error`` set, so every input row gives one output row. Empty lines at the end of the file are not rows.
 """
 
 from __future__ import annotations
@@ -183,11 +183,16 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
         return
     index = 0
     line = reader.line_num + 1
+    blanks: list[int] = []   # empty lines seen since the last row: rows with an error once another row follows
     for fields in reader:
         first = line
         line = reader.line_num + 1
         if not fields or (len(fields) == 1 and not fields[0].strip()):
-            continue                      # blank lines are not rows
+            blanks.append(first)
+            continue
+        for row in _empty_lines(p, blanks, index, dict.fromkeys(header, "")):
+            yield info, row
+            index += 1
         values = dict(zip(header, fields))
         error = ""
         if len(fields) != len(header):
@@ -200,6 +205,15 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
             values = {k: v.encode(enc, "surrogateescape").decode(enc, "replace") for k, v in values.items()}
         yield info, Row(index, first, values, error)
         index += 1
+
+
+def _empty_lines(p: Path, blanks: list[int], index: int, values: dict) -> Iterator[Row]:
+    """The empty lines in ``blanks`` (1-based line numbers, emptied) as rows from data row ``index`` on, each with
+    its error: a person who gave 200 texts with an empty line among them sees where the 201st row went, rather
+    than 199 predictions and no word."""
+    for k, n in enumerate(blanks):
+        yield Row(index + k, n, dict(values), f"{p.name} line {n}: an empty line")
+    blanks.clear()
 
 
 def _jsonl_rows(p: Path, fh, enc: str, note: str, header_only: bool):
@@ -224,9 +238,14 @@ def _jsonl_rows(p: Path, fh, enc: str, note: str, header_only: bool):
     def lines():
         yield from peeked
         yield from enumerate(fh, start=len(peeked) + 1)
+    blanks: list[int] = []
     for n, text in lines():
         if not text.strip():
+            blanks.append(n)
             continue
+        for row in _empty_lines(p, blanks, index, {}):
+            yield info, row
+            index += 1
         error, values = "", {}
         try:
             obj = json.loads(text)
@@ -260,9 +279,14 @@ def _xlsx_rows(p: Path, header_only: bool):
         if header_only:
             return
         index = 0
+        blanks: list[int] = []
         for n, cells in enumerate(it, start=2):
             if cells is None or all(c is None or (isinstance(c, str) and not c.strip()) for c in cells):
+                blanks.append(n)
                 continue
+            for row in _empty_lines(p, blanks, index, dict.fromkeys(header, "")):
+                yield info, row
+                index += 1
             values = {h: ("" if c is None else c) for h, c in zip(header, cells)}
             yield info, Row(index, n, values, "")
             index += 1
