@@ -108,3 +108,19 @@ def test_tau_page_shows_every_row_of_the_tau_table_with_its_explanation_whole(qa
         if rect.bottom() > table.viewport().height():
             report.append(f"{size[0]}x{size[1]} the last τ row is below the table's viewport")
     assert not report, "\n".join(report)
+
+
+def test_the_model_drop_down_lists_hub_ids_whole(qtbot):
+    """The probe panel's model list is as wide as its longest hub id (Qt elided it in the middle,
+    "deepset/...d-squad2"), without widening the box itself."""
+    from explorer.core.specs.hub_checkpoints import QA_PRESETS
+    from explorer.ui.inspectors.hub import InspectorHub
+
+    hub = InspectorHub()
+    combo = hub.panel.source
+    qtbot.addWidget(hub.panel)
+    fm = combo.view().fontMetrics()
+    longest = max((p.hub_id for p in QA_PRESETS), key=fm.horizontalAdvance)
+    assert combo.findText(longest) >= 0
+    assert combo.view().minimumWidth() >= fm.horizontalAdvance(longest) + 16
+    assert combo.width() < combo.view().minimumWidth()     # the box stays as it was; only its list is wider

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFileDialog, QFormLa
                                QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.paths import RESOURCES
+from explorer.ui.shell.combo_popup import popup_fits_items
 from explorer.ui.shell.start_folder import start_folder
 
 from .common import StatusLabel, tip
@@ -90,6 +91,7 @@ class ProbePanel(QWidget):
         self.source.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.source.setMinimumContentsLength(8)
         self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        popup_fits_items(self.source)   # hub ids whole in the list ("deepset/...d-squad2" otherwise)
         self.source.addItems(MODEL_PRESETS)
         self.source.setToolTip("A Hugging Face hub id, a local folder (a save_pretrained output or a run "
                                "checkpoint), or bundled:minilm (the offline encoder; its QA head is untrained "
