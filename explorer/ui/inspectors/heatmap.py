@@ -16,14 +16,17 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPen
 
 from .common import block_color
+from .components.token_ticks import block_starts, token_ticks
 
 
 class TokenAxis(pg.AxisItem):
-    """An axis that labels integer cells with token strings, thinning them to what fits."""
+    """An axis that labels integer cells with token strings: every token when they fit, else the block starts
+    (``boundaries``) always and every k-th token between them (components.token_ticks)."""
 
     def __init__(self, orientation: str, **kwargs):
         super().__init__(orientation, **kwargs)
         self.labels: list[str] = []
+        self.boundaries: list[int] = []
         self.setStyle(tickLength=0, textFillLimits=[(0, 0.95)])
         self.setTextPen("#333")
         self.enableAutoSIPrefix(False)   # token indices: never "(x0.001)" on an empty or tiny range
@@ -47,12 +50,8 @@ class TokenAxis(pg.AxisItem):
         minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # an inverted axis gives them reversed
         if n == 0 or size <= 0 or maxVal <= minVal:
             return []
-        px_per_cell = size / (maxVal - minVal)
-        step = max(1, math.ceil(self._label_px() / max(px_per_cell, 1e-9)))
-        lo = max(0, int(math.floor(minVal)))
-        hi = min(n, int(math.ceil(maxVal)) + 1)
-        lo -= lo % step
-        return [(float(step), [i + 0.5 for i in range(lo, hi, step)])]
+        ticks = token_ticks(n, minVal, maxVal, size / (maxVal - minVal), self._label_px(), self.boundaries)
+        return [(1.0, [i + 0.5 for i in ticks])]   # one level: pyqtgraph always draws the first level's labels
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
         out = []
@@ -205,6 +204,8 @@ class TokenHeatmap(pg.GraphicsLayoutWidget):
             self.left_axis.set_labels(row_labels)
         if self.bottom_axis.labels != list(col_labels):
             self.bottom_axis.set_labels(col_labels)
+        self.left_axis.boundaries = block_starts(row_blocks)    # where the question ends, named in any zoom
+        self.bottom_axis.boundaries = block_starts(col_blocks)
         s = self.STRIP
         strips = (None if row_blocks is None else list(row_blocks), None if col_blocks is None else list(col_blocks))
         if strips != self._strips:
