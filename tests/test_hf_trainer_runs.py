@@ -489,3 +489,31 @@ def test_the_launchers_load_names_the_menu_item_the_app_has(qtbot, tmp_path, mon
     file_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&File")
     names = [a.text().replace("&", "") for a in file_menu.actions()]
     assert "Open run folder…" in names and "File → Open run folder…" in warned[0]
+
+
+def test_every_checkpoint_of_a_trainer_folder_opens_from_the_runs_list(tmp_path, qtbot):
+    """checkpoint-8, checkpoint-16 (best) and checkpoint-24 each open from the run's menu ("Open checkpoint in
+    inspectors"), not only the best one."""
+    from explorer.ui.runs.dock import RunsPanel
+    from explorer.ui.runs.selection import RunSelection
+    from explorer.ui.runs.store import load_run_state
+
+    out = tmp_path / "hf-out"
+    _copyable_trainer_folder(out, best=16, other=8)
+    (out / "checkpoint-24").mkdir()
+    (out / "checkpoint-24" / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    state = json.loads((out / "trainer_state.json").read_text())
+    state.update(global_step=24, max_steps=24)
+    (out / "trainer_state.json").write_text(json.dumps(state))
+    run = load_run_state(out)
+    choices = RunSelection([run]).checkpoint_choices()
+    assert choices == [("checkpoint-8", str(out / "checkpoint-8")), ("checkpoint-16 (best)", str(out / "checkpoint-16")),
+                       ("checkpoint-24 (last)", str(out / "checkpoint-24"))]
+    panel = RunsPanel()
+    qtbot.addWidget(panel)
+    menu = panel.context_menu([run])
+    sub = next(a.menu() for a in menu.actions() if a.text() == "Open checkpoint in inspectors")
+    opened = []
+    panel.open_checkpoint_requested.connect(opened.append)
+    next(a for a in sub.actions() if a.text() == "checkpoint-24 (last)").trigger()
+    assert opened == [str(out / "checkpoint-24")]

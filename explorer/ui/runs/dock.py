@@ -585,6 +585,11 @@ class RunsPanel(RunFolderActions, QWidget):
         menu.addSeparator()
         menu.addAction("Open folder", self._open_folder).setEnabled(sel.one is not None)
         menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(sel.can_inspect())
+        choices = sel.checkpoint_choices()
+        if len(choices) > 1:   # every checkpoint of the run (an HF Trainer folder's checkpoint-N), one click away
+            pick = menu.addMenu("Open checkpoint in inspectors")
+            for label, folder in choices:
+                pick.addAction(label, lambda folder=folder: self.open_checkpoint_requested.emit(folder))
         menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(sel.can_inspect())
         compare = menu.addAction("Compare on one example…", self._compare_two)
         compare.setEnabled(sel.can_compare_qa())

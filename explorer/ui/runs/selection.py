@@ -55,6 +55,39 @@ class RunSelection:
         """Open best checkpoint: one run with a checkpoint (best, else last)."""
         return self.one is not None and self.one.best_checkpoint_path() is not None
 
+    def checkpoint_choices(self) -> list[tuple[str, str]]:
+        """(label, folder) of every checkpoint of the one selected run that is on disk, by step ("checkpoint-8",
+        "checkpoint-16 (best)", "checkpoint-24 (last)"; ours: "best", "last"): an HF Trainer folder opens any of
+        its checkpoints from the list, not only its best; [] unless one run is selected."""
+        import re
+        from pathlib import Path
+
+        one = self.one
+        if one is None:
+            return []
+        kinds: dict[str, list[str]] = {}   # folder -> the kinds naming it
+        for kind, folder in one.checkpoints.items():
+            if folder and Path(folder).is_dir():
+                kinds.setdefault(folder, []).append(kind)
+        if one.path is not None:
+            for kind in ("best", "last"):
+                folder = checkpoint_path(one.path, kind)
+                if folder.is_dir():
+                    kinds.setdefault(str(folder), []).append(kind)
+
+        def step(folder: str) -> float:
+            found = re.fullmatch(r"checkpoint-(\d+)", Path(folder).name)
+            return float(found.group(1)) if found else float("inf")
+
+        out = []
+        for folder in sorted(kinds, key=lambda f: (step(f), "last" in kinds[f], f)):
+            names = kinds[folder]
+            own = next((k for k in names if k not in ("best", "last")), "")
+            marks = [k for k in ("best", "last") if k in names]
+            label = f"{own} ({', '.join(marks)})" if own and marks else own or ", ".join(marks)
+            out.append((label, folder))
+        return out
+
     def inspect_tip(self, name_of: Callable[[str], str]) -> str:
         """The tooltip of "Open best checkpoint in inspectors": what it does, or why it is greyed (early in a run,
         before the first checkpoint, a greyed button must say why)."""
