@@ -367,3 +367,34 @@ def test_the_label_names_hint_says_where_the_class_names_go():
     assert LaunchForm.label_names_hint(0) == ""
     assert LaunchForm.label_names_hint(2) == "e.g. negative,positive (the labels are 0, 1)"
     assert LaunchForm.label_names_hint(6) == "a name per class, comma-separated (the labels are 0, 1, 2, 3, …)"
+
+
+# ---- F1 classes for the stance data ------------------------------------------------------------------------------
+def test_stance_labels_fill_f1_classes_so_the_run_reports_f_avg(tmp_path):
+    """The SemEval-2016 stance labels (AGAINST, FAVOR, NONE) fill F1 classes with FAVOR, AGAINST (the official
+    F_avg), with a word in the banner; Best checkpoint by automatic then means F_avg; another file's classes
+    (hate / offensive / neither) take them out again."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.txt", "stance"))
+    assert form.offer_f1_classes(["AGAINST", "FAVOR", "NONE"])
+    assert form.get("f1_classes") == ["FAVOR", "AGAINST"] and form.config().f1_classes == ["FAVOR", "AGAINST"]
+    assert "F1 classes FAVOR, AGAINST" in form.note and "F_avg" in form.note
+    assert form.metric_choices(form.config())[0].startswith("F_avg")
+    assert not form.offer_f1_classes(["AGAINST", "FAVOR", "NONE"])     # once per file
+    form.edit("train", _table(tmp_path, "labeled_data.csv", "tweets"))
+    assert form.get("f1_classes") == []
+    assert not form.offer_f1_classes(["hate", "offensive", "neither"])
+
+
+def test_f1_classes_the_user_set_are_never_replaced(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.txt", "stance"))
+    form.edit("f1_classes", ["FAVOR"])
+    assert not form.offer_f1_classes(["AGAINST", "FAVOR", "NONE"]) and form.get("f1_classes") == ["FAVOR"]
+    regression = _form(tmp_path, task="regression", train=_table(tmp_path, "train.txt", "stance"))
+    assert not regression.offer_f1_classes(["AGAINST", "FAVOR", "NONE"])   # no f_avg on that head
+
+
+def test_stance_classes_in_any_case_keep_the_datas_spelling():
+    from explorer.core.metrics.glue import stance_f1_classes
+
+    assert stance_f1_classes(["against", "favor", "none"]) == ["favor", "against"]
+    assert stance_f1_classes(["FAVOR", "NONE"]) == [] and stance_f1_classes(None) == []

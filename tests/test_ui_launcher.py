@@ -387,3 +387,20 @@ def test_a_banner_longer_than_its_cap_scrolls_and_a_resize_refits_it(qtbot, tmp_
     QApplication.processEvents()
     assert w.banner.height() <= line * BANNER_MAX_LINES + 20 and w.banner.verticalScrollBar().maximum() > 0
     assert BANNER_MAX_LINES > BANNER_LINES
+
+
+def test_the_stance_datas_check_fills_f1_classes_and_the_field_says_what_it_is(qtbot, tmp_path):
+    """The training data check finds the SemEval-2016 stance classes: F1 classes shows FAVOR, AGAINST (F_avg is
+    reported), the banner says why, and the field's tooltip explains F_avg."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(tmp_path / "stance" / "train.txt")))
+    w._offer_columns({"class_counts": {"AGAINST": 5, "FAVOR": 3, "NONE": 2}, "columns": [], "samples": {}})
+    w._changed()
+    assert w.editors["f1_classes"].get() == ["FAVOR", "AGAINST"]
+    assert "F_avg" in w.preset_label.text()
+    tip = w.editors["f1_classes"].focus.toolTip()
+    assert "official" in tip and "NONE left out" in tip

@@ -316,8 +316,10 @@ class TrainConfig:
                                  "(K x class count), as scikit-learn's compute_class_weight) or name=weight pairs, "
                                  "e.g. AGAINST=1,FAVOR=2.5", label="Class weights", group=RECIPE, kind="weights",
                                  applies="table", tasks=("single", "pair"), rank=6)
-    f1_classes: list[str] = setting([], "classification: classes whose F1 is averaged into f_avg (SemEval-2016 "
-                                    "stance: FAVOR,AGAINST)", label="F1 classes", group=OUTPUT, kind="columns",
+    f1_classes: list[str] = setting([], "classification: classes whose F1 is averaged into f_avg, reported beside "
+                                    "accuracy and macro F1 (SemEval-2016 stance: FAVOR,AGAINST, its official "
+                                    "figure F_avg, NONE left out); the launcher fills it when the data's labels are "
+                                    "those classes", label="F1 classes", group=OUTPUT, kind="columns",
                                     applies="table", tasks=("single", "pair"), rank=6)
     new_head: bool = setting(False, "classification: start a fresh head for the data's labels, keeping the "
                              "checkpoint's encoder (needed when the checkpoint's head has other labels)",

@@ -95,6 +95,7 @@ class LaunchForm:
         self.dev_home: str | None = None   # the training file's folder when the dev file was set
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
+        self.f1_offered: tuple[str, list[str]] | None = None   # (training file, F1 classes) filled by the stance rule
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
 
@@ -114,6 +115,7 @@ class LaunchForm:
         self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
         self.caps_note = ""
         self.parked = {}
+        self.f1_offered = None
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -364,6 +366,7 @@ class LaunchForm:
         their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps) and a
         run name not typed (_clear_run_name), with a word in the banner."""
         self._reset_caps(previous)
+        self._forget_offered_f1_classes()
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
             self.parked.pop(n, None)
         defaults = TrainConfig()
@@ -444,6 +447,35 @@ class LaunchForm:
         self.file_note = f"{self.file_note}. {note}" if self.file_note else note
         self._compose_note()
         return True
+
+    def offer_f1_classes(self, class_names: list[str]) -> bool:
+        """The training data's classes are SemEval-2016 stance's (FAVOR, AGAINST, …: core.metrics.glue.
+        stance_f1_classes) and F1 classes is empty and not the user's: fill it, once per training file, so the run
+        reports F_avg, the data's official figure, with a word in the banner. Returns whether it was filled."""
+        from explorer.core.metrics.glue import stance_f1_classes
+        from explorer.core.specs.tasks import emitted_metrics
+
+        train = self.values["train"]
+        chosen = stance_f1_classes(class_names)
+        if (not chosen or self.values["f1_classes"] or "f1_classes" in self.edited
+                or "f_avg" not in emitted_metrics(self.values["task"])
+                or (self.f1_offered is not None and self.f1_offered[0] == train)):
+            return False
+        self.set("f1_classes", chosen)
+        self.f1_offered = (train, chosen)
+        note = html.escape(f"F1 classes {', '.join(chosen)}: the labels are SemEval-2016 stance's, so the run "
+                           "reports F_avg, the mean F1 of those two (the data's official figure)")
+        self.file_note = f"{self.file_note}. {note}" if self.file_note else note
+        self._compose_note()
+        return True
+
+    def _forget_offered_f1_classes(self) -> None:
+        """A new training file: F1 classes filled by :meth:`offer_f1_classes` for the previous one go (they name
+        classes the new data may not have; the run would refuse them)."""
+        if self.f1_offered is not None and "f1_classes" not in self.edited \
+                and self.values["f1_classes"] == self.f1_offered[1]:
+            self.set("f1_classes", [])
+        self.f1_offered = None
 
     def pairs_columns(self) -> bool:
         """Whether the form's task reads a pair of texts (the Text columns picker then offers column pairs)."""

@@ -306,6 +306,7 @@ class LauncherPanel(QWidget):
         self._pull()
         if self.form.fill_guess(guess, type_in=lambda name, value: self.editors[name].set(value)):
             self._changed()
+        self.form.offer_f1_classes(list(res.get("class_counts") or {}))   # stance data: F_avg reported
 
     # ---- presets / launch ----------------------------------------------------------------
     def _preset_chosen(self, index: int) -> None:
