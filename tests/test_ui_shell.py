@@ -323,8 +323,7 @@ def test_getting_started_walks_the_own_data_classification_path():
 
 
 def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
-    """At 1280x800 some tabs do not fit the tab bar; the "Tabs ▾" button at the bar's right end lists every tab and
-    opens the one chosen, so none sits only behind the bar's scroll arrows."""
+    """At 1280x800 the "Tabs ▾" button at the end of the tab rows lists every tab and opens the one chosen."""
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.shell.main_window import MainWindow
@@ -338,8 +337,6 @@ def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
     w.resize(1280, 800)
     w.show()
     qtbot.waitUntil(lambda: w.tab_list.isVisible())
-    bar = w.tabs.tabBar()
-    assert sum(bar.tabRect(i).width() for i in range(w.tabs.count())) > bar.width()   # some tabs do not fit
     button = w.tab_list
     corner = button.mapTo(w, button.rect().topRight())
     assert 0 <= corner.x() < w.width()                                        # the button itself is in view
@@ -349,3 +346,50 @@ def test_every_tab_is_one_click_away_at_1280x800(qtbot, tmp_path):
     target = next(a for a in actions if a.text() == "Embeddings")
     target.trigger()
     assert w.tabs.tabText(w.tabs.currentIndex()) == "Embeddings"
+
+
+def test_the_tabs_fit_at_1280x800_and_stay_put_when_a_predictions_page_opens(qtbot, tmp_path):
+    """Every tab's button is whole and in view at 1280x800 (rows that wrap, no scroll arrows, no "Tag:" cut) and at
+    1920x1080; a Predictions page opening adds its tab at the end and the others do not move (a click aimed at
+    one tab never lands on another)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.shell.layout_check import layout_offenders, out_of_view
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+
+    app = QApplication.instance()
+    apply_style(app)
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
+    assert not w.tabs.tabBar().isVisible()          # the one-row bar, with its scroll arrows, is not shown
+    for size in ((1280, 800), (1920, 1080)):
+        w.resize(*size)
+        app.processEvents()
+        rows = w.tab_rows
+        assert [b.text() for b in rows.buttons] == [w.tabs.tabText(i) for i in range(w.tabs.count())]
+        cut = [out_of_view(b) for b in rows.buttons] + [str(o) for o in layout_offenders(w) if "tabRow" in o.path]
+        assert not [c for c in cut if c], (size, cut)
+    w.resize(1280, 800)
+    app.processEvents()
+    before = {b.text(): b.mapTo(w, b.rect().topLeft()) for b in w.tab_rows.buttons}
+    path = write_table(tmp_path / "p.predictions.csv", ["text", "predicted_label", "p_a", "p_b", "margin"],
+                       [{"text": "x", "predicted_label": "a", "p_a": 0.6, "p_b": 0.4, "margin": 0.2}])
+    w.open_predictions({"out": str(path), "kind": "classification", "label_names": ["a", "b"],
+                        "input_columns": ["text"], "text_columns": ["text"]})
+    qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
+    app.processEvents()
+    after = {b.text(): b.mapTo(w, b.rect().topLeft()) for b in w.tab_rows.buttons}
+    assert all(after[t] == p for t, p in before.items()), [t for t, p in before.items() if after[t] != p]
+    new = w.tab_rows.buttons[-1]
+    assert new.text() == "Predictions: p.predictions.csv" and new.isChecked() and not out_of_view(new)
+    w.tab_rows.buttons[0].click()
+    assert w.tabs.currentIndex() == 0

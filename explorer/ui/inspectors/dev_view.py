@@ -116,17 +116,19 @@ class DevTauView(QWidget):
         split = self._build_split(trow)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(header("Choose τ on a dev set: F1, EM, HasAns_f1, NoAns_f1 and answer rate against τ, the "
-                                "best τ, the honest figure (τ chosen on one half, scored on the other), and the "
-                                "questions a small move of τ would flip.", panel="τ on dev set"))
+        # one line at 1280x800: the τ table under the curves keeps its rows in view (the page's help says the rest)
+        layout.addWidget(header("Choose τ on a dev set: the scores against τ, the best and the honest τ, the questions "
+                                "near τ.", panel="τ on dev set"))
         layout.addWidget(self.head_note)
         layout.addLayout(row)
         progress_row = QHBoxLayout()   # the estimate beside the bar: one line less above the τ table at 1280x800
         progress_row.addWidget(self.estimate, 1)
         progress_row.addWidget(self.progress, 1)
         layout.addLayout(progress_row)
-        layout.addWidget(self.status)
-        layout.addWidget(self.source.label)
+        status_row = QHBoxLayout()   # what ran and which model the results are of, side by side: one line less
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.source.label, 1)
+        layout.addLayout(status_row)
         layout.addWidget(split, 1)
 
         self.browse.clicked.connect(self._browse)

@@ -21,13 +21,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
 
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
 from explorer.ui.shell.status_bar import MessageBar, StatusWidgets
 from explorer.ui.shell.status_texts import window_title
 from explorer.ui.shell.tab_list import TabList
+from explorer.ui.shell.tab_rows import RowTabWidget, tabs_with_rows
 from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
 from explorer.ui.shell.help_dialog import HelpDialog
@@ -130,7 +131,7 @@ class MainWindow(QMainWindow):
         self.runs = RunsPanel()
         self.runs.follow(self.store_events)
         self.curves.follow(self.store_events)
-        self.tabs = QTabWidget()
+        self.tabs = RowTabWidget()   # its tabs shown as rows of buttons that wrap (tab_rows): all in view at 1280 px
         self.lazy_pages = LazyPages(self, self.tabs, placeholder, self._page_set_built)
         self.page_sets = PageMap(self.lazy_pages, "page_sets")   # registry provider -> its page set (built on use)
         self.pages = PageMap(self.lazy_pages, "pages")           # registry page title -> its tab widget (same)
@@ -141,7 +142,7 @@ class MainWindow(QMainWindow):
         self.predictions = PredictionsTabs(self)   # a tab per predictions file
 
         self.tabs.setDocumentMode(True)
-        self.tab_list = TabList(self.tabs)   # every tab one click away at 1280 px, where some scroll out of the bar
+        self.tab_list = TabList(self.tabs)   # every tab in one menu, at the end of the tab rows
         self.tabs.addTab(self.launcher, "Launch")
         self.tabs.addTab(self.curves, "Curves")
         self._add_pages()
@@ -149,7 +150,8 @@ class MainWindow(QMainWindow):
             help_text = _panel_help(self.tabs.tabText(i))
             if help_text:
                 self.tabs.setTabToolTip(i, rich_tooltip(help_text))
-        self.setCentralWidget(self.tabs)
+        holder, self.tab_rows = tabs_with_rows(self.tabs, self.tab_list)
+        self.setCentralWidget(holder)
         self.runs_dock = QDockWidget("Runs", self)
         self.runs_dock.setObjectName("runsDock")
         self.runs_dock.setWidget(self.runs)
