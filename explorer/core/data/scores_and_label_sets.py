@@ -17,7 +17,7 @@ these; one or two text columns (the pair is found among the usual names when not
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -139,6 +139,24 @@ class MultiLabelData(ClassificationData):
     @property
     def num_labels(self) -> int:
         return len(self.label_names or [])
+
+    def relabel(self, names: list[str], what: str = "dev") -> "MultiLabelData":
+        """These examples with label ids by ``names`` (a checkpoint's id2label), matched by name.
+
+        Raises:
+            ClassificationDataError: a label ``names`` does not have, naming it and a row that carries it.
+        """
+        own = list(self.label_names or [])
+        index = {n: k for k, n in enumerate(names)}
+        for j, name in enumerate(own):
+            if name not in index:
+                i = next((i for i, row in enumerate(self.labels) if j in row), 0)
+                where = self.row_where[i] if self.row_where else f"{self.source} example {i + 1}"
+                raise ClassificationDataError(f"{where}: {what} label {name!r} is not among the labels "
+                                              f"({', '.join(names)})")
+        labels = [sorted(index[own[k]] for k in row) for row in self.labels]
+        return replace(self, labels=labels, label_names=list(names), problems=list(self.problems),
+                       notes=list(self.notes), label_columns=self.label_columns, row_where=list(self.row_where))
 
     def head(self, n: int) -> "MultiLabelData":
         if n <= 0 or n >= len(self):

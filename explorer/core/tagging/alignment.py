@@ -169,10 +169,13 @@ def window_overlap(room: int) -> int:
 
 def word_pieces(tokenizer, sentences: list[list[str]]) -> list[list[list[int]]]:
     """Piece ids of every word of every sentence (fast tokenizer, ``is_split_into_words``); a word the
-    tokenizer turns into no piece at all gets the unknown token, so every word has a first piece."""
+    tokenizer turns into no piece at all gets the unknown token, so every word has a first piece. Whole
+    sentences are tokenized on purpose (:func:`window_rows` cuts them into windows), so transformers' "Token
+    indices sequence length is longer than the specified maximum ... will result in indexing errors" warning
+    would be false here: ``verbose=False`` keeps it out."""
     if not sentences:
         return []
-    enc = tokenizer(sentences, is_split_into_words=True, add_special_tokens=False)
+    enc = tokenizer(sentences, is_split_into_words=True, add_special_tokens=False, verbose=False)
     unk = tokenizer.unk_token_id if tokenizer.unk_token_id is not None else 0
     out = []
     for i, words in enumerate(sentences):
