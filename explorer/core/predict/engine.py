@@ -17,8 +17,10 @@ Output columns (scripts may rely on them), after the input columns:
 - multi-label: ``predicted_labels`` (the labels whose sigmoid probability >= their threshold; a JSON list, in
   CSV / TSV / xlsx cells as its JSON text, e.g. ``["sports", "tech"]``), ``p_<label>``;
 - token tagging (ner): ``entities`` (a JSON list of ``{"text", "type", "start", "end"}``, character offsets
-  in the text, end exclusive; words split at spaces and punctuation, tags from each word's first piece,
-  entities as seqeval's strict IOB2 reads them), ``tags`` (the tag of every word, space-separated);
+  in the text, end exclusive; tags from each word's first piece, entities as seqeval's strict IOB2 reads them),
+  ``words`` (the words tagged, space-separated: the text split by the rule the model's training words were
+  formed by, recorded with the run, explorer.core.data.words), ``tags`` (the tag of every word,
+  space-separated);
 - SWAG: ``predicted_ending`` (0..3), ``p_ending0``..``p_ending3`` (softmax across the four endings);
 - QA: ``answer``, ``answer_start``, ``answer_end`` (character offsets in the context, end exclusive),
   ``score_diff``, ``null_score``, ``decision`` ("answer" / "abstain"), ``window`` (0-based window of the best
@@ -383,7 +385,8 @@ class _Runner:
         self._check()
         tagged = tag_texts(self.model, self.tok, [t[0] for t in texts], max_seq_length=self.max_seq_length,
                            batch_size=self.batch_size)
-        return [{"entities": [e.to_dict() for e in r.entities], "tags": " ".join(r.tags)} for r in tagged]
+        return [{"entities": [e.to_dict() for e in r.entities], "words": " ".join(r.words), "tags": " ".join(r.tags)}
+                for r in tagged]
 
     def swag(self, texts):
         from explorer.core.classify.arithmetic import softmax_loss
@@ -548,6 +551,12 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
                           calibration=calibration)
     method = runner.forward_of(facts.spec)
+    if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
+        from explorer.core.data.words import WORD_RULES, rule_of
+
+        rule = rule_of(loaded.model)
+        summary.notes.append(f"words split by the {rule} rule ({WORD_RULES[rule].words}), as the model's training "
+                             "words were formed")
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
     shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
 

@@ -261,7 +261,7 @@ TOKEN_CLASSIFICATION = HeadSpec(
     metric_family="entity-level precision / recall / F1, seqeval strict IOB2 (explorer.core.metrics.tagging)",
     pages=("Tag", "Explain"), words="token-classification", architecture_words="token-classification",
     model_words="a token-classification (tagging) model", use="use bert-explorer predict",
-    prediction=PredictionSpec(kind="ner", columns=("entities", "tags")))
+    prediction=PredictionSpec(kind="ner", columns=("entities", "words", "tags")))
 
 # In order: the first head of an architecture is the one a checkpoint that records nothing more is read as.
 _HEADS: tuple[HeadSpec, ...] = (QA, SINGLE_LABEL, REGRESSION, MULTI_LABEL, MULTIPLE_CHOICE, TOKEN_CLASSIFICATION)

@@ -150,16 +150,12 @@ def entity_offsets(text: str, offsets: list[tuple[int, int]], tags: list[str]) -
     return out
 
 
-def split_words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Raw text to words and their character offsets: runs of letters / digits, and every other
-    non-space character on its own (as CoNLL-2003 tokenizes punctuation)."""
-    import re
+def split_words(text: str, rule: str | None = None) -> tuple[list[str], list[tuple[int, int]]]:
+    """Raw text to words and their character offsets by a word splitting ``rule`` (explorer.core.data.words;
+    default: runs of letters / digits, and every other non-space character on its own)."""
+    from explorer.core.data.words import split_words as by_rule
 
-    words, offsets = [], []
-    for m in re.finditer(r"\w+|[^\w\s]", text):
-        words.append(m.group())
-        offsets.append((m.start(), m.end()))
-    return words, offsets
+    return by_rule(text, rule)
 
 
 def window_overlap(room: int) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.core.data.words import rule_of
 from explorer.core.tagging.alignment import (
     Entity,
     entity_offsets,
@@ -66,11 +67,13 @@ def tag_names_of(model) -> list[str]:
 
 
 def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, batch_size: int = 32,
-              keep_hidden: bool = False) -> list[TaggedText]:
-    """Tag raw texts: words split as :func:`explorer.core.tagging.alignment.split_words`, pieces aligned with the fast
-    tokenizer's word_ids, long texts in overlapping windows merged per word (as training evaluates).
-    ``keep_hidden`` also keeps the first window's pieces, T_i and logits (the Tag page)."""
-    split = [split_words(t) for t in texts]
+              keep_hidden: bool = False, word_rule: str | None = None) -> list[TaggedText]:
+    """Tag raw texts: words split by the rule the model's training words were formed by (``word_rule``, default
+    the one its config records: explorer.core.data.words.rule_of), pieces aligned with the fast tokenizer's
+    word_ids, long texts in overlapping windows merged per word (as training evaluates). ``keep_hidden`` also
+    keeps the first window's pieces, T_i and logits (the Tag page)."""
+    rule = word_rule or rule_of(model)
+    split = [split_words(t, rule) for t in texts]
     sentences = [w for w, _ in split]
     nonempty = [i for i, w in enumerate(sentences) if w]
     merged, rows, row_logits, row_hidden, first_rows = _forward_words(
@@ -247,7 +250,7 @@ def text_attention(model, tokenizer, text: str, *, max_seq_length: int = 128, ke
     from explorer.core.attention.forward import attention_forward, window_attention_fn
 
     budget = ATTENTION_BUDGET_BYTES if budget is None else budget
-    words, offsets = split_words(text)
+    words, offsets = split_words(text, rule_of(model))
     if not words:
         return TagAttention(text, [], [])
     rows = window_rows(tokenizer, word_pieces(tokenizer, [words]), max_seq_length)
