@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from explorer.commands.window_args import add_tokenizer_argument
+from explorer.commands.window_args import add_device_argument, add_tokenizer_argument
 from explorer.core.errors import UserError, exits_on_user_error
 from explorer.core.specs.heads import model_heads
 
@@ -51,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-seq-length", type=int, default=None,
                         help="tokens kept (the longer text is truncated; QA: the passage). Default: the task's "
                              "(384 for QA, 128 for the others), as the app's Explain page")
+    add_device_argument(parser)
     parser.add_argument("--out", required=True, help="the JSON file to write")
 
 
@@ -70,6 +71,7 @@ def head_of(source: str) -> str | None:
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
     from explorer.core.explain.attribution import explain
+    from explorer.core.devices import place
     from explorer.core.models.loading import load_model
 
     head = args.head or head_of(args.model)
@@ -81,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     task = task_for_model(head)
     max_seq_length = args.max_seq_length or (get_task_facts(task).default_max_seq_length if task else 128)
     loaded = load_model(args.model, task=head, tokenizer=args.tokenizer)
+    place(loaded.model, args.device)
     if loaded.tokenizer_note:
         print(f"note: {loaded.tokenizer_note}", file=sys.stderr)
     if loaded.head_initialised:

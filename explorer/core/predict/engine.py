@@ -482,6 +482,7 @@ def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Call
 
 
 def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=None, encoding: str = "auto",
+                 no_header: bool | None = None,
                  tau: float | None = None, batch_size: int = 32, chunk_rows: int = 2048, resume: bool = False,
                  max_seq_length: int | None = None, doc_stride: int | None = None,
                  max_query_length: int | None = None, n_best_size: int = 20, max_answer_length: int = 30,
@@ -500,6 +501,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         text_columns: names or 1-based positions of the text column(s) (QA: question, context; SWAG: sent1,
             sent2, ending0..3); default: the run's or the usual names.
         encoding: "auto" or a codec (reading.iter_rows).
+        no_header: the first row of a CSV / TSV / xlsx file is data (columns "1", "2", ...); None = as the run
+            read its training data (its config's ``no_header``: STS-B's header-less tab-separated .csv predicts
+            as it trained), else False.
         tau: QA decision threshold (score_diff units); None = the τ saved with the checkpoint, else 0.
         batch_size: sequences (QA: windows; SWAG: items) per forward pass. chunk_rows: rows read, run and
             written together (memory scales with it, not with the file).
@@ -542,7 +546,12 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
-    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
+    as_run = no_header is None and bool(facts.run_config.get("no_header"))
+    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
+                                                            resume, tau, bool(no_header) or as_run)
+    if as_run:
+        summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
+                             "if this file has one)")
     loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device, bf16)
     if getattr(loaded, "tokenizer_note", ""):
         summary.notes.append(loaded.tokenizer_note)
@@ -615,7 +624,7 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
 
 
 def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: bool, text_columns, encoding: str,
-               resume: bool, tau: float | None):
+               resume: bool, tau: float | None, no_header: bool = False):
     """The rows to predict (after those already in ``out`` on resume), their text columns, the output columns
     and the PredictSummary to fill: (info, rows, cols, pred_cols, summary, done). Raises PredictDataError."""
     data_path = Path(data)
@@ -623,7 +632,7 @@ def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: b
     if squad:
         info, rows, data_notes = _squad_rows(data_path, done)
     else:
-        info, rows = iter_rows(data_path, encoding, start=done)
+        info, rows = iter_rows(data_path, encoding, start=done, no_header=no_header)
         data_notes = [info.note] if info.note else []
     cols = resolve_text_columns(info, facts, text_columns)
     pred_cols = prediction_columns(facts.spec, facts.label_names)
