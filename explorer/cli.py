@@ -17,7 +17,7 @@ import importlib
 import sys
 
 from explorer.app_args import add_app_arguments
-from explorer.commands.vocabulary import translate_renamed
+from explorer.cli_vocabulary import translate_renamed
 from explorer.core.errors import EXIT_USER
 
 SUBCOMMANDS = {

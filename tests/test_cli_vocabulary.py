@@ -1,4 +1,4 @@
-"""One command-line vocabulary (explorer/commands/vocabulary.py): every subcommand names the same thing the same
+"""One command-line vocabulary (explorer/cli_vocabulary.py): every subcommand names the same thing the same
 way, other spellings are answered with the name to use, and every command reads a table by the same rule."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 import pytest
 
 from explorer.cli import SUBCOMMANDS, _subparser, build_parser, main
-from explorer.commands.vocabulary import RENAMED, SHARED, translate_renamed
+from explorer.cli_vocabulary import RENAMED, SHARED, translate_renamed
 
 # Flags whose names differ only in number or a suffix but mean different things, each with the reason.
 DIFFERENT_THINGS = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.commands.vocabulary import add_table_arguments
+from explorer.cli_vocabulary import add_table_arguments
 from explorer.commands.window_args import add_device_argument, add_tokenizer_argument
 from explorer.core.errors import EmbeddingError, exits_on_user_error
 

@@ -29,7 +29,7 @@ FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 
 
 
 def add_arguments(parser) -> None:
-    from explorer.commands.vocabulary import add_table_arguments
+    from explorer.cli_vocabulary import add_table_arguments
     from explorer.commands.window_args import add_device_argument, add_tokenizer_argument
 
     parser.add_argument("--model", required=True, help="a fine-tuned checkpoint folder (a run's checkpoints/best)")

@@ -474,7 +474,7 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point for ``python -m explorer.worker.train`` (same as ``bert-explorer train``)."""
-    from explorer.commands.vocabulary import translate_renamed
+    from explorer.cli_vocabulary import translate_renamed
 
     parser = argparse.ArgumentParser(prog="bert-explorer train")
     add_arguments(parser)
