@@ -459,13 +459,13 @@ def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
 # ---- columns ---------------------------------------------------------------------------------------------
 def resolve_column(table: Table, spec, what: str = "column", flag: str = "") -> int:
     """The 0-based index of a column given by name or by 1-based position (an int or a digit string;
-    a header name that is itself digits wins).
+    a header name that is itself digits wins; a one-text-per-line file's one column is ``text``).
 
     Raises:
         ClassificationDataError: no such column (the message lists the columns, and a near name).
     """
     text = str(spec).strip()
-    if table.has_header and text in table.columns:
+    if (table.has_header or table.kind == "lines") and text in table.columns:
         return table.columns.index(text)
     if text.isdigit():
         pos = int(text)
