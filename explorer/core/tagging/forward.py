@@ -42,6 +42,8 @@ class TaggedText:
         pieces: the word pieces of the first window as the model saw them ([CLS] ... [SEP]); piece_words:
             the word index of each piece (None for specials); hidden (n_pieces, H): the final hidden vectors
             T_i of that window; piece_logits (n_pieces, K): the model's logits per piece (float64 copies).
+        word_rule: the rule ``words`` were split by (explorer.core.data.words: the one the model's training
+            words were formed by).
     """
 
     text: str
@@ -56,6 +58,7 @@ class TaggedText:
     piece_words: list = field(default_factory=list)
     hidden: np.ndarray | None = None
     piece_logits: np.ndarray | None = None
+    word_rule: str = ""
 
 
 def tag_names_of(model) -> list[str]:
@@ -86,7 +89,7 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
         z = by_text.get(i, np.zeros((0, len(names))))
         p = softmax(z) if len(z) else z
         tags = [names[k] for k in z.argmax(-1)] if len(z) else []
-        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags))
+        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags), word_rule=rule)
         if keep_hidden and i in by_text:
             r = first_rows[nonempty.index(i)]
             res.pieces = tokenizer.convert_ids_to_tokens(rows[r][0])
