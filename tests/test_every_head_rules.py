@@ -247,3 +247,49 @@ def test_correlations_of_constant_predictions_are_undefined_with_the_reason(ever
     assert "NaN" not in line and json.loads(line)["metrics"]["pearson"] is None
     events = [{"event": "eval", "step": 1, "metrics": {"pearson": 0.1}}, json.loads(line)]
     assert best_of_events(events, reported[0]) == (1, 0.1)
+
+
+# ---- predict's formats -------------------------------------------------------------------------------------
+def _write_table(path: Path, rows: list[dict]) -> Path:
+    columns = list(rows[0])
+    if path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    elif path.suffix == ".xlsx":
+        import openpyxl
+
+        book = openpyxl.Workbook()
+        sheet = book.active
+        sheet.append(columns)
+        for r in rows:
+            sheet.append([r[c] for c in columns])
+        book.save(path)
+    elif path.suffix == ".txt" and not path.name.endswith(".tab.txt"):   # one text per line, no header
+        path.write_text("".join(r["text"] + "\n" for r in rows), encoding="utf-8")
+    else:
+        sep = "," if path.suffix == ".csv" else "\t"   # .tsv and a .txt with tabs: tab-separated, a header
+        path.write_text(sep.join(columns) + "\n" + "".join(sep.join(r[c] for c in columns) + "\n" for r in rows),
+                        encoding="utf-8")
+    return path
+
+
+def test_predict_reads_every_format_the_same_way_on_every_head(every_head, every_head_checkpoint, tmp_path):
+    """The same rows as CSV, TSV, a tab-separated .txt, JSONL, xlsx and (a head reading one text) a .txt of one
+    text per line give the same predictions: one table rule for every head."""
+    from explorer.core.predict.engine import predict_file
+
+    rows = _rows(every_head)
+    one_text = list(rows[0]) == ["sentence"]
+    if one_text:
+        rows = [{"id": str(i), "text": r["sentence"]} for i, r in enumerate(rows)]   # a .txt with tabs has 2 columns
+    suffixes = ["csv", "tsv", "tab.txt", "jsonl", "xlsx"] + (["txt"] if one_text else [])
+    predicted = {}
+    for suffix in suffixes:
+        data = _write_table(tmp_path / f"data.{suffix}", rows)
+        out = tmp_path / f"out-{suffix}.jsonl"
+        summary = predict_file(str(every_head_checkpoint), str(data), str(out))
+        assert summary.rows == 3 and summary.errors == 0, (suffix, summary.notes)
+        written = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+        predicted[suffix] = [{k: v for k, v in r.items() if k in every_head.prediction.output_columns(
+            list(head_label_names(every_head).values()))} for r in written]
+    first = predicted[suffixes[0]]
+    assert all(p == first for p in predicted.values()), {k: v[0] for k, v in predicted.items()}
