@@ -17,7 +17,7 @@ DIFFERENT_THINGS = {
     frozenset({"--seed", "--seeds"}): "group: one seed per run (--seeds) vs the run's one seed (--seed)",
 }
 # Subcommands that read a table of texts: they take the table flags train takes.
-TABLE_READERS = ("train", "group", "predict", "embed")
+TABLE_READERS = ("train", "group", "predict", "embed", "explain")
 
 
 def _visible_flags() -> dict[str, set[str]]:

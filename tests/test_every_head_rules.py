@@ -293,3 +293,24 @@ def test_predict_reads_every_format_the_same_way_on_every_head(every_head, every
             list(head_label_names(every_head).values()))} for r in written]
     first = predicted[suffixes[0]]
     assert all(p == first for p in predicted.values()), {k: v[0] for k, v in predicted.items()}
+
+
+def test_explain_reads_a_row_of_a_table_as_predict_does_on_every_head(every_head, every_head_checkpoint, tmp_path):
+    """``explain --data FILE --row N`` explains the same input as typing that row's texts: the text columns
+    predict would read (QA: question and context; multiple choice: the context, the start and the endings)."""
+    from explorer.cli import main
+
+    rows = _rows(every_head)
+    data = _write_table(tmp_path / "rows.csv", rows)
+    common = ["explain", "--model", str(every_head_checkpoint), "--method", "gxi"]
+    assert main([*common, "--data", str(data), "--row", "2", "--out", str(tmp_path / "a.json")]) == 0
+    row = rows[1]
+    typed = ["--text", next(iter(row.values()))]
+    columns = list(every_head.prediction.text_columns or ("sentence",))
+    if len(columns) > 1:
+        typed += ["--text-pair", row[columns[1]]]
+    for column in columns[2:]:
+        typed += ["--ending", row[column]]
+    assert main([*common, *typed, "--out", str(tmp_path / "b.json")]) == 0
+    a, b = (json.loads((tmp_path / f"{k}.json").read_text(encoding="utf-8")) for k in "ab")
+    assert a["tokens"] == b["tokens"] and a["attributions"] == b["attributions"]
