@@ -88,3 +88,16 @@ def test_the_format_rule_names_unknown_suffixes(tmp_path):
         table_kind(Path("x.doc"))
     assert table_kind("x.txt", "a\tb") == "tsv" and table_kind("x.txt", "a, b") == "lines"
     assert table_kind("x.csv", "a\tb\tc,d") == "tsv" and table_kind("x.csv", "a,b") == "csv"
+
+
+def test_training_on_a_one_text_per_line_file_says_it_has_no_labels(tmp_path):
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.core.errors import ClassificationDataError
+
+    path = tmp_path / "new.txt"
+    path.write_text("I loved this film\nIt was dull\n", encoding="utf-8")
+    for load in (load_classification, load_regression):
+        with pytest.raises(ClassificationDataError, match="a .txt file without tabs is one text per line, with no "
+                                                          "label column"):
+            load(str(path))

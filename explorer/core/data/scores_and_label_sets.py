@@ -25,7 +25,7 @@ import numpy as np
 
 from explorer.core.data.classification import (KNOWN_LABELS, KNOWN_PAIRS, KNOWN_SINGLE, ClassificationData,
                                                ClassificationDataError, _hub_rows)
-from explorer.core.data.table import read_table, resolve_column
+from explorer.core.data.table import read_table, require_labels, resolve_column
 
 DEFAULT_SEPARATOR = ";"
 KNOWN_LABEL_SETS = ("labels", "label", "topics", "categories", "tags")
@@ -180,6 +180,7 @@ def _rows(source: str, split: str, no_header: bool = False, encoding: str = ""):
         if path.is_dir():
             raise ClassificationDataError(f"{source} is a folder; give a .tsv, .csv, .jsonl or .xlsx file")
         table = read_table(path, no_header=no_header, encoding=encoding)
+        require_labels(table)
         header = list(table.columns)
         rows = [(line, dict(zip(header, values))) for line, values in table.rows]
         return str(path), header, rows, {"xlsx": "row"}.get(table.kind, "line"), table

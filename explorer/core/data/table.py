@@ -282,6 +282,19 @@ def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "
     return _read_delimited(text, str(source), kind, enc, notes, no_header, max_rows)
 
 
+def require_labels(table: Table) -> Table:
+    """``table`` when it can hold labels; a one-text-per-line file cannot.
+
+    Raises:
+        ClassificationDataError: a .txt without tabs given as training or dev data, saying how to add labels.
+    """
+    if table.kind == "lines":
+        raise ClassificationDataError(f"{table.path}: a .txt file without tabs is one text per line, with no label "
+                                      "column; training and dev data need a label per row: a .tsv or .csv table, "
+                                      "or a .txt whose lines are text<TAB>label under a header line")
+    return table
+
+
 def _read_lines(text: str, where: str, enc: str, notes: list[str], max_rows: int) -> Table:
     """One text per line (blank lines left out; a CRLF's \r never ends a text): one column, ``text``."""
     rows: list[tuple[int, list]] = []
