@@ -217,7 +217,10 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
 
 
 def _emit_notes(writer, notes) -> None:
-    for level, message in notes or []:
+    """A ``log`` event per note: (level, message) pairs (tables) or plain sentences, said as info (tagging data:
+    a scheme converted, entity starts repaired)."""
+    for note in notes or []:
+        level, message = note if isinstance(note, tuple) else ("info", str(note))
         writer.emit("log", level=level, message=message)
 
 
