@@ -393,8 +393,8 @@ def test_f1_classes_the_user_set_are_never_replaced(tmp_path):
     assert not regression.offer_f1_classes(["AGAINST", "FAVOR", "NONE"])   # no f_avg on that head
 
 
-def test_stance_classes_in_any_case_keep_the_datas_spelling():
-    from explorer.core.metrics.glue import stance_f1_classes
+def test_the_stance_classes_are_recognised_by_the_field_figures_table():
+    from explorer.core.specs.metrics import field_f1_classes
 
-    assert stance_f1_classes(["against", "favor", "none"]) == ["favor", "against"]
-    assert stance_f1_classes(["FAVOR", "NONE"]) == [] and stance_f1_classes(None) == []
+    assert field_f1_classes(["AGAINST", "FAVOR", "NONE"]) == ("FAVOR", "AGAINST")
+    assert field_f1_classes(["FAVOR", "NONE"]) == () and field_f1_classes(None) == ()

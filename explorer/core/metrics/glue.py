@@ -100,20 +100,6 @@ def per_class_metrics(labels: np.ndarray, preds: np.ndarray, names: list[str]) -
             "weighted_f1": float((f * n).sum() / total) if total else 0.0}
 
 
-# SemEval-2016 Task 6 (stance): the classes its official F_avg averages (NONE is left out)
-STANCE_F1_CLASSES = ("FAVOR", "AGAINST")
-
-
-def stance_f1_classes(class_names) -> list[str]:
-    """The F1 classes of SemEval-2016 stance's F_avg, spelled as in the data, when its classes include FAVOR and
-    AGAINST (any case: "favor" too), else []. The launcher fills F1 classes with them, so a stance run reports its
-    official figure without the user knowing the field."""
-    by_upper = {str(c).strip().upper(): str(c).strip() for c in class_names or ()}
-    if not all(c in by_upper for c in STANCE_F1_CLASSES):
-        return []
-    return [by_upper[c] for c in STANCE_F1_CLASSES]
-
-
 def f_avg(per_class: dict, classes: list[str]) -> float:
     """Macro F1 over chosen classes: SemEval-2016 Task 6's official F_avg = (F1(FAVOR) + F1(AGAINST)) / 2
     (Mohammad et al. 2016, Section 5; the NONE class is left out of the average but still counts in the

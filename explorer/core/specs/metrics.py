@@ -292,6 +292,13 @@ FIELD_FIGURES = (
 )
 
 
+def field_f1_classes(label_names) -> tuple[str, ...]:
+    """The F1 classes of the figure a field quotes when ``label_names`` are that field's classes (FAVOR, AGAINST,
+    NONE -> ("FAVOR", "AGAINST"): SemEval-2016 stance's F_avg), else (). The launcher fills F1 classes with them."""
+    names = frozenset(str(n) for n in (label_names or ()))
+    return next((figure.averaged for figure in FIELD_FIGURES if names == figure.classes), ())
+
+
 def field_figure_note(label_names, f1_classes=()) -> tuple[str, str] | None:
     """A (level, message) note for a data report when ``label_names`` are a known field's classes: which figure
     the field quotes, and, when ``f1_classes`` do not name its classes, how to get it; None otherwise."""

@@ -449,14 +449,15 @@ class LaunchForm:
         return True
 
     def offer_f1_classes(self, class_names: list[str]) -> bool:
-        """The training data's classes are SemEval-2016 stance's (FAVOR, AGAINST, …: core.metrics.glue.
-        stance_f1_classes) and F1 classes is empty and not the user's: fill it, once per training file, so the run
-        reports F_avg, the data's official figure, with a word in the banner. Returns whether it was filled."""
-        from explorer.core.metrics.glue import stance_f1_classes
+        """The training data's classes are a field's whose figure averages some classes' F1 (SemEval-2016 stance:
+        FAVOR, AGAINST, NONE -> F_avg over FAVOR, AGAINST; core.specs.metrics.field_f1_classes) and F1 classes is
+        empty and not the user's: fill it, once per training file, so the run reports that figure, with a word in
+        the banner. Returns whether it was filled."""
+        from explorer.core.specs.metrics import field_f1_classes
         from explorer.core.specs.tasks import emitted_metrics
 
         train = self.values["train"]
-        chosen = stance_f1_classes(class_names)
+        chosen = list(field_f1_classes(class_names))
         if (not chosen or self.values["f1_classes"] or "f1_classes" in self.edited
                 or "f_avg" not in emitted_metrics(self.values["task"])
                 or (self.f1_offered is not None and self.f1_offered[0] == train)):
