@@ -22,6 +22,7 @@ from typing import Any, Callable
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
+from explorer.ui.launch.form_notes import F1ClassesOffer, kept_files_note, label_names_hint
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -95,7 +96,7 @@ class LaunchForm:
         self.dev_home: str | None = None   # the training file's folder when the dev file was set
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
-        self.f1_offered: tuple[str, list[str]] | None = None   # (training file, F1 classes) filled by the stance rule
+        self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
 
@@ -115,7 +116,7 @@ class LaunchForm:
         self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
         self.caps_note = ""
         self.parked = {}
-        self.f1_offered = None
+        self.f1_offer = F1ClassesOffer()
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -247,25 +248,10 @@ class LaunchForm:
             recipe, waiting, old_label, kept = self.switch_note
             parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
                                    "cleared: choose this task's data" if waiting else "")
-                         + self._kept_files_note(kept))
+                         + kept_files_note(self.values, kept))
         if self.file_note:
             parts.append(self.file_note)
         self.note = ". ".join(parts)
-
-    def _kept_files_note(self, kept: list[tuple[str, str, str]]) -> str:
-        """'; the train and dev files (train.tsv, dev.tsv) were chosen for <their task>: check that they hold a
-        number (score) per row, or choose this task's data' for the files still as they were at the switch."""
-        still = [(split, path, label) for split, path, label in kept if self.values[split] == path]
-        if not still:
-            return ""
-        facts = find_task_facts(self.values["task"])
-        holds = (facts.head.label_words if facts else "") or "this task's labels"   # HeadSpec.label_words
-        names = ", ".join(html.escape(Path(path).name) for _, path, _ in still)
-        splits = " and ".join(split for split, _, _ in still)
-        labels = " / ".join(dict.fromkeys(html.escape(label) for _, _, label in still))
-        many = len(still) > 1
-        return (f"; the {splits} file{'s' if many else ''} ({names}) {'were' if many else 'was'} chosen for {labels}: "
-                f"check that {'they hold' if many else 'it holds'} {holds}, or choose this task's data")
 
     # ---- a task switch -----------------------------------------------------------------------
     def _switch_task(self, task: str) -> None:
@@ -366,7 +352,7 @@ class LaunchForm:
         their defaults (the data check then guesses this file's columns), and so do the caps (_reset_caps) and a
         run name not typed (_clear_run_name), with a word in the banner."""
         self._reset_caps(previous)
-        self._forget_offered_f1_classes()
+        self.f1_offer.forget(self)
         for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
             self.parked.pop(n, None)
         defaults = TrainConfig()
@@ -449,46 +435,19 @@ class LaunchForm:
         return True
 
     def offer_f1_classes(self, class_names: list[str]) -> bool:
-        """The training data's classes are a field's whose figure averages some classes' F1 (SemEval-2016 stance:
-        FAVOR, AGAINST, NONE -> F_avg over FAVOR, AGAINST; core.specs.metrics.field_f1_classes) and F1 classes is
-        empty and not the user's: fill it, once per training file, so the run reports that figure, with a word in
-        the banner. Returns whether it was filled."""
-        from explorer.core.specs.metrics import field_f1_classes
-        from explorer.core.specs.tasks import emitted_metrics
+        """F1 classes for the training data's classes when its field quotes their F_avg (form_notes.F1ClassesOffer),
+        with a word in the banner. Returns whether they were filled."""
+        note = self.f1_offer.offer(self, class_names)
+        if note:
+            self.file_note = f"{self.file_note}. {note}" if self.file_note else note
+            self._compose_note()
+        return bool(note)
 
-        train = self.values["train"]
-        chosen = list(field_f1_classes(class_names))
-        if (not chosen or self.values["f1_classes"] or "f1_classes" in self.edited
-                or "f_avg" not in emitted_metrics(self.values["task"])
-                or (self.f1_offered is not None and self.f1_offered[0] == train)):
-            return False
-        self.set("f1_classes", chosen)
-        self.f1_offered = (train, chosen)
-        note = html.escape(f"F1 classes {', '.join(chosen)}: the labels are SemEval-2016 stance's, so the run "
-                           "reports F_avg, the mean F1 of those two (the data's official figure)")
-        self.file_note = f"{self.file_note}. {note}" if self.file_note else note
-        self._compose_note()
-        return True
-
-    def _forget_offered_f1_classes(self) -> None:
-        """A new training file: F1 classes filled by :meth:`offer_f1_classes` for the previous one go (they name
-        classes the new data may not have; the run would refuse them)."""
-        if self.f1_offered is not None and "f1_classes" not in self.edited \
-                and self.values["f1_classes"] == self.f1_offered[1]:
-            self.set("f1_classes", [])
-        self.f1_offered = None
+    label_names_hint = staticmethod(label_names_hint)
 
     def pairs_columns(self) -> bool:
         """Whether the form's task reads a pair of texts (the Text columns picker then offers column pairs)."""
         return bool(getattr(find_task_facts(self.config().task), "pair", False))
-
-    @staticmethod
-    def label_names_hint(unnamed: int) -> str:
-        """The Label names placeholder when the data's classes are ids 0..K-1 (``unnamed`` = K): where their
-        names go; "" when the classes have names."""
-        ids = ", ".join(str(i) for i in range(min(unnamed, 4))) + (", …" if unnamed > 4 else "")
-        return (f"e.g. negative,positive (the labels are {ids})" if unnamed == 2 else
-                f"a name per class, comma-separated (the labels are {ids})" if unnamed else "")
 
     def fit_eval_every(self) -> bool:
         """Evaluate every: what fits the run (RunPlan.eval_every), unless the user set it; unchanged while the

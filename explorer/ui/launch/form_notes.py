@@ -1,0 +1,73 @@
+"""Parts of the launcher form's rules (explorer.ui.launch.form_model.LaunchForm) that stand alone, Qt-free: the
+banner's sentence on data files kept from a task whose labels mean something else, the Label names hint, and
+F1 classes filled for data whose field quotes an average of some classes' F1 (SemEval-2016 stance's F_avg).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from explorer.core.specs.tasks import find_task_facts
+
+__all__ = ["F1ClassesOffer", "kept_files_note", "label_names_hint"]
+
+
+def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
+    """'; the train and dev files (train.tsv, dev.tsv) were chosen for <their task>: check that they hold a
+    number (score) per row, or choose this task's data' for the files of ``kept`` ([(split, path, task label)])
+    still as they were at the switch (``values``: the form's values)."""
+    still = [(split, path, label) for split, path, label in kept if values[split] == path]
+    if not still:
+        return ""
+    facts = find_task_facts(values["task"])
+    holds = (facts.head.label_words if facts else "") or "this task's labels"   # HeadSpec.label_words
+    names = ", ".join(html.escape(Path(path).name) for _, path, _ in still)
+    splits = " and ".join(split for split, _, _ in still)
+    labels = " / ".join(dict.fromkeys(html.escape(label) for _, _, label in still))
+    many = len(still) > 1
+    return (f"; the {splits} file{'s' if many else ''} ({names}) {'were' if many else 'was'} chosen for {labels}: "
+            f"check that {'they hold' if many else 'it holds'} {holds}, or choose this task's data")
+
+
+def label_names_hint(unnamed: int) -> str:
+    """The Label names placeholder when the data's classes are ids 0..K-1 (``unnamed`` = K): where their
+    names go; "" when the classes have names."""
+    ids = ", ".join(str(i) for i in range(min(unnamed, 4))) + (", …" if unnamed > 4 else "")
+    return (f"e.g. negative,positive (the labels are {ids})" if unnamed == 2 else
+            f"a name per class, comma-separated (the labels are {ids})" if unnamed else "")
+
+
+class F1ClassesOffer:
+    """F1 classes filled by a rule: the training data's classes are a field's whose figure averages some classes'
+    F1 (SemEval-2016 stance: FAVOR, AGAINST, NONE -> F_avg over FAVOR, AGAINST; core.specs.metrics.
+    field_f1_classes). ``offered``: (training file, the classes filled) or None."""
+
+    def __init__(self):
+        self.offered: tuple[str, list[str]] | None = None
+
+    def offer(self, form, class_names: list[str]) -> str:
+        """Fill ``form``'s F1 classes (a LaunchForm) when they are empty and not the user's and its task reports
+        f_avg, once per training file, so the run reports the field's figure. Returns the banner's sentence ("":
+        nothing filled)."""
+        from explorer.core.specs.metrics import field_f1_classes
+        from explorer.core.specs.tasks import emitted_metrics
+
+        train = form.values["train"]
+        chosen = list(field_f1_classes(class_names))
+        if (not chosen or form.values["f1_classes"] or "f1_classes" in form.edited
+                or "f_avg" not in emitted_metrics(form.values["task"])
+                or (self.offered is not None and self.offered[0] == train)):
+            return ""
+        form.set("f1_classes", chosen)
+        self.offered = (train, chosen)
+        return html.escape(f"F1 classes {', '.join(chosen)}: the labels are SemEval-2016 stance's, so the run "
+                           "reports F_avg, the mean F1 of those two (the data's official figure)")
+
+    def forget(self, form) -> None:
+        """A new training file: F1 classes filled for the previous one go (they name classes the new data may not
+        have; the run would refuse them); F1 classes the user typed stay."""
+        if self.offered is not None and "f1_classes" not in form.edited \
+                and form.values["f1_classes"] == self.offered[1]:
+            form.set("f1_classes", [])
+        self.offered = None
