@@ -19,11 +19,25 @@ def test_every_token_when_the_labels_fit():
 
 
 def test_block_starts_always_named_when_thinned():
-    ticks = token_ticks(len(BLOCKS), 0, len(BLOCKS), px_per_cell=4, label_px=16, boundaries=block_starts(BLOCKS))
-    assert {0, 1, 8, 9, 59} <= set(ticks)                      # where the question ends, without hovering
-    regular = [t for t in ticks if t not in (0, 1, 8, 9, 59)]
-    assert regular and all(min(abs(t - b) for b in (0, 1, 8, 9, 59)) >= 4 for t in regular)
-    assert len(ticks) < len(BLOCKS) // 2                       # thinned: the labels do not pile up
+    ticks = token_ticks(len(BLOCKS), 0, len(BLOCKS), px_per_cell=8, label_px=16, boundaries=block_starts(BLOCKS))
+    starts = [0, 1, 8, 9, 59]
+    assert {0, 8, 59} <= set(ticks)   # 2 cells a label: [CLS] / question and [SEP] / passage clash; the one-token
+    assert not {1, 9} & set(ticks)    # block of each pair is named: [CLS], and the [SEP] that ends the question
+    roomy = token_ticks(len(BLOCKS), 0, len(BLOCKS), px_per_cell=16, label_px=16, boundaries=block_starts(BLOCKS))
+    assert roomy == list(range(len(BLOCKS)))                    # every token when the labels fit
+    regular = [t for t in ticks if t not in starts]
+    assert regular and all(min(abs(t - b) for b in (0, 8, 59)) >= 2 for t in regular)
+
+
+def test_where_the_question_ends_is_named_in_a_full_window():
+    """384 tokens in 230 px: [CLS], a 5-token question, [SEP] and the passage start lie within one label's height;
+    the [SEP] that ends the question is the one named there, and the labels do not overlap."""
+    blocks = ["cls"] + ["question"] * 5 + ["sep"] + ["passage"] * 376 + ["sep"]
+    ticks = token_ticks(len(blocks), 0, len(blocks), px_per_cell=230 / 384, label_px=16,
+                        boundaries=block_starts(blocks))
+    assert 6 in ticks and not {0, 1, 7} & set(ticks) and len(blocks) - 1 in ticks
+    step = 27   # ceil(16 / (230 / 384))
+    assert all(b - a >= step for a, b in zip(ticks, ticks[1:]))
 
 
 def test_a_zoomed_view_names_only_what_is_in_it():
@@ -48,4 +62,4 @@ def test_the_heat_map_axis_names_the_sep_token_in_a_small_view(qtbot):
     lo, hi = view.viewRange()[1]
     ticks = axis.tickValues(lo, hi, axis.height())
     named = axis.tickStrings(ticks[0][1], 1, 1)
-    assert "[SEP]" in named and "[CLS]" in named and "q0" in named and "p0" in named
+    assert "[SEP]" in named and "[CLS]" in named      # where the question starts and ends, without hovering
