@@ -28,6 +28,8 @@ class TokenAxis(pg.AxisItem):
         self.labels: list[str] = []
         self.boundaries: list[int] = []
         self.setStyle(tickLength=0, textFillLimits=[(0, 0.95)])
+        if orientation in ("top", "bottom"):   # a block start at the map's edge ([SEP] at token 6 of 384) may stand
+            self.setStyle(hideOverlappingLabels=40)   # out past the axis's end, not be hidden for it
         self.setTextPen("#333")
         self.enableAutoSIPrefix(False)   # token indices: never "(x0.001)" on an empty or tiny range
 
