@@ -97,3 +97,10 @@ def test_sample_order_without_classes_is_a_seeded_shuffle():
     order = sample_order([[0, 1], [1]] * 5, 10, seed=1)
     assert sorted(order.tolist()) == list(range(10))
     assert np.array_equal(order, sample_order(None, 10, seed=1))
+
+
+def test_replanning_keeps_the_sample_and_adapts_the_cadence():
+    first = plan_evaluations(**{**TWEETS, "train_rate": 40.0, "eval_rate": 100.0})
+    slower = plan_evaluations(**{**TWEETS, "train_rate": 40.0, "eval_rate": 25.0}, fixed_rows=first.dev_rows)
+    assert slower.dev_rows == first.dev_rows
+    assert slower.eval_every > first.eval_every

@@ -127,7 +127,8 @@ class EvalPlan:
 
 def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, eval_rate: float, dev_total: int,
                      wanted_every: int, share: float = DEFAULT_SHARE, full_dev: bool = False,
-                     min_rows: int = MIN_SAMPLE_ROWS, start_evaluation: bool = True) -> EvalPlan:
+                     min_rows: int = MIN_SAMPLE_ROWS, start_evaluation: bool = True,
+                     fixed_rows: int = 0) -> EvalPlan:
     """The cadence and the dev rows per evaluation that keep evaluations within ``share`` of the wall time.
 
     Args:
@@ -141,6 +142,8 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         full_dev: every evaluation scores the whole dev set (only the cadence adapts).
         min_rows: the smallest sample worth evaluating on (capped at dev_total).
         start_evaluation: the run evaluates before its first step (a resumed run does not).
+        fixed_rows: > 0: the rows per evaluation are already chosen (a run re-planning with the rates its
+            evaluations measured keeps the same sample); only the cadence adapts.
 
     Raises:
         ValueError: a rate or dev_total <= 0, or share outside (0, 1).
@@ -161,16 +164,16 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
                         train_rate=train_rate, eval_rate=eval_rate, share=share, full_dev=full_dev)
 
     left = allowed - final                              # seconds for the evaluations before the final one
-    floor_rows = dev_total if full_dev else min(min_rows, dev_total)
+    floor_rows = dev_total if full_dev else min(fixed_rows or min_rows, dev_total)
     wanted_count = evaluations_between(steps, wanted_every) + start
-    if not full_dev and wanted_count:
+    if not full_dev and not fixed_rows and wanted_count:
         rows = int(left * eval_rate / wanted_count) if left > 0 else 0
         if rows >= floor_rows:
             return plan(wanted_every, min(rows, dev_total))
     elif not wanted_count:
-        return plan(wanted_every, floor_rows if full_dev else dev_total)
+        return plan(wanted_every, floor_rows if full_dev or fixed_rows else dev_total)
     per_eval = floor_rows / eval_rate
-    fits = int(math.floor(left / per_eval)) - start if left > 0 else 0
+    fits = int(math.floor(left / per_eval + 1e-9)) - start if left > 0 else 0
     if fits >= evaluations_between(steps, wanted_every):
         return plan(wanted_every, floor_rows)
     return plan(cadence_for(steps, fits), floor_rows)
@@ -193,9 +196,11 @@ def sample_order(labels, n_rows: int, seed: int = 0) -> np.ndarray:
         keys = np.asarray([hash(x) for x in labels])
     except TypeError:   # unhashable (a label set)
         return rng.permutation(n_rows)
+    _, codes, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    shuffled = rng.permutation(n_rows)
+    rows = shuffled[np.argsort(codes[shuffled], kind="stable")]       # class by class, shuffled within each
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(n_rows) - starts[codes[rows]]                     # j: the row's place within its class
     position = np.empty(n_rows)
-    for value in np.unique(keys):
-        rows = np.flatnonzero(keys == value)
-        rng.shuffle(rows)
-        position[rows] = (np.arange(len(rows)) + rng.random(len(rows))) / len(rows)
+    position[rows] = (rank + rng.random(n_rows)) / counts[codes[rows]]
     return np.argsort(position, kind="stable")
