@@ -104,3 +104,14 @@ def test_replanning_keeps_the_sample_and_adapts_the_cadence():
     slower = plan_evaluations(**{**TWEETS, "train_rate": 40.0, "eval_rate": 25.0}, fixed_rows=first.dev_rows)
     assert slower.dev_rows == first.dev_rows
     assert slower.eval_every > first.eval_every
+
+
+def test_imbalance_rule_picks_macro_f1_for_automatic_best():
+    from explorer.core.specs.tasks import automatic_metric_for_best, imbalanced_classes
+
+    assert imbalanced_classes({"hate": 9, "none": 100}) == ("hate", "none")
+    assert imbalanced_classes({"hate": 10, "none": 100}) is None
+    assert imbalanced_classes({"only": 5}) is None
+    assert automatic_metric_for_best("single", (), 2, {"hate": 9, "none": 100}) == "macro_f1"
+    assert automatic_metric_for_best("single", (), 2, {"hate": 50, "none": 100}) == "accuracy"
+    assert automatic_metric_for_best("regression", (), 0, {"a": 1, "b": 100}) == "pearson"

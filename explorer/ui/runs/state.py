@@ -210,6 +210,7 @@ class RunState:
     status: str = run_status.CRASHED
     steps_total: int = 0
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
+    planned_eval_every: int = 0    # the evaluation cadence the run planned (step events' eval_every); 0 = config's
     step: int = 0
     epoch: float = 0.0
     elapsed: float = 0.0
@@ -335,28 +336,51 @@ class RunState:
         return 60.0 * value if value and value > 0 else 0.0
 
     def eta(self) -> float | None:
-        """Remaining seconds: a time-budgeted run, the budget not yet trained (evaluations add to it);
-        otherwise the time per step times the steps left plus the time per evaluation times the evaluations
-        still planned (EtaMeter; before a step interval is timed, the mean time per step so far). None before
-        the first step."""
-        if self.budget_seconds and self.train_seconds > 0:
-            return max(0.0, self.budget_seconds - self.train_seconds)
-        if self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0:
+        """Remaining seconds: the training left (a time-budgeted run: the budget not yet trained; otherwise the
+        time per step times the steps left) plus the evaluations still to come at their measured cost
+        (:meth:`evals_to_come_seconds`). EtaMeter times steps and evaluations apart; before a step interval is
+        timed, the mean time per step so far. None before the first step."""
+        budgeted = bool(self.budget_seconds and self.train_seconds > 0)
+        if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0):
             return None
         per_step = self._eta.per_step()
         if per_step is None:   # the set-up counts in until two step events have timed a step
-            per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / self.step
+            per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / max(1, self.step)
+        training = (max(0.0, self.budget_seconds - self.train_seconds) if budgeted
+                    else per_step * max(0, self.steps_total - self.step))
+        return max(0.0, training + self.evals_to_come_seconds(per_step))
+
+    def evals_to_come_seconds(self, per_step: float) -> float:
+        """Seconds of the evaluations still to come: those between (each at the measured time per evaluation)
+        and the final one, on the whole dev set, scaled from the rows the evaluations during training scored
+        (the eval events' dev_rows / dev_total: a run evaluating on a dev sample); 0 before one was timed."""
         per_eval = self._eta.per_eval(per_step) if self.evals else None
-        evals_left = self.evals_left() if per_eval else 0
-        return max(0.0, per_step * (self.steps_total - self.step) + (per_eval or 0.0) * evals_left)
+        if not per_eval:
+            return 0.0
+        between, final = self.evals_left_parts()
+        during = [ev for ev in self.evals if (_num(ev.get("dev_rows")) or 0) > 0]
+        rows = _num(during[-1].get("dev_rows")) if during else None
+        total = _num(during[-1].get("dev_total")) if during else None
+        scale = total / rows if rows and total and total > rows else 1.0
+        return per_eval * (between + final * scale)
+
+    def eval_every(self) -> int:
+        """Steps between evaluations: the cadence the run planned (its step events' eval_every), else the
+        config's."""
+        return int(_num(self.planned_eval_every) or _num(self.config.get("eval_every")) or 0)
+
+    def evals_left_parts(self) -> tuple[int, int]:
+        """(evaluations still to come before the end, 1 if the final one is still to come else 0): one every
+        eval_every steps after the last evaluation, below steps_total (explorer.core.training.loop)."""
+        every = self.eval_every()
+        last = max((_num(ev.get("step")) or 0 for ev in self.evals), default=0)
+        between = max(0, (self.steps_total - 1 - int(last)) // every) if every > 0 and self.steps_total else 0
+        final_done = self.steps_total > 0 and last >= self.steps_total
+        return between, 0 if final_done else 1
 
     def evals_left(self) -> int:
-        """Evaluations the run still makes: at each multiple of its eval_every below steps_total, and the final
-        one (explorer.core.training.loop)."""
-        every = int(_num(self.config.get("eval_every")) or 0)
-        between = max(0, (self.steps_total - 1) // every - self.step // every) if every > 0 else 0
-        final_done = any((_num(ev.get("step")) or 0) >= self.steps_total for ev in self.evals)
-        return between + (0 if final_done else 1)
+        """Evaluations the run still makes, the final one included."""
+        return sum(self.evals_left_parts())
 
     def live_elapsed(self, now: float | None = None) -> float:
         """Elapsed seconds; while running, counts on from the last step event."""
@@ -407,6 +431,7 @@ class RunState:
             if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
                 self.steps_total = int(_num(ev.get("steps_total")))
             self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
+            self.planned_eval_every = int(_num(ev.get("eval_every")) or self.planned_eval_every)
             self._eta.step(step, _num(ev.get("elapsed")))
             for name in TRAIN_SERIES:
                 if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
