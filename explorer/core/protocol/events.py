@@ -98,6 +98,7 @@ class EvalEvent(_Event, total=False):
     seconds: float
     dev_rows: int                   # dev rows this evaluation scored (a stratified sample during training)
     dev_total: int                  # rows of the whole dev set (the final evaluation scores them all)
+    rows_per_second: float          # the evaluation's forward rate after its first batch (what more rows cost)
     watch: list[WatchRow]
 
 

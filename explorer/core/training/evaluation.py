@@ -33,7 +33,7 @@ def eval_loader(accelerator, features, batch_size: int):
 
 
 def gather_outputs(accelerator, model, task, features, loader, control=None, *,
-                   stoppable: bool = False) -> dict[str, list[np.ndarray]]:
+                   stoppable: bool = False, timing: dict | None = None) -> dict[str, list[np.ndarray]]:
     """Forward every dev row once; returns ``{output name: [array per row, in feature order]}``.
 
     Token-level outputs (task.token_level_outputs, shape (batch, seq)) are cut back to each row's own
@@ -42,13 +42,18 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
     different lengths and the last batches different sizes, which tensor gathers cannot take; rows that
     accelerate repeats to even out the shards land on the same index, so nothing is counted twice).
     Raises Cancelled when ``control.cancel`` is set, and with ``stoppable`` EvaluationStopped when a stop early
-    is asked for (both checked between batches, so a request waits for one batch at most).
+    is asked for (both checked between batches, so a request waits for one batch at most). ``timing`` (a dict)
+    receives ``rows_per_second`` after the first batch (the first carries one-off costs: kernel choice, caches),
+    the rate later evaluations of more rows will run at.
     """
     n = len(features)
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
+    t_first, rows_after = None, 0
     with inference(model):
         for batch in loader:
+            if t_first is not None:
+                rows_after += int(batch["feature_index"].shape[0])
             if control is not None and control.cancel:
                 raise Cancelled()
             if stoppable and control is not None and control.stop_requested():
@@ -71,6 +76,10 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
             for fi, row in rows:
                 for name, v in row.items():
                     collected.setdefault(name, [None] * n)[fi] = v
+            if t_first is None:
+                t_first = time.perf_counter()
+    if timing is not None and rows_after and t_first is not None:
+        timing["rows_per_second"] = rows_after / max(time.perf_counter() - t_first, 1e-9)
     missing = [i for i in range(n) if any(col[i] is None for col in collected.values())]
     if missing:
         raise RuntimeError(f"evaluation lost {len(missing)} of {n} dev rows (first: {missing[:5]})")
@@ -86,11 +95,13 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
     ``stoppable``: a stop early ends it (EvaluationStopped).
 
     Returns:
-        {"metrics": {...}, "seconds": float, "watch": [...] (only when watch_items),
-         "sample_metrics": {...} (only with sample_rows)}.
+        {"metrics": {...}, "seconds": float, "rows_per_second": float (the forward's rate after its first
+         batch), "watch": [...] (only when watch_items), "sample_metrics": {...} (only with sample_rows)}.
     """
     t0 = time.perf_counter()
-    outputs = gather_outputs(accelerator, model, task, features, loader, control, stoppable=stoppable)
+    timing: dict = {}
+    outputs = gather_outputs(accelerator, model, task, features, loader, control, stoppable=stoppable, timing=timing)
+    forward_seconds = time.perf_counter() - t0
     metrics = task.metrics(examples, features, outputs, config,
                            out_dir if accelerator.is_main_process else None)
     result = {"metrics": metrics}
@@ -102,4 +113,5 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
         with inference(inner):
             result["watch"] = task.watch(inner, tokenizer, watch_items, config)
     result["seconds"] = time.perf_counter() - t0
+    result["rows_per_second"] = timing.get("rows_per_second") or len(features) / max(forward_seconds, 1e-9)
     return result

@@ -170,10 +170,11 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
                    stoppable=sampled and run.accelerator.num_processes == 1,
                    sample_rows=schedule.rows if final and schedule.sampled else 0)
     if not final:
-        schedule.timed(len(feats), res["seconds"])
+        schedule.timed(len(feats), len(feats) / res["rows_per_second"])
     step = run.progress.step
     fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
-              "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats)}
+              "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats),
+              "rows_per_second": res["rows_per_second"]}
     if "watch" in res:
         fields["watch"] = res["watch"]
     run.writer.emit("eval", **fields)

@@ -188,11 +188,14 @@ class EtaMeter:
     def per_step(self) -> float | None:
         return self.clean[0] / self.clean[1] if self.clean[1] else None
 
-    def per_eval(self, per_step: float) -> float | None:
-        """Seconds an evaluation adds to the run (None before one has been timed)."""
+    def per_eval(self, per_step: float, *, intervals_only: bool = False) -> float | None:
+        """Seconds an evaluation adds to the run (None before one has been timed; with ``intervals_only``, before
+        one between step events has)."""
         seconds, steps, evals = self.with_eval
         if evals and seconds - per_step * steps >= 0:
             return (seconds - per_step * steps) / evals
+        if intervals_only:
+            return None
         return self.eval_seconds[0] / self.eval_seconds[1] if self.eval_seconds[1] else None
 
 
@@ -210,7 +213,7 @@ class RunState:
     status: str = run_status.CRASHED
     steps_total: int = 0
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
-    planned_eval_every: int = 0    # the evaluation cadence the run planned (step events' eval_every); 0 = config's
+    planned_eval_every: int | None = None   # the evaluation cadence the run planned (step events' eval_every)
     step: int = 0
     epoch: float = 0.0
     elapsed: float = 0.0
@@ -351,23 +354,34 @@ class RunState:
         return max(0.0, training + self.evals_to_come_seconds(per_step))
 
     def evals_to_come_seconds(self, per_step: float) -> float:
-        """Seconds of the evaluations still to come: those between (each at the measured time per evaluation)
-        and the final one, on the whole dev set, scaled from the rows the evaluations during training scored
-        (the eval events' dev_rows / dev_total: a run evaluating on a dev sample); 0 before one was timed."""
-        per_eval = self._eta.per_eval(per_step) if self.evals else None
-        if not per_eval:
+        """Seconds of the evaluations still to come. With the eval events' forward rate (rows_per_second, after
+        their first batch) and rows (dev_rows of dev_total: a run evaluating on a dev sample): those between at
+        the time measured between step events (else their rows at that rate) and the final one on the whole dev
+        set at that rate; without them, each at the measured time per evaluation. 0 before one was timed."""
+        if not self.evals:
             return 0.0
         between, final = self.evals_left_parts()
-        during = [ev for ev in self.evals if (_num(ev.get("dev_rows")) or 0) > 0]
-        rows = _num(during[-1].get("dev_rows")) if during else None
-        total = _num(during[-1].get("dev_total")) if during else None
-        scale = total / rows if rows and total and total > rows else 1.0
-        return per_eval * (between + final * scale)
+        timed = [ev for ev in self.evals if (_num(ev.get("rows_per_second")) or 0) > 0 and _num(ev.get("dev_rows"))]
+        if timed:
+            last = timed[-1]
+            rate, rows = _num(last["rows_per_second"]), _num(last["dev_rows"])
+            total = _num(last.get("dev_total")) or rows
+            measured = self._eta.per_eval(per_step, intervals_only=True)
+            return between * (measured if measured is not None else rows / rate) + final * total / rate
+        per_eval = self._eta.per_eval(per_step)
+        if not per_eval:
+            return 0.0
+        sized = [ev for ev in self.evals if (_num(ev.get("dev_rows")) or 0) > 0]
+        rows = _num(sized[-1].get("dev_rows")) if sized else None
+        total = _num(sized[-1].get("dev_total")) if sized else None
+        return per_eval * (between + final * (total / rows if rows and total and total > rows else 1.0))
 
     def eval_every(self) -> int:
         """Steps between evaluations: the cadence the run planned (its step events' eval_every), else the
         config's."""
-        return int(_num(self.planned_eval_every) or _num(self.config.get("eval_every")) or 0)
+        if self.planned_eval_every is not None:
+            return self.planned_eval_every
+        return int(_num(self.config.get("eval_every")) or 0)
 
     def evals_left_parts(self) -> tuple[int, int]:
         """(evaluations still to come before the end, 1 if the final one is still to come else 0): one every
@@ -431,7 +445,8 @@ class RunState:
             if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
                 self.steps_total = int(_num(ev.get("steps_total")))
             self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
-            self.planned_eval_every = int(_num(ev.get("eval_every")) or self.planned_eval_every)
+            if _num(ev.get("eval_every")) is not None:
+                self.planned_eval_every = int(_num(ev.get("eval_every")))
             self._eta.step(step, _num(ev.get("elapsed")))
             for name in TRAIN_SERIES:
                 if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap
