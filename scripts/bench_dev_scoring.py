@@ -5,7 +5,7 @@ forward on the same rows.
     python scripts/bench_dev_scoring.py --rows 872 --results       # also record the figures
 
 Both run the same model over the same featurized dev rows in the same length-sorted batches, with the same bf16
-choice (core.models.batched_forward.fast_bf16): the bare forward is ``model(**batch)`` under inference_mode with
+choice (core.training.dev_scoring.fast_bf16): the bare forward is ``model(**batch)`` under inference_mode with
 the batches padded beforehand; dev scoring collates, pads, forwards and gathers the logits as the page does.
 They alternate (bare, scoring, bare) and the bare figure is their mean. Also shown: the file-order fixed batches
 dev scoring ran before (each batch padded to its longest row). Prints rows/s and the ratios, with the load;
@@ -36,10 +36,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    from explorer.core.models.batched_forward import fast_bf16, length_order
+    from explorer.core.models.batched_forward import length_order
     from explorer.core.models.loading import load_model
     from explorer.core.specs.train_config import TrainConfig
-    from explorer.core.training.dev_scoring import dev_logits
+    from explorer.core.training.dev_scoring import dev_logits, fast_bf16
     from explorer.core.training.tasks import get_task
 
     data = args.data or str(Path(os.environ.get("EXPLORER_REAL_DATA", "")) / "glue_sst2" / "dev.tsv")

@@ -13,21 +13,19 @@ from typing import Callable, Iterator
 from explorer.core.models.eval_mode import inference
 
 
-def fast_bf16(model) -> bool:
-    """bf16 autocast speeds this model's device up: a CPU with AMX, or CUDA with bf16 (the training rule,
-    explorer.core.training.precision.resolve_mixed_precision "auto")."""
-    from explorer.core.training.precision import resolve_mixed_precision
-
-    device = next(model.parameters()).device.type
-    return resolve_mixed_precision("auto", device) == "bf16"
-
-
 def length_order(lengths, batch_size: int) -> list[list[int]]:
-    """Row indices sorted by length, longest first (stable), cut into ``batch_size`` pieces
-    (explorer.core.qa.inference.batch_order). Raises ValueError for batch_size < 1."""
-    from explorer.core.qa.inference import batch_order
+    """Row indices sorted by length, longest first (stable), cut into ``batch_size`` pieces, so each batch is
+    padded only to its own longest row.
 
-    return batch_order(lengths, batch_size)
+    Raises:
+        ValueError: batch_size < 1.
+    """
+    import numpy as np
+
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1; got {batch_size}")
+    order = np.argsort(-np.asarray(lengths), kind="stable")
+    return [order[i:i + batch_size].tolist() for i in range(0, len(order), batch_size)]
 
 
 def forward_batches(model, lengths, batch_size: int, make_batch: Callable[[list[int]], dict], *,

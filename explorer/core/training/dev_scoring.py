@@ -13,7 +13,7 @@ from explorer.core.specs.heads import output_names
 from explorer.core.classify.dev_report import TABLE_SETTINGS, dev_report, multilabel_dev_report, regression_dev_report
 from explorer.core.classify.forward import label_thresholds
 from explorer.core.data.split import load_dev_split
-from explorer.core.models.batched_forward import fast_bf16, forward_batches
+from explorer.core.models.batched_forward import forward_batches
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.tasks import get_task
 
@@ -76,6 +76,14 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     return dev_report(z, data.labels, texts_a, texts_b, n=n, label_names=names,
                       f1_classes=tuple((settings or {}).get("f1_classes") or ()),
                       multiple_choice=t.facts.is_multiple_choice)
+
+
+def fast_bf16(model) -> bool:
+    """bf16 autocast speeds this model's device up: a CPU with AMX, or CUDA with bf16 (the training rule,
+    explorer.core.training.precision.resolve_mixed_precision "auto")."""
+    from explorer.core.training.precision import resolve_mixed_precision
+
+    return resolve_mixed_precision("auto", next(model.parameters()).device.type) == "bf16"
 
 
 def dev_logits(model, task, feats, batch_size: int, *, cancelled=None, progress=None) -> np.ndarray:

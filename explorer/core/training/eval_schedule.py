@@ -9,7 +9,8 @@ final evaluation also scores first, so every evaluation is compared on the same 
 
 Only dev data whose rows are one feature each can be sampled (classification, scores, label sets); for
 the others (QA windows, tagging, multiple choice) every evaluation scores the whole dev set and only the
-cadence adapts. ``eval_share`` 0 turns planning off (the config's eval_every on the whole dev set).
+cadence adapts. ``eval_share`` 0 turns planning off (the config's eval_every on the whole dev set), as does a
+dev set of at most MIN_SAMPLE_ROWS rows.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ class EvalSchedule:
     def __init__(self, config, dev_total: int, *, sampleable: bool, start_evaluation: bool = True):
         self.config = config
         self.dev_total = dev_total
-        self.active = config.eval_share > 0 and dev_total > 0
+        # a dev set of at most MIN_SAMPLE_ROWS rows has nothing to sample and costs little next to training: it
+        # is evaluated whole at the asked cadence, as with eval_share 0
+        self.active = config.eval_share > 0 and dev_total > MIN_SAMPLE_ROWS
         self.full_dev = bool(config.full_dev_evals) or not sampleable
         self.start_evaluation = start_evaluation
         self.plan: EvalPlan | None = None
