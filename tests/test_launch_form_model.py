@@ -129,6 +129,21 @@ def test_a_best_metric_the_new_task_never_reports_goes_back_to_automatic(tmp_pat
     assert form.get("metric_for_best") == "" and "metric_for_best" not in form.edited
 
 
+def test_imbalanced_training_classes_make_automatic_best_go_by_macro_f1_and_say_so(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "tweets.tsv"))
+    form.plan.train_result = {"ok": True, "counts": {"examples": 1000},
+                              "class_counts": {"hate": 50, "offensive": 750, "neither": 200}}
+    assert form.config().metric_for_best == "macro_f1"
+    shown, _ = form.metric_choices(form.config())
+    assert "imbalanced classes" in shown
+    form.plan.train_result = {"ok": True, "counts": {"examples": 1000},
+                              "class_counts": {"hate": 300, "offensive": 500, "neither": 200}}
+    assert form.config().metric_for_best == ""          # the task's own (accuracy)
+    form.edit("f1_classes", ["hate", "offensive"])
+    form.plan.train_result["class_counts"]["hate"] = 10
+    assert form.config().metric_for_best == "f_avg"     # named F1 classes come first
+
+
 # ---- a new training file ------------------------------------------------------------------------------------
 def test_a_new_training_file_resets_the_previous_files_layout_and_says_so(tmp_path):
     form = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"), text_columns=["Tweet"],

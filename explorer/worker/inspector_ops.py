@@ -244,12 +244,14 @@ def op_tag_dev(state: State, args: dict, progress, cancelled):
 
 
 def op_classify_dev(state: State, args: dict, progress, cancelled):
-    """A classification dev file scored by the slot's model (explorer.core.classify.dev_report)."""
+    """A classification dev file scored by the slot's model (explorer.core.classify.dev_report), with progress
+    (rows done, rows) after every batch and a cancel between batches."""
     from explorer.core.training.dev_scoring import score_classification_dev
 
     loaded = state.model(args.get("slot", "classify"))
     return score_classification_dev(loaded.model, loaded.tokenizer, args["kind"], args["path"],
-                                    cap=args.get("cap") or None, settings=args.get("settings") or None)
+                                    cap=args.get("cap") or None, settings=args.get("settings") or None,
+                                    progress=progress, cancelled=cancelled)
 
 
 def op_predict(state: State, args: dict, progress, cancelled):

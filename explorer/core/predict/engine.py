@@ -334,19 +334,19 @@ class _Runner:
 
     def logits_for(self, texts: list[list[str]]) -> np.ndarray:
         """(n, K) logits of the texts, length-sorted batches, returned in input order."""
-        from explorer.core.qa.inference import batch_order
+        from explorer.core.models.batched_forward import forward_batches
 
         enc = self.encode(texts)
         lengths = [len(x) for x in enc["input_ids"]]
         out = None
-        with inference(self.model):   # eval mode, inference_mode, the caller's mode restored
-            for idx in batch_order(lengths, self.batch_size):
-                logits = self.forward(self.pad(enc, idx))
-                if out is None:
-                    out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
-                out[idx] = logits
-                self._batch_done(len(idx))
-                self._check()
+        for idx, outputs in forward_batches(self.model, lengths, self.batch_size, lambda idx: self.pad(enc, idx),
+                                            bf16=self.bf16):
+            logits = outputs.logits.float().cpu().numpy()
+            if out is None:
+                out = np.zeros((len(texts), logits.shape[-1]), dtype=np.float64)
+            out[idx] = logits
+            self._batch_done(len(idx))
+            self._check()
         return out
 
     def classification(self, texts):

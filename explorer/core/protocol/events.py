@@ -72,6 +72,7 @@ class StepEvent(_Event, total=False):
     elapsed: float
     train_seconds: float            # time-budgeted runs: seconds in training steps (evaluations not counted)
     steps_total: int                # time-budgeted runs: the steps now expected to fit in the budget
+    eval_every: int                 # the evaluation cadence now planned (core/training/eval_plan.py)
 
 
 class WatchRow(TypedDict, total=False):
@@ -95,6 +96,9 @@ class EvalEvent(_Event, total=False):
     epoch: float
     metrics: dict[str, float]       # exact_match, f1, HasAns_*, NoAns_*, best_f1, ...; accuracy, ...
     seconds: float
+    dev_rows: int                   # dev rows this evaluation scored (a stratified sample during training)
+    dev_total: int                  # rows of the whole dev set (the final evaluation scores them all)
+    rows_per_second: float          # the evaluation's forward rate after its first batch (what more rows cost)
     watch: list[WatchRow]
 
 
@@ -104,6 +108,8 @@ class CheckpointEvent(_Event, total=False):
     step: int
     path: str
     kind: Literal["last", "best"]
+    metric: str                     # best: the dev metric it was picked by
+    picked_on: str                  # best: the dev rows compared ("the 347-row stratified sample of the 2,478 dev rows")
 
 
 class FinishedEvent(_Event, total=False):
@@ -183,7 +189,8 @@ def encode_event(event: dict) -> str:
 
 # Fields that must be numbers (or null) and objects when present; a line breaking this is not an event.
 # step-event fields that say where and when, not what was measured: never drawn or exported as a scalar
-STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "seq", "step", "epoch", "elapsed", "train_seconds", "steps_total")
+STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "seq", "step", "epoch", "elapsed", "train_seconds", "steps_total",
+                       "eval_every")
 NUMBER_FIELDS = ("time", "seq", "step", "epoch", "loss", "lr", "grad_norm", "samples_per_second", "elapsed", "seconds",
                  "steps_total")
 OBJECT_FIELDS = ("config", "metrics")

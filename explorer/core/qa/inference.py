@@ -36,10 +36,9 @@ def batch_order(lengths, batch_size: int) -> list[list[int]]:
     Raises:
         ValueError: batch_size < 1.
     """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1; got {batch_size}")
-    order = np.argsort(-np.asarray(lengths), kind="stable")  # longest first: a memory problem shows up at once
-    return [order[lo:lo + batch_size].tolist() for lo in range(0, order.size, batch_size)]
+    from explorer.core.models.batched_forward import length_order
+
+    return length_order(lengths, batch_size)   # longest first: a memory problem shows up at once
 
 
 def predict_squad(loaded, dataset, *, tokenizer=None, max_seq_length: int = 384, doc_stride: int = 128,

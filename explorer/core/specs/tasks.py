@@ -413,13 +413,33 @@ def metric_for_best_choices(task: str, num_labels: int = 0, f1_classes: Iterable
                  if metric_spec(m).can_pick_best and (m != "f_avg" or has_classes))
 
 
-def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0) -> str:
+IMBALANCE_RATIO = 0.10   # imbalanced: the smallest class has fewer than 10% of the largest's examples
+
+
+def imbalanced_classes(class_counts: Mapping[str, int] | None) -> tuple[str, str] | None:
+    """(smallest class, largest class) when the smallest has fewer than IMBALANCE_RATIO of the largest's
+    examples (the launcher's imbalance warning and the automatic Best checkpoint by both follow this rule), else
+    None; None for fewer than two classes."""
+    counts = dict(class_counts or {})
+    if len(counts) < 2:
+        return None
+    small, big = min(counts, key=counts.get), max(counts, key=counts.get)
+    return (small, big) if counts[big] and counts[small] < IMBALANCE_RATIO * counts[big] else None
+
+
+def automatic_metric_for_best(task: str, f1_classes: Iterable[str] = (), num_labels: int = 0,
+                              class_counts: Mapping[str, int] | None = None) -> str:
     """What picks checkpoints/best when the launcher's "Best checkpoint by" is left automatic: f_avg when F1
     classes are named for a task that reports it (the researcher named the official measure: SemEval-2016's
-    F_avg, so Best dev and checkpoints/best do not go by accuracy), else the task's ``best_metric``
-    ("" for an unknown task)."""
-    if "f_avg" in metric_for_best_choices(task, num_labels, f1_classes):
+    F_avg, so Best dev and checkpoints/best do not go by accuracy); macro_f1 when the training data's
+    ``class_counts`` are imbalanced (:func:`imbalanced_classes`; accuracy would pick a model that never predicts
+    the small class: 86.7% accuracy at 7% recall of the 6% class); else the task's ``best_metric`` ("" for an
+    unknown task)."""
+    choices = metric_for_best_choices(task, num_labels, f1_classes)
+    if "f_avg" in choices:
         return "f_avg"
+    if "macro_f1" in choices and imbalanced_classes(class_counts) is not None:
+        return "macro_f1"
     facts = _TABLE.get(task)
     return facts.best_metric if facts else ""
 

@@ -246,6 +246,19 @@ class TrainConfig:
         explain=(
         'Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. '
         'The final figures should be computed on the full dev set.'))
+    eval_share: float = setting(0.2, "the largest share of the run's wall time dev evaluations may take: from the "
+                                "measured training and evaluation rates the run evaluates on a stratified dev sample "
+                                "(the same rows each time; the whole dev set at the end) and, if that is not enough, "
+                                "less often than eval_every (core/training/eval_plan.py); 0 = off: every evaluation "
+                                "scores the whole dev set (after dev_cap) every eval_every steps", lo=0, hi=1,
+                                hi_open=True)
+    full_dev_evals: bool = setting(False, "score the whole dev set at every evaluation (only the cadence then adapts "
+                                   "to eval_share)", label="Whole dev set at every evaluation", group=OUTPUT,
+                                   kind="bool", rank=2,
+        explain=(
+        'By default a large dev set is sampled during training (a stratified sample, the same rows at every '
+        'evaluation; the whole dev set at the end) so evaluations take at most a fifth of the run. Tick to score '
+        'every dev row at every evaluation; the run then evaluates less often.'))
     train_cap: int = setting(0, "train on the first N training examples; 0 = all", label="Train cap", group=DATA,
                              kind="int", lo=0, step=100, special="all", rank=1)
     mixed_precision: str = setting("auto", "auto, no, fp16 or bf16 (auto: bf16 on CUDA with bf16 and on AMX "

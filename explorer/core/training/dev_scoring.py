@@ -13,14 +13,14 @@ from explorer.core.specs.heads import output_names
 from explorer.core.classify.dev_report import TABLE_SETTINGS, dev_report, multilabel_dev_report, regression_dev_report
 from explorer.core.classify.forward import label_thresholds
 from explorer.core.data.split import load_dev_split
-from explorer.core.models.eval_mode import inference
+from explorer.core.models.batched_forward import forward_batches
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.tasks import get_task
 
 
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
                              max_seq_length: int = 128, batch_size: int = 16, n: int = 10,
-                             settings: dict | None = None):
+                             settings: dict | None = None, cancelled=None, progress=None):
     """Run ``model`` over a dev file of ``task`` (a task with a classification or multiple-choice head: "single",
     "pair", "swag", "regression" or "multilabel") and
     summarise it: a ClassificationDevReport, a RegressionDevReport or a MultiLabelDevReport.
@@ -31,8 +31,12 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     file) that the run held out as dev are scored, so a run without a dev file is never scored on the rows
     it trained on; ``cap`` then counts those rows.
 
+    The forward runs as predict's (explorer.core.models.batched_forward: length-sorted, dynamically padded, in
+    inference mode, bf16 where it is fast). ``cancelled() -> bool`` is checked between batches;
+    ``progress(rows done, rows)`` is called after each.
+
     Raises the loaders' UserErrors (file, line) for bad data, for a label the head does not have, and for a
-    dev split naming rows the file no longer has."""
+    dev split naming rows the file no longer has; Cancelled when ``cancelled()`` turned true."""
     t = get_task(task)
     extra = {k: v for k, v in (settings or {}).items() if k in TABLE_SETTINGS and v not in (None, "")}
     split = (settings or {}).get("dev_split") or ""
@@ -48,14 +52,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
         if not all(h == f"LABEL_{c}" for c, h in enumerate(head)):
             data = data.relabel(head, "dev")
     feats = t.featurize(data, tokenizer, config, train=False)
-    device = next(model.parameters()).device
-    logits = []
-    with inference(model):
-        for i in range(0, len(feats), batch_size):
-            batch = feats.collate(list(range(i, min(i + batch_size, len(feats)))))
-            out = model(**{k: v.to(device) for k, v in t.model_inputs(batch).items()})
-            logits.append(out.logits.float().cpu().numpy())
-    z = np.concatenate(logits) if logits else np.zeros((0, 2))
+    z = dev_logits(model, t, feats, batch_size, cancelled=cancelled, progress=progress)
     names = output_names(model.config, z.shape[1])
     if t.facts.is_regression:
         return regression_dev_report(z, data.labels, list(data.texts_a), data.texts_b, n=n, label_names=names)
@@ -79,3 +76,33 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     return dev_report(z, data.labels, texts_a, texts_b, n=n, label_names=names,
                       f1_classes=tuple((settings or {}).get("f1_classes") or ()),
                       multiple_choice=t.facts.is_multiple_choice)
+
+
+def fast_bf16(model) -> bool:
+    """bf16 autocast speeds this model's device up: a CPU with AMX, or CUDA with bf16 (the training rule,
+    explorer.core.training.precision.resolve_mixed_precision "auto")."""
+    from explorer.core.training.precision import resolve_mixed_precision
+
+    return resolve_mixed_precision("auto", next(model.parameters()).device.type) == "bf16"
+
+
+def dev_logits(model, task, feats, batch_size: int, *, cancelled=None, progress=None) -> np.ndarray:
+    """(rows, K) float logits of the featurized dev rows ``feats`` (a FeatureSet), in row order, through
+    explorer.core.models.batched_forward (length-sorted batches, bf16 where it is fast)."""
+    device = next(model.parameters()).device
+    z = None
+
+    def make(idx):
+        return {k: v.to(device) for k, v in task.model_inputs(feats.collate(idx)).items()}
+
+    done = 0
+    for idx, out in forward_batches(model, feats.lengths, batch_size, make, bf16=fast_bf16(model),
+                                    cancelled=cancelled):
+        logits = out.logits.float().cpu().numpy()
+        if z is None:
+            z = np.zeros((len(feats), logits.shape[-1]), dtype=np.float32)
+        z[idx] = logits
+        done += len(idx)
+        if progress is not None:
+            progress(done, len(feats))
+    return z if z is not None else np.zeros((0, 2))

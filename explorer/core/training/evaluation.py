@@ -10,9 +10,18 @@ import torch
 
 from explorer.core.errors import Cancelled
 from explorer.core.training.batching import IndexDataset, ListBatchSampler, eval_batches
+from explorer.core.training.tasks.base import FeatureSet
 from explorer.core.models.eval_mode import inference
 
 
+class EvaluationStopped(Exception):
+    """A stop early arrived during an evaluation on a dev sample: it is dropped, and the final evaluation on the
+    whole dev set is the run's one evaluation after the stop (a stop never waits for two)."""
+
+
+def head_features(features: FeatureSet, k: int) -> FeatureSet:
+    """The first ``k`` rows of ``features`` (one feature per dev row: the dev sample's, see eval_schedule)."""
+    return FeatureSet(features.lengths[:k], features.collate_rows, None, features.raw)
 
 
 def eval_loader(accelerator, features, batch_size: int):
@@ -23,7 +32,8 @@ def eval_loader(accelerator, features, batch_size: int):
     return accelerator.prepare(loader)
 
 
-def gather_outputs(accelerator, model, task, features, loader, control=None) -> dict[str, list[np.ndarray]]:
+def gather_outputs(accelerator, model, task, features, loader, control=None, *,
+                   stoppable: bool = False, timing: dict | None = None) -> dict[str, list[np.ndarray]]:
     """Forward every dev row once; returns ``{output name: [array per row, in feature order]}``.
 
     Token-level outputs (task.token_level_outputs, shape (batch, seq)) are cut back to each row's own
@@ -31,15 +41,23 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
     collected from all of them with ``accelerate.utils.gather_object`` keyed by feature index (rows have
     different lengths and the last batches different sizes, which tensor gathers cannot take; rows that
     accelerate repeats to even out the shards land on the same index, so nothing is counted twice).
-    Raises Cancelled when ``control.cancel`` is set.
+    Raises Cancelled when ``control.cancel`` is set, and with ``stoppable`` EvaluationStopped when a stop early
+    is asked for (both checked between batches, so a request waits for one batch at most). ``timing`` (a dict)
+    receives ``rows_per_second`` after the first batch (the first carries one-off costs: kernel choice, caches),
+    the rate later evaluations of more rows will run at.
     """
     n = len(features)
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
+    t_first, rows_after = None, 0
     with inference(model):
         for batch in loader:
+            if t_first is not None:
+                rows_after += int(batch["feature_index"].shape[0])
             if control is not None and control.cancel:
                 raise Cancelled()
+            if stoppable and control is not None and control.stop_requested():
+                raise EvaluationStopped()
             outputs = model(**task.model_inputs(batch))
             outs = task.eval_outputs(outputs, batch)
             idx = batch["feature_index"].cpu().numpy()
@@ -58,6 +76,10 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
             for fi, row in rows:
                 for name, v in row.items():
                     collected.setdefault(name, [None] * n)[fi] = v
+            if t_first is None:
+                t_first = time.perf_counter()
+    if timing is not None and rows_after and t_first is not None:
+        timing["rows_per_second"] = rows_after / max(time.perf_counter() - t_first, 1e-9)
     missing = [i for i in range(n) if any(col[i] is None for col in collected.values())]
     if missing:
         raise RuntimeError(f"evaluation lost {len(missing)} of {n} dev rows (first: {missing[:5]})")
@@ -65,20 +87,31 @@ def gather_outputs(accelerator, model, task, features, loader, control=None) -> 
 
 
 def evaluate(accelerator, model, tokenizer, task, examples, features, loader, config, *, control=None,
-             out_dir=None, watch_items=None) -> dict:
+             out_dir=None, watch_items=None, stoppable: bool = False, sample_rows: int = 0) -> dict:
     """One evaluation: metrics (dict), seconds, and the watch probes (main process only).
 
+    ``sample_rows`` > 0: the first rows of ``examples`` are the run's dev sample; their metrics come back too
+    (``sample_metrics``), for checkpoints/best, which compares every evaluation on the sample's rows.
+    ``stoppable``: a stop early ends it (EvaluationStopped).
+
     Returns:
-        {"metrics": {...}, "seconds": float, "watch": [...] (only when watch_items)}.
+        {"metrics": {...}, "seconds": float, "rows_per_second": float (the forward's rate after its first
+         batch), "watch": [...] (only when watch_items), "sample_metrics": {...} (only with sample_rows)}.
     """
     t0 = time.perf_counter()
-    outputs = gather_outputs(accelerator, model, task, features, loader, control)
+    timing: dict = {}
+    outputs = gather_outputs(accelerator, model, task, features, loader, control, stoppable=stoppable, timing=timing)
+    forward_seconds = time.perf_counter() - t0
     metrics = task.metrics(examples, features, outputs, config,
                            out_dir if accelerator.is_main_process else None)
     result = {"metrics": metrics}
+    if 0 < sample_rows < len(features):
+        result["sample_metrics"] = task.metrics(examples.head(sample_rows), head_features(features, sample_rows),
+                                                {k: v[:sample_rows] for k, v in outputs.items()}, config, None)
     if watch_items and accelerator.is_main_process:
         inner = accelerator.unwrap_model(model)
         with inference(inner):
             result["watch"] = task.watch(inner, tokenizer, watch_items, config)
     result["seconds"] = time.perf_counter() - t0
+    result["rows_per_second"] = timing.get("rows_per_second") or len(features) / max(forward_seconds, 1e-9)
     return result

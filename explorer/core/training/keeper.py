@@ -69,6 +69,8 @@ class CheckpointKeeper:
             run.writer.emit("checkpoint", step=step, path=str(path), kind="last")
             if improved:
                 path = copy_checkpoint(run.run_dir, "last", "best", metrics=metrics)
-                run.writer.emit("checkpoint", step=step, path=str(path), kind="best")
+                picked = {"picked_on": run.schedule.rows_note()} if getattr(run, "schedule", None) else {}
+                run.writer.emit("checkpoint", step=step, path=str(path), kind="best", metric=self.metric_name,
+                                **picked)
         run.accelerator.wait_for_everyone()
         self.last_saved_step = step

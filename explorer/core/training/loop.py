@@ -36,7 +36,7 @@ from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
 from explorer.core.specs.train_config import TrainConfig
-from explorer.core.training.evaluation import evaluate
+from explorer.core.training.evaluation import EvaluationStopped, evaluate
 from explorer.core.training.keeper import CheckpointKeeper
 from explorer.core.training.setup import (Control, TrainingRun, plan_steps, prepare_run, process_state,
                                           set_dropout)
@@ -73,13 +73,17 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         keeper = CheckpointKeeper(run)
         emit_started(run)
         if not resume:
-            evaluate_now(run)
+            try:
+                evaluate_now(run)
+            except EvaluationStopped:   # stopped before the first step: the final evaluation follows
+                pass
         # -- train -----------------------------------------------------------------------------
         stopped = run_epochs(run, keeper)
-        # -- finish ----------------------------------------------------------------------------
-        final = evaluate_now(run)
-        if keeper.last_saved_step != run.progress.step or final is not None:
-            keeper.save(final)
+        # -- finish: the whole dev set, unless the evaluation a stop arrived in already scored it ----------
+        done = run.final_metrics
+        final, picked = (done, None) if done is not None else evaluate_now(run, final=True) or (None, None)
+        if done is None and (keeper.last_saved_step != run.progress.step or final is not None):
+            keeper.save(picked)
     except RuntimeError as exc:
         oom = as_out_of_memory(exc)
         if oom is not None:
@@ -149,15 +153,28 @@ def model_load_report(loaded) -> dict:
     return out
 
 
-def evaluate_now(run: TrainingRun) -> dict | None:
-    """Evaluate on the dev set (all processes) and emit the ``eval`` event; None without dev data."""
+def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] | None:
+    """Evaluate (all processes) and emit the ``eval`` event; None without dev data.
+
+    During training (``final`` False) it scores the run's dev sample when it has one (eval_schedule), and a
+    stop early during it drops it (EvaluationStopped propagates); the final evaluation scores the whole dev set.
+    Returns (metrics reported, metrics checkpoints/best compares: those of the sample's rows)."""
     if run.dev_loader is None:
         return None
-    res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, run.dev_ex, run.dev_feats, run.dev_loader,
-                   run.config, control=run.control, out_dir=run.run_dir, watch_items=run.watch_items)
+    schedule = run.schedule
+    sampled = not final and schedule.sampled
+    feats, loader = (sample_features(run), run.sample_loader[1]) if sampled else (run.dev_feats, run.dev_loader)
+    examples = run.dev_ex.head(schedule.rows) if sampled else run.dev_ex
+    res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, examples, feats, loader, run.config,
+                   control=run.control, out_dir=run.run_dir, watch_items=run.watch_items,
+                   stoppable=sampled and run.accelerator.num_processes == 1,
+                   sample_rows=schedule.rows if final and schedule.sampled else 0)
+    if not final:
+        schedule.timed(len(feats), len(feats) / res["rows_per_second"])
     step = run.progress.step
     fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
-              "seconds": res["seconds"]}
+              "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats),
+              "rows_per_second": res["rows_per_second"]}
     if "watch" in res:
         fields["watch"] = res["watch"]
     run.writer.emit("eval", **fields)
@@ -166,7 +183,33 @@ def evaluate_now(run: TrainingRun) -> dict | None:
         run.writer.emit("log", level="warning", message=f"step {step}: {undefined_note(res['metrics'])}; never "
                         "ranked as the best evaluation")
     run.undefined_metrics = undefined
-    return res["metrics"]
+    schedule.evaluated(step)
+    return res["metrics"], res.get("sample_metrics", res["metrics"])
+
+
+def sample_features(run: TrainingRun):
+    """The dev sample's features (the first ``schedule.rows`` dev rows), with its loader built once."""
+    from explorer.core.training.evaluation import eval_loader, head_features
+
+    rows = run.schedule.rows
+    feats = head_features(run.dev_feats, rows)
+    if run.sample_loader is None or run.sample_loader[0] != rows:
+        run.sample_loader = (rows, eval_loader(run.accelerator, feats, run.config.batch_size))
+    return feats
+
+
+def plan_evaluations_now(run: TrainingRun) -> None:
+    """Plan (or re-plan) the evaluations from the training and evaluation rates measured so far
+    (eval_schedule); the first plan goes to the run's log, with what it chose and why."""
+    schedule, seconds = run.schedule, run.clock.seconds()
+    if schedule is None or seconds <= 0 or run.progress.step <= 0:
+        return
+    first = schedule.plan is None
+    windows = run.plan["effective_batch_size"]
+    plan = schedule.make_plan(steps=run.planned_steps(), windows_per_step=windows,
+                              train_rate=run.progress.step * windows / seconds)
+    if plan is not None and first:
+        run.writer.emit("log", level="info", message=plan.describe())
 
 
 def group_scale(index: int, n_batches: int, accumulation: int) -> float:
@@ -215,9 +258,12 @@ def run_epochs(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
                 run.clock.pause()
                 return not done
             # -- evaluate / save (outside the time budget) ------------------------------------
-            if cfg.eval_every and p.step % cfg.eval_every == 0:
+            if run.schedule is not None and run.schedule.plan_due(p.step, run.clock.seconds()):
+                plan_evaluations_now(run)
+            if run.schedule is not None and run.schedule.due(p.step):
                 with run.clock.paused():
-                    keeper.save(evaluate_now(run))
+                    if evaluate_and_save(run, keeper):
+                        return True
                 meter.restart_clock()
             elif cfg.save_every and p.step % cfg.save_every == 0:
                 with run.clock.paused():
@@ -229,12 +275,31 @@ def run_epochs(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
     return False
 
 
+def evaluate_and_save(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
+    """An evaluation during training, the checkpoints after it, and the cadence re-planned with its cost.
+    True when a stop early arrived meanwhile: the run then ends with at most one more evaluation (none when
+    this one scored the whole dev set: it is the final one, ``run.final_metrics``)."""
+    try:
+        reported, picked = evaluate_now(run)
+    except EvaluationStopped:
+        return True
+    keeper.save(picked)
+    plan_evaluations_now(run)
+    if stop_requested(run):
+        if not run.schedule.sampled:
+            run.final_metrics = reported
+        return True
+    return False
+
+
 def budget_fields(run: TrainingRun) -> dict:
-    """Extra ``step`` fields of a time-budgeted run: ``train_seconds`` (the clock) and ``steps_total``, the
-    steps now expected to fit in the budget (the UI's progress and ETA follow it); {} without a budget."""
+    """Extra ``step`` fields: ``eval_every``, the planned cadence (once eval_schedule has planned it), and for a
+    time-budgeted run ``train_seconds`` (the clock) and ``steps_total``, the steps now expected to fit in the
+    budget (the UI's progress and ETA follow them)."""
+    out = {"eval_every": run.schedule.eval_every} if run.schedule is not None and run.schedule.plan else {}
     if run.budget_seconds <= 0:
-        return {}
-    return {"train_seconds": run.clock.seconds(), "steps_total": run.planned_steps()}
+        return out
+    return {**out, "train_seconds": run.clock.seconds(), "steps_total": run.planned_steps()}
 
 
 def stop_requested(run: TrainingRun) -> bool:

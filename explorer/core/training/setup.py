@@ -27,6 +27,7 @@ from explorer.core.training.evaluation import eval_loader
 from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
 from explorer.core.training.clock import TrainClock
+from explorer.core.training.eval_schedule import EvalSchedule, can_sample
 from explorer.core.training.recipe import build_optimizer, build_scheduler, build_time_scheduler, warmup_steps_for
 from explorer.core.training.tasks import Task, get_task
 from explorer.core.training.tasks.base import check_loaded_windows, load_note
@@ -85,6 +86,9 @@ class TrainingRun:
     resumed: bool = False
     t_start: float = field(default_factory=time.time)
     clock: TrainClock = field(default_factory=TrainClock)   # seconds in training steps (time budget)
+    schedule: EvalSchedule | None = None   # when to evaluate and on which dev rows (None without dev data)
+    sample_loader: tuple | None = None     # (rows, loader) of the dev sample (eval_schedule), built when first used
+    final_metrics: dict | None = None      # set when a stop made an evaluation on the whole dev set the final one
     undefined_metrics: str = ""     # the metrics the last evaluation could not compute ("pearson,spearman")
 
     @property
@@ -369,7 +373,7 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
     train_feats = task.featurize(train_ex, loaded.tokenizer, config, train=True)
     if len(train_feats) == 0:
         raise TrainingDataError(f"{config.train}: no training rows after tokenization")
-    dev_feats = task.featurize(dev_ex, loaded.tokenizer, config, train=False) if dev_ex is not None else None
+    dev_ex, dev_feats, schedule = _dev_in_sample_order(task, dev_ex, loaded.tokenizer, config, resume)
 
     plan = plan_steps(len(train_feats), config, accelerator.num_processes)
     optimizer = build_optimizer(loaded.model, learning_rate=config.resolved_learning_rate(),
@@ -392,4 +396,21 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
         train_ex=train_ex, dev_ex=dev_ex, train_feats=train_feats, dev_feats=dev_feats,
         dev_loader=eval_loader(accelerator, dev_feats, config.batch_size) if dev_feats is not None else None,
         watch_items=task.watch_items(config, dev_ex), plan=plan, progress=progress, state=state, resumed=resume,
-        t_start=t_start, clock=clock)
+        t_start=t_start, clock=clock, schedule=schedule)
+
+
+def _dev_in_sample_order(task: Task, dev_ex, tokenizer, config: TrainConfig, resume: bool):
+    """(dev examples, their features, EvalSchedule): the dev rows put in the stratified sample order
+    (explorer.core.training.eval_plan.sample_order) when they can be sampled, so that any dev sample is their
+    first rows; (None, None, None) without dev data."""
+    if dev_ex is None:
+        return None, None, None
+    sampleable = hasattr(dev_ex, "subset") and config.eval_share > 0 and not config.full_dev_evals
+    if sampleable:
+        labels = getattr(dev_ex, "labels", None)
+        order = EvalSchedule(config, len(dev_ex), sampleable=True).order(labels)
+        dev_ex = dev_ex.subset(order)
+    dev_feats = task.featurize(dev_ex, tokenizer, config, train=False)
+    schedule = EvalSchedule(config, len(dev_feats), sampleable=sampleable and can_sample(dev_ex, dev_feats),
+                            start_evaluation=not resume)
+    return dev_ex, dev_feats, schedule

@@ -25,7 +25,8 @@ from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS
                                       RunPrefill, cell, classifier_metrics, clicked_rows, dev_example, error_rows,
                                       example_rows, label_rows, model_line, multilabel_metrics, per_class_table,
                                       regression_metrics, report_kind)
-from .latest import LatestOnly
+from .job_bar import JobBar
+from .remote import RemoteJob
 
 
 class ClassifyDevView(QWidget):
@@ -37,11 +38,16 @@ class ClassifyDevView(QWidget):
         super().__init__(parent)
         self.get_loaded, self.get_kind = get_loaded, get_kind
         self.report, self._kind = None, "single"
-        self._job = LatestOnly.in_child(client or shared_client(), "classify.dev", self)   # runs in the inspector child
+        # runs in the inspector child, with progress after every batch and Cancel between batches
+        self._job = RemoteJob(client or shared_client(), self)
         self._job.finished.connect(self._arrived)
         self.source = ResultSource(self.clear_results)   # which model the table is of; cleared on a switch
         self._data_of = ""
-        self._job.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
+        self._job.failed.connect(lambda msg, _tb: self._ended(msg))
+        self._job.cancelled.connect(lambda: self._ended("cancelled: nothing scored is shown"))
+        self.job_bar = JobBar("dev rows")
+        self._job.progress.connect(self.job_bar.set_progress)
+        self.job_bar.cancel_requested.connect(self._job.cancel)
         self.path = QLineEdit()
         self.path.setPlaceholderText("dev file: GLUE .tsv/.csv/.jsonl, or a SWAG .csv")
         self.cap = QSpinBox(minimum=0, maximum=100000, value=200, specialValueText="all")
@@ -93,6 +99,7 @@ class ClassifyDevView(QWidget):
         layout.addLayout(top)
         layout.addLayout(cols)
         layout.addWidget(self.status)
+        layout.addWidget(self.job_bar)
         layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
         layout.addWidget(self.confusion)
@@ -144,7 +151,7 @@ class ClassifyDevView(QWidget):
     def _say_model(self) -> None:
         """Before a table is shown, the status line says which model Score dev set uses: the one loaded in
         Classify (it never asks for a model while one is loaded there), else how to get one."""
-        if self.report is None and not self._job._outstanding:   # a table, or one on its way, says more
+        if self.report is None and not self._job.running:   # a table, or one on its way, says more
             self.status.setText(model_line(self.get_loaded()))
 
     def table_settings(self) -> dict:
@@ -164,13 +171,21 @@ class ClassifyDevView(QWidget):
             self.prefill_from_run(source)
         self._kind = self.get_kind()
         split = " (the run's held-out dev rows)" if "dev_split" in self.table_settings() else ""
+        self.clear_results()   # the previous table never stays beside a new request: a stale result is not shown
         self.status.setText(f"scoring {self.path.text()}{split} ...")
         self.source.ask(loaded)
         self._data_of = self.path.text().strip()
-        self._job.submit("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
-                                          "cap": self.cap.value() or None, "settings": self.table_settings()})
+        self.job_bar.start()
+        self._job.start("classify_dev", {"slot": loaded.slot, "kind": self._kind, "path": self.path.text().strip(),
+                                         "cap": self.cap.value() or None, "settings": self.table_settings()})
 
-    def _arrived(self, _id, rep) -> None:
+    def _ended(self, message: str) -> None:
+        """The job failed or was cancelled: the bar goes, the status says why."""
+        self.job_bar.finish()
+        self.status.setText(message)
+
+    def _arrived(self, rep) -> None:
+        self.job_bar.finish()
         name = self.source.take()
         if name is None:   # asked of the model before the one loaded now: its rows would open with the new one
             return

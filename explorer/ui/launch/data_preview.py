@@ -179,7 +179,6 @@ FLAG_WORDS = {"--text-columns": "Text columns", "--label-column": "Label column"
               "--skip-invalid": "Skip invalid rows", "--no-header": "No header row", "--encoding": "Encoding",
               "--label-names": "Label names", "--new-head": "New head", "--class-weights": "Class weights",
               "--f1-classes": "F1 classes", "--dev-fraction": "Dev fraction", "--num-labels": "num_labels"}
-IMBALANCE_RATIO = 0.10   # warn when the smallest class has fewer than 10% of the largest's examples
 
 
 def _preview_scores_or_label_sets(source: str, task: str, n: int, split: str, text_columns, label_column,
@@ -235,13 +234,15 @@ def plain_words(message: str) -> str:
 def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.0) -> list[str]:
     """Warnings on the class distribution: imbalance (the smallest class under 10% of the largest) and
     classes too small for a dev split of ``dev_fraction``."""
+    from explorer.core.specs.tasks import imbalanced_classes
+
     out = []
-    if len(counts) >= 2:
-        small = min(counts, key=counts.get)
-        big = max(counts, key=counts.get)
-        if counts[big] and counts[small] < IMBALANCE_RATIO * counts[big]:
-            out.append(f"imbalanced classes: {small!r} has {counts[small]:,} examples, under 10% of {big!r} "
-                       f"({counts[big]:,}); consider balanced class weights and judge by macro F1")
+    pair = imbalanced_classes(counts)
+    if pair is not None:
+        small, big = pair
+        out.append(f"imbalanced classes: {small!r} has {counts[small]:,} examples, under 10% of {big!r} "
+                   f"({counts[big]:,}); consider balanced class weights; Best checkpoint by automatic goes by "
+                   "macro F1")
     if dev_fraction > 0:
         thin = [k for k, v in counts.items() if v * dev_fraction < 1]
         if thin:

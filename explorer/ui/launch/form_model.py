@@ -197,12 +197,14 @@ class LaunchForm:
         return command_line(cfg)
 
     def automatic_metric(self, task: str, values: dict) -> str:
-        """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named;
+        """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named)
+        and the training data check's class counts (macro F1 when they are imbalanced;
         core.specs.tasks.automatic_metric_for_best)."""
         from explorer.core.specs.tasks import automatic_metric_for_best
 
+        counts = (self.plan.train_result or {}).get("class_counts") or None
         return automatic_metric_for_best(task, values.get("f1_classes") or (),
-                                         values.get("num_labels", self.base.num_labels) or 0)
+                                         values.get("num_labels", self.base.num_labels) or 0, counts)
 
     def metric_choices(self, cfg: TrainConfig) -> tuple[str, list[tuple[str, str]]]:
         """(what automatic picks, as shown; [(metric, shown name)]) for Best checkpoint by: the metrics the task's
@@ -212,7 +214,11 @@ class LaunchForm:
 
         names = metric_for_best_choices(cfg.task, cfg.num_labels, cfg.f1_classes)
         auto = self.automatic_metric(cfg.task, {"f1_classes": cfg.f1_classes, "num_labels": cfg.num_labels})
-        shown = f"{metric_name(auto, cfg.task)} (F1 classes)" if auto == "f_avg" else metric_name(auto, cfg.task)
+        shown = metric_name(auto, cfg.task)
+        if auto == "f_avg":
+            shown += " (F1 classes)"
+        elif auto == "macro_f1" and auto != find_task_facts(cfg.task).best_metric:
+            shown += " (imbalanced classes)"
         return (shown if auto else ""), [(m, metric_name(m, cfg.task)) for m in names]
 
     def enabled_fields(self, cfg: TrainConfig) -> dict[str, bool]:

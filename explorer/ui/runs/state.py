@@ -188,11 +188,14 @@ class EtaMeter:
     def per_step(self) -> float | None:
         return self.clean[0] / self.clean[1] if self.clean[1] else None
 
-    def per_eval(self, per_step: float) -> float | None:
-        """Seconds an evaluation adds to the run (None before one has been timed)."""
+    def per_eval(self, per_step: float, *, intervals_only: bool = False) -> float | None:
+        """Seconds an evaluation adds to the run (None before one has been timed; with ``intervals_only``, before
+        one between step events has)."""
         seconds, steps, evals = self.with_eval
         if evals and seconds - per_step * steps >= 0:
             return (seconds - per_step * steps) / evals
+        if intervals_only:
+            return None
         return self.eval_seconds[0] / self.eval_seconds[1] if self.eval_seconds[1] else None
 
 
@@ -210,6 +213,7 @@ class RunState:
     status: str = run_status.CRASHED
     steps_total: int = 0
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
+    planned_eval_every: int | None = None   # the evaluation cadence the run planned (step events' eval_every)
     step: int = 0
     epoch: float = 0.0
     elapsed: float = 0.0
@@ -335,28 +339,62 @@ class RunState:
         return 60.0 * value if value and value > 0 else 0.0
 
     def eta(self) -> float | None:
-        """Remaining seconds: a time-budgeted run, the budget not yet trained (evaluations add to it);
-        otherwise the time per step times the steps left plus the time per evaluation times the evaluations
-        still planned (EtaMeter; before a step interval is timed, the mean time per step so far). None before
-        the first step."""
-        if self.budget_seconds and self.train_seconds > 0:
-            return max(0.0, self.budget_seconds - self.train_seconds)
-        if self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0:
+        """Remaining seconds: the training left (a time-budgeted run: the budget not yet trained; otherwise the
+        time per step times the steps left) plus the evaluations still to come at their measured cost
+        (:meth:`evals_to_come_seconds`). EtaMeter times steps and evaluations apart; before a step interval is
+        timed, the mean time per step so far. None before the first step."""
+        budgeted = bool(self.budget_seconds and self.train_seconds > 0)
+        if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0):
             return None
         per_step = self._eta.per_step()
         if per_step is None:   # the set-up counts in until two step events have timed a step
-            per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / self.step
-        per_eval = self._eta.per_eval(per_step) if self.evals else None
-        evals_left = self.evals_left() if per_eval else 0
-        return max(0.0, per_step * (self.steps_total - self.step) + (per_eval or 0.0) * evals_left)
+            per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / max(1, self.step)
+        training = (max(0.0, self.budget_seconds - self.train_seconds) if budgeted
+                    else per_step * max(0, self.steps_total - self.step))
+        return max(0.0, training + self.evals_to_come_seconds(per_step))
+
+    def evals_to_come_seconds(self, per_step: float) -> float:
+        """Seconds of the evaluations still to come. With the eval events' forward rate (rows_per_second, after
+        their first batch) and rows (dev_rows of dev_total: a run evaluating on a dev sample): those between at
+        the time measured between step events (else their rows at that rate) and the final one on the whole dev
+        set at that rate; without them, each at the measured time per evaluation. 0 before one was timed."""
+        if not self.evals:
+            return 0.0
+        between, final = self.evals_left_parts()
+        timed = [ev for ev in self.evals if (_num(ev.get("rows_per_second")) or 0) > 0 and _num(ev.get("dev_rows"))]
+        if timed:
+            last = timed[-1]
+            rate, rows = _num(last["rows_per_second"]), _num(last["dev_rows"])
+            total = _num(last.get("dev_total")) or rows
+            measured = self._eta.per_eval(per_step, intervals_only=True)
+            return between * (measured if measured is not None else rows / rate) + final * total / rate
+        per_eval = self._eta.per_eval(per_step)
+        if not per_eval:
+            return 0.0
+        sized = [ev for ev in self.evals if (_num(ev.get("dev_rows")) or 0) > 0]
+        rows = _num(sized[-1].get("dev_rows")) if sized else None
+        total = _num(sized[-1].get("dev_total")) if sized else None
+        return per_eval * (between + final * (total / rows if rows and total and total > rows else 1.0))
+
+    def eval_every(self) -> int:
+        """Steps between evaluations: the cadence the run planned (its step events' eval_every), else the
+        config's."""
+        if self.planned_eval_every is not None:
+            return self.planned_eval_every
+        return int(_num(self.config.get("eval_every")) or 0)
+
+    def evals_left_parts(self) -> tuple[int, int]:
+        """(evaluations still to come before the end, 1 if the final one is still to come else 0): one every
+        eval_every steps after the last evaluation, below steps_total (explorer.core.training.loop)."""
+        every = self.eval_every()
+        last = max((_num(ev.get("step")) or 0 for ev in self.evals), default=0)
+        between = max(0, (self.steps_total - 1 - int(last)) // every) if every > 0 and self.steps_total else 0
+        final_done = self.steps_total > 0 and last >= self.steps_total
+        return between, 0 if final_done else 1
 
     def evals_left(self) -> int:
-        """Evaluations the run still makes: at each multiple of its eval_every below steps_total, and the final
-        one (explorer.core.training.loop)."""
-        every = int(_num(self.config.get("eval_every")) or 0)
-        between = max(0, (self.steps_total - 1) // every - self.step // every) if every > 0 else 0
-        final_done = any((_num(ev.get("step")) or 0) >= self.steps_total for ev in self.evals)
-        return between + (0 if final_done else 1)
+        """Evaluations the run still makes, the final one included."""
+        return sum(self.evals_left_parts())
 
     def live_elapsed(self, now: float | None = None) -> float:
         """Elapsed seconds; while running, counts on from the last step event."""
@@ -407,6 +445,8 @@ class RunState:
             if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
                 self.steps_total = int(_num(ev.get("steps_total")))
             self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
+            if _num(ev.get("eval_every")) is not None:
+                self.planned_eval_every = int(_num(ev.get("eval_every")))
             self._eta.step(step, _num(ev.get("elapsed")))
             for name in TRAIN_SERIES:
                 if name in ev and _nonfinite(ev[name]):   # kept as NaN/inf: the curve shows a marked gap

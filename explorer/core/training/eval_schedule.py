@@ -1,0 +1,119 @@
+"""When a training run evaluates and on which dev rows: the loop's side of explorer.core.training.eval_plan.
+
+The run evaluates before training on a probe of the dev set (the first rows of the stratified sample order,
+so they are part of any later sample) and times it; after its first steps (:meth:`EvalSchedule.plan_due`)
+it knows its training rate too and plans the cadence and the sample (:func:`plan_evaluations`), writes the
+plan to its log, and re-plans the cadence with every evaluation's measured cost (the sample stays the same).
+The final evaluation scores the whole dev set; checkpoints/best is picked on the sample's rows, which the
+final evaluation also scores first, so every evaluation is compared on the same rows.
+
+Only dev data whose rows are one feature each can be sampled (classification, scores, label sets); for
+the others (QA windows, tagging, multiple choice) every evaluation scores the whole dev set and only the
+cadence adapts. ``eval_share`` 0 turns planning off (the config's eval_every on the whole dev set), as does a
+dev set of at most MIN_SAMPLE_ROWS rows.
+"""
+
+from __future__ import annotations
+
+from explorer.core.training.eval_plan import MIN_SAMPLE_ROWS, EvalPlan, plan_evaluations, sample_order
+
+# the plan waits until the training rate is measured over this many seconds and steps (or this many steps)
+PLAN_AFTER_SECONDS, PLAN_AFTER_STEPS, PLAN_BY_STEP = 5.0, 3, 30
+
+
+def can_sample(dev_ex, dev_feats) -> bool:
+    """A sample of ``dev_ex`` is ``dev_ex.subset(rows)`` and its features are the rows' own (one each)."""
+    rows = getattr(dev_feats, "examples_of_rows", None)
+    return (hasattr(dev_ex, "subset") and len(dev_feats) == len(dev_ex)
+            and (rows is None or list(rows) == list(range(len(dev_ex)))))
+
+
+class EvalSchedule:
+    """The cadence and the dev rows of one run's evaluations.
+
+    Args:
+        config: the run's TrainConfig (eval_every, eval_share, full_dev_evals, seed, batch_size).
+        dev_total: rows of the whole dev set.
+        sampleable: :func:`can_sample` of the run's dev data.
+        start_evaluation: the run evaluates before training (not a resumed run).
+    """
+
+    def __init__(self, config, dev_total: int, *, sampleable: bool, start_evaluation: bool = True):
+        self.config = config
+        self.dev_total = dev_total
+        # a dev set of at most MIN_SAMPLE_ROWS rows has nothing to sample and costs little next to training: it
+        # is evaluated whole at the asked cadence, as with eval_share 0
+        self.active = config.eval_share > 0 and dev_total > MIN_SAMPLE_ROWS
+        self.full_dev = bool(config.full_dev_evals) or not sampleable
+        self.start_evaluation = start_evaluation
+        self.plan: EvalPlan | None = None
+        self.last_eval_step = 0
+        self.eval_rows = 0           # rows scored by the evaluations timed so far
+        self.eval_seconds = 0.0
+        probe = min(dev_total, MIN_SAMPLE_ROWS)
+        self.rows = dev_total if (self.full_dev or not self.active) else probe
+
+    # -- which rows ---------------------------------------------------------------------------------
+    def order(self, labels) -> list[int]:
+        """The dev rows in sample order (explorer.core.training.eval_plan.sample_order, seeded by the run)."""
+        return sample_order(labels, self.dev_total, seed=self.config.seed).tolist()
+
+    @property
+    def sampled(self) -> bool:
+        """Evaluations during training score fewer rows than the whole dev set."""
+        return self.rows < self.dev_total
+
+    def rows_note(self) -> str:
+        """'the 347-row stratified sample of 2,478 dev rows' or 'all 2,478 dev rows': what best is chosen on."""
+        if self.sampled:
+            return f"the {self.rows:,}-row stratified sample of the {self.dev_total:,} dev rows"
+        return f"all {self.dev_total:,} dev rows"
+
+    # -- when ---------------------------------------------------------------------------------------
+    def plan_due(self, step: int, train_seconds: float) -> bool:
+        """The training rate is measured well enough to plan (and no plan yet)."""
+        if not self.active or self.plan is not None or step <= 0:
+            return False
+        every = self.config.eval_every
+        return ((train_seconds >= PLAN_AFTER_SECONDS and step >= PLAN_AFTER_STEPS) or step >= PLAN_BY_STEP
+                or (every > 0 and step + 1 >= every))
+
+    def timed(self, rows: int, seconds: float) -> None:
+        """An evaluation of ``rows`` rows took ``seconds`` (the cost the plan uses)."""
+        if rows > 0 and seconds > 0:
+            self.eval_rows += rows
+            self.eval_seconds += seconds
+
+    @property
+    def eval_rate(self) -> float:
+        return self.eval_rows / self.eval_seconds if self.eval_seconds > 0 else 0.0
+
+    def make_plan(self, *, steps: int, windows_per_step: float, train_rate: float) -> EvalPlan | None:
+        """Plan (or re-plan the cadence of) the evaluations from the rates measured so far; None while an
+        evaluation rate is not known. The first plan fixes the sample's rows."""
+        if not self.active or self.eval_rate <= 0 or train_rate <= 0:
+            return None
+        self.plan = plan_evaluations(steps=steps, windows_per_step=windows_per_step, train_rate=train_rate,
+                                     eval_rate=self.eval_rate, dev_total=self.dev_total,
+                                     wanted_every=self.config.eval_every, share=self.config.eval_share,
+                                     full_dev=self.full_dev, start_evaluation=self.start_evaluation,
+                                     fixed_rows=self.rows if self.plan is not None else 0)
+        self.rows = self.plan.dev_rows
+        return self.plan
+
+    @property
+    def eval_every(self) -> int:
+        """Steps between evaluations now: the plan's, else the config's."""
+        return self.plan.eval_every if self.plan is not None else self.config.eval_every
+
+    def due(self, step: int) -> bool:
+        """Evaluate after optimizer step ``step``?"""
+        every = self.eval_every
+        if every <= 0:
+            return False
+        if self.plan is None:
+            return step % every == 0
+        return step - self.last_eval_step >= every
+
+    def evaluated(self, step: int) -> None:
+        self.last_eval_step = step

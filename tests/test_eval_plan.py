@@ -1,0 +1,117 @@
+"""The evaluation planner: cadence and dev sample from measured rates (fake rates, no timing)."""
+
+import numpy as np
+import pytest
+
+from explorer.core.training.eval_plan import (MIN_SAMPLE_ROWS, cadence_for, evaluations_between, plan_evaluations,
+                                              sample_order)
+
+# the tweet table's run: 2,478 dev rows, every 43 steps of batch 16, 1,394 steps; 16 windows/s training,
+# 23 rows/s evaluating (a loaded machine)
+TWEETS = dict(steps=1394, windows_per_step=16, train_rate=16.0, eval_rate=23.0, dev_total=2478, wanted_every=43)
+
+
+def test_cadence_counts_the_loop_evaluations():
+    assert evaluations_between(100, 10) == 9          # 10..90; the final one at 100 apart
+    assert evaluations_between(101, 10) == 10
+    assert evaluations_between(100, 0) == 0
+    for steps, k in [(100, 3), (1394, 7), (50, 49), (10, 0)]:
+        every = cadence_for(steps, k)
+        assert evaluations_between(steps, every) <= k
+        if every > 1:
+            assert evaluations_between(steps, every - 1) > k     # the most frequent that fits
+
+
+def test_large_dev_set_is_sampled_at_the_wanted_cadence_within_a_fifth():
+    plan = plan_evaluations(**{**TWEETS, "train_rate": 40.0, "eval_rate": 100.0})   # a quiet machine
+    assert plan.sampled and plan.dev_rows >= MIN_SAMPLE_ROWS and plan.eval_every == 43
+    assert plan.eval_fraction <= 0.2 + 1e-9
+    # everything at the wanted cadence on the whole dev set would be most of the run
+    full = (evaluations_between(1394, 43) + 2) * 2478 / 100.0
+    assert full > plan.train_seconds
+
+
+def test_sample_too_small_for_the_cadence_evaluates_less_often():
+    plan = plan_evaluations(**{**TWEETS, "wanted_every": 5})
+    assert plan.dev_rows == MIN_SAMPLE_ROWS
+    assert plan.eval_every > 5
+    assert plan.eval_fraction <= 0.2 + 1e-9
+    assert "not every 5" in plan.describe()
+
+
+def test_small_dev_set_is_scored_whole_at_the_wanted_cadence():
+    plan = plan_evaluations(**{**TWEETS, "dev_total": 300, "eval_rate": 300.0})
+    assert not plan.sampled and plan.eval_every == 43
+    assert "all 300 dev rows" in plan.describe()
+
+
+def test_full_dev_every_evaluation_fits_the_cadence_alone():
+    plan = plan_evaluations(**{**TWEETS, "full_dev": True, "train_rate": 4.0})
+    assert plan.dev_rows == 2478 and not plan.sampled
+    assert plan.eval_every > 43 and plan.eval_fraction <= 0.2 + 1e-9
+    assert "as asked" in plan.describe()
+
+
+def test_final_evaluation_alone_over_the_share_is_said():
+    plan = plan_evaluations(**{**TWEETS, "steps": 20})
+    assert evaluations_between(20, plan.eval_every) == 0
+    assert "before training and at the end only" in plan.describe()
+    assert "over the 20% wanted" in plan.describe()
+
+
+def test_estimate_adds_training_and_every_evaluation():
+    plan = plan_evaluations(**TWEETS)
+    train = 1394 * 16 / 16.0
+    evals = plan.evaluations * plan.dev_rows / 23.0 + 2478 / 23.0
+    assert plan.train_seconds == pytest.approx(train)
+    assert plan.total_seconds == pytest.approx(train + evals)
+    assert plan.evaluations == evaluations_between(1394, plan.eval_every) + 1
+
+
+def test_resumed_run_has_no_start_evaluation():
+    a = plan_evaluations(**TWEETS)
+    b = plan_evaluations(**TWEETS, start_evaluation=False)
+    assert a.evaluations == evaluations_between(a.steps, a.eval_every) + 1
+    assert b.evaluations == evaluations_between(b.steps, b.eval_every)
+
+
+def test_bad_rates_are_refused():
+    with pytest.raises(ValueError, match="rates"):
+        plan_evaluations(**{**TWEETS, "eval_rate": 0})
+    with pytest.raises(ValueError, match="share"):
+        plan_evaluations(**TWEETS, share=1.0)
+
+
+def test_every_prefix_of_the_sample_order_is_stratified():
+    labels = [0] * 900 + [1] * 60 + [2] * 40
+    order = sample_order(labels, len(labels), seed=3)
+    assert sorted(order.tolist()) == list(range(1000))
+    for k in (50, 200, 610):
+        got = np.bincount(np.asarray(labels)[order[:k]], minlength=3)
+        want = np.array([0.9, 0.06, 0.04]) * k
+        assert np.all(np.abs(got - want) <= 1.0 + 1e-9), (k, got, want)
+    assert np.array_equal(order, sample_order(labels, len(labels), seed=3))   # the same rows every time
+
+
+def test_sample_order_without_classes_is_a_seeded_shuffle():
+    order = sample_order([[0, 1], [1]] * 5, 10, seed=1)
+    assert sorted(order.tolist()) == list(range(10))
+    assert np.array_equal(order, sample_order(None, 10, seed=1))
+
+
+def test_replanning_keeps_the_sample_and_adapts_the_cadence():
+    first = plan_evaluations(**{**TWEETS, "train_rate": 40.0, "eval_rate": 100.0})
+    slower = plan_evaluations(**{**TWEETS, "train_rate": 40.0, "eval_rate": 25.0}, fixed_rows=first.dev_rows)
+    assert slower.dev_rows == first.dev_rows
+    assert slower.eval_every > first.eval_every
+
+
+def test_imbalance_rule_picks_macro_f1_for_automatic_best():
+    from explorer.core.specs.tasks import automatic_metric_for_best, imbalanced_classes
+
+    assert imbalanced_classes({"hate": 9, "none": 100}) == ("hate", "none")
+    assert imbalanced_classes({"hate": 10, "none": 100}) is None
+    assert imbalanced_classes({"only": 5}) is None
+    assert automatic_metric_for_best("single", (), 2, {"hate": 9, "none": 100}) == "macro_f1"
+    assert automatic_metric_for_best("single", (), 2, {"hate": 50, "none": 100}) == "accuracy"
+    assert automatic_metric_for_best("regression", (), 0, {"a": 1, "b": 100}) == "pearson"
