@@ -9,6 +9,8 @@ Usage::
     bert-explorer group --group mrpc-seeds --summary [--output-dir RUNS]   # the spread of a group's runs
     bert-explorer group --group mrpc-cv --cv 5 --model bundled:minilm --task pair --train train.tsv
                                                # 5-fold cross-validation; the same line again resumes it
+    bert-explorer group --group stance-curve --curve --model bundled:minilm --task single --train train.txt
+                                               # a learning curve: 12.5, 25, 50, 100% of the training rows
 
 Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
 (explorer/core/studies/groups.py) is written before the first member starts; then the members run one after
@@ -61,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="with --cv: keep all rows with the same value of COL (name or 1-based position) in one "
                         "fold, e.g. one author or one target per fold (default: stratified by label; SQuAD: by "
                         "article title)")
+    g.add_argument("--curve", nargs="?", const=_fraction_list("12.5,25,50,100"), type=_fraction_list, default=None,
+                   metavar="P1,P2", help="a learning curve: one member per share of the training rows (default "
+                        "12.5,25,50,100 percent; nested, stratified subsets), all scored on the same dev rows "
+                        "(--dev, else --dev-fraction held out once); then each size's figure with its 95%% "
+                        "interval, the TF-IDF baseline beside it, and the fitted curve's next doubling")
     g.add_argument("--plan-only", action="store_true",
                    help="write group.json and the member configs, print the train commands, start nothing")
     g.add_argument("--summary", action="store_true",
@@ -71,7 +78,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(e.g. two learning rates over restarts)")
 
 
-GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus", "cv", "cv_group_column")
+GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus", "cv", "cv_group_column",
+              "curve")
+
+
+def _fraction_list(text: str) -> list[float]:
+    """"12.5,25,50,100" (percent) -> [0.125, 0.25, 0.5, 1.0]."""
+    try:
+        values = [float(part) / 100 for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--curve takes percentages separated by commas, got {text!r}") from None
+    if not values or any(not 0 < v <= 1 for v in values) or values != sorted(values):
+        raise argparse.ArgumentTypeError(f"--curve takes ascending percentages above 0 and at most 100, got {text!r}")
+    return values
 
 
 def _seed_list(text: str) -> list[int]:
@@ -150,6 +169,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
             lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
+    if group.kind == "curve":
+        from explorer.commands.group_curve import curve_summary_lines
+
+        lines += curve_summary_lines(runs_dir, group.name, task)
     if group.kind == "cv":
         from explorer.core.studies.cv_runs import read_oof
 
@@ -185,6 +208,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cv is not None:
         return run_cv(args)
+    if args.curve is not None:
+        from explorer.commands.group_curve import run_curve
+
+        return run_curve(args)
     try:
         group, configs, runs_dir = plan(args)
         path = write_group(runs_dir, group)
