@@ -1,5 +1,5 @@
-"""A run beside its bag-of-words baseline (`bert-explorer baseline`), the pair-cosine baseline, and the
-marks that say when a figure is optimistic; the figures checked against scikit-learn and scipy."""
+"""A run beside its bag-of-words baseline (`bert-explorer baseline`) and the pair-cosine baseline; the figures
+checked against scikit-learn and scipy."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core.metrics.optimism import (CHOSE_ON_THESE_ROWS, DEV_OVERLAP, FEW_EXAMPLES, TRAINING_ROWS,
-                                            dev_overlap, figure_marks)
+from explorer.core.metrics.optimism import FEW_EXAMPLES
 
 WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
 
@@ -24,26 +23,6 @@ def _write(path, start, n):
             label = "pos" if i % 2 else "neg"
             w.writerow([f"r{i:02d}", f"{words} {'good' if label == 'pos' else 'bad'} {i}", label])
     return path
-
-
-# -- the marks -------------------------------------------------------------------------------------
-def test_each_reason_gives_its_mark_with_the_reason_in_words():
-    overlap = dev_overlap(["A  cat", "the dog"], ["a cat", "a bird", "The dog "])
-    assert (overlap.shared, overlap.n_dev) == (2, 3)
-    marks = figure_marks(on_training_rows=True, chosen_on_rows=("τ",), class_support={"pos": 50, "neg": 29},
-                         overlap=overlap)
-    assert [m.reason for m in marks] == [TRAINING_ROWS, CHOSE_ON_THESE_ROWS, DEV_OVERLAP, FEW_EXAMPLES]
-    assert "τ was chosen on these same rows" in marks[1].text
-    assert "2 of 3 dev rows (66.7%)" in marks[2].text
-    assert marks[3].subject == "neg" and "29 dev rows" in marks[3].text
-
-
-def test_an_honest_figure_has_no_mark():
-    assert figure_marks(class_support={"a": 30, "b": 400}, overlap=dev_overlap(["x"], ["y"])) == []
-
-
-def test_pairs_overlap_only_when_both_sentences_repeat():
-    assert dev_overlap([("a", "b")], [("a", "b"), ("a", "c")]).shared == 1
 
 
 # -- the pair cosine -------------------------------------------------------------------------------

@@ -160,8 +160,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         params = " ".join(f"{k}={row[k]}" for k in group.varied)
         lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.label} "
                      f"{row['final']:.4f}  best {row['best']:.4f}")
+    from explorer.core.metrics.optimism import figure_marks, mark_lines
     from explorer.core.specs.metric_display import metric_label
 
+    lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
     for metric, st in final_metric_stats(members).items():
@@ -209,8 +211,6 @@ def run(args: argparse.Namespace) -> int:
     if args.cv is not None:
         return run_cv(args)
     if args.curve is not None:
-        from explorer.commands.group_curve import run_curve
-
         return run_curve(args)
     try:
         group, configs, runs_dir = plan(args)
@@ -343,5 +343,64 @@ def run_cv(args: argparse.Namespace) -> int:
     if failed or oof.path is None:
         print(f"group {group.name}: {len(failed)} of {len(config_paths)} member(s) did not finish: "
               f"{', '.join(failed) or '-'}; {oof.folds_done} of {oof.k} folds predicted", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _base_config(args: argparse.Namespace):
+    """The TrainConfig of the training flags (the group's own flags left out). Raises ConfigError."""
+    from explorer.worker.train import config_from_args
+
+    return config_from_args(argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in GROUP_ONLY}))
+
+
+@exits_on_user_error
+def run_curve(args: argparse.Namespace) -> int:
+    """``group --curve``: plan or resume the sizes, print the time estimate, run the members not finished, then
+    predict the shared dev rows with each member's checkpoints/last and print each size's figure with its
+    interval beside the bag-of-words baseline and the fitted curve's next doubling. Exit codes as the module
+    docstring."""
+    from explorer.commands.group_curve import estimate_line, plan_curve_group
+    from explorer.core.data.classification import ClassificationDataError
+    from explorer.core.errors import ConfigError, UserError, as_user_error
+    from explorer.core.studies.curve_results import collect_curve
+    from explorer.core.studies.groups import GroupError
+
+    try:
+        group, config_paths, runs_dir, rows, base, notes = plan_curve_group(args, _base_config(args))
+    except (ConfigError, GroupError, ClassificationDataError, ValueError) as exc:
+        raise as_user_error(exc) from None
+    for n in notes + [estimate_line(base, runs_dir, rows)]:
+        print(f"group {group.name}: {n}", file=sys.stderr)
+    if args.plan_only:
+        for config_path in config_paths:
+            print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
+        return 0
+    failed = []
+    for member, config_path in zip(group.members, config_paths):
+        cmd = _member_command(runs_dir / member.run_id, config_path)
+        size = f"{100 * float(member.params.get('fraction', 0)):g}%, {member.params.get('train_rows')} rows"
+        if cmd is None:
+            print(f"group {group.name}: {member.run_id} ({size}) already done; kept", file=sys.stderr)
+            continue
+        print(f"group {group.name}: starting {member.run_id} ({size})", file=sys.stderr)
+        try:
+            rc = subprocess.call(cmd)
+        except KeyboardInterrupt:
+            print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
+                  "continue", file=sys.stderr)
+            return 130
+        if rc != 0:
+            failed.append(f"{member.run_id} (exit {rc})")
+    print(f"group {group.name}: predicting the dev rows (checkpoints/last of each size) and fitting the baseline",
+          file=sys.stderr)
+    try:
+        result = collect_curve(runs_dir, group, batch_size=args.batch_size or 32)
+    except (UserError, ValueError) as exc:
+        raise as_user_error(exc) from None
+    print("\n".join(summary_lines(runs_dir, group.name)))
+    if failed or any(p.model is None for p in result.points):
+        print(f"group {group.name}: {len(failed)} member(s) did not finish: {', '.join(failed) or '-'}",
+              file=sys.stderr)
         return 1
     return 0

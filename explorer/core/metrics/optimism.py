@@ -75,6 +75,21 @@ def dev_overlap(train_texts, dev_texts, *, show: int = 3) -> DevOverlap:
     return DevOverlap(shared=len(shared), n_dev=len(dev), examples=examples)
 
 
+def trained_on_file(run_config: dict, data: str) -> bool:
+    """Whether scoring the file ``data`` scores rows the run trained on: it is the run's training file (a run
+    that held some of its rows out as dev trained on the rest of them). ``run_config``: the run's config.json
+    ({} for a checkpoint that is not a run of this app: False)."""
+    from pathlib import Path
+
+    train = str(run_config.get("train") or "")
+    if not train or not data:
+        return False
+    try:
+        return Path(train).expanduser().resolve() == Path(data).expanduser().resolve()
+    except OSError:
+        return False
+
+
 def figure_marks(*, on_training_rows: bool = False, chosen_on_rows: tuple[str, ...] = (),
                  class_support: dict | None = None, overlap: DevOverlap | None = None,
                  min_class_rows: int = MIN_CLASS_ROWS) -> list[OptimismMark]:
