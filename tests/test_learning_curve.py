@@ -109,3 +109,78 @@ def test_cli_curve_scores_every_size_beside_the_baseline(tmp_path, monkeypatch):
 
     again = run_cli(cmd)
     assert again.returncode == 0 and again.stderr.count("already done; kept") == 3
+
+
+# -- the Groups page ---------------------------------------------------------------------------------
+def _curve_result(group_folder, group):
+    from explorer.core.metrics.intervals import FigureInterval
+    from explorer.core.metrics.optimism import dev_overlap, figure_marks
+    from explorer.core.studies.curve_results import RESULT_FILE, CurveResult, SizePoint, _fit
+
+    def fig(v):
+        return FigureInterval(value=v, low=v - 0.08, high=v + 0.08, se=0.04, n=10, level=0.95, resamples=200, seed=0)
+
+    points = [SizePoint(fraction=m.params["fraction"], train_rows=m.params["train_rows"], run_id=m.run_id,
+                        model=fig(v), baseline=fig(b), versus={"difference": v - b, "low": v - b - 0.1,
+                                                               "high": v - b + 0.1, "mcnemar_p": 0.2})
+              for m, v, b in zip(group.members, (0.41, 0.52, 0.58, 0.61), (0.45, 0.49, 0.52, 0.54))]
+    result = CurveResult(group=group.name, metric="f_avg", n_dev=10, points=points,
+                         marks=figure_marks(class_support={"neg": 4, "pos": 3, "none": 3},
+                                            overlap=dev_overlap(["a b"], ["a  b", "c"])))
+    result.fit, result.fit_note = _fit([(p.train_rows, p.model) for p in points], 1.0)
+    (group_folder / RESULT_FILE).write_text(json.dumps(result.to_dict()))
+    return result
+
+
+def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path):
+    from test_groups import _fake_run
+
+    from explorer.core.studies.groups import group_dir
+    from explorer.core.studies.learning_curve import start_learning_curve
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(model="bundled:minilm", task="single", train=str(data), text_columns=["sentence"],
+                       label_column="label", dev_fraction=0.25)
+    group, _, _ = start_learning_curve(base, tmp_path, "lc")
+    for m in group.members:
+        _fake_run(tmp_path, m.run_id, [(0, 0.4), (3, 0.5)], finished=False, task="single")
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.resize(1300, 700)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("lc")
+    assert "learning curve: not scored yet" in tab.view.summary.text()
+    result = _curve_result(group_dir(tmp_path, "lc"), group)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("lc")
+    text = tab.view.summary.text()
+    import html
+    for line in result.lines("F_avg (%)", 100.0):
+        assert html.escape(line) in text
+    assert "bag-of-words 54.0 (46.0 to 62.0)" in text and "the next doubling" in text
+    assert "1 of 2 dev rows (50.0%) also occur in the training rows" in text
+    tab.show()
+    tab.grab().save(str(tmp_path / "curve.png"))
+
+
+def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_group(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.core.studies.groups import GROUP_FILE, group_dir
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(model="bundled:minilm", task="single", train=str(data), text_columns=["sentence"],
+                       label_column="label", dev_fraction=0.25)
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda _p, _t, text: asked.append(text) or QMessageBox.StandardButton.No)
+    assert tab.learning_curve(base, estimate=lambda sizes: f"Estimated time: {sum(sizes)} s") is None
+    assert "4 runs on 4 (12.5%), 8 (25%), 15 (50%), 30 (100%) training rows" in asked[0]
+    assert "10 rows of d.csv held out once" in asked[0] and "Estimated time: 57 s" in asked[0]
+    assert not (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a: QMessageBox.StandardButton.Yes)
+    group, configs = tab.learning_curve(base)
+    assert group.kind == "curve" and len(configs) == 4 and (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()

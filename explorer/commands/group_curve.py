@@ -49,24 +49,7 @@ def estimate_line(base, runs_dir: Path, rows: list[int]) -> str:
 
 
 def curve_summary_lines(runs_dir: Path, name: str, task: str | None = None) -> list[str]:
-    """The curve's figures as collect_curve last wrote them (curve_result.json), or why there are none."""
-    from explorer.core.specs.metric_display import metric_label
-    from explorer.core.studies.curve_results import read_curve_result
+    """The curve's figures as collect_curve last wrote them (core.studies.curve_results.curve_lines)."""
+    from explorer.core.studies.curve_results import curve_lines
 
-    data = read_curve_result(runs_dir, name)
-    if data is None:
-        return ["learning curve: not scored yet (give the group's --curve command again)"]
-    from explorer.core.metrics.intervals import FigureInterval
-    from explorer.core.metrics.optimism import OptimismMark
-    from explorer.core.studies.curve_results import CurveResult, SizePoint
-
-    def fig(d):
-        return FigureInterval(**d) if d else None
-
-    result = CurveResult(group=data["group"], metric=data["metric"], n_dev=data["n_dev"],
-                         points=[SizePoint(fraction=p["fraction"], train_rows=p["train_rows"], run_id=p["run_id"],
-                                           model=fig(p["model"]), baseline=fig(p["baseline"]), versus=p["versus"])
-                                 for p in data["points"]],
-                         fit=data.get("fit"), fit_note=data.get("fit_note", ""), baseline_fit=data.get("baseline_fit"),
-                         marks=[OptimismMark(**m) for m in data.get("marks", [])], notes=data.get("notes", []))
-    return result.lines(metric_label(result.metric, task))
+    return curve_lines(runs_dir, name, task)

@@ -69,12 +69,15 @@ class CurveResult:
                 "points": [p.to_dict() for p in self.points], "fit": self.fit, "fit_note": self.fit_note,
                 "baseline_fit": self.baseline_fit, "marks": [m.to_dict() for m in self.marks], "notes": self.notes}
 
-    def lines(self, label: str = "") -> list[str]:
+    def lines(self, label: str = "", scale: float = 1.0) -> list[str]:
         """The curve in words: one line per size (figure, interval, baseline, the difference), the fit and
-        the next doubling, then the marks."""
+        the next doubling, then the marks. ``scale``: what one unit of the metric is shown as (100: points of
+        a share, as the label's "(%)" says)."""
         from explorer.core.metrics.optimism import mark_lines
 
         label = label or self.metric
+        d = 1 if scale != 1 else 3
+        fig = lambda f: f"{scale * f.value:.{d}f} ({scale * f.low:.{d}f} to {scale * f.high:.{d}f})"  # noqa: E731
         out = [f"learning curve of {self.group}: {label} on the same {self.n_dev} dev rows (95% bootstrap intervals; "
                "checkpoints/last of each size)"]
         for p in self.points:
@@ -82,30 +85,29 @@ class CurveResult:
             if p.model is None:
                 out.append(f"{head} not predicted yet")
                 continue
-            line = f"{head} {_fig(p.model)}"
+            line = f"{head} {fig(p.model)}"
             if p.baseline is not None:
-                line += f"   bag-of-words {_fig(p.baseline)}"
+                line += f"   bag-of-words {fig(p.baseline)}"
             if p.versus:
                 v = p.versus
-                line += (f"   fine-tuned - baseline {v['difference']:+.3f} ({v['low']:+.3f} to {v['high']:+.3f}"
-                         + (f"; McNemar p {v['mcnemar_p']:.3g}" if "mcnemar_p" in v else "") + ")")
+                line += (f"   fine-tuned - baseline {scale * v['difference']:+.{d}f} ({scale * v['low']:+.{d}f} to "
+                         f"{scale * v['high']:+.{d}f}" + (f"; McNemar p {v['mcnemar_p']:.3g}" if "mcnemar_p" in v else "")
+                         + ")")
             out.append(line)
         if self.fit:
             f = self.fit
-            out.append(f"  fitted {label} = {f['params'][2]:.3f} - {f['params'][0]:.3g} n^-{f['params'][1]:.3f}; at "
-                       f"{f['next_rows']} rows (the next doubling): {f['prediction']:.3f}, 95% interval "
-                       f"{f['low']:.3f} to {f['high']:.3f} (delta method; "
-                       f"{'wide: four sizes pin a three-parameter curve down loosely' if f['high'] - f['low'] > 0.1 else 'from four sizes'})")
+            wide = f["high"] - f["low"] > 0.1
+            out.append(f"  fitted curve c - a n^-b (levels off at {scale * f['params'][2]:.{d}f}, b {f['params'][1]:.2f}); at "
+                       f"{f['next_rows']} rows (the next doubling): {scale * f['prediction']:.{d}f}, 95% interval "
+                       f"{scale * f['low']:.{d}f} to {scale * f['high']:.{d}f} (delta method"
+                       + ("; wide: four sizes pin a three-parameter curve down loosely)" if wide else ")"))
         elif self.fit_note:
             out.append(f"  no fitted curve: {self.fit_note}")
         if self.baseline_fit:
             f = self.baseline_fit
-            out.append(f"  bag-of-words at {f['next_rows']} rows: {f['prediction']:.3f} ({f['low']:.3f} to {f['high']:.3f})")
+            out.append(f"  bag-of-words at {f['next_rows']} rows: {scale * f['prediction']:.{d}f} "
+                       f"({scale * f['low']:.{d}f} to {scale * f['high']:.{d}f})")
         return out + mark_lines(self.marks) + [f"  note: {n}" for n in self.notes]
-
-
-def _fig(f: FigureInterval) -> str:
-    return f"{f.value:.3f} ({f.low:.3f} to {f.high:.3f})"
 
 
 def figure_of(metric: str, gold, outputs: np.ndarray, scores: Scores, chosen: tuple = (), *,
@@ -247,3 +249,27 @@ def read_curve_result(runs_dir: str | Path, name: str) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
     except (OSError, ValueError):
         return None
+
+
+def curve_lines(runs_dir: str | Path, name: str, task: str | None = None) -> list[str]:
+    """The curve's figures in words as :func:`collect_curve` last wrote them (curve_result.json), for the CLI's
+    group summary and the Groups page; one line saying so when they are not there yet."""
+    from explorer.core.metrics.optimism import OptimismMark
+    from explorer.core.specs.metric_display import metric_label
+    from explorer.core.specs.metrics import metric_spec
+
+    data = read_curve_result(runs_dir, name)
+    if data is None:
+        return ["learning curve: not scored yet (scored once every size's run has finished)"]
+
+    def fig(d):
+        return FigureInterval(**d) if d else None
+
+    result = CurveResult(group=data["group"], metric=data["metric"], n_dev=data["n_dev"],
+                         points=[SizePoint(fraction=p["fraction"], train_rows=p["train_rows"], run_id=p["run_id"],
+                                           model=fig(p["model"]), baseline=fig(p["baseline"]), versus=p["versus"])
+                                 for p in data["points"]],
+                         fit=data.get("fit"), fit_note=data.get("fit_note", ""), baseline_fit=data.get("baseline_fit"),
+                         marks=[OptimismMark(**m) for m in data.get("marks", [])], notes=data.get("notes", []))
+    spec = metric_spec(result.metric)
+    return result.lines(metric_label(result.metric, task), spec.scale if spec.is_percent else 1.0)
