@@ -141,6 +141,10 @@ class GroupView(QWidget):
             self.summary.setText(self.summary.text() + f"<br><b>{text}</b>"
                                  + (f"<br>out-of-fold predictions: {self.pooled.path}" if self.pooled and self.pooled.path
                                     else ""))
+        from explorer.core.metrics.optimism import figure_marks
+
+        best_mark = figure_marks(chosen_on_rows=("each run's best evaluation (best " + name + ")",))
+        self.summary.setText(self.summary.text() + "".join(f"<br><i>! {m.text}</i>" for m in best_mark))
         self.summary.setToolTip("\n".join(self.notes))
         self._fill_table()
         axes = [v for v in group.varied if v != "seed"] or list(group.varied)
