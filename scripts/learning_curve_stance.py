@@ -1,6 +1,7 @@
 """SemEval-2016 stance tweets: how many labels are enough, and is BERT worth it (learning curve + TF-IDF baseline).
 
     python scripts/learning_curve_stance.py --runs /tmp/stance-curve --results
+    python scripts/learning_curve_stance.py --runs /tmp/stance-curve --score-only --results   # sizes done so far
 
 What it does:
 1. Runs ``bert-explorer group --curve`` on ../shared/data/stance_semeval2016/train.txt as released (the task
@@ -49,12 +50,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default="bundled:minilm")
     p.add_argument("--epochs", type=float, default=1.0)
     p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--score-only", action="store_true",
+                   help="train nothing: score the sizes whose runs have finished (and the baseline at every size) "
+                        "of a group this script started earlier")
     add_results_argument(p)
     a = p.parse_args(argv)
     load_start = load_average()
-    cmd = curve_command(a)
-    print(" ".join(cmd), flush=True)
-    rc = subprocess.call(cmd)
+    if a.score_only:
+        from explorer.core.studies.curve_results import collect_curve
+        from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
+
+        group = load_group_file(group_dir(a.runs, a.group) / GROUP_FILE)
+        print("\n".join(collect_curve(a.runs, group).lines()), flush=True)
+        rc = 0
+    else:
+        cmd = curve_command(a)
+        print(" ".join(cmd), flush=True)
+        rc = subprocess.call(cmd)
     result_file = a.runs / ".groups" / a.group / "curve_result.json"
     if not result_file.is_file():
         print(f"no {result_file}: the group did not get as far as its figures (exit {rc})", file=sys.stderr)
@@ -85,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         f = result["baseline_fit"]
         figures[f"predicted baseline F_avg at {f['next_rows']} rows"] = f["prediction"]
     figures["dev rows"] = result["n_dev"]
+    missing = [f"{100 * pt['fraction']:g}%" for pt in result["points"] if not pt["model"]]
+    if missing:
+        figures["sizes not trained yet"] = ", ".join(missing)
     marks = "; ".join(m["text"] for m in result.get("marks", []))
     record(a, "learning_curve_stance", figures=figures, ratios=ratios, load_start=load_start,
            case=f"{a.model}, {a.epochs:g} epoch per size, 12.5/25/50/100% of 2252 training rows",
