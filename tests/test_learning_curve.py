@@ -75,6 +75,24 @@ def test_plan_holds_out_one_dev_set_shared_by_every_size(tmp_path):
                             tmp_path / "runs", "lc2")
 
 
+def test_a_regression_curve_holds_out_a_random_dev_set_and_scores_pearson(tmp_path):
+    from explorer.core.specs.tasks import head_of_task
+    from explorer.core.studies.curve_results import judged_metric
+
+    path = tmp_path / "r.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["a", "b", "score"])
+        for i in range(40):
+            w.writerow([f"{WORDS[i % 12]} {i}", f"{WORDS[(i * 7) % 12]} {i}", f"{(i % 6) * 0.8:.1f}"])
+    base = TrainConfig(model="m", task="regression", train=str(path), text_columns=["a"],
+                       label_column="score", dev_fraction=0.2)
+    _, configs, data, record = plan_learning_curve(base, tmp_path / "runs", "reg")
+    assert data.labels is None and record["class_names"] == [] and record["dev_rows"] == 8
+    assert record["sizes"] == [4, 8, 16, 32] and not any(c.label_names for c in configs)
+    assert judged_metric(base.to_dict(), head_of_task("regression")) == "pearson"
+
+
 def test_cli_curve_scores_every_size_beside_the_baseline(tmp_path, monkeypatch):
     from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
     from sklearn.metrics import f1_score

@@ -46,7 +46,7 @@ class LearningCurveError(UserError):
 def nested_subsets(labels, fractions=FRACTIONS, seed: int = 0) -> list[np.ndarray]:
     """Nested stratified subsets of n rows: one sorted index array per fraction (ascending fractions).
 
-    ``labels``: (n,) class ids, or None for rows without classes (regression scores: one seeded order of all
+    ``labels``: (n,) class ids (zeros for rows without classes, regression scores: one seeded order of all
     rows). Each class (or all rows) is put in one seeded order (numpy default_rng); the subset at fraction f
     is the first max(1, round(n_c x f)) rows of each class (all of them at f = 1), so a smaller subset lies
     inside every larger one and each class keeps its share. Raises LearningCurveError for fractions outside
@@ -55,8 +55,6 @@ def nested_subsets(labels, fractions=FRACTIONS, seed: int = 0) -> list[np.ndarra
     if not fr or any(not 0 < f <= 1 for f in fr) or fr != sorted(fr) or len(set(fr)) != len(fr):
         raise LearningCurveError(f"--curve fractions must be ascending and in (0, 1] (got {fractions})")
     rng = np.random.default_rng(seed)
-    if labels is None:
-        raise LearningCurveError("nested_subsets: give the rows' labels (or zeros for rows without classes)")
     y = np.asarray(labels)
     orders = [rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)]
     out = []

@@ -89,9 +89,9 @@ def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: in
     if not raw or facts is None:
         raise UserError(f"{run_dir}: not a run folder of this app (no readable config.json with a task)")
     head = facts.head
-    if not head.bag_of_words or facts.data_kind != "table":
-        raise UserError(f"{run_dir}: task {facts.name} has no bag-of-words baseline (classification and "
-                        "regression tables have one)")
+    if not head.bag_of_words or facts.data_kind != "table" or head.scores not in (Scores.SOFTMAX, Scores.SCORE):
+        raise UserError(f"{run_dir}: `baseline` compares single-label classification and regression runs of a "
+                        f"table, not task {facts.name}")
     ckpt = checkpoint_dir(run_dir, checkpoint)
     if ckpt is None:
         raise UserError(f"{run_dir}: no complete checkpoints/{checkpoint}")
