@@ -51,3 +51,20 @@ def test_eval_marks_the_best_threshold_chosen_on_the_same_questions(tmp_path):
     v1 = write_tiny_squad(tmp_path / "v1.json", v2=False)
     res = run_cli(["eval", "--model", model, "--data", v1, "--out", tmp_path / "out3", "--device", "cpu"])
     assert res.returncode == 0 and "optimistic" not in res.stdout
+
+
+def test_a_run_whose_dev_rows_repeat_training_rows_warns_in_its_log(tmp_path):
+    from helpers import run_worker, save_tiny_model
+
+    model = save_tiny_model(tmp_path / "enc", "classification")
+    train, dev = tmp_path / "train.csv", tmp_path / "dev.csv"
+    train.write_text("sentence,label\n" + "".join(f"the cat {i},{i % 2}\n" for i in range(8)))
+    dev.write_text("sentence,label\nThe  cat 1,1\nthe dog,0\n")
+    rc, out, err = run_worker(["--model", str(model), "--task", "single", "--train", str(train), "--dev", str(dev),
+                               "--max-steps", "1", "--batch-size", "4", "--max-seq-length", "16",
+                               "--output-dir", str(tmp_path / "runs"), "--run-id", "dup"])
+    assert rc == 0, err[-2000:]
+    warnings = [json.loads(line)["message"] for line in out.splitlines()
+                if line.startswith("{") and '"warning"' in line]
+    assert any(m.startswith("dev figures optimistic: 1 of 2 dev rows (50.0%) also occur in the training rows")
+               for m in warnings), warnings
