@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         figures["sizes not trained yet"] = ", ".join(missing)
     marks = "; ".join(m["text"] for m in result.get("marks", []))
     record(a, "learning_curve_stance", figures=figures, ratios=ratios, load_start=load_start,
-           case=f"{a.model}, {a.epochs:g} epoch per size, 12.5/25/50/100% of 2252 training rows",
+           case=(f"{a.model}, {a.epochs:g} epoch per size, sizes scored: "
+                 + "/".join(f"{100 * pt['fraction']:g}%" for pt in result["points"] if pt["model"])
+                 + f" of {result['points'][-1]['train_rows']} training rows"),
            notes=("each size trained with checkpoints/last scored (no checkpoint chosen on the dev rows); "
                   "F_avg = mean F1 of AGAINST and FAVOR; intervals: paired percentile bootstrap, 2000 resamples"
                   + (f"; marks: {marks}" if marks else "")))
