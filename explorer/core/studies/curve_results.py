@@ -141,11 +141,16 @@ def judged_metric(base: dict, head) -> str:
 
 
 def _predict_member(folder: Path, index: int, run_dir: Path, dev: str, predict, batch_size: int) -> Path | None:
+    """The member's dev predictions (cached), or None while its run has not finished (a checkpoints/last saved
+    mid-run is not the size's model)."""
+    from explorer.core.runs.reading import read_summary
+    from explorer.core.runs.status import FINISHED
     from explorer.core.studies.learning_curve import predictions_file
     from explorer.core.training.checkpoints import checkpoint_dir
 
+    summary = read_summary(run_dir)
     ckpt = checkpoint_dir(run_dir, "last")
-    if ckpt is None:
+    if ckpt is None or summary is None or summary.status != FINISHED:
         return None
     out = predictions_file(folder, index)
     if out.is_file() and out.stat().st_mtime >= Path(ckpt).stat().st_mtime:
@@ -213,7 +218,7 @@ def collect_curve(runs_dir: str | Path, group, *, predict=None, batch_size: int 
         point.baseline = figure_of(metric, gold, base_out, head.scores, chosen, resamples=resamples)
         path = _predict_member(folder, i, Path(runs_dir) / member.run_id, record["dev"], predict, batch_size)
         if path is None:
-            result.notes.append(f"{member.run_id}: no complete checkpoints/last yet; size {100 * f:g}% not scored")
+            result.notes.append(f"{member.run_id}: not finished (or no checkpoints/last); size {100 * f:g}% not scored")
             continue
         with open(path, encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh))
