@@ -99,6 +99,6 @@ def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, 
     assert report["difference"]["mcnemar_p"] == pytest.approx(p_ref)
     assert report["n_dev"] == 12 and report["n_train"] == 24
     assert [m["reason"] for m in report["marks"]] == [FEW_EXAMPLES, FEW_EXAMPLES]
-    best = run_cli(["baseline", str(runs / "r1"), "--checkpoint", "best", "--resamples", "200"])
+    best = run_cli(["baseline", str(runs / "r1"), "--best", "--resamples", "200"])
     if best.returncode == 0:
         assert "checkpoints/best, picked by accuracy) was chosen on these same rows" in best.stdout

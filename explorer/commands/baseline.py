@@ -2,7 +2,7 @@
 
 Usage::
 
-    bert-explorer baseline runs/stance-01 [--checkpoint last|best] [--resamples 10000] [--json]
+    bert-explorer baseline runs/stance-01 [--best] [--resamples 10000] [--json]
 
 Fits TF-IDF + logistic regression (Ridge for a regression head) on the run's training rows, scores it and the
 run's checkpoint on the run's dev rows (its held-out split when it had no dev file) and prints the paired test
@@ -22,9 +22,9 @@ from explorer.core.errors import exits_on_user_error
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", help="a run folder (runs/<run id>)")
-    parser.add_argument("--checkpoint", choices=["last", "best"], default="last",
-                        help="which checkpoint to score (default last: best was picked on these dev rows and is "
-                             "marked optimistic)")
+    parser.add_argument("--best", action="store_true",
+                        help="score checkpoints/best instead of checkpoints/last (best was picked on these dev rows, "
+                             "so its figures are marked optimistic)")
     parser.add_argument("--resamples", type=int, default=10_000, help="paired bootstrap resamples (default 10000)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -34,6 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from explorer.core.studies.run_baseline import run_baseline
 
-    report = run_baseline(args.run, checkpoint=args.checkpoint, resamples=args.resamples, batch_size=args.batch_size)
+    report = run_baseline(args.run, checkpoint="best" if args.best else "last", resamples=args.resamples, batch_size=args.batch_size)
     print(json.dumps(report.to_dict(), indent=2) if args.json else "\n".join(report.lines()))
     return 0
