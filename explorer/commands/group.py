@@ -185,6 +185,12 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
             lines.append(oof.text(task))
             if oof.path:
                 lines.append(f"  out-of-fold predictions: {oof.path}")
+            from explorer.core.studies.cv_baseline import read_cv_baseline
+
+            baseline = read_cv_baseline(runs_dir, name)
+            if baseline:
+                lines.append(f"against a TF-IDF + logistic regression baseline on the same folds (n {baseline['n']}):")
+                lines += [f"  {line}" for line in baseline["lines"]]
     if versus:
         _, other, _ = load_group_data(runs_dir, versus)
         lines.append(f"Welch's t test, {name} (B) against {versus} (A):")
@@ -339,6 +345,10 @@ def run_cv(args: argparse.Namespace) -> int:
         raise as_user_error(exc) from None
     for n in oof.notes:
         print(f"group {group.name}: {n}", file=sys.stderr)
+    if oof.path is not None:
+        from explorer.core.studies.cv_baseline import cv_baseline
+
+        cv_baseline(runs_dir, group)
     print("\n".join(summary_lines(runs_dir, group.name)))
     if failed or oof.path is None:
         print(f"group {group.name}: {len(failed)} of {len(config_paths)} member(s) did not finish: "
