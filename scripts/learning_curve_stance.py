@@ -1,7 +1,7 @@
 """SemEval-2016 stance tweets: how many labels are enough, and is BERT worth it (learning curve + TF-IDF baseline).
 
-    python scripts/learning_curve_stance.py --runs /tmp/stance-curve --results
-    python scripts/learning_curve_stance.py --runs /tmp/stance-curve --score-only --results   # sizes done so far
+    python scripts/learning_curve_stance.py --runs runs/stance-curve --results
+    python scripts/learning_curve_stance.py --runs runs/stance-curve --score-only --results   # sizes done so far
 
 What it does:
 1. Runs ``bert-explorer group --curve`` on ../shared/data/stance_semeval2016/train.txt as released (the task
