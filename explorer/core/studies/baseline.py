@@ -79,16 +79,18 @@ class BaselineVerdict:
 
 
 def versus_model(gold, baseline, model, head: HeadSpec, *, class_names=(), f1_classes=(), metric: str = "",
-                 resamples: int = 10_000, seed: int = 0, name_model: str = "fine-tuned") -> BaselineVerdict:
+                 resamples: int = 10_000, seed: int = 0, name_model: str = "fine-tuned",
+                 source: str = "") -> BaselineVerdict:
     """Whether the fine-tune beats the baseline on the same rows (see the module docstring). ``gold``: (n,)
     class ids or scores; ``baseline``, ``model``: the outputs of :func:`baseline_outputs` and
-    :func:`model_outputs`; ``metric``: the metric the run is judged by (its metric_for_best)."""
+    :func:`model_outputs`; ``metric``: the metric the run is judged by (its metric_for_best); ``source``: the file
+    the dev rows come from, named in the last line."""
     if head.scores is Scores.SCORE:
         return _scores_verdict(np.asarray(gold, dtype=float), np.asarray(baseline, dtype=float),
                                np.asarray(model, dtype=float), resamples, seed, name_model)
     from explorer.core.classify.compare import compare_classifiers
 
-    cmp = compare_classifiers(gold, baseline, model, name_a="bag-of-words", name_b=name_model,
+    cmp = compare_classifiers(gold, baseline, model, name_a="bag-of-words", name_b=name_model, source=source,
                               resamples=resamples, seed=seed, picked_by=(metric, metric) if metric else ("", ""),
                               label_names=list(class_names), f1_classes=list(f1_classes))
     judged = cmp.judged if cmp.judged is not None and cmp.judged_by == cmp.judged.metric else \

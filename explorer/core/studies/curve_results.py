@@ -225,7 +225,7 @@ def collect_curve(runs_dir: str | Path, group, *, predict=None, batch_size: int 
         out = model_outputs(rows, head, names)
         point.model = figure_of(metric, gold, out, head.scores, chosen, resamples=resamples)
         verdict = versus_model(gold, base_out, out, head, class_names=names, f1_classes=f1, metric=metric,
-                               resamples=resamples)
+                               resamples=resamples, source=str(record["dev"]))
         point.versus = verdict.difference
     scored = [(p.train_rows, p.model) for p in result.points if p.model is not None]
     result.fit, result.fit_note = _fit(scored, 1.0)

@@ -102,7 +102,7 @@ def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: in
     gold, model = _checkpoint_outputs(ckpt, config, dev, head, batch_size)
     metric = best_metric_name(raw)
     verdict = versus_model(gold, base, model, head, class_names=names, f1_classes=config.f1_classes, metric=metric,
-                           resamples=resamples, seed=0)
+                           resamples=resamples, seed=0, source=str(dev.source))
     cosine = None
     if head.scores is Scores.SCORE and dev.texts_b is not None:
         cosine = _encoder_cosine(config, dev, gold, model, resamples)
