@@ -27,12 +27,13 @@ SUBCOMMANDS = {
     "predict": ("explorer.commands.predict", "label every row of a file with a fine-tuned checkpoint (CSV/TSV/JSONL/xlsx)"),
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
     "probe": ("explorer.commands.probe", "one question + passage: answer, score_diff, block flow, by-hand check"),
-    "group": ("explorer.commands.group", "queue N restarts or the paper's grid as a named group of runs"),
+    "group": ("explorer.commands.group", "queue N restarts, the paper's grid, cross-validation or a learning curve as a named group of runs"),
     "embed": ("explorer.commands.embed", "a word in context or a file's texts as vectors: TensorBoard projector files + a 2-D map"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
     "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
+    "baseline": ("explorer.commands.baseline", "a run against a TF-IDF + linear baseline on its own dev rows, with the paired test"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
               "2 user error (unknown or misspelt flag, bad value or setting, unusable input data); "

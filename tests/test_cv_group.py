@@ -100,6 +100,26 @@ def test_cli_cv_predicts_every_row_once_out_of_fold_and_summarises_by_hand(tmp_p
     assert pooled["metrics"]["macro_f1"] == pytest.approx(100 * np.mean(f1s))
     assert f"accuracy (%) {acc:.2f}" in p.stdout and "pooled out-of-fold (n 12" in p.stdout
 
+    # the TF-IDF baseline on the same folds, by hand with scikit-learn, against the pooled predictions
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    base_pred = [None] * 12
+    for m in group.members:
+        config = json.loads((runs / m.run_id / "config.json").read_text())
+        tr, dv = _rows(config["train"]), _rows(config["dev"])
+        ref = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True),
+                            LogisticRegression(max_iter=1000, random_state=0))
+        ref.fit([r["sentence"] for r in tr], [r["label"] for r in tr])
+        index = {r["id"]: i for i, r in enumerate(source)}
+        for r, pred in zip(dv, ref.predict([r["sentence"] for r in dv])):
+            base_pred[index[r["id"]]] = pred
+    baseline = json.loads((folder / "oof_baseline.json").read_text())
+    assert baseline["figures"]["baseline"]["accuracy"] == pytest.approx(np.mean(np.array(base_pred) == np.array(gold)))
+    assert baseline["figures"]["model"]["accuracy"] == pytest.approx(acc / 100)
+    assert "against a TF-IDF + logistic regression baseline on the same folds (n 12)" in p.stdout
+
     # the same command again: folds, fold files and predictions reused, no member trained again
     stamps = {f: f.stat().st_mtime_ns for f in (folder / "folds").iterdir()}
     stamps[folder / cv_runs.FOLDS_FILE] = (folder / cv_runs.FOLDS_FILE).stat().st_mtime_ns

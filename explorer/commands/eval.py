@@ -107,6 +107,16 @@ def _metric_lines(metrics: dict, result: dict, sweep, tau: float) -> list[str]:
     return out + _tau_grid_lines(sweep)
 
 
+def figure_marks_of(args, version: str) -> list:
+    """The optimism marks of eval's figures (core.metrics.optimism): the file is the checkpoint's training
+    file; on SQuAD 2.0 the best thresholds (best_f1, best_tau) are chosen on these same questions."""
+    from explorer.core.metrics.optimism import figure_marks, trained_on_file
+    from explorer.core.runs.reading import run_config_of
+
+    chosen = ("the threshold of best_f1 / best_tau",) if version == "v2.0" else ()
+    return figure_marks(on_training_rows=trained_on_file(run_config_of(args.model), args.data), chosen_on_rows=chosen)
+
+
 def _text_report(result: dict, sweep, args) -> list[str]:
     """The lines `eval` prints without --json."""
     speed, metrics, n_q = result["speed"], result["metrics"], result["speed"]["questions"]
@@ -115,6 +125,9 @@ def _text_report(result: dict, sweep, args) -> list[str]:
     out += _metric_lines(metrics, result, sweep, args.tau)
     out.append(f"speed: {speed['questions_per_second']:.1f} questions/s ({n_q} questions in {speed['seconds']:.1f} s; "
                f"inference {speed['inference_seconds']:.1f} s, batch {args.batch_size}{', bf16' if args.bf16 else ''})")
+    from explorer.core.metrics.optimism import mark_lines
+
+    out += mark_lines(figure_marks_of(args, result["version"]), indent="")
     out.append("files: " + ", ".join(result["files"].values()))
     out.append("same numbers: " + result["score_command"])
     return out
@@ -254,6 +267,7 @@ def run(args) -> int:
     timing["files_and_metrics"] = time.perf_counter() - t1
     result["speed"]["timing"] = {k: round(v, 3) for k, v in timing.items()}
     if args.json:
+        result["marks"] = [m.to_dict() for m in figure_marks_of(args, result["version"])]
         print(json.dumps(result, indent=2))
         return 0
     print("\n".join(_text_report(result, sweep, args)))

@@ -9,6 +9,8 @@ Usage::
     bert-explorer group --group mrpc-seeds --summary [--output-dir RUNS]   # the spread of a group's runs
     bert-explorer group --group mrpc-cv --cv 5 --model bundled:minilm --task pair --train train.tsv
                                                # 5-fold cross-validation; the same line again resumes it
+    bert-explorer group --group stance-curve --curve --model bundled:minilm --task single --train train.txt
+                                               # a learning curve: 12.5, 25, 50, 100% of the training rows
 
 Every training flag of ``bert-explorer train`` is accepted and applies to every member. The group file
 (explorer/core/studies/groups.py) is written before the first member starts; then the members run one after
@@ -61,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="with --cv: keep all rows with the same value of COL (name or 1-based position) in one "
                         "fold, e.g. one author or one target per fold (default: stratified by label; SQuAD: by "
                         "article title)")
+    g.add_argument("--curve", nargs="?", const=_fraction_list("12.5,25,50,100"), type=_fraction_list, default=None,
+                   metavar="P1,P2", help="a learning curve: one member per share of the training rows (default "
+                        "12.5,25,50,100 percent; nested, stratified subsets), all scored on the same dev rows "
+                        "(--dev, else --dev-fraction held out once); then each size's figure with its 95%% "
+                        "interval, the TF-IDF baseline beside it, and the fitted curve's next doubling")
     g.add_argument("--plan-only", action="store_true",
                    help="write group.json and the member configs, print the train commands, start nothing")
     g.add_argument("--summary", action="store_true",
@@ -71,7 +78,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(e.g. two learning rates over restarts)")
 
 
-GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus", "cv", "cv_group_column")
+GROUP_ONLY = ("group_name", "restarts", "seeds", "grid", "plan_only", "summary", "versus", "cv", "cv_group_column",
+              "curve")
+
+
+def _fraction_list(text: str) -> list[float]:
+    """"12.5,25,50,100" (percent) -> [0.125, 0.25, 0.5, 1.0]."""
+    try:
+        values = [float(part) / 100 for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--curve takes percentages separated by commas, got {text!r}") from None
+    if not values or any(not 0 < v <= 1 for v in values) or values != sorted(values):
+        raise argparse.ArgumentTypeError(f"--curve takes ascending percentages above 0 and at most 100, got {text!r}")
+    return values
 
 
 def _seed_list(text: str) -> list[int]:
@@ -141,8 +160,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         params = " ".join(f"{k}={row[k]}" for k in group.varied)
         lines.append(f"  {row['run_id']:<24} {row['status']:<9} {params}  final {table.label} "
                      f"{row['final']:.4f}  best {row['best']:.4f}")
+    from explorer.core.metrics.optimism import figure_marks, mark_lines
     from explorer.core.specs.metric_display import metric_label
 
+    lines += mark_lines(figure_marks(chosen_on_rows=("each run's best evaluation (the best column)",)))
     task = next((m.task for m in members if m.task), None)
     intervals = final_metric_intervals(members)
     for metric, st in final_metric_stats(members).items():
@@ -150,6 +171,10 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
         lines.append(f"final {metric_label(metric, task)}: {st.text(4)}")
         if ci.n > 1:
             lines.append(f"  95% t interval of the mean: {ci.low:.4f} to {ci.high:.4f} (n {ci.n})")
+    if group.kind == "curve":
+        from explorer.commands.group_curve import curve_summary_lines
+
+        lines += curve_summary_lines(runs_dir, group.name, task)
     if group.kind == "cv":
         from explorer.core.studies.cv_runs import read_oof
 
@@ -160,6 +185,12 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
             lines.append(oof.text(task))
             if oof.path:
                 lines.append(f"  out-of-fold predictions: {oof.path}")
+            from explorer.core.studies.cv_baseline import read_cv_baseline
+
+            baseline = read_cv_baseline(runs_dir, name)
+            if baseline:
+                lines.append(f"against a TF-IDF + logistic regression baseline on the same folds (n {baseline['n']}):")
+                lines += [f"  {line}" for line in baseline["lines"]]
     if versus:
         _, other, _ = load_group_data(runs_dir, versus)
         lines.append(f"Welch's t test, {name} (B) against {versus} (A):")
@@ -185,6 +216,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cv is not None:
         return run_cv(args)
+    if args.curve is not None:
+        return run_curve(args)
     try:
         group, configs, runs_dir = plan(args)
         path = write_group(runs_dir, group)
@@ -312,9 +345,72 @@ def run_cv(args: argparse.Namespace) -> int:
         raise as_user_error(exc) from None
     for n in oof.notes:
         print(f"group {group.name}: {n}", file=sys.stderr)
+    if oof.path is not None:
+        from explorer.core.studies.cv_baseline import cv_baseline
+
+        cv_baseline(runs_dir, group)
     print("\n".join(summary_lines(runs_dir, group.name)))
     if failed or oof.path is None:
         print(f"group {group.name}: {len(failed)} of {len(config_paths)} member(s) did not finish: "
               f"{', '.join(failed) or '-'}; {oof.folds_done} of {oof.k} folds predicted", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _base_config(args: argparse.Namespace):
+    """The TrainConfig of the training flags (the group's own flags left out). Raises ConfigError."""
+    from explorer.worker.train import config_from_args
+
+    return config_from_args(argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in GROUP_ONLY}))
+
+
+@exits_on_user_error
+def run_curve(args: argparse.Namespace) -> int:
+    """``group --curve``: plan or resume the sizes, print the time estimate, run the members not finished, then
+    predict the shared dev rows with each member's checkpoints/last and print each size's figure with its
+    interval beside the bag-of-words baseline and the fitted curve's next doubling. Exit codes as the module
+    docstring."""
+    from explorer.commands.group_curve import estimate_line, plan_curve_group
+    from explorer.core.data.classification import ClassificationDataError
+    from explorer.core.errors import ConfigError, UserError, as_user_error
+    from explorer.core.studies.curve_results import collect_curve
+    from explorer.core.studies.groups import GroupError
+
+    try:
+        group, config_paths, runs_dir, rows, base, notes = plan_curve_group(args, _base_config(args))
+    except (ConfigError, GroupError, ClassificationDataError, ValueError) as exc:
+        raise as_user_error(exc) from None
+    for n in notes + [estimate_line(base, runs_dir, rows)]:
+        print(f"group {group.name}: {n}", file=sys.stderr)
+    if args.plan_only:
+        for config_path in config_paths:
+            print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
+        return 0
+    failed = []
+    for member, config_path in zip(group.members, config_paths):
+        cmd = _member_command(runs_dir / member.run_id, config_path)
+        size = f"{100 * float(member.params.get('fraction', 0)):g}%, {member.params.get('train_rows')} rows"
+        if cmd is None:
+            print(f"group {group.name}: {member.run_id} ({size}) already done; kept", file=sys.stderr)
+            continue
+        print(f"group {group.name}: starting {member.run_id} ({size})", file=sys.stderr)
+        try:
+            rc = subprocess.call(cmd)
+        except KeyboardInterrupt:
+            print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
+                  "continue", file=sys.stderr)
+            return 130
+        if rc != 0:
+            failed.append(f"{member.run_id} (exit {rc})")
+    print(f"group {group.name}: predicting the dev rows (checkpoints/last of each size) and fitting the baseline",
+          file=sys.stderr)
+    try:
+        result = collect_curve(runs_dir, group, batch_size=args.batch_size or 32)
+    except (UserError, ValueError) as exc:
+        raise as_user_error(exc) from None
+    print("\n".join(summary_lines(runs_dir, group.name)))
+    if failed or any(p.model is None for p in result.points):
+        print(f"group {group.name}: {len(failed)} member(s) did not finish: {', '.join(failed) or '-'}",
+              file=sys.stderr)
         return 1
     return 0

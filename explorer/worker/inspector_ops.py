@@ -295,6 +295,18 @@ def op_cv_oof(state: State, args: dict, progress, cancelled):
     return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
 
 
+def op_curve_score(state: State, args: dict, progress, cancelled):
+    """The learning curve group ``name`` in ``runs_dir`` scored: each size's dev rows predicted by its member's
+    checkpoints/last (cached), the figures with intervals beside the bag-of-words baseline and the fitted curve
+    (explorer.core.studies.curve_results.collect_curve, what ``group --curve`` does after its members). Returns
+    the CurveResult's dict; the GUI's curve groups get their figures from here."""
+    from explorer.core.studies.curve_results import collect_curve
+    from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
+
+    group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
+    return collect_curve(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+
+
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     """Checkpoints ``source_a`` and ``source_b`` (two classification runs' best) on the same dev rows: A's run
     dev file, or the training rows A's run held out (core.classify.dev_report.run_data_settings), each scored by
@@ -541,7 +553,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
-    "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
+    "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"), "curve_score": (op_curve_score, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
     "explain": (op_explain, "explain"),
     "embed": (op_embed, "embed"), "embed_project": (op_embed_project, "embed"),

@@ -171,6 +171,8 @@ class HeadSpec:
         use: where such a model is used in the app ("use the probe (bert-explorer probe / eval)").
         hub_presets: the inspector offers hub checkpoints already fine-tuned for it.
         prediction: what predict writes and the Predictions page reviews (:class:`PredictionSpec`).
+        bag_of_words: the linear model of the TF-IDF baseline fitted beside a fine-tune of this head
+            (``explorer.core.metrics.bag_of_words``: "logistic", "ridge", "one_vs_rest"); "" = none.
     """
 
     name: str
@@ -199,6 +201,7 @@ class HeadSpec:
     use: str
     hub_presets: bool = False
     prediction: PredictionSpec
+    bag_of_words: str = ""
 
 
 _CLASSIFY_USE = "use Classify in the app (or bert-explorer predict)"
@@ -224,6 +227,7 @@ SINGLE_LABEL = HeadSpec(
     scores=Scores.SOFTMAX, explained=Explained.CLASS,
     metrics=("accuracy", "f1", "macro_f1", "weighted_f1", "f_avg", "matthews_corrcoef", "loss"),
     metric_family="GLUE classification metrics (explorer.core.metrics.glue)", label_words="a class per row",
+    bag_of_words="logistic",
     prediction=PredictionSpec(kind="classification", columns=("predicted_label", "p_{label}", "margin"),
                               labels_by_name=True, one_label_per_row=True, uncertainty=Uncertainty.MARGIN,
                               calibrated=True))
@@ -232,7 +236,7 @@ REGRESSION = HeadSpec(
     output_label="score",
     scores=Scores.SCORE, explained=Explained.SCORE, metrics=("pearson", "spearman", "mse", "loss"),
     metric_family="Pearson / Spearman / mse (explorer.core.metrics.regression)",
-    label_words="a number (score) per row", task_words="regression",
+    label_words="a number (score) per row", task_words="regression", bag_of_words="ridge",
     prediction=PredictionSpec(kind="regression", columns=("predicted_score",)))
 MULTI_LABEL = HeadSpec(
     name="multilabel", problem_type="multi_label_classification", problem="multilabel", **_SEQUENCE,
@@ -241,7 +245,7 @@ MULTI_LABEL = HeadSpec(
     metrics=("micro_f1", "macro_f1", "subset_accuracy", "honest_micro_f1", "honest_macro_f1",
              "honest_subset_accuracy", "loss"),
     metric_family="micro / macro F1 at per-label thresholds (explorer.core.metrics.multilabel)",
-    label_words="a set of labels per row", task_words="multi-label",
+    label_words="a set of labels per row", task_words="multi-label", bag_of_words="one_vs_rest",
     prediction=PredictionSpec(kind="multilabel", columns=("predicted_labels", "p_{label}"),
                               uncertainty=Uncertainty.THRESHOLD))
 MULTIPLE_CHOICE = HeadSpec(

@@ -11,7 +11,9 @@ mistakes it for a run) naming its member runs, which live beside every other run
      "cv": {"k": 5, "group_column": "", "data": "table" | "squad", "source": "train.tsv"}}   # kind "cv" only
 
 A "cv" group (k-fold cross-validation, ``varied ["fold"]``) keeps its fold files, fold assignment and
-out-of-fold predictions beside group.json (explorer/core/studies/cv_runs.py).
+out-of-fold predictions beside group.json (explorer/core/studies/cv_runs.py); a "curve" group (a learning
+curve, ``varied ["fraction"]``) its nested training subsets, shared dev rows and figures
+(explorer/core/studies/learning_curve.py).
 
 The file is written once, before any member starts, so a group whose members were never started,
 were killed or crashed stays readable: :func:`read_group` returns every member with the status of
@@ -36,7 +38,7 @@ from explorer.core.specs.train_config import PAPER_GRID, TrainConfig, paper_grid
 
 GROUPS_FOLDER = ".groups"
 GROUP_FILE = "group.json"
-KINDS = ("restarts", "grid", "cv")
+KINDS = ("restarts", "grid", "cv", "curve")
 MISSING = "missing"
 
 

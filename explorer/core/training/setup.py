@@ -245,7 +245,30 @@ def _read_data(config: TrainConfig, task: Task, writer, run_dir: Path | None = N
         if dev_ex is not None and config.dev_cap:
             dev_ex = dev_ex.head(config.dev_cap)
     checked = task.check_data(train_ex, dev_ex, config)
-    return train_ex, (checked if checked is not None else dev_ex)
+    dev_ex = checked if checked is not None else dev_ex
+    _emit_overlap(writer, train_ex, dev_ex)
+    return train_ex, dev_ex
+
+
+def _texts(examples) -> list | None:
+    """Each example's text (a pair's as a tuple), for tables of texts; None for other data."""
+    a = getattr(examples, "texts_a", None)
+    if a is None:
+        return None
+    b = getattr(examples, "texts_b", None)
+    return list(zip(a, b)) if b is not None else list(a)
+
+
+def _emit_overlap(writer, train_ex, dev_ex) -> None:
+    """A warning when dev rows repeat training rows: every dev figure of the run is then optimistic (the marks of
+    core.metrics.optimism)."""
+    from explorer.core.metrics.optimism import dev_overlap, figure_marks
+
+    train, dev = _texts(train_ex), _texts(dev_ex) if dev_ex is not None else None
+    if not train or not dev:
+        return
+    for mark in figure_marks(overlap=dev_overlap(train, dev)):
+        writer.emit("log", level="warning", message=f"dev figures {mark.text}")
 
 
 def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, writer) -> tuple[dict, object, object]:

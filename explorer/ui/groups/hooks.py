@@ -58,8 +58,20 @@ def _cv_estimate(window):
     return lambda k: cv_estimate(base, k, n, speed)
 
 
+def _curve_estimate(window):
+    """estimate(sizes) for the learning curve: the runs' training samples at the samples/s past runs of the same
+    model measured on this machine (grid_estimate, as the paper grid's and cross-validation's)."""
+    from explorer.core.studies.learning_curve import curve_samples
+    from explorer.ui.launch.grid_estimate import estimate_line, measured_throughput
+
+    base = window.launcher.config()
+    speed = measured_throughput(window.launcher.past_runs(), base.model)
+    return lambda sizes: estimate_line(curve_samples(base, sizes), speed,
+                                       on_top="each size's evaluations and the dev predictions come on top")
+
+
 def queue_group(window, kind: str) -> bool:
-    """Queue the Groups page's group of ``kind`` ("restarts", "grid", "cv") from the Launch tab's settings;
+    """Queue the Groups page's group of ``kind`` ("restarts", "grid", "cv", "curve") from the Launch tab's settings;
     False when it could not (the page's message line says why)."""
     from explorer.core.errors import UserError
     from explorer.core.studies.groups import GroupError
@@ -67,7 +79,12 @@ def queue_group(window, kind: str) -> bool:
     groups = window.groups_tab
     note = ""
     try:
-        if kind == "cv":   # the same group as `group --cv K` (core.studies.cv_runs.start_cv_group)
+        if kind == "curve":   # the same group as `group --curve` (core.studies.learning_curve.start_learning_curve)
+            planned = groups.learning_curve(window.launcher.config(), estimate=_curve_estimate(window))
+            if planned is None:
+                return False
+            group, configs = planned
+        elif kind == "cv":   # the same group as `group --cv K` (core.studies.cv_runs.start_cv_group)
             columns = (window.launcher.train_preview.result or {}).get("columns") or []
             planned = groups.cross_validate(window.launcher.config(), columns, estimate=_cv_estimate(window))
             if planned is None:

@@ -74,6 +74,11 @@ class GroupsTab(QWidget):
         self.queue_cv.setToolTip("K-fold cross-validation of the Launch tab's training file with its settings: one "
                                  "run per fold, then the pooled out-of-fold figure (classification tables)")
         self.queue_cv.clicked.connect(lambda: self.queue_requested.emit("cv"))
+        self.queue_curve = QPushButton("Learning curve…")
+        self.queue_curve.setToolTip("How many labels are enough: one run on 12.5, 25, 50 and 100% of the Launch tab's "
+                                    "training rows (nested, stratified), all scored on the same dev rows, beside a "
+                                    "TF-IDF baseline; then the fitted curve's next doubling")
+        self.queue_curve.clicked.connect(lambda: self.queue_requested.emit("curve"))
         self.queue_grid.clicked.connect(lambda: self.queue_requested.emit("grid"))
         refresh, export = QPushButton("Refresh"), QPushButton("Export report…")
         refresh.clicked.connect(self.refresh)
@@ -91,7 +96,10 @@ class GroupsTab(QWidget):
         queue2.addWidget(self.queue_restarts)
         queue2.addWidget(self.queue_grid)
         lay.addLayout(queue2)
-        lay.addWidget(self.queue_cv)
+        queue3 = QHBoxLayout()
+        queue3.addWidget(self.queue_cv)
+        queue3.addWidget(self.queue_curve)
+        lay.addLayout(queue3)
         row = QHBoxLayout()
         row.addWidget(refresh)
         row.addWidget(export)
@@ -190,6 +198,15 @@ class GroupsTab(QWidget):
         self.cv_note = note
         return group, configs
 
+    def learning_curve(self, base, estimate=None):
+        """Confirm and make a learning curve group from ``base`` (the Launch tab's TrainConfig) with
+        core.studies.learning_curve.start_learning_curve, the function ``group --curve`` uses. ``estimate(sizes)``:
+        the time the runs take (a sentence). Returns (group, configs) to queue, or None (cancelled, or a problem
+        now shown under the list). Raises GroupError / UserError (a taken name, unusable data)."""
+        from explorer.ui.groups.curve_dialog import confirm_learning_curve
+
+        return confirm_learning_curve(self, base, estimate)
+
     def show_group(self, name: str) -> int:
         """Read one group on a worker thread (every member's events: long runs take a while) and show it;
         members missing or killed are rows with that status. Returns the request number; ``group_shown``
@@ -216,7 +233,7 @@ class GroupsTab(QWidget):
         """A cv group whose fold runs have all finished and that has no pooled out-of-fold figure yet: predict
         the held-out folds in the inspector child (op cv_oof, core.studies.cv_runs.collect_oof; the GUI never waits),
         once per group and session; the group is shown again when they are in."""
-        if group.kind != "cv" or pooled is not None or group.name in self.oof_started:
+        if group.kind not in ("cv", "curve") or pooled is not None or group.name in self.oof_started:
             return
         if not members or any(m.status != FINISHED for m in members):
             return
@@ -229,10 +246,11 @@ class GroupsTab(QWidget):
         self.oof_started.add(group.name)
         job = RemoteJob(self.oof_client, self)
         job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
-        job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(
-            f"Cannot predict the held-out folds of {n}: {msg}"))
-        job.start("cv_oof", {"runs_dir": str(self.runs_dir), "name": group.name})
-        self.message.setText(f"Predicting the held-out folds of {group.name} (each fold's last checkpoint)…")
+        what = "the dev rows of each size" if group.kind == "curve" else "the held-out folds"
+        job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(f"Cannot predict {what} of {n}: {msg}"))
+        job.start("curve_score" if group.kind == "curve" else "cv_oof", {"runs_dir": str(self.runs_dir),
+                                                                         "name": group.name})
+        self.message.setText(f"Predicting {what} of {group.name} (each run's last checkpoint)…")
 
     def _folds_predicted(self, name: str) -> None:
         self.message.setText(f"Held-out folds of {name} predicted.")
@@ -529,9 +547,14 @@ def cv_problem(base) -> str | None:
 
 def _read_group(runs_dir, name: str):
     """(group, members, notes, pooled) for the view: core.studies.groups.load_group_data, and for a cross-validation
-    group its pooled out-of-fold figures (core.studies.cv_runs.read_oof; None for other kinds or before they exist)."""
+    group its pooled out-of-fold figures (core.studies.cv_runs.read_oof), for a learning curve its figures in words
+    (core.studies.curve_results.curve_lines); None for other kinds or before they exist."""
+    from explorer.core.studies.curve_results import curve_lines, read_curve_result
     from explorer.core.studies.cv_runs import read_oof
     from explorer.core.studies.groups import load_group_data
 
     group, members, notes = load_group_data(runs_dir, name)
+    if group.kind == "curve":
+        task = next((m.task for m in members if m.task), None)
+        return group, members, notes, curve_lines(runs_dir, name, task) if read_curve_result(runs_dir, name) else None
     return group, members, notes, read_oof(runs_dir, name) if group.kind == "cv" else None

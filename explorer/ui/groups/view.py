@@ -103,7 +103,8 @@ class GroupView(QWidget):
     # -- data --------------------------------------------------------------------------------
     def set_group(self, group, members, notes=(), pooled=None) -> None:
         """Show ``group`` (core.studies.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
-        group ``pooled`` is its core.studies.cv_runs.OofResult (the pooled out-of-fold figures) or None (not yet)."""
+        group ``pooled`` is its core.studies.cv_runs.OofResult (the pooled out-of-fold figures), for a learning curve
+        its figures in words (core.studies.curve_results.curve_lines), or None (not yet)."""
         self.group, self.members, self.notes, self.pooled = group, list(members), list(notes), pooled
         self.table_data = group_table(self.members, list(group.varied))
         counts = {}
@@ -128,12 +129,22 @@ class GroupView(QWidget):
                      if k != "total" and ci.n > 1]
         if intervals:   # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py)
             self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
+        if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
+            import html
+
+            lines = self.pooled or ["learning curve: not scored yet (each size's dev rows are predicted when every "
+                                    "size's run has finished)"]
+            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
         if group.kind == "cv":   # every example predicted once by the fold's run that never saw it
             text = (self.pooled.text(task) if self.pooled is not None
                     else "pooled out-of-fold: not yet (the folds are predicted when every fold's run has finished)")
             self.summary.setText(self.summary.text() + f"<br><b>{text}</b>"
                                  + (f"<br>out-of-fold predictions: {self.pooled.path}" if self.pooled and self.pooled.path
                                     else ""))
+        from explorer.core.metrics.optimism import figure_marks
+
+        best_mark = figure_marks(chosen_on_rows=("each run's best evaluation (best " + name + ")",))
+        self.summary.setText(self.summary.text() + "".join(f"<br><i>! {m.text}</i>" for m in best_mark))
         self.summary.setToolTip("\n".join(self.notes))
         self._fill_table()
         axes = [v for v in group.varied if v != "seed"] or list(group.varied)

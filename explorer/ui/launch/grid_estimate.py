@@ -12,12 +12,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+# rough CPU defaults (samples/s) when no past run measured this model here: one place, core/runs/throughput.py
+from explorer.core.runs.throughput import DEFAULT_SPS, DEFAULT_SPS_OTHER
 from explorer.ui.runs.state import format_seconds
-
-# rough CPU defaults (samples/s) when no past run measured this model here (DESIGN.md speed notes:
-# 2.3-8.6 samples/s for the bundled 6-layer encoder on a 2-core CPU; BERT-base is ~5x slower)
-DEFAULT_SPS = {"bundled:minilm": 3.0}
-DEFAULT_SPS_OTHER = 0.6
 
 
 @dataclass

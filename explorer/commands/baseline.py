@@ -1,0 +1,39 @@
+"""`bert-explorer baseline`: is BERT worth it here? A run against a bag-of-words baseline on its own dev rows.
+
+Usage::
+
+    bert-explorer baseline runs/stance-01 [--best] [--resamples 10000] [--json]
+
+Fits TF-IDF + logistic regression (Ridge for a regression head) on the run's training rows, scores it and the
+run's checkpoint on the run's dev rows (its held-out split when it had no dev file) and prints the paired test
+of the fine-tune against the baseline (bootstrap intervals, McNemar's exact test; for a sentence-pair
+regression also the base encoder's cosine). A figure that reads optimistic is marked with the reason
+(explorer/core/studies/run_baseline.py, explorer/core/metrics/optimism.py). Exit codes: 0 done, 2 unusable run
+or data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from explorer.core.errors import exits_on_user_error
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="a run folder (runs/<run id>)")
+    parser.add_argument("--best", action="store_true",
+                        help="score checkpoints/best instead of checkpoints/last (best was picked on these dev rows, "
+                             "so its figures are marked optimistic)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="paired bootstrap resamples (default 10000)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+@exits_on_user_error
+def run(args: argparse.Namespace) -> int:
+    from explorer.core.studies.run_baseline import run_baseline
+
+    report = run_baseline(args.run, checkpoint="best" if args.best else "last", resamples=args.resamples, batch_size=args.batch_size)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else "\n".join(report.lines()))
+    return 0

@@ -1,0 +1,130 @@
+"""Which figures are optimistic, and why: the one place that decides the marks (Qt- and torch-free).
+
+A figure reads better than the model will do on new rows when it was computed
+
+- on the training rows (the model saw them);
+- on the rows that chose something about the model: a decision threshold (multi-label), SQuAD 2.0's τ, a
+  temperature, or the checkpoint itself (``checkpoints/best`` picked by this dev metric);
+- on fewer than :data:`MIN_CLASS_ROWS` examples of a class (a per-class figure from a handful of rows swings
+  by tens of points from one row: the binomial standard error of a share p on n rows is sqrt(p (1 - p) / n),
+  0.09 for p = 0.5 and n = 30);
+- on dev rows that also occur in the training rows (exact duplicates after lower-casing and collapsing white
+  space): the model is scored on rows it learnt.
+
+:func:`figure_marks` turns those facts into :class:`OptimismMark` rows; every place a figure is shown (the CLI's
+eval and group summaries, reports, the GUI's Runs and Classify views) asks it and prints each mark's
+``text`` beside the figure. :func:`dev_overlap` finds the duplicates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MIN_CLASS_ROWS = 30
+
+TRAINING_ROWS = "training rows"
+CHOSE_ON_THESE_ROWS = "chosen on these rows"
+FEW_EXAMPLES = "few examples"
+DEV_OVERLAP = "dev overlaps training"
+REASONS = (TRAINING_ROWS, CHOSE_ON_THESE_ROWS, FEW_EXAMPLES, DEV_OVERLAP)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OptimismMark:
+    """One reason a figure is optimistic: ``reason`` (one of REASONS), ``text`` (a plain sentence for the
+    place the figure is shown), ``subject`` (what it applies to: "" = every figure of the evaluation, else a
+    class name or a metric name)."""
+
+    reason: str
+    text: str
+    subject: str = ""
+
+    def to_dict(self) -> dict:
+        return {"reason": self.reason, "text": self.text, "subject": self.subject}
+
+
+@dataclass(frozen=True, kw_only=True)
+class DevOverlap:
+    """Dev rows whose text also occurs in the training rows: ``shared`` of ``n_dev``; ``examples``: the first
+    few shared texts (normalised)."""
+
+    shared: int
+    n_dev: int
+    examples: tuple[str, ...] = ()
+
+    @property
+    def share(self) -> float:
+        return self.shared / self.n_dev if self.n_dev else 0.0
+
+
+def normalise(text: str) -> str:
+    """Lower-cased, white space collapsed: how two rows are found to be the same text."""
+    return re.sub(r"\s+", " ", str(text)).strip().lower()
+
+
+def dev_overlap(train_texts, dev_texts, *, show: int = 3) -> DevOverlap:
+    """The dev rows (texts, or tuples of a pair's texts) that also occur in the training rows."""
+    def key(t):
+        return tuple(normalise(x) for x in t) if isinstance(t, (tuple, list)) else normalise(t)
+
+    seen = {key(t) for t in train_texts}
+    dev = [key(t) for t in dev_texts]
+    shared = [k for k in dev if k in seen]
+    examples = tuple(" | ".join(s) if isinstance(s, tuple) else s for s in shared[:show])
+    return DevOverlap(shared=len(shared), n_dev=len(dev), examples=examples)
+
+
+def trained_on_file(run_config: dict, data: str) -> bool:
+    """Whether scoring the file ``data`` scores rows the run trained on: it is the run's training file (a run
+    that held some of its rows out as dev trained on the rest of them). ``run_config``: the run's config.json
+    ({} for a checkpoint that is not a run of this app: False)."""
+    from pathlib import Path
+
+    train = str(run_config.get("train") or "")
+    if not train or not data:
+        return False
+    try:
+        return Path(train).expanduser().resolve() == Path(data).expanduser().resolve()
+    except OSError:
+        return False
+
+
+def figure_marks(*, on_training_rows: bool = False, chosen_on_rows: tuple[str, ...] = (),
+                 class_support: dict | None = None, overlap: DevOverlap | None = None,
+                 min_class_rows: int = MIN_CLASS_ROWS) -> list[OptimismMark]:
+    """The marks of an evaluation's figures.
+
+    Args:
+        on_training_rows: the rows scored are (or include) the rows the model was trained on.
+        chosen_on_rows: what was chosen on the scored rows ("the checkpoint (best by f_avg)", "τ",
+            "the temperature", "the per-label thresholds").
+        class_support: class name -> rows of that class among the scored rows (gold support).
+        overlap: :func:`dev_overlap` of the training and the scored rows.
+        min_class_rows: a class with fewer rows is marked.
+
+    Returns the marks, evaluation-wide ones first, then one per thin class in the order given.
+    """
+    marks: list[OptimismMark] = []
+    if on_training_rows:
+        marks.append(OptimismMark(reason=TRAINING_ROWS, text="optimistic: computed on the rows the model was "
+                                  "trained on, not on held-out rows"))
+    for what in chosen_on_rows:
+        marks.append(OptimismMark(reason=CHOSE_ON_THESE_ROWS, subject=what,
+                                  text=f"optimistic: {what} was chosen on these same rows; new rows will score "
+                                       "lower (hold out other rows, or cross-validate)"))
+    if overlap is not None and overlap.shared:
+        marks.append(OptimismMark(reason=DEV_OVERLAP, text=(
+            f"optimistic: {overlap.shared} of {overlap.n_dev} dev rows ({100 * overlap.share:.1f}%) also occur in "
+            "the training rows" + (f", e.g. {overlap.examples[0]!r}" if overlap.examples else ""))))
+    for name, n in (class_support or {}).items():
+        if n < min_class_rows:
+            marks.append(OptimismMark(reason=FEW_EXAMPLES, subject=str(name), text=(
+                f"optimistic or pessimistic by chance: class {name} has {n} dev row{'s' if n != 1 else ''} (fewer than {min_class_rows}); "
+                "its figures can swing by many points on one row")))
+    return marks
+
+
+def mark_lines(marks: list[OptimismMark], indent: str = "  ") -> list[str]:
+    """One printed line per mark ("  ! optimistic: ...")."""
+    return [f"{indent}! {m.text}" for m in marks]

@@ -1,0 +1,204 @@
+"""The learning curve group: nested stratified subsets, the shared dev rows, the CLI end to end on a tiny
+model, and each size's figure checked by hand against scikit-learn."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from explorer.core.studies.learning_curve import LearningCurveError, nested_subsets, plan_learning_curve
+from explorer.core.specs.train_config import TrainConfig
+
+WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
+
+
+def _write_table(path, n=40):
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "sentence", "label"])
+        for i in range(n):
+            words = " ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(3 + i % 4))
+            label = ["neg", "pos", "none"][i % 3] if i % 5 else "neg"
+            w.writerow([f"r{i:02d}", f"{words} number {i} {label if i % 2 else ''}", label])
+    return path
+
+
+def _rows(path):
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_subsets_are_nested_and_keep_each_class_share():
+    labels = np.array([0] * 50 + [1] * 30 + [2] * 20)
+    subsets = nested_subsets(labels, (0.125, 0.25, 0.5, 1.0), seed=3)
+    for small, big in zip(subsets, subsets[1:]):
+        assert set(small.tolist()) <= set(big.tolist())
+    assert len(subsets[-1]) == 100
+    for s, f in zip(subsets, (0.125, 0.25, 0.5, 1.0)):
+        counts = np.bincount(labels[s], minlength=3)
+        assert np.all(np.abs(counts - np.array([50, 30, 20]) * f) <= 1)
+    assert [a.tolist() for a in nested_subsets(labels, seed=3)] == [a.tolist() for a in subsets]
+    assert nested_subsets(labels, seed=4)[0].tolist() != subsets[0].tolist()
+
+
+def test_subset_class_counts_match_sklearn_stratified_split():
+    from sklearn.model_selection import train_test_split
+
+    labels = np.array([0] * 61 + [1] * 27 + [2] * 12)
+    ours = nested_subsets(labels, (0.25, 1.0), seed=0)[0]
+    _, ref = train_test_split(np.arange(100), test_size=0.25, stratify=labels, random_state=0)
+    assert np.abs(np.bincount(labels[ours]) - np.bincount(labels[ref])).max() <= 1
+
+
+def test_bad_fractions_are_refused():
+    with pytest.raises(LearningCurveError, match="ascending"):
+        nested_subsets([0, 1], (0.5, 0.25))
+    with pytest.raises(LearningCurveError, match="ascending"):
+        nested_subsets([0, 1], (0.5, 1.5))
+
+
+def test_plan_holds_out_one_dev_set_shared_by_every_size(tmp_path):
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(model="bundled:minilm", task="single", train=str(data), text_columns=["sentence"],
+                       label_column="label", dev_fraction=0.25, seed=1)
+    group, configs, _, record = plan_learning_curve(base, tmp_path / "runs", "lc")
+    assert group.kind == "curve" and [m.params["fraction"] for m in group.members] == [0.125, 0.25, 0.5, 1.0]
+    assert len({c.dev for c in configs}) == 1
+    dev = set(record["dev_indices"])
+    assert len(dev) == 10 and all(not dev & set(s) for s in record["subsets"])
+    assert record["sizes"][-1] == 30 and set(record["subsets"][-1]) | dev == set(range(40))
+    with pytest.raises(LearningCurveError, match="dev-fraction above 0"):
+        plan_learning_curve(TrainConfig(model="m", task="single", train=str(data), dev_fraction=0.0),
+                            tmp_path / "runs", "lc2")
+
+
+def test_a_regression_curve_holds_out_a_random_dev_set_and_scores_pearson(tmp_path):
+    from explorer.core.specs.tasks import head_of_task
+    from explorer.core.studies.curve_results import judged_metric
+
+    path = tmp_path / "r.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["a", "b", "score"])
+        for i in range(40):
+            w.writerow([f"{WORDS[i % 12]} {i}", f"{WORDS[(i * 7) % 12]} {i}", f"{(i % 6) * 0.8:.1f}"])
+    base = TrainConfig(model="m", task="regression", train=str(path), text_columns=["a"],
+                       label_column="score", dev_fraction=0.2)
+    _, configs, data, record = plan_learning_curve(base, tmp_path / "runs", "reg")
+    assert data.labels is None and record["class_names"] == [] and record["dev_rows"] == 8
+    assert record["sizes"] == [4, 8, 16, 32] and not any(c.label_names for c in configs)
+    assert judged_metric(base.to_dict(), head_of_task("regression")) == "pearson"
+
+
+def test_cli_curve_scores_every_size_beside_the_baseline(tmp_path, monkeypatch):
+    from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
+    from sklearn.metrics import f1_score
+
+    for name, value in worker_env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(REPO_ROOT)
+    model = save_tiny_model(tmp_path / "enc", "classification")
+    data = _write_table(tmp_path / "data.csv")
+    runs = tmp_path / "runs"
+    cmd = ["group", "--group", "lc", "--curve", "25,50,100", "--model", str(model), "--task", "single",
+           "--train", str(data), "--text-columns", "sentence", "--label-column", "label", "--id-column", "id",
+           "--dev-fraction", "0.3", "--new-head", "--metric-for-best", "macro_f1", "--max-steps", "2", "--batch-size", "4", "--max-seq-length", "24",
+           "--output-dir", str(runs)]
+    p = run_cli(cmd)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "Estimated time:" in p.stderr
+    folder = runs / ".groups" / "lc"
+    result = json.loads((folder / "curve_result.json").read_text())
+    assert [pt["train_rows"] for pt in result["points"]] == [7, 14, 28]
+    assert result["metric"] == "macro_f1"
+    dev = _rows(folder / "curve" / "dev.csv")
+    gold = [r["label"] for r in dev]
+    for i, pt in enumerate(result["points"]):
+        pred = [r["predicted_label"] for r in _rows(folder / "curve" / f"size-{i + 1}-predictions.csv")]
+        assert pt["model"]["value"] == pytest.approx(
+            f1_score(gold, pred, average="macro", labels=["neg", "none", "pos"], zero_division=0))
+        assert pt["model"]["low"] <= pt["model"]["value"] <= pt["model"]["high"]
+        assert pt["versus"]["difference"] == pytest.approx(pt["model"]["value"] - pt["baseline"]["value"])
+    assert "learning curve of lc" in p.stdout and "bag-of-words" in p.stdout
+    assert "fewer than 30" in p.stdout      # 12 dev rows: every class is thin
+
+    again = run_cli(cmd)
+    assert again.returncode == 0 and again.stderr.count("already done; kept") == 3
+
+
+# -- the Groups page ---------------------------------------------------------------------------------
+def _curve_result(group_folder, group):
+    from explorer.core.metrics.intervals import FigureInterval
+    from explorer.core.metrics.optimism import dev_overlap, figure_marks
+    from explorer.core.studies.curve_results import RESULT_FILE, CurveResult, SizePoint, _fit
+
+    def fig(v):
+        return FigureInterval(value=v, low=v - 0.08, high=v + 0.08, se=0.04, n=10, level=0.95, resamples=200, seed=0)
+
+    points = [SizePoint(fraction=m.params["fraction"], train_rows=m.params["train_rows"], run_id=m.run_id,
+                        model=fig(v), baseline=fig(b), versus={"difference": v - b, "low": v - b - 0.1,
+                                                               "high": v - b + 0.1, "mcnemar_p": 0.2})
+              for m, v, b in zip(group.members, (0.41, 0.52, 0.58, 0.61), (0.45, 0.49, 0.52, 0.54))]
+    result = CurveResult(group=group.name, metric="f_avg", n_dev=10, points=points,
+                         marks=figure_marks(class_support={"neg": 4, "pos": 3, "none": 3},
+                                            overlap=dev_overlap(["a b"], ["a  b", "c"])))
+    result.fit, result.fit_note = _fit([(p.train_rows, p.model) for p in points], 1.0)
+    (group_folder / RESULT_FILE).write_text(json.dumps(result.to_dict()))
+    return result
+
+
+def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path):
+    from test_groups import _fake_run
+
+    from explorer.core.studies.groups import group_dir
+    from explorer.core.studies.learning_curve import start_learning_curve
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(model="bundled:minilm", task="single", train=str(data), text_columns=["sentence"],
+                       label_column="label", dev_fraction=0.25)
+    group, _, _ = start_learning_curve(base, tmp_path, "lc")
+    for m in group.members:
+        _fake_run(tmp_path, m.run_id, [(0, 0.4), (3, 0.5)], finished=False, task="single")
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.resize(1300, 700)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("lc")
+    assert "learning curve: not scored yet" in tab.view.summary.text()
+    result = _curve_result(group_dir(tmp_path, "lc"), group)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("lc")
+    text = tab.view.summary.text()
+    import html
+    for line in result.lines("F_avg (%)", 100.0):
+        assert html.escape(line) in text
+    assert "bag-of-words 54.0 (46.0 to 62.0)" in text and "the next doubling" in text
+    assert "1 of 2 dev rows (50.0%) also occur in the training rows" in text
+    tab.show()
+    tab.grab().save(str(tmp_path / "curve.png"))
+
+
+def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_group(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.core.studies.groups import GROUP_FILE, group_dir
+    from explorer.ui.groups.tabs import GroupsTab
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(model="bundled:minilm", task="single", train=str(data), text_columns=["sentence"],
+                       label_column="label", dev_fraction=0.25)
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda _p, _t, text: asked.append(text) or QMessageBox.StandardButton.No)
+    assert tab.learning_curve(base, estimate=lambda sizes: f"Estimated time: {sum(sizes)} s") is None
+    assert "4 runs on 4 (12.5%), 8 (25%), 15 (50%), 30 (100%) training rows" in asked[0]
+    assert "10 rows of d.csv held out once" in asked[0] and "Estimated time: 57 s" in asked[0]
+    assert not (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a: QMessageBox.StandardButton.Yes)
+    group, configs = tab.learning_curve(base)
+    assert group.kind == "curve" and len(configs) == 4 and (group_dir(tmp_path / "runs", "d-curve") / GROUP_FILE).exists()

@@ -1,0 +1,104 @@
+"""A run beside its bag-of-words baseline (`bert-explorer baseline`) and the pair-cosine baseline; the figures
+checked against scikit-learn and scipy."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from explorer.core.metrics.optimism import FEW_EXAMPLES
+
+WORDS = ["red", "blue", "green", "cat", "dog", "runs", "sleeps", "fast", "slow", "big", "small", "tree"]
+
+
+def _write(path, start, n):
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "sentence", "label"])
+        for i in range(start, start + n):
+            words = " ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(3 + i % 4))
+            label = "pos" if i % 2 else "neg"
+            w.writerow([f"r{i:02d}", f"{words} {'good' if label == 'pos' else 'bad'} {i}", label])
+    return path
+
+
+# -- the pair cosine -------------------------------------------------------------------------------
+def test_cosine_rows_equal_sklearn():
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    from explorer.core.embeddings.pair_cosine import cosine_rows
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(5, 8)), rng.normal(size=(5, 8))
+    assert np.allclose(cosine_rows(a, b), np.diag(cosine_similarity(a, b)))
+
+
+def test_pair_cosine_is_the_cosine_of_mean_pooled_last_layer_vectors():
+    import torch
+    from helpers import tiny_loaded_model
+
+    from explorer.core.embeddings.pair_cosine import pair_cosine
+
+    loaded = tiny_loaded_model("classification")
+    model, tok = loaded.model, loaded.tokenizer
+    got = pair_cosine("", ["a cat runs"], ["the dog sleeps"], loaded=loaded)
+    vecs = []
+    for text in ("a cat runs", "the dog sleeps"):
+        enc = tok(text, return_tensors="pt")
+        with torch.no_grad():
+            h = model.bert(**enc).last_hidden_state[0]
+        vecs.append(h.mean(0).numpy())
+    want = float(vecs[0] @ vecs[1] / np.linalg.norm(vecs[0]) / np.linalg.norm(vecs[1]))
+    assert got[0] == pytest.approx(want, abs=1e-5)
+
+
+# -- a run against its baseline --------------------------------------------------------------------
+def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, monkeypatch):
+    from helpers import REPO_ROOT, run_cli, save_tiny_model, worker_env
+    from scipy.stats import binomtest
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from explorer.core.predict.engine import predict_file
+
+    for name, value in worker_env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(REPO_ROOT)
+    model = save_tiny_model(tmp_path / "enc", "classification")
+    train, dev = _write(tmp_path / "train.csv", 0, 24), _write(tmp_path / "dev.csv", 24, 12)
+    runs = tmp_path / "runs"
+    p = run_cli(["train", "--model", str(model), "--task", "single", "--train", str(train), "--dev", str(dev),
+                 "--text-columns", "sentence", "--label-column", "label", "--max-steps", "2", "--batch-size", "4",
+                 "--max-seq-length", "24", "--output-dir", str(runs), "--run-id", "r1"])
+    assert p.returncode == 0, p.stderr[-2000:]
+    out = run_cli(["baseline", str(runs / "r1"), "--json", "--resamples", "500"])
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = json.loads(out.stdout)
+
+    rows = lambda f: list(csv.DictReader(open(f, encoding="utf-8")))  # noqa: E731
+    tr, dv = rows(train), rows(dev)
+    ref = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True),
+                        LogisticRegression(max_iter=1000, random_state=0))
+    ref.fit([r["sentence"] for r in tr], [r["label"] for r in tr])
+    base_pred = ref.predict([r["sentence"] for r in dv])
+    gold = [r["label"] for r in dv]
+    assert report["figures"]["baseline"]["accuracy"] == pytest.approx(np.mean(base_pred == np.array(gold)))
+
+    predict_file(str(runs / "r1" / "checkpoints" / "last"), str(dev), str(tmp_path / "p.csv"), calibration=False)
+    model_pred = [r["predicted_label"] for r in rows(tmp_path / "p.csv")]
+    assert report["figures"]["model"]["accuracy"] == pytest.approx(np.mean(np.array(model_pred) == np.array(gold)))
+    only_base = sum(b == g != m for b, m, g in zip(base_pred, model_pred, gold))
+    only_model = sum(m == g != b for b, m, g in zip(base_pred, model_pred, gold))
+    p_ref = binomtest(only_base, only_base + only_model, 0.5).pvalue if only_base + only_model else 1.0
+    assert any(f"{only_base} rows only bag-of-words got right, {only_model} only fine-tuned" in line
+               for line in report["lines"])
+    assert report["difference"]["mcnemar_p"] == pytest.approx(p_ref)
+    assert report["n_dev"] == 12 and report["n_train"] == 24
+    assert [m["reason"] for m in report["marks"]] == [FEW_EXAMPLES, FEW_EXAMPLES]
+    best = run_cli(["baseline", str(runs / "r1"), "--best", "--resamples", "200"])
+    if best.returncode == 0:
+        assert "checkpoints/best, picked by accuracy) was chosen on these same rows" in best.stdout
