@@ -31,6 +31,8 @@ SUBCOMMANDS = {
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
+    "label-issues": ("explorer.commands.label_issues",
+                     "suspected label errors from out-of-fold predictions (cleanlab), ranked, for review"),
     "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
