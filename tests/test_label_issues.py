@@ -58,7 +58,7 @@ def test_suspects_refuse_what_does_not_match():
 
 def _cv_group(tmp_path):
     """A cv group planned on 40 rows (no training) and an out-of-fold file written as predict writes it, whose
-    probabilities disagree with the given label of rows 3 and 17."""
+    probabilities confidently disagree with the given label of rows 3 and 17 (both "pos")."""
     from explorer.core.specs.train_config import TrainConfig
     from explorer.core.studies import cv_runs
     from explorer.core.studies.groups import group_dir
@@ -78,7 +78,7 @@ def _cv_group(tmp_path):
     for i, r in enumerate(rows):
         p_pos = rng.uniform(0.8, 0.97) if r["label"] == "pos" else rng.uniform(0.03, 0.2)
         if i in (3, 17):
-            p_pos = 1 - p_pos
+            p_pos = 0.02 if r["label"] == "pos" else 0.98     # confidently the other class
         out.append({**r, "predicted_label": "pos" if p_pos > 0.5 else "neg", "p_neg": f"{1 - p_pos:.4f}",
                     "p_pos": f"{p_pos:.4f}", "margin": f"{abs(2 * p_pos - 1):.4f}", "error": "",
                     "fold": plan.fold[i]})
@@ -99,10 +99,11 @@ def test_group_suspects_go_to_review_and_a_correction_relabels_the_training_row(
     p = run_cli(["label-issues", "--group", "cv", "--output-dir", str(tmp_path / "runs"), "--json"])
     assert p.returncode == 0, p.stderr[-2000:]
     doc = json.loads(p.stdout)
-    assert [s["row"] for s in doc["suspects"]] == [3, 17] or sorted(s["row"] for s in doc["suspects"]) == [3, 17]
-    assert {c["label"]: (c["n"], c["flagged"]) for c in doc["per_class"]} == {"neg": (20, 1), "pos": (20, 1)}
+    assert sorted(s["row"] for s in doc["suspects"]) == [3, 17]
+    assert {c["label"]: (c["n"], c["flagged"]) for c in doc["per_class"]} == {"neg": (20, 0), "pos": (20, 2)}
     table = load_predictions(doc["out"])
     assert sorted(table.column("id")) == ["r17", "r3"] and table.column("suspect_rank") == ["1", "2"]
+    assert table.column("given_label") == ["pos", "pos"]
     review = Review.load(doc["out"])
     assert review.gold_column == "label" and review.label_names == ["neg", "pos"]
     # the corrections go back into the group's own training file, not into a fold file
@@ -126,11 +127,11 @@ def test_cli_on_a_predictions_file_prints_the_share_per_class(tmp_path):
     path = tmp_path / "oof.csv"
     with open(path, "w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["text", "gold", "predicted_label", "p_neg", "p_pos", "margin"])
+        w.writerow(["text", "given", "predicted_label", "p_neg", "p_pos", "margin"])
         for i in range(120):
             w.writerow([f"t{i}", names[given[i]], names[int(p[i].argmax())], f"{p[i, 0]:.6f}", f"{p[i, 1]:.6f}",
                         f"{abs(p[i, 0] - p[i, 1]):.6f}"])
-    p_cli = run_cli(["label-issues", str(path), "--gold-column", "gold"])
+    p_cli = run_cli(["label-issues", str(path), "--gold-column", "given"])
     assert p_cli.returncode == 0, p_cli.stderr[-2000:]
     expected = find_suspects(given, p, names)
     for line in expected.share_lines():
