@@ -34,6 +34,8 @@ SUBCOMMANDS = {
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
     "label-issues": ("explorer.commands.label_issues",
                      "suspected label errors from out-of-fold predictions (cleanlab), ranked, for review"),
+    "shares": ("explorer.commands.shares",
+               "class shares of a predicted file: naive and prediction-powered intervals, reviewed rows needed"),
     "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "

@@ -62,6 +62,7 @@ class Review:
     gold_column: str = ""
     annotator_columns: list[str] = field(default_factory=list)
     train_config: str = ""
+    sample: list[int] = field(default_factory=list)   # rows drawn at random for prediction-powered shares
     version: int = 1
 
     @classmethod
@@ -137,6 +138,7 @@ class Review:
         r = cls(**d)
         r.labels = {int(k): str(v) for k, v in (d.get("labels") or {}).items()}
         r.reviewed = {int(x) for x in d.get("reviewed") or []}
+        r.sample = sorted(int(x) for x in d.get("sample") or [])
         return r
 
 
