@@ -36,6 +36,8 @@ SUBCOMMANDS = {
                      "suspected label errors from out-of-fold predictions (cleanlab), ranked, for review"),
     "shares": ("explorer.commands.shares",
                "class shares of a predicted file: naive and prediction-powered intervals, reviewed rows needed"),
+    "capsule": ("explorer.commands.capsule",
+                "a run's replication capsule (config, commands, hashes, versions, figures, methods); --check reproduces it"),
     "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
 }
 EXIT_CODES = ("exit codes (every subcommand): 0 done; 1 internal error (or out of memory, disk full); "
