@@ -26,7 +26,6 @@ import hashlib
 import json
 import math
 import platform
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
