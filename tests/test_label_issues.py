@@ -104,6 +104,12 @@ def test_group_suspects_go_to_review_and_a_correction_relabels_the_training_row(
     table = load_predictions(doc["out"])
     assert sorted(table.column("id")) == ["r17", "r3"] and table.column("suspect_rank") == ["1", "2"]
     assert table.column("given_label") == ["pos", "pos"]
+    # the group's summary (group --summary) states the share of suspects per class
+    from explorer.commands.group import summary_lines
+
+    text = "\n".join(summary_lines(tmp_path / "runs", "cv"))
+    assert "suspected label errors" in text and "pos: 2 of 20 (10.0%) suspected" in text
+    assert "neg: 0 of 20 (0.0%) suspected" in text
     review = Review.load(doc["out"])
     assert review.gold_column == "label" and review.label_names == ["neg", "pos"]
     # the corrections go back into the group's own training file, not into a fold file

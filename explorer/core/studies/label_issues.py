@@ -27,6 +27,7 @@ import numpy as np
 from explorer.core.errors import UserError
 
 ISSUES_FILE = "label_issues.csv"
+ISSUES_SUMMARY = "label_issues.json"    # the group's figures: share per class, the top suspects
 ISSUE_COLUMNS = ("suspect_rank", "row", "given_label", "label_quality")
 
 
@@ -218,4 +219,17 @@ def group_label_issues(runs_dir: str | Path, name: str) -> tuple[LabelIssues, Pa
     out = write_review_file(folder / ISSUES_FILE, columns, rows, issues, kind="classification", text_columns=text_cols,
                             gold_column=gold, input_columns=inputs, data=plan.source,
                             train_config=str(config_path))
+    summary = {**issues.to_dict(top=20), "lines": issues.share_lines(), "file": str(out)}
+    (folder / ISSUES_SUMMARY).write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return issues, out
+
+
+def read_group_label_issues(runs_dir: str | Path, name: str) -> dict | None:
+    """The group's label_issues.json (LabelIssues.to_dict with the share ``lines`` and the ``file``), or None
+    when it was not written (not a finished cv group of a table) or cannot be read."""
+    from explorer.core.studies.groups import group_dir
+
+    try:
+        return json.loads((group_dir(runs_dir, name) / ISSUES_SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
