@@ -36,60 +36,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
 
 
-def _review_of(path: Path, table):
-    from explorer.core.predict.review import Review
-
-    review = Review.load(path)
-    if review is None:
-        names = [c[2:] for c in table.columns if c.startswith("p_")]
-        review = Review(str(path), kind="classification", label_names=names,
-                        input_columns=[c for c in table.columns if not c.startswith("p_")
-                                       and c not in ("predicted_label", "margin", "error")])
-    return review
-
-
-def _gold(args, path: Path, table) -> tuple[list[str], list[str]]:
-    """(gold per row, "" where not in the sample; notes)."""
-    from explorer.core.predict.review import gold_as_names, reviewed_labels
-
-    names = [c[2:] for c in table.columns if c.startswith("p_")]
-    if args.gold_column:
-        if args.gold_column not in table.columns:
-            raise UserError(f"{path}: no column {args.gold_column!r} (columns: {', '.join(table.columns[:12])})")
-        return gold_as_names(table.column(args.gold_column), names), [
-            f"gold labels: the non-empty cells of {args.gold_column}, taken as a uniform random sample of the rows"]
-    review = _review_of(path, table)
-    if not review.sample:
-        raise UserError(f"{path}: no random sample to review yet: draw one with --draw N (then label those rows on "
-                        "the Predictions page), or give --gold-column")
-    labelled = reviewed_labels(table, review)
-    gold = [""] * len(table)
-    done = [i for i in review.sample if i in labelled]
-    for i in done:
-        gold[i] = labelled[i][0]
-    notes = [f"gold labels: {len(done)} of the {len(review.sample)} rows drawn at random (seeded) are reviewed"]
-    if len(done) < len(review.sample):
-        notes.append("review every drawn row, in any order, before reporting: rows skipped because they were "
-                     "hard would make the sample no longer random")
-    return gold, notes
-
-
 @exits_on_user_error
 def run(args) -> int:
-    from explorer.core.metrics.ppi import class_shares, draw_sample
     from explorer.core.predict.review import load_predictions
+    from explorer.core.predict.shares import draw_review_sample, review_of, review_shares
 
     path = Path(args.predictions)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     table = load_predictions(path)
-    if "predicted_label" not in table.columns:
-        raise UserError(f"{path}: no predicted_label column (a file written by bert-explorer predict)")
+    review = review_of(str(path), table)
     if args.draw:
-        review = _review_of(path, table)
-        review.sample = draw_sample(len(table), args.draw, args.seed)
-        review.save()
-        rows = [i + 1 for i in review.sample]
+        rows = [i + 1 for i in draw_review_sample(review, len(table), args.draw, args.seed)]
         if args.json:
             print(json.dumps({"sample": rows, "seed": args.seed, "review": str(review.path)}))
         else:
@@ -97,10 +55,7 @@ def run(args) -> int:
                   f"label them on the Predictions page (order: random sample). Rows: "
                   + ", ".join(map(str, rows[:30])) + (" ..." if len(rows) > 30 else ""))
         return 0
-    gold, notes = _gold(args, path, table)
-    names = [c[2:] for c in table.columns if c.startswith("p_")] or sorted(set(table.column("predicted_label")) - {""})
-    report = class_shares(table.column("predicted_label"), gold, names, level=args.level, width=args.width)
-    report.notes = notes + report.notes
+    report = review_shares(table, review, gold_column=args.gold_column, level=args.level, width=args.width)
     if args.json:
         print(json.dumps(report.to_dict(), indent=1))
         return 0

@@ -6,7 +6,13 @@ change), so closing the app loses nothing and opening the predictions again rest
 
     {"version": 1, "predictions": "...", "model": "...", "data": "...", "kind": "classification",
      "label_names": [...], "input_columns": [...], "text_columns": [...], "tau": null,
-     "labels": {"17": "positive"}, "reviewed": [17, 40], "person_column": "", "gold_column": "label"}
+     "labels": {"17": "positive"}, "reviewed": [17, 40], "person_column": "", "gold_column": "label",
+     "train_config": "", "sample": [3, 17, 58]}
+
+``train_config`` names the run config the reviewed rows retrain (a cross-validation group's suspected label
+errors: the group's config, whose training file holds those rows); empty: the model's run. ``sample``: rows
+drawn uniformly at random (``bert-explorer shares --draw N``) whose review gives the gold labels of
+prediction-powered class shares (core/metrics/ppi.py).
 
 Row numbers are 0-based data rows of the predictions file (its input order).
 
