@@ -305,6 +305,8 @@ class RunsPanel(RunFolderActions, QWidget):
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
     message = Signal(str)                   # a one-line status for the status bar
     group_selected = Signal(str)            # a group row was selected (its name)
+    label_issues_requested = Signal(str)    # a cv group's name: "Suspected label errors…"
+    capsule_requested = Signal(str)         # a run folder: "Replication capsule…"
     groups_changed = Signal()               # groups were re-read, renamed or deleted
 
     def __init__(self, parent=None):
@@ -595,6 +597,10 @@ class RunsPanel(RunFolderActions, QWidget):
                                "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
+        capsule = menu.addAction("Replication capsule…", lambda: self.capsule_requested.emit(str(sel.one.path)))
+        capsule.setEnabled(sel.one is not None and sel.one.path is not None and not sel.one.is_live)
+        capsule.setToolTip("Write <run>/capsule: config, command lines, data hashes, seed, versions, figures with "
+                           "intervals, calibration, baselines and a methods paragraph (bert-explorer capsule)")
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
@@ -647,10 +653,22 @@ class RunsPanel(RunFolderActions, QWidget):
         row = self.model.group_row(name)
         live = row is not None and any(s is not None and s.is_live for s in row.states)
         menu.addAction("Show group curves and table", lambda: self.group_selected.emit(name))
+        issues = menu.addAction("Suspected label errors…", lambda: self.label_issues_requested.emit(name))
+        issues.setEnabled(self._has_out_of_fold(name))
+        issues.setToolTip("A cross-validation group's given labels that its out-of-fold predictions find unlikely "
+                          "(cleanlab), most suspect first, in a Predictions page to review and correct")
         menu.addSeparator()
         menu.addAction("Rename group…", self.rename_selected).setEnabled(self.runs_dir() is not None)
         menu.addAction("Delete group…", self.delete_selected).setEnabled(self.runs_dir() is not None and not live)
         return menu
+
+    def _has_out_of_fold(self, name: str) -> bool:
+        """Whether group ``name`` is a cross-validation group whose out-of-fold predictions are all in."""
+        from explorer.core.studies.cv_runs import OOF_FILE
+        from explorer.core.studies.groups import group_dir
+
+        runs = self.runs_dir()
+        return runs is not None and (group_dir(runs, name) / OOF_FILE).is_file()
 
     def name_of(self, run_id: str) -> str:
         """The name the list shows for a run (the user's, else the short automatic one, else its id)."""
