@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from explorer.core.errors import UserError
 from explorer.core.metrics.ppi import SharesReport, class_shares, draw_sample
-from explorer.core.predict.review import PredictionTable, Review, gold_as_names, reviewed_labels
+from explorer.core.predict.review import GOLD_NAMES, PredictionTable, Review, gold_as_names, reviewed_labels
 
 PREDICTION_COLUMNS = ("predicted_label", "margin", "error")
 
@@ -26,9 +26,9 @@ def review_of(path: str, table: PredictionTable) -> Review:
     """The saved review of a predictions file, or a new one (single-label classification) when none."""
     review = Review.load(path)
     if review is None:
-        review = Review(str(path), kind="classification", label_names=class_names(table),
-                        input_columns=[c for c in table.columns if not c.startswith("p_")
-                                       and c not in PREDICTION_COLUMNS])
+        inputs = [c for c in table.columns if not c.startswith("p_") and c not in PREDICTION_COLUMNS]
+        review = Review(str(path), kind="classification", label_names=class_names(table), input_columns=inputs,
+                        gold_column=next((c for c in GOLD_NAMES if c in inputs), ""))
     return review
 
 
