@@ -121,6 +121,7 @@ def test_suspected_label_errors_open_for_review_from_the_runs_list(qtbot, tmp_pa
     page = open_label_issues(window, tmp_path / "runs", "cv")
     assert page is not None and len(page.table_data) == 2
     assert [page.model.file_row(r) for r in range(2)] == [0, 1]      # opened most suspect first
+    assert "most suspect label first" in page.info.text()
     assert page.model.headers[page.view.horizontalHeader().sortIndicatorSection()] == "suspect_rank"
     assert page.review.gold_column == "label" and page.review.train_config
     assert "pos: 2 of 20 (10.0%) suspected" in window.messages[-1]

@@ -155,6 +155,8 @@ class ReviewState:
         keys = f"keys 1..{k} set the label, " if k else ""
         how = prediction_spec(r).uncertainty if r.head is not None else None
         first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
+        if "suspect_rank" in t.columns:
+            first = "most suspect label first (R takes the model's label, 1..K sets another)"
         return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
                 f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
