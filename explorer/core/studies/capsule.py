@@ -54,20 +54,33 @@ def sha256_of(path: Path) -> str:
 
 
 def hash_inputs(config: dict) -> dict:
-    """{field: [{"path", "bytes", "sha256"}]} of the config's local inputs (a folder: each of its files, sorted);
-    a hub id or a missing path: {"source": value, "note": "not a local file: not hashed"}."""
+    """{field: [{"path", "bytes", "sha256"}]} of the config's local inputs (a folder: each of its files, sorted;
+    a bundled model: its installed files); a hub id or a missing path: {"source": value, "note": "not a local
+    file: not hashed"}."""
     out = {}
     for name in PATH_FIELDS:
         value = str(config.get(name) or "")
         if not value:
             continue
-        p = Path(value)
+        p = Path(_local_model(value) if name == "model" else value)
         files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p] if p.is_file() else []
         if not files:
             out[name] = {"source": value, "note": "not a local file: not hashed"}
             continue
         out[name] = [{"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_of(f)} for f in files]
     return out
+
+
+def _local_model(source: str) -> str:
+    """A bundled model's folder (bundled:minilm: the installed package's files), else the source as given."""
+    from explorer.core.models.sources import BUNDLED_PREFIX, ModelSourceError, resolve_source
+
+    if not source.startswith(BUNDLED_PREFIX):
+        return source
+    try:
+        return resolve_source(source)
+    except ModelSourceError:
+        return source
 
 
 def versions(device: str = "") -> dict:
