@@ -156,3 +156,20 @@ def test_replication_capsule_from_the_run_menu(qtbot, tmp_path):
     assert "seed 5" in asked[0][2] and "capsule --check" in asked[0][2]
     assert write_run_capsule(_Window(qtbot), tmp_path / "nothing", ask=lambda *a: asked.append(a)) is None
     assert "no config.json" in asked[-1][2]
+    # the run menu's action: on for one ended run, off for a live one or none, and it asks for the run's folder
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QMenu
+
+    from explorer.ui.runs.research_actions import add_capsule_action
+
+    requested = []
+    for state, on in ((SimpleNamespace(path=run, is_live=False), True), (SimpleNamespace(path=run, is_live=True), False),
+                      (None, False)):
+        menu = QMenu()
+        add_capsule_action(menu, state, requested.append)
+        action = menu.actions()[-1]
+        assert action.text() == "Replication capsule…" and action.isEnabled() is on
+        if on:
+            action.trigger()
+    assert requested == [str(run)]

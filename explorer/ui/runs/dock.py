@@ -30,6 +30,7 @@ from explorer.ui.runs.names import short_names
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
+from explorer.ui.runs.research_actions import add_capsule_action, add_label_issues_action
 from explorer.ui.runs.state import RunState
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
@@ -597,10 +598,7 @@ class RunsPanel(RunFolderActions, QWidget):
                                "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
-        capsule = menu.addAction("Replication capsule…", lambda: self.capsule_requested.emit(str(sel.one.path)))
-        capsule.setEnabled(sel.one is not None and sel.one.path is not None and not sel.one.is_live)
-        capsule.setToolTip("Write <run>/capsule: config, command lines, data hashes, seed, versions, figures with "
-                           "intervals, calibration, baselines and a methods paragraph (bert-explorer capsule)")
+        add_capsule_action(menu, sel.one, self.capsule_requested.emit)
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
@@ -653,22 +651,11 @@ class RunsPanel(RunFolderActions, QWidget):
         row = self.model.group_row(name)
         live = row is not None and any(s is not None and s.is_live for s in row.states)
         menu.addAction("Show group curves and table", lambda: self.group_selected.emit(name))
-        issues = menu.addAction("Suspected label errors…", lambda: self.label_issues_requested.emit(name))
-        issues.setEnabled(self._has_out_of_fold(name))
-        issues.setToolTip("A cross-validation group's given labels that its out-of-fold predictions find unlikely "
-                          "(cleanlab), most suspect first, in a Predictions page to review and correct")
+        add_label_issues_action(menu, self.runs_dir(), name, self.label_issues_requested.emit)
         menu.addSeparator()
         menu.addAction("Rename group…", self.rename_selected).setEnabled(self.runs_dir() is not None)
         menu.addAction("Delete group…", self.delete_selected).setEnabled(self.runs_dir() is not None and not live)
         return menu
-
-    def _has_out_of_fold(self, name: str) -> bool:
-        """Whether group ``name`` is a cross-validation group whose out-of-fold predictions are all in."""
-        from explorer.core.studies.cv_runs import OOF_FILE
-        from explorer.core.studies.groups import group_dir
-
-        runs = self.runs_dir()
-        return runs is not None and (group_dir(runs, name) / OOF_FILE).is_file()
 
     def name_of(self, run_id: str) -> str:
         """The name the list shows for a run (the user's, else the short automatic one, else its id)."""

@@ -57,3 +57,24 @@ def write_run_capsule(window, run_dir: str | Path, *, ask=QMessageBox.informatio
     ask(window, "Replication capsule", f"Written to {folder}\n\n{methods}\n\nReproduce it with:\n{doc['commands'][-1]}")
     window.show_message(f"capsule of {run_dir.name}: {folder}", 15000)
     return folder
+
+
+def add_label_issues_action(menu, runs_dir, name: str, request) -> None:
+    """A group menu's "Suspected label errors…", on when ``name`` is a cross-validation group whose out-of-fold
+    predictions are all in; ``request(name)`` when chosen."""
+    from explorer.core.studies.cv_runs import OOF_FILE
+    from explorer.core.studies.groups import group_dir
+
+    action = menu.addAction("Suspected label errors…", lambda: request(name))
+    action.setEnabled(runs_dir is not None and (group_dir(runs_dir, name) / OOF_FILE).is_file())
+    action.setToolTip("A cross-validation group's given labels that its out-of-fold predictions find unlikely "
+                      "(cleanlab), most suspect first, in a Predictions page to review and correct")
+
+
+def add_capsule_action(menu, state, request) -> None:
+    """A run menu's "Replication capsule…", on for one ended run with a folder (``state``: its RunState or
+    None); ``request(run folder)`` when chosen."""
+    action = menu.addAction("Replication capsule…", lambda: request(str(state.path)))
+    action.setEnabled(state is not None and state.path is not None and not state.is_live)
+    action.setToolTip("Write <run>/capsule: config, command lines, data hashes, seed, versions, figures with "
+                      "intervals, calibration, baselines and a methods paragraph (bert-explorer capsule)")
