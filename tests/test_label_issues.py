@@ -122,7 +122,7 @@ def test_group_suspects_go_to_review_and_a_correction_relabels_the_training_row(
     assert len(combined) == 40                                         # relabelled in place, not added
     r3 = next(r for r in combined if r["id"] == "r3")
     assert (r3["label"], r3["label_source"]) == ("neg", "person")
-    assert "relabelled in place" in note
+    assert "relabelled in place" in note and "cross-validate the combined file again" in note
 
 
 def test_cli_on_a_predictions_file_prints_the_share_per_class(tmp_path):

@@ -448,6 +448,9 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     note = ((dev_note + " " if dev_note else "")
             + f"The training config takes one train file, so {out.name} (in {folder.name}; Train data "
             f"has its path) combines {' and '.join(note_parts)}.")
+    if review.train_config and not base.out_dev and not run_config.get("dev"):
+        note += (" The rows were a cross-validation group's training rows and it has no dev set: cross-validate "
+                 "the combined file again (Cross-validate… or group --cv) to compare it with the first group.")
     return _new_run_fields(run_config, review, out, base, pair, names), note
 
 
