@@ -69,7 +69,8 @@ class LabelIssues:
 
     def share_lines(self) -> list[str]:
         """"AGAINST: 41 of 1342 (3.1%) suspected" per class, then the total."""
-        out = [f"{c.label}: {c.flagged} of {c.n} ({100 * c.share:.1f}%) suspected" for c in self.per_class]
+        out = [f"{c.label}: {c.flagged} of {c.n} ({100 * c.share:.1f}%) suspected" if c.n
+               else f"{c.label}: no row carries this label" for c in self.per_class]
         out.append(f"all: {len(self.rows)} of {self.n} ({100 * len(self.rows) / max(self.n, 1):.1f}%) suspected")
         return out
 
