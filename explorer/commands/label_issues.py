@@ -36,7 +36,7 @@ def add_arguments(parser) -> None:
 
 def _of_file(args):
     from explorer.core.predict.review import GOLD_NAMES, load_predictions
-    from explorer.core.studies.label_issues import suspects_of_predictions, write_review_file
+    from explorer.core.studies.label_issues import review_columns, suspects_of_predictions, write_review_file
 
     path = Path(args.predictions)
     if not path.is_file():
@@ -50,9 +50,7 @@ def _of_file(args):
     rows = [{c: table.cells[k][i] for k, c in enumerate(table.columns)} for i in range(len(table))]
     issues = suspects_of_predictions(table.columns, rows, table.column(gold), names)
     out = Path(args.out) if args.out else path.with_name(f"{path.stem}-label-issues{path.suffix}")
-    predicted = {"predicted_label", "margin", "fold", "error"}
-    inputs = [c for c in table.columns if not c.startswith("p_") and c not in predicted]
-    texts = [c for c in inputs if c in ("text", "sentence", "Tweet", "text_a", "text_b")][:2]
+    inputs, texts = review_columns(table.columns)
     write_review_file(out, table.columns, rows, issues, kind="classification", text_columns=texts,
                       gold_column=gold, input_columns=inputs, data=str(path))
     return issues, out

@@ -157,6 +157,15 @@ def suspects_of_predictions(columns: list[str], rows: list[dict], gold: list[str
     return result
 
 
+def review_columns(columns: list[str], text_columns=()) -> tuple[list[str], list[str]]:
+    """(the input columns of predict's output: all but p_<class>, predicted_label, margin, fold, error; the text
+    columns: ``text_columns`` that are there, else the usual names text / sentence / Tweet / text_a, text_b)."""
+    predicted = {"predicted_label", "margin", "fold", "error"}
+    inputs = [c for c in columns if not c.startswith("p_") and c not in predicted]
+    texts = [c for c in text_columns if c in columns]
+    return inputs, texts or [c for c in inputs if c in ("text", "sentence", "Tweet", "text_a", "text_b")][:2]
+
+
 def write_review_file(out: str | Path, columns: list[str], rows: list[dict], issues: LabelIssues, *,
                       kind: str, text_columns: list[str], gold_column: str, input_columns: list[str],
                       model: str = "", data: str = "", train_config: str = "") -> Path:
@@ -210,12 +219,8 @@ def group_label_issues(runs_dir: str | Path, name: str) -> tuple[LabelIssues, Pa
         base = {}
     config_path = folder / "label_issues.config.json"
     config_path.write_text(json.dumps({**base, "train": plan.source}, indent=1), encoding="utf-8")
-    text_cols = [c for c in (base.get("text_columns") or []) if c in columns]
     label_col = base.get("label_column") or ""
-    if not text_cols:
-        text_cols = [c for c in columns if c in ("text", "sentence", "Tweet", "text_a", "text_b")][:2]
-    predicted = {"predicted_label", "margin", "fold", "error"}
-    inputs = [c for c in columns if not c.startswith("p_") and c not in predicted]
+    inputs, text_cols = review_columns(columns, base.get("text_columns") or [])
     gold = label_col if label_col in columns else next((c for c in inputs if c.lower() in ("label", "stance")), "")
     out = write_review_file(folder / ISSUES_FILE, columns, rows, issues, kind="classification", text_columns=text_cols,
                             gold_column=gold, input_columns=inputs, data=plan.source,
