@@ -173,3 +173,21 @@ def test_replication_capsule_from_the_run_menu(qtbot, tmp_path):
         if on:
             action.trigger()
     assert requested == [str(run)]
+
+
+def test_groups_tab_and_report_state_the_share_of_suspected_label_errors(qtbot, tmp_path):
+    from test_label_issues import _cv_group
+
+    from explorer.core.studies.label_issues import group_label_issues
+    from explorer.ui.groups.tabs import GroupsTab
+
+    _cv_group(tmp_path)
+    group_label_issues(tmp_path / "runs", "cv")
+    tab = GroupsTab(tmp_path / "runs")
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.group_shown, timeout=10_000):
+        tab.show_group("cv")
+    qtbot.waitUntil(lambda: "suspected label errors" in tab.view.summary.text(), timeout=10_000)
+    assert "pos: 2 of 20 (10.0%) suspected" in tab.view.summary.text()
+    md = (tab.view.export_report(tmp_path / "report") / "report.md").read_text()
+    assert "  - pos: 2 of 20 (10.0%) suspected" in md and md.index("suspected label errors") < md.index("## Runs")
