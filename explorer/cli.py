@@ -32,6 +32,12 @@ SUBCOMMANDS = {
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
+    "label-issues": ("explorer.commands.label_issues",
+                     "suspected label errors from out-of-fold predictions (cleanlab), ranked, for review"),
+    "shares": ("explorer.commands.shares",
+               "class shares of a predicted file: naive and prediction-powered intervals, reviewed rows needed"),
+    "capsule": ("explorer.commands.capsule",
+                "a run's replication capsule (config, commands, hashes, versions, figures, methods); --check reproduces it"),
     "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
     "baseline": ("explorer.commands.baseline", "a run against a TF-IDF + linear baseline on its own dev rows, with the paired test"),
 }

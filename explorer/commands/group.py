@@ -191,6 +191,13 @@ def summary_lines(runs_dir: Path, name: str, versus: str | None = None) -> list[
             if baseline:
                 lines.append(f"against a TF-IDF + logistic regression baseline on the same folds (n {baseline['n']}):")
                 lines += [f"  {line}" for line in baseline["lines"]]
+        from explorer.core.studies.label_issues import read_group_label_issues
+
+        issues = read_group_label_issues(runs_dir, name)
+        if issues is not None:
+            lines.append(f"suspected label errors (cleanlab on the out-of-fold probabilities; review: "
+                         f"bert-explorer label-issues --group {name}):")
+            lines += [f"  {line}" for line in issues["lines"]]
     if versus:
         _, other, _ = load_group_data(runs_dir, versus)
         lines.append(f"Welch's t test, {name} (B) against {versus} (A):")
@@ -349,6 +356,13 @@ def run_cv(args: argparse.Namespace) -> int:
         from explorer.core.studies.cv_baseline import cv_baseline
 
         cv_baseline(runs_dir, group)
+    if oof.path is not None and group.cv.get("data") == "table":
+        from explorer.core.studies.label_issues import group_label_issues
+
+        try:
+            group_label_issues(runs_dir, group.name)   # the suspected label errors: label_issues.csv / .json
+        except UserError as exc:
+            print(f"group {group.name}: no label issues ({exc})", file=sys.stderr)
     print("\n".join(summary_lines(runs_dir, group.name)))
     if failed or oof.path is None:
         print(f"group {group.name}: {len(failed)} of {len(config_paths)} member(s) did not finish: "

@@ -6,7 +6,13 @@ change), so closing the app loses nothing and opening the predictions again rest
 
     {"version": 1, "predictions": "...", "model": "...", "data": "...", "kind": "classification",
      "label_names": [...], "input_columns": [...], "text_columns": [...], "tau": null,
-     "labels": {"17": "positive"}, "reviewed": [17, 40], "person_column": "", "gold_column": "label"}
+     "labels": {"17": "positive"}, "reviewed": [17, 40], "person_column": "", "gold_column": "label",
+     "train_config": "", "sample": [3, 17, 58]}
+
+``train_config`` names the run config the reviewed rows retrain (a cross-validation group's suspected label
+errors: the group's config, whose training file holds those rows); empty: the model's run. ``sample``: rows
+drawn uniformly at random (``bert-explorer shares --draw N``) whose review gives the gold labels of
+prediction-powered class shares (core/metrics/ppi.py).
 
 Row numbers are 0-based data rows of the predictions file (its input order).
 
@@ -61,6 +67,8 @@ class Review:
     person_column: str = ""
     gold_column: str = ""
     annotator_columns: list[str] = field(default_factory=list)
+    train_config: str = ""
+    sample: list[int] = field(default_factory=list)   # rows drawn at random for prediction-powered shares
     version: int = 1
 
     @classmethod
@@ -80,6 +88,18 @@ class Review:
     def head(self) -> HeadSpec | None:
         """The head whose predictions these are (by ``kind``: explorer.core.specs.heads); None when unknown."""
         return for_prediction_kind(self.kind)
+
+    def run_config_path(self) -> Path | None:
+        """The run config whose training file the reviewed rows go back into: ``train_config`` when the review
+        names one (suspected label errors of a cross-validation group: the group's own config), else the
+        config.json of the run the model's checkpoint belongs to; None when neither is there."""
+        if self.train_config:
+            return Path(self.train_config)
+        if not self.model:
+            return None
+        from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+
+        return run_config_for_checkpoint(self.model)
 
     def set_label(self, row: int, label: str) -> None:
         """A person's label for ``row`` (also marks it reviewed)."""
@@ -126,6 +146,7 @@ class Review:
         # a row a person labelled is reviewed (a review written by hand or by an older version may list it only
         # under "labels": its ✓ must show all the same)
         r.reviewed = {int(x) for x in d.get("reviewed") or []} | set(r.labels)
+        r.sample = sorted(int(x) for x in d.get("sample") or [])
         return r
 
 
@@ -412,10 +433,12 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
         header = ["text_a", "text_b"] if pair else ["text"]
         base = _Base(header=header + ["label", LABEL_SOURCE], text_names=list(header), label_col="label")
     rows, in_dev, corrected = _person_rows(table, reviewed, text_cols, base)
-    n = len(rows)
+    n = len(rows) + base.relabelled
     note_parts = base.note_parts + [
         f"{n} reviewed row{'s' if n != 1 else ''} of {Path(review.predictions).name} ({corrected} corrected, "
-        f"{n - corrected} confirmed: the model's label, kept)"]
+        f"{n - corrected} confirmed: the model's label, kept"
+        + (f"; {base.relabelled} of them training rows, relabelled in place rather than added" if base.relabelled
+           else "") + ")"]
     dev_note = base.dev_note
     if in_dev:
         dev_note += (f" {in_dev} reviewed row{'s are' if in_dev != 1 else ' is'} among those dev rows: "
@@ -427,6 +450,9 @@ def finetune_data(table: PredictionTable, review: Review, run_config: dict, fold
     note = ((dev_note + " " if dev_note else "")
             + f"The training config takes one train file, so {out.name} (in {folder.name}; Train data "
             f"has its path) combines {' and '.join(note_parts)}.")
+    if review.train_config and not base.out_dev and not run_config.get("dev"):
+        note += (" The rows were a cross-validation group's training rows and it has no dev set: cross-validate "
+                 "the combined file again (Cross-validate… or group --cv) to compare it with the first group.")
     return _new_run_fields(run_config, review, out, base, pair, names), note
 
 
@@ -441,6 +467,7 @@ class _Base:
     dev_keys: set[tuple] = field(default_factory=set)
     out_dev: str = ""
     dev_note: str = ""
+    relabelled: int = 0   # reviewed rows that were training rows: their label changed in place, not appended
     note_parts: list[str] = field(default_factory=list)
 
 
@@ -506,12 +533,22 @@ def _person_rows(table: PredictionTable, reviewed: dict[int, tuple[str, str]], t
     pair = len(text_cols) == 2
     texts = [table.column(c) for c in text_cols]
     predicted = table.column("predicted_label")
+    training = {}   # a text of the training file -> its rows there (a reviewed training row is relabelled in place)
+    for j, r in enumerate(base.rows):
+        training.setdefault((r.get(base.text_names[0], ""), r.get(base.text_names[1], "") if pair else ""), []).append(j)
     rows, in_dev, corrected = [], 0, 0
     for i, (label, source) in sorted(reviewed.items()):
-        if (texts[0][i], texts[1][i] if pair else "") in base.dev_keys:
+        key = (texts[0][i], texts[1][i] if pair else "")
+        if key in base.dev_keys:
             in_dev += 1
             continue
         corrected += label != predicted[i]
+        if key in training and len(base.text_names) == len(text_cols):
+            for j in training[key]:
+                base.rows[j][base.label_col] = label
+                base.rows[j][LABEL_SOURCE] = source
+            base.relabelled += 1
+            continue
         r = {c: (table.column(c)[i] if c in table.columns else "") for c in base.header}
         for c, t in zip(base.text_names, texts):
             r[c] = t[i]

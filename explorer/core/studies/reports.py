@@ -50,13 +50,16 @@ def _figures(folder: Path) -> list[str]:
 
 
 def write_group_report(folder: str | Path, group, members, table: GroupTable, heat: HeatMap | None = None,
-                       notes: list[str] | None = None, band_mode: str = "sd", pooled=None) -> Path:
+                       notes: list[str] | None = None, band_mode: str = "sd", pooled=None,
+                       label_issues: dict | None = None) -> Path:
     """Write a group's report folder (see the module docstring); returns the folder.
 
     Args:
         group: core.studies.groups.Group; members: [group_stats.MemberData]; table: group_stats.group_table(...);
         heat: group_stats.heat_map(...) for a grid (None for restarts); notes: lines read from disk;
         pooled: a cross-validation group's core.studies.cv_runs.OofResult (its pooled out-of-fold figures), or None.
+        label_issues: a cross-validation group's suspected label errors (core.studies.label_issues.
+            read_group_label_issues: the share per class), or None.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -83,6 +86,11 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     if pooled is not None:   # k-fold cross-validation: every example predicted once by the fold that never saw it
         at = lines.index("## Runs") - 1
         lines[at:at] = [f"- {pooled.text(task)}"] + ([f"- out-of-fold predictions: {pooled.path}"] if pooled.path else [])
+    if label_issues:   # confident learning on the out-of-fold probabilities: the share of suspects per class
+        at = lines.index("## Runs") - 1
+        lines[at:at] = (["- suspected label errors (cleanlab on the out-of-fold probabilities), per class:"]
+                        + [f"  - {line}" for line in label_issues.get("lines", [])]
+                        + ([f"  - most suspect first: {label_issues['file']}"] if label_issues.get("file") else []))
     if heat is not None:
         cells = [{heat.x_name: x, heat.y_name: y, "mean": heat.mean[iy, ix], "sd": heat.sd[iy, ix],
                   "low": heat.low[iy, ix], "high": heat.high[iy, ix], "n": int(heat.n[iy, ix])}

@@ -225,6 +225,10 @@ class GroupsTab(QWidget):
             return
         group, members, notes, pooled = data
         self.view.set_group(group, members, notes, pooled=pooled)
+        if group.kind == "cv":   # the share of suspected label errors, once label_issues.json is written (small)
+            from explorer.core.studies.label_issues import read_group_label_issues
+
+            self.view.show_label_issues(read_group_label_issues(self.runs_dir, group.name))
         self.message.setText("")
         self._predict_folds(group, members, pooled)
         self.group_shown.emit(group.name)

@@ -49,6 +49,7 @@ class GroupView(QWidget):
         super().__init__(parent)
         self.group, self.members, self.notes, self.table_data, self.heat = None, [], [], None, None
         self.pooled = None
+        self.label_issues = None
         self.title = QLabel("No group")
         self.title.setWordWrap(True)
         self.band_mode = QComboBox()
@@ -101,11 +102,20 @@ class GroupView(QWidget):
         self._draw_curves()      # the empty state says what to do
 
     # -- data --------------------------------------------------------------------------------
+    def show_label_issues(self, issues: dict | None) -> None:
+        """Add a cv group's share of suspected label errors per class (core.studies.label_issues.
+        read_group_label_issues; None: none written) under its figures, and keep it for the report."""
+        self.label_issues = issues
+        if issues:
+            self.summary.setText(self.summary.text() + "<br>suspected label errors (cleanlab, out-of-fold): "
+                                 + "; ".join(issues.get("lines", [])))
+
     def set_group(self, group, members, notes=(), pooled=None) -> None:
         """Show ``group`` (core.studies.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
         group ``pooled`` is its core.studies.cv_runs.OofResult (the pooled out-of-fold figures), for a learning curve
         its figures in words (core.studies.curve_results.curve_lines), or None (not yet)."""
         self.group, self.members, self.notes, self.pooled = group, list(members), list(notes), pooled
+        self.label_issues = None
         self.table_data = group_table(self.members, list(group.varied))
         counts = {}
         for m in self.members:
@@ -262,4 +272,5 @@ class GroupView(QWidget):
             self.heat_plot.grab().save(str(folder / "heatmap.png"))
         return write_group_report(folder, self.group, self.members, self.table_data,
                                   self.heat if self.group.kind == "grid" else None, self.notes,
-                                  band_mode=self.band_mode.currentData(), pooled=self.pooled)
+                                  band_mode=self.band_mode.currentData(), pooled=self.pooled,
+                                  label_issues=self.label_issues)

@@ -33,8 +33,8 @@ from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.start_folder import start_folder
 
 from .common import StatusLabel
-from .components.predictions import (HEADER_TIPS, HEADER_TITLES, ReviewState, prediction_spec, uncertainty_header,
-                                     is_number_column)
+from .components.predictions import (HEADER_TIPS, HEADER_TITLES, SAMPLE_FILTER, ReviewState, filtered_rows,
+                                     is_number_column, prediction_spec, uncertainty_header)
 from .predictions_panels import ReviewPane, ReviewSplit
 
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
@@ -153,9 +153,7 @@ class PredictionsModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
     def _reorder(self) -> None:
-        rows = np.arange(len(self.table))
-        if self.filter_label is not None:
-            rows = rows[np.array([p == self.filter_label for p in self.predicted], dtype=bool)]
+        rows = filtered_rows(self.predicted, self.review, self.filter_label)
         if self.sort_column is not None:
             key = self._key(self.sort_column)[rows]
             desc = self.sort_order == Qt.SortOrder.DescendingOrder
@@ -218,10 +216,15 @@ class PredictionsView(QWidget):
                                         "confirmed, with the model's label. Rows not reviewed and rows with an error "
                                         "stay out; the dev rows stay the first run's.")
         self.finetune_button.clicked.connect(self.finetune)
+        shares = QPushButton("Class shares…")
+        shares.setToolTip("The share of each class in this file: the model's count and the prediction-powered "
+                          "estimate corrected by a random sample of rows you review, with 95% intervals")
+        shares.clicked.connect(self.show_shares)
         top = QHBoxLayout()
         for w in (QLabel("Predicted label"), self.filter, QLabel("Person's labels"), self.person):
             top.addWidget(w)
         top.addStretch(1)
+        top.addWidget(shares)
         top.addWidget(save)
         top.addWidget(self.finetune_button)
 
@@ -272,7 +275,7 @@ class PredictionsView(QWidget):
         self.model = PredictionsModel(self.state, self)
         self.view.setModel(self.model)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
-        for widget, items in ((self.filter, ["all"] + self._choices()),
+        for widget, items in ((self.filter, self._filter_items()),
                               (self.person, ["none"] + self.state.person_choices())):
             widget.blockSignals(True)
             widget.clear()
@@ -358,6 +361,32 @@ class PredictionsView(QWidget):
 
     def _choices(self) -> list[str]:
         return self.state.choices() if self.state is not None else []
+
+    def _filter_items(self) -> list[str]:
+        """The Predicted label filter: all, each label, and the rows drawn at random for review when drawn."""
+        sample = [SAMPLE_FILTER] if self.review is not None and self.review.sample else []
+        return ["all"] + self._choices() + sample
+
+    def show_shares(self):
+        """The Class shares dialog (explorer.ui.inspectors.shares_dialog); a draw adds the "random sample"
+        entry to the filter. Returns the dialog (None without a file)."""
+        from .components.shares import SharesModel
+        from .shares_dialog import SharesDialog
+
+        if self.table_data is None or self.review is None:
+            return None
+        dialog = SharesDialog(SharesModel(self.table_data, self.review), self, changed=self._sample_drawn)
+        dialog.show()
+        return dialog
+
+    def _sample_drawn(self) -> None:
+        current = self.filter.currentText()
+        self.filter.blockSignals(True)
+        self.filter.clear()
+        self.filter.addItems(self._filter_items())
+        self.filter.blockSignals(False)
+        self.filter.setCurrentText(current)
+        self._filter_changed(self.filter.currentIndex())
 
     def sort_least_certain(self) -> None:
         """The default order: least certain first (margin / |score_diff − τ| ascending); regression: file order."""

@@ -30,6 +30,7 @@ from explorer.ui.runs.names import short_names
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
+from explorer.ui.runs.research_actions import add_capsule_action, add_label_issues_action
 from explorer.ui.runs.state import RunState
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
@@ -305,6 +306,8 @@ class RunsPanel(RunFolderActions, QWidget):
     renamed = Signal(str)                   # run id, after F2 gave it a new display name
     message = Signal(str)                   # a one-line status for the status bar
     group_selected = Signal(str)            # a group row was selected (its name)
+    label_issues_requested = Signal(str)    # a cv group's name: "Suspected label errors…"
+    capsule_requested = Signal(str)         # a run folder: "Replication capsule…"
     groups_changed = Signal()               # groups were re-read, renamed or deleted
 
     def __init__(self, parent=None):
@@ -600,6 +603,7 @@ class RunsPanel(RunFolderActions, QWidget):
                                "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
+        add_capsule_action(menu, sel.one, self.capsule_requested.emit)
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
@@ -652,6 +656,7 @@ class RunsPanel(RunFolderActions, QWidget):
         row = self.model.group_row(name)
         live = row is not None and any(s is not None and s.is_live for s in row.states)
         menu.addAction("Show group curves and table", lambda: self.group_selected.emit(name))
+        add_label_issues_action(menu, self.runs_dir(), name, self.label_issues_requested.emit)
         menu.addSeparator()
         menu.addAction("Rename group…", self.rename_selected).setEnabled(self.runs_dir() is not None)
         menu.addAction("Delete group…", self.delete_selected).setEnabled(self.runs_dir() is not None and not live)

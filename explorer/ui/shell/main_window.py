@@ -36,6 +36,7 @@ from explorer.ui.launch.launcher import LauncherPanel
 from explorer.ui.inspectors.client import shared_client
 from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
 from explorer.ui.runs.remote_runner import RemoteRunManager
+from explorer.ui.runs import research_actions
 from explorer.ui.runs.runner import RunManager
 from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
@@ -208,6 +209,9 @@ class MainWindow(QMainWindow):
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
         self.runs.predict_requested.connect(self.predict_on_file)
         self.runs.compare_requested.connect(self.compare_checkpoints)
+        self.runs.label_issues_requested.connect(
+            lambda name: research_actions.open_label_issues(self, self.runs.runs_dir(), name))
+        self.runs.capsule_requested.connect(lambda path: research_actions.write_run_capsule(self, path))
         self.runs.refresh_requested.connect(self.scan_runs)
         self.runs.removed.connect(lambda _rid: self._refresh_selected())   # the dock removed it from the store
         self.curves.name_of = self.runs.name_of                      # the legend names runs as the list does

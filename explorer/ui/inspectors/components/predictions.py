@@ -10,6 +10,8 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
                                           gold_as_names)
 from explorer.core.specs.heads import PredictionSpec, Uncertainty
@@ -64,6 +66,20 @@ class AnnotatorRow:
     statistic: str
     value: str
     n: str
+
+
+SAMPLE_FILTER = "random sample"   # the Predicted label filter's entry for the rows drawn for review
+
+
+def filtered_rows(predicted: list[str], review: Review, label: str | None) -> np.ndarray:
+    """The file rows a Predicted label filter shows, in file order: all (None), the rows drawn at random for
+    review (SAMPLE_FILTER, when the review has a sample), or the rows predicted as ``label``."""
+    rows = np.arange(len(predicted))
+    if label is None:
+        return rows
+    if label == SAMPLE_FILTER and review.sample:
+        return np.asarray(sorted(i for i in review.sample if i < len(predicted)), dtype=int)
+    return rows[np.array([p == label for p in predicted], dtype=bool)] if len(predicted) else rows
 
 
 class ReviewState:
@@ -149,6 +165,8 @@ class ReviewState:
         keys = f"keys 1..{k} set the label, " if k else ""
         how = prediction_spec(r).uncertainty if r.head is not None else None
         first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
+        if "suspect_rank" in t.columns:
+            first = "most suspect label first (R takes the model's label, 1..K sets another)"
         return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
                 f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
                 f"{self.reviewed()} reviewed. Sorted {first}; {keys}R marks reviewed.")
@@ -212,29 +230,31 @@ class ReviewState:
                                               else f"{row.value:.3f}", str(row.n)) for row in table.rows]
 
     def corrections_place(self) -> tuple[dict, Path, Path | None]:
-        """Where the next run's data is made: (the run config of the review's model, {} when it has none; the
+        """Where the next run's data is made: (the run config the review names (Review.run_config_path: its
+        ``train_config``, else the review's model's run), {} when none; the
         folder of the combined training file, ``.corrections`` beside the runs or else beside the predictions;
         the model's run folder or None)."""
         import json
 
-        from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
         from explorer.core.runs.layout import run_dir_of
 
         r = self.review
-        cfg_path = run_config_for_checkpoint(r.model) if r.model else None
+        cfg_path = r.run_config_path()   # a review of suspected label errors names its group's config
         run_cfg = {}
         if cfg_path is not None:
             try:
                 run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 run_cfg = {}
-        run_dir = run_dir_of(r.model) if cfg_path else None   # the corrections sit beside the runs
+        run_dir = run_dir_of(r.model) if cfg_path and r.model and not r.train_config else None  # beside the runs
         folder = (run_dir.parent if run_dir is not None else Path(r.predictions).parent) / ".corrections"
         return run_cfg, folder, run_dir
 
     def first_sort(self, headers: list[str]) -> int:
         """The column the table opens sorted by (ascending): the least certain first (margin, |score_diff − τ|);
-        regression: file order (column 0)."""
+        regression: file order (column 0); suspected label errors (label-issues): the most suspect first."""
+        if "suspect_rank" in headers:
+            return headers.index("suspect_rank")
         how = prediction_spec(self.review).uncertainty
         if how is Uncertainty.MARGIN and "margin" in headers:
             return headers.index("margin")
