@@ -17,11 +17,12 @@ import importlib
 import sys
 
 from explorer.app_args import add_app_arguments
+from explorer.cli_vocabulary import translate_renamed
 from explorer.core.errors import EXIT_USER
 
 SUBCOMMANDS = {
     "train": ("explorer.worker.train",
-              "fine-tune a model; prints the JSON-lines events described in docs/architecture.md / README"),
+              "fine-tune a model; prints the JSON-lines events described in docs/runs-on-disk.md"),
     "eval": ("explorer.commands.eval", "batched SQuAD inference + official metrics over a whole file"),
     "predict": ("explorer.commands.predict", "label every row of a file with a fine-tuned checkpoint (CSV/TSV/JSONL/xlsx)"),
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),
@@ -101,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return gui_main(argv[1:] if argv and argv[0] == "gui" else argv)
     parser = build_parser()
+    sub = _subparser(parser, argv[0]) if argv else None
+    if sub is not None:   # other spellings of the shared flags, read as them (with a note)
+        argv = [argv[0], *translate_renamed(argv[1:], sub)]
     args, extra = parser.parse_known_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()

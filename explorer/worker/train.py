@@ -56,7 +56,7 @@ from explorer.worker.signals import GuardedWriter, SignalHandlers
 EXIT_USAGE = EXIT_USER   # the exit codes of every command: explorer.core.errors
 NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
-               "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
+               "docs/runs-on-disk.md on stdout and appends them to <run folder>/events.jsonl.")
 EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
           "2 user error (unknown or misspelt flag, bad setting or data, also when found during training), "
           "143 cancelled. "
@@ -474,9 +474,11 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point for ``python -m explorer.worker.train`` (same as ``bert-explorer train``)."""
+    from explorer.cli_vocabulary import translate_renamed
+
     parser = argparse.ArgumentParser(prog="bert-explorer train")
     add_arguments(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(translate_renamed(sys.argv[1:] if argv is None else list(argv), parser))
     args._own_process = argv is None   # started from the command line: lower this process's priority
     return run(args)
 
