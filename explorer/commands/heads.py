@@ -119,30 +119,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _mask(args) -> dict:
     from explorer.core.ablation.dev import dev_metrics
-    from explorer.core.ablation.one_input import mask_classify, mask_qa, mask_tags
+    from explorer.core.ablation.one_input import mask_input
     from explorer.core.attention.gates import gate_tensor, head_layout
-    from explorer.core.specs.heads import Inputs, Scores, recognise
 
     if not args.mask and not args.mask_layer:
         raise UserError("name the heads to switch off: --mask L.H and/or --mask-layer L")
-    if not args.text.strip():
-        raise UserError("--text is empty: give the sentence, or the question with --text-pair PASSAGE")
     loaded, task, window = _load(args)
     model, tok = loaded.model, loaded.tokenizer
-    max_len = window["max_seq_length"]
     gates = gate_tensor(head_layout(model), heads=[parse_head(h) for h in args.mask], layers=args.mask_layer)
-    head = recognise(model)
-    if head.scores is Scores.SPAN:
-        if not args.text_pair.strip():
-            raise UserError("a QA model reads a question and a passage: give the passage with --text-pair")
-        result = mask_qa(loaded, args.text, args.text_pair, gates, tau=args.tau, **window)
-    elif head.inputs is Inputs.WORDS:
-        result = mask_tags(model, tok, args.text, gates, max_seq_length=max_len)
-    elif head.inputs is Inputs.CHOICES:
-        raise UserError("masking heads on one input covers QA, classification and tagging models; for a "
-                        "multiple-choice model use heads importance or --dev")
-    else:
-        result = mask_classify(model, tok, args.text, gates, args.text_pair, max_seq_length=max_len)
+    result = mask_input(loaded, gates, text=args.text, text_pair=args.text_pair, tau=args.tau, **window)
     payload = {"model": args.model, "task": task, **result.to_dict()}
     if args.dev:
         dev = _dev_set(model, tok, task, args, window)
@@ -162,12 +147,10 @@ def _dev_set(model, tokenizer, task: str, args, window: dict):
 
 
 def _importance(args) -> dict:
-    from explorer.core.ablation.importance import head_importance, prune_curve
+    from explorer.core.ablation.importance import importance_report
 
     loaded, task, window = _load(args)
-    dev = _dev_set(loaded.model, loaded.tokenizer, task, args, window)
-    imp = head_importance(loaded.model, dev, batch_size=args.batch_size)
-    curve = prune_curve(loaded.model, dev, imp, steps=args.steps, batch_size=args.batch_size) if args.steps else []
-    return {"model": args.model, "task": task, "dev": args.dev, "importance": imp.to_dict(),
-            "least_important_first": [list(p) for p in imp.order()],
-            "prune_curve": [p.to_dict() for p in curve]}
+    report = importance_report(loaded.model, loaded.tokenizer, task, args.dev, cap=args.cap, steps=args.steps,
+                               max_seq_length=window["max_seq_length"], batch_size=args.batch_size,
+                               settings={k: v for k, v in window.items() if k != "max_seq_length"})
+    return {"model": args.model, **report}

@@ -123,3 +123,25 @@ def _plain(metrics: dict) -> dict:
             f = float(v)
             out[k] = f if math.isfinite(f) else None
     return out
+
+
+def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 200, steps: int = 10,
+                      max_seq_length: int | None = None, settings: dict | None = None, batch_size: int = 16,
+                      progress=None) -> dict:
+    """Head importance of ``model`` on the first ``cap`` examples of dev file ``source`` (read as ``task``) and the
+    pruning curve with ``steps`` points (0: none), JSON-ready: {task, dev, importance (HeadImportance.to_dict),
+    least_important_first, prune_curve (PrunePoint.to_dict each), higher_is_better}. ``progress(done, total)``
+    after the importance pass and each curve point. Raises what load_dev_set and head_importance raise."""
+    from explorer.core.ablation.dev import load_dev_set
+
+    dev = load_dev_set(model, tokenizer, task, source, cap=cap, max_seq_length=max_seq_length, settings=settings)
+    total = 1 + (len(prune_counts(head_layout(model).layers * head_layout(model).heads, steps)) if steps else 0)
+    imp = head_importance(model, dev, batch_size=batch_size)
+    if progress is not None:
+        progress(1, total)
+    curve = prune_curve(model, dev, imp, steps=steps, batch_size=batch_size,
+                        progress=None if progress is None else lambda done, _n: progress(1 + done, total)) \
+        if steps else []
+    return {"task": task, "dev": str(source), "importance": imp.to_dict(),
+            "least_important_first": [list(p) for p in imp.order()],
+            "prune_curve": [p.to_dict() for p in curve], "higher_is_better": dev.higher_is_better}

@@ -182,3 +182,34 @@ def _tag_change(b: dict, m: dict) -> dict:
 SPAN_DECISION = Outcome(name="span_decision", summary=_qa_summary, change=_qa_change)
 PROBABILITIES = Outcome(name="probabilities", summary=_class_summary, change=_class_change)
 TAGS = Outcome(name="tags", summary=_tag_summary, change=_tag_change)
+
+
+def mask_input(loaded, gates, *, text: str, text_pair: str = "", tau: float = 0.0, base=None,
+               max_seq_length: int = 128, **qa_settings) -> Masked:
+    """Heads gated on one input of a fine-tuned ``loaded`` model, by what its head reads (explorer.core.specs.heads):
+    a question (``text``) and passage (``text_pair``) for QA (:func:`mask_qa`, ``qa_settings``: probe()'s window
+    and decoding keywords), a sentence for tagging (:func:`mask_tags`), a text or pair for a sequence classifier
+    (:func:`mask_classify`). ``base``: the unmasked result of the same input, when the caller has it.
+
+    Raises:
+        UserError: an empty input, a QA model without a passage, or a multiple-choice model.
+    """
+    from explorer.core.errors import UserError
+    from explorer.core.specs.heads import Inputs, recognise
+
+    model, tok = loaded.model, loaded.tokenizer
+    if not text.strip():
+        raise UserError("the input is empty: give the sentence, or the question and the passage")
+    head = recognise(model)
+    inputs = head.inputs if head is not None else Inputs.TEXT
+    if inputs is Inputs.QUESTION_PASSAGE:
+        if not text_pair.strip():
+            raise UserError("a QA model reads a question and a passage: the passage is empty")
+        return mask_qa(loaded, text, text_pair, gates, base=base, tau=tau, max_seq_length=max_seq_length,
+                       **qa_settings)
+    if inputs is Inputs.WORDS:
+        return mask_tags(model, tok, text, gates, base=base, max_seq_length=max_seq_length)
+    if inputs is Inputs.CHOICES:
+        raise UserError("heads are switched off on one input of a QA, classification or tagging model; for a "
+                        "multiple-choice model score a dev set (heads importance)")
+    return mask_classify(model, tok, text, gates, text_pair, base=base, max_seq_length=max_seq_length)
