@@ -45,6 +45,7 @@ class State:
         self.lock = threading.Lock()
         self._refs = itertools.count(1)
         self.spaces: collections.OrderedDict = collections.OrderedDict()   # ref -> kept embedding space
+        self.mask_bases: collections.OrderedDict = collections.OrderedDict()   # (model, input) -> unmasked result
 
     def next_ref(self) -> int:
         """A new name for a kept probe result."""
@@ -72,6 +73,10 @@ class State:
 
     def keep_result(self, ref, result) -> None:
         self._keep(self.results, ref, result, RESULTS_KEPT)
+
+    def keep_mask_base(self, key, result) -> None:
+        """Keep the unmasked result of one model and input for the next masking of the same input."""
+        self._keep(self.mask_bases, key, result, RESULTS_KEPT)
 
     def result(self, ref):
         return self._lookup(self.results, ref, "that probe is no longer held by the inspector process; probe again")
@@ -225,6 +230,52 @@ def op_tag(state: State, args: dict, progress, cancelled):
             attention.lazy_attention.wire_ref = ref
             state.keep_result(ref, attention)
     return {"tagged": tagged, "head": head, "attention": attention}
+
+
+def op_mask_heads(state: State, args: dict, progress, cancelled):
+    """The slot's model on one input with heads (``heads``: [[layer, head], ...]) and whole layers (``layers``)
+    switched off, beside the unmasked result (explorer.core.ablation.one_input.mask_input): Masked.to_dict() with
+    the model's ``layers`` and ``heads_per_layer``. Inputs: ``text`` (and ``text_pair``: the passage of a QA
+    model), ``tau``, ``max_seq_length`` (and a QA model's ``doc_stride``, ``max_query_length``). The unmasked
+    result is kept per model and input, so switching other heads off costs one forward of the input."""
+    from explorer.core.ablation.one_input import mask_input
+    from explorer.core.attention.gates import gate_tensor, head_layout
+
+    loaded = state.model(args.get("slot", "qa"))
+    layout = head_layout(loaded.model)
+    gates = gate_tensor(layout, heads=[tuple(p) for p in args.get("heads", [])], layers=args.get("layers", []))
+    window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
+    inputs = (str(args.get("text", "")), str(args.get("text_pair", "")), int(args.get("max_seq_length") or 128),
+              tuple(sorted(window.items())), float(args.get("tau", 0.0)))
+    key = (id(loaded), inputs)
+    with state.lock:
+        base = state.mask_bases.get(key)
+    result = mask_input(loaded, gates, text=inputs[0], text_pair=inputs[1], tau=float(args.get("tau", 0.0)),
+                        base=base, max_seq_length=inputs[2], **window)
+    state.keep_mask_base(key, result.base)
+    return {**result.to_dict(), "layers": layout.layers, "heads_per_layer": layout.heads}
+
+
+def op_head_importance(state: State, args: dict, progress, cancelled):
+    """Head importance of the slot's model on a dev file (``dev``, its first ``cap`` examples, read as ``task``:
+    default the task of the model's head) and the pruning curve (``steps`` points), with progress:
+    explorer.core.ablation.importance.importance_report's dict plus the model's ``layers`` and ``heads_per_layer``."""
+    from explorer.core.ablation.importance import importance_report
+    from explorer.core.attention.gates import head_layout
+    from explorer.core.specs.tasks import task_for_model
+
+    loaded = state.model(args.get("slot", "qa"))
+    task = args.get("task") or task_for_model(loaded.task)
+    if not args.get("dev"):
+        raise UserError("choose a dev file to score the heads on")
+    if task is None:
+        raise UserError(f"no task reads a {loaded.task} head")
+    window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
+    report = importance_report(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
+                               steps=int(args.get("steps", 10)), max_seq_length=args.get("max_seq_length"),
+                               settings=window, progress=progress)
+    layout = head_layout(loaded.model)
+    return {**report, "layers": layout.layers, "heads_per_layer": layout.heads}
 
 
 def op_tag_dev(state: State, args: dict, progress, cancelled):
@@ -538,6 +589,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
+    "mask_heads": (op_mask_heads, "model"), "head_importance": (op_head_importance, "study"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),

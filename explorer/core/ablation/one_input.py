@@ -156,7 +156,10 @@ def _qa_summary(r) -> dict:
 
 
 def _class_summary(r: ClassOutputs) -> dict:
+    from explorer.core.specs.heads import Scores
+
     return {"names": list(r.names), "logits": r.logits.tolist(), "values": r.values.tolist(), "scores": r.scores,
+            "value_name": "score" if r.scores == Scores.SCORE.value else "P",
             "predicted": [r.names[k] for k in r.predicted]}
 
 
