@@ -33,6 +33,7 @@ class HeadImportancePanel(QWidget):
         self.dev = QLineEdit()
         self.dev.setPlaceholderText("a dev file of the model's task (SQuAD JSON, TSV/CSV, CoNLL)")
         browse = QPushButton("…")
+        browse.setMaximumWidth(32)
         browse.clicked.connect(self._browse)
         self.cap = QSpinBox(minimum=1, maximum=100_000, value=200)
         self.cap.setToolTip("dev examples scored")
