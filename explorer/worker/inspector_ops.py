@@ -121,6 +121,10 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
                    max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
+    state.keep_mask_base(mask_base_key(loaded, {   # the page's probe is the unmasked side of a head comparison
+        "text": args["question"], "text_pair": args["passage"], "max_seq_length": args["max_seq_length"],
+        "doc_stride": int(args["doc_stride"]), "max_query_length": int(args.get("max_query_length", 64)),
+        "tau": args.get("tau", 0.0)}), result)
     if result.lazy_attention is None:
         return result
     ref = state.next_ref()
@@ -232,6 +236,13 @@ def op_tag(state: State, args: dict, progress, cancelled):
     return {"tagged": tagged, "head": head, "attention": attention}
 
 
+def mask_base_key(loaded, args: dict) -> tuple:
+    """The key of an unmasked result kept for mask_heads: the model and the input as mask_heads names it (``text``,
+    ``text_pair``, ``max_seq_length``, ``doc_stride``, ``max_query_length``, ``tau``)."""
+    return (id(loaded), str(args.get("text", "")), str(args.get("text_pair", "")), int(args.get("max_seq_length") or 128),
+            args.get("doc_stride"), args.get("max_query_length"), float(args.get("tau", 0.0)))
+
+
 def op_mask_heads(state: State, args: dict, progress, cancelled):
     """The slot's model on one input with heads (``heads``: [[layer, head], ...]) and whole layers (``layers``)
     switched off, beside the unmasked result (explorer.core.ablation.one_input.mask_input): Masked.to_dict() with
@@ -245,13 +256,12 @@ def op_mask_heads(state: State, args: dict, progress, cancelled):
     layout = head_layout(loaded.model)
     gates = gate_tensor(layout, heads=[tuple(p) for p in args.get("heads", [])], layers=args.get("layers", []))
     window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
-    inputs = (str(args.get("text", "")), str(args.get("text_pair", "")), int(args.get("max_seq_length") or 128),
-              tuple(sorted(window.items())), float(args.get("tau", 0.0)))
-    key = (id(loaded), inputs)
+    key = mask_base_key(loaded, args)
     with state.lock:
         base = state.mask_bases.get(key)
-    result = mask_input(loaded, gates, text=inputs[0], text_pair=inputs[1], tau=float(args.get("tau", 0.0)),
-                        base=base, max_seq_length=inputs[2], **window)
+    result = mask_input(loaded, gates, text=str(args.get("text", "")), text_pair=str(args.get("text_pair", "")),
+                        tau=float(args.get("tau", 0.0)), base=base, max_seq_length=int(args.get("max_seq_length") or 128),
+                        **window)
     state.keep_mask_base(key, result.base)
     return {**result.to_dict(), "layers": layout.layers, "heads_per_layer": layout.heads}
 
