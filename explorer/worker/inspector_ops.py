@@ -268,7 +268,8 @@ def op_mask_heads(state: State, args: dict, progress, cancelled):
 
 def op_head_importance(state: State, args: dict, progress, cancelled):
     """Head importance of the slot's model on a dev file (``dev``, its first ``cap`` examples, read as ``task``:
-    default the task of the model's head) and the pruning curve (``steps`` points), with progress:
+    default the task of the model's head) and the pruning curve (``steps`` points), with progress and cancel
+    (checked after the importance pass and after each point of the curve):
     explorer.core.ablation.importance.importance_report's dict plus the model's ``layers`` and ``heads_per_layer``."""
     from explorer.core.ablation.importance import importance_report
     from explorer.core.attention.gates import head_layout
@@ -281,9 +282,16 @@ def op_head_importance(state: State, args: dict, progress, cancelled):
     if task is None:
         raise UserError(f"no task reads a {loaded.task} head")
     window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
+    from explorer.core.errors import Cancelled
+
+    def step(done: int, total: int) -> None:   # between the importance pass and the curve's points
+        if cancelled():
+            raise Cancelled()
+        progress(done, total)
+
     report = importance_report(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
                                steps=int(args.get("steps", 10)), max_seq_length=args.get("max_seq_length"),
-                               settings=window, progress=progress)
+                               settings=window, progress=step)
     layout = head_layout(loaded.model)
     return {**report, "layers": layout.layers, "heads_per_layer": layout.heads}
 
