@@ -48,6 +48,9 @@ def test_the_rows_put_the_unmasked_and_masked_probabilities_side_by_side():
         [r[0] for r in rows][-1] == "predicted"
     assert rows[0][1] == f"{result.base.values[0]:.3f}" and rows[0][2] == f"{result.masked.values[0]:.3f}"
     assert "8 of 8 heads off" in comparison_html(d)
+    d["dev"] = {"metric": "accuracy", "examples": 8, "base": 0.75, "masked": 0.5, "change": -0.25}
+    assert comparison_rows(d)[0] == ("dev accuracy (8 examples)", "0.75", "0.5")
+    assert comparison_html(d).startswith("<p>8 of 8 heads off") and "Dev accuracy: -0.25." in comparison_html(d)
 
 
 def test_the_importance_caption_names_the_heads_and_the_curve():
@@ -132,3 +135,11 @@ def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtb
     assert panel.heat.matrix.shape == (2, 4)
     assert "6 dev examples" in panel.caption.text()
     assert [p["heads_kept"] for p in panel.report["prune_curve"]] == [8, 4, 1]
+    hub.head_mask.result = None
+    hub.head_mask.on_dev.setChecked(True)     # the dev file of the Head importance tab, scored with and without
+    hub.head_mask.compare()
+    qtbot.waitUntil(lambda: hub.head_mask.result is not None, timeout=60000)
+    dev = hub.head_mask.result["dev"]
+    assert dev["examples"] == 6 and dev["metric"] == "best_f1"
+    assert dev["base"] == pytest.approx(panel.report["importance"]["metrics"]["best_f1"])
+    assert "dev best_f1 (6 examples)" in hub.head_mask.table.text()

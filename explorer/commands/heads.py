@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mask(args) -> dict:
-    from explorer.core.ablation.dev import dev_metrics
+    from explorer.core.ablation.dev import dev_change
     from explorer.core.ablation.one_input import mask_input
     from explorer.core.attention.gates import gate_tensor, head_layout
 
@@ -130,12 +130,8 @@ def _mask(args) -> dict:
     result = mask_input(loaded, gates, text=args.text, text_pair=args.text_pair, tau=args.tau, **window)
     payload = {"model": args.model, "task": task, **result.to_dict()}
     if args.dev:
-        dev = _dev_set(model, tok, task, args, window)
-        base = dev_metrics(model, dev, batch_size=args.batch_size)
-        masked = dev_metrics(model, dev, gates, batch_size=args.batch_size)
-        payload["dev"] = {"source": args.dev, "examples": len(dev), "metric": dev.metric,
-                          "base": base.get(dev.metric), "masked": masked.get(dev.metric),
-                          "higher_is_better": dev.higher_is_better}
+        change = dev_change(model, _dev_set(model, tok, task, args, window), gates, batch_size=args.batch_size)
+        payload["dev"] = {"source": args.dev, **change}
     return payload
 
 

@@ -248,7 +248,8 @@ def op_mask_heads(state: State, args: dict, progress, cancelled):
     switched off, beside the unmasked result (explorer.core.ablation.one_input.mask_input): Masked.to_dict() with
     the model's ``layers`` and ``heads_per_layer``. Inputs: ``text`` (and ``text_pair``: the passage of a QA
     model), ``tau``, ``max_seq_length`` (and a QA model's ``doc_stride``, ``max_query_length``). The unmasked
-    result is kept per model and input, so switching other heads off costs one forward of the input."""
+    result is kept per model and input, so switching other heads off costs one forward of the input. With ``dev``
+    (and ``cap``, ``task``) also the dev metric with and without the heads (:func:`_dev_change`)."""
     from explorer.core.ablation.one_input import mask_input
     from explorer.core.attention.gates import gate_tensor, head_layout
 
@@ -263,7 +264,29 @@ def op_mask_heads(state: State, args: dict, progress, cancelled):
                         tau=float(args.get("tau", 0.0)), base=base, max_seq_length=int(args.get("max_seq_length") or 128),
                         **window)
     state.keep_mask_base(key, result.base)
-    return {**result.to_dict(), "layers": layout.layers, "heads_per_layer": layout.heads}
+    out = {**result.to_dict(), "layers": layout.layers, "heads_per_layer": layout.heads}
+    if args.get("dev"):
+        out["dev"] = _dev_change(state, loaded, gates, args)
+    return out
+
+
+def _dev_change(state: State, loaded, gates, args: dict) -> dict:
+    """The dev metric with all heads and with ``gates`` on the first ``cap`` examples of ``dev`` read as ``task``
+    (default: the task of the model's head); the unmasked metrics are kept per model and dev set."""
+    from explorer.core.ablation.dev import dev_change, load_dev_set
+    from explorer.core.specs.tasks import task_for_model
+
+    task = args.get("task") or task_for_model(loaded.task)
+    window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
+    dev = load_dev_set(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
+                       max_seq_length=args.get("max_seq_length"), settings=window)
+    key = (id(loaded), "dev", str(args["dev"]), task, int(args.get("cap", 200)), tuple(sorted(window.items())),
+           args.get("max_seq_length"))
+    with state.lock:
+        base = state.mask_bases.get(key)
+    change = dev_change(loaded.model, dev, gates, base=base)
+    state.keep_mask_base(key, change["base_metrics"])
+    return {"source": str(args["dev"]), **change}
 
 
 def op_head_importance(state: State, args: dict, progress, cancelled):

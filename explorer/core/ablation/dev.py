@@ -121,3 +121,16 @@ def dev_gate_gradients(model, dev: DevSet, gates=None, *, batch_size: int = 16) 
             weight += n
             _collect(dev, outputs, batch, rows, collected)
     return total, dev.task.metrics(dev.examples, dev.features, collected, dev.config, None), weight
+
+
+def dev_change(model, dev: DevSet, gates, *, base: dict | None = None, batch_size: int = 16) -> dict:
+    """The dev metric with all heads and with ``gates``, JSON-ready: {examples, metric, base, masked, change,
+    higher_is_better, base_metrics}. ``base``: the unmasked metrics when the caller kept them (one dev pass less)."""
+    base = base if base is not None else dev_metrics(model, dev, batch_size=batch_size)
+    masked = dev_metrics(model, dev, gates, batch_size=batch_size)
+    b, m = base.get(dev.metric), masked.get(dev.metric)
+    numbers = isinstance(b, (int, float)) and isinstance(m, (int, float))
+    return {"examples": len(dev), "metric": dev.metric, "base": float(b) if numbers else None,
+            "masked": float(m) if numbers else None, "change": float(m) - float(b) if numbers else None,
+            "higher_is_better": dev.higher_is_better, "base_metrics": {k: v for k, v in base.items()
+                                                                      if isinstance(v, (int, float))}}

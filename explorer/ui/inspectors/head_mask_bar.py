@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from .components.head_masking import SELECTION_HELP, comparison_html, parse_selection
 from .latest import LatestOnly
@@ -19,12 +19,15 @@ class HeadMaskBar(QWidget):
 
     ``inputs()`` gives the page's input in view as mask_heads fields (``text``, ``text_pair``, ``tau``, window
     settings), or None when there is none; ``slot`` is the page's model slot in the inspector child.
-    ``size`` (layers, heads per layer) checks typed indices once a result has told them."""
+    ``size`` (layers, heads per layer) checks typed indices once a result has told them. ``dev()``, when given,
+    names a dev set ({"dev", "cap", "task"}, or None when none is chosen) that "and on the dev set" also scores."""
 
-    def __init__(self, client, slot: str, inputs: Callable[[], dict | None], parent=None):
+    def __init__(self, client, slot: str, inputs: Callable[[], dict | None], parent=None,
+                 dev: Callable[[], dict | None] | None = None):
         super().__init__(parent)
         self.slot = slot
         self.inputs = inputs
+        self.dev = dev
         self.size: tuple[int, int] | None = None
         self.result: dict | None = None
         self._runner = LatestOnly.in_child(client, f"{slot}.mask_heads", self)
@@ -38,8 +41,12 @@ class HeadMaskBar(QWidget):
         self.compare_button.clicked.connect(self.compare)
         clear = QPushButton("Clear")
         clear.clicked.connect(self.clear)
+        self.on_dev = QCheckBox("and on the dev set")
+        self.on_dev.setToolTip("also score the dev set named in the Attention page's Head importance tab with and "
+                               "without these heads (one dev pass per comparison)")
+        self.on_dev.setVisible(dev is not None)
         row = QHBoxLayout()
-        for w in (QLabel("Heads off"), self.field, self.compare_button, clear):
+        for w in (QLabel("Heads off"), self.field, self.compare_button, self.on_dev, clear):
             row.addWidget(w)
         row.setStretchFactor(self.field, 1)
         self.table = QLabel()
@@ -62,6 +69,12 @@ class HeadMaskBar(QWidget):
         if data is None:
             self._say("Nothing in view to compare: run the page's input first")
             return None
+        if self.dev is not None and self.on_dev.isChecked():
+            dev = self.dev()
+            if dev is None:
+                self._say("Choose a dev file in the Attention page's Head importance tab first")
+                return None
+            data = {**data, **dev}
         self._say(f"running with {sel.describe()} off …")
         return self._runner.submit("mask_heads", {"slot": self.slot, **data, **sel.request()})
 

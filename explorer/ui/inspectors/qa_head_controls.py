@@ -15,7 +15,7 @@ class QAHeadControls:
         from explorer.core.specs.tasks import qa_task_names
 
         self.hub = hub
-        self.mask_bar = HeadMaskBar(hub.client, hub.slot, self.mask_inputs)
+        self.mask_bar = HeadMaskBar(hub.client, hub.slot, self.mask_inputs, dev=self.dev_set)
         hub.spans_view.body_layout.insertWidget(1, self.mask_bar)
         self.importance = HeadImportancePanel(hub.client, hub.slot, self.window_settings)
         hub.attention_view.bottom.addTab(self.importance, "Head importance")
@@ -39,6 +39,12 @@ class QAHeadControls:
             return None
         return {"text": r.question, "text_pair": r.passage, "tau": self.hub.spans_view.tau,
                 **self.window_settings(r)}
+
+    def dev_set(self) -> dict | None:
+        """The Head importance tab's dev file, example count and task, as mask_heads fields; None without a file."""
+        p = self.importance
+        path = p.dev.text().strip()
+        return {"dev": path, "cap": p.cap.value(), "task": p.task.currentText()} if path else None
 
     def window_settings(self, result=None) -> dict:
         """max_seq_length, doc_stride, max_query_length of the shown probe (else of the probe panel)."""

@@ -70,7 +70,19 @@ def _fmt(x) -> str:
 
 
 def comparison_rows(result: dict) -> list[tuple[str, str, str]]:
-    """(what, unmasked, masked) rows of a mask_heads result (explorer.core.ablation.one_input.Masked.to_dict)."""
+    """(what, unmasked, masked) rows of a mask_heads result (explorer.core.ablation.one_input.Masked.to_dict),
+    the dev metric's row first when the result has one."""
+    return _dev_rows(result.get("dev")) + _input_rows(result)
+
+
+def _dev_rows(dev: dict | None) -> list[tuple[str, str, str]]:
+    if not dev:
+        return []
+    shown = [("—" if v is None else f"{v:.4g}") for v in (dev["base"], dev["masked"])]
+    return [(f"dev {dev['metric']} ({dev['examples']} examples)", *shown)]
+
+
+def _input_rows(result: dict) -> list[tuple[str, str, str]]:
     b, m = result["base"], result["masked"]
     if result["kind"] == "span_decision":
         rows = [("answer", b["answer"] or "no answer", m["answer"] or "no answer"),
@@ -89,7 +101,14 @@ def comparison_rows(result: dict) -> list[tuple[str, str, str]]:
 
 
 def change_line(result: dict) -> str:
-    """One sentence on what switching the heads off changed."""
+    """One sentence on what switching the heads off changed (on the input, then on the dev set when scored)."""
+    dev = result.get("dev")
+    if not dev or dev.get("change") is None:
+        return _input_change_line(result)
+    return f"{_input_change_line(result)} Dev {dev['metric']}: {dev['change']:+.4g}."
+
+
+def _input_change_line(result: dict) -> str:
     heads = len(result["masked_heads"])
     total = result.get("layers", 0) * result.get("heads_per_layer", 0)
     off = f"{heads} of {total} heads off" if total else f"{heads} heads off"
