@@ -105,7 +105,8 @@ def change_line(result: dict) -> str:
     dev = result.get("dev")
     if not dev or dev.get("change") is None:
         return _input_change_line(result)
-    return f"{_input_change_line(result)} Dev {dev['metric']}: {dev['change']:+.4g}."
+    moved = "unchanged" if abs(dev["change"]) < 1e-9 else f"{dev['change']:+.4g}"
+    return f"{_input_change_line(result)} Dev {dev['metric']}: {moved}."
 
 
 def _input_change_line(result: dict) -> str:
