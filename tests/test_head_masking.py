@@ -208,3 +208,28 @@ def test_heads_mask_says_what_was_wrong(tmp_path, argv, message):
     model = save_tiny_model(tmp_path / "cls", task="classification")
     r = run_cli(["heads", "mask", "--model", model, "--text", "a good model", *argv])
     assert r.returncode == 2 and message in r.stderr
+
+
+def test_every_head_of_the_spec_gets_its_input_compared_or_a_clear_refusal(every_head):
+    from helpers import tiny_head_model
+
+    from explorer.core.ablation.one_input import mask_input
+    from explorer.core.errors import UserError
+    from explorer.core.specs.heads import Inputs
+
+    loaded = tiny_head_model(every_head)
+    gates = gate_tensor(head_layout(loaded.model), layers=[0])
+    if every_head.inputs is Inputs.CHOICES:
+        with pytest.raises(UserError, match="multiple-choice"):
+            mask_input(loaded, gates, text="a good model")
+        return
+    pair = PASSAGE if every_head.inputs is Inputs.QUESTION_PASSAGE else ""
+    result = mask_input(loaded, gates, text=QUESTION if pair else "ada was born in london", text_pair=pair,
+                        max_seq_length=64, **({"doc_stride": 16} if pair else {}))
+    d = result.to_dict()
+    assert d["masked_heads"] == [[0, h] for h in range(4)]
+    def numbers(r):   # the logits behind the summary (a random tiny model's tags may all stay)
+        return np.asarray(r.logits if hasattr(r, "logits") else r.windows[0].start_logits, dtype=float)
+
+    assert not np.allclose(numbers(result.base), numbers(result.masked), atol=1e-7)
+    json.dumps(d)
