@@ -107,6 +107,10 @@ def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
     qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
     assert view.head_mask.result["kind"] == "probabilities"
     assert "all heads" in view.head_mask.table.text() and "heads off" in view.head_mask.table.text()
+    view.run_label_names = ["negative", "positive"]      # the page's class names name the rows too
+    view.head_mask.show_result(view.head_mask.result)
+    assert "P(negative)" in view.head_mask.table.text()
+    assert view.head_mask.result["base"]["predicted"][0] in ("negative", "positive")
 
 
 def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtbot, tmp_path):

@@ -92,7 +92,8 @@ class ClassifyView(ModelPage):
         layout.addLayout(row)
         from .head_mask_bar import HeadMaskBar
 
-        self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs)   # heads switched off on this input
+        self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs,   # heads switched off on this input
+                                     class_names=lambda names: readable_label_names(names, self.run_label_names))
         layout.addWidget(self.head_mask)
         # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown; the
         # veil covers a plain host of the splitter (a QSplitter takes a child widget, the veil, as a third pane:

@@ -10,7 +10,7 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from .components.head_masking import SELECTION_HELP, comparison_html, parse_selection
+from .components.head_masking import SELECTION_HELP, comparison_html, parse_selection, with_class_names
 from .latest import LatestOnly
 
 
@@ -20,11 +20,14 @@ class HeadMaskBar(QWidget):
     ``inputs()`` gives the page's input in view as mask_heads fields (``text``, ``text_pair``, ``tau``, window
     settings), or None when there is none; ``slot`` is the page's model slot in the inspector child.
     ``size`` (layers, heads per layer) checks typed indices once a result has told them. ``dev()``, when given,
-    names a dev set ({"dev", "cap", "task"}, or None when none is chosen) that "and on the dev set" also scores."""
+    names a dev set ({"dev", "cap", "task"}, or None when none is chosen) that "and on the dev set" also scores.
+    ``class_names(names)``, when given, gives the class names the page shows for the head's output names."""
 
     def __init__(self, client, slot: str, inputs: Callable[[], dict | None], parent=None,
-                 dev: Callable[[], dict | None] | None = None):
+                 dev: Callable[[], dict | None] | None = None,
+                 class_names: Callable[[list[str]], list[str]] | None = None):
         super().__init__(parent)
+        self.class_names = class_names
         self.slot = slot
         self.inputs = inputs
         self.dev = dev
@@ -80,6 +83,8 @@ class HeadMaskBar(QWidget):
 
     def show_result(self, result: dict) -> None:
         """Show a mask_heads result (explorer.core.ablation.one_input.Masked.to_dict plus the model's size)."""
+        if self.class_names is not None and result.get("base", {}).get("names"):
+            result = with_class_names(result, self.class_names(result["base"]["names"]))
         self.result = result
         self.size = (int(result["layers"]), int(result["heads_per_layer"]))
         self.table.setText(comparison_html(result))

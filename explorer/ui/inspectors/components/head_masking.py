@@ -100,6 +100,20 @@ def _input_rows(result: dict) -> list[tuple[str, str, str]]:
     return [(word, x, y) for word, x, y in zip(b["words"], b["tags"], m["tags"])]
 
 
+def with_class_names(result: dict, names: list[str]) -> dict:
+    """A probabilities result whose output names (and predicted names) are ``names`` in order (the page's readable
+    class names); any other result, or a list of another length, unchanged."""
+    base = result.get("base", {})
+    if result.get("kind") != "probabilities" or len(names) != len(base.get("names", [])):
+        return result
+    rename = dict(zip(base["names"], names))
+
+    def renamed(side: dict) -> dict:
+        return {**side, "names": list(names), "predicted": [rename.get(n, n) for n in side["predicted"]]}
+
+    return {**result, "base": renamed(result["base"]), "masked": renamed(result["masked"])}
+
+
 def change_line(result: dict) -> str:
     """One sentence on what switching the heads off changed (on the input, then on the dev set when scored)."""
     dev = result.get("dev")
