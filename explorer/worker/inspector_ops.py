@@ -121,6 +121,8 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
                    max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
+    from explorer.worker.head_ops import mask_base_key
+
     state.keep_mask_base(mask_base_key(loaded, {   # the page's probe is the unmasked side of a head comparison
         "text": args["question"], "text_pair": args["passage"], "max_seq_length": args["max_seq_length"],
         "doc_stride": int(args["doc_stride"]), "max_query_length": int(args.get("max_query_length", 64)),
@@ -234,89 +236,6 @@ def op_tag(state: State, args: dict, progress, cancelled):
             attention.lazy_attention.wire_ref = ref
             state.keep_result(ref, attention)
     return {"tagged": tagged, "head": head, "attention": attention}
-
-
-def mask_base_key(loaded, args: dict) -> tuple:
-    """The key of an unmasked result kept for mask_heads: the model and the input as mask_heads names it (``text``,
-    ``text_pair``, ``max_seq_length``, ``doc_stride``, ``max_query_length``, ``tau``)."""
-    return (id(loaded), str(args.get("text", "")), str(args.get("text_pair", "")), int(args.get("max_seq_length") or 128),
-            args.get("doc_stride"), args.get("max_query_length"), float(args.get("tau", 0.0)))
-
-
-def op_mask_heads(state: State, args: dict, progress, cancelled):
-    """The slot's model on one input with heads (``heads``: [[layer, head], ...]) and whole layers (``layers``)
-    switched off, beside the unmasked result (explorer.core.ablation.one_input.mask_input): Masked.to_dict() with
-    the model's ``layers`` and ``heads_per_layer``. Inputs: ``text`` (and ``text_pair``: the passage of a QA
-    model), ``tau``, ``max_seq_length`` (and a QA model's ``doc_stride``, ``max_query_length``). The unmasked
-    result is kept per model and input, so switching other heads off costs one forward of the input. With ``dev``
-    (and ``cap``, ``task``) also the dev metric with and without the heads (:func:`_dev_change`)."""
-    from explorer.core.ablation.one_input import mask_input
-    from explorer.core.attention.gates import gate_tensor, head_layout
-
-    loaded = state.model(args.get("slot", "qa"))
-    layout = head_layout(loaded.model)
-    gates = gate_tensor(layout, heads=[tuple(p) for p in args.get("heads", [])], layers=args.get("layers", []))
-    window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
-    key = mask_base_key(loaded, args)
-    with state.lock:
-        base = state.mask_bases.get(key)
-    result = mask_input(loaded, gates, text=str(args.get("text", "")), text_pair=str(args.get("text_pair", "")),
-                        tau=float(args.get("tau", 0.0)), base=base, max_seq_length=int(args.get("max_seq_length") or 128),
-                        **window)
-    state.keep_mask_base(key, result.base)
-    out = {**result.to_dict(), "layers": layout.layers, "heads_per_layer": layout.heads}
-    if args.get("dev"):
-        out["dev"] = _dev_change(state, loaded, gates, args)
-    return out
-
-
-def _dev_change(state: State, loaded, gates, args: dict) -> dict:
-    """The dev metric with all heads and with ``gates`` on the first ``cap`` examples of ``dev`` read as ``task``
-    (default: the task of the model's head); the unmasked metrics are kept per model and dev set."""
-    from explorer.core.ablation.dev import dev_change, load_dev_set
-    from explorer.core.specs.tasks import task_for_model
-
-    task = args.get("task") or task_for_model(loaded.task)
-    window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
-    dev = load_dev_set(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
-                       max_seq_length=args.get("max_seq_length"), settings=window)
-    key = (id(loaded), "dev", str(args["dev"]), task, int(args.get("cap", 200)), tuple(sorted(window.items())),
-           args.get("max_seq_length"))
-    with state.lock:
-        base = state.mask_bases.get(key)
-    change = dev_change(loaded.model, dev, gates, base=base)
-    state.keep_mask_base(key, change["base_metrics"])
-    return {"source": str(args["dev"]), **change}
-
-
-def op_head_importance(state: State, args: dict, progress, cancelled):
-    """Head importance of the slot's model on a dev file (``dev``, its first ``cap`` examples, read as ``task``:
-    default the task of the model's head) and the pruning curve (``steps`` points), with progress and cancel
-    (checked after the importance pass and after each point of the curve):
-    explorer.core.ablation.importance.importance_report's dict plus the model's ``layers`` and ``heads_per_layer``."""
-    from explorer.core.ablation.importance import importance_report
-    from explorer.core.attention.gates import head_layout
-    from explorer.core.specs.tasks import task_for_model
-
-    loaded = state.model(args.get("slot", "qa"))
-    task = args.get("task") or task_for_model(loaded.task)
-    if not args.get("dev"):
-        raise UserError("choose a dev file to score the heads on")
-    if task is None:
-        raise UserError(f"no task reads a {loaded.task} head")
-    window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
-    from explorer.core.errors import Cancelled
-
-    def step(done: int, total: int) -> None:   # between the importance pass and the curve's points
-        if cancelled():
-            raise Cancelled()
-        progress(done, total)
-
-    report = importance_report(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
-                               steps=int(args.get("steps", 10)), max_seq_length=args.get("max_seq_length"),
-                               settings=window, progress=step)
-    layout = head_layout(loaded.model)
-    return {**report, "layers": layout.layers, "heads_per_layer": layout.heads}
 
 
 def op_tag_dev(state: State, args: dict, progress, cancelled):
@@ -621,6 +540,8 @@ def op_ping(state: State, args: dict, progress, cancelled):
     return {"pid": os.getpid(), "torch": "torch" in sys.modules, "slots": sorted(state.models)}
 
 
+from explorer.worker import head_ops  # noqa: E402 - its ops take this module's State
+
 # op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
 # "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading,
 # quick lookups), "download" (a hub repository into the cache: long, cancellable, never in the way of a
@@ -630,7 +551,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
-    "mask_heads": (op_mask_heads, "model"), "head_importance": (op_head_importance, "study"),
+    "mask_heads": (head_ops.op_mask_heads, "model"), "head_importance": (head_ops.op_head_importance, "study"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
