@@ -31,6 +31,8 @@ SUBCOMMANDS = {
     "embed": ("explorer.commands.embed", "a word in context or a file's texts as vectors: TensorBoard projector files + a 2-D map"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
+    "heads": ("explorer.commands.heads", "switch attention heads off on one input or a dev set; head importance and "
+                                         "the pruning curve, as JSON"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
     "label-issues": ("explorer.commands.label_issues",
                      "suspected label errors from out-of-fold predictions (cleanlab), ranked, for review"),

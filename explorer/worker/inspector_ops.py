@@ -45,6 +45,7 @@ class State:
         self.lock = threading.Lock()
         self._refs = itertools.count(1)
         self.spaces: collections.OrderedDict = collections.OrderedDict()   # ref -> kept embedding space
+        self.mask_bases: collections.OrderedDict = collections.OrderedDict()   # (model, input) -> unmasked result
 
     def next_ref(self) -> int:
         """A new name for a kept probe result."""
@@ -72,6 +73,10 @@ class State:
 
     def keep_result(self, ref, result) -> None:
         self._keep(self.results, ref, result, RESULTS_KEPT)
+
+    def keep_mask_base(self, key, result) -> None:
+        """Keep the unmasked result of one model and input for the next masking of the same input."""
+        self._keep(self.mask_bases, key, result, RESULTS_KEPT)
 
     def result(self, ref):
         return self._lookup(self.results, ref, "that probe is no longer held by the inspector process; probe again")
@@ -116,6 +121,12 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
                    max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
+    from explorer.worker.head_ops import mask_base_key
+
+    state.keep_mask_base(mask_base_key(loaded, {   # the page's probe is the unmasked side of a head comparison
+        "text": args["question"], "text_pair": args["passage"], "max_seq_length": args["max_seq_length"],
+        "doc_stride": int(args["doc_stride"]), "max_query_length": int(args.get("max_query_length", 64)),
+        "tau": args.get("tau", 0.0)}), result)
     if result.lazy_attention is None:
         return result
     ref = state.next_ref()
@@ -543,6 +554,8 @@ def op_ping(state: State, args: dict, progress, cancelled):
     return {"pid": os.getpid(), "torch": "torch" in sys.modules, "slots": sorted(state.models)}
 
 
+from explorer.worker import head_ops  # noqa: E402 - its ops take this module's State
+
 # op name -> (function, lane). Lanes run in order, each on its own thread: "model" (quick, interactive),
 # "study" (long, cancellable), "predict" (a whole file labelled: long, cancellable), "io" (file reading,
 # quick lookups), "download" (a hub repository into the cache: long, cancellable, never in the way of a
@@ -552,6 +565,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
+    "mask_heads": (head_ops.op_mask_heads, "model"), "head_importance": (head_ops.op_head_importance, "study"),
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"), "curve_score": (op_curve_score, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),

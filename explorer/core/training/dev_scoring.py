@@ -18,6 +18,19 @@ from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.tasks import get_task
 
 
+def classes_as_model(model, t, data):
+    """Classification dev examples whose labels are written as names, renumbered by ``model``'s id2label (matched
+    by name); unchanged for multiple choice, for a head without names, or for examples without names. Raises the
+    data's ClassificationDataError (naming the line) for a label the head does not have."""
+    if t.facts.is_multiple_choice or not getattr(data, "label_names", None):
+        return data
+    id2label = getattr(model.config, "id2label", None) or {}
+    head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
+    if all(h == f"LABEL_{c}" for c, h in enumerate(head)):
+        return data
+    return data.relabel(head, "dev")
+
+
 def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: int | None = 200,
                              max_seq_length: int = 128, batch_size: int = 16, n: int = 10,
                              settings: dict | None = None, cancelled=None, progress=None):
@@ -46,11 +59,7 @@ def score_classification_dev(model, tokenizer, task: str, source: str, *, cap: i
     if split:
         rows = load_dev_split(Path(split), data)
         data = data.subset(rows[:cap] if cap else rows)
-    if not t.facts.is_multiple_choice and getattr(data, "label_names", None):   # names: map them to the head's, by name
-        id2label = getattr(model.config, "id2label", None) or {}
-        head = [str(id2label.get(c, id2label.get(str(c), f"LABEL_{c}"))) for c in range(int(model.config.num_labels))]
-        if not all(h == f"LABEL_{c}" for c, h in enumerate(head)):
-            data = data.relabel(head, "dev")
+    data = classes_as_model(model, t, data)
     feats = t.featurize(data, tokenizer, config, train=False)
     z = dev_logits(model, t, feats, batch_size, cancelled=cancelled, progress=progress)
     names = output_names(model.config, z.shape[1])

@@ -90,6 +90,11 @@ class ClassifyView(ModelPage):
         layout.addLayout(top)
         layout.addWidget(self.inputs, 0)
         layout.addLayout(row)
+        from .head_mask_bar import HeadMaskBar
+
+        self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs,   # heads switched off on this input
+                                     class_names=lambda names: readable_label_names(names, self.run_label_names))
+        layout.addWidget(self.head_mask)
         # the previous model's numbers stay greyed under "Results of A: updating for B…" until B's are shown; the
         # veil covers a plain host of the splitter (a QSplitter takes a child widget, the veil, as a third pane:
         # the Arithmetic pane shrank to a third while the veil was up)
@@ -223,6 +228,13 @@ class ClassifyView(ModelPage):
                         text_b=self.inputs.text_b.text() if get_task_facts(self.current_kind()).takes_pairs else "")
         self._runner.submit("classify", data)
 
+    def _mask_inputs(self) -> dict | None:
+        """The classified text (and pair) as mask_heads fields; None before a result or for multiple choice."""
+        if self.result is None or is_choice(self.current_kind()):
+            return None
+        pair = get_task_facts(self.current_kind()).takes_pairs
+        return {"text": self.inputs.text_a.text(), "text_pair": self.inputs.text_b.text() if pair else ""}
+
     def fill_example(self, example: dict | None) -> None:
         """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
         model being loaded is in."""
@@ -285,6 +297,7 @@ class ClassifyView(ModelPage):
             res = replace(res, label_names=names)
         self.result = res
         self.stale_cover.clear()
+        self.head_mask.clear()   # a comparison is of the input it ran on
         self._result_inputs, self._text_stale = self._asked, False
         self.strip.show_inputs(res.inputs)
         self.table.fill(table_headers(res), table_rows(res))

@@ -111,6 +111,10 @@ class InspectorHub(QObject):
 
         self.predict_button = predict_button(self.spans_view, lambda: self.loaded.path if self.loaded is not None else "")
         self.spans_view.layout().addWidget(self.predict_button)
+        from .qa_head_controls import QAHeadControls
+
+        self.head_controls = QAHeadControls(self)   # heads switched off (Spans & τ), head importance (Attention)
+        self.head_mask, self.head_importance = self.head_controls.mask_bar, self.head_controls.importance
         # results of the previous model stay greyed under "Results of A: updating for B…" until B's probe is shown
         self.stale = (StaleCover(self.spans_view.body_scroll), StaleCover(self.attention_view.scroll))
         for view, cover in zip((self.spans_view, self.attention_view), self.stale):
@@ -364,6 +368,7 @@ class InspectorHub(QObject):
         from explorer.core.models.checkpoint_windows import abstain_note
 
         self.spans_view.set_abstain_note(abstain_note(loaded.source, getattr(loaded, "path", "") or ""))
+        self.head_controls.model_in(loaded)
         self.model_changed.emit(loaded)
         self.message.emit(loaded.describe())
         if self.panel.inputs()["question"].strip() and self.panel.inputs()["passage"].strip() \

@@ -122,6 +122,7 @@ class SpansView(QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addWidget(self.decision)
+        self.body_layout = body_layout   # the hub adds the head-masking controls under the decision
         body_layout.addWidget(split, 1)
         # vertically only: the decision's lines wrap to the pane's width (a long best span would push the τ box
         # and the end of best_non_null_score out of sight behind a sideways scroll)

@@ -99,6 +99,10 @@ class TagView(ModelPage):
                                 "logits_i = T_i Wᵀ + b, softmax over the tags, entities by type."))
         layout.addLayout(top)
         layout.addLayout(row)
+        from .head_mask_bar import HeadMaskBar
+
+        self.head_mask = HeadMaskBar(self.client, self.slot, self._mask_inputs)   # heads switched off on this input
+        layout.addWidget(self.head_mask)
         self.stale_cover = StaleCover(self.marked, lower)   # the previous model's tags, greyed while another loads
         layout.addWidget(self.stale_cover.label)
         layout.addWidget(self.status)
@@ -136,6 +140,12 @@ class TagView(ModelPage):
             data["attention_budget"] = self.attention_budget
         self._runner.submit("tag", data)
 
+    def _mask_inputs(self) -> dict | None:
+        """The tagged sentence as mask_heads fields; None before a result."""
+        if self.result is None:
+            return None
+        return {"text": self.result["tagged"].text, "max_seq_length": self.max_seq_length}
+
     def fill_sentence(self, text: str) -> None:
         """Show ``text`` as the sentence ("" leaves the one shown) and tag it now, or when the model being loaded is
         in (set_loaded tags what the page shows)."""
@@ -152,6 +162,8 @@ class TagView(ModelPage):
     # -- rendering -------------------------------------------------------------------------
     def show_result(self, res: dict) -> None:
         """Render {"tagged": TaggedText, "head": TokenHead, "attention": TagAttention | None}."""
+        if self.result is None or self.result["tagged"].text != res["tagged"].text:
+            self.head_mask.clear()   # a comparison is of the sentence it ran on
         self.result = res
         self.stale_cover.clear()
         tagged, head = res["tagged"], res["head"]

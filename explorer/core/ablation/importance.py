@@ -1,0 +1,147 @@
+"""Head importance and the "prune the least important heads" curve (Michel, Levy and Neubig 2019, "Are Sixteen
+Heads Really Better than One?"; transformers' examples/research_projects/bertology/run_bertology.py).
+
+Importance of head h in layer l: the expected |d L / d xi_lh| over the dev set, xi_lh a gate on the head's output
+(explorer.core.attention.gates) held at 1, L the task's dev loss. As in the BERTology example, the per-batch
+absolute gradients are summed and divided by the number of input tokens, then each layer's scores are divided by
+their L2 norm (Michel et al. Section 4.1: heads compare within a layer) and the whole map is min-max scaled to 0..1.
+The pruning curve masks the least important heads (by that map, computed once) in steps and scores the dev set
+after each step: the dev metric against the number of heads kept.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.core.ablation.dev import DevSet, dev_gate_gradients, dev_metrics
+from explorer.core.attention.gates import gate_tensor, head_layout
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeadImportance:
+    """Importance per head of one model on one dev set.
+
+    Attributes:
+        scores: (layers, heads) float64, per-layer L2-normalised then min-max scaled to 0..1 (what the heat map
+            draws; 1 = the most important head).
+        raw: (layers, heads) float64, the sum over batches of |d loss / d gate| divided by ``tokens``.
+        tokens: input tokens of the dev features. examples: dev examples scored.
+        metric: the dev metric's name; metrics: the unmasked model's dev metrics (the same forwards).
+    """
+
+    scores: np.ndarray
+    raw: np.ndarray
+    tokens: int
+    examples: int
+    metric: str
+    metrics: dict
+
+    def order(self) -> list[tuple[int, int]]:
+        """(layer, head) pairs, least important first (ties by layer then head)."""
+        layers, heads = self.scores.shape
+        flat = sorted(range(layers * heads), key=lambda i: (self.scores.flat[i], i))
+        return [(i // heads, i % heads) for i in flat]
+
+    def to_dict(self) -> dict:
+        """JSON-ready: scores, raw, tokens, examples, metric, metrics (floats and lists)."""
+        return {"scores": self.scores.tolist(), "raw": self.raw.tolist(), "tokens": self.tokens,
+                "examples": self.examples, "metric": self.metric, "metrics": _plain(self.metrics)}
+
+
+def normalise_importance(raw: np.ndarray) -> np.ndarray:
+    """Each layer's row divided by its L2 norm (a layer of zeros stays zero), then the whole map min-max scaled
+    to 0..1 (all equal: all 1): the BERTology example's two normalisations."""
+    raw = np.asarray(raw, dtype=np.float64)
+    norms = np.linalg.norm(raw, axis=1, keepdims=True)
+    scores = raw / (norms + 1e-20)
+    lo, hi = float(scores.min()), float(scores.max())
+    return np.ones_like(scores) if hi - lo <= 0 else (scores - lo) / (hi - lo)
+
+
+def head_importance(model, dev: DevSet, *, batch_size: int = 16) -> HeadImportance:
+    """Head importance of ``model`` on ``dev`` (explorer.core.ablation.dev.load_dev_set), one forward and one
+    backward per batch. Raises HeadGateError for a model whose heads cannot be gated."""
+    grads, metrics, tokens = dev_gate_gradients(model, dev, batch_size=batch_size)
+    raw = grads / max(tokens, 1)
+    return HeadImportance(scores=normalise_importance(raw), raw=raw, tokens=tokens, examples=len(dev),
+                          metric=dev.metric, metrics=metrics)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrunePoint:
+    """One point of the pruning curve: ``heads_kept`` of ``heads_total`` heads unmasked, ``value`` the dev metric
+    (None when the task reported none) and ``metrics`` every dev metric; ``masked`` the (layer, head) pairs off."""
+
+    heads_kept: int
+    heads_total: int
+    value: float | None
+    metrics: dict
+    masked: list[tuple[int, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"heads_kept": self.heads_kept, "heads_total": self.heads_total, "value": self.value,
+                "metrics": _plain(self.metrics), "masked": [list(p) for p in self.masked]}
+
+
+def prune_counts(total: int, steps: int) -> list[int]:
+    """Heads masked at each point: 0, then ``total / steps`` more each step (rounded), up to all but one head of
+    the model: Michel et al.'s 10% increments for steps=10. Distinct, increasing."""
+    steps = max(1, int(steps))
+    counts = sorted({min(total - 1, round(total * k / steps)) for k in range(steps + 1)})
+    return [c for c in counts if c >= 0]
+
+
+def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 10,
+                batch_size: int = 16, progress=None) -> list[PrunePoint]:
+    """The dev metric with the least important heads masked (``importance.order()``), at :func:`prune_counts`
+    points, first point unmasked. ``progress(done, points)`` after each point. One dev pass per point."""
+    layout = head_layout(model)
+    total = layout.layers * layout.heads
+    order = importance.order()
+    counts = prune_counts(total, steps)
+    points = []
+    for i, n in enumerate(counts):
+        masked = order[:n]
+        metrics = importance.metrics if n == 0 else dev_metrics(model, dev, gate_tensor(layout, heads=masked),
+                                                                batch_size=batch_size)
+        value = metrics.get(dev.metric)
+        points.append(PrunePoint(heads_kept=total - n, heads_total=total, masked=list(masked), metrics=metrics,
+                                 value=float(value) if isinstance(value, (int, float)) else None))
+        if progress is not None:
+            progress(i + 1, len(counts))
+    return points
+
+
+def _plain(metrics: dict) -> dict:
+    """Scalar metrics as JSON-ready floats (None for NaN / inf); other values dropped."""
+    out = {}
+    for k, v in metrics.items():
+        if isinstance(v, (bool, int, float, np.integer, np.floating)):
+            f = float(v)
+            out[k] = f if math.isfinite(f) else None
+    return out
+
+
+def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 200, steps: int = 10,
+                      max_seq_length: int | None = None, settings: dict | None = None, batch_size: int = 16,
+                      progress=None) -> dict:
+    """Head importance of ``model`` on the first ``cap`` examples of dev file ``source`` (read as ``task``) and the
+    pruning curve with ``steps`` points (0: none), JSON-ready: {task, dev, importance (HeadImportance.to_dict),
+    least_important_first, prune_curve (PrunePoint.to_dict each), higher_is_better}. ``progress(done, total)``
+    after the importance pass and each curve point. Raises what load_dev_set and head_importance raise."""
+    from explorer.core.ablation.dev import load_dev_set
+
+    dev = load_dev_set(model, tokenizer, task, source, cap=cap, max_seq_length=max_seq_length, settings=settings)
+    total = 1 + (len(prune_counts(head_layout(model).layers * head_layout(model).heads, steps)) if steps else 0)
+    imp = head_importance(model, dev, batch_size=batch_size)
+    if progress is not None:
+        progress(1, total)
+    curve = prune_curve(model, dev, imp, steps=steps, batch_size=batch_size,
+                        progress=None if progress is None else lambda done, _n: progress(1 + done, total)) \
+        if steps else []
+    return {"task": task, "dev": str(source), "importance": imp.to_dict(),
+            "least_important_first": [list(p) for p in imp.order()],
+            "prune_curve": [p.to_dict() for p in curve], "higher_is_better": dev.higher_is_better}

@@ -1,0 +1,194 @@
+"""What the head-masking controls and the head importance map say, without Qt: which heads a typed selection names,
+the request to the inspector child, the unmasked and masked result side by side (the span decision, the class
+probabilities or the tags), and the importance map's texts and pruning curve. explorer.ui.inspectors.head_mask_bar
+and explorer.ui.inspectors.head_importance_panel show them.
+
+A selection is typed as comma- or space-separated items, layers and heads counted from 0: ``3.7`` (head 7 of layer
+3), ``3.*`` or ``L3`` (every head of layer 3).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+SELECTION_HELP = ("heads to switch off, counted from 0: 3.7 = head 7 of layer 3; 3.* or L3 = all of layer 3; "
+                  "separate them with commas")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Selection:
+    """A typed selection: ``heads`` (layer, head) pairs, whole ``layers``, and ``error`` ("" when it reads)."""
+
+    heads: list[tuple[int, int]] = field(default_factory=list)
+    layers: list[int] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.heads and not self.layers
+
+    def request(self) -> dict:
+        """The ``heads`` / ``layers`` fields of a mask_heads request."""
+        return {"heads": [list(p) for p in self.heads], "layers": list(self.layers)}
+
+    def describe(self) -> str:
+        """"layer 3 (all heads), 0.1, 2.5"."""
+        parts = [f"layer {layer} (all heads)" for layer in self.layers] + [f"{a}.{b}" for a, b in self.heads]
+        return ", ".join(parts) or "none"
+
+
+_ITEM = re.compile(r"^(?:[lL](\d+)|(\d+)\.(\*|\d+))$")
+
+
+def parse_selection(text: str, layers: int | None = None, heads: int | None = None) -> Selection:
+    """The heads named by ``text`` (module docstring); with the model's ``layers`` and ``heads`` per layer known,
+    an index outside it is an error naming the item and the model's range."""
+    pairs, whole = [], []
+    for item in [t for t in re.split(r"[,\s;]+", text.strip()) if t]:
+        m = _ITEM.match(item)
+        if m is None:
+            return Selection(error=f"{item!r} is not a head: {SELECTION_HELP}")
+        layer = int(m.group(1) or m.group(2))
+        head = None if m.group(1) or m.group(3) == "*" else int(m.group(3))
+        if layers is not None and layer >= layers:
+            return Selection(error=f"{item}: the model has layers 0..{layers - 1}")
+        if head is not None and heads is not None and head >= heads:
+            return Selection(error=f"{item}: the model has heads 0..{heads - 1} in each layer")
+        if head is None:
+            whole.append(layer)
+        else:
+            pairs.append((layer, head))
+    whole = sorted(set(whole))
+    pairs = sorted({p for p in pairs if p[0] not in whole})
+    return Selection(heads=pairs, layers=whole)
+
+
+def _fmt(x) -> str:
+    return "—" if x is None else f"{x:+.2f}"
+
+
+def comparison_rows(result: dict) -> list[tuple[str, str, str]]:
+    """(what, unmasked, masked) rows of a mask_heads result (explorer.core.ablation.one_input.Masked.to_dict),
+    the dev metric's row first when the result has one."""
+    return _dev_rows(result.get("dev")) + _input_rows(result)
+
+
+def _dev_rows(dev: dict | None) -> list[tuple[str, str, str]]:
+    if not dev:
+        return []
+    shown = [("—" if v is None else f"{v:.4g}") for v in (dev["base"], dev["masked"])]
+    return [(f"dev {dev['metric']} ({dev['examples']} examples)", *shown)]
+
+
+def _input_rows(result: dict) -> list[tuple[str, str, str]]:
+    b, m = result["base"], result["masked"]
+    if result["kind"] == "span_decision":
+        rows = [("answer", b["answer"] or "no answer", m["answer"] or "no answer"),
+                ("best span score", _fmt(b["best_non_null_score"]), _fmt(m["best_non_null_score"])),
+                ("null score s_null", _fmt(b["null_score"]), _fmt(m["null_score"])),
+                ("score_diff", _fmt(b["score_diff"]), _fmt(m["score_diff"])),
+                (f"τ = {b['tau']:+.2f} decision", b["inequality"], m["inequality"])]
+        top = [(f"span #{k + 1}", f"{x['text']} ({x['score']:.2f})", f"{y['text']} ({y['score']:.2f})")
+               for k, (x, y) in enumerate(zip(b["nbest"][:3], m["nbest"][:3]))]
+        return rows + top
+    if result["kind"] == "probabilities":
+        rows = [(f"{b['value_name']}({name})", f"{x:.3f}", f"{y:.3f}") for name, x, y in zip(b["names"], b["values"],
+                                                                                m["values"])]
+        return rows + [("predicted", ", ".join(b["predicted"]) or "none", ", ".join(m["predicted"]) or "none")]
+    return [(word, x, y) for word, x, y in zip(b["words"], b["tags"], m["tags"])]
+
+
+def with_class_names(result: dict, names: list[str]) -> dict:
+    """A probabilities result whose output names (and predicted names) are ``names`` in order (the page's readable
+    class names); any other result, or a list of another length, unchanged."""
+    base = result.get("base", {})
+    if result.get("kind") != "probabilities" or len(names) != len(base.get("names", [])):
+        return result
+    rename = dict(zip(base["names"], names))
+
+    def renamed(side: dict) -> dict:
+        return {**side, "names": list(names), "predicted": [rename.get(n, n) for n in side["predicted"]]}
+
+    return {**result, "base": renamed(result["base"]), "masked": renamed(result["masked"])}
+
+
+def change_line(result: dict) -> str:
+    """One sentence on what switching the heads off changed (on the input, then on the dev set when scored)."""
+    dev = result.get("dev")
+    if not dev or dev.get("change") is None:
+        return _input_change_line(result)
+    moved = "unchanged" if abs(dev["change"]) < 1e-9 else f"{dev['change']:+.4g}"
+    return f"{_input_change_line(result)} Dev {dev['metric']}: {moved}."
+
+
+def _input_change_line(result: dict) -> str:
+    heads = len(result["masked_heads"])
+    total = result.get("layers", 0) * result.get("heads_per_layer", 0)
+    off = f"{heads} of {total} heads off" if total else f"{heads} heads off"
+    c = result["change"]
+    if result["kind"] == "span_decision":
+        diff = c["score_diff"]
+        moved = "score_diff unchanged" if diff is None or abs(diff) < 5e-3 else f"score_diff {diff:+.2f}"
+        verdict = ("the τ decision flips" if c["decision_flipped"] else
+                   "the answer changes" if c["answer_changed"] else "the decision stays")
+        return f"{off}: {moved}; {verdict}."
+    if result["kind"] == "probabilities":
+        biggest = max((abs(v) for v in c["values"]), default=0.0)
+        verdict = "the prediction changes" if c["prediction_changed"] else "the prediction stays"
+        return f"{off}: largest change {biggest:.3f}; {verdict}."
+    n = len(c["words_changed"])
+    return f"{off}: {n} word{'s' if n != 1 else ''} change tag." if n else f"{off}: every tag stays."
+
+
+def comparison_html(result: dict) -> str:
+    """The rows as an HTML table (changed rows in bold) under the change line."""
+    cells = []
+    for what, x, y in comparison_rows(result):
+        weight = "bold" if x != y else "normal"
+        cells.append(f"<tr style='font-weight:{weight}'><td>{html.escape(what)}</td><td>{html.escape(x)}</td>"
+                     f"<td>{html.escape(y)}</td></tr>")
+    return (f"<p>{html.escape(change_line(result))}</p><table cellspacing='0' cellpadding='3' border='1'>"
+            "<tr><th></th><th>all heads</th><th>heads off</th></tr>" + "".join(cells) + "</table>")
+
+
+# ------------------------------------------------------------------------------------------- importance
+
+
+def importance_matrix(report: dict) -> list[list[float]]:
+    """The (layers, heads) normalised importance of a head_importance report."""
+    return report["importance"]["scores"]
+
+
+def importance_summary(report: dict, n: int = 5) -> str:
+    """The map's caption: what was scored, the most and least important heads, and where the curve ends."""
+    imp = report["importance"]
+    order = report["least_important_first"]
+    most = ", ".join(f"{a}.{b}" for a, b in reversed(order[-n:]))
+    least = ", ".join(f"{a}.{b}" for a, b in order[:n])
+    text = (f"{imp['examples']} dev examples ({imp['tokens']} tokens). Most important: {most}. Least important: "
+            f"{least}.")
+    curve = report.get("prune_curve") or []
+    if len(curve) > 1 and curve[0]["value"] is not None:
+        half = min(curve, key=lambda p: abs(p["heads_kept"] - p["heads_total"] / 2))
+        if half["value"] is not None:
+            text += (f" {imp['metric']} {curve[0]['value']:.3g} with all {curve[0]['heads_total']} heads, "
+                     f"{half['value']:.3g} with {half['heads_kept']} kept.")
+    return text
+
+
+def curve_points(report: dict) -> tuple[list[int], list[float]]:
+    """(heads kept, metric) of the pruning curve's points that have a value."""
+    pts = [(p["heads_kept"], p["value"]) for p in report.get("prune_curve") or [] if p["value"] is not None]
+    return [x for x, _ in pts], [y for _, y in pts]
+
+
+def importance_request(slot: str, dev: str, cap: int, steps: int, window: dict | None = None,
+                       task: str = "") -> dict | None:
+    """The head_importance request (``task`` "": the first task of the model's head), or None when no dev file
+    is named."""
+    if not dev.strip():
+        return None
+    return {"slot": slot, "dev": dev.strip(), "cap": int(cap), "steps": int(steps), "task": task,
+            **(window or {})}

@@ -1,0 +1,100 @@
+"""The Attention page's head importance: a dev file scored in the inspector child (op ``head_importance``), drawn as
+a layer x head heat map of the importance (the gradient of the dev loss with respect to a gate on each head,
+per-layer normalised; Michel et al. 2019) beside the "prune the least important heads" curve. The texts and the
+request come from explorer.ui.inspectors.components.head_masking.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from .components.head_masking import curve_points, importance_matrix, importance_request, importance_summary
+from .heatmap import TokenHeatmap
+from .latest import LatestOnly
+
+
+class HeadImportancePanel(QWidget):
+    """Dev file, cap and curve points, "Score heads", the heat map and the curve. ``window()`` gives the page's
+    window settings (max_seq_length, doc_stride, max_query_length) for the request, or {}."""
+
+    def __init__(self, client, slot: str, window: Callable[[], dict] | None = None, parent=None):
+        super().__init__(parent)
+        self.slot = slot
+        self.window = window or dict
+        self.report: dict | None = None
+        self._runner = LatestOnly.in_child(client, f"{slot}.head_importance", self)
+        self._runner.finished.connect(lambda _id, rep: self.show_report(rep))
+        self._runner.failed.connect(lambda _id, msg, _tb: self.caption.setText(msg))
+        self.dev = QLineEdit()
+        self.dev.setPlaceholderText("a dev file of the model's task (SQuAD JSON, TSV/CSV, CoNLL)")
+        browse = QPushButton("…")
+        browse.setMaximumWidth(32)
+        browse.clicked.connect(self._browse)
+        self.cap = QSpinBox(minimum=1, maximum=100_000, value=200)
+        self.cap.setToolTip("dev examples scored")
+        self.steps = QSpinBox(minimum=0, maximum=50, value=10)
+        self.steps.setToolTip("points of the pruning curve (10: 10% more heads masked at each)")
+        self.task = QComboBox()
+        self.task.setToolTip("the task the dev file is read as (its reader, loss and metric)")
+        self.run_button = QPushButton("Score heads")
+        self.run_button.clicked.connect(self.run)
+        row = QHBoxLayout()
+        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse, QLabel("Examples"), self.cap, QLabel("Curve points"),
+                  self.steps, self.run_button):
+            row.addWidget(w)
+        row.setStretchFactor(self.dev, 1)
+        self.caption = QLabel("Head importance: the gradient of the dev loss with respect to a gate on each head, "
+                              "normalised per layer (Michel et al. 2019). Choose a dev file and press Score heads.")
+        self.caption.setWordWrap(True)
+        self.heat = TokenHeatmap(cmap="viridis", colorbar_label="importance")
+        self.curve = pg.PlotWidget(background="w")
+        self.curve.setLabel("bottom", "heads kept")
+        self.curve.setLabel("left", "dev metric")
+        self.curve.showGrid(x=True, y=True, alpha=0.3)
+        split = QSplitter()
+        split.addWidget(self.heat)
+        split.addWidget(self.curve)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.caption)
+        layout.addWidget(split, 1)
+
+    def set_tasks(self, names, current: str | None = None) -> None:
+        """The tasks the model's head can be scored as (explorer.core.specs.tasks names), ``current`` chosen."""
+        self.task.clear()
+        self.task.addItems(list(names))
+        if current in names:
+            self.task.setCurrentText(current)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Dev file")
+        if path:
+            self.dev.setText(path)
+
+    def run(self) -> int | None:
+        """Ask the child to score the heads; the request id, or None when no dev file is named."""
+        data = importance_request(self.slot, self.dev.text(), self.cap.value(), self.steps.value(), self.window(),
+                                  task=self.task.currentText())
+        if data is None:
+            self.caption.setText("Choose a dev file of the model's task first.")
+            return None
+        self.caption.setText("scoring heads on the dev set …")
+        return self._runner.submit("head_importance", data)
+
+    def show_report(self, report: dict) -> None:
+        """Draw a head_importance report (explorer.core.ablation.importance.importance_report)."""
+        self.report = report
+        m = np.asarray(importance_matrix(report), dtype=np.float32)
+        self.heat.set_matrix(m, [f"layer {i}" for i in range(m.shape[0])], [f"h{j}" for j in range(m.shape[1])],
+                             levels=(0.0, 1.0))
+        self.caption.setText(importance_summary(report))
+        x, y = curve_points(report)
+        self.curve.clear()
+        self.curve.setLabel("left", report["importance"]["metric"])
+        if x:
+            self.curve.plot(x, y, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6)

@@ -1,0 +1,149 @@
+"""Head masking in the GUI: the Qt-free rules (a typed selection, the side-by-side rows, the importance caption)
+and, offscreen with the inspector child's thread double, the controls of the Tag, Classify and Spans & τ pages and
+the Attention page's head importance map."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import tiny_loaded_model, write_tiny_squad
+
+from explorer.core.ablation.one_input import mask_classify
+from explorer.core.attention.gates import gate_tensor, head_layout
+from explorer.ui.inspectors.components.head_masking import (comparison_html, comparison_rows, curve_points,
+                                                            importance_request, importance_summary,
+                                                            parse_selection)
+
+TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
+
+
+# ------------------------------------------------------------------------------------------- Qt-free rules
+
+
+@pytest.mark.parametrize("text, heads, layers", [
+    ("0.1, 1.3", [(0, 1), (1, 3)], []),
+    ("1.* 0.2", [(0, 2)], [1]),
+    ("L1; 1.2, 0.0", [(0, 0)], [1]),        # a head of a whole layer is named once, by its layer
+    ("0.1,0.1", [(0, 1)], []),
+])
+def test_a_typed_selection_names_heads_and_whole_layers(text, heads, layers):
+    sel = parse_selection(text, 2, 4)
+    assert (sel.heads, sel.layers, sel.error) == (heads, layers, "")
+    assert sel.request() == {"heads": [list(p) for p in heads], "layers": layers}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3", "is not a head"), ("2.0", "layers 0..1"), ("0.4", "heads 0..3"), ("a.b", "is not a head")])
+def test_a_bad_selection_says_which_item_and_why(text, message):
+    sel = parse_selection(text, 2, 4)
+    assert message in sel.error and sel.empty
+
+
+def test_the_rows_put_the_unmasked_and_masked_probabilities_side_by_side():
+    loaded = tiny_loaded_model("classification", num_labels=3)
+    layout = head_layout(loaded.model)
+    result = mask_classify(loaded.model, loaded.tokenizer, "a good model", gate_tensor(layout, layers=[0, 1]))
+    d = {**result.to_dict(), "layers": 2, "heads_per_layer": 4}
+    rows = comparison_rows(d)
+    assert [r[0] for r in rows] == ["P(label 0)", "P(label 1)", "P(label 2)", "predicted"] or \
+        [r[0] for r in rows][-1] == "predicted"
+    assert rows[0][1] == f"{result.base.values[0]:.3f}" and rows[0][2] == f"{result.masked.values[0]:.3f}"
+    assert "8 of 8 heads off" in comparison_html(d)
+    d["dev"] = {"metric": "accuracy", "examples": 8, "base": 0.75, "masked": 0.5, "change": -0.25}
+    assert comparison_rows(d)[0] == ("dev accuracy (8 examples)", "0.75", "0.5")
+    assert comparison_html(d).startswith("<p>8 of 8 heads off") and "Dev accuracy: -0.25." in comparison_html(d)
+
+
+def test_the_importance_caption_names_the_heads_and_the_curve():
+    report = {"importance": {"scores": [[0.0, 1.0], [0.5, 0.2]], "examples": 8, "tokens": 90, "metric": "accuracy"},
+              "least_important_first": [[0, 0], [1, 1], [1, 0], [0, 1]],
+              "prune_curve": [{"heads_kept": 4, "heads_total": 4, "value": 0.75},
+                              {"heads_kept": 2, "heads_total": 4, "value": 0.5},
+                              {"heads_kept": 1, "heads_total": 4, "value": None}]}
+    text = importance_summary(report, n=2)
+    assert "Most important: 0.1, 1.0" in text and "Least important: 0.0, 1.1" in text
+    assert "accuracy 0.75 with all 4 heads, 0.5 with 2 kept" in text
+    assert curve_points(report) == ([4, 2], [0.75, 0.5])
+    assert importance_request("qa", "  ", 10, 2) is None
+    assert importance_request("qa", "d.json", 10, 2, {"doc_stride": 16})["doc_stride"] == 16
+
+
+# ------------------------------------------------------------------------------------------- pages offscreen
+
+
+def test_tag_page_compares_the_sentence_with_heads_off(qtbot):
+    from explorer.ui.inspectors.tag_view import TagView
+
+    view = TagView()
+    qtbot.addWidget(view)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    view.set_loaded(loaded)
+    view.sentence.setText("ada was born in london")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    view.head_mask.field.setText("L0, 1.2")
+    assert view.head_mask.compare() is not None
+    qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
+    res = view.head_mask.result
+    assert res["masked_heads"] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 2]]
+    assert res["base"]["words"] == ["ada", "was", "born", "in", "london"]
+    assert "5 of 8 heads off" in view.head_mask.table.text()
+    view.head_mask.field.setText("0.9")       # the model's size is known now: the index is refused here
+    assert view.head_mask.compare() is None and "heads 0..3" in view.head_mask.table.text()
+
+
+def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
+    from explorer.ui.inspectors.classify_view import ClassifyView
+
+    view = ClassifyView()
+    qtbot.addWidget(view)
+    assert view.head_mask.compare() is None and "Type the heads" in view.head_mask.table.text()
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.inputs.text_a.setText("a good model")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    view.head_mask.field.setText("1.*")
+    view.head_mask.compare()
+    qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
+    assert view.head_mask.result["kind"] == "probabilities"
+    assert "all heads" in view.head_mask.table.text() and "heads off" in view.head_mask.table.text()
+    view.run_label_names = ["negative", "positive"]      # the page's class names name the rows too
+    view.head_mask.show_result(view.head_mask.result)
+    assert "P(negative)" in view.head_mask.table.text()
+    assert view.head_mask.result["base"]["predicted"][0] in ("negative", "positive")
+
+
+def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtbot, tmp_path):
+    from helpers import probe_in_small_windows
+
+    from explorer.ui.inspectors.hub import InspectorHub
+
+    hub = InspectorHub()
+    qtbot.addWidget(hub.panel)
+    hub.set_model(tiny_loaded_model("qa"))
+    result = probe_in_small_windows(qtbot, hub, "Where was Ada born?", "Ada was born in London in 1815.")
+    assert hub.result is result
+    hub.head_mask.field.setText("0.0, 0.1")
+    hub.head_mask.compare()
+    qtbot.waitUntil(lambda: hub.head_mask.result is not None, timeout=30000)
+    res = hub.head_mask.result
+    assert res["kind"] == "span_decision" and res["base"]["score_diff"] == pytest.approx(result.score_diff, abs=1e-5)
+    assert "score_diff" in hub.head_mask.table.text()
+    panel = hub.head_importance
+    panel.dev.setText(str(write_tiny_squad(tmp_path / "dev.json")))
+    panel.cap.setValue(6)
+    panel.steps.setValue(2)
+    assert panel.run() is not None
+    qtbot.waitUntil(lambda: panel.report is not None or "scoring" not in panel.caption.text(), timeout=60000)
+    assert panel.report is not None, panel.caption.text()
+    assert panel.heat.matrix.shape == (2, 4)
+    assert "6 dev examples" in panel.caption.text()
+    assert [p["heads_kept"] for p in panel.report["prune_curve"]] == [8, 4, 1]
+    hub.head_mask.result = None
+    hub.head_mask.on_dev.setChecked(True)     # the dev file of the Head importance tab, scored with and without
+    hub.head_mask.compare()
+    qtbot.waitUntil(lambda: hub.head_mask.result is not None, timeout=60000)
+    dev = hub.head_mask.result["dev"]
+    assert dev["examples"] == 6 and dev["metric"] == "best_f1"
+    assert dev["base"] == pytest.approx(panel.report["importance"]["metrics"]["best_f1"])
+    assert "dev best_f1 (6 examples)" in hub.head_mask.table.text()
