@@ -115,7 +115,8 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_seq_length=int(args["max_seq_length"]), doc_stride=int(args["doc_stride"]),
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
-                   max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
+                   max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget,
+                   decode_rule=str(args.get("decode_rule", "passage")))
     if result.lazy_attention is None:
         return result
     ref = state.next_ref()
