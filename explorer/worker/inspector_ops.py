@@ -157,14 +157,27 @@ def op_saliency(state: State, args: dict, progress, cancelled):
 def op_explain(state: State, args: dict, progress, cancelled):
     """Token attributions of one typed input on the slot's model (explorer.core.explain.attribution.explain), with
     progress (integrated-gradient batches done, total) and cancel at the next batch: an Attribution."""
-    from explorer.core.explain.attribution import DEFAULT_STEPS, explain
+    from explorer.core.explain.attribution import DEFAULT_STEPS
+    from explorer.core.explain.decision import explain_any
 
     loaded = state.model(args.get("slot", "explain"))
-    return explain(loaded.model, loaded.tokenizer, str(args.get("text", "")), str(args.get("text_pair", "")),
+    return explain_any(loaded.model, loaded.tokenizer, str(args.get("text", "")), str(args.get("text_pair", "")),
                    endings=args.get("endings") or None, target=args.get("target") or None, token=args.get("token"),
                    end=args.get("end"), method=str(args.get("method", "ig")),
                    steps=int(args.get("steps") or DEFAULT_STEPS), merge_words=bool(args.get("merge_words")),
                    max_seq_length=int(args.get("max_seq_length") or 128), progress=progress, cancelled=cancelled)
+
+
+def op_decision(state: State, args: dict, progress, cancelled):
+    """Integrated gradients of a probe window's score_diff on the slot's model (explorer.core.explain.decision):
+    which words pushed toward answering and which toward no answer; an Attribution, with progress and cancel."""
+    from explorer.core.explain.attribution import DEFAULT_STEPS
+    from explorer.core.explain.decision import explain_probe_window
+
+    loaded = state.model(args.get("slot", "qa"))
+    return explain_probe_window(loaded.model, loaded.tokenizer, args["window"],
+                                max_answer_length=int(args.get("max_answer_length", 30)),
+                                steps=int(args.get("steps") or DEFAULT_STEPS), progress=progress, cancelled=cancelled)
 
 
 def op_study(state: State, args: dict, progress, cancelled):
@@ -542,7 +555,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
-    "explain": (op_explain, "explain"),
+    "explain": (op_explain, "explain"), "decision": (op_decision, "explain"),
     "embed": (op_embed, "embed"), "embed_project": (op_embed_project, "embed"),
     "embed_neighbours": (op_embed_neighbours, "io"), "embed_export": (op_embed_export, "io"),
 }
