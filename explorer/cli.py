@@ -30,6 +30,8 @@ SUBCOMMANDS = {
     "embed": ("explorer.commands.embed", "a word in context or a file's texts as vectors: TensorBoard projector files + a 2-D map"),
     "compare": ("explorer.commands.compare", "compare two checkpoints question by question on a SQuAD dev set"),
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
+    "layer-probes": ("explorer.commands.layer_probes",
+                     "a linear probe per layer of the base model and the fine-tuned checkpoint (token tags or the run's classes)"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
     "export-tensorboard": ("explorer.commands.export_tensorboard", "write finished runs' scalars as TensorBoard event files"),
 }
