@@ -21,7 +21,7 @@ from explorer.core.errors import EXIT_USER
 
 SUBCOMMANDS = {
     "train": ("explorer.worker.train",
-              "fine-tune a model; prints the JSON-lines events described in docs/architecture.md / README"),
+              "fine-tune a model; prints the JSON-lines events described in docs/runs-on-disk.md"),
     "eval": ("explorer.commands.eval", "batched SQuAD inference + official metrics over a whole file"),
     "predict": ("explorer.commands.predict", "label every row of a file with a fine-tuned checkpoint (CSV/TSV/JSONL/xlsx)"),
     "score": ("explorer.commands.score", "score someone else's predictions.json like the official script"),

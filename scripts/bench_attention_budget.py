@@ -21,6 +21,7 @@ SENTENCE = "The river flows past the old mill near the town of Ashford. "
 
 
 def main(argv: list[str] | None = None) -> int:
+    from explorer.benchmarks import add_results_argument, load_average, record
     from explorer.core.attention.budget import attention_bytes
     from explorer.core.units import format_bytes
     from explorer.core.models.loading import load_model
@@ -30,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="bundled:minilm")
     ap.add_argument("--windows", type=int, default=30, help="about this many 384-token windows")
     ap.add_argument("--budget-mib", type=float, default=256)
+    add_results_argument(ap)
     args = ap.parse_args(argv)
+    load0 = load_average()
     loaded = load_model(args.model, "qa")
     cfg = loaded.model.config
     # doc_stride 128 -> each further window adds ~(384 - question - 3 - 128) passage tokens
@@ -55,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     t_lazy = time.perf_counter() - t0
     kept = sum(a.attentions.nbytes for a in res.attention if a.attentions is not None)
     print(f"showing window {other + 1}: computed in {t_lazy * 1000:.0f} ms; kept now {format_bytes(kept)}")
+    record(args, "bench_attention_budget", case=f"{args.model}, {len(res.windows)} windows",
+           ratios={"kept / all windows' float16 weights": kept / need16 if need16 else 0.0},
+           figures={"all windows, float16 (MiB)": need16 / 2 ** 20, "kept (MiB)": kept / 2 ** 20,
+                    "probe with attentions (s)": t_probe, "another window computed (ms)": t_lazy * 1000},
+           load_start=load0)
     return 0
 
 

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from explorer.benchmarks import add_results_argument, load_average, record
 from explorer.core.metrics.significance import paired_bootstrap_macro_f1, paired_bootstrap_mean
 
 
@@ -31,9 +32,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--resamples", type=int, default=10_000)
+    add_results_argument(ap)
     args = ap.parse_args()
     n, R = args.n, args.resamples
+    load0 = load_average()
     print(f"load average: {os.getloadavg()}")
+    ratios, figures = {}, {}
     rng = np.random.default_rng(0)
     acc_a = (rng.random(n) < 0.80).astype(float)
     acc_b = np.where(rng.random(n) < 0.05, 1.0, acc_a)
@@ -47,11 +51,16 @@ def main() -> None:
         print(f"{name}: {R} resamples of {n} examples: counts {t_cnt:.3f} s, indices {t_idx:.3f} s "
               f"(the counts form takes {t_cnt / t_idx:.2%} of the index form's time); interval counts {r_cnt.low:+.4f} to {r_cnt.high:+.4f}, "
               f"indices {r_idx.low:+.4f} to {r_idx.high:+.4f}")
+        ratios[f"{name}: counts / index form"] = t_cnt / t_idx
+        figures[f"{name}, counts form (s)"] = t_cnt
     a = rng.random(n)
     b = np.clip(a + rng.normal(0.01, 0.1, n), 0, 1)
     t, r = _timed(paired_bootstrap_mean, a, b, resamples=R)
     print(f"SQuAD F1 per question (continuous, index form): {R} resamples of {n} examples: {t:.2f} s "
           f"(difference {r.difference:+.4f}, interval {r.low:+.4f} to {r.high:+.4f})")
+    figures["per-question F1, index form (s)"] = t
+    record(args, "bench_bootstrap", case=f"{R:,} resamples of {n:,} examples", ratios=ratios, figures=figures,
+           load_start=load0)
 
 
 if __name__ == "__main__":

@@ -1,28 +1,14 @@
-"""How long the Curves panel takes to redraw long runs, each way it can draw against the current one and
-against pyqtgraph's own downsampling, all in one process (prints figures, asserts nothing).
+"""How long the Curves panel takes to redraw long runs, against pyqtgraph's own downsampling, in one process
+(prints figures, asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python scripts/bench_curves.py [--runs 4] [--points 100000] [--repeats 10]
-        [--ways current,a,c1,c2,c] [--profile] [--png curves.png]
+        [--profile] [--png curves.png]
 
 Builds ``--runs`` runs of ``--points`` optimizer steps each (loss, lr, grad_norm, samples/s at every
 step; dev f1 / exact_match every 1000 steps), read as the app reads them (the smoothed loss computed as the
 reader thread does: explorer.ui.curves.plotmath.prepare_curves), and shows them overlaid in the real
-CurvesPanel (1400 x 1000, offscreen), one panel per way of drawing (explorer.ui.curves.plot.DRAW_OPTIONS),
-the ways timed in turn within each repeat so that the machine's load falls on all of them alike:
-
-- current: the panel's first way (one curve item per curve, decimated afresh per selection and zoom,
-  two paints per plot after a refresh);
-- paint-once: the deferred view change applied before the paint;
-- a: paint-once + one item per plot drawing all its curves in one paint (CurveLayer);
-- b: paint-once + a level-of-detail cache (decimated columns kept per zoom level and per deselected
-  run: ZoomCache); a+b: both;
-- c1: a + one paint per plot (the plot scenes listened to, no synchronous progress-bar repaint);
-- c2: c1 + what is known of a series when it is read (its smoothed loss, whether its steps only grow,
-  its non-finite count) used instead of computed again per plot;
-- c: c2 + the CurveLayer taking the points as they are and the lean axes: the app's way (DRAW_OPTIONS).
-
-Code shared by every way (the column decimation with fewer numpy calls, the axes' label and tick caches)
-is the current code in every column: the older ways are slower in the app than here.
+CurvesPanel (1400 x 1000, offscreen): the app's way ("app"). scripts/bench_curves_ab.py times the app's way
+of two checkouts against each other.
 
 Times, median over ``--repeats`` (min-max), wall clock and the process's CPU time (the CPU figure
 is the one to compare on a loaded machine: other processes' turns are not in it):
@@ -40,11 +26,10 @@ is the one to compare on a loaded machine: other processes' turns are not in it)
   refreshed and repainted per event-loop turn (longest turn);
 - zoom (last 1000 steps), back to all steps, a smoothing slider change, each + ``grab()``.
 
-Reference, timed in the same process on the same data and plot grid: pyqtgraph's own "peak"
-auto-downsampling + clip-to-view, every curve given all its points with setData on each redraw. The
-pictures of every way after the same full redraw are compared with the current way's, pixel by pixel.
-``--profile`` prints the top cProfile entries of one full redraw and of 20 live ticks, and ``--png``
-saves the panel after a full redraw, both for the app's way (or the last way given).
+Reference, timed in the same process on the same data and plot grid: pyqtgraph's own way, "peak"
+auto-downsampling + clip-to-view, every curve a PlotDataItem given all its points with setData on each redraw
+(:class:`Reference`). ``--profile`` prints the top cProfile entries of one full redraw and of 20 live ticks,
+and ``--png`` saves the panel after a full redraw.
 """
 
 from __future__ import annotations
@@ -183,20 +168,7 @@ def _ema():
     return IncrementalEMA()
 
 
-_OLD = {"one_paint": False, "series_cache": False, "lean_items": False}
-WAYS = {
-    "current": {"one_item": False, "lod_cache": False, "paint_once": False, **_OLD},
-    "paint-once": {"one_item": False, "lod_cache": False, "paint_once": True, **_OLD},
-    "a": {"one_item": True, "lod_cache": False, "paint_once": True, **_OLD},
-    "b": {"one_item": False, "lod_cache": True, "paint_once": True, **_OLD},
-    "a+b": {"one_item": True, "lod_cache": True, "paint_once": True, **_OLD},
-    "c1": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": False,
-           "lean_items": False},
-    "c2": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
-           "lean_items": False},
-    "c": {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
-          "lean_items": True},
-}
+WAYS = ("app",)   # the Curves panel as the app draws (scripts/bench_curves_ab.py: CHECKOUT:app)
 ROWS = (("full redraw, shown plots painted", "full_paint"),
         ("  of which selection + curves decimated, set", "full_set"),
         ("  of which paint (event loop)", "full_draw"),
@@ -231,20 +203,15 @@ def profile(fn, top: int = 14) -> str:
 
 
 class Way:
-    """One CurvesPanel built with one set of DRAW_OPTIONS, and its timings."""
+    """The app's CurvesPanel (``name``: one of WAYS) and its timings."""
 
     def __init__(self, name: str, app, base):
-        from explorer.ui.curves import plot
         from explorer.ui.curves.panel import CurvesPanel
 
+        if name not in WAYS:
+            raise ValueError(f"unknown way {name!r}; this checkout draws one way: {', '.join(WAYS)}")
         self.name, self.app, self.base = name, app, base
-        saved = dict(plot.DRAW_OPTIONS)
-        plot.DRAW_OPTIONS.update(WAYS[name])
-        self.options = dict(plot.DRAW_OPTIONS)
-        try:
-            self.w = CurvesPanel()
-        finally:
-            plot.DRAW_OPTIONS.update(saved)
+        self.w = CurvesPanel()
         self.w.resize(1400, 1000)
         self.w.show()
         app.processEvents()
@@ -253,16 +220,6 @@ class Way:
         self.res: dict[str, list[tuple[float, float]]] = {k: [] for _n, k in ROWS}
         self.painted: list[int] = []
         self.full_paints: list[int] = []   # plot repaints of each painted full redraw
-
-    def _with_options(self, fn):
-        from explorer.ui.curves import plot
-
-        saved = dict(plot.DRAW_OPTIONS)
-        plot.DRAW_OPTIONS.update(self.options)
-        try:
-            return fn()
-        finally:
-            plot.DRAW_OPTIONS.update(saved)
 
     def render(self) -> None:
         self.w.grid_host.grab()
@@ -283,9 +240,6 @@ class Way:
         (show or self.render)()
 
     def repeat(self, r: int) -> None:
-        self._with_options(lambda: self._repeat(r))
-
-    def _repeat(self, r: int) -> None:
         w, app, res = self.w, self.app, self.res
         shown = {}
         for key, show in (("full_paint", self.paint), ("full", self.render)):
@@ -320,7 +274,7 @@ class Way:
         w._live_tick()
         app.processEvents()
         turns = []
-        while w._pending or w._reveal:
+        while w.model.pending or w.plot_grid.reveal:
             turns.append(timed(lambda: (w._stagger_tick(), app.processEvents()))[0])
         res["turn"].append((max(turns or [0.0]), 0.0))
         w.last_n.setValue(1000)
@@ -334,30 +288,14 @@ class Way:
 
     def picture(self, runs):
         """The panel's plots after a full redraw of ``runs`` (a QImage)."""
-        def go():
-            self.show([])
-            self.show(runs)
-            self.app.processEvents()
-            return self.w.grid_host.grab().toImage()
-        return self._with_options(go)
+        self.show([])
+        self.show(runs)
+        self.app.processEvents()
+        return self.w.grid_host.grab().toImage()
 
     def close(self) -> None:
         self.w.close()
         self.w.deleteLater()
-
-
-def pixels_differing(a, b) -> int:
-    """How many pixels of two same-size QImages differ (-1: other sizes)."""
-    import numpy as np
-    from PySide6.QtGui import QImage
-
-    if a.size() != b.size():
-        return -1
-    arrs = []
-    for im in (a, b):
-        im = im.convertToFormat(QImage.Format.Format_ARGB32)
-        arrs.append(np.frombuffer(im.constBits(), dtype=np.uint8).reshape(im.height(), im.bytesPerLine()).copy())
-    return int(np.count_nonzero((arrs[0] != arrs[1]).reshape(a.height(), -1, 4).any(axis=2)))
 
 
 def reference_times(app, keys, x_range, size, runs, repeats) -> dict[str, list[tuple[float, float]]]:
@@ -417,16 +355,12 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--ways", default="current,a,c1,c2,c", help=f"comma-separated, of {', '.join(WAYS)}")
     ap.add_argument("--profile", action="store_true", help="print the top cProfile entries (own time)")
-    ap.add_argument("--png", help="save the Curves panel (the app's way) after a full redraw to this PNG file")
+    ap.add_argument("--png", help="save the Curves panel after a full redraw to this PNG file")
+    from explorer.benchmarks import add_results_argument, record
+
+    add_results_argument(ap)
     a = ap.parse_args()
-    names = [n.strip() for n in a.ways.split(",") if n.strip()]
-    bad = [n for n in names if n not in WAYS]
-    if bad or not names:
-        ap.error(f"--ways: unknown {', '.join(bad) or '(none)'}; choose from {', '.join(WAYS)}")
-    if "current" not in names:
-        names.insert(0, "current")
     load0 = os.getloadavg()
 
     from PySide6.QtWidgets import QApplication
@@ -442,20 +376,13 @@ def main() -> int:
     pg.GraphicsView.paintEvent = counted
 
     base = [make_run(f"run-{i}", a.points, i) for i in range(a.runs)]
-    ways = [Way(n, app, base) for n in names]
+    main = Way(WAYS[0], app, base)
     for r in range(a.repeats):
-        for way in (ways if r % 2 else ways[::-1]):   # each way first and last in turn
-            way.repeat(r)
-
-    from explorer.ui.curves.plot import DRAW_OPTIONS
-
-    main = next((way for way in ways if way.options == DRAW_OPTIONS), ways[-1])   # the app's way
+        main.repeat(r)
     w = main.w
-    keys = list(w._layout_keys)
+    keys = list(w.layout_keys)
     rres = reference_times(app, keys, w._target_x(), (w.grid_host.width(), w.grid_host.height()),
                            main.runs, a.repeats)
-    same = [copy_run(s) for s in base]
-    pictures = {way.name: way.picture(same) for way in ways}
 
     pts = sum(len(ser) for s in base for ser in s.series.values())
     drawn = sum(len(i.xData) for p in w.panels.values() for i in list(p.items.values()) + list(p.raw_items.values())
@@ -465,42 +392,45 @@ def main() -> int:
           f"median of {a.repeats} (min-max), ms; load average {load0[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end")
     med = statistics.median
     for unit, col in (("wall clock", 0), ("CPU time of this process", 1)):
-        print(f"\n  {unit}, ms{'':28s}" + "".join(f"{n:>11s}" for n in names) + f"{'reference':>11s}"
-              + "   ratio current / each" + ("   reference / " + main.name if col == 0 else ""))
+        print(f"\n  {unit}, ms{'':28s}{main.name:>11s}{'reference':>11s}"
+              + (f"   reference / {main.name}" if col == 0 else ""))
         for name, key in ROWS:
             if col == 1 and key == "turn":
                 continue
-            vals = [med(x[col] for x in way.res[key]) for way in ways]
-            line = f"  {name:44s}" + "".join(f"{v:11.1f}" for v in vals)
+            value = med(x[col] for x in main.res[key])
+            line = f"  {name:44s}{value:11.1f}"
             line += f"{med(x[col] for x in rres[key]):11.1f}" if key in rres else " " * 11
-            line += "   " + " ".join(f"{vals[0] / max(v, 1e-9):4.2f}x" for v in vals[1:])
             if col == 0 and key in rres:
-                line += f"   {med(x[0] for x in rres[key]) / max(med(x[0] for x in main.res[key]), 1e-9):5.1f}x"
+                line += f"   {med(x[0] for x in rres[key]) / max(value, 1e-9):5.1f}x"
             if col == 0:
                 xs = [x[0] for x in main.res[key]]
                 line += f"   ({min(xs):.1f}-{max(xs):.1f})"
             print(line)
-    print(f"\n  plots repainted per live tick (event loop, {main.name}): {med(main.painted):.0f} of {len(keys)}; "
-          f"cold first full redraw (items created, {main.name}): {main.res['full_paint'][0][0]:.1f} ms; "
-          f"min-max: {main.name}")
-    print(f"  plots painted per painted full redraw ({len(keys)} plots): "
-          + ", ".join(f"{way.name} {med(way.full_paints):.0f}" for way in ways))
+    print(f"\n  plots repainted per live tick (event loop): {med(main.painted):.0f} of {len(keys)}; "
+          f"cold first full redraw (items created): {main.res['full_paint'][0][0]:.1f} ms")
+    print(f"  plots painted per painted full redraw ({len(keys)} plots): {med(main.full_paints):.0f}")
     print("  " + reader_cost(base))
-    print("  picture after the same full redraw, pixels differing from current's: "
-          + ", ".join(f"{n} {pixels_differing(pictures['current'], pictures[n])}" for n in names[1:]))
     if a.png:
-        pictures[main.name].save(a.png)
-        print(f"  saved the {main.name} panel after a full redraw to {a.png}")
+        main.picture([copy_run(s) for s in base]).save(a.png)
+        print(f"  saved the panel after a full redraw to {a.png}")
     if a.profile:
-        way = main
-        way.show([])
+        main.show([])
         runs = [copy_run(s) for s in base]
-        print(f"\nprofile ({main.name}), one full redraw (own time):")
-        print(profile(lambda: way._with_options(lambda: (way.show(runs), way.paint()))))
-        print(f"\nprofile ({main.name}), 20 live ticks (own time):")
-        print(profile(lambda: way._with_options(lambda: [way.live(way.paint) for _ in range(20)])))
-    for way in ways:
-        way.close()
+        print("\nprofile, one full redraw (own time):")
+        print(profile(lambda: (main.show(runs), main.paint())))
+        print("\nprofile, 20 live ticks (own time):")
+        print(profile(lambda: [main.live(main.paint) for _ in range(20)]))
+    cpu = {key: med(x[1] for x in main.res[key]) for key in ("full_paint", "tick_paint", "reselect")}
+    ratios = {}
+    if "full_paint" in rres:
+        ratios["full redraw: app's way / pyqtgraph downsampling reference (CPU)"] = cpu["full_paint"] / max(
+            med(x[1] for x in rres["full_paint"]), 1e-9)
+    record(a, "bench_curves", case=f"{a.runs} runs x {a.points:,} steps", ratios=ratios,
+           figures={"full redraw, painted (CPU ms)": cpu["full_paint"], "live tick, painted (CPU ms)": cpu["tick_paint"],
+                    "re-selection, painted (CPU ms)": cpu["reselect"],
+                    "longest turn of a staggered live tick (ms)": med(x[0] for x in main.res["turn"])},
+           load_start=load0[0])
+    main.close()
     from PySide6.QtCore import QCoreApplication, QEvent
 
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

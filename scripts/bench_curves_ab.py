@@ -1,7 +1,7 @@
 """The Curves full redraw of two checkouts (or commits), each way timed alone in its own process, the processes
 taking turns: the figure to compare the app before and after a change (prints figures, asserts nothing).
 
-    QT_QPA_PLATFORM=offscreen python scripts/bench_curves_ab.py /path/to/old:a /path/to/new:c
+    QT_QPA_PLATFORM=offscreen python scripts/bench_curves_ab.py /path/to/old:app /path/to/new:app
         [--runs 4] [--points 100000] [--repeats 20] [--rounds 3]
 
 Each ``CHECKOUT:WAY`` is a source tree whose ``scripts/bench_curves.py`` has the way WAY (its WAYS table;
@@ -21,6 +21,9 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 CHILD = r"""
 import json, os, statistics, sys, time
@@ -45,7 +48,7 @@ for k in range(repeats):
         w.paint()
         t2, c2 = time.perf_counter(), time.process_time()
         out.append(((c1 - c0) * 1000, (c2 - c1) * 1000, (c2 - c0) * 1000, (t2 - t0) * 1000))
-    w._with_options(go)
+    getattr(w, "_with_options", lambda fn: fn())(go)   # older checkouts time each way inside its options
 print("RESULT " + json.dumps(out))
 """
 
@@ -62,12 +65,16 @@ def run_one(tree: str, way: str, a) -> list[tuple[float, float, float, float]]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sides", nargs="+", help="CHECKOUT:WAY, e.g. /work/main:a")
+    ap.add_argument("sides", nargs="+", help="CHECKOUT:WAY, e.g. ../main:app")
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     a = ap.parse_args()
+    load0 = load_average()
     sides = [tuple(s.rsplit(":", 1)) for s in a.sides]
     if any(len(s) != 2 for s in sides):
         ap.error("each side is CHECKOUT:WAY")
@@ -86,6 +93,10 @@ def main() -> int:
     first = med(totals[sides[0]])
     print("  median over rounds, CPU total: " + ", ".join(
         f"{t}:{w} {med(v):.1f} ({first / max(med(v), 1e-9):.2f}x)" for (t, w), v in totals.items()))
+    names = [f"{Path(t).name}:{w}" for t, w in sides]
+    record(a, "bench_curves_ab", case=f"{a.runs} runs x {a.points:,} steps, full redraw",
+           ratios={f"{names[0]} / {n} (CPU)": first / max(med(totals[s]), 1e-9) for n, s in zip(names[1:], sides[1:])},
+           figures={f"{n} (CPU ms)": med(totals[s]) for n, s in zip(names, sides)}, load_start=load0)
     return 0
 
 

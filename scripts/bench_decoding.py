@@ -38,11 +38,20 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=2000, help="windows to decode (default 2000)")
     ap.add_argument("--repeats", type=int, default=3)
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args(argv)
+    load0 = load_average()
+    medians = {}
     for name, space in (("clean offsets", False), ("white space in offsets", True)):
         rates = sorted(bench(args.n, space, seed=r) for r in range(args.repeats))
+        medians[name] = rates[len(rates) // 2]
         print(f"{name:24s} {rates[len(rates) // 2]:8.0f} windows/s (median of {args.repeats}; "
               f"min {rates[0]:.0f}, max {rates[-1]:.0f})")
+    record(args, "bench_decoding", case=f"{args.n:,} windows of 384 tokens",
+           ratios={"white space / clean offsets (windows/s)": medians["white space in offsets"] / medians["clean offsets"]},
+           figures={f"{k} (windows/s)": v for k, v in medians.items()}, load_start=load0)
     return 0
 
 

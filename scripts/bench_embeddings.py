@@ -53,7 +53,11 @@ def main() -> int:
     ap.add_argument("--pca-n", type=int, default=10000)
     ap.add_argument("--tsne-n", type=int, default=5000)
     ap.add_argument("--skip-tsne", action="store_true")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args()
+    load0 = load_average()
 
     import torch
 
@@ -100,13 +104,17 @@ def main() -> int:
     project(x[:100], "pca")   # import scikit-learn outside the timing
     t = time.perf_counter()
     project(x, "pca")
-    print(f"PCA of {args.pca_n:,} x 384: {time.perf_counter() - t:.3f} s")
+    figures = {"bare forward (s)": b, "embed path (s)": e, f"PCA of {args.pca_n:,} x 384 (s)": time.perf_counter() - t}
+    print(f"PCA of {args.pca_n:,} x 384: {figures[f'PCA of {args.pca_n:,} x 384 (s)']:.3f} s")
     if not args.skip_tsne:
         y = rng.normal(size=(args.tsne_n, 384)).astype(np.float32)
         ticks = []
         t = time.perf_counter()
         project(y, "tsne", progress=lambda d, total: ticks.append(d))
+        figures[f"t-SNE of {args.tsne_n:,} x 384 (s)"] = time.perf_counter() - t
         print(f"t-SNE of {args.tsne_n:,} x 384: {time.perf_counter() - t:.1f} s ({len(ticks)} progress reports)")
+    record(args, "bench_embeddings", case=f"{n:,} occurrences of '{args.word}', {args.model}",
+           ratios={"embed path / bare forward": e / b}, figures=figures, load_start=load0)
     return 0
 
 

@@ -131,6 +131,9 @@ def run_eval_child(model: str, data: Path, cap: int | None, batch_size: int, out
     return json.loads(proc.stdout), wall, peak_mib
 
 
+RECORDED: dict = {"ratios": {}, "figures": {}}   # what --results writes (explorer.benchmarks)
+
+
 def report_scale(args, loaded, data: Path) -> dict:
     """Steps 2 and 3 of the module doc; prints the figures and returns the child's result."""
     from explorer.core.data.squad import load_squad
@@ -161,6 +164,9 @@ def report_scale(args, loaded, data: Path) -> dict:
     print(f"  pipeline overhead over the bare forward: {100 * (pipeline - bare) / bare:+.1f}% "
           f"(everything after the model load: {pipeline:.1f} s; the forward loop alone "
           f"{100 * (t['forward'] - bare) / bare:+.1f}%; target <= +10%)")
+    RECORDED["ratios"]["pipeline / bare forward"] = pipeline / bare
+    RECORDED["figures"].update({"questions": n, "questions/s": sp["questions_per_second"], "peak resident MiB": peak,
+                                "bare forward (s)": bare, **{f"{k} (s)": v for k, v in t.items()}})
     return result
 
 
@@ -186,6 +192,7 @@ def report_one_at_a_time(loaded, data: Path, n: int, batch_size: int) -> None:
     print(f"  batched (batch {batch_size}, length-sorted dynamic padding): {len(rows) / t_ours:.1f} questions/s; "
           f"one at a time (padded to 384, run_qa post-processing): {len(rows) / t_base:.1f} questions/s; "
           f"speed-up {t_base / t_ours:.2f}x; best span identical for {same}/{len(base)}")
+    RECORDED["ratios"]["batched / one question at a time"] = t_base / t_ours
 
 
 def run_qa_postprocess(context, offsets, start_logits, end_logits, n_best_size=20, max_answer_length=30):
@@ -301,10 +308,15 @@ def main(argv=None) -> int:
     ap.add_argument("--int8", action="store_true", help="also int8 vs fp32: speed, identical answers, F1")
     ap.add_argument("--skip-eval", action="store_true", help="skip the eval run (only the other figures)")
     ap.add_argument("--out", default="/tmp/bert-explorer-bench/eval_out")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args(argv)
+    load0 = load_average()
     import torch
 
     ms, n_taus = bench_tau_sweep()
+    RECORDED["figures"]["τ sweep, 12,000 questions (ms)"] = ms
     print(f"tau sweep: 12,000 synthetic questions x {n_taus} taus (-6..+6 step 0.25): {ms:.2f} ms (median of 20)")
     data = Path(args.data)
     if args.concat_dev:
@@ -325,6 +337,8 @@ def main(argv=None) -> int:
     if args.int8:
         report_int8(loaded, data, args.cap, args.batch_size, args.bare_sample)
     print(f"\nthis process: peak resident memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+    record(args, "bench_eval", case=f"{args.model}, {data.name}" + (f", first {args.cap:,}" if args.cap else ""),
+           ratios=RECORDED["ratios"], figures=RECORDED["figures"], load_start=load0)
     return 0
 
 

@@ -139,7 +139,7 @@ def timed_split(app, widget, action, repeats, prepare=None) -> dict[str, list[fl
     return out
 
 
-def attention_redraw(app, result, repeats: int) -> None:
+def attention_redraw(app, result, repeats: int) -> dict:
     """The Attention view alone (1500 x 950, as in the app) on one probed window: layer and head changes,
     timed until painted; median and p95 (target: <= 30 ms for a layer / head change)."""
     from explorer.ui.inspectors.attention_view import AttentionView
@@ -170,12 +170,16 @@ def attention_redraw(app, result, repeats: int) -> None:
     print(f"  {'':32s} {'update p50':>10s} {'p95':>6s} {'+ paint p50':>12s} {'p95':>6s} {'update CPU p50':>15s} "
           f"{'p95':>6s} {'longest turn p50':>17s} {'p95':>6s}")
     cpu0 = time.process_time()
+    figures = {}
     for name, action, *prepare in rows:
         m = timed_split(app, view, action, repeats, *prepare)
+        figures.update({f"{name} p50 (ms)": pct(m["update"], 0.5), f"{name} p95 (ms)": pct(m["update"], 0.95),
+                        f"{name}, GUI CPU p95 (ms)": pct(m["cpu"], 0.95)})
         print(f"  {name:32s} " + " ".join(f"{pct(m[key], 0.5):{width}.1f} {pct(m[key], 0.95):6.1f}" for key, width in
                                           (("update", 10), ("total", 12), ("cpu", 15), ("turn", 17))))
     print(f"  process CPU time of these changes: {time.process_time() - cpu0:.2f} s; load average {os.getloadavg()[0]:.2f}")
     view.close()
+    return figures
 
 
 def main(argv=None) -> int:
@@ -187,7 +191,11 @@ def main(argv=None) -> int:
     ap.add_argument("--dev-cap", type=int, default=200)
     ap.add_argument("--attention-only", action="store_true",
                     help="only the Attention view's layer / head redraw (no probe latency, hub or spans view)")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args(argv)
+    load0 = load_average()
 
     import torch
     from PySide6.QtWidgets import QApplication, QTabWidget
@@ -205,17 +213,23 @@ def main(argv=None) -> int:
     p384 = passage_of(tok, 384 - len(tok(question, add_special_tokens=False)["input_ids"]) - 3)
 
     if args.attention_only:
-        attention_redraw(app, probe(loaded, question, p384, attentions=True), max(args.repeats, 20))
+        figures = attention_redraw(app, probe(loaded, question, p384, attentions=True), max(args.repeats, 20))
+        record(args, "bench_inspectors", case=f"Attention view, full 384-token window, {args.model}",
+               figures=figures, load_start=load0)
         return 0
     print("\nprobe latency (ms), p50 / p95 over", args.repeats, "runs:")
+    figures = {}
     for name, passage in (("~200-token passage", p200), ("full 384-token window", p384)):
         for att in (True, False):
             p50, p95, n = time_probe(loaded, question, passage, args.repeats, att)
             print(f"  {name:22s} ({n} tokens in window 1), attentions={att!s:5}: p50 {p50:7.1f}  p95 {p95:7.1f}")
+            figures[f"probe, {name}{', attentions' if att else ''}, p95 (ms)"] = p95
 
     from explorer.ui.inspectors import InspectorHub
 
-    attention_redraw(app, probe(loaded, question, p384, attentions=True), max(args.repeats, 20))
+    figures.update(attention_redraw(app, probe(loaded, question, p384, attentions=True), max(args.repeats, 20)))
+    record(args, "bench_inspectors", case=f"probes and the Attention view, full 384-token window, {args.model}",
+           figures=figures, load_start=load0)
     hub = InspectorHub()
     tabs = QTabWidget()
     for title, w in hub.tabs():

@@ -21,7 +21,11 @@ def main(argv=None) -> int:
     parser.add_argument("--data", default=str(default_data), help="SQuAD-format JSON")
     parser.add_argument("--cap", type=int, default=2000, help="questions used")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each variant (best is printed)")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(parser)
     args = parser.parse_args(argv)
+    load0 = load_average()
     if not Path(args.data).is_file():
         print(f"no SQuAD file at {args.data}; give --data or set EXPLORER_REAL_DATA", file=sys.stderr)
         return 2
@@ -53,6 +57,9 @@ def main(argv=None) -> int:
     print(f"prepare_qa_features with snapping:    {best_on:.3f} s ({len(qs) / best_on:,.0f} questions/s)")
     print(f"prepare_qa_features without snapping: {best_off:.3f} s ({len(qs) / best_off:,.0f} questions/s)")
     print(f"snapping costs {100 * (best_on - best_off) / best_off:+.1f}% (best of {args.repeat})")
+    record(args, "bench_offsets", case=f"{args.model}, {len(qs):,} questions", ratios={"with / without snapping": best_on / best_off},
+           figures={"with snapping (questions/s)": len(qs) / best_on, "without snapping (questions/s)": len(qs) / best_off},
+           load_start=load0)
     return 0
 
 

@@ -68,7 +68,11 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--chunk-rows", type=int, default=2048)
     ap.add_argument("--max-seq-length", type=int, default=128)
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args(argv)
+    load0 = load_average()
     tmp = Path(tempfile.mkdtemp(prefix="bench_predict_"))
     if args.stance:
         root = os.environ.get("EXPLORER_REAL_DATA")
@@ -119,6 +123,11 @@ def main(argv=None) -> int:
           f"(predict spends {100 * (run_s - clock['forward']) / run_s:.1f}% of its time outside the forward)")
     print(f"resident memory: {rss[1] if len(rss) > 1 else rss[0]:.0f} MiB after the first chunk, peak "
           f"{max(rss):.0f} MiB over {len(rss) - 1} chunks")
+    record(args, "bench_predict", case=f"{'SemEval-2016 stance train' if args.stance else f'made file, {summary.rows:,} rows'}, {name}",
+           ratios={"predict / bare forward (rows/s)": predict_rate / bare_rate},
+           figures={"predict rows/s": predict_rate, "bare forward rows/s": bare_rate,
+                    "resident MiB, first chunk": rss[1] if len(rss) > 1 else rss[0], "resident MiB, peak": max(rss)},
+           load_start=load0)
     return 0
 
 

@@ -174,7 +174,11 @@ def main(argv=None) -> int:
     ap.add_argument("--int8", action="store_true",
                     help="also the probe on the int8-quantized model (inference.quantize_int8) against the fp32 "
                          "forward")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args(argv)
+    load0 = load_average()
     import torch
 
     from explorer.core.models.loading import load_model
@@ -223,6 +227,16 @@ def main(argv=None) -> int:
                   f"  p95 {np.percentile(full, 95) / np.percentile(bare, 95):.3f}  ({np.percentile(full, 50):.1f} vs "
                   f"{np.percentile(bare, 50):.1f} ms at p50)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    for name, _, att in cases:
+        bare, full = np.array(times[name]["bare"]), np.array(times[name]["probe"])
+        record(args, "bench_probe", case=f"{name}{' with attentions' if att else ' without attentions'}, "
+               f"{torch.get_num_threads()} threads, {where}",
+               ratios={"probe / bare forward, p95": np.percentile(full, 95) / np.percentile(bare, 95),
+                       "probe / bare forward, p50": np.percentile(full, 50) / np.percentile(bare, 50),
+                       "median of per-run ratios": np.median(full / bare)},
+               figures={"probe p50 (ms)": np.percentile(full, 50), "probe p95 (ms)": np.percentile(full, 95),
+                        "bare forward p50 (ms)": np.percentile(bare, 50), "bare forward p95 (ms)": np.percentile(bare, 95)},
+               load_start=load0)
     if args.int8:
         report_int8(loaded, cases, pairs, args.runs)
     if args.torch_profile:

@@ -3,13 +3,13 @@
 Writes a CSV of N rows (text, label, id; a quoted comma in every tenth text) to a temporary folder and
 times ``explorer.core.data.table.preview_table`` (the head kept, the rest counted), best of 3.
 
-    python scripts/bench_table_preview.py [N]
+    python scripts/bench_table_preview.py [N] [--results]
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -17,7 +17,7 @@ from pathlib import Path
 from explorer.core.data.table import preview_table
 
 
-def main(n: int = 100_000) -> None:
+def main(n: int = 100_000) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.csv"
         with open(path, "w", newline="", encoding="utf-8") as fh:
@@ -35,9 +35,10 @@ def main(n: int = 100_000) -> None:
         print(f"preview of a {preview.n_rows:,}-row CSV ({size:.1f} MB): best {min(times):.3f} s, "
               f"worst {max(times):.3f} s of 3; guessed text {preview.guess.text_columns}, "
               f"label {preview.guess.label_column}, id {preview.guess.id_column}")
+        return {f"{preview.n_rows:,}-row CSV preview, best of 3 (s)": min(times)}
 
 
-def real_stance() -> None:
+def real_stance() -> dict:
     """The launcher's whole classification preview (read, labels, notes) of the 2,814-row SemEval-2016 stance
     file, when $EXPLORER_REAL_DATA names the shared data folder."""
     import os
@@ -46,7 +47,7 @@ def real_stance() -> None:
     path = Path(real or "") / "stance_semeval2016" / "train.txt"
     if not real or not path.is_file():
         print("stance file: skipped (EXPLORER_REAL_DATA not set)")
-        return
+        return {}
     from explorer.ui.launch.data_preview import preview_data
 
     times = []
@@ -56,8 +57,16 @@ def real_stance() -> None:
         times.append(time.perf_counter() - t0)
     print(f"launcher preview of the stance file ({res['counts']['examples']:,} rows, {res['class_counts']}): "
           f"best {min(times):.3f} s, worst {max(times):.3f} s of 3")
+    return {"stance file, the launcher's whole preview, best of 3 (s)": min(times)}
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
-    real_stance()
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("n", nargs="?", type=int, default=100_000, help="rows of the made CSV (default 100,000)")
+    add_results_argument(ap)
+    args = ap.parse_args()
+    load0 = load_average()
+    figures = main(args.n) | real_stance()
+    record(args, "bench_table_preview", case=f"{args.n:,}-row CSV; the stance file", figures=figures, load_start=load0)

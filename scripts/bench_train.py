@@ -273,7 +273,11 @@ def main(argv=None) -> int:
     p.add_argument("--dev", default=DEFAULT_DEV, help="SQuAD v1.1 dev file for --dev-questions")
     p.add_argument("--dev-questions", type=int, default=0,
                    help="after training, score each variant's model on the first N questions of --dev (0 = skip)")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(p)
     args = p.parse_args(argv)
+    load0 = load_average()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -334,6 +338,17 @@ def main(argv=None) -> int:
     for v, r in results.items():
         rate = r["samples_per_second"] * per_window / 1e9
         print(f"  {v:22s} {rate:6.1f} GFLOP/s of useful work = {100 * rate / peak:4.1f}% of the matmul rate")
+    ratios, figures = {}, {}
+    for v, r in results.items():
+        if BASELINE in results and v != BASELINE:
+            ratios[f"{v} / {BASELINE} (windows/s)"] = r["samples_per_second"] / results[BASELINE]["samples_per_second"]
+        ratios[f"{v}: share of the matmul rate"] = r["samples_per_second"] * per_window / 1e9 / peak
+        figures[f"{v} windows/s"] = r["samples_per_second"]
+        if "dev" in r:
+            figures[f"{v} dev EM"], figures[f"{v} dev F1"] = r["dev"]["exact_match"], r["dev"]["f1"]
+    figures["fp32 matmul rate (GFLOP/s)"] = peak
+    record(args, "bench_train", case=f"batch {args.batch_size}, length {args.max_seq_length}, "
+           f"{f'{args.steps} steps' if args.steps > 0 else '1 epoch'}", ratios=ratios, figures=figures, load_start=load0)
     return 0
 
 

@@ -19,6 +19,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("EXPLORER_REAL_DATA", ROOT.parent / "shared" / "data"))
+sys.path.insert(0, str(ROOT))
 
 
 def budget_parser(description: str) -> argparse.ArgumentParser:
@@ -34,6 +35,9 @@ def budget_parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--eval-every", type=int, default=0, help="steps between dev evaluations (0 = start and end)")
     p.add_argument("--train-cap", type=int, default=0)
     p.add_argument("--dev-cap", type=int, default=0)
+    from explorer.benchmarks import add_results_argument
+
+    add_results_argument(p)
     return p
 
 
@@ -60,7 +64,8 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
-def follow_run(cmd: list[str], header: str, line_of: Callable[[dict], str], nice: int = 0) -> int:
+def follow_run(cmd: list[str], header: str, line_of: Callable[[dict], str], nice: int = 0,
+               results: tuple[argparse.Namespace, str] | None = None) -> int:
     """Run ``cmd``, print ``header``, then ``"<training minutes>  <CPU minutes>  <step>  " + line_of(metrics)``
     for every eval event as it comes (and a failed event's message); returns the run's exit code.
 
@@ -68,7 +73,13 @@ def follow_run(cmd: list[str], header: str, line_of: Callable[[dict], str], nice
     counted); CPU minutes are what the training process has used so far, evaluations included (the
     machine-load-independent measure; on an idle 2-core machine about twice the wall minutes). The training
     worker would lower its own priority to niceness 10 for the GUI's sake; here it runs at ``nice``
-    (``EXPLORER_WORKER_NICE``), so that other work on the machine does not starve the measurement."""
+    (``EXPLORER_WORKER_NICE``), so that other work on the machine does not starve the measurement.
+    ``results`` = (the parsed flags, the benchmark's name): with ``--results``, the last evaluation's metrics,
+    its training and CPU minutes are recorded (explorer.benchmarks)."""
+    from explorer.benchmarks import load_average, record
+
+    load0 = load_average()
+    last: dict = {}
     print(f"load average at start: {os.getloadavg()}", flush=True)
     print("command:", " ".join(cmd), flush=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
@@ -85,10 +96,15 @@ def follow_run(cmd: list[str], header: str, line_of: Callable[[dict], str], nice
             train_seconds = float(ev.get("train_seconds") or train_seconds)
         elif ev.get("event") == "eval":
             cpu = cpu_seconds(proc.pid) / 60
+            last = {"training minutes": train_seconds / 60, "CPU minutes": cpu, "step": ev["step"],
+                    **{f"dev {k}": v for k, v in ev["metrics"].items() if isinstance(v, (int, float))}}
             print(f"{train_seconds / 60:7.2f}  {cpu:7.2f}  {ev['step']:4d}  {line_of(ev['metrics'])}  "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
         elif ev.get("event") == "failed":
             print("failed:", ev.get("error"), flush=True)
     rc = proc.wait()
     print(f"load average at end: {os.getloadavg()}")
+    if results is not None and last:
+        args, name = results
+        record(args, name, case=f"{args.minutes:g}-minute budget, {args.model}", figures=last, load_start=load0)
     return rc

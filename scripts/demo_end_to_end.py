@@ -224,7 +224,7 @@ def write_report(out: Path, a, info: dict, events: list[dict], shots: list[tuple
     for name, caption in shots:
         L.append(f"- [{name}]({name}): {caption}")
     L.append("")
-    L.append(f"![curves](curves_final.png)" if any(n == "curves_final.png" for n, _ in shots) else "")
+    L.append("![curves](curves_final.png)" if any(n == "curves_final.png" for n, _ in shots) else "")
     path = out / "report.md"
     path.write_text("\n".join(L) + "\n", encoding="utf-8")
     return path

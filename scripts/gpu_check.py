@@ -187,7 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parts", default=",".join(PARTS), help=f"which parts, of {', '.join(PARTS)}")
     p.add_argument("--part-timeout", type=float, default=900.0, help="seconds each child may take")
     p.add_argument("--allow-cpu", action="store_true", help="run without CUDA (a dry run of this script)")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(p)
     args = p.parse_args(argv)
+    load0 = load_average()
     import torch
 
     if not torch.cuda.is_available() and not args.allow_cpu:
@@ -210,6 +214,18 @@ def main(argv: list[str] | None = None) -> int:
             summary[part] = {"error": f"{type(exc).__name__}: {exc}"}
         print(f"{part} ({time.perf_counter() - t0:.0f} s): {json.dumps(summary[part])[:600]}", flush=True)
         write_report(out, summary)
+
+    def numbers(value, name=""):   # the summary's numbers, named by their path ("train: fp32: windows_per_second")
+        if isinstance(value, dict):
+            for k, v in value.items():
+                yield from numbers(v, f"{name}: {k}" if name else str(k))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield name, value
+    figures = dict(numbers(summary))
+    if figures:
+        record(args, "gpu_check", case=f"{args.steps} steps, parts {args.parts}" + (" (CPU dry run)" if args.allow_cpu else ""),
+               ratios={k: v for k, v in figures.items() if "ratio" in k or "rel_diff" in k},
+               figures={k: v for k, v in figures.items() if "ratio" not in k and "rel_diff" not in k}, load_start=load0)
     return 0
 
 

@@ -368,7 +368,11 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temporary runs folder (printed at the start)")
     ap.add_argument("--stack-depth", type=int, default=7, help="innermost frames printed per --stacks sample")
     ap.add_argument("--settle", type=float, default=8.0, help="seconds to let the app start before launching")
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     a = ap.parse_args()
+    load0 = load_average()
     STACK_DEPTH[0] = a.stack_depth
 
     tmp = Path(tempfile.mkdtemp(prefix="stall_probe_"))
@@ -410,6 +414,12 @@ def main() -> int:
     if meter.sampler is not None:
         meter.sampler.stop()
     print_report(meter, a.top)
+    everything = [g for gaps in meter.gaps.values() for g in gaps]
+    if everything:
+        figures = {f"worst stall, {name} (ms)": meter.worst.get(name, (0.0, ""))[0] for name in meter.gaps}
+        figures.update({"stalls over 50 ms": sum(g > 50 for g in everything), "ticks": len(everything)})
+        record(a, "gui_stall_probe", case=f"{'no training' if a.no_train else 'a fine-tune'}, {a.duration:.0f} s",
+               figures=figures, load_start=load0)
     if a.shots:
         Path(a.shots).mkdir(parents=True, exist_ok=True)
         win.grab().save(str(Path(a.shots) / "stall_probe_end.png"))

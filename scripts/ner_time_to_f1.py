@@ -23,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd = budget_command(a, "ner", DATA / "conll2003" / "train.txt", DATA / "conll2003" / "dev.txt", "ner")
     return follow_run(cmd, "entity_f1  precision  recall  token_accuracy",
                       lambda m: f"{100 * m['f1']:8.2f}  {100 * m['precision']:8.2f}  {100 * m['recall']:6.2f}  "
-                                f"{100 * m['token_accuracy']:8.2f}")
+                                f"{100 * m['token_accuracy']:8.2f}",
+                      results=(a, "ner_time_to_f1"))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
-"""Screenshots of the real app, offscreen, from a short run it makes itself (for the README).
+"""Screenshots of the real app, offscreen, from a short run it makes itself (for the user guide).
 
     QT_QPA_PLATFORM=offscreen python scripts/screenshots.py OUT_DIR [--steps 30] [--eval-every 10]
 
 Starts the main window offscreen (temp runs folder, settings and cache), fills the launcher with
 launcher.png as the first start shows it, then the SQuAD 2.0 sample (squad_v2_sample_train.json, dev
-squad_v2_sample_dev.json, fast-CPU settings) capped at --steps optimizer steps, clicks Launch (the
+squad_v2_sample_dev.json, fast-CPU settings; --sample v1: the answerable sample and task squad_v1, as the
+offline default) capped at --steps optimizer steps, clicks Launch (the
 real worker process), waits for it to finish, then clicks "Open best checkpoint in inspectors",
-probes an example of resources/examples/probe_examples.json, and runs the τ sweep on the sample dev
+probes an example of resources/examples/probe_examples.json, and runs the τ sweep on the v2 sample dev
 file. Writes OUT_DIR/launcher.png, curves.png, attention.png, spans.png, tau.png (whole window,
 each PNG scaled down until it is under --max-kb) and prints what it did with timings.
 
@@ -222,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
                     "classify.png, classify_dev.png, classify_opened.png (scripts/screenshots_classify.py)")
     ap.add_argument("--classify-dev", default="", help="the dev file for classify_dev.png")
     ap.add_argument("--launcher-only", action="store_true", help="only the launcher image (no run)")
+    ap.add_argument("--sample", choices=["v1", "v2"], default="v2",
+                    help="the bundled SQuAD sample the run trains on: v2 (a third unanswerable, task squad_v2; "
+                         "default) or v1 (answerable only, task squad_v1, as the offline default); the τ sweep "
+                         "always uses the v2 dev sample")
     a = ap.parse_args(argv)
 
     from explorer.ui.launch.presets import sample_paths
@@ -234,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     drv = AppDriver(tmp / "runs", tmp / "settings.ini")
     win = drv.win
     try:
-        train, dev = sample_paths()
+        train, dev = sample_paths(a.sample)
+        tau_dev = sample_paths("v2")[1]
         drv.show_tab(TAB_LAUNCH)
         drv.wait_previews()     # the launcher as a first start shows it (the README image)
         drv.wait(0.5)
@@ -243,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.launcher_only:
             return 0
         drv.fill_form(max_steps=a.steps, eval_every=a.eval_every, batch_size=a.batch_size, train=train, dev=dev,
-                      task="squad_v2")
+                      task="squad_v1" if a.sample == "v1" else "squad_v2")
         drv.wait_previews()
 
         t0 = time.monotonic()
@@ -282,8 +288,8 @@ def main(argv: list[str] | None = None) -> int:
 
         t0 = time.monotonic()
         drv.show_tab(TAB_TAU)
-        study, fig = drv.tau_study(dev)
-        print(f"τ sweep on {Path(dev).name}: {len(study)} questions in {time.monotonic() - t0:.1f} s, best τ "
+        study, fig = drv.tau_study(tau_dev)
+        print(f"τ sweep on {Path(tau_dev).name}: {len(study)} questions in {time.monotonic() - t0:.1f} s, best τ "
               f"{fig.grid.best_tau:+.2f} (F1 {fig.grid.best_f1:.2f})"
               + (f", honest F1 {fig.honest['honest_f1']:.2f}" if fig.honest else ""),
               flush=True)

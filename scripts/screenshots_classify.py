@@ -45,7 +45,9 @@ def shoot_classify(drv, out: Path, checkpoint: str, dev: str, text: str, text_b:
                            "endings": data.endings[0], "label": data.labels[0]})
     else:
         view.open_example({"kind": view.current_kind(), "text_a": text, "text_b": text_b, "label": -1})
-    drv.wait_until(lambda: view.result is not None, timeout, "the Classify result")
+    # opening a run's checkpoint also classifies the run's first dev example: wait for the answer to these inputs
+    drv.wait_until(lambda: view.result is not None and view._result_inputs == view.inputs.values(),  # noqa: SLF001
+                   timeout, "the Classify result")
     print("\n".join(view.result_lines(view.result)[-8:]), flush=True)
     shot = drv.grab(out / "classify.png", max_kb)
     print(f"classify.png {shot[0]}x{shot[1]} {shot[2] // 1024} KB", flush=True)

@@ -4,6 +4,8 @@
 
 A tiny random classifier (tests/helpers.py) labels 2,000 short texts with a gold and a person's label column;
 two rows are corrected and one marked reviewed, then the page and the Predict dialog are grabbed to PNG.
+With ``--checkpoint CKPT --data FILE`` a real classifier labels a real file instead (e.g. an SST-2 run's best
+checkpoint on the SST-2 dev file), for the user guide's picture.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/shots")
+    ap.add_argument("--checkpoint", default="", help="a classifier checkpoint to label --data with (default: a "
+                    "tiny random classifier on made-up texts)")
+    ap.add_argument("--data", default="", help="the file --checkpoint labels")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -51,12 +56,19 @@ def main(argv=None) -> int:
     from explorer.core.predict.engine import predict_file
     from explorer.ui.inspectors.predictions_view import PredictDialog, PredictionsView
 
-    summary = predict_file(str(ckpt), str(data), str(tmp / "tweets.predictions.csv")).to_dict()
+    corrections = ((0, "AGAINST"), (1, "NONE"))
+    if args.checkpoint:
+        ckpt, data = Path(args.checkpoint), Path(args.data)
+        names = list(json.loads((ckpt / "config.json").read_text())["id2label"].values())
+        corrections = ((0, names[-1]), (1, names[0]))
+    (tmp / "labelled").mkdir()      # apart from the QA file below, whose name may be the same
+    summary = predict_file(str(ckpt), str(data), str(tmp / "labelled" / f"{data.stem}.predictions.csv")).to_dict()
     page = PredictionsView()
     page.resize(1400, 760)
     page.open(summary["out"], summary)
-    page.person.setCurrentText("annotator")
-    for row, label in ((0, "AGAINST"), (1, "NONE")):
+    if not args.checkpoint:
+        page.person.setCurrentText("annotator")
+    for row, label in corrections:
         page.view.selectRow(row)
         page.set_label(page.current_row(), label)
     page.view.selectRow(2)
@@ -65,7 +77,7 @@ def main(argv=None) -> int:
     page.show()
     app.processEvents()
     page.grab().save(str(out / "predictions_page.png"))
-    page.filter.setCurrentText("NONE")
+    page.filter.setCurrentText(corrections[1][1])
     app.processEvents()
     page.grab().save(str(out / "predictions_filtered.png"))
     dialog = PredictDialog(str(ckpt), client=object())

@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     train = DATA / "stance_semeval2016" / "train.txt"
     cmd = budget_command(a, "single", train, None, "stance", COLUMNS)
     rc = follow_run(cmd, "macro_f1  f_avg  accuracy",
-                    lambda m: f"{m['macro_f1']:.4f}    {m['f_avg']:.4f}  {m['accuracy']:.4f}")
+                    lambda m: f"{m['macro_f1']:.4f}    {m['f_avg']:.4f}  {m['accuracy']:.4f}",
+                    results=(a, "stance_time_to_f1"))
     split = Path(a.out) / "runs" / "stance" / "dev_split.csv"
     print(majority_figures(split, train) if split.exists() else f"no dev split at {split}")
     return rc

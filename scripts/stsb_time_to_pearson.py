@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd = budget_command(a, "regression", DATA / "stsb" / "train.csv", DATA / "stsb" / "dev.csv", "stsb",
                          RAW_COLUMNS)
     return follow_run(cmd, "pearson  spearman  mse",
-                      lambda m: f"{m['pearson']:.4f}   {m['spearman']:.4f}   {m['mse']:.4f}")
+                      lambda m: f"{m['pearson']:.4f}   {m['spearman']:.4f}   {m['mse']:.4f}",
+                      results=(a, "stsb_time_to_pearson"))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +142,12 @@ def main() -> None:
     ap.add_argument("--only", type=lambda t: [int(x) for x in t.split(",")], default=None,
                     help="evaluate only these snapshot steps, e.g. 150,300,470")
     ap.add_argument("extra", nargs="*", help="further train flags, after --")
+    sys.path.insert(0, str(ROOT))
+    from explorer.benchmarks import add_results_argument, load_average, record
+
+    add_results_argument(ap)
     args = ap.parse_args()
+    load0 = load_average()
     out = Path(args.out)
     snaps = out / "snapshots"
     print(f"load at start: {load()} (2-core machine: above ~0.5 the figures are slowed)", flush=True)
@@ -155,6 +159,13 @@ def main() -> None:
     rows = evaluate(args, snaps)
     (out / "curve.json").write_text(json.dumps(rows, indent=1))
     print(f"load at end: {load()}; curve in {out / 'curve.json'}")
+    if rows:
+        end = rows[-1]
+        figures = {"dev F1 at the end": end["f1"], "dev EM at the end": end["exact_match"], "windows seen": end["windows"],
+                   "training minutes": end["seconds"] / 60}
+        figures.update({f"dev F1 after {r['seconds'] / 60:.1f} min": r["f1"] for r in rows[:-1]})
+        record(args, "time_to_f1", case=f"{args.model}, {args.time_budget_minutes or 30:g}-minute budget"
+               + (f", {' '.join(args.extra)}" if args.extra else ""), figures=figures, load_start=load0)
 
 
 if __name__ == "__main__":

@@ -290,14 +290,20 @@ def shown_curves_panel(qtbot, width: int = 1000, height: int = 700):
     return w
 
 
-def curves_panel_with(qtbot, monkeypatch, options: dict, width: int = 1000, height: int = 800):
-    """A shown CurvesPanel (shown_curves_panel) whose plots draw with these DRAW_OPTIONS
-    (explorer.ui.curves.plot; the benchmark's ways)."""
-    from explorer.ui.curves import panel, plot
+def curves_painted_one_by_one(qtbot, width: int = 1000, height: int = 800):
+    """A shown CurvesPanel (shown_curves_panel) whose curves each paint themselves, as pyqtgraph's curve items do:
+    no plot's CurveLayer takes a curve (the way a curve the layer cannot draw is painted). The reference the
+    layer's one paint per plot must equal, pixel for pixel."""
+    w = shown_curves_panel(qtbot, width, height)
+    wire = w.plot_grid._wire
 
-    monkeypatch.setattr(plot, "DRAW_OPTIONS", dict(options))
-    monkeypatch.setattr(panel, "DRAW_OPTIONS", plot.DRAW_OPTIONS)
-    return shown_curves_panel(qtbot, width, height)
+    def layerless(plot):   # a plot built later (a metric shown on demand) too
+        plot.layer.add = lambda _curve: False
+        wire(plot)
+    w.plot_grid._wire = layerless
+    for plot in w.panels.values():
+        plot.layer.add = lambda _curve: False
+    return w
 
 
 def count_plot_paints(monkeypatch) -> dict[int, int]:

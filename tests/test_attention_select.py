@@ -72,7 +72,7 @@ def test_ctrl_click_and_drag_select_tokens(qtbot, shown_view):
     view = shown_view
     hv = view.head_view
     assert view.direction.currentIndex() == 0    # question -> passage: the sides are subsets of the tokens
-    left, right = view._left_idx, view._right_idx
+    left, right = view.shown.left_idx, view.shown.right_idx
     m = view.current_matrix()
 
     with qtbot.waitSignal(hv.selection_changed):
@@ -88,7 +88,7 @@ def test_ctrl_click_and_drag_select_tokens(qtbot, shown_view):
     np.testing.assert_allclose(bars, m[np.ix_([left[0], left[2]], right)].mean(axis=0), rtol=1e-6)
     rows, cols, _ = hv._visible_edges()
     assert set(rows.tolist()) == {0, 2} and set(cols.tolist()) <= set(range(right.size))
-    assert "2 selected" in view.info.text_shown() and view._labels[left[0]] in view.info.text_shown()
+    assert "2 selected" in view.info.text_shown() and view.shown.labels[left[0]] in view.info.text_shown()
     qtbot.mouseClick(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _point(view, "left", 0))
     assert hv.selection == ("left", [2])      # Ctrl+click again removes it
 

@@ -249,7 +249,7 @@ def test_the_op_reads_each_runs_metric_for_best(tmp_path):
 
     from helpers import save_tiny_model
 
-    from explorer.core.runs.store import config_file
+    from explorer.core.runs.layout import config_file
     from explorer.worker.inspector_ops import OPS, State
 
     dev = tmp_path / "dev.csv"

@@ -1,23 +1,16 @@
-"""The Curves redraw: one item per plot (CurveLayer), the level-of-detail cache (ZoomCache and the kept columns of
-deselected runs), one paint per plot after a refresh or a new selection, the smoothing kept with the series it
-was computed from, and the plot scene that keeps its view rect; each draws what the straightforward way draws."""
+"""The Curves redraw: one item per plot (CurveLayer) draws what the curves painting themselves draw, pixel for
+pixel, and a refresh paints each plot once."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import pytest
-from helpers import count_plot_paints
-from helpers import curves_panel_with as _panel
+from helpers import count_plot_paints, curves_painted_one_by_one, shown_curves_panel
 from helpers import widget_pixels as _pixels
 
-from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING, ema_smooth, prepare_curves
 from explorer.ui.runs.state import Series
-
-CURRENT = {"one_item": False, "lod_cache": False, "paint_once": False}
-NEW = {"one_item": True, "lod_cache": True, "paint_once": True}
 
 
 def _state(run_id, n, seed=0, nan_at=None):
@@ -48,13 +41,13 @@ def _show(w, runs):
     w.redraw_now()
 
 
-def test_one_item_per_plot_and_the_lod_cache_draw_the_same_pixels_as_one_item_per_curve(qtbot, monkeypatch):
+def test_one_item_per_plot_draws_the_same_pixels_as_one_item_per_curve(qtbot):
     runs = [_state("a", 6_000, 0, nan_at=2_000), _state("b", 4_000, 1), _state("c", 5_000, 2)]
-    old = _panel(qtbot, monkeypatch, CURRENT)
+    old = curves_painted_one_by_one(qtbot)
     _show(old, runs)
-    new = _panel(qtbot, monkeypatch, NEW)
+    new = shown_curves_panel(qtbot, 1000, 800)
     _show(new, runs)
-    assert new.panels["loss"].layer is not None and old.panels["loss"].layer is None
+    assert new.panels["loss"].layer.curves and not old.panels["loss"].layer.curves
     taken = new.panels["dev/f1"].layer.curves
     assert len(taken) == 3 and all(c.layer is not None for c in taken)   # dev curves (with dots) too
     ref = _pixels(old.grid_host)
@@ -66,7 +59,7 @@ def test_one_item_per_plot_and_the_lod_cache_draw_the_same_pixels_as_one_item_pe
     one = _pixels(old.grid_host)
     assert (one != ref).any()                              # the picture did change
     assert (_pixels(new.grid_host) != one).sum() == 0
-    # the same runs shown again (the kept columns of the lod cache), then a live tick: still the same
+    # the same runs shown again, then a live tick: still the same
     _show(old, runs)
     _show(new, runs)
     assert (_pixels(new.grid_host) == ref).all()
@@ -80,10 +73,10 @@ def test_one_item_per_plot_and_the_lod_cache_draw_the_same_pixels_as_one_item_pe
     assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
 
 
-def test_a_recoloured_curve_is_drawn_in_its_new_colour(qtbot, monkeypatch):
+def test_a_recoloured_curve_is_drawn_in_its_new_colour(qtbot):
     from PySide6.QtGui import QColor
 
-    new = _panel(qtbot, monkeypatch, NEW)
+    new = shown_curves_panel(qtbot, 1000, 800)
     run = _state("a", 3_000, 0)
     _show(new, [run])
     panel = new.panels["grad_norm"]
@@ -95,55 +88,12 @@ def test_a_recoloured_curve_is_drawn_in_its_new_colour(qtbot, monkeypatch):
     assert any(img.pixel(x, y) == magenta for x in range(0, img.width(), 2) for y in range(img.height()))
 
 
-def test_zoom_cache_gives_each_grid_the_points_of_a_fresh_decimator_and_reuses_a_grid_shown_before():
-    rng = np.random.default_rng(3)
-    x = np.arange(1, 50_001, dtype=np.float64)
-    y = rng.normal(size=len(x))
-    cache = ZoomCache(levels=2)
-    grids = [(0.0, 50_000.0, 500), (49_000.0, 50_000.0, 500), (0.0, 50_000.0, 300)]
-    firsts = {}
-    for g in grids[:2]:
-        firsts[g] = cache.points(x, y, *g)
-        want = ColumnDecimator().points(x, y, *g)
-        np.testing.assert_array_equal(firsts[g][0], want[0])
-        np.testing.assert_array_equal(firsts[g][1], want[1])
-    again = cache.points(x, y, *grids[0])
-    assert again[0] is firsts[grids[0]][0]             # the same columns: nothing recomputed
-    cache.points(x, y, *grids[2])                      # a third grid: the least recently used one goes
-    assert cache.points(x, y, *grids[1])[0] is not firsts[grids[1]][0]
-    # points appended since a grid was last shown are folded in: the same as one pass over all of them
-    x2 = np.arange(1, 50_101, dtype=np.float64)
-    y2 = np.concatenate([y, rng.normal(size=100) * 5])
-    got = cache.points(x2, y2, *grids[0])
-    want = ColumnDecimator().points(x2, y2, *grids[0])
-    np.testing.assert_array_equal(got[0], want[0])
-    np.testing.assert_array_equal(got[1], want[1])
-
-
-def test_a_run_selected_again_reuses_its_columns_and_a_re_read_run_does_not(qtbot, monkeypatch):
-    new = _panel(qtbot, monkeypatch, NEW)
-    a, b = _state("a", 4_000, 0), _state("b", 3_000, 1)
-    _show(new, [a])
-    loss = new.panels["loss"]
-    data = loss.data["a"]
-    drawn = np.asarray(loss.items["a"].yData).copy()
-    _show(new, [b])
-    assert "a" not in loss.data
-    _show(new, [a])
-    assert loss.data["a"] is data                            # kept: its columns and smoothing reused
-    np.testing.assert_array_equal(np.asarray(loss.items["a"].yData), drawn)
-    reread = _state("a", 4_000, 5)                           # the same run id, other objects (re-read)
-    _show(new, [reread])
-    assert loss.data["a"] is not data
-    assert not np.array_equal(np.asarray(loss.items["a"].yData), drawn)
-
-
-@pytest.mark.parametrize("options, paints", [(CURRENT, 2), (NEW, 1)])
-def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch, options, paints):
+def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch):
     from PySide6.QtWidgets import QApplication
 
+    paints = 1
     count = count_plot_paints(monkeypatch)   # before the views are made
-    w = _panel(qtbot, monkeypatch, options)
+    w = shown_curves_panel(qtbot, 1000, 800)
     _show(w, [_state("a", 3_000, 0)])
     QApplication.processEvents()
     count.clear()
@@ -151,10 +101,6 @@ def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch, options, paints):
     QApplication.processEvents()
     per_plot = [count.get(id(w.panels[k].widget), 0) for k in ("loss", "lr", "grad_norm")]
     assert per_plot == [paints] * 3
-
-
-OLD = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": False, "series_cache": False,
-       "lean_items": False}   # one item per plot, painted once, without the later savings
 
 
 def _prepared_state(run_id, n, seed=0, nan_at=None, live=True):
@@ -179,10 +125,12 @@ def _prepared_state(run_id, n, seed=0, nan_at=None, live=True):
     return prepare_curves(s)
 
 
-def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(qtbot, monkeypatch):
-    from explorer.ui.curves import plot, plotmath
 
-    w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS))
+
+def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(qtbot, monkeypatch):
+    from explorer.ui.curves import plotmath
+
+    w = shown_curves_panel(qtbot, 1000, 800)
     run = _prepared_state("a", 3_000)
     calls = []
     monkeypatch.setattr(plotmath.IncrementalEMA, "_smooth_new",
@@ -197,16 +145,13 @@ def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(q
                                   np.asarray(w.panels["loss"].raw_items["a"].yData))
 
 
-def test_the_app_way_draws_the_same_pixels_as_the_way_without_its_savings(qtbot, monkeypatch):
-    from explorer.ui.curves import plot
-
-    app_way = dict(plot.DRAW_OPTIONS)
+def test_the_app_way_draws_the_same_pixels_as_curves_painting_themselves(qtbot):
     runs = [_prepared_state("a", 6_000, 0, nan_at=2_000), _prepared_state("b", 4_000, 1), _prepared_state("c", 5_000, 2)]
-    old = _panel(qtbot, monkeypatch, OLD)
+    old = curves_painted_one_by_one(qtbot)
     _show(old, runs)
-    new = _panel(qtbot, monkeypatch, app_way)
+    new = shown_curves_panel(qtbot, 1000, 800)
     _show(new, runs)
-    assert new.panels["loss"].layer.lean and not old.panels["loss"].layer.lean
+    assert new.panels["loss"].layer.curves and not old.panels["loss"].layer.curves
     assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
     for w in (old, new):   # log y (the points the layer draws are pyqtgraph's log10 mapping), then a live tick
         w.log_box.setChecked(True)
@@ -222,16 +167,13 @@ def test_the_app_way_draws_the_same_pixels_as_the_way_without_its_savings(qtbot,
     assert (_pixels(new.grid_host) != _pixels(old.grid_host)).sum() == 0
 
 
-@pytest.mark.parametrize("one_paint", [False, True])
-def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch, one_paint):
+def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch):
     """The old way painted the shown plots once in the progress bar's synchronous repaint (before they were
     drawn) and again after each plot scene's queued update: 2-3 paints a plot."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.ui.curves import plot
-
     count = count_plot_paints(monkeypatch)   # before the views are made
-    w = _panel(qtbot, monkeypatch, dict(plot.DRAW_OPTIONS, one_paint=one_paint), 1400, 1000)
+    w = shown_curves_panel(qtbot, 1400, 1000)
     _show(w, [_prepared_state(f"r{i}", 4_000, i) for i in range(3)])
     QApplication.processEvents()
     _show(w, [])
@@ -241,18 +183,13 @@ def test_after_a_new_selection_each_plot_is_painted_once(qtbot, monkeypatch, one
     runs[0].step = 2_000                                                   # and another progress
     _show(w, runs)
     QApplication.processEvents()
-    per_plot = [count.get(id(w.panels[k].widget), 0) for k in w._layout_keys]
+    per_plot = [count.get(id(w.panels[k].widget), 0) for k in w.layout_keys]
     assert len(per_plot) == 6
-    if one_paint:
-        assert per_plot == [1] * 6
-    else:
-        assert sum(per_plot) > 6   # what one_paint removes
+    assert per_plot == [1] * 6
 
 
-def test_a_plot_scene_keeps_the_view_rect_so_nothing_asks_every_item_for_its_bounds(qtbot, monkeypatch):
-    from explorer.ui.curves import plot
-
-    w = _panel(qtbot, monkeypatch, plot.DRAW_OPTIONS)
+def test_a_plot_scene_keeps_the_view_rect_so_nothing_asks_every_item_for_its_bounds(qtbot):
+    w = shown_curves_panel(qtbot, 1000, 800)
     _show(w, [_prepared_state("a", 2_000)])
     view = w.panels["loss"].widget
     assert view.scene().sceneRect() == view.sceneRect() == view.range

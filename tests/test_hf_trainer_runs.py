@@ -368,8 +368,8 @@ def _copyable_trainer_folder(out: Path, best: int, other: int) -> None:
 
 
 def test_a_copied_folder_opens_its_own_best_checkpoint_while_the_original_exists(tmp_path):
-    """Issue 25: /tmp/trial6/hf_out (a copy) opened /tmp/trial5/hf_out/checkpoint-6 because the recorded
-    absolute path still existed. The copy's own checkpoint of that name is the best; the note says why."""
+    """A copy (copy/hf_out) opens its own checkpoint-6, not original/hf_out/checkpoint-6, although the recorded
+    absolute path still exists: the copy's own checkpoint of that name is the best; the note says why."""
     from explorer.core.runs.reading import load_run
 
     original = tmp_path / "original" / "hf_out"

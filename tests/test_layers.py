@@ -45,6 +45,21 @@ def test_the_kernel_is_the_only_flat_module_of_core():
     assert packages == {n for layer in names for n in layer} - kernel
 
 
+def test_inspector_page_models_import_without_qt():
+    """The Qt-free models of the inspector pages (explorer.ui.inspectors.components) load no Qt at all, so their
+    unit tests run without a QApplication."""
+    import pkgutil
+
+    import explorer.ui.inspectors.components as components
+
+    names = [f"explorer.ui.inspectors.components.{m.name}" for m in pkgutil.iter_modules(components.__path__)]
+    assert names
+    proc = _python(f"import sys, importlib; [importlib.import_module(m) for m in {names!r}]; "
+                   "qt = [m for m in ('PySide6', 'pyqtgraph', 'shiboken6') if m in sys.modules]; print(qt); "
+                   "sys.exit(1 if qt else 0)")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_main_window_import_does_not_import_torch():
     proc = _python("import sys; import explorer.ui.shell.main_window; "
                    "heavy = [m for m in ('torch', 'transformers', 'datasets', 'accelerate', 'explorer.worker') "

@@ -42,7 +42,7 @@ def test_hover_readout_follows_live_data_under_a_still_pointer(curves):
     assert vb.viewRange()[0][1] >= 100                       # live: the axis spans the planned steps
     # the pointer rests over step ~90, right of the last point (step 20): the readout shows step 20
     pos = vb.mapViewToScene(QPointF(90.0, 4.9))
-    curves._mouse_moved(panel, pos)
+    curves.crosshair.mouse_moved(panel, pos)
     assert "@20" in _readout(panel) and "4.8" in _readout(panel)
     for i in range(21, 41):                                  # the run goes on; the pointer does not move
         state.apply(_step(i, 1.25))

@@ -164,7 +164,7 @@ def test_a_remote_run_has_an_icon_and_its_host_column_is_in_the_header_menu(qtbo
     assert not dock.table.isColumnHidden(host_col)
     hh: QHeaderView = dock.table.header()
     assert hh.visualIndex(host_col) == 1   # right after the run's name
-    assert 40 <= dock.table.columnWidth(host_col) <= dock.HOST_MAX_PX
+    assert 40 <= dock.table.columnWidth(host_col) <= dock.table.HOST_MAX_PX
     show.setChecked(False)
 
 

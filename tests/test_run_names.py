@@ -13,7 +13,7 @@ def test_automatic_ids_name_the_task_and_the_data_file(tmp_path):
     assert naming.new_run_id("bundled:minilm", "single", now=0, data="nyu-mll/glue::sst2").endswith("-single-glue-sst2")
     assert naming.new_run_id("bundled:minilm", "single", now=0).endswith("-minilm-single")
     assert naming.data_short_name("d/rte.jsonl.gz") == "rte" and naming.data_short_name("") == ""
-    assert naming.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder (tenth trial)
+    assert naming.data_short_name("x/train.jsonl.gz") == "x"   # a generic stem: its folder
     cfg = TrainConfig(task="pair", train="/d/rte_train.tsv")
     assert make_run_id(cfg, set(), tmp_path).endswith("-pair-rte_train")
 
@@ -59,7 +59,7 @@ def test_the_launcher_asks_before_using_another_name(qtbot, tmp_path):
 def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(tmp_path):
     """The SST-2 run and the stance run, both on files called train.*, are told apart by their data folders, not
     both "single · train" with only their start times to tell them apart."""
-    from explorer.core.runs import store as runs
+    from explorer.core.runs import naming as runs
     from explorer.ui.runs.names import short_names
 
     sst2, stance = "/data/glue_sst2/train.tsv", "/data/stance_semeval2016/train.txt"

@@ -253,9 +253,9 @@ def test_dock_and_curves_follow_the_store_and_the_bridge_delivers_on_the_gui_thr
     assert dock.all_ids() == ["r1"] and dock.state("r1") is state
     curves.set_runs([state])
     curves._timer.stop()
-    curves._dirty.clear()
+    curves.model.dirty.clear()
     store.changed("r1", {"loss"})
-    assert curves._dirty == {"r1": {"loss"}}                # the shown run's curve is due for a redraw
+    assert curves.model.dirty == {"r1": {"loss"}}                # the shown run's curve is due for a redraw
     threads = []
     bridge.changed.connect(lambda *_: threads.append(QThread.currentThread()))
     worker = threading.Thread(target=store.changed, args=("r1", {"lr"}))

@@ -199,7 +199,7 @@ def test_help_has_one_line_per_flag(capsys):
     with pytest.raises(SystemExit):
         train_main(["--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
-    assert "DESIGN.md" not in text and "JSON-lines events described in docs/architecture.md / README" in text
+    assert "DESIGN.md" not in text and "JSON-lines events described in docs/runs-on-disk.md on stdout" in text
     assert "--task {squad_v1,squad_v2,single,pair,swag,regression,multilabel,ner}" in text
     assert "--learning-rate X peak AdamW learning rate; default: 3e-5 for QA, 2e-5 for classification, 2e-5 for multiple_choice" in text
     assert "--max-seq-length N tokens per input window; default 384 for QA, 128 for classification, 128 for multiple_choice" in text

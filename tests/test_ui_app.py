@@ -20,7 +20,6 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from explorer.core.protocol.events import read_events  # noqa: E402
 

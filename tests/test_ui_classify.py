@@ -291,7 +291,7 @@ def test_classify_from_a_run_that_held_rows_out_opens_its_first_held_out_row(tmp
     held-out row, as the page says (the first dev example), not on a training row."""
     from explorer.core.data.classification import load_classification
     from explorer.core.data.split import write_dev_split
-    from explorer.core.runs.store import dev_split_file
+    from explorer.core.runs.layout import dev_split_file
     from explorer.ui.runs.examples import first_classification_example
 
     train = tmp_path / "stance.tsv"

@@ -96,9 +96,9 @@ def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, t
         curves.redraw_now()
         _settle(app)
         # the plots are revealed one per event-loop turn after the page is shown
-        qtbot.waitUntil(lambda: all(curves.panels[k].isVisible() for k in curves._layout_keys))
+        qtbot.waitUntil(lambda: all(curves.panels[k].isVisible() for k in curves.layout_keys))
         where = f"{size[0]}x{size[1]}"
-        assert curves._layout_keys[:2] == ["loss", "dev/f1"], where
+        assert curves.layout_keys[:2] == ["loss", "dev/f1"], where
         assert _inside_viewport(curves, "loss") and _inside_viewport(curves, "dev/f1"), where
         assert flow.isVisible(), where
         flow_height, total = split.sizes()[1], sum(split.sizes())
@@ -109,7 +109,7 @@ def test_loss_and_dev_f1_on_screen_and_the_splitter_moves_at_both_sizes(qtbot, t
         # the rows share the height: all 3 rows (6 plots) on screen when their minimum fits, else the minimum
         viewport = curves.scroll.viewport().height()
         if 3 * MIN_PANEL_HEIGHT + 20 <= viewport:
-            assert all(_inside_viewport(curves, k) for k in curves._layout_keys), where
+            assert all(_inside_viewport(curves, k) for k in curves.layout_keys), where
             assert curves.row_height() * 3 + 20 >= viewport - 3, where   # no free band below the plots
         else:
             assert curves.row_height() == MIN_PANEL_HEIGHT, where
@@ -165,14 +165,14 @@ def test_the_main_dev_metric_comes_right_after_the_loss(qtbot):
                                                                      "macro_f1": 0.4 + i / 100}, watch=False))
     curves.set_runs([single])
     curves.redraw_now()
-    assert curves._layout_keys == ["loss", "dev/accuracy", "dev/macro_f1", "lr", "grad_norm", "samples_per_second"]
+    assert curves.layout_keys == ["loss", "dev/accuracy", "dev/macro_f1", "lr", "grad_norm", "samples_per_second"]
     v2 = RunState.from_events("r", _events("squad_v2", lambda i: {"f1": 10.0 + i, "exact_match": 5.0 + i,
                                                                    "best_f1": 12.0 + i}))
     curves.set_runs([v2])
     curves.redraw_now()
     assert v2.primary_metric() == "best_f1"
-    assert curves._layout_keys[:3] == ["loss", "dev/best_f1", "dev/f1"]
-    assert curves._layout_keys[-3:] == ["lr", "grad_norm", "samples_per_second"]
+    assert curves.layout_keys[:3] == ["loss", "dev/best_f1", "dev/f1"]
+    assert curves.layout_keys[-3:] == ["lr", "grad_norm", "samples_per_second"]
     # other step scalars after the optimiser's plots; without a ranking metric, the table's order
     assert series_sort_key("loss_scale") > series_sort_key("samples_per_second") > series_sort_key("dev/f1")
     assert series_sort_key("dev/f1") < series_sort_key("dev/accuracy")

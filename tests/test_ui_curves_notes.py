@@ -111,7 +111,7 @@ def test_a_plot_the_runs_never_logged_says_so(qtbot, tmp_path):
 
     from helpers import shown_curves_panel
 
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.state import RunState
 
     out = tmp_path / "hf-out"

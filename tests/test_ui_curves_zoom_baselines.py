@@ -178,7 +178,7 @@ def test_the_majority_class_baseline_travels_in_the_started_event(tmp_path):
 
     from explorer.core.metrics.baselines import dev_baseline
     from explorer.core.protocol.events import iter_events
-    from explorer.core.runs.store import load_run
+    from explorer.core.runs.reading import load_run
     from explorer.ui.runs.state import RunState
     from explorer.worker.train import main as train_main
 

@@ -61,7 +61,7 @@ def _checkpoint_of_run(tmp_path, model_dir, dev, **config):
 
 def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
     """A v1.1 run's dev file has no unanswerable question: the τ study is not pre-filled with it."""
-    from explorer.ui.inspectors import dev_view as dv
+    from explorer.ui.inspectors.components.dev_tau import run_dev_file
 
     dev = tmp_path / "dev.json"
     dev.write_text("{}", encoding="utf-8")
@@ -70,11 +70,10 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
         ckpt = run / "checkpoints" / "best"
         ckpt.mkdir(parents=True)
         (run / "config.json").write_text(json.dumps({"task": task, "dev": str(dev)}), encoding="utf-8")
-        assert dv._run_dev_file(str(ckpt)) == expected, task
+        assert run_dev_file(str(ckpt)) == expected, task
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
-    from explorer.core.models.loading import load_model
     from explorer.ui.inspectors import InspectorHub
     from tests.helpers import save_tiny_model
 
@@ -171,7 +170,7 @@ def test_attention_view_hover_keeps_layout(qtbot, tiny_qa, tmp_path):
     view._on_heatmap_hover(3, 4)
     qtbot.wait(20)
     assert view.heatmap.geometry() == geometry and view.info.height() == info_h
-    assert view.heatmap.hover_label.textItem.toPlainText() == view._labels[3]
+    assert view.heatmap.hover_label.textItem.toPlainText() == view.shown.labels[3]
     view._on_heatmap_hover(-1, -1)
     assert not view.heatmap.row_marker.isVisible()
     view.grab().save(str(tmp_path / "attention.png"))

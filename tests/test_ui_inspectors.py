@@ -170,11 +170,11 @@ def test_long_passage_windows_are_listed_and_synced(qtbot, hub):
 
 
 def test_new_probe_supersedes_stale_one(qtbot):
-    from explorer.ui.inspectors.workers import LatestOnly
+    from explorer.ui.inspectors.latest import LatestOnly
 
     pool = QThreadPool()
     pool.setMaxThreadCount(2)
-    channel = LatestOnly(pool)
+    channel = LatestOnly.in_threads(pool)
     gate = threading.Event()
     got = []
     channel.finished.connect(lambda rid, res: got.append(res))

@@ -98,14 +98,14 @@ def test_readme_has_the_apt_line_and_two_commands_matching_ci():
     assert "QT_QPA_PLATFORM=offscreen" in ci and setup[1].split("offscreen ", 1)[1] in ci
 
 
-def test_readme_lists_every_shortcut():
+def test_the_guide_lists_every_shortcut():
     from pathlib import Path
 
     from explorer.ui.shell.help_dialog import SHORTCUTS
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "keyboard.md").read_text(encoding="utf-8")
     for key, where, what in SHORTCUTS:
-        assert f"| {key} | {where} | {what} |" in readme
+        assert f"| {key} | {where} | {what} |" in page
 
 
 def test_the_app_collects_garbage_only_on_the_gui_thread(qapp):

@@ -264,7 +264,7 @@ def test_the_status_count_says_what_the_dock_lists_beyond_the_folder(window, qtb
     list of 5)."""
     qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2, timeout=WAIT_MS)
     one = [window.store.get(window.runs.all_ids()[0])]
-    window._scanned((one, []))
+    window.reading.scanned((one, []))
     text = window.statusBar().currentMessage()
     assert text.startswith("1 run in ") and "(2 listed with those opened from elsewhere or queued)" in text
 
@@ -330,16 +330,16 @@ def test_a_run_another_process_starts_in_the_folder_is_listed_without_refresh(wi
     """A CLI run started in the same runs folder is listed without Refresh: the folder is watched (a new run
     folder is listed when it appears); the external poll looks too (no change notices)."""
     qtbot.waitUntil(lambda: len(window.runs.all_ids()) == 2 and not window.runs.loading, timeout=10_000)
-    window._poll.stop()                                    # only the folder watch can list it
+    window.reading.poll.stop()                                    # only the folder watch can list it
     write_run(window.runs_dir, "cli-run", checkpoints=False)
     qtbot.waitUntil(lambda: "cli-run" in window.runs.all_ids(), timeout=10_000)
     assert window.runs.state("cli-run").status == "finished"
-    window._folder_watch.removePaths(window._folder_watch.directories())   # a file system without notices
+    window.reading.watcher.removePaths(window.reading.watcher.directories())   # a file system without notices
     write_run(window.runs_dir, "cli-run-2", checkpoints=False)
-    qtbot.waitUntil(lambda: not window._looking)
-    window._poll_external()
+    qtbot.waitUntil(lambda: not window.reading.looking)
+    window.reading.poll_external()
     qtbot.waitUntil(lambda: "cli-run-2" in window.runs.all_ids(), timeout=10_000)
-    assert window._folder_watch.directories() == [str(window.runs_dir)]   # watched again
+    assert window.reading.watcher.directories() == [str(window.runs_dir)]   # watched again
     assert sorted(window.runs.all_ids()).count("cli-run") == 1
 
 

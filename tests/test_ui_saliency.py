@@ -6,7 +6,7 @@ import pytest
 from helpers import tiny_loaded_model
 
 from explorer.core.qa.probe import probe
-from explorer.ui.inspectors.saliency_view import colour
+from explorer.ui.inspectors.components.saliency import colour
 from explorer.ui.inspectors.spans_view import SpansView
 
 

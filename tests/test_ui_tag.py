@@ -5,7 +5,8 @@ Tag: dev set filled in from a ner run."""
 import pytest
 from helpers import tiny_loaded_model
 
-from explorer.ui.inspectors.tag_view import TagView, entity_types, highlighted_html
+from explorer.ui.inspectors.components.tag import entity_types, highlighted_html
+from explorer.ui.inspectors.tag_view import TagView
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 
@@ -53,7 +54,7 @@ def test_no_model_says_so(view):
 
 
 def test_tagging_checkpoint_is_recognised(tmp_path):
-    from explorer.ui.inspectors.tag_view import is_tagging_checkpoint
+    from explorer.ui.inspectors.components.tag import is_tagging_checkpoint
 
     (tmp_path / "config.json").write_text('{"architectures": ["BertForTokenClassification"]}', encoding="utf-8")
     assert is_tagging_checkpoint(str(tmp_path)) and not is_tagging_checkpoint(str(tmp_path / "none"))

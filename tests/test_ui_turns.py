@@ -121,8 +121,8 @@ def test_a_shown_views_change_draws_the_map_now_and_the_rest_in_the_next_turn(sh
     assert view.flow_table.item(0, 0).text() == f"{att.flow[0].mean(axis=0)[0, 1]:.3f}"   # still the head mean
     qtbot.waitUntil(lambda: not view.redraw_pending())
     assert view.flow_table.item(0, 0).text() == f"{att.flow[0, 1, 0, 1]:.3f}"
-    np.testing.assert_array_equal(view.head_view.weights, view.current_matrix()[np.ix_(view._left_idx,
-                                                                                         view._right_idx)])
+    np.testing.assert_array_equal(view.head_view.weights, view.current_matrix()[np.ix_(view.shown.left_idx,
+                                                                                         view.shown.right_idx)])
 
 
 def test_a_quick_series_of_changes_draws_the_rest_once_for_the_last(shown_view, qtbot, monkeypatch):
@@ -135,8 +135,8 @@ def test_a_quick_series_of_changes_draws_the_rest_once_for_the_last(shown_view, 
     view.layer.setCurrentIndex(0)
     qtbot.waitUntil(lambda: not view.redraw_pending())
     assert calls == [0]
-    np.testing.assert_array_equal(view.head_view.weights, view.current_matrix()[np.ix_(view._left_idx,
-                                                                                         view._right_idx)])
+    np.testing.assert_array_equal(view.head_view.weights, view.current_matrix()[np.ix_(view.shown.left_idx,
+                                                                                         view.shown.right_idx)])
 
 
 def test_what_reads_the_head_views_tokens_draws_the_rest_first(shown_view):
@@ -146,7 +146,8 @@ def test_what_reads_the_head_views_tokens_draws_the_rest_first(shown_view):
     assert view.redraw_pending()
     view._on_heatmap_hover(1, 2)
     assert not view.redraw_pending()
-    assert len(view.head_view.left_labels) == len(view._left_idx) and view._left_idx.max() < len(view._labels)
+    assert len(view.head_view.left_labels) == len(view.shown.left_idx)
+    assert view.shown.left_idx.max() < len(view.shown.labels)
     view.head.setCurrentIndex(1)
     assert view.redraw_pending() and view.selected_tokens() == [] and not view.redraw_pending()
     view.head.setCurrentIndex(2)                           # a hover on the lines before the second turn

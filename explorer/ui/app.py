@@ -99,10 +99,10 @@ def create_window(runs_dir: str = "", settings_path: str = "", probe_device: boo
     # collections then scan only new objects and stay short (no pauses in the event loop).
     gc.collect()
     gc.freeze()
-    window.lazy_pages.idle_done = gc.freeze   # and the pages built after the first paint (issue 30)
+    window.lazy_pages.idle_done = gc.freeze   # and the pages built after the first paint
     collect_on_the_gui_thread(window)
     # Wrapped tooltips from here on (none shows before the window does): the filter sees every event,
-    # and the ~100,000 of building the window cost a quarter of its CPU time through it (issue 30).
+    # and the ~100,000 of building the window cost a quarter of its CPU time through it.
     from explorer.ui.shell.tooltips import install_tooltip_wrapper
 
     install_tooltip_wrapper(app)
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     create_app()
     from explorer.ui.shell.splash import hand_over, show_splash
 
-    splash = show_splash()   # on screen within a second; the main window takes longer (issue 25, finding 9)
+    splash = show_splash()   # on screen within a second; the main window takes longer
     app, window = create_window(args.runs_dir, args.settings, splash=splash)
     hand_over(splash, window)
     rc = app.exec()

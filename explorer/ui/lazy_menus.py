@@ -1,4 +1,4 @@
-"""pyqtgraph's plot context menus, built when first opened instead of with every plot (issue 30, start-up).
+"""pyqtgraph's plot context menus, built when first opened instead of with every plot (a faster start-up).
 
 Every pyqtgraph ViewBox builds its right-click menu (ViewBoxMenu: two axis panels of spin boxes, check
 boxes and radio buttons) in its constructor, and keeps it in step with every range change through a

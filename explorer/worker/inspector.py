@@ -36,7 +36,8 @@ from typing import BinaryIO, Callable
 
 from explorer.core.errors import Cancelled, UserError, user_message
 from explorer.core.priorities import INSPECT_NICE, inspect_niceness
-from explorer.core.protocol.frames import WireError, pack, read_frame
+from explorer.core.protocol.frames import (REPLY_CANCELLED, REPLY_DROPPED, REPLY_ERROR, REPLY_PROGRESS, REPLY_READY,
+                                          REPLY_RESULT, WireError, pack, read_frame)
 from explorer.worker.inspector_ops import OPS, State
 
 DEFAULT_NICE = INSPECT_NICE   # explorer.core.priorities
@@ -67,12 +68,12 @@ class Server:
 
     def serve(self) -> None:
         """Answer requests until the input ends or a shutdown request arrives."""
-        self.send({"event": "ready", "id": 0, "pid": os.getpid()})
+        self.send({"event": REPLY_READY, "id": 0, "pid": os.getpid()})
         while True:
             try:
                 frame = read_frame(self.inp)
             except (WireError, OSError, ValueError) as exc:
-                self.send({"event": "error", "id": -1, "error": f"unreadable request: {exc}", "user": False})
+                self.send({"event": REPLY_ERROR, "id": -1, "error": f"unreadable request: {exc}", "user": False})
                 continue
             if frame is None:
                 break
@@ -94,7 +95,7 @@ class Server:
         rid = int(message.get("id", -1))
         op = message.get("op")
         if op not in OPS:
-            self.send({"event": "error", "id": rid, "error": f"unknown inspector operation {op!r}", "user": False})
+            self.send({"event": REPLY_ERROR, "id": rid, "error": f"unknown inspector operation {op!r}", "user": False})
             return
         channel = message.get("channel")
         if channel:
@@ -118,21 +119,21 @@ class Server:
 
     def _run(self, rid: int, op: str, channel: str | None, args: dict) -> None:
         if channel and self._latest.get(channel) != rid:
-            self.send({"event": "dropped", "id": rid})
+            self.send({"event": REPLY_DROPPED, "id": rid})
             return
         stop = self._cancel_event(rid)
         if stop.is_set():
-            self.send({"event": "cancelled", "id": rid})
+            self.send({"event": REPLY_CANCELLED, "id": rid})
             return
         fn = OPS[op][0]
 
         def progress(done: int, total: int) -> None:
-            self.send({"event": "progress", "id": rid, "done": int(done), "total": int(total)})
+            self.send({"event": REPLY_PROGRESS, "id": rid, "done": int(done), "total": int(total)})
 
         try:
             value = fn(self.state, args, progress, stop.is_set)
         except Cancelled:
-            self.send({"event": "cancelled", "id": rid})
+            self.send({"event": REPLY_CANCELLED, "id": rid})
             return
         except Exception as exc:   # noqa: BLE001 - every failure becomes an error reply, never a dead child
             self.send(_error_reply(rid, exc))
@@ -140,7 +141,7 @@ class Server:
         finally:
             self._cancels.pop(rid, None)
         try:
-            self.send({"event": "result", "id": rid}, value, has_value=True)
+            self.send({"event": REPLY_RESULT, "id": rid}, value, has_value=True)
         except WireError as exc:
             self.send(_error_reply(rid, exc))
 
@@ -148,7 +149,7 @@ class Server:
 def _error_reply(rid: int, exc: BaseException) -> dict:
     user = isinstance(exc, (UserError, ValueError, OSError))
     text = user_message(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
-    return {"event": "error", "id": rid, "error": text, "kind": type(exc).__name__, "user": user,
+    return {"event": REPLY_ERROR, "id": rid, "error": text, "kind": type(exc).__name__, "user": user,
             "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))}
 
 

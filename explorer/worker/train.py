@@ -56,7 +56,7 @@ from explorer.worker.signals import GuardedWriter, SignalHandlers
 EXIT_USAGE = EXIT_USER   # the exit codes of every command: explorer.core.errors
 NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
 DESCRIPTION = ("Fine-tune a model in this process; prints the JSON-lines events described in "
-               "docs/architecture.md / README on stdout and appends them to <run folder>/events.jsonl.")
+               "docs/runs-on-disk.md on stdout and appends them to <run folder>/events.jsonl.")
 EPILOG = ("Exit codes: 0 finished (also after stop early), 1 failed (internal error, out of memory, disk full), "
           "2 user error (unknown or misspelt flag, bad setting or data, also when found during training), "
           "143 cancelled. "

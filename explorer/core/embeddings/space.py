@@ -166,10 +166,9 @@ def space_of(loaded, corpus: Corpus, **options) -> EmbeddingSpace:
 
 
 def _model_limit(model, tokenizer) -> int:
-    config = encoder_of(model).config
-    positions = int(getattr(config, "max_position_embeddings", 512) or 512)
-    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
-        positions -= 2
+    from explorer.core.models.window_settings import usable_positions
+
+    positions = usable_positions(encoder_of(model).config) or 512
     tok_max = int(getattr(tokenizer, "model_max_length", positions) or positions)
     return max(8, min(positions, tok_max if tok_max < 10**6 else positions))
 

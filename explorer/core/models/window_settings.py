@@ -67,7 +67,10 @@ class WindowLimits:
     name: str = "the model"
 
 
-def _positions(model_config) -> int | None:
+def usable_positions(model_config) -> int | None:
+    """The position embeddings a model can use for tokens (config ``max_position_embeddings``, less the
+    padding offset of RoBERTa-style families, whose positions start at ``pad_token_id + 1``); None when the
+    config states none."""
     mpe = getattr(model_config, "max_position_embeddings", None)
     if not isinstance(mpe, int) or mpe <= 0:
         return None
@@ -85,7 +88,7 @@ def window_limits(tokenizer=None, model_config=None, name: str = "the model") ->
     n_special = 3
     if tokenizer is not None and hasattr(tokenizer, "num_special_tokens_to_add"):
         n_special = int(tokenizer.num_special_tokens_to_add(pair=True))
-    return WindowLimits(max_positions=_positions(model_config) if model_config is not None else None,
+    return WindowLimits(max_positions=usable_positions(model_config) if model_config is not None else None,
                         tokenizer_max_length=_tokenizer_max(getattr(tokenizer, "model_max_length", None)),
                         n_special=n_special, name=name)
 
@@ -113,7 +116,7 @@ def folder_limits(folder: str | Path, name: str = "") -> WindowLimits | None:
         pad_token_id = cfg.get("pad_token_id", 1)
 
     _Cfg.model_type = model_type
-    return WindowLimits(max_positions=_positions(_Cfg), tokenizer_max_length=tok_max,
+    return WindowLimits(max_positions=usable_positions(_Cfg), tokenizer_max_length=tok_max,
                         n_special=4 if model_type in ROBERTA_LIKE else 3, name=name or str(folder))
 
 

@@ -32,6 +32,10 @@ from typing import BinaryIO
 import numpy as np
 
 COLUMN_MIN = 8          # lists at least this long are stored as columns (shorter ones stay JSON)
+# The events of the inspector child's replies (explorer/worker/inspector.py writes them; explorer.ui.inspectors.client
+# reads them): a request's outcome, never a run's status (explorer.core.runs.status).
+REPLY_READY, REPLY_PROGRESS, REPLY_RESULT, REPLY_ERROR = "ready", "progress", "result", "error"
+REPLY_CANCELLED, REPLY_DROPPED = "cancelled", "dropped"
 _ALLOWED_PREFIX = "explorer.core."
 
 

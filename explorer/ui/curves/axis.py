@@ -56,11 +56,10 @@ class _MeasuringPainter:
 class MeasuredAxis(pg.AxisItem):
     """``pg.AxisItem`` with shared draw specs, cached label sizes and tick values (module docstring)."""
 
-    def __init__(self, *args, lean: bool = True, **kwargs):
-        """``lean``: the label set only when it changes, no range work while hidden, tick values without
-        np.isclose (the Curves panel's DRAW_OPTIONS lean_items; False: pyqtgraph's own, for comparison)."""
+    def __init__(self, *args, **kwargs):
+        """pyqtgraph's, with the label set only when it changes, no range work while hidden and tick values
+        without np.isclose (the same ticks, labels and pixels as pyqtgraph's own axis)."""
         self._label_html = None   # before pyqtgraph's __init__, which sets the label
-        self.lean = lean
         super().__init__(*args, **kwargs)
         self._ticks_key = None
         self._ticks = None
@@ -70,7 +69,7 @@ class MeasuredAxis(pg.AxisItem):
     def linkedViewChanged(self, view, newRange=None):  # noqa: N802 - pyqtgraph API
         """pyqtgraph's, except for a hidden axis (a plot's top and right ones), which takes the view's range
         when it is shown (each range change otherwise set its label text and SI prefix again)."""
-        if self.lean and not self.isVisible():
+        if not self.isVisible():
             self._range_stale = True
             return
         super().linkedViewChanged(view, newRange)
@@ -88,9 +87,6 @@ class MeasuredAxis(pg.AxisItem):
         """pyqtgraph's, except that the label's text is set (and the axis resized for it) only when it
         changed: pyqtgraph sets it again at every range change (each ``setRange`` asks for a new SI
         prefix), a QTextDocument layout of the same "step" each time."""
-        if not self.lean:
-            super()._updateLabel()
-            return
         html = self.labelString()
         if html != self._label_html:
             self._label_html = html
@@ -100,7 +96,7 @@ class MeasuredAxis(pg.AxisItem):
         self.update()
 
     def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
-        if (self.lean and self.orientation in ("left", "bottom") and self._tickLevels is None and self.grid is False
+        if (self.orientation in ("left", "bottom") and self._tickLevels is None and self.grid is False
                 and tuple(self.style["stopAxisAtTick"]) == (False, False)):
             return self._lean_specs(_MeasuringPainter(p))
         return super().generateDrawSpecs(_MeasuringPainter(p))
@@ -231,7 +227,7 @@ class MeasuredAxis(pg.AxisItem):
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph API
         key = (minVal, maxVal, size, self.logMode, self.scale, self._tickDensity, repr(self._tickSpacing),
-               self.style["maxTickLevel"], self.lean)
+               self.style["maxTickLevel"])
         if key != self._ticks_key:
             ticks = _TICKS.get(key)   # the same range and length on another axis (the plots' x axes)
             if ticks is None:
@@ -245,7 +241,7 @@ class MeasuredAxis(pg.AxisItem):
         """``AxisItem.tickValues`` (pyqtgraph 0.13-0.14) with its ``np.isclose`` (rtol 0) written out as
         ``|a - b| <= atol``: the same result for the finite values an axis range holds, for a tenth of
         the cost (isclose was half of a tick computation)."""
-        if not self.lean or self.logMode or not (math.isfinite(minVal) and math.isfinite(maxVal)):
+        if self.logMode or not (math.isfinite(minVal) and math.isfinite(maxVal)):
             return super().tickValues(minVal, maxVal, size)
         minVal, maxVal = sorted((minVal, maxVal))
         minVal *= self.scale
@@ -311,7 +307,7 @@ class MeasuredAxis(pg.AxisItem):
     def paint(self, p, opt, widget):  # noqa: D102 - pyqtgraph API
         if self.picture is None:   # the range, size or style changed (pyqtgraph's own flag)
             specs = self._specs = self._make_specs(widget)   # (axis, ticks, texts) last drawn
-            key = self._shared_key if self.lean else None
+            key = self._shared_key
             hit = _SPECS.get(key) if key is not None else None
             if hit is not None and len(hit) > 2 and hit[0] is specs:   # recorded by an axis of the same specs
                 self.picture = hit[2]
@@ -323,7 +319,7 @@ class MeasuredAxis(pg.AxisItem):
 
     def _record(self, specs) -> QPicture:
         """The specs drawn into a picture as pyqtgraph does (recorded once, replayed at each paint: the same
-        pixels); a lean axis shares it with the axes of the same specs (the x axes of the Curves plots)."""
+        pixels), shared with the axes of the same specs (the x axes of the Curves plots)."""
         picture = QPicture()
         painter = QPainter(picture)
         try:

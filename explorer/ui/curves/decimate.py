@@ -13,10 +13,6 @@ grid (x range and plot width) and, while the grid stays the same (a live run: th
 live tick costs O(new points), not O(n). Non-finite values (NaN, +-inf) never enter a column's min /
 max; a column that has one gets a NaN point after its extremes, so a ``connect="finite"`` curve
 shows the gap.
-
-:class:`ZoomCache` keeps one decimator per column grid (zoom level: x range and width), the most
-recently used few: a redraw at a zoom shown before (back from "last N steps", the same runs selected
-again) reuses its columns and folds in only the points that arrived since.
 """
 
 from __future__ import annotations
@@ -297,31 +293,6 @@ class ColumnDecimator:
         else:
             i0, i1 = 0, len(x)
         return np.array(x[i0:i1], dtype=np.float64), _nan_for_nonfinite(np.array(y[i0:i1], dtype=np.float64))
-
-
-class ZoomCache:
-    """:class:`ColumnDecimator` per column grid ``(x0, x1, ncols)``, at most ``levels`` of them (the
-    least recently used goes). :meth:`points` has ColumnDecimator.points' arguments and result."""
-
-    def __init__(self, levels: int = 6):
-        self.levels = max(int(levels), 1)
-        self._grids: dict[tuple[float, float, int], ColumnDecimator] = {}
-
-    def reset(self) -> None:
-        """Forget every grid."""
-        self._grids.clear()
-
-    def points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int,
-               version=None, steps_sorted: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The points to draw for the view x0..x1 on ``ncols`` columns (see ColumnDecimator.points)."""
-        key = (float(x0), float(x1), max(int(ncols), 1))
-        dec = self._grids.pop(key, None)
-        if dec is None:
-            dec = ColumnDecimator()
-            while len(self._grids) >= self.levels:
-                self._grids.pop(next(iter(self._grids)))
-        self._grids[key] = dec   # most recently used last
-        return dec.points(x, y, x0, x1, ncols, version=version, steps_sorted=steps_sorted)
 
 
 def _nan_for_nonfinite(y: np.ndarray) -> np.ndarray:

@@ -79,7 +79,7 @@ class FlowOverTraining(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         # a flow, not a row: the title and the three pickers side by side asked the main window for 1224 px
-        # (1624 with the Runs dock on a 1280 px screen, issue 25); they wrap onto a second row instead
+        # (1624 with the Runs dock on a 1280 px screen); they wrap onto a second row instead
         row = self._header = FlowLayout()
         self.toggle = QToolButton()
         self.toggle.setAutoRaise(True)
@@ -207,7 +207,7 @@ class FlowOverTraining(QWidget):
         """Make the next LINES_PER_TURN line items (and legend entries) of ``key``, ((layer, colour), ...); in a
         window on screen the others come in the next turns, each after the paint of the one before. A line with its
         legend entry costs pyqtgraph 3-4 ms, and a first evaluation also shows this view and lays the page out
-        again: all of it in one turn held the GUI thread for 100 ms (scripts/gui_stall_probe.py, issue 30). A
+        again: all of it in one turn held the GUI thread for 100 ms (scripts/gui_stall_probe.py). A
         window not on screen (tests, an export) gets them all at once."""
         if key != self._items_key:   # other layers (or none) since
             return
@@ -242,7 +242,7 @@ class FlowOverTraining(QWidget):
     def _draw(self) -> None:
         """Draw the chosen pair and question. A new evaluation (the same layers) only gives the existing
         lines their new points: clearing the plot and its legend and building them again stalled the
-        GUI thread 140-190 ms after each evaluation (gui_stall_probe.py, issue 30)."""
+        GUI thread 140-190 ms after each evaluation (gui_stall_probe.py)."""
         self._lines = []
         h = self.history
         if not h:

@@ -12,7 +12,7 @@ A dev metric's evaluations are marked with dots (:class:`Dots`: pyqtgraph's "o" 
 
 :class:`CurveLayer` draws every curve of one plot in one paint (one item for Qt to index, bound and
 transform instead of one per curve); the curves it draws keep their data, pens and visibility but paint
-nothing themselves. A ``lean`` layer also takes their points straight from :meth:`FastCurve.set_points`:
+nothing themselves. The layer also takes their points straight from :meth:`FastCurve.set_points`:
 pyqtgraph's curve item then neither re-checks the arrays nor announces a new geometry, which made Qt ask
 it for its bounding rect (data bounds and pixel padding). (Stroking an all-finite curve with
 ``drawPolyline`` instead of pyqtgraph's path of the same polygon saved nothing measurable and moved a few
@@ -126,10 +126,9 @@ class CurveLayer(pg.GraphicsObject):
     lines are taken over (no fill, shadow pen, step mode, or pen wider than 1 px); :meth:`add` returns
     False for any other curve, which then paints itself."""
 
-    def __init__(self, vb, parent=None, lean: bool = False):
+    def __init__(self, vb, parent=None):
         super().__init__(parent)
         self.vb = vb
-        self.lean = lean
         self.curves: list[FastCurve] = []
         vb.sigRangeChanged.connect(self._view_changed)
         vb.sigResized.connect(self._view_changed)
@@ -233,7 +232,7 @@ class FastCurve(pg.PlotDataItem):
         # instead of splitting it at the (absent) gaps: the same path for less
         finite = all_finite and shown.yAllFinite is not False
         connect = "all" if finite else self.opts["connect"]
-        if self.layer is not None and self.layer.lean:
+        if self.layer is not None:   # the layer paints it: the points as they are, no checks
             self._hand_over(shown.x, shown.y, all_finite, connect)
         else:
             self.curve.setData(x=shown.x, y=shown.y, skipFiniteCheck=all_finite, connect=connect)

@@ -17,45 +17,27 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraph
 from explorer.core.specs.metric_display import metric_label
 from explorer.core.specs.metrics import metric_spec
 
-from explorer.ui.curves.decimate import ColumnDecimator, ZoomCache
+from explorer.ui.curves.curves_model import PALETTE  # noqa: F401 - the run colours, imported from here too
+from explorer.ui.curves.decimate import ColumnDecimator
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
-from explorer.ui.curves.plotmath import (SMOOTHED_SERIES, IncrementalEMA, isolated_points, nonfinite_markers, robust_range,
-                                        smoothed, window_mask)
+from explorer.ui.curves.plot_marks import BaselineLines, NonfiniteMarks
+from explorer.ui.curves.plotmath import SMOOTHED_SERIES, robust_range, smoothed, window_mask
 from explorer.ui.runs.state import RunState
 
-# Readable on white, distinguishable for common colour-vision deficiencies (Okabe-Ito + extras).
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D",
-           "#3B3B3B", "#B8860B", "#8C564B"]
 
 LEFT_AXIS_TEXT_PX = 44   # room for y tick labels such as "0.0001" / "100"
 RAW_ALPHA = 70       # the raw loss drawn faintly behind the smoothed one
-# where a baseline's label may sit, in order of preference: (place along the line, 0 = left end of the view; the
-# label's anchor: (1, 1) = its bottom-right corner on that place, i.e. on the line and left of it; (1, 2) = one label
-# height higher; (1, 0) = its top-right corner there, below the line): on the line first, then off it by 1 or 2 heights
-BASELINE_LABEL_SPOTS = tuple((pos, (ax, ay)) for dy in (0, 1, 2) for ay in (1 + dy, -dy)
-                             for pos, ax in ((0.98, 1), (0.02, 0), (0.5, 0.5)))
-BASELINE_LABEL_PAD_PX = 5   # room kept around a point (its marker) when a label is placed
 PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high window
-KEPT_RUNS = 32       # per plot: the curves of runs no longer shown kept for a later selection (LOD cache)
 
-# How the plots draw (read when a plot is built; scripts/bench_curves.py builds one panel per way to
-# time them against each other in one process). one_item: one CurveLayer per plot paints all its
-# curves; lod_cache: decimated points kept per zoom level and for deselected runs (ZoomCache);
-# paint_once: a refresh applies pyqtgraph's deferred view change before the paint (one paint, not two);
-# one_paint: the plots' scenes report their changes through QGraphicsScene.changed (see _scene_changed) and the
-# progress bar never repaints at once (CurvesPanel._update_progress): after a full redraw each plot is painted
-# once, not once for the window and again for each scene; series_cache: what is known of a series when it is
-# read is used, not computed again per plot: its smoothed loss (plotmath.smoothed, computed on the reader
-# thread), whether its steps only grow and whether it has non-finite values (kept by its appends); lean_items:
-# the plot's CurveLayer takes the curves' points as they are, without pyqtgraph's checks (items.CurveLayer),
-# and the axes skip work whose result does not change (axis.MeasuredAxis).
-# lod_cache is off: it makes a re-selection and the way back from a zoom 1.3-2x cheaper, but the full
-# redraw (issue 30's target) is cheapest without it, and the first live tick after a re-selection
-# measured slower with it (README, "Speed, round 3").
-DRAW_OPTIONS = {"one_item": True, "lod_cache": False, "paint_once": True, "one_paint": True, "series_cache": True,
-                "lean_items": True}
+# How the plots draw, for a full redraw and a live tick as cheap as measured (scripts/bench_curves.py, against
+# pyqtgraph's own downsampling): one CurveLayer per plot paints all its curves, taking their points as they are
+# (items.CurveLayer); the axes skip work whose result does not change (axis.MeasuredAxis); the plot's scene
+# reports its changes through QGraphicsScene.changed (_scene_changed) and keeps the view's rect, so that after a
+# full redraw each plot is painted once; what is known of a series when it is read is used, not computed again
+# per plot: its smoothed loss (plotmath.smoothed, computed on the reader thread), whether its steps only grow
+# and whether it has non-finite values (kept by its appends).
 
 TITLES = {
     "loss": ("training loss", "raw (faint) and smoothed; QA loss = −log P_start − log P_end, averaged"),
@@ -121,13 +103,12 @@ def _scene_changed(_rects) -> None:
 class CurveData:
     """The full series behind one run's curves in one plot, and the decimators that draw it."""
 
-    def __init__(self, series, zooms: bool = False):
+    def __init__(self, series):
         self.series = series
         self.x = self.y = self.shown = np.empty(0)
         self.version = "raw"
-        self._new = ZoomCache if zooms else ColumnDecimator   # zooms: one decimator per zoom level
-        self.main = self._new()              # the drawn curve (smoothed for the loss)
-        self.raw: ColumnDecimator | ZoomCache | None = None   # the faint raw loss behind the smoothed one
+        self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
+        self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
         self.drawn = None                    # (grid, n, version) last drawn
         self.marked = 0                      # points checked for non-finite markers
         self.marked_version = None
@@ -141,7 +122,7 @@ class CurveData:
             self.marked = 0
         self.x, self.y, self.shown, self.version = x, y, shown, version
         if with_raw and self.raw is None:
-            self.raw = self._new()
+            self.raw = ColumnDecimator()
 
 
 class PageScrollPlotWidget(pg.PlotWidget):
@@ -153,17 +134,16 @@ class PageScrollPlotWidget(pg.PlotWidget):
     """
 
     left = Signal()
-    pin_scene_rect = False   # give the scene the view's rect (set by PlotPanel with one_paint)
 
     def updateMatrix(self, propagate=True):  # noqa: N802 - pyqtgraph API
-        """pyqtgraph's, and with ``pin_scene_rect`` the scene's own rect follows the view's. A scene with no
-        rect of its own grows one from all its items' bounding rects whenever an item's geometry changed
-        and a listener of its ``changed`` signal is told (one_paint listens): a bounding rect asked of every
-        curve, axis and label each refresh."""
+        """pyqtgraph's, and the scene's own rect follows the view's. A scene with no rect of its own grows one
+        from all its items' bounding rects whenever an item's geometry changed and a listener of its ``changed``
+        signal is told (PlotPanel listens): a bounding rect asked of every curve, axis and label each refresh."""
         super().updateMatrix(propagate)
-        if self.pin_scene_rect and self.range != getattr(self, "_pinned", None):
+        scene = self.scene()   # None while pyqtgraph's __init__ runs
+        if scene is not None and self.range != getattr(self, "_pinned", None):
             self._pinned = QRectF(self.range)
-            self.scene().setSceneRect(self._pinned)
+            scene.setSceneRect(self._pinned)
 
     def leaveEvent(self, ev):  # noqa: N802 - Qt API
         self.left.emit()
@@ -218,17 +198,13 @@ class PlotPanel(QFrame):
         self.reset_button.setToolTip("Back to the automatic range (after a Ctrl+wheel zoom or a drag). "
                                      "The wheel alone scrolls the page.")
         self.reset_button.clicked.connect(self.reset_view)
-        self.options = dict(DRAW_OPTIONS)
-        lean = bool(self.options.get("lean_items"))
-        sides = ("left", "bottom", "top", "right") if lean else ("left", "bottom")
+        sides = ("left", "bottom", "top", "right")
         self.widget = PageScrollPlotWidget(viewBox=WheelPassViewBox(),
-                                           axisItems={side: MeasuredAxis(side, lean=lean) for side in sides})
+                                           axisItems={side: MeasuredAxis(side) for side in sides})
         # No cached background picture: blitting it costs more than filling the plain white it holds.
         self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
-        if self.options.get("one_paint"):
-            self.widget.pin_scene_rect = True
-            self.widget.updateMatrix()
-            self.widget.scene().changed.connect(_scene_changed)
+        self.widget.updateMatrix()   # the scene takes the view's rect (PageScrollPlotWidget.updateMatrix)
+        self.widget.scene().changed.connect(_scene_changed)
         self.plot = self.widget.getPlotItem()
         # the hidden top and right axes are MeasuredAxis too, only so that a hidden axis skips the label
         # and SI-prefix work pyqtgraph does on each range change; given axes are shown by default
@@ -249,7 +225,7 @@ class PlotPanel(QFrame):
         self.plot.getViewBox().sigXRangeChanged.connect(self._view_changed)
         self.plot.getViewBox().sigResized.connect(self._view_changed)
         self.plot.hideButtons()   # the small "A" button: "Reset view" above says it in words
-        self.baseline_lines: list[pg.InfiniteLine] = []
+        self.baselines = BaselineLines(self.plot)   # dashed trivial-predictor lines, labels off the points
         self.plot.getViewBox().sigRangeChanged.connect(self.place_baseline_labels)   # zoom, live x, resize
         self.plot.getViewBox().sigResized.connect(self.place_baseline_labels)
         self.user_zoomed = False
@@ -258,17 +234,14 @@ class PlotPanel(QFrame):
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.items: dict[str, pg.PlotDataItem] = {}
         self.raw_items: dict[str, pg.PlotDataItem] = {}
-        self.markers: dict[str, pg.ScatterPlotItem] = {}   # red crosses on non-finite steps, with a tooltip
-        self.ema: dict[str, IncrementalEMA] = {}       # loss smoothing, extended as points arrive
+        self.marks = NonfiniteMarks(self.plot, key, lambda run_id: self.colors.get(run_id, "#333"))
+        self.markers = self.marks.markers   # red crosses on non-finite steps, with a tooltip
         self.data: dict[str, CurveData] = {}           # per run: the full series behind its curves
         self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
-        # deselected runs' (CurveData, EMA), most recent last: shown again, their columns are reused
-        self._kept: dict[tuple[str, int], tuple[CurveData, IncrementalEMA | None]] = {}
-        self.layer = CurveLayer(self.plot.getViewBox(), lean=lean) if self.options["one_item"] else None
-        if self.layer is not None:
-            self.plot.addItem(self.layer, ignoreBounds=True)
+        self.layer = CurveLayer(self.plot.getViewBox())   # paints every curve of the plot
+        self.plot.addItem(self.layer, ignoreBounds=True)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(0)
@@ -296,8 +269,8 @@ class PlotPanel(QFrame):
         self.setSizePolicy(policy)
 
     def set_note(self, text: str) -> None:
-        """Say ``text`` in the middle of the plot ("" hides it): what an empty plot means (ninth trial: an HF
-        Trainer folder's samples/s plot was empty without a word)."""
+        """Say ``text`` in the middle of the plot ("" hides it): what an empty plot means (an HF Trainer folder's
+        samples/s plot is empty: it logs none)."""
         if text == self.note.text() and bool(text) == self.note.isVisibleTo(self):
             return
         self.note.setText(text)
@@ -341,8 +314,7 @@ class PlotPanel(QFrame):
         # few and the view always holds them (apply_view), so there is nothing huge to clip
         item.setDynamicRangeLimit(None)
         self.plot.addItem(item)
-        if self.layer is not None:
-            self.layer.add(item)
+        self.layer.add(item)
         return item
 
     def _retire(self, item: pg.PlotDataItem, alpha: int) -> None:
@@ -365,38 +337,16 @@ class PlotPanel(QFrame):
         wanted = set(self.colors)
         for run_id in [r for r in self.items if r not in wanted]:
             self._retire(self.items.pop(run_id), 255)
-            self._keep(run_id, self.data.pop(run_id, None), self.ema.pop(run_id, None))
+            self.data.pop(run_id, None)
             if run_id in self.raw_items:
                 self._retire(self.raw_items.pop(run_id), RAW_ALPHA)
-            if run_id in self.markers:
-                self.plot.removeItem(self.markers.pop(run_id))
+            self.marks.remove(run_id)
         for state, color in runs:
             if self._state_ids.get(state.run_id) != id(state):   # another object (re-read from disk)
                 self._state_ids[state.run_id] = id(state)
-                self.ema.pop(state.run_id, None)
                 self.data.pop(state.run_id, None)
             if state.run_id in self.items and self.items[state.run_id].opts["pen"].color() != QColor(color):
                 self._recolor(state.run_id, color)
-
-    def _keep(self, run_id: str, data: "CurveData | None", ema: IncrementalEMA | None) -> None:
-        """Remember a deselected run's curves (lod_cache), the KEPT_RUNS most recent."""
-        if data is None or not self.options["lod_cache"]:
-            return
-        key = (run_id, id(data.series))   # the kept data holds the series: its id is not reused meanwhile
-        self._kept.pop(key, None)
-        self._kept[key] = (data, ema)
-        while len(self._kept) > KEPT_RUNS:
-            self._kept.pop(next(iter(self._kept)))
-
-    def _kept_data(self, run_id: str, series) -> "CurveData | None":
-        """The kept curves of ``run_id`` when they were made from this very series object."""
-        data, ema = self._kept.pop((run_id, id(series)), (None, None))
-        if data is None or data.series is not series:
-            return None
-        data.drawn, data.marked = None, 0   # drawn into another item, markers removed: both redone
-        if ema is not None:
-            self.ema[run_id] = ema
-        return data
 
     def _recolor(self, run_id: str, color: str) -> None:
         for item, alpha in ((self.items.get(run_id), 255), (self.raw_items.get(run_id), RAW_ALPHA)):
@@ -426,27 +376,22 @@ class PlotPanel(QFrame):
             for item in (self.items.get(run_id), self.raw_items.get(run_id)):
                 if item is not None:
                     item.set_points(np.empty(0), np.empty(0), True)
-            self._mark_nonfinite(run_id, np.empty(0), np.empty(0))
+            self.marks.mark(run_id, np.empty(0), np.empty(0))
             return
         if self._item(run_id) is None:
             return
         data = self.data.get(run_id)
         if data is None or data.series is not s:
-            data = self._kept_data(run_id, s) if data is None else None
-            self.data[run_id] = data = data or CurveData(s, zooms=self.options["lod_cache"])
+            self.data[run_id] = data = CurveData(s)
         y = shown = s.y
         version = "raw"
         if self.key in SMOOTHED_SERIES:
-            if self.options.get("series_cache"):   # kept with the series, computed where it was read
-                shown, generation = smoothed(s, smoothing, y)
-            else:
-                ema = self.ema.setdefault(run_id, IncrementalEMA())
-                shown, generation = ema.update(y, smoothing), ema.generation
+            shown, generation = smoothed(s, smoothing, y)   # kept with the series, computed where it was read
             if shown is not y:
                 version = ("ema", generation)
         data.set(s.x, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
         self._draw(run_id)
-        self._update_markers(run_id, data)
+        self.marks.update(run_id, data)
 
     def _grid(self) -> tuple[float, float, int]:
         """(x0, x1, pixel columns) of the view the curves are decimated for."""
@@ -467,7 +412,7 @@ class PlotPanel(QFrame):
         pairs = [(item, data.shown, data.main)]
         if data.raw is not None and run_id in self.raw_items:
             pairs.append((self.raw_items[run_id], data.y, data.raw))
-        steps_sorted = data.series.steps_sorted if self.options.get("series_cache") else None
+        steps_sorted = data.series.steps_sorted
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
             xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted)
@@ -478,53 +423,14 @@ class PlotPanel(QFrame):
         for run_id in list(self.data):
             self._draw(run_id)
 
-    def _update_markers(self, run_id: str, data: "CurveData") -> None:
-        """Re-mark the non-finite steps when the new points (or their neighbours) are not all finite,
-        or when the series or its smoothing changed; a clean append costs no O(n) pass."""
-        if (data.marked, data.marked_version) == (data.n, data.version):
-            return
-        redo = data.marked == 0 or data.marked_version != data.version
-        if redo:
-            needed = run_id in self.markers or (data.series.nonfinite > 0 if self.options.get("series_cache")
-                                                else not np.isfinite(data.y).all())
-        else:
-            needed = not np.isfinite(data.y[max(data.marked - 2, 0):]).all()
-        if needed:
-            self._mark_nonfinite(run_id, data.x, data.y, data.shown)
-        data.marked, data.marked_version = data.n, data.version
-
-    def _mark_nonfinite(self, run_id: str, x: np.ndarray, y: np.ndarray, drawn: np.ndarray | None = None) -> None:
-        """A red cross on every non-finite step of the run's series (tooltip "loss was nan at step 3"),
-        and a dot on each finite point left alone between gaps (no line is drawn for it)."""
-        marker = self.markers.get(run_id)
-        if marker is None and drawn is None:   # an emptied series that was never marked
-            return
-        xs, ys, labels = nonfinite_markers(x, y, self.key.split("/", 1)[-1])
-        if not labels:
-            if marker is not None:
-                marker.setData([], [])
-            return
-        if marker is None:
-            marker = self.markers[run_id] = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: data)
-            marker.setZValue(10)
-            self.plot.addItem(marker)
-        red = dict(symbol="x", size=11, pen=pg.mkPen("#d62728", width=2), brush=pg.mkBrush("#d62728"))
-        spots = [dict(pos=(a, b), data=t, **red) for a, b, t in zip(xs, ys, labels)]
-        drawn = y if drawn is None else drawn
-        lone = np.flatnonzero(isolated_points(drawn))
-        color = self.colors.get(run_id, "#333")
-        name = self.key.split("/", 1)[-1]
-        spots += [dict(pos=(float(x[k]), float(drawn[k])), data=f"{name} {drawn[k]:.4g} at step {x[k]:g}",
-                       symbol="o", size=5, pen=None, brush=pg.mkBrush(color)) for k in lone]
-        marker.setData(spots=spots)
-        marker.setToolTip("\n".join(labels[:10]) + (f"\n... {len(labels) - 10} more" if len(labels) > 10 else ""))
-
     def nonfinite_labels(self, run_id: str) -> list[str]:
         """The tooltips of the run's non-finite markers (empty when every value is finite)."""
-        marker = self.markers.get(run_id)
-        if marker is None:
-            return []
-        return [str(d) for d, sym in zip(marker.data["data"], marker.data["symbol"]) if sym == "x"]
+        return self.marks.labels(run_id)
+
+    @property
+    def baseline_lines(self) -> list[pg.InfiniteLine]:
+        """The dashed baselines shown (set_baselines)."""
+        return self.baselines.lines
 
     def point_count(self, run_id: str) -> int:
         """The number of points of the run's series shown here (not the decimated points drawn)."""
@@ -577,53 +483,14 @@ class PlotPanel(QFrame):
         self.show_crosshair(None, [])
 
     def set_baselines(self, lines: list[tuple[float, str, str]]) -> None:
-        """Dashed horizontal baselines: (value on the display scale, label, colour) each."""
-        if lines == getattr(self, "_baseline_spec", None):
-            return
-        self._baseline_spec = list(lines)
-        for ln in self.baseline_lines:
-            self.plot.removeItem(ln)
-        self.baseline_lines = []
-        for value, label, color in lines:
-            pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
-            pos, anchor = BASELINE_LABEL_SPOTS[0]   # place_baseline_labels moves it off the points
-            ln = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen,
-                                 label=f"{label} {value:.2f}",
-                                 labelOpts={"position": pos, "anchors": [anchor, anchor], "color": color})
-            ln.setToolTip(label)
-            self.plot.addItem(ln, ignoreBounds=True)
-            self.baseline_lines.append(ln)
-        self.place_baseline_labels()
+        """Dashed horizontal baselines: (value on the display scale, label, colour) each (BaselineLines)."""
+        if self.baselines.set(lines):
+            self.place_baseline_labels()
 
     def place_baseline_labels(self, *_args) -> None:
-        """Put each baseline's label at the first of BASELINE_LABEL_SPOTS where it lies inside the view and covers
-        no plotted point (else where it covers the fewest): twelfth trial, "majority class baseline 50.50" hung
-        below the line at the left end, over the x axis and the first evaluations' points."""
-        if not self.baseline_lines:
-            return
-        vb = self.plot.getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        px, py = vb.viewPixelSize()   # data units per pixel
-        if not (px > 0 and py > 0):
-            return
-        xs = np.concatenate([d.x for d in self.data.values()] + [np.empty(0)])
-        ys = np.concatenate([d.shown for d in self.data.values()] + [np.empty(0)])
-        pad = BASELINE_LABEL_PAD_PX
-        for ln in self.baseline_lines:
-            size = ln.label.textItem.boundingRect()   # pixels: the label is not scaled with the view
-            w, h, value = size.width() * px, size.height() * py, ln.value()
-            scores = []
-            for i, (pos, (ax, ay)) in enumerate(BASELINE_LABEL_SPOTS):
-                left = x0 + pos * (x1 - x0) - ax * w
-                top = value + ay * h
-                outside = top > y1 or top - h < y0 or left < x0 or left + w > x1
-                covered = int(np.count_nonzero((xs >= left - pad * px) & (xs <= left + w + pad * px)
-                                               & (ys >= top - h - pad * py) & (ys <= top + pad * py)))
-                scores.append((outside, covered, i))
-            pos, anchor = BASELINE_LABEL_SPOTS[min(scores)[2]]
-            if (pos, anchor) != (ln.label.orthoPos, ln.label.anchors[0]):
-                ln.label.anchors = [anchor, anchor]
-                ln.label.setPosition(pos)
+        """Put each baseline's label where it lies inside the view and covers no plotted point (else where it
+        covers the fewest): BaselineLines.place."""
+        self.baselines.place(self.data.values())
 
     def show_crosshair(self, step: float | None, runs: list[tuple[RunState, str]]) -> None:
         """Move the vertical line to ``step`` and print each run's nearest value in the header."""

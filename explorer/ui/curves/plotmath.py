@@ -233,3 +233,31 @@ def isolated_points(y: np.ndarray) -> np.ndarray:
     left = np.concatenate([[False], f[:-1]])
     right = np.concatenate([f[1:], [False]])
     return f & ~left & ~right
+
+
+# Where a baseline's label may sit, in order of preference: (place along the line, 0 = left end of the view; the
+# label's anchor: (1, 1) = its bottom-right corner on that place, i.e. on the line and left of it; (1, 2) = one label
+# height higher; (1, 0) = its top-right corner there, below the line): on the line first, then off it by 1 or 2 heights
+LABEL_SPOTS = tuple((pos, (ax, ay)) for dy in (0, 1, 2) for ay in (1 + dy, -dy)
+                    for pos, ax in ((0.98, 1), (0.02, 0), (0.5, 0.5)))
+
+
+def label_spot(view: tuple[tuple[float, float], tuple[float, float]], pixel: tuple[float, float],
+               size: tuple[float, float], value: float, xs: np.ndarray, ys: np.ndarray, pad: float) -> int:
+    """The index into LABEL_SPOTS of the first place where a line's label (``size``: width, height in pixels) at
+    y = ``value`` lies inside ``view`` ((x0, x1), (y0, y1), data units) and covers none of the points (xs, ys), with
+    ``pad`` pixels kept around each point; else the place inside the view covering the fewest. ``pixel``: data units
+    per pixel (x, y). A label hung below the line at the left end would cover the x axis and the first
+    evaluations' points."""
+    (x0, x1), (y0, y1) = view
+    px, py = pixel
+    w, h = size[0] * px, size[1] * py
+    scores = []
+    for i, (pos, (ax, ay)) in enumerate(LABEL_SPOTS):
+        left = x0 + pos * (x1 - x0) - ax * w
+        top = value + ay * h
+        outside = top > y1 or top - h < y0 or left < x0 or left + w > x1
+        covered = int(np.count_nonzero((xs >= left - pad * px) & (xs <= left + w + pad * px)
+                                       & (ys >= top - h - pad * py) & (ys <= top + pad * py)))
+        scores.append((outside, covered, i))
+    return min(scores)[2]

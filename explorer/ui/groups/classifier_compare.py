@@ -71,8 +71,8 @@ class ClassifierCompareWindow(QDialog):
 
     def _fit_text(self) -> None:
         """Tall enough for every line of the text: the minimum height is what the text needs at the minimum
-        width (narrower never), and a window shorter than its width needs grows (ninth trial: the last line was
-        cut at the default 640x260)."""
+        width (narrower never), and a window shorter than its width needs grows (the last line would be cut at the
+        default 640x260)."""
         lay = self.layout()
         lay.activate()
         self.setMinimumHeight(lay.totalHeightForWidth(self.MIN_WIDTH))

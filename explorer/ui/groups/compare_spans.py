@@ -1,4 +1,4 @@
-"""One question in Spans & τ for both checkpoints of a comparison, side by side (issue 15 point 3).
+"""One question in Spans & τ for both checkpoints of a comparison, side by side.
 
 :class:`PairSpansView` holds two :class:`~explorer.ui.inspectors.spans_view.SpansView` panels, A on the
 left and B on the right, each with its own n-best, null_score, best_non_null_score, score_diff and τ

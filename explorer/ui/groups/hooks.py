@@ -1,6 +1,6 @@
 """What the Groups page does for the main window before (and after) the page is built: the Runs dock's group
-rows, its "Compare two classifiers" and the Launch tab's "Queue paper grid" (issue 30: the Groups and Compare
-pages are built on first need, explorer.ui.shell.lazy_pages, but these must work from the start).
+rows, its "Compare two classifiers" and the Launch tab's "Queue paper grid" (the Groups and Compare pages are
+built on first need, explorer.ui.shell.lazy_pages, but these must work from the start).
 
 ``wire(window)`` is the registry's start-up hook of the Groups provider (registry.wiring()); it imports no
 page module. Each action reaches the Groups page through ``window.groups_tab``, which builds it when needed.

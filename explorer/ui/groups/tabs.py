@@ -20,6 +20,7 @@ from PySide6.QtCore import QProcess, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, \
     QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from explorer.core.runs.status import FINISHED
 from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
@@ -217,7 +218,7 @@ class GroupsTab(QWidget):
         once per group and session; the group is shown again when they are in."""
         if group.kind != "cv" or pooled is not None or group.name in self.oof_started:
             return
-        if not members or any(m.status != "finished" for m in members):
+        if not members or any(m.status != FINISHED for m in members):
             return
         from explorer.ui.inspectors.remote import RemoteJob
 
@@ -316,7 +317,7 @@ def other_task_note(label: str, source: str) -> str:
 class CompareTab(QWidget):
     """A/B/data form, a child process for the forward passes, and the CompareView. The page compares QA
     checkpoints only; it says so at its top and refuses another task's checkpoint with the way to compare two
-    classifiers (tenth trial: opened with classifier runs it was SQuAD-only without a word)."""
+    classifiers (opened with classifier runs it would otherwise be SQuAD-only without a word)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)

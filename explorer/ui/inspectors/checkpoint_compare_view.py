@@ -1,6 +1,6 @@
 """Two checkpoints, one example: the Attention page's question and passage through the loaded model (A) and
 another checkpoint (B). Shows one layer and head as three token maps, A, B and B − A (a diverging colour
-scale symmetric around 0: red where B attends more, blue where less), the block flow per layer of both on
+scale symmetric about zero: red where B attends more, blue where less), the block flow per layer of both on
 one plot (A solid, B dashed), and the start / end probabilities and answers of both.
 
 Renders explorer.core.qa.attention_compare.CheckpointComparison; the two probes run in the inspector child
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 
-from .attention_view import QA_BLOCKS
+from .components.attention import QA_BLOCKS
 from .common import ReadoutLabel
 from .heatmap import TokenHeatmap, upper_level
 from .view_export import ExportButton
@@ -63,9 +63,9 @@ class CheckpointCompareView(QWidget):
         self._slot_b_label = ""
         self._requests = None
         if client is not None:
-            from .remote import RemoteLatest
+            from .latest import LatestOnly
 
-            self._requests = RemoteLatest(client, f"{slot}.compare", self)
+            self._requests = LatestOnly.in_child(client, f"{slot}.compare", self)
             self._requests.finished.connect(lambda _id, value: self.show_comparison(value))
             self._requests.failed.connect(lambda _id, msg, _tb: self._failed(msg))
         self._build()

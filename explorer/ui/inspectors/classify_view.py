@@ -4,163 +4,37 @@ Renders explorer.core.classify.arithmetic.ClassifyResult: the inputs, C (the poo
 as a colour strip (one row per ending for SWAG), the table of logits = C W^T + b and softmax probabilities,
 the loss for the chosen label, the prediction, the by-hand check, and for pairs the per-layer attention
 block flow between sentence A and sentence B. Model loads and runs happen in the inspector child process
-(slot "classify"; explorer.ui.inspectors.client), never in the GUI process.
+(slot "classify"; explorer.ui.inspectors.client), never in the GUI process. What the page decides and says comes
+from explorer.ui.inspectors.components.classify; its widgets are explorer.ui.inspectors.classify_panels.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QSpinBox, QSplitter, QStackedWidget, QStyle, QTableWidget, QTableWidgetItem,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.classify.arithmetic import readable_label_names
-from explorer.core.specs.heads import Scores, classification_head
-from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_model, tasks_on_page
-from explorer.ui.curves.legend import legend_below
+from explorer.core.specs.tasks import get_task_facts, task_for_model
 from explorer.ui.shell.columns import fit_columns
 
-from .client import shared_client
-from .common import StaleCover, StatusLabel, header, model_in_child, tokenizer_suffix
+from .classify_panels import ArithmeticTabs, ClassifyInputs, ClassSpin, LogitTable, VectorStrip
+from .common import StaleCover, header, tokenizer_suffix
+from .components.classify import (classify_tasks, free_gold, gold_text, is_choice, lone_sentence_note, parse_gold,
+                                  reads_pairs, result_lines, table_headers, table_rows, verdict)
+from .latest import LatestOnly
+from .model_page import ModelPage, bring_to_front
 from .registry import CLASSIFY_DEV_PAGE, CLASSIFY_PAGE
-from .remote import RemoteLatest
-
-def classify_tasks() -> dict[str, str]:
-    """GUI label -> task name of every task whose head opens in this page (its HeadSpec's ``pages``: a [CLS]
-    classifier or a multiple-choice head), in table order."""
-    return {get_task_facts(name).label: name for name in tasks_on_page(CLASSIFY_PAGE)}
 
 
-def _is_choice(task: str) -> bool:
-    facts = find_task_facts(task)
-    return bool(facts and facts.is_multiple_choice)
-
-
-def _is_regression(task: str) -> bool:
-    facts = find_task_facts(task)
-    return bool(facts and facts.is_regression)
-
-
-def _is_multilabel(task: str) -> bool:
-    facts = find_task_facts(task)
-    return bool(facts and facts.is_multilabel)
-
-
-def _free_gold(task: str) -> bool:
-    """The gold is a float score (regression) or a set of labels (multi-label), not one class id."""
-    return _is_regression(task) or _is_multilabel(task)
-
-
-# (label, colour) of the per-layer flow curves; (from, to) indices in explorer.core.classify.arithmetic.FLOW_BLOCKS order
-FLOW_CURVES = (("A → B", "#1f77b4"), ("B → A", "#2ca02c"), ("A → [CLS]/[SEP]", "#9467bd"),
-               ("B → [CLS]/[SEP]", "#8c564b"))
-FLOW_CELLS = ((0, 1), (1, 0), (0, 2), (1, 2))
-
-
-class ClassSpin(QSpinBox):
-    """The gold class id, shown with the head's class name ("1 (FAVOR)"; "none" below 0); up to K - 1 once the
-    head's names are known (SWAG: the ending index, no names)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent, minimum=-1, maximum=99, value=-1, specialValueText="none")
-        self.names: list[str] = []
-
-    def set_names(self, names: list[str]) -> None:
-        self.names = list(names)
-        self.setMaximum(len(self.names) - 1 if self.names else 99)
-        at_none = self.value() == self.minimum()
-        self.lineEdit().setText(self.specialValueText() if at_none else self.textFromValue(self.value()))
-
-    def textFromValue(self, value: int) -> str:  # noqa: N802 - Qt's name
-        if 0 <= value < len(self.names):
-            return f"{value} ({self.names[value]})"
-        return super().textFromValue(value)
-
-    def valueFromText(self, text: str) -> int:  # noqa: N802 - Qt's name
-        head = text.split(" (", 1)[0].strip()
-        if head in self.names:
-            return self.names.index(head)
-        return int(head) if head.lstrip("-").isdigit() else self.value()
-
-    def validate(self, text: str, pos: int):
-        from PySide6.QtGui import QValidator
-
-        return QValidator.State.Acceptable, text, pos
-
-
-def _mono() -> QFont:
-    font = QFont("monospace")
-    font.setStyleHint(QFont.StyleHint.TypeWriter)
-    return font
-
-
-def flow_lines(flow_mean: np.ndarray) -> list[str]:
-    """Per-layer A -> B, B -> A, A -> [CLS]/[SEP], B -> [CLS]/[SEP] lines from a (layers, 3, 3) flow table."""
-    f = np.asarray(flow_mean)
-    return [f"layer {i + 1:2d}: A -> B {f[i, 0, 1]:.3f}   B -> A {f[i, 1, 0]:.3f}   "
-            f"A -> [CLS]/[SEP] {f[i, 0, 2]:.3f}   B -> [CLS]/[SEP] {f[i, 1, 2]:.3f}" for i in range(f.shape[0])]
-
-
-class _Inputs(QStackedWidget):
-    """Sentence A / B (single and pair) or context, start and four endings (SWAG)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        text_page, choice_page = QWidget(), QWidget()
-        form = QFormLayout(text_page)
-        self.text_a, self.text_b = QLineEdit(), QLineEdit()
-        self.text_a.setPlaceholderText("a sentence, e.g. a gripping, beautifully acted film")
-        self.text_b.setPlaceholderText("sentence B (pairs only)")
-        form.addRow("Sentence A", self.text_a)
-        form.addRow("Sentence B", self.text_b)
-        form2 = QFormLayout(choice_page)
-        self.context, self.start = QLineEdit(), QLineEdit()
-        form2.addRow("Context (sent1)", self.context)
-        form2.addRow("Start (sent2)", self.start)
-        self.endings = [QLineEdit() for _ in range(4)]
-        for k, edit in enumerate(self.endings):
-            form2.addRow(f"Ending {k}", edit)
-        self.addWidget(text_page)
-        self.addWidget(choice_page)
-        self.currentChanged.connect(self._fit)
-        self._fit(0)
-
-    def edits(self) -> list[QLineEdit]:
-        """Every input field (both pages)."""
-        return [self.text_a, self.text_b, self.context, self.start] + list(self.endings)
-
-    def values(self) -> tuple:
-        """The text of every input field, in :meth:`edits` order."""
-        return tuple(e.text() for e in self.edits())
-
-    def _fit(self, index: int) -> None:
-        """Size the stack to the shown page (a QStackedWidget otherwise keeps the tallest page's height)."""
-        from PySide6.QtWidgets import QSizePolicy
-
-        for i in range(self.count()):
-            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
-            self.widget(i).setSizePolicy(QSizePolicy.Policy.Preferred, policy)
-        self.adjustSize()
-
-
-class ClassifyView(QWidget):
+class ClassifyView(ModelPage):
     """The Classify tab. ``show_result(ClassifyResult)`` renders; ``open_example(dict)`` fills the inputs.
 
     Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now."""
 
-    message = Signal(str)
-    model_changed = Signal(object)
-
     def __init__(self, parent=None, *, client=None, slot: str = "classify"):
-        super().__init__(parent)
-        self.client = client or shared_client()
-        self.slot = slot
-        self.loaded = None        # ModelInfo of the model in the child
+        super().__init__(parent, client=client, slot=slot,
+                         intro="Load a classification or multiple-choice model, type inputs, press Classify.")
         self.run_label_names: list[str] = []   # the opened run's class names (its config), see label_names_of
         self.run_pairs = False     # the opened run read sentence pairs (two text columns): see reads_pairs
         self._pairs_for = ""       # the checkpoint run_pairs is about (another model loaded: not known)
@@ -168,32 +42,23 @@ class ClassifyView(QWidget):
         self._result_inputs: tuple | None = None  # the inputs the shown result is for
         self._text_stale = False   # the stale veil is up because the text changed since the shown result
         self._example_when_loaded: dict | None = None   # fill_example's, while the model loads
-        self.result = None
-        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
-        self._runner = RemoteLatest(self.client, f"{slot}.classify", self)
-        self._loader.finished.connect(self._loaded)
+        self._runner = LatestOnly.in_child(self.client, f"{slot}.classify", self)
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
-        for job in (self._loader, self._runner):
-            job.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        self._runner.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
-        self._loader.failed.connect(lambda *_: self.stale_cover.clear())   # the previous model is still the one
 
     def _build(self) -> None:
         self.kind = QComboBox()
         self.kind.addItems(list(classify_tasks()))
-        self.source = QLineEdit("bundled:minilm")
+        self.source.setText("bundled:minilm")
         self.source.setToolTip("hub id, local folder or a run checkpoint (runs/<id>/checkpoints/best)")
-        load = QPushButton("Load model")
-        load.clicked.connect(self.load_model)
-        top = QHBoxLayout()
-        for w in (QLabel("Head"), self.kind, QLabel("Model"), self.source, load):
-            top.addWidget(w)
-        self.inputs = _Inputs()
+        top = self.model_row(QLabel("Head"), self.kind)
+        self.inputs = ClassifyInputs()
         self._example_inputs: tuple | None = None   # the inputs of the example whose gold label the box holds
         for edit in self.inputs.edits():
             edit.textEdited.connect(self._inputs_edited)
             edit.textChanged.connect(self._veil_if_edited)
-            edit.returnPressed.connect(self.run)   # as Return probes in Spans & τ (eleventh trial)
+            edit.returnPressed.connect(self.run)   # as Return probes in Spans & τ
         self.kind.currentTextChanged.connect(self._kind_changed)
         self.label = ClassSpin()
         self.gold = QLineEdit()
@@ -208,35 +73,16 @@ class ClassifyView(QWidget):
         for w in (QLabel("Gold label / right ending"), self.label, self.gold, run,
                   predict_button(self, lambda: self.loaded.path if self.loaded is not None else self.source.text())):
             row.addWidget(w)
-        self.status = StatusLabel("Load a classification or multiple-choice model, type inputs, press Classify.")
-        self.status.setWordWrap(True)
-        self.strip = pg.PlotWidget()
-        self.strip.setFixedHeight(120)
-        self.strip.getPlotItem().hideAxis("left")
-        self.strip_image = pg.ImageItem()
-        self.strip.addItem(self.strip_image)
-        self.strip.setLabel("bottom", "dimension of C (hidden size)")
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["class / ending", "logit = C·W_k + b_k", "P = softmax"])
-        self.text = QPlainTextEdit(readOnly=True)
-        self.text.setFont(_mono())
-        self.flow_plot = pg.PlotWidget(background="w")
-        self.flow_plot.setLabel("bottom", "layer")
-        self.flow_plot.setLabel("left", "share of attention (mean over heads)")
-        legend_below(self.flow_plot)   # under the axis: never over the curves (shares run up to 1.0)
-        self._flow_curves = [self.flow_plot.plot([], [], pen=pg.mkPen(c, width=2), symbol="o", symbolSize=6,
-                                                 symbolBrush=c, name=n) for n, c in FLOW_CURVES]
-        from .heatmap import TokenHeatmap
-
-        self.flow_map = TokenHeatmap(cmap="inferno", colorbar_label="A → B block flow")
-        self.right = QTabWidget()
-        self.right.addTab(self.text, "Arithmetic")
-        self.right.addTab(self.flow_plot, "A ↔ B flow per layer (pairs)")
-        self.right.addTab(self.flow_map, "A → B, layers × heads (pairs)")
+        self.strip = VectorStrip()
+        self.strip_image = self.strip.image
+        self.table = LogitTable()
+        self.right = ArithmeticTabs()
+        self.text, self.flow_plot, self.flow_map = self.right.text, self.right.flow_plot, self.right.flow_map
+        self._flow_curves = self.right.flow_curves
         lower = QSplitter()
         lower.addWidget(self.table)
         lower.addWidget(self.right)
-        fit_columns(self.table)   # the titles whole before the first result too (eighth trial: "lass / ending")
+        fit_columns(self.table)   # the titles whole before the first result too (not "lass / ending")
         lower.setSizes([480, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(header("The classifier head with this model's numbers: C, logits = C Wᵀ + b, softmax, "
@@ -266,8 +112,8 @@ class ClassifyView(QWidget):
 
     def _kind_changed(self, text: str) -> None:
         kind = classify_tasks().get(text, "")
-        self.inputs.setCurrentIndex(int(_is_choice(kind)))
-        free = _free_gold(kind)     # a float score / a set of labels, not one class id
+        self.inputs.setCurrentIndex(int(is_choice(kind)))
+        free = free_gold(kind)     # a float score / a set of labels, not one class id
         self.gold.setVisible(free)
         self.label.setVisible(not free)
         self._fit_pair_hint()
@@ -275,11 +121,7 @@ class ClassifyView(QWidget):
     def reads_pairs(self) -> bool:
         """Does the model read sentence pairs: a pair task, or a regression / multi-label run that read two text
         columns (STS-B)?"""
-        kind = self.current_kind()
-        if _is_choice(kind):
-            return False
-        facts = get_task_facts(kind)
-        return facts.pair or (facts.takes_pairs and self.run_pairs)
+        return reads_pairs(self.current_kind(), self.run_pairs)
 
     def _fit_pair_hint(self) -> None:
         """Sentence B's placeholder says whether this model reads it."""
@@ -291,39 +133,19 @@ class ClassifyView(QWidget):
 
         Raises:
             ValueError: a score that is not a number, or a label name the head does not have."""
-        text = self.gold.text().strip()
-        if not text:
-            return None
-        if _is_regression(self.current_kind()):
-            try:
-                return float(text)
-            except ValueError:
-                raise ValueError(f"gold score {text!r} is not a number") from None
-        names = self.label_names_of(self.loaded)
-        out = []
-        for part in (p.strip() for p in text.split(";")):
-            if not part:
-                continue
-            if part in names:
-                out.append(names.index(part))
-            elif part.isdigit():
-                out.append(int(part))
-            else:
-                raise ValueError(f"gold label {part!r} is not one of the head's labels ({', '.join(names)})")
-        return sorted(set(out))
-    def load_model(self) -> None:
-        from explorer.core.models.info import model_name
+        return parse_gold(self.gold.text(), self.current_kind(), self.label_names_of(self.loaded))
 
-        was = getattr(self.loaded, "source", "") or model_name(self.loaded)
+    def load_task(self) -> str:
+        return get_task_facts(self.current_kind()).head.model_head
+
+    def load_model(self) -> None:
         if self.source.text().strip() != self._pairs_for:   # another model than the opened run's
             self.run_pairs, self._pairs_for = False, ""
-        if self.result is not None and was != self.source.text().strip():
-            self.stale_cover.mark(was, self.source.text().strip())
-            self._text_stale = False   # the model's line now
-        self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": get_task_facts(self.current_kind()).head.model_head}
-        self._loader.submit("load", data)
-        self.client.remember_load(self.slot, data)
+        super().load_model()
+
+    def mark_stale(self, was: str, now: str) -> None:
+        super().mark_stale(was, now)
+        self._text_stale = False   # the model's line now
 
     def open_checkpoint(self, path: str, kind: str, label_names=(), pairs: bool = False) -> None:
         """Load a checkpoint folder as task ``kind`` (a task of classify_tasks(), e.g. "pair"), with its head;
@@ -339,9 +161,9 @@ class ClassifyView(QWidget):
         self._fit_pair_hint()
 
     def _forget_inputs(self) -> None:
-        """Another kind of model is opened: the inputs and the result typed for the previous one go (eleventh trial:
-        an STS-B pair model scored the SST-2 model's lone sentence, 2.65, with no word); the run's first example
-        or the user's text comes instead."""
+        """Another kind of model is opened: the inputs and the result typed for the previous one go (else an STS-B
+        pair model scores the SST-2 model's lone sentence, 2.65, with no word); the run's first example or the
+        user's text comes instead."""
         if self.result is None and not any(v.strip() for v in self.inputs.values()):
             return
         for edit in self.inputs.edits():
@@ -355,10 +177,8 @@ class ClassifyView(QWidget):
         self.stale_cover.clear()
         self._text_stale = False
 
-    def set_loaded(self, loaded) -> None:
-        """Use an already loaded model: the ModelInfo of this view's slot, or a LoadedModel, which the child is
-        given (its head decides the kind when it is multiple choice)."""
-        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
+    def adopt_model(self, loaded) -> None:
+        """The head's class names, and its kind when the head decides it (multiple choice, a score, sigmoids)."""
         names = self.label_names_of(loaded)
         if names != self.label.names:
             self.label.setValue(-1)   # another head's classes: its gold id would name a class of this one
@@ -368,29 +188,26 @@ class ClassifyView(QWidget):
         task = task_for_model(head, problem or "", self.current_kind())
         if task in classify_tasks().values() and task != self.current_kind():
             self._show_kind(task)
-        self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
-        self.model_changed.emit(loaded)
+
+    def model_in(self, loaded) -> None:
+        """The opened run's first dev example, or the input shown, classified by the new model."""
         pending, self._example_when_loaded = self._example_when_loaded, None
         if pending is not None:          # the opened run's first dev example (ClassifyPages.open_checkpoint)
             self.result = None
             self.open_example(pending)
         elif self.result is not None:
-            # the shown numbers were the previous model's (fresh-user trial: the stance checkpoint's header over
-            # the SST-2 result): cleared, and the same input classified again by this model
+            # the shown numbers were the previous model's (a stance checkpoint's header over an SST-2 result):
+            # cleared, and the same input classified again by this model
             self.result = None
             self.table.setRowCount(0)
             self.text.setPlainText("classifying the same input with the newly loaded model…")
             self.run()
 
-    def _loaded(self, _id, loaded) -> None:
-        self.set_loaded(loaded)
-
     def run(self) -> None:
-        if self.loaded is None:
-            self._status("no model loaded: press Load model first")
+        if not self.has_model():
             return
         label = None if self.label.value() < 0 else self.label.value()
-        if _free_gold(self.current_kind()):
+        if free_gold(self.current_kind()):
             try:
                 label = self._gold()
             except ValueError as exc:
@@ -398,7 +215,7 @@ class ClassifyView(QWidget):
                 return
         data = {"slot": self.slot, "kind": self.current_kind(), "label": label}
         self._asked = self.inputs.values()
-        if _is_choice(self.current_kind()):
+        if is_choice(self.current_kind()):
             i = self.inputs
             data.update(context=i.context.text(), endings=[e.text() for e in i.endings], start=i.start.text())
         else:
@@ -409,14 +226,14 @@ class ClassifyView(QWidget):
     def fill_example(self, example: dict | None) -> None:
         """Fill the inputs from ``example`` (as :meth:`open_example`; None: nothing) and classify it now, or once the
         model being loaded is in."""
-        if example is None:   # say why the sentence is the one typed before (eighth trial: an empty one, silently)
+        if example is None:   # say why the sentence is the one typed before (not an empty one, silently)
             what = "Sentence A and Sentence B" if self.reads_pairs() else "a sentence"
             self._status(f"the run's dev and training files cannot be read here: type {what}, then Classify")
             return
         if str(example.get("text_b") or "").strip():   # the run read pairs (columns found by their names)
             self.run_pairs = True
             self._fit_pair_hint()
-        if self.loaded is None or self._loader._outstanding:
+        if self.loaded is None or self.loading:
             self._example_when_loaded = example
             return
         self.open_example(example)
@@ -425,7 +242,7 @@ class ClassifyView(QWidget):
         """Fill the inputs from a dev example ({"kind", "text_a", "text_b", "endings", "start", "label"}), run."""
         kind = example.get("kind") or self.current_kind()
         self._show_kind(kind)
-        if _is_choice(kind):
+        if is_choice(kind):
             self.inputs.context.setText(example.get("text_a", ""))
             self.inputs.start.setText(example.get("start", ""))
             for edit, text in zip(self.inputs.endings, example.get("endings", [])):
@@ -434,18 +251,16 @@ class ClassifyView(QWidget):
             self.inputs.text_a.setText(example.get("text_a", ""))
             self.inputs.text_b.setText(example.get("text_b", ""))
         gold = example.get("label", -1)
-        if _is_regression(kind):
-            self.gold.setText("" if gold is None else f"{float(gold):g}")
-        elif _is_multilabel(kind):
-            self.gold.setText(";".join(str(g) for g in gold or []))
+        if free_gold(kind):   # a score or a label set in the box, else a class id in the spin box
+            self.gold.setText(gold_text(kind, gold))
         else:
             self.label.setValue(int(gold))
         self._example_inputs = self.inputs.values()
         self.run()
 
     def _inputs_edited(self, _text: str = "") -> None:
-        """A typed input that is no longer the example's: the example's gold label goes (the loss was shown for a
-        label the user never chose, tenth trial); a gold label chosen for the typed text stays."""
+        """A typed input that is no longer the example's: the example's gold label goes (no loss shown for a label
+        the user never chose); a gold label chosen for the typed text stays."""
         if self._example_inputs is None or self.inputs.values() == self._example_inputs:
             return
         self._example_inputs = None
@@ -457,21 +272,7 @@ class ClassifyView(QWidget):
         self.label.setValue(-1)
         self.gold.clear()
 
-    def _status(self, text: str) -> None:
-        self.status.setText(text)
-        self.message.emit(text)
-
     # -- rendering -------------------------------------------------------------------------
-    def _hold_columns(self) -> None:
-        """The table as wide as its columns: all of them in view, none scrolled out (the sixth trial read
-        "lass / ending", the table scrolled sideways inside a 385 px pane at 1280x800); the Arithmetic tabs
-        beside it give way."""
-        t = self.table
-        bar = t.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, t)
-        need = (t.verticalHeader().sizeHint().width() + sum(t.columnWidth(c) for c in range(t.columnCount()))
-                + 2 * t.frameWidth() + bar)
-        t.setMinimumWidth(need)
-
     def label_names_of(self, loaded) -> list[str]:
         """The class names shown for ``loaded`` (a ModelInfo): its head's, or its run's when the head's are only
         LABEL_k (core.classify.arithmetic.readable_label_names)."""
@@ -485,65 +286,28 @@ class ClassifyView(QWidget):
         self.result = res
         self.stale_cover.clear()
         self._result_inputs, self._text_stale = self._asked, False
-        C = np.stack([x.C for x in res.inputs])              # (inputs, H)
-        lim = float(np.abs(C).max()) or 1.0
-        self.strip_image.setImage(C.T, levels=(-lim, lim))
-        self.strip_image.setColorMap(pg.colormap.get("CET-D1"))
-        self.table.setRowCount(len(res.logits))
-        scores = classification_head(getattr(res, "problem_type", "")).scores   # what follows the logits
-        word = "score = C_k·w + b" if _is_choice(res.kind) else "logit = C·W_k + b_k"
-        third = "P = softmax"
-        if scores is Scores.SCORE:
-            word, third = "score = C·w + b", "(no softmax)"
-        elif scores is Scores.SIGMOID:
-            third = "P = sigmoid  (τ)"
-        self.table.setHorizontalHeaderLabels(["class / ending", word, third])
-        chosen = set(res.predicted) if scores is Scores.SIGMOID else {res.prediction}
-        for k, z in enumerate(res.logits):
-            name = res.label_names[k] + (" ← prediction" if k in chosen else "")
-            if scores is Scores.SCORE:
-                p = "the score is the prediction"
-            elif scores is Scores.SIGMOID:
-                p = f"{res.probabilities[k]:.4f}  (τ {res.thresholds[k]:.2f})"
-            else:
-                p = f"{res.probabilities[k]:.4f}"
-            for col, value in enumerate((name, f"{z:+.4f}", p)):
-                self.table.setItem(k, col, QTableWidgetItem(value))
-        fit_columns(self.table)   # every title whole ("P = softmax" was cut in a stretched last section)
-        self._hold_columns()
-        lines = self.result_lines(res)
+        self.strip.show_inputs(res.inputs)
+        self.table.fill(table_headers(res), table_rows(res))
+        lines = result_lines(res)
         if tokenizer_suffix(self.loaded):   # the words above were read by another model's tokenizer: say whose
             lines.insert(len(res.inputs), f"note: {getattr(self.loaded, 'tokenizer_note', '')}")
         self.text.setPlainText("\n".join(lines))
-        self._show_flow(res)
-        if scores is Scores.SCORE:
-            said = f"score {res.score:.4f}"
-        elif scores is Scores.SIGMOID:
-            said = "predicted labels: " + (", ".join(res.label_names[k] for k in res.predicted) or "none")
-        else:
-            name = res.label_names[res.prediction]
-            said = f"prediction {res.prediction}" + (f" ({name})" if name != str(res.prediction) else "")
+        self.right.show_flow(res)
         lone = self.lone_sentence_note(res)
         if lone:
             self.text.setPlainText(f"note: {lone}\n\n" + self.text.toPlainText())
-        self._status(f"{said}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
+        self._status(f"{verdict(res)}; by-hand check {res.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
                      + (f". Note: {lone}" if lone else ""))
 
     def lone_sentence_note(self, res) -> str:
         """'this model reads sentence pairs and Sentence B is empty: …' when ``res`` is a pair model's answer for
-        Sentence A alone, else ''."""
-        if _is_choice(res.kind) or not self.reads_pairs() or len(res.inputs) != 1:
-            return ""
-        asked = self._result_inputs or self.inputs.values()
-        if asked[1].strip():
-            return ""
-        return ("this model reads sentence pairs and Sentence B is empty: its score for Sentence A alone means "
-                "little; type Sentence B")
+        Sentence A alone, else '' (components.classify.lone_sentence_note)."""
+        return lone_sentence_note(res, self.reads_pairs(), self._result_inputs or self.inputs.values())
 
     def _veil_if_edited(self, _text: str = "") -> None:
         """The text changed since the shown result: the result is veiled (common.StaleCover) under a line saying
-        so, until Classify or Return answers for the new text, or the text is put back (eleventh trial: the old
-        sentence's result stayed un-veiled under new text)."""
+        so, until Classify or Return answers for the new text, or the text is put back (the old sentence's result is
+        never shown un-veiled under new text)."""
         if self.result is None or self._result_inputs is None:
             return
         differs = self.inputs.values() != self._result_inputs
@@ -555,32 +319,7 @@ class ClassifyView(QWidget):
             self.stale_cover.clear()
             self._text_stale = False
 
-    def _show_flow(self, res) -> None:
-        """Pairs: the per-layer flow curves and the A -> B layers x heads map; others: cleared."""
-        fm = res.flow_mean
-        layers = np.arange(1, fm.shape[0] + 1) if fm is not None else []
-        for curve, (a, b) in zip(self._flow_curves, FLOW_CELLS):
-            curve.setData(layers, fm[:, a, b] if fm is not None else [])
-        if res.flow is not None:
-            grid = res.flow[:, :, 0, 1]
-            self.flow_map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
-                                     [f"H{j + 1}" for j in range(grid.shape[1])])
-
-    @staticmethod
-    def result_lines(res) -> list[str]:
-        """The text panel: inputs, shapes, the pooler, the arithmetic, and the pair flow table."""
-        lines = []
-        for k, x in enumerate(res.inputs):
-            prefix = f"input {k}: " if len(res.inputs) > 1 else "input: "
-            lines.append(prefix + " ".join(x.tokens))
-        H = res.inputs[0].C.shape[0]
-        lines += ["", f"{res.pooler}   (C: {len(res.inputs)} x {H}; W: {res.W.shape[0]} x {res.W.shape[1]}; "
-                  f"b: {res.b.shape[0]})", ""]
-        lines += res.arithmetic_lines(4)
-        if res.flow is not None:
-            lines += ["", "attention block flow (mean over heads; row = from, share of attention on the block):"]
-            lines += flow_lines(res.flow_mean)
-        return lines
+    result_lines = staticmethod(result_lines)   # the Arithmetic pane's lines of a ClassifyResult
 
 
 def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
@@ -592,13 +331,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     def open_row(example: dict) -> None:
         view.open_example(example)
-        from PySide6.QtWidgets import QTabWidget
-
-        tabs = view.parentWidget()
-        while tabs is not None and not isinstance(tabs, QTabWidget):
-            tabs = tabs.parentWidget()
-        if tabs is not None:
-            tabs.setCurrentWidget(view)
+        bring_to_front(view)
 
     dev.open_requested.connect(open_row)
     view.model_changed.connect(dev.model_changed)

@@ -27,10 +27,12 @@ from typing import Callable
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from explorer.core.attention.layers import warm as warm_layers
-from explorer.core.protocol.frames import WireError, pack, read_raw, unpack
+from explorer.core.protocol.frames import (REPLY_CANCELLED, REPLY_DROPPED, REPLY_ERROR, REPLY_PROGRESS, REPLY_RESULT, WireError,
+                                pack, read_raw, unpack)
 from explorer.paths import REPO_ROOT
 
 STDERR_KEEP = 4000   # characters of the child's stderr kept for the crash message
+EXITED = "exited"    # the reader thread's own event: the child's stdout ended (it stopped or died)
 
 
 INSPECT_ARGV = [sys.executable, "-m", "explorer.worker.inspector"]
@@ -385,32 +387,32 @@ class InspectClient(QObject):
             _warm(frame[1])
             self._arrived.emit(frame[0], frame[1], generation)
         code = transport.wait() if hasattr(transport, "wait") else None
-        self._arrived.emit({"event": "exited", "code": code, "error": error}, None, generation)
+        self._arrived.emit({"event": EXITED, "code": code, "error": error}, None, generation)
 
     def _on_arrived(self, reply: dict, value, generation: int) -> None:
         if generation != self._generation:
             return
         event = reply.get("event")
-        if event == "exited":
+        if event == EXITED:
             self._on_exited(reply)
             return
         rid = reply.get("id")
         pending = self._pending.get(rid)
         if pending is None:
             return
-        if event == "progress":
+        if event == REPLY_PROGRESS:
             if pending.on_progress is not None:
                 pending.on_progress(int(reply.get("done", 0)), int(reply.get("total", 0)))
             return
         del self._pending[rid]
-        if pending.channel and self._latest.get(pending.channel) != rid or event == "dropped":
+        if pending.channel and self._latest.get(pending.channel) != rid or event == REPLY_DROPPED:
             self.dropped += 1
             return
-        if event == "result" and pending.on_done is not None:
+        if event == REPLY_RESULT and pending.on_done is not None:
             pending.on_done(value)
-        elif event == "cancelled" and pending.on_error is not None:
-            pending.on_error("cancelled", "")
-        elif event == "error" and pending.on_error is not None:
+        elif event == REPLY_CANCELLED and pending.on_error is not None:
+            pending.on_error(REPLY_CANCELLED, "")   # (message, no traceback): RemoteJob tells it from an error
+        elif event == REPLY_ERROR and pending.on_error is not None:
             pending.on_error(self._where_files_are(str(reply.get("error", "error"))), str(reply.get("traceback", "")))
 
     def _where_files_are(self, text: str) -> str:

@@ -64,8 +64,8 @@ def breakable(text: str) -> str:
 
 class StatusLabel(QLabel):
     """A page's word-wrapped status line that never widens the page: long words (paths) break anywhere
-    (:func:`breakable`) and its minimum width is MIN_WIDTH px, whatever the text (the ninth trial: "loading
-    <a long checkpoint path> ..." in Classify made its minimum as wide as the path, and the 1280 px window grew
+    (:func:`breakable`) and its minimum width is MIN_WIDTH px, whatever the text (otherwise "loading <a long
+    checkpoint path> ..." in Classify makes the page's minimum as wide as the path, and a 1280 px window grows
     to 1615 px). ``text()`` gives the text as set, without the break marks."""
 
     MIN_WIDTH = 120
@@ -203,7 +203,7 @@ class ResultSource:
 
 
 def updating_note(was: str, now: str) -> str:
-    """The line over results of the previous model while another one loads (tenth trial, MINOR)."""
+    """The line over results of the previous model while another one loads."""
     return f"Results of {was or 'the previous model'}: updating for {now or 'the new model'}…"
 
 
@@ -233,7 +233,7 @@ class _Veil(QWidget):
 class StaleCover:
     """Results of the previous model, left on screen while another model loads and answers: faded (a pale veil
     over each of ``bodies``) under one line "Results of A: updating for B…" until the new answer is shown
-    (tenth trial: for ~3 s after Open best checkpoint, the untrained head's span and scores stood beside the new
+    (for the seconds a load takes, the old model's span and scores would otherwise stand beside the new
     checkpoint's name with nothing marking them as old). A view calls :meth:`mark` when it asks for another
     model, :meth:`clear` when its new answer is shown (or the load failed: the old model is still the one)."""
 

@@ -1,8 +1,10 @@
 """τ on a dev set: run the model over a SQuAD v2.0 file once, then see F1, EM, HasAns_f1, NoAns_f1
 and the answer rate against τ, the best τ, the honest τ (chosen on one half, scored on the other),
 and the questions a small move of τ would flip. Results are cached per (model, file, cap) by
-explorer.core.qa.tau_study, so reopening is instant. All numbers come from explorer.core.qa.scores. The study
-runs in the inspector child process (request "study", with progress and cancel), never in the GUI.
+explorer.core.qa.tau_study, so reopening is instant. All numbers come from explorer.core.qa.scores; what the page says
+about them from explorer.ui.inspectors.components.dev_tau; the curves and tables are
+explorer.ui.inspectors.dev_panels. The study runs in the inspector child process (request "study", with progress
+and cancel), never in the GUI.
 """
 
 from __future__ import annotations
@@ -10,85 +12,33 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.qa.tau_study import default_cache_dir, questions_near
-from explorer.core.models.checkpoint_windows import WindowSettings, run_config_for_checkpoint, window_settings_for_checkpoint
-
-from .common import StatusLabel, ResultSource, header, tip
-from .tau_spin import tau_spin_box
-from .client import shared_client
-from .remote import RemoteJob
-from explorer.ui.curves.legend import legend_below
+from explorer.core.models.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
+from explorer.core.qa.tau_study import default_cache_dir
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
 
+from .client import shared_client
+from .common import ResultSource, StatusLabel, header, model_in_child, tip
+from .components.dev_tau import (UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line, near_question,
+                                 questions_near_tau, study_line, summary_lines, tau_rows, windows_note)
+from .dev_panels import NearTable, TauPlot, TauTable, rows_tall
+from .remote import CANCELLED_NOTE, RemoteJob
+from .tau_spin import tau_spin_box
+
 PLOT_MIN_HEIGHT = 250   # px: the τ curves (about 130 px of graph), their axis and the two-row legend below
-TABLE_MIN_ROWS = 4      # rows each table keeps in view (eighth trial: one row of each at 1280x800)
+TABLE_MIN_ROWS = 4      # rows each table keeps in view at 1280x800 (stacked under the curves: one row of each)
 
-
-def rows_tall(table: QTableWidget, rows: int) -> int:
-    """The height in pixels that shows ``table``'s header and ``rows`` rows of its default height (frame
-    included), with no scroll bar's worth of slack."""
-    return (table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
-            + 2 * table.frameWidth())
-
-NEAR_ROWS = 100
-CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
-          ("HasAns_f1", "HasAns_f1", "#2ca02c", 1.5), ("NoAns_f1", "NoAns_f1", "#1f77b4", 1.5),
-          ("answer_rate", "answer rate %", "#7f7f7f", 1.5)]
-
-
-# Questions per second of dev-set inference, measured by the last study run here (not from the cache);
-# before that, a rough figure for the bundled encoder on a 2-core CPU, said to be a guess.
-ASSUMED_QPS = 10.0
+# Questions per second of dev-set inference, measured by the last study run here (not from the cache)
 _measured_qps: float | None = None
-_question_counts: dict[tuple, int] = {}
-
-
-def _run_dev_file(checkpoint: str) -> str:
-    """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
-    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
-    import json
-
-    from explorer.core.specs.tasks import find_task_facts
-
-    config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
-    if config_path is None:
-        return ""
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-        dev, task = str(config.get("dev") or ""), str(config.get("task") or "")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    facts = find_task_facts(task)
-    if facts is None or facts.squad_version != "v2.0":
-        return ""
-    return dev if dev and Path(dev).expanduser().is_file() else ""
-
-
-def count_questions(path: str) -> int | None:
-    """Questions in a SQuAD JSON file, counted from its bytes (fast, cached on path/size/mtime; for the
-    time estimate only). None when the file cannot be read."""
-    try:
-        p = Path(path).expanduser()
-        st = p.stat()
-        key = (str(p), st.st_size, st.st_mtime_ns)
-        if key not in _question_counts:
-            _question_counts[key] = p.read_bytes().count(b'"question"')
-        return _question_counts[key]
-    except OSError:
-        return None
 
 
 def measured_qps() -> float | None:
     """Questions/s of the last τ study on this machine: this session's, else the one the settings remember
-    from an earlier session (eighth trial: the estimate forgot 8.1 q/s after a restart); None when never
-    measured."""
+    from an earlier session (a restart keeps the measured rate); None when never measured."""
     if _measured_qps:
         return _measured_qps
     from explorer.ui.shell.settings import current_settings
@@ -109,19 +59,9 @@ def remember_qps(qps: float) -> None:
 
 
 def estimate_text(n_questions: int | None, cap: int) -> str:
-    """'≈ 6 min 40 s for 4,000 questions at 10.0 questions/s (...)' for the chosen file and cap."""
-    if not n_questions:
-        return ""
-    n = min(n_questions, cap) if cap else n_questions
-    measured = measured_qps()
-    qps = measured or ASSUMED_QPS
-    seconds = n / qps
-    how = "measured here by the last run" if measured else "a guess until the first run here measures it"
-    when = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
-    text = f"≈ {when} for {n:,} of {n_questions:,} questions at {qps:.1f} questions/s ({how})"
-    if seconds > 120 and not cap:
-        text += "; set \"first N questions\" to try a part first"
-    return text
+    """'≈ 6 min 40 s for 4,000 questions at 10.0 questions/s (...)' for the chosen file and cap, at the rate
+    measured here (components.dev_tau.estimate_line)."""
+    return estimate_line(n_questions, cap, measured_qps())
 
 
 class DevTauView(QWidget):
@@ -150,7 +90,7 @@ class DevTauView(QWidget):
         self.job.finished.connect(self._arrived)
         self.source = ResultSource(self.clear_results)   # which model the study is of; cleared on a switch
         self.job.failed.connect(self._on_failed)
-        self.job.cancelled.connect(lambda: self._done_running("cancelled"))
+        self.job.cancelled.connect(lambda: self._done_running(CANCELLED_NOTE))
 
         self._build_inputs()
         row = QHBoxLayout()
@@ -160,8 +100,9 @@ class DevTauView(QWidget):
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
 
-        self._build_plot()
-        self._build_tau_table()
+        self.plot = TauPlot()
+        self.curves, self.tau_line = self.plot.curves, self.plot.tau_line
+        self.tau_table = TauTable()
 
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
@@ -170,7 +111,7 @@ class DevTauView(QWidget):
         self.summary.setToolTip(tip("honest_tau"))
 
         trow = self._build_tau_row()
-        self._build_near_table()
+        self.table = NearTable()
         split = self._build_split(trow)
 
         layout = QVBoxLayout(self)
@@ -222,9 +163,9 @@ class DevTauView(QWidget):
 
     def _build_split(self, trow: QHBoxLayout) -> QSplitter:
         """The curves above; below them the chosen-τ row and two tabs, the τ values (table and summary) and the
-        questions near τ, each with TABLE_MIN_ROWS rows in view at 1280x800 (eighth trial: one row of each when
-        they were stacked under the curves). A splitter between curves and tabs."""
-        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)   # a readable graph (first-hour trial: 70 px at 1280x800)
+        questions near τ, each with TABLE_MIN_ROWS rows in view at 1280x800 (stacked under the curves they had one
+        row each). A splitter between curves and tabs."""
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)   # a readable graph (else 70 px at 1280x800)
         for table in (self.tau_table, self.table):
             table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)   # compact rows
         details = QWidget()
@@ -287,84 +228,24 @@ class DevTauView(QWidget):
         self.window = WindowSettings()
         self._auto_path = ""
 
-    def _build_near_table(self) -> None:
-        """The questions nearest to the chosen τ (a small move of τ flips them); a click opens one."""
-        self.table = QTableWidget(0, 7)
-        self.table.setHorizontalHeaderLabels(["score_diff", "|score_diff − τ|", "at τ", "gold", "best span",
-                                              "F1 at τ", "question"])
-        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)
-        self.table.setToolTip("The questions whose score_diff is nearest to τ: a small move of τ flips them. "
-                              "Click one to open it in the Spans & τ view.")
-
-    def _build_plot(self) -> None:
-        """The sweep plot: F1 / EM / HasAns_f1 / NoAns_f1 / answer rate against τ, the chosen τ line, the best
-        τ line and star, and a legend naming each (no labels on the lines: they overlapped)."""
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setLabel("bottom", "τ (answer iff score_diff > τ)")
-        self.plot.setLabel("left", "percent")
-        legend_below(self.plot, columns=4)   # under the axis: a top-right legend hid the best τ and the star
-        self.plot.setToolTip(tip("tau"))
-        self.curves = {}
-        for key, name, color, width in CURVES:
-            self.curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=width), name=name)
-        self.exact_curve = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DotLine),
-                                          name="F1, exact sweep")
-        # The τ values are named in the legend and the table below, not by labels on the lines (those
-        # overlapped each other when the values were close).
-        best_pen = pg.mkPen("#d62728", width=1, style=Qt.PenStyle.DashLine)
-        self.best_line = pg.InfiniteLine(angle=90, pen=best_pen)
-        self.tau_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=2))
-        self.tau_line.setToolTip("chosen τ: drag it, or type it below")
-        self.best_marker = pg.ScatterPlotItem(symbol="star", size=16, brush="#d62728", pen=None)
-        for item in (self.best_line, self.tau_line, self.best_marker):
-            self.plot.addItem(item)
-        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#222", width=2)), "chosen τ (drag)")
-        self.plot.plotItem.legend.addItem(pg.PlotDataItem(pen=best_pen, symbol="star", symbolBrush="#d62728",
-                                                          symbolPen=None), "best τ on the grid")
-        self.plot.setXRange(-6, 6, padding=0.02)
-        self.plot.setYRange(0, 100, padding=0.02)
-        self.best_line.setVisible(False)
-        self.tau_line.setVisible(False)
-
-    def _build_tau_table(self) -> None:
-        """The τ values table (chosen, best on the grid, official, honest), hidden until a study exists."""
-        self.tau_table = QTableWidget(0, 4)
-        self.tau_table.setHorizontalHeaderLabels(["τ", "value (score_diff units)", "F1 (%)", "what it is"])
-        self.tau_table.verticalHeader().setVisible(False)
-        self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.tau_table.setWordWrap(False)
-        self.tau_table.setToolTip("Every τ is in score_diff units: answer iff score_diff > τ "
-                                  "(score_diff = best_non_null_score − null_score).")
-        self.tau_table.setVisible(False)   # until a study has τ values to list
-
     # ----------------------------------------------------------------------------------- public
     def set_model(self, loaded) -> None:
         """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
         run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
         another one); an untrained head gets the same warning as the Spans tab."""
-        from explorer.core.models.info import ModelInfo, model_info
+        from .components.dev_tau import run_dev_file
 
-        if not isinstance(loaded, ModelInfo):
-            self.client.adopt(self.slot, loaded)
-            loaded = model_info(loaded, self.slot)
-        self.loaded = loaded
+        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self.source.model_changed(loaded)
         where = getattr(loaded, "path", "") or getattr(loaded, "source", "")
         self.window = window_settings_for_checkpoint(where)
-        dev = _run_dev_file(where)
+        dev = run_dev_file(where)
         if dev and (not self.path.text().strip() or self.path.text().strip() == self._auto_path):
             self._auto_path = dev
             self.path.setText(dev)
         untrained = bool(getattr(loaded, "head_initialised", False))
         self.head_note.setVisible(untrained)
-        self.head_note.setText("Honest note: this model's QA head is freshly initialised (random), so its "
-                               "score_diff values, τ and F1 here mean nothing until it is fine-tuned."
-                               if untrained else "")
+        self.head_note.setText(UNTRAINED_HEAD_NOTE if untrained else "")
         self._update_estimate()
 
     def _update_estimate(self, *_args) -> None:
@@ -372,10 +253,8 @@ class DevTauView(QWidget):
         n = count_questions(path) if path else None
         text = estimate_text(n, self.cap.value())
         if text and self.window.source:
-            w = self.window
-            text += (f". Windows as the run trained: max_seq_length {w.max_seq_length}, doc_stride {w.doc_stride}, "
-                     f"max_query_length {w.max_query_length}")
-            self.estimate.setToolTip(w.describe())
+            text += windows_note(self.window)
+            self.estimate.setToolTip(self.window.describe())
         self.estimate.setText(text)
         self.estimate.setVisible(bool(text))
 
@@ -447,10 +326,7 @@ class DevTauView(QWidget):
     def clear_results(self) -> None:
         """Forget the study shown: curves, τ table, summary and questions emptied, export off."""
         self.study = self.figures = None
-        for curve in list(self.curves.values()) + [self.exact_curve, self.best_marker]:
-            curve.setData([], [])
-        self.best_line.setVisible(False)
-        self.tau_line.setVisible(False)
+        self.plot.clear_figures()
         self.tau_table.setRowCount(0)
         self.tau_table.setVisible(False)
         self.summary.setText("")
@@ -473,29 +349,15 @@ class DevTauView(QWidget):
             self.progress.setRange(0, 1)
             self.progress.setValue(1)
             self.progress.setFormat("from the cache" if s.from_cache else "done")
-        how = "from the cache (instant)" if s.from_cache else f"inference {s.seconds:.1f} s"
-        self._message(f"{len(s)} questions of {Path(s.data_path).name}, model {s.source}: {how}."
-                      + (f" Note: {s.note}" if s.note else ""))
-        grid = f.grid
-        for key, *_ in CURVES:
-            self.curves[key].setData(grid.taus, getattr(grid, key))
-        lo, hi = float(grid.taus.min()), float(grid.taus.max())
-        ex = f.exact
-        inside = (ex.taus >= lo) & (ex.taus <= hi)
-        self.exact_curve.setData(ex.taus[inside], ex.f1[inside])
-        self.best_line.setVisible(True)   # (an InfiniteLine's label only follows its value while visible)
-        self.tau_line.setVisible(True)
-        self.best_line.setValue(grid.best_tau)
-        self.best_marker.setData([grid.best_tau], [grid.best_f1])
-        self.plot.setXRange(lo, hi, padding=0.02)
-        self.plot.setYRange(0, 100, padding=0.02)
+        self._message(study_line(s))
+        self.plot.show_figures(f)
         self.export_button.setEnabled(True)
         self.calibration_button.setEnabled(True)
         self.tau.blockSignals(True)
-        self.tau.setValue(grid.best_tau)
+        self.tau.setValue(f.grid.best_tau)
         self.tau.blockSignals(False)
         # the curves now; the summary with its τ table, then τ's figures and the questions near it (100 rows), each
-        # in the turn after the paint of the one before (all at once held the GUI thread for 90 ms: issue 30)
+        # in the turn after the paint of the one before (all at once would hold the GUI thread for 90 ms)
         self._show_in_turns(self.study, [self._render_summary, self._show_questions])
 
     def _show_in_turns(self, study, steps: list) -> None:
@@ -537,75 +399,10 @@ class DevTauView(QWidget):
         return self.calibration_view
 
     def _render_summary(self) -> None:
-        f = self.figures
-        o = f.official
-        g0 = f.grid.at(0.0)
-        parts = [f"<b>at τ = 0</b>: EM {o['exact_match']:.2f}, F1 {o['f1']:.2f}"]
-        if "HasAns_f1" in o:
-            parts.append(f"HasAns_f1 {o['HasAns_f1']:.2f} ({o['HasAns_total']} q)")
-        if "NoAns_f1" in o:
-            parts.append(f"NoAns_f1 {o['NoAns_f1']:.2f} ({o['NoAns_total']} q)")
-        parts.append(f"answers {g0['answer_rate']:.1f}% of questions")
-        lines = [", ".join(parts)]
-        best = f.grid.at(f.grid.best_tau)
-        if best["answer_rate"] == 0 and "NoAns_total" in o:   # the best τ abstains everywhere: say what that means
-            total = o.get("HasAns_total", 0) + o["NoAns_total"]
-            lines.append(f"<b>note</b>: the best τ on the grid ({f.grid.best_tau:+.2f}) answers no question: its F1 "
-                         f"{f.grid.best_f1:.2f} is the all-no-answer baseline (the {o['NoAns_total']} unanswerable of "
-                         f"{total} questions); the model's answers do not beat abstaining yet")
-        edge = f.grid_edge_note()
-        if edge:
-            lines.append(f"<b>note</b>: {edge}")
-        self._fill_tau_table()
-        h = f.honest
-        if h is not None:
-            lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "
-                         f"{h['f1_B_at_tau_A']:.2f}; chosen on B τ = {h['tau_B']:+.2f} → F1 on A "
-                         f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> (the figure to quote) vs "
-                         f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions")
+        """The τ table and the summary under it."""
+        lines = summary_lines(self.figures)
+        self.tau_table.fill(tau_rows(self.figures, float(self.tau.value())))
         self.summary.setText("<br>".join(lines))
-
-    def _fill_tau_table(self) -> None:
-        """One row per τ value: chosen, best on the grid, the official search's, and the honest ones."""
-        f, o = self.figures, self.figures.official
-        chosen = float(self.tau.value())
-        from explorer.core.qa.scores import tau_sweep
-
-        rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
-                 "the black line: drag it or type it; the Questions near τ tab is sorted around it"),
-                ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}",
-                 "red dashed line and star: the highest F1 of the curve (τ from −6 to +6, step 0.25)")]
-        if "best_tau" in o:
-            thresh = o.get("best_f1_thresh")
-            answered = int((f.scores.score_diff > o["best_tau"]).sum())
-            if thresh is None:
-                what = "evaluate-v2.0's exact search"
-            elif answered == 0:
-                what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
-                        f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
-            else:
-                from explorer.core.specs.metric_display import threshold_relation
-
-                what = (f"evaluate-v2.0's exact search ({answered} question{'s' if answered != 1 else ''} answered); "
-                        + threshold_relation(o["best_tau"], thresh))
-            rows.append(("official best τ", f"{o['best_tau']:+.3f}", f"{o['best_f1']:.2f}", what))
-        h = f.honest
-        if h is not None:
-            rows.append(("honest τ (two halves)", f"{h['tau_A']:+.2f} / {h['tau_B']:+.2f}",
-                         f"{h['honest_f1']:.2f}", "the F1 to quote: τ chosen on one half of the questions, F1 "
-                         "scored on the other (the rows above choose and score τ on the same questions)"))
-        self.tau_table.setVisible(True)
-        self.tau_table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, text in enumerate(row):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                if c in (1, 2):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.tau_table.setItem(r, c, item)
-        self.tau_table.resizeColumnsToContents()
-        self.tau_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.tau_table.setFixedHeight(rows_tall(self.tau_table, len(rows)))   # every τ row in view
 
     # ----------------------------------------------------------------------------------- τ and the table
     def _on_tau_spin(self, value: float) -> None:
@@ -621,52 +418,18 @@ class DevTauView(QWidget):
     def _apply_tau(self, tau: float) -> None:
         if self.figures is None:
             return
-        from explorer.core.qa.scores import tau_sweep
-
         self._syncing = True   # (signals stay on: the line's label follows sigPositionChanged)
         self.tau_line.setValue(tau)
         self._syncing = False
-        at = tau_sweep(self.figures.scores, taus=[tau])
-        if self.tau_table.rowCount():
-            self.tau_table.item(0, 1).setText(f"{tau:+.2f}")
-            self.tau_table.item(0, 2).setText(f"{at.f1[0]:.2f}")
-        self.at_tau.setText(f"F1 {at.f1[0]:.2f}, EM {at.exact_match[0]:.2f}, HasAns_f1 {at.HasAns_f1[0]:.2f}, "
-                            f"NoAns_f1 {at.NoAns_f1[0]:.2f}, answers {at.answer_rate[0]:.1f}%")
-        self._fill_table(tau)
-
-    def _fill_table(self, tau: float) -> None:
-        sc = self.figures.scores
-        self._near = questions_near(sc.score_diff, tau, NEAR_ROWS)
-        self.table.setRowCount(len(self._near))
-        index_of = {q: k for k, q in enumerate(self.study.ids)}
-        for r, i in enumerate(self._near):
-            qid = sc.ids[i]
-            k = index_of[qid]
-            d = self.study.decodings[qid]
-            answered = bool(sc.score_diff[i] > tau)
-            f1 = sc.f1_span[i] if answered else sc.f1_null[i]
-            gold = self.study.gold[qid]
-            values = [f"{sc.score_diff[i]:+.3f}", f"{abs(sc.score_diff[i] - tau):.3f}",
-                      "answer" if answered else "no answer", gold[0] if gold else "(no answer)",
-                      d.best_text, f"{100 * f1:.0f}", self.study.questions[k]]
-            for c, v in enumerate(values):
-                item = QTableWidgetItem(v)
-                item.setToolTip(v)
-                if c in (0, 1, 5):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if c == 5:
-                    item.setForeground(Qt.GlobalColor.darkGreen if f1 >= 0.5 else Qt.GlobalColor.red)
-                self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
-        for c in (3, 4):
-            self.table.setColumnWidth(c, min(self.table.columnWidth(c), 240))
-        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        at = at_tau(self.figures, tau)
+        self.tau_table.show_chosen(at.tau, at.f1)
+        self.at_tau.setText(at.line)
+        self._near, rows = questions_near_tau(self.study, self.figures, tau)
+        self.table.fill(rows)
 
     def row_question(self, row: int) -> tuple[str, str]:
         """(question, passage) of a table row."""
-        qid = self.figures.scores.ids[self._near[row]]
-        k = self.study.ids.index(qid)
-        return self.study.questions[k], self.study.context(k)
+        return near_question(self.study, self.figures, self._near, row)
 
     def _on_row_clicked(self, row: int, _col: int) -> None:
         if self.study is None or not self.source.is_for(self.loaded):
@@ -688,4 +451,3 @@ class DevTauView(QWidget):
     def _message(self, text: str, error: bool = False) -> None:
         self.status.setStyleSheet("color:#b03030;" if error else "")
         self.status.setText(text)
-

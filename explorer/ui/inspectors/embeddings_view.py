@@ -4,61 +4,30 @@ layer, for one model or a model before and after fine-tuning.
 All the work runs in the inspector child (explorer/worker/inspector_ops.py: ``embed``, ``embed_project``,
 ``embed_neighbours``, ``embed_export``; explorer.core.embeddings): embedding and t-SNE are RemoteJobs with
 progress and cancel, the neighbours and exports quick requests. The GUI keeps only the summary (texts, colour
-columns) and the 2-D coordinates it draws with one pyqtgraph ScatterPlotItem in pixel mode.
+columns) and the 2-D coordinates it draws with one pyqtgraph ScatterPlotItem in pixel mode
+(explorer.ui.inspectors.embeddings_panels); what to ask for and what to say comes from
+explorer.ui.inspectors.components.embeddings.
 """
 
 from __future__ import annotations
 
-import html
-from pathlib import Path
-
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSlider, QSpinBox, QSplitter,
-                               QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
-from explorer.core.embeddings.occurrences import highlighted
 from explorer.core.embeddings.projection import PROJECTION_LABELS, available_projections
 from explorer.core.embeddings.vectors import POOLINGS
 
 from .client import shared_client
 from .common import StatusLabel, header
-from .remote import RemoteJob, RemoteLatest
+from .components.embeddings import (BY_LAYER, KMEANS, MODES, NO_COLOUR, colour_choices, layer_label, map_key,
+                                    map_running_text, map_status, neighbour_items, point_colours, point_html,
+                                    point_index, point_layer, request_problem, space_notes, space_status)
+from .embeddings_panels import EmbeddingsPlot, EmbeddingsSide
+from .latest import LatestOnly
+from .remote import CANCELLED_NOTE, RemoteJob
 
 PAGE_TITLE = "Embeddings"
-MODES = {"word in context": "word", "sentences": "sentences"}
-STATIC_COLOUR = QColor(0, 0, 0)
-# a categorical palette (Tableau 10), then grey for the rest ("other")
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-           "#17becf"]
-OTHER = "#c7c7c7"
-NO_COLOUR, KMEANS, BY_LAYER = "(one colour)", "k-means clusters", "layer"
-
-
-def categorical_colours(values: list[str]) -> tuple[list[str], list[tuple[str, str, int]]]:
-    """A colour per value (the most frequent values get the palette, the rest grey) and the legend:
-    [(value, colour, count)], most frequent first."""
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    order = sorted(counts, key=lambda v: (-counts[v], v))
-    colour = {v: PALETTE[k] if k < len(PALETTE) else OTHER for k, v in enumerate(order)}
-    legend = [(v, colour[v], counts[v]) for v in order[:len(PALETTE)]]
-    rest = sum(counts[v] for v in order[len(PALETTE):])
-    if rest:
-        legend.append((f"{len(order) - len(PALETTE)} other values", OTHER, rest))
-    return [colour[v] for v in values], legend
-
-
-def highlighted_html(text: str, start: int, end: int, width: int = 160) -> str:
-    """The text with the word (characters start:end) in bold on yellow, ``width`` characters each side."""
-    if start < 0:
-        return html.escape(text[: 2 * width])
-    before, word, after = highlighted(text, start, end, width)
-    return (f"{html.escape(before)}<b style='background:#ffe066'>{html.escape(word)}</b>{html.escape(after)}")
 
 
 class EmbeddingsView(QWidget):
@@ -82,16 +51,16 @@ class EmbeddingsView(QWidget):
         self._embed_job.progress.connect(self._on_progress)
         self._embed_job.finished.connect(self._on_space)
         self._embed_job.failed.connect(lambda msg, _tb: self._stopped(msg))
-        self._embed_job.cancelled.connect(lambda: self._stopped("cancelled"))
+        self._embed_job.cancelled.connect(lambda: self._stopped(CANCELLED_NOTE))
         self._map_job = RemoteJob(self.client, self)
         self._map_job.progress.connect(self._on_progress)
         self._map_job.finished.connect(self._on_projection)
         self._map_job.failed.connect(lambda msg, _tb: self._stopped(msg))
-        self._map_job.cancelled.connect(lambda: self._stopped("cancelled"))
-        self._near = RemoteLatest(self.client, "embed.neighbours", self)
+        self._map_job.cancelled.connect(lambda: self._stopped(CANCELLED_NOTE))
+        self._near = LatestOnly.in_child(self.client, "embed.neighbours", self)
         self._near.finished.connect(lambda _id, value: self._on_neighbours(value))
         self._near.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
-        self._export = RemoteLatest(self.client, "embed.export", self)
+        self._export = LatestOnly.in_child(self.client, "embed.export", self)
         self._export.finished.connect(lambda _id, value: self._on_exported(value))
         self._export.failed.connect(lambda _id, msg, _tb: self.status.setText(msg))
         self._build()
@@ -101,8 +70,26 @@ class EmbeddingsView(QWidget):
         """The page: the inputs, the run row, the map row, the plot beside the side panel, the status line."""
         form, run_row = self._build_inputs()
         map_row = self._build_map_row()
-        self._build_plot()
-        split = self._build_side()
+        self.plot = EmbeddingsPlot()
+        self.scatter, self.static_item, self.static_label = self.plot.scatter, self.plot.static_item, \
+            self.plot.static_label
+        self.selected_item = self.plot.selected_item
+        self.scatter.sigHovered.connect(self._hovered)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.side = EmbeddingsSide()
+        self.hover, self.legend, self.neighbours, self.notes = (self.side.hover, self.side.legend,
+                                                                self.side.neighbours, self.side.notes)
+        self.neighbours.itemDoubleClicked.connect(lambda item: self.select(int(item.data(Qt.ItemDataRole.UserRole))))
+        self.side.export_projector.clicked.connect(self._ask_projector)
+        self.side.export_csv.clicked.connect(self._ask_csv)
+        self.side.export_png.clicked.connect(lambda: self._ask_image("png"))
+        self.side.export_svg.clicked.connect(lambda: self._ask_image("svg"))
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(self.side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([760, 420])
         self.status = StatusLabel("Choose a corpus and a word, then press Embed.")
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -114,7 +101,6 @@ class EmbeddingsView(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.status)
         self._mode_changed(self.mode.currentText())
-
 
     def _build_inputs(self) -> tuple[QGridLayout, QHBoxLayout]:
         """Model A / B, the corpus and its text column; mode, word, pooling, cap, Embed / Cancel and progress."""
@@ -228,80 +214,6 @@ class EmbeddingsView(QWidget):
 
         return map_row
 
-    def _build_plot(self) -> None:
-        """The scatter plot with its hover, static-embedding and selection items."""
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setMenuEnabled(False)
-        self.plot.hideAxis("left")
-        self.plot.hideAxis("bottom")
-        self.plot.setAspectLocked(False)
-        self.scatter = pg.ScatterPlotItem(pxMode=True, size=7, hoverable=True, hoverSize=11,
-                                          hoverPen=pg.mkPen("k", width=1.5), tip=None)
-        self.scatter.sigHovered.connect(self._hovered)
-        self.scatter.sigClicked.connect(self._clicked)
-        self.plot.addItem(self.scatter)
-        self.static_item = pg.ScatterPlotItem(pxMode=True, size=20, symbol="star", pen=pg.mkPen("k", width=1.5),
-                                              brush=pg.mkBrush("#ffd400"))
-        self.plot.addItem(self.static_item)
-        self.static_label = pg.TextItem("", color="k", anchor=(0, 1))
-        self.plot.addItem(self.static_label)
-        self.selected_item = pg.ScatterPlotItem(pxMode=True, size=14, symbol="o", pen=pg.mkPen("r", width=2.5),
-                                                brush=pg.mkBrush(0, 0, 0, 0))
-        self.plot.addItem(self.selected_item)
-
-    def _build_side(self) -> QSplitter:
-        """The side panel (hover text, legend, nearest neighbours, notes, exports) split beside the plot."""
-        self.hover = QLabel("Hover over a point to read its sentence; click it for its nearest neighbours.")
-        self.hover.setWordWrap(True)
-        self.hover.setTextFormat(Qt.TextFormat.RichText)
-        self.hover.setMinimumHeight(90)
-        self.hover.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.legend = QLabel("")
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setWordWrap(True)
-        self.neighbours = QListWidget()
-        self.neighbours.setWordWrap(True)
-        self.neighbours.setToolTip("the 10 points nearest the clicked one by cosine similarity in the original "
-                                   "space (not in the 2-D map); double-click one to select it")
-        self.neighbours.itemDoubleClicked.connect(lambda item: self.select(int(item.data(Qt.ItemDataRole.UserRole))))
-        self.notes = QLabel("")
-        self.notes.setWordWrap(True)
-        self.notes.setStyleSheet("color: #555;")
-        self.export_projector = QPushButton("Projector TSVs…")
-        self.export_projector.setToolTip("vectors.tsv + metadata.tsv (+ projector_config.pbtxt, coordinates.csv) of "
-                                         "the layer shown: open them in TensorBoard or projector.tensorflow.org")
-        self.export_projector.clicked.connect(self._ask_projector)
-        self.export_csv = QPushButton("CSV…")
-        self.export_csv.setToolTip("the 2-D coordinates shown, with each point's text and columns")
-        self.export_csv.clicked.connect(self._ask_csv)
-        self.export_png = QPushButton("PNG…")
-        self.export_png.clicked.connect(lambda: self._ask_image("png"))
-        self.export_svg = QPushButton("SVG…")
-        self.export_svg.clicked.connect(lambda: self._ask_image("svg"))
-        for b in (self.export_projector, self.export_csv, self.export_png, self.export_svg):
-            b.setEnabled(False)
-        exports = QHBoxLayout()
-        for b in (self.export_projector, self.export_csv, self.export_png, self.export_svg):
-            exports.addWidget(b)
-
-        side = QWidget()
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(self.hover)
-        sl.addWidget(self.legend)
-        sl.addWidget(QLabel("Nearest neighbours (cosine, original space)"))
-        sl.addWidget(self.neighbours, 1)
-        sl.addWidget(self.notes)
-        sl.addLayout(exports)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.plot)
-        split.addWidget(side)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([760, 420])
-
-        return split
-
     def _mode_changed(self, text: str) -> None:
         words = MODES.get(text) == "word"
         self.word.setEnabled(words)
@@ -331,11 +243,9 @@ class EmbeddingsView(QWidget):
     def embed(self) -> None:
         """Embed the corpus in the inspector child (progress; Cancel stops it)."""
         data = self.request_data()
-        if not data["path"]:
-            self.status.setText("Choose a corpus file first.")
-            return
-        if MODES.get(self.mode.currentText()) == "word" and not data["word"]:
-            self.status.setText("Enter the word to find (or choose the sentences mode).")
+        problem = request_problem(data, self.mode.currentText())
+        if problem:
+            self.status.setText(problem)
             return
         self._running(True, "embedding …")
         self._embed_job.start("embed", data)
@@ -355,14 +265,13 @@ class EmbeddingsView(QWidget):
             return
         layer, method, clusters = key
         self._pending_key = key
-        self._running(True, f"{PROJECTION_LABELS[method]} of {'every layer' if layer == 'all' else f'layer {layer}'} …")
+        self._running(True, map_running_text(key))
         self._map_job.start("embed_project", {"ref": self.summary.ref, "layer": layer, "method": method,
                                               "clusters": clusters})
 
     def _map_key(self) -> tuple:
-        by = self.colour.currentText()
-        layer = "all" if by == BY_LAYER else self.summary.layers[min(self.layer.value(), len(self.summary.layers) - 1)]
-        return layer, self.method.currentData() or "pca", self.k.value() if by == KMEANS else 0
+        return map_key(self.summary, self.colour.currentText(), self.layer.value(), self.method.currentData() or "pca",
+                       self.k.value())
 
     def _running(self, on: bool, text: str = "") -> None:
         self.cancel_button.setEnabled(on)
@@ -391,7 +300,7 @@ class EmbeddingsView(QWidget):
         current = self.colour.currentText()
         self.colour.blockSignals(True)
         self.colour.clear()
-        self.colour.addItems([NO_COLOUR] + list(summary.columns) + [KMEANS, BY_LAYER])
+        self.colour.addItems(colour_choices(summary))
         wanted = "model" if "model" in summary.columns else current
         self.colour.setCurrentText(wanted if self.colour.findText(wanted) >= 0 else NO_COLOUR)
         self.colour.blockSignals(False)
@@ -400,20 +309,14 @@ class EmbeddingsView(QWidget):
         self.layer.setValue(len(summary.layers) - 1)
         self.layer.blockSignals(False)
         self._update_layer_label()
-        self.notes.setText("; ".join(summary.notes) + f". {summary.hidden} dimensions.")
-        what = f"'{summary.word}'" if summary.mode == "word" else f"texts pooled by {summary.pooling}"
-        self.status.setText(f"{summary.n_points:,} points of {what} from {Path(summary.source).name} "
-                            f"({summary.model})")
+        self.notes.setText(space_notes(summary))
+        self.status.setText(space_status(summary))
         self.space_ready.emit(summary)
         self.redraw()
 
     def _update_layer_label(self) -> None:
-        if self.summary is None:
-            return
-        layer = self.summary.layers[min(self.layer.value(), len(self.summary.layers) - 1)]
-        last = self.summary.layers[-1]
-        name = "input embeddings" if layer == 0 else ("pooler" if self.summary.pooling == "pooler" else f"of {last}")
-        self.layer_label.setText(f"layer {layer} ({name})")
+        if self.summary is not None:
+            self.layer_label.setText(layer_label(self.summary, self.layer.value()))
 
     def _layer_changed(self, _value: int) -> None:
         self._update_layer_label()
@@ -431,48 +334,18 @@ class EmbeddingsView(QWidget):
         else:
             self.redraw()
 
-    def _point_values(self, projection) -> tuple[list[str], str]:
-        """Each drawn point's colour value and the legend's title."""
-        s = self.summary
-        by = self.colour.currentText()
-        repeat = len(projection.coords) // max(s.n_points, 1)
-        if by == BY_LAYER and projection.point_layers is not None:
-            return [f"layer {v}" for v in projection.point_layers], "layer"
-        if by == KMEANS and projection.clusters is not None:
-            return [f"cluster {c + 1}" for c in projection.clusters], "k-means cluster"
-        if by in s.columns:
-            return list(s.columns[by]) * repeat, by
-        return [""] * len(projection.coords), ""
-
     def _draw(self, projection) -> None:
         self.projection = projection
-        values, title = self._point_values(projection)
-        colours, legend = categorical_colours(values) if title else (["#1f77b4"] * len(values), [])
-        brushes = [pg.mkBrush(c) for c in colours]
-        self.scatter.setData(pos=projection.coords, brush=brushes, pen=pg.mkPen(None), data=np.arange(len(values)))
-        self.selected_item.clear()
-        if projection.static is not None and self.show_static.isChecked():
-            self.static_item.setData(pos=projection.static[None])
-            self.static_label.setText(f"'{self.summary.word}' input embedding")
-            right = float(projection.static[0]) > float(np.median(projection.coords[:, 0]))
-            self.static_label.setAnchor((1.05, 1.0) if right else (-0.05, 1.0))
-            self.static_label.setPos(float(projection.static[0]), float(projection.static[1]))
-        else:
-            self.static_item.clear()
-            self.static_label.setText("")
-        self.legend.setText(("<b>" + html.escape(title) + "</b><br>" if title else "") + "<br>".join(
-            f"<span style='color:{c}'>●</span> {html.escape(str(v))} ({n:,})" for v, c, n in legend))
-        for b in (self.export_projector, self.export_csv, self.export_png, self.export_svg):
-            b.setEnabled(True)
-        self.plot.getPlotItem().enableAutoRange()
-        self.plot.getViewBox().setDefaultPadding(0.06)
-        where = "every layer" if projection.layer < 0 else f"layer {projection.layer}"
-        self.status.setText(f"{PROJECTION_LABELS[projection.method]} of {where}: {len(projection.coords):,} points")
+        colours, legend = point_colours(self.summary, projection, self.colour.currentText())
+        self.plot.draw(projection, colours, self.summary.word, self.show_static.isChecked())
+        self.legend.setText(legend)
+        self.side.set_exports(True)
+        self.status.setText(map_status(projection))
         self.drawn.emit(projection)
 
     def point_index(self, drawn: int) -> int:
         """The summary's point of drawn point ``drawn`` (all layers drawn: they repeat layer by layer)."""
-        return int(drawn) % max(self.summary.n_points, 1)
+        return point_index(self.summary, drawn)
 
     def _hovered(self, _item, points, _ev) -> None:
         if len(points) and self.summary is not None:
@@ -480,14 +353,7 @@ class EmbeddingsView(QWidget):
 
     def show_point(self, drawn: int) -> None:
         """Show drawn point ``drawn``'s sentence (word highlighted) and its colour columns above the list."""
-        s, i = self.summary, self.point_index(drawn)
-        extra = ", ".join(f"{html.escape(k)}: {html.escape(str(v[i]))}" for k, v in s.columns.items())
-        layer = (self.projection.point_layers[drawn] if self.projection is not None and self.projection.point_layers
-                 else None)
-        self.hover.setText(highlighted_html(s.texts[i], s.starts[i], s.ends[i])
-                           + f"<br><span style='color:#555'>point {i + 1}"
-                           + (f", layer {layer}" if layer is not None else "") + (f"; {extra}" if extra else "")
-                           + "</span>")
+        self.hover.setText(point_html(self.summary, self.projection, drawn))
 
     def _clicked(self, _item, points, _ev) -> None:
         if len(points):
@@ -498,23 +364,16 @@ class EmbeddingsView(QWidget):
         if self.summary is None or self.projection is None:
             return
         self.show_point(drawn)
-        self.selected_item.setData(pos=self.projection.coords[drawn][None])
-        layer = (self.projection.point_layers[drawn] if self.projection.point_layers else self.projection.layer)
+        self.plot.mark(self.projection.coords[drawn])
+        layer = point_layer(self.projection, drawn)
+        layer = self.projection.layer if layer is None else layer
         self._selected = (drawn, layer)
         self._near.submit("embed_neighbours", {"ref": self.summary.ref, "layer": layer,
                                                "index": self.point_index(drawn), "k": 10})
 
     def _on_neighbours(self, rows) -> None:
-        self.neighbours.clear()
-        s = self.summary
         offset = self._selected[0] - self.point_index(self._selected[0])
-        for j, cos in rows:
-            before, word, after = highlighted(s.texts[j], s.starts[j], s.ends[j], 50) if s.starts[j] >= 0 else (
-                s.texts[j][:120], "", "")
-            extra = f"  [{s.columns['model'][j]}]" if "model" in s.columns else ""
-            item = QListWidgetItem(f"{cos:.3f}  {before}[{word}]{after}{extra}" if word else f"{cos:.3f}  {before}{extra}")
-            item.setData(Qt.ItemDataRole.UserRole, offset + int(j))
-            self.neighbours.addItem(item)
+        self.side.show_neighbours(neighbour_items(self.summary, rows, offset))
         self.neighbours_ready.emit(rows)
 
     # ------------------------------------------------------------------------------------------- export
@@ -548,38 +407,10 @@ class EmbeddingsView(QWidget):
             self.save_image(path)
 
     def save_image(self, path: str) -> str:
-        """The plot as PNG (pyqtgraph's ImageExporter) or SVG (by the suffix); returns the path. SVG tries
-        pyqtgraph's SVGExporter first; its path parser fails on the SVG that Qt 6.11 writes (ValueError), and
-        then the plot's scene is rendered into a QSvgGenerator (vector shapes and text as well)."""
-        from pyqtgraph import exporters
-
-        item = self.plot.getPlotItem()
-        if not path.lower().endswith(".svg"):
-            exporters.ImageExporter(item).export(path)
-        else:
-            try:
-                exporters.SVGExporter(item).export(path)
-            except ValueError:
-                self._render_svg(path)
+        """The plot as PNG or SVG, by the suffix (EmbeddingsPlot.save_image); returns the path."""
+        self.plot.save_image(path)
         self.status.setText(f"wrote {path}")
         return path
-
-    def _render_svg(self, path: str) -> None:
-        from PySide6.QtCore import QRectF, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
-
-        rect = self.plot.sceneRect() if self.plot.sceneRect().isValid() else QRectF(self.plot.rect())
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(QSize(int(rect.width()), int(rect.height())))
-        generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
-        generator.setTitle("BERT Explorer embeddings")
-        painter = QPainter(generator)
-        try:
-            self.plot.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
-        finally:
-            painter.end()
 
 
 class EmbeddingsPages:

@@ -19,115 +19,16 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from explorer.core.specs.heads import Explained
-from explorer.core.specs.tasks import find_task_facts, get_task_facts, task_for_model, task_labels
+from explorer.core.specs.tasks import get_task_facts, task_for_model, task_labels
 
-from .client import shared_client
-from .common import StatusLabel, header, model_in_child
-from .remote import RemoteJob, RemoteLatest
-from .saliency_view import colour
+from .common import header
+from .components.explain import (METHOD_LABELS, NUM_ENDINGS, bar_rows, explain_fields, explain_html,
+                                 explain_request, target_choices)
+from .model_page import ModelPage
+from .remote import CANCELLED_NOTE, RemoteJob
 
 EXPLAIN_PAGE = "Explain"
-METHOD_LABELS = {"ig": "integrated gradients", "gxi": "gradient × input"}
-BARS_SHOWN = 30       # the bar list's rows (largest |attribution| first)
-NUM_ENDINGS = 4       # SWAG's endings (explorer.core.data.swag.NUM_CHOICES; not imported: it pulls datasets)
 POSITIVE, NEGATIVE = "#d62728", "#1f77b4"
-
-
-def explained_of_task(task: str) -> Explained:
-    """What the head of a task of explorer.core.specs.tasks explains (its spec's ``explained``)."""
-    return get_task_facts(task).head.explained
-
-
-def segment_labels(task: str) -> tuple[str, str]:
-    """What text A and text B are called for ``task``: ("Question", "Passage"), ("Context", "Ending"), ..."""
-    facts = find_task_facts(task)
-    if facts is None:
-        return "Text A", "Text B"
-    if facts.is_qa:
-        return "Question", "Passage"
-    if facts.is_multiple_choice:
-        return "Context", "Ending"
-    if facts.takes_pairs:
-        return "Sentence A", "Sentence B"
-    return "Text", "Text B"
-
-
-def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
-    """(label shown, target value of explorer.core.explain.attribution.resolve_target) for the target picker."""
-    explained = explained_of_task(task)
-    if explained is Explained.SCORE:
-        return [("the score", "score")]
-    if explained is Explained.SPAN:
-        return [("span score (start + end logit)", "span"), ("start logit", "start"), ("end logit", "end")]
-    what = {Explained.ENDING: "ending", Explained.TAG: "tag"}.get(explained, "class")
-    rows = [(f"predicted {what}", ""), (f"margin: predicted {what} vs runner-up", "margin")]
-    if explained is Explained.ENDING:
-        names = [f"ending {k}" for k in range(NUM_ENDINGS)]
-        rows += [(f"{n} against the others", str(k)) for k, n in enumerate(names)]
-    else:
-        rows += [(f"logit of {n}", str(k)) for k, n in enumerate(names)]
-        rows += [(f"margin: {n} vs the best other", f"margin:{k}") for k, n in enumerate(names)]
-    return rows
-
-
-def _shown(token: str) -> tuple[str, str]:
-    """(separator, text) of a token in running text: word pieces join their word."""
-    return ("", token[2:]) if token.startswith("##") else (" ", token)
-
-
-def explain_html(attr, task: str) -> str:
-    """The input's texts with each token (or word) coloured by its attribution; special tokens listed apart.
-
-    One paragraph per text (pairs: A and B; QA: question and passage; SWAG: each ending's context and
-    ending, the context once per ending since its attributions differ)."""
-    a = np.asarray(attr.attributions, dtype=np.float64)
-    scale = float(np.abs(a).max()) if len(a) else 0.0
-    name_a, name_b = segment_labels(task)
-    rows: dict[tuple[int, str], list[str]] = {}
-    specials = []
-    for i, (tok, seg, choice) in enumerate(zip(attr.tokens, attr.segments, attr.choices)):
-        if seg == "special":
-            specials.append(f"{html.escape(tok)}{'' if max(attr.choices) == 0 else f' ({choice})'} {a[i]:+.3f}")
-            continue
-        sep, text = _shown(tok) if not attr.merged else (" ", tok)
-        rows.setdefault((choice, seg), []).append(
-            f'{sep}<span title="{html.escape(tok)}: {a[i]:+.4f}" style="{colour(a[i], scale)}">{html.escape(text)}</span>')
-    parts = []
-    multi = max(attr.choices, default=0) > 0
-    for (choice, seg), spans in rows.items():
-        label = name_a if seg == "a" else name_b
-        if multi:
-            label = f"{label} (ending {choice})" if seg == "a" else f"{label} {choice}"
-        parts.append(f"<p><b>{html.escape(label)}:</b>{''.join(spans)}</p>")
-    if specials and all(a[i] == 0 for i, seg in enumerate(attr.segments) if seg == "special"):
-        specials = ["0 (the baseline keeps them)"]
-    special = f"<p style='color:#555'>special tokens ([CLS], [SEP]): {', '.join(specials)}</p>" if specials else ""
-    return (f"<p><b>{html.escape(attr.target.description)}</b> = {attr.target_value:+.5g} "
-            f"({METHOD_LABELS.get(attr.method, attr.method)}"
-            f"{f', {attr.steps} steps' if attr.method == 'ig' else ''})</p>" + "".join(parts) + special +
-            "<p style='color:#666; font-size:small'>red raises the target, blue lowers it; the strongest token is "
-            "full colour; hover a token for its number.</p>")
-
-
-def bar_rows(attr, task: str = "", n: int = BARS_SHOWN) -> list[tuple[str, float]]:
-    """(label, attribution) of the n largest |attribution|, largest first. With two texts the label says which
-    one the token is in ("born (B)"; QA: Q / P; SWAG: "ctx 2" / "end 2", the input row), so that equal tokens of
-    two texts stay apart."""
-    facts = find_task_facts(task)
-    two = len(set(attr.segments) - {"special"}) > 1
-    short = {"a": "A", "b": "B"}
-    if facts is not None and facts.is_qa:
-        short = {"a": "Q", "b": "P"}
-    elif facts is not None and facts.is_multiple_choice:
-        short = {"a": "ctx ", "b": "end "}
-    multi = max(attr.choices, default=0) > 0
-    out = []
-    for i, tok, value in attr.ranked(n):
-        seg = attr.segments[i]
-        where = "" if seg == "special" or not two else f" ({short[seg]}{attr.choices[i] if multi else ''})"
-        out.append((f"{tok}{where}", value))
-    return out
 
 
 class BarList(pg.PlotWidget):
@@ -160,27 +61,21 @@ class BarList(pg.PlotWidget):
         plot.setYRange(-0.6, len(rows) - 0.4, padding=0)
 
 
-class ExplainView(QWidget):
+class ExplainView(ModelPage):
     """The Explain page. ``explain()`` sends the typed input to the child; ``show_result(Attribution)`` renders.
 
-    Signals: message(str), a status line; computed(object), an Attribution was shown."""
+    Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now;
+    computed(object), an Attribution was shown."""
 
-    message = Signal(str)
     computed = Signal(object)
 
     def __init__(self, parent=None, *, client=None, slot: str = "explain"):
-        super().__init__(parent)
-        self.client = client or shared_client()
-        self.slot = slot
-        self.loaded = None      # ModelInfo of the model in the child
-        self.result = None
-        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
-        self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
-        self._loader.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        super().__init__(parent, client=client, slot=slot,
+                         intro="Load a fine-tuned checkpoint, type a text, press Explain.")
         self.job = RemoteJob(self.client, self)
         self.job.finished.connect(self.show_result)
         self.job.failed.connect(lambda msg, _tb: self._done(msg))
-        self.job.cancelled.connect(lambda: self._done("cancelled"))
+        self.job.cancelled.connect(lambda: self._done(CANCELLED_NOTE))
         self.job.progress.connect(self._progress)
         self._build()
         self._task_changed()
@@ -191,15 +86,8 @@ class ExplainView(QWidget):
         self._tasks = {label: name for name, label in task_labels().items()}
         self.task.addItems(list(self._tasks))
         self.task.currentTextChanged.connect(lambda _t: self._task_changed())
-        self.source = QLineEdit()
         self.source.setPlaceholderText("a fine-tuned checkpoint folder (runs/<id>/checkpoints/best) or a hub id")
-        load = QPushButton("Load model")
-        load.clicked.connect(self.load_model)
-        top = QHBoxLayout()
-        for w in (QLabel("Task"), self.task, QLabel("Model"), self.source):
-            top.addWidget(w)
-        top.addWidget(load)
-        top.setStretchFactor(self.source, 1)
+        top = self.model_row(QLabel("Task"), self.task, stretch_source=True)
 
         form = QFormLayout()
         self.text_a, self.text_b = QLineEdit(), QLineEdit()
@@ -250,8 +138,6 @@ class ExplainView(QWidget):
         self.progress = QProgressBar()
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
-        self.status = StatusLabel("Load a fine-tuned checkpoint, type a text, press Explain.")
-        self.status.setWordWrap(True)
 
         self.view = QWidget()      # what the exports save
         self.completeness = QLabel("")
@@ -292,29 +178,24 @@ class ExplainView(QWidget):
         self.task.setCurrentText(get_task_facts(task).label)
 
     def _task_changed(self) -> None:
-        task = self.current_task()
-        facts = get_task_facts(task)
-        explained = explained_of_task(task)
-        name_a, name_b = segment_labels(task)
-        self.label_a.setText(name_a)
-        self.label_b.setText("Start of the endings" if facts.is_multiple_choice else name_b)
-        pair = facts.takes_pairs or facts.is_qa or facts.is_multiple_choice
-        self.text_b.setVisible(pair)
-        self.label_b.setVisible(pair)
-        self.text_b.setPlaceholderText("optional (SWAG's sent2)" if facts.is_multiple_choice else
-                                       ("optional: a second text" if not facts.is_qa else ""))
+        """The fields the task takes (components.explain.explain_fields), and its targets."""
+        f = explain_fields(self.current_task())
+        self.label_a.setText(f.name_a)
+        self.label_b.setText(f.name_b)
+        self.text_b.setVisible(f.pair)
+        self.label_b.setVisible(f.pair)
+        self.text_b.setPlaceholderText(f.placeholder_b)
         for w in (self.ending_row, self.ending_label):
-            w.setVisible(facts.is_multiple_choice)
-        tagging, qa = explained is Explained.TAG, explained is Explained.SPAN
-        self.token.setVisible(tagging or qa)
-        self.token_label.setVisible(tagging or qa)
-        self.token_label.setText("start" if qa else "token")
-        self.token.setSpecialValueText("best" if qa else "")
-        self.token.setMinimum(-1 if qa else 0)
-        if qa:
+            w.setVisible(f.endings)
+        self.token.setVisible(f.token)
+        self.token_label.setVisible(f.token)
+        self.token_label.setText(f.token_name)
+        self.token.setSpecialValueText("best" if f.end else "")   # QA: the start token's "best"
+        self.token.setMinimum(-1 if f.end else 0)
+        if f.end:
             self.token.setValue(-1)
-        self.end.setVisible(qa)
-        self.end_label.setVisible(qa)
+        self.end.setVisible(f.end)
+        self.end_label.setVisible(f.end)
         self._fill_targets()
 
     def _fill_targets(self) -> None:
@@ -326,16 +207,14 @@ class ExplainView(QWidget):
         index = self.target.findData(current)
         self.target.setCurrentIndex(max(index, 0))
 
+    def load_task(self) -> str:
+        return get_task_facts(self.current_task()).head.model_head
+
     def load_model(self) -> None:
-        source = self.source.text().strip()
-        if not source:
+        if not self.source.text().strip():
             self._status("type a checkpoint folder or hub id first")
             return
-        self._status(f"loading {source} ...")
-        head = get_task_facts(self.current_task()).head.model_head
-        data = {"slot": self.slot, "source": source, "task": head}
-        self._loader.submit("load", data)
-        self.client.remember_load(self.slot, data)
+        super().load_model()
 
     def open_checkpoint(self, path: str, task: str | None) -> None:
         """Load a checkpoint folder as task ``task`` (explorer.core.specs.tasks), or the one shown."""
@@ -344,39 +223,29 @@ class ExplainView(QWidget):
         self.source.setText(path)
         self.load_model()
 
-    def set_loaded(self, loaded) -> None:
-        """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
-        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
+    def adopt_model(self, loaded) -> None:
+        """The model's task (its head decides) and its targets (its class names)."""
         task = task_for_model(getattr(loaded, "task", ""), getattr(loaded, "head_problem", "") or "",
                               self.current_task())
         if task and task != self.current_task():
             self.set_task(task)
         self._fill_targets()
+
+    def describe_model(self, loaded) -> str:
         note = " (its head is untrained: the attributions explain random outputs)" if loaded.head_initialised else ""
-        self._status(loaded.describe() + note)
+        return loaded.describe() + note
 
     # -- running ---------------------------------------------------------------------------------------------
     def request(self) -> dict:
         """The ``explain`` op's arguments for what the page shows."""
-        task = self.current_task()
-        facts = get_task_facts(task)
-        explained = explained_of_task(task)
-        data = {"slot": self.slot, "text": self.text_a.text(), "text_pair": "", "target": self.target.currentData(),
-                "method": self.method.currentData(), "steps": int(self.steps.value()),
-                "merge_words": self.merge.isChecked(), "max_seq_length": facts.default_max_seq_length}
-        if facts.takes_pairs or facts.is_qa or facts.is_multiple_choice:
-            data["text_pair"] = self.text_b.text()
-        if facts.is_multiple_choice:
-            data["endings"] = [e.text() for e in self.endings]
-        if explained is Explained.TAG:
-            data["token"] = int(self.token.value())
-        if explained is Explained.SPAN:
-            data["token"], data["end"] = int(self.token.value()), int(self.end.value())
-        return data
+        return {"slot": self.slot, **explain_request(
+            self.current_task(), text=self.text_a.text(), text_pair=self.text_b.text(),
+            endings=[e.text() for e in self.endings], target=self.target.currentData(),
+            method=self.method.currentData(), steps=self.steps.value(), merge_words=self.merge.isChecked(),
+            token=self.token.value(), end=self.end.value())}
 
     def explain(self) -> None:
-        if self.loaded is None:
-            self._status("no model loaded: press Load model first")
+        if not self.has_model():
             return
         data = self.request()
         self.progress.setRange(0, 0)
@@ -412,10 +281,6 @@ class ExplainView(QWidget):
             line += f"<br><span style='color:#b45f06'><b>warning:</b> {html.escape(attr.warning)}</span>"
         self.completeness.setText(line)
         self.computed.emit(attr)
-
-    def _status(self, text: str) -> None:
-        self.status.setText(text)
-        self.message.emit(text)
 
     # -- export ----------------------------------------------------------------------------------------------
     def _export(self, kind: str, suffix: str, write) -> None:

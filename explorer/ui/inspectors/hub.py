@@ -27,7 +27,8 @@ from .download_bar import DownloadBar, HubDownloader
 from .probe_panel import ProbePanel
 from .client import InspectClient, shared_client
 from .common import StaleCover
-from .remote import RemoteLatest
+from .latest import LatestOnly
+from .window_weights import WindowWeights
 from .registry import ATTENTION, DEV_TAU, SPANS
 from .spans_view import SpansView
 
@@ -106,7 +107,7 @@ class InspectorHub(QObject):
         self.spans_view = SpansView()
         self.spans_view.saliency.use_client(self.client, slot)
         self.dev_view = DevTauView(client=self.client, slot=slot)
-        from explorer.ui.inspectors.predictions_view import predict_button   # issue 22: a whole file through the QA model
+        from explorer.ui.inspectors.predictions_view import predict_button   # a whole file through the QA model
 
         self.predict_button = predict_button(self.spans_view, lambda: self.loaded.path if self.loaded is not None else "")
         self.spans_view.layout().addWidget(self.predict_button)
@@ -126,15 +127,12 @@ class InspectorHub(QObject):
         self.downloads = HubDownloader(self.client, self.download_bar, self)
         self.downloads.ready.connect(self.open_model)
         self.downloads.stopped.connect(self._on_download_stopped)
-        self.loads = RemoteLatest(self.client, f"{slot}.load", self)
-        self.probes = RemoteLatest(self.client, f"{slot}.probe", self)
-        self.datasets = RemoteLatest(self.client, f"{slot}.squad_rows", self)
-        self.attention_windows = RemoteLatest(self.client, f"{slot}.attention", self)  # a window's weights
-        self._weights_for: tuple | None = None     # (result, window) asked of the child
-        self.attention_view.async_weights = True
-        self.attention_view.weights_requested.connect(self._fetch_window_weights)
-        self.attention_windows.finished.connect(self._on_window_weights)
-        self.attention_windows.failed.connect(lambda _id, msg, _tb: self._error(f"attention weights: {msg}"))
+        self.loads = LatestOnly.in_child(self.client, f"{slot}.load", self)
+        self.probes = LatestOnly.in_child(self.client, f"{slot}.probe", self)
+        self.datasets = LatestOnly.in_child(self.client, f"{slot}.squad_rows", self)
+        self.window_weights = WindowWeights(self.client, f"{slot}.attention", self.attention_view,
+                                            lambda msg: self._error(f"attention weights: {msg}"), self)
+        self.attention_windows = self.window_weights.requests   # a window's weights not kept under the budget
         self.loads.finished.connect(self._on_loaded)
         self.loads.failed.connect(self._on_load_failed)
         self.probes.finished.connect(self._on_probed)
@@ -313,7 +311,7 @@ class InspectorHub(QObject):
 
         Only the tab widget's updates are turned off, never the window's: on a real X server, turning a top-level
         window's updates off and on around this first show left the window's later repaints off the screen (the
-        launcher's "Reading …" and "device: probing…" stayed for minutes after their answers; tenth trial,
+        launcher's "Reading …" and "device: probing…" stayed for minutes after their answers;
         tests/test_x11_repaint.py)."""
         page = self._pages[ATTENTION]
         stack = page.parentWidget()
@@ -359,16 +357,7 @@ class InspectorHub(QObject):
 
         self.loaded = loaded
         self.panel.set_window_settings(window_settings_for_checkpoint(getattr(loaded, "path", "") or loaded.source))
-        report = getattr(loaded, "load_report", None)
-        self.panel.set_model_info(loaded.describe(), loaded.head_initialised, report)
-        if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
-            self.panel.model_note.setText(loaded.head_note)  # which head is new or unused, and what to do
-        tokenizer_note = getattr(loaded, "tokenizer_note", "") or ""
-        if tokenizer_note:   # the checkpoint has no tokenizer: whose reads the words (tenth trial)
-            shown = self.panel.model_note.text() if self.panel.model_note.isVisibleTo(self.panel) else ""
-            self.panel.model_note.setText((shown + "\n" if shown else "") + tokenizer_note[0].upper()
-                                          + tokenizer_note[1:] + ".")
-            self.panel.model_note.setVisible(True)
+        self.panel.show_model(loaded)
         self.check_windows()
         self.panel.set_status(f"model ready: {loaded.source}")
         self.dev_view.set_model(loaded)
@@ -426,31 +415,6 @@ class InspectorHub(QObject):
         if len(steps) > 1:   # the attention view may have left the rest of its redraw to its next turn: after it
             after_paint(self, lambda: self._show_in_turn(result, steps[1:]),
                         turns=2 if self.attention_view.redraw_pending() else 1)
-
-    def _fetch_window_weights(self, index: int) -> None:
-        """Ask the child for window ``index``'s raw attention weights (not kept under the memory budget)."""
-        result = self.attention_view.result
-        lazy = getattr(result, "lazy_attention", None)
-        if result is None or lazy is None:
-            return
-        if getattr(lazy, "ref", None) is None:   # a result probed in this process (scripts): its own model
-            from explorer.ui.shell.threads import start_worker
-
-            start_worker(result.attention_weights, index,
-                         on_done=lambda _w: self.attention_view.weights_ready(result, index),
-                         on_error=lambda msg, _tb: self._error(f"attention weights: {msg}"))
-            return
-        if self._weights_for is not None and self._weights_for[0] is result and self._weights_for[1] == index \
-                and self.attention_windows._outstanding:
-            return   # already asked
-        self._weights_for = (result, index)
-        self.attention_windows.submit("attention_weights", {"ref": lazy.ref, "window": index})
-
-    def _on_window_weights(self, _request_id: int, weights) -> None:
-        result, index = self._weights_for
-        result.lazy_attention.store(result.attention, index, weights)
-        self._weights_for = None
-        self.attention_view.weights_ready(result, index)
 
     def _on_probe_failed(self, _request_id: int, message: str, _tb: str) -> None:
         self._error(message)

@@ -1,4 +1,4 @@
-"""The Predictions page: a predicted file to review, sort, filter, correct and fine-tune on (issue 22).
+"""The Predictions page: a predicted file to review, sort, filter, correct and fine-tune on.
 
 ``PredictDialog`` picks a file and its text columns for a checkpoint and runs ``predict`` in the inspector child
 (op "predict": progress events, cancel; never in the GUI process). The result opens in a ``PredictionsView``:
@@ -12,7 +12,9 @@ core.predict.review.annotator_agreement). Keys 1..K set the current row's label 
 it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
 reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source``;
 "Fine-tune on reviewed rows" fills the launcher (:func:`fill_launcher`): the training file plus the rows a person
-reviewed, corrected or confirmed (core.predict.review.finetune_data).
+reviewed, corrected or confirmed (core.predict.review.finetune_data). What the page decides and says about the
+file and its review is explorer.ui.inspectors.components.predictions.ReviewState's; the side pane is
+explorer.ui.inspectors.predictions_panels.ReviewPane.
 """
 
 from __future__ import annotations
@@ -24,43 +26,17 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QMessageBox, QProgressBar, QPushButton, QSplitter, QTableView, QTableWidget,
-                               QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
+                               QMessageBox, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from explorer.core.specs.heads import PredictionSpec, Uncertainty
-from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
-                                          finetune_data, gold_as_names, load_predictions, uncertainty)
+from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
 from explorer.ui.shell.columns import fit_columns
+
 from .common import StatusLabel
+from .components.predictions import (HEADER_TIPS, HEADER_TITLES, ReviewState, prediction_spec, uncertainty_header,
+                                     is_number_column)
+from .predictions_panels import ReviewPane
 
 PERSON_BRUSH = QBrush(QColor("#1565c0"))
-FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
-HEADER_TITLES = {"reviewed": "✓"}
-HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
-               "label": "the person's label where set (blue, bold), else the model's",
-               "margin": "the top probability minus the second: small = the model hesitates"}
-
-
-_UNKNOWN_HEAD = PredictionSpec(kind="", columns=())   # a review whose kind names no head: no head's rules apply
-
-
-def _prediction(review) -> PredictionSpec:
-    """What predict wrote for the review's head (explorer.core.specs.heads PredictionSpec)."""
-    head = review.head if review is not None else None
-    return head.prediction if head is not None else _UNKNOWN_HEAD
-
-
-def _uncertainty_header(review) -> str:
-    """The title of the uncertainty column the table adds ("" when the file's own margin column, or none, is
-    sorted by)."""
-    how = _prediction(review).uncertainty
-    return how.value if how not in (Uncertainty.MARGIN, Uncertainty.NONE) else ""
-
-
-def is_number_column(name: str) -> bool:
-    """A column of the model's numbers (p_<label>, margin, score_diff, ...): shown with 4 decimals, beside the
-    text."""
-    return name in FLOAT_COLUMNS or name.startswith("p_")
 
 
 class PredictionsModel(QAbstractTableModel):
@@ -70,15 +46,16 @@ class PredictionsModel(QAbstractTableModel):
     uncertainty column for QA / SWAG / multi-label, then the input (text) columns, then the file's other columns.
     """
 
-    def __init__(self, table: PredictionTable, review: Review, parent: QObject | None = None):
+    def __init__(self, state: ReviewState, parent: QObject | None = None):
         super().__init__(parent)
-        self.table, self.review = table, review
+        self.state = state
+        table, review = self.table, self.review = state.table, state.review
         self.unc = uncertainty(table, review)
-        self.virtual = ["#", "reviewed", "label"] + ([_uncertainty_header(review)] if _uncertainty_header(review)
+        self.virtual = ["#", "reviewed", "label"] + ([uncertainty_header(review)] if uncertainty_header(review)
                                                      else [])
-        # the text read first (at 1280 px it was scrolled out of sight at the right end, fourth trial), then the
-        # model's numbers (probabilities, margin; the tenth trial found them off-screen behind id and author), then
-        # the predicted label, the file's other columns and the error
+        # the text read first (at the right end it is scrolled out of sight at 1280 px), then the model's numbers
+        # (probabilities, margin; behind id and author they would be off-screen), then the predicted label, the
+        # file's other columns and the error
         texts = [c for c in table.columns if c in review.text_columns]
         numbers = [c for c in table.columns if c not in review.input_columns and is_number_column(c)]
         rest = [c for c in table.columns if c not in texts and c not in numbers and c != "error"]
@@ -86,9 +63,7 @@ class PredictionsModel(QAbstractTableModel):
         self.number_columns = numbers
         self._cell_index = [table.columns.index(c) for c in self.file_columns]
         self.headers = self.virtual + self.file_columns
-        pred_col = _prediction(review).label_column
-        self.predicted = table.column(pred_col)
-        self.labels = current_labels(table, review)
+        self.predicted, self.labels = state.predicted, state.labels   # the state's lists (it relabels rows)
         self.order = np.arange(len(table))
         self.filter_label: str | None = None
         self.sort_column, self.sort_order = None, Qt.SortOrder.AscendingOrder
@@ -201,24 +176,11 @@ class PredictionsModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
     def row_changed(self, file_row: int) -> None:
-        self.labels[file_row] = self.review.labels.get(file_row, self.predicted[file_row])
+        """File row ``file_row``'s label or review changed (in the state): its cells are drawn again."""
         where = np.nonzero(self.order == file_row)[0]
         if where.size:
             r = int(where[0])
             self.dataChanged.emit(self.index(r, 0), self.index(r, self.columnCount() - 1))
-
-
-def _answer_span(table: PredictionTable, i: int) -> tuple[int, int] | None:
-    """(answer_start, answer_end) of row ``i`` when it answered, else None."""
-    try:
-        a, b = int(float(table.column("answer_start")[i])), int(float(table.column("answer_end")[i]))
-    except ValueError:
-        return None
-    return (a, b) if 0 <= a < b else None
-
-
-def _gold_column(review: Review, table: PredictionTable) -> str:
-    return review.gold_column if review.gold_column in table.columns else ""
 
 
 class PredictionsView(QWidget):
@@ -234,6 +196,7 @@ class PredictionsView(QWidget):
         super().__init__(parent)
         self.table_data: PredictionTable | None = None
         self.review: Review | None = None
+        self.state: ReviewState | None = None   # what the page decides about the file and its review
         self.model: PredictionsModel | None = None
         self._build()
 
@@ -271,49 +234,19 @@ class PredictionsView(QWidget):
         self.view.viewport().installEventFilter(self)   # a new width: the text column gives way (fit_text_columns)
         self.view.horizontalHeader().sortIndicatorChanged.connect(lambda *_: self.fit_text_columns())
 
-        self.label_box = QComboBox()
-        self.label_box.setPlaceholderText("none")   # a row the model could not read (labelable)
-        self.label_box.setToolTip("The label of this row (keys 1..K do the same)")
+        self.side = side = ReviewPane()
+        self.label_box, self.reviewed_box, self.text = side.label_box, side.reviewed_box, side.text
+        self.metrics, self.confusion = side.metrics, side.confusion
+        self.annotator_list, self.annotator_table = side.annotator_list, side.annotator_table
+        self.annotator_note = side.annotator_note
         self.label_box.activated.connect(lambda k: self.set_label(self.current_row(), self.label_box.itemText(k)))
-        self.reviewed_box = QCheckBox("Reviewed (R)")
         self.reviewed_box.clicked.connect(lambda on: self.mark_reviewed(self.current_row(), on))
-        self.text = QTextBrowser()
-        # the review keys (1..K, r / R) work wherever the focus is among the row's widgets: the sixth trial pressed
-        # r after picking a label in the drop-down (its focus) and nothing happened
+        self.annotator_list.itemChanged.connect(self._annotators_changed)
+        # the review keys (1..K, r / R) work wherever the focus is among the row's widgets: r pressed after picking
+        # a label in the drop-down (its focus) marks the row too
         self._key_widgets = (self.view, self.label_box, self.reviewed_box, self.text)
         for widget in self._key_widgets:
             widget.installEventFilter(self)
-        self.metrics = QLabel("")
-        self.metrics.setWordWrap(True)
-        self.metrics.setTextFormat(Qt.TextFormat.RichText)
-        self.confusion = QTableWidget(0, 0)
-        self.confusion.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.annotator_list = QListWidget()
-        self.annotator_list.setToolTip("Tick the columns that hold annotators' labels (two or more): Krippendorff's "
-                                       "α among them, and each one's Cohen's κ against the model and the others")
-        self.annotator_list.setMaximumHeight(90)
-        self.annotator_list.itemChanged.connect(self._annotators_changed)
-        self.annotator_table = QTableWidget(0, 4)
-        self.annotator_table.setHorizontalHeaderLabels(["agreement", "statistic", "value", "n"])
-        self.annotator_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.annotator_table.verticalHeader().setVisible(False)
-        self.annotator_table.verticalHeader().setDefaultSectionSize(22)
-        self.annotator_note = QLabel("")
-        self.annotator_note.setWordWrap(True)
-        side = QWidget()
-        sv = QVBoxLayout(side)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Label"))
-        row.addWidget(self.label_box, 1)
-        row.addWidget(self.reviewed_box)
-        sv.addLayout(row)
-        sv.addWidget(self.text, 3)
-        sv.addWidget(self.metrics)
-        sv.addWidget(self.confusion, 2)
-        sv.addWidget(QLabel("Annotator columns"))
-        sv.addWidget(self.annotator_list)
-        sv.addWidget(self.annotator_note)
-        sv.addWidget(self.annotator_table, 3)
         split = self.split = QSplitter()
         split.addWidget(self.view)
         split.addWidget(side)
@@ -332,37 +265,26 @@ class PredictionsView(QWidget):
         review = Review.load(path)
         if review is None:
             review = Review.from_summary(dict(summary or {}, out=str(path)))
-            if not review.label_names and _prediction(review).labels_by_name:
+            if not review.label_names and prediction_spec(review).labels_by_name:
                 review.label_names = [c[2:] for c in table.columns if c.startswith("p_")]
             review.save()
         self.set_predictions(table, review)
 
     def set_predictions(self, table: PredictionTable, review: Review) -> None:
         self.table_data, self.review = table, review
-        self.model = PredictionsModel(table, review, self)
+        self.state = ReviewState(table, review)
+        self.model = PredictionsModel(self.state, self)
         self.view.setModel(self.model)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
         for widget, items in ((self.filter, ["all"] + self._choices()),
-                              (self.person, ["none"] + [c for c in review.input_columns if c not in review.text_columns])):
+                              (self.person, ["none"] + self.state.person_choices())):
             widget.blockSignals(True)
             widget.clear()
             widget.addItems(items)
             widget.blockSignals(False)
         if review.person_column:
             self.person.setCurrentText(review.person_column)
-        self.annotator_list.blockSignals(True)
-        self.annotator_list.clear()
-        for c in review.input_columns:
-            if c in review.text_columns:
-                continue
-            item = QListWidgetItem(c)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if c in review.annotator_columns else Qt.CheckState.Unchecked)
-            self.annotator_list.addItem(item)
-        self.annotator_list.blockSignals(False)
-        self.label_box.clear()
-        self.label_box.addItems(self._choices())
-        self.label_box.setEnabled(bool(self._choices()))
+        self.side.set_file(self._choices(), self.state.person_choices(), review.annotator_columns)
         self.sort_least_certain()
         fit_columns(self.view)   # short cells and titles whole, text columns elided but readable
         self.fit_text_columns()
@@ -375,8 +297,8 @@ class PredictionsView(QWidget):
     def fit_text_columns(self) -> None:
         """The text column(s) take the width the viewport leaves beside the other columns up to the model's numbers
         (probabilities, margin), between MIN_TEXT_COLUMN and MAX_TEXT_COLUMN px: the numbers stay in view and the
-        text elides, whole in its tooltip and in the side pane (tenth trial: the probabilities were off-screen at
-        1280x800 and 1920x1080). The other columns are as wide as their cells and their titles, the sort arrow
+        text elides, whole in its tooltip and in the side pane (the probabilities stay on screen at 1280x800 and
+        1920x1080). The other columns are as wide as their cells and their titles, the sort arrow
         counted only where it is drawn (layout_check.header_need). Again when the width or the sort changes."""
         from explorer.ui.shell.columns import MAX_TEXT_COLUMN, MIN_TEXT_COLUMN
         from explorer.ui.shell.layout_check import header_need
@@ -438,26 +360,12 @@ class PredictionsView(QWidget):
             QTimer.singleShot(0, self.fit_split)   # once the page has its width
 
     def _choices(self) -> list[str]:
-        if self.review is None:
-            return []
-        choices = _prediction(self.review).choices
-        if choices:
-            return [str(k) for k in range(choices)]
-        return list(self.review.label_names)
+        return self.state.choices() if self.state is not None else []
 
     def sort_least_certain(self) -> None:
         """The default order: least certain first (margin / |score_diff − τ| ascending); regression: file order."""
-        m = self.model
-        if m is None:
-            return
-        how = _prediction(self.review).uncertainty
-        if how is Uncertainty.MARGIN and "margin" in m.headers:
-            col = m.headers.index("margin")
-        elif _uncertainty_header(self.review):
-            col = m.headers.index(_uncertainty_header(self.review))
-        else:
-            col = 0
-        self.view.sortByColumn(col, Qt.SortOrder.AscendingOrder)
+        if self.model is not None:
+            self.view.sortByColumn(self.state.first_sort(self.model.headers), Qt.SortOrder.AscendingOrder)
 
     # ---- the current row
     def current_row(self) -> int | None:
@@ -477,33 +385,14 @@ class PredictionsView(QWidget):
         if i is None or self.table_data is None:
             self.text.setPlainText("" if self.table_data is None else "No row selected (none shown?)")
             return
-        import html
-
-        t, r = self.table_data, self.review
-        parts = []
-        span = _answer_span(t, i) if _prediction(r).answers_with_tau else None
-        for c in r.text_columns + [c for c in t.columns if c not in r.text_columns]:
-            if c in t.columns:
-                v = t.column(c)[i]
-                if c == "context" and span is not None:   # the answer marked where it stands in the passage
-                    a, b = span
-                    shown = f"{html.escape(v[:a])}<b style='background:#ffe082'>{html.escape(v[a:b])}</b>{html.escape(v[b:])}"
-                else:
-                    shown = html.escape(v)
-                parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
-                             else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
-        self.text.setHtml("".join(parts))
         # a row the model could not read (an empty text: "error: line 6: empty 'text'") has no label to show or set
-        # (tenth trial: the box kept the previous row's FAVOR)
-        labelled = self.labelable(i) and self.model.labels[i] in self._choices()
-        self.label_box.setCurrentIndex(self.label_box.findText(self.model.labels[i]) if labelled else -1)
-        self.label_box.setEnabled(self.labelable(i) and bool(self._choices()))
-        self.reviewed_box.setEnabled(self.labelable(i))
-        self.reviewed_box.setChecked(i in r.reviewed)
+        labelled = self.labelable(i) and self.state.labels[i] in self._choices()
+        self.side.show_row(self.state.row_html(i), self.state.labels[i] if labelled else None, self.labelable(i),
+                           i in self.review.reviewed)
 
     def labelable(self, file_row: int) -> bool:
         """Whether a row can get a label: the model read it (no error, e.g. not an empty text)."""
-        return self.table_data is not None and not str(self.table_data.column("error")[file_row]).strip()
+        return self.state is not None and self.state.labelable(file_row)
 
     # ---- review actions
     def eventFilter(self, obj, event):  # noqa: N802 - Qt API
@@ -515,12 +404,11 @@ class PredictionsView(QWidget):
             return False
         if (event.type() == QEvent.Type.KeyPress and obj in self._key_widgets and self.review is not None
                 and event.modifiers() in plain):   # r and R (Shift) alike; Ctrl+R and the like stay the app's
-            key, text = event.key(), event.text()
-            choices = self._choices()
-            if text.isdigit() and 1 <= int(text) <= len(choices):
-                self.set_label(self.current_row(), choices[int(text) - 1])
+            label = self.state.key_label(event.text())
+            if label is not None:
+                self.set_label(self.current_row(), label)
                 return True
-            if key == Qt.Key.Key_R:
+            if event.key() == Qt.Key.Key_R:
                 i = self.current_row()
                 if i is not None:
                     self.mark_reviewed(i, i not in self.review.reviewed)
@@ -529,27 +417,18 @@ class PredictionsView(QWidget):
 
     def set_label(self, file_row: int | None, label: str) -> None:
         """A person's label for a file row (saved at once); the same as the model's still counts as reviewed."""
-        if file_row is None or self.review is None:
-            return
-        if not self.labelable(file_row):
-            self.message.emit(f"Row {file_row + 1} has no label: {self.table_data.column('error')[file_row]}")
-            return
-        if label == self.model.predicted[file_row] and file_row not in self.review.labels:
-            self.review.mark_reviewed(file_row)
-        else:
-            self.review.set_label(file_row, label)
-        self._changed(file_row)
+        if file_row is not None and self.review is not None:
+            self._changed(file_row, self.state.set_label(file_row, label))
 
     def mark_reviewed(self, file_row: int | None, on: bool = True) -> None:
-        if file_row is None or self.review is None:
-            return
-        if on and not self.labelable(file_row):
-            self.message.emit(f"Row {file_row + 1} has no label to confirm: {self.table_data.column('error')[file_row]}")
-            return
-        self.review.mark_reviewed(file_row, on)
-        self._changed(file_row)
+        if file_row is not None and self.review is not None:
+            self._changed(file_row, self.state.mark_reviewed(file_row, on))
 
-    def _changed(self, file_row: int) -> None:
+    def _changed(self, file_row: int, refused: str) -> None:
+        """After a review action on ``file_row``: saved and shown, or ``refused``'s reason said."""
+        if refused:
+            self.message.emit(refused)
+            return
         self.review.save()
         self.model.row_changed(file_row)
         self._show_current()
@@ -577,102 +456,25 @@ class PredictionsView(QWidget):
     def _annotators_changed(self, _item=None) -> None:
         if self.review is None:
             return
-        self.review.annotator_columns = [self.annotator_list.item(i).text() for i in range(self.annotator_list.count())
-                                         if self.annotator_list.item(i).checkState() == Qt.CheckState.Checked]
+        self.review.annotator_columns = self.side.ticked()
         self.review.save()
         self._update_annotators()
 
     def _update_annotators(self) -> None:
         """The annotator table of the ticked columns (core.predict.review.annotator_agreement)."""
-        self.annotator_table.setRowCount(0)
-        t, r = self.table_data, self.review
-        cols = list(r.annotator_columns) if r is not None else []
-        if t is None or not _prediction(r).labels_by_name or not cols:
-            self.annotator_note.setText("Tick two or more columns of annotators' labels to see how far they agree "
-                                        "with each other and with the model." if r is not None and
-                                        _prediction(r).labels_by_name else "")
-            return
-        if len(cols) < 2:
-            self.annotator_note.setText(f"{cols[0]} ticked; tick at least one more annotator column.")
-            return
-        table = annotator_agreement(t, cols, self.model.predicted, self._choices())
-        self.annotator_note.setText("Cohen's κ: two labelings beyond chance; Krippendorff's α: all annotators "
-                                    "together (nominal; missing labels allowed). 1 = perfect, 0 = chance.")
-        self.annotator_table.setRowCount(len(table.rows))
-        for i, row in enumerate(table.rows):
-            value = "-" if row.value != row.value else f"{row.value:.3f}"
-            for j, text in enumerate((row.who, row.statistic, value, str(row.n))):
-                item = QTableWidgetItem(text)
-                if j >= 2:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.annotator_table.setItem(i, j, item)
-        self.annotator_table.resizeColumnsToContents()
+        self.side.show_annotators(*(self.state.annotators() if self.state is not None else ("", [])))
 
     def corrected(self) -> int:
         """Rows whose label a person changed from the model's."""
-        if self.review is None:
-            return 0
-        return sum(1 for i, v in self.review.labels.items() if v != self.model.predicted[i])
+        return self.state.corrected() if self.state is not None else 0
 
     def _update_info(self) -> None:
-        t, r = self.table_data, self.review
-        if t is None:
-            return
-        errors = sum(bool(v) for v in t.column("error"))
-        tau = f", τ {r.tau:+.2f}" if _prediction(r).answers_with_tau and r.tau is not None else ""
-        k = len(self._choices())
-        keys = f"keys 1..{k} set the label, " if k else ""
-        how = _prediction(r).uncertainty if r.head is not None else None
-        first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
-        self.info.setText(
-            f"<b>{Path(t.path).name}</b>: {len(t)} rows ({self.model.rowCount()} shown), {r.kind}{tau}, model "
-            f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
-            f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
+        if self.state is not None:
+            self.info.setText(self.state.info(self.model.rowCount()))
 
     def _update_metrics(self) -> None:
-        from explorer.core.specs.metric_display import format_metric
-
-        t, r = self.table_data, self.review
-        self.metrics.setText("")
-        self.confusion.setRowCount(0)
-        self.confusion.setColumnCount(0)
-        self.confusion.setVisible(False)   # shown with a gold column (_show_confusion)
         self._update_annotators()
-        if t is None or not _prediction(r).one_label_per_row:
-            return
-        lines = []
-        names = self._choices()
-        gold_col = _gold_column(r, t)
-        if gold_col:
-            gold = gold_as_names(t.column(gold_col), names) if _prediction(r).labels_by_name else t.column(gold_col)
-            a = agreement(gold, self.model.predicted, names)
-            if a is not None:
-                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): "   # names and scale: the metric table
-                             f"{format_metric('accuracy', a.accuracy, 'single')}, "
-                             f"{format_metric('macro_f1', a.macro_f1, 'single')}")
-                self._show_confusion(a)
-        if r.person_column:
-            person = gold_as_names(t.column(r.person_column), names)
-            a = agreement(person, self.model.predicted, names)
-            if a is not None:
-                lines.append(f"Model vs person <b>{r.person_column}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
-                             f"{format_metric('accuracy', a.accuracy, 'single')}")
-        self.metrics.setText("<br>".join(lines))
-
-    def _show_confusion(self, a) -> None:
-        self.confusion.setVisible(True)
-        k = len(a.labels)
-        self.confusion.setRowCount(k)
-        self.confusion.setColumnCount(k)
-        self.confusion.setHorizontalHeaderLabels([f"pred {x}" for x in a.labels])
-        self.confusion.setVerticalHeaderLabels([f"gold {x}" for x in a.labels])
-        top = max(1, int(a.confusion.max()))
-        for i in range(k):
-            for j in range(k):
-                item = QTableWidgetItem(str(int(a.confusion[i, j])))
-                shade = int(255 - 120 * a.confusion[i, j] / top)
-                item.setBackground(QColor(shade, shade, 255) if i == j else QColor(255, shade, shade))
-                self.confusion.setItem(i, j, item)
+        self.side.show_agreements(*(self.state.agreements() if self.state is not None else ([], None)))
 
     # ---- outputs
     def ask_save_labelled(self) -> None:
@@ -695,25 +497,13 @@ class PredictionsView(QWidget):
 
     def finetune(self) -> tuple[dict, str] | None:
         """Build the next run's data (original training file + reviewed rows; the dev rows stay the first run's:
-        core/predict/review.finetune_data) and emit finetune_requested."""
-        import json
-
-        from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+        core/predict/review.finetune_data, in the place ReviewState.corrections_place says) and emit
+        finetune_requested."""
         from explorer.core.errors import UserError
 
         if self.review is None:
             return None
-        cfg_path = run_config_for_checkpoint(self.review.model) if self.review.model else None
-        run_cfg = {}
-        if cfg_path is not None:
-            try:
-                run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                run_cfg = {}
-        from explorer.core.runs.layout import run_dir_of
-
-        run_dir = run_dir_of(self.review.model) if cfg_path else None   # the corrections sit beside the runs
-        folder = (run_dir.parent if run_dir is not None else Path(self.review.predictions).parent) / ".corrections"
+        run_cfg, folder, run_dir = self.state.corrections_place()
         try:
             fields, note = finetune_data(self.table_data, self.review, run_cfg, folder, run_dir=run_dir)
         except UserError as exc:

@@ -73,8 +73,8 @@ class ProbePanel(QWidget):
         settings = self._build_inputs()
         self._layout(model_box, dataset_box, settings)
         self._connect()
-        # the panel scrolls: the wheel over a setting scrolls it, never turns the setting (fifth trial: n_best_size
-        # went from 20 to 17 under a scroll), as in the launcher's form
+        # the panel scrolls: the wheel over a setting scrolls it, never turns the setting (a scroll over n_best_size
+        # would take it from 20 to 17 unseen), as in the launcher's form
         from explorer.ui.launch.form_fields import guard_wheel
 
         for kind in (QComboBox, QAbstractSpinBox):
@@ -320,6 +320,20 @@ class ProbePanel(QWidget):
             self.model_note.setText("Honest note: the QA head is freshly initialised (random), so spans, scores "
                                     "and τ decisions mean nothing until it is fine-tuned. The encoder's "
                                     "attention is real.")
+
+    def show_model(self, loaded) -> None:
+        """A loaded model (a ModelInfo): its description and honest notes (set_model_info), which head is new or
+        unused and what to do, and, for a checkpoint without a tokenizer, whose tokenizer reads the words."""
+        report = getattr(loaded, "load_report", None)
+        self.set_model_info(loaded.describe(), loaded.head_initialised, report)
+        if getattr(loaded, "head_note", "") and (report is None or report.encoder_loaded):
+            self.model_note.setText(loaded.head_note)
+        tokenizer_note = getattr(loaded, "tokenizer_note", "") or ""
+        if tokenizer_note:
+            shown = self.model_note.text() if self.model_note.isVisibleTo(self) else ""
+            self.model_note.setText((shown + "\n" if shown else "") + tokenizer_note[0].upper() + tokenizer_note[1:]
+                                    + ".")
+            self.model_note.setVisible(True)
 
     # ----------------------------------------------------------------------------------- dataset
     def set_dataset_rows(self, path: str, rows: list[dict], report_text: str) -> None:

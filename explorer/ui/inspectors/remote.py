@@ -1,80 +1,19 @@
-"""Requests to the inspector child with the views' semantics (explorer.ui.inspectors.client):
+"""One long job in the inspector child with progress and cancel (:class:`RemoteJob`: ``start``, ``cancel``,
+``progress(done, total)``, ``finished``, ``failed``, ``cancelled``), over explorer.ui.inspectors.client.
 
-* :class:`RemoteLatest` - only the newest request's outcome is delivered (the API of workers.LatestOnly:
-  ``submit``, ``finished(id, value)``, ``failed(id, message, traceback)``, ``busy(bool)``);
-* :class:`RemoteJob` - one long job with progress and cancel (the API of workers.CancellableJob:
-  ``start``, ``cancel``, ``progress(done, total)``, ``finished``, ``failed``, ``cancelled``).
-
-Both run nothing in the GUI process: the work happens in the child, the replies arrive as signals.
+Nothing runs in the GUI process: the work happens in the child, the replies arrive as signals. Requests of which
+only the newest matters are explorer.ui.inspectors.latest.LatestOnly's.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.protocol.frames import REPLY_CANCELLED
+
 from .client import InspectClient
 
-
-class RemoteLatest(QObject):
-    """One kind of request (a channel, e.g. "qa.probe"); a newer request supersedes older ones."""
-
-    started = Signal(int)
-    finished = Signal(int, object)
-    failed = Signal(int, str, str)
-    busy = Signal(bool)
-
-    def __init__(self, client: InspectClient, channel: str, parent: QObject | None = None):
-        super().__init__(parent)
-        self.client = client
-        self.channel = channel
-        self._latest = 0
-        self._outstanding = False
-
-    @property
-    def latest(self) -> int:
-        return self._latest
-
-    @property
-    def dropped(self) -> int:
-        return self.client.dropped
-
-    def is_current(self, request_id: int) -> bool:
-        return request_id == self._latest
-
-    def submit(self, op: str, data: dict | None = None) -> int:
-        """Send ``op`` with ``data`` on this channel; returns the request id."""
-        box: dict = {}
-        rid = self.client.request(op, data, channel=self.channel,
-                                  on_done=lambda value: self._done(box["id"], value),
-                                  on_error=lambda msg, tb: self._error(box["id"], msg, tb))
-        box["id"] = self._latest = rid
-        self._set_busy(True)
-        self.started.emit(rid)
-        return rid
-
-    def cancel(self) -> None:
-        """Forget the outstanding request (its reply is dropped)."""
-        if self._latest:
-            self.client.forget(self._latest)
-        self._latest = -1
-        self._set_busy(False)
-
-    def _set_busy(self, value: bool) -> None:
-        if value != self._outstanding:
-            self._outstanding = value
-            self.busy.emit(value)
-
-    def _done(self, rid: int, value) -> None:
-        if rid != self._latest:
-            return
-        self._set_busy(False)
-        self.finished.emit(rid, value)
-
-    def _error(self, rid: int, message: str, tb: str) -> None:
-        if rid != self._latest:
-            return
-        self._set_busy(False)
-        self.failed.emit(rid, message, tb)
+CANCELLED_NOTE = REPLY_CANCELLED   # a page's status line once its job was cancelled: the child's word for it
 
 
 class RemoteJob(QObject):
@@ -117,7 +56,7 @@ class RemoteJob(QObject):
         if rid != self._job:
             return
         self.running = False
-        if message == "cancelled" and not tb:
+        if message == REPLY_CANCELLED and not tb:
             self.cancelled.emit()
         else:
             self.failed.emit(message, tb)

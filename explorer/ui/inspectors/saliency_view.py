@@ -9,48 +9,20 @@ process once ``use_client(client, slot)`` was called (the hub does), else on a w
 
 from __future__ import annotations
 
-import html
 from typing import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from .common import StatusLabel, header
-from .workers import LatestOnly
+from .components.saliency import saliency_html
+from .latest import LatestOnly
 
 
 def _saliency(model, window, start: int, end: int):
     from explorer.core.qa.saliency import window_saliency
 
     return window_saliency(model, window, start, end)
-
-
-def colour(value: float, scale: float) -> str:
-    """CSS background for an attribution: red for positive, blue for negative, alpha by |value| / scale."""
-    alpha = min(abs(value) / scale, 1.0) if scale > 0 else 0.0
-    rgb = "214,39,40" if value >= 0 else "31,119,180"
-    return f"background: rgba({rgb},{alpha:.2f});"
-
-
-def saliency_html(sal, which: str = "start") -> str:
-    """The window's tokens (question, then passage) coloured by the start or end attributions."""
-    a = sal.start_attribution if which == "start" else sal.end_attribution
-    scale = float(abs(a).max()) if len(a) else 0.0
-    parts = {"question": [], "passage": []}
-    for i, (tok, block) in enumerate(zip(sal.tokens, sal.blocks)):
-        if block not in parts:
-            continue
-        text = html.escape(tok[2:] if tok.startswith("##") else tok)
-        sep = "" if tok.startswith("##") else " "
-        mark = "font-weight:bold; text-decoration: underline;" if i in (sal.start_index, sal.end_index) else ""
-        parts[block].append(f'{sep}<span title="{a[i]:+.4f}" style="{colour(a[i], scale)}{mark}">{text}</span>')
-    logit = sal.start_logit if which == "start" else sal.end_logit
-    top = ", ".join(f"{t} {v:+.3f}" for _, t, v in sal.top_tokens(which, 5))
-    return (f"<p><b>{which} logit</b> of token {sal.start_index if which == 'start' else sal.end_index} = "
-            f"{logit:.3f}; largest |attribution|: {top}</p>"
-            f"<p><b>question:</b>{''.join(parts['question'])}</p><p><b>passage:</b>{''.join(parts['passage'])}</p>"
-            "<p style='color:#666; font-size:small'>gradient x input on the word embeddings; red raises the logit, "
-            "blue lowers it; hover a token for its number; underlined: the span's start / end token.</p>")
 
 
 class SaliencyView(QWidget):
@@ -63,7 +35,7 @@ class SaliencyView(QWidget):
         self.model_getter = model_getter or (lambda: None)
         self.saliency = None
         self._slot = None
-        self._connect_job(LatestOnly(parent=self))
+        self._connect_job(LatestOnly.in_threads(parent=self))
         self.which = QComboBox()
         self.which.addItems(["start", "end"])
         self.which.currentTextChanged.connect(lambda _t: self._render())
@@ -88,10 +60,8 @@ class SaliencyView(QWidget):
 
     def use_client(self, client, slot: str) -> None:
         """Compute in the inspector child with the model of ``slot`` (explorer.ui.inspectors.client)."""
-        from .remote import RemoteLatest
-
         self._slot = slot
-        self._connect_job(RemoteLatest(client, f"{slot}.saliency", self))
+        self._connect_job(LatestOnly.in_child(client, f"{slot}.saliency", self))
 
     def set_span(self, result, window: int, start: int, end: int) -> None:
         """Attribute span (start, end) of ``result.windows[window]`` (a ProbeResult) on a worker thread, now

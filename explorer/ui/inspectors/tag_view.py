@@ -12,8 +12,6 @@ runs happen in the inspector child (slot "tag"), never in the GUI process.
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -32,112 +30,39 @@ from PySide6.QtWidgets import (
 from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
-from .client import shared_client
-from .common import StaleCover, StatusLabel, ResultSource, header, model_in_child, tokenizer_suffix
-from .remote import RemoteLatest
-
-TYPE_COLORS = ("#ffd966", "#9fc5e8", "#b6d7a8", "#ea9999", "#d5a6bd", "#f9cb9c", "#a2c4c9", "#b4a7d6")
-
-
-def is_tagging_checkpoint(path: str) -> bool:
-    """True for a folder whose config.json records a head that opens in the Tag page (explorer.core.specs.heads:
-    ...ForTokenClassification, a ner run's checkpoint); reads the JSON only."""
-    from explorer.core.specs.heads import recognise
-
-    from .registry import TAG_PAGE
-
-    head = recognise(path)
-    return head is not None and TAG_PAGE in head.pages
+from .common import ResultSource, StaleCover, StatusLabel, header, tokenizer_suffix
+from .components.tag import DEFAULT_SENTENCE, head_lines, highlighted_html
+from .latest import LatestOnly
+from .model_page import ModelPage, bring_to_front
+from .window_weights import WindowWeights
 
 
-def type_color(entity_type: str, types: list[str]) -> str:
-    """The highlight colour of an entity type (by its place among the head's types)."""
-    k = types.index(entity_type) if entity_type in types else len(types)
-    return TYPE_COLORS[k % len(TYPE_COLORS)]
-
-
-def entity_types(tag_names: list[str]) -> list[str]:
-    """The entity types of a tag set, in order (B-LOC, I-LOC, B-PER -> LOC, PER)."""
-    return list(dict.fromkeys(t[2:] for t in tag_names if t != "O" and len(t) > 2))
-
-
-def highlighted_html(text: str, entities, tag_names: list[str]) -> str:
-    """``text`` as HTML with every entity (character offsets) on its type's colour, the type after it."""
-    types = entity_types(tag_names)
-    out, pos = [], 0
-    for e in sorted(entities, key=lambda e: e.start):
-        if e.start < pos or e.start < 0:
-            continue
-        out.append(html.escape(text[pos:e.start]))
-        out.append(f'<span style="background:{type_color(e.type, types)}">{html.escape(text[e.start:e.end])}'
-                   f'<sub> {html.escape(e.type)}</sub></span>')
-        pos = e.end
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
-
-
-def head_lines(head, digits: int = 4) -> list[str]:
-    """The text panel for one piece: shapes, logits_k = T_i . W_k + b_k, softmax, the by-hand check."""
-    lines = [f"piece {head.index} {head.piece!r}:  logits_i = T_i Wᵀ + b",
-             f"(T_i: {head.T.shape[0]}; W: {head.W.shape[0]} x {head.W.shape[1]}; b: {head.b.shape[0]})", ""]
-    width = max([len(n) for n in head.tag_names] + [3])
-    cols = digits + 4   # a signed number and one space: sign, a digit, the point (wider ones push the row)
-    lines.append(f"{'tag':>{width}} {'T_i·W_k':>{cols}} {'+ b_k':>{cols}} {'= logit':>{cols}} {'model':>{cols}}"
-                 f" {'P':>{cols - 2}}")
-    for k, name in enumerate(head.tag_names):
-        dot = float(head.T @ head.W[k])
-        lines.append(f"{name:>{width}} {dot:+{cols}.{digits}f} {head.b[k]:+{cols}.{digits}f} "
-                     f"{head.by_hand[k]:+{cols}.{digits}f} {head.model_logits[k]:+{cols}.{digits}f} "
-                     f"{head.probabilities[k]:{cols - 2}.{digits}f}")
-    lines += ["", f"P = softmax(logits_i) over the {len(head.tag_names)} tags",
-              f"prediction: {head.tag_names[int(head.probabilities.argmax())]}",
-              f"by-hand check: max |logit - model| = {head.max_abs_diff:.1e}"]
-    return lines
-
-DEFAULT_SENTENCE = "EU rejects German call to boycott British lamb ."   # CoNLL-2003's first sentence
-
-
-class TagView(QWidget):
+class TagView(ModelPage):
     """The Tag page. ``show_result({"tagged", "head"})`` renders; ``tag(text)`` asks the child.
 
     Signals: message(str), a status line; model_changed(object), a model (ModelInfo) is in use now."""
 
-    message = Signal(str)
-    model_changed = Signal(object)
-
     def __init__(self, parent=None, *, client=None, slot: str = "tag"):
-        super().__init__(parent)
-        self.client = client or shared_client()
-        self.slot = slot
-        self.loaded = None
-        self.result = None
+        super().__init__(parent, client=client, slot=slot,
+                         intro="Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
+                               "list, then Open best checkpoint): the sentence above is tagged at once.")
         self.max_seq_length = 128              # pieces per window, as training's default
         self.attention_budget: int | None = None   # None: the probe's default budget (attention_budget.py)
-        self._loader = RemoteLatest(self.client, f"{slot}.load", self)
-        self._runner = RemoteLatest(self.client, f"{slot}.tag", self)
-        self._weights = RemoteLatest(self.client, f"{slot}.attention", self)   # a window not kept (budget)
-        self._weights_for: tuple | None = None
-        self._loader.finished.connect(lambda _id, info: self.set_loaded(info))
+        self._runner = LatestOnly.in_child(self.client, f"{slot}.tag", self)
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
-        self._weights.finished.connect(self._on_window_weights)
-        for job in (self._loader, self._runner, self._weights):
-            job.failed.connect(lambda _id, msg, _tb: self._status(msg))
+        self._runner.failed.connect(lambda _id, msg, _tb: self._status(msg))
         self._build()
-        self._loader.failed.connect(lambda *_: self.stale_cover.clear())   # the previous model is still the one
 
     def _build(self) -> None:
-        from .attention_view import SENTENCE_BLOCKS, AttentionView
+        from .attention_view import AttentionView
+        from .components.attention import SENTENCE_BLOCKS
         from .heatmap import TokenHeatmap
 
-        self.source = QLineEdit("bundled:minilm")
+        self.source.setText("bundled:minilm")
         self.source.setToolTip("a token-classification checkpoint (a ner run's checkpoints/best), hub id or folder")
-        load = QPushButton("Load model")
-        load.clicked.connect(self.load_model)
-        top = QHBoxLayout()
-        for w in (QLabel("Model"), self.source, load):
-            top.addWidget(w)
-        # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: the sixth trial
-        # found an empty page with nothing to look at
+        top = self.model_row()
+        # a CoNLL-2003-like sentence is there from the start and is tagged as soon as a model is in: never an empty
+        # page with nothing to look at
         self.sentence = QLineEdit(DEFAULT_SENTENCE)
         self.sentence.setPlaceholderText(f"a sentence, e.g. {DEFAULT_SENTENCE}")
         self.sentence.returnPressed.connect(self.run)
@@ -149,9 +74,6 @@ class TagView(QWidget):
         row = QHBoxLayout()
         for w in (QLabel("Sentence"), self.sentence, QLabel("Piece"), self.token, run):
             row.addWidget(w)
-        self.status = StatusLabel("Load a token-classification model (a ner run's checkpoint: select the run in the Runs "
-                             "list, then Open best checkpoint): the sentence above is tagged at once.")
-        self.status.setWordWrap(True)
         self.marked = QLabel()
         self.marked.setTextFormat(Qt.TextFormat.RichText)
         self.marked.setWordWrap(True)
@@ -166,8 +88,9 @@ class TagView(QWidget):
         head_split.setSizes([760, 440])
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.attention_view = AttentionView(blocks=SENTENCE_BLOCKS)
-        self.attention_view.async_weights = True
-        self.attention_view.weights_requested.connect(self._fetch_window_weights)
+        # a window not kept under the attention memory budget is asked of the child when shown
+        self.window_weights = WindowWeights(self.client, f"{self.slot}.attention", self.attention_view, self._status,
+                                            self)
         lower = self.lower = QTabWidget()
         lower.addTab(head_split, "Tags and head")
         lower.addTab(self.attention_view, "Attention")
@@ -187,32 +110,19 @@ class TagView(QWidget):
         layout.addWidget(self.lower_scroll, 1)
 
     # -- actions ---------------------------------------------------------------------------
-    def load_model(self) -> None:
-        from explorer.core.models.info import model_name
-
-        was = getattr(self.loaded, "source", "") or model_name(self.loaded)
-        if self.result is not None and was != self.source.text().strip():
-            self.stale_cover.mark(was, self.source.text().strip())
-        self._status(f"loading {self.source.text()} ...")
-        data = {"slot": self.slot, "source": self.source.text().strip(), "task": "token_classification"}
-        self._loader.submit("load", data)
-        self.client.remember_load(self.slot, data)
+    def load_task(self) -> str:
+        return "token_classification"
 
     def open_checkpoint(self, path: str) -> None:
         self.source.setText(path)
         self.load_model()
 
-    def set_loaded(self, loaded) -> None:
-        """Use a loaded model: this slot's ModelInfo, or a LoadedModel handed to the child (tests)."""
-        self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
-        self._status(loaded.describe() if hasattr(loaded, "describe") else "model loaded")
-        self.model_changed.emit(loaded)
+    def model_in(self, loaded) -> None:
         if self.sentence.text().strip():
             self.run()          # the sentence shown (the default one at first) through this model at once
 
     def run(self) -> None:
-        if self.loaded is None:
-            self._status("no model loaded: press Load model first")
+        if not self.has_model():
             return
         text = self.sentence.text()
         if not text.strip():
@@ -226,37 +136,18 @@ class TagView(QWidget):
             data["attention_budget"] = self.attention_budget
         self._runner.submit("tag", data)
 
-    def _fetch_window_weights(self, index: int) -> None:
-        """Ask the child for window ``index``'s raw weights (a long text over the attention memory budget)."""
-        att = self.attention_view.result
-        lazy = getattr(att, "lazy_attention", None)
-        if att is None or lazy is None or getattr(lazy, "ref", None) is None or self._weights_for == (att, index):
-            return
-        self._weights_for = (att, index)
-        self._weights.submit("attention_weights", {"ref": lazy.ref, "window": index})
-
-    def _on_window_weights(self, _request_id: int, weights) -> None:
-        att, index = self._weights_for
-        self._weights_for = None
-        att.lazy_attention.store(att.attention, index, weights)
-        self.attention_view.weights_ready(att, index)
-
     def fill_sentence(self, text: str) -> None:
         """Show ``text`` as the sentence ("" leaves the one shown) and tag it now, or when the model being loaded is
         in (set_loaded tags what the page shows)."""
         if not text:
             return
         self.sentence.setText(text)
-        if self.loaded is not None and not self._loader._outstanding:
+        if self.loaded is not None and not self.loading:
             self.run()
 
     def tag(self, text: str) -> None:
         self.sentence.setText(text)
         self.run()
-
-    def _status(self, text: str) -> None:
-        self.status.setText(text)
-        self.message.emit(text)
 
     # -- rendering -------------------------------------------------------------------------
     def show_result(self, res: dict) -> None:
@@ -341,8 +232,8 @@ class TagDevView(QWidget):
 
     def prefill_from_run(self, config: dict) -> bool:
         """The dev file and Dev cap of the run whose checkpoint the Tag page opened (its config.json ``dev`` and
-        ``dev_cap``), so the score is on the rows the run's curves were (eleventh trial: Classify: dev set was
-        filled in from a classifier's run, Tag: dev set not from a ner run's). A path the user typed stays; one the
+        ``dev_cap``), so the score is on the rows the run's curves were (as Classify: dev set is filled in from a
+        classifier's run). A path the user typed stays; one the
         previous run put in is replaced. True when the run's dev file was put in."""
         from pathlib import Path
 
@@ -427,13 +318,7 @@ def tag_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     def open_sentence(text: str) -> None:
         view.tag(text)
-        from PySide6.QtWidgets import QTabWidget
-
-        tabs = view.parentWidget()
-        while tabs is not None and not isinstance(tabs, QTabWidget):
-            tabs = tabs.parentWidget()
-        if tabs is not None:
-            tabs.setCurrentWidget(view)
+        bring_to_front(view)
 
     dev.open_requested.connect(open_sentence)
     return [("Tag", view), ("Tag: dev set", dev)]

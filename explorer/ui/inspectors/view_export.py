@@ -50,8 +50,8 @@ class ExportButton(MenuToolButton):
 
     ``ask_path(caption, default name, filter) -> str`` is QFileDialog.getSaveFileName's first value (tests
     replace it). ``saved`` holds the last path written (tests read it). The window's status bar says "Writing …"
-    while the HTML page is written and "Saved the attention view to PATH" once a file is written (tenth trial: no
-    word that the file was written).
+    while the HTML page is written and "Saved the attention view to PATH" once a file is written (the user learns
+    that the file was written).
 
     Signals:
         exported(path): a file was written (PNG / SVG at once, HTML when its thread is done).

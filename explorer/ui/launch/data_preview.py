@@ -44,8 +44,8 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
         return reader(source, task, n_records, split, text_columns, label_column, options)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         # the file's first rows as they are, with its columns, their sample values and a guess, even when the data
-        # cannot be used as set: the pickers offer them and the table shows what the columns hold (tenth trial:
-        # STS-B with "No header row" showed no rows and a picker of "1…7")
+        # cannot be used as set: the pickers offer them and the table shows what the columns hold (a headerless
+        # STS-B file would otherwise show no rows and a picker of bare "1…7")
         table_task = getattr(find_task_facts(task), "data_kind", "") == "table"
         head = table_head(source, task, options, n_records) if table_task else {}
         records = head.pop("head_records", [])
@@ -252,7 +252,7 @@ def class_distribution_warnings(counts: dict[str, int], dev_fraction: float = 0.
 
 def unnamed_labels_note(data) -> list[str]:
     """["the labels are numbers (0, 1): name them …"] for classes given as integer ids without names (the run and
-    every view then call them 0, 1, …; tenth trial: SST-2's classes read LABEL_0 / LABEL_1 and the student had to
+    every view then call them 0, 1, …: SST-2's classes would read LABEL_0 / LABEL_1, and the user would have to
     know that 0 = negative), else []."""
     if data.regression or data.label_names or data.num_labels < 2:
         return []

@@ -3,7 +3,7 @@
 A QBoxLayout whose direction follows the width it is given: left to right (two columns, as wide as
 their size hints) when the scroll area's viewport is wide enough, top to bottom otherwise. The form's
 minimum width is then one column's, so the data-preview column beside it stays on screen at
-1280x800 (issue 25) and the form scrolls vertically instead of pushing the window wider.
+1280x800 and the form scrolls vertically instead of pushing the window wider.
 """
 
 from __future__ import annotations

@@ -1,15 +1,14 @@
-"""The launcher's fields and their editors, read from TrainConfig's Settings.
+"""The launcher's field editors, one per field of explorer.ui.launch.field_specs.FIELDS.
 
 Each TrainConfig field describes itself once (``explorer.core.specs.train_config.Setting``: help, label,
-group, editor kind, bounds); :data:`FIELDS` are the fields with a launcher label, as :class:`FieldSpec`
-views. The editors come from a per-kind registry (:data:`EDITORS`, :func:`register_editor`; pyqtgraph's
+group, editor kind, bounds); :data:`FIELDS` (explorer.ui.launch.field_specs, Qt-free, re-exported here) are
+the fields with a launcher label, as :class:`FieldSpec` views. The editors come from a per-kind registry (:data:`EDITORS`, :func:`register_editor`; pyqtgraph's
 ``parametertree.registerParameterType`` is the model), so a new kind of setting is one factory. The form
 reads / writes only these fields; every other field of a loaded config is kept as it was.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QLocale, QObject, Qt, Signal
@@ -18,7 +17,8 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSp
                                QSpinBox, QWidget)
 
 from explorer.core.specs.tasks import task_labels
-from explorer.core.specs.train_config import GROUPS, TrainConfig, field_help, settings
+from explorer.ui.launch.field_specs import (FIELDS, FLOAT_MAX, GROUPS, INT_MAX, FieldSpec, field_spec,  # noqa: F401
+                                             field_tooltip)
 
 __all__ = ["EDITORS", "FIELDS", "GROUPS", "Editor", "FieldSpec", "field_spec", "field_tooltip", "make_editor",
            "mark_invalid", "register_editor", "set_metric_choices"]
@@ -31,70 +31,6 @@ PRECISION_LABELS = {
 }
 MODEL_CHOICES = ("bundled:minilm", "bert-base-uncased", "bert-large-uncased", "bert-base-cased",
                  "distilbert-base-uncased")
-INT_MAX, FLOAT_MAX = 2**31 - 1, 1e9   # the spin boxes' top when a setting has no upper bound
-
-
-@dataclass(frozen=True)
-class FieldSpec:
-    """A launcher field: a TrainConfig field's Setting as the form uses it (names as in ``Setting``).
-
-    ``lo`` / ``hi`` are the editor's range: the setting's bounds, an open bound moved in by one step of
-    the last decimal; ``optional``: the field's default is None (0 in a spin box means "the task's
-    default"); ``qa_only``: greyed out for the other tasks; ``data_kinds``: the data kinds (TaskFacts.data_kind)
-    of the tasks that use it, greyed out for the others (empty: every non-QA task, or as ``qa_only`` says)."""
-
-    name: str
-    label: str
-    group: str
-    kind: str            # text | model | task | data | int | float | lr | choice | bool | folder | columns |
-                         # colpick (a column of the data, editable drop-down) | colpicks (1-2 of them) | weights |
-                         # metric (a dev metric of the task, or automatic)
-    lo: float = 0
-    hi: float = FLOAT_MAX
-    step: float = 1
-    decimals: int = 3
-    special: str = ""
-    qa_only: bool = False
-    data_kinds: tuple[str, ...] = ()
-    optional: bool = False
-    tasks: tuple[str, ...] = ()   # enabled only for these tasks (empty = as qa_only / data_kinds say)
-    none_value: float | None = None   # what a spin box shows for None (the value None stands for)
-
-
-def field_spec(name: str) -> FieldSpec:
-    """The FieldSpec of TrainConfig field ``name`` (KeyError for an unknown name)."""
-    rule = settings()[name]
-    tick = 10.0 ** -rule.decimals if rule.kind == "float" else 1
-    lo = 0.0 if rule.lo is None else rule.lo + (tick if rule.lo_open else 0)
-    top = INT_MAX if rule.kind == "int" else FLOAT_MAX
-    hi = top if rule.hi is None else min(top, rule.hi - (tick if rule.hi_open else 0))
-    return FieldSpec(name, rule.label or name, rule.group, rule.kind, lo, hi, rule.step, rule.decimals,
-                     rule.special, data_kinds=tuple(rule.applies.split()),
-                     optional=getattr(TrainConfig(), name) is None, tasks=tuple(rule.tasks),
-                     none_value=rule.none_value)
-
-
-def _form_order() -> list[str]:
-    order = {name: i for i, name in enumerate(settings())}
-    shown = [name for name, rule in settings().items() if rule.label]
-    return sorted(shown, key=lambda n: (GROUPS.index(settings()[n].group), settings()[n].rank, order[n]))
-
-
-FIELDS: tuple[FieldSpec, ...] = tuple(field_spec(name) for name in _form_order())
-
-
-def field_tooltip(spec: FieldSpec) -> str:
-    """"name: " + the glossary's explanation when it has the term, then the setting's help (its one
-    description, explorer.core.specs.train_config.Setting) unless the explanation already says it."""
-    text = field_help(spec.name, with_default=False)
-    try:
-        from explorer.glossary import tooltip
-
-        gl = tooltip(spec.name)
-        text = gl if text in gl else f"{gl}\n\n{text[0].upper()}{text[1:]}."
-    except (ImportError, KeyError):
-        text = f"{text[0].upper()}{text[1:]}." if text else ""
-    return f"{spec.name}: {text}" if text else spec.name
 
 
 class Editor:
@@ -166,12 +102,12 @@ def make_editor(spec: FieldSpec) -> Editor:
 
 class _WheelGuard(QObject):
     """The wheel never turns a form's drop-down or number box: scrolling the form over a field scrolled the
-    field's value instead (Precision became "fp16 (CUDA)" on a CPU machine, second fresh-user trial; a field
-    reached with Tab changed the same way, third trial). The wheel event goes to the form's scroll area;
+    field's value instead (Precision became "fp16 (CUDA)" on a CPU machine; a field reached with Tab changed
+    the same way). The wheel event goes to the form's scroll area;
     values change by click, keys and the arrows."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.Wheel:   # focused or not (third trial: Tab, then a scroll, changed it)
+        if event.type() == QEvent.Type.Wheel:   # focused or not (Tab, then a scroll, would change it)
             event.ignore()
             return True
         return False

@@ -84,7 +84,7 @@ def grid_message(configs, n_examples: int | None, speed: Throughput, qa: bool) -
 def cv_estimate(config, k: int, n_examples: int | None, speed: Throughput) -> str:
     """How long K fold runs of ``config`` take one after another: each trains on the other K - 1 folds (about
     (K - 1) / K of the training rows, before ``train_cap``), at this machine's measured speed for its model (the
-    same figure as the paper grid's; tenth trial: the dialog gave none for ~an hour of runs)."""
+    same figure as the paper grid's: a confirmation without it hides an hour of runs)."""
     fold_rows = None if not n_examples else n_examples - n_examples // max(k, 1)
     return estimate_line([run_samples(config, fold_rows)] * k, speed,
                          on_top="each fold's evaluation and the out-of-fold predictions come on top")

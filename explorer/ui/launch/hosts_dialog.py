@@ -1,4 +1,4 @@
-"""The Hosts dialog and the launcher's "Run on" picker (issue 29; hosts: explorer.core.remote.hosts).
+"""The Hosts dialog and the launcher's "Run on" picker (hosts: explorer.core.remote.hosts).
 
 The dialog edits the host list kept in the settings (add, edit, remove; the SSH alias field offers the
 aliases of ``~/.ssh/config``) and "Check host" shows what explorer.core.remote.check found there (Python,
@@ -249,7 +249,7 @@ class HostsDialog(QDialog):
 
     def _read_port(self) -> None:
         """The port ssh's own config gives the SSH host (ssh -G, on a worker thread: a config may run commands),
-        shown in the Port field's "from the SSH config (N)" (eighth trial: it said 22 for a host at 2222)."""
+        shown in the Port field's "from the SSH config (N)" (not 22 for a host whose config says 2222)."""
         target = self.fields["target"].text().strip()
         self.port.setSpecialValueText("from the SSH config")
         if not target:

@@ -80,8 +80,7 @@ def _recipe_text(config: TrainConfig) -> str:
 
 def intro_text(config: TrainConfig) -> str:
     """The launcher's first-visit line, naming the preset the form holds as :func:`describe_preset` does (the
-    line under it), so the two never disagree (eighth trial: "fast-CPU settings" above "Preset: offline
-    default")."""
+    line under it), so the two never disagree ("fast-CPU settings" above "Preset: offline default")."""
     named = describe_preset(config)
     preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
     if preset == "offline default":

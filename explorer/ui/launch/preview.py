@@ -208,7 +208,7 @@ class DataPreview(QWidget):
     def set_empty_note(self, text: str) -> None:
         """What an empty source means for the run (plain text), shown while no source is given: the launcher's Dev
         data says whether the run holds training rows out as dev (core.specs.tasks.no_dev_file_note), not only
-        "No data given" (eleventh trial: "The run will not be evaluated" beside Dev fraction 0.10)."""
+        "No data given" (which would read as "the run will not be evaluated" beside a Dev fraction of 0.10)."""
         self._empty_note = str(text or "")
         if self._args is not None and not self._args[0]:
             self._show_empty()
@@ -234,8 +234,8 @@ class DataPreview(QWidget):
         self.result = res
         self._set_rejected(not res.get("ok"))
         if not res.get("ok"):
-            # the file's first rows stay in view under the reason (tenth trial: after "No header row" the preview
-            # of STS-B showed no rows, so nothing told which column held what)
+            # the file's first rows stay in view under the reason: without them nothing tells which column holds
+            # what (a headerless STS-B file refused for its header setting)
             self.show_text("<b style='color:#b02a37'>Cannot use this data:</b> " + _esc(res.get("error", ""))
                            + ("<br><span style='color:#666'>The file's first rows:</span>" if res.get("records")
                               else ""))

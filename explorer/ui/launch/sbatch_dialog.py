@@ -1,4 +1,4 @@
-"""The job script shown before a run (or a run group) is submitted to a SLURM login node (issue 29).
+"""The job script shown before a run (or a run group) is submitted to a SLURM login node.
 
 :class:`SbatchDialog` shows the script explorer.core.remote.slurm.sbatch_script wrote (partition, GPUs,
 time limit, output and error files in the remote run folder, the worker command) read-only, with

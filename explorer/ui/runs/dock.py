@@ -17,77 +17,28 @@ after a confirmation.
 
 from __future__ import annotations
 
-from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer,
-                            Signal)
-from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
-                               QInputDialog, QLabel, QMenu, QMessageBox, QPlainTextEdit, QPushButton, QStyledItemDelegate,
-                               QStyle, QTreeView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal)
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QMessageBox,
+                               QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from explorer.core.runs import status as run_status
-from explorer.core.runs.layout import checkpoint_path
-from explorer.core.runs.reading import OURS
 from explorer.ui.runs.group_rows import GroupRow, group_of
-from explorer.ui.runs.disk import delete_optimizer_state, format_size, keep_only_best, optimizer_state_files, trash_run
-from explorer.ui.runs.names import set_display_name, short_names
-from explorer.ui.runs.state import RunState, format_seconds
-from explorer.ui.shell.layout_check import header_need
+from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TIPS, HIDDEN_COLUMNS,  # noqa: F401
+                                        LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
+from explorer.ui.runs.names import short_names
+from explorer.ui.runs.run_folders import RunFolderActions
+from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
+from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
+from explorer.ui.runs.state import RunState
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
 
-COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
-# Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
-# context menu shows them and the Run tooltip lists them (Size too: the sixth trial's "st…-4" for "stance-4";
-# Host too: shown beside the names it left them "minilm · …n · train" in the seventh trial; a remote run has a
-# network icon before its name instead, and its tooltip names the host). "Host" sits right after Run.
-HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
-HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
-                           "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
-                           "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
-                           "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
-                           "dev data (all no-answer / majority class).",
-               "Duration": "Wall-clock time from start to end (still counting while the run is live).",
-               "Step": "Optimizer steps done / planned.",
-               "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
-               "Size": "Disk space of the run folder (checkpoints/last and best with optimizer state are most "
-                       "of it). Right-click a finished run to keep only its best checkpoint or drop the "
-                       "optimizer state."}
-FINISHED = ("finished", "stopped", "failed", "cancelled", "crashed")
-LOADING_TEXT = "Loading runs…"
-EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+Return there), or open a run "
-              "folder from disk (Ctrl+O).")
-STATUS_COLORS = {"running": "#0a58ca", "starting": "#0a58ca", "stopping": "#b35c00", "cancelling": "#b35c00",
-                 "queued": "#6c757d", "finished": "#19692c", "stopped": "#19692c", "failed": "#b02a37",
-                 "cancelled": "#6c757d", "crashed": "#b02a37",
-                 "TensorBoard run": "#0f6674", "in progress": "#0a58ca"}
-STATUS_TIPS = {
-    "queued": "waiting for the previous run to finish",
-    "starting": "the worker process is loading the model and data",
-    "running": "training; the curves grow live",
-    "stopping": "stop early requested: the worker finishes its step, saves and evaluates",
-    "cancelling": "cancel requested: the worker was sent SIGTERM (SIGKILL after 5 s)",
-    "finished": "trained to the end",
-    "stopped": "stopped early on request; checkpoint saved and evaluated",
-    "failed": "the worker reported an error or died; select it to see why",
-    "cancelled": "cancelled: no final evaluation",
-    "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
-    "crashed": "the event log ends without a result and no worker process is alive",
-    "TensorBoard run": "a folder of TensorBoard event files: its scalars as curves",
-    "in progress": "another tool's run whose files changed in the last minutes: re-read while it grows",
-}
 CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row per run and step (*.csv)")
 
 
 
 COMPARE_CLASSIFIERS_ACTION = "Compare two classifiers on the dev rows…"   # the Runs list's menu entry (named elsewhere)
-
-class MiddleElide(QStyledItemDelegate):
-    """Elides a cell's text in the middle (the Run column: model first, task and data last)."""
-
-    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
-        super().initStyleOption(option, index)
-        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 class RunsModel(QAbstractItemModel):
     """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/studies/groups.py)
@@ -106,6 +57,7 @@ class RunsModel(QAbstractItemModel):
         self.group_of: dict[str, str] = {}    # member run_id -> group name
         self.top: list[tuple[str, str]] = []  # ("run", run_id) | ("group", name)
         self.kids: dict[str, list[str]] = {}  # group name -> listed member run ids, in group order
+        self.cells = RunCells(self)           # each cell's text, sort key and tooltip (Qt-free)
 
     # ---- tree structure ------------------------------------------------------------------
     def set_groups(self, groups: list) -> None:
@@ -204,30 +156,23 @@ class RunsModel(QAbstractItemModel):
         s = node[1]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(s, col)
+            return self.cells.text(s, col)
         if role == Qt.ItemDataRole.UserRole:   # sort key
-            return self._sort_key(s, col)
+            return self.cells.sort_key(s, col)
         if role == Qt.ItemDataRole.ForegroundRole and COLUMNS[col] == "Status":
             return QColor(STATUS_COLORS.get(s.status, "#222"))
         if role == Qt.ItemDataRole.DecorationRole and COLUMNS[col] == "Run" and s.host:
             return remote_icon()   # the run trains on a remote host (its tooltip and the Host column name it)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return rich_tooltip(self._tooltip(s, col))
+            return rich_tooltip(self.cells.tooltip(s, col))
         return None
 
     def _group_data(self, row: GroupRow, col: int, role):
         name = COLUMNS[col]
-        size = sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)
         if role == Qt.ItemDataRole.DisplayRole:
-            listed = [st for st in row.states if st is not None]
-            steps, total = sum(st.step for st in listed), sum(st.steps_total for st in listed)
-            seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != "queued")
-            return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_text(),
-                    "Size": format_size(size) if size else "", "Task": row.task, "Model": row.model,
-                    "Step": f"{steps}/{total}" if total else "",
-                    "Duration": format_seconds(seconds) if seconds else ""}.get(name, "")
+            return self.cells.group_text(row, col)
         if role == Qt.ItemDataRole.UserRole:
-            return {"Run": row.sort_name(), "Best dev": row.best_sort_key(), "Size": size}.get(name, "")
+            return self.cells.group_sort_key(row, col)
         if role == Qt.ItemDataRole.ForegroundRole and name == "Status":
             return QColor(STATUS_COLORS.get(row.colour_status(), "#222"))
         if role == Qt.ItemDataRole.FontRole and name == "Run":
@@ -238,86 +183,7 @@ class RunsModel(QAbstractItemModel):
             return rich_tooltip(row.tooltip())
         return None
 
-    def _tooltip(self, s: RunState, col: int) -> str:
-        if COLUMNS[col] == "Status":
-            tip = STATUS_TIPS.get(self.status_text(s), s.status)
-            if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
-                tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
-                       "folders, its own best checkpoint)")
-            if s.status == "queued" and s.queue_note:
-                tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
-            tip = f"{tip}\n{s.error}" if s.error else tip
-            return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
-        if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
-            st = s.settings
-            read = (f"lr {st.get('learning_rate', '-')} · batch {st.get('per_device_train_batch_size', '-')} · "
-                    f"epochs {st.get('num_train_epochs', '-')} · seed {st.get('seed', '-')}\n") if st else ""
-            return (f"{s.run_id}\n{s.kind} run, read from {s.path or ''}\ntask: {s.task or '-'}\n{read}"
-                    f"step: {self._text(s, COLUMNS.index('Step')) or '-'}"
-                    + "".join(f"\n{n}" for n in s.read_notes))
-        if COLUMNS[col] == "Run":
-            cfg = s.config
-            return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
-                    + f"task: {s.task}\nmodel: {s.model}\n"
-                    f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
-                    f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
-                    f"duration: {self._text(s, COLUMNS.index('Duration')) or '-'}\n"
-                    f"step: {self._text(s, COLUMNS.index('Step')) or '-'}\n"
-                    f"size on disk: {self._text(s, COLUMNS.index('Size')) or '-'}\n"
-                    f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
-                    "(F2 renames, Delete deletes)")
-        if COLUMNS[col] == "Best dev":
-            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
-            return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
-        return self._text(s, col)
-
-    @staticmethod
-    def status_text(s: RunState) -> str:
-        """The status as listed: 'cancelled (queued)' for a run cancelled before it ever started."""
-        if s.status == "cancelled" and s.started_at is None and not s.step:
-            return "cancelled (queued)"
-        if s.status == "queued" and s.queue_note:
-            return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
-        return s.status
-
-    def _text(self, s: RunState, col: int) -> str:
-        name = COLUMNS[col]
-        if name == "Run":
-            return self.names.get(s.run_id) or s.run_id
-        if name == "Status":
-            return self.status_text(s)
-        if name == "Size":
-            return format_size(self.sizes.get(s.run_id))
-        if name == "Model":
-            return s.model
-        if name == "Task":
-            return s.task
-        if name == "Best dev":
-            return s.best_cell_text()
-        if name == "Duration":
-            return format_seconds(s.live_elapsed()) if s.status != "queued" else ""
-        if name == "Step":
-            if not s.step and not s.steps_total:
-                return ""
-            return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
-        if name == "Host":
-            return s.host
-        return ""
-
-    def _sort_key(self, s: RunState, col: int):
-        name = COLUMNS[col]
-        if name == "Best dev":
-            best = s.best_metric()
-            return best[1] if best else -1.0
-        if name == "Size":
-            return self.sizes.get(s.run_id, -1)
-        if name == "Run":
-            return s.run_id          # start time first: names sort like the runs were made
-        if name == "Duration":
-            return s.live_elapsed() or 0.0
-        if name == "Step":
-            return s.step
-        return self._text(s, col)
+    status_text = staticmethod(status_text)   # the status as listed (run_cells.status_text)
 
     def upsert(self, state: RunState) -> None:
         """Add a run or replace the row with the same run_id (names are recomputed when a run is new); a
@@ -417,12 +283,9 @@ def remote_icon():
     return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
 
 
-INSPECT_TIP = ("Load checkpoints/best (else last) of the selected run into the inspector page for its model head "
-               "(QA, classification, tagging), with an example from the run's dev data.")
-
-
-class RunsPanel(QWidget):
-    """Table of runs + actions. Emits requests; the main window acts on them.
+class RunsPanel(RunFolderActions, QWidget):
+    """Table of runs + actions. Emits requests; the main window acts on them. What the selection allows is
+    decided by explorer.ui.runs.selection.RunSelection; rename, delete and clean-up are RunFolderActions'.
 
     :meth:`follow` subscribes the list to the run store (explorer.core.runs.store.RunStore, through its Qt
     bridge explorer.ui.runs.bridge.StoreBridge): listed, replaced, changed, ended and removed runs show
@@ -461,45 +324,8 @@ class RunsPanel(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.table = QTreeView()   # named table since the list was one; groups made it a tree
-        self.table.setModel(self.proxy)
-        self.table.setRootIsDecorated(True)
-        self.table.setUniformRowHeights(True)
-        self.table.setExpandsOnDoubleClick(True)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setSortingEnabled(True)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        # run names "minilm · single · stance_train": the model first, what differs (task, data) last, so a
-        # narrow dock elides the middle ("minilm…ce_train"), not the end (every run read "minilm ·…")
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.setItemDelegateForColumn(COLUMNS.index("Run"), MiddleElide(self.table))
-        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        # the run name takes the free width; the short columns fit their contents and headers (never clipped);
-        # HIDDEN_COLUMNS start hidden: right-click the header to show them
-        hh = self.table.header()
-        hh.setStretchLastSection(False)
-        hh.setMinimumSectionSize(40)
-        for col, name in enumerate(COLUMNS):
-            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if name == "Run" else
-                                    QHeaderView.ResizeMode.Interactive if name in ("Best dev", "Host", "Status")
-                                    else QHeaderView.ResizeMode.ResizeToContents)
-        hh.moveSection(hh.visualIndex(COLUMNS.index("Host")), 1)
-        # the run names get their width first; "Best dev" what they leave (fit_columns)
-        self._fit_timer = QTimer(self, singleShot=True, interval=0)
-        self._fit_timer.timeout.connect(self.fit_columns)
-        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.dataChanged, self.model.modelReset):
-            signal.connect(lambda *_: self._fit_timer.start())
-        hh.sortIndicatorChanged.connect(lambda *_: self._fit_timer.start())   # the sort arrow takes room
-        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for col, name in enumerate(COLUMNS[1:], start=1):
-            act = QAction(f"Show {name}", hh)
-            act.setCheckable(True)
-            act.setChecked(name not in HIDDEN_COLUMNS)
-            act.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
-            hh.addAction(act)
-            self.table.setColumnHidden(col, name in HIDDEN_COLUMNS)
+        self.table = RunsTable(self.model, self.proxy)   # named table since the list was one; groups made it a tree
+        self._fit_timer = self.table.fit_timer
 
     def _build_buttons(self) -> None:
         self.stop_btn = QPushButton("Stop early")
@@ -558,47 +384,10 @@ class RunsPanel(QWidget):
             sc.activated.connect(slot)
             self.shortcuts.append(sc)
 
-    STATUS_MAX_PX = 100   # the most the "Status" column takes: a group's "1 crashed, 1 finished, 1 missing" elides
-
-    HOST_MAX_PX = 110   # the most the "Host" column takes (a longer host name is elided; its tooltip is whole)
-    NAME_CHARS = 16     # a run name this long keeps its room before "Best dev" gets its value's
-
     def fit_columns(self) -> int:
-        """Give the run names the room first, up to NAME_CHARS characters (the user's name, typed in the launcher,
-        must be readable; the sixth trial saw "st…-4" for "stance-4"): "Best dev" gets the width those names and
-        the other shown columns leave, between its header's width and its contents ("66.70 F1 (%)", whole in the default dock: the
-        eighth trial saw "60.00 a…"; a narrower dock elides it, its tooltip has it whole); the Run column,
-        stretched, takes the rest. The "Status" column takes the runs' statuses, at most STATUS_MAX_PX (a
-        group's counts "1 crashed, 1 finished, 1 missing" elide; the group's tooltip lists them). Returns the width set for "Best dev", in pixels.
-
-        The "Host" column, when the user shows it (header menu), takes its contents, at most HOST_MAX_PX."""
-        col, run, host_col = COLUMNS.index("Best dev"), COLUMNS.index("Run"), COLUMNS.index("Host")
-        status = COLUMNS.index("Status")
-        hh = self.table.header()
-        if not self.table.isColumnHidden(host_col):
-            wanted_host = max(self.table.sizeHintForColumn(host_col), hh.sectionSizeHint(host_col))
-            self.table.setColumnWidth(host_col, max(40, min(wanted_host, self.HOST_MAX_PX)))
-        titles = {c: header_need(hh, c, COLUMNS[c]) for c in (col, status)}
-        wanted_status = max([titles[status]] + [self._cell_width(s.run_id, status) for s in self.model.rows])
-        self.table.setColumnWidth(status, min(wanted_status, max(self.STATUS_MAX_PX, titles[status])))
-        wanted = max(self.table.sizeHintForColumn(col), titles[col])
-        # the names first, up to NAME_CHARS characters, then Best dev its value, then the names the rest (a typed
-        # name of some 24 characters is whole at 1280 px); a longer name elides in its middle before Best dev does
-        # (tenth trial: "79.25% a…" beside "minilm · single · train · 12-02 03:37")
-        name_room = (self.table.fontMetrics().horizontalAdvance("x" * self.NAME_CHARS) + self.table.indentation()
-                     + 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 4)
-        names = min(max(self.table.sizeHintForColumn(run), hh.sectionSizeHint(run)), name_room)
-        others = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
-                     if c not in (col, run) and not self.table.isColumnHidden(c))
-        room = self.table.viewport().width() - names - others
-        width = max(titles[col], min(wanted, room))
-        self.table.setColumnWidth(col, width)
-        return width
-
-    def _cell_width(self, run_id: str, col: int) -> int:
-        """The width a run's cell asks for (text, margins), in pixels; 0 for a run not listed."""
-        index = self._view_index(self.model.run_index(run_id, col))
-        return self.table.sizeHintForIndex(index).width() if index.isValid() else 0
+        """Fit the columns' widths, the run names first (RunsTable.fit_columns); returns the width set for
+        "Best dev", in pixels."""
+        return self.table.fit_columns()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -751,23 +540,9 @@ class RunsPanel(QWidget):
             self.open_folder_requested.emit(s.run_id)
 
     def inspect_tip(self, states: list[RunState]) -> str:
-        """The tooltip of "Open best checkpoint in inspectors": what it does, or why it is greyed (twelfth trial:
-        it was greyed early in a run, before the first checkpoint, with nothing saying so)."""
-        if len(states) != 1:
-            return INSPECT_TIP + ("" if not states else f" ({len(states)} runs are selected: select one.)")
-        s = states[0]
-        if s.best_checkpoint_path() is not None:
-            return INSPECT_TIP
-        name = self.name_of(s.run_id)
-        if s.status == run_status.QUEUED:
-            return f"{name} is queued: it saves its first checkpoint once it trains."
-        if s.is_live:
-            every = int(s.config.get("eval_every") or 0)
-            when = (f"at its first evaluation after training starts (every {every} steps, Evaluate every)"
-                    if every > 0 else "at the end of training (Evaluate every is 0: evaluations at the start and "
-                                      "the end only)")
-            return f"No checkpoint yet: {name} saves checkpoints/best {when}."
-        return f"{name} left no checkpoint (neither checkpoints/best nor checkpoints/last is in its folder)."
+        """The tooltip of "Open best checkpoint in inspectors": what it does, or why it is greyed
+        (RunSelection.inspect_tip)."""
+        return RunSelection(states).inspect_tip(self.name_of)
 
     def _open_checkpoint(self) -> None:
         for s in self._selected_states()[:1]:
@@ -776,7 +551,7 @@ class RunsPanel(QWidget):
                 self.open_checkpoint_requested.emit(path)
 
     def show_error(self) -> ErrorDialog | None:
-        failed = [s for s in self._selected_states() if s.status == "failed" or s.error]
+        failed = RunSelection(self._selected_states()).with_error()
         if not failed:
             return None
         dlg = ErrorDialog(failed[0], self)
@@ -785,7 +560,7 @@ class RunsPanel(QWidget):
 
     def _double_clicked(self, index) -> None:
         node = self.model.node(self.proxy.mapToSource(index))
-        if node is not None and node[0] == "run" and node[1] is not None and node[1].status == "failed":
+        if node is not None and node[0] == "run" and node[1] is not None and node[1].status == run_status.FAILED:
             self.show_error()
 
     def _context_menu(self, pos) -> QMenu | None:
@@ -798,37 +573,28 @@ class RunsPanel(QWidget):
         return menu
 
     def context_menu(self, states: list[RunState]) -> QMenu:
-        """The menu for the selected runs (built, not shown: tests read its actions)."""
+        """The menu for the selected runs (built, not shown: tests read its actions); what is on: RunSelection."""
         menu = QMenu(self)
-        one = len(states) == 1
-        done = all(s.status in FINISHED and s.path is not None and s.kind == OURS for s in states)
-        menu.addAction("Rename…", self.rename_selected).setEnabled(one and states[0].path is not None)
-        menu.addAction("Delete…", self.delete_selected).setEnabled(done)
+        sel = RunSelection(states)
+        menu.addAction("Rename…", self.rename_selected).setEnabled(sel.can_rename())
+        menu.addAction("Delete…", self.delete_selected).setEnabled(sel.ended_ours())
         menu.addSeparator()
-        best = one and states[0].path is not None and checkpoint_path(states[0].path, "best").is_dir()
-        menu.addAction("Keep only best checkpoint…", self.keep_only_best_selected).setEnabled(done and best)
-        has_state = one and states[0].path is not None and bool(optimizer_state_files(states[0].path))
-        menu.addAction("Delete optimizer state…", self.delete_optimizer_state_selected).setEnabled(done and has_state)
+        menu.addAction("Keep only best checkpoint…", self.keep_only_best_selected).setEnabled(sel.can_keep_only_best())
+        menu.addAction("Delete optimizer state…", self.delete_optimizer_state_selected).setEnabled(
+            sel.can_delete_optimizer_state())
         menu.addSeparator()
-        menu.addAction("Open folder", self._open_folder).setEnabled(one)
-        menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(
-            one and states[0].best_checkpoint_path() is not None)
-        menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(
-            one and states[0].best_checkpoint_path() is not None)
-        from explorer.core.specs.tasks import is_qa_task, is_single_label_table
-
-        two = len(states) == 2 and all(s.best_checkpoint_path() is not None and is_qa_task(s.task) for s in states)
+        menu.addAction("Open folder", self._open_folder).setEnabled(sel.one is not None)
+        menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(sel.can_inspect())
+        menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(sel.can_inspect())
         compare = menu.addAction("Compare on one example…", self._compare_two)
-        compare.setEnabled(two)
+        compare.setEnabled(sel.can_compare_qa())
         compare.setToolTip("Two QA runs' best checkpoints on the Attention page's example: A, B and B − A attention")
         classifiers = menu.addAction(COMPARE_CLASSIFIERS_ACTION, self._compare_classifiers)
-        classifiers.setEnabled(len(states) == 2 and all(s.best_checkpoint_path() is not None
-                                                         and is_single_label_table(s.task) for s in states))
+        classifiers.setEnabled(sel.can_compare_classifiers())
         classifiers.setToolTip("Both runs' best checkpoints on the first run's dev rows: the difference in accuracy "
                                "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
-        menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(
-            any(s.path is not None for s in states))
+        menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:
@@ -886,150 +652,9 @@ class RunsPanel(QWidget):
         menu.addAction("Delete group…", self.delete_selected).setEnabled(self.runs_dir() is not None and not live)
         return menu
 
-    def rename_group(self, name: str) -> bool:
-        """Ask for a new group name; renames .groups/<name> and its group.json (members keep their ids)."""
-        from explorer.core.studies.groups import GroupError, rename_group
-
-        new, ok = QInputDialog.getText(self, "Rename group", f"New name for group {name} (letters, digits, . _ -):",
-                                       text=name)
-        if not ok or not new.strip() or new.strip() == name:
-            return False
-        try:
-            rename_group(self.runs_dir(), name, new)
-        except (GroupError, OSError) as exc:
-            QMessageBox.warning(self, "Cannot rename group", str(exc))
-            return False
-        self.reload_groups()
-        self.select_group(new.strip())
-        return True
-
-    def delete_group(self, name: str) -> bool:
-        """After a confirmation, move the group's member runs and its group folder to .trash."""
-        from explorer.core.studies.groups import GroupError, trash_group_folder
-
-        row = self.model.group_row(name)
-        if row is None or self.runs_dir() is None:
-            return False
-        members = [s for s in row.states if s is not None]
-        if any(s.is_live for s in members):
-            QMessageBox.information(self, "Group is active", f"Stop or cancel the live runs of {name} first.")
-            return False
-        size = sum(self.model.sizes.get(s.run_id, 0) for s in members)
-        answer = QMessageBox.question(
-            self, "Delete group", f"Delete group {name}: its group file and {len(members)} member run(s) "
-            f"({format_size(size) or 'size unknown'})?\n\nThe folders move to .trash in the runs folder (delete it "
-            "by hand to free the space).",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            return False
-        failed = []
-        for s in members:
-            if s.path is None:
-                continue
-            try:
-                trash_run(s.path)
-            except OSError as exc:
-                failed.append(f"{s.run_id}: {exc}")
-                continue
-            self._forget(s.run_id)
-        if failed:   # the group file stays, so what is left stays grouped
-            QMessageBox.warning(self, "Cannot delete", "Some runs could not be moved:\n" + "\n".join(failed))
-        else:
-            try:
-                trash_group_folder(self.runs_dir(), name)
-            except (GroupError, OSError) as exc:
-                QMessageBox.warning(self, "Cannot delete", str(exc))
-        self.reload_groups()
-        self.message.emit(f"Deleted group {name} ({len(members) - len(failed)} run(s) moved to .trash)")
-        self._update_buttons()
-        return True
-
-    def rename_selected(self) -> bool:
-        groups = self.selected_groups()
-        if groups and not self.selected_ids():
-            return self.rename_group(groups[0]) if len(groups) == 1 else False
-        states = self._selected_states()
-        if len(states) != 1 or states[0].path is None:
-            return False
-        s = states[0]
-        current = self.model.stored_names.get(s.run_id, "") or self.model.names.get(s.run_id, "")
-        name, ok = QInputDialog.getText(self, "Rename run", f"Name for {s.run_id} (empty: the automatic name):",
-                                        text=current)
-        if not ok:
-            return False
-        try:
-            set_display_name(s.path, name)
-        except OSError as exc:
-            QMessageBox.warning(self, "Cannot rename", f"Cannot write {s.path / 'run.json'}: {exc}")
-            return False
-        if name.strip():
-            self.model.stored_names[s.run_id] = name.strip()
-        else:
-            self.model.stored_names.pop(s.run_id, None)
-        self.model.update_names()
-        self.renamed.emit(s.run_id)
-        return True
-
     def name_of(self, run_id: str) -> str:
         """The name the list shows for a run (the user's, else the short automatic one, else its id)."""
         return self.model.names.get(run_id) or run_id
-
-    def delete_selected(self) -> bool:
-        groups = self.selected_groups()
-        if groups and not self.selected_ids():
-            return self.delete_group(groups[0]) if len(groups) == 1 else False
-        states = [s for s in self._selected_states() if s.path is not None]
-        if not states:
-            return False
-        if any(s.is_live for s in states):
-            QMessageBox.information(self, "Run is active", "Stop or cancel a live run before deleting it.")
-            return False
-        size = sum(self.model.sizes.get(s.run_id, 0) for s in states)
-        names = "\n".join(f"  {s.run_id}" for s in states[:8]) + ("\n  …" if len(states) > 8 else "")
-        answer = QMessageBox.question(
-            self, "Delete runs", f"Delete {len(states)} run(s) ({format_size(size) or 'size unknown'})?\n{names}\n\n"
-            "Their folders move to .trash in the runs folder (delete it by hand to free the space).",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            return False
-        for s in states:
-            try:
-                trash_run(s.path)
-            except OSError as exc:
-                QMessageBox.warning(self, "Cannot delete", f"Cannot move {s.path} to the trash: {exc}")
-                continue
-            self._forget(s.run_id)
-        self._update_buttons()
-        return True
-
-    def keep_only_best_selected(self) -> bool:
-        return self._clean_up("Keep only the best checkpoint", keep_only_best,
-                              "Removes checkpoints/last (the run can no longer be resumed); checkpoints/best stays.")
-
-    def delete_optimizer_state_selected(self) -> bool:
-        return self._clean_up("Delete optimizer state", delete_optimizer_state,
-                              "Removes training_state.pt (optimizer, scheduler and random states) from the "
-                              "checkpoints; they stay usable as models but the run can no longer be resumed.")
-
-    def _clean_up(self, title: str, fn, what: str) -> bool:
-        states = self._selected_states()
-        if len(states) != 1 or states[0].path is None or states[0].status not in FINISHED or states[0].kind != OURS:
-            return False
-        s = states[0]
-        size = format_size(self.model.sizes.get(s.run_id))
-        if QMessageBox.question(self, title, f"{s.run_id} ({size or 'size unknown'}): {what}\n\nGo ahead?",
-                                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                QMessageBox.StandardButton.No) != QMessageBox.StandardButton.Yes:
-            return False
-
-        def done(sizes) -> None:
-            before, after = sizes
-            self.model.set_size(s.run_id, after)
-            self.message.emit(f"{title}: {s.run_id} {format_size(before)} -> {format_size(after)}")
-
-        run_in_thread(fn, s.path, on_done=done, owner=self,
-                      on_error=lambda msg, _tb: QMessageBox.warning(self, title, f"{s.path}: {msg}"))
-        return True
 
     def _selection_changed(self, *_args) -> None:
         self._update_buttons()
@@ -1039,25 +664,19 @@ class RunsPanel(QWidget):
             self.group_selected.emit(groups[0])
 
     def _update_buttons(self) -> None:
-        self.note.setText(LOADING_TEXT if self.loading else "" if self.model.rows else EMPTY_TEXT)
+        """The list's note, the buttons, the inspect tooltip and the failed run's line for the selection now."""
+        self.note.setText(list_note(self.loading, bool(self.model.rows)))
         self.note.setVisible(self.loading or not self.model.rows)
-        states = self._selected_states()
-        live = any(s.is_live for s in states)
-        self.stop_btn.setEnabled(any(s.status in ("running", "starting") for s in states))
-        self.cancel_btn.setEnabled(live)
-        self.folder_btn.setEnabled(len(states) == 1 and states[0].path is not None)
-        self.inspect_btn.setEnabled(len(states) == 1 and states[0].best_checkpoint_path() is not None)
-        self.inspect_btn.setToolTip(rich_tooltip(self.inspect_tip(states)))
-        failed = [s for s in states if s.status == "failed"]
-        self.error_btn.setEnabled(bool(failed))
-        if failed:
-            s = failed[0]
-            self.error_label.setText(f"<b>{s.run_id} failed:</b> {_escape(s.error)} "
-                                     f"<span style='color:#666'>(Show error… for the traceback)</span>")
+        sel = RunSelection(self._selected_states())
+        self.stop_btn.setEnabled(sel.can_stop())
+        self.cancel_btn.setEnabled(sel.can_cancel())
+        self.folder_btn.setEnabled(sel.can_open_folder())
+        self.inspect_btn.setEnabled(sel.can_inspect())
+        self.inspect_btn.setToolTip(rich_tooltip(sel.inspect_tip(self.name_of)))
+        self.error_btn.setEnabled(bool(sel.failed()))
+        line = sel.failed_line()
+        if line:
+            self.error_label.setText(line)
             self.error_label.show()
         else:
             self.error_label.hide()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -63,10 +63,10 @@ def first_classification_example(config: dict, run_dir: str | None = None) -> di
     training rows out as dev, ``run_dir``'s ``dev_split.csv``: the first held-out row; else its training file),
     read with the run's own column, header and encoding settings, as Classify's ``open_example`` takes it:
     {"kind", "text_a", "text_b", "label"} (the label a class id, -1 when the run's label names do not read it; a
-    regression run's: the gold score, its text_b the second text column's, eleventh trial: an STS-B run opened on
+    regression run's: the gold score, its text_b the second text column's, so that an STS-B run does not open on
     the previous model's lone sentence). A file that cannot be read that way is read again without the label names,
-    then the next file is tried (eighth trial: an empty sentence when the dev file's first label was not one of the
-    names). None for another task, a hub dataset, files that are gone or cannot be read."""
+    then the next file is tried (not an empty sentence when the dev file's first label is not one of the names).
+    None for another task, a hub dataset, files that are gone or cannot be read."""
     from explorer.core.data.classification import ClassificationDataError
     from explorer.core.specs.tasks import find_task_facts, is_single_label_table
 
@@ -80,7 +80,7 @@ def first_classification_example(config: dict, run_dir: str | None = None) -> di
     attempts = [(names, True)] + ([(None, False)] if names and not facts.is_regression else [])
     dev_files = _local_files(config, keys=("dev",))
     split = None
-    if not dev_files and run_dir:   # the rows the run held out of its training file (eighth trial: a training row)
+    if not dev_files and run_dir:   # the rows the run held out of its training file (never a training row)
         from explorer.core.runs.layout import dev_split_file
 
         split = dev_split_file(run_dir) if dev_split_file(run_dir).is_file() else None

@@ -11,11 +11,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from explorer.core.runs import status as run_status
 from explorer.core.studies.group_stats import Stats, stats
 from explorer.core.studies.groups import MISSING, Group
 
-LIVE_FIRST = ("running", "starting", "stopping", "cancelling", "queued", "failed", "crashed", "cancelled",
-              "stopped", "finished", MISSING)
+LIVE_FIRST = (run_status.RUNNING, run_status.STARTING, run_status.STOPPING, run_status.CANCELLING, run_status.QUEUED,
+              run_status.FAILED, run_status.CRASHED, run_status.CANCELLED, run_status.STOPPED, run_status.FINISHED,
+              MISSING)
 
 
 @dataclass

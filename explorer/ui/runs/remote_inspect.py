@@ -1,4 +1,4 @@
-"""Opening a checkpoint of a run on a remote host in the inspectors (issue 29): on the host, or a local copy.
+"""Opening a checkpoint of a run on a remote host in the inspectors: on the host, or a local copy.
 
 :class:`RemoteCheckpointOpener` asks (:class:`InspectChoiceDialog`), unless the settings remember a choice
 for the host (AppSettings.inspect_choice; changed in the Hosts dialog or by the dialog's "Remember"):

@@ -69,7 +69,7 @@ def record_cancelled_queued(cfg: TrainConfig) -> str:
         run_dir.mkdir(parents=True, exist_ok=True)
         if not config_file(run_dir).exists():
             cfg.save(config_file(run_dir))
-        append_event(run_dir, make_event("cancelled", cfg.run_id, step=None, seconds=None, queued=True,
+        append_event(run_dir, make_event(run_status.CANCELLED, cfg.run_id, step=None, seconds=None, queued=True,
                                          source="gui"))
     except OSError as exc:
         return f"{cfg.run_id}: the cancelled queued run is not recorded on disk ({exc})"
@@ -210,7 +210,7 @@ class RunProcess(QObject):
 
     def _synthesize(self, code: int | None, crashed: bool) -> dict:
         if self.cancel_requested:
-            return make_event("cancelled", self.config.run_id, step=None, seconds=None, source="gui")
+            return make_event(run_status.CANCELLED, self.config.run_id, step=None, seconds=None, source="gui")
         last = [ln for ln in self.stderr.strip().splitlines() if ln.strip()]
         if code is None:
             why = "the worker could not start"
@@ -220,7 +220,7 @@ class RunProcess(QObject):
             why = f"the worker exited with code {code} without reporting a result"
         if last:
             why += f": {last[-1].strip()[:300]}"
-        return make_event("failed", self.config.run_id, error=why, traceback=self.stderr[-8000:], source="gui")
+        return make_event(run_status.FAILED, self.config.run_id, error=why, traceback=self.stderr[-8000:], source="gui")
 
     def _append_to_log(self, ev: dict) -> None:
         """Record the event the worker could not write; a failure is shown as worker output (the error
@@ -273,7 +273,7 @@ class RunManager(QObject):
                 suffix = suffixes[i] if suffixes else ""
                 run_id = make_run_id(cfg, set(self.states), out_dir, suffix)
             cfg = dataclasses.replace(cfg, run_id=run_id, output_dir=str(out_dir))
-            state = RunState(run_id=run_id, path=out_dir / run_id, config=cfg.to_dict(), status="queued")
+            state = RunState(run_id=run_id, path=out_dir / run_id, config=cfg.to_dict(), status=run_status.QUEUED)
             self.states[run_id] = state
             self.queue.append(cfg)
             ids.append(run_id)
@@ -314,7 +314,7 @@ class RunManager(QObject):
             state.status = run_status.after_request(state.status, "launch_failed")
             state.error = f"cannot write the run config under {launch_dir}: {exc}"
             self.changed.emit(cfg.run_id, set())
-            self.ended.emit(cfg.run_id, "failed")
+            self.ended.emit(cfg.run_id, run_status.FAILED)
             return
         proc = RunProcess(cfg, config_path, self)
         self.procs[cfg.run_id] = proc
@@ -353,7 +353,7 @@ class RunManager(QObject):
                 state.logs.append(f"[warning] {problem}")
                 self.store.note(problem)
             self.changed.emit(run_id, set())
-            self.ended.emit(run_id, "cancelled")
+            self.ended.emit(run_id, run_status.CANCELLED)
 
     def cancel_all(self, wait_ms: int = 0) -> None:
         """Drop the queue and cancel every worker; with wait_ms, block until they exit (quitting)."""

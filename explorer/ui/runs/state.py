@@ -152,8 +152,8 @@ class EtaMeter:
     Seconds per step: from the intervals between step events with no evaluation in them (so neither the set-up nor
     an evaluation counts as training). Seconds per evaluation: from the intervals with one (the evaluation, the
     checkpoint saved after it, the steps at the per-step rate taken off), else from the eval events' own
-    ``seconds`` (the evaluation before the first step). Twelfth trial: the remaining time, the mean time per step
-    so far times the steps left, went up after every evaluation (3:31 at step 22, 3:49 at step 26).
+    ``seconds`` (the evaluation before the first step). The mean time per step so far times the steps left would
+    count the evaluations in the step rate and go up after every evaluation (3:31 at step 22, 3:49 at step 26).
     """
 
     last: tuple[float, float] | None = None   # (step, elapsed) of the last step event
@@ -207,7 +207,7 @@ class RunState:
     run_id: str
     path: Path | None = None
     config: dict = field(default_factory=dict)
-    status: str = "crashed"
+    status: str = run_status.CRASHED
     steps_total: int = 0
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
     step: int = 0
@@ -321,7 +321,7 @@ class RunState:
 
     def best_cell_text(self) -> str:
         """'66.70% F1': the best dev value, then its metric ('' before a saved evaluation), for the Runs
-        list's "Best dev" column, whole in the default dock width (eighth trial: "60.00 a…"); the step of
+        list's "Best dev" column, whole in the default dock width (not "60.00 a…"); the step of
         checkpoints/best and the baseline are in the cell's tooltip (best_text)."""
         from explorer.core.specs.metric_display import value_then_metric
 
@@ -438,17 +438,17 @@ class RunState:
             self.checkpoints[kind_] = str(ev.get("path", ""))
             if kind_ == "best":
                 self.best_checkpoint = self.checkpoints[kind_]
-        elif kind == "finished":
+        elif kind == run_status.FINISHED:   # terminal events are named as the status they end a run in
             self.stopped_early = bool(ev.get("stopped_early"))
             self.final_metrics = dict(ev.get("metrics") or {})
             self.duration = _num(ev.get("seconds"))
             if ev.get("best_checkpoint"):
                 self.best_checkpoint = str(ev["best_checkpoint"])
-        elif kind == "failed":
+        elif kind == run_status.FAILED:
             self.error = str(ev.get("error", "")) or "the worker failed without a message"
             self.traceback = str(ev.get("traceback", ""))
             self._end_duration()
-        elif kind == "cancelled":
+        elif kind == run_status.CANCELLED:
             self.duration = _num(ev.get("seconds")) or self.duration
             self._end_duration()
         elif kind == "log":

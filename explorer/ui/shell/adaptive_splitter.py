@@ -1,8 +1,8 @@
 """A splitter that puts its panes side by side when they fit and one above the other when they do not.
 
 A QSplitter's minimum width is the sum of its panes' minimum widths, so two panes that each need 400 px
-make the whole window at least 800 px wider than its other columns (the Spans & τ page at 1280x800,
-issue 25). :class:`AdaptiveSplitter` asks only for its widest pane and turns vertical whenever its width
+make the whole window at least 800 px wider than its other columns (the Spans & τ page at 1280x800).
+:class:`AdaptiveSplitter` asks only for its widest pane and turns vertical whenever its width
 is less than the panes need side by side; it turns back when there is room again.
 """
 

@@ -70,7 +70,7 @@ def cells_told_once(table: QTableWidget) -> Iterator[QTableWidget]:
     """Fill ``table``'s cells (setItem, setText ...; its rows already made with setRowCount) with its model's signals
     held, then tell its views once: one dataChanged over every cell. A column sized to its contents measured all
     its rows again at each cell's change: 100 cells of the n-best table cost 8 ms of the GUI thread, 18 of the
-    attention view's block-flow table 3 ms (scripts/gui_stall_probe.py, issue 30)."""
+    attention view's block-flow table 3 ms (scripts/gui_stall_probe.py)."""
     model = table.model()
     was = model.blockSignals(True)
     try:
@@ -84,7 +84,7 @@ def cells_told_once(table: QTableWidget) -> Iterator[QTableWidget]:
 def wrap_rows(table: QTableView) -> None:
     """Cells word-wrap and each row is as tall as its wrapped cells, fitted again whenever a column's width
     changes (the splitter, the window, the user's drag): a short text column still shows its whole text (the
-    n-best answers at 1280x800, ninth trial). For small tables (tens of rows: every row is measured)."""
+    n-best answers at 1280x800). For small tables (tens of rows: every row is measured)."""
     from PySide6.QtCore import QTimer
 
     table.setWordWrap(True)
@@ -100,7 +100,7 @@ def wrap_rows(table: QTableView) -> None:
 def whole_headers(table: QTableView) -> None:
     """Widen each column narrower than its title (the header's size hint) to it; other widths stay. For a
     table before its first rows, whose columns have the default width ("P(predicted)" cut at 100 px in the
-    dev-set tables, ninth trial); fit_columns does this and more once there are rows."""
+    dev-set tables); fit_columns does this and more once there are rows."""
     header = table.horizontalHeader()
     for col in range(table.model().columnCount()):
         if header.sectionSize(col) < header.sectionSizeHint(col):

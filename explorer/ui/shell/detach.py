@@ -23,8 +23,8 @@ def _listed(names: list[str]) -> str:
 
 def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> tuple[str, str]:
     """(text, informative text) of the quit question: the runs of this machine, then the remote runs this window
-    follows ((run, host) pairs), which keep training on their hosts whatever the choice (tenth trial: the dialog
-    named only the local run, so whether "Cancel run and quit" ended the remote one too was unclear)."""
+    follows ((run, host) pairs), which keep training on their hosts whatever the choice (naming only the local
+    run would leave unclear whether "Cancel run and quit" ends the remote one too)."""
     text = (f"{len(running)} run(s) training ({_listed(running)})" if running else "No run is training here") + \
         (f", {len(queued)} queued" if queued else "") + "."
     if remote:

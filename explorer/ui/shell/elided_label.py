@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 class ElidedLabel(QLabel):
     """A QLabel for one line of plain text (the status bar's run activity and device) whose minimum width is
     ``min_width`` px, not its text's: a long run name elides ("running: stance-cor…") instead of making the
-    main window wider than the screen (fifth trial: 1624 px asked on a 1280 px screen). The whole text is the
+    main window wider than the screen (1624 px asked on a 1280 px screen). The whole text is the
     tooltip when it is cut."""
 
     def __init__(self, text: str = "", parent=None, *, min_width: int = 60,
@@ -26,7 +26,7 @@ class ElidedLabel(QLabel):
 
     def set_parts(self, head: str, parts: list[tuple[str, int]], separator: str = " · ") -> None:
         """Show ``head: part · part …`` where the parts give way by rank when it does not fit (see
-        :func:`fit_parts`): the Curves progress line keeps its step and time left at 1280 px (ninth trial)."""
+        :func:`fit_parts`): the Curves progress line keeps its step and time left at 1280 px."""
         QLabel.setText(self, (f"{head}: " if head else "") + separator.join(text for text, _ in parts))
         self._parts = (head, list(parts), separator)
 

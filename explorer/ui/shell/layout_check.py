@@ -23,7 +23,7 @@ The rules, in pixels of the widget's own coordinates (1 px of slack for rounding
 - *plot*: a pyqtgraph plot item or legend inside a GraphicsView that lies outside the view; a plot whose data
   area (its view box, inside the axes) is less than ``MIN_PLOT_VIEW`` px wide or high (a colour bar excepted,
   and the height of a view given a maximum height: a strip on purpose): a 384-token attention map squeezed
-  into a 90 px strip, block-flow curves 23 px high (issue 25).
+  into a 90 px strip, block-flow curves 23 px high.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def _label(w: QLabel) -> list[Offender]:
     if not text or w.pixmap() is not None and not w.pixmap().isNull():
         return []
     if isinstance(w, ElidedLabel) and w.elides_on_purpose():
-        return []   # cut with "…" by design, the whole text in its tooltip (the status bar's message, eleventh trial)
+        return []   # cut with "…" by design, the whole text in its tooltip (the status bar's message)
     avail = w.contentsRect().width() - 2 * max(w.margin(), 0) - max(w.indent(), 0) * (w.indent() > 0)
     if w.wordWrap():
         need = w.heightForWidth(w.width())
@@ -152,7 +152,7 @@ def _button(w: QAbstractButton) -> list[Offender]:
     elif isinstance(w, QToolButton) and w.menu() is not None \
             and w.popupMode() == QToolButton.ToolButtonPopupMode.InstantPopup:
         # the style draws the menu arrow in the button's corner and QToolButton's size hint leaves no room for
-        # it: "Export⌄" with the arrow over the "t" read as cut (eleventh trial)
+        # it: "Export⌄" with the arrow over the "t" reads as cut
         need += 8 + w.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, w)
     else:
         need = min(w.sizeHint().width(), need + 8 + (w.iconSize().width() + 4 if not w.icon().isNull() else 0))
@@ -163,7 +163,7 @@ def _button(w: QAbstractButton) -> list[Offender]:
 
 def _combo(w: QComboBox) -> list[Offender]:
     """A combo box (not editable: an edit field scrolls) whose shown text is wider than its text field: Qt
-    clips it, mid-word ("1: 165 tokens, chars", eleventh trial)."""
+    clips it, mid-word ("1: 165 tokens, chars")."""
     text = w.currentText()
     if not text or w.isEditable():
         return []

@@ -1,4 +1,5 @@
-"""The registry's pages built when first needed, not at start (issue 30: they were 76% of ``MainWindow()``).
+"""The registry's pages built when first needed, not at start (built at start they were 76% of
+``MainWindow()``).
 
 At start the main window puts a cheap, empty :class:`PendingPage` in each registry tab. A provider's page
 set (explorer.ui.inspectors.registry) is built, and its placeholders swapped for the real pages at the same

@@ -1,8 +1,8 @@
 """A tool button that opens its menu at once (InstantPopup) with room for the menu arrow the style draws.
 
 Fusion draws an instant-popup tool button's menu arrow in its bottom-right corner, but QToolButton's size hint
-counts the arrow only for MenuButtonPopup: the arrow sat on the last letter ("Export⌄", "Tabs ▾⌄", "Dev metrics⌄")
-and the eleventh trial read the Attention page's Export button as cut at the edge.
+counts the arrow only for MenuButtonPopup: the arrow sits on the last letter ("Export⌄", "Tabs ▾⌄", "Dev metrics⌄")
+and the Attention page's Export button reads as cut at the edge.
 explorer.ui.shell.layout_check counts the arrow for such buttons, so a plain QToolButton is reported.
 """
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QFrame, QGraphi
 class _VerticalScroll(QScrollArea):
     """A scroll area that scrolls up and down only: it asks for its widget's minimum width (plus the scroll
     bar), so the splitter or layout around it gives that width instead of clipping the right of the contents
-    (Spans & τ at 1280x800 beside a wide Runs dock: the n-best table and the decision cut, issue 25)."""
+    (Spans & τ at 1280x800 beside a wide Runs dock: the n-best table and the decision cut)."""
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         hint = super().minimumSizeHint()
@@ -23,7 +23,7 @@ class _VerticalScroll(QScrollArea):
 def scrolling(widget: QWidget, *, horizontal: bool = True) -> QScrollArea:
     """``widget`` in a frameless, resizable QScrollArea: as large as the room when there is room, scrolled
     when there is not, so its minimum size never reaches the window's (the Tag page's tabs, Spans & τ's panes,
-    the data preview's notes; issue 25, finding 3). ``horizontal`` False: no horizontal scroll bar (the
+    the data preview's notes). ``horizontal`` False: no horizontal scroll bar (the
     contents wrap to the width instead)."""
     area = QScrollArea() if horizontal else _VerticalScroll()
     area.setWidget(widget)
@@ -58,8 +58,8 @@ def page_scroll_area(widget: QWidget) -> QAbstractScrollArea | None:
 
 def wheel_scrolls_page(page: QWidget) -> int:
     """On a page that scrolls, a plain mouse wheel over any of its plots (QGraphicsViews: pyqtgraph's) scrolls
-    the page and Ctrl+wheel zooms the plot, as in most applications (eighth trial: the wheel over the Attention
-    page's heat map zoomed it instead of scrolling on). Call once the plots exist; a plot added later needs
+    the page and Ctrl+wheel zooms the plot, as in most applications (the wheel over the Attention page's heat
+    map must scroll on, not zoom it). Call once the plots exist; a plot added later needs
     another call (a view already handled is skipped). Returns the number of plots newly handled."""
     filt = page.findChild(_WheelToPage, "wheelToPage") or _WheelToPage(page)
     filt.setObjectName("wheelToPage")

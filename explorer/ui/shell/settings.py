@@ -106,7 +106,7 @@ class AppSettings:
 
     def predictions_pages(self) -> list[str]:
         """The predictions files shown in Predictions pages when the window last closed, in the order opened
-        (opened again at start; eleventh trial: the page was gone after a restart)."""
+        (opened again at start: a page must not be gone after a restart)."""
         return self._paths("predictions/open")
 
     def set_predictions_pages(self, files: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""The start-up splash (issue 25, finding 9): something on screen within a second of `bert-explorer`.
+"""The start-up splash: something on screen within a second of `bert-explorer`.
 
 Building the main window imports pyqtgraph and builds every page, which takes many seconds on a busy
 2-core machine; meanwhile the user saw nothing. :func:`show_splash` puts up a small frameless window
@@ -117,7 +117,7 @@ def hand_over(splash: StartupSplash, window) -> None:
 
     QSplashScreen.finish(window) waits until the window reports it is exposed; on an X server without a
     window manager that report could be late, and at 1920x1080 only the splash stayed on screen for over
-    30 s although the window was ready (second fresh-user trial). Here the window is shown, raised and
+    30 s although the window was ready. Here the window is shown, raised and
     painted first, then the splash closes: no gap, and no wait on the window system."""
     window.show()
     window.raise_()

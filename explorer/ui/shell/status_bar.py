@@ -3,8 +3,8 @@
 QStatusBar draws a temporary message (``showMessage``) itself, over the area left of its first visible
 permanent widget, and cuts it there mid-letter without a mark; the permanent widgets take the width of their
 whole text first. A long permanent text (the inspectors' "loading /tmp/…/checkpoints/best", the run activity)
-left the message a few letters that ran into the label beside them: "Ope" + "loading …", "…and not t running:
-stance lr1e-4 …" (eleventh trial). Here the message is a permanent ElidedLabel of its own, first and with
+leaves the message a few letters that run into the label beside them: "Ope" + "loading …", "…and not t running:
+stance lr1e-4 …". Here the message is a permanent ElidedLabel of its own, first and with
 stretch, so the layout shares the width between it and the other labels (each shrinks by the same amount when
 they do not all fit), and it ends with "…" where it is cut; ``showMessage`` / ``currentMessage`` /
 ``clearMessage`` and the timeouts stay Qt's, so every caller (menus' status tips too) goes through it.
@@ -64,3 +64,46 @@ class MessageBar(QStatusBar):
                 item.palette = self.palette()
                 self.style().drawPrimitive(QStyle.PrimitiveElement.PE_FrameStatusBarItem, item, painter, widget)
         painter.end()
+
+
+class StatusWidgets:
+    """The main window's permanent status-bar widgets, added to ``bar`` in this order: where the inspectors compute
+    (``inspect_label``, hidden while it is this machine), their busy sign (``inspector_busy_label`` and the moving
+    ``inspector_busy`` bar, hidden while idle), the run activity (``activity_label``) and the device
+    (``device_label``). One-line labels that elide rather than widen the window (a long run name)."""
+
+    def __init__(self, bar: QStatusBar):
+        from PySide6.QtWidgets import QProgressBar
+
+        self.device_label = ElidedLabel("device: probing…", min_width=120)
+        self.device_label.setToolTip("The device and precision of the active run (from its `started` event), "
+                                     "or what a new run would use.")
+        self.activity_label = ElidedLabel("", min_width=80)
+        self.inspect_label = ElidedLabel("", min_width=120)   # where the inspectors run (remote_inspect)
+        self.inspect_label.setToolTip("Where the inspector pages compute: on a remote host over SSH, or on a "
+                                      "local copy of its checkpoint.")
+        self.inspect_label.hide()
+        bar.addPermanentWidget(self.inspect_label)
+        # the inspector pages' work in progress (a probe, a model load), in view at any window size: a page's own
+        # busy bar can be below its fold at 1280x800
+        self.inspector_busy = QProgressBar()
+        self.inspector_busy.setRange(0, 0)            # no percentage: a moving bar
+        self.inspector_busy.setTextVisible(False)
+        self.inspector_busy.setFixedWidth(70)
+        self.inspector_busy_label = ElidedLabel("", min_width=60)
+        for w in (self.inspector_busy_label, self.inspector_busy):
+            w.setVisible(False)
+            bar.addPermanentWidget(w)
+        bar.addPermanentWidget(self.activity_label)
+        bar.addPermanentWidget(self.device_label)
+
+    def show_busy(self, text: str) -> None:
+        """A moving bar and ``text`` ("probing …") while the inspector child works for a page; hidden for ""."""
+        self.inspector_busy_label.setText(text)
+        for w in (self.inspector_busy_label, self.inspector_busy):
+            w.setVisible(bool(text))
+
+    def show_place(self, text: str) -> None:
+        """Where the inspectors compute ("" hides it: this machine)."""
+        self.inspect_label.setText(text)
+        self.inspect_label.setVisible(bool(text))

@@ -21,7 +21,7 @@ def apply_style(app: QApplication) -> None:
     """Fusion style + the project's style sheet + the window icon. The wrapped tooltips
     (shell.tooltips.install_tooltip_wrapper) are installed by app.create_window once the window is built:
     an application-wide event filter in Python sees every event, and building the window sends over
-    100,000 (a quarter of its CPU time, issue 30)."""
+    100,000 (a quarter of its CPU time)."""
     sheet = STYLE_FILE.read_text(encoding="utf-8") if STYLE_FILE.is_file() else ""
     # setStyle and setStyleSheet repolish every live widget: skipped when already in place (a second window,
     # the tests' many windows), where they made each window's set-up slower than the last

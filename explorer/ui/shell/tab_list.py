@@ -1,7 +1,7 @@
 """A "Tabs ▾" button at the right end of the main window's tab bar: every tab in one menu.
 
 At 1280x800 the tab bar shows about eight of the thirteen tabs (more with Predictions pages) and hides the rest
-behind its scroll arrows (tenth trial: Groups, Compare, Explain, Embeddings and Predictions were found only by
+behind its scroll arrows (Groups, Compare, Explain, Embeddings and Predictions would be found only by
 scrolling). Shorter titles cannot close a gap of 300+ px without making names unclear, and a second row of tabs
 is not Qt's style, so the tab widget's corner holds this button: one click lists every tab (the current one
 ticked), another opens it. The View menu lists the fixed tabs too, with Ctrl+1... .

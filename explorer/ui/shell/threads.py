@@ -3,11 +3,11 @@
 A Worker runs ``fn(*args, **kwargs)`` on a QThreadPool thread and reports through ``worker.signals``
 (:class:`WorkerSignals`, a QObject made on the creating thread, so its signals are delivered on the GUI
 thread): ``started()``, ``returned(result)``, ``errored(exception)``, ``progress(done, total)`` and
-``finished()`` (always last). The same signals as superqt's FunctionWorker, which this replaces (issue 30:
-importing superqt for this one class cost 0.8 s of the start, its package loads all its widgets and qtpy).
+``finished()`` (always last). The same signals as superqt's FunctionWorker, which this replaces (importing
+superqt for this one class cost 0.8 s of the start, its package loads all its widgets and qtpy).
 This module adds what the app needs around it, once: a chosen pool, keeping the worker referenced until it
 has finished, and error reporting as (message, traceback) text. explorer.ui.shell.tasks.run_in_thread and
-explorer.ui.inspectors.workers.LatestOnly are built on it. Threads of the GUI process suit file reading and
+explorer.ui.inspectors.latest.InThreads are built on it. Threads of the GUI process suit file reading and
 light work only: torch work (model loads, probes, the τ study) holds the GIL and stalls the event loop, so the
 inspectors run it in a child process (explorer.ui.inspectors.client).
 """
@@ -65,7 +65,7 @@ _child_wait_pool: QThreadPool | None = None
 def child_wait_pool() -> QThreadPool:
     """A pool of its own for jobs that mostly wait on a child process (the launcher's data previews): they hold
     no GIL, and on the global pool (one thread per core) two of them kept every other job, the runs folder's
-    first scan included, waiting for seconds at start (issue 30)."""
+    first scan included, waiting for seconds at start."""
     global _child_wait_pool
     if _child_wait_pool is None:
         _child_wait_pool = QThreadPool()

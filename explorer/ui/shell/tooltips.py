@@ -65,7 +65,7 @@ def install_tooltip_wrapper(app: QApplication) -> TooltipWrapper:
 @contextmanager
 def tooltip_wrapper_paused():
     """The app's TooltipWrapper out of the event path meanwhile (no tooltip can show while the GUI thread builds
-    widgets, and the filter, in Python, sees each of their events: a third of a page's build, issue 30)."""
+    widgets, and the filter, in Python, sees each of their events: a third of a page's build)."""
     app = QApplication.instance()
     wrapper = getattr(app, "_tooltip_wrapper", None) if app is not None else None
     if wrapper is None:

@@ -1,0 +1,212 @@
+"""The Attention view's panes, each drawing one thing it is given (explorer.ui.inspectors.attention_view decides
+what): the token views (the token x token map beside the head view's lines), the block flow per layer (table
+and curves), and the model view (one block flow over all layers x heads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from explorer.ui.curves.legend import fit_legend_columns, legend_below
+from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
+from explorer.ui.shell.columns import cells_told_once
+from explorer.ui.shell.flow_layout import FlowLayout
+
+from .common import tip
+from .components.attention import BlockLayout, flow_column_tip
+from .head_view import HeadView
+from .heatmap import TokenHeatmap
+
+MIN_MAP_PX = 220    # the token map's smallest side inside its axes, pixels
+MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's axes, pixels
+FLOW_COLOURS = ("#1f77b4", "#2ca02c", "#7f7f7f")
+
+
+class TokenViews(AdaptiveSplitter):
+    """The token x token heat map (``heatmap``) beside the head view (``head_view``: lines of the top-k weights
+    per token, in ``head_scroll``) with its direction and top-k boxes; the head view goes under the map when both
+    do not fit side by side."""
+
+    def __init__(self, blocks: BlockLayout, parent=None):
+        super().__init__(parent)
+        self.direction = QComboBox()
+        self.direction.addItems([d[0] for d in blocks.directions])
+        self.direction.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.topk = QSpinBox()
+        self.topk.setRange(1, 50)
+        self.topk.setValue(5)
+        self.topk.setPrefix("top ")
+        self.topk.setToolTip("Lines drawn per from-token in the head view: its k largest weights.")
+        self.heatmap = TokenHeatmap(colorbar_label="attention weight")
+        # a map of MIN_MAP_PX or more inside its token labels and colour bar; narrower than that and the head
+        # view goes under it (side by side in a 1280 px window the map would be a 90 px strip)
+        self.heatmap.setMinimumSize(MIN_MAP_PX + 150, MIN_MAP_PX + 70)
+        self.heatmap.plot.setLabel("left", "from token (row)")
+        self.heatmap.plot.setLabel("bottom", "to token (column)")
+        self.head_view = HeadView()
+        self.head_scroll = QScrollArea()
+        self.head_scroll.setWidgetResizable(True)
+        self.head_scroll.setWidget(self.head_view)
+        head_box = QWidget()
+        hl = QVBoxLayout(head_box)
+        hl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.direction)
+        row.addWidget(self.topk)
+        row.addStretch(1)
+        hl.addLayout(row)
+        hl.addWidget(self.head_scroll)
+        head_box.setMinimumHeight(MIN_MAP_PX + 40)
+        self.addWidget(self.heatmap)
+        self.addWidget(head_box)
+        self.setStretchFactor(0, 3)
+        self.setStretchFactor(1, 2)
+
+
+class FlowPanel(AdaptiveSplitter):
+    """Block flow per layer: the table (``table``, a row per layer) beside the curves over layers (``plot``,
+    ``curves`` in ``blocks.flow_columns`` order, the shown layer dashed); the plot goes under the table when both
+    do not fit side by side."""
+
+    def __init__(self, blocks: BlockLayout, parent=None):
+        super().__init__(parent)
+        self.blocks = blocks
+        self.table = QTableWidget(0, len(blocks.flow_columns))
+        self.table.setHorizontalHeaderLabels(list(blocks.flow_headers))
+        for c, (name, _, _) in enumerate(blocks.flow_columns):
+            self.table.horizontalHeaderItem(c).setToolTip(flow_column_tip(name))
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setToolTip(tip("block flow"))
+        self.table.setMinimumHeight(110)   # the header and three layers, also above the plot
+        self.plot = pg.PlotWidget(background="w")
+        # the curves get MIN_PLOT_PX or more between the title and the axis (else 23 px in a 1280x800 window);
+        # part of the widget's minimum size (hold_one_column below), so a page too low for it scrolls
+        self.plot.getPlotItem().getViewBox().setMinimumHeight(MIN_PLOT_PX)
+        self.plot.setLabel("bottom", "layer")
+        self.plot.setLabel("left", "share of attention")
+        # under the axis: never over the curves (shares run up to 1.0); fewer columns when the plot is narrow
+        self.legend_fit = fit_legend_columns(self.plot, legend_below(self.plot))
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)   # no "layer (x0.001)" on an empty plot
+        self.plot.getAxis("bottom").setTickSpacing(1, 1)
+        self.plot.setToolTip(tip("block flow"))
+        self.curves = []
+        # dynamicRangeLimit off: shares stay within the auto range, and with it every new y range (a head change)
+        # rebuilt each curve's points a second time
+        for (name, _, _), color in zip(blocks.flow_columns, FLOW_COLOURS):
+            self.curves.append(self.plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=6,
+                                              symbolBrush=color, name=name, dynamicRangeLimit=None))
+        self.legend_fit.hold_one_column()   # its entries exist now: the plot's minimum size
+        self.layer_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
+        self.plot.addItem(self.layer_line)
+        self.addWidget(self.table)
+        self.addWidget(self.plot)
+        self.setStretchFactor(0, 0)
+        self.setStretchFactor(1, 1)
+
+    def fill(self, per_layer: np.ndarray, which: str) -> None:
+        """The table and its curves for (layers, 3, 3) flow of ``which`` ("mean over heads", "head 2")."""
+        n_layers = per_layer.shape[0]
+        self.lay_out(per_layer, which)
+        for c, (name, a, b) in enumerate(self.blocks.flow_columns):
+            self.curves[c].setData(np.arange(1, n_layers + 1), per_layer[:, a, b])
+        self.table.setToolTip(f"Block flow per layer, {which}.\n" + tip("block flow"))
+
+    def lay_out(self, per_layer: np.ndarray, which: str) -> None:
+        """What of the block flow sizes the page: the table's rows and texts (new rows, another number of layers,
+        also size the table) and the plot's title."""
+        n_layers = per_layer.shape[0]
+        resize = self.table.rowCount() != n_layers
+        if resize:   # new rows: new items; otherwise only their texts change (a head change)
+            self.table.setRowCount(n_layers)
+            self.table.setVerticalHeaderLabels([f"layer {i + 1}" for i in range(n_layers)])
+        self._set_texts(per_layer)
+        if resize:
+            self._fit_table()
+        self.plot.setTitle(f"block flow per layer ({which})", size="9pt")
+        self.legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
+
+    def mark_layer(self, layer: int, one_layer: bool) -> None:
+        """Layer ``layer`` (0-based) is the one shown: its dashed line and its row, the only one selected whatever
+        keys are held (``one_layer`` False, rollout: no layer is). QTableView.selectRow would read the keyboard's
+        modifiers: with Ctrl or Shift down it added the row to the previous layer's."""
+        self.layer_line.setValue(layer + 1)
+        self.layer_line.setVisible(one_layer)
+        if one_layer and 0 <= layer < self.table.rowCount():
+            column = max(self.table.currentColumn(), 0)
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.table.selectionModel().setCurrentIndex(self.table.model().index(layer, column), flags)
+
+    def _set_texts(self, per_layer: np.ndarray) -> None:
+        """The table's texts for (layers, 3, 3) flow, its views told once (a head change: 18 cells)."""
+        with cells_told_once(self.table) as table:
+            for c, (_name, a, b) in enumerate(self.blocks.flow_columns):
+                for r, value in enumerate(per_layer[:, a, b].tolist()):
+                    item = table.item(r, c)
+                    if item is None:
+                        item = QTableWidgetItem()
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                        table.setItem(r, c, item)
+                    item.setText(f"{value:.3f}")
+
+    def _fit_table(self) -> None:
+        """Make the table wide enough for all its columns (no horizontal scrolling)."""
+        t = self.table
+        t.resizeColumnsToContents()
+        hh = t.horizontalHeader()
+        width = sum(max(hh.sectionSizeHint(c), t.sizeHintForColumn(c)) for c in range(t.columnCount()))
+        width += t.verticalHeader().sizeHint().width() + 2 * t.frameWidth() + t.verticalScrollBar().sizeHint().width()
+        t.setMinimumWidth(width)
+
+
+class ModelMapPanel(QWidget):
+    """The model view: one block-flow pair (``pair_box``, ``pairs``) over all layers x heads (``map``); a click on
+    a cell is the map's ``clicked(layer, head)``."""
+
+    def __init__(self, blocks: BlockLayout, parent=None):
+        super().__init__(parent)
+        self.pair_box = QComboBox()
+        self.pairs = list(blocks.pairs)
+        self.pair_box.addItems(blocks.pair_names())
+        self.pair_box.setCurrentIndex(self.pairs.index(blocks.default_pair))
+        self.pair_box.setToolTip(tip("block flow"))
+        self.map = TokenHeatmap(cmap="inferno", colorbar_label="block flow")
+        self.map.setMinimumHeight(150)
+        ml = QVBoxLayout(self)
+        ml.setContentsMargins(0, 0, 0, 0)
+        mrow = FlowLayout()   # wraps: the page scrolls up and down only
+        mrow.addWidget(QLabel("block flow shown:"))
+        mrow.addWidget(self.pair_box)
+        hint = QLabel("rows: layers, columns: heads")
+        hint.setToolTip("Click a cell to show that layer and head above.")
+        mrow.addWidget(hint)
+        mrow.addStretch(1)
+        ml.addLayout(mrow)
+        ml.addWidget(self.map)
+        self._key: tuple | None = None   # what the map shows now (a layer change only moves the mark)
+
+    def forget(self) -> None:
+        """Draw the map again at the next :meth:`show_flow` (another result)."""
+        self._key = None
+
+    def show_flow(self, att, layer: int, head: int | None) -> None:
+        """The chosen pair's block flow of ``att`` (AttentionData) over layers x heads, drawn again only when the
+        result or the pair changed; the cell of (``layer``, ``head``) marked (``head`` None: none)."""
+        pair = max(self.pair_box.currentIndex(), 0)
+        if (id(att), pair) != self._key:
+            self._key = (id(att), pair)
+            a, b = self.pairs[pair]
+            grid = att.flow[:, :, a, b]
+            self.map.set_matrix(grid, [f"L{i + 1}" for i in range(grid.shape[0])],
+                                [f"H{j + 1}" for j in range(grid.shape[1])], levels=(0.0, 1.0))
+        if head is None:
+            self.map.mark_cell(-1, -1)
+        else:
+            self.map.mark_cell(layer, head)

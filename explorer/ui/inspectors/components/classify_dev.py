@@ -1,0 +1,206 @@
+"""What the classification dev-set page decides and says, without Qt: what a run checkpoint's run fills in (dev
+file, cap, columns; never over what the user typed), the table settings a request carries, the metrics line and
+tables of each kind of report (classifier, regression, multi-label), and the example a clicked row opens in
+Classify. explorer.ui.inspectors.classify_dev_view draws it; the numbers come from explorer.core.classify.dev_report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from explorer.core.classify.dev_report import run_data_settings
+from explorer.core.specs.metric_display import format_metric, metric_label, to_display
+from explorer.core.specs.tasks import find_task_facts
+
+CLASSIFIER, REGRESSION, MULTILABEL = "ClassificationDevReport", "RegressionDevReport", "MultiLabelDevReport"
+NO_MODEL = "Load a model in Classify, choose a dev file, press Score dev set."
+EXAMPLE_HEADERS = ["#", "gold", "predicted", "P(predicted)", "text"]
+ERROR_HEADERS = ["#", "gold", "predicted", "error", "text"]
+
+
+def report_kind(rep) -> str:
+    """CLASSIFIER, REGRESSION or MULTILABEL: which dev report ``rep`` is (explorer.core.classify.dev_report)."""
+    return type(rep).__name__
+
+
+def dev_example(kind: str, row) -> dict:
+    """The dict ClassifyView.open_example takes, from a DevRow."""
+    facts = find_task_facts(kind)
+    if facts is not None and facts.is_regression:
+        return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.gold}
+    if facts is not None and facts.is_multiple_choice:
+        endings = row.text_b.split(" | ")
+        return {"kind": kind, "text_a": row.text_a, "endings": endings, "label": row.label}
+    return {"kind": kind, "text_a": row.text_a, "text_b": row.text_b, "label": row.label}
+
+
+def f1_text(rep, kind: str) -> str:
+    """The report's F1 named and scaled by the metric table (explorer.core.classify.dev_report._f1 holds the binary
+    F1 of the second class for two classes, else the macro F1): 'F1 (%) 80.00 of class 1' / 'macro F1 (%) 61.20'."""
+    names = list(rep.label_names or [])
+    if len(names) == 2:
+        return f"{format_metric('f1', rep.f1, kind)} of class {names[1]}"
+    return format_metric("macro_f1", rep.f1, kind)
+
+
+def model_line(loaded) -> str:
+    """Before a table is shown: which model Score dev set uses (the one loaded in Classify), or how to get one."""
+    if loaded is None:
+        return NO_MODEL
+    source = str(getattr(loaded, "source", "") or getattr(loaded, "path", "") or "")
+    return (f"Uses the model loaded in Classify ({source or 'loaded'}): choose a dev file (a run's is filled in), "
+            "press Score dev set.")
+
+
+@dataclass
+class Prefill:
+    """What a run puts in the page: ``path`` (None: the field keeps its text), ``columns`` ("text" / "label" ->
+    the picker's new text; "" clears it), ``no_header``, ``split`` (the run held rows out as dev: the "only those"
+    box shown and ticked) and ``cap`` (None: kept). ``found``: a run was found."""
+
+    found: bool
+    path: str | None = None
+    columns: dict = field(default_factory=dict)
+    no_header: bool | None = None
+    split: bool = False
+    cap: int | None = None
+
+
+class RunPrefill:
+    """The dev file, cap and columns of the run whose checkpoint Classify has, put in the page where the user typed
+    nothing, or where a previous run put them (another run's must not carry over). ``settings`` are the run's
+    table settings (explorer.core.classify.dev_report.run_data_settings; {} without a run)."""
+
+    def __init__(self):
+        self.settings: dict = {}
+        self.prefilled_for = None
+        self.path_from_run = ""                    # the dev path a run put in (replaced when the model changes)
+        self.columns_from_run: dict[str, str] = {}   # "text" / "label" -> the columns a run put in
+
+    def plan(self, source: str, typed_path: str, shown: dict[str, str]) -> Prefill:
+        """What to put in for the model ``source``, with ``typed_path`` in the file field and ``shown`` the
+        pickers' texts ("text", "label"). The cap is the run's Dev cap when the file is the run's dev file (not
+        "first 200" left from an earlier run while this run evaluated 300 rows: "pearson 0.66 (200 examples)"
+        beside the Runs list's 0.648), all of the held-out rows of a run without one."""
+        settings = run_data_settings(source)
+        self.prefilled_for = source
+        if not settings:
+            self.settings = {}            # another run's encoding, names, columns or dev split must not carry over
+            cleared = {k: "" for k, v in shown.items() if v.strip() and v.strip() == self.columns_from_run.get(k)}
+            self.columns_from_run = {}
+            return Prefill(found=False, columns=cleared)
+        self.settings = settings
+        out = Prefill(found=True, no_header=bool(settings.get("no_header")), split=bool(settings.get("dev_split")))
+        typed = typed_path.strip()
+        path = typed
+        if not typed or typed == self.path_from_run:   # empty, or put there for the previous model's run
+            out.path = str(settings.get("dev") or settings.get("train") or "")
+            path = self.path_from_run = out.path.strip()
+        values = {"text": ", ".join(str(c) for c in settings.get("text_columns") or []),
+                  "label": str(settings.get("label_column") or "")}
+        for key, value in values.items():
+            now = shown.get(key, "").strip()
+            # empty, or put there for the previous model's run (its columns need not be this run's): replaced
+            if not now or now == self.columns_from_run.get(key):
+                out.columns[key] = value
+                self.columns_from_run[key] = value
+        if out.split:
+            out.cap = 0   # the held-out rows are a tenth of the file: all of them, as the run's curves
+        elif settings.get("dev") and path == str(settings["dev"]).strip():
+            out.cap = int(settings.get("dev_cap") or 0)   # the rows the run's evaluations scored
+        return out
+
+    def table_settings(self, text_columns: str, label_column: str, no_header: bool, only_split: bool) -> dict:
+        """The table settings sent with a request: the pickers' columns (text columns comma-separated), plus the
+        run's encoding, id column, label names and the classes its F_avg averages (f1_classes), and its held-out
+        rows when ``only_split``."""
+        out = {k: self.settings[k] for k in ("encoding", "id_column", "label_names", "f1_classes")
+               if self.settings.get(k)}
+        texts = [c.strip() for c in text_columns.split(",") if c.strip()]
+        if texts:
+            out["text_columns"] = texts
+        if label_column.strip():
+            out["label_column"] = label_column.strip()
+        out["no_header"] = no_header
+        if self.settings.get("dev_split") and only_split:
+            out["dev_split"] = self.settings["dev_split"]
+        return out
+
+
+def classifier_metrics(rep, kind: str) -> str:
+    """The metrics line of a classifier's report: accuracy, F1 (macro F1 too for two classes, F_avg when named),
+    MCC, examples."""
+    extra = ""
+    if getattr(rep, "per_class", None) and len(rep.label_names) == 2:
+        extra += f"   {format_metric('macro_f1', rep.macro_f1, kind)}"
+    if getattr(rep, "f_avg", None) is not None:
+        extra += f"   {format_metric('f_avg', rep.f_avg, kind)} ({', '.join(rep.f1_classes)})"
+    return (f"{format_metric('accuracy', rep.accuracy, kind)}   {f1_text(rep, kind)}{extra}   "
+            f"{format_metric('matthews_corrcoef', rep.mcc, kind)}   ({rep.total} examples)")
+
+
+def regression_metrics(rep, kind: str) -> str:
+    """The metrics line of a regression head's report."""
+    return (f"{format_metric('pearson', rep.pearson, kind)}   {format_metric('spearman', rep.spearman, kind)}"
+            f"   {format_metric('mse', rep.mse, kind)}   ({rep.total} examples; on the dashed identity "
+            "line = predicted exactly)")
+
+
+def multilabel_metrics(rep, kind: str) -> str:
+    """The metrics line of a multi-label head's report."""
+    return (f"{format_metric('micro_f1', rep.micro_f1, kind)}   {format_metric('macro_f1', rep.macro_f1, kind)}"
+            f"   {format_metric('subset_accuracy', rep.subset_accuracy, kind)}   (at the checkpoint's "
+            f"thresholds; {rep.total} examples)")
+
+
+def per_class_table(rep, kind: str) -> tuple[list[str], list[tuple[str, list]]]:
+    """(titles, [(row name, values)]): precision, recall, F1 and support of every class by name, then macro and
+    weighted F1 and, when the run named classes for it, F_avg (scaled as the metric table says)."""
+    per = getattr(rep, "per_class", None) or {}
+    titles = [metric_label("precision", kind), metric_label("recall", kind), metric_label("f1", kind), "support"]
+    rows = [(n, [to_display("precision", v["precision"], kind), to_display("recall", v["recall"], kind),
+                 to_display("f1", v["f1"], kind), v["support"]]) for n, v in per.items()]
+    if per:
+        rows.append(("macro average", ["", "", to_display("macro_f1", rep.macro_f1, kind), rep.total]))
+        rows.append(("weighted average", ["", "", to_display("weighted_f1", rep.weighted_f1, kind), rep.total]))
+        if rep.f_avg is not None:
+            rows.append((f"F_avg ({', '.join(rep.f1_classes)})", ["", "", to_display("f_avg", rep.f_avg, kind), ""]))
+    return titles, rows
+
+
+def cell(v) -> str:
+    """A table cell: floats with two decimals."""
+    return f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def example_rows(rows, names: list[str]) -> list[tuple]:
+    """The example lists' rows of a classifier's report: number, gold and predicted class by name (as the
+    confusion matrix says them), confidence, the text (a pair joined by ||)."""
+    def named(k: int) -> str:
+        return names[k] if 0 <= k < len(names) else str(k)
+
+    return [(row.index + 1, named(row.label), named(row.prediction), f"{row.confidence:.3f}",
+             row.text_a + (f"  ||  {row.text_b}" if row.text_b else "")) for row in rows]
+
+
+def error_rows(rep) -> list[tuple]:
+    """The largest errors of a regression head's report: number, gold, predicted, error, text."""
+    return [(row.index + 1, f"{row.gold:.3f}", f"{row.predicted:.3f}", f"{row.error:+.3f}",
+             row.text_a + (f"  ||  {row.text_b}" if row.text_b else "")) for row in rep.worst]
+
+
+def label_rows(rep, kind: str) -> list[tuple[str, str, str]]:
+    """A multi-label head's per-label table: threshold τ, F1, support."""
+    return [(f"{rep.thresholds[i]:.2f}", f"{to_display('f1', rep.label_f1[i], kind):.2f}", str(int(rep.support[i])))
+            for i in range(len(rep.label_names))]
+
+
+def clicked_rows(rep, mistakes: bool) -> list:
+    """The rows of the list clicked (``mistakes``: the right-hand list, else the boundary list) that open in
+    Classify; none for a multi-label report."""
+    kind = report_kind(rep)
+    if kind == MULTILABEL:
+        return []
+    if kind == REGRESSION:
+        return rep.worst if mistakes else []
+    return rep.mistakes if mistakes else rep.boundary

@@ -1,0 +1,197 @@
+"""What the τ on dev set page shows and decides, without Qt: which dev file a run checkpoint brings, how long a
+study will take, the summary and τ table of a study's figures, the figures at the chosen τ, and the questions
+nearest it. explorer.ui.inspectors.dev_view draws it. Every number comes from explorer.core.qa.scores.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+from explorer.core.qa.scores import tau_sweep
+from explorer.core.qa.tau_study import questions_near
+
+NEAR_ROWS = 100
+ASSUMED_QPS = 10.0   # questions/s before the first study here measures it: the bundled encoder on a 2-core CPU
+UNTRAINED_HEAD_NOTE = ("Honest note: this model's QA head is freshly initialised (random), so its score_diff values, "
+                       "τ and F1 here mean nothing until it is fine-tuned.")
+_question_counts: dict[tuple, int] = {}
+
+
+def run_dev_file(checkpoint: str) -> str:
+    """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
+    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
+    from explorer.core.specs.tasks import find_task_facts
+
+    config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
+    if config_path is None:
+        return ""
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        dev, task = str(config.get("dev") or ""), str(config.get("task") or "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    facts = find_task_facts(task)
+    if facts is None or facts.squad_version != "v2.0":
+        return ""
+    return dev if dev and Path(dev).expanduser().is_file() else ""
+
+
+def count_questions(path: str) -> int | None:
+    """Questions in a SQuAD JSON file, counted from its bytes (fast, cached on path/size/mtime; for the
+    time estimate only). None when the file cannot be read."""
+    try:
+        p = Path(path).expanduser()
+        st = p.stat()
+        key = (str(p), st.st_size, st.st_mtime_ns)
+        if key not in _question_counts:
+            _question_counts[key] = p.read_bytes().count(b'"question"')
+        return _question_counts[key]
+    except OSError:
+        return None
+
+
+def estimate_line(n_questions: int | None, cap: int, measured_qps: float | None) -> str:
+    """'≈ 6 min 40 s for 4,000 questions at 10.0 questions/s (...)' for the chosen file and cap, at the rate
+    measured here (``measured_qps``) or, before any, ASSUMED_QPS said to be a guess; "" without a file."""
+    if not n_questions:
+        return ""
+    n = min(n_questions, cap) if cap else n_questions
+    qps = measured_qps or ASSUMED_QPS
+    seconds = n / qps
+    how = "measured here by the last run" if measured_qps else "a guess until the first run here measures it"
+    when = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    text = f"≈ {when} for {n:,} of {n_questions:,} questions at {qps:.1f} questions/s ({how})"
+    if seconds > 120 and not cap:
+        text += "; set \"first N questions\" to try a part first"
+    return text
+
+
+def windows_note(window) -> str:
+    """What the estimate adds for a run checkpoint's window settings (a WindowSettings read from its run)."""
+    return (f". Windows as the run trained: max_seq_length {window.max_seq_length}, doc_stride {window.doc_stride}, "
+            f"max_query_length {window.max_query_length}")
+
+
+def study_line(study) -> str:
+    """The status line once a TauStudy is in: how many questions, of which file and model, how it was computed."""
+    how = "from the cache (instant)" if study.from_cache else f"inference {study.seconds:.1f} s"
+    return (f"{len(study)} questions of {Path(study.data_path).name}, model {study.source}: {how}."
+            + (f" Note: {study.note}" if study.note else ""))
+
+
+def summary_lines(figures) -> list[str]:
+    """The summary under the τ table (HTML lines): the figures at τ = 0, what a best τ that abstains everywhere
+    means, a τ at the grid's edge, and the honest τ (chosen on one half, scored on the other)."""
+    o = figures.official
+    g0 = figures.grid.at(0.0)
+    parts = [f"<b>at τ = 0</b>: EM {o['exact_match']:.2f}, F1 {o['f1']:.2f}"]
+    if "HasAns_f1" in o:
+        parts.append(f"HasAns_f1 {o['HasAns_f1']:.2f} ({o['HasAns_total']} q)")
+    if "NoAns_f1" in o:
+        parts.append(f"NoAns_f1 {o['NoAns_f1']:.2f} ({o['NoAns_total']} q)")
+    parts.append(f"answers {g0['answer_rate']:.1f}% of questions")
+    lines = [", ".join(parts)]
+    grid = figures.grid
+    best = grid.at(grid.best_tau)
+    if best["answer_rate"] == 0 and "NoAns_total" in o:   # the best τ abstains everywhere: say what that means
+        total = o.get("HasAns_total", 0) + o["NoAns_total"]
+        lines.append(f"<b>note</b>: the best τ on the grid ({grid.best_tau:+.2f}) answers no question: its F1 "
+                     f"{grid.best_f1:.2f} is the all-no-answer baseline (the {o['NoAns_total']} unanswerable of "
+                     f"{total} questions); the model's answers do not beat abstaining yet")
+    edge = figures.grid_edge_note()
+    if edge:
+        lines.append(f"<b>note</b>: {edge}")
+    h = figures.honest
+    if h is not None:
+        lines.append(f"<b>honest τ</b>: chosen on half A ({h['n_A']} q) τ = {h['tau_A']:+.2f} → F1 on half B "
+                     f"{h['f1_B_at_tau_A']:.2f}; chosen on B τ = {h['tau_B']:+.2f} → F1 on A "
+                     f"{h['f1_A_at_tau_B']:.2f}; honest F1 <b>{h['honest_f1']:.2f}</b> (the figure to quote) vs "
+                     f"{h['dev_best_f1']:.2f} when τ is chosen and scored on the same questions")
+    return lines
+
+
+def tau_rows(figures, chosen: float) -> list[tuple[str, str, str, str]]:
+    """The τ table: (τ, value in score_diff units, F1 %, what it is) for the chosen τ, the best on the grid, the
+    official search's and the honest ones."""
+    f, o = figures, figures.official
+    rows = [("chosen τ", f"{chosen:+.2f}", f"{tau_sweep(f.scores, taus=[chosen]).f1[0]:.2f}",
+             "the black line: drag it or type it; the Questions near τ tab is sorted around it"),
+            ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}",
+             "red dashed line and star: the highest F1 of the curve (τ from −6 to +6, step 0.25)")]
+    if "best_tau" in o:
+        thresh = o.get("best_f1_thresh")
+        answered = int((f.scores.score_diff > o["best_tau"]).sum())
+        if thresh is None:
+            what = "evaluate-v2.0's exact search"
+        elif answered == 0:
+            what = ("evaluate-v2.0's exact search: abstaining on every question scores best; its "
+                    f"best_f1_thresh {thresh:.3f} is then only the script's starting value")
+        else:
+            from explorer.core.specs.metric_display import threshold_relation
+
+            what = (f"evaluate-v2.0's exact search ({answered} question{'s' if answered != 1 else ''} answered); "
+                    + threshold_relation(o["best_tau"], thresh))
+        rows.append(("official best τ", f"{o['best_tau']:+.3f}", f"{o['best_f1']:.2f}", what))
+    h = f.honest
+    if h is not None:
+        rows.append(("honest τ (two halves)", f"{h['tau_A']:+.2f} / {h['tau_B']:+.2f}",
+                     f"{h['honest_f1']:.2f}", "the F1 to quote: τ chosen on one half of the questions, F1 "
+                     "scored on the other (the rows above choose and score τ on the same questions)"))
+    return rows
+
+
+@dataclass(frozen=True)
+class AtTau:
+    """The figures at one τ: the chosen-τ row of the τ table and the line beside the τ box."""
+
+    tau: str
+    f1: str
+    line: str
+
+
+def at_tau(figures, tau: float) -> AtTau:
+    """The figures of the study at ``tau`` (one point of explorer.core.qa.scores.tau_sweep)."""
+    at = tau_sweep(figures.scores, taus=[tau])
+    return AtTau(tau=f"{tau:+.2f}", f1=f"{at.f1[0]:.2f}",
+                 line=(f"F1 {at.f1[0]:.2f}, EM {at.exact_match[0]:.2f}, HasAns_f1 {at.HasAns_f1[0]:.2f}, "
+                       f"NoAns_f1 {at.NoAns_f1[0]:.2f}, answers {at.answer_rate[0]:.1f}%"))
+
+
+@dataclass(frozen=True)
+class NearRow:
+    """A row of the questions near τ: its cells (score_diff, |score_diff − τ|, at τ, gold, best span, F1 at τ,
+    question) and whether its F1 at τ is good (>= 50)."""
+
+    cells: tuple
+    good: bool
+
+
+def questions_near_tau(study, figures, tau: float, n: int = NEAR_ROWS) -> tuple[np.ndarray, list[NearRow]]:
+    """The ``n`` questions whose score_diff is nearest ``tau`` (indices into ``figures.scores``) and their rows."""
+    sc = figures.scores
+    near = questions_near(sc.score_diff, tau, n)
+    index_of = {q: k for k, q in enumerate(study.ids)}
+    rows = []
+    for i in near:
+        qid = sc.ids[i]
+        d = study.decodings[qid]
+        answered = bool(sc.score_diff[i] > tau)
+        f1 = sc.f1_span[i] if answered else sc.f1_null[i]
+        gold = study.gold[qid]
+        rows.append(NearRow(cells=(f"{sc.score_diff[i]:+.3f}", f"{abs(sc.score_diff[i] - tau):.3f}",
+                                   "answer" if answered else "no answer", gold[0] if gold else "(no answer)",
+                                   d.best_text, f"{100 * f1:.0f}", study.questions[index_of[qid]]),
+                            good=bool(f1 >= 0.5)))
+    return near, rows
+
+
+def near_question(study, figures, near: np.ndarray, row: int) -> tuple[str, str]:
+    """(question, passage) of row ``row`` of the questions near τ (``near``: their indices)."""
+    qid = figures.scores.ids[near[row]]
+    k = study.ids.index(qid)
+    return study.questions[k], study.context(k)

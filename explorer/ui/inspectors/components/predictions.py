@@ -1,0 +1,233 @@
+"""What the Predictions page decides and says about a predicted file under review, without Qt: the labels a row
+may get and what a key or a choice does to it, the row's full text, the page's info line, the model's agreement
+with the gold and a person's labels, the annotators' agreement, and the order the table opens in.
+explorer.ui.inspectors.predictions_view shows it; explorer.core.predict.review keeps and saves the review.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.core.predict.review import (PredictionTable, Review, agreement, annotator_agreement, current_labels,
+                                          gold_as_names)
+from explorer.core.specs.heads import PredictionSpec, Uncertainty
+
+FLOAT_COLUMNS = ("margin", "score_diff", "null_score", "predicted_score")   # shown with 4 decimals (sorted exactly)
+HEADER_TITLES = {"reviewed": "✓"}
+HEADER_TIPS = {"reviewed": "reviewed: ✓ where a person looked at the row (R marks it, a label key sets it)",
+               "label": "the person's label where set (blue, bold), else the model's",
+               "margin": "the top probability minus the second: small = the model hesitates"}
+ANNOTATORS_HINT = ("Tick two or more columns of annotators' labels to see how far they agree with each other and "
+                   "with the model.")
+ANNOTATORS_NOTE = ("Cohen's κ: two labelings beyond chance; Krippendorff's α: all annotators together (nominal; "
+                   "missing labels allowed). 1 = perfect, 0 = chance.")
+
+
+_UNKNOWN_HEAD = PredictionSpec(kind="", columns=())   # a review whose kind names no head: no head's rules apply
+
+
+def prediction_spec(review) -> PredictionSpec:
+    """What predict wrote for the review's head (explorer.core.specs.heads PredictionSpec)."""
+    head = review.head if review is not None else None
+    return head.prediction if head is not None else _UNKNOWN_HEAD
+
+
+def uncertainty_header(review) -> str:
+    """The title of the uncertainty column the table adds ("" when the file's own margin column, or none, is
+    sorted by)."""
+    how = prediction_spec(review).uncertainty
+    return how.value if how not in (Uncertainty.MARGIN, Uncertainty.NONE) else ""
+
+
+def is_number_column(name: str) -> bool:
+    """A column of the model's numbers (p_<label>, margin, score_diff, ...): shown with 4 decimals, beside the
+    text."""
+    return name in FLOAT_COLUMNS or name.startswith("p_")
+
+
+def answer_span(table: PredictionTable, i: int) -> tuple[int, int] | None:
+    """(answer_start, answer_end) of row ``i`` when it answered, else None."""
+    try:
+        a, b = int(float(table.column("answer_start")[i])), int(float(table.column("answer_end")[i]))
+    except ValueError:
+        return None
+    return (a, b) if 0 <= a < b else None
+
+
+@dataclass(frozen=True)
+class AnnotatorRow:
+    """A row of the annotator table: who, which statistic, its value ("-" when undefined), on how many rows."""
+
+    who: str
+    statistic: str
+    value: str
+    n: str
+
+
+class ReviewState:
+    """One predicted file (``table``) and its review (``review``): the model's label of every row (``predicted``)
+    and the label shown (``labels``: the person's where set, else the model's)."""
+
+    def __init__(self, table: PredictionTable, review: Review):
+        self.table, self.review = table, review
+        pred_col = prediction_spec(review).label_column
+        self.predicted = table.column(pred_col)
+        self.labels = current_labels(table, review)
+
+    # -- labels ---------------------------------------------------------------------------------------------------
+    def choices(self) -> list[str]:
+        """The labels a row may get: the endings' numbers (SWAG) or the head's labels."""
+        choices = prediction_spec(self.review).choices
+        if choices:
+            return [str(k) for k in range(choices)]
+        return list(self.review.label_names)
+
+    def error(self, i: int) -> str:
+        """Row ``i``'s error ("" when the model read it)."""
+        return str(self.table.column("error")[i]).strip()
+
+    def labelable(self, i: int) -> bool:
+        """Whether a row can get a label: the model read it (no error, e.g. not an empty text)."""
+        return not self.error(i)
+
+    def key_label(self, text: str) -> str | None:
+        """The label key ``text`` ("1".."K") stands for, or None."""
+        choices = self.choices()
+        return choices[int(text) - 1] if text.isdigit() and 1 <= int(text) <= len(choices) else None
+
+    def set_label(self, i: int, label: str) -> str:
+        """A person's label for row ``i`` (the same as the model's still counts as reviewed). Returns why it
+        cannot be set ("" when set; the caller saves the review)."""
+        if not self.labelable(i):
+            return f"Row {i + 1} has no label: {self.table.column('error')[i]}"
+        if label == self.predicted[i] and i not in self.review.labels:
+            self.review.mark_reviewed(i)
+        else:
+            self.review.set_label(i, label)
+        self._relabel(i)
+        return ""
+
+    def mark_reviewed(self, i: int, on: bool = True) -> str:
+        """Row ``i`` reviewed (``on``) or not; returns why it cannot be ("" when done)."""
+        if on and not self.labelable(i):
+            return f"Row {i + 1} has no label to confirm: {self.table.column('error')[i]}"
+        self.review.mark_reviewed(i, on)
+        self._relabel(i)
+        return ""
+
+    def _relabel(self, i: int) -> None:
+        self.labels[i] = self.review.labels.get(i, self.predicted[i])
+
+    def corrected(self) -> int:
+        """Rows whose label a person changed from the model's."""
+        return sum(1 for i, v in self.review.labels.items() if v != self.predicted[i])
+
+    # -- what the page says ---------------------------------------------------------------------------------------
+    def person_choices(self) -> list[str]:
+        """The columns that may hold a person's labels (input columns that are not the text)."""
+        r = self.review
+        return [c for c in r.input_columns if c not in r.text_columns]
+
+    def info(self, shown: int) -> str:
+        """The line over the table (HTML): the file, rows, kind, model, errors, corrections, keys."""
+        t, r = self.table, self.review
+        errors = sum(bool(v) for v in t.column("error"))
+        tau = f", τ {r.tau:+.2f}" if prediction_spec(r).answers_with_tau and r.tau is not None else ""
+        k = len(self.choices())
+        keys = f"keys 1..{k} set the label, " if k else ""
+        how = prediction_spec(r).uncertainty if r.head is not None else None
+        first = {Uncertainty.TAU: "nearest τ first", Uncertainty.NONE: "in file order"}.get(how, "least certain first")
+        return (f"<b>{Path(t.path).name}</b>: {len(t)} rows ({shown} shown), {r.kind}{tau}, model "
+                f"{r.model or '?'}; {errors} with an error; <b>{self.corrected()} corrected</b>, "
+                f"{len(r.reviewed)} reviewed. Sorted {first}; {keys}R marks reviewed.")
+
+    def row_html(self, i: int) -> str:
+        """Row ``i`` in full: its text columns as paragraphs (a QA answer marked in its passage), then the rest."""
+        t, r = self.table, self.review
+        parts = []
+        span = answer_span(t, i) if prediction_spec(r).answers_with_tau else None
+        for c in r.text_columns + [c for c in t.columns if c not in r.text_columns]:
+            if c in t.columns:
+                v = t.column(c)[i]
+                if c == "context" and span is not None:   # the answer marked where it stands in the passage
+                    a, b = span
+                    shown = (f"{html.escape(v[:a])}<b style='background:#ffe082'>{html.escape(v[a:b])}</b>"
+                             f"{html.escape(v[b:])}")
+                else:
+                    shown = html.escape(v)
+                parts.append(f"<p><b>{html.escape(c)}</b>: {shown}</p>" if c in r.text_columns
+                             else f"<span style='color:#555'>{html.escape(c)}: {shown}</span><br>")
+        return "".join(parts)
+
+    def agreements(self):
+        """(lines, the agreement with the gold column or None): the model against the gold column and against a
+        person's column, for a classification or SWAG file (names and scales from the metric table)."""
+        from explorer.core.specs.metric_display import format_metric
+
+        t, r = self.table, self.review
+        if not prediction_spec(r).one_label_per_row:
+            return [], None
+        lines, with_gold = [], None
+        names = self.choices()
+        gold_col = r.gold_column if r.gold_column in t.columns else ""
+        if gold_col:
+            gold = gold_as_names(t.column(gold_col), names) if prediction_spec(r).labels_by_name else t.column(gold_col)
+            a = agreement(gold, self.predicted, names)
+            if a is not None:
+                lines.append(f"Model vs gold <b>{gold_col}</b> ({a.n} rows): "
+                             f"{format_metric('accuracy', a.accuracy, 'single')}, "
+                             f"{format_metric('macro_f1', a.macro_f1, 'single')}")
+                with_gold = a
+        if r.person_column:
+            person = gold_as_names(t.column(r.person_column), names)
+            a = agreement(person, self.predicted, names)
+            if a is not None:
+                lines.append(f"Model vs person <b>{r.person_column}</b> ({a.n} rows): Cohen's κ {a.kappa:.3f}, "
+                             f"{format_metric('accuracy', a.accuracy, 'single')}")
+        return lines, with_gold
+
+    def annotators(self) -> tuple[str, list[AnnotatorRow]]:
+        """The note over the annotator table and its rows, for the ticked annotator columns
+        (core.predict.review.annotator_agreement)."""
+        r = self.review
+        cols = list(r.annotator_columns)
+        if not prediction_spec(r).labels_by_name or not cols:
+            return (ANNOTATORS_HINT if prediction_spec(r).labels_by_name else ""), []
+        if len(cols) < 2:
+            return f"{cols[0]} ticked; tick at least one more annotator column.", []
+        table = annotator_agreement(self.table, cols, self.predicted, self.choices())
+        return ANNOTATORS_NOTE, [AnnotatorRow(row.who, row.statistic, "-" if row.value != row.value
+                                              else f"{row.value:.3f}", str(row.n)) for row in table.rows]
+
+    def corrections_place(self) -> tuple[dict, Path, Path | None]:
+        """Where the next run's data is made: (the run config of the review's model, {} when it has none; the
+        folder of the combined training file, ``.corrections`` beside the runs or else beside the predictions;
+        the model's run folder or None)."""
+        import json
+
+        from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
+        from explorer.core.runs.layout import run_dir_of
+
+        r = self.review
+        cfg_path = run_config_for_checkpoint(r.model) if r.model else None
+        run_cfg = {}
+        if cfg_path is not None:
+            try:
+                run_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                run_cfg = {}
+        run_dir = run_dir_of(r.model) if cfg_path else None   # the corrections sit beside the runs
+        folder = (run_dir.parent if run_dir is not None else Path(r.predictions).parent) / ".corrections"
+        return run_cfg, folder, run_dir
+
+    def first_sort(self, headers: list[str]) -> int:
+        """The column the table opens sorted by (ascending): the least certain first (margin, |score_diff − τ|);
+        regression: file order (column 0)."""
+        how = prediction_spec(self.review).uncertainty
+        if how is Uncertainty.MARGIN and "margin" in headers:
+            return headers.index("margin")
+        if uncertainty_header(self.review):
+            return headers.index(uncertainty_header(self.review))
+        return 0

@@ -1,0 +1,122 @@
+"""The Predictions page's side pane (explorer.ui.inspectors.predictions_view decides what it shows): the current
+row's label and reviewed box, its full text, the model's agreement with the gold and a person's labels with the
+confusion matrix, and the annotators' agreement.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget,
+                               QListWidgetItem, QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
+
+from .components.predictions import AnnotatorRow
+
+
+class ReviewPane(QWidget):
+    """Beside the table: ``label_box`` and ``reviewed_box`` (the current row's), ``text`` (the row in full),
+    ``metrics`` and ``confusion`` (the model against the gold and a person's labels), ``annotator_list`` (the
+    columns ticked as annotators), ``annotator_note`` and ``annotator_table`` (their agreement)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.label_box = QComboBox()
+        self.label_box.setPlaceholderText("none")   # a row the model could not read (labelable)
+        self.label_box.setToolTip("The label of this row (keys 1..K do the same)")
+        self.reviewed_box = QCheckBox("Reviewed (R)")
+        self.text = QTextBrowser()
+        self.metrics = QLabel("")
+        self.metrics.setWordWrap(True)
+        self.metrics.setTextFormat(Qt.TextFormat.RichText)
+        self.confusion = QTableWidget(0, 0)
+        self.confusion.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.annotator_list = QListWidget()
+        self.annotator_list.setToolTip("Tick the columns that hold annotators' labels (two or more): Krippendorff's "
+                                       "α among them, and each one's Cohen's κ against the model and the others")
+        self.annotator_list.setMaximumHeight(90)
+        self.annotator_table = QTableWidget(0, 4)
+        self.annotator_table.setHorizontalHeaderLabels(["agreement", "statistic", "value", "n"])
+        self.annotator_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.annotator_table.verticalHeader().setVisible(False)
+        self.annotator_table.verticalHeader().setDefaultSectionSize(22)
+        self.annotator_note = QLabel("")
+        self.annotator_note.setWordWrap(True)
+        sv = QVBoxLayout(self)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Label"))
+        row.addWidget(self.label_box, 1)
+        row.addWidget(self.reviewed_box)
+        sv.addLayout(row)
+        sv.addWidget(self.text, 3)
+        sv.addWidget(self.metrics)
+        sv.addWidget(self.confusion, 2)
+        sv.addWidget(QLabel("Annotator columns"))
+        sv.addWidget(self.annotator_list)
+        sv.addWidget(self.annotator_note)
+        sv.addWidget(self.annotator_table, 3)
+
+    def set_file(self, choices: list[str], annotator_columns: list[str], ticked: list[str]) -> None:
+        """A new file: its labels in the label box, its possible annotator columns (``ticked`` ones checked)."""
+        self.annotator_list.blockSignals(True)
+        self.annotator_list.clear()
+        for c in annotator_columns:
+            item = QListWidgetItem(c)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if c in ticked else Qt.CheckState.Unchecked)
+            self.annotator_list.addItem(item)
+        self.annotator_list.blockSignals(False)
+        self.label_box.clear()
+        self.label_box.addItems(choices)
+        self.label_box.setEnabled(bool(choices))
+
+    def ticked(self) -> list[str]:
+        """The columns ticked as annotators'."""
+        return [self.annotator_list.item(i).text() for i in range(self.annotator_list.count())
+                if self.annotator_list.item(i).checkState() == Qt.CheckState.Checked]
+
+    def show_row(self, html: str, label: str | None, labelable: bool, reviewed: bool) -> None:
+        """The current row: its text, its label in the box (None: none, e.g. a row the model could not read, so the
+        box never keeps the previous row's label), whether it can get one, whether it is reviewed."""
+        self.text.setHtml(html)
+        self.label_box.setCurrentIndex(self.label_box.findText(label) if label is not None else -1)
+        self.label_box.setEnabled(labelable and self.label_box.count() > 0)
+        self.reviewed_box.setEnabled(labelable)
+        self.reviewed_box.setChecked(reviewed)
+
+    def show_agreements(self, lines: list[str], with_gold) -> None:
+        """The agreement lines and, with a gold column (``with_gold``, an explorer.core.predict.review agreement),
+        its confusion matrix: the diagonal blue, the rest red, darker for more rows."""
+        self.confusion.setRowCount(0)
+        self.confusion.setColumnCount(0)
+        self.confusion.setVisible(with_gold is not None)
+        self.metrics.setText("<br>".join(lines))
+        if with_gold is None:
+            return
+        a = with_gold
+        k = len(a.labels)
+        self.confusion.setRowCount(k)
+        self.confusion.setColumnCount(k)
+        self.confusion.setHorizontalHeaderLabels([f"pred {x}" for x in a.labels])
+        self.confusion.setVerticalHeaderLabels([f"gold {x}" for x in a.labels])
+        top = max(1, int(a.confusion.max()))
+        for i in range(k):
+            for j in range(k):
+                item = QTableWidgetItem(str(int(a.confusion[i, j])))
+                shade = int(255 - 120 * a.confusion[i, j] / top)
+                item.setBackground(QColor(shade, shade, 255) if i == j else QColor(255, shade, shade))
+                self.confusion.setItem(i, j, item)
+
+    def show_annotators(self, note: str, rows: list[AnnotatorRow]) -> None:
+        """The annotators' note and table (components.predictions.ReviewState.annotators)."""
+        self.annotator_table.setRowCount(0)
+        self.annotator_note.setText(note)
+        if not rows:
+            return
+        self.annotator_table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, text in enumerate((row.who, row.statistic, row.value, row.n)):
+                item = QTableWidgetItem(text)
+                if j >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.annotator_table.setItem(i, j, item)
+        self.annotator_table.resizeColumnsToContents()

@@ -1,0 +1,463 @@
+"""The launcher form's values and rules, without Qt: what the form holds and what each change does to it.
+
+:class:`LaunchForm` holds a value per launcher field (explorer.ui.launch.field_specs.FIELDS), the watch examples,
+which fields the user edited, and decides: what a task switch keeps and clears (the task's recipe defaults on
+fields not edited, fields the task does not use shown at their defaults with their values kept aside, data files
+of another reader cleared, a run name the user did not type cleared), what a new training file resets (its
+layout, the caps, a dev file of the previous data), Evaluate every for the planned steps, the banner's notes,
+the run name check, the command line and what blocks a launch. explorer.ui.launch.launcher.LauncherPanel binds
+it (as napari's ``components/dims.py`` and ``_qt/widgets/qt_dims.py``): the panel forwards edits
+(:meth:`LaunchForm.edit`) and shows the model's values and texts; a value the rules set goes through
+:attr:`LaunchForm.echo`, the view's hook that shows it and returns it as the editor holds it (a spin box rounds
+to its decimals), so that every rule decides on what the form shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from pathlib import Path
+from typing import Any, Callable
+
+from explorer.core.specs.tasks import find_task_facts, is_qa_task
+from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
+from explorer.ui.launch.launch_check import LaunchGate
+from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
+from explorer.ui.launch.run_plan import RunPlan
+
+__all__ = ["LaunchForm", "column_choices", "grid_suffixes"]
+
+WARNING_COLOR = "#b35c00"   # amber: a note that needs the user's eye (caps put back to all)
+
+_UNSET = object()
+
+
+def column_choices(columns: list[str], samples: dict, pairs: bool) -> list[tuple[str, str]]:
+    """(value, shown text) of each choice of a column picker: a column's name and a sample value ("5 — 5.000");
+    with ``pairs`` every two columns in file order ("6, 7 — A plane is taking off. | An air plane is…")."""
+    def shown(names: list[str]) -> str:
+        values = [str(samples.get(n, "")) for n in names]
+        sample = " | ".join(v for v in values if v)
+        return f"{', '.join(names)} — {sample}" if sample else ", ".join(names)
+
+    if pairs and len(columns) >= 2:
+        picks = [[a, b] for i, a in enumerate(columns) for b in columns[i + 1:]]
+    else:
+        picks = [[c] for c in columns]
+    return [(", ".join(p), shown(p)) for p in picks]
+
+
+def grid_suffixes(grid: list[TrainConfig]) -> list[str]:
+    """The run-id suffix of each run of a paper grid: "-bs16-lr5e-05-ep3"."""
+    return [f"-bs{c.batch_size}-lr{c.learning_rate:g}-ep{c.epochs:g}" for c in grid]
+
+
+class LaunchForm:
+    """The launcher form: its values (one per FIELDS entry, ``values``), the watch examples and the rules.
+
+    ``echo(name, value) -> value``: set by the view; shows a value the rules set and returns it as shown (the
+    default keeps it as given). ``past_runs() -> RunStates``: this machine's runs (measured speed, taken run
+    names). ``plan``: the run's steps and evaluations (explorer.ui.launch.run_plan.RunPlan, whose
+    ``train_result`` is the training data check's result); ``gate``: what blocks a launch
+    (explorer.ui.launch.launch_check.LaunchGate).
+    """
+
+    # what the form says about the training file's layout: another file's columns, header and encoding do not
+    # describe a newly chosen one (STS-B would get a stance file's Tweet / Stance and label names)
+    FILE_SETTINGS = ("text_columns", "label_column", "id_column", "no_header", "encoding", "label_names")
+    # how much of the data a run reads, sized for one file: a Train cap set for a small file would silently train
+    # on a part of the next one
+    CAP_SETTINGS = ("train_cap", "dev_cap")
+    # the fields that change how many steps a run plans, and so the Evaluate every that fits it
+    STEP_SETTINGS = ("batch_size", "gradient_accumulation_steps", "train_cap", "epochs", "max_steps",
+                     "time_budget_minutes")
+
+    def __init__(self, runs_dir: str | Path):
+        self.runs_dir = str(runs_dir)
+        self.base = offline_default(runs_dir)   # the loaded config: the fields not in the form come from it
+        self.values: dict[str, Any] = {spec.name: getattr(self.base, spec.name) for spec in FIELDS}
+        self.watch: list[dict] = []
+        self.echo: Callable[[str, Any], Any] = lambda _name, value: value
+        self.past_runs: Callable[[], list] = list
+        self.plan = RunPlan(self.values)
+        self.plan.past_runs = lambda: self.past_runs()
+        self.gate = LaunchGate(self.runs_dir, lambda: self.past_runs())
+        self.edited: set[str] = set()   # fields the user changed since the last preset / loaded config
+        self.task = ""                  # the task the form's recipe is for
+        self.note = ""                  # the banner's note under the preset line ("" shows the first-visit hint)
+        # the task switch's note, kept in parts so that choosing a data file it cleared rewrites it: (recipe
+        # sentence, data files still to choose, the task those were for, [(split, path, task label)] kept from a
+        # task whose labels mean something else, named while they are still the form's)
+        self.switch_note: tuple[str, list[str], str, list[tuple[str, str, str]]] | None = None
+        self.file_task: dict[str, str] = {}   # "train" / "dev" -> the task the form had when that file was set
+        self.file_note = ""             # what a new training file reset
+        self.dev_home: str | None = None   # the training file's folder when the dev file was set
+        self.preset = ""                # the preset the form was set from, while its task is kept
+        self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
+        self.caps_note = ""             # the caps a new training file put back to "all", until edited
+        self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
+
+    # ---- values ----------------------------------------------------------------------------
+    def get(self, name: str) -> Any:
+        """The form's value of field ``name``."""
+        return self.values[name]
+
+    def set(self, name: str, value: Any) -> None:
+        """Set field ``name`` by a rule (not typed by the user): the view shows it (``echo``)."""
+        self.values[name] = self.echo(name, value)
+
+    def load(self, config: TrainConfig) -> None:
+        """Fill the form from ``config`` (a preset, a loaded file, a filled form): nothing counts as edited, the
+        notes go, and a Best checkpoint by equal to what automatic picks shows as automatic."""
+        self.edited.clear()
+        self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
+        self.caps_note = ""
+        self.parked = {}
+        self.file_task = {"train": config.task, "dev": config.task}
+        named = describe_preset(config)   # the preset the form starts from ("" when custom)
+        self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
+        self.base = config
+        for spec in FIELDS:
+            self.set(spec.name, getattr(config, spec.name))
+        if config.metric_for_best == self.automatic_metric(config.task, dataclasses.asdict(config)):
+            self.set("metric_for_best", "")
+        self.watch = list(config.watch)
+        self._dev_partner()
+
+    def edit(self, name: str, value: Any = _UNSET) -> bool:
+        """The user changed field ``name`` (to ``value`` when given). A new task brings its defaults
+        (core.specs.tasks.task_defaults) to the recipe fields the user has not edited; any other field is marked
+        edited, and a data file, a cap or a step setting applies its rules. Returns whether the task switched
+        (the data checks then read the files again at once, for the task shown)."""
+        if value is not _UNSET:
+            self.values[name] = value
+        switched = name == "task"
+        if switched:
+            self._switch_task(self.values["task"])
+        else:
+            self.edited.add(name)
+        if name in self.STEP_SETTINGS:
+            self.fit_eval_every()
+        if name in ("train", "dev"):
+            self.file_task[name] = self.values["task"]
+        if name == "train":
+            self._new_train_file()
+        if name in self.CAP_SETTINGS and self.caps_note:   # set again by the user: nothing to warn about
+            self.caps_note = ""
+            self._compose_note()
+        if name == "dev":
+            self._dev_partner()
+        if name in ("train", "dev") and self.switch_note is not None:
+            if self.values[name]:   # chosen: no longer to do
+                self.switch_note[1][:] = [n for n in self.switch_note[1] if n != name]
+            self._compose_note()   # and a file kept from another task that is no longer the form's is not named
+        return switched
+
+    def show_note(self, text: str) -> None:
+        """Show ``text`` (plain) in the banner under the preset line, in place of the first-visit hint, until the
+        next load or task switch: e.g. where a form filled by "Fine-tune on reviewed rows" got its data."""
+        self.switch_note, self.file_note = None, ""
+        self.note = html.escape(text)
+
+    # ---- the run's config ------------------------------------------------------------------
+    def config(self) -> TrainConfig:
+        """The form as a TrainConfig (fields not in the form come from the last loaded config): a setting the
+        task does not use at its default, watch examples only for QA, a dev file or a held-out share (never
+        both), the label count inferred again for another task or training file, Best checkpoint by written out
+        only where it is not the task's default, the runs folder when Output is empty."""
+        values = dict(self.values)
+        task = values.get("task", self.base.task)
+        defaults = TrainConfig()
+        for spec in FIELDS:
+            if spec.name in values and not applies(spec, task):
+                values[spec.name] = getattr(defaults, spec.name)
+        values["watch"] = list(self.watch) if is_qa_task(task) else []   # watch examples are QA questions
+        if values.get("dev", self.base.dev):   # the Preview would show --dev-fraction beside --dev
+            values["dev_fraction"] = defaults.dev_fraction
+        if task != self.base.task or values.get("train", self.base.train) != self.base.train:
+            # the loaded config's label count was for its task's data and file (a stance run's 3): another task or
+            # training file infers its own from the data (0): a regression run or an SST-2 run after the stance
+            # file must not carry 3 (config.json would say 3 while the head has 2)
+            values["num_labels"] = 0
+        if not values.get("metric_for_best"):
+            auto = self.automatic_metric(task, values)
+            facts = find_task_facts(task)
+            values["metric_for_best"] = auto if facts is not None and auto != facts.best_metric else ""
+        if not values["output_dir"]:
+            values["output_dir"] = self.runs_dir
+        return dataclasses.replace(self.base, **values)
+
+    def command(self, cfg: TrainConfig) -> str:
+        """The preview command: the shell command that runs ``cfg`` headless."""
+        return command_line(cfg)
+
+    def automatic_metric(self, task: str, values: dict) -> str:
+        """What "Best checkpoint by: automatic" stands for with the form's F1 classes (f_avg when they are named;
+        core.specs.tasks.automatic_metric_for_best)."""
+        from explorer.core.specs.tasks import automatic_metric_for_best
+
+        return automatic_metric_for_best(task, values.get("f1_classes") or (),
+                                         values.get("num_labels", self.base.num_labels) or 0)
+
+    def metric_choices(self, cfg: TrainConfig) -> tuple[str, list[tuple[str, str]]]:
+        """(what automatic picks, as shown; [(metric, shown name)]) for Best checkpoint by: the metrics the task's
+        runs may be picked by (core.specs.tasks.metric_for_best_choices), named as the rest of the app names them."""
+        from explorer.core.specs.metric_display import metric_name
+        from explorer.core.specs.tasks import metric_for_best_choices
+
+        names = metric_for_best_choices(cfg.task, cfg.num_labels, cfg.f1_classes)
+        auto = self.automatic_metric(cfg.task, {"f1_classes": cfg.f1_classes, "num_labels": cfg.num_labels})
+        shown = f"{metric_name(auto, cfg.task)} (F1 classes)" if auto == "f_avg" else metric_name(auto, cfg.task)
+        return (shown if auto else ""), [(m, metric_name(m, cfg.task)) for m in names]
+
+    def enabled_fields(self, cfg: TrainConfig) -> dict[str, bool]:
+        """Whether each field some task does not use is on for ``cfg``'s task; Dev fraction only without a dev
+        file (TrainConfig.resolved_dev_fraction) and for a task that holds rows out (TaskFacts.dev_split)."""
+        out = {spec.name: applies(spec, cfg.task) for spec in FIELDS if restricted(spec)}
+        facts = find_task_facts(cfg.task)
+        out["dev_fraction"] = (applies(field_spec("dev_fraction"), cfg.task) and not cfg.dev
+                               and bool(facts and facts.dev_split))
+        return out
+
+    def preview_options(self, cfg: TrainConfig) -> dict:
+        """The data checks' reading options for ``cfg`` (a held-out share only without a dev file)."""
+        return {"id_column": cfg.id_column, "no_header": cfg.no_header, "encoding": cfg.encoding,
+                "label_names": cfg.label_names, "skip_invalid": cfg.skip_invalid,
+                "dev_fraction": 0.0 if cfg.dev else cfg.resolved_dev_fraction(),
+                "label_separator": cfg.label_separator}
+
+    # ---- the banner --------------------------------------------------------------------------
+    def banner(self, cfg: TrainConfig) -> tuple[str, str, bool]:
+        """(the preset line with the note under it, rich text; the first-visit hint; whether the hint shows). The
+        note replaces the hint rather than adding its lines below it: the form under the banner does not move
+        down when a task switch writes a note."""
+        preset = f"<b>{describe_preset(cfg)}</b>" + (f"<br>{self.note}" if self.note else "")
+        return preset, intro_text(cfg), not self.note
+
+    def _compose_note(self) -> None:
+        """The banner's note from what is true now: the caps a new training file put back to all (first, in amber),
+        the task switch's recipe sentence, the data files it cleared that are still to choose, and what the last new
+        training file reset."""
+        parts = [self.caps_note] if self.caps_note else []   # the warning first: in view without scrolling
+        if self.switch_note is not None:
+            recipe, waiting, old_label, kept = self.switch_note
+            parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
+                                   "cleared: choose this task's data" if waiting else "")
+                         + self._kept_files_note(kept))
+        if self.file_note:
+            parts.append(self.file_note)
+        self.note = ". ".join(parts)
+
+    def _kept_files_note(self, kept: list[tuple[str, str, str]]) -> str:
+        """'; the train and dev files (train.tsv, dev.tsv) were chosen for <their task>: check that they hold a
+        number (score) per row, or choose this task's data' for the files still as they were at the switch."""
+        still = [(split, path, label) for split, path, label in kept if self.values[split] == path]
+        if not still:
+            return ""
+        facts = find_task_facts(self.values["task"])
+        holds = (facts.head.label_words if facts else "") or "this task's labels"   # HeadSpec.label_words
+        names = ", ".join(html.escape(Path(path).name) for _, path, _ in still)
+        splits = " and ".join(split for split, _, _ in still)
+        labels = " / ".join(dict.fromkeys(html.escape(label) for _, _, label in still))
+        many = len(still) > 1
+        return (f"; the {splits} file{'s' if many else ''} ({names}) {'were' if many else 'was'} chosen for {labels}: "
+                f"check that {'they hold' if many else 'it holds'} {holds}, or choose this task's data")
+
+    # ---- a task switch -----------------------------------------------------------------------
+    def _switch_task(self, task: str) -> None:
+        """The task's recipe defaults on the fields not edited; data files of another reader cleared unless the
+        user picked them; files of the same reader whose labels mean something else kept and named; Best
+        checkpoint by and the other task's values put aside (_clear_other_task_values); the note says it all."""
+        from explorer.core.specs.tasks import task_defaults
+
+        if not task or task == self.task:
+            return
+        try:
+            defaults = task_defaults(task)
+        except KeyError:
+            return
+        old, self.task = self.task, task
+        old_facts, new_facts = find_task_facts(old), find_task_facts(task)
+        # data files a preset or a loaded config put in for another kind of data (SQuAD JSON for a table task)
+        # cannot feed this task: cleared, unless the user picked them
+        other_data = (old_facts is not None and new_facts is not None and old_facts.data_kind != new_facts.data_kind)
+        cleared = [n for n in ("train", "dev") if other_data and n not in self.edited and self.values[n]]
+        # the same reader but labels that mean something else: the files stay, and the banner says which task
+        # they were chosen for until they are changed
+        kept_files = self._files_for_other_labels(new_facts, cleared)
+        for name, value in defaults.items():
+            if name not in self.edited:
+                self.set(name, value)
+        for name in cleared:
+            self.set(name, "")
+        self._keep_metric_for(task)
+        stale = self._clear_other_task_values(task)
+        kept = sorted(set(defaults) & self.edited)
+        what = f"{new_facts.label if new_facts else task} defaults"
+        note = (f"The preset {self.preset} was for {old_facts.label if old_facts else old} and no longer applies: "
+                if self.preset else "")
+        self.preset = ""
+        self.switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
+                            + (f"; the previous form's {', '.join(stale[:-1])}{' and ' if len(stale) > 1 else ''}"
+                               f"{stale[-1]} cleared" if stale else ""),
+                            cleared, old_facts.label if old_facts else old, kept_files)
+        self._compose_note()
+
+    def _files_for_other_labels(self, new_facts, cleared: list[str]) -> list[tuple[str, str, str]]:
+        """(split, path, task label) of the data files still in the form that were set for a task of the same
+        reader whose labels mean something else (SST-2's 0/1 classes kept for Regression)."""
+        out = []
+        for split in ("train", "dev"):
+            path, origin = self.values[split], find_task_facts(self.file_task.get(split, ""))
+            if not path or split in cleared or origin is None or new_facts is None:
+                continue
+            if origin.data_kind == new_facts.data_kind and origin.head is not new_facts.head:
+                out.append((split, path, origin.label))
+        return out
+
+    def _clear_other_task_values(self, task: str) -> list[str]:
+        """A new task: a field that is not its setting shows its default, greyed (a greyed F1 classes must not
+        read FAVOR, AGAINST on a Regression form; config() leaves such values out anyway); its value is kept
+        aside (``parked``) and comes back when a task uses the field again. A Run name the user did not type
+        since the form was filled or last launched (the previous run's name) is cleared; returns what was
+        cleared."""
+        defaults = TrainConfig()
+        for spec in FIELDS:
+            if not restricted(spec):
+                continue
+            value, default = self.values[spec.name], getattr(defaults, spec.name)
+            if not applies(spec, task):
+                if value != default:   # kept out of sight, back when a task uses it again
+                    self.parked[spec.name] = value
+                    self.set(spec.name, default)
+            elif spec.name in self.parked:
+                kept = self.parked.pop(spec.name)
+                if value == default:
+                    self.set(spec.name, kept)
+        run_name = self.values["run_id"]
+        if not run_name or "run_id" in self.edited:
+            return []
+        self.set("run_id", "")
+        return [html.escape(f"Run name ({run_name})")]
+
+    def _keep_metric_for(self, task: str) -> None:
+        """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
+        automatic (a regression run has no accuracy)."""
+        from explorer.core.specs.tasks import emitted_metrics
+
+        chosen = self.values["metric_for_best"]
+        if chosen and chosen not in emitted_metrics(task):
+            self.set("metric_for_best", "")
+            self.edited.discard("metric_for_best")
+
+    # ---- a new training file -----------------------------------------------------------------
+    def _new_train_file(self) -> None:
+        """A new training file was chosen: FILE_SETTINGS set for the previous file go back to their defaults (the
+        data check then guesses this file's columns), and so do the caps (_reset_caps), with a word in the banner."""
+        self._reset_caps()
+        for n in self.FILE_SETTINGS:   # set for the previous file: not to come back on a later task switch
+            self.parked.pop(n, None)
+        defaults = TrainConfig()
+        cleared = [n for n in self.FILE_SETTINGS if self.values[n] != getattr(defaults, n)]
+        name = html.escape(Path(self.values["train"]).name)
+        dev = html.escape(self._forget_the_previous_files_dev())
+        dev_note = (f"; the dev file {dev} was the previous data's and was cleared: choose this data's dev file, or "
+                    "leave it empty to hold out the Dev fraction") if dev else ""
+        if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
+            if self.file_note or dev or self.caps_note:
+                self.file_note = f"Training file {name}: the preview guesses its columns{dev_note}"
+                self._compose_note()
+            return
+        for n in cleared:
+            self.set(n, getattr(defaults, n))
+            self.edited.discard(n)
+        labels = ", ".join(field_spec(n).label or n for n in cleared)
+        self.file_note = (f"Training file {name}: the previous file's {labels} went back to their defaults; the "
+                          f"preview guesses this file's columns{dev_note}")
+        self._compose_note()
+
+    def _reset_caps(self) -> None:
+        """A new training file: caps set for the previous one go back to "all" (0), said in the banner in amber
+        until a cap is set again or another config is loaded."""
+        caps = [(n, self.values[n]) for n in self.CAP_SETTINGS if self.values[n]]
+        if not caps:
+            return
+        for n, _ in caps:
+            self.set(n, 0)
+            self.edited.discard(n)
+        said = " and ".join(f"{field_spec(n).label} {value:,}" for n, value in caps)
+        self.caps_note = (f"<span style='color:{WARNING_COLOR}'>" + html.escape(
+            f"{said}, set for the previous file, went back to all: set {'them' if len(caps) > 1 else 'it'} again "
+            "for a shorter run") + "</span>")
+
+    def _dev_partner(self) -> None:
+        """Remember the training file's folder when the dev file is set (the dev file belongs to that data)."""
+        train, dev = self.values["train"], self.values["dev"]
+        self.dev_home = str(Path(train).parent) if train and dev else None
+
+    def _forget_the_previous_files_dev(self) -> str:
+        """A new training file from another folder than the one the dev file was chosen with: a dev file that sat
+        beside that training file was its data's (STS-B would train against SST-2's dev.tsv, and Launch be
+        refused) and is cleared like the training file's layout; returns its name ("" when it stays)."""
+        dev, train, home = self.values["dev"], self.values["train"], self.dev_home
+        if not (dev and home and train) or Path(dev).parent != Path(home) or Path(train).parent == Path(home):
+            return ""
+        self.set("dev", "")
+        self.edited.discard("dev")
+        return Path(dev).name
+
+    def fill_guess(self, guess: dict, type_in: Callable[[str, Any], None] | None = None) -> bool:
+        """A file without a header: its text and label columns as guessed from its values (core.data.table.
+        guess_columns_from_values) go into the empty pickers, once per training file, as if typed
+        (``type_in(name, value)``, the view's editors; default :meth:`edit`), with a word in the banner. A guess
+        by names is left to the run (the same rule reads the header there). Returns whether a field was filled."""
+        type_in = type_in or self.edit
+        basis = guess.get("basis") or ""
+        train = self.values["train"]
+        if not basis or not self.values["no_header"] or self.guessed_for == train:
+            return False
+        texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
+        filled: list[str] = []
+        if texts and not self.values["text_columns"]:
+            type_in("text_columns", texts)
+            filled.append(f"Text columns {', '.join(texts)}")
+        if label and not self.values["label_column"]:
+            type_in("label_column", label)
+            filled.append(f"Label column {label}")
+        self.guessed_for = train
+        if not filled:
+            return False
+        note = html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
+                           "check them against the preview")
+        self.file_note = f"{self.file_note}. {note}" if self.file_note else note
+        self._compose_note()
+        return True
+
+    def pairs_columns(self) -> bool:
+        """Whether the form's task reads a pair of texts (the Text columns picker then offers column pairs)."""
+        return bool(getattr(find_task_facts(self.config().task), "pair", False))
+
+    @staticmethod
+    def label_names_hint(unnamed: int) -> str:
+        """The Label names placeholder when the data's classes are ids 0..K-1 (``unnamed`` = K): where their
+        names go; "" when the classes have names."""
+        ids = ", ".join(str(i) for i in range(min(unnamed, 4))) + (", …" if unnamed > 4 else "")
+        return (f"e.g. negative,positive (the labels are {ids})" if unnamed == 2 else
+                f"a name per class, comma-separated (the labels are {ids})" if unnamed else "")
+
+    def fit_eval_every(self) -> bool:
+        """Evaluate every: what fits the run (RunPlan.eval_every), unless the user set it; unchanged while the
+        training file's size is unknown. Returns whether it changed."""
+        if "eval_every" in self.edited:
+            return False
+        steps = self.plan.eval_every()
+        if steps is None or steps == self.values["eval_every"]:
+            return False
+        self.set("eval_every", steps)
+        return True
+
+    def launched(self) -> None:
+        """The form's run was launched (or queued): its Run name is the launched run's now, not the user's to
+        keep on a task switch."""
+        self.edited.discard("run_id")

@@ -1,0 +1,105 @@
+"""The run a launcher form plans, without Qt: its data's size, its steps and its evaluations.
+
+:class:`RunPlan` reads the form's values (explorer.ui.launch.form_model.LaunchForm.values), the training data
+check's result and this machine's past runs (their measured samples/s, for a Time budget), and says how many
+steps the run plans, which Evaluate every fits them, and what the Dev data preview and the Evaluate every field
+say about evaluation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.grid_estimate import measured_throughput
+
+__all__ = ["RunPlan"]
+
+
+class RunPlan:
+    """Steps and evaluations of the form's run.
+
+    ``values``: the form's values (shared with the form, read live); ``train_result``: the training data check's
+    result (explorer.ui.launch.preview.DataPreview.result: ok, counts, error), None while unknown;
+    ``past_runs() -> RunStates``: this machine's runs.
+    """
+
+    def __init__(self, values: dict[str, Any]):
+        self.values = values
+        self.train_result: dict | None = None
+        self.past_runs: Callable[[], list] = list
+
+    def train_rows(self) -> int:
+        """Training examples the data check counted (a table's rows, a CoNLL file's sentences: a tagging run's
+        examples); 0 while unknown or when the file cannot be used."""
+        res = self.train_result or {}
+        counts = res.get("counts") or {}
+        if not res.get("ok"):
+            return 0
+        return int(next((counts[k] for k in ("examples", "sentences") if isinstance(counts.get(k), int)), 0))
+
+    def train_examples(self) -> int | None:
+        """Train questions / examples counted by the training data check (None before it has read them)."""
+        res = self.train_result or {}
+        counts = res.get("counts") or {}
+        for key in ("questions", "examples", "rows"):
+            if isinstance(counts.get(key), int):
+                return counts[key]
+        return None
+
+    def planned_steps(self) -> tuple[int, int]:
+        """(steps per epoch, planned steps) of the form's run (core.specs.tasks.run_steps): the training rows the
+        data check counted (0 while unknown), epochs, Max steps, and the steps a Time budget allows at this
+        machine's measured samples/s (grid_estimate.measured_throughput). (0, Max steps) while the size is unknown."""
+        from explorer.core.specs.tasks import run_steps
+
+        n = self.train_rows()
+        get = self.values.get
+        per_step = max(1, get("batch_size")) * max(1, get("gradient_accumulation_steps"))
+        budget = float(get("time_budget_minutes") or 0.0)
+        budget_steps = 0
+        if budget > 0:
+            speed = measured_throughput(self.past_runs(), get("model")).samples_per_second
+            budget_steps = max(1, int(budget * 60 * speed / per_step))
+        return run_steps(n, get("batch_size"), get("gradient_accumulation_steps"), get("train_cap"),
+                         epochs=float(get("epochs") or 0.0), max_steps=int(get("max_steps") or 0),
+                         budget_steps=budget_steps)
+
+    def eval_every(self) -> int | None:
+        """The Evaluate every that fits the run: the task's evaluations per epoch of the training file the data check
+        read, or of the whole run when it plans fewer steps (core.specs.tasks.eval_every_for); None while the file's
+        size is unknown or the task has no such rule."""
+        from explorer.core.specs.tasks import eval_every_for
+
+        n = self.train_rows()
+        if n <= 0:
+            return None
+        get = self.values.get
+        _, planned = self.planned_steps()
+        try:
+            return eval_every_for(get("task"), n, get("batch_size"), get("gradient_accumulation_steps"),
+                                  get("train_cap"), max_steps=planned)
+        except KeyError:
+            return None
+
+    def no_dev_note(self, cfg: TrainConfig) -> str:
+        """The Dev data preview's sentence while no dev file is given: the held-out share the run will evaluate on
+        (its size once the training file is counted), or that it will not be evaluated and why
+        (core.specs.tasks.no_dev_file_note)."""
+        from explorer.core.specs.tasks import no_dev_file_note
+
+        n = self.train_rows()
+        if n and cfg.train_cap:
+            n = min(n, cfg.train_cap)
+        return no_dev_file_note(cfg.task, cfg.resolved_dev_fraction(), cfg.seed, n)
+
+    def eval_note(self, cfg: TrainConfig) -> str:
+        """'' or a warning when Evaluate every is not below the steps the run plans: then it evaluates only at the
+        start and the end (90 for a run of Max steps 60 draws no dev point in between)."""
+        if cfg.eval_every <= 0 or not (cfg.dev or cfg.resolved_dev_fraction() > 0):
+            return ""
+        _, planned = self.planned_steps()
+        if planned <= 0 or cfg.eval_every < planned:
+            return ""
+        return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
+                "only at the start and the end")

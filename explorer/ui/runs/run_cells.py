@@ -1,0 +1,179 @@
+"""What the Runs list says about a run and a run group, without Qt: the columns, each cell's text, sort key and
+tooltip, the status as listed and its colour. explorer.ui.runs.dock.RunsModel serves them to the tree view.
+"""
+
+from __future__ import annotations
+
+from explorer.core.runs import status as run_status
+from explorer.core.runs.reading import OURS
+from explorer.ui.runs.disk import format_size
+from explorer.ui.runs.group_rows import GroupRow
+from explorer.ui.runs.state import RunState, format_seconds
+
+__all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
+           "STATUS_TIPS", "RunCells", "status_text"]
+
+COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
+# Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
+# context menu shows them and the Run tooltip lists them (Size too: shown, it cut "stance-4" to "st…-4"; Host too:
+# shown beside the names it leaves them "minilm · …n · train"; a remote run has a network icon before its name
+# instead, and its tooltip names the host). "Host" sits right after Run.
+HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
+HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
+                           "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
+                           "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
+                           "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
+                           "dev data (all no-answer / majority class).",
+               "Duration": "Wall-clock time from start to end (still counting while the run is live).",
+               "Step": "Optimizer steps done / planned.",
+               "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
+               "Size": "Disk space of the run folder (checkpoints/last and best with optimizer state are most "
+                       "of it). Right-click a finished run to keep only its best checkpoint or drop the "
+                       "optimizer state."}
+FINISHED = run_status.TERMINAL
+LOADING_TEXT = "Loading runs…"
+EMPTY_TEXT = ("No runs in this folder yet: launch one from the Launch tab (Ctrl+Return there), or open a run "
+              "folder from disk (Ctrl+O).")
+STATUS_COLORS = {run_status.RUNNING: "#0a58ca", run_status.STARTING: "#0a58ca", run_status.STOPPING: "#b35c00",
+                 run_status.CANCELLING: "#b35c00", run_status.QUEUED: "#6c757d", run_status.FINISHED: "#19692c",
+                 run_status.STOPPED: "#19692c", run_status.FAILED: "#b02a37", run_status.CANCELLED: "#6c757d",
+                 run_status.CRASHED: "#b02a37", run_status.TENSORBOARD_RUN: "#0f6674",
+                 run_status.IN_PROGRESS: "#0a58ca"}
+STATUS_TIPS = {
+    run_status.QUEUED: "waiting for the previous run to finish",
+    run_status.STARTING: "the worker process is loading the model and data",
+    run_status.RUNNING: "training; the curves grow live",
+    run_status.STOPPING: "stop early requested: the worker finishes its step, saves and evaluates",
+    run_status.CANCELLING: "cancel requested: the worker was sent SIGTERM (SIGKILL after 5 s)",
+    run_status.FINISHED: "trained to the end",
+    run_status.STOPPED: "stopped early on request; checkpoint saved and evaluated",
+    run_status.FAILED: "the worker reported an error or died; select it to see why",
+    run_status.CANCELLED: "cancelled: no final evaluation",
+    "cancelled (queued)": "cancelled while it waited in the queue: it never started (its config is kept)",
+    run_status.CRASHED: "the event log ends without a result and no worker process is alive",
+    run_status.TENSORBOARD_RUN: "a folder of TensorBoard event files: its scalars as curves",
+    run_status.IN_PROGRESS: "another tool's run whose files changed in the last minutes: re-read while it grows",
+}
+
+
+def status_text(s: RunState) -> str:
+    """The status as listed: 'cancelled (queued)' for a run cancelled before it ever started, 'queued (SLURM job
+    12: Priority)' for a job waiting on its cluster."""
+    if s.status == run_status.CANCELLED and s.started_at is None and not s.step:
+        return "cancelled (queued)"
+    if s.status == run_status.QUEUED and s.queue_note:
+        return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
+    return s.status
+
+
+class RunCells:
+    """The cells of the Runs list. ``source``: what the list knows beside the runs, read live: ``source.names``
+    (run id -> short readable name) and ``source.sizes`` (run id -> bytes on disk)."""
+
+    def __init__(self, source):
+        self._source = source
+
+    @property
+    def names(self) -> dict[str, str]:
+        return self._source.names
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return self._source.sizes
+
+    def text(self, s: RunState, col: int) -> str:
+        """The text of run ``s``'s cell in column ``col``."""
+        name = COLUMNS[col]
+        if name == "Run":
+            return self.names.get(s.run_id) or s.run_id
+        if name == "Status":
+            return status_text(s)
+        if name == "Size":
+            return format_size(self.sizes.get(s.run_id))
+        if name == "Model":
+            return s.model
+        if name == "Task":
+            return s.task
+        if name == "Best dev":
+            return s.best_cell_text()
+        if name == "Duration":
+            return format_seconds(s.live_elapsed()) if s.status != run_status.QUEUED else ""
+        if name == "Step":
+            if not s.step and not s.steps_total:
+                return ""
+            return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
+        if name == "Host":
+            return s.host
+        return ""
+
+    def sort_key(self, s: RunState, col: int):
+        """What column ``col`` sorts run ``s`` by (numbers for Best dev, Size, Duration and Step)."""
+        name = COLUMNS[col]
+        if name == "Best dev":
+            best = s.best_metric()
+            return best[1] if best else -1.0
+        if name == "Size":
+            return self.sizes.get(s.run_id, -1)
+        if name == "Run":
+            return s.run_id          # start time first: names sort like the runs were made
+        if name == "Duration":
+            return s.live_elapsed() or 0.0
+        if name == "Step":
+            return s.step
+        return self.text(s, col)
+
+    def tooltip(self, s: RunState, col: int) -> str:
+        """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
+        if COLUMNS[col] == "Status":
+            tip = STATUS_TIPS.get(status_text(s), s.status)
+            if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
+                tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
+                       "folders, its own best checkpoint)")
+            if s.status == run_status.QUEUED and s.queue_note:
+                tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
+            tip = f"{tip}\n{s.error}" if s.error else tip
+            return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
+        if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
+            st = s.settings
+            read = (f"lr {st.get('learning_rate', '-')} · batch {st.get('per_device_train_batch_size', '-')} · "
+                    f"epochs {st.get('num_train_epochs', '-')} · seed {st.get('seed', '-')}\n") if st else ""
+            return (f"{s.run_id}\n{s.kind} run, read from {s.path or ''}\ntask: {s.task or '-'}\n{read}"
+                    f"step: {self.text(s, COLUMNS.index('Step')) or '-'}"
+                    + "".join(f"\n{n}" for n in s.read_notes))
+        if COLUMNS[col] == "Run":
+            cfg = s.config
+            return (f"{s.run_id}\n{s.path or ''}\n" + (f"trains on {s.host} (a local mirror of its events)\n" if s.host else "")
+                    + f"task: {s.task}\nmodel: {s.model}\n"
+                    f"lr {cfg.get('learning_rate', '-')} · batch {cfg.get('batch_size', '-')} · "
+                    f"epochs {cfg.get('epochs', '-')} · seed {cfg.get('seed', '-')}\n"
+                    f"duration: {self.text(s, COLUMNS.index('Duration')) or '-'}\n"
+                    f"step: {self.text(s, COLUMNS.index('Step')) or '-'}\n"
+                    f"size on disk: {self.text(s, COLUMNS.index('Size')) or '-'}\n"
+                    f"device: {s.device or '-'}, mixed precision: {s.mixed_precision or '-'}\n"
+                    "(F2 renames, Delete deletes)")
+        if COLUMNS[col] == "Best dev":
+            note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
+            return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
+        return self.text(s, col)
+
+    def group_text(self, row: GroupRow, col: int) -> str:
+        """The text of a group row's cell: its name, status counts, mean ± sd, total size, task, model, steps and
+        time of its listed members."""
+        name = COLUMNS[col]
+        size = self.group_size(row)
+        listed = [st for st in row.states if st is not None]
+        steps, total = sum(st.step for st in listed), sum(st.steps_total for st in listed)
+        seconds = sum(st.live_elapsed() or 0.0 for st in listed if st.status != run_status.QUEUED)
+        return {"Run": row.name, "Status": row.status_text(), "Best dev": row.best_text(),
+                "Size": format_size(size) if size else "", "Task": row.task, "Model": row.model,
+                "Step": f"{steps}/{total}" if total else "",
+                "Duration": format_seconds(seconds) if seconds else ""}.get(name, "")
+
+    def group_sort_key(self, row: GroupRow, col: int):
+        """What column ``col`` sorts a group row by."""
+        return {"Run": row.sort_name(), "Best dev": row.best_sort_key(), "Size": self.group_size(row)}.get(
+            COLUMNS[col], "")
+
+    def group_size(self, row: GroupRow) -> int:
+        """The bytes on disk of a group's listed members."""
+        return sum(self.sizes.get(s.run_id, 0) for s in row.states if s is not None)

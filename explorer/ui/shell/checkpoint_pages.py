@@ -1,0 +1,66 @@
+"""Opening a checkpoint in the main window's inspector pages: the registry page that accepts its model head, with
+the config of the run it belongs to; a checkpoint of a run on a remote host through RemoteCheckpointOpener (on the
+host over SSH, or a local copy); two runs' checkpoints on one example in the Attention page's comparison.
+"""
+
+from __future__ import annotations
+
+from explorer.ui.inspectors.registry import page_for_checkpoint
+
+__all__ = ["CheckpointPages"]
+
+
+class CheckpointPages:
+    """Checkpoints into pages for ``window`` (a MainWindow: its ``remote``, ``remote_inspect``, ``store``,
+    ``page_sets``, ``hub``, ``show_page`` and ``show_message``)."""
+
+    def __init__(self, window):
+        self.window = window
+
+    def open(self, path: str) -> None:
+        """Open a checkpoint folder in the registry page that accepts its model head (read once:
+        core.models.checkpoint_windows.checkpoint_task_name), with the config of the run it belongs to. A checkpoint
+        of a run on a remote host is fetched into the run's local folder first (progress in the status bar)."""
+        from explorer.core.models.checkpoint_windows import checkpoint_task_name
+
+        w = self.window
+        run = w.remote.run_for_path(path)
+        if run is not None:   # on the host over SSH, or a fetched copy: as chosen for the host (remote_inspect)
+            w.remote_inspect.open(run, str(path))
+            return
+        w.remote_inspect.inspect_here()
+        head, task = checkpoint_task_name(path)
+        self.open_in_page(path, head, task, w.store.config_of(path))
+
+    def open_in_page(self, path: str, head: str | None, task: str | None, run_config: dict) -> None:
+        """Open ``path`` in the registry page for model head ``head`` (explorer.ui.inspectors.registry), as ``task``
+        with ``run_config``; the status bar says where (or that no page of this build opens it)."""
+        w = self.window
+        spec = page_for_checkpoint(head)
+        page_set = w.page_sets.get(spec.provider) if spec is not None else None
+        if page_set is None:
+            w.show_message(f"No page of this build opens {path}")
+            return
+        page_set.open_checkpoint(spec.title, path, task, run_config)
+        w.show_page(spec.title)
+        w.show_message(f"Opening {path} in {spec.plain_title} …")
+
+    def open_on_host(self, path: str, task: str | None, run_config: dict) -> None:
+        """A checkpoint path on a remote host, opened by its run's task (the folder is not here to read)."""
+        from explorer.core.specs.tasks import find_task_facts
+
+        facts = find_task_facts(task or "")
+        if facts is None:
+            self.open_in_page(path, None, None, run_config)
+        else:
+            self.open_in_page(path, facts.head.model_head, facts.name, run_config)
+
+    def compare(self, path_a: str, path_b: str) -> None:
+        """Two runs' checkpoints on one example: A opens in the Attention page (as "Open best checkpoint"), and the
+        two-checkpoint view opens on the example shown there with B filled in."""
+        w = self.window
+        self.open(path_a)
+        if w.hub is None:
+            return
+        w.hub.open_compare(source_b=path_b)
+        w.show_message(f"Comparing {path_a} (A) with {path_b} (B): press Compare")

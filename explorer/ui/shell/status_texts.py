@@ -1,0 +1,76 @@
+"""What the main window's status bar says about the runs, decided without Qt: the activity line, the device line,
+the message after the runs folder was read, after a run ended, and the note about saved files that are gone.
+explorer.ui.shell.main_window.MainWindow shows them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from explorer.core.runs import status as run_status
+
+__all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
+
+
+def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str]:
+    """('running: <name> step 120/400 · 1 running · 2 queued', the active run's id for the tooltip) over the runs
+    this window tracks (``states``): those driven here and those running elsewhere (a run left training when the
+    app last quit, another window, the CLI); ("", "") when none is active or queued."""
+    running = sum(s.status in run_status.WORKING for s in states)
+    queued = sum(s.status == run_status.QUEUED for s in states)
+    parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
+    active = next((s for s in states if s.status in run_status.WORKING), None)
+    if active is not None:   # the active run by name, with its progress
+        step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
+        parts.insert(0, f"{active.status}: {name_of(active.run_id)}{step}")
+    return " · ".join(parts), active.run_id if active is not None else ""
+
+
+def device_line(states: list, idle_device: str, host_of: Callable[[str], str],
+                describe: Callable[[str, str], str]) -> str:
+    """'device: <the first live run's device>' (from its `started` event; ``describe(device, mixed_precision)``
+    words it, "on <host>" for a remote run), else what a new run would use (``idle_device``), starting or idle."""
+    live = [s for s in states if s.is_live and s.status != run_status.QUEUED]
+    host = host_of(live[0].run_id) if live else ""
+    if live and live[0].device:
+        return f"device: {describe(live[0].device, live[0].mixed_precision)}" + (f" on {host}" if host else "")
+    if live:
+        return f"device: {idle_device} (starting)"
+    return f"device: {idle_device} (idle)"
+
+
+def ended_message(run_id: str, status: str, state) -> str:
+    """'<run>: <status>', with the error of a failed run (``state``: its RunState, None when no longer listed)."""
+    msg = f"{run_id}: {status}"
+    if status == run_status.FAILED and state is not None:
+        msg += f" — {state.error}"
+    return msg
+
+
+def scan_message(runs_dir: Path, states: list, problems: list[str], listed: int, settings_note: str) -> str:
+    """The status line after the runs folder was read: how many runs it holds (and how many are listed with those
+    opened from elsewhere or queued), the unreadable ones and the runs read with parts skipped (first of each),
+    and the start's settings note kept in view."""
+    n = len(states)
+    text = f"{n} run{'' if n == 1 else 's'} in {runs_dir}"
+    if listed > n:   # the dock also lists runs opened from other folders, queued or just launched
+        text += f" ({listed} listed with those opened from elsewhere or queued)"
+    if problems:
+        text += f"; {len(problems)} unreadable: {problems[0]}"
+    noted = [s for s in states if s.read_notes]
+    if noted:
+        text += f"; {len(noted)} read with parts skipped (see the Status tooltip): {noted[0].read_notes[0]}"
+    if settings_note:  # keep the startup note in view (this message replaces it)
+        text += f". Note: {settings_note}"
+    return text
+
+
+def gone_note(gone: list[str], what: str, verb: str) -> str:
+    """'2 run folders opened before no longer exist and were skipped: A, B' for saved paths that are gone ("" for
+    none); ``what``: the kind of path ("run folder"), ``verb``: how it was used ("opened")."""
+    if not gone:
+        return ""
+    one = len(gone) == 1
+    return (f"{len(gone)} {what}{'' if one else 's'} {verb} before no longer exist{'s' if one else ''} and "
+            f"{'was' if one else 'were'} skipped: " + ", ".join(gone))

@@ -1,0 +1,327 @@
+"""The launcher form's rules without Qt (explorer.ui.launch.form_model.LaunchForm and its RunPlan / LaunchGate):
+what a task switch keeps and clears, what a new training file resets, the caps, Evaluate every, the banner's
+notes, the run name, the command line and what blocks a launch. No qtbot: the model is plain Python."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+from helpers import REPO_ROOT, worker_env
+
+from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.form_model import LaunchForm, column_choices, grid_suffixes
+
+
+def _form(tmp_path, **fields) -> LaunchForm:
+    """A form loaded from TrainConfig(**fields) with its runs folder in tmp_path."""
+    form = LaunchForm(tmp_path / "runs")
+    form.load(TrainConfig(output_dir=str(tmp_path / "runs"), **fields))
+    return form
+
+
+def _table(tmp_path, name: str, folder: str = "data") -> str:
+    path = tmp_path / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("sentence\tlabel\nok\t1\n")
+    return str(path)
+
+
+def test_the_model_and_its_parts_import_no_qt():
+    code = ("import sys; import explorer.ui.launch.form_model, explorer.ui.launch.field_specs, "
+            "explorer.ui.launch.run_plan, explorer.ui.launch.launch_check; "
+            "qt = [m for m in ('PySide6', 'pyqtgraph', 'shiboken6') if m in sys.modules]; print(qt); "
+            "sys.exit(1 if qt else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT,
+                          env=worker_env(), timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# ---- a task switch ---------------------------------------------------------------------------------------
+def test_a_task_switch_brings_its_recipe_defaults_to_the_fields_not_edited(tmp_path):
+    form = _form(tmp_path, task="squad_v2", batch_size=8, learning_rate=1e-4, eval_every=50)
+    form.edit("batch_size", 12)
+    assert form.edit("task", "single")                      # a switch: the data checks read again at once
+    assert form.get("batch_size") == 12                    # the user's
+    assert form.get("learning_rate") is None and form.get("eval_every") == 0   # the task's defaults
+    assert "defaults for the recipe (your batch_size kept)" in form.note
+    assert form.task == "single" and not form.edit("epochs", 3.0)
+
+
+def test_a_field_the_task_does_not_use_goes_to_its_default_and_comes_back_later(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv"), f1_classes=["FAVOR", "AGAINST"],
+                 class_weights="balanced")
+    form.edit("task", "regression")
+    assert form.get("f1_classes") == [] and form.get("class_weights") == ""
+    assert form.parked == {"f1_classes": ["FAVOR", "AGAINST"], "class_weights": "balanced"}
+    assert form.config().f1_classes == []
+    form.edit("task", "single")
+    assert form.get("f1_classes") == ["FAVOR", "AGAINST"] and form.get("class_weights") == "balanced"
+    assert form.parked == {}
+
+
+def test_a_value_typed_while_parked_is_not_overwritten_when_the_field_comes_back(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv"), class_weights="balanced")
+    form.edit("task", "regression")
+    form.values["class_weights"] = "0=1,1=2"                  # the form shows this when the task uses it again
+    form.edit("task", "single")
+    assert form.get("class_weights") == "0=1,1=2" and "class_weights" not in form.parked
+
+
+def test_a_run_name_the_user_did_not_type_is_cleared_on_a_task_switch(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv"), run_id="stance reviewed")
+    form.edit("task", "regression")
+    assert form.get("run_id") == "" and "the previous form's Run name (stance reviewed) cleared" in form.note
+    form.edit("run_id", "my run")
+    form.edit("task", "single")
+    assert form.get("run_id") == "my run"                   # typed: kept
+    form.launched()                                         # launched: the run's name now, not the user's to keep
+    form.edit("task", "regression")
+    assert form.get("run_id") == ""
+
+
+def test_data_files_of_another_reader_are_cleared_and_the_note_asks_for_this_tasks_data(tmp_path):
+    form = _form(tmp_path, task="squad_v2", train="squad_train.json", dev="squad_dev.json")
+    form.edit("task", "single")
+    assert form.get("train") == "" and form.get("dev") == ""
+    assert "the train and dev data of the preset were for SQuAD" in form.note and "choose this task's data" in form.note
+    form.edit("train", _table(tmp_path, "train.tsv"))
+    assert "the dev data of the preset were for" in form.note     # the train file is chosen: only dev is to do
+    form.edit("dev", _table(tmp_path, "dev.tsv"))
+    assert "of the preset were for" not in form.note
+
+
+def test_data_files_the_user_picked_stay_across_a_reader_change(tmp_path):
+    form = _form(tmp_path, task="squad_v2")
+    form.edit("train", "mine.json")
+    form.edit("task", "single")
+    assert form.get("train") == "mine.json"
+
+
+def test_files_whose_labels_mean_something_else_are_kept_and_named_until_changed(tmp_path):
+    train, dev = _table(tmp_path, "train.tsv"), _table(tmp_path, "dev.tsv")
+    form = _form(tmp_path, task="single", train=train, dev=dev)
+    form.edit("task", "regression")
+    assert form.get("train") == train
+    assert "the train and dev files (train.tsv, dev.tsv) were chosen for" in form.note
+    assert "check that they hold a number (score) per row" in form.note
+    form.edit("dev", _table(tmp_path, "scores.tsv"))
+    assert "the train file (train.tsv) was chosen for" in form.note and "it holds" in form.note
+
+
+def test_a_preset_named_before_a_task_switch_no_longer_applies(tmp_path):
+    from explorer.ui.launch.presets import offline_default
+
+    form = LaunchForm(tmp_path / "runs")
+    form.load(offline_default(tmp_path / "runs"))
+    assert form.preset == "offline default"
+    form.edit("task", "single")
+    assert form.note.startswith("The preset offline default was for ") and "no longer applies" in form.note
+    assert form.preset == ""
+
+
+def test_a_best_metric_the_new_task_never_reports_goes_back_to_automatic(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv"), metric_for_best="macro_f1")
+    form.edit("metric_for_best", "accuracy")
+    form.edit("task", "regression")
+    assert form.get("metric_for_best") == "" and "metric_for_best" not in form.edited
+
+
+# ---- a new training file ------------------------------------------------------------------------------------
+def test_a_new_training_file_resets_the_previous_files_layout_and_says_so(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "stance.tsv"), text_columns=["Tweet"],
+                 label_column="Stance", encoding="cp1252")
+    form.edit("train", _table(tmp_path, "sts.tsv"))
+    assert form.get("text_columns") == [] and form.get("label_column") == "" and form.get("encoding") == ""
+    assert "Training file sts.tsv: the previous file's Text columns, Label column, Encoding went back to their " \
+           "defaults" in form.note
+
+
+def test_a_new_training_file_puts_the_caps_back_to_all_until_one_is_set_again(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), train_cap=640, dev_cap=100)
+    form.edit("train", _table(tmp_path, "b.tsv"))
+    assert form.get("train_cap") == 0 and form.get("dev_cap") == 0
+    assert form.note.startswith("<span style='color:#b35c00'>Train cap 640 and Dev cap 100, set for the previous file")
+    assert form.config().train_cap == 0
+    form.edit("train_cap", 50)
+    assert "went back to all" not in form.note
+
+
+def test_a_dev_file_beside_the_previous_training_file_is_cleared_with_a_new_folder(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv", "sst2"),
+                 dev=_table(tmp_path, "dev.tsv", "sst2"))
+    form.edit("train", _table(tmp_path, "train.tsv", "stsb"))
+    assert form.get("dev") == ""
+    assert "the dev file dev.tsv was the previous data's and was cleared" in form.note
+    kept = _form(tmp_path, task="single", train=_table(tmp_path, "train.tsv", "sst2"),
+                 dev=_table(tmp_path, "dev.tsv", "sst2"))
+    kept.edit("train", _table(tmp_path, "other.tsv", "sst2"))   # the same folder: the dev file stays
+    assert kept.get("dev").endswith("dev.tsv")
+
+
+def test_columns_guessed_from_a_headerless_file_are_filled_once_per_file(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), no_header=True)
+    guess = {"basis": "the values", "text_columns": ["2"], "label_column": "1"}
+    assert form.fill_guess(guess)
+    assert form.get("text_columns") == ["2"] and form.get("label_column") == "1"
+    assert {"text_columns", "label_column"} <= form.edited             # as if typed
+    assert "No header row: Text columns 2 and Label column 1 guessed from the first rows (the values)" in form.note
+    form.values["text_columns"] = []
+    assert not form.fill_guess(guess)                                   # once per training file
+    assert not _form(tmp_path, task="single", no_header=False).fill_guess(guess)   # a header: the run guesses
+
+
+# ---- steps, evaluations ---------------------------------------------------------------------------------------
+def _counted(form: LaunchForm, rows: int) -> None:
+    form.plan.train_result = {"ok": True, "counts": {"examples": rows}}
+
+
+def test_evaluate_every_follows_the_training_rows_unless_the_user_set_it(tmp_path):
+    from explorer.core.specs.tasks import eval_every_for
+
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), batch_size=16, eval_every=0)
+    assert not form.fit_eval_every()                      # the file's size is unknown
+    _counted(form, 3_200)
+    assert form.fit_eval_every()
+    assert form.get("eval_every") == eval_every_for("single", 3_200, 16, 1, 0, max_steps=form.plan.planned_steps()[1])
+    form.edit("eval_every", 7)
+    _counted(form, 9_000)
+    assert not form.fit_eval_every() and form.get("eval_every") == 7
+
+
+def test_an_evaluate_every_not_below_the_planned_steps_is_noted(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev=_table(tmp_path, "d.tsv"),
+                 max_steps=60, eval_every=90)
+    cfg = form.config()
+    assert form.plan.eval_note(cfg) == ("Evaluate every 90 is not below the 60 steps this run plans: it evaluates "
+                                        "only at the start and the end")
+    form.edit("eval_every", 20)
+    assert form.plan.eval_note(form.config()) == ""
+
+
+def test_a_time_budget_plans_the_steps_this_machines_speed_allows(tmp_path):
+    import numpy as np
+
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), batch_size=10, epochs=100.0,
+                 time_budget_minutes=1.0)
+    _counted(form, 1_000)
+    from explorer.ui.runs.state import Series
+
+    speed = Series()
+    speed.extend(np.array([1.0, 2.0]), np.array([5.0, 5.0]))
+    past = SimpleNamespace(run_id="old", model=form.get("model"), series={"samples_per_second": speed})
+    form.past_runs = lambda: [past]
+    per_epoch, planned = form.plan.planned_steps()
+    assert (per_epoch, planned) == (100, 30)             # 60 s x 5 samples/s / 10 per step
+
+
+def test_train_rows_and_examples_come_from_the_data_check(tmp_path):
+    form = _form(tmp_path, task="ner")
+    assert form.plan.train_rows() == 0 and form.plan.train_examples() is None
+    form.plan.train_result = {"ok": True, "counts": {"sentences": 14}}
+    assert form.plan.train_rows() == 14
+    form.plan.train_result = {"ok": False, "counts": {"examples": 14}}
+    assert form.plan.train_rows() == 0 and form.plan.train_examples() == 14
+
+
+# ---- the run's config ---------------------------------------------------------------------------------------
+def test_the_config_leaves_out_what_the_task_does_not_use(tmp_path):
+    form = _form(tmp_path, task="squad_v2", doc_stride=64, watch=[{"question": "q", "passage": "p"}])
+    assert form.config().doc_stride == 64 and form.config().watch == [{"question": "q", "passage": "p"}]
+    form.values["task"] = "single"                       # shown, not yet switched: the config follows the form
+    cfg = form.config()
+    assert cfg.doc_stride == TrainConfig().doc_stride and cfg.watch == []
+    assert cfg.num_labels == 0                           # another task infers its own label count
+    assert cfg.output_dir == str(tmp_path / "runs")
+
+
+def test_a_dev_file_and_a_held_out_share_are_never_both_in_the_config(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), dev_fraction=0.2)
+    assert form.config().dev_fraction == 0.2
+    form.edit("dev", _table(tmp_path, "d.tsv"))
+    assert form.config().dev_fraction == TrainConfig().dev_fraction
+    assert not form.enabled_fields(form.config())["dev_fraction"]
+
+
+def test_best_checkpoint_by_automatic_is_written_out_only_where_it_is_not_the_tasks_default(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"))
+    assert form.config().metric_for_best == ""
+    form.edit("f1_classes", ["FAVOR", "AGAINST"])        # automatic picks f_avg once F1 classes are named
+    assert form.config().metric_for_best == "f_avg"
+    auto, choices = form.metric_choices(form.config())
+    assert auto.endswith("(F1 classes)") and any(m == "accuracy" for m, _ in choices)
+
+
+def test_the_command_and_the_banner(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"))
+    cfg = form.config()
+    assert form.command(cfg).startswith("bert-explorer train ") and "--task single" in form.command(cfg)
+    preset, hint, hint_shown = form.banner(cfg)
+    assert preset.startswith("<b>") and hint.startswith("Set up a fine-tune.") and hint_shown
+    form.show_note("rows <reviewed>")
+    preset, _, hint_shown = form.banner(cfg)
+    assert preset.endswith("<br>rows &lt;reviewed&gt;") and not hint_shown
+    form.load(cfg)
+    assert form.banner(cfg)[2]                           # a new form: the hint again
+
+
+# ---- launching -------------------------------------------------------------------------------------------------
+def test_what_blocks_a_launch(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"))
+    gate = form.gate
+    ok = gate.check(form.config(), [])
+    assert ok.problem == "" and ok.windows == []
+    refused = gate.refusal("dev", "/x/dev.tsv", {"error": "line 3: no label\nmore"})
+    assert refused == "the dev data cannot be used (dev.tsv): line 3: no label"
+    assert gate.check(form.config(), [refused]).problem == refused
+    bad = gate.check(TrainConfig(task="single", train="a.tsv", batch_size=0), [])
+    assert "batch_size" in bad.problem and bad.windows is None          # not validated: windows not checked
+    long = gate.check(form.config().__class__(**{**form.config().to_dict(), "max_seq_length": 4096}), [])
+    assert long.problem.startswith("window settings do not fit the model: max_seq_length 4096")
+    marks = gate.window_marks(long.windows)
+    assert marks["max_seq_length"][1] == "error" and marks["doc_stride"] == ("", "warning")
+
+
+def test_a_taken_run_name_gets_the_next_free_one(tmp_path):
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"))
+    (tmp_path / "runs" / "stance").mkdir(parents=True)
+    assert form.gate.taken_name(form.config()) is None                      # no name typed
+    form.edit("run_id", "stance")
+    assert form.gate.taken_name(form.config()) == ("stance", "stance-2")
+    form.past_runs = lambda: [SimpleNamespace(run_id="stance-2")]
+    assert form.gate.taken_name(form.config()) == ("stance", "stance-3")
+    form.edit("run_id", "fresh")
+    assert form.gate.taken_name(form.config()) is None
+
+
+def test_what_the_rules_set_goes_through_the_views_echo(tmp_path):
+    shown = []
+    form = LaunchForm(tmp_path / "runs")
+    form.echo = lambda name, value: (shown.append(name), value)[1]
+    form.load(TrainConfig(task="single", train_cap=5, train=_table(tmp_path, "a.tsv")))
+    assert "train_cap" in shown and "task" in shown
+    shown.clear()
+    form.edit("train", _table(tmp_path, "b.tsv"))
+    assert "train_cap" in shown                          # the reset cap is shown
+
+
+@pytest.mark.parametrize("pairs, want", [(False, [("a", "a — 1"), ("b", "b")]),
+                                         (True, [("a, b", "a, b — 1")])])
+def test_column_choices_name_a_sample_value(pairs, want):
+    assert column_choices(["a", "b"], {"a": 1}, pairs) == want
+
+
+def test_grid_suffixes_name_the_grids_settings():
+    from explorer.core.specs.train_config import paper_grid
+
+    grid = paper_grid(TrainConfig())
+    assert grid_suffixes(grid)[0] == f"-bs{grid[0].batch_size}-lr{grid[0].learning_rate:g}-ep{grid[0].epochs:g}"
+    assert len(set(grid_suffixes(grid))) == len(grid)
+
+
+def test_the_label_names_hint_says_where_the_class_names_go():
+    assert LaunchForm.label_names_hint(0) == ""
+    assert LaunchForm.label_names_hint(2) == "e.g. negative,positive (the labels are 0, 1)"
+    assert LaunchForm.label_names_hint(6) == "a name per class, comma-separated (the labels are 0, 1, 2, 3, …)"

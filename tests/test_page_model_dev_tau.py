@@ -1,0 +1,89 @@
+"""The τ on dev set page's Qt-free model (explorer/ui/inspectors/components/dev_tau.py): the time estimate, the
+study's summary, τ table and figures at a τ, and the questions nearest τ, on a tiny model's τ study. No window,
+no qtbot."""
+
+import dataclasses
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from helpers import write_tiny_squad
+
+from explorer.core.qa.scores import tau_sweep
+from explorer.ui.inspectors.components.dev_tau import (ASSUMED_QPS, at_tau, count_questions, estimate_line,
+                                                       near_question, questions_near_tau, study_line, summary_lines,
+                                                       tau_rows, windows_note)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    from helpers import tiny_loaded_model
+
+    from explorer.core.qa.tau_study import run_study, study_figures
+
+    tmp = tmp_path_factory.mktemp("study")
+    s = run_study(tiny_loaded_model("qa"), str(write_tiny_squad(tmp / "dev.json", v2=True, repeat=2)), 12,
+                  cache_dir=tmp)
+    return s, study_figures(s)
+
+
+def test_questions_are_counted_from_the_file_and_a_missing_file_has_none(tmp_path):
+    path = write_tiny_squad(tmp_path / "dev.json", v2=True, repeat=3)
+    assert count_questions(str(path)) == path.read_bytes().count(b'"question"') > 0
+    assert count_questions(str(tmp_path / "nothing.json")) is None
+
+
+def test_the_estimate_is_a_guess_until_measured_and_suggests_a_cap_for_long_runs():
+    guess = estimate_line(400, 0, None)
+    assert guess == (f"≈ 40 s for 400 of 400 questions at {ASSUMED_QPS:.1f} questions/s (a guess until the first run "
+                     "here measures it)")
+    measured = estimate_line(4000, 0, 8.0)
+    assert measured.startswith("≈ 8 min for 4,000 of 4,000 questions at 8.0 questions/s (measured here by the last "
+                               "run)")
+    assert measured.endswith('; set "first N questions" to try a part first')
+    assert estimate_line(4000, 100, 8.0).startswith("≈ 12 s for 100 of 4,000 questions")
+    assert estimate_line(None, 0, 8.0) == "" and estimate_line(0, 0, 8.0) == ""
+
+
+def test_the_windows_of_the_run_are_named_in_the_estimate():
+    window = SimpleNamespace(max_seq_length=256, doc_stride=64, max_query_length=32)
+    assert windows_note(window) == (". Windows as the run trained: max_seq_length 256, doc_stride 64, "
+                                    "max_query_length 32")
+
+
+def test_the_status_says_whether_the_study_came_from_the_cache(study):
+    s, _ = study
+    assert study_line(s).startswith(f"{len(s)} questions of dev.json, model {s.source}: inference ")
+    cached = dataclasses.replace(s, from_cache=True, note="the cache file was unreadable")
+    assert study_line(cached).endswith("from the cache (instant). Note: the cache file was unreadable")
+
+
+def test_the_summary_and_tau_table_come_from_the_figures(study):
+    s, f = study
+    lines = summary_lines(f)
+    assert lines[0].startswith(f"<b>at τ = 0</b>: EM {f.official['exact_match']:.2f}, F1 {f.official['f1']:.2f}")
+    assert any(line.startswith("<b>honest τ</b>") for line in lines) == (f.honest is not None)
+    rows = tau_rows(f, 0.5)
+    assert rows[0][:3] == ("chosen τ", "+0.50", f"{tau_sweep(f.scores, taus=[0.5]).f1[0]:.2f}")
+    assert rows[1][:3] == ("best τ on the grid", f"{f.grid.best_tau:+.2f}", f"{f.grid.best_f1:.2f}")
+    assert [r[0] for r in rows[2:]] == (["official best τ"] if "best_tau" in f.official else []) + \
+        (["honest τ (two halves)"] if f.honest is not None else [])
+
+
+def test_the_figures_at_a_tau_and_the_questions_nearest_it(study):
+    s, f = study
+    at = at_tau(f, -1.0)
+    sweep = tau_sweep(f.scores, taus=[-1.0])
+    assert (at.tau, at.f1) == ("-1.00", f"{sweep.f1[0]:.2f}")
+    assert at.line.startswith(f"F1 {sweep.f1[0]:.2f}, EM {sweep.exact_match[0]:.2f}, ")
+    near, rows = questions_near_tau(s, f, 0.0, n=5)
+    assert len(rows) == len(near) == min(5, len(s))
+    gaps = [float(r.cells[1]) for r in rows]
+    assert gaps == sorted(gaps) and gaps[0] == pytest.approx(np.abs(f.scores.score_diff).min(), abs=1e-3)
+    for row, i in zip(rows, near):
+        answered = f.scores.score_diff[i] > 0.0
+        assert row.cells[2] == ("answer" if answered else "no answer")
+        assert row.good == ((f.scores.f1_span[i] if answered else f.scores.f1_null[i]) >= 0.5)
+    question, passage = near_question(s, f, near, 0)
+    k = s.ids.index(f.scores.ids[near[0]])
+    assert (question, passage) == (s.questions[k], s.context(k)) and rows[0].cells[6] == question

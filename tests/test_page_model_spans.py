@@ -1,0 +1,94 @@
+"""The Spans & τ view's Qt-free model (explorer/ui/inspectors/components/spans.py) on a tiny model's probe: the
+decision lines at a τ, the window and span lines, the marked passage, the span table's best cell and first zoom.
+No window, no qtbot."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from helpers import tiny_loaded_model
+
+from explorer.core.qa.scores import TAU_GRID_LIMIT
+from explorer.core.qa.probe import probe
+from explorer.ui.inspectors.components.spans import (ANSWER_STYLE, CLICKED_STYLE, WITHHELD_STYLE, ZOOM_TOKENS,
+                                                     best_cell, cell_tip, decision_lines, first_zoom, fmt,
+                                                     passage_html, passage_range, slider_tip, span_line,
+                                                     span_text, token_probs_tip, window_text)
+
+PASSAGE = "ada was born in london. the river is in paris."
+
+
+@pytest.fixture(scope="module")
+def result():
+    loaded = tiny_loaded_model("qa", seed=1)
+    return probe(loaded, "where was ada born?", PASSAGE, tokenizer=loaded.tokenizer, attentions=False)
+
+
+def test_scores_are_shown_with_two_decimals_and_infinities_named():
+    assert (fmt(1.234), fmt(-math.inf), fmt(math.inf), fmt(None), fmt(2.0, 3)) == ("1.23", "-inf", "+inf", "n/a",
+                                                                                   "2.000")
+
+
+def test_the_decision_answers_below_score_diff_and_abstains_above(result):
+    below = decision_lines(result, result.score_diff - 1.0)
+    above = decision_lines(result, result.score_diff + 1.0)
+    assert below.answer and not above.answer
+    assert below.decision.startswith(f"τ = {result.score_diff - 1.0:+.2f}:  ")
+    assert below.null == (f"S.C + E.C = {result.null_start_logit:.2f} + {result.null_end_logit:.2f} = "
+                          f"{result.null_score:.2f}")
+    assert below.diff == f"{result.best_non_null_score:.2f} − {result.null_score:.2f} = {result.score_diff:.2f}"
+    quoted = f"\"{result.nbest[0].text}\""
+    assert below.best.endswith(quoted) and below.best_tip.startswith(quoted)
+    assert below.by_hand.startswith("max |T_i·W + b − logits| = ")
+
+
+def test_the_slider_tip_says_when_the_range_is_wider_than_the_grid():
+    assert "(the τ study's grid);" in slider_tip(TAU_GRID_LIMIT)
+    wide = slider_tip(9.0)
+    assert "Slider: τ from -9 to +9" in wide and "widened to reach this question's score_diff" in wide
+
+
+def test_windows_and_spans_are_named_by_tokens_characters_and_scores(result):
+    w = result.windows[0]
+    line = window_text(result, w)
+    assert line.startswith(f"window 1: {len(w.tokens)} tokens, chars 0–{len(PASSAGE)}; s_null ")
+    p0, p1 = passage_range(w)
+    assert w.offsets[p0] is not None and w.offsets[p0 - 1] is None and p1 <= len(w.tokens)
+    assert span_text(result, w, p0, p0 + 1) == "ada was"   # tokens i..j, both included
+    assert span_text(result, w, 0, 1) == "(not passage text)"
+    valid = span_line(result, 0, p0, p0 + 1, True)
+    s, e = float(w.start_logits[p0]), float(w.end_logits[p0 + 1])
+    assert valid == (f"span tokens {p0}..{p0 + 1} of window 1: \"ada was\"  S.T_i + E.T_j = {s:.2f} + {e:.2f} = "
+                     f"{s + e:.2f}")
+    assert span_line(result, 0, p0 + 2, p0, False).endswith("(invalid span: the search never considers it)")
+
+
+def test_the_passage_marks_the_best_span_by_the_decision_and_the_clicked_one(result):
+    best = result.nbest[0]
+    answered, anchored = passage_html(result, 0, result.score_diff - 1.0, None)
+    assert anchored and ANSWER_STYLE in answered and WITHHELD_STYLE not in answered
+    withheld, _ = passage_html(result, 0, result.score_diff + 1.0, None)
+    assert WITHHELD_STYLE in withheld and ANSWER_STYLE not in withheld
+    p0, _ = passage_range(result.windows[0])
+    clicked, _ = passage_html(result, 0, result.score_diff + 1.0, (0, p0 + 3, p0 + 3))   # "in": no other mark there
+    assert f'<a name="shown"></a><span style="{CLICKED_STYLE}">in</span>' in clicked
+    assert PASSAGE[best.start_char:best.end_char] in answered
+
+
+def test_the_best_cell_skips_invalid_spans_and_long_tables_zoom_around_it():
+    table = np.full((5, 5), np.nan)
+    assert best_cell(table) is None and best_cell(np.zeros((0, 0))) is None
+    table[1, 3], table[2, 2] = 4.0, 1.0
+    assert best_cell(table) == (1, 3)
+    assert first_zoom((1, 3), ZOOM_TOKENS) is None
+    assert first_zoom((100, 104), 300) == (100 - ZOOM_TOKENS // 2, 100 - ZOOM_TOKENS // 2 + ZOOM_TOKENS)
+    assert first_zoom((5, 8), 300) == (0, ZOOM_TOKENS)
+
+
+def test_hover_texts_name_the_tokens_and_numbers():
+    w = SimpleNamespace(tokens=["[CLS]", "ada", "born"], start_probs=[0.1, 0.7, 0.2], end_probs=[0.1, 0.2, 0.7],
+                        start_logits=[0.0, 2.0, 1.0], end_logits=[0.0, 1.0, 2.0])
+    assert cell_tip(w, 1, 2, 3.0) == "start 'ada' (1), end 'born' (2): 3.00"
+    assert cell_tip(w, 2, 1, float("nan")).endswith(": invalid")
+    assert token_probs_tip(w, 1) == "'ada' (1): P(start) 0.700, P(end) 0.200; start_logit 2.00, end_logit 1.00"
