@@ -37,6 +37,7 @@ DECISION_TARGET = "score_diff"
 QUADRATURE = "riemann_trapezoid"   # f jumps in slope where the best span changes: no Gauss-Legendre
 COMPLETENESS = 0.01    # the attributions add up to score_diff(input) - score_diff(baseline) within 1 %
 REFINE_STEPS = 800     # the most integration points the refinement goes to
+PUSH_FLOOR = 0.01      # a word listed as a push holds at least this share of the largest |attribution|
 PUSHES_SHOWN = 5       # words listed toward answering and toward no answer
 
 
@@ -92,9 +93,11 @@ def window_encoding(tokenizer, input_ids: list[int], passage: list[bool], *, tok
 def pushes(attribution: Attribution, n: int = PUSHES_SHOWN) -> dict:
     """The ``n`` tokens (or words) that pushed most toward answering (largest positive attributions) and toward
     "no answer" (most negative), [CLS] and [SEP] left out: {"toward_answer": [[text, value], ...],
-    "toward_no_answer": [...]} (largest magnitude first)."""
+    "toward_no_answer": [...]} (largest magnitude first); values under 1 % of the largest |attribution| are left
+    out (they pushed neither way to speak of)."""
     a = attribution.attributions
-    keep = [k for k, s in enumerate(attribution.segments) if s != "special"]
+    floor = PUSH_FLOOR * float(np.abs(a).max()) if len(a) else 0.0
+    keep = [k for k, s in enumerate(attribution.segments) if s != "special" and abs(a[k]) >= floor]
     up = sorted((k for k in keep if a[k] > 0), key=lambda k: -a[k])[:n]
     down = sorted((k for k in keep if a[k] < 0), key=lambda k: a[k])[:n]
     return {"toward_answer": [[attribution.tokens[k], float(a[k])] for k in up],

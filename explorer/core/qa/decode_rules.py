@@ -135,8 +135,10 @@ def decode_example_run_qa(context: str, start_logits: list, end_logits: list, of
                                    start_logit=float(s[i]), end_logit=float(e[j]), score=float(scores[r])))
     spans = [c for c in nbest if c.text]    # run_qa skips empty texts when it looks for the best non-null span
     if not spans:      # run_qa's stand-in: the best non-null answer is "empty" with logits 0
-        spans = [SpanCandidate(text=EMPTY_TEXT, start_char=0, end_char=0, start_token=-1, end_token=-1,
-                               window_index=-1, start_logit=0.0, end_logit=0.0, score=0.0)]
+        w = null_parts[2]         # placed at the null's [CLS] so that window lookups stay in range
+        spans = [SpanCandidate(text=EMPTY_TEXT, start_char=0, end_char=0, start_token=int(cls_indices[w]),
+                               end_token=int(cls_indices[w]), window_index=w, start_logit=0.0, end_logit=0.0,
+                               score=0.0)]
     best = spans[0].score
     decoding = ExampleDecoding(example_id=str(example_id), nbest=spans, null_score=null_score,
                                null_start_logit=null_parts[0], null_end_logit=null_parts[1],
