@@ -131,6 +131,6 @@ def test_cli_layer_probes_on_a_run(tmp_path, capsys):
                      "--seeds", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["kind"] == "tokens"
     assert cli.main(["layer-probes", "--model", str(ckpt), "--labels", "tokens"]) == 2
-    assert "needs --data" in capsys.readouterr().err
+    assert "needs a CoNLL or JSONL tagging file" in capsys.readouterr().err
     assert cli.main(["layer-probes", "--model", str(base), "--labels", "sentences"]) == 2
-    assert "--base" in capsys.readouterr().err
+    assert "give the base model" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from explorer.core.errors import UserError, as_user_error, exits_on_user_error
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from explorer.core.probing.linear import TEST_FRACTION
+    from explorer.core.probing.runner import SENTENCE_CAP, TOKEN_CAP
     from explorer.core.probing.states import POOLINGS
     from explorer.core.probing.study import LABEL_KINDS
 
@@ -35,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tokens: a CoNLL or JSONL tagging file (required); sentences: a file of the run's task "
                              "(default: the run's dev file, else its training file)")
     parser.add_argument("--cap", type=int, default=0,
-                        help="the first N sentences (tokens, default 200) or texts (sentences, default 400); 0 = "
-                             "the default")
+                        help=f"the first N sentences (tokens, default {TOKEN_CAP}) or texts (sentences, default "
+                             f"{SENTENCE_CAP}); 0 = the default")
     parser.add_argument("--seeds", type=int, default=3, help="train / test splits, one per seed (default 3)")
     parser.add_argument("--test-fraction", type=float, default=TEST_FRACTION,
                         help="share of the sentences held out for scoring each probe (default %(default)s)")
@@ -47,31 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_device_argument(parser)
     parser.add_argument("--out", default="", help="write the JSON here too")
     parser.add_argument("--json", action="store_true", help="print the JSON on stdout instead of the table")
-
-
-def _run_config(model: str) -> dict:
-    from explorer.core.models.checkpoint_windows import run_config_for_checkpoint
-
-    path = run_config_for_checkpoint(model) if Path(model).is_dir() else None
-    if path is None:
-        return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _load(source: str, head: str, tokenizer: str | None, device: str):
-    from explorer.core.devices import place
-    from explorer.core.errors import ModelSourceError
-    from explorer.core.models.loading import load_model
-
-    try:
-        loaded = load_model(source, task=head, tokenizer=tokenizer)
-    except ModelSourceError as exc:
-        raise as_user_error(exc) from None
-    place(loaded.model, device)
-    return loaded
 
 
 def table_lines(study) -> list[str]:
@@ -96,45 +72,17 @@ def table_lines(study) -> list[str]:
 
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    from explorer.core.models.checkpoint_windows import checkpoint_task_name
-    from explorer.core.probing.linear import ProbeFitError
-    from explorer.core.probing.states import ProbeInputError
-    from explorer.core.probing.study import run_sentence_labels, sentence_study, token_study
-
-    if args.seeds < 1:
-        raise UserError("--seeds must be at least 1")
-    if not 0 < args.test_fraction < 1:
-        raise UserError("--test-fraction must be between 0 and 1")
-    config = _run_config(args.model)
-    head, task = checkpoint_task_name(args.model) if Path(args.model).is_dir() else (None, None)
-    head = head or "classification"
-    base = args.base or config.get("model", "")
-    if not base:
-        raise UserError(f"{args.model} is not in a run folder that names its base model: pass --base (or --base none)")
-    models = []
-    if base.lower() != "none":
-        models.append(("base model", _load(base, head, args.tokenizer, args.device)))
-    models.append(("fine-tuned", _load(args.model, head, args.tokenizer, args.device)))
-    seeds = list(range(args.seeds))
+    from explorer.core.probing.runner import run_layer_probes
 
     def progress(done, total):
         print(f"\rprobes {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
     try:
-        if args.labels == "tokens":
-            if not args.data:
-                raise UserError("--labels tokens needs --data: a CoNLL or JSONL tagging file")
-            study = token_study(models, args.data, cap=args.cap or 200, max_seq_length=args.max_seq_length,
-                                seeds=seeds, test_fraction=args.test_fraction, progress=progress)
-        else:
-            data = args.data or config.get("dev") or config.get("train") or ""
-            if not data or not task:
-                raise UserError("--labels sentences needs --data (a file of the run's task) and a checkpoint whose "
-                                "run names its task")
-            labelled = run_sentence_labels(task, data, run_config=config, cap=args.cap or 400)
-            study = sentence_study(models, labelled, pooling=args.pooling, max_seq_length=args.max_seq_length,
-                                   seeds=seeds, test_fraction=args.test_fraction, progress=progress)
-    except (ProbeInputError, ProbeFitError, ValueError) as exc:
+        study = run_layer_probes(args.model, labels=args.labels, base=args.base, data=args.data, cap=args.cap,
+                                 seeds=args.seeds, test_fraction=args.test_fraction, pooling=args.pooling,
+                                 max_seq_length=args.max_seq_length, tokenizer=args.tokenizer, device=args.device,
+                                 progress=progress)
+    except ValueError as exc:     # a library's complaint about the data (scikit-learn), as a user error
         raise as_user_error(exc) from None
     dump = json.dumps(study.to_dict(), indent=1)
     if args.out:

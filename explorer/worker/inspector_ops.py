@@ -180,6 +180,19 @@ def op_decision(state: State, args: dict, progress, cancelled):
                                 steps=int(args.get("steps") or DEFAULT_STEPS), progress=progress, cancelled=cancelled)
 
 
+def op_layer_probes(state: State, args: dict, progress, cancelled):
+    """A probe per layer of a checkpoint and its base model (explorer.core.probing.runner): a ProbeStudy, with
+    progress (probe fits done, total) and cancel before the next fit. The models are loaded for this job only."""
+    from explorer.core.probing.runner import run_layer_probes
+
+    return run_layer_probes(str(args["model"]), labels=str(args.get("labels", "sentences")),
+                            base=str(args.get("base", "")), data=str(args.get("data", "")),
+                            cap=int(args.get("cap", 0)), seeds=int(args.get("seeds", 3)),
+                            pooling=str(args.get("pooling", "mean")),
+                            max_seq_length=int(args.get("max_seq_length", 128)), progress=progress,
+                            cancelled=cancelled)
+
+
 def op_study(state: State, args: dict, progress, cancelled):
     """The τ study (run_study + study_figures) with progress; cancel stops it at the next batch."""
     from explorer.core.qa.tau_study import StudyCancelled, run_study, study_figures
@@ -552,7 +565,7 @@ OPS: dict[str, tuple[Callable, str]] = {
     "load": (op_load, "model"), "probe": (op_probe, "model"), "attention_weights": (op_attention_weights, "model"),
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
-    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
+    "study": (op_study, "study"), "layer_probes": (op_layer_probes, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
     "explain": (op_explain, "explain"), "decision": (op_decision, "explain"),

@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.core.errors import UserError
+
 DEFAULT_SEEDS = (0, 1, 2)
 TEST_FRACTION = 0.3
 MAX_ITER = 300
 
 
-class ProbeFitError(ValueError):
+class ProbeFitError(UserError):
     """Labels a probe cannot learn: fewer than two classes, rows and labels of different lengths."""
 
 

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.errors import UserError
+
 POOLINGS = ("mean", "cls")
 BATCH_SIZE = 16
 
 
-class ProbeInputError(ValueError):
+class ProbeInputError(UserError):
     """Input the probes cannot use: no texts, no words, an unknown pooling."""
 
 
