@@ -17,6 +17,7 @@ from .components.layer_probes import (DATA_HINT, MAJORITY_COLOUR, FormError, cur
 from .remote import RemoteJob
 
 PAGE_TITLE = "Layer probes"
+TABLE_MAX_WIDTH = 480   # px: the per-layer table beside the plot, never wider
 
 
 class LayerProbesView(QWidget):
@@ -42,7 +43,7 @@ class LayerProbesView(QWidget):
         self.table = QTableWidget(0, 0)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setMaximumWidth(360)
+        self.table.setMaximumWidth(TABLE_MAX_WIDTH)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.status = StatusLabel("Choose a fine-tuned checkpoint and a label, then Run probes.")
@@ -94,13 +95,16 @@ class LayerProbesView(QWidget):
         self.form.addRow("label", self._row(self.labels, QWidget()))
         self.form.addRow("data", self._row(self.data, browse_data))
         self.form.addRow("splits / cap / pooling", self._row(self.seeds, self.cap, self.pooling, self.run_button,
-                                                             self.cancel_button))
+                                                             self.cancel_button, stretch_first=False))
 
     @staticmethod
-    def _row(*widgets) -> QHBoxLayout:
+    def _row(*widgets, stretch_first: bool = True) -> QHBoxLayout:
+        """The widgets in a row; the first takes the free width (a path field), or none does (small fields)."""
         row = QHBoxLayout()
         for k, w in enumerate(widgets):
-            row.addWidget(w, 1 if k == 0 else 0)
+            row.addWidget(w, 1 if k == 0 and stretch_first else 0)
+        if not stretch_first:
+            row.addStretch(1)
         return row
 
     def _label_changed(self) -> None:
@@ -161,6 +165,8 @@ class LayerProbesView(QWidget):
                                                                    pg.mkColor(s.colour).blue(), 50))
                 self.plot.addItem(band)
             line.setZValue(2)
+        layers = study.curves[0].layers
+        self.plot.getAxis("bottom").setTicks([[(k, "emb" if k == 0 else str(k)) for k in layers]])   # whole layers
         majority = pg.InfiniteLine(pos=100 * study.majority, angle=0,
                                    pen=pg.mkPen(MAJORITY_COLOUR, style=pg.QtCore.Qt.PenStyle.DashLine),
                                    label="majority class", labelOpts={"position": 0.1, "color": MAJORITY_COLOUR})
@@ -172,7 +178,9 @@ class LayerProbesView(QWidget):
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
                 self.table.setItem(r, c, QTableWidgetItem(text))
-        self.table.resizeColumnsToContents()
+        self.table.resizeColumnsToContents()   # the table as wide as its columns (the change column in sight)
+        wanted = sum(self.table.columnWidth(c) for c in range(self.table.columnCount())) + 2 * self.table.frameWidth()
+        self.table.setFixedWidth(min(wanted + self.table.verticalScrollBar().sizeHint().width(), TABLE_MAX_WIDTH))
         self.status.setText(summary_line(study))
 
 
