@@ -17,6 +17,7 @@ import importlib
 import sys
 
 from explorer.app_args import add_app_arguments
+from explorer.cli_vocabulary import translate_renamed
 from explorer.core.errors import EXIT_USER
 
 SUBCOMMANDS = {
@@ -101,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return gui_main(argv[1:] if argv and argv[0] == "gui" else argv)
     parser = build_parser()
+    sub = _subparser(parser, argv[0]) if argv else None
+    if sub is not None:   # other spellings of the shared flags, read as them (with a note)
+        argv = [argv[0], *translate_renamed(argv[1:], sub)]
     args, extra = parser.parse_known_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()

@@ -102,11 +102,11 @@ def head_label_names(head) -> dict[int, str]:
     return dict(TINY_TAGS if head.inputs is Inputs.WORDS else TINY_CLASSES)
 
 
-def tiny_head_model(head, seed: int = 0):
+def tiny_head_model(head, seed: int = 0, names: list[str] | None = None):
     """A LoadedModel of a tiny random BERT with ``head`` (a HeadSpec): its model head, its fixed output count
     (regression: 1) or one per class name, its problem_type and class names in the config as training writes
-    them."""
-    names = head_label_names(head)
+    them. ``names``: other class names, in id order (a head whose outputs id2label names)."""
+    names = dict(enumerate(names)) if names is not None else head_label_names(head)
     loaded = tiny_loaded_model(head.model_head, seed=seed, num_labels=head.num_labels or len(names) or 2)
     config = loaded.model.config
     if head.problem_type:
@@ -117,12 +117,12 @@ def tiny_head_model(head, seed: int = 0):
     return loaded
 
 
-def save_tiny_head_model(folder: str | Path, head, seed: int = 0) -> Path:
-    """Save tiny_head_model(head) + tokenizer into ``folder`` (``save_pretrained``: config.json records the
-    architecture, problem_type and id2label); returns the folder."""
+def save_tiny_head_model(folder: str | Path, head, seed: int = 0, names: list[str] | None = None) -> Path:
+    """Save tiny_head_model(head, names=names) + tokenizer into ``folder`` (``save_pretrained``: config.json
+    records the architecture, problem_type and id2label); returns the folder."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    loaded = tiny_head_model(head, seed=seed)
+    loaded = tiny_head_model(head, seed=seed, names=names)
     loaded.model.save_pretrained(folder)
     loaded.tokenizer.save_pretrained(folder)
     return folder
@@ -209,6 +209,32 @@ def write_tiny_conll(path: str | Path, repeat: int = 1) -> Path:
             lines += [f"{w} {t}" for w, t in zip(words.split(), tags.split())] + [""]
     Path(path).write_text("\n".join(lines), encoding="utf-8")
     return Path(path)
+
+
+def write_head_data(path: str | Path, head, names: list[str], repeat: int = 2) -> Path:
+    """A small training file for a head whose outputs id2label names (a HeadSpec with ``named_outputs``),
+    using every label of ``names``: CoNLL words and IOB2 tags (a head that tags words; ``I-X`` only after
+    ``B-X`` or ``I-X``), a ``text`` / ``labels`` table with ``;``-separated label sets (sigmoid scores), else
+    a ``sentence`` / ``label`` table with one class a row. The tiny tokenizer covers every word."""
+    from explorer.core.specs.heads import Inputs, Scores
+
+    path = Path(path)
+    words = ["ada", "london", "paris", "river", "city", "model", "year", "answer"]
+    if head.inputs is Inputs.WORDS:
+        lines = []
+        for r in range(repeat):
+            for k, name in enumerate(names):
+                tags = [name] if not name.startswith("I-") else ["B-" + name[2:], name]
+                lines += [f"{words[(k + j) % len(words)]} {t}" for j, t in enumerate(["O"] + tags)] + [""]
+        path.write_text("\n".join(lines), encoding="utf-8")
+    elif head.scores is Scores.SIGMOID:
+        rows = [f"the {words[k % len(words)]} {r}\t{name};{names[(k + 1) % len(names)]}"
+                for r in range(repeat) for k, name in enumerate(names)]
+        path.write_text("text\tlabels\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    else:
+        rows = [f"the {words[k % len(words)]} {r}\t{name}" for r in range(repeat) for k, name in enumerate(names)]
+        path.write_text("sentence\tlabel\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
 
 
 def write_tiny_classification(path: str | Path, pair: bool = False, repeat: int = 1,

@@ -892,6 +892,127 @@ def _(c, qtbot, monkeypatch):
     assert not w.isVisible() and cancelled
 
 
+# ---------------------------------------------------------------------------------------------- every head
+def _tagger(c, name: str, tags: list[str]) -> Path:
+    """A tiny token-classification checkpoint whose head rows are ``tags`` in this order."""
+    from helpers import save_tiny_head_model
+
+    from explorer.core.specs.heads import TOKEN_CLASSIFICATION
+
+    return save_tiny_head_model(c.tmp / name, TOKEN_CLASSIFICATION, names=tags)
+
+
+def _tag_run(c, model, data, *argv) -> Result:
+    return c.cli("train", "--task", "ner", "--model", model, "--train", data, "--dev", data, "--max-steps", 1,
+                 "--batch-size", 2, "--learning-rate", 1e-12, "--warmup-ratio", 0, "--max-seq-length", 32,
+                 "--mixed-precision", "no", "--output-dir", c.tmp / "runs", "--run-id", "r", *argv)
+
+
+@row("tag-order-checkpoint")
+def _(c):
+    from helpers import write_tiny_conll
+
+    order = ["O", "B-MISC", "I-MISC", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    r = _tag_run(c, _tagger(c, "ck", order), write_tiny_conll(c.tmp / "train.txt")).ok()
+    assert any("the data's labels are mapped to it by name" in e.get("message", "") for e in r.events())
+    saved = json.loads((c.tmp / "runs" / "r" / "checkpoints" / "last" / "config.json").read_text())["id2label"]
+    assert [saved[str(i)] for i in range(len(saved))] == order
+
+
+@row("head-lacks-data-label")
+def _(c):
+    from helpers import write_tiny_conll
+
+    data = write_tiny_conll(c.tmp / "train.txt")          # its tags: O, B-PER, B-LOC, B-MISC, I-MISC
+    _tag_run(c, _tagger(c, "ck", ["O", "B-PER", "B-LOC"]), data).user_error(
+        2, "the checkpoint's head has 3 labels (O, B-PER, B-LOC)", "'B-MISC', 'I-MISC' are not in the head",
+        "Use --new-head")
+    r = _tag_run(c, _tagger(c, "ck2", ["O", "B-PER", "B-LOC"]), data, "--new-head", "--run-id", "n").ok()
+    assert any(e.get("message", "").startswith("new head:") for e in r.events())
+
+
+@row("tensorboard-restart-overlap")
+def _(c):
+    pytest.importorskip("tensorboard", reason="the tensorboard package (extra 'tensorboard') is not installed")
+    from torch.utils.tensorboard import SummaryWriter
+
+    logdir = c.tmp / "tb" / "tb_run"
+    first = SummaryWriter(str(logdir), filename_suffix=".a")
+    for s in range(16):
+        first.add_scalar("train/loss", 10.0 - 0.5 * s, s)
+    first.close()
+    again = SummaryWriter(str(logdir), filename_suffix=".b", purge_step=10)
+    for s in range(10, 13):
+        again.add_scalar("train/loss", 100.0 + s, s)
+    again.close()
+    out = c.tmp / "scalars.csv"
+    c.cli("runs", c.tmp / "tb", "--export-csv", out).ok()
+    import csv
+
+    rows = [r for r in csv.DictReader(out.open(encoding="utf-8")) if r["name"] in ("loss", "train/loss")]
+    assert [(int(r["step"]), float(r["value"])) for r in rows][-4:] == [(9, 5.5), (10, 110.0), (11, 111.0), (12, 112.0)]
+
+
+@row("long-text-indexing-warning")
+def _(c):
+    model = _tagger(c, "ck", ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"])
+    tokenizer_config = json.loads((model / "tokenizer_config.json").read_text(encoding="utf-8"))
+    (model / "tokenizer_config.json").write_text(json.dumps({**tokenizer_config, "model_max_length": 512}))
+    data = c.write("long.txt", " ".join(["ada", "was", "born", "in", "london"] * 140) + "\n")
+    r = c.cli("predict", "--model", model, "--data", data, "--out", c.tmp / "out.jsonl", "--max-seq-length", 64).ok()
+    assert "indexing errors" not in r.err
+    assert len(json.loads((c.tmp / "out.jsonl").read_text(encoding="utf-8"))["tags"].split()) == 700
+
+
+@row("constant-predictions-correlation")
+def _(c):
+    scores = c.write("scores.tsv", "sentence\tlabel\n" + "".join(f"the city {i}\t{i % 5}.5\n" for i in range(16)))
+    r = c.cli("train", "--task", "regression", "--model", c.base, "--train", scores, "--dev", scores, "--max-steps", 4,
+              "--eval-every", 2, "--batch-size", 8, "--learning-rate", 1e3, "--max-grad-norm", 0, "--warmup-ratio", 0,
+              "--max-seq-length", 32, "--mixed-precision", "no", "--output-dir", c.tmp / "runs", "--run-id", "r").ok()
+    evals = [e for e in r.events() if e["event"] == "eval" and e["step"] > 0]
+    assert evals and all(e["metrics"]["pearson"] is None and e["metrics"]["mse"] > 0 for e in evals)
+    warned = [e["message"] for e in r.events() if e["event"] == "log" and "undefined" in e.get("message", "")]
+    assert len(warned) == 1 and "pearson and spearman undefined: the predictions are constant" in warned[0]
+    info = (c.tmp / "runs" / "r" / "checkpoints" / "last" / "checkpoint.json").read_text(encoding="utf-8")
+    json.loads(info, parse_constant=lambda bad: pytest.fail(f"checkpoint.json holds {bad}"))
+
+
+@row("raw-text-word-splitting")
+def _(c):
+    lines = ["AL-AIN B-LOC", ", O", "1996-12-06 O", "", "Jean-Luc B-PER", "met O", "U.S. B-LOC", "officials O", ". O", ""]
+    data = c.write("conll.txt", "\n".join(lines))
+    _tag_run(c, _tagger(c, "ck", ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]), data, "--new-head").ok()
+    raw = c.write("raw.txt", "AL-AIN , 1996-12-06\nJean-Luc met U.S. officials .\n")
+    out = c.tmp / "out.jsonl"
+    r = c.cli("predict", "--model", c.tmp / "runs" / "r" / "checkpoints" / "last", "--data", raw, "--out", out).ok()
+    assert "split by the conll rule" in r.out + r.err
+    words = [json.loads(x)["words"] for x in out.read_text(encoding="utf-8").splitlines()]
+    assert words == ["AL-AIN , 1996-12-06", "Jean-Luc met U.S. officials ."]
+
+
+@row("predict-headerless-tab-csv")
+def _(c):
+    from helpers import save_tiny_head_model
+
+    from explorer.core.specs.heads import REGRESSION
+
+    model = save_tiny_head_model(c.tmp / "reg", REGRESSION)
+    data = c.write("stsb.csv", "main\tf\t2012\t1\t5.0\tA man plays.\tA man is playing.\n"
+                               "main\tf\t2012\t2\t1.5\tA dog.\tCats.\tsource\tnote\n")
+    out = c.tmp / "out.csv"
+    c.cli("predict", "--model", model, "--data", data, "--out", out, "--no-header", "--text-columns", 6, 7).ok()
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3
+
+
+@row("cli-old-spelling")
+def _(c):
+    c.cli("embed", "--data", c.write("t.txt", "one\n"), "--out", c.tmp / "e", "--text-column", "text",
+          "--model", c.base, "--projection", "pca").ok()
+    r = c.cli("embed", "--data", c.tmp / "t.txt", "--out", c.tmp / "e", "--text-colums", "text")
+    r.user_error(2, "did you mean --text-columns?")
+
+
 # ---------------------------------------------------------------------------------------------- the tests
 def _params():
     return [pytest.param(rid, id=rid, marks=marks) for rid, (_fn, marks) in ROWS.items()]
@@ -912,3 +1033,16 @@ def test_catalogue_matches_the_doc():
     assert len(ROWS) >= 45
     pending = set(re.findall(r"^\| `([a-z0-9-]+)` \*\(branch", DOC.read_text(encoding="utf-8"), flags=re.M))
     assert pending == {rid for rid, (_fn, marks) in ROWS.items() if marks}, "branch marks differ from the xfails"
+
+
+def test_every_catalogue_row_says_which_heads_it_is_tested_on():
+    """The last column of every row names heads of the spec, "every head", or "— (no model)"."""
+    from explorer.core.specs.heads import heads
+
+    names = {h.name for h in heads()}
+    text = DOC.read_text(encoding="utf-8")
+    for line in (ln for ln in text.splitlines() if re.match(r"^\| `[a-z0-9-]+`", ln)):
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        last = cells[-1]
+        named = set(re.findall(r"\b[a-z_]+\b", last.split("(")[0])) & names
+        assert len(cells) >= 5 and (named or last.startswith(("every head", "— (no model)"))), line[:80]

@@ -99,3 +99,16 @@ def test_train_ner_end_to_end(tmp_path):
     assert evals[-1]["metrics"]["f1"] > 0.5 and set(evals[-1]["metrics"]["per_type"]) <= {"LOC", "MISC", "PER"}
     cfg = json.loads((tmp_path / "runs" / "ner" / "checkpoints" / "best" / "config.json").read_text())
     assert cfg["architectures"] == ["BertForTokenClassification"] and cfg["id2label"]["4"] == "B-PER"
+
+
+def test_an_iob1_file_trains_and_its_conversion_note_is_logged(tmp_path):
+    """Tagging data's notes are plain sentences (the scheme converted): they reach the run's log as info events
+    (they once stopped the run with "internal error ValueError: too many values to unpack")."""
+    model = save_tiny_model(tmp_path / "m", "qa")
+    data = tmp_path / "iob1.conll"
+    data.write_text("ada I-PER\nwas O\nin O\nlondon I-LOC\n\nparis I-LOC\nis O\n", encoding="utf-8")
+    rc, ev = run(["--model", model, "--task", "ner", "--train", data, "--dev", data, "--max-steps", 1,
+                  "--batch-size", 2, "--max-seq-length", 16, "--output-dir", tmp_path / "runs", "--run-id", "iob1"])
+    assert rc == 0, ev[-1]
+    assert any(e["event"] == "log" and e["level"] == "info" and e["message"].endswith("tags read as IOB1 and "
+                                                                                      "converted to IOB2") for e in ev)

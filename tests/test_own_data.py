@@ -371,3 +371,22 @@ def test_a_label_count_other_than_the_datas_is_refused_before_the_head_is_built(
     task = get_task("single")
     with pytest.raises(ConfigError, match=r"num_labels is 3, but .*sst2.tsv has 2 labels"):
         fit_head("unused", task, task.load(config, "train"), None, config, None)
+
+
+def test_the_data_report_says_which_figure_the_stance_field_quotes_and_how_to_get_it(tmp_path):
+    """Labels that name the SemEval-2016 stance classes: the training data's notes say the field quotes F_avg over
+    FAVOR and AGAINST and which flag reports it; once --f1-classes names them, that the run reports it."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.tasks import get_task
+
+    data = _stance(tmp_path / "stance.txt")
+    task = get_task("single")
+    config = TrainConfig(task="single", train=str(data), text_columns=["Tweet"], label_column="Stance")
+    notes = [m for _, m in task.load(config, "train").notes]
+    note = next(m for m in notes if "F_avg" in m)
+    assert "SemEval-2016 Task 6 (stance) quotes F_avg = (F1(FAVOR) + F1(AGAINST)) / 2" in note
+    assert "add --f1-classes FAVOR,AGAINST" in note
+    config.f1_classes = ["FAVOR", "AGAINST"]
+    assert any(m.endswith("this run reports it as f_avg") for _, m in task.load(config, "train").notes)
+    other = _write(tmp_path / "pn.tsv", "sentence\tlabel\na\tneg\nb\tpos\n")
+    assert not any("F_avg" in m for _, m in task.load(TrainConfig(task="single", train=str(other)), "train").notes)

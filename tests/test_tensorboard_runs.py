@@ -112,3 +112,33 @@ def test_launcher_checkbox_sets_report_to(qtbot, tmp_path):
     assert w.config().report_to == "tensorboard"
     editor.set("")
     assert not box.isChecked() and w.config().report_to == ""
+
+
+def test_a_restarted_writer_purges_the_orphaned_points_as_tensorboard_does(tmp_path):
+    """A run folder whose first writer logged steps 0..15 and whose restarted writer (``purge_step=10``, a run
+    resumed from an earlier checkpoint) logged 10..12: each step once, the restarted values for 10..12, the
+    crashed writer's 13..15 gone (what TensorBoard itself shows), and the run's notes say a restart was found."""
+    import os
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    from explorer.core.runs.readers.tensorboard_folder import read_tensorboard_folder
+
+    logdir = tmp_path / "tb_run"
+    first = SummaryWriter(str(logdir), filename_suffix=".first")
+    for s in range(16):
+        first.add_scalar("train/loss", 10.0 - 0.5 * s, s)
+    first.close()
+    files = sorted(logdir.iterdir())
+    restarted = SummaryWriter(str(logdir), filename_suffix=".restart", purge_step=10)
+    for s in range(10, 13):
+        restarted.add_scalar("train/loss", 100.0 + s, s)
+    restarted.close()
+    later = next(p for p in logdir.iterdir() if p not in files)
+    if later.name < files[0].name:     # both writers started in the same second: order them by name as in life
+        os.rename(later, logdir / (files[0].name.replace(".first", "") + ".z.restart"))
+    run = read_tensorboard_folder(logdir, now=0.0)
+    losses = [(e["step"], e["loss"]) for e in run.events if e["event"] == "step"]
+    assert losses == [(s, 10.0 - 0.5 * s) for s in range(10)] + [(s, 100.0 + s) for s in range(10, 13)]
+    note = next(n for n in run.notes if n.startswith("restart found"))
+    assert "starts again at step 10 after the earlier file(s) reached step 15; 6 earlier point(s)" in note

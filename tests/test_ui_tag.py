@@ -190,3 +190,20 @@ def test_tag_dev_set_is_filled_in_from_the_ner_run(qtbot, tmp_path):
     dev_view.path.setText(str(tmp_path / "mine.conll"))
     assert not dev_view.prefill_from_run({"task": "ner", "dev": str(dev)})
     assert dev_view.path.text() == str(tmp_path / "mine.conll")
+
+
+def test_the_tag_page_splits_by_the_rule_the_model_was_trained_with_and_says_so(qtbot, view, tmp_path):
+    """A model whose run recorded the conll rule keeps AL-AIN and 1996-12-06 whole on the Tag page, and the
+    status names the rule."""
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(TAGS))
+    loaded.model.config.word_splitting = "conll"
+    view.set_loaded(loaded)
+    view.result = None
+    view.tag("AL-AIN , United Arab Emirates 1996-12-06")
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert view.result["tagged"].words == ["AL-AIN", ",", "United", "Arab", "Emirates", "1996-12-06"]
+    assert "words by the conll rule" in view.status.text()
+    view.resize(1100, 700)
+    view.show()
+    view.grab().save(str(tmp_path / "tag_page_conll_words.png"))

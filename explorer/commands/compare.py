@@ -40,6 +40,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-query-length", type=int, default=64, help=MAX_QUERY_LENGTH_HELP)
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
+    from explorer.commands.window_args import add_device_argument
+
+    add_device_argument(parser)
     parser.add_argument("--show", type=int, default=10, help="disagreements to print (default 10)")
     parser.add_argument("--out", default=None, help="write a report folder (Markdown + CSV) here")
     parser.add_argument("--json", action="store_true", help="print the counts and metrics as JSON")
@@ -60,6 +63,9 @@ def _decode(source: str, dataset, args, err):
         loaded = load_model(source, task="qa")
     except ModelSourceError as exc:
         raise as_user_error(exc) from None
+    from explorer.core.devices import place
+
+    place(loaded.model, args.device)
     print(loaded.describe(), file=err)
     try:
         require_window_settings(loaded.tokenizer, loaded.model.config, args.max_seq_length, args.doc_stride,

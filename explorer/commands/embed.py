@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.commands.window_args import add_tokenizer_argument
-from explorer.core.errors import exits_on_user_error
+from explorer.cli_vocabulary import add_table_arguments
+from explorer.commands.window_args import add_device_argument, add_tokenizer_argument
+from explorer.core.errors import EmbeddingError, exits_on_user_error
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,8 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True,
                         help="the corpus: a .txt file (one text per line), a CSV / TSV / JSONL / xlsx table, a "
                              "SQuAD .json file (its passages) or a run folder (its training data)")
-    parser.add_argument("--text-column", default="", help="the table's text column, by name or 1-based position "
-                                                          "(default: a column named like text, else the first)")
+    add_table_arguments(parser, text_help="one; default: a column named like text, else the first")
     parser.add_argument("--word", default="", help="a word or phrase: one point per occurrence (whole words); "
                                                    "without it, one point per text")
     parser.add_argument("--case-sensitive", action="store_true", help="match --word with its case")
@@ -50,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-seq-length", type=int, default=0,
                         help="tokens per input; 0 = the model's limit for words, 128 for texts")
     parser.add_argument("--batch-size", type=int, default=16, help="inputs per forward pass (default: %(default)s)")
+    add_device_argument(parser)
     parser.add_argument("--out", required=True, help="the folder to write the files into")
 
 
@@ -72,8 +73,6 @@ class _Bar:
 
 
 def _layer(text: str) -> tuple[int, bool]:
-    from explorer.core.errors import EmbeddingError
-
     if text.strip().lower() == "all":
         return -1, True
     try:
@@ -89,11 +88,17 @@ def run(args: argparse.Namespace) -> int:
     from explorer.core.embeddings.export import export_space
     from explorer.core.embeddings.projection import project_space
     from explorer.core.embeddings.space import space_of
+    from explorer.core.devices import place
     from explorer.core.embeddings.vectors import load_encoder
 
     layer, all_layers = _layer(args.layer)
-    corpus = read_corpus(args.data, text_column=args.text_column)
+    columns = list(args.text_columns or [])
+    if len(columns) > 1:
+        raise EmbeddingError(f"--text-columns: embed reads one text column; got {len(columns)} ({', '.join(columns)})")
+    corpus = read_corpus(args.data, text_column=columns[0] if columns else "", no_header=bool(args.no_header),
+                         encoding=args.encoding)
     loaded = load_encoder(args.model, tokenizer=args.tokenizer)
+    place(loaded.model, args.device)
     if loaded.tokenizer_note:
         print(f"note: {loaded.tokenizer_note}", file=sys.stderr)
     bar = _Bar("embed", "occurrence" if args.word.strip() else "text")

@@ -29,16 +29,17 @@ FALLBACK_SIZE = (100, 24)   # the bar's (columns, lines) when the terminal says 
 
 
 def add_arguments(parser) -> None:
+    from explorer.cli_vocabulary import add_table_arguments
     from explorer.commands.window_args import add_device_argument, add_tokenizer_argument
 
     parser.add_argument("--model", required=True, help="a fine-tuned checkpoint folder (a run's checkpoints/best)")
     add_tokenizer_argument(parser)
-    parser.add_argument("--data", required=True, help=".csv / .tsv / .txt / .jsonl / .xlsx (QA: also a SQuAD JSON)")
+    parser.add_argument("--data", required=True,
+                        help=".csv / .tsv / .jsonl / .xlsx, or .txt (one text per line; with tabs: TSV); QA: also a "
+                             "SQuAD JSON. Read as train reads it (a .csv of tab-separated fields is TSV)")
     parser.add_argument("--out", required=True, help="output file; its suffix picks the format: .csv .tsv .jsonl .xlsx")
-    parser.add_argument("--text-columns", nargs="+", default=None,
-                        help="the text column(s) by name or 1-based position (default: the run's, or "
-                             "sentence / text / Tweet ...; QA: question context)")
-    parser.add_argument("--encoding", default="auto", help="text encoding (default auto: UTF-8, else cp1252)")
+    add_table_arguments(parser, text_help="default: the run's, or sentence / text / Tweet ...; QA: question "
+                                          "context", encoding_default="auto")
     parser.add_argument("--tau", type=float, default=None,
                         help="QA: answer iff score_diff > tau (default: the τ saved with the checkpoint, else 0)")
     from explorer.core.qa.decode_rules import DECODE_RULES, DEFAULT_RULE
@@ -191,7 +192,7 @@ def run(args) -> int:
     if annotators:   # check the columns before an hour of predicting, not after
         from explorer.core.predict.reading import read_header
 
-        columns = read_header(args.data, args.encoding).columns
+        columns = read_header(args.data, args.encoding, no_header=bool(args.no_header)).columns
         missing = [c for c in annotators if c not in columns]
         if missing or len(annotators) < 2:
             why = (f"--annotator-columns: {missing[0]!r} is not a column of {args.data} (columns: "
@@ -201,7 +202,7 @@ def run(args) -> int:
     bar = _Bar(err)
     try:
         summary = predict_file(args.model, args.data, args.out, text_columns=args.text_columns,
-                               encoding=args.encoding, tau=args.tau, batch_size=args.batch_size,
+                               no_header=args.no_header, encoding=args.encoding, tau=args.tau, batch_size=args.batch_size,
                                chunk_rows=args.chunk_rows, resume=args.resume, max_seq_length=args.max_seq_length,
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop.flag,

@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", metavar="FILE",
                         help="also write the attention of the best window as one self-contained interactive HTML "
                              "page (head view and model view, layer and head pickers; opens offline)")
-    parser.add_argument("--n-best", type=int, default=5, help="n-best spans to print (default: %(default)s)")
+    parser.add_argument("--n-best-size", dest="n_best", type=int, default=5,
+                        help="n-best span candidates to print (default: %(default)s)")
     add_window_arguments(parser)
     parser.add_argument("--max-answer-length", type=int, default=30)
     from explorer.core.qa.decode_rules import DECODE_RULES, DEFAULT_RULE

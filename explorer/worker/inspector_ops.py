@@ -291,7 +291,7 @@ def op_predict(state: State, args: dict, progress, cancelled):
             raise Cancelled()
         progress(done, total or 0)
 
-    keys = ("text_columns", "encoding", "tau", "batch_size", "chunk_rows", "resume", "max_seq_length")
+    keys = ("text_columns", "encoding", "no_header", "tau", "batch_size", "chunk_rows", "resume", "max_seq_length")
     kwargs = {k: args[k] for k in keys if args.get(k) not in (None, "")}
     last = {"total": 0}
 

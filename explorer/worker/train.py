@@ -474,9 +474,11 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point for ``python -m explorer.worker.train`` (same as ``bert-explorer train``)."""
+    from explorer.cli_vocabulary import translate_renamed
+
     parser = argparse.ArgumentParser(prog="bert-explorer train")
     add_arguments(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(translate_renamed(sys.argv[1:] if argv is None else list(argv), parser))
     args._own_process = argv is None   # started from the command line: lower this process's priority
     return run(args)
 

@@ -33,6 +33,7 @@ from explorer.core.data.table import (
     check_field_count,  # noqa: F401 - re-exported (older callers)
     guess_columns,
     read_table,
+    require_labels,
     resolve_column,
 )
 
@@ -363,6 +364,7 @@ def _open_table(source: str, split: str, no_header: bool, encoding: str) -> tupl
     path = Path(source).expanduser()
     if path.exists() or source.startswith((".", "/", "~")) or path.suffix.lower() in TABLE_SUFFIXES:
         table = read_table(path if path.exists() else source, no_header=no_header, encoding=encoding)
+        require_labels(table)
         table.path = source if not path.exists() else str(path)
         return table, None
     return _hub_table(source, split)

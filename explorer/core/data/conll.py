@@ -19,7 +19,7 @@ new entity, i.e. it becomes B-X) and the repairs are counted in a note.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from explorer.core.errors import TaggingDataError
@@ -67,6 +67,21 @@ class TaggingData:
         """Tag ids per sentence in ``label_names`` order (KeyError for a tag outside the set)."""
         index = {n: k for k, n in enumerate(self.label_names)}
         return [[index[t] for t in row] for row in self.tags]
+
+    def relabel(self, names: list[str], what: str = "dev") -> TaggingData:
+        """These sentences with tag ids by ``names`` (a checkpoint's or the training data's id2label), matched
+        by name: the tags stay words, only the id order changes.
+
+        Raises:
+            TaggingDataError: a tag ``names`` does not have, naming it and its file and line.
+        """
+        known = set(names)
+        for i, row in enumerate(self.tags):
+            for j, t in enumerate(row):
+                if t not in known:
+                    raise TaggingDataError(f"{self.where(i, j)}: {what} tag {t!r} is not in the tag set "
+                                           f"({', '.join(names)})")
+        return replace(self, label_names=list(names), notes=list(self.notes))
 
 
 def tag_set(tags: list[list[str]]) -> list[str]:

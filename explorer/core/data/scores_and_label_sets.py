@@ -17,7 +17,7 @@ these; one or two text columns (the pair is found among the usual names when not
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from explorer.core.data.classification import (KNOWN_LABELS, KNOWN_PAIRS, KNOWN_SINGLE, ClassificationData,
                                                ClassificationDataError, _hub_rows)
-from explorer.core.data.table import read_table, resolve_column
+from explorer.core.data.table import read_table, require_labels, resolve_column
 
 DEFAULT_SEPARATOR = ";"
 KNOWN_LABEL_SETS = ("labels", "label", "topics", "categories", "tags")
@@ -140,6 +140,24 @@ class MultiLabelData(ClassificationData):
     def num_labels(self) -> int:
         return len(self.label_names or [])
 
+    def relabel(self, names: list[str], what: str = "dev") -> "MultiLabelData":
+        """These examples with label ids by ``names`` (a checkpoint's id2label), matched by name.
+
+        Raises:
+            ClassificationDataError: a label ``names`` does not have, naming it and a row that carries it.
+        """
+        own = list(self.label_names or [])
+        index = {n: k for k, n in enumerate(names)}
+        for j, name in enumerate(own):
+            if name not in index:
+                i = next((i for i, row in enumerate(self.labels) if j in row), 0)
+                where = self.row_where[i] if self.row_where else f"{self.source} example {i + 1}"
+                raise ClassificationDataError(f"{where}: {what} label {name!r} is not among the labels "
+                                              f"({', '.join(names)})")
+        labels = [sorted(index[own[k]] for k in row) for row in self.labels]
+        return replace(self, labels=labels, label_names=list(names), problems=list(self.problems),
+                       notes=list(self.notes), label_columns=self.label_columns, row_where=list(self.row_where))
+
     def head(self, n: int) -> "MultiLabelData":
         if n <= 0 or n >= len(self):
             return self
@@ -162,6 +180,7 @@ def _rows(source: str, split: str, no_header: bool = False, encoding: str = ""):
         if path.is_dir():
             raise ClassificationDataError(f"{source} is a folder; give a .tsv, .csv, .jsonl or .xlsx file")
         table = read_table(path, no_header=no_header, encoding=encoding)
+        require_labels(table)
         header = list(table.columns)
         rows = [(line, dict(zip(header, values))) for line, values in table.rows]
         return str(path), header, rows, {"xlsx": "row"}.get(table.kind, "line"), table

@@ -1,10 +1,13 @@
 """Read any table a researcher has: CSV, TSV, JSONL or Excel ``.xlsx``, with or without a header.
 
-Formats (chosen by the file suffix; ``.txt`` is TSV when its first line holds a tab, else CSV):
+Formats (:func:`table_kind`, the one rule every command and page reads a table by: the file suffix, and for
+``.csv`` / ``.txt`` the first line):
 
-- ``.tsv`` / tab-separated ``.txt``: no quoting at all (the GLUE files, SemEval-2016 stance), so quote
+- ``.tsv``, a ``.txt`` whose first line holds a tab, a ``.csv`` whose first line holds more tabs than commas
+  (STS-B's train.csv): tab-separated, no quoting at all (the GLUE files, SemEval-2016 stance), so quote
   characters inside texts stay text.
 - ``.csv``: standard CSV quoting (RFC 4180: a quoted field may hold commas and line breaks).
+- any other ``.txt``: one text per line, no header; its one column is ``text`` (kind "lines").
 - ``.jsonl`` / ``.json``: one JSON object per line; the columns are the keys in order of appearance.
 - ``.xlsx``: the first sheet, read with openpyxl in read-only mode; "lines" are the sheet's row numbers.
 
@@ -59,7 +62,7 @@ class Table:
 
     Attributes:
         path: the file as given.
-        kind: "csv" | "tsv" | "jsonl" | "xlsx".
+        kind: "csv" | "tsv" | "jsonl" | "xlsx" | "lines" (:func:`table_kind`).
         columns: column names (the header; "1", "2", ... without one).
         has_header: False when read with ``no_header``.
         rows: (line, values) per data row; ``line`` is 1-based in the file (header = line 1; for CSV the
@@ -200,7 +203,18 @@ def _guess_encoding(matches, data: bytes) -> str:
     return guess
 
 
-def _kind(path: Path, text_head: str) -> str:
+LINES_COLUMN = "text"   # the one column of a one-text-per-line file
+
+
+def table_kind(path: str | Path, first_line: str = "") -> str:
+    """How a table file is read: "tsv" | "csv" | "jsonl" | "xlsx" | "lines" (one text per line), from its suffix
+    and, for ``.csv`` / ``.txt``, its first line (see the module docstring). One rule for ``train``,
+    ``predict``, ``embed``, the launcher's preview and the Predictions page.
+
+    Raises:
+        ClassificationDataError: an unknown suffix, naming the ones read.
+    """
+    path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json"):
         return "jsonl"
@@ -208,10 +222,14 @@ def _kind(path: Path, text_head: str) -> str:
         return "xlsx"
     if suffix == ".tsv":
         return "tsv"
-    if suffix in (".csv", ".txt"):   # STS-B's train.csv is tab-separated: look at the first line
-        first = text_head.split("\n", 1)[0]
+    first = first_line.split("\n", 1)[0]
+    if suffix == ".txt":   # SemEval's stance train.txt is a tab-separated table; other .txt files hold texts
+        return "tsv" if "\t" in first else "lines"
+    if suffix == ".csv":   # STS-B's train.csv is tab-separated: look at the first line
         return "tsv" if first.count("\t") > first.count(",") else "csv"
     raise ClassificationDataError(f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .txt, .jsonl or .xlsx")
+
+
 
 
 def _protect_lone_cr(text: str) -> tuple[str, bool]:
@@ -253,13 +271,45 @@ def read_table(source: str | Path, *, no_header: bool = False, encoding: str = "
         raise ClassificationDataError(f"{source} is a folder; give a .csv, .tsv, .jsonl or .xlsx file")
     if path.suffix.lower() == ".xlsx":
         return _read_xlsx(path, str(source), no_header, max_rows)
-    _kind(path, "")   # an unknown suffix fails before the file is read
+    table_kind(path)   # an unknown suffix fails before the file is read
     data = path.read_bytes()
     text, enc, notes = decode_bytes(data, str(source), encoding)
-    kind = _kind(path, text[:65536])
+    kind = table_kind(path, text[:65536])
     if kind == "jsonl":
         return _read_jsonl(text, str(source), enc, notes, max_rows)
+    if kind == "lines":
+        return _read_lines(text, str(source), enc, notes, max_rows)
     return _read_delimited(text, str(source), kind, enc, notes, no_header, max_rows)
+
+
+def require_labels(table: Table) -> Table:
+    """``table`` when it can hold labels; a one-text-per-line file cannot.
+
+    Raises:
+        ClassificationDataError: a .txt without tabs given as training or dev data, saying how to add labels.
+    """
+    if table.kind == "lines":
+        raise ClassificationDataError(f"{table.path}: a .txt file without tabs is one text per line, with no label "
+                                      "column; training and dev data need a label per row: a .tsv or .csv table, "
+                                      "or a .txt whose lines are text<TAB>label under a header line")
+    return table
+
+
+def _read_lines(text: str, where: str, enc: str, notes: list[str], max_rows: int) -> Table:
+    """One text per line (blank lines left out; a CRLF's \r never ends a text): one column, ``text``."""
+    rows: list[tuple[int, list]] = []
+    n_rows = 0
+    for line, value in enumerate(text.split("\n"), 1):
+        value = value[:-1] if value.endswith("\r") else value
+        if not value.strip():
+            continue
+        n_rows += 1
+        if not max_rows or n_rows <= max_rows:
+            rows.append((line, [value]))
+    if not n_rows:
+        raise ClassificationDataError(f"{where}: the file is empty (expected one text per line)")
+    notes.append("one text per line (a .txt file without tabs)")
+    return Table(where, "lines", [LINES_COLUMN], False, rows, n_rows, enc, notes, {1: n_rows}, [])
 
 
 def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str], no_header: bool,
@@ -422,13 +472,13 @@ def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
 # ---- columns ---------------------------------------------------------------------------------------------
 def resolve_column(table: Table, spec, what: str = "column", flag: str = "") -> int:
     """The 0-based index of a column given by name or by 1-based position (an int or a digit string;
-    a header name that is itself digits wins).
+    a header name that is itself digits wins; a one-text-per-line file's one column is ``text``).
 
     Raises:
         ClassificationDataError: no such column (the message lists the columns, and a near name).
     """
     text = str(spec).strip()
-    if table.has_header and text in table.columns:
+    if (table.has_header or table.kind == "lines") and text in table.columns:
         return table.columns.index(text)
     if text.isdigit():
         pos = int(text)

@@ -1,6 +1,7 @@
-"""Texts to embed, read from one source (Qt-free, torch-free): a text file (one text per line), a column of a
-table (CSV / TSV / JSONL / xlsx through ``core.data.table``), the passages of an official SQuAD JSON file, or
-the training data of a run folder; the table's other columns come along as colour columns.
+"""Texts to embed, read from one source (Qt-free, torch-free): a column of a table or a text file (CSV / TSV /
+JSONL / xlsx, and ``.txt``: one text per line, or TSV when its first line holds a tab, all through
+``core.data.table`` as ``train`` and ``predict`` read them), the passages of an official SQuAD JSON file, or the
+training data of a run folder; the table's other columns come along as colour columns.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from pathlib import Path
 
 from explorer.core.errors import EmbeddingError
 
-TEXT_SUFFIXES = (".txt", ".text")
-TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".xlsx")
+TEXT_SUFFIXES = (".text",)   # one text per line, whatever the line holds
+TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".xlsx")   # core.data.table.table_kind decides how
 
 
 @dataclass
@@ -37,7 +38,8 @@ class Corpus:
     notes: list[str] = field(default_factory=list)
 
 
-def read_corpus(source: str | Path, *, text_column: str = "", max_texts: int = 0) -> Corpus:
+def read_corpus(source: str | Path, *, text_column: str = "", max_texts: int = 0, no_header: bool = False,
+                encoding: str = "") -> Corpus:
     """Read texts from ``source``.
 
     Args:
@@ -47,6 +49,8 @@ def read_corpus(source: str | Path, *, text_column: str = "", max_texts: int = 0
         text_column: for a table, the text column by name or 1-based position; empty = the first column
             whose name looks like text (sentence, text, ...), else the first column.
         max_texts: keep the first N texts (0 = all).
+        no_header: a table's first row is data (columns 1, 2, ...), as ``train --no-header``.
+        encoding: the file's encoding ("" = UTF-8, else the one detected).
 
     Raises:
         EmbeddingError: missing file, unknown kind, no texts; ClassificationDataError (a UserError) for an
@@ -59,7 +63,7 @@ def read_corpus(source: str | Path, *, text_column: str = "", max_texts: int = 0
         raise EmbeddingError(f"{source}: no such file or folder")
     suffix = path.suffix.lower()
     if suffix in TABLE_SUFFIXES:
-        corpus = _table_corpus(path, text_column, max_texts)
+        corpus = _table_corpus(path, text_column, max_texts, no_header, encoding)
     elif suffix == ".json":
         corpus = _squad_corpus(path, max_texts)
     elif suffix in TEXT_SUFFIXES or suffix == "":
@@ -86,12 +90,12 @@ def _text_corpus(path: Path, max_texts: int) -> Corpus:
     return Corpus(str(path), "text", texts, lines, notes=list(notes))
 
 
-def _table_corpus(path: Path, text_column: str, max_texts: int) -> Corpus:
+def _table_corpus(path: Path, text_column: str, max_texts: int, no_header: bool = False, encoding: str = "") -> Corpus:
     from explorer.core.data.table import guess_columns, read_table, resolve_column
 
-    table = read_table(path)
+    table = read_table(path, no_header=no_header, encoding="" if encoding == "auto" else encoding)
     if text_column:
-        col = resolve_column(table, text_column, "text column", "--text-column")
+        col = resolve_column(table, text_column, "text column", "--text-columns")
     else:
         guess = guess_columns(table.columns) if table.has_header else None
         names = list(getattr(guess, "text_columns", None) or [])
@@ -110,6 +114,8 @@ def _table_corpus(path: Path, text_column: str, max_texts: int) -> Corpus:
         if max_texts and len(texts) >= max_texts:
             break
     columns = {table.columns[i]: v for i, v in others.items()}
+    if table.kind == "lines":
+        return Corpus(str(path), "text", texts, lines, notes=list(table.notes))
     notes = list(table.notes) + [f"texts from column {table.column_label(col)}"]
     return Corpus(str(path), "table", texts, lines, columns, notes)
 

@@ -208,8 +208,10 @@ def _segment(seq_id) -> str:
 
 
 def encode(tokenizer, head: str, text: str, text_pair: str = "", endings: list[str] | None = None, *,
-           max_seq_length: int = 128) -> _Encoded:
-    """Tokenize the input of ``head``: one text (or a pair), or SWAG's context with each ending.
+           max_seq_length: int = 128, word_rule: str | None = None) -> _Encoded:
+    """Tokenize the input of ``head``: one text (or a pair), or SWAG's context with each ending; a tagger's text
+    as the words its training words were formed by (``word_rule``, explorer.core.data.words), so merged
+    word rows are the words the Tag page and ``predict`` tag.
 
     Raises:
         AttributionError: an empty text, SWAG without endings, or a QA input without a passage."""
@@ -226,6 +228,14 @@ def encode(tokenizer, head: str, text: str, text_pair: str = "", endings: list[s
                         return_tensors="pt")
         rows = range(len(endings))
         batch = {k: v.unsqueeze(0) for k, v in enc.items() if k in ("input_ids", "token_type_ids", "attention_mask")}
+    elif kind is Explained.TAG:
+        from explorer.core.data.words import split_words
+
+        words = split_words(str(text), word_rule)[0]
+        enc = tokenizer(words, is_split_into_words=True, truncation=True, max_length=max_seq_length,
+                        return_tensors="pt")
+        rows = range(1)
+        batch = {k: v for k, v in enc.items() if k in ("input_ids", "token_type_ids", "attention_mask")}
     else:
         if kind is Explained.SPAN and not str(text_pair).strip():
             raise AttributionError("question answering needs a question (text A) and a passage (text B)")
@@ -466,7 +476,9 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
         raise AttributionError(f"integrated gradients needs 1..{MAX_STEPS} steps; got {steps}")
     head = explained_head(model)
     spans = _explained(head) is Explained.SPAN
-    enc = encode(tokenizer, head, text, text_pair, endings, max_seq_length=max_seq_length)
+    from explorer.core.data.words import rule_of
+
+    enc = encode(tokenizer, head, text, text_pair, endings, max_seq_length=max_seq_length, word_rule=rule_of(model))
     device = next(model.parameters()).device
     batch = {k: v.to(device) for k, v in enc.batch.items()}
     ids = batch["input_ids"]

@@ -48,11 +48,12 @@ def matthews_corrcoef(labels: np.ndarray, preds: np.ndarray) -> float:
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson correlation of two float arrays of shape (n,); 0.0 if either is constant."""
+    """Pearson correlation of two float arrays of shape (n,); NaN (undefined) if either is constant
+    (explorer.core.metrics.regression says why)."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     xm, ym = x - x.mean(), y - y.mean()
     denom = np.sqrt((xm * xm).sum() * (ym * ym).sum())
-    return float((xm * ym).sum() / denom) if denom else 0.0
+    return float((xm * ym).sum() / denom) if denom else float("nan")
 
 
 def _ranks(x: np.ndarray) -> np.ndarray:
@@ -123,14 +124,14 @@ def classification_metrics(labels: np.ndarray, logits: np.ndarray, *, label_name
     Returns:
         classification: accuracy, matthews_corrcoef, macro_f1, weighted_f1, per_class (a nested dict), f1
         (binary tasks only: F1 of class 1) and f_avg (when f1_classes are given).
-        regression: pearson, spearman, mse.
+        regression: pearson, spearman, mse (explorer.core.metrics.regression.regression_metrics).
     """
     logits = np.asarray(logits, dtype=np.float64)
     if logits.ndim == 2 and logits.shape[1] == 1:
         pred = logits[:, 0]
-        labels = np.asarray(labels, dtype=np.float64)
-        return {"pearson": pearson(pred, labels), "spearman": spearman(pred, labels),
-                "mse": float(((pred - labels) ** 2).mean()) if labels.size else 0.0}
+        from explorer.core.metrics.regression import regression_metrics
+
+        return regression_metrics(pred, labels)   # NaN and the reason where a correlation is undefined
     preds = logits.argmax(axis=-1)
     out = {"accuracy": accuracy(labels, preds), "matthews_corrcoef": matthews_corrcoef(labels, preds)}
     if logits.shape[1] == 2:

@@ -17,8 +17,10 @@ Output columns (scripts may rely on them), after the input columns:
 - multi-label: ``predicted_labels`` (the labels whose sigmoid probability >= their threshold; a JSON list, in
   CSV / TSV / xlsx cells as its JSON text, e.g. ``["sports", "tech"]``), ``p_<label>``;
 - token tagging (ner): ``entities`` (a JSON list of ``{"text", "type", "start", "end"}``, character offsets
-  in the text, end exclusive; words split at spaces and punctuation, tags from each word's first piece,
-  entities as seqeval's strict IOB2 reads them), ``tags`` (the tag of every word, space-separated);
+  in the text, end exclusive; tags from each word's first piece, entities as seqeval's strict IOB2 reads them),
+  ``words`` (the words tagged, space-separated: the text split by the rule the model's training words were
+  formed by, recorded with the run, explorer.core.data.words), ``tags`` (the tag of every word,
+  space-separated);
 - SWAG: ``predicted_ending`` (0..3), ``p_ending0``..``p_ending3`` (softmax across the four endings);
 - QA: ``answer``, ``answer_start``, ``answer_end`` (character offsets in the context, end exclusive),
   ``score_diff``, ``null_score``, ``decision`` ("answer" / "abstain"), ``window`` (0-based window of the best
@@ -385,7 +387,8 @@ class _Runner:
         self._check()
         tagged = tag_texts(self.model, self.tok, [t[0] for t in texts], max_seq_length=self.max_seq_length,
                            batch_size=self.batch_size)
-        return [{"entities": [e.to_dict() for e in r.entities], "tags": " ".join(r.tags)} for r in tagged]
+        return [{"entities": [e.to_dict() for e in r.entities], "words": " ".join(r.words), "tags": " ".join(r.tags)}
+                for r in tagged]
 
     def swag(self, texts):
         from explorer.core.classify.arithmetic import softmax_loss
@@ -501,6 +504,7 @@ def _load(model: str, facts: CheckpointFacts, summary: PredictSummary, say: Call
 
 
 def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=None, encoding: str = "auto",
+                 no_header: bool | None = None,
                  tau: float | None = None, batch_size: int = 32, chunk_rows: int = 2048, resume: bool = False,
                  max_seq_length: int | None = None, doc_stride: int | None = None,
                  max_query_length: int | None = None, n_best_size: int = 20, max_answer_length: int = 30,
@@ -519,6 +523,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         text_columns: names or 1-based positions of the text column(s) (QA: question, context; SWAG: sent1,
             sent2, ending0..3); default: the run's or the usual names.
         encoding: "auto" or a codec (reading.iter_rows).
+        no_header: the first row of a CSV / TSV / xlsx file is data (columns "1", "2", ...); None = as the run
+            read its training data (its config's ``no_header``: STS-B's header-less tab-separated .csv predicts
+            as it trained), else False.
         tau: QA decision threshold (score_diff units); None = the τ saved with the checkpoint, else 0.
         batch_size: sequences (QA: windows; SWAG: items) per forward pass. chunk_rows: rows read, run and
             written together (memory scales with it, not with the file).
@@ -564,7 +571,12 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
     counter = _RowCount(data_path, squad)
-    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding, resume, tau)
+    as_run = no_header is None and bool(facts.run_config.get("no_header"))
+    info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
+                                                            resume, tau, bool(no_header) or as_run)
+    if as_run:
+        summary.notes.append("read without a header row, as the run read its data (columns 1, 2, ...; --header "
+                             "if this file has one)")
     loaded = loaded if loaded is not None else _load(model, facts, summary, say, tokenizer, device, bf16)
     if getattr(loaded, "tokenizer_note", ""):
         summary.notes.append(loaded.tokenizer_note)
@@ -573,6 +585,12 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
                           calibration=calibration, decode_rule=decode_rule)
     method = runner.forward_of(facts.spec)
+    if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
+        from explorer.core.data.words import WORD_RULES, rule_of
+
+        rule = rule_of(loaded.model)
+        summary.notes.append(f"words split by the {rule} rule ({WORD_RULES[rule].words}), as the model's training "
+                             "words were formed")
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
     shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
 
@@ -631,7 +649,7 @@ def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, repor
 
 
 def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: bool, text_columns, encoding: str,
-               resume: bool, tau: float | None):
+               resume: bool, tau: float | None, no_header: bool = False):
     """The rows to predict (after those already in ``out`` on resume), their text columns, the output columns
     and the PredictSummary to fill: (info, rows, cols, pred_cols, summary, done). Raises PredictDataError."""
     data_path = Path(data)
@@ -639,7 +657,7 @@ def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: b
     if squad:
         info, rows, data_notes = _squad_rows(data_path, done)
     else:
-        info, rows = iter_rows(data_path, encoding, start=done)
+        info, rows = iter_rows(data_path, encoding, start=done, no_header=no_header)
         data_notes = [info.note] if info.note else []
     cols = resolve_text_columns(info, facts, text_columns)
     pred_cols = prediction_columns(facts.spec, facts.label_names)

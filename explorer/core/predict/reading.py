@@ -1,10 +1,15 @@
-"""Streaming reader of the files ``predict`` labels: CSV, TSV, JSONL and .xlsx, one row at a time (Qt-free).
+"""Streaming reader of the files ``predict`` labels: CSV, TSV, JSONL, .xlsx and one text per line, one row at a
+time (Qt-free).
 
-This is the one function the predict pipeline reads files through (:func:`iter_rows`), so that it can be
-swapped for the general table reader (``explorer/core/data/table.py``) at merge. Formats by suffix:
+The predict pipeline reads files through :func:`iter_rows`, the streaming twin of the table reader every other
+command uses (``explorer/core/data/table.read_table``): the same format rule (``table.table_kind``), the same
+encoding rule (``table.guess_encoding``), the same header flag (``no_header``: columns "1", "2", ...), the same
+columns and rows for the same file (tests/test_table_formats.py holds them together). Formats:
 
-- ``.csv``: comma-separated with a header row, standard CSV quoting (stdlib ``csv``).
-- ``.tsv`` / ``.txt``: tab-separated with a header row, no quoting (the GLUE / SemEval convention).
+- ``.csv``: comma-separated, standard CSV quoting (stdlib ``csv``); a ``.csv`` whose first line holds more tabs
+  than commas is tab-separated (STS-B).
+- ``.tsv`` and a ``.txt`` whose first line holds a tab: tab-separated, no quoting (the GLUE / SemEval convention).
+- any other ``.txt``: one text per line, no header; the column is ``text``.
 - ``.jsonl`` / ``.json`` (one object per line): each object's keys are its columns.
 - ``.xlsx``: the first sheet, first row = header (openpyxl ``read_only``: rows stream from the zip).
 
@@ -22,6 +27,7 @@ input row gives one output row.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,25 +63,24 @@ class TableInfo:
     """What :func:`iter_rows` found: the header columns, the format, the encoding used and a note."""
 
     path: str
-    kind: str                      # "csv" | "tsv" | "jsonl" | "xlsx"
+    kind: str                      # "csv" | "tsv" | "jsonl" | "xlsx" | "lines" (core/data/table.table_kind)
     columns: list[str] = field(default_factory=list)
     encoding: str = ""
     note: str = ""
 
 
-def file_kind(path: str | Path) -> str:
-    """"csv" | "tsv" | "jsonl" | "xlsx" from the suffix (``.txt`` counts as TSV). PredictDataError otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".csv":
-        return "csv"
-    if suffix in (".tsv", ".txt"):
-        return "tsv"
-    if suffix in (".jsonl", ".json"):
-        return "jsonl"
-    if suffix == ".xlsx":
-        return "xlsx"
-    raise PredictDataError(f"{path}: unknown file type {suffix or '(no suffix)'}; use one of "
-                           f"{', '.join(SUFFIXES)}")
+def file_kind(path: str | Path, first_line: str = "") -> str:
+    """"csv" | "tsv" | "jsonl" | "xlsx" | "lines" by the tables' one rule (core/data/table.table_kind: the suffix,
+    and the first line of a .csv / .txt). PredictDataError for an unknown suffix."""
+    from explorer.core.data.table import table_kind
+    from explorer.core.errors import ClassificationDataError
+
+    try:
+        return table_kind(path, first_line)
+    except ClassificationDataError:
+        suffix = Path(path).suffix.lower()
+        raise PredictDataError(f"{path}: unknown file type {suffix or '(no suffix)'}; use one of "
+                               f"{', '.join(SUFFIXES)}") from None
 
 
 def detect_encoding(path: str | Path, encoding: str = "auto") -> tuple[str, str]:
@@ -110,30 +115,35 @@ def _bad_bytes(values) -> bool:
     return False
 
 
-def read_header(path: str | Path, encoding: str = "auto") -> TableInfo:
+def read_header(path: str | Path, encoding: str = "auto", *, no_header: bool = False) -> TableInfo:
     """The columns and format of a file without reading its rows (the column pickers use it).
 
-    JSONL columns are the keys of the first 100 objects in order of appearance.
+    JSONL columns are the keys of the first 100 objects in order of appearance; without a header the columns
+    are "1", "2", ... (as many as the first row's fields).
     """
     info = None
-    for info, _ in _rows(path, encoding, header_only=True):
+    for info, _ in _rows(path, encoding, header_only=True, no_header=no_header):
         break
     return info
 
 
-def iter_rows(path: str | Path, encoding: str = "auto", *, start: int = 0) -> tuple[TableInfo, Iterator[Row]]:
+def iter_rows(path: str | Path, encoding: str = "auto", *, start: int = 0,
+              no_header: bool = False) -> tuple[TableInfo, Iterator[Row]]:
     """Stream the rows of ``path``: (TableInfo, iterator of Row in file order), constant memory.
 
     Args:
-        path: a .csv / .tsv / .txt / .jsonl / .json (JSON lines) / .xlsx file with a header row.
+        path: a .csv / .tsv / .txt / .jsonl / .json (JSON lines) / .xlsx file (a .txt without tabs: one text
+            per line).
         encoding: "auto" (UTF-8, else cp1252 with a note) or a Python codec name (text formats).
         start: skip the first ``start`` data rows (``--resume``); they are read but not yielded.
+        no_header: the first row of a CSV / TSV / xlsx file is data; columns are "1", "2", ... (1-based
+            positions, as ``train --no-header`` names them).
 
     Raises:
         PredictDataError: missing file, unknown suffix, unknown encoding, no header row. Problems of single
             rows never raise: the row carries ``error``.
     """
-    gen = _rows(path, encoding)
+    gen = _rows(path, encoding, no_header=no_header)
     info, _ = next(gen)
 
     def rows() -> Iterator[Row]:
@@ -143,13 +153,13 @@ def iter_rows(path: str | Path, encoding: str = "auto", *, start: int = 0) -> tu
     return info, rows()
 
 
-def _rows(path, encoding: str, header_only: bool = False):
+def _rows(path, encoding: str, header_only: bool = False, no_header: bool = False):
     p = Path(path)
     if not p.is_file():
         raise PredictDataError(f"{path}: no such file")
-    kind = file_kind(p)
-    if kind == "xlsx":
-        yield from _xlsx_rows(p, header_only)
+    file_kind(p)   # an unknown suffix fails before the file is read
+    if p.suffix.lower() == ".xlsx":
+        yield from _xlsx_rows(p, header_only, no_header)
         return
     try:
         enc, note = detect_encoding(p, encoding)
@@ -158,13 +168,36 @@ def _rows(path, encoding: str, header_only: bool = False):
         raise PredictDataError(f"{path}: unknown encoding {encoding!r}") from None
     fh = open(p, "r", encoding=enc, errors="surrogateescape", newline="")
     with fh:
+        kind = file_kind(p, fh.readline())
+        fh.seek(0)
         if kind == "jsonl":
             yield from _jsonl_rows(p, fh, enc, note, header_only)
+        elif kind == "lines":
+            yield from _text_lines(p, fh, enc, note, header_only)
         else:
-            yield from _delimited_rows(p, fh, kind, enc, note, header_only)
+            yield from _delimited_rows(p, fh, kind, enc, note, header_only, no_header)
 
 
-def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bool):
+def _text_lines(p: Path, fh, enc: str, note: str, header_only: bool):
+    """One text per line: column ``text``; blank lines are not rows; a CRLF's \r never ends a text."""
+    from explorer.core.data.table import LINES_COLUMN
+
+    info = TableInfo(str(p), "lines", [LINES_COLUMN], enc, note)
+    yield info, None
+    if header_only:
+        return
+    index = 0
+    for n, text in enumerate(fh, start=1):
+        text = text.rstrip("\n")
+        text = text[:-1] if text.endswith("\r") else text
+        if not text.strip():
+            continue
+        error = f"{p.name} line {n}: bytes that are not {enc} text" if _bad_bytes([text]) else ""
+        yield info, Row(index, n, {LINES_COLUMN: text}, error)
+        index += 1
+
+
+def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bool, no_header: bool = False):
     if kind == "tsv":
         reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
     else:
@@ -173,7 +206,10 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
     while header is not None and not any(h.strip() for h in header):
         header = next(reader, None)
     if header is None:
-        raise PredictDataError(f"{p}: empty file (no header row)")
+        raise PredictDataError(f"{p}: empty file ({'no rows' if no_header else 'no header row'})")
+    first_row = None
+    if no_header:   # the first row is data: columns by 1-based position
+        first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
     header = [h.strip() for h in header]
     if _bad_bytes(header):
         raise PredictDataError(f"{p}: the header row is not {enc} text; pass the file's encoding")
@@ -183,14 +219,21 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
         return
     index = 0
     line = reader.line_num + 1
-    for fields in reader:
+
+    def records():
+        if first_row is not None:
+            yield first_row
+        yield from reader
+    if first_row is not None:
+        line = reader.line_num
+    for fields in records():
         first = line
         line = reader.line_num + 1
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             continue                      # blank lines are not rows
         values = dict(zip(header, fields))
         error = ""
-        if len(fields) != len(header):
+        if len(fields) != len(header) and not (no_header and len(fields) > len(header)):
             error = (f"{p.name} line {first}: {len(fields)} fields, the header has {len(header)}"
                      + (" (a tab or comma inside the text?)" if len(fields) > len(header) else ""))
             for k in header[len(fields):]:
@@ -242,7 +285,7 @@ def _jsonl_rows(p: Path, fh, enc: str, note: str, header_only: bool):
         index += 1
 
 
-def _xlsx_rows(p: Path, header_only: bool):
+def _xlsx_rows(p: Path, header_only: bool, no_header: bool = False):
     try:
         import openpyxl
         book = openpyxl.load_workbook(p, read_only=True, data_only=True)
@@ -254,13 +297,17 @@ def _xlsx_rows(p: Path, header_only: bool):
         header = next(it, None)
         if header is None or not any(h is not None for h in header):
             raise PredictDataError(f"{p}: the first sheet has no header row")
+        first_row = None
+        if no_header:   # the first row is data: columns by 1-based position
+            first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
+            it = itertools.chain([first_row], it)
         header = [str(h).strip() if h is not None else f"column {i + 1}" for i, h in enumerate(header)]
         info = TableInfo(str(p), "xlsx", header, "", f"sheet {sheet.title!r}" if len(book.worksheets) > 1 else "")
         yield info, None
         if header_only:
             return
         index = 0
-        for n, cells in enumerate(it, start=2):
+        for n, cells in enumerate(it, start=1 if no_header else 2):
             if cells is None or all(c is None or (isinstance(c, str) and not c.strip()) for c in cells):
                 continue
             values = {h: ("" if c is None else c) for h, c in zip(header, cells)}

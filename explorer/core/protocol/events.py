@@ -151,16 +151,17 @@ class EventParseError(ValueError):
     """A line that is not a valid event (not JSON, no "event"/"run_id", unknown type)."""
 
 
-def _clean(value: Any) -> Any:
-    """Make a value JSON-safe: NaN/inf become None-free strings JSON accepts (null)."""
+def json_safe(value: Any) -> Any:
+    """A value strict JSON can hold (events, checkpoint.json): NaN / inf become null, numpy / torch scalars
+    plain numbers, paths text; dicts, lists and tuples converted throughout."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [json_safe(v) for v in value]
     if hasattr(value, "item") and callable(value.item):  # numpy / torch scalar
-        return _clean(value.item())
+        return json_safe(value.item())
     if isinstance(value, Path):
         return str(value)
     return value
@@ -171,7 +172,7 @@ def make_event(event: str, run_id: str, **fields: Any) -> dict:
     if event not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event!r}; expected one of {EVENT_TYPES}")
     out = {"event": event, "run_id": run_id, "time": time.time()}
-    out.update(_clean(fields))
+    out.update(json_safe(fields))
     return out
 
 

@@ -14,6 +14,7 @@ Scalar names: explorer.core.runs.scalars (``train/<field>``, ``eval/<metric>``).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.errors import UserError
@@ -86,9 +87,60 @@ def tensorboard_files(folder: str | Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and TB_FILE_MARK in p.name)
 
 
-def read_tensorboard_scalars(folder: str | Path) -> list[tuple[int, str, float, float]]:
-    """Every scalar of the event files in ``folder`` (TensorBoard's EventAccumulator, every point kept):
-    (step, tag, value, wall time) sorted by step then tag.
+@dataclass(frozen=True, kw_only=True)
+class Restart:
+    """A writer that started again from an earlier step: ``file`` begins at ``step`` while the files before it
+    reached ``reached``; ``purged`` of their points (steps ``step`` and on) were dropped."""
+
+    file: str
+    step: int
+    reached: int
+    purged: int
+
+    def note(self) -> str:
+        """The sentence a run's notes show."""
+        return (f"restart found: {self.file} starts again at step {self.step} after the earlier file(s) reached "
+                f"step {self.reached}; {self.purged} earlier point(s) from step {self.step} on were dropped, "
+                "as TensorBoard drops them")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorBoardScalars:
+    """The scalars of a folder's event files: ``rows`` (step, tag, value, wall time) sorted by step then tag,
+    and the ``restarts`` found between its files."""
+
+    rows: list[tuple[int, str, float, float]]
+    restarts: list[Restart]
+
+
+def _file_scalars(file: Path, accumulator) -> list[tuple[int, str, float, float]]:
+    acc = accumulator(str(file), size_guidance={"scalars": 0, "tensors": 0})
+    acc.Reload()
+    tags = acc.Tags()
+    rows = []
+    for tag in tags.get("scalars", []):
+        rows += [(int(s.step), tag, float(s.value), float(s.wall_time)) for s in acc.Scalars(tag)]
+    for tag in tags.get("tensors", []):   # TF2 writers store scalars as rank-0 tensors
+        for t in acc.Tensors(tag):
+            try:
+                from tensorboard.util import tensor_util
+
+                value = tensor_util.make_ndarray(t.tensor_proto)
+            except (ImportError, ValueError, TypeError):
+                continue
+            if getattr(value, "shape", None) == ():
+                rows.append((int(t.step), tag, float(value), float(t.wall_time)))
+    return rows
+
+
+def read_tensorboard_folder_scalars(folder: str | Path) -> TensorBoardScalars:
+    """Every scalar of the event files in ``folder`` (TensorBoard's EventAccumulator, one file at a time in
+    the order the writers made them: by name, which starts with the writer's start time), with TensorBoard's
+    rule for a restarted writer: a file whose first step is at or before a step the earlier files reached
+    (a run resumed from an earlier checkpoint; ``SummaryWriter(purge_step=...)``) purges the earlier points
+    from that step on, so each step shows the restarted values once and the crashed writer's orphaned later
+    points are gone (TensorBoard: "Detected out of order event.step likely caused by a TensorFlow restart.
+    Purging ...").
 
     Raises:
         TensorBoardMissing: the tensorboard package is not installed.
@@ -98,33 +150,37 @@ def read_tensorboard_scalars(folder: str | Path) -> list[tuple[int, str, float, 
     except ImportError as exc:
         raise TensorBoardMissing(f"reading TensorBoard event files needs the tensorboard package ({exc}): "
                                  f"{_EXTRA_HINT}") from None
-    rows = []
+    rows: list[tuple[int, str, float, float]] = []
+    restarts: list[Restart] = []
     for file in tensorboard_files(folder):
-        acc = EventAccumulator(str(file), size_guidance={"scalars": 0, "tensors": 0})
-        acc.Reload()
-        tags = acc.Tags()
-        for tag in tags.get("scalars", []):
-            rows += [(int(s.step), tag, float(s.value), float(s.wall_time)) for s in acc.Scalars(tag)]
-        for tag in tags.get("tensors", []):   # TF2 writers store scalars as rank-0 tensors
-            for t in acc.Tensors(tag):
-                try:
-                    from tensorboard.util import tensor_util
-
-                    value = tensor_util.make_ndarray(t.tensor_proto)
-                except (ImportError, ValueError, TypeError):
-                    continue
-                if getattr(value, "shape", None) == ():
-                    rows.append((int(t.step), tag, float(value), float(t.wall_time)))
+        found = _file_scalars(file, EventAccumulator)
+        if rows and found:
+            first, reached = min(r[0] for r in found), max(r[0] for r in rows)
+            if first <= reached:
+                kept = [r for r in rows if r[0] < first]
+                restarts.append(Restart(file=file.name, step=first, reached=reached, purged=len(rows) - len(kept)))
+                rows = kept
+        rows += found
     rows.sort(key=lambda r: (r[0], r[1]))
-    return rows
+    return TensorBoardScalars(rows=rows, restarts=restarts)
 
 
-def tensorboard_events(run_id: str, folder: str | Path) -> list[dict]:
+def read_tensorboard_scalars(folder: str | Path) -> list[tuple[int, str, float, float]]:
+    """The rows of :func:`read_tensorboard_folder_scalars`: (step, tag, value, wall time) sorted by step then
+    tag, a restarted writer's orphaned points purged.
+
+    Raises:
+        TensorBoardMissing: the tensorboard package is not installed.
+    """
+    return read_tensorboard_folder_scalars(folder).rows
+
+
+def tensorboard_events(run_id: str, folder: str | Path, scalars: TensorBoardScalars | None = None) -> list[dict]:
     """The event files in ``folder`` as explorer.core.protocol.events dicts: the inverse of the export. Tags
     ``train/<x>`` (and tags without a prefix) become fields of one ``step`` event per step
     (``train/learning_rate`` -> ``lr``), ``eval/<metric>`` the metrics of one ``eval`` event per step;
-    a ``started`` event comes first."""
-    rows = read_tensorboard_scalars(folder)
+    a ``started`` event comes first. ``scalars``: the folder's, when already read."""
+    rows = (scalars or read_tensorboard_folder_scalars(folder)).rows
     back = {v: k for k, v in RENAMED.items()}
     steps: dict[int, dict] = {}
     evals: dict[int, dict] = {}

@@ -160,8 +160,10 @@ class HeadSpec:
         label_words: what a task's label column holds, for a note on data files kept across a task switch.
         task_words: how its tasks are named in a list of the tasks a file fits ("regression", "multi-label");
             "" = by each task's own name, as "classification" ("single / pair classification").
-        label_mapping: fine-tuning a checkpoint of this head maps the checkpoint's labels to the data's by name
-            (id2label), and class ids of the data are named by their ids.
+        label_mapping: fine-tuning a checkpoint of this head maps the data's labels (classes, label sets, tags)
+            to the checkpoint's head rows by name (id2label; a label the head lacks is refused, ``--new-head``
+            starts a fresh head), and class ids of the data are named by their ids. The task's data then has
+            ``relabel(names, what)``.
         default_max_seq_length: tokens per input when neither the run nor the user set it.
         words: the head in a sentence ("question-answering (start/end)").
         architecture_words: what a checkpoint of this architecture was made for ("question-answering").
@@ -254,12 +256,12 @@ MULTIPLE_CHOICE = HeadSpec(
                               one_label_per_row=True, uncertainty=Uncertainty.CHOICE_MARGIN))
 TOKEN_CLASSIFICATION = HeadSpec(
     name="token_classification", model_head="token_classification", auto_class="AutoModelForTokenClassification",
-    architecture="ForTokenClassification", named_outputs=True, inputs=Inputs.WORDS, scores=Scores.SOFTMAX, explained=Explained.TAG,
+    architecture="ForTokenClassification", named_outputs=True, label_mapping=True, inputs=Inputs.WORDS, scores=Scores.SOFTMAX, explained=Explained.TAG,
     metrics=("f1", "precision", "recall", "token_accuracy", "loss"),
     metric_family="entity-level precision / recall / F1, seqeval strict IOB2 (explorer.core.metrics.tagging)",
     pages=("Tag", "Explain"), words="token-classification", architecture_words="token-classification",
     model_words="a token-classification (tagging) model", use="use bert-explorer predict",
-    prediction=PredictionSpec(kind="ner", columns=("entities", "tags")))
+    prediction=PredictionSpec(kind="ner", columns=("entities", "words", "tags")))
 
 # In order: the first head of an architecture is the one a checkpoint that records nothing more is read as.
 _HEADS: tuple[HeadSpec, ...] = (QA, SINGLE_LABEL, REGRESSION, MULTI_LABEL, MULTIPLE_CHOICE, TOKEN_CLASSIFICATION)

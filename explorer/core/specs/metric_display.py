@@ -9,6 +9,8 @@ unit-bearing numbers, never scaled. Labels, units and scales are rows of ``core/
 
 from __future__ import annotations
 
+import math
+
 from explorer.core.specs.metrics import metric_spec
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 
@@ -60,7 +62,10 @@ def value_then_metric(name: str, value: float, task: str | None = None, sd: floa
 
 
 def format_metric(name: str, value: float, task: str) -> str:
-    """'F1 (%) 66.70' style text of one stored metric value, on the display scale."""
+    """'F1 (%) 66.70' style text of one stored metric value, on the display scale; a value that is missing or
+    not finite (a correlation of constant predictions) reads "undefined", never a number."""
+    if value is None or not math.isfinite(value):
+        return f"{metric_label(name, task)} undefined"
     return f"{metric_label(name, task)} {to_display(name, value, task):.2f}"
 
 

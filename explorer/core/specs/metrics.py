@@ -267,3 +267,42 @@ def sort_key(name: str) -> tuple[int, str]:
 def help_texts() -> dict[str, str]:
     """name -> glossary tooltip of every row that has one."""
     return {s.name: s.help for s in _ROWS if s.help}
+
+
+# ---- the figure a field quotes for a kind of data -----------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FieldFigure:
+    """The figure papers on one kind of data report, recognised by its label names.
+
+    Attributes:
+        classes: the label names that identify the data (exactly these, as the field's files spell them).
+        averaged: the classes whose F1 the figure averages (``--f1-classes``; the run then reports ``f_avg``).
+        words: the figure in a sentence, with its source.
+    """
+
+    classes: frozenset[str]
+    averaged: tuple[str, ...]
+    words: str
+
+
+FIELD_FIGURES = (
+    FieldFigure(classes=frozenset({"FAVOR", "AGAINST", "NONE"}), averaged=("FAVOR", "AGAINST"),
+                words="SemEval-2016 Task 6 (stance) quotes F_avg = (F1(FAVOR) + F1(AGAINST)) / 2, the official "
+                      "score (Mohammad et al. 2016), not accuracy or macro F1 over the three classes"),
+)
+
+
+def field_figure_note(label_names, f1_classes=()) -> tuple[str, str] | None:
+    """A (level, message) note for a data report when ``label_names`` are a known field's classes: which figure
+    the field quotes, and, when ``f1_classes`` do not name its classes, how to get it; None otherwise."""
+    names = frozenset(str(n) for n in (label_names or ()))
+    for figure in FIELD_FIGURES:
+        if names != figure.classes:
+            continue
+        flag = ",".join(figure.averaged)
+        if list(f1_classes or ()) and set(f1_classes) == set(figure.averaged):
+            return "info", f"the labels are {', '.join(sorted(names))}: {figure.words}; this run reports it as f_avg"
+        return "info", (f"the labels are {', '.join(sorted(names))}: {figure.words}. This run reports accuracy and "
+                        f"macro F1; to report F_avg (and pick the best checkpoint by it), add --f1-classes {flag} "
+                        f"(launcher: F1 classes {flag})")
+    return None

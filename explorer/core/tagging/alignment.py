@@ -150,16 +150,12 @@ def entity_offsets(text: str, offsets: list[tuple[int, int]], tags: list[str]) -
     return out
 
 
-def split_words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Raw text to words and their character offsets: runs of letters / digits, and every other
-    non-space character on its own (as CoNLL-2003 tokenizes punctuation)."""
-    import re
+def split_words(text: str, rule: str | None = None) -> tuple[list[str], list[tuple[int, int]]]:
+    """Raw text to words and their character offsets by a word splitting ``rule`` (explorer.core.data.words;
+    default: runs of letters / digits, and every other non-space character on its own)."""
+    from explorer.core.data.words import split_words as by_rule
 
-    words, offsets = [], []
-    for m in re.finditer(r"\w+|[^\w\s]", text):
-        words.append(m.group())
-        offsets.append((m.start(), m.end()))
-    return words, offsets
+    return by_rule(text, rule)
 
 
 def window_overlap(room: int) -> int:
@@ -169,10 +165,13 @@ def window_overlap(room: int) -> int:
 
 def word_pieces(tokenizer, sentences: list[list[str]]) -> list[list[list[int]]]:
     """Piece ids of every word of every sentence (fast tokenizer, ``is_split_into_words``); a word the
-    tokenizer turns into no piece at all gets the unknown token, so every word has a first piece."""
+    tokenizer turns into no piece at all gets the unknown token, so every word has a first piece. Whole
+    sentences are tokenized on purpose (:func:`window_rows` cuts them into windows), so transformers' "Token
+    indices sequence length is longer than the specified maximum ... will result in indexing errors" warning
+    would be false here: ``verbose=False`` keeps it out."""
     if not sentences:
         return []
-    enc = tokenizer(sentences, is_split_into_words=True, add_special_tokens=False)
+    enc = tokenizer(sentences, is_split_into_words=True, add_special_tokens=False, verbose=False)
     unk = tokenizer.unk_token_id if tokenizer.unk_token_id is not None else 0
     out = []
     for i, words in enumerate(sentences):

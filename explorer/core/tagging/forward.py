@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.core.data.words import rule_of
 from explorer.core.tagging.alignment import (
     Entity,
     entity_offsets,
@@ -41,6 +42,8 @@ class TaggedText:
         pieces: the word pieces of the first window as the model saw them ([CLS] ... [SEP]); piece_words:
             the word index of each piece (None for specials); hidden (n_pieces, H): the final hidden vectors
             T_i of that window; piece_logits (n_pieces, K): the model's logits per piece (float64 copies).
+        word_rule: the rule ``words`` were split by (explorer.core.data.words: the one the model's training
+            words were formed by).
     """
 
     text: str
@@ -55,6 +58,7 @@ class TaggedText:
     piece_words: list = field(default_factory=list)
     hidden: np.ndarray | None = None
     piece_logits: np.ndarray | None = None
+    word_rule: str = ""
 
 
 def tag_names_of(model) -> list[str]:
@@ -66,11 +70,13 @@ def tag_names_of(model) -> list[str]:
 
 
 def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, batch_size: int = 32,
-              keep_hidden: bool = False) -> list[TaggedText]:
-    """Tag raw texts: words split as :func:`explorer.core.tagging.alignment.split_words`, pieces aligned with the fast
-    tokenizer's word_ids, long texts in overlapping windows merged per word (as training evaluates).
-    ``keep_hidden`` also keeps the first window's pieces, T_i and logits (the Tag page)."""
-    split = [split_words(t) for t in texts]
+              keep_hidden: bool = False, word_rule: str | None = None) -> list[TaggedText]:
+    """Tag raw texts: words split by the rule the model's training words were formed by (``word_rule``, default
+    the one its config records: explorer.core.data.words.rule_of), pieces aligned with the fast tokenizer's
+    word_ids, long texts in overlapping windows merged per word (as training evaluates). ``keep_hidden`` also
+    keeps the first window's pieces, T_i and logits (the Tag page)."""
+    rule = word_rule or rule_of(model)
+    split = [split_words(t, rule) for t in texts]
     sentences = [w for w, _ in split]
     nonempty = [i for i, w in enumerate(sentences) if w]
     merged, rows, row_logits, row_hidden, first_rows = _forward_words(
@@ -83,7 +89,7 @@ def tag_texts(model, tokenizer, texts: list[str], *, max_seq_length: int = 128, 
         z = by_text.get(i, np.zeros((0, len(names))))
         p = softmax(z) if len(z) else z
         tags = [names[k] for k in z.argmax(-1)] if len(z) else []
-        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags))
+        res = TaggedText(text, words, offsets, names, z, p, tags, entity_offsets(text, offsets, tags), word_rule=rule)
         if keep_hidden and i in by_text:
             r = first_rows[nonempty.index(i)]
             res.pieces = tokenizer.convert_ids_to_tokens(rows[r][0])
@@ -247,7 +253,7 @@ def text_attention(model, tokenizer, text: str, *, max_seq_length: int = 128, ke
     from explorer.core.attention.forward import attention_forward, window_attention_fn
 
     budget = ATTENTION_BUDGET_BYTES if budget is None else budget
-    words, offsets = split_words(text)
+    words, offsets = split_words(text, rule_of(model))
     if not words:
         return TagAttention(text, [], [])
     rows = window_rows(tokenizer, word_pieces(tokenizer, [words]), max_seq_length)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterator
 
 from explorer.core.errors import CheckpointError
+from explorer.core.protocol.events import json_safe
 from explorer.core.runs.layout import CHECKPOINTS, INFO_FILE, checkpoint_dir
 
 STATE_FILE = "training_state.pt"
@@ -167,7 +168,7 @@ def save_checkpoint(run_dir: str | Path, model, tokenizer, *, step: int, metrics
         if training_state is not None:
             torch.save(training_state, tmp / STATE_FILE)
         info = {"step": int(step), "kind": kind, "metrics": metrics or {}}
-        (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
+        (tmp / INFO_FILE).write_text(json.dumps(json_safe(info), indent=2, default=float, allow_nan=False), encoding="utf-8")
         _fault_point("written", tmp)
     return base / kind
 
@@ -215,7 +216,7 @@ def copy_checkpoint(run_dir: str | Path, src_kind: str = "last", dst_kind: str =
         if metrics is not None:
             info["metrics"] = metrics
         (tmp / INFO_FILE).unlink()  # a hard link: write a new file, never through the link
-        (tmp / INFO_FILE).write_text(json.dumps(info, indent=2, default=float), encoding="utf-8")
+        (tmp / INFO_FILE).write_text(json.dumps(json_safe(info), indent=2, default=float, allow_nan=False), encoding="utf-8")
     return base / dst_kind
 
 

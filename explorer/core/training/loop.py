@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 
 from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
+from explorer.core.metrics.regression import UNDEFINED, undefined_note
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import evaluate
@@ -160,6 +161,11 @@ def evaluate_now(run: TrainingRun) -> dict | None:
     if "watch" in res:
         fields["watch"] = res["watch"]
     run.writer.emit("eval", **fields)
+    undefined = ",".join(res["metrics"].get(UNDEFINED) or ())
+    if undefined and undefined != run.undefined_metrics:   # said once while it holds (a collapsed regression head)
+        run.writer.emit("log", level="warning", message=f"step {step}: {undefined_note(res['metrics'])}; never "
+                        "ranked as the best evaluation")
+    run.undefined_metrics = undefined
     return res["metrics"]
 
 

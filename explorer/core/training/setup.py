@@ -85,6 +85,7 @@ class TrainingRun:
     resumed: bool = False
     t_start: float = field(default_factory=time.time)
     clock: TrainClock = field(default_factory=TrainClock)   # seconds in training steps (time budget)
+    undefined_metrics: str = ""     # the metrics the last evaluation could not compute ("pearson,spearman")
 
     @property
     def tokenizer(self):
@@ -216,7 +217,10 @@ def load_for_training(source: str, task: Task, num_labels: int | None, config: T
 
 
 def _emit_notes(writer, notes) -> None:
-    for level, message in notes or []:
+    """A ``log`` event per note: (level, message) pairs (tables) or plain sentences, said as info (tagging data:
+    a scheme converted, entity starts repaired)."""
+    for note in notes or []:
+        level, message = note if isinstance(note, tuple) else ("info", str(note))
         writer.emit("log", level=level, message=message)
 
 
@@ -241,12 +245,14 @@ def _read_data(config: TrainConfig, task: Task, writer, run_dir: Path | None = N
 
 
 def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, writer) -> tuple[dict, object, object]:
-    """How the classification head meets the data's labels, before any weight is read.
+    """How a checkpoint's head meets the data's labels, before any weight is read.
 
-    Returns ``(load kwargs for load_model: num_labels, id2label, new_head; train_ex; dev_ex)``. A checkpoint
-    fine-tuned for classification keeps its head when it fits: labels it knows by name are mapped by name
-    (the examples' class ids are renumbered to the head's); a head with other labels is refused unless
-    ``new_head`` (a fresh head for the data's labels, the encoder kept, said in a ``log`` event).
+    For every head whose spec has ``label_mapping`` (single-label and multi-label classification, token
+    tagging): a checkpoint fine-tuned with this head keeps its head when it fits: labels (classes, label sets,
+    tags) it knows by name are mapped by name (the examples' ids are renumbered to the head's rows, so the row
+    trained for B-MISC keeps meaning B-MISC); head rows the data never uses are kept and named in a note; a
+    head lacking some of the data's labels is refused unless ``new_head`` (a fresh head for the data's labels,
+    the encoder kept, said in a ``log`` event).
 
     Raises:
         ModelSourceError: the head does not fit ("the checkpoint's head has 3 labels (a, b, c); the data has 2
@@ -300,7 +306,10 @@ def fit_head(source: str, task: Task, train_ex, dev_ex, config: TrainConfig, wri
             train_ex = train_ex.relabel(ck_names, "training")
             dev_ex = dev_ex.relabel(ck_names) if dev_ex is not None else None
             if ck_names != list(names):
-                writer.emit("log", level="info", message=f"{head}; the data's labels are mapped to it by name")
+                unused = [n for n in ck_names if n not in names]
+                rest = (f"; {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} not in the data (kept, "
+                        "not trained here)") if unused else ""
+                writer.emit("log", level="info", message=f"{head}; the data's labels are mapped to it by name{rest}")
             return {"num_labels": ck, "id2label": dict(enumerate(ck_names)), "new_head": False}, train_ex, dev_ex
         raise ModelSourceError(f"{head}; {data}: {', '.join(repr(n) for n in missing)} "
                                f"{'is' if len(missing) == 1 else 'are'} not in the head. Use --new-head to start a "

@@ -31,7 +31,7 @@ from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
 from .common import ResultSource, StaleCover, StatusLabel, header, tokenizer_suffix
-from .components.tag import DEFAULT_SENTENCE, head_lines, highlighted_html
+from .components.tag import DEFAULT_SENTENCE, head_lines, highlighted_html, words_note
 from .latest import LatestOnly
 from .model_page import ModelPage, bring_to_front
 from .window_weights import WindowWeights
@@ -167,8 +167,10 @@ class TagView(ModelPage):
             self.attention_view.window = 0
             self.attention_view.set_result(attention)
         ents = ", ".join(f"{e.text} ({e.type})" for e in tagged.entities) or "no entity"
+        words = words_note(tagged)
         self._status(f"{len(tagged.words)} words, {len(tagged.pieces)} pieces: {ents}; "
-                     f"by-hand check {head.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}")
+                     f"by-hand check {head.max_abs_diff:.1e}{tokenizer_suffix(self.loaded)}"
+                     + (f"; {words}" if words else ""))
 
 
 class TagDevView(QWidget):

@@ -3,7 +3,8 @@
 ``tensorboard`` package).
 
 Its status: TENSORBOARD_RUN, or IN_PROGRESS while its files changed in the last IN_PROGRESS_SECONDS; never
-crashed. Our own runs write event files beside their events with ``report_to="tensorboard"``, so a folder with
+crashed. A writer restarted from an earlier step purges the earlier files' points from that step on (as
+TensorBoard does) and the run's notes say so. Our own runs write event files beside their events with ``report_to="tensorboard"``, so a folder with
 a run ``config.json`` stays ours (``shared_with_ours``).
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from explorer.core.runs import status as run_status
 from explorer.core.runs.readers.base import IN_PROGRESS_SECONDS, ForeignRun, RunReader, register_reader
-from explorer.core.runs.tensorboard import tensorboard_events, tensorboard_files
+from explorer.core.runs.tensorboard import read_tensorboard_folder_scalars, tensorboard_events, tensorboard_files
 
 TENSORBOARD = "TensorBoard"   # the kind's name (RunReader.kind)
 
@@ -28,9 +29,11 @@ def read_tensorboard_folder(path: Path, now: float) -> ForeignRun:
     path = Path(path)
     files = tensorboard_files(path)
     newest = max(f.stat().st_mtime for f in files)
-    return ForeignRun(kind=TENSORBOARD, run_id=path.name, events=tensorboard_events(path.name, path),
+    scalars = read_tensorboard_folder_scalars(path)
+    return ForeignRun(kind=TENSORBOARD, run_id=path.name, events=tensorboard_events(path.name, path, scalars),
                       status=run_status.IN_PROGRESS if now - newest < IN_PROGRESS_SECONDS else run_status.TENSORBOARD_RUN,
-                      notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"])
+                      notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"]
+                      + [restart.note() for restart in scalars.restarts])
 
 
 register_reader(RunReader(kind=TENSORBOARD, looks_for="no TensorBoard event files",

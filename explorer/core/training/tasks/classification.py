@@ -27,6 +27,7 @@ from explorer.core.runs.layout import dev_split_file
 from explorer.core.training.batching import pad_sequences
 from explorer.core.specs.train_config import parse_class_weights
 from explorer.core.metrics.glue import classification_metrics
+from explorer.core.specs.metrics import field_figure_note
 from explorer.core.training.tasks.base import FeatureSet, Task
 from explorer.core.models.eval_mode import inference
 
@@ -68,14 +69,20 @@ class ClassificationTask(Task):
         self.pair = self.facts.pair
 
     def load(self, config, split: str) -> ClassificationData:
+        """The examples of ``split``; the training data's report also says which figure its field quotes
+        (explorer.core.specs.metrics.field_figure_note: SemEval stance labels -> F_avg) and how to get it."""
         source = config.train if split == "train" else config.dev
         cap = config.train_cap if split == "train" else config.dev_cap
-        return load_classification(source, pair=self.pair, text_columns=config.text_columns or None,
+        data = load_classification(source, pair=self.pair, text_columns=config.text_columns or None,
                                    label_column=config.label_column, cap=cap,
                                    split="train" if split == "train" else "validation",
                                    regression=config.num_labels == 1, id_column=config.id_column,
                                    no_header=config.no_header, encoding=config.encoding,
                                    label_names=config.label_names or None, skip_invalid=config.skip_invalid)
+        note = field_figure_note(data.label_names, config.f1_classes) if split == "train" else None
+        if note is not None:
+            data.notes.append(note)
+        return data
 
     def num_labels(self, train_examples: ClassificationData, config) -> int:
         if config.num_labels:

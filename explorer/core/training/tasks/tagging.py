@@ -7,7 +7,8 @@ whose pieces do not fit ``max_seq_length`` are split into overlapping windows of
 the window's room overlaps), and each word is predicted from the window where it has the most context.
 Metrics: seqeval's entity-level precision / recall / F1 (strict IOB2), per type, and token accuracy
 (explorer.core.metrics.tagging); best checkpoint by entity F1. id2label / label2id (the IOB2 tag
-set of the training file) go into config.json.
+set of the training file) and ``word_splitting`` (the rule the training words were formed by,
+explorer.core.data.words) go into config.json.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 import torch
 
 from explorer.core.data.conll import TaggingData, load_tagging, require_tag_set
+from explorer.core.data.words import CONFIG_KEY as WORD_RULE_KEY
+from explorer.core.data.words import rule_for_sentences
 from explorer.core.tagging.alignment import (
     IGNORE_INDEX,
     align_labels,
@@ -59,14 +62,19 @@ class TaggingTask(Task):
         return dev_examples
 
     def started_info(self, train_examples: TaggingData, config) -> dict:
-        """Tag names, the scheme read and the notes (conversion, repairs) for the ``started`` event."""
+        """Tag names, the scheme read, the notes (conversion, repairs) and the word splitting rule of the training
+        words for the ``started`` event."""
+        choice = rule_for_sentences(train_examples.words)
         return {"label_names": list(train_examples.label_names), "tag_scheme": train_examples.scheme,
-                "data_notes": list(train_examples.notes)}
+                "data_notes": list(train_examples.notes) + [choice.note()], WORD_RULE_KEY: choice.rule}
 
     def configure_model(self, model, train_examples: TaggingData, config) -> None:
+        """id2label / label2id from the tag set, and the rule the training words were formed by
+        (``word_splitting``: raw text is split by it in predict, the Tag page and explain)."""
         names = list(train_examples.label_names)
         model.config.id2label = dict(enumerate(names))
         model.config.label2id = {n: k for k, n in enumerate(names)}
+        setattr(model.config, WORD_RULE_KEY, rule_for_sentences(train_examples.words).rule)
 
     def featurize(self, examples: TaggingData, tokenizer, config, *, train: bool) -> FeatureSet:
         rows = window_rows(tokenizer, word_pieces(tokenizer, examples.words), config.resolved_max_seq_length())

@@ -1,6 +1,7 @@
 """What the Tag page says, without Qt: which folder is a token-classification checkpoint, the entity types of a
 tag set and their colours, the sentence with its entities highlighted, the head's arithmetic for one word piece,
-and the sentence shown before anything is typed. explorer.ui.inspectors.tag_view shows it.
+and the sentence shown before anything is typed, and how it was split into words. explorer.ui.inspectors.tag_view
+shows it.
 """
 
 from __future__ import annotations
@@ -65,3 +66,12 @@ def head_lines(head, digits: int = 4) -> list[str]:
     return lines
 
 DEFAULT_SENTENCE = "EU rejects German call to boycott British lamb ."   # CoNLL-2003's first sentence
+
+
+def words_note(tagged) -> str:
+    """How the sentence was split into the words tagged: the rule the model's training words were formed by
+    (recorded with its run; explorer.core.data.words), e.g. "words by the conll rule, as in training"."""
+    from explorer.core.data.words import WORD_RULES
+
+    rule = WORD_RULES.get(getattr(tagged, "word_rule", "") or "")
+    return f"words by the {rule.name} rule, as in training" if rule is not None else ""

@@ -1,0 +1,103 @@
+"""Every command reads a table by one rule (explorer/core/data/table.table_kind): the whole-file reader that
+train, embed and the launcher use (read_table) and predict's streaming reader (predict/reading.iter_rows) give
+the same columns and rows for the same file, with or without a header; a .txt without tabs is one text per line
+everywhere; predict reads the header-less tab-separated .csv that train reads (STS-B)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import save_tiny_head_model
+
+from explorer.core.data.table import read_table, table_kind
+from explorer.core.predict.reading import iter_rows, read_header
+
+FILES = {
+    "comma.csv": ("sentence,label\n\"a, quoted\",pos\nplain text,neg\n", False, "csv"),
+    "tabs.tsv": ("sentence\tlabel\na \"quote\" stays\tpos\nb\tneg\n", False, "tsv"),
+    "stsb.csv": ("main\tf\t2012\t1\t5.0\tA man plays.\tA man is playing.\nmain\tf\t2012\t2\t1.5\tA dog.\tCats.\tx\ty\n",
+                 True, "tsv"),
+    "stance.txt": ("ID\tTarget\tTweet\tStance\r\n1\tAtheism\tGod is good\tAGAINST\r\n", False, "tsv"),
+    "lines.txt": ("I loved this film\n\nIt was dull, truly.\r\n", False, "lines"),
+    "rows.jsonl": ('{"text": "one", "label": 1}\n{"text": "two", "label": 0}\n', False, "jsonl"),
+    "headless.csv": ("first text,pos\nsecond text,neg\n", True, "csv"),
+}
+
+
+def _cell(value) -> str:
+    return "" if value is None else str(value)
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_the_streaming_and_the_whole_file_reader_agree(tmp_path, name):
+    text, no_header, kind = FILES[name]
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    assert table_kind(path, text.split("\n", 1)[0]) == kind
+    table = read_table(path, no_header=no_header)
+    info, rows = iter_rows(path, no_header=no_header)
+    rows = list(rows)
+    assert table.kind == info.kind == kind
+    assert table.columns == info.columns == read_header(path, no_header=no_header).columns
+    assert [[_cell(v) for v in values[:len(table.columns)]] for _, values in table.rows] == \
+        [[_cell(r.values.get(c)) for c in info.columns] for r in rows]
+    assert [line for line, _ in table.rows] == [r.line for r in rows]
+    assert not any(r.error for r in rows)
+
+
+def test_a_txt_file_is_one_text_per_line_in_every_reader(tmp_path):
+    from explorer.core.embeddings.corpus import read_corpus
+
+    path = tmp_path / "new.txt"
+    path.write_text("I loved this film\n\nIt was dull, truly.\n", encoding="utf-8")
+    texts = ["I loved this film", "It was dull, truly."]
+    assert [v[0] for _, v in read_table(path).rows] == texts
+    assert [r.values["text"] for r in iter_rows(path)[1]] == texts
+    corpus = read_corpus(path)
+    assert corpus.kind == "text" and corpus.texts == texts and corpus.lines == [1, 3]
+
+
+def test_predict_labels_a_txt_file_and_a_headerless_tab_separated_csv(tmp_path, capsys):
+    from explorer.cli import main
+    from explorer.core.specs.heads import REGRESSION, SINGLE_LABEL
+
+    classifier = save_tiny_head_model(tmp_path / "cls", SINGLE_LABEL)
+    new = tmp_path / "new.txt"
+    new.write_text("I loved this film\nIt was dull\n", encoding="utf-8")
+    assert main(["predict", "--model", str(classifier), "--data", str(new), "--out", str(tmp_path / "a.jsonl")]) == 0
+    rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["text"] for r in rows] == ["I loved this film", "It was dull"] and all(r["predicted_label"] for r in rows)
+
+    scorer = save_tiny_head_model(tmp_path / "reg", REGRESSION)
+    stsb = tmp_path / "stsb.csv"
+    stsb.write_text(FILES["stsb.csv"][0], encoding="utf-8")
+    out = tmp_path / "b.csv"
+    assert main(["predict", "--model", str(scorer), "--data", str(stsb), "--out", str(out), "--no-header",
+                 "--text-columns", "6", "7"]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("1,2,3,4,5,6,7,") and "predicted_score" in lines[0] and len(lines) == 3
+    capsys.readouterr()
+
+
+def test_the_format_rule_names_unknown_suffixes(tmp_path):
+    from explorer.core.errors import ClassificationDataError
+
+    with pytest.raises(ClassificationDataError, match="unknown file type '.doc'"):
+        table_kind(Path("x.doc"))
+    assert table_kind("x.txt", "a\tb") == "tsv" and table_kind("x.txt", "a, b") == "lines"
+    assert table_kind("x.csv", "a\tb\tc,d") == "tsv" and table_kind("x.csv", "a,b") == "csv"
+
+
+def test_training_on_a_one_text_per_line_file_says_it_has_no_labels(tmp_path):
+    from explorer.core.data.classification import load_classification
+    from explorer.core.data.scores_and_label_sets import load_regression
+    from explorer.core.errors import ClassificationDataError
+
+    path = tmp_path / "new.txt"
+    path.write_text("I loved this film\nIt was dull\n", encoding="utf-8")
+    for load in (load_classification, load_regression):
+        with pytest.raises(ClassificationDataError, match="a .txt file without tabs is one text per line, with no "
+                                                          "label column"):
+            load(str(path))
