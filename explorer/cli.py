@@ -33,6 +33,8 @@ SUBCOMMANDS = {
     "explain": ("explorer.commands.explain", "token attributions of one input (integrated gradients / gradient x input), as JSON"),
     "heads": ("explorer.commands.heads", "switch attention heads off on one input or a dev set; head importance and "
                                          "the pruning curve, as JSON"),
+    "layer-probes": ("explorer.commands.layer_probes",
+                     "a linear probe per layer of the base model and the fine-tuned checkpoint (token tags or the run's classes)"),
     "runs": ("explorer.commands.runs", "list every run under a folder (ours, HF Trainer, TensorBoard); --export-csv"),
     "label-issues": ("explorer.commands.label_issues",
                      "suspected label errors from out-of-fold predictions (cleanlab), ranked, for review"),

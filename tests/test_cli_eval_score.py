@@ -175,3 +175,37 @@ def test_score_errors(tmp_path, capsys):
     assert score_cmd.run(parse(score_cmd, ["--data", str(data), "--predictions", str(preds),
                                            "--null-odds", str(odds)])) == 2
     assert "no null odds for 3 predicted questions" in capsys.readouterr().err
+
+
+def test_eval_decode_rule_run_qa_reproduces_the_reference_and_lists_differences(tmp_path, tiny_model_dir, capsys):
+    """--decode-rule run_qa writes what run_qa's post-processing gives on the same logits; each rule's report lists
+    the questions whose answer differs under the other, with both answers."""
+    from explorer.core.data.squad import load_squad
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.inference import predict_squad
+    from run_qa_postprocess import run_qa_postprocess
+
+    data = squad_file(tmp_path)
+    base = ["--model", str(tiny_model_dir), "--data", str(data), "--max-seq-length", "64", "--doc-stride", "16",
+            "--n-best-size", "2", "--json"]
+    reports = {}
+    for rule in ("passage", "run_qa"):
+        out = tmp_path / rule
+        assert eval_cmd.run(parse(eval_cmd, base + ["--out", str(out), "--decode-rule", rule])) == 0
+        reports[rule] = json.loads(capsys.readouterr().out)["decode_rule"]
+    ours, theirs = reports["passage"], reports["run_qa"]
+    assert ours["other_rule"] == "run_qa" and theirs["other_rule"] == "passage"
+    assert ours["differences"]      # n_best_size 2 on a random head: question tokens crowd some passages out
+    assert [(r["id"], r["answer"], r["other_answer"]) for r in ours["differences"]] == \
+        [(r["id"], r["other_answer"], r["answer"]) for r in theirs["differences"]]
+    dataset, _ = load_squad(str(data))
+    loaded = load_model(str(tiny_model_dir), task="qa")
+    feats, start, end = predict_squad(loaded, dataset, max_seq_length=64, doc_stride=16, max_query_length=64)
+    examples = [{"id": dataset[ex]["id"], "context": dataset[ex]["context"],
+                 "windows": [(start[k][:len(feats.input_ids[k])], end[k][:len(feats.input_ids[k])],
+                              feats.offset_mapping[k]) for k in ks]} for ex, ks in sorted(feats.windows_of().items())]
+    ref_preds, ref_odds, _ = run_qa_postprocess(examples, n_best_size=2)
+    assert json.loads((tmp_path / "run_qa" / "predictions.json").read_text()) == ref_preds
+    assert json.loads((tmp_path / "run_qa" / "null_odds.json").read_text()) == pytest.approx(ref_odds, abs=1e-5)
+    passage_preds = json.loads((tmp_path / "passage" / "predictions.json").read_text())
+    assert {q for q in ref_preds if ref_preds[q].strip() != passage_preds[q]} == {r["id"] for r in ours["differences"]}

@@ -124,3 +124,30 @@ def test_probe_bundled_minilm_offline(capsys):
     assert "warning: the QA head of bundled:minilm is untrained" in err
     assert len(re.findall(r"^layer +\d+: question -> passage", out, flags=re.M)) == 6
     assert float(re.search(r"by-hand check: .* max = (\S+)", out).group(1)) < 1e-4
+
+
+def test_probe_decode_rule_keeps_the_other_rules_answer(tiny_folder, capsys):
+    """probe(decode_rule=...) decodes the same logits by both rules; the other's answer is named only where it
+    differs, in the result, the JSON and the text report."""
+    from explorer.core.models.loading import load_model
+    from explorer.core.qa.decode_rules import decode_example_run_qa
+    from explorer.core.qa.probe import probe
+
+    loaded = load_model(str(tiny_folder))
+    passage = " ".join([PASSAGE] * 3)
+    ours = probe(loaded, QUESTION, passage, n_best_size=2)
+    theirs = probe(loaded, QUESTION, passage, n_best_size=2, decode_rule="run_qa")
+    w = ours.windows
+    direct = decode_example_run_qa(passage, [x.start_logits for x in w], [x.end_logits for x in w],
+                                   [x.offsets for x in w], [x.cls_index for x in w], n_best_size=2)
+    assert theirs.decoding.answer(0.0) == direct.answer(0.0) and theirs.score_diff == direct.score_diff
+    assert ours.other_decoding.score_diff == theirs.score_diff and theirs.other_decoding.score_diff == ours.score_diff
+    differ = ours.decoding.answer(0.0).strip() != theirs.decoding.answer(0.0).strip()
+    assert differ      # n_best_size 2 on a random head: question tokens take the top places
+    assert ours.other_rule_answer() == ("run_qa", theirs.decoding.answer(0.0), theirs.score_diff)
+    assert ours.to_dict()["other_rule"]["answer"] == theirs.decoding.answer(0.0)
+    tau = max(ours.score_diff, theirs.score_diff) + 1.0     # both abstain: no difference left
+    assert ours.other_rule_answer(tau) is None
+    assert _run(["--model", str(tiny_folder), "--question", QUESTION, "--passage", PASSAGE, "--json",
+                 "--decode-rule", "run_qa"]) == 0
+    assert json.loads(capsys.readouterr().out)["decode_rule"] == "run_qa"

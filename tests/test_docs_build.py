@@ -90,7 +90,7 @@ def test_the_command_line_reference_lists_every_subcommand_from_the_parser(site)
 
     page = (site / "command-line.html").read_text(encoding="utf-8")
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())     # the words, without markup
-    assert len(SUBCOMMANDS) == 15
+    assert len(SUBCOMMANDS) == 17
     for name in SUBCOMMANDS:
         assert f"bert-explorer {name}" in text, f"{name} is missing from the generated reference"
     train = next(a for a in build_parser()._actions if a.dest == "command").choices["train"]   # noqa: SLF001

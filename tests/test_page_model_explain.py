@@ -43,7 +43,8 @@ def test_fields_are_named_for_the_task():
 
 def test_targets_follow_the_head():
     assert target_choices("regression", []) == [("the score", "score")]
-    assert [v for _, v in target_choices("squad_v2", [])] == ["span", "start", "end"]
+    assert [v for _, v in target_choices("squad_v2", [])] == ["span", "start", "end", "score_diff"]
+    assert [v for _, v in target_choices("squad_v1", [])] == ["span", "start", "end"]    # never abstains
     pair = target_choices("pair", ["neg", "pos"])
     assert pair[:2] == [("predicted class", ""), ("margin: predicted class vs runner-up", "margin")]
     assert ("margin: pos vs the best other", "margin:1") in pair

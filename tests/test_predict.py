@@ -201,6 +201,36 @@ def test_qa_answers_equal_eval(tmp_path, v2):
     assert [r["answer"] for r in _read_csv(tmp_path / "t.csv")] == [r["answer"] for r in rows]
 
 
+def test_qa_decode_rule_answers_equal_eval_and_name_the_other_rules_answer(tmp_path):
+    """predict --decode-rule run_qa answers as eval does with that rule; other_rule_answer holds this app's rule's
+    answer exactly where the two differ ("(no answer)" where it abstains)."""
+    from explorer.cli import main
+    from explorer.core.predict.engine import NO_ANSWER
+
+    run = tmp_path / "runs" / "r1"
+    qa = save_tiny_model(run / "checkpoints" / "best", "qa")
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2", "max_seq_length": 48, "doc_stride": 16,
+                                                 "max_query_length": 64}))
+    squad = write_tiny_squad(tmp_path / "dev.json", v2=True, repeat=2)
+    official = {}
+    for rule in ("passage", "run_qa"):
+        assert main(["eval", "--model", str(qa), "--data", str(squad), "--out", str(tmp_path / rule), "--n-best-size",
+                     "2", "--decode-rule", rule]) == 0
+        official[rule] = json.loads((tmp_path / rule / "predictions.json").read_text())
+    predict_file(str(qa), str(squad), str(tmp_path / "p.jsonl"), n_best_size=2, decode_rule="run_qa")
+    rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    differ = 0
+    for r in rows:
+        assert r["answer"] == official["run_qa"][r["id"]]
+        ours = official["passage"][r["id"]]
+        if ours.strip() == r["answer"].strip():
+            assert r["other_rule_answer"] == ""
+        else:
+            differ += 1
+            assert r["other_rule_answer"] == (ours or NO_ANSWER)
+    assert differ     # a random head with n_best_size 2: question tokens take some of the top places
+
+
 def test_cli_predict_and_bad_input(tmp_path, cls_model, capsys):
     from explorer.cli import main
 

@@ -88,7 +88,7 @@ def test_every_head_gets_its_inputs_and_targets(qtbot, view):
     view.token.setValue(3)
     assert _explain(qtbot, view).target.token == 3
 
-    assert [v for _, v in target_choices("squad_v2", [])] == ["span", "start", "end"]
+    assert [v for _, v in target_choices("squad_v2", [])] == ["span", "start", "end", "score_diff"]
     assert target_choices("regression", ["score"]) == [("the score", "score")]
 
 
@@ -108,3 +108,17 @@ def test_the_view_exports_to_png_and_svg(qtbot, view, tmp_path):
     assert (image.width(), image.height()) == (view.view.width(), view.view.height())
     text = (tmp_path / "x.svg").read_text(encoding="utf-8")
     assert text.lstrip().startswith("<?xml") and "<svg" in text and "where" in text and svg.endswith(".svg")
+
+
+def test_a_squad_v2_model_explains_its_answer_or_abstain_decision(qtbot, view):
+    qa = tiny_loaded_model("qa")
+    view.set_loaded(qa)
+    view.set_task("squad_v2")
+    view.text_a.setText("where was ada born?")
+    view.text_b.setText("ada lovelace was born in london in 1815.")
+    view.target.setCurrentIndex(view.target.findData("score_diff"))
+    view.method.setCurrentIndex(view.method.findData("ig"))
+    view.steps.setValue(16)
+    res = _explain(qtbot, view)
+    assert res.target.kind == "score_diff" and "toward_answer" in res.details
+    assert abs(res.total - (res.target_value - res.baseline_value)) <= 0.01 * abs(res.target_value - res.baseline_value)

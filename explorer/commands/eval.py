@@ -31,6 +31,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--n-best-size", type=int, default=20)
     parser.add_argument("--max-answer-length", type=int, default=30)
     parser.add_argument("--tau", type=float, default=0.0, help="answer iff score_diff > tau (SQuAD 2.0)")
+    from explorer.core.qa.decode_rules import DECODE_RULES, DEFAULT_RULE
+
+    parser.add_argument("--decode-rule", choices=tuple(DECODE_RULES), default=DEFAULT_RULE,
+                        help="how spans are searched: " + "; ".join(f"{k}: {v}" for k, v in DECODE_RULES.items())
+                             + ". run_qa reproduces the numbers of transformers' run_qa.py; the questions whose "
+                               "answer differs under the other rule are listed (default: %(default)s)")
     parser.add_argument("--bf16", action="store_true", help="bf16 autocast for the forward (fast on AMX CPUs)")
     add_device_argument(parser)
     parser.add_argument("--repair", action="store_true",
@@ -128,8 +134,38 @@ def _text_report(result: dict, sweep, args) -> list[str]:
     from explorer.core.metrics.optimism import mark_lines
 
     out += mark_lines(figure_marks_of(args, result["version"]), indent="")
+    out += rule_lines(result["decode_rule"])
     out.append("files: " + ", ".join(result["files"].values()))
     out.append("same numbers: " + result["score_command"])
+    return out
+
+
+SHOWN_DIFFERENCES = 5     # questions with both answers in the text report (the JSON lists them all)
+
+
+def rule_report(rule: str, decodings: dict, others: dict, tau: float, dataset) -> dict:
+    """The decode rule used and the questions whose answer at ``tau`` differs under the other rule
+    (explorer.core.qa.decode_rules): {"rule", "other_rule", "differences": [{id, question, answer,
+    other_answer, score_diff, other_score_diff}], "n_questions"}."""
+    from explorer.core.qa.decode_rules import other_rule, rule_differences
+
+    questions = dict(zip(dataset["id"], dataset["question"]))
+    rows = [{"id": r["id"], "question": questions.get(r["id"], ""), **{k: v for k, v in r.items() if k != "id"}}
+            for r in rule_differences(decodings, others, tau)]
+    return {"rule": rule, "other_rule": other_rule(rule), "differences": rows, "n_questions": len(decodings)}
+
+
+def rule_lines(report: dict) -> list[str]:
+    """The text report's lines on the decode rule: the count of questions answered differently under the
+    other rule and the first few with both answers."""
+    rows, n = report["differences"], report["n_questions"]
+    out = [f"decode rule {report['rule']}: {len(rows)} of {n} question{'s' if n != 1 else ''} answered differently "
+           f"under {report['other_rule']}" + (":" if rows else "")]
+    for r in rows[:SHOWN_DIFFERENCES]:
+        out.append(f"  {r['id']}: {r['answer']!r} (score_diff {r['score_diff']:+.3f}) vs {report['other_rule']} "
+                   f"{r['other_answer']!r} (score_diff {r['other_score_diff']:+.3f})")
+    if len(rows) > SHOWN_DIFFERENCES:
+        out.append(f"  ... and {len(rows) - SHOWN_DIFFERENCES} more (all in --json)")
     return out
 
 
@@ -236,7 +272,7 @@ def _load_inputs(args, err):
 def run(args) -> int:
     """`bert-explorer eval`: exit 0 (metrics printed, files written) or 2 (bad data, model or settings: a
     UserError, printed by ``exits_on_user_error``)."""
-    from explorer.core.qa.decoding import decode_predictions
+    from explorer.core.qa.decode_rules import decode_predictions_by, other_rule
 
     err = sys.stderr
     dataset, report, loaded, timing = _load_inputs(args, err)
@@ -258,12 +294,15 @@ def run(args) -> int:
     t_infer = time.perf_counter() - t0
     timing["forward"] = t_infer - timing["windows"]
     t1 = time.perf_counter()
-    decodings = decode_predictions(dataset, features, start, end, n_best_size=args.n_best_size,
-                                   max_answer_length=args.max_answer_length)
+    decodings = decode_predictions_by(args.decode_rule, dataset, features, start, end, n_best_size=args.n_best_size,
+                                      max_answer_length=args.max_answer_length)
     seconds = time.perf_counter() - t0
     timing["decoding"] = time.perf_counter() - t1
+    others = decode_predictions_by(other_rule(args.decode_rule), dataset, features, start, end,
+                                   n_best_size=args.n_best_size, max_answer_length=args.max_answer_length)
     t1 = time.perf_counter()
     result, sweep = _score(args, dataset, report, decodings, features, seconds, t_infer)
+    result["decode_rule"] = rule_report(args.decode_rule, decodings, others, args.tau, dataset)
     timing["files_and_metrics"] = time.perf_counter() - t1
     result["speed"]["timing"] = {k: round(v, 3) for k, v in timing.items()}
     if args.json:

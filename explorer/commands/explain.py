@@ -42,8 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="",
                         help="what to explain: a class or tag name or index (its logit; multiple choice: that "
                              "ending against the others), 'margin' (the predicted class against the runner-up), "
-                             "'margin:CLASS', 'score' (regression), 'start' / 'end' / 'span' (QA). Default: the "
-                             "predicted class / ending / tag, the score, the QA span")
+                             "'margin:CLASS', 'score' (regression), 'start' / 'end' / 'span' (QA), 'score_diff' "
+                             "(QA: the answer-or-abstain decision, best span score - s_null, compared with τ; the "
+                             "JSON's details name the words that pushed toward answering and toward no answer). "
+                             "Default: the predicted class / ending / tag, the score, the QA span")
     parser.add_argument("--token", type=int, default=None,
                         help="token tagging: the token position to explain (default 1, the first after [CLS]); "
                              "QA: the start token (default: the best start)")
@@ -53,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS,
                         help=f"integration steps of ig, 1..{MAX_STEPS} (default: %(default)s)")
+    parser.add_argument("--max-answer-length", type=int, default=30,
+                        help="QA target score_diff: the longest span in tokens (default: %(default)s)")
     parser.add_argument("--merge-words", action="store_true", help="sum the word pieces of each word into one row")
     parser.add_argument("--max-seq-length", type=int, default=None,
                         help="tokens kept (the longer text is truncated; QA: the passage). Default: the task's "
@@ -105,8 +109,8 @@ def row_input(args: argparse.Namespace) -> tuple[str, str, list[str]]:
 
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    from explorer.core.explain.attribution import explain
     from explorer.core.devices import place
+    from explorer.core.explain.decision import explain_any
     from explorer.core.models.loading import load_model
 
     head = args.head or head_of(args.model)
@@ -130,9 +134,10 @@ def run(args: argparse.Namespace) -> int:
     elif text is None:
         raise UserError("give the input: --text (with --text-pair / --ending as the head needs), or --data FILE "
                         "--row N")
-    result = explain(loaded.model, loaded.tokenizer, text, pair, endings=endings or None,
-                     target=args.target or None, token=args.token, end=args.end, method=args.method,
-                     steps=args.steps, merge_words=args.merge_words, max_seq_length=max_seq_length)
+    result = explain_any(loaded.model, loaded.tokenizer, text, pair, endings=endings or None,
+                         target=args.target or None, token=args.token, end=args.end, method=args.method,
+                         steps=args.steps, merge_words=args.merge_words, max_seq_length=max_seq_length,
+                         max_answer_length=args.max_answer_length)
     out = Path(args.out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -142,6 +147,9 @@ def run(args: argparse.Namespace) -> int:
     line = result.completeness_line()
     print(f"{result.target.description}: {line.removesuffix(f'. {result.warning}') if result.warning else line}")
     print(f"wrote {out} ({len(result.tokens)} {'words' if result.merged else 'tokens'}, {result.method})")
+    for key, words in (("toward_answer", "toward answering"), ("toward_no_answer", "toward no answer")):
+        if key in result.details:
+            print(f"pushed {words}: " + (", ".join(f"{t} {v:+.3g}" for t, v in result.details[key]) or "none"))
     if result.warning:
         print(f"warning: {result.warning}", file=sys.stderr)
     return 0

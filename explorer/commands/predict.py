@@ -42,6 +42,12 @@ def add_arguments(parser) -> None:
                                           "context", encoding_default="auto")
     parser.add_argument("--tau", type=float, default=None,
                         help="QA: answer iff score_diff > tau (default: the τ saved with the checkpoint, else 0)")
+    from explorer.core.qa.decode_rules import DECODE_RULES, DEFAULT_RULE
+
+    parser.add_argument("--decode-rule", choices=tuple(DECODE_RULES), default=DEFAULT_RULE,
+                        help="QA: how spans are searched: " + "; ".join(f"{k}: {v}" for k, v in DECODE_RULES.items())
+                             + ". The other_rule_answer column holds the other rule's answer where it differs "
+                               "(default: %(default)s)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--chunk-rows", type=int, default=2048, help="rows read, run and written together")
     parser.add_argument("--max-seq-length", type=int, default=None, help="default: the run's, else the task's")
@@ -201,7 +207,7 @@ def run(args) -> int:
                                doc_stride=args.doc_stride, max_query_length=args.max_query_length, bf16=args.bf16,
                                progress=bar, cancelled=lambda: stop.flag,
                                calibration=not args.no_calibration, status=bar.status, tokenizer=args.tokenizer,
-                               device=args.device, saved=bar.saved)
+                               device=args.device, saved=bar.saved, decode_rule=args.decode_rule)
     except Cancelled as exc:
         bar.close()   # its last count is the rows in the file (the engine's last report at the interrupt)
         written = f"{exc.rows_written} rows" if exc.rows_written is not None else "the rows written so far"

@@ -38,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="n-best span candidates to print (default: %(default)s)")
     add_window_arguments(parser)
     parser.add_argument("--max-answer-length", type=int, default=30)
+    from explorer.core.qa.decode_rules import DECODE_RULES, DEFAULT_RULE
+
+    parser.add_argument("--decode-rule", choices=tuple(DECODE_RULES), default=DEFAULT_RULE,
+                        help="how spans are searched: " + "; ".join(f"{k}: {v}" for k, v in DECODE_RULES.items())
+                             + ". The other rule's answer is printed where it differs (default: %(default)s)")
 
 
 def _fmt(x: float) -> str:
@@ -72,6 +77,11 @@ def render_text(result, *, top: int = 5, per_head: bool = False, special_label: 
         lines.append("best span score = -inf (no valid span in the passage)")
     lines.append(f"score_diff = best_non_null_score - null_score = {result.score_diff:+.2f}")
     lines.append(f"tau = {d.tau:+.2f}: {d.inequality}")
+    other = result.other_rule_answer()
+    if other is not None:
+        rule, text, diff = other
+        lines.append(f"decode rule {result.decode_rule}; under {rule} the answer differs: "
+                     f"{repr(text) if text else 'no answer'} (score_diff {diff:+.2f})")
     if result.attention:
         w = result.best_window.index
         att = result.attention[w]
@@ -167,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = probe(loaded, args.question, passage, tau=args.tau, attentions=not args.no_flow,
                        keep_attentions="float32" if args.html else None, max_seq_length=args.max_seq_length, doc_stride=args.doc_stride,
-                       max_query_length=args.max_query_length, max_answer_length=args.max_answer_length)
+                       max_query_length=args.max_query_length, max_answer_length=args.max_answer_length,
+                       decode_rule=args.decode_rule)
     except (ProbeError, ValueError) as exc:
         raise as_user_error(exc) from None
     if args.html:

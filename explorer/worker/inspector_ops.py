@@ -120,7 +120,8 @@ def op_probe(state: State, args: dict, progress, cancelled):
                    max_seq_length=int(args["max_seq_length"]), doc_stride=int(args["doc_stride"]),
                    max_query_length=int(args.get("max_query_length", 64)),
                    n_best_size=int(args.get("n_best_size", 20)),
-                   max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget)
+                   max_answer_length=int(args.get("max_answer_length", 30)), attention_budget=budget,
+                   decode_rule=str(args.get("decode_rule", "passage")))
     from explorer.worker.head_ops import mask_base_key
 
     state.keep_mask_base(mask_base_key(loaded, {   # the page's probe is the unmasked side of a head comparison
@@ -167,14 +168,40 @@ def op_saliency(state: State, args: dict, progress, cancelled):
 def op_explain(state: State, args: dict, progress, cancelled):
     """Token attributions of one typed input on the slot's model (explorer.core.explain.attribution.explain), with
     progress (integrated-gradient batches done, total) and cancel at the next batch: an Attribution."""
-    from explorer.core.explain.attribution import DEFAULT_STEPS, explain
+    from explorer.core.explain.attribution import DEFAULT_STEPS
+    from explorer.core.explain.decision import explain_any
 
     loaded = state.model(args.get("slot", "explain"))
-    return explain(loaded.model, loaded.tokenizer, str(args.get("text", "")), str(args.get("text_pair", "")),
+    return explain_any(loaded.model, loaded.tokenizer, str(args.get("text", "")), str(args.get("text_pair", "")),
                    endings=args.get("endings") or None, target=args.get("target") or None, token=args.get("token"),
                    end=args.get("end"), method=str(args.get("method", "ig")),
                    steps=int(args.get("steps") or DEFAULT_STEPS), merge_words=bool(args.get("merge_words")),
                    max_seq_length=int(args.get("max_seq_length") or 128), progress=progress, cancelled=cancelled)
+
+
+def op_decision(state: State, args: dict, progress, cancelled):
+    """Integrated gradients of a probe window's score_diff on the slot's model (explorer.core.explain.decision):
+    which words pushed toward answering and which toward no answer; an Attribution, with progress and cancel."""
+    from explorer.core.explain.attribution import DEFAULT_STEPS
+    from explorer.core.explain.decision import explain_probe_window
+
+    loaded = state.model(args.get("slot", "qa"))
+    return explain_probe_window(loaded.model, loaded.tokenizer, args["window"],
+                                max_answer_length=int(args.get("max_answer_length", 30)),
+                                steps=int(args.get("steps") or DEFAULT_STEPS), progress=progress, cancelled=cancelled)
+
+
+def op_layer_probes(state: State, args: dict, progress, cancelled):
+    """A probe per layer of a checkpoint and its base model (explorer.core.probing.runner): a ProbeStudy, with
+    progress (probe fits done, total) and cancel before the next fit. The models are loaded for this job only."""
+    from explorer.core.probing.runner import run_layer_probes
+
+    return run_layer_probes(str(args["model"]), labels=str(args.get("labels", "sentences")),
+                            base=str(args.get("base", "")), data=str(args.get("data", "")),
+                            cap=int(args.get("cap", 0)), seeds=int(args.get("seeds", 3)),
+                            pooling=str(args.get("pooling", "mean")),
+                            max_seq_length=int(args.get("max_seq_length", 128)), progress=progress,
+                            cancelled=cancelled)
 
 
 def op_study(state: State, args: dict, progress, cancelled):
@@ -566,10 +593,11 @@ OPS: dict[str, tuple[Callable, str]] = {
     "saliency": (op_saliency, "model"),
     "compare_checkpoints": (op_compare_checkpoints, "model"), "classify": (op_classify, "model"), "tag": (op_tag, "model"), "ping": (op_ping, "model"),
     "mask_heads": (head_ops.op_mask_heads, "model"), "head_importance": (head_ops.op_head_importance, "study"),
-    "study": (op_study, "study"), "classify_dev": (op_classify_dev, "study"), "tag_dev": (op_tag_dev, "study"),
+    "study": (op_study, "study"), "layer_probes": (op_layer_probes, "study"), "classify_dev": (op_classify_dev, "study"),
+    "tag_dev": (op_tag_dev, "study"),
     "predict": (op_predict, "predict"), "cv_oof": (op_cv_oof, "predict"), "curve_score": (op_curve_score, "predict"),
     "compare_classifiers": (op_compare_classifiers, "predict"), "squad_rows": (op_squad_rows, "io"), "hub_download": (op_hub_download, "download"),
-    "explain": (op_explain, "explain"),
+    "explain": (op_explain, "explain"), "decision": (op_decision, "explain"),
     "embed": (op_embed, "embed"), "embed_project": (op_embed_project, "embed"),
     "embed_neighbours": (op_embed_neighbours, "io"), "embed_export": (op_embed_export, "io"),
 }

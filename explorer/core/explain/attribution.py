@@ -106,6 +106,9 @@ class Attribution:
         merged: True when word pieces were merged into words.
         logits: the model's outputs at the input that the target picks from ((K,) classes, (C,) endings,
             (T,) tags of the token, or (2,) = start logit at s, end logit at e for QA).
+        details: target-specific facts as plain JSON values (the QA decision: the best span and s_null at the
+            input and at the baseline, the words that pushed toward answering and toward no answer; see
+            explorer.core.explain.decision); {} for the other targets.
     """
 
     tokens: list[str]
@@ -124,6 +127,7 @@ class Attribution:
     class_names: list[str] = field(default_factory=list)
     merged: bool = False
     logits: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    details: dict = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -155,7 +159,8 @@ class Attribution:
                 "completeness_gap": float(self.completeness_gap),
                 "relative_gap": float(self.relative_gap) if np.isfinite(self.relative_gap) else None,
                 "warning": self.warning, "merged_words": bool(self.merged),
-                "class_names": list(self.class_names), "logits": [float(z) for z in self.logits]}
+                "class_names": list(self.class_names), "logits": [float(z) for z in self.logits],
+                "details": dict(self.details)}
 
 
 # -- the model's head ------------------------------------------------------------------------------------------
@@ -409,6 +414,29 @@ def _steps_hook(model, total: int, progress, cancelled):
     return model.register_forward_pre_hook(hook)
 
 
+def integrated_gradients(model, f_of_ids, ids, base_ids, *, steps: int, internal_batch_size: int | None = None,
+                         progress=None, cancelled=None, rule: str = "gausslegendre"):
+    """Integrated gradients of ``f_of_ids`` (ids (B, ...) -> f (B,)) on ``model``'s word-embedding layer from
+    ``base_ids`` to ``ids`` (Captum's LayerIntegratedGradients, ``steps`` points of the quadrature ``rule``:
+    Captum's "gausslegendre" for smooth targets, "riemann_trapezoid" where f has kinks), summed over
+    the hidden dimension: a tensor of ids' shape, in f's units. ``internal_batch_size``: points per forward
+    (default: as many as fit TOKENS_PER_BATCH tokens); ``progress(done, total)`` before each forward batch;
+    ``cancelled() -> True`` raises Cancelled at the next one. The caller sets eval mode and gradients on
+    (explorer.core.models.eval_mode.inference(model, gradients=True))."""
+    from captum.attr import LayerIntegratedGradients
+
+    tokens_each = int(ids.numel())
+    ibs = internal_batch_size or max(1, min(steps, TOKENS_PER_BATCH // max(tokens_each, 1)))
+    lig = LayerIntegratedGradients(f_of_ids, model.get_input_embeddings())
+    handle = _steps_hook(model, -(-steps // ibs), progress, cancelled) if (progress or cancelled) else None
+    try:
+        attr = lig.attribute(ids, baselines=base_ids, n_steps=steps, internal_batch_size=ibs, method=rule)
+    finally:
+        if handle is not None:
+            handle.remove()
+    return attr.sum(-1)
+
+
 def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[str] | None = None,
             target: str | None = None, token: int | None = None, end: int | None = None, method: str = "ig",
             steps: int = DEFAULT_STEPS, merge_words: bool = False, max_seq_length: int = 128,
@@ -463,7 +491,9 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
         tgt = resolve_target(head, outputs, names, target, token=token, end=end)
         with torch.no_grad():
             f_input = float(forward_target(model, head, batch, tgt, input_ids=ids)[0])
-            f_base = float(forward_target(model, head, batch, tgt, input_ids=base_ids)[0])
+            # the path's start: the baseline's word embeddings at the input's positions (RoBERTa-style models
+            # number the positions of [PAD] ids differently, so a forward of base_ids is another point)
+            f_base = float(forward_target(model, head, batch, tgt, inputs_embeds=emb_layer(base_ids))[0])
         if method == "gxi":
             x = emb_layer(ids).detach().requires_grad_(True)
             f = forward_target(model, head, batch, tgt, inputs_embeds=x)[0]
@@ -471,19 +501,23 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
             per_token = (grad * x.detach()).sum(-1)
             steps = 0
         else:
-            from captum.attr import LayerIntegratedGradients
+            per_token = integrated_gradients(model, lambda i: forward_target(model, head, batch, tgt, input_ids=i),
+                                             ids, base_ids, steps=steps, internal_batch_size=internal_batch_size,
+                                             progress=progress, cancelled=cancelled)
+    picked = outputs
+    if _explained(head) is Explained.TAG:
+        picked = outputs[tgt.token]
+    elif spans:
+        picked = np.array([outputs[0, tgt.index], outputs[1, tgt.other]])
+    return assemble(enc, per_token, head=head, method=method, steps=steps, target=tgt, f_input=f_input,
+                    f_base=f_base, names=names, logits=picked, merge_words=merge_words)
 
-            tokens_each = int(ids.numel())
-            ibs = internal_batch_size or max(1, min(steps, TOKENS_PER_BATCH // max(tokens_each, 1)))
-            lig = LayerIntegratedGradients(lambda i: forward_target(model, head, batch, tgt, input_ids=i), emb_layer)
-            handle = _steps_hook(model, -(-steps // ibs), progress, cancelled) if (progress or cancelled) else None
-            try:
-                attr = lig.attribute(ids, baselines=base_ids, n_steps=steps, internal_batch_size=ibs)
-            finally:
-                if handle is not None:
-                    handle.remove()
-            per_token = attr.sum(-1)
-    # (1, seq) or SWAG's (C, seq) / (1, C, seq): one row per input
+
+def assemble(enc: _Encoded, per_token, *, head: str, method: str, steps: int, target: Target, f_input: float,
+             f_base: float, names: list[str], logits, merge_words: bool) -> Attribution:
+    """The :class:`Attribution` of per-token values ``per_token`` ((1, seq), SWAG (C, seq) or (1, C, seq)
+    tensor) of the encoded input ``enc``: padding left out, pieces merged into words on request, the
+    completeness gap against f(input) - f(baseline) and its warning."""
     rows = per_token.detach().double().cpu().numpy().reshape(len(enc.tokens), -1)
     tokens, values, segments, choices, wids = [], [], [], [], []
     for r, (toks, segs, mask) in enumerate(zip(enc.tokens, enc.segments, enc.mask)):
@@ -504,13 +538,8 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     if method == "ig" and rel > WARN_RELATIVE_GAP:
         warning = (f"the attributions miss f(input) - f(baseline) by {100 * rel:.1f} % (over "
                    f"{100 * WARN_RELATIVE_GAP:.0f} %): use more steps (e.g. {min(MAX_STEPS, 4 * steps)})")
-    picked = outputs
-    if _explained(head) is Explained.TAG:
-        picked = outputs[tgt.token]
-    elif spans:
-        picked = np.array([outputs[0, tgt.index], outputs[1, tgt.other]])
-    return Attribution(tokens, values, segments, choices, head, method, steps, tgt, f_input, f_base, gap, rel,
-                       warning, names, merge_words, np.asarray(picked, dtype=np.float64))
+    return Attribution(tokens, values, segments, choices, head, method, steps, target, f_input, f_base, gap, rel,
+                       warning, names, merge_words, np.asarray(logits, dtype=np.float64))
 
 
 def _merge(tokens, values, segments, choices, word_ids):

@@ -24,7 +24,8 @@ Output columns (scripts may rely on them), after the input columns:
 - SWAG: ``predicted_ending`` (0..3), ``p_ending0``..``p_ending3`` (softmax across the four endings);
 - QA: ``answer``, ``answer_start``, ``answer_end`` (character offsets in the context, end exclusive),
   ``score_diff``, ``null_score``, ``decision`` ("answer" / "abstain"), ``window`` (0-based window of the best
-  span);
+  span), ``other_rule_answer`` (the answer under the other decode rule, explorer.core.qa.decode_rules, where it
+  differs: "" when both rules agree, "(no answer)" where the other abstains);
 - every task: ``error`` ("" or why the row could not be used; its prediction cells are empty).
 
 Every input row gives one output row, in input order. Cancel (``cancelled()`` true) stops after the current
@@ -237,12 +238,13 @@ class _Runner:
 
     def __init__(self, loaded, facts: CheckpointFacts, *, max_seq_length: int, batch_size: int, tau: float,
                  doc_stride: int, max_query_length: int, n_best_size: int, max_answer_length: int,
-                 cancelled: Callable[[], bool] | None, bf16: bool = False):
+                 cancelled: Callable[[], bool] | None, bf16: bool = False, decode_rule: str = "passage"):
         self.loaded, self.facts = loaded, facts
         self.model, self.tok = loaded.model, loaded.tokenizer
         self.max_seq_length, self.batch_size, self.tau = max_seq_length, batch_size, tau
         self.doc_stride, self.max_query_length = doc_stride, max_query_length
         self.n_best_size, self.max_answer_length = n_best_size, max_answer_length
+        self.decode_rule = decode_rule   # QA: explorer.core.qa.decode_rules
         self.cancelled, self.bf16 = cancelled, bf16
         self.temperature = 1.0   # classification: softmax(z / T), T from the run's calibration.json
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
@@ -412,7 +414,7 @@ class _Runner:
         return res
 
     def qa(self, texts):
-        from explorer.core.qa.decoding import decode_predictions
+        from explorer.core.qa.decode_rules import decode_predictions_by, other_rule
         from explorer.core.qa.inference import predict_squad
 
         examples = [{"id": str(i), "question": q, "context": c} for i, (q, c) in enumerate(texts)]
@@ -425,23 +427,43 @@ class _Runner:
         features, start, end = predict_squad(self.loaded, examples, max_seq_length=self.max_seq_length,
                                              doc_stride=self.doc_stride, max_query_length=self.max_query_length,
                                              batch_size=self.batch_size, bf16=self.bf16, progress=report)
-        decodings = decode_predictions(examples, features, start, end, n_best_size=self.n_best_size,
-                                       max_answer_length=self.max_answer_length)
+        settings = {"n_best_size": self.n_best_size, "max_answer_length": self.max_answer_length}
+        decodings = decode_predictions_by(self.decode_rule, examples, features, start, end, **settings)
+        others = decode_predictions_by(other_rule(self.decode_rule), examples, features, start, end, **settings)
         res = []
         for ex in examples:
             dec = decodings.get(ex["id"])
             if dec is None:
                 res.append({"error": "no window for this question (empty context?)"})
                 continue
-            best = dec.nbest[0] if dec.nbest else None
-            answers = best is not None and (not self.facts.abstains or dec.score_diff > self.tau)
-            res.append({"answer": best.text if answers else "",
+            best, answers = self._qa_decision(dec)
+            other_best, other_answers = self._qa_decision(others[ex["id"]])
+            other_text = other_best.text if other_answers else ""
+            text = best.text if answers else ""
+            res.append({"answer": text,
                         "answer_start": best.start_char if answers else None,
                         "answer_end": best.end_char if answers else None,
                         "score_diff": _finite(dec.score_diff), "null_score": _finite(dec.null_score),
                         "decision": "answer" if answers else "abstain",
-                        "window": 1 + (best.window_index if best is not None else dec.null_window)})   # numbered from 1, as everywhere
+                        "window": 1 + (best.window_index if best is not None else dec.null_window),  # from 1
+                        "other_rule_answer": _other_answer(text, other_text, other_answers)})
         return res
+
+    def _qa_decision(self, dec):
+        """(best span or None, whether it answers): a v1.1 checkpoint always answers, else score_diff > τ."""
+        best = dec.nbest[0] if dec.nbest else None
+        return best, best is not None and (not self.facts.abstains or dec.score_diff > self.tau)
+
+
+NO_ANSWER = "(no answer)"   # other_rule_answer when the other decode rule abstains where this one answers
+
+
+def _other_answer(text: str, other_text: str, other_answers: bool) -> str:
+    """The other_rule_answer cell: "" when both decode rules give the same answer (edge white space aside),
+    else the other rule's answer, NO_ANSWER where it abstains."""
+    if other_text.strip() == text.strip():
+        return ""
+    return other_text if other_answers else NO_ANSWER
 
 
 def _row_texts(row: Row, text_columns: list[str], head: HeadSpec) -> tuple[list[str] | None, str]:
@@ -490,7 +512,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                  cancelled: Callable[[], bool] | None = None, facts: CheckpointFacts | None = None,
                  calibration: bool = True, status: Callable[[str], None] | None = None,
                  tokenizer: str | None = None, device: str = "cpu",
-                 saved: Callable[[int], None] | None = None) -> PredictSummary:
+                 saved: Callable[[int], None] | None = None, decode_rule: str = "passage") -> PredictSummary:
     """Predict every row of ``data`` with checkpoint ``model`` and write ``out`` (see the module docstring).
 
     Args:
@@ -528,6 +550,9 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
         tokenizer: where to read the tokenizer from (``--tokenizer``); default: the checkpoint's own, else its
             parent's or its base model's (core.models.tokenizer_source.find_tokenizer); a note says which when it is not
             the checkpoint's own.
+        decode_rule: QA: how spans are searched, "passage" (this app's rule) or "run_qa" (transformers'
+            run_qa.py; explorer.core.qa.decode_rules); the ``other_rule_answer`` column holds the other rule's
+            answer where it differs ("(no answer)" where it abstains).
         device: where a model loaded here runs ("cpu", "auto", "cuda", "cuda:N"; explorer.core.devices); a
             ``loaded`` model stays where it is.
 
@@ -558,7 +583,7 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     runner = _make_runner(model, loaded, facts, summary, max_seq_length=max_seq_length, batch_size=batch_size,
                           doc_stride=doc_stride, max_query_length=max_query_length, n_best_size=n_best_size,
                           max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
-                          calibration=calibration)
+                          calibration=calibration, decode_rule=decode_rule)
     method = runner.forward_of(facts.spec)
     if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
         from explorer.core.data.words import WORD_RULES, rule_of
@@ -652,7 +677,7 @@ def _plan_rows(model: str, data: str, out: str, facts: CheckpointFacts, squad: b
 
 def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSummary, *, max_seq_length, batch_size,
                  doc_stride, max_query_length, n_best_size, max_answer_length, cancelled, bf16,
-                 calibration: bool) -> "_Runner":
+                 calibration: bool, decode_rule: str = "passage") -> "_Runner":
     """The batched forward of ``facts.kind`` with its settings (explicit > the run's window settings > the
     task's defaults) and, for classification, the run's saved temperature (said in ``summary.notes``)."""
     from explorer.core.models.checkpoint_windows import window_settings_for_checkpoint
@@ -662,7 +687,8 @@ def _make_runner(model: str, loaded, facts: CheckpointFacts, summary: PredictSum
     runner = _Runner(loaded, facts, max_seq_length=msl, batch_size=batch_size, tau=summary.tau or 0.0,
                      doc_stride=doc_stride or (window.doc_stride if window else 128),
                      max_query_length=max_query_length or (window.max_query_length if window else 64),
-                     n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16)
+                     n_best_size=n_best_size, max_answer_length=max_answer_length, cancelled=cancelled, bf16=bf16,
+                     decode_rule=decode_rule)
     if calibration and facts.spec.prediction.calibrated:
         from explorer.core.metrics.calibration import load_temperature
 

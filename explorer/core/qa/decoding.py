@@ -257,7 +257,7 @@ def _columns(examples) -> tuple[list[str], list[str]]:
 
 
 def decode_predictions(examples, features, start_logits, end_logits, *, n_best_size: int = 20,
-                       max_answer_length: int = 30) -> dict[str, ExampleDecoding]:
+                       max_answer_length: int = 30, decode_one=None) -> dict[str, ExampleDecoding]:
     """Decode every example from the logits of all windows.
 
     Args:
@@ -267,6 +267,8 @@ def decode_predictions(examples, features, start_logits, end_logits, *, n_best_s
         start_logits, end_logits: (n_features, seq) array (padded positions ignored) or a list of
             (seq_k,) arrays, one per window.
         n_best_size, max_answer_length: as in :func:`decode_example`.
+        decode_one: the function that decodes one example (default :func:`decode_example`; another rule:
+            explorer.core.qa.decode_rules.decoder_of).
 
     Returns:
         dict example id -> ExampleDecoding, in example order (examples without windows are absent).
@@ -279,12 +281,13 @@ def decode_predictions(examples, features, start_logits, end_logits, *, n_best_s
     if len(start_logits) != n or len(end_logits) != n:
         raise ValueError(f"decode_predictions: {n} windows but {len(start_logits)} start / "
                          f"{len(end_logits)} end logits")
+    decode_one = decode_one or decode_example
     out: dict[str, ExampleDecoding] = {}
     for ex, ks in sorted(features.windows_of().items()):
         qid = ids[ex]
         if qid in out:
             raise ValueError(f"decode_predictions: duplicate example id {qid!r} (example {ex})")
-        out[qid] = decode_example(contexts[ex], [start_logits[k] for k in ks], [end_logits[k] for k in ks],
+        out[qid] = decode_one(contexts[ex], [start_logits[k] for k in ks], [end_logits[k] for k in ks],
                                   [features.offset_mapping[k] for k in ks],
                                   [features.cls_index[k] for k in ks], n_best_size=n_best_size,
                                   max_answer_length=max_answer_length, example_id=qid)

@@ -25,7 +25,8 @@ import numpy as np
 from explorer.core.attention.budget import ATTENTION_BUDGET_BYTES, LazyAttention, budget_note
 from explorer.core.attention.flow import AttentionData, token_blocks
 from explorer.core.attention.forward import attention_forward, window_attention_fn
-from explorer.core.qa.decoding import ExampleDecoding, decode_example, span_score_table
+from explorer.core.qa.decode_rules import decoder_of, other_rule
+from explorer.core.qa.decoding import ExampleDecoding, span_score_table
 from explorer.core.qa.windows import collate_qa, prepare_qa_features
 from explorer.core.models.window_settings import longest_question_tokens, require_window_settings
 
@@ -118,6 +119,8 @@ class ProbeResult:
             with byhand_note saying why.
         attention: one AttentionData per window when probe(attentions=True), else None.
         n_best_size, max_answer_length: decoding settings; seconds: wall time of probe().
+        decode_rule: how ``decoding`` searched spans (explorer.core.qa.decode_rules: "passage" or "run_qa");
+            other_decoding: the same logits decoded by the other rule (None when not computed).
         attention_note: "" or why attention is missing (a model that cannot return weights) or the budget
             warning ("30 windows x 12 layers x 12 heads x 384² float16 would need 1.2 GiB (budget 256 MiB);
             keeping only the shown window"); see attention_weights().
@@ -144,6 +147,8 @@ class ProbeResult:
     settings: dict = field(default_factory=dict)
     attention_note: str = ""
     lazy_attention: LazyAttention | None = field(default=None, repr=False, compare=False)
+    decode_rule: str = "passage"
+    other_decoding: ExampleDecoding | None = None
 
     def attention_weights(self, k: int):
         """(layers, heads, seq, seq) raw weights of window k, computed now when they were not kept (over the
@@ -194,6 +199,19 @@ class ProbeResult:
                         tau=tau, best_non_null_score=self.best_non_null_score, threshold=threshold,
                         score_diff=self.score_diff)
 
+    def other_rule_answer(self, tau: float | None = None) -> tuple[str, str, float] | None:
+        """(the other decode rule's name, its answer at ``tau`` ("" = no answer), its score_diff) when its answer
+        differs from this result's (edge white space aside), else None. tau None = self.tau."""
+        if self.other_decoding is None:
+            return None
+        from explorer.core.qa.decode_rules import other_rule
+
+        tau = self.tau if tau is None else float(tau)
+        ours, theirs = self.decoding.answer(tau), self.other_decoding.answer(tau)
+        if ours.strip() == theirs.strip():
+            return None
+        return other_rule(self.decode_rule), theirs, float(self.other_decoding.score_diff)
+
     def to_dict(self, *, arrays: bool = True) -> dict:
         """A JSON-ready dump (floats, lists, no numpy). -inf scores become None. With arrays=False the
         per-token logits/probabilities are left out. Attention: per-window block flow (layers, heads,
@@ -216,7 +234,11 @@ class ProbeResult:
             "byhand_max_abs_diff": num(self.byhand_max_abs_diff), "byhand_note": self.byhand_note,
             "n_best_size": self.n_best_size, "max_answer_length": self.max_answer_length,
             "settings": dict(self.settings), "seconds": self.seconds, "windows": [],
+            "decode_rule": self.decode_rule, "other_rule": None,
         }
+        other = self.other_rule_answer()
+        if other is not None:
+            out["other_rule"] = {"rule": other[0], "answer": other[1], "score_diff": num(other[2])}
         for w in self.windows:
             wd = {"index": w.index, "tokens": w.tokens, "word_ids": w.word_ids, "blocks": w.blocks,
                   "offsets": [list(o) if o is not None else None for o in w.offsets], "cls_index": w.cls_index,
@@ -304,7 +326,8 @@ def _word_ids_cached(tokenizer, question: str, passage: str):
 def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tokenizer=None,
           attentions: bool = False, keep_attentions: str | None = "float16", max_seq_length: int = 384,
           doc_stride: int = 128, max_query_length: int = 64, n_best_size: int = 20,
-          max_answer_length: int = 30, attention_budget: int | None = ATTENTION_BUDGET_BYTES) -> ProbeResult:
+          max_answer_length: int = 30, attention_budget: int | None = ATTENTION_BUDGET_BYTES,
+          decode_rule: str = "passage") -> ProbeResult:
     """Run a QA model on one question + passage and collect everything the inspector shows.
 
     Args:
@@ -323,6 +346,8 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
             ``attention_note`` says what all would have needed (attention_budget.py).
         max_seq_length, doc_stride, max_query_length: windowing (features.prepare_qa_features).
         n_best_size, max_answer_length: span search (decoding.decode_example).
+        decode_rule: "passage" (this app's search) or "run_qa" (transformers' run_qa.py); the other rule's
+            decoding of the same logits is kept too (``other_decoding``, ``other_rule_answer()``).
 
     Returns:
         ProbeResult.
@@ -363,9 +388,11 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
             model, tok, feats, question, passage, attentions=attentions, keep=keep_now)
     note = unavailable or note   # a family whose attention cannot return weights: say so
 
-    decoding = decode_example(passage, [w.start_logits for w in windows], [w.end_logits for w in windows],
-                              [w.offsets for w in windows], [w.cls_index for w in windows],
-                              n_best_size=n_best_size, max_answer_length=max_answer_length, example_id="probe")
+    logits = ([w.start_logits for w in windows], [w.end_logits for w in windows], [w.offsets for w in windows],
+              [w.cls_index for w in windows])
+    span_search = {"n_best_size": n_best_size, "max_answer_length": max_answer_length, "example_id": "probe"}
+    decoding = decoder_of(decode_rule)(passage, *logits, **span_search)
+    other_decoding = decoder_of(other_rule(decode_rule))(passage, *logits, **span_search)
     diffs = [w.hidden_check_max_abs_diff for w in windows if w.hidden_check_max_abs_diff is not None]
     lazy = None
     if attentions and keep_attentions is not None and attention_data is not None:
@@ -384,7 +411,8 @@ def probe(loaded_or_model, question: str, passage: str, tau: float = 0.0, *, tok
         n_best_size=n_best_size, max_answer_length=max_answer_length, seconds=time.perf_counter() - t0,
         byhand_note=byhand_note,
         settings={"max_seq_length": max_seq_length, "doc_stride": doc_stride, "max_query_length": max_query_length,
-                  "attentions": bool(attentions)}, attention_note=note, lazy_attention=lazy)
+                  "attentions": bool(attentions)}, attention_note=note, lazy_attention=lazy,
+        decode_rule=decode_rule, other_decoding=other_decoding)
 
 
 def _forward_windows(model, tok, feats, question: str, passage: str, *, attentions: bool, keep: str | None):

@@ -219,7 +219,7 @@ QA = HeadSpec(
     architecture_words="question-answering", model_words="a question-answering model",
     use="use the probe (bert-explorer probe / eval)", hub_presets=True,
     prediction=PredictionSpec(kind="qa", columns=("answer", "answer_start", "answer_end", "score_diff", "null_score",
-                                                  "decision", "window"),
+                                                  "decision", "window", "other_rule_answer"),
                               text_columns=("question", "context"), uncertainty=Uncertainty.TAU, answers_with_tau=True))
 SINGLE_LABEL = HeadSpec(
     name="classification", problem_type="single_label_classification", problem="classification", **_SEQUENCE,

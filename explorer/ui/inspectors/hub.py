@@ -106,6 +106,7 @@ class InspectorHub(QObject):
         self.attention_view = AttentionView()
         self.spans_view = SpansView()
         self.spans_view.saliency.use_client(self.client, slot)
+        self.spans_view.why.use_client(self.client, slot)
         self.dev_view = DevTauView(client=self.client, slot=slot)
         from explorer.ui.inspectors.predictions_view import predict_button   # a whole file through the QA model
 
@@ -279,7 +280,7 @@ class InspectorHub(QObject):
                 "tau": self.spans_view.tau, "attentions": True, "keep": "float16",
                 "max_seq_length": inputs["max_seq_length"], "doc_stride": inputs["doc_stride"],
                 "max_query_length": inputs.get("max_query_length", 64), "n_best_size": inputs["n_best_size"],
-                "max_answer_length": inputs["max_answer_length"]}
+                "max_answer_length": inputs["max_answer_length"], "decode_rule": inputs.get("decode_rule", "passage")}
         if self.attention_budget is not None:
             data["attention_budget"] = self.attention_budget
         rid = self.probes.submit("probe", data)

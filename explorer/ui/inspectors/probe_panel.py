@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.core.qa.decode_rules import DECODE_RULES
 from explorer.paths import RESOURCES
 from explorer.ui.shell.combo_popup import popup_fits_items
 from explorer.ui.shell.start_folder import start_folder
@@ -166,12 +167,22 @@ class ProbePanel(QWidget):
         self.max_query_length = self._spin(4, 256, 64, "max_query_length")
         self.n_best_size = self._spin(1, 100, 20, "n_best_size")
         self.max_answer_length = self._spin(1, 200, 30, "max_answer_length")
+        self.decode_rule = QComboBox()
+        for rule, words in DECODE_RULES.items():
+            self.decode_rule.addItem(rule, rule)
+            self.decode_rule.setItemData(self.decode_rule.count() - 1, words, Qt.ItemDataRole.ToolTipRole)
+        self.decode_rule.setToolTip("How spans are searched: passage = top n_best_size starts and ends among the "
+                                    "passage's tokens (this app); run_qa = top n_best_size over all tokens, then "
+                                    "pairs outside the passage dropped (transformers' run_qa.py, so published "
+                                    "numbers reproduce). The other rule's answer shows under the decision when "
+                                    "it differs.")
         settings = QFormLayout()
         settings.addRow("max_seq_length", self.max_seq_length)
         settings.addRow("doc_stride (overlap)", self.doc_stride)
         settings.addRow("max_query_length", self.max_query_length)
         settings.addRow("n_best_size", self.n_best_size)
         settings.addRow("max_answer_length", self.max_answer_length)
+        settings.addRow("decode rule", self.decode_rule)
         for row in range(settings.rowCount()):
             label = settings.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
             field = settings.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
@@ -230,6 +241,7 @@ class ProbePanel(QWidget):
         for box in (self.max_seq_length, self.doc_stride, self.max_query_length, self.n_best_size,
                     self.max_answer_length):
             box.valueChanged.connect(self._edited)
+        self.decode_rule.currentIndexChanged.connect(self._edited)
         self.probe_button.clicked.connect(self._probe_now)
         self.load_button.clicked.connect(lambda: self.load_model_requested.emit(self.source_text()))
         self.source.lineEdit().returnPressed.connect(lambda: self.load_model_requested.emit(self.source_text()))
@@ -256,7 +268,8 @@ class ProbePanel(QWidget):
         return {"question": self.question.text(), "passage": self.passage.toPlainText(),
                 "max_seq_length": self.max_seq_length.value(), "doc_stride": self.doc_stride.value(),
                 "max_query_length": self.max_query_length.value(),
-                "n_best_size": self.n_best_size.value(), "max_answer_length": self.max_answer_length.value()}
+                "n_best_size": self.n_best_size.value(), "max_answer_length": self.max_answer_length.value(),
+                "decode_rule": self.decode_rule.currentData()}
 
     def set_inputs(self, question: str, passage: str) -> None:
         """Fill the editors without triggering the debounced probe (the caller probes)."""

@@ -35,6 +35,7 @@ GROUPS = "explorer.ui.groups.tabs:page_set"
 TAG = "explorer.ui.inspectors.tag_view:page_set"
 EXPLAIN = "explorer.ui.inspectors.explain_view:page_set"
 EMBEDDINGS = "explorer.ui.inspectors.embeddings_view:page_set"
+LAYER_PROBES = "explorer.ui.inspectors.layer_probes_view:page_set"
 PROBE_KEYS = ("Ctrl+Return", "Ctrl+Enter")   # Enter = the keypad's
 ATTENTION, SPANS, DEV_TAU = "Attention", "Spans && τ", "τ on dev set"   # the InspectorHub's pages
 CLASSIFY_PAGE, CLASSIFY_DEV_PAGE = "Classify", "Classify: dev set"
@@ -192,6 +193,17 @@ _PAGES: list[InspectorPage] = [
         "same map. Hover a point to read its sentence, click it for its nearest neighbours by cosine in the "
         "original space; export TensorBoard projector files, CSV, PNG or SVG.",
         EMBEDDINGS),
+    InspectorPage(
+        "Layer probes",
+        "What each layer knows, before and after fine-tuning (Tenney et al. 2019, \"BERT rediscovers the "
+        "classical NLP pipeline\", in small). A logistic-regression probe is fitted on the frozen hidden states "
+        "of every layer (0 = the embeddings) of the base model and of the fine-tuned checkpoint, for a token "
+        "label (the entity tag of each word of a CoNLL file, read at the word's first piece) or a sentence label "
+        "(the run's own classes; answerable or not for a SQuAD 2.0 run), and scored on held-out sentences. Each "
+        "line is the accuracy per layer, its band the 95 % t interval over the splits (one per seed, the same "
+        "for both models); the dashed line is the majority class. Where the lines part is where fine-tuning "
+        "changed what a linear reader finds in the encoder.",
+        LAYER_PROBES),
 ]
 
 

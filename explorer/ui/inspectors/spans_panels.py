@@ -64,6 +64,16 @@ class DecisionBox(QGroupBox):
         form.addRow(term_label("score_diff", "score_diff"), self.diff_label)
         form.addRow(term_label("τ", "tau"), tau_row)
         form.addRow("decision", self.decision_label)
+        self.other_rule_label = QLabel("")   # the other decode rule's answer, shown only where it differs
+        self.other_rule_label.setWordWrap(True)
+        self.other_rule_label.setStyleSheet("color: #8a5a00;")
+        self.other_rule_label.setToolTip("The same logits decoded by the other rule: passage (top n_best_size "
+                                         "starts and ends among passage tokens) or run_qa (top n_best_size over all "
+                                         "tokens, as transformers' run_qa.py). Pick the rule in the probe panel.")
+        self.other_rule_label.setVisible(False)
+        form.addRow(self.other_rule_label)
+        self.why_row = QHBoxLayout()   # the decision's attributions (explorer.ui.inspectors.decision_why_view)
+        form.addRow(term_label("why?", "score_diff"), self.why_row)
         self.abstain_note = QLabel("")   # a SQuAD v1.1 model: never trained to abstain (set_abstain_note)
         self.abstain_note.setWordWrap(True)
         self.abstain_note.setStyleSheet("color: #8a5a00;")
@@ -79,6 +89,7 @@ class DecisionBox(QGroupBox):
                 lab.setText("–")
             self.decision_label.setText("probe a question to see the decision")
             self.decision_label.setStyleSheet("")
+            self.other_rule_label.setVisible(False)
             return
         self.null_label.setText(lines.null)
         self.null_label.setToolTip(lines.null_tip)
@@ -89,6 +100,8 @@ class DecisionBox(QGroupBox):
         self.decision_label.setText(lines.decision)
         self.decision_label.setStyleSheet("color:#1a7f1a;" if lines.answer else "color:#b03030;")
         self.byhand_label.setText(lines.by_hand)
+        self.other_rule_label.setText(lines.other_rule)
+        self.other_rule_label.setVisible(bool(lines.other_rule))
 
     def show_tau(self, tau: float, *, slider: bool = True, spin: bool = True) -> None:
         """Put τ in the slider and / or the box without their signals."""

@@ -101,6 +101,13 @@ class SpansView(QWidget):
 
         self.saliency = SaliencyView()
         right.addTab(self.saliency, "Saliency")
+        from .decision_why_view import DecisionWhy   # integrated gradients of the decision (score_diff)
+
+        self.why = DecisionWhy()
+        right.addTab(self.why, "Why (no) answer")
+        self.decision.why_row.addWidget(self.why.button)
+        self.decision.why_row.addWidget(self.why.summary, 1)
+        self.why.button.clicked.connect(lambda: right.setCurrentWidget(self.why))
         right.setMinimumWidth(320)   # the heat map stays readable; the n-best text keeps room
         self.right_tabs = right
 
@@ -147,6 +154,7 @@ class SpansView(QWidget):
         """Show a ProbeResult; None clears. Keeps τ; shows the best span's window."""
         self.result = result
         self.selected = None
+        self.why.set_result(result)
         if result is None:
             self.passage.clear()
             self.nbest.setRowCount(0)

@@ -45,7 +45,10 @@ def target_choices(task: str, names: list[str]) -> list[tuple[str, str]]:
     if explained is Explained.SCORE:
         return [("the score", "score")]
     if explained is Explained.SPAN:
-        return [("span score (start + end logit)", "span"), ("start logit", "start"), ("end logit", "end")]
+        rows = [("span score (start + end logit)", "span"), ("start logit", "start"), ("end logit", "end")]
+        if get_task_facts(task).has_no_answer:   # the answer-or-abstain decision (explorer.core.explain.decision)
+            rows.append(("answer or abstain: score_diff (integrated gradients)", "score_diff"))
+        return rows
     what = {Explained.ENDING: "ending", Explained.TAG: "tag"}.get(explained, "class")
     rows = [(f"predicted {what}", ""), (f"margin: predicted {what} vs runner-up", "margin")]
     if explained is Explained.ENDING:

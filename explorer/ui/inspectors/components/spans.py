@@ -44,6 +44,7 @@ class DecisionLines:
     decision: str
     answer: bool           # the rule answers (green) or abstains (red)
     by_hand: str
+    other_rule: str = ""   # the other decode rule's answer where it differs; "" when both agree
 
 
 def decision_lines(r, tau: float) -> DecisionLines:
@@ -68,7 +69,21 @@ def decision_lines(r, tau: float) -> DecisionLines:
         by_hand = r.byhand_note or "not available for this model"
     return DecisionLines(null=null, null_tip=null_tip, best=best, best_tip=best_tip,
                          diff=f"{fmt(r.best_non_null_score)} − {r.null_score:.2f} = {fmt(r.score_diff)}",
-                         decision=f"τ = {tau:+.2f}:  {d.inequality}", answer=bool(d.answer), by_hand=by_hand)
+                         decision=f"τ = {tau:+.2f}:  {d.inequality}", answer=bool(d.answer), by_hand=by_hand,
+                         other_rule=other_rule_line(r, tau))
+
+
+def other_rule_line(r, tau: float) -> str:
+    """"decode rule passage answers "X"; run_qa would answer "Y" (score_diff +1.20)" where the two decode rules
+    (explorer.core.qa.decode_rules) give different answers at ``tau``; "" where they agree."""
+    other = r.other_rule_answer(tau)
+    if other is None:
+        return ""
+    rule, text, diff = other
+    ours = r.decision(tau).answer_text
+    said = lambda t: f"\"{t}\"" if t else "no answer"   # noqa: E731
+    return (f"decode rule {r.decode_rule} gives {said(ours)}; {rule} would give {said(text)} "
+            f"(its score_diff {fmt(diff)})")
 
 
 def slider_tip(limit: float) -> str:

@@ -1,0 +1,81 @@
+"""Spans & τ: the decision's "why?" (integrated gradients of score_diff computed in the inspector double) and the
+decode rule setting with the other rule's answer under the decision (pytest-qt, offscreen, tiny random model)."""
+
+import pytest
+
+from explorer.core.qa.probe import probe
+from explorer.ui.inspectors.components.decision_why import why_html, why_status, why_summary
+from explorer.ui.inspectors.components.spans import decision_lines, other_rule_line
+
+QUESTION = "where was ada born?"
+PASSAGE = "ada lovelace was born in london in 1815. she wrote the first program. " * 3
+
+
+@pytest.fixture
+def hub(qtbot, tiny_qa, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from explorer.ui.inspectors import InspectorHub
+
+    h = InspectorHub()
+    for _, w in h.tabs():
+        qtbot.addWidget(w)
+    h.set_model(tiny_qa)
+    yield h
+
+
+def probe_in_hub(qtbot, hub):
+    with qtbot.waitSignal(hub.result_changed, timeout=20000) as blocker:
+        hub.open_example(QUESTION, PASSAGE)
+    return blocker.args[0]
+
+
+def test_why_attributes_the_decision_beside_the_inequality(qtbot, hub):
+    result = probe_in_hub(qtbot, hub)
+    why = hub.spans_view.why
+    assert why.button.isEnabled() and why.summary.text() == ""
+    with qtbot.waitSignal(why.job.finished, timeout=60000):
+        why.button.click()
+    a = why.attribution
+    assert a.target.kind == "score_diff" and a.target_value == pytest.approx(result.score_diff, abs=1e-4)
+    assert why.summary.text().startswith("toward answering:") and "gap" in why.summary.text()
+    assert hub.spans_view.right_tabs.currentWidget() is why
+    assert "question:" in why.text.toPlainText() and "passage:" in why.text.toPlainText()
+    probe_in_hub(qtbot, hub)          # a new probe forgets the old attributions
+    assert why.attribution is None and why.summary.text() == ""
+
+
+def test_decode_rule_setting_reaches_the_probe_and_the_other_answer_shows_where_it_differs(qtbot, hub):
+    hub.panel.n_best_size.setValue(2)
+    hub.panel.decode_rule.setCurrentIndex(hub.panel.decode_rule.findData("run_qa"))
+    hub.panel.debounce.stop()
+    result = probe_in_hub(qtbot, hub)
+    assert result.decode_rule == "run_qa" and result.n_best_size == 2
+    label = hub.spans_view.decision.other_rule_label
+    differs = result.other_rule_answer(hub.spans_view.tau) is not None
+    assert not label.isHidden() == differs
+    if differs:
+        assert "decode rule run_qa gives" in label.text() and "passage would give" in label.text()
+    hub.spans_view.set_tau(abs(result.score_diff) + abs(result.other_decoding.score_diff) + 1)   # both abstain
+    assert label.isHidden()
+
+
+def test_other_rule_line_and_why_texts(tiny_qa):
+    r = probe(tiny_qa, QUESTION, PASSAGE, n_best_size=2)
+    other = r.other_rule_answer(-100.0)
+    line = other_rule_line(r, -100.0)
+    assert (line == "") == (other is None)
+    if other is not None:
+        assert line.startswith("decode rule passage gives") and "run_qa would give" in line
+    assert decision_lines(r, -100.0).other_rule == line
+    assert other_rule_line(r, 1e9) == ""
+    from explorer.core.explain.decision import explain_probe_window
+
+    a = explain_probe_window(tiny_qa.model, tiny_qa.tokenizer, r.best_window, steps=8)
+    text = why_summary(a)
+    assert text.startswith("toward answering:") and f"{a.target_value:+.2f}" in text
+    page = why_html(a)
+    assert "rgba(214,39,40" in page or "rgba(31,119,180" in page
+    assert why_status(r, r.best_window.index, a).endswith("(the decision's)")   # one window, the passage rule
+    theirs = probe(tiny_qa, QUESTION, PASSAGE, n_best_size=1, decode_rule="run_qa")
+    if abs(theirs.score_diff - a.target_value) > 1e-3:
+        assert "the run_qa decode rule searched fewer spans" in why_status(theirs, 0, a)
