@@ -19,7 +19,11 @@ types and LayerNorm are added):
   the first-order change of f when token i's embedding is scaled by (1 + eps), over eps;
 * ``"ig"`` integrated gradients (Sundararajan et al. 2017, "Axiomatic Attribution for Deep Networks"):
   a_i = sum_d (x_{i,d} - x'_{i,d}) * integral_0^1 df/dx_{i,d}(x' + a (x - x')) da, computed with Captum's
-  ``LayerIntegratedGradients`` on the word-embedding layer (Gauss-Legendre, ``steps`` points). The baseline
+  ``IntegratedGradients`` on the word embeddings given as ``inputs_embeds`` (Gauss-Legendre, ``steps`` points,
+  batched over the steps). The input and the baseline are looked up in the embedding table, not run through
+  the model (Captum's ``LayerIntegratedGradients`` runs two extra forwards for that), and f(x) and f(x') come
+  from one forward of the input and the baseline together, so the cost is that forward plus the steps'
+  forward and backward passes. The baseline
   x' is the same text with every token replaced by [PAD] except [CLS], [SEP] (and padding), so positions,
   token types and the attention mask stay those of the input.
 
@@ -457,13 +461,12 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     base_ids = pad_baseline(ids, tokenizer, batch.get("attention_mask"))
     emb_layer = model.get_input_embeddings()
     with inference(model, gradients=True):
-        with torch.no_grad():
-            outputs = forward_target(model, head, batch, input_ids=ids)[0].double().cpu().numpy()
+        with torch.no_grad():   # the input and the baseline in one forward: the target's logits, f(x), f(x')
+            both = forward_target(model, head, batch, input_ids=torch.cat([ids, base_ids]))
+        outputs = both[0].double().cpu().numpy()
         names = class_names_of(model, head, outputs.shape[-1] if not spans else 2)
         tgt = resolve_target(head, outputs, names, target, token=token, end=end)
-        with torch.no_grad():
-            f_input = float(forward_target(model, head, batch, tgt, input_ids=ids)[0])
-            f_base = float(forward_target(model, head, batch, tgt, input_ids=base_ids)[0])
+        f_input, f_base = (float(v) for v in target_of(both, tgt, head))
         if method == "gxi":
             x = emb_layer(ids).detach().requires_grad_(True)
             f = forward_target(model, head, batch, tgt, inputs_embeds=x)[0]
@@ -471,17 +474,22 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
             per_token = (grad * x.detach()).sum(-1)
             steps = 0
         else:
-            from captum.attr import LayerIntegratedGradients
+            from captum.attr import IntegratedGradients
 
             tokens_each = int(ids.numel())
             ibs = internal_batch_size or max(1, min(steps, TOKENS_PER_BATCH // max(tokens_each, 1)))
-            lig = LayerIntegratedGradients(lambda i: forward_target(model, head, batch, tgt, input_ids=i), emb_layer)
-            handle = _steps_hook(model, -(-steps // ibs), progress, cancelled) if (progress or cancelled) else None
+            with torch.no_grad():
+                x, x_base = emb_layer(ids), emb_layer(base_ids)
+            ig = IntegratedGradients(lambda e: forward_target(model, head, batch, tgt, inputs_embeds=e))
+            batches = -(-steps // ibs)
+            handle = _steps_hook(model, batches, progress, cancelled) if (progress or cancelled) else None
             try:
-                attr = lig.attribute(ids, baselines=base_ids, n_steps=steps, internal_batch_size=ibs)
+                attr = ig.attribute(x, baselines=x_base, n_steps=steps, internal_batch_size=ibs)
             finally:
                 if handle is not None:
                     handle.remove()
+            if progress is not None:   # the hook reports before each batch; this says the last one is done
+                progress(batches, batches)
             per_token = attr.sum(-1)
     # (1, seq) or SWAG's (C, seq) / (1, C, seq): one row per input
     rows = per_token.detach().double().cpu().numpy().reshape(len(enc.tokens), -1)
