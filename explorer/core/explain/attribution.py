@@ -428,7 +428,7 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
             the start of the endings, sent2, which may be empty).
         endings: SWAG only: the candidate endings (at least two).
         target, token, end: see :func:`resolve_target`.
-        method: "ig" (integrated gradients, Captum LayerIntegratedGradients on the word embeddings, [PAD]
+        method: "ig" (integrated gradients, Captum IntegratedGradients on the word embeddings, [PAD]
             baseline) or "gxi" (gradient x input).
         steps: integration points of IG (1..MAX_STEPS); ignored by gxi.
         merge_words: sum the pieces of each word into one row (labels without "##").
