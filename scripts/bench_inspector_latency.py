@@ -124,20 +124,20 @@ def case_explain(loaded, model, steps: int):
     """explain() with IG at ``steps`` against its forward + backward passes (the same internal batches)."""
     import torch
 
-    from explorer.core.explain import attribution as A
+    from explorer.core.explain import attribution as attr
     from explorer.core.models.eval_mode import inference
 
     tok = loaded.tokenizer
-    head = A.explained_head(model)
-    enc = A.encode(tok, head, *PAIR, None, max_seq_length=128)
+    head = attr.explained_head(model)
+    enc = attr.encode(tok, head, *PAIR, None, max_seq_length=128)
     batch = dict(enc.batch)
     ids = batch["input_ids"]
-    base_ids = A.pad_baseline(ids, tok, batch.get("attention_mask"))
+    base_ids = attr.pad_baseline(ids, tok, batch.get("attention_mask"))
     emb = model.get_input_embeddings()
-    ibs = max(1, min(steps, A.TOKENS_PER_BATCH // max(int(ids.numel()), 1)))
+    ibs = max(1, min(steps, attr.TOKENS_PER_BATCH // max(int(ids.numel()), 1)))
     with torch.no_grad():
-        outputs = A.forward_target(model, head, batch, input_ids=ids)[0].double().numpy()
-    tgt = A.resolve_target(head, outputs, A.class_names_of(model, head, outputs.shape[-1]))
+        outputs = attr.forward_target(model, head, batch, input_ids=ids)[0].double().numpy()
+    tgt = attr.resolve_target(head, outputs, attr.class_names_of(model, head, outputs.shape[-1]))
     alphas = torch.linspace(0, 1, steps)
 
     def bare():
@@ -146,10 +146,10 @@ def case_explain(loaded, model, steps: int):
             for s in range(0, steps, ibs):
                 a = alphas[s:s + ibs].view(-1, 1, 1)
                 xs = (b + a * (x - b)).requires_grad_(True)
-                f = A.forward_target(model, head, batch, tgt, inputs_embeds=xs)
+                f = attr.forward_target(model, head, batch, tgt, inputs_embeds=xs)
                 torch.autograd.grad(f.sum(), xs)
 
-    return bare, lambda: A.explain(model, tok, *PAIR, method="ig", steps=steps)
+    return bare, lambda: attr.explain(model, tok, *PAIR, method="ig", steps=steps)
 
 
 def case_embeddings(loaded, n_texts: int):
