@@ -257,10 +257,10 @@ def embed_sentences(model, tokenizer, texts: list[str], pooling: str = "cls", *,
             if pooling == "pooler":
                 out[0, rows] = result.pooler_output.float().cpu().numpy()
             else:
-                stacked = torch.stack(result.hidden_states, 0).float()
-                if pooling == "cls":
-                    out[:, rows] = stacked[:, :, 0].cpu().numpy()
+                if pooling == "cls":   # the [CLS] rows only: stacking every token of every layer first copied them all
+                    out[:, rows] = torch.stack([h[:, 0] for h in result.hidden_states], 0).float().cpu().numpy()
                 else:
+                    stacked = torch.stack(result.hidden_states, 0).float()
                     mask = batch["attention_mask"].to(stacked.dtype)[None, :, :, None]
                     out[:, rows] = ((stacked * mask).sum(2) / mask.sum(2)).cpu().numpy()
             done += len(chunk)

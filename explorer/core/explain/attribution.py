@@ -19,7 +19,11 @@ types and LayerNorm are added):
   the first-order change of f when token i's embedding is scaled by (1 + eps), over eps;
 * ``"ig"`` integrated gradients (Sundararajan et al. 2017, "Axiomatic Attribution for Deep Networks"):
   a_i = sum_d (x_{i,d} - x'_{i,d}) * integral_0^1 df/dx_{i,d}(x' + a (x - x')) da, computed with Captum's
-  ``LayerIntegratedGradients`` on the word-embedding layer (Gauss-Legendre, ``steps`` points). The baseline
+  ``IntegratedGradients`` on the word embeddings given as ``inputs_embeds`` (Gauss-Legendre, ``steps`` points,
+  batched over the steps). The input and the baseline are looked up in the embedding table, not run through
+  the model (Captum's ``LayerIntegratedGradients`` runs two extra forwards for that), and f(x) and f(x') come
+  from one forward of the input and the baseline together, so the cost is that forward plus the steps'
+  forward and backward passes. The baseline
   x' is the same text with every token replaced by [PAD] except [CLS], [SEP] (and padding), so positions,
   token types and the attention mask stay those of the input.
 
@@ -452,7 +456,7 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
             the start of the endings, sent2, which may be empty).
         endings: SWAG only: the candidate endings (at least two).
         target, token, end: see :func:`resolve_target`.
-        method: "ig" (integrated gradients, Captum LayerIntegratedGradients on the word embeddings, [PAD]
+        method: "ig" (integrated gradients, Captum IntegratedGradients on the word embeddings, [PAD]
             baseline) or "gxi" (gradient x input).
         steps: integration points of IG (1..MAX_STEPS); ignored by gxi.
         merge_words: sum the pieces of each word into one row (labels without "##").
@@ -485,8 +489,9 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     base_ids = pad_baseline(ids, tokenizer, batch.get("attention_mask"))
     emb_layer = model.get_input_embeddings()
     with inference(model, gradients=True):
-        with torch.no_grad():
-            outputs = forward_target(model, head, batch, input_ids=ids)[0].double().cpu().numpy()
+        with torch.no_grad():   # the input and the baseline in one forward: the target's logits, f(x), f(x')
+            both = forward_target(model, head, batch, input_ids=torch.cat([ids, base_ids]))
+        outputs = both[0].double().cpu().numpy()
         names = class_names_of(model, head, outputs.shape[-1] if not spans else 2)
         tgt = resolve_target(head, outputs, names, target, token=token, end=end)
         with torch.no_grad():

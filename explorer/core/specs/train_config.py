@@ -276,6 +276,14 @@ class TrainConfig:
     fast_dropout: bool = setting(True, "cheaper dropout masks on CPU (same p everywhere); "
                                  "see training/fast_dropout.py")
     log_every: int = setting(1, "optimizer steps between step events", lo=1)
+    head_lr_multiplier: float = setting(1.0, "the learning rate of the task head's weights (those outside the "
+                                        "pre-trained encoder: a new head starts from random values) as a multiple "
+                                        "of the learning rate; 1 = one rate for every weight, as the BERT paper",
+                                        lo=0, lo_open=True)
+    skip_answerless_windows: bool = setting(False, "SQuAD v1.1: train only on the windows that hold the answer; "
+                                            "a long passage's other windows (labelled at [CLS], a no-answer a v1.1 "
+                                            "model never gives) are left out of training; evaluation still reads "
+                                            "every window", tasks=("squad_v1",))
     save_checkpoints: bool = setting(True, "save checkpoints/last and checkpoints/best (needed to open the model "
                                      "in the inspectors)", label="Save checkpoints", group=OUTPUT, kind="bool",
                                      rank=3)

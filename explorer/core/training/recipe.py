@@ -42,23 +42,44 @@ def decay_parameter_names(model: torch.nn.Module) -> tuple[list[str], list[str]]
     return decay, no_decay
 
 
-def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
-    """AdamW parameter groups: [{params: decayed, weight_decay}, {params: no_decay, weight_decay: 0}]."""
+def head_parameter_names(model: torch.nn.Module) -> set[str]:
+    """Names of the task head's parameters: those outside the pre-trained encoder (``model.base_model_prefix``,
+    "bert" for BERT: ``qa_outputs.*``, ``classifier.*``). A model without a separate encoder has none."""
+    prefix = getattr(model, "base_model_prefix", "")
+    if not prefix or getattr(model, prefix, None) is None:
+        return set()
+    return {name for name, _ in model.named_parameters() if not name.startswith(prefix + ".")}
+
+
+def param_groups(model: torch.nn.Module, weight_decay: float, *, head_lr: float | None = None) -> list[dict]:
+    """AdamW parameter groups: [{params: decayed, weight_decay}, {params: no_decay, weight_decay: 0}]; with
+    ``head_lr`` the task head's parameters (:func:`head_parameter_names`) form two more groups of their own
+    with ``lr`` = head_lr (the schedule scales each group's rate alike)."""
     decay, no_decay = decay_parameter_names(model)
     params = dict(model.named_parameters())
-    return [
-        {"params": [params[n] for n in decay], "weight_decay": float(weight_decay), "names": decay},
-        {"params": [params[n] for n in no_decay], "weight_decay": 0.0, "names": no_decay},
-    ]
+    head = head_parameter_names(model) if head_lr is not None else set()
+    groups = []
+    for names, wd in ((decay, float(weight_decay)), (no_decay, 0.0)):
+        body = [n for n in names if n not in head]
+        groups.append({"params": [params[n] for n in body], "weight_decay": wd, "names": body})
+        top = [n for n in names if n in head]
+        if top:
+            groups.append({"params": [params[n] for n in top], "weight_decay": wd, "names": top,
+                           "lr": float(head_lr)})
+    return groups
 
 
 def build_optimizer(model: torch.nn.Module, *, learning_rate: float, weight_decay: float = 0.01,
-                    betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> torch.optim.AdamW:
-    """torch AdamW (decoupled weight decay, Loshchilov & Hutter 2019) over :func:`param_groups`.
+                    betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                    head_lr_multiplier: float = 1.0) -> torch.optim.AdamW:
+    """torch AdamW (decoupled weight decay, Loshchilov & Hutter 2019) over :func:`param_groups`; the task head's
+    weights learn at ``learning_rate * head_lr_multiplier`` (1: one rate for every weight).
 
     Uses the fused CPU/CUDA kernel when this torch build has one for the parameters' device.
     """
-    groups = [{k: v for k, v in g.items() if k != "names"} for g in param_groups(model, weight_decay)]
+    head_lr = learning_rate * head_lr_multiplier if head_lr_multiplier != 1.0 else None
+    groups = [{k: v for k, v in g.items() if k != "names"}
+              for g in param_groups(model, weight_decay, head_lr=head_lr)]
     groups = [g for g in groups if g["params"]]
     kwargs = dict(lr=learning_rate, betas=betas, eps=eps)
     try:

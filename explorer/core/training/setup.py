@@ -401,7 +401,7 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
     plan = plan_steps(len(train_feats), config, accelerator.num_processes)
     optimizer = build_optimizer(loaded.model, learning_rate=config.resolved_learning_rate(),
                                 weight_decay=config.weight_decay, betas=(config.adam_beta1, config.adam_beta2),
-                                eps=config.adam_epsilon)
+                                eps=config.adam_epsilon, head_lr_multiplier=config.head_lr_multiplier)
     clock = TrainClock(float(state.get("train_seconds", 0.0)) if state else 0.0)
     if config.time_budget_minutes > 0:
         scheduler = build_time_scheduler(optimizer, warmup_ratio=config.warmup_ratio,

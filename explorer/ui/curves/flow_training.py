@@ -172,6 +172,17 @@ class FlowOverTraining(QWidget):
         if run is not None and run.run_id == run_id and len(run.evals) != self._n_evals:
             self._load()
 
+    def prewarm(self, width: int) -> None:
+        """Render this view once while it is hidden, at ``width`` px and its least open height: polish, layout,
+        fonts and the plot's axes are done then, not in the turn of the first evaluation that shows it (with that
+        turn's line items and page layout, the first evaluation held the GUI thread past 50 ms). Nothing is shown
+        or changed; a view already shown is left alone."""
+        if not self.isHidden() or width <= 0:
+            return
+        self.ensurePolished()
+        self.resize(width, max(self.minimumHeight(), PLOT_MIN_HEIGHT))
+        self.grab()
+
     def lines(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """What the plot draws now: [(layer, steps, values)] (tests)."""
         return list(self._lines)

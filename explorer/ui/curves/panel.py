@@ -468,8 +468,8 @@ class CurvesPanel(CurvesExport, QWidget):
         self.crosshair.show(step)
 
     def prewarm(self) -> None:
-        """Build the plots and render them once off-screen (fonts, axis pictures) so that switching to the
-        Curves tab at the first launch does not stall the event loop (the main window calls it in the
-        event-loop turn after its first paint)."""
+        """Render the plots and the hidden flow view once off-screen (fonts, axes, layout): the first visit of the
+        Curves tab and the first evaluation do not stall the event loop (called in the turn after the first paint)."""
         if self.panels:
             self.grid_host.grab()
+        self.flow_view.prewarm(self.curves_split.width())

@@ -56,6 +56,8 @@ class QATask(Task):
         feats = prepare_qa_features(list(examples["question"]), list(examples["context"]), tokenizer,
                                     max_seq_length=config.resolved_max_seq_length(), doc_stride=config.doc_stride,
                                     max_query_length=config.max_query_length, answers=list(examples["answers"]))
+        if train and config.skip_answerless_windows and not self.facts.has_no_answer:
+            feats = answer_windows(feats)
         pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         return FeatureSet(feats.lengths(), lambda idx: collate_qa(feats, idx, pad_id),
                           list(feats.example_index), raw=feats)
@@ -128,6 +130,24 @@ class QATask(Task):
                 row["flow"] = {f"{a}->{b}": [float(x) for x in flow[:, idx[a], idx[b]]] for a, b in FLOW_KEYS}
             rows.append(row)
         return rows
+
+
+def answer_windows(feats):
+    """The training windows that hold their question's answer (start label not at the [CLS] position): for
+    SQuAD v1.1, where every question has an answer, a window labelled at [CLS] teaches a no-answer the model
+    is never asked for. A question whose answer no window holds keeps its windows (nothing else to learn
+    from). Returns a QAFeatures of those windows, in their order."""
+    import dataclasses
+
+    n = len(feats)
+    has = {feats.example_index[k] for k in range(n) if feats.start_positions[k] != feats.cls_index[k]}
+    keep = [k for k in range(n) if feats.start_positions[k] != feats.cls_index[k]
+            or feats.example_index[k] not in has]
+    if len(keep) == n:
+        return feats
+    cut = {f.name: [getattr(feats, f.name)[k] for k in keep] for f in dataclasses.fields(feats)
+           if isinstance(getattr(feats, f.name), list) and len(getattr(feats, f.name)) == n}
+    return dataclasses.replace(feats, **cut)
 
 
 def _finite(x: float):
