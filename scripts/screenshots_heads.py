@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     from explorer.core.models.loading import load_model
     from explorer.ui.inspectors.components.head_masking import parse_selection
     from explorer.ui.inspectors.hub import InspectorHub
-    from explorer.worker.inspector_ops import State, op_head_importance, op_mask_heads, op_probe
+    from explorer.worker.head_ops import op_head_importance, op_mask_heads
+    from explorer.worker.inspector_ops import State, op_probe
 
     app = QApplication.instance() or QApplication([])
     state = State()
