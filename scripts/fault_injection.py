@@ -85,7 +85,7 @@ class Injection:
 # ----------------------------------------------------------------------------------------- setup
 def build_inputs(workdir: Path) -> dict:
     """Tiny model folder + the bundled SQuAD v2.0 sample files."""
-    from tests.helpers import tiny_loaded_model  # the tiny random test model (tests/helpers.py)
+    from helpers import tiny_loaded_model  # the tiny random test model (tests/helpers.py)
 
     model_dir = workdir / "tiny-model"
     if not (model_dir / "config.json").exists():

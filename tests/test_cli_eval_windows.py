@@ -6,7 +6,7 @@ import json
 import shutil
 
 from explorer.commands import eval as eval_cmd
-from tests.test_cli_eval_score import squad_file, tiny_model_dir  # noqa: F401 - fixture
+from test_cli_eval_score import squad_file, tiny_model_dir  # noqa: F401 - fixture
 
 
 def _parse(argv):

@@ -44,7 +44,7 @@ def test_majority_class_baseline():
 
 
 def test_dev_baseline_from_files(tmp_path):
-    from tests.helpers import tiny_squad_dict
+    from helpers import tiny_squad_dict
 
     data = tiny_squad_dict(v2=True)
     path = tmp_path / "dev.json"
@@ -150,7 +150,7 @@ def test_window_settings_defaults_and_explicit_flags_win(tmp_path):
 
 # ---- sniff --------------------------------------------------------------------------------------
 def test_sniff_kinds(tmp_path):
-    from tests.helpers import tiny_squad_dict
+    from helpers import tiny_squad_dict
 
     squad = tmp_path / "d.json"
     squad.write_text(json.dumps(tiny_squad_dict()), encoding="utf-8")

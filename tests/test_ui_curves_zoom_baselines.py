@@ -101,7 +101,7 @@ def test_classification_fractions_shown_as_percent():
 
 
 def test_baseline_line_on_dev_plots(curves, tmp_path, qtbot):
-    from tests.helpers import tiny_squad_dict
+    from helpers import tiny_squad_dict
 
     dev = tmp_path / "dev.json"
     data = tiny_squad_dict(v2=True)

@@ -75,7 +75,7 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):
     from explorer.ui.inspectors import InspectorHub
-    from tests.helpers import save_tiny_model
+    from helpers import save_tiny_model
 
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     data = squad_v2_file(tmp_path / "dev.json")

@@ -76,7 +76,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
 
 def test_preview_squad_json_given_to_classification(tmp_path):
     from explorer.ui.launch.data_preview import preview_data
-    from tests.helpers import tiny_squad_dict
+    from helpers import tiny_squad_dict
 
     p = tmp_path / "d.json"
     p.write_text(json.dumps(tiny_squad_dict()), encoding="utf-8")
