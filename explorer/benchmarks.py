@@ -35,7 +35,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from explorer.paths import REPO_ROOT
+
 RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 
 

@@ -21,7 +21,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from explorer.paths import REPO_ROOT
+
 DOCS = REPO_ROOT / "docs"
 
 

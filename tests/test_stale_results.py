@@ -59,7 +59,7 @@ def test_an_answer_for_the_previous_model_is_dropped(qtbot, tmp_path):
     from explorer.core.classify.dev_report import dev_report
     import numpy as np
 
-    dev._arrived(1, dev_report(np.array([[1.0, 0.0], [0.0, 1.0]]), [0, 1], ["a", "b"]))
+    dev._arrived(dev_report(np.array([[1.0, 0.0], [0.0, 1.0]]), [0, 1], ["a", "b"]))
     assert dev.report is None and dev.boundary.rowCount() == 0
     # the same model loaded again keeps its table
     dev.run()

@@ -227,7 +227,7 @@ def write_capsule(doc: dict, folder: str | Path) -> Path:
     (folder / "methods.md").write_text(methods_paragraph(doc) + "\n", encoding="utf-8")
     source_events = events_file(doc["run"])
     if source_events.is_file():
-        (folder / "events.jsonl").write_bytes(source_events.read_bytes())
+        events_file(folder).write_bytes(source_events.read_bytes())
     (folder / CAPSULE_FILE).write_text(json.dumps(doc, indent=1), encoding="utf-8")
     return folder
 

@@ -43,11 +43,16 @@ class HeadImportancePanel(QWidget):
         self.task.setToolTip("the task the dev file is read as (its reader, loss and metric)")
         self.run_button = QPushButton("Score heads")
         self.run_button.clicked.connect(self.run)
-        row = QHBoxLayout()
-        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse, QLabel("Examples"), self.cap, QLabel("Curve points"),
-                  self.steps, self.run_button):
+        self.task.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.task.setMinimumContentsLength(12)
+        row = QHBoxLayout()   # two rows: one would widen the window beyond 1280 px
+        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse):
             row.addWidget(w)
         row.setStretchFactor(self.dev, 1)
+        row2 = QHBoxLayout()
+        for w in (QLabel("Examples"), self.cap, QLabel("Curve points"), self.steps, self.run_button):
+            row2.addWidget(w)
+        row2.addStretch(1)
         self.caption = QLabel("Head importance: the gradient of the dev loss with respect to a gate on each head, "
                               "normalised per layer (Michel et al. 2019). Choose a dev file and press Score heads.")
         self.caption.setWordWrap(True)
@@ -61,6 +66,7 @@ class HeadImportancePanel(QWidget):
         split.addWidget(self.curve)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
+        layout.addLayout(row2)
         layout.addWidget(self.caption)
         layout.addWidget(split, 1)
 
