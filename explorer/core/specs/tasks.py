@@ -108,7 +108,7 @@ class TaskFacts:
     @property
     def is_multiple_choice(self) -> bool:
         """One score per candidate ending, softmax across them (SWAG; BERT paper Section 4.4)."""
-        return self.head is _heads.MULTIPLE_CHOICE
+        return self.head.inputs is _heads.Inputs.CHOICES
 
     @property
     def has_no_answer(self) -> bool:
@@ -118,12 +118,12 @@ class TaskFacts:
     @property
     def is_regression(self) -> bool:
         """One score per text or pair (STS-B style), not a label."""
-        return self.head is _heads.REGRESSION
+        return self.head.scores is _heads.Scores.SCORE
 
     @property
     def is_multilabel(self) -> bool:
         """Any number of labels per text (one sigmoid per label)."""
-        return self.head is _heads.MULTI_LABEL
+        return self.head.scores is _heads.Scores.SIGMOID
 
     @property
     def takes_pairs(self) -> bool:
