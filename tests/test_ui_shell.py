@@ -393,3 +393,26 @@ def test_the_tabs_fit_at_1280x800_and_stay_put_when_a_predictions_page_opens(qtb
     assert new.text() == "Predictions: p.predictions.csv" and new.isChecked() and not out_of_view(new)
     w.tab_rows.buttons[0].click()
     assert w.tabs.currentIndex() == 0
+
+
+def test_every_tab_button_shows_its_page_after_the_lazy_pages_are_built(qtbot, tmp_path):
+    """A tab button keeps working after its page's placeholder is replaced by the built page (the button goes by
+    the tab's position, not by the placeholder it was made with)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
+    for _ in range(2):   # the second pass clicks buttons whose pages were built during the first
+        for i in range(w.tabs.count()):
+            w.tab_rows.buttons[i].click()
+            QApplication.processEvents()
+            assert w.tabs.currentIndex() == i, w.tabs.tabText(i)
+            assert [b.isChecked() for b in w.tab_rows.buttons].count(True) == 1

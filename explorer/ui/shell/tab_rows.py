@@ -74,7 +74,8 @@ class TabRows(QWidget):
             button.setToolTip(self.tabs.tabToolTip(i))
             button.setCheckable(True)
             button.setChecked(i == self.tabs.currentIndex())
-            button.clicked.connect(lambda _=False, page=self.tabs.widget(i): self._show(page))
+            # by position, not by page: a lazy page's placeholder is replaced by the built page at the same index
+            button.clicked.connect(lambda _=False, b=button: self._show_at(self.buttons.index(b)))
             row.addWidget(button)
             close = bar.tabButton(i, QTabBar.ButtonPosition.RightSide)
             if isinstance(close, QAbstractButton):   # the page's own close button, clicked from here
@@ -92,8 +93,8 @@ class TabRows(QWidget):
             self.flow.addWidget(self.trailing)
         self.updateGeometry()
 
-    def _show(self, page: QWidget) -> None:
-        self.tabs.setCurrentWidget(page)
+    def _show_at(self, index: int) -> None:
+        self.tabs.setCurrentIndex(index)
         self._check_current()
 
     def _check_current(self, *_args) -> None:
