@@ -586,25 +586,11 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
                           calibration=calibration, decode_rule=decode_rule)
     method = runner.forward_of(facts.spec)
     if facts.spec.inputs is Inputs.WORDS:   # which words the tags belong to
-        from explorer.core.data.words import WORD_RULES, rule_of
-
-        rule = rule_of(loaded.model)
-        summary.notes.append(f"words split by the {rule} rule ({WORD_RULES[rule].words}), as the model's training "
-                             "words were formed")
+        summary.notes.append(_word_rule_note(loaded))
     writer = RowWriter(out, summary.columns, append=resume and done > 0)
-    shown = {"at": None}   # monotonic time of the last batch report; None: the first batch is yet to come
-
-    def report(rows_done: int) -> None:
-        if progress is not None:
-            total = counter.total
-            progress(rows_done, max(total, rows_done) if total is not None else None)
-
-    def on_batch() -> None:
-        now = time.monotonic()
-        if shown["at"] is None or now - shown["at"] >= BATCH_PROGRESS_SECONDS:
-            shown["at"] = now
-            report(done + summary.new_rows + runner.rows_done)   # new_rows: this call's rows in the file
-    runner.on_batch = on_batch
+    reporter = _BatchReporter(progress, counter, lambda: done + summary.new_rows + runner.rows_done)
+    runner.on_batch = reporter.on_batch
+    report = reporter.report
     try:
         _write_chunks(_chunks(rows, chunk_rows), runner, method, writer, summary, report,
                                 saved or (lambda rows: None), done, (cols, facts.spec, info.columns, pred_cols))
@@ -614,6 +600,34 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     finish(out)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _word_rule_note(loaded) -> str:
+    """The note naming the word-splitting rule a tagger's raw text is split by (its training words' rule)."""
+    from explorer.core.data.words import WORD_RULES, rule_of
+
+    rule = rule_of(loaded.model)
+    return f"words split by the {rule} rule ({WORD_RULES[rule].words}), as the model's training words were formed"
+
+
+class _BatchReporter:
+    """predict_file's progress: ``report(rows_done)`` with the counted total once known; ``on_batch`` reports
+    the first batch and then at most every BATCH_PROGRESS_SECONDS (``rows_now()``: rows through the model)."""
+
+    def __init__(self, progress, counter, rows_now: Callable[[], int]):
+        self.progress, self.counter, self.rows_now = progress, counter, rows_now
+        self.at: float | None = None   # monotonic time of the last batch report; None before the first batch
+
+    def report(self, rows_done: int) -> None:
+        if self.progress is not None:
+            total = self.counter.total
+            self.progress(rows_done, max(total, rows_done) if total is not None else None)
+
+    def on_batch(self) -> None:
+        now = time.monotonic()
+        if self.at is None or now - self.at >= BATCH_PROGRESS_SECONDS:
+            self.at = now
+            self.report(self.rows_now())
 
 
 def _write_chunks(chunks, runner, method, writer, summary: PredictSummary, report, kept, written: int,
