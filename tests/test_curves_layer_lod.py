@@ -13,17 +13,19 @@ from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING, ema_smooth, prepare_c
 from explorer.ui.runs.state import Series
 
 
-def _state(run_id, n, seed=0, nan_at=None):
-    from explorer.ui.runs.state import RunState, Series
+def _state(run_id, n, seed=0, nan_at=None, *, live=True, inf_in_gap=False):
+    from explorer.ui.runs.state import RunState
 
     rng = np.random.default_rng(seed)
     steps = np.arange(1, n + 1, dtype=np.float64)
-    s = RunState(run_id=run_id, status="running", steps_total=2 * n, step=n)
+    s = RunState(run_id=run_id, status="running" if live else "completed", steps_total=2 * n, step=n)
     series = {"loss": 1 + 4 * np.exp(-steps / n) + rng.normal(0, 0.3, n) ** 2,
               "lr": 1e-4 * np.minimum(1.0, steps / 100), "grad_norm": np.abs(rng.normal(3, 1, n)),
               "samples_per_second": 8 + rng.normal(0, 0.5, n)}
     if nan_at is not None:
         series["grad_norm"][nan_at: nan_at + 50] = np.nan   # a gap
+        if inf_in_gap:
+            series["loss"][nan_at + 7] = np.inf
     for name, y in series.items():
         ser = Series()
         ser.extend(steps, y)
@@ -104,27 +106,8 @@ def test_a_refresh_paints_each_plot_once(qtbot, monkeypatch):
 
 
 def _prepared_state(run_id, n, seed=0, nan_at=None, live=True):
-    from explorer.ui.runs.state import RunState
-
-    rng = np.random.default_rng(seed)
-    steps = np.arange(1, n + 1, dtype=np.float64)
-    s = RunState(run_id=run_id, status="running" if live else "completed", steps_total=2 * n, step=n)
-    series = {"loss": 1 + 4 * np.exp(-steps / n) + rng.normal(0, 0.3, n) ** 2,
-              "lr": 1e-4 * np.minimum(1.0, steps / 100), "grad_norm": np.abs(rng.normal(3, 1, n)),
-              "samples_per_second": 8 + rng.normal(0, 0.5, n)}
-    if nan_at is not None:
-        series["grad_norm"][nan_at: nan_at + 50] = np.nan   # a gap
-        series["loss"][nan_at + 7] = np.inf
-    for name, y in series.items():
-        s.series[name] = Series()
-        s.series[name].extend(steps, y)
-    ev = steps[99::100]
-    for name, y in {"dev/f1": 20 + 50 * (1 - np.exp(-ev / n)), "dev/exact_match": 10 + 40 * (1 - np.exp(-ev / n))}.items():
-        s.series[name] = Series()
-        s.series[name].extend(ev, y)
-    return prepare_curves(s)
-
-
+    """_state with an infinite loss inside the gap, its series prepared as the run store prepares them."""
+    return prepare_curves(_state(run_id, n, seed, nan_at, live=live, inf_in_gap=True))
 
 
 def test_a_panel_draws_the_smoothing_kept_with_the_series_without_computing_it(qtbot, monkeypatch):

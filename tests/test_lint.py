@@ -1,7 +1,7 @@
 """Lint: `ruff check explorer` finds nothing under the pyproject.toml configuration ([tool.ruff]); and the code,
-tests and docs say what the app does, not when it changed: no file in explorer/, tests/ or docs/ cites a trial
-("eighth trial", "trial 11"), an issue ("issue 25"), a round ("round 3") or a branch ("t12a"), in its text or
-its name."""
+tests and docs say what the app does, not when it changed: no file in explorer/, tests/ or docs/ cites a
+user trial, an issue number, a development round or a branch name, in its text or its name (the phrases are
+HISTORY_EXAMPLES below)."""
 
 import re
 import subprocess
@@ -16,8 +16,8 @@ HISTORY_TREES = ("explorer", "tests", "docs")
 HISTORY_SUFFIXES = (".py", ".md", ".rst", ".txt")
 _ORDINAL = ("first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|"
             "fourteenth|fifteenth|[0-9]+(?:st|nd|rd|th)")
-# "trial" with a number, an ordinal trial ("eighth trial", "second fresh-user trial", "10th trial"), a named
-# trial ("fresh-user trial", "first-hour trial"), an issue or a round with a number, a branch name such as t12a.
+# the word trial with a number or after an ordinal (spelled out or as digits), a named kind of trial (fresh-user,
+# first-hour), an issue or a round with a number, a branch name of the t-number-letter form (HISTORY_EXAMPLES).
 # Ordinary words pass: "trial_params" (a Trainer field), "12 trials", "around 1450", "round(x, 2)", "issued".
 HISTORY = re.compile(r"\btrials?[ _-]?#?[0-9]+"
                      rf"|\b(?:{_ORDINAL})[- ](?:(?:fresh[- ]user|first[- ]hour)[- ])?trials?\b"
