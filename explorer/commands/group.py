@@ -295,6 +295,28 @@ def plan_cv_group(args: argparse.Namespace):
     return group, paths, runs_dir, [note]
 
 
+
+def train_members(runs_dir: Path, group, config_paths, what) -> list[str] | None:
+    """Train each member of ``group`` not done yet, one worker process after another (its config file from
+    ``config_paths``; ``what(member)``: its words in the progress lines, "fold 2"). Returns the failed members
+    as "run_id (exit N)", or None when Ctrl-C interrupted one (the same command continues the group)."""
+    failed = []
+    for member, config_path in zip(group.members, config_paths):
+        cmd = _member_command(runs_dir / member.run_id, config_path)
+        if cmd is None:
+            print(f"group {group.name}: {member.run_id} ({what(member)}) already done; kept", file=sys.stderr)
+            continue
+        print(f"group {group.name}: starting {member.run_id} ({what(member)})", file=sys.stderr)
+        try:
+            rc = subprocess.call(cmd)
+        except KeyboardInterrupt:
+            print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
+                  "continue", file=sys.stderr)
+            return None
+        if rc != 0:
+            failed.append(f"{member.run_id} (exit {rc})")
+    return failed
+
 def _member_command(run_dir: Path, config_path: Path) -> list[str] | None:
     """The train command of a cv member: --config (not started), --resume (a checkpoint, unfinished), None
     (finished; or a run that left no checkpoint, which cannot be continued)."""
@@ -329,22 +351,9 @@ def run_cv(args: argparse.Namespace) -> int:
         for config_path in config_paths:
             print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
         return 0
-    failed = []
-    for member, config_path in zip(group.members, config_paths):
-        cmd = _member_command(runs_dir / member.run_id, config_path)
-        if cmd is None:
-            print(f"group {group.name}: {member.run_id} (fold {member.params.get('fold')}) already done; kept",
-                  file=sys.stderr)
-            continue
-        print(f"group {group.name}: starting {member.run_id} (fold {member.params.get('fold')})", file=sys.stderr)
-        try:
-            rc = subprocess.call(cmd)
-        except KeyboardInterrupt:
-            print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
-                  "continue", file=sys.stderr)
-            return 130
-        if rc != 0:
-            failed.append(f"{member.run_id} (exit {rc})")
+    failed = train_members(runs_dir, group, config_paths, lambda m: f"fold {m.params.get('fold')}")
+    if failed is None:
+        return 130
     print(f"group {group.name}: predicting the held-out folds (checkpoints/last of each member)", file=sys.stderr)
     try:
         oof = collect_oof(runs_dir, group, batch_size=args.batch_size or 32)
@@ -400,22 +409,10 @@ def run_curve(args: argparse.Namespace) -> int:
         for config_path in config_paths:
             print(f"bert-explorer train --config {shlex.quote(str(config_path))}")
         return 0
-    failed = []
-    for member, config_path in zip(group.members, config_paths):
-        cmd = _member_command(runs_dir / member.run_id, config_path)
-        size = f"{100 * float(member.params.get('fraction', 0)):g}%, {member.params.get('train_rows')} rows"
-        if cmd is None:
-            print(f"group {group.name}: {member.run_id} ({size}) already done; kept", file=sys.stderr)
-            continue
-        print(f"group {group.name}: starting {member.run_id} ({size})", file=sys.stderr)
-        try:
-            rc = subprocess.call(cmd)
-        except KeyboardInterrupt:
-            print(f"group {group.name}: interrupted during {member.run_id}; give the same command again to "
-                  "continue", file=sys.stderr)
-            return 130
-        if rc != 0:
-            failed.append(f"{member.run_id} (exit {rc})")
+    failed = train_members(runs_dir, group, config_paths,
+                           lambda m: f"{100 * float(m.params.get('fraction', 0)):g}%, {m.params.get('train_rows')} rows")
+    if failed is None:
+        return 130
     print(f"group {group.name}: predicting the dev rows (checkpoints/last of each size) and fitting the baseline",
           file=sys.stderr)
     try:
