@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -149,14 +148,12 @@ def test_cli_on_a_predictions_file_prints_the_share_per_class(tmp_path):
 
 @pytest.mark.real_data
 @pytest.mark.slow
-def test_flipped_sst2_labels_are_found_in_a_slice():
+def test_flipped_sst2_labels_are_found_in_a_slice(real_data):
     """2,000 SST-2 training rows with 5% of their labels flipped at random (seed 0); out-of-fold probabilities
     of a cheap model (TF-IDF + logistic regression, 5 folds). Flagging at random would have precision 0.05; the
     flagged rows are flips far more often, and most flips are flagged. scripts/bench_label_issues.py measures
     the whole training set."""
-    root = os.environ.get("EXPLORER_REAL_DATA")
-    if not root:
-        pytest.skip("EXPLORER_REAL_DATA is not set (the shared data folder)")
+    root = real_data   # the shared data folder (conftest: skips when EXPLORER_REAL_DATA is unset or missing)
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -152,14 +151,12 @@ def test_cli_draws_a_sample_then_reports_naive_and_corrected_side_by_side(tmp_pa
 
 @pytest.mark.real_data
 @pytest.mark.slow
-def test_corrected_intervals_cover_the_true_share_on_the_stance_data():
+def test_corrected_intervals_cover_the_true_share_on_the_stance_data(real_data):
     """500 draws of 300 reviewed tweets (seed 0) from the SemEval-2016 stance data, labelled by a cheap
     out-of-fold model (accuracy about 0.6, over-predicting AGAINST): the 95% prediction-powered intervals cover
     each class's true share in at least 93% of the draws; the naive ones, which count the model's labels as
     right, almost never do."""
-    root = os.environ.get("EXPLORER_REAL_DATA")
-    if not root:
-        pytest.skip("EXPLORER_REAL_DATA is not set (the shared data folder)")
+    root = real_data   # the shared data folder (conftest: skips when EXPLORER_REAL_DATA is unset or missing)
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
