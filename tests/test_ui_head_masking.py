@@ -65,6 +65,8 @@ def test_the_importance_caption_names_the_heads_and_the_curve():
     assert curve_points(report) == ([4, 2], [0.75, 0.5])
     assert importance_request("qa", "  ", 10, 2) is None
     assert importance_request("qa", "d.json", 10, 2, {"doc_stride": 16})["doc_stride"] == 16
+    assert importance_request("qa", "d.json", 10, 2, iterative=True)["iterative"] is True
+    assert "2 kept (iterative pruning)." in importance_summary({**report, "pruning": "iterative"}, n=2)
 
 
 # ------------------------------------------------------------------------------------------- pages offscreen

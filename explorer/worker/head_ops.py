@@ -64,7 +64,8 @@ def _dev_change(state, loaded, gates, args: dict) -> dict:
 def op_head_importance(state, args: dict, progress, cancelled):
     """Head importance of the slot's model on a dev file (``dev``, its first ``cap`` examples, read as ``task``:
     default the task of the model's head) and the pruning curve (``steps`` points), with progress and cancel
-    (checked after the importance pass and after each point of the curve):
+    (checked after the importance pass and after each point of the curve; ``iterative``: the heads ranked again
+    after each step):
     explorer.core.ablation.importance.importance_report's dict plus the model's ``layers`` and ``heads_per_layer``."""
     from explorer.core.ablation.importance import importance_report
     from explorer.core.attention.gates import head_layout
@@ -85,7 +86,8 @@ def op_head_importance(state, args: dict, progress, cancelled):
         progress(done, total)
 
     report = importance_report(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
-                               steps=int(args.get("steps", 10)), max_seq_length=args.get("max_seq_length"),
+                               steps=int(args.get("steps", 10)), iterative=bool(args.get("iterative", False)),
+                               max_seq_length=args.get("max_seq_length"),
                                settings=window, progress=step)
     layout = head_layout(loaded.model)
     return {**report, "layers": layout.layers, "heads_per_layer": layout.heads}

@@ -173,8 +173,9 @@ def importance_summary(report: dict, n: int = 5) -> str:
     if len(curve) > 1 and curve[0]["value"] is not None:
         half = min(curve, key=lambda p: abs(p["heads_kept"] - p["heads_total"] / 2))
         if half["value"] is not None:
+            how = " (iterative pruning)" if report.get("pruning") == "iterative" else ""
             text += (f" {imp['metric']} {curve[0]['value']:.3g} with all {curve[0]['heads_total']} heads, "
-                     f"{half['value']:.3g} with {half['heads_kept']} kept.")
+                     f"{half['value']:.3g} with {half['heads_kept']} kept{how}.")
     return text
 
 
@@ -185,10 +186,10 @@ def curve_points(report: dict) -> tuple[list[int], list[float]]:
 
 
 def importance_request(slot: str, dev: str, cap: int, steps: int, window: dict | None = None,
-                       task: str = "") -> dict | None:
-    """The head_importance request (``task`` "": the first task of the model's head), or None when no dev file
-    is named."""
+                       task: str = "", iterative: bool = False) -> dict | None:
+    """The head_importance request (``task`` "": the first task of the model's head; ``iterative``: the pruning
+    curve ranks the heads again after each step), or None when no dev file is named."""
     if not dev.strip():
         return None
     return {"slot": slot, "dev": dev.strip(), "cap": int(cap), "steps": int(steps), "task": task,
-            **(window or {})}
+            "iterative": bool(iterative), **(window or {})}
