@@ -65,6 +65,23 @@ def parse_selection(text: str, layers: int | None = None, heads: int | None = No
     return Selection(heads=pairs, layers=whole)
 
 
+MASK_DEV_CAP = 200   # dev examples a comparison scores when the dev page says "all": each Compare scores them again
+
+
+def dev_fields(path: str, cap: int, task: str = "", settings: dict | None = None) -> dict | None:
+    """The mask_heads fields that name a dev set for "and on the dev set": ``dev`` (the file), ``cap`` (the dev
+    page's first-N; 0, "all" there, becomes MASK_DEV_CAP, as a comparison scores the set with every Compare),
+    ``task`` ("": the task of the model's head) and the table ``settings`` the dev page reads it with (text and
+    label columns, encoding, ...). None when no file is named."""
+    path = (path or "").strip()
+    if not path:
+        return None
+    out = {"dev": path, "cap": int(cap) if cap and cap > 0 else MASK_DEV_CAP, "task": task}
+    if settings:
+        out["settings"] = dict(settings)
+    return out
+
+
 def _fmt(x) -> str:
     return "—" if x is None else f"{x:+.2f}"
 
