@@ -76,15 +76,15 @@ def steps(a) -> dict[str, list[str]]:
         "probes_qa_sentences": cli("layer-probes", "--model", a.squad, "--labels", "sentences", "--seeds", a.seeds,
                                    "--max-seq-length", 256, "--json", "--out", out / "probes_qa_sentences.json"),
         "decode_rules": cli("eval", "--model", a.squad, "--data", squad_dev, "--decode-rule", "run_qa",
-                            "--out", out / "eval_run_qa", "--json"),
+                            *(("--cap", a.eval_cap) if a.eval_cap else ()), "--out", out / "eval_run_qa", "--json"),
     }
 
 
 def run_step(name: str, argv: list[str], out: Path) -> tuple[dict | None, float]:
-    """Run one command (niced); its JSON (the --out file, else stdout) and its wall seconds."""
+    """Run one command (at this script's niceness); its JSON (the --out file, else stdout) and its wall seconds."""
     t0 = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run(["nice", *argv], capture_output=True, text=True, env=env)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - t0
     target = out / f"{name}.json"
     if proc.returncode != 0:
@@ -172,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", required=True, help="the shared data folder (squad_v2.0, glue_sst2, conll2003)")
     p.add_argument("--out", required=True, help="a folder for the JSON files")
     p.add_argument("--only", default="", help="comma-separated steps (default: all)")
+    p.add_argument("--reuse", action="store_true", help="read a step's JSON kept in OUT instead of running it again")
     p.add_argument("--qa-cap", type=int, default=150)
+    p.add_argument("--eval-cap", type=int, default=0, help="decode_rules: the first N dev questions (0: all)")
     p.add_argument("--cls-cap", type=int, default=400)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--seeds", type=int, default=3)
@@ -186,16 +188,20 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict = {"SQuAD 2.0 checkpoint dev": run_dev_figures(a.squad),
                      "classifier dev": run_dev_figures(a.classifier)}
     commands = []
-    for name, argv_ in steps(a).items():
-        if name not in chosen:
-            continue
+    every = steps(a)
+    for name in [c for c in chosen if c in every]:   # in the order asked
+        argv_ = every[name]
         print(f"== {name}: {shlex.join(argv_[2:])}", flush=True)
-        d, seconds = run_step(name, argv_, Path(a.out))
+        kept = Path(a.out) / f"{name}.json"
+        if a.reuse and kept.is_file() and kept.stat().st_size:
+            d, seconds = json.loads(kept.read_text(encoding="utf-8")), None
+        else:
+            d, seconds = run_step(name, argv_, Path(a.out))
         commands.append(shown_command(argv_, a))
         if d is None:
             figures[name] = {"failed": True}
             continue
-        figures[name] = {**figures_of(name, d), "seconds": round(seconds, 1)}
+        figures[name] = {**figures_of(name, d), "seconds": None if seconds is None else round(seconds, 1)}
         print(json.dumps(figures[name], indent=1), flush=True)
     record(a, "demo_model_questions", figures=figures, case=", ".join(chosen), load_start=load_start,
            command="python scripts/demo_model_questions.py --squad SQUAD2_RUN/checkpoints/best --classifier "

@@ -27,13 +27,14 @@ PASSAGE = ("The UNIVAC I was built by the Eckert-Mauchly Computer Corporation an
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", required=True, help="a QA checkpoint folder")
-    p.add_argument("--dev", required=True, help="a SQuAD dev file for the importance map")
+    p.add_argument("--model", default="", help="a QA checkpoint folder (empty: only the Classify picture)")
+    p.add_argument("--dev", default="", help="a SQuAD dev file for the importance map")
     p.add_argument("--task", default="squad_v2")
     p.add_argument("--cap", type=int, default=40)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--heads", default="0.3, 5.*", help="the heads switched off, as typed in the Heads off field")
     p.add_argument("--iterative", action="store_true", help="the pruning curve ranks the heads again at each step")
+    p.add_argument("--report", default="", help="draw this `heads importance` JSON instead of scoring the heads again")
     p.add_argument("--window", default="256,128,64", help="max_seq_length,doc_stride,max_query_length")
     p.add_argument("--classifier", default="", help="a classifier checkpoint for heads_classify.png")
     p.add_argument("--classifier-dev", default="", help="its dev file (the dev-set page's file)")
@@ -51,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication([])
     state = State()
+    out = Path(a.out)
+    if a.classifier:
+        classify_shot(app, state, a, out / "heads_classify.png")
+    if not a.model:
+        return 0
     state.models["qa"] = load_model(a.model, "qa")
     hub = InspectorHub()
     tabs = QTabWidget()
@@ -76,10 +82,18 @@ def main(argv: list[str] | None = None) -> int:
                                    "dev": a.dev, "cap": a.cap, "task": a.task}, None, lambda: False)
     hub.head_mask.show_result(masked)
     hub.head_importance.iterative.setChecked(a.iterative)
-    report = op_head_importance(state, {"slot": "qa", "dev": a.dev, "cap": a.cap, "steps": a.steps, "task": a.task,
-                                        "iterative": a.iterative, **window}, lambda *_: None, lambda: False)
+    if a.report:   # the command's JSON: the same report the inspector child returns
+        import json
+
+        report = json.loads(Path(a.report).read_text(encoding="utf-8"))
+        hub.head_importance.cap.setValue(report["importance"]["examples"])
+        hub.head_importance.steps.setValue(max(len(report["prune_curve"]) - 1, 0))
+        hub.head_importance.iterative.setChecked(report.get("pruning") == "iterative")
+    else:
+        report = op_head_importance(state, {"slot": "qa", "dev": a.dev, "cap": a.cap, "steps": a.steps,
+                                            "task": a.task, "iterative": a.iterative, **window},
+                                    lambda *_: None, lambda: False)
     hub.head_importance.show_report(report)
-    out = Path(a.out)
     tabs.show()
     for index, name in ((1, "heads_spans.png"), (0, "heads_importance.png")):
         tabs.setCurrentIndex(index)
@@ -88,8 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(5):
             app.processEvents()
         save_small(tabs, out / name)
-    if a.classifier:
-        classify_shot(app, state, a, out / "heads_classify.png")
     return 0
 
 
