@@ -28,13 +28,17 @@ sys.path.insert(0, str(ROOT))
 
 from explorer.benchmarks import add_results_argument, load_average, record  # noqa: E402
 
-# an answerable and an unanswerable question of the SQuAD 2.0 dev part (Harvard_University)
-QA_ANSWERABLE = ("What individual is the school named after?",
-                 "Established originally by the Massachusetts legislature and soon thereafter named for John Harvard "
-                 "(its first benefactor), Harvard is the United States' oldest institution of higher learning, and "
-                 "the Harvard Corporation (formally, the President and Fellows of Harvard College) is its first "
-                 "chartered corporation.")
-QA_UNANSWERABLE = ("What individual is the school named before?", QA_ANSWERABLE[1])
+# an answerable and an unanswerable question on one passage of the SQuAD 2.0 dev part (Harvard_University)
+PASSAGE = ("Harvard is a large, highly residential research university. The nominal cost of attendance is high, "
+           "but the University's large endowment allows it to offer generous financial aid packages. It operates"
+           " several arts, cultural, and scientific museums, alongside the Harvard Library, which is the world's"
+           " largest academic and private library system, comprising 79 individual libraries with over 18 "
+           "million volumes. Harvard's alumni include eight U.S. presidents, several foreign heads of state, 62 "
+           "living billionaires, 335 Rhodes Scholars, and 242 Marshall Scholars. To date, some 150 Nobel "
+           "laureates, 18 Fields Medalists and 13 Turing Award winners have been affiliated as students, "
+           "faculty, or staff.")
+QA_ANSWERABLE = ("How many volumes are contained in the library?", PASSAGE)
+QA_UNANSWERABLE = ("How many public libraries are there in Cambridge?", PASSAGE)
 SENTENCE = "the acting is superb , but the script is a mess ."
 
 
@@ -70,11 +74,12 @@ def steps(a) -> dict[str, list[str]]:
                                     QA_UNANSWERABLE[1], "--target", "score_diff", "--merge-words",
                                     "--out", out / "explain_unanswerable.json"),
         "probes_cls_sentences": cli("layer-probes", "--model", a.classifier, "--labels", "sentences", "--seeds",
-                                    a.seeds, "--json", "--out", out / "probes_cls_sentences.json"),
+                                    a.seeds, "--cap", a.probe_cap, "--json", "--out", out / "probes_cls_sentences.json"),
         "probes_cls_tokens": cli("layer-probes", "--model", a.classifier, "--labels", "tokens", "--data", conll,
                                  "--seeds", a.seeds, "--json", "--out", out / "probes_cls_tokens.json"),
         "probes_qa_sentences": cli("layer-probes", "--model", a.squad, "--labels", "sentences", "--seeds", a.seeds,
-                                   "--max-seq-length", 256, "--json", "--out", out / "probes_qa_sentences.json"),
+                                   "--cap", a.probe_cap, "--max-seq-length", 256, "--json",
+                                   "--out", out / "probes_qa_sentences.json"),
         "decode_rules": cli("eval", "--model", a.squad, "--data", squad_dev, "--decode-rule", "run_qa",
                             *(("--cap", a.eval_cap) if a.eval_cap else ()), "--out", out / "eval_run_qa", "--json"),
     }
@@ -177,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-cap", type=int, default=0, help="decode_rules: the first N dev questions (0: all)")
     p.add_argument("--cls-cap", type=int, default=400)
     p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--probe-cap", type=int, default=0, help="layer probes of sentence labels: texts read (0: default)")
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--qa-layer", type=int, default=5)
     p.add_argument("--cls-layer", type=int, default=5)
