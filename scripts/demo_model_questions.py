@@ -133,7 +133,8 @@ def figures_of(name: str, d: dict) -> dict:
     if name == "decode_rules":
         rule = d.get("decode_rule", {})
         keys = ("exact", "f1", "HasAns_f1", "NoAns_f1", "best_f1", "best_f1_thresh", "total")
-        return {"run_qa rule": {k: _r(d.get(k), 3) for k in keys if k in d},
+        metrics = d.get("metrics", {})
+        return {"run_qa rule": {k: _r(metrics.get(k), 3) for k in keys if k in metrics},
                 "questions": rule.get("n_questions"),
                 "questions answered differently by the passage rule": len(rule.get("differences", [])),
                 "differences": rule.get("differences", [])[:10]}

@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     tabs.resize(1280, 900)
     hub.panel.show_model(model_info(state.models["qa"], "qa"))
     window = dict(zip(("max_seq_length", "doc_stride", "max_query_length"), map(int, a.window.split(","))))
+    for key, value in window.items():   # the probe panel shows the window the probes ran with
+        getattr(hub.panel, key).setValue(value)
     out = Path(a.out)
     tabs.show()
     tabs.setCurrentIndex(1)

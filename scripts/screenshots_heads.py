@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         tabs.addTab(w, title)
     tabs.resize(1280, 900)
     window = dict(zip(("max_seq_length", "doc_stride", "max_query_length"), map(int, a.window.split(","))))
+    for key, value in window.items():   # the probe panel shows the window the probes ran with
+        getattr(hub.panel, key).setValue(value)
     result = op_probe(state, {"slot": "qa", "question": QUESTION, "passage": PASSAGE, "attentions": True, **window},
                       None, lambda: False)
     from explorer.core.models.info import model_info
