@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QWidget)
 
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING
-from explorer.ui.curves.x_units import X_UNIT_LABELS, X_UNITS
+from explorer.ui.curves.x_units import X_UNIT_CHOICES, X_UNITS
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.menu_button import MenuToolButton
 
@@ -53,8 +53,9 @@ class CurvesToolbar(QWidget):
         self.last_n.setToolTip("Show only the last N optimizer steps (0 = all).")
         self.last_n.setFixedWidth(90)
         self.x_unit = QComboBox()   # what the x axis counts (CurvesModel.x_unit; remembered in the settings)
-        for unit in X_UNITS:
-            self.x_unit.addItem(X_UNIT_LABELS[unit], unit)
+        for unit in X_UNITS:   # short entries: the toolbar stays one row at 1280 px; the axis says it in full
+            self.x_unit.addItem(X_UNIT_CHOICES[unit], unit)
+        self.x_unit.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.x_unit.setToolTip("What the x axis counts: optimizer steps, epochs (passes over each run's own "
                                "training rows) or training examples seen (steps x effective batch size). By epoch "
                                "or examples, runs of different batch or training-set sizes line up fairly.")
@@ -83,7 +84,6 @@ class CurvesToolbar(QWidget):
         bar.addWidget(QLabel("Last N steps"))
         bar.addWidget(self.last_n)
         bar.addSpacing(12)
-        bar.addWidget(QLabel("x by"))
         bar.addWidget(self.x_unit)
         bar.addWidget(self.x_note)
         bar.addSpacing(12)

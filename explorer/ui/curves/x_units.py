@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["X_UNITS", "X_UNIT_LABELS", "XAxis", "axis_for", "run_factor"]
+__all__ = ["X_UNITS", "X_UNIT_CHOICES", "X_UNIT_LABELS", "XAxis", "axis_for", "run_factor"]
 
 X_UNITS = ("step", "epoch", "examples")
-# the axis label of each unit, and the selector's entries
+# the axis label of each unit; the selector's entries
 X_UNIT_LABELS = {"step": "step", "epoch": "epoch", "examples": "training examples seen"}
+X_UNIT_CHOICES = {"step": "x: steps", "epoch": "x: epochs", "examples": "x: examples seen"}
 
 
 def _positive(value) -> float | None:
