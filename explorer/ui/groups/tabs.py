@@ -229,6 +229,10 @@ class GroupsTab(QWidget):
             from explorer.core.studies.label_issues import read_group_label_issues
 
             self.view.show_label_issues(read_group_label_issues(self.runs_dir, group.name))
+        from explorer.ui.groups.group_baselines import group_baseline_lines
+
+        self.view.show_baselines(group_baseline_lines(self.runs_dir, group, next((m.task for m in members if m.task),
+                                                                                  None)))
         self.message.setText("")
         self._predict_folds(group, members, pooled)
         self.group_shown.emit(group.name)

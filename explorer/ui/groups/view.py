@@ -113,6 +113,13 @@ class GroupView(QWidget):
             self.summary.setText(self.summary.text() + "<br>suspected label errors (cleanlab, out-of-fold): "
                                  + "; ".join(issues.get("lines", [])))
 
+    def show_baselines(self, lines: list[str]) -> None:
+        """Add the group's bag-of-words baseline in words (explorer.ui.groups.group_baselines) under its figures."""
+        import html
+
+        if lines:
+            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
+
     def set_group(self, group, members, notes=(), pooled=None) -> None:
         """Show ``group`` (core.studies.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
         group ``pooled`` is its core.studies.cv_runs.OofResult (the pooled out-of-fold figures), for a learning curve
