@@ -59,12 +59,16 @@ class RunBaselineReport:
     def saved(self) -> dict:
         """What :func:`write_run_baseline` keeps: :meth:`to_dict` plus the capsule's baseline keys (``name``,
         ``metrics``: the baseline's figures, ``detail``: the paired test of the judged metric in words)."""
+        from explorer.core.specs.metrics import metric_spec
+
         d = self.verdict.difference
         detail = ""
-        if d:
-            detail = (f"fine-tuned - baseline {d['metric']} {d['difference']:+.4f} ({d['low']:+.4f} to {d['high']:+.4f}, "
-                      f"{round(100 * d['level'])}% paired bootstrap" + (f"; McNemar p {d['mcnemar_p']:.3g}"
-                                                                        if "mcnemar_p" in d else "") + ")")
+        if d:   # a share's difference in points, as the figures beside it are printed
+            spec = metric_spec(str(d["metric"]))
+            k, unit, n = (spec.scale, " points", 2) if spec.is_percent else (1.0, "", 3)
+            detail = (f"fine-tuned - baseline {d['metric']} {k * d['difference']:+.{n}f}{unit} ({k * d['low']:+.{n}f} "
+                      f"to {k * d['high']:+.{n}f}, {round(100 * d['level'])}% paired bootstrap"
+                      + (f"; McNemar p {d['mcnemar_p']:.3g}" if "mcnemar_p" in d else "") + ")")
         return {**self.to_dict(), "name": "bag-of-words (TF-IDF + linear)",
                 "metrics": dict(self.verdict.figures.get("baseline", {})), "detail": detail}
 
