@@ -104,6 +104,9 @@ def test_the_curves_selector_redraws_by_examples_names_the_unit_and_is_remembere
     assert loss.plot.getAxis("bottom").labelText == "training examples seen"
     assert max(loss.data["b"].x) == 40 * 32 and max(loss.data["a"].x) == 40 * 8
     assert not w.toolbar.x_note.isVisibleTo(w)
+    w.set_crosshair(640.0)   # examples: run a's step 80 (past its end: its last), run b's step 20
+    header = loss.header.text()
+    assert "@320" in header and "@640" in header
     again = CurvesPanel(settings=AppSettings(tmp_path / "settings.ini"))
     qtbot.addWidget(again)
     assert again.model.x_unit == "examples" and again.toolbar.x_unit.currentData() == "examples"
