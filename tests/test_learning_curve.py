@@ -184,7 +184,7 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
     tab.show()
     tab.grab().save(str(tmp_path / "curve.png"))
     report = tab.view.export_report(tmp_path / "report")
-    assert (report / "learning_curve.png").is_file() and (report / "report.md").is_file()
+    assert (report / "learning_curve.png").is_file() and "## Learning curve" in (report / "report.md").read_text()
 
 
 def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_group(qtbot, tmp_path, monkeypatch):

@@ -289,8 +289,13 @@ class GroupView(QWidget):
             self.curve_plot.grab().save(str(folder / "learning_curve.png"))
         if self.heat is not None and self.heat_plot.isVisibleTo(self):
             self.heat_plot.grab().save(str(folder / "heatmap.png"))
-        return write_group_report(folder, self.group, self.members, self.table_data,
-                                  self.heat if self.group.kind == "grid" else None, self.notes,
-                                  band_mode=self.band_mode.currentData(),
-                                  pooled=self.pooled if self.group.kind == "cv" else None,
-                                  label_issues=self.label_issues)
+        out = write_group_report(folder, self.group, self.members, self.table_data,
+                                 self.heat if self.group.kind == "grid" else None, self.notes,
+                                 band_mode=self.band_mode.currentData(),
+                                 pooled=self.pooled if self.group.kind == "cv" else None,
+                                 label_issues=self.label_issues)
+        if self.group.kind == "curve" and self.pooled is not None:   # the curve's figures in words under its plot
+            with open(out / "report.md", "a", encoding="utf-8") as fh:
+                fh.write("\n## Learning curve\n\n![learning curve](learning_curve.png)\n\n```\n"
+                         + "\n".join(self.pooled.lines) + "\n```\n")
+        return out
