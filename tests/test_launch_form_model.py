@@ -413,3 +413,41 @@ def test_the_stance_classes_are_recognised_by_the_field_figures_table():
 
     assert field_f1_classes(["AGAINST", "FAVOR", "NONE"]) == ("FAVOR", "AGAINST")
     assert field_f1_classes(["FAVOR", "NONE"]) == () and field_f1_classes(None) == ()
+
+
+# ---- fields that name classes, against the training data's classes -----------------------------------------------
+def test_class_fields_set_for_other_data_are_cleared_when_the_new_datas_classes_are_counted(tmp_path):
+    """A form filled for stance data (F1 classes FAVOR, AGAINST, Best checkpoint by f_avg, class weights by name)
+    whose training file becomes a spam file: once the data check counts ham, spam, the names the file lacks go,
+    with f_avg, and the banner names them; the run can no longer fail on them."""
+    stance = _table(tmp_path, "reviewed.tsv", "stance")
+    form = _form(tmp_path, task="single", train=stance, f1_classes=["FAVOR", "AGAINST"], metric_for_best="f_avg",
+                 class_weights="FAVOR=2,AGAINST=1")
+    form.edit("metric_for_best", "f_avg")
+    form.offer_f1_classes(["AGAINST", "FAVOR", "NONE"])          # its own data: nothing changes
+    assert form.get("f1_classes") == ["FAVOR", "AGAINST"]
+    form.edit("train", _table(tmp_path, "spam.csv", "spam"))
+    assert form.offer_f1_classes(["ham", "spam"])
+    assert form.get("f1_classes") == [] and form.get("class_weights") == "" and form.get("metric_for_best") == ""
+    cfg = form.config()
+    assert cfg.f1_classes == [] and cfg.metric_for_best == "" and "--f1-classes" not in form.command(cfg)
+    assert "F1 classes (FAVOR, AGAINST)" in form.note and "Best checkpoint by f_avg" in form.note
+    assert "(ham, spam): cleared" in form.note
+    assert form.class_fields.refusals(form.values) == {}
+
+
+def test_class_names_typed_for_this_data_that_it_lacks_block_the_launch_by_name(tmp_path):
+    """Names set for the data now chosen are the user's: they stay, and Launch is refused naming them and the
+    data's classes, before the run loads a model; a later file from another path (a typed path, a loaded
+    config) goes through the same count."""
+    spam = _table(tmp_path, "spam.csv", "spam")
+    form = _form(tmp_path, task="single", train=spam, f1_classes=["FAVOR", "AGAINST"])
+    assert not form.offer_f1_classes(["ham", "spam"])            # loaded with this file: the user's to fix
+    assert form.get("f1_classes") == ["FAVOR", "AGAINST"]
+    assert form.class_fields.refusals(form.values) == {
+        "f1_classes": "F1 classes name FAVOR, AGAINST, not classes of the training data (its classes: ham, spam)"}
+    form.edit("class_weights", "spam=3,junk=1")
+    assert "Class weights names junk, not a class" in form.class_fields.refusals(form.values)["class_weights"]
+    form.edit("f1_classes", ["spam"])
+    form.edit("class_weights", "balanced")
+    assert form.class_fields.refusals(form.values) == {}

@@ -404,3 +404,23 @@ def test_the_stance_datas_check_fills_f1_classes_and_the_field_says_what_it_is(q
     assert "F_avg" in w.preset_label.text()
     tip = w.editors["f1_classes"].focus.toolTip()
     assert "official" in tip and "NONE left out" in tip
+
+
+def test_f1_classes_the_training_data_lacks_turn_red_and_keep_launch_off(qtbot, tmp_path):
+    """F1 classes set for the spam file that name no class of it: the field is red with the missing names and
+    Launch stays off with the same sentence; a new file whose classes are counted clears them instead."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    spam = write_file(tmp_path / "spam" / "spam.csv", "class,message\nham,hi there\nspam,win now\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(spam), f1_classes=["FAVOR", "AGAINST"]))
+    w._offer_columns({"class_counts": {"ham": 5, "spam": 3}, "columns": [], "samples": {}})
+    w._changed()
+    reason = w.editors["f1_classes"].focus.property("invalidReason")
+    assert reason == "F1 classes name FAVOR, AGAINST, not classes of the training data (its classes: ham, spam)"
+    assert not w.launch_btn.isEnabled() and "FAVOR, AGAINST" in w.problem.text()
+    w.editors["f1_classes"].set(["spam"])
+    w._field_changed("f1_classes")
+    assert w.editors["f1_classes"].focus.property("invalidReason") == ""

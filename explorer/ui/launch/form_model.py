@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
 from explorer.ui.launch.form_notes import F1ClassesOffer, kept_files_note, label_names_hint
 from explorer.ui.launch.launch_check import LaunchGate
@@ -97,6 +98,7 @@ class LaunchForm:
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
+        self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
 
@@ -117,6 +119,7 @@ class LaunchForm:
         self.caps_note = ""
         self.parked = {}
         self.f1_offer = F1ClassesOffer()
+        self.class_fields.loaded(config.train)
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -441,9 +444,12 @@ class LaunchForm:
         return True
 
     def offer_f1_classes(self, class_names: list[str]) -> bool:
-        """F1 classes for the training data's classes when its field quotes their F_avg (form_notes.F1ClassesOffer),
-        with a word in the banner. Returns whether they were filled."""
-        note = self.f1_offer.offer(self, class_names)
+        """The data check counted the training data's classes: fields naming classes set for other data that this
+        data lacks are cleared (class_fields.ClassFields), and F1 classes filled for a field's labels
+        (form_notes.F1ClassesOffer), each with a word in the banner. Returns whether a field changed."""
+        notes = [self.class_fields.counted(self, self.values["train"], class_names),
+                 self.f1_offer.offer(self, class_names)]
+        note = ". ".join(n for n in notes if n)
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
             self._compose_note()
