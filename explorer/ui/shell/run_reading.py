@@ -100,8 +100,9 @@ class RunReading(QObject):
     def _run_loaded(self, state: RunState) -> None:
         """A selected run read whole: the store takes it unless the run left the list meanwhile (the
         Runs dock then re-announces the selection, so Curves shows it)."""
-        self._loading_runs.discard(state.run_id)
-        if state.run_id in self.window.store:
+        key = self.window.store.listed_key(state.path)   # the read names the run by its folder, the list by its key
+        self._loading_runs.discard(key)
+        if key is not None:
             self.window.store.offer(state)
 
     def _run_load_failed(self, run_id: str, message: str) -> None:
@@ -161,7 +162,7 @@ class RunReading(QObject):
         def done(states) -> None:
             self.looking = False
             for state in states:
-                if state.run_id not in w.store:
+                if w.store.listed_key(state.path) is None:
                     w.store.offer(state)
             if states:
                 w._update_status_labels()
