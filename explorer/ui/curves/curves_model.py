@@ -14,7 +14,8 @@ import html
 from explorer.core.specs.metric_display import to_display
 from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
 from explorer.ui.curves.x_units import XAxis, axis_for
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, progress_text, series_name
+from explorer.ui.runs.evaluating import evaluating_text, evaluation_bar
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
 
@@ -271,9 +272,16 @@ class CurvesModel:
         return entries
 
     def run_notes(self) -> list[str]:
-        """What a shown run's evaluations say about it (a classifier stuck on one class), rich text, one a run."""
-        return [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
-                if (note := s.one_class_note())]
+        """What a shown run's evaluations say about it (a classifier stuck on one class), rich text, one a run;
+        then the evaluations' plan the run the progress line describes decided ("Evaluate before training and at
+        the end only (not every 10: more often would not fit)"), so a run that evaluates rarely says why."""
+        notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
+                 if (note := s.one_class_note())]
+        focus = self.focus_run()
+        if focus is not None and focus.eval_plan:
+            notes.append(f"<span style='color:#444'>{html.escape(self.name_of(focus.run_id))}: "
+                         f"{html.escape(focus.eval_plan, quote=False)}</span>")
+        return notes
 
     def focus_run(self) -> RunState | None:
         """The run the progress line describes: the first live one shown, else the first shown."""
@@ -287,6 +295,8 @@ class CurvesModel:
         if state is None:
             return (0, 1, 0, "no run"), None
         total = max(state.steps_total, 1)
-        bar = (0, total, min(state.step, total), f"{state.status} · %p%")
-        return bar, (self.name_of(state.run_id), progress_parts(state, now),
-                     f"{state.run_id}: {progress_text(state, now)}")
+        bar = evaluation_bar(state) or (0, total, min(state.step, total), f"{state.status} · %p%")
+        evaluating = evaluating_text(state)   # the rows of a long evaluation, first: the run is not hung
+        parts = ([(evaluating, 0)] if evaluating else []) + progress_parts(state, now)
+        return bar, (self.name_of(state.run_id), parts,
+                     f"{state.run_id}: " + " · ".join(text for text, _rank in parts))

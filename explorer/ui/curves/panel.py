@@ -420,7 +420,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self._update_legend()
 
     def _update_legend(self) -> None:
-        key = (self.model.legend_key(), self.legend.width())
+        key = (self.model.legend_key(), self.legend.width(), getattr(self.model.focus_run(), "eval_plan", ""))
         if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
             return
         self._legend_key = key

@@ -8,6 +8,7 @@ from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
 from explorer.ui.runs.baseline_cells import BaselineCells
 from explorer.ui.runs.disk import format_size
+from explorer.ui.runs.evaluating import evaluating_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds
 
@@ -67,7 +68,7 @@ def status_text(s: RunState) -> str:
         return "cancelled (queued)"
     if s.status == run_status.QUEUED and s.queue_note:
         return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
-    return s.status
+    return evaluating_text(s) or s.status   # a long final evaluation is no hung run
 
 
 class RunCells:
@@ -134,13 +135,14 @@ class RunCells:
     def tooltip(self, s: RunState, col: int) -> str:
         """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
         if COLUMNS[col] == "Status":
-            tip = STATUS_TIPS.get(status_text(s), s.status)
+            tip = STATUS_TIPS.get(status_text(s), status_text(s))
             if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
                 tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
                        "folders, its own best checkpoint)")
             if s.status == run_status.QUEUED and s.queue_note:
                 tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
             tip = f"{tip}\n{s.error}" if s.error else tip
+            tip = f"{tip}\n{s.eval_plan}" if s.eval_plan else tip   # the evaluations' plan, as the run decided it
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
         if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
             st = s.settings

@@ -246,6 +246,8 @@ class RunState:
     # the started event's dev_baseline (core.metrics.baselines.Baseline): computed by the worker, where the data is
     reported_baseline: object = field(default=None, repr=False, compare=False)
     _eta: EtaMeter = field(default_factory=EtaMeter, repr=False, compare=False)
+    evaluating: dict | None = None   # the evaluation under way: its latest ``evaluating`` event (ui/runs/evaluating)
+    eval_plan: str = ""   # the run's evaluation plan as it decided it (its ``log`` event of topic eval_plan)
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -345,6 +347,11 @@ class RunState:
         time per step times the steps left) plus the evaluations still to come at their measured cost
         (:meth:`evals_to_come_seconds`). EtaMeter times steps and evaluations apart; before a step interval is
         timed, the mean time per step so far. None before the first step."""
+        from explorer.ui.runs.evaluating import evaluating_now, evaluation_left_seconds
+
+        under_way = evaluating_now(self)
+        if under_way is not None and under_way.get("final"):   # only the final evaluation is left: its rows
+            return evaluation_left_seconds(self)
         budgeted = bool(self.budget_seconds and self.train_seconds > 0)
         if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0):
             return None
@@ -423,6 +430,8 @@ class RunState:
         if t is not None:
             self.last_event_at = t
         self.status = run_status.after_event(self.status, ev)
+        if kind in ("evaluating", "eval", "started") or kind in run_status.TERMINAL:   # under way until its eval event
+            self.evaluating = ev if kind == "evaluating" else None
         if kind == "started":
             if isinstance(ev.get("config"), dict):
                 self.config = ev["config"]
@@ -497,6 +506,8 @@ class RunState:
             self._end_duration()
         elif kind == "log":
             self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
+            if ev.get("topic") == "eval_plan":
+                self.eval_plan = str(ev.get("message", ""))
         return changed
 
     def _end_duration(self) -> None:
