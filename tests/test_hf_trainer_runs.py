@@ -146,7 +146,7 @@ def test_runs_command_lists_both_kinds_and_exports_csv(hf_run, capsys, tmp_path)
     assert by_path[str(out)][:5] == ["hf-out", "HF Trainer", "finished", f"{STEPS}/{STEPS}", "single"]
     assert by_path[str(out)][5].startswith("loss=")
     assert by_path[str(root / "ours-run")][:6] == ["ours-run", "BERT Explorer", "finished", "2/2", "squad_v2",
-                                                  "best_f1=0.25"]
+                                                  "best_f1=0.25%"]
     assert main(["runs", str(root), "--no-header"]) == 0
     assert capsys.readouterr().out.strip().splitlines() == lines[1:]
     assert main(["runs", str(root), "--json"]) == 0
@@ -517,3 +517,19 @@ def test_every_checkpoint_of_a_trainer_folder_opens_from_the_runs_list(tmp_path,
     panel.open_checkpoint_requested.connect(opened.append)
     next(a for a in sub.actions() if a.text() == "checkpoint-24 (last)").trigger()
     assert opened == [str(out / "checkpoint-24")]
+
+
+def test_the_runs_commands_best_column_has_one_unit_for_every_metric():
+    """f1 stored in percent (SQuAD), f_avg and accuracy as fractions (GLUE-style): all read in percent; a
+    correlation and a loss keep their own scale."""
+    from explorer.commands.runs import row_line
+
+    def best(name, value, task):
+        return row_line({"run_id": "r", "kind": "BERT Explorer", "status": "finished", "step": 2, "steps_total": 2,
+                         "task": task, "best": {"name": name, "value": value, "step": 2}, "path": "/p"}).split("\t")[5]
+
+    assert best("f1", 35.66, "squad_v1") == "f1=35.66%@2"
+    assert best("f_avg", 0.4985, "single") == "f_avg=49.85%@2"
+    assert best("accuracy", 0.61, "single") == "accuracy=61.00%@2"
+    assert best("pearson", 0.81234, "regression") == "pearson=0.8123@2"
+    assert best("loss", 0.3412, "single") == "loss=0.3412@2"

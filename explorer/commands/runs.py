@@ -7,7 +7,8 @@ Example::
     bert-explorer runs ~/bert-explorer-runs --export-csv all.csv --wide   # every run's scalars, one table
 
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
-(done/planned), task, best metric (name=value@step, the stored scale), path; tab-separated.
+(done/planned), task, best metric (name=value@step; shares in percent, "f_avg=49.85%", whatever scale the run
+stored: one unit for every run), path; tab-separated. ``--json`` keeps the stored values.
 Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
 (explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name).
@@ -50,10 +51,14 @@ HEADER = ("run", "kind", "status", "step", "task", "best", "path")   # the colum
 
 
 def row_line(row: dict) -> str:
-    """'out  HF Trainer  HF Trainer run  6/6  single  accuracy=0.5@2  /path' (tab-separated, the HEADER columns)."""
+    """'out  HF Trainer  HF Trainer run  6/6  single  accuracy=50.00%@2  /path' (tab-separated, the HEADER columns;
+    the best value on the display scale, every share in percent: core.specs.metric_display.name_equals_value)."""
+    from explorer.core.specs.metric_display import name_equals_value
+
     step = f"{row['step']}/{row['steps_total']}" if row["steps_total"] else str(row["step"])
     best = row["best"]
-    best_text = "" if best is None else f"{best['name']}={best['value']:.4g}" + (f"@{best['step']}" if "step" in best else "")
+    best_text = "" if best is None else (name_equals_value(best["name"], best["value"], row["task"] or "")
+                                         + (f"@{best['step']}" if "step" in best else ""))
     return "\t".join([row["run_id"], row["kind"], row["status"], step, row["task"] or "-", best_text or "-",
                       row["path"]])
 
