@@ -267,17 +267,23 @@ def op_tag(state: State, args: dict, progress, cancelled):
 
 def op_tag_dev(state: State, args: dict, progress, cancelled):
     """A CoNLL / JSONL dev file (its first ``cap`` sentences; 0 = all) tagged by the slot's model, with progress
-    (model rows done, rows): TagDevReport (per type, confusion, confident mistakes). The file's tags must be in
-    the model's tag set (id2label)."""
+    (model rows done, rows) after every batch and a cancel between batches: TagDevReport (per type, confusion,
+    confident mistakes). The file's tags must be in the model's tag set (id2label)."""
     from explorer.core.data.conll import load_tagging
+    from explorer.core.errors import Cancelled
     from explorer.core.tagging.alignment import tag_dev_report
     from explorer.core.tagging.forward import softmax, tag_names_of, word_logits
 
     loaded = state.model(args.get("slot", "tag"))
     names = tag_names_of(loaded.model)
     data = load_tagging(args["path"], cap=int(args.get("cap") or 0), label_names=names, repair=True)
+
+    def report(done: int, total: int) -> None:
+        if cancelled():
+            raise Cancelled()
+        progress(done, total)
     logits = word_logits(loaded.model, loaded.tokenizer, data.words, max_seq_length=int(args.get("max_seq_length") or 128),
-                         progress=progress)
+                         progress=report)
     return tag_dev_report(str(args["path"]), data.words, data.tags, [softmax(z) if len(z) else z for z in logits], names)
 
 
