@@ -73,9 +73,17 @@ class JobBar(QWidget):
         """The job ended: hide the row."""
         self.setVisible(False)
 
-    def _cancel(self) -> None:
+    def cancelling(self) -> None:
+        """The job was asked to stop (by this row's Cancel or elsewhere): "cancelling …" until it ends."""
         self.cancel_button.setEnabled(False)
         self.detail.setText("cancelling …")
+
+    @property
+    def is_cancelling(self) -> bool:
+        return self.running and not self.cancel_button.isEnabled()
+
+    def _cancel(self) -> None:
+        self.cancelling()
         self.cancel_requested.emit()
 
 
