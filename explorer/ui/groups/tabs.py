@@ -25,8 +25,10 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
 from explorer.ui.groups.cv_dialog import CrossValidateDialog
+from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.view import GroupView
+from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
 from explorer.ui.shell.tasks import run_in_thread
 
@@ -55,6 +57,8 @@ class GroupsTab(QWidget):
         self.view = GroupView()
         self.message = QLabel("")
         self.message.setWordWrap(True)
+        self.group_bar = JobBar("runs", cancel_tip=CANCEL_TIP)   # a group queued here: its progress and Cancel
+        self.follower: GroupFollower | None = None
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
         self.restarts = QSpinBox()
@@ -110,8 +114,17 @@ class GroupsTab(QWidget):
         split.addWidget(self.view)
         split.setSizes([320, 1100])
         main = QVBoxLayout(self)
+        main.addWidget(self.group_bar)
         main.addWidget(split)
         self.refresh()
+
+    def follow_group(self, name: str, run_ids: list[str], store_events) -> None:
+        """Show the progress of group ``name`` just queued (members ``run_ids``) above the page, with Cancel;
+        ``store_events``: the window's run store signals (explorer.ui.runs.bridge.StoreBridge)."""
+        if self.follower is None:
+            self.follower = GroupFollower(self.group_bar, store_events, self)
+            self.follower.ended.connect(lambda text: (self.message.setText(text), self.refresh()))
+        self.follower.follow(name, run_ids)
 
     def refresh(self) -> int:
         """Re-read the groups on a worker thread (a broken group.json is a line under the list, never an
