@@ -1,6 +1,8 @@
 """Long jobs' progress line: rows done, the time left at the measured rate, Cancel; the Classify: dev set page
 shows it while scoring and never leaves the previous table beside a new request."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -88,3 +90,165 @@ def test_classify_dev_page_shows_progress_cancels_and_veils_the_old_table(qtbot,
     assert client.cancelled == [1]
     on_error(REPLY_CANCELLED, "")
     assert not view.job_bar.isVisible() and "cancelled" in view.status.text()
+
+
+def _grab(widget, tmp_path, name: str) -> None:
+    """The page at 1280x800 as the user sees it mid-job (kept in the test's tmp folder)."""
+    widget.resize(1280, 800)
+    widget.grab().save(str(tmp_path / f"{name}.png"))
+
+
+def test_tag_dev_set_cancels_between_batches_in_the_child_and_clears_the_old_report(qtbot, tmp_path, monkeypatch):
+    """The real child op with a tiny model: its batches keep reporting until the cancel reaches the op's hook
+    between two batches; the page then shows no report (the one shown before the request was cleared)."""
+    from helpers import tiny_loaded_model, write_tiny_conll
+
+    import explorer.core.tagging.forward as forward
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    def endless_batches(model, tokenizer, sentences, *, max_seq_length=128, batch_size=32, progress=None):
+        for _ in range(100_000):   # a batch per turn until the cancel stops it (the op's hook raises)
+            progress(1, 4)
+            threading.Event().wait(0.005)
+        raise AssertionError("the cancel never reached the op")
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view.set_loaded(loaded)
+    dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
+    dev.run()
+    qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
+    assert dev.types.rowCount() > 0
+    monkeypatch.setattr(forward, "word_logits", endless_batches)
+    dev.show()
+    dev.run()
+    assert dev.report is None and dev.types.rowCount() == 0 and dev.job_bar.isVisible()
+    qtbot.waitUntil(lambda: "1 of 4 windows" in dev.job_bar.detail.text(), timeout=30000)
+    _grab(dev, tmp_path, "tag_dev_progress")
+    dev.job_bar.cancel_button.click()
+    assert dev.job_bar.detail.text() == "cancelling …"
+    qtbot.waitUntil(lambda: not dev.job_bar.isVisible(), timeout=30000)
+    assert "cancelled" in dev.status.text() and dev.report is None and dev.types.rowCount() == 0
+
+
+def test_tau_study_shows_progress_cancels_and_clears_the_study_shown(qtbot, tmp_path):
+    from explorer.core.protocol.frames import REPLY_CANCELLED
+    from explorer.ui.inspectors.dev_view import DevTauView
+
+    client = _Client()
+    view = DevTauView(cache_dir=tmp_path / "cache", client=client)
+    qtbot.addWidget(view)
+    view.show()
+    view.loaded = type("L", (), {"slot": "qa", "source": "tiny", "path": ""})()
+    view.study = object()                      # a study of an earlier run, shown
+    (tmp_path / "dev.json").write_text("{}", encoding="utf-8")
+    assert view.run(str(tmp_path / "dev.json"))
+    assert view.study is None and view.job_bar.isVisible() and not view.export_button.isEnabled()
+    op, _data, _done, on_error, on_progress = client.requests[-1]
+    assert op == "study"
+    on_progress(64, 1200)
+    assert view.job_bar.detail.text() == "64 of 1,200 windows · estimating …"
+    _grab(view, tmp_path, "tau_dev_progress")
+    view.job_bar.cancel_button.click()
+    assert client.cancelled == [1] and "cancelling" in view.status.text()
+    on_error(REPLY_CANCELLED, "")
+    assert not view.job_bar.isVisible() and view.run_button.isEnabled() and view.study is None
+
+
+def test_embeddings_show_progress_cancel_and_never_keep_the_old_map(qtbot, tmp_path):
+    from explorer.core.protocol.frames import REPLY_CANCELLED
+    from explorer.ui.inspectors.embeddings_view import EmbeddingsView
+
+    client = _Client()
+    page = EmbeddingsView(client=client)
+    qtbot.addWidget(page)
+    page.show()
+    page.summary = object()                   # an embedding of another corpus, shown
+    page.plot.scatter.setData(pos=np.zeros((3, 2)))
+    page.corpus.setText(str(tmp_path / "corpus.txt"))
+    page.mode.setCurrentText("sentences")
+    page.embed()
+    assert page.summary is None and len(page.plot.scatter.data) == 0 and page.job_bar.isVisible()
+    op, _data, _done, on_error, on_progress = client.requests[-1]
+    assert op == "embed"
+    on_progress(160, 2000)
+    assert page.job_bar.detail.text().startswith("160 of 2,000 texts")
+    _grab(page, tmp_path, "embeddings_progress")
+    page.job_bar.cancel_button.click()
+    assert client.cancelled == [1]
+    on_error(REPLY_CANCELLED, "")
+    assert not page.job_bar.isVisible() and page.embed_button.isEnabled()
+    assert page.plot.graphicsEffect() is None     # the veil of a running job is gone
+
+
+def test_predict_dialog_shows_rows_and_time_left_and_cancels(qtbot, tmp_path):
+    from explorer.ui.inspectors.predictions_view import PredictDialog
+
+    client = _Client()
+    dialog = PredictDialog("model-dir", client=client)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.data_edit.setText(str(tmp_path / "new.csv"))
+    dialog.out_edit.setText(str(tmp_path / "new.predictions.csv"))
+    dialog.start()
+    assert dialog.job_bar.isVisible() and dialog.job_bar.detail.text() == "starting …"
+    op, _data, _done, on_error, on_progress = client.requests[-1]
+    assert op == "predict"
+    on_progress(0, 24783)
+    on_progress(640, 24783)
+    assert dialog.job_bar.detail.text() == "640 of 24,783 rows · estimating …"
+    _grab(dialog, tmp_path, "predict_progress")
+    dialog.job_bar.cancel_button.click()
+    assert client.cancelled == [1] and dialog.job_bar.detail.text() == "cancelling …"
+    on_progress(640, 24783)                     # the child's last report: the rows in the file
+    assert dialog.job_bar.detail.text() == "cancelling …"
+    on_error("cancelled", "")
+    assert not dialog.job_bar.isVisible() and dialog.status.text().startswith("Cancelled: 640 rows written")
+
+
+class _Driver:
+    """The run queue's side of a group: cancels are recorded and end the run at once."""
+
+    def __init__(self, store):
+        self.store, self.cancelled = store, []
+
+    def cancel(self, run_id):
+        self.cancelled.append(run_id)
+        self.store.get(run_id).status = "cancelled"
+        self.store.ended(run_id, "cancelled")
+
+    def stop_early(self, run_id):
+        pass
+
+
+def test_a_group_queued_here_shows_its_runs_and_cancel_keeps_the_runs_that_ended(qtbot, tmp_path):
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.groups.tabs import GroupsTab
+    from explorer.ui.runs.bridge import StoreBridge
+    from explorer.ui.runs.state import RunState
+
+    store = RunStore(tmp_path)
+    bridge = StoreBridge(store)
+    driver = _Driver(store)
+    ids = [f"fold{k}" for k in range(5)]
+    for run_id in ids:
+        store.add(RunState(run_id=run_id, status="queued", steps_total=100), driver=driver)
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.follow_group("cv-tweets", ids, bridge)
+    assert tab.group_bar.isVisible()
+    assert tab.group_bar.detail.text().startswith("0 of 5 runs of cv-tweets done")
+    store.get("fold0").status = "finished"
+    store.ended("fold0", "finished")
+    store.get("fold1").status, store.get("fold1").step = "running", 50
+    store.changed("fold1")
+    assert tab.group_bar.detail.text().startswith("1 of 5 runs of cv-tweets done")
+    assert tab.group_bar.bar.value() == 300     # one run and a half of five
+    _grab(tab, tmp_path, "group_progress")
+    tab.group_bar.cancel_button.click()
+    assert driver.cancelled == ["fold2", "fold3", "fold4", "fold1"]   # queued first; the finished run untouched
+    assert store.get("fold0").status == "finished" and not tab.group_bar.isVisible()
+    assert "cancelled: 1 ended runs kept" in tab.message.text()

@@ -33,12 +33,14 @@ class JobMeter:
     """Progress of one job counted in ``what`` ("dev rows", "windows", "texts", :data:`BYTES`).
 
     ``min_reports``: the reports after the first one before the time left is estimated (the first report only
-    starts the clock). ``now`` is the clock (tests give a fake one). ``head`` (optional) replaces the
-    "N of M what" part of the line, for jobs whose units are not what the user counts (a group of runs counted
-    in training steps, shown as "2 of 5 fold runs done")."""
+    starts the clock), over at least ``min_seconds`` (a burst of reports in one turn measures no rate). ``now``
+    is the clock (tests give a fake one). ``head`` (optional) replaces the "N of M what" part of the line, for
+    jobs whose units are not what the user counts (a group of runs counted in shares of a run, shown as
+    "2 of 5 runs of cv-sst2 done")."""
 
     what: str = "rows"
     min_reports: int = 2
+    min_seconds: float = 1.0
     now: Callable[[], float] = time.monotonic
     first: tuple[float, float] | None = None      # (time, units done) of the first report
     reports: int = 0
@@ -64,7 +66,7 @@ class JobMeter:
             return None
         t0, d0 = self.first
         elapsed, units = self.now() - t0, self.done - d0
-        return units / elapsed if elapsed > 0 and units > 0 else None
+        return units / elapsed if elapsed >= self.min_seconds and elapsed > 0 and units > 0 else None
 
     def seconds_left(self) -> float | None:
         """Units left at the measured rate; None before it is measured or while the total is unknown."""
