@@ -171,6 +171,7 @@ def test_embeddings_show_progress_cancel_and_never_keep_the_old_map(qtbot, tmp_p
     page.mode.setCurrentText("sentences")
     page.embed()
     assert page.summary is None and len(page.plot.scatter.data) == 0 and page.job_bar.isVisible()
+    assert page.plot.getPlotItem().opacity() < 1.0      # veiled while the job runs
     op, _data, _done, on_error, on_progress = client.requests[-1]
     assert op == "embed"
     on_progress(160, 2000)
@@ -180,7 +181,7 @@ def test_embeddings_show_progress_cancel_and_never_keep_the_old_map(qtbot, tmp_p
     assert client.cancelled == [1]
     on_error(REPLY_CANCELLED, "")
     assert not page.job_bar.isVisible() and page.embed_button.isEnabled()
-    assert page.plot.graphicsEffect() is None     # the veil of a running job is gone
+    assert page.plot.getPlotItem().opacity() == 1.0     # the veil of a running job is gone
 
 
 def test_predict_dialog_shows_rows_and_time_left_and_cancels(qtbot, tmp_path):

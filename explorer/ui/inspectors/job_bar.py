@@ -94,7 +94,10 @@ def veil(widget: QWidget, on: bool) -> None:
     """Show ``widget`` faint and deaf to the mouse while a job computes what replaces it (``on``), or whole again.
     For results that stay in view during a job (a map being recomputed for another layer): they are of the old
     settings, and a click on them would act on what is about to go."""
-    if on:
+    plot = getattr(widget, "getPlotItem", None)
+    if plot is not None:   # a pyqtgraph view: its items fade (an effect on the view itself greys it out to dark)
+        plot().setOpacity(VEIL_OPACITY if on else 1.0)
+    elif on:
         effect = QGraphicsOpacityEffect(widget)
         effect.setOpacity(VEIL_OPACITY)
         widget.setGraphicsEffect(effect)
