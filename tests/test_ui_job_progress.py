@@ -253,3 +253,26 @@ def test_a_group_queued_here_shows_its_runs_and_cancel_keeps_the_runs_that_ended
     assert driver.cancelled == ["fold2", "fold3", "fold4", "fold1"]   # queued first; the finished run untouched
     assert store.get("fold0").status == "finished" and not tab.group_bar.isVisible()
     assert "cancelled: 1 ended runs kept" in tab.message.text()
+
+
+def test_out_of_fold_predictions_of_a_cv_group_show_progress_and_cancel(qtbot, tmp_path):
+    from types import SimpleNamespace
+
+    from explorer.core.protocol.frames import REPLY_CANCELLED
+    from explorer.ui.groups.tabs import GroupsTab
+
+    tab = GroupsTab(tmp_path)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.oof_client = client = _Client()
+    group = SimpleNamespace(kind="cv", name="cv-tweets")
+    tab._predict_folds(group, [SimpleNamespace(status="finished")] * 5, None)
+    op, _data, _done, on_error, on_progress = client.requests[-1]
+    assert op == "cv_oof" and tab.oof_bar.isVisible()
+    on_progress(4956, 24783)
+    assert tab.oof_bar.detail.text().startswith("4,956 of 24,783 held-out rows")
+    tab.oof_bar.cancel_button.click()
+    assert client.cancelled == [1]
+    on_error(REPLY_CANCELLED, "")
+    assert not tab.oof_bar.isVisible() and "cancelled" in tab.message.text()
+    assert "cv-tweets" not in tab.oof_started         # selecting the group again continues

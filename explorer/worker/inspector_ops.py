@@ -330,13 +330,15 @@ def op_predict(state: State, args: dict, progress, cancelled):
 def op_cv_oof(state: State, args: dict, progress, cancelled):
     """The held-out folds of cross-validation group ``name`` in ``runs_dir``, each predicted by its member's
     checkpoints/last, then pooled (explorer.core.studies.cv_runs.collect_oof, what ``group --cv K`` does after its
-    members; folds already predicted are reused). Returns OofResult.to_dict() (``path`` None until all k are in).
+    members; folds already predicted are reused), with progress (held-out rows done, rows) and a cancel between
+    batches. Returns OofResult.to_dict() (``path`` None until all k are in).
     The GUI's cross-validation groups get their out-of-fold figure from here."""
     from explorer.core.studies.cv_runs import collect_oof
     from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
 
     group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
-    return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+    return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32), progress=progress,
+                       cancelled=cancelled).to_dict()
 
 
 def op_curve_score(state: State, args: dict, progress, cancelled):

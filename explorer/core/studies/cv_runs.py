@@ -378,9 +378,30 @@ def pooled_metrics(plan: FoldPlan, rows: list[dict]) -> dict:
     return out
 
 
-def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32) -> OofResult:
+def _watched(predict, progress, cancelled, before: int, size: int, n: int):
+    """``predict`` (None: the engine's predict_file) reporting one fold's rows as rows ``before`` + done of all
+    ``n`` held-out rows, and polling ``cancelled``; ``predict`` itself when there is nothing to watch."""
+    if progress is None and cancelled is None:
+        return predict
+    if predict is None:
+        from explorer.core.predict.engine import predict_file as predict
+
+    def fold_progress(done, _total) -> None:
+        if progress is not None:
+            progress(before + min(int(done or 0), size), n)
+
+    def watched(*args, **kwargs):
+        return predict(*args, progress=fold_progress, cancelled=cancelled, **kwargs)
+    return watched
+
+
+def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32, progress=None,
+                cancelled=None) -> OofResult:
     """Predict every finished member's held-out fold (cached), then, when all k are in, write
-    oof_predictions.csv (input order, predict's columns + ``fold``) and oof_metrics.json. Returns what is in."""
+    oof_predictions.csv (input order, predict's columns + ``fold``) and oof_metrics.json. Returns what is in.
+
+    ``progress(rows done, rows)``: over the k folds' held-out rows (a fold read from the cache counts whole);
+    ``cancelled()``: polled between batches, True raises Cancelled (the folds predicted before stay cached)."""
     from explorer.core.predict.writing import write_table
 
     folder = group_dir(runs_dir, group.name)
@@ -389,10 +410,13 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
         raise CrossValidationError(f"group {group.name!r}: no {FOLDS_FILE} in {folder}")
     notes = [n for n in [check_source_unchanged(plan)] if n]
     folds = plan.folds()
-    per_fold, columns = [], None
+    per_fold, columns, before = [], None, 0
     for f, member in zip(folds, group.members):
         path = predict_fold(folder, plan, f.index, Path(runs_dir) / member.run_id, batch_size=batch_size,
-                            predict=predict)
+                            predict=_watched(predict, progress, cancelled, before, len(f.dev), plan.n))
+        before += len(f.dev)
+        if progress is not None:
+            progress(before, plan.n)
         if path is None:
             notes.append(f"{member.run_id}: no complete checkpoints/last yet; fold {f.index + 1} not predicted")
             per_fold.append(None)

@@ -59,6 +59,10 @@ class GroupsTab(QWidget):
         self.message.setWordWrap(True)
         self.group_bar = JobBar("runs", cancel_tip=CANCEL_TIP)   # a group queued here: its progress and Cancel
         self.follower: GroupFollower | None = None
+        self.oof_bar = JobBar("held-out rows", cancel_tip="Stop predicting the held-out folds; the folds predicted "
+                                                         "so far stay (selecting the group again continues)")
+        self.oof_job = None   # the held-out folds being predicted (the RemoteJob oof_bar shows)
+        self.oof_bar.cancel_requested.connect(lambda: self.oof_job is not None and self.oof_job.cancel())
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
         self.restarts = QSpinBox()
@@ -115,6 +119,7 @@ class GroupsTab(QWidget):
         split.setSizes([320, 1100])
         main = QVBoxLayout(self)
         main.addWidget(self.group_bar)
+        main.addWidget(self.oof_bar)
         main.addWidget(split)
         self.refresh()
 
@@ -265,9 +270,27 @@ class GroupsTab(QWidget):
         job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
         what = "the dev rows of each size" if group.kind == "curve" else "the held-out folds"
         job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(f"Cannot predict {what} of {n}: {msg}"))
+        if group.kind == "cv":   # rows done, the time left and Cancel (the folds predicted so far stay cached)
+            self._show_oof_progress(job, group.name)
         job.start("curve_score" if group.kind == "curve" else "cv_oof", {"runs_dir": str(self.runs_dir),
                                                                          "name": group.name})
         self.message.setText(f"Predicting {what} of {group.name} (each run's last checkpoint)…")
+
+    def _show_oof_progress(self, job, name: str) -> None:
+        """``job`` (the held-out folds of group ``name`` being predicted) in the page's second progress row."""
+        def ended(*_args) -> None:
+            self.oof_bar.finish()
+
+        def cancelled() -> None:
+            self.oof_started.discard(name)   # selecting the group again continues from the folds kept
+            self.message.setText(f"Predicting the held-out folds of {name} cancelled; the folds predicted so far "
+                                 "are kept")
+        self.oof_bar.start()
+        job.progress.connect(self.oof_bar.set_progress)
+        for signal in (job.finished, job.failed, job.cancelled):
+            signal.connect(ended)
+        job.cancelled.connect(cancelled)
+        self.oof_job = job
 
     def _folds_predicted(self, name: str) -> None:
         self.message.setText(f"Held-out folds of {name} predicted.")
