@@ -74,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
     from explorer.ui.inspectors.dev_view import DevTauView
     from explorer.ui.inspectors.embeddings_view import EmbeddingsView
+    from explorer.ui.inspectors.explain_view import ExplainView
+    from explorer.ui.inspectors.layer_probes_view import LayerProbesView
     from explorer.ui.inspectors.predictions_view import PredictDialog
     from explorer.ui.inspectors.tag_view import tag_tabs
     from explorer.ui.runs.bridge import StoreBridge
@@ -139,6 +141,27 @@ def main(argv: list[str] | None = None) -> int:
         store.changed(ids[0])
         feed(app, lambda *_: None, 1, 0, a.seconds / 7, steps=1)
     grab(app, groups, out, "group")
+
+    groups.oof_client = client = SlowClient()   # the fold runs are in: their held-out folds are predicted
+    groups._predict_folds(type("Group", (), {"kind": "cv", "name": "cv-tweets"})(),
+                          [type("Member", (), {"status": "finished"})()] * 5, None)
+    feed(app, client.progress(), 24783, 0.35, a.seconds)
+    grab(app, groups, out, "group_folds")
+
+    client = SlowClient()
+    probes = LayerProbesView(client=client)
+    probes.model.setText("runs/sst2/checkpoints/best")
+    probes.run_probes()
+    feed(app, client.progress(), 78, 0.3, a.seconds)
+    grab(app, probes, out, "layer_probes")
+
+    client = SlowClient()
+    explain = ExplainView(client=client)
+    explain.loaded = type("Loaded", (), {"source": "runs/sst2/checkpoints/best", "head_initialised": False})()
+    explain.text_a.setText("a gripping, beautifully shot film")
+    explain.explain()
+    feed(app, client.progress(), 10, 0.5, a.seconds)
+    grab(app, explain, out, "explain")
     return 0
 
 

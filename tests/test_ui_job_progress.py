@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from explorer.ui.inspectors.components.job_meter import BYTES, JobMeter
+from explorer.ui.inspectors.job_bar import is_veiled
 
 
 def test_time_left_is_the_rows_left_at_the_measured_rate():
@@ -171,7 +172,7 @@ def test_embeddings_show_progress_cancel_and_never_keep_the_old_map(qtbot, tmp_p
     page.mode.setCurrentText("sentences")
     page.embed()
     assert page.summary is None and len(page.plot.scatter.data) == 0 and page.job_bar.isVisible()
-    assert page.plot.getPlotItem().opacity() < 1.0      # veiled while the job runs
+    assert is_veiled(page.plot)                          # veiled while the job runs
     op, _data, _done, on_error, on_progress = client.requests[-1]
     assert op == "embed"
     on_progress(160, 2000)
@@ -181,7 +182,7 @@ def test_embeddings_show_progress_cancel_and_never_keep_the_old_map(qtbot, tmp_p
     assert client.cancelled == [1]
     on_error(REPLY_CANCELLED, "")
     assert not page.job_bar.isVisible() and page.embed_button.isEnabled()
-    assert page.plot.getPlotItem().opacity() == 1.0     # the veil of a running job is gone
+    assert not is_veiled(page.plot)                      # the veil of a running job is gone
 
 
 def test_predict_dialog_shows_rows_and_time_left_and_cancels(qtbot, tmp_path):
@@ -276,3 +277,46 @@ def test_out_of_fold_predictions_of_a_cv_group_show_progress_and_cancel(qtbot, t
     on_error(REPLY_CANCELLED, "")
     assert not tab.oof_bar.isVisible() and "cancelled" in tab.message.text()
     assert "cv-tweets" not in tab.oof_started         # selecting the group again continues
+
+
+def test_layer_probes_show_probe_fits_and_cancel(qtbot, tmp_path):
+    from explorer.core.protocol.frames import REPLY_CANCELLED
+    from explorer.ui.inspectors.layer_probes_view import LayerProbesView
+
+    client = _Client()
+    page = LayerProbesView(client=client)
+    qtbot.addWidget(page)
+    page.show()
+    page.model.setText("runs/sst2/checkpoints/best")
+    page.run_probes()
+    op, _data, _done, on_error, on_progress = client.requests[-1]
+    assert op == "layer_probes" and page.job_bar.isVisible() and not page.run_button.isEnabled()
+    on_progress(3, 78)
+    assert page.job_bar.detail.text() == "3 of 78 probe fits · estimating …"
+    page.job_bar.cancel_button.click()
+    assert client.cancelled == [1]
+    on_error(REPLY_CANCELLED, "")
+    assert not page.job_bar.isVisible() and page.run_button.isEnabled() and page.study is None
+
+
+def test_explain_veils_the_previous_explanation_until_the_new_one_replaces_it(qtbot, tmp_path):
+    from explorer.core.protocol.frames import REPLY_CANCELLED
+    from explorer.ui.inspectors.explain_view import ExplainView
+
+    client = _Client()
+    page = ExplainView(client=client)
+    qtbot.addWidget(page)
+    page.show()
+    page.loaded = type("L", (), {"source": "tiny", "head_initialised": False})()
+    page.text_a.setText("ada was born in london")
+    page.explain()
+    op, _data, _done, on_error, on_progress = client.requests[-1]
+    assert op == "explain" and page.job_bar.isVisible()
+    assert is_veiled(page.text) and is_veiled(page.bars)
+    on_progress(2, 10)
+    assert page.job_bar.detail.text().startswith("2 of 10 batches")
+    page.job_bar.cancel_button.click()
+    assert client.cancelled == [1]
+    on_error(REPLY_CANCELLED, "")
+    assert not page.job_bar.isVisible() and page.run_button.isEnabled()
+    assert is_veiled(page.text)                          # what is shown is of the previous inputs: still faint

@@ -10,8 +10,8 @@ child stops between batches), and the row says "cancelling …" until the job's 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGraphicsOpacityEffect, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from explorer.ui.shell.turns import PaintLaterProgressBar
 
@@ -87,20 +87,44 @@ class JobBar(QWidget):
         self.cancel_requested.emit()
 
 
-VEIL_OPACITY = 0.3   # a veiled result is faint: readable as "something was here", never taken for the new one
+VEIL_COLOUR = "rgba(240, 240, 240, 185)"   # a veiled result is faint: readable as "something was here", never
+                                            # taken for the new one
+
+
+class _Veil(QWidget):
+    """A translucent pane over its parent, as large as it, that takes the parent's mouse events."""
+
+    def __init__(self, target: QWidget):
+        super().__init__(target)
+        self.setObjectName("veil")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet(f"#veil {{ background: {VEIL_COLOUR}; }}")
+        self.setToolTip("of the previous request: the new result replaces it")
+        target.installEventFilter(self)
+        self.setGeometry(target.rect())
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.parent() and event.type() == QEvent.Type.Resize:
+            self.setGeometry(watched.rect())
+        return False
 
 
 def veil(widget: QWidget, on: bool) -> None:
-    """Show ``widget`` faint and deaf to the mouse while a job computes what replaces it (``on``), or whole again.
-    For results that stay in view during a job (a map being recomputed for another layer): they are of the old
-    settings, and a click on them would act on what is about to go."""
-    plot = getattr(widget, "getPlotItem", None)
-    if plot is not None:   # a pyqtgraph view: its items fade (an effect on the view itself greys it out to dark)
-        plot().setOpacity(VEIL_OPACITY if on else 1.0)
-    elif on:
-        effect = QGraphicsOpacityEffect(widget)
-        effect.setOpacity(VEIL_OPACITY)
-        widget.setGraphicsEffect(effect)
-    else:
-        widget.setGraphicsEffect(None)
-    widget.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, on)
+    """Lay a translucent pane over ``widget`` while a job computes what replaces it (``on``), or lift it. For
+    results that stay in view during a job (a map being recomputed for another layer, an explanation being
+    recomputed): they are of the old request, and a click on them would act on what is about to go. (An
+    opacity effect on the widget instead painted pyqtgraph views and text browsers dark grey.)"""
+    pane = widget.findChild(_Veil, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    if on and pane is None:
+        pane = _Veil(widget)
+    if pane is not None:
+        pane.setGeometry(widget.rect())
+        pane.setVisible(on)
+        if on:
+            pane.raise_()
+
+
+def is_veiled(widget: QWidget) -> bool:
+    """Is ``widget`` under a veil (:func:`veil`)?"""
+    pane = widget.findChild(_Veil, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    return pane is not None and not pane.isHidden()
