@@ -134,7 +134,7 @@ def test_tag_dev_set_cancels_between_batches_in_the_child_and_clears_the_old_rep
     assert "cancelled" in dev.status.text() and dev.report is None and dev.types.rowCount() == 0
 
 
-def test_tau_study_shows_progress_cancels_and_clears_the_study_shown(qtbot, tmp_path):
+def test_tau_study_shows_progress_cancels_and_veils_the_study_shown(qtbot, tmp_path):
     from explorer.core.protocol.frames import REPLY_CANCELLED
     from explorer.ui.inspectors.dev_view import DevTauView
 
@@ -143,10 +143,10 @@ def test_tau_study_shows_progress_cancels_and_clears_the_study_shown(qtbot, tmp_
     qtbot.addWidget(view)
     view.show()
     view.loaded = type("L", (), {"slot": "qa", "source": "tiny", "path": ""})()
-    view.study = object()                      # a study of an earlier run, shown
+    before = view.study = object()             # a study of an earlier run, shown
     (tmp_path / "dev.json").write_text("{}", encoding="utf-8")
     assert view.run(str(tmp_path / "dev.json"))
-    assert view.study is None and view.job_bar.isVisible() and not view.export_button.isEnabled()
+    assert is_veiled(view.results) and view.job_bar.isVisible()   # faint, and deaf to clicks, until replaced
     op, _data, _done, on_error, on_progress = client.requests[-1]
     assert op == "study"
     on_progress(64, 1200)
@@ -155,7 +155,8 @@ def test_tau_study_shows_progress_cancels_and_clears_the_study_shown(qtbot, tmp_
     view.job_bar.cancel_button.click()
     assert client.cancelled == [1] and "cancelling" in view.status.text()
     on_error(REPLY_CANCELLED, "")
-    assert not view.job_bar.isVisible() and view.run_button.isEnabled() and view.study is None
+    assert not view.job_bar.isVisible() and view.run_button.isEnabled()
+    assert view.study is before and not is_veiled(view.results)   # the study of its own request, whole again
 
 
 def test_embeddings_show_progress_cancel_and_never_keep_the_old_map(qtbot, tmp_path):

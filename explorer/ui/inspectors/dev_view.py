@@ -27,7 +27,7 @@ from .common import ResultSource, StatusLabel, header, model_in_child, tip
 from .components.dev_tau import (UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line, near_question,
                                  questions_near_tau, study_line, summary_lines, tau_rows, windows_note)
 from .dev_panels import NearTable, TauPlot, TauSplit, TauTable, rows_tall
-from .job_bar import JobBar
+from .job_bar import JobBar, veil
 from .remote import CANCELLED_NOTE, RemoteJob
 from .tau_spin import tau_spin_box
 
@@ -112,7 +112,7 @@ class DevTauView(QWidget):
 
         trow = self._build_tau_row()
         self.table = NearTable()
-        split = self._build_split(trow)
+        split = self.results = self._build_split(trow)   # veiled while a new study runs
 
         layout = QVBoxLayout(self)
         # one line at 1280x800: the τ table under the curves keeps its rows in view (the page's help says the rest)
@@ -266,7 +266,7 @@ class DevTauView(QWidget):
             self._message(f"{path}: no such file", error=True)
             return False
         self.path.setText(path)
-        self.clear_results()   # the study shown never stays beside a new request
+        veil(self.results, True)   # the study shown is of the previous request until the new one replaces it
         self.run_button.setEnabled(False)
         self.job_bar.start()
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
@@ -300,6 +300,7 @@ class DevTauView(QWidget):
     def _done_running(self, text: str | None) -> None:
         self.run_button.setEnabled(True)
         self.job_bar.finish()
+        veil(self.results, False)   # cancelled or failed: the study shown before is whole again (its source says whose)
         if text:
             self._message(text)
 
