@@ -344,13 +344,15 @@ def op_cv_oof(state: State, args: dict, progress, cancelled):
 def op_curve_score(state: State, args: dict, progress, cancelled):
     """The learning curve group ``name`` in ``runs_dir`` scored: each size's dev rows predicted by its member's
     checkpoints/last (cached), the figures with intervals beside the bag-of-words baseline and the fitted curve
-    (explorer.core.studies.curve_results.collect_curve, what ``group --curve`` does after its members). Returns
-    the CurveResult's dict; the GUI's curve groups get their figures from here."""
+    (explorer.core.studies.curve_results.collect_curve, what ``group --curve`` does after its members), with
+    progress (dev rows done over every size, rows) and a cancel between batches. Returns the CurveResult's dict;
+    the GUI's curve groups get their figures from here."""
     from explorer.core.studies.curve_results import collect_curve
     from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
 
     group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
-    return collect_curve(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+    return collect_curve(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32), progress=progress,
+                         cancelled=cancelled).to_dict()
 
 
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.predict.watch import watched
 from explorer.core.studies.cv import CrossValidationError, Fold, cv_folds, out_of_fold
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.studies.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
@@ -378,23 +379,6 @@ def pooled_metrics(plan: FoldPlan, rows: list[dict]) -> dict:
     return out
 
 
-def _watched(predict, progress, cancelled, before: int, size: int, n: int):
-    """``predict`` (None: the engine's predict_file) reporting one fold's rows as rows ``before`` + done of all
-    ``n`` held-out rows, and polling ``cancelled``; ``predict`` itself when there is nothing to watch."""
-    if progress is None and cancelled is None:
-        return predict
-    if predict is None:
-        from explorer.core.predict.engine import predict_file as predict
-
-    def fold_progress(done, _total) -> None:
-        if progress is not None:
-            progress(before + min(int(done or 0), size), n)
-
-    def watched(*args, **kwargs):
-        return predict(*args, progress=fold_progress, cancelled=cancelled, **kwargs)
-    return watched
-
-
 def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32, progress=None,
                 cancelled=None) -> OofResult:
     """Predict every finished member's held-out fold (cached), then, when all k are in, write
@@ -413,7 +397,8 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
     per_fold, columns, before = [], None, 0
     for f, member in zip(folds, group.members):
         path = predict_fold(folder, plan, f.index, Path(runs_dir) / member.run_id, batch_size=batch_size,
-                            predict=_watched(predict, progress, cancelled, before, len(f.dev), plan.n))
+                            predict=watched(predict, progress, cancelled, before=before, size=len(f.dev),
+                                            total=plan.n))
         before += len(f.dev)
         if progress is not None:
             progress(before, plan.n)

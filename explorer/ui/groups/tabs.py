@@ -59,9 +59,9 @@ class GroupsTab(QWidget):
         self.message.setWordWrap(True)
         self.group_bar = JobBar("runs", cancel_tip=CANCEL_TIP)   # a group queued here: its progress and Cancel
         self.follower: GroupFollower | None = None
-        self.oof_bar = JobBar("held-out rows", cancel_tip="Stop predicting the held-out folds; the folds predicted "
-                                                         "so far stay (selecting the group again continues)")
-        self.oof_job = None   # the held-out folds being predicted (the RemoteJob oof_bar shows)
+        self.oof_bar = JobBar("held-out rows", cancel_tip="Stop predicting; the folds or sizes predicted so far "
+                                                         "stay (selecting the group again continues)")
+        self.oof_job = None   # a cv group's held-out folds or a curve's dev rows being predicted (oof_bar shows it)
         self.oof_bar.cancel_requested.connect(lambda: self.oof_job is not None and self.oof_job.cancel())
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
@@ -270,22 +270,21 @@ class GroupsTab(QWidget):
         job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
         what = "the dev rows of each size" if group.kind == "curve" else "the held-out folds"
         job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(f"Cannot predict {what} of {n}: {msg}"))
-        if group.kind == "cv":   # rows done, the time left and Cancel (the folds predicted so far stay cached)
-            self._show_oof_progress(job, group.name)
+        # rows done, the time left and Cancel (the folds or sizes predicted so far stay cached)
+        self._show_oof_progress(job, group.name, what, group.kind)
         job.start("curve_score" if group.kind == "curve" else "cv_oof", {"runs_dir": str(self.runs_dir),
                                                                          "name": group.name})
         self.message.setText(f"Predicting {what} of {group.name} (each run's last checkpoint)…")
 
-    def _show_oof_progress(self, job, name: str) -> None:
-        """``job`` (the held-out folds of group ``name`` being predicted) in the page's second progress row."""
+    def _show_oof_progress(self, job, name: str, what: str, group_kind: str) -> None:
+        """``job`` (``what`` of group ``name`` being predicted) in the page's second progress row."""
         def ended(*_args) -> None:
             self.oof_bar.finish()
 
         def cancelled() -> None:
             self.oof_started.discard(name)   # selecting the group again continues from the folds kept
-            self.message.setText(f"Predicting the held-out folds of {name} cancelled; the folds predicted so far "
-                                 "are kept")
-        self.oof_bar.start()
+            self.message.setText(f"Predicting {what} of {name} cancelled; those predicted so far are kept")
+        self.oof_bar.start("dev rows" if group_kind == "curve" else "held-out rows")
         job.progress.connect(self.oof_bar.set_progress)
         for signal in (job.finished, job.failed, job.cancelled):
             signal.connect(ended)
