@@ -247,6 +247,10 @@ class GroupsTab(QWidget):
             from explorer.core.studies.label_issues import read_group_label_issues
 
             self.view.show_label_issues(read_group_label_issues(self.runs_dir, group.name))
+        from explorer.ui.groups.group_baselines import group_baseline_lines
+
+        self.view.show_baselines(group_baseline_lines(self.runs_dir, group, next((m.task for m in members if m.task),
+                                                                                  None)))
         self.message.setText("")
         self._predict_folds(group, members, pooled)
         self.group_shown.emit(group.name)
@@ -587,13 +591,13 @@ def cv_problem(base) -> str | None:
 def _read_group(runs_dir, name: str):
     """(group, members, notes, pooled) for the view: core.studies.groups.load_group_data, and for a cross-validation
     group its pooled out-of-fold figures (core.studies.cv_runs.read_oof), for a learning curve its figures in words
-    (core.studies.curve_results.curve_lines); None for other kinds or before they exist."""
-    from explorer.core.studies.curve_results import curve_lines, read_curve_result
+    (core.studies.curve_results.curve_lines) and its plot (ui.groups.curve_plot_model.CurveShown); None for other
+    kinds or before they exist."""
     from explorer.core.studies.cv_runs import read_oof
     from explorer.core.studies.groups import load_group_data
+    from explorer.ui.groups.curve_plot_model import curve_shown
 
     group, members, notes = load_group_data(runs_dir, name)
     if group.kind == "curve":
-        task = next((m.task for m in members if m.task), None)
-        return group, members, notes, curve_lines(runs_dir, name, task) if read_curve_result(runs_dir, name) else None
+        return group, members, notes, curve_shown(runs_dir, name, next((m.task for m in members if m.task), None))
     return group, members, notes, read_oof(runs_dir, name) if group.kind == "cv" else None
