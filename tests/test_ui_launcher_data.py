@@ -81,7 +81,7 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
     assert "5 — 5.000" in shown and "6 — A plane is taking off." in shown
     # the guess from the values is filled in (the run cannot make it), and the banner says so
     assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == "5"
-    assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.preset_label.text()
+    assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.banner.whole_text()
     assert "--text-columns 6,7 --label-column 5" in w.command.toPlainText()
     # a choice made from the list reads as the column's name
     label.setCurrentIndex(shown.index("4 — 0001"))
