@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.runs import status as run_status
+from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
 from explorer.core.specs.metrics import metric_spec
@@ -507,6 +508,8 @@ class RunState:
             self._end_duration()
         elif kind == "log":
             self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
+        if kind != "step" and kind in STEP_EVENTS and _num(ev.get("step")) is not None:   # reached, as `runs` says
+            self.step = max(self.step, int(_num(ev.get("step"))))
         return changed
 
     def _end_duration(self) -> None:
