@@ -30,7 +30,7 @@ from explorer.ui.runs.names import short_names
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
-from explorer.ui.runs.research_actions import add_capsule_action, add_label_issues_action
+from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
@@ -603,7 +603,7 @@ class RunsPanel(RunFolderActions, QWidget):
                                "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
-        add_capsule_action(menu, sel.one, self.capsule_requested.emit)
+        add_run_research_actions(menu, sel.one, self)   # replication capsule, bag-of-words baseline
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
+from explorer.ui.runs.baseline_cells import BaselineCells
 from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds
@@ -13,17 +14,20 @@ from explorer.ui.runs.state import RunState, format_seconds
 __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
            "STATUS_TIPS", "RunCells", "status_text"]
 
-COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
+COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host", "vs BoW")
 # Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
 # context menu shows them and the Run tooltip lists them (Size too: shown, it cut "stance-4" to "st…-4"; Host too:
 # shown beside the names it leaves them "minilm · …n · train"; a remote run has a network icon before its name
 # instead, and its tooltip names the host). "Host" sits right after Run.
-HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
+HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host", "vs BoW")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
                            "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
                            "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
                            "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
                            "dev data (all no-answer / majority class).",
+               "vs BoW": "The fine-tune against a TF-IDF + linear (bag-of-words) baseline on the run's own dev rows: "
+                         "the judged metric's difference and whether its 95% paired interval lies above 0 (better), "
+                         "below (worse) or around it (tie). Right-click a run: Compute bag-of-words baseline.",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
                "Step": "Optimizer steps done / planned.",
                "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
@@ -72,6 +76,7 @@ class RunCells:
 
     def __init__(self, source):
         self._source = source
+        self.baselines = BaselineCells()   # the saved bag-of-words comparison, read once per change
 
     @property
     def names(self) -> dict[str, str]:
@@ -104,6 +109,8 @@ class RunCells:
             return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
         if name == "Host":
             return s.host
+        if name == "vs BoW":
+            return self.baselines.text(s)
         return ""
 
     def sort_key(self, s: RunState, col: int):
@@ -120,6 +127,8 @@ class RunCells:
             return s.live_elapsed() or 0.0
         if name == "Step":
             return s.step
+        if name == "vs BoW":
+            return self.baselines.sort_key(s)
         return self.text(s, col)
 
     def tooltip(self, s: RunState, col: int) -> str:
@@ -153,7 +162,10 @@ class RunCells:
                     "(F2 renames, Delete deletes)")
         if COLUMNS[col] == "Best dev":
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
-            return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
+            return ((s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
+                    + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
+        if COLUMNS[col] == "vs BoW":
+            return "\n".join(self.baselines.tooltip_lines(s))
         return self.text(s, col)
 
     def group_text(self, row: GroupRow, col: int) -> str:

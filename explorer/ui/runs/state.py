@@ -225,6 +225,8 @@ class RunState:
     config: dict = field(default_factory=dict)
     status: str = run_status.CRASHED
     steps_total: int = 0
+    steps_per_epoch: int = 0       # the started event's (0: not recorded); Curves' x axis by epoch
+    effective_batch_size: int = 0  # batch x accumulation x processes (started); Curves' x axis by examples seen
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
     planned_eval_every: int | None = None   # the evaluation cadence the run planned (step events' eval_every)
     step: int = 0
@@ -443,6 +445,8 @@ class RunState:
             self.mixed_precision = str(ev.get("mixed_precision", ""))
             self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
             self.steps_total = int(_num(ev.get("steps_total")) or 0)
+            self.steps_per_epoch = int(_num(ev.get("steps_per_epoch")) or 0)
+            self.effective_batch_size = int(_num(ev.get("effective_batch_size")) or 0)
             if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
                 self.steps_total = 0
             self.started_at = t
