@@ -228,7 +228,7 @@ class DevTauView(QWidget):
         """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
         run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
         another one); an untrained head gets the same warning as the Spans tab."""
-        from .components.dev_tau import run_dev_file
+        from .components.dev_tau import no_answer_training_note, run_dev_file
 
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self.source.model_changed(loaded)
@@ -239,8 +239,9 @@ class DevTauView(QWidget):
             self._auto_path = dev
             self.path.setText(dev)
         untrained = bool(getattr(loaded, "head_initialised", False))
-        self.head_note.setVisible(untrained)
-        self.head_note.setText(UNTRAINED_HEAD_NOTE if untrained else "")
+        note = UNTRAINED_HEAD_NOTE if untrained else no_answer_training_note(where)
+        self.head_note.setVisible(bool(note))
+        self.head_note.setText(note)
         self._update_estimate()
 
     def _update_estimate(self, *_args) -> None:
