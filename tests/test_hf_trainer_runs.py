@@ -533,3 +533,26 @@ def test_the_runs_commands_best_column_has_one_unit_for_every_metric():
     assert best("accuracy", 0.61, "single") == "accuracy=61.00%@2"
     assert best("pearson", 0.81234, "regression") == "pearson=0.8123@2"
     assert best("loss", 0.3412, "single") == "loss=0.3412@2"
+
+
+def test_the_runs_list_curves_and_the_runs_command_agree_on_the_last_step(tmp_path, capsys):
+    """A Trainer folder that logs its loss every 5 steps (last at 45) and evaluates and saves at its max_steps (48):
+    Curves' progress line, the Runs list and `bert-explorer runs` all say step 48 of 48 (the GUI said 45 of 48)."""
+    from explorer.cli import main
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.runs.state import RunState, progress_text
+
+    out = tmp_path / "hf-out"
+    history = [{"step": s, "epoch": s / 48, "loss": 1.5, "learning_rate": 1e-5} for s in range(5, 46, 5)]
+    history += [{"step": 48, "epoch": 1.0, "eval_loss": 0.9, "eval_accuracy": 0.6},
+                {"step": 48, "epoch": 1.0, "train_runtime": 12.0, "train_loss": 1.2}]
+    state = {"global_step": 48, "max_steps": 48, "log_history": history}
+    (out / "checkpoint-48").mkdir(parents=True)
+    for folder in (out, out / "checkpoint-48"):
+        (folder / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+    rec = load_run(out)
+    shown = RunState.from_events(rec.run_id, rec.events)
+    assert (rec.summary.steps, rec.summary.steps_total) == (48, 48)
+    assert (shown.step, shown.steps_total) == (48, 48) and "step 48 of 48" in progress_text(shown)
+    assert main(["runs", str(tmp_path), "--no-header"]) == 0
+    assert capsys.readouterr().out.split("\t")[3] == "48/48"

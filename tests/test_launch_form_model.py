@@ -87,10 +87,19 @@ def test_data_files_of_another_reader_are_cleared_and_the_note_asks_for_this_tas
     form.edit("task", "single")
     assert form.get("train") == "" and form.get("dev") == ""
     assert "the train and dev data of the preset were for SQuAD" in form.note and "choose this task's data" in form.note
-    form.edit("train", _table(tmp_path, "train.tsv"))
-    assert "the dev data of the preset were for" in form.note     # the train file is chosen: only dev is to do
     form.edit("dev", _table(tmp_path, "dev.tsv"))
-    assert "of the preset were for" not in form.note
+    assert "the train data of the preset were for" in form.note     # the dev file is chosen: train is still to do
+    form.edit("train", _table(tmp_path, "train.tsv"))
+    assert "of the preset were for" not in form.note and "cleared: choose" not in form.note
+
+
+def test_the_cleared_data_note_goes_when_the_training_file_is_chosen(tmp_path):
+    """A training file chosen is the data chosen (the dev rows come from a dev file or a held-out share): the note
+    asking for this task's data must not stay above a form that has it."""
+    form = _form(tmp_path, task="squad_v2", train="squad_train.json", dev="squad_dev.json")
+    form.edit("task", "single")
+    form.edit("train", _table(tmp_path, "train.tsv"))
+    assert "choose this task's data" not in form.note and "were cleared" not in form.note
 
 
 def test_data_files_the_user_picked_stay_across_a_reader_change(tmp_path):

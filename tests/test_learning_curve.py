@@ -128,6 +128,14 @@ def test_cli_curve_scores_every_size_beside_the_baseline(tmp_path, monkeypatch):
     again = run_cli(cmd)
     assert again.returncode == 0 and again.stderr.count("already done; kept") == 3
 
+    from explorer.core.studies.curve_results import collect_curve     # the Groups page's scoring step
+    from explorer.core.studies.groups import GROUP_FILE, load_group_file
+
+    reports = []
+    collect_curve(runs, load_group_file(folder / GROUP_FILE), progress=lambda d, n: reports.append((d, n)),
+                  cancelled=lambda: False)
+    assert reports == [(12, 36), (24, 36), (36, 36)]     # each size's 12 dev rows (cached: whole at once)
+
 
 # -- the Groups page ---------------------------------------------------------------------------------
 def _curve_result(group_folder, group):

@@ -1,7 +1,9 @@
-"""`bert-explorer runs DIR`: every run found under DIR, ours and other tools' (HF Trainer, TensorBoard).
+"""`bert-explorer runs [DIR...]`: every run found under DIR, ours and other tools' (HF Trainer, TensorBoard);
+without DIR, the desktop app's runs folder (explorer.paths.app_runs_dir), named on stderr.
 
 Example::
 
+    bert-explorer runs                                               # the app's runs folder
     bert-explorer runs ~/bert-explorer-runs ~/hf-output            # a header, then one line per run
     bert-explorer runs ~/hf-output --json                            # the same as a JSON list
     bert-explorer runs ~/bert-explorer-runs --export-csv all.csv --wide   # every run's scalars, one table
@@ -28,7 +30,9 @@ class _RunsError(UserError):
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("folders", nargs="+", metavar="DIR", help="a runs folder, an HF Trainer output_dir, a run folder")
+    parser.add_argument("folders", nargs="*", metavar="DIR",
+                        help="a runs folder, an HF Trainer output_dir, a run folder; none: the desktop app's runs "
+                             "folder (the one it remembers, else $EXPLORER_RUNS_DIR or ~/bert-explorer-runs)")
     parser.add_argument("--json", action="store_true", help="print a JSON list (one object per run) instead of lines")
     parser.add_argument("--no-header", action="store_true", help="no header row before the lines (for scripts)")
     parser.add_argument("--export-csv", default="", metavar="FILE",
@@ -70,6 +74,14 @@ def run(args) -> int:
 
     if args.wide and not args.export_csv:
         raise _RunsError("--wide needs --export-csv FILE (the CSV to write)")
+    if not args.folders:
+        from explorer.paths import app_runs_dir
+
+        folder = app_runs_dir()
+        print(f"listing the app's runs folder {folder} (name a DIR to list another)", file=sys.stderr)
+        if not folder.is_dir():
+            raise _RunsError(f"{folder}: no runs folder yet (the app makes it at the first run); name a DIR to list")
+        args.folders = [str(folder)]
     records, problems = [], []
     for folder in args.folders:
         if not Path(folder).is_dir():

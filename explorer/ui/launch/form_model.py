@@ -156,8 +156,9 @@ class LaunchForm:
         if name == "dev":
             self._dev_partner()
         if name in ("train", "dev") and self.switch_note is not None:
-            if self.values[name]:   # chosen: no longer to do
-                self.switch_note[1][:] = [n for n in self.switch_note[1] if n != name]
+            if self.values[name]:   # chosen: no longer to do; a training file chosen is the data chosen (the dev
+                # rows then come from a dev file or a held-out share, which the form and Launch say themselves)
+                self.switch_note[1][:] = [] if name == "train" else [n for n in self.switch_note[1] if n != name]
             self._compose_note()   # and a file kept from another task that is no longer the form's is not named
         return switched
 

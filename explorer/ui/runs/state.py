@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.runs import status as run_status
+from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
 from explorer.core.specs.metrics import metric_spec
@@ -145,6 +146,11 @@ def _nonfinite(value) -> float | None:
     return None if math.isfinite(out) else out
 
 
+SETTLED_STEPS = 3        # timed steps (between step events) before the time left is estimated
+SETTLED_SECONDS = 5.0    # or seconds of them, whichever comes first (a slow step times enough alone)
+ESTIMATING = "remaining: estimating…"   # the progress line's words while the step rate is not measured yet
+
+
 @dataclass
 class EtaMeter:
     """What a run's steps and its evaluations take, read from its step and eval events, for the time remaining.
@@ -187,6 +193,13 @@ class EtaMeter:
 
     def per_step(self) -> float | None:
         return self.clean[0] / self.clean[1] if self.clean[1] else None
+
+    def settled(self) -> bool:
+        """Whether the step rate is measured well enough to estimate from: SETTLED_STEPS steps or SETTLED_SECONDS
+        seconds of intervals between step events. The elapsed time at the first step event holds the set-up and
+        the first step's warm-up (model load, first graph, allocator): divided by one step it gave 14:19 left for
+        a run that took 1:43, so neither counts, and too few timed steps say "estimating"."""
+        return self.clean[1] >= SETTLED_STEPS or self.clean[0] >= SETTLED_SECONDS
 
     def per_eval(self, per_step: float, *, intervals_only: bool = False) -> float | None:
         """Seconds an evaluation adds to the run (None before one has been timed; with ``intervals_only``, before
@@ -346,17 +359,20 @@ class RunState:
         """Remaining seconds: the training left (a time-budgeted run: the budget not yet trained; otherwise the
         time per step times the steps left) plus the evaluations still to come at their measured cost
         (:meth:`evals_to_come_seconds`). EtaMeter times steps and evaluations apart; before a step interval is
-        timed, the mean time per step so far. None before the first step."""
+        timed, the mean time per step so far (a time-budgeted run, whose training left is known). None before the
+        step rate is measured (:meth:`EtaMeter.settled`: the set-up and the first step are not a rate). During the
+        final evaluation: what it has left (ui/runs/evaluating)."""
         from explorer.ui.runs.evaluating import evaluating_now, evaluation_left_seconds
 
         under_way = evaluating_now(self)
         if under_way is not None and under_way.get("final"):   # only the final evaluation is left: its rows
             return evaluation_left_seconds(self)
         budgeted = bool(self.budget_seconds and self.train_seconds > 0)
-        if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0):
+        if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0
+                             or not self._eta.settled()):
             return None
         per_step = self._eta.per_step()
-        if per_step is None:   # the set-up counts in until two step events have timed a step
+        if per_step is None:   # a budgeted run before two step events: the set-up counts in its evaluations' share
             per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / max(1, self.step)
         training = (max(0.0, self.budget_seconds - self.train_seconds) if budgeted
                     else per_step * max(0, self.steps_total - self.step))
@@ -508,6 +524,8 @@ class RunState:
             self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
             if ev.get("topic") == "eval_plan":
                 self.eval_plan = str(ev.get("message", ""))
+        if kind != "step" and kind in STEP_EVENTS and _num(ev.get("step")) is not None:   # reached, as `runs` says
+            self.step = max(self.step, int(_num(ev.get("step"))))
         return changed
 
     def _end_duration(self) -> None:
@@ -572,7 +590,7 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
         parts.append((f"elapsed {format_seconds(elapsed) or '0:00'}", 1))
     if state.is_live:
         eta = state.eta()
-        parts.append((f"remaining {format_seconds(eta)}" if eta is not None else "remaining …", 0))
+        parts.append((f"remaining {format_seconds(eta)}" if eta is not None else ESTIMATING, 0))
     return parts
 
 

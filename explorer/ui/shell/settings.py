@@ -13,9 +13,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from explorer.paths import SETTINGS_ENV
+
 APP_NAME = "BERT Explorer"
 ORG_NAME = "BERT Explorer"
-SETTINGS_ENV = "EXPLORER_SETTINGS"
 
 
 class AppSettings:
