@@ -19,6 +19,7 @@ from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
 from explorer.ui.runs.state import RunState
 from explorer.ui.runs.store import load_new_summaries, load_run_state, load_summaries
+from explorer.ui.shell.settings import ShownRunNames
 from explorer.ui.shell.status_texts import scan_message
 from explorer.ui.shell.tasks import run_in_thread
 
@@ -46,6 +47,7 @@ class RunReading(QObject):
         self._new_runs_timer.timeout.connect(self.look_for_new_runs)
         self.looking = False
         self.watch_runs_dir()
+        window.runs.model.shown_names = ShownRunNames(window.settings)   # a run's name stays from one session on
 
     # ---- the runs folder -----------------------------------------------------------------------
     def scan(self) -> None:
