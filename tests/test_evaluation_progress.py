@@ -69,3 +69,19 @@ def test_the_evaluation_ends_with_its_eval_event_or_with_the_run():
     crashed = _run_at_its_final_evaluation()
     crashed.status = run_status.CRASHED
     assert status_text(crashed) == run_status.CRASHED      # a dead worker is not evaluating
+
+
+def test_the_best_dev_tooltip_says_which_dev_rows_its_figure_counts():
+    """A stance run of 281 held-out rows evaluates a 200-row sample during training: its best F_avg is the sample's,
+    which is why Classify: dev set (all 281 rows) shows another figure; the tooltip says so."""
+    s = RunState(run_id="stance", status=run_status.FINISHED, config={"task": "single", "f1_classes": ["FAVOR", "AGAINST"],
+                                                                         "metric_for_best": "f_avg"})
+    for step, value, rows in ((0, 0.30, 200), (20, 0.4985, 200), (40, 0.47, 281)):
+        s.apply({"event": "eval", "run_id": "stance", "time": float(step), "step": step, "metrics": {"f_avg": value},
+                 "dev_rows": rows, "dev_total": 281})
+    tip = RunCells(type("Source", (), {"names": {}, "sizes": {}})()).tooltip(s, COLUMNS.index("Best dev"))
+    assert "49.85 @20" in tip and "200-row stratified sample of the 281 dev rows" in tip and "Classify" in tip
+    s.apply({"event": "eval", "run_id": "stance", "time": 50.0, "step": 50, "metrics": {"f_avg": 0.6},
+             "dev_rows": 281, "dev_total": 281})
+    assert "measured on all 281 dev rows" in RunCells(type("Source", (), {"names": {}, "sizes": {}})()).tooltip(
+        s, COLUMNS.index("Best dev"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
 from explorer.ui.runs.baseline_cells import BaselineCells
+from explorer.ui.runs.best_rows import best_rows_note
 from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.evaluating import evaluating_text
 from explorer.ui.runs.group_rows import GroupRow
@@ -164,7 +165,10 @@ class RunCells:
                     "(F2 renames, Delete deletes)")
         if COLUMNS[col] == "Best dev":
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
-            return ((s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
+            best = s.best_metric()
+            rows = best_rows_note(s.evals, best[2]) if best else ""   # a dev sample's figure, or all rows'
+            return ((s.best_text() or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
+                    + (f"\nnote: the last evaluation {note}" if note else "")
                     + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
         if COLUMNS[col] == "vs BoW":
             return "\n".join(self.baselines.tooltip_lines(s))
