@@ -23,7 +23,7 @@ from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
-from explorer.ui.launch.form_notes import F1ClassesOffer, kept_files_note, label_names_hint
+from explorer.ui.launch.form_notes import F1ClassesOffer, guessed_columns, kept_files_note, label_names_hint
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -418,31 +418,14 @@ class LaunchForm:
         return Path(dev).name
 
     def fill_guess(self, guess: dict, type_in: Callable[[str, Any], None] | None = None) -> bool:
-        """A file without a header: its text and label columns as guessed from its values (core.data.table.
-        guess_columns_from_values) go into the empty pickers, once per training file, as if typed
-        (``type_in(name, value)``, the view's editors; default :meth:`edit`), with a word in the banner. A guess
-        by names is left to the run (the same rule reads the header there). Returns whether a field was filled."""
-        type_in = type_in or self.edit
-        basis = guess.get("basis") or ""
-        train = self.values["train"]
-        if not basis or not self.values["no_header"] or self.guessed_for == train:
-            return False
-        texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
-        filled: list[str] = []
-        if texts and not self.values["text_columns"]:
-            type_in("text_columns", texts)
-            filled.append(f"Text columns {', '.join(texts)}")
-        if label and not self.values["label_column"]:
-            type_in("label_column", label)
-            filled.append(f"Label column {label}")
-        self.guessed_for = train
-        if not filled:
-            return False
-        note = html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
-                           "check them against the preview")
-        self.file_note = f"{self.file_note}. {note}" if self.file_note else note
-        self._compose_note()
-        return True
+        """A file without a header: its columns guessed from its values go into the empty pickers, once per training
+        file, as if typed (``type_in(name, value)``, default :meth:`edit`), with a word in the banner
+        (form_notes.guessed_columns). Returns whether a field was filled."""
+        note = guessed_columns(self, guess, type_in or self.edit)
+        if note:
+            self.file_note = f"{self.file_note}. {note}" if self.file_note else note
+            self._compose_note()
+        return bool(note)
 
     def offer_f1_classes(self, class_names: list[str]) -> bool:
         """The data check counted the training data's classes: fields naming classes set for other data that this
