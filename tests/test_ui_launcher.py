@@ -445,3 +445,31 @@ def test_f1_classes_the_training_data_lacks_turn_red_and_keep_launch_off(qtbot, 
     w.editors["f1_classes"].set(["spam"])
     w._field_changed("f1_classes")
     assert w.editors["f1_classes"].focus.property("invalidReason") == ""
+
+
+def test_a_form_from_reviewed_rows_switched_to_a_spam_file_loses_the_stance_classes(qtbot, tmp_path):
+    """The form "Fine-tune on reviewed rows" fills (stance data, F1 classes FAVOR, AGAINST, Best checkpoint by
+    f_avg) gets a spam CSV by Browse…: once the data check counts ham, spam, the command carries neither flag and
+    the banner says what went; the run would otherwise fail after loading the model."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stance = write_file(tmp_path / "review" / "reviewed.tsv", "Tweet\tStance\ngood\tFAVOR\nbad\tAGAINST\nmeh\tNONE\n")
+    spam = write_file(tmp_path / "spam" / "spam.csv", "class,message,,,\nham,hi there,,,\nspam,win now,call,0800,today\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(stance), f1_classes=["FAVOR", "AGAINST"],
+                             metric_for_best="f_avg", output_dir=str(tmp_path / "runs")))
+    w.show_note("Filled from reviewed rows")
+    w.editors["metric_for_best"].set("f_avg")
+    w._field_changed("metric_for_best")
+    w.editors["train"].set(str(spam))              # what Browse… does
+    w.train_preview.finished.emit(preview_data(str(spam), "single"))   # no text column guessed: classes unknown
+    assert w.editors["f1_classes"].get() == ["FAVOR", "AGAINST"]   # kept until the new data's classes are known
+    w.editors["text_columns"].set(["message"])     # the user picks the text column: the classes are counted
+    w.train_preview.finished.emit(preview_data(str(spam), "single", text_columns=["message"], label_column="class"))
+    command = w.command.toPlainText()
+    assert "--f1-classes" not in command and "f_avg" not in command
+    assert "F1 classes (FAVOR, AGAINST)" in w.preset_label.text() and "cleared" in w.preset_label.text()
+    assert "f1_classes" not in w.problem.text() and "F1 classes" not in w.problem.text()

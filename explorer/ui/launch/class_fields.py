@@ -65,6 +65,8 @@ class ClassFields:
         for other data that this data lacks are cleared (with a Best checkpoint by that needs them); returns the
         banner's sentence ("" when nothing was cleared)."""
         self.classes = (train, [str(c) for c in class_names])
+        if not class_names:   # not counted (the data check failed, a regression file): nothing known to check
+            return ""
         changed = self.set_for != train
         self.set_for = train
         gone = self.missing(form.values) if changed else {}
