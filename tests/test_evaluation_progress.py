@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from explorer.core.runs import status as run_status
 from explorer.ui.curves.curves_model import CurvesModel
+from explorer.ui.runs.evaluating import evaluating_text
 from explorer.ui.runs.run_cells import COLUMNS, RunCells, status_text
 from explorer.ui.runs.state import RunState
 from explorer.ui.shell.status_texts import activity_line
@@ -38,10 +39,11 @@ def _run_at_its_final_evaluation() -> RunState:
 def test_the_final_evaluation_says_its_rows_and_time_left_wherever_the_run_status_shows():
     s = _run_at_its_final_evaluation()
     said = "evaluating: final, on all 3,250 dev rows · 1,200 of 3,250 · about 1:42 left"
-    assert status_text(s) == said
+    assert status_text(s) == "evaluating 37%"                     # the narrow cell; its tooltip says the rest
     cells = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
-    assert cells.text(s, COLUMNS.index("Status")) == said
-    assert PLAN in cells.tooltip(s, COLUMNS.index("Status"))     # the plan's decision in the run's details
+    assert cells.text(s, COLUMNS.index("Status")) == "evaluating 37%"
+    tip = cells.tooltip(s, COLUMNS.index("Status"))
+    assert tip.startswith(said) and PLAN in tip                     # the plan's decision in the run's details
     m = CurvesModel()
     m.set_runs([s])
     bar, (name, parts, tip) = m.progress(now=130.0)
@@ -59,7 +61,8 @@ def test_an_evaluation_during_training_names_its_sample_and_the_rate_of_the_last
                {"event": "evaluating", "time": 2.0, "step": 20, "final": False, "rows_total": 400, "dev_total": 3250,
                 "rows_done": 0, "seconds": 0.0, "rows_per_second": 0.0}):
         s.apply({"run_id": "r", **ev})
-    assert status_text(s) == "evaluating at step 20, on 400 of the 3,250 dev rows · 0 of 400 · about 0:10 left"
+    assert evaluating_text(s) == "evaluating at step 20, on 400 of the 3,250 dev rows · 0 of 400 · about 0:10 left"
+    assert status_text(s) == "evaluating 0%"
 
 
 def test_the_evaluation_ends_with_its_eval_event_or_with_the_run():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from explorer.core.runs import status as run_status
 
-__all__ = ["evaluating_now", "evaluation_left_seconds", "evaluating_text", "evaluation_bar"]
+__all__ = ["evaluating_now", "evaluating_short", "evaluation_left_seconds", "evaluating_text", "evaluation_bar"]
 
 
 def _num(value) -> float:
@@ -57,6 +57,16 @@ def evaluating_text(state) -> str:
     left = evaluation_left_seconds(state)
     tail = f" · about {format_seconds(left)} left" if left is not None else ""
     return f"evaluating{':' if ev.get('final') else ''} {which}, {rows} · {done:,} of {total:,}{tail}"
+
+
+def evaluating_short(state) -> str:
+    """'evaluating 37%' (the rows done of the evaluation under way), for a narrow cell whose tooltip says the rest
+    (:func:`evaluating_text`); '' when the run is not evaluating."""
+    ev = evaluating_now(state)
+    if ev is None:
+        return ""
+    total = _num(ev.get("rows_total"))
+    return f"evaluating {100 * _num(ev.get('rows_done')) / total:.0f}%" if total > 0 else "evaluating"
 
 
 def evaluation_bar(state) -> tuple[int, int, int, str] | None:

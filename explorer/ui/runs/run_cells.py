@@ -9,7 +9,7 @@ from explorer.core.runs.reading import OURS
 from explorer.ui.runs.baseline_cells import BaselineCells
 from explorer.ui.runs.best_rows import best_rows_note
 from explorer.ui.runs.disk import format_size
-from explorer.ui.runs.evaluating import evaluating_text
+from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds
 
@@ -69,7 +69,7 @@ def status_text(s: RunState) -> str:
         return "cancelled (queued)"
     if s.status == run_status.QUEUED and s.queue_note:
         return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
-    return evaluating_text(s) or s.status   # a long final evaluation is no hung run
+    return evaluating_short(s) or s.status   # a long final evaluation is no hung run (the tooltip: its rows)
 
 
 class RunCells:
@@ -136,7 +136,7 @@ class RunCells:
     def tooltip(self, s: RunState, col: int) -> str:
         """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
         if COLUMNS[col] == "Status":
-            tip = STATUS_TIPS.get(status_text(s), status_text(s))
+            tip = evaluating_text(s) or STATUS_TIPS.get(status_text(s), s.status)
             if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
                 tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
                        "folders, its own best checkpoint)")
