@@ -293,9 +293,6 @@ class GroupView(QWidget):
                                  self.heat if self.group.kind == "grid" else None, self.notes,
                                  band_mode=self.band_mode.currentData(),
                                  pooled=self.pooled if self.group.kind == "cv" else None,
-                                 label_issues=self.label_issues)
-        if self.group.kind == "curve" and self.pooled is not None:   # the curve's figures in words under its plot
-            with open(out / "report.md", "a", encoding="utf-8") as fh:
-                fh.write("\n## Learning curve\n\n![learning curve](learning_curve.png)\n\n```\n"
-                         + "\n".join(self.pooled.lines) + "\n```\n")
+                                 label_issues=self.label_issues,
+                                 curve_lines=self.pooled.lines if self.group.kind == "curve" and self.pooled else None)
         return out
