@@ -162,6 +162,14 @@ class ClassifyDevView(QWidget):
                                            self.no_header.isChecked(),
                                            self.only_split.isChecked() and self.only_split.isVisibleTo(self))
 
+    def masking_dev_set(self) -> dict | None:
+        """This page's dev file, first-N and table settings as the fields of Classify's "Heads off ... and on the
+        dev set" (the run's held-out split, which needs the training file's split record, is not among them)."""
+        from .components.head_masking import dev_fields
+
+        settings = {k: v for k, v in self.table_settings().items() if k != "dev_split"}
+        return dev_fields(self.path.text(), self.cap.value(), self.get_kind(), settings)
+
     def run(self) -> None:
         loaded = self.get_loaded()
         if loaded is None:

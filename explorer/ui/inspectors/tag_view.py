@@ -332,6 +332,12 @@ class TagDevView(QWidget):
         self._status(f"{rep.n_sentences} sentences: entity F1 {100 * rep.f1:.2f} (precision {100 * rep.precision:.2f}, "
                      f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
 
+    def masking_dev_set(self) -> dict | None:
+        """This page's dev file and first-N as the fields of the Tag page's "Heads off ... and on the dev set"."""
+        from .components.head_masking import dev_fields
+
+        return dev_fields(self.path.text(), self.cap.value())
+
     def _open_row(self, row: int, _col: int) -> None:
         if self.report is not None and self.source.is_for(self.tag_view.loaded) and 0 <= row < len(self.report.mistakes):
             self.open_requested.emit(self.report.mistakes[row].text)
@@ -347,6 +353,7 @@ def tag_tabs(parent=None) -> list[tuple[str, QWidget]]:
         bring_to_front(view)
 
     dev.open_requested.connect(open_sentence)
+    view.head_mask.attach_dev(dev.masking_dev_set, "the Tag: dev set page")   # heads off on its dev file too
     return [("Tag", view), ("Tag: dev set", dev)]
 
 
