@@ -227,6 +227,17 @@ def test_a_dev_file_beside_the_previous_training_file_is_cleared_with_a_new_fold
     assert kept.get("dev").endswith("dev.tsv")
 
 
+def test_a_cleared_dev_file_leaves_the_usual_held_out_share_not_a_zero_that_came_with_it(tmp_path):
+    """A form from reviewed rows holds a dev file and a held-out share of 0 (the field is off beside a dev file):
+    a training file from another folder clears the dev file, and the run must still have dev rows."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "reviewed.tsv", "run"),
+                 dev=_table(tmp_path, "dev_split.tsv", "run"), dev_fraction=0.0)
+    assert form.config().resolved_dev_fraction() == 0.0
+    form.edit("train", _table(tmp_path, "train.txt", "stance"))
+    cfg = form.config()
+    assert cfg.dev == "" and cfg.resolved_dev_fraction() == 0.1
+
+
 def test_columns_guessed_from_a_headerless_file_are_filled_once_per_file(tmp_path):
     form = _form(tmp_path, task="single", train=_table(tmp_path, "a.tsv"), no_header=True)
     guess = {"basis": "the values", "text_columns": ["2"], "label_column": "1"}

@@ -415,6 +415,8 @@ class LaunchForm:
             return ""
         self.set("dev", "")
         self.edited.discard("dev")
+        if not self.values.get("dev_fraction"):   # a 0 that came with the dev file (the field is off beside one)
+            self.set("dev_fraction", None)          # would leave the run without dev rows: the usual held-out share
         return Path(dev).name
 
     def fill_guess(self, guess: dict, type_in: Callable[[str, Any], None] | None = None) -> bool:
