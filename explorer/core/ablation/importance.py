@@ -114,12 +114,18 @@ def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 
         masked = order[:n]
         metrics = importance.metrics if n == 0 else dev_metrics(model, dev, gate_tensor(layout, heads=masked),
                                                                 batch_size=batch_size)
-        value = metrics.get(dev.metric)
-        points.append(PrunePoint(heads_kept=total - n, heads_total=total, masked=list(masked), metrics=metrics,
-                                 value=float(value) if isinstance(value, (int, float)) else None))
+        points.append(prune_point(total, masked, metrics, dev.metric))
         if progress is not None:
             progress(i + 1, len(counts))
     return points
+
+
+def prune_point(total: int, masked: list[tuple[int, int]], metrics: dict, metric: str) -> PrunePoint:
+    """One point of a pruning curve: ``total`` heads, ``masked`` (layer, head) pairs off, the dev ``metrics`` with
+    them off; its value is ``metrics[metric]`` (None when the metric is missing or not a number)."""
+    value = metrics.get(metric)
+    return PrunePoint(heads_kept=total - len(masked), heads_total=total, masked=list(masked), metrics=metrics,
+                      value=float(value) if isinstance(value, (int, float)) else None)
 
 
 def least_important_on(scores: np.ndarray, masked: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
@@ -151,9 +157,7 @@ def iterative_prune_curve(model, dev: DevSet, importance: HeadImportance, *, ste
             grads, metrics, tokens = dev_gate_gradients(model, dev, gate_tensor(layout, heads=masked),
                                                         batch_size=batch_size)
             scores = normalise_importance(grads / max(tokens, 1))
-        value = metrics.get(dev.metric)
-        points.append(PrunePoint(heads_kept=total - n, heads_total=total, masked=list(masked), metrics=metrics,
-                                 value=float(value) if isinstance(value, (int, float)) else None))
+        points.append(prune_point(total, masked, metrics, dev.metric))
         if progress is not None:
             progress(i + 1, len(counts))
     return points

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.specs.metric_display import metric_label
+from explorer.ui.runs.best_rows import scored_rows_note
 
 from .classify_dev_panels import ExampleLists, ScoreScatter, fill_rows
 from .client import shared_client
@@ -240,7 +241,8 @@ class ClassifyDevView(QWidget):
             return self._show_regression(rep)
         if name == MULTILABEL:
             return self._show_multilabel(rep)
-        self.status.setText(f"{rep.total} dev examples scored")
+        rows = scored_rows_note(self.prefill.best_rows, rep.total)   # why the Runs list's figure may differ
+        self.status.setText(f"{rep.total} dev examples scored" + (f"; {rows}" if rows else ""))
         self.metrics.setText(classifier_metrics(rep, kind))
         self._show_per_class(rep, kind)
         k = rep.confusion.shape[0]

@@ -49,11 +49,11 @@ class HeadImportancePanel(QWidget):
         self.task.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.task.setMinimumContentsLength(12)
         row = QHBoxLayout()   # two rows: one would widen the window beyond 1280 px
-        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse):
+        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse, self.iterative):
             row.addWidget(w)
         row.setStretchFactor(self.dev, 1)
         row2 = QHBoxLayout()
-        for w in (QLabel("Examples"), self.cap, QLabel("Curve points"), self.steps, self.iterative, self.run_button):
+        for w in (QLabel("Examples"), self.cap, QLabel("Curve points"), self.steps, self.run_button):
             row2.addWidget(w)
         row2.addStretch(1)
         self.caption = QLabel("Head importance: the gradient of the dev loss with respect to a gate on each head, "
