@@ -324,6 +324,40 @@ def test_run_process_parses_stdout_and_reports_a_silent_exit(qtbot, tmp_path, mo
     assert (tmp_path / "runs" / "r" / "STOP").is_file()
 
 
+def test_a_worker_killed_between_its_log_and_stdout_loses_no_event(qtbot, tmp_path, monkeypatch):
+    """The worker appends each event to events.jsonl, then prints it. A stand-in that wrote three steps to the
+    file and printed two before it died: the window receives the third from the file, before the failure."""
+    import sys
+
+    from explorer.core.protocol.events import EventWriter
+    from explorer.ui.runs import runner as process
+
+    run_dir = tmp_path / "runs" / "r"
+    run_dir.mkdir(parents=True)
+    writer = EventWriter("r", path=run_dir / "events.jsonl")
+    printed = [writer.emit("started", steps_total=3, device="cpu")]
+    printed += [writer.emit("step", step=i, loss=3.0 - i) for i in (1, 2)]
+    writer.emit("step", step=3, loss=0.5)
+    writer.close()
+    script = tmp_path / "fake_worker.py"
+    script.write_text("import json, os, signal\n"
+                      + "".join(f"print(json.dumps({ev!r}), flush=True)\n" for ev in printed)
+                      + "os.kill(os.getpid(), signal.SIGKILL)\n")
+    monkeypatch.setattr(process, "worker_command", lambda path: [sys.executable, str(script)])
+    proc = process.RunProcess(TrainConfig(train="x.json", output_dir=str(tmp_path / "runs"), run_id="r"),
+                              tmp_path / "cfg.json")
+    events = []
+    proc.event.connect(events.append)
+    with qtbot.waitSignal(proc.ended, timeout=20_000) as sig:
+        proc.start()
+    assert sig.args == ["failed"]
+    assert [(e["event"], e.get("step")) for e in events[:4]] == [("started", None), ("step", 1), ("step", 2),
+                                                                  ("step", 3)]
+    assert events[-1]["event"] == "failed" and events[-1]["seq"] == 5
+    on_disk = process.read_events(run_dir / "events.jsonl")
+    assert [e["seq"] for e in on_disk] == [1, 2, 3, 4, 5]
+
+
 def test_the_event_seq_is_not_a_curve():
     from explorer.ui.runs.state import RunState
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from explorer.core.runs import status as run_status
-from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event
+from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event, read_events
 from explorer.core.priorities import worker_niceness
 from explorer.core.runs.appending import append_event
 from explorer.core.runs.layout import config_file, stop_file
@@ -94,6 +94,7 @@ class RunProcess(QObject):
         self.cancel_requested = False
         self._buf = b""
         self._ended = False
+        self._last_seq = 0          # ``seq`` of the last event received on stdout
         self.proc = QProcess(self)
         env = QProcessEnvironment.systemEnvironment()
         env.insert("PYTHONUNBUFFERED", "1")
@@ -172,9 +173,28 @@ class RunProcess(QObject):
         if other:
             self._keep_text("\n".join(other) + "\n")
         for ev in events:
-            if ev["event"] in TERMINAL_EVENTS:
-                self.terminal = ev
-            self.event.emit(ev)
+            self._receive(ev)
+
+    def _receive(self, ev: dict) -> None:
+        if isinstance(ev.get("seq"), int):
+            self._last_seq = max(self._last_seq, ev["seq"])
+        if ev["event"] in TERMINAL_EVENTS:
+            self.terminal = ev
+        self.event.emit(ev)
+
+    def _catch_up_from_log(self) -> None:
+        """Receive the events the pipe never carried. The worker appends each event to events.jsonl before
+        it prints it, so a worker killed between the two left lines on disk only; the run in the window then
+        reads the same as the run reopened from disk."""
+        if self._last_seq == 0 or not (self.run_dir / "events.jsonl").is_file():
+            return
+        try:
+            on_disk = read_events(self.run_dir / "events.jsonl")
+        except OSError:
+            return
+        for ev in on_disk:
+            if isinstance(ev.get("seq"), int) and ev["seq"] > self._last_seq:
+                self._receive(ev)
 
     def _read_stderr(self) -> None:
         self._keep_text(bytes(self.proc.readAllStandardError().data()).decode("utf-8", "replace"))
@@ -202,6 +222,8 @@ class RunProcess(QObject):
             return
         self._ended = True
         self._kill_timer.stop()
+        if self.terminal is None:
+            self._catch_up_from_log()
         if self.terminal is None:
             self.terminal = self._synthesize(code, crashed)
             self._append_to_log(self.terminal)
