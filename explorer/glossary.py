@@ -115,14 +115,7 @@ ALIASES: dict[str, str] = {
 }
 
 PANEL_HELP: dict[str, str] = {
-    "Launcher": (
-        "Set up a fine-tune. Pick a base model (a Hugging Face hub id, a local folder, or bundled:minilm, "
-        "which works offline), a task (SQuAD v1.1, SQuAD v2.0, single-sentence or sentence-pair "
-        "classification), training and dev data (a local file or a hub dataset id), and the settings. The "
-        "defaults are the BERT paper's recipe: AdamW, learning rate from {5e-5, 4e-5, 3e-5, 2e-5}, batch 32, "
-        "3 epochs, 10% warmup, weight decay 0.01, clipping at 1.0. The fast CPU preset trades some of that "
-        "for speed on a laptop. Several settings can be queued as a grid; each run trains in its own process, "
-        "so the window stays responsive and cancel really stops it."),
+    "Launcher": "",   # built from the form's defaults and the task table: launcher_help()
     "Runs": (
         "Every run in the runs folder, current and past: its status (running, finished, stopped, failed, "
         "cancelled), model, task, best dev metric, number of steps and duration. Select one or several runs "
@@ -175,8 +168,35 @@ def tooltip(term: str) -> str:
     return GLOSSARY[name]
 
 
+def launcher_help() -> str:
+    """The Launcher's help, its facts read from their one place: the tasks from the task table (in its order,
+    plugins included), the recipe the form starts with from the offline preset, the paper recipe from the
+    TrainConfig defaults and its grid from the paper preset (a copy of them went stale: "3 epochs" beside a form
+    of 4, a task list without the later tasks)."""
+    from explorer.core.specs.run_presets import load_preset
+    from explorer.core.specs.tasks import task_labels
+    from explorer.core.specs.train_config import TrainConfig
+
+    form, paper = load_preset("offline").apply(TrainConfig()), TrainConfig()
+    grid = load_preset("paper").grid or {}
+    rates = ", ".join(f"{lr:g}" for lr in grid.get("learning_rate", [])) or f"{paper.resolved_learning_rate():g}"
+    tasks = "; ".join(task_labels().values())
+    return (
+        "Set up a fine-tune. Pick a base model (a Hugging Face hub id, a local folder, or bundled:minilm, which "
+        f"works offline), a task ({tasks}), training and dev data (a local file or a hub dataset id), and the "
+        f"settings. The form starts as the offline default: {form.model}, learning rate "
+        f"{form.resolved_learning_rate():g}, batch {form.batch_size}, {form.epochs:g} epochs, max_seq_length "
+        f"{form.resolved_max_seq_length()}; a task switch sets that task's learning rate, max_seq_length and "
+        "evaluation interval in the fields you have not edited. The paper recipe preset is the BERT paper's: "
+        f"AdamW, learning rate from {{{rates}}}, batch {paper.batch_size}, {paper.epochs:g} epochs, "
+        f"{paper.warmup_ratio:.0%} warmup, weight decay {paper.weight_decay:g}, clipping at "
+        f"{paper.max_grad_norm:g}. The fast CPU preset trades some of that for speed on a laptop. Several "
+        "settings can be queued as a grid; each run trains in its own process, so the window stays responsive "
+        "and cancel really stops it.")
+
+
 def panel_help(panel: str) -> str:
     """The help paragraph of a panel title in PANEL_HELP; KeyError listing the panels if unknown."""
     if panel not in PANEL_HELP:
         raise KeyError(f"no help for panel {panel!r}; panels: {', '.join(PANEL_HELP)}")
-    return PANEL_HELP[panel]
+    return launcher_help() if panel == "Launcher" else PANEL_HELP[panel]

@@ -10,7 +10,7 @@ One row per operation, as the inspector pages call it (explorer.core; no Qt):
 - classify: ``classify_text()`` of a sentence pair (block flow of the attentions); bare = the eager forward
   with hidden states and attentions on the same pair;
 - tag: ``tag_texts()`` of one ~60-word text; bare = ``model(**enc)`` on its pieces;
-- explain, IG at 20 / 50 / 100 steps: ``explain()`` (Captum LayerIntegratedGradients on the word embeddings,
+- explain, IG at 20 / 50 / 100 steps: ``explain()`` (Captum IntegratedGradients on the word embeddings' output,
   steps batched per forward by ``internal_batch_size``); bare = the forward and backward passes IG cannot do
   without: the interpolated word embeddings of every step, in the same internal batches, through the model
   and back to the embeddings (target: explain <= 1.3x);
@@ -21,7 +21,8 @@ One row per operation, as the inspector pages call it (explorer.core; no Qt):
 - head masking: a row "not built yet" (explorer.core has no head-masking operation yet).
 Bare and operation run alternately, run by run, so load on the machine hits both alike. Figures: wall p50 and
 p95 (ms) of each, the ratio operation / bare of the p50s, and the ratio of the process CPU times (every
-thread of this process: what other processes' load does not enter). Asserts nothing about speed.
+thread of this process: what other processes' load does not enter); ``--threads 1`` keeps torch from competing
+with itself for the cores other processes hold. Asserts nothing about speed.
 """
 
 from __future__ import annotations
@@ -212,6 +213,8 @@ def main(argv=None) -> int:
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--squad-dev", default="", help="SQuAD v2.0 dev file (default: $EXPLORER_REAL_DATA/"
                                                   "squad_v2.0/dev-subset.json); the τ study row needs it")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own choice); 1 keeps "
+                                                          "a loaded machine's other processes out of the ratios more")
     ap.add_argument("--only", nargs="*", default=None, help="row names (probe, attention, classify, tag, ig20, "
                                                             "ig50, ig100, embeddings, tau, masking)")
     from explorer.benchmarks import add_results_argument, load_average, record
@@ -225,6 +228,8 @@ def main(argv=None) -> int:
 
     from explorer.core.models.loading import load_model
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     loaded = load_model(args.model)
     print(f"torch threads {torch.get_num_threads()}, model {args.model}, load average {os.getloadavg()[0]:.2f}")
     want = set(args.only) if args.only else None
@@ -265,8 +270,9 @@ def main(argv=None) -> int:
         notes.append("head masking: not built yet (no head-masking operation in explorer.core)")
         print(f"{'head masking':42s} not built yet")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
+    threads = f", {args.threads} torch thread(s)" if args.threads else ""
     record(args, "bench_inspector_latency", case=f"every inspector operation, {args.model}"
-           + (f" ({', '.join(sorted(want))})" if want else ""),
+           + (f" ({', '.join(sorted(want))})" if want else "") + threads,
            figures=figures, ratios=ratios, load_start=load0, notes="; ".join(notes))
     return 0
 

@@ -179,6 +179,15 @@ class StallMeter:
 TRAINING = {"run": None}   # the fine-tune's RunState, to say whether it still trained during an action
 
 
+def bytecode_note() -> str:
+    """Whether this process reads and writes compiled bytecode: without it (PYTHONDONTWRITEBYTECODE) every first
+    import compiles its module's source on the GUI thread (the pages built after the first paint, the first
+    evaluation's modules), turns of hundreds of ms that an installed app does not have."""
+    if sys.dont_write_bytecode:
+        return "bytecode not written (PYTHONDONTWRITEBYTECODE): first imports compile their source"
+    return "bytecode cached" + (" under PYTHONPYCACHEPREFIX" if sys.pycache_prefix else "")
+
+
 def run_action(meter: StallMeter, name: str, start, done, timeout: float, settle: float = 0.5) -> None:
     """Measure one action: ``start()``, then the event loop until ``done()`` and ``settle`` seconds more."""
     meter.start(name)
@@ -389,7 +398,8 @@ def main() -> int:
     meter.wait(a.settle)          # device probe, data preview and runs scan finish in the background
     print(f"GUI pid {os.getpid()}, niceness {os.nice(0)}; EXPLORER_WORKER_NICE="
           f"{os.environ.get('EXPLORER_WORKER_NICE', '10 (default)')}, EXPLORER_INSPECT_NICE="
-          f"{os.environ.get('EXPLORER_INSPECT_NICE', '5 (default)')}; load average {os.getloadavg()}", flush=True)
+          f"{os.environ.get('EXPLORER_INSPECT_NICE', '5 (default)')}; load average {os.getloadavg()}; "
+          f"{bytecode_note()}", flush=True)
     t0 = time.monotonic()
     run, cfg = None, win.launcher.config()
     if not a.no_train:
@@ -419,7 +429,7 @@ def main() -> int:
         figures = {f"worst stall, {name} (ms)": meter.worst.get(name, (0.0, ""))[0] for name in meter.gaps}
         figures.update({"stalls over 50 ms": sum(g > 50 for g in everything), "ticks": len(everything)})
         record(a, "gui_stall_probe", case=f"{'no training' if a.no_train else 'a fine-tune'}, {a.duration:.0f} s",
-               figures=figures, load_start=load0)
+               figures=figures, load_start=load0, notes=bytecode_note())
     if a.shots:
         Path(a.shots).mkdir(parents=True, exist_ok=True)
         win.grab().save(str(Path(a.shots) / "stall_probe_end.png"))

@@ -203,3 +203,48 @@ def test_groups_tab_shows_the_folds_spread_and_the_pooled_figures(qtbot, tmp_pat
     md = (report / "report.md").read_text()
     assert "- pooled out-of-fold (n 12, each example predicted once, 3 of 3 folds): accuracy (%) 58.33" in md
     assert md.index("pooled out-of-fold") < md.index("## Runs")
+
+
+def test_out_of_fold_prediction_reports_rows_over_all_folds_and_cancel_keeps_the_folds_done(tmp_path):
+    """The Groups page's out-of-fold step: progress over the k folds' held-out rows; a cancel between batches
+    stops it and the folds predicted before stay cached for the next try."""
+    from explorer.core.errors import Cancelled
+    from explorer.core.runs.layout import INFO_FILE
+
+    data = _write_table(tmp_path / "d.csv")
+    base = TrainConfig(task="single", train=str(data), text_columns=["sentence"], label_column="label",
+                       output_dir=str(tmp_path))
+    group, _configs, _ = cv_runs.start_cv_group(base, tmp_path, "cvg", 3)
+    for member in group.members:
+        last = tmp_path / member.run_id / "checkpoints" / "last"
+        last.mkdir(parents=True)
+        (last / INFO_FILE).write_text("{}", encoding="utf-8")
+    calls, reports, stop = [], [], []
+
+    def predict(ckpt, dev, out, *, progress=None, cancelled=None, **_kwargs):
+        calls.append(dev)
+        rows = _rows(dev)
+        for done in range(1, len(rows) + 1):   # one row a batch
+            progress(done, len(rows))
+            if len(calls) == 2 and done == 2:
+                stop.append(True)              # the user presses Cancel during the second fold
+            if cancelled():
+                raise Cancelled()
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "predicted_label", "p_neg", "p_pos"])
+            w.writerows([r["id"], r["label"], 0.5, 0.5] for r in rows)
+
+    with pytest.raises(Cancelled):
+        cv_runs.collect_oof(tmp_path, group, predict=predict, progress=lambda d, n: reports.append((d, n)),
+                            cancelled=lambda: bool(stop))
+    plan = cv_runs.read_folds(groups.group_dir(tmp_path, "cvg"))
+    first = len(plan.folds()[0].dev)
+    assert reports[:first] == [(d, 12) for d in range(1, first + 1)]       # fold 1's rows of all 12
+    assert reports[first] == (first, 12) and reports[-1] == (first + 2, 12)   # fold 2 goes on from there
+    assert cv_runs.fold_predictions_path(groups.group_dir(tmp_path, "cvg"), 0).is_file()   # fold 1 kept
+    calls.clear()
+    stop.clear()
+    result = cv_runs.collect_oof(tmp_path, group, predict=predict, progress=lambda d, n: reports.append((d, n)),
+                                 cancelled=lambda: False)
+    assert len(calls) == 2 and result.folds_done == 3 and reports[-1] == (12, 12)   # fold 1 from the cache

@@ -39,6 +39,12 @@ def test_a_real_run_writes_only_declared_fields(tmp_path):
         for row in ev.get("watch", []):
             assert set(row) <= _keys(WatchRow), set(row) - _keys(WatchRow)
     assert any(ev.get("watch") for ev in events if ev["event"] == "eval")
+    # every evaluation says it began (then its progress every few seconds): the final one on the whole dev set
+    began = [ev for ev in events if ev["event"] == "evaluating"]
+    evals = [ev for ev in events if ev["event"] == "eval"]
+    assert len([ev for ev in began if ev["rows_done"] == 0]) == len(evals)
+    final = [ev for ev in began if ev["final"]]
+    assert final and final[-1]["rows_total"] == final[-1]["dev_total"] == evals[-1]["dev_total"]
 
 
 def test_gui_written_events_are_declared():

@@ -65,3 +65,17 @@ def test_panel_help():
 def test_no_qt_import():
     source = open(glossary.__file__, encoding="utf-8").read()
     assert "PySide6" not in source and "pyqtgraph" not in source
+
+
+def test_the_launcher_help_states_the_forms_defaults_and_every_task():
+    """F1 on the Launcher reads the recipe the form starts with (the form's own defaults) and the task list from
+    the task table, so neither can go stale beside the form."""
+    from explorer.core.specs.tasks import task_labels
+    from explorer.ui.launch.form_model import LaunchForm
+
+    form = LaunchForm("runs").config()
+    text = panel_help("Launcher")
+    assert f"batch {form.batch_size}, {form.epochs:g} epochs" in text
+    assert f"learning rate {form.resolved_learning_rate():g}" in text
+    for label in task_labels().values():
+        assert label in text, label

@@ -12,7 +12,8 @@ from helpers import (run_cli, save_tiny_model, tiny_loaded_model, write_tiny_cla
                      write_tiny_conll, write_tiny_squad)
 
 from explorer.core.ablation.dev import dev_gate_gradients, dev_metrics, load_dev_set
-from explorer.core.ablation.importance import head_importance, normalise_importance, prune_counts, prune_curve
+from explorer.core.ablation.importance import (head_importance, least_important_on, normalise_importance, prune_counts,
+                                              prune_curve)
 from explorer.core.ablation.one_input import class_outputs, mask_classify, mask_qa, mask_tags, masked_pairs
 from explorer.core.attention.gates import gate_tensor, head_gates, head_layout
 from explorer.core.qa.probe import probe
@@ -171,6 +172,48 @@ def test_head_importance_and_the_prune_curve_on_a_classifier(tmp_path):
     json.dumps([p.to_dict() for p in curve] + [imp.to_dict()])
 
 
+def test_least_important_on_skips_the_heads_already_masked():
+    scores = np.array([[0.5, 0.1, 0.9], [0.1, 0.0, 0.7]])
+    assert least_important_on(scores, [], 3) == [(1, 1), (0, 1), (1, 0)]
+    assert least_important_on(scores, [(1, 1), (0, 1)], 2) == [(1, 0), (0, 0)]
+
+
+def test_iterative_pruning_ranks_the_heads_again_with_the_masked_ones_off(tmp_path):
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    dev = load_dev_set(loaded.model, loaded.tokenizer, "single", str(write_tiny_classification(tmp_path / "d.tsv")))
+    layout = head_layout(loaded.model)
+    imp = head_importance(loaded.model, dev)
+    curve = prune_curve(loaded.model, dev, imp, steps=4, iterative=True)
+    assert [p.heads_kept for p in curve] == [8, 6, 4, 2, 1]
+    assert curve[0].masked == [] and curve[0].metrics == imp.metrics
+    assert curve[1].masked == imp.order()[:2]
+    for before, after in zip(curve, curve[1:]):   # heads once off stay off
+        assert after.masked[:len(before.masked)] == before.masked and len(set(after.masked)) == len(after.masked)
+    # the third and fourth heads: the least important by the map estimated with the first two off
+    grads, metrics, tokens = dev_gate_gradients(loaded.model, dev, gate_tensor(layout, heads=curve[1].masked))
+    assert curve[1].metrics == metrics
+    assert curve[2].masked[2:] == least_important_on(normalise_importance(grads / tokens), curve[1].masked, 2)
+    assert curve[3].metrics == dev_metrics(loaded.model, dev, gate_tensor(layout, heads=curve[3].masked))
+
+
+def test_iterative_pruning_follows_the_new_map_not_the_first_one(tmp_path, monkeypatch):
+    import explorer.core.ablation.importance as importance
+
+    loaded = tiny_loaded_model("classification", num_labels=2)
+    dev = load_dev_set(loaded.model, loaded.tokenizer, "single", str(write_tiny_classification(tmp_path / "d.tsv")))
+    imp = head_importance(loaded.model, dev)
+    # once any head is off, the map turns over: the first map's most important heads become the least important
+    reversed_map = np.asarray(1.0 - imp.scores)
+    monkeypatch.setattr(importance, "dev_gate_gradients", lambda *a, **k: (reversed_map, {"accuracy": 0.5}, 1))
+    curve = prune_curve(loaded.model, dev, imp, steps=4, iterative=True)
+    first = imp.order()
+    assert curve[1].masked == first[:2]
+    expected = least_important_on(normalise_importance(reversed_map), first[:2], 2)
+    assert expected != first[2:4]   # the one-shot order would mask other heads
+    assert curve[2].masked[2:] == expected
+    assert curve[2].value == 0.5
+
+
 # ------------------------------------------------------------------------------------------- command line
 
 
@@ -197,6 +240,16 @@ def test_heads_importance_prints_the_map_and_the_curve(tmp_path):
     assert np.asarray(d["importance"]["scores"]).shape == (2, 4)
     assert [p["heads_kept"] for p in d["prune_curve"]] == [8, 4, 1]
     assert len(d["least_important_first"]) == 8
+
+
+def test_heads_importance_iterative_prunes_in_steps(tmp_path):
+    model = save_tiny_model(tmp_path / "cls", task="classification")
+    dev = write_tiny_classification(tmp_path / "dev.tsv")
+    r = run_cli(["heads", "importance", "--model", model, "--dev", dev, "--steps", "2", "--iterative"])
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["pruning"] == "iterative"
+    assert [len(p["masked"]) for p in d["prune_curve"]] == [0, 4, 7]
 
 
 @pytest.mark.parametrize("argv, message", [

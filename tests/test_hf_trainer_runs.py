@@ -146,7 +146,7 @@ def test_runs_command_lists_both_kinds_and_exports_csv(hf_run, capsys, tmp_path)
     assert by_path[str(out)][:5] == ["hf-out", "HF Trainer", "finished", f"{STEPS}/{STEPS}", "single"]
     assert by_path[str(out)][5].startswith("loss=")
     assert by_path[str(root / "ours-run")][:6] == ["ours-run", "BERT Explorer", "finished", "2/2", "squad_v2",
-                                                  "best_f1=0.25"]
+                                                  "best_f1=0.25%"]
     assert main(["runs", str(root), "--no-header"]) == 0
     assert capsys.readouterr().out.strip().splitlines() == lines[1:]
     assert main(["runs", str(root), "--json"]) == 0
@@ -517,3 +517,42 @@ def test_every_checkpoint_of_a_trainer_folder_opens_from_the_runs_list(tmp_path,
     panel.open_checkpoint_requested.connect(opened.append)
     next(a for a in sub.actions() if a.text() == "checkpoint-24 (last)").trigger()
     assert opened == [str(out / "checkpoint-24")]
+
+
+def test_the_runs_commands_best_column_has_one_unit_for_every_metric():
+    """f1 stored in percent (SQuAD), f_avg and accuracy as fractions (GLUE-style): all read in percent; a
+    correlation and a loss keep their own scale."""
+    from explorer.commands.runs import row_line
+
+    def best(name, value, task):
+        return row_line({"run_id": "r", "kind": "BERT Explorer", "status": "finished", "step": 2, "steps_total": 2,
+                         "task": task, "best": {"name": name, "value": value, "step": 2}, "path": "/p"}).split("\t")[5]
+
+    assert best("f1", 35.66, "squad_v1") == "f1=35.66%@2"
+    assert best("f_avg", 0.4985, "single") == "f_avg=49.85%@2"
+    assert best("accuracy", 0.61, "single") == "accuracy=61.00%@2"
+    assert best("pearson", 0.81234, "regression") == "pearson=0.8123@2"
+    assert best("loss", 0.3412, "single") == "loss=0.3412@2"
+
+
+def test_the_runs_list_curves_and_the_runs_command_agree_on_the_last_step(tmp_path, capsys):
+    """A Trainer folder that logs its loss every 5 steps (last at 45) and evaluates and saves at its max_steps (48):
+    Curves' progress line, the Runs list and `bert-explorer runs` all say step 48 of 48 (the GUI said 45 of 48)."""
+    from explorer.cli import main
+    from explorer.core.runs.reading import load_run
+    from explorer.ui.runs.state import RunState, progress_text
+
+    out = tmp_path / "hf-out"
+    history = [{"step": s, "epoch": s / 48, "loss": 1.5, "learning_rate": 1e-5} for s in range(5, 46, 5)]
+    history += [{"step": 48, "epoch": 1.0, "eval_loss": 0.9, "eval_accuracy": 0.6},
+                {"step": 48, "epoch": 1.0, "train_runtime": 12.0, "train_loss": 1.2}]
+    state = {"global_step": 48, "max_steps": 48, "log_history": history}
+    (out / "checkpoint-48").mkdir(parents=True)
+    for folder in (out, out / "checkpoint-48"):
+        (folder / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+    rec = load_run(out)
+    shown = RunState.from_events(rec.run_id, rec.events)
+    assert (rec.summary.steps, rec.summary.steps_total) == (48, 48)
+    assert (shown.step, shown.steps_total) == (48, 48) and "step 48 of 48" in progress_text(shown)
+    assert main(["runs", str(tmp_path), "--no-header"]) == 0
+    assert capsys.readouterr().out.split("\t")[3] == "48/48"

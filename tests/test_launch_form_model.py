@@ -87,10 +87,19 @@ def test_data_files_of_another_reader_are_cleared_and_the_note_asks_for_this_tas
     form.edit("task", "single")
     assert form.get("train") == "" and form.get("dev") == ""
     assert "the train and dev data of the preset were for SQuAD" in form.note and "choose this task's data" in form.note
-    form.edit("train", _table(tmp_path, "train.tsv"))
-    assert "the dev data of the preset were for" in form.note     # the train file is chosen: only dev is to do
     form.edit("dev", _table(tmp_path, "dev.tsv"))
-    assert "of the preset were for" not in form.note
+    assert "the train data of the preset were for" in form.note     # the dev file is chosen: train is still to do
+    form.edit("train", _table(tmp_path, "train.tsv"))
+    assert "of the preset were for" not in form.note and "cleared: choose" not in form.note
+
+
+def test_the_cleared_data_note_goes_when_the_training_file_is_chosen(tmp_path):
+    """A training file chosen is the data chosen (the dev rows come from a dev file or a held-out share): the note
+    asking for this task's data must not stay above a form that has it."""
+    form = _form(tmp_path, task="squad_v2", train="squad_train.json", dev="squad_dev.json")
+    form.edit("task", "single")
+    form.edit("train", _table(tmp_path, "train.tsv"))
+    assert "choose this task's data" not in form.note and "were cleared" not in form.note
 
 
 def test_data_files_the_user_picked_stay_across_a_reader_change(tmp_path):
@@ -216,6 +225,17 @@ def test_a_dev_file_beside_the_previous_training_file_is_cleared_with_a_new_fold
                  dev=_table(tmp_path, "dev.tsv", "sst2"))
     kept.edit("train", _table(tmp_path, "other.tsv", "sst2"))   # the same folder: the dev file stays
     assert kept.get("dev").endswith("dev.tsv")
+
+
+def test_a_cleared_dev_file_leaves_the_usual_held_out_share_not_a_zero_that_came_with_it(tmp_path):
+    """A form from reviewed rows holds a dev file and a held-out share of 0 (the field is off beside a dev file):
+    a training file from another folder clears the dev file, and the run must still have dev rows."""
+    form = _form(tmp_path, task="single", train=_table(tmp_path, "reviewed.tsv", "run"),
+                 dev=_table(tmp_path, "dev_split.tsv", "run"), dev_fraction=0.0)
+    assert form.config().resolved_dev_fraction() == 0.0
+    form.edit("train", _table(tmp_path, "train.txt", "stance"))
+    cfg = form.config()
+    assert cfg.dev == "" and cfg.resolved_dev_fraction() == 0.1
 
 
 def test_columns_guessed_from_a_headerless_file_are_filled_once_per_file(tmp_path):
@@ -413,3 +433,41 @@ def test_the_stance_classes_are_recognised_by_the_field_figures_table():
 
     assert field_f1_classes(["AGAINST", "FAVOR", "NONE"]) == ("FAVOR", "AGAINST")
     assert field_f1_classes(["FAVOR", "NONE"]) == () and field_f1_classes(None) == ()
+
+
+# ---- fields that name classes, against the training data's classes -----------------------------------------------
+def test_class_fields_set_for_other_data_are_cleared_when_the_new_datas_classes_are_counted(tmp_path):
+    """A form filled for stance data (F1 classes FAVOR, AGAINST, Best checkpoint by f_avg, class weights by name)
+    whose training file becomes a spam file: once the data check counts ham, spam, the names the file lacks go,
+    with f_avg, and the banner names them; the run can no longer fail on them."""
+    stance = _table(tmp_path, "reviewed.tsv", "stance")
+    form = _form(tmp_path, task="single", train=stance, f1_classes=["FAVOR", "AGAINST"], metric_for_best="f_avg",
+                 class_weights="FAVOR=2,AGAINST=1")
+    form.edit("metric_for_best", "f_avg")
+    form.offer_f1_classes(["AGAINST", "FAVOR", "NONE"])          # its own data: nothing changes
+    assert form.get("f1_classes") == ["FAVOR", "AGAINST"]
+    form.edit("train", _table(tmp_path, "spam.csv", "spam"))
+    assert form.offer_f1_classes(["ham", "spam"])
+    assert form.get("f1_classes") == [] and form.get("class_weights") == "" and form.get("metric_for_best") == ""
+    cfg = form.config()
+    assert cfg.f1_classes == [] and cfg.metric_for_best == "" and "--f1-classes" not in form.command(cfg)
+    assert "F1 classes (FAVOR, AGAINST)" in form.note and "Best checkpoint by f_avg" in form.note
+    assert "(ham, spam): cleared" in form.note
+    assert form.class_fields.refusals(form.values) == {}
+
+
+def test_class_names_typed_for_this_data_that_it_lacks_block_the_launch_by_name(tmp_path):
+    """Names set for the data now chosen are the user's: they stay, and Launch is refused naming them and the
+    data's classes, before the run loads a model; a later file from another path (a typed path, a loaded
+    config) goes through the same count."""
+    spam = _table(tmp_path, "spam.csv", "spam")
+    form = _form(tmp_path, task="single", train=spam, f1_classes=["FAVOR", "AGAINST"])
+    assert not form.offer_f1_classes(["ham", "spam"])            # loaded with this file: the user's to fix
+    assert form.get("f1_classes") == ["FAVOR", "AGAINST"]
+    assert form.class_fields.refusals(form.values) == {
+        "f1_classes": "F1 classes name FAVOR, AGAINST, not classes of the training data (its classes: ham, spam)"}
+    form.edit("class_weights", "spam=3,junk=1")
+    assert "Class weights names junk, not a class" in form.class_fields.refusals(form.values)["class_weights"]
+    form.edit("f1_classes", ["spam"])
+    form.edit("class_weights", "balanced")
+    assert form.class_fields.refusals(form.values) == {}

@@ -128,6 +128,14 @@ def test_cli_curve_scores_every_size_beside_the_baseline(tmp_path, monkeypatch):
     again = run_cli(cmd)
     assert again.returncode == 0 and again.stderr.count("already done; kept") == 3
 
+    from explorer.core.studies.curve_results import collect_curve     # the Groups page's scoring step
+    from explorer.core.studies.groups import GROUP_FILE, load_group_file
+
+    reports = []
+    collect_curve(runs, load_group_file(folder / GROUP_FILE), progress=lambda d, n: reports.append((d, n)),
+                  cancelled=lambda: False)
+    assert reports == [(12, 36), (24, 36), (36, 36)]     # each size's 12 dev rows (cached: whole at once)
+
 
 # -- the Groups page ---------------------------------------------------------------------------------
 def _curve_result(group_folder, group):
@@ -169,6 +177,7 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
     with qtbot.waitSignal(tab.group_shown, timeout=10_000):
         tab.show_group("lc")
     assert "learning curve: not scored yet" in tab.view.summary.text()
+    assert tab.view.curve_plot.drawn is None and tab.view.curve_plot.isVisibleTo(tab)
     result = _curve_result(group_dir(tmp_path, "lc"), group)
     with qtbot.waitSignal(tab.group_shown, timeout=10_000):
         tab.show_group("lc")
@@ -178,8 +187,12 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
         assert html.escape(line) in text
     assert "bag-of-words 54.0 (46.0 to 62.0)" in text and "the next doubling" in text
     assert "1 of 2 dev rows (50.0%) also occur in the training rows" in text
+    drawn = tab.view.curve_plot.drawn   # the same figures drawn: sizes on log2 rows, the fit's next doubling
+    assert list(drawn.model.value) == pytest.approx([41, 52, 58, 61]) and drawn.next is not None
     tab.show()
     tab.grab().save(str(tmp_path / "curve.png"))
+    report = tab.view.export_report(tmp_path / "report")
+    assert (report / "learning_curve.png").is_file() and "## Learning curve" in (report / "report.md").read_text()
 
 
 def test_learning_curve_button_asks_with_the_sizes_and_the_time_then_writes_the_group(qtbot, tmp_path, monkeypatch):

@@ -108,3 +108,27 @@ def test_a_clicked_row_opens_as_its_kind_of_example():
     assert dev_example("regression", row)["label"] == 3.0
     assert dev_example("pair", row) == {"kind": "pair", "text_a": "ctx", "text_b": "e0 | e1 | e2 | e3", "label": 2}
     assert np.isclose(dev_example("regression", row)["label"], row.gold)
+
+
+def test_a_best_checkpoint_picked_on_a_dev_sample_says_why_all_its_dev_rows_score_it_otherwise(tmp_path):
+    """The stance run held out 281 rows and evaluated a 200-row sample of them during training: its Best dev
+    (49.85 F_avg at step 20) counts those 200; the page scores all 281 (49.61) and says why the figures differ."""
+    from explorer.core.protocol.events import EventWriter
+    from explorer.ui.runs.best_rows import scored_rows_note
+
+    ckpt = run(tmp_path, "stance", f1_classes=["FAVOR", "AGAINST"])
+    folder = tmp_path / "runs" / "stance"
+    writer = EventWriter("stance", path=folder / "events.jsonl")
+    for step, rows in ((0, 200), (20, 200), (40, 281)):
+        writer.emit("eval", step=step, metrics={"f_avg": 0.4985}, dev_rows=rows, dev_total=281)
+        if step == 20:
+            writer.emit("checkpoint", step=20, path=ckpt, kind="best", metric="f_avg")
+    writer.close()
+    prefill = RunPrefill()
+    prefill.plan(ckpt, "", {"text": "", "label": ""})
+    assert prefill.best_rows == (200, 281)
+    note = scored_rows_note(prefill.best_rows, 281)
+    assert "200-row stratified dev sample of these 281 rows" in note
+    assert scored_rows_note(prefill.best_rows, 100) == "" and scored_rows_note((281, 281), 281) == ""
+    prefill.plan(run(tmp_path, "other"), "", {"text": "", "label": ""})   # a run without events: nothing said
+    assert prefill.best_rows is None

@@ -89,12 +89,12 @@ def test_cli_on_an_unsized_pty_shows_loading_then_a_bar_with_eta_before_the_seco
 def test_progress_from_the_first_batch_while_the_rows_are_still_being_counted(tmp_path, monkeypatch):
     data = _write_tsv(tmp_path / "in.tsv", 200)
     gate = threading.Event()
-    real_count = engine.estimate_rows
+    real_count = engine.rows_in_file
 
-    def slow_count(path):        # a huge file's count: it ends only when the test says so
+    def slow_count(path, *args):        # a huge file's count: it ends only when the test says so
         gate.wait(timeout=10)
-        return real_count(path)
-    monkeypatch.setattr(engine, "estimate_rows", slow_count)
+        return real_count(path, *args)
+    monkeypatch.setattr(engine, "rows_in_file", slow_count)
     calls: list[tuple[int, int | None]] = []
     before_second: list[tuple[int, int | None]] = []
 
@@ -262,3 +262,22 @@ def test_an_interrupted_predict_says_the_rows_in_the_file(qtbot, tmp_path, monke
     dialog._progress(300, 700)        # the child's last report before the cancelled reply
     dialog._failed("cancelled")
     assert f"Cancelled: 300 rows written to {tmp_path / 'out.csv'} stay" in dialog.status.text()
+
+
+@pytest.mark.parametrize("name, text, rows", [
+    ("texts.txt", "a fine film\na dull film\ngood\nbad\nthe worst\n", 5),                 # no header line
+    ("quoted.csv", 'text\n"a film\nin two lines"\nok\n\n"and, a comma"\n', 4),          # a line break in a text
+])
+def test_the_progress_total_is_the_rows_predicted_from_the_first_report(tmp_path, name, text, rows):
+    """The bar's total is counted by the reader predict uses: a .txt of 5 texts is 5 (not 4: it has no header),
+    a quoted text's line break is not a row, an empty line is one (reported with its error)."""
+    data = tmp_path / name
+    data.write_text(text, encoding="utf-8")
+    assert engine.rows_in_file(data) == rows
+    model = save_tiny_model(tmp_path / "cls", "classification")
+    calls: list[tuple[int, int | None]] = []
+    summary = predict_file(str(model), str(data), str(tmp_path / "out.csv"), loaded=tiny_loaded_model("classification"),
+                           batch_size=2, chunk_rows=2, progress=lambda done, total: calls.append((done, total)))
+    assert summary.rows == rows
+    assert {total for _done, total in calls if total is not None} == {rows}, calls
+    assert calls[-1] == (rows, rows)

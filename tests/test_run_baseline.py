@@ -99,6 +99,16 @@ def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, 
     assert report["difference"]["mcnemar_p"] == pytest.approx(p_ref)
     assert report["n_dev"] == 12 and report["n_train"] == 24
     assert [m["reason"] for m in report["marks"]] == [FEW_EXAMPLES, FEW_EXAMPLES]
+    # kept in the run folder, where the Runs list and the capsule read it
+    from explorer.core.studies.run_baseline import read_run_baseline
+    from explorer.ui.runs.baseline_cells import BaselineCells
+    from explorer.ui.runs.state import RunState
+
+    saved = read_run_baseline(runs / "r1")
+    assert saved["lines"] == report["lines"] and saved["metrics"] == report["figures"]["baseline"]
+    assert saved["name"].startswith("bag-of-words") and "McNemar p" in saved["detail"]
+    cell = BaselineCells().text(RunState(run_id="r1", path=runs / "r1", config={"task": "single"}))
+    assert cell.split()[0] == f"{100 * report['difference']['difference']:+.1f}"
     best = run_cli(["baseline", str(runs / "r1"), "--best", "--resamples", "200"])
     if best.returncode == 0:
         assert "checkpoints/best, picked by accuracy) was chosen on these same rows" in best.stdout

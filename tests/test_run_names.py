@@ -72,3 +72,38 @@ def test_automatic_run_names_say_the_data_folder_when_the_file_name_is_generic(t
                        "20261202-033700-minilm-single-stance_semeval2016": dict(base, task="single", train=stance),
                        "20261202-031800-minilm-ner-conll2003": dict(base, task="ner", train="/data/conll2003/train.txt")})
     assert sorted(got.values()) == ["ner · conll2003", "single · glue_sst2", "single · stance_semeval2016"]
+
+
+def test_a_run_keeps_the_name_it_was_shown_by_in_the_next_session(qtbot, tmp_path):
+    """Session 1 lists a SQuAD run beside a BERT-base run: it is named by its model too ("minilm · squad_v1").
+    Session 2 lists it with other MiniLM runs only: the names computed now would drop the model, but the run keeps
+    the name it had; a new run whose name is taken gets its id after it; the user's own name still wins."""
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+    from explorer.ui.shell.settings import AppSettings, ShownRunNames
+
+    def run(rid, model, task):
+        folder = tmp_path / rid
+        folder.mkdir(exist_ok=True)
+        return RunState(run_id=rid, path=folder, config={"model": model, "task": task, "train": "/d/train-v1.1.json"})
+
+    squad = "20261130-101500-minilm-squad_v1"
+    settings = AppSettings(tmp_path / "settings.ini")
+    first = RunsModel()
+    first.shown_names = ShownRunNames(settings)
+    for s in (run(squad, "bundled:minilm", "squad_v1"), run("20261130-101600-bert-squad_v1", "bert-base", "squad_v1")):
+        first.upsert(s)
+    shown = first.names[squad]
+    assert shown.startswith("minilm")
+
+    second = RunsModel()
+    second.shown_names = ShownRunNames(AppSettings(tmp_path / "settings.ini"))   # the next session
+    for s in (run(squad, "bundled:minilm", "squad_v1"), run("20261201-090000-minilm-squad_v2", "bundled:minilm",
+                                                            "squad_v2")):
+        second.upsert(s)
+    assert second.names[squad] == shown
+    assert run_names.short_names({squad: {"model": "bundled:minilm", "task": "squad_v1"},
+                                  "x": {"model": "bundled:minilm", "task": "squad_v2"}})[squad] != shown   # it would move
+    assert run_names.keep_shown_names({"a": "squad_v1", "b": "squad_v1"}, {"a": "squad_v1"}) == {
+        "a": "squad_v1", "b": "squad_v1 · b"}
+    assert run_names.keep_shown_names({"a": "mine"}, {"a": "old"}, {"a": "mine"}) == {"a": "mine"}

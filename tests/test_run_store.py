@@ -265,3 +265,33 @@ def test_dock_and_curves_follow_the_store_and_the_bridge_delivers_on_the_gui_thr
     assert threads[0] is dock.thread()                      # delivered on the GUI thread
     store.remove("r1")
     assert dock.all_ids() == []
+
+
+# ---- a run is one folder ---------------------------------------------------------------------------------------------
+def test_two_folders_of_one_name_are_two_runs_told_apart_by_their_parent(tmp_path, capsys):
+    """An HF Trainer folder hf-output and its TensorBoard export tb/hf-output: opening the export lists it beside
+    the Trainer run ("hf-output (tb)"), never in its place; reading either folder again finds its own key."""
+    from test_hf_trainer_runs import _trainer_state
+
+    from explorer.cli import main
+    from explorer.core.runs.store import RunStore
+    from explorer.ui.runs.store import load_run_state
+
+    trainer = tmp_path / "hf-output"
+    _trainer_state(trainer, 20, end=True)
+    assert main(["export-tensorboard", str(trainer), "--out", str(tmp_path / "tb")]) == 0
+    capsys.readouterr()
+    store = RunStore()
+    removed: list[str] = []
+    store.events.removed.connect(removed.append)
+    store.offer(load_run_state(trainer))
+    store.offer(load_run_state(tmp_path / "tb" / "hf-output"))
+    assert sorted(store.ids()) == ["hf-output", "hf-output (tb)"]
+    assert Path(store.get("hf-output").path) == trainer and store.get("hf-output").kind != store.get(
+        "hf-output (tb)").kind
+    again = load_run_state(tmp_path / "tb" / ".." / "tb" / "hf-output")   # the same folder by another spelling
+    store.offer(again)
+    assert again.run_id == "hf-output (tb)" and len(store.ids()) == 2 and not removed
+    assert store.listed_key(trainer) == "hf-output" and store.listed_key(tmp_path / "elsewhere") is None
+    store.remove("hf-output (tb)")
+    assert store.listed_key(tmp_path / "tb" / "hf-output") is None and store.ids() == ["hf-output"]

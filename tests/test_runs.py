@@ -111,3 +111,28 @@ def test_checkpoints_are_atomic_and_best_is_a_snapshot(tmp_path):
     # a crash between the two renames leaves last.old, which is still found
     os.replace(tmp_path / "checkpoints" / "last", tmp_path / "checkpoints" / "last.old")
     assert checkpoint_dir(tmp_path, "last").name == "last.old"
+
+
+def test_runs_command_without_a_folder_lists_the_apps_runs_folder_and_names_it(tmp_path, monkeypatch, capsys):
+    """`bert-explorer runs` alone lists the folder the desktop app opens: the one its settings remember, else
+    $EXPLORER_RUNS_DIR; stderr names it."""
+    from explorer.cli import main
+
+    default, remembered = tmp_path / "default runs", tmp_path / "chosen, in the app"
+    _make_run(default, "in-default", [("started", {"steps_total": 2})])
+    _make_run(remembered, "in-chosen", [("started", {"steps_total": 2})])
+    monkeypatch.setenv("EXPLORER_RUNS_DIR", str(default))
+    monkeypatch.setenv("EXPLORER_SETTINGS", str(tmp_path / "none.ini"))
+    assert main(["runs"]) == 0
+    out, err = capsys.readouterr()
+    assert "in-default" in out and str(default) in err
+    settings = tmp_path / "settings.ini"
+    settings.write_text(f'[General]\nruns_dir="{remembered}"\n', encoding="utf-8")   # as Qt writes a path with a comma
+    monkeypatch.setenv("EXPLORER_SETTINGS", str(settings))
+    assert main(["runs"]) == 0
+    out, err = capsys.readouterr()
+    assert "in-chosen" in out and "in-default" not in out and str(remembered) in err
+    monkeypatch.setenv("EXPLORER_RUNS_DIR", str(tmp_path / "never made"))
+    monkeypatch.setenv("EXPLORER_SETTINGS", str(tmp_path / "none.ini"))
+    assert main(["runs"]) == 2
+    assert "no runs folder yet" in capsys.readouterr().err

@@ -23,6 +23,8 @@ FILES = {
     "lines.txt": ("I loved this film\n\nIt was dull, truly.\r\n", False, "lines"),
     "rows.jsonl": ('{"text": "one", "label": 1}\n{"text": "two", "label": 0}\n', False, "jsonl"),
     "headless.csv": ("first text,pos\nsecond text,neg\n", True, "csv"),
+    "unnamed.csv": ("class,message,,,\nham,hi there,,,\nspam,win now,call,08001,today\n", False, "csv"),
+    "repeated.tsv": ("text\tlabel\ttext\none\tpos\tuno\n", False, "tsv"),
 }
 
 
@@ -78,6 +80,45 @@ def test_predict_labels_a_txt_file_and_a_headerless_tab_separated_csv(tmp_path, 
                  "--text-columns", "6", "7"]) == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("1,2,3,4,5,6,7,") and "predicted_score" in lines[0] and len(lines) == 3
+    capsys.readouterr()
+
+
+def test_unnamed_and_repeated_header_columns_keep_their_values_under_names_of_their_own(tmp_path):
+    """An SMS spam CSV's header "class,message,,,": every reader names the empty columns by position and says so;
+    a repeated name gets its position too; no value is lost on the way to a predictions file."""
+    from explorer.core.data.table import unique_columns
+
+    assert unique_columns(["class", "message", "", "", ""]) == (
+        ["class", "message", "column 3", "column 4", "column 5"],
+        "header columns 3, 4, 5 have no name: read as 'column 3', 'column 4', 'column 5'")
+    assert unique_columns(["text", "label", "text"]) == (
+        ["text", "label", "text (column 3)"], "repeated header name: 'text' of column 3 read as 'text (column 3)'")
+    assert unique_columns(["", "column 1"])[0] == ["column 1'", "column 1"]   # a header's own name wins
+    assert unique_columns(["a", "b"]) == (["a", "b"], "")
+    path = tmp_path / "spam.csv"
+    path.write_text(FILES["unnamed.csv"][0], encoding="utf-8")
+    table = read_table(path)
+    assert table.columns == ["class", "message", "column 3", "column 4", "column 5"]
+    assert any("have no name" in n for n in table.notes)
+    info, rows = iter_rows(path)
+    assert "have no name" in info.note
+    assert list(rows)[1].values == {"class": "spam", "message": "win now", "column 3": "call",
+                                    "column 4": "08001", "column 5": "today"}
+
+
+def test_predict_keeps_every_unnamed_columns_values(tmp_path, capsys):
+    from explorer.cli import main
+    from explorer.core.specs.heads import SINGLE_LABEL
+
+    classifier = save_tiny_head_model(tmp_path / "cls", SINGLE_LABEL)
+    data = tmp_path / "spam.csv"
+    data.write_text(FILES["unnamed.csv"][0], encoding="utf-8")
+    out = tmp_path / "out.csv"
+    assert main(["predict", "--model", str(classifier), "--data", str(data), "--out", str(out),
+                 "--text-columns", "message"]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("class,message,column 3,column 4,column 5,")
+    assert lines[2].startswith("spam,win now,call,08001,today,")
     capsys.readouterr()
 
 

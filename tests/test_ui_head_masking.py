@@ -5,13 +5,13 @@ the Attention page's head importance map."""
 from __future__ import annotations
 
 import pytest
-from helpers import tiny_loaded_model, write_tiny_squad
+from helpers import tiny_loaded_model, write_tiny_classification, write_tiny_conll, write_tiny_squad
 
 from explorer.core.ablation.one_input import mask_classify
 from explorer.core.attention.gates import gate_tensor, head_layout
-from explorer.ui.inspectors.components.head_masking import (comparison_html, comparison_rows, curve_points,
-                                                            importance_request, importance_summary,
-                                                            parse_selection)
+from explorer.ui.inspectors.components.head_masking import (MASK_DEV_CAP, comparison_html, comparison_rows,
+                                                            curve_points, dev_fields, importance_request,
+                                                            importance_summary, parse_selection)
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 
@@ -65,6 +65,15 @@ def test_the_importance_caption_names_the_heads_and_the_curve():
     assert curve_points(report) == ([4, 2], [0.75, 0.5])
     assert importance_request("qa", "  ", 10, 2) is None
     assert importance_request("qa", "d.json", 10, 2, {"doc_stride": 16})["doc_stride"] == 16
+    assert importance_request("qa", "d.json", 10, 2, iterative=True)["iterative"] is True
+    assert "2 kept (iterative pruning)." in importance_summary({**report, "pruning": "iterative"}, n=2)
+
+
+def test_the_dev_fields_name_the_file_a_capped_count_the_task_and_the_table_settings():
+    assert dev_fields("  ", 10, "single") is None
+    assert dev_fields(" d.tsv ", 50, "pair") == {"dev": "d.tsv", "cap": 50, "task": "pair"}
+    assert dev_fields("d.tsv", 0)["cap"] == MASK_DEV_CAP      # "all" on a dev page: capped, scored each Compare
+    assert dev_fields("d.tsv", 5, settings={"text_columns": ["a"]})["settings"] == {"text_columns": ["a"]}
 
 
 # ------------------------------------------------------------------------------------------- pages offscreen
@@ -147,3 +156,52 @@ def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtb
     assert dev["examples"] == 6 and dev["metric"] == "best_f1"
     assert dev["base"] == pytest.approx(panel.report["importance"]["metrics"]["best_f1"])
     assert "dev best_f1 (6 examples)" in hub.head_mask.table.text()
+
+
+def test_classify_page_scores_its_dev_page_file_with_heads_off(qtbot, tmp_path):
+    from explorer.ui.inspectors.classify_view import classify_tabs
+
+    (_, view), (_, dev) = classify_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    view.set_loaded(tiny_loaded_model("classification", num_labels=2))
+    view.inputs.text_a.setText("a good model")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    bar = view.head_mask
+    bar.field.setText("0.*")
+    bar.on_dev.setChecked(True)
+    assert not bar.on_dev.isHidden()
+    assert bar.compare() is None and "Choose a dev file in the Classify: dev set page" in bar.table.text()
+    dev.path.setText(str(write_tiny_classification(tmp_path / "dev.tsv")))
+    dev.cap.setValue(6)
+    assert bar.compare() is not None
+    qtbot.waitUntil(lambda: bar.result is not None, timeout=60000)
+    d = bar.result["dev"]
+    assert d["examples"] == 6 and d["metric"] == "accuracy" and d["source"] == dev.path.text()
+    assert d["masked"] is not None and d["change"] == pytest.approx(d["masked"] - d["base"])
+    assert "dev accuracy (6 examples)" in bar.table.text()
+
+
+def test_tag_page_scores_its_dev_page_file_with_heads_off(qtbot, tmp_path):
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=1)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-PER", "B-LOC", "B-MISC", "I-MISC"]))  # the file's tags
+    loaded.model.config.label2id = {n: k for k, n in loaded.model.config.id2label.items()}
+    view.set_loaded(loaded)
+    view.sentence.setText("ada was born in london")
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
+    bar = view.head_mask
+    bar.field.setText("L1")
+    bar.on_dev.setChecked(True)
+    assert bar.compare() is not None
+    qtbot.waitUntil(lambda: bar.result is not None, timeout=60000)
+    d = bar.result["dev"]
+    assert d["examples"] == 4 and d["metric"] == "f1"     # the whole tiny file: under the cap of "all"
+    assert "dev f1 (4 examples)" in bar.table.text()

@@ -23,8 +23,7 @@ def dev_view(qtbot, tmp_path, monkeypatch):
 
 
 def test_dev_tab_before_a_file_and_untrained_warning(dev_view, tiny_qa, tmp_path):
-    assert dev_view.progress.text() == "no study yet"          # not "0 / 100 windows"
-    assert "windows" not in dev_view.progress.text()
+    assert not dev_view.job_bar.isVisibleTo(dev_view)          # no progress row (no "0 / 100 windows") before a run
     dev_view.set_model(tiny_qa)
     assert dev_view.head_note.isVisibleTo(dev_view) and "freshly initialised" in dev_view.head_note.text()
     assert dev_view.estimate.text() == ""
@@ -71,6 +70,28 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
         ckpt.mkdir(parents=True)
         (run / "config.json").write_text(json.dumps({"task": task, "dev": str(dev)}), encoding="utf-8")
         assert run_dev_file(str(ckpt)) == expected, task
+
+
+def test_a_squad_v1_checkpoint_is_warned_that_tau_is_uncalibrated(dev_view, tiny_qa, tmp_path):
+    """A checkpoint whose run (or known hub card) trained on SQuAD v1.1 never learnt a no-answer score: the page
+    says τ is uncalibrated for it; a SQuAD 2.0 run's checkpoint and an unknown model get no such warning."""
+    import dataclasses
+
+    from explorer.ui.inspectors.components.dev_tau import no_answer_training_note
+
+    for task in ("squad_v1", "squad_v2"):
+        run = tmp_path / task
+        (run / "checkpoints" / "best").mkdir(parents=True)
+        (run / "config.json").write_text(json.dumps({"task": task}), encoding="utf-8")
+    v1, v2 = (str(tmp_path / task / "checkpoints" / "best") for task in ("squad_v1", "squad_v2"))
+    assert "uncalibrated" in no_answer_training_note(v1) and "SQuAD v1.1" in no_answer_training_note(v1)
+    assert no_answer_training_note(v2) == "" and no_answer_training_note(str(tmp_path / "elsewhere")) == ""
+    assert "uncalibrated" in no_answer_training_note("distilbert/distilbert-base-cased-distilled-squad")
+    assert no_answer_training_note("deepset/roberta-base-squad2") == ""
+    dev_view.set_model(dataclasses.replace(tiny_qa, path=v1, head_initialised=False))
+    assert dev_view.head_note.isVisibleTo(dev_view) and "uncalibrated" in dev_view.head_note.text()
+    dev_view.set_model(dataclasses.replace(tiny_qa, path=v2, head_initialised=False))
+    assert not dev_view.head_note.isVisibleTo(dev_view)
 
 
 def test_run_checkpoint_prefills_dev_file_and_window_settings(qtbot, tmp_path, monkeypatch):

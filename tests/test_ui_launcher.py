@@ -47,7 +47,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
     qtbot.addWidget(w)
     w.resize(1300, 800)
     w.show()
-    assert "Preset: offline default (lr 0.0001" in w.preset_label.text()
+    assert "Preset: offline default (lr 0.0001" in w.banner.whole_text()
     qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
     assert w.train_preview.result["ok"] and w.launch_btn.isEnabled()
     w.grab().save(str(tmp_path / "launcher_default.png"))
@@ -71,7 +71,7 @@ def test_launcher_says_preset_and_rejects_tsv_for_qa(qtbot, tmp_path):
     qtbot.waitUntil(lambda: w.train_preview.result is not None, timeout=90000)
     assert w.train_preview.result["ok"] and w.launch_btn.isEnabled()
     w.editors["learning_rate"].set(5e-5)
-    assert "Custom settings" in w.preset_label.text()
+    assert "Custom settings" in w.banner.whole_text()
 
 
 def test_preview_squad_json_given_to_classification(tmp_path):
@@ -230,10 +230,10 @@ def test_the_intro_names_the_preset_the_preset_line_names(qtbot, tmp_path):
     qtbot.addWidget(w)
     w.resize(1280, 800)
     w.show()
-    assert "Preset: offline default" in w.preset_label.text()
+    assert "Preset: offline default" in w.banner.whole_text()
     assert "offline default" in w.hint.text() and "fast" not in w.hint.text().lower()
     w.apply_preset("fast-cpu")
-    assert "fast CPU" in w.preset_label.text() and "fast CPU preset" in w.hint.text()
+    assert "fast CPU" in w.banner.whole_text() and "fast CPU preset" in w.hint.text()
 
 
 def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot, tmp_path):
@@ -262,8 +262,8 @@ def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot
     w.train_preview._token += 1                        # the data check's guess of the columns, said in the banner
     w.train_preview._done(w.train_preview._token, preview_data(stsb, "regression", options={"no_header": True}))
     QApplication.processEvents()
-    assert "No header row: Text columns 6, 7 and Label column 5 guessed" in w.preset_label.text()
-    note = w.preset_label.text()
+    assert "No header row: Text columns 6, 7 and Label column 5 guessed" in w.banner.whole_text()
+    note = w.banner.whole_text()
     assert "went back to all" in note and note.index("went back to all") < note.index("Regression")
 
     def dev_cap_y() -> int:
@@ -272,7 +272,7 @@ def test_the_form_does_not_move_when_a_typed_cap_takes_the_amber_line_away(qtbot
 
     before, banner = dev_cap_y(), w.banner.height()
     w.editors["train_cap"].set(1600)                   # typed: the amber line goes
-    assert "went back to all" not in w.preset_label.text()
+    assert "went back to all" not in w.banner.whole_text()
     assert (dev_cap_y(), w.banner.height()) == (before, banner)
 
 
@@ -348,7 +348,7 @@ def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_
     short = w.banner.height()
     fill_launcher(w, fields, note)
     QApplication.processEvents()
-    assert "The dev rows are the first run" in w.preset_label.text()
+    assert "The dev rows are the first run" in w.banner.whole_text()
     text = _banner_text_height(w)
     assert w.banner.height() > short                                   # grown for the note
     assert w.banner.verticalScrollBar().maximum() == 0 and text <= w.banner.viewport().height()
@@ -360,7 +360,7 @@ def test_the_fine_tune_note_is_whole_in_the_banner_and_typing_does_not_move_the_
     before, banner = dev_cap_y(), w.banner.height()
     w.editors["train_cap"].set(100)                 # typed: nothing above Dev cap moves
     w.editors["task"].set("regression")             # a task switch writes its own (shorter) note: no move either
-    assert "The dev rows are the first run" not in w.preset_label.text()
+    assert "The dev rows are the first run" not in w.banner.whole_text()
     assert (dev_cap_y(), w.banner.height()) == (before, banner)
 
     w.set_config(TrainConfig(task="single"))         # filled again with a short text: back to the least height
@@ -385,8 +385,29 @@ def test_a_banner_longer_than_its_cap_scrolls_and_a_resize_refits_it(qtbot, tmp_
     assert w.banner.height() > wide and w.banner.verticalScrollBar().maximum() == 0
     w.show_note("a few words of a note " * 200)
     QApplication.processEvents()
-    assert w.banner.height() <= line * BANNER_MAX_LINES + 20 and w.banner.verticalScrollBar().maximum() > 0
+    assert w.banner.height() <= line * BANNER_MAX_LINES + 20 and w.banner.verticalScrollBar().maximum() == 0
     assert BANNER_MAX_LINES > BANNER_LINES
+
+
+def test_a_note_longer_than_the_banner_ends_at_a_sentence_and_the_tooltip_has_it_all(qtbot, tmp_path):
+    """A note taller than the banner shows the whole sentences that fit, then says where the rest is; it never
+    ends mid-sentence (a scrolling box cut "…were cleared: choose this" at its bottom edge)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.banner import MORE
+
+    w = shown_launcher(qtbot, tmp_path, 1000)
+    sentences = [f"Sentence number {i} says a few more words about what the form did to the fields." for i in range(40)]
+    w.show_note(" ".join(sentences))
+    QApplication.processEvents()
+    shown = w.preset_label.text()
+    assert shown.endswith(MORE) and shown.removesuffix(MORE).endswith(".")
+    assert "Sentence number 0 says" in shown and "Sentence number 39" not in shown
+    assert sentences[-1] in w.preset_label.toolTip()
+    assert w.banner.verticalScrollBar().maximum() == 0
+    w.show_note(sentences[0])   # a note that fits is shown whole, with no pointer to the tooltip
+    QApplication.processEvents()
+    assert sentences[0] in w.preset_label.text() and MORE not in w.preset_label.text()
 
 
 def test_the_stance_datas_check_fills_f1_classes_and_the_field_says_what_it_is(qtbot, tmp_path):
@@ -401,6 +422,54 @@ def test_the_stance_datas_check_fills_f1_classes_and_the_field_says_what_it_is(q
     w._offer_columns({"class_counts": {"AGAINST": 5, "FAVOR": 3, "NONE": 2}, "columns": [], "samples": {}})
     w._changed()
     assert w.editors["f1_classes"].get() == ["FAVOR", "AGAINST"]
-    assert "F_avg" in w.preset_label.text()
+    assert "F_avg" in w.banner.whole_text()
     tip = w.editors["f1_classes"].focus.toolTip()
     assert "official" in tip and "NONE left out" in tip
+
+
+def test_f1_classes_the_training_data_lacks_turn_red_and_keep_launch_off(qtbot, tmp_path):
+    """F1 classes set for the spam file that name no class of it: the field is red with the missing names and
+    Launch stays off with the same sentence; a new file whose classes are counted clears them instead."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    spam = write_file(tmp_path / "spam" / "spam.csv", "class,message\nham,hi there\nspam,win now\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(spam), f1_classes=["FAVOR", "AGAINST"]))
+    w._offer_columns({"class_counts": {"ham": 5, "spam": 3}, "columns": [], "samples": {}})
+    w._changed()
+    reason = w.editors["f1_classes"].focus.property("invalidReason")
+    assert reason == "F1 classes name FAVOR, AGAINST, not classes of the training data (its classes: ham, spam)"
+    assert not w.launch_btn.isEnabled() and "FAVOR, AGAINST" in w.problem.text()
+    w.editors["f1_classes"].set(["spam"])
+    w._field_changed("f1_classes")
+    assert w.editors["f1_classes"].focus.property("invalidReason") == ""
+
+
+def test_a_form_from_reviewed_rows_switched_to_a_spam_file_loses_the_stance_classes(qtbot, tmp_path):
+    """The form "Fine-tune on reviewed rows" fills (stance data, F1 classes FAVOR, AGAINST, Best checkpoint by
+    f_avg) gets a spam CSV by Browse…: once the data check counts ham, spam, the command carries neither flag and
+    the banner says what went; the run would otherwise fail after loading the model."""
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.ui.launch.data_preview import preview_data
+    from explorer.ui.launch.launcher import LauncherPanel
+
+    stance = write_file(tmp_path / "review" / "reviewed.tsv", "Tweet\tStance\ngood\tFAVOR\nbad\tAGAINST\nmeh\tNONE\n")
+    spam = write_file(tmp_path / "spam" / "spam.csv", "class,message,,,\nham,hi there,,,\nspam,win now,call,0800,today\n")
+    w = LauncherPanel(tmp_path / "runs")
+    qtbot.addWidget(w)
+    w.set_config(TrainConfig(task="single", train=str(stance), f1_classes=["FAVOR", "AGAINST"],
+                             metric_for_best="f_avg", output_dir=str(tmp_path / "runs")))
+    w.show_note("Filled from reviewed rows")
+    w.editors["metric_for_best"].set("f_avg")
+    w._field_changed("metric_for_best")
+    w.editors["train"].set(str(spam))              # what Browse… does
+    w.train_preview.finished.emit(preview_data(str(spam), "single"))   # no text column guessed: classes unknown
+    assert w.editors["f1_classes"].get() == ["FAVOR", "AGAINST"]   # kept until the new data's classes are known
+    w.editors["text_columns"].set(["message"])     # the user picks the text column: the classes are counted
+    w.train_preview.finished.emit(preview_data(str(spam), "single", text_columns=["message"], label_column="class"))
+    command = w.command.toPlainText()
+    assert "--f1-classes" not in command and "f_avg" not in command
+    assert "F1 classes (FAVOR, AGAINST)" in w.preset_label.text() and "cleared" in w.preset_label.text()
+    assert "f1_classes" not in w.problem.text() and "F1 classes" not in w.problem.text()

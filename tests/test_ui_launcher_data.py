@@ -81,7 +81,7 @@ def test_stsb_without_a_header_shows_its_rows_and_names_each_column_with_a_sampl
     assert "5 — 5.000" in shown and "6 — A plane is taking off." in shown
     # the guess from the values is filled in (the run cannot make it), and the banner says so
     assert w.editors["text_columns"].get() == ["6", "7"] and w.editors["label_column"].get() == "5"
-    assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.preset_label.text()
+    assert "Text columns 6, 7 and Label column 5 guessed from the first rows" in w.banner.whole_text()
     assert "--text-columns 6,7 --label-column 5" in w.command.toPlainText()
     # a choice made from the list reads as the column's name
     label.setCurrentIndex(shown.index("4 — 0001"))
@@ -170,3 +170,33 @@ def test_the_dev_data_preview_says_the_run_holds_out_the_dev_fraction(qtbot, tmp
     w.editors["dev"].set(stance)                       # a dev file: its own preview, no note about a split
     w.refresh_previews()
     assert "holds out" not in w.dev_preview.summary.text()
+
+
+def test_the_class_counts_stay_in_view_under_the_summary_up_to_a_few_rows(qtbot, tmp_path):
+    """The training data's class-count bars are in view under the summary in a 1280x800 window (a 4-line box cut
+    a 5-class table's bars); a table of many classes shows the first CLASS_ROWS_SHOWN and scrolls for the rest."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.launch.preview import CLASS_ROWS_SHOWN, DataPreview
+    from explorer.ui.shell.layout_check import out_of_view
+
+    preview = DataPreview("train")
+    qtbot.addWidget(preview)
+    preview.resize(290, 338)   # the preview pane of the launcher in a 1280x800 window
+    preview.show()
+    qtbot.waitExposed(preview)
+    classes = ["AGAINST", "FAVOR", "MIXED", "NONE", "OTHER"]
+    summary = "400 examples, 5 labels (AGAINST: 80, FAVOR: 80, MIXED: 80, NONE: 80, OTHER: 80); columns 'text', label"
+    res = {"ok": True, "summary": summary, "class_counts": dict.fromkeys(classes, 80), "notes": ["a note"] * 3,
+           "records": [{"text": "a", "label": "FAVOR"}]}
+    preview._done(preview._token, res)
+    QApplication.processEvents()
+    lead = preview.lead_height(preview._notes_width())
+    assert preview.notes.viewport().height() >= lead > 5 * preview.summary.fontMetrics().lineSpacing()
+    assert out_of_view(preview.table, top=30) == ""      # the records still show under them
+    many = {f"class {i}": 10 for i in range(30)}
+    preview._done(preview._token, dict(res, class_counts=many))
+    QApplication.processEvents()
+    line = preview.summary.fontMetrics().lineSpacing()
+    assert preview.notes.viewport().height() >= CLASS_ROWS_SHOWN * line
+    assert preview.notes.verticalScrollBar().maximum() > 0    # the other rows scroll

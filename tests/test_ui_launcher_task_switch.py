@@ -59,7 +59,7 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     qtbot.addWidget(w)
     qa = w.config()
     assert (qa.eval_every, qa.batch_size, qa.resolved_max_seq_length()) == (23, 4, 256)
-    assert w.preset_label.text().startswith("<b>Preset: offline default")
+    assert w.banner.whole_text().startswith("<b>Preset: offline default")
     w.editors["epochs"].set(2.0)            # the user's own values stay
     w.editors["batch_size"].set(8)
     w.editors["task"].set("pair")
@@ -68,13 +68,13 @@ def test_a_task_switch_brings_the_tasks_defaults_to_the_fields_not_edited(qtbot,
     assert cls.eval_every == facts.default_eval_every
     assert cls.resolved_learning_rate() == facts.default_learning_rate == 2e-5
     assert cls.resolved_max_seq_length() == facts.default_max_seq_length == 128
-    banner = w.preset_label.text()
+    banner = w.banner.whole_text()
     assert "offline default" in banner and "no longer applies" in banner and "your batch_size kept" in banner
     assert w.hint.isHidden()                 # the note takes the first-visit hint's place: the form does not jump
     assert "Preset: offline default" not in banner.split("<br>")[0]
     assert "--eval-every 23" not in w.command.toPlainText() and "--max-seq-length 256" not in w.command.toPlainText()
     w.apply_preset("offline")              # a preset is a fresh start: its banner, nothing marked edited
-    assert w.config().batch_size == 4 and "no longer applies" not in w.preset_label.text()
+    assert w.config().batch_size == 4 and "no longer applies" not in w.banner.whole_text()
     assert not w.hint.isHidden()
     assert w.config().train.endswith(".json") and w.config().dev.endswith(".json")
 
@@ -90,7 +90,7 @@ def test_a_task_switch_to_other_data_clears_the_presets_files_not_the_users(qtbo
     w.apply_preset("offline")
     w.editors["task"].set("single")
     assert w.config().train == "" and w.config().dev == ""
-    assert "cleared: choose this task's data" in w.preset_label.text()
+    assert "cleared: choose this task's data" in w.banner.whole_text()
     w.editors["task"].set("squad_v1")
     mine = tmp_path / "mine.tsv"
     mine.write_text("sentence\tlabel\ngood\t1\n", encoding="utf-8")
@@ -125,19 +125,19 @@ def test_the_banner_says_what_is_true_once_the_data_files_are_chosen(qtbot, tmp_
     qtbot.addWidget(w)
     w.apply_preset("offline")
     w.editors["task"].set("single")
-    assert "the train and dev data of the preset" in w.preset_label.text()
-    w.editors["train"].set(str(tmp_path / "stance_train.csv"))
-    banner = w.preset_label.text()
-    assert "the dev data of the preset" in banner and "train and dev" not in banner   # only the dev is still to do
+    assert "the train and dev data of the preset" in w.banner.whole_text()
+    w.editors["train"].set(str(tmp_path / "stance_train.csv"))   # the data chosen (dev: a file or a held-out share)
+    banner = w.banner.whole_text()
+    assert "cleared" not in banner and "choose this task" not in banner
     w.editors["dev"].set(str(tmp_path / "stance_dev.csv"))
-    banner = w.preset_label.text()
+    banner = w.banner.whole_text()
     assert "cleared" not in banner and "choose this task" not in banner
     assert "defaults for the recipe" in banner                                         # the recipe part is still true
     w.set_config(TrainConfig(task="single", train="a.tsv", label_column="Stance"))
     w.editors["train"].set(str(tmp_path / "b.tsv"))
-    assert "previous file's Label column" in w.preset_label.text() and "b.tsv" in w.preset_label.text()
+    assert "previous file's Label column" in w.banner.whole_text() and "b.tsv" in w.banner.whole_text()
     w.editors["train"].set(str(tmp_path / "c.tsv"))                                    # nothing of b's to reset
-    banner = w.preset_label.text()
+    banner = w.banner.whole_text()
     assert "previous file's" not in banner and "c.tsv" in banner
 
 
@@ -155,7 +155,7 @@ def test_a_new_training_file_clears_the_previous_files_layout(qtbot, tmp_path):
     w.editors["train"].set(str(tmp_path / "sts_train.tsv"))
     cfg = w.config()
     assert (cfg.text_columns, cfg.label_column, cfg.encoding, cfg.label_names) == ([], "", "", [])
-    assert "previous file's" in w.preset_label.text() and "Label column" in w.preset_label.text()
+    assert "previous file's" in w.banner.whole_text() and "Label column" in w.banner.whole_text()
     w.editors["label_column"].set("score")                  # chosen for this file: kept
     assert w.config().label_column == "score"
 
@@ -184,7 +184,7 @@ def test_a_training_file_from_other_data_clears_the_dev_file_beside_the_previous
     w.editors["task"].set("regression")
     assert w.config().dev == str(sst2 / "dev.tsv")          # the user's files stay across the switch
     w.editors["train"].set(str(stsb / "train.csv"))
-    assert w.config().dev == "" and "cleared: dev file dev.tsv" in w.preset_label.text()
+    assert w.config().dev == "" and "cleared: dev file dev.tsv" in w.banner.whole_text()
     w.editors["dev"].set(str(stsb / "dev.csv"))
     w.editors["train"].set(str(stsb / "train_small.csv"))   # same folder: the dev file is this data's
     assert w.config().dev == str(stsb / "dev.csv")
@@ -222,23 +222,23 @@ def test_a_task_switch_names_the_data_files_chosen_for_a_task_whose_labels_mean_
     qtbot.addWidget(w)
     w.set_config(TrainConfig(task="single", train=str(sst2 / "train.tsv"), dev=str(sst2 / "dev.tsv")))
     w.editors["task"].set("regression")
-    banner = w.preset_label.text()
+    banner = w.banner.whole_text()
     assert ("the train and dev files (train.tsv, dev.tsv) were chosen for Single sentence (SST-2 style): check that "
             "they hold a number (score) per row" in banner)
     w.editors["dev"].set(str(tmp_path / "stsb" / "dev.csv"))       # the dev file is this task's now
-    banner = w.preset_label.text()
+    banner = w.banner.whole_text()
     assert "the train file (train.tsv) was chosen for Single sentence" in banner and "dev.tsv" not in banner
     w.editors["train"].set(str(tmp_path / "stsb" / "train.csv"))
-    assert "chosen for Single sentence" not in w.preset_label.text()
+    assert "chosen for Single sentence" not in w.banner.whole_text()
     w.editors["task"].set("pair")                                   # files chosen for Regression, now for classes
-    assert "were chosen for Regression" in w.preset_label.text() and "a class per row" in w.preset_label.text()
+    assert "were chosen for Regression" in w.banner.whole_text() and "a class per row" in w.banner.whole_text()
     w.editors["task"].set("regression")                             # back to the task they were chosen for
-    assert "chosen for" not in w.preset_label.text()
+    assert "chosen for" not in w.banner.whole_text()
     w.editors["task"].set("single")
     w.editors["train"].set(str(sst2 / "train.tsv"))
     w.editors["dev"].set(str(sst2 / "dev.tsv"))
     w.editors["task"].set("pair")                                   # same labels (a class per row): nothing to say
-    assert "chosen for" not in w.preset_label.text()
+    assert "chosen for" not in w.banner.whole_text()
 
 
 def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_path):
@@ -254,11 +254,11 @@ def test_a_new_training_file_puts_the_caps_back_to_all_and_says_so(qtbot, tmp_pa
     w.editors["train"].set(str(tmp_path / "stance_semeval2016" / "train.txt"))
     cfg = w.config()
     assert (cfg.train_cap, cfg.dev_cap) == (0, 0) and "--train-cap" not in w.command.toPlainText()
-    banner = w.preset_label.text()
+    banner = w.banner.whole_text()
     assert "Train cap 640 and Dev cap 400, set for the previous file, went back to all" in banner
     assert "color:#b35c00" in banner                         # amber: it stands out from the rest of the note
     w.editors["train_cap"].set(500)                          # set again for this file: kept, and no more warning
-    assert "went back to all" not in w.preset_label.text()
+    assert "went back to all" not in w.banner.whole_text()
     w.editors["train"].set(str(tmp_path / "stance_semeval2016" / "train.txt"))   # the same file: nothing changes
     assert w.config().train_cap == 500
 
@@ -275,12 +275,12 @@ def test_a_task_change_clears_the_greyed_values_and_the_previous_run_name(qtbot,
     cfg = w.config()
     assert cfg.f1_classes == [] and cfg.class_weights == "" and cfg.run_id == ""
     assert w.editors["f1_classes"].get() == [] and not w.editors["f1_classes"].widget.isEnabled()
-    assert "the previous form's Run name (stance reviewed) cleared" in w.preset_label.text()
+    assert "the previous form's Run name (stance reviewed) cleared" in w.banner.whole_text()
     assert cfg.text_columns == ["sentence"] and cfg.label_column == "label"   # the same reader: still settings
     w.editors["task"].set("pair")                    # a task that uses them: the values are back; no run name
     cfg = w.config()
     assert cfg.f1_classes == ["FAVOR", "AGAINST"] and cfg.class_weights == "balanced" and cfg.run_id == ""
-    assert "Run name" not in w.preset_label.text()
+    assert "Run name" not in w.banner.whole_text()
 
     w.editors["run_id"].set("my stsb run")           # typed in this form: stays across a task change
     w.editors["task"].set("regression")

@@ -132,7 +132,7 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     assert [r["sentence"] for r in dev_rows] == [train_data.texts_a[k] for k in held] and cfg.resolved_dev_fraction() == 0
     assert not {r["sentence"] for r in dev_rows} & {r["sentence"] for r in combined}
     assert "one train file" in note and said == [note] and note.startswith("The dev rows are the first run's")
-    assert "held out (its dev_split.csv)" in launcher.preset_label.text() and not launcher.hint.isVisible()
+    assert "held out (its dev_split.csv)" in launcher.banner.whole_text() and not launcher.hint.isVisible()
     if os.environ.get("EXPLORER_SHOTS"):   # a look at the filled launcher: EXPLORER_SHOTS=/tmp/corrected_shots
         launcher.resize(1280, 800)
         launcher.grab().save(os.path.join(os.environ["EXPLORER_SHOTS"], "launcher_after_finetune.png"))

@@ -107,14 +107,14 @@ def test_dev_view_caps_the_sentences_and_reports_progress(qtbot, tmp_path):
     loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
     loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
     view.set_loaded(loaded)
-    said = []
-    dev.message.connect(said.append)
+    reports = []
+    dev._job.progress.connect(lambda done, total: reports.append((done, total)))
     dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
     dev.cap.setValue(2)
     dev.run()
     qtbot.waitUntil(lambda: dev.report is not None, timeout=30000)
     assert dev.report.n_sentences == 2
-    assert any(s.endswith("2 / 2 windows") for s in said), said
+    assert (2, 2) in reports and dev.job_bar.detail.text().startswith("2 of 2 windows"), reports
 
 
 def test_head_lines_are_a_table_that_fits_beside_the_heat_strip():

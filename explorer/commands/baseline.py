@@ -7,7 +7,8 @@ Usage::
 Fits TF-IDF + logistic regression (Ridge for a regression head) on the run's training rows, scores it and the
 run's checkpoint on the run's dev rows (its held-out split when it had no dev file) and prints the paired test
 of the fine-tune against the baseline (bootstrap intervals, McNemar's exact test; for a sentence-pair
-regression also the base encoder's cosine). A figure that reads optimistic is marked with the reason
+regression also the base encoder's cosine), and keeps them in the run folder (baseline_bag_of_words.json, which the
+Runs list and the capsule read). A figure that reads optimistic is marked with the reason
 (explorer/core/studies/run_baseline.py, explorer/core/metrics/optimism.py). Exit codes: 0 done, 2 unusable run
 or data.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from explorer.core.errors import exits_on_user_error
 
@@ -32,8 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @exits_on_user_error
 def run(args: argparse.Namespace) -> int:
-    from explorer.core.studies.run_baseline import run_baseline
+    from explorer.core.studies.run_baseline import run_baseline, write_run_baseline
 
     report = run_baseline(args.run, checkpoint="best" if args.best else "last", resamples=args.resamples, batch_size=args.batch_size)
+    path = write_run_baseline(report, args.run)
     print(json.dumps(report.to_dict(), indent=2) if args.json else "\n".join(report.lines()))
+    print(f"written to {path} (the Runs list and the capsule read it)", file=sys.stderr)
     return 0

@@ -4,7 +4,8 @@
 off, beside the unmasked result: the span table's n-best, score_diff and the tau decision (QA), the class
 probabilities (classification) or the tags (token tagging); with ``--dev`` also the dev metric with and without
 them. ``heads importance``: head importance on a capped dev set (gradient of the dev loss with respect to a gate
-per head, per-layer normalised; Michel et al. 2019) and the "prune the least important heads" curve.
+per head, per-layer normalised; Michel et al. 2019) and the "prune the least important heads" curve (the heads
+ranked once, or with ``--iterative`` ranked again after each step).
 Layers and heads count from 0.
 """
 
@@ -40,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp.add_argument("--steps", type=int, default=10,
                      help="points of the pruning curve: 100/STEPS %% of the heads masked more at each "
                           "(default: %(default)s; 0 = no curve)")
+    imp.add_argument("--iterative", action="store_true",
+                     help="prune iteratively (Michel et al. 2019): estimate the importance again with the heads "
+                          "masked so far before masking the next ones (one forward and backward pass per point) "
+                          "instead of ranking the heads once")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -147,6 +152,7 @@ def _importance(args) -> dict:
 
     loaded, task, window = _load(args)
     report = importance_report(loaded.model, loaded.tokenizer, task, args.dev, cap=args.cap, steps=args.steps,
+                               iterative=args.iterative,
                                max_seq_length=window["max_seq_length"], batch_size=args.batch_size,
                                settings={k: v for k, v in window.items() if k != "max_seq_length"})
     return {"model": args.model, **report}

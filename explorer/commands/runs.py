@@ -1,13 +1,16 @@
-"""`bert-explorer runs DIR`: every run found under DIR, ours and other tools' (HF Trainer, TensorBoard).
+"""`bert-explorer runs [DIR...]`: every run found under DIR, ours and other tools' (HF Trainer, TensorBoard);
+without DIR, the desktop app's runs folder (explorer.paths.app_runs_dir), named on stderr.
 
 Example::
 
+    bert-explorer runs                                               # the app's runs folder
     bert-explorer runs ~/bert-explorer-runs ~/hf-output            # a header, then one line per run
     bert-explorer runs ~/hf-output --json                            # the same as a JSON list
     bert-explorer runs ~/bert-explorer-runs --export-csv all.csv --wide   # every run's scalars, one table
 
 A header row names the columns (``--no-header``: none, for scripts); a line: run id, kind, status, step
-(done/planned), task, best metric (name=value@step, the stored scale), path; tab-separated.
+(done/planned), task, best metric (name=value@step; shares in percent, "f_avg=49.85%", whatever scale the run
+stored: one unit for every run), path; tab-separated. ``--json`` keeps the stored values.
 Folders are searched a few levels down (explorer.core.runs.reading.find_runs); one that cannot be read is named
 on stderr and the others are still listed. ``--export-csv`` writes ``run, step, name, value`` rows
 (explorer.core.runs.tensorboard; ``--wide``: one row per run and step, one column per scalar name).
@@ -27,7 +30,9 @@ class _RunsError(UserError):
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("folders", nargs="+", metavar="DIR", help="a runs folder, an HF Trainer output_dir, a run folder")
+    parser.add_argument("folders", nargs="*", metavar="DIR",
+                        help="a runs folder, an HF Trainer output_dir, a run folder; none: the desktop app's runs "
+                             "folder (the one it remembers, else $EXPLORER_RUNS_DIR or ~/bert-explorer-runs)")
     parser.add_argument("--json", action="store_true", help="print a JSON list (one object per run) instead of lines")
     parser.add_argument("--no-header", action="store_true", help="no header row before the lines (for scripts)")
     parser.add_argument("--export-csv", default="", metavar="FILE",
@@ -50,10 +55,14 @@ HEADER = ("run", "kind", "status", "step", "task", "best", "path")   # the colum
 
 
 def row_line(row: dict) -> str:
-    """'out  HF Trainer  HF Trainer run  6/6  single  accuracy=0.5@2  /path' (tab-separated, the HEADER columns)."""
+    """'out  HF Trainer  HF Trainer run  6/6  single  accuracy=50.00%@2  /path' (tab-separated, the HEADER columns;
+    the best value on the display scale, every share in percent: core.specs.metric_display.name_equals_value)."""
+    from explorer.core.specs.metric_display import name_equals_value
+
     step = f"{row['step']}/{row['steps_total']}" if row["steps_total"] else str(row["step"])
     best = row["best"]
-    best_text = "" if best is None else f"{best['name']}={best['value']:.4g}" + (f"@{best['step']}" if "step" in best else "")
+    best_text = "" if best is None else (name_equals_value(best["name"], best["value"], row["task"] or "")
+                                         + (f"@{best['step']}" if "step" in best else ""))
     return "\t".join([row["run_id"], row["kind"], row["status"], step, row["task"] or "-", best_text or "-",
                       row["path"]])
 
@@ -65,6 +74,14 @@ def run(args) -> int:
 
     if args.wide and not args.export_csv:
         raise _RunsError("--wide needs --export-csv FILE (the CSV to write)")
+    if not args.folders:
+        from explorer.paths import app_runs_dir
+
+        folder = app_runs_dir()
+        print(f"listing the app's runs folder {folder} (name a DIR to list another)", file=sys.stderr)
+        if not folder.is_dir():
+            raise _RunsError(f"{folder}: no runs folder yet (the app makes it at the first run); name a DIR to list")
+        args.folders = [str(folder)]
     records, problems = [], []
     for folder in args.folders:
         if not Path(folder).is_dir():

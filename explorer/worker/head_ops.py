@@ -42,18 +42,33 @@ def op_mask_heads(state, args: dict, progress, cancelled):
     return out
 
 
+def table_settings(args: dict) -> dict:
+    """The request's ``settings`` (a dev page's table settings: text and label columns, encoding, ...) that are
+    TrainConfig fields, the way load_dev_set reads the file; other keys are dropped."""
+    import dataclasses
+
+    from explorer.core.specs.train_config import TrainConfig
+
+    names = {f.name for f in dataclasses.fields(TrainConfig)} - {"task", "dev", "dev_cap", "max_seq_length"}
+    return {k: v for k, v in dict(args.get("settings") or {}).items() if k in names}
+
+
 def _dev_change(state, loaded, gates, args: dict) -> dict:
     """The dev metric with all heads and with ``gates`` on the first ``cap`` examples of ``dev`` read as ``task``
-    (default: the task of the model's head); the unmasked metrics are kept per model and dev set."""
+    (default: the task of the model's head) with the table ``settings``; the unmasked metrics are kept per model
+    and dev set."""
+    import json
+
     from explorer.core.ablation.dev import dev_change, load_dev_set
     from explorer.core.specs.tasks import task_for_model
 
     task = args.get("task") or task_for_model(loaded.task)
     window = {k: int(args[k]) for k in ("doc_stride", "max_query_length") if args.get(k) is not None}
+    settings = {**table_settings(args), **window}
     dev = load_dev_set(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
-                       max_seq_length=args.get("max_seq_length"), settings=window)
-    key = (id(loaded), "dev", str(args["dev"]), task, int(args.get("cap", 200)), tuple(sorted(window.items())),
-           args.get("max_seq_length"))
+                       max_seq_length=args.get("max_seq_length"), settings=settings)
+    key = (id(loaded), "dev", str(args["dev"]), task, int(args.get("cap", 200)),
+           json.dumps(settings, sort_keys=True, default=str), args.get("max_seq_length"))
     with state.lock:
         base = state.mask_bases.get(key)
     change = dev_change(loaded.model, dev, gates, base=base)
@@ -64,7 +79,8 @@ def _dev_change(state, loaded, gates, args: dict) -> dict:
 def op_head_importance(state, args: dict, progress, cancelled):
     """Head importance of the slot's model on a dev file (``dev``, its first ``cap`` examples, read as ``task``:
     default the task of the model's head) and the pruning curve (``steps`` points), with progress and cancel
-    (checked after the importance pass and after each point of the curve):
+    (checked after the importance pass and after each point of the curve; ``iterative``: the heads ranked again
+    after each step):
     explorer.core.ablation.importance.importance_report's dict plus the model's ``layers`` and ``heads_per_layer``."""
     from explorer.core.ablation.importance import importance_report
     from explorer.core.attention.gates import head_layout
@@ -85,7 +101,8 @@ def op_head_importance(state, args: dict, progress, cancelled):
         progress(done, total)
 
     report = importance_report(loaded.model, loaded.tokenizer, task, str(args["dev"]), cap=int(args.get("cap", 200)),
-                               steps=int(args.get("steps", 10)), max_seq_length=args.get("max_seq_length"),
+                               steps=int(args.get("steps", 10)), iterative=bool(args.get("iterative", False)),
+                               max_seq_length=args.get("max_seq_length"),
                                settings=window, progress=step)
     layout = head_layout(loaded.model)
     return {**report, "layers": layout.layers, "heads_per_layer": layout.heads}

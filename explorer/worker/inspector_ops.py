@@ -267,17 +267,23 @@ def op_tag(state: State, args: dict, progress, cancelled):
 
 def op_tag_dev(state: State, args: dict, progress, cancelled):
     """A CoNLL / JSONL dev file (its first ``cap`` sentences; 0 = all) tagged by the slot's model, with progress
-    (model rows done, rows): TagDevReport (per type, confusion, confident mistakes). The file's tags must be in
-    the model's tag set (id2label)."""
+    (model rows done, rows) after every batch and a cancel between batches: TagDevReport (per type, confusion,
+    confident mistakes). The file's tags must be in the model's tag set (id2label)."""
     from explorer.core.data.conll import load_tagging
+    from explorer.core.errors import Cancelled
     from explorer.core.tagging.alignment import tag_dev_report
     from explorer.core.tagging.forward import softmax, tag_names_of, word_logits
 
     loaded = state.model(args.get("slot", "tag"))
     names = tag_names_of(loaded.model)
     data = load_tagging(args["path"], cap=int(args.get("cap") or 0), label_names=names, repair=True)
+
+    def report(done: int, total: int) -> None:
+        if cancelled():
+            raise Cancelled()
+        progress(done, total)
     logits = word_logits(loaded.model, loaded.tokenizer, data.words, max_seq_length=int(args.get("max_seq_length") or 128),
-                         progress=progress)
+                         progress=report)
     return tag_dev_report(str(args["path"]), data.words, data.tags, [softmax(z) if len(z) else z for z in logits], names)
 
 
@@ -324,25 +330,29 @@ def op_predict(state: State, args: dict, progress, cancelled):
 def op_cv_oof(state: State, args: dict, progress, cancelled):
     """The held-out folds of cross-validation group ``name`` in ``runs_dir``, each predicted by its member's
     checkpoints/last, then pooled (explorer.core.studies.cv_runs.collect_oof, what ``group --cv K`` does after its
-    members; folds already predicted are reused). Returns OofResult.to_dict() (``path`` None until all k are in).
+    members; folds already predicted are reused), with progress (held-out rows done, rows) and a cancel between
+    batches. Returns OofResult.to_dict() (``path`` None until all k are in).
     The GUI's cross-validation groups get their out-of-fold figure from here."""
     from explorer.core.studies.cv_runs import collect_oof
     from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
 
     group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
-    return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+    return collect_oof(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32), progress=progress,
+                       cancelled=cancelled).to_dict()
 
 
 def op_curve_score(state: State, args: dict, progress, cancelled):
     """The learning curve group ``name`` in ``runs_dir`` scored: each size's dev rows predicted by its member's
     checkpoints/last (cached), the figures with intervals beside the bag-of-words baseline and the fitted curve
-    (explorer.core.studies.curve_results.collect_curve, what ``group --curve`` does after its members). Returns
-    the CurveResult's dict; the GUI's curve groups get their figures from here."""
+    (explorer.core.studies.curve_results.collect_curve, what ``group --curve`` does after its members), with
+    progress (dev rows done over every size, rows) and a cancel between batches. Returns the CurveResult's dict;
+    the GUI's curve groups get their figures from here."""
     from explorer.core.studies.curve_results import collect_curve
     from explorer.core.studies.groups import GROUP_FILE, group_dir, load_group_file
 
     group = load_group_file(group_dir(args["runs_dir"], args["name"]) / GROUP_FILE)
-    return collect_curve(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32)).to_dict()
+    return collect_curve(args["runs_dir"], group, batch_size=int(args.get("batch_size") or 32), progress=progress,
+                         cancelled=cancelled).to_dict()
 
 
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):

@@ -5,8 +5,12 @@ Importance of head h in layer l: the expected |d L / d xi_lh| over the dev set, 
 (explorer.core.attention.gates) held at 1, L the task's dev loss. As in the BERTology example, the per-batch
 absolute gradients are summed and divided by the number of input tokens, then each layer's scores are divided by
 their L2 norm (Michel et al. Section 4.1: heads compare within a layer) and the whole map is min-max scaled to 0..1.
-The pruning curve masks the least important heads (by that map, computed once) in steps and scores the dev set
-after each step: the dev metric against the number of heads kept.
+The pruning curve masks the least important heads in steps and scores the dev set after each step: the dev metric
+against the number of heads kept. One-shot (the default) ranks the heads once, by the unmasked model's map;
+iterative (Michel et al. Section 4, as the BERTology example's ``mask_heads``) estimates the importance again with the heads masked so far and
+masks the least important of the heads still on, so a head whose job another head takes over once a neighbour is
+gone is kept. The iterative curve costs one forward and one backward per point (the gated gradient pass yields
+that point's metrics too); the one-shot curve one forward per point.
 """
 
 from __future__ import annotations
@@ -94,10 +98,13 @@ def prune_counts(total: int, steps: int) -> list[int]:
     return [c for c in counts if c >= 0]
 
 
-def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 10,
+def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 10, iterative: bool = False,
                 batch_size: int = 16, progress=None) -> list[PrunePoint]:
-    """The dev metric with the least important heads masked (``importance.order()``), at :func:`prune_counts`
-    points, first point unmasked. ``progress(done, points)`` after each point. One dev pass per point."""
+    """The dev metric with the least important heads masked, at :func:`prune_counts` points, first point unmasked.
+    One-shot: in ``importance.order()``, one dev pass per point; ``iterative``: :func:`iterative_prune_curve`.
+    ``progress(done, points)`` after each point."""
+    if iterative:
+        return iterative_prune_curve(model, dev, importance, steps=steps, batch_size=batch_size, progress=progress)
     layout = head_layout(model)
     total = layout.layers * layout.heads
     order = importance.order()
@@ -107,9 +114,50 @@ def prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 
         masked = order[:n]
         metrics = importance.metrics if n == 0 else dev_metrics(model, dev, gate_tensor(layout, heads=masked),
                                                                 batch_size=batch_size)
-        value = metrics.get(dev.metric)
-        points.append(PrunePoint(heads_kept=total - n, heads_total=total, masked=list(masked), metrics=metrics,
-                                 value=float(value) if isinstance(value, (int, float)) else None))
+        points.append(prune_point(total, masked, metrics, dev.metric))
+        if progress is not None:
+            progress(i + 1, len(counts))
+    return points
+
+
+def prune_point(total: int, masked: list[tuple[int, int]], metrics: dict, metric: str) -> PrunePoint:
+    """One point of a pruning curve: ``total`` heads, ``masked`` (layer, head) pairs off, the dev ``metrics`` with
+    them off; its value is ``metrics[metric]`` (None when the metric is missing or not a number)."""
+    value = metrics.get(metric)
+    return PrunePoint(heads_kept=total - len(masked), heads_total=total, masked=list(masked), metrics=metrics,
+                      value=float(value) if isinstance(value, (int, float)) else None)
+
+
+def least_important_on(scores: np.ndarray, masked: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    """The ``n`` heads of lowest ``scores`` ((layers, heads)) among those not in ``masked``, least important first
+    (ties by layer then head)."""
+    off = set(masked)
+    heads = scores.shape[1]
+    free = [i for i in range(scores.size) if (i // heads, i % heads) not in off]
+    free.sort(key=lambda i: (scores.flat[i], i))
+    return [(i // heads, i % heads) for i in free[:n]]
+
+
+def iterative_prune_curve(model, dev: DevSet, importance: HeadImportance, *, steps: int = 10, batch_size: int = 16,
+                          progress=None) -> list[PrunePoint]:
+    """Michel et al.'s iterative pruning: at each :func:`prune_counts` point the heads masked so far stay off, the
+    importance is estimated again with them off (gate 0; :func:`normalise_importance` of the gated gradients) and
+    the least important of the heads still on are masked up to the next point's count. The first point is the
+    unmasked model (``importance``, estimated by the caller); every later point's metrics come from the same gated
+    forwards as its importance. ``progress(done, points)`` after each point."""
+    layout = head_layout(model)
+    total = layout.layers * layout.heads
+    counts = prune_counts(total, steps)
+    masked: list[tuple[int, int]] = []
+    scores, metrics = importance.scores, importance.metrics
+    points = []
+    for i, n in enumerate(counts):
+        if n > len(masked):
+            masked = masked + least_important_on(scores, masked, n - len(masked))
+            grads, metrics, tokens = dev_gate_gradients(model, dev, gate_tensor(layout, heads=masked),
+                                                        batch_size=batch_size)
+            scores = normalise_importance(grads / max(tokens, 1))
+        points.append(prune_point(total, masked, metrics, dev.metric))
         if progress is not None:
             progress(i + 1, len(counts))
     return points
@@ -126,11 +174,12 @@ def _plain(metrics: dict) -> dict:
 
 
 def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 200, steps: int = 10,
-                      max_seq_length: int | None = None, settings: dict | None = None, batch_size: int = 16,
-                      progress=None) -> dict:
+                      iterative: bool = False, max_seq_length: int | None = None, settings: dict | None = None,
+                      batch_size: int = 16, progress=None) -> dict:
     """Head importance of ``model`` on the first ``cap`` examples of dev file ``source`` (read as ``task``) and the
-    pruning curve with ``steps`` points (0: none), JSON-ready: {task, dev, importance (HeadImportance.to_dict),
-    least_important_first, prune_curve (PrunePoint.to_dict each), higher_is_better}. ``progress(done, total)``
+    pruning curve with ``steps`` points (0: none; ``iterative``: importance estimated again after each step),
+    JSON-ready: {task, dev, importance (HeadImportance.to_dict), least_important_first, prune_curve
+    (PrunePoint.to_dict each), pruning ("one-shot" | "iterative"), higher_is_better}. ``progress(done, total)``
     after the importance pass and each curve point. Raises what load_dev_set and head_importance raise."""
     from explorer.core.ablation.dev import load_dev_set
 
@@ -139,9 +188,10 @@ def importance_report(model, tokenizer, task: str, source: str, *, cap: int = 20
     imp = head_importance(model, dev, batch_size=batch_size)
     if progress is not None:
         progress(1, total)
-    curve = prune_curve(model, dev, imp, steps=steps, batch_size=batch_size,
+    curve = prune_curve(model, dev, imp, steps=steps, iterative=iterative, batch_size=batch_size,
                         progress=None if progress is None else lambda done, _n: progress(1 + done, total)) \
         if steps else []
     return {"task": task, "dev": str(source), "importance": imp.to_dict(),
             "least_important_first": [list(p) for p in imp.order()],
-            "prune_curve": [p.to_dict() for p in curve], "higher_is_better": dev.higher_is_better}
+            "prune_curve": [p.to_dict() for p in curve], "pruning": "iterative" if iterative else "one-shot",
+            "higher_is_better": dev.higher_is_better}

@@ -17,7 +17,10 @@ charset-normalizer detects and the table says so ("read as Windows-1252: 12 byte
 kept as text (csv's ``newline=""`` rule), and no field ever ends with the ``\\r`` of a CRLF.
 
 Columns are named by the header, or, with ``no_header``, by 1-based position ("1", "2", ...); a column
-spec may always be a 1-based position (:func:`resolve_column`). Field counts: with a header, a row with
+spec may always be a 1-based position (:func:`resolve_column`). A header cell with no name, or a name an earlier
+column has, names its column by position ("column 3", "text (column 4)"; :func:`unique_columns`, said in
+:attr:`Table.notes`): every column keeps its values under a name of its own (an SMS spam CSV's ``class,message,,,``
+would otherwise lose all but one unnamed column in a predictions file). Field counts: with a header, a row with
 another number of fields than the header is an error naming the line (an extra tab inside a text would
 otherwise shift every later column). Without a header, rows may have more fields than the columns used
 (STS-B rows carry 7 or 9): they are counted and named in :attr:`Table.notes`, never shifted.
@@ -312,6 +315,38 @@ def _read_lines(text: str, where: str, enc: str, notes: list[str], max_rows: int
     return Table(where, "lines", [LINES_COLUMN], False, rows, n_rows, enc, notes, {1: n_rows}, [])
 
 
+def unique_columns(header: list[str]) -> tuple[list[str], str]:
+    """Header names, each column's own: an empty one becomes "column N" (1-based position, as the Excel reader and
+    the no-header messages name columns), a repeated one "NAME (column N)". Returns (names, a note saying which
+    were named so; "" when the header needed none).
+
+    Example: ["class", "message", "", "", ""] -> (["class", "message", "column 3", "column 4", "column 5"],
+    "header columns 3, 4, 5 have no name: read as 'column 3', 'column 4', 'column 5'")."""
+    names: list[str] = []
+    unnamed: list[int] = []
+    repeated: list[tuple[int, str]] = []
+    taken = {h for h in header if h}
+    for i, h in enumerate(header, start=1):
+        if h and h not in names:
+            names.append(h)
+            continue
+        (repeated.append((i, h)) if h else unnamed.append(i))
+        name = f"{h} (column {i})" if h else f"column {i}"
+        while name in taken or name in names:
+            name += "'"
+        names.append(name)
+    said = []
+    if unnamed:
+        many = len(unnamed) > 1
+        said.append(f"header column{'s' if many else ''} {', '.join(map(str, unnamed))} "
+                    f"{'have' if many else 'has'} no name: read as "
+                    + ", ".join(repr(names[i - 1]) for i in unnamed))
+    if repeated:
+        said.append("repeated header name" + ("s" if len(repeated) > 1 else "") + ": "
+                    + ", ".join(f"{h!r} of column {i} read as {names[i - 1]!r}" for i, h in repeated))
+    return names, "; ".join(said)
+
+
 def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str], no_header: bool,
                     max_rows: int) -> Table:
     text, crlf = _protect_lone_cr(text)
@@ -338,7 +373,8 @@ def _read_delimited(text: str, where: str, kind: str, enc: str, notes: list[str]
             if not values or all(not v.strip() for v in values):
                 continue
             if not columns and not no_header:
-                columns = [h.strip() for h in _restore(values)]
+                columns, named = unique_columns([h.strip() for h in _restore(values)])
+                notes.extend([named] if named else [])
                 width = len(columns)
                 continue
             if not width:
@@ -445,7 +481,7 @@ def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
         sheet = book.worksheets[0]
         columns: list[str] = []
         rows: list[tuple[int, list]] = []
-        n_rows = 0
+        n_rows, named = 0, ""
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
             cells = [_cell(v) for v in values]
             while cells and cells[-1] == "":
@@ -456,12 +492,13 @@ def _read_xlsx(path: Path, where: str, no_header: bool, max_rows: int) -> Table:
                 if no_header:
                     columns = [str(i) for i in range(1, len(cells) + 1)]
                 else:
-                    columns = [c.strip() for c in cells]
+                    columns, named = unique_columns([c.strip() for c in cells])
                     continue
             n_rows += 1
             if not max_rows or n_rows <= max_rows:
                 rows.append((number, cells + [""] * (len(columns) - len(cells))))
         notes = [f"sheet {sheet.title!r}" + (f" (of {len(book.worksheets)} sheets)" if len(book.worksheets) > 1 else "")]
+        notes += [named] if not no_header and columns and named else []
     finally:
         book.close()
     if not columns:

@@ -19,11 +19,12 @@ types and LayerNorm are added):
   the first-order change of f when token i's embedding is scaled by (1 + eps), over eps;
 * ``"ig"`` integrated gradients (Sundararajan et al. 2017, "Axiomatic Attribution for Deep Networks"):
   a_i = sum_d (x_{i,d} - x'_{i,d}) * integral_0^1 df/dx_{i,d}(x' + a (x - x')) da, computed with Captum's
-  ``IntegratedGradients`` on the word embeddings given as ``inputs_embeds`` (Gauss-Legendre, ``steps`` points,
-  batched over the steps). The input and the baseline are looked up in the embedding table, not run through
-  the model (Captum's ``LayerIntegratedGradients`` runs two extra forwards for that), and f(x) and f(x') come
-  from one forward of the input and the baseline together, so the cost is that forward plus the steps'
-  forward and backward passes. The baseline
+  ``IntegratedGradients`` on the word embeddings put in place of the embedding layer's output (Gauss-Legendre,
+  ``steps`` points, batched over the steps). The input and the baseline are looked up in the embedding table,
+  not run through the model (Captum's ``LayerIntegratedGradients`` runs two extra forwards for that); f(x)
+  comes from the forward that picks the target, f(x') from one forward of the baseline's word embeddings at
+  the input's positions, so the cost is those two forwards plus the steps' forward and backward passes.
+  The baseline
   x' is the same text with every token replaced by [PAD] except [CLS], [SEP] (and padding), so positions,
   token types and the attention mask stay those of the input.
 
@@ -402,41 +403,65 @@ def forward_target(model, head: str, batch: dict, target: Target | None = None, 
 
 
 def _steps_hook(model, total: int, progress, cancelled):
-    """A forward pre-hook on the model reporting each forward as progress (done, total) and raising
-    Cancelled when ``cancelled()``; returns the hook handle (remove it)."""
+    """Hooks on the model: before each forward Cancelled is raised when ``cancelled()``, after it the
+    forwards done are reported as progress (done, total), (0, total) first; returns the handles (remove them)."""
     from explorer.core.errors import Cancelled
 
     done = [0]
 
-    def hook(_module, _args):
+    def before(_module, _args):
         if cancelled is not None and cancelled():
             raise Cancelled()
+
+    def after(_module, _args, _out):
+        done[0] += 1
         if progress is not None:
             progress(min(done[0], total), total)
-        done[0] += 1
 
-    return model.register_forward_pre_hook(hook)
+    if progress is not None:
+        progress(0, total)
+    return [model.register_forward_pre_hook(before), model.register_forward_hook(after)]
 
 
 def integrated_gradients(model, f_of_ids, ids, base_ids, *, steps: int, internal_batch_size: int | None = None,
                          progress=None, cancelled=None, rule: str = "gausslegendre"):
-    """Integrated gradients of ``f_of_ids`` (ids (B, ...) -> f (B,)) on ``model``'s word-embedding layer from
-    ``base_ids`` to ``ids`` (Captum's LayerIntegratedGradients, ``steps`` points of the quadrature ``rule``:
-    Captum's "gausslegendre" for smooth targets, "riemann_trapezoid" where f has kinks), summed over
-    the hidden dimension: a tensor of ids' shape, in f's units. ``internal_batch_size``: points per forward
-    (default: as many as fit TOKENS_PER_BATCH tokens); ``progress(done, total)`` before each forward batch;
-    ``cancelled() -> True`` raises Cancelled at the next one. The caller sets eval mode and gradients on
-    (explorer.core.models.eval_mode.inference(model, gradients=True))."""
-    from captum.attr import LayerIntegratedGradients
+    """Integrated gradients of ``f_of_ids`` (ids (B, ...) -> f (B,)) on the output of ``model``'s word-embedding
+    layer from ``base_ids``' embeddings to ``ids``' (``steps`` points of Captum's quadrature ``rule``:
+    "gausslegendre" for smooth targets, "riemann_trapezoid" where f has kinks), summed over the hidden
+    dimension: a tensor of the embedding output's shape less the hidden one (ids' shape; a multiple-choice
+    model's (choices, seq)), in f's units. ``internal_batch_size``: points per forward (default: as many as
+    fit TOKENS_PER_BATCH tokens); ``progress(done, total)`` after each forward batch; ``cancelled() -> True``
+    raises Cancelled at the next one. The caller sets eval mode and gradients on
+    (explorer.core.models.eval_mode.inference(model, gradients=True)).
+
+    What Captum's ``LayerIntegratedGradients`` on the embedding layer computes (each point's embeddings
+    put in place of the layer's output, the model run on ``ids`` for everything else: positions, token types,
+    the mask), without its two full forwards that only read the layer's output for the input and the
+    baseline: here the embeddings are looked up in the table (Captum's ``IntegratedGradients`` on them)."""
+    import torch
+    from captum.attr import IntegratedGradients
 
     tokens_each = int(ids.numel())
     ibs = internal_batch_size or max(1, min(steps, TOKENS_PER_BATCH // max(tokens_each, 1)))
-    lig = LayerIntegratedGradients(f_of_ids, model.get_input_embeddings())
-    handle = _steps_hook(model, -(-steps // ibs), progress, cancelled) if (progress or cancelled) else None
+    layer = model.get_input_embeddings()
+    flat = ids.reshape(-1, ids.shape[-1])   # what the model hands its embeddings (choices flattened)
+    with torch.no_grad():
+        x, x0 = layer(flat), layer(base_ids.reshape(flat.shape))
+
+    def f_of_embeddings(e):
+        reps = e.shape[0] // x.shape[0]
+        handle = layer.register_forward_hook(lambda _m, _a, out: e.reshape(out.shape))
+        try:
+            return f_of_ids(ids.repeat(reps, *[1] * (ids.dim() - 1)))
+        finally:
+            handle.remove()
+
+    handles = _steps_hook(model, -(-steps // ibs), progress, cancelled) if (progress or cancelled) else []
     try:
-        attr = lig.attribute(ids, baselines=base_ids, n_steps=steps, internal_batch_size=ibs, method=rule)
+        attr = IntegratedGradients(f_of_embeddings).attribute(x, baselines=x0, n_steps=steps,
+                                                              internal_batch_size=ibs, method=rule)
     finally:
-        if handle is not None:
+        for handle in handles:
             handle.remove()
     return attr.sum(-1)
 
@@ -489,13 +514,13 @@ def explain(model, tokenizer, text: str, text_pair: str = "", *, endings: list[s
     base_ids = pad_baseline(ids, tokenizer, batch.get("attention_mask"))
     emb_layer = model.get_input_embeddings()
     with inference(model, gradients=True):
-        with torch.no_grad():   # the input and the baseline in one forward: the target's logits, f(x), f(x')
-            both = forward_target(model, head, batch, input_ids=torch.cat([ids, base_ids]))
-        outputs = both[0].double().cpu().numpy()
+        with torch.no_grad():   # the input's forward: its logits pick the target, and give f(x)
+            at_input = forward_target(model, head, batch, input_ids=ids)
+        outputs = at_input[0].double().cpu().numpy()
         names = class_names_of(model, head, outputs.shape[-1] if not spans else 2)
         tgt = resolve_target(head, outputs, names, target, token=token, end=end)
         with torch.no_grad():
-            f_input = float(forward_target(model, head, batch, tgt, input_ids=ids)[0])
+            f_input = float(target_of(at_input, tgt, head)[0])
             # the path's start: the baseline's word embeddings at the input's positions (RoBERTa-style models
             # number the positions of [PAD] ids differently, so a forward of base_ids is another point)
             f_base = float(forward_target(model, head, batch, tgt, inputs_embeds=emb_layer(base_ids))[0])

@@ -6,7 +6,7 @@ The BERT paper (Section 4.3) answers iff ``score_diff > τ``, where
 
 the best non-null span score minus the no-answer score s_null (the span that starts and ends at [CLS]).
 This module attributes f = score_diff of one window to its tokens with integrated gradients (Sundararajan et
-al. 2017; Captum's LayerIntegratedGradients on the word embeddings, the [PAD] baseline of
+al. 2017; Captum's IntegratedGradients on the word embeddings' output, the [PAD] baseline of
 explorer.core.explain.attribution): a_i > 0 means token i pushed toward answering, a_i < 0 toward "no answer".
 
 f is taken as it is, the maximum over every valid span included, not with the span fixed at the input: so the

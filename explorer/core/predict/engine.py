@@ -43,7 +43,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from explorer.core.errors import Cancelled
+from explorer.core.errors import Cancelled, UserError
 from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
 from explorer.core.specs.heads import HeadSpec, Inputs, Scores
@@ -141,8 +141,11 @@ def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=N
                            f"(columns: {', '.join(cols)}); pass --text-columns NAME (or two for pairs)")
 
 
-def estimate_rows(path: str | Path) -> int | None:
-    """Data rows in a file, counted fast (line ends - 1; .xlsx: the sheet's dimension) for the ETA."""
+def rows_in_file(path: str | Path, encoding: str = "auto", no_header: bool = False) -> int | None:
+    """The rows predict will read from a table file, for the progress bar's total: the same reader
+    (reading.iter_rows) counts them, so the total is what the bar ends at (line ends minus a header gave 4 for a
+    5-line .txt, which has no header, and counted a quoted text's line breaks and blank lines as rows). An .xlsx
+    counts its sheet's dimension (read-only, fast). None when the file cannot be read."""
     p = Path(path)
     try:
         if p.suffix.lower() == ".xlsx":
@@ -153,15 +156,10 @@ def estimate_rows(path: str | Path) -> int | None:
                 n = book.worksheets[0].max_row
             finally:
                 book.close()
-            return max(0, (n or 1) - 1)
-        n, last = 0, b"\n"
-        with open(p, "rb") as fh:
-            while chunk := fh.read(1 << 22):
-                n += chunk.count(b"\n")
-                last = chunk[-1:]
-        n += last != b"\n"
-        return max(0, n - (0 if p.suffix.lower() in (".jsonl", ".json") else 1))
-    except OSError:
+            return max(0, (n or 1) - (0 if no_header else 1))
+        _info, rows = iter_rows(p, encoding, no_header=no_header)
+        return sum(1 for _ in rows)
+    except (OSError, UserError, ValueError):
         return None
 
 
@@ -195,19 +193,20 @@ BATCH_PROGRESS_SECONDS = 1.0   # between progress reports inside a chunk (after 
 
 
 class _RowCount:
-    """The rows of a data file, counted in a daemon thread (estimate_rows / len_squad) so a big file's count
+    """The rows of a data file, counted in a daemon thread (rows_in_file / len_squad) so a big file's count
     never holds up the model load or the first batch; ``total`` is None until it is known (or when it cannot
     be)."""
 
-    def __init__(self, path: Path, squad: bool):
+    def __init__(self, path: Path, squad: bool, encoding: str = "auto", no_header: bool = False):
         import threading
 
         self.total: int | None = None
-        self._thread = threading.Thread(target=self._count, args=(path, squad), name="predict-count", daemon=True)
+        self._thread = threading.Thread(target=self._count, args=(path, squad, encoding, no_header),
+                                        name="predict-count", daemon=True)
         self._thread.start()
 
-    def _count(self, path: Path, squad: bool) -> None:
-        self.total = len_squad(path) if squad else estimate_rows(path)
+    def _count(self, path: Path, squad: bool, encoding: str, no_header: bool) -> None:
+        self.total = len_squad(path) if squad else rows_in_file(path, encoding, no_header)
 
 
 FIRST_CHUNK_ROWS = 128   # the first chunk is small: the bar moves and an early Ctrl-C keeps rows within seconds
@@ -570,8 +569,8 @@ def predict_file(model: str, data: str, out: str, *, loaded=None, text_columns=N
     data_path = Path(data)
     squad = facts.spec.inputs is Inputs.QUESTION_PASSAGE and _is_squad_json(data_path)
     say(f"reading {data}…")
-    counter = _RowCount(data_path, squad)
     as_run = no_header is None and bool(facts.run_config.get("no_header"))
+    counter = _RowCount(data_path, squad, encoding, bool(no_header) or as_run)
     info, rows, cols, pred_cols, summary, done = _plan_rows(model, data, out, facts, squad, text_columns, encoding,
                                                             resume, tau, bool(no_header) or as_run)
     if as_run:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from explorer.core.data.table import unique_columns
 from explorer.core.errors import UserError
 
 csv.field_size_limit(2**31 - 1)
@@ -210,10 +211,10 @@ def _delimited_rows(p: Path, fh, kind: str, enc: str, note: str, header_only: bo
     first_row = None
     if no_header:   # the first row is data: columns by 1-based position
         first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
-    header = [h.strip() for h in header]
+    header, named = unique_columns([h.strip() for h in header])   # every column its own name: no value lost
     if _bad_bytes(header):
         raise PredictDataError(f"{p}: the header row is not {enc} text; pass the file's encoding")
-    info = TableInfo(str(p), kind, header, enc, note)
+    info = TableInfo(str(p), kind, header, enc, "; ".join(n for n in (note, named) if n))
     yield info, None
     if header_only:
         return
@@ -320,8 +321,9 @@ def _xlsx_rows(p: Path, header_only: bool, no_header: bool = False):
         if no_header:   # the first row is data: columns by 1-based position
             first_row, header = header, [str(i) for i in range(1, len(header) + 1)]
             it = itertools.chain([first_row], it)
-        header = [str(h).strip() if h is not None else f"column {i + 1}" for i, h in enumerate(header)]
-        info = TableInfo(str(p), "xlsx", header, "", f"sheet {sheet.title!r}" if len(book.worksheets) > 1 else "")
+        header, named = unique_columns(["" if h is None else str(h).strip() for h in header])
+        sheets = f"sheet {sheet.title!r}" if len(book.worksheets) > 1 else ""
+        info = TableInfo(str(p), "xlsx", header, "", "; ".join(n for n in (sheets, named) if n))
         yield info, None
         if header_only:
             return

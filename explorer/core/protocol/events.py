@@ -102,6 +102,19 @@ class EvalEvent(_Event, total=False):
     watch: list[WatchRow]
 
 
+class EvaluatingEvent(_Event, total=False):
+    """``evaluating``: an evaluation under way (at its start, then every few seconds until its ``eval`` event), so
+    a long one (the final evaluation on the whole dev set) shows its progress rather than a run that looks hung."""
+
+    step: int
+    final: bool                     # the final evaluation (the whole dev set), else one during training
+    rows_done: int                  # dev rows (features) forwarded so far
+    rows_total: int                 # dev rows this evaluation scores (the dev sample during training)
+    dev_total: int                  # rows of the whole dev set
+    seconds: float                  # since the evaluation began
+    rows_per_second: float          # its forward rate so far (0 before a batch is done)
+
+
 class CheckpointEvent(_Event, total=False):
     """``checkpoint``: a checkpoint folder was written."""
 
@@ -143,12 +156,14 @@ class LogEvent(_Event, total=False):
 
     message: str
     level: Literal["info", "warning"]
+    topic: str                      # what the message decides, for where it is shown ("eval_plan": the
+                                    # evaluations' plan, shown beside the run's curves)
 
 
-Event = Union[StartedEvent, StepEvent, EvalEvent, CheckpointEvent, FinishedEvent, FailedEvent, CancelledEvent,
-              LogEvent]
+Event = Union[StartedEvent, StepEvent, EvalEvent, EvaluatingEvent, CheckpointEvent, FinishedEvent, FailedEvent,
+              CancelledEvent, LogEvent]
 EVENT_RECORDS: dict[str, type] = {"started": StartedEvent, "step": StepEvent, "eval": EvalEvent,
-                                  "checkpoint": CheckpointEvent, "finished": FinishedEvent, "failed": FailedEvent,
+                                  "evaluating": EvaluatingEvent, "checkpoint": CheckpointEvent, "finished": FinishedEvent, "failed": FailedEvent,
                                   "cancelled": CancelledEvent, "log": LogEvent}
 EVENT_TYPES = tuple(EVENT_RECORDS)
 

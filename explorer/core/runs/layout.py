@@ -26,6 +26,9 @@ from explorer.core.protocol.events import EVENTS_FILE
 CONFIG_FILE = "config.json"
 DEV_SPLIT_FILE = "dev_split.csv"   # a run without a dev file: the training rows held out as dev (core/data/split.py)
 PID_FILE = "worker.pid"
+# `bert-explorer baseline` / the Runs list's "Compute baseline": the run against a bag-of-words baseline
+# (core/studies/run_baseline.py); the capsule gathers every baseline*.json of the run
+BAG_OF_WORDS_FILE = "baseline_bag_of_words.json"
 STOP_FILE = "STOP"
 REMOTE_FILE = "remote.json"   # a local mirror of a run on a remote host: where it runs (core/remote/hosts.py)
 CHECKPOINTS = "checkpoints"   # <run>/checkpoints/<kind>: "last", "best" (and "<kind>.old" during a save)
@@ -41,6 +44,11 @@ def dev_split_file(run_dir: str | Path) -> Path:
     """``<run>/dev_split.csv``: the ids and lines of the training rows a run without a dev file held out as
     dev (written by the classification task; read back by resume, prediction and Classify: dev set)."""
     return Path(run_dir) / DEV_SPLIT_FILE
+
+
+def bag_of_words_file(run_dir: str | Path) -> Path:
+    """``<run>/baseline_bag_of_words.json``: the run against its TF-IDF baseline (core/studies/run_baseline.py)."""
+    return Path(run_dir) / BAG_OF_WORDS_FILE
 
 
 def events_file(run_dir: str | Path) -> Path:

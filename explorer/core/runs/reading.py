@@ -118,6 +118,11 @@ def _since_last_start(events: list[dict]) -> list[dict]:
     return events[starts[-1]:] if starts else events
 
 
+# the events whose step a run has reached: a run's step is the largest of theirs (the Runs list, `runs`, Curves).
+# An HF Trainer folder logs its loss every logging_steps (45 of 48) but evaluates and saves at step 48.
+STEP_EVENTS = ("step", "eval", "checkpoint")
+
+
 def derive_status(events: list[dict], alive: bool) -> str:
     """Status from the events and whether the worker process lives (explorer.core.runs.status.replay)."""
     return run_status.replay(events, alive)
@@ -132,7 +137,7 @@ def summarize(run_id: str, path: Path, config: dict, events: list[dict], alive: 
     best = best_of_events(evals, name)   # core/specs/best: the metric's direction, step 0 skipped, ties keep the earlier
     s.metric_name = name
     s.metric_value = best[1] if best else None
-    steps = [int(e.get("step") or 0) for e in events if e.get("event") in ("step", "eval", "checkpoint")]
+    steps = [int(e.get("step") or 0) for e in events if e.get("event") in STEP_EVENTS]
     s.steps = max(steps) if steps else 0
     started = [e for e in events if e.get("event") == "started"]
     if started:

@@ -37,6 +37,11 @@ class RunStore:
         ended(run_id, status): its driven worker is done (or a queued run was cancelled);
         removed(run_id): it is no longer listed (its folder went to the trash);
         message(text): a one-line note for the status bar (e.g. an event that could not be recorded).
+
+    A run is one folder: the store lists it under a key decided once per resolved folder path (:meth:`key_for`),
+    and sets the state's ``run_id`` to it. Two folders of the same name (an HF Trainer run ``hf-output`` and its
+    TensorBoard export ``tb/hf-output``) are two runs; the one listed second is told apart by its parent folder
+    ("hf-output (tb)"), never listed in place of the first.
     """
 
     def __init__(self, folder: str | Path | None = None):
@@ -44,6 +49,7 @@ class RunStore:
         self.events = EmitterGroup("added", "changed", "ended", "removed", "message")
         self._states: dict = {}
         self._drivers: dict = {}   # run_id -> the object running its worker in this process
+        self._keys: dict[str, str] = {}   # resolved run folder -> the key its run is listed under
 
     # ---- what is listed --------------------------------------------------------------------------
     def get(self, run_id: str):
@@ -58,6 +64,34 @@ class RunStore:
 
     def __contains__(self, run_id: str) -> bool:
         return run_id in self._states
+
+    def listed_key(self, path: str | Path | None) -> str | None:
+        """The key of the listed run read from folder ``path`` (compared resolved), or None."""
+        key = self._keys.get(_resolved(path)) if path is not None else None
+        return key if key in self._states else None
+
+    def key_for(self, state) -> str:
+        """The key ``state`` is listed under: the one its folder (resolved) already has; else its ``run_id`` when
+        no other folder's run has it; else the run_id with its parent folders, as few as tell it apart
+        ("hf-output (tb)", "hf-output (exports/tb)"), the whole path last. A state without a folder (a queued
+        run) keeps its run_id."""
+        if state.path is None:
+            return state.run_id
+        where = _resolved(state.path)
+        if where in self._keys:
+            return self._keys[where]
+        parents = [p.name for p in Path(where).parents if p.name]
+        candidates = [state.run_id] + [f"{state.run_id} ({'/'.join(reversed(parents[:n]))})"
+                                       for n in range(1, len(parents) + 1)] + [where]
+        key = next(k for k in candidates if k not in self._states or self._is_folder(self._states[k], where))
+        self._keys[where] = key
+        return key
+
+    @staticmethod
+    def _is_folder(state, where: str) -> bool:
+        """Whether the listed ``state`` is the run of folder ``where`` (or has no folder yet: a run driven here
+        whose folder is being made)."""
+        return state.path is None or _resolved(state.path) == where
 
     def run_of(self, path: str | Path):
         """The listed run a checkpoint folder (or run folder) belongs to (:func:`run_dir_of`), or None."""
@@ -106,7 +140,9 @@ class RunStore:
     # ---- changes ----------------------------------------------------------------------------------
     def add(self, state, driver=None) -> None:
         """List a run (replacing a state of the same id); ``driver``: the object that runs its worker
-        here (it must have ``stop_early(run_id)`` and ``cancel(run_id)``). Emits ``added``."""
+        here (it must have ``stop_early(run_id)`` and ``cancel(run_id)``); listed under :meth:`key_for`, which
+        becomes its ``run_id``. Emits ``added``."""
+        state.run_id = self.key_for(state)
         self._states[state.run_id] = state
         if driver is not None:
             self._drivers[state.run_id] = driver
@@ -115,7 +151,7 @@ class RunStore:
     def offer(self, state) -> bool:
         """A state read from disk: listed (new, or replacing the listed one) unless the run is driven
         here, whose live state wins. Returns whether it was taken (``added`` was emitted)."""
-        if state.run_id in self._drivers:
+        if self.key_for(state) in self._drivers:
             return False
         self.add(state)
         return True
@@ -134,6 +170,7 @@ class RunStore:
         """No longer list the run (its folder went to the trash); emits ``removed``."""
         if self._states.pop(run_id, None) is not None:
             self._drivers.pop(run_id, None)
+            self._keys = {where: key for where, key in self._keys.items() if key != run_id}
             self.events.removed.emit(run_id)
 
     def note(self, text: str) -> None:
@@ -169,3 +206,8 @@ class RunStore:
         """Cancel: through its driver (a queued run is dropped), or SIGTERM to a worker started elsewhere.
         Returns a message for the status bar ("" when the driver handled it or nothing could be done)."""
         return self._request(run_id, "cancel", terminate_worker)
+
+
+def _resolved(path: str | Path) -> str:
+    """A run folder's path as the store compares it: absolute, links and ``..`` resolved."""
+    return str(Path(path).expanduser().resolve())

@@ -61,6 +61,17 @@ def value_then_metric(name: str, value: float, task: str | None = None, sd: floa
     return f"{number}{'%' if spec.is_percent else ''} {label}"
 
 
+def name_equals_value(name: str, value: float, task: str) -> str:
+    """'f_avg=49.85%', 'f1=35.66%', 'pearson=0.8123', 'loss=0.3412': a stored metric value on the display scale
+    under its field name, for lines scripts read (``bert-explorer runs``): every share in percent, whatever scale
+    its source stored it on (a fraction in GLUE-style metrics, percent in SQuAD's); "undefined" when not finite."""
+    if value is None or not math.isfinite(value):
+        return f"{name}=undefined"
+    if is_percent(name, task):
+        return f"{name}={to_display(name, value, task):.2f}%"
+    return f"{name}={value:.4g}"
+
+
 def format_metric(name: str, value: float, task: str) -> str:
     """'F1 (%) 66.70' style text of one stored metric value, on the display scale; a value that is missing or
     not finite (a correlation of constant predictions) reads "undefined", never a number."""

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.metrics.intervals import FigureInterval
+from explorer.core.predict.watch import watched
 from explorer.core.specs.heads import Scores
 
 RESULT_FILE = "curve_result.json"
@@ -182,9 +183,11 @@ def _fit(points: list[tuple[int, FigureInterval]], ceiling: float) -> tuple[dict
 
 
 def collect_curve(runs_dir: str | Path, group, *, predict=None, batch_size: int = 32,
-                  resamples: int = DEFAULT_RESAMPLES) -> CurveResult:
+                  resamples: int = DEFAULT_RESAMPLES, progress=None, cancelled=None) -> CurveResult:
     """Predict each finished member's dev rows (cached), score every size with its interval beside the
     baseline, fit the curve, write curve_result.json in the group folder and return the result.
+    ``progress(rows done, rows)``: over every size's dev rows (a size read from the cache counts whole);
+    ``cancelled()``: polled between batches, True raises Cancelled (the sizes predicted before stay cached).
     Raises LearningCurveError (no curve.json) and the loaders' data errors."""
     from explorer.core.metrics.optimism import dev_overlap, figure_marks
     from explorer.core.studies.baseline import baseline_outputs, load_rows, model_outputs, versus_model
@@ -216,7 +219,12 @@ def collect_curve(runs_dir: str | Path, group, *, predict=None, batch_size: int 
                           class_names=names)
         base_out = baseline_outputs(train, dev, head, num_classes=len(names) or None, seed=int(base.get("seed", 0)))
         point.baseline = figure_of(metric, gold, base_out, head.scores, chosen, resamples=resamples)
-        path = _predict_member(folder, i, Path(runs_dir) / member.run_id, record["dev"], predict, batch_size)
+        rows_before, all_rows = i * len(dev), len(group.members) * len(dev)
+        path = _predict_member(folder, i, Path(runs_dir) / member.run_id, record["dev"],
+                               watched(predict, progress, cancelled, before=rows_before, size=len(dev),
+                                       total=all_rows), batch_size)
+        if progress is not None:
+            progress(rows_before + len(dev), all_rows)
         if path is None:
             result.notes.append(f"{member.run_id}: not finished (or no checkpoints/last); size {100 * f:g}% not scored")
             continue

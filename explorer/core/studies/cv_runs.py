@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.predict.watch import watched
 from explorer.core.studies.cv import CrossValidationError, Fold, cv_folds, out_of_fold
 from explorer.core.specs.tasks import find_task_facts
 from explorer.core.studies.groups import Group, GroupMember, _base_dict, _member_id, check_group_name, group_dir
@@ -378,9 +379,13 @@ def pooled_metrics(plan: FoldPlan, rows: list[dict]) -> dict:
     return out
 
 
-def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32) -> OofResult:
+def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size: int = 32, progress=None,
+                cancelled=None) -> OofResult:
     """Predict every finished member's held-out fold (cached), then, when all k are in, write
-    oof_predictions.csv (input order, predict's columns + ``fold``) and oof_metrics.json. Returns what is in."""
+    oof_predictions.csv (input order, predict's columns + ``fold``) and oof_metrics.json. Returns what is in.
+
+    ``progress(rows done, rows)``: over the k folds' held-out rows (a fold read from the cache counts whole);
+    ``cancelled()``: polled between batches, True raises Cancelled (the folds predicted before stay cached)."""
     from explorer.core.predict.writing import write_table
 
     folder = group_dir(runs_dir, group.name)
@@ -389,10 +394,14 @@ def collect_oof(runs_dir: str | Path, group: Group, *, predict=None, batch_size:
         raise CrossValidationError(f"group {group.name!r}: no {FOLDS_FILE} in {folder}")
     notes = [n for n in [check_source_unchanged(plan)] if n]
     folds = plan.folds()
-    per_fold, columns = [], None
+    per_fold, columns, before = [], None, 0
     for f, member in zip(folds, group.members):
         path = predict_fold(folder, plan, f.index, Path(runs_dir) / member.run_id, batch_size=batch_size,
-                            predict=predict)
+                            predict=watched(predict, progress, cancelled, before=before, size=len(f.dev),
+                                            total=plan.n))
+        before += len(f.dev)
+        if progress is not None:
+            progress(before, plan.n)
         if path is None:
             notes.append(f"{member.run_id}: no complete checkpoints/last yet; fold {f.index + 1} not predicted")
             per_fold.append(None)

@@ -51,7 +51,7 @@ def _figures(folder: Path) -> list[str]:
 
 def write_group_report(folder: str | Path, group, members, table: GroupTable, heat: HeatMap | None = None,
                        notes: list[str] | None = None, band_mode: str = "sd", pooled=None,
-                       label_issues: dict | None = None) -> Path:
+                       label_issues: dict | None = None, curve_lines: list[str] | None = None) -> Path:
     """Write a group's report folder (see the module docstring); returns the folder.
 
     Args:
@@ -60,6 +60,8 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
         pooled: a cross-validation group's core.studies.cv_runs.OofResult (its pooled out-of-fold figures), or None.
         label_issues: a cross-validation group's suspected label errors (core.studies.label_issues.
             read_group_label_issues: the share per class), or None.
+        curve_lines: a learning-curve group's figures in words (one line per training size, the fit and the
+            next doubling), written under its plot `learning_curve.png`; or None.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -101,6 +103,8 @@ def write_group_report(folder: str | Path, group, members, table: GroupTable, he
     figures = _figures(folder)
     if figures:
         lines += ["## Figures", "", *figures, ""]
+    if curve_lines:
+        lines += ["## Learning curve", "", "![learning curve](learning_curve.png)", "", "```", *curve_lines, "```", ""]
     if notes:
         lines += ["## Notes", "", *[f"- {n}" for n in notes], ""]
     (folder / "report.md").write_text("\n".join(lines), encoding="utf-8")

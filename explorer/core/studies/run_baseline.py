@@ -56,6 +56,64 @@ class RunBaselineReport:
                 "lines": self.verdict.lines, "figures": self.verdict.figures, "difference": self.verdict.difference,
                 "encoder_cosine": self.encoder_cosine, "marks": [m.to_dict() for m in self.marks]}
 
+    def saved(self) -> dict:
+        """What :func:`write_run_baseline` keeps: :meth:`to_dict` plus the capsule's baseline keys (``name``,
+        ``metrics``: the baseline's figures, ``detail``: the paired test of the judged metric in words)."""
+        from explorer.core.specs.metrics import metric_spec
+
+        d = self.verdict.difference
+        detail = ""
+        if d:   # a share's difference in points, as the figures beside it are printed
+            spec = metric_spec(str(d["metric"]))
+            k, unit, n = (spec.scale, " points", 2) if spec.is_percent else (1.0, "", 3)
+            detail = (f"fine-tuned - baseline {d['metric']} {k * d['difference']:+.{n}f}{unit} ({k * d['low']:+.{n}f} "
+                      f"to {k * d['high']:+.{n}f}, {round(100 * d['level'])}% paired bootstrap"
+                      + (f"; McNemar p {d['mcnemar_p']:.3g}" if "mcnemar_p" in d else "") + ")")
+        return {**self.to_dict(), "name": "bag-of-words (TF-IDF + linear)",
+                "metrics": dict(self.verdict.figures.get("baseline", {})), "detail": detail}
+
+
+def write_run_baseline(report: RunBaselineReport, run_dir: str | Path) -> Path:
+    """Write ``report`` into the run folder (core.runs.layout.bag_of_words_file, atomically); returns the file."""
+    import json
+    import os
+
+    from explorer.core.runs.layout import bag_of_words_file
+
+    path = bag_of_words_file(run_dir)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report.saved(), indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_run_baseline(run_dir: str | Path) -> dict | None:
+    """The run's saved comparison with its bag-of-words baseline (:meth:`RunBaselineReport.saved`), or None (none
+    computed, or a file that cannot be read)."""
+    import json
+
+    from explorer.core.runs.layout import bag_of_words_file
+
+    path = bag_of_words_file(run_dir)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def baseline_problem(task: str) -> str:
+    """Why a run of ``task`` has no bag-of-words comparison (a sentence), or "" when it can have one: single-label
+    classification and regression runs of a table."""
+    from explorer.core.specs.tasks import find_task_facts
+
+    facts = find_task_facts(task)
+    head = facts.head if facts is not None else None
+    if head is None or not head.bag_of_words or facts.data_kind != "table" or head.scores not in (Scores.SOFTMAX,
+                                                                                                Scores.SCORE):
+        return f"`baseline` compares single-label classification and regression runs of a table, not task {task}"
+    return ""
+
 
 def run_rows(run_dir: Path, config):
     """(training rows, dev rows) of a run as its training read them (ClassificationData each, dev labelled
@@ -89,9 +147,9 @@ def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: in
     if not raw or facts is None:
         raise UserError(f"{run_dir}: not a run folder of this app (no readable config.json with a task)")
     head = facts.head
-    if not head.bag_of_words or facts.data_kind != "table" or head.scores not in (Scores.SOFTMAX, Scores.SCORE):
-        raise UserError(f"{run_dir}: `baseline` compares single-label classification and regression runs of a "
-                        f"table, not task {facts.name}")
+    problem = baseline_problem(facts.name)
+    if problem:
+        raise UserError(f"{run_dir}: {problem}")
     ckpt = checkpoint_dir(run_dir, checkpoint)
     if ckpt is None:
         raise UserError(f"{run_dir}: no complete checkpoints/{checkpoint}")

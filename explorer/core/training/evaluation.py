@@ -4,6 +4,7 @@ processes (``accelerate.utils.gather_object``, keyed by feature index), metrics 
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 import numpy as np
 import torch
@@ -33,7 +34,8 @@ def eval_loader(accelerator, features, batch_size: int):
 
 
 def gather_outputs(accelerator, model, task, features, loader, control=None, *,
-                   stoppable: bool = False, timing: dict | None = None) -> dict[str, list[np.ndarray]]:
+                   stoppable: bool = False, timing: dict | None = None,
+                   on_rows: Callable[[int], None] | None = None) -> dict[str, list[np.ndarray]]:
     """Forward every dev row once; returns ``{output name: [array per row, in feature order]}``.
 
     Token-level outputs (task.token_level_outputs, shape (batch, seq)) are cut back to each row's own
@@ -44,12 +46,13 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
     Raises Cancelled when ``control.cancel`` is set, and with ``stoppable`` EvaluationStopped when a stop early
     is asked for (both checked between batches, so a request waits for one batch at most). ``timing`` (a dict)
     receives ``rows_per_second`` after the first batch (the first carries one-off costs: kernel choice, caches),
-    the rate later evaluations of more rows will run at.
+    the rate later evaluations of more rows will run at. ``on_rows(rows done)`` is called after every batch
+    (the evaluation's progress).
     """
     n = len(features)
     collected: dict[str, list] = {}
     multi = accelerator.num_processes > 1
-    t_first, rows_after = None, 0
+    t_first, rows_after, done = None, 0, 0
     with inference(model):
         for batch in loader:
             if t_first is not None:
@@ -78,6 +81,9 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
                     collected.setdefault(name, [None] * n)[fi] = v
             if t_first is None:
                 t_first = time.perf_counter()
+            done += len(rows)
+            if on_rows is not None:
+                on_rows(min(done, n))
     if timing is not None and rows_after and t_first is not None:
         timing["rows_per_second"] = rows_after / max(time.perf_counter() - t_first, 1e-9)
     missing = [i for i in range(n) if any(col[i] is None for col in collected.values())]
@@ -87,12 +93,13 @@ def gather_outputs(accelerator, model, task, features, loader, control=None, *,
 
 
 def evaluate(accelerator, model, tokenizer, task, examples, features, loader, config, *, control=None,
-             out_dir=None, watch_items=None, stoppable: bool = False, sample_rows: int = 0) -> dict:
+             out_dir=None, watch_items=None, stoppable: bool = False, sample_rows: int = 0,
+             on_rows: Callable[[int], None] | None = None) -> dict:
     """One evaluation: metrics (dict), seconds, and the watch probes (main process only).
 
     ``sample_rows`` > 0: the first rows of ``examples`` are the run's dev sample; their metrics come back too
     (``sample_metrics``), for checkpoints/best, which compares every evaluation on the sample's rows.
-    ``stoppable``: a stop early ends it (EvaluationStopped).
+    ``stoppable``: a stop early ends it (EvaluationStopped). ``on_rows(rows done)``: after every forward batch.
 
     Returns:
         {"metrics": {...}, "seconds": float, "rows_per_second": float (the forward's rate after its first
@@ -100,7 +107,8 @@ def evaluate(accelerator, model, tokenizer, task, examples, features, loader, co
     """
     t0 = time.perf_counter()
     timing: dict = {}
-    outputs = gather_outputs(accelerator, model, task, features, loader, control, stoppable=stoppable, timing=timing)
+    outputs = gather_outputs(accelerator, model, task, features, loader, control, stoppable=stoppable, timing=timing,
+                             on_rows=on_rows)
     forward_seconds = time.perf_counter() - t0
     metrics = task.metrics(examples, features, outputs, config,
                            out_dir if accelerator.is_main_process else None)

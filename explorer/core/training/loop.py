@@ -172,7 +172,9 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
     res = evaluate(run.accelerator, run.model, run.tokenizer, run.task, examples, feats, loader, run.config,
                    control=run.control, out_dir=run.run_dir, watch_items=run.watch_items,
                    stoppable=sampled and run.accelerator.num_processes == 1,
-                   sample_rows=schedule.rows if final and schedule.sampled else 0)
+                   sample_rows=schedule.rows if final and schedule.sampled else 0,
+                   on_rows=EvaluationProgress(run.writer, step=run.progress.step, final=final, rows_total=len(feats),
+                                              dev_total=len(run.dev_feats)))
     if not final:
         schedule.timed(len(feats), len(feats) / res["rows_per_second"])
     step = run.progress.step
@@ -189,6 +191,30 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
     run.undefined_metrics = undefined
     schedule.evaluated(step)
     return res["metrics"], res.get("sample_metrics", res["metrics"])
+
+
+class EvaluationProgress:
+    """The ``evaluating`` events of one evaluation (explorer.core.protocol.events.EvaluatingEvent): one at its start,
+    then one every ``every`` seconds while it runs, with the rows forwarded, the rate so far and whether it is the
+    final one; called with the rows done after each batch (evaluation.gather_outputs' ``on_rows``)."""
+
+    def __init__(self, writer, *, step: int, final: bool, rows_total: int, dev_total: int, every: float = 2.0):
+        self.writer, self.every = writer, every
+        self.fields = {"step": step, "final": final, "rows_total": rows_total, "dev_total": dev_total}
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self._emit(0)
+
+    def __call__(self, rows_done: int) -> None:
+        now = time.perf_counter()
+        if now - self.last >= self.every and rows_done < self.fields["rows_total"]:
+            self.last = now
+            self._emit(rows_done)
+
+    def _emit(self, rows_done: int) -> None:
+        seconds = time.perf_counter() - self.t0
+        self.writer.emit("evaluating", **self.fields, rows_done=rows_done, seconds=seconds,
+                         rows_per_second=rows_done / seconds if rows_done and seconds > 0 else 0.0)
 
 
 def sample_features(run: TrainingRun):
@@ -213,7 +239,7 @@ def plan_evaluations_now(run: TrainingRun) -> None:
     plan = schedule.make_plan(steps=run.planned_steps(), windows_per_step=windows,
                               train_rate=run.progress.step * windows / seconds)
     if plan is not None and first:
-        run.writer.emit("log", level="info", message=plan.describe())
+        run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
     expect_ahead(run)
 
 

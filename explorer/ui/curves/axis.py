@@ -25,6 +25,8 @@ _MAX_SIZES, _MAX_SPECS = 4096, 64
 _MEASURE_RECT = QRectF(0, 0, 100, 100)   # the rect pyqtgraph measures a tick label in
 _LEFT_FLAGS = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _BOTTOM_FLAGS = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+_CENTER = Qt.AlignmentFlag.AlignCenter   # the flags pyqtgraph measures a label with
+_TEXT_FLAGS = {True: _LEFT_FLAGS | Qt.TextFlag.TextDontClip, False: _BOTTOM_FLAGS | Qt.TextFlag.TextDontClip}
 
 
 class _MeasuringPainter:
@@ -166,18 +168,12 @@ class MeasuredAxis(pg.AxisItem):
                 color = QColor(pen.color())
                 color.setAlpha(int(alpha))
                 pen.setColor(color)
-            level = []
             end = tick_stop + tick_length * tick_dir
-            for v in ticks:
-                x = (v * scale) - offset
-                if x < x_min or x > x_max:
-                    level.append(None)
-                    continue
-                level.append(x)
-                if axis == 0:
-                    specs.append((pen, QPointF(tick_start, x), QPointF(end, x)))
-                else:
-                    specs.append((pen, QPointF(x, tick_start), QPointF(x, end)))
+            level = [None if (x < x_min or x > x_max) else x for x in [(v * scale) - offset for v in ticks]]
+            if axis == 0:
+                specs += [(pen, QPointF(tick_start, x), QPointF(end, x)) for x in level if x is not None]
+            else:
+                specs += [(pen, QPointF(x, tick_start), QPointF(x, end)) for x in level if x is not None]
             positions.append(level)
         return positions, specs
 
@@ -187,7 +183,7 @@ class MeasuredAxis(pg.AxisItem):
         text_offset = st["tickTextOffset"][axis]
         size2 = last_size2 = 0
         all_rects, specs = [], []
-        flags = (_LEFT_FLAGS if left else _BOTTOM_FLAGS) | Qt.TextFlag.TextDontClip
+        flags = _TEXT_FLAGS[left]
         br = self.boundingRect()
         offset = max(0, st["tickLength"]) + text_offset
         for i in range(min(len(levels), st["maxTextLevel"] + 1)):
@@ -200,7 +196,7 @@ class MeasuredAxis(pg.AxisItem):
                 if positions[i][j] is None:
                     rects.append(None)
                     continue
-                r = p.boundingRect(_MEASURE_RECT, Qt.AlignmentFlag.AlignCenter, s)
+                r = p.boundingRect(_MEASURE_RECT, _CENTER, s)
                 r.setHeight(r.height() * 0.8)
                 rects.append(r)
                 all_rects.append(r)

@@ -13,7 +13,9 @@ import html
 
 from explorer.core.specs.metric_display import to_display
 from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, progress_text, series_name
+from explorer.ui.curves.x_units import XAxis, axis_for
+from explorer.ui.runs.evaluating import evaluating_text, evaluation_bar
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
 
@@ -51,7 +53,8 @@ class CurvesModel:
     shown); ``shown``: series keys chosen for a plot; ``x_follow``: the x range follows the data (False after
     the user panned or zoomed); ``dirty``: run id -> series keys with new points (None = all) since the last
     collect; ``pending``: plot key -> run ids to redraw (refreshed one per event-loop turn); ``x_target``: the x
-    range the pending refreshes show; ``name_of(run_id)``: the name the Runs list shows.
+    range the pending refreshes show; ``name_of(run_id)``: the name the Runs list shows; ``x_unit``: what the x
+    axis should count (explorer.ui.curves.x_units: "step", "epoch", "examples"), :meth:`x_axis` what it counts.
     """
 
     def __init__(self):
@@ -65,6 +68,7 @@ class CurvesModel:
         self.x_target: tuple[float, float] | None = None
         self._planned_end: float | None = None   # x axis end of the live runs (axis_end)
         self.name_of = lambda run_id: run_id
+        self.x_unit = "step"
 
     # ---- runs ------------------------------------------------------------------------------
     def set_runs(self, states: list[RunState]) -> bool:
@@ -158,24 +162,45 @@ class CurvesModel:
         return key, self.pending.pop(key)
 
     # ---- the x range -----------------------------------------------------------------------------
+    def x_axis(self) -> XAxis:
+        """What the x axis counts for the shown runs (the chosen unit, or steps with a note when a run lacks
+        what it needs) and each run's factor from its steps (explorer.ui.curves.x_units.axis_for)."""
+        return axis_for(self.runs, self.x_unit, self.name_of)
+
+    def set_x_unit(self, unit: str) -> bool:
+        """Count the x axis in ``unit``; returns whether that changed (every curve is then redrawn, the x range
+        follows the data again)."""
+        if unit == self.x_unit:
+            return False
+        self.x_unit = unit
+        self.x_follow = True
+        self.x_target = None
+        self._planned_end = None
+        self.mark_all()
+        return True
+
     def data_x_range(self) -> tuple[float, float] | None:
-        """(first, last) step over every series of the shown runs."""
-        lo = min((ser.x[0] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
-        hi = max((ser.x[-1] for s in self.runs for ser in s.series.values() if len(ser)), default=None)
+        """(first, last) x over every series of the shown runs, in the x axis' unit."""
+        axis = self.x_axis()
+        f = axis.factor
+        lo = min((ser.x[0] * f(s.run_id) for s in self.runs for ser in s.series.values() if len(ser)), default=None)
+        hi = max((ser.x[-1] * f(s.run_id) for s in self.runs for ser in s.series.values() if len(ser)), default=None)
         if lo is None:
             return None
         return (float(lo), float(hi)) if hi > lo else (float(lo) - 1.0, float(hi) + 1.0)
 
     def target_x(self, last_n: int) -> tuple[float, float] | None:
-        """The x range all plots show: the last ``last_n`` steps (0 = all), else (while following) the data
-        extended to steps_total of the live runs; None when the user has panned or zoomed."""
+        """The x range all plots show: the last ``last_n`` steps (0 = all; in another unit, the last ``last_n``
+        steps of the run with the largest factor), else (while following) the data extended to steps_total of the
+        live runs; None when the user has panned or zoomed."""
         data = self.data_x_range()
+        f = self.x_axis().factor
         if data is not None and last_n > 0:
-            return (max(data[0], data[1] - last_n), data[1])
+            return (max(data[0], data[1] - last_n * max(f(s.run_id) for s in self.runs)), data[1])
         if not self.x_follow:
             return None
-        planned = self.axis_end(max((float(s.steps_total) for s in self.runs if s.is_live and s.steps_total),
-                                    default=None))
+        planned = self.axis_end(max((float(s.steps_total) * f(s.run_id) for s in self.runs
+                                     if s.is_live and s.steps_total), default=None))
         if data is None:
             return (0.0, planned) if planned else None
         hi = max(data[1], planned or data[1])
@@ -247,9 +272,16 @@ class CurvesModel:
         return entries
 
     def run_notes(self) -> list[str]:
-        """What a shown run's evaluations say about it (a classifier stuck on one class), rich text, one a run."""
-        return [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
-                if (note := s.one_class_note())]
+        """What a shown run's evaluations say about it (a classifier stuck on one class), rich text, one a run;
+        then the evaluations' plan the run the progress line describes decided ("Evaluate before training and at
+        the end only (not every 10: more often would not fit)"), so a run that evaluates rarely says why."""
+        notes = [f"{html.escape(self.name_of(s.run_id))} {html.escape(note, quote=False)}" for s in self.runs
+                 if (note := s.one_class_note())]
+        focus = self.focus_run()
+        if focus is not None and focus.eval_plan:
+            notes.append(f"<span style='color:#444'>{html.escape(self.name_of(focus.run_id))}: "
+                         f"{html.escape(focus.eval_plan, quote=False)}</span>")
+        return notes
 
     def focus_run(self) -> RunState | None:
         """The run the progress line describes: the first live one shown, else the first shown."""
@@ -263,6 +295,8 @@ class CurvesModel:
         if state is None:
             return (0, 1, 0, "no run"), None
         total = max(state.steps_total, 1)
-        bar = (0, total, min(state.step, total), f"{state.status} · %p%")
-        return bar, (self.name_of(state.run_id), progress_parts(state, now),
-                     f"{state.run_id}: {progress_text(state, now)}")
+        bar = evaluation_bar(state) or (0, total, min(state.step, total), f"{state.status} · %p%")
+        evaluating = evaluating_text(state)   # the rows of a long evaluation, first: the run is not hung
+        parts = ([(evaluating, 0)] if evaluating else []) + progress_parts(state, now)
+        return bar, (self.name_of(state.run_id), parts,
+                     f"{state.run_id}: " + " · ".join(text for text, _rank in parts))

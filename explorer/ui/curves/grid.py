@@ -72,14 +72,14 @@ class GridLines(pg.GraphicsObject):
         out: list[list[QLineF]] = [[], []]
         if rect.width() <= 0 or rect.height() <= 0:
             return out
+        left, right, top, bottom = rect.left(), rect.right(), rect.top(), rect.bottom()   # read once, not per line
         for name in ("bottom", "left"):
             axis = self.plot.getAxis(name)
             for level, (_spacing, values) in enumerate(axis_ticks(axis)[:2]):
-                for v in values:
-                    if name == "bottom" and rect.left() <= v <= rect.right():
-                        out[level].append(QLineF(v, rect.top(), v, rect.bottom()))
-                    elif name == "left" and rect.top() <= v <= rect.bottom():
-                        out[level].append(QLineF(rect.left(), v, rect.right(), v))
+                if name == "bottom":
+                    out[level] += [QLineF(v, top, v, bottom) for v in values if left <= v <= right]
+                else:
+                    out[level] += [QLineF(left, v, right, v) for v in values if top <= v <= bottom]
         return out
 
     def paint(self, p, *_args) -> None:

@@ -38,6 +38,7 @@ from explorer.ui.curves.plot import PlotPanel
 from explorer.ui.curves.plot_grid import MIN_PANEL_HEIGHT, PlotGrid
 from explorer.ui.curves.run_legend import LEGEND_LINES, LegendStrip
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
+from explorer.ui.curves.x_unit_control import XUnitControl
 from explorer.ui.runs.state import DEV_PREFIX, RunState, series_name
 from explorer.ui.shell.elided_label import ElidedLabel
 
@@ -99,6 +100,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self.settings = settings
         self.curves_split = FlowSplit(self.plot_grid, settings)
         self.flow_view = self.curves_split.flow_view
+        self.x_control = XUnitControl(self, lambda: self._schedule(all_runs=True))   # step, epoch or examples
         lay.addWidget(self.curves_split, 1)
 
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_MS)
@@ -343,6 +345,8 @@ class CurvesPanel(CurvesExport, QWidget):
         if target is not None:   # first the x range: the curves are decimated for it
             self._set_x(panel, target)
         weight = self.smooth.value() / 100.0
+        axis = self.x_control.axis()
+        panel.set_x_axis(axis.label, axis.factors)
         for state in self.runs:
             if state.run_id in run_ids:
                 panel.update_run(state, weight)
@@ -416,7 +420,7 @@ class CurvesPanel(CurvesExport, QWidget):
         self._update_legend()
 
     def _update_legend(self) -> None:
-        key = (self.model.legend_key(), self.legend.width())
+        key = (self.model.legend_key(), self.legend.width(), getattr(self.model.focus_run(), "eval_plan", ""))
         if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
             return
         self._legend_key = key

@@ -107,6 +107,7 @@ class CurveData:
         self.series = series
         self.x = self.y = self.shown = np.empty(0)
         self.version = "raw"
+        self.x_factor = 1.0                  # x = the series' steps x this (the x axis' unit)
         self.main = ColumnDecimator()        # the drawn curve (smoothed for the loss)
         self.raw: ColumnDecimator | None = None   # the faint raw loss behind the smoothed one
         self.drawn = None                    # (grid, n, version) last drawn
@@ -240,6 +241,7 @@ class PlotPanel(QFrame):
         self._spare: dict[int, list[pg.PlotDataItem]] = {}   # hidden curve items to reuse, by alpha
         self._state_ids: dict[str, int] = {}
         self.colors: dict[str, str] = {}
+        self.x_factors: dict[str, float] = {}   # per run: x axis unit per optimizer step (update_run)
         self.layer = CurveLayer(self.plot.getViewBox())   # paints every curve of the plot
         self.plot.addItem(self.layer, ignoreBounds=True)
         lay = QVBoxLayout(self)
@@ -366,11 +368,21 @@ class PlotPanel(QFrame):
             item = self.items[run_id] = self._new_item(color, name=run_id)
         return item
 
+    def set_x_axis(self, label: str, factors: dict[str, float]) -> None:
+        """The x axis' unit: its ``label`` ("step", "epoch", "training examples seen") and each run's ``factors``
+        (run id -> units per optimizer step; a run not named: 1), used by the next :meth:`update_run`
+        (explorer.ui.curves.x_units)."""
+        self.x_factors = factors
+        if self.plot.getAxis("bottom").labelText != label:
+            self.plot.setLabel("bottom", label)
+
     def update_run(self, state: RunState, smoothing: float) -> None:
-        """Show the run's current points (``smoothing``: the loss EMA weight in [0, 1)). Only new points
-        are smoothed and folded into the per-column min/max of the curves (explorer.ui.curves.decimate)."""
+        """Show the run's current points (``smoothing``: the loss EMA weight in [0, 1)), x in the unit of
+        :meth:`set_x_axis`. Only new points are smoothed and folded into the per-column min/max of the curves
+        (explorer.ui.curves.decimate)."""
         s = state.series.get(self.key)
         run_id = state.run_id
+        x_factor = self.x_factors.get(run_id, 1.0)
         if s is None or not len(s):
             self.data.pop(run_id, None)
             for item in (self.items.get(run_id), self.raw_items.get(run_id)):
@@ -381,15 +393,16 @@ class PlotPanel(QFrame):
         if self._item(run_id) is None:
             return
         data = self.data.get(run_id)
-        if data is None or data.series is not s:
+        if data is None or data.series is not s or data.x_factor != x_factor:   # another unit: drawn anew
             self.data[run_id] = data = CurveData(s)
+            data.x_factor = x_factor
         y = shown = s.y
         version = "raw"
         if self.key in SMOOTHED_SERIES:
             shown, generation = smoothed(s, smoothing, y)   # kept with the series, computed where it was read
             if shown is not y:
                 version = ("ema", generation)
-        data.set(s.x, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
+        data.set(s.x if x_factor == 1.0 else s.x * x_factor, y, shown, version, with_raw=self.key in SMOOTHED_SERIES)
         self._draw(run_id)
         self.marks.update(run_id, data)
 
@@ -503,8 +516,10 @@ class PlotPanel(QFrame):
         parts = []
         for state, color in runs:
             s = state.series.get(self.key)
-            hit = s.value_at(step) if s is not None else None
+            factor = self.x_factors.get(state.run_id, 1.0)
+            hit = s.value_at(step / factor) if s is not None else None
             if hit is None:
                 continue
-            parts.append(f"<span style='color:{color}'>■</span> {hit[1]:.4g} <span style='color:#777'>@{hit[0]:.0f}</span>")
+            at = f"{hit[0]:.0f}" if factor == 1.0 else f"{hit[0] * factor:.4g}"
+            parts.append(f"<span style='color:{color}'>■</span> {hit[1]:.4g} <span style='color:#777'>@{at}</span>")
         self.header.setText(f"<b>{self.title}</b>&nbsp;&nbsp;" + "&nbsp;&nbsp;".join(parts))

@@ -1,4 +1,4 @@
-"""The Curves panel's controls (smoothing, log y, ignore outliers, last N steps, dev metrics,
+"""The Curves panel's controls (smoothing, log y, ignore outliers, last N steps, the x axis' unit, dev metrics,
 export) and the CSV writer behind "Export CSV"."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import csv
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMenu, QPushButton, QSlider, QSpinBox, QWidget)
 
 from explorer.ui.curves.plotmath import DEFAULT_SMOOTHING
+from explorer.ui.curves.x_units import X_UNIT_CHOICES, X_UNITS
 from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.menu_button import MenuToolButton
 
@@ -51,6 +52,16 @@ class CurvesToolbar(QWidget):
         self.last_n.setSpecialValueText("all")
         self.last_n.setToolTip("Show only the last N optimizer steps (0 = all).")
         self.last_n.setFixedWidth(90)
+        self.x_unit = QComboBox()   # what the x axis counts (CurvesModel.x_unit; remembered in the settings)
+        for unit in X_UNITS:   # short entries: the toolbar stays one row at 1280 px; the axis says it in full
+            self.x_unit.addItem(X_UNIT_CHOICES[unit], unit)
+        self.x_unit.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.x_unit.setToolTip("What the x axis counts: optimizer steps, epochs (passes over each run's own "
+                               "training rows) or training examples seen (steps x effective batch size). By epoch "
+                               "or examples, runs of different batch or training-set sizes line up fairly.")
+        self.x_note = QLabel()   # why the axis stayed in steps (a run without epochs or batch size)
+        self.x_note.setObjectName("hint")
+        self.x_note.setVisible(False)
         self.metrics_btn = MenuToolButton()   # instant popup, room for the arrow
         self.metrics_btn.setText("Dev metrics")
         self.metrics_btn.setToolTip("Which dev metrics, and which other scalars of the step events (\"step: …\"), "
@@ -72,6 +83,9 @@ class CurvesToolbar(QWidget):
         bar.addSpacing(12)
         bar.addWidget(QLabel("Last N steps"))
         bar.addWidget(self.last_n)
+        bar.addSpacing(12)
+        bar.addWidget(self.x_unit)
+        bar.addWidget(self.x_note)
         bar.addSpacing(12)
         bar.addWidget(self.metrics_btn)
         bar.addStretch(1)

@@ -99,4 +99,5 @@ def queue_group(window, kind: str) -> bool:
     window.runs.reload_groups()   # the members go under the group's row of the Runs dock as they are added
     ids = window.launch(configs)
     groups.message.setText(f"Queued group {group.name}: {len(ids)} runs{note}")
+    groups.follow_group(group.name, ids, window.store_events)   # its progress, time left and Cancel
     return True

@@ -25,8 +25,10 @@ from explorer.paths import REPO_ROOT
 from explorer.ui.groups.compare_spans import PairSpansView
 from explorer.ui.groups.compare_view import CompareView
 from explorer.ui.groups.cv_dialog import CrossValidateDialog
+from explorer.ui.groups.follow import CANCEL_TIP, GroupFollower
 from explorer.ui.groups.hooks import queue_group
 from explorer.ui.groups.view import GroupView
+from explorer.ui.inspectors.job_bar import JobBar
 from explorer.ui.inspectors.registry import COMPARE_PAGE, GROUPS_PAGE, SPANS
 from explorer.ui.shell.tasks import run_in_thread
 
@@ -55,6 +57,12 @@ class GroupsTab(QWidget):
         self.view = GroupView()
         self.message = QLabel("")
         self.message.setWordWrap(True)
+        self.group_bar = JobBar("runs", cancel_tip=CANCEL_TIP)   # a group queued here: its progress and Cancel
+        self.follower: GroupFollower | None = None
+        self.oof_bar = JobBar("held-out rows", cancel_tip="Stop predicting; the folds or sizes predicted so far "
+                                                         "stay (selecting the group again continues)")
+        self.oof_job = None   # a cv group's held-out folds or a curve's dev rows being predicted (oof_bar shows it)
+        self.oof_bar.cancel_requested.connect(lambda: self.oof_job is not None and self.oof_job.cancel())
         self.group_name = QLineEdit()
         self.group_name.setPlaceholderText("new group name")
         self.restarts = QSpinBox()
@@ -110,8 +118,18 @@ class GroupsTab(QWidget):
         split.addWidget(self.view)
         split.setSizes([320, 1100])
         main = QVBoxLayout(self)
+        main.addWidget(self.group_bar)
+        main.addWidget(self.oof_bar)
         main.addWidget(split)
         self.refresh()
+
+    def follow_group(self, name: str, run_ids: list[str], store_events) -> None:
+        """Show the progress of group ``name`` just queued (members ``run_ids``) above the page, with Cancel;
+        ``store_events``: the window's run store signals (explorer.ui.runs.bridge.StoreBridge)."""
+        if self.follower is None:
+            self.follower = GroupFollower(self.group_bar, store_events, self)
+            self.follower.ended.connect(lambda text: (self.message.setText(text), self.refresh()))
+        self.follower.follow(name, run_ids)
 
     def refresh(self) -> int:
         """Re-read the groups on a worker thread (a broken group.json is a line under the list, never an
@@ -229,6 +247,10 @@ class GroupsTab(QWidget):
             from explorer.core.studies.label_issues import read_group_label_issues
 
             self.view.show_label_issues(read_group_label_issues(self.runs_dir, group.name))
+        from explorer.ui.groups.group_baselines import group_baseline_lines
+
+        self.view.show_baselines(group_baseline_lines(self.runs_dir, group, next((m.task for m in members if m.task),
+                                                                                  None)))
         self.message.setText("")
         self._predict_folds(group, members, pooled)
         self.group_shown.emit(group.name)
@@ -252,9 +274,26 @@ class GroupsTab(QWidget):
         job.finished.connect(lambda _value, n=group.name: self._folds_predicted(n))
         what = "the dev rows of each size" if group.kind == "curve" else "the held-out folds"
         job.failed.connect(lambda msg, _tb, n=group.name: self.message.setText(f"Cannot predict {what} of {n}: {msg}"))
+        # rows done, the time left and Cancel (the folds or sizes predicted so far stay cached)
+        self._show_oof_progress(job, group.name, what, group.kind)
         job.start("curve_score" if group.kind == "curve" else "cv_oof", {"runs_dir": str(self.runs_dir),
                                                                          "name": group.name})
         self.message.setText(f"Predicting {what} of {group.name} (each run's last checkpoint)…")
+
+    def _show_oof_progress(self, job, name: str, what: str, group_kind: str) -> None:
+        """``job`` (``what`` of group ``name`` being predicted) in the page's second progress row."""
+        def ended(*_args) -> None:
+            self.oof_bar.finish()
+
+        def cancelled() -> None:
+            self.oof_started.discard(name)   # selecting the group again continues from the folds kept
+            self.message.setText(f"Predicting {what} of {name} cancelled; those predicted so far are kept")
+        self.oof_bar.start("dev rows" if group_kind == "curve" else "held-out rows")
+        job.progress.connect(self.oof_bar.set_progress)
+        for signal in (job.finished, job.failed, job.cancelled):
+            signal.connect(ended)
+        job.cancelled.connect(cancelled)
+        self.oof_job = job
 
     def _folds_predicted(self, name: str) -> None:
         self.message.setText(f"Held-out folds of {name} predicted.")
@@ -552,13 +591,13 @@ def cv_problem(base) -> str | None:
 def _read_group(runs_dir, name: str):
     """(group, members, notes, pooled) for the view: core.studies.groups.load_group_data, and for a cross-validation
     group its pooled out-of-fold figures (core.studies.cv_runs.read_oof), for a learning curve its figures in words
-    (core.studies.curve_results.curve_lines); None for other kinds or before they exist."""
-    from explorer.core.studies.curve_results import curve_lines, read_curve_result
+    (core.studies.curve_results.curve_lines) and its plot (ui.groups.curve_plot_model.CurveShown); None for other
+    kinds or before they exist."""
     from explorer.core.studies.cv_runs import read_oof
     from explorer.core.studies.groups import load_group_data
+    from explorer.ui.groups.curve_plot_model import curve_shown
 
     group, members, notes = load_group_data(runs_dir, name)
     if group.kind == "curve":
-        task = next((m.task for m in members if m.task), None)
-        return group, members, notes, curve_lines(runs_dir, name, task) if read_curve_result(runs_dir, name) else None
+        return group, members, notes, curve_shown(runs_dir, name, next((m.task for m in members if m.task), None))
     return group, members, notes, read_oof(runs_dir, name) if group.kind == "cv" else None

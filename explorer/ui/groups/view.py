@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QTableW
 from explorer.core.specs.metric_display import metric_label
 from explorer.core.studies.group_stats import BAND_MODES, final_metric_intervals, final_metric_stats, group_table, heat_map, \
     mean_band
+from explorer.ui.groups.curve_plot import LearningCurvePlotWidget
 
 pg.setConfigOptions(background="w", foreground="#222")   # the same as explorer/ui/curves/panel.py
 
@@ -71,6 +72,7 @@ class GroupView(QWidget):
         self.curves.showGrid(x=True, y=True, alpha=0.2)
         for side in ("left", "bottom"):
             self.curves.getAxis(side).enableAutoSIPrefix(False)   # accuracy 0.69, not 690 x0.001
+        self.curve_plot = LearningCurvePlotWidget()   # a learning curve group's sizes, baseline and fit
         self.heat_plot = pg.PlotWidget(background="w")
         self.heat_image = pg.ImageItem()
         self.heat_image.setColorMap(pg.colormap.get("viridis"))
@@ -83,8 +85,9 @@ class GroupView(QWidget):
         self.table.setSortingEnabled(True)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
-        plots = QSplitter(Qt.Horizontal)
+        self.plots = plots = QSplitter(Qt.Horizontal)
         plots.addWidget(self.curves)
+        plots.addWidget(self.curve_plot)
         plots.addWidget(self.heat_plot)
         below = QWidget()
         lay = QVBoxLayout(below)
@@ -97,8 +100,8 @@ class GroupView(QWidget):
         main = QVBoxLayout(self)
         main.addLayout(top)
         main.addWidget(split, 1)
-        for w in (self.x_axis, self.y_axis, self.heat_plot, *self.axis_labels[1:]):
-            w.setVisible(False)  # the heat map is for a grid; set_group shows it
+        for w in (self.x_axis, self.y_axis, self.heat_plot, self.curve_plot, *self.axis_labels[1:]):
+            w.setVisible(False)  # the heat map is for a grid, the learning curve for a curve group: set_group
         self._draw_curves()      # the empty state says what to do
 
     # -- data --------------------------------------------------------------------------------
@@ -110,10 +113,17 @@ class GroupView(QWidget):
             self.summary.setText(self.summary.text() + "<br>suspected label errors (cleanlab, out-of-fold): "
                                  + "; ".join(issues.get("lines", [])))
 
+    def show_baselines(self, lines: list[str]) -> None:
+        """Add the group's bag-of-words baseline in words (explorer.ui.groups.group_baselines) under its figures."""
+        import html
+
+        if lines:
+            self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
+
     def set_group(self, group, members, notes=(), pooled=None) -> None:
         """Show ``group`` (core.studies.groups.Group) with its members ([group_stats.MemberData]); for a cross-validation
         group ``pooled`` is its core.studies.cv_runs.OofResult (the pooled out-of-fold figures), for a learning curve
-        its figures in words (core.studies.curve_results.curve_lines), or None (not yet)."""
+        its figures in words and its plot (explorer.ui.groups.curve_plot_model.CurveShown), or None (not yet)."""
         self.group, self.members, self.notes, self.pooled = group, list(members), list(notes), pooled
         self.label_issues = None
         self.table_data = group_table(self.members, list(group.varied))
@@ -142,9 +152,16 @@ class GroupView(QWidget):
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             import html
 
-            lines = self.pooled or ["learning curve: not scored yet (each size's dev rows are predicted when every "
-                                    "size's run has finished)"]
+            waiting = ("learning curve: not scored yet (each size's dev rows are predicted when every size's run "
+                       "has finished)")
+            lines = self.pooled.lines if self.pooled is not None else [waiting]
             self.summary.setText(self.summary.text() + "<br>" + "<br>".join(html.escape(x) for x in lines))
+            self.curve_plot.show_curve(self.pooled.plot if self.pooled is not None else None, waiting)
+        if group.kind == "curve" and not self.curve_plot.isVisibleTo(self):   # the curve first: 2/3 of the width
+            self.curve_plot.setVisible(True)
+            third = max(self.plots.width(), 900) // 3
+            self.plots.setSizes([third, 2 * third, 0])
+        self.curve_plot.setVisible(group.kind == "curve")
         if group.kind == "cv":   # every example predicted once by the fold's run that never saw it
             text = (self.pooled.text(task) if self.pooled is not None
                     else "pooled out-of-fold: not yet (the folds are predicted when every fold's run has finished)")
@@ -268,9 +285,14 @@ class GroupView(QWidget):
         folder.mkdir(parents=True, exist_ok=True)
         self.export_png(folder / "group.png")
         self.curves.grab().save(str(folder / "curves.png"))
+        if self.group.kind == "curve" and self.curve_plot.drawn is not None:
+            self.curve_plot.grab().save(str(folder / "learning_curve.png"))
         if self.heat is not None and self.heat_plot.isVisibleTo(self):
             self.heat_plot.grab().save(str(folder / "heatmap.png"))
-        return write_group_report(folder, self.group, self.members, self.table_data,
-                                  self.heat if self.group.kind == "grid" else None, self.notes,
-                                  band_mode=self.band_mode.currentData(), pooled=self.pooled,
-                                  label_issues=self.label_issues)
+        out = write_group_report(folder, self.group, self.members, self.table_data,
+                                 self.heat if self.group.kind == "grid" else None, self.notes,
+                                 band_mode=self.band_mode.currentData(),
+                                 pooled=self.pooled if self.group.kind == "cv" else None,
+                                 label_issues=self.label_issues,
+                                 curve_lines=self.pooled.lines if self.group.kind == "curve" and self.pooled else None)
+        return out

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.specs.metric_display import metric_label
+from explorer.ui.runs.best_rows import scored_rows_note
 
 from .classify_dev_panels import ExampleLists, ScoreScatter, fill_rows
 from .client import shared_client
@@ -161,6 +162,14 @@ class ClassifyDevView(QWidget):
                                            self.no_header.isChecked(),
                                            self.only_split.isChecked() and self.only_split.isVisibleTo(self))
 
+    def masking_dev_set(self) -> dict | None:
+        """This page's dev file, first-N and table settings as the fields of Classify's "Heads off ... and on the
+        dev set" (the run's held-out split, which needs the training file's split record, is not among them)."""
+        from .components.head_masking import dev_fields
+
+        settings = {k: v for k, v in self.table_settings().items() if k != "dev_split"}
+        return dev_fields(self.path.text(), self.cap.value(), self.get_kind(), settings)
+
     def run(self) -> None:
         loaded = self.get_loaded()
         if loaded is None:
@@ -232,7 +241,8 @@ class ClassifyDevView(QWidget):
             return self._show_regression(rep)
         if name == MULTILABEL:
             return self._show_multilabel(rep)
-        self.status.setText(f"{rep.total} dev examples scored")
+        rows = scored_rows_note(self.prefill.best_rows, rep.total)   # why the Runs list's figure may differ
+        self.status.setText(f"{rep.total} dev examples scored" + (f"; {rows}" if rows else ""))
         self.metrics.setText(classifier_metrics(rep, kind))
         self._show_per_class(rep, kind)
         k = rep.confusion.shape[0]

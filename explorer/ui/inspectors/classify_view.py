@@ -348,6 +348,7 @@ def classify_tabs(parent=None) -> list[tuple[str, QWidget]]:
 
     dev.open_requested.connect(open_row)
     view.model_changed.connect(dev.model_changed)
+    view.head_mask.attach_dev(dev.masking_dev_set, f"the {CLASSIFY_DEV_PAGE} page")   # heads off on its dev file
     return [(CLASSIFY_PAGE, view), (CLASSIFY_DEV_PAGE, dev)]
 
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPus
 from explorer.core.models.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
 from explorer.core.qa.tau_study import default_cache_dir
 from explorer.ui.shell.scrolling import scrolling
-from explorer.ui.shell.turns import PaintLaterProgressBar, after_paint
+from explorer.ui.shell.turns import after_paint
 from explorer.ui.shell.start_folder import start_folder
 
 from .client import shared_client
@@ -27,6 +27,7 @@ from .common import ResultSource, StatusLabel, header, model_in_child, tip
 from .components.dev_tau import (UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line, near_question,
                                  questions_near_tau, study_line, summary_lines, tau_rows, windows_note)
 from .dev_panels import NearTable, TauPlot, TauSplit, TauTable, rows_tall
+from .job_bar import JobBar, veil
 from .remote import CANCELLED_NOTE, RemoteJob
 from .tau_spin import tau_spin_box
 
@@ -87,7 +88,6 @@ class DevTauView(QWidget):
         self._near: np.ndarray = np.zeros(0, dtype=np.int64)
         self._syncing = False
         self.job = RemoteJob(self.client, self)
-        self.job.progress.connect(self._on_progress)
         self.job.finished.connect(self._arrived)
         self.source = ResultSource(self.clear_results)   # which model the study is of; cleared on a switch
         self.job.failed.connect(self._on_failed)
@@ -99,7 +99,6 @@ class DevTauView(QWidget):
         row.addWidget(self.browse)
         row.addWidget(self.cap)
         row.addWidget(self.run_button)
-        row.addWidget(self.cancel_button)
 
         self.plot = TauPlot()
         self.curves, self.tau_line = self.plot.curves, self.plot.tau_line
@@ -113,7 +112,7 @@ class DevTauView(QWidget):
 
         trow = self._build_tau_row()
         self.table = NearTable()
-        split = self._build_split(trow)
+        split = self.results = self._build_split(trow)   # veiled while a new study runs
 
         layout = QVBoxLayout(self)
         # one line at 1280x800: the τ table under the curves keeps its rows in view (the page's help says the rest)
@@ -123,7 +122,7 @@ class DevTauView(QWidget):
         layout.addLayout(row)
         progress_row = QHBoxLayout()   # the estimate beside the bar: one line less above the τ table at 1280x800
         progress_row.addWidget(self.estimate, 1)
-        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.job_bar, 1)
         layout.addLayout(progress_row)
         status_row = QHBoxLayout()   # what ran and which model the results are of, side by side: one line less
         status_row.addWidget(self.status, 1)
@@ -135,7 +134,8 @@ class DevTauView(QWidget):
         self.path.textChanged.connect(self._update_estimate)
         self.cap.valueChanged.connect(self._update_estimate)
         self.run_button.clicked.connect(lambda: self.run(self.path.text(), self.cap.value()))
-        self.cancel_button.clicked.connect(self.cancel)
+        self.job.progress.connect(self.job_bar.set_progress)
+        self.job_bar.cancel_requested.connect(self.cancel)
         self.tau.valueChanged.connect(self._on_tau_spin)
         self.tau_line.sigPositionChanged.connect(self._on_tau_line)
         self.table.cellClicked.connect(self._on_row_clicked)
@@ -210,12 +210,7 @@ class DevTauView(QWidget):
         self.cap.setToolTip("Use only the first N questions of the file (0 = all). Inference is the slow part: "
                             "the line beside the bar estimates the time.")
         self.run_button = QPushButton("Run")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = PaintLaterProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setFormat("no study yet")
+        self.job_bar = JobBar("windows", cancel_tip="Stop after the current batch; nothing of this study is shown")
         self.status = StatusLabel("Pick a SQuAD v2.0 file and press Run; results are cached per model, file and cap.")
         self.status.setWordWrap(True)
         self.estimate = QLabel("")
@@ -233,7 +228,7 @@ class DevTauView(QWidget):
         """Use this model (the ModelInfo of the child's slot, or a LoadedModel, which the child is given). A
         run checkpoint brings its run's window settings and dev file (pre-filled unless the user typed
         another one); an untrained head gets the same warning as the Spans tab."""
-        from .components.dev_tau import run_dev_file
+        from .components.dev_tau import no_answer_training_note, run_dev_file
 
         self.loaded = loaded = model_in_child(self.client, self.slot, loaded)
         self.source.model_changed(loaded)
@@ -244,8 +239,9 @@ class DevTauView(QWidget):
             self._auto_path = dev
             self.path.setText(dev)
         untrained = bool(getattr(loaded, "head_initialised", False))
-        self.head_note.setVisible(untrained)
-        self.head_note.setText(UNTRAINED_HEAD_NOTE if untrained else "")
+        note = UNTRAINED_HEAD_NOTE if untrained else no_answer_training_note(where)
+        self.head_note.setVisible(bool(note))
+        self.head_note.setText(note)
         self._update_estimate()
 
     def _update_estimate(self, *_args) -> None:
@@ -271,10 +267,9 @@ class DevTauView(QWidget):
             self._message(f"{path}: no such file", error=True)
             return False
         self.path.setText(path)
-        self.progress.setFormat("%v / %m windows")
-        self.progress.setRange(0, 0)
+        veil(self.results, True)   # the study shown is of the previous request until the new one replaces it
         self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
+        self.job_bar.start()
         self._message(f"running {self.loaded.source} on {Path(path).name} …")
         cache_dir = self.cache_dir if self.cache_dir is not None else default_cache_dir()
         self.source.ask(self.loaded)
@@ -283,6 +278,7 @@ class DevTauView(QWidget):
         return True
 
     def cancel(self) -> None:
+        """Stop the running study after its current batch (nothing of it is shown)."""
         self.job.cancel()
         self._message("cancelling after the current batch …")
 
@@ -298,21 +294,14 @@ class DevTauView(QWidget):
         return paths
 
     # ----------------------------------------------------------------------------------- results
-    def _on_progress(self, done: int, total: int) -> None:
-        if self.progress.maximum() != total:
-            self.progress.setRange(0, total)
-        self.progress.setValue(done)
-
     def _on_failed(self, message: str, _tb: str) -> None:
         self._done_running(None)
         self._message(message, error=True)
 
     def _done_running(self, text: str | None) -> None:
         self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        if self.progress.maximum() == 0:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
+        self.job_bar.finish()
+        veil(self.results, False)   # cancelled or failed: the study shown before is whole again (its source says whose)
         if text:
             self._message(text)
 
@@ -345,10 +334,6 @@ class DevTauView(QWidget):
         if not s.from_cache and s.seconds > 0 and len(s):
             remember_qps(len(s) / s.seconds)
             self._update_estimate()
-        if s.from_cache or self.progress.maximum() <= 1:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
-            self.progress.setFormat("from the cache" if s.from_cache else "done")
         self._message(study_line(s))
         self.plot.show_figures(f)
         self.export_button.setEnabled(True)

@@ -51,6 +51,12 @@ class EmbeddingsPlot(pg.PlotWidget):
         self.getPlotItem().enableAutoRange()
         self.getViewBox().setDefaultPadding(0.06)
 
+    def clear_points(self) -> None:
+        """No map: the points, the star and the selection removed."""
+        for item in (self.scatter, self.static_item, self.selected_item):
+            item.clear()
+        self.static_label.setText("")
+
     def mark(self, position) -> None:
         """Ring the point at ``position`` (x, y)."""
         self.selected_item.setData(pos=np.asarray(position)[None])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+                               QPushButton, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
 from explorer.core.embeddings.projection import PROJECTION_LABELS, available_projections
 from explorer.core.embeddings.vectors import POOLINGS
@@ -25,6 +25,7 @@ from .components.embeddings import (BY_LAYER, KMEANS, MODES, NO_COLOUR, colour_c
                                     map_running_text, map_status, neighbour_items, point_colours, point_html,
                                     point_index, point_layer, request_problem, space_notes, space_status)
 from .embeddings_panels import EmbeddingsPlot, EmbeddingsSide
+from .job_bar import JobBar, veil
 from .latest import LatestOnly
 from .remote import CANCELLED_NOTE, RemoteJob
 
@@ -49,12 +50,12 @@ class EmbeddingsView(QWidget):
         self._pending_key: tuple = ()
         self._selected = (0, -1)
         self._embed_job = RemoteJob(self.client, self)
-        self._embed_job.progress.connect(self._on_progress)
+        self._embed_job.progress.connect(lambda done, total: self.job_bar.set_progress(done, total))
         self._embed_job.finished.connect(self._on_space)
         self._embed_job.failed.connect(lambda msg, _tb: self._stopped(msg))
         self._embed_job.cancelled.connect(lambda: self._stopped(CANCELLED_NOTE))
         self._map_job = RemoteJob(self.client, self)
-        self._map_job.progress.connect(self._on_progress)
+        self._map_job.progress.connect(lambda done, total: self.job_bar.set_progress(done, total))
         self._map_job.finished.connect(self._on_projection)
         self._map_job.failed.connect(lambda msg, _tb: self._stopped(msg))
         self._map_job.cancelled.connect(lambda: self._stopped(CANCELLED_NOTE))
@@ -139,9 +140,8 @@ class EmbeddingsView(QWidget):
         self.cap.setSpecialValueText("all occurrences")
         self.embed_button = QPushButton("Embed")
         self.embed_button.clicked.connect(self.embed)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.job_bar = JobBar("texts")   # progress, the time left and Cancel of the embedding or the map
+        self.job_bar.cancel_requested.connect(self.cancel)
         self.mode.currentTextChanged.connect(self._mode_changed)
 
 
@@ -161,13 +161,10 @@ class EmbeddingsView(QWidget):
         form.setColumnStretch(1, 1)
         form.setColumnStretch(4, 1)
         run_row = QHBoxLayout()
-        for w in (self.mode, self.word, self.case, self.pooling, self.cap, self.embed_button, self.cancel_button):
+        for w in (self.mode, self.word, self.case, self.pooling, self.cap, self.embed_button):
             run_row.addWidget(w)
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.progress.setVisible(False)
-        run_row.addWidget(self.progress)
-        run_row.addStretch(1)
+        run_row.addWidget(self.job_bar, 1)
+        run_row.addStretch(0)
 
         return form, run_row
 
@@ -248,7 +245,8 @@ class EmbeddingsView(QWidget):
         if problem:
             self.status.setText(problem)
             return
-        self._running(True, "embedding …")
+        self.clear_space()   # the map of the previous corpus or word never stays beside a new embedding
+        self._running(True, "embedding …", "occurrences" if data["word"] else "texts")
         self._embed_job.start("embed", data)
 
     def cancel(self) -> None:
@@ -266,7 +264,7 @@ class EmbeddingsView(QWidget):
             return
         layer, method, clusters = key
         self._pending_key = key
-        self._running(True, map_running_text(key))
+        self._running(True, map_running_text(key), "t-SNE iterations")
         self._map_job.start("embed_project", {"ref": self.summary.ref, "layer": layer, "method": method,
                                               "clusters": clusters})
 
@@ -274,22 +272,31 @@ class EmbeddingsView(QWidget):
         return map_key(self.summary, self.colour.currentText(), self.layer.value(), self.method.currentData() or "pca",
                        self.k.value())
 
-    def _running(self, on: bool, text: str = "") -> None:
-        self.cancel_button.setEnabled(on)
+    def _running(self, on: bool, text: str = "", what: str = "texts") -> None:
+        """A job starts (``on``: the progress row counting ``what``, the map shown veiled: it is of other settings)
+        or ends."""
         self.embed_button.setEnabled(not on)
-        self.progress.setVisible(on)
+        veil(self.plot, on)
         if on:
-            self.progress.setRange(0, 0)
+            self.job_bar.start(what)
+        else:
+            self.job_bar.finish()
         if text:
             self.status.setText(text)
+
+    def clear_space(self) -> None:
+        """Forget the embedding shown: the map, its legend, notes, neighbours and exports."""
+        self.summary = self.projection = None
+        self._cache.clear()
+        self.plot.clear_points()
+        for part in (self.legend, self.notes, self.hover):
+            part.setText("")
+        self.neighbours.clear()
+        self.side.set_exports(False)
 
     def _stopped(self, message: str) -> None:
         self._running(False)
         self.status.setText(message)
-
-    def _on_progress(self, done: int, total: int) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
 
     # ------------------------------------------------------------------------------------------- results
     def _on_space(self, summary) -> None:

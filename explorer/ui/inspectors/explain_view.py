@@ -17,13 +17,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+                               QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from explorer.core.specs.tasks import get_task_facts, task_for_model, task_labels
 
 from .common import header
 from .components.explain import (METHOD_LABELS, NUM_ENDINGS, bar_rows, explain_fields, explain_html,
                                  explain_request, target_choices)
+from .job_bar import JobBar, veil
 from .model_page import ModelPage
 from .remote import CANCELLED_NOTE, RemoteJob
 
@@ -76,8 +77,9 @@ class ExplainView(ModelPage):
         self.job.finished.connect(self.show_result)
         self.job.failed.connect(lambda msg, _tb: self._done(msg))
         self.job.cancelled.connect(lambda: self._done(CANCELLED_NOTE))
-        self.job.progress.connect(self._progress)
         self._build()
+        self.job.progress.connect(self.job_bar.set_progress)
+        self.job_bar.cancel_requested.connect(self.job.cancel)
         self._task_changed()
 
     # -- building --------------------------------------------------------------------------------------------
@@ -122,22 +124,18 @@ class ExplainView(ModelPage):
         self.merge = QCheckBox("merge word pieces")
         self.run_button = QPushButton("Explain")
         self.run_button.clicked.connect(self.explain)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.job.cancel)
         target_row, method_row = QHBoxLayout(), QHBoxLayout()
         for w in (self.target, self.token_label, self.token, self.end_label, self.end):
             target_row.addWidget(w)
         target_row.addStretch(1)
-        for w in (self.method, QLabel("steps"), self.steps, self.merge, self.run_button, self.cancel_button):
+        for w in (self.method, QLabel("steps"), self.steps, self.merge, self.run_button):
             method_row.addWidget(w)
         method_row.addStretch(1)
         form.addRow("Target", target_row)
         form.addRow("Method", method_row)
 
-        self.progress = QProgressBar()
-        self.progress.setMaximumHeight(14)
-        self.progress.setTextVisible(False)
+        self.job_bar = JobBar("batches", cancel_tip="Stop after the current batch; the explanation shown before "
+                                                    "stays faint (it is of the previous inputs)")
 
         self.view = QWidget()      # what the exports save
         self.completeness = QLabel("")
@@ -166,7 +164,7 @@ class ExplainView(ModelPage):
                                 "gradients with the completeness check.", EXPLAIN_PAGE))
         layout.addLayout(top)
         layout.addLayout(form)
-        layout.addWidget(self.progress)
+        layout.addWidget(self.job_bar)
         layout.addLayout(exports)
         layout.addWidget(self.view, 1)
 
@@ -248,29 +246,27 @@ class ExplainView(ModelPage):
         if not self.has_model():
             return
         data = self.request()
-        self.progress.setRange(0, 0)
         self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
+        self.job_bar.start()
+        self._veil(True)   # the explanation shown is of the previous request until the new one replaces it
         self._status(f"explaining with {METHOD_LABELS[data['method']]} ...")
         self.job.start("explain", data)
 
-    def _progress(self, done: int, total: int) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
+    def _veil(self, on: bool) -> None:
+        for part in (self.completeness, self.text, self.bars):
+            veil(part, on)
 
     def _done(self, message: str) -> None:
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
+        """The job ended; a cancelled or failed one leaves the previous explanation faint (it is of other inputs)."""
+        self.job_bar.finish()
         self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
         self._status(message)
 
     def show_result(self, attr) -> None:
         """Render an Attribution: coloured text, sorted bars, the completeness line."""
         self.result = attr
         self._done(f"{len(attr.tokens)} {'words' if attr.merged else 'tokens'}; {attr.target.description}")
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
+        self._veil(False)
         self.text.setHtml(explain_html(attr, self.current_task()))
         self.bars.set_rows(bar_rows(attr, self.current_task()))
         line = html.escape(attr.completeness_line().removesuffix(f". {attr.warning}") if attr.warning

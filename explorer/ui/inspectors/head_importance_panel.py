@@ -10,8 +10,8 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
 from .components.head_masking import curve_points, importance_matrix, importance_request, importance_summary
 from .heatmap import TokenHeatmap
@@ -39,6 +39,9 @@ class HeadImportancePanel(QWidget):
         self.cap.setToolTip("dev examples scored")
         self.steps = QSpinBox(minimum=0, maximum=50, value=10)
         self.steps.setToolTip("points of the pruning curve (10: 10% more heads masked at each)")
+        self.iterative = QCheckBox("iterative")
+        self.iterative.setToolTip("rank the heads again with the masked ones off before each step of the curve "
+                                  "(Michel et al. 2019; one forward and backward pass per point)")
         self.task = QComboBox()
         self.task.setToolTip("the task the dev file is read as (its reader, loss and metric)")
         self.run_button = QPushButton("Score heads")
@@ -46,7 +49,7 @@ class HeadImportancePanel(QWidget):
         self.task.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.task.setMinimumContentsLength(12)
         row = QHBoxLayout()   # two rows: one would widen the window beyond 1280 px
-        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse):
+        for w in (QLabel("Task"), self.task, QLabel("Dev file"), self.dev, browse, self.iterative):
             row.addWidget(w)
         row.setStretchFactor(self.dev, 1)
         row2 = QHBoxLayout()
@@ -85,7 +88,7 @@ class HeadImportancePanel(QWidget):
     def run(self) -> int | None:
         """Ask the child to score the heads; the request id, or None when no dev file is named."""
         data = importance_request(self.slot, self.dev.text(), self.cap.value(), self.steps.value(), self.window(),
-                                  task=self.task.currentText())
+                                  task=self.task.currentText(), iterative=self.iterative.isChecked())
         if data is None:
             self.caption.setText("Choose a dev file of the model's task first.")
             return None

@@ -10,7 +10,8 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from .components.head_masking import SELECTION_HELP, comparison_html, parse_selection, with_class_names
+from .components.head_masking import (MASK_DEV_CAP, SELECTION_HELP, comparison_html, parse_selection,
+                                      with_class_names)
 from .latest import LatestOnly
 
 
@@ -20,17 +21,19 @@ class HeadMaskBar(QWidget):
     ``inputs()`` gives the page's input in view as mask_heads fields (``text``, ``text_pair``, ``tau``, window
     settings), or None when there is none; ``slot`` is the page's model slot in the inspector child.
     ``size`` (layers, heads per layer) checks typed indices once a result has told them. ``dev()``, when given,
-    names a dev set ({"dev", "cap", "task"}, or None when none is chosen) that "and on the dev set" also scores.
+    names a dev set (components.head_masking.dev_fields, or None when none is chosen) that "and on the dev set"
+    also scores; ``dev_where`` names the place where the user chooses it (messages and tooltip).
     ``class_names(names)``, when given, gives the class names the page shows for the head's output names."""
 
     def __init__(self, client, slot: str, inputs: Callable[[], dict | None], parent=None,
                  dev: Callable[[], dict | None] | None = None,
-                 class_names: Callable[[list[str]], list[str]] | None = None):
+                 class_names: Callable[[list[str]], list[str]] | None = None,
+                 dev_where: str = "the Attention page's Head importance tab"):
         super().__init__(parent)
         self.class_names = class_names
         self.slot = slot
         self.inputs = inputs
-        self.dev = dev
+        self.dev = None
         self.size: tuple[int, int] | None = None
         self.result: dict | None = None
         self._runner = LatestOnly.in_child(client, f"{slot}.mask_heads", self)
@@ -45,9 +48,8 @@ class HeadMaskBar(QWidget):
         clear = QPushButton("Clear")
         clear.clicked.connect(self.clear)
         self.on_dev = QCheckBox("and on the dev set")
-        self.on_dev.setToolTip("also score the dev set named in the Attention page's Head importance tab with and "
-                               "without these heads (one dev pass per comparison)")
-        self.on_dev.setVisible(dev is not None)
+        self.dev_where = ""
+        self.attach_dev(dev, dev_where)
         row = QHBoxLayout()
         for w in (QLabel("Heads off"), self.field, self.compare_button, self.on_dev, clear):
             row.addWidget(w)
@@ -60,6 +62,13 @@ class HeadMaskBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.table)
+
+    def attach_dev(self, dev: Callable[[], dict | None] | None, where: str) -> None:
+        """Let "and on the dev set" score the dev set ``dev()`` names, chosen in ``where`` (None: no checkbox)."""
+        self.dev, self.dev_where = dev, where
+        self.on_dev.setToolTip(f"also score the dev set named in {where} with and without these heads (its first "
+                               f"examples, {MASK_DEV_CAP} when it says all; one dev pass per comparison)")
+        self.on_dev.setVisible(dev is not None)
 
     def compare(self) -> int | None:
         """Ask the child for the input in view with the typed heads off; the request id, or None (said why)."""
@@ -75,7 +84,7 @@ class HeadMaskBar(QWidget):
         if self.dev is not None and self.on_dev.isChecked():
             dev = self.dev()
             if dev is None:
-                self._say("Choose a dev file in the Attention page's Head importance tab first")
+                self._say(f"Choose a dev file in {self.dev_where} first")
                 return None
             data = {**data, **dev}
         self._say(f"running with {sel.describe()} off …")

@@ -7,13 +7,14 @@ The request and the texts come from explorer.ui.inspectors.components.layer_prob
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QProgressBar,
-                               QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from .client import shared_client
 from .common import StatusLabel, header
 from .components.layer_probes import (DATA_HINT, MAJORITY_COLOUR, FormError, curve_series, request_from,
                                       summary_line, table_rows)
+from .job_bar import JobBar
 from .remote import RemoteJob
 
 PAGE_TITLE = "Layer probes"
@@ -33,7 +34,9 @@ class LayerProbesView(QWidget):
         self.job.finished.connect(self.show_study)
         self.job.failed.connect(lambda msg, _tb: self._stopped(msg))
         self.job.cancelled.connect(lambda: self._stopped("cancelled"))
-        self.job.progress.connect(self._progress)
+        self.job_bar = JobBar("probe fits", cancel_tip="Stop before the next probe fit; nothing of this study is shown")
+        self.job_bar.cancel_requested.connect(self.job.cancel)
+        self.job.progress.connect(self.job_bar.set_progress)
         self._build_form()
         self.plot = pg.PlotWidget(background="w")
         self.plot.setLabel("bottom", "layer (0 = embeddings)")
@@ -44,8 +47,6 @@ class LayerProbesView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setMaximumWidth(TABLE_MAX_WIDTH)
-        self.progress = QProgressBar()
-        self.progress.setVisible(False)
         self.status = StatusLabel("Choose a fine-tuned checkpoint and a label, then Run probes.")
         self.status.setWordWrap(True)
         body = QHBoxLayout()
@@ -56,7 +57,7 @@ class LayerProbesView(QWidget):
                                 "of the base model and of the checkpoint (Tenney et al. 2019, in small).",
                                 panel=PAGE_TITLE))
         layout.addLayout(self.form)
-        layout.addWidget(self.progress)
+        layout.addWidget(self.job_bar)
         layout.addWidget(self.status)
         layout.addLayout(body, 1)
 
@@ -81,9 +82,6 @@ class LayerProbesView(QWidget):
         self.pooling.setToolTip("sentences: a text's vector per layer, the mean of its tokens or the first token's")
         self.run_button = QPushButton("Run probes")
         self.run_button.clicked.connect(self.run_probes)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.job.cancel)
         browse_model, browse_data = QPushButton("Browse…"), QPushButton("Browse…")
         browse_model.clicked.connect(lambda: self._browse(self.model, folder=True))
         browse_data.clicked.connect(lambda: self._browse(self.data, folder=False))
@@ -95,7 +93,7 @@ class LayerProbesView(QWidget):
         self.form.addRow("label", self._row(self.labels, QWidget()))
         self.form.addRow("data", self._row(self.data, browse_data))
         self.form.addRow("splits / cap / pooling", self._row(self.seeds, self.cap, self.pooling, self.run_button,
-                                                             self.cancel_button, stretch_first=False))
+                                                             stretch_first=False))
 
     @staticmethod
     def _row(*widgets, stretch_first: bool = True) -> QHBoxLayout:
@@ -130,20 +128,20 @@ class LayerProbesView(QWidget):
         except FormError as exc:
             self.status.setText(str(exc))
             return None
-        self.status.setText("loading the models and reading the data …")
-        self.progress.setRange(0, 0)
+        self.status.setText("loading the models and reading the data, then a probe per layer and split …")
         self._busy(True)
         return self.job.start("layer_probes", request)
 
-    def _progress(self, done: int, total: int) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
-        self.status.setText(f"probes fitted: {done} of {total}")
-
     def _busy(self, on: bool) -> None:
-        self.progress.setVisible(on)
+        """A study starts (the progress row, the previous study's curves cleared) or ends."""
         self.run_button.setEnabled(not on)
-        self.cancel_button.setEnabled(on)
+        if on:
+            self.study = None
+            self.plot.clear()
+            self.table.setRowCount(0)
+            self.job_bar.start()
+        else:
+            self.job_bar.finish()
 
     def _stopped(self, message: str) -> None:
         self._busy(False)

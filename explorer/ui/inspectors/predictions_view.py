@@ -26,13 +26,14 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QMessageBox, QProgressBar, QPushButton, QTableView, QVBoxLayout, QWidget)
+                               QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.predict.review import PredictionTable, Review, finetune_data, load_predictions, uncertainty
 from explorer.ui.shell.columns import fit_columns
 from explorer.ui.shell.start_folder import start_folder
 
 from .common import StatusLabel
+from .job_bar import JobBar
 from .components.predictions import (HEADER_TIPS, HEADER_TITLES, SAMPLE_FILTER, ReviewState, filtered_rows,
                                      is_number_column, prediction_spec, uncertainty_header)
 from .predictions_panels import ReviewPane, ReviewSplit
@@ -596,28 +597,25 @@ class PredictDialog(QDialog):
                                 "ending0..3)")
         self.out_edit = QLineEdit()
         self.resume = QCheckBox("Resume (continue after the rows already in the output)")
-        self.progress = QProgressBar()
+        self.job_bar = JobBar("rows", cancel_tip="Stop after the current batch; the rows written so far stay "
+                                                 "(tick Resume to continue)")
+        self.job_bar.cancel_requested.connect(self.cancel)
         self.status = StatusLabel("")
         self.status.setWordWrap(True)
         self.start_button = QPushButton("Start")
         self.start_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
         form = QFormLayout(self)
         form.addRow("Checkpoint", self.model_edit)
         form.addRow("File", data_row)
         form.addRow("Text columns", self.columns)
         form.addRow("Output (.csv .tsv .jsonl .xlsx)", self.out_edit)
         form.addRow("", self.resume)
-        form.addRow(self.progress)
+        form.addRow(self.job_bar)
         form.addRow(self.status)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.start_button)
-        buttons.addWidget(self.cancel_button)
         form.addRow(buttons)
-        self._t0 = 0.0
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "File to predict", start_folder(self.data_edit.text()),
@@ -665,52 +663,41 @@ class PredictDialog(QDialog):
 
     def start(self) -> int | None:
         """Send the predict request; returns its id."""
-        import time
-
         data = {"model": self.model_edit.text().strip(), "data": self.data_edit.text().strip(),
                 "out": self.out_edit.text().strip(), "text_columns": self.text_columns() or None,
                 "resume": self.resume.isChecked()}
         if not data["data"] or not data["out"]:
             self.status.setText("Pick a file and an output file first")
             return None
-        self._t0 = time.perf_counter()
         self._rows_done = None
         self.summary = None
         self.start_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.progress.setRange(0, 0)
+        self.job_bar.start()
         self.status.setText("Starting (the inspector process loads the model)…")
         self.request_id = self.client.request("predict", data, on_done=self._done, on_error=self._failed,
                                               on_progress=self._progress)
         return self.request_id
 
     def _progress(self, done: int, total: int) -> None:
-        import time
-
-        elapsed = time.perf_counter() - self._t0
-        if total > 0:
-            self.progress.setRange(0, total)
-            self.progress.setValue(min(done, total))
-        rate = done / elapsed if elapsed > 0 else 0.0
-        eta = f", about {max(0.0, (total - done) / rate):.0f} s left" if total and rate > 0 else ""
-        self.status.setText(f"{done} of {total or '?'} rows, {rate:.0f} rows/s{eta}")
+        """A progress report of the child: rows done of ``total`` (0: not known yet), shown as the child sends
+        them (the rows, the time left at the measured rate)."""
+        self.job_bar.set_progress(done, total)
+        if self.request_id is not None and not self.job_bar.is_cancelling:
+            self.status.setText(f"Predicting {Path(self.data_edit.text().strip()).name} …")
         self._rows_done = done   # at a cancel, the child's last report is the rows in the file
 
     def _done(self, summary) -> None:
         self.summary = summary
         self.request_id = None
         self.start_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
+        self.job_bar.finish()
         self.status.setText(f"{summary['rows']} rows written to {summary['out']} ({summary['errors']} with an error)")
         self.finished_predictions.emit(summary)
 
     def _failed(self, message: str, *rest) -> None:
         self.request_id = None
         self.start_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.progress.setRange(0, 1)
+        self.job_bar.finish()
         cancelled = "cancel" in str(message).lower()
         rows = self._rows_done
         written = f"{rows} rows written to {self.out_edit.text().strip()}" if rows is not None else \
@@ -723,6 +710,7 @@ class PredictDialog(QDialog):
     def cancel(self) -> None:
         if self.request_id is not None:
             self.client.cancel(self.request_id)
+            self.job_bar.cancelling()
             self.status.setText("Cancelling after the current batch…")
 
 

@@ -42,9 +42,10 @@ class QAHeadControls:
 
     def dev_set(self) -> dict | None:
         """The Head importance tab's dev file, example count and task, as mask_heads fields; None without a file."""
+        from .components.head_masking import dev_fields
+
         p = self.importance
-        path = p.dev.text().strip()
-        return {"dev": path, "cap": p.cap.value(), "task": p.task.currentText()} if path else None
+        return dev_fields(p.dev.text(), p.cap.value(), p.task.currentText())
 
     def window_settings(self, result=None) -> dict:
         """max_seq_length, doc_stride, max_query_length of the shown probe (else of the probe panel)."""

@@ -196,6 +196,7 @@ class TagDevView(QWidget):
     def __init__(self, tag_view: TagView, parent=None):
         from PySide6.QtWidgets import QAbstractItemView, QTableWidget
 
+        from .job_bar import JobBar
         from .remote import RemoteJob
 
         super().__init__(parent)
@@ -206,9 +207,11 @@ class TagDevView(QWidget):
         self.source = ResultSource(self.clear_results)   # which model the report is of; cleared on a switch
         tag_view.model_changed.connect(self.source.model_changed)
         self._data_of = ""
-        self._job.failed.connect(lambda msg, _tb: self._status(msg))
-        self._job.progress.connect(lambda done, total: self._status(
-            f"tagging {self.path.text()} … {done} / {total} windows"))
+        self._job.failed.connect(lambda msg, _tb: self._ended(msg))
+        self._job.cancelled.connect(lambda: self._ended("cancelled: nothing tagged is shown"))
+        self.job_bar = JobBar("windows")   # progress after every batch, Cancel between batches
+        self._job.progress.connect(self.job_bar.set_progress)
+        self.job_bar.cancel_requested.connect(self._job.cancel)
         self.path = QLineEdit()
         self.path.setPlaceholderText("a dev file: CoNLL columns (word first, tag last) or JSONL tokens / tags")
         self.cap = QSpinBox(minimum=0, maximum=1_000_000, value=0, specialValueText="all")
@@ -240,6 +243,7 @@ class TagDevView(QWidget):
                                 "which types are confused, missed or spurious, and the most confident mistakes."))
         layout.addLayout(top)
         layout.addWidget(self.status)
+        layout.addWidget(self.job_bar)
         layout.addWidget(self.source.label)
         layout.addWidget(upper, 1)
         layout.addWidget(self.mistakes, 1)
@@ -269,9 +273,11 @@ class TagDevView(QWidget):
         if self.tag_view.loaded is None:
             self._status("no model loaded: load one on the Tag page first")
             return
+        self.clear_results()   # the previous report never stays beside a new request
         self._status(f"tagging {self.path.text()} ...")
         self.source.ask(self.tag_view.loaded)
         self._data_of = self.path.text().strip()
+        self.job_bar.start()
         self._job.start("tag_dev", {"slot": self.tag_view.slot, "path": self.path.text().strip(),
                                     "cap": self.cap.value(), "max_seq_length": self.tag_view.max_seq_length})
 
@@ -279,7 +285,13 @@ class TagDevView(QWidget):
         self.status.setText(text)
         self.message.emit(text)
 
+    def _ended(self, message: str) -> None:
+        """The job failed or was cancelled: the bar goes, the status says why."""
+        self.job_bar.finish()
+        self._status(message)
+
     def _arrived(self, rep) -> None:
+        self.job_bar.finish()
         name = self.source.take()
         if name is not None:   # (None: tagged by the model before the one loaded now)
             self.show_report(rep, model=name, data=self._data_of)
@@ -320,6 +332,12 @@ class TagDevView(QWidget):
         self._status(f"{rep.n_sentences} sentences: entity F1 {100 * rep.f1:.2f} (precision {100 * rep.precision:.2f}, "
                      f"recall {100 * rep.recall:.2f}), token accuracy {100 * rep.token_accuracy:.2f}")
 
+    def masking_dev_set(self) -> dict | None:
+        """This page's dev file and first-N as the fields of the Tag page's "Heads off ... and on the dev set"."""
+        from .components.head_masking import dev_fields
+
+        return dev_fields(self.path.text(), self.cap.value())
+
     def _open_row(self, row: int, _col: int) -> None:
         if self.report is not None and self.source.is_for(self.tag_view.loaded) and 0 <= row < len(self.report.mistakes):
             self.open_requested.emit(self.report.mistakes[row].text)
@@ -335,6 +353,7 @@ def tag_tabs(parent=None) -> list[tuple[str, QWidget]]:
         bring_to_front(view)
 
     dev.open_requested.connect(open_sentence)
+    view.head_mask.attach_dev(dev.masking_dev_set, "the Tag: dev set page")   # heads off on its dev file too
     return [("Tag", view), ("Tag: dev set", dev)]
 
 

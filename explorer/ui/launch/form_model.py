@@ -21,8 +21,9 @@ from typing import Any, Callable
 
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.class_fields import ClassFields
 from explorer.ui.launch.field_specs import FIELDS, applies, field_spec, restricted
-from explorer.ui.launch.form_notes import F1ClassesOffer, kept_files_note, label_names_hint
+from explorer.ui.launch.form_notes import F1ClassesOffer, guessed_columns, kept_files_note, label_names_hint
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
@@ -97,6 +98,7 @@ class LaunchForm:
         self.preset = ""                # the preset the form was set from, while its task is kept
         self.guessed_for: str | None = None   # the training file whose columns were guessed from its values
         self.f1_offer = F1ClassesOffer()   # F1 classes filled for a field's labels (stance: FAVOR, AGAINST)
+        self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
 
@@ -117,6 +119,7 @@ class LaunchForm:
         self.caps_note = ""
         self.parked = {}
         self.f1_offer = F1ClassesOffer()
+        self.class_fields.loaded(config.train)
         self.file_task = {"train": config.task, "dev": config.task}
         named = describe_preset(config)   # the preset the form starts from ("" when custom)
         self.preset = named.split(" (")[0].removeprefix("Preset: ") if named.startswith("Preset:") else ""
@@ -153,8 +156,9 @@ class LaunchForm:
         if name == "dev":
             self._dev_partner()
         if name in ("train", "dev") and self.switch_note is not None:
-            if self.values[name]:   # chosen: no longer to do
-                self.switch_note[1][:] = [n for n in self.switch_note[1] if n != name]
+            if self.values[name]:   # chosen: no longer to do; a training file chosen is the data chosen (the dev
+                # rows then come from a dev file or a held-out share, which the form and Launch say themselves)
+                self.switch_note[1][:] = [] if name == "train" else [n for n in self.switch_note[1] if n != name]
             self._compose_note()   # and a file kept from another task that is no longer the form's is not named
         return switched
 
@@ -411,39 +415,27 @@ class LaunchForm:
             return ""
         self.set("dev", "")
         self.edited.discard("dev")
+        if not self.values.get("dev_fraction"):   # a 0 that came with the dev file (the field is off beside one)
+            self.set("dev_fraction", None)          # would leave the run without dev rows: the usual held-out share
         return Path(dev).name
 
     def fill_guess(self, guess: dict, type_in: Callable[[str, Any], None] | None = None) -> bool:
-        """A file without a header: its text and label columns as guessed from its values (core.data.table.
-        guess_columns_from_values) go into the empty pickers, once per training file, as if typed
-        (``type_in(name, value)``, the view's editors; default :meth:`edit`), with a word in the banner. A guess
-        by names is left to the run (the same rule reads the header there). Returns whether a field was filled."""
-        type_in = type_in or self.edit
-        basis = guess.get("basis") or ""
-        train = self.values["train"]
-        if not basis or not self.values["no_header"] or self.guessed_for == train:
-            return False
-        texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
-        filled: list[str] = []
-        if texts and not self.values["text_columns"]:
-            type_in("text_columns", texts)
-            filled.append(f"Text columns {', '.join(texts)}")
-        if label and not self.values["label_column"]:
-            type_in("label_column", label)
-            filled.append(f"Label column {label}")
-        self.guessed_for = train
-        if not filled:
-            return False
-        note = html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
-                           "check them against the preview")
-        self.file_note = f"{self.file_note}. {note}" if self.file_note else note
-        self._compose_note()
-        return True
+        """A file without a header: its columns guessed from its values go into the empty pickers, once per training
+        file, as if typed (``type_in(name, value)``, default :meth:`edit`), with a word in the banner
+        (form_notes.guessed_columns). Returns whether a field was filled."""
+        note = guessed_columns(self, guess, type_in or self.edit)
+        if note:
+            self.file_note = f"{self.file_note}. {note}" if self.file_note else note
+            self._compose_note()
+        return bool(note)
 
     def offer_f1_classes(self, class_names: list[str]) -> bool:
-        """F1 classes for the training data's classes when its field quotes their F_avg (form_notes.F1ClassesOffer),
-        with a word in the banner. Returns whether they were filled."""
-        note = self.f1_offer.offer(self, class_names)
+        """The data check counted the training data's classes: fields naming classes set for other data that this
+        data lacks are cleared (class_fields.ClassFields), and F1 classes filled for a field's labels
+        (form_notes.F1ClassesOffer), each with a word in the banner. Returns whether a field changed."""
+        notes = [self.class_fields.counted(self, self.values["train"], class_names),
+                 self.f1_offer.offer(self, class_names)]
+        note = ". ".join(n for n in notes if n)
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
             self._compose_note()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from explorer.core.specs.tasks import find_task_facts
 
-__all__ = ["F1ClassesOffer", "kept_files_note", "label_names_hint"]
+__all__ = ["F1ClassesOffer", "guessed_columns", "kept_files_note", "label_names_hint"]
 
 
 def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
@@ -28,6 +28,30 @@ def kept_files_note(values: dict, kept: list[tuple[str, str, str]]) -> str:
     many = len(still) > 1
     return (f"; the {splits} file{'s' if many else ''} ({names}) {'were' if many else 'was'} chosen for {labels}: "
             f"check that {'they hold' if many else 'it holds'} {holds}, or choose this task's data")
+
+
+def guessed_columns(form, guess: dict, type_in) -> str:
+    """A file without a header: its text and label columns as guessed from its values (core.data.table.
+    guess_columns_from_values) typed into ``form``'s empty pickers (a LaunchForm; ``type_in(name, value)``), once per
+    training file. A guess by names is left to the run (the same rule reads the header there). Returns the banner's
+    sentence ("" when nothing was filled)."""
+    basis = guess.get("basis") or ""
+    train = form.values["train"]
+    if not basis or not form.values["no_header"] or form.guessed_for == train:
+        return ""
+    texts, label = list(guess.get("text_columns") or []), guess.get("label_column") or ""
+    filled: list[str] = []
+    if texts and not form.values["text_columns"]:
+        type_in("text_columns", texts)
+        filled.append(f"Text columns {', '.join(texts)}")
+    if label and not form.values["label_column"]:
+        type_in("label_column", label)
+        filled.append(f"Label column {label}")
+    form.guessed_for = train
+    if not filled:
+        return ""
+    return html.escape(f"No header row: {' and '.join(filled)} guessed from the first rows ({basis}); "
+                       "check them against the preview")
 
 
 def label_names_hint(unnamed: int) -> str:

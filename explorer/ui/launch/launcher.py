@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QMes
 from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner
+from explorer.ui.launch.class_fields import CLASS_FIELDS
 from explorer.ui.launch.form_fields import Editor, mark_invalid, set_metric_choices
 from explorer.ui.launch.form_model import WARNING_COLOR, LaunchForm, column_choices, grid_suffixes  # noqa: F401
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
@@ -266,6 +267,10 @@ class LauncherPanel(QWidget):
         gate = self.form.gate
         refused = [gate.refusal(name, self.form.get(name), p.result)
                    for name, p in (("train", self.train_preview), ("dev", self.dev_preview)) if p.rejected]
+        named = self.form.class_fields.refusals(self.form.values)   # classes the training data does not have
+        for name in CLASS_FIELDS:
+            mark_invalid(self.editors[name], named.get(name, ""))
+        refused += list(named.values())
         check = gate.check(cfg, refused)
         if check.windows is not None:   # red or amber window fields with the reason
             for name, (reason, severity) in gate.window_marks(check.windows).items():

@@ -107,6 +107,7 @@ def _preview_child(argv: list[str], source: str) -> dict:
 
 NOTES_MAX_SHARE = 0.45   # of the preview panel's height, for the summary and the problems before they scroll
 NOTES_MIN_PX = 90        # the notes box never shrinks below this (about four lines)
+CLASS_ROWS_SHOWN = 8     # class-count rows always in view under the summary; more scroll in the notes box
 
 class DataPreview(QWidget):
     """Preview of one source (train or dev). Call :meth:`request`; results arrive asynchronously."""
@@ -121,6 +122,7 @@ class DataPreview(QWidget):
         self.result: dict | None = None
         self.rejected = False
         self._args: tuple | None = None
+        self._lead = ""   # the summary and its first class-count rows (rich text): kept in view
         self._empty_note = ""   # what "no data given" means here (the launcher's: a held-out dev split or none)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
@@ -158,12 +160,31 @@ class DataPreview(QWidget):
         self.show_text("")
 
     def show_text(self, text: str) -> None:
+        if not text.startswith(self._lead or "\0"):
+            self._lead = ""
         self.summary.setText(text)
         self._fit_summary()
 
+    def lead_height(self, width: int) -> int:
+        """Pixels of the summary line and the first CLASS_ROWS_SHOWN class-count rows at ``width``: the part of
+        the notes that stays in view (four lines cut a 5-class table's bars at 1280x800); 0 without class counts."""
+        if not self._lead:
+            return 0
+        from PySide6.QtGui import QTextDocument
+
+        doc = QTextDocument()
+        doc.setDefaultFont(self.summary.font())
+        doc.setDocumentMargin(0)
+        doc.setHtml(self._lead)
+        doc.setTextWidth(width)
+        return int(doc.size().height()) + self.summary.fontMetrics().lineSpacing() // 2
+
+    def _notes_width(self) -> int:
+        return max(self.contentsRect().width() - 8 - self.notes.verticalScrollBar().sizeHint().width(), 120)
+
     def notes_height(self) -> int:
         """Pixels the wrapped summary and problems need at the panel's width now."""
-        width = max(self.contentsRect().width() - 8 - self.notes.verticalScrollBar().sizeHint().width(), 120)
+        width = self._notes_width()
         need = self.summary.heightForWidth(width) + self.summary.fontMetrics().lineSpacing() // 2
         if not self.problems.isHidden():
             need += self.problems.heightForWidth(width) + 6
@@ -173,8 +194,9 @@ class DataPreview(QWidget):
         """The notes box as tall as its text needs, up to NOTES_MAX_SHARE of the panel (then it scrolls);
         the panel's minimum height never follows the text (it grew a window to 3,315 px on STS-B's notes)."""
         need = self.notes_height()
-        cap = max(NOTES_MIN_PX, int(NOTES_MAX_SHARE * max(self.height(), 2 * NOTES_MIN_PX)))
-        self.notes.setMinimumHeight(min(need, NOTES_MIN_PX))
+        least = max(NOTES_MIN_PX, self.lead_height(self._notes_width()))   # the class rows in view
+        cap = max(least, int(NOTES_MAX_SHARE * max(self.height(), 2 * NOTES_MIN_PX)))
+        self.notes.setMinimumHeight(min(need, least))
         self.notes.setMaximumHeight(min(need, cap) + 2)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
@@ -244,13 +266,14 @@ class DataPreview(QWidget):
             self.finished.emit(res)
             return
         text = "✓ " + _esc(res.get("summary", ""))
+        counts = res.get("class_counts") or {}
+        if counts:   # the class distribution, as bars of text, right under the summary (in view: _fit_summary)
+            top = max(counts.values()) or 1
+            bars = [f"<tt>{_esc(k[:24])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}" for k, v in counts.items()]
+            self._lead = text + "<br>" + "<br>".join(bars[:CLASS_ROWS_SHOWN])
+            text += "<br>" + "<br>".join(bars)
         for note in res.get("notes") or []:   # encoding read, CRLF, stripped labels, duplicates
             text += f"<br><span style='color:#666'>{_esc(note)}</span>"
-        counts = res.get("class_counts") or {}
-        if counts:   # the class distribution, as bars of text
-            top = max(counts.values()) or 1
-            text += "<br>" + "<br>".join(f"<tt>{_esc(k[:24])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}"
-                                         for k, v in counts.items())
         if res.get("answer_check"):  # "3 answers repaired, 1 dropped": what the run will do to the answers
             color = "#b35c00" if res.get("answers_changed") else "#666"
             text += f"<br><span style='color:{color}'>{_esc(res['answer_check'])}</span>"

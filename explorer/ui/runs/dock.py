@@ -17,6 +17,8 @@ after a confirmation.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QMessageBox,
@@ -26,11 +28,11 @@ from explorer.core.runs import status as run_status
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TIPS, HIDDEN_COLUMNS,  # noqa: F401
                                         LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
-from explorer.ui.runs.names import short_names
+from explorer.ui.runs.names import keep_shown_names, short_names
 from explorer.ui.runs.run_folders import RunFolderActions
 from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
-from explorer.ui.runs.research_actions import add_capsule_action, add_label_issues_action
+from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
 from explorer.ui.runs.state import RunState
 from explorer.ui.shell.tasks import run_in_thread
 from explorer.ui.shell.tooltips import rich_tooltip
@@ -52,6 +54,7 @@ class RunsModel(QAbstractItemModel):
         self.rows: list[RunState] = []
         self.names: dict[str, str] = {}       # run_id -> short readable name (explorer.ui.runs.names)
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
+        self.shown_names = None   # the names runs were shown by across sessions (settings.ShownRunNames), or None
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
         self.groups: list = []                # core.studies.groups.Group, oldest first
         self.group_names: list[str] = []
@@ -227,6 +230,12 @@ class RunsModel(QAbstractItemModel):
     def update_names(self) -> None:
         """Recompute every row's short name (what differs within its group changes as runs come and go)."""
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
+        if self.shown_names is not None:   # the names shown in earlier sessions stay (ui/shell/settings.run_names)
+            paths = {s.run_id: str(Path(s.path).resolve()) for s in self.rows if s.path is not None}
+            before = self.shown_names.names()
+            self.names = keep_shown_names(self.names, {r: before[p] for r, p in paths.items() if p in before},
+                                          self.stored_names)
+            self.shown_names.remember({p: self.names[r] for r, p in paths.items() if r not in self.stored_names})
         for g in self.groups:   # a member is named by its id and what its group varies: "r-02 · seed 7"
             for m in g.members:
                 if m.run_id in self.names and m.run_id not in self.stored_names:
@@ -603,7 +612,7 @@ class RunsPanel(RunFolderActions, QWidget):
                                "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
         menu.addSeparator()
         menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
-        add_capsule_action(menu, sel.one, self.capsule_requested.emit)
+        add_run_research_actions(menu, sel.one, self)   # replication capsule, bag-of-words baseline
         return menu
 
     def export_csv_selected(self, path: str | None = None, wide: bool | None = None) -> bool:

@@ -70,6 +70,26 @@ def _start_time(run_id: str) -> str:
     return ""
 
 
+def keep_shown_names(names: dict[str, str], shown: dict[str, str], stored: dict[str, str] | None = None
+                     ) -> dict[str, str]:
+    """``names`` (run_id -> the name :func:`short_names` gives now) with the names runs were shown by before
+    (``shown``: run_id -> name, from an earlier session) kept, so that a run is not "minilm · squad_v1" one day and
+    "squad_v1" the next because other runs came or went; a user's name (``stored``) still wins. A run named for
+    the first time whose name another run already shows gets its run id after it."""
+    stored = stored or {}
+    kept = {rid: shown[rid] for rid in names if rid in shown and rid not in stored}
+    taken = set(kept.values())
+    out = {}
+    for rid, name in names.items():
+        if rid in kept:
+            out[rid] = kept[rid]
+        elif rid not in stored and name in taken:
+            out[rid] = f"{name} · {rid}"
+        else:
+            out[rid] = name
+    return out
+
+
 def short_names(runs: dict[str, dict], stored: dict[str, str] | None = None) -> dict[str, str]:
     """run_id -> a short readable name, from each run's config dict (as in config.json).
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QProgressDialog, QPush
 
 from explorer.core.remote.hosts import RemoteRun
 from explorer.core.runs.layout import config_file
+from explorer.ui.inspectors.components.job_meter import BYTES, JobMeter
 
 ON_HOST, FETCH = "host", "fetch"
 
@@ -215,13 +216,16 @@ class RemoteCheckpointOpener(QObject):
         dlg.setAutoClose(False)
         dlg.setAutoReset(False)
         dlg.setValue(0)
-        dlg.canceled.connect(stop.set)
+        dlg.canceled.connect(stop.set)   # checked between files and while scp copies one
         self.progress = dlg
         holder: dict = {}
+        meter = JobMeter(what=BYTES)   # the bytes and the time left at the measured rate, as every long job
+        meter.start()
 
         def progress(done: int, total: int) -> None:
-            dlg.setValue(int(1000 * done / total) if total else 1000)
-            dlg.setLabelText(f"Fetching {where}: {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+            meter.update(done, total)
+            dlg.setValue(int(1000 * meter.fraction()) if total else 1000)
+            dlg.setLabelText(f"Fetching {where}: {meter.text()}")
 
         def fetched(result) -> None:
             dlg.close()

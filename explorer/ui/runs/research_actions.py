@@ -1,6 +1,7 @@
-"""Two Runs-list actions for a paper: a cross-validation group's suspected label errors, and a run's replication
-capsule. The work is core's (core/studies/label_issues.group_label_issues, core/studies/capsule); here it is
-started with a wait cursor and its result shown (a Predictions page, a message box)."""
+"""Runs-list actions for a paper: a cross-validation group's suspected label errors, a run's replication capsule
+(and, through explorer.ui.runs.baseline_jobs, its bag-of-words baseline). The work is core's
+(core/studies/label_issues.group_label_issues, core/studies/capsule); here it is started with a wait cursor and its
+result shown (a Predictions page, a message box)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,12 @@ def add_capsule_action(menu, state, request) -> None:
     action.setEnabled(state is not None and state.path is not None and not state.is_live)
     action.setToolTip("Write <run>/capsule: config, command lines, data hashes, seed, versions, figures with "
                       "intervals, calibration, baselines and a methods paragraph (bert-explorer capsule)")
+
+
+def add_run_research_actions(menu, state, panel) -> None:
+    """A run menu's research entries: "Replication capsule…" (``panel.capsule_requested``) and "Compute bag-of-words
+    baseline" (explorer.ui.runs.baseline_jobs, in a child process); ``state``: the one selected run or None."""
+    from explorer.ui.runs.baseline_jobs import add_baseline_action
+
+    add_capsule_action(menu, state, panel.capsule_requested.emit)
+    add_baseline_action(menu, state, panel)

@@ -6,24 +6,30 @@ from __future__ import annotations
 
 from explorer.core.runs import status as run_status
 from explorer.core.runs.reading import OURS
+from explorer.ui.runs.baseline_cells import BaselineCells
+from explorer.ui.runs.best_rows import best_rows_note
 from explorer.ui.runs.disk import format_size
+from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds
 
 __all__ = ["COLUMNS", "EMPTY_TEXT", "FINISHED", "HEADER_TIPS", "HIDDEN_COLUMNS", "LOADING_TEXT", "STATUS_COLORS",
            "STATUS_TIPS", "RunCells", "status_text"]
 
-COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host")
+COLUMNS = ("Run", "Status", "Best dev", "Size", "Duration", "Step", "Task", "Model", "Host", "vs BoW")
 # Hidden at start, so the narrow dock needs no horizontal scrolling and the run names have the room; the header's
 # context menu shows them and the Run tooltip lists them (Size too: shown, it cut "stance-4" to "st…-4"; Host too:
 # shown beside the names it leaves them "minilm · …n · train"; a remote run has a network icon before its name
 # instead, and its tooltip names the host). "Host" sits right after Run.
-HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host")
+HIDDEN_COLUMNS = ("Size", "Duration", "Step", "Task", "Model", "Host", "vs BoW")
 HEADER_TIPS = {"Best dev": "The dev metric that picks checkpoints/best (best_f1 for SQuAD 2.0, f1 for SQuAD 1.1, "
                            "accuracy for classification), in percent (acc = accuracy, MCC = Matthews correlation); "
                            "a cell's tooltip gives the step of checkpoints/best (a tie keeps the earlier step, the "
                            "untrained model at step 0 is never saved) and, after '·', the trivial baseline on the same "
                            "dev data (all no-answer / majority class).",
+               "vs BoW": "The fine-tune against a TF-IDF + linear (bag-of-words) baseline on the run's own dev rows: "
+                         "the judged metric's difference and whether its 95% paired interval lies above 0 (better), "
+                         "below (worse) or around it (tie). Right-click a run: Compute bag-of-words baseline.",
                "Duration": "Wall-clock time from start to end (still counting while the run is live).",
                "Step": "Optimizer steps done / planned.",
                "Host": "The remote host the run trains on (Launch: Run on); empty for this machine.",
@@ -63,7 +69,7 @@ def status_text(s: RunState) -> str:
         return "cancelled (queued)"
     if s.status == run_status.QUEUED and s.queue_note:
         return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
-    return s.status
+    return evaluating_short(s) or s.status   # a long final evaluation is no hung run (the tooltip: its rows)
 
 
 class RunCells:
@@ -72,6 +78,7 @@ class RunCells:
 
     def __init__(self, source):
         self._source = source
+        self.baselines = BaselineCells()   # the saved bag-of-words comparison, read once per change
 
     @property
     def names(self) -> dict[str, str]:
@@ -104,6 +111,8 @@ class RunCells:
             return f"{s.step}/{s.steps_total}" if s.steps_total else str(s.step)
         if name == "Host":
             return s.host
+        if name == "vs BoW":
+            return self.baselines.text(s)
         return ""
 
     def sort_key(self, s: RunState, col: int):
@@ -120,18 +129,21 @@ class RunCells:
             return s.live_elapsed() or 0.0
         if name == "Step":
             return s.step
+        if name == "vs BoW":
+            return self.baselines.sort_key(s)
         return self.text(s, col)
 
     def tooltip(self, s: RunState, col: int) -> str:
         """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
         if COLUMNS[col] == "Status":
-            tip = STATUS_TIPS.get(status_text(s), s.status)
+            tip = evaluating_text(s) or STATUS_TIPS.get(status_text(s), s.status)
             if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
                 tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
                        "folders, its own best checkpoint)")
             if s.status == run_status.QUEUED and s.queue_note:
                 tip = "waiting in the cluster's queue: the job starts when SLURM gives it a node"
             tip = f"{tip}\n{s.error}" if s.error else tip
+            tip = f"{tip}\n{s.eval_plan}" if s.eval_plan else tip   # the evaluations' plan, as the run decided it
             return tip + "".join(f"\nnote: {n}" for n in s.read_notes)
         if COLUMNS[col] == "Run" and s.kind != "BERT Explorer":
             st = s.settings
@@ -153,7 +165,13 @@ class RunCells:
                     "(F2 renames, Delete deletes)")
         if COLUMNS[col] == "Best dev":
             note = s.one_class_note()   # a classifier stuck on one class (explorer.core.metrics.baselines)
-            return (s.best_text() or "no saved evaluation yet") + (f"\nnote: the last evaluation {note}" if note else "")
+            best = s.best_metric()
+            rows = best_rows_note(s.evals, best[2]) if best else ""   # a dev sample's figure, or all rows'
+            return ((s.best_text() or "no saved evaluation yet") + (f"\n{rows}" if rows else "")
+                    + (f"\nnote: the last evaluation {note}" if note else "")
+                    + "".join(f"\n{line}" for line in self.baselines.tooltip_lines(s)))
+        if COLUMNS[col] == "vs BoW":
+            return "\n".join(self.baselines.tooltip_lines(s))
         return self.text(s, col)
 
     def group_text(self, row: GroupRow, col: int) -> str:

@@ -24,10 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.runs import status as run_status
+from explorer.core.runs.reading import STEP_EVENTS
 from explorer.core.specs.metric_display import to_display
 from explorer.core.protocol.events import STEP_CONTEXT_FIELDS   # where and when, not what was measured: no series
 from explorer.core.specs.metrics import metric_spec
 from explorer.core.specs.tasks import choose_metric
+from explorer.ui.runs.eta import SETTLED_SECONDS, SETTLED_STEPS, EtaMeter  # noqa: F401 - also read from here
 
 # The step-event series that always have a plot (their titles: ui/curves/plot.TITLES).
 TRAIN_SERIES = ("loss", "lr", "grad_norm", "samples_per_second")
@@ -145,58 +147,7 @@ def _nonfinite(value) -> float | None:
     return None if math.isfinite(out) else out
 
 
-@dataclass
-class EtaMeter:
-    """What a run's steps and its evaluations take, read from its step and eval events, for the time remaining.
-
-    Seconds per step: from the intervals between step events with no evaluation in them (so neither the set-up nor
-    an evaluation counts as training). Seconds per evaluation: from the intervals with one (the evaluation, the
-    checkpoint saved after it, the steps at the per-step rate taken off), else from the eval events' own
-    ``seconds`` (the evaluation before the first step). The mean time per step so far times the steps left would
-    count the evaluations in the step rate and go up after every evaluation (3:31 at step 22, 3:49 at step 26).
-    """
-
-    last: tuple[float, float] | None = None   # (step, elapsed) of the last step event
-    evals_since: int = 0          # evaluations after that step event
-    clean: list = field(default_factory=lambda: [0.0, 0.0])        # [seconds, steps] of intervals without one
-    with_eval: list = field(default_factory=lambda: [0.0, 0.0, 0])  # [seconds, steps, evaluations] with
-    eval_seconds: list = field(default_factory=lambda: [0.0, 0])    # [seconds, evaluations] the eval events say
-
-    def step(self, step: float, elapsed: float | None) -> None:
-        """A step event at ``step`` with the run's ``elapsed`` seconds (None: the event has no time)."""
-        if elapsed is None:
-            return
-        if self.last is not None and step > self.last[0] and elapsed >= self.last[1]:
-            gap = (elapsed - self.last[1], step - self.last[0])
-            if self.evals_since:
-                self.with_eval[0] += gap[0]
-                self.with_eval[1] += gap[1]
-                self.with_eval[2] += self.evals_since
-            else:
-                self.clean[0] += gap[0]
-                self.clean[1] += gap[1]
-        self.last, self.evals_since = (step, elapsed), 0
-
-    def evaluation(self, seconds: float | None) -> None:
-        """An eval event (``seconds``: the evaluation's own time, when the event gives it)."""
-        if self.last is not None:
-            self.evals_since += 1
-        if seconds is not None and seconds >= 0:
-            self.eval_seconds[0] += seconds
-            self.eval_seconds[1] += 1
-
-    def per_step(self) -> float | None:
-        return self.clean[0] / self.clean[1] if self.clean[1] else None
-
-    def per_eval(self, per_step: float, *, intervals_only: bool = False) -> float | None:
-        """Seconds an evaluation adds to the run (None before one has been timed; with ``intervals_only``, before
-        one between step events has)."""
-        seconds, steps, evals = self.with_eval
-        if evals and seconds - per_step * steps >= 0:
-            return (seconds - per_step * steps) / evals
-        if intervals_only:
-            return None
-        return self.eval_seconds[0] / self.eval_seconds[1] if self.eval_seconds[1] else None
+ESTIMATING = "remaining: estimating…"   # the progress line's words while the step rate is not measured yet
 
 
 @dataclass
@@ -212,6 +163,8 @@ class RunState:
     config: dict = field(default_factory=dict)
     status: str = run_status.CRASHED
     steps_total: int = 0
+    steps_per_epoch: int = 0       # the started event's (0: not recorded); Curves' x axis by epoch
+    effective_batch_size: int = 0  # batch x accumulation x processes (started); Curves' x axis by examples seen
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
     train_budget: float = 0.0      # a time-budgeted run: training seconds its wall-time budget leaves (step events)
     planned_eval_every: int | None = None   # the evaluation cadence the run planned (step events' eval_every)
@@ -245,6 +198,8 @@ class RunState:
     # the started event's dev_baseline (core.metrics.baselines.Baseline): computed by the worker, where the data is
     reported_baseline: object = field(default=None, repr=False, compare=False)
     _eta: EtaMeter = field(default_factory=EtaMeter, repr=False, compare=False)
+    evaluating: dict | None = None   # the evaluation under way: its latest ``evaluating`` event (ui/runs/evaluating)
+    eval_plan: str = ""   # the run's evaluation plan as it decided it (its ``log`` event of topic eval_plan)
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -343,12 +298,20 @@ class RunState:
         """Remaining seconds: the training left (a time-budgeted run: the budget not yet trained; otherwise the
         time per step times the steps left) plus the evaluations still to come at their measured cost
         (:meth:`evals_to_come_seconds`). EtaMeter times steps and evaluations apart; before a step interval is
-        timed, the mean time per step so far. None before the first step."""
+        timed, the mean time per step so far (a time-budgeted run, whose training left is known). None before the
+        step rate is measured (:meth:`EtaMeter.settled`: the set-up and the first step are not a rate). During the
+        final evaluation: what it has left (ui/runs/evaluating)."""
+        from explorer.ui.runs.evaluating import evaluating_now, evaluation_left_seconds
+
+        under_way = evaluating_now(self)
+        if under_way is not None and under_way.get("final"):   # only the final evaluation is left: its rows
+            return evaluation_left_seconds(self)
         budgeted = bool(self.budget_seconds and self.train_seconds > 0)
-        if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0):
+        if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0
+                             or not self._eta.settled()):
             return None
         per_step = self._eta.per_step()
-        if per_step is None:   # the set-up counts in until two step events have timed a step
+        if per_step is None:   # a budgeted run before two step events: the set-up counts in its evaluations' share
             per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / max(1, self.step)
         training = (max(0.0, (self.train_budget or self.budget_seconds) - self.train_seconds) if budgeted
                     else per_step * max(0, self.steps_total - self.step))
@@ -422,6 +385,8 @@ class RunState:
         if t is not None:
             self.last_event_at = t
         self.status = run_status.after_event(self.status, ev)
+        if kind in ("evaluating", "eval", "started") or kind in run_status.TERMINAL:   # under way until its eval event
+            self.evaluating = ev if kind == "evaluating" else None
         if kind == "started":
             if isinstance(ev.get("config"), dict):
                 self.config = ev["config"]
@@ -429,6 +394,8 @@ class RunState:
             self.mixed_precision = str(ev.get("mixed_precision", ""))
             self.num_parameters = int(_num(ev.get("num_parameters")) or 0)
             self.steps_total = int(_num(ev.get("steps_total")) or 0)
+            self.steps_per_epoch = int(_num(ev.get("steps_per_epoch")) or 0)
+            self.effective_batch_size = int(_num(ev.get("effective_batch_size")) or 0)
             if self.budget_seconds:   # a time-budgeted run: the steps that fit are unknown until it has run a few
                 self.steps_total = 0
             self.started_at = t
@@ -495,6 +462,10 @@ class RunState:
             self._end_duration()
         elif kind == "log":
             self.logs.append(f"[{ev.get('level', 'info')}] {ev.get('message', '')}")
+            if ev.get("topic") == "eval_plan":
+                self.eval_plan = str(ev.get("message", ""))
+        if kind != "step" and kind in STEP_EVENTS and _num(ev.get("step")) is not None:   # reached, as `runs` says
+            self.step = max(self.step, int(_num(ev.get("step"))))
         return changed
 
     def _end_duration(self) -> None:
@@ -560,7 +531,7 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
         parts.append((f"elapsed {format_seconds(elapsed) or '0:00'}", 1))
     if state.is_live:
         eta = state.eta()
-        parts.append((f"remaining {format_seconds(eta)}" if eta is not None else "remaining …", 0))
+        parts.append((f"remaining {format_seconds(eta)}" if eta is not None else ESTIMATING, 0))
     return parts
 
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
 
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
+from explorer.ui.shell.folder_opener import FolderOpener
 from explorer.ui.shell.status_bar import MessageBar, StatusWidgets
 from explorer.ui.shell.status_texts import window_title
 from explorer.ui.shell.tab_list import TabList
@@ -205,6 +206,7 @@ class MainWindow(QMainWindow):
         self.runs.selection_changed.connect(lambda ids: self.reading.show_selected(ids))
         self.runs.stop_requested.connect(self.stop_early)
         self.runs.cancel_requested.connect(self.cancel_run)
+        self.folder_opener = FolderOpener(self, lambda text: self.show_message(text, 30000))
         self.runs.open_folder_requested.connect(self._open_folder)
         self.runs.open_checkpoint_requested.connect(self.open_checkpoint)
         self.runs.predict_requested.connect(self.predict_on_file)
@@ -378,7 +380,7 @@ class MainWindow(QMainWindow):
     def _open_folder(self, run_id: str) -> None:
         s = self.runs.state(run_id)
         if s is not None and s.path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(s.path)))
+            self.folder_opener.open(s.path)   # a failure is said in the status bar and a dialog
 
     def predict_on_file(self, checkpoint: str):
         """"Predict on a file…" for a checkpoint: the dialog; its result opens in a Predictions page."""

@@ -19,6 +19,7 @@ from explorer.ui.runs.disk import disk_usage
 from explorer.ui.runs.names import display_name
 from explorer.ui.runs.state import RunState
 from explorer.ui.runs.store import load_new_summaries, load_run_state, load_summaries
+from explorer.ui.shell.settings import ShownRunNames
 from explorer.ui.shell.status_texts import scan_message
 from explorer.ui.shell.tasks import run_in_thread
 
@@ -46,6 +47,7 @@ class RunReading(QObject):
         self._new_runs_timer.timeout.connect(self.look_for_new_runs)
         self.looking = False
         self.watch_runs_dir()
+        window.runs.model.shown_names = ShownRunNames(window.settings)   # a run's name stays from one session on
 
     # ---- the runs folder -----------------------------------------------------------------------
     def scan(self) -> None:
@@ -100,8 +102,9 @@ class RunReading(QObject):
     def _run_loaded(self, state: RunState) -> None:
         """A selected run read whole: the store takes it unless the run left the list meanwhile (the
         Runs dock then re-announces the selection, so Curves shows it)."""
-        self._loading_runs.discard(state.run_id)
-        if state.run_id in self.window.store:
+        key = self.window.store.listed_key(state.path)   # the read names the run by its folder, the list by its key
+        self._loading_runs.discard(key)
+        if key is not None:
             self.window.store.offer(state)
 
     def _run_load_failed(self, run_id: str, message: str) -> None:
@@ -161,7 +164,7 @@ class RunReading(QObject):
         def done(states) -> None:
             self.looking = False
             for state in states:
-                if state.run_id not in w.store:
+                if w.store.listed_key(state.path) is None:
                     w.store.offer(state)
             if states:
                 w._update_status_labels()

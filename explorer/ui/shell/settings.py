@@ -13,9 +13,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from explorer.paths import SETTINGS_ENV
+
 APP_NAME = "BERT Explorer"
 ORG_NAME = "BERT Explorer"
-SETTINGS_ENV = "EXPLORER_SETTINGS"
+RUN_NAMES_KEPT = 5000   # run names kept across sessions (ShownRunNames), the newest first kept
 
 
 class AppSettings:
@@ -92,6 +94,18 @@ class AppSettings:
     def _add_path(self, key: str, path: str | Path) -> None:
         path = str(Path(path).expanduser().resolve())
         self._set_paths(key, [p for p in self._paths(key) if p != path] + [path])
+
+    def run_names(self) -> dict[str, str]:
+        """Resolved run folder -> the name the Runs list showed it by (ShownRunNames); {} when none or unreadable."""
+        try:
+            data = json.loads(str(self.qs.value("runs/names", "") or "{}"))
+        except json.JSONDecodeError:
+            return {}
+        return {str(k): str(v) for k, v in data.items() if k and v} if isinstance(data, dict) else {}
+
+    def set_run_names(self, names: dict[str, str]) -> None:
+        """Keep ``names`` (resolved run folder -> name), the newest RUN_NAMES_KEPT."""
+        self.qs.setValue("runs/names", json.dumps(dict(list(names.items())[-RUN_NAMES_KEPT:])))
 
     def opened_runs(self) -> list[str]:
         """Run folders opened with File > Open run folder, in the order opened (reloaded at start)."""
@@ -258,3 +272,27 @@ def set_current_settings(settings: AppSettings | None) -> None:
 def current_settings() -> AppSettings | None:
     """The settings :func:`set_current_settings` named; None outside the app (nothing is remembered)."""
     return _current
+
+
+class ShownRunNames:
+    """The names the Runs list showed runs by, kept across sessions (``settings``: AppSettings.run_names), so that a
+    run keeps its name from one session to the next whatever other runs are listed. :meth:`names`: those of the
+    sessions before this one (the list of this session still renames runs as runs come and go);
+    :meth:`remember`: this session's, for the next."""
+
+    def __init__(self, settings: AppSettings):
+        self._settings = settings
+        self._before = settings.run_names()
+        self._now = dict(self._before)
+
+    def names(self) -> dict[str, str]:
+        """Resolved run folder -> the name it was shown by in an earlier session."""
+        return self._before
+
+    def remember(self, names: dict[str, str]) -> None:
+        """Keep ``names`` (resolved run folder -> name shown) for the next session; written only when they changed."""
+        if any(self._now.get(path) != name for path, name in names.items()):
+            for path, name in names.items():
+                self._now.pop(path, None)
+                self._now[path] = name
+            self._settings.set_run_names(self._now)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.runs import status as run_status
+from explorer.ui.runs.evaluating import evaluating_text
 
 __all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
 
@@ -21,9 +22,11 @@ def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str
     queued = sum(s.status == run_status.QUEUED for s in states)
     parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
     active = next((s for s in states if s.status in run_status.WORKING), None)
-    if active is not None:   # the active run by name, with its progress
+    if active is not None:   # the active run by name, with its progress (an evaluation's rows while it evaluates)
         step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
-        parts.insert(0, f"{active.status}: {name_of(active.run_id)}{step}")
+        evaluating = evaluating_text(active)
+        parts.insert(0, f"{name_of(active.run_id)}: {evaluating}" if evaluating else
+                     f"{active.status}: {name_of(active.run_id)}{step}")
     return " · ".join(parts), active.run_id if active is not None else ""
 
 

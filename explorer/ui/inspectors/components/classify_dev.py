@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from explorer.core.classify.dev_report import run_data_settings
+from explorer.core.runs.layout import run_dir_of
 from explorer.core.specs.metric_display import format_metric, metric_label, to_display
 from explorer.core.specs.tasks import find_task_facts
+from explorer.ui.runs.best_rows import best_checkpoint_rows
 
 CLASSIFIER, REGRESSION, MULTILABEL = "ClassificationDevReport", "RegressionDevReport", "MultiLabelDevReport"
 NO_MODEL = "Load a model in Classify, choose a dev file, press Score dev set."
@@ -76,6 +78,7 @@ class RunPrefill:
         self.prefilled_for = None
         self.path_from_run = ""                    # the dev path a run put in (replaced when the model changes)
         self.columns_from_run: dict[str, str] = {}   # "text" / "label" -> the columns a run put in
+        self.best_rows: tuple[int, int] | None = None   # the rows the run's own figure of its best counted
 
     def plan(self, source: str, typed_path: str, shown: dict[str, str]) -> Prefill:
         """What to put in for the model ``source``, with ``typed_path`` in the file field and ``shown`` the
@@ -85,11 +88,13 @@ class RunPrefill:
         settings = run_data_settings(source)
         self.prefilled_for = source
         if not settings:
+            self.best_rows = None
             self.settings = {}            # another run's encoding, names, columns or dev split must not carry over
             cleared = {k: "" for k, v in shown.items() if v.strip() and v.strip() == self.columns_from_run.get(k)}
             self.columns_from_run = {}
             return Prefill(found=False, columns=cleared)
         self.settings = settings
+        self.best_rows = best_checkpoint_rows(run_dir_of(source))   # its Best dev may count a dev sample
         out = Prefill(found=True, no_header=bool(settings.get("no_header")), split=bool(settings.get("dev_split")))
         typed = typed_path.strip()
         path = typed

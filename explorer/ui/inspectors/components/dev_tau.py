@@ -22,6 +22,29 @@ UNTRAINED_HEAD_NOTE = ("Honest note: this model's QA head is freshly initialised
 _question_counts: dict[tuple, int] = {}
 
 
+def no_answer_training_note(checkpoint: str) -> str:
+    """A warning when the checkpoint's training task had no unanswerable questions (SQuAD v1.1): its score_diff
+    was never taught to tell answerable from unanswerable, so a τ chosen on it is uncalibrated. The task comes from
+    the checkpoint's run (its config.json), else from the known hub checkpoints; "" when the task is unknown or
+    it trained with no-answer questions."""
+    from explorer.core.models.checkpoint_windows import run_task_of
+    from explorer.core.specs.hub_checkpoints import preset_for
+    from explorer.core.specs.tasks import find_task_facts
+
+    if not checkpoint:
+        return ""
+    task = run_task_of(checkpoint)
+    if task is None and preset_for(checkpoint) is not None:
+        task = preset_for(checkpoint).task
+    facts = find_task_facts(task or "")
+    if facts is None or not facts.is_qa or facts.has_no_answer:
+        return ""
+    return (f"Warning: this checkpoint was fine-tuned on {facts.label}, where every question has an answer. Its "
+            "no-answer score was never trained, so τ here is uncalibrated and its no-answer figures (HasAns / NoAns "
+            "trade-off, the best τ) mean little; use a model trained with unanswerable questions (SQuAD v2.0) for "
+            "them.")
+
+
 def run_dev_file(checkpoint: str) -> str:
     """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
     a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""

@@ -65,6 +65,23 @@ def parse_selection(text: str, layers: int | None = None, heads: int | None = No
     return Selection(heads=pairs, layers=whole)
 
 
+MASK_DEV_CAP = 200   # dev examples a comparison scores when the dev page says "all": each Compare scores them again
+
+
+def dev_fields(path: str, cap: int, task: str = "", settings: dict | None = None) -> dict | None:
+    """The mask_heads fields that name a dev set for "and on the dev set": ``dev`` (the file), ``cap`` (the dev
+    page's first-N; 0, "all" there, becomes MASK_DEV_CAP, as a comparison scores the set with every Compare),
+    ``task`` ("": the task of the model's head) and the table ``settings`` the dev page reads it with (text and
+    label columns, encoding, ...). None when no file is named."""
+    path = (path or "").strip()
+    if not path:
+        return None
+    out = {"dev": path, "cap": int(cap) if cap and cap > 0 else MASK_DEV_CAP, "task": task}
+    if settings:
+        out["settings"] = dict(settings)
+    return out
+
+
 def _fmt(x) -> str:
     return "—" if x is None else f"{x:+.2f}"
 
@@ -173,8 +190,9 @@ def importance_summary(report: dict, n: int = 5) -> str:
     if len(curve) > 1 and curve[0]["value"] is not None:
         half = min(curve, key=lambda p: abs(p["heads_kept"] - p["heads_total"] / 2))
         if half["value"] is not None:
+            how = " (iterative pruning)" if report.get("pruning") == "iterative" else ""
             text += (f" {imp['metric']} {curve[0]['value']:.3g} with all {curve[0]['heads_total']} heads, "
-                     f"{half['value']:.3g} with {half['heads_kept']} kept.")
+                     f"{half['value']:.3g} with {half['heads_kept']} kept{how}.")
     return text
 
 
@@ -185,10 +203,10 @@ def curve_points(report: dict) -> tuple[list[int], list[float]]:
 
 
 def importance_request(slot: str, dev: str, cap: int, steps: int, window: dict | None = None,
-                       task: str = "") -> dict | None:
-    """The head_importance request (``task`` "": the first task of the model's head), or None when no dev file
-    is named."""
+                       task: str = "", iterative: bool = False) -> dict | None:
+    """The head_importance request (``task`` "": the first task of the model's head; ``iterative``: the pruning
+    curve ranks the heads again after each step), or None when no dev file is named."""
     if not dev.strip():
         return None
     return {"slot": slot, "dev": dev.strip(), "cap": int(cap), "steps": int(steps), "task": task,
-            **(window or {})}
+            "iterative": bool(iterative), **(window or {})}
