@@ -173,8 +173,9 @@ class TrainConfig:
     max_steps: int = setting(0, "optimizer steps to run; 0 = use --epochs instead", label="Max steps",
                              group=RECIPE, kind="int", lo=0, step=100, special="use epochs")
     time_budget_minutes: float = setting(
-        0.0, "end the run when its training steps have taken this many minutes (evaluations and saves not "
-        "counted); the learning rate then warms up and decays to 0 over the budget instead of over the steps "
+        0.0, "the run's wall time in minutes: training, evaluations and checkpoint saves; training stops early "
+        "enough for the final evaluation on the whole dev set to fit; the learning rate then warms up and "
+        "decays to 0 over the budget instead of over the steps "
         "(epochs / max_steps stay an upper bound: when they end the run first, the decay follows them); 0 = no budget", label="Time budget (min)", group=RECIPE,
         kind="float", lo=0, step=5, decimals=1, special="none")
     batch_size: int = setting(32, "examples (QA: windows) per micro-batch", label="Batch size", group=RECIPE,

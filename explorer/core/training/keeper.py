@@ -48,7 +48,9 @@ class CheckpointKeeper:
         return {"step": p.step, "epoch": p.epoch + 1 if epoch_done else p.epoch,
                 "batches_done": 0 if epoch_done else p.batches_done, "steps_total": run.steps_total,
                 "optimizer": run.optimizer.state_dict(), "scheduler": run.scheduler.state_dict(),
-                "rng": rng_state(), "elapsed": run.elapsed(), "train_seconds": run.clock.seconds(), "best_value": self.best_value,
+                "rng": rng_state(), "elapsed": run.elapsed(), "train_seconds": run.clock.seconds(),
+                "wall_seconds": run.wall.wall_seconds() if getattr(run, "wall", None) is not None else 0.0,
+                "best_value": self.best_value,
                 "best_path": self.best_path, "metric_for_best": self.metric_name}
 
     def save(self, metrics: dict | None) -> None:

@@ -34,6 +34,7 @@ import torch
 
 from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
+from explorer.core.training.budget import seconds_ahead
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import EvaluationStopped, evaluate
@@ -72,11 +73,14 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
         run = prepare_run(config, Path(run_dir), writer, control or Control(), resume)
         keeper = CheckpointKeeper(run)
         emit_started(run)
+        if run.wall is not None:
+            run.wall.begin()
         if not resume:
             try:
                 evaluate_now(run)
             except EvaluationStopped:   # stopped before the first step: the final evaluation follows
                 pass
+        expect_ahead(run)
         # -- train -----------------------------------------------------------------------------
         stopped = run_epochs(run, keeper)
         # -- finish: the whole dev set, unless the evaluation a stop arrived in already scored it ----------
@@ -236,6 +240,22 @@ def plan_evaluations_now(run: TrainingRun) -> None:
                               train_rate=run.progress.step * windows / seconds)
     if plan is not None and first:
         run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
+    expect_ahead(run)
+
+
+def expect_ahead(run: TrainingRun) -> None:
+    """Tell a time-budgeted run's wall budget what its evaluations and saves still to come will take
+    (budget.seconds_ahead), so that training stops early enough for them, the final evaluation included."""
+    schedule = run.schedule
+    if run.wall is None or schedule is None:
+        return
+    # before the first steps are timed (and the cadence planned) the steps that fit are unknown: the final
+    # evaluation alone is counted until then
+    known = run.progress.step > 0 and (schedule.plan is not None or not schedule.active)
+    run.wall.ahead = seconds_ahead(steps=run.planned_steps(), step=run.progress.step,
+                                   last_eval_step=schedule.last_eval_step, every=schedule.eval_every if known else 0,
+                                   rows=schedule.rows, dev_total=schedule.dev_total, eval_rate=schedule.eval_rate,
+                                   save_seconds=run.save_seconds)
 
 
 def group_scale(index: int, n_batches: int, accumulation: int) -> float:
@@ -309,7 +329,9 @@ def evaluate_and_save(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
         reported, picked = evaluate_now(run)
     except EvaluationStopped:
         return True
+    t0 = time.perf_counter()
     keeper.save(picked)
+    run.save_seconds = time.perf_counter() - t0 if run.config.save_checkpoints else 0.0
     plan_evaluations_now(run)
     if stop_requested(run):
         if not run.schedule.sampled:
@@ -320,12 +342,14 @@ def evaluate_and_save(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
 
 def budget_fields(run: TrainingRun) -> dict:
     """Extra ``step`` fields: ``eval_every``, the planned cadence (once eval_schedule has planned it), and for a
-    time-budgeted run ``train_seconds`` (the clock) and ``steps_total``, the steps now expected to fit in the
-    budget (the UI's progress and ETA follow them)."""
+    time-budgeted run ``train_seconds`` (the clock), ``train_budget`` (the training seconds its wall-time budget
+    leaves after the evaluations and saves) and ``steps_total``, the steps now expected to fit in them (the UI's
+    progress and ETA follow them)."""
     out = {"eval_every": run.schedule.eval_every} if run.schedule is not None and run.schedule.plan else {}
-    if run.budget_seconds <= 0:
+    if run.wall is None:
         return out
-    return {**out, "train_seconds": run.clock.seconds(), "steps_total": run.planned_steps()}
+    return {**out, "train_seconds": run.clock.seconds(), "train_budget": run.budget_seconds,
+            "steps_total": run.planned_steps()}
 
 
 def stop_requested(run: TrainingRun) -> bool:

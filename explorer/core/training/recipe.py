@@ -125,12 +125,15 @@ def time_schedule(warmup_ratio: float, budget_seconds: float, clock, total_steps
 
     Args:
         warmup_ratio: the share of the run spent warming up, in [0, 1).
-        budget_seconds: the budget, > 0.
+        budget_seconds: the training seconds of the budget, > 0; or a callable giving them now (a wall-time
+            budget leaves training what the evaluations do not take: explorer.core.training.budget.WallBudget).
         clock: a callable giving the training seconds so far (explorer.core.training.clock.TrainClock.seconds).
         total_steps: the run's step bound (TrainingRun.steps_total); 0 = none (time alone).
     """
+    budget = budget_seconds if callable(budget_seconds) else (lambda: budget_seconds)
+
     def factor(step: int) -> float:
-        f = max(0.0, clock() / budget_seconds)
+        f = max(0.0, clock() / max(1e-9, budget()))
         if total_steps > 0:
             f = max(f, step / total_steps)
         f = min(1.0, f)

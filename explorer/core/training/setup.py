@@ -26,6 +26,7 @@ from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import eval_loader
 from explorer.core.training.fast_dropout import enable_fast_dropout
 from explorer.core.training.precision import bf16_warning, resolve_mixed_precision
+from explorer.core.training.budget import WallBudget
 from explorer.core.training.clock import TrainClock
 from explorer.core.training.eval_schedule import EvalSchedule, can_sample
 from explorer.core.training.recipe import build_optimizer, build_scheduler, build_time_scheduler, warmup_steps_for
@@ -86,6 +87,8 @@ class TrainingRun:
     resumed: bool = False
     t_start: float = field(default_factory=time.time)
     clock: TrainClock = field(default_factory=TrainClock)   # seconds in training steps (time budget)
+    wall: WallBudget | None = None   # the time budget as wall time (None without time_budget_minutes)
+    save_seconds: float = 0.0        # the last checkpoint save's seconds (what the saves still to come cost)
     schedule: EvalSchedule | None = None   # when to evaluate and on which dev rows (None without dev data)
     sample_loader: tuple | None = None     # (rows, loader) of the dev sample (eval_schedule), built when first used
     final_metrics: dict | None = None      # set when a stop made an evaluation on the whole dev set the final one
@@ -101,18 +104,19 @@ class TrainingRun:
 
     @property
     def budget_seconds(self) -> float:
-        """The time budget in seconds; 0 when the run has none."""
-        return 60.0 * float(self.config.time_budget_minutes or 0.0)
+        """The training seconds the time budget leaves (budget.WallBudget.training_seconds: the wall-time
+        budget less evaluations and saves, done and to come); 0 when the run has none."""
+        return self.wall.training_seconds() if self.wall is not None else 0.0
 
     def budget_spent(self) -> bool:
         """A time-budgeted run has used its budget (the schedule's learning rate is then 0)."""
-        return self.budget_seconds > 0 and self.clock.seconds() >= self.budget_seconds
+        return self.wall is not None and self.wall.spent()
 
     def planned_steps(self) -> int:
         """The optimizer steps the run expects to do: steps_total, or for a time-budgeted run the steps that
         fit in the budget at the speed so far (never above steps_total)."""
         seconds, step = self.clock.seconds(), self.progress.step
-        if self.budget_seconds <= 0 or step <= 0 or seconds <= 0:
+        if self.wall is None or step <= 0 or seconds <= 0:
             return self.steps_total
         return min(self.steps_total, max(step, round(step * self.budget_seconds / seconds)))
 
@@ -403,9 +407,12 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
                                 weight_decay=config.weight_decay, betas=(config.adam_beta1, config.adam_beta2),
                                 eps=config.adam_epsilon, head_lr_multiplier=config.head_lr_multiplier)
     clock = TrainClock(float(state.get("train_seconds", 0.0)) if state else 0.0)
+    wall = None
     if config.time_budget_minutes > 0:
+        wall = WallBudget(60.0 * config.time_budget_minutes, clock,
+                          wall_before=float(state.get("wall_seconds", 0.0)) if state else 0.0)
         scheduler = build_time_scheduler(optimizer, warmup_ratio=config.warmup_ratio,
-                                         budget_seconds=60.0 * config.time_budget_minutes, clock=clock.seconds,
+                                         budget_seconds=wall.training_seconds, clock=clock.seconds,
                                          total_steps=plan["steps_total"])
     else:
         scheduler = build_scheduler(optimizer, warmup_steps=plan["warmup_steps"], total_steps=plan["steps_total"])
@@ -419,7 +426,7 @@ def prepare_run(config: TrainConfig, run_dir: Path, writer, control: Control, re
         train_ex=train_ex, dev_ex=dev_ex, train_feats=train_feats, dev_feats=dev_feats,
         dev_loader=eval_loader(accelerator, dev_feats, config.batch_size) if dev_feats is not None else None,
         watch_items=task.watch_items(config, dev_ex), plan=plan, progress=progress, state=state, resumed=resume,
-        t_start=t_start, clock=clock, schedule=schedule)
+        t_start=t_start, clock=clock, wall=wall, schedule=schedule)
 
 
 def _dev_in_sample_order(task: Task, dev_ex, tokenizer, config: TrainConfig, resume: bool):

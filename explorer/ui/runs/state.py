@@ -166,6 +166,7 @@ class RunState:
     steps_per_epoch: int = 0       # the started event's (0: not recorded); Curves' x axis by epoch
     effective_batch_size: int = 0  # batch x accumulation x processes (started); Curves' x axis by examples seen
     train_seconds: float = 0.0     # a time-budgeted run: seconds of training so far (step events)
+    train_budget: float = 0.0      # a time-budgeted run: training seconds its wall-time budget leaves (step events)
     planned_eval_every: int | None = None   # the evaluation cadence the run planned (step events' eval_every)
     step: int = 0
     epoch: float = 0.0
@@ -289,7 +290,7 @@ class RunState:
 
     @property
     def budget_seconds(self) -> float:
-        """The run's time budget in seconds of training (config ``time_budget_minutes``); 0 without one."""
+        """The run's time budget in seconds of wall time (config ``time_budget_minutes``); 0 without one."""
         value = _num((self.config or {}).get("time_budget_minutes"))
         return 60.0 * value if value and value > 0 else 0.0
 
@@ -312,7 +313,7 @@ class RunState:
         per_step = self._eta.per_step()
         if per_step is None:   # a budgeted run before two step events: the set-up counts in its evaluations' share
             per_step = max(0.0, self.elapsed - self._eta.eval_seconds[0]) / max(1, self.step)
-        training = (max(0.0, self.budget_seconds - self.train_seconds) if budgeted
+        training = (max(0.0, (self.train_budget or self.budget_seconds) - self.train_seconds) if budgeted
                     else per_step * max(0, self.steps_total - self.step))
         return max(0.0, training + self.evals_to_come_seconds(per_step))
 
@@ -412,6 +413,7 @@ class RunState:
             if _num(ev.get("steps_total")):   # a time-budgeted run re-estimates the steps that fit
                 self.steps_total = int(_num(ev.get("steps_total")))
             self.train_seconds = _num(ev.get("train_seconds")) or self.train_seconds
+            self.train_budget = _num(ev.get("train_budget")) or self.train_budget
             if _num(ev.get("eval_every")) is not None:
                 self.planned_eval_every = int(_num(ev.get("eval_every")))
             self._eta.step(step, _num(ev.get("elapsed")))
@@ -520,8 +522,9 @@ def progress_parts(state: RunState, now: float | None = None) -> list[tuple[str,
         f"step {state.step:,}"
     parts = [(step, 0)]
     if budget:      # the steps that fit in a time budget are an estimate that follows the speed
-        parts.append((f"{format_seconds(state.train_seconds) or '0:00'} of {format_seconds(budget)} budget trained",
-                      1))
+        trained = format_seconds(state.train_seconds) or "0:00"
+        parts.append((f"{trained} of ~{format_seconds(state.train_budget)} trained ({format_seconds(budget)} budget)"
+                      if state.train_budget else f"{trained} of {format_seconds(budget)} budget trained", 1))
     parts.append((f"epoch {state.epoch:.2f}", 2))
     elapsed = state.live_elapsed(now)
     if elapsed > 0 or state.is_live:   # an ended run whose files hold no times (a Trainer folder) says nothing

@@ -1,0 +1,71 @@
+"""A run's time budget as wall time: the training seconds it leaves once evaluations and saves are paid for.
+
+``time_budget_minutes`` is the whole run from its first evaluation to its end: training, the evaluations
+before and during training, checkpoint saves, and the final evaluation on the whole dev set. Training stops
+early enough for the final evaluation to fit: the training seconds allowed are the budget less the seconds
+already spent outside training steps (:meth:`WallBudget.spent_outside`) and those still expected outside them
+(``ahead``: the evaluations still to come at their measured cost, set by the loop after each plan and
+evaluation). A budget counted in training seconds alone let a "5-minute" run take 18 minutes of wall time.
+"""
+
+from __future__ import annotations
+
+from explorer.core.training import clock as clock_module
+from explorer.core.training.clock import TrainClock
+
+
+class WallBudget:
+    """The wall-time budget of one run and the training seconds it leaves.
+
+    Args:
+        budget_seconds: the whole run's budget in seconds (> 0; 0 = no budget).
+        clock: the run's training clock (seconds in training steps).
+        wall_before: wall seconds counted before a resume (``training_state.pt``'s ``wall_seconds``).
+    """
+
+    def __init__(self, budget_seconds: float, clock: TrainClock, wall_before: float = 0.0):
+        self.total = float(budget_seconds)
+        self.clock = clock
+        self.wall_before = float(wall_before)
+        self.ahead = 0.0           # seconds expected outside training steps from now to the end
+        self._since: float | None = None
+
+    def begin(self) -> None:
+        """Start counting the wall time (the run's first evaluation, or its first step when resumed)."""
+        if self._since is None:
+            self._since = clock_module._now()
+
+    def wall_seconds(self) -> float:
+        """Wall seconds of the run so far (0 before :meth:`begin`)."""
+        return self.wall_before + (clock_module._now() - self._since if self._since is not None else 0.0)
+
+    def spent_outside(self) -> float:
+        """Wall seconds spent outside training steps so far (evaluations, saves, loaders)."""
+        return max(0.0, self.wall_seconds() - self.clock.seconds())
+
+    def training_seconds(self) -> float:
+        """The training seconds the budget allows: the budget less what was and will be spent outside training
+        (0 at the least). Training is over once the clock reaches it (:meth:`spent`)."""
+        if self.total <= 0:
+            return 0.0
+        return max(0.0, self.total - self.spent_outside() - self.ahead)
+
+    def spent(self) -> bool:
+        """The training clock has reached the training seconds the budget allows."""
+        return self.total > 0 and self.clock.seconds() >= self.training_seconds()
+
+    def left(self) -> float:
+        """Wall seconds of the budget not yet used."""
+        return max(0.0, self.total - self.wall_seconds())
+
+
+def seconds_ahead(*, steps: int, step: int, last_eval_step: int, every: int, rows: int, dev_total: int,
+                  eval_rate: float, save_seconds: float = 0.0) -> float:
+    """Seconds a run still expects outside its training steps: the evaluations still to come on ``rows`` dev
+    rows (one every ``every`` steps after ``last_eval_step``, below ``steps``; the loop's cadence), the final
+    one on all ``dev_total`` rows, each at ``eval_rate`` rows/s and followed by a save of ``save_seconds``.
+    0 without a measured rate (nothing to plan with yet: no dev data, or before the first evaluation)."""
+    if eval_rate <= 0:
+        return save_seconds
+    between = max(0, (steps - 1 - last_eval_step) // every) if every > 0 and steps > step else 0
+    return between * (rows / eval_rate + save_seconds) + dev_total / eval_rate + save_seconds

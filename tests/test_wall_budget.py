@@ -1,0 +1,52 @@
+"""The time budget as wall time: training gets what the evaluations and saves, done and to come, leave."""
+
+import pytest
+
+from explorer.core.training import clock as clock_module
+from explorer.core.training.budget import WallBudget, seconds_ahead
+from explorer.core.training.clock import TrainClock
+
+
+def test_training_gets_the_budget_less_the_evaluations_done_and_to_come(monkeypatch):
+    t = [0.0]
+    monkeypatch.setattr(clock_module, "_now", lambda: t[0])
+    clock = TrainClock()
+    wall = WallBudget(600.0, clock)
+    wall.begin()
+    t[0] += 20.0                      # the evaluation before training: 20 s outside training
+    clock.start()
+    t[0] += 100.0
+    wall.ahead = 60.0                 # the evaluations still to come, the final one included
+    assert wall.training_seconds() == pytest.approx(600.0 - 20.0 - 60.0)
+    assert not wall.spent()
+    t[0] += 420.0                     # 520 s of training: the allowance reached
+    assert wall.spent()
+    assert wall.left() == pytest.approx(60.0)   # what is left is the final evaluation's
+
+
+def test_the_final_evaluation_on_the_whole_dev_set_is_always_ahead():
+    ahead = seconds_ahead(steps=1000, step=900, last_eval_step=900, every=0, rows=200, dev_total=2000,
+                          eval_rate=100.0, save_seconds=1.0)
+    assert ahead == pytest.approx(2000 / 100 + 1.0)
+
+
+def test_evaluations_between_count_at_the_cadence_on_the_sample():
+    # after an evaluation at step 400, the next at 500..900 (below 1000): five on 200 rows, then the final
+    ahead = seconds_ahead(steps=1000, step=400, last_eval_step=400, every=100, rows=200, dev_total=2000,
+                          eval_rate=100.0)
+    assert ahead == pytest.approx(5 * 2.0 + 20.0)
+
+
+def test_without_a_measured_rate_nothing_is_planned_ahead():
+    assert seconds_ahead(steps=10, step=0, last_eval_step=0, every=5, rows=10, dev_total=10, eval_rate=0.0) == 0.0
+
+
+def test_the_progress_line_says_the_training_the_wall_budget_leaves():
+    from explorer.ui.runs.state import RunState, progress_text
+
+    events = [{"event": "started", "time": 0.0, "config": {"time_budget_minutes": 10}, "steps_total": 100},
+              {"event": "step", "time": 60.0, "step": 10, "elapsed": 60.0, "train_seconds": 50.0,
+               "train_budget": 480.0, "steps_total": 96, "loss": 1.0}]
+    state = RunState.from_events("r", events, alive=True)
+    assert "0:50 of ~8:00 trained (10:00 budget)" in progress_text(state)
+    assert state.eta() >= 480.0 - 50.0
