@@ -28,6 +28,7 @@ from explorer.ui.launch.form_notes import F1ClassesOffer, guessed_columns, kept_
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
+from explorer.ui.launch.small_table import SmallTableRate
 from explorer.ui.launch.task_switch import clear_run_name, switch_task
 
 __all__ = ["LaunchForm", "column_choices", "grid_suffixes"]
@@ -103,6 +104,7 @@ class LaunchForm:
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
+        self.small_table = SmallTableRate()   # the learning rate a small table on the bundled encoder needs
 
     # ---- values ----------------------------------------------------------------------------
     def get(self, name: str) -> Any:
@@ -120,6 +122,7 @@ class LaunchForm:
         self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
         self.caps_note = ""
         self.parked = {}
+        self.small_table.forget()
         self.f1_offer = F1ClassesOffer()
         self.class_fields.loaded(config.train)
         self.file_task = {"train": config.task, "dev": config.task}
@@ -157,6 +160,8 @@ class LaunchForm:
             self._compose_note()
         if name == "dev":
             self._dev_partner()
+        if name in ("model", "task", "train", "learning_rate"):
+            self._fit_learning_rate()
         if name in ("train", "dev") and self.switch_note is not None:
             if self.values[name]:   # chosen: no longer to do; a training file chosen is the data chosen (the dev
                 # rows then come from a dev file or a held-out share, which the form and Launch say themselves)
@@ -256,6 +261,8 @@ class LaunchForm:
         the task switch's recipe sentence, the data files it cleared that are still to choose, and what the last new
         training file reset."""
         parts = [self.caps_note] if self.caps_note else []   # the warning first: in view without scrolling
+        if self.small_table.note:
+            parts.append(self.small_table.note)
         if self.switch_note is not None:
             recipe, waiting, old_label, kept = self.switch_note
             parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
@@ -345,14 +352,25 @@ class LaunchForm:
     def offer_f1_classes(self, class_names: list[str]) -> bool:
         """The data check counted the training data's classes: fields naming classes set for other data that this
         data lacks are cleared (class_fields.ClassFields), and F1 classes filled for a field's labels
-        (form_notes.F1ClassesOffer), each with a word in the banner. Returns whether a field changed."""
+        (form_notes.F1ClassesOffer), and the learning rate a small table on the bundled encoder needs
+        (small_table.SmallTableRate), each with a word in the banner. Returns whether a field changed."""
         notes = [self.class_fields.counted(self, self.values["train"], class_names),
                  self.f1_offer.offer(self, class_names)]
         note = ". ".join(n for n in notes if n)
+        rate = self._fit_learning_rate()   # the data check counted the rows too
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
             self._compose_note()
-        return bool(note)
+        return bool(note) or rate
+
+    def _fit_learning_rate(self) -> bool:
+        """The small table's learning rate on the bundled encoder (small_table.SmallTableRate), its banner note
+        written; returns whether the value changed."""
+        before = self.small_table.note
+        changed = self.small_table.update(self)
+        if changed or before != self.small_table.note:
+            self._compose_note()
+        return changed
 
     label_names_hint = staticmethod(label_names_hint)
 
