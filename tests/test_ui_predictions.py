@@ -51,6 +51,20 @@ def predict_through_dialog(qtbot, ckpt, data):
     return blocker.args[0]
 
 
+def test_predict_dialog_ticks_the_training_runs_text_column_in_the_new_file(qtbot, tmp_path):
+    """The run trained on "utterance"; a new file with "Utterance" and "text": the dialog ticks "Utterance" (the
+    run's column, matched ignoring case), not the usual name "text"."""
+    _runs, ckpt, _data = _run_with_checkpoint(tmp_path)
+    run_cfg = ckpt.parent.parent / "config.json"
+    run_cfg.write_text(json.dumps(dict(json.loads(run_cfg.read_text()), text_columns=["utterance"])))
+    new = tmp_path / "other.csv"
+    new.write_text("text,Utterance\nnote one,a good model\n")
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(new))
+    assert dialog.text_columns() == ["Utterance"]
+
+
 def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     from explorer.ui.launch.launcher import LauncherPanel
 
