@@ -417,3 +417,28 @@ def test_reopening_a_file_whose_saved_review_has_more_rows_opens_it(qtbot, tmp_p
     qtbot.addWidget(page)
     page.open(path, summary)
     assert page.state.corrected() == 1 and "1 corrected</b>, 1 reviewed" in page.state.info(3)
+
+
+def test_probability_titles_are_whole_in_the_bold_a_selected_row_gives_them(qtbot, tmp_path):
+    """A selected row highlights every column title in bold: the class-named probability columns are as wide as
+    their bold titles ("positive", not "positi…")."""
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.shell.layout_check import header_need
+
+    cols = ["text", "predicted_label", "p_negative", "p_positive", "margin", "error"]
+    rows = [{"text": f"a sentence about the film number {i}", "predicted_label": "positive", "p_negative": 0.25,
+             "p_positive": 0.75, "margin": 0.5, "error": ""} for i in range(5)]
+    path = write_table(tmp_path / "p.csv", cols, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.resize(850, 600)
+    page.open(str(path), {"out": str(path), "kind": "classification", "label_names": ["negative", "positive"],
+                          "input_columns": ["text"], "text_columns": ["text"], "model": "m", "rows": 5})
+    page.show()
+    page.fit_text_columns()
+    header, m = page.view.horizontalHeader(), page.model
+    assert header.highlightSections()
+    for name in ("p_negative", "p_positive"):
+        c = m.headers.index(name)
+        title = str(m.headerData(c, Qt.Orientation.Horizontal))
+        assert page.view.columnWidth(c) >= header_need(header, c, title, bold=True), name

@@ -311,9 +311,12 @@ class PredictionsView(QWidget):
         for c in range(m.columnCount()):
             if c in texts or c > max(numbers + texts, default=-1):
                 continue
-            # Qt's section hint keeps room for a sort arrow on every section; it is drawn on the sorted one only
-            title = (header.sectionSizeHint(c) if c == header.sortIndicatorSection()
-                     else header_need(header, c, str(m.headerData(c, Qt.Orientation.Horizontal))))
+            # Qt's section hint keeps room for a sort arrow on every section; it is drawn on the sorted one only.
+            # A selected row highlights every title in bold ("positive" cut to "positi…" in the normal font's width)
+            title = header_need(header, c, str(m.headerData(c, Qt.Orientation.Horizontal)),
+                                bold=header.highlightSections())
+            if c == header.sortIndicatorSection():
+                title = max(title, header.sectionSizeHint(c))
             self.view.setColumnWidth(c, max(self.view.sizeHintForColumn(c), title))
         if not texts:
             return
