@@ -288,7 +288,7 @@ class MainWindow(HelpActions, QMainWindow):
             self.device_label.setText(text)
 
     def _update_activity(self) -> None:
-        """'running: <name> step 120/400 · 1 running · 2 queued': the runs driven here and those running
+        """'running: <name> step 120/400 · 2 queued': the runs driven here and those running
         elsewhere (status_texts.activity_line)."""
         text, tip = activity_line(self.store.tracked(), lambda rid: self.runs.model.names.get(rid, rid))
         self.activity_label.setText(text)
