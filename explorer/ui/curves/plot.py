@@ -18,7 +18,8 @@ from explorer.core.specs.metric_display import metric_label
 from explorer.core.specs.metrics import metric_spec
 
 from explorer.ui.curves.curves_model import PALETTE  # noqa: F401 - the run colours, imported from here too
-from explorer.ui.curves.decimate import ColumnDecimator
+from explorer.ui.curves.blocks import BLOCK, kept_blocks
+from explorer.ui.curves.decimate import BLOCK_COLUMN, ColumnDecimator
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
@@ -371,9 +372,11 @@ class PlotPanel(QFrame):
         if data.raw is not None and run_id in self.raw_items:
             pairs.append((self.raw_items[run_id], data.y, data.raw))
         steps_sorted = data.series.steps_sorted
+        many = steps_sorted and data.n >= BLOCK_COLUMN * BLOCK * grid[2]   # block summaries pay off
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
-            xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted)
+            blocks = kept_blocks(data.series, y, None if vers == "raw" else vers) if many else None
+            xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted, blocks=blocks)
             target.set_points(xs, ys, not np.isnan(ys).any())
 
     def _view_changed(self, *_args) -> None:
