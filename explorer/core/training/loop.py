@@ -175,9 +175,9 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
                    sample_rows=schedule.rows if final and schedule.sampled else 0,
                    on_rows=EvaluationProgress(run.writer, step=run.progress.step, final=final, rows_total=len(feats),
                                               dev_total=len(run.dev_feats)))
-    if not final:
+    if not final:   # the first evaluation's cost besides its forward is one-off (first batches, caches): not kept
         forward = len(feats) / res["rows_per_second"]
-        schedule.timed(len(feats), forward, overhead=res["seconds"] - forward)
+        schedule.timed(len(feats), forward, overhead=res["seconds"] - forward if schedule.eval_rows else None)
     step = run.progress.step
     fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
               "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats),
