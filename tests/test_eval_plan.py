@@ -131,3 +131,16 @@ def test_what_each_evaluation_costs_besides_its_rows_counts_in_the_share():
     assert costed.eval_fraction <= 0.2 + 1e-9 and costed.eval_every > bare.eval_every
     assert costed.eval_seconds == pytest.approx(costed.evaluations * (costed.dev_rows / 670.0 + 1.6) + 872 / 670.0 + 1.6)
     assert plan_evaluations(**sst2, overhead=0.0) == bare
+
+
+def test_a_dev_set_that_cannot_be_sampled_is_not_said_to_be_whole_as_asked():
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.training.eval_schedule import EvalSchedule
+
+    def plan(**config):
+        schedule = EvalSchedule(TrainConfig(train="t.json", eval_every=40, **config), 736, sampleable=False)
+        schedule.timed(736, 100.0)
+        return schedule.make_plan(steps=688, windows_per_step=16, train_rate=5.0).describe()
+
+    assert "cannot be sampled" in plan() and "as asked" not in plan()           # SQuAD windows
+    assert "as asked" in plan(full_dev_evals=True)

@@ -67,7 +67,8 @@ class EvalPlan:
         train_rate: measured training windows/s; eval_rate: measured dev rows/s.
         overhead: measured seconds each evaluation costs besides its rows' forward (metrics, checkpoint saves).
         share: the largest share of the wall time evaluations were to take.
-        full_dev: every evaluation was asked to score the whole dev set.
+        full_dev: every evaluation scores the whole dev set; ``full_dev_why`` says why (asked, or rows that are
+            not one example each cannot be sampled).
     """
 
     steps: int
@@ -83,6 +84,7 @@ class EvalPlan:
     share: float
     full_dev: bool = False
     overhead: float = 0.0
+    full_dev_why: str = "as asked"
 
     @property
     def sampled(self) -> bool:
@@ -117,7 +119,7 @@ class EvalPlan:
                if self.eval_fraction <= self.share + 1e-9 else
                f"evaluations still take about {self.eval_fraction:.0%} of the run, over the {self.share:.0%} wanted: "
                "the final evaluation on the whole dev set alone is that long")
-        asked = "; the whole dev set each time, as asked" if self.full_dev else ""
+        asked = f"; the whole dev set each time, {self.full_dev_why}" if self.full_dev else ""
         return (f"Evaluate {when} on {self.rows_text()}{asked}, {why}. Whole run about "
                 f"{clock_text(self.total_seconds)}: training {clock_text(self.train_seconds)}, "
                 f"{self.evaluations + 1} evaluations {clock_text(self.eval_seconds)} (measured "
@@ -133,7 +135,7 @@ class EvalPlan:
 def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, eval_rate: float, dev_total: int,
                      wanted_every: int, share: float = DEFAULT_SHARE, full_dev: bool = False,
                      min_rows: int = MIN_SAMPLE_ROWS, start_evaluation: bool = True,
-                     fixed_rows: int = 0, overhead: float = 0.0) -> EvalPlan:
+                     fixed_rows: int = 0, overhead: float = 0.0, full_dev_why: str = "as asked") -> EvalPlan:
     """The cadence and the dev rows per evaluation that keep evaluations within ``share`` of the wall time.
 
     Args:
@@ -144,7 +146,8 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         dev_total: rows of the whole dev set (> 0).
         wanted_every: the cadence asked for; 0 = before training and at the end only.
         share: the largest share of training + evaluating that evaluations may take, in (0, 1).
-        full_dev: every evaluation scores the whole dev set (only the cadence adapts).
+        full_dev: every evaluation scores the whole dev set (only the cadence adapts); ``full_dev_why``: why, said in
+            the plan ("as asked", or why the rows cannot be sampled).
         min_rows: the smallest sample worth evaluating on (capped at dev_total).
         start_evaluation: the run evaluates before its first step (a resumed run does not).
         fixed_rows: > 0: the rows per evaluation are already chosen (a run re-planning with the rates its
@@ -171,7 +174,8 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         return EvalPlan(steps=steps, eval_every=every, wanted_every=wanted_every, dev_rows=rows, dev_total=dev_total,
                         evaluations=count, train_seconds=train_seconds,
                         eval_seconds=count * (rows / eval_rate + overhead) + final, train_rate=train_rate,
-                        eval_rate=eval_rate, share=share, full_dev=full_dev, overhead=overhead)
+                        eval_rate=eval_rate, share=share, full_dev=full_dev, overhead=overhead,
+                        full_dev_why=full_dev_why)
 
     left = allowed - final                              # seconds for the evaluations before the final one
     floor_rows = dev_total if full_dev else min(fixed_rows or min_rows, dev_total)

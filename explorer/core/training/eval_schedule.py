@@ -101,7 +101,9 @@ class EvalSchedule:
                                      eval_rate=self.eval_rate, dev_total=self.dev_total,
                                      wanted_every=self.config.eval_every, share=self.config.eval_share,
                                      full_dev=self.full_dev, start_evaluation=self.start_evaluation,
-                                     fixed_rows=self.rows if self.plan is not None else 0, overhead=self.overhead)
+                                     fixed_rows=self.rows if self.plan is not None else 0, overhead=self.overhead,
+                                     full_dev_why="as asked" if self.config.full_dev_evals else
+                                     "as a dev set of QA windows, tagged sentences or choices cannot be sampled")
         self.rows = self.plan.dev_rows
         return self.plan
 
