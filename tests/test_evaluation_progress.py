@@ -88,33 +88,3 @@ def test_the_best_dev_tooltip_says_which_dev_rows_its_figure_counts():
              "dev_rows": 281, "dev_total": 281})
     assert "measured on all 281 dev rows" in RunCells(type("Source", (), {"names": {}, "sizes": {}})()).tooltip(
         s, COLUMNS.index("Best dev"))
-
-
-def _training_run(*events) -> RunState:
-    """A run training after one evaluation on a 400-row sample of its 3,250 dev rows at 25 rows/s."""
-    s = RunState(run_id="r", status=run_status.RUNNING)
-    for ev in ({"event": "eval", "time": 20.0, "step": 0, "metrics": {}, "dev_rows": 400, "dev_total": 3250,
-                "rows_per_second": 25.0},
-               {"event": "step", "time": 21.0, "step": 1, "loss": 1.0, "elapsed": 21.0}) + events:
-        s.apply({"run_id": "r", **ev})
-    return s
-
-
-def test_stop_early_says_which_evaluation_ends_the_run_and_how_long_it_takes():
-    from explorer.ui.runs.evaluating import stop_early_text
-
-    training = _training_run()
-    assert stop_early_text(training, "stance") == ("Stopping stance: the final evaluation on all 3,250 dev rows follows "
-                                                   "this step, about 2:10; then it saves.")     # 3,250 rows at 25/s
-    sampling = _training_run({"event": "evaluating", "time": 30.0, "step": 20, "final": False, "rows_total": 400,
-                              "dev_total": 3250, "rows_done": 100, "seconds": 4.0, "rows_per_second": 25.0})
-    assert stop_early_text(sampling, "r") == ("Stopping r: the evaluation under way on a dev sample is dropped and the "
-                                              "final one on all 3,250 dev rows, about 2:10; then it saves.")
-    final = _run_at_its_final_evaluation()
-    assert stop_early_text(final, "stsb") == ("Stopping stsb: the evaluation under way on all 3,250 dev rows becomes "
-                                              "the final one, about 1:42 left; then it saves.")
-    no_dev = RunState(run_id="n", status=run_status.RUNNING)
-    no_dev.apply({"run_id": "n", "event": "step", "time": 1.0, "step": 1, "loss": 1.0, "elapsed": 1.0})
-    assert stop_early_text(no_dev, "n") == "Stopping n: it finishes this step and saves."
-    training.status = run_status.FINISHED
-    assert stop_early_text(training, "r") == "" and stop_early_text(None, "r") == ""

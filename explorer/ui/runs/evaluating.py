@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from explorer.core.runs import status as run_status
 
-__all__ = ["evaluating_now", "evaluating_short", "evaluation_left_seconds", "evaluating_text", "evaluation_bar",
-           "stop_early_text"]
+__all__ = ["evaluating_now", "evaluating_short", "evaluation_left_seconds", "evaluating_text", "evaluation_bar"]
 
 
 def _num(value) -> float:
@@ -78,37 +77,3 @@ def evaluation_bar(state) -> tuple[int, int, int, str] | None:
         return None
     total = max(int(_num(ev.get("rows_total"))), 1)
     return 0, total, min(int(_num(ev.get("rows_done"))), total), "evaluating · %p%"
-
-
-def stop_early_text(state, name: str) -> str:
-    """What a stop early of ``state`` will cost, said when it is asked for: the worker ends with one evaluation at
-    most (explorer.core.training.loop.evaluate_and_save): an evaluation under way on the whole dev set becomes the
-    final one; one on a dev sample is dropped; otherwise the final evaluation on the whole dev set follows the step
-    under way. Its seconds: the dev rows at the forward rate of the run's last evaluation (``rows_per_second`` of
-    its eval events), or the rows left of the one under way at its rate so far.
-
-    'Stopping stance lr5e-5: the final evaluation on all 3,250 dev rows follows this step, about 1:40; then it
-    saves.' A run without dev data: 'Stopping …: it finishes this step and saves.' '' when ``state`` is None or
-    its worker no longer runs.
-    """
-    from explorer.ui.runs.state import format_seconds
-
-    if state is None or state.status not in run_status.WORKING:
-        return ""
-    timed = [e for e in getattr(state, "evals", []) if _num(e.get("rows_per_second")) > 0]
-    under_way = evaluating_now(state)
-    dev_total = int(_num((under_way or {}).get("dev_total")) or (_num(timed[-1].get("dev_total")) if timed else 0)
-                    or (_num(timed[-1].get("dev_rows")) if timed else 0))
-    if not dev_total and not getattr(state, "evals", []) and under_way is None:
-        return f"Stopping {name}: it finishes this step and saves."
-    rows = f"all {dev_total:,} dev rows" if dev_total else "the whole dev set"
-    if under_way is not None and _num(under_way.get("rows_total")) >= _num(under_way.get("dev_total")) > 0:
-        left = evaluation_left_seconds(state)
-        about = f", about {format_seconds(left)} left" if left is not None else ""
-        return f"Stopping {name}: the evaluation under way on {rows} becomes the final one{about}; then it saves."
-    rate = _num(timed[-1].get("rows_per_second")) if timed else 0.0
-    about = f", about {format_seconds(dev_total / rate)}" if rate > 0 and dev_total else ""
-    first = ("the evaluation under way on a dev sample is dropped and the final one on "
-             if under_way is not None else "the final evaluation on ")
-    follows = "" if under_way is not None else " follows this step"
-    return f"Stopping {name}: {first}{rows}{follows}{about}; then it saves."

@@ -42,7 +42,6 @@ from explorer.ui.runs.runner import RunManager
 from explorer.core.runs.store import RunStore
 from explorer.ui.runs.bridge import StoreBridge
 from explorer.ui.runs.dock import RunsPanel
-from explorer.ui.runs.evaluating import stop_early_text
 from explorer.ui.shell.screen_fit import fit_to_screen
 from explorer.ui.shell.settings import AppSettings, set_current_settings
 from explorer.ui.shell.tooltips import rich_tooltip
@@ -323,8 +322,7 @@ class MainWindow(QMainWindow):
 
     def stop_early(self, run_id: str) -> None:
         """Stop early (the store asks our own worker, or a worker left training elsewhere via its STOP file)."""
-        message = self.store.stop_early(run_id) or stop_early_text(self.store.get(run_id),
-                                                                   self.runs.model.names.get(run_id, run_id))
+        message = self.store.stop_early(run_id)
         if message:
             self.show_message(message)
 
