@@ -1,8 +1,9 @@
 """Per-block extremes of a growing series, so that a full redraw folds block summaries instead of every point
 (Qt-free, numpy only).
 
-A 100k-point curve decimated afresh (a run selection, a zoom, another plot width) needs the minimum and
-maximum of each pixel column's points (explorer.ui.curves.decimate). :class:`BlockExtremes` keeps, for the
+A long curve decimated afresh (a run selection, a zoom, another plot width) needs the minimum and maximum of
+each pixel column's points (explorer.ui.curves.decimate, which folds blocks where a column averages
+BLOCK_COLUMN blocks or more: below that its scan of every point costs less). :class:`BlockExtremes` keeps, for the
 complete blocks of :data:`BLOCK` consecutive points, the minimum and maximum of their finite values as a sparse
 table (the extremes of 1, 2, 4, ... consecutive blocks from each block on) and a running count of the blocks
 holding a non-finite value; it is extended as points are appended (only new blocks are summarised) and is first
@@ -117,21 +118,20 @@ class BlockExtremes:
         return mn, mx, gap
 
 
-
-_SCRATCH: dict[int, tuple] = {}
+_SCRATCH: list[np.ndarray] = []   # flat buffers for segments(): indices, values, two masks
 
 
 def _scratch(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Buffers of shape (2 BLOCK, m) for :meth:`BlockExtremes.segments`: indices, values, two masks. Kept per m
-    (a plot's width in pixels; few distinct ones), for the one thread that decimates (the GUI's)."""
-    bufs = _SCRATCH.get(m)
-    if bufs is None:
-        if len(_SCRATCH) > 8:
-            _SCRATCH.clear()
-        shape = (2 * BLOCK, m)
-        bufs = _SCRATCH[m] = (np.empty(shape, dtype=np.int64), np.empty(shape), np.empty(shape, dtype=bool),
-                              np.empty(shape, dtype=bool))
-    return bufs
+    """Contiguous buffers of shape (2 BLOCK, m) for :meth:`BlockExtremes.segments`: indices, values, two masks;
+    views of flat buffers kept between calls and grown when m outgrows them, for the one thread that decimates
+    (the GUI's)."""
+    size = 2 * BLOCK * m
+    if not _SCRATCH or len(_SCRATCH[0]) < size:
+        cap = max(size, 2 * len(_SCRATCH[0]) if _SCRATCH else 0)
+        _SCRATCH[:] = [np.empty(cap, dtype=np.int64), np.empty(cap), np.empty(cap, dtype=bool),
+                       np.empty(cap, dtype=bool)]
+    shape = (2 * BLOCK, m)
+    return tuple(buf[:size].reshape(shape) for buf in _SCRATCH)
 
 
 def kept_blocks(series, y: np.ndarray, tag=None) -> BlockExtremes:
