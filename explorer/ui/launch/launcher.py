@@ -129,6 +129,9 @@ class LauncherPanel(ConfigFiles, QWidget):
 
     def _build_buttons(self) -> QVBoxLayout:
         """The problem line and Load / Save / Queue paper grid / Launch."""
+        self.eval_plan = QLabel()   # the evaluations the run will make and why (RunPlan.eval_preview)
+        self.eval_plan.setWordWrap(True)
+        self.eval_plan.setObjectName("hint")
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
@@ -147,6 +150,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         # the reason Launch is disabled gets the full width on its own row: beside the buttons, at 1280 px, it would
         # be a 9-line column of one or two words each
         bottom = QVBoxLayout()
+        bottom.addWidget(self.eval_plan)
         bottom.addWidget(self.problem)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -176,7 +180,8 @@ class LauncherPanel(ConfigFiles, QWidget):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
         self.train_preview.finished.connect(lambda _res: self._fit_eval_every())
-        self.train_preview.finished.connect(lambda _res: self._changed())   # the planned steps are known now
+        for preview in (self.train_preview, self.dev_preview):   # the planned steps and the dev rows are known now
+            preview.finished.connect(lambda _res: self._changed())
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -198,6 +203,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.form.values.update({name: ed.get() for name, ed in self.editors.items()})
         self.form.watch = self.watch.get()
         self.form.plan.train_result = self.train_preview.result
+        self.form.plan.dev_result = self.dev_preview.result
 
     def config(self) -> TrainConfig:
         """The form as a TrainConfig (LaunchForm.config; fields not in the form come from the last loaded config)."""
@@ -280,6 +286,7 @@ class LauncherPanel(ConfigFiles, QWidget):
         self.launch_btn.setEnabled(not check.problem)
         self.grid_btn.setEnabled(not check.problem)
         self._show_eval_note(cfg)
+        self.eval_plan.setText(self.form.plan.eval_preview(cfg))
 
     def _show_eval_note(self, cfg: TrainConfig) -> None:
         """Evaluate every above the run's planned steps (eval_note): the field in amber with the reason, and the
