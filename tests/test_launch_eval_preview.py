@@ -73,5 +73,9 @@ def test_the_forms_plan_counts_a_dev_file_or_the_rows_held_out_of_the_training_f
     with_dev = TrainConfig(task="single", train="t.csv", dev="d.csv", epochs=1, batch_size=16)
     plan.dev_result = {"ok": True, "counts": {"examples": 872}}
     assert plan.dev_rows(with_dev) == (872, False)
+    squad = TrainConfig(task="squad_v2", train="t.json", dev="d.json", epochs=1, batch_size=16, eval_every=500)
+    plan.dev_result = {"ok": True, "counts": {"articles": 35, "questions": 11873}}
+    assert plan.dev_rows(squad) == (11873, False)
+    assert "scores all 11,873 dev questions" in plan.eval_preview(squad)
     plan.dev_result = None
     assert plan.eval_preview(with_dev) == ""                     # not counted yet: nothing said

@@ -51,6 +51,7 @@ class EvalPreviewInput:
     Attributes:
         task: the run's task (core.specs.tasks).
         dev_rows: rows of the dev file, or held out of the training file (0: no dev data, or not counted yet).
+        what: what the dev rows are, plural ("dev rows"; a SQuAD file's "dev questions").
         held_out: the dev rows are held out of the training file (Dev fraction), not a dev file.
         steps: optimizer steps the run plans (RunPlan.planned_steps; 0 while unknown).
         windows_per_step: training rows per optimizer step (batch size x gradient accumulation).
@@ -64,6 +65,7 @@ class EvalPreviewInput:
 
     task: str
     dev_rows: int
+    what: str = "dev rows"
     held_out: bool = False
     steps: int = 0
     windows_per_step: float = 1.0
@@ -89,7 +91,7 @@ def eval_plan_preview(p: EvalPreviewInput) -> str:
     """
     if p.dev_rows <= 0:
         return ""
-    rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}dev rows"
+    rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
     if p.share <= 0:
         return f"Evaluation: every {p.every:,} steps on all {rows}, as set (Evaluation share 0: not fitted to the run's time)."
     if p.dev_rows <= MIN_SAMPLE_ROWS:

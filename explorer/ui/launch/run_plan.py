@@ -112,10 +112,13 @@ class RunPlan:
                 "only at the start and the end")
 
     def dev_rows(self, cfg: TrainConfig) -> tuple[int, bool]:
-        """(dev rows, held out?): the dev file's rows the dev data check counted, else the rows the run holds out
-        of the training file (its Dev fraction; a task without a held-out split has none); 0 while unknown."""
+        """(dev rows, held out?): the dev file's rows (a SQuAD file's questions) the dev data check counted, else
+        the rows the run holds out of the training file (its Dev fraction; a task without a held-out split has
+        none); 0 while unknown."""
         if cfg.dev:
-            return self._rows(self.dev_result), False
+            res = self.dev_result or {}
+            questions = int((res.get("counts") or {}).get("questions") or 0) if res.get("ok") else 0
+            return self._rows(res) or questions, False
         n = self.train_rows()
         if n and cfg.train_cap:
             n = min(n, cfg.train_cap)
@@ -127,11 +130,13 @@ class RunPlan:
         """What the run will evaluate on, how often and why, before launch (eval_plan_preview); '' without dev
         data or before it is counted."""
         dev, held_out = self.dev_rows(cfg)
+        counts = (self.dev_result or {}).get("counts") or {}
         past = self.past_runs()
         train_rate = measured_throughput(past, cfg.model)
         eval_rate, runs = measured_eval_rate(past, cfg.model)
         return eval_plan_preview(EvalPreviewInput(
-            task=cfg.task, dev_rows=dev, held_out=held_out, steps=self.planned_steps()[1],
+            task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
+            held_out=held_out, steps=self.planned_steps()[1],
             windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
             share=cfg.eval_share, full_dev=cfg.full_dev_evals,
             train_rate=train_rate.samples_per_second if train_rate.n_runs and runs else 0.0,
