@@ -203,6 +203,11 @@ class RunState:
 
     # ---- derived -------------------------------------------------------------------------
     @property
+    def timing(self) -> EtaMeter:
+        """What the run's steps and evaluations took, read from its events (ui/runs/eta.EtaMeter)."""
+        return self._eta
+
+    @property
     def model(self) -> str:
         return str(self.config.get("model", ""))
 

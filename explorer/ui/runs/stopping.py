@@ -60,8 +60,8 @@ def save_seconds(state) -> float:
     """Seconds the checkpoint save after an evaluation takes: what an evaluation adds between step events
     (EtaMeter.per_eval, the save included) less the evaluations' own seconds (their eval events); 0 while
     not measured."""
-    eta = getattr(state, "_eta", None)
-    per_step = eta.per_step() if eta is not None else None
+    eta = state.timing
+    per_step = eta.per_step()
     if per_step is None:
         return 0.0
     added = eta.per_eval(per_step, intervals_only=True)
