@@ -5,6 +5,7 @@ whole dev set is the final one, one on the dev sample is dropped."""
 from __future__ import annotations
 
 from explorer.core.runs import status as run_status
+from explorer.ui.curves.curves_model import CurvesModel
 from explorer.ui.runs.run_cells import COLUMNS, RunCells, status_text
 from explorer.ui.runs.state import RunState
 from explorer.ui.runs.stopping import save_seconds, stop_plan, stopping_text
@@ -46,6 +47,10 @@ def test_stop_while_training_says_the_final_evaluation_on_all_dev_rows_and_its_t
     assert status_text(s) == "stopping · 2:12"
     assert CELLS.tooltip(s, COLUMNS.index("Status")).startswith(said)
     assert activity_line([s], lambda rid: rid)[0].startswith(f"sst: {said}")
+    curves = CurvesModel()
+    curves.set_runs([s])
+    _bar, (_name, parts, _tip) = curves.progress(now=40.0)
+    assert parts[0] == (said, 0) and ("remaining 2:12", 0) in parts
     assert s.eta() == 132.0                                          # not the 90 steps the run will never take
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.core.runs import status as run_status
-from explorer.ui.runs.evaluating import evaluating_now, evaluation_left_seconds
+from explorer.ui.runs.evaluating import evaluating_now, evaluating_text, evaluation_left_seconds
 
-__all__ = ["StopPlan", "save_seconds", "stop_plan", "stop_seconds", "stopping_short", "stopping_text"]
+__all__ = ["StopPlan", "save_seconds", "stop_plan", "stop_seconds", "stopping_short", "stopping_text", "waiting_text"]
 
 
 def _num(value) -> float:
@@ -125,3 +125,12 @@ def stopping_short(state) -> str:
 
     plan = stop_plan(state)
     return f"stopping · {format_seconds(plan.seconds)}" if plan is not None and plan.seconds is not None else ""
+
+
+def waiting_text(state) -> str:
+    """What the run is busy with beside its steps, for a progress line: its final evaluation under way (its rows
+    done, :func:`~explorer.ui.runs.evaluating.evaluating_text`), else what a stop waits for
+    (:func:`stopping_text`), else an evaluation under way; '' when none."""
+    if (evaluating_now(state) or {}).get("final"):
+        return evaluating_text(state)
+    return stopping_text(state) or evaluating_text(state)
