@@ -14,7 +14,7 @@ from explorer.ui.runs.state import RunState
 
 def test_a_large_dev_set_of_a_table_is_sampled_by_the_rule_the_run_applies_once_timed():
     text = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43,
-                                              windows_per_step=16))
+                                              windows_per_step=16, share=0.2))
     assert text.startswith("Evaluation: about every 43 steps on all 2,478 held-out dev rows if that keeps evaluations "
                            "within 20% of the run's wall time, else on a stratified sample of at least 200 of them")
     assert "the final evaluation scores all 2,478" in text and "decides once it has timed its first steps" in text
@@ -43,7 +43,8 @@ def test_rates_of_past_runs_give_the_plan_and_the_whole_runs_time():
     """1,000 steps of 16 rows at 40 rows/s train in 400 s; a fifth of the wall time leaves 100 s of evaluations:
     the final one on 2,478 rows at 200 rows/s takes 12.4 s, so the 24 evaluations every 43 steps get a sample."""
     text = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=2478, steps=1000, windows_per_step=16,
-                                              every=43, train_rate=40.0, eval_rate=200.0, measured_runs=2))
+                                              every=43, share=0.2, train_rate=40.0, eval_rate=200.0,
+                                              measured_runs=2))
     assert text.startswith("Expected, at the rates 2 past runs of this model measured here: Evaluate every 43 steps "
                            "on a stratified sample of 730 of the 2,478 dev rows")
     assert "Whole run about 8:20" in text and "re-plans from its own rates" in text

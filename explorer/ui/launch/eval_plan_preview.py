@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from explorer.core.specs.heads import Inputs
 from explorer.core.specs.tasks import head_of_task
-from explorer.core.training.eval_plan import MIN_SAMPLE_ROWS, plan_evaluations
+from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
 
 __all__ = ["EvalPreviewInput", "eval_plan_preview", "measured_eval_rate", "samples_dev_rows"]
 
@@ -70,7 +70,7 @@ class EvalPreviewInput:
     steps: int = 0
     windows_per_step: float = 1.0
     every: int = 0
-    share: float = 0.2
+    share: float = DEFAULT_SHARE
     full_dev: bool = False
     train_rate: float = 0.0
     eval_rate: float = 0.0
