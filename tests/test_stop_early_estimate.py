@@ -15,16 +15,16 @@ CELLS = RunCells(type("Source", (), {"names": {}, "sizes": {}})())
 
 
 def _training_run() -> RunState:
-    """A run that evaluated 400 of its 3,250 dev rows at 25 rows/s before training and after step 5 (4 s, then a
-    2 s save: step 6 came 7 s after step 5, steps take 1 s), and trains at step 10."""
+    """A run that evaluated 400 of its 3,250 dev rows in 16 s (25 rows/s) before training and after step 5 (then a
+    2 s save: step 6 came 19 s after step 5, steps take 1 s), and trains at step 10."""
     s = RunState(run_id="sst", status=run_status.RUNNING)
     events = [{"event": "started", "time": 0.0, "steps_total": 100, "steps_per_epoch": 100, "config": {"task": "single"}},
               {"event": "eval", "time": 20.0, "step": 0, "metrics": {}, "seconds": 16.0, "dev_rows": 400,
                "dev_total": 3250, "rows_per_second": 25.0}]
     events += [{"event": "step", "time": 20.0 + i, "step": i, "loss": 1.0, "elapsed": 20.0 + i} for i in range(1, 6)]
-    events += [{"event": "eval", "time": 29.0, "step": 5, "metrics": {}, "seconds": 4.0, "dev_rows": 400,
-                "dev_total": 3250, "rows_per_second": 25.0}]
-    events += [{"event": "step", "time": 26.0 + i, "step": i, "loss": 1.0, "elapsed": 26.0 + i} for i in range(6, 11)]
+    events += [{"event": "eval", "time": 41.0, "step": 5, "metrics": {}, "seconds": 16.0, "dev_rows": 400,
+                "dev_total": 3250, "rows_per_second": 30.0}]
+    events += [{"event": "step", "time": 38.0 + i, "step": i, "loss": 1.0, "elapsed": 38.0 + i} for i in range(6, 11)]
     for ev in events:
         s.apply({"run_id": "sst", **ev})
     return s
@@ -42,24 +42,25 @@ def test_stop_while_training_says_the_final_evaluation_on_all_dev_rows_and_its_t
     assert stopping_text(s) == "" and stop_plan(s) is None          # not stopping: nothing said
     s.status = run_status.after_request(s.status, "stop")
     assert save_seconds(s) == 2.0
-    said = "stopping: final evaluation on all 3,250 dev rows, about 2:12"   # 3,250 rows at 25/s + the 2 s save
+    # the step under way (1 s), 3,250 rows at the 25 rows/s the evaluations took (not their forward's 30), the save
+    said = "stopping: final evaluation on all 3,250 dev rows, about 2:13"
     assert stopping_text(s) == said
-    assert status_text(s) == "stopping · 2:12"
+    assert status_text(s) == "stopping · 2:13"
     assert CELLS.tooltip(s, COLUMNS.index("Status")).startswith(said)
     assert activity_line([s], lambda rid: rid)[0].startswith(f"sst: {said}")
     curves = CurvesModel()
     curves.set_runs([s])
     _bar, (_name, parts, _tip) = curves.progress(now=40.0)
-    assert parts[0] == (said, 0) and ("remaining 2:12", 0) in parts
-    assert s.eta() == 132.0                                          # not the 90 steps the run will never take
+    assert parts[0] == (said, 0) and ("remaining 2:13", 0) in parts
+    assert s.eta() == 133.0                                          # not the 90 steps the run will never take
 
 
 def test_a_sampled_evaluation_under_way_is_dropped_and_a_whole_dev_one_becomes_the_final_one():
     s = _training_run()
     _evaluating(s, rows_total=400, dev_total=3250, done=200, rate=50.0)
     s.status = run_status.STOPPING
-    assert stopping_text(s) == ("stopping: final evaluation on all 3,250 dev rows, about 1:07 (the sampled "
-                                "evaluation under way is dropped)")   # at the rate the one under way measured
+    assert stopping_text(s) == ("stopping: final evaluation on all 3,250 dev rows, about 2:12 (the sampled "
+                                "evaluation under way is dropped)")   # it stops at its next batch: no step left
     whole = _training_run()
     _evaluating(whole, rows_total=3250, dev_total=3250, done=3000, rate=25.0)
     whole.status = run_status.STOPPING

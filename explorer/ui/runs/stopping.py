@@ -37,8 +37,8 @@ class StopPlan:
         under_way: the evaluation under way is the final one (it was final already, or it scores the whole dev
             set and becomes the final one).
         dropped: an evaluation on the dev sample was under way: it is dropped.
-        seconds: the final evaluation's time left at the measured rate plus the last save; None while no
-            evaluation rate is measured.
+        seconds: the training step under way, the final evaluation's time left at the measured rate and the
+            last save; None while no evaluation rate is measured.
     """
 
     dev_total: int
@@ -47,13 +47,23 @@ class StopPlan:
     seconds: float | None
 
 
-def _rate(state, ev: dict | None) -> float:
-    """Dev rows/s: the evaluation under way's rate so far, else the last evaluation's forward rate."""
-    rate = _num(ev.get("rows_per_second")) if ev else 0.0
-    if rate > 0:
-        return rate
-    rates = [_num(e.get("rows_per_second")) for e in getattr(state, "evals", [])]
-    return next((r for r in reversed(rates) if r > 0), 0.0)
+def _seconds_per_row(state, ev: dict | None) -> float:
+    """Seconds an evaluation takes per dev row: the last evaluation's own seconds (its forward, metrics and
+    probes) over its rows, else the evaluation under way's forward rate so far, else the last forward rate; 0
+    while none is measured. The forward rate alone promised a final evaluation of 0:35 that took 0:43."""
+    for e in reversed(getattr(state, "evals", [])):
+        seconds, rows = _num(e.get("seconds")), _num(e.get("dev_rows"))
+        if seconds > 0 and rows > 0:
+            return seconds / rows
+    rates = [_num(ev.get("rows_per_second")) if ev else 0.0]
+    rates += [_num(e.get("rows_per_second")) for e in reversed(getattr(state, "evals", []))]
+    return next((1.0 / r for r in rates if r > 0), 0.0)
+
+
+def _step_seconds(state) -> float:
+    """Seconds of the training step under way, which a stop lets finish (the time per step measured between step
+    events; 0 while not measured)."""
+    return state.timing.per_step() or 0.0
 
 
 def save_seconds(state) -> float:
@@ -84,10 +94,11 @@ def stop_plan(state) -> StopPlan | None:
         left = evaluation_left_seconds(state)
         return StopPlan(dev_total=dev_total, under_way=True, dropped=False,
                         seconds=None if left is None else left + save_seconds(state))
-    rate = _rate(state, ev)
-    seconds = dev_total / rate + save_seconds(state) if rate > 0 and dev_total else None
+    per_row = _seconds_per_row(state, ev)
+    step = 0.0 if ev is not None else _step_seconds(state)   # a sampled evaluation under way stops at its next batch
+    seconds = step + dev_total * per_row + save_seconds(state) if per_row > 0 and dev_total else None
     if not dev_total:
-        seconds = save_seconds(state) or None
+        seconds = (step + save_seconds(state)) or None
     return StopPlan(dev_total=dev_total, under_way=False, dropped=ev is not None, seconds=seconds)
 
 
