@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.runs import status as run_status
-from explorer.ui.runs.evaluating import evaluating_text
+from explorer.ui.runs.stopping import waiting_text
 
 __all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
 
@@ -26,7 +26,7 @@ def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str
     active = next((s for s in states if s.status in run_status.WORKING), None)
     if active is not None:   # the active run by name, with its progress (an evaluation's rows while it evaluates)
         step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
-        evaluating = evaluating_text(active)
+        evaluating = waiting_text(active)
         parts.insert(0, f"{name_of(active.run_id)}: {evaluating}" if evaluating else
                      f"{active.status}: {name_of(active.run_id)}{step}")
     return " · ".join(parts), active.run_id if active is not None else ""
