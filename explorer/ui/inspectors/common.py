@@ -133,9 +133,18 @@ class ReadoutLabel(QLabel):
         return super().text()
 
     def _fitted(self) -> str:
-        width = max(self.width(), 100)
+        """The full text, or as much of it as fits ``lines`` wrapped lines at this width, ending in "…"."""
+        width = max(self.contentsRect().width(), 100)
+        fm = self.fontMetrics()
+        room = self.height() - 6 + 1
         budget = int(width * self.lines * 0.85)   # wrapped lines leave some of each line empty
-        return self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+        text = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+        # a wider font or long words wrap earlier than the estimate: shorten until the wrapped text fits
+        while budget > width and fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap),
+                                                 text).height() > room:
+            budget -= width // 4
+            text = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+        return text
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)

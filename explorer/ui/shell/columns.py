@@ -105,3 +105,10 @@ def whole_headers(table: QTableView) -> None:
     for col in range(table.model().columnCount()):
         if header.sectionSize(col) < header.sectionSizeHint(col):
             table.setColumnWidth(col, header.sectionSizeHint(col))
+
+
+def rows_tall(table: QTableView, rows: int) -> int:
+    """The height in pixels that shows ``table``'s header and ``rows`` rows of its default height (frame
+    included), with no scroll bar's worth of slack."""
+    return (table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth())
