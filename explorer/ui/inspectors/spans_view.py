@@ -26,6 +26,7 @@ from .components.spans import (cell_tip, decision_lines, passage_html, passage_r
                                window_text)
 from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, SpanTables, StartEndBars
 
+MAP_MIN_HEIGHT = 300   # px of the span score map: axes, colour bar and a data area of about 220 px
 NBEST_MIN_ROWS = 3   # n-best rows the table keeps in view under its header (the span score table under them)
 
 
@@ -58,6 +59,9 @@ class SpansView(QWidget):
         self._build_passage_views()
         self.probs = StartEndBars()
         self.table_map = SpanScoreMap()
+        # a readable map (its data area well over MIN_PLOT_VIEW) also where the page scrolls and gives the panes
+        # only their minimum heights (stacked at 1280x800)
+        self.table_map.setMinimumHeight(MAP_MIN_HEIGHT)
         self.table_map.clicked.connect(self._on_cell_clicked)
         self.table_map.hovered.connect(self._on_cell_hover)
         self._layout()
