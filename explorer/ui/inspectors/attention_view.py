@@ -120,8 +120,8 @@ class AttentionView(QWidget):
         layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
         layout.addLayout(controls)
         layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.hint)   # under the views it is about; the readout's empty lines below it
         layout.addWidget(self.info)
-        layout.addWidget(self.hint)
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
 
     def _connect(self) -> None:
