@@ -464,7 +464,7 @@ def _rows_in_view(table) -> int:
 
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
-def test_the_tag_head_arithmetic_is_whole_beside_the_tag_map(qtbot, size):
+def test_the_tag_head_arithmetic_is_whole_beside_the_tag_map(qtbot, size, app_style):
     """The per-piece head arithmetic (logits_i = T_i Wᵀ + b, a column per term) shows its longest line whole: no
     sideways scrolling of a pane that cut its "model" column and the by-hand check."""
     from helpers import tag_pages, tiny_tagger
@@ -501,7 +501,7 @@ def _dev_report(k: int):
 
 @pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
 @pytest.mark.parametrize("classes", [3, 8])
-def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes):
+def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style):
     """Confusion matrix, per-class metrics and the two example lists each show at least four rows (all of a
     shorter table), whatever the number of classes: fixed heights for the upper two left the lists one row
     tall. A splitter shares the height between them."""

@@ -119,5 +119,6 @@ def fit_rows_height(table: QTableView, min_rows: int) -> None:
     (all of a shorter table): between the two a splitter or layout shares the height, and a taller table scrolls
     within itself. A fixed height of every row squeezed the tables under it to one row."""
     rows = table.model().rowCount() if table.model() is not None else 0
-    table.setMinimumHeight(rows_tall(table, min(rows, min_rows)))
-    table.setMaximumHeight(rows_tall(table, max(rows, 1)))
+    scroll = table.horizontalScrollBar().sizeHint().height()   # a sideways scroll bar never covers those rows
+    table.setMinimumHeight(rows_tall(table, min(rows, min_rows)) + scroll)
+    table.setMaximumHeight(rows_tall(table, max(rows, 1)) + scroll)
