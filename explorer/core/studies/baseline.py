@@ -148,7 +148,7 @@ LABEL_SET_THRESHOLD = 0.5   # both sides' probability threshold per label in the
 
 def _label_sets_verdict(gold, base_probabilities, model_logits, resamples, seed, name_model) -> BaselineVerdict:
     from explorer.core.metrics.multilabel import multilabel_scores, paired_bootstrap_micro_f1, predict, sigmoid
-    from explorer.core.metrics.significance import difference_in_words, mcnemar_exact
+    from explorer.core.metrics.significance import difference_in_words, fmt_p, mcnemar_exact
 
     y = np.asarray(gold, dtype=np.int64)
     a = predict(base_probabilities, LABEL_SET_THRESHOLD)
@@ -160,7 +160,7 @@ def _label_sets_verdict(gold, base_probabilities, model_logits, resamples, seed,
              + difference_in_words(boot, label="micro F1", name_a="bag-of-words", name_b=name_model),
              f"macro F1: bag-of-words {100 * sa['macro_f1']:.1f}%, {name_model} {100 * sb['macro_f1']:.1f}%; rows with "
              f"the whole label set right: {100 * sa['subset_accuracy']:.1f}% and {100 * sb['subset_accuracy']:.1f}%, "
-             f"McNemar's exact test on them {exact.p:.3g}",
+             f"McNemar's exact test on them {fmt_p(exact.p)}",
              f"(every label at probability {LABEL_SET_THRESHOLD:g} on both sides: no threshold tuned on these "
              f"{len(y)} rows; 95% paired bootstrap of the rows)"]
     keep = ("micro_f1", "macro_f1", "subset_accuracy")
