@@ -277,10 +277,9 @@ def test_compare_warns_when_run_b_trained_on_the_dev_rows_of_run_a(tmp_path):
     file, A's held-out rows included: Compare says how many of the rows it judges on B trained on."""
     from helpers import save_tiny_model
 
-    from explorer.core.classify.overlap import run_rows, trained_on
     from explorer.core.runs.layout import config_file
     from explorer.core.training.tasks import get_task
-    from explorer.worker.inspector_ops import OPS, State
+    from explorer.worker.inspector_ops import OPS, State, b_trained_on_a_dev_rows
 
     table = tmp_path / "labelled.csv"
     with open(table, "w", newline="", encoding="utf-8") as fh:
@@ -300,9 +299,9 @@ def test_compare_warns_when_run_b_trained_on_the_dev_rows_of_run_a(tmp_path):
         if not dev:   # the held-out rows and their dev_split.csv, as the run's start writes them
             task = get_task("single")
             task.split_dev(task.load(cfg, "train"), cfg, folder)
-    rows_a, rows_b = run_rows(tmp_path / "runs" / "a"), run_rows(tmp_path / "runs" / "b")
-    assert len(rows_a.dev) == 6 and len(rows_a.train) == 24 and not set(rows_a.dev) & rows_a.train
-    assert trained_on(rows_a.dev, rows_b.train).rows == 6 and trained_on(rows_a.dev, rows_a.train).rows == 0
+    overlap = b_trained_on_a_dev_rows(str(sources["a"]), str(sources["b"]))
+    assert (overlap.shared, overlap.n_dev) == (6, 6)
+    assert b_trained_on_a_dev_rows(str(sources["a"]), str(sources["a"])).shared == 0   # A never trained on its dev
     value = OPS["compare_classifiers"][0](State(), {"source_a": str(sources["a"]), "source_b": str(sources["b"]),
                                                      "task": "single", "name_a": "first", "name_b": "retrained",
                                                      "resamples": 200}, lambda d, t: None, lambda: False)
