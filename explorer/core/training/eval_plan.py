@@ -128,7 +128,7 @@ class EvalPlan:
 def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, eval_rate: float, dev_total: int,
                      wanted_every: int, share: float = DEFAULT_SHARE, full_dev: bool = False,
                      min_rows: int = MIN_SAMPLE_ROWS, start_evaluation: bool = True,
-                     fixed_rows: int = 0) -> EvalPlan:
+                     fixed_rows: int = 0, reserve: float = 0.0) -> EvalPlan:
     """The cadence and the dev rows per evaluation that keep evaluations within ``share`` of the wall time.
 
     Args:
@@ -144,6 +144,8 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         start_evaluation: the run evaluates before its first step (a resumed run does not).
         fixed_rows: > 0: the rows per evaluation are already chosen (a run re-planning with the rates its
             evaluations measured keeps the same sample); only the cadence adapts.
+        reserve: the share of the evaluations' allowance left unplanned, in [0, 1) (a time-budgeted run keeps
+            some for the checkpoint saves after each evaluation and for rates that vary).
 
     Raises:
         ValueError: a rate or dev_total <= 0, or share outside (0, 1).
@@ -154,6 +156,7 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         raise ValueError(f"share must be in (0, 1), got {share}")
     train_seconds = max(0, steps) * windows_per_step / train_rate
     allowed = share / (1 - share) * train_seconds     # evaluations <= share x (training + evaluations)
+    allowed *= 1.0 - min(max(reserve, 0.0), 0.99)
     final = dev_total / eval_rate
     start = 1 if start_evaluation else 0
 

@@ -88,16 +88,18 @@ class EvalSchedule:
     def eval_rate(self) -> float:
         return self.eval_rows / self.eval_seconds if self.eval_seconds > 0 else 0.0
 
-    def make_plan(self, *, steps: int, windows_per_step: float, train_rate: float) -> EvalPlan | None:
+    def make_plan(self, *, steps: int, windows_per_step: float, train_rate: float,
+                  reserve: float = 0.0) -> EvalPlan | None:
         """Plan (or re-plan the cadence of) the evaluations from the rates measured so far; None while an
-        evaluation rate is not known. The first plan fixes the sample's rows."""
+        evaluation rate is not known. The first plan fixes the sample's rows. ``reserve``: the share of the
+        evaluations' allowance left unplanned (eval_plan.plan_evaluations)."""
         if not self.active or self.eval_rate <= 0 or train_rate <= 0:
             return None
         self.plan = plan_evaluations(steps=steps, windows_per_step=windows_per_step, train_rate=train_rate,
                                      eval_rate=self.eval_rate, dev_total=self.dev_total,
                                      wanted_every=self.config.eval_every, share=self.config.eval_share,
                                      full_dev=self.full_dev, start_evaluation=self.start_evaluation,
-                                     fixed_rows=self.rows if self.plan is not None else 0)
+                                     fixed_rows=self.rows if self.plan is not None else 0, reserve=reserve)
         self.rows = self.plan.dev_rows
         return self.plan
 
