@@ -10,7 +10,7 @@ and prints:
   event, as the GUI replays them) against the time the run really had left, at every step event from a quarter
   of the run on: the worst relative error and the share of step events within 15%.
 
-    python scripts/budget_run_check.py RUN_DIR [--load-start X --load-end Y] [--run-command "..."] [--results]
+    python scripts/budget_run_check.py RUN_DIR [--load-start X --load-end Y] [--run-command "..."] [--run-commit C] [--results]
 
 The run's machine load is not in its events: give the load averages read at its start and end (``uptime``).
 """
@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--load-start", type=float, default=None, help="load average when the run started (uptime)")
     ap.add_argument("--load-end", type=float, default=None, help="load average when the run ended (uptime)")
     ap.add_argument("--run-command", default="", help="the command that ran the run, recorded with the figures")
+    ap.add_argument("--run-commit", default=None, help="the commit the run ran (default: this checkout's)")
     add_results_argument(ap)
     args = ap.parse_args(argv)
     events = read_events(args.run_dir)
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{Path(str(cfg.get('train'))).name} ({started.get('num_train_examples')} rows), "
             f"{cfg.get('time_budget_minutes'):g}-minute budget")
     record(args, "budget_run_check", case=case, figures=figures, ratios=ratios, load_start=args.load_start,
-           load_end=args.load_end, notes=notes)
+           load_end=args.load_end, notes=notes, commit=args.run_commit)
     return 0
 
 
