@@ -655,19 +655,18 @@ class TablePreview:
 
 
 def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, encoding: str = "",
-                  pair: bool = False, texts: tuple[int, int] | None = None, score: bool = False,
-                  head_only: bool = False) -> TablePreview:
+                  pair: bool = False, texts: tuple[int, int] | None = None, score: bool = False) -> TablePreview:
     """The first ``n`` rows of a table, every row counted (the rest are not kept); column guesses: by the
     usual names with a header, else by the first GUESS_ROWS rows' values (:func:`guess_columns_from_values`;
     ``texts``: the fewest and most text columns the task reads, default 2 for ``pair`` else 1; ``score``: the
-    label is a number, regression). ``head_only``: a CSV or TSV is read from its first bytes only and
-    ``n_rows`` counts only the rows read (explorer.core.data.table_stream: a big table's head at once)."""
-    if head_only:
-        from explorer.core.data.table_stream import read_head
+    label is a number, regression)."""
+    table = read_table(source, no_header=no_header, encoding=encoding, max_rows=max(n, GUESS_ROWS))
+    return preview_of(table, n=n, pair=pair, texts=texts, score=score)
 
-        table = read_head(source, n=max(n, GUESS_ROWS), no_header=no_header, encoding=encoding)
-    else:
-        table = read_table(source, no_header=no_header, encoding=encoding, max_rows=max(n, GUESS_ROWS))
+
+def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[int, int] | None = None,
+               score: bool = False) -> TablePreview:
+    """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess)."""
     rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
             for _, values in table.rows]
     if table.has_header:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from explorer.core.data.table import Table, check_field_count, decode_bytes, table_kind
+from explorer.core.data.table import (GUESS_ROWS, Table, TablePreview, check_field_count, decode_bytes, preview_of,
+                                      table_kind)
 from explorer.core.data.table import _read_delimited as read_delimited_text
 from explorer.core.errors import ClassificationDataError
 
@@ -51,6 +52,14 @@ def read_head(path: str | Path, *, n: int = 20, no_header: bool = False, encodin
         data = data[:data.rindex(b"\n") + 1]
     text, enc, notes = decode_bytes(data, str(path), encoding)
     return read_delimited_text(text, str(path), table_kind(p, text[:65536]), enc, notes, no_header, n)
+
+
+def preview_head(path: str | Path, *, n: int = 20, no_header: bool = False, encoding: str = "", pair: bool = False,
+                 texts: tuple[int, int] | None = None, score: bool = False) -> TablePreview:
+    """explorer.core.data.table.preview_table of a CSV or TSV's first bytes only (:func:`read_head`): the first
+    ``n`` rows and the column guesses at once, ``n_rows`` counting only the rows read."""
+    table = read_head(path, n=max(n, GUESS_ROWS), no_header=no_header, encoding=encoding)
+    return preview_of(table, n=n, pair=pair, texts=texts, score=score)
 
 
 @dataclass(kw_only=True)

@@ -73,6 +73,7 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     from pathlib import Path
 
     from explorer.core.data.table import TABLE_SUFFIXES, preview_table
+    from explorer.core.data.table_stream import preview_head
 
     path = Path(source).expanduser()
     if path.suffix.lower() not in TABLE_SUFFIXES or not path.is_file():
@@ -82,9 +83,9 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8, head_on
     texts = (2, 2) if pair else (1, 2) if facts is not None and facts.takes_pairs else (1, 1)
     options = options or {}
     try:
-        table = preview_table(source, n=n, no_header=bool(options.get("no_header")),
-                              encoding=str(options.get("encoding") or ""), pair=pair, texts=texts,
-                              score=bool(facts is not None and facts.is_regression), head_only=head_only)
+        table = (preview_head if head_only else preview_table)(
+            source, n=n, no_header=bool(options.get("no_header")), encoding=str(options.get("encoding") or ""),
+            pair=pair, texts=texts, score=bool(facts is not None and facts.is_regression))
     except Exception:  # noqa: BLE001 - an unreadable table: the loader's message says why
         return {}
     samples = {}
