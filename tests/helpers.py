@@ -78,6 +78,23 @@ def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2):
                        head_initialised=True, missing_keys=[])
 
 
+
+def tiny_tagger(seed: int = 2):
+    """A tiny random token-classification LoadedModel whose id2label holds the tags of write_tiny_conll's file."""
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=seed)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    return loaded
+
+
+def tag_pages(qtbot):
+    """The Tag and Tag: dev set pages (explorer.ui.inspectors.tag_view.tag_tabs), owned by qtbot: (view, dev)."""
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    return view, dev
+
 def save_tiny_model(folder: str | Path, task: str = "qa", num_labels: int = 2, seed: int = 0) -> Path:
     """Save tiny_loaded_model(task) + tokenizer into ``folder``; returns the folder."""
     folder = Path(folder)

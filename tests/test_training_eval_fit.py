@@ -28,13 +28,14 @@ def files(tmp_path_factory):
 
 @pytest.fixture
 def fake_rates(monkeypatch):
-    """Training at 16 windows/s and evaluating at 500 rows/s, whatever this machine does: over 8 steps of 16
+    """Training at 16 windows/s and evaluating at 500 rows/s with no cost besides the rows' forward, whatever this
+    machine does: over 8 steps of 16
     windows (8 s) a fifth of the wall time leaves 2 s of evaluations, 0.8 s of them the final one on all 400
     rows; 200 rows (the smallest sample) cost 0.4 s, so 2 evaluations fit between: every 3 steps."""
     real = eval_schedule.plan_evaluations
 
     def planned(**kw):
-        return real(**{**kw, "train_rate": 16.0, "eval_rate": 500.0})
+        return real(**{**kw, "train_rate": 16.0, "eval_rate": 500.0, "overhead": 0.0})
 
     monkeypatch.setattr(eval_schedule, "plan_evaluations", planned)
 
@@ -44,13 +45,13 @@ def faster_evaluation(monkeypatch):
     """As fake_rates, evaluating at 1,000 rows/s: the whole dev set (0.4 s) fits at the wanted every 2."""
     real = eval_schedule.plan_evaluations
     monkeypatch.setattr(eval_schedule, "plan_evaluations",
-                        lambda **kw: real(**{**kw, "train_rate": 16.0, "eval_rate": 1000.0}))
+                        lambda **kw: real(**{**kw, "train_rate": 16.0, "eval_rate": 1000.0, "overhead": 0.0}))
 
 
 def run(files, tmp_path, *extra):
     argv = ["--model", files["cls"], "--task", "single", "--train", files["train"], "--dev", files["dev"],
-            "--max-steps", 8, "--batch-size", 16, "--eval-every", 2, "--output-dir", tmp_path, "--run-id", "r",
-            *extra]
+            "--max-steps", 8, "--batch-size", 16, "--eval-every", 2, "--eval-share", 0.2, "--output-dir", tmp_path,
+            "--run-id", "r", *extra]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         rc = train_main([str(a) for a in argv])

@@ -102,21 +102,17 @@ def _grab(widget, tmp_path, name: str) -> None:
 def test_tag_dev_set_cancels_between_batches_in_the_child_and_clears_the_old_report(qtbot, tmp_path, monkeypatch):
     """The real child op with a tiny model: its batches keep reporting until the cancel reaches the op's hook
     between two batches; the page then shows no report (the one shown before the request was cleared)."""
-    from helpers import tiny_loaded_model, write_tiny_conll
+    from helpers import tag_pages, tiny_tagger, write_tiny_conll
 
     import explorer.core.tagging.forward as forward
-    from explorer.ui.inspectors.tag_view import tag_tabs
 
     def endless_batches(model, tokenizer, sentences, *, max_seq_length=128, batch_size=32, progress=None):
         for _ in range(100_000):   # a batch per turn until the cancel stops it (the op's hook raises)
             progress(1, 4)
             threading.Event().wait(0.005)
         raise AssertionError("the cancel never reached the op")
-    (_, view), (_, dev) = tag_tabs()
-    qtbot.addWidget(view)
-    qtbot.addWidget(dev)
-    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
-    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view, dev = tag_pages(qtbot)
+    loaded = tiny_tagger()
     view.set_loaded(loaded)
     dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
     dev.run()

@@ -63,7 +63,8 @@ def seconds_ahead(*, steps: int, step: int, last_eval_step: int, every: int, row
                   eval_rate: float, save_seconds: float = 0.0) -> float:
     """Seconds a run still expects outside its training steps: the evaluations still to come on ``rows`` dev
     rows (one every ``every`` steps after ``last_eval_step``, below ``steps``; the loop's cadence), the final
-    one on all ``dev_total`` rows, each at ``eval_rate`` rows/s and followed by a save of ``save_seconds``.
+    one on all ``dev_total`` rows, each at ``eval_rate`` rows/s and costing ``save_seconds`` besides (its metrics
+    and the checkpoint saves after it: eval_schedule.EvalSchedule.overhead).
     0 without a measured rate (nothing to plan with yet: no dev data, or before the first evaluation)."""
     if eval_rate <= 0:
         return save_seconds

@@ -2,18 +2,14 @@
 wall budget still expects outside training.
 
 A time-budgeted run plans its evaluations on the wall budget itself: evaluations (the final one on the whole
-dev set included) get at most ``eval_share`` of it, so training gets the rest, and the plan keeps
-PLAN_RESERVE of the evaluations' share free for the checkpoint saves after them and for evaluation rates that
-vary on a shared machine. Planned on the steps the budget would allow if nothing but training used it, the
-evaluations took their share of a longer run than the budget: a 10-minute run trained about 7.5 minutes.
+dev set, their metrics and saves included) get at most ``eval_share`` of it and training the rest. Planned on
+the steps the budget would allow if nothing but training used it, the evaluations took their share of a
+longer run than the budget, and a 10-minute run trained less than (1 - eval_share) of it.
 """
 
 from __future__ import annotations
 
 from explorer.core.training.budget import seconds_ahead
-
-PLAN_RESERVE = 0.2   # of a budgeted run's evaluation share: left for saves and for rates that vary
-
 
 def steps_for_plan(run) -> int:
     """The optimizer steps the evaluations are planned around: a time-budgeted run's steps that fit in the
@@ -36,8 +32,7 @@ def plan_evaluations_now(run) -> None:
     first = schedule.plan is None
     windows = run.plan["effective_batch_size"]
     plan = schedule.make_plan(steps=steps_for_plan(run), windows_per_step=windows,
-                              train_rate=run.progress.step * windows / seconds,
-                              reserve=PLAN_RESERVE if run.wall is not None else 0.0)
+                              train_rate=run.progress.step * windows / seconds)
     if plan is not None and first:
         run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
     expect_ahead(run)
@@ -55,4 +50,4 @@ def expect_ahead(run) -> None:
     run.wall.ahead = seconds_ahead(steps=run.planned_steps(), step=run.progress.step,
                                    last_eval_step=schedule.last_eval_step, every=schedule.eval_every if known else 0,
                                    rows=schedule.rows, dev_total=schedule.dev_total, eval_rate=schedule.eval_rate,
-                                   save_seconds=run.save_seconds)
+                                   save_seconds=schedule.overhead)

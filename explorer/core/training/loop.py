@@ -175,8 +175,9 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
                    sample_rows=schedule.rows if final and schedule.sampled else 0,
                    on_rows=EvaluationProgress(run.writer, step=run.progress.step, final=final, rows_total=len(feats),
                                               dev_total=len(run.dev_feats)))
-    if not final:
-        schedule.timed(len(feats), len(feats) / res["rows_per_second"])
+    if not final:   # the first evaluation's cost besides its forward is one-off (first batches, caches): not kept
+        forward = len(feats) / res["rows_per_second"]
+        schedule.timed(len(feats), forward, overhead=res["seconds"] - forward if schedule.eval_rows else None)
     step = run.progress.step
     fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
               "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats),
@@ -302,6 +303,7 @@ def evaluate_and_save(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
     t0 = time.perf_counter()
     keeper.save(picked)
     run.save_seconds = time.perf_counter() - t0 if run.config.save_checkpoints else 0.0
+    run.schedule.overhead += run.save_seconds    # the saves after every evaluation count in its cost
     plan_evaluations_now(run)
     if stop_requested(run):
         if not run.schedule.sampled:
