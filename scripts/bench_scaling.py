@@ -1,7 +1,7 @@
 """How the cost of each step grows with the data: tables of 1k, 10k and 100k rows (1M with ``--million``) of a
-generated 3-class table and SST-2's 67,349 training rows (EXPLORER_REAL_DATA); the Runs list with 1,000 runs.
+generated 3-class table and SST-2's 67,349 training rows (EXPLORER_REAL_DATA).
 
-    nice python scripts/bench_scaling.py [--million] [--sections preview,train,runs,curves] [--results]
+    nice python scripts/bench_scaling.py [--million] [--sizes 1000,10000,100000] [--sections preview,train] [--results]
 
 Per table size:
 
@@ -13,11 +13,7 @@ Per table size:
   grow with the rows) for TRAIN_STEPS steps: the set-up seconds (reading, tokenizing: they grow with the rows)
   and training windows/s after the first step (flat when a step's cost does not grow with the table).
 
-Runs: RUNS folders (a recorded run's config.json and events.jsonl each) listed as the Runs list starts
-(ui.runs.store.load_summaries): seconds and peak Python memory, against one run's. Curves: a 1,000,000-step
-run's events read as the Curves panel reads them (ui.runs.store.load_run_state: replay and the derived curves),
-seconds and peak memory against a 10,000-step run's; its redraw is bench_curves.py's
-(``--runs 1 --points 1000000``).
+The Runs list with 1,000 runs and a 1,000,000-step run in Curves: scripts/bench_runs_scaling.py.
 
 Every size runs once where it is 1M rows (the rates are bounded by TRAIN_STEPS, not by the rows). Prints the
 figures with the load average; asserts nothing about speed.
@@ -29,7 +25,6 @@ import argparse
 import csv
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -40,7 +35,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 TRAIN_STEPS = 12     # optimizer steps per size (batch 32): a rate, not a run
-RUNS = 1000
 
 
 def write_table(path: Path, n: int) -> Path:
@@ -120,73 +114,12 @@ def train_figures(path: Path, model: str, out: Path) -> dict:
     return {"set-up (s)": started - t0, "training windows/s": rate}
 
 
-def fake_runs(folder: Path, n: int, source: Path) -> None:
-    """``n`` run folders, each a copy of a recorded run's config.json and events.jsonl."""
-    for i in range(n):
-        run = folder / f"run-{i:04d}"
-        run.mkdir(parents=True)
-        for name in ("config.json", "events.jsonl"):
-            shutil.copyfile(source / name, run / name)
-
-
-def runs_figures(tmp: Path) -> dict:
-    """The Runs list's start-up read of RUNS runs against one run's."""
-    from explorer.ui.runs.store import load_summaries
-
-    source = tmp / "source"
-    source.mkdir()
-    (source / "config.json").write_text(json.dumps({"model": "bundled:minilm", "task": "single"}), encoding="utf-8")
-    events = [{"event": "started", "run_id": "r", "time": 0.0, "config": {"task": "single"}, "steps_total": 300}]
-    events += [{"event": "step", "run_id": "r", "time": 1.0 + s, "step": s, "loss": 0.5, "lr": 1e-5,
-                "train_seconds": float(s), "steps_total": 300} for s in range(1, 301)]
-    events += [{"event": "eval", "run_id": "r", "time": 100.0 * k, "step": 100 * k, "metrics": {"accuracy": 0.8}}
-                for k in range(1, 4)]
-    events.append({"event": "finished", "run_id": "r", "time": 302.0, "steps": 300, "metrics": {"accuracy": 0.8}})
-    (source / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    one, many = tmp / "one", tmp / "many"
-    fake_runs(one, 1, source)
-    fake_runs(many, RUNS, source)
-    one_s, one_mib, _ = measure(lambda: load_summaries(one), 2)
-    many_s, many_mib, (states, problems) = measure(lambda: load_summaries(many), 1)
-    if len(states) != RUNS or problems:
-        raise SystemExit(f"the Runs list read {len(states)} runs, problems {problems[:3]}")
-    return {f"{RUNS:,} runs listed (s)": many_s, f"{RUNS:,} runs peak (MiB)": many_mib, "1 run listed (s)": one_s,
-            "1 run peak (MiB)": one_mib, "per run, 1,000 against 1": (many_s / RUNS) / one_s}
-
-
-def curves_figures(tmp: Path, steps: int) -> dict:
-    """A ``steps``-step run read as the Curves panel reads it, against a 10,000-step run."""
-    from explorer.ui.runs.store import load_run_state
-
-    def write(n: int) -> Path:
-        run = tmp / f"curve-{n}"
-        run.mkdir()
-        (run / "config.json").write_text(json.dumps({"model": "bundled:minilm", "task": "single"}), encoding="utf-8")
-        with open(run / "events.jsonl", "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"event": "started", "run_id": run.name, "time": 0.0, "steps_total": n,
-                                 "config": {"task": "single"}}) + "\n")
-            for s in range(1, n + 1):
-                fh.write(json.dumps({"event": "step", "run_id": run.name, "time": float(s), "step": s,
-                                     "loss": 1.0 / (1 + s / 1000), "lr": 1e-5, "grad_norm": 1.0,
-                                     "samples_per_second": 100.0, "train_seconds": float(s)}) + "\n")
-                if s % 1000 == 0:
-                    fh.write(json.dumps({"event": "eval", "run_id": run.name, "time": float(s), "step": s,
-                                         "metrics": {"accuracy": 0.8}}) + "\n")
-        return run
-
-    small, big = write(10_000), write(steps)
-    small_s, small_mib, _ = measure(lambda: load_run_state(small), 2)
-    big_s, big_mib, state = measure(lambda: load_run_state(big), 1)
-    return {f"{steps:,}-step run read (s)": big_s, f"{steps:,}-step run peak (MiB)": big_mib,
-            "10,000-step run read (s)": small_s, "per step, large against 10,000": (big_s / steps) / (small_s / 10_000)}
-
-
 def main(argv=None) -> int:
     from explorer.benchmarks import add_results_argument, load_average, write_result
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--million", action="store_true", help="also 1,000,000 rows (and a 1,000,000-step run)")
-    ap.add_argument("--sections", default="preview,train,runs,curves")
+    ap.add_argument("--sections", default="preview,train")
     ap.add_argument("--sizes", default="1000,10000,100000", help="table rows, comma-separated (1M: --million)")
     add_results_argument(ap)
     args = ap.parse_args(argv)
@@ -223,23 +156,14 @@ def main(argv=None) -> int:
                 last["launcher preview peak (MiB)"] / last["whole-file preview peak (MiB)"])
         if "train" in sections:
             ratios["training windows/s, largest / 1k"] = last["training windows/s"] / first["training windows/s"]
-        if "runs" in sections:
-            figures["Runs list"] = runs_figures(tmp)
-            ratios["Runs list per run, 1,000 runs / 1"] = figures["Runs list"]["per run, 1,000 against 1"]
-            print("Runs list:", figures["Runs list"], flush=True)
-        if "curves" in sections:
-            figures["Curves"] = curves_figures(tmp, 1_000_000 if args.million else 100_000)
-            ratios["Curves read per step, large / 10,000-step run"] = (
-                figures["Curves"]["per step, large against 10,000"])
-            print("Curves:", figures["Curves"], flush=True)
     for k, v in ratios.items():
         print(f"{k}: {v:.2f}")
     print(f"load {load_start} -> {load_average()}")
     if args.results is not None:
         path = write_result("bench_scaling", folder=args.results, figures=figures, ratios=ratios,
-                            case=f"generated 3-class table up to {sizes[-1]:,} rows, SST-2 train; {RUNS:,} runs; "
-                                 "a long run's curves", load_start=load_start,
-                            about="cost against the data's size: preview, training rate, Runs list, Curves read")
+                            case=f"generated 3-class table, {', '.join(f'{n:,}' for n in sizes)} rows; SST-2 train; "
+                                 f"{args.sections}", load_start=load_start,
+                            about="cost against the table's size: preview time and memory, training set-up and rate")
         print(f"recorded in {path}")
     return 0
 
