@@ -107,3 +107,13 @@ def test_a_run_keeps_the_name_it_was_shown_by_in_the_next_session(qtbot, tmp_pat
     assert run_names.keep_shown_names({"a": "squad_v1", "b": "squad_v1"}, {"a": "squad_v1"}) == {
         "a": "squad_v1", "b": "squad_v1 · b"}
     assert run_names.keep_shown_names({"a": "mine"}, {"a": "old"}, {"a": "mine"}) == {"a": "mine"}
+
+
+def test_a_temporary_folder_never_names_the_run():
+    """A file in a folder tempfile.mkdtemp made is named by its stem, not "tmpab12cd lr5e-5"; a real folder still is."""
+    from explorer.core.runs import naming
+
+    assert naming.data_short_name("/tmp/tmpab12cd_x/train.csv") == "train"
+    assert naming.data_short_name("/tmp/tmp7k2m9q1z/data.tsv") == "data"
+    assert naming.data_short_name("/tmp/tmp7k2m9q1z/tweets/train.csv") == "tweets"
+    assert naming.data_short_name("/home/me/tmpfiles_for_stance/train.csv") == "tmpfiles_for_stance"

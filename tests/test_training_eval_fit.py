@@ -15,7 +15,7 @@ import explorer.core.training.loop as loop
 from explorer.core.errors import Cancelled
 from explorer.core.protocol.events import iter_events
 from explorer.core.training.evaluation import gather_outputs
-from explorer.worker.train import EXIT_OK, main as train_main
+from explorer.worker.train import EXIT_CANCELLED, EXIT_OK, main as train_main
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +121,35 @@ def test_stop_during_a_whole_dev_evaluation_makes_it_the_final_one(files, tmp_pa
     assert "every 2 steps" in plan[0]
     assert [(e["step"], e["dev_rows"]) for e in evals] == [(0, 400), (2, 400), (4, 400)]   # none after the stop
     assert of(ev, "finished")[0]["metrics"] == evals[-1]["metrics"]
+
+
+class CancelDuringEvaluationAt3(loop.Control):
+    """Cancel arrives while the evaluation after step 3 forwards its first batch (the loop reads ``cancel`` before
+    every training micro-batch, the evaluation before every batch it forwards)."""
+
+    def __init__(self, *args, **kwargs):
+        self.reads, self._cancel = 0, False
+        super().__init__(*args, **kwargs)
+
+    @property
+    def cancel(self) -> bool:
+        if self.step >= 3:
+            self.reads += 1
+        return self._cancel or self.reads > 1
+
+    @cancel.setter
+    def cancel(self, value: bool) -> None:
+        self._cancel = value
+
+
+def test_cancel_during_an_evaluation_of_a_run_ends_it_without_finishing_the_evaluation(files, tmp_path, fake_rates,
+                                                                                      monkeypatch):
+    monkeypatch.setattr(loop, "Control", CancelDuringEvaluationAt3)
+    rc, ev = run(files, tmp_path)
+    assert rc == EXIT_CANCELLED, ev[-1]
+    assert [e["step"] for e in of(ev, "evaluating") if not e.get("final")][-1] == 3    # it had begun
+    assert [e["step"] for e in of(ev, "eval")] == [0]            # and never finished, nor did a final one run
+    assert of(ev, "cancelled") and not of(ev, "finished")
 
 
 class _Task:

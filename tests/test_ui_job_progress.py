@@ -317,3 +317,55 @@ def test_explain_veils_the_previous_explanation_until_the_new_one_replaces_it(qt
     on_error(REPLY_CANCELLED, "")
     assert not page.job_bar.isVisible() and page.run_button.isEnabled()
     assert is_veiled(page.text)                          # what is shown is of the previous inputs: still faint
+
+
+class _FakeRemoteJob:
+    """A hub download that reports the bytes the test gives it (no child process, no network)."""
+
+    def __init__(self):
+        from PySide6.QtCore import QObject, Signal
+
+        class Signals(QObject):
+            progress = Signal(object, object)
+            finished = Signal(object)
+            failed = Signal(str, str)
+            cancelled = Signal()
+
+        self.signals = Signals()
+        self.progress, self.finished = self.signals.progress, self.signals.finished
+        self.failed, self.cancelled = self.signals.failed, self.signals.cancelled
+        self.running, self.asked_to_cancel, self._job = False, False, 0
+
+    def start(self, op, args):
+        self.running, self._job = True, self._job + 1
+        return self._job
+
+    def cancel(self):
+        self.asked_to_cancel = True
+
+
+def test_hub_download_shows_bytes_time_left_and_cancels_like_every_long_job(qtbot, monkeypatch):
+    from explorer.ui.inspectors.download_bar import DownloadBar, HubDownloader
+    from explorer.ui.inspectors.job_bar import JobBar
+
+    bar = DownloadBar()
+    qtbot.addWidget(bar)
+    assert isinstance(bar.job, JobBar)
+    clock = [0.0]
+    bar.meter.now = lambda: clock[0]
+    job = _FakeRemoteJob()
+    monkeypatch.setattr("explorer.ui.inspectors.remote.RemoteJob", lambda client, parent: job)
+    downloads = HubDownloader(object(), bar)
+    downloads.fetch("test-org/tiny-qa")
+    assert not bar.isHidden() and "Downloading test-org/tiny-qa" in bar.title.text()
+    assert bar.detail.text() == "starting …"
+    for t, done in ((1, 0), (2, 2 ** 20), (3, 2 * 2 ** 20)):
+        clock[0] = t
+        job.progress.emit(done, 10 * 2 ** 20)
+    assert bar.detail.text() == "2.0 MiB of 10 MiB · about 0:08 left"
+    with qtbot.waitSignal(downloads.stopped) as stopped:
+        bar.cancel_button.click()
+        assert job.asked_to_cancel and bar.detail.text() == "cancelling …"
+        job.cancelled.emit()
+    assert stopped.args == ["Download of test-org/tiny-qa cancelled; nothing half-downloaded was kept.", False]
+    assert bar.bar.isHidden() and bar.title.text().startswith("Download of test-org/tiny-qa cancelled")

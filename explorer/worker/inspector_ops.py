@@ -355,6 +355,21 @@ def op_curve_score(state: State, args: dict, progress, cancelled):
                          cancelled=cancelled).to_dict()
 
 
+def b_trained_on_a_dev_rows(source_a: str, source_b: str):
+    """How many of run A's dev rows run B trained on (core.classify.overlap.TrainedOn), from the runs the two
+    checkpoints belong to; None when either run's rows cannot be read."""
+    from explorer.core.classify.overlap import run_rows, trained_on
+    from explorer.core.runs.layout import run_dir_of
+
+    dirs = [run_dir_of(Path(str(s)).expanduser()) for s in (source_a, source_b)]
+    if None in dirs:
+        return None
+    rows_a, rows_b = run_rows(dirs[0]), run_rows(dirs[1])
+    if rows_a is None or rows_b is None or not rows_a.dev:
+        return None
+    return trained_on(rows_a.dev, rows_b.train)
+
+
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     """Checkpoints ``source_a`` and ``source_b`` (two classification runs' best) on the same dev rows: A's run
     dev file, or the training rows A's run held out (core.classify.dev_report.run_data_settings), each scored by
@@ -363,7 +378,8 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     of its config; F_avg over A's f1_classes). Progress (done, 3): A scored, B scored, compared. Returns
     {"lines": [str], "n", "accuracy": [A, B, low, high], "macro_f1": [A, B, low, high], "only_a", "only_b", "p",
     "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
-    own metric is another)}.
+    own metric is another), "b_trained_on_dev_rows" (how many of the dev rows B's run trained on, None when its rows
+    cannot be read; when > 0 the first line warns)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
     from explorer.core.classify.compare import compare_classifiers
     from explorer.core.classify.dev_report import run_data_settings
@@ -405,7 +421,10 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
                               label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
-    return {"lines": cmp.lines(), "n": cmp.n, "source": cmp.source, "judged_by": cmp.judged_by,
+    leak = b_trained_on_a_dev_rows(source_a, source_b)
+    warning = [leak.sentence(str(args.get("name_b") or "B"))] if leak is not None and leak.rows else []
+    return {"lines": warning + cmp.lines(), "n": cmp.n, "source": cmp.source, "judged_by": cmp.judged_by,
+            "b_trained_on_dev_rows": leak.rows if leak is not None else None,
             "accuracy": [cmp.accuracy.value_a, cmp.accuracy.value_b, cmp.accuracy.low, cmp.accuracy.high],
             "macro_f1": [cmp.macro_f1.value_a, cmp.macro_f1.value_b, cmp.macro_f1.low, cmp.macro_f1.high],
             "only_a": cmp.mcnemar.only_a, "only_b": cmp.mcnemar.only_b, "p": cmp.mcnemar.p, **judged}

@@ -70,3 +70,14 @@ def seconds_ahead(*, steps: int, step: int, last_eval_step: int, every: int, row
         return save_seconds
     between = max(0, (steps - 1 - last_eval_step) // every) if every > 0 and steps > step else 0
     return between * (rows / eval_rate + save_seconds) + dev_total / eval_rate + save_seconds
+
+
+def no_time_to_train(budget_seconds: float, spent_outside: float, ahead: float, dev_total: int) -> str:
+    """The message of a time budget that leaves no training seconds once the evaluations are paid for: which
+    setting, what took the time, and what to change (a run that trained nothing and reported "finished" opened
+    its untrained head as its best checkpoint)."""
+    rows = f" on all {dev_total:,} dev rows" if dev_total else ""
+    return (f"time_budget_minutes: the {budget_seconds / 60:g}-minute budget leaves no time to train: the run spent "
+            f"{spent_outside:.0f} s before its first step (the evaluation before training included) and expects "
+            f"{ahead:.0f} s for the final evaluation{rows} at the rate it measured. Raise the time budget, or "
+            "evaluate fewer rows (Dev cap, Dev fraction); a busy machine makes both take longer.")

@@ -32,8 +32,9 @@ from pathlib import Path
 
 import torch
 
-from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
+from explorer.core.errors import Cancelled, ConfigError, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
+from explorer.core.training.budget import no_time_to_train
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
 from explorer.core.training.eval_budget import expect_ahead, plan_evaluations_now
 from explorer.core.specs.train_config import TrainConfig
@@ -81,6 +82,9 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
             except EvaluationStopped:   # stopped before the first step: the final evaluation follows
                 pass
         expect_ahead(run)
+        if run.wall is not None and not resume and run.wall.training_seconds() <= 0:
+            raise ConfigError(no_time_to_train(run.wall.total, run.wall.spent_outside(), run.wall.ahead,
+                                               run.schedule.dev_total if run.schedule is not None else 0))
         # -- train -----------------------------------------------------------------------------
         stopped = run_epochs(run, keeper)
         # -- finish: the whole dev set, unless the evaluation a stop arrived in already scored it ----------

@@ -267,9 +267,10 @@ def unnamed_labels_note(data) -> list[str]:
     if data.regression or data.label_names or data.num_labels < 2:
         return []
     ids = ", ".join(str(i) for i in range(min(data.num_labels, 4))) + (", …" if data.num_labels > 4 else "")
-    example = "e.g. negative,positive" if data.num_labels == 2 else f"one name per class, {data.num_labels} in all"
-    return [f"the labels are numbers ({ids}): name them in “Label names”, comma-separated in id order ({example}), "
-            "and the run, Classify and Predictions show the names"]
+    example = "e.g. negative,positive" if data.num_labels == 2 else f"{data.num_labels} names in id order"
+    # short: the note sits under the class bars in a box of a few lines at 1280x800 (a longer one was cut there);
+    # the Label names field's placeholder and tooltip say the rest
+    return [f"the labels are numbers ({ids}): name them in “Label names” ({example})"]
 
 
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column,

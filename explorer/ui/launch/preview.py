@@ -310,8 +310,10 @@ class DataPreview(QWidget):
             bars = [f"<tt>{_esc(k[:24])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}" for k, v in counts.items()]
             self._lead = text + "<br>" + "<br>".join(bars[:CLASS_ROWS_SHOWN])
             text += "<br>" + "<br>".join(bars)
-        for note in res.get("notes") or []:   # encoding read, CRLF, stripped labels, duplicates
-            text += f"<br><span style='color:#666'>{_esc(note)}</span>"
+        notes = [f"<br><span style='color:#666'>{_esc(note)}</span>" for note in res.get("notes") or []]
+        if counts and notes and len(counts) <= CLASS_ROWS_SHOWN:   # every bar in view: the first note under them too
+            self._lead = text + notes[0]   # (the labels are numbers: name them), not cut by the box at 1280x800
+        text += "".join(notes)   # encoding read, CRLF, stripped labels, duplicates
         if res.get("answer_check"):  # "3 answers repaired, 1 dropped": what the run will do to the answers
             color = "#b35c00" if res.get("answers_changed") else "#666"
             text += f"<br><span style='color:{color}'>{_esc(res['answer_check'])}</span>"
