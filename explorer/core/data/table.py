@@ -682,6 +682,12 @@ def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, e
     ``texts``: the fewest and most text columns the task reads, default 2 for ``pair`` else 1; ``score``: the
     label is a number, regression)."""
     table = read_table(source, no_header=no_header, encoding=encoding, max_rows=max(n, GUESS_ROWS))
+    return preview_of(table, n=n, pair=pair, texts=texts, score=score)
+
+
+def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[int, int] | None = None,
+               score: bool = False) -> TablePreview:
+    """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess)."""
     rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
             for _, values in table.rows]
     if table.has_header:

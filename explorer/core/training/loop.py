@@ -34,8 +34,9 @@ import torch
 
 from explorer.core.errors import Cancelled, ConfigError, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
-from explorer.core.training.budget import no_time_to_train, seconds_ahead
+from explorer.core.training.budget import no_time_to_train
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
+from explorer.core.training.eval_budget import expect_ahead, plan_evaluations_now
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import EvaluationStopped, evaluate
 from explorer.core.training.keeper import CheckpointKeeper
@@ -230,36 +231,6 @@ def sample_features(run: TrainingRun):
     if run.sample_loader is None or run.sample_loader[0] != rows:
         run.sample_loader = (rows, eval_loader(run.accelerator, feats, run.config.batch_size))
     return feats
-
-
-def plan_evaluations_now(run: TrainingRun) -> None:
-    """Plan (or re-plan) the evaluations from the training and evaluation rates measured so far
-    (eval_schedule); the first plan goes to the run's log, with what it chose and why."""
-    schedule, seconds = run.schedule, run.clock.seconds()
-    if schedule is None or seconds <= 0 or run.progress.step <= 0:
-        return
-    first = schedule.plan is None
-    windows = run.plan["effective_batch_size"]
-    plan = schedule.make_plan(steps=run.planned_steps(), windows_per_step=windows,
-                              train_rate=run.progress.step * windows / seconds)
-    if plan is not None and first:
-        run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
-    expect_ahead(run)
-
-
-def expect_ahead(run: TrainingRun) -> None:
-    """Tell a time-budgeted run's wall budget what its evaluations and saves still to come will take
-    (budget.seconds_ahead), so that training stops early enough for them, the final evaluation included."""
-    schedule = run.schedule
-    if run.wall is None or schedule is None:
-        return
-    # before the first steps are timed (and the cadence planned) the steps that fit are unknown: the final
-    # evaluation alone is counted until then
-    known = run.progress.step > 0 and (schedule.plan is not None or not schedule.active)
-    run.wall.ahead = seconds_ahead(steps=run.planned_steps(), step=run.progress.step,
-                                   last_eval_step=schedule.last_eval_step, every=schedule.eval_every if known else 0,
-                                   rows=schedule.rows, dev_total=schedule.dev_total, eval_rate=schedule.eval_rate,
-                                   save_seconds=schedule.overhead)
 
 
 def group_scale(index: int, n_batches: int, accumulation: int) -> float:
