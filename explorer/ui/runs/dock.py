@@ -17,6 +17,8 @@ after a confirmation.
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 
 from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal)
@@ -226,8 +228,23 @@ class RunsModel(QAbstractItemModel):
         self.endRemoveRows()
         self.update_names()
 
+    @contextlib.contextmanager
+    def names_deferred(self):
+        """Add many runs (a runs folder read at start) with the names recomputed once at the end: recomputing them
+        and repainting every row for each run added made listing 1,000 runs take minutes."""
+        self._names_deferred, self._names_pending = True, False
+        try:
+            yield
+        finally:
+            self._names_deferred = False
+            if self._names_pending:
+                self.update_names()
+
     def update_names(self) -> None:
         """Recompute every row's short name (what differs within its group changes as runs come and go)."""
+        if getattr(self, "_names_deferred", False):
+            self._names_pending = True
+            return
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
         if self.shown_names is not None:   # the names shown in earlier sessions stay (ui/shell/settings.run_names)
             paths = {s.run_id: str(Path(s.path).resolve()) for s in self.rows if s.path is not None}
