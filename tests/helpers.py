@@ -30,8 +30,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2):
-    """A tiny random BERT (2 layers, 4 heads, hidden 32); no files, no network.
+def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_labels: int = 2, layers: int = 2):
+    """A tiny random BERT (``layers`` layers, 2 unless told, 4 heads, hidden 32); no files, no network.
 
     Returns (model, config). Pair it with :func:`tiny_tokenizer`; :func:`tiny_loaded_model` does both.
     """
@@ -42,7 +42,7 @@ def tiny_bert_qa(vocab_size: int = 120, seed: int = 0, task: str = "qa", num_lab
     from explorer.core.specs.heads import for_model_head
 
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4,
                         intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
     config._attn_implementation = "sdpa"
     auto = getattr(transformers, for_model_head(task).auto_class)     # task: a model head of the head spec
@@ -68,15 +68,32 @@ def tiny_tokenizer():
     return BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
 
 
-def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2):
-    """tiny_tokenizer() + a tiny random BERT sized to its vocab, wrapped as a LoadedModel."""
+def tiny_loaded_model(task: str = "qa", seed: int = 0, num_labels: int = 2, layers: int = 2):
+    """tiny_tokenizer() + a tiny random BERT of ``layers`` layers sized to its vocab, wrapped as a LoadedModel."""
     from explorer.core.models.loading import LoadedModel
 
     tok = tiny_tokenizer()
-    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels)
+    model, _ = tiny_bert_qa(vocab_size=len(tok), seed=seed, task=task, num_labels=num_labels, layers=layers)
     return LoadedModel(model=model, tokenizer=tok, source="tiny:random", path="", task=task,
                        head_initialised=True, missing_keys=[])
 
+
+
+def tiny_tagger(seed: int = 2):
+    """A tiny random token-classification LoadedModel whose id2label holds the tags of write_tiny_conll's file."""
+    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=seed)
+    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    return loaded
+
+
+def tag_pages(qtbot):
+    """The Tag and Tag: dev set pages (explorer.ui.inspectors.tag_view.tag_tabs), owned by qtbot: (view, dev)."""
+    from explorer.ui.inspectors.tag_view import tag_tabs
+
+    (_, view), (_, dev) = tag_tabs()
+    qtbot.addWidget(view)
+    qtbot.addWidget(dev)
+    return view, dev
 
 def save_tiny_model(folder: str | Path, task: str = "qa", num_labels: int = 2, seed: int = 0) -> Path:
     """Save tiny_loaded_model(task) + tokenizer into ``folder``; returns the folder."""

@@ -270,3 +270,44 @@ def test_the_op_reads_each_runs_metric_for_best(tmp_path):
     assert value["judged_by"] == "matthews_corrcoef" and value["judged"][0] == "matthews_corrcoef"
     assert value["lines"][0].startswith("matthews_corrcoef: ")
     assert any(line.startswith("judge by matthews_corrcoef, the metric both runs pick") for line in value["lines"])
+
+
+def test_compare_warns_when_run_b_trained_on_the_dev_rows_of_run_a(tmp_path):
+    """Run A held 20% of its training file out as dev; run B ("fine-tuned on reviewed rows") trained on the whole
+    file, A's held-out rows included: Compare says how many of the rows it judges on B trained on."""
+    from helpers import save_tiny_model
+
+    from explorer.core.runs.layout import config_file
+    from explorer.core.training.tasks import get_task
+    from explorer.worker.inspector_ops import OPS, State, b_trained_on_a_dev_rows
+
+    table = tmp_path / "labelled.csv"
+    with open(table, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sentence", "label"])
+        for i in range(30):
+            w.writerow([" ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(2 + i % 4)) + f" {i}", i % 2])
+    other = tmp_path / "other_dev.csv"
+    other.write_text("sentence,label\nred cat,0\nblue dog,1\n", encoding="utf-8")
+    sources = {}
+    for run_id, dev in (("a", ""), ("b", str(other))):
+        folder = tmp_path / "runs" / run_id
+        sources[run_id] = save_tiny_model(folder / "checkpoints" / "best", "classification", seed=len(run_id))
+        cfg = TrainConfig(task="single", train=str(table), dev=dev, dev_fraction=0.2, text_columns=["sentence"],
+                          label_column="label", run_id=run_id)
+        config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        if not dev:   # the held-out rows and their dev_split.csv, as the run's start writes them
+            task = get_task("single")
+            task.split_dev(task.load(cfg, "train"), cfg, folder)
+    overlap = b_trained_on_a_dev_rows(str(sources["a"]), str(sources["b"]))
+    assert (overlap.shared, overlap.n_dev) == (6, 6)
+    assert b_trained_on_a_dev_rows(str(sources["a"]), str(sources["a"])).shared == 0   # A never trained on its dev
+    value = OPS["compare_classifiers"][0](State(), {"source_a": str(sources["a"]), "source_b": str(sources["b"]),
+                                                     "task": "single", "name_a": "first", "name_b": "retrained",
+                                                     "resamples": 200}, lambda d, t: None, lambda: False)
+    assert value["n"] == 6 and value["b_trained_on_dev_rows"] == 6
+    assert value["lines"][0].startswith("Warning: retrained trained on 6 of these 6 dev rows (the same texts)")
+    swapped = OPS["compare_classifiers"][0](State(), {"source_a": str(sources["b"]), "source_b": str(sources["a"]),
+                                                       "task": "single", "resamples": 200}, lambda d, t: None,
+                                            lambda: False)
+    assert swapped["b_trained_on_dev_rows"] == 0 and not swapped["lines"][0].startswith("Warning")

@@ -110,3 +110,26 @@ def test_the_curves_selector_redraws_by_examples_names_the_unit_and_is_remembere
     again = CurvesPanel(settings=AppSettings(tmp_path / "settings.ini"))
     qtbot.addWidget(again)
     assert again.model.x_unit == "examples" and again.toolbar.x_unit.currentData() == "examples"
+
+
+def test_the_curves_csv_carries_the_chosen_unit_beside_the_step(qtbot, tmp_path):
+    import csv
+
+    from explorer.ui.curves.panel import CurvesPanel
+
+    w = CurvesPanel()
+    qtbot.addWidget(w)
+    w.set_runs([_run("a", batch=8, steps_per_epoch=40, steps=20), _run("b", batch=32, steps_per_epoch=10, steps=20)])
+    w.x_control.choose("epoch")
+    done = []
+    w.export_csv(tmp_path / "by_epoch.csv", on_done=done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=60_000)
+    rows = list(csv.DictReader(open(tmp_path / "by_epoch.csv", encoding="utf-8")))
+    assert list(rows[0]) == ["run_id", "series", "step", "epoch", "value"]
+    last = {r["run_id"]: r for r in rows if r["series"] == "loss" and r["step"] == "20"}
+    assert (last["a"]["epoch"], last["b"]["epoch"]) == ("0.5", "2")   # 20 of 40 steps per epoch; 20 of 10
+    assert float(last["a"]["value"]) == pytest.approx(1 / 20)
+    w.x_control.choose("step")
+    w.export_csv(tmp_path / "by_step.csv", on_done=done.append)
+    qtbot.waitUntil(lambda: len(done) == 2, timeout=60_000)
+    assert open(tmp_path / "by_step.csv", encoding="utf-8").readline().strip() == "run_id,series,step,value"

@@ -471,3 +471,38 @@ def test_class_names_typed_for_this_data_that_it_lacks_block_the_launch_by_name(
     form.edit("f1_classes", ["spam"])
     form.edit("class_weights", "balanced")
     assert form.class_fields.refusals(form.values) == {}
+
+
+def _checked(form, rows: int) -> None:
+    """The training data check counted ``rows`` rows of two classes."""
+    form.plan.train_result = {"ok": True, "counts": {"examples": rows}, "class_counts": {"0": rows // 2, "1": rows // 2}}
+    form.offer_f1_classes(["0", "1"])
+
+
+def test_a_small_table_on_the_bundled_encoder_gets_learning_rate_1e4_until_the_user_types_one(tmp_path):
+    """400 SST-2 rows stay at chance at the task's 2e-5 on the bundled encoder (1e-4 learns): the form picks 1e-4
+    for a table under SMALL_TABLE_ROWS and says why; a typed value wins; a big table keeps the task's rate."""
+    from explorer.ui.launch.small_table import SMALL_TABLE_LEARNING_RATE, SMALL_TABLE_ROWS
+
+    form = _form(tmp_path, task="single", model="bundled:minilm", train=_table(tmp_path, "train.tsv"))
+    assert form.get("learning_rate") is None
+    _checked(form, 400)
+    assert form.get("learning_rate") == SMALL_TABLE_LEARNING_RATE == 1e-4
+    assert "Learning rate 1e-4, not 2e-5: 400 training rows" in form.note and "you type wins" in form.note
+    assert form.config().learning_rate == 1e-4
+    _checked(form, SMALL_TABLE_ROWS * 4)              # a bigger table: the task's rate again, the note gone
+    assert form.get("learning_rate") is None and "Learning rate" not in form.note
+    _checked(form, 400)
+    form.edit("learning_rate", 3e-5)                   # typed: the user's value wins
+    _checked(form, 300)
+    assert form.get("learning_rate") == 3e-5 and "Learning rate" not in form.note
+
+
+def test_the_small_table_rate_is_for_the_bundled_encoder_only(tmp_path):
+    form = _form(tmp_path, task="single", model="bert-base-uncased", train=_table(tmp_path, "train.tsv"))
+    _checked(form, 400)
+    assert form.get("learning_rate") is None
+    form.edit("model", "bundled:minilm")
+    assert form.get("learning_rate") == 1e-4
+    form.edit("model", "bert-base-uncased")            # back to a model it was not measured on: the task's rate
+    assert form.get("learning_rate") is None and "Learning rate" not in form.note

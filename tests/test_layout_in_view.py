@@ -2,7 +2,9 @@
 area inside a window frame) and 1920x1080.
 
 Spans & τ after a probe of a long passage: the question, the Probe button, the answer (best_non_null_score with
-its text), the τ inequality (the decision line) and the top of the span score table. τ on dev set after a study:
+its text), the τ inequality (the decision line), the top of the span score table and the top of the n-best span
+table (its header and first rows). Attention after a probe by a 6-layer model: every
+row of the block flow table, and the readout under the views with its hint whole. τ on dev set after a study:
 every row of the τ table, each "what it is" whole (wrapped, never cut with "…"). explorer.ui.shell.layout_check's
 out_of_view decides "in view": the widget's rect inside every ancestor's rect, scroll areas' viewports included.
 """
@@ -19,6 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from layout_shots import LONG_PASSAGE, QUESTION, SIZES, resize, show_page  # noqa: E402
 
 SPAN_TABLE_TOP = 120   # px of the span score table that must show: its first rows and columns
+USAGE_HINT = ("Rows attend to columns; hover a token to see where its attention goes; click, Ctrl+click or drag in "
+              "the lines view to select several.")
+# what a long passage of a 12-layer model says under the attention map (explorer.core.attention.budget.budget_note)
+NOTE = ("30 windows x 12 layers x 12 heads x 384² float16 would need 1.2 GiB (budget 256 MiB); keeping only the "
+        "shown window")
+NBEST_ROWS = 3         # rows of the n-best table that must show under its header
 
 
 @pytest.fixture
@@ -61,10 +69,88 @@ def test_spans_page_shows_question_probe_answer_decision_and_span_table_together
         show_page(w, "Spans && τ", app)
         for what, widget, top in (("question", panel.question, None), ("Probe", panel.probe_button, None),
                                   ("answer", spans.best_label, None), ("τ inequality", spans.decision_label, None),
-                                  ("span table", spans.table_map, SPAN_TABLE_TOP)):
+                                  ("span table", spans.table_map, SPAN_TABLE_TOP),
+                                  ("n-best table", spans.nbest, nbest_top(spans.nbest))):
             why = out_of_view(widget, top=top)
             if why:
                 report.append(f"{size[0]}x{size[1]} {what}: {why}")
+    assert not report, "\n".join(report)
+
+
+def nbest_top(table) -> int:
+    """The px of ``table`` that hold its header and its first NBEST_ROWS rows (as wrapped, their own heights)."""
+    rows = sum(table.rowHeight(r) for r in range(min(NBEST_ROWS, table.rowCount())))
+    return table.horizontalHeader().height() + rows + table.frameWidth()
+
+
+@pytest.fixture
+def six_layer_window(qtbot, tmp_path, monkeypatch):
+    """The main window with a probe of a passage by a 6-layer tiny QA model (a block flow table of six rows)."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+    from explorer.ui.shell.style import apply_style
+    from helpers import tiny_loaded_model
+
+    apply_style(QApplication.instance())
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    w.manager.max_parallel = 0
+    w._inspector_opened = True            # no first-visit load of the bundled encoder
+    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
+    w.show()
+    qtbot.waitExposed(w)
+    hub = w.hub
+    hub.set_model(tiny_loaded_model("qa", layers=6))
+    hub.open_example(QUESTION, LONG_PASSAGE[:900])
+    qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
+    return w
+
+
+def test_attention_block_flow_table_shows_every_layer_and_the_hint_whole(six_layer_window, qtbot):
+    """On the Attention page of a 6-layer model, at each size: the block flow table shows all six rows under its
+    header once the page is scrolled to it (it kept three, a fixed 110 px minimum); the usage hint under the views ("Rows attend to columns; hover a token ...") is whole beside a memory-budget note in
+    the readout: not elided, the wrapped lines of both inside their labels' heights."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QApplication, QLabel
+
+    from explorer.ui.shell.layout_check import out_of_view
+
+    w, app = six_layer_window, QApplication.instance()
+    view = w.hub.attention_view
+    table, info = view.flow_table, view.info
+    view.result.attention_note = NOTE
+    report = []
+    for size in SIZES:
+        resize(w, size, app)
+        show_page(w, "Attention", app)
+        qtbot.waitUntil(lambda: table.rowCount() == 6, timeout=30_000)
+        view._redraw()
+        app.processEvents()
+        page = view.scroll.verticalScrollBar()   # scrolled as a person does: the table's top at the top
+        page.setValue(table.mapTo(view.scroll.widget(), QPoint(0, 0)).y())
+        app.processEvents()
+        rows = [r for r in range(6) if table.rowViewportPosition(r) >= 0
+                and table.rowViewportPosition(r) + table.rowHeight(r) <= table.viewport().height() + 1]
+        if len(rows) < 6:
+            report.append(f"{size[0]}x{size[1]}: the block flow table shows {len(rows)} of 6 layers")
+        why = out_of_view(table)
+        if why:
+            report.append(f"{size[0]}x{size[1]} block flow table: {why}")
+        # the usage hint and the memory note (a long passage over the attention budget) both whole
+        labels = [lab for lab in view.findChildren(QLabel) if lab.isVisible() and USAGE_HINT in lab.text()]
+        if not labels:
+            report.append(f"{size[0]}x{size[1]}: no label shows the usage hint whole; the readout shows "
+                          f"{info.text_shown()!r}")
+        if NOTE not in info.text_shown():
+            report.append(f"{size[0]}x{size[1]}: the readout cuts the memory note: {info.text_shown()!r}")
+        for label in labels + [info]:
+            rect = label.contentsRect()
+            need = label.fontMetrics().boundingRect(0, 0, rect.width(), 10_000, int(Qt.TextFlag.TextWordWrap),
+                                                    label.text()).height()
+            if need > rect.height():
+                report.append(f"{size[0]}x{size[1]}: {label.text()[:30]!r}... needs {need} px, has {rect.height()}")
     assert not report, "\n".join(report)
 
 

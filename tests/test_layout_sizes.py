@@ -440,3 +440,82 @@ def test_a_long_data_preview_message_scrolls_and_never_grows_the_window(qtbot):
     panel._fit_summary()
     qtbot.wait(20)
     assert panel.notes.maximumHeight() < 90
+
+
+# the page's room at 1920x1080 in the same way (the window less its frame, bars and tabs, beside the Runs dock)
+PAGE_AT_1920 = (1526, 960)
+
+
+def _shown(qtbot, view, size) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    for _ in range(3):
+        QApplication.instance().processEvents()
+
+
+def _rows_in_view(table) -> int:
+    """How many of ``table``'s rows lie whole inside its viewport, its header in view above them."""
+    bottom = table.viewport().height()
+    return sum(1 for r in range(table.rowCount())
+               if 0 <= table.rowViewportPosition(r) and table.rowViewportPosition(r) + table.rowHeight(r) <= bottom + 1)
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_the_tag_head_arithmetic_is_whole_beside_the_tag_map(qtbot, size, app_style):
+    """The per-piece head arithmetic (logits_i = T_i Wᵀ + b, a column per term) shows its longest line whole: no
+    sideways scrolling of a pane that cut its "model" column and the by-hand check."""
+    from helpers import tag_pages, tiny_tagger
+
+    view, _dev = tag_pages(qtbot)
+    view.set_loaded(tiny_tagger())
+    view.sentence.setText("ada was born in london")
+    view.result = None
+    view.run()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30_000)
+    _shown(qtbot, view, size)
+    text = view.text
+    longest = max(text.toPlainText().splitlines(), key=text.fontMetrics().horizontalAdvance)
+    assert text.horizontalScrollBar().maximum() == 0, (
+        f"{longest!r} needs {text.fontMetrics().horizontalAdvance(longest)} px, "
+        f"the pane shows {text.viewport().width()}")
+    assert text.isVisible() and text.viewport().height() >= 8 * text.fontMetrics().lineSpacing()
+
+
+def _dev_report(k: int):
+    """A classifier's dev report of ``k`` classes, with a dozen rows in each example list."""
+    import numpy as np
+
+    from explorer.core.classify.dev_report import ClassificationDevReport, DevRow
+
+    names = [f"class {i}" for i in range(k)]
+    rows = [DevRow(index=i, text_a=f"example text number {i}", text_b="", label=i % k, prediction=(i + 1) % k,
+                   probabilities=[1.0 / k] * k, margin=0.1) for i in range(12)]
+    per = {n: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 3} for n in names}
+    return ClassificationDevReport(accuracy=0.5, f1=0.5, mcc=0.1, confusion=np.ones((k, k), dtype=int),
+                                   boundary=rows, mistakes=rows, total=3 * k, label_names=names, per_class=per,
+                                   macro_f1=0.5, weighted_f1=0.5)
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+@pytest.mark.parametrize("classes", [3, 8])
+def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style):
+    """Confusion matrix, per-class metrics and the two example lists each show at least four rows (all of a
+    shorter table), whatever the number of classes: fixed heights for the upper two left the lists one row
+    tall. A splitter shares the height between them."""
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(_dev_report(classes), "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    assert view.minimumSizeHint().height() <= PAGE_AT_1280[1]    # the page never makes the window taller
+    short = {}
+    for name, table in (("confusion", view.confusion), ("per class", view.per_class),
+                        ("boundary", view.boundary), ("mistakes", view.mistakes)):
+        want = min(4, table.rowCount())
+        if _rows_in_view(table) < want:
+            short[name] = (_rows_in_view(table), table.rowCount())
+    assert not short, short

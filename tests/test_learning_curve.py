@@ -187,6 +187,7 @@ def test_groups_page_shows_the_curve_the_baseline_and_the_marks(qtbot, tmp_path)
         assert html.escape(line) in text
     assert "bag-of-words 54.0 (46.0 to 62.0)" in text and "the next doubling" in text
     assert "1 of 2 dev rows (50.0%) also occur in the training rows" in text
+    assert "t interval" not in text   # the sizes' mean would mix training-set sizes: no interval of it
     drawn = tab.view.curve_plot.drawn   # the same figures drawn: sizes on log2 rows, the fit's next doubling
     assert list(drawn.model.value) == pytest.approx([41, 52, 58, 61]) and drawn.next is not None
     tab.show()

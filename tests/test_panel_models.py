@@ -198,7 +198,10 @@ def test_the_cells_of_a_run_and_the_status_as_listed():
 def test_the_activity_and_device_lines():
     assert status_texts.activity_line([], str) == ("", "")
     runs = [_run("q", 0, status=run_status.QUEUED), _run("r", 12, total=40)]
-    assert status_texts.activity_line(runs, str.upper) == ("running: R step 12/40 · 1 running · 1 queued", "r")
+    # "1 running" beside the one run named as running is left out (a crowded status bar at 1280x800)
+    assert status_texts.activity_line(runs, str.upper) == ("running: R step 12/40 · 1 queued", "r")
+    assert status_texts.activity_line(runs + [_run("s", 3, total=40)], str.upper)[0] == (
+        "running: R step 12/40 · 2 running · 1 queued")
     describe = lambda device, mp: f"{device}/{mp}"   # noqa: E731
     assert status_texts.device_line([], "cpu", str, describe) == "device: cpu (idle)"
     assert status_texts.device_line(runs, "cpu", str, describe) == "device: cpu (starting)"

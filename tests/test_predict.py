@@ -335,3 +335,30 @@ def test_an_empty_line_between_rows_is_a_row_with_an_error_not_dropped(tmp_path)
     _, rows = iter_rows(jsonl)
     rows = list(rows)
     assert [(r.line, r.error) for r in rows] == [(1, ""), (2, "texts.jsonl line 2: an empty line"), (3, "")]
+
+
+def test_the_runs_text_column_is_found_in_another_case_else_by_the_usual_names():
+    """A new file's "Sentence" is the column a model trained on "sentence" reads (it was refused: "which column
+    holds the text?"); without the run's names, the launcher preview's guess by the usual names."""
+    from explorer.core.data.table import text_columns_for
+
+    assert text_columns_for(["id", "Sentence"], ["sentence"]) == ("Sentence",)
+    assert text_columns_for(["Utterance", "text"], ["utterance"]) == ("Utterance",)      # before the usual names
+    assert text_columns_for(["Question1", "question2"], ["question1", "question2"], pair=True) == (
+        "Question1", "question2")
+    assert text_columns_for(["id", "Tweet"], ["body_text"]) == ("Tweet",)                # the usual names
+    assert text_columns_for(["sentence1", "sentence2"], (), pair=False) == ("sentence1",)
+    assert text_columns_for(["a", "b"], ["c"]) == ()
+
+
+def test_predict_reads_the_training_text_column_in_another_case(tmp_path):
+    from types import SimpleNamespace
+
+    from explorer.core.predict.engine import resolve_text_columns
+    from explorer.core.predict.reading import read_header
+
+    path = tmp_path / "new.csv"
+    path.write_text("id,Sentence\n1,a fine day\n")
+    facts = SimpleNamespace(spec=SimpleNamespace(prediction=SimpleNamespace(text_columns=())),
+                            run_config={"task": "single", "text_columns": ["sentence"]})
+    assert resolve_text_columns(read_header(path), facts) == ["Sentence"]

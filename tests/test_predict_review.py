@@ -39,7 +39,9 @@ def test_review_round_trip_and_labelled_file(tmp_path):
     assert current_labels(table, again) == ["pos", "neg", "pos", "neg"]
     out = save_labelled(table, again, tmp_path / "labelled.tsv")
     rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
-    assert list(rows[0]) == ["text", "label", "label_source"]
+    assert list(rows[0]) == ["text", "label", "label_source", "p_neg", "p_pos"]   # the probabilities, per class
+    assert [round(float(r["p_pos"]), 2) for r in rows] == [0.95, 0.55, 0.75, 0.65]
+    assert again.reviewed_in(len(table)) == 2 and again.reviewed_in(2) == 1
     # row 2 was looked at and kept: "model, reviewed", not "model" as if nobody had checked it
     assert [r["label_source"] for r in rows] == ["model", "person", "model, reviewed", "model"]
     assert rows[1]["label"] == "neg"

@@ -18,13 +18,13 @@ preview = pytest.importorskip("explorer.ui.launch.preview")
 def children(monkeypatch):
     """The argv of every preview child started (the real child runs); the memo starts empty."""
     started: list[list[str]] = []
-    real_run = subprocess.run
+    real_popen = subprocess.Popen
 
-    def counting_run(argv, *args, **kwargs):
+    def counting_popen(argv, *args, **kwargs):
         started.append(list(argv))
-        return real_run(argv, *args, **kwargs)
+        return real_popen(argv, *args, **kwargs)
 
-    monkeypatch.setattr(preview.subprocess, "run", counting_run)
+    monkeypatch.setattr(preview.subprocess, "Popen", counting_popen)
     monkeypatch.setattr(preview, "_memo", type(preview._memo)())
     return started
 
@@ -61,8 +61,8 @@ def test_a_failed_child_or_a_file_changed_while_read_is_not_kept(children, tmp_p
 
     real_child = preview._preview_child
 
-    def child_then_edit(argv, source):
-        result = real_child(argv, source)
+    def child_then_edit(argv, source, *rest):
+        result = real_child(argv, source, *rest)
         text = data.read_text()
         data.write_text(text + text.splitlines()[1] + "\n")     # written to while the child read it
         return result

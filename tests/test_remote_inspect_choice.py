@@ -55,6 +55,7 @@ def done_run(sshd_server, tmp_path_factory):
                          best_checkpoint=str(best), stopped_early=False)]
     text = "".join(encode_event(e) + "\n" for e in events)
     events_file(remote_dir).write_text(text, encoding="utf-8")
+    (remote_dir / "dev_split.csv").write_text("row_id,line,label\n7,8,1\n", encoding="utf-8")
     local_dir = root / "runs" / RUN_ID
     local_dir.mkdir(parents=True)
     cfg.save(config_file(local_dir))
@@ -85,6 +86,8 @@ def test_fetch_reuses_a_current_copy_and_fetches_a_newer_one_again(done_run):
     remote = {p.relative_to(best).as_posix(): p.read_bytes() for p in Path(best).rglob("*") if p.is_file()}
     assert {p.relative_to(first.path).as_posix(): p.read_bytes() for p in first.path.rglob("*") if p.is_file()} == remote
     assert seen[-1] == (first.bytes, first.bytes) == (sum(map(len, remote.values())),) * 2
+    # the rows the run held out as dev come with it (Compare and Classify: dev set read them beside the checkpoint)
+    assert (Path(run.local_dir) / "dev_split.csv").read_text() == (Path(run.remote_dir) / "dev_split.csv").read_text()
 
     seen.clear()
     second = fetch_checkpoint(run, best, lambda d, t: seen.append((d, t)))

@@ -199,3 +199,39 @@ def test_the_ssh_config_is_the_one_ssh_reads_and_its_port_is_shown(qtbot, tmp_pa
     dialog.list.setCurrentRow(0)
     qtbot.waitUntil(lambda: dialog.port.specialValueText() == "from the SSH config (2222)", timeout=10_000)
     assert dialog.port.value() == 0 and dialog.port.text() == "from the SSH config (2222)"
+
+
+def test_a_host_without_sftp_gets_the_legacy_scp_protocol(monkeypatch, tmp_path):
+    """scp >= 9 copies over SFTP; an sshd without an sftp subsystem answers "Connection closed" although ssh
+    itself works (Check host said ready). The copy is tried again once with ``scp -O``; another failure is not."""
+    import io
+
+    calls = []
+
+    class FakeScp:
+        def __init__(self, argv, **_kw):
+            calls.append(argv)
+            self.returncode = 0 if "-O" in argv else 255
+            self.stderr = io.BytesIO(b"" if self.returncode == 0 else b"scp: Connection closed\n")
+
+        def wait(self, timeout=None):
+            return self.returncode
+
+        def poll(self):
+            return self.returncode
+
+    monkeypatch.setattr(ssh.subprocess, "Popen", FakeScp)
+    host = Host(name="gpuserver", target="gpuserver")
+    ssh.copy_from(host, "/runs/r/dev_split.csv", tmp_path / "dev_split.csv")
+    assert len(calls) == 2 and "-O" not in calls[0] and calls[1][:2] == ["scp", "-O"]
+    calls.clear()
+
+    class Refused(FakeScp):
+        def __init__(self, argv, **_kw):
+            super().__init__(argv)
+            self.returncode, self.stderr = 255, io.BytesIO(b"Permission denied (publickey).\n")
+
+    monkeypatch.setattr(ssh.subprocess, "Popen", Refused)
+    with pytest.raises(RemoteHostError, match="refused the key"):
+        ssh.copy_from(host, "/runs/r/x", tmp_path / "x")
+    assert len(calls) == 1

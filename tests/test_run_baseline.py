@@ -112,3 +112,84 @@ def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, 
     best = run_cli(["baseline", str(runs / "r1"), "--best", "--resamples", "200"])
     if best.returncode == 0:
         assert "checkpoints/best, picked by accuracy) was chosen on these same rows" in best.stdout
+
+
+# -- label sets -------------------------------------------------------------------------------------
+def test_micro_f1_difference_interval_is_scipys_bootstrap_of_sklearn():
+    from scipy.stats import bootstrap
+    from sklearn.metrics import f1_score
+
+    from explorer.core.metrics.multilabel import paired_bootstrap_micro_f1
+
+    rng = np.random.default_rng(3)
+    gold = (rng.random((80, 3)) < 0.4).astype(int)
+    a = np.where(rng.random((80, 3)) < 0.7, gold, 1 - gold)
+    b = np.where(rng.random((80, 3)) < 0.85, gold, 1 - gold)
+    got = paired_bootstrap_micro_f1(gold, a, b, resamples=30, seed=2)
+    micro = lambda g, p: f1_score(g, p, average="micro", zero_division=0)  # noqa: E731
+    assert (got.value_a, got.value_b) == pytest.approx((micro(gold, a), micro(gold, b)))
+    rows = np.arange(80)
+    ref = bootstrap((rows,), lambda i: micro(gold[i], b[i]) - micro(gold[i], a[i]), vectorized=False,
+                    n_resamples=30, method="percentile", random_state=np.random.default_rng(2))
+    assert (got.low, got.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))
+
+
+def test_cli_baseline_of_a_multilabel_run_is_sklearns_one_vs_rest_at_one_half(tmp_path, capsys):
+    from helpers import save_tiny_model
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.pipeline import make_pipeline
+    from test_training_loop import run as train   # the worker's main in this process
+
+    from explorer.cli import main as cli
+    from explorer.core.studies.run_baseline import baseline_problem
+
+    assert baseline_problem("multilabel") == ""
+    sets = ["econ", "politics", "econ;politics", ""]
+    texts = [f"{' '.join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(3))} {['money', 'vote', 'money vote', 'rain'][i % 4]}"
+             for i in range(36)]
+    for path, part in ((tmp_path / "train.tsv", range(24)), (tmp_path / "dev.tsv", range(24, 36))):
+        path.write_text("text\tlabels\n" + "".join(f"{texts[i]}\t{sets[i % 4]}\n" for i in part), encoding="utf-8")
+    model = save_tiny_model(tmp_path / "enc", "classification", num_labels=2)
+    runs = tmp_path / "runs"
+    rc, events = train(["--model", model, "--task", "multilabel", "--train", tmp_path / "train.tsv",
+                        "--dev", tmp_path / "dev.tsv", "--max-steps", 2, "--batch-size", 4, "--max-seq-length", 16,
+                        "--output-dir", runs, "--run-id", "m1"])
+    assert rc == 0, events[-1]
+    capsys.readouterr()
+    assert cli(["baseline", str(runs / "m1"), "--json", "--resamples", "200"]) == 0
+    report = json.loads(capsys.readouterr().out)
+
+    onehot = lambda part: np.array([[int("econ" in sets[i % 4]), int("politics" in sets[i % 4])] for i in part])  # noqa: E731
+    ref = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True),
+                        OneVsRestClassifier(LogisticRegression(max_iter=1000)))
+    ref.fit(texts[:24], onehot(range(24)))
+    gold = onehot(range(24, 36))
+    base = (ref.predict_proba(texts[24:]) >= 0.5).astype(int)
+    assert report["figures"]["baseline"]["micro_f1"] == pytest.approx(f1_score(gold, base, average="micro"))
+    assert report["figures"]["baseline"]["subset_accuracy"] == pytest.approx((base == gold).all(axis=1).mean())
+    assert report["difference"]["metric"] == "micro_f1" and report["n_dev"] == 12 and report["n_train"] == 24
+    assert any("every label at probability 0.5 on both sides" in line for line in report["lines"])
+
+
+def test_label_set_verdict_is_sklearns_micro_f1_and_scipys_mcnemar():
+    from scipy.stats import binomtest
+    from sklearn.metrics import f1_score
+
+    from explorer.core.specs.heads import MULTI_LABEL
+    from explorer.core.studies.baseline import versus_model
+
+    rng = np.random.default_rng(5)
+    gold = (rng.random((60, 3)) < 0.4).astype(int)
+    base_probabilities = np.clip(gold * 0.6 + rng.random((60, 3)) * 0.5, 0, 1)
+    model_logits = (gold * 2 - 1) * 2.0 + rng.normal(scale=1.5, size=(60, 3))
+    verdict = versus_model(gold, base_probabilities, model_logits, MULTI_LABEL, resamples=200)
+    a, b = (base_probabilities >= 0.5).astype(int), (model_logits >= 0).astype(int)   # sigmoid >= 0.5
+    assert verdict.figures["baseline"]["micro_f1"] == pytest.approx(f1_score(gold, a, average="micro"))
+    assert verdict.figures["model"]["macro_f1"] == pytest.approx(f1_score(gold, b, average="macro"))
+    right_a, right_b = (a == gold).all(axis=1), (b == gold).all(axis=1)
+    only_a, only_b = int((right_a & ~right_b).sum()), int((right_b & ~right_a).sum())
+    assert verdict.difference["mcnemar_p"] == pytest.approx(binomtest(only_b, only_a + only_b, 0.5).pvalue)
+    assert verdict.difference["low"] <= verdict.difference["difference"] <= verdict.difference["high"]

@@ -107,3 +107,38 @@ def test_a_run_keeps_the_name_it_was_shown_by_in_the_next_session(qtbot, tmp_pat
     assert run_names.keep_shown_names({"a": "squad_v1", "b": "squad_v1"}, {"a": "squad_v1"}) == {
         "a": "squad_v1", "b": "squad_v1 · b"}
     assert run_names.keep_shown_names({"a": "mine"}, {"a": "old"}, {"a": "mine"}) == {"a": "mine"}
+
+
+def test_a_temporary_folder_never_names_the_run():
+    """A file in a folder tempfile.mkdtemp made is named by its stem, not "tmpab12cd lr5e-5"; a real folder still is."""
+    from explorer.core.runs import naming
+
+    assert naming.data_short_name("/tmp/tmpab12cd_x/train.csv") == "train"
+    assert naming.data_short_name("/tmp/tmp7k2m9q1z/data.tsv") == "data"
+    assert naming.data_short_name("/tmp/tmp7k2m9q1z/tweets/train.csv") == "tweets"
+    assert naming.data_short_name("/home/me/tmpfiles_for_stance/train.csv") == "tmpfiles_for_stance"
+
+
+def test_a_folder_read_at_start_names_its_runs_once_with_the_same_names(tmp_path, monkeypatch):
+    """Reading a runs folder adds every run inside names_deferred: the short names are computed once at the end
+    (each run added recomputed and repainted every row: 1,000 runs took minutes to list) and equal those of the
+    runs added one by one."""
+    from explorer.ui.runs import dock
+    from explorer.ui.runs.dock import RunsModel
+    from explorer.ui.runs.state import RunState
+
+    states = [RunState(run_id=f"r{i}", path=tmp_path / f"r{i}", config={"model": "bundled:minilm", "task": task,
+                                                                      "learning_rate": lr})
+              for i, (task, lr) in enumerate([("single", 2e-5), ("single", 1e-4), ("pair", 2e-5)])]
+    one_by_one = RunsModel()
+    for s in states:
+        one_by_one.upsert(s)
+    calls = []
+    real = dock.short_names
+    monkeypatch.setattr(dock, "short_names", lambda *a, **k: calls.append(1) or real(*a, **k))
+    batch = RunsModel()
+    with batch.names_deferred():
+        for s in states:
+            batch.upsert(s)
+        assert calls == [] and batch.names == {}
+    assert len(calls) == 1 and batch.names == one_by_one.names and len(batch.names) == 3

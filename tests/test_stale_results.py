@@ -69,13 +69,10 @@ def test_an_answer_for_the_previous_model_is_dropped(qtbot, tmp_path):
 
 
 def test_tag_dev_report_is_cleared_when_the_tag_model_changes(qtbot, tmp_path):
-    from explorer.ui.inspectors.tag_view import tag_tabs
+    from helpers import tag_pages, tiny_tagger
 
-    (_, view), (_, dev) = tag_tabs()
-    qtbot.addWidget(view)
-    qtbot.addWidget(dev)
-    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
-    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view, dev = tag_pages(qtbot)
+    loaded = tiny_tagger()
     view.set_loaded(_named(loaded, "tagger-a"))
     dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
     dev.run()

@@ -148,3 +148,67 @@ def test_difference_in_words():
     assert S.difference_in_words(worse, label="F1").startswith("A is better by 2.3 F1 points, 95% interval 0.8 to 3.9")
     none = S.BootstrapResult("f1", 0.80, 0.804, 0.004, -0.011, 0.019, 0.95, 10000, 0, 300)
     assert S.difference_in_words(none, label="F1").startswith("no detectable difference in F1")
+
+
+# -- the same numbers through scipy / scikit-learn --------------------------------------------------------------
+@pytest.mark.parametrize(("only_a", "only_b"), [(10, 2), (0, 7), (31, 29), (120, 95), (1, 1)])
+def test_mcnemar_is_scipys_two_sided_exact_binomial_test(only_a, only_b):
+    from scipy.stats import binomtest
+
+    assert S.mcnemar_from_counts(only_a, only_b).p == pytest.approx(
+        binomtest(only_b, only_a + only_b, 0.5, alternative="two-sided").pvalue, rel=1e-9)
+
+
+def test_cohen_kappa_is_sklearns():
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(6)
+    a = rng.choice(["FAVOR", "AGAINST", "NONE"], 150).tolist()
+    b = [x if r < 0.7 else y for x, y, r in zip(a, rng.choice(["FAVOR", "AGAINST", "NONE"], 150), rng.random(150))]
+    assert S.cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b))
+
+
+def test_t_interval_is_scipys_student_t_interval():
+    from scipy import stats
+
+    values = [0.712, 0.695, 0.731, 0.704, 0.688]
+    r = S.t_interval(values, level=0.9)
+    low, high = stats.t.interval(0.9, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
+    assert (r.low, r.high) == pytest.approx((low, high))
+
+
+def test_paired_mean_difference_interval_is_scipys_paired_percentile_bootstrap():
+    """Drawn as index matrices from the same seed, the resamples are scipy.stats.bootstrap's own."""
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(11)
+    a = (rng.random(300) < 0.7).astype(float)
+    b = np.where(rng.random(300) < 0.1, 1.0, a)
+    got = S.paired_bootstrap_mean(a, b, resamples=500, seed=3, method="indices", chunk=500)
+    ref = bootstrap((a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True, vectorized=True,
+                    n_resamples=500, method="percentile", random_state=np.random.default_rng(3))
+    assert (got.low, got.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))
+
+
+@pytest.mark.parametrize("name", ["matthews_corrcoef", "f_avg"])
+def test_paired_confusion_difference_interval_is_scipys_bootstrap_of_sklearn(name):
+    """MCC and SemEval's F_avg (mean F1 of chosen classes) differences: the figures are
+    scikit-learn's and the interval scipy.stats.bootstrap's percentile interval on the same draws."""
+    from scipy.stats import bootstrap
+    from sklearn.metrics import f1_score, matthews_corrcoef
+
+    from explorer.core.classify.compare import CONFUSION_SCORES
+
+    chosen = (1, 2)
+    reference = {"matthews_corrcoef": matthews_corrcoef,
+                 "f_avg": lambda g, p: f1_score(g, p, labels=list(chosen), average="macro", zero_division=0)}[name]
+    rng = np.random.default_rng(12)
+    gold = rng.integers(0, 3, 200)
+    pa = np.where(rng.random(200) < 0.6, gold, rng.integers(0, 3, 200))
+    pb = np.where(rng.random(200) < 0.75, gold, rng.integers(0, 3, 200))
+    got = S.paired_bootstrap_confusion(lambda c: CONFUSION_SCORES[name](c, chosen), gold, pa, pb, labels=[0, 1, 2],
+                                       resamples=40, seed=5, method="indices", chunk=40)
+    assert (got.value_a, got.value_b) == pytest.approx((reference(gold, pa), reference(gold, pb)))
+    ref = bootstrap((gold, pa, pb), lambda g, x, y: reference(g, y) - reference(g, x), paired=True,
+                    vectorized=False, n_resamples=40, method="percentile", random_state=np.random.default_rng(5))
+    assert (got.low, got.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))

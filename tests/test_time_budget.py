@@ -123,3 +123,23 @@ def test_a_run_that_reaches_its_step_bound_before_its_budget_ends_annealed():
     assert factor(100) == 0.0
     slow = time_schedule(0.1, 1800.0, lambda: 900.0, total_steps=100_000)
     assert slow(10) == pytest.approx(0.5 / 0.9)           # a slow machine: the time budget leads, as before
+
+
+def test_a_budget_that_leaves_no_time_to_train_is_an_error_not_an_untrained_finished_run(tmp_path, monkeypatch):
+    """The evaluation before training and the final one expected fill the budget (a busy machine, a large dev
+    set): the run fails at once with a message naming the setting, instead of training 0 steps and reporting
+    "finished" with its untrained head as the best checkpoint."""
+    from explorer.core.training.budget import WallBudget
+
+    model = save_tiny_model(tmp_path / "qa", "qa")
+    data = write_tiny_squad(tmp_path / "sq1.json", v2=False, repeat=2)
+    monkeypatch.setattr(WallBudget, "spent_outside", lambda self: 70.0)     # the first evaluation took 70 s
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = train_main(["--model", str(model), "--task", "squad_v1", "--train", str(data), "--dev", str(data),
+                         "--max-steps", "100", "--batch-size", "2", "--time-budget-minutes", "1",
+                         "--output-dir", str(tmp_path), "--run-id", "no-time"])
+    events = list(iter_events(buf.getvalue().splitlines()))
+    assert rc != EXIT_OK and events[-1]["event"] == "failed"
+    assert events[-1]["error"].startswith("time_budget_minutes: the 1-minute budget leaves no time to train")
+    assert not any(e["event"] == "step" for e in events)

@@ -15,7 +15,7 @@ import explorer.core.training.loop as loop
 from explorer.core.errors import Cancelled
 from explorer.core.protocol.events import iter_events
 from explorer.core.training.evaluation import gather_outputs
-from explorer.worker.train import EXIT_OK, main as train_main
+from explorer.worker.train import EXIT_CANCELLED, EXIT_OK, main as train_main
 
 
 @pytest.fixture(scope="module")
@@ -28,13 +28,14 @@ def files(tmp_path_factory):
 
 @pytest.fixture
 def fake_rates(monkeypatch):
-    """Training at 16 windows/s and evaluating at 500 rows/s, whatever this machine does: over 8 steps of 16
+    """Training at 16 windows/s and evaluating at 500 rows/s with no cost besides the rows' forward, whatever this
+    machine does: over 8 steps of 16
     windows (8 s) a fifth of the wall time leaves 2 s of evaluations, 0.8 s of them the final one on all 400
     rows; 200 rows (the smallest sample) cost 0.4 s, so 2 evaluations fit between: every 3 steps."""
     real = eval_schedule.plan_evaluations
 
     def planned(**kw):
-        return real(**{**kw, "train_rate": 16.0, "eval_rate": 500.0})
+        return real(**{**kw, "train_rate": 16.0, "eval_rate": 500.0, "overhead": 0.0})
 
     monkeypatch.setattr(eval_schedule, "plan_evaluations", planned)
 
@@ -44,13 +45,13 @@ def faster_evaluation(monkeypatch):
     """As fake_rates, evaluating at 1,000 rows/s: the whole dev set (0.4 s) fits at the wanted every 2."""
     real = eval_schedule.plan_evaluations
     monkeypatch.setattr(eval_schedule, "plan_evaluations",
-                        lambda **kw: real(**{**kw, "train_rate": 16.0, "eval_rate": 1000.0}))
+                        lambda **kw: real(**{**kw, "train_rate": 16.0, "eval_rate": 1000.0, "overhead": 0.0}))
 
 
 def run(files, tmp_path, *extra):
     argv = ["--model", files["cls"], "--task", "single", "--train", files["train"], "--dev", files["dev"],
-            "--max-steps", 8, "--batch-size", 16, "--eval-every", 2, "--output-dir", tmp_path, "--run-id", "r",
-            *extra]
+            "--max-steps", 8, "--batch-size", 16, "--eval-every", 2, "--eval-share", 0.2, "--output-dir", tmp_path,
+            "--run-id", "r", *extra]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         rc = train_main([str(a) for a in argv])
@@ -120,6 +121,35 @@ def test_stop_during_a_whole_dev_evaluation_makes_it_the_final_one(files, tmp_pa
     assert "every 2 steps" in plan[0]
     assert [(e["step"], e["dev_rows"]) for e in evals] == [(0, 400), (2, 400), (4, 400)]   # none after the stop
     assert of(ev, "finished")[0]["metrics"] == evals[-1]["metrics"]
+
+
+class CancelDuringEvaluationAt3(loop.Control):
+    """Cancel arrives while the evaluation after step 3 forwards its first batch (the loop reads ``cancel`` before
+    every training micro-batch, the evaluation before every batch it forwards)."""
+
+    def __init__(self, *args, **kwargs):
+        self.reads, self._cancel = 0, False
+        super().__init__(*args, **kwargs)
+
+    @property
+    def cancel(self) -> bool:
+        if self.step >= 3:
+            self.reads += 1
+        return self._cancel or self.reads > 1
+
+    @cancel.setter
+    def cancel(self, value: bool) -> None:
+        self._cancel = value
+
+
+def test_cancel_during_an_evaluation_of_a_run_ends_it_without_finishing_the_evaluation(files, tmp_path, fake_rates,
+                                                                                      monkeypatch):
+    monkeypatch.setattr(loop, "Control", CancelDuringEvaluationAt3)
+    rc, ev = run(files, tmp_path)
+    assert rc == EXIT_CANCELLED, ev[-1]
+    assert [e["step"] for e in of(ev, "evaluating") if not e.get("final")][-1] == 3    # it had begun
+    assert [e["step"] for e in of(ev, "eval")] == [0]            # and never finished, nor did a final one run
+    assert of(ev, "cancelled") and not of(ev, "finished")
 
 
 class _Task:

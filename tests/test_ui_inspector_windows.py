@@ -72,6 +72,22 @@ def test_only_a_squad_v2_run_prefills_its_dev_file(tmp_path):
         assert run_dev_file(str(ckpt)) == expected, task
 
 
+def test_a_relative_dev_file_of_a_run_launched_elsewhere_is_prefilled(tmp_path):
+    """A run launched from the command line in another folder records ``--dev data/dev.json`` relative to that
+    folder: the τ study finds it there (the run folder less its relative output_dir), not an empty field."""
+    from explorer.ui.inspectors.components.dev_tau import run_dev_file
+
+    dev = tmp_path / "project" / "data" / "dev.json"
+    dev.parent.mkdir(parents=True)
+    dev.write_text("{}", encoding="utf-8")
+    run = tmp_path / "project" / "out" / "runs" / "r1"
+    ckpt = run / "checkpoints" / "best"
+    ckpt.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"task": "squad_v2", "dev": "data/dev.json",
+                                                 "output_dir": "out/runs"}), encoding="utf-8")
+    assert run_dev_file(str(ckpt)) == str(dev)
+
+
 def test_a_squad_v1_checkpoint_is_warned_that_tau_is_uncalibrated(dev_view, tiny_qa, tmp_path):
     """A checkpoint whose run (or known hub card) trained on SQuAD v1.1 never learnt a no-answer score: the page
     says τ is uncalibrated for it; a SQuAD 2.0 run's checkpoint and an unknown model get no such warning."""

@@ -102,21 +102,17 @@ def _grab(widget, tmp_path, name: str) -> None:
 def test_tag_dev_set_cancels_between_batches_in_the_child_and_clears_the_old_report(qtbot, tmp_path, monkeypatch):
     """The real child op with a tiny model: its batches keep reporting until the cancel reaches the op's hook
     between two batches; the page then shows no report (the one shown before the request was cleared)."""
-    from helpers import tiny_loaded_model, write_tiny_conll
+    from helpers import tag_pages, tiny_tagger, write_tiny_conll
 
     import explorer.core.tagging.forward as forward
-    from explorer.ui.inspectors.tag_view import tag_tabs
 
     def endless_batches(model, tokenizer, sentences, *, max_seq_length=128, batch_size=32, progress=None):
         for _ in range(100_000):   # a batch per turn until the cancel stops it (the op's hook raises)
             progress(1, 4)
             threading.Event().wait(0.005)
         raise AssertionError("the cancel never reached the op")
-    (_, view), (_, dev) = tag_tabs()
-    qtbot.addWidget(view)
-    qtbot.addWidget(dev)
-    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
-    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view, dev = tag_pages(qtbot)
+    loaded = tiny_tagger()
     view.set_loaded(loaded)
     dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
     dev.run()
@@ -321,3 +317,55 @@ def test_explain_veils_the_previous_explanation_until_the_new_one_replaces_it(qt
     on_error(REPLY_CANCELLED, "")
     assert not page.job_bar.isVisible() and page.run_button.isEnabled()
     assert is_veiled(page.text)                          # what is shown is of the previous inputs: still faint
+
+
+class _FakeRemoteJob:
+    """A hub download that reports the bytes the test gives it (no child process, no network)."""
+
+    def __init__(self):
+        from PySide6.QtCore import QObject, Signal
+
+        class Signals(QObject):
+            progress = Signal(object, object)
+            finished = Signal(object)
+            failed = Signal(str, str)
+            cancelled = Signal()
+
+        self.signals = Signals()
+        self.progress, self.finished = self.signals.progress, self.signals.finished
+        self.failed, self.cancelled = self.signals.failed, self.signals.cancelled
+        self.running, self.asked_to_cancel, self._job = False, False, 0
+
+    def start(self, op, args):
+        self.running, self._job = True, self._job + 1
+        return self._job
+
+    def cancel(self):
+        self.asked_to_cancel = True
+
+
+def test_hub_download_shows_bytes_time_left_and_cancels_like_every_long_job(qtbot, monkeypatch):
+    from explorer.ui.inspectors.download_bar import DownloadBar, HubDownloader
+    from explorer.ui.inspectors.job_bar import JobBar
+
+    bar = DownloadBar()
+    qtbot.addWidget(bar)
+    assert isinstance(bar.job, JobBar)
+    clock = [0.0]
+    bar.meter.now = lambda: clock[0]
+    job = _FakeRemoteJob()
+    monkeypatch.setattr("explorer.ui.inspectors.remote.RemoteJob", lambda client, parent: job)
+    downloads = HubDownloader(object(), bar)
+    downloads.fetch("test-org/tiny-qa")
+    assert not bar.isHidden() and "Downloading test-org/tiny-qa" in bar.title.text()
+    assert bar.detail.text() == "starting …"
+    for t, done in ((1, 0), (2, 2 ** 20), (3, 2 * 2 ** 20)):
+        clock[0] = t
+        job.progress.emit(done, 10 * 2 ** 20)
+    assert bar.detail.text() == "2.0 MiB of 10 MiB · about 0:08 left"
+    with qtbot.waitSignal(downloads.stopped) as stopped:
+        bar.cancel_button.click()
+        assert job.asked_to_cancel and bar.detail.text() == "cancelling …"
+        job.cancelled.emit()
+    assert stopped.args == ["Download of test-org/tiny-qa cancelled; nothing half-downloaded was kept.", False]
+    assert bar.bar.isHidden() and bar.title.text().startswith("Download of test-org/tiny-qa cancelled")

@@ -127,6 +127,8 @@ def test_integer_classes_read_0_and_1_and_the_preview_suggests_naming_them(qtbot
     res = preview_data(str(sst2), "single")
     assert any("the labels are numbers (0, 1): name them in “Label names”" in n and "negative,positive" in n
                for n in res["notes"])
+    # one short line under the class bars: a longer note was cut in the launcher's notes box at 1280x800
+    assert all(len(n) <= 90 for n in res["notes"] if "the labels are numbers" in n)
     from explorer.ui.launch.launcher import LauncherPanel
 
     w = LauncherPanel(tmp_path / "runs")

@@ -51,6 +51,20 @@ def predict_through_dialog(qtbot, ckpt, data):
     return blocker.args[0]
 
 
+def test_predict_dialog_ticks_the_training_runs_text_column_in_the_new_file(qtbot, tmp_path):
+    """The run trained on "utterance"; a new file with "Utterance" and "text": the dialog ticks "Utterance" (the
+    run's column, matched ignoring case), not the usual name "text"."""
+    _runs, ckpt, _data = _run_with_checkpoint(tmp_path)
+    run_cfg = ckpt.parent.parent / "config.json"
+    run_cfg.write_text(json.dumps(dict(json.loads(run_cfg.read_text()), text_columns=["utterance"])))
+    new = tmp_path / "other.csv"
+    new.write_text("text,Utterance\nnote one,a good model\n")
+    dialog = PredictDialog(str(ckpt))
+    qtbot.addWidget(dialog)
+    dialog.set_data(str(new))
+    assert dialog.text_columns() == ["Utterance"]
+
+
 def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     from explorer.ui.launch.launcher import LauncherPanel
 
@@ -93,9 +107,12 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     label_col = m.headers.index("label")
     assert m.data(m.index(0, label_col)) == other
 
+    said = []
+    page.message.connect(said.append)
     out = page.save_labelled(tmp_path / "labelled.jsonl")
     rows = [json.loads(x) for x in out.read_text().splitlines()]
-    assert len(rows) == 30 and list(rows[0]) == ["text", "annotator", "label", "label_source"]
+    assert len(rows) == 30 and list(rows[0]) == ["text", "annotator", "label", "label_source", "p_neg", "p_pos"]
+    assert f"({page.state.reviewed()} reviewed)" in said[-1] and f"{page.state.reviewed()} reviewed" in page.info.text()
     assert [i for i, r in enumerate(rows) if r["label_source"] == "person"] == sorted([first, second])
     assert rows[first]["label"] == other
 
@@ -400,3 +417,28 @@ def test_reopening_a_file_whose_saved_review_has_more_rows_opens_it(qtbot, tmp_p
     qtbot.addWidget(page)
     page.open(path, summary)
     assert page.state.corrected() == 1 and "1 corrected</b>, 1 reviewed" in page.state.info(3)
+
+
+def test_probability_titles_are_whole_in_the_bold_a_selected_row_gives_them(qtbot, tmp_path):
+    """A selected row highlights every column title in bold: the class-named probability columns are as wide as
+    their bold titles ("positive", not "positi…")."""
+    from explorer.core.predict.writing import write_table
+    from explorer.ui.shell.layout_check import header_need
+
+    cols = ["text", "predicted_label", "p_negative", "p_positive", "margin", "error"]
+    rows = [{"text": f"a sentence about the film number {i}", "predicted_label": "positive", "p_negative": 0.25,
+             "p_positive": 0.75, "margin": 0.5, "error": ""} for i in range(5)]
+    path = write_table(tmp_path / "p.csv", cols, rows)
+    page = PredictionsView()
+    qtbot.addWidget(page)
+    page.resize(850, 600)
+    page.open(str(path), {"out": str(path), "kind": "classification", "label_names": ["negative", "positive"],
+                          "input_columns": ["text"], "text_columns": ["text"], "model": "m", "rows": 5})
+    page.show()
+    page.fit_text_columns()
+    header, m = page.view.horizontalHeader(), page.model
+    assert header.highlightSections()
+    for name in ("p_negative", "p_positive"):
+        c = m.headers.index(name)
+        title = str(m.headerData(c, Qt.Orientation.Horizontal))
+        assert page.view.columnWidth(c) >= header_need(header, c, title, bold=True), name

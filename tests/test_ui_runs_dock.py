@@ -417,3 +417,15 @@ def test_best_dev_is_whole_beside_long_run_names_at_1280x800(qtbot, tmp_path):
         assert best.data().endswith("% acc"), best.data()
         room = table.visualRect(best).width() - margin - table.fontMetrics().horizontalAdvance(best.data())
         assert room >= 0, (best.data(), room)
+
+
+def test_run_menu_entries_are_decided_without_qt():
+    """The run menu's entries, in order, for an empty selection: Qt-free (explorer.ui.runs.run_menu)."""
+    from explorer.ui.runs.run_menu import run_menu_entries
+    from explorer.ui.runs.selection import RunSelection
+
+    entries = run_menu_entries(RunSelection([]))
+    labels = [e.label if e is not None else "-" for e in entries]
+    assert labels[:3] == ["Rename…", "Delete…", "-"] and labels[-1] == "Export scalars to CSV…"
+    by_label = {e.label: e for e in entries if e is not None}
+    assert not by_label["Open folder"].enabled and not by_label["Predict on a file…"].enabled

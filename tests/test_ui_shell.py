@@ -288,6 +288,42 @@ def test_quit_dialog_names_the_remote_runs_followed_and_says_they_go_on(shell, m
     assert "The buttons act on the runs of this machine only" in seen["info"]
 
 
+def test_quit_with_only_remote_runs_followed_names_them_as_going_on(shell, monkeypatch):
+    """No run of this machine is active but a remote one is followed: quitting says so (it goes on on its host, it is
+    followed again at the next start) instead of closing without a word."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.ui.runs.state import RunState
+
+    remote = RunState(run_id="stance", path=shell.runs_dir / "stance", config={}, status="running")
+    remote.host = "gpubox"
+    shell.remote.states["stance"] = remote
+    seen = {}
+
+    def fake_exec(box):
+        seen["text"], seen["buttons"] = box.text(), [b.text().replace("&", "") for b in box.buttons()]
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    try:
+        assert not shell.close()            # no choice: the window stays
+    finally:
+        shell.remote.states.clear()
+    assert seen["text"] == ("1 remote run(s) followed (stance on gpubox): they go on on their host and are followed "
+                            "again at the next start.")
+    assert "Quit" in seen["buttons"] and "Cancel run and quit" not in seen["buttons"]
+
+
+def test_quit_plan_acts_on_the_runs_of_this_machine_only():
+    from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP, QuitPlan
+
+    plan = QuitPlan.of(["a", "b"], ["b"], [("r", "gpubox")])
+    assert plan.running == ["a"] and plan.queued == ["b"] and plan.asks
+    assert plan.stopped(STOP) == ["a"] and plan.stopped(LEAVE) == [] and plan.left_training(LEAVE) == ["a"]
+    assert plan.cancels_all(CANCEL) and not plan.cancels_all(LEAVE)
+    assert not QuitPlan.of([], [], []).asks and QuitPlan.of([], [], [("r", "h")]).asks
+
+
 def test_event_writer_keeps_logging_when_stdout_goes_away(tmp_path):
     from explorer.core.protocol.events import EventWriter, read_events
 

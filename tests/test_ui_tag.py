@@ -61,15 +61,10 @@ def test_tagging_checkpoint_is_recognised(tmp_path):
 
 
 def test_dev_view_scores_a_file_and_a_mistake_opens_on_the_tag_page(qtbot, tmp_path):
-    from helpers import write_tiny_conll
+    from helpers import tag_pages, tiny_tagger, write_tiny_conll
 
-    from explorer.ui.inspectors.tag_view import tag_tabs
-
-    (_, view), (_, dev) = tag_tabs()
-    qtbot.addWidget(view)
-    qtbot.addWidget(dev)
-    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
-    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view, dev = tag_pages(qtbot)
+    loaded = tiny_tagger()
     view.set_loaded(loaded)
     dev.path.setText(str(write_tiny_conll(tmp_path / "dev.txt")))
     dev.run()
@@ -97,15 +92,10 @@ def test_tag_page_and_its_wire_classes_import_without_torch():
 
 
 def test_dev_view_caps_the_sentences_and_reports_progress(qtbot, tmp_path):
-    from helpers import write_tiny_conll
+    from helpers import tag_pages, tiny_tagger, write_tiny_conll
 
-    from explorer.ui.inspectors.tag_view import tag_tabs
-
-    (_, view), (_, dev) = tag_tabs()
-    qtbot.addWidget(view)
-    qtbot.addWidget(dev)
-    loaded = tiny_loaded_model("token_classification", num_labels=5, seed=2)
-    loaded.model.config.id2label = dict(enumerate(["O", "B-LOC", "B-MISC", "I-MISC", "B-PER"]))
+    view, dev = tag_pages(qtbot)
+    loaded = tiny_tagger()
     view.set_loaded(loaded)
     reports = []
     dev._job.progress.connect(lambda done, total: reports.append((done, total)))

@@ -358,12 +358,13 @@ def test_a_worker_killed_between_its_log_and_stdout_loses_no_event(qtbot, tmp_pa
     assert [e["seq"] for e in on_disk] == [1, 2, 3, 4, 5]
 
 
-def test_the_event_seq_is_not_a_curve():
+def test_the_event_seq_and_the_budget_bookkeeping_are_not_curves():
     from explorer.ui.runs.state import RunState
 
     s = RunState.from_events("r", [{"event": "step", "run_id": "r", "time": 1.0, "seq": 7, "step": 1, "loss": 2.0,
-                                    "grad_norm_embeddings": 0.5}])
-    assert "loss" in s.series and "grad_norm_embeddings" in s.series and "seq" not in s.series
+                                    "grad_norm_embeddings": 0.5, "train_seconds": 3.0, "train_budget": 480.0}])
+    assert "loss" in s.series and "grad_norm_embeddings" in s.series
+    assert not {"seq", "train_seconds", "train_budget"} & set(s.series)
 
 
 def test_a_series_keeps_whether_its_steps_only_grow_and_how_many_values_are_not_finite():

@@ -50,3 +50,25 @@ def test_the_progress_line_says_the_training_the_wall_budget_leaves():
     state = RunState.from_events("r", events, alive=True)
     assert "0:50 of ~8:00 trained (10:00 budget)" in progress_text(state)
     assert state.eta() >= 480.0 - 50.0
+
+
+def test_a_budgeted_run_plans_its_evaluations_on_the_wall_budget():
+    """The evaluations of a time-budgeted run are planned on the steps that fit in (1 - eval_share) of its wall
+    budget, so that they take at most eval_share of it: planned on the steps the whole budget would allow, they
+    took their share of a run longer than the budget."""
+    from types import SimpleNamespace
+
+    from explorer.core.training.eval_budget import steps_for_plan
+    from explorer.core.training.eval_plan import plan_evaluations
+
+    run = SimpleNamespace(clock=SimpleNamespace(seconds=lambda: 60.0), progress=SimpleNamespace(step=30),
+                          config=SimpleNamespace(eval_share=0.2), wall=SimpleNamespace(total=600.0),
+                          steps_total=10_000, planned_steps=lambda: 270)
+    steps = steps_for_plan(run)
+    assert steps == 240                              # 30 steps a minute, 8 of the 10 minutes training
+    plan = plan_evaluations(steps=steps, windows_per_step=32, train_rate=30 * 32 / 60, eval_rate=100.0,
+                            dev_total=5000, wanted_every=20, share=0.2)
+    assert plan.train_seconds == pytest.approx(480.0)
+    assert plan.eval_seconds <= 0.2 * 600 + 1e-6     # the evaluations' share of the wall budget, not more
+    unbudgeted = SimpleNamespace(**{**vars(run), "wall": None})
+    assert steps_for_plan(unbudgeted) == 270

@@ -4,13 +4,13 @@ Usage::
 
     bert-explorer baseline runs/stance-01 [--best] [--resamples 10000] [--json]
 
-Fits TF-IDF + logistic regression (Ridge for a regression head) on the run's training rows, scores it and the
-run's checkpoint on the run's dev rows (its held-out split when it had no dev file) and prints the paired test
-of the fine-tune against the baseline (bootstrap intervals, McNemar's exact test; for a sentence-pair
-regression also the base encoder's cosine), and keeps them in the run folder (baseline_bag_of_words.json, which the
-Runs list and the capsule read). A figure that reads optimistic is marked with the reason
-(explorer/core/studies/run_baseline.py, explorer/core/metrics/optimism.py). Exit codes: 0 done, 2 unusable run
-or data.
+Fits TF-IDF + logistic regression (Ridge for a regression head, one per label for a multi-label head) on the
+run's training rows, scores it and the run's checkpoint on the run's dev rows (its held-out split when it had
+no dev file) and prints the paired test of the fine-tune against the baseline (bootstrap intervals, McNemar's
+exact test; for a sentence-pair regression also the base encoder's cosine), and keeps them in the run folder
+(baseline_bag_of_words.json, which the Runs list and the capsule read). A figure that reads optimistic is
+marked with the reason (explorer/core/studies/run_baseline.py, explorer/core/metrics/optimism.py). Exit codes:
+0 done, 2 unusable run or data.
 """
 
 from __future__ import annotations

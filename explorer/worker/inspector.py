@@ -36,9 +36,11 @@ from typing import BinaryIO, Callable
 
 from explorer.core.errors import Cancelled, UserError, user_message
 from explorer.core.priorities import INSPECT_NICE, inspect_niceness
+from explorer.core.threads import INSPECTOR
 from explorer.core.protocol.frames import (REPLY_CANCELLED, REPLY_DROPPED, REPLY_ERROR, REPLY_PROGRESS, REPLY_READY,
                                           REPLY_RESULT, WireError, pack, read_frame)
 from explorer.worker.inspector_ops import OPS, State
+from explorer.worker.threads import apply_thread_policy
 
 DEFAULT_NICE = INSPECT_NICE   # explorer.core.priorities
 
@@ -169,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the inspector child on stdin / stdout (binary); stderr keeps warnings and crash text."""
     lower_priority()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    apply_thread_policy(INSPECTOR)   # latency: only cores the load leaves free (explorer.core.threads)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr   # a stray print() in a library must never corrupt the frames
     Server(sys.stdin.buffer, out).serve()

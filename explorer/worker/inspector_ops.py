@@ -355,6 +355,38 @@ def op_curve_score(state: State, args: dict, progress, cancelled):
                          cancelled=cancelled).to_dict()
 
 
+def b_trained_on_a_dev_rows(source_a: str, source_b: str):
+    """The dev rows of run A that run B trained on (core.metrics.optimism.DevOverlap: texts matched after
+    normalising), from the runs the two checkpoints belong to, read as their training read them
+    (core.studies.run_baseline.run_rows); None when either run's rows cannot be read without guessing (a run that
+    held rows out but has lost its dev_split.csv)."""
+    from explorer.core.errors import UserError
+    from explorer.core.metrics.optimism import dev_overlap
+    from explorer.core.runs.layout import config_file, dev_split_file, run_dir_of
+    from explorer.core.specs.train_config import TrainConfig
+    from explorer.core.studies.run_baseline import run_rows
+
+    def rows(source: str):
+        run_dir = run_dir_of(Path(str(source)).expanduser())
+        if run_dir is None or not config_file(run_dir).is_file():
+            return None
+        config = TrainConfig.load(config_file(run_dir))
+        if not config.dev and not dev_split_file(run_dir).is_file() and config.resolved_dev_fraction() > 0:
+            return None
+        return run_rows(run_dir, config)
+
+    def texts(data):
+        return list(zip(data.texts_a, data.texts_b)) if data.texts_b is not None else list(data.texts_a)
+
+    try:
+        a, b = rows(source_a), rows(source_b)
+    except (OSError, UserError):
+        return None
+    if a is None or b is None:
+        return None
+    return dev_overlap(texts(b[0]), texts(a[1]))
+
+
 def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     """Checkpoints ``source_a`` and ``source_b`` (two classification runs' best) on the same dev rows: A's run
     dev file, or the training rows A's run held out (core.classify.dev_report.run_data_settings), each scored by
@@ -363,9 +395,10 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     of its config; F_avg over A's f1_classes). Progress (done, 3): A scored, B scored, compared. Returns
     {"lines": [str], "n", "accuracy": [A, B, low, high], "macro_f1": [A, B, low, high], "only_a", "only_b", "p",
     "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
-    own metric is another)}.
+    own metric is another), "b_trained_on_dev_rows" (how many of the dev rows B's run trained on, None when its rows
+    cannot be read; when > 0 the first line warns)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
-    from explorer.core.classify.compare import compare_classifiers
+    from explorer.core.classify.compare import compare_classifiers, trained_on_note
     from explorer.core.classify.dev_report import run_data_settings
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
@@ -405,7 +438,10 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
                               label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
-    return {"lines": cmp.lines(), "n": cmp.n, "source": cmp.source, "judged_by": cmp.judged_by,
+    leak = b_trained_on_a_dev_rows(source_a, source_b)
+    warning = [trained_on_note(str(args.get("name_b") or "B"), leak)] if leak is not None and leak.shared else []
+    return {"lines": warning + cmp.lines(), "n": cmp.n, "source": cmp.source, "judged_by": cmp.judged_by,
+            "b_trained_on_dev_rows": leak.shared if leak is not None else None,
             "accuracy": [cmp.accuracy.value_a, cmp.accuracy.value_b, cmp.accuracy.low, cmp.accuracy.high],
             "macro_f1": [cmp.macro_f1.value_a, cmp.macro_f1.value_b, cmp.macro_f1.low, cmp.macro_f1.high],
             "only_a": cmp.mcnemar.only_a, "only_b": cmp.mcnemar.only_b, "p": cmp.mcnemar.p, **judged}

@@ -42,6 +42,7 @@ from explorer.core.errors import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USE
                                   exits_on_user_error, user_message)
 from explorer.core.protocol.events import EVENTS_FILE, EventWriter, make_event, read_events
 from explorer.core.priorities import TRAIN_NICE, worker_niceness
+from explorer.core.threads import TRAINING
 from explorer.core.runs.layout import (CONFIG_FILE, PID_FILE, STOP_FILE, checkpoint_path, config_file, events_file,
                                        stop_file)
 from explorer.core.runs.naming import new_run_id
@@ -52,6 +53,7 @@ from explorer.core.specs.run_presets import load_preset, preset_names
 from explorer.core.models.window_settings import WindowSettingsError, check_source_settings
 from explorer.paths import default_runs_dir
 from explorer.worker.signals import GuardedWriter, SignalHandlers
+from explorer.worker.threads import apply_thread_policy
 
 EXIT_USAGE = EXIT_USER   # the exit codes of every command: explorer.core.errors
 NOT_FLAGS = ("config", "preset", "resume", "command", "_module", "_own_process")
@@ -395,6 +397,7 @@ def run(args: argparse.Namespace) -> int:
     UserError is raised (``exits_on_user_error``: ``error: ...`` on stderr, exit 2)."""
     if getattr(args, "_module", None) or getattr(args, "_own_process", False):
         lower_priority()   # a worker process of its own (the CLI); never a caller's process (tests, scripts)
+        apply_thread_policy(TRAINING)   # throughput: the cores the load leaves free (explorer.core.threads)
     _quiet_libraries()
     try:
         config, run_dir, resume = prepare_run(args)

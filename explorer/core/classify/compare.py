@@ -204,3 +204,14 @@ def compare_classifiers(labels, logits_a, logits_b, *, name_a: str = "A", name_b
                                             metric=metric, resamples=resamples, seed=seed)
     return ClassifierComparison(name_a, name_b, source, int(gold.size), acc, f1, mcnemar_exact(right_a, right_b),
                                 tuple(picked_by), judged, classes if metric == "f_avg" else ())
+
+
+def trained_on_note(name: str, overlap) -> str:
+    """The warning of a comparison whose second model trained on some of the dev rows it is judged on
+    (``overlap``: core.metrics.optimism.DevOverlap of its training rows against the dev rows): the paired tests
+    assume neither model saw the rows, so its advantage is optimistic. '' when it trained on none."""
+    if not overlap.shared:
+        return ""
+    return (f"Warning: {name} trained on {overlap.shared:,} of these {overlap.n_dev:,} dev rows (the same texts), so "
+            "its figures on them are optimistic and the comparison favours it; compare the two on rows neither "
+            "trained on (a dev file kept apart from both training files).")

@@ -561,6 +561,27 @@ def guess_columns(columns: list[str], pair: bool = False) -> ColumnGuess:
     return ColumnGuess(texts, label, ident)
 
 
+def text_columns_for(columns: list[str], trained=(), pair: bool = False) -> tuple[str, ...]:
+    """The text column(s) of a new file (``columns``: its header) for a model trained on the columns ``trained``
+    (the run's text_columns): those names, exactly or else ignoring case and outer spaces ("Sentence" for
+    "sentence"); else the usual names (:func:`guess_columns`, pairs first for a ``pair`` model, then the other
+    kind: a pair model's file with one text column reads that column; the launcher preview's rule). () when nothing
+    matches. Predict on a file (its dialog's ticks and the CLI) decides by it."""
+    trained = [str(t) for t in (trained or ())]
+    if trained:
+        if all(t in columns for t in trained):
+            return tuple(trained)
+        lower = {c.lower().strip(): c for c in reversed(columns)}
+        folded = [lower.get(t.lower().strip()) for t in trained]
+        if all(folded):
+            return tuple(folded)
+    for kind in (pair, not pair):
+        texts = guess_columns(columns, kind).text_columns
+        if texts:
+            return tuple(texts)
+    return ()
+
+
 GUESS_ROWS = 50         # rows of a table without a header whose values guess its columns
 TEXT_MIN_WORDS = 3      # a column whose values average this many words (and are not numbers) holds texts
 LABEL_MAX_DISTINCT = 20  # a class column has at most this many distinct values among the GUESS_ROWS
@@ -661,6 +682,12 @@ def preview_table(source: str | Path, *, n: int = 20, no_header: bool = False, e
     ``texts``: the fewest and most text columns the task reads, default 2 for ``pair`` else 1; ``score``: the
     label is a number, regression)."""
     table = read_table(source, no_header=no_header, encoding=encoding, max_rows=max(n, GUESS_ROWS))
+    return preview_of(table, n=n, pair=pair, texts=texts, score=score)
+
+
+def preview_of(table: Table, *, n: int = 20, pair: bool = False, texts: tuple[int, int] | None = None,
+               score: bool = False) -> TablePreview:
+    """:func:`preview_table` of a table already read (its first rows kept, GUESS_ROWS of them for the guess)."""
     rows = [[_cell(v) if not isinstance(v, (list, dict)) else json.dumps(v) for v in values]
             for _, values in table.rows]
     if table.has_header:

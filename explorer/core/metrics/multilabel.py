@@ -133,3 +133,32 @@ def multilabel_metrics(gold, logits, label_names: list[str], seed: int = 0) -> d
     else:
         out["thresholds"] = {name: DEFAULT_THRESHOLD for name in label_names}
     return out
+
+
+def row_counts(gold, predicted) -> np.ndarray:
+    """(n, 3) per row: true positives, false positives, false negatives of 0/1 matrices (n, K); their column
+    sums give micro F1 = 2 TP / (2 TP + FP + FN)."""
+    y, p = np.asarray(gold, dtype=bool), np.asarray(predicted, dtype=bool)
+    return np.stack([(y & p).sum(1), (~y & p).sum(1), (y & ~p).sum(1)], axis=1).astype(float)
+
+
+def micro_f1_of_counts(indices, counts: np.ndarray) -> float:
+    """Micro F1 of the rows ``indices`` of :func:`row_counts` (0 when there is no positive at all)."""
+    tp, fp, fn = counts[indices].sum(axis=0)
+    denom = 2 * tp + fp + fn
+    return float(2 * tp / denom) if denom else 0.0
+
+
+def paired_bootstrap_micro_f1(gold, predicted_a, predicted_b, *, resamples: int = 10_000, seed: int = 0,
+                              level: float = 0.95):
+    """Paired bootstrap of micro F1(B) - micro F1(A) (0..1) of two 0/1 prediction matrices (n, K) against gold
+    (n, K): rows resampled with replacement, the same rows for A and B (core.metrics.significance.
+    paired_bootstrap; its percentile interval). Raises ValueError for shapes that differ."""
+    from explorer.core.metrics.significance import paired_bootstrap
+
+    y = np.asarray(gold)
+    a, b = np.asarray(predicted_a), np.asarray(predicted_b)
+    if not (y.shape == a.shape == b.shape) or y.ndim != 2:
+        raise ValueError(f"micro F1 bootstrap: gold {y.shape}, A {a.shape} and B {b.shape} must all be (n, K)")
+    return paired_bootstrap(micro_f1_of_counts, row_counts(y, a), row_counts(y, b), metric="micro_f1",
+                            resamples=resamples, seed=seed, level=level)

@@ -43,6 +43,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from explorer.core.data.table import text_columns_for
 from explorer.core.errors import Cancelled, UserError
 from explorer.core.models.eval_mode import inference
 from explorer.core.predict.facts import CheckpointFacts, checkpoint_facts
@@ -51,9 +52,6 @@ from explorer.core.specs.tasks import find_task_facts
 from explorer.core.predict.reading import PredictDataError, Row, TableInfo, iter_rows, text_of
 from explorer.core.predict.writing import RowWriter, count_rows, finish, out_kind
 
-KNOWN_SINGLE = ("sentence", "text", "Tweet", "tweet", "review", "content", "sentence1")
-KNOWN_PAIRS = (("sentence1", "sentence2"), ("#1 String", "#2 String"), ("question1", "question2"),
-               ("premise", "hypothesis"), ("text_a", "text_b"), ("sentence_a", "sentence_b"))
 
 
 @dataclass
@@ -113,8 +111,9 @@ def _pick(columns: list[str], wanted) -> list[str]:
 
 def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=None) -> list[str]:
     """The input columns the model reads: explicit ``text_columns`` (names or 1-based positions), else the
-    run's ``text_columns``, else the usual names (sentence / text / Tweet ..., the GLUE pairs; SWAG's sent1,
-    sent2, ending0..3; QA's question, context: the head's ``prediction.text_columns``)."""
+    run's ``text_columns`` (in another case too: "Sentence" for "sentence"), else the usual names
+    (core.data.table.text_columns_for: sentence / text / Tweet ..., the GLUE pairs); SWAG's sent1, sent2,
+    ending0..3 and QA's question, context: the head's ``prediction.text_columns``."""
     cols = info.columns
     if text_columns:
         return _pick(cols, text_columns)
@@ -123,20 +122,13 @@ def resolve_text_columns(info: TableInfo, facts: CheckpointFacts, text_columns=N
     run_cols = facts.run_config.get("text_columns")
     if run_cols:
         try:
-            return _pick(cols, run_cols)
+            return _pick(cols, run_cols)   # names or the positions of a file without a header
         except PredictDataError:
             pass
     pair = bool(getattr(find_task_facts(str(facts.run_config.get("task") or "")), "pair", False))
-    if pair:
-        for a, b in KNOWN_PAIRS:
-            if a in cols and b in cols:
-                return [a, b]
-    for name in KNOWN_SINGLE:
-        if name in cols:
-            return [name]
-    for a, b in KNOWN_PAIRS:
-        if a in cols and b in cols:
-            return [a, b]
+    found = text_columns_for(cols, run_cols or (), pair)   # the run's names in another case, else the usual ones
+    if found:
+        return list(found)
     raise PredictDataError(f"{info.path}: which column holds the text? None of the usual names is there "
                            f"(columns: {', '.join(cols)}); pass --text-columns NAME (or two for pairs)")
 

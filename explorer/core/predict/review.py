@@ -114,6 +114,11 @@ class Review:
     def mark_reviewed(self, row: int, on: bool = True) -> None:
         (self.reviewed.add if on else self.reviewed.discard)(int(row))
 
+    def reviewed_in(self, n_rows: int) -> int:
+        """Rows among the file's first ``n_rows`` a person reviewed (corrected or confirmed): the count the
+        Predictions page shows and Save labelled file… reports."""
+        return sum(1 for i in self.reviewed if 0 <= i < n_rows)
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["labels"] = {str(k): v for k, v in sorted(self.labels.items())}
@@ -329,13 +334,17 @@ def annotator_agreement(table: PredictionTable, columns: list[str], predicted: l
 
 
 def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Path:
-    """Write the labelled file: the input columns, ``label`` (the person's where set, else the model's) and
+    """Write the labelled file: the input columns, ``label`` (the person's where set, else the model's),
     ``label_source``: "person" (a person set it), "model, reviewed" (the model's label, which a person looked
-    at and kept), "model", or "none" (no label: a row the model could not predict, e.g. an empty text).
-    Format by the suffix of ``out``. An input column named ``label`` (a gold column) is replaced by the new
-    one; the prediction columns are left out."""
+    at and kept), "model", or "none" (no label: a row the model could not predict, e.g. an empty text), and the
+    model's per-class columns (``p_<label>`` probabilities, one per class name; the head's
+    ``prediction.label_columns``). Format by the suffix of ``out``. An input column named ``label`` (a gold
+    column) is replaced by the new one; the other prediction columns are left out."""
     inputs = [c for c in (review.input_columns or table.columns) if c in table.columns and c != "label"]
-    cols = [table.column(c) for c in inputs]
+    head = review.head
+    per_class = [c for c in (head.prediction.label_columns(review.label_names) if head is not None else [])
+                 if c in table.columns and c not in inputs]
+    cols = [table.column(c) for c in inputs + per_class]
     labels = current_labels(table, review)
 
     def rows():
@@ -344,8 +353,9 @@ def save_labelled(table: PredictionTable, review: Review, out: str | Path) -> Pa
             r["label"] = labels[i]
             r["label_source"] = ("person" if i in review.labels else "none" if not str(labels[i]).strip()
                                  else "model, reviewed" if i in review.reviewed else "model")
+            r.update({c: cols[len(inputs) + k][i] for k, c in enumerate(per_class)})
             yield r
-    return write_table(out, inputs + ["label", "label_source"], rows())
+    return write_table(out, inputs + ["label", "label_source"] + per_class, rows())
 
 
 # run config keys a fine-tune on reviewed rows does not take from the run it corrects: its identity and

@@ -204,8 +204,8 @@ def encode_event(event: dict) -> str:
 
 # Fields that must be numbers (or null) and objects when present; a line breaking this is not an event.
 # step-event fields that say where and when, not what was measured: never drawn or exported as a scalar
-STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "seq", "step", "epoch", "elapsed", "train_seconds", "steps_total",
-                       "eval_every")
+STEP_CONTEXT_FIELDS = ("event", "run_id", "time", "seq", "step", "epoch", "elapsed", "train_seconds", "train_budget",
+                       "steps_total", "eval_every")
 NUMBER_FIELDS = ("time", "seq", "step", "epoch", "loss", "lr", "grad_norm", "samples_per_second", "elapsed", "seconds",
                  "steps_total")
 OBJECT_FIELDS = ("config", "metrics")

@@ -11,6 +11,7 @@ copied), and fetches again once the run saved a newer checkpoint there.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import shutil
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ def local_path_of(run: RemoteRun, remote_path: str) -> Path | None:
 
 
 MANIFEST_SUFFIX = ".fetched.json"   # <copy>.fetched.json beside a complete local copy: the host's listing
+# the run folder's files the inspectors and Compare read beside a checkpoint: the training rows a run without a
+# dev file held out (without it, Compare said the run "held no training rows out")
+RUN_FILES = ("dev_split.csv",)
 
 
 def _manifest(target: Path) -> Path:
@@ -86,8 +90,29 @@ def fetch_checkpoint(run: RemoteRun, remote_path: str, progress: Callable[[int, 
     listing = _listing(run, remote_path)
     total = sum(int(entry[1]) for entry in listing)
     if _copy_is_current(target, listing):
+        fetch_run_files(run)
         return Fetched(path=target, reused=True, bytes=total)
-    return Fetched(path=_fetch(run, remote_path, target, listing, progress, cancelled), reused=False, bytes=total)
+    path = _fetch(run, remote_path, target, listing, progress, cancelled)
+    fetch_run_files(run)
+    return Fetched(path=path, reused=False, bytes=total)
+
+
+def fetch_run_files(run: RemoteRun) -> list[Path]:
+    """Copy the run folder's RUN_FILES the mirror lacks from the host (a run with a dev file has no
+    dev_split.csv: nothing is copied for it). Returns the files copied; a copy that fails leaves nothing behind."""
+    copied = []
+    for name in RUN_FILES:
+        local = Path(run.local_dir) / name
+        if local.is_file():
+            continue
+        part = local.with_name(name + ".part")
+        try:
+            ssh.copy_from(run.host, posixpath.join(run.remote_dir, name), part, timeout=120.0)
+            os.replace(part, local)
+            copied.append(local)
+        except (RemoteHostError, OSError):
+            part.unlink(missing_ok=True)
+    return copied
 
 
 def fetch_folder(run: RemoteRun, remote_path: str, progress: Callable[[int, int], None] | None = None,

@@ -158,10 +158,24 @@ def run_checked(host: Host, command: list[str] | str, *, stdin: bytes | None = N
     return res.stdout
 
 
+# what scp says when the host's sshd offers no SFTP subsystem (scp >= 9 copies over SFTP by default)
+NO_SFTP = ("subsystem request failed", "connection closed", "sftp-server: not found", "sftp-server: no such file")
+
+
 def _scp(host: Host, argv: list[str], what: str, timeout: float, watch: Callable[[], None] | None = None,
          cancelled: Callable[[], bool] | None = None) -> None:
     """Run scp; ``watch()`` every WATCH_SECONDS while it copies, ``cancelled()`` likewise (True: scp is
-    stopped and Cancelled raised)."""
+    stopped and Cancelled raised). A host without SFTP (an sshd with no sftp-server, which ``ssh`` itself reaches
+    fine) gets one more try with the legacy SCP protocol (``scp -O``)."""
+    returncode, stderr = _scp_once(host, argv, what, timeout, watch, cancelled)
+    if returncode != 0 and "-O" not in argv and any(s in stderr.lower() for s in NO_SFTP):
+        returncode, stderr = _scp_once(host, [argv[0], "-O", *argv[1:]], what, timeout, watch, cancelled)
+    if returncode != 0:
+        raise RemoteHostError(explain(host, stderr, returncode))
+
+
+def _scp_once(host: Host, argv: list[str], what: str, timeout: float, watch: Callable[[], None] | None,
+              cancelled: Callable[[], bool] | None) -> tuple[int, str]:
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     except FileNotFoundError:
@@ -186,8 +200,7 @@ def _scp(host: Host, argv: list[str], what: str, timeout: float, watch: Callable
     stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr is not None else ""
     if proc.stderr is not None:
         proc.stderr.close()
-    if proc.returncode != 0:
-        raise RemoteHostError(explain(host, stderr, proc.returncode))
+    return proc.returncode, stderr
 
 
 def copy_from(host: Host, remote: str, local: str | Path, timeout: float = 3600.0,

@@ -42,11 +42,21 @@ def _generic_data_name(name: str) -> bool:
     return all(w in GENERIC_DATA_WORDS for w in words)
 
 
+# a folder tempfile.mkdtemp made ("tmpab12cd_x"): its name says nothing of the data, so a run is not named after it
+_TEMP_FOLDER = re.compile(r"tmp[a-z0-9_]{6,10}")
+
+
+def _temp_folder_name(name: str) -> bool:
+    """Whether ``name`` looks like a folder tempfile.mkdtemp made ("tmp" and 6-10 random lower-case characters)."""
+    return bool(_TEMP_FOLDER.fullmatch(name))
+
+
 def data_short_name(data: str) -> str:
     """The data part of a run id and of a run's automatic name: a file's stem ('…/mrpc_train.tsv' ->
     'mrpc_train'), or its folder's name when the stem says nothing of the data ('…/glue_sst2/train.tsv' ->
     'glue_sst2', '…/stance_semeval2016/train.txt' -> 'stance_semeval2016': two runs on files called train.*
-    differ), a hub id's last part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
+    differ; a temporary folder's random name, '/tmp/tmpab12cd/train.csv', is not used: 'train'), a hub id's last
+    part and config ('nyu-mll/glue::sst2' -> 'glue-sst2'); "" when no data."""
     data = (data or "").strip().rstrip("/")
     if not data:
         return ""
@@ -57,7 +67,7 @@ def data_short_name(data: str) -> str:
     stem = stem[:-len(".jsonl")] if stem.endswith((".jsonl", ".json", ".tsv", ".csv")) else stem   # x.jsonl.gz
     if not config and _generic_data_name(stem):
         folder = next((p.name for p in path.parents if p.name and not _generic_data_name(p.name)), "")
-        stem = folder or stem
+        stem = folder if folder and not _temp_folder_name(folder) else stem
     return f"{stem}-{config}" if config else stem
 
 

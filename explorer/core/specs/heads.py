@@ -125,6 +125,10 @@ class PredictionSpec:
                 out.append(column)
         return out + ["error"]
 
+    def label_columns(self, label_names: list[str] | tuple[str, ...] = ()) -> list[str]:
+        """The columns holding one value per class (a classifier's ``p_<label>`` probabilities), in id order."""
+        return [column.format(label=name) for column in self.columns if "{label}" in column for name in label_names]
+
 
 @dataclass(frozen=True, kw_only=True)
 class HeadSpec:

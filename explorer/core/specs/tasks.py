@@ -264,6 +264,13 @@ def head_of_task(name: str | None) -> HeadSpec | None:
     return facts.head if facts is not None else None
 
 
+def task_dev_split(name: str | None) -> str:
+    """How a run of task ``name`` without a dev file holds training rows out as dev ("stratified", "random"); ""
+    when it holds none out (the task's ``dev_split``; an unknown name holds none out)."""
+    facts = _TABLE.get(str(name or ""))
+    return facts.dev_split if facts is not None else ""
+
+
 def get_task_facts(name: str) -> TaskFacts:
     """The facts of task ``name``.
 
@@ -302,8 +309,7 @@ def no_dev_file_note(task: str, dev_fraction: float, seed: int, n_rows: int = 0)
     ``n_rows``: the training rows the run reads (after its Train cap), 0 when not known yet. Only the tasks
     whose row has a ``dev_split`` hold rows out; for the others, and for a fraction of 0, the run is never
     evaluated, and the sentence says so and why."""
-    facts = _TABLE.get(task)
-    how = facts.dev_split if facts else ""
+    how = task_dev_split(task)
     if not how:
         return ("No dev file: the run will not be evaluated (this task holds out no dev split: give a dev file for "
                 "a dev curve and a best checkpoint).")

@@ -247,7 +247,8 @@ class TrainConfig:
         explain=(
         'Evaluate on the first N dev examples only (0 = all), so evaluations during training stay quick. '
         'The final figures should be computed on the full dev set.'))
-    eval_share: float = setting(0.2, "the largest share of the run's wall time dev evaluations may take: from the "
+    eval_share: float = setting(0.15, "the largest share of the run's wall time dev evaluations (with their metrics "
+                                "and the checkpoint saves after them) may take: from the "
                                 "measured training and evaluation rates the run evaluates on a stratified dev sample "
                                 "(the same rows each time; the whole dev set at the end) and, if that is not enough, "
                                 "less often than eval_every (core/training/eval_plan.py); 0 = off: every evaluation "

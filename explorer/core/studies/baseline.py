@@ -2,12 +2,15 @@
 
 :func:`baseline_outputs` fits core.metrics.bag_of_words on the training rows a run (or a learning curve's
 member) trained on and scores the dev rows it was scored on: (n, K) log probabilities for a single-label head,
-(n,) scores for a regression head (the head spec's ``bag_of_words`` names the estimator). :func:`versus_model`
+(n,) scores for a regression head, (n, K) label probabilities for a multi-label head (the head spec's
+``bag_of_words`` names the estimator). :func:`versus_model`
 says whether the fine-tune beats it: for classes, core.classify.compare.compare_classifiers (the paired
 bootstrap of accuracy, macro F1 and the judged metric, McNemar's exact test), the baseline as A and the model as
 B, exactly as Compare does for two runs; for scores, the paired bootstrap of the mean squared error
 (core.metrics.significance.paired_bootstrap_mean of each row's negated squared error) and both Pearson r with
-their intervals (core.metrics.intervals).
+their intervals (core.metrics.intervals); for label sets, both thresholded at 0.5 (no threshold tuned on the dev
+rows for either), micro F1 with the paired bootstrap of its difference, macro F1, and the share of rows whose
+whole label set is right with McNemar's exact test on those rows.
 
 The model's dev outputs come from predict's file of the dev rows (``p_<class>`` columns, or ``predicted_score``),
 which core/studies/run_baseline.py and core/studies/curve_results.py write with the run's checkpoints/last.
@@ -39,14 +42,20 @@ def load_rows(path: str, config, *, regression: bool, pair: bool, class_names=No
 
 def baseline_outputs(train, dev, head: HeadSpec, num_classes: int | None = None, seed: int = 0) -> np.ndarray:
     """The baseline's outputs on ``dev`` after fitting on ``train`` (ClassificationData each): (n, K) log
-    probabilities (softmax heads) or (n,) scores (score heads). Raises ValueError for a head without a
+    probabilities (softmax heads), (n,) scores (score heads) or (n, K) label probabilities (sigmoid heads, whose
+    rows hold label-id lists; K = ``num_classes``). Raises ValueError for a head without a
     baseline (``head.bag_of_words`` empty) and fit_bag_of_words' errors."""
     from explorer.core.metrics.bag_of_words import fit_bag_of_words
 
     if not head.bag_of_words:
         raise ValueError(f"no bag-of-words baseline for {head.words} models")
-    model = fit_bag_of_words(train.texts_a, train.labels, train.texts_b, estimator=head.bag_of_words, seed=seed)
-    if head.scores is Scores.SCORE:
+    labels = train.labels
+    if head.scores is Scores.SIGMOID:
+        from explorer.core.data.scores_and_label_sets import multi_hot
+
+        labels = multi_hot(train.labels, num_classes or train.num_labels)
+    model = fit_bag_of_words(train.texts_a, labels, train.texts_b, estimator=head.bag_of_words, seed=seed)
+    if head.scores in (Scores.SCORE, Scores.SIGMOID):
         return np.asarray(model.scores(dev.texts_a, dev.texts_b), dtype=float)
     return model.log_probabilities(dev.texts_a, dev.texts_b, num_classes=num_classes)
 
@@ -82,12 +91,15 @@ def versus_model(gold, baseline, model, head: HeadSpec, *, class_names=(), f1_cl
                  resamples: int = 10_000, seed: int = 0, name_model: str = "fine-tuned",
                  source: str = "") -> BaselineVerdict:
     """Whether the fine-tune beats the baseline on the same rows (see the module docstring). ``gold``: (n,)
-    class ids or scores; ``baseline``, ``model``: the outputs of :func:`baseline_outputs` and
-    :func:`model_outputs`; ``metric``: the metric the run is judged by (its metric_for_best); ``source``: the file
-    the dev rows come from, named in the last line."""
+    class ids or scores, or (n, K) 0/1 label sets; ``baseline``, ``model``: the outputs of :func:`baseline_outputs`
+    and :func:`model_outputs` (for label sets, the model's (n, K) logits); ``metric``: the metric the run is
+    judged by (its metric_for_best); ``source``: the file the dev rows come from, named in the last line."""
     if head.scores is Scores.SCORE:
         return _scores_verdict(np.asarray(gold, dtype=float), np.asarray(baseline, dtype=float),
                                np.asarray(model, dtype=float), resamples, seed, name_model)
+    if head.scores is Scores.SIGMOID:
+        return _label_sets_verdict(np.asarray(gold), np.asarray(baseline, dtype=float), np.asarray(model, dtype=float),
+                                   resamples, seed, name_model)
     from explorer.core.classify.compare import compare_classifiers
 
     cmp = compare_classifiers(gold, baseline, model, name_a="bag-of-words", name_b=name_model, source=source,
@@ -129,3 +141,29 @@ def _scores_verdict(gold, base, model, resamples, seed, name_model) -> BaselineV
     return BaselineVerdict(n=int(ok.sum()), lines=lines, figures={
         "baseline": {"pearson": ra.value, "mse": -boot.value_a}, "model": {"pearson": rb.value, "mse": -boot.value_b}},
         difference=_difference(boot))
+
+
+LABEL_SET_THRESHOLD = 0.5   # both sides' probability threshold per label in the label-set comparison
+
+
+def _label_sets_verdict(gold, base_probabilities, model_logits, resamples, seed, name_model) -> BaselineVerdict:
+    from explorer.core.metrics.multilabel import multilabel_scores, paired_bootstrap_micro_f1, predict, sigmoid
+    from explorer.core.metrics.significance import difference_in_words, fmt_p, mcnemar_exact
+
+    y = np.asarray(gold, dtype=np.int64)
+    a = predict(base_probabilities, LABEL_SET_THRESHOLD)
+    b = predict(sigmoid(model_logits), LABEL_SET_THRESHOLD)
+    sa, sb = multilabel_scores(y, a), multilabel_scores(y, b)
+    boot = paired_bootstrap_micro_f1(y, a, b, resamples=resamples, seed=seed)
+    exact = mcnemar_exact((a == y).all(axis=1), (b == y).all(axis=1))
+    lines = [f"micro F1: bag-of-words {100 * sa['micro_f1']:.1f}%, {name_model} {100 * sb['micro_f1']:.1f}%; "
+             + difference_in_words(boot, label="micro F1", name_a="bag-of-words", name_b=name_model),
+             f"macro F1: bag-of-words {100 * sa['macro_f1']:.1f}%, {name_model} {100 * sb['macro_f1']:.1f}%; rows with "
+             f"the whole label set right: {100 * sa['subset_accuracy']:.1f}% and {100 * sb['subset_accuracy']:.1f}%, "
+             f"McNemar's exact test on them {fmt_p(exact.p)}",
+             f"(every label at probability {LABEL_SET_THRESHOLD:g} on both sides: no threshold tuned on these "
+             f"{len(y)} rows; 95% paired bootstrap of the rows)"]
+    keep = ("micro_f1", "macro_f1", "subset_accuracy")
+    return BaselineVerdict(n=len(y), lines=lines, figures={"baseline": {k: sa[k] for k in keep},
+                                                           "model": {k: sb[k] for k in keep}},
+                           difference=_difference(boot, exact.p))

@@ -104,14 +104,15 @@ def read_run_baseline(run_dir: str | Path) -> dict | None:
 
 def baseline_problem(task: str) -> str:
     """Why a run of ``task`` has no bag-of-words comparison (a sentence), or "" when it can have one: single-label
-    classification and regression runs of a table."""
+    and multi-label classification and regression runs of a table."""
     from explorer.core.specs.tasks import find_task_facts
 
     facts = find_task_facts(task)
     head = facts.head if facts is not None else None
-    if head is None or not head.bag_of_words or facts.data_kind != "table" or head.scores not in (Scores.SOFTMAX,
-                                                                                                Scores.SCORE):
-        return f"`baseline` compares single-label classification and regression runs of a table, not task {task}"
+    if head is None or not head.bag_of_words or facts.data_kind != "table" or head.scores not in (
+            Scores.SOFTMAX, Scores.SCORE, Scores.SIGMOID):
+        return (f"`baseline` compares single-label and multi-label classification and regression runs of a table, "
+                f"not task {task}")
     return ""
 
 
@@ -166,7 +167,7 @@ def run_baseline(run_dir: str | Path, *, checkpoint: str = "last", resamples: in
         cosine = _encoder_cosine(config, dev, gold, model, resamples)
     texts = (lambda d: list(zip(d.texts_a, d.texts_b)) if d.texts_b is not None else list(d.texts_a))  # noqa: E731
     chosen = (f"the checkpoint (checkpoints/best, picked by {metric})",) if checkpoint == "best" else ()
-    support = None if train.regression else {n: int((np.asarray(gold) == k).sum()) for k, n in enumerate(names)}
+    support = None if train.regression else {n: int(_examples_of(gold, k)) for k, n in enumerate(names)}
     marks = figure_marks(chosen_on_rows=chosen, class_support=support, overlap=dev_overlap(texts(train), texts(dev)))
     return RunBaselineReport(run_id=run_dir.name, checkpoint=checkpoint, n_train=len(train), n_dev=len(dev),
                              verdict=verdict, encoder_cosine=cosine, marks=marks)
@@ -191,7 +192,17 @@ def _checkpoint_outputs(ckpt: Path, config, dev, head, batch_size: int) -> tuple
     logits = np.concatenate(chunks)
     if head.scores is Scores.SCORE:
         return np.asarray(dev.labels, dtype=float), np.asarray(logits, dtype=float)[:, 0]
+    if head.scores is Scores.SIGMOID:
+        from explorer.core.data.scores_and_label_sets import multi_hot
+
+        return multi_hot(dev.labels, logits.shape[1]).astype(np.int64), np.asarray(logits, dtype=float)
     return np.asarray(dev.labels, dtype=np.int64), np.asarray(logits, dtype=float)
+
+
+def _examples_of(gold: np.ndarray, k: int) -> int:
+    """Dev rows of class k: (n,) class ids equal to k, or (n, K) label sets holding label k."""
+    g = np.asarray(gold)
+    return int(g[:, k].sum()) if g.ndim == 2 else int((g == k).sum())
 
 
 def _encoder_cosine(config, dev, gold, model, resamples: int) -> dict:

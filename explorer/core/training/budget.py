@@ -63,9 +63,21 @@ def seconds_ahead(*, steps: int, step: int, last_eval_step: int, every: int, row
                   eval_rate: float, save_seconds: float = 0.0) -> float:
     """Seconds a run still expects outside its training steps: the evaluations still to come on ``rows`` dev
     rows (one every ``every`` steps after ``last_eval_step``, below ``steps``; the loop's cadence), the final
-    one on all ``dev_total`` rows, each at ``eval_rate`` rows/s and followed by a save of ``save_seconds``.
+    one on all ``dev_total`` rows, each at ``eval_rate`` rows/s and costing ``save_seconds`` besides (its metrics
+    and the checkpoint saves after it: eval_schedule.EvalSchedule.overhead).
     0 without a measured rate (nothing to plan with yet: no dev data, or before the first evaluation)."""
     if eval_rate <= 0:
         return save_seconds
     between = max(0, (steps - 1 - last_eval_step) // every) if every > 0 and steps > step else 0
     return between * (rows / eval_rate + save_seconds) + dev_total / eval_rate + save_seconds
+
+
+def no_time_to_train(budget_seconds: float, spent_outside: float, ahead: float, dev_total: int) -> str:
+    """The message of a time budget that leaves no training seconds once the evaluations are paid for: which
+    setting, what took the time, and what to change (a run that trained nothing and reported "finished" opened
+    its untrained head as its best checkpoint)."""
+    rows = f" on all {dev_total:,} dev rows" if dev_total else ""
+    return (f"time_budget_minutes: the {budget_seconds / 60:g}-minute budget leaves no time to train: the run spent "
+            f"{spent_outside:.0f} s before its first step (the evaluation before training included) and expects "
+            f"{ahead:.0f} s for the final evaluation{rows} at the rate it measured. Raise the time budget, or "
+            "evaluate fewer rows (Dev cap, Dev fraction); a busy machine makes both take longer.")

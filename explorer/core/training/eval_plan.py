@@ -1,6 +1,7 @@
 """How often a run evaluates and on how many dev rows, so that evaluations take at most a share of its wall time.
 
-A run's dev evaluations cost ``rows / eval_rate`` seconds each; its training costs ``steps x windows per step /
+A run's dev evaluations cost ``rows / eval_rate`` seconds each, plus what each one costs whatever its rows (the
+metrics, the checkpoint saves after it: ``overhead``); its training costs ``steps x windows per step /
 train_rate``. With a large dev set evaluated often (2,478 rows every 43 steps of batch 16), evaluations took most
 of the wall time and a "5-minute" run needed 18. :func:`plan_evaluations` picks, from the measured rates:
 
@@ -21,7 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_SHARE = 0.2
+# evaluations with their metrics and saves take at most this share, so a time-budgeted run trains at least about
+# 8 of every 10 minutes once the set-up and the final evaluation are paid for
+DEFAULT_SHARE = 0.15
 # fewer rows than this make a dev metric too noisy to pick a checkpoint by: at accuracy 0.85 the 95% interval
 # of 200 rows is about +-5 points
 MIN_SAMPLE_ROWS = 200
@@ -62,8 +65,10 @@ class EvalPlan:
         evaluations: evaluations on ``dev_rows`` (the one before training included; the final one not).
         train_seconds / eval_seconds: expected seconds of training and of all evaluations (final included).
         train_rate: measured training windows/s; eval_rate: measured dev rows/s.
+        overhead: measured seconds each evaluation costs besides its rows' forward (metrics, checkpoint saves).
         share: the largest share of the wall time evaluations were to take.
-        full_dev: every evaluation was asked to score the whole dev set.
+        full_dev: every evaluation scores the whole dev set; ``full_dev_why`` says why (asked, or rows that are
+            not one example each cannot be sampled).
     """
 
     steps: int
@@ -78,6 +83,8 @@ class EvalPlan:
     eval_rate: float
     share: float
     full_dev: bool = False
+    overhead: float = 0.0
+    full_dev_why: str = "as asked"
 
     @property
     def sampled(self) -> bool:
@@ -112,7 +119,7 @@ class EvalPlan:
                if self.eval_fraction <= self.share + 1e-9 else
                f"evaluations still take about {self.eval_fraction:.0%} of the run, over the {self.share:.0%} wanted: "
                "the final evaluation on the whole dev set alone is that long")
-        asked = "; the whole dev set each time, as asked" if self.full_dev else ""
+        asked = f"; the whole dev set each time, {self.full_dev_why}" if self.full_dev else ""
         return (f"Evaluate {when} on {self.rows_text()}{asked}, {why}. Whole run about "
                 f"{clock_text(self.total_seconds)}: training {clock_text(self.train_seconds)}, "
                 f"{self.evaluations + 1} evaluations {clock_text(self.eval_seconds)} (measured "
@@ -128,7 +135,7 @@ class EvalPlan:
 def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, eval_rate: float, dev_total: int,
                      wanted_every: int, share: float = DEFAULT_SHARE, full_dev: bool = False,
                      min_rows: int = MIN_SAMPLE_ROWS, start_evaluation: bool = True,
-                     fixed_rows: int = 0) -> EvalPlan:
+                     fixed_rows: int = 0, overhead: float = 0.0, full_dev_why: str = "as asked") -> EvalPlan:
     """The cadence and the dev rows per evaluation that keep evaluations within ``share`` of the wall time.
 
     Args:
@@ -139,11 +146,15 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         dev_total: rows of the whole dev set (> 0).
         wanted_every: the cadence asked for; 0 = before training and at the end only.
         share: the largest share of training + evaluating that evaluations may take, in (0, 1).
-        full_dev: every evaluation scores the whole dev set (only the cadence adapts).
+        full_dev: every evaluation scores the whole dev set (only the cadence adapts); ``full_dev_why``: why, said in
+            the plan ("as asked", or why the rows cannot be sampled).
         min_rows: the smallest sample worth evaluating on (capped at dev_total).
         start_evaluation: the run evaluates before its first step (a resumed run does not).
         fixed_rows: > 0: the rows per evaluation are already chosen (a run re-planning with the rates its
             evaluations measured keeps the same sample); only the cadence adapts.
+        overhead: seconds each evaluation costs besides its rows' forward (>= 0): computing the metrics and the
+            checkpoint saves that follow it. Without it a run whose saves take as long as its evaluations spent
+            twice the planned share outside training.
 
     Raises:
         ValueError: a rate or dev_total <= 0, or share outside (0, 1).
@@ -154,25 +165,28 @@ def plan_evaluations(*, steps: int, windows_per_step: float, train_rate: float, 
         raise ValueError(f"share must be in (0, 1), got {share}")
     train_seconds = max(0, steps) * windows_per_step / train_rate
     allowed = share / (1 - share) * train_seconds     # evaluations <= share x (training + evaluations)
-    final = dev_total / eval_rate
+    overhead = max(0.0, float(overhead))
+    final = dev_total / eval_rate + overhead
     start = 1 if start_evaluation else 0
 
     def plan(every: int, rows: int) -> EvalPlan:
         count = evaluations_between(steps, every) + start
         return EvalPlan(steps=steps, eval_every=every, wanted_every=wanted_every, dev_rows=rows, dev_total=dev_total,
-                        evaluations=count, train_seconds=train_seconds, eval_seconds=count * rows / eval_rate + final,
-                        train_rate=train_rate, eval_rate=eval_rate, share=share, full_dev=full_dev)
+                        evaluations=count, train_seconds=train_seconds,
+                        eval_seconds=count * (rows / eval_rate + overhead) + final, train_rate=train_rate,
+                        eval_rate=eval_rate, share=share, full_dev=full_dev, overhead=overhead,
+                        full_dev_why=full_dev_why)
 
     left = allowed - final                              # seconds for the evaluations before the final one
     floor_rows = dev_total if full_dev else min(fixed_rows or min_rows, dev_total)
     wanted_count = evaluations_between(steps, wanted_every) + start
     if not full_dev and not fixed_rows and wanted_count:
-        rows = int(left * eval_rate / wanted_count) if left > 0 else 0
+        rows = int((left / wanted_count - overhead) * eval_rate) if left > 0 else 0
         if rows >= floor_rows:
             return plan(wanted_every, min(rows, dev_total))
     elif not wanted_count:
         return plan(wanted_every, floor_rows if full_dev or fixed_rows else dev_total)
-    per_eval = floor_rows / eval_rate
+    per_eval = floor_rows / eval_rate + overhead
     fits = int(math.floor(left / per_eval + 1e-9)) - start if left > 0 else 0
     if fits >= evaluations_between(steps, wanted_every):
         return plan(wanted_every, floor_rows)

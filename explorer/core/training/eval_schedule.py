@@ -50,6 +50,7 @@ class EvalSchedule:
         self.last_eval_step = 0
         self.eval_rows = 0           # rows scored by the evaluations timed so far
         self.eval_seconds = 0.0
+        self.overhead = 0.0          # the last evaluation's seconds besides its rows' forward, its saves included
         probe = min(dev_total, MIN_SAMPLE_ROWS)
         self.rows = dev_total if (self.full_dev or not self.active) else probe
 
@@ -78,11 +79,14 @@ class EvalSchedule:
         return ((train_seconds >= PLAN_AFTER_SECONDS and step >= PLAN_AFTER_STEPS) or step >= PLAN_BY_STEP
                 or (every > 0 and step + 1 >= every))
 
-    def timed(self, rows: int, seconds: float) -> None:
-        """An evaluation of ``rows`` rows took ``seconds`` (the cost the plan uses)."""
+    def timed(self, rows: int, seconds: float, overhead: float | None = None) -> None:
+        """An evaluation's forward of ``rows`` rows took ``seconds`` (the rate the plan uses); ``overhead``: what
+        it cost besides (metrics, checkpoint saves; eval_plan.plan_evaluations), kept as the latest measure."""
         if rows > 0 and seconds > 0:
             self.eval_rows += rows
             self.eval_seconds += seconds
+        if overhead is not None:
+            self.overhead = max(0.0, overhead)
 
     @property
     def eval_rate(self) -> float:
@@ -97,7 +101,9 @@ class EvalSchedule:
                                      eval_rate=self.eval_rate, dev_total=self.dev_total,
                                      wanted_every=self.config.eval_every, share=self.config.eval_share,
                                      full_dev=self.full_dev, start_evaluation=self.start_evaluation,
-                                     fixed_rows=self.rows if self.plan is not None else 0)
+                                     fixed_rows=self.rows if self.plan is not None else 0, overhead=self.overhead,
+                                     full_dev_why="as asked" if self.config.full_dev_evals else
+                                     "as a dev set of QA windows, tagged sentences or choices cannot be sampled")
         self.rows = self.plan.dev_rows
         return self.plan
 

@@ -32,10 +32,11 @@ from pathlib import Path
 
 import torch
 
-from explorer.core.errors import Cancelled, NonFiniteLoss, as_out_of_memory
+from explorer.core.errors import Cancelled, ConfigError, NonFiniteLoss, as_out_of_memory
 from explorer.core.metrics.regression import UNDEFINED, undefined_note
-from explorer.core.training.budget import seconds_ahead
+from explorer.core.training.budget import no_time_to_train
 from explorer.core.training.checkpoints import checkpoint_bytes, set_rng_state
+from explorer.core.training.eval_budget import expect_ahead, plan_evaluations_now
 from explorer.core.specs.train_config import TrainConfig
 from explorer.core.training.evaluation import EvaluationStopped, evaluate
 from explorer.core.training.keeper import CheckpointKeeper
@@ -81,6 +82,9 @@ def train(config: TrainConfig, run_dir: str | Path, writer, control: Control | N
             except EvaluationStopped:   # stopped before the first step: the final evaluation follows
                 pass
         expect_ahead(run)
+        if run.wall is not None and not resume and run.wall.training_seconds() <= 0:
+            raise ConfigError(no_time_to_train(run.wall.total, run.wall.spent_outside(), run.wall.ahead,
+                                               run.schedule.dev_total if run.schedule is not None else 0))
         # -- train -----------------------------------------------------------------------------
         stopped = run_epochs(run, keeper)
         # -- finish: the whole dev set, unless the evaluation a stop arrived in already scored it ----------
@@ -175,8 +179,9 @@ def evaluate_now(run: TrainingRun, *, final: bool = False) -> tuple[dict, dict] 
                    sample_rows=schedule.rows if final and schedule.sampled else 0,
                    on_rows=EvaluationProgress(run.writer, step=run.progress.step, final=final, rows_total=len(feats),
                                               dev_total=len(run.dev_feats)))
-    if not final:
-        schedule.timed(len(feats), len(feats) / res["rows_per_second"])
+    if not final:   # the first evaluation's cost besides its forward is one-off (first batches, caches): not kept
+        forward = len(feats) / res["rows_per_second"]
+        schedule.timed(len(feats), forward, overhead=res["seconds"] - forward if schedule.eval_rows else None)
     step = run.progress.step
     fields = {"step": step, "epoch": step / run.plan["steps_per_epoch"], "metrics": res["metrics"],
               "seconds": res["seconds"], "dev_rows": len(feats), "dev_total": len(run.dev_feats),
@@ -226,36 +231,6 @@ def sample_features(run: TrainingRun):
     if run.sample_loader is None or run.sample_loader[0] != rows:
         run.sample_loader = (rows, eval_loader(run.accelerator, feats, run.config.batch_size))
     return feats
-
-
-def plan_evaluations_now(run: TrainingRun) -> None:
-    """Plan (or re-plan) the evaluations from the training and evaluation rates measured so far
-    (eval_schedule); the first plan goes to the run's log, with what it chose and why."""
-    schedule, seconds = run.schedule, run.clock.seconds()
-    if schedule is None or seconds <= 0 or run.progress.step <= 0:
-        return
-    first = schedule.plan is None
-    windows = run.plan["effective_batch_size"]
-    plan = schedule.make_plan(steps=run.planned_steps(), windows_per_step=windows,
-                              train_rate=run.progress.step * windows / seconds)
-    if plan is not None and first:
-        run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
-    expect_ahead(run)
-
-
-def expect_ahead(run: TrainingRun) -> None:
-    """Tell a time-budgeted run's wall budget what its evaluations and saves still to come will take
-    (budget.seconds_ahead), so that training stops early enough for them, the final evaluation included."""
-    schedule = run.schedule
-    if run.wall is None or schedule is None:
-        return
-    # before the first steps are timed (and the cadence planned) the steps that fit are unknown: the final
-    # evaluation alone is counted until then
-    known = run.progress.step > 0 and (schedule.plan is not None or not schedule.active)
-    run.wall.ahead = seconds_ahead(steps=run.planned_steps(), step=run.progress.step,
-                                   last_eval_step=schedule.last_eval_step, every=schedule.eval_every if known else 0,
-                                   rows=schedule.rows, dev_total=schedule.dev_total, eval_rate=schedule.eval_rate,
-                                   save_seconds=run.save_seconds)
 
 
 def group_scale(index: int, n_batches: int, accumulation: int) -> float:
@@ -332,6 +307,7 @@ def evaluate_and_save(run: TrainingRun, keeper: CheckpointKeeper) -> bool:
     t0 = time.perf_counter()
     keeper.save(picked)
     run.save_seconds = time.perf_counter() - t0 if run.config.save_checkpoints else 0.0
+    run.schedule.overhead += run.save_seconds    # the saves after every evaluation count in its cost
     plan_evaluations_now(run)
     if stop_requested(run):
         if not run.schedule.sampled:

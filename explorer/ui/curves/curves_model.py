@@ -14,7 +14,8 @@ import html
 from explorer.core.specs.metric_display import to_display
 from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
 from explorer.ui.curves.x_units import XAxis, axis_for
-from explorer.ui.runs.evaluating import evaluating_text, evaluation_bar
+from explorer.ui.runs.evaluating import evaluation_bar
+from explorer.ui.runs.stopping import waiting_text
 from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
@@ -296,7 +297,8 @@ class CurvesModel:
             return (0, 1, 0, "no run"), None
         total = max(state.steps_total, 1)
         bar = evaluation_bar(state) or (0, total, min(state.step, total), f"{state.status} · %p%")
-        evaluating = evaluating_text(state)   # the rows of a long evaluation, first: the run is not hung
+        # the rows of a long evaluation, or what a stop waits for, first: the run is not hung
+        evaluating = waiting_text(state)
         parts = ([(evaluating, 0)] if evaluating else []) + progress_parts(state, now)
         return bar, (self.name_of(state.run_id), parts,
                      f"{state.run_id}: " + " · ".join(text for text, _rank in parts))

@@ -22,7 +22,13 @@ import math
 
 import numpy as np
 
+from explorer.ui.curves.blocks import BLOCK, BlockExtremes
+
 RAW_FACTOR = 3   # up to RAW_FACTOR points per pixel column are drawn as they are
+# Block summaries are folded where the columns average this many blocks of points or more: below it numpy's
+# point scan (ufunc.reduceat, ~1 ns a point) costs less than the 2 x BLOCK points read at each column's two ends
+# (measured: 100k points on 600 columns 0.47 ms scanned, 1.7 ms from blocks; 1M points 4.6 ms scanned, 2.6 ms).
+BLOCK_COLUMN = 32
 FEW = 16         # up to this many new points / changed columns are handled point by point (a live tick)
 
 
@@ -59,7 +65,8 @@ class ColumnDecimator:
         self._cols = (0, -1)
 
     def points(self, x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int,
-               version=None, steps_sorted: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+               version=None, steps_sorted: bool | None = None,
+               blocks: BlockExtremes | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The points to draw for the view x0..x1 on ``ncols`` pixel columns.
 
         x, y: shape (n,), x non-decreasing (optimizer steps); ``steps_sorted``: whether all of x is known to
@@ -67,7 +74,9 @@ class ColumnDecimator:
         is not finite. Few points per column (or an unsorted x): the visible points themselves. Else
         per non-empty column its first point, its min and max (at the middle of the column's x
         span, min first), a NaN if the column has a non-finite value, and its last point; plus the
-        nearest point on each side outside the view so the curve runs to the plot's edges.
+        nearest point on each side outside the view so the curve runs to the plot's edges. ``blocks``: y's block
+        summaries (explorer.ui.curves.blocks, covering y's complete blocks): a new grid's columns then fold them
+        instead of every point, with the same result.
         """
         n = len(x)
         ncols = max(int(ncols), 1)
@@ -92,7 +101,7 @@ class ColumnDecimator:
                 return self._raw_points(x, y, x0, x1)
             self._start(x0, x1, ncols, i0)
         if i1 > self._n:
-            self._fold(x, y, self._n, i1)
+            self._fold(x, y, self._n, i1, blocks)
             self._n = i1
         return self._emit(x, y)
 
@@ -114,8 +123,9 @@ class ColumnDecimator:
         self._edge_list = None   # the edges as floats, for the point-by-point fold (made when first needed)
         self._cols = (m, -1)     # first and last non-empty column
 
-    def _fold(self, x: np.ndarray, y: np.ndarray, a: int, b: int) -> None:
-        """Aggregate points a..b-1 (all at or right of the points already folded) into the columns."""
+    def _fold(self, x: np.ndarray, y: np.ndarray, a: int, b: int, blocks: BlockExtremes | None = None) -> None:
+        """Aggregate points a..b-1 (all at or right of the points already folded) into the columns; ``blocks``:
+        y's block summaries, used where the columns hold many points each (a new grid)."""
         if b - a <= FEW:
             self._fold_few(x, y, a, b)
             return
@@ -128,6 +138,10 @@ class ColumnDecimator:
         sizes = ends - starts
         cols = np.flatnonzero(sizes)
         s = starts[cols]
+        if blocks is not None and b - a >= BLOCK_COLUMN * BLOCK * len(cols) and len(y) // BLOCK == blocks.blocks:
+            mn, mx, gap = blocks.segments(y, np.append(s + a, b))
+            self._store(cols, s + a, ends[cols] + (a - 1), sizes[cols], mn, mx, gap if gap.any() else None)
+            return
         # The segments cover every point (s[0] == 0) and minimum / maximum propagate NaN, so finite
         # extremes mean finite values: no O(n) finiteness pass for a clean series.
         mn = np.minimum.reduceat(ys, s)
@@ -140,22 +154,27 @@ class ColumnDecimator:
                 mn = np.fmin.reduceat(clean, s)
                 mx = np.fmax.reduceat(clean, s)
             gap = np.logical_or.reduceat(~finite, s)
+        self._store(cols, s + a, ends[cols] + (a - 1), sizes[cols], mn, mx, gap)
+
+    def _store(self, cols, first, last, sizes, mn, mx, gap) -> None:
+        """Merge the aggregates of new points into the non-empty columns ``cols`` (ascending): their first and
+        last point indices, counts, finite min / max and non-finite flags (``gap`` None: none)."""
         lo, hi = self._cols
         self._dirty = min(self._dirty, int(cols[0]), max(hi, 0))   # the old last column loses that role
         self._cols = (min(lo, int(cols[0])), max(hi, int(cols[-1])))
         if hi < 0:   # nothing folded yet (a new grid): the columns take the aggregates as they are
-            self.first[cols] = s + a
-            self.last[cols] = ends[cols] + (a - 1)
-            self.count[cols] = sizes[cols]
+            self.first[cols] = first
+            self.last[cols] = last
+            self.count[cols] = sizes
             self.ymin[cols] = mn
             self.ymax[cols] = mx
             if gap is not None:
                 self.gap[cols] = gap
             return
         old = self.count[cols] > 0    # only the first touched column can hold earlier points
-        self.first[cols] = np.where(old, self.first[cols], s + a)
-        self.last[cols] = ends[cols] - 1 + a
-        self.count[cols] += sizes[cols]
+        self.first[cols] = np.where(old, self.first[cols], first)
+        self.last[cols] = last
+        self.count[cols] += sizes
         self.ymin[cols] = np.fmin(self.ymin[cols], mn)
         self.ymax[cols] = np.fmax(self.ymax[cols], mx)
         if gap is not None:

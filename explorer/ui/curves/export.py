@@ -11,7 +11,8 @@ from explorer.ui.shell.tasks import run_in_thread
 
 
 class CurvesExport:
-    """Needs ``self.grid_host``, ``self.runs``, ``self.status_message``, ``self.plots_built``, ``self.redraw_now`` (CurvesPanel has them)."""
+    """Needs ``self.grid_host``, ``self.runs``, ``self.status_message``, ``self.plots_built``, ``self.redraw_now``,
+    ``self.model`` (CurvesPanel has them)."""
 
     def export_png(self, path: str | Path) -> bool:
         """The plot grid as it is shown (all plots, also those scrolled out of view)."""
@@ -24,15 +25,17 @@ class CurvesExport:
                 for s in self.runs for key, ser in s.series.items() if len(ser)]
 
     def export_csv(self, path: str | Path, on_done=None) -> None:
-        """Write run_id,series,step,value rows on a worker thread (large runs take a moment)."""
+        """Write run_id,series,step,value rows on a worker thread (large runs take a moment); with the x axis by
+        epoch or examples seen, a column of that unit too (write_curves_csv)."""
         rows = self.csv_rows()
+        axis = self.model.x_axis()
 
         def done(n: int) -> None:
             self.status_message.emit(f"Wrote {n:,} points to {path}")
             if on_done:
                 on_done(n)
 
-        run_in_thread(write_curves_csv, path, rows, on_done=done, owner=self,
+        run_in_thread(write_curves_csv, path, rows, axis.unit, dict(axis.factors), on_done=done, owner=self,
                       on_error=lambda msg, _tb: self.status_message.emit(f"CSV export failed: {msg}"))
 
     def _ask_png(self) -> None:

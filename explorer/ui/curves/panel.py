@@ -22,25 +22,22 @@ and draw them directly (explorer.ui.curves.axis). The same pixels as pyqtgraph's
 
 from __future__ import annotations
 
-import time
-
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, \
-    QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.ui import lazy_menus
 from explorer.ui.curves.crosshair import Crosshair
-from explorer.ui.curves.curves_model import NO_RUN_LEGEND, CurvesModel, series_sort_key
+from explorer.ui.curves.curves_model import CurvesModel, series_sort_key
 from explorer.ui.curves.export import CurvesExport
 from explorer.ui.curves.flow_split import FlowSplit
 from explorer.ui.curves.plot import PlotPanel
 from explorer.ui.curves.plot_grid import MIN_PANEL_HEIGHT, PlotGrid
-from explorer.ui.curves.run_legend import LEGEND_LINES, LegendStrip
+from explorer.ui.curves.header import CurvesHeader
+from explorer.ui.curves.run_legend import LEGEND_LINES
 from explorer.ui.curves.toolbar import CurvesToolbar, write_curves_csv
 from explorer.ui.curves.x_unit_control import XUnitControl
 from explorer.ui.runs.state import DEV_PREFIX, RunState, series_name
-from explorer.ui.shell.elided_label import ElidedLabel
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#222")
 lazy_menus.install()   # plot context menus built when first opened (the window holds 40+ plots)
@@ -73,29 +70,16 @@ class CurvesPanel(CurvesExport, QWidget):
 
         self.toolbar = tb = CurvesToolbar()
         self.smooth, self.log_box, self.outlier_box, self.last_n = tb.smooth, tb.log_box, tb.outlier_box, tb.last_n
-        self.legend = LegendStrip()
-        self.legend.resized = self._update_legend   # a new width lays the entries out again
-        # what a shown run's evaluations say about it (a classifier stuck on one class), under the legend
-        self.run_notes = QLabel()
-        self.run_notes.setTextFormat(Qt.TextFormat.RichText)
-        self.run_notes.setWordWrap(True)
-        self.run_notes.setStyleSheet("color: #8a5a00;")
-        self.run_notes.setVisible(False)
-        self.progress = QProgressBar()
-        self.progress.setFixedWidth(220)
-        # elides (the whole line in its tooltip) rather than clip "remaining …" at 1280x800
-        self.progress_label = ElidedLabel(min_width=120, elide=Qt.TextElideMode.ElideMiddle)
-        self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        prog = QHBoxLayout()
-        prog.addWidget(self.progress)
-        prog.addWidget(self.progress_label, 1)
+        self.header = CurvesHeader(self.model)   # legend strip, run notes, progress line
+        self.legend, self.run_notes = self.header.legend, self.header.run_notes
+        self.progress, self.progress_label = self.header.progress, self.header.progress_label
         self.plot_grid = self.scroll = PlotGrid(self.model, self._wire)
         self.grid_host, self.grid = self.plot_grid.grid_host, self.plot_grid.grid
         lay = QVBoxLayout(self)
         lay.addWidget(tb)
         lay.addWidget(self.legend)
         lay.addWidget(self.run_notes)
-        lay.addLayout(prog)
+        lay.addLayout(self.header.progress_row)
         # the watched questions' attention flow over training, under the curves when a shown run has it
         self.settings = settings
         self.curves_split = FlowSplit(self.plot_grid, settings)
@@ -420,50 +404,14 @@ class CurvesPanel(CurvesExport, QWidget):
         self._update_legend()
 
     def _update_legend(self) -> None:
-        key = (self.model.legend_key(), self.legend.width(), getattr(self.model.focus_run(), "eval_plan", ""))
-        if key == getattr(self, "_legend_key", None):   # nothing it shows changed (most live ticks)
-            return
-        self._legend_key = key
-        text, tip = (NO_RUN_LEGEND, "") if not self.runs else self.legend_parts()
-        if text != self.legend.text():
-            self.legend.setText(text)
-        self.legend.setToolTip(tip)
-        notes = self.model.run_notes()
-        self.run_notes.setText("<br>".join(notes))
-        self.run_notes.setVisible(bool(notes))
+        self.header.update_legend()
 
     def legend_parts(self) -> tuple[str, str]:
-        """(the legend strip's rich text, its tooltip): one entry per shown run, "■ name (status · best …)", as
-        many as fit in LEGEND_LINES lines of the strip's width, then "+N more"; the tooltip lists every run, one a
-        line (LegendStrip.fit)."""
-        return self.legend.fit(self.model.legend_entries())
+        """(the legend strip's rich text, its tooltip): CurvesHeader.legend_parts."""
+        return self.header.legend_parts()
 
     def _update_progress(self) -> None:
-        (lo, hi, value, fmt), line = self.model.progress(time.time())
-        self._set_bar(lo, hi, value, fmt)
-        if line is None:
-            self.progress_label.setText("")
-            return
-        name, parts, tip = line   # the Runs list's name; the step and the time left stay when the line is cut
-        self.progress_label.set_parts(name, parts)
-        self.progress_label.setToolTip(tip)
-
-    def _set_bar(self, lo: int, hi: int, value: int, fmt: str) -> None:
-        """Show ``value`` of ``lo..hi`` in the progress bar, with ``fmt`` (its text); nothing when it already does.
-        QProgressBar.setValue (and setRange, past the value) repaint the bar at once (QWidget.repaint) when its
-        text changes, and a repaint paints every pending update of the window in that call: after a new
-        selection, the plots, which the refresh that follows then changes and has painted again. With updates
-        off the bar is only marked for the next paint (re-enabling updates schedules it)."""
-        bar = self.progress
-        if (bar.minimum(), bar.maximum(), bar.value(), bar.format()) == (lo, hi, value, fmt):
-            return
-        bar.setUpdatesEnabled(False)
-        try:
-            bar.setRange(lo, hi)
-            bar.setValue(value)
-            bar.setFormat(fmt)
-        finally:
-            bar.setUpdatesEnabled(True)
+        self.header.update_progress()
 
     # ---- crosshair -----------------------------------------------------------------------
     def set_crosshair(self, step: float | None) -> None:

@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
+from PySide6.QtWidgets import (QFrame, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
                                QToolButton, QVBoxLayout)
 
 from explorer.core.specs.metric_display import metric_label
 from explorer.core.specs.metrics import metric_spec
 
 from explorer.ui.curves.curves_model import PALETTE  # noqa: F401 - the run colours, imported from here too
-from explorer.ui.curves.decimate import ColumnDecimator
+from explorer.ui.curves.blocks import BLOCK, kept_blocks
+from explorer.ui.curves.decimate import BLOCK_COLUMN, ColumnDecimator
 from explorer.ui.curves.axis import MeasuredAxis
 from explorer.ui.curves.items import CurveLayer, FastCurve
 from explorer.ui.curves.grid import GridLines
 from explorer.ui.curves.plot_marks import BaselineLines, NonfiniteMarks
+from explorer.ui.curves.plot_widget import PageScrollPlotWidget, WheelPassViewBox, scene_changed
 from explorer.ui.curves.plotmath import SMOOTHED_SERIES, robust_range, smoothed, window_mask
 from explorer.ui.runs.state import RunState
 
@@ -34,7 +36,7 @@ PANEL_HEIGHT = 240   # three rows (with the axis labels) fit a 940 px high windo
 # How the plots draw, for a full redraw and a live tick as cheap as measured (scripts/bench_curves.py, against
 # pyqtgraph's own downsampling): one CurveLayer per plot paints all its curves, taking their points as they are
 # (items.CurveLayer); the axes skip work whose result does not change (axis.MeasuredAxis); the plot's scene
-# reports its changes through QGraphicsScene.changed (_scene_changed) and keeps the view's rect, so that after a
+# reports its changes through QGraphicsScene.changed (plot_widget.scene_changed) and keeps the view's rect, so that after a
 # full redraw each plot is painted once; what is known of a series when it is read is used, not computed again
 # per plot: its smoothed loss (plotmath.smoothed, computed on the reader thread), whether its steps only grow
 # and whether it has non-finite values (kept by its appends).
@@ -92,14 +94,6 @@ def y_range(arrays: list[np.ndarray], *, non_neg: bool, log: bool = False,
     return lo, hi
 
 
-def _scene_changed(_rects) -> None:
-    """Connected to each plot scene's ``changed`` signal, for its side effect. A QGraphicsScene that nobody
-    listens to sends its items' updates straight to its view, and then (in a queued call, one per scene) has
-    the window paint at once everything pending: after a full redraw of N plots the first scene's call paints
-    all N and each other scene's call paints its plot again (2N - 1 paints). With a listener the views get
-    the changes as ordinary updates, and the next paint of the window draws each plot once."""
-
-
 class CurveData:
     """The full series behind one run's curves in one plot, and the decimators that draw it."""
 
@@ -124,54 +118,6 @@ class CurveData:
         self.x, self.y, self.shown, self.version = x, y, shown, version
         if with_raw and self.raw is None:
             self.raw = ColumnDecimator()
-
-
-class PageScrollPlotWidget(pg.PlotWidget):
-    """A PlotWidget that hands a plain wheel to the scroll area it sits in (the page scrolls) and lets
-    Ctrl+wheel zoom. Forwarded explicitly: Qt propagates only spontaneous wheel events to parents.
-
-    Signals:
-        left(): the pointer left the widget (its crosshair readout should go).
-    """
-
-    left = Signal()
-
-    def updateMatrix(self, propagate=True):  # noqa: N802 - pyqtgraph API
-        """pyqtgraph's, and the scene's own rect follows the view's. A scene with no rect of its own grows one
-        from all its items' bounding rects whenever an item's geometry changed and a listener of its ``changed``
-        signal is told (PlotPanel listens): a bounding rect asked of every curve, axis and label each refresh."""
-        super().updateMatrix(propagate)
-        scene = self.scene()   # None while pyqtgraph's __init__ runs
-        if scene is not None and self.range != getattr(self, "_pinned", None):
-            self._pinned = QRectF(self.range)
-            scene.setSceneRect(self._pinned)
-
-    def leaveEvent(self, ev):  # noqa: N802 - Qt API
-        self.left.emit()
-        super().leaveEvent(ev)
-
-    def wheelEvent(self, ev):  # noqa: N802 - Qt API
-        if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            super().wheelEvent(ev)
-            return
-        parent = self.parentWidget()
-        while parent is not None and not isinstance(parent, QAbstractScrollArea):
-            parent = parent.parentWidget()
-        if parent is None:
-            ev.ignore()
-            return
-        QApplication.sendEvent(parent.verticalScrollBar(), ev)
-        ev.accept()
-
-
-class WheelPassViewBox(pg.ViewBox):
-    """A ViewBox whose wheel zooms only with Ctrl held; a plain wheel goes on to the scroll area."""
-
-    def wheelEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph API
-        if not (ev.modifiers() & Qt.KeyboardModifier.ControlModifier):
-            ev.ignore()
-            return
-        super().wheelEvent(ev, axis)
 
 
 class PlotPanel(QFrame):
@@ -205,7 +151,7 @@ class PlotPanel(QFrame):
         # No cached background picture: blitting it costs more than filling the plain white it holds.
         self.widget.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         self.widget.updateMatrix()   # the scene takes the view's rect (PageScrollPlotWidget.updateMatrix)
-        self.widget.scene().changed.connect(_scene_changed)
+        self.widget.scene().changed.connect(scene_changed)
         self.plot = self.widget.getPlotItem()
         # the hidden top and right axes are MeasuredAxis too, only so that a hidden axis skips the label
         # and SI-prefix work pyqtgraph does on each range change; given axes are shown by default
@@ -426,9 +372,11 @@ class PlotPanel(QFrame):
         if data.raw is not None and run_id in self.raw_items:
             pairs.append((self.raw_items[run_id], data.y, data.raw))
         steps_sorted = data.series.steps_sorted
+        many = steps_sorted and data.n >= BLOCK_COLUMN * BLOCK * grid[2]   # block summaries pay off
         for target, y, decimator in pairs:
             vers = data.version if y is data.shown else "raw"
-            xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted)
+            blocks = kept_blocks(data.series, y, None if vers == "raw" else vers) if many else None
+            xs, ys = decimator.points(data.x, y, *grid, version=vers, steps_sorted=steps_sorted, blocks=blocks)
             target.set_points(xs, ys, not np.isnan(ys).any())
 
     def _view_changed(self, *_args) -> None:

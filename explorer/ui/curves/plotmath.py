@@ -7,6 +7,12 @@ import math
 
 import numpy as np
 
+from explorer.ui.curves.blocks import BLOCK, kept_blocks
+from explorer.ui.curves.decimate import BLOCK_COLUMN
+
+# series this long get their block extremes where they are read: a plot 400 device pixels wide decimates them
+# from the blocks (explorer.ui.curves.decimate.BLOCK_COLUMN)
+LONG_SERIES = BLOCK_COLUMN * BLOCK * 400
 DEFAULT_SMOOTHING = 0.6   # the smoothing slider's start value (explorer.ui.curves.toolbar)
 SMOOTHED_SERIES = ("loss",)   # the series drawn smoothed (raw faintly behind): explorer.ui.curves.plot
 
@@ -106,6 +112,12 @@ def prepare_curves(state, weight: float = DEFAULT_SMOOTHING):
         series = state.series.get(key)
         if series is not None and len(series):
             smoothed(series, weight)
+    for key, series in state.series.items():   # long series: their block extremes (explorer.ui.curves.blocks)
+        if len(series) >= LONG_SERIES and series.steps_sorted:
+            kept_blocks(series, series.y)
+            ema = series.derived.get("ema")
+            if key in SMOOTHED_SERIES and ema is not None and weight > 0:
+                kept_blocks(series, smoothed(series, weight)[0], ("ema", ema.generation))
     return state
 
 

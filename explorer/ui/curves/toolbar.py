@@ -15,15 +15,27 @@ from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.menu_button import MenuToolButton
 
 
-def write_curves_csv(path: str | Path, rows: list[tuple[str, str, list, list]]) -> int:
-    """rows: (run_id, series, xs, ys) -> long-format CSV run_id,series,step,value; returns data rows."""
+def _number(x) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def write_curves_csv(path: str | Path, rows: list[tuple[str, str, list, list]], unit: str = "step",
+                     factors: dict | None = None) -> int:
+    """rows: (run_id, series, xs in optimizer steps, ys) -> long-format CSV run_id,series,step,value; with a
+    ``unit`` other than "step" (one of x_units.X_UNITS: what the Curves x axis shows) a column of that name between
+    step and value holds step x the run's factor in ``factors`` (run id -> factor, x_units.XAxis.factors), so
+    the file plots as the page does. Returns the data rows written."""
+    factors = factors or {}
+    extra = [] if unit == "step" else [unit]
     n = 0
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["run_id", "series", "step", "value"])
+        w.writerow(["run_id", "series", "step", *extra, "value"])
         for run_id, name, xs, ys in rows:
+            factor = factors.get(run_id, 1.0)
             for x, y in zip(xs, ys):
-                w.writerow([run_id, name, int(x) if float(x).is_integer() else x, repr(float(y))])
+                shown = [_number(round(float(x) * factor, 9))] if extra else []
+                w.writerow([run_id, name, _number(x), *shown, repr(float(y))])
                 n += 1
     return n
 

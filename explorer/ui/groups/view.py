@@ -147,7 +147,9 @@ class GroupView(QWidget):
                              + (f"<br>other final dev metrics (mean ± sd): {', '.join(others)}" if others else ""))
         intervals = [f"{metric_label(k, task)} {ci.text(2)}" for k, ci in final_metric_intervals(self.members).items()
                      if k != "total" and ci.n > 1]
-        if intervals:   # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py)
+        # the mean of restarts/folds with its 95% Student t interval (core/metrics/significance.py); a learning
+        # curve's members train on different sizes, so their mean estimates nothing and gets no interval
+        if intervals and group.kind != "curve":
             self.summary.setText(self.summary.text() + "<br>95% t interval of each final mean: " + "; ".join(intervals))
         if group.kind == "curve":   # each size's figure with its interval, the baseline and the next doubling
             import html

@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.ui.curves.legend import fit_legend_columns, legend_below
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
-from explorer.ui.shell.columns import cells_told_once
+from explorer.ui.shell.columns import cells_told_once, rows_tall
 from explorer.ui.shell.flow_layout import FlowLayout
 
 from .common import tip
@@ -23,7 +23,38 @@ from .heatmap import TokenHeatmap
 
 MIN_MAP_PX = 220    # the token map's smallest side inside its axes, pixels
 MIN_PLOT_PX = 140   # the block-flow curves' smallest height inside the plot's axes, pixels
+FLOW_MAX_ROWS = 12  # layers the block flow table keeps in view; a deeper model's table scrolls under its header
 FLOW_COLOURS = ("#1f77b4", "#2ca02c", "#7f7f7f")
+
+
+class ControlRow(FlowLayout):
+    """The mode / layer / head / window boxes and the merge box in one row that wraps in a narrow view instead of
+    widening it: ``mode``, ``layer``, ``head``, ``window_box``, ``merge``."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.mode = QComboBox()
+        self.mode.addItems(["one layer", "rollout"])   # short items keep the control row narrow
+        self.mode.setToolTip(tip("rollout"))
+        self.layer = QComboBox()
+        self.layer.setToolTip("Layer shown in the token map and the head view (1 = closest to the input).")
+        self.head = QComboBox()
+        self.head.setToolTip("One attention head, or the mean over all heads of the layer.")
+        self.window_box = QComboBox()
+        self.window_box.setToolTip("A long passage is cut into overlapping windows (doc_stride); each has its "
+                                   "own attention.\n" + tip("doc_stride"))
+        self.merge = QCheckBox("merge word pieces")
+        self.merge.setToolTip("One row/column per word: attention to a word = sum over its pieces, from a word "
+                              "= mean over its pieces (Clark et al. 2019).")
+        for box in (self.mode, self.layer, self.head):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # whole: "window 2 of 11 · 384 tokens · chars 374–940" (an elided box reads "1: 165 tokens, chars"); the
+        # row wraps it onto a line of its own in a narrow view
+        self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
+                  self.window_box, self.merge):   # the window box's items name themselves
+            self.addWidget(w)
+        self.addStretch(1)
 
 
 class TokenViews(AdaptiveSplitter):
@@ -84,7 +115,7 @@ class FlowPanel(AdaptiveSplitter):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setToolTip(tip("block flow"))
-        self.table.setMinimumHeight(110)   # the header and three layers, also above the plot
+        self.table.setMinimumHeight(rows_tall(self.table, 3))   # before the first result; then every layer
         self.plot = pg.PlotWidget(background="w")
         # the curves get MIN_PLOT_PX or more between the title and the axis (else 23 px in a 1280x800 window);
         # part of the widget's minimum size (hold_one_column below), so a page too low for it scrolls
@@ -130,6 +161,10 @@ class FlowPanel(AdaptiveSplitter):
         self._set_texts(per_layer)
         if resize:
             self._fit_table()
+            # every layer under the header (up to FLOW_MAX_ROWS, then it scrolls within itself): the page scrolls
+            # to it rather than squeezing it to three rows of six
+            self.table.setMinimumHeight(rows_tall(self.table, min(n_layers, FLOW_MAX_ROWS))
+                                        + self.table.horizontalScrollBar().sizeHint().height())
         self.plot.setTitle(f"block flow per layer ({which})", size="9pt")
         self.legend_fit.hold_one_column()   # the plot keeps its title, axis and whole legend in view
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from explorer.core.attention.layers import head_matrix
 from explorer.core.attention.wordmerge import merge_attention, word_groups
@@ -22,10 +22,10 @@ from explorer.ui.shell.flow_layout import FlowLayout
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 from explorer.ui.shell.turns import zero_timer
 
-from .attention_panels import FlowPanel, ModelMapPanel, TokenViews
-from .common import ReadoutLabel, header, tip
-from .components.attention import (MODE_LAYER, MODE_ROLLOUT, QA_BLOCKS, BlockLayout, ShownAttention, export_title,
-                                   head_flow, window_label)
+from .attention_panels import ControlRow, FlowPanel, ModelMapPanel, TokenViews
+from .common import ReadoutLabel, header
+from .components.attention import (MODE_LAYER, MODE_ROLLOUT, QA_BLOCKS, USAGE_HINT, BlockLayout, ShownAttention,
+                                   export_title, head_flow, window_label)
 from .heatmap import upper_level
 from .view_export import ExportButton
 
@@ -58,13 +58,21 @@ class AttentionView(QWidget):
         # readout) in the next one, after the map's paint: no turn holds the GUI thread for all of it
         self._rest = zero_timer(self, self._redraw_rest)
         self.async_weights = False
-        controls = self._build_controls()
+        controls = ControlRow()
+        self.mode, self.layer, self.head = controls.mode, controls.layer, controls.head
+        self.window_box, self.merge = controls.window_box, controls.merge
+        self._build_buttons()
         top = TokenViews(blocks)
         self.heatmap, self.head_view, self.head_scroll = top.heatmap, top.head_view, top.head_scroll
         self.direction, self.topk = top.direction, top.topk
         # fixed height: a hover readout that wraps to more lines would move the plots (and re-thin the
         # heat map's token labels) on every mouse move
         self.info = ReadoutLabel(self.blocks.empty, lines=3)
+        # how to use the views: a label of its own, wrapped to the lines it needs (in the readout a memory note or
+        # a wider font elided it)
+        self.hint = QLabel(USAGE_HINT)
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #555;")
         self.flow = FlowPanel(blocks)
         self.flow_table, self.flow_plot, self._flow_curves = self.flow.table, self.flow.plot, self.flow.curves
         self.model_view = ModelMapPanel(blocks)
@@ -86,40 +94,15 @@ class AttentionView(QWidget):
         self._set_enabled(False)
 
     # ----------------------------------------------------------------------------------- building
-    def _build_controls(self) -> FlowLayout:
-        """The mode / layer / head / window row, the export and Compare… buttons."""
-        self.mode = QComboBox()
-        self.mode.addItems(["one layer", "rollout"])   # short items keep the control row narrow
-        self.mode.setToolTip(tip("rollout"))
-        self.layer = QComboBox()
-        self.layer.setToolTip("Layer shown in the token map and the head view (1 = closest to the input).")
-        self.head = QComboBox()
-        self.head.setToolTip("One attention head, or the mean over all heads of the layer.")
-        self.window_box = QComboBox()
-        self.window_box.setToolTip("A long passage is cut into overlapping windows (doc_stride); each has its "
-                                   "own attention.\n" + tip("doc_stride"))
-        self.merge = QCheckBox("merge word pieces")
-        self.merge.setToolTip("One row/column per word: attention to a word = sum over its pieces, from a word "
-                              "= mean over its pieces (Clark et al. 2019).")
-        for box in (self.mode, self.layer, self.head):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        # whole: "window 2 of 11 · 384 tokens · chars 374–940" (an elided box reads "1: 165 tokens, chars"); the
-        # control row wraps it onto a line of its own in a narrow view
-        self.window_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    def _build_buttons(self) -> None:
+        """The export and Compare… buttons (beside the bottom tabs)."""
         self.export = ExportButton(self._export_widget, "attention view", html=self.html_job)
-        self.compare = QPushButton("Compare with checkpoint…")
-        self.compare.setToolTip("The same question and passage through another checkpoint: its attention beside "
-                                "this one's and their difference, both block flows, both answers.")
+        self.compare = QPushButton("Compare…")
+        self.compare.setToolTip("Compare with checkpoint…: The same question and passage through another "
+                                "checkpoint: its attention beside this one's and their difference, both block "
+                                "flows, both answers.")
         self.compare.clicked.connect(self.compare_requested)
         self.compare.setVisible(False)   # shown when an owner listens (the QA Attention page)
-        self.compare.setText("Compare…")
-        self.compare.setToolTip("Compare with checkpoint…: " + self.compare.toolTip())
-        controls = FlowLayout()   # wraps in a narrow window instead of widening it
-        for w in (QLabel("mode"), self.mode, QLabel("layer"), self.layer, QLabel("head"), self.head,
-                  self.window_box, self.merge):   # the window box's items name themselves
-            controls.addWidget(w)
-        controls.addStretch(1)
-        return controls
 
     def _layout(self, controls: FlowLayout, top: QSplitter) -> None:
         split = QSplitter(Qt.Orientation.Vertical)
@@ -137,6 +120,7 @@ class AttentionView(QWidget):
         layout.addWidget(header(self.blocks.header, panel=self.blocks.panel))
         layout.addLayout(controls)
         layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.hint)   # under the views it is about; the readout's empty lines below it
         layout.addWidget(self.info)
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
 

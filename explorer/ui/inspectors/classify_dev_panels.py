@@ -7,11 +7,46 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from explorer.ui.shell.columns import fit_columns, whole_headers
+from explorer.ui.shell.columns import fit_columns, fit_rows_height, rows_tall, whole_headers
 
 from .components.classify_dev import EXAMPLE_HEADERS
+
+TABLE_MIN_ROWS = 4   # rows each result table keeps in view (all of a shorter one), at 1280x800 too
+
+
+def compact_rows(table: QTableView) -> None:
+    """Rows as tall as the text and a small margin (Fusion's default is taller): more rows in the same height."""
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+
+
+class ResultsSplit(QSplitter):
+    """The page's results one above the other with handles between them: the confusion matrix (or a multi-label
+    head's per-label table), the per-class metrics, a regression head's scatter and the example lists. :meth:`fit`
+    gives the two tables their rows' height and no more (at least TABLE_MIN_ROWS rows, all of a shorter table; a
+    longer one scrolls within itself), the scatter and the lists share the rest; a dragged handle never hides one.
+    Fixed heights of every row squeezed the example lists to one row."""
+
+    def __init__(self, confusion: QTableView, per_class: QTableView, scatter: QWidget, lists: QWidget, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.tables = (confusion, per_class)
+        for i, (pane, stretch) in enumerate(((confusion, 0), (per_class, 0), (scatter, 1), (lists, 1))):
+            self.addWidget(pane)
+            self.setStretchFactor(i, stretch)
+        self.setChildrenCollapsible(False)
+        for table in self.tables:
+            compact_rows(table)
+
+    def fit(self) -> None:
+        """Size the tables to their rows (filled now) and share the rest of the height."""
+        for table in self.tables:
+            fit_rows_height(table, TABLE_MIN_ROWS)
+        total = self.height()
+        tables = [t.maximumHeight() if not t.isHidden() else 0 for t in self.tables]
+        rest = max(total - sum(tables), 0)
+        self.setSizes(tables + [rest // 2, rest - rest // 2])
 
 
 class ScoreScatter(pg.PlotWidget):
@@ -47,6 +82,8 @@ def _list_table() -> QTableWidget:
     t.setHorizontalHeaderLabels(EXAMPLE_HEADERS)
     t.horizontalHeader().setStretchLastSection(True)
     whole_headers(t)   # before the first result too
+    compact_rows(t)
+    t.setMinimumHeight(rows_tall(t, TABLE_MIN_ROWS) + t.horizontalScrollBar().sizeHint().height())
     return t
 
 

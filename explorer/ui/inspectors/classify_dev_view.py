@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
 from explorer.core.specs.metric_display import metric_label
 from explorer.ui.runs.best_rows import scored_rows_note
 
-from .classify_dev_panels import ExampleLists, ScoreScatter, fill_rows
+from .classify_dev_panels import ExampleLists, ResultsSplit, ScoreScatter, fill_rows
 from .client import shared_client
 from .common import ResultSource, StatusLabel, header
 from .components.classify_dev import (CLASSIFIER, ERROR_HEADERS, EXAMPLE_HEADERS, MULTILABEL, NO_MODEL, REGRESSION,
@@ -103,10 +103,8 @@ class ClassifyDevView(QWidget):
         layout.addWidget(self.job_bar)
         layout.addWidget(self.source.label)
         layout.addWidget(self.metrics)
-        layout.addWidget(self.confusion)
-        layout.addWidget(self.per_class)
-        layout.addWidget(self.scatter)
-        layout.addWidget(lists, 1)
+        self.results = ResultsSplit(self.confusion, self.per_class, self.scatter, lists)
+        layout.addWidget(self.results, 1)
 
     @staticmethod
     def _picker(placeholder: str, tip: str) -> QComboBox:
@@ -254,7 +252,7 @@ class ClassifyDevView(QWidget):
             for j in range(k):
                 self.confusion.setItem(i, j, QTableWidgetItem(str(int(rep.confusion[i, j]))))
         self.confusion.resizeColumnsToContents()
-        self.confusion.setFixedHeight(40 + 30 * k)
+        self.results.fit()
         names = list(rep.label_names or [])
         fill_rows(self.boundary, example_rows(rep.boundary, names))
         self.lists.show_mistakes("Most confident mistakes", EXAMPLE_HEADERS, example_rows(rep.mistakes, names))
@@ -269,7 +267,6 @@ class ClassifyDevView(QWidget):
             for j, v in enumerate(values):
                 self.per_class.setItem(i, j, QTableWidgetItem(cell(v)))
         self.per_class.resizeColumnsToContents()
-        self.per_class.setFixedHeight(40 + 30 * len(rows))
 
     def open_calibration(self):
         """The calibration view (explorer/ui/inspectors/calibration_view.py) of the dev logits shown now."""
@@ -332,4 +329,4 @@ class ClassifyDevView(QWidget):
             for j, value in enumerate(row):
                 self.confusion.setItem(i, j, QTableWidgetItem(value))
         self.confusion.resizeColumnsToContents()
-        self.confusion.setFixedHeight(40 + 30 * min(k, 10))
+        self.results.fit()

@@ -133,13 +133,29 @@ class ReadoutLabel(QLabel):
         return super().text()
 
     def _fitted(self) -> str:
-        width = max(self.width(), 100)
+        """The full text, or as much of it as fits ``lines`` wrapped lines at this width, ending in "…"."""
+        width = max(self.contentsRect().width(), 100)
+        fm = self.fontMetrics()
+        room = self.contentsRect().height()
         budget = int(width * self.lines * 0.85)   # wrapped lines leave some of each line empty
-        return self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+        text = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+        # a wider font or long words wrap earlier than the estimate: shorten until the wrapped text fits
+        while budget > width and fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap),
+                                                 text).height() > room:
+            budget -= width // 4
+            text = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, budget)
+        return text
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         super().setText(self._fitted())
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """The app's style sheet sets the font after construction: ``lines`` lines of that font."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.setFixedHeight(self.lines * self.fontMetrics().lineSpacing() + 6)
+            super().setText(self._fitted())
 
 
 class ResultSource:

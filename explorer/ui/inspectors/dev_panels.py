@@ -18,13 +18,6 @@ CURVES = [("f1", "F1", "#d62728", 2.5), ("exact_match", "EM", "#9467bd", 1.5),
           ("answer_rate", "answer rate %", "#7f7f7f", 1.5)]
 
 
-def rows_tall(table: QTableWidget, rows: int) -> int:
-    """The height in pixels that shows ``table``'s header and ``rows`` rows of its default height (frame
-    included), with no scroll bar's worth of slack."""
-    return (table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
-            + 2 * table.frameWidth())
-
-
 class TauPlot(pg.PlotWidget):
     """F1 / EM / HasAns_f1 / NoAns_f1 / answer rate against τ (``curves`` by key), the exact sweep's F1, the chosen
     τ line (``tau_line``, draggable), the best τ line and star, and a legend naming each (no labels on the lines:

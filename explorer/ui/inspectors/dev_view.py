@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPus
 
 from explorer.core.models.checkpoint_windows import WindowSettings, window_settings_for_checkpoint
 from explorer.core.qa.tau_study import default_cache_dir
+from explorer.ui.shell.columns import rows_tall
 from explorer.ui.shell.scrolling import scrolling
 from explorer.ui.shell.turns import after_paint
 from explorer.ui.shell.start_folder import start_folder
@@ -26,7 +27,7 @@ from .client import shared_client
 from .common import ResultSource, StatusLabel, header, model_in_child, tip
 from .components.dev_tau import (UNTRAINED_HEAD_NOTE, at_tau, count_questions, estimate_line, near_question,
                                  questions_near_tau, study_line, summary_lines, tau_rows, windows_note)
-from .dev_panels import NearTable, TauPlot, TauSplit, TauTable, rows_tall
+from .dev_panels import NearTable, TauPlot, TauSplit, TauTable
 from .job_bar import JobBar, veil
 from .remote import CANCELLED_NOTE, RemoteJob
 from .tau_spin import tau_spin_box

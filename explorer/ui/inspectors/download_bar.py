@@ -1,22 +1,26 @@
-"""The download bar: a hub repository on its way into the cache, with bytes, rate, time left and Cancel.
+"""The download bar: a hub repository on its way into the cache, shown as every long job of the GUI is: a
+:class:`~explorer.ui.inspectors.job_bar.JobBar` counted in bytes ("12 MiB of 87 MiB · about 0:18 left") with
+Cancel, under a title naming the repository.
 
 The download runs in the inspector child (op ``hub_download``, explorer.core.hub.fetch) as a
-:class:`~explorer.ui.inspectors.remote.RemoteJob`; this widget only shows its progress events, turned into
-:class:`~explorer.core.hub.DownloadProgress` by a :class:`~explorer.core.hub.RateMeter`. Cancel asks the child
-to stop at its next chunk; the child leaves no half file in the cache.
+:class:`~explorer.ui.inspectors.remote.RemoteJob`; this widget only shows its progress events. Cancel asks the
+child to stop at its next chunk; the child leaves no half file in the cache.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from explorer.core.hub import DownloadProgress, RateMeter, is_hub_id, is_offline
+from explorer.core.hub import is_hub_id, is_offline
+
+from .components.job_meter import BYTES
+from .job_bar import JobBar
 
 
 class DownloadBar(QWidget):
-    """Hidden until :meth:`start`; then "Downloading <repo> from <hub>", a bar in percent, a line with
-    "12 MiB of 87 MiB · 4.1 MiB/s · about 18 s left" and a Cancel button.
+    """Hidden until :meth:`start`; then "Downloading <repo> from <hub> …" over a JobBar in bytes with Cancel.
+    ``bar``, ``detail`` and ``cancel_button`` are the JobBar's.
 
     Signals:
         cancel_requested(): the user pressed Cancel.
@@ -28,73 +32,49 @@ class DownloadBar(QWidget):
         super().__init__(parent)
         self.title = QLabel("")
         self.title.setWordWrap(True)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 1000)
-        self.bar.setFormat("%p%")
-        self.detail = QLabel("")
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop the download; nothing half-downloaded is kept in the cache")
-        self.cancel_button.clicked.connect(self._cancel)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.bar, 1)
-        row.addWidget(self.cancel_button)
+        self.job = JobBar(BYTES, cancel_tip="Stop the download; nothing half-downloaded is kept in the cache")
+        self.bar, self.detail, self.cancel_button = self.job.bar, self.job.detail, self.job.cancel_button
+        self.job.cancel_requested.connect(self.cancel_requested)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
-        layout.addLayout(row)
-        layout.addWidget(self.detail)
-        self.meter: RateMeter | None = None
-        self.last: DownloadProgress | None = None
+        layout.addWidget(self.job)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)   # no spare height
         self.setVisible(False)
 
+    @property
+    def meter(self):
+        """The JobMeter that measures the download (bytes done, rate, time left)."""
+        return self.job.meter
+
     def start(self, repo_id: str, hub: str = "") -> None:
-        """Show the bar for a new download of ``repo_id`` (from ``hub``, an address, when given)."""
-        self.meter = RateMeter(repo_id)
-        self.last = None
+        """Show the bar for a new download of ``repo_id`` (from ``hub``, an address, when given); busy until the
+        first bytes say how much there is."""
         self.title.setText(f"Downloading {repo_id}" + (f" from {hub}" if hub else "") + " …")
-        self.bar.setValue(0)
-        self.bar.setMaximum(0)          # busy until the first bytes say how much there is
-        self.detail.setText("asking the hub for the file list …")
-        self.cancel_button.setEnabled(True)
         self.title.setStyleSheet("")
-        for part in (self.bar, self.cancel_button, self.detail):
-            part.setVisible(True)
+        self.job.start()
+        self.bar.setVisible(True)
         self.setVisible(True)
 
-    def set_progress(self, done: int, total: int) -> DownloadProgress | None:
-        """One progress event (bytes done, bytes known so far); returns what is shown."""
-        if self.meter is None:
-            return None
-        self.last = self.meter.update(done, total)
-        self.bar.setMaximum(1000)
-        self.bar.setValue(int(self.last.fraction * 1000))
-        self.detail.setText(self.last.text())
-        return self.last
+    def set_progress(self, done: int, total: int) -> None:
+        """One progress event: ``done`` bytes of the ``total`` known so far."""
+        if self.job.running:
+            self.job.set_progress(done, total)
 
     def finish(self) -> None:
         """The download is done (the model loads next): hide the bar."""
-        self.meter = None
+        self.job.finish()
         self.setVisible(False)
 
     def end(self, text: str, error: bool = False) -> None:
         """The download stopped (cancelled or failed): keep only ``text`` under the model row, in red for an
         error, until the next download or load."""
-        self.meter = None
+        self.job.finish()
         self.bar.setVisible(False)
-        self.cancel_button.setVisible(False)
-        self.detail.setVisible(False)
         self.title.setStyleSheet("color:#b03030;" if error else "")
         self.title.setText(text)
         self.setVisible(True)
         self.updateGeometry()
-
-    def _cancel(self) -> None:
-        self.cancel_button.setEnabled(False)
-        self.detail.setText("cancelling …")
-        self.cancel_requested.emit()
 
 
 class HubDownloader(QObject):

@@ -10,7 +10,7 @@ and Cohen's κ with a person's label column; with two or more annotator columns 
 (Krippendorff's α among the annotators, each annotator's Cohen's κ against the model and the others:
 core.predict.review.annotator_agreement). Keys 1..K set the current row's label (or the drop-down), R marks
 it reviewed; every change is saved to ``<predictions>.review.json`` at once (explorer.core.predict.review), so
-reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source``;
+reopening restores it. "Save labelled file…" writes the input columns + ``label`` + ``label_source`` + the class probabilities;
 "Fine-tune on reviewed rows" fills the launcher (:func:`fill_launcher`): the training file plus the rows a person
 reviewed, corrected or confirmed (core.predict.review.finetune_data). What the page decides and says about the
 file and its review is explorer.ui.inspectors.components.predictions.ReviewState's; the side pane is
@@ -311,9 +311,12 @@ class PredictionsView(QWidget):
         for c in range(m.columnCount()):
             if c in texts or c > max(numbers + texts, default=-1):
                 continue
-            # Qt's section hint keeps room for a sort arrow on every section; it is drawn on the sorted one only
-            title = (header.sectionSizeHint(c) if c == header.sortIndicatorSection()
-                     else header_need(header, c, str(m.headerData(c, Qt.Orientation.Horizontal))))
+            # Qt's section hint keeps room for a sort arrow on every section; it is drawn on the sorted one only.
+            # A selected row highlights every title in bold ("positive" cut to "positi…" in the normal font's width)
+            title = header_need(header, c, str(m.headerData(c, Qt.Orientation.Horizontal)),
+                                bold=header.highlightSections())
+            if c == header.sortIndicatorSection():
+                title = max(title, header.sectionSizeHint(c))
             self.view.setColumnWidth(c, max(self.view.sizeHintForColumn(c), title))
         if not texts:
             return
@@ -514,12 +517,13 @@ class PredictionsView(QWidget):
             self.save_labelled(path)
 
     def save_labelled(self, path: str | Path) -> Path:
-        """Write the input columns + label + label_source (core.predict.review.save_labelled) to ``path`` (format by suffix)."""
+        """Write the input columns + label + label_source + the class probabilities (core.predict.review.save_labelled)
+        to ``path`` (format by suffix); the message counts the reviewed rows as the page does (Review.reviewed_in)."""
         from explorer.core.predict.review import save_labelled
 
         out = save_labelled(self.table_data, self.review, path)
-        self.message.emit(f"Saved {len(self.table_data)} labelled rows ({len(self.review.labels)} by a person) "
-                          f"to {out}")
+        self.message.emit(f"Saved {len(self.table_data)} labelled rows ({self.review.reviewed_in(len(self.table_data))} "
+                          f"reviewed) to {out}")
         return out
 
     def finetune(self) -> tuple[dict, str] | None:

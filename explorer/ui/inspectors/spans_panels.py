@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSlider
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSlider, QSplitter, QWidget
 
 from explorer.core.qa.scores import TAU_GRID_LIMIT
 
@@ -196,3 +196,20 @@ class SpanScoreMap(TokenHeatmap):
                 self.plot.setXRange(*zoom, padding=0)
                 self.plot.setYRange(*zoom, padding=0)
         return cell
+
+
+class SpanTables(QSplitter):
+    """The n-best table above the span score tabs, a handle between them (``Qt.Vertical``). It asks for no more
+    height than its minimum: the heat map's large size hint, summed with the table's, made the Spans & τ page
+    scroll at 1920x1080; the splitter shares whatever height the page gives, by its stretch factors."""
+
+    def __init__(self, nbest: QWidget, tabs: QWidget, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.addWidget(nbest)
+        self.addWidget(tabs)
+        self.setStretchFactor(0, 1)
+        self.setStretchFactor(1, 3)   # the heat map takes most of a tall pane
+        self.setChildrenCollapsible(False)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(super().sizeHint().width(), self.minimumSizeHint().height())

@@ -18,13 +18,16 @@ from PySide6.QtWidgets import (QLabel, QListWidget, QTableWidget, QTableWidgetIt
 
 from explorer.core.qa.scores import tau_axis_limit
 from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
-from explorer.ui.shell.columns import cells_told_once, fit_columns, wrap_rows
+from explorer.ui.shell.columns import cells_told_once, fit_columns, rows_tall, wrap_rows
 from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
 
 from .common import header, tip
 from .components.spans import (cell_tip, decision_lines, passage_html, passage_range, slider_tip, span_line,
                                window_text)
-from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, StartEndBars
+from .spans_panels import SLIDER_SCALE, DecisionBox, SpanScoreMap, SpanTables, StartEndBars
+
+MAP_MIN_HEIGHT = 300   # px of the span score map: axes, colour bar and a data area of about 220 px
+NBEST_MIN_ROWS = 3   # n-best rows the table keeps in view under its header (the span score table under them)
 
 
 class SpansView(QWidget):
@@ -56,6 +59,9 @@ class SpansView(QWidget):
         self._build_passage_views()
         self.probs = StartEndBars()
         self.table_map = SpanScoreMap()
+        # a readable map (its data area well over MIN_PLOT_VIEW) also where the page scrolls and gives the panes
+        # only their minimum heights (stacked at 1280x800)
+        self.table_map.setMinimumHeight(MAP_MIN_HEIGHT)
         self.table_map.clicked.connect(self._on_cell_clicked)
         self.table_map.hovered.connect(self._on_cell_hover)
         self._layout()
@@ -92,32 +98,35 @@ class SpansView(QWidget):
         ll.addWidget(self.windows_list)
         ll.addWidget(self.passage, 2)
         ll.addWidget(self.span_label)
-        ll.addWidget(self.nbest, 1)
 
-        right = QTabWidget()
-        right.addTab(self.table_map, "Span score table")
-        right.addTab(self.probs, "P(start/end)")
+        tabs = QTabWidget()
+        tabs.addTab(self.table_map, "Span score table")
+        tabs.addTab(self.probs, "P(start/end)")
         from .saliency_view import SaliencyView  # gradient x input of the chosen span
 
         self.saliency = SaliencyView()
-        right.addTab(self.saliency, "Saliency")
+        tabs.addTab(self.saliency, "Saliency")
         from .decision_why_view import DecisionWhy   # integrated gradients of the decision (score_diff)
 
         self.why = DecisionWhy()
-        right.addTab(self.why, "Why (no) answer")
+        tabs.addTab(self.why, "Why (no) answer")
         self.decision.why_row.addWidget(self.why.button)
         self.decision.why_row.addWidget(self.why.summary, 1)
-        self.why.button.clicked.connect(lambda: right.setCurrentWidget(self.why))
+        self.why.button.clicked.connect(lambda: tabs.setCurrentWidget(self.why))
+        self.right_tabs = tabs
+        # the n-best spans above the span score table: both right under the decision when the panes stack
+        # (1280x800), the table's first NBEST_MIN_ROWS rows always, a splitter between them
+        self.nbest.setMinimumHeight(rows_tall(self.nbest, NBEST_MIN_ROWS))
+        right = SpanTables(self.nbest, tabs)
         right.setMinimumWidth(320)   # the heat map stays readable; the n-best text keeps room
-        self.right_tabs = right
 
-        split = AdaptiveSplitter()   # passage and n-best above the span table when they do not fit side by side
+        split = AdaptiveSplitter()   # the passage beside n-best and span table, under them when they do not fit
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 2)   # passage and n-best text need the width more than the span table
+        split.setStretchFactor(0, 2)   # the passage needs the width more than the span table
         split.setStretchFactor(1, 1)
         split.setSizes([600, 420])
-        split.stack_first(right)   # stacked (1280x800): the span table right under the decision, in view with it
+        split.stack_first(right)   # stacked (1280x800): n-best and span table under the decision, in view with it
         layout = QVBoxLayout(self)
         layout.addWidget(header("Where the answer is and why: every span's score S.T_i + E.T_j, the no-answer "
                                 "score at [CLS], and the τ rule that decides between them (no new forward pass "

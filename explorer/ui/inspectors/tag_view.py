@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.ui.shell.adaptive_splitter import AdaptiveSplitter
 from explorer.ui.shell.columns import whole_headers
 from explorer.ui.shell.scrolling import scrolling
 
@@ -82,10 +83,13 @@ class TagView(ModelPage):
         font = QFont("monospace")
         font.setStyleHint(QFont.StyleHint.TypeWriter)
         self.text.setFont(font)
-        head_split = QSplitter()
+        # the arithmetic beside the map, as wide as its longest line (show_result); under the map when both do
+        # not fit side by side (a sideways-scrolled pane cut the "model" column and the by-hand check)
+        head_split = AdaptiveSplitter()
         head_split.addWidget(self.heat)
         head_split.addWidget(self.text)
-        head_split.setSizes([760, 440])
+        head_split.setStretchFactor(0, 1)
+        head_split.setStretchFactor(1, 0)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.attention_view = AttentionView(blocks=SENTENCE_BLOCKS)
         # a window not kept under the attention memory budget is asked of the child when shown
@@ -174,6 +178,10 @@ class TagView(ModelPage):
         if chosen is not None and chosen >= 0:
             self.heat.highlight_row(int(chosen))
         self.text.setPlainText("\n".join(head_lines(head) if head is not None else []))
+        fm, lines = self.text.fontMetrics(), self.text.toPlainText().splitlines() or [""]
+        self.text.setMinimumWidth(max(map(fm.horizontalAdvance, lines)) + 2 * self.text.frameWidth()
+                                  + 2 * int(self.text.document().documentMargin()) + 4   # + the cursor
+                                  + self.text.verticalScrollBar().sizeHint().width())
         attention = res.get("attention")
         if attention is not None or getattr(self.attention_view.result, "text", None) != tagged.text:
             self.attention_view.window = 0

@@ -18,6 +18,7 @@ import argparse
 import json
 import re
 import sys
+from typing import Callable
 
 from explorer.core.specs.tasks import find_task_facts, is_qa_task
 
@@ -28,8 +29,12 @@ def _clip(text: str, n: int = 160) -> str:
 
 
 def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "train",
-                 text_columns: list[str] | None = None, label_column: str = "", options: dict | None = None) -> dict:
+                 text_columns: list[str] | None = None, label_column: str = "", options: dict | None = None,
+                 on_head: Callable[[dict], None] | None = None) -> dict:
     """Load ``source`` for ``task`` and summarise it. Never raises for bad data: ok=False + error.
+
+    A big classification table (explorer.ui.launch.big_table_preview) is counted in pieces; ``on_head`` then
+    gets a first answer with its first rows (``partial``: True) before the count.
 
     A local file is first recognised (explorer.core.data.sniff): one that cannot feed ``task`` (a TSV
     given to a SQuAD task, SQuAD JSON given to classification) is rejected with what the file is and
@@ -41,6 +46,8 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
             return {"ok": False, "kind": kind, "summary": "",
                     "counts": {}, "problems": [], "records": [], "error": mismatch}
         reader = _READERS[getattr(find_task_facts(task), "data_kind", "table")]
+        if reader is _preview_table:
+            return _preview_table(source, task, n_records, split, text_columns, label_column, options, on_head)
         return reader(source, task, n_records, split, text_columns, label_column, options)
     except Exception as exc:  # noqa: BLE001 - the message is what the user must see
         # the file's first rows as they are, with its columns, their sample values and a guess, even when the data
@@ -56,15 +63,17 @@ def preview_data(source: str, task: str, *, n_records: int = 8, split: str = "tr
 SAMPLE_CHARS = 60   # a column's sample value in the column pickers ("5 — 5.000", "6 — A plane is taking off.")
 
 
-def table_head(source: str, task: str, options: dict | None, n: int = 8) -> dict:
+def table_head(source: str, task: str, options: dict | None, n: int = 8, head_only: bool = False) -> dict:
     """The head of a local table file for the launcher, read as the run would (no_header, encoding): "columns",
     "samples" (column -> its first non-empty value, clipped), "guess" (text_columns, label_column, id_column;
     by the usual names, or by the values of a file without a header, core.data.table.preview_table, then with
     "basis", the reason) and
-    "head_records" (the first ``n`` rows, one dict per row by column). {} for what is not a readable table."""
+    "head_records" (the first ``n`` rows, one dict per row by column). {} for what is not a readable table.
+    ``head_only``: a CSV or TSV is read from its first bytes only (a big table's head, shown at once)."""
     from pathlib import Path
 
     from explorer.core.data.table import TABLE_SUFFIXES, preview_table
+    from explorer.core.data.table_stream import preview_head
 
     path = Path(source).expanduser()
     if path.suffix.lower() not in TABLE_SUFFIXES or not path.is_file():
@@ -74,9 +83,9 @@ def table_head(source: str, task: str, options: dict | None, n: int = 8) -> dict
     texts = (2, 2) if pair else (1, 2) if facts is not None and facts.takes_pairs else (1, 1)
     options = options or {}
     try:
-        table = preview_table(source, n=n, no_header=bool(options.get("no_header")),
-                              encoding=str(options.get("encoding") or ""), pair=pair, texts=texts,
-                              score=bool(facts is not None and facts.is_regression))
+        table = (preview_head if head_only else preview_table)(
+            source, n=n, no_header=bool(options.get("no_header")), encoding=str(options.get("encoding") or ""),
+            pair=pair, texts=texts, score=bool(facts is not None and facts.is_regression))
     except Exception:  # noqa: BLE001 - an unreadable table: the loader's message says why
         return {}
     samples = {}
@@ -258,9 +267,10 @@ def unnamed_labels_note(data) -> list[str]:
     if data.regression or data.label_names or data.num_labels < 2:
         return []
     ids = ", ".join(str(i) for i in range(min(data.num_labels, 4))) + (", …" if data.num_labels > 4 else "")
-    example = "e.g. negative,positive" if data.num_labels == 2 else f"one name per class, {data.num_labels} in all"
-    return [f"the labels are numbers ({ids}): name them in “Label names”, comma-separated in id order ({example}), "
-            "and the run, Classify and Predictions show the names"]
+    example = "e.g. negative,positive" if data.num_labels == 2 else f"{data.num_labels} names in id order"
+    # short: the note sits under the class bars in a box of a few lines at 1280x800 (a longer one was cut there);
+    # the Label names field's placeholder and tooltip say the rest
+    return [f"the labels are numbers ({ids}): name them in “Label names” ({example})"]
 
 
 def _preview_classification(source: str, task: str, n: int, split: str, text_columns, label_column,
@@ -302,13 +312,17 @@ def _preview_classification(source: str, task: str, n: int, split: str, text_col
 
 
 def _preview_table(source: str, task: str, n: int, split: str, text_columns, label_column,
-                   options: dict | None = None) -> dict:
+                   options: dict | None = None, on_head: Callable[[dict], None] | None = None) -> dict:
     """A table for a task of data_kind "table": scores / label sets for a regression or multi-label head
-    (TaskFacts.problem), else classes."""
+    (TaskFacts.problem), else classes (a big table's counted in pieces, its head first to ``on_head``)."""
+    from explorer.ui.launch.big_table_preview import is_big_table, preview_big_table
+
     facts = find_task_facts(task)
     if facts is not None and (facts.is_regression or facts.is_multilabel):
         return _preview_scores_or_label_sets(source, task, n, split, text_columns, label_column,
                                              (options or {}).get("label_separator") or ";", options)
+    if is_big_table(source):
+        return preview_big_table(source, task, n, split, text_columns, label_column, options, on_head)
     return _preview_classification(source, task, n, split, text_columns, label_column, options)
 
 
@@ -328,8 +342,12 @@ def main(argv: list[str] | None = None) -> int:
                                                    "dev_fraction")
     a = p.parse_args(argv)
     cols = [c.strip() for c in a.text_columns.split(",") if c.strip()]
+    def head(partial: dict) -> None:   # a first line with the first rows; the last line is the answer
+        sys.stdout.write(json.dumps(partial, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
     out = preview_data(a.source, a.task, n_records=a.n, split=a.split, text_columns=cols, label_column=a.label_column,
-                       options=json.loads(a.options or "{}"))
+                       options=json.loads(a.options or "{}"), on_head=head)
     sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     return 0
 

@@ -28,7 +28,9 @@ try:
         out.update(device="MPS")
         dev = "mps"
     else:
-        out.update(count=torch.get_num_threads())
+        from explorer.core.threads import INSPECTOR, TRAINING, choose_here
+        train, inspect = choose_here(TRAINING), choose_here(INSPECTOR)
+        out.update(count=train.threads, inspect_threads=inspect.threads, threads_why=train.describe())
         dev = "cpu"
     mp = resolve_mixed_precision("auto", dev)
     out["precision"] = {"no": "fp32"}.get(mp, mp)
@@ -39,9 +41,15 @@ print(json.dumps(out))
 
 
 def describe(info: dict) -> str:
-    """'CUDA (NVIDIA H200) · bf16' / 'CPU (2 threads) · fp32' for the status bar."""
+    """'CUDA (NVIDIA H200) · bf16' / 'CPU (2 threads) · fp32' for the status bar; on a CPU the torch threads a
+    fine-tune gets now and, where fewer, the inspector's: 'CPU (2 threads, inspector 1) · fp32'
+    (explorer.core.threads, from the cores and the load when the app started)."""
     dev = info.get("device", "CPU")
-    extra = info.get("name") or (f"{info['count']} threads" if dev == "CPU" and info.get("count") else "")
+    count = info.get("count")
+    extra = info.get("name") or (f"{count} thread{'s' if count != 1 else ''}" if dev == "CPU" and count else "")
+    inspect = info.get("inspect_threads")
+    if dev == "CPU" and extra and inspect and inspect != info.get("count"):
+        extra = f"{extra}, inspector {inspect}"
     if dev == "CUDA" and int(info.get("count", 1) or 1) > 1:
         extra = f"{extra} ×{info['count']}"
     text = f"{dev} ({extra})" if extra else dev

@@ -5,7 +5,8 @@ which fields the user edited, and decides: what a task switch keeps and clears (
 fields not edited, fields the task does not use shown at their defaults with their values kept aside, data files
 of another reader cleared, a run name the user did not type cleared), what a new training file resets (its
 layout, the caps, a dev file of the previous data), Evaluate every for the planned steps, the banner's notes,
-the run name check, the command line and what blocks a launch. explorer.ui.launch.launcher.LauncherPanel binds
+the run name check, the command line and what blocks a launch (a task switch's rules:
+explorer.ui.launch.task_switch). explorer.ui.launch.launcher.LauncherPanel binds
 it (as napari's ``components/dims.py`` and ``_qt/widgets/qt_dims.py``): the panel forwards edits
 (:meth:`LaunchForm.edit`) and shows the model's values and texts; a value the rules set goes through
 :attr:`LaunchForm.echo`, the view's hook that shows it and returns it as the editor holds it (a spin box rounds
@@ -27,6 +28,8 @@ from explorer.ui.launch.form_notes import F1ClassesOffer, guessed_columns, kept_
 from explorer.ui.launch.launch_check import LaunchGate
 from explorer.ui.launch.presets import command_line, describe_preset, intro_text, offline_default
 from explorer.ui.launch.run_plan import RunPlan
+from explorer.ui.launch.small_table import SmallTableRate
+from explorer.ui.launch.task_switch import clear_run_name, switch_task
 
 __all__ = ["LaunchForm", "column_choices", "grid_suffixes"]
 
@@ -101,6 +104,7 @@ class LaunchForm:
         self.class_fields = ClassFields()   # the fields naming classes, against the data's classes
         self.caps_note = ""             # the caps a new training file put back to "all", until edited
         self.parked: dict[str, Any] = {}   # field -> value kept out of sight while the task does not use it
+        self.small_table = SmallTableRate()   # the learning rate a small table on the bundled encoder needs
 
     # ---- values ----------------------------------------------------------------------------
     def get(self, name: str) -> Any:
@@ -118,6 +122,7 @@ class LaunchForm:
         self.task, self.note, self.switch_note, self.file_note = config.task, "", None, ""
         self.caps_note = ""
         self.parked = {}
+        self.small_table.forget()
         self.f1_offer = F1ClassesOffer()
         self.class_fields.loaded(config.train)
         self.file_task = {"train": config.task, "dev": config.task}
@@ -155,6 +160,8 @@ class LaunchForm:
             self._compose_note()
         if name == "dev":
             self._dev_partner()
+        if name in ("model", "task", "train", "learning_rate"):
+            self._fit_learning_rate()
         if name in ("train", "dev") and self.switch_note is not None:
             if self.values[name]:   # chosen: no longer to do; a training file chosen is the data chosen (the dev
                 # rows then come from a dev file or a held-out share, which the form and Launch say themselves)
@@ -254,6 +261,8 @@ class LaunchForm:
         the task switch's recipe sentence, the data files it cleared that are still to choose, and what the last new
         training file reset."""
         parts = [self.caps_note] if self.caps_note else []   # the warning first: in view without scrolling
+        if self.small_table.note:
+            parts.append(self.small_table.note)
         if self.switch_note is not None:
             recipe, waiting, old_label, kept = self.switch_note
             parts.append(recipe + (f"; the {' and '.join(waiting)} data of the preset were for {old_label} and were "
@@ -263,98 +272,9 @@ class LaunchForm:
             parts.append(self.file_note)
         self.note = ". ".join(parts)
 
-    # ---- a task switch -----------------------------------------------------------------------
+    # ---- a task switch (explorer.ui.launch.task_switch) ---------------------------------------
     def _switch_task(self, task: str) -> None:
-        """The task's recipe defaults on the fields not edited; data files of another reader cleared unless the
-        user picked them; files of the same reader whose labels mean something else kept and named; Best
-        checkpoint by and the other task's values put aside (_clear_other_task_values); the note says it all."""
-        from explorer.core.specs.tasks import task_defaults
-
-        if not task or task == self.task:
-            return
-        try:
-            defaults = task_defaults(task)
-        except KeyError:
-            return
-        old, self.task = self.task, task
-        old_facts, new_facts = find_task_facts(old), find_task_facts(task)
-        # data files a preset or a loaded config put in for another kind of data (SQuAD JSON for a table task)
-        # cannot feed this task: cleared, unless the user picked them
-        other_data = (old_facts is not None and new_facts is not None and old_facts.data_kind != new_facts.data_kind)
-        cleared = [n for n in ("train", "dev") if other_data and n not in self.edited and self.values[n]]
-        # the same reader but labels that mean something else: the files stay, and the banner says which task
-        # they were chosen for until they are changed
-        kept_files = self._files_for_other_labels(new_facts, cleared)
-        for name, value in defaults.items():
-            if name not in self.edited:
-                self.set(name, value)
-        for name in cleared:
-            self.set(name, "")
-        self._keep_metric_for(task)
-        stale = self._clear_other_task_values(task)
-        kept = sorted(set(defaults) & self.edited)
-        what = f"{new_facts.label if new_facts else task} defaults"
-        note = (f"The preset {self.preset} was for {old_facts.label if old_facts else old} and no longer applies: "
-                if self.preset else "")
-        self.preset = ""
-        self.switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
-                            + (f"; the previous form's {', '.join(stale[:-1])}{' and ' if len(stale) > 1 else ''}"
-                               f"{stale[-1]} cleared" if stale else ""),
-                            cleared, old_facts.label if old_facts else old, kept_files)
-        self._compose_note()
-
-    def _files_for_other_labels(self, new_facts, cleared: list[str]) -> list[tuple[str, str, str]]:
-        """(split, path, task label) of the data files still in the form that were set for a task of the same
-        reader whose labels mean something else (SST-2's 0/1 classes kept for Regression)."""
-        out = []
-        for split in ("train", "dev"):
-            path, origin = self.values[split], find_task_facts(self.file_task.get(split, ""))
-            if not path or split in cleared or origin is None or new_facts is None:
-                continue
-            if origin.data_kind == new_facts.data_kind and origin.head is not new_facts.head:
-                out.append((split, path, origin.label))
-        return out
-
-    def _clear_other_task_values(self, task: str) -> list[str]:
-        """A new task: a field that is not its setting shows its default, greyed (a greyed F1 classes must not
-        read FAVOR, AGAINST on a Regression form; config() leaves such values out anyway); its value is kept
-        aside (``parked``) and comes back when a task uses the field again. A Run name the user did not type
-        since the form was filled or last launched (the previous run's name) is cleared; returns what was
-        cleared."""
-        defaults = TrainConfig()
-        for spec in FIELDS:
-            if not restricted(spec):
-                continue
-            value, default = self.values[spec.name], getattr(defaults, spec.name)
-            if not applies(spec, task):
-                if value != default:   # kept out of sight, back when a task uses it again
-                    self.parked[spec.name] = value
-                    self.set(spec.name, default)
-            elif spec.name in self.parked:
-                kept = self.parked.pop(spec.name)
-                if value == default:
-                    self.set(spec.name, kept)
-        return self._clear_run_name()
-
-    def _clear_run_name(self) -> list[str]:
-        """A Run name the user did not type since the form was filled or last launched (the previous run's, of
-        another task or file) is cleared: a new run gets a new name, not "stance lr5e-5-2" for a run on another
-        table. Returns what was cleared (["Run name (…)"] or [])."""
-        run_name = self.values["run_id"]
-        if not run_name or "run_id" in self.edited:
-            return []
-        self.set("run_id", "")
-        return [html.escape(f"Run name ({run_name})")]
-
-    def _keep_metric_for(self, task: str) -> None:
-        """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
-        automatic (a regression run has no accuracy)."""
-        from explorer.core.specs.tasks import emitted_metrics
-
-        chosen = self.values["metric_for_best"]
-        if chosen and chosen not in emitted_metrics(task):
-            self.set("metric_for_best", "")
-            self.edited.discard("metric_for_best")
+        switch_task(self, task)
 
     # ---- a new training file -----------------------------------------------------------------
     def _new_train_file(self, previous: str | None = None) -> None:
@@ -369,7 +289,7 @@ class LaunchForm:
         cleared = [n for n in self.FILE_SETTINGS if self.values[n] != getattr(defaults, n)]
         name = html.escape(Path(self.values["train"]).name)
         dev = self._forget_the_previous_files_dev()
-        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + self._clear_run_name()
+        gone = ([f"dev file {html.escape(dev)}"] if dev else []) + clear_run_name(self)
         # one short sentence (the banner is a few lines at 1280x800): what went, by name; the fields say the rest
         dev_note = f"; cleared: {', '.join(gone)}" if gone else ""
         if not cleared:   # nothing of another file's is left: a note about the file before would be stale now
@@ -432,14 +352,25 @@ class LaunchForm:
     def offer_f1_classes(self, class_names: list[str]) -> bool:
         """The data check counted the training data's classes: fields naming classes set for other data that this
         data lacks are cleared (class_fields.ClassFields), and F1 classes filled for a field's labels
-        (form_notes.F1ClassesOffer), each with a word in the banner. Returns whether a field changed."""
+        (form_notes.F1ClassesOffer), and the learning rate a small table on the bundled encoder needs
+        (small_table.SmallTableRate), each with a word in the banner. Returns whether a field changed."""
         notes = [self.class_fields.counted(self, self.values["train"], class_names),
                  self.f1_offer.offer(self, class_names)]
         note = ". ".join(n for n in notes if n)
+        rate = self._fit_learning_rate()   # the data check counted the rows too
         if note:
             self.file_note = f"{self.file_note}. {note}" if self.file_note else note
             self._compose_note()
-        return bool(note)
+        return bool(note) or rate
+
+    def _fit_learning_rate(self) -> bool:
+        """The small table's learning rate on the bundled encoder (small_table.SmallTableRate), its banner note
+        written; returns whether the value changed."""
+        before = self.small_table.note
+        changed = self.small_table.update(self)
+        if changed or before != self.small_table.note:
+            self._compose_note()
+        return changed
 
     label_names_hint = staticmethod(label_names_hint)
 

@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout,
                                QWidget)
 
@@ -22,10 +22,12 @@ from explorer.core.specs.tasks import is_qa_task
 from explorer.core.specs.train_config import ConfigError, TrainConfig, paper_grid
 from explorer.ui.launch.banner import BANNER_LINES, BANNER_MAX_LINES, LaunchBanner
 from explorer.ui.launch.class_fields import CLASS_FIELDS
+from explorer.ui.launch.config_files import ConfigFiles
 from explorer.ui.launch.form_fields import Editor, mark_invalid, set_metric_choices
 from explorer.ui.launch.form_model import WARNING_COLOR, LaunchForm, column_choices, grid_suffixes  # noqa: F401
 from explorer.ui.launch.grid_estimate import grid_message, measured_throughput
 from explorer.ui.launch.hosts_dialog import RunOnPicker
+from explorer.ui.launch.launch_download import LaunchDownload
 from explorer.ui.launch.form_view import FormView, PreviewPane
 from explorer.ui.launch.presets import (DEFAULT_WATCH, PRESET_TIPS, PRESETS, command_line, offline_default,
                                         preset_config)
@@ -34,7 +36,7 @@ __all__ = ["BANNER_LINES", "BANNER_MAX_LINES", "LauncherPanel", "DEFAULT_WATCH",
            "command_line", "offline_default", "preset_config"]
 
 
-class LauncherPanel(QWidget):
+class LauncherPanel(ConfigFiles, QWidget):
     """Edit a run, preview its data and command line, launch it (or the paper grid). ``form``: the form's model."""
 
     launch_requested = Signal(list, list)   # [TrainConfig], [run-id suffix]
@@ -127,6 +129,9 @@ class LauncherPanel(QWidget):
 
     def _build_buttons(self) -> QVBoxLayout:
         """The problem line and Load / Save / Queue paper grid / Launch."""
+        self.eval_plan = QLabel()   # the evaluations the run will make and why (RunPlan.eval_preview)
+        self.eval_plan.setWordWrap(True)
+        self.eval_plan.setObjectName("hint")
         self.problem = QLabel()
         self.problem.setObjectName("errorLabel")
         self.problem.setWordWrap(True)
@@ -145,6 +150,7 @@ class LauncherPanel(QWidget):
         # the reason Launch is disabled gets the full width on its own row: beside the buttons, at 1280 px, it would
         # be a 9-line column of one or two words each
         bottom = QVBoxLayout()
+        bottom.addWidget(self.eval_plan)
         bottom.addWidget(self.problem)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -154,11 +160,10 @@ class LauncherPanel(QWidget):
         return bottom
 
     def _layout(self, top: QHBoxLayout, split: QSplitter, bottom: QVBoxLayout) -> None:
-        from explorer.ui.inspectors.download_bar import DownloadBar
-
-        self.download_bar = DownloadBar()   # a hub model downloads before its run starts (Launch)
-        self._downloader = None             # HubDownloader, made on the first hub id (it starts the child)
-        self._pending: TrainConfig | None = None
+        self.download = LaunchDownload(self)   # a hub model downloads before its run starts (Launch)
+        self.download_bar = self.download.bar
+        self.download.ready.connect(self._downloaded)
+        self.download.stopped.connect(self._download_stopped)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
@@ -175,7 +180,8 @@ class LauncherPanel(QWidget):
             self.editors[name].changed.connect(self._schedule_preview)
         self.train_preview.finished.connect(self._offer_columns)
         self.train_preview.finished.connect(lambda _res: self._fit_eval_every())
-        self.train_preview.finished.connect(lambda _res: self._changed())   # the planned steps are known now
+        for preview in (self.train_preview, self.dev_preview):   # the planned steps and the dev rows are known now
+            preview.finished.connect(lambda _res: self._changed())
         self._preview_timer = QTimer(self, singleShot=True, interval=400)
         self._preview_timer.timeout.connect(self.refresh_previews)
 
@@ -197,6 +203,7 @@ class LauncherPanel(QWidget):
         self.form.values.update({name: ed.get() for name, ed in self.editors.items()})
         self.form.watch = self.watch.get()
         self.form.plan.train_result = self.train_preview.result
+        self.form.plan.dev_result = self.dev_preview.result
 
     def config(self) -> TrainConfig:
         """The form as a TrainConfig (LaunchForm.config; fields not in the form come from the last loaded config)."""
@@ -279,6 +286,7 @@ class LauncherPanel(QWidget):
         self.launch_btn.setEnabled(not check.problem)
         self.grid_btn.setEnabled(not check.problem)
         self._show_eval_note(cfg)
+        self.eval_plan.setText(self.form.plan.eval_preview(cfg))
 
     def _show_eval_note(self, cfg: TrainConfig) -> None:
         """Evaluate every above the run's planned steps (eval_note): the field in amber with the reason, and the
@@ -347,41 +355,22 @@ class LauncherPanel(QWidget):
         if cfg is None:
             return False
         self._remember(cfg)
-        if self._needs_download(cfg.model):   # the run starts once the model is in the cache
-            self._pending = cfg
+        if self.download.needed(cfg.model):   # the run starts once the model is in the cache
             self.problem.setText("")
-            self.downloader().fetch(cfg.model.strip())
+            self.download.fetch_for(cfg)
             return True
         self.launch_requested.emit([cfg], [""])
         return True
 
     def downloader(self):
-        """The launcher's HubDownloader (explorer.ui.inspectors.download_bar), made on first use."""
-        if self._downloader is None:
-            from explorer.ui.inspectors.client import shared_client
-            from explorer.ui.inspectors.download_bar import HubDownloader
+        """The launcher's HubDownloader (LaunchDownload.downloader), made on first use."""
+        return self.download.downloader()
 
-            self._downloader = HubDownloader(shared_client(), self.download_bar, self)
-            self._downloader.ready.connect(self._downloaded)
-            self._downloader.stopped.connect(self._download_stopped)
-        return self._downloader
-
-    def _needs_download(self, source: str) -> bool:
-        from explorer.core.hub import is_hub_id, is_offline
-
-        if self._downloader is not None:
-            return self._downloader.needed(source)
-        return is_hub_id(source) and not is_offline()
-
-    def _downloaded(self, repo_id: str) -> None:
-        cfg, self._pending = self._pending, None
-        if cfg is not None and cfg.model.strip() == repo_id:
-            self.status_message.emit(f"{repo_id} is in the cache; the run starts")
-            self.launch_requested.emit([cfg], [""])
+    def _downloaded(self, cfg: TrainConfig) -> None:
+        self.status_message.emit(f"{cfg.model.strip()} is in the cache; the run starts")
+        self.launch_requested.emit([cfg], [""])
 
     def _download_stopped(self, text: str, error: bool) -> None:
-        self._pending = None
-        self.download_bar.finish()   # the sentence goes where the launcher's problems go
         self.problem.setText(f"Cannot launch: {text}" if error else text)
 
     def _free_run_name(self, cfg: TrainConfig) -> TrainConfig | None:
@@ -417,41 +406,3 @@ class LauncherPanel(QWidget):
         self.form.launched()   # the launched run's name now: not kept for another task
         if self.settings is not None:
             self.settings.set_last_config(cfg.to_dict())
-
-    # ---- files ---------------------------------------------------------------------------
-    def save_json(self, path: str | Path) -> None:
-        self.config().save(path)
-
-    def load_json(self, path: str | Path) -> None:
-        """Load a config file into the form (ConfigError with the reason when it is not one)."""
-        self.set_config(TrainConfig.load(path))
-
-    def _ask_load(self) -> None:
-        start = self.settings.last_dir("config") if self.settings else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Load run config", start, "Run configs (*.json)")
-        if not path:
-            return
-        try:
-            self.load_json(path)
-        except ConfigError as exc:
-            QMessageBox.warning(self, "Not a run config", str(exc))
-            return
-        if self.settings:
-            self.settings.set_last_dir("config", str(Path(path).parent))
-        self.status_message.emit(f"Loaded {path}")
-
-    def _ask_save(self) -> None:
-        start = self.settings.last_dir("config") if self.settings else ""
-        path, _ = QFileDialog.getSaveFileName(self, "Save run config", str(Path(start or ".") / "run.json"),
-                                              "Run configs (*.json)")
-        if path:
-            self.save_json(path)
-            if self.settings:
-                self.settings.set_last_dir("config", str(Path(path).parent))
-            self.status_message.emit(f"Saved {path}")
-
-    def _copy_command(self) -> None:
-        from PySide6.QtWidgets import QApplication
-
-        QApplication.clipboard().setText(self.command.toPlainText())
-        self.status_message.emit("Command copied to the clipboard")

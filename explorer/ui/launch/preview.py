@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -62,8 +63,10 @@ def file_digest(source: str) -> str | None:
 
 
 def run_preview_process(source: str, task: str, split: str, text_columns: list[str], label_column: str,
-                        n: int = 8, options: dict | None = None) -> dict:
+                        n: int = 8, options: dict | None = None, on_partial=None) -> dict:
     """Run the preview child process and return its JSON (blocking: call from a worker thread).
+    ``on_partial(answer)`` gets each earlier JSON line the child prints (a big table's first rows, before its
+    rows are counted; called on this thread).
 
     A regular file's answer is remembered (the last MEMO_SIZE, keyed by these arguments and the file's
     :func:`file_digest`) and given again, as a copy, while the file's bytes are the same; an answer is kept
@@ -79,7 +82,7 @@ def run_preview_process(source: str, task: str, split: str, text_columns: list[s
             if key in _memo:
                 _memo.move_to_end(key)
                 return copy.deepcopy(_memo[key])
-    result = _preview_child(argv, source)
+    result = _preview_child(argv, source, on_partial)
     if digest is not None and result.pop("_complete", False) and file_digest(source) == digest:
         with _memo_lock:
             _memo[key] = copy.deepcopy(result)
@@ -89,20 +92,39 @@ def run_preview_process(source: str, task: str, split: str, text_columns: list[s
     return result
 
 
-def _preview_child(argv: list[str], source: str) -> dict:
-    """The child's JSON answer with ``_complete`` set, or an error answer (timeout, no JSON) without it."""
+def _preview_child(argv: list[str], source: str, on_partial=None) -> dict:
+    """The child's answer (its last JSON line without ``partial``) with ``_complete`` set, or an error answer
+    (timeout, no answer) without it; the lines marked ``partial`` go to ``on_partial`` as they come."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH"))
                                                       if p))
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=PREVIEW_TIMEOUT_S, env=env,
-                              cwd=str(REPO_ROOT))
-    except subprocess.TimeoutExpired:
+    answer: dict | None = None
+    err = tempfile.TemporaryFile()   # a file, not a pipe: a child writing much to stderr never blocks
+    with err, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+                               cwd=str(REPO_ROOT)) as proc:
+        timer = threading.Timer(PREVIEW_TIMEOUT_S, proc.kill)
+        timer.start()
+        try:
+            for line in proc.stdout:
+                if not line.startswith("{"):
+                    continue
+                got = json.loads(line)
+                if got.get("partial"):
+                    if on_partial is not None:
+                        on_partial(got)
+                else:
+                    answer = got
+            proc.wait()
+            err.seek(0)
+            stderr = err.read().decode("utf-8", errors="replace")
+        finally:
+            killed = not timer.is_alive() and answer is None
+            timer.cancel()
+    if killed:
         return {"ok": False, "error": f"reading {source} took more than {PREVIEW_TIMEOUT_S} s", "records": []}
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    if answer is None:
+        tail = (stderr.strip().splitlines() or ["no output"])[-1]
         return {"ok": False, "error": f"the preview process failed: {tail}", "records": []}
-    return dict(json.loads(lines[-1]), _complete=True)
+    return dict(answer, _complete=True)
 
 
 NOTES_MAX_SHARE = 0.45   # of the preview panel's height, for the summary and the problems before they scroll
@@ -113,6 +135,7 @@ class DataPreview(QWidget):
     """Preview of one source (train or dev). Call :meth:`request`; results arrive asynchronously."""
 
     finished = Signal(dict)
+    _partial = Signal(int, dict)   # (request token, a big table's first rows): from the reading thread
     rejected_changed = Signal(bool)   # True while the data shown is rejected (the launcher disables Launch)
 
     def __init__(self, split: str, parent=None):
@@ -124,6 +147,7 @@ class DataPreview(QWidget):
         self._args: tuple | None = None
         self._lead = ""   # the summary and its first class-count rows (rich text): kept in view
         self._empty_note = ""   # what "no data given" means here (the launcher's: a held-out dev split or none)
+        self._partial.connect(self._head)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -245,10 +269,24 @@ class DataPreview(QWidget):
         source, task, cols, label, options = self._args
         token = self._token
         self.show_text(f"Reading <b>{_esc(source)}</b>…")
-        run_in_thread(run_preview_process, source, task, self.split, cols, label, 8, options, owner=self,
+
+        def head(partial: dict) -> None:   # on the reading thread: queued to the GUI thread
+            try:
+                self._partial.emit(token, partial)
+            except RuntimeError:   # the panel was closed meanwhile
+                pass
+
+        run_in_thread(run_preview_process, source, task, self.split, cols, label, 8, options, head, owner=self,
                       pool=child_wait_pool(),   # it waits on a child: not on the global pool's threads
                       on_done=lambda res: self._done(token, res),
                       on_error=lambda msg, _tb: self._done(token, {"ok": False, "error": msg, "records": []}))
+
+    def _head(self, token: int, res: dict) -> None:
+        """A big table's first rows while its rows are still being counted (the answer follows in _done)."""
+        if token != self._token or self.result is not None:
+            return
+        self.show_text(f"<span style='color:#666'>{_esc(res.get('summary', ''))}</span>")
+        self._fill_table(res.get("records") or [])
 
     def _done(self, token: int, res: dict) -> None:
         if token != self._token:
@@ -272,8 +310,10 @@ class DataPreview(QWidget):
             bars = [f"<tt>{_esc(k[:24])}</tt> {'█' * max(1, round(20 * v / top))} {v:,}" for k, v in counts.items()]
             self._lead = text + "<br>" + "<br>".join(bars[:CLASS_ROWS_SHOWN])
             text += "<br>" + "<br>".join(bars)
-        for note in res.get("notes") or []:   # encoding read, CRLF, stripped labels, duplicates
-            text += f"<br><span style='color:#666'>{_esc(note)}</span>"
+        notes = [f"<br><span style='color:#666'>{_esc(note)}</span>" for note in res.get("notes") or []]
+        if counts and notes and len(counts) <= CLASS_ROWS_SHOWN:   # every bar in view: the first note under them too
+            self._lead = text + notes[0]   # (the labels are numbers: name them), not cut by the box at 1280x800
+        text += "".join(notes)   # encoding read, CRLF, stripped labels, duplicates
         if res.get("answer_check"):  # "3 answers repaired, 1 dropped": what the run will do to the answers
             color = "#b35c00" if res.get("answers_changed") else "#666"
             text += f"<br><span style='color:{color}'>{_esc(res['answer_check'])}</span>"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from explorer.core.specs.tasks import task_dev_split
 from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.eval_plan_preview import EvalPreviewInput, eval_plan_preview, measured_eval_rate
 from explorer.ui.launch.grid_estimate import measured_throughput
 
 __all__ = ["RunPlan"]
@@ -27,12 +29,17 @@ class RunPlan:
     def __init__(self, values: dict[str, Any]):
         self.values = values
         self.train_result: dict | None = None
+        self.dev_result: dict | None = None     # the dev data check's result (a dev file), like train_result
         self.past_runs: Callable[[], list] = list
 
     def train_rows(self) -> int:
         """Training examples the data check counted (a table's rows, a CoNLL file's sentences: a tagging run's
         examples); 0 while unknown or when the file cannot be used."""
-        res = self.train_result or {}
+        return self._rows(self.train_result)
+
+    @staticmethod
+    def _rows(result: dict | None) -> int:
+        res = result or {}
         counts = res.get("counts") or {}
         if not res.get("ok"):
             return 0
@@ -103,3 +110,34 @@ class RunPlan:
             return ""
         return (f"Evaluate every {cfg.eval_every} is not below the {planned} steps this run plans: it evaluates "
                 "only at the start and the end")
+
+    def dev_rows(self, cfg: TrainConfig) -> tuple[int, bool]:
+        """(dev rows, held out?): the dev file's rows (a SQuAD file's questions) the dev data check counted, else
+        the rows the run holds out of the training file (its Dev fraction; a task without a held-out split has
+        none); 0 while unknown."""
+        if cfg.dev:
+            res = self.dev_result or {}
+            questions = int((res.get("counts") or {}).get("questions") or 0) if res.get("ok") else 0
+            return self._rows(res) or questions, False
+        n = self.train_rows()
+        if n and cfg.train_cap:
+            n = min(n, cfg.train_cap)
+        fraction = cfg.resolved_dev_fraction()
+        holds_out = fraction > 0 and bool(task_dev_split(cfg.task))
+        return (round(n * fraction) if holds_out else 0), True   # as no_dev_file_note counts them
+
+    def eval_preview(self, cfg: TrainConfig) -> str:
+        """What the run will evaluate on, how often and why, before launch (eval_plan_preview); '' without dev
+        data or before it is counted."""
+        dev, held_out = self.dev_rows(cfg)
+        counts = (self.dev_result or {}).get("counts") or {}
+        past = self.past_runs()
+        train_rate = measured_throughput(past, cfg.model)
+        eval_rate, runs = measured_eval_rate(past, cfg.model)
+        return eval_plan_preview(EvalPreviewInput(
+            task=cfg.task, dev_rows=dev, what="dev questions" if cfg.dev and "questions" in counts else "dev rows",
+            held_out=held_out, steps=self.planned_steps()[1],
+            windows_per_step=max(1, cfg.batch_size) * max(1, cfg.gradient_accumulation_steps), every=cfg.eval_every,
+            share=cfg.eval_share, full_dev=cfg.full_dev_evals,
+            train_rate=train_rate.samples_per_second if train_rate.n_runs and runs else 0.0,
+            eval_rate=eval_rate, measured_runs=min(train_rate.n_runs, runs)))

@@ -17,6 +17,8 @@ after a confirmation.
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 
 from PySide6.QtCore import (QAbstractItemModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Signal)
@@ -30,6 +32,7 @@ from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TI
                                         LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
 from explorer.ui.runs.names import keep_shown_names, short_names
 from explorer.ui.runs.run_folders import RunFolderActions
+from explorer.ui.runs.run_menu import COMPARE_CLASSIFIERS_ACTION, run_menu_entries  # noqa: F401 - the entry's name
 from explorer.ui.runs.run_table import MiddleElide, RunsTable  # noqa: F401 - MiddleElide: the Run column's delegate
 from explorer.ui.runs.selection import INSPECT_TIP, RunSelection, list_note
 from explorer.ui.runs.research_actions import add_label_issues_action, add_run_research_actions
@@ -40,8 +43,6 @@ from explorer.ui.shell.tooltips import rich_tooltip
 CSV_FILTERS = ("Long CSV: run, step, name, value (*.csv)", "Wide CSV: one row per run and step (*.csv)")
 
 
-
-COMPARE_CLASSIFIERS_ACTION = "Compare two classifiers on the dev rows…"   # the Runs list's menu entry (named elsewhere)
 
 class RunsModel(QAbstractItemModel):
     """A tree: top-level rows are runs outside any group and one row per run group (explorer/core/studies/groups.py)
@@ -227,8 +228,23 @@ class RunsModel(QAbstractItemModel):
         self.endRemoveRows()
         self.update_names()
 
+    @contextlib.contextmanager
+    def names_deferred(self):
+        """Add many runs (a runs folder read at start) with the names recomputed once at the end: recomputing them
+        and repainting every row for each run added made listing 1,000 runs take minutes."""
+        self._names_deferred, self._names_pending = True, False
+        try:
+            yield
+        finally:
+            self._names_deferred = False
+            if self._names_pending:
+                self.update_names()
+
     def update_names(self) -> None:
         """Recompute every row's short name (what differs within its group changes as runs come and go)."""
+        if getattr(self, "_names_deferred", False):
+            self._names_pending = True
+            return
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
         if self.shown_names is not None:   # the names shown in earlier sessions stay (ui/shell/settings.run_names)
             paths = {s.run_id: str(Path(s.path).resolve()) for s in self.rows if s.path is not None}
@@ -588,30 +604,17 @@ class RunsPanel(RunFolderActions, QWidget):
         """The menu for the selected runs (built, not shown: tests read its actions); what is on: RunSelection."""
         menu = QMenu(self)
         sel = RunSelection(states)
-        menu.addAction("Rename…", self.rename_selected).setEnabled(sel.can_rename())
-        menu.addAction("Delete…", self.delete_selected).setEnabled(sel.ended_ours())
-        menu.addSeparator()
-        menu.addAction("Keep only best checkpoint…", self.keep_only_best_selected).setEnabled(sel.can_keep_only_best())
-        menu.addAction("Delete optimizer state…", self.delete_optimizer_state_selected).setEnabled(
-            sel.can_delete_optimizer_state())
-        menu.addSeparator()
-        menu.addAction("Open folder", self._open_folder).setEnabled(sel.one is not None)
-        menu.addAction("Open best checkpoint in inspectors", self._open_checkpoint).setEnabled(sel.can_inspect())
-        choices = sel.checkpoint_choices()
-        if len(choices) > 1:   # every checkpoint of the run (an HF Trainer folder's checkpoint-N), one click away
-            pick = menu.addMenu("Open checkpoint in inspectors")
-            for label, folder in choices:
-                pick.addAction(label, lambda folder=folder: self.open_checkpoint_requested.emit(folder))
-        menu.addAction("Predict on a file…", self._predict_on_file).setEnabled(sel.can_inspect())
-        compare = menu.addAction("Compare on one example…", self._compare_two)
-        compare.setEnabled(sel.can_compare_qa())
-        compare.setToolTip("Two QA runs' best checkpoints on the Attention page's example: A, B and B − A attention")
-        classifiers = menu.addAction(COMPARE_CLASSIFIERS_ACTION, self._compare_classifiers)
-        classifiers.setEnabled(sel.can_compare_classifiers())
-        classifiers.setToolTip("Both runs' best checkpoints on the first run's dev rows: the difference in accuracy "
-                               "and macro F1 with a paired bootstrap interval, and McNemar's exact test")
-        menu.addSeparator()
-        menu.addAction("Export scalars to CSV…", self.export_csv_selected).setEnabled(sel.can_export())
+        for entry in run_menu_entries(sel):
+            if entry is None:
+                menu.addSeparator()
+                continue
+            action = menu.addAction(entry.label, getattr(self, entry.slot))
+            action.setEnabled(entry.enabled)
+            action.setToolTip(entry.tip)
+            if entry.checkpoints:
+                pick = menu.addMenu("Open checkpoint in inspectors")
+                for label, folder in entry.checkpoints:
+                    pick.addAction(label, lambda folder=folder: self.open_checkpoint_requested.emit(folder))
         add_run_research_actions(menu, sel.one, self)   # replication capsule, bag-of-words baseline
         return menu
 

@@ -10,6 +10,7 @@ from explorer.ui.runs.baseline_cells import BaselineCells
 from explorer.ui.runs.best_rows import best_rows_note
 from explorer.ui.runs.disk import format_size
 from explorer.ui.runs.evaluating import evaluating_short, evaluating_text
+from explorer.ui.runs.stopping import stopping_short, stopping_text
 from explorer.ui.runs.group_rows import GroupRow
 from explorer.ui.runs.state import RunState, format_seconds
 
@@ -69,7 +70,8 @@ def status_text(s: RunState) -> str:
         return "cancelled (queued)"
     if s.status == run_status.QUEUED and s.queue_note:
         return f"queued ({s.queue_note})"   # a SLURM job waiting on its cluster
-    return evaluating_short(s) or s.status   # a long final evaluation is no hung run (the tooltip: its rows)
+    # a long final evaluation is no hung run, nor a stop that waits for it (the tooltip: its rows)
+    return evaluating_short(s) or stopping_short(s) or s.status
 
 
 class RunCells:
@@ -136,7 +138,7 @@ class RunCells:
     def tooltip(self, s: RunState, col: int) -> str:
         """The tooltip of run ``s``'s cell in column ``col`` (plain text, lines)."""
         if COLUMNS[col] == "Status":
-            tip = evaluating_text(s) or STATUS_TIPS.get(status_text(s), s.status)
+            tip = stopping_text(s) or evaluating_text(s) or STATUS_TIPS.get(status_text(s), s.status)
             if s.kind != OURS and s.status in FINISHED:   # another tool's run: why, in its first read notes
                 tip = (f"{s.kind} run, read from its files (curves from its trainer_state.json, its checkpoint-N "
                        "folders, its own best checkpoint)")

@@ -203,6 +203,11 @@ class RunState:
 
     # ---- derived -------------------------------------------------------------------------
     @property
+    def timing(self) -> EtaMeter:
+        """What the run's steps and evaluations took, read from its events (ui/runs/eta.EtaMeter)."""
+        return self._eta
+
+    @property
     def model(self) -> str:
         return str(self.config.get("model", ""))
 
@@ -302,10 +307,13 @@ class RunState:
         step rate is measured (:meth:`EtaMeter.settled`: the set-up and the first step are not a rate). During the
         final evaluation: what it has left (ui/runs/evaluating)."""
         from explorer.ui.runs.evaluating import evaluating_now, evaluation_left_seconds
+        from explorer.ui.runs.stopping import stop_seconds
 
         under_way = evaluating_now(self)
         if under_way is not None and under_way.get("final"):   # only the final evaluation is left: its rows
             return evaluation_left_seconds(self)
+        if self.status == run_status.STOPPING:   # one evaluation and a save are left (ui/runs/stopping)
+            return stop_seconds(self)
         budgeted = bool(self.budget_seconds and self.train_seconds > 0)
         if not budgeted and (self.step <= 0 or self.steps_total <= 0 or self.elapsed <= 0
                              or not self._eta.settled()):

@@ -105,3 +105,20 @@ def whole_headers(table: QTableView) -> None:
     for col in range(table.model().columnCount()):
         if header.sectionSize(col) < header.sectionSizeHint(col):
             table.setColumnWidth(col, header.sectionSizeHint(col))
+
+
+def rows_tall(table: QTableView, rows: int) -> int:
+    """The height in pixels that shows ``table``'s header and ``rows`` rows of its default height (frame
+    included), with no scroll bar's worth of slack."""
+    return (table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth())
+
+
+def fit_rows_height(table: QTableView, min_rows: int) -> None:
+    """Let ``table`` (rows filled) be as tall as all its rows and never less than its header and ``min_rows`` rows
+    (all of a shorter table): between the two a splitter or layout shares the height, and a taller table scrolls
+    within itself. A fixed height of every row squeezed the tables under it to one row."""
+    rows = table.model().rowCount() if table.model() is not None else 0
+    scroll = table.horizontalScrollBar().sizeHint().height()   # a sideways scroll bar never covers those rows
+    table.setMinimumHeight(rows_tall(table, min(rows, min_rows)) + scroll)
+    table.setMaximumHeight(rows_tall(table, max(rows, 1)) + scroll)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.core.runs.workers import terminate_worker, worker_pid  # noqa: F401 - the worker's pid and SIGTERM: core/runs/workers
 
-LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
+from explorer.ui.shell.quitting import CANCEL, LEAVE, STOP  # noqa: F401 - the answers, decided in quitting
 
 
 def _listed(names: list[str]) -> str:
@@ -24,7 +24,13 @@ def _listed(names: list[str]) -> str:
 def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> tuple[str, str]:
     """(text, informative text) of the quit question: the runs of this machine, then the remote runs this window
     follows ((run, host) pairs), which keep training on their hosts whatever the choice (naming only the local
-    run would leave unclear whether "Cancel run and quit" ends the remote one too)."""
+    run would leave unclear whether "Cancel run and quit" ends the remote one too). With only remote runs the
+    question is a notice: they go on on their hosts and are followed again at the next start."""
+    if remote and not (running or queued):
+        shown = [f"{run} on {host}" for run, host in remote]
+        return (f"{len(remote)} remote run(s) followed ({_listed(shown)}): they go on on their host and are followed "
+                "again at the next start.",
+                "Quit closes this window only. To stop a remote run, use Stop early or Cancel in the Runs list first.")
     text = (f"{len(running)} run(s) training ({_listed(running)})" if running else "No run is training here") + \
         (f", {len(queued)} queued" if queued else "") + "."
     if remote:
@@ -42,14 +48,16 @@ def quit_text(running: list[str], queued: list[str], remote: list[tuple[str, str
 
 
 def ask_quit(parent: QWidget, running: list[str], queued: list[str], remote: list[tuple[str, str]] = ()) -> str | None:
-    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL, or None (do not quit). ``remote``: the
-    (run, host) pairs of the remote runs followed, named as going on on their hosts (:func:`quit_text`)."""
+    """Ask what to do with active runs on quit: LEAVE, STOP, CANCEL (Quit when only remote runs are followed), or None
+    (do not quit). ``remote``: the (run, host) pairs of the remote runs followed, named as going on on their hosts
+    (:func:`quit_text`)."""
     text, info = quit_text(running, queued, list(remote))
     box = QMessageBox(QMessageBox.Icon.Question, "Runs are still active", text, parent=parent)
     box.setInformativeText(info)
     leave = box.addButton("Leave it training", QMessageBox.ButtonRole.AcceptRole) if running else None
     stop = box.addButton("Stop early and quit", QMessageBox.ButtonRole.DestructiveRole) if running else None
-    cancel = box.addButton("Cancel run and quit", QMessageBox.ButtonRole.DestructiveRole)
+    cancel = box.addButton("Cancel run and quit" if running or queued else "Quit",
+                           QMessageBox.ButtonRole.DestructiveRole)
     keep = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(keep)
     box.exec()

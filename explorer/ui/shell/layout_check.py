@@ -178,10 +178,11 @@ def _combo(w: QComboBox) -> list[Offender]:
     return []
 
 
-def header_need(header: QHeaderView, section: int, text: str) -> int:
+def header_need(header: QHeaderView, section: int, text: str, *, bold: bool = False) -> int:
     """The width, in pixels, a header section needs to show ``text`` whole: the title's advance, the style's
     margins, and the sort arrow where it is drawn (the section the view is sorted by; Qt draws none on the
-    others)."""
+    others). ``bold``: measured in the bold font Qt paints a highlighted section in (a table whose selected rows
+    highlight every column's title: ``highlightSections``)."""
     opt = QStyleOptionHeader()
     opt.initFrom(header)
     opt.section = section
@@ -189,7 +190,10 @@ def header_need(header: QHeaderView, section: int, text: str) -> int:
     opt.orientation = header.orientation()
     if header.isSortIndicatorShown() and header.sortIndicatorSection() == section:
         opt.sortIndicator = QStyleOptionHeader.SortIndicator.SortDown
-    size = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, opt, header.fontMetrics().size(
+    font = header.font()
+    font.setBold(bold or font.bold())
+    opt.fontMetrics = QFontMetrics(font)   # the style measures the title with the option's metrics
+    size = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, opt, opt.fontMetrics.size(
         0, text), header)
     return size.width()
 

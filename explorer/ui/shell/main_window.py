@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QVBoxLayout, QWidget)
 
 from explorer.core.specs.train_config import TrainConfig
 from explorer.ui.curves.panel import CurvesPanel
@@ -30,9 +30,10 @@ from explorer.ui.shell.status_bar import MessageBar, StatusWidgets
 from explorer.ui.shell.status_texts import window_title
 from explorer.ui.shell.tab_list import TabList
 from explorer.ui.shell.tab_rows import RowTabWidget, tabs_with_rows
-from explorer.ui.shell.detach import LEAVE, STOP, ask_quit
+from explorer.ui.shell.detach import ask_quit
+from explorer.ui.shell.quitting import QuitPlan
 from explorer.ui.launch.device import DeviceProbe, describe, describe_run
-from explorer.ui.shell.help_dialog import HelpDialog
+from explorer.ui.shell.help_actions import HelpActions, panel_help_text
 from explorer.ui.launch.launcher import LauncherPanel
 from explorer.ui.inspectors.client import shared_client
 from explorer.ui.runs.remote_inspect import RemoteCheckpointOpener
@@ -69,19 +70,6 @@ def panel_shortcut(widget: QWidget, slot, keys: tuple[str, ...] = PANEL_KEYS) ->
     return out
 
 
-def _panel_help(title: str) -> str:
-    """A tab's help: the registry page's (explorer.ui.inspectors.registry), else the glossary's shell panel."""
-    text = page_help(title)
-    if text is not None:
-        return text
-    try:
-        from explorer.glossary import panel_help
-
-        return panel_help({"Launch": "Launcher"}.get(title, title).replace("&&", "&"))
-    except (ImportError, KeyError):
-        return ""
-
-
 def placeholder(title: str, why: str = "") -> QWidget:
     """A clean page that names what will be there."""
     page = QFrame()
@@ -96,7 +84,7 @@ def placeholder(title: str, why: str = "") -> QWidget:
     return page
 
 
-class MainWindow(QMainWindow):
+class MainWindow(HelpActions, QMainWindow):
     """The app's window. The registry's pages are built when first needed (explorer.ui.shell.lazy_pages):
     their tab is shown, code reads ``pages[title]``, ``page_sets[provider]`` or an attribute below, or the idle
     chain started by the first paint gets to them (one provider per event-loop turn)."""
@@ -149,7 +137,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.curves, "Curves")
         self._add_pages()
         for i in range(self.tabs.count()):
-            help_text = _panel_help(self.tabs.tabText(i))
+            help_text = panel_help_text(self.tabs.tabText(i))
             if help_text:
                 self.tabs.setTabToolTip(i, rich_tooltip(help_text))
         holder, self.tab_rows = tabs_with_rows(self.tabs, self.tab_list)
@@ -157,8 +145,8 @@ class MainWindow(QMainWindow):
         self.runs_dock = QDockWidget("Runs", self)
         self.runs_dock.setObjectName("runsDock")
         self.runs_dock.setWidget(self.runs)
-        self.runs_dock.setToolTip(_panel_help("Runs"))
-        self._help_dialogs: dict[str, HelpDialog] = {}
+        self.runs_dock.setToolTip(panel_help_text("Runs"))
+        self._help_dialogs: dict = {}   # title -> its HelpDialog (HelpActions.show_help)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.runs_dock)
         self.resizeDocks([self.runs_dock], [430], Qt.Orientation.Horizontal)
 
@@ -271,15 +259,6 @@ class MainWindow(QMainWindow):
         # Qt adds the application's display name ("… — BERT Explorer") itself; do not repeat it
         self.setWindowTitle(window_title(self.runs_dir))
 
-    def show_help(self, title: str, html: str) -> HelpDialog:
-        """One non-modal help page per title (shown again, not duplicated)."""
-        dlg = self._help_dialogs.get(title)
-        if dlg is None:
-            dlg = self._help_dialogs[title] = HelpDialog(title, html, self)
-        dlg.show()
-        dlg.raise_()
-        return dlg
-
     # ---- runs ----------------------------------------------------------------------------
     def launch(self, configs: list[TrainConfig], suffixes: list[str] | None = None) -> list[str]:
         """Start ``configs`` where the launcher's Run on says (RunLaunching.launch); returns the run ids."""
@@ -309,7 +288,7 @@ class MainWindow(QMainWindow):
             self.device_label.setText(text)
 
     def _update_activity(self) -> None:
-        """'running: <name> step 120/400 · 1 running · 2 queued': the runs driven here and those running
+        """'running: <name> step 120/400 · 2 queued': the runs driven here and those running
         elsewhere (status_texts.activity_line)."""
         text, tip = activity_line(self.store.tracked(), lambda rid: self.runs.model.names.get(rid, rid))
         self.activity_label.setText(text)
@@ -439,27 +418,6 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.launcher)
         self.launcher.editors["model"].focus.setFocus()
 
-    def help_panel(self) -> None:
-        title = self.tabs.tabText(self.tabs.currentIndex())
-        from explorer.ui.shell.guide import help_with_link
-
-        text = help_with_link(title, _panel_help(title) or "No help for this panel yet.")
-        QMessageBox.information(self, f"About the {title.replace('&&', '&')} panel", text)
-
-    def open_user_guide(self) -> None:
-        """Help → User guide: the guide's front page (built HTML when there is one, else its Markdown)."""
-        from explorer.ui.shell.guide import open_page
-
-        problem = open_page()
-        if problem:
-            self.show_message(problem, 15000)
-
-    def about(self) -> None:
-        QMessageBox.about(self, "BERT Explorer",
-                          "Launch BERT fine-tunes, watch them learn live, and probe span scores, the "
-                          f"no-answer threshold and attention flow.\n\nRuns folder: {self.runs_dir}\n"
-                          f"Settings: {self.settings.file_name()}")
-
     # ---- settings / close ----------------------------------------------------------------
     def _restore(self) -> None:
         geo, state = self.settings.geometry(), self.settings.window_state()
@@ -482,28 +440,26 @@ class MainWindow(QMainWindow):
             self.show_message(self.settings_note[0].upper() + self.settings_note[1:], 15000)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay."""
-        if self._quit_choice is None and self.manager.active():
-            active, queued = self.manager.active(), self.manager.queued()
-            running = [r for r in active if r not in queued]
-            choice = ask_quit(self, running, queued, remote=self.remote.followed())
+        """Quitting with active runs asks: leave them training, stop early and quit, cancel and quit, or stay; the
+        remote runs followed are named as going on on their hosts (quitting.QuitPlan decides what each answer does)."""
+        if self._quit_choice is None:
+            plan = QuitPlan.of(self.manager.active(), self.manager.queued(), self.remote.followed())
+            choice = ask_quit(self, plan.running, plan.queued, remote=plan.remote) if plan.asks else ""
             if choice is None:
                 event.ignore()
                 return
             self._quit_choice = choice
-            for run_id in queued:
+            for run_id in plan.queued:
                 self.manager.cancel(run_id)
-            if choice == STOP:     # close again when the last one has saved and ended
-                for run_id in running:
+            if plan.stopped(choice):     # close again when the last one has saved and ended
+                for run_id in plan.stopped(choice):
                     self.manager.stop_early(run_id)
-                self.show_message("Stopping early: the window closes when the runs have saved and evaluated",
-                                  0)
+                self.show_message("Stopping early: the window closes when the runs have saved and evaluated", 0)
                 self.manager.ended.connect(self._close_when_idle)
                 event.ignore()
                 return
-            if choice == LEAVE:
-                self.detached = running
-            else:
+            self.detached = plan.left_training(choice)
+            if plan.cancels_all(choice):
                 self.manager.cancel_all(wait_ms=5000)
         if not self.detached:   # workers that reported a result may still be saving / exiting
             self.manager.wait_for_workers(5000)

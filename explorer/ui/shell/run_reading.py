@@ -67,8 +67,9 @@ class RunReading(QObject):
         runs, the status bar says what was found; names and sizes are read next."""
         w = self.window
         states, problems = result
-        for s in states:
-            w.store.offer(s)
+        with w.runs.model.names_deferred():
+            for s in states:
+                w.store.offer(s)
         w.runs.set_loading(False)
         self.show_selected(w.runs.selected_ids())
         text = scan_message(w.runs_dir, states, problems, len(w.runs.all_ids()), w.settings_note)

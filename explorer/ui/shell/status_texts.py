@@ -9,22 +9,24 @@ from pathlib import Path
 from typing import Callable
 
 from explorer.core.runs import status as run_status
-from explorer.ui.runs.evaluating import evaluating_text
+from explorer.ui.runs.stopping import waiting_text
 
 __all__ = ["activity_line", "device_line", "ended_message", "gone_note", "scan_message"]
 
 
 def activity_line(states: list, name_of: Callable[[str], str]) -> tuple[str, str]:
-    """('running: <name> step 120/400 · 1 running · 2 queued', the active run's id for the tooltip) over the runs
+    """('running: <name> step 120/400 · 2 running · 2 queued', the active run's id for the tooltip) over the runs
     this window tracks (``states``): those driven here and those running elsewhere (a run left training when the
     app last quit, another window, the CLI); ("", "") when none is active or queued."""
     running = sum(s.status in run_status.WORKING for s in states)
     queued = sum(s.status == run_status.QUEUED for s in states)
-    parts = ([f"{running} running"] if running else []) + ([f"{queued} queued"] if queued else [])
+    # "1 running" beside the run named as running says nothing more: the count shows from two runs on (the status
+    # bar is crowded at 1280x800)
+    parts = ([f"{running} running"] if running > 1 else []) + ([f"{queued} queued"] if queued else [])
     active = next((s for s in states if s.status in run_status.WORKING), None)
     if active is not None:   # the active run by name, with its progress (an evaluation's rows while it evaluates)
         step = f" step {active.step}/{active.steps_total}" if active.steps_total else ""
-        evaluating = evaluating_text(active)
+        evaluating = waiting_text(active)
         parts.insert(0, f"{name_of(active.run_id)}: {evaluating}" if evaluating else
                      f"{active.status}: {name_of(active.run_id)}{step}")
     return " · ".join(parts), active.run_id if active is not None else ""

@@ -2,8 +2,10 @@
 (explorer.core.runs.readers.base; the files are read by explorer.core.runs.tensorboard, which needs the optional
 ``tensorboard`` package).
 
-Its status: TENSORBOARD_RUN, or IN_PROGRESS while its files changed in the last IN_PROGRESS_SECONDS; never
-crashed. A writer restarted from an earlier step purges the earlier files' points from that step on (as
+Its status: TENSORBOARD_RUN, or IN_PROGRESS while its files changed and its newest scalar was written (its own
+wall time) in the last IN_PROGRESS_SECONDS; never crashed. The scalars' wall time tells an export from a live
+writer: an export of a finished run (``export-tensorboard``) writes new files holding the run's old times, and
+read as "in progress" for minutes by the files' time alone. A writer restarted from an earlier step purges the earlier files' points from that step on (as
 TensorBoard does) and the run's notes say so. Our own runs write event files beside their events with ``report_to="tensorboard"``, so a folder with
 a run ``config.json`` stays ours (``shared_with_ours``).
 """
@@ -30,6 +32,8 @@ def read_tensorboard_folder(path: Path, now: float) -> ForeignRun:
     files = tensorboard_files(path)
     newest = max(f.stat().st_mtime for f in files)
     scalars = read_tensorboard_folder_scalars(path)
+    if scalars.rows:   # a live writer's last scalar is as recent as its file; an export's is the run's own time
+        newest = min(newest, max(row[3] for row in scalars.rows))
     return ForeignRun(kind=TENSORBOARD, run_id=path.name, events=tensorboard_events(path.name, path, scalars),
                       status=run_status.IN_PROGRESS if now - newest < IN_PROGRESS_SECONDS else run_status.TENSORBOARD_RUN,
                       notes=[f"TensorBoard run: scalars from {len(files)} event file(s) in {path}"]

@@ -44,6 +44,10 @@ class BlockLayout:
         return [f"{self.labels[BLOCKS[a]]} → {self.labels[BLOCKS[b]]}" for a, b in self.pairs]
 
 
+# how to use the token views, under the readout (explorer.ui.inspectors.attention_view)
+USAGE_HINT = ("Rows attend to columns; hover a token to see where its attention goes; click, Ctrl+click or drag in "
+              "the lines view to select several.")
+
 QA_BLOCKS = BlockLayout(
     labels={"question": "question", "passage": "passage", "special": "[CLS]/[SEP]"},
     directions=(("question → passage", "question", "passage"), ("passage → question", "passage", "question"),
@@ -146,13 +150,11 @@ class ShownAttention:
         return [int(idx[i]) for i in selection if i < idx.size]
 
     def readout(self, window: int, n_windows: int, note: str = "") -> str:
-        """The readout under a freshly drawn matrix: what it is, the window, the memory note, how to use it."""
-        # the memory note before the usage hint: the readout holds three lines and elides what does not fit
+        """The readout under a freshly drawn matrix: what it is, the window, the memory note (how to use the views
+        is USAGE_HINT, a line of its own that the readout's hover texts never replace or cut)."""
         return (f"{self.what}; window {window + 1} of {n_windows}, "
                 f"{len(self.labels)} {'words' if self.groups else 'tokens'}."
-                + (f"\nMemory budget: {note}." if note else "")
-                + "\nRows attend to columns; hover a token to see where its attention goes; click, "
-                "Ctrl+click or drag in the lines view to select several.")
+                + (f"\nMemory budget: {note}." if note else ""))
 
     def describe_token(self, t: int, token_share: np.ndarray, names: dict) -> str:
         """Where token ``t``'s attention goes: its three largest weights in the matrix, and (from ``token_share``,

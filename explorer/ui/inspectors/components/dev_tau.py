@@ -47,7 +47,9 @@ def no_answer_training_note(checkpoint: str) -> str:
 
 def run_dev_file(checkpoint: str) -> str:
     """The local dev file of the run a checkpoint belongs to, when that run is SQuAD 2.0 ("" otherwise:
-    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side)."""
+    a v1.1 dev file has no unanswerable question, so a τ study on it has no NoAns side). A relative ``dev`` (a run
+    launched from the command line: ``--dev dev-v2.0.json``) is found where the run was launched from (the run
+    folder less its relative ``output_dir``) or in the run folder, not only in the app's working folder."""
     from explorer.core.specs.tasks import find_task_facts
 
     config_path = run_config_for_checkpoint(checkpoint) if checkpoint else None
@@ -56,12 +58,27 @@ def run_dev_file(checkpoint: str) -> str:
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
         dev, task = str(config.get("dev") or ""), str(config.get("task") or "")
+        output_dir = str(config.get("output_dir") or "")
     except (OSError, ValueError, AttributeError):
         return ""
     facts = find_task_facts(task)
-    if facts is None or facts.squad_version != "v2.0":
+    if facts is None or facts.squad_version != "v2.0" or not dev:
         return ""
-    return dev if dev and Path(dev).expanduser().is_file() else ""
+    return next((str(p) for p in _dev_candidates(Path(dev).expanduser(), config_path.parent, output_dir)
+                 if p.is_file()), "")
+
+
+def _dev_candidates(dev: Path, run_dir: Path, output_dir: str) -> list[Path]:
+    """Where a run's ``dev`` path may be: as written, then for a relative one the folder the run was launched from
+    (``run_dir``'s parent less the parts of a relative ``output_dir``) and the run folder."""
+    if dev.is_absolute():
+        return [dev]
+    launched = run_dir.parent
+    out = Path(output_dir)
+    if output_dir and not out.is_absolute():
+        for _part in out.parts:
+            launched = launched.parent
+    return [dev, launched / dev, run_dir / dev]
 
 
 def count_questions(path: str) -> int | None:

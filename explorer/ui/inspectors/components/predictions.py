@@ -148,7 +148,7 @@ class ReviewState:
 
     def reviewed(self) -> int:
         """Rows of the file a person reviewed (corrected or confirmed)."""
-        return sum(1 for i in self.review.reviewed if i < len(self.predicted))
+        return self.review.reviewed_in(len(self.predicted))
 
     # -- what the page says ---------------------------------------------------------------------------------------
     def person_choices(self) -> list[str]:

@@ -1,0 +1,53 @@
+"""A run's evaluations against its time: the plan made from the measured rates, and what a time-budgeted run's
+wall budget still expects outside training.
+
+A time-budgeted run plans its evaluations on the wall budget itself: evaluations (the final one on the whole
+dev set, their metrics and saves included) get at most ``eval_share`` of it and training the rest. Planned on
+the steps the budget would allow if nothing but training used it, the evaluations took their share of a
+longer run than the budget, and a 10-minute run trained less than (1 - eval_share) of it.
+"""
+
+from __future__ import annotations
+
+from explorer.core.training.budget import seconds_ahead
+
+def steps_for_plan(run) -> int:
+    """The optimizer steps the evaluations are planned around: a time-budgeted run's steps that fit in the
+    (1 - eval_share) of its wall budget left to training, at the training rate so far (at most steps_total,
+    at least the steps done); otherwise the run's planned steps."""
+    seconds, step = run.clock.seconds(), run.progress.step
+    share = float(run.config.eval_share)
+    if run.wall is None or step <= 0 or seconds <= 0 or not 0 < share < 1:
+        return run.planned_steps()
+    training = (1.0 - share) * run.wall.total
+    return min(run.steps_total, max(step, round(step * training / seconds)))
+
+
+def plan_evaluations_now(run) -> None:
+    """Plan (or re-plan) the evaluations from the training and evaluation rates measured so far
+    (eval_schedule); the first plan goes to the run's log, with what it chose and why."""
+    schedule, seconds = run.schedule, run.clock.seconds()
+    if schedule is None or seconds <= 0 or run.progress.step <= 0:
+        return
+    first = schedule.plan is None
+    windows = run.plan["effective_batch_size"]
+    plan = schedule.make_plan(steps=steps_for_plan(run), windows_per_step=windows,
+                              train_rate=run.progress.step * windows / seconds)
+    if plan is not None and first:
+        run.writer.emit("log", level="info", message=plan.describe(), topic="eval_plan")
+    expect_ahead(run)
+
+
+def expect_ahead(run) -> None:
+    """Tell a time-budgeted run's wall budget what its evaluations and saves still to come will take
+    (budget.seconds_ahead), so that training stops early enough for them, the final evaluation included."""
+    schedule = run.schedule
+    if run.wall is None or schedule is None:
+        return
+    # before the first steps are timed (and the cadence planned) the steps that fit are unknown: the final
+    # evaluation alone is counted until then
+    known = run.progress.step > 0 and (schedule.plan is not None or not schedule.active)
+    run.wall.ahead = seconds_ahead(steps=run.planned_steps(), step=run.progress.step,
+                                   last_eval_step=schedule.last_eval_step, every=schedule.eval_every if known else 0,
+                                   rows=schedule.rows, dev_total=schedule.dev_total, eval_rate=schedule.eval_rate,
+                                   save_seconds=schedule.overhead)

@@ -1,0 +1,126 @@
+"""What the launcher says, before a run starts, about its evaluations: how often, on which dev rows, and why
+(Qt-free; the line under the form).
+
+A run decides its evaluations itself once it has timed its first steps and its first evaluation
+(explorer.core.training.eval_schedule, explorer.core.training.eval_plan.plan_evaluations): the cadence and a
+stratified dev sample that keep evaluations within ``eval_share`` of its wall time, the whole dev set for the final
+evaluation. Before launch no rate of this run is measured, so :func:`eval_plan_preview` says the rule in the form's
+numbers, and where past runs of the same model on this machine measured both rates, what the same rule would
+choose with them and how long the whole run would take. Without this a run of 2,478 dev rows every 43 steps spent
+most of its wall time evaluating and the form had not said so.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from explorer.core.specs.heads import Inputs
+from explorer.core.specs.tasks import head_of_task
+from explorer.core.training.eval_plan import DEFAULT_SHARE, MIN_SAMPLE_ROWS, plan_evaluations
+
+__all__ = ["EvalPreviewInput", "eval_plan_preview", "measured_eval_rate", "samples_dev_rows"]
+
+
+def samples_dev_rows(task: str) -> bool:
+    """A run of ``task`` can evaluate on a sample of its dev rows: one feature per dev row, a text or a pair
+    (classification, scores, label sets), as eval_schedule.can_sample finds at run time. QA (windows of a
+    passage), tagging (windows of a sentence) and multiple choice evaluate the whole dev set every time."""
+    head = head_of_task(task)
+    return head is not None and head.inputs is Inputs.TEXT
+
+
+def measured_eval_rate(states, model: str) -> tuple[float, int]:
+    """(the median dev rows/s of the last evaluation of each past run of ``model`` in ``states`` (RunStates), how
+    many runs measured it); (0.0, 0) when none did."""
+    rates = []
+    for s in states:
+        if s.model != model:
+            continue
+        timed = [float(e.get("rows_per_second") or 0) for e in getattr(s, "evals", [])]
+        timed = [r for r in timed if r > 0]
+        if timed:
+            rates.append(timed[-1])
+    return (float(statistics.median(rates)), len(rates)) if rates else (0.0, 0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalPreviewInput:
+    """The form's numbers the preview reads.
+
+    Attributes:
+        task: the run's task (core.specs.tasks).
+        dev_rows: rows of the dev file, or held out of the training file (0: no dev data, or not counted yet).
+        what: what the dev rows are, plural ("dev rows"; a SQuAD file's "dev questions").
+        held_out: the dev rows are held out of the training file (Dev fraction), not a dev file.
+        steps: optimizer steps the run plans (RunPlan.planned_steps; 0 while unknown).
+        windows_per_step: training rows per optimizer step (batch size x gradient accumulation).
+        every: the Evaluate every the run asks for (0: before training and at the end only).
+        share: eval_share (0: evaluations are not fitted to the run's time).
+        full_dev: "Whole dev set at every evaluation".
+        train_rate: training rows/s of past runs of this model here (0: none measured).
+        eval_rate: dev rows/s of their evaluations (0: none measured).
+        measured_runs: how many past runs the rates come from.
+    """
+
+    task: str
+    dev_rows: int
+    what: str = "dev rows"
+    held_out: bool = False
+    steps: int = 0
+    windows_per_step: float = 1.0
+    every: int = 0
+    share: float = DEFAULT_SHARE
+    full_dev: bool = False
+    train_rate: float = 0.0
+    eval_rate: float = 0.0
+    measured_runs: int = 0
+
+
+def _cadence(every: int) -> str:
+    return f"about every {every:,} steps" if every > 0 else "before training and at the end only"
+
+
+def eval_plan_preview(p: EvalPreviewInput) -> str:
+    """One or two sentences: the dev rows and the cadence the run will use and why, and, with rates measured by
+    past runs, the plan the run's rule would make with them and the whole run's time; '' without dev data.
+
+    Example: 'Evaluation: about every 43 steps on all 2,478 dev rows if that keeps evaluations within 20% of the
+    wall time, else on a stratified sample of at least 200 of them (the same rows each time) or less often; the
+    final evaluation scores all 2,478. The run decides once it has timed its first steps and first evaluation.'
+    """
+    if p.dev_rows <= 0:
+        return ""
+    rows = f"{p.dev_rows:,} {'held-out ' if p.held_out else ''}{p.what}"
+    if p.share <= 0:
+        return f"Evaluation: every {p.every:,} steps on all {rows}, as set (Evaluation share 0: not fitted to the run's time)."
+    if p.dev_rows <= MIN_SAMPLE_ROWS:
+        return (f"Evaluation: {_cadence(p.every)} on all {rows}, as set (a dev set this small costs little next to "
+                "training).")
+    if p.every <= 0:   # the rule keeps the cadence asked for; nothing in between to sample for
+        return f"Evaluation: before training and at the end only, on all {rows} (Evaluate every 0)."
+    whole = p.full_dev or not samples_dev_rows(p.task)
+    estimate = _estimate(p, whole)
+    if estimate:
+        return estimate
+    decided = "The run decides once it has timed its first steps and its first evaluation."
+    if whole:
+        why = "as asked" if p.full_dev else "this task's evaluations score every dev example"
+        return (f"Evaluation: every evaluation scores all {rows} ({why}), {_cadence(p.every)} or less often, so "
+                f"that evaluations take at most {p.share:.0%} of the run's wall time. {decided}")
+    return (f"Evaluation: {_cadence(p.every)} on all {rows} if that keeps evaluations within {p.share:.0%} of the "
+            f"run's wall time, else on a stratified sample of at least {MIN_SAMPLE_ROWS} of them (the same rows each "
+            f"time) or less often; the final evaluation scores all {p.dev_rows:,}. {decided}")
+
+
+def _estimate(p: EvalPreviewInput, whole: bool) -> str:
+    """The plan the run's rule makes with the rates past runs measured, and the whole run's time; '' without
+    both rates, without planned steps, or for a task whose dev rows are not the rows it forwards (QA windows)."""
+    if p.train_rate <= 0 or p.eval_rate <= 0 or p.steps <= 0 or (whole and not samples_dev_rows(p.task)):
+        return ""
+    plan = plan_evaluations(steps=p.steps, windows_per_step=p.windows_per_step, train_rate=p.train_rate,
+                            eval_rate=p.eval_rate, dev_total=p.dev_rows, wanted_every=p.every,
+                            share=min(p.share, 0.95), full_dev=whole)
+    runs = f"{p.measured_runs} past run{'s' if p.measured_runs != 1 else ''}"
+    return (f"Expected, at the rates {runs} of this model measured here: {plan.describe()} "
+            "The run re-plans from its own rates once it has timed its first steps and its first evaluation.")

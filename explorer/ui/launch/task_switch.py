@@ -1,0 +1,112 @@
+"""A task switch on the launcher form (explorer.ui.launch.form_model.LaunchForm), Qt-free: the new task's recipe
+defaults on the fields the user did not edit, data files of another reader cleared, files whose labels mean
+something else kept and named, the other task's values put aside, a run name not typed cleared, and the banner's
+sentence saying it all. Each function takes the form and changes its values through :meth:`LaunchForm.set`.
+"""
+
+from __future__ import annotations
+
+import html
+
+from explorer.core.specs.tasks import find_task_facts
+from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.field_specs import FIELDS, applies, restricted
+
+__all__ = ["clear_run_name", "switch_task"]
+
+
+def switch_task(form, task: str) -> None:
+    """The task's recipe defaults on the fields not edited; data files of another reader cleared unless the
+    user picked them; files of the same reader whose labels mean something else kept and named; Best
+    checkpoint by and the other task's values put aside (``_clear_other_task_values``); the note says it all."""
+    from explorer.core.specs.tasks import task_defaults
+
+    if not task or task == form.task:
+        return
+    try:
+        defaults = task_defaults(task)
+    except KeyError:
+        return
+    old, form.task = form.task, task
+    old_facts, new_facts = find_task_facts(old), find_task_facts(task)
+    # data files a preset or a loaded config put in for another kind of data (SQuAD JSON for a table task)
+    # cannot feed this task: cleared, unless the user picked them
+    other_data = (old_facts is not None and new_facts is not None and old_facts.data_kind != new_facts.data_kind)
+    cleared = [n for n in ("train", "dev") if other_data and n not in form.edited and form.values[n]]
+    # the same reader but labels that mean something else: the files stay, and the banner says which task
+    # they were chosen for until they are changed
+    kept_files = _files_for_other_labels(form, new_facts, cleared)
+    for name, value in defaults.items():
+        if name not in form.edited:
+            form.set(name, value)
+    for name in cleared:
+        form.set(name, "")
+    _keep_metric_for(form, task)
+    stale = _clear_other_task_values(form, task)
+    kept = sorted(set(defaults) & form.edited)
+    what = f"{new_facts.label if new_facts else task} defaults"
+    note = (f"The preset {form.preset} was for {old_facts.label if old_facts else old} and no longer applies: "
+            if form.preset else "")
+    form.preset = ""
+    form.switch_note = (f"{note}{what} for the recipe" + (f" (your {', '.join(kept)} kept)" if kept else "")
+                        + (f"; the previous form's {', '.join(stale[:-1])}{' and ' if len(stale) > 1 else ''}"
+                           f"{stale[-1]} cleared" if stale else ""),
+                        cleared, old_facts.label if old_facts else old, kept_files)
+    form._compose_note()
+
+
+def _files_for_other_labels(form, new_facts, cleared: list[str]) -> list[tuple[str, str, str]]:
+    """(split, path, task label) of the data files still in the form that were set for a task of the same
+    reader whose labels mean something else (SST-2's 0/1 classes kept for Regression)."""
+    out = []
+    for split in ("train", "dev"):
+        path, origin = form.values[split], find_task_facts(form.file_task.get(split, ""))
+        if not path or split in cleared or origin is None or new_facts is None:
+            continue
+        if origin.data_kind == new_facts.data_kind and origin.head is not new_facts.head:
+            out.append((split, path, origin.label))
+    return out
+
+
+def _clear_other_task_values(form, task: str) -> list[str]:
+    """A new task: a field that is not its setting shows its default, greyed (a greyed F1 classes must not
+    read FAVOR, AGAINST on a Regression form; config() leaves such values out anyway); its value is kept
+    aside (``parked``) and comes back when a task uses the field again. A Run name the user did not type
+    since the form was filled or last launched (the previous run's name) is cleared; returns what was
+    cleared."""
+    defaults = TrainConfig()
+    for spec in FIELDS:
+        if not restricted(spec):
+            continue
+        value, default = form.values[spec.name], getattr(defaults, spec.name)
+        if not applies(spec, task):
+            if value != default:   # kept out of sight, back when a task uses it again
+                form.parked[spec.name] = value
+                form.set(spec.name, default)
+        elif spec.name in form.parked:
+            kept = form.parked.pop(spec.name)
+            if value == default:
+                form.set(spec.name, kept)
+    return clear_run_name(form)
+
+
+def clear_run_name(form) -> list[str]:
+    """A Run name the user did not type since the form was filled or last launched (the previous run's, of
+    another task or file) is cleared: a new run gets a new name, not "stance lr5e-5-2" for a run on another
+    table. Returns what was cleared (["Run name (…)"] or [])."""
+    run_name = form.values["run_id"]
+    if not run_name or "run_id" in form.edited:
+        return []
+    form.set("run_id", "")
+    return [html.escape(f"Run name ({run_name})")]
+
+
+def _keep_metric_for(form, task: str) -> None:
+    """A new task: a Best checkpoint by chosen for the previous one that this task never reports goes back to
+    automatic (a regression run has no accuracy)."""
+    from explorer.core.specs.tasks import emitted_metrics
+
+    chosen = form.values["metric_for_best"]
+    if chosen and chosen not in emitted_metrics(task):
+        form.set("metric_for_best", "")
+        form.edited.discard("metric_for_best")

@@ -1,0 +1,82 @@
+"""The launcher says before launch how the run will evaluate and why: the cadence, the dev rows (a stratified sample
+of a large dev set, all rows at the end), the share of the wall time, what the run decides once it has timed itself,
+and with rates past runs of the model measured, the plan and the whole run's time."""
+
+from __future__ import annotations
+
+from explorer.core.runs import status as run_status
+from explorer.core.specs.train_config import TrainConfig
+from explorer.ui.launch.eval_plan_preview import (EvalPreviewInput, eval_plan_preview, measured_eval_rate,
+                                                  samples_dev_rows)
+from explorer.ui.launch.run_plan import RunPlan
+from explorer.ui.runs.state import RunState
+
+
+def test_a_large_dev_set_of_a_table_is_sampled_by_the_rule_the_run_applies_once_timed():
+    text = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=2478, held_out=True, steps=1300, every=43,
+                                              windows_per_step=16, share=0.2))
+    assert text.startswith("Evaluation: about every 43 steps on all 2,478 held-out dev rows if that keeps evaluations "
+                           "within 20% of the run's wall time, else on a stratified sample of at least 200 of them")
+    assert "the final evaluation scores all 2,478" in text and "decides once it has timed its first steps" in text
+
+
+def test_tasks_that_score_every_dev_example_and_the_whole_dev_set_as_asked_adapt_the_cadence_alone():
+    assert samples_dev_rows("single") and samples_dev_rows("regression")
+    assert not samples_dev_rows("squad_v2") and not samples_dev_rows("ner") and not samples_dev_rows("swag")
+    qa = eval_plan_preview(EvalPreviewInput(task="squad_v2", dev_rows=5000, every=500))
+    assert "every evaluation scores all 5,000 dev rows (this task's evaluations score every dev example)" in qa
+    asked = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=5000, every=500, full_dev=True))
+    assert "all 5,000 dev rows (as asked), about every 500 steps or less often" in asked
+
+
+def test_small_dev_sets_no_share_and_no_dev_data_say_so():
+    assert eval_plan_preview(EvalPreviewInput(task="single", dev_rows=0)) == ""
+    small = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=150, every=20))
+    assert small.startswith("Evaluation: about every 20 steps on all 150 dev rows, as set")
+    fixed = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=3000, every=20, share=0))
+    assert "not fitted to the run's time" in fixed
+    ends = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=3000, every=0))
+    assert ends == "Evaluation: before training and at the end only, on all 3,000 dev rows (Evaluate every 0)."
+
+
+def test_rates_of_past_runs_give_the_plan_and_the_whole_runs_time():
+    """1,000 steps of 16 rows at 40 rows/s train in 400 s; a fifth of the wall time leaves 100 s of evaluations:
+    the final one on 2,478 rows at 200 rows/s takes 12.4 s, so the 24 evaluations every 43 steps get a sample."""
+    text = eval_plan_preview(EvalPreviewInput(task="single", dev_rows=2478, steps=1000, windows_per_step=16,
+                                              every=43, share=0.2, train_rate=40.0, eval_rate=200.0,
+                                              measured_runs=2))
+    assert text.startswith("Expected, at the rates 2 past runs of this model measured here: Evaluate every 43 steps "
+                           "on a stratified sample of 730 of the 2,478 dev rows")
+    assert "Whole run about 8:20" in text and "re-plans from its own rates" in text
+
+
+def _past_run(model: str, rate: float) -> RunState:
+    s = RunState(run_id=f"r{rate}", status=run_status.FINISHED, config={"model": model})
+    s.apply({"run_id": s.run_id, "event": "eval", "time": 1.0, "step": 10, "metrics": {}, "rows_per_second": rate,
+             "dev_rows": 400, "dev_total": 400})
+    return s
+
+
+def test_the_eval_rate_is_the_median_of_past_runs_of_the_same_model():
+    runs = [_past_run("m", 100.0), _past_run("m", 300.0), _past_run("m", 200.0), _past_run("other", 5.0)]
+    assert measured_eval_rate(runs, "m") == (200.0, 3)
+    assert measured_eval_rate(runs, "none") == (0.0, 0)
+
+
+def test_the_forms_plan_counts_a_dev_file_or_the_rows_held_out_of_the_training_file():
+    cfg = TrainConfig(task="single", train="t.csv", epochs=1, batch_size=16, eval_every=40)
+    values = {"batch_size": 16, "gradient_accumulation_steps": 1, "time_budget_minutes": 0.0, "model": cfg.model,
+              "train_cap": 0, "epochs": 1, "max_steps": 0, "task": "single"}
+    plan = RunPlan(values)
+    plan.train_result = {"ok": True, "counts": {"examples": 24783}}
+    assert plan.dev_rows(cfg) == (2478, True)                    # 10% held out, as the Dev data preview says
+    assert "2,478 held-out dev rows" in plan.eval_preview(cfg)
+    with_dev = TrainConfig(task="single", train="t.csv", dev="d.csv", epochs=1, batch_size=16)
+    plan.dev_result = {"ok": True, "counts": {"examples": 872}}
+    assert plan.dev_rows(with_dev) == (872, False)
+    squad = TrainConfig(task="squad_v2", train="t.json", dev="d.json", epochs=1, batch_size=16, eval_every=500)
+    plan.dev_result = {"ok": True, "counts": {"articles": 35, "questions": 11873}}
+    assert plan.dev_rows(squad) == (11873, False)
+    assert "scores all 11,873 dev questions" in plan.eval_preview(squad)
+    plan.dev_result = None
+    assert plan.eval_preview(with_dev) == ""                     # not counted yet: nothing said
