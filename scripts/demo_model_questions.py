@@ -53,13 +53,14 @@ def steps(a) -> dict[str, list[str]]:
     sst2_dev = Path(a.data) / "glue_sst2" / "dev.tsv"
     conll = Path(a.data) / "conll2003" / "dev.txt"
     q, passage = QA_ANSWERABLE
+    qa_rank_cap = a.qa_importance_cap or a.qa_cap
     return {
         "heads_mask_qa": cli("heads", "mask", "--model", a.squad, "--text", q, "--text-pair", passage,
                              "--mask-layer", a.qa_layer, "--dev", squad_dev, "--cap", a.qa_cap,
                              "--out", out / "heads_mask_qa.json"),
-        "heads_importance_qa": cli("heads", "importance", "--model", a.squad, "--dev", squad_dev, "--cap", a.qa_cap,
+        "heads_importance_qa": cli("heads", "importance", "--model", a.squad, "--dev", squad_dev, "--cap", qa_rank_cap,
                                    "--steps", a.steps, "--out", out / "heads_importance_qa.json"),
-        "heads_iterative_qa": cli("heads", "importance", "--model", a.squad, "--dev", squad_dev, "--cap", a.qa_cap,
+        "heads_iterative_qa": cli("heads", "importance", "--model", a.squad, "--dev", squad_dev, "--cap", qa_rank_cap,
                                   "--steps", a.steps, "--iterative", "--out", out / "heads_iterative_qa.json"),
         "heads_mask_cls": cli("heads", "mask", "--model", a.classifier, "--text", SENTENCE, "--mask-layer",
                               a.cls_layer, "--dev", sst2_dev, "--cap", a.cls_cap, "--out", out / "heads_mask_cls.json"),
@@ -132,7 +133,7 @@ def figures_of(name: str, d: dict) -> dict:
                 "change (fine-tuned - base)": [_r(c, 3) for c in d.get("change") or []]}
     if name == "decode_rules":
         rule = d.get("decode_rule", {})
-        keys = ("exact", "f1", "HasAns_f1", "NoAns_f1", "best_f1", "best_f1_thresh", "total")
+        keys = ("exact_match", "f1", "HasAns_f1", "NoAns_f1", "best_f1", "best_f1_thresh", "total")
         metrics = d.get("metrics", {})
         return {"run_qa rule": {k: _r(metrics.get(k), 3) for k in keys if k in metrics},
                 "questions": rule.get("n_questions"),
@@ -142,19 +143,31 @@ def figures_of(name: str, d: dict) -> dict:
 
 
 def run_dev_figures(checkpoint: str) -> dict:
-    """The checkpoint's run's final dev metrics (its events.jsonl "finished" event) and its training time."""
+    """The checkpoint's run's final dev metrics (its events.jsonl "finished" event), its optimizer steps and
+    training data, and, where the run started from another run's checkpoint, that run's the same way (``from``):
+    a checkpoint fine-tuned in two runs counts the steps of both."""
     run = Path(checkpoint).resolve().parents[1]
-    final, started = {}, {}
+    final, started, steps_done, dev_rows = {}, {}, 0, None
     for line in (run / "events.jsonl").read_text(encoding="utf-8").splitlines():
         e = json.loads(line)
         if e.get("event") == "finished":
             final = e.get("metrics", {})
         elif e.get("event") == "started":
             started = e.get("config", {})
-    keep = ("exact", "f1", "HasAns_f1", "NoAns_f1", "best_f1", "best_f1_thresh", "best_tau", "total", "accuracy",
-            "f1", "matthews_corrcoef", "loss")
-    return {"run": run.name, "train": Path(str(started.get("train", ""))).name,
-            **{k: _r(final[k], 3) for k in keep if isinstance(final.get(k), (int, float))}}
+        elif e.get("event") == "step":
+            steps_done = max(steps_done, int(e.get("step", 0)))
+        elif e.get("event") == "eval":
+            dev_rows = e.get("dev_rows", dev_rows)
+    keep = ("exact_match", "f1", "HasAns_f1", "NoAns_f1", "best_f1", "best_f1_thresh", "best_tau", "total",
+            "accuracy", "matthews_corrcoef", "loss")
+    figures = {"run": run.name, "train": Path(str(started.get("train", ""))).name, "steps": steps_done,
+               "batch_size": started.get("batch_size"), "max_seq_length": started.get("max_seq_length"),
+               "dev_cap": started.get("dev_cap"), "dev rows scored": dev_rows,
+               **{k: _r(final[k], 3) for k in keep if isinstance(final.get(k), (int, float))}}
+    parent = Path(str(started.get("model", "")))
+    if (parent / "checkpoint.json").is_file() and (parent.resolve().parents[1] / "events.jsonl").is_file():
+        figures["from"] = run_dev_figures(str(parent))
+    return figures
 
 
 def shown_command(argv: list[str], a) -> str:
@@ -179,7 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="a folder for the JSON files")
     p.add_argument("--only", default="", help="comma-separated steps (default: all)")
     p.add_argument("--reuse", action="store_true", help="read a step's JSON kept in OUT instead of running it again")
-    p.add_argument("--qa-cap", type=int, default=150)
+    p.add_argument("--qa-cap", type=int, default=150, help="SQuAD dev questions scored by heads mask")
+    p.add_argument("--qa-importance-cap", type=int, default=0,
+                   help="SQuAD dev questions of heads importance, one-shot and iterative (0: --qa-cap); each "
+                        "pruning-curve point scores them again")
     p.add_argument("--eval-cap", type=int, default=0, help="decode_rules: the first N dev questions (0: all)")
     p.add_argument("--cls-cap", type=int, default=400)
     p.add_argument("--steps", type=int, default=10)
@@ -200,10 +216,13 @@ def main(argv: list[str] | None = None) -> int:
         argv_ = every[name]
         print(f"== {name}: {shlex.join(argv_[2:])}", flush=True)
         kept = Path(a.out) / f"{name}.json"
+        timing = Path(a.out) / f"{name}.seconds.txt"
         if a.reuse and kept.is_file() and kept.stat().st_size:
-            d, seconds = json.loads(kept.read_text(encoding="utf-8")), None
+            d = json.loads(kept.read_text(encoding="utf-8"))
+            seconds = float(timing.read_text(encoding="utf-8")) if timing.is_file() else None
         else:
             d, seconds = run_step(name, argv_, Path(a.out))
+            timing.write_text(f"{seconds:.1f}\n", encoding="utf-8")
         commands.append(shown_command(argv_, a))
         if d is None:
             figures[name] = {"failed": True}
@@ -212,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures[name], indent=1), flush=True)
     record(a, "demo_model_questions", figures=figures, case=", ".join(chosen), load_start=load_start,
            command="python scripts/demo_model_questions.py --squad SQUAD2_RUN/checkpoints/best --classifier "
-                   f"SST2_RUN/checkpoints/best --data DATA --out OUT --only {','.join(chosen)}",
+                   f"SST2_RUN/checkpoints/best --data DATA --out OUT --only {','.join(chosen)} --qa-cap {a.qa_cap} "
+                   f"--qa-importance-cap {a.qa_importance_cap} --eval-cap {a.eval_cap} --cls-cap {a.cls_cap} "
+                   f"--steps {a.steps}",
            notes="commands: " + " ; ".join(commands))
     return 0
 

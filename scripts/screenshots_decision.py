@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rule", default="run_qa", help="the rule the probe panel is set to for decode_rule.png")
     p.add_argument("--tau", type=float, default=0.0)
     p.add_argument("--window", default="256,128,64", help="max_seq_length,doc_stride,max_query_length")
+    p.add_argument("--size", default="1280x800", help="the window's width x height in pixels (a laptop screen)")
     p.add_argument("--out", default=str(ROOT / "docs" / "images"))
     a = p.parse_args(argv)
     from PySide6.QtWidgets import QApplication, QTabWidget
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     tabs = QTabWidget()
     for title, w in hub.tabs():
         tabs.addTab(w, title)
-    tabs.resize(1280, 900)
+    tabs.resize(*map(int, a.size.split("x")))
     hub.panel.show_model(model_info(state.models["qa"], "qa"))
     window = dict(zip(("max_seq_length", "doc_stride", "max_query_length"), map(int, a.window.split(","))))
     for key, value in window.items():   # the probe panel shows the window the probes ran with

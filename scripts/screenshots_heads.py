@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterative", action="store_true", help="the pruning curve ranks the heads again at each step")
     p.add_argument("--report", default="", help="draw this `heads importance` JSON instead of scoring the heads again")
     p.add_argument("--window", default="256,128,64", help="max_seq_length,doc_stride,max_query_length")
+    p.add_argument("--size", default="1280x800", help="the window's width x height in pixels (a laptop screen)")
     p.add_argument("--classifier", default="", help="a classifier checkpoint for heads_classify.png")
     p.add_argument("--classifier-dev", default="", help="its dev file (the dev-set page's file)")
     p.add_argument("--classifier-heads", default="5.*")
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     tabs = QTabWidget()
     for title, w in hub.tabs():
         tabs.addTab(w, title)
-    tabs.resize(1280, 900)
+    tabs.resize(*map(int, a.size.split("x")))
     window = dict(zip(("max_seq_length", "doc_stride", "max_query_length"), map(int, a.window.split(","))))
     for key, value in window.items():   # the probe panel shows the window the probes ran with
         getattr(hub.panel, key).setValue(value)
