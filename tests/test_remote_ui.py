@@ -68,8 +68,13 @@ def test_hosts_dialog_refuses_a_host_without_target(qtbot, tmp_path):
 
 @pytest.mark.slow   # two main windows and a real worker on the host: ~30 s on an idle machine
 def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_a_restart(qtbot, sshd_server,
-                                                                                          tmp_path):
+                                                                                          tmp_path, monkeypatch):
+    from explorer.ui.shell import detach, main_window
     from explorer.ui.shell.main_window import MainWindow
+
+    asked = []   # quitting names the remote runs followed (they go on on their host); the answer is "Quit"
+    monkeypatch.setattr(main_window, "ask_quit", lambda _w, running, queued, remote=(): asked.append(
+        (running, queued, list(remote))) or detach.CANCEL)
 
     settings = AppSettings(tmp_path / "s.ini")
     settings.set_hosts([Host(name="lab", target=sshd_server.alias, python=str(sshd_server.python),
@@ -91,6 +96,7 @@ def test_a_remote_run_from_the_launcher_streams_into_runs_and_is_followed_after_
     assert "loss" in state.series and len(state.series["loss"]) >= 2
     assert [r.run_id for r in settings.remote_runs()] == ["ui-remote"]
     w.close()                                            # the run goes on training on the host
+    assert asked == [([], [], [("ui-remote", "lab")])]
 
     w2 = MainWindow(tmp_path / "runs", settings, probe_device=False)   # the app restarts
     qtbot.addWidget(w2)
