@@ -27,7 +27,7 @@ from explorer.core.runs import status as run_status
 from explorer.core.protocol.events import TERMINAL_EVENTS, EventParseError, make_event, parse_event, read_events
 from explorer.core.priorities import worker_niceness
 from explorer.core.runs.appending import append_event
-from explorer.core.runs.layout import config_file, stop_file
+from explorer.core.runs.layout import config_file, events_file, stop_file
 from explorer.core.runs.naming import free_run_id, new_run_id
 from explorer.core.runs.store import RunStore
 from explorer.core.runs.workers import request_stop
@@ -186,10 +186,10 @@ class RunProcess(QObject):
         """Receive the events the pipe never carried. The worker appends each event to events.jsonl before
         it prints it, so a worker killed between the two left lines on disk only; the run in the window then
         reads the same as the run reopened from disk."""
-        if self._last_seq == 0 or not (self.run_dir / "events.jsonl").is_file():
+        if self._last_seq == 0 or not events_file(self.run_dir).is_file():
             return
         try:
-            on_disk = read_events(self.run_dir / "events.jsonl")
+            on_disk = read_events(events_file(self.run_dir))
         except OSError:
             return
         for ev in on_disk:
