@@ -29,16 +29,14 @@ NOTE = ("30 windows x 12 layers x 12 heads x 384² float16 would need 1.2 GiB (b
 NBEST_ROWS = 3         # rows of the n-best table that must show under its header
 
 
-@pytest.fixture
-def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
-    """The main window with a probe of a long passage and a τ study of a small SQuAD v2.0 file."""
+def _inspector_window(qtbot, tmp_path, monkeypatch, model, passage):
+    """The main window (the app's style, no worker, no first-visit load) with ``model`` probing ``passage``."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     from PySide6.QtWidgets import QApplication
 
     from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.shell.settings import AppSettings
     from explorer.ui.shell.style import apply_style
-    from helpers import write_tiny_squad
 
     apply_style(QApplication.instance())
     w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
@@ -47,9 +45,18 @@ def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
     qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
     w.show()
     qtbot.waitExposed(w)
+    w.hub.set_model(model)
+    w.hub.open_example(QUESTION, passage)
+    return w
+
+
+@pytest.fixture
+def qa_window(qtbot, tmp_path, monkeypatch, tiny_qa):
+    """The main window with a probe of a long passage and a τ study of a small SQuAD v2.0 file."""
+    from helpers import write_tiny_squad
+
+    w = _inspector_window(qtbot, tmp_path, monkeypatch, tiny_qa, LONG_PASSAGE)
     hub = w.hub
-    hub.set_model(tiny_qa)
-    hub.open_example(QUESTION, LONG_PASSAGE)
     qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
     hub.dev_view.run(str(write_tiny_squad(tmp_path / "dev.json", v2=True, repeat=2)), 0)
     qtbot.waitUntil(lambda: hub.dev_view.study is not None, timeout=60_000)
@@ -86,24 +93,10 @@ def nbest_top(table) -> int:
 @pytest.fixture
 def six_layer_window(qtbot, tmp_path, monkeypatch):
     """The main window with a probe of a passage by a 6-layer tiny QA model (a block flow table of six rows)."""
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
-    from PySide6.QtWidgets import QApplication
-
-    from explorer.ui.shell.main_window import MainWindow
-    from explorer.ui.shell.settings import AppSettings
-    from explorer.ui.shell.style import apply_style
     from helpers import tiny_loaded_model
 
-    apply_style(QApplication.instance())
-    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
-    w.manager.max_parallel = 0
-    w._inspector_opened = True            # no first-visit load of the bundled encoder
-    qtbot.addWidget(w, before_close_func=lambda w: w.manager.cancel_all())
-    w.show()
-    qtbot.waitExposed(w)
+    w = _inspector_window(qtbot, tmp_path, monkeypatch, tiny_loaded_model("qa", layers=6), LONG_PASSAGE[:900])
     hub = w.hub
-    hub.set_model(tiny_loaded_model("qa", layers=6))
-    hub.open_example(QUESTION, LONG_PASSAGE[:900])
     qtbot.waitUntil(lambda: hub.result is not None and not hub.probes._outstanding, timeout=60_000)
     return w
 

@@ -14,17 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.core.runs import status as run_status
-from explorer.ui.runs.evaluating import evaluating_now, evaluating_text, evaluation_left_seconds
+from explorer.ui.runs.evaluating import _num, evaluating_now, evaluating_text, evaluation_left_seconds
 
 __all__ = ["StopPlan", "save_seconds", "stop_plan", "stop_seconds", "stopping_short", "stopping_text", "waiting_text"]
-
-
-def _num(value) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return out if out == out and out not in (float("inf"), float("-inf")) else 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
