@@ -57,14 +57,19 @@ def budget_figures(events: list[dict]) -> dict:
     train = float(last_step.get("train_seconds") or 0.0)
     wall = t_end - t_begin
     errors, near = [], []
+    live = RunState.from_events("run", [], alive=True)   # the events applied one by one, as the window receives them
+    done = 0
     for i in steps:
         ev = events[i]
+        for earlier in events[done:i + 1]:
+            live.apply(earlier)
+        done = i + 1
         if ev["time"] - t_begin < wall / 4:
             continue
         truth = t_end - ev["time"]
         if truth <= 0:
             continue
-        eta = RunState.from_events("run", events[:i + 1], alive=True).eta()
+        eta = live.eta()
         if eta is not None:
             errors.append(abs(eta - truth) / truth)
             near.append(abs(eta - truth) <= NEAR_END_SECONDS or errors[-1] <= TOLERANCE)

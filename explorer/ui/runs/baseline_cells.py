@@ -12,7 +12,7 @@ __all__ = ["BaselineCells", "difference_text"]
 
 def difference_text(difference: dict, task: str = "") -> str:
     """'+3.1 better', '-31.1 worse' or '+0.4 tie': the judged metric's fine-tuned - baseline on the display scale
-    (points of a share), and whether its 95% interval lies above, below or around 0."""
+    (points of a share), and whether its 95% interval lies above 0, below it, or spans it."""
     from explorer.core.specs.metrics import metric_spec
 
     spec = metric_spec(str(difference.get("metric", "")))

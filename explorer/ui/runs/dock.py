@@ -57,6 +57,7 @@ class RunsModel(QAbstractItemModel):
         self.stored_names: dict[str, str] = {}   # run_id -> the user's name (run.json)
         self.shown_names = None   # the names runs were shown by across sessions (settings.ShownRunNames), or None
         self.sizes: dict[str, int] = {}       # run_id -> bytes on disk
+        self._names_deferred = self._names_pending = False   # names_deferred: many runs added, names once at the end
         self.groups: list = []                # core.studies.groups.Group, oldest first
         self.group_names: list[str] = []
         self.group_of: dict[str, str] = {}    # member run_id -> group name
@@ -242,7 +243,7 @@ class RunsModel(QAbstractItemModel):
 
     def update_names(self) -> None:
         """Recompute every row's short name (what differs within its group changes as runs come and go)."""
-        if getattr(self, "_names_deferred", False):
+        if self._names_deferred:
             self._names_pending = True
             return
         self.names = short_names({s.run_id: s.config for s in self.rows}, self.stored_names)
