@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, Q
                                QVBoxLayout, QWidget)
 
 from explorer.core.runs import status as run_status
+from explorer.ui.runs.baseline_row import BaselineRow
 from explorer.ui.runs.group_rows import GroupRow, group_of
 from explorer.ui.runs.run_cells import (COLUMNS, EMPTY_TEXT, FINISHED, HEADER_TIPS, HIDDEN_COLUMNS,  # noqa: F401
                                         LOADING_TEXT, STATUS_COLORS, STATUS_TIPS, RunCells, status_text)
@@ -391,6 +392,7 @@ class RunsPanel(RunFolderActions, RunExportActions, QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.note)
         lay.addWidget(self.table, 1)
+        lay.addWidget(BaselineRow(self))   # the bag-of-words baseline's job row and verdict
         lay.addWidget(self.error_label)
         lay.addLayout(row1)
         lay.addLayout(row2)
