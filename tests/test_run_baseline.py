@@ -75,8 +75,14 @@ def test_cli_baseline_matches_sklearn_and_mcnemar_on_the_run_dev_rows(tmp_path, 
                  "--text-columns", "sentence", "--label-column", "label", "--max-steps", "2", "--batch-size", "4",
                  "--max-seq-length", "24", "--output-dir", str(runs), "--run-id", "r1"])
     assert p.returncode == 0, p.stderr[-2000:]
-    out = run_cli(["baseline", str(runs / "r1"), "--json", "--resamples", "500"])
+    out = run_cli(["baseline", str(runs / "r1"), "--json", "--resamples", "500", "--progress"])
     assert out.returncode == 0, out.stderr[-2000:]
+    from explorer.ui.runs.baseline_jobs import progress_of
+
+    stages = [r for r in map(progress_of, out.stderr.splitlines()) if r is not None]
+    assert [s for s, _d, _t in stages][:2] == ["reading the run's training and dev rows",
+                                              "fitting TF-IDF + linear on 24 training rows"]
+    assert ("scoring checkpoints/last on the dev rows", 12, 12) in stages
     report = json.loads(out.stdout)
 
     rows = lambda f: list(csv.DictReader(open(f, encoding="utf-8")))  # noqa: E731
