@@ -519,3 +519,29 @@ def test_classify_dev_tables_keep_four_rows_each(qtbot, size, classes, app_style
         if _rows_in_view(table) < want:
             short[name] = (_rows_in_view(table), table.rowCount())
     assert not short, short
+
+
+@pytest.mark.parametrize("size", [PAGE_AT_1280, PAGE_AT_1920], ids=["1280x800", "1920x1080"])
+def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, size, app_style):
+    """Nearest the decision boundary / Most confident mistakes: the text column takes what the short columns
+    leave, inside the list (no sideways scrolling to read it), elided in its middle with the whole text as its
+    tooltip; it started some 290 px into the list at 1280x800 and showed a few characters."""
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.inspectors.classify_dev_view import ClassifyDevView
+
+    text = "@someone the people of this country deserve better than what we saw this week #SemST, nobody forgets"
+    rep = _dev_report(3)
+    for row in rep.boundary:
+        row.text_a = text
+    view = ClassifyDevView(lambda: None, lambda: "single")
+    qtbot.addWidget(view)
+    view.show_report(rep, "single", model="m", data="dev.tsv")
+    _shown(qtbot, view, size)
+    for table in (view.boundary, view.mistakes):
+        last = table.columnCount() - 1
+        start, width = table.columnViewportPosition(last), table.columnWidth(last)
+        assert start + width <= table.viewport().width() + 1, (start, width, table.viewport().width())
+        assert width >= table.viewport().width() * 0.35 and width >= 150, (width, table.viewport().width())
+        assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert view.boundary.item(0, 4).toolTip() == text
