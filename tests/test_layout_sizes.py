@@ -545,3 +545,40 @@ def test_classify_dev_example_lists_give_the_text_the_rest_of_the_width(qtbot, s
         assert width >= table.viewport().width() * 0.35 and width >= 150, (width, table.viewport().width())
         assert table.verticalHeader().isHidden() and table.textElideMode() == Qt.TextElideMode.ElideMiddle
     assert view.boundary.item(0, 4).toolTip() == text
+
+
+def test_tabs_wrapping_to_a_third_row_never_push_the_window_past_the_screen(qtbot, tmp_path, monkeypatch, app_style):
+    """On a 1280x800 screen without a window manager (the window's frame is its geometry), Predictions tabs that
+    wrap the tab buttons to a third row over a tall page never grow the window past the screen's bottom: the
+    pages give way, the status bar stays on screen (it ran some 20 px off it)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+    from PySide6.QtWidgets import QApplication, QLabel, QWidget
+
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.settings import AppSettings
+
+    area = QRect(0, 0, 1280, 800)
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(area))
+    w = MainWindow(tmp_path / "runs", AppSettings(tmp_path / "s.ini"), probe_device=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.setGeometry(0, 25, 1264, 760)
+    one_row = w.tab_rows.buttons[0].sizeHint().height()
+    tall = QWidget()
+    tall.setMinimumHeight(700)   # a page taller than the room the rows of tabs leave it
+    for i in range(4):
+        w.tabs.addTab(QLabel("predictions"), f"Predictions: stance_test_{i}.predictions.csv")
+    w.tabs.addTab(tall, "Predictions: tall.predictions.csv")
+    w.tabs.setCurrentWidget(tall)
+    qtbot.waitUntil(lambda: len(w.tab_rows.buttons) == w.tabs.count())
+    for _ in range(5):
+        QApplication.processEvents()
+    assert w.tab_rows.height() >= 3 * one_row   # the buttons wrap to a third row
+    qtbot.waitUntil(lambda: area.contains(w.frameGeometry()), timeout=3_000)
+    bar = w.statusBar()
+    assert bar.mapToGlobal(bar.rect().bottomLeft()).y() <= area.bottom()
+    w.tabs.setCurrentIndex(0)   # the pages still switch and the window stays inside
+    QApplication.processEvents()
+    assert area.contains(w.frameGeometry())

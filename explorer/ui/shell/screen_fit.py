@@ -1,10 +1,11 @@
-"""The main window's first size: the preferred one, or less so that it fits the screen it opens on."""
+"""The main window's first size: the preferred one, or less so that it fits the screen it opens on; and the guard
+that keeps it inside that screen when its contents ask for more (ScreenGuard)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 # Room for the window frame (title bar, borders) that the window manager adds around the client area;
 # unknown before the window is shown, so a typical desktop frame is assumed.
@@ -30,3 +31,50 @@ def fit_to_screen(widget: QWidget, width: int, height: int) -> QSize:
     size = QSize(max(width, 1), max(height, 1))
     widget.resize(size)
     return size
+
+
+class ScreenGuard(QObject):
+    """Keeps top-level ``window`` inside the available geometry of its screen when its contents ask for more:
+    ``give_way`` (the main window's pages) then yields height (its vertical size policy Ignored: its minimum no
+    longer counts) and the window is resized and moved back inside. Without it a third row of tabs grew a
+    1264x760 window at y=25 on a 1280x800 screen without a window manager to 1264x796, its status bar off the
+    screen's bottom. Installed once per window (:func:`guard_screen`)."""
+
+    def __init__(self, window: QWidget, give_way: QWidget):
+        super().__init__(window)
+        self.window, self.give_way = window, give_way
+        self._timer = QTimer(self, singleShot=True, interval=0)
+        self._timer.timeout.connect(self.fit)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.window and event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
+            self._timer.start()
+        return False
+
+    def fit(self) -> bool:
+        """Bring the window back inside the screen's available geometry; returns whether it had to."""
+        area, frame = available_geometry(self.window), self.window.frameGeometry()
+        if area is None or area.isEmpty() or area.contains(frame) or not self.window.isVisible():
+            return False
+        extra_w, extra_h = frame.width() - self.window.width(), frame.height() - self.window.height()
+        if frame.height() > area.height():
+            policy = self.give_way.sizePolicy()
+            policy.setVerticalPolicy(QSizePolicy.Policy.Ignored)
+            self.give_way.setSizePolicy(policy)
+            self.give_way.setMinimumHeight(0)
+            if self.window.layout() is not None:   # the window's minimum without the pages', before the resize
+                self.window.layout().activate()
+        width = min(self.window.width(), area.width() - extra_w)
+        height = min(self.window.height(), area.height() - extra_h)
+        self.window.resize(width, height)
+        x = min(max(frame.x(), area.left()), area.right() + 1 - (width + extra_w))
+        y = min(max(frame.y(), area.top()), area.bottom() + 1 - (height + extra_h))
+        self.window.move(x, y)
+        return True
+
+
+def guard_screen(window: QWidget, give_way: QWidget) -> ScreenGuard:
+    """``window``'s ScreenGuard, made on the first call."""
+    guard = window.findChild(ScreenGuard)
+    return guard if guard is not None else ScreenGuard(window, give_way)
