@@ -149,6 +149,7 @@ def test_the_baseline_shows_its_progress_runs_niced_and_shows_its_verdict_and_co
 
 
 def test_the_vs_bow_column_shows_once_a_listed_run_has_a_baseline(qtbot, tmp_path):
+    from explorer.ui.runs.baseline_row import BaselineRow
     from explorer.ui.runs.dock import RunsPanel
     from explorer.ui.runs.run_cells import COLUMNS
 
@@ -160,6 +161,12 @@ def test_the_vs_bow_column_shows_once_a_listed_run_has_a_baseline(qtbot, tmp_pat
     _save(tmp_path / "r1", 0.05, 0.01, 0.09)
     panel.upsert(RunState(run_id="r1", path=tmp_path / "r1", config={"task": "single"}, status="finished"))
     qtbot.waitUntil(lambda: not panel.table.isColumnHidden(COLUMNS.index("vs BoW")), timeout=5_000)
+    entry = next(a for a in panel.table.header().actions() if a.text() == "Show vs BoW")
+    entry.setChecked(False)   # hidden again by the user: more runs listed leave it hidden
+    _save(tmp_path / "r2", 0.05, 0.01, 0.09)
+    panel.upsert(RunState(run_id="r2", path=tmp_path / "r2", config={"task": "single"}, status="finished"))
+    panel.findChild(BaselineRow)._reveal_listed()   # what the list's zero timer does after new rows
+    assert panel.table.isColumnHidden(COLUMNS.index("vs BoW"))
 
 
 def test_cancel_stops_the_baseline_child_and_hides_its_row(qtbot, tmp_path, monkeypatch):

@@ -74,10 +74,16 @@ class BaselineRow(QWidget):
         self.stage.hide()
         self.notice.hide()
         self.job_bar.cancel_requested.connect(lambda: self.jobs is not None and self.jobs.cancel(self.run_id))
-        self._reveal = QTimer(self, singleShot=True, interval=0)   # once per batch of listed rows
-        self._reveal.timeout.connect(lambda: reveal_baseline_column(panel))
+        # once per batch of listed rows, until it was shown: a column the user hides again stays hidden
+        self._reveal = QTimer(self, singleShot=True, interval=0)
+        self._reveal.timeout.connect(self._reveal_listed)
+        self._revealed = False
         for signal in (panel.model.rowsInserted, panel.model.modelReset):
             signal.connect(lambda *_: self._reveal.start())
+
+    def _reveal_listed(self) -> None:
+        if not self._revealed:
+            self._revealed = reveal_baseline_column(self.panel)
 
     def follow(self, jobs) -> None:
         """Show ``jobs``' (a BaselineJobs) starts, progress and ends."""
