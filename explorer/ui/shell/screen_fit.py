@@ -34,43 +34,44 @@ def fit_to_screen(widget: QWidget, width: int, height: int) -> QSize:
 
 
 class ScreenGuard(QObject):
-    """Keeps top-level ``window`` inside the available geometry of its screen when its contents ask for more:
-    ``give_way`` (the main window's pages) then yields height (its vertical size policy Ignored: its minimum no
-    longer counts) and the window is resized and moved back inside. Without it a third row of tabs grew a
-    1264x760 window at y=25 on a 1280x800 screen without a window manager to 1264x796, its status bar off the
-    screen's bottom. Installed once per window (:func:`guard_screen`)."""
+    """Keeps top-level ``window`` from growing past the bottom of its screen's available geometry when its
+    contents' minimum height forces it taller (more rows of tabs over a tall page): ``give_way`` (the main
+    window's pages) then yields height (its vertical size policy Ignored: its minimum no longer counts) and the
+    window goes back to its height before, moved up where it still reaches past the bottom. A resize asked for
+    (by the user or the program) is left alone: only a growth to exactly the window's new minimum height is a
+    forced one. Without it a third row of tabs grew a 1264x760 window at y=25 on a 1280x800 screen without a
+    window manager to 1264x796, its status bar off the screen's bottom. One per window (:func:`guard_screen`)."""
 
     def __init__(self, window: QWidget, give_way: QWidget):
         super().__init__(window)
         self.window, self.give_way = window, give_way
-        self._timer = QTimer(self, singleShot=True, interval=0)
-        self._timer.timeout.connect(self.fit)
         window.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
-        if watched is self.window and event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
-            self._timer.start()
+        if watched is self.window and event.type() == QEvent.Type.Resize:
+            old, new = event.oldSize().height(), event.size().height()
+            if 0 < old < new and new <= self.window.minimumSizeHint().height():
+                QTimer.singleShot(0, self, lambda h=old: self.fit(h))
         return False
 
-    def fit(self) -> bool:
-        """Bring the window back inside the screen's available geometry; returns whether it had to."""
+    def fit(self, height_before: int, tries: int = 3) -> bool:
+        """Give the window back ``height_before`` (or what the screen has room for) when it reaches past the
+        bottom of the available geometry; returns whether it had to. The window's new minimum (without the
+        pages') is known once its layouts are redone: a window still held taller tries again on the next turn."""
         area, frame = available_geometry(self.window), self.window.frameGeometry()
-        if area is None or area.isEmpty() or area.contains(frame) or not self.window.isVisible():
+        if area is None or area.isEmpty() or not self.window.isVisible() or frame.bottom() <= area.bottom():
             return False
-        extra_w, extra_h = frame.width() - self.window.width(), frame.height() - self.window.height()
-        if frame.height() > area.height():
-            policy = self.give_way.sizePolicy()
+        policy = self.give_way.sizePolicy()
+        if policy.verticalPolicy() != QSizePolicy.Policy.Ignored:
             policy.setVerticalPolicy(QSizePolicy.Policy.Ignored)
             self.give_way.setSizePolicy(policy)
             self.give_way.setMinimumHeight(0)
-            if self.window.layout() is not None:   # the window's minimum without the pages', before the resize
-                self.window.layout().activate()
-        width = min(self.window.width(), area.width() - extra_w)
-        height = min(self.window.height(), area.height() - extra_h)
-        self.window.resize(width, height)
-        x = min(max(frame.x(), area.left()), area.right() + 1 - (width + extra_w))
-        y = min(max(frame.y(), area.top()), area.bottom() + 1 - (height + extra_h))
-        self.window.move(x, y)
+        extra = frame.height() - self.window.height()
+        height = max(1, min(height_before, area.height() - extra))
+        self.window.resize(self.window.width(), height)
+        self.window.move(frame.x(), max(area.top(), min(frame.y(), area.bottom() + 1 - (height + extra))))
+        if self.window.height() > height and tries > 1:
+            QTimer.singleShot(0, self, lambda: self.fit(height_before, tries - 1))
         return True
 
 
