@@ -141,7 +141,10 @@ def test_predict_review_save_reopen_finetune(qtbot, tmp_path):
     fields, note = again.finetune()
     cfg = launcher.config()
     assert cfg.train == fields["train"] and cfg.task == "single" and cfg.text_columns == ["sentence"]
-    assert cfg.label_column == "label" and cfg.model == "bundled:minilm"
+    # "fine-tune again": from the reviewed checkpoint (same head, same classes), in the form and its command line
+    assert cfg.label_column == "label" and cfg.model == again.review.model and "checkpoints" in cfg.model
+    assert cfg.model in launcher.command.toPlainText()
+    assert "starts from the reviewed checkpoint" in note and "set Model to bundled:minilm" in note
     combined = list(csv.DictReader(open(cfg.train, encoding="utf-8"), delimiter="\t"))
     assert len(combined) == 8 - 2 + 2 and str(runs / ".corrections") in cfg.train
     dev_rows = list(csv.DictReader(open(cfg.dev, encoding="utf-8"), delimiter="\t"))
