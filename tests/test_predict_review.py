@@ -309,7 +309,9 @@ def test_fine_tune_again_starts_from_the_reviewed_checkpoint_when_its_head_and_c
     run = {"model": "bert-base-uncased", "task": "single"}
     review.model = checkpoint("best", "BertForSequenceClassification", {"0": "neg", "1": "pos"})
     model, note = start_model(run, review, "single", ["neg", "pos"])
-    assert model == review.model and note.startswith(f"The new run starts from the reviewed checkpoint {model}")
+    assert model == review.model and note.startswith(
+        f"The new run starts from the reviewed checkpoint {tmp_path.parent.name}/{tmp_path.name}/best (same head, "
+        "same classes)")   # its run's folder and below: the Model field has the whole path
     assert "set Model to bert-base-uncased" in note
     model, note = start_model(run, review, "single", ["pos", "neg"])           # the classes in another order
     assert model == "bert-base-uncased" and "its classes are not the run's (pos, neg)" in note

@@ -485,6 +485,7 @@ def start_model(run_config: dict, review: Review, task: str, names) -> tuple[str
     if review.train_config or not checkpoint or checkpoint == base:
         return base, f"The new run starts from {base}, the first run's model."
     facts = find_task_facts(task)
+    shown = "/".join(Path(checkpoint).parts[-3:])   # <run>/checkpoints/best: Model has the whole path
     try:
         config = json.loads((Path(checkpoint).expanduser() / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -499,10 +500,10 @@ def start_model(run_config: dict, review: Review, task: str, names) -> tuple[str
             config.get("num_labels") or len(config.get("id2label") or {})) != len(names):
         why = "its classes are not the run's (" + ", ".join(names) + ")"
     else:
-        return checkpoint, (f"The new run starts from the reviewed checkpoint {checkpoint} (same head, same classes), "
+        return checkpoint, (f"The new run starts from the reviewed checkpoint {shown} (same head, same classes), "
                             f"as fine-tuning again does; set Model to {base} to start from the first run's model "
                             "instead.")
-    return base, f"The new run starts from {base}, the first run's model: the reviewed checkpoint {checkpoint} " \
+    return base, f"The new run starts from {base}, the first run's model: the reviewed checkpoint {shown} " \
                  f"cannot ({why})."
 
 
