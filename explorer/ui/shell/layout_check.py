@@ -327,6 +327,15 @@ def out_of_view(w: QWidget, *, top: int | None = None) -> str:
     return ""
 
 
+def hidden_tabs(bar: QTabBar) -> list[str]:
+    """The titles of ``bar``'s tabs a person cannot see without its scroll arrows: a tab whose rect leaves the
+    bar's rect, and every tab while the arrows are shown (they take the end of the bar). [] when all show."""
+    arrows = any(QWidget.isVisible(b) for b in bar.findChildren(QToolButton) if QWidget.parentWidget(b) is bar)
+    r = bar.rect().adjusted(-SLACK, -SLACK, SLACK, SLACK)
+    return [bar.tabText(i) for i in range(bar.count())
+            if bar.isTabVisible(i) and (arrows or not r.contains(bar.tabRect(i)))]
+
+
 def size_offenders(window: QWidget, width: int, height: int) -> list[Offender]:
     """An offender when ``window`` could not take ``width`` x ``height`` (its minimum size is larger, so
     a screen of that size cuts it), naming the largest pages' minimum sizes."""
