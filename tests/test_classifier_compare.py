@@ -384,3 +384,39 @@ def test_compare_names_each_run_that_trained_on_the_dev_rows_it_is_judged_on(tmp
     assert trained_on_note([("A", DevOverlap(shared=0, n_dev=4)), ("B", None)]) == ""
     assert trained_on_note([("A", DevOverlap(shared=3, n_dev=4)), ("B", DevOverlap(shared=0, n_dev=4))]
                            ).startswith("Warning: A trained on 3 of these 4 dev rows")
+
+
+def test_when_each_run_trained_on_the_others_dev_rows_both_are_named(tmp_path):
+    """Run A trained on run B's dev rows and B on A's: judged on A's dev rows the warning names B, and a note names
+    A (swapped, judged on B's dev rows, the comparison would favour A)."""
+    from explorer.core.runs.layout import config_file
+    from explorer.worker.inspector_ops import dev_overlaps
+
+    def table(name, texts):
+        path = tmp_path / name
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["sentence", "label"])
+            w.writerows([t, i % 2] for i, t in enumerate(texts))
+        return path
+
+    dev = {"a": ["red cat runs", "blue dog sleeps"], "b": ["green tree", "small cat fast", "big dog slow"]}
+    own = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 5) % len(WORDS)]} {i}" for i in range(8)]
+    sources = {}
+    for run_id, other in (("a", "b"), ("b", "a")):
+        folder = tmp_path / "runs" / run_id
+        (folder / "checkpoints" / "best").mkdir(parents=True)
+        cfg = TrainConfig(task="single", train=str(table(f"train_{run_id}.csv", own + dev[other])),
+                          dev=str(table(f"dev_{run_id}.csv", dev[run_id])), text_columns=["sentence"],
+                          label_column="label", run_id=run_id)
+        config_file(folder).write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+        sources[run_id] = str(folder / "checkpoints" / "best")
+    a_on_a, b_on_a, a_on_b = dev_overlaps(sources["a"], sources["b"])
+    assert (a_on_a.shared, b_on_a.shared, a_on_b.shared, a_on_b.n_dev) == (0, 2, 3, 3)
+    from explorer.core.classify.compare import swapped_note, trained_on_note
+
+    lines = [trained_on_note([("first", a_on_a), ("second", b_on_a)]), swapped_note("first", "second", a_on_b)]
+    assert lines[0].startswith("Warning: second trained on 2 of these 2 dev rows")
+    assert lines[1] == ("Note: first trained on 3 of the 3 dev rows of second's run (the same texts): swapped, "
+                        "judged on those rows, the comparison would favour first.")
+    assert dev_overlaps(sources["a"], sources["a"])[2] is None     # the same dev rows: nothing more to say

@@ -362,6 +362,12 @@ def trained_on_a_dev_rows(source_a: str, source_b: str):
     A run trains on rows it is judged on when its training file shares texts with A's dev file, its own included
     (a dev file cut from the training file). Both None when A's dev rows cannot be read without guessing (a run
     that held rows out but has lost its dev_split.csv); one None when that run's rows cannot."""
+    return dev_overlaps(source_a, source_b)[:2]
+
+
+def dev_overlaps(source_a: str, source_b: str):
+    """:func:`trained_on_a_dev_rows`'s (A's, B's), then the dev rows of run B that run A trained on (what a
+    comparison swapped would be judged on): None when B's dev rows are A's (the same texts) or cannot be read."""
     from explorer.core.errors import UserError
     from explorer.core.metrics.optimism import dev_overlap
     from explorer.core.runs.layout import config_file, dev_split_file, run_dir_of
@@ -387,11 +393,16 @@ def trained_on_a_dev_rows(source_a: str, source_b: str):
             return None
 
     a = read(source_a)
-    if a is None:
-        return None, None
     b = a if str(source_b) == str(source_a) else read(source_b)
+    if a is None:
+        return None, None, None
     judged = texts(a[1])
-    return dev_overlap(texts(a[0]), judged), (dev_overlap(texts(b[0]), judged) if b is not None else None)
+    if b is None:
+        return dev_overlap(texts(a[0]), judged), None, None
+    b_dev = texts(b[1])
+    same_rows = (dev_overlap(judged, b_dev).shared == len(b_dev) and dev_overlap(b_dev, judged).shared == len(judged))
+    return (dev_overlap(texts(a[0]), judged), dev_overlap(texts(b[0]), judged),
+            None if same_rows else dev_overlap(texts(a[0]), b_dev))
 
 
 def b_trained_on_a_dev_rows(source_a: str, source_b: str):
@@ -410,9 +421,9 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
     "source", "judged_by" (the metric the verdict goes by), "judged": [name, A, B, low, high] (when the runs'
     own metric is another), "a_trained_on_dev_rows" / "b_trained_on_dev_rows" (how many of the dev rows A's / B's
     run trained on, None when its rows cannot be read; when either is > 0 the first line warns, naming each run
-    that did)}.
+    that did; a note follows when A trained on B's own dev rows: swapped, the comparison would favour A)}.
     Raises UserError when A's run names no dev rows or the two heads differ."""
-    from explorer.core.classify.compare import compare_classifiers, trained_on_note
+    from explorer.core.classify.compare import compare_classifiers, swapped_note, trained_on_note
     from explorer.core.classify.dev_report import run_data_settings
     from explorer.core.training.dev_scoring import score_classification_dev
     from explorer.core.errors import Cancelled
@@ -452,9 +463,9 @@ def op_compare_classifiers(state: State, args: dict, progress, cancelled):
                               label_names=a.label_names, f1_classes=tuple(settings.get("f1_classes") or ()))
     judged = {} if cmp.judged is None else {
         "judged": [cmp.judged.metric, cmp.judged.value_a, cmp.judged.value_b, cmp.judged.low, cmp.judged.high]}
-    leaks = trained_on_a_dev_rows(source_a, source_b)
-    note = trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks)))
-    return {"lines": ([note] if note else []) + cmp.lines(), "n": cmp.n, "source": cmp.source,
+    *leaks, swapped = dev_overlaps(source_a, source_b)
+    notes = [trained_on_note(list(zip((cmp.name_a, cmp.name_b), leaks))), swapped_note(cmp.name_a, cmp.name_b, swapped)]
+    return {"lines": [n for n in notes if n] + cmp.lines(), "n": cmp.n, "source": cmp.source,
             "judged_by": cmp.judged_by,
             "a_trained_on_dev_rows": leaks[0].shared if leaks[0] is not None else None,
             "b_trained_on_dev_rows": leaks[1].shared if leaks[1] is not None else None,

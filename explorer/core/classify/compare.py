@@ -224,3 +224,13 @@ def trained_on_note(named) -> str:
     return (f"Warning: both trained on some of these {n_dev:,} dev rows (the same texts): {which}, so the figures "
             "of both on them are optimistic and the comparison favours the one that saw more of them; compare the "
             "two on rows neither trained on (a dev file kept apart from both training files).")
+
+
+def swapped_note(name_a: str, name_b: str, overlap) -> str:
+    """The note of a comparison whose first model trained on some of the second run's own dev rows (``overlap``:
+    core.metrics.optimism.DevOverlap of A's training rows against B's dev rows; None: not known or the same rows
+    as A's): swapped, judged on B's dev rows, the comparison would favour A. '' when A trained on none."""
+    if overlap is None or not overlap.shared:
+        return ""
+    return (f"Note: {name_a} trained on {overlap.shared:,} of the {overlap.n_dev:,} dev rows of {name_b}'s run (the "
+            f"same texts): swapped, judged on those rows, the comparison would favour {name_a}.")
