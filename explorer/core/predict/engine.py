@@ -31,7 +31,7 @@ Output columns (scripts may rely on them), after the input columns:
 Every input row gives one output row, in input order. Cancel (``cancelled()`` true) stops after the current
 batch, which is kept: the rows of completed chunks are in OUT, then (a text classifier, regression, multi-label)
 the first rows of the chunk under way whose batches had all run, and ``resume=True`` continues after them (each
-row written once, none computed twice that OUT holds).
+row written once; a row in OUT is never run again).
 """
 
 from __future__ import annotations

@@ -365,7 +365,7 @@ def _head_of(source: str):
         return None
     try:
         return recognise(resolve_source(source))
-    except Exception:  # noqa: BLE001 - a source that cannot be told is shown as none, never an error here
+    except (ValueError, OSError):   # not a model here (ModelSourceError is a ValueError): told as none
         return None
 
 
@@ -442,8 +442,8 @@ class CompareTab(QWidget):
         self.stderr = ""
 
     def swap(self) -> None:
-        """Checkpoint A becomes B and B becomes A; a comparison shown (or running) is run again the other way
-        round, so its differences (B − A), its 2×2 table and its verdict follow."""
+        """Checkpoint A becomes B and B becomes A; a comparison shown is run again the other way round (not while
+        one runs), so its differences (B − A), its 2×2 table and its verdict follow."""
         a, b = self.a.text(), self.b.text()
         self.a.setText(b)
         self.b.setText(a)
