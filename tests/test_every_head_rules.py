@@ -249,6 +249,44 @@ def test_correlations_of_constant_predictions_are_undefined_with_the_reason(ever
     assert best_of_events(events, reported[0]) == (1, 0.1)
 
 
+def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_best_is_shown(tmp_path):
+    """A regression run that collapsed after step 0 (constant predictions at every later evaluation) has no best
+    Pearson: `bert-explorer runs`, the Runs list's Best dev cell and tooltip, a group's notes and the capsule's
+    figures say "undefined" with the reason, never a number nor a blank as if it had never been evaluated."""
+    from explorer.commands.runs import row_line, run_row
+    from explorer.core.metrics.regression import regression_metrics
+    from explorer.core.protocol.events import encode_event, make_event
+    from explorer.core.runs.reading import load_run
+    from explorer.core.studies.capsule import Figures
+    from explorer.ui.runs.state import RunState, undefined_best_text
+
+    run = tmp_path / "r"
+    run.mkdir()
+    config = {"task": "regression", "model": "m", "metric_for_best": "pearson"}
+    (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    good = regression_metrics([0.0, 1.0, 3.0], [0.0, 1.0, 2.0])
+    flat = [regression_metrics([2.5] * 4, [0.0, 1.0, 4.0, 5.0 + k]) for k in range(2)]
+    events = [make_event("started", "r", config=config, steps_total=4), make_event("eval", "r", step=0, metrics=good),
+              make_event("eval", "r", step=2, metrics=flat[0]), make_event("eval", "r", step=4, metrics=flat[1]),
+              make_event("finished", "r", metrics=flat[1], steps=4)]
+    (run / "events.jsonl").write_text("".join(encode_event(e) + "\n" for e in events), encoding="utf-8")
+    reason = "the predictions are constant (2.5 for all 4 rows)"
+    record = load_run(run)
+    assert record.summary.metric_value is None and record.summary.metric_undefined == reason
+    row = run_row(record)
+    assert row["best"] == {"name": "pearson", "value": None, "undefined": reason}
+    assert f"pearson=undefined ({reason})" in row_line(row)
+    state = RunState.from_events("r", [json.loads(encode_event(e)) for e in events])
+    assert state.best_metric() is None
+    assert undefined_best_text(state, short=True) == "undefined pearson"
+    assert undefined_best_text(state) == f"pearson undefined: {reason}"
+    shown = Figures.of(json.loads(encode_event(events[3])), "regression").shown
+    assert shown["pearson"] == f"undefined ({reason})" and shown["mse"] != "undefined"
+    defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]
+                                   + [json.loads(encode_event(make_event("eval", "r", step=2, metrics=good)))])
+    assert undefined_best_text(defined) == ""     # a defined best is shown as a number, with no undefined note
+
+
 # ---- predict's formats -------------------------------------------------------------------------------------
 def _write_table(path: Path, rows: list[dict]) -> Path:
     columns = list(rows[0])

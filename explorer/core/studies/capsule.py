@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.errors import UserError
+from explorer.core.specs.metrics import UNDEFINED
 
 CAPSULE_FOLDER = "capsule"
 CAPSULE_FILE = "capsule.json"
@@ -128,7 +129,9 @@ def wilson_interval(share: float, n: int, level: float = 0.95) -> tuple[float, f
 @dataclass(kw_only=True)
 class Figures:
     """An evaluation's figures: step, the metrics (stored scale), n (dev examples; 0 unknown), the printed
-    figures and the Wilson intervals of the share metrics (printed too)."""
+    figures and the Wilson intervals of the share metrics (printed too). A metric the evaluation gave as undefined
+    (a correlation of constant predictions) is printed "undefined (the predictions are constant (…))", never
+    left out nor written as a number."""
 
     step: int
     metrics: dict
@@ -146,7 +149,10 @@ class Figures:
                    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k != "total"}
         n = int((event.get("metrics") or {}).get("total") or 0)
         f = cls(step=int(event.get("step", 0)), metrics=metrics, n=n, task=task)
-        f.shown = {k: printed(v, k, task) for k, v in metrics.items()}
+        undefined = (event.get("metrics") or {}).get(UNDEFINED)   # {metric: why it has no value}
+        undefined = undefined if isinstance(undefined, dict) else {}
+        f.shown = {k: printed(metrics[k], k, task) if k in metrics else f"undefined ({undefined[k]})"
+                   for k in event.get("metrics") or {} if k in metrics or k in undefined}
         stored_percent = is_qa_task(task)     # SQuAD stores percent; classification stores fractions
         for k in SHARE_METRICS:
             if k in metrics and n:

@@ -16,7 +16,7 @@ from explorer.core.specs.metrics import drawn_by_default, metric_spec, sort_key
 from explorer.ui.curves.x_units import XAxis, axis_for
 from explorer.ui.runs.evaluating import evaluation_bar
 from explorer.ui.runs.stopping import waiting_text
-from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name
+from explorer.ui.runs.state import DEV_PREFIX, TRAIN_SERIES, RunState, progress_parts, series_name, undefined_best_text
 
 __all__ = ["CurvesModel", "FIRST_SERIES", "NO_RUN_LEGEND", "PALETTE", "series_sort_key"]
 
@@ -264,7 +264,7 @@ class CurvesModel:
         """(plain text, rich text) of each shown run's legend entry: "■ name (status · best …)"."""
         entries = []
         for state, color in self.pairs():
-            best = state.best_text()
+            best = state.best_text() or undefined_best_text(state)   # a metric undefined throughout says why
             extra = (f" · {best}" if best.startswith("best") else f" · best {best}") if best else ""
             name = self.name_of(state.run_id)
             entries.append((f"■ {name} ({state.status}{extra})",
