@@ -285,6 +285,12 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]
                                    + [json.loads(encode_event(make_event("eval", "r", step=2, metrics=good)))])
     assert undefined_best_text(defined) == ""     # a defined best is shown as a number, with no undefined note
+    from explorer.core.classify.dev_report import regression_dev_report
+    from explorer.ui.inspectors.components.classify_dev import regression_metrics as dev_line
+
+    report = regression_dev_report([2.5] * 4, [0.0, 1.0, 4.0, 5.0], ["a", "b", "c", "d"])   # Classify: dev set
+    assert dev_line(report, "regression").endswith(f"\npearson and spearman undefined: {reason}")
+    assert "pearson undefined" in dev_line(report, "regression") and "0.000" not in dev_line(report, "regression")
 
 
 # ---- predict's formats -------------------------------------------------------------------------------------
