@@ -184,8 +184,9 @@ def test_predict_runs_a_model_left_in_train_mode_in_eval_mode(every_head, every_
 # ---- long texts: windows, and no false warning -----------------------------------------------------------
 def test_a_text_longer_than_the_window_prints_no_indexing_warning(every_head, tmp_path, capfd):
     """transformers' "Token indices sequence length is longer than the specified maximum ... indexing errors"
-    is false where the product windows or truncates on purpose: predict of a 700-word text at
-    max_seq_length 64 with a tokenizer whose model_max_length is 512 prints none, on every head."""
+    is false where the product windows or truncates on purpose: predict of a 700-word text (and a 700-word
+    question, cut to max_query_length) at max_seq_length 64 with a tokenizer whose model_max_length is 512
+    prints none, on every head."""
     from explorer.core.predict.engine import predict_file
 
     model = save_tiny_head_model(tmp_path / "ck", every_head)
@@ -196,6 +197,8 @@ def test_a_text_longer_than_the_window_prints_no_indexing_warning(every_head, tm
     long_text = " ".join(["ada", "was", "born", "in", "london"] * 140)
     rows = [{c: (long_text if c in ("sentence", "context", "sent1") else v) for c, v in r.items()}
             for r in _rows(every_head)[:1]]
+    for row in rows:   # a question longer than the tokenizer's maximum is cut to max_query_length on purpose too
+        row.update({"question": f"{long_text} ?"} if "question" in row else {})
     data = tmp_path / "long.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     summary = predict_file(str(model), str(data), str(tmp_path / "out.jsonl"), max_seq_length=64,
