@@ -288,6 +288,12 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]
                                    + [json.loads(encode_event(make_event("eval", "r", step=2, metrics=good)))])
     assert undefined_best_text(defined) == ""     # a defined best is shown as a number, with no undefined note
+    from explorer.ui.curves.curves_model import CurvesModel
+
+    curves = CurvesModel()
+    curves.set_runs([state, defined])
+    assert curves.legend_entries()[0][0] == f"■ r (finished · best pearson undefined: {reason})"
+    assert curves.run_notes() == [f"r: at step 4 pearson and spearman undefined: {reason}"]
     from explorer.core.classify.dev_report import regression_dev_report
     from explorer.ui.inspectors.components.classify_dev import regression_metrics as dev_line
 
