@@ -283,6 +283,21 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     assert state.best_metric() is None
     assert undefined_best_text(state, short=True) == "undefined pearson"
     assert undefined_best_text(state) == f"pearson undefined: {reason}"
+    group = tmp_path / ".groups" / "g"
+    group.mkdir(parents=True)
+    (group / "group.json").write_text(json.dumps({"name": "g", "kind": "restarts", "varied": ["seed"], "seeds": [1],
+                                                  "members": [{"run_id": "r", "seed": 1, "params": {"seed": 1}}],
+                                                  "base": config}), encoding="utf-8")
+    from explorer.core.studies.groups import load_group_data
+
+    _, members, notes = load_group_data(tmp_path, "g")
+    assert math.isnan(members[0].final) and math.isnan(members[0].best)   # never step 0's defined value
+    assert notes == [f"r: pearson undefined at every evaluation after step 0: {reason}; left out of the best and "
+                     "final figures"]
+    from explorer.core.studies.group_stats import group_table
+
+    table = group_table(members, ["seed"])
+    assert table.figure_text("final") == table.figure_text("best") == f"undefined ({reason})"
     shown = Figures.of(json.loads(encode_event(events[3])), "regression").shown
     assert shown["pearson"] == f"undefined ({reason})" and shown["mse"] != "undefined"
     defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]

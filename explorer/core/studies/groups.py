@@ -299,7 +299,7 @@ def load_group_data(runs_dir: str | Path, name: str):
         rows.append(member_data(record, st.member.params))
         notes.extend(f"{st.member.run_id}: {n}" for n in record.notes)
         if record.summary is not None and record.summary.metric_undefined:   # no best: left out of the stats
-            notes.append(f"{st.member.run_id}: {record.summary.metric_name} undefined at every evaluation: "
+            notes.append(f"{st.member.run_id}: {record.summary.metric_name} undefined at every evaluation after step 0: "
                          f"{record.summary.metric_undefined}; left out of the best and final figures")
     return group, rows, notes
 
