@@ -255,12 +255,21 @@ def test_correlations_of_constant_predictions_are_undefined_with_the_reason(ever
 def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_best_is_shown(tmp_path):
     """A regression run that collapsed after step 0 (constant predictions at every later evaluation) has no best
     Pearson: `bert-explorer runs`, the Runs list's Best dev cell and tooltip, a group's notes and the capsule's
-    figures say "undefined" with the reason, never a number nor a blank as if it had never been evaluated."""
+    figures, the bag-of-words comparison and Classify: dev set say "undefined" with the reason, never a number
+    (0.000) nor a blank as if it had never been evaluated."""
     from explorer.commands.runs import row_line, run_row
+    from explorer.core.classify.dev_report import regression_dev_report
+    from explorer.core.metrics.intervals import correlation_interval
     from explorer.core.metrics.regression import regression_metrics
     from explorer.core.protocol.events import encode_event, make_event
     from explorer.core.runs.reading import load_run
+    from explorer.core.specs.heads import REGRESSION
+    from explorer.core.studies.baseline import versus_model
     from explorer.core.studies.capsule import Figures
+    from explorer.core.studies.group_stats import group_table
+    from explorer.core.studies.groups import load_group_data
+    from explorer.ui.curves.curves_model import CurvesModel
+    from explorer.ui.inspectors.components.classify_dev import regression_metrics as dev_line
     from explorer.ui.runs.state import RunState, undefined_best_text
 
     run = tmp_path / "r"
@@ -288,14 +297,10 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     (group / "group.json").write_text(json.dumps({"name": "g", "kind": "restarts", "varied": ["seed"], "seeds": [1],
                                                   "members": [{"run_id": "r", "seed": 1, "params": {"seed": 1}}],
                                                   "base": config}), encoding="utf-8")
-    from explorer.core.studies.groups import load_group_data
-
     _, members, notes = load_group_data(tmp_path, "g")
     assert math.isnan(members[0].final) and math.isnan(members[0].best)   # never step 0's defined value
     assert notes == [f"r: pearson undefined at every evaluation after step 0: {reason}; left out of the best and "
                      "final figures"]
-    from explorer.core.studies.group_stats import group_table
-
     table = group_table(members, ["seed"])
     assert table.figure_text("final") == table.figure_text("best") == f"undefined ({reason})"
     shown = Figures.of(json.loads(encode_event(events[3])), "regression").shown
@@ -303,14 +308,17 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]
                                    + [json.loads(encode_event(make_event("eval", "r", step=2, metrics=good)))])
     assert undefined_best_text(defined) == ""     # a defined best is shown as a number, with no undefined note
-    from explorer.ui.curves.curves_model import CurvesModel
 
     curves = CurvesModel()
     curves.set_runs([state, defined])
     assert curves.legend_entries()[0][0] == f"■ r (finished · best pearson undefined: {reason})"
     assert curves.run_notes() == [f"r: at step 4 pearson and spearman undefined: {reason}"]
-    from explorer.core.classify.dev_report import regression_dev_report
-    from explorer.ui.inspectors.components.classify_dev import regression_metrics as dev_line
+
+    flat_r = correlation_interval([0.0, 1.0, 4.0, 5.0], [2.5] * 4, resamples=50)   # beside the bag-of-words baseline
+    assert math.isnan(flat_r.value) and flat_r.undefined == reason and flat_r.to_dict()["value"] is None
+    verdict = versus_model([0.0, 1.0, 4.0, 5.0], [0.5, 1.0, 3.0, 4.5], [2.5] * 4, REGRESSION, resamples=50)
+    assert f"fine-tuned undefined ({reason})" in verdict.lines[1] and verdict.figures["model"]["pearson"] is None
+    json.dumps(verdict.figures, allow_nan=False)                                    # strict JSON in the run folder
 
     report = regression_dev_report([2.5] * 4, [0.0, 1.0, 4.0, 5.0], ["a", "b", "c", "d"])   # Classify: dev set
     assert dev_line(report, "regression").endswith(f"\npearson and spearman undefined: {reason}")
