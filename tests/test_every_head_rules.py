@@ -265,7 +265,7 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     from explorer.core.runs.reading import load_run
     from explorer.core.specs.heads import REGRESSION
     from explorer.core.studies.baseline import versus_model
-    from explorer.core.studies.capsule import Figures
+    from explorer.core.studies.capsule import Figures, printed
     from explorer.core.studies.group_stats import group_table
     from explorer.core.studies.groups import load_group_data
     from explorer.ui.curves.curves_model import CurvesModel
@@ -305,6 +305,7 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     assert table.figure_text("final") == table.figure_text("best") == f"undefined ({reason})"
     shown = Figures.of(json.loads(encode_event(events[3])), "regression").shown
     assert shown["pearson"] == f"undefined ({reason})" and shown["mse"] != "undefined"
+    assert printed(None, "pearson", "regression") == "undefined"    # a saved baseline's null r in the capsule
     defined = RunState.from_events("r", [json.loads(encode_event(e)) for e in events[:2]]
                                    + [json.loads(encode_event(make_event("eval", "r", step=2, metrics=good)))])
     assert undefined_best_text(defined) == ""     # a defined best is shown as a number, with no undefined note

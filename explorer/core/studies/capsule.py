@@ -110,9 +110,12 @@ def absolute_config(config: dict, base: Path) -> dict:
 
 
 def printed(value: float, name: str, task: str) -> str:
-    """A figure as the capsule prints it: the metric's display scale (percent for shares), DIGITS decimals."""
+    """A figure as the capsule prints it: the metric's display scale (percent for shares), DIGITS decimals;
+    "undefined" for a figure with no value (null or NaN: a correlation of constant predictions)."""
     from explorer.core.specs.metric_display import display_scale
 
+    if value is None or not math.isfinite(value):
+        return "undefined"
     return f"{value * display_scale(name, task):.{DIGITS}f}"
 
 
