@@ -26,6 +26,7 @@ from explorer.core.runs import status as run_status
 from explorer.core.runs.layout import CONFIG_FILE, checkpoint_dir, config_file, events_file, run_dir_of
 from explorer.core.runs.readers.base import reader_for_kind, run_readers
 from explorer.core.runs.workers import worker_alive
+from explorer.core.runs.restarts import drop_orphaned
 from explorer.core.specs.best import best_of_events, undefined_best
 from explorer.core.specs.tasks import best_metric_name, choose_metric
 
@@ -224,11 +225,14 @@ def read_run_events(path: Path, steps: str = "all") -> tuple[list[dict], list[st
 
 
 def _read_run(path: Path, steps: str = "all") -> tuple[str, dict, list[dict], list[str]]:
-    """(run_id, config, events, notes) of a run folder, never raising for what is inside it."""
+    """(run_id, config, events, notes) of a run folder, never raising for what is inside it; the events a
+    resume orphaned (steps logged past the checkpoint it resumed from) are dropped and named in the notes
+    (explorer.core.runs.restarts)."""
     events, notes = read_run_events(path, steps)
+    events, restart_notes = drop_orphaned(events)
     config, config_notes = read_config(path, events)
     run_id = str(config.get("run_id") or path.name)
-    return run_id, config, events, config_notes + notes
+    return run_id, config, events, config_notes + notes + restart_notes
 
 
 def _is_model_config(file: Path) -> bool:

@@ -171,7 +171,10 @@ class Figures:
 
 
 def _evaluations(events: list[dict]) -> list[dict]:
-    return [e for e in events if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
+    """The run's evaluations, those a resume orphaned left out (explorer.core.runs.restarts)."""
+    from explorer.core.runs.restarts import drop_orphaned
+
+    return [e for e in drop_orphaned(events)[0] if e.get("event") == "eval" and isinstance(e.get("metrics"), dict)]
 
 
 def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, commit: str | None = None) -> dict:
@@ -197,7 +200,7 @@ def build_capsule(run_dir: str | Path, *, started_from: Path | None = None, comm
     facts = find_task_facts(task)
     started = next((e for e in reversed(events) if e.get("event") == "started"), {})
     metric = (config.get("metric_for_best") or (facts.best_metric if facts is not None else "")) or ""
-    best_step = best_of_events(events, metric) if metric else None
+    best_step = best_of_events(evals, metric) if metric else None   # never an orphaned evaluation
     best = next((e for e in evals if best_step and e.get("step") == best_step[0]), None)
     calibration = None
     if (run_dir / CALIBRATION_FILE).is_file():
