@@ -7,8 +7,8 @@ zig-zag. TensorBoard purges such points when a restarted writer marks its restar
 explorer.core.runs.tensorboard applies that to event files); a run log here marks it with ``resumed_from_step``,
 so the same purge applies: every ``step``, ``eval``, ``evaluating`` and ``checkpoint`` event before the resumed
 ``started`` whose step is past the resume step is dropped, and a note says so. Readers: the run folder reader
-(explorer.core.runs.reading, hence the Runs list, ``bert-explorer runs``, its CSV export, Groups, the capsule) and
-the GUI's live run state (explorer.ui.runs.state).
+(explorer.core.runs.reading, hence the Runs list and Curves of a run read from its folder, ``bert-explorer runs``,
+its CSV export, Groups) and the capsule's evaluations (explorer.core.studies.capsule).
 """
 
 from __future__ import annotations
