@@ -81,9 +81,9 @@ def format_metric(name: str, value: float, task: str) -> str:
 
 
 def undefined_text(name: str, reason: str, task: str | None = None, *, short: bool = False) -> str:
-    """A metric that has no value, with why: 'Pearson r undefined: the predictions are constant (2.5 for all 16
-    rows)'; ``short``: 'undefined Pearson r', the form of a narrow column (the Runs list's Best dev), whose
-    tooltip gives the reason."""
+    """A metric that has no value, with why: 'pearson undefined: the predictions are constant (2.5 for all 16
+    rows)'; ``short``: 'undefined pearson' (the row's short name where it has one), the form of a narrow column
+    (the Runs list's Best dev), whose tooltip gives the reason."""
     if short:
         spec = metric_spec(name)
         return f"undefined {spec.short or spec.label}"
