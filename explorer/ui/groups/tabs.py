@@ -148,6 +148,8 @@ class GroupsTab(QWidget):
         keep = current.data(0, Qt.UserRole) if current is not None else None
         self.tree.blockSignals(True)
         self.tree.clear()
+        from explorer.core.specs.metric_display import undefined_text
+
         for g, states in listing:
             top = QTreeWidgetItem([g.name, f"{g.kind}, {len(g.members)} runs", ""])
             top.setData(0, Qt.UserRole, g.name)
@@ -157,7 +159,7 @@ class GroupsTab(QWidget):
                 child = QTreeWidgetItem([st.member.run_id, st.status, f"{best:.4g}" if best is not None
                                          else "undefined" if undefined else ""])
                 if undefined:
-                    child.setToolTip(2, f"{st.summary.metric_name} undefined: {undefined}")
+                    child.setToolTip(2, undefined_text(st.summary.metric_name, undefined, st.summary.task))
                 child.setData(0, Qt.UserRole, g.name)
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
