@@ -270,7 +270,7 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     from explorer.core.studies.groups import load_group_data
     from explorer.ui.curves.curves_model import CurvesModel
     from explorer.ui.inspectors.components.classify_dev import regression_metrics as dev_line
-    from explorer.ui.runs.state import RunState, undefined_best_text
+    from explorer.ui.runs.state import DEV_PREFIX, RunState, undefined_best_text
 
     run = tmp_path / "r"
     run.mkdir()
@@ -290,6 +290,8 @@ def test_a_run_whose_correlation_was_undefined_throughout_says_so_wherever_its_b
     assert f"pearson=undefined ({reason})" in row_line(row)
     state = RunState.from_events("r", [json.loads(encode_event(e)) for e in events])
     assert state.best_metric() is None
+    dev = state.series[DEV_PREFIX + "pearson"]     # Curves: the undefined evaluations are gaps, their steps marked
+    assert dev.x.tolist() == [0.0, 2.0, 4.0] and dev.nonfinite == 2 and math.isfinite(dev.y[0])
     assert undefined_best_text(state, short=True) == "undefined pearson"
     assert undefined_best_text(state) == f"pearson undefined: {reason}"
     group = tmp_path / ".groups" / "g"

@@ -448,6 +448,9 @@ class RunState:
                     continue
                 if _num(value) is not None:   # one display scale: percent (core.specs.metric_display)
                     value = to_display(name, float(value), self.task)
+                elif value is None:   # undefined (a correlation of constant predictions): a gap, its step marked
+                    self.series.setdefault(DEV_PREFIX + name, Series()).append(step, math.nan)
+                    changed.add(DEV_PREFIX + name)
                 if self._point(DEV_PREFIX + name, step, value):
                     changed.add(DEV_PREFIX + name)
         elif kind == "checkpoint":
