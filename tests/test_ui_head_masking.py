@@ -20,10 +20,10 @@ TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
 
 
 @pytest.mark.parametrize("text, heads, layers", [
-    ("0.1, 1.3", [(0, 1), (1, 3)], []),
-    ("1.* 0.2", [(0, 2)], [1]),
-    ("L1; 1.2, 0.0", [(0, 0)], [1]),        # a head of a whole layer is named once, by its layer
-    ("0.1,0.1", [(0, 1)], []),
+    ("1.2, 2.4", [(0, 1), (1, 3)], []),     # counted from 1, as the Attention page counts
+    ("2.* 1.3", [(0, 2)], [1]),
+    ("L2; 2.3, 1.1", [(0, 0)], [1]),        # a head of a whole layer is named once, by its layer
+    ("1.2,1.2", [(0, 1)], []),
 ])
 def test_a_typed_selection_names_heads_and_whole_layers(text, heads, layers):
     sel = parse_selection(text, 2, 4)
@@ -32,7 +32,10 @@ def test_a_typed_selection_names_heads_and_whole_layers(text, heads, layers):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("3", "is not a head"), ("2.0", "layers 0..1"), ("0.4", "heads 0..3"), ("a.b", "is not a head")])
+    ("3", "is not a head"), ("a.b", "is not a head"),
+    ("3.1", "layer 3 does not exist: this model has layers 1-2 and heads 1-4 per layer"),
+    ("1.5", "head 5 of layer 1 does not exist: this model has layers 1-2 and heads 1-4 per layer"),
+    ("0.1", "layer 0 does not exist"), ("L3", "layer 3 does not exist")])
 def test_a_bad_selection_says_which_item_and_why(text, message):
     sel = parse_selection(text, 2, 4)
     assert message in sel.error and sel.empty
@@ -60,7 +63,7 @@ def test_the_importance_caption_names_the_heads_and_the_curve():
                               {"heads_kept": 2, "heads_total": 4, "value": 0.5},
                               {"heads_kept": 1, "heads_total": 4, "value": None}]}
     text = importance_summary(report, n=2)
-    assert "Most important: 0.1, 1.0" in text and "Least important: 0.0, 1.1" in text
+    assert "Most important: 1.2, 2.1" in text and "Least important: 1.1, 2.2" in text
     assert "accuracy 0.75 with all 4 heads, 0.5 with 2 kept" in text
     assert curve_points(report) == ([4, 2], [0.75, 0.5])
     assert importance_request("qa", "  ", 10, 2) is None
@@ -90,15 +93,16 @@ def test_tag_page_compares_the_sentence_with_heads_off(qtbot):
     view.sentence.setText("ada was born in london")
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
-    view.head_mask.field.setText("L0, 1.2")
+    view.head_mask.field.setText("L1, 2.3")
     assert view.head_mask.compare() is not None
     qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
     res = view.head_mask.result
     assert res["masked_heads"] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 2]]
     assert res["base"]["words"] == ["ada", "was", "born", "in", "london"]
     assert "5 of 8 heads off" in view.head_mask.table.text()
-    view.head_mask.field.setText("0.9")       # the model's size is known now: the index is refused here
-    assert view.head_mask.compare() is None and "heads 0..3" in view.head_mask.table.text()
+    view.head_mask.field.setText("1.9")       # the model's size is known now: the index is refused here
+    assert view.head_mask.compare() is None
+    assert "head 9 of layer 1 does not exist: this model has layers 1-2" in view.head_mask.table.text()
 
 
 def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
@@ -111,7 +115,7 @@ def test_classify_page_compares_the_probabilities_with_heads_off(qtbot):
     view.inputs.text_a.setText("a good model")
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
-    view.head_mask.field.setText("1.*")
+    view.head_mask.field.setText("2.*")
     view.head_mask.compare()
     qtbot.waitUntil(lambda: view.head_mask.result is not None, timeout=30000)
     assert view.head_mask.result["kind"] == "probabilities"
@@ -132,7 +136,7 @@ def test_spans_page_compares_the_decision_and_attention_page_maps_importance(qtb
     hub.set_model(tiny_loaded_model("qa"))
     result = probe_in_small_windows(qtbot, hub, "Where was Ada born?", "Ada was born in London in 1815.")
     assert hub.result is result
-    hub.head_mask.field.setText("0.0, 0.1")
+    hub.head_mask.field.setText("1.1, 1.2")
     hub.head_mask.compare()
     qtbot.waitUntil(lambda: hub.head_mask.result is not None, timeout=30000)
     res = hub.head_mask.result
@@ -169,7 +173,7 @@ def test_classify_page_scores_its_dev_page_file_with_heads_off(qtbot, tmp_path):
     view.run()
     qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
     bar = view.head_mask
-    bar.field.setText("0.*")
+    bar.field.setText("1.*")
     bar.on_dev.setChecked(True)
     assert not bar.on_dev.isHidden()
     assert bar.compare() is None and "Choose a dev file in the Classify: dev set page" in bar.table.text()

@@ -40,7 +40,7 @@ class HeadMaskBar(QWidget):
         self._runner.finished.connect(lambda _id, res: self.show_result(res))
         self._runner.failed.connect(lambda _id, msg, _tb: self._say(msg))
         self.field = QLineEdit()
-        self.field.setPlaceholderText("e.g. 0.3, 2.*, L5")
+        self.field.setPlaceholderText("e.g. 5.3, 6.*, L2")
         self.field.setToolTip(SELECTION_HELP)
         self.field.returnPressed.connect(self.compare)
         self.compare_button = QPushButton("Switch off and compare")
