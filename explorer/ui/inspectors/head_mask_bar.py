@@ -14,6 +14,9 @@ from .components.head_masking import (MASK_DEV_CAP, SELECTION_HELP, comparison_h
                                       with_class_names)
 from .latest import LatestOnly
 
+TYPICAL_SELECTION = "5.3, 6.1, 2.4, L4"   # the selection the field shows whole
+FIELD_PADDING = 16                         # the line edit's frame and text margins, px
+
 
 class HeadMaskBar(QWidget):
     """"Switch heads off" with a selection field, Compare and Clear, and the comparison under them.
@@ -43,7 +46,12 @@ class HeadMaskBar(QWidget):
         self.field.setPlaceholderText("e.g. 5.3, 6.*, L2")
         self.field.setToolTip(SELECTION_HELP)
         self.field.returnPressed.connect(self.compare)
-        self.compare_button = QPushButton("Switch off and compare")
+        # wide enough for a typical selection ("5.3, 6.1, 2.4, L4") wherever the row sits; the short button name
+        # leaves it that room in the Spans & τ pane at 1280x800 without widening the window
+        self.field.setMinimumWidth(self.field.fontMetrics().horizontalAdvance(TYPICAL_SELECTION) + FIELD_PADDING)
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("run the input in view again with these heads switched off, beside the "
+                                       "result with every head")
         self.compare_button.clicked.connect(self.compare)
         clear = QPushButton("Clear")
         clear.clicked.connect(self.clear)
