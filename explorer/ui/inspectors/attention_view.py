@@ -20,7 +20,7 @@ from explorer.core.attention.head_labels import head_name, layer_label, numbers
 from explorer.core.attention.layers import head_matrix
 from explorer.core.attention.wordmerge import merge_attention, word_groups
 from explorer.ui.shell.flow_layout import FlowLayout
-from explorer.ui.shell.scrolling import scrolling, wheel_scrolls_page
+from explorer.ui.shell.scrolling import scrolling, wheel_passes_to_page_at_end, wheel_scrolls_page
 from explorer.ui.shell.turns import zero_timer
 
 from .attention_panels import ControlRow, FlowPanel, ModelMapPanel, TokenViews
@@ -124,6 +124,7 @@ class AttentionView(QWidget):
         layout.addWidget(self.hint)   # under the views it is about; the readout's empty lines below it
         layout.addWidget(self.info)
         wheel_scrolls_page(self)   # the wheel over a plot scrolls the page; Ctrl+wheel zooms the plot
+        wheel_passes_to_page_at_end(self.head_scroll)   # the lines view, then the page: block flow below in reach
 
     def _connect(self) -> None:
         for box in (self.mode, self.layer, self.head, self.direction, self.model_pair):
