@@ -10,7 +10,8 @@ from helpers import tiny_loaded_model, write_tiny_classification, write_tiny_con
 from explorer.core.ablation.one_input import mask_classify
 from explorer.core.attention.gates import gate_tensor, head_layout
 from explorer.ui.inspectors.components.head_masking import (MASK_DEV_CAP, comparison_html, comparison_rows,
-                                                            curve_points, dev_fields, importance_request,
+                                                            curve_points, dev_fields, importance_axes,
+                                                            importance_hover, importance_request,
                                                             importance_summary, parse_selection)
 
 TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
@@ -70,6 +71,16 @@ def test_the_importance_caption_names_the_heads_and_the_curve():
     assert importance_request("qa", "d.json", 10, 2, {"doc_stride": 16})["doc_stride"] == 16
     assert importance_request("qa", "d.json", 10, 2, iterative=True)["iterative"] is True
     assert "2 kept (iterative pruning)." in importance_summary({**report, "pruning": "iterative"}, n=2)
+
+
+def test_the_importance_map_names_layers_and_heads_as_heads_off_reads_them():
+    report = {"importance": {"scores": [[0.0, 1.0], [0.5, 0.2]]},
+              "least_important_first": [[0, 0], [1, 1], [1, 0], [0, 1]]}
+    assert importance_axes(report) == (["layer 1", "layer 2"], ["h1", "h2"])
+    assert importance_hover(report, 1, 0) == "head 2.1 (layer 2, head 1): importance 0.50, rank 2 of 4 (1 = most " \
+                                             "important)"
+    assert parse_selection("2.1", 2, 2).heads == [(1, 0)]        # the hovered head, typed as the readout names it
+    assert importance_hover(report, 2, 0) == ""
 
 
 def test_the_dev_fields_name_the_file_a_capped_count_the_task_and_the_table_settings():
