@@ -118,7 +118,7 @@ def figures_of(name: str, d: dict) -> dict:
         curve = d["prune_curve"]
         return {"pruning": d.get("pruning"), "metric": d["importance"]["metric"],
                 "dev examples": d["importance"]["examples"],
-                "most important (layer.head)": [f"{a}.{b}" for a, b in d["least_important_first"][-5:][::-1]],
+                "most important (layer.head from 1)": d["least_important_first_labels"][-5:][::-1],
                 "curve (heads kept: metric)": {str(p["heads_kept"]): _r(p["value"]) for p in curve}}
     if name.startswith("explain"):
         det = d.get("details", {})
